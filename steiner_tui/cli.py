@@ -1,0 +1,52 @@
+"""Command-line entry point: argument parsing only.
+
+Each sub-command lives in its own module under ``steiner_tui.commands`` and is imported only
+when chosen, so ``steiner-tui --version`` never pays for Textual or the SDKs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from steiner_tui import __version__
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="steiner-tui",
+        description="A workbench for LLM coding sessions that shows and steers their context.",
+    )
+    parser.add_argument("--version", action="version", version=f"steiner-tui {__version__}")
+    parser.add_argument("--project", default=".", help="project root (default: current folder)")
+    sub = parser.add_subparsers(dest="command")
+
+    ctx = sub.add_parser("context", help="print the per-source report of a dry-run request")
+    ctx.add_argument("path", nargs="?", default=None, help="project directory (default: .)")
+    ctx.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+_COMMANDS = {
+    "context": "steiner_tui.commands.context",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command or "app"
+    module_name = _COMMANDS.get(command)
+    if module_name is None:
+        parser.error(f"unknown command {command!r}")
+    module = importlib.import_module(module_name)
+    result: int = module.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-command implementations, one module per command (imported lazily by ``cli``)."""

@@ -1,0 +1,153 @@
+"""The conversation's immutable data: messages, tool calls, images, and their hashes.
+
+Messages are frozen and deep-frozen (see ``frozen.py``), so a snapshot can share them with the
+live conversation instead of deep-copying. The hash input follows wire-formats.md and is streamed
+into one ``hashlib`` object field by field; the concatenated string is never built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from steiner_tui.engine.frozen import freeze
+from steiner_tui.engine.jsonenc import go_json
+
+__all__ = [
+    "ROLES",
+    "SUB_AGENT_RESULT_SOURCE",
+    "INTERRUPTION_NOTE",
+    "Image",
+    "Message",
+    "Role",
+    "ToolCall",
+    "cumulative_prefix_hashes",
+    "is_real_user_message",
+    "message_hash",
+    "short_hash",
+    "to_provider_message",
+]
+
+Role = Literal["system", "user", "assistant", "tool", "summary"]
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "summary")
+
+SUB_AGENT_RESULT_SOURCE = "sub_agent_result"
+"""``Message.source`` of a user-role message that carries sub-agent output, not user input."""
+
+INTERRUPTION_NOTE = (
+    "\n\n[This response was interrupted before it finished. "
+    "The text above is everything that was streamed.]"
+)
+"""Appended to an ``incomplete`` assistant message when it is projected to a provider."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call made by the model. ``arguments`` is a JSON object or ``None``."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] | None
+    raw_arguments: str = ""
+
+    def __post_init__(self) -> None:
+        if self.arguments is not None:
+            object.__setattr__(self, "arguments", freeze(self.arguments))
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An attached image: its media type and base64 data."""
+
+    media_type: str
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One conversation message; immutable and equal by value."""
+
+    role: str
+    content: str = ""
+    reasoning: str = field(default="", kw_only=True)
+    tool_calls: tuple[ToolCall, ...] = field(default=(), kw_only=True)
+    images: tuple[Image, ...] = field(default=(), kw_only=True)
+    name: str = field(default="", kw_only=True)
+    tool_call_id: str = field(default="", kw_only=True)
+    source: str = field(default="", kw_only=True)
+    turn: int = field(default=0, kw_only=True)
+    incomplete: bool = field(default=False, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"unknown message role {self.role!r}; expected one of {ROLES}")
+        if not isinstance(self.tool_calls, tuple):
+            object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        if not isinstance(self.images, tuple):
+            object.__setattr__(self, "images", tuple(self.images))
+
+    def with_content(self, content: str) -> Message:
+        """A copy with other content (everything else kept)."""
+        return replace(self, content=content)
+
+
+def is_real_user_message(message: Message) -> bool:
+    """User role and not a sub-agent result (the retention anchor's definition)."""
+    return message.role == "user" and message.source != SUB_AGENT_RESULT_SOURCE
+
+
+def _update_hash(h: Any, message: Message) -> None:
+    h.update(message.role.encode())
+    h.update(message.content.encode("utf-8", "surrogatepass"))
+    h.update(message.reasoning.encode("utf-8", "surrogatepass"))
+    for call in message.tool_calls:
+        h.update(call.name.encode())
+        h.update(go_json(call.arguments).encode())
+        h.update(call.raw_arguments.encode("utf-8", "surrogatepass"))
+    for image in message.images:
+        h.update(image.media_type.encode())
+        h.update(image.data.encode())
+
+
+def message_hash(message: Message) -> str:
+    """The message's 8-hex-digit hash: first 4 bytes of SHA-256 over the hash input."""
+    h = hashlib.sha256()
+    _update_hash(h, message)
+    return h.digest()[:4].hex()
+
+
+def short_hash(text: str) -> str:
+    """First 4 bytes of SHA-256 of ``text`` as hex (``""`` gives ``e3b0c442``)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:4].hex()
+
+
+def cumulative_prefix_hashes(hashes: Iterable[str]) -> list[str]:
+    """The prefix chain for cache diagnostics: ``cum = short_hash(cum + h)`` per hash."""
+    out: list[str] = []
+    cum = ""
+    for h in hashes:
+        cum = short_hash(cum + h)
+        out.append(cum)
+    return out
+
+
+def to_provider_message(message: Message) -> Message:
+    """Project a stored message for a provider.
+
+    ``summary`` becomes ``system``; an ``incomplete`` assistant message gains the interruption
+    note. The stored message is never changed.
+    """
+    if message.role == "summary":
+        return replace(message, role="system")
+    if message.role == "assistant" and message.incomplete:
+        return replace(message, content=message.content + INTERRUPTION_NOTE, incomplete=False)
+    return message
+
+
+def messages_bytes(messages: Sequence[Message]) -> int:
+    """PromptBytes: the sum of each message's role and content length in UTF-8 bytes."""
+    return sum(
+        len(m.role.encode()) + len(m.content.encode("utf-8", "surrogatepass")) for m in messages
+    )

@@ -1,0 +1,178 @@
+"""The small interface every model provider implements, and the data that crosses it.
+
+The engine and the runner build a ``ChatRequest`` and consume ``ProviderEvent``s; concrete
+providers (Anthropic, OpenAI chat, OpenAI Responses, the offline model) live in
+``steiner_tui.providers`` and are handed in. Nothing here performs I/O.
+
+Errors: a provider raises ``ProviderError`` with a ``kind`` from ``ERROR_KINDS``. The runner turns
+it into an ``ErrorEvent`` and keeps the conversation intact. ``BackendStateRetired`` marks an
+error raised after a stateful provider retired its backend transcript (the compaction design's
+``provider.BackendStateRetired``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = [
+    "ERROR_KINDS",
+    "ChatRequest",
+    "ModelInfo",
+    "Provider",
+    "ProviderError",
+    "ProviderEvent",
+    "StreamDone",
+    "StreamReasoning",
+    "StreamText",
+    "StreamToolCall",
+    "StreamUsage",
+    "is_backend_state_retired",
+]
+
+ERROR_KINDS = (
+    "auth",
+    "rate_limit",
+    "server",
+    "connection",
+    "timeout",
+    "protocol",
+    "bad_request",
+    "context_length",
+    "image_rejected",
+    "cancelled",
+)
+
+
+class ProviderError(Exception):
+    """A model call failed. ``kind`` is one of ``ERROR_KINDS``."""
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        backend_state_retired: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        self.backend_state_retired = backend_state_retired
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def is_backend_state_retired(error: BaseException) -> bool:
+    """True when ``error`` (or one in its cause chain) is marked as following a retirement."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if getattr(current, "backend_state_retired", False):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """Limits and capabilities of one backend model."""
+
+    context_window: int = 32768
+    max_output: int = 4096
+    vision: bool = False
+    tokenizer: str = "cl100k_base"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One model call, already assembled and projected (system-zone first, then user blocks,
+    then the conversation). ``messages`` use provider roles (no ``summary``)."""
+
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolDefinition, ...] = ()
+    max_tokens: int = 4096
+    prompt_cache_key: str = ""
+    transport_session: str = ""
+    backend_state: str | None = None
+    """Stateful providers: the backend transcript id to continue (e.g. previous_response_id)."""
+    cacheable_prefix_messages: int = 0
+    """How many leading messages are byte-stable for the session (cache breakpoints go there)."""
+    raw_prompt_tokens: int | None = None
+    """The prepared request's raw estimate, reused instead of re-estimating."""
+    retire_backend_state: bool = False
+    """Set on main compaction summaries of stateful providers: the call retires the transcript."""
+    compaction: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderEvent:
+    kind: ClassVar[str] = "provider_event"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamText(ProviderEvent):
+    kind: ClassVar[str] = "text"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReasoning(ProviderEvent):
+    kind: ClassVar[str] = "reasoning"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamToolCall(ProviderEvent):
+    """A complete tool call (providers assemble chunked arguments before yielding it)."""
+
+    kind: ClassVar[str] = "tool_call"
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class StreamUsage(ProviderEvent):
+    kind: ClassVar[str] = "usage"
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDone(ProviderEvent):
+    """The stream ended normally."""
+
+    kind: ClassVar[str] = "done"
+    stop_reason: str = "stop"
+    backend_state: str | None = None
+    clear_backend_state: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderIdentity:
+    alias: str
+    model: str
+
+
+class Provider(Protocol):
+    """A model backend. ``stream`` yields events and raises ``ProviderError`` on failure."""
+
+    alias: str
+    """Provider alias from config (``offline``, ``anthropic``, ``openai``, ...)."""
+    stateful: bool
+    """True when the backend owns the transcript (``backend_state`` continues it)."""
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]: ...
+
+    def model_info(self, model: str) -> ModelInfo: ...

@@ -1,0 +1,1 @@
+"""The runner: turn progression, LastMainRequest, cancellation, tool execution, delegation."""

@@ -1,0 +1,1 @@
+"""The Textual workbench: app factory, screens, widgets, messages and command palette."""

@@ -1,0 +1,1 @@
+"""Model providers implementing ``steiner_tui.engine.provider.Provider``; SDKs imported lazily."""

@@ -1,0 +1,136 @@
+"""Memory retained by the snapshot store vs the distinct messages it holds.
+
+Stores 500 request snapshots of a conversation that grows by one turn per request (user
+question, assistant tool call, tool result, assistant answer) behind a fixed block prefix, then
+measures retained bytes with a deep ``sys.getsizeof`` walk that counts every distinct object
+once. The design deep-copies each request into its event and again into the store; the naive
+figure is what 500 independent deep copies would retain. Copying 500 growing snapshots for real
+would take gigabytes, so the naive figure is computed per snapshot (deep size of each one
+alone, i.e. exactly what an independent copy holds) and summed; a real ``copy.deepcopy`` run on
+the first 40 snapshots checks that this stand-in matches.
+
+Run: ``uv run python benchmarks/bench_snapshots.py``. Target: store/distinct < 1.5x.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from types import FunctionType, ModuleType
+
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
+from steiner_tui.engine.prompt.preamble import PreambleInputs, render_preamble
+from steiner_tui.engine.snapshots import RequestSnapshot, SnapshotStore, build_request_snapshot
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+REQUESTS = 500
+CHECK_SAMPLE = 40
+
+
+@dataclass(frozen=True)
+class Estimate:
+    tokens: int
+    raw_tokens: int
+    strategy: str = "heuristic"
+    confidence: str = "low"
+
+
+def deep_size(roots: Iterable[object], seen: set[int] | None = None) -> int:
+    """Bytes of every object reachable from ``roots``, each distinct object counted once."""
+    seen = set() if seen is None else seen
+    total = 0
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, ModuleType, FunctionType)):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
+def turn(n: int) -> list[Message]:
+    path = f"src/module_{n % 37}.py"
+    return [
+        Message("user", f"Turn {n}: please look at {path} and fix the failing check. " * 5, turn=n),
+        Message(
+            "assistant",
+            f"Reading {path} first.",
+            tool_calls=(ToolCall(f"call-{n}", "read", {"path": path, "offset": 1, "limit": 200}),),
+            turn=n,
+        ),
+        Message("tool", f"{n:>6}| line of source code in {path}\n" * 50, tool_call_id=f"call-{n}"),
+        Message("assistant", f"Fixed the off-by-one in {path}; the check passes now. " * 10, turn=n),
+    ]
+
+
+def main() -> None:
+    blocks = (
+        ContextBlock.of("preamble", render_preamble(PreambleInputs(delegation_enabled=True))),
+        ContextBlock.of("project_agents_md", "Use tabs. Run make check before finishing.\n" * 20),
+        ContextBlock.of("session_date", "Current date: 2026-09-13 (BST, UTC+01:00), recorded."),
+    )
+    tools = tuple(
+        ToolDefinition(name, f"The {name} tool.", {"type": "object", "properties": {}})
+        for name in ("bash", "edit", "glob", "grep", "read", "write")
+    )
+    store = SnapshotStore()
+    conversation: list[Message] = []
+    snapshots: list[RequestSnapshot] = []
+    for i in range(REQUESTS):
+        conversation.extend(turn(i))
+        # The assembler renders block messages afresh each request: equal values, new objects.
+        block_messages = render_blocks(blocks)
+        event = build_request_snapshot(
+            request_id=f"req-{i}",
+            index=i,
+            model="gpt-4o",
+            provider="openai",
+            time=datetime(2026, 9, 13, tzinfo=UTC) + timedelta(seconds=i),
+            messages=[*block_messages, *conversation],
+            blocks=blocks,
+            block_message_count=len(block_messages),
+            tools=tools,
+            max_tokens=4096,
+            estimate=Estimate(1000 + i, 900 + i),
+        )
+        store.store(event)
+        if i < CHECK_SAMPLE:
+            snapshots.append(event)
+
+    distinct: dict[int, Message] = {}
+    for s in store.all():
+        for m in s.messages:
+            distinct.setdefault(id(m), m)
+    distinct_bytes = deep_size(distinct.values())
+    store_bytes = deep_size([store])
+
+    # Naive: every snapshot an independent deep copy (its own messages, hashes, blocks, tools).
+    naive_bytes = sum(deep_size([s]) for s in store.all())
+
+    # Check the stand-in on a sample: real deep copies vs per-snapshot deep sizes.
+    copies = [copy.deepcopy(s) for s in snapshots]
+    real_sample = deep_size(copies)
+    estimated_sample = sum(deep_size([s]) for s in snapshots)
+
+    print(f"requests stored:                 {REQUESTS}")
+    print(f"distinct messages:               {len(distinct)} ({distinct_bytes:,} bytes)")
+    print(f"store retained bytes:            {store_bytes:,}")
+    print(f"store / distinct messages:       {store_bytes / distinct_bytes:.2f}x (target < 1.5x)")
+    print(f"naive deep copies (estimated):   {naive_bytes:,} bytes")
+    print(f"naive / distinct messages:       {naive_bytes / distinct_bytes:.1f}x")
+    print(f"naive / store:                   {naive_bytes / store_bytes:.1f}x")
+    print(
+        f"stand-in check on {CHECK_SAMPLE} snapshots: real deepcopy {real_sample:,} bytes vs "
+        f"estimate {estimated_sample:,} ({real_sample / estimated_sample:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Per-session context: the static cache, the memoized preamble, the session date, the estimator.
+
+One ``ContextManager`` exists per interactive session, oneshot phase, exec run and delegated
+child (the design creates caches at exactly those points). It turns a stored conversation into
+an assembled request and estimates it; the runner owns everything that talks to a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.assembler import AssembledPrompt, AssemblyOptions, assemble
+from steiner_tui.engine.prompt.files import FileReader, LocalFileReader
+from steiner_tui.engine.prompt.preamble import CachedSystemPreamble
+from steiner_tui.engine.prompt.static_cache import StaticContextCache, StaticPartition
+from steiner_tui.engine.skills.discovery import discover_skills
+from steiner_tui.engine.tokens import RequestEstimator, TokenEstimate
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = ["ContextManager"]
+
+
+class ContextManager:
+    """Assembles and estimates requests for one session identity.
+
+    Args:
+        options: static assembly inputs (project root, AGENTS paths, budgets, ...).
+        estimator: the shared token estimator (its calibration is per model, process-wide).
+        sink: receives assembly warnings (unreadable files, invalid UTF-8, skill truncation).
+        session_date: captured once when the session started; ``None`` adds no date block.
+        reader: the filesystem seam (tests inject fakes).
+    """
+
+    def __init__(
+        self,
+        options: AssemblyOptions,
+        estimator: RequestEstimator,
+        sink: EventSink,
+        *,
+        session_date: datetime | None,
+        reader: FileReader | None = None,
+    ) -> None:
+        self.options = options
+        self.estimator = estimator
+        self.sink = sink
+        self.session_date = session_date
+        self.cache = StaticContextCache(reader or LocalFileReader(), discover_skills)
+        self.preamble = CachedSystemPreamble()
+
+    def assemble(self, conversation: Sequence[Message]) -> AssembledPrompt:
+        """The request for ``conversation`` (an empty one is the dry-run preview)."""
+        return assemble(
+            self.options,
+            conversation,
+            cache=self.cache,
+            preamble=self.preamble,
+            session_date=self.session_date,
+            sink=self.sink,
+        )
+
+    def estimate(
+        self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition]
+    ) -> TokenEstimate:
+        """The calibrated estimate of a request to ``model_id``."""
+        return self.estimator.estimate(model_id, messages, tools)
+
+    def invalidate(self, partition: StaticPartition | str | None = None) -> None:
+        """Drop one static-cache partition (a watched file changed), or all of them."""
+        self.cache.invalidate(partition)
+
+    def with_options(self, **changes: object) -> None:
+        """Change assembly inputs (e.g. preamble inputs); memoization keys decide what reloads."""
+        self.options = replace(self.options, **changes)  # type: ignore[arg-type]

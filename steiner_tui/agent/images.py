@@ -1,0 +1,42 @@
+"""Images in requests: stripped to a placeholder for models without vision, or after a rejection.
+
+Stripping changes the request, so the runner re-estimates it (the only times a prepared request
+is re-estimated besides compaction requests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from steiner_tui.engine.messages import Message
+
+__all__ = ["IMAGE_PLACEHOLDER", "strip_images"]
+
+IMAGE_PLACEHOLDER = "[image omitted: {media_type}; this model cannot see images]"
+
+
+def strip_images(messages: Sequence[Message]) -> tuple[tuple[Message, ...], bool]:
+    """Replace every image with a text placeholder. Returns the messages and whether any changed."""
+    changed = False
+    out: list[Message] = []
+    for message in messages:
+        if not message.images:
+            out.append(message)
+            continue
+        changed = True
+        notes = "\n".join(IMAGE_PLACEHOLDER.format(media_type=i.media_type) for i in message.images)
+        content = f"{message.content}\n{notes}" if message.content else notes
+        out.append(
+            Message(
+                message.role,
+                content,
+                reasoning=message.reasoning,
+                tool_calls=message.tool_calls,
+                name=message.name,
+                tool_call_id=message.tool_call_id,
+                source=message.source,
+                turn=message.turn,
+                incomplete=message.incomplete,
+            )
+        )
+    return tuple(out), changed

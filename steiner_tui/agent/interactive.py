@@ -1,0 +1,113 @@
+"""The interactive driver: what a person's session does between the prompt and the runner.
+
+It owns the state that belongs to a person rather than to a model call: the enabled skill set
+(delivered as envelopes ahead of the next message, never rewriting what was sent), the
+execution mode (a change puts the mode notice in front of the next message), and the busy
+guard (no manual compaction or conversation replacement while a run generates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from steiner_tui.agent.runner import Runner, RunResult
+from steiner_tui.engine.compaction.escalation import CompactionCounter, replacement_refusal
+from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus, compose_user_message
+from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.tools.base import Mode
+
+__all__ = ["DriverRefusal", "InteractiveDriver"]
+
+
+class DriverRefusal(Exception):
+    """The driver refused an operation (busy, pending sub-agents); the message says why."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    mode_changed: bool = False
+
+
+class InteractiveDriver:
+    """Turns submitted text into user messages and runs episodes on one runner.
+
+    Args:
+        runner: the session's runner.
+        skills: the discovered skills and the enabled set.
+        pending_sub_agents: how many sub-agents are still running (replacement guard).
+    """
+
+    def __init__(self, runner: Runner, skills: InteractiveSkills) -> None:
+        self.runner = runner
+        self.skills = skills
+        self.busy = False
+        self.admissions = 0
+        self._pending = _Pending()
+        self.pending_sub_agents = 0
+
+    # -- state the UI shows -----------------------------------------------------------------
+
+    @property
+    def mode(self) -> Mode:
+        return self.runner.mode
+
+    @property
+    def lineage(self) -> ConversationLineage:
+        return self.runner.lineage
+
+    def skill_states(self) -> list[SkillStatus]:
+        return self.skills.states(self.runner.conversation)
+
+    def preview(self) -> RequestSnapshot:
+        """The dry-run snapshot of the next request."""
+        return self.runner.preview()
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def toggle_skill(self, name: str) -> bool:
+        """Toggle ``name``; the change goes out with the next message. Returns the new state."""
+        return self.skills.toggle(name)
+
+    def set_mode(self, mode: Mode) -> None:
+        if mode != self.runner.mode:
+            self.runner.mode = mode
+            self._pending.mode_changed = not self._pending.mode_changed
+
+    def compose(self, text: str) -> Message:
+        """The user message for ``text``: mode notice, skill delta envelopes, then the text."""
+        delta = self.skills.take_delta(self.runner.conversation)
+        mode = self.runner.mode if self._pending.mode_changed else None
+        self._pending.mode_changed = False
+        return Message("user", compose_user_message(text, delta, mode))
+
+    async def submit(self, text: str) -> RunResult:
+        """Send ``text`` and run the episode to its end."""
+        if self.busy:
+            raise DriverRefusal("a run is still generating; wait for it or press Esc to cancel")
+        self.busy = True
+        try:
+            return await self.runner.run(self.compose(text))
+        finally:
+            self.busy = False
+
+    async def compact(self, steering: str = "") -> CompactionOutcome | None:
+        """Manual ``/compact [steering]``; refused while a run generates."""
+        refusal = replacement_refusal(self.busy, self.admissions, self.pending_sub_agents)
+        if refusal is not None:
+            raise DriverRefusal(f"cannot compact now: {refusal}")
+        self.busy = True
+        try:
+            return await self.runner.compactor.compact(
+                CompactionCounter(), steering=steering, manual=True
+            )
+        finally:
+            self.busy = False
+
+    def replace_lineage(self, lineage: ConversationLineage) -> None:
+        """Swap the conversation (``/clear``, resume, fork); refused while anything runs."""
+        refusal = replacement_refusal(self.busy, self.admissions, self.pending_sub_agents)
+        if refusal is not None:
+            raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
+        self.runner.adopt_lineage(lineage)

@@ -1,0 +1,398 @@
+"""The runner: drives turns until the model answers without tools.
+
+One ``Runner`` owns one conversation lineage (a session, an exec run, a oneshot phase, or a
+delegated child). A run of the runner (``run``) is one *episode*: the user's message, then
+model calls and tool rounds until a reply without tool calls, a cancellation, or an error.
+
+Per model call (the design's ``prepareTurn`` / ``executeModelCall``):
+
+1. Assemble the request (static prefix, session date, conversation) and estimate it once.
+2. Compaction when the soft trigger or the hard fit says so (stateful providers decide from
+   reported usage instead), then assemble again.
+3. Fit the completion reserve, emit the request snapshot, stream the call.
+4. On success: LastMainRequest, calibration from usage, the assistant message, then tools.
+
+Cancellation stores what was streamed as an ``incomplete`` assistant message; provider errors do
+the same and end the episode with an ``ErrorEvent``. Nothing the user saw is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from steiner_tui.agent.clock import Clock, SystemClock
+from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
+from steiner_tui.agent.context_manager import ContextManager
+from steiner_tui.agent.images import strip_images
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.streaming import StreamCollector
+from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
+from steiner_tui.engine.budget import explicit_max_tokens_value
+from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
+from steiner_tui.engine.events import (
+    ErrorEvent,
+    EventSink,
+    MessageAppended,
+    UsageReported,
+)
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.assembler import AssembledPrompt
+from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
+from steiner_tui.engine.state.file_tracker import FileTracker
+from steiner_tui.engine.tokens import TokenEstimate
+from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
+
+__all__ = ["PreparedTurn", "RunResult", "Runner"]
+
+MAX_TOOL_ROUNDS = 50
+"""A safety stop for runaway tool loops within one episode."""
+
+Status = Literal["done", "cancelled", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedTurn:
+    """A request ready to send, with the figures behind it."""
+
+    assembled: AssembledPrompt
+    request: ChatRequest
+    estimate: TokenEstimate
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How an episode ended: ``done`` with the final reply, ``cancelled``, or ``error``."""
+
+    status: Status
+    reply: str = ""
+    error: str = ""
+    error_kind: str = ""
+
+
+@dataclass(slots=True)
+class _Progress:
+    """Per-episode counters (the design's turnProgressor)."""
+
+    compactions: CompactionCounter = field(default_factory=CompactionCounter)
+    tool_rounds: int = 0
+
+
+@dataclass(slots=True)
+class RunnerState:
+    """What a runner carries across episodes."""
+
+    lineage: ConversationLineage = field(default_factory=ConversationLineage)
+    last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
+    parent_usage: ParentUsage | None = None
+    turn: int = 0
+    request_index: int = 0
+    tracker: FileTracker = field(default_factory=FileTracker)
+
+
+class Runner:
+    """Runs episodes of one conversation against one main model.
+
+    Args:
+        model: the main model.
+        context: assembly and estimation for this session identity.
+        tools: executes tool calls (None: no tools).
+        sink: receives every engine event.
+        project_root: where tools run.
+        clock: the injected clock (LastMainRequest times, fallback idle checks).
+        compaction: compaction settings (fallback, archive, pending sub-agents).
+        lineage: a lineage to continue (resume); a fresh one otherwise.
+        seed_last_main_request: the previous owner's LastMainRequest (kept only when alias,
+            model and cache key match).
+    """
+
+    def __init__(
+        self,
+        *,
+        model: MainModel,
+        context: ContextManager,
+        tools: ToolRunner | None,
+        sink: EventSink,
+        project_root: Path | None = None,
+        clock: Clock | None = None,
+        compaction: CompactionSettings | None = None,
+        lineage: ConversationLineage | None = None,
+        seed_last_main_request: LastMainRequest | None = None,
+        permission: PermissionCallback = reject_all,
+        mode: Mode = "build",
+        session_id: str = "",
+    ) -> None:
+        self.model = model
+        self.context = context
+        self.tools = tools
+        self.sink = sink
+        self.project_root = (project_root or Path.cwd()).resolve()
+        self.clock: Clock = clock or SystemClock()
+        self.permission = permission
+        self.mode: Mode = mode
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.state = RunnerState()
+        if lineage is not None:
+            self.state.lineage = lineage
+            self.state.tracker = FileTracker.rebuild(lineage.active.messages)
+            self.state.turn = max((m.turn for m in lineage.active.messages), default=0)
+        if seed_last_main_request is not None:
+            self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
+        self.compactor = CompactionDriver(self, compaction or CompactionSettings())
+
+    # -- conversation -----------------------------------------------------------------------
+
+    @property
+    def lineage(self) -> ConversationLineage:
+        return self.state.lineage
+
+    @property
+    def conversation(self) -> tuple[Message, ...]:
+        return self.state.lineage.active.messages
+
+    @property
+    def last_main_request(self) -> LastMainRequest:
+        return self.state.last_main_request
+
+    @property
+    def tool_definitions(self) -> tuple[ToolDefinition, ...]:
+        return self.tools.definitions() if self.tools is not None else ()
+
+    def append(self, message: Message) -> None:
+        """Add ``message`` to the active conversation and tell the sinks."""
+        self.state.lineage = self.state.lineage.append(message)
+        self.sink.emit(MessageAppended(message))
+
+    def adopt_lineage(self, lineage: ConversationLineage) -> None:
+        """Replace the lineage (compaction results, resume)."""
+        self.state.lineage = lineage
+        self.state.tracker = FileTracker.rebuild(lineage.active.messages)
+
+    def next_turn(self) -> int:
+        self.state.turn += 1
+        return self.state.turn
+
+    # -- preparing a request ----------------------------------------------------------------
+
+    def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn:
+        """Assemble and estimate a request over ``conversation`` (default: the active one)."""
+        convo = self.conversation if conversation is None else tuple(conversation)
+        assembled = self.context.assemble(convo)
+        messages = assembled.messages
+        if not self.model.info.vision:
+            messages, _ = strip_images(messages)
+        tools = self.tool_definitions
+        estimate = self.context.estimate(self.model.model, messages, tools)
+        explicit = explicit_max_tokens_value(self.model.max_tokens, self.model.extra_params, {})
+        fit = self.model.budget.fit_request(estimate.tokens, explicit)
+        request = ChatRequest(
+            model=self.model.model,
+            messages=messages,
+            tools=tools,
+            max_tokens=fit.reserve,
+            prompt_cache_key=self.model.prompt_cache_key,
+            transport_session=self.session_id,
+            backend_state=self.state.lineage.active.backend_state if self.model.stateful else None,
+            cacheable_prefix_messages=assembled.block_message_count,
+            raw_prompt_tokens=estimate.raw_tokens,
+        )
+        return PreparedTurn(assembled, request, estimate)
+
+    def preview(self) -> RequestSnapshot:
+        """The dry-run snapshot of the next request (nothing is sent or stored)."""
+        prepared = self.prepare()
+        return self._snapshot(prepared, index=self.state.request_index)
+
+    def _snapshot(
+        self, prepared: PreparedTurn, *, index: int, compaction: bool = False
+    ) -> RequestSnapshot:
+        return build_request_snapshot(
+            request_id=f"{self.session_id}-{index}",
+            index=index,
+            model=self.model.model,
+            provider=self.model.alias,
+            time=self.clock.now(),
+            messages=prepared.request.messages,
+            blocks=prepared.assembled.blocks,
+            block_message_count=prepared.assembled.block_message_count,
+            tools=prepared.request.tools,
+            max_tokens=prepared.request.max_tokens,
+            estimate=prepared.estimate,
+            compaction=compaction,
+            generation_id=str(self.state.lineage.active.id),
+        )
+
+    # -- one episode ------------------------------------------------------------------------
+
+    async def run(self, user_message: Message | None = None) -> RunResult:
+        """Run one episode, optionally starting with ``user_message``."""
+        progress = _Progress()
+        if user_message is not None:
+            turn = self.next_turn()
+            self.append(
+                replace(user_message, turn=turn) if user_message.turn == 0 else user_message
+            )
+        reply = ""
+        while True:
+            prepared_or_error = await self._prepare_turn(progress)
+            if isinstance(prepared_or_error, RunResult):
+                return prepared_or_error
+            outcome = await self._call_model(prepared_or_error)
+            if isinstance(outcome, RunResult):
+                return outcome
+            reply = outcome.content
+            if not outcome.tool_calls:
+                return RunResult("done", reply=reply)
+            progress.tool_rounds += 1
+            await self._run_tools(outcome)
+            if progress.tool_rounds >= MAX_TOOL_ROUNDS:
+                message = f"stopped after {MAX_TOOL_ROUNDS} tool rounds in one episode"
+                self.sink.emit(ErrorEvent("tool_rounds", message))
+                return RunResult("error", reply=reply, error=message, error_kind="tool_rounds")
+
+    async def _prepare_turn(self, progress: _Progress) -> PreparedTurn | RunResult:
+        prepared = self.prepare()
+        if self.model.stateful:
+            usage = self._parent_usage()
+            decision = usage.decision()
+            if decision == "cap_stop":
+                text, health = stateful_cap_stop()
+                self.sink.emit(health)
+                self.sink.emit(ErrorEvent("context_window", text))
+                return RunResult("error", error=text, error_kind="context_window")
+            if decision == "compact":
+                await self.compactor.compact(progress.compactions)
+                prepared = self.prepare()
+        elif self.model.budget.should_compact(prepared.estimate.tokens):
+            await self.compactor.compact(progress.compactions)
+            prepared = self.prepare()
+        fit = self.model.budget.fit_request(prepared.estimate.tokens)
+        if not fit.fits and self.model.budget.context_size > 0:
+            text = (
+                f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
+                f"{fit.reserve} reserved + {fit.safety_margin} margin > "
+                f"{self.model.budget.context_size}"
+            )
+            self.sink.emit(ErrorEvent("context_window", text))
+            return RunResult("error", error=text, error_kind="context_window")
+        return prepared
+
+    def _parent_usage(self) -> ParentUsage:
+        usage = self.state.parent_usage
+        window = self.model.info.context_window
+        if usage is None:
+            usage = ParentUsage(self.model.model, window, self.model.threshold_tokens)
+        else:
+            usage = usage.carried(self.model.model, window)
+        self.state.parent_usage = usage
+        return usage
+
+    async def _call_model(self, prepared: PreparedTurn) -> Message | RunResult:
+        request = prepared.request
+        index = self.state.request_index
+        self.state.request_index += 1
+        snapshot = self._snapshot(prepared, index=index)
+        self.sink.emit(snapshot)
+        self.compactor.last_parent_request = request
+        retried_without_images = False
+        while True:
+            collector = StreamCollector(self.sink)
+            try:
+                await collector.consume(self.model.provider.stream(request))
+            except asyncio.CancelledError:
+                self._keep_partial(collector)
+                raise
+            except ProviderError as error:
+                if (
+                    error.kind == "image_rejected"
+                    and not retried_without_images
+                    and not collector.has_output
+                ):
+                    retried_without_images = True
+                    request = self._without_images(request)
+                    continue
+                self._keep_partial(collector)
+                self.sink.emit(ErrorEvent(error.kind, f"{self.model.ref}: {error.message}"))
+                return RunResult("error", error=error.message, error_kind=error.kind)
+            break
+        return self._finish_call(request, prepared.estimate, collector)
+
+    def _without_images(self, request: ChatRequest) -> ChatRequest:
+        messages, _ = strip_images(request.messages)
+        raw = self.context.estimator.raw_tokens(request.model, messages, request.tools)
+        return replace(request, messages=messages, raw_prompt_tokens=raw)
+
+    def _keep_partial(self, collector: StreamCollector) -> None:
+        # Tool calls of a cut-off reply are dropped: they never ran and have no results.
+        if collector.text or collector.reasoning:
+            self.append(
+                Message(
+                    "assistant",
+                    collector.text,
+                    reasoning=collector.reasoning,
+                    turn=self.state.turn,
+                    incomplete=True,
+                )
+            )
+
+    def _finish_call(
+        self, request: ChatRequest, estimate: TokenEstimate, collector: StreamCollector
+    ) -> Message:
+        self.state.last_main_request = LastMainRequest(
+            self.model.alias, self.model.model, self.model.prompt_cache_key, self.clock.now()
+        )
+        usage = collector.usage
+        if usage is not None:
+            raw = request.raw_prompt_tokens or estimate.raw_tokens
+            self.context.estimator.calibration.observe(self.model.model, usage.prompt_tokens, raw)
+            self.sink.emit(
+                UsageReported(
+                    self.model.model,
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    usage.cache_read_tokens,
+                    usage.cache_write_tokens,
+                    estimate.tokens,
+                )
+            )
+            if self.model.stateful:
+                self.state.parent_usage = self._parent_usage().observe(usage.prompt_tokens)
+        done = collector.done
+        if self.model.stateful and done is not None and done.backend_state:
+            self.state.lineage = self.state.lineage.with_backend_state(done.backend_state)
+        message = Message(
+            "assistant",
+            collector.text,
+            reasoning=collector.reasoning,
+            tool_calls=tuple(collector.tool_calls),
+            turn=self.state.turn,
+        )
+        self.append(message)
+        return message
+
+    async def _run_tools(self, reply: Message) -> None:
+        if self.tools is None:
+            return
+        ctx = ToolContext(
+            project_root=self.project_root,
+            mode=self.mode,
+            turn=self.state.turn,
+            permission=self.permission,
+        )
+        self.state.tracker = await run_tool_calls(
+            reply.tool_calls, self.tools, ctx, self.state.tracker, self.sink, self.append
+        )
+
+
+def seed_last_main_request_for(model: MainModel, seed: LastMainRequest) -> LastMainRequest:
+    """The seed kept only when alias, backend model and prompt cache key match."""
+    return seed_last_main_request(seed, model.alias, model.model, model.prompt_cache_key)

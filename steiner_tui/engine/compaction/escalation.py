@@ -1,0 +1,61 @@
+"""Escalation after compaction, and the guard against replacing a live conversation.
+
+Repeated compaction in one run means retention is getting thin. ``CompactionCounter`` counts the
+applied stages of one run (a two-stage compaction adds 2; a new run and a manual ``/compact``
+start from zero); after each applied compaction the count and the post-compaction prompt map to a
+health event through ``budget.compaction_escalation``.
+
+``replacement_refusal`` is the driver's guard: a conversation is never swapped (compaction,
+resume, fork) while a run generates, admissions are queued, or sub-agents are still running.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from steiner_tui.engine.budget import compaction_escalation, escalation_guidance
+from steiner_tui.engine.events import HealthEvent
+
+__all__ = ["CompactionCounter", "compaction_health", "replacement_refusal"]
+
+
+@dataclass(slots=True)
+class CompactionCounter:
+    """Applied compaction stages in one run (mutable, owned by the run)."""
+
+    stages: int = 0
+
+    def add(self, stage_count: int) -> int:
+        """Add an applied outcome's stage count; returns the new total."""
+        self.stages += max(0, stage_count)
+        return self.stages
+
+
+def compaction_health(stage_total: int, prompt_tokens: int, hard_limit_tokens: int) -> HealthEvent:
+    """The health event after a compaction.
+
+    Args:
+        stage_total: applied stages in this run, this compaction included.
+        prompt_tokens: estimated prompt after compaction.
+        hard_limit_tokens: main context size minus safety margin.
+    """
+    severity, state = compaction_escalation(stage_total, prompt_tokens, hard_limit_tokens)
+    return HealthEvent(severity, state, escalation_guidance(state), stage_total)
+
+
+def replacement_refusal(busy: bool, admissions: int, pending_sub_agents: int) -> str | None:
+    """Why the conversation may not be replaced now, or None when it may.
+
+    Args:
+        busy: a run is generating.
+        admissions: queued driver admissions (submitted input not yet taken by a run).
+        pending_sub_agents: sub-agents still running or queued.
+    """
+    if busy:
+        return "a run is still generating; wait for it to finish or cancel it"
+    if admissions > 0:
+        return "queued input is waiting to be sent; wait for it to run"
+    if pending_sub_agents > 0:
+        noun = "sub-agent is" if pending_sub_agents == 1 else "sub-agents are"
+        return f"{pending_sub_agents} {noun} still running; wait for them to finish"
+    return None

@@ -1,0 +1,102 @@
+"""The host protocol: the little the runner implements so the engine can compact.
+
+The engine decides *what* to summarize, *where* to cut, *which* model writes the summary and how
+the next generation looks; the runner (the host) does what needs the outside world:
+
+* ``estimate_conversation(messages)``: the calibrated prompt tokens of a normal main request
+  over these conversation messages (static prefix, preamble, session date, tools included).
+* ``build_summary_request(messages, instruction, target, max_tokens, tools)``: normal prompt
+  assembly of ``messages`` for ``target`` plus one final user message holding ``instruction``,
+  with ``tools`` and ``max_tokens``. The engine then fixes the isolation fields itself (see
+  ``summary_request.finalize_summary_request``), so a host cannot leak main backend state into
+  a fallback call.
+* ``estimate_request(request, target)``: the calibrated prompt tokens of that request for
+  ``target``'s model (compaction requests are always re-estimated).
+* ``call_summary(request, target)``: run the call on ``target`` (``target.provider`` for a
+  fallback, the main provider otherwise) and return the text. Compaction calls never set
+  LastMainRequest; fallback calls also leave the cold-start latch and cache baseline alone and
+  report ``cold_start`` false. When the call raises after a stateful provider retired its
+  transcript (terminal chunk lost, request-scoped signal seen), the raised error must satisfy
+  ``provider.is_backend_state_retired``.
+
+Targets are plain data: ``SummaryTarget`` names the model and its budget; the main target comes
+from the runner, a fallback target from ``CompactionFallback.resolve``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import ChatRequest, Provider
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = ["CompactionHost", "SummaryResponse", "SummaryTarget"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryTarget:
+    """A model that can write a compaction summary.
+
+    Attributes:
+        alias: provider alias from config.
+        model: backend model id.
+        budget: the model's token budget (plan fit and summary cap use it).
+        provider: the built provider; required for a fallback target, optional for main.
+        stateful: the backend owns the transcript (main summaries retire it).
+        fallback: True for a compaction fallback target (isolated from the main session).
+        transport_session: a fallback's own transport identity (never the main session's).
+        compaction_prompt: replaces the engine's system sentence and eight-section body when set.
+    """
+
+    alias: str
+    model: str
+    budget: ModelTokenBudget
+    provider: Provider | None = None
+    stateful: bool = False
+    fallback: bool = False
+    transport_session: str = ""
+    compaction_prompt: str = ""
+
+    @property
+    def ref(self) -> str:
+        """``alias/model``, as outcomes and reasons name it."""
+        return f"{self.alias}/{self.model}"
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryResponse:
+    """A summary call's result: its text and whether it retired the backend transcript."""
+
+    text: str
+    clear_backend_state: bool = False
+
+
+class CompactionHost(Protocol):
+    """What the runner provides to ``compact_with_lineage`` (see the module docstring)."""
+
+    def estimate_conversation(self, messages: Sequence[Message]) -> int:
+        """Calibrated prompt tokens of a normal main request over ``messages``."""
+        ...
+
+    def build_summary_request(
+        self,
+        messages: Sequence[Message],
+        instruction: str,
+        target: SummaryTarget,
+        max_tokens: int,
+        tools: Sequence[ToolDefinition],
+    ) -> ChatRequest:
+        """Normal assembly of ``messages`` plus a final user message with ``instruction``."""
+        ...
+
+    def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:
+        """Calibrated prompt tokens of ``request`` on ``target``'s model."""
+        ...
+
+    async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
+        """Run the summary call on ``target``; raise ``ProviderError`` on failure."""
+        ...

@@ -1,0 +1,151 @@
+"""Conversation generations and the lineage that keeps all of them.
+
+Each compaction that applies ends the active generation and starts a new one whose conversation
+begins with the summary. The lineage never drops a generation, so every compaction stays
+explainable afterwards: a generation records the ``CompactionOutcome`` that created it (stages,
+token counts before and after, summary model, fallback status and reason, health, time). The
+latest generation is the active one.
+
+Everything here is immutable; each change returns a new lineage. Only the latest generation
+carries live backend state (a stateful provider's transcript id); clearing it never renumbers
+generations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from steiner_tui.engine.events import HealthEvent
+from steiner_tui.engine.messages import Message
+
+__all__ = [
+    "FALLBACK_SKIPPED",
+    "FALLBACK_USED",
+    "CompactionOutcome",
+    "ConversationGeneration",
+    "ConversationLineage",
+]
+
+FALLBACK_USED = "used"
+FALLBACK_SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionOutcome:
+    """What one compaction operation did.
+
+    ``applied`` is False when no stage produced a usable summary; the other counters then
+    describe the attempt. ``modes`` lists the stages that applied (``"normal"``,
+    ``"emergency"``), so ``stage_count == len(modes)``. ``summary_model`` is ``alias/model`` of
+    the model that wrote the summary. ``fallback_status`` is ``"used"``, ``"skipped"`` or ``""``
+    (no fallback involved). ``pending_archive`` holds, per applied stage, the source messages to
+    append to the history archive once the caller has adopted the new state.
+    """
+
+    applied: bool
+    stage_count: int = 0
+    modes: tuple[str, ...] = ()
+    before_tokens: int = 0
+    after_tokens: int = 0
+    summary_model: str = ""
+    fallback_status: str = ""
+    fallback_reason: str = ""
+    backend_state_cleared: bool = False
+    health: HealthEvent | None = None
+    at: datetime | None = None
+    summarized_count: int = 0
+    retained_count: int = 0
+    steering: str = ""
+    manual: bool = False
+    summary: str = ""
+    pending_archive: tuple[tuple[Message, ...], ...] = field(default=(), compare=False)
+
+    @property
+    def mode(self) -> str:
+        """The last stage that applied (``""`` when none did)."""
+        return self.modes[-1] if self.modes else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationGeneration:
+    """One generation: its conversation, the summary it starts from, and how it came to be."""
+
+    id: int
+    messages: tuple[Message, ...] = ()
+    summary: str = ""
+    """The SummaryPrefix: the summary text that opens this generation (``""`` for the first)."""
+    backend_state: str | None = None
+    outcome: CompactionOutcome | None = None
+    created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.messages, tuple):
+            object.__setattr__(self, "messages", tuple(self.messages))
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationLineage:
+    """Every generation of a conversation, oldest first; the last one is active."""
+
+    generations: tuple[ConversationGeneration, ...] = (ConversationGeneration(0),)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.generations, tuple):
+            object.__setattr__(self, "generations", tuple(self.generations))
+        if not self.generations:
+            raise ValueError("a conversation lineage needs at least one generation")
+
+    @classmethod
+    def start(
+        cls,
+        messages: Sequence[Message] = (),
+        *,
+        backend_state: str | None = None,
+        at: datetime | None = None,
+    ) -> ConversationLineage:
+        """A lineage with one generation (id 0) holding ``messages``."""
+        return cls((ConversationGeneration(0, tuple(messages), "", backend_state, None, at),))
+
+    @property
+    def active(self) -> ConversationGeneration:
+        """The latest generation."""
+        return self.generations[-1]
+
+    def _with_active(self, generation: ConversationGeneration) -> ConversationLineage:
+        return ConversationLineage((*self.generations[:-1], generation))
+
+    def advance(
+        self,
+        new_messages: Sequence[Message],
+        summary: str,
+        outcome: CompactionOutcome | None,
+        at: datetime | None,
+    ) -> ConversationLineage:
+        """Start a new generation after a compaction; earlier generations are kept unchanged.
+
+        The new generation starts without backend state: its transcript does not exist yet.
+        """
+        generation = ConversationGeneration(
+            self.active.id + 1, tuple(new_messages), summary, None, outcome, at
+        )
+        return ConversationLineage((*self.generations, generation))
+
+    def with_active_messages(self, messages: Sequence[Message]) -> ConversationLineage:
+        """The same lineage with the active generation's conversation replaced."""
+        return self._with_active(replace(self.active, messages=tuple(messages)))
+
+    def append(self, *messages: Message) -> ConversationLineage:
+        """The same lineage with ``messages`` added to the active conversation."""
+        return self.with_active_messages(self.active.messages + messages)
+
+    def with_backend_state(self, state: str | None) -> ConversationLineage:
+        """The same lineage with the active generation's backend state set."""
+        return self._with_active(replace(self.active, backend_state=state))
+
+    def clear_backend_state(self) -> ConversationLineage:
+        """Drop only the latest generation's backend state; ids and messages are unchanged."""
+        if self.active.backend_state is None:
+            return self
+        return self.with_backend_state(None)

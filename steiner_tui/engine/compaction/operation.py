@@ -1,0 +1,265 @@
+"""The compaction operation: stages, fallback selection, rerun on main, and the outcome.
+
+``compact_with_lineage`` is the one entry point (manual ``/compact`` goes through
+``compact_manually``). It selects the summary target once, runs the normal stage and, when that
+did not apply or its result still needs compaction, the emergency stage on the same target, and
+returns ``CompactionResult(lineage, outcome, cleared)``:
+
+* applied: the lineage gains one generation (summary + replayed skills + retained turns +
+  pending line) recording the outcome; nothing is archived yet.
+* not applied: the lineage is unchanged except that a retired backend state is dropped.
+* fallback: a failed attempt (plan not fitting, provider error, resolve or build error, empty
+  summary) is discarded and the whole operation reruns on main from the original lineage with
+  ``fallback_status`` ``skipped``. Cancellation (``asyncio.CancelledError``, a ``cancelled``
+  provider error, or a cancellation request pending on the task) never reruns: the error is
+  raised as is, without any fallback retirement marker.
+* ``cleared``: a main summary retired the stateful backend transcript. On errors the raised
+  exception satisfies ``provider.is_backend_state_retired`` instead; ``lineage_after_error``
+  applies that to the caller's lineage.
+
+After adopting ``result.lineage`` the caller runs ``commit_compaction`` (stage counter, health
+event, history archive appends in source order).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import NamedTuple
+
+from steiner_tui.engine.compaction.archive import HistoryArchive, commit_history_archive
+from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.compaction.fallback import (
+    CompactionFallback,
+    LastMainRequest,
+    select_compaction_fallback,
+)
+from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
+from steiner_tui.engine.compaction.lineage import (
+    FALLBACK_SKIPPED,
+    FALLBACK_USED,
+    CompactionOutcome,
+    ConversationLineage,
+)
+from steiner_tui.engine.compaction.reasons import fallback_failed_reason, fallback_not_fit_reason
+from steiner_tui.engine.compaction.stage import StageInputs
+from steiner_tui.engine.compaction.stage_runner import (
+    StagesResult,
+    mark_backend_state_retired,
+    run_stages,
+)
+from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
+from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.provider import ChatRequest, ProviderError, is_backend_state_retired
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = [
+    "CompactionEnv",
+    "CompactionResult",
+    "commit_compaction",
+    "compact_manually",
+    "compact_with_lineage",
+    "is_cancellation",
+    "lineage_after_error",
+    "snapshot_tools",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionEnv:
+    """What stays the same across a run's compactions.
+
+    Attributes:
+        host: the runner's ``CompactionHost``.
+        main: the main model as a summary target.
+        clock: the injected clock (fallback idle time, outcome time).
+        sink: receives warnings (history note failures).
+        archive: the session's history archive (interactive and oneshot phases only).
+        fallback: the run's compaction fallback (None: disabled).
+        main_session: the main transport session (derives the fallback identity).
+        new_key: random key source for a fallback identity without a main session.
+    """
+
+    host: CompactionHost
+    main: SummaryTarget
+    clock: Callable[[], datetime]
+    sink: EventSink
+    archive: HistoryArchive | None = None
+    fallback: CompactionFallback | None = None
+    main_session: str = ""
+    new_key: Callable[[], str] | None = None
+
+
+class CompactionResult(NamedTuple):
+    """The operation's result: the lineage to adopt, the outcome, and the backend clear."""
+
+    lineage: ConversationLineage
+    outcome: CompactionOutcome
+    cleared: bool
+
+
+def is_cancellation(error: BaseException) -> bool:
+    """True for cancellation: never rerun on main, never retried."""
+    if isinstance(error, asyncio.CancelledError):
+        return True
+    if isinstance(error, ProviderError) and error.kind == "cancelled":
+        return True
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _hide_fallback_retirement(error: BaseException) -> None:
+    # A fallback summary never retires main's transcript, so its marker must not leak out.
+    if is_backend_state_retired(error):
+        mark_backend_state_retired(error, False)
+        error.__cause__ = None
+        error.__context__ = None
+
+
+def lineage_after_error(lineage: ConversationLineage, error: BaseException) -> ConversationLineage:
+    """The lineage to keep after a failed compaction: backend state dropped when retired."""
+    return lineage.clear_backend_state() if is_backend_state_retired(error) else lineage
+
+
+def snapshot_tools(last_parent_request: ChatRequest | None) -> tuple[ToolDefinition, ...]:
+    """The tools of the last recorded parent request (empty when none was recorded)."""
+    return () if last_parent_request is None else tuple(last_parent_request.tools)
+
+
+def _finish(
+    lineage: ConversationLineage, result: StagesResult, status: str, reason: str
+) -> CompactionResult:
+    outcome = replace(result.outcome, fallback_status=status, fallback_reason=reason)
+    base = lineage.clear_backend_state() if result.cleared else lineage
+    if not outcome.applied:
+        return CompactionResult(base, outcome, result.cleared)
+    advanced = base.advance(result.messages, result.summary, outcome, outcome.at)
+    return CompactionResult(advanced, outcome, result.cleared)
+
+
+async def compact_with_lineage(
+    lineage: ConversationLineage,
+    env: CompactionEnv,
+    *,
+    tools: Sequence[ToolDefinition] = (),
+    steering: str = "",
+    manual: bool = False,
+    pending_sub_agents: Sequence[tuple[str, str, str]] = (),
+    last_main_request: LastMainRequest | None = None,
+    prior_stages: int = 0,
+) -> CompactionResult:
+    """Compact the active generation of ``lineage``.
+
+    Args:
+        lineage: the conversation to compact (never modified).
+        env: host, main target, clock, sink, archive and fallback of the run.
+        tools: the tool definitions of a normal turn (manual: the last parent request's).
+        steering: manual ``/compact`` steering text.
+        manual: the operation is a manual ``/compact``.
+        pending_sub_agents: ``(id, type, state)`` of sub-agents still pending.
+        last_main_request: the (seeded) last main request, for the cold-cache test.
+        prior_stages: applied stages earlier in this run (``CompactionCounter.stages``).
+
+    Returns:
+        The lineage to adopt, the outcome and the backend-state clear.
+
+    Raises:
+        Exception: errors of the main attempt (marked retired after a clear); cancellation.
+    """
+    last = last_main_request or LastMainRequest()
+    active = lineage.active
+
+    async def attempt(target: SummaryTarget) -> StagesResult:
+        inputs = StageInputs(
+            env.host,
+            env.main,
+            target,
+            env.sink,
+            tuple(tools),
+            steering,
+            env.archive,
+            tuple(pending_sub_agents),
+            None if target.fallback else active.backend_state,
+        )
+        return await run_stages(
+            active.messages, inputs, clock=env.clock, prior_stages=prior_stages, manual=manual
+        )
+
+    selection = select_compaction_fallback(
+        env.fallback, last, env.clock, env.main, main_session=env.main_session, new_key=env.new_key
+    )
+    if selection is None:
+        return _finish(lineage, await attempt(env.main), "", "")
+    if selection.target is None:
+        error = selection.error or RuntimeError("fallback unavailable")
+        reason = fallback_failed_reason(error)
+        return _finish(lineage, await attempt(env.main), FALLBACK_SKIPPED, reason)
+    target = selection.target
+    try:
+        result = await attempt(target)
+    except asyncio.CancelledError as err:
+        _hide_fallback_retirement(err)
+        raise
+    except Exception as err:
+        if is_cancellation(err):
+            _hide_fallback_retirement(err)
+            raise
+        if isinstance(err, CompactionFallbackNotFit):
+            reason = fallback_not_fit_reason(target.ref)
+        else:
+            reason = fallback_failed_reason(err)
+        return _finish(lineage, await attempt(env.main), FALLBACK_SKIPPED, reason)
+    # A fallback never retires main's transcript: its clear is discarded.
+    isolated = replace(result, outcome=replace(result.outcome, backend_state_cleared=False))
+    isolated = replace(isolated, cleared=False)
+    if not isolated.outcome.applied:
+        return _finish(lineage, isolated, "", "")
+    return _finish(lineage, isolated, FALLBACK_USED, selection.reason)
+
+
+async def compact_manually(
+    lineage: ConversationLineage,
+    env: CompactionEnv,
+    *,
+    steering: str = "",
+    last_parent_request: ChatRequest | None = None,
+    pending_sub_agents: Sequence[tuple[str, str, str]] = (),
+    last_main_request: LastMainRequest | None = None,
+) -> CompactionResult:
+    """Manual ``/compact [steering]``: tools from the last parent request, stages from zero.
+
+    The caller refuses it while a run is generating (``replacement_refusal``) and, on error,
+    keeps ``lineage_after_error(lineage, error)``.
+    """
+    return await compact_with_lineage(
+        lineage,
+        env,
+        tools=snapshot_tools(last_parent_request),
+        steering=steering,
+        manual=True,
+        pending_sub_agents=pending_sub_agents,
+        last_main_request=last_main_request,
+        prior_stages=0,
+    )
+
+
+def commit_compaction(
+    outcome: CompactionOutcome,
+    *,
+    counter: CompactionCounter,
+    archive: HistoryArchive | None,
+    sink: EventSink,
+) -> bool:
+    """After the caller adopted the new lineage: count stages, emit health, archive sources.
+
+    Returns:
+        True when every pending archive batch was appended.
+    """
+    if not outcome.applied:
+        return True
+    counter.add(outcome.stage_count)
+    if outcome.health is not None:
+        sink.emit(outcome.health)
+    return commit_history_archive(archive, outcome, sink)

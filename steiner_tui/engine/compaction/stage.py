@@ -1,0 +1,132 @@
+"""One compaction stage: cut, summarize the older part on the summary target, lay out the rest.
+
+A stage works on the operation's working conversation (the active generation's messages, or the
+result of the normal stage when the emergency stage follows it) together with each message's
+origin (the source message it came from, None for messages compaction wrote), so the history
+archive receives only real source messages, once each.
+
+Budgets: the retention split, the anchor's fit check and the resulting state use the *main*
+model; the summary cap and the plan fit use the *summary target* (the fallback's budget on
+fallback). A plan that does not fit is a not-applied stage on main, and
+``CompactionFallbackNotFit`` on a fallback target. An empty summary is likewise not applied on
+main and ``EmptyCompactionSummary`` on fallback. Errors from the summary call propagate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from steiner_tui.engine.budget import CompactionMode
+from steiner_tui.engine.compaction.archive import HistoryArchive, with_history_note
+from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
+from steiner_tui.engine.compaction.retention import (
+    anchor_real_user_retention,
+    compose_compacted_conversation,
+)
+from steiner_tui.engine.compaction.summary_request import (
+    CompactionFallbackNotFit,
+    EmptyCompactionSummary,
+    compaction_instruction,
+    finalize_summary_request,
+    summary_cap,
+    usable_summary,
+)
+from steiner_tui.engine.compaction.turns import (
+    EMERGENCY_RETAINED_TURNS,
+    NORMAL_RETAINED_TURNS,
+    split_for_retention,
+)
+from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = ["StageInputs", "StageResult", "summarize_compaction_stage"]
+
+
+@dataclass(frozen=True, slots=True)
+class StageInputs:
+    """What every stage of one operation shares."""
+
+    host: CompactionHost
+    main: SummaryTarget
+    target: SummaryTarget
+    sink: EventSink
+    tools: tuple[ToolDefinition, ...] = ()
+    steering: str = ""
+    archive: HistoryArchive | None = None
+    pending_sub_agents: tuple[tuple[str, str, str], ...] = ()
+    backend_state: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StageResult:
+    """A stage's result; ``messages``/``origins`` are the new working conversation if applied."""
+
+    applied: bool
+    messages: tuple[Message, ...] = ()
+    origins: tuple[Message | None, ...] = ()
+    summary: str = ""
+    sources: tuple[Message, ...] = ()
+    archived: bool = False
+    cleared: bool = False
+
+
+async def summarize_compaction_stage(
+    inputs: StageInputs,
+    mode: CompactionMode,
+    messages: Sequence[Message],
+    origins: Sequence[Message | None],
+) -> StageResult:
+    """Run one stage over the working conversation.
+
+    Args:
+        inputs: the operation's shared inputs.
+        mode: ``normal`` (3 turns, anchored) or ``emergency`` (1 turn).
+        messages: the working conversation.
+        origins: the source message of each working message (None: written by compaction).
+
+    Returns:
+        The stage result; ``cleared`` reports a main backend-state retirement even when the
+        stage did not apply.
+
+    Raises:
+        CompactionFallbackNotFit: the plan does not fit a fallback target.
+        EmptyCompactionSummary: a fallback target returned an empty summary.
+    """
+    host, main, target = inputs.host, inputs.main, inputs.target
+    keep = NORMAL_RETAINED_TURNS if mode == "normal" else EMERGENCY_RETAINED_TURNS
+    summarized, retained = split_for_retention(messages, keep)
+    if mode == "normal":
+        summarized, retained = anchor_real_user_retention(
+            summarized,
+            retained,
+            lambda tail: main.budget.fit_request(host.estimate_conversation(tail)).fits,
+        )
+    if not summarized:
+        return StageResult(False)
+    cut = len(summarized)
+    max_tokens = summary_cap(target, mode)
+    instruction = compaction_instruction(mode, inputs.steering, target.compaction_prompt)
+    request = host.build_summary_request(summarized, instruction, target, max_tokens, inputs.tools)
+    request = finalize_summary_request(request, target, inputs.backend_state, max_tokens)
+    plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)
+    if not plan.fits:
+        if target.fallback:
+            raise CompactionFallbackNotFit(target.ref)
+        return StageResult(False)
+    response = await host.call_summary(request, target)
+    cleared = response.clear_backend_state and not target.fallback
+    text = usable_summary(response.text)
+    if text is None:
+        if target.fallback:
+            raise EmptyCompactionSummary(target.ref)
+        return StageResult(False, cleared=cleared)
+    sources = tuple(origin for origin in origins[:cut] if origin is not None)
+    summary, archived = with_history_note(text, inputs.archive, sources, inputs.sink)
+    composed = compose_compacted_conversation(
+        summary, messages, retained, inputs.pending_sub_agents, origins[cut:]
+    )
+    return StageResult(
+        True, composed.messages, composed.origins, summary, sources, archived, cleared
+    )

@@ -1,0 +1,122 @@
+"""The summary request: its instruction, output cap, isolation fields and usable text.
+
+The instruction is the final user message of the summary request: the engine's system sentence
+(``templates/compaction_system.md.j2``) and the eight-section body
+(``templates/compaction_default_body.md.j2``) joined by a blank line; manual steering appends
+``\\n\\nAdditional user steering for this compaction:\\n\\n`` + text; the emergency stage appends
+``templates/compaction_emergency.md.j2`` (which opens with ``EMERGENCY COMPACTION``, the phrase
+the offline summarizer keys on) after a blank line.
+
+A target's ``compaction_prompt`` replaces the sentence and body. The output cap is the target's
+summary reserve for the mode (``budget.summary_max_tokens``), so summaries stay bounded.
+
+Empty summaries: a summary that is empty or only whitespace never applies. On main it is a
+not-applied stage (the emergency stage may still run); on a fallback target it raises
+``EmptyCompactionSummary``, a failed attempt that reruns the operation on main.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from steiner_tui.engine.budget import CompactionMode
+from steiner_tui.engine.compaction.host import SummaryTarget
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.templates import render_template
+
+__all__ = [
+    "STEERING_HEADER",
+    "CompactionFallbackNotFit",
+    "EmptyCompactionSummary",
+    "compaction_instruction",
+    "finalize_summary_request",
+    "summary_cap",
+    "usable_summary",
+]
+
+STEERING_HEADER = "\n\nAdditional user steering for this compaction:\n\n"
+
+
+class CompactionFallbackNotFit(Exception):
+    """The summary plan does not fit the fallback target (``errCompactionFallbackNotFit``)."""
+
+    def __init__(self, target_ref: str) -> None:
+        super().__init__(f"compaction request does not fit {target_ref}")
+        self.target_ref = target_ref
+
+
+class EmptyCompactionSummary(Exception):
+    """A fallback target returned an empty summary."""
+
+    def __init__(self, target_ref: str) -> None:
+        super().__init__(f"empty compaction summary from {target_ref}")
+        self.target_ref = target_ref
+
+
+@cache
+def _template(name: str) -> str:
+    return render_template(name).strip()
+
+
+def compaction_instruction(mode: CompactionMode, steering: str = "", override: str = "") -> str:
+    """The final user message of a summary request.
+
+    Args:
+        mode: ``normal`` or ``emergency``.
+        steering: manual ``/compact`` text; ignored when blank.
+        override: a target's compaction prompt; replaces the sentence and body when not blank.
+
+    Returns:
+        The instruction text.
+    """
+    base = override.strip() or (
+        _template("compaction_system.md.j2") + "\n\n" + _template("compaction_default_body.md.j2")
+    )
+    text = base
+    if steering.strip():
+        text += STEERING_HEADER + steering.strip()
+    if mode == "emergency":
+        text += "\n\n" + _template("compaction_emergency.md.j2")
+    return text
+
+
+def summary_cap(target: SummaryTarget, mode: CompactionMode) -> int:
+    """The summary's ``max_tokens``: the target's summary reserve for ``mode``."""
+    return target.budget.summary_reserve(mode)
+
+
+def finalize_summary_request(
+    request: ChatRequest,
+    target: SummaryTarget,
+    backend_state: str | None,
+    max_tokens: int,
+) -> ChatRequest:
+    """Fix the fields that isolate a summary call, whatever the host built.
+
+    A main summary continues the latest generation's backend state and, on a stateful
+    provider, retires it. A fallback summary never carries main backend state, uses its own
+    transport identity and retires nothing.
+    """
+    if target.fallback:
+        return replace(
+            request,
+            max_tokens=max_tokens,
+            backend_state=None,
+            transport_session=target.transport_session,
+            retire_backend_state=False,
+            compaction=True,
+        )
+    return replace(
+        request,
+        max_tokens=max_tokens,
+        backend_state=backend_state,
+        retire_backend_state=target.stateful,
+        compaction=True,
+    )
+
+
+def usable_summary(text: str) -> str | None:
+    """The summary without surrounding whitespace, or None when nothing is left."""
+    stripped = text.strip()
+    return stripped or None

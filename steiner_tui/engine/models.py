@@ -1,0 +1,108 @@
+"""Known models' limits: context window, max output, vision and tokenizer.
+
+Budgets need a context window and a max output for every model, including ones nobody listed.
+Ids are matched by prefix, longest prefix first, after lower-casing, stripping whitespace and
+dropping a routing prefix (``openai/gpt-4o`` and ``gpt-4o-2024-08-06`` both match ``gpt-4o``);
+an unknown id gets ``UNKNOWN_MODEL`` (context 32768, max output 4096, per wire-formats.md).
+Callers apply config overrides with ``dataclasses.replace`` on the returned ``ModelInfo``.
+
+The tokenizer is the model's native OpenAI encoding where it has one; every other family is
+counted with cl100k as a stand-in, and the ``offline`` model with the character heuristic.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from steiner_tui.engine.provider import ModelInfo
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_MAX_OUTPUT_TOKENS",
+    "MODEL_REGISTRY",
+    "UNKNOWN_MODEL",
+    "lookup_model",
+]
+
+DEFAULT_CONTEXT_WINDOW = 32768
+DEFAULT_MAX_OUTPUT_TOKENS = 4096
+"""The seed's ``provider.DefaultMaxOutputTokens``; also the floor of a clamped unset reserve."""
+
+UNKNOWN_MODEL = ModelInfo(DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, False, "cl100k_base")
+
+_O200K = "o200k_base"
+_CL100K = "cl100k_base"
+
+
+def _m(context: int, max_output: int, vision: bool, tokenizer: str = _CL100K) -> ModelInfo:
+    return ModelInfo(context, max_output, vision, tokenizer)
+
+
+MODEL_REGISTRY = MappingProxyType(
+    {
+        # Anthropic (counted with cl100k until calibrated).
+        "claude-opus-4": _m(200_000, 32_000, True),
+        "claude-opus-4-5": _m(200_000, 64_000, True),
+        "claude-sonnet-4": _m(200_000, 64_000, True),
+        "claude-haiku-4": _m(200_000, 64_000, True),
+        "claude-3-7-sonnet": _m(200_000, 64_000, True),
+        "claude-3-5-sonnet": _m(200_000, 8_192, True),
+        "claude-3-5-haiku": _m(200_000, 8_192, False),
+        "claude-3-opus": _m(200_000, 4_096, True),
+        "claude-3-haiku": _m(200_000, 4_096, True),
+        # OpenAI.
+        "gpt-5": _m(400_000, 128_000, True, _O200K),
+        "gpt-5-chat": _m(128_000, 16_384, True, _O200K),
+        "gpt-4.1": _m(1_047_576, 32_768, True, _O200K),
+        "gpt-4o": _m(128_000, 16_384, True, _O200K),
+        "gpt-4o-mini": _m(128_000, 16_384, True, _O200K),
+        "o1": _m(200_000, 100_000, True, _O200K),
+        "o1-mini": _m(128_000, 65_536, False, _O200K),
+        "o3": _m(200_000, 100_000, True, _O200K),
+        "o3-mini": _m(200_000, 100_000, False, _O200K),
+        "o4-mini": _m(200_000, 100_000, True, _O200K),
+        "gpt-4-turbo": _m(128_000, 4_096, True),
+        "gpt-4": _m(8_192, 8_192, False),
+        "gpt-3.5-turbo": _m(16_385, 4_096, False),
+        # Local families (Ollama / llama.cpp style ids, e.g. "qwen2.5-coder:7b").
+        "llama3": _m(8_192, 4_096, False),
+        "llama3.1": _m(131_072, 8_192, False),
+        "llama3.2": _m(131_072, 8_192, False),
+        "llama3.2-vision": _m(131_072, 8_192, True),
+        "llama3.3": _m(131_072, 8_192, False),
+        "qwen2.5": _m(32_768, 8_192, False),
+        "qwen2.5vl": _m(128_000, 8_192, True),
+        "qwen3": _m(40_960, 8_192, False),
+        "mistral": _m(32_768, 4_096, False),
+        "mistral-nemo": _m(131_072, 8_192, False),
+        "mistral-large": _m(131_072, 8_192, False),
+        "deepseek": _m(65_536, 8_192, False),
+        "deepseek-r1": _m(131_072, 8_192, False),
+        "deepseek-coder": _m(16_384, 4_096, False),
+        "deepseek-coder-v2": _m(163_840, 8_192, False),
+        "gemma": _m(8_192, 4_096, False),
+        "gemma2": _m(8_192, 4_096, False),
+        "gemma3": _m(131_072, 8_192, True),
+        # The built-in offline model: no real tokenizer to match.
+        "offline": _m(DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, False, "heuristic"),
+    }
+)
+"""Id prefix -> limits. The longest matching prefix wins."""
+
+_PREFIXES = sorted(MODEL_REGISTRY, key=len, reverse=True)
+
+
+def lookup_model(model_id: str) -> ModelInfo:
+    """Limits and capabilities of a model.
+
+    Args:
+        model_id: The backend model id, as sent to the provider.
+
+    Returns:
+        The entry of the longest registry prefix of the normalized id, else ``UNKNOWN_MODEL``.
+    """
+    key = model_id.strip().lower().rsplit("/", 1)[-1]
+    for prefix in _PREFIXES:
+        if key.startswith(prefix):
+            return MODEL_REGISTRY[prefix]
+    return UNKNOWN_MODEL

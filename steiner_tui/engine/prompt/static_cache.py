@@ -1,0 +1,177 @@
+"""The static context cache: file-backed sources read once per session, byte-stable after.
+
+Three partitions (AGENTS.md, project context, skills) are cached independently, each keyed by
+the inputs that select its files, so enabling a skill reloads only the skills partition. A new
+scope (session identity) drops every partition; the app's file watcher calls ``invalidate`` when
+a file of a partition changes. A failed load (an escaping project-context path) is not cached.
+
+The skills key holds the skill roots and enabled names but not the bundled skills folder: one
+cache must always pair with one bundled folder (and with one ``FileReader``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from steiner_tui.engine.events import EventSink, WarningEvent
+from steiner_tui.engine.prompt.agents_md import agents_md_paths, load_agents_md
+from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.prompt.files import FileReader
+from steiner_tui.engine.prompt.project_context import ProjectContextSpec, gather_project_context
+from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills
+from steiner_tui.engine.skills.model import Skill
+from steiner_tui.engine.templates import render_template
+
+__all__ = [
+    "SkillLoader",
+    "StaticContextCache",
+    "StaticPartition",
+    "static_skill_blocks",
+]
+
+SkillLoader = Callable[[Sequence[SkillRoot], EventSink], Sequence[Skill]]
+"""Discovers the skills under the given roots (later roots win), e.g. ``discover_skills``."""
+
+
+class StaticPartition(StrEnum):
+    """The independently cached parts of the static context."""
+
+    AGENTS = "agents"
+    PROJECT_CONTEXT = "project_context"
+    SKILLS = "skills"
+
+
+@dataclass(slots=True)
+class _Entry:
+    key: object = None
+    blocks: tuple[ContextBlock, ...] | None = None
+    loads: int = 0
+
+
+def static_skill_blocks(
+    skills: Sequence[Skill], names: Sequence[str], sink: EventSink
+) -> tuple[ContextBlock, ...]:
+    """Blocks for the enabled static skills (exec and oneshot runs), in ``names`` order.
+
+    A framing block comes first when any skill is found; an unknown name is reported with a
+    ``skill_not_found`` warning.
+    """
+    by_name = {skill.name: skill for skill in skills}
+    found: list[Skill] = []
+    for name in dict.fromkeys(names):
+        skill = by_name.get(name)
+        if skill is None:
+            sink.emit(WarningEvent("skill_not_found", f"skill {name!r} is enabled but not found"))
+            continue
+        found.append(skill)
+    if not found:
+        return ()
+    framing = render_template("preamble_skill_framing.md.j2", names=[s.name for s in found])
+    blocks = [ContextBlock.of(ContextSource.SKILL, framing.strip())]
+    for skill in found:
+        text = render_template("preamble_static_skill.md.j2", name=skill.name, body=skill.body)
+        blocks.append(ContextBlock.of(ContextSource.SKILL, text.rstrip(), path=str(skill.path)))
+    return tuple(blocks)
+
+
+@dataclass(slots=True)
+class StaticContextCache:
+    """Per-session memo of the file-backed prompt sources.
+
+    Attributes:
+        reader: the filesystem seam every partition reads through.
+        skill_loader: discovers skills for static (exec/oneshot) skill blocks; None uses
+            ``discover_skills`` on the real filesystem (interactive sessions pass no names, so
+            they never load skills here).
+    """
+
+    reader: FileReader
+    skill_loader: SkillLoader | None = None
+    _scope: str | None = field(default=None, init=False)
+    _entries: dict[StaticPartition, _Entry] = field(
+        default_factory=lambda: {p: _Entry() for p in StaticPartition}, init=False
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def loads(self, partition: StaticPartition | str) -> int:
+        """How many times ``partition`` was (re)loaded since the cache was made."""
+        return self._entries[StaticPartition(partition)].loads
+
+    def begin_scope(self, scope: str) -> None:
+        """Enter ``scope`` (a session identity); a different scope drops every partition."""
+        with self._lock:
+            if self._scope == scope:
+                return
+            for entry in self._entries.values():
+                entry.key, entry.blocks = None, None
+            self._scope = scope
+
+    def invalidate(self, partition: StaticPartition | str | None = None) -> None:
+        """Drop one partition (or all, for None) so the next use reloads it from disk."""
+        with self._lock:
+            targets = list(StaticPartition) if partition is None else [StaticPartition(partition)]
+            for target in targets:
+                entry = self._entries[target]
+                entry.key, entry.blocks = None, None
+
+    def _ensure(
+        self, partition: StaticPartition, key: object, load: Callable[[], tuple[ContextBlock, ...]]
+    ) -> tuple[ContextBlock, ...]:
+        with self._lock:
+            entry = self._entries[partition]
+            if entry.blocks is not None and entry.key == key:
+                return entry.blocks
+            blocks = load()
+            entry.key, entry.blocks = key, blocks
+            entry.loads += 1
+            return blocks
+
+    def agents(
+        self, global_path: Path | None, project_root: Path | None, sink: EventSink
+    ) -> tuple[ContextBlock, ...]:
+        """The AGENTS.md blocks, keyed by the two paths."""
+        key = agents_md_paths(global_path, project_root)
+        return self._ensure(
+            StaticPartition.AGENTS,
+            key,
+            lambda: load_agents_md(global_path, project_root, self.reader, sink),
+        )
+
+    def project_context(
+        self, root: Path | None, spec: ProjectContextSpec, budget: int, sink: EventSink
+    ) -> tuple[ContextBlock, ...]:
+        """The project-context blocks (unbudgeted), keyed by root, budget, files and ignores.
+
+        Raises:
+            ValueError: when a listed path escapes the root (nothing is cached).
+        """
+        if root is None:
+            return ()
+        key = (root, budget, spec.files, spec.ignore)
+        return self._ensure(
+            StaticPartition.PROJECT_CONTEXT,
+            key,
+            lambda: gather_project_context(root, spec, self.reader, sink),
+        )
+
+    def skills(
+        self, roots: Sequence[SkillRoot], names: Sequence[str], sink: EventSink
+    ) -> tuple[ContextBlock, ...]:
+        """Static skill blocks for ``names``, keyed by the roots and names."""
+        if not names:
+            return ()
+        key = (tuple(roots), tuple(names))
+
+        def load() -> tuple[ContextBlock, ...]:
+            if self.skill_loader is None:
+                found: Sequence[Skill] = discover_skills(tuple(roots), sink)
+            else:
+                found = self.skill_loader(tuple(roots), sink)
+            return static_skill_blocks(found, names, sink)
+
+        return self._ensure(StaticPartition.SKILLS, key, load)

@@ -1,0 +1,116 @@
+"""Plain-JSON forms of messages and events, for the event log and the session log.
+
+Messages round-trip exactly (``message_from_dict(message_to_dict(m)) == m``); events are written
+one-way as ``{"type": kind, ...fields}`` with nested dataclasses turned into dicts. Frozen
+mappings are thawed and tuples become lists so ``json.dumps`` sees only plain values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.engine.events import EngineEvent
+from steiner_tui.engine.frozen import thaw
+from steiner_tui.engine.messages import Image, Message, ToolCall
+
+__all__ = ["event_to_dict", "message_from_dict", "message_to_dict", "to_jsonable"]
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """A compact dict: defaults are left out, so the log stays small."""
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.reasoning:
+        out["reasoning"] = message.reasoning
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": c.id,
+                "name": c.name,
+                "arguments": thaw(c.arguments) if c.arguments is not None else None,
+                "raw_arguments": c.raw_arguments,
+            }
+            for c in message.tool_calls
+        ]
+    if message.images:
+        out["images"] = [{"media_type": i.media_type, "data": i.data} for i in message.images]
+    for key in ("name", "tool_call_id", "source"):
+        value = getattr(message, key)
+        if value:
+            out[key] = value
+    if message.turn:
+        out["turn"] = message.turn
+    if message.incomplete:
+        out["incomplete"] = True
+    return out
+
+
+def message_from_dict(data: Mapping[str, Any]) -> Message:
+    """Rebuild a message written by ``message_to_dict``.
+
+    Raises:
+        ValueError: when a field has the wrong type or the role is unknown.
+    """
+    try:
+        calls = tuple(
+            ToolCall(
+                id=str(c["id"]),
+                name=str(c["name"]),
+                arguments=c.get("arguments"),
+                raw_arguments=str(c.get("raw_arguments", "")),
+            )
+            for c in data.get("tool_calls", ())
+        )
+        images = tuple(
+            Image(media_type=str(i["media_type"]), data=str(i["data"]))
+            for i in data.get("images", ())
+        )
+        content = data.get("content", "")
+        if not isinstance(content, str):
+            raise ValueError("content must be a string")
+        return Message(
+            str(data["role"]),
+            content,
+            reasoning=str(data.get("reasoning", "")),
+            tool_calls=calls,
+            images=images,
+            name=str(data.get("name", "")),
+            tool_call_id=str(data.get("tool_call_id", "")),
+            source=str(data.get("source", "")),
+            turn=int(data.get("turn", 0)),
+            incomplete=bool(data.get("incomplete", False)),
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"malformed message record: {exc!r}") from exc
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turn dataclasses, enums, paths, datetimes, mappings and tuples into plain JSON values."""
+    if isinstance(value, Message):
+        return message_to_dict(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def event_to_dict(event: EngineEvent) -> dict[str, Any]:
+    """``{"type": event.kind, ...fields}``."""
+    body = to_jsonable(event)
+    assert isinstance(body, dict)
+    return {"type": event.kind, **body}

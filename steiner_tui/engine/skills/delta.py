@@ -1,0 +1,199 @@
+"""The skill delta: what the next user message must carry so the model's view matches the toggles.
+
+The enabled set (owned by the interactive driver through ``InteractiveSkills``) is diffed against
+the conversation's effective skills at send time. Deactivations come first, in effective order,
+then activations of newly enabled skills in the enabled set's order. Because the diff is taken
+only at send time, enabling then disabling a skill between two sends produces nothing, and an
+enabled skill that is already active is never sent again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, Literal
+
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.skills.effective import fold_skills, user_contents
+from steiner_tui.engine.skills.envelopes import (
+    SkillBlock,
+    prepend_skill_blocks,
+    render_activation_envelope,
+    render_skill_activation,
+    render_skill_deactivation,
+    utf8_len,
+)
+from steiner_tui.engine.skills.model import Skill
+from steiner_tui.engine.skills.modes import mode_notice
+
+__all__ = [
+    "SKILL_STATES",
+    "InteractiveSkills",
+    "SkillState",
+    "SkillStatus",
+    "activation_envelope",
+    "compose_user_message",
+    "skill_delta_blocks",
+]
+
+SkillState = Literal["active", "inactive", "pending_activation", "pending_deactivation"]
+SKILL_STATES: Final = ("active", "inactive", "pending_activation", "pending_deactivation")
+
+
+def activation_envelope(skill: Skill) -> str:
+    """The activation envelope for a discovered skill."""
+    if skill.truncated:
+        # Discovery already capped the body and appended the marker: capping again would cut it.
+        return render_activation_envelope(skill.name, skill.body)
+    return render_skill_activation(skill.name, skill.body)[0]
+
+
+def skill_delta_blocks(
+    enabled: Sequence[str], effective: Sequence[SkillBlock], skills: Mapping[str, Skill]
+) -> list[str]:
+    """The envelopes the next user message must carry.
+
+    Args:
+        enabled: the enabled skill names, in the order they were enabled.
+        effective: the conversation's effective skills (``effective_skills``).
+        skills: discovered skills by name; an enabled name missing here cannot be activated.
+
+    Returns:
+        Deactivations (effective order), then activations (enabled order), as envelope texts.
+    """
+    wanted = set(enabled)
+    active = {block.name for block in effective}
+    blocks = [render_skill_deactivation(b.name) for b in effective if b.name not in wanted]
+    for name in dict.fromkeys(enabled):
+        skill = skills.get(name)
+        if name not in active and skill is not None:
+            blocks.append(activation_envelope(skill))
+    return blocks
+
+
+def compose_user_message(text: str, delta_blocks: Sequence[str], mode: str | None = None) -> str:
+    """Build the stored user message: mode notice prefix, then the delta, then the user's text.
+
+    Args:
+        text: what the user typed.
+        delta_blocks: from ``skill_delta_blocks``.
+        mode: the new execution mode when a mode change is pending (``"plan"``/``"build"``),
+            else ``None``.
+    """
+    notice = mode_notice(mode) if mode is not None else ""
+    prefix = notice + "\n\n" if notice else ""
+    return prefix + prepend_skill_blocks(delta_blocks, text)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillStatus:
+    """One row of the skills panel.
+
+    ``state`` compares the enabled set with the conversation: ``pending_*`` until the next send.
+    ``leftover_inactive`` marks a skill that is not in force but whose earlier activation text is
+    still in the conversation (it goes away at the next compaction).
+    """
+
+    name: str
+    description: str
+    size_bytes: int
+    truncated: bool
+    state: SkillState
+    leftover_inactive: bool = False
+
+
+def _state(enabled: bool, active: bool) -> SkillState:
+    if enabled:
+        return "active" if active else "pending_activation"
+    return "pending_deactivation" if active else "inactive"
+
+
+class InteractiveSkills:
+    """The interactive session's skill toggles: discovered skills and the ordered enabled set.
+
+    The only mutable object of the skills package; the interactive driver owns it. Everything it
+    reports about the conversation is recomputed from the messages passed in.
+    """
+
+    def __init__(
+        self, skills: Mapping[str, Skill] | Iterable[Skill], enabled: Iterable[str] = ()
+    ) -> None:
+        """Hold ``skills`` (by name) with ``enabled`` names switched on, in that order."""
+        self._skills: dict[str, Skill] = {}
+        self.replace_skills(skills)
+        self._enabled: dict[str, None] = dict.fromkeys(enabled)
+
+    def replace_skills(self, skills: Mapping[str, Skill] | Iterable[Skill]) -> None:
+        """Swap in a fresh discovery result; the enabled set is kept as is."""
+        if isinstance(skills, Mapping):
+            self._skills = dict(skills)
+        else:
+            self._skills = {skill.name: skill for skill in skills}
+
+    @property
+    def skills(self) -> Mapping[str, Skill]:
+        """Discovered skills by name (read-only view)."""
+        return MappingProxyType(self._skills)
+
+    @property
+    def enabled(self) -> tuple[str, ...]:
+        """Enabled names in the order they were enabled."""
+        return tuple(self._enabled)
+
+    @property
+    def unknown_enabled(self) -> tuple[str, ...]:
+        """Enabled names with no discovered skill (they cannot be activated)."""
+        return tuple(name for name in self._enabled if name not in self._skills)
+
+    def is_enabled(self, name: str) -> bool:
+        return name in self._enabled
+
+    def enable(self, name: str) -> None:
+        """Switch ``name`` on (no-op when already on; it keeps its place).
+
+        Raises:
+            KeyError: when no skill of that name was discovered.
+        """
+        if name not in self._skills:
+            raise KeyError(name)
+        self._enabled.setdefault(name, None)
+
+    def disable(self, name: str) -> None:
+        """Switch ``name`` off (no-op when it is not on)."""
+        self._enabled.pop(name, None)
+
+    def toggle(self, name: str) -> bool:
+        """Flip ``name`` and return whether it is now enabled.
+
+        Raises:
+            KeyError: when enabling a name with no discovered skill.
+        """
+        if name in self._enabled:
+            self.disable(name)
+            return False
+        self.enable(name)
+        return True
+
+    def take_delta(self, messages: Iterable[Message]) -> list[str]:
+        """The envelopes the next user message must carry, given the conversation so far."""
+        effective = fold_skills(user_contents(messages)).effective
+        return skill_delta_blocks(self.enabled, effective, self._skills)
+
+    def states(self, messages: Iterable[Message]) -> list[SkillStatus]:
+        """One status per discovered or in-force skill, sorted by name."""
+        fold = fold_skills(user_contents(messages))
+        in_force = {block.name: block for block in fold.effective}
+        rows: list[SkillStatus] = []
+        for name in sorted(self._skills.keys() | in_force.keys()):
+            active = name in in_force
+            leftover = not active and name in fold.ever_activated
+            skill = self._skills.get(name)
+            if skill is not None:
+                description, size, truncated = skill.description, skill.size_bytes, skill.truncated
+            else:
+                block = in_force[name]
+                description, size, truncated = "", utf8_len(block.skill_body), False
+            state = _state(name in self._enabled, active)
+            rows.append(SkillStatus(name, description, size, truncated, state, leftover))
+        return rows

@@ -1,0 +1,70 @@
+"""Which skills are in force: fold the envelopes of a conversation's user messages in order.
+
+For each leading envelope of each user message: drop any entry of that name, then append it when
+it is an activation. Reactivation therefore moves a skill to the end, the latest text wins, and
+deactivating a name that is not active does nothing. Messages are never rewritten; the state is
+always recomputed from the conversation, so it survives resume and compaction unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.skills.envelopes import SkillBlock, split_skill_blocks
+
+__all__ = [
+    "SkillFold",
+    "effective_skills",
+    "effective_skills_of_messages",
+    "fold_skills",
+    "user_contents",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFold:
+    """The fold's result: the effective blocks and every name that was ever activated."""
+
+    effective: tuple[SkillBlock, ...]
+    ever_activated: frozenset[str]
+
+    @property
+    def active_names(self) -> frozenset[str]:
+        return frozenset(block.name for block in self.effective)
+
+
+def fold_skills(contents: Iterable[str]) -> SkillFold:
+    """Fold the leading envelopes of ``contents`` (user-role message texts, oldest first)."""
+    current: dict[str, SkillBlock] = {}
+    activated: set[str] = set()
+    for content in contents:
+        for block in split_skill_blocks(content)[1]:
+            current.pop(block.name, None)
+            if block.active:
+                current[block.name] = block
+                activated.add(block.name)
+    return SkillFold(tuple(current.values()), frozenset(activated))
+
+
+def effective_skills(contents: Iterable[str]) -> list[SkillBlock]:
+    """The active skill blocks after folding ``contents`` (user-role texts) in order.
+
+    Args:
+        contents: the contents of the conversation's user-role messages, oldest first.
+
+    Returns:
+        The active blocks, least recently (re)activated first.
+    """
+    return list(fold_skills(contents).effective)
+
+
+def user_contents(messages: Iterable[Message]) -> Iterable[str]:
+    """The contents of the user-role messages among ``messages``, in order."""
+    return (message.content for message in messages if message.role == "user")
+
+
+def effective_skills_of_messages(messages: Iterable[Message]) -> list[SkillBlock]:
+    """``effective_skills`` over the user-role messages of a conversation."""
+    return effective_skills(user_contents(messages))

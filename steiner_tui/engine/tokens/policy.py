@@ -1,0 +1,95 @@
+"""Which tokenizer counts a model's prompt, and how far to trust the count.
+
+OpenAI models are counted with their own encoding (``medium``: the tokenizer is right, the
+request framing is approximated). Everything else is counted with cl100k as a stand-in (``low``)
+until provider usage calibrates it. The character heuristic is used only when the model's
+tokenizer is configured as ``heuristic`` (the ``offline`` model, or a user's choice). An o200k
+model falls back to cl100k (``low``) only when the o200k data is not installed; a failed *load* is
+an error, never a fallback (see ``loader.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from steiner_tui.engine.tokens.estimate import Confidence, Strategy
+
+__all__ = [
+    "CL100K",
+    "CL100K_FAMILY",
+    "HEURISTIC",
+    "O200K",
+    "O200K_FAMILY",
+    "TokenizerChoice",
+    "choose_tokenizer",
+    "native_encoding",
+    "normalize_model_id",
+]
+
+CL100K = "cl100k_base"
+O200K = "o200k_base"
+HEURISTIC = "heuristic"
+
+O200K_FAMILY: tuple[str, ...] = ("gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4")
+"""Model id prefixes whose native encoding is o200k."""
+
+CL100K_FAMILY: tuple[str, ...] = ("gpt-4", "gpt-3.5")
+"""OpenAI model id prefixes (after the o200k ones) whose native encoding is cl100k."""
+
+
+def normalize_model_id(model_id: str) -> str:
+    """Lower-case, stripped, without a routing prefix (``openai/gpt-4o`` -> ``gpt-4o``)."""
+    return model_id.strip().lower().rsplit("/", 1)[-1]
+
+
+def native_encoding(model_id: str) -> str | None:
+    """The OpenAI encoding a model was trained with, or None for non-OpenAI models."""
+    key = normalize_model_id(model_id)
+    if key.startswith(O200K_FAMILY):
+        return O200K
+    if key.startswith(CL100K_FAMILY):
+        return CL100K
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerChoice:
+    """The encoding to count with (or ``heuristic``) and the base confidence of its counts."""
+
+    encoding: str
+    confidence: Confidence
+
+    @property
+    def strategy(self) -> Strategy:
+        """``heuristic`` for the character heuristic, else ``tiktoken``."""
+        return "heuristic" if self.encoding == HEURISTIC else "tiktoken"
+
+
+def choose_tokenizer(
+    model_id: str, tokenizer: str, *, available: Callable[[str], bool]
+) -> TokenizerChoice:
+    """Pick the tokenizer for a model.
+
+    Args:
+        model_id: The backend model id.
+        tokenizer: The model's configured tokenizer (``ModelInfo.tokenizer``: ``o200k_base``,
+            ``cl100k_base`` or ``heuristic``; empty means "by model family").
+        available: Whether an encoding's data is installed (``EncodingLoader.available``).
+
+    Returns:
+        The choice; ``medium`` confidence when the encoding is the model's native OpenAI one,
+        ``low`` otherwise.
+
+    Raises:
+        ValueError: ``tokenizer`` names no known tokenizer.
+    """
+    native = native_encoding(model_id)
+    wanted = tokenizer.strip() or native or CL100K
+    if wanted == HEURISTIC:
+        return TokenizerChoice(HEURISTIC, "low")
+    if wanted not in (CL100K, O200K):
+        raise ValueError(f"unknown tokenizer {tokenizer!r} for model {model_id!r}")
+    if wanted == O200K and not available(O200K):
+        wanted = CL100K
+    return TokenizerChoice(wanted, "medium" if wanted == native else "low")

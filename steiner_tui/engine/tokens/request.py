@@ -1,0 +1,162 @@
+"""Estimates a provider-projected request: messages plus tool definitions, for one model.
+
+Per message the base count is::
+
+    MESSAGE_FRAMING_TOKENS + tokens(role) + tokens(content) + tokens(reasoning)
+      + sum(tokens(call.name) + tokens(arguments JSON)) + IMAGE_PLACEHOLDER_TOKENS * images
+
+where arguments JSON is ``go_json(arguments)`` (``raw_arguments`` when arguments are None) and
+tokens() is the encoding's ``encode_ordinary`` length (special tokens count as text). The tool
+list adds tokens(``tools_json(tools)``). Counts are cached per encoding, keyed by the message
+(``cache.py``).
+
+With the ``heuristic`` tokenizer the whole request is one text: ``heuristic_tokens(characters)``
+over the same fields plus the tool JSON, plus the image cost.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+from steiner_tui.engine.jsonenc import go_json
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.models import lookup_model
+from steiner_tui.engine.tokens.cache import DEFAULT_CACHE_CHARS, DEFAULT_CACHE_ENTRIES, CountCache
+from steiner_tui.engine.tokens.calibration import TokenCalibration
+from steiner_tui.engine.tokens.estimate import TokenEstimate, heuristic_tokens
+from steiner_tui.engine.tokens.loader import Encoder, EncodingLoader
+from steiner_tui.engine.tokens.policy import HEURISTIC, TokenizerChoice, choose_tokenizer
+from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
+
+__all__ = [
+    "IMAGE_PLACEHOLDER_TOKENS",
+    "MESSAGE_FRAMING_TOKENS",
+    "RequestEstimator",
+]
+
+MESSAGE_FRAMING_TOKENS = 4
+"""Per-message framing (role markers and separators), as in OpenAI's chat counting recipe."""
+
+IMAGE_PLACEHOLDER_TOKENS = 1_000
+"""Flat cost per image: about a 1,000x750 image on Anthropic ((w*h)/750), mid-range on OpenAI."""
+
+_TOOLS_CACHE_ENTRIES = 64
+
+
+def _arguments_text(call: ToolCall) -> str:
+    return go_json(call.arguments) if call.arguments is not None else call.raw_arguments
+
+
+def _message_chars(message: Message) -> int:
+    chars = len(message.role) + len(message.content) + len(message.reasoning)
+    return chars + sum(len(c.name) + len(_arguments_text(c)) for c in message.tool_calls)
+
+
+class RequestEstimator:
+    """Counts requests with the model's tokenizer, caching per-message counts.
+
+    Thread-safe. ``tokenizer_for`` maps a model id to its configured tokenizer (default: the
+    model registry's ``ModelInfo.tokenizer``; callers with config overrides pass their own).
+    """
+
+    def __init__(
+        self,
+        loader: EncodingLoader,
+        calibration: TokenCalibration | None = None,
+        *,
+        tokenizer_for: Callable[[str], str] | None = None,
+        cache_entries: int = DEFAULT_CACHE_ENTRIES,
+        cache_chars: int = DEFAULT_CACHE_CHARS,
+    ) -> None:
+        self.loader = loader
+        self.calibration = calibration if calibration is not None else TokenCalibration()
+        self._tokenizer_for = tokenizer_for or (lambda model_id: lookup_model(model_id).tokenizer)
+        self._cache_bounds = (cache_entries, cache_chars)
+        self._lock = threading.Lock()
+        self._message_caches: dict[str, CountCache] = {}
+        self._tools_counts: dict[tuple[str, str], int] = {}
+
+    def choice(self, model_id: str) -> TokenizerChoice:
+        """The tokenizer and base confidence used for ``model_id``."""
+        return choose_tokenizer(
+            model_id, self._tokenizer_for(model_id), available=self.loader.available
+        )
+
+    def raw_tokens(
+        self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> int:
+        """The uncalibrated estimate of a request.
+
+        Raises:
+            TokenizerLoadError: The model's tokenizer failed to load (now or before).
+        """
+        choice = self.choice(model_id)
+        tools_text = tools_json(tools) if tools else ""
+        if choice.encoding == HEURISTIC:
+            chars = sum(_message_chars(m) for m in messages) + len(tools_text)
+            images = sum(len(m.images) for m in messages) * IMAGE_PLACEHOLDER_TOKENS
+            return heuristic_tokens(chars) + images
+        encoder = self.loader.get(choice.encoding)
+        total = self._messages_tokens(choice.encoding, encoder, messages)
+        return total + self._tools_tokens(choice.encoding, encoder, tools_text)
+
+    def estimate(
+        self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> TokenEstimate:
+        """The calibrated estimate of a request (see ``calibrated``)."""
+        return self.calibrated(model_id, self.raw_tokens(model_id, messages, tools))
+
+    def calibrated(self, model_id: str, raw_tokens: int) -> TokenEstimate:
+        """Calibrate a raw estimate made earlier for ``model_id`` (e.g. a prepared request's)."""
+        choice = self.choice(model_id)
+        return self.calibration.apply(model_id, raw_tokens, choice.strategy, choice.confidence)
+
+    def count_text(self, model_id: str, text: str) -> int:
+        """Tokens of one text with the model's tokenizer (per-block figures in reports)."""
+        choice = self.choice(model_id)
+        if choice.encoding == HEURISTIC:
+            return heuristic_tokens(len(text))
+        return len(self.loader.get(choice.encoding).encode_ordinary(text)) if text else 0
+
+    def _cache(self, encoding: str) -> CountCache:
+        cache = self._message_caches.get(encoding)
+        if cache is None:
+            with self._lock:
+                cache = self._message_caches.setdefault(encoding, CountCache(*self._cache_bounds))
+        return cache
+
+    def _messages_tokens(self, encoding: str, encoder: Encoder, messages: Sequence[Message]) -> int:
+        cache = self._cache(encoding)
+        counts = cache.get_many(messages)
+        total = 0
+        fresh: list[tuple[Message, int]] = []
+        for count, message in zip(counts, messages, strict=True):
+            if count is None:
+                count = _count_message(encoder, message)
+                fresh.append((message, count))
+            total += count
+        if fresh:
+            cache.put_many(fresh)
+        return total
+
+    def _tools_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
+        if not text:
+            return 0
+        key = (encoding, text)
+        count = self._tools_counts.get(key)
+        if count is None:
+            count = len(encoder.encode_ordinary(text))
+            with self._lock:
+                if len(self._tools_counts) >= _TOOLS_CACHE_ENTRIES:
+                    self._tools_counts.clear()
+                self._tools_counts[key] = count
+        return count
+
+
+def _count_message(encoder: Encoder, message: Message) -> int:
+    texts = [message.role, message.content, message.reasoning]
+    for call in message.tool_calls:
+        texts += (call.name, _arguments_text(call))
+    tokens = sum(len(encoder.encode_ordinary(t)) for t in texts if t)
+    return MESSAGE_FRAMING_TOKENS + tokens + IMAGE_PLACEHOLDER_TOKENS * len(message.images)

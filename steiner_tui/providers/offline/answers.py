@@ -1,0 +1,164 @@
+"""The offline model's answering policy: which read-only tools to call, and when to answer.
+
+On a new user message the intent (see ``intent.py``) decides the tool calls; once results come
+back the answer is written from them. At most ``MAX_TOOL_ROUNDS`` tool rounds follow one user
+message, so the loop always ends. Every final answer says once that this is the offline model and
+how to configure a real one, and what context it received.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.engine.jsonenc import go_json
+from steiner_tui.engine.messages import Message, ToolCall, is_real_user_message
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.providers.offline.intent import Intent, classify, notable_files
+from steiner_tui.providers.offline.markers import SUMMARY_MARKER
+from steiner_tui.providers.offline.textutil import (
+    SESSION_DATE_SUFFIX,
+    heuristic_tokens,
+    is_context_block,
+    prompt_chars,
+    user_text,
+)
+from steiner_tui.providers.offline.toolresults import glob_entries
+from steiner_tui.providers.offline.writeup import (
+    Exchange,
+    chat_answer,
+    file_answer,
+    overview_answer,
+    search_answer,
+)
+
+__all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "Reply", "context_line", "reply_to"]
+
+MAX_TOOL_ROUNDS = 2
+HONESTY_NOTE = (
+    "_I am the offline model: fixed rules, not a language model. For real answers set "
+    "`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`, or point config.toml at a local "
+    "OpenAI-compatible server (`base_url`)._"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the model says this time: text, plus tool calls when it wants another round."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+def _latest_user(messages: Sequence[Message]) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if is_real_user_message(message) and not is_context_block(message):
+            return index
+    return None
+
+
+def _exchanges(after: Sequence[Message]) -> tuple[int, list[Exchange]]:
+    results = {m.tool_call_id: m.content for m in after if m.role == "tool"}
+    rounds = 0
+    out: list[Exchange] = []
+    for message in after:
+        if message.role == "assistant" and message.tool_calls:
+            rounds += 1
+            out += [(call, results.get(call.id)) for call in message.tool_calls]
+    return rounds, out
+
+
+def _calls(specs: list[tuple[str, dict[str, Any]]], prefix: str) -> tuple[ToolCall, ...]:
+    return tuple(
+        ToolCall(id=f"{prefix}_{i}", name=name, arguments=args, raw_arguments=go_json(args))
+        for i, (name, args) in enumerate(specs)
+    )
+
+
+def _next_round(
+    intent: Intent, done: list[Exchange], tools: set[str], root: Path
+) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    """The lead-in text and tool calls of the next round (no calls: time to answer)."""
+    called = {call.name for call, _ in done}
+    if intent.kind == "search" and "grep" in tools and not called:
+        args = {"pattern": intent.pattern}
+        if intent.search_path:
+            args["path"] = intent.search_path
+        return f"Searching the project for `{intent.pattern}`.", [("grep", args)]
+    if intent.kind == "file" and "read" in tools and not called:
+        names = ", ".join(f"`{p}`" for p in intent.paths)
+        return f"Reading {names}.", [("read", {"path": p}) for p in intent.paths]
+    if intent.kind != "overview":
+        return "", []
+    if "glob" in tools and not called:
+        return "Listing the top level of the project.", [("glob", {"pattern": "*"})]
+    if "read" in tools and "read" not in called:
+        entries = [e for call, c in done if call.name == "glob" and c for e in glob_entries(c)]
+        files = notable_files(entries, root)
+        if files:
+            names = ", ".join(f"`{f}`" for f in files)
+            return f"Reading {names}.", [("read", {"path": f}) for f in files]
+    return "", []
+
+
+def _is_summary(m: Message) -> bool:
+    return m.role == "system" and SUMMARY_MARKER in m.content
+
+
+_SOURCE_CHECKS: tuple[tuple[str, Callable[[Message], bool]], ...] = (
+    ("system instructions", lambda m: m.role == "system" and not _is_summary(m)),
+    ("AGENTS.md", lambda m: m.role == "system" and "AGENTS.md" in m.content),
+    ("a summary of earlier conversation", _is_summary),
+    ("project context", lambda m: m.role == "user" and m.source == "project_context"),
+    ("the session date", lambda m: m.role == "user" and SESSION_DATE_SUFFIX in m.content),
+    ("active skills", lambda m: m.role == "user" and "<steiner-skill " in m.content),
+)
+"""Which context sources a request visibly carries, checked per message."""
+
+
+def context_line(messages: Sequence[Message]) -> str:
+    """One sentence on what this request carried: message count, tokens, roles and sources."""
+    tokens = heuristic_tokens(prompt_chars(messages))
+    roles = Counter(m.role for m in messages)
+    role_text = ", ".join(
+        f"{roles[r]} {r}" for r in ("system", "user", "assistant", "tool") if r in roles
+    )
+    sources = [label for label, check in _SOURCE_CHECKS if any(check(m) for m in messages)]
+    seen = f" Visible sources: {', '.join(sources)}." if sources else ""
+    return f"I received {len(messages)} messages (~{tokens} tokens): {role_text}.{seen}"
+
+
+def reply_to(request: ChatRequest, root: Path) -> Reply:
+    """Decide this turn's reply to ``request`` for the project at ``root``.
+
+    Args:
+        request: the normal (non-compaction) chat request.
+        root: the project root the read-only tools work in.
+
+    Returns:
+        Tool calls with a short lead-in while rounds remain and the intent needs them,
+        otherwise the final answer.
+    """
+    messages = request.messages
+    index = _latest_user(messages)
+    text = user_text(messages[index].content) if index is not None else ""
+    intent = classify(text, root)
+    rounds, done = _exchanges(messages[index + 1 :] if index is not None else ())
+    tools = {t.name for t in request.tools}
+    if rounds < MAX_TOOL_ROUNDS:
+        lead, specs = _next_round(intent, done, tools, root)
+        if specs:
+            return Reply(lead, _calls(specs, f"offline_{len(messages)}"))
+    if intent.kind == "overview" and done:
+        body = overview_answer(done, root)
+    elif intent.kind == "file" and done:
+        body = file_answer(done)
+    elif intent.kind == "search" and done:
+        body = search_answer(done)
+    else:
+        body = chat_answer(text, has_tools=bool(tools))
+    return Reply(f"{body}\n\n{context_line(messages)}\n\n{HONESTY_NOTE}")

@@ -1,0 +1,120 @@
+"""What the person asked for, decided by fixed rules so the offline model stays deterministic.
+
+Four intents: ``search`` ("find/grep/search X"), ``file`` (the message names a file that exists
+under the project root), ``overview`` (questions about the project as a whole) and ``chat``
+(everything else, answered directly). Paths are checked against the project root and never
+escape it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from steiner_tui.providers.offline.textutil import find_paths
+
+__all__ = ["Intent", "classify", "notable_files"]
+
+_OVERVIEW = re.compile(
+    r"\b(what(?:'s| is) (?:in|inside) (?:this|the|my) (?:project|repo|repository|folder|directory"
+    r"|codebase)|overview|structure|layout|what (?:does|is) this (?:project|repo|repository)"
+    r"|describe (?:this|the) (?:project|repo|repository|codebase)|about this (?:project|repo)"
+    r"|tour of)\b",
+    re.I,
+)
+_SEARCH = re.compile(r"\b(?:grep|search(?:\s+for)?|find|look\s+for|where\s+is)\s+(.+)", re.I | re.S)
+_QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
+_FILLER_WORDS_TEXT = (
+    "all any every the a an usages usage uses occurrences occurrence references reference "
+    "mentions of for to where is are defined definition calls call me please in files file "
+    "code project repo word string text what how why this that it"
+)
+_FILLER_WORDS = frozenset(_FILLER_WORDS_TEXT.split())
+_NOTABLE = ("pyproject.toml", "package.json", "Cargo.toml")
+MAX_FILES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """The classified request: its kind, files to read, and a search pattern and scope."""
+
+    kind: str
+    paths: tuple[str, ...] = ()
+    pattern: str = ""
+    search_path: str = ""
+
+
+def _inside(root: Path, candidate: str) -> str | None:
+    """``candidate`` relative to ``root`` (POSIX form) when it exists inside it."""
+    try:
+        base = root.resolve()
+        target = (base / candidate).resolve()
+        rel = target.relative_to(base)
+    except (OSError, ValueError):
+        return None
+    if not target.exists() or rel == Path():
+        return None
+    return rel.as_posix() + ("/" if target.is_dir() else "")
+
+
+def _existing(text: str, root: Path) -> list[str]:
+    found: list[str] = []
+    for candidate in find_paths(text):
+        rel = _inside(root, candidate)
+        if rel is not None and rel not in found:
+            found.append(rel)
+    return found
+
+
+def _search_pattern(rest: str) -> str:
+    quoted = _QUOTED.search(rest)
+    if quoted:
+        return next(g for g in quoted.groups() if g)
+    for word in rest.split():
+        cleaned = word.strip(".,;:!?()[]{}")
+        if cleaned and cleaned.lower() not in _FILLER_WORDS:
+            return cleaned
+    return ""
+
+
+def classify(text: str, root: Path) -> Intent:
+    """Decide what ``text`` asks for, relative to the project at ``root``.
+
+    Args:
+        text: the user's words (skill envelopes and mode notice already removed).
+        root: the project root; named paths must exist under it.
+
+    Returns:
+        The intent; ``chat`` when no rule applies.
+    """
+    existing = _existing(text, root)
+    search = _SEARCH.search(text)
+    overview = _OVERVIEW.search(text) is not None
+    if search and not search.group(1).lower().startswith("out "):
+        explicit = search.group(0).lower().startswith(("grep", "search"))
+        pattern = _search_pattern(search.group(1))
+        quoted = _QUOTED.search(search.group(1)) is not None
+        if pattern and pattern not in existing and (explicit or quoted or not overview):
+            scope = next((p for p in existing if p not in pattern), "")
+            return Intent("search", pattern=pattern, search_path=scope.rstrip("/"))
+    files = tuple(p for p in existing if not p.endswith("/"))[:MAX_FILES]
+    if files:
+        return Intent("file", paths=files)
+    if overview:
+        return Intent("overview")
+    return Intent("chat")
+
+
+def notable_files(entries: list[str], root: Path) -> list[str]:
+    """The README and package metadata files among top-level ``entries`` (or on disk)."""
+    names = [e.rstrip("/") for e in entries if "/" not in e.rstrip("/")]
+    if not names:
+        try:
+            names = sorted(p.name for p in root.iterdir())
+        except OSError:
+            names = []
+    readmes = sorted(n for n in names if n.lower().startswith("readme"))
+    readmes.sort(key=lambda n: (n.lower() != "readme.md", n))
+    picked = readmes[:1] + [n for n in _NOTABLE if n in names]
+    return [n for n in picked if (root / n).is_file()]

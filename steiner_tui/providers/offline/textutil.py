@@ -1,0 +1,114 @@
+"""Small text helpers shared by the offline model's answering policy and its summarizer.
+
+The offline model reads the same projected messages a real model would, so user text may start
+with a mode notice and skill envelopes; ``user_text`` removes them with the engine's own parser
+so intent detection and summaries see only what the person typed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+
+__all__ = [
+    "SESSION_DATE_SUFFIX",
+    "find_paths",
+    "heuristic_tokens",
+    "is_context_block",
+    "norm_key",
+    "prompt_chars",
+    "sentences",
+    "trim",
+    "user_text",
+    "word_chunks",
+]
+
+SESSION_DATE_SUFFIX = "recorded when this session started."
+"""The session-date block's fixed ending (wire-formats "Session date")."""
+
+_CONTEXT_SOURCES = frozenset(
+    {"project_context", "session_date", "skill", "global_agents_md", "project_agents_md"}
+)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
+_EXTENSIONS = (
+    "py|pyi|md|rst|txt|toml|json|jsonl|yaml|yml|ini|cfg|conf|lock|js|mjs|cjs|ts|tsx|jsx|go|rs|"
+    "c|h|cc|cpp|hpp|java|kt|rb|sh|bash|zsh|html|css|tcss|scss|j2|sql|csv|xml|env|gradle|swift|"
+    "php|lua|vue|svelte|ipynb|log|mod|sum|proto"
+)
+_PATH = re.compile(
+    r"(?<![\w@/.:~-])"
+    r"((?:\.{1,2}/|/)?(?:[\w.-]+/)*(?:[\w-][\w.-]*\.(?:" + _EXTENSIONS + r")"
+    r"|Makefile|Dockerfile|README|LICENSE)"
+    r"|(?:\.{1,2}/)?(?:[\w-][\w.-]*/)+)"
+    r"(?![\w/])",
+    re.IGNORECASE,
+)
+
+
+def heuristic_tokens(chars: int) -> int:
+    """The design's heuristic token count for ``chars`` characters: ``8 + (chars + 3) // 4``."""
+    return 8 + (chars + 3) // 4
+
+
+def prompt_chars(messages: Iterable[Message]) -> int:
+    """Total characters of the message contents (what the usage heuristic counts)."""
+    return sum(len(m.content) for m in messages)
+
+
+def word_chunks(text: str) -> list[str]:
+    """Split ``text`` into word-ish pieces that join back to exactly ``text``."""
+    chunks = re.findall(r"\s*\S+\s*", text)
+    if not chunks and text:
+        return [text]
+    return chunks
+
+
+def user_text(content: str) -> str:
+    """The person's own words: ``content`` without a leading mode notice and skill envelopes."""
+    return split_skill_blocks(content)[2].strip()
+
+
+def is_context_block(message: Message) -> bool:
+    """Whether a user-role message is assembled context (project context, date), not input."""
+    if message.source in _CONTEXT_SOURCES:
+        return True
+    return message.role == "user" and SESSION_DATE_SUFFIX in message.content
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences and lines (code fences are dropped)."""
+    cleaned = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
+    parts = _SENTENCE_SPLIT.split(cleaned)
+    return [p.strip(" \t-*>") for p in parts if p.strip(" \t-*>")]
+
+
+def trim(text: str, limit: int) -> str:
+    """Collapse whitespace and cut ``text`` to at most ``limit`` characters at a word boundary."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def norm_key(text: str) -> str:
+    """A dedupe key: lower case, collapsed whitespace, no trailing punctuation."""
+    return " ".join(text.lower().split()).rstrip(".!?;:…")
+
+
+def find_paths(text: str, *, exclude: Sequence[str] = ()) -> list[str]:
+    """File and directory paths mentioned in ``text``, in first-seen order, without URLs."""
+    out: list[str] = []
+    for match in _PATH.finditer(text):
+        path = match.group(1).rstrip(".")
+        start = match.start(1)
+        if text[max(0, start - 3) : start] == "://" or path in exclude or path in out:
+            continue
+        out.append(path)
+    return out

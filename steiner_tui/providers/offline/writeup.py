@@ -1,0 +1,144 @@
+"""The offline model's final answers, written only from the tool results it was sent.
+
+One function per intent. Each returns Markdown; the caller adds the context line and the honesty
+note. Nothing here reads the disk except to tell directories from files in a glob listing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from steiner_tui.engine.messages import ToolCall
+from steiner_tui.providers.offline.metadata import describe_file
+from steiner_tui.providers.offline.textutil import trim
+from steiner_tui.providers.offline.toolresults import (
+    failure_lines,
+    glob_entries,
+    grep_matches,
+    parse_tool_output,
+)
+
+__all__ = ["Exchange", "chat_answer", "file_answer", "overview_answer", "search_answer"]
+
+Exchange = tuple[ToolCall, str | None]
+"""A tool call this model made and the content of its result (``None`` when none came back)."""
+
+MAX_LISTED = 25
+MAX_MATCHES = 8
+
+
+def _arg(call: ToolCall, key: str) -> str:
+    value = (call.arguments or {}).get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _relative(entry: str, root: Path) -> str:
+    path = Path(entry)
+    if path.is_absolute():
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            return entry
+    return entry
+
+
+def _names(label: str, names: list[str]) -> str:
+    shown = ", ".join(f"`{n}`" for n in names[:MAX_LISTED])
+    more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
+    return f"- {label} ({len(names)}): {shown}{more}"
+
+
+def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
+    out: list[str] = []
+    for call, content in exchanges:
+        if call.name != "read":
+            continue
+        path = _arg(call, "path")
+        if content is None:
+            out.append(f"**{path}**: no result came back.")
+            continue
+        result = parse_tool_output(content)
+        if result.failed:
+            reason = (failure_lines(result.text, 1) or [result.text.strip()])[0]
+            out.append(f"**{path}** could not be read: {trim(reason, 160)}")
+            continue
+        lines = [f"**{path}** ({result.total_lines} lines)"]
+        lines += [f"- {fact}" for fact in describe_file(path, result.text)]
+        out.append("\n".join(lines))
+    return out
+
+
+def overview_answer(exchanges: Sequence[Exchange], root: Path) -> str:
+    """The project overview: top-level entries grouped, README title, package metadata."""
+    parts = [f"Here is what the tools showed about the project `{root.name}`."]
+    for call, content in exchanges:
+        if call.name != "glob" or content is None:
+            continue
+        entries = [_relative(e, root) for e in glob_entries(content)]
+        dirs = sorted(
+            e.rstrip("/") + "/" for e in entries if e.endswith("/") or (root / e).is_dir()
+        )
+        files = sorted(e for e in entries if e.rstrip("/") + "/" not in dirs)
+        listing = [f"**Top level** (`glob` {_arg(call, 'pattern')!r}, {len(entries)} entries)"]
+        if dirs:
+            listing.append(_names("Directories", dirs))
+        if files:
+            listing.append(_names("Files", files))
+        if not entries:
+            listing.append("- The listing was empty.")
+        parts.append("\n".join(listing))
+    reads = _read_sections(exchanges)
+    parts += reads
+    if not reads:
+        parts.append("I found no README or package metadata file at the top level.")
+    return "\n\n".join(parts)
+
+
+def file_answer(exchanges: Sequence[Exchange]) -> str:
+    """What each file that was read contains: line count and an outline."""
+    reads = _read_sections(exchanges)
+    return "\n\n".join(["Here is what I read:", *reads]) if reads else "Nothing was read."
+
+
+def search_answer(exchanges: Sequence[Exchange]) -> str:
+    """Grep results: how many lines matched, in which files, and the first few matches."""
+    parts: list[str] = []
+    for call, content in exchanges:
+        if call.name != "grep":
+            continue
+        pattern = _arg(call, "pattern")
+        scope = f" in `{_arg(call, 'path')}`" if _arg(call, "path") else ""
+        result = parse_tool_output(content or "")
+        matches = grep_matches(content or "")
+        if content is None or (result.failed and not matches):
+            parts.append(f"`grep` for `{pattern}`{scope} failed: {trim(result.text, 160)}")
+            continue
+        if not matches:
+            parts.append(f"`grep` for `{pattern}`{scope} found no matches.")
+            continue
+        files = sorted({path for path, _ in matches})
+        head = (
+            f"`grep` for `{pattern}`{scope} found {len(matches)} matching lines "
+            f"in {len(files)} files:"
+        )
+        shown = [f"- `{path}`: {trim(text, 100)}" for path, text in matches[:MAX_MATCHES]]
+        if len(matches) > MAX_MATCHES:
+            shown.append(f"- … and {len(matches) - MAX_MATCHES} more")
+        parts.append("\n".join([head, *shown]))
+    return "\n\n".join(parts) or "No search was run."
+
+
+def chat_answer(text: str, *, has_tools: bool) -> str:
+    """A direct reply to a message no rule matched: what was said and what can be shown."""
+    said = f'You wrote: "{trim(text, 200)}"' if text else "Your message was empty."
+    if not has_tools:
+        return (
+            f"{said}\n\nNo tools were offered with this request, so I can only reflect what I "
+            "was sent."
+        )
+    return (
+        f"{said}\n\nI cannot reason about that, but I can show the agent loop working: ask "
+        '"what is in this project?", name a file path to read it, or say "find NAME" to '
+        "search the project."
+    )

@@ -1,0 +1,166 @@
+"""The interface between the runner and the tools: context in, result out, permission asked.
+
+A tool is a small object with a ``definition`` (what the model sees), a ``read_only`` flag and an
+async ``run``. Tools never raise for the model's mistakes (bad arguments, missing files,
+ambiguous edits): they return a ``failed`` result whose content says what went wrong, so the
+model can correct itself. Tools that change things ask permission through ``ToolContext.permission``
+before acting; a rejection is a ``rejected`` result, not an error.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from steiner_tui.engine.frozen import FrozenDict, freeze
+from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = [
+    "Mode",
+    "PermissionCallback",
+    "PermissionDecision",
+    "PermissionRequest",
+    "Tool",
+    "ToolContext",
+    "ToolResult",
+    "ToolStatus",
+    "failed",
+    "reject_all",
+    "rejected",
+    "result_message",
+]
+
+Mode = Literal["build", "plan"]
+ToolStatus = Literal["done", "failed", "rejected"]
+
+
+class PermissionDecision(enum.Enum):
+    """The user's answer to a permission request."""
+
+    ALLOW_ONCE = "allow_once"
+    ALLOW_ALWAYS = "allow_always"
+    REJECT_ONCE = "reject_once"
+    REJECT_ALWAYS = "reject_always"
+
+    @property
+    def allowed(self) -> bool:
+        """True for both allow decisions."""
+        return self in (PermissionDecision.ALLOW_ONCE, PermissionDecision.ALLOW_ALWAYS)
+
+    @property
+    def remembered(self) -> bool:
+        """True for the ``always`` decisions, which hold for the rest of the session."""
+        return self in (PermissionDecision.ALLOW_ALWAYS, PermissionDecision.REJECT_ALWAYS)
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest:
+    """What a tool wants to do: its name, a one-line summary, and its arguments."""
+
+    tool: str
+    summary: str
+    arguments: Mapping[str, Any] = field(default_factory=FrozenDict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arguments", freeze(self.arguments))
+
+
+PermissionCallback = Callable[[PermissionRequest], Awaitable[PermissionDecision]]
+"""Asks the user (or a policy) whether a tool may act."""
+
+
+async def reject_all(request: PermissionRequest) -> PermissionDecision:
+    """The default callback when nobody can be asked: reject this call only."""
+    return PermissionDecision.REJECT_ONCE
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Everything a tool call may use besides its arguments.
+
+    Attributes:
+        project_root: The folder tools work in; paths outside it are refused.
+        mode: ``build`` or ``plan`` (plan mode limits writes to ``.steiner/plans/``).
+        turn: The turn the call belongs to.
+        permission: Asked before a tool changes anything (the session's ``PermissionPolicy``).
+        env: Environment for subprocesses; ``None`` inherits the app's environment.
+    """
+
+    project_root: Path
+    mode: Mode = "build"
+    turn: int = 0
+    permission: PermissionCallback = reject_all
+    env: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A tool's outcome.
+
+    Attributes:
+        content: The text sent to the model.
+        status: ``done``, ``failed`` (the call could not be carried out) or ``rejected``.
+        data: Structured fields (deep-frozen), e.g. the read result's fields.
+        images: Images sent with the result (a read of an image file).
+        display: Text shown to the user (``display_file``).
+        omit_from_history: True when the call is left out of the history archive.
+    """
+
+    content: str
+    status: ToolStatus = "done"
+    data: Mapping[str, Any] = field(default_factory=FrozenDict)
+    images: tuple[Image, ...] = ()
+    display: str = ""
+    omit_from_history: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", freeze(self.data))
+        if not isinstance(self.images, tuple):
+            object.__setattr__(self, "images", tuple(self.images))
+
+
+class Tool(Protocol):
+    """A tool the model can call."""
+
+    @property
+    def definition(self) -> ToolDefinition:
+        """Name, description and JSON-schema parameters, as the model sees them."""
+        ...
+
+    @property
+    def read_only(self) -> bool:
+        """True when the tool never changes anything (and so never asks permission)."""
+        ...
+
+    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """Carry out one call with validated arguments."""
+        ...
+
+
+def failed(message: str, **data: Any) -> ToolResult:
+    """A ``failed`` result whose content is ``message``."""
+    return ToolResult(content=message, status="failed", data=data)
+
+
+def rejected(tool: str, decision: PermissionDecision) -> ToolResult:
+    """The result of a call the user rejected (``reject_always`` says so for future calls)."""
+    content = f"The user rejected this {tool} call."
+    if decision is PermissionDecision.REJECT_ALWAYS:
+        content += f" Future {tool} calls will be rejected too."
+    return ToolResult(content=content, status="rejected")
+
+
+def result_message(call: ToolCall, result: ToolResult, turn: int) -> Message:
+    """The ``tool`` message that carries ``result`` back to the model."""
+    return Message(
+        "tool",
+        result.content,
+        images=result.images,
+        name=call.name,
+        tool_call_id=call.id,
+        turn=turn,
+    )

@@ -1,0 +1,144 @@
+"""The ``bash`` tool: run a shell command in the project root (asks permission first).
+
+Commands run as an asyncio subprocess in their own session (process group), with stdin closed
+and stdout and stderr interleaved in one pipe. A timeout (default 120 s, at most 600 s) or a
+cancellation kills the whole group, so ``sleep`` children do not outlive the call. Output is
+capped at 30,000 characters: the first and last halves are kept around a marker, because the
+end of a build or test log is usually where the answer is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.tools.base import ToolContext, ToolResult, failed
+from steiner_tui.tools.guards import ask_permission, plan_mode_bash_refusal
+from steiner_tui.tools.output import OutputCollector
+
+__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "OUTPUT_CAP", "BashTool", "run_command"]
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+OUTPUT_CAP = 30_000
+_DRAIN_GRACE = 2.0
+"""Seconds to wait for output after the shell exits (a background child may hold the pipe)."""
+
+_DEFINITION = ToolDefinition(
+    name="bash",
+    description=(
+        "Run a shell command in the project root and return its combined stdout and stderr "
+        f"(capped at {OUTPUT_CAP} characters) and exit code. Stdin is closed; interactive "
+        f"commands will not work. Default timeout {DEFAULT_TIMEOUT:g} s, at most "
+        f"{MAX_TIMEOUT:g} s; on timeout the command is killed. Not available in plan mode. "
+        "Asks the user for permission."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The shell command to run."},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_TIMEOUT,
+                "description": f"Timeout in seconds (default {DEFAULT_TIMEOUT:g}).",
+            },
+        },
+        "required": ["command"],
+    },
+)
+
+
+class BashTool:
+    """Runs shell commands; asks permission and is refused in plan mode."""
+
+    definition = _DEFINITION
+    read_only = False
+
+    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        refusal = plan_mode_bash_refusal(ctx)
+        if refusal is not None:
+            return refusal
+        command = str(arguments["command"])
+        if not command.strip():
+            return failed("command must not be empty")
+        timeout = min(float(arguments.get("timeout", DEFAULT_TIMEOUT)), MAX_TIMEOUT)
+        rejection = await ask_permission(ctx, "bash", command, arguments)
+        if rejection is not None:
+            return rejection
+        return await run_command(command, cwd=ctx.project_root, time_limit=timeout, env=ctx.env)
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: Path,
+    time_limit: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+    cap: int = OUTPUT_CAP,
+) -> ToolResult:
+    """Run ``command`` with ``sh`` in ``cwd`` and report its output and exit code.
+
+    Args:
+        command: The shell command.
+        cwd: The working directory.
+        time_limit: Seconds before the process group is killed.
+        env: The environment (``None`` inherits).
+        cap: Output characters kept.
+
+    Returns:
+        ``done`` with the exit code (whatever it is), or ``failed`` on timeout or when the
+        shell cannot start. Cancelling the caller kills the process group and re-raises.
+    """
+    try:
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return failed(f"cannot run command: {exc.strerror or exc}")
+    collector = OutputCollector(cap)
+    assert proc.stdout is not None
+    reader = asyncio.create_task(collector.pump(proc.stdout))
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), time_limit)
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc)
+            await proc.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(reader), _DRAIN_GRACE)
+    except asyncio.CancelledError:
+        _kill_group(proc)
+        reader.cancel()
+        # Reap before re-raising, so no process of the call outlives the cancellation.
+        await proc.wait()
+        raise
+    finally:
+        if not reader.done():
+            reader.cancel()
+    output, truncated = collector.result()
+    output = output.removesuffix("\n") or "(no output)"
+    data = {"exit_code": proc.returncode, "timed_out": timed_out, "truncated": truncated}
+    if timed_out:
+        message = f"{output}\n[timed out after {time_limit:g} s; the command was killed]"
+        return failed(message, **data)
+    return ToolResult(content=f"{output}\n[exit code: {proc.returncode}]", data=data)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)

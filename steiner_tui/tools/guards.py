@@ -1,0 +1,51 @@
+"""The checks a changing tool runs before it acts: the plan-mode fence and the permission ask.
+
+Plan mode lets the model write only its plans, under ``.steiner/plans/``; everything else is a
+clear tool error, so the model learns the rule instead of the user having to reject each call.
+Bash is refused outright in plan mode: a shell command can change anything, and planning needs
+only the read-only tools. Permission is asked after the arguments have been checked, so a person
+is never asked to approve a call that would fail anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from steiner_tui.tools.base import PermissionRequest, ToolContext, ToolResult, failed, rejected
+from steiner_tui.tools.files import ResolvedPath
+
+__all__ = ["PLANS_DIR", "ask_permission", "plan_mode_bash_refusal", "plan_mode_refusal"]
+
+PLANS_DIR = ".steiner/plans"
+
+
+def plan_mode_refusal(ctx: ToolContext, tool: str, target: ResolvedPath) -> ToolResult | None:
+    """A failed result when plan mode forbids writing ``target``; ``None`` when allowed."""
+    if ctx.mode != "plan":
+        return None
+    plans = (ctx.project_root.resolve() / PLANS_DIR).resolve()
+    if target.path.is_relative_to(plans) and target.path != plans:
+        return None
+    return failed(f"plan mode: {tool} is limited to {PLANS_DIR}/ (tried {target.given})")
+
+
+def plan_mode_bash_refusal(ctx: ToolContext) -> ToolResult | None:
+    """A failed result for bash in plan mode; ``None`` in build mode."""
+    if ctx.mode != "plan":
+        return None
+    return failed(
+        "plan mode: bash is not available while planning; use read, grep and glob to explore, "
+        f"write the plan under {PLANS_DIR}/, and ask the user to switch to build mode to run "
+        "commands"
+    )
+
+
+async def ask_permission(
+    ctx: ToolContext, tool: str, summary: str, arguments: Mapping[str, Any]
+) -> ToolResult | None:
+    """Ask ``ctx.permission``; a rejected result when refused, ``None`` when allowed."""
+    decision = await ctx.permission(PermissionRequest(tool, summary, arguments))
+    if decision.allowed:
+        return None
+    return rejected(tool, decision)

@@ -1,0 +1,78 @@
+"""The session's permission policy: config rules per tool, plus the user's ``always`` answers.
+
+Config gives each tool a rule: ``ask`` (the default), ``allow`` or ``deny``. ``ask`` forwards the
+request to the UI's callback; an ``allow_always`` or ``reject_always`` answer is remembered per
+tool until the session ends. The policy itself is a ``PermissionCallback``, so tools see one
+interface whether a person, the config or the memory answers. Read-only tools never ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from steiner_tui.tools.base import (
+    PermissionCallback,
+    PermissionDecision,
+    PermissionRequest,
+    reject_all,
+)
+
+__all__ = ["PERMISSION_RULES", "PermissionPolicy", "PermissionRule"]
+
+PermissionRule = Literal["ask", "allow", "deny"]
+PERMISSION_RULES: tuple[str, ...] = ("ask", "allow", "deny")
+
+
+class PermissionPolicy:
+    """Wraps the UI callback with per-tool config rules and per-session memory.
+
+    Args:
+        callback: Asks the user; called only for tools whose rule is ``ask`` and that have no
+            remembered answer.
+        rules: Tool name to ``ask``/``allow``/``deny`` (from config).
+        default: The rule for tools ``rules`` does not name.
+    """
+
+    def __init__(
+        self,
+        callback: PermissionCallback = reject_all,
+        rules: Mapping[str, str] | None = None,
+        default: str = "ask",
+    ) -> None:
+        for name, rule in {**(rules or {}), "(default)": default}.items():
+            if rule not in PERMISSION_RULES:
+                raise ValueError(
+                    f"permission rule for {name} must be one of {PERMISSION_RULES}, got {rule!r}"
+                )
+        self._callback = callback
+        self._rules: dict[str, str] = dict(rules or {})
+        self._default = default
+        self._remembered: dict[str, PermissionDecision] = {}
+
+    def rule_for(self, tool: str) -> str:
+        """The configured rule for ``tool``."""
+        return self._rules.get(tool, self._default)
+
+    def remembered(self, tool: str) -> PermissionDecision | None:
+        """The ``always`` answer given for ``tool`` this session, if any."""
+        return self._remembered.get(tool)
+
+    def forget(self) -> None:
+        """Drop every remembered answer (a new session)."""
+        self._remembered.clear()
+
+    async def __call__(self, request: PermissionRequest) -> PermissionDecision:
+        """Decide a request: config rule first, then memory, then the user."""
+        rule = self.rule_for(request.tool)
+        if rule == "allow":
+            return PermissionDecision.ALLOW_ALWAYS
+        if rule == "deny":
+            return PermissionDecision.REJECT_ALWAYS
+        known = self._remembered.get(request.tool)
+        if known is not None:
+            return known
+        decision = await self._callback(request)
+        if decision.remembered:
+            self._remembered[request.tool] = decision
+        return decision

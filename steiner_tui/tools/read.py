@@ -1,0 +1,157 @@
+"""The ``read`` tool: a file's lines, numbered, with the fields read dedup and tracking need.
+
+The result goes to the model as compact JSON: ``path`` (relative to the project root),
+``startLine``, ``endLine``, ``totalLines``, ``file_hash`` and ``output`` (numbered lines), plus
+``capped: true`` when the 2000-line cap cut the range (the output then ends with the cap
+marker). ``file_hash`` is the first 16 hex digits of the SHA-256 of the file's bytes: enough to
+tell versions apart, short enough not to waste tokens. Image files come back as an image
+attachment; binary and oversized files are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.engine.messages import Image
+from steiner_tui.engine.state import line_cap_marker
+from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.tools.base import ToolContext, ToolResult, failed
+from steiner_tui.tools.files import (
+    binary_message,
+    image_media_type,
+    is_binary,
+    load_file,
+    resolve_in_root,
+    split_lines,
+)
+
+__all__ = ["FILE_HASH_CHARS", "LINE_CHAR_CAP", "READ_LINE_CAP", "ReadTool", "read_file"]
+
+READ_LINE_CAP = 2000
+LINE_CHAR_CAP = 2000
+FILE_HASH_CHARS = 16
+
+_DEFINITION = ToolDefinition(
+    name="read",
+    description=(
+        "Read a text file from the project. Returns JSON with the numbered lines in `output` "
+        f"(at most {READ_LINE_CAP} lines per call), `startLine`, `endLine`, `totalLines` and "
+        "`file_hash`. Use offset and limit to read further into long files. Image files "
+        "(PNG, JPEG, GIF, WebP) are returned as images. Binary files and files over 10 MiB "
+        "are refused."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "File path, relative to the project root (or absolute inside it).",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based line number to start from (default 1).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Number of lines to read (default and maximum {READ_LINE_CAP}).",
+            },
+        },
+        "required": ["path"],
+    },
+)
+
+
+class ReadTool:
+    """Reads files inside the project; never changes anything."""
+
+    definition = _DEFINITION
+    read_only = True
+
+    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        return await asyncio.to_thread(
+            read_file,
+            ctx.project_root,
+            str(arguments["path"]),
+            arguments.get("offset"),
+            arguments.get("limit"),
+        )
+
+
+def read_file(
+    root: Path, given: str, offset: int | None = None, limit: int | None = None
+) -> ToolResult:
+    """Read ``given`` under ``root``.
+
+    Args:
+        root: The project root.
+        given: The path the model sent.
+        offset: 1-based first line (default 1).
+        limit: Line count (default, and at most, ``READ_LINE_CAP``).
+
+    Returns:
+        The read result (``data`` holds the same fields as the JSON content), an image result,
+        or a failed result saying why the file cannot be read.
+    """
+    target = resolve_in_root(root, given, "read")
+    if isinstance(target, str):
+        return failed(target)
+    data = load_file(target, "read")
+    if isinstance(data, str):
+        return failed(data)
+    media_type = image_media_type(data[:16])
+    if media_type is not None:
+        image = Image(media_type, base64.b64encode(data).decode("ascii"))
+        return ToolResult(
+            content=f"Image {target.relative} ({media_type}, {len(data)} bytes) is attached.",
+            data={"path": target.relative, "media_type": media_type, "bytes": len(data)},
+            images=(image,),
+        )
+    if is_binary(data):
+        return failed(binary_message("read", given, len(data)))
+    lines = split_lines(data.decode("utf-8", errors="replace"))
+    total = len(lines)
+    start = offset or 1
+    if total and start > total:
+        return failed(
+            f"cannot read {given}: offset {start} is past the end of the file ({total} lines)"
+        )
+    count = min(limit or READ_LINE_CAP, READ_LINE_CAP)
+    capped = (limit is None or limit > READ_LINE_CAP) and total - start + 1 > READ_LINE_CAP
+    end = min(total, start + count - 1)
+    if not total:
+        start = end = 0
+    fields: dict[str, Any] = {
+        "path": target.relative,
+        "startLine": start,
+        "endLine": end,
+        "totalLines": total,
+        "file_hash": hashlib.sha256(data).hexdigest()[:FILE_HASH_CHARS],
+        "output": _numbered(lines, start, end, total, capped),
+    }
+    if capped:
+        fields["capped"] = True
+    content = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    return ToolResult(content=content, data=fields)
+
+
+def _numbered(lines: list[str], start: int, end: int, total: int, capped: bool) -> str:
+    if not lines:
+        return ""
+    width = max(4, len(str(end)))
+    out = []
+    for number in range(start, end + 1):
+        line = lines[number - 1]
+        if len(line) > LINE_CHAR_CAP:
+            line = line[:LINE_CHAR_CAP] + f" [... line cut at {LINE_CHAR_CAP} characters]"
+        out.append(f"{number:>{width}}\t{line}")
+    if capped:
+        out.append(line_cap_marker(start, end, total))
+    return "\n".join(out)

@@ -1,0 +1,77 @@
+"""The ``write`` tool: create or overwrite a file inside the project (asks permission first)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.tools.base import ToolContext, ToolResult, failed
+from steiner_tui.tools.files import resolve_in_root
+from steiner_tui.tools.guards import ask_permission, plan_mode_refusal
+
+__all__ = ["WriteTool"]
+
+_DEFINITION = ToolDefinition(
+    name="write",
+    description=(
+        "Write a file in the project, replacing it if it exists; parent folders are created. "
+        "Prefer `edit` for changing part of an existing file. In plan mode only files under "
+        ".steiner/plans/ can be written. Asks the user for permission."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "File path, relative to the project root (or absolute inside it).",
+            },
+            "content": {"type": "string", "description": "The complete new file content."},
+        },
+        "required": ["path", "content"],
+    },
+)
+
+
+class WriteTool:
+    """Writes whole files; asks permission and honours the plan-mode fence."""
+
+    definition = _DEFINITION
+    read_only = False
+
+    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        given = str(arguments["path"])
+        content = str(arguments["content"])
+        target = resolve_in_root(ctx.project_root, given, "write")
+        if isinstance(target, str):
+            return failed(target)
+        refusal = plan_mode_refusal(ctx, "write", target)
+        if refusal is not None:
+            return refusal
+        if target.path.is_dir():
+            return failed(f"cannot write {given}: is a directory")
+        data = content.encode("utf-8")
+        summary = f"write {target.relative} ({len(data)} bytes)"
+        rejection = await ask_permission(ctx, "write", summary, arguments)
+        if rejection is not None:
+            return rejection
+        created = not target.path.exists()
+        error = await asyncio.to_thread(_write, target.path, data)
+        if error:
+            return failed(f"cannot write {given}: {error}")
+        note = " (new file)" if created else ""
+        return ToolResult(
+            content=f"Wrote {len(data)} bytes to {target.relative}{note}.",
+            data={"path": target.relative, "bytes": len(data), "created": created},
+        )
+
+
+def _write(path: Path, data: bytes) -> str:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return ""

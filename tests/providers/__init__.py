@@ -1,0 +1,1 @@
+"""Provider tests against loopback servers speaking each API's wire protocol."""

@@ -1,0 +1,115 @@
+"""bash: output, exit codes, the project root as cwd, timeouts, the cap, and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.tools.base import PermissionDecision as D
+from steiner_tui.tools.bash import BashTool, run_command
+from steiner_tui.tools.output import OutputCollector
+from tests.tools.conftest import make_ctx
+
+
+async def test_output_and_exit_code(project: Path) -> None:
+    result = await run_command("echo hi", cwd=project)
+    assert result.status == "done"
+    assert result.content == "hi\n[exit code: 0]"
+    assert result.data["exit_code"] == 0
+
+
+async def test_nonzero_exit_is_reported_not_failed(project: Path) -> None:
+    result = await run_command("echo oops; exit 3", cwd=project)
+    assert result.status == "done"
+    assert result.content == "oops\n[exit code: 3]"
+    assert result.data["exit_code"] == 3
+
+
+async def test_stdout_and_stderr_interleave(project: Path) -> None:
+    result = await run_command("echo a; echo b >&2; echo c", cwd=project)
+    assert result.content == "a\nb\nc\n[exit code: 0]"
+
+
+async def test_runs_in_project_root_with_given_env(project: Path) -> None:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STEINER_X": "42"}
+    result = await run_command("pwd; echo $STEINER_X", cwd=project, env=env)
+    assert result.content == f"{project.resolve()}\n42\n[exit code: 0]"
+
+
+async def test_no_output(project: Path) -> None:
+    result = await run_command("true", cwd=project)
+    assert result.content == "(no output)\n[exit code: 0]"
+
+
+async def test_timeout_kills_and_says_so(project: Path) -> None:
+    result = await run_command("echo started; sleep 5; echo finished", cwd=project, time_limit=0.3)
+    assert result.status == "failed"
+    assert result.content == "started\n[timed out after 0.3 s; the command was killed]"
+    assert result.data["timed_out"] is True
+
+
+async def test_output_cap_keeps_head_and_tail(project: Path) -> None:
+    command = "printf 'A%.0s' $(seq 20000); printf 'B%.0s' $(seq 30000)"
+    result = await run_command(command, cwd=project)
+    output = result.content.removesuffix("\n[exit code: 0]")
+    assert output.startswith("A" * 15000 + "\n[... output truncated at 30000 characters: ")
+    assert "20000 characters omitted; showing the first 15000 and last 15000 characters" in output
+    assert output.endswith("...]\n" + "B" * 15000)
+    assert result.data["truncated"] is True
+
+
+def test_collector_bounds_memory_for_huge_output() -> None:
+    collector = OutputCollector(100)
+    for _ in range(1000):
+        collector.feed(b"x" * 1000)
+    collector.feed(b"END")
+    text, truncated = collector.result()
+    assert truncated
+    assert text.startswith("x" * 50 + "\n[... output truncated at 100 characters")
+    assert text.endswith("x" * 47 + "END")
+
+
+def test_collector_small_output_is_untouched() -> None:
+    collector = OutputCollector(100)
+    collector.feed("é".encode() * 10)
+    assert collector.result() == ("é" * 10, False)
+
+
+async def test_cancellation_kills_the_process(project: Path) -> None:
+    fifo = project / "fifo"
+    os.mkfifo(fifo)
+    task = asyncio.create_task(run_command(f"echo $$ > {fifo}; exec sleep 30", cwd=project))
+    pid = int((await asyncio.to_thread(fifo.read_text)).strip())
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_bash_tool_asks_with_the_command(project: Path) -> None:
+    ctx, permission = make_ctx(project, [D.ALLOW_ONCE])
+    result = await BashTool().run({"command": "echo ok", "timeout": 10}, ctx)
+    assert result.content == "ok\n[exit code: 0]"
+    assert permission.requests[0].tool == "bash"
+    assert permission.requests[0].summary == "echo ok"
+
+
+async def test_bash_tool_rejected_does_not_run(project: Path) -> None:
+    ctx, _ = make_ctx(project, [D.REJECT_ALWAYS])
+    result = await BashTool().run({"command": "touch made"}, ctx)
+    assert result.status == "rejected"
+    assert result.content == (
+        "The user rejected this bash call. Future bash calls will be rejected too."
+    )
+    assert not (project / "made").exists()
+
+
+async def test_bash_tool_empty_command(project: Path) -> None:
+    ctx, permission = make_ctx(project)
+    result = await BashTool().run({"command": "  "}, ctx)
+    assert result.content == "command must not be empty"
+    assert permission.requests == []

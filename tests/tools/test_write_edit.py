@@ -1,0 +1,148 @@
+"""write and edit: results, permission flows, ambiguity, and the plan-mode fence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from steiner_tui.tools.base import PermissionDecision as D
+from steiner_tui.tools.bash import BashTool
+from steiner_tui.tools.edit import EditTool
+from steiner_tui.tools.write import WriteTool
+from tests.tools.conftest import make_ctx
+
+
+async def test_write_creates_parents_and_reports_bytes(project: Path) -> None:
+    ctx, permission = make_ctx(project, [D.ALLOW_ONCE])
+    result = await WriteTool().run({"path": "a/b/c.txt", "content": "héllo"}, ctx)
+    assert result.status == "done"
+    assert result.content == "Wrote 6 bytes to a/b/c.txt (new file)."
+    assert (project / "a/b/c.txt").read_text() == "héllo"
+    assert result.data["bytes"] == 6 and result.data["created"] is True
+    [request] = permission.requests
+    assert request.tool == "write"
+    assert request.summary == "write a/b/c.txt (6 bytes)"
+    assert request.arguments["content"] == "héllo"
+
+
+async def test_write_overwrites(project: Path) -> None:
+    (project / "f.txt").write_text("old")
+    ctx, _ = make_ctx(project, [D.ALLOW_ONCE])
+    result = await WriteTool().run({"path": "f.txt", "content": "new"}, ctx)
+    assert result.content == "Wrote 3 bytes to f.txt."
+    assert (project / "f.txt").read_text() == "new"
+
+
+async def test_write_rejected_once_and_always(project: Path) -> None:
+    ctx, _ = make_ctx(project, [D.REJECT_ONCE, D.REJECT_ALWAYS])
+    once = await WriteTool().run({"path": "f.txt", "content": "x"}, ctx)
+    assert once.status == "rejected"
+    assert once.content == "The user rejected this write call."
+    always = await WriteTool().run({"path": "f.txt", "content": "x"}, ctx)
+    assert always.content == (
+        "The user rejected this write call. Future write calls will be rejected too."
+    )
+    assert not (project / "f.txt").exists()
+
+
+async def test_write_outside_root_and_to_a_folder_fail_without_asking(project: Path) -> None:
+    ctx, permission = make_ctx(project)
+    outside = await WriteTool().run({"path": "../x.txt", "content": "x"}, ctx)
+    assert outside.content == "cannot write ../x.txt: outside the project root"
+    (project / "d").mkdir()
+    folder = await WriteTool().run({"path": "d", "content": "x"}, ctx)
+    assert folder.content == "cannot write d: is a directory"
+    assert permission.requests == []
+
+
+async def test_edit_unique_replacement(project: Path) -> None:
+    (project / "m.py").write_text("a = 1\nb = 2\n")
+    ctx, permission = make_ctx(project, [D.ALLOW_ONCE])
+    args = {"path": "m.py", "old_string": "b = 2", "new_string": "b = 3"}
+    result = await EditTool().run(args, ctx)
+    assert result.status == "done"
+    assert result.content == "Edited m.py: replaced 1 occurrence."
+    assert (project / "m.py").read_text() == "a = 1\nb = 3\n"
+    assert permission.requests[0].summary == "edit m.py: replace 1 occurrence"
+
+
+async def test_edit_not_found_and_ambiguous_do_not_ask(project: Path) -> None:
+    (project / "m.py").write_text("x\nx\nx\n")
+    ctx, permission = make_ctx(project)
+    missing = await EditTool().run({"path": "m.py", "old_string": "y", "new_string": "z"}, ctx)
+    assert missing.status == "failed"
+    assert missing.content == "old_string not found in m.py"
+    ambiguous = await EditTool().run({"path": "m.py", "old_string": "x", "new_string": "z"}, ctx)
+    assert ambiguous.status == "failed"
+    assert ambiguous.content == (
+        "old_string matches 3 places in m.py; add context to make it unique or set replace_all"
+    )
+    assert permission.requests == []
+    assert (project / "m.py").read_text() == "x\nx\nx\n"
+
+
+async def test_edit_replace_all(project: Path) -> None:
+    (project / "m.py").write_text("x\nx\nx\n")
+    ctx, _ = make_ctx(project, [D.ALLOW_ONCE])
+    args = {"path": "m.py", "old_string": "x", "new_string": "y", "replace_all": True}
+    result = await EditTool().run(args, ctx)
+    assert result.content == "Edited m.py: replaced 3 occurrences."
+    assert (project / "m.py").read_text() == "y\ny\ny\n"
+
+
+async def test_edit_rejected_leaves_file(project: Path) -> None:
+    (project / "m.py").write_text("a\n")
+    ctx, _ = make_ctx(project, [D.REJECT_ONCE])
+    result = await EditTool().run({"path": "m.py", "old_string": "a", "new_string": "b"}, ctx)
+    assert result.status == "rejected"
+    assert result.content == "The user rejected this edit call."
+    assert (project / "m.py").read_text() == "a\n"
+
+
+async def test_edit_argument_errors(project: Path) -> None:
+    (project / "m.py").write_text("a\n")
+    ctx, _ = make_ctx(project)
+    empty = await EditTool().run({"path": "m.py", "old_string": "", "new_string": "b"}, ctx)
+    assert empty.content.startswith("old_string must not be empty")
+    same = await EditTool().run({"path": "m.py", "old_string": "a", "new_string": "a"}, ctx)
+    assert same.content.startswith("old_string and new_string are identical")
+    gone = await EditTool().run({"path": "no.py", "old_string": "a", "new_string": "b"}, ctx)
+    assert gone.content == "cannot edit no.py: no such file"
+    (project / "b.bin").write_bytes(b"a\x00b")
+    binary = await EditTool().run({"path": "b.bin", "old_string": "a", "new_string": "c"}, ctx)
+    assert binary.content == "cannot edit b.bin: binary file (3 bytes)"
+
+
+async def test_edit_crlf_file_accepts_lf_strings(project: Path) -> None:
+    (project / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    ctx, _ = make_ctx(project, [D.ALLOW_ONCE])
+    args = {"path": "w.txt", "old_string": "one\ntwo", "new_string": "1\n2"}
+    result = await EditTool().run(args, ctx)
+    assert result.status == "done"
+    assert (project / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+async def test_plan_mode_limits_write_and_edit(project: Path) -> None:
+    (project / "m.py").write_text("a\n")
+    ctx, permission = make_ctx(project, [D.ALLOW_ONCE], mode="plan")
+    write = await WriteTool().run({"path": "m.py", "content": "b"}, ctx)
+    assert write.status == "failed"
+    assert write.content == "plan mode: write is limited to .steiner/plans/ (tried m.py)"
+    edit = await EditTool().run({"path": "m.py", "old_string": "a", "new_string": "b"}, ctx)
+    assert edit.content == "plan mode: edit is limited to .steiner/plans/ (tried m.py)"
+    sneaky = await WriteTool().run({"path": ".steiner/plans/../x.md", "content": "b"}, ctx)
+    assert sneaky.content == (
+        "plan mode: write is limited to .steiner/plans/ (tried .steiner/plans/../x.md)"
+    )
+    assert permission.requests == []
+    plan = await WriteTool().run({"path": ".steiner/plans/p.md", "content": "# plan"}, ctx)
+    assert plan.status == "done"
+    assert (project / ".steiner/plans/p.md").read_text() == "# plan"
+
+
+async def test_plan_mode_refuses_bash(project: Path) -> None:
+    ctx, permission = make_ctx(project, mode="plan")
+    result = await BashTool().run({"command": "touch x"}, ctx)
+    assert result.status == "failed"
+    assert result.content.startswith("plan mode: bash is not available while planning")
+    assert permission.requests == []
+    assert not (project / "x").exists()

@@ -88,8 +88,16 @@ def _code(path: str, lines: int = 40) -> str:
         body.append(f"def helper_{i}(value: int) -> int:")
         body.append(f"    return value * {i} + {lines - i}  # keep in sync with the caller")
     text = "\n".join(body)
-    return json.dumps({"path": path, "startLine": 1, "endLine": len(body),
-                       "totalLines": len(body), "file_hash": "0" * 8, "output": text})
+    return json.dumps(
+        {
+            "path": path,
+            "startLine": 1,
+            "endLine": len(body),
+            "totalLines": len(body),
+            "file_hash": "0" * 8,
+            "output": text,
+        }
+    )
 
 
 def _bash(output: str, code: int = 0) -> str:
@@ -101,60 +109,108 @@ def _ok() -> str:
 
 
 def _planted(b: _Builder) -> None:
-    b.user("We are adding multi-currency support to the billing service. The rounding bug is in "
-           "services/billing/invoice_totals.py; please start there.")
-    b.tool("read", {"path": "services/billing/invoice_totals.py"},
-           _code("services/billing/invoice_totals.py"))
+    b.user(
+        "We are adding multi-currency support to the billing service. The rounding bug is in "
+        "services/billing/invoice_totals.py; please start there."
+    )
+    b.tool(
+        "read",
+        {"path": "services/billing/invoice_totals.py"},
+        _code("services/billing/invoice_totals.py"),
+    )
     b.say("The totals are summed as floats before rounding, which explains the drift.")
-    b.user("I prefer small commits with one logical change each. Keep answers short; I read "
-           "them on my phone.")
+    b.user(
+        "I prefer small commits with one logical change each. Keep answers short; I read "
+        "them on my phone."
+    )
     b.say("Understood.")
     b.user("The public API allows 250 requests per minute per key. Check the limits file.")
-    b.tool("read", {"path": "config/rate_limits.toml"},
-           json.dumps({"path": "config/rate_limits.toml", "totalLines": 3,
-                       "output": "[api]\nper_minute = 250\nburst = 20\n"}))
+    b.tool(
+        "read",
+        {"path": "config/rate_limits.toml"},
+        json.dumps(
+            {
+                "path": "config/rate_limits.toml",
+                "totalLines": 3,
+                "output": "[api]\nper_minute = 250\nburst = 20\n",
+            }
+        ),
+    )
     b.say("config/rate_limits.toml matches: per_minute = 250, burst 20.")
-    b.user("We decided to store money as integer cents instead of floats. The reasoning is in "
-           "docs/adr/0007-money-as-integers.md.")
+    b.user(
+        "We decided to store money as integer cents instead of floats. The reasoning is in "
+        "docs/adr/0007-money-as-integers.md."
+    )
     b.say("I will convert the totals to integer cents.")
     b.user("Start the database for the tests.")
-    b.tool("bash", {"command": "docker compose up -d postgres"},
-           _bash("Container billing-postgres-1  Started"))
+    b.tool(
+        "bash",
+        {"command": "docker compose up -d postgres"},
+        _bash("Container billing-postgres-1  Started"),
+    )
     b.user("The staging database listens on port 6543, not the default.")
     b.say("Noted.")
-    b.tool("write", {"path": "migrations/0042_add_currency.sql",
-                     "content": "ALTER TABLE invoices ADD COLUMN currency char(3);"}, _ok(),
-           "Adding the migration.")
+    b.tool(
+        "write",
+        {
+            "path": "migrations/0042_add_currency.sql",
+            "content": "ALTER TABLE invoices ADD COLUMN currency char(3);",
+        },
+        _ok(),
+        "Adding the migration.",
+    )
     b.say("I decided to keep the currency column nullable until the backfill finishes.")
     b.user("Run it against staging.")
     b.tool("bash", {"command": "make migrate DB=staging"}, _bash("applied 0042_add_currency"))
-    b.user("Let's use Decimal with ROUND_HALF_EVEN for display rounding. Invoices over 10,000 "
-           "EUR need a second approval.")
-    b.tool("edit", {"path": "tests/billing/test_rounding.py", "old": "x", "new": "y"}, _ok(),
-           "Adding a regression test.")
-    b.tool("bash", {"command": "pytest tests/billing -k rounding -x"},
-           _bash("FAILED tests/billing/test_rounding.py::test_half_even - AssertionError: "
-                 "1.005 != 1.00", 1))
+    b.user(
+        "Let's use Decimal with ROUND_HALF_EVEN for display rounding. Invoices over 10,000 "
+        "EUR need a second approval."
+    )
+    b.tool(
+        "edit",
+        {"path": "tests/billing/test_rounding.py", "old": "x", "new": "y"},
+        _ok(),
+        "Adding a regression test.",
+    )
+    b.tool(
+        "bash",
+        {"command": "pytest tests/billing -k rounding -x"},
+        _bash(
+            "FAILED tests/billing/test_rounding.py::test_half_even - AssertionError: 1.005 != 1.00",
+            1,
+        ),
+    )
     b.say("The new test fails as expected before the fix.")
     b.user("Please don't add new dependencies without asking me first.")
     b.say("Understood.")
-    b.user("We'll go with httpx instead of requests for the payment client, it is already "
-           "installed.")
+    b.user(
+        "We'll go with httpx instead of requests for the payment client, it is already installed."
+    )
     b.say("We chose to put the retry logic in payments/client.py, next to the session setup.")
     b.user("Always run the linter before you say you're done.")
     b.tool("bash", {"command": "ruff check services/billing"}, _bash("All checks passed!"))
     b.user("Who touched billing recently?")
-    b.tool("bash", {"command": "git log --oneline -5 -- services/billing"},
-           _bash("a1b2c3d fix totals\n9f8e7d6 add invoice model"))
-    b.user("We have 37 merchants still on the legacy plan. Amounts are stored with 4 decimal "
-           "places internally.")
+    b.tool(
+        "bash",
+        {"command": "git log --oneline -5 -- services/billing"},
+        _bash("a1b2c3d fix totals\n9f8e7d6 add invoice model"),
+    )
+    b.user(
+        "We have 37 merchants still on the legacy plan. Amounts are stored with 4 decimal "
+        "places internally."
+    )
     b.say("Then the backfill must convert from 4 decimal places to cents.")
     b.say("I wrote scripts/backfill_currency.py to fill the column.")
-    b.tool("bash", {"command": "python scripts/backfill_currency.py --dry-run"},
-           _bash("would update 1204 invoices"))
+    b.tool(
+        "bash",
+        {"command": "python scripts/backfill_currency.py --dry-run"},
+        _bash("would update 1204 invoices"),
+    )
     b.user("Never touch the files under vendor/. Use Google style docstrings in new code.")
-    b.user("The nightly job must finish within 45 minutes. We agreed to ship the migration "
-           "behind the feature flag billing_v2.")
+    b.user(
+        "The nightly job must finish within 45 minutes. We agreed to ship the migration "
+        "behind the feature flag billing_v2."
+    )
     b.say("Noted; the migration stays behind billing_v2.")
 
 

@@ -17,7 +17,6 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import lru_cache
 from typing import ClassVar, Protocol
 
 from steiner_tui.engine.events import EngineEvent
@@ -82,20 +81,13 @@ class RequestSnapshot(EngineEvent):
     generation_id: str = ""
 
 
-@lru_cache(maxsize=16384)
-def _cached_hash(message: Message) -> str:
-    return message_hash(message)
-
-
 def hash_messages(messages: Iterable[Message]) -> tuple[str, ...]:
-    """Each message's hash; equal messages are hashed once (a bounded per-process memo)."""
-    out: list[str] = []
-    for message in messages:
-        try:
-            out.append(_cached_hash(message))
-        except TypeError:  # an unhashable value slipped into tool arguments
-            out.append(message_hash(message))
-    return tuple(out)
+    """Each message's hash, in order.
+
+    Not memoized: SHA-256 over a whole prompt costs about a millisecond per megabyte, and a
+    process-wide memo would keep large tool outputs alive after their session is gone.
+    """
+    return tuple(message_hash(message) for message in messages)
 
 
 def build_request_snapshot(

@@ -14,6 +14,10 @@ from steiner_tui.tools.output import OutputCollector
 from tests.tools.conftest import make_ctx
 
 
+def _real(path: Path) -> Path:
+    return path.resolve()
+
+
 async def test_output_and_exit_code(project: Path) -> None:
     result = await run_command("echo hi", cwd=project)
     assert result.status == "done"
@@ -36,7 +40,7 @@ async def test_stdout_and_stderr_interleave(project: Path) -> None:
 async def test_runs_in_project_root_with_given_env(project: Path) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STEINER_X": "42"}
     result = await run_command("pwd; echo $STEINER_X", cwd=project, env=env)
-    assert result.content == f"{project.resolve()}\n42\n[exit code: 0]"
+    assert result.content == f"{_real(project)}\n42\n[exit code: 0]"
 
 
 async def test_no_output(project: Path) -> None:

@@ -56,6 +56,7 @@ def replacement_refusal(busy: bool, admissions: int, pending_sub_agents: int) ->
     if admissions > 0:
         return "queued input is waiting to be sent; wait for it to run"
     if pending_sub_agents > 0:
-        noun = "sub-agent is" if pending_sub_agents == 1 else "sub-agents are"
-        return f"{pending_sub_agents} {noun} still running; wait for them to finish"
+        if pending_sub_agents == 1:
+            return "1 sub-agent is still running; wait for it to finish"
+        return f"{pending_sub_agents} sub-agents are still running; wait for them to finish"
     return None

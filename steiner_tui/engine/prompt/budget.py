@@ -102,7 +102,8 @@ def apply_budget(remaining: dict[str, int], source: str, content: str) -> tuple[
         return "", False, True
     left = remaining.get(source, 0)
     if left <= 0:
-        remaining[source] = 0
+        if source in remaining:
+            remaining[source] = 0
         return "", False, False
     size = len(content.encode("utf-8", "surrogatepass"))
     if size <= left:

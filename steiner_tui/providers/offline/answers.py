@@ -35,9 +35,10 @@ from steiner_tui.providers.offline.writeup import (
     search_answer,
 )
 
-__all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "Reply", "context_line", "reply_to"]
+__all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "OVERVIEW_GLOB", "Reply", "context_line", "reply_to"]
 
 MAX_TOOL_ROUNDS = 2
+OVERVIEW_GLOB = "**"
 HONESTY_NOTE = (
     "_I am the offline model: fixed rules, not a language model. For real answers set "
     "`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`, or point config.toml at a local "
@@ -95,7 +96,8 @@ def _next_round(
     if intent.kind != "overview":
         return "", []
     if "glob" in tools and not called:
-        return "Listing the top level of the project.", [("glob", {"pattern": "*"})]
+        # "*" lists only top-level files; "**" also shows every directory (up to the cap).
+        return "Listing the project's files.", [("glob", {"pattern": OVERVIEW_GLOB})]
     if "read" in tools and "read" not in called:
         entries = [e for call, c in done if call.name == "glob" and c for e in glob_entries(c)]
         files = notable_files(entries, root)
@@ -161,4 +163,7 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
         body = search_answer(done)
     else:
         body = chat_answer(text, has_tools=bool(tools))
+    if intent.missing:
+        names = ", ".join(f"`{p}`" for p in intent.missing)
+        body += f"\n\nNot found under the project root: {names}."
     return Reply(f"{body}\n\n{context_line(messages)}\n\n{HONESTY_NOTE}")

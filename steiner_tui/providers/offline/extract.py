@@ -25,7 +25,7 @@ from steiner_tui.providers.offline.textutil import (
 )
 from steiner_tui.providers.offline.toolresults import exit_code, failure_lines, parse_tool_output
 
-__all__ = ["NONE_RECORDED", "Item", "collect_items"]
+__all__ = ["NONE_RECORDED", "Item", "collect_items", "group_file_lines"]
 
 TASK, STATE, DONE, FINDINGS, PROBLEMS, REMAINING, VERIFY, PREFS = range(8)
 NONE_RECORDED = "None recorded."
@@ -35,7 +35,10 @@ _ORIGINAL = "Original request: "
 _UNANSWERED = "Unanswered: "
 _FILE_VERBS = {"read": "read", "write": "written", "edit": "edited"}
 _VERB_ORDER = ("created", "written", "edited", "read", "mentioned")
-_CARRIED_RANK = (3, 2, 2, 4, 3, 3, 3, 5)
+_CARRIED_RANK = (3, 2, 3, 4, 3, 3, 3, 5)
+_FILE_LINE = re.compile(r"^`([^`]+)`(?: \(([^)]*)\))?$")
+_GROUP_LINE = re.compile(r"^`([^`]+/)` \(([^)]*)\): (`.+)$")
+GROUP_MIN = 3
 _OWN_NOTES = ("_I am the offline model", "I received ")
 _USER_SECTIONS = {
     Kind.PREFERENCE: (PREFS, 5),
@@ -50,7 +53,7 @@ _ASSISTANT_SECTIONS = {
     Kind.PROBLEM: (PROBLEMS, 3),
     Kind.TODO: (REMAINING, 3),
     Kind.ACCEPTANCE: (VERIFY, 3),
-    Kind.DONE: (DONE, 2),
+    Kind.DONE: (DONE, 1),
 }
 
 
@@ -73,6 +76,47 @@ def _key(section: int, text: str) -> str:
         if end > 0:
             return f"{section}:{text[1:end]}"
     return f"{section}:{norm_key(text)}"
+
+
+def _carried_rank(section: int, bullet: str) -> int:
+    """The rank a carried-over bullet gets back, from its section and its form."""
+    if section == TASK:
+        return 5 if bullet.startswith(_ORIGINAL) else 3
+    if section == DONE:
+        return 3 if bullet.startswith("`") else 1
+    if section in (PROBLEMS, REMAINING, VERIFY):
+        return 4 if bullet.startswith("User: ") else 3
+    return _CARRIED_RANK[section]
+
+
+def group_file_lines(texts: Sequence[str]) -> list[str]:
+    """Section-2 lines with ``GROUP_MIN`` or more files of one directory and verbs on one line.
+
+    Other lines are returned unchanged, in their order; a group takes its first file's place.
+    """
+    keys: list[tuple[str, str, str] | None] = []
+    for text in texts:
+        match = _FILE_LINE.match(text)
+        path = match.group(1) if match else ""
+        if not match or "/" not in path or path.endswith("/"):
+            keys.append(None)
+            continue
+        parent, name = path.rsplit("/", 1)
+        keys.append((parent + "/", match.group(2) or "mentioned", name))
+    sizes: dict[tuple[str, str], int] = {}
+    for key in keys:
+        if key:
+            sizes[key[:2]] = sizes.get(key[:2], 0) + 1
+    out: list[str] = []
+    done: set[tuple[str, str]] = set()
+    for text, key in zip(texts, keys, strict=True):
+        if key is None or sizes[key[:2]] < GROUP_MIN:
+            out.append(text)
+        elif key[:2] not in done:
+            done.add(key[:2])
+            names = ", ".join(f"`{k[2]}`" for k in keys if k and k[:2] == key[:2])
+            out.append(f"`{key[0]}` ({key[1]}): {names}")
+    return out
 
 
 class _Facts:
@@ -110,20 +154,29 @@ class _Facts:
             if bullet == NONE_RECORDED or bullet.startswith((HISTORY_NOTE_MARKER, _UNANSWERED)):
                 continue
             order += 1
-            file_line = re.match(r"^`([^`]+)`(?: \(([^)]*)\))?$", bullet)
-            if section == STATE and file_line:
-                verbs = [v.strip() for v in (file_line.group(2) or "mentioned").split(",")]
-                rank = 3 if {"created", "written", "edited"} & set(verbs) else 2
-                for verb in verbs:
-                    self.file(file_line.group(1), verb, rank, order)
+            if section == STATE and self._absorb_files(bullet, order):
                 continue
-            rank = _CARRIED_RANK[section]
             if section == TASK and bullet.startswith(_ORIGINAL):
-                rank, self.has_original = 5, True
-            elif bullet.startswith("User: ") and section in (FINDINGS, PROBLEMS, REMAINING, VERIFY):
-                rank = 4
-            self.add(section, bullet, rank, order)
+                self.has_original = True
+            self.add(section, bullet, _carried_rank(section, bullet), order)
         return order
+
+    def _absorb_files(self, bullet: str, order: int) -> bool:
+        group = _GROUP_LINE.match(bullet)
+        single = _FILE_LINE.match(bullet)
+        if group:
+            paths = [group.group(1) + name for name in re.findall(r"`([^`]+)`", group.group(3))]
+            verbs_text = group.group(2)
+        elif single:
+            paths, verbs_text = [single.group(1)], single.group(2) or "mentioned"
+        else:
+            return False
+        verbs = [v.strip() for v in verbs_text.split(",")]
+        rank = 3 if {"created", "written", "edited"} & set(verbs) else 2
+        for path in paths:
+            for verb in verbs:
+                self.file(path, verb, rank, order)
+        return True
 
     def result(self) -> list[Item]:
         out = list(self.items.values())
@@ -135,22 +188,22 @@ class _Facts:
 
 
 def _user(facts: _Facts, text: str, order: int) -> None:
-    parts = sentences(text)
-    unclassified = False
-    for sentence in parts:
+    rest: list[str] = []
+    for sentence in sentences(text):
         kind = classify_sentence(sentence, by_user=True)
         if kind is None or kind not in _USER_SECTIONS:
-            unclassified = True
+            rest.append(sentence)
             continue
         section, rank = _USER_SECTIONS[kind]
         body = trim(sentence, SENTENCE_LIMIT)
         facts.add(section, body if section == PREFS else f"User: {body}", rank, order)
-    if unclassified and len(text) >= 12:
-        if facts.has_original:
-            facts.add(TASK, f'User asked: "{trim(text, REQUEST_LIMIT)}"', 3, order)
-        else:
-            facts.add(TASK, f'{_ORIGINAL}"{trim(text, REQUEST_LIMIT)}"', 5, order)
-            facts.has_original = True
+    request = " ".join(rest)
+    if not facts.has_original and request:
+        # The first request is the task: quoted whole, so its context survives.
+        facts.add(TASK, f'{_ORIGINAL}"{trim(text, REQUEST_LIMIT)}"', 5, order)
+        facts.has_original = True
+    elif len(request) >= 12:
+        facts.add(TASK, f'User asked: "{trim(request, REQUEST_LIMIT)}"', 3, order)
     for path in find_paths(text):
         facts.file(path, "mentioned", 2, order)
 
@@ -192,8 +245,7 @@ def _tool_result(facts: _Facts, call: ToolCall | None, message: Message, order: 
         code = exit_code(message.content, result.meta)
         outcome = f" (exit {code})" if code is not None else (" (failed)" if result.failed else "")
         section = VERIFY if is_test_command(command) else DONE
-        rank = 3 if section == VERIFY or result.failed else 2
-        facts.add(section, f"`{command}`{outcome}", rank, order)
+        facts.add(section, f"`{command}`{outcome}", 3, order)
     if name in ("read", "glob", "grep") and not result.failed:
         return
     lines = failure_lines(result.text) if (result.failed or command) else []

@@ -24,6 +24,9 @@ _OVERVIEW = re.compile(
     re.I,
 )
 _SEARCH = re.compile(r"\b(?:grep|search(?:\s+for)?|find|look\s+for|where\s+is)\s+(.+)", re.I | re.S)
+_SLASHED = re.compile(r"(?<![\w@/.:~-])[\w.-]+(?:/[\w.-]+)+/?")
+_REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
+"""grep takes a regex; the user asked for literal text."""
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
 _FILLER_WORDS_TEXT = (
     "all any every the a an usages usage uses occurrences occurrence references reference "
@@ -43,6 +46,8 @@ class Intent:
     paths: tuple[str, ...] = ()
     pattern: str = ""
     search_path: str = ""
+    missing: tuple[str, ...] = ()
+    """Paths the message named that do not exist under the project root."""
 
 
 def _inside(root: Path, candidate: str) -> str | None:
@@ -58,13 +63,20 @@ def _inside(root: Path, candidate: str) -> str | None:
     return rel.as_posix() + ("/" if target.is_dir() else "")
 
 
-def _existing(text: str, root: Path) -> list[str]:
+def _existing(text: str, root: Path) -> tuple[list[str], tuple[str, ...]]:
     found: list[str] = []
-    for candidate in find_paths(text):
+    missing: list[str] = []
+    named = find_paths(text)
+    # Folders are often named without a trailing slash ("in src/app"): existence decides.
+    slashed = [m.rstrip(".") for m in _SLASHED.findall(text) if m.rstrip(".") not in named]
+    for candidate in [*named, *slashed]:
         rel = _inside(root, candidate)
-        if rel is not None and rel not in found:
+        if rel is None:
+            if candidate in named and not candidate.endswith("/"):
+                missing.append(candidate)
+        elif rel not in found:
             found.append(rel)
-    return found
+    return found, tuple(missing)
 
 
 def _search_pattern(rest: str) -> str:
@@ -88,7 +100,7 @@ def classify(text: str, root: Path) -> Intent:
     Returns:
         The intent; ``chat`` when no rule applies.
     """
-    existing = _existing(text, root)
+    existing, missing = _existing(text, root)
     search = _SEARCH.search(text)
     overview = _OVERVIEW.search(text) is not None
     if search and not search.group(1).lower().startswith("out "):
@@ -97,13 +109,18 @@ def classify(text: str, root: Path) -> Intent:
         quoted = _QUOTED.search(search.group(1)) is not None
         if pattern and pattern not in existing and (explicit or quoted or not overview):
             scope = next((p for p in existing if p not in pattern), "")
-            return Intent("search", pattern=pattern, search_path=scope.rstrip("/"))
+            return Intent(
+                "search",
+                pattern=_REGEX_SPECIAL.sub(r"\\\1", pattern),
+                search_path=scope.rstrip("/"),
+                missing=missing,
+            )
     files = tuple(p for p in existing if not p.endswith("/"))[:MAX_FILES]
     if files:
-        return Intent("file", paths=files)
+        return Intent("file", paths=files, missing=missing)
     if overview:
-        return Intent("overview")
-    return Intent("chat")
+        return Intent("overview", missing=missing)
+    return Intent("chat", missing=missing)
 
 
 def notable_files(entries: list[str], root: Path) -> list[str]:

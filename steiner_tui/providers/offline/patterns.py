@@ -42,7 +42,8 @@ _PROBLEM = _words(
     r"errors?|exceptions?|traceback|fails?|failed|failing|failures?|broken|crash\w*|bugs?"
 )
 _TODO = _words(
-    r"todo|fixme|next steps?|next up|then next|remaining|still needs?|still to do|left to do|"
+    r"todo|fixme|next steps?|next up|then next|remaining (?:work|tasks?|steps?|items?|issues?)|"
+    r"what remains|still needs?|still to do|left to do|"
     r"not yet|follow[- ]up|pending|afterwards"
 )
 _ACCEPTANCE = _words(

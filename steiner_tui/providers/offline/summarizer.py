@@ -13,7 +13,13 @@ from collections.abc import Sequence
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.providers.offline.extract import NONE_RECORDED, Item, collect_items
+from steiner_tui.providers.offline.extract import (
+    NONE_RECORDED,
+    STATE,
+    Item,
+    collect_items,
+    group_file_lines,
+)
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
     SECTION_HEADINGS,
@@ -40,9 +46,10 @@ _STOP = frozenset(_STOP_TEXT.split())
 def _render(items: Sequence[Item]) -> str:
     sections: list[list[str]] = [[] for _ in SECTION_HEADINGS]
     for item in items:
-        sections[item.section].append(f"- {item.text}")
+        sections[item.section].append(item.text)
+    sections[STATE] = group_file_lines(sections[STATE])
     blocks = [
-        "\n".join([heading, *(lines or [f"- {NONE_RECORDED}"])])
+        "\n".join([heading, *(f"- {line}" for line in lines or [NONE_RECORDED])])
         for heading, lines in zip(SECTION_HEADINGS, sections, strict=True)
     ]
     return "\n\n".join([SUMMARY_NOTE, *blocks]) + "\n"

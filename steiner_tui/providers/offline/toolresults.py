@@ -18,6 +18,7 @@ __all__ = [
     "exit_code",
     "failure_lines",
     "glob_entries",
+    "glob_truncated",
     "grep_matches",
     "parse_tool_output",
 ]
@@ -26,6 +27,20 @@ _LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|→|\|| {2})")
 _ERROR_LINE = re.compile(r"\b(error|errors|traceback|failed|failure|exception|fatal)\b", re.I)
 _EXIT = re.compile(r"exit(?:_code|code| code| status)?\W{0,3}(-?\d+)", re.I)
 _NOTE_LINE = re.compile(r"^[\[(].*[\])]$")
+_NO_MATCH_PREFIXES = ("No files match ", "No matches for ")
+_FAILURE_HEADS = (
+    "error",
+    "tool error",
+    "failed",
+    "permission denied",
+    "refused",
+    "cannot ",
+    "invalid ",
+    "unknown tool",
+    "the user rejected",
+    "cancelled by the user",
+    "timed out",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +59,7 @@ def _looks_failed(content: str, meta: dict[str, Any]) -> bool:
     code = exit_code(content, meta)
     if code not in (None, 0):
         return True
-    head = content.lstrip().lower()
-    return head.startswith(("error", "tool error", "failed", "permission denied", "refused"))
+    return content.lstrip().lower().startswith(_FAILURE_HEADS)
 
 
 def exit_code(content: str, meta: dict[str, Any] | None = None) -> int | None:
@@ -54,7 +68,11 @@ def exit_code(content: str, meta: dict[str, Any] | None = None) -> int | None:
         value = (meta or {}).get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-    match = _EXIT.search(content[:400]) or _EXIT.search(content[-400:])
+    # The bash tool ends its output with "[exit code: N]": look at the end first.
+    tail = _EXIT.findall(content[-400:])
+    if tail:
+        return int(tail[-1])
+    match = _EXIT.search(content[:400])
     return int(match.group(1)) if match else None
 
 
@@ -88,6 +106,11 @@ def parse_tool_output(content: str) -> ToolOutput:
     return ToolOutput(text, meta, _looks_failed(content, meta), total_lines)
 
 
+def glob_truncated(content: str) -> bool:
+    """Whether a glob result says its listing was cut."""
+    return "truncated" in content[-300:].lower()
+
+
 def glob_entries(content: str) -> list[str]:
     """The paths a glob result lists (JSON list, JSON object with a list, or one per line)."""
     try:
@@ -105,7 +128,9 @@ def glob_entries(content: str) -> list[str]:
     if items is not None:
         return [str(x) for x in items if isinstance(x, str) and x.strip()]
     lines = [line.strip() for line in content.splitlines()]
-    return [x for x in lines if x and not _NOTE_LINE.match(x) and ": " not in x]
+    return [
+        x for x in lines if x and not _NOTE_LINE.match(x) and not x.startswith(_NO_MATCH_PREFIXES)
+    ]
 
 
 def grep_matches(content: str) -> list[tuple[str, str]]:

@@ -1,13 +1,14 @@
 """The offline model's final answers, written only from the tool results it was sent.
 
 One function per intent. Each returns Markdown; the caller adds the context line and the honesty
-note. Nothing here reads the disk except to tell directories from files in a glob listing.
+note. Nothing here reads the disk: directories are derived from the paths a glob listed.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.providers.offline.metadata import describe_file
@@ -15,6 +16,7 @@ from steiner_tui.providers.offline.textutil import trim
 from steiner_tui.providers.offline.toolresults import (
     failure_lines,
     glob_entries,
+    glob_truncated,
     grep_matches,
     parse_tool_output,
 )
@@ -40,7 +42,7 @@ def _relative(entry: str, root: Path) -> str:
             return path.relative_to(root).as_posix()
         except ValueError:
             return entry
-    return entry
+    return entry.removeprefix("./")
 
 
 def _names(label: str, names: list[str]) -> str:
@@ -59,6 +61,11 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
             out.append(f"**{path}**: no result came back.")
             continue
         result = parse_tool_output(content)
+        if not result.meta:
+            # Not a read result: a failure, or the read dedup note pointing at an earlier read.
+            note = next((x for x in content.splitlines() if x.strip()), "no text")
+            out.append(f"**{path}**: {trim(note, 200)}")
+            continue
         if result.failed:
             reason = (failure_lines(result.text, 1) or [result.text.strip()])[0]
             out.append(f"**{path}** could not be read: {trim(reason, 160)}")
@@ -69,25 +76,37 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
     return out
 
 
+def _layout(entries: list[str], truncated: bool) -> list[str]:
+    files = sorted(e for e in entries if "/" not in e)
+    per_dir = Counter(e.split("/", 1)[0] + "/" for e in entries if "/" in e)
+    kinds = Counter(PurePosixPath(e).suffix for e in entries if PurePosixPath(e).suffix)
+    lines = []
+    if per_dir:
+        shown = [
+            f"`{d}` ({n} file{'s' if n != 1 else ''})"
+            for d, n in sorted(per_dir.items())[:MAX_LISTED]
+        ]
+        more = f" and {len(per_dir) - MAX_LISTED} more" if len(per_dir) > MAX_LISTED else ""
+        lines.append(f"- Directories ({len(per_dir)}): {', '.join(shown)}{more}")
+    if files:
+        lines.append(_names("Top-level files", files))
+    if kinds:
+        common = ", ".join(f"`{k}` ({n})" for k, n in kinds.most_common(6))
+        lines.append(f"- Most common file types: {common}")
+    if truncated:
+        lines.append("- The listing was cut by the glob cap, so these counts are partial.")
+    return lines or ["- The listing was empty."]
+
+
 def overview_answer(exchanges: Sequence[Exchange], root: Path) -> str:
-    """The project overview: top-level entries grouped, README title, package metadata."""
+    """The project overview: directories and top-level files, README title, package metadata."""
     parts = [f"Here is what the tools showed about the project `{root.name}`."]
     for call, content in exchanges:
         if call.name != "glob" or content is None:
             continue
         entries = [_relative(e, root) for e in glob_entries(content)]
-        dirs = sorted(
-            e.rstrip("/") + "/" for e in entries if e.endswith("/") or (root / e).is_dir()
-        )
-        files = sorted(e for e in entries if e.rstrip("/") + "/" not in dirs)
-        listing = [f"**Top level** (`glob` {_arg(call, 'pattern')!r}, {len(entries)} entries)"]
-        if dirs:
-            listing.append(_names("Directories", dirs))
-        if files:
-            listing.append(_names("Files", files))
-        if not entries:
-            listing.append("- The listing was empty.")
-        parts.append("\n".join(listing))
+        head = f"**Layout** (`glob` `{_arg(call, 'pattern')}`: {len(entries)} paths)"
+        parts.append("\n".join([head, *_layout(entries, glob_truncated(content))]))
     reads = _read_sections(exchanges)
     parts += reads
     if not reads:

@@ -127,3 +127,13 @@ def conversation(turns: int, tokens: int = 10) -> list[Message]:
         out.append(Message("user", text(tokens, f"u{i}"), turn=i))
         out.append(Message("assistant", text(tokens, f"a{i}"), turn=i))
     return out
+
+
+def heavy_tail_conversation() -> list[Message]:
+    """Two small turns, then three turns of 24k tokens: above a 100k window's 70% trigger
+    even after the normal stage keeps its three turns."""
+    out = conversation(2)
+    for i in range(3, 6):
+        out.append(Message("user", text(12_000, f"u{i}"), turn=i))
+        out.append(Message("assistant", text(12_000, f"a{i}"), turn=i))
+    return out

@@ -121,3 +121,9 @@ def test_negative_budget_is_rejected() -> None:
     with pytest.raises(ValueError) as info:
         AssemblyPolicy({"project_context": -1})
     assert str(info.value) == "assembly budgets must not be negative"
+
+
+def test_absent_source_is_not_added_to_remaining() -> None:
+    remaining = {"skill": 5}
+    apply_budget(remaining, "project_context", "hello")
+    assert remaining == {"skill": 5}

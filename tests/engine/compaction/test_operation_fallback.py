@@ -1,0 +1,203 @@
+"""The operation with a compaction fallback: used, skipped (rerun on main), cancelled, isolated."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
+from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.operation import CompactionEnv, compact_with_lineage
+from steiner_tui.engine.provider import ProviderError, is_backend_state_retired
+from tests.engine.compaction.fakes import (
+    T0,
+    Clock,
+    FakeHost,
+    FakeProvider,
+    budget,
+    conversation,
+    heavy_tail_conversation,
+    main_target,
+    make_env,
+)
+
+TEN = timedelta(minutes=10)
+MAIN = "anthropic/main-model"
+FB = "offline/summarizer"
+
+
+def fallback_target(window: int = 100_000, alias: str = "offline", model: str = "summarizer") -> SummaryTarget:
+    return SummaryTarget(alias, model, budget(window), FakeProvider())
+
+
+class Resolver:
+    def __init__(self, result: SummaryTarget | Exception) -> None:
+        self.result = result
+        self.calls = 0
+
+    def __call__(self) -> SummaryTarget:
+        self.calls += 1
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+def env_with(host: FakeHost, resolver: Resolver, *, stateful: bool = False) -> CompactionEnv:
+    return make_env(
+        host,
+        main=main_target(stateful=stateful),
+        fallback=CompactionFallback(FB, TEN, resolver),
+        main_session="sess-1",
+    )
+
+
+def lineage(state: str | None = None) -> ConversationLineage:
+    return ConversationLineage.start(conversation(6), backend_state=state)
+
+
+async def test_fallback_used_on_a_cold_cache() -> None:
+    host = FakeHost([SummaryResponse("From fallback.", clear_backend_state=True)])
+    env = env_with(host, Resolver(fallback_target()), stateful=True)
+    result = await compact_with_lineage(lineage("resp_main"), env)
+    outcome = result.outcome
+    assert outcome.applied
+    assert (outcome.summary_model, outcome.fallback_status, outcome.fallback_reason) == (
+        FB,
+        "used",
+        "no recent request",
+    )
+    assert host.targets == [FB]
+    request, target = host.calls[0]
+    assert target.fallback
+    assert request.backend_state is None
+    assert request.retire_backend_state is False
+    assert request.transport_session not in ("", "sess-1", "main-session")
+    # The fallback's retirement signal is discarded: main's transcript was never touched.
+    assert result.cleared is False and outcome.backend_state_cleared is False
+    assert result.lineage.generations[0].backend_state == "resp_main"
+
+
+async def test_idle_reason_with_recorded_main_request() -> None:
+    host = FakeHost([SummaryResponse("S")])
+    env = env_with(host, Resolver(fallback_target()))
+    last = LastMainRequest("anthropic", "main-model", "", T0 - timedelta(minutes=10, seconds=30))
+    result = await compact_with_lineage(lineage(), env, last_main_request=last)
+    assert result.outcome.fallback_reason == "idle 11m > 10m"
+    last = LastMainRequest("anthropic", "main-model", "", T0 - timedelta(minutes=10, seconds=20))
+    host.script.append(SummaryResponse("S"))
+    result = await compact_with_lineage(lineage(), env, last_main_request=last)
+    assert result.outcome.fallback_reason == "idle 10m20s > 10m0s"
+
+
+async def test_warm_cache_stays_on_main() -> None:
+    host = FakeHost([SummaryResponse("S")])
+    resolver = Resolver(fallback_target())
+    last = LastMainRequest("anthropic", "main-model", "", T0 - timedelta(minutes=3))
+    result = await compact_with_lineage(lineage(), env_with(host, resolver), last_main_request=last)
+    assert host.targets == [MAIN]
+    assert resolver.calls == 0
+    assert result.outcome.fallback_status == "" and result.outcome.summary_model == MAIN
+
+
+async def test_same_model_target_is_not_selected() -> None:
+    host = FakeHost([SummaryResponse("S")])
+    resolver = Resolver(fallback_target(alias="anthropic", model="main-model"))
+    result = await compact_with_lineage(lineage(), env_with(host, resolver))
+    assert resolver.calls == 1
+    assert [t.fallback for _, t in host.calls] == [False]
+    assert result.outcome.fallback_status == ""
+
+
+async def test_skipped_when_the_plan_does_not_fit_the_fallback() -> None:
+    host = FakeHost([SummaryResponse("From main.")])
+    result = await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target(4_000))))
+    outcome = result.outcome
+    assert host.targets == [MAIN]
+    assert (outcome.fallback_status, outcome.fallback_reason) == (
+        "skipped",
+        "context too large for offline/summarizer",
+    )
+    assert outcome.summary_model == MAIN
+    assert result.lineage.active.summary == "From main."
+
+
+async def test_skipped_after_a_provider_error_reruns_whole_operation_on_main() -> None:
+    host = FakeHost([ProviderError("server", "upstream 502"), SummaryResponse("From main.")])
+    original = lineage()
+    result = await compact_with_lineage(original, env_with(host, Resolver(fallback_target())))
+    assert host.targets == [FB, MAIN]
+    assert result.outcome.fallback_status == "skipped"
+    assert result.outcome.fallback_reason == "fallback failed: upstream 502"
+    assert [g.id for g in result.lineage.generations] == [0, 1]
+    assert result.lineage.generations[0] == original.active
+
+
+async def test_skipped_for_resolve_error_missing_provider_and_empty_summary() -> None:
+    host = FakeHost([SummaryResponse("S")])
+    result = await compact_with_lineage(lineage(), env_with(host, Resolver(KeyError("o"))))
+    assert result.outcome.fallback_reason == "fallback failed: 'o'"
+    assert host.targets == [MAIN]
+    bare = SummaryTarget("offline", "summarizer", budget(100_000))
+    host = FakeHost([SummaryResponse("S")])
+    result = await compact_with_lineage(lineage(), env_with(host, Resolver(bare)))
+    assert result.outcome.fallback_reason == (
+        "fallback failed: compaction fallback offline/summarizer has no provider"
+    )
+    host = FakeHost([SummaryResponse(" "), SummaryResponse("S")])
+    result = await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
+    assert host.targets == [FB, MAIN]
+    assert result.outcome.fallback_reason == (
+        "fallback failed: empty compaction summary from offline/summarizer"
+    )
+
+
+async def test_main_rerun_error_is_returned() -> None:
+    host = FakeHost([ProviderError("server", "fb down"), ProviderError("auth", "main down")])
+    with pytest.raises(ProviderError, match="main down"):
+        await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
+
+
+@pytest.mark.parametrize(
+    "error", [asyncio.CancelledError(), ProviderError("cancelled", "stopped")], ids=["task", "provider"]
+)
+async def test_cancellation_is_not_rerun(error: BaseException) -> None:
+    host = FakeHost([error])
+    with pytest.raises(type(error)) as raised:
+        await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
+    assert raised.value is error
+    assert host.targets == [FB]
+
+
+async def test_cancelled_fallback_error_hides_retirement_marker() -> None:
+    error = ProviderError("cancelled", "stopped", backend_state_retired=True)
+    host = FakeHost([error])
+    with pytest.raises(ProviderError) as raised:
+        await compact_with_lineage(lineage("r"), env_with(host, Resolver(fallback_target()), stateful=True))
+    assert str(raised.value) == "stopped"
+    assert not is_backend_state_retired(raised.value)
+
+
+async def test_fallback_applying_nothing_returns_without_fields_or_rerun() -> None:
+    host = FakeHost()
+    one_turn = ConversationLineage.start(conversation(1))
+    result = await compact_with_lineage(one_turn, env_with(host, Resolver(fallback_target())))
+    assert not result.outcome.applied
+    assert result.outcome.fallback_status == "" and result.outcome.summary_model == ""
+    assert host.calls == []
+    assert result.lineage == one_turn
+
+
+async def test_both_stages_share_the_fallback_target() -> None:
+    big = heavy_tail_conversation()
+    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    clock = Clock()
+    env = make_env(
+        host, clock=clock, fallback=CompactionFallback(FB, TEN, Resolver(fallback_target()))
+    )
+    result = await compact_with_lineage(ConversationLineage.start(big), env)
+    assert host.targets == [FB, FB]
+    assert result.outcome.stage_count == 2
+    assert result.outcome.fallback_status == "used"

@@ -79,6 +79,40 @@ class Message:
     source: str = field(default="", kw_only=True)
     turn: int = field(default=0, kw_only=True)
     incomplete: bool = field(default=False, kw_only=True)
+    # Derived values cached on first use. A message never changes, so they never go stale;
+    # caching them here keeps per-request work proportional to the *new* messages.
+    _pyhash: int = field(default=0, init=False, repr=False, compare=False)
+    _digest: str = field(default="", init=False, repr=False, compare=False)
+    _size: int = field(default=-1, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        cached = self._pyhash
+        if not cached:
+            cached = hash(
+                (
+                    self.role,
+                    self.content,
+                    self.reasoning,
+                    self.tool_calls,
+                    self.images,
+                    self.name,
+                    self.tool_call_id,
+                    self.source,
+                    self.turn,
+                    self.incomplete,
+                )
+            ) or 1
+            object.__setattr__(self, "_pyhash", cached)
+        return cached
+
+    @property
+    def prompt_bytes(self) -> int:
+        """UTF-8 bytes of role plus content (this message's share of PromptBytes)."""
+        size = self._size
+        if size < 0:
+            size = len(self.role.encode()) + len(self.content.encode("utf-8", "surrogatepass"))
+            object.__setattr__(self, "_size", size)
+        return size
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -112,10 +146,18 @@ def _update_hash(h: Any, message: Message) -> None:
 
 
 def message_hash(message: Message) -> str:
-    """The message's 8-hex-digit hash: first 4 bytes of SHA-256 over the hash input."""
+    """The message's 8-hex-digit hash: first 4 bytes of SHA-256 over the hash input.
+
+    Computed once per message object (messages are immutable) and cached on it.
+    """
+    cached = message._digest
+    if cached:
+        return cached
     h = hashlib.sha256()
     _update_hash(h, message)
-    return h.digest()[:4].hex()
+    digest = h.digest()[:4].hex()
+    object.__setattr__(message, "_digest", digest)
+    return digest
 
 
 def short_hash(text: str) -> str:

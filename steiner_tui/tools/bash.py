@@ -4,7 +4,9 @@ Commands run as an asyncio subprocess in their own session (process group), with
 and stdout and stderr interleaved in one pipe. A timeout (default 120 s, at most 600 s) or a
 cancellation kills the whole group, so ``sleep`` children do not outlive the call. Output is
 capped at 30,000 characters: the first and last halves are kept around a marker, because the
-end of a build or test log is usually where the answer is.
+end of a build or test log is usually where the answer is. A child left running in the
+background does not hold the call up: once the shell exits, output is awaited for one more
+second, then the call returns and says so.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +30,7 @@ __all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "OUTPUT_CAP", "BashTool", "run_comm
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 OUTPUT_CAP = 30_000
-_DRAIN_GRACE = 2.0
+_DRAIN_GRACE = 1.0
 """Seconds to wait for output after the shell exits (a background child may hold the pipe)."""
 
 _DEFINITION = ToolDefinition(
@@ -96,49 +99,76 @@ async def run_command(
         ``done`` with the exit code (whatever it is), or ``failed`` on timeout or when the
         shell cannot start. Cancelling the caller kills the process group and re-raises.
     """
+    loop = asyncio.get_running_loop()
+    collector = OutputCollector(cap)
     try:
-        proc = await asyncio.create_subprocess_shell(
+        transport, protocol = await loop.subprocess_shell(
+            lambda: _ShellProtocol(loop, collector),
             command,
             cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             env=dict(env) if env is not None else None,
             start_new_session=True,
         )
     except OSError as exc:
         return failed(f"cannot run command: {exc.strerror or exc}")
-    collector = OutputCollector(cap)
-    assert proc.stdout is not None
-    reader = asyncio.create_task(collector.pump(proc.stdout))
-    timed_out = False
+    timed_out = detached = False
     try:
         try:
-            await asyncio.wait_for(proc.wait(), time_limit)
+            await asyncio.wait_for(asyncio.shield(protocol.exited), time_limit)
         except TimeoutError:
             timed_out = True
-            _kill_group(proc)
-            await proc.wait()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(reader), _DRAIN_GRACE)
+            _kill_group(transport.get_pid())
+            await protocol.exited
+        try:
+            await asyncio.wait_for(asyncio.shield(protocol.closed), _DRAIN_GRACE)
+        except TimeoutError:
+            detached = True
     except asyncio.CancelledError:
-        _kill_group(proc)
-        reader.cancel()
-        # Reap before re-raising, so no process of the call outlives the cancellation.
-        await proc.wait()
+        _kill_group(transport.get_pid())
+        # Wait for the exit (reaped by asyncio) so no process of the call outlives the cancel.
+        await protocol.exited
         raise
     finally:
-        if not reader.done():
-            reader.cancel()
+        transport.close()
+    code = transport.get_returncode()
     output, truncated = collector.result()
     output = output.removesuffix("\n") or "(no output)"
-    data = {"exit_code": proc.returncode, "timed_out": timed_out, "truncated": truncated}
+    if detached:
+        output += "\n[background processes still hold the output; later output is not shown]"
+    data = {"exit_code": code, "timed_out": timed_out, "truncated": truncated}
     if timed_out:
         message = f"{output}\n[timed out after {time_limit:g} s; the command was killed]"
         return failed(message, **data)
-    return ToolResult(content=f"{output}\n[exit code: {proc.returncode}]", data=data)
+    return ToolResult(content=f"{output}\n[exit code: {code}]", data=data)
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
+class _ShellProtocol(asyncio.SubprocessProtocol):
+    """Feeds output to the collector; signals process exit and pipe closure separately.
+
+    ``Process.wait()`` only returns once every pipe is closed, so a backgrounded child holding
+    stdout would stall it; the exit future here fires as soon as the shell itself exits.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, collector: OutputCollector) -> None:
+        self.collector = collector
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self.collector.feed(data.encode() if isinstance(data, str) else data)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)

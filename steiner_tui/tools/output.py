@@ -1,18 +1,15 @@
 """Bounded capture of a subprocess's output: the first and last halves around a marker.
 
 A command can print gigabytes; memory must not grow with it. The collector keeps a head of at
-most ``cap // 2`` characters' worth of bytes and a rolling tail, counts what it drops, and
-decodes once at the end (invalid UTF-8 becomes U+FFFD).
+most ``cap // 2`` characters' worth of bytes and a rolling tail, notes whether it dropped
+anything, and decodes once at the end (invalid UTF-8 becomes U+FFFD).
 """
 
 from __future__ import annotations
 
-import asyncio
-
 __all__ = ["OutputCollector"]
 
 _BYTES_PER_CHAR = 4
-_CHUNK = 64 * 1024
 
 
 class OutputCollector:
@@ -25,11 +22,6 @@ class OutputCollector:
         self._head = bytearray()
         self._tail = bytearray()
         self._dropped = False
-
-    async def pump(self, stream: asyncio.StreamReader) -> None:
-        """Read ``stream`` to its end."""
-        while chunk := await stream.read(_CHUNK):
-            self.feed(chunk)
 
     def feed(self, chunk: bytes) -> None:
         """Add bytes to the capture."""

@@ -48,6 +48,14 @@ async def test_no_output(project: Path) -> None:
     assert result.content == "(no output)\n[exit code: 0]"
 
 
+async def test_background_child_does_not_hold_the_call(project: Path) -> None:
+    result = await run_command("echo a; sleep 2 &", cwd=project)
+    assert result.status == "done"
+    assert result.content == (
+        "a\n[background processes still hold the output; later output is not shown]\n[exit code: 0]"
+    )
+
+
 async def test_timeout_kills_and_says_so(project: Path) -> None:
     result = await run_command("echo started; sleep 5; echo finished", cwd=project, time_limit=0.3)
     assert result.status == "failed"

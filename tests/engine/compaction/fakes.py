@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -11,7 +11,7 @@ from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.operation import CompactionEnv
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderEvent
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -41,6 +41,12 @@ class FakeProvider:
     alias = "offline"
     stateful = False
 
+    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        raise AssertionError("the fake host answers summary calls itself")
+
+    def model_info(self, model: str) -> ModelInfo:
+        return ModelInfo()
+
 
 Script = SummaryResponse | BaseException | Callable[[ChatRequest, SummaryTarget], SummaryResponse]
 
@@ -51,9 +57,9 @@ class FakeHost:
 
     script: list[Script] = field(default_factory=list)
     calls: list[tuple[ChatRequest, SummaryTarget]] = field(default_factory=list)
-    builds: list[tuple[tuple[Message, ...], str, SummaryTarget, int, tuple[ToolDefinition, ...]]] = (
-        field(default_factory=list)
-    )
+    builds: list[
+        tuple[tuple[Message, ...], str, SummaryTarget, int, tuple[ToolDefinition, ...]]
+    ] = field(default_factory=list)
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
         return tokens_of(messages)

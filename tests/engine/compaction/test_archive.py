@@ -63,7 +63,9 @@ def test_note_error_warns_and_applies_without_note() -> None:
         "Goal.\n[history archive: old]", MemoryArchive(note_error=OSError("gone")), [M1], sink
     )
     assert (noted, ok) == ("Goal.", False)
-    assert sink.events == [WarningEvent("compact_conversation", "compact conversation: history note: gone")]
+    assert sink.events == [
+        WarningEvent("compact_conversation", "compact conversation: history note: gone")
+    ]
 
 
 def test_remove_lines_keeps_text_without_markers_identical() -> None:
@@ -84,4 +86,6 @@ def test_append_error_warns_and_stops_further_appends() -> None:
     assert not commit_history_archive(archive, outcome, sink)
     assert archive.attempts == 1
     assert archive.appended == []
-    assert sink.events == [WarningEvent("archive_compacted_history", "archive compacted history: disk full")]
+    assert sink.events == [
+        WarningEvent("archive_compacted_history", "archive compacted history: disk full")
+    ]

@@ -46,4 +46,7 @@ def test_replacement_guard() -> None:
     queued = replacement_refusal(False, 2, 0)
     assert queued is not None and "queued" in queued
     assert replacement_refusal(False, 0, 1) == "1 sub-agent is still running; wait for it to finish"
-    assert replacement_refusal(False, 0, 3) == "3 sub-agents are still running; wait for them to finish"
+    assert (
+        replacement_refusal(False, 0, 3)
+        == "3 sub-agents are still running; wait for them to finish"
+    )

@@ -22,7 +22,9 @@ from tests.engine.compaction.fakes import T0, Clock, FakeProvider, budget, main_
 TEN = timedelta(minutes=10)
 
 
-def _target(alias: str = "offline", model: str = "summarizer", provider: bool = True) -> SummaryTarget:
+def _target(
+    alias: str = "offline", model: str = "summarizer", provider: bool = True
+) -> SummaryTarget:
     return SummaryTarget(alias, model, budget(32_768), FakeProvider() if provider else None)
 
 

@@ -79,7 +79,9 @@ def test_full_render_line_by_line() -> None:
 
 def test_omitted_content_never_appears() -> None:
     messages = [
-        Message("assistant", "", reasoning="REASONING", tool_calls=(ToolCall("d", "display_file", {}),)),
+        Message(
+            "assistant", "", reasoning="REASONING", tool_calls=(ToolCall("d", "display_file", {}),)
+        ),
         Message("tool", "TOOL BODY", tool_call_id="d"),
     ]
     assert render_history(messages) == ""

@@ -50,7 +50,7 @@ async def test_normal_stage_applies() -> None:
     assert active.summary == "The summary."
     assert active.outcome == outcome
     assert active.messages == (Message("summary", "The summary."), *messages[6:])
-    summarized, instruction, target, max_tokens, tools = host.builds[0]
+    summarized, instruction, _target, max_tokens, tools = host.builds[0]
     assert summarized == tuple(messages[:6])
     assert "## 1. Task and Goal" in instruction
     assert max_tokens == 8000

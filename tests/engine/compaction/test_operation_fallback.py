@@ -29,7 +29,9 @@ MAIN = "anthropic/main-model"
 FB = "offline/summarizer"
 
 
-def fallback_target(window: int = 100_000, alias: str = "offline", model: str = "summarizer") -> SummaryTarget:
+def fallback_target(
+    window: int = 100_000, alias: str = "offline", model: str = "summarizer"
+) -> SummaryTarget:
     return SummaryTarget(alias, model, budget(window), FakeProvider())
 
 
@@ -161,7 +163,9 @@ async def test_main_rerun_error_is_returned() -> None:
 
 
 @pytest.mark.parametrize(
-    "error", [asyncio.CancelledError(), ProviderError("cancelled", "stopped")], ids=["task", "provider"]
+    "error",
+    [asyncio.CancelledError(), ProviderError("cancelled", "stopped")],
+    ids=["task", "provider"],
 )
 async def test_cancellation_is_not_rerun(error: BaseException) -> None:
     host = FakeHost([error])
@@ -175,7 +179,9 @@ async def test_cancelled_fallback_error_hides_retirement_marker() -> None:
     error = ProviderError("cancelled", "stopped", backend_state_retired=True)
     host = FakeHost([error])
     with pytest.raises(ProviderError) as raised:
-        await compact_with_lineage(lineage("r"), env_with(host, Resolver(fallback_target()), stateful=True))
+        await compact_with_lineage(
+            lineage("r"), env_with(host, Resolver(fallback_target()), stateful=True)
+        )
     assert str(raised.value) == "stopped"
     assert not is_backend_state_retired(raised.value)
 

@@ -37,7 +37,9 @@ def never(_: Sequence[Message]) -> bool:
 
 
 def test_pending_line_exact() -> None:
-    line = render_pending_sub_agents_line([("code-3", "code", "running"), ("review-5", "review", "queued")])
+    line = render_pending_sub_agents_line(
+        [("code-3", "code", "running"), ("review-5", "review", "queued")]
+    )
     assert line == (
         "<steiner-sub-agents-pending>code-3 (code, running); review-5 (review, queued)"
         "</steiner-sub-agents-pending>"
@@ -99,7 +101,7 @@ def test_anchor_not_kept_when_nothing_would_remain_to_summarize() -> None:
 def test_anchor_ignores_sub_agent_results_and_tails_with_a_real_user() -> None:
     summarized, retained = _agentic()
     sub = Message("user", "result", source=SUB_AGENT_RESULT_SOURCE)
-    before, after = anchor_real_user_retention([*summarized, sub], retained, always)
+    _, after = anchor_real_user_retention([*summarized, sub], retained, always)
     assert after[0].content == "latest question"
     assert after[1] == sub
     with_user = [Message("user", "follow-up"), *retained]
@@ -144,7 +146,10 @@ def test_replayed_skills_fold_the_whole_generation() -> None:
 
 
 def test_compose_layout_summary_skills_retained_pending() -> None:
-    summarized = [Message("user", prepend_skill_blocks([ALPHA], "first")), Message("assistant", "a")]
+    summarized = [
+        Message("user", prepend_skill_blocks([ALPHA], "first")),
+        Message("assistant", "a"),
+    ]
     stale = Message(
         "user",
         render_pending_sub_agents_line([("old-1", "code", "running")]),

@@ -49,7 +49,9 @@ def test_steering_suffix_exact() -> None:
 def test_emergency_appends_its_template() -> None:
     emergency = render_template("compaction_emergency.md.j2").strip()
     assert "EMERGENCY COMPACTION" in emergency
-    assert compaction_instruction("emergency") == compaction_instruction("normal") + "\n\n" + emergency
+    assert (
+        compaction_instruction("emergency") == compaction_instruction("normal") + "\n\n" + emergency
+    )
     steered = compaction_instruction("emergency", "keep numbers")
     assert steered == compaction_instruction("normal", "keep numbers") + "\n\n" + emergency
 

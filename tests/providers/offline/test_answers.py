@@ -1,0 +1,155 @@
+"""The answering policy, driven through the real read-only tools on a small project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.skills.envelopes import render_skill_activation
+from steiner_tui.providers.offline import HONESTY_NOTE, MAX_TOOL_ROUNDS, OfflineProvider
+from tests.providers.offline.support import ask, drive, make_project, tool_defs, tool_rounds
+
+
+def _final(messages: list[Message]) -> str:
+    assert messages[-1].role == "assistant" and not messages[-1].tool_calls
+    return messages[-1].content
+
+
+async def test_project_overview_lists_files_then_reads_readme_and_metadata(
+    tmp_path: Path,
+) -> None:
+    messages = await drive(make_project(tmp_path), "What is in this project?")
+    rounds = tool_rounds(messages)
+    assert [c.name for c in rounds[0]] == ["glob"]
+    assert sorted(str((c.arguments or {})["path"]) for c in rounds[1]) == [
+        "README.md",
+        "pyproject.toml",
+    ]
+    answer = _final(messages)
+    assert 'Title: "Demo Widget"' in answer
+    assert "turns CSV files into small charts" in answer
+    assert "`README.md`" in answer and "`pyproject.toml`" in answer
+    assert "`src/` (2 files)" in answer and "`tests/` (1 file)" in answer
+    assert "`demo-widget` version 1.2.0" in answer
+    assert "`rich`, `click`" in answer
+    assert "**README.md** (7 lines)" in answer
+
+
+async def test_honesty_note_and_context_line_appear_once(tmp_path: Path) -> None:
+    answer = _final(await drive(make_project(tmp_path), "give me an overview"))
+    assert answer.count(HONESTY_NOTE) == 1
+    assert "not a language model" in HONESTY_NOTE
+    assert "ANTHROPIC_API_KEY" in HONESTY_NOTE and "OPENAI_API_KEY" in HONESTY_NOTE
+    assert answer.count("I received 7 messages (~") == 1
+    assert "1 system, 1 user, 2 assistant, 3 tool" in answer
+
+
+async def test_a_named_file_is_read_and_outlined(tmp_path: Path) -> None:
+    messages = await drive(make_project(tmp_path), "What does src/demo_widget/core.py do?")
+    rounds = tool_rounds(messages)
+    assert len(rounds) == 1
+    assert [(c.name, dict(c.arguments or {})) for c in rounds[0]] == [
+        ("read", {"path": "src/demo_widget/core.py"})
+    ]
+    answer = _final(messages)
+    assert "**src/demo_widget/core.py** (9 lines)" in answer
+    assert "`class Chart`, `def render_chart`" in answer
+    assert "Chart rendering for Demo Widget." in answer
+
+
+async def test_find_runs_grep_and_reports_matches(tmp_path: Path) -> None:
+    messages = await drive(make_project(tmp_path), "find render_chart")
+    rounds = tool_rounds(messages)
+    assert [(c.name, dict(c.arguments or {})) for c in rounds[0]] == [
+        ("grep", {"pattern": "render_chart"})
+    ]
+    answer = _final(messages)
+    assert "found 2 matching lines in 2 files" in answer
+    assert "`src/demo_widget/core.py`" in answer and "`tests/test_core.py`" in answer
+
+
+async def test_search_scope_and_missing_paths(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    messages = await drive(root, "search for 'Chart' in src/demo_widget")
+    assert dict(tool_rounds(messages)[0][0].arguments or {}) == {
+        "pattern": "Chart",
+        "path": "src/demo_widget",
+    }
+    missing = await drive(root, "read docs/nowhere.md please")
+    assert tool_rounds(missing) == []
+    assert "Not found under the project root: `docs/nowhere.md`." in _final(missing)
+
+
+@pytest.mark.parametrize(
+    "prompt", ["what is in this project?", "show README.md", "grep Chart", "hi"]
+)
+async def test_never_more_than_two_tool_rounds(tmp_path: Path, prompt: str) -> None:
+    messages = await drive(make_project(tmp_path), prompt)
+    assert len(tool_rounds(messages)) <= MAX_TOOL_ROUNDS
+
+
+async def test_answers_after_two_rounds_even_when_more_would_help(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    round_messages: list[Message] = []
+    for i in range(MAX_TOOL_ROUNDS):
+        call = ToolCall(f"c{i}", "grep", {"pattern": "x"})
+        round_messages += [
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", "README.md:1:x", tool_call_id=call.id, name="grep"),
+        ]
+    request = ChatRequest(
+        "offline",
+        (Message("user", "what is in this project?"), *round_messages),
+        tool_defs("glob", "grep", "read"),
+    )
+    reply = await ask(OfflineProvider(root), request)
+    assert reply.calls == [] and HONESTY_NOTE in reply.text
+
+
+async def test_only_offered_tools_are_called(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    messages = await drive(root, "what is in this project?", tools=("read",))
+    rounds = tool_rounds(messages)
+    assert {c.name for r in rounds for c in r} == {"read"}
+    assert 'Title: "Demo Widget"' in _final(messages)
+    none = await drive(root, "what is in this project?", tools=())
+    assert tool_rounds(none) == []
+    assert "No tools were offered" in _final(none)
+
+
+async def test_skill_envelopes_and_mode_notice_do_not_hide_the_request(tmp_path: Path) -> None:
+    envelope, _ = render_skill_activation("review", "Review carefully.")
+    notice = "[execution mode: build] Build mode. Normal workspace editing."
+    prompt = f"{notice}\n\n{envelope}\n\nfind render_chart"
+    rounds = tool_rounds(await drive(make_project(tmp_path), prompt))
+    assert rounds[0][0].name == "grep"
+
+
+async def test_other_messages_are_answered_directly(tmp_path: Path) -> None:
+    messages = await drive(make_project(tmp_path), "Please refactor the chart code.")
+    assert tool_rounds(messages) == []
+    answer = _final(messages)
+    assert 'You wrote: "Please refactor the chart code."' in answer
+    assert "I received 2 messages" in answer
+
+
+async def test_context_blocks_are_not_taken_for_the_request(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    request = ChatRequest(
+        "offline",
+        (
+            Message("system", "Preamble.\n\nAGENTS.md says hi"),
+            Message("user", "find nothing_here"),
+            Message(
+                "user",
+                "Current date: 2026-09-13 (UTC, UTC+00:00), recorded when this session started.",
+            ),
+        ),
+        tool_defs("grep"),
+    )
+    reply = await ask(OfflineProvider(root), request)
+    assert reply.calls[0].name == "grep"
+    assert dict(reply.calls[0].arguments or {}) == {"pattern": "nothing_here"}

@@ -1,0 +1,192 @@
+"""The extractive summarizer: sections, planted facts, carry-over, budgets, request detection."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
+from steiner_tui.engine.compaction.summary_request import compaction_instruction
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.providers.offline import (
+    SECTION_HEADINGS,
+    OfflineProvider,
+    extractive_summary,
+    is_compaction_request,
+)
+from tests.providers.offline.support import ask
+
+
+def _tokens(text: str) -> int:
+    return 8 + (len(text) + 3) // 4
+
+
+def _call(cid: str, name: str, **args: object) -> ToolCall:
+    return ToolCall(cid, name, args, json.dumps(args))
+
+
+def _section(summary: str, number: int) -> str:
+    start = summary.index(SECTION_HEADINGS[number - 1])
+    end = summary.index(SECTION_HEADINGS[number]) if number < 8 else len(summary)
+    return summary[start:end]
+
+
+def _transcript() -> list[Message]:
+    return [
+        Message("system", "You are a coding agent. Always be careful."),
+        Message("user", "Add CSV export to the report module in app/report.py."),
+        Message("assistant", "", tool_calls=(_call("1", "read", path="app/report.py"),)),
+        Message("tool", json.dumps({"path": "app/report.py", "output": "x"}), tool_call_id="1"),
+        Message("assistant", "", tool_calls=(_call("2", "edit", path="app/export.py"),)),
+        Message("tool", "Edited app/export.py", tool_call_id="2"),
+        Message("assistant", "", tool_calls=(_call("3", "bash", command="pytest -q tests"),)),
+        Message(
+            "tool",
+            "FAILED tests/test_export.py::test_header - KeyError: 'name'\n[exit code: 1]",
+            tool_call_id="3",
+        ),
+        Message("assistant", "We decided to write the header row with csv.DictWriter."),
+        Message("user", "The export must handle 50000 rows. I prefer tabs over commas."),
+        Message("user", "Please don't touch the legacy exporter. TODO: document the flag."),
+    ]
+
+
+def test_all_eight_headings_in_order_exactly_once() -> None:
+    summary = extractive_summary(_transcript(), max_tokens=4096, emergency=False)
+    positions = [summary.index(h) for h in SECTION_HEADINGS]
+    assert positions == sorted(positions)
+    assert all(summary.count(h) == 1 for h in SECTION_HEADINGS)
+    assert "not a language model" in summary.splitlines()[0]
+
+
+def test_planted_facts_land_in_their_sections() -> None:
+    summary = extractive_summary(_transcript(), max_tokens=4096, emergency=False)
+    assert 'Original request: "Add CSV export to the report module in app/report.py."' in (
+        _section(summary, 1)
+    )
+    state = _section(summary, 2)
+    assert "`app/report.py` (read)" in state and "`app/export.py` (edited)" in state
+    assert "`pytest -q tests` (exit 1)" in _section(summary, 7)
+    assert "KeyError: 'name'" in _section(summary, 5)
+    findings = _section(summary, 4)
+    assert "csv.DictWriter" in findings and "50000 rows" in findings
+    assert "TODO: document the flag" in _section(summary, 6)
+    prefs = _section(summary, 8)
+    assert "I prefer tabs over commas." in prefs
+    assert "Please don't touch the legacy exporter." in prefs
+    assert "Always be careful" not in summary
+
+
+def test_output_is_deterministic() -> None:
+    first = extractive_summary(_transcript(), max_tokens=2000, emergency=False)
+    assert extractive_summary(_transcript(), max_tokens=2000, emergency=False) == first
+
+
+def test_previous_summary_is_carried_forward_without_history_notes() -> None:
+    first = extractive_summary(_transcript(), max_tokens=4096, emergency=False)
+    noted = f"{first}\n{HISTORY_NOTE_MARKER} sessions/s1/history.md]"
+    later = [
+        Message("system", noted),
+        Message("user", "Now add JSON export too. I prefer tabs over commas."),
+        Message("assistant", "", tool_calls=(_call("9", "write", path="app/json_export.py"),)),
+        Message("tool", "Wrote app/json_export.py", tool_call_id="9"),
+    ]
+    second = extractive_summary(later, max_tokens=4096, emergency=False)
+    assert HISTORY_NOTE_MARKER not in second
+    assert "csv.DictWriter" in second and "50000 rows" in second
+    assert "`app/json_export.py` (written)" in second
+    assert second.count("I prefer tabs over commas.") == 1
+    assert second.count("Original request:") == 1
+    assert 'User asked: "Now add JSON export too."' in second
+    third = extractive_summary([Message("summary", second)], max_tokens=4096, emergency=False)
+    assert third == second
+
+
+def test_budget_is_respected_and_preferences_outlive_old_detail() -> None:
+    messages = _transcript()
+    for i in range(200):
+        call = _call(f"f{i}", "read", path=f"pkg/module_{i}.py")
+        messages += [
+            Message("user", f"Look at pkg/module_{i}.py and check helper number {i}, thanks."),
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", json.dumps({"output": "x"}), tool_call_id=call.id),
+            Message("assistant", f"I updated pkg/module_{i}.py to use the new helper."),
+        ]
+    full = extractive_summary(messages, max_tokens=100_000, emergency=False)
+    assert _tokens(full) > 3000
+    small = extractive_summary(messages, max_tokens=800, emergency=False)
+    assert _tokens(small) <= 800
+    assert all(h in small for h in SECTION_HEADINGS)
+    assert "I prefer tabs over commas." in small
+    assert "Original request:" in small
+    assert "module_199" in small and "module_0.py" not in small
+    emergency = extractive_summary(messages, max_tokens=800, emergency=True)
+    assert _tokens(emergency) <= 400 and all(h in emergency for h in SECTION_HEADINGS)
+    tiny = extractive_summary(messages, max_tokens=10, emergency=False)
+    assert [h for h in SECTION_HEADINGS if h in tiny] == list(SECTION_HEADINGS)
+
+
+def test_many_files_of_one_folder_share_a_line_and_expand_when_carried() -> None:
+    messages = [Message("user", "Tidy the package please, all of it.")]
+    for i in range(4):
+        call = _call(f"e{i}", "edit", path=f"pkg/m{i}.py")
+        messages += [
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", "ok", tool_call_id=call.id),
+        ]
+    summary = extractive_summary(messages, max_tokens=4096, emergency=False)
+    assert "- `pkg/` (edited): `m0.py`, `m1.py`, `m2.py`, `m3.py`" in summary
+    carried = extractive_summary(
+        [Message("system", summary), Message("user", "Also look at pkg/m9.py.")],
+        max_tokens=4096,
+        emergency=False,
+    )
+    assert "`pkg/` (edited): `m0.py`, `m1.py`, `m2.py`, `m3.py`" in carried
+    assert "`pkg/m9.py` (mentioned)" in carried
+
+
+def test_unanswered_request_is_remaining_work() -> None:
+    messages = [*_transcript(), Message("user", "Next, wire the export button in the UI.")]
+    summary = extractive_summary(messages, max_tokens=4096, emergency=False)
+    assert 'Unanswered: "Next, wire the export button in the UI."' in _section(summary, 6)
+
+
+async def test_provider_answers_compaction_requests_with_a_summary(tmp_path: Path) -> None:
+    provider = OfflineProvider(tmp_path)
+    instruction = Message("user", compaction_instruction("normal"))
+    flagged = ChatRequest(
+        "offline", (*_transcript(), instruction), max_tokens=4096, compaction=True
+    )
+    reply = await ask(provider, flagged)
+    assert reply.calls == [] and reply.done.stop_reason == "stop"
+    assert reply.text == extractive_summary(_transcript(), max_tokens=4096, emergency=False)
+    unflagged = ChatRequest("offline", (*_transcript(), instruction), max_tokens=4096)
+    assert is_compaction_request(unflagged)
+    assert (await ask(provider, unflagged)).text == reply.text
+    assert not is_compaction_request(ChatRequest("offline", tuple(_transcript())))
+
+
+async def test_emergency_instruction_halves_the_budget(tmp_path: Path) -> None:
+    messages = _transcript() * 20
+    emergency = Message("user", compaction_instruction("emergency"))
+    request = ChatRequest("offline", (*messages, emergency), max_tokens=600, compaction=True)
+    text = (await ask(OfflineProvider(tmp_path), request)).text
+    assert _tokens(text) <= 300
+    assert text == extractive_summary(messages, max_tokens=600, emergency=True)
+
+
+async def test_steering_text_keeps_matching_items(tmp_path: Path) -> None:
+    messages = [Message("user", "Start the refactor of the storage layer now.")]
+    for i in range(60):
+        messages.append(Message("user", f"Check widget_{i} and its caller in the old views."))
+    messages.append(Message("user", "Look at the zebra_cache module as well."))
+    steer = Message("user", compaction_instruction("normal", steering="focus on zebra_cache"))
+    plain = Message("user", compaction_instruction("normal"))
+    base = dict(max_tokens=300, compaction=True)
+    provider = OfflineProvider(tmp_path)
+    steered = (await ask(provider, ChatRequest("offline", (*messages, steer), **base))).text  # type: ignore[arg-type]
+    unsteered = (await ask(provider, ChatRequest("offline", (*messages, plain), **base))).text  # type: ignore[arg-type]
+    assert "zebra_cache" in steered
+    assert "Check widget_0 " not in steered
+    assert steered != unsteered

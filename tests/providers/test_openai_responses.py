@@ -1,0 +1,278 @@
+"""OpenAIResponsesProvider through the real SDK against a loopback Responses API server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ProviderError,
+    StreamDone,
+    StreamText,
+    StreamToolCall,
+    StreamUsage,
+    is_backend_state_retired,
+)
+from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
+from tests.providers.loopback import LoopbackServer, collect, json_reply, sse, sse_reply
+
+USER = Message("user", "hi")
+REQUEST = ChatRequest(model="gpt-4o", messages=(Message("system", "be brief"), USER))
+
+
+class Script:
+    """Builds one response's event sequence with increasing sequence numbers."""
+
+    def __init__(self, response_id: str = "resp_1") -> None:
+        self.id = response_id
+        self.seq = 0
+        self.parts: list[bytes] = []
+
+    def event(self, kind: str, **fields: Any) -> Script:
+        self.parts.append(sse(kind, {"type": kind, "sequence_number": self.seq, **fields}))
+        self.seq += 1
+        return self
+
+    def response(self, status: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "response",
+            "created_at": 1700000000,
+            "status": status,
+            "model": "gpt-4o-2024-08-06",
+            "output": [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            **extra,
+        }
+
+    def created(self) -> Script:
+        return self.event("response.created", response=self.response("in_progress"))
+
+    def text(self, *deltas: str) -> Script:
+        item = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant"}
+        self.event("response.output_item.added", output_index=0, item={**item, "content": []})
+        for piece in deltas:
+            self.event(
+                "response.output_text.delta",
+                item_id="msg_1",
+                output_index=0,
+                content_index=0,
+                delta=piece,
+                logprobs=[],
+            )
+        return self
+
+    def call(self, index: int, call_id: str, name: str, *fragments: str) -> Script:
+        item = {"id": f"fc_{index}", "type": "function_call", "call_id": call_id, "name": name}
+        self.event(
+            "response.output_item.added",
+            output_index=index,
+            item={**item, "status": "in_progress", "arguments": ""},
+        )
+        for piece in fragments:
+            self.event(
+                "response.function_call_arguments.delta",
+                item_id=f"fc_{index}",
+                output_index=index,
+                delta=piece,
+            )
+        whole = "".join(fragments)
+        self.event(
+            "response.function_call_arguments.done",
+            item_id=f"fc_{index}",
+            output_index=index,
+            arguments=whole,
+        )
+        return self.event(
+            "response.output_item.done",
+            output_index=index,
+            item={**item, "status": "completed", "arguments": whole},
+        )
+
+    def completed(self, input_tokens: int = 500, cached: int = 384, output: int = 20) -> Script:
+        usage = {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
+            "output_tokens": output,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output,
+        }
+        return self.event("response.completed", response=self.response("completed", usage=usage))
+
+
+@pytest.fixture
+async def responses() -> AsyncIterator[Callable[..., OpenAIResponsesProvider]]:
+    made: list[OpenAIResponsesProvider] = []
+
+    def make(server: LoopbackServer, timeout: float = 5.0) -> OpenAIResponsesProvider:
+        provider = OpenAIResponsesProvider(
+            "openai_responses", "sk-test", f"{server.url}/v1", timeout=timeout, max_retries=0
+        )
+        made.append(provider)
+        return provider
+
+    yield make
+    for provider in made:
+        await provider.aclose()
+
+
+async def test_streams_text_tool_calls_usage_and_new_backend_state(responses: Any) -> None:
+    script = (
+        Script("resp_A")
+        .created()
+        .text("Hel", "lo")
+        .call(1, "call_1", "read", '{"pa', 'th": "a.py"}')
+        .completed()
+    )
+    with LoopbackServer(sse_reply(script.parts)) as server:
+        provider = responses(server)
+        assert provider.stateful is True
+        events, error = await collect(provider.stream(REQUEST))
+    assert error is None
+    assert [e.text for e in events if isinstance(e, StreamText)] == ["Hel", "lo"]
+    call = next(e.call for e in events if isinstance(e, StreamToolCall))
+    assert (call.id, call.name, call.raw_arguments) == ("call_1", "read", '{"path": "a.py"}')
+    assert dict(call.arguments or {}) == {"path": "a.py"}
+    assert events[-2] == StreamUsage(500, 20, cache_read_tokens=384)
+    assert events[-1] == StreamDone(stop_reason="tool_calls", backend_state="resp_A")
+    body = server.requests[0].body
+    assert server.requests[0].path == "/v1/responses"
+    assert body["instructions"] == "be brief"
+    assert body["store"] is True
+    assert "previous_response_id" not in body
+    assert body["input"] == [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    ]
+
+
+async def test_continuation_sends_only_messages_the_backend_lacks(responses: Any) -> None:
+    first = Script("resp_A").created().call(0, "call_1", "read", '{"path": "a.py"}').completed()
+    second = Script("resp_B").created().text("done").completed()
+    assistant = Message(
+        "assistant", "", tool_calls=(ToolCall("call_1", "read", {"path": "a.py"}),)
+    )
+    result = Message("tool", "file body", tool_call_id="call_1")
+    with LoopbackServer(sse_reply(first.parts), sse_reply(second.parts)) as server:
+        provider = responses(server)
+        events, _ = await collect(provider.stream(REQUEST))
+        assert events[-1].backend_state == "resp_A"
+        follow = ChatRequest(
+            model="gpt-4o",
+            messages=(Message("system", "be brief"), USER, assistant, result),
+            backend_state="resp_A",
+        )
+        events, error = await collect(provider.stream(follow))
+    assert error is None
+    assert events[-1] == StreamDone(stop_reason="stop", backend_state="resp_B")
+    body = server.requests[1].body
+    assert body["previous_response_id"] == "resp_A"
+    assert body["instructions"] == "be brief"
+    assert body["input"] == [
+        {"type": "function_call_output", "call_id": "call_1", "output": "file body"}
+    ]
+
+
+async def test_retiring_summary_is_self_contained_and_clears_state(responses: Any) -> None:
+    script = Script("resp_S").created().text("## 1. Task and Goal").completed()
+    summary = ChatRequest(
+        model="gpt-4o",
+        messages=(USER, Message("assistant", "ok"), Message("user", "Summarize.")),
+        backend_state="resp_A",
+        retire_backend_state=True,
+        compaction=True,
+    )
+    with LoopbackServer(sse_reply(script.parts)) as server:
+        events, error = await collect(responses(server).stream(summary))
+    assert error is None
+    assert events[-1] == StreamDone(stop_reason="stop", clear_backend_state=True)
+    body = server.requests[0].body
+    assert body["store"] is False
+    assert "previous_response_id" not in body
+    assert len(body["input"]) == 3
+
+
+async def test_error_of_a_retiring_call_is_marked(responses: Any) -> None:
+    summary = ChatRequest(
+        model="gpt-4o", messages=(USER,), backend_state="resp_A", retire_backend_state=True
+    )
+    body = {"error": {"message": "boom", "type": "server_error", "param": None, "code": None}}
+    with LoopbackServer(json_reply(500, body)) as server:
+        _, error = await collect(responses(server).stream(summary))
+    assert isinstance(error, ProviderError)
+    assert error.kind == "server"
+    assert is_backend_state_retired(error)
+
+
+async def test_rate_limit_reports_retry_after(responses: Any) -> None:
+    body = {"error": {"message": "Slow down", "type": "requests", "code": "rate_limit_exceeded"}}
+    with LoopbackServer(json_reply(429, body, {"retry-after": "4"})) as server:
+        _, error = await collect(responses(server).stream(REQUEST))
+    assert isinstance(error, ProviderError)
+    assert (error.kind, error.retry_after) == ("rate_limit", 4.0)
+    assert not is_backend_state_retired(error)
+    assert "Slow down" in error.message
+
+
+async def test_server_error_status(responses: Any) -> None:
+    body = {"error": {"message": "internal", "type": "server_error", "param": None, "code": None}}
+    with LoopbackServer(json_reply(500, body)) as server:
+        _, error = await collect(responses(server).stream(REQUEST))
+    assert isinstance(error, ProviderError)
+    assert (error.kind, error.status) == ("server", 500)
+    assert "openai_responses/gpt-4o" in error.message
+
+
+async def test_failed_response_event_keeps_streamed_text(responses: Any) -> None:
+    script = Script().created().text("partial")
+    failed = script.response("failed", error={"code": "server_error", "message": "model crashed"})
+    script.event("response.failed", response=failed)
+    with LoopbackServer(sse_reply(script.parts)) as server:
+        events, error = await collect(responses(server).stream(REQUEST))
+    assert events == [StreamText("partial")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "server"
+    assert "model crashed" in error.message
+
+
+async def test_incomplete_response_ends_with_length(responses: Any) -> None:
+    script = Script("resp_I").created().text("long")
+    incomplete = script.response("incomplete", incomplete_details={"reason": "max_output_tokens"})
+    script.event("response.incomplete", response=incomplete)
+    with LoopbackServer(sse_reply(script.parts)) as server:
+        events, error = await collect(responses(server).stream(REQUEST))
+    assert error is None
+    assert events[-1] == StreamDone(stop_reason="length", backend_state="resp_I")
+
+
+async def test_connection_dropped_mid_stream(responses: Any) -> None:
+    script = Script().created().text("so far")
+    with LoopbackServer(sse_reply(script.parts, end="drop")) as server:
+        events, error = await collect(responses(server).stream(REQUEST))
+    assert events == [StreamText("so far")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "connection"
+
+
+async def test_malformed_sse_data_is_a_protocol_error(responses: Any) -> None:
+    script = Script().created().text("ok")
+    script.parts.append(b"event: response.output_text.delta\ndata: {oops}\n\n")
+    with LoopbackServer(sse_reply(script.parts)) as server:
+        events, error = await collect(responses(server).stream(REQUEST))
+    assert events == [StreamText("ok")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "protocol"
+
+
+async def test_stalled_stream_times_out(responses: Any) -> None:
+    script = Script().created().text("wait")
+    with LoopbackServer(sse_reply(script.parts, end="stall")) as server:
+        events, error = await collect(responses(server, timeout=0.5).stream(REQUEST))
+    assert events == [StreamText("wait")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "timeout"

@@ -17,6 +17,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -43,8 +44,19 @@ from steiner_tui.providers.offline.textutil import heuristic_tokens, prompt_char
 COMPACTIONS = 3
 FILLER_BETWEEN = 20
 TARGET = 0.80
-Row = tuple[int, int, int, int, int, float]
-"""compaction number, tokens before, summary tokens, cap, retained messages, fact share"""
+
+
+class Row(NamedTuple):
+    """One compaction's measurements."""
+
+    compaction: int
+    tokens_before: int
+    summary_tokens: int
+    cap: int
+    retained_messages: int
+    share: float
+
+
 PREAMBLE = Message("system", "You are a coding agent working in the user's repository.")
 
 
@@ -53,7 +65,8 @@ async def _summarize(provider: OfflineProvider, request: ChatRequest) -> str:
     return "".join(parts)
 
 
-async def _run(mode: CompactionMode) -> tuple[list[Row], list[Message]]:
+async def run_fidelity(mode: CompactionMode) -> tuple[list[Row], list[Message]]:
+    """Compact the scripted session three times in ``mode``; rows and the final generation."""
     info = OFFLINE_MODEL_INFO
     cap = summary_max_tokens(mode, info.context_window, info.max_output)
     keep = NORMAL_RETAINED_TURNS if mode == "normal" else EMERGENCY_RETAINED_TURNS
@@ -78,7 +91,7 @@ async def _run(mode: CompactionMode) -> tuple[list[Row], list[Message]]:
         # The engine's history note (``with_history_note``): the next summary must drop it.
         summary += f"\n\n{HISTORY_NOTE_MARKER} sessions/bench/history.md, compaction {n}]"
         conversation = [Message("summary", summary), *retained]
-        rows.append((n, before, summary_tokens, cap, len(retained), fact_share(conversation)))
+        rows.append(Row(n, before, summary_tokens, cap, len(retained), fact_share(conversation)))
         if n < COMPACTIONS:
             conversation += filler_turns(100 * n, FILLER_BETWEEN)
     return rows, conversation
@@ -100,16 +113,16 @@ def _table(title: str, rows: Sequence[Row]) -> None:
 
 def main() -> int:
     """Run both modes, print the tables and the lost facts; non-zero when under target."""
-    normal, final = asyncio.run(_run("normal"))
+    normal, final = asyncio.run(run_fidelity("normal"))
     _table("Normal stage (3 retained turns), offline summary cap:", normal)
     lost = [f for f in FACTS if f not in present_facts(final)]
     print("lost after 3 compactions:", ", ".join(f"{f.kind}:{f.probe}" for f in lost) or "none")
-    stress, stressed = asyncio.run(_run("emergency"))
+    stress, stressed = asyncio.run(run_fidelity("emergency"))
     print()
     _table("Stress: emergency stage every time (1 retained turn, half budget):", stress)
     lost = [f for f in FACTS if f not in present_facts(stressed)]
     print("lost under stress:", ", ".join(f"{f.kind}:{f.probe}" for f in lost) or "none")
-    share = normal[-1][-1]
+    share = normal[-1].share
     print(
         f"\nafter {COMPACTIONS} compactions: {share:.0%} of facts kept "
         f"(target {TARGET:.0%}): {'PASS' if share >= TARGET else 'FAIL'}"

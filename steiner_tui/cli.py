@@ -28,11 +28,26 @@ def build_parser() -> argparse.ArgumentParser:
     ctx = sub.add_parser("context", help="print the per-source report of a dry-run request")
     ctx.add_argument("path", nargs="?", default=None, help="project directory (default: .)")
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
+
+    ex = sub.add_parser("exec", help="run one task to completion and print the answer")
+    ex.add_argument("prompt", help="the task")
+    ex.add_argument("--skill", action="append", help="a skill to include (repeatable)")
+    ex.add_argument("--model", default=None, help="model reference, e.g. anthropic/claude-...")
+    ex.add_argument("--mode", choices=("build", "plan"), default="build")
+    ex.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
+
+    one = sub.add_parser("oneshot", help="run a task through plan, build and verify phases")
+    one.add_argument("task", help="the task")
+    one.add_argument("--phases", default="", help="comma-separated subset of plan,build,verify")
+    one.add_argument("--model", default=None, help="model reference")
+    one.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
     return parser
 
 
 _COMMANDS = {
     "context": "steiner_tui.commands.context",
+    "exec": "steiner_tui.commands.exec",
+    "oneshot": "steiner_tui.commands.oneshot",
 }
 
 

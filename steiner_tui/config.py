@@ -331,7 +331,7 @@ def _models(tables: Mapping[str, Any], where: str) -> dict[str, ModelConfig]:
         window, threshold = model.context_window, model.compaction_threshold_tokens
         if window is not None and threshold is not None and threshold >= window:
             raise ConfigError(
-                f"{where}: models.\"{ref}\": compaction_threshold_tokens ({threshold}) must be "
+                f'{where}: models."{ref}": compaction_threshold_tokens ({threshold}) must be '
                 f"below the context window ({window})"
             )
         models[ref] = model

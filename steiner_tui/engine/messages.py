@@ -88,20 +88,23 @@ class Message:
     def __hash__(self) -> int:
         cached = self._pyhash
         if not cached:
-            cached = hash(
-                (
-                    self.role,
-                    self.content,
-                    self.reasoning,
-                    self.tool_calls,
-                    self.images,
-                    self.name,
-                    self.tool_call_id,
-                    self.source,
-                    self.turn,
-                    self.incomplete,
+            cached = (
+                hash(
+                    (
+                        self.role,
+                        self.content,
+                        self.reasoning,
+                        self.tool_calls,
+                        self.images,
+                        self.name,
+                        self.tool_call_id,
+                        self.source,
+                        self.turn,
+                        self.incomplete,
+                    )
                 )
-            ) or 1
+                or 1
+            )
             object.__setattr__(self, "_pyhash", cached)
         return cached
 

@@ -55,7 +55,9 @@ def message_blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
             blocks.append({"type": "text", "text": message.content})
         for call in message.tool_calls:
             arguments = thaw(call.arguments) if call.arguments is not None else {}
-            blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
+            blocks.append(
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": arguments}
+            )
         return "assistant", blocks
     blocks.extend(_image_block(i.media_type, i.data) for i in message.images)
     if message.content:

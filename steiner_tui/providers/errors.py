@@ -171,7 +171,8 @@ def map_error(exc: BaseException, *, label: str, sdk: ModuleType) -> ProviderErr
         return ProviderError("connection", f"{label}: could not connect to the API: {cause}")
     if isinstance(exc, httpx2.TransportError):
         return ProviderError(
-            "connection", f"{label}: the connection was lost mid-stream: {exc or type(exc).__name__}"
+            "connection",
+            f"{label}: the connection was lost mid-stream: {exc or type(exc).__name__}",
         )
     if isinstance(exc, sdk.APIError):
         return stream_error(label, exc.body if exc.body is not None else exc.message)

@@ -68,7 +68,9 @@ def usage_event(usage: Any) -> StreamUsage:
     cached = None
     details = _extra(usage, "prompt_tokens_details")
     if details is not None:
-        cached = details.get("cached_tokens") if isinstance(details, dict) else details.cached_tokens
+        cached = (
+            details.get("cached_tokens") if isinstance(details, dict) else details.cached_tokens
+        )
     for key in ("prompt_cache_hit_tokens", "cached_tokens"):
         if cached is None:
             cached = _extra(usage, key)

@@ -144,7 +144,8 @@ class OpenAIResponsesProvider:
             raise mapped from exc
         if state.final is None:
             raise ProviderError(
-                "connection", f"{label}: the stream ended before response.completed (connection cut)"
+                "connection",
+                f"{label}: the stream ended before response.completed (connection cut)",
             )
         for out in state.flush_tools():
             yield out

@@ -65,7 +65,9 @@ class ToolCallBuffer:
 class LoopClient(Generic[ClientT]):
     """One SDK client per running event loop, made on first use and closable."""
 
-    def __init__(self, factory: Callable[[], ClientT], closer: Callable[[ClientT], Awaitable[None]]):
+    def __init__(
+        self, factory: Callable[[], ClientT], closer: Callable[[ClientT], Awaitable[None]]
+    ):
         self._factory = factory
         self._closer = closer
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -68,7 +68,7 @@ class FileHistoryArchive:
         path = self.history_path
         self.session_dir.mkdir(parents=True, exist_ok=True)
         separator = "\n" if path.exists() and path.stat().st_size > 0 else ""
-        with path.open("a", encoding="utf-8") as handle:
+        with path.open("a", encoding="utf-8", errors="replace") as handle:
             handle.write(separator + text)
 
     def read_history(self) -> str:

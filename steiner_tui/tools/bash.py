@@ -49,7 +49,7 @@ _DEFINITION = ToolDefinition(
             "timeout": {
                 "type": "number",
                 "exclusiveMinimum": 0,
-                "maximum": MAX_TIMEOUT,
+                "maximum": int(MAX_TIMEOUT),
                 "description": f"Timeout in seconds (default {DEFAULT_TIMEOUT:g}).",
             },
         },

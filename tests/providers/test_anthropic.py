@@ -19,7 +19,7 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
-from tests.providers.loopback import LoopbackServer, Reply, collect, json_reply, sse, sse_reply
+from tests.providers.loopback import LoopbackServer, collect, json_reply, sse, sse_reply
 
 REQUEST = ChatRequest(model="claude-sonnet-4-6", messages=(Message("user", "hi"),))
 
@@ -50,7 +50,9 @@ def block_start(index: int, block: dict[str, Any]) -> bytes:
 
 
 def delta(index: int, body: dict[str, Any]) -> bytes:
-    return sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": body})
+    return sse(
+        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": body}
+    )
 
 
 def text(index: int, value: str) -> bytes:

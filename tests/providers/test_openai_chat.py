@@ -29,9 +29,11 @@ def chunk(
     finish: str | None = None,
     usage: dict[str, Any] | None = None,
 ) -> bytes:
-    choices = [] if delta is None else [
-        {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-    ]
+    choices = (
+        []
+        if delta is None
+        else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+    )
     return sse_data(
         {
             "id": "chatcmpl-1",
@@ -211,7 +213,12 @@ async def test_rate_limit_reports_retry_after(chat: Any) -> None:
     [
         (500, None, "The server had an error while processing your request.", "server"),
         (401, "invalid_api_key", "Incorrect API key provided", "auth"),
-        (400, "context_length_exceeded", "This model's maximum context length is 128000", "context_length"),
+        (
+            400,
+            "context_length_exceeded",
+            "This model's maximum context length is 128000",
+            "context_length",
+        ),
         (400, "invalid_image_format", "Invalid image: unsupported format", "image_rejected"),
         (404, "model_not_found", "The model `gpt-9` does not exist", "bad_request"),
     ],

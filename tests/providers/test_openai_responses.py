@@ -154,9 +154,7 @@ async def test_streams_text_tool_calls_usage_and_new_backend_state(responses: An
 async def test_continuation_sends_only_messages_the_backend_lacks(responses: Any) -> None:
     first = Script("resp_A").created().call(0, "call_1", "read", '{"path": "a.py"}').completed()
     second = Script("resp_B").created().text("done").completed()
-    assistant = Message(
-        "assistant", "", tool_calls=(ToolCall("call_1", "read", {"path": "a.py"}),)
-    )
+    assistant = Message("assistant", "", tool_calls=(ToolCall("call_1", "read", {"path": "a.py"}),))
     result = Message("tool", "file body", tool_call_id="call_1")
     with LoopbackServer(sse_reply(first.parts), sse_reply(second.parts)) as server:
         provider = responses(server)

@@ -23,7 +23,7 @@ from steiner_tui.tools.registry import (
 )
 from steiner_tui.tools.schema import validate_arguments
 
-TOOLS_JSON_SHA256 = "5ab61d61ef741bbf0ce4754f2b499a37bef7950ec05af1410cbfa2be4ca98c32"
+TOOLS_JSON_SHA256 = "259408a0b2eda78df5b2df26cfcee2a9f1cb39f61c0e32405dc24ad3a0291d09"
 """Computed once from the definitions; a change here changes every session's cached prefix."""
 
 

@@ -37,7 +37,7 @@ from steiner_tui.providers.offline.writeup import (
 
 __all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "OVERVIEW_GLOB", "Reply", "context_line", "reply_to"]
 
-MAX_TOOL_ROUNDS = 2
+MAX_TOOL_ROUNDS = 5
 OVERVIEW_GLOB = "**"
 HONESTY_NOTE = (
     "_I am the offline model: fixed rules, not a language model. For real answers set "

@@ -187,7 +187,8 @@ class _Facts:
         return sorted(out, key=lambda item: (item.section, item.order))
 
 
-def _user(facts: _Facts, text: str, order: int) -> None:
+def _user(facts: _Facts, text: str, order: int) -> str:
+    """Add a user message's facts; returns its request part (the unclassified sentences)."""
     rest: list[str] = []
     for sentence in sentences(text):
         kind = classify_sentence(sentence, by_user=True)
@@ -206,6 +207,7 @@ def _user(facts: _Facts, text: str, order: int) -> None:
         facts.add(TASK, f'User asked: "{trim(request, REQUEST_LIMIT)}"', 3, order)
     for path in find_paths(text):
         facts.file(path, "mentioned", 2, order)
+    return request
 
 
 def _assistant(facts: _Facts, message: Message, order: int) -> None:
@@ -281,8 +283,9 @@ def collect_items(messages: Sequence[Message]) -> list[Item]:
         if message.role == "user" and not is_context_block(message):
             text = user_text(message.content)
             if text and message.source != SUB_AGENT_RESULT_SOURCE and SUMMARY_MARKER not in text:
-                _user(facts, text, order)
-                last_request = (order, text)
+                request = _user(facts, text, order)
+                # A message of preferences or facts only asks for nothing.
+                last_request = (order, request) if request else last_request
         elif message.role == "assistant":
             calls.update((call.id, call) for call in message.tool_calls)
             _assistant(facts, message, order)

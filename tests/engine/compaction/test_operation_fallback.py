@@ -207,3 +207,18 @@ async def test_both_stages_share_the_fallback_target() -> None:
     assert host.targets == [FB, FB]
     assert result.outcome.stage_count == 2
     assert result.outcome.fallback_status == "used"
+
+
+async def test_pending_cancellation_request_blocks_the_rerun() -> None:
+    host = FakeHost([ProviderError("connection", "reset by peer")])
+    env = env_with(host, Resolver(fallback_target()))
+
+    async def cancelled_while_compacting() -> object:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()  # the turn timeout fired: ctx.Err() is set
+        return await compact_with_lineage(lineage(), env)
+
+    with pytest.raises(ProviderError, match="reset by peer"):
+        await asyncio.ensure_future(cancelled_while_compacting())
+    assert host.targets == [FB]

@@ -6,13 +6,14 @@ from pathlib import Path
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest, StreamDone, StreamText, StreamUsage
+from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.providers.offline import OFFLINE_MODEL_INFO, OfflineProvider
 from tests.providers.offline.support import ask, make_project, tool_defs
 
 
-def _request(prompt: str, **kwargs: object) -> ChatRequest:
+def _request(prompt: str, tools: tuple[ToolDefinition, ...] = ()) -> ChatRequest:
     messages = (Message("system", "You are a coding agent."), Message("user", prompt))
-    return ChatRequest("offline", messages, **kwargs)  # type: ignore[arg-type]
+    return ChatRequest("offline", messages, tools)
 
 
 def test_identity_and_model_info(tmp_path: Path) -> None:
@@ -68,8 +69,11 @@ async def test_tool_call_ids_are_unique_across_rounds(tmp_path: Path) -> None:
     first = await ask(provider, _request("what is in this project?", tools=tool_defs("glob")))
     longer = ChatRequest(
         "offline",
-        (*_request("x").messages[:1], Message("user", "a"), Message("assistant", "b"))
-        + (Message("user", "what is in this project?"),),
+        (
+            Message("user", "a"),
+            Message("assistant", "b"),
+            Message("user", "what is in this project?"),
+        ),
         tool_defs("glob"),
     )
     second = await ask(provider, longer)

@@ -99,8 +99,9 @@ def test_previous_summary_is_carried_forward_without_history_notes() -> None:
     assert second.count("I prefer tabs over commas.") == 1
     assert second.count("Original request:") == 1
     assert 'User asked: "Now add JSON export too."' in second
+    # Summarizing a summary alone is stable, except that "unanswered" notes are re-derived.
     third = extractive_summary([Message("summary", second)], max_tokens=4096, emergency=False)
-    assert third == second
+    assert third == second.replace('- Unanswered: "Now add JSON export too."\n', "")
 
 
 def test_budget_is_respected_and_preferences_outlive_old_detail() -> None:
@@ -177,16 +178,20 @@ async def test_emergency_instruction_halves_the_budget(tmp_path: Path) -> None:
 
 
 async def test_steering_text_keeps_matching_items(tmp_path: Path) -> None:
-    messages = [Message("user", "Start the refactor of the storage layer now.")]
+    messages = [
+        Message("user", "Start the refactor of the storage layer now."),
+        Message("user", "Look at the zebra_cache module as well."),
+    ]
     for i in range(60):
         messages.append(Message("user", f"Check widget_{i} and its caller in the old views."))
-    messages.append(Message("user", "Look at the zebra_cache module as well."))
     steer = Message("user", compaction_instruction("normal", steering="focus on zebra_cache"))
     plain = Message("user", compaction_instruction("normal"))
-    base = dict(max_tokens=300, compaction=True)
     provider = OfflineProvider(tmp_path)
-    steered = (await ask(provider, ChatRequest("offline", (*messages, steer), **base))).text  # type: ignore[arg-type]
-    unsteered = (await ask(provider, ChatRequest("offline", (*messages, plain), **base))).text  # type: ignore[arg-type]
-    assert "zebra_cache" in steered
-    assert "Check widget_0 " not in steered
-    assert steered != unsteered
+
+    async def summarize(instruction: Message) -> str:
+        request = ChatRequest("offline", (*messages, instruction), max_tokens=300, compaction=True)
+        return (await ask(provider, request)).text
+
+    steered, unsteered = await summarize(steer), await summarize(plain)
+    assert "zebra_cache" in steered and "zebra_cache" not in unsteered
+    assert "Check widget_0 " not in steered and "Check widget_59 " in steered

@@ -1,0 +1,158 @@
+"""Translate the user's configuration into the inputs of a session.
+
+Everything config-dependent about building a session lives here: which main model (and its
+provider), the compaction fallback and its memoized targets, permission rules, enabled skills,
+extra skill roots. The factory in ``session_factory`` stays config-free, so tests and children
+build sessions from explicit values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from steiner_tui.agent.compaction_driver import CompactionSettings
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import SessionSpec
+from steiner_tui.config import Config
+from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.compaction.archive import HistoryArchive
+from steiner_tui.engine.compaction.fallback import CompactionFallback, CompactionFallbackTargets
+from steiner_tui.engine.compaction.host import SummaryTarget
+from steiner_tui.engine.prompt.preamble import PreambleInputs
+from steiner_tui.providers.factory import ResolvedModel, resolve_model
+from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
+from steiner_tui.tools.permissions import PermissionPolicy
+
+__all__ = [
+    "SessionInputs",
+    "main_model_from_config",
+    "permission_policy",
+    "session_spec_from_config",
+]
+
+_FALLBACK_TARGETS: CompactionFallbackTargets[SummaryTarget] = CompactionFallbackTargets()
+"""Process-wide memo of built fallback targets, keyed by (alias, model, cache scope)."""
+
+
+def _main_model(resolved: ResolvedModel, cache_key: str) -> MainModel:
+    return MainModel(
+        resolved.alias,
+        resolved.model,
+        resolved.provider,
+        resolved.info,
+        threshold_tokens=resolved.compaction_threshold_tokens,
+        prompt_cache_key=cache_key,
+    )
+
+
+def main_model_from_config(
+    config: Config,
+    project_root: Path,
+    *,
+    session_id: str,
+    ref: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> MainModel:
+    """The main model named by ``ref`` (default: ``config.default_model``).
+
+    Raises:
+        ConfigError: unknown provider alias, missing API key, invalid threshold.
+    """
+    environment = os.environ if env is None else env
+    resolved = resolve_model(
+        config, ref or config.default_model, environment, project_root=project_root
+    )
+    return _main_model(resolved, f"steiner-{session_id}")
+
+
+def compaction_fallback(
+    config: Config, project_root: Path, main: MainModel, env: Mapping[str, str]
+) -> CompactionFallback | None:
+    """The configured compaction fallback, resolved lazily on each cold-cache compaction."""
+    settings = config.compaction_fallback
+    if not settings.model:
+        return None
+
+    def resolve() -> SummaryTarget:
+        # ResolveModel runs on every compaction that reaches it; only the build is memoized.
+        resolved = resolve_model(config, settings.model, env, project_root=project_root)
+
+        def build(session_id: str) -> SummaryTarget:
+            return SummaryTarget(
+                alias=resolved.alias,
+                model=resolved.model,
+                budget=ModelTokenBudget.for_model(
+                    resolved.info, threshold_tokens=resolved.compaction_threshold_tokens
+                ),
+                provider=resolved.provider,
+                stateful=bool(getattr(resolved.provider, "stateful", False)),
+            )
+
+        return _FALLBACK_TARGETS.get(
+            resolved.alias, resolved.model, main.prompt_cache_key, main.prompt_cache_key, build
+        )
+
+    return CompactionFallback(settings.model, settings.after, resolve)
+
+
+def permission_policy(
+    config: Config, callback: PermissionCallback = reject_all
+) -> PermissionPolicy:
+    """Per-tool rules from ``[permissions]`` around the UI's (or headless) callback."""
+    return PermissionPolicy(callback, dict(config.permissions))
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInputs:
+    """Per-run choices that are not configuration."""
+
+    session_id: str
+    mode: Mode = "build"
+    static_skills: tuple[str, ...] = ()
+    phase_prompt: str = ""
+    archive: HistoryArchive | None = None
+    model_ref: str | None = None
+    preamble: PreambleInputs = field(default_factory=PreambleInputs)
+
+
+def session_spec_from_config(
+    config: Config,
+    project_root: Path,
+    config_dir: Path | None,
+    inputs: SessionInputs,
+    *,
+    env: Mapping[str, str] | None = None,
+    main: MainModel | None = None,
+) -> SessionSpec:
+    """A ``SessionSpec`` for ``project_root`` under ``config``.
+
+    Raises:
+        ConfigError: the model cannot be resolved (unknown alias, missing key, ...).
+    """
+    environment = os.environ if env is None else env
+    model = main or main_model_from_config(
+        config, project_root, session_id=inputs.session_id, ref=inputs.model_ref, env=environment
+    )
+    roots = tuple(
+        (project_root / p).resolve() if not Path(p).is_absolute() else Path(p)
+        for p in config.skill_roots
+    )
+    return SessionSpec(
+        project_root=project_root,
+        main=model,
+        config_dir=config_dir,
+        enabled_skills=config.skills_enabled,
+        static_skills=inputs.static_skills,
+        extra_skill_roots=roots,
+        preamble=inputs.preamble,
+        phase_prompt=inputs.phase_prompt,
+        compaction=CompactionSettings(
+            fallback=compaction_fallback(config, project_root, model, environment),
+            archive=inputs.archive,
+        ),
+        mode=inputs.mode,
+        session_id=inputs.session_id,
+    )

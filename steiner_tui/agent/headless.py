@@ -1,0 +1,109 @@
+"""Headless runs for scripts and CI: ``exec`` (one task) and ``oneshot`` (phases).
+
+Both use the same runner and context engine as the app. ``exec`` delivers ``--skill`` names as
+static blocks (step 4 of the source plan) and keeps no history archive. ``oneshot`` runs each
+phase (plan, build, verify by default) as its own session: its own caches, its phase prompt
+(step 5), LastMainRequest starting at zero, and its own history archive.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from steiner_tui.agent.clock import Clock, SystemClock
+from steiner_tui.agent.runner import RunResult
+from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.engine.compaction.archive import HistoryArchive
+from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.templates import render_template
+from steiner_tui.engine.tokens import RequestEstimator
+from steiner_tui.tools.base import PermissionCallback
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.permissions import PermissionPolicy
+from steiner_tui.tools.registry import default_tools
+
+__all__ = ["DEFAULT_PHASES", "PhaseResult", "run_exec", "run_oneshot"]
+
+DEFAULT_PHASES = ("plan", "build", "verify")
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseResult:
+    """One oneshot phase: its name, session id and how it ended."""
+
+    phase: str
+    session_id: str
+    result: RunResult
+
+
+async def run_exec(
+    spec: SessionSpec,
+    prompt: str,
+    *,
+    estimator: RequestEstimator,
+    sink: EventSink,
+    policy: PermissionPolicy,
+    clock: Clock | None = None,
+) -> RunResult:
+    """Run one task to completion (static skills from ``spec.static_skills``, no archive)."""
+    runner = build_runner(
+        replace(spec, enabled_skills=()),
+        estimator=estimator,
+        tools=ToolExecutor(default_tools(), policy),
+        sink=sink,
+        clock=clock or SystemClock(),
+        permission=policy,
+    )
+    return await runner.run(Message("user", prompt))
+
+
+async def run_oneshot(
+    spec: SessionSpec,
+    task: str,
+    *,
+    estimator: RequestEstimator,
+    sink: EventSink,
+    permission: PermissionCallback,
+    archive_for: Callable[[str], HistoryArchive | None],
+    phases: Sequence[str] = DEFAULT_PHASES,
+    clock: Clock | None = None,
+    on_phase: Callable[[str], None] | None = None,
+) -> list[PhaseResult]:
+    """Run ``task`` through ``phases``; each phase's reply feeds the next phase's prompt.
+
+    Stops at the first phase that does not finish (error or cancellation propagates).
+    """
+    results: list[PhaseResult] = []
+    previous = ""
+    for phase in phases:
+        session_id = f"{spec.session_id or uuid.uuid4().hex[:12]}-{phase}"
+        phase_prompt = render_template(f"phase_{phase}.md.j2", previous=previous or "(none)")
+        compaction = replace(spec.compaction, archive=archive_for(session_id))
+        phase_spec = replace(
+            spec,
+            phase_prompt=phase_prompt,
+            session_id=session_id,
+            compaction=compaction,
+            enabled_skills=(),
+            mode="plan" if phase == "plan" else spec.mode,
+        )
+        policy = PermissionPolicy(permission)
+        runner = build_runner(
+            phase_spec,
+            estimator=estimator,
+            tools=ToolExecutor(default_tools(), policy),
+            sink=sink,
+            clock=clock or SystemClock(),
+            permission=policy,
+        )
+        if on_phase is not None:
+            on_phase(phase)
+        result = await runner.run(Message("user", task))
+        results.append(PhaseResult(phase, session_id, result))
+        if result.status != "done":
+            break
+        previous = result.reply
+    return results

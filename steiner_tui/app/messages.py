@@ -1,0 +1,136 @@
+"""Textual messages the app's adapter posts for engine events, and the run's own results.
+
+The engine emits frozen events to sinks; ``adapter.UiEventSink`` turns each one it cares about
+into one of these messages and posts it to the main screen, which routes it to the widgets. They
+are small dataclasses so handlers read plain fields and tests can build them directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from steiner_tui.engine.compaction.lineage import CompactionOutcome
+from steiner_tui.engine.events import HealthEvent, UsageReported
+from steiner_tui.engine.messages import Message as ChatMessage
+from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+
+__all__ = [
+    "Compacted",
+    "EngineNotice",
+    "HealthChanged",
+    "MessageStored",
+    "PermissionAsked",
+    "ReasoningDelta",
+    "ReplyDelta",
+    "RequestSent",
+    "RunEnded",
+    "SkillNotice",
+    "ToolFinished",
+    "ToolStarted",
+    "UsageReceived",
+]
+
+
+@dataclass
+class ReplyDelta(Message):
+    """A chunk of the assistant's streamed reply."""
+
+    text: str
+
+
+@dataclass
+class ReasoningDelta(Message):
+    """A chunk of the model's streamed reasoning."""
+
+    text: str
+
+
+@dataclass
+class ToolStarted(Message):
+    """A tool call started running."""
+
+    call_id: str
+    name: str
+    summary: str
+
+
+@dataclass
+class ToolFinished(Message):
+    """A tool call finished with ``status`` done, failed or rejected."""
+
+    call_id: str
+    status: str
+    output: str
+
+
+@dataclass
+class RequestSent(Message):
+    """A request snapshot was recorded (the request is about to be sent)."""
+
+    snapshot: RequestSnapshot
+
+
+@dataclass
+class UsageReceived(Message):
+    """The provider reported usage for the latest model call."""
+
+    usage: UsageReported
+
+
+@dataclass
+class EngineNotice(Message):
+    """A warning or error from the engine, shown as a notice."""
+
+    severity: str
+    code: str
+    text: str
+
+
+@dataclass
+class HealthChanged(Message):
+    """Session health after a compaction."""
+
+    health: HealthEvent
+
+
+@dataclass
+class MessageStored(Message):
+    """A message was appended to the conversation, exactly as stored."""
+
+    message: ChatMessage
+
+
+@dataclass
+class Compacted(Message):
+    """A compaction applied and started generation ``generation_id``."""
+
+    generation_id: int
+    outcome: CompactionOutcome
+
+
+@dataclass
+class SkillNotice(Message):
+    """Something happened to a skill (truncated by the cap, replayed on resume)."""
+
+    name: str
+    text: str
+
+
+@dataclass
+class PermissionAsked(Message):
+    """A tool asks permission; ``answer`` resolves the run's awaited decision."""
+
+    request: PermissionRequest
+    answer: Callable[[PermissionDecision], None]
+
+
+@dataclass
+class RunEnded(Message):
+    """A run (episode or manual compaction) ended: ``done``, ``cancelled`` or ``error``."""
+
+    status: str
+    detail: str = ""

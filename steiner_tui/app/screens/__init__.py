@@ -1,0 +1,1 @@
+"""Screens of the workbench, each pushed lazily with its own style sheet."""

@@ -1,0 +1,1 @@
+"""Widgets of the workbench: display state only, fed by the screens."""

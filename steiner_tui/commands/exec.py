@@ -1,0 +1,61 @@
+"""``steiner-tui exec "PROMPT"``: run one task to completion and print the answer.
+
+Exit status: 0 when the model answered, 1 on a provider or context error, 2 on bad input,
+130 when interrupted (Ctrl-C stops streaming cleanly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import uuid
+from pathlib import Path
+
+from steiner_tui import paths
+from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
+from steiner_tui.agent.headless import run_exec
+from steiner_tui.agent.runner import RunResult
+from steiner_tui.commands.headless_io import (
+    HeadlessPermission,
+    ProgressSink,
+    load_project_config,
+    make_estimator,
+)
+from steiner_tui.config import ConfigError
+from steiner_tui.tools.permissions import PermissionPolicy
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    project = Path(args.project).resolve()
+    if not project.is_dir():
+        print(f"steiner-tui: project folder {project} does not exist")
+        return 2
+    config = load_project_config(project)
+    session_id = f"exec-{uuid.uuid4().hex[:8]}"
+    inputs = SessionInputs(
+        session_id=session_id,
+        mode=args.mode,
+        static_skills=tuple(args.skill or ()),
+        model_ref=args.model,
+    )
+    try:
+        spec = session_spec_from_config(config, project, paths.config_dir(), inputs)
+    except ConfigError as error:
+        print(f"steiner-tui: {error}")
+        return 2
+    policy = PermissionPolicy(HeadlessPermission(allow=args.yes), dict(config.permissions))
+    coro = run_exec(
+        spec, args.prompt, estimator=make_estimator(), sink=ProgressSink(), policy=policy
+    )
+    try:
+        result: RunResult = asyncio.run(coro)
+    except KeyboardInterrupt:
+        print("\ninterrupted")
+        return 130
+    if result.status == "done":
+        print(result.reply)
+        return 0
+    print(f"steiner-tui: {result.error}")
+    return 1

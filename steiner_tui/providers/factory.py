@@ -1,0 +1,197 @@
+"""From configuration to a working provider: model refs, limits with overrides, API keys.
+
+A model ref is ``<provider alias>/<backend model id>``, split at the first ``/`` (the model id
+may contain more, e.g. ``local/library/qwen2.5``). A ref naming only an alias of type ``offline``
+means the offline model (``offline``). Limits come from ``steiner_tui.engine.models.lookup_model``
+and are overridden field by field by ``[models."<ref>"]`` (or ``[models."<model id>"]``).
+
+Keys come only from the environment variable the provider's ``api_key_env`` names; a provider
+with no ``api_key_env`` (a local server) gets the dummy key ``sk-local``. A missing key is a
+``ConfigError`` that says which variable to set. SDKs are imported only when a provider streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
+from steiner_tui.engine.provider import ModelInfo, Provider
+
+__all__ = [
+    "LOCAL_DUMMY_KEY",
+    "ResolvedModel",
+    "api_key_for",
+    "build_provider",
+    "model_info_with_overrides",
+    "resolve_model",
+    "split_model_ref",
+]
+
+LOCAL_DUMMY_KEY = "sk-local"
+OFFLINE_MODEL = "offline"
+
+Lookup = Callable[[str], ModelInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedModel:
+    """A model ref resolved against the config: who serves it, its limits, its provider."""
+
+    ref: str
+    """The ref as given (``anthropic/claude-sonnet-4-5``)."""
+    alias: str
+    """Provider alias."""
+    model: str
+    """Backend model id sent to the API."""
+    provider: Provider = field(compare=False)
+    info: ModelInfo
+    """Registry limits with config overrides applied."""
+    compaction_threshold_tokens: int | None = None
+    offline: bool = False
+    """True for the offline model, which the UI must label as not a language model."""
+
+
+def _default_lookup(model: str) -> ModelInfo:
+    from steiner_tui.engine.models import lookup_model
+
+    return lookup_model(model)
+
+
+def split_model_ref(config: Config, ref: str) -> tuple[str, str]:
+    """``(alias, model id)`` of a ref; raises ``ConfigError`` for an unknown alias."""
+    text = ref.strip()
+    alias, _, model = text.partition("/")
+    provider = config.providers.get(alias)
+    if provider is None:
+        known = ", ".join(sorted(config.providers))
+        raise ConfigError(f"model {ref!r}: unknown provider {alias!r} (known: {known})")
+    if not model:
+        if provider.type != "offline":
+            raise ConfigError(f"model {ref!r}: name a model, e.g. {alias}/<model id>")
+        model = OFFLINE_MODEL
+    return alias, model
+
+
+def _overrides(config: Config, alias: str, model: str) -> ModelConfig | None:
+    return config.models.get(f"{alias}/{model}") or config.models.get(model)
+
+
+def model_info_with_overrides(
+    config: Config, alias: str, lookup: Lookup | None = None
+) -> Callable[[str], ModelInfo]:
+    """A ``model -> ModelInfo`` function for one provider alias, config overrides applied."""
+    base = lookup or _default_lookup
+
+    def info(model: str) -> ModelInfo:
+        result = base(model)
+        override = _overrides(config, alias, model)
+        if override is None:
+            return result
+        if override.context_window is not None:
+            result = replace(result, context_window=override.context_window)
+        if override.max_output is not None:
+            result = replace(result, max_output=override.max_output)
+        if override.vision is not None:
+            result = replace(result, vision=override.vision)
+        return result
+
+    return info
+
+
+def api_key_for(provider: ProviderConfig, env: Mapping[str, str]) -> str:
+    """The provider's key from ``env``; the dummy key when it names no variable."""
+    if not provider.api_key_env:
+        return LOCAL_DUMMY_KEY
+    key = env.get(provider.api_key_env, "").strip()
+    if not key:
+        raise ConfigError(
+            f"provider {provider.alias!r} needs an API key: set {provider.api_key_env} in the "
+            "environment (keys are never read from config files), or use the offline model"
+        )
+    return key
+
+
+def build_provider(
+    provider_config: ProviderConfig,
+    env: Mapping[str, str],
+    *,
+    project_root: Path | None = None,
+    model_info: Callable[[str], ModelInfo] | None = None,
+) -> Provider:
+    """Construct the provider for one alias (no network, no SDK import).
+
+    Args:
+        provider_config: the alias's settings.
+        env: the environment the key is read from.
+        project_root: the project the offline model answers about (default: the cwd).
+        model_info: limits lookup with overrides (default: the plain registry).
+
+    Raises:
+        ConfigError: the key is missing.
+    """
+    kind = provider_config.type
+    if kind == "offline":
+        from steiner_tui.providers.offline import OfflineProvider
+
+        return OfflineProvider(project_root or Path.cwd())
+    key = api_key_for(provider_config, env)
+    alias, base_url = provider_config.alias, provider_config.base_url
+    timeout, retries = provider_config.timeout, provider_config.max_retries
+    if kind == "anthropic":
+        from steiner_tui.providers.anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(
+            alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
+        )
+    if kind == "openai":
+        from steiner_tui.providers.openai_chat import OpenAIChatProvider
+
+        return OpenAIChatProvider(
+            alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
+        )
+    if kind == "openai_responses":
+        from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(
+            alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
+        )
+    raise ConfigError(f"provider {provider_config.alias!r}: unknown type {kind!r}")
+
+
+def resolve_model(
+    config: Config,
+    ref: str,
+    env: Mapping[str, str],
+    *,
+    project_root: Path | None = None,
+    lookup: Lookup | None = None,
+) -> ResolvedModel:
+    """Resolve ``ref`` to its provider, limits and compaction threshold.
+
+    Raises:
+        ConfigError: unknown alias, missing key, or a compaction threshold at or above the
+            effective context window.
+    """
+    alias, model = split_model_ref(config, ref)
+    provider_config = config.providers[alias]
+    info_for = model_info_with_overrides(config, alias, lookup)
+    info = info_for(model)
+    override = _overrides(config, alias, model)
+    threshold = override.compaction_threshold_tokens if override else None
+    if threshold is not None and threshold >= info.context_window:
+        raise ConfigError(
+            f'models."{alias}/{model}": compaction_threshold_tokens ({threshold}) must be below '
+            f"the context window ({info.context_window})"
+        )
+    provider = build_provider(provider_config, env, project_root=project_root, model_info=info_for)
+    return ResolvedModel(
+        ref=ref.strip(),
+        alias=alias,
+        model=model,
+        provider=provider,
+        info=info,
+        compaction_threshold_tokens=threshold,
+        offline=provider_config.type == "offline",
+    )

@@ -1,0 +1,194 @@
+"""Config loading: precedence, validation, durations, keys only from the environment."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.config import Config, ConfigError, load_config, parse_config, parse_duration
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    """(user config file, project root), both initially without files."""
+    return tmp_path / "user" / "config.toml", tmp_path / "project"
+
+
+def test_defaults_without_files(files: tuple[Path, Path]) -> None:
+    user, root = files
+    config = load_config(root, {"ANTHROPIC_API_KEY": "sk-ant"}, user_file=user)
+    assert config.default_model == "offline"
+    assert set(config.providers) >= {"anthropic", "openai", "openai_responses", "offline"}
+    assert config.permission("bash") == "ask"
+    assert config.sessions_keep == 50
+    assert config.compaction_fallback.after == timedelta(0)
+    assert config.sources == ()
+    assert config.warnings == ()
+
+
+def test_project_file_wins_with_deep_merge(files: tuple[Path, Path]) -> None:
+    user, root = files
+    write(
+        user,
+        'default_model = "anthropic/claude-sonnet-4-5"\n'
+        '[permissions]\nbash = "allow"\nwrite = "allow"\n'
+        '[models."openai/gpt-4o"]\ncontext_window = 64000\nmax_output = 2000\n'
+        '[context]\nfiles = ["a.md", "b.md"]\n',
+    )
+    write(
+        root / ".steiner" / "config.toml",
+        'default_model = "openai/gpt-4o"\n'
+        '[permissions]\nbash = "deny"\n'
+        '[models."openai/gpt-4o"]\nmax_output = 1000\n'
+        '[context]\nfiles = ["c.md"]\n',
+    )
+    config = load_config(root, {}, user_file=user)
+    assert config.default_model == "openai/gpt-4o"
+    assert config.permission("bash") == "deny"
+    assert config.permission("write") == "allow"
+    model = config.models["openai/gpt-4o"]
+    assert (model.context_window, model.max_output) == (64000, 1000)
+    assert config.context_files == ("c.md",)
+    assert config.sources == (user, root / ".steiner" / "config.toml")
+
+
+def test_unknown_keys_are_warnings(files: tuple[Path, Path]) -> None:
+    user, root = files
+    write(user, 'colour = "blue"\n[ui]\ntheme = "nord"\nfont = 3\n')
+    config = load_config(root, {}, user_file=user)
+    assert config.theme == "nord"
+    assert len(config.warnings) == 2
+    assert all(str(user) in w for w in config.warnings)
+    assert any("'colour'" in w for w in config.warnings)
+    assert any("'ui.font'" in w for w in config.warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("default_model = 3\n", "'default_model'"),
+        ('[permissions]\nbash = "sometimes"\n', "'permissions.bash'"),
+        ('[sessions]\nkeep = "many"\n', "'sessions.keep'"),
+        ("[providers.anthropic]\ntimeout = true\n", "'providers.anthropic.timeout'"),
+        (
+            '[models."openai/gpt-4o"]\ncontext_window = -1\n',
+            "'models.\"openai/gpt-4o\".context_window'",
+        ),
+        ('[compaction_fallback]\nafter = "soon"\n', "'compaction_fallback.after'"),
+        ("[context]\nfiles = [1, 2]\n", "'context.files'"),
+        ("permissions = 1\n", "'permissions'"),
+    ],
+)
+def test_type_errors_name_file_and_key(files: tuple[Path, Path], text: str, key: str) -> None:
+    user, root = files
+    write(user, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(root, {}, user_file=user)
+    assert str(user) in str(caught.value)
+    assert key in str(caught.value)
+
+
+def test_invalid_toml_names_the_file(files: tuple[Path, Path]) -> None:
+    user, root = files
+    path = write(root / ".steiner" / "config.toml", "default_model = \n")
+    with pytest.raises(ConfigError, match="not valid TOML") as caught:
+        load_config(root, {}, user_file=user)
+    assert str(path) in str(caught.value)
+
+
+def test_threshold_must_be_below_the_window() -> None:
+    table = {
+        "models": {"openai/gpt-4o": {"context_window": 1000, "compaction_threshold_tokens": 1000}}
+    }
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("config.toml", table)])
+    message = str(caught.value)
+    assert '"openai/gpt-4o"' in message
+    assert "(1000)" in message
+    assert "below the context window" in message
+
+
+def test_threshold_check_sees_the_merged_values() -> None:
+    user = {"models": {"m": {"compaction_threshold_tokens": 5000}}}
+    project = {"models": {"m": {"context_window": 4000}}}
+    with pytest.raises(ConfigError, match=re.escape("user.toml + project.toml")):
+        parse_config([("user.toml", user), ("project.toml", project)])
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("90s", 90), ("10m", 600), ("1h30m", 5400), ("1.5h", 5400), ("250ms", 0.25), ("0", 0)],
+)
+def test_parse_duration(text: str, seconds: float) -> None:
+    assert parse_duration(text) == timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("text", ["", "10", "m10", "10 m", "1h30", "ten minutes", "-5m"])
+def test_parse_duration_rejects(text: str) -> None:
+    with pytest.raises(ValueError, match="not a duration"):
+        parse_duration(text)
+
+
+def test_compaction_fallback_durations() -> None:
+    config = parse_config(
+        [("c", {"compaction_fallback": {"model": "openai/gpt-4o-mini", "after": "1h30m"}})]
+    )
+    assert config.compaction_fallback.model == "openai/gpt-4o-mini"
+    assert config.compaction_fallback.after == timedelta(hours=1, minutes=30)
+    seconds = parse_config([("c", {"compaction_fallback": {"after": 90}})])
+    assert seconds.compaction_fallback.after == timedelta(seconds=90)
+
+
+def test_api_keys_are_never_taken_from_files(files: tuple[Path, Path]) -> None:
+    user, root = files
+    write(user, '[providers.anthropic]\napi_key = "sk-ant-secret"\n')
+    config = load_config(root, {}, user_file=user)
+    assert config.providers["anthropic"].api_key_env == "ANTHROPIC_API_KEY"
+    assert "sk-ant-secret" not in repr(config)
+    assert any("'providers.anthropic.api_key'" in w for w in config.warnings)
+
+
+def test_openai_base_url_comes_from_the_environment() -> None:
+    config = parse_config([], {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"})
+    assert config.providers["openai"].base_url == "http://127.0.0.1:8000/v1"
+    assert config.providers["openai_responses"].base_url == "http://127.0.0.1:8000/v1"
+    assert config.providers["anthropic"].base_url is None
+
+
+def test_custom_provider_needs_a_type() -> None:
+    with pytest.raises(ConfigError, match=re.escape("'providers.vllm.type' is required")):
+        parse_config([("c", {"providers": {"vllm": {"base_url": "http://h/v1"}}})])
+    config = parse_config(
+        [("c", {"providers": {"vllm": {"type": "openai", "base_url": "http://h/v1"}}})]
+    )
+    vllm = config.providers["vllm"]
+    assert (vllm.type, vllm.base_url, vllm.api_key_env) == ("openai", "http://h/v1", "")
+
+
+def test_with_overrides_revalidates_and_keeps_the_rest() -> None:
+    config = parse_config([("c", {"permissions": {"write": "allow"}, "ui": {"theme": "nord"}})])
+    changed = config.with_overrides({"permissions": {"bash": "allow"}}, default_model="openai/x")
+    assert changed.default_model == "openai/x"
+    assert changed.permission("bash") == "allow"
+    assert changed.permission("write") == "allow"
+    assert changed.theme == "nord"
+    assert config.default_model == "offline"
+    with pytest.raises(ConfigError, match=re.escape("overrides: 'permissions.edit'")):
+        config.with_overrides({"permissions": {"edit": "never"}})
+
+
+def test_config_is_immutable() -> None:
+    config = Config()
+    with pytest.raises(AttributeError):
+        config.default_model = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        config.providers["x"] = config.providers["offline"]  # type: ignore[index]

@@ -1,0 +1,66 @@
+"""``steiner-tui exec`` and ``oneshot`` in a fresh project, with no API key and no network."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env.pop("OPENAI_BASE_URL", None)
+    return env
+
+
+@pytest.fixture
+def sample_project(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    (root / "src").mkdir(parents=True)
+    (root / "README.md").write_text("# Sample Tool\n\nConverts CSV files to JSON.\n")
+    (root / "src" / "convert.py").write_text("def convert(path):\n    return path\n")
+    return root
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "steiner_tui", *args],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        timeout=120,
+    )
+
+
+def test_exec_answers_with_the_offline_model_using_a_tool(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "what is in this project?")
+    assert out.returncode == 0, out.stderr
+    assert "Sample Tool" in out.stdout  # the README title, read through a tool
+    assert "src/" in out.stdout
+    assert "offline model" in out.stdout
+    assert "→ " in out.stderr  # at least one tool call was reported
+
+
+def test_exec_reports_a_bad_model_reference(tmp_path: Path, sample_project: Path) -> None:
+    out = _run(
+        tmp_path, "--project", str(sample_project), "exec", "hi", "--model", "nosuch/model"
+    )
+    assert out.returncode == 2
+    assert "nosuch" in out.stdout
+
+
+def test_oneshot_runs_each_phase_as_its_own_session(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    out = _run(tmp_path, "--project", str(sample_project), "oneshot", "describe README.md")
+    assert out.returncode == 0, out.stdout + out.stderr
+    for phase in ("plan", "build", "verify"):
+        assert f"== phase: {phase}" in out.stderr
+        assert f"## {phase}" in out.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -48,17 +49,34 @@ def test_exec_answers_with_the_offline_model_using_a_tool(
     assert "→ " in out.stderr  # at least one tool call was reported
 
 
-def test_exec_reports_a_bad_model_reference(tmp_path: Path, sample_project: Path) -> None:
+def test_exec_writes_a_jsonl_event_log(tmp_path: Path, sample_project: Path) -> None:
+    log = tmp_path / "events.jsonl"
     out = _run(
-        tmp_path, "--project", str(sample_project), "exec", "hi", "--model", "nosuch/model"
+        tmp_path,
+        "--project",
+        str(sample_project),
+        "exec",
+        "what is in this project?",
+        "--events",
+        str(log),
     )
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    types = [r["type"] for r in records]
+    assert types[0] == "message" and records[0]["message"]["role"] == "user"
+    assert "request" in types and "tool_call_started" in types and "usage" in types
+    request = next(r for r in records if r["type"] == "request")
+    assert len(request["message_hashes"]) == len(request["messages"])
+    assert "text_delta" not in types  # deltas are coalesced into the finished message
+
+
+def test_exec_reports_a_bad_model_reference(tmp_path: Path, sample_project: Path) -> None:
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "hi", "--model", "nosuch/model")
     assert out.returncode == 2
     assert "nosuch" in out.stdout
 
 
-def test_oneshot_runs_each_phase_as_its_own_session(
-    tmp_path: Path, sample_project: Path
-) -> None:
+def test_oneshot_runs_each_phase_as_its_own_session(tmp_path: Path, sample_project: Path) -> None:
     out = _run(tmp_path, "--project", str(sample_project), "oneshot", "describe README.md")
     assert out.returncode == 0, out.stdout + out.stderr
     for phase in ("plan", "build", "verify"):

@@ -14,6 +14,7 @@ from pathlib import Path
 from steiner_tui import paths
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
 from steiner_tui.agent.headless import run_exec
+from steiner_tui.agent.event_log import JsonlEventLog
 from steiner_tui.agent.runner import RunResult
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
@@ -22,6 +23,7 @@ from steiner_tui.commands.headless_io import (
     make_estimator,
 )
 from steiner_tui.config import ConfigError
+from steiner_tui.engine.events import EventSink, FanoutSink
 from steiner_tui.tools.permissions import PermissionPolicy
 
 __all__ = ["run"]
@@ -46,14 +48,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"steiner-tui: {error}")
         return 2
     policy = PermissionPolicy(HeadlessPermission(allow=args.yes), dict(config.permissions))
-    coro = run_exec(
-        spec, args.prompt, estimator=make_estimator(), sink=ProgressSink(), policy=policy
-    )
+    event_log = JsonlEventLog(Path(args.events)) if args.events else None
+    sink: EventSink = ProgressSink()
+    if event_log is not None:
+        sink = FanoutSink((sink, event_log))
+    coro = run_exec(spec, args.prompt, estimator=make_estimator(), sink=sink, policy=policy)
     try:
         result: RunResult = asyncio.run(coro)
     except KeyboardInterrupt:
         print("\ninterrupted")
         return 130
+    finally:
+        if event_log is not None:
+            event_log.close()
     if result.status == "done":
         print(result.reply)
         return 0

@@ -168,7 +168,9 @@ def map_error(exc: BaseException, *, label: str, sdk: ModuleType) -> ProviderErr
         return _status_error(label, exc)
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc
-        return ProviderError("connection", f"{label}: could not connect to the API: {cause}")
+        url = getattr(getattr(exc, "request", None), "url", None)
+        at = f" at {url}" if url is not None else ""
+        return ProviderError("connection", f"{label}: could not connect to the API{at}: {cause}")
     if isinstance(exc, httpx2.TransportError):
         return ProviderError(
             "connection",

@@ -298,3 +298,18 @@ async def test_request_body_carries_system_tools_and_cache_breakpoints(anthropic
     }
     assert content[1] == {"type": "text", "text": "question"}
     assert json.dumps(body).count("cache_control") == 3
+
+
+async def test_closing_the_stream_early_stops_cleanly_and_client_stays_usable(
+    anthropic: Any,
+) -> None:
+    stalled = [message_start(), block_start(0, {"type": "text", "text": ""}), text(0, "first")]
+    complete = [message_start(), *message_end("end_turn", 1)]
+    with LoopbackServer(sse_reply(stalled, end="stall"), sse_reply(complete)) as server:
+        provider = anthropic(server)
+        stream = provider.stream(REQUEST)
+        assert await anext(stream) == StreamText("first")
+        await stream.aclose()
+        events, error = await collect(provider.stream(REQUEST))
+    assert error is None
+    assert events[-1] == StreamDone(stop_reason="stop")

@@ -286,3 +286,12 @@ async def test_stall_before_any_event_times_out(chat: Any) -> None:
         _, error = await collect(chat(server, timeout=0.5).stream(REQUEST))
     assert isinstance(error, ProviderError)
     assert error.kind == "timeout"
+
+
+async def test_unreachable_server_is_a_connection_error(chat: Any) -> None:
+    server = LoopbackServer()
+    server.stop()
+    _, error = await collect(chat(server).stream(REQUEST))
+    assert isinstance(error, ProviderError)
+    assert error.kind == "connection"
+    assert f"could not connect to the API at {server.url}/v1/chat/completions" in error.message

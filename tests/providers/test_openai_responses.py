@@ -274,3 +274,16 @@ async def test_stalled_stream_times_out(responses: Any) -> None:
     assert events == [StreamText("wait")]
     assert isinstance(error, ProviderError)
     assert error.kind == "timeout"
+
+
+async def test_error_event_mid_stream(responses: Any) -> None:
+    script = Script().created().text("partial")
+    script.event(
+        "error", code="rate_limit_exceeded", message="Too many tokens per minute", param=None
+    )
+    with LoopbackServer(sse_reply(script.parts)) as server:
+        events, error = await collect(responses(server).stream(REQUEST))
+    assert events == [StreamText("partial")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "rate_limit"
+    assert "Too many tokens per minute" in error.message

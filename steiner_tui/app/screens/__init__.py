@@ -1,1 +1,1 @@
-"""Screens of the workbench, each pushed lazily with its own style sheet."""
+"""The app's screens, one per module (registered lazily by the app)."""

@@ -33,8 +33,6 @@ __all__ = ["NO_HISTORY_NOTICE", "LineageScreen"]
 
 NO_HISTORY_NOTICE = "No history archive yet: it is written when compaction first summarizes turns."
 
-_GROUP = Binding.Group("Lineage")
-
 
 class LineageScreen(Screen[None]):
     """Browse the generations of a conversation lineage."""
@@ -50,7 +48,6 @@ class LineageScreen(Screen[None]):
             "Back",
             id="lineage.close",
             tooltip="Close the history archive, or return to the conversation",
-            group=_GROUP,
         ),
         Binding(
             "q",
@@ -66,7 +63,6 @@ class LineageScreen(Screen[None]):
             "History",
             id="lineage.history",
             tooltip="Open history.md: every summarized turn, word for word",
-            group=_GROUP,
         ),
     ]
     """Escape/q close; h toggles the history archive."""

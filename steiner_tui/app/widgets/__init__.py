@@ -1,1 +1,1 @@
-"""Widgets of the workbench: display state only, fed by the screens."""
+"""The app's widgets, one per module; each holds display state only."""

@@ -37,7 +37,7 @@ from steiner_tui.providers.offline.writeup import (
 
 __all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "OVERVIEW_GLOB", "Reply", "context_line", "reply_to"]
 
-MAX_TOOL_ROUNDS = 5
+MAX_TOOL_ROUNDS = 2
 OVERVIEW_GLOB = "**"
 HONESTY_NOTE = (
     "_I am the offline model: fixed rules, not a language model. For real answers set "
@@ -113,7 +113,6 @@ def _is_summary(m: Message) -> bool:
 
 _SOURCE_CHECKS: tuple[tuple[str, Callable[[Message], bool]], ...] = (
     ("system instructions", lambda m: m.role == "system" and not _is_summary(m)),
-    ("AGENTS.md", lambda m: m.role == "system" and "AGENTS.md" in m.content),
     ("a summary of earlier conversation", _is_summary),
     ("project context", lambda m: m.role == "user" and m.source == "project_context"),
     ("the session date", lambda m: m.role == "user" and SESSION_DATE_SUFFIX in m.content),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
+from steiner_tui.providers.offline.filelines import FILE_LINE, GROUP_LINE
 from steiner_tui.providers.offline.markers import HISTORY_NOTE_MARKER, SUMMARY_MARKER
 from steiner_tui.providers.offline.patterns import Kind, classify_sentence, is_test_command
 from steiner_tui.providers.offline.textutil import (
@@ -25,7 +26,7 @@ from steiner_tui.providers.offline.textutil import (
 )
 from steiner_tui.providers.offline.toolresults import exit_code, failure_lines, parse_tool_output
 
-__all__ = ["NONE_RECORDED", "Item", "collect_items", "group_file_lines"]
+__all__ = ["NONE_RECORDED", "Item", "collect_items"]
 
 TASK, STATE, DONE, FINDINGS, PROBLEMS, REMAINING, VERIFY, PREFS = range(8)
 NONE_RECORDED = "None recorded."
@@ -36,9 +37,6 @@ _UNANSWERED = "Unanswered: "
 _FILE_VERBS = {"read": "read", "write": "written", "edit": "edited"}
 _VERB_ORDER = ("created", "written", "edited", "read", "mentioned")
 _CARRIED_RANK = (3, 2, 3, 4, 3, 3, 3, 5)
-_FILE_LINE = re.compile(r"^`([^`]+)`(?: \(([^)]*)\))?$")
-_GROUP_LINE = re.compile(r"^`([^`]+/)` \(([^)]*)\): (`.+)$")
-GROUP_MIN = 3
 _OWN_NOTES = ("_I am the offline model", "I received ")
 _USER_SECTIONS = {
     Kind.PREFERENCE: (PREFS, 5),
@@ -89,36 +87,6 @@ def _carried_rank(section: int, bullet: str) -> int:
     return _CARRIED_RANK[section]
 
 
-def group_file_lines(texts: Sequence[str]) -> list[str]:
-    """Section-2 lines with ``GROUP_MIN`` or more files of one directory and verbs on one line.
-
-    Other lines are returned unchanged, in their order; a group takes its first file's place.
-    """
-    keys: list[tuple[str, str, str] | None] = []
-    for text in texts:
-        match = _FILE_LINE.match(text)
-        path = match.group(1) if match else ""
-        if not match or "/" not in path or path.endswith("/"):
-            keys.append(None)
-            continue
-        parent, name = path.rsplit("/", 1)
-        keys.append((parent + "/", match.group(2) or "mentioned", name))
-    sizes: dict[tuple[str, str], int] = {}
-    for key in keys:
-        if key:
-            sizes[key[:2]] = sizes.get(key[:2], 0) + 1
-    out: list[str] = []
-    done: set[tuple[str, str]] = set()
-    for text, key in zip(texts, keys, strict=True):
-        if key is None or sizes[key[:2]] < GROUP_MIN:
-            out.append(text)
-        elif key[:2] not in done:
-            done.add(key[:2])
-            names = ", ".join(f"`{k[2]}`" for k in keys if k and k[:2] == key[:2])
-            out.append(f"`{key[0]}` ({key[1]}): {names}")
-    return out
-
-
 class _Facts:
     """Mutable collector: merges items by key and files by path."""
 
@@ -162,8 +130,8 @@ class _Facts:
         return order
 
     def _absorb_files(self, bullet: str, order: int) -> bool:
-        group = _GROUP_LINE.match(bullet)
-        single = _FILE_LINE.match(bullet)
+        group = GROUP_LINE.match(bullet)
+        single = FILE_LINE.match(bullet)
         if group:
             paths = [group.group(1) + name for name in re.findall(r"`([^`]+)`", group.group(3))]
             verbs_text = group.group(2)

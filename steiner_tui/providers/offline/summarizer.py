@@ -18,8 +18,8 @@ from steiner_tui.providers.offline.extract import (
     STATE,
     Item,
     collect_items,
-    group_file_lines,
 )
+from steiner_tui.providers.offline.filelines import group_file_lines
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
     SECTION_HEADINGS,

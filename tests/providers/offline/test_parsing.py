@@ -84,6 +84,6 @@ def test_context_line_names_visible_sources() -> None:
     assert line.startswith("I received 4 messages (~")
     assert "2 system, 2 user." in line
     assert (
-        "Visible sources: system instructions, AGENTS.md, a summary of earlier conversation, "
+        "Visible sources: system instructions, a summary of earlier conversation, "
         "the session date." in line
     )

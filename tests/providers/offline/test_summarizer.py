@@ -104,7 +104,7 @@ def test_previous_summary_is_carried_forward_without_history_notes() -> None:
     assert third == second.replace('- Unanswered: "Now add JSON export too."\n', "")
 
 
-def test_budget_is_respected_and_preferences_outlive_old_detail() -> None:
+def _long_transcript() -> list[Message]:
     messages = _transcript()
     for i in range(200):
         call = _call(f"f{i}", "read", path=f"pkg/module_{i}.py")
@@ -114,6 +114,11 @@ def test_budget_is_respected_and_preferences_outlive_old_detail() -> None:
             Message("tool", json.dumps({"output": "x"}), tool_call_id=call.id),
             Message("assistant", f"I updated pkg/module_{i}.py to use the new helper."),
         ]
+    return messages
+
+
+def test_budget_is_respected_and_preferences_outlive_old_detail() -> None:
+    messages = _long_transcript()
     full = extractive_summary(messages, max_tokens=100_000, emergency=False)
     assert _tokens(full) > 3000
     small = extractive_summary(messages, max_tokens=800, emergency=False)
@@ -169,11 +174,11 @@ async def test_provider_answers_compaction_requests_with_a_summary(tmp_path: Pat
 
 
 async def test_emergency_instruction_halves_the_budget(tmp_path: Path) -> None:
-    messages = _transcript() * 20
+    messages = _long_transcript()
     emergency = Message("user", compaction_instruction("emergency"))
     request = ChatRequest("offline", (*messages, emergency), max_tokens=600, compaction=True)
     text = (await ask(OfflineProvider(tmp_path), request)).text
-    assert _tokens(text) <= 300
+    assert 250 < _tokens(text) <= 300
     assert text == extractive_summary(messages, max_tokens=600, emergency=True)
 
 

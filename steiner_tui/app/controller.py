@@ -1,0 +1,162 @@
+"""The screen's view of one session: engine calls and the figures its panels show.
+
+Kept apart from the widgets and free of Textual, so tests and benchmarks can drive it directly:
+the main screen calls it and hands the results to widgets that only display them. It reads the
+snapshot store and the driver; it never recomputes what the engine already knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from steiner_tui.app.budget_view import BudgetView, TokenLedger, build_budget_view
+from steiner_tui.app.live_files import partitions_for
+from steiner_tui.app.session import AppSession
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import HealthEvent, UsageReported
+from steiner_tui.engine.prompt.static_cache import StaticPartition
+from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.engine.skills.discovery import discover_skills
+from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.tools.base import Mode
+
+__all__ = ["SessionController"]
+
+_PREVIOUS_LOOKBACK = 8
+"""How many request indexes back to look for the previous normal (non-compaction) request."""
+
+
+class SessionController:
+    """Engine-facing operations of the main screen."""
+
+    def __init__(self, session: AppSession) -> None:
+        self.session = session
+        self.driver = session.driver
+        estimator = self.driver.runner.context.estimator
+        self.ledger = TokenLedger(estimator.count_text)
+        self.health: HealthEvent | None = None
+        self._usage: tuple[int, UsageReported] | None = None
+        self._preview: RequestSnapshot | None = None
+        self._first_index = self.driver.runner.state.request_index
+
+    # -- what the panels show ---------------------------------------------------------------
+
+    def shown_snapshot(self) -> tuple[RequestSnapshot, bool]:
+        """The request the budget panel shows and whether it is the dry-run preview.
+
+        Raises:
+            ValueError: the project's context configuration is invalid (preview only).
+        """
+        latest = self.session.snapshots.parent_snapshot()
+        if latest is not None and latest.index >= self._first_index:
+            return latest, False
+        if self._preview is None:
+            self._preview = self.driver.preview()
+        return self._preview, True
+
+    def _previous(self, snapshot: RequestSnapshot) -> RequestSnapshot | None:
+        store = self.session.snapshots
+        for index in range(snapshot.index - 1, snapshot.index - 1 - _PREVIOUS_LOOKBACK, -1):
+            if index < self._first_index:
+                return None
+            found = store.snapshot(index)
+            if found is not None and not found.compaction:
+                return found
+        return None
+
+    def budget_view(self) -> BudgetView:
+        """The context-budget panel's figures (see ``shown_snapshot`` for errors)."""
+        snapshot, preview = self.shown_snapshot()
+        runner = self.driver.runner
+        calibration = runner.context.estimator.calibration
+        model = runner.model.model
+        return build_budget_view(
+            snapshot,
+            ledger=self.ledger,
+            budget=runner.model.budget,
+            project_root=self.session.project_root,
+            preview=preview,
+            previous=None if preview else self._previous(snapshot),
+            usage=self._usage,
+            calibration=(calibration.samples(model), calibration.factor(model)),
+            compactions=len(self.driver.lineage.generations) - 1,
+            health=self.health,
+        )
+
+    def skill_rows(self) -> list[SkillStatus]:
+        """The sidebar's rows."""
+        return self.driver.skill_states()
+
+    def model_summary(self) -> str:
+        """What ``/model`` shows."""
+        model = self.driver.runner.model
+        budget = model.budget
+        lines = [
+            f"{self.session.model_label} ({model.ref})",
+            f"window {budget.context_size:,} tokens · max output {budget.max_output:,}",
+            f"soft threshold {budget.soft_threshold:,} · hard limit {budget.hard_limit:,}",
+        ]
+        if self.session.models:
+            lines.append("configured: " + ", ".join(self.session.models))
+        return "\n".join(lines)
+
+    # -- what the engine reported -----------------------------------------------------------
+
+    def observe_usage(self, usage: UsageReported) -> None:
+        """Remember reported usage against the request it belongs to (the latest one)."""
+        latest = self.session.snapshots.latest()
+        self._usage = (latest.index if latest is not None else 0, usage)
+
+    def observe_health(self, health: HealthEvent) -> None:
+        """Remember the latest session health."""
+        self.health = health
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def toggle_skill(self, name: str) -> bool:
+        """Toggle ``name``; returns whether it is now enabled.
+
+        Raises:
+            KeyError: enabling a skill that is in force but no longer discovered.
+        """
+        return self.driver.toggle_skill(name)
+
+    def skill_name_at(self, index: int) -> str | None:
+        """The name on sidebar row ``index`` (0-based), or None past the end."""
+        rows = self.skill_rows()
+        return rows[index].name if 0 <= index < len(rows) else None
+
+    def toggle_mode(self) -> Mode:
+        """Switch between build and plan; the notice goes out with the next message."""
+        mode: Mode = "plan" if self.driver.mode == "build" else "build"
+        self.driver.set_mode(mode)
+        return mode
+
+    def clear(self) -> None:
+        """Start a new conversation (``/clear``).
+
+        Raises:
+            DriverRefusal: while a run is generating.
+        """
+        self.driver.replace_lineage(ConversationLineage())
+        self._first_index = self.driver.runner.state.request_index
+        self._preview = None
+        self._usage = None
+
+    def apply_file_changes(self, paths: Iterable[Path]) -> frozenset[StaticPartition]:
+        """Invalidate exactly the partitions the changed ``paths`` belong to.
+
+        Skills are rediscovered when a skill root changed; the preview is rebuilt on next use.
+        Requests already sent are snapshots and stay as they were.
+        """
+        changed = partitions_for(self.session.watch_plan, (p.resolve() for p in paths))
+        context = self.driver.runner.context
+        for partition in sorted(changed):
+            context.invalidate(partition)
+        if StaticPartition.SKILLS in changed:
+            found = discover_skills(self.session.skill_roots, self.driver.runner.sink)
+            self.driver.skills.replace_skills(found)
+        if changed:
+            self._preview = None
+        return changed

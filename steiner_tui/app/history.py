@@ -1,0 +1,54 @@
+"""Prompt history: Up and Down walk what was sent, keeping the unsent draft.
+
+Browsing starts at the newest entry; walking past it returns the draft that was being typed.
+Consecutive duplicates are stored once.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PromptHistory"]
+
+
+class PromptHistory:
+    """The sent prompts of one session, with a browsing cursor."""
+
+    def __init__(self, limit: int = 500) -> None:
+        self._entries: list[str] = []
+        self._limit = limit
+        self._cursor: int | None = None
+        self._draft = ""
+
+    @property
+    def entries(self) -> tuple[str, ...]:
+        """Sent prompts, oldest first."""
+        return tuple(self._entries)
+
+    def push(self, text: str) -> None:
+        """Record a sent prompt and stop browsing."""
+        if text and (not self._entries or self._entries[-1] != text):
+            self._entries.append(text)
+            del self._entries[: -self._limit]
+        self._cursor = None
+        self._draft = ""
+
+    def previous(self, current: str) -> str | None:
+        """The entry before the cursor (the newest when not browsing), or None at the start."""
+        if not self._entries:
+            return None
+        if self._cursor is None:
+            self._draft = current
+            self._cursor = len(self._entries)
+        if self._cursor == 0:
+            return None
+        self._cursor -= 1
+        return self._entries[self._cursor]
+
+    def next(self) -> str | None:
+        """The entry after the cursor, the draft past the newest, or None when not browsing."""
+        if self._cursor is None:
+            return None
+        self._cursor += 1
+        if self._cursor >= len(self._entries):
+            self._cursor = None
+            return self._draft
+        return self._entries[self._cursor]

@@ -1,0 +1,64 @@
+"""Slash commands typed in the prompt: the catalog and the parser.
+
+A prompt starting with ``/`` is a command, not a message; ``//`` sends a literal ``/`` (for a
+message that starts with a path). Unknown commands are an error the screen shows as a notice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+__all__ = ["SLASH_COMMANDS", "SlashCommand", "UnknownSlashCommand", "parse_slash"]
+
+SLASH_COMMANDS: Final = MappingProxyType(
+    {
+        "compact": ("[focus]", "summarize the conversation now, optionally steering the summary"),
+        "context": ("", "expand the context-budget panel (Enter there opens the inspector)"),
+        "lineage": ("", "browse compaction generations"),
+        "skills": ("", "focus the skill sidebar (Space or 1-9 toggle)"),
+        "model": ("", "show the model and its limits"),
+        "clear": ("", "start a new conversation (not while a run is generating)"),
+        "help": ("", "show keys and commands"),
+    }
+)
+"""Command name -> (argument synopsis, description)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    """A parsed command: its name and the rest of the line."""
+
+    name: str
+    argument: str = ""
+
+
+class UnknownSlashCommand(ValueError):
+    """The prompt named a command that does not exist."""
+
+    def __init__(self, name: str) -> None:
+        known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
+        super().__init__(f"unknown command /{name} — try {known} (start with // to send a /)")
+        self.name = name
+
+
+def parse_slash(text: str) -> SlashCommand | str:
+    """Parse a submitted prompt.
+
+    Returns:
+        A ``SlashCommand``, or the text to send as a message (``//x`` becomes ``/x``).
+
+    Raises:
+        UnknownSlashCommand: for ``/name`` that is not in ``SLASH_COMMANDS``.
+    """
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return text
+    if stripped.startswith("//"):
+        return stripped[1:]
+    name, _, argument = stripped[1:].partition(" ")
+    name = name.strip().lower()
+    if name not in SLASH_COMMANDS:
+        raise UnknownSlashCommand(name)
+    return SlashCommand(name, argument.strip())

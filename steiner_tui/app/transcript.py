@@ -1,0 +1,116 @@
+"""What the conversation pane shows, as plain data: one entry per visible item.
+
+The pane keeps every entry but mounts widgets only for the last few, so entries are the display
+state of the whole conversation. Stored messages become entries here: a user message shows the
+text the person typed, with badges for the mode notice and skill envelopes it carried; an
+assistant message shows its reply (marked when it was interrupted) and its tool calls; a tool
+result completes its call's entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from steiner_tui.engine.compaction.history_render import default_tool_status
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
+from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+
+__all__ = [
+    "Entry",
+    "NoticeEntry",
+    "PermissionEntry",
+    "ReplyEntry",
+    "ToolEntry",
+    "UserEntry",
+    "entries_from_messages",
+    "user_entry",
+]
+
+
+@dataclass(slots=True)
+class UserEntry:
+    """What the person sent, with badges for what travelled with it."""
+
+    text: str
+    badges: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class ReplyEntry:
+    """An assistant reply (Markdown); ``interrupted`` when Esc cut it off."""
+
+    text: str = ""
+    interrupted: bool = False
+    streaming: bool = False
+
+
+@dataclass(slots=True)
+class ToolEntry:
+    """One tool call: ``running``, then ``done``, ``failed`` or ``rejected``."""
+
+    call_id: str
+    name: str
+    summary: str
+    status: str = "running"
+    output: str = ""
+
+
+@dataclass(slots=True)
+class PermissionEntry:
+    """A tool's permission request; ``decision`` once answered, ``closed`` if the run ended."""
+
+    request: PermissionRequest
+    answer: Callable[[PermissionDecision], None]
+    decision: PermissionDecision | None = None
+    closed: bool = False
+
+
+@dataclass(slots=True)
+class NoticeEntry:
+    """A line between messages: compaction, errors, a cleared conversation."""
+
+    text: str
+    kind: str = "info"
+
+
+Entry = UserEntry | ReplyEntry | ToolEntry | PermissionEntry | NoticeEntry
+
+_MODE_BADGES = {PLAN_MODE_NOTICE + "\n\n": "plan mode", BUILD_MODE_NOTICE + "\n\n": "build mode"}
+
+
+def user_entry(content: str) -> UserEntry:
+    """The entry for a stored user message: its text, and badges for notice and envelopes."""
+    prefix, blocks, rest = split_skill_blocks(content)
+    badges: list[str] = []
+    if prefix:
+        badges.append(_MODE_BADGES.get(prefix, "mode notice"))
+    badges.extend(f"+{b.name}" if b.active else f"-{b.name}" for b in blocks)
+    return UserEntry(rest, tuple(badges))
+
+
+def entries_from_messages(messages: Iterable[Message], project_root: str = "") -> list[Entry]:
+    """Entries for a stored conversation (resume, or a conversation loaded for a benchmark)."""
+    entries: list[Entry] = []
+    tools: dict[str, ToolEntry] = {}
+    for message in messages:
+        if message.role == "user":
+            entries.append(user_entry(message.content))
+        elif message.role == "summary":
+            entries.append(NoticeEntry("conversation summary (earlier turns were compacted)"))
+        elif message.role == "assistant":
+            if message.content:
+                entries.append(ReplyEntry(message.content, interrupted=message.incomplete))
+            for call in message.tool_calls:
+                entry = ToolEntry(call.id, call.name, summarize_tool_call(call, project_root))
+                tools[call.id] = entry
+                entries.append(entry)
+        elif message.role == "tool":
+            found = tools.get(message.tool_call_id)
+            if found is not None:
+                found.status = default_tool_status(message)
+                found.output = message.content
+    return entries

@@ -1,0 +1,209 @@
+"""The conversation pane: every entry kept as data, only the newest ones mounted.
+
+A session can reach thousands of messages; mounting a widget for each would make every layout
+pass slower. The pane keeps all entries and mounts widgets for the last ``window`` of them. While
+the view follows the bottom, older widgets are pruned as new entries arrive; Home or PgUp at the
+top (or a click on the top row) mounts an earlier batch. Widgets for unmounted entries do not
+exist, so updates (a finished tool call) go to the entry and show when it is mounted again.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from steiner_tui.app.transcript import (
+    Entry,
+    NoticeEntry,
+    PermissionEntry,
+    ReplyEntry,
+    ToolEntry,
+    UserEntry,
+)
+from steiner_tui.app.widgets.assistant_reply import AssistantReply
+from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.notice_row import NoticeRow
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
+
+__all__ = ["ConversationPane", "widget_for"]
+
+
+def widget_for(entry: Entry) -> Widget:
+    """The widget that shows ``entry``."""
+    match entry:
+        case UserEntry():
+            return UserMessage(entry)
+        case ReplyEntry():
+            return AssistantReply(entry)
+        case ToolEntry():
+            return ToolBlock(entry)
+        case PermissionEntry():
+            return PermissionPrompt(entry)
+        case NoticeEntry():
+            return NoticeRow(entry)
+
+
+class ConversationPane(VerticalScroll):
+    """The conversation (display only)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_home", "Top", show=False, id="conversation.home",
+                tooltip="Scroll to the top; at the top, load earlier messages"),
+        Binding("pageup", "page_up", "Page up", show=False, id="conversation.page_up",
+                tooltip="Scroll up a page; at the top, load earlier messages"),
+    ]  # fmt: skip
+    """Scrolling keys that also load earlier messages."""
+
+    def __init__(self, *, window: int = 60, batch: int = 40, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.window = window
+        """How many entries stay mounted while following the bottom."""
+        self.batch = batch
+        """How many earlier entries one request mounts."""
+        self.entries: list[Entry] = []
+        """Every entry of the conversation, oldest first."""
+        self._first = 0
+        self._widgets: dict[int, Widget] = {}
+        self._reply: ReplyEntry | None = None
+        self._tools: dict[str, ToolEntry] = {}
+
+    def compose(self) -> ComposeResult:
+        yield EarlierRow(id="earlier")
+
+    def on_mount(self) -> None:
+        """Follow the bottom."""
+        self.query_one(EarlierRow).show_count(0)
+        self.anchor()
+
+    @property
+    def mounted_count(self) -> int:
+        """How many entries have widgets."""
+        return len(self.entries) - self._first
+
+    def widget_of(self, entry: Entry) -> Widget | None:
+        """The mounted widget of ``entry``, if any."""
+        return self._widgets.get(id(entry))
+
+    def _make(self, entry: Entry) -> Widget:
+        widget = widget_for(entry)
+        self._widgets[id(entry)] = widget
+        return widget
+
+    async def load(self, entries: list[Entry]) -> None:
+        """Replace the conversation with ``entries`` (only the newest are mounted)."""
+        await self.remove_children(".conversation-item")
+        self.entries = list(entries)
+        self._widgets.clear()
+        self._reply = None
+        self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
+        self._first = max(0, len(self.entries) - self.window)
+        await self.mount_all([self._make(e) for e in self.entries[self._first :]])
+        self.query_one(EarlierRow).show_count(self._first)
+        self.anchor()
+
+    async def add(self, entry: Entry) -> Widget:
+        """Append ``entry`` and mount its widget."""
+        following = self.is_vertical_scroll_end
+        self.entries.append(entry)
+        if isinstance(entry, ToolEntry):
+            self._tools[entry.call_id] = entry
+        widget = self._make(entry)
+        await self.mount(widget)
+        if following:
+            await self._prune()
+        return widget
+
+    async def _prune(self) -> None:
+        if self.mounted_count <= self.window + self.batch // 2:
+            return
+        stale = self.entries[self._first : len(self.entries) - self.window]
+        self._first += len(stale)
+        widgets = [w for w in (self._widgets.pop(id(e), None) for e in stale) if w is not None]
+        await self.remove_children(widgets)
+        self.query_one(EarlierRow).show_count(self._first)
+
+    async def load_earlier(self) -> int:
+        """Mount up to ``batch`` earlier entries; returns how many were mounted."""
+        start = max(0, self._first - self.batch)
+        chunk = self.entries[start : self._first]
+        if not chunk:
+            return 0
+        row = self.query_one(EarlierRow)
+        await self.mount_all([self._make(e) for e in chunk], after=row)
+        self._first = start
+        row.show_count(self._first)
+        return len(chunk)
+
+    async def action_scroll_home(self) -> None:
+        """Load earlier entries when already at the top, then scroll home."""
+        if self.scroll_y <= 0:
+            await self.load_earlier()
+        super().action_scroll_home()
+
+    async def action_page_up(self) -> None:
+        """Load earlier entries when already at the top, then page up."""
+        if self.scroll_y <= 0:
+            await self.load_earlier()
+        super().action_page_up()
+
+    @on(EarlierRow.LoadRequested)
+    async def _load_requested(self) -> None:
+        await self.load_earlier()
+
+    # -- streaming --------------------------------------------------------------------------
+
+    async def reply_delta(self, text: str) -> None:
+        """Add streamed reply text (a new reply block starts after a tool call)."""
+        if self._reply is None:
+            self._reply = ReplyEntry(streaming=True)
+            await self.add(self._reply)
+        self._reply.text += text
+        widget = self.widget_of(self._reply)
+        if isinstance(widget, AssistantReply):
+            await widget.append(text)
+
+    async def end_reply(self, interrupted: bool = False) -> None:
+        """The streaming reply is complete, or was cut off."""
+        entry, self._reply = self._reply, None
+        if entry is None:
+            return
+        entry.streaming = False
+        entry.interrupted = interrupted
+        widget = self.widget_of(entry)
+        if isinstance(widget, AssistantReply):
+            await widget.finish(interrupted)
+
+    async def tool_started(self, call_id: str, name: str, summary: str) -> None:
+        """A tool call began (ends the reply text before it)."""
+        await self.end_reply()
+        await self.add(ToolEntry(call_id, name, summary))
+
+    def tool_finished(self, call_id: str, status: str, output: str) -> None:
+        """A tool call ended."""
+        entry = self._tools.get(call_id)
+        if entry is None:
+            return
+        entry.status, entry.output = status, output
+        widget = self.widget_of(entry)
+        if isinstance(widget, ToolBlock):
+            widget.refresh_entry()
+
+    def close_open_items(self) -> None:
+        """The run ended: running tools were cancelled, open prompts get no answer."""
+        for entry in self._tools.values():
+            if entry.status == "running":
+                self.tool_finished(entry.call_id, "cancelled", entry.output)
+        for entry in self.entries:
+            if isinstance(entry, PermissionEntry) and entry.decision is None:
+                widget = self.widget_of(entry)
+                if isinstance(widget, PermissionPrompt):
+                    widget.close()
+                else:
+                    entry.closed = True

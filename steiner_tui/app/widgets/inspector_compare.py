@@ -1,0 +1,95 @@
+"""Two requests side by side: their message hashes aligned, the first divergence marked.
+
+A provider's prompt cache reuses the longest prefix of messages it saw before, so the first
+message whose hash differs is where the cache stops helping. ``prefix_stability`` finds it and
+names its source (a context block, or the conversation).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import DataTable, Static
+
+from steiner_tui.app.widgets.inspector_detail import message_sources
+from steiner_tui.app.widgets.inspector_format import cell, message_line
+from steiner_tui.engine.snapshots import PrefixStability, RequestSnapshot, prefix_stability
+
+__all__ = ["DIVERGENCE", "RequestCompare", "compare_heading", "compare_rows"]
+
+DIVERGENCE = "▶"
+"""Marks the first divergent message in the compare table."""
+
+
+def compare_heading(a: RequestSnapshot, b: RequestSnapshot, stability: PrefixStability) -> str:
+    """One line: which requests, how many leading messages match, where they diverge."""
+    pair = f"Request #{a.index} → #{b.index}: "
+    if stability.first_broken is None:
+        return pair + (
+            f"prefix stable, #{b.index} repeats all {len(a.message_hashes)} messages of #{a.index}"
+        )
+    return pair + (
+        f"{stability.matching} leading message(s) match · first divergence at message "
+        f"{stability.first_broken} ({stability.broken_source})"
+    )
+
+
+def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]]:
+    """Aligned rows: mark, index, A role, A hash, =/≠, B hash, B role, source, first line.
+
+    The source and first line are B's where B has the message, else A's.
+    """
+    stability = prefix_stability(a, b)
+    sources_a, sources_b = message_sources(a), message_sources(b)
+    rows: list[tuple[str, ...]] = []
+    for i in range(max(len(a.messages), len(b.messages))):
+        left = (a.messages[i], a.message_hashes[i], sources_a[i]) if i < len(a.messages) else None
+        right = (b.messages[i], b.message_hashes[i], sources_b[i]) if i < len(b.messages) else None
+        shown = right or left
+        assert shown is not None
+        same = left is not None and right is not None and left[1] == right[1]
+        rows.append(
+            (
+                DIVERGENCE if i == stability.first_broken else "",
+                str(i),
+                left[0].role if left else "",
+                left[1] if left else "—",
+                "=" if same else "≠",
+                right[1] if right else "—",
+                right[0].role if right else "",
+                shown[2],
+                message_line(shown[0], 48),
+            )
+        )
+    return rows
+
+
+class RequestCompare(Vertical):
+    """The compare view of two requests (earlier first)."""
+
+    pair: reactive[tuple[RequestSnapshot, RequestSnapshot] | None] = reactive(None)
+    """The requests compared, earlier first (None: no comparison)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="compare-heading", markup=False)
+        yield DataTable(id="compare-table", cursor_type="row")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#compare-table", DataTable)
+        table.add_columns("", "#", "A role", "A hash", "", "B hash", "B role", "Source", "Message")
+
+    def watch_pair(self, pair: tuple[RequestSnapshot, RequestSnapshot] | None) -> None:
+        table = self.query_one("#compare-table", DataTable)
+        table.clear()
+        if pair is None:
+            return
+        a, b = pair
+        stability = prefix_stability(a, b)
+        self.query_one("#compare-heading", Static).update(compare_heading(a, b, stability))
+        for row in compare_rows(a, b):
+            style = "bold" if row[0] else ("" if row[4] == "=" else "italic")
+            table.add_row(*(cell(value, style) for value in row))
+        table.border_title = f"A #{a.index} · B #{b.index}"
+        if stability.first_broken is not None:
+            table.move_cursor(row=stability.first_broken, animate=False)

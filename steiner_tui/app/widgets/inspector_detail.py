@@ -1,0 +1,115 @@
+"""One request in detail: its figures, its context blocks in order, and its messages.
+
+Everything shown comes from the ``RequestSnapshot`` as recorded before the call; nothing is
+re-estimated or re-assembled here.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import DataTable, Static
+
+from steiner_tui.app.widgets.inspector_format import cell, clock, count, message_line
+from steiner_tui.engine.messages import messages_bytes
+from steiner_tui.engine.prompt.blocks import block_message_indexes
+from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.snapshots import RequestSnapshot
+
+__all__ = ["RequestDetail", "message_sources", "request_summary"]
+
+_PATH_WIDTH = 48
+
+
+def request_summary(snapshot: RequestSnapshot) -> str:
+    """Two lines of figures: identity, then estimate, limits and sizes."""
+    kind = " · compaction request" if snapshot.compaction else ""
+    generation = f" · generation {snapshot.generation_id}" if snapshot.generation_id else ""
+    tools = len(snapshot.tools)
+    return (
+        f"Request #{snapshot.index} · {clock(snapshot.time, date=True)} · "
+        f"{snapshot.model} ({snapshot.provider}){generation}{kind}\n"
+        f"Estimate {count(snapshot.estimated_prompt_tokens)} tokens "
+        f"(raw {count(snapshot.raw_prompt_tokens)}, {snapshot.estimate_strategy}, "
+        f"{snapshot.estimate_confidence} confidence) · max tokens {count(snapshot.max_tokens)} · "
+        f"prompt {count(snapshot.prompt_bytes)} B · blocks {count(snapshot.blocks_bytes)} B · "
+        f"tools {tools} ({count(snapshot.tools_bytes)} B)"
+    )
+
+
+def message_sources(snapshot: RequestSnapshot) -> tuple[str, ...]:
+    """Per message, where it came from: the block sources merged into it, else conversation."""
+    placed: dict[int, list[str]] = {}
+    for block, index in zip(snapshot.blocks, block_message_indexes(snapshot.blocks), strict=True):
+        if index >= 0 and block.source not in placed.setdefault(index, []):
+            placed[index].append(block.source)
+    conversation = str(ContextSource.CONVERSATION)
+    return tuple(
+        "+".join(placed[i]) if i < snapshot.block_message_count and i in placed else conversation
+        for i in range(len(snapshot.messages))
+    )
+
+
+def _short_path(path: str) -> str:
+    return path if len(path) <= _PATH_WIDTH else "…" + path[-(_PATH_WIDTH - 1) :]
+
+
+class RequestDetail(Vertical):
+    """The figures, blocks and messages of the request on show."""
+
+    snapshot: reactive[RequestSnapshot | None] = reactive(None)
+    """The request on show (None: nothing recorded yet)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="request-summary", markup=False)
+        yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="messages", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        blocks = self.query_one("#blocks", DataTable)
+        blocks.border_title = "Blocks"
+        blocks.add_columns("#", "Role", "Source", "Path", "Bytes", "Cut")
+        messages = self.query_one("#messages", DataTable)
+        messages.border_title = "Messages"
+        messages.add_columns("#", "Role", "Source", "Bytes", "Hash", "First line")
+
+    def watch_snapshot(self, snapshot: RequestSnapshot | None) -> None:
+        blocks = self.query_one("#blocks", DataTable)
+        messages = self.query_one("#messages", DataTable)
+        blocks.clear()
+        messages.clear()
+        summary = self.query_one("#request-summary", Static)
+        if snapshot is None:
+            summary.update(
+                "No request recorded yet: send a message and every request appears here."
+            )
+            return
+        summary.update(request_summary(snapshot))
+        for number, block in enumerate(snapshot.blocks):
+            size = cell(count(block.byte_size))
+            size.justify = "right"
+            blocks.add_row(
+                cell(number),
+                cell(block.role),
+                cell(block.source),
+                cell(_short_path(block.path) if block.path else "—"),
+                size,
+                cell("cut" if block.truncated else ""),
+            )
+        sources = message_sources(snapshot)
+        for number, (message, digest, source) in enumerate(
+            zip(snapshot.messages, snapshot.message_hashes, sources, strict=True)
+        ):
+            size = cell(count(messages_bytes([message])))
+            size.justify = "right"
+            messages.add_row(
+                cell(number),
+                cell(message.role),
+                cell(source),
+                size,
+                cell(digest),
+                cell(message_line(message, 72)),
+            )
+        blocks.border_subtitle = f"{len(snapshot.blocks)} · {count(snapshot.blocks_bytes)} B"
+        messages.border_subtitle = f"{len(snapshot.messages)} · {count(snapshot.prompt_bytes)} B"

@@ -1,0 +1,18 @@
+"""A one-line notice between messages (compaction, cleared conversation, errors)."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from steiner_tui.app.transcript import NoticeEntry
+
+__all__ = ["NoticeRow"]
+
+
+class NoticeRow(Static):
+    """A notice (display only); its kind is a ``-<kind>`` class."""
+
+    def __init__(self, entry: NoticeEntry) -> None:
+        super().__init__(entry.text, markup=False, classes=f"conversation-item -{entry.kind}")
+        self.entry = entry
+        """The entry shown."""

@@ -1,0 +1,125 @@
+"""``meta.json``: the small summary the sessions list reads instead of parsing every log.
+
+It is rewritten whole (never appended), so it is written to a temporary file in the same folder,
+fsynced, and renamed over the old one: a reader sees the old file or the new one, never half of
+either. A missing or unreadable ``meta.json`` is not an error; the list falls back to the log's
+header line and the file's modification time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.sessions.records import META_FILE_NAME, format_time, parse_time
+
+__all__ = ["SessionMeta", "atomic_write", "read_meta", "write_meta"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMeta:
+    """What the sessions list shows about one session.
+
+    Attributes:
+        session_id: the folder name.
+        project_root: the project the session worked on.
+        created: when the session started.
+        last_activity: the latest turn boundary written.
+        alias: provider alias of the main model.
+        model: backend model id.
+        generations: how many generations the lineage has.
+        messages: messages in the active generation.
+        size_bytes: size of ``session.jsonl``.
+        title: the first line of the first real user message (envelopes stripped).
+        forked_from: ``<id>@g<generation>[:m<messages>]`` for a fork, else ``""``.
+    """
+
+    session_id: str
+    project_root: str = ""
+    created: datetime | None = None
+    last_activity: datetime | None = None
+    alias: str = ""
+    model: str = ""
+    generations: int = 1
+    messages: int = 0
+    size_bytes: int = 0
+    title: str = ""
+    forked_from: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["created"] = format_time(self.created)
+        data["last_activity"] = format_time(self.last_activity)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> SessionMeta:
+        """Rebuild from ``to_json`` output.
+
+        Raises:
+            ValueError: not an object, or a field has the wrong type.
+        """
+        if not isinstance(data, dict):
+            raise ValueError("meta.json must hold a JSON object")
+        try:
+            return cls(
+                session_id=str(data["session_id"]),
+                project_root=str(data.get("project_root", "")),
+                created=parse_time(data.get("created")),
+                last_activity=parse_time(data.get("last_activity")),
+                alias=str(data.get("alias", "")),
+                model=str(data.get("model", "")),
+                generations=int(data.get("generations", 1)),
+                messages=int(data.get("messages", 0)),
+                size_bytes=int(data.get("size_bytes", 0)),
+                title=str(data.get("title", "")),
+                forked_from=str(data.get("forked_from", "")),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"meta.json: {exc!r}") from exc
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (temporary file, fsync, rename).
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_meta(session_dir: Path, meta: SessionMeta) -> None:
+    """Rewrite ``meta.json`` in ``session_dir`` atomically.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    text = json.dumps(meta.to_json(), ensure_ascii=False, indent=2) + "\n"
+    atomic_write(session_dir / META_FILE_NAME, text.encode("utf-8", "backslashreplace"))
+
+
+def read_meta(session_dir: Path) -> SessionMeta | None:
+    """The session's ``meta.json``, or None when missing or unreadable."""
+    try:
+        raw = (session_dir / META_FILE_NAME).read_bytes()
+        return SessionMeta.from_json(json.loads(raw))
+    except (OSError, ValueError):
+        return None

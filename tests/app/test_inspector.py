@@ -1,0 +1,196 @@
+"""The request inspector: pick a request, read its blocks and messages, compare two."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from textual.app import App
+from textual.widgets import DataTable, Static
+
+from steiner_tui.app.screens.inspector import InspectorScreen
+from steiner_tui.app.widgets.inspector_compare import DIVERGENCE, RequestCompare
+from steiner_tui.app.widgets.inspector_detail import RequestDetail
+from steiner_tui.app.widgets.inspector_requests import MARK, RequestTable
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
+from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
+TOOLS = (ToolDefinition("read", "Read a file.", {"type": "object", "properties": {}}),)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    tokens: int
+    raw_tokens: int
+    strategy: str = "tiktoken"
+    confidence: str = "high"
+
+
+def _blocks(agents: str) -> list[ContextBlock]:
+    return [
+        ContextBlock.of("preamble", "You are a careful coding assistant."),
+        ContextBlock.of("project_agents_md", agents, path="AGENTS.md"),
+        ContextBlock.of(
+            "project_context", "# README\nA sample project." + " x" * 40, path="README.md",
+            truncated=True,
+        ),
+        ContextBlock.of("session_date", "Today is 2026-03-01."),
+    ]  # fmt: skip
+
+
+def _snapshot(
+    index: int, agents: str, conversation: Sequence[Message], *, compaction: bool = False
+) -> RequestSnapshot:
+    blocks = _blocks(agents)
+    block_messages = render_blocks(blocks)
+    messages = (*block_messages, *conversation)
+    return build_request_snapshot(
+        request_id=f"r{index}",
+        index=index,
+        model="offline/offline-echo",
+        provider="offline",
+        time=T0 + timedelta(seconds=7 * index),
+        messages=messages,
+        blocks=blocks,
+        block_message_count=len(block_messages),
+        tools=TOOLS,
+        max_tokens=8192,
+        estimate=Estimate(400 + 50 * index, 380 + 50 * index),
+        compaction=compaction,
+        generation_id="0",
+    )
+
+
+def sample_snapshots() -> tuple[RequestSnapshot, ...]:
+    """Four requests: a turn, its follow-up, one after AGENTS.md changed, a compaction."""
+    hello = [Message("user", "hello")]
+    grown = [*hello, Message("assistant", "Hi! What shall we do?"), Message("user", "fix it")]
+    return (
+        _snapshot(0, "Use uv.", hello),
+        _snapshot(1, "Use uv.", grown),
+        _snapshot(2, "Use uv. Run ruff before committing.", grown),
+        _snapshot(3, "Use uv.", [Message("user", "Summarize the conversation.")], compaction=True),
+    )
+
+
+class InspectorHost(App[None]):
+    """A bare app that opens the request inspector on mount."""
+
+    def __init__(self, snapshots: Sequence[RequestSnapshot], selected: int | None = None) -> None:
+        super().__init__()
+        self.snapshots = snapshots
+        self.selected = selected
+
+    def on_mount(self) -> None:
+        self.push_screen(InspectorScreen(self.snapshots, self.selected))
+
+
+def _rows(table: DataTable[Any]) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_lists_requests_and_shows_the_latest_in_detail() -> None:
+    snapshots = sample_snapshots()
+    app = InspectorHost(snapshots)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        rows = _rows(screen.query_one(RequestTable))
+        size = str(snapshots[0].prompt_bytes)
+        assert rows[0] == ["", "0", "12:00:00", "offline/offline-echo", "turn", "400", "3", size]
+        assert rows[3][4] == "compaction"
+        assert screen.selected == 3 and not screen.comparing
+        summary = str(screen.query_one("#request-summary", Static).content)
+        assert "Request #3" in summary and "compaction request" in summary
+        assert "Estimate 550 tokens (raw 530, tiktoken, high confidence)" in summary
+        assert "max tokens 8,192" in summary and "tools 1 (" in summary
+
+
+async def test_selected_request_shows_blocks_and_messages() -> None:
+    snapshots = sample_snapshots()
+    app = InspectorHost(snapshots, selected=1)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        assert screen.selected == 1
+        detail = screen.query_one(RequestDetail)
+        blocks = _rows(detail.query_one("#blocks", DataTable))
+        assert [row[2] for row in blocks] == [
+            "preamble", "project_agents_md", "project_context", "session_date"
+        ]  # fmt: skip
+        assert blocks[1][1:4] == ["system", "project_agents_md", "AGENTS.md"]
+        assert blocks[2][5] == "cut" and blocks[0][5] == ""
+        messages = _rows(detail.query_one("#messages", DataTable))
+        assert len(messages) == len(snapshots[1].messages) == 5
+        assert messages[0][2] == "preamble+project_agents_md"
+        assert messages[4][1:3] == ["user", "conversation"]
+        assert messages[4][4] == snapshots[1].message_hashes[4]
+        assert messages[3][5] == "Hi! What shall we do?"
+        await pilot.press("up")
+        await pilot.pause()
+        assert screen.selected == 0
+        assert len(detail.query_one("#messages", DataTable).rows) == 3
+
+
+async def test_mark_then_select_compares_and_shows_the_first_divergence() -> None:
+    app = InspectorHost(sample_snapshots(), selected=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        await pilot.press("m")
+        await pilot.pause()
+        table = screen.query_one(RequestTable)
+        assert str(table.get_row_at(0)[0]) == MARK
+        await pilot.press("down")  # request 1 keeps request 0's whole prefix
+        await pilot.pause()
+        assert screen.comparing and screen.has_class("-comparing")
+        compare = screen.query_one(RequestCompare)
+        heading = str(compare.query_one("#compare-heading", Static).content)
+        assert heading == "Request #0 → #1: prefix stable, #1 repeats all 3 messages of #0"
+        await pilot.press("down")  # request 2: AGENTS.md changed in the first message
+        await pilot.pause()
+        heading = str(compare.query_one("#compare-heading", Static).content)
+        assert heading == (
+            "Request #0 → #2: 0 leading message(s) match · "
+            "first divergence at message 0 (project_agents_md)"
+        )
+        rows = _rows(compare.query_one("#compare-table", DataTable))
+        assert rows[0][0] == DIVERGENCE and rows[0][4] == "≠"
+        assert [row[0] for row in rows[1:]] == ["", "", "", ""]
+        assert rows[1][4] == "=" and rows[4][3] == "—"
+        # Marking the request on show again clears the mark: back to the plain detail.
+        await pilot.press("up", "up", "m")
+        await pilot.pause()
+        assert screen.marked is None and not screen.comparing
+        assert str(table.get_row_at(0)[0]) == ""
+
+
+async def test_empty_inspector_and_escape() -> None:
+    app = InspectorHost(())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        assert "No request recorded yet" in str(
+            screen.query_one("#request-summary", Static).content
+        )
+        await pilot.press("m", "escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, InspectorScreen)
+
+
+def test_inspector_snapshot(snap_compare: Any) -> None:
+    assert snap_compare(InspectorHost(sample_snapshots(), selected=1), terminal_size=(120, 36))
+
+
+def test_inspector_compare_snapshot(snap_compare: Any) -> None:
+    app = InspectorHost(sample_snapshots(), selected=1)
+    assert snap_compare(app, press=["m", "down"], terminal_size=(120, 36))

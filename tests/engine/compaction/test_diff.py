@@ -25,7 +25,8 @@ def test_extracts_paths_commands_and_numbers_in_order() -> None:
         Message("user", "Fix the bug in `steiner_tui/app/app.py:42`, see README.md."),
         Message(
             "assistant",
-            "Run `uv run pytest -q tests/app` then `git status`. Took 1.5 s for 120 tests on v8.2.8.",
+            "Run `uv run pytest -q tests/app` then `git status`. "
+            "Took 1.5 s for 120 tests on v8.2.8.",
             tool_calls=(
                 ToolCall("c1", "bash", {"command": "ls -la src"}),
                 ToolCall("c2", "read", {"path": "./pyproject.toml"}),

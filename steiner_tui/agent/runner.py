@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -32,7 +32,7 @@ from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.streaming import StreamCollector
 from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
-from steiner_tui.engine.budget import explicit_max_tokens_value
+from steiner_tui.engine.budget import FitResult, explicit_max_tokens_value
 from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -67,6 +67,7 @@ class PreparedTurn:
     assembled: AssembledPrompt
     request: ChatRequest
     estimate: TokenEstimate
+    fit: FitResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,8 @@ class Runner:
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
         self.compactor = CompactionDriver(self, compaction or CompactionSettings())
+        self.inbox: Callable[[], Sequence[Message]] | None = None
+        """Messages to append before the next model call (background sub-agent results)."""
 
     # -- conversation -----------------------------------------------------------------------
 
@@ -205,7 +208,7 @@ class Runner:
             cacheable_prefix_messages=assembled.block_message_count,
             raw_prompt_tokens=estimate.raw_tokens,
         )
-        return PreparedTurn(assembled, request, estimate)
+        return PreparedTurn(assembled, request, estimate, fit)
 
     def preview(self) -> RequestSnapshot:
         """The dry-run snapshot of the next request (nothing is sent or stored)."""
@@ -236,6 +239,7 @@ class Runner:
     async def run(self, user_message: Message | None = None) -> RunResult:
         """Run one episode, optionally starting with ``user_message``."""
         progress = _Progress()
+        self._drain_inbox()
         if user_message is not None:
             turn = self.next_turn()
             self.append(
@@ -243,6 +247,7 @@ class Runner:
             )
         reply = ""
         while True:
+            self._drain_inbox()
             prepared_or_error = await self._prepare_turn(progress)
             if isinstance(prepared_or_error, RunResult):
                 return prepared_or_error
@@ -259,6 +264,12 @@ class Runner:
                 self.sink.emit(ErrorEvent("tool_rounds", message))
                 return RunResult("error", reply=reply, error=message, error_kind="tool_rounds")
 
+    def _drain_inbox(self) -> None:
+        if self.inbox is None:
+            return
+        for message in self.inbox():
+            self.append(message if message.turn else replace(message, turn=self.state.turn))
+
     async def _prepare_turn(self, progress: _Progress) -> PreparedTurn | RunResult:
         prepared = self.prepare()
         if self.model.stateful:
@@ -272,11 +283,11 @@ class Runner:
             if decision == "compact":
                 await self.compactor.compact(progress.compactions)
                 prepared = self.prepare()
-        elif self.model.budget.should_compact(prepared.estimate.tokens):
+        elif self.model.budget.should_compact(prepared.estimate.tokens) or not prepared.fit.fits:
             await self.compactor.compact(progress.compactions)
             prepared = self.prepare()
-        fit = self.model.budget.fit_request(prepared.estimate.tokens)
-        if not fit.fits and self.model.budget.context_size > 0:
+        fit = prepared.fit
+        if not fit.fits:
             text = (
                 f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
                 f"{fit.reserve} reserved + {fit.safety_margin} margin > "

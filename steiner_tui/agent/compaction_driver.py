@@ -169,7 +169,7 @@ class CompactionDriver:
         """Compact the active generation; returns the outcome, or None after a failure.
 
         Failures are reported as warnings and leave the conversation as it was (minus a retired
-        backend state). Cancellation propagates.
+        backend state). Cancellation propagates, also after dropping a retired backend state.
         """
         runner = self.runner
         lineage = runner.lineage
@@ -185,12 +185,14 @@ class CompactionDriver:
                 last_main_request=runner.last_main_request,
                 prior_stages=0 if manual else counter.stages,
             )
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as error:
+            # A main summary may have retired the backend transcript before the cancellation.
+            runner.adopt_lineage(lineage_after_error(lineage, error))
             raise
         except Exception as error:
+            runner.adopt_lineage(lineage_after_error(lineage, error))
             if is_cancellation(error):
                 raise
-            runner.adopt_lineage(lineage_after_error(lineage, error))
             runner.sink.emit(WarningEvent("compaction_failed", f"compaction failed: {error}"))
             return None
         runner.adopt_lineage(result.lineage)

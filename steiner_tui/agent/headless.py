@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.runner import RunResult
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.events import EventSink, FanoutSink
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.templates import render_template
 from steiner_tui.engine.tokens import RequestEstimator
@@ -67,7 +68,7 @@ async def run_oneshot(
     estimator: RequestEstimator,
     sink: EventSink,
     permission: PermissionCallback,
-    archive_for: Callable[[str], HistoryArchive | None],
+    archive_for: Callable[[str, ToolStatusBook], HistoryArchive | None],
     phases: Sequence[str] = DEFAULT_PHASES,
     clock: Clock | None = None,
     on_phase: Callable[[str], None] | None = None,
@@ -81,7 +82,8 @@ async def run_oneshot(
     for phase in phases:
         session_id = f"{spec.session_id or uuid.uuid4().hex[:12]}-{phase}"
         phase_prompt = render_template(f"phase_{phase}.md.j2", previous=previous or "(none)")
-        compaction = replace(spec.compaction, archive=archive_for(session_id))
+        book = ToolStatusBook()
+        compaction = replace(spec.compaction, archive=archive_for(session_id, book))
         phase_spec = replace(
             spec,
             phase_prompt=phase_prompt,
@@ -95,7 +97,7 @@ async def run_oneshot(
             phase_spec,
             estimator=estimator,
             tools=ToolExecutor(default_tools(), policy),
-            sink=sink,
+            sink=FanoutSink((sink, book)),
             clock=clock or SystemClock(),
             permission=policy,
         )

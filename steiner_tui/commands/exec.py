@@ -12,9 +12,9 @@ import uuid
 from pathlib import Path
 
 from steiner_tui import paths
+from steiner_tui.agent.event_log import JsonlEventLog
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
 from steiner_tui.agent.headless import run_exec
-from steiner_tui.agent.event_log import JsonlEventLog
 from steiner_tui.agent.runner import RunResult
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,

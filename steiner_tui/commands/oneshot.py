@@ -11,6 +11,7 @@ from pathlib import Path
 from steiner_tui import paths
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
 from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
+from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
@@ -24,8 +25,8 @@ from steiner_tui.sessions.history_archive import FileHistoryArchive
 __all__ = ["run"]
 
 
-def _archive_for(session_id: str) -> HistoryArchive:
-    return FileHistoryArchive(paths.sessions_dir() / session_id)
+def _archive_for(session_id: str, tool_status: ToolStatusBook) -> HistoryArchive:
+    return FileHistoryArchive(paths.sessions_dir() / session_id, tool_status=tool_status)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -157,3 +157,21 @@ async def test_request_too_large_for_window_is_a_clear_error(make_runner: Runner
     assert result.status == "error"
     assert "exceeds context window" in result.error
     assert provider.requests == []
+
+
+async def test_tool_status_book_marks_failed_calls_for_the_archive(
+    make_runner: RunnerFactory,
+) -> None:
+    from steiner_tui.agent.tool_status import ToolStatusBook
+    from steiner_tui.engine.compaction.history_render import render_history
+
+    call = ToolCall("c1", "read", {"path": "missing.py"})
+    runner, _, sink = make_runner([Reply([], [call]), Reply(["not there"])])
+    book = ToolStatusBook()
+    await runner.run(Message("user", "read missing.py"))
+    for event in sink.events:
+        book.emit(event)
+    result = runner.conversation[2]
+    assert result.content.startswith("cannot read missing.py")
+    assert book(result) == "failed"
+    assert "✗" in render_history(runner.conversation, tool_status=book)

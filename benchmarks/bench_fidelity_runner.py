@@ -1,0 +1,255 @@
+"""Summary fidelity through the real runner, with the offline model answering and summarizing.
+
+A whole interactive session is driven through ``InteractiveDriver`` (built by
+``session_factory``) with ``OfflineProvider`` as the main model on an 8k window: the offline
+model answers every turn (reading the files the messages name) and writes the extractive
+summaries when the runner compacts. The first 17 user messages plant the 30 facts of
+``fidelity_session.FACTS`` (file paths, commands, numbers, decisions, preferences); filler
+requests about other files follow until the session has compacted ``ROUNDS`` times. After each
+compaction the table shows the facts still present in the active generation (summary + retained
+messages) against the facts planted so far (the small window compacts before planting ends) and
+against all 30. Target: at least 80% of the planted facts kept through the first three
+compactions.
+
+Run: ``uv run python benchmarks/bench_fidelity_runner.py``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.fidelity_session import FACTS, Fact, present_facts
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
+from steiner_tui.agent.interactive import InteractiveDriver
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.engine.events import EngineEvent, WarningEvent
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.providers.offline import OFFLINE_MODEL_INFO, OfflineProvider
+from steiner_tui.providers.offline.textutil import heuristic_tokens
+from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.registry import default_tools
+
+WINDOW = 8192
+COMPACTIONS = 3
+"""The target holds through this many compactions."""
+ROUNDS = 5
+"""Compactions run (and shown)."""
+MAX_FILLER = 200
+TARGET = 0.80
+
+PLANTING = (
+    "We are adding multi-currency support to the billing service. The rounding bug is in "
+    "services/billing/invoice_totals.py; please start there.",
+    "I prefer small commits with one logical change each. Keep answers short; I read them on "
+    "my phone.",
+    "The public API allows 250 requests per minute per key. The limits live in "
+    "config/rate_limits.toml.",
+    "We decided to store money as integer cents instead of floats. The reasoning is in "
+    "docs/adr/0007-money-as-integers.md.",
+    "Start the database for the tests with `docker compose up -d postgres`. The staging "
+    "database listens on port 6543, not the default.",
+    "The schema change is migrations/0042_add_currency.sql. We decided to keep the currency "
+    "column nullable until the backfill finishes.",
+    "Apply it to staging with `make migrate DB=staging`.",
+    "Let's use Decimal with ROUND_HALF_EVEN for display rounding. Invoices over 10,000 EUR "
+    "need a second approval.",
+    "The regression test lives in tests/billing/test_rounding.py; run "
+    "`pytest tests/billing -k rounding -x` to check it.",
+    "Please don't add new dependencies without asking me first.",
+    "We'll go with httpx instead of requests for the payment client. We decided to put the "
+    "retry logic in payments/client.py.",
+    "Always run the linter before you say you're done: `ruff check services/billing`.",
+    "To see who touched billing recently, use `git log --oneline -5 -- services/billing`.",
+    "We have 37 merchants still on the legacy plan. Amounts are stored with 4 decimal places "
+    "internally.",
+    "The backfill script is scripts/backfill_currency.py; always try "
+    "`python scripts/backfill_currency.py --dry-run` first.",
+    "Never touch the files under vendor/. Use Google style docstrings in new code.",
+    "The nightly job must finish within 45 minutes. We agreed to ship the migration behind "
+    "the feature flag billing_v2.",
+)
+"""Seventeen user messages carrying the 30 planted facts."""
+
+FILLER = (
+    "Can you tidy up the docstrings in {path}?",
+    "Rename helper_3 to scale_amount in {path} and update its callers.",
+    "What does helper_7 in {path} return for negative values?",
+    "Add type hints to the remaining functions of {path}.",
+)
+PLANTED_FILES = (
+    "services/billing/invoice_totals.py",
+    "config/rate_limits.toml",
+    "tests/billing/test_rounding.py",
+    "scripts/backfill_currency.py",
+)
+
+
+class Row(NamedTuple):
+    """One compaction's measurements."""
+
+    compaction: int
+    user_turn: int
+    modes: str
+    before: int
+    after: int
+    summary_tokens: int
+    retained: int
+    planted: int
+    kept: int
+    share: float
+    """Kept facts over planted facts."""
+
+
+def _code(path: str, lines: int = 30) -> str:
+    body = [f'"""Module {path}."""', ""]
+    for i in range(lines):
+        body.append(f"def helper_{i}(value: int) -> int:")
+        body.append(f"    return value * {i} + {lines - i}")
+    return "\n".join(body) + "\n"
+
+
+def _project(root: Path) -> Path:
+    for path in PLANTED_FILES:
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_code(path, 12), encoding="utf-8")
+    for i in range(MAX_FILLER):
+        target = root / f"services/catalog/module_{i:03d}.py"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_code(target.name), encoding="utf-8")
+    return root
+
+
+@dataclass
+class _Recorder:
+    """Measures the active generation the moment a compaction is adopted."""
+
+    driver: InteractiveDriver | None = None
+    user_turn: int = 0
+    sent: list[str] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    lost: list[list[Fact]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def emit(self, event: EngineEvent) -> None:
+        if isinstance(event, WarningEvent):
+            self.warnings.append(f"{event.code}: {event.message}")
+        if not isinstance(event, CompactionApplied) or self.driver is None:
+            return
+        active = self.driver.lineage.active
+        present = present_facts(active.messages)
+        planted = present_facts([Message("user", "\n".join(self.sent))])
+        outcome = event.outcome
+        self.rows.append(
+            Row(
+                len(self.rows) + 1,
+                self.user_turn,
+                "+".join(outcome.modes),
+                outcome.before_tokens,
+                outcome.after_tokens,
+                heuristic_tokens(len(active.summary)),
+                len(active.messages) - 1,
+                len(planted),
+                len(present),
+                len(present) / len(planted),
+            )
+        )
+        self.lost.append([f for f in planted if f not in present])
+
+
+async def run_session(workdir: Path, max_output: int) -> _Recorder:
+    """Drive the session until ``ROUNDS`` compactions happened (or the filler ran out)."""
+    project = _project(workdir / "project")
+    provider = OfflineProvider(project)
+    info = replace(OFFLINE_MODEL_INFO, context_window=WINDOW, max_output=max_output)
+    main = MainModel("offline", "offline", provider, info, prompt_cache_key="bench")
+    recorder = _Recorder()
+    archive = FileHistoryArchive(workdir / "config" / "sessions" / "bench")
+    spec = SessionSpec(
+        project, main, session_id="bench", compaction=CompactionSettings(archive=archive)
+    )
+    driver = build_interactive_session(
+        spec,
+        estimator=RequestEstimator(default_encoding_loader(None)),
+        tools=ToolExecutor(default_tools()),
+        sink=recorder,
+        clock=ManualClock(),
+    )
+    recorder.driver = driver
+    messages = list(PLANTING)
+    messages += [
+        FILLER[i % len(FILLER)].format(path=f"services/catalog/module_{i:03d}.py")
+        for i in range(MAX_FILLER)
+    ]
+    for text in messages:
+        recorder.user_turn += 1
+        recorder.sent.append(text)
+        result = await driver.submit(text)
+        if result.status != "done":
+            raise SystemExit(
+                f"turn {recorder.user_turn} ended with {result.status}: {result.error}"
+            )
+        if len(recorder.rows) >= ROUNDS:
+            break
+    return recorder
+
+
+def _table(rows: list[Row]) -> None:
+    print(
+        f"{'compaction':>10} {'user turn':>9} {'stages':>16} {'before':>7} {'after':>6} "
+        f"{'summary tok':>11} {'retained':>8} {'kept/planted':>12} {'share':>6} {'of 30':>6}"
+    )
+    for row in rows:
+        print(
+            f"{row.compaction:>10} {row.user_turn:>9} {row.modes:>16} {row.before:>7} "
+            f"{row.after:>6} {row.summary_tokens:>11} {row.retained:>8} "
+            f"{row.kept:>9}/{row.planted:<2} {row.share:>6.0%} {row.kept / len(FACTS):>6.0%}"
+        )
+
+
+CONFIGS = (
+    (1024, "max output 1024: the 70% soft trigger compacts, normal stages"),
+    (4096, "max output 4096 (the offline default): the 4096 reserve's hard fit compacts first"),
+)
+
+
+def main() -> int:
+    """Run both configurations, print the tables and what was lost; non-zero under target."""
+    failed = False
+    for max_output, title in CONFIGS:
+        with tempfile.TemporaryDirectory() as tmp:
+            recorder = asyncio.run(run_session(Path(tmp), max_output))
+        print(f"Offline model through the runner, {WINDOW}-token window, {title}:")
+        _table(recorder.rows)
+        for row, lost in zip(recorder.rows, recorder.lost, strict=True):
+            names = ", ".join(f"{f.kind}:{f.probe}" for f in lost) or "none"
+            print(f"  lost after compaction {row.compaction}: {names}")
+        for warning in recorder.warnings:
+            print("  warning:", warning)
+        if len(recorder.rows) < COMPACTIONS:
+            print(f"only {len(recorder.rows)} compactions happened: FAIL\n")
+            failed = True
+            continue
+        share = min(row.share for row in recorder.rows[:COMPACTIONS])
+        verdict = "PASS" if share >= TARGET else "FAIL"
+        failed = failed or share < TARGET
+        print(
+            f"lowest share through {COMPACTIONS} compactions: {share:.0%} of planted facts kept "
+            f"(target {TARGET:.0%}): {verdict}\n"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,320 @@
+"""``SubAgentManager``: runs delegated children and keeps the parent's context bounded.
+
+Each ``delegate`` call becomes a child with id ``<type>-<n>`` running on its own runner (see
+``child``) as an asyncio task; at most ``max_concurrent`` run at once, the rest wait ``queued``.
+The child's events go to the manager, never to the parent's sinks, so its transcript never
+reaches the parent conversation; the parent gets only the bounded envelope (``envelope``):
+
+* ``wait`` (default): the envelope is the tool result;
+* background: the tool returns at once; the envelope waits in the inbox and the parent runner
+  appends it as a ``sub_agent_result`` user message before its next model call.
+
+The manager feeds the rest of the session: ``pending()`` for compaction's pending line, the
+pending count for the interactive driver's replacement guard, ``SubAgentUpdated`` events for the
+sub-agent panel, and ``transcript(id)`` for the child's own transcript on demand. When the task
+that started a child is cancelled (the parent run stopped), its children are cancelled too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from steiner_tui.agent.clock import Clock, SystemClock
+from steiner_tui.agent.delegation.child import build_child_runner, child_spec
+from steiner_tui.agent.delegation.envelope import render_sub_agent_result
+from steiner_tui.agent.delegation.model import (
+    DelegationSettings,
+    SubAgentInfo,
+    SubAgentState,
+    SubAgentUpdated,
+)
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.runner import Runner
+from steiner_tui.agent.session_factory import SessionSpec
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import EngineEvent, EventSink, MessageAppended, UsageReported
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
+from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.engine.tokens import RequestEstimator
+from steiner_tui.tools.base import ToolContext, ToolResult
+from steiner_tui.tools.delegate import DelegationRequest
+
+if TYPE_CHECKING:
+    from steiner_tui.agent.interactive import InteractiveDriver
+
+__all__ = ["SubAgentManager"]
+
+
+@dataclass(slots=True)
+class _Child:
+    info: SubAgentInfo
+    runner: Runner | None = None
+    task: asyncio.Task[str] | None = None
+    owner: asyncio.Task[object] | None = None
+    estimate_pending: int = 0
+
+
+@dataclass(slots=True)
+class _ChildSink:
+    """Turns a child's engine events into figures on its ``SubAgentInfo``."""
+
+    manager: SubAgentManager
+    child: _Child
+    seen: int = field(default=0)
+
+    def emit(self, event: EngineEvent) -> None:
+        child = self.child
+        info = child.info
+        if isinstance(event, RequestSnapshot):
+            if event.compaction:
+                return
+            child.estimate_pending = event.estimated_prompt_tokens
+            info = replace(
+                info,
+                turns=info.turns + 1,
+                prompt_tokens=info.prompt_tokens + event.estimated_prompt_tokens,
+            )
+        elif isinstance(event, UsageReported):
+            info = replace(
+                info,
+                prompt_tokens=info.prompt_tokens - child.estimate_pending + event.prompt_tokens,
+                completion_tokens=info.completion_tokens + event.completion_tokens,
+                cache_read_tokens=info.cache_read_tokens + event.cache_read_tokens,
+            )
+            child.estimate_pending = 0
+        elif not isinstance(event, MessageAppended):
+            return
+        self.manager._update(child, info)
+
+
+class SubAgentManager:
+    """Runs and tracks the children of one parent session (a ``Delegator``).
+
+    Args:
+        parent_spec: the parent's session spec (project, config dir, budgets, fallback).
+        estimator: the token estimator children share with the parent.
+        sink: receives ``SubAgentUpdated`` events (the app's adapter, tests' list sink).
+        clock: the injected clock.
+        settings: concurrency and the documentor's write scope.
+        model: the children's model (default: the parent's).
+    """
+
+    def __init__(
+        self,
+        parent_spec: SessionSpec,
+        *,
+        estimator: RequestEstimator,
+        sink: EventSink,
+        clock: Clock | None = None,
+        settings: DelegationSettings | None = None,
+        model: MainModel | None = None,
+    ) -> None:
+        self.parent_spec = parent_spec
+        self.estimator = estimator
+        self.sink = sink
+        self.clock: Clock = clock or SystemClock()
+        self.settings = settings or DelegationSettings()
+        self.model = model
+        self._parent: Runner | None = None
+        self._driver: InteractiveDriver | None = None
+        self._children: dict[str, _Child] = {}
+        self._numbers = itertools.count(1)
+        self._slots = asyncio.Semaphore(max(1, self.settings.max_concurrent))
+        self._inbox: list[Message] = []
+        self._watched: set[asyncio.Task[object]] = set()
+
+    # -- wiring -----------------------------------------------------------------------------
+
+    def attach(self, parent: Runner, driver: InteractiveDriver | None = None) -> None:
+        """Serve ``parent``: its inbox receives background results; ``driver`` gets the count."""
+        self._parent = parent
+        self._driver = driver
+        parent.inbox = self.drain_results
+
+    # -- what others read -------------------------------------------------------------------
+
+    def infos(self) -> tuple[SubAgentInfo, ...]:
+        """Every child, in start order."""
+        return tuple(child.info for child in self._children.values())
+
+    def info(self, agent_id: str) -> SubAgentInfo:
+        """One child. Raises ``KeyError`` for an unknown id."""
+        return self._children[agent_id].info
+
+    def pending(self) -> tuple[tuple[str, str, str], ...]:
+        """``(id, type, state)`` of queued and running children (compaction's pending line)."""
+        return tuple(
+            (c.info.id, c.info.type, c.info.state)
+            for c in self._children.values()
+            if c.info.pending
+        )
+
+    @property
+    def pending_count(self) -> int:
+        return sum(1 for child in self._children.values() if child.info.pending)
+
+    def transcript(self, agent_id: str) -> tuple[Message, ...]:
+        """The child's own conversation (its active generation; empty before it starts)."""
+        runner = self._children[agent_id].runner
+        return runner.conversation if runner is not None else ()
+
+    def lineage(self, agent_id: str) -> ConversationLineage | None:
+        """The child's whole lineage (None before it starts)."""
+        runner = self._children[agent_id].runner
+        return runner.lineage if runner is not None else None
+
+    def drain_results(self) -> list[Message]:
+        """Background results not yet delivered (the parent runner's inbox hook)."""
+        messages, self._inbox = self._inbox, []
+        return messages
+
+    # -- delegation -------------------------------------------------------------------------
+
+    async def delegate(self, request: DelegationRequest, ctx: ToolContext) -> ToolResult:
+        """Start a child for ``request``; wait for its envelope unless ``request.wait`` is false."""
+        agent_id = f"{request.type}-{next(self._numbers)}"
+        child = _Child(SubAgentInfo(agent_id, request.type, request.task, wait=request.wait))
+        self._children[agent_id] = child
+        self._publish(child)
+        owner = asyncio.current_task()
+        child.task = asyncio.create_task(self._run(child, request, ctx), name=agent_id)
+        if owner is not None:
+            child.owner = owner
+            self._watch(owner)
+        if not request.wait:
+            return ToolResult(
+                f"Sub-agent {agent_id} ({request.type}) started in the background; its result "
+                "will arrive later as a sub-agent result message."
+            )
+        try:
+            envelope = await child.task
+        except asyncio.CancelledError:
+            child.task.cancel()
+            raise
+        return ToolResult(envelope, status="done" if child.info.state == "done" else "failed")
+
+    async def _run(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> str:
+        output, reason = "", ""
+        state: SubAgentState = "failed"
+        try:
+            async with self._slots:
+                self._update(
+                    child, replace(child.info, state="running", started_at=self.clock.now())
+                )
+                runner = self._build(child, request, ctx)
+                child.runner = runner
+                result = await runner.run(Message("user", request.task))
+            output = result.reply
+            if result.status == "done":
+                state = "done"
+            else:
+                reason = result.error or result.status
+                state = "cancelled" if result.status == "cancelled" else "failed"
+        except asyncio.CancelledError:
+            self._finish(child, request, "cancelled", self._partial(child), "cancelled")
+            raise
+        except Exception as error:  # a child must never take the parent down
+            reason = f"{type(error).__name__}: {error}"
+        return self._finish(child, request, state, output, reason)
+
+    def _partial(self, child: _Child) -> str:
+        runner = child.runner
+        if runner is None:
+            return ""
+        last = runner.conversation[-1] if runner.conversation else None
+        return last.content if last is not None and last.role == "assistant" else ""
+
+    def _finish(
+        self,
+        child: _Child,
+        request: DelegationRequest,
+        state: SubAgentState,
+        output: str,
+        reason: str,
+    ) -> str:
+        envelope = render_sub_agent_result(child.info.id, child.info.type, state, output, reason)
+        self._update(
+            child,
+            replace(child.info, state=state, reason=reason, finished_at=self.clock.now()),
+        )
+        if not request.wait:
+            self._inbox.append(Message("user", envelope, source=SUB_AGENT_RESULT_SOURCE))
+        return envelope
+
+    def _build(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> Runner:
+        parent = self._parent
+        if parent is None:
+            raise RuntimeError("the sub-agent manager is not attached to a parent runner")
+        scope = self.settings.documentor_write_scope
+        spec = child_spec(
+            self.parent_spec,
+            kind=request.type,
+            child_id=child.info.id,
+            model=self.model or parent.model,
+            parent_key=parent.model.prompt_cache_key,
+            parent_session=parent.session_id,
+            session_date=parent.context.session_date,
+            mode=ctx.mode,
+            write_scope=scope,
+        )
+        return build_child_runner(
+            spec,
+            kind=request.type,
+            write_scope=scope,
+            estimator=self.estimator,
+            sink=_ChildSink(self, child),
+            clock=self.clock,
+            permission=ctx.permission,
+        )
+
+    # -- cancellation -----------------------------------------------------------------------
+
+    def _watch(self, owner: asyncio.Task[object]) -> None:
+        if owner in self._watched:
+            return
+        self._watched.add(owner)
+
+        def done(task: asyncio.Task[object]) -> None:
+            self._watched.discard(task)
+            if task.cancelled():
+                self.cancel_all(owner=task)
+
+        owner.add_done_callback(done)
+
+    def cancel_all(self, owner: asyncio.Task[object] | None = None) -> int:
+        """Cancel pending children (only those started by ``owner`` when given)."""
+        cancelled = 0
+        for child in self._children.values():
+            task = child.task
+            running = child.info.pending and task is not None and not task.done()
+            if running and task is not None and (owner is None or child.owner is owner):
+                task.cancel()
+                cancelled += 1
+        return cancelled
+
+    async def wait_all(self) -> None:
+        """Wait until every child has ended (cancelled ones included)."""
+        tasks: Sequence[asyncio.Task[str]] = [
+            c.task for c in self._children.values() if c.task is not None
+        ]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Cancel every child and wait for them (app shutdown)."""
+        self.cancel_all()
+        await self.wait_all()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _update(self, child: _Child, info: SubAgentInfo) -> None:
+        child.info = info
+        self._publish(child)
+
+    def _publish(self, child: _Child) -> None:
+        if self._driver is not None:
+            self._driver.pending_sub_agents = self.pending_count
+        self.sink.emit(SubAgentUpdated(child.info))

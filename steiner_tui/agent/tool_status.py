@@ -1,0 +1,29 @@
+"""Remember how each tool call ended, so the history archive marks failures correctly.
+
+A ``tool`` message carries the result text but not the tool's status (the wire format has no
+field for it). The runner reports statuses in ``ToolCallFinished`` events; this book records
+them by tool-call id and answers the archive's status question, falling back to the text-based
+guess for calls it never saw (e.g. before a resume).
+"""
+
+from __future__ import annotations
+
+from steiner_tui.engine.compaction.history_render import default_tool_status
+from steiner_tui.engine.events import EngineEvent, ToolCallFinished
+from steiner_tui.engine.messages import Message
+
+__all__ = ["ToolStatusBook"]
+
+
+class ToolStatusBook:
+    """An ``EventSink`` that records tool statuses, and a status reader for the archive."""
+
+    def __init__(self) -> None:
+        self._statuses: dict[str, str] = {}
+
+    def emit(self, event: EngineEvent) -> None:
+        if isinstance(event, ToolCallFinished):
+            self._statuses[event.call.id] = event.status
+
+    def __call__(self, result: Message) -> str:
+        return self._statuses.get(result.tool_call_id) or default_tool_status(result)

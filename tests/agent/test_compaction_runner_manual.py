@@ -1,0 +1,110 @@
+"""Manual ``/compact [steering]`` through the interactive driver.
+
+Steering reaches the summary request's final user message with the exact wire suffix, tools come
+from the last recorded parent request (none recorded: no tools), the prefix matches a normal turn,
+and the driver refuses while a run generates or sub-agents are still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.interactive import DriverRefusal
+from steiner_tui.engine.compaction.summary_request import compaction_instruction
+from steiner_tui.engine.provider import ChatRequest
+from tests.agent.fakes import Reply
+from tests.agent.test_compaction_runner_kit import (
+    build_session,
+    default_answer,
+    final_user_text,
+    long_lineage,
+    summary_text,
+    wait_until_blocked,
+)
+
+STEERING_SUFFIX = "\n\nAdditional user steering for this compaction:\n\n"
+
+
+async def test_steering_and_tools_of_the_last_parent_request(
+    project: Path, clock: ManualClock
+) -> None:
+    session = build_session(project, clock, window=16000, tools=True)
+    for turn in range(5):
+        await session.say(f"request {turn}")
+    parent = session.main_requests()[-1]
+    assert parent.tools
+
+    outcome = await session.driver.compact("  focus on X  ")
+
+    assert outcome is not None and outcome.applied and outcome.manual
+    assert outcome.steering == "  focus on X  "
+    (request,) = session.summary_requests()
+    instruction = final_user_text(request)
+    assert instruction.endswith(STEERING_SUFFIX + "focus on X")
+    assert instruction == compaction_instruction("normal") + STEERING_SUFFIX + "focus on X"
+    assert request.tools == parent.tools
+    # The runner's assembly: the summary request opens with the same cached prefix.
+    prefix = parent.cacheable_prefix_messages
+    assert prefix > 0 and request.cacheable_prefix_messages == prefix
+    assert request.messages[:prefix] == parent.messages[:prefix]
+    # Normal stage: the older turns summarized, three turns retained after the summary.
+    assert [m.content for m in session.lineage.active.messages[1::2]] == [
+        "request 2",
+        "request 3",
+        "request 4",
+    ]
+    assert session.lineage.active.summary == summary_text("summary")
+
+
+async def test_no_recorded_parent_request_means_no_tools(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock, window=16000, tools=True, lineage=long_lineage(6))
+    assert session.runner.tool_definitions  # the runner has tools ...
+
+    outcome = await session.driver.compact()
+
+    assert outcome is not None and outcome.applied
+    (request,) = session.summary_requests()
+    assert request.tools == ()  # ... but no parent request was recorded yet
+    assert STEERING_SUFFIX not in final_user_text(request)
+    assert final_user_text(request) == compaction_instruction("normal")
+
+
+async def test_refused_while_a_run_is_generating(project: Path, clock: ManualClock) -> None:
+    gate = asyncio.Event()
+    blocked = Reply(["thinking"], block=gate)
+    replies = [Reply(["one"]), Reply(["two"]), Reply(["three"]), Reply(["four"]), blocked]
+
+    def answer(request: ChatRequest) -> Reply | None:
+        return default_answer(request) if request.compaction else None
+
+    session = build_session(project, clock, answer=answer, replies=replies)
+    for turn in range(4):
+        await session.say(f"request {turn}")
+    task = asyncio.create_task(session.driver.submit("request 4"))
+    await wait_until_blocked(blocked, task)
+
+    with pytest.raises(DriverRefusal, match="cannot compact now: a run is still generating"):
+        await session.driver.compact("focus on X")
+
+    assert session.summary_requests() == []
+    gate.set()
+    assert (await task).status == "done"
+    assert await session.driver.compact("focus on X") is not None
+    assert len(session.summary_requests()) == 1
+
+
+async def test_refused_while_sub_agents_run(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock)
+    for turn in range(4):
+        await session.say(f"request {turn}")
+    session.driver.pending_sub_agents = 2
+
+    with pytest.raises(DriverRefusal, match="2 sub-agents are still running"):
+        await session.driver.compact()
+
+    assert session.summary_requests() == []
+    assert len(session.lineage.generations) == 1

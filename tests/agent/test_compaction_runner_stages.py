@@ -1,0 +1,170 @@
+"""Stages and escalation through the runner: emergency after normal, health per run.
+
+Window 4000 tokens (soft trigger 2800, hard limit 3744). The escalation table: below 2 stages
+info/stable (warning/fragile when fragile), at 2 warning/fragile (critical/likely_lossy when
+fragile), from 3 critical/likely_lossy; fragile means the prompt after compaction exceeds the
+hard limit by at least 20%. The stage count is per run (episode); a new episode starts at zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import accumulate, count
+from pathlib import Path
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.engine.events import ErrorEvent
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.provider import ChatRequest
+from tests.agent.fakes import Reply
+from tests.agent.test_compaction_runner_kit import (
+    build_session,
+    final_user_text,
+    padded,
+    summary_text,
+)
+
+EMERGENCY = "EMERGENCY COMPACTION"
+
+
+def _by_mode(request: ChatRequest) -> Reply:
+    if request.compaction:
+        emergency = EMERGENCY in final_user_text(request)
+        return Reply([summary_text("emergency" if emergency else "normal")])
+    return Reply(["noted"])
+
+
+async def test_normal_not_enough_so_emergency_runs_in_the_same_operation(
+    project: Path, clock: ManualClock
+) -> None:
+    session = build_session(project, clock, answer=_by_mode)
+    for turn in range(4):
+        await session.say(f"small request {turn}")
+    for turn in range(2):
+        await session.say(padded(f"big request {turn}", 230))
+    assert session.summary_requests() == []
+    last = padded("big request 2", 230)
+    assert session.would_compact(last)
+
+    await session.say(last)
+
+    # One operation, two stages, one new generation.
+    (outcome,) = session.outcomes()
+    assert (outcome.stage_count, outcome.modes) == (2, ("normal", "emergency"))
+    assert outcome.before_tokens >= 2800 > outcome.after_tokens
+    assert len(session.lineage.generations) == 2
+    assert session.health() == [("warning", "fragile", 2)]
+    normal, emergency = session.summary_requests()
+    assert EMERGENCY not in final_user_text(normal)
+    assert EMERGENCY in final_user_text(emergency)
+    # The emergency stage summarizes the normal stage's result, its summary included.
+    assert any(m.content == summary_text("normal") for m in emergency.messages)
+    # Emergency retains one turn: the summary, then the last request and its answer.
+    active = session.lineage.active
+    assert active.summary == summary_text("emergency")
+    assert [(m.role, m.content) for m in active.messages] == [
+        ("summary", summary_text("emergency")),
+        ("user", last),
+        ("assistant", "noted"),
+    ]
+    assert active.outcome == outcome
+
+
+async def test_fragile_after_one_stage_is_a_warning(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock, answer=_by_mode)
+    await session.say("small request")
+
+    result = await session.driver.submit(padded("huge request", 1500))
+
+    (outcome,) = session.outcomes()
+    assert outcome.modes == ("emergency",)  # normal had nothing older than 3 turns
+    assert session.health() == [("warning", "fragile", 1)]
+    # Still over the window: the episode stops before the call, nothing is lost.
+    assert result.status == "error"
+    assert result.error.startswith("request exceeds context window")
+    assert len(session.sink.of(ErrorEvent)) == 1
+    assert session.runner.conversation[-1].content == padded("huge request", 1500)
+
+
+async def test_fragile_after_two_stages_is_critical(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock, answer=_by_mode)
+    for turn in range(4):
+        await session.say(f"small request {turn}")
+
+    result = await session.driver.submit(padded("huge request", 1500))
+
+    (outcome,) = session.outcomes()
+    assert outcome.modes == ("normal", "emergency")
+    assert session.health() == [("critical", "likely_lossy", 2)]
+    assert result.status == "error"
+
+
+def _write_sources(project: Path, files: int) -> None:
+    for i in range(files):
+        body = "\n".join(f"def helper_{i}_{n}(x):\n    return x * {n}" for n in range(28))
+        (project / f"big_{i}.py").write_text(body + "\n", encoding="utf-8")
+
+
+def _reader(rounds_per_episode: int) -> Callable[[ChatRequest], Reply]:
+    """Each episode reads ``rounds_per_episode`` new files, one per model step, then answers."""
+    files = count()
+    steps = count()
+
+    def answer(request: ChatRequest) -> Reply:
+        if request.compaction:
+            return Reply([summary_text("summary")])
+        if next(steps) % (rounds_per_episode + 1) == rounds_per_episode:
+            return Reply(["all read"])
+        n = next(files)
+        return Reply([], [ToolCall(f"call-{n}", "read", {"path": f"big_{n}.py"})])
+
+    return answer
+
+
+async def test_escalation_counts_stages_per_run(project: Path, clock: ManualClock) -> None:
+    _write_sources(project, 30)
+    session = build_session(project, clock, window=8000, tools=True, answer=_reader(15))
+
+    await session.say("read the first batch of files")
+    first = session.health()
+    first_outcomes = session.outcomes()
+    await session.say("now read the second batch")
+    second = session.health()[len(first) :]
+    second_outcomes = session.outcomes()[len(first_outcomes) :]
+
+    # One episode, several compactions: the stage count escalates run-wide.
+    assert len(first) >= 3
+    assert [stages for _, _, stages in first] == list(
+        accumulate(o.stage_count for o in first_outcomes)
+    )
+    assert first[:3] == [
+        ("info", "stable", 1),
+        ("warning", "fragile", 2),
+        ("critical", "likely_lossy", 3),
+    ]
+    assert all(
+        (severity, state) == ("critical", "likely_lossy") for severity, state, _ in first[3:]
+    )
+    # A new episode starts from zero.
+    assert second[0] == ("info", "stable", 1)
+    assert [stages for _, _, stages in second] == list(
+        accumulate(o.stage_count for o in second_outcomes)
+    )
+    assert len(session.lineage.generations) == len(session.outcomes()) + 1
+    # Every call id still has its result next to it in the active generation.
+    active = session.lineage.active.messages
+    calls = {c.id for m in active for c in m.tool_calls}
+    results = {m.tool_call_id for m in active if m.role == "tool"}
+    assert calls <= results
+
+
+async def test_manual_compaction_starts_its_own_count(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock, answer=_by_mode)
+    for turn in range(6):
+        await session.say(f"request {turn}")
+
+    outcome = await session.driver.compact()
+
+    assert outcome is not None and outcome.manual
+    assert session.health() == [("info", "stable", 1)]
+    assert session.lineage.active.messages[0] == Message("summary", summary_text("normal"))

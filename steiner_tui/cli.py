@@ -23,6 +23,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"steiner-tui {__version__}")
     parser.add_argument("--project", default=".", help="project root (default: current folder)")
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="latest",
+        default=None,
+        metavar="ID",
+        help="resume a saved session (default: the project's most recent one)",
+    )
     sub = parser.add_subparsers(dest="command")
 
     ctx = sub.add_parser("context", help="print the per-source report of a dry-run request")
@@ -42,13 +50,34 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--phases", default="", help="comma-separated subset of plan,build,verify")
     one.add_argument("--model", default=None, help="model reference")
     one.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
+
+    shots = sub.add_parser("screenshots", help="regenerate the SVG and PNG screenshots")
+    shots.add_argument("--out", default="screenshots", help="output folder (default: screenshots)")
+
+    ses = sub.add_parser("sessions", help="list, delete, evict or fork saved sessions")
+    ses_sub = ses.add_subparsers(dest="sessions_command")
+    ses_sub.add_parser("list", help="list saved sessions, most recent first")
+    ses_del = ses_sub.add_parser("delete", help="delete a session's folder")
+    ses_del.add_argument("id", help="session id")
+    ses_evict = ses_sub.add_parser("evict", help="keep the newest N sessions, delete the rest")
+    ses_evict.add_argument("--keep", type=int, default=None, help="how many to keep")
+    ses_fork = ses_sub.add_parser("fork", help="copy a session into a new id")
+    ses_fork.add_argument("id", help="session id")
+    ses_at = ses_fork.add_mutually_exclusive_group()
+    ses_at.add_argument("--generation", type=int, default=None, help="last generation kept")
+    ses_at.add_argument(
+        "--message", type=int, default=None, help="messages of the active generation kept"
+    )
     return parser
 
 
 _COMMANDS = {
+    "app": "steiner_tui.commands.app",
     "context": "steiner_tui.commands.context",
     "exec": "steiner_tui.commands.exec",
     "oneshot": "steiner_tui.commands.oneshot",
+    "sessions": "steiner_tui.commands.sessions",
+    "screenshots": "steiner_tui.commands.screenshots",
 }
 
 

@@ -86,6 +86,8 @@ class ProviderConfig:
     """Environment variable holding the key; empty means the server needs none."""
     timeout: float = 600.0
     max_retries: int = 2
+    stream_delay_ms: int = 0
+    """Offline model only: pause between streamed chunks, so streaming and Esc can be seen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +238,12 @@ def _retries(value: Any) -> int:
     return int(number)
 
 
+def _non_negative_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"must be a whole number of 0 or more, got {value!r}")
+    return value
+
+
 _STR = _typed(str, "a string")
 _SCHEMA: dict[str, Any] = {
     "default_model": _STR,
@@ -246,6 +254,7 @@ _SCHEMA: dict[str, Any] = {
             "api_key_env": _STR,
             "timeout": _timeout,
             "max_retries": _retries,
+            "stream_delay_ms": _non_negative_int,
         }
     },
     "models": {
@@ -320,6 +329,7 @@ def _providers(tables: Mapping[str, Any], env: Mapping[str, str], where: str) ->
             table.get("api_key_env", base.api_key_env),
             table.get("timeout", base.timeout),
             table.get("max_retries", base.max_retries),
+            table.get("stream_delay_ms", base.stream_delay_ms),
         )
     return providers
 

@@ -192,3 +192,15 @@ def test_config_is_immutable() -> None:
         config.default_model = "x"  # type: ignore[misc]
     with pytest.raises(TypeError):
         config.providers["x"] = config.providers["offline"]  # type: ignore[index]
+
+
+def test_offline_stream_delay_is_configurable_and_validated(tmp_path: Path) -> None:
+    from steiner_tui.config import ConfigError, parse_config
+    from steiner_tui.providers.factory import build_provider
+
+    config = parse_config([("user", {"providers": {"offline": {"stream_delay_ms": 40}}})], {})
+    assert config.providers["offline"].stream_delay_ms == 40
+    provider = build_provider(config.providers["offline"], {}, project_root=tmp_path)
+    assert provider.stream_delay == 0.04  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="stream_delay_ms"):
+        parse_config([("user", {"providers": {"offline": {"stream_delay_ms": -1}}})], {})

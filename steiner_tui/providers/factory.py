@@ -135,7 +135,9 @@ def build_provider(
     if kind == "offline":
         from steiner_tui.providers.offline import OfflineProvider
 
-        return OfflineProvider(project_root or Path.cwd())
+        return OfflineProvider(
+            project_root or Path.cwd(), stream_delay=provider_config.stream_delay_ms / 1000
+        )
     key = api_key_for(provider_config, env)
     alias, base_url = provider_config.alias, provider_config.base_url
     timeout, retries = provider_config.timeout, provider_config.max_retries

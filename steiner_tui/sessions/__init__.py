@@ -1,1 +1,67 @@
-"""Durable sessions: the JSONL log, lineage, history.md, resume, fork, delete and evict."""
+"""Durable sessions: the JSONL log, lineage, history.md, resume, fork, delete and evict.
+
+Layout: ``CONFIG/sessions/<session id>/`` holds ``session.jsonl`` (append-only, see
+``records``), ``meta.json`` (rewritten atomically) and ``history.md`` (the compaction archive).
+``SessionLog`` writes a live session; ``load_session`` reads one back, reporting bad lines as
+``LogProblem``s instead of raising; ``SessionStore`` lists, deletes and evicts; ``fork_session``
+copies a prefix into a new id; ``open_session_for_app`` / ``open_interactive_session`` start or
+resume the app's session.
+"""
+
+from steiner_tui.sessions.fork import ForkResult, cut_lineage, fork_session
+from steiner_tui.sessions.ids import SESSION_ID_MAX_LENGTH, new_session_id, validate_session_id
+from steiner_tui.sessions.loader import (
+    INTERRUPTED_TOOL_RESULT,
+    LoadedSession,
+    LogProblem,
+    RequestRecord,
+    SessionHeader,
+    SessionLoadError,
+    load_session,
+)
+from steiner_tui.sessions.meta import SessionMeta
+from steiner_tui.sessions.resume import (
+    LATEST,
+    OpenedSession,
+    SessionOpening,
+    open_interactive_session,
+    open_session_for_app,
+    resume_interactive_session,
+)
+from steiner_tui.sessions.store import (
+    DEFAULT_KEEP,
+    EvictResult,
+    SessionInfo,
+    SessionNotFoundError,
+    SessionStore,
+)
+from steiner_tui.sessions.writer import SessionLog
+
+__all__ = [
+    "DEFAULT_KEEP",
+    "INTERRUPTED_TOOL_RESULT",
+    "LATEST",
+    "SESSION_ID_MAX_LENGTH",
+    "EvictResult",
+    "ForkResult",
+    "LoadedSession",
+    "LogProblem",
+    "OpenedSession",
+    "RequestRecord",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionLoadError",
+    "SessionLog",
+    "SessionMeta",
+    "SessionNotFoundError",
+    "SessionOpening",
+    "SessionStore",
+    "cut_lineage",
+    "fork_session",
+    "load_session",
+    "new_session_id",
+    "open_interactive_session",
+    "open_session_for_app",
+    "resume_interactive_session",
+    "validate_session_id",
+]

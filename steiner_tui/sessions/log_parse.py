@@ -287,16 +287,24 @@ def parse_log_bytes(data: bytes) -> LogState:
     if lines and lines[-1] == b"":
         lines.pop()  # the newline that ends the last record
     for number, raw in enumerate(lines, start=1):
+        kind: Any = None
         try:
             record = _parse_line(raw)
             kind = record.get("type")
             handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
             if handler is None:
                 raise ValueError(f"unknown record type {kind!r}")
-            handler(state, record, number)
         except Exception as exc:
             # Any failure (including RecursionError on absurd nesting) stays on its line.
             state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
+            continue
+        try:
+            handler(state, record, number)
+        except Exception as exc:
+            text = str(exc) if isinstance(exc, ValueError) else repr(exc)
+            if not text.startswith("malformed"):
+                text = f"malformed {kind} record: {text}"
+            state.problem(number, text)
             continue
         if number == 1 and kind != "header":
             state.problem(1, "the log does not start with a header record")

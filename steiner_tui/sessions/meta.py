@@ -17,7 +17,7 @@ from typing import Any
 
 from steiner_tui.sessions.records import META_FILE_NAME, format_time, parse_time
 
-__all__ = ["SessionMeta", "atomic_write", "read_meta", "write_meta"]
+__all__ = ["SessionMeta", "atomic_write", "format_size", "read_meta", "write_meta"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     try:
-        os.replace(tmp, path)
+        tmp.replace(path)
     except OSError:
         tmp.unlink(missing_ok=True)
         raise
@@ -123,3 +123,12 @@ def read_meta(session_dir: Path) -> SessionMeta | None:
         return SessionMeta.from_json(json.loads(raw))
     except (OSError, ValueError):
         return None
+
+
+def format_size(size: int) -> str:
+    """``512 B``, ``3.4 KB``, ``12.0 MB`` (the sessions list's size column)."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"

@@ -9,6 +9,7 @@ and produced, so the engine's calibration sees honest numbers.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -38,7 +39,7 @@ OFFLINE_MODEL_INFO = ModelInfo(
 class OfflineProvider:
     """The offline model for the project at ``project_root`` (where its read-only tools run)."""
 
-    def __init__(self, project_root: Path) -> None:
+    def __init__(self, project_root: Path, *, stream_delay: float = 0.0) -> None:
         self.alias: str = OFFLINE_ALIAS
         """Provider alias in config and snapshots."""
         self.stateful: bool = False
@@ -46,6 +47,8 @@ class OfflineProvider:
         self.model: str = OFFLINE_MODEL
         """The one model id this provider serves."""
         self.project_root = project_root
+        self.stream_delay = max(0.0, stream_delay)
+        """Seconds to pause before each streamed chunk (config ``stream_delay_ms``)."""
 
     def model_info(self, model: str) -> ModelInfo:
         """Limits of the offline model (the same for any model id)."""
@@ -68,6 +71,9 @@ class OfflineProvider:
             reply = reply_to(request, self.project_root)
             text, calls = reply.text, reply.tool_calls
         for chunk in word_chunks(text):
+            if self.stream_delay:
+                # Pacing for people watching the stream, not synchronisation.
+                await asyncio.sleep(self.stream_delay)
             yield StreamText(chunk)
         for call in calls:
             yield StreamToolCall(call)

@@ -1,0 +1,135 @@
+"""Fork a session at a generation or a message into a new session id.
+
+The fork's log is written fresh (a header naming the source, then one ``generation`` record per
+generation kept) into a hidden temporary folder, fsynced, and renamed into place, so a fork
+exists whole or not at all. Backend states are dropped: a stateful provider's transcript belongs
+to the source session. ``history.md`` is copied, so archive notes in kept summaries still find
+the summarized turns. The fork gets its own prompt cache key (``steiner-<new id>``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.sessions.history_archive import HISTORY_FILE_NAME
+from steiner_tui.sessions.ids import new_session_id, validate_session_id
+from steiner_tui.sessions.loader import LogProblem
+from steiner_tui.sessions.log_file import header_record, title_of, write_fresh_log
+from steiner_tui.sessions.meta import SessionMeta, write_meta
+from steiner_tui.sessions.store import SessionStore
+
+__all__ = ["ForkResult", "cut_lineage", "fork_session"]
+
+
+@dataclass(frozen=True, slots=True)
+class ForkResult:
+    """The new session, its lineage, and the problems found reading the source."""
+
+    session_id: str
+    directory: Path
+    lineage: ConversationLineage
+    source_problems: tuple[LogProblem, ...] = ()
+
+
+def cut_lineage(
+    lineage: ConversationLineage, generation: int | None = None, message: int | None = None
+) -> ConversationLineage:
+    """The lineage up to generation ``generation`` (default: the active one), keeping only its
+    first ``message`` messages when given; backend states are cleared.
+
+    Raises:
+        ValueError: no such generation, or ``message`` is outside ``0..len(messages)``.
+    """
+    generations = list(lineage.generations)
+    if generation is not None:
+        ids = [g.id for g in generations]
+        if generation not in ids:
+            raise ValueError(f"no generation {generation}; the session has generations {ids}")
+        generations = generations[: ids.index(generation) + 1]
+    last = generations[-1]
+    if message is not None:
+        if not 0 <= message <= len(last.messages):
+            raise ValueError(
+                f"message must be between 0 and {len(last.messages)} for generation {last.id}, "
+                f"got {message}"
+            )
+        generations[-1] = replace(last, messages=last.messages[:message])
+    return ConversationLineage(tuple(replace(g, backend_state=None) for g in generations))
+
+
+def fork_session(
+    store: SessionStore,
+    source_id: str,
+    *,
+    clock: Callable[[], datetime],
+    generation: int | None = None,
+    message: int | None = None,
+    new_id: str | None = None,
+) -> ForkResult:
+    """Fork ``source_id`` into a new session (see the module docstring).
+
+    Args:
+        store: where both sessions live.
+        source_id: the session to fork.
+        clock: the injected clock (the fork's creation time).
+        generation: the last generation kept (default: the active one).
+        message: how many messages of that generation to keep (default: all).
+        new_id: the fork's id (default: a fresh one).
+
+    Raises:
+        ValueError: an invalid id, generation or message number.
+        SessionNotFoundError: no such source session.
+        SessionLoadError: the source log cannot be read.
+        FileExistsError: ``new_id`` is taken.
+    """
+    loaded = store.load(source_id)
+    lineage = cut_lineage(loaded.lineage, generation, message)
+    fork_id = validate_session_id(new_id or new_session_id())
+    target = store.session_dir(fork_id)
+    if target.exists():
+        raise FileExistsError(f"session {fork_id!r} already exists")
+    kept = lineage.active
+    origin = f"{source_id}@g{kept.id}" + (f":m{message}" if message is not None else "")
+    header = loaded.header
+    now = clock()
+    alias, model = (header.alias, header.model) if header else (loaded.meta.alias, "")
+    store.base.mkdir(parents=True, exist_ok=True)
+    tmp = store.base / f".fork-{fork_id}-{secrets.token_hex(4)}"
+    tmp.mkdir(mode=0o700)
+    try:
+        write_fresh_log(
+            tmp,
+            header_record(
+                fork_id, loaded.project_root, now, alias, model, f"steiner-{fork_id}", origin
+            ),
+            lineage,
+        )
+        history = loaded.directory / HISTORY_FILE_NAME
+        if history.is_file():
+            shutil.copy2(history, tmp / HISTORY_FILE_NAME)
+        size = (tmp / "session.jsonl").stat().st_size
+        meta = SessionMeta(
+            fork_id,
+            project_root=loaded.project_root,
+            created=now,
+            last_activity=now,
+            alias=alias,
+            model=model,
+            generations=len(lineage.generations),
+            messages=len(kept.messages),
+            size_bytes=size,
+            title=title_of(lineage),
+            forked_from=origin,
+        )
+        write_meta(tmp, meta)
+        tmp.rename(target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ForkResult(fork_id, target, lineage, loaded.problems)

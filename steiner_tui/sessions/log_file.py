@@ -1,0 +1,113 @@
+"""Low-level log files: whole-line writes, safe appending, fresh logs, header and title.
+
+``write_all`` hands a line to the kernel in one ``write()`` (looping only on a short write), so
+a killed process leaves each line whole or absent. ``open_for_append`` first ends a torn last
+line with a newline, so the next record never glues onto it and the torn line stays one bad
+line for the loader to report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.messages import is_real_user_message
+from steiner_tui.engine.skills.envelopes import strip_skill_blocks
+from steiner_tui.sessions.records import (
+    LOG_FILE_NAME,
+    LOG_VERSION,
+    encode_record,
+    format_time,
+    generation_record,
+)
+
+__all__ = [
+    "TITLE_LENGTH",
+    "header_record",
+    "open_for_append",
+    "title_of",
+    "write_all",
+    "write_fresh_log",
+]
+
+TITLE_LENGTH = 80
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` to ``fd`` in one ``write()`` (looping only on a short write)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def header_record(
+    session_id: str,
+    project_root: str,
+    created: datetime | None,
+    alias: str,
+    model: str,
+    prompt_cache_key: str,
+    forked_from: str = "",
+) -> dict[str, Any]:
+    """The first line of every log."""
+    record: dict[str, Any] = {
+        "type": "header",
+        "version": LOG_VERSION,
+        "session_id": session_id,
+        "project_root": project_root,
+        "created": format_time(created),
+        "alias": alias,
+        "model": model,
+        "prompt_cache_key": prompt_cache_key,
+    }
+    if forked_from:
+        record["forked_from"] = forked_from
+    return record
+
+
+def title_of(lineage: ConversationLineage) -> str:
+    """The first line of the first real user message (envelopes and mode notice stripped)."""
+    for generation in lineage.generations:
+        for message in generation.messages:
+            if is_real_user_message(message):
+                text = strip_skill_blocks(message.content).strip()
+                if text:
+                    return text.splitlines()[0][:TITLE_LENGTH]
+    return ""
+
+
+def write_fresh_log(
+    session_dir: Path, header: Mapping[str, Any], lineage: ConversationLineage
+) -> None:
+    """Write a complete log (header, then one ``generation`` record per generation), fsynced.
+
+    Used for forks: the caller writes into a temporary folder and renames it into place.
+    """
+    fd = os.open(session_dir / LOG_FILE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        write_all(fd, encode_record(header))
+        for index, generation in enumerate(lineage.generations):
+            write_all(fd, encode_record(generation_record(generation, reset=index == 0)))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def open_for_append(path: Path) -> int:
+    """An append-only descriptor on an existing log whose last line is terminated.
+
+    Raises:
+        OSError: the log cannot be opened.
+    """
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - 1))
+        torn = size > 0 and handle.read(1) != b"\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    if torn:
+        write_all(fd, b"\n")
+    return fd

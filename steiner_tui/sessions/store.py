@@ -1,0 +1,228 @@
+"""The folder of sessions: list, find the latest, load, delete and evict.
+
+``SessionStore`` is handed its base folder (``paths.sessions_dir()`` in the app, a temporary
+folder in tests). Every id that reaches a path is validated first; folders whose names are not
+valid ids (such as a fork's hidden temporary folder) are never listed or touched. Deleting or
+evicting a session removes its whole folder: the log, ``meta.json`` and ``history.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from steiner_tui.sessions.ids import validate_session_id
+from steiner_tui.sessions.loader import LoadedSession, load_session
+from steiner_tui.sessions.meta import SessionMeta, read_meta
+from steiner_tui.sessions.records import LOG_FILE_NAME, parse_time
+
+__all__ = [
+    "DEFAULT_KEEP",
+    "EvictResult",
+    "SessionInfo",
+    "SessionNotFoundError",
+    "SessionStore",
+]
+
+DEFAULT_KEEP = 50
+"""Sessions kept by ``evict`` unless configured (``[sessions] keep``)."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class SessionNotFoundError(LookupError):
+    """No session with that id (or no session for that project)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One row of the sessions list.
+
+    ``problem`` is non-empty when the folder holds no readable log; such sessions are listed so
+    they can be deleted.
+    """
+
+    meta: SessionMeta
+    directory: Path
+    problem: str = ""
+
+    @property
+    def session_id(self) -> str:
+        return self.meta.session_id
+
+    @property
+    def last_activity(self) -> datetime:
+        return self.meta.last_activity or self.meta.created or _EPOCH
+
+
+@dataclass(frozen=True, slots=True)
+class EvictResult:
+    """What ``evict`` removed, and what it could not remove (id, error)."""
+
+    removed: tuple[str, ...]
+    failed: tuple[tuple[str, str], ...] = ()
+
+
+def _mtime(path: Path) -> datetime:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).astimezone()
+    except OSError:
+        return _EPOCH
+
+
+def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
+    """Meta derived from the log's first line and the file's size and time."""
+    log = directory / LOG_FILE_NAME
+    session_id = directory.name
+    try:
+        with log.open("rb") as handle:
+            first = handle.readline()
+        size = log.stat().st_size
+    except OSError:
+        return SessionMeta(session_id, last_activity=_mtime(directory)), "no session log"
+    try:
+        header = json.loads(first)
+        meta = SessionMeta(
+            session_id,
+            project_root=str(header.get("project_root", "")),
+            created=parse_time(header.get("created")),
+            last_activity=_mtime(log),
+            alias=str(header.get("alias", "")),
+            model=str(header.get("model", "")),
+            size_bytes=size,
+        )
+        return meta, ""
+    except (ValueError, AttributeError):
+        return SessionMeta(session_id, last_activity=_mtime(log), size_bytes=size), ""
+
+
+class SessionStore:
+    """Sessions under one base folder (``CONFIG/sessions``).
+
+    Args:
+        base: the folder holding one sub-folder per session (created when first needed).
+    """
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+
+    def session_dir(self, session_id: str) -> Path:
+        """The folder of ``session_id``.
+
+        Raises:
+            ValueError: the id is not valid.
+        """
+        return self.base / validate_session_id(session_id)
+
+    def exists(self, session_id: str) -> bool:
+        return self.session_dir(session_id).is_dir()
+
+    def _ids(self) -> list[str]:
+        try:
+            entries = list(os.scandir(self.base))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        ids: list[str] = []
+        for entry in entries:
+            try:
+                validate_session_id(entry.name)
+            except ValueError:
+                continue
+            if entry.is_dir():
+                ids.append(entry.name)
+        return ids
+
+    def info(self, session_id: str) -> SessionInfo:
+        """The list row of one session.
+
+        Raises:
+            ValueError: the id is not valid.
+            SessionNotFoundError: there is no such session.
+        """
+        directory = self.session_dir(session_id)
+        if not directory.is_dir():
+            raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
+        meta = read_meta(directory)
+        if meta is not None and (directory / LOG_FILE_NAME).is_file():
+            return SessionInfo(meta, directory)
+        derived, problem = _meta_from_header(directory)
+        return SessionInfo(derived, directory, problem)
+
+    def list(self, project_root: Path | None = None) -> list[SessionInfo]:
+        """Every session (or those of ``project_root``), most recently active first."""
+        rows: list[SessionInfo] = []
+        wanted = str(project_root.resolve()) if project_root is not None else None
+        for session_id in self._ids():
+            try:
+                row = self.info(session_id)
+            except (SessionNotFoundError, OSError):
+                continue  # removed meanwhile
+            if wanted is None or row.meta.project_root == wanted:
+                rows.append(row)
+        rows.sort(key=lambda row: (row.last_activity, row.session_id), reverse=True)
+        return rows
+
+    def latest(self, project_root: Path) -> SessionInfo | None:
+        """The most recently active readable session of ``project_root``."""
+        for row in self.list(project_root):
+            if not row.problem:
+                return row
+        return None
+
+    def load(self, session_id: str) -> LoadedSession:
+        """Load one session.
+
+        Raises:
+            ValueError: the id is not valid.
+            SessionNotFoundError: there is no such session.
+            SessionLoadError: its log cannot be read.
+        """
+        directory = self.session_dir(session_id)
+        if not directory.is_dir():
+            raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
+        return load_session(directory)
+
+    def delete(self, session_id: str) -> None:
+        """Remove the session's whole folder (log, meta and ``history.md``).
+
+        Raises:
+            ValueError: the id is not valid.
+            SessionNotFoundError: there is no such session.
+            OSError: the folder cannot be removed.
+        """
+        directory = self.session_dir(session_id)
+        if directory.is_symlink():
+            directory.unlink()
+            return
+        if not directory.is_dir():
+            raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
+        shutil.rmtree(directory)
+
+    def evict(self, keep: int = DEFAULT_KEEP, *, protect: Collection[str] = ()) -> EvictResult:
+        """Keep the ``keep`` most recently active sessions and delete the others.
+
+        Args:
+            keep: how many to keep (sessions in ``protect`` count towards it).
+            protect: ids never removed (the session that is open).
+
+        Raises:
+            ValueError: ``keep`` is negative.
+        """
+        if keep < 0:
+            raise ValueError(f"keep must not be negative, got {keep}")
+        removed: list[str] = []
+        failed: list[tuple[str, str]] = []
+        for row in self.list()[keep:]:
+            if row.session_id in protect:
+                continue
+            try:
+                self.delete(row.session_id)
+                removed.append(row.session_id)
+            except (OSError, SessionNotFoundError) as exc:
+                failed.append((row.session_id, str(exc)))
+        return EvictResult(tuple(removed), tuple(failed))

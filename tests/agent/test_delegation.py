@@ -1,0 +1,367 @@
+"""Delegation end to end with scripted models: isolation, bounded results, async children."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
+from steiner_tui.agent.delegation import (
+    MAX_RESULT_BYTES,
+    TRUNCATION_MARKER,
+    DelegationSettings,
+    SubAgentManager,
+    SubAgentUpdated,
+)
+from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import ListSink
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
+from steiner_tui.engine.provider import ChatRequest, ModelInfo
+from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+from steiner_tui.tools.delegate import tools_with_delegate
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.registry import default_tools, read_only_tools
+from tests.agent.fakes import Reply, ScriptedProvider
+
+PARENT_KEY = "key-1"
+SUMMARY = "\n\n".join(f"## {i}. Section\n- item {i}" for i in range(1, 9))
+SECRET = "secret-marker-7f3a"
+
+
+async def allow_all(request: PermissionRequest) -> PermissionDecision:
+    return PermissionDecision.ALLOW_ONCE
+
+
+@dataclass
+class Script:
+    """Replies per prompt cache key (the parent's, or a child's ``key-1-<id>``)."""
+
+    by_key: dict[str, list[Reply]] = field(default_factory=lambda: defaultdict(list))
+    requests: dict[str, list[ChatRequest]] = field(default_factory=lambda: defaultdict(list))
+    fallback: Callable[[ChatRequest], Reply] | None = None
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        self.requests[request.prompt_cache_key].append(request)
+        if request.compaction:
+            return Reply([SUMMARY])
+        queue = self.by_key.get(request.prompt_cache_key)
+        if queue:
+            return queue.pop(0)
+        if self.fallback is not None:
+            return self.fallback(request)
+        raise AssertionError(f"no reply scripted for {request.prompt_cache_key}")
+
+
+@dataclass
+class Parent:
+    driver: InteractiveDriver
+    manager: SubAgentManager
+    sink: ListSink
+    script: Script
+
+    def snapshots(self) -> list[RequestSnapshot]:
+        return [e for e in self.sink.events if isinstance(e, RequestSnapshot) and not e.compaction]
+
+
+def _parent(
+    project: Path,
+    clock: ManualClock,
+    script: Script,
+    *,
+    window: int = 131072,
+    settings: DelegationSettings | None = None,
+) -> Parent:
+    provider = ScriptedProvider([], info=ModelInfo(window, 400), on_request=script)
+    main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
+    sink = ListSink()
+    estimator = RequestEstimator(default_encoding_loader(None))
+    base = SessionSpec(project, main, session_id="parent")
+    manager = SubAgentManager(base, estimator=estimator, sink=sink, clock=clock, settings=settings)
+    spec = replace(base, compaction=CompactionSettings(pending_sub_agents=manager.pending))
+    driver = build_interactive_session(
+        spec,
+        estimator=estimator,
+        tools=ToolExecutor(tools_with_delegate(default_tools(), manager)),
+        sink=sink,
+        clock=clock,
+        permission=allow_all,
+    )
+    manager.attach(driver.runner, driver)
+    return Parent(driver, manager, sink, script)
+
+
+def _delegate(call_id: str, kind: str, task: str, wait: bool = True) -> ToolCall:
+    return ToolCall(call_id, "delegate", {"type": kind, "task": task, "wait": wait})
+
+
+@pytest.fixture
+def big_project(project: Path) -> Path:
+    lines = [f"line {i}: {SECRET} lorem ipsum dolor sit amet" for i in range(900)]
+    (project / "big.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return project
+
+
+def _explore_child(script: Script, child_id: str, output: str) -> None:
+    key = f"{PARENT_KEY}-{child_id}"
+    read = ToolCall(f"{child_id}-r", "read", {"path": "big.txt"})
+    write = ToolCall(f"{child_id}-w", "write", {"path": "leak.txt", "content": "x"})
+    script.by_key[key] += [Reply(["Looking."], [read, write]), Reply([output])]
+
+
+async def test_explore_child_is_read_only_isolated_and_bounded(
+    big_project: Path, clock: ManualClock
+) -> None:
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply(["Delegating."], [_delegate("d1", "explore", "Summarize big.txt")]),
+        Reply(["All done."]),
+    ]
+    _explore_child(script, "explore-1", "FINDINGS " + "z" * 20_000)
+    parent = _parent(big_project, clock, script)
+    result = await parent.driver.submit("what is in big.txt?")
+    assert result.status == "done", result.error
+
+    child_requests = script.requests[f"{PARENT_KEY}-explore-1"]
+    read_only = sorted(t.definition.name for t in read_only_tools())
+    assert all(sorted(t.name for t in r.tools) == read_only for r in child_requests)
+    assert not (big_project / "leak.txt").exists()
+    transcript = parent.manager.transcript("explore-1")
+    refused = [m for m in transcript if m.tool_call_id == "explore-1-w"]
+    assert refused and "unknown tool 'write'" in refused[0].content
+    assert any(SECRET in m.content for m in transcript)
+
+    conversation = parent.driver.lineage.active.messages
+    assert not any(SECRET in m.content for m in conversation)
+    envelope = next(m.content for m in conversation if m.tool_call_id == "d1")
+    head = '<steiner-sub-agent-result id="explore-1" type="explore" status="done">\n'
+    tail = "\n</steiner-sub-agent-result>"
+    assert envelope.startswith(head + "FINDINGS zzz") and envelope.endswith(tail)
+    body = envelope[len(head) : -len(tail)]
+    assert body.endswith(TRUNCATION_MARKER)
+    assert len(body.encode()) <= MAX_RESULT_BYTES
+
+    info = parent.manager.info("explore-1")
+    assert (info.state, info.turns, info.type) == ("done", 2, "explore")
+    states = [e.info.state for e in parent.sink.events if isinstance(e, SubAgentUpdated)]
+    assert states[0] == "queued" and "running" in states and states[-1] == "done"
+
+
+async def test_child_identity_cache_key_date_and_no_archive(
+    big_project: Path, clock: ManualClock
+) -> None:
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "explore", "look")]),
+        Reply(["ok"]),
+    ]
+    _explore_child(script, "explore-1", "short")
+    parent = _parent(big_project, clock, script)
+    parent_date = parent.driver.runner.context.session_date
+    await parent.driver.submit("go")
+    child = parent.manager._children["explore-1"].runner
+    assert child is not None
+    assert child.model.prompt_cache_key == "key-1-explore-1"
+    assert child.session_id == "parent-explore-1"
+    assert child.context.session_date == parent_date
+    assert child.compactor.settings.archive is None
+    assert child.context is not parent.driver.runner.context
+    assert child.context.cache is not parent.driver.runner.context.cache
+
+
+async def test_three_children_keep_parent_growth_bounded(
+    big_project: Path, clock: ManualClock
+) -> None:
+    script = Script()
+    calls = [_delegate(f"d{i}", "explore", f"part {i} of big.txt") for i in (1, 2, 3)]
+    script.by_key[PARENT_KEY] += [Reply(["Splitting the work."], calls), Reply(["Merged."])]
+    for i in (1, 2, 3):
+        _explore_child(script, f"explore-{i}", f"REPORT {i} " + "y" * 30_000)
+    parent = _parent(big_project, clock, script)
+    await parent.driver.submit("analyse big.txt")
+
+    before, after = parent.snapshots()[:2]
+    growth = after.prompt_bytes - before.prompt_bytes
+    conversation = parent.driver.lineage.active.messages
+    envelopes = [m.content for m in conversation if m.role == "tool"]
+    assert len(envelopes) == 3
+    assistant = next(m for m in conversation if m.tool_calls)
+    bound = (
+        sum(len("tool") + len(e.encode()) for e in envelopes)
+        + len("assistant")
+        + len(assistant.content.encode())
+    )
+    assert growth <= bound
+    # Each envelope is bounded, while each child read and wrote far more than that.
+    assert all(len(e.encode()) <= MAX_RESULT_BYTES + 120 for e in envelopes)
+    child_bytes = [
+        sum(len(m.content.encode()) for m in parent.manager.transcript(f"explore-{i}"))
+        for i in (1, 2, 3)
+    ]
+    assert all(size > 4 * MAX_RESULT_BYTES for size in child_bytes)
+    assert growth < sum(child_bytes) / 4
+
+
+async def test_background_child_pending_line_guard_and_delivery(
+    project: Path, clock: ManualClock
+) -> None:
+    block = asyncio.Event()
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply(["Started it."], [_delegate("d1", "explore", "slow task", wait=False)]),
+        Reply(["Carrying on."]),
+    ]
+    slow = Reply(["child ", "result"], block=block)
+    script.by_key[f"{PARENT_KEY}-explore-1"] += [slow]
+    script.fallback = lambda request: Reply([f"answer {len(request.messages)}"])
+    parent = _parent(project, clock, script, window=6000)
+    driver = parent.driver
+    await driver.submit("start")
+    started = next(m for m in driver.lineage.active.messages if m.tool_call_id == "d1")
+    assert "started in the background" in started.content
+    await slow.reached.wait()
+    assert parent.manager.pending() == (("explore-1", "explore", "running"),)
+    assert driver.pending_sub_agents == 1
+
+    with pytest.raises(DriverRefusal, match="1 sub-agent is still running"):
+        driver.replace_lineage(ConversationLineage())
+    with pytest.raises(DriverRefusal, match="sub-agent"):
+        await driver.compact()
+
+    for turn in range(20):
+        await driver.submit(f"turn {turn}: " + "lorem ipsum dolor " * 60)
+        if any(isinstance(e, CompactionApplied) for e in parent.sink.events):
+            break
+    assert any(isinstance(e, CompactionApplied) for e in parent.sink.events)
+    pending = [m for m in driver.lineage.active.messages if m.source == SUB_AGENT_RESULT_SOURCE]
+    assert [m.content for m in pending] == [
+        "<steiner-sub-agents-pending>explore-1 (explore, running)</steiner-sub-agents-pending>"
+    ]
+
+    block.set()
+    await parent.manager.wait_all()
+    assert driver.pending_sub_agents == 0 and parent.manager.pending() == ()
+    driver.replace_lineage(driver.lineage)  # allowed again
+    await driver.submit("anything new?")
+    messages = driver.lineage.active.messages
+    delivered = [m for m in messages if m.content.startswith("<steiner-sub-agent-result")]
+    assert len(delivered) == 1 and delivered[0].source == SUB_AGENT_RESULT_SOURCE
+    assert delivered[0].content.endswith("\nchild result\n</steiner-sub-agent-result>")
+    index = messages.index(delivered[0])
+    assert messages[index + 1].content == "anything new?"
+    last_request = script.requests[PARENT_KEY][-1]
+    assert delivered[0] in last_request.messages
+
+
+async def test_cancelling_the_parent_cancels_children(project: Path, clock: ManualClock) -> None:
+    block = asyncio.Event()
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "explore", "background", wait=False)]),
+        Reply([], [_delegate("d2", "explore", "waited")]),
+    ]
+    background = Reply(["bg"], block=block)
+    waited = Reply(["partial wait"], block=block)
+    script.by_key[f"{PARENT_KEY}-explore-1"] += [background]
+    script.by_key[f"{PARENT_KEY}-explore-2"] += [waited]
+    parent = _parent(project, clock, script)
+    task = asyncio.create_task(parent.driver.submit("go"))
+    await waited.reached.wait()
+    await background.reached.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await parent.manager.wait_all()
+    assert [i.state for i in parent.manager.infos()] == ["cancelled", "cancelled"]
+    assert parent.manager.pending_count == 0
+    assert parent.driver.pending_sub_agents == 0
+    assert parent.manager.transcript("explore-2")[-1].incomplete
+
+
+async def test_documentor_preamble_and_write_scope(project: Path, clock: ManualClock) -> None:
+    (project / "docs").mkdir()
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "documentor", "Document the build")]),
+        Reply(["ok"]),
+    ]
+    inside = ToolCall("w1", "write", {"path": "docs/build.md", "content": "# Build\n"})
+    outside = ToolCall("w2", "write", {"path": "src/main.py", "content": "x"})
+    script.by_key[f"{PARENT_KEY}-documentor-1"] += [
+        Reply([], [inside, outside]),
+        Reply(["Changed docs/build.md"]),
+    ]
+    settings = DelegationSettings(documentor_write_scope=("docs",))
+    parent = _parent(project, clock, script, settings=settings)
+    await parent.driver.submit("document it")
+    first = script.requests[f"{PARENT_KEY}-documentor-1"][0]
+    preamble = first.messages[0].content
+    assert "You are a documentor sub-agent" in preamble
+    assert "- `docs`" in preamble
+    assert "bash" not in {t.name for t in first.tools}
+    assert (project / "docs" / "build.md").read_text() == "# Build\n"
+    assert not (project / "src" / "main.py").exists()
+    refused = next(m for m in parent.manager.transcript("documentor-1") if m.tool_call_id == "w2")
+    assert "outside the documentor write scope (docs)" in refused.content
+
+
+async def test_children_beyond_the_limit_wait_queued(project: Path, clock: ManualClock) -> None:
+    block = asyncio.Event()
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply(
+            [],
+            [
+                _delegate("d1", "explore", "one", wait=False),
+                _delegate("d2", "code", "two", wait=False),
+            ],
+        ),
+        Reply(["ok"]),
+    ]
+    first = Reply(["1"], block=block)
+    script.by_key[f"{PARENT_KEY}-explore-1"] += [first]
+    script.by_key[f"{PARENT_KEY}-code-2"] += [Reply(["2"])]
+    parent = _parent(project, clock, script, settings=DelegationSettings(max_concurrent=1))
+    await parent.driver.submit("go")
+    await first.reached.wait()
+    assert parent.manager.pending() == (
+        ("explore-1", "explore", "running"),
+        ("code-2", "code", "queued"),
+    )
+    block.set()
+    await parent.manager.wait_all()
+    assert [i.state for i in parent.manager.infos()] == ["done", "done"]
+    assert len(parent.manager.drain_results()) == 2
+
+
+async def test_usage_gives_tokens_and_cache_rate(project: Path, clock: ManualClock) -> None:
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "explore", "count")]),
+        Reply(["ok"]),
+    ]
+    script.by_key[f"{PARENT_KEY}-explore-1"] += [Reply(["done"], prompt_tokens=400)]
+    parent = _parent(project, clock, script)
+    await parent.driver.submit("go")
+    info = parent.manager.info("explore-1")
+    assert info.prompt_tokens == 400
+    assert info.completion_tokens == 10
+    assert info.tokens == 410
+    assert info.cache_rate == 0.0
+
+
+def test_transcript_of_unknown_child_raises(project: Path, clock: ManualClock) -> None:
+    parent = _parent(project, clock, Script())
+    with pytest.raises(KeyError):
+        parent.manager.transcript("explore-9")
+    assert parent.manager.pending() == ()

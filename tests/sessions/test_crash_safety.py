@@ -1,0 +1,160 @@
+"""A log cut anywhere still loads: torn lines are reported, streamed text comes back incomplete."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
+from tests.agent.fakes import Reply
+from tests.sessions.conftest import OpenSession
+
+
+def _copy(source: Path, name: str, data: bytes | None = None) -> Path:
+    target = source.parent / name
+    shutil.copytree(source, target)
+    if data is not None:
+        (target / "session.jsonl").write_bytes(data)
+    return target
+
+
+async def test_truncation_at_every_offset_of_the_last_record(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("first question")
+    harness.runner.append(Message("user", "a last message with ünïcode ✓ to cut", turn=2))
+    harness.opened.log.close()
+    directory = harness.opened.opening.session_dir
+    data = (directory / "session.jsonl").read_bytes()
+    assert data.endswith(b"\n")
+    start = data.rindex(b"\n", 0, len(data) - 1) + 1
+    last_line = data[: len(data)].count(b"\n")
+    full = harness.runner.lineage
+    without_last = full.with_active_messages(full.active.messages[:-1])
+    for offset in range(start, len(data)):
+        copy = _copy(directory, f"cut{offset}", data[:offset])
+        loaded = load_session(copy)
+        if offset == start:
+            assert loaded.problems == ()
+            assert loaded.lineage == without_last
+        elif offset == len(data) - 1:
+            # The whole record without its newline is still a whole record.
+            assert loaded.problems == ()
+            assert loaded.lineage == full
+        else:
+            assert [p.line_number for p in loaded.problems] == [last_line], offset
+            assert loaded.lineage == without_last
+        shutil.rmtree(copy)
+
+
+async def test_streamed_text_is_restored_as_incomplete(open_session: OpenSession) -> None:
+    block = asyncio.Event()
+    reply = Reply(["Hel", "lo ", "wor"], block=block)
+    harness = open_session([reply], partial_interval=0.0)
+    task = asyncio.create_task(harness.driver.submit("say hello"))
+    await reply.reached.wait()
+    # The process is killed here: copy the folder as it is on disk at this moment.
+    killed = _copy(harness.opened.opening.session_dir, "killed1")
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+    loaded = load_session(killed)
+    assert loaded.problems == ()
+    assert loaded.restored_incomplete
+    last = loaded.lineage.active.messages[-1]
+    assert last == Message("assistant", "Hello wor", turn=1, incomplete=True)
+    assert loaded.lineage.active.messages[:-1] == harness.runner.lineage.active.messages[:1]
+
+
+async def test_partial_records_are_bounded_by_size(open_session: OpenSession) -> None:
+    block = asyncio.Event()
+    chunks = ["abc", "defgh", "ij", "klmnopqrs", "t"]
+    reply = Reply(chunks, block=block)
+    harness = open_session([reply], partial_bytes=8, partial_interval=1e9, monotonic=lambda: 0.0)
+    task = asyncio.create_task(harness.driver.submit("go"))
+    await reply.reached.wait()
+    log_text = (harness.opened.opening.session_dir / "session.jsonl").read_text()
+    partials = [line for line in log_text.splitlines() if '"type":"partial"' in line]
+    assert len(partials) == 2  # "abcdefgh" and "ijklmnopqrs"; "t" is still buffered
+    killed = _copy(harness.opened.opening.session_dir, "killed2")
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert load_session(killed).lineage.active.messages[-1].content == "abcdefghijklmnopqrs"
+    # The cancelled run stored the whole streamed text; the live log has it as a message.
+    harness.opened.log.close()
+    live = load_session(harness.opened.opening.session_dir)
+    assert live.lineage.active.messages[-1].content == "".join(chunks)
+    assert not live.restored_incomplete
+
+
+async def test_resuming_a_killed_session_keeps_the_prefix(open_session: OpenSession) -> None:
+    block = asyncio.Event()
+    harness = open_session(
+        [Reply(["first answer"]), Reply(["partial ", "reply"], block=block)],
+        partial_interval=0.0,
+    )
+    harness.driver.toggle_skill("code-review")
+    await harness.driver.submit("first")
+    reply = harness.provider.replies[0]
+    task = asyncio.create_task(harness.driver.submit("second"))
+    await reply.reached.wait()
+    killed = _copy(harness.opened.opening.session_dir, "killed3")
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    before = load_session(killed)
+    last_sent = before.requests[-1].message_hashes
+
+    resumed = open_session([Reply(["after resume"])], resume="killed3")
+    assert resumed.driver.lineage == before.lineage
+    await resumed.driver.submit("third")
+    first_after = resumed.provider.requests[0]
+    from steiner_tui.engine.snapshots import hash_messages
+
+    hashes = hash_messages(first_after.messages)
+    assert hashes[: len(last_sent)] == last_sent
+    resumed.opened.log.close()
+    again = load_session(killed)
+    assert again.problems == ()
+    assert not again.restored_incomplete
+    contents = [m.content for m in again.lineage.active.messages if m.role == "assistant"]
+    assert contents == ["first answer", "partial reply", "after resume"]
+    assert again.lineage.active.messages[3].incomplete
+
+
+async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> None:
+    call = ToolCall("c1", "read", {"path": "README.md"})
+    harness = open_session([Reply(["Reading."], [call]), Reply(["done"])])
+    await harness.driver.submit("read it")
+    harness.opened.log.close()
+    directory = harness.opened.opening.session_dir
+    lines = (directory / "session.jsonl").read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b'"tool_call_id":"c1"' in line)
+    copy = _copy(directory, "midtool", b"".join(lines[:cut]))
+    loaded = load_session(copy)
+    assert loaded.problems == ()
+    last = loaded.lineage.active.messages[-1]
+    assert last.role == "tool" and last.tool_call_id == "c1"
+    assert last.content == INTERRUPTED_TOOL_RESULT
+    assert loaded.repaired_tool_results == 1
+
+
+async def test_torn_last_line_is_terminated_before_appending(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("first")
+    harness.opened.log.close()
+    directory = harness.opened.opening.session_dir
+    with (directory / "session.jsonl").open("ab") as handle:
+        handle.write(b'{"type":"message","gen":0,"mess')
+    torn_line = (directory / "session.jsonl").read_bytes().count(b"\n") + 1
+
+    resumed = open_session(resume=directory.name)
+    assert [p.line_number for p in resumed.opened.opening.problems] == [torn_line]
+    await resumed.driver.submit("second")
+    resumed.opened.log.close()
+    loaded = load_session(directory)
+    assert [p.line_number for p in loaded.problems] == [torn_line]
+    assert [m.content for m in loaded.lineage.active.messages if m.role == "user"] == [
+        "first",
+        "second",
+    ]

@@ -1,0 +1,139 @@
+"""Fuzz the loader: truncated, corrupted and garbage lines never raise and are each reported."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.engine.messages import ToolCall
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.log_parse import parse_log_bytes
+from tests.agent.fakes import Reply
+from tests.sessions.conftest import open_test_session
+
+
+def _is_record(line: bytes) -> bool:
+    """Whether ``line`` parses as a JSON object (a candidate record)."""
+    try:
+        return isinstance(json.loads(line.decode("utf-8")), dict)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+
+
+_corruption = st.one_of(
+    st.tuples(st.just("truncate"), st.floats(0.0, 0.99)),
+    st.tuples(st.just("garbage"), st.binary(max_size=80).filter(lambda b: b"\n" not in b)),
+    st.tuples(st.just("invalid_utf8"), st.integers(0, 10_000)),
+    st.tuples(st.just("flip_brace"), st.just(0)),
+)
+
+
+def _corrupt(line: bytes, how: tuple[str, object]) -> bytes:
+    kind, value = how
+    if kind == "truncate":
+        assert isinstance(value, float)
+        return line[: int(len(line) * value)] if len(line) > 1 else b"{"
+    if kind == "garbage":
+        assert isinstance(value, bytes)
+        return value
+    if kind == "invalid_utf8":
+        assert isinstance(value, int)
+        at = value % (len(line) + 1)
+        return line[:at] + b"\xff\xfe" + line[at:]
+    return b"[" + line[1:]
+
+
+def _sample_log() -> bytes:
+    """A real log: a skill envelope, a tool call round and its answer."""
+
+    async def build(base: Path) -> bytes:
+        project = base / "project"
+        project.mkdir()
+        (project / "README.md").write_text("# Demo\n", encoding="utf-8")
+        clock = ManualClock(datetime(2026, 9, 13, 9, 0, tzinfo=UTC))
+        call = ToolCall("c1", "read", {"path": "README.md"})
+        harness = open_test_session(
+            project, base / "sessions", clock, [Reply(["Reading."], [call]), Reply(["A demo."])]
+        )
+        harness.driver.toggle_skill("code-review")
+        await harness.driver.submit("what is this?")
+        harness.opened.log.close()
+        return (harness.opened.opening.session_dir / "session.jsonl").read_bytes()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return asyncio.run(build(Path(tmp)))
+
+
+SAMPLE = _sample_log()
+SAMPLE_LINES = SAMPLE.split(b"\n")[:-1]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.integers(0, len(SAMPLE_LINES) - 1), _corruption, min_size=1, max_size=4))
+def test_corrupted_lines_are_each_reported(corruptions: dict[int, tuple[str, object]]) -> None:
+    lines = list(SAMPLE_LINES)
+    for index, how in corruptions.items():
+        lines[index] = _corrupt(lines[index], how)
+        assume(not _is_record(lines[index]))
+    state = parse_log_bytes(b"\n".join(lines) + b"\n")
+    reported = {p.line_number for p in state.problems}
+    assert {index + 1 for index in corruptions} <= reported
+    # Problems name only corrupted lines, or the record that depended on a lost one.
+    for problem in state.problems:
+        assert 1 <= problem.line_number <= len(lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600))
+def test_arbitrary_bytes_never_raise(data: bytes) -> None:
+    state = parse_log_bytes(data)
+    lines = data.split(b"\n")
+    count = len(lines) - (1 if lines[-1] == b"" else 0)
+    assert all(1 <= p.line_number <= max(count, 1) for p in state.problems)
+    assert state.problems  # random bytes never form a log with a header
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(st.sampled_from(["type", "gen", "message", "id", "x"]), inner)
+            ),
+            max_leaves=12,
+        ),
+        max_size=8,
+    )
+)
+def test_json_values_of_any_shape_never_raise(values: list[object]) -> None:
+    data = SAMPLE_LINES[0] + b"\n" + b"".join(json.dumps(v).encode() + b"\n" for v in values)
+    state = parse_log_bytes(data)
+    assert all(p.line_number >= 2 for p in state.problems)
+
+
+def test_deeply_nested_json_is_a_problem_not_a_crash() -> None:
+    data = SAMPLE_LINES[0] + b"\n" + b"[" * 100_000 + b"\n"
+    state = parse_log_bytes(data)
+    assert [p.line_number for p in state.problems] == [2]
+
+
+def test_intact_lines_still_load_around_corruption(tmp_path: Path) -> None:
+    directory = tmp_path / "s1"
+    directory.mkdir()
+    lines = list(SAMPLE_LINES)
+    messages = [i for i, line in enumerate(lines) if b'"type":"message"' in line]
+    victim = messages[1]
+    lines[victim] = lines[victim][:10]
+    (directory / "session.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    loaded = load_session(directory)
+    assert [p.line_number for p in loaded.problems] == [victim + 1]
+    assert len(loaded.lineage.active.messages) == len(messages) - 1

@@ -1,0 +1,176 @@
+"""The session log round-trips: messages byte-exact, lineage generations, requests, state."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import WarningEvent
+from steiner_tui.engine.messages import Image, Message, ToolCall, message_hash
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.meta import read_meta
+from steiner_tui.sessions.writer import SessionLog
+from tests.agent.fakes import Reply, ScriptedProvider
+from tests.sessions.conftest import OpenSession
+
+
+def _log_records(directory: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (directory / "session.jsonl").read_text().splitlines()]
+
+
+async def test_messages_and_envelopes_round_trip_byte_exact(open_session: OpenSession) -> None:
+    call = ToolCall("c1", "read", {"path": "README.md", "nested": {"b": [1, 2.5, None]}}, "{}")
+    harness = open_session(
+        [
+            Reply(["Réading ", "✓"], [call], prompt_tokens=120),
+            Reply(["Done: \ud800 lone surrogate and \u2028 separators"], prompt_tokens=130),
+        ]
+    )
+    harness.driver.toggle_skill("code-review")
+    result = await harness.driver.submit('what is <this> & "that"?\n\ttabs')
+    assert result.status == "done", result.error
+    harness.runner.append(
+        Message("user", "look", images=(Image("image/png", "aGVsbG8="),), name="n", turn=2)
+    )
+    harness.opened.log.close()
+
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert loaded.problems == ()
+    stored = harness.runner.lineage.active.messages
+    restored = loaded.lineage.active.messages
+    assert restored == stored
+    for before, after in zip(stored, restored, strict=True):
+        assert after.content.encode("utf-8", "surrogatepass") == before.content.encode(
+            "utf-8", "surrogatepass"
+        )
+        assert message_hash(after) == message_hash(before)
+    envelope = split_skill_blocks(restored[0].content)[1]
+    assert [(b.name, b.state) for b in envelope] == [("code-review", "active")]
+
+
+async def test_lineage_with_two_generations_rebuilds_exactly(open_session: OpenSession) -> None:
+    harness = open_session(window=4000, tools=False)
+    harness.driver.toggle_skill("code-review")
+    for turn in range(12):
+        result = await harness.driver.submit(f"request {turn}: " + "lorem ipsum dolor " * 50)
+        assert result.status == "done", result.error
+    lineage: ConversationLineage = harness.runner.lineage
+    assert len(lineage.generations) >= 2
+    harness.opened.log.close()
+
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert loaded.problems == ()
+    assert loaded.lineage == lineage
+    assert [g.outcome for g in loaded.lineage.generations] == [
+        g.outcome for g in lineage.generations
+    ]
+    records = _log_records(harness.opened.opening.session_dir)
+    kinds = [r["type"] for r in records]
+    assert kinds[0] == "header"
+    assert kinds.count("generation") == len(lineage.generations) - 1
+
+
+async def test_request_records_carry_the_snapshot_hashes(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("one")
+    await harness.driver.submit("two")
+    harness.opened.log.close()
+    snapshots = [e for e in harness.sink.events if isinstance(e, RequestSnapshot)]
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert [r.message_hashes for r in loaded.requests] == [s.message_hashes for s in snapshots]
+    assert [r.index for r in loaded.requests] == [s.index for s in snapshots]
+    assert [r.prompt_bytes for r in loaded.requests] == [s.prompt_bytes for s in snapshots]
+    last = harness.runner.last_main_request
+    assert loaded.last_main_request == last
+    assert not last.is_zero
+
+
+async def test_meta_tracks_turn_boundaries(open_session: OpenSession, clock: ManualClock) -> None:
+    harness = open_session()
+    directory = harness.opened.opening.session_dir
+    created = read_meta(directory)
+    assert created is not None and created.messages == 0
+    clock.current = datetime(2026, 9, 13, 10, 30, tzinfo=UTC)
+    await harness.driver.submit("Explain the build\nsecond line")
+    meta = read_meta(directory)
+    assert meta is not None
+    assert meta.last_activity == clock.current
+    assert meta.messages == 2
+    assert meta.title == "Explain the build"
+    assert meta.model == "fake-model" and meta.alias == "fake"
+    assert meta.size_bytes == (directory / "session.jsonl").stat().st_size
+    assert meta.project_root == str(harness.runner.project_root)
+
+
+async def test_backend_state_changes_are_logged(open_session: OpenSession) -> None:
+    harness = open_session(
+        [Reply(["a"], backend_state="resp-1"), Reply(["b"], backend_state="resp-2")],
+        stateful=True,
+    )
+    await harness.driver.submit("one")
+    await harness.driver.submit("two")
+    harness.opened.log.close()
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert loaded.lineage.active.backend_state == "resp-2"
+    states = [
+        r["state"]
+        for r in _log_records(harness.opened.opening.session_dir)
+        if r["type"] == "backend_state"
+    ]
+    assert states == ["resp-1", "resp-2"]
+
+
+async def test_replaced_conversation_is_logged_as_a_reset(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("before the clear")
+    harness.driver.replace_lineage(ConversationLineage())
+    await harness.driver.submit("after the clear")
+    harness.opened.log.close()
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert loaded.problems == ()
+    assert loaded.lineage == harness.runner.lineage
+    assert [m.role for m in loaded.lineage.active.messages] == ["user", "assistant"]
+    assert loaded.lineage.active.messages[0].content == "after the clear"
+    resets = [
+        r
+        for r in _log_records(harness.opened.opening.session_dir)
+        if r["type"] == "generation" and r["reset"]
+    ]
+    assert len(resets) == 1
+
+
+async def test_events_before_bind_are_written_after_the_header(
+    tmp_path: Path, project: Path, clock: ManualClock
+) -> None:
+    directory = tmp_path / "sessions" / "early1"
+    log = SessionLog.create(directory, clock=clock.now)
+    log.emit(WarningEvent("project_context", "unreadable file"))
+    log.record_mode("plan")
+    assert (directory / "session.jsonl").read_bytes() == b""
+    provider = ScriptedProvider([])
+    main = MainModel("fake", "m", provider, provider.info, prompt_cache_key="k")
+    runner = build_runner(
+        SessionSpec(project, main, session_id="early1"),
+        estimator=RequestEstimator(default_encoding_loader(None)),
+        tools=None,
+        sink=log,
+        clock=clock,
+    )
+    log.bind(runner)
+    log.record_skill("code-review", True)
+    log.close()
+    records = _log_records(directory)
+    assert [r["type"] for r in records] == ["header", "warning", "mode", "skill"]
+    loaded = load_session(directory)
+    assert loaded.problems == ()
+    assert loaded.mode == "plan"
+    assert loaded.skill_toggles == (("code-review", True),)
+    assert loaded.prompt_cache_key == "k"

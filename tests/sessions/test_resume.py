@@ -1,0 +1,134 @@
+"""Resume: exact conversation, skill replay, LastMainRequest seed rules, fresh date, no usage."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.events import SkillStateEvent
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.resume import LATEST, open_session_for_app
+from steiner_tui.sessions.store import SessionNotFoundError
+from tests.agent.fakes import Reply
+from tests.sessions.conftest import OpenSession
+
+
+async def _two_turns_with_skills(open_session: OpenSession) -> str:
+    harness = open_session()
+    harness.driver.toggle_skill("code-review")
+    harness.driver.toggle_skill("test-first")
+    await harness.driver.submit("one")
+    harness.driver.toggle_skill("test-first")
+    await harness.driver.submit("two")
+    harness.opened.log.close()
+    return harness.opened.opening.session_id
+
+
+async def test_replayed_envelopes_emit_skill_states(open_session: OpenSession) -> None:
+    session_id = await _two_turns_with_skills(open_session)
+    resumed = open_session(resume=session_id)
+    states = [(e.name, e.state) for e in resumed.sink.events if isinstance(e, SkillStateEvent)]
+    assert states == [
+        ("code-review", "active"),
+        ("test-first", "active"),
+        ("test-first", "inactive"),
+    ]
+    assert resumed.driver.skills.enabled == ("code-review",)
+    # Seeded from the envelopes already sent: the next message carries no delta.
+    await resumed.driver.submit("three")
+    last_user = [m for m in resumed.driver.lineage.active.messages if m.role == "user"][-1]
+    assert split_skill_blocks(last_user.content)[1] == []
+    assert last_user.content == "three"
+
+
+async def test_seed_kept_when_alias_model_and_cache_key_match(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("one")
+    logged = harness.runner.last_main_request
+    harness.opened.log.close()
+    resumed = open_session(resume=harness.opened.opening.session_id)
+    assert resumed.runner.model.prompt_cache_key == logged.prompt_cache_key
+    assert resumed.runner.last_main_request == logged
+    assert not logged.is_zero
+
+
+async def test_seed_dropped_when_the_model_differs(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("one")
+    harness.opened.log.close()
+    resumed = open_session(resume=harness.opened.opening.session_id, model="other-model")
+    assert resumed.runner.last_main_request == LastMainRequest()
+    assert load_session(harness.opened.opening.session_dir).last_main_request.backend_model == (
+        "fake-model"
+    )
+
+
+async def test_parent_usage_is_never_restored(open_session: OpenSession) -> None:
+    harness = open_session([Reply(["a"], prompt_tokens=500)], stateful=True)
+    await harness.driver.submit("one")
+    assert harness.runner.state.parent_usage is not None
+    harness.opened.log.close()
+    resumed = open_session(resume=harness.opened.opening.session_id, stateful=True)
+    assert resumed.runner.state.parent_usage is None
+
+
+async def test_session_date_is_captured_afresh(
+    open_session: OpenSession, clock: ManualClock
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("one")
+    harness.opened.log.close()
+    started = harness.runner.context.session_date
+    clock.advance(timedelta(days=2))
+    resumed = open_session(resume=harness.opened.opening.session_id)
+    assert resumed.runner.context.session_date == clock.now() != started
+
+
+async def test_resume_latest_of_this_project(
+    open_session: OpenSession, clock: ManualClock, project: Path, sessions_base: Path
+) -> None:
+    first = open_session()
+    await first.driver.submit("old")
+    first.opened.log.close()
+    clock.advance(timedelta(minutes=5))
+    second = open_session()
+    await second.driver.submit("new")
+    second.opened.log.close()
+    opening = open_session_for_app(project, LATEST, sessions_base)
+    assert opening.session_id == second.opened.opening.session_id
+    assert opening.resumed and opening.project_root == second.runner.project_root
+    other = project / "sub"  # a different project with no sessions
+    with pytest.raises(SessionNotFoundError, match="no saved session"):
+        open_session_for_app(other, LATEST, sessions_base)
+
+
+def test_resume_errors(project: Path, sessions_base: Path) -> None:
+    with pytest.raises(ValueError, match=r"'\.\./x'"):
+        open_session_for_app(project, "../x", sessions_base)
+    with pytest.raises(SessionNotFoundError, match="nope"):
+        open_session_for_app(project, "nope", sessions_base)
+    fresh = open_session_for_app(project, None, sessions_base)
+    assert not fresh.resumed and fresh.lineage is None and fresh.seed is None
+    assert fresh.prompt_cache_key == f"steiner-{fresh.session_id}"
+
+
+async def test_resumed_session_continues_the_same_log(open_session: OpenSession) -> None:
+    harness = open_session()
+    await harness.driver.submit("one")
+    harness.opened.log.close()
+    resumed = open_session(resume=harness.opened.opening.session_id)
+    resumed.driver.set_mode("plan")
+    resumed.opened.log.record_mode("plan")
+    await resumed.driver.submit("two")
+    resumed.opened.log.close()
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert loaded.problems == ()
+    assert loaded.lineage == resumed.runner.lineage
+    assert loaded.mode == "plan"
+    again = open_session(resume=harness.opened.opening.session_id)
+    assert again.runner.mode == "plan"

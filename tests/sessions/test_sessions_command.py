@@ -1,0 +1,85 @@
+"""``steiner-tui sessions list|delete|evict|fork`` and the ``--resume`` option."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+from pathlib import Path
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.cli import build_parser
+from steiner_tui.commands.sessions import execute
+from steiner_tui.sessions.meta import format_size
+from steiner_tui.sessions.store import SessionStore
+from tests.sessions.conftest import OpenSession
+
+
+def _run(base: Path, *argv: str) -> tuple[int, str, str]:
+    args = build_parser().parse_args(["sessions", *argv])
+    out, err = io.StringIO(), io.StringIO()
+    code = execute(args, base, out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+async def _sessions(open_session: OpenSession, clock: ManualClock, count: int) -> list[str]:
+    ids = []
+    for index in range(count):
+        harness = open_session()
+        await harness.driver.submit(f"question {index}")
+        harness.opened.log.close()
+        ids.append(harness.opened.opening.session_id)
+        clock.advance(timedelta(minutes=1))
+    return ids
+
+
+def test_resume_option_parses() -> None:
+    parser = build_parser()
+    assert parser.parse_args([]).resume is None
+    assert parser.parse_args(["--resume"]).resume == "latest"
+    assert parser.parse_args(["--resume", "abc123"]).resume == "abc123"
+
+
+def test_format_size() -> None:
+    assert [format_size(n) for n in (0, 1023, 1024, 5 * 1024 * 1024)] == [
+        "0 B",
+        "1023 B",
+        "1.0 KB",
+        "5.0 MB",
+    ]
+
+
+async def test_list_delete_evict_fork(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    ids = await _sessions(open_session, clock, 3)
+    code, out, _ = _run(sessions_base, "list")
+    assert code == 0
+    for session_id in ids:
+        assert session_id in out
+    assert out.index(ids[2]) < out.index(ids[0])
+    assert "fake/fake-model" in out and "question 2" in out
+
+    code, out, _ = _run(sessions_base, "fork", ids[0], "--message", "1")
+    assert code == 0 and f"forked {ids[0]} into" in out and "1 messages" in out
+    fork_id = out.split(" into ")[1].split()[0]
+    assert SessionStore(sessions_base).exists(fork_id)
+
+    code, out, _ = _run(sessions_base, "delete", ids[1])
+    assert (code, out.strip()) == (0, f"deleted session {ids[1]}")
+
+    code, out, _ = _run(sessions_base, "evict", "--keep", "1")
+    assert code == 0 and "removed 2" in out
+    assert [r.session_id for r in SessionStore(sessions_base).list()] == [fork_id]
+
+
+def test_errors_are_clear(sessions_base: Path) -> None:
+    code, _, err = _run(sessions_base, "delete", "../etc")
+    assert code == 2 and "invalid session id '../etc'" in err
+    code, _, err = _run(sessions_base, "delete", "missing1")
+    assert code == 1 and "no session 'missing1'" in err
+    code, _, err = _run(sessions_base, "fork", "missing1", "--generation", "0")
+    assert code == 1 and "missing1" in err
+    code, out, _ = _run(sessions_base, "list")
+    assert (code, out.strip()) == (0, "no saved sessions")
+    code, _, err = _run(sessions_base, "evict", "--keep", "-1")
+    assert code == 2 and "negative" in err

@@ -1,0 +1,98 @@
+"""The sessions browser: list, resume with Enter, delete with d after confirmation."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from textual.app import App
+from textual.widgets import DataTable
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.app.screens.sessions import ConfirmDeleteScreen, SessionsScreen
+from steiner_tui.sessions.store import SessionStore
+from tests.sessions.conftest import OpenSession
+
+
+class _Host(App[None]):
+    def __init__(self, store: SessionStore, current: str | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.current = current
+        self.results: list[str | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(SessionsScreen(self.store, self.current), self.results.append)
+
+
+async def _sessions(open_session: OpenSession, clock: ManualClock) -> list[str]:
+    ids = []
+    for text in ("alpha question", "beta question"):
+        harness = open_session()
+        await harness.driver.submit(text)
+        harness.opened.log.close()
+        ids.append(harness.opened.opening.session_id)
+        clock.advance(timedelta(minutes=3))
+    return ids
+
+
+async def test_enter_resumes_the_highlighted_session(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    ids = await _sessions(open_session, clock)
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one("#sessions", DataTable)
+        assert table.row_count == 2
+        assert table.get_row_at(0)[0] == ids[1]
+        assert table.get_row_at(0)[-1] == "beta question"
+        await pilot.press("down", "enter")
+        await pilot.pause()
+    assert app.results == [ids[0]]
+
+
+async def test_d_deletes_after_confirmation(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    ids = await _sessions(open_session, clock)
+    store = SessionStore(sessions_base)
+    app = _Host(store, current=ids[1])
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("d")  # the open session (first row) is refused
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmDeleteScreen)
+        await pilot.press("down", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDeleteScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert store.exists(ids[0])
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not store.exists(ids[0])
+        table = app.screen.query_one("#sessions", DataTable)
+        assert table.row_count == 1
+        assert str(table.get_row_at(0)[0]) == f"{ids[1]} (open)"
+
+
+async def test_empty_store_says_so(sessions_base: Path) -> None:
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert screen.empty and screen.has_class("-empty")
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == [None]

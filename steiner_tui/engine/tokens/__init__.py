@@ -35,6 +35,7 @@ from steiner_tui.engine.tokens.request import (
     IMAGE_PLACEHOLDER_TOKENS,
     MESSAGE_FRAMING_TOKENS,
     RequestEstimator,
+    heuristic_request_tokens,
 )
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "TokenizerLoadError",
     "choose_tokenizer",
     "default_encoding_loader",
+    "heuristic_request_tokens",
     "heuristic_tokens",
     "native_encoding",
 ]

@@ -33,6 +33,7 @@ __all__ = [
     "IMAGE_PLACEHOLDER_TOKENS",
     "MESSAGE_FRAMING_TOKENS",
     "RequestEstimator",
+    "heuristic_request_tokens",
 ]
 
 MESSAGE_FRAMING_TOKENS = 4
@@ -51,6 +52,15 @@ def _arguments_text(call: ToolCall) -> str:
 def _message_chars(message: Message) -> int:
     chars = len(message.role) + len(message.content) + len(message.reasoning)
     return chars + sum(len(c.name) + len(_arguments_text(c)) for c in message.tool_calls)
+
+
+def heuristic_request_tokens(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+) -> int:
+    """The heuristic count of a whole request (one text: messages, tool calls, tool list)."""
+    chars = sum(_message_chars(m) for m in messages) + (len(tools_json(tools)) if tools else 0)
+    images = sum(len(m.images) for m in messages) * IMAGE_PLACEHOLDER_TOKENS
+    return heuristic_tokens(chars) + images
 
 
 class RequestEstimator:
@@ -92,11 +102,9 @@ class RequestEstimator:
             TokenizerLoadError: The model's tokenizer failed to load (now or before).
         """
         choice = self.choice(model_id)
-        tools_text = tools_json(tools) if tools else ""
         if choice.encoding == HEURISTIC:
-            chars = sum(_message_chars(m) for m in messages) + len(tools_text)
-            images = sum(len(m.images) for m in messages) * IMAGE_PLACEHOLDER_TOKENS
-            return heuristic_tokens(chars) + images
+            return heuristic_request_tokens(messages, tools)
+        tools_text = tools_json(tools) if tools else ""
         encoder = self.loader.get(choice.encoding)
         total = self._messages_tokens(choice.encoding, encoder, messages)
         return total + self._tools_tokens(choice.encoding, encoder, tools_text)

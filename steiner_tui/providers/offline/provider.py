@@ -23,9 +23,10 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
+from steiner_tui.engine.tokens import heuristic_request_tokens
 from steiner_tui.providers.offline.answers import reply_to
 from steiner_tui.providers.offline.summarizer import is_compaction_request, summarize_request
-from steiner_tui.providers.offline.textutil import heuristic_tokens, prompt_chars, word_chunks
+from steiner_tui.providers.offline.textutil import heuristic_tokens, word_chunks
 
 __all__ = ["OFFLINE_ALIAS", "OFFLINE_MODEL", "OFFLINE_MODEL_INFO", "OfflineProvider"]
 
@@ -79,7 +80,7 @@ class OfflineProvider:
             yield StreamToolCall(call)
         produced = len(text) + sum(len(call.raw_arguments) for call in calls)
         yield StreamUsage(
-            prompt_tokens=heuristic_tokens(prompt_chars(request.messages)),
+            prompt_tokens=heuristic_request_tokens(request.messages, request.tools),
             completion_tokens=heuristic_tokens(produced),
         )
         yield StreamDone(stop_reason="tool_calls" if calls else "stop")

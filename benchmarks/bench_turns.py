@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from steiner_tui.agent.model import MainModel  # noqa: E402
-from steiner_tui.agent.runner import Runner  # noqa: E402
-from steiner_tui.agent.session_factory import SessionSpec, build_runner  # noqa: E402
-from steiner_tui.engine.events import EngineEvent  # noqa: E402
-from steiner_tui.engine.messages import Message  # noqa: E402
-from steiner_tui.engine.provider import (  # noqa: E402
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.runner import Runner
+from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.engine.events import EngineEvent
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import (
     ChatRequest,
     ModelInfo,
     ProviderEvent,
@@ -33,14 +33,15 @@ from steiner_tui.engine.provider import (  # noqa: E402
     StreamText,
     StreamUsage,
 )
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader  # noqa: E402
-from steiner_tui.tools.executor import ToolExecutor  # noqa: E402
-from steiner_tui.tools.registry import default_tools  # noqa: E402
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.registry import default_tools
 
-WORDS = (
-    "refactor the parser so tokens carry spans then update tests and docs for the new api "
-    "check error paths in read write edit bash grep glob and keep the cache prefix stable"
-).split()
+_TEXT = (
+    "refactor the parser so tokens carry spans then update tests and docs for the new api",
+    "check error paths in read write edit bash grep glob and keep the cache prefix stable",
+)
+WORDS = tuple(" ".join(_TEXT).split())
 
 
 class InstantProvider:

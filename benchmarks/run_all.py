@@ -3,7 +3,7 @@
 Each ``bench_*.py`` is a plain script that measures its figures within one run and prints
 ratios (the machines are shared and noisy, so absolute times are informational only).
 
-Run: ``uv run python benchmarks/run_all.py`` (or one script: ``uv run python benchmarks/bench_turns.py``)
+Run: ``uv run python benchmarks/run_all.py`` (all), or ``... run_all.py bench_turns`` (one).
 """
 
 from __future__ import annotations

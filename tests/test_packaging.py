@@ -37,7 +37,9 @@ def test_wheel_contains_assets(wheel: Path) -> None:
         assert f"steiner_tui/_assets/styles/{tcss.name}" in names
     for template in (ROOT / "templates").glob("*.j2"):
         assert f"steiner_tui/_assets/templates/{template.name}" in names
-    assert any(n.startswith("steiner_tui/bundled_skills/") and n.endswith("SKILL.md") for n in names)
+    assert any(
+        n.startswith("steiner_tui/bundled_skills/") and n.endswith("SKILL.md") for n in names
+    )
     assert "steiner_tui/engine/__init__.py" in names
     assert not any(n.startswith("tests/") for n in names)
 

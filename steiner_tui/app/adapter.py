@@ -25,7 +25,6 @@ from steiner_tui.engine.events import (
     ErrorEvent,
     HealthEvent,
     MessageAppended,
-    ReasoningDelta,
     SkillStateEvent,
     SkillTruncated,
     TextDelta,
@@ -43,12 +42,13 @@ MAX_PENDING = 200
 
 
 def to_ui_message(event: EngineEvent) -> Message | None:
-    """The app message for ``event``, or None for events the UI does not show."""
+    """The app message for ``event``, or None for events the UI does not show.
+
+    Reasoning deltas are not shown (the stored reply keeps them); the session log records them.
+    """
     match event:
         case TextDelta(text=text):
             return ui.ReplyDelta(text)
-        case ReasoningDelta(text=text):
-            return ui.ReasoningDelta(text)
         case ToolCallStarted(call=call, summary=summary):
             return ui.ToolStarted(call.id, call.name, summary)
         case ToolCallFinished(call=call, status=status, output=output):
@@ -68,7 +68,8 @@ def to_ui_message(event: EngineEvent) -> Message | None:
         case CompactionApplied(generation_id=generation, outcome=outcome):
             return ui.Compacted(generation, outcome)
         case SkillTruncated(name=name, original_bytes=size, cap_bytes=cap):
-            return ui.SkillNotice(name, f"skill {name!r} cut to {cap:,} bytes (was {size:,})")
+            text = f"skill {name!r} cut to {cap:,} bytes (was {size:,})"
+            return ui.SkillNotice(name, text, warning=True)
         case SkillStateEvent(name=name, state=state):
             return ui.SkillNotice(name, f"skill {name!r} replayed as {state}")
     return None

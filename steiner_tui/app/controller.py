@@ -120,7 +120,10 @@ class SessionController:
         Raises:
             KeyError: enabling a skill that is in force but no longer discovered.
         """
-        return self.driver.toggle_skill(name)
+        enabled = self.driver.toggle_skill(name)
+        if self.session.log is not None:
+            self.session.log.record_skill(name, enabled)
+        return enabled
 
     def skill_name_at(self, index: int) -> str | None:
         """The name on sidebar row ``index`` (0-based), or None past the end."""
@@ -131,6 +134,8 @@ class SessionController:
         """Switch between build and plan; the notice goes out with the next message."""
         mode: Mode = "plan" if self.driver.mode == "build" else "build"
         self.driver.set_mode(mode)
+        if self.session.log is not None:
+            self.session.log.record_mode(mode)
         return mode
 
     def clear(self) -> None:
@@ -140,6 +145,8 @@ class SessionController:
             DriverRefusal: while a run is generating.
         """
         self.driver.replace_lineage(ConversationLineage())
+        if self.session.log is not None:
+            self.session.log.sync()  # writes the reset
         self._first_index = self.driver.runner.state.request_index
         self._preview = None
         self._usage = None

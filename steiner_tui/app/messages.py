@@ -23,8 +23,8 @@ __all__ = [
     "EngineNotice",
     "HealthChanged",
     "MessageStored",
+    "PanelMounted",
     "PermissionAsked",
-    "ReasoningDelta",
     "ReplyDelta",
     "RequestSent",
     "RunEnded",
@@ -38,13 +38,6 @@ __all__ = [
 @dataclass
 class ReplyDelta(Message):
     """A chunk of the assistant's streamed reply."""
-
-    text: str
-
-
-@dataclass
-class ReasoningDelta(Message):
-    """A chunk of the model's streamed reasoning."""
 
     text: str
 
@@ -118,6 +111,7 @@ class SkillNotice(Message):
 
     name: str
     text: str
+    warning: bool = False
 
 
 @dataclass
@@ -134,3 +128,8 @@ class RunEnded(Message):
 
     status: str
     detail: str = ""
+
+
+@dataclass
+class PanelMounted(Message):
+    """A lazily mounted panel (skills, context budget) is ready to show data."""

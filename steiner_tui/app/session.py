@@ -1,35 +1,33 @@
 """The app's session bundle: the driver, its snapshot store and the UI plumbing, built once.
 
 ``build_app_session`` is the one place that turns a project folder into a running session for the
-app (the CLI and the tests both call it, then ``app.make_app``). Model selection is a single
-function, ``default_main_model``, returning the offline model for now, so that config-driven
-selection can replace it without touching anything else.
+app (the CLI and the tests both call it, then ``app.make_app``); ``session_build`` opens the
+driver (configured or not, recorded or not, new or resumed). Model selection without
+configuration is one function, ``default_main_model`` (the offline model).
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from steiner_tui.agent.clock import Clock
-from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
 from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.live_files import WatchPlan
 from steiner_tui.app.permission import PermissionBroker
+from steiner_tui.app.session_build import DriverInputs, open_driver, watch_plan_for
+from steiner_tui.config import Config
 from steiner_tui.engine.events import FanoutSink
 from steiner_tui.engine.frozen import FrozenDict
-from steiner_tui.engine.skills.discovery import SkillRoot, skill_roots
+from steiner_tui.engine.skills.discovery import SkillRoot
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
-from steiner_tui.resources import bundled_skills_dir
-from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.sessions import SessionLog
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
@@ -67,6 +65,8 @@ class AppSession:
         watch: run the live-file watcher (tests turn it off).
         cursor_blink: blink the prompt cursor (tests turn it off).
         models: configured model references ``/model`` lists (empty: only the current one).
+        log: the session log (None: the session is not recorded).
+        notices: things to tell the user when the app starts (resume, config warnings).
     """
 
     driver: InteractiveDriver
@@ -84,10 +84,17 @@ class AppSession:
     watch: bool = True
     cursor_blink: bool = True
     models: tuple[str, ...] = ()
+    log: SessionLog | None = None
+    notices: tuple[str, ...] = ()
+
+    def close(self) -> None:
+        """Flush and close the session log (the app calls this when it exits)."""
+        if self.log is not None:
+            self.log.close()
 
 
 def default_main_model(project_root: Path) -> MainModel:
-    """The main model of a new session: the offline model (config selection comes later)."""
+    """The main model without configuration: the offline model."""
     provider = OfflineProvider(project_root)
     return MainModel(OFFLINE_ALIAS, OFFLINE_MODEL, provider, provider.model_info(OFFLINE_MODEL))
 
@@ -99,27 +106,13 @@ def model_label(main: MainModel) -> str:
     return main.ref
 
 
-def _watch_plan(
-    driver: InteractiveDriver, root: Path, config_dir: Path | None, roots: tuple[SkillRoot, ...]
-) -> WatchPlan:
-    options = driver.runner.context.options
-    agents = [root / "AGENTS.md"]
-    if options.global_agents_path is not None:
-        agents.append(options.global_agents_path)
-    context = [root / ".steiner" / "config.toml"]
-    context.extend(root / name for name in options.project_context.files)
-    return WatchPlan(
-        agents_files=tuple(path.resolve() for path in agents),
-        context_files=tuple(path.resolve() for path in context),
-        skill_roots=tuple(r.path.resolve() for r in roots if not r.bundled),
-    )
-
-
 def build_app_session(
     project_root: Path,
     *,
     config_dir: Path | None,
     main: MainModel | None = None,
+    config: Config | None = None,
+    env: Mapping[str, str] | None = None,
     cache_dir: Path | None = None,
     clock: Clock | None = None,
     session_id: str = "",
@@ -129,62 +122,76 @@ def build_app_session(
     theme: str = DEFAULT_THEME,
     watch: bool = True,
     cursor_blink: bool = True,
+    models: tuple[str, ...] = (),
+    record: bool = True,
+    resume: str | None = None,
 ) -> AppSession:
-    """Build the session for ``project_root`` (offline model unless ``main`` is given).
+    """Build the session for ``project_root``.
 
     Args:
         project_root: the project folder.
         config_dir: ``CONFIG`` (global AGENTS.md, user skills, ``sessions/``), or None.
-        main: the main model; ``default_main_model`` when None.
+        main: the main model (default: from ``config``, else ``default_main_model``).
+        config: the loaded configuration (model, skills, permissions, keymap, theme), or None.
+        env: the environment for provider keys (default: the process environment).
         cache_dir: where tokenizer data is unpacked (None: in memory).
         clock: the injected clock (tests pass a ``ManualClock``).
         session_id: a fixed session id (tests); a fresh one when empty.
         session_date: a fixed session date (tests); captured from the clock when None.
-        enabled_skills: skills enabled at start (sent as envelopes with the first message).
-        keymap: binding id -> keys overrides.
-        theme: the Textual theme name.
+        enabled_skills: skills enabled at start (default: ``config``'s).
+        keymap: binding id -> keys, over ``config``'s keymap.
+        theme: the Textual theme name (``config``'s theme wins when set).
         watch: run the live-file watcher.
         cursor_blink: blink the prompt cursor.
+        models: model references ``/model`` lists (default: ``config``'s named models).
+        record: keep the session log under ``CONFIG/sessions/`` (needs ``config_dir``).
+        resume: ``"latest"`` or a session id to resume (needs ``record``); None: a new session.
+
+    Raises:
+        ConfigError: the configured model cannot be resolved.
+        ValueError, SessionNotFoundError, SessionLoadError: ``resume`` names no usable session.
+        OSError: the session log cannot be created or opened.
     """
     root = project_root.resolve()
-    model = main if main is not None else default_main_model(root)
-    session_id = session_id or uuid.uuid4().hex[:12]
-    archive = FileHistoryArchive(config_dir / "sessions" / session_id) if config_dir else None
-    spec = SessionSpec(
-        project_root=root,
-        main=model,
-        config_dir=config_dir,
-        enabled_skills=enabled_skills,
-        compaction=CompactionSettings(archive=archive),
-        session_id=session_id,
-        session_date=session_date,
-    )
     store = SnapshotStore()
     events = UiEventSink()
     broker = PermissionBroker()
-    policy = PermissionPolicy(broker)
-    driver = build_interactive_session(
-        spec,
+    rules = dict(config.permissions) if config is not None else {}
+    policy = PermissionPolicy(broker, rules)
+    inputs = DriverInputs(
+        config_dir=config_dir,
         estimator=RequestEstimator(default_encoding_loader(cache_dir)),
         tools=ToolExecutor(default_tools(), policy),
         sink=FanoutSink([store, events]),
-        clock=clock,
         permission=policy,
+        default_model=default_main_model,
+        main=main,
+        config=config,
+        env=env,
+        clock=clock,
+        session_date=session_date,
+        enabled_skills=enabled_skills,
     )
-    roots = skill_roots(bundled_skills_dir(), config_dir, root)
+    opened = open_driver(inputs, root, session_id=session_id, record=record, resume=resume)
+    driver, root = opened.driver, opened.project_root
+    roots = driver.runner.context.options.skill_roots  # the roots discovery used
+    warnings = tuple(f"config: {w}" for w in config.warnings) if config is not None else ()
     return AppSession(
         driver=driver,
         snapshots=store,
         events=events,
         permissions=broker,
         project_root=root,
-        model_label=model_label(model),
+        model_label=model_label(driver.runner.model),
         skill_roots=roots,
-        watch_plan=_watch_plan(driver, root, config_dir, roots),
+        watch_plan=watch_plan_for(driver, root, roots),
         config_dir=config_dir,
-        history_path=archive.history_path if archive is not None else None,
-        keymap=FrozenDict(keymap or {}),
-        theme=theme,
+        history_path=opened.history_path,
+        keymap=FrozenDict({**(config.keymap if config else {}), **(keymap or {})}),
+        theme=(config.theme if config is not None and config.theme else theme),
         watch=watch,
         cursor_blink=cursor_blink,
+        models=models or (tuple(config.models) if config is not None else ()),
+        log=opened.log,
+        notices=opened.notices + warnings,
     )

@@ -1,8 +1,15 @@
-"""The default command: open the workbench on a project (``steiner-tui [--project PATH]``)."""
+"""The default command: open the workbench on a project.
+
+``steiner-tui [--project PATH] [--resume [ID]]``: a new recorded session, or the project's latest
+(or the given) session resumed from its log. Configuration (user file, then the project's
+``.steiner/config.toml``) chooses the model, skills, permissions, keymap and theme; errors in it
+(``ConfigError`` is a ``ValueError``) are printed, not raised.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -19,8 +26,28 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # Imported here so that other commands never pay for Textual.
     from steiner_tui.app.app import make_app
+    from steiner_tui.app.gc_tuning import tune_gc_for_ui
     from steiner_tui.app.session import build_app_session
+    from steiner_tui.config import load_config
+    from steiner_tui.sessions import SessionLoadError, SessionNotFoundError
 
-    session = build_app_session(root, config_dir=paths.config_dir(), cache_dir=paths.cache_dir())
-    make_app(session).run()
+    try:
+        config = load_config(root, os.environ)
+        session = build_app_session(
+            root,
+            config_dir=paths.config_dir(),
+            config=config,
+            env=os.environ,
+            cache_dir=paths.cache_dir(),
+            resume=getattr(args, "resume", None),
+        )
+    except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
+        print(f"steiner-tui: {error}", file=sys.stderr)
+        return 2
+    app = make_app(session)
+    tune_gc_for_ui()
+    try:
+        app.run()
+    finally:
+        session.close()
     return 0

@@ -45,8 +45,10 @@ SMALL_WINDOW = 6000
 SMALL_THRESHOLD = 2400
 """Its compaction threshold: a few exchanges cross it and compaction runs on its own."""
 
-_SETTLE_FRAMES = 100
-"""At most this many frames are compared while waiting for the screen to settle."""
+_SETTLE_FRAMES = 200
+"""At most this many frames are taken while waiting for the screen to settle."""
+_SAME_FRAMES = 3
+"""The screen has settled when this many frames in a row repeat the one before."""
 
 # Rich draws each cell 0.61 em wide; DejaVu Sans Mono advances 1233/2048 em per glyph.
 _CELL_EM = 0.61
@@ -144,18 +146,23 @@ def _load_cairosvg() -> ModuleType | None:
 
 
 async def _settle(pilot: Pilot[None]) -> None:
-    """Wait for the workers, then until two frames in a row are the same.
+    """Wait for the workers and the end of any run, then for a few identical frames.
 
-    A finished run still has work queued on the UI loop (the reply's Markdown stream is
-    flushed when its end message arrives), so "workers done" alone can miss the last text.
+    A finished worker still has work queued on the UI loop (the reply's Markdown stream is
+    flushed when the run's end message arrives, and the status line leaves "busy" after it),
+    so "workers done" alone can miss the last text.
     """
-    previous = ""
+    app = _app(pilot)
+    previous, same = "", 0
     for _ in range(_SETTLE_FRAMES):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.01)
         await pilot.wait_for_scheduled_animations()
-        frame = pilot.app.export_screenshot()
-        if frame == previous:
+        if app.workbench.status.busy:
+            continue
+        frame = app.export_screenshot()
+        same = same + 1 if frame == previous else 0
+        if same == _SAME_FRAMES:
             return
         previous = frame
 

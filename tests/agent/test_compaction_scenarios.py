@@ -88,20 +88,17 @@ async def test_session_crossing_the_threshold_several_times(
     active = lineage.active.messages
     # The skill survives exactly once: one leading activation envelope in the whole generation.
     envelopes = [
-        block
-        for m in active
-        if m.role == "user"
-        for block in split_skill_blocks(m.content)[1]
+        block for m in active if m.role == "user" for block in split_skill_blocks(m.content)[1]
     ]
     assert [(b.name, b.state) for b in envelopes] == [("code-review", "active")]
     # The pending sub-agents line appears once pending work exists at compaction time.
     last_with_pending = [
-        g for g in lineage.generations[1:] if any(
-            m.source == SUB_AGENT_RESULT_SOURCE for m in g.messages
-        )
+        g
+        for g in lineage.generations[1:]
+        if any(m.source == SUB_AGENT_RESULT_SOURCE for m in g.messages)
     ]
     assert last_with_pending, "no generation carried the pending sub-agents line"
-    line = [m for m in last_with_pending[-1].messages if m.source == SUB_AGENT_RESULT_SOURCE][0]
+    line = next(m for m in last_with_pending[-1].messages if m.source == SUB_AGENT_RESULT_SOURCE)
     assert line.content == (
         "<steiner-sub-agents-pending>explore-1 (explore, running)</steiner-sub-agents-pending>"
     )

@@ -55,7 +55,7 @@ async def test_repeated_read_is_deduplicated(make_runner: RunnerFactory) -> None
     )
     await runner.run(Message("user", "read it"))
     await runner.run(Message("user", "read it again"))
-    second = [m for m in runner.conversation if m.tool_call_id == "c2"][0]
+    second = next(m for m in runner.conversation if m.tool_call_id == "c2")
     assert "[file unchanged since turn 1: lines 1-3 of 3 in README.md]" in second.content
 
 
@@ -115,7 +115,7 @@ async def test_last_main_request_set_after_success_with_clock_time(
 async def test_usage_calibrates_and_raw_estimate_is_reused(make_runner: RunnerFactory) -> None:
     runner, provider, sink = make_runner([Reply(["a"], prompt_tokens=10_000), Reply(["b"])])
     await runner.run(Message("user", "1"))
-    snapshot = [e for e in sink.events if isinstance(e, RequestSnapshot)][0]
+    snapshot = next(e for e in sink.events if isinstance(e, RequestSnapshot))
     assert provider.requests[0].raw_prompt_tokens == snapshot.raw_prompt_tokens
     usage = sink.of(UsageReported)[0]
     assert usage.estimated_prompt_tokens == snapshot.estimated_prompt_tokens  # type: ignore[attr-defined]

@@ -13,9 +13,11 @@ from textual.widgets import DataTable, Static
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.widgets.inspector_compare import DIVERGENCE, RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
+from steiner_tui.app.widgets.inspector_format import message_line, short_path
 from steiner_tui.app.widgets.inspector_requests import MARK, RequestTable
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
+from steiner_tui.engine.skills.envelopes import render_skill_activation, render_skill_deactivation
 from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -108,7 +110,7 @@ async def test_lists_requests_and_shows_the_latest_in_detail() -> None:
         assert screen.selected == 3 and not screen.comparing
         summary = str(screen.query_one("#request-summary", Static).content)
         assert "Request #3" in summary and "compaction request" in summary
-        assert "Estimate 550 tokens (raw 530, tiktoken, high confidence)" in summary
+        assert "Estimate 550 tokens (raw 530 · tiktoken · high confidence)" in summary
         assert "max tokens 8,192" in summary and "tools 1 (" in summary
 
 
@@ -194,3 +196,14 @@ def test_inspector_snapshot(snap_compare: Any) -> None:
 def test_inspector_compare_snapshot(snap_compare: Any) -> None:
     app = InspectorHost(sample_snapshots(), selected=1)
     assert snap_compare(app, press=["m", "down"], terminal_size=(120, 36))
+
+
+def test_message_gist_names_skill_envelopes_and_paths_keep_their_tail() -> None:
+    envelope = render_skill_activation("code-review", "Review every diff.")[0]
+    message = Message("user", envelope + "\n\n" + render_skill_deactivation("x") + "\n\nGo on")
+    assert message_line(message) == "⟨code-review on, x off⟩ Go on"
+    call = ToolCall("c1", "bash", {"command": "uv run pytest -q\nsecond line"})
+    assert message_line(Message("assistant", tool_calls=(call,))) == "→ bash uv run pytest -q"
+    assert message_line(Message("assistant", "  \n first\nsecond"), width=4) == "fir…"
+    assert short_path("/srv/projects/budgetkit/docs/AGENTS.md", 24) == "…/docs/AGENTS.md"
+    assert short_path("docs/AGENTS.md") == "docs/AGENTS.md"

@@ -9,6 +9,7 @@ from typing import Any
 from textual.app import App
 from textual.message import Message as TextualMessage
 from textual.notifications import Notify
+from textual.pilot import Pilot
 from textual.widgets import Markdown, Static
 
 from steiner_tui.app.screens.lineage import NO_HISTORY_NOTICE, LineageScreen
@@ -102,6 +103,13 @@ class LineageHost(App[None]):
         self.push_screen(LineageScreen(self.lineage, self.history_path))
 
 
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the screen has built, and shown, the view it was asked for."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 def _text(screen: LineageScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).content)
 
@@ -109,7 +117,7 @@ def _text(screen: LineageScreen, selector: str) -> str:
 async def test_table_lists_every_generation() -> None:
     app = LineageHost(sample_lineage())
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         table = screen.query_one(GenerationTable)
@@ -131,9 +139,9 @@ async def test_table_lists_every_generation() -> None:
 async def test_select_generation_one_shows_summary_turns_skills_and_dropped() -> None:
     app = LineageHost(sample_lineage())
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("up")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.view is not None and screen.view.generation.id == 1
@@ -154,9 +162,9 @@ async def test_select_generation_one_shows_summary_turns_skills_and_dropped() ->
 async def test_generation_zero_is_the_start() -> None:
     app = LineageHost(sample_lineage())
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("up", "up")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.view is not None and screen.view.generation.id == 0
@@ -169,9 +177,9 @@ async def test_history_binding_without_archive_says_so() -> None:
     notices: list[TextualMessage] = []
     app = LineageHost(sample_lineage(), history_path=Path("/nonexistent/history.md"))
     async with app.run_test(size=(120, 36), message_hook=notices.append) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("h")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert not screen.history_open
@@ -185,10 +193,10 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
     archive.write_text("# Session history\n\n## Generation 0\n\n**user**: fix the budget test\n")
     app = LineageHost(sample_lineage(), history_path=archive)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("h")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.history_open and screen.has_class("-history")
@@ -197,24 +205,31 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
         assert "fix the budget test" in history.query_one(Markdown).source
         assert not screen.query_one(GenerationTable).display
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen is screen and not screen.history_open
         await pilot.press("q")
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, LineageScreen)
 
 
 def test_lineage_snapshot(snap_compare: Any) -> None:
-    assert snap_compare(LineageHost(sample_lineage()), press=["up"], terminal_size=(120, 36))
+    async def select_generation_1(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("up")
+        await settle(pilot)
+
+    app = LineageHost(sample_lineage())
+    assert snap_compare(app, run_before=select_generation_1, terminal_size=(120, 36))
 
 
 def test_history_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     archive = tmp_path / "history.md"
     archive.write_text("# Session history\n\n## Generation 0\n\n**user**: fix the budget test\n")
 
-    async def open_history(pilot: Any) -> None:
+    async def open_history(pilot: Pilot[None]) -> None:
+        await settle(pilot)
         await pilot.press("h")
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
 
     app = LineageHost(sample_lineage(), history_path=archive)
     assert snap_compare(app, run_before=open_history, terminal_size=(120, 36))

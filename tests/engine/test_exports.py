@@ -32,7 +32,10 @@ def test_engine_api_names_are_exported() -> None:
 
 
 def test_importing_the_engine_loads_no_ui() -> None:
-    code = "import sys, steiner_tui.engine; print(sorted(m for m in ('textual','rich') if m in sys.modules))"
+    code = (
+        "import sys, steiner_tui.engine;"
+        "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -139,7 +139,9 @@ class LoopbackServer:
 
     def __init__(self, *replies: Reply) -> None:
         self._server = _Server(list(replies))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     @property

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Header
 
 from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.resources import styles_dir
@@ -77,7 +78,7 @@ class InspectorScreen(Screen[None]):
         self.sub_title = f"{count} request{'s' if count != 1 else ''}"
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=HEADER_ICON)
         yield RequestTable(id="requests")
         with Vertical(id="request-pane"):
             yield RequestDetail(id="request-detail")

@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.lineage_detail import GenerationFacts, GenerationSummary
 from steiner_tui.app.widgets.lineage_history import HistoryView
 from steiner_tui.app.widgets.lineage_table import GenerationTable
@@ -81,7 +82,7 @@ class LineageScreen(Screen[None]):
         self.sub_title = f"{count} generation{'s' if count != 1 else ''}"
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=HEADER_ICON)
         yield GenerationTable(id="generations")
         yield Static(id="generation-heading", markup=False)
         with Horizontal(id="lineage-body"):
@@ -103,7 +104,20 @@ class LineageScreen(Screen[None]):
             return
         view = self._views.get(index)
         if view is None:
-            view = self._views[index] = build_generation_view(self.lineage, index)
+            self._build_view(index)
+        else:
+            self._adopt(view)
+
+    @work(exclusive=True, group="lineage-view")
+    async def _build_view(self, index: int) -> None:
+        # The diff reads every message of two generations: off the UI thread, so that
+        # moving through a long lineage never waits for it.
+        view = await asyncio.to_thread(build_generation_view, self.lineage, index)
+        self._views[index] = view
+        if self.query_one(GenerationTable).cursor_row == index:
+            self._adopt(view)
+
+    def _adopt(self, view: GenerationView) -> None:
         self.view = view
         self.query_one("#generation-heading", Static).update(view.heading)
 

@@ -17,11 +17,12 @@ from textual.message import Message
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, SourceRow
+from steiner_tui.app.messages import PanelMounted
 from steiner_tui.app.widgets.window_bar import WindowBar
 
 __all__ = ["BudgetPanel", "format_rows", "human"]
 
-LABEL_WIDTH = 17
+LABEL_WIDTH = 19
 
 
 def human(n: int) -> str:
@@ -60,8 +61,9 @@ def _notes(view: BudgetView) -> Content:
         f"estimate {view.estimate_tokens:,} tok · {view.strategy} · {view.confidence} confidence"
     ]
     if view.calibration_samples:
+        reports = "report" if view.calibration_samples == 1 else "reports"
         lines.append(
-            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} reports"
+            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} {reports}"
         )
     drift = view.drift
     if drift is None:
@@ -108,9 +110,10 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         yield Static(id="budget-notes")
 
     def on_mount(self) -> None:
-        """Title until the first view arrives."""
+        """Title until the first view arrives; ask for data (mounted after the first frame)."""
         self.border_title = "Context"
         self.border_subtitle = "/context · Enter: inspector"
+        self.post_message(PanelMounted())
 
     def show(self, view: BudgetView) -> None:
         """Show ``view``."""

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widget import Widget
+from textual.widgets import Static
 
 from steiner_tui.app.transcript import (
     Entry,
@@ -32,7 +33,15 @@ from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
 
-__all__ = ["ConversationPane", "widget_for"]
+__all__ = ["WELCOME", "ConversationPane", "widget_for"]
+
+WELCOME = (
+    "Type below and press Enter.\n\n"
+    "The panel on the right is the request your next message will send, source by source: "
+    "what each costs in bytes and tokens, and how close it is to the window.\n\n"
+    "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"
+    "F1 lists every key and /command."
+)
 
 
 def widget_for(entry: Entry) -> Widget:
@@ -54,18 +63,18 @@ class ConversationPane(VerticalScroll):
     """The conversation (display only)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("home", "scroll_home", "Top", show=False, id="conversation.home",
+        Binding("home", "home_or_earlier", "Top", show=False, id="conversation.home",
                 tooltip="Scroll to the top; at the top, load earlier messages"),
-        Binding("pageup", "page_up", "Page up", show=False, id="conversation.page_up",
+        Binding("pageup", "page_up_or_earlier", "Page up", show=False, id="conversation.page_up",
                 tooltip="Scroll up a page; at the top, load earlier messages"),
     ]  # fmt: skip
     """Scrolling keys that also load earlier messages."""
 
-    def __init__(self, *, window: int = 60, batch: int = 40, id: str | None = None) -> None:
+    def __init__(self, *, window: int = 30, batch: int = 10, id: str | None = None) -> None:
         super().__init__(id=id)
         self.window = window
         """How many entries stay mounted while following the bottom."""
-        self.batch = batch
+        self.load_batch = batch
         """How many earlier entries one request mounts."""
         self.entries: list[Entry] = []
         """Every entry of the conversation, oldest first."""
@@ -76,11 +85,15 @@ class ConversationPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield EarlierRow(id="earlier")
+        yield Static(WELCOME, id="welcome")
 
     def on_mount(self) -> None:
         """Follow the bottom."""
         self.query_one(EarlierRow).show_count(0)
         self.anchor()
+
+    def _show_welcome(self) -> None:
+        self.query_one("#welcome").display = not self.entries
 
     @property
     def mounted_count(self) -> int:
@@ -106,6 +119,7 @@ class ConversationPane(VerticalScroll):
         self._first = max(0, len(self.entries) - self.window)
         await self.mount_all([self._make(e) for e in self.entries[self._first :]])
         self.query_one(EarlierRow).show_count(self._first)
+        self._show_welcome()
         self.anchor()
 
     async def add(self, entry: Entry) -> Widget:
@@ -116,12 +130,13 @@ class ConversationPane(VerticalScroll):
             self._tools[entry.call_id] = entry
         widget = self._make(entry)
         await self.mount(widget)
+        self._show_welcome()
         if following:
             await self._prune()
         return widget
 
     async def _prune(self) -> None:
-        if self.mounted_count <= self.window + self.batch // 2:
+        if self.mounted_count <= self.window + self.load_batch // 2:
             return
         stale = self.entries[self._first : len(self.entries) - self.window]
         self._first += len(stale)
@@ -130,8 +145,8 @@ class ConversationPane(VerticalScroll):
         self.query_one(EarlierRow).show_count(self._first)
 
     async def load_earlier(self) -> int:
-        """Mount up to ``batch`` earlier entries; returns how many were mounted."""
-        start = max(0, self._first - self.batch)
+        """Mount up to ``load_batch`` earlier entries; returns how many were mounted."""
+        start = max(0, self._first - self.load_batch)
         chunk = self.entries[start : self._first]
         if not chunk:
             return 0
@@ -141,17 +156,17 @@ class ConversationPane(VerticalScroll):
         row.show_count(self._first)
         return len(chunk)
 
-    async def action_scroll_home(self) -> None:
+    async def action_home_or_earlier(self) -> None:
         """Load earlier entries when already at the top, then scroll home."""
         if self.scroll_y <= 0:
             await self.load_earlier()
-        super().action_scroll_home()
+        self.action_scroll_home()
 
-    async def action_page_up(self) -> None:
+    async def action_page_up_or_earlier(self) -> None:
         """Load earlier entries when already at the top, then page up."""
         if self.scroll_y <= 0:
             await self.load_earlier()
-        super().action_page_up()
+        self.action_page_up()
 
     @on(EarlierRow.LoadRequested)
     async def _load_requested(self) -> None:
@@ -167,7 +182,7 @@ class ConversationPane(VerticalScroll):
         self._reply.text += text
         widget = self.widget_of(self._reply)
         if isinstance(widget, AssistantReply):
-            await widget.append(text)
+            await widget.stream_text(text)
 
     async def end_reply(self, interrupted: bool = False) -> None:
         """The streaming reply is complete, or was cut off."""
@@ -197,9 +212,9 @@ class ConversationPane(VerticalScroll):
 
     def close_open_items(self) -> None:
         """The run ended: running tools were cancelled, open prompts get no answer."""
-        for entry in self._tools.values():
-            if entry.status == "running":
-                self.tool_finished(entry.call_id, "cancelled", entry.output)
+        for tool in self._tools.values():
+            if tool.status == "running":
+                self.tool_finished(tool.call_id, "cancelled", tool.output)
         for entry in self.entries:
             if isinstance(entry, PermissionEntry) and entry.decision is None:
                 widget = self.widget_of(entry)

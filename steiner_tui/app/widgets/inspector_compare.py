@@ -14,10 +14,12 @@ from textual.widgets import DataTable, Static
 
 from steiner_tui.app.widgets.inspector_detail import message_sources
 from steiner_tui.app.widgets.inspector_format import cell, message_line
+from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import PrefixStability, RequestSnapshot, prefix_stability
 
 __all__ = ["DIVERGENCE", "RequestCompare", "compare_heading", "compare_rows"]
 
+CONVERSATION = str(ContextSource.CONVERSATION)
 DIVERGENCE = "▶"
 """Marks the first divergent message in the compare table."""
 
@@ -38,7 +40,8 @@ def compare_heading(a: RequestSnapshot, b: RequestSnapshot, stability: PrefixSta
 def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]]:
     """Aligned rows: mark, index, A role, A hash, =/≠, B hash, B role, source, first line.
 
-    The source and first line are B's where B has the message, else A's.
+    The first line is B's where B has the message, else A's; the source is a block source
+    when either side's message came from blocks, else ``conversation``.
     """
     stability = prefix_stability(a, b)
     sources_a, sources_b = message_sources(a), message_sources(b)
@@ -48,6 +51,10 @@ def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]
         right = (b.messages[i], b.message_hashes[i], sources_b[i]) if i < len(b.messages) else None
         shown = right or left
         assert shown is not None
+        source = next(
+            (side[2] for side in (right, left) if side is not None and side[2] != CONVERSATION),
+            CONVERSATION,
+        )
         same = left is not None and right is not None and left[1] == right[1]
         rows.append(
             (
@@ -58,8 +65,8 @@ def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]
                 "=" if same else "≠",
                 right[1] if right else "—",
                 right[0].role if right else "",
-                shown[2],
-                message_line(shown[0], 48),
+                source,
+                message_line(shown[0], 30),
             )
         )
     return rows

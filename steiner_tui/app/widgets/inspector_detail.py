@@ -11,7 +11,13 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from steiner_tui.app.widgets.inspector_format import cell, clock, count, message_line
+from steiner_tui.app.widgets.inspector_format import (
+    cell,
+    clock,
+    count,
+    message_line,
+    short_path,
+)
 from steiner_tui.engine.messages import messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
@@ -19,11 +25,9 @@ from steiner_tui.engine.snapshots import RequestSnapshot
 
 __all__ = ["RequestDetail", "message_sources", "request_summary"]
 
-_PATH_WIDTH = 48
-
 
 def request_summary(snapshot: RequestSnapshot) -> str:
-    """Two lines of figures: identity, then estimate, limits and sizes."""
+    """Three lines of figures: identity; estimate and completion limit; sizes."""
     kind = " · compaction request" if snapshot.compaction else ""
     generation = f" · generation {snapshot.generation_id}" if snapshot.generation_id else ""
     tools = len(snapshot.tools)
@@ -31,9 +35,9 @@ def request_summary(snapshot: RequestSnapshot) -> str:
         f"Request #{snapshot.index} · {clock(snapshot.time, date=True)} · "
         f"{snapshot.model} ({snapshot.provider}){generation}{kind}\n"
         f"Estimate {count(snapshot.estimated_prompt_tokens)} tokens "
-        f"(raw {count(snapshot.raw_prompt_tokens)}, {snapshot.estimate_strategy}, "
-        f"{snapshot.estimate_confidence} confidence) · max tokens {count(snapshot.max_tokens)} · "
-        f"prompt {count(snapshot.prompt_bytes)} B · blocks {count(snapshot.blocks_bytes)} B · "
+        f"(raw {count(snapshot.raw_prompt_tokens)} · {snapshot.estimate_strategy} · "
+        f"{snapshot.estimate_confidence} confidence) · max tokens {count(snapshot.max_tokens)}\n"
+        f"Prompt {count(snapshot.prompt_bytes)} B · blocks {count(snapshot.blocks_bytes)} B · "
         f"tools {tools} ({count(snapshot.tools_bytes)} B)"
     )
 
@@ -49,10 +53,6 @@ def message_sources(snapshot: RequestSnapshot) -> tuple[str, ...]:
         "+".join(placed[i]) if i < snapshot.block_message_count and i in placed else conversation
         for i in range(len(snapshot.messages))
     )
-
-
-def _short_path(path: str) -> str:
-    return path if len(path) <= _PATH_WIDTH else "…" + path[-(_PATH_WIDTH - 1) :]
 
 
 class RequestDetail(Vertical):
@@ -93,7 +93,7 @@ class RequestDetail(Vertical):
                 cell(number),
                 cell(block.role),
                 cell(block.source),
-                cell(_short_path(block.path) if block.path else "—"),
+                cell(short_path(block.path) if block.path else "—"),
                 size,
                 cell("cut" if block.truncated else ""),
             )
@@ -109,7 +109,7 @@ class RequestDetail(Vertical):
                 cell(source),
                 size,
                 cell(digest),
-                cell(message_line(message, 72)),
+                cell(message_line(message, 50)),
             )
         blocks.border_subtitle = f"{len(snapshot.blocks)} · {count(snapshot.blocks_bytes)} B"
         messages.border_subtitle = f"{len(snapshot.messages)} · {count(snapshot.prompt_bytes)} B"

@@ -7,12 +7,17 @@ cell goes through ``cell`` so that text from the conversation is never read as R
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from rich.text import Text
 
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
 
-__all__ = ["cell", "clock", "count", "first_line", "message_line"]
+__all__ = ["HEADER_ICON", "cell", "clock", "count", "first_line", "message_line", "short_path"]
+
+HEADER_ICON = "≡"
+"""The header icon of the inspector and lineage screens: a glyph every monospace font has."""
 
 
 def cell(value: object, style: str = "") -> Text:
@@ -47,8 +52,38 @@ def _call_gist(call: ToolCall) -> str:
     return call.name
 
 
+def short_path(path: str, width: int = 32) -> str:
+    """``path`` with the home folder as ``~`` and, when long, only its trailing components."""
+    home = str(Path.home())
+    if path.startswith(home + "/"):
+        path = "~" + path[len(home) :]
+    if len(path) <= width:
+        return path
+    parts = path.split("/")
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(part) + len(kept) + 3 > width:
+            break
+        kept = f"{part}/{kept}"
+    return "…/" + kept
+
+
+def _skill_gist(content: str, width: int) -> str | None:
+    """For a user message opening with skill envelopes: ``⟨name on, …⟩ text``; else None."""
+    _, blocks, rest = split_skill_blocks(content)
+    if not blocks:
+        return None
+    states = ", ".join(f"{b.name} {'on' if b.active else 'off'}" for b in blocks)
+    return first_line(f"⟨{states}⟩ {first_line(rest, width)}".rstrip(), width)
+
+
 def message_line(message: Message, width: int = 80) -> str:
-    """A one-line gist of a message: its text, else its tool calls, else ``(empty)``."""
+    """A one-line gist of a message: its text, else its tool calls, else ``(empty)``.
+
+    Leading skill envelopes of a user message are named, not shown.
+    """
+    if message.role == "user" and (gist := _skill_gist(message.content, width)) is not None:
+        return gist
     if message.content.strip():
         return first_line(message.content, width)
     if message.tool_calls:

@@ -31,7 +31,10 @@ _KEYS = (
 
 
 def _content(entry: PermissionEntry) -> Content:
-    head = Content(f"⚠ {entry.request.tool} wants to run: {entry.request.summary}\n")
+    head = Content.assemble(
+        ("permission ", "bold $text-warning"),
+        f"{entry.request.tool} wants to run: {entry.request.summary}\n",
+    )
     if entry.decision is not None:
         return head + Content(f"→ {_WORDS[entry.decision]}")
     if entry.closed:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
@@ -19,7 +20,9 @@ from steiner_tui.app.history import PromptHistory
 
 __all__ = ["PromptEditor"]
 
-PLACEHOLDER = "Ask about this project · Shift+Enter or Ctrl+J for a new line · /help"
+_ACTIONS = frozenset({"submit", "newline"})
+
+PLACEHOLDER = "Ask anything · Ctrl+J new line · /help"
 
 
 class PromptEditor(TextArea):
@@ -31,7 +34,6 @@ class PromptEditor(TextArea):
             "submit",
             "Send",
             id="prompt.submit",
-            priority=True,
             tooltip="Send the prompt, or run a /command",
         ),
         Binding(
@@ -39,12 +41,11 @@ class PromptEditor(TextArea):
             "newline",
             "New line",
             id="prompt.newline",
-            priority=True,
             show=False,
             tooltip="Insert a line break (Ctrl+J works in every terminal)",
         ),
     ]
-    """Send and new-line keys (priority: they win over the editor's own Enter)."""
+    """Send and new-line keys (run by ``_on_key`` in key order; see there)."""
 
     @dataclass
     class Submitted(Message):
@@ -67,8 +68,27 @@ class PromptEditor(TextArea):
             placeholder=PLACEHOLDER,
         )
         self.cursor_blink = cursor_blink
-        self.history = PromptHistory()
+        self.prompt_history = PromptHistory()
         """What was sent, for Up and Down."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Run the prompt's own bindings (send, new line) in the order keys were typed.
+
+        ``TextArea._on_key`` inserts a newline for Enter and stops the event, so a normal binding
+        never sees it, and a priority binding runs as soon as the app reads the key: before the
+        characters typed just ahead of it have reached this editor (a fast typist or a paste
+        would send half a line). Handling them here keeps the editor's queue order. Overriding
+        ``_on_key`` is the TextArea extension point Textual's guide documents. Keys come from
+        the active bindings, so the keymap can move them.
+        """
+        if not event.is_printable:
+            active = self.screen.active_bindings.get(event.key)
+            if active is not None and active.node is self and active.binding.action in _ACTIONS:
+                event.stop()
+                event.prevent_default()
+                await self.run_action(active.binding.action)
+                return
+        await super()._on_key(event)
 
     def action_submit(self) -> None:
         """Post ``Submitted`` unless the prompt is blank (the screen decides what happens)."""
@@ -82,7 +102,7 @@ class PromptEditor(TextArea):
 
     def sent(self, text: str) -> None:
         """Record ``text`` in the history and empty the prompt."""
-        self.history.push(text)
+        self.prompt_history.push(text)
         self.clear()
 
     def _show(self, text: str) -> None:
@@ -92,7 +112,7 @@ class PromptEditor(TextArea):
     def action_cursor_up(self, select: bool = False) -> None:
         """Up: the previous prompt when on the first line, else move the cursor."""
         if not select and self.cursor_at_first_line:
-            entry = self.history.previous(self.text)
+            entry = self.prompt_history.previous(self.text)
             if entry is not None:
                 self._show(entry)
                 return
@@ -101,7 +121,7 @@ class PromptEditor(TextArea):
     def action_cursor_down(self, select: bool = False) -> None:
         """Down: the next prompt (then the draft) when on the last line, else move the cursor."""
         if not select and self.cursor_at_last_line:
-            entry = self.history.next()
+            entry = self.prompt_history.next()
             if entry is not None:
                 self._show(entry)
                 return

@@ -1,7 +1,8 @@
 """The skill sidebar: every discovered skill with its size and state; Space or Enter toggles.
 
 Toggling only asks: the screen changes the driver's enabled set, and the change goes out as an
-envelope with the next message. The list shows what the driver reports after each change.
+envelope with the next message ("pending on/off" until then). The list shows what the driver
+reports after each change.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from steiner_tui.app.messages import PanelMounted
 from steiner_tui.engine.skills.delta import SkillStatus
 
 __all__ = ["SkillList", "skill_prompt"]
@@ -24,8 +26,8 @@ __all__ = ["SkillList", "skill_prompt"]
 _STATES = {
     "active": ("● active", "$text-success"),
     "inactive": ("○ inactive", "$text-muted"),
-    "pending_activation": ("◐ on with next message", "$text-warning"),
-    "pending_deactivation": ("◑ off with next message", "$text-warning"),
+    "pending_activation": ("◐ pending on", "$text-warning"),
+    "pending_deactivation": ("◑ pending off", "$text-warning"),
 }
 
 
@@ -61,6 +63,12 @@ class SkillList(OptionList):
 
         name: str
 
+    def on_mount(self) -> None:
+        """Ask for data (the sidebar is mounted after the first frame)."""
+        self.border_title = "Skills"
+        self.border_subtitle = "Space · 1-9 toggle"
+        self.post_message(PanelMounted())
+
     def show(self, rows: Sequence[SkillStatus]) -> None:
         """Show ``rows`` (keeping the highlighted skill)."""
         current = self.highlighted_option
@@ -68,7 +76,8 @@ class SkillList(OptionList):
         names = [row.name for row in rows]
         if current is not None and current.id in names:
             self.highlighted = names.index(current.id)
-        self.border_subtitle = f"{sum(r.state == 'active' for r in rows)}/{len(rows)} active"
+        active = sum(row.state == "active" for row in rows)
+        self.border_title = f"Skills · {active}/{len(rows)} on"
 
     def action_toggle_highlighted(self) -> None:
         """Ask to toggle the highlighted skill."""

@@ -32,19 +32,30 @@ def _output(entry: ToolEntry) -> str:
 
 
 class ToolBlock(Collapsible):
-    """One tool call (display only); the status is also a ``-<status>`` class."""
+    """One tool call (display only); the status is also a ``-<status>`` class.
+
+    The output widget is created on first expansion: most blocks are never opened, and a long
+    conversation mounts many of them.
+    """
 
     def __init__(self, entry: ToolEntry) -> None:
         self.entry = entry
         """The entry shown."""
-        self._output = Static(_output(entry), markup=False, classes="tool-output")
+        self._output: Static | None = None
+        collapsed = entry.status != "failed"
+        children = [] if collapsed else [self._make_output()]
         super().__init__(
-            self._output,
-            title=_title(entry),
-            collapsed=entry.status != "failed",
-            classes="conversation-item",
+            *children, title=_title(entry), collapsed=collapsed, classes="conversation-item"
         )
         self._apply_status()
+
+    def _make_output(self) -> Static:
+        self._output = Static(_output(self.entry), markup=False, classes="tool-output")
+        return self._output
+
+    async def _on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is self and self._output is None:
+            await self.query_one(Collapsible.Contents).mount(self._make_output())
 
     def _apply_status(self) -> None:
         for status in _STATUSES:
@@ -53,7 +64,8 @@ class ToolBlock(Collapsible):
     def refresh_entry(self) -> None:
         """Show the entry's current status and output."""
         self.title = _title(self.entry)
-        self._output.update(_output(self.entry))
+        if self._output is not None:
+            self._output.update(_output(self.entry))
         self._apply_status()
         if self.entry.status == "failed":
             self.collapsed = False

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Final
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
@@ -104,12 +103,14 @@ def _is_path(token: str) -> bool:
         return False
     if "/" in token.strip("/") or token.startswith(("./", "../", "~/")):
         return True
-    name = PurePosixPath(token)
-    return bool(name.stem) and name.suffix[1:].lower() in _EXTENSIONS
+    stem, dot, extension = token.rpartition(".")
+    return bool(dot and stem) and extension.lower() in _EXTENSIONS
 
 
 def _paths_in(text: str) -> Iterator[str]:
     for raw in _TOKEN.findall(text):
+        if "/" not in raw and "." not in raw:
+            continue  # most words: skip them before any further work
         token = raw.strip("*").rstrip(".!?")
         if _is_path(token):
             yield token.removeprefix("./")
@@ -196,6 +197,18 @@ def _corpus(generation: ConversationGeneration) -> str:
     return "\n".join(parts)
 
 
+def _name_suffixes(tokens: Iterable[str]) -> set[str]:
+    """Every token and each of its tails after a ``/``: the names a text keeps."""
+    names: set[str] = set()
+    for raw in tokens:
+        token = raw.strip("*").rstrip(".!?").removeprefix("./")
+        names.add(token)
+        while "/" in token:
+            token = token.split("/", 1)[1]
+            names.add(token)
+    return names
+
+
 def dropped_facts(
     previous: ConversationGeneration, current: ConversationGeneration
 ) -> DroppedFacts:
@@ -215,14 +228,18 @@ def dropped_facts(
     facts = extract_facts(previous.messages, previous.summary)
     corpus = _corpus(current)
     flat = _SPACES.sub(" ", corpus)
+    tokens = set(_TOKEN.findall(corpus))
+    names = _name_suffixes(tokens)
     present_numbers = set(_numbers_in(corpus))
 
-    def path_kept(path: str) -> bool:
-        pattern = rf"(?<![\w.\-]){re.escape(path)}(?![\w\-/]|\.\w)"
-        return re.search(pattern, corpus) is not None
+    def command_kept(command: str) -> bool:
+        # Every token must be present before the (costlier) substring search.
+        if not tokens.issuperset(_TOKEN.findall(command)):
+            return False
+        return _SPACES.sub(" ", command) in flat
 
     return DroppedFacts(
-        tuple(p for p in facts.paths if not path_kept(p)),
-        tuple(c for c in facts.commands if _SPACES.sub(" ", c) not in flat),
+        tuple(p for p in facts.paths if p not in names),
+        tuple(c for c in facts.commands if not command_kept(c)),
         tuple(n for n in facts.numbers if n not in present_numbers),
     )

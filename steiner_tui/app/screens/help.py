@@ -1,0 +1,54 @@
+"""The F1 help screen: keys (with the user's keymap applied) and slash commands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import groupby
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from steiner_tui.app.help_catalog import HelpRow
+from steiner_tui.resources import styles_dir
+
+__all__ = ["HelpScreen"]
+
+
+def _section(title: str, rows: Sequence[HelpRow], width: int) -> Content:
+    lines = [Content.styled(title, "bold $text-accent")]
+    lines.extend(
+        Content.assemble((f"{row.keys:<{width}}", "bold"), row.description) for row in rows
+    )
+    return Content("\n").join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists every key and command; Esc, F1 or q closes it."""
+
+    CSS_PATH = styles_dir() / "help.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "dismiss", "Close", id="help.close", tooltip="Close the help"),
+    ]
+    """Close keys."""
+
+    def __init__(self, rows: Sequence[HelpRow]) -> None:
+        super().__init__()
+        self.rows = tuple(rows)
+        """The rows shown, in order."""
+
+    def compose(self) -> ComposeResult:
+        width = max((len(row.keys) for row in self.rows), default=0) + 2
+        with VerticalScroll(id="help-body"):
+            for section, rows in groupby(self.rows, key=lambda row: row.section):
+                yield Static(_section(section, list(rows), width), classes="help-section")
+
+    def on_mount(self) -> None:
+        """Title the dialog."""
+        body = self.query_one("#help-body")
+        body.border_title = "steiner-tui help"
+        body.border_subtitle = "Esc closes"

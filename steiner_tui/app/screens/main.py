@@ -1,0 +1,280 @@
+"""The main screen: skills on the left, the conversation and prompt, the context budget right.
+
+The screen routes: widgets post what the user asked for, the adapter posts what the engine did,
+and the screen calls the controller (engine side) and tells widgets what to show. Runs happen in
+one exclusive async worker group, so engine events arrive on the UI loop in order; Esc cancels
+that worker and the runner keeps what streamed as an interrupted reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container, Horizontal, Vertical
+from textual.lazy import Lazy
+from textual.widgets import Footer
+
+from steiner_tui.agent.interactive import DriverRefusal
+from steiner_tui.app import messages as ui
+from steiner_tui.app.screens.workbench_base import WorkbenchBase
+from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
+from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
+from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.prompt import PromptEditor
+from steiner_tui.app.widgets.skill_list import SkillList
+from steiner_tui.app.widgets.status_line import StatusLine
+
+__all__ = ["MainScreen"]
+
+_RUN = Binding.Group("Run")
+_SKILLS = Binding.Group("Skills", compact=True)
+_SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
+
+
+def _workbench_commands() -> type:
+    from steiner_tui.app.commands import WorkbenchCommands
+
+    return WorkbenchCommands
+
+
+class MainScreen(WorkbenchBase):
+    """The workbench."""
+
+    # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
+    # CSS_PATH is not loaded by Textual).
+    AUTO_FOCUS = "#prompt"
+    COMMANDS: ClassVar = {_workbench_commands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
+                tooltip="Stop the reply; what streamed is kept and marked interrupted"),
+        Binding("shift+tab", "toggle_mode", "Mode", id="main.toggle_mode",
+                tooltip="Switch plan/build mode; the notice goes out with your next message"),
+        Binding("ctrl+l", "app.lineage", "Lineage", id="main.lineage",
+                tooltip="Browse compaction generations"),
+        Binding("f2", "inspect", "Inspect", id="main.inspector",
+                tooltip="Inspect the latest request"),
+        *(
+            Binding(str(n), f"toggle_skill({n - 1})", "Skills", id=f"skills.toggle_{n}",
+                    group=_SKILLS, show=n == 1, key_display="1-9" if n == 1 else None,
+                    tooltip=_SKILL_TIP)
+            for n in range(1, 10)
+        ),
+    ]  # fmt: skip
+    """Run control, mode, screens and skill keys (1-9 work when the prompt is not focused)."""
+
+    def compose(self) -> ComposeResult:
+        # The side panels mount right after the first frame (Lazy) inside fixed-width slots,
+        # so the conversation, the prompt and the footer paint first without a layout jump.
+        with Horizontal(id="workbench"):
+            with Container(id="skills-slot"):
+                yield Lazy(SkillList(id="skills"))
+            with Vertical(id="center"):
+                yield ConversationPane(id="conversation")
+                yield PromptEditor(id="prompt", cursor_blink=self.session.cursor_blink)
+            with Container(id="budget-slot"):
+                yield Lazy(BudgetPanel(id="budget"))
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Attach to the engine, show the skills, then the dry-run preview."""
+        self.status.model = self.session.model_label
+        self.status.project = self.session.project_root.name
+        self.status.mode = self.driver.mode
+        self.session.events.attach(self)
+        self.session.permissions.attach(self)
+        for notice in self.session.notices:
+            self.notify(notice, title="Session")
+        if self.driver.runner.conversation:
+            self.show_conversation()
+        if self.session.watch:
+            self.watch_files()
+
+    @work(exclusive=True, group="load")
+    async def show_conversation(self) -> None:
+        """Show a resumed conversation (only its newest entries are mounted)."""
+        root = str(self.session.project_root)
+        await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
+
+    def on_unmount(self) -> None:
+        """Detach from the engine."""
+        self.session.events.detach()
+        self.session.permissions.detach()
+
+    # -- prompt and commands ----------------------------------------------------------------
+
+    @on(PromptEditor.Submitted)
+    async def _submitted(self, event: PromptEditor.Submitted) -> None:
+        try:
+            parsed = parse_slash(event.text)
+        except UnknownSlashCommand as error:
+            self.notify(str(error), title="Unknown command", severity="error")
+            return
+        if isinstance(parsed, SlashCommand):
+            event.editor.sent(event.text)
+            await self.run_slash(parsed)
+            return
+        if self.busy:
+            self.notify(
+                "A reply is still generating: wait, or press Esc to cancel it. "
+                "Your text stays in the prompt.",
+                title="Busy",
+                severity="warning",
+            )
+            return
+        event.editor.sent(event.text)
+        self._set_busy(True)
+        self.run_episode(parsed)
+
+    async def run_slash(self, command: SlashCommand) -> None:
+        """Carry out a slash command."""
+        name = command.name
+        if name == "compact":
+            self.action_compact(command.argument)
+        elif name == "context":
+            self.query_one("#budget-slot").toggle_class("-expanded")
+            self.budget.focus()
+        elif name == "lineage":
+            await self.run_action("app.lineage")
+        elif name == "skills":
+            self.skills.focus()
+        elif name == "model":
+            self.notify(self.controller.model_summary(), title="Model", timeout=12)
+        elif name == "clear":
+            await self.clear_conversation()
+        elif name == "help":
+            await self.run_action("app.help")
+
+    async def clear_conversation(self) -> None:
+        """``/clear``: a new, empty conversation (refused while a run generates)."""
+        if self.busy and not self.driver.busy:  # a run is starting: the driver is not busy yet
+            self.notify(
+                "cannot replace the conversation now: a run is starting", severity="warning"
+            )
+            return
+        try:
+            self.controller.clear()
+        except DriverRefusal as refusal:
+            self.notify(str(refusal), title="Not now", severity="warning")
+            return
+        await self.conversation.load([])
+        await self.conversation.add(NoticeEntry("new conversation", "clear"))
+        self.refresh_skills()
+        self.refresh_budget()
+
+    def action_compact(self, steering: str = "") -> None:
+        """Compact now (``/compact [focus]``)."""
+        if self.busy:
+            self.notify("cannot compact while a reply is generating", severity="warning")
+            return
+        self._set_busy(True)
+        self.run_compaction(steering)
+
+    @property
+    def busy(self) -> bool:
+        """A run was started and has not ended (set before its worker starts, so a second
+        Enter cannot start another run, which the exclusive worker group would cancel)."""
+        return self.status.busy or self.driver.busy
+
+    def _set_busy(self, busy: bool) -> None:
+        self.status.busy = busy
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel is shown dimmed unless a run is generating."""
+        if action == "cancel_run":
+            return True if self.busy else None
+        return True
+
+    def action_cancel_run(self) -> None:
+        """Cancel the running reply or compaction."""
+        if self.busy:
+            self.workers.cancel_group(self, "run")
+
+    def action_toggle_mode(self) -> None:
+        """Switch plan/build."""
+        mode = self.controller.toggle_mode()
+        self.status.mode = mode
+        self.notify(f"{mode} mode: the notice goes out with your next message", title="Mode")
+
+    def action_toggle_skill(self, index: int) -> None:
+        """Toggle the skill on sidebar row ``index``."""
+        name = self.controller.skill_name_at(index)
+        if name is not None:
+            self.toggle_skill(name)
+
+    @on(SkillList.ToggleRequested)
+    def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
+        self.toggle_skill(event.name)
+
+    def toggle_skill(self, name: str) -> None:
+        """Toggle ``name``; the envelope goes out with the next message."""
+        try:
+            self.controller.toggle_skill(name)
+        except KeyError:
+            self.notify(f"skill {name!r} is no longer on disk", severity="warning")
+        self.refresh_skills()
+
+    async def action_inspect(self) -> None:
+        """Open the inspector on the latest request."""
+        await self.run_action("app.inspector")
+
+    @on(BudgetPanel.InspectRequested)
+    async def _inspect_requested(self) -> None:
+        await self.action_inspect()
+
+    # -- runs -------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def run_episode(self, text: str) -> None:
+        """Send ``text`` and run the episode; the end is posted as ``RunEnded``."""
+        status, detail = "error", ""
+        try:
+            result = await self.driver.submit(text)
+            status, detail = result.status, result.error
+        except asyncio.CancelledError:
+            status = "cancelled"
+            raise
+        except Exception as error:  # refusals and engine failures end the run, not the app
+            detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
+        finally:
+            self.post_message(ui.RunEnded(status, detail))
+
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def run_compaction(self, steering: str) -> None:
+        """Compact now; the end is posted as ``RunEnded``."""
+        status, detail = "error", ""
+        try:
+            outcome = await self.driver.compact(steering)
+            status = "done"
+            if outcome is None or not outcome.applied:
+                detail = "nothing was compacted"
+        except asyncio.CancelledError:
+            status = "cancelled"
+            raise
+        except Exception as error:
+            detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
+        finally:
+            self.post_message(ui.RunEnded(status, detail))
+
+    @on(ui.RunEnded)
+    async def _run_ended(self, message: ui.RunEnded) -> None:
+        interrupted = message.status == "cancelled"
+        await self.conversation.end_reply(interrupted)
+        self.conversation.close_open_items()
+        if interrupted:
+            await self.conversation.add(NoticeEntry("interrupted (Esc)", "interrupted"))
+        elif message.status == "error":
+            self.notify(message.detail or "the run failed", title="Error", severity="error")
+        elif message.detail:
+            self.notify(message.detail)
+        self._set_busy(False)
+        self.refresh_skills()
+        self.refresh_budget()
+        if not self.prompt.has_focus:
+            self.prompt.focus()

@@ -1,0 +1,181 @@
+"""The sessions browser: every saved session, resume one with Enter, delete one with ``d``.
+
+The table shows id, project, last activity, model, generations, size and title, most recently
+active first. Enter dismisses the screen with the chosen id (the app resumes it: replacing the
+conversation is the app's job and goes through the driver's replacement guard). ``d`` asks for
+confirmation, then deletes the session's whole folder; the open session cannot be deleted.
+Listing and deleting run off the UI thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Header, Static
+
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.resources import styles_dir
+from steiner_tui.sessions.meta import format_size
+from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
+
+__all__ = ["ConfirmDeleteScreen", "SessionsScreen", "session_row"]
+
+COLUMNS = ("id", "project", "last activity", "model", "gen", "size", "title")
+EMPTY_NOTICE = "No saved sessions yet: every conversation is saved as you work."
+
+
+def session_row(row: SessionInfo) -> tuple[str, ...]:
+    """The table cells of one session."""
+    meta = row.meta
+    model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
+    return (
+        row.session_id,
+        meta.project_root or "—",
+        row.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
+        model or "—",
+        str(meta.generations),
+        format_size(meta.size_bytes),
+        f"[{row.problem}]" if row.problem else meta.title,
+    )
+
+
+class ConfirmDeleteScreen(ModalScreen[bool]):
+    """Asks before a session is deleted; dismisses with True to delete."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Delete", id="sessions.confirm", tooltip="Delete it"),
+        Binding("n,escape", "answer(False)", "Keep", id="sessions.keep", tooltip="Keep it"),
+    ]
+    """y deletes; n or Escape keeps the session."""
+
+    def __init__(self, session_id: str, title: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box") as box:
+            box.border_title = "Delete session"
+            about = f" ({self.title_text})" if self.title_text else ""
+            yield Static(
+                f"Delete session {self.session_id}{about}? Its log and history archive are "
+                "removed for good.",
+                markup=False,
+            )
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Keep", id="keep")
+                yield Button("Delete", id="delete", variant="error")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "delete")
+
+    def action_answer(self, delete: bool) -> None:
+        self.dismiss(delete)
+
+
+class SessionsScreen(Screen[str | None]):
+    """Browse saved sessions; dismisses with the id to resume, or None."""
+
+    CSS_PATH = styles_dir() / "sessions.tcss"
+    TITLE = "Sessions"
+    AUTO_FOCUS = "#sessions"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back", id="sessions.close", tooltip="Back to the session"),
+        Binding("enter", "resume", "Resume", id="sessions.resume", tooltip="Resume this session"),
+        Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete this session"),
+    ]
+    """Escape closes; Enter resumes; d deletes after confirmation."""
+
+    empty: reactive[bool] = reactive(False, toggle_class="-empty")
+    """True when there is no session to list."""
+
+    def __init__(self, store: SessionStore, current: str | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.current = current
+        self.rows: list[SessionInfo] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon=HEADER_ICON)
+        yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield Static(EMPTY_NOTICE, id="sessions-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sessions", DataTable)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        self.reload()
+
+    @work(exclusive=True, group="sessions-list")
+    async def reload(self) -> None:
+        """List the sessions again (off the UI thread)."""
+        rows = await asyncio.to_thread(self.store.list)
+        self.show_rows(rows)
+
+    def show_rows(self, rows: list[SessionInfo]) -> None:
+        self.rows = rows
+        table = self.query_one("#sessions", DataTable)
+        table.clear()
+        for row in rows:
+            label = session_row(row)
+            if row.session_id == self.current:
+                label = (f"{label[0]} (open)", *label[1:])
+            table.add_row(*label, key=row.session_id)
+        self.empty = not rows
+        self.sub_title = f"{len(rows)} session{'s' if len(rows) != 1 else ''}"
+
+    def _highlighted(self) -> SessionInfo | None:
+        table = self.query_one("#sessions", DataTable)
+        index = table.cursor_row
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_resume()
+
+    def action_resume(self) -> None:
+        row = self._highlighted()
+        if row is None:
+            return
+        if row.problem:
+            self.notify(f"Cannot resume {row.session_id}: {row.problem}", severity="error")
+            return
+        self.dismiss(row.session_id)
+
+    def action_delete(self) -> None:
+        row = self._highlighted()
+        if row is None:
+            return
+        if row.session_id == self.current:
+            self.notify("The open session cannot be deleted.", severity="warning")
+            return
+
+        def answered(delete: bool | None) -> None:
+            if delete:
+                self._delete(row.session_id)
+
+        self.app.push_screen(ConfirmDeleteScreen(row.session_id, row.meta.title), answered)
+
+    @work(exclusive=True, group="sessions-delete")
+    async def _delete(self, session_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.delete, session_id)
+        except (OSError, SessionNotFoundError, ValueError) as error:
+            self.notify(f"Cannot delete {session_id}: {error}", severity="error")
+        else:
+            self.notify(f"Deleted session {session_id}.")
+        self.reload()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,168 @@
+"""The engine-facing half of the main screen: showing engine state and routing its events.
+
+``MainScreen`` adds the layout, the keys and the runs. This base holds the session, the
+controller and the typed widget getters, and turns each adapter message into a widget update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import getters, on, work
+from textual.screen import Screen
+
+from steiner_tui.app import messages as ui
+from steiner_tui.app.controller import SessionController
+from steiner_tui.app.session import AppSession
+from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
+from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.prompt import PromptEditor
+from steiner_tui.app.widgets.skill_list import SkillList
+from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.engine.prompt.static_cache import StaticPartition
+
+__all__ = ["WorkbenchBase"]
+
+_PARTITION_NAMES = {
+    StaticPartition.AGENTS: "AGENTS.md",
+    StaticPartition.PROJECT_CONTEXT: "project context",
+    StaticPartition.SKILLS: "skills",
+}
+
+
+class WorkbenchBase(Screen[None]):
+    """Session, controller and engine-event routing of the workbench."""
+
+    conversation = getters.query_one("#conversation", ConversationPane)
+    prompt = getters.query_one("#prompt", PromptEditor)
+    budget = getters.query_one("#budget", BudgetPanel)
+    skills = getters.query_one("#skills", SkillList)
+    status = getters.query_one("#status", StatusLine)
+
+    def __init__(self, session: AppSession) -> None:
+        super().__init__()
+        self.session = session
+        """The session shown."""
+        self.controller = SessionController(session)
+        """Engine-side operations."""
+        self.driver = session.driver
+
+    # -- showing engine state ---------------------------------------------------------------
+
+    def refresh_skills(self) -> None:
+        """Show the driver's skill states (once the lazily mounted sidebar exists)."""
+        for skills in self.query(SkillList):
+            skills.show(self.controller.skill_rows())
+
+    def refresh_budget(self) -> None:
+        """Show the latest request's figures (the dry run before the first request)."""
+        self.status.generation = self.driver.lineage.active.id
+        panels = list(self.query(BudgetPanel))
+        if not panels:
+            return
+        try:
+            view = self.controller.budget_view()
+        except Exception as error:  # the UI boundary: say why instead of crashing
+            panels[0].show_error(f"cannot assemble the request: {error}")
+            return
+        panels[0].show(view)
+
+    @on(ui.PanelMounted)
+    def _panel_mounted(self) -> None:
+        self.refresh_skills()
+        self.refresh_budget()
+
+    # -- engine events ----------------------------------------------------------------------
+
+    @on(ui.ReplyDelta)
+    async def _reply_delta(self, message: ui.ReplyDelta) -> None:
+        await self.conversation.reply_delta(message.text)
+
+    @on(ui.ToolStarted)
+    async def _tool_started(self, message: ui.ToolStarted) -> None:
+        await self.conversation.tool_started(message.call_id, message.name, message.summary)
+
+    @on(ui.ToolFinished)
+    def _tool_finished(self, message: ui.ToolFinished) -> None:
+        self.conversation.tool_finished(message.call_id, message.status, message.output)
+
+    @on(ui.MessageStored)
+    async def _stored(self, message: ui.MessageStored) -> None:
+        stored = message.message
+        if stored.role == "user":
+            await self.conversation.add(user_entry(stored.content))
+        elif stored.role == "assistant":
+            await self.conversation.end_reply(stored.incomplete)
+
+    @on(ui.RequestSent)
+    def _request_sent(self) -> None:
+        self.refresh_budget()
+
+    @on(ui.UsageReceived)
+    def _usage(self, message: ui.UsageReceived) -> None:
+        self.controller.observe_usage(message.usage)
+        self.refresh_budget()
+
+    @on(ui.HealthChanged)
+    def _health(self, message: ui.HealthChanged) -> None:
+        self.controller.observe_health(message.health)
+        if message.health.severity != "info":
+            self.notify(message.health.guidance, title="Session health", severity="warning")
+
+    @on(ui.Compacted)
+    async def _compacted(self, message: ui.Compacted) -> None:
+        outcome = message.outcome
+        text = (
+            f"compacted into generation {message.generation_id}: "
+            f"{outcome.before_tokens:,} → {outcome.after_tokens:,} tokens"
+        )
+        await self.conversation.add(NoticeEntry(text, "compaction"))
+        self.refresh_budget()
+
+    @on(ui.EngineNotice)
+    def _notice(self, message: ui.EngineNotice) -> None:
+        if message.severity == "error":
+            self.notify(message.text, title=message.code, severity="error")
+        else:
+            self.notify(message.text, title=message.code, severity="warning")
+
+    @on(ui.SkillNotice)
+    def _skill_notice(self, message: ui.SkillNotice) -> None:
+        self.notify(
+            message.text, title="Skills", severity="warning" if message.warning else "information"
+        )
+        self.refresh_skills()
+
+    @on(ui.PermissionAsked)
+    async def _permission(self, message: ui.PermissionAsked) -> None:
+        widget = await self.conversation.add(PermissionEntry(message.request, message.answer))
+        widget.focus()
+
+    # -- live files -------------------------------------------------------------------------
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_files(self) -> None:
+        """Follow AGENTS.md, project-context files and skill roots until the screen closes."""
+        from watchfiles import awatch
+
+        plan = self.session.watch_plan
+
+        async def follow(paths: tuple[Path, ...], recursive: bool) -> None:
+            if paths:
+                async for changes in awatch(*paths, recursive=recursive):
+                    self.apply_file_changes(changes)
+
+        await asyncio.gather(follow(plan.file_dirs(), False), follow(plan.root_dirs(), True))
+
+    def apply_file_changes(self, changes: Iterable[tuple[object, str]]) -> frozenset[str]:
+        """Handle a batch of watchfiles changes; returns the partitions invalidated."""
+        partitions = self.controller.apply_file_changes(Path(path) for _, path in changes)
+        if partitions:
+            self.refresh_skills()
+            self.refresh_budget()
+            names = ", ".join(_PARTITION_NAMES[StaticPartition(p)] for p in sorted(partitions))
+            self.notify(f"reloaded {names} for the next request", title="Files changed")
+        return frozenset(str(p) for p in partitions)

@@ -1,0 +1,72 @@
+"""Fake providers for app tests: one that waits on an event, one that asks to write a file."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from steiner_tui.agent.model import MainModel
+from steiner_tui.engine.messages import ToolCall
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ModelInfo,
+    ProviderEvent,
+    StreamDone,
+    StreamText,
+    StreamToolCall,
+    StreamUsage,
+)
+
+INFO = ModelInfo(context_window=32768, max_output=4096, tokenizer="heuristic")
+
+
+@dataclass
+class GateProvider:
+    """Streams ``chunks``, then waits on ``release`` (tests cancel it with Esc)."""
+
+    chunks: tuple[str, ...] = ("Partial ", "answer")
+    alias: str = "fake"
+    stateful: bool = False
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        for chunk in self.chunks:
+            yield StreamText(chunk)
+        self.reached.set()
+        await self.release.wait()
+        yield StreamUsage(100, 10)
+        yield StreamDone()
+
+
+@dataclass
+class WriteProvider:
+    """First call: a ``write`` tool call; later calls: a short answer."""
+
+    path: str = "notes.txt"
+    alias: str = "fake"
+    stateful: bool = False
+    requests: list[ChatRequest] = field(default_factory=list)
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            arguments = {"path": self.path, "content": "hello\n"}
+            yield StreamText("Writing the file.")
+            yield StreamToolCall(ToolCall("call_1", "write", arguments, ""))
+        else:
+            yield StreamText("Done.")
+        yield StreamUsage(100, 10)
+        yield StreamDone()
+
+
+def fake_model(provider: GateProvider | WriteProvider) -> MainModel:
+    """A main model over ``provider`` (model id ``offline``: the heuristic tokenizer)."""
+    return MainModel("fake", "offline", provider, INFO)

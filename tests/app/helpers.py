@@ -1,0 +1,39 @@
+"""Small pilot helpers shared by the app tests."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.notifications import Notify
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from steiner_tui.app.app import SteinerApp
+
+
+async def send(pilot: Pilot[None], text: str) -> None:
+    """Type ``text`` in the prompt and press Enter (does not wait for the run)."""
+    app = pilot.app
+    assert isinstance(app, SteinerApp)
+    prompt = app.workbench.prompt
+    prompt.focus()
+    prompt.load_text(text)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def finish(pilot: Pilot[None]) -> None:
+    """Wait for the run worker, then for its messages to be handled."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def static_text(widget: Static) -> str:
+    """The plain text a Static shows."""
+    visual = widget.visual
+    assert isinstance(visual, Content)
+    return visual.plain
+
+
+def notices(messages: list[object]) -> list[str]:
+    """The texts of the notifications among ``messages`` (a ``message_hook`` list)."""
+    return [m.notification.message for m in messages if isinstance(m, Notify)]

@@ -1,0 +1,103 @@
+"""The budget panel fills from snapshots; skill toggles reach the next request as envelopes."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, send, static_text
+
+
+def _rows_text(panel: BudgetPanel) -> str:
+    return static_text(panel.query_one("#budget-rows", Static))
+
+
+async def test_preview_then_request_fill_the_panel(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        panel = app.workbench.budget
+        assert "dry run" in str(panel.border_title)
+        rows = _rows_text(panel)
+        for label in ("preamble", "global AGENTS.md", "project AGENTS.md", "NOTES.md"):
+            assert label in rows
+        assert "conversation" not in rows
+
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+
+        assert "request #" in str(panel.border_title)
+        view = app.workbench.controller.budget_view()
+        assert not view.preview
+        conversation = view.row("conversation")
+        assert conversation is not None and conversation.bytes > 0 and conversation.tokens > 0
+        assert view.row("tool definitions") is not None
+        assert view.estimate_tokens > 0 and view.window.used == view.estimate_tokens
+        assert view.drift is not None and view.drift.reported > 0
+        assert view.prefix is not None and view.prefix.matching > 0
+        assert "conversation" in _rows_text(panel)
+        assert "drift" in static_text(panel.query_one("#budget-notes", Static))
+
+
+async def test_digit_key_toggles_a_skill_into_the_next_request(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        names = [row.name for row in screen.controller.skill_rows()]
+        index = names.index("release-notes")
+        screen.skills.focus()
+        await pilot.press(str(index + 1))
+        state = {row.name: row.state for row in screen.controller.skill_rows()}
+        assert state["release-notes"] == "pending_activation"
+        option = screen.skills.get_option("release-notes")
+        assert "pending on" in str(option.prompt)
+
+        await send(pilot, "hello")
+        await finish(pilot)
+
+        latest = app.session.snapshots.latest()
+        assert latest is not None
+        users = [m.content for m in latest.messages if m.role == "user"]
+        assert any('<steiner-skill name="release-notes" state="active"' in c for c in users)
+        state = {row.name: row.state for row in screen.controller.skill_rows()}
+        assert state["release-notes"] == "active"
+        view = screen.controller.budget_view()
+        skill_row = view.row("skill · release-notes")
+        assert skill_row is not None and skill_row.tokens > 0
+
+
+async def test_space_toggles_the_highlighted_skill(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        screen.skills.focus()
+        screen.skills.highlighted = 0
+        first = screen.controller.skill_rows()[0].name
+        await pilot.press("space")
+        assert screen.controller.skill_rows()[0].state == "pending_activation"
+        await pilot.press("space")
+        assert screen.controller.skill_rows()[0].state == "inactive"
+        assert first in app.session.driver.skills.skills
+
+
+async def test_mode_toggle_shows_and_goes_out_with_the_next_message(
+    app_for: AppFactory,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await pilot.press("shift+tab")
+        assert screen.status.mode == "plan"
+        assert screen.status.has_class("-plan")
+        await send(pilot, "plan something")
+        await finish(pilot)
+        latest = app.session.snapshots.latest()
+        assert latest is not None
+        conversation = latest.messages[latest.block_message_count :]
+        first_user = next(m for m in conversation if m.role == "user")
+        assert first_user.content.startswith(PLAN_MODE_NOTICE)

@@ -1,0 +1,97 @@
+"""Live files: a change invalidates exactly its partition and never alters sent requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from watchfiles import Change
+
+from steiner_tui.app.live_files import WatchPlan, classify_change
+from steiner_tui.engine.prompt.static_cache import StaticPartition
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, send
+
+
+def _agents_block(snapshot: object) -> str:
+    from steiner_tui.engine.snapshots import RequestSnapshot
+
+    assert isinstance(snapshot, RequestSnapshot)
+    return next(b.content for b in snapshot.blocks if b.source == "project_agents_md")
+
+
+async def test_agents_change_invalidates_only_agents(app_for: AppFactory, project: Path) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "hello")
+        await finish(pilot)
+        sent = app.session.snapshots.snapshot(0)
+        assert sent is not None and "Keep answers short." in _agents_block(sent)
+        cache = app.session.driver.runner.context.cache
+        before = {p: cache.loads(p) for p in StaticPartition}
+
+        agents = project / "AGENTS.md"
+        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+        changed = screen.apply_file_changes({(Change.modified, str(agents))})
+        assert changed == {"agents"}
+        await send(pilot, "again")
+        await finish(pilot)
+
+        after = {p: cache.loads(p) for p in StaticPartition}
+        assert after[StaticPartition.AGENTS] == before[StaticPartition.AGENTS] + 1
+        assert after[StaticPartition.SKILLS] == before[StaticPartition.SKILLS]
+        assert after[StaticPartition.PROJECT_CONTEXT] == before[StaticPartition.PROJECT_CONTEXT]
+        latest = app.session.snapshots.latest()
+        assert latest is not None and "Answer in French." in _agents_block(latest)
+        kept = app.session.snapshots.snapshot(0)
+        assert kept is not None and _agents_block(kept) == _agents_block(sent)
+
+
+async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, project: Path) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        folder = project / ".steiner" / "skills" / "docs-style"
+        folder.mkdir()
+        skill = folder / "SKILL.md"
+        skill.write_text(
+            "---\nname: docs-style\ndescription: d\n---\nWrite plainly.\n", encoding="utf-8"
+        )
+        changed = screen.apply_file_changes({(Change.added, str(skill))})
+        await pilot.pause()
+        assert changed == {"skills"}
+        assert "docs-style" in [row.name for row in screen.controller.skill_rows()]
+        assert screen.skills.get_option("docs-style") is not None
+
+
+async def test_preview_follows_a_context_file_change(app_for: AppFactory, project: Path) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        row = screen.controller.budget_view().row("context · NOTES.md")
+        assert row is not None
+        notes = project / "NOTES.md"
+        notes.write_text("# Notes\n" + "more text " * 20, encoding="utf-8")
+        changed = screen.apply_file_changes({(Change.modified, str(notes))})
+        assert changed == {"project_context"}
+        grown = screen.controller.budget_view().row("context · NOTES.md")
+        assert grown is not None and grown.bytes > row.bytes
+        assert screen.apply_file_changes({(Change.modified, str(project / "README.md"))}) == set()
+
+
+def test_classify_change(tmp_path: Path) -> None:
+    plan = WatchPlan(
+        agents_files=(tmp_path / "AGENTS.md",),
+        context_files=(tmp_path / "NOTES.md",),
+        skill_roots=(tmp_path / "skills",),
+    )
+    assert classify_change(plan, tmp_path / "AGENTS.md") is StaticPartition.AGENTS
+    assert classify_change(plan, tmp_path / "NOTES.md") is StaticPartition.PROJECT_CONTEXT
+    assert classify_change(plan, tmp_path / "skills" / "x" / "SKILL.md") is StaticPartition.SKILLS
+    assert classify_change(plan, tmp_path / "other.md") is None
+    (tmp_path / "skills").mkdir()
+    assert plan.root_dirs() == (tmp_path / "skills",)
+    assert plan.file_dirs() == (tmp_path,)

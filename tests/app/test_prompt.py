@@ -1,0 +1,121 @@
+"""The prompt: history, newline keys, slash commands and their errors, help, keymap."""
+
+from __future__ import annotations
+
+from steiner_tui.app.screens.help import HelpScreen
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, notices, send
+
+
+async def test_up_and_down_walk_the_history(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        prompt = app.workbench.prompt
+        await send(pilot, "first question")
+        await finish(pilot)
+        await send(pilot, "second question")
+        await finish(pilot)
+        prompt.focus()
+        prompt.load_text("draft")
+        await pilot.press("up")
+        assert prompt.text == "second question"
+        await pilot.press("up")
+        assert prompt.text == "first question"
+        await pilot.press("up")
+        assert prompt.text == "first question"
+        await pilot.press("down")
+        assert prompt.text == "second question"
+        await pilot.press("down")
+        assert prompt.text == "draft"
+
+
+async def test_newline_keys_insert_and_enter_sends(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        prompt = app.workbench.prompt
+        prompt.focus()
+        await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
+        assert prompt.text == "a\nb\nc"
+        await pilot.press("up")
+        assert prompt.cursor_location[0] == 1
+        await pilot.press("enter")
+        await finish(pilot)
+        assert prompt.text == ""
+        first = app.session.driver.runner.conversation[0]
+        assert first.role == "user" and first.content == "a\nb\nc"
+
+
+async def test_unknown_slash_command_is_an_error_and_keeps_the_text(
+    app_for: AppFactory,
+) -> None:
+    messages: list[object] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        await send(pilot, "/nope now")
+        assert any("unknown command /nope" in t for t in notices(messages))
+        assert app.workbench.prompt.text == "/nope now"
+        assert app.session.driver.runner.conversation == ()
+
+
+async def test_double_slash_sends_a_message(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        await send(pilot, "//etc/hosts is what?")
+        await finish(pilot)
+        assert app.session.driver.runner.conversation[0].content == "/etc/hosts is what?"
+
+
+async def test_model_command_shows_the_offline_model(app_for: AppFactory) -> None:
+    messages: list[object] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        await send(pilot, "/model")
+        text = "\n".join(notices(messages))
+        assert "offline · not a language model" in text
+        assert "32,768" in text
+
+
+async def test_skills_and_context_commands_move_focus(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "/skills")
+        assert app.focused is screen.skills
+        await send(pilot, "/context")
+        assert app.focused is screen.budget
+        assert screen.query_one("#budget-slot").has_class("-expanded")
+
+
+async def test_help_lists_keys_with_the_keymap_and_commands(app_for: AppFactory) -> None:
+    app = app_for(keymap={"main.toggle_mode": "f5"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        await pilot.press("f5")
+        assert app.workbench.status.mode == "plan"
+        await pilot.press("shift+tab")
+        assert app.workbench.status.mode == "plan"
+        await send(pilot, "/help")
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        keys = {row.description: row.keys for row in screen.rows}
+        assert keys["Switch plan/build mode; the notice goes out with your next message"] == "F5"
+        assert any(row.keys == "/compact [focus]" for row in screen.rows)
+        await pilot.press("escape")
+        assert app.screen is app.workbench
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_model_command_lists_configured_models(app_for: AppFactory) -> None:
+    messages: list[object] = []
+    app = app_for(models=("anthropic/claude-sonnet-4", "offline/offline"))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        await send(pilot, "/model")
+        assert any("configured: anthropic/claude-sonnet-4" in t for t in notices(messages))

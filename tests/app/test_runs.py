@@ -1,0 +1,152 @@
+"""Runs from the UI: Esc cancels, permission prompts answer tools, /clear, busy refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
+from steiner_tui.app.widgets.assistant_reply import AssistantReply
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.prompt import PromptEditor
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.fakes import GateProvider, WriteProvider, fake_model
+from tests.app.helpers import finish, notices, send
+
+
+async def test_escape_cancels_and_marks_the_reply_interrupted(app_for: AppFactory) -> None:
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "tell me a story")
+        await provider.reached.wait()
+        await pilot.pause()
+        assert screen.status.busy and app.session.driver.busy
+        await pilot.press("escape")
+        await finish(pilot)
+
+        assert not app.session.driver.busy and not screen.status.busy
+        stored = app.session.driver.runner.conversation[-1]
+        assert stored.role == "assistant" and stored.incomplete
+        assert stored.content == "Partial answer"
+        replies = list(screen.conversation.query(AssistantReply))
+        assert replies and replies[-1].has_class("-interrupted")
+        last = screen.conversation.entries[-1]
+        assert isinstance(last, NoticeEntry) and last.kind == "interrupted"
+
+
+async def test_permission_prompt_allow_once_runs_the_write(
+    app_for: AppFactory, project: Path
+) -> None:
+    provider = WriteProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "write a file")
+        prompt = await _wait_for_prompt(pilot)
+        assert app.focused is prompt and prompt.has_class("-open")
+        await pilot.press("a")
+        await finish(pilot)
+
+        assert (project / "notes.txt").read_text(encoding="utf-8") == "hello\n"
+        assert not prompt.has_class("-open") and "allowed once" in str(prompt.visual)
+        tool = next(e for e in screen.conversation.entries if isinstance(e, ToolEntry))
+        assert tool.status == "done"
+        assert len(provider.requests) == 2
+
+
+async def test_permission_prompt_reject_once_refuses_the_write(
+    app_for: AppFactory, project: Path
+) -> None:
+    provider = WriteProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "write a file")
+        await _wait_for_prompt(pilot)
+        await pilot.press("r")
+        await finish(pilot)
+
+        assert not (project / "notes.txt").exists()
+        tool = next(e for e in screen.conversation.entries if isinstance(e, ToolEntry))
+        assert tool.status == "rejected"
+        block = screen.conversation.query_one(ToolBlock)
+        assert block.has_class("-rejected")
+        result = provider.requests[-1].messages[-1]
+        assert result.role == "tool" and "rejected" in result.content
+
+
+async def _wait_for_prompt(pilot: object) -> PermissionPrompt:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    for _ in range(50):
+        await pilot.pause()
+        found = list(pilot.app.query(PermissionPrompt))
+        if found:
+            return found[0]
+    raise AssertionError("no permission prompt appeared")
+
+
+async def test_clear_starts_a_new_conversation(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        assert app.session.driver.runner.conversation
+        await send(pilot, "/clear")
+        await pilot.pause()
+
+        assert app.session.driver.runner.conversation == ()
+        assert [type(e) for e in screen.conversation.entries] == [NoticeEntry]
+        assert "dry run" in str(screen.budget.border_title)
+        assert screen.prompt.text == ""
+
+
+async def test_clear_and_send_are_refused_while_busy(app_for: AppFactory) -> None:
+    provider = GateProvider()
+    messages: list[object] = []
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        await send(pilot, "first")
+        await provider.reached.wait()
+        await send(pilot, "/clear")
+        await send(pilot, "second")
+        texts = notices(messages)
+        assert any("cannot replace the conversation" in t for t in texts)
+        assert any("still generating" in t for t in texts)
+        assert screen.prompt.text == "second"
+        users = [e for e in screen.conversation.entries if isinstance(e, UserEntry)]
+        assert [u.text for u in users] == ["first"]
+        provider.release.set()
+        await finish(pilot)
+        assert any(isinstance(e, ReplyEntry) for e in screen.conversation.entries)
+
+
+async def test_a_second_enter_before_the_run_starts_is_refused(app_for: AppFactory) -> None:
+    provider = GateProvider()
+    messages: list[object] = []
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        # Both arrive before the run's worker gets to start: the driver is not busy yet.
+        prompt.post_message(PromptEditor.Submitted(prompt, "one"))
+        prompt.post_message(PromptEditor.Submitted(prompt, "two"))
+        await provider.reached.wait()
+        await pilot.pause()
+        assert any("still generating" in t for t in notices(messages))
+        provider.release.set()
+        await finish(pilot)
+        users = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert users == ["one"]
+        replies = [e for e in app.workbench.conversation.entries if isinstance(e, ReplyEntry)]
+        assert replies and not replies[-1].interrupted

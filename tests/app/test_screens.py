@@ -1,0 +1,64 @@
+"""Other screens from the workbench: lineage (after /compact), inspector, palette commands."""
+
+from __future__ import annotations
+
+from steiner_tui.app.commands import WorkbenchCommands
+from steiner_tui.app.screens.inspector import InspectorScreen
+from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.transcript import NoticeEntry
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, send
+
+
+async def test_compact_then_lineage_shows_two_generations(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        screen = app.workbench
+        for text in ("what is in this project?", "show me README.md", "and AGENTS.md?"):
+            await send(pilot, text)
+            await finish(pilot)
+        await send(pilot, "/compact keep the file names")
+        await finish(pilot)
+        lineage = app.session.driver.lineage
+        assert len(lineage.generations) == 2
+        notes = [e.text for e in screen.conversation.entries if isinstance(e, NoticeEntry)]
+        assert any(t.startswith("compacted into generation 1") for t in notes)
+        assert screen.controller.budget_view().compactions == 1
+        assert screen.status.generation == 1
+
+        await pilot.press("ctrl+l")
+        assert isinstance(app.screen, LineageScreen)
+        assert len(app.screen.lineage.generations) == 2
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_inspector_opens_on_the_dry_run_then_on_requests(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        await pilot.press("f2")
+        assert isinstance(app.screen, InspectorScreen)
+        await pilot.press("escape")
+        await send(pilot, "hello")
+        await finish(pilot)
+        app.workbench.budget.focus()
+        await pilot.press("enter")
+        assert isinstance(app.screen, InspectorScreen)
+
+
+async def test_palette_provider_lists_workbench_commands(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        provider = WorkbenchCommands(app.workbench)
+        titles = [str(hit.text) async for hit in provider.discover()]
+        for title in ("Compact now", "Lineage", "Inspector", "Clear conversation", "Theme"):
+            assert title in titles
+        assert "Toggle skill: release-notes" in titles
+        hits = [hit async for hit in provider.search("release")]
+        assert hits and str(hits[0].text) == "Toggle skill: release-notes"
+        hits[0].command()
+        rows = {row.name: row.state for row in app.workbench.controller.skill_rows()}
+        assert rows["release-notes"] == "pending_activation"

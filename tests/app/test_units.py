@@ -1,0 +1,167 @@
+"""Plain logic behind the app: slash parsing, history, transcript entries, budget figures."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.app.adapter import UiEventSink, to_ui_message
+from steiner_tui.app.budget_view import TokenLedger, WindowFigures, build_budget_view
+from steiner_tui.app.help_catalog import key_label
+from steiner_tui.app.history import PromptHistory
+from steiner_tui.app.messages import ReplyDelta, RequestSent
+from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
+from steiner_tui.app.transcript import ReplyEntry, ToolEntry, entries_from_messages, user_entry
+from steiner_tui.app.widgets.budget_panel import human
+from steiner_tui.app.widgets.window_bar import bar_cells
+from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.events import ReasoningDelta, TextDelta, UsageReported
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.skills.delta import compose_user_message
+from steiner_tui.engine.skills.envelopes import render_skill_activation
+from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
+from steiner_tui.engine.tokens import TokenEstimate
+
+
+def test_parse_slash() -> None:
+    assert parse_slash("hello") == "hello"
+    assert parse_slash("/compact keep the API notes") == SlashCommand(
+        "compact", "keep the API notes"
+    )
+    assert parse_slash("  /CLEAR ") == SlashCommand("clear")
+    assert parse_slash("//usr/bin") == "/usr/bin"
+    with pytest.raises(UnknownSlashCommand, match="unknown command /nope"):
+        parse_slash("/nope")
+
+
+def test_prompt_history_keeps_the_draft() -> None:
+    history = PromptHistory()
+    assert history.previous("x") is None
+    for text in ("a", "b", "b"):
+        history.push(text)
+    assert history.entries == ("a", "b")
+    assert history.previous("draft") == "b"
+    assert history.previous("ignored") == "a"
+    assert history.previous("ignored") is None
+    assert history.next() == "b"
+    assert history.next() == "draft"
+    assert history.next() is None
+
+
+def test_user_entry_badges_for_notice_and_envelopes() -> None:
+    envelope, _ = render_skill_activation("review", "Check everything.")
+    content = compose_user_message("please review", [envelope], "plan")
+    entry = user_entry(content)
+    assert entry.text == "please review"
+    assert entry.badges == ("plan mode", "+review")
+
+
+def test_entries_from_messages_pair_tool_results() -> None:
+    call = ToolCall("c1", "read", {"path": "a.py"}, "")
+    messages = [
+        Message("user", "hi"),
+        Message("assistant", "Reading.", tool_calls=(call,)),
+        Message("tool", "Error: no such file", name="read", tool_call_id="c1"),
+        Message("assistant", "partial", incomplete=True),
+    ]
+    entries = entries_from_messages(messages)
+    tool = entries[2]
+    assert isinstance(tool, ToolEntry) and tool.status == "failed" and "a.py" in tool.summary
+    last = entries[3]
+    assert isinstance(last, ReplyEntry) and last.interrupted
+
+
+def _snapshot(messages: tuple[Message, ...], index: int = 0) -> RequestSnapshot:
+    blocks = (
+        ContextBlock.of("preamble", "You are helpful."),
+        ContextBlock.of("project_context", "N" * 50, path="/p/NOTES.md", truncated=True),
+    )
+    return build_request_snapshot(
+        request_id=f"r{index}",
+        index=index,
+        model="offline",
+        provider="offline",
+        time=datetime(2026, 1, 1, tzinfo=UTC),
+        messages=(Message("system", "You are helpful."), Message("user", "N" * 50), *messages),
+        blocks=blocks,
+        block_message_count=2,
+        tools=(),
+        max_tokens=4096,
+        estimate=TokenEstimate(500, 400, "heuristic", "low"),
+    )
+
+
+def test_budget_view_rows_split_envelopes_out_of_the_conversation() -> None:
+    envelope, _ = render_skill_activation("review", "Check everything.")
+    first = _snapshot((Message("user", compose_user_message("hi", [envelope])),))
+    second = _snapshot((*first.messages[2:], Message("assistant", "ok")), index=1)
+    counted: list[str] = []
+
+    def count(model: str, text: str) -> int:
+        counted.append(text)
+        return len(text) // 4
+
+    ledger = TokenLedger(count)
+    usage = (1, UsageReported("offline", 400, 5, estimated_prompt_tokens=500))
+    view = build_budget_view(
+        second,
+        ledger=ledger,
+        budget=ModelTokenBudget(32768),
+        project_root=Path("/p"),
+        previous=first,
+        usage=usage,
+    )
+    labels = [row.label for row in view.rows]
+    assert labels == ["preamble", "context · NOTES.md", "skill · review", "conversation"]
+    notes = view.row("context · NOTES.md")
+    assert notes is not None and notes.truncated and notes.bytes == 50
+    assert abs(sum(row.share for row in view.rows) - 1) < 1e-9
+    assert view.prefix is not None and view.prefix.first_broken is None
+    assert view.prefix.matching == 3
+    assert view.drift is not None and view.drift.percent == 25
+    assert view.heading == "request #2"
+    calls = len(counted)
+    build_budget_view(
+        second, ledger=ledger, budget=ModelTokenBudget(32768), project_root=Path("/p")
+    )
+    assert len(counted) == calls  # every block and message was counted once
+
+
+def test_window_bar_cells() -> None:
+    figures = WindowFigures(100, used=20, reserve=10, soft_threshold=70, hard_limit=95)
+    cells = bar_cells(figures, 10)
+    assert " ".join(cells) == "used used reserve free free free free soft free hard"
+
+
+def test_human_and_key_labels() -> None:
+    assert human(987) == "987"
+    assert human(12_345) == "12.3k"
+    assert human(2_500_000) == "2.5M"
+    assert key_label("ctrl+l") == "Ctrl+L"
+    assert key_label("escape") == "Esc"
+    assert key_label("A") == "Shift+A"
+    assert key_label("a") == "a"
+    assert key_label("f1") == "F1"
+    assert key_label("shift+enter,ctrl+j") == "Shift+Enter / Ctrl+J"
+
+
+def test_adapter_buffers_until_attached() -> None:
+    sink = UiEventSink()
+    sink.emit(TextDelta("hello"))
+    assert isinstance(to_ui_message(TextDelta("x")), ReplyDelta)
+    assert to_ui_message(UsageReported("m", 1, 1)) is not None
+    assert to_ui_message(ReasoningDelta("thinking")) is None
+    posted: list[object] = []
+
+    class Target:
+        def post_message(self, message: object) -> bool:
+            posted.append(message)
+            return True
+
+    sink.attach(Target())  # type: ignore[arg-type]
+    assert [type(m) for m in posted] == [ReplyDelta]
+    sink.emit(_snapshot(()))
+    assert isinstance(posted[-1], RequestSent)

@@ -1,0 +1,185 @@
+"""End to end: SIGKILL the app mid-stream in tmux, restart with ``--resume``, nothing is lost.
+
+The project's config enables a skill (so the first message carries its envelope) and slows the
+offline model's streaming (``[providers.offline] stream_delay_ms``), so there is time to kill
+the process while a reply streams. The session log is the witness: the test waits on its
+records (a ``partial`` record after the latest ``request`` record means a reply is streaming),
+kills the process, restarts the app with ``--resume`` and checks that
+
+* the conversation is intact (every message logged before the kill comes back, in order, and
+  the cut-off reply is restored as ``incomplete``), and the skill is still active;
+* the first request after resuming begins with exactly the message hashes of the last request
+  sent before the kill (the test runs within one calendar day, so the session date line of the
+  resumed session is the same text).
+
+Every wait polls the pane or the log until a deadline; failures show what was there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steiner_tui.commands.screenshots import write_sample_project
+from steiner_tui.engine.skills.effective import effective_skills_of_messages
+from steiner_tui.sessions.loader import load_session
+from tests.e2e.test_tmux import (
+    SESSION,
+    START_DEADLINE,
+    STEP_DEADLINE,
+    Tmux,
+    _screen,
+    _submit,
+    _wait_for,
+    tmux,  # noqa: F401  (the fixture)
+)
+
+PROJECT_CONFIG = """\
+[skills]
+enabled = ["code-review"]
+
+[providers.offline]
+stream_delay_ms = 40
+"""
+FIRST = "What does this project do?"
+SECOND = "Which files does it have?"
+THIRD = "How are its tests run?"
+
+
+def _start(term: Tmux, project: Path, *extra: str) -> None:
+    args = " ".join(shlex.quote(a) for a in extra)
+    command = (
+        f"exec {shlex.quote(sys.executable)} -m steiner_tui "
+        f"--project {shlex.quote(str(project))} {args}"
+    )
+    term(
+        "new-session", "-d", "-x", "120", "-y", "36", "-s", SESSION, command,
+        ";", "set-option", "-w", "-t", SESSION, "remain-on-exit", "on",
+    )  # fmt: skip
+
+
+def _poll(what: str, check: Callable[[], Any], deadline: float = STEP_DEADLINE) -> Any:
+    end = time.monotonic() + deadline
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > end:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)  # polling interval only: the loop waits on the log's content
+
+
+def _session_dir(sessions: Path) -> Path:
+    def found() -> Path | None:
+        dirs = [p for p in sessions.glob("*") if (p / "session.jsonl").is_file()]
+        return dirs[0] if len(dirs) == 1 else None
+
+    what = (
+        f"the session log under {sessions} (the app must write one per session: SessionLog "
+        "in the driver's sink fan-out, see steiner_tui.sessions.resume)"
+    )
+    result: Path = _poll(what, found, STEP_DEADLINE)
+    return result
+
+
+def _records(directory: Path) -> list[str]:
+    """The log's record types, in order (torn lines as ``?``)."""
+    kinds = []
+    for line in (directory / "session.jsonl").read_bytes().splitlines():
+        try:
+            kinds.append(str(json.loads(line)["type"]))
+        except (ValueError, KeyError, TypeError):
+            kinds.append("?")
+    return kinds
+
+
+def _reply_done(directory: Path, user_text: str) -> bool:
+    loaded = load_session(directory)
+    messages = loaded.lineage.active.messages
+    users = [
+        i for i, m in enumerate(messages) if m.role == "user" and m.content.endswith(user_text)
+    ]
+    if not users:
+        return False
+    after = messages[users[-1] + 1 :]
+    return any(m.role == "assistant" and not m.tool_calls and not m.incomplete for m in after)
+
+
+def _streaming(directory: Path) -> bool:
+    kinds = _records(directory)
+    if "request" not in kinds:
+        return False
+    last_request = len(kinds) - 1 - kinds[::-1].index("request")
+    tail = kinds[last_request + 1 :]
+    return "partial" in tail and "message" not in tail
+
+
+def _pane_pid(term: Tmux) -> int:
+    return int(term("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
+
+
+def _dead(term: Tmux) -> bool:
+    return term("display-message", "-p", "-t", SESSION, "#{pane_dead}").strip() == "1"
+
+
+@pytest.mark.slow
+def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
+    project = write_sample_project(tmp_path / "budgetkit")
+    (project / ".steiner").mkdir(exist_ok=True)
+    (project / ".steiner" / "config.toml").write_text(PROJECT_CONFIG, encoding="utf-8")
+    sessions = tmp_path / "config" / "steiner" / "sessions"
+
+    _start(tmux, project)
+    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
+    _submit(tmux, FIRST)
+    directory = _session_dir(sessions)
+    _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
+
+    _submit(tmux, SECOND)
+    _poll("the second reply to start streaming", lambda: _streaming(directory))
+    os.kill(_pane_pid(tmux), signal.SIGKILL)
+    _poll("the killed app to go away", lambda: _dead(tmux))
+
+    before = load_session(directory)
+    assert before.problems == (), [str(p) for p in before.problems]
+    assert before.restored_incomplete, (
+        "the reply had finished before the kill; the log ends with "
+        f"{_records(directory)[-6:]} (slow the offline model down further)"
+    )
+    messages_before = before.lineage.active.messages
+    assert messages_before[-1].role == "assistant" and messages_before[-1].incomplete
+    assert [m.content for m in messages_before if m.role == "user"][-1].endswith(SECOND)
+    sent_before = [r for r in before.requests if not r.compaction]
+    last_hashes = sent_before[-1].message_hashes
+    skills_before = [b.name for b in effective_skills_of_messages(messages_before)]
+    assert skills_before == ["code-review"]
+
+    tmux("kill-session", "-t", SESSION)
+    _start(tmux, project, "--resume")
+    # The pane opens scrolled to the end: the cut-off reply and the last question show.
+    screen = _wait_for(tmux, "interrupted", "● active", deadline=START_DEADLINE)
+    assert "code-review" in screen, screen
+    _submit(tmux, THIRD)
+    _poll("the first reply after resuming", lambda: _reply_done(directory, THIRD))
+
+    after = load_session(directory)
+    assert after.problems == (), [str(p) for p in after.problems]
+    messages_after = after.lineage.active.messages
+    assert messages_after[: len(messages_before)] == messages_before
+    resumed_requests = [r for r in after.requests[len(before.requests) :] if not r.compaction]
+    assert resumed_requests, f"no request after resuming; the pane shows:\n{_screen(tmux)}"
+    first_after = resumed_requests[0].message_hashes
+    assert first_after[: len(last_hashes)] == last_hashes
+    new_users = [m for m in messages_after[len(messages_before) :] if m.role == "user"]
+    assert new_users and new_users[0].content == THIRD  # the skill state carried over: no delta
+    assert [b.name for b in effective_skills_of_messages(messages_after)] == ["code-review"]
+    tmux("send-keys", "-t", SESSION, "C-q")

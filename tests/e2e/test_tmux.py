@@ -1,0 +1,146 @@
+"""End to end: the real app in a real terminal (tmux), driven by keys, read from the screen.
+
+One run of ``uv run steiner-tui`` on a sample project with a temporary CONFIG: type a prompt and
+send it, open the lineage browser with ``/lineage`` and close it, toggle a skill with its number
+key, quit with Ctrl+Q. Every step waits by polling ``capture-pane`` until the expected text
+appears, within a deadline; the pane's text is in the failure message. The test uses its own
+tmux server socket, so it never touches the user's sessions.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.app.widgets.prompt import PLACEHOLDER
+from steiner_tui.commands.screenshots import write_sample_project
+
+REPO = Path(__file__).resolve().parents[2]
+SESSION = "e2e"
+START_DEADLINE = 90.0
+"""Seconds for the first frame: uv, Python and Textual start from cold in CI."""
+STEP_DEADLINE = 30.0
+
+Tmux = Callable[..., str]
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    """Run tmux commands against a private server; the server is killed afterwards."""
+    binary = shutil.which("tmux")
+    if binary is None:
+        pytest.fail("the end-to-end test needs tmux on PATH (e.g. `apt-get install tmux`)")
+    socket = f"steiner-e2e-{os.getpid()}"
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [binary, "-L", socket, "-f", os.devnull, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=REPO,
+            check=True,
+        )
+        return done.stdout
+
+    try:
+        yield run
+    finally:
+        subprocess.run([binary, "-L", socket, "kill-server"], capture_output=True, check=False)
+
+
+def _screen(tmux: Tmux) -> str:
+    return tmux("capture-pane", "-p", "-t", SESSION)
+
+
+def _wait_for(tmux: Tmux, *texts: str, deadline: float = STEP_DEADLINE) -> str:
+    """Poll the pane until every one of ``texts`` shows; fail with the pane after ``deadline``."""
+    end = time.monotonic() + deadline
+    while True:
+        screen = _screen(tmux)
+        if all(text in screen for text in texts):
+            return screen
+        if time.monotonic() > end:
+            missing = [text for text in texts if text not in screen]
+            pytest.fail(f"{missing} not on screen after {deadline:.0f}s; the pane shows:\n{screen}")
+        time.sleep(0.05)  # polling interval only: the loop waits on the screen's content
+
+
+def _wait_until_closed(tmux: Tmux) -> tuple[str, str]:
+    """Poll until the app has closed its terminal; return its exit status ("" if not yet
+    reaped: tmux learns it from SIGCHLD, which may come later) and what the pane shows."""
+    end = time.monotonic() + STEP_DEADLINE
+    while True:
+        state = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}|#{pane_dead_status}")
+        dead, _, status = state.strip().partition("|")
+        if dead == "1":
+            return status, _screen(tmux)
+        if time.monotonic() > end:
+            pytest.fail(f"the app did not exit; the pane shows:\n{_screen(tmux)}")
+        time.sleep(0.05)
+
+
+def _keys(tmux: Tmux, *keys: str) -> None:
+    tmux("send-keys", "-t", SESSION, *keys)
+
+
+def _type(tmux: Tmux, text: str) -> None:
+    tmux("send-keys", "-t", SESSION, "-l", text)
+
+
+def _submit(tmux: Tmux, text: str) -> None:
+    """Type ``text``, see it in the prompt, then press Enter (a separate key event)."""
+    _type(tmux, text)
+    _wait_for(tmux, text)
+    _keys(tmux, "Enter")
+
+
+@pytest.mark.slow
+def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
+    project = write_sample_project(tmp_path / "budgetkit")
+    command = f"uv run steiner-tui --project {shlex.quote(str(project))}"
+    # remain-on-exit keeps the pane after the app quits, so its exit status can be read.
+    tmux(
+        "new-session", "-d", "-x", "120", "-y", "36", "-s", SESSION, command,
+        ";", "set-option", "-w", "-t", SESSION, "remain-on-exit", "on",
+    )  # fmt: skip
+
+    screen = _wait_for(tmux, "Skills", "dry run", PLACEHOLDER, deadline=START_DEADLINE)
+    assert "1 code-review" in screen and "preamble" in screen
+
+    _submit(tmux, "What does this project do?")
+    screen = _wait_for(tmux, "Context · request #", "offline model")
+    assert "conversation" in screen and "dry run" not in screen
+
+    _submit(tmux, "/lineage")
+    screen = _wait_for(tmux, "Lineage", "1 generation", "start", "Summary · generation 0")
+    assert "History" in screen and PLACEHOLDER not in screen
+    _keys(tmux, "Escape")
+    _wait_for(tmux, PLACEHOLDER, "Context · request #")
+
+    # The number keys toggle skills when the prompt is not focused: /skills focuses the sidebar.
+    # (Nothing returns focus to the prompt afterwards, so this step comes after /lineage.)
+    _submit(tmux, "/skills")
+    _wait_for(tmux, PLACEHOLDER)  # the prompt was cleared: the command ran
+    _keys(tmux, "1")
+    screen = _wait_for(tmux, "1 code-review", "◐ pending on")
+    assert "○ inactive" in screen  # the other skills stay off
+
+    _keys(tmux, "C-q")
+    status, screen = _wait_until_closed(tmux)
+    assert status in ("", "0"), f"exit status {status}; the pane shows:\n{screen}"
+    assert "Traceback" not in screen and "Skills" not in screen, screen

@@ -12,12 +12,13 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.runner import RunResult
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
 from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.engine.events import EventSink, FanoutSink
+from steiner_tui.engine.events import EventSink, FanoutSink, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.templates import render_template
 from steiner_tui.engine.tokens import RequestEstimator
@@ -58,7 +59,10 @@ async def run_exec(
         clock=clock or SystemClock(),
         permission=policy,
     )
-    return await runner.run(Message("user", prompt))
+    attached = find_image_attachments(prompt, spec.project_root)
+    for problem in attached.problems:
+        sink.emit(WarningEvent("attachment", problem))
+    return await runner.run(Message("user", prompt, images=attached.images))
 
 
 async def run_oneshot(

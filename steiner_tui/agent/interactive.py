@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.runner import Runner, RunResult
 from steiner_tui.engine.compaction.escalation import CompactionCounter, replacement_refusal
 from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
+from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus, compose_user_message
 from steiner_tui.engine.snapshots import RequestSnapshot
@@ -76,11 +78,18 @@ class InteractiveDriver:
             self._pending.mode_changed = not self._pending.mode_changed
 
     def compose(self, text: str) -> Message:
-        """The user message for ``text``: mode notice, skill delta envelopes, then the text."""
+        """The user message for ``text``: mode notice, skill delta envelopes, then the text.
+
+        Images named in the text are attached (see ``attachments``); problems with named
+        images are reported to the runner's sink as warnings.
+        """
         delta = self.skills.take_delta(self.runner.conversation)
         mode = self.runner.mode if self._pending.mode_changed else None
         self._pending.mode_changed = False
-        return Message("user", compose_user_message(text, delta, mode))
+        attached = find_image_attachments(text, self.runner.project_root)
+        for problem in attached.problems:
+            self.runner.sink.emit(WarningEvent("attachment", problem))
+        return Message("user", compose_user_message(text, delta, mode), images=attached.images)
 
     async def submit(self, text: str) -> RunResult:
         """Send ``text`` and run the episode to its end."""

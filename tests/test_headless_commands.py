@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +83,25 @@ def test_oneshot_runs_each_phase_as_its_own_session(tmp_path: Path, sample_proje
     for phase in ("plan", "build", "verify"):
         assert f"== phase: {phase}" in out.stderr
         assert f"## {phase}" in out.stdout
+
+
+def test_exec_ctrl_c_stops_streaming_cleanly(tmp_path: Path, sample_project: Path) -> None:
+    config = sample_project / ".steiner" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[providers.offline]\nstream_delay_ms = 30\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec",
+         "what is in this project?"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )  # fmt: skip
+    assert process.stderr is not None
+    first_progress = process.stderr.readline()  # a tool call started: the run is streaming
+    assert first_progress.startswith("→ "), first_progress
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted" in stdout
+    assert "Traceback" not in stdout

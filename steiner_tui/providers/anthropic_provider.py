@@ -15,12 +15,11 @@ separately. Stop reasons are normalized: ``end_turn``/``stop_sequence`` -> ``sto
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from steiner_tui.engine.provider import (
     ChatRequest,
-    ModelInfo,
     ProviderError,
     ProviderEvent,
     StreamDone,
@@ -31,7 +30,8 @@ from steiner_tui.engine.provider import (
 )
 from steiner_tui.providers.anthropic_convert import to_anthropic_params
 from steiner_tui.providers.errors import map_error
-from steiner_tui.providers.streaming import LoopClient, ToolCallBuffer
+from steiner_tui.providers.sdk_base import SdkProvider
+from steiner_tui.providers.streaming import ToolCallBuffer
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -47,35 +47,10 @@ _STOP_REASONS = {
 }
 
 
-def _default_model_info(model: str) -> ModelInfo:
-    from steiner_tui.engine.models import lookup_model
-
-    return lookup_model(model)
-
-
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     """Streams Claude models; one ``AsyncAnthropic`` client per event loop."""
 
-    stateful = False
-
-    def __init__(
-        self,
-        alias: str,
-        api_key: str,
-        base_url: str | None = None,
-        *,
-        timeout: float = 600.0,
-        max_retries: int = 2,
-        model_info: Callable[[str], ModelInfo] | None = None,
-    ) -> None:
-        self.alias = alias
-        self._api_key = api_key
-        # Passed explicitly so the SDK never falls back to ANTHROPIC_BASE_URL or a profile.
-        self._base_url = base_url or DEFAULT_BASE_URL
-        self._timeout = timeout
-        self._max_retries = max_retries
-        self._model_info = model_info or _default_model_info
-        self._clients: LoopClient[AsyncAnthropic] = LoopClient(self._make_client, _close)
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
 
     def _make_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
@@ -86,14 +61,6 @@ class AnthropicProvider:
             timeout=self._timeout,
             max_retries=self._max_retries,
         )
-
-    def model_info(self, model: str) -> ModelInfo:
-        """Limits of ``model`` (the registry, with config overrides applied by the factory)."""
-        return self._model_info(model)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of the current loop."""
-        await self._clients.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Messages API call; raises ``ProviderError`` on failure."""
@@ -131,10 +98,6 @@ class AnthropicProvider:
             cache_write_tokens=state.cache_write,
         )
         yield StreamDone(stop_reason=_STOP_REASONS.get(state.stop_reason, state.stop_reason))
-
-
-async def _close(client: AsyncAnthropic) -> None:
-    await client.close()
 
 
 class _StreamState:

@@ -17,13 +17,12 @@ present of ``prompt_tokens_details.cached_tokens``, ``prompt_cache_hit_tokens`` 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from steiner_tui.engine.provider import (
     ChatRequest,
-    ModelInfo,
     ProviderError,
     ProviderEvent,
     StreamDone,
@@ -34,7 +33,8 @@ from steiner_tui.engine.provider import (
 )
 from steiner_tui.providers.errors import map_error
 from steiner_tui.providers.openai_chat_convert import to_chat_params
-from steiner_tui.providers.streaming import LoopClient, ToolCallBuffer
+from steiner_tui.providers.sdk_base import SdkProvider
+from steiner_tui.providers.streaming import ToolCallBuffer
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -48,12 +48,6 @@ _STOP_REASONS = {"function_call": "tool_calls"}
 def is_official(base_url: str | None) -> bool:
     """True when ``base_url`` is OpenAI's own API (or unset)."""
     return base_url is None or urlsplit(base_url).hostname == "api.openai.com"
-
-
-def _default_model_info(model: str) -> ModelInfo:
-    from steiner_tui.engine.models import lookup_model
-
-    return lookup_model(model)
 
 
 def _extra(obj: Any, key: str) -> Any:
@@ -85,29 +79,16 @@ def usage_event(usage: Any) -> StreamUsage:
     )
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(SdkProvider["AsyncOpenAI"]):
     """Streams Chat Completions; one ``AsyncOpenAI`` client per event loop."""
 
-    stateful = False
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
 
     def __init__(
-        self,
-        alias: str,
-        api_key: str,
-        base_url: str | None = None,
-        *,
-        timeout: float = 600.0,
-        max_retries: int = 2,
-        model_info: Callable[[str], ModelInfo] | None = None,
+        self, alias: str, api_key: str, base_url: str | None = None, **kwargs: Any
     ) -> None:
-        self.alias = alias
-        self._api_key = api_key
-        self._base_url = base_url or DEFAULT_BASE_URL
+        super().__init__(alias, api_key, base_url, **kwargs)
         self._official = is_official(base_url)
-        self._timeout = timeout
-        self._max_retries = max_retries
-        self._model_info = model_info or _default_model_info
-        self._clients: LoopClient[AsyncOpenAI] = LoopClient(self._make_client, _close)
 
     def _make_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
@@ -118,14 +99,6 @@ class OpenAIChatProvider:
             timeout=self._timeout,
             max_retries=self._max_retries,
         )
-
-    def model_info(self, model: str) -> ModelInfo:
-        """Limits of ``model`` (the registry, with config overrides applied by the factory)."""
-        return self._model_info(model)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of the current loop."""
-        await self._clients.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Chat Completions call; raises ``ProviderError`` on failure."""
@@ -169,10 +142,6 @@ class OpenAIChatProvider:
         if usage is not None:
             yield usage
         yield StreamDone(stop_reason=_STOP_REASONS.get(finish, finish))
-
-
-async def _close(client: AsyncOpenAI) -> None:
-    await client.close()
 
 
 def _delta_events(delta: Any, tools: dict[int, ToolCallBuffer]) -> list[ProviderEvent]:

@@ -21,12 +21,11 @@ tokens included), ``output_tokens``, ``input_tokens_details.cached_tokens`` and
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from steiner_tui.engine.provider import (
     ChatRequest,
-    ModelInfo,
     ProviderError,
     ProviderEvent,
     StreamDone,
@@ -38,7 +37,8 @@ from steiner_tui.engine.provider import (
 from steiner_tui.providers.errors import map_error, stream_error
 from steiner_tui.providers.openai_chat import DEFAULT_BASE_URL, is_official
 from steiner_tui.providers.openai_responses_convert import to_responses_params
-from steiner_tui.providers.streaming import LoopClient, ToolCallBuffer
+from steiner_tui.providers.sdk_base import SdkProvider
+from steiner_tui.providers.streaming import ToolCallBuffer
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -49,35 +49,19 @@ _HELD_LIMIT = 256
 _REASONING_DELTAS = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
 
 
-def _default_model_info(model: str) -> ModelInfo:
-    from steiner_tui.engine.models import lookup_model
-
-    return lookup_model(model)
-
-
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
     """Streams the Responses API and continues transcripts by ``previous_response_id``."""
 
     stateful = True
 
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    stateful = True
+
     def __init__(
-        self,
-        alias: str,
-        api_key: str,
-        base_url: str | None = None,
-        *,
-        timeout: float = 600.0,
-        max_retries: int = 2,
-        model_info: Callable[[str], ModelInfo] | None = None,
+        self, alias: str, api_key: str, base_url: str | None = None, **kwargs: Any
     ) -> None:
-        self.alias = alias
-        self._api_key = api_key
-        self._base_url = base_url or DEFAULT_BASE_URL
+        super().__init__(alias, api_key, base_url, **kwargs)
         self._official = is_official(base_url)
-        self._timeout = timeout
-        self._max_retries = max_retries
-        self._model_info = model_info or _default_model_info
-        self._clients: LoopClient[AsyncOpenAI] = LoopClient(self._make_client, _close)
         self._held: OrderedDict[str, int] = OrderedDict()
         """Response id -> how many conversation messages its call's input held."""
 
@@ -90,14 +74,6 @@ class OpenAIResponsesProvider:
             timeout=self._timeout,
             max_retries=self._max_retries,
         )
-
-    def model_info(self, model: str) -> ModelInfo:
-        """Limits of ``model`` (the registry, with config overrides applied by the factory)."""
-        return self._model_info(model)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of the current loop."""
-        await self._clients.aclose()
 
     def _remember(self, response_id: str, held: int) -> None:
         self._held[response_id] = held
@@ -159,10 +135,6 @@ class OpenAIResponsesProvider:
             backend_state=state.response_id if stored else None,
             clear_backend_state=request.retire_backend_state,
         )
-
-
-async def _close(client: AsyncOpenAI) -> None:
-    await client.close()
 
 
 class _StreamState:

@@ -66,7 +66,10 @@ async def run_stages(
     cleared = False
     after = before
     for mode in ("normal", "emergency"):
-        if mode == "emergency" and modes and not main.budget.should_compact(after):
+        # The resulting state must pass main's soft trigger and its hard fit (prompt plus
+        # completion reserve plus margin); otherwise the emergency stage runs on it.
+        settled = not main.budget.should_compact(after) and main.budget.fit_request(after).fits
+        if mode == "emergency" and modes and settled:
             break
         try:
             stage = await summarize_compaction_stage(inputs, mode, working, origins)

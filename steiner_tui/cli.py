@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--mode", choices=("build", "plan"), default="build")
     ex.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
     ex.add_argument("--events", default=None, help="append every engine event to this JSONL file")
+    ex.add_argument("--no-delegate", action="store_true", help="run without sub-agents")
 
     one = sub.add_parser("oneshot", help="run a task through plan, build and verify phases")
     one.add_argument("task", help="the task")

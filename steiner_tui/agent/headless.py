@@ -4,6 +4,13 @@ Both use the same runner and context engine as the app. ``exec`` delivers ``--sk
 static blocks (step 4 of the source plan) and keeps no history archive. ``oneshot`` runs each
 phase (plan, build, verify by default) as its own session: its own caches, its phase prompt
 (step 5), LastMainRequest starting at zero, and its own history archive.
+
+Delegation: ``exec`` gives the runner the ``delegate`` tool (unless told not to) with the same
+wiring as the app (``delegating_spec``). Nobody is there to send a next message, so when the
+model ends its reply while background children still run, ``exec`` waits for them and runs the
+model again on their result envelopes; children still pending when it returns are cancelled.
+``oneshot`` phases run without delegation: each phase is already a bounded session of its own
+and hands only its reply to the next.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ from dataclasses import dataclass, replace
 
 from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.clock import Clock, SystemClock
-from steiner_tui.agent.runner import RunResult
+from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
+from steiner_tui.agent.runner import Runner, RunResult
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
 from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.engine.compaction.archive import HistoryArchive
@@ -23,11 +31,12 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.templates import render_template
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.tools.base import PermissionCallback
+from steiner_tui.tools.delegate import tools_with_delegate
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 
-__all__ = ["DEFAULT_PHASES", "PhaseResult", "run_exec", "run_oneshot"]
+__all__ = ["DEFAULT_PHASES", "PhaseResult", "delegating_spec", "run_exec", "run_oneshot"]
 
 DEFAULT_PHASES = ("plan", "build", "verify")
 
@@ -41,6 +50,19 @@ class PhaseResult:
     result: RunResult
 
 
+def delegating_spec(spec: SessionSpec, manager: SubAgentManager) -> SessionSpec:
+    """``spec`` for a parent that delegates through ``manager``.
+
+    Compaction's pending line reads the manager's pending children, and the preamble documents
+    delegation and asynchronous results (the ``delegate`` tool itself goes in the tool set).
+    """
+    return replace(
+        spec,
+        compaction=replace(spec.compaction, pending_sub_agents=manager.pending),
+        preamble=replace(spec.preamble, delegation_enabled=True, async_sub_agents=True),
+    )
+
+
 async def run_exec(
     spec: SessionSpec,
     prompt: str,
@@ -49,20 +71,67 @@ async def run_exec(
     sink: EventSink,
     policy: PermissionPolicy,
     clock: Clock | None = None,
+    delegation: DelegationSettings | None = None,
 ) -> RunResult:
-    """Run one task to completion (static skills from ``spec.static_skills``, no archive)."""
-    runner = build_runner(
-        replace(spec, enabled_skills=()),
-        estimator=estimator,
-        tools=ToolExecutor(default_tools(), policy),
-        sink=sink,
-        clock=clock or SystemClock(),
-        permission=policy,
-    )
+    """Run one task to completion (static skills from ``spec.static_skills``, no archive).
+
+    Args:
+        spec: the session (its ``enabled_skills`` are ignored: exec has no envelopes).
+        prompt: the task.
+        estimator: the token estimator.
+        sink: every engine event, the children's ``SubAgentUpdated`` included.
+        policy: the permission policy (children ask through it too).
+        clock: the injected clock.
+        delegation: delegation settings; None runs without the ``delegate`` tool.
+    """
+    clock = clock or SystemClock()
+    spec = replace(spec, enabled_skills=())
     attached = find_image_attachments(prompt, spec.project_root)
     for problem in attached.problems:
         sink.emit(WarningEvent("attachment", problem))
-    return await runner.run(Message("user", prompt, images=attached.images))
+    message = Message("user", prompt, images=attached.images)
+    if delegation is None:
+        runner = build_runner(
+            spec,
+            estimator=estimator,
+            tools=ToolExecutor(default_tools(), policy),
+            sink=sink,
+            clock=clock,
+            permission=policy,
+        )
+        return await runner.run(message)
+    manager = SubAgentManager(
+        spec, estimator=estimator, sink=sink, clock=clock, settings=delegation
+    )
+    runner = build_runner(
+        delegating_spec(spec, manager),
+        estimator=estimator,
+        tools=ToolExecutor(tools_with_delegate(default_tools(), manager), policy),
+        sink=sink,
+        clock=clock,
+        permission=policy,
+    )
+    manager.attach(runner)
+    try:
+        return await _run_until_settled(runner, manager, message)
+    finally:
+        await manager.aclose()
+
+
+async def _run_until_settled(
+    runner: Runner, manager: SubAgentManager, message: Message
+) -> RunResult:
+    """Run, then while background results are still to come, wait and run on them."""
+    result = await runner.run(message)
+    while result.status == "done":
+        await manager.wait_all()
+        late = manager.drain_results()
+        if not late:
+            return result
+        for envelope in late:  # as the runner's inbox would deliver them
+            runner.append(replace(envelope, turn=envelope.turn or runner.state.turn))
+        result = await runner.run()
+    return result
 
 
 async def run_oneshot(

@@ -19,7 +19,9 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from steiner_tui.agent.compaction_driver import CompactionApplied
+from steiner_tui.agent.delegation.model import SubAgentUpdated
 from steiner_tui.app import messages as ui
+from steiner_tui.app.subagent_view import delegate_summary
 from steiner_tui.engine.events import (
     EngineEvent,
     ErrorEvent,
@@ -50,6 +52,8 @@ def to_ui_message(event: EngineEvent) -> Message | None:
         case TextDelta(text=text):
             return ui.ReplyDelta(text)
         case ToolCallStarted(call=call, summary=summary):
+            if call.name == "delegate":  # the engine's summary keys leave out type and task
+                summary = delegate_summary(call.arguments or {})
             return ui.ToolStarted(call.id, call.name, summary)
         case ToolCallFinished(call=call, status=status, output=output):
             return ui.ToolFinished(call.id, status, output)
@@ -72,6 +76,8 @@ def to_ui_message(event: EngineEvent) -> Message | None:
             return ui.SkillNotice(name, text, warning=True)
         case SkillStateEvent(name=name, state=state):
             return ui.SkillNotice(name, f"skill {name!r} replayed as {state}")
+        case SubAgentUpdated(info=info):
+            return ui.SubAgentChanged(info)
     return None
 
 

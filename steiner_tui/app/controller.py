@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.budget_view import BudgetView, TokenLedger, build_budget_view
 from steiner_tui.app.live_files import partitions_for
 from steiner_tui.app.session import AppSession
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import HealthEvent, UsageReported
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
@@ -101,6 +103,22 @@ class SessionController:
             lines.append("configured: " + ", ".join(self.session.models))
         return "\n".join(lines)
 
+    def sub_agents(self) -> tuple[SubAgentInfo, ...]:
+        """Every sub-agent of the session, in start order (none when delegation is off)."""
+        manager = self.session.sub_agents
+        return manager.infos() if manager is not None else ()
+
+    def sub_agent_transcript(self, agent_id: str) -> tuple[Message, ...]:
+        """The child's own conversation.
+
+        Raises:
+            KeyError: no sub-agent has that id.
+        """
+        manager = self.session.sub_agents
+        if manager is None:
+            raise KeyError(agent_id)
+        return manager.transcript(agent_id)
+
     # -- what the engine reported -----------------------------------------------------------
 
     def observe_usage(self, usage: UsageReported) -> None:
@@ -139,12 +157,14 @@ class SessionController:
         return mode
 
     def clear(self) -> None:
-        """Start a new conversation (``/clear``).
+        """Start a new conversation (``/clear``); undelivered sub-agent results are dropped.
 
         Raises:
-            DriverRefusal: while a run is generating.
+            DriverRefusal: while a run is generating or a sub-agent is pending.
         """
         self.driver.replace_lineage(ConversationLineage())
+        if self.session.sub_agents is not None:
+            self.session.sub_agents.drain_results()  # results for the old conversation
         if self.session.log is not None:
             self.session.log.sync()  # writes the reset
         self._first_index = self.driver.runner.state.request_index

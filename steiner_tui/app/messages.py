@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.engine.compaction.lineage import CompactionOutcome
 from steiner_tui.engine.events import HealthEvent, UsageReported
 from steiner_tui.engine.messages import Message as ChatMessage
@@ -29,6 +30,7 @@ __all__ = [
     "RequestSent",
     "RunEnded",
     "SkillNotice",
+    "SubAgentChanged",
     "ToolFinished",
     "ToolStarted",
     "UsageReceived",
@@ -112,6 +114,13 @@ class SkillNotice(Message):
     name: str
     text: str
     warning: bool = False
+
+
+@dataclass
+class SubAgentChanged(Message):
+    """A sub-agent's snapshot changed (state, turns, tokens or transcript)."""
+
+    info: SubAgentInfo
 
 
 @dataclass

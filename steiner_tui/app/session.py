@@ -4,6 +4,10 @@
 app (the CLI and the tests both call it, then ``app.make_app``); ``session_build`` opens the
 driver (configured or not, recorded or not, new or resumed). Model selection without
 configuration is one function, ``default_main_model`` (the offline model).
+
+Delegation is on by default: the session's ``SubAgentManager`` runs the children, its events
+reach the main screen through the same adapter as the runner's, and ``stop_sub_agents`` /
+``close`` cancel children still running when the app exits.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from steiner_tui.agent.clock import Clock
+from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app.adapter import UiEventSink
@@ -28,11 +33,11 @@ from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
 from steiner_tui.sessions import SessionLog
-from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 
 __all__ = [
+    "DEFAULT_DELEGATION",
     "DEFAULT_THEME",
     "OFFLINE_LABEL",
     "AppSession",
@@ -43,6 +48,8 @@ __all__ = [
 
 DEFAULT_THEME = "textual-dark"
 OFFLINE_LABEL = "offline · not a language model"
+DEFAULT_DELEGATION = DelegationSettings()
+"""Sub-agent settings of app sessions (three children at once; documentor scope README, docs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +74,7 @@ class AppSession:
         models: configured model references ``/model`` lists (empty: only the current one).
         log: the session log (None: the session is not recorded).
         notices: things to tell the user when the app starts (resume, config warnings).
+        sub_agents: the session's sub-agent manager (None: delegation is off).
     """
 
     driver: InteractiveDriver
@@ -86,9 +94,17 @@ class AppSession:
     models: tuple[str, ...] = ()
     log: SessionLog | None = None
     notices: tuple[str, ...] = ()
+    sub_agents: SubAgentManager | None = None
+
+    async def stop_sub_agents(self) -> None:
+        """Cancel the children still running and wait until they have ended."""
+        if self.sub_agents is not None:
+            await self.sub_agents.aclose()
 
     def close(self) -> None:
-        """Flush and close the session log (the app calls this when it exits)."""
+        """Cancel running children, flush and close the session log (when the app exits)."""
+        if self.sub_agents is not None:
+            self.sub_agents.cancel_all()
         if self.log is not None:
             self.log.close()
 
@@ -125,6 +141,7 @@ def build_app_session(
     models: tuple[str, ...] = (),
     record: bool = True,
     resume: str | None = None,
+    delegation: DelegationSettings | None = DEFAULT_DELEGATION,
 ) -> AppSession:
     """Build the session for ``project_root``.
 
@@ -146,6 +163,7 @@ def build_app_session(
         models: model references ``/model`` lists (default: ``config``'s named models).
         record: keep the session log under ``CONFIG/sessions/`` (needs ``config_dir``).
         resume: ``"latest"`` or a session id to resume (needs ``record``); None: a new session.
+        delegation: how sub-agents run; None: no ``delegate`` tool and no sub-agent panel.
 
     Raises:
         ConfigError: the configured model cannot be resolved.
@@ -161,9 +179,9 @@ def build_app_session(
     inputs = DriverInputs(
         config_dir=config_dir,
         estimator=RequestEstimator(default_encoding_loader(cache_dir)),
-        tools=ToolExecutor(default_tools(), policy),
+        tools=default_tools(),
         sink=FanoutSink([store, events]),
-        permission=policy,
+        policy=policy,
         default_model=default_main_model,
         main=main,
         config=config,
@@ -171,6 +189,8 @@ def build_app_session(
         clock=clock,
         session_date=session_date,
         enabled_skills=enabled_skills,
+        delegation=delegation,
+        sub_agent_sink=events,
     )
     opened = open_driver(inputs, root, session_id=session_id, record=record, resume=resume)
     driver, root = opened.driver, opened.project_root
@@ -194,4 +214,5 @@ def build_app_session(
         models=models or (tuple(config.models) if config is not None else ()),
         log=opened.log,
         notices=opened.notices + warnings,
+        sub_agents=opened.sub_agents,
     )

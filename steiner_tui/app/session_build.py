@@ -8,6 +8,13 @@ identity and builds the driver:
 * with a ``CONFIG`` folder and ``record``, ``steiner_tui.sessions`` opens a new session or
   resumes one, and its ``SessionLog`` joins the sink fan-out ahead of the UI;
 * otherwise the driver is built directly (tests, and sessions with no ``CONFIG``).
+
+With ``DriverInputs.delegation`` set, the session gets a ``SubAgentManager``: the runner's tools
+gain ``delegate``, compaction's pending line and the preamble's delegation section are wired
+(``agent.headless.delegating_spec``), and the manager is attached to the runner (background
+results) and the driver (its pending count feeds the replacement guard). The manager's
+``SubAgentUpdated`` events go to ``sub_agent_sink`` (the UI), never to the session log: a
+child's transcript stays with the child; the parent log holds only the result envelopes.
 """
 
 from __future__ import annotations
@@ -19,7 +26,9 @@ from datetime import datetime
 from pathlib import Path
 
 from steiner_tui.agent.clock import Clock
+from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
+from steiner_tui.agent.headless import delegating_spec
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
@@ -36,20 +45,30 @@ from steiner_tui.sessions.resume import (
     open_interactive_session,
     open_session_for_app,
 )
-from steiner_tui.tools.base import PermissionCallback
+from steiner_tui.tools.base import Tool
+from steiner_tui.tools.delegate import tools_with_delegate
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.permissions import PermissionPolicy
 
 __all__ = ["DriverInputs", "OpenedDriver", "open_driver", "watch_plan_for"]
 
 
 @dataclass(frozen=True, slots=True)
 class DriverInputs:
-    """What the driver is built from besides the session identity."""
+    """What the driver is built from besides the session identity.
+
+    Attributes:
+        tools: the built-in tools (``delegate`` is added when ``delegation`` is set).
+        policy: the permission policy (it also answers the children's permission requests).
+        delegation: how sub-agents run; None: no ``delegate`` tool.
+        sub_agent_sink: receives ``SubAgentUpdated`` (default: ``sink``).
+    """
 
     config_dir: Path | None
     estimator: RequestEstimator
-    tools: ToolRunner
+    tools: tuple[Tool, ...]
     sink: EventSink
-    permission: PermissionCallback
+    policy: PermissionPolicy
     default_model: Callable[[Path], MainModel]
     main: MainModel | None = None
     config: Config | None = None
@@ -57,6 +76,8 @@ class DriverInputs:
     clock: Clock | None = None
     session_date: datetime | None = None
     enabled_skills: tuple[str, ...] = ()
+    delegation: DelegationSettings | None = None
+    sub_agent_sink: EventSink | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +89,7 @@ class OpenedDriver:
     log: SessionLog | None = None
     history_path: Path | None = None
     notices: tuple[str, ...] = ()
+    sub_agents: SubAgentManager | None = None
 
 
 def _base_spec(inputs: DriverInputs, root: Path, session_id: str) -> SessionSpec:
@@ -85,6 +107,23 @@ def _base_spec(inputs: DriverInputs, root: Path, session_id: str) -> SessionSpec
         session_date=inputs.session_date,
         enabled_skills=inputs.enabled_skills or spec.enabled_skills,
     )
+
+
+def _delegating(
+    inputs: DriverInputs, spec: SessionSpec
+) -> tuple[SessionSpec, ToolRunner, SubAgentManager | None]:
+    """The spec, tool runner and sub-agent manager (None without delegation) for ``spec``."""
+    if inputs.delegation is None:
+        return spec, ToolExecutor(inputs.tools, inputs.policy), None
+    manager = SubAgentManager(
+        spec,
+        estimator=inputs.estimator,
+        sink=inputs.sub_agent_sink or inputs.sink,
+        clock=inputs.clock,
+        settings=inputs.delegation,
+    )
+    tools = ToolExecutor(tools_with_delegate(inputs.tools, manager), inputs.policy)
+    return delegating_spec(spec, manager), tools, manager
 
 
 def _opening(root: Path, sessions: Path, resume: str | None, session_id: str) -> SessionOpening:
@@ -115,33 +154,43 @@ def open_driver(
         archive = FileHistoryArchive(folder) if folder is not None else None
         spec = _base_spec(inputs, project_root, session_id)
         spec = replace(spec, compaction=replace(spec.compaction, archive=archive))
+        spec, tools, manager = _delegating(inputs, spec)
         driver = build_interactive_session(
             spec,
             estimator=inputs.estimator,
-            tools=inputs.tools,
+            tools=tools,
             sink=inputs.sink,
             clock=inputs.clock,
-            permission=inputs.permission,
+            permission=inputs.policy,
         )
+        if manager is not None:
+            manager.attach(driver.runner, driver)
         history = archive.history_path if archive is not None else None
-        return OpenedDriver(driver, project_root, history_path=history)
+        return OpenedDriver(driver, project_root, history_path=history, sub_agents=manager)
     opening = _opening(project_root, inputs.config_dir / "sessions", resume, session_id)
+    spec, tools, manager = _delegating(
+        inputs, _base_spec(inputs, opening.project_root, opening.session_id)
+    )
     opened = open_interactive_session(
-        _base_spec(inputs, opening.project_root, opening.session_id),
+        spec,
         opening,
         estimator=inputs.estimator,
-        tools=inputs.tools,
+        tools=tools,
         sink=inputs.sink,
         clock=inputs.clock,
-        permission=inputs.permission,
+        permission=inputs.policy,
     )
+    if manager is not None:
+        manager.attach(opened.driver.runner, opened.driver)
     notices: tuple[str, ...] = ()
     if opening.resumed:
         count = len(opened.driver.runner.conversation)
         notices = (f"resumed session {opening.session_id} ({count} messages)",)
         notices += tuple(f"session log: {problem}" for problem in opening.problems)
     history = opening.archive.history_path
-    return OpenedDriver(opened.driver, opening.project_root, opened.log, history, notices)
+    return OpenedDriver(
+        opened.driver, opening.project_root, opened.log, history, notices, sub_agents=manager
+    )
 
 
 def watch_plan_for(

@@ -19,6 +19,7 @@ SLASH_COMMANDS: Final = MappingProxyType(
         "lineage": ("", "browse compaction generations"),
         "skills": ("", "focus the skill sidebar (Space or 1-9 toggle)"),
         "model": ("", "show the model and its limits"),
+        "sessions": ("", "saved sessions: Enter resumes one, d deletes one"),
         "clear": ("", "start a new conversation (not while a run is generating)"),
         "help": ("", "show keys and commands"),
     }

@@ -27,27 +27,37 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands never pay for Textual.
     from steiner_tui.app.app import make_app
     from steiner_tui.app.gc_tuning import tune_gc_for_ui
+    from steiner_tui.app.resume_request import ResumeRequest
     from steiner_tui.app.session import build_app_session
     from steiner_tui.config import load_config
     from steiner_tui.sessions import SessionLoadError, SessionNotFoundError
 
-    try:
-        config = load_config(root, os.environ)
-        session = build_app_session(
-            root,
-            config_dir=paths.config_dir(),
-            config=config,
-            env=os.environ,
-            cache_dir=paths.cache_dir(),
-            resume=getattr(args, "resume", None),
-        )
-    except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
-        print(f"steiner-tui: {error}", file=sys.stderr)
-        return 2
-    app = make_app(session)
-    tune_gc_for_ui()
-    try:
-        app.run()
-    finally:
-        session.close()
-    return 0
+    resume: str | None = getattr(args, "resume", None)
+    tuned = False
+    while True:
+        try:
+            config = load_config(root, os.environ)
+            session = build_app_session(
+                root,
+                config_dir=paths.config_dir(),
+                config=config,
+                env=os.environ,
+                cache_dir=paths.cache_dir(),
+                resume=resume,
+            )
+        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
+            print(f"steiner-tui: {error}", file=sys.stderr)
+            return 2
+        app = make_app(session)
+        if not tuned:
+            tune_gc_for_ui()
+            tuned = True
+        try:
+            result = app.run()
+        finally:
+            session.close()
+        # The sessions screen asked for another session: open it in a fresh workbench.
+        if not isinstance(result, ResumeRequest):
+            return 0
+        resume = result.session_id
+        root = session.project_root

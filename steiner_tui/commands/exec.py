@@ -2,16 +2,24 @@
 
 Exit status: 0 when the model answered, 1 on a provider or context error, 2 on bad input,
 130 when interrupted (Ctrl-C stops streaming cleanly).
+
+The model may delegate to sub-agents (``--no-delegate`` turns the ``delegate`` tool off); each
+child's state changes go to stderr with the other progress lines, and children still running
+when the command ends are cancelled.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from steiner_tui import paths
+from steiner_tui.agent.delegation import DelegationSettings, SubAgentUpdated
 from steiner_tui.agent.event_log import JsonlEventLog
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
 from steiner_tui.agent.headless import run_exec
@@ -23,10 +31,30 @@ from steiner_tui.commands.headless_io import (
     make_estimator,
 )
 from steiner_tui.config import ConfigError
-from steiner_tui.engine.events import EventSink, FanoutSink
+from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
 from steiner_tui.tools.permissions import PermissionPolicy
 
-__all__ = ["run"]
+__all__ = ["SubAgentProgress", "run"]
+
+
+@dataclass(slots=True)
+class SubAgentProgress:
+    """Writes one stderr line each time a sub-agent changes state (queued, running, done...)."""
+
+    stream: TextIO = sys.stderr
+    states: dict[str, str] = field(default_factory=dict)
+
+    def emit(self, event: EngineEvent) -> None:
+        if not isinstance(event, SubAgentUpdated):
+            return
+        info = event.info
+        if self.states.get(info.id) == info.state:
+            return
+        self.states[info.id] = info.state
+        line = f"sub-agent {info.id}: {info.state}"
+        if info.reason:
+            line += f" ({info.reason})"
+        print(line, file=self.stream, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,10 +77,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     policy = PermissionPolicy(HeadlessPermission(allow=args.yes), dict(config.permissions))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
-    sink: EventSink = ProgressSink()
+    sink: EventSink = FanoutSink((ProgressSink(), SubAgentProgress()))
     if event_log is not None:
         sink = FanoutSink((sink, event_log))
-    coro = run_exec(spec, args.prompt, estimator=make_estimator(), sink=sink, policy=policy)
+    delegation = None if args.no_delegate else DelegationSettings()
+    coro = run_exec(
+        spec,
+        args.prompt,
+        estimator=make_estimator(),
+        sink=sink,
+        policy=policy,
+        delegation=delegation,
+    )
     try:
         result: RunResult = asyncio.run(coro)
     except KeyboardInterrupt:

@@ -46,13 +46,18 @@ def session_for(
     project: Path, config_dir: Path, main: MainModel | None = None, **options: Any
 ) -> AppSession:
     """The deterministic test session: fixed clock, id and date; no watcher, no blink, no log."""
-    settings: dict[str, Any] = {"watch": False, "cursor_blink": False, "record": False, **options}
+    settings: dict[str, Any] = {
+        "watch": False,
+        "cursor_blink": False,
+        "record": False,
+        "session_id": SESSION_ID,
+        **options,
+    }
     return build_app_session(
         project,
         config_dir=config_dir,
         main=main,
         clock=ManualClock(SESSION_DATE),
-        session_id=SESSION_ID,
         session_date=SESSION_DATE,
         **settings,
     )

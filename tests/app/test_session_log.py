@@ -34,3 +34,38 @@ async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir:
         assert entries[0].text == "what is in this project?"
         assert any(isinstance(e, ReplyEntry) for e in entries)
         assert any(t.startswith("resumed session") for t in notices(messages))
+
+
+async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it(
+    project: Path, config_dir: Path
+) -> None:
+    from textual.widgets import DataTable
+
+    from steiner_tui.app.resume_request import ResumeRequest
+    from steiner_tui.app.screens.sessions import SessionsScreen
+
+    first = make_app(session_for(project, config_dir, record=True, session_id="older-one"))
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+    first.session.close()
+
+    app = make_app(session_for(project, config_dir, record=True, session_id="newer-one"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "/sessions")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await screen.workers.wait_for_complete()
+        await pilot.pause()
+        table = screen.query_one("#sessions", DataTable)
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert any(i.startswith("older-one") for i in ids), ids
+        assert any(i.startswith("newer-one") and "(open)" in i for i in ids), ids
+        row = next(i for i, text in enumerate(ids) if text.startswith("older-one"))
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.return_value == ResumeRequest("older-one")

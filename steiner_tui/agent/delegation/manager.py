@@ -182,6 +182,7 @@ class SubAgentManager:
         self._publish(child)
         owner = asyncio.current_task()
         child.task = asyncio.create_task(self._run(child, request, ctx), name=agent_id)
+        child.task.add_done_callback(lambda task: self._never_started(child, request, task))
         if owner is not None:
             child.owner = owner
             self._watch(owner)
@@ -220,6 +221,14 @@ class SubAgentManager:
         except Exception as error:  # a child must never take the parent down
             reason = f"{type(error).__name__}: {error}"
         return self._finish(child, request, state, output, reason)
+
+    def _never_started(
+        self, child: _Child, request: DelegationRequest, task: asyncio.Task[str]
+    ) -> None:
+        # A task cancelled before its first step never runs ``_run``: settle it here, or it
+        # would stay queued and hold the replacement guard forever.
+        if task.cancelled() and child.info.pending:
+            self._finish(child, request, "cancelled", "", "cancelled")
 
     def _partial(self, child: _Child) -> str:
         runner = child.runner

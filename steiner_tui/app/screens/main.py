@@ -20,7 +20,8 @@ from textual.widgets import Footer
 
 from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
-from steiner_tui.app.screens.workbench_base import WorkbenchBase
+from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -28,6 +29,7 @@ from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.engine.compaction.escalation import replacement_refusal
 
 __all__ = ["MainScreen"]
 
@@ -42,13 +44,19 @@ def _workbench_commands() -> type:
     return WorkbenchCommands
 
 
+def _sub_agent_commands() -> type:
+    from steiner_tui.app.widgets.subagents import SubAgentCommands
+
+    return SubAgentCommands
+
+
 class MainScreen(WorkbenchBase):
     """The workbench."""
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = "#prompt"
-    COMMANDS: ClassVar = {_workbench_commands}
+    COMMANDS: ClassVar = {_workbench_commands, _sub_agent_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
                 tooltip="Stop the reply; what streamed is kept and marked interrupted"),
@@ -58,6 +66,10 @@ class MainScreen(WorkbenchBase):
                 tooltip="Browse compaction generations"),
         Binding("f2", "inspect", "Inspect", id="main.inspector",
                 tooltip="Inspect the latest request"),
+        Binding("ctrl+o", "sessions", "Sessions", id="main.sessions", show=False,
+                tooltip="Saved sessions: Enter resumes one, d deletes one"),
+        Binding("f3", "focus_subagents", "Sub-agents", id="main.subagents",
+                tooltip="Focus the sub-agent panel (Enter opens a child's transcript)"),
         *(
             Binding(str(n), f"toggle_skill({n - 1})", "Skills", id=f"skills.toggle_{n}",
                     group=_SKILLS, show=n == 1, key_display="1-9" if n == 1 else None,
@@ -65,7 +77,8 @@ class MainScreen(WorkbenchBase):
             for n in range(1, 10)
         ),
     ]  # fmt: skip
-    """Run control, mode, screens and skill keys (1-9 work when the prompt is not focused)."""
+    """Run control, mode, screens, sub-agents and skill keys (1-9 work when the prompt is not
+    focused; the sub-agents key shows once a child exists)."""
 
     def compose(self) -> ComposeResult:
         # The side panels mount right after the first frame (Lazy) inside fixed-width slots,
@@ -101,10 +114,11 @@ class MainScreen(WorkbenchBase):
         root = str(self.session.project_root)
         await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
 
-    def on_unmount(self) -> None:
-        """Detach from the engine."""
+    async def on_unmount(self) -> None:
+        """Detach from the engine; cancel sub-agents still running and wait for them."""
         self.session.events.detach()
         self.session.permissions.detach()
+        await self.session.stop_sub_agents()
 
     # -- prompt and commands ----------------------------------------------------------------
 
@@ -145,6 +159,8 @@ class MainScreen(WorkbenchBase):
             self.skills.focus()
         elif name == "model":
             self.notify(self.controller.model_summary(), title="Model", timeout=12)
+        elif name == "sessions":
+            self.action_sessions()
         elif name == "clear":
             await self.clear_conversation()
         elif name == "help":
@@ -167,6 +183,30 @@ class MainScreen(WorkbenchBase):
         self.refresh_skills()
         self.refresh_budget()
 
+    def action_sessions(self) -> None:
+        """Open the sessions screen; resuming another session restarts the workbench on it."""
+        config_dir = self.session.config_dir
+        if config_dir is None:
+            self.notify("sessions are not recorded here (no config folder)", severity="warning")
+            return
+        from steiner_tui.app.screens.sessions import SessionsScreen
+        from steiner_tui.sessions import SessionStore
+
+        current = self.driver.runner.session_id
+
+        def resume(session_id: str | None) -> None:
+            if not session_id or session_id == current:
+                return
+            refusal = replacement_refusal(
+                self.busy, self.driver.admissions, self.driver.pending_sub_agents
+            )
+            if refusal is not None:
+                self.notify(f"cannot switch sessions now: {refusal}", severity="warning")
+                return
+            self.app.exit(ResumeRequest(session_id))
+
+        self.app.push_screen(SessionsScreen(SessionStore(config_dir / "sessions"), current), resume)
+
     def action_compact(self, steering: str = "") -> None:
         """Compact now (``/compact [focus]``)."""
         if self.busy:
@@ -186,15 +226,24 @@ class MainScreen(WorkbenchBase):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel is shown dimmed unless a run is generating."""
+        """Cancel is shown dimmed unless a run is generating; sub-agents once one exists."""
         if action == "cancel_run":
             return True if self.busy else None
+        if action == "focus_subagents":
+            return self.has_sub_agents
         return True
 
     def action_cancel_run(self) -> None:
         """Cancel the running reply or compaction."""
         if self.busy:
             self.workers.cancel_group(self, "run")
+
+    def action_focus_subagents(self) -> None:
+        """Focus the sub-agent panel (there is none before the first delegation)."""
+        if self.has_sub_agents:
+            self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus()
+            return
+        self.notify("no sub-agents yet: the model starts them with the delegate tool")
 
     def action_toggle_mode(self) -> None:
         """Switch plan/build."""

@@ -2,6 +2,10 @@
 
 ``MainScreen`` adds the layout, the keys and the runs. This base holds the session, the
 controller and the typed widget getters, and turns each adapter message into a widget update.
+
+The sub-agent panel is mounted under the context panel on the first ``SubAgentChanged``, so a
+session that never delegates keeps its three-column layout (and pays nothing for the table).
+A background child's result reaches the conversation as a one-line notice, not as user text.
 """
 
 from __future__ import annotations
@@ -9,22 +13,31 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import getters, on, work
 from textual.screen import Screen
 
+from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app import messages as ui
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.session import AppSession
+from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
 from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
-__all__ = ["WorkbenchBase"]
+if TYPE_CHECKING:
+    from steiner_tui.app.widgets.subagents import SubAgentPanel
+
+__all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
+
+SUB_AGENT_PANEL_ID = "subagents"
 
 _PARTITION_NAMES = {
     StaticPartition.AGENTS: "AGENTS.md",
@@ -92,7 +105,9 @@ class WorkbenchBase(Screen[None]):
     @on(ui.MessageStored)
     async def _stored(self, message: ui.MessageStored) -> None:
         stored = message.message
-        if stored.role == "user":
+        if stored.source == SUB_AGENT_RESULT_SOURCE:
+            await self.conversation.add(NoticeEntry(result_notice(stored.content), "subagent"))
+        elif stored.role == "user":
             await self.conversation.add(user_entry(stored.content))
         elif stored.role == "assistant":
             await self.conversation.end_reply(stored.incomplete)
@@ -135,6 +150,55 @@ class WorkbenchBase(Screen[None]):
             message.text, title="Skills", severity="warning" if message.warning else "information"
         )
         self.refresh_skills()
+
+    @on(ui.SubAgentChanged)
+    async def _sub_agent_changed(self, message: ui.SubAgentChanged) -> None:
+        from steiner_tui.app.widgets.subagents import SubAgentTranscriptScreen
+
+        info = message.info
+        panel = await self.sub_agent_panel()
+        panel.update_agent(info)
+        screen = self.app.screen
+        if isinstance(screen, SubAgentTranscriptScreen) and screen.agent_id == info.id:
+            screen.show_info(info)
+        if not info.wait and not info.pending:
+            after = "before its next call" if self.driver.busy else "with your next message"
+            self.notify(
+                f"{info.id} {info.state}: the model gets its result {after}", title="Sub-agent"
+            )
+
+    async def sub_agent_panel(self) -> SubAgentPanel:
+        """The sub-agent panel, mounted under the context panel the first time it is needed."""
+        from steiner_tui.app.widgets.subagents import SubAgentPanel
+
+        for panel in self.query(SubAgentPanel):
+            return panel
+        panel = SubAgentPanel(
+            self.controller.sub_agent_transcript,
+            columns=COMPACT_COLUMNS,
+            id=SUB_AGENT_PANEL_ID,
+            classes="-boxed",
+        )
+        await self.query_one("#budget-slot").mount(panel)
+        self.refresh_bindings()  # the sub-agents key shows from now on
+        return panel
+
+    @property
+    def has_sub_agents(self) -> bool:
+        """Whether the sub-agent panel is mounted (a child was started)."""
+        return bool(self.query(f"#{SUB_AGENT_PANEL_ID}"))
+
+    def sub_agent_infos(self) -> tuple[SubAgentInfo, ...]:
+        """Every sub-agent of the session (``SubAgentHost``)."""
+        return self.controller.sub_agents()
+
+    def open_sub_agent(self, agent_id: str) -> None:
+        """Show ``agent_id``'s own transcript (``SubAgentHost``)."""
+        from steiner_tui.app.widgets.subagents import SubAgentTranscriptScreen
+
+        transcript = self.controller.sub_agent_transcript
+        info = next((i for i in self.controller.sub_agents() if i.id == agent_id), None)
+        self.app.push_screen(SubAgentTranscriptScreen(agent_id, transcript, info))
 
     @on(ui.PermissionAsked)
     async def _permission(self, message: ui.PermissionAsked) -> None:

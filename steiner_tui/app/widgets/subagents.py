@@ -1,99 +1,74 @@
 """The sub-agent panel: one row per delegated child, and its transcript on demand.
 
-The panel renders ``SubAgentInfo`` snapshots (id, type, status, turns, tokens, cache rate); it
-never asks the manager for figures. The app's adapter turns each ``SubAgentUpdated`` engine
-event into a ``SubAgentChanged`` message and the screen calls ``update_agent``. Enter on a row
-opens ``SubAgentTranscriptScreen`` with the child's own conversation, read through the
-``transcript`` callable the panel was given (``SubAgentManager.transcript``).
+The panel renders ``SubAgentInfo`` snapshots (id, type, status, turns, tokens, cache rate, as
+``subagent_view`` formats them); it never asks the manager for figures. The app's adapter turns
+each ``SubAgentUpdated`` engine event into a ``SubAgentChanged`` message and the screen calls
+``update_agent``. Enter on a row opens ``SubAgentTranscriptScreen`` with the child's own
+conversation, read through the ``transcript`` callable the panel was given
+(``SubAgentManager.transcript``).
+
+``SubAgentCommands`` is the command-palette provider of a screen that hosts the panel
+(``SubAgentHost``): focus the panel, or open any child's transcript by name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import ClassVar
+from functools import partial
+from typing import ClassVar, Protocol, runtime_checkable
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
-from textual.message import Message as TextualMessage
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
-from steiner_tui.engine.messages import Message
+from steiner_tui.app.messages import SubAgentChanged
+from steiner_tui.app.subagent_view import (
+    COLUMNS,
+    COMPACT_COLUMNS,
+    TranscriptSource,
+    first_line,
+    format_row,
+    format_transcript,
+    panel_title,
+)
 from steiner_tui.resources import styles_dir
 
 __all__ = [
+    "COMPACT_COLUMNS",
     "SubAgentChanged",
+    "SubAgentCommands",
+    "SubAgentHost",
     "SubAgentPanel",
     "SubAgentTranscriptScreen",
     "format_row",
     "format_transcript",
 ]
 
-TranscriptSource = Callable[[str], Sequence[Message]]
-
-COLUMNS = ("id", "type", "status", "turns", "tokens", "cache")
-STATUS_MARKS = {
-    "queued": "… queued",
-    "running": "▶ running",
-    "done": "✓ done",
-    "failed": "✗ failed",
-    "cancelled": "■ cancelled",
-}
-
-
-@dataclass
-class SubAgentChanged(TextualMessage):
-    """A child's snapshot changed (posted by the app's adapter for ``SubAgentUpdated``)."""
-
-    info: SubAgentInfo
-
-
-def _tokens(count: int) -> str:
-    if count < 1000:
-        return str(count)
-    return f"{count / 1000:.1f}k"
-
-
-def format_row(info: SubAgentInfo) -> tuple[str, ...]:
-    """The table cells of one child."""
-    cache = f"{info.cache_rate:.0%}" if info.cache_read_tokens else "—"
-    return (
-        info.id,
-        info.type,
-        STATUS_MARKS.get(info.state, info.state),
-        str(info.turns),
-        _tokens(info.tokens),
-        cache,
-    )
-
-
-def format_transcript(messages: Sequence[Message]) -> str:
-    """The child's conversation as plain text: a role line, then the content, per message."""
-    parts: list[str] = []
-    for message in messages:
-        label = message.role
-        if message.role == "tool":
-            label = f"tool {message.name or ''} {message.tool_call_id}".rstrip()
-        if message.incomplete:
-            label += " (incomplete)"
-        body = message.content
-        for call in message.tool_calls:
-            body += f"\n→ {call.name} {call.raw_arguments or call.arguments}"
-        parts.append(f"── {label} ──\n{body}")
-    return "\n\n".join(parts) if parts else "(the sub-agent has not started yet)"
-
 
 class SubAgentPanel(DataTable[str]):
-    """A table of sub-agents; Enter opens the highlighted child's transcript."""
+    """A table of sub-agents; Enter opens the highlighted child's transcript.
+
+    Its border title counts the children by state; the subtitle says what Enter does.
+    """
 
     DEFAULT_CSS = """
     SubAgentPanel {
         height: auto;
         max-height: 8;
+        &.-boxed {
+            max-height: 10;
+            border: round $foreground 25%;
+            border-title-color: $text-primary;
+            border-subtitle-color: $text-muted;
+            &:focus {
+                border: round $border;
+            }
+        }
     }
     """
 
@@ -101,6 +76,7 @@ class SubAgentPanel(DataTable[str]):
         self,
         transcript: TranscriptSource | None = None,
         *,
+        columns: Sequence[str] = COLUMNS,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -108,19 +84,26 @@ class SubAgentPanel(DataTable[str]):
         super().__init__(name=name, id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self.transcript = transcript
         """Reads a child's conversation by id (None: Enter does nothing)."""
+        self.columns_shown = tuple(columns)
+        """Which of ``COLUMNS`` the table shows, in order."""
+        self.agents: dict[str, SubAgentInfo] = {}
+        """The latest snapshot of every child shown, in start order."""
 
     def on_mount(self) -> None:
-        for column in COLUMNS:
+        for column in self.columns_shown:
             self.add_column(column, key=column)
+        self.border_subtitle = "Enter: transcript"
 
     def update_agent(self, info: SubAgentInfo) -> None:
         """Add the child's row, or refresh it."""
-        cells = format_row(info)
+        cells = dict(zip(COLUMNS, format_row(info), strict=True))
         if info.id in self.rows:
-            for column, value in zip(COLUMNS, cells, strict=True):
-                self.update_cell(info.id, column, value)
+            for column in self.columns_shown:
+                self.update_cell(info.id, column, cells[column], update_width=True)
         else:
-            self.add_row(*cells, key=info.id)
+            self.add_row(*(cells[column] for column in self.columns_shown), key=info.id)
+        self.agents[info.id] = info
+        self.border_title = panel_title(self.agents.values())
 
     @on(SubAgentChanged)
     def _changed(self, message: SubAgentChanged) -> None:
@@ -132,11 +115,16 @@ class SubAgentPanel(DataTable[str]):
         if self.transcript is None or agent_id is None:
             return
         event.stop()
-        self.app.push_screen(SubAgentTranscriptScreen(agent_id, self.transcript))
+        info = self.agents.get(agent_id)
+        self.app.push_screen(SubAgentTranscriptScreen(agent_id, self.transcript, info))
 
 
 class SubAgentTranscriptScreen(ModalScreen[None]):
-    """One child's own conversation; ``r`` reads it again, Escape closes."""
+    """One child's own conversation; ``r`` reads it again, Escape closes.
+
+    The host calls ``show_info`` when the child changes, so a running child's transcript grows
+    while it is open.
+    """
 
     CSS_PATH = styles_dir() / "subagents.tcss"
 
@@ -152,16 +140,33 @@ class SubAgentTranscriptScreen(ModalScreen[None]):
     ]
     """Escape closes; r refreshes."""
 
-    def __init__(self, agent_id: str, transcript: TranscriptSource) -> None:
+    def __init__(
+        self, agent_id: str, transcript: TranscriptSource, info: SubAgentInfo | None = None
+    ) -> None:
         super().__init__()
         self.agent_id = agent_id
         self.transcript = transcript
+        self.info = info
+        """The child's latest snapshot, for the title (None: the id alone)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="transcript-box") as box:
-            box.border_title = f"Sub-agent {self.agent_id}"
+            box.border_title = self._title()
             box.border_subtitle = "r refresh · Esc close"
             yield Static(self._text(), id="transcript-text", markup=False)
+
+    def _title(self) -> str:
+        info = self.info
+        if info is None:
+            return f"Sub-agent {self.agent_id}"
+        turns = "1 turn" if info.turns == 1 else f"{info.turns} turns"
+        return f"Sub-agent {info.id} · {info.type} · {info.state} · {turns}"
+
+    def show_info(self, info: SubAgentInfo) -> None:
+        """The child changed: retitle and read its transcript again."""
+        self.info = info
+        self.query_one("#transcript-box").border_title = self._title()
+        self.action_refresh()
 
     def _text(self) -> str:
         try:
@@ -174,3 +179,54 @@ class SubAgentTranscriptScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+@runtime_checkable
+class SubAgentHost(Protocol):
+    """A screen showing sub-agents (the workbench); ``SubAgentCommands`` drives it."""
+
+    def sub_agent_infos(self) -> Sequence[SubAgentInfo]:
+        """Every child, in start order."""
+        ...
+
+    def open_sub_agent(self, agent_id: str) -> None:
+        """Open the transcript of ``agent_id``."""
+        ...
+
+    def action_focus_subagents(self) -> None:
+        """Focus the sub-agent panel."""
+        ...
+
+
+class SubAgentCommands(Provider):
+    """Palette commands: focus the sub-agent panel, open a child's transcript."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        screen = self.screen
+        if not isinstance(screen, SubAgentHost):
+            return []
+        commands: list[tuple[str, str, Callable[[], object]]] = [
+            ("Sub-agents", "Focus the sub-agent panel", screen.action_focus_subagents)
+        ]
+        for info in screen.sub_agent_infos():
+            commands.append(
+                (
+                    f"Sub-agent transcript: {info.id}",
+                    f"{info.state} · {first_line(info.task)}",
+                    partial(screen.open_sub_agent, info.id),
+                )
+            )
+        return commands
+
+    async def discover(self) -> Hits:
+        """Every command, in menu order."""
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        """Commands whose title matches ``query``."""
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

@@ -1,9 +1,12 @@
-"""The conversation pane mounts only the newest entries and loads earlier ones on demand."""
+"""The conversation pane: a window of mounted entries, one-widget replies and tool blocks, keys."""
 
 from __future__ import annotations
 
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, UserEntry
+from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.reply_markdown import DARK_STYLES, layout, parse
+from steiner_tui.app.widgets.tool_block import ToolBlock
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import static_text
 
@@ -50,3 +53,64 @@ async def test_following_the_bottom_prunes_old_widgets(app_for: AppFactory) -> N
         assert len(pane.entries) == 2 * pane.window
         assert pane.mounted_count <= pane.window + pane.load_batch // 2
         assert len(pane.query(".conversation-item")) == pane.mounted_count
+
+
+def test_reply_markdown_is_laid_out_as_lines() -> None:
+    source = "## Title\n\n- a long item that wraps\n- `code` and **bold**\n\n```\nx = 1\n```\n"
+    lines = [line.plain.rstrip() for line in layout(parse(source), 16, DARK_STYLES)]
+    assert lines == [
+        "",
+        "",
+        "Title",
+        "",
+        "• a long item",
+        "  that wraps",
+        "• code and bold",
+        "",
+        "",
+        "  x = 1",
+        "",
+    ]
+    styles = {
+        str(span.style) for line in layout(parse(source), 16, DARK_STYLES) for span in line.spans
+    }
+    assert DARK_STYLES["reply--h2"] in styles and DARK_STYLES["reply--code"] in styles
+
+
+async def test_reply_streams_and_tool_blocks_toggle(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        pane = app.workbench.conversation
+        await pane.reply_delta("first line")
+        await pane.reply_delta("\n\nsecond paragraph")
+        await pilot.pause()
+        reply = pane.query_one(AssistantReply)
+        assert reply.source == "first line\n\nsecond paragraph"
+        assert reply.size.height == 3
+        await pane.tool_started("c1", "read", "read path=a.py")
+        pane.tool_finished("c1", "failed", "boom")
+        await pilot.pause()
+        block = pane.query_one(ToolBlock)
+        assert block.has_class("-failed") and not block.collapsed  # failures open
+        assert block.size.height == 2
+        block.focus()
+        await pilot.press("enter")
+        assert block.collapsed and block.size.height == 1
+
+
+async def test_keys_scroll_the_conversation_at_once(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the side panels mount after the first frame
+        pane = app.workbench.conversation
+        await pane.load(_entries(pane.window))
+        await pilot.pause()
+        pane.focus()
+        pane.scroll_end(animate=False)
+        await pilot.pause()
+        bottom = pane.scroll_y
+        await pilot.press("up")
+        assert pane.scroll_y == bottom - 1 == pane.scroll_target_y
+        await pilot.press("pageup")
+        assert pane.scroll_y == pane.scroll_target_y < bottom - 1

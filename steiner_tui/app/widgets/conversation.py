@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -167,6 +168,43 @@ class ConversationPane(VerticalScroll):
         if self.scroll_y <= 0:
             await self.load_earlier()
         self.action_page_up()
+
+    # Keys move the view at once. Textual animates key scrolling, and the animation's own
+    # frame timer delays the first moved frame by up to two frame periods (33 ms at 60 fps).
+
+    def _check_scroll(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+
+    def action_scroll_up(self) -> None:
+        """Up one line."""
+        self._check_scroll()
+        self.scroll_up(animate=False)
+
+    def action_scroll_down(self) -> None:
+        """Down one line."""
+        self._check_scroll()
+        self.scroll_down(animate=False)
+
+    def action_page_up(self) -> None:
+        """Up one page."""
+        self._check_scroll()
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        """Down one page."""
+        self._check_scroll()
+        self.scroll_page_down(animate=False)
+
+    def action_scroll_home(self) -> None:
+        """To the top of what is mounted."""
+        self._check_scroll()
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        """To the bottom."""
+        self._check_scroll()
+        self.scroll_end(animate=False)
 
     @on(EarlierRow.LoadRequested)
     async def _load_requested(self) -> None:

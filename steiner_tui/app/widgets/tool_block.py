@@ -1,26 +1,50 @@
 """A tool call in the conversation: a collapsible block with its status and one-line summary.
 
-Running and finished calls start collapsed; a failed call opens so the error is visible.
+Running and finished calls start collapsed; a failed call opens so the error is visible. The
+block is one widget (a title line, and the output under it when open), not a ``Collapsible``
+with a title and a contents widget: a long conversation mounts many blocks and scrolls past them,
+and every widget costs time on each frame. Enter or a click toggles it, as on a ``Collapsible``.
 """
 
 from __future__ import annotations
 
-from textual.markup import escape
-from textual.widgets import Collapsible, Static
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.selection import Selection
+from textual.widget import Widget
 
 from steiner_tui.app.transcript import ToolEntry
+from steiner_tui.app.widgets.reply_markdown import LinesVisual, wrap_indented
 
 __all__ = ["ToolBlock"]
 
 _ICONS = {"running": "◌", "done": "✓", "failed": "✗", "rejected": "⊘", "cancelled": "⊘"}
 _STATUSES = tuple(_ICONS)
+# Styles are theme-variable strings rather than component classes: Textual resolves component
+# classes for every widget it mounts, and a long conversation mounts blocks in batches.
+_TITLE_STYLES = {
+    "running": "$text-warning",
+    "failed": "$text-error",
+    "rejected": "$text-error",
+    "cancelled": "$text-error",
+}
+_TITLE_STYLE = "$block-cursor-blurred-foreground $block-cursor-blurred-text-style"
+_FOCUS_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
+_HOVER_STYLE = "$foreground on $block-hover-background"
+_OUTPUT_STYLE = "$foreground-muted"
 MAX_OUTPUT_LINES = 40
 """Output lines shown inside the block (the model saw all of it)."""
+OUTPUT_INDENT = 3
 
 
 def _title(entry: ToolEntry) -> str:
     icon = _ICONS.get(entry.status, "•")
-    return escape(f"{icon} {entry.summary or entry.name} · {entry.status}")
+    return f"{icon} {entry.summary or entry.name} · {entry.status}"
 
 
 def _output(entry: ToolEntry) -> str:
@@ -31,31 +55,97 @@ def _output(entry: ToolEntry) -> str:
     return "\n".join(lines) if lines else "(running)" if entry.status == "running" else "(empty)"
 
 
-class ToolBlock(Collapsible):
-    """One tool call (display only); the status is also a ``-<status>`` class.
+class ToolBlock(Widget, can_focus=True):
+    """One tool call (display only); the status is also a ``-<status>`` class."""
 
-    The output widget is created on first expansion: most blocks are never opened, and a long
-    conversation mounts many of them.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_output", "Toggle", show=False, id="conversation.tool_toggle",
+                tooltip="Show or hide the tool's output"),
+    ]  # fmt: skip
+    """Enter opens or closes the block."""
+    DEFAULT_CSS = """
+    ToolBlock {
+        height: auto;
+        text-wrap: nowrap;
+        text-overflow: clip;
+        pointer: pointer;
+    }
     """
 
+    collapsed: reactive[bool] = reactive(True, layout=True)
+    """Whether only the title line shows."""
+
     def __init__(self, entry: ToolEntry) -> None:
+        super().__init__(classes="conversation-item")
         self.entry = entry
         """The entry shown."""
-        self._output: Static | None = None
-        collapsed = entry.status != "failed"
-        children = [] if collapsed else [self._make_output()]
-        super().__init__(
-            *children, title=_title(entry), collapsed=collapsed, classes="conversation-item"
-        )
+        self.title = _title(entry)
+        """The title line (icon, summary, status)."""
+        self.set_reactive(ToolBlock.collapsed, entry.status != "failed")
+        self._visual = LinesVisual(self._lines)
         self._apply_status()
 
-    def _make_output(self) -> Static:
-        self._output = Static(_output(self.entry), markup=False, classes="tool-output")
-        return self._output
+    def _lines(self, width: int) -> list[Content]:
+        symbol = "▶" if self.collapsed else "▼"
+        title = Content.styled(f" {symbol} {self.title} ", _TITLE_STYLE)
+        if self.has_focus:
+            title = title.stylize(_FOCUS_STYLE)
+        elif self.is_mouse_over:
+            title = title.stylize(_HOVER_STYLE)
+        if self.entry.status in _TITLE_STYLES:
+            title = title.stylize(_TITLE_STYLES[self.entry.status])
+        lines = [title.truncate(width)]
+        if not self.collapsed:
+            output = Content.styled(_output(self.entry), _OUTPUT_STYLE)
+            for line in output.split("\n", allow_blank=True):
+                lines.extend(wrap_indented(line, width, OUTPUT_INDENT))
+        return lines
 
-    async def _on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
-        if event.collapsible is self and self._output is None:
-            await self.query_one(Collapsible.Contents).mount(self._make_output())
+    def render(self) -> LinesVisual:
+        """The title line, and the output when open."""
+        return self._visual
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        """A block fills its column."""
+        return container.width
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text, as drawn."""
+        text = self._visual.selected_text(selection, self.content_size.width)
+        return None if text is None else (text, "\n")
+
+    def _redraw(self) -> None:
+        self._visual = LinesVisual(self._lines)
+        self.refresh(layout=True)
+
+    def watch_collapsed(self) -> None:
+        """Redraw with or without the output."""
+        self._redraw()
+
+    def on_focus(self) -> None:
+        """Highlight the title."""
+        self._redraw()
+
+    def on_blur(self) -> None:
+        """Drop the title's highlight."""
+        self._redraw()
+
+    def on_enter(self) -> None:
+        """Hover style on the title."""
+        self._redraw()
+
+    def on_leave(self) -> None:
+        """No hover style."""
+        self._redraw()
+
+    def action_toggle_output(self) -> None:
+        """Open or close the block."""
+        self.collapsed = not self.collapsed
+
+    def on_click(self, event: events.Click) -> None:
+        """A click toggles, as on a ``Collapsible`` title."""
+        event.stop()
+        self.action_toggle_output()
 
     def _apply_status(self) -> None:
         for status in _STATUSES:
@@ -64,8 +154,7 @@ class ToolBlock(Collapsible):
     def refresh_entry(self) -> None:
         """Show the entry's current status and output."""
         self.title = _title(self.entry)
-        if self._output is not None:
-            self._output.update(_output(self.entry))
         self._apply_status()
         if self.entry.status == "failed":
             self.collapsed = False
+        self._redraw()

@@ -40,9 +40,9 @@ __all__ = ["SAMPLE_PROJECT", "png_ready_svg", "run", "write_sample_project"]
 SIZE = (120, 36)
 TITLE = "steiner-tui"
 START = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
-SMALL_WINDOW = 6000
+SMALL_WINDOW = 9000
 """Context window (tokens) of the lineage session."""
-SMALL_THRESHOLD = 2400
+SMALL_THRESHOLD = 4200
 """Its compaction threshold: a few exchanges cross it and compaction runs on its own."""
 
 _SETTLE_FRAMES = 200

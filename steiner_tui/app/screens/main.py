@@ -14,7 +14,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container, Horizontal, Vertical
+from textual.containers import Container
 from textual.lazy import Lazy
 from textual.widgets import Footer
 
@@ -55,7 +55,7 @@ class MainScreen(WorkbenchBase):
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
-    AUTO_FOCUS = "#prompt"
+    AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
     COMMANDS: ClassVar = {_workbench_commands, _sub_agent_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
@@ -81,18 +81,18 @@ class MainScreen(WorkbenchBase):
     focused; the sub-agents key shows once a child exists)."""
 
     def compose(self) -> ComposeResult:
-        # The side panels mount right after the first frame (Lazy) inside fixed-width slots,
-        # so the conversation, the prompt and the footer paint first without a layout jump.
-        with Horizontal(id="workbench"):
-            with Container(id="skills-slot"):
-                yield Lazy(SkillList(id="skills"))
-            with Vertical(id="center"):
-                yield ConversationPane(id="conversation")
-                yield PromptEditor(id="prompt", cursor_blink=self.session.cursor_blink)
-            with Container(id="budget-slot"):
-                yield Lazy(BudgetPanel(id="budget"))
-        yield StatusLine(id="status")
+        # Flat: no wrapper containers (each costs a full-height paint and restyling on focus).
+        # The footer, the status line and the side panels are splits (styles/main.tcss), taken
+        # off the screen's edges in this order; the conversation and the prompt fill the rest.
+        # The focus order (skills, conversation, prompt, context) is the order of focusables.
+        # The context panel's content (a dry-run request) mounts after the first frame (Lazy).
         yield Footer()
+        yield StatusLine(id="status")
+        yield SkillList(id="skills")
+        yield ConversationPane(id="conversation")
+        yield PromptEditor(id="prompt", cursor_blink=self.session.cursor_blink)
+        with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
+            yield Lazy(BudgetPanel(id="budget"))
 
     def on_mount(self) -> None:
         """Attach to the engine, show the skills, then the dry-run preview."""
@@ -107,6 +107,17 @@ class MainScreen(WorkbenchBase):
             self.show_conversation()
         if self.session.watch:
             self.watch_files()
+        # Focusing restyles the prompt and its ancestors: done after the first frame.
+        self.call_after_refresh(self._focus_prompt)
+
+    def on_screen_resume(self) -> None:
+        """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did)."""
+        if self.is_mounted:
+            self._focus_prompt()
+
+    def _focus_prompt(self) -> None:
+        if self.focused is None:
+            self.prompt.focus()
 
     @work(exclusive=True, group="load")
     async def show_conversation(self) -> None:

@@ -35,7 +35,6 @@ from steiner_tui.engine.events import EngineEvent, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.snapshots import build_request_snapshot
-from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 if TYPE_CHECKING:
@@ -125,9 +124,7 @@ class CompactionDriver:
                 block_message_count=request.cacheable_prefix_messages,
                 tools=request.tools,
                 max_tokens=request.max_tokens,
-                estimate=TokenEstimate(
-                    estimate.tokens, estimate.raw_tokens, estimate.strategy, estimate.confidence
-                ),
+                estimate=estimate,
                 compaction=True,
                 generation_id=str(runner.lineage.active.id),
             )

@@ -55,12 +55,7 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     def _make_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
 
-        return AsyncAnthropic(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
+        return AsyncAnthropic(**self._client_settings())
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Messages API call; raises ``ProviderError`` on failure."""

@@ -93,12 +93,7 @@ class OpenAIChatProvider(SdkProvider["AsyncOpenAI"]):
     def _make_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
-        return AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
+        return AsyncOpenAI(**self._client_settings())
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Chat Completions call; raises ``ProviderError`` on failure."""

@@ -68,12 +68,7 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
     def _make_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
-        return AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
+        return AsyncOpenAI(**self._client_settings())
 
     def _remember(self, response_id: str, held: int) -> None:
         self._held[response_id] = held

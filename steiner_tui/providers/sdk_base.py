@@ -7,7 +7,7 @@ import happens there, on the first call, never at module import). Clients have `
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.streaming import LoopClient
@@ -68,6 +68,15 @@ class SdkProvider(Generic[ClientT]):
 
     def _make_client(self) -> ClientT:
         raise NotImplementedError
+
+    def _client_settings(self) -> dict[str, Any]:
+        """The SDK client's keyword arguments (every setting explicit; nothing from env)."""
+        return {
+            "api_key": self._api_key,
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": self._max_retries,
+        }
 
     def model_info(self, model: str) -> ModelInfo:
         """Limits of ``model`` (the registry, with config overrides applied by the factory)."""

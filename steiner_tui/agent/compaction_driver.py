@@ -7,6 +7,9 @@ count stages, emit health and append the history archive (in that order, as the 
 
 Compaction calls never set LastMainRequest. Their requests are snapshotted with
 ``compaction=True`` so the request inspector shows them beside normal turns.
+
+The engine's compaction modules are imported when a compaction runs, not when a runner is built,
+so that start-up does not pay for them.
 """
 
 from __future__ import annotations
@@ -17,28 +20,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from steiner_tui.agent.images import strip_images
-from steiner_tui.agent.streaming import StreamCollector
-from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.engine.compaction.escalation import CompactionCounter
-from steiner_tui.engine.compaction.fallback import CompactionFallback
-from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
-from steiner_tui.engine.compaction.lineage import CompactionOutcome
-from steiner_tui.engine.compaction.operation import (
-    CompactionEnv,
-    commit_compaction,
-    compact_with_lineage,
-    is_cancellation,
-    lineage_after_error,
-    snapshot_tools,
-)
 from steiner_tui.engine.events import EngineEvent, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.snapshots import build_request_snapshot
-from steiner_tui.engine.tooldefs import ToolDefinition
 
 if TYPE_CHECKING:
     from steiner_tui.agent.runner import Runner
+    from steiner_tui.engine.compaction.archive import HistoryArchive
+    from steiner_tui.engine.compaction.escalation import CompactionCounter
+    from steiner_tui.engine.compaction.fallback import CompactionFallback
+    from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
+    from steiner_tui.engine.compaction.lineage import CompactionOutcome
+    from steiner_tui.engine.compaction.operation import CompactionEnv
+    from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = ["CompactionApplied", "CompactionDriver", "CompactionSettings"]
 
@@ -107,6 +101,10 @@ class CompactionDriver:
         return estimator.estimate(target.model, request.messages, request.tools).tokens
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
+        from steiner_tui.agent.streaming import StreamCollector
+        from steiner_tui.engine.compaction.host import SummaryResponse
+        from steiner_tui.engine.snapshots import build_request_snapshot
+
         runner = self.runner
         provider = target.provider or runner.model.provider
         estimate = runner.context.estimator.estimate(target.model, request.messages, request.tools)
@@ -138,6 +136,9 @@ class CompactionDriver:
     # -- running ----------------------------------------------------------------------------
 
     def _env(self) -> CompactionEnv:
+        from steiner_tui.engine.compaction.host import SummaryTarget
+        from steiner_tui.engine.compaction.operation import CompactionEnv
+
         runner = self.runner
         main = SummaryTarget(
             alias=runner.model.alias,
@@ -168,6 +169,14 @@ class CompactionDriver:
         Failures are reported as warnings and leave the conversation as it was (minus a retired
         backend state). Cancellation propagates, also after dropping a retired backend state.
         """
+        from steiner_tui.engine.compaction.operation import (
+            commit_compaction,
+            compact_with_lineage,
+            is_cancellation,
+            lineage_after_error,
+            snapshot_tools,
+        )
+
         runner = self.runner
         lineage = runner.lineage
         tools = snapshot_tools(self.last_parent_request) if manual else runner.tool_definitions

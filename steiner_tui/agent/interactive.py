@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.runner import Runner, RunResult
 from steiner_tui.engine.compaction.escalation import CompactionCounter, replacement_refusal
 from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
@@ -83,6 +82,9 @@ class InteractiveDriver:
         Images named in the text are attached (see ``attachments``); problems with named
         images are reported to the runner's sink as warnings.
         """
+        # Imported on the first message, not when the session is built (start-up).
+        from steiner_tui.agent.attachments import find_image_attachments
+
         delta = self.skills.take_delta(self.runner.conversation)
         mode = self.runner.mode if self._pending.mode_changed else None
         self._pending.mode_changed = False

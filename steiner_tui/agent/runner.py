@@ -23,20 +23,17 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.streaming import StreamCollector
-from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
 from steiner_tui.engine.budget import FitResult, explicit_max_tokens_value
 from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
 from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
@@ -44,13 +41,20 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest, ProviderError
 from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
+
+if TYPE_CHECKING:
+    # Only a turn that runs needs these (stream, tools, stateful usage): imported there, so that
+    # building a session does not pay for them.
+    from steiner_tui.agent.streaming import StreamCollector
+    from steiner_tui.agent.tool_calls import ToolRunner
+    from steiner_tui.engine.compaction.stateful import ParentUsage
+    from steiner_tui.engine.prompt.assembler import AssembledPrompt
 
 __all__ = ["PreparedTurn", "RunResult", "Runner"]
 
@@ -276,6 +280,8 @@ class Runner:
             usage = self._parent_usage()
             decision = usage.decision()
             if decision == "cap_stop":
+                from steiner_tui.engine.compaction.stateful import stateful_cap_stop
+
                 text, health = stateful_cap_stop()
                 self.sink.emit(health)
                 self.sink.emit(ErrorEvent("context_window", text))
@@ -298,6 +304,8 @@ class Runner:
         return prepared
 
     def _parent_usage(self) -> ParentUsage:
+        from steiner_tui.engine.compaction.stateful import ParentUsage
+
         usage = self.state.parent_usage
         window = self.model.info.context_window
         if usage is None:
@@ -308,6 +316,8 @@ class Runner:
         return usage
 
     async def _call_model(self, prepared: PreparedTurn) -> Message | RunResult:
+        from steiner_tui.agent.streaming import StreamCollector
+
         request = prepared.request
         index = self.state.request_index
         self.state.request_index += 1
@@ -391,6 +401,8 @@ class Runner:
         return message
 
     async def _run_tools(self, reply: Message) -> None:
+        from steiner_tui.agent.tool_calls import run_tool_calls
+
         if self.tools is None:
             return
         ctx = ToolContext(

@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from steiner_tui.app.gc_tuning import tune_gc_for_ui
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session import AppSession
 from steiner_tui.resources import styles_dir
@@ -40,10 +41,11 @@ class SteinerApp(App[None]):
     ]  # fmt: skip
     """Application keys (remappable by id through the config keymap)."""
 
-    def __init__(self, session: AppSession) -> None:
+    def __init__(self, session: AppSession, *, tune_gc: bool = False) -> None:
         super().__init__()
         self.session = session
         """The session this app shows."""
+        self._tune_gc = tune_gc
         if session.theme != self.theme:
             # Setting the theme re-parses every style sheet: only when it differs.
             self.theme = session.theme
@@ -64,6 +66,10 @@ class SteinerApp(App[None]):
         """Apply the keymap from config (refreshing bindings only when there is one)."""
         if self.session.keymap:
             self.set_keymap(dict(self.session.keymap))
+        if self._tune_gc:
+            # After the first frame, which does not need it; the freeze then also covers the
+            # workbench's widgets.
+            self.call_after_refresh(tune_gc_for_ui)
 
     def on_unmount(self) -> None:
         """Close the session log (flushes a reply still streaming)."""
@@ -107,6 +113,10 @@ class SteinerApp(App[None]):
         self.push_screen(InspectorScreen(snapshots, snapshots[-1].index))
 
 
-def make_app(session: AppSession) -> SteinerApp:
-    """The app for ``session`` (the one factory the CLI and the tests use)."""
-    return SteinerApp(session)
+def make_app(session: AppSession, *, tune_gc: bool = False) -> SteinerApp:
+    """The app for ``session`` (the one factory the CLI and the tests use).
+
+    ``tune_gc`` applies the interactive garbage-collector settings (``tune_gc_for_ui``) once the
+    first frame is drawn; the CLI asks for it, tests keep CPython's defaults.
+    """
+    return SteinerApp(session, tune_gc=tune_gc)

@@ -26,7 +26,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # Imported here so that other commands never pay for Textual.
     from steiner_tui.app.app import make_app
-    from steiner_tui.app.gc_tuning import tune_gc_for_ui
     from steiner_tui.app.resume_request import ResumeRequest
     from steiner_tui.app.session import build_app_session
     from steiner_tui.config import load_config
@@ -48,10 +47,8 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             print(f"steiner-tui: {error}", file=sys.stderr)
             return 2
-        app = make_app(session)
-        if not tuned:
-            tune_gc_for_ui()
-            tuned = True
+        app = make_app(session, tune_gc=not tuned)
+        tuned = True
         try:
             result = app.run()
         finally:

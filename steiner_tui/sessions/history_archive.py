@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
-from steiner_tui.engine.compaction.history_render import default_tool_status, render_history
 from steiner_tui.engine.messages import Message
 
 __all__ = ["HISTORY_FILE_NAME", "FileHistoryArchive"]
@@ -26,14 +25,15 @@ class FileHistoryArchive:
 
     Args:
         session_dir: ``CONFIG/sessions/<session id>/`` (created on the first non-empty append).
-        tool_status: reads a tool result's status (``done``/``failed``/``rejected``).
+        tool_status: reads a tool result's status (``done``/``failed``/``rejected``); None:
+            ``history_render.default_tool_status``.
     """
 
     def __init__(
         self,
         session_dir: Path,
         *,
-        tool_status: Callable[[Message], str] = default_tool_status,
+        tool_status: Callable[[Message], str] | None = None,
     ) -> None:
         self.session_dir = session_dir
         self._tool_status = tool_status
@@ -62,7 +62,10 @@ class FileHistoryArchive:
         Raises:
             OSError: the directory or the file cannot be written.
         """
-        text = render_history(messages, tool_status=self._tool_status)
+        # The renderer is imported by the first compaction, not when the session starts.
+        from steiner_tui.engine.compaction.history_render import default_tool_status, render_history
+
+        text = render_history(messages, tool_status=self._tool_status or default_tool_status)
         if not text:
             return
         path = self.history_path

@@ -21,6 +21,7 @@ from pathlib import Path
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 from steiner_tui.engine.messages import Message
+from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.log_parse import (
     LogProblem,
@@ -45,10 +46,6 @@ __all__ = [
 INTERRUPTED_TOOL_RESULT = (
     "The session was interrupted before this tool call finished; it may or may not have run."
 )
-
-
-class SessionLoadError(Exception):
-    """The session folder or its log cannot be read at all (bad content never raises)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,6 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.snapshots import RequestSnapshot
-from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.records import (
@@ -58,6 +57,7 @@ from steiner_tui.sessions.records import (
 
 if TYPE_CHECKING:
     from steiner_tui.agent.runner import Runner
+    from steiner_tui.sessions.loader import LoadedSession
 
 __all__ = ["SessionLog"]
 

@@ -52,8 +52,8 @@ async def test_digit_key_toggles_a_skill_into_the_next_request(app_for: AppFacto
         await pilot.press(str(index + 1))
         state = {row.name: row.state for row in screen.controller.skill_rows()}
         assert state["release-notes"] == "pending_activation"
-        option = screen.skills.get_option("release-notes")
-        assert "pending on" in str(option.prompt)
+        prompt = screen.skills.prompt_of("release-notes")
+        assert prompt is not None and "pending on" in prompt.plain
 
         await send(pilot, "hello")
         await finish(pilot)
@@ -101,3 +101,38 @@ async def test_mode_toggle_shows_and_goes_out_with_the_next_message(
         conversation = latest.messages[latest.block_message_count :]
         first_user = next(m for m in conversation if m.role == "user")
         assert first_user.content.startswith(PLAN_MODE_NOTICE)
+
+
+async def test_skill_sidebar_keys_move_the_highlight_and_enter_toggles(
+    app_for: AppFactory,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        names = [row.name for row in screen.controller.skill_rows()]
+        screen.skills.focus()
+        assert screen.skills.highlighted_name == names[0]
+        await pilot.press("down", "down")
+        assert screen.skills.highlighted_name == names[2]
+        await pilot.press("end")
+        assert screen.skills.highlighted_name == names[-1]
+        await pilot.press("down")  # stays on the last row
+        assert screen.skills.highlighted_name == names[-1]
+        await pilot.press("home", "enter")
+        states = {row.name: row.state for row in screen.controller.skill_rows()}
+        assert states[names[0]] == "pending_activation"
+        assert "pending on" in str(screen.skills.prompt_of(names[0]))
+
+
+async def test_clicking_a_skill_row_toggles_that_skill(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        second = screen.controller.skill_rows()[1].name
+        # Border (1 row) then two lines per skill: the second skill's name is on row 3.
+        await pilot.click("#skills", offset=(4, 3))
+        assert screen.skills.highlighted_name == second
+        states = {row.name: row.state for row in screen.controller.skill_rows()}
+        assert states[second] == "pending_activation"

@@ -63,7 +63,7 @@ async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, proje
         await pilot.pause()
         assert changed == {"skills"}
         assert "docs-style" in [row.name for row in screen.controller.skill_rows()]
-        assert screen.skills.get_option("docs-style") is not None
+        assert screen.skills.prompt_of("docs-style") is not None
 
 
 async def test_preview_follows_a_context_file_change(app_for: AppFactory, project: Path) -> None:

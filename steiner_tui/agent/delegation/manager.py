@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from steiner_tui.agent.clock import Clock, SystemClock
-from steiner_tui.agent.delegation.child import build_child_runner, child_spec
 from steiner_tui.agent.delegation.envelope import render_sub_agent_result
 from steiner_tui.agent.delegation.model import (
     DelegationSettings,
@@ -255,6 +254,9 @@ class SubAgentManager:
         return envelope
 
     def _build(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> Runner:
+        # The child's wiring is imported with the first delegation, not at session start.
+        from steiner_tui.agent.delegation.child import build_child_runner, child_spec
+
         parent = self._parent
         if parent is None:
             raise RuntimeError("the sub-agent manager is not attached to a parent runner")

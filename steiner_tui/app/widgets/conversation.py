@@ -27,12 +27,7 @@ from steiner_tui.app.transcript import (
     ToolEntry,
     UserEntry,
 )
-from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.earlier_row import EarlierRow
-from steiner_tui.app.widgets.notice_row import NoticeRow
-from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
-from steiner_tui.app.widgets.tool_block import ToolBlock
-from steiner_tui.app.widgets.user_message import UserMessage
 
 __all__ = ["WELCOME", "ConversationPane", "widget_for"]
 
@@ -47,6 +42,14 @@ WELCOME = (
 
 def widget_for(entry: Entry) -> Widget:
     """The widget that shows ``entry``."""
+    # Entry widgets are imported when the first entry is shown: a new session starts without
+    # any, so the first frame does not wait for them (nor for the Markdown renderer).
+    from steiner_tui.app.widgets.assistant_reply import AssistantReply
+    from steiner_tui.app.widgets.notice_row import NoticeRow
+    from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+    from steiner_tui.app.widgets.tool_block import ToolBlock
+    from steiner_tui.app.widgets.user_message import UserMessage
+
     match entry:
         case UserEntry():
             return UserMessage(entry)
@@ -214,6 +217,8 @@ class ConversationPane(VerticalScroll):
 
     async def reply_delta(self, text: str) -> None:
         """Add streamed reply text (a new reply block starts after a tool call)."""
+        from steiner_tui.app.widgets.assistant_reply import AssistantReply
+
         if self._reply is None:
             self._reply = ReplyEntry(streaming=True)
             await self.add(self._reply)
@@ -224,6 +229,8 @@ class ConversationPane(VerticalScroll):
 
     async def end_reply(self, interrupted: bool = False) -> None:
         """The streaming reply is complete, or was cut off."""
+        from steiner_tui.app.widgets.assistant_reply import AssistantReply
+
         entry, self._reply = self._reply, None
         if entry is None:
             return
@@ -240,6 +247,8 @@ class ConversationPane(VerticalScroll):
 
     def tool_finished(self, call_id: str, status: str, output: str) -> None:
         """A tool call ended."""
+        from steiner_tui.app.widgets.tool_block import ToolBlock
+
         entry = self._tools.get(call_id)
         if entry is None:
             return
@@ -250,6 +259,8 @@ class ConversationPane(VerticalScroll):
 
     def close_open_items(self) -> None:
         """The run ended: running tools were cancelled, open prompts get no answer."""
+        from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+
         for tool in self._tools.values():
             if tool.status == "running":
                 self.tool_finished(tool.call_id, "cancelled", tool.output)

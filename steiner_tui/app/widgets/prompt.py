@@ -63,7 +63,6 @@ class PromptEditor(TextArea):
         super().__init__(
             id=id,
             soft_wrap=True,
-            compact=True,
             highlight_cursor_line=False,
             placeholder=PLACEHOLDER,
         )

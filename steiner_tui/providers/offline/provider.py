@@ -24,9 +24,6 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from steiner_tui.engine.tokens import heuristic_request_tokens
-from steiner_tui.providers.offline.answers import reply_to
-from steiner_tui.providers.offline.summarizer import is_compaction_request, summarize_request
-from steiner_tui.providers.offline.textutil import heuristic_tokens, word_chunks
 
 __all__ = ["OFFLINE_ALIAS", "OFFLINE_MODEL", "OFFLINE_MODEL_INFO", "OfflineProvider"]
 
@@ -65,6 +62,14 @@ class OfflineProvider:
             ``StreamText`` chunks, ``StreamToolCall``s (normal turns only), one
             ``StreamUsage`` and a final ``StreamDone``.
         """
+        # The rules are imported on the first request: building the session does not need them.
+        from steiner_tui.providers.offline.answers import reply_to
+        from steiner_tui.providers.offline.summarizer import (
+            is_compaction_request,
+            summarize_request,
+        )
+        from steiner_tui.providers.offline.textutil import heuristic_tokens, word_chunks
+
         calls: tuple[ToolCall, ...] = ()
         if is_compaction_request(request):
             text = summarize_request(request)

@@ -1,0 +1,18 @@
+"""The exceptions of ``steiner_tui.sessions``, in a module of their own.
+
+The CLI catches them around building the app's session. Keeping them apart from the log parser
+(``loader``) means catching ``SessionLoadError`` costs nothing at start-up; ``loader`` and
+``store`` re-export them under their old names.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SessionLoadError", "SessionNotFoundError"]
+
+
+class SessionLoadError(Exception):
+    """The session folder or its log cannot be read at all (bad content never raises)."""
+
+
+class SessionNotFoundError(LookupError):
+    """No session with that id (or no session for that project)."""

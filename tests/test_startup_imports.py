@@ -1,0 +1,118 @@
+"""Start-up stays lean: the workbench's imports do not load what only later work needs.
+
+``steiner-tui`` (``commands/app.py``) imports the modules below before it can build the session
+and paint the first frame. Code needed only once a turn runs, a compaction happens, a session is
+resumed or forked, a template is rendered or another screen opens is imported at first use; this
+test fails when an eager import brings such a module back onto the start-up path. It checks
+``sys.modules`` in a fresh interpreter, never the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+import steiner_tui.agent.delegation as delegation
+import steiner_tui.engine as engine
+import steiner_tui.engine.compaction as compaction
+import steiner_tui.engine.skills as skills
+import steiner_tui.engine.state as state
+import steiner_tui.providers.offline as offline
+import steiner_tui.sessions as sessions
+
+STARTUP_IMPORTS = """
+from steiner_tui.app.app import make_app
+from steiner_tui.app.gc_tuning import tune_gc_for_ui
+from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.session import build_app_session
+from steiner_tui.config import load_config
+from steiner_tui.sessions import SessionLoadError, SessionNotFoundError
+"""
+
+DEFERRED = (
+    # jinja2: the first template render (after the first frame).
+    "jinja2",
+    # Compaction: the first compaction (history.md rendering included).
+    "steiner_tui.engine.compaction.operation",
+    "steiner_tui.engine.compaction.stage",
+    "steiner_tui.engine.compaction.stage_runner",
+    "steiner_tui.engine.compaction.retention",
+    "steiner_tui.engine.compaction.summary_request",
+    "steiner_tui.engine.compaction.history_render",
+    "steiner_tui.engine.compaction.stateful",
+    # Sessions: the log parser (resume), fork.
+    "steiner_tui.sessions.loader",
+    "steiner_tui.sessions.log_parse",
+    "steiner_tui.sessions.fork",
+    # A running turn: streaming, tool calls, attachments, sub-agents, the offline model's rules.
+    "steiner_tui.agent.streaming",
+    "steiner_tui.agent.tool_calls",
+    "steiner_tui.agent.attachments",
+    "steiner_tui.agent.delegation.child",
+    "steiner_tui.providers.offline.answers",
+    "steiner_tui.providers.offline.summarizer",
+    "steiner_tui.tools.walk",
+    "steiner_tui.tools.schema",
+    # SDK providers, and widgets of entries or of other screens.
+    "steiner_tui.providers.anthropic_provider",
+    "steiner_tui.providers.openai_chat",
+    "steiner_tui.providers.sdk_base",
+    "anthropic",
+    "openai",
+    "steiner_tui.app.widgets.assistant_reply",
+    "steiner_tui.app.widgets.reply_markdown",
+    "steiner_tui.app.widgets.tool_block",
+    "steiner_tui.app.widgets.subagents",
+    "steiner_tui.app.screens.lineage",
+    "steiner_tui.app.screens.inspector",
+    "steiner_tui.app.screens.help",
+    "steiner_tui.app.screens.sessions",
+    "steiner_tui.app.commands",
+    "textual.widgets._data_table",
+    "textual.widgets._markdown",
+)
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    return set(json.loads(out))
+
+
+def test_startup_imports_leave_later_work_unloaded() -> None:
+    loaded = _loaded_after(STARTUP_IMPORTS)
+    assert "steiner_tui.app.screens.main" in loaded  # the probe really imported the app
+    assert sorted(name for name in DEFERRED if name in loaded) == []
+
+
+def test_importing_a_leaf_module_does_not_load_its_package_exports() -> None:
+    loaded = _loaded_after("import steiner_tui.engine.messages")
+    assert "steiner_tui.engine.compaction.lineage" not in loaded
+    assert "steiner_tui.engine.skills.delta" not in loaded
+
+
+@pytest.mark.parametrize(
+    "package", [engine, compaction, skills, state, sessions, offline, delegation]
+)
+def test_lazy_packages_still_export_every_name(package: ModuleType) -> None:
+    names: list[str] = vars(package)["__all__"]
+    for name in names:
+        assert hasattr(package, name), name
+    assert set(names) <= set(dir(package))
+    with pytest.raises(AttributeError):
+        _ = package.no_such_name
+
+
+def test_lazy_export_is_the_submodule_object() -> None:
+    from steiner_tui.engine.compaction.lineage import ConversationLineage
+    from steiner_tui.sessions.errors import SessionLoadError
+    from steiner_tui.sessions.loader import SessionLoadError as LoaderSessionLoadError
+
+    assert engine.ConversationLineage is ConversationLineage
+    assert sessions.SessionLoadError is SessionLoadError is LoaderSessionLoadError

@@ -9,9 +9,10 @@ driver skips that step). A frame counts as painted when the driver is flushed af
    definition for both. Median of several alternating runs, each started once the previous app
    has closed and its garbage is collected; the session (engine side) is built before the clock
    starts and its build time is printed separately. Imports are excluded (they are done once,
-   before any run): ``bench_startup.py`` measures a real launch, imports included. Target: ratio < 1.5x. For
-   information, the time to the first frame with nothing left deferred (the workbench's side
-   panels are ``Lazy``, mounted after the first frame) is printed too.
+   before any run): ``bench_startup.py`` measures a real launch, imports included.
+   Target: ratio < 1.5x. For information, the time to the first frame with nothing left
+   deferred (the workbench's side panels are ``Lazy``, mounted after the first frame) is
+   printed too.
 2. A 5,000-message conversation (user questions, replies with Markdown, tool calls and
    results) is loaded into the session and the conversation pane. Each key press is timed from
    the key event to the first frame written that shows its effect (see ``key_to_frame``):

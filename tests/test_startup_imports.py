@@ -4,7 +4,8 @@
 and paint the first frame. Code needed only once a turn runs, a compaction happens, a session is
 resumed or forked, a template is rendered or another screen opens is imported at first use; this
 test fails when an eager import brings such a module back onto the start-up path. It checks
-``sys.modules`` in a fresh interpreter, never the clock.
+``sys.modules`` in a fresh interpreter, never the clock, and likewise that the turn-time classes
+a few modules re-export lazily (each costs about a millisecond to create) stay unbound.
 """
 
 from __future__ import annotations
@@ -13,13 +14,18 @@ import json
 import subprocess
 import sys
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 import steiner_tui.agent.delegation as delegation
+import steiner_tui.agent.runner as runner
 import steiner_tui.engine as engine
 import steiner_tui.engine.compaction as compaction
+import steiner_tui.engine.events as events
+import steiner_tui.engine.provider as provider
 import steiner_tui.engine.skills as skills
+import steiner_tui.engine.snapshots as snapshots
 import steiner_tui.engine.state as state
 import steiner_tui.providers.offline as offline
 import steiner_tui.sessions as sessions
@@ -36,6 +42,16 @@ from steiner_tui.sessions import SessionLoadError, SessionNotFoundError
 DEFERRED = (
     # jinja2: the first template render (after the first frame).
     "jinja2",
+    # The conversation's entries: the first entry shown (a resumed session loads them then).
+    "steiner_tui.app.transcript",
+    # Turn-time dataclasses (about a millisecond each to create): engine events, the provider's
+    # request and stream events, the runner's records of a turn, the snapshot store's chain and
+    # the comparison of two snapshots.
+    "steiner_tui.engine.event_types",
+    "steiner_tui.engine.provider_types",
+    "steiner_tui.agent.run_types",
+    "steiner_tui.engine.snapshot_chain",
+    "steiner_tui.engine.snapshot_compare",
     # Compaction: the first compaction (history.md rendering included).
     "steiner_tui.engine.compaction.operation",
     "steiner_tui.engine.compaction.stage",
@@ -76,13 +92,42 @@ DEFERRED = (
     "textual.widgets._markdown",
 )
 
+LAZY_CLASSES = {
+    # Re-exported lazily: bound in the module once first used, never by start-up.
+    "steiner_tui.engine.events": (
+        "ErrorEvent",
+        "MessageAppended",
+        "ReasoningDelta",
+        "SkillStateEvent",
+        "SkillTruncated",
+        "TextDelta",
+        "ToolCallFinished",
+        "ToolCallStarted",
+    ),
+    "steiner_tui.engine.provider": (
+        "ChatRequest",
+        "ProviderEvent",
+        "StreamDone",
+        "StreamReasoning",
+        "StreamText",
+        "StreamToolCall",
+        "StreamUsage",
+    ),
+    "steiner_tui.engine.snapshots": ("PrefixStability",),
+    "steiner_tui.agent.runner": ("PreparedTurn", "RunResult"),
+}
 
-def _loaded_after(code: str) -> set[str]:
-    probe = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+
+def _run_probe(code: str, report: str) -> Any:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps({report}))\n"
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
-    return set(json.loads(out))
+    return json.loads(out)
+
+
+def _loaded_after(code: str) -> set[str]:
+    return set(_run_probe(code, "sorted(sys.modules)"))
 
 
 def test_startup_imports_leave_later_work_unloaded() -> None:
@@ -91,15 +136,23 @@ def test_startup_imports_leave_later_work_unloaded() -> None:
     assert sorted(name for name in DEFERRED if name in loaded) == []
 
 
+def test_startup_imports_bind_no_turn_time_class() -> None:
+    report = "{m: sorted(set(vars(sys.modules[m])) & set(names)) for m, names in LAZY.items()}"
+    bound = _run_probe(f"LAZY = {LAZY_CLASSES!r}\n{STARTUP_IMPORTS}", report)
+    assert bound == {module: [] for module in LAZY_CLASSES}
+
+
 def test_importing_a_leaf_module_does_not_load_its_package_exports() -> None:
     loaded = _loaded_after("import steiner_tui.engine.messages")
     assert "steiner_tui.engine.compaction.lineage" not in loaded
     assert "steiner_tui.engine.skills.delta" not in loaded
 
 
-@pytest.mark.parametrize(
-    "package", [engine, compaction, skills, state, sessions, offline, delegation]
-)
+LAZY_EXPORTERS = [engine, compaction, skills, state, sessions, offline, delegation]
+LAZY_EXPORTERS += [events, provider, snapshots, runner]  # modules, re-exporting turn-time classes
+
+
+@pytest.mark.parametrize("package", LAZY_EXPORTERS)
 def test_lazy_packages_still_export_every_name(package: ModuleType) -> None:
     names: list[str] = vars(package)["__all__"]
     for name in names:
@@ -111,8 +164,12 @@ def test_lazy_packages_still_export_every_name(package: ModuleType) -> None:
 
 def test_lazy_export_is_the_submodule_object() -> None:
     from steiner_tui.engine.compaction.lineage import ConversationLineage
+    from steiner_tui.engine.event_types import TextDelta
+    from steiner_tui.engine.provider_types import ChatRequest
     from steiner_tui.sessions.errors import SessionLoadError
     from steiner_tui.sessions.loader import SessionLoadError as LoaderSessionLoadError
 
     assert engine.ConversationLineage is ConversationLineage
+    assert engine.ChatRequest is provider.ChatRequest is ChatRequest
+    assert events.TextDelta is TextDelta
     assert sessions.SessionLoadError is SessionLoadError is LoaderSessionLoadError

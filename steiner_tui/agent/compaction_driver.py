@@ -8,8 +8,8 @@ count stages, emit health and append the history archive (in that order, as the 
 Compaction calls never set LastMainRequest. Their requests are snapshotted with
 ``compaction=True`` so the request inspector shows them beside normal turns.
 
-The engine's compaction modules are imported when a compaction runs, not when a runner is built,
-so that start-up does not pay for them.
+The engine's compaction modules (and ``ChatRequest``) are imported when a compaction runs, not
+when a runner is built, so that start-up does not pay for them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, ClassVar
 from steiner_tui.agent.images import strip_images
 from steiner_tui.engine.events import EngineEvent, WarningEvent
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ChatRequest
 
 if TYPE_CHECKING:
     from steiner_tui.agent.runner import Runner
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
     from steiner_tui.engine.compaction.lineage import CompactionOutcome
     from steiner_tui.engine.compaction.operation import CompactionEnv
+    from steiner_tui.engine.provider import ChatRequest
     from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = ["CompactionApplied", "CompactionDriver", "CompactionSettings"]
@@ -82,6 +82,8 @@ class CompactionDriver:
         max_tokens: int,
         tools: Sequence[ToolDefinition],
     ) -> ChatRequest:
+        from steiner_tui.engine.provider import ChatRequest
+
         runner = self.runner
         assembled = runner.context.assemble((*messages, Message("user", instruction)))
         request_messages, _ = strip_images(assembled.messages)

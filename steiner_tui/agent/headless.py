@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
-from steiner_tui.agent.runner import Runner, RunResult
+from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
 from steiner_tui.engine.events import EventSink, FanoutSink, WarningEvent
 from steiner_tui.engine.messages import Message
@@ -35,6 +35,7 @@ from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 
 if TYPE_CHECKING:
+    from steiner_tui.agent.runner import RunResult
     from steiner_tui.agent.tool_status import ToolStatusBook
     from steiner_tui.engine.compaction.archive import HistoryArchive
 

@@ -9,8 +9,9 @@ guard (no manual compaction or conversation replacement while a run generates).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from steiner_tui.agent.runner import Runner, RunResult
+from steiner_tui.agent.runner import Runner
 from steiner_tui.engine.compaction.escalation import CompactionCounter, replacement_refusal
 from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
 from steiner_tui.engine.events import WarningEvent
@@ -18,6 +19,9 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus, compose_user_message
 from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.tools.base import Mode
+
+if TYPE_CHECKING:
+    from steiner_tui.agent.runner import RunResult
 
 __all__ = ["DriverRefusal", "InteractiveDriver"]
 

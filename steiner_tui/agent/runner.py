@@ -14,6 +14,10 @@ Per model call (the design's ``prepareTurn`` / ``executeModelCall``):
 
 Cancellation stores what was streamed as an ``incomplete`` assistant message; provider errors do
 the same and end the episode with an ``ErrorEvent``. Nothing the user saw is lost.
+
+Building a runner is on the app's start-up path; running a turn is not. So the turn's records
+(``run_types``), event classes and request class are imported by the methods that make them:
+each dataclass costs about a millisecond to create.
 """
 
 from __future__ import annotations
@@ -23,73 +27,39 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
-from steiner_tui.engine.budget import FitResult, explicit_max_tokens_value
-from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.budget import explicit_max_tokens_value
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import (
-    ErrorEvent,
-    EventSink,
-    MessageAppended,
-    UsageReported,
-)
+from steiner_tui.engine.events import EventSink, UsageReported
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.provider import ProviderError
 from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
 from steiner_tui.engine.state.file_tracker import FileTracker
-from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.lazy_exports import lazy_exports
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 
 if TYPE_CHECKING:
-    # Only a turn that runs needs these (stream, tools, stateful usage): imported there, so that
-    # building a session does not pay for them.
+    # Only a turn that runs needs these (its records, request, stream, tools, stateful usage):
+    # imported there, so that building a session does not pay for them.
+    from steiner_tui.agent.run_types import EpisodeProgress, PreparedTurn, RunResult
     from steiner_tui.agent.streaming import StreamCollector
     from steiner_tui.agent.tool_calls import ToolRunner
     from steiner_tui.engine.compaction.stateful import ParentUsage
-    from steiner_tui.engine.prompt.assembler import AssembledPrompt
+    from steiner_tui.engine.provider import ChatRequest
+    from steiner_tui.engine.tokens import TokenEstimate
 
 __all__ = ["PreparedTurn", "RunResult", "Runner"]
 
 MAX_TOOL_ROUNDS = 50
 """A safety stop for runaway tool loops within one episode."""
-
-Status = Literal["done", "cancelled", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedTurn:
-    """A request ready to send, with the figures behind it."""
-
-    assembled: AssembledPrompt
-    request: ChatRequest
-    estimate: TokenEstimate
-    fit: FitResult
-
-
-@dataclass(frozen=True, slots=True)
-class RunResult:
-    """How an episode ended: ``done`` with the final reply, ``cancelled``, or ``error``."""
-
-    status: Status
-    reply: str = ""
-    error: str = ""
-    error_kind: str = ""
-
-
-@dataclass(slots=True)
-class _Progress:
-    """Per-episode counters (the design's turnProgressor)."""
-
-    compactions: CompactionCounter = field(default_factory=CompactionCounter)
-    tool_rounds: int = 0
 
 
 @dataclass(slots=True)
@@ -176,6 +146,8 @@ class Runner:
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
+        from steiner_tui.engine.events import MessageAppended
+
         self.state.lineage = self.state.lineage.append(message)
         self.sink.emit(MessageAppended(message))
 
@@ -192,6 +164,9 @@ class Runner:
 
     def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn:
         """Assemble and estimate a request over ``conversation`` (default: the active one)."""
+        from steiner_tui.agent.run_types import PreparedTurn
+        from steiner_tui.engine.provider import ChatRequest
+
         convo = self.conversation if conversation is None else tuple(conversation)
         assembled = self.context.assemble(convo)
         messages = assembled.messages
@@ -242,7 +217,10 @@ class Runner:
 
     async def run(self, user_message: Message | None = None) -> RunResult:
         """Run one episode, optionally starting with ``user_message``."""
-        progress = _Progress()
+        from steiner_tui.agent.run_types import EpisodeProgress, RunResult
+        from steiner_tui.engine.events import ErrorEvent
+
+        progress = EpisodeProgress()
         self._drain_inbox()
         if user_message is not None:
             turn = self.next_turn()
@@ -274,7 +252,10 @@ class Runner:
         for message in self.inbox():
             self.append(message if message.turn else replace(message, turn=self.state.turn))
 
-    async def _prepare_turn(self, progress: _Progress) -> PreparedTurn | RunResult:
+    async def _prepare_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
+        from steiner_tui.agent.run_types import RunResult
+        from steiner_tui.engine.events import ErrorEvent
+
         prepared = self.prepare()
         if self.model.stateful:
             usage = self._parent_usage()
@@ -316,7 +297,9 @@ class Runner:
         return usage
 
     async def _call_model(self, prepared: PreparedTurn) -> Message | RunResult:
+        from steiner_tui.agent.run_types import RunResult
         from steiner_tui.agent.streaming import StreamCollector
+        from steiner_tui.engine.events import ErrorEvent
 
         request = prepared.request
         index = self.state.request_index
@@ -419,3 +402,9 @@ class Runner:
 def seed_last_main_request_for(model: MainModel, seed: LastMainRequest) -> LastMainRequest:
     """The seed kept only when alias, backend model and prompt cache key match."""
     return seed_last_main_request(seed, model.alias, model.model, model.prompt_cache_key)
+
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__, {"steiner_tui.agent.run_types": ("PreparedTurn", "RunResult")}
+    )

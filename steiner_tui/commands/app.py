@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,10 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"steiner-tui: {root} is not a folder", file=sys.stderr)
         return 2
+    # Start-up allocates hundreds of thousands of objects (modules, classes, styles) and creates
+    # few cycles: collecting while it runs only delays the first frame. The app applies its GC
+    # settings, collector on, once that frame is drawn (``make_app(tune_gc=True)``).
+    gc.disable()
     # Imported here so that other commands never pay for Textual.
     from steiner_tui.app.app import make_app
     from steiner_tui.app.resume_request import ResumeRequest

@@ -6,16 +6,32 @@ stable ``kind`` string used as the ``type`` field of the JSONL event log.
 
 Event modules elsewhere in the engine (snapshots, skills, compaction) subclass ``EngineEvent``
 with their own payloads; this module holds the base class, the sink protocol and the events the
-runner emits while a turn streams.
+runner emits. Only those needed from start-up are defined here: ``UsageReported`` and
+``HealthEvent`` (the app's messages hold them) and ``WarningEvent`` (building a session may emit
+it from many places). The others are defined in ``event_types`` and re-exported lazily (PEP 562
+``__getattr__``): each dataclass costs about a millisecond to create, and the first frame needs
+none of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
-from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from steiner_tui.engine.event_types import (
+        ErrorEvent,
+        MessageAppended,
+        ReasoningDelta,
+        SkillStateEvent,
+        SkillTruncated,
+        TextDelta,
+        ToolCallFinished,
+        ToolCallStarted,
+    )
 
 __all__ = [
     "EngineEvent",
@@ -74,41 +90,6 @@ class FanoutSink:
 
 
 @dataclass(frozen=True, slots=True)
-class TextDelta(EngineEvent):
-    """A chunk of assistant text streamed by the model."""
-
-    kind: ClassVar[str] = "text_delta"
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta(EngineEvent):
-    """A chunk of reasoning text streamed by the model."""
-
-    kind: ClassVar[str] = "reasoning_delta"
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallStarted(EngineEvent):
-    """A tool call is about to run."""
-
-    kind: ClassVar[str] = "tool_call_started"
-    call: ToolCall
-    summary: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallFinished(EngineEvent):
-    """A tool call finished; ``status`` is ``done``, ``failed`` or ``rejected``."""
-
-    kind: ClassVar[str] = "tool_call_finished"
-    call: ToolCall
-    status: str
-    output: str
-
-
-@dataclass(frozen=True, slots=True)
 class UsageReported(EngineEvent):
     """Provider-reported usage for one model call."""
 
@@ -119,24 +100,6 @@ class UsageReported(EngineEvent):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     estimated_prompt_tokens: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class WarningEvent(EngineEvent):
-    """Something went wrong but nothing was lost (unreadable file, archive append failure...)."""
-
-    kind: ClassVar[str] = "warning"
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorEvent(EngineEvent):
-    """A turn ended in an error; the conversation stays intact."""
-
-    kind: ClassVar[str] = "error"
-    code: str
-    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,28 +114,27 @@ class HealthEvent(EngineEvent):
 
 
 @dataclass(frozen=True, slots=True)
-class MessageAppended(EngineEvent):
-    """A message was added to the active conversation (exactly as stored)."""
+class WarningEvent(EngineEvent):
+    """Something went wrong but nothing was lost (unreadable file, archive append failure...)."""
 
-    kind: ClassVar[str] = "message"
-    message: Message
-
-
-@dataclass(frozen=True, slots=True)
-class SkillTruncated(EngineEvent):
-    """A skill body exceeded the cap and was cut."""
-
-    kind: ClassVar[str] = "skill_truncated"
-    name: str
-    original_bytes: int
-    cap_bytes: int
+    kind: ClassVar[str] = "warning"
+    code: str
+    message: str
 
 
-@dataclass(frozen=True, slots=True)
-class SkillStateEvent(EngineEvent):
-    """A skill envelope was replayed from a stored conversation (resume)."""
-
-    kind: ClassVar[str] = "skill_state"
-    name: str
-    state: str
-    bytes: int
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "steiner_tui.engine.event_types": (
+                "ErrorEvent",
+                "MessageAppended",
+                "ReasoningDelta",
+                "SkillStateEvent",
+                "SkillTruncated",
+                "TextDelta",
+                "ToolCallFinished",
+                "ToolCallStarted",
+            ),
+        },
+    )

@@ -17,6 +17,9 @@ the identity of the last written message) and writes exactly what is missing. Ap
 become ``message`` records, compaction a ``generation`` record with the new generation's whole
 conversation, and anything else (a cleared or replaced conversation) a ``reset``. A sink must
 not raise: a write failure is kept in ``error`` and stops further writes.
+
+The turn's event classes are imported when the first event is handled, not with this module:
+creating them costs start-up time (see ``engine.events``).
 """
 
 from __future__ import annotations
@@ -32,15 +35,7 @@ from typing import TYPE_CHECKING, Any
 from steiner_tui.agent.compaction_driver import CompactionApplied
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import (
-    EngineEvent,
-    ErrorEvent,
-    MessageAppended,
-    ReasoningDelta,
-    TextDelta,
-    UsageReported,
-    WarningEvent,
-)
+from steiner_tui.engine.events import EngineEvent, UsageReported, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
@@ -197,6 +192,8 @@ class SessionLog:
             self.error = exc
 
     def _handle(self, event: EngineEvent) -> None:
+        from steiner_tui.engine.events import ErrorEvent, MessageAppended, ReasoningDelta, TextDelta
+
         if isinstance(event, TextDelta):
             self._stream(text=event.text)
         elif isinstance(event, ReasoningDelta):

@@ -20,16 +20,19 @@ def gc_defaults() -> Iterator[tuple[int, ...]]:
     yield before
     gc.unfreeze()
     gc.set_threshold(*before)
+    gc.enable()
 
 
 async def test_cli_app_tunes_gc_after_its_first_frame(
     project: Path, config_dir: Path, gc_defaults: tuple[int, ...]
 ) -> None:
+    gc.disable()  # as the app command does for its start-up
     app = make_app(session_for(project, config_dir), tune_gc=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_threshold() == UI_GC_THRESHOLDS
         assert gc.get_freeze_count() > 0
+        assert gc.isenabled()
 
 
 async def test_test_apps_keep_cpython_defaults(

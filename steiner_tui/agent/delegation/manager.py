@@ -35,7 +35,7 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import SessionSpec
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EngineEvent, EventSink, MessageAppended, UsageReported
+from steiner_tui.engine.events import EngineEvent, EventSink, UsageReported
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
 from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.engine.tokens import RequestEstimator
@@ -66,6 +66,8 @@ class _ChildSink:
     seen: int = field(default=0)
 
     def emit(self, event: EngineEvent) -> None:
+        from steiner_tui.engine.events import MessageAppended
+
         child = self.child
         info = child.info
         if isinstance(event, RequestSnapshot):

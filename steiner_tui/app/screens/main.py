@@ -23,7 +23,6 @@ from steiner_tui.app import messages as ui
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
-from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
@@ -105,10 +104,14 @@ class MainScreen(WorkbenchBase):
             self.notify(notice, title="Session")
         if self.driver.runner.conversation:
             self.show_conversation()
+        # Focusing restyles the prompt and its ancestors, and the file watcher loads its
+        # native module: neither is needed to draw the first frame.
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self._focus_prompt()
         if self.session.watch:
             self.watch_files()
-        # Focusing restyles the prompt and its ancestors: done after the first frame.
-        self.call_after_refresh(self._focus_prompt)
 
     def on_screen_resume(self) -> None:
         """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did)."""
@@ -122,6 +125,8 @@ class MainScreen(WorkbenchBase):
     @work(exclusive=True, group="load")
     async def show_conversation(self) -> None:
         """Show a resumed conversation (only its newest entries are mounted)."""
+        from steiner_tui.app.transcript import entries_from_messages
+
         root = str(self.session.project_root)
         await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
 
@@ -189,6 +194,8 @@ class MainScreen(WorkbenchBase):
         except DriverRefusal as refusal:
             self.notify(str(refusal), title="Not now", severity="warning")
             return
+        from steiner_tui.app.transcript import NoticeEntry
+
         await self.conversation.load([])
         await self.conversation.add(NoticeEntry("new conversation", "clear"))
         self.refresh_skills()
@@ -324,6 +331,8 @@ class MainScreen(WorkbenchBase):
 
     @on(ui.RunEnded)
     async def _run_ended(self, message: ui.RunEnded) -> None:
+        from steiner_tui.app.transcript import NoticeEntry
+
         interrupted = message.status == "cancelled"
         await self.conversation.end_reply(interrupted)
         self.conversation.close_open_items()

@@ -6,6 +6,8 @@ controller and the typed widget getters, and turns each adapter message into a w
 The sub-agent panel is mounted under the context panel on the first ``SubAgentChanged``, so a
 session that never delegates keeps its three-column layout (and pays nothing for the table).
 A background child's result reaches the conversation as a one-line notice, not as user text.
+Conversation entries are imported by the handlers that make them: a new session shows none, so
+start-up does not create their classes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from steiner_tui.app import messages as ui
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.session import AppSession
 from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
-from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
@@ -104,6 +105,8 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.MessageStored)
     async def _stored(self, message: ui.MessageStored) -> None:
+        from steiner_tui.app.transcript import NoticeEntry, user_entry
+
         stored = message.message
         if stored.source == SUB_AGENT_RESULT_SOURCE:
             await self.conversation.add(NoticeEntry(result_notice(stored.content), "subagent"))
@@ -129,6 +132,8 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.Compacted)
     async def _compacted(self, message: ui.Compacted) -> None:
+        from steiner_tui.app.transcript import NoticeEntry
+
         outcome = message.outcome
         text = (
             f"compacted into generation {message.generation_id}: "
@@ -202,6 +207,8 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.PermissionAsked)
     async def _permission(self, message: ui.PermissionAsked) -> None:
+        from steiner_tui.app.transcript import PermissionEntry
+
         widget = await self.conversation.add(PermissionEntry(message.request, message.answer))
         widget.focus()
 

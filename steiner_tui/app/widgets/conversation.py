@@ -9,7 +9,7 @@ exist, so updates (a finished tool call) go to the entry and show when it is mou
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.actions import SkipAction
@@ -19,15 +19,10 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from steiner_tui.app.transcript import (
-    Entry,
-    NoticeEntry,
-    PermissionEntry,
-    ReplyEntry,
-    ToolEntry,
-    UserEntry,
-)
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+
+if TYPE_CHECKING:
+    from steiner_tui.app.transcript import Entry, ReplyEntry, ToolEntry
 
 __all__ = ["WELCOME", "ConversationPane", "widget_for"]
 
@@ -42,8 +37,15 @@ WELCOME = (
 
 def widget_for(entry: Entry) -> Widget:
     """The widget that shows ``entry``."""
-    # Entry widgets are imported when the first entry is shown: a new session starts without
-    # any, so the first frame does not wait for them (nor for the Markdown renderer).
+    # Entries and their widgets are imported when the first entry is shown: a new session starts
+    # without any, so the first frame does not wait for them (nor for the Markdown renderer).
+    from steiner_tui.app.transcript import (
+        NoticeEntry,
+        PermissionEntry,
+        ReplyEntry,
+        ToolEntry,
+        UserEntry,
+    )
     from steiner_tui.app.widgets.assistant_reply import AssistantReply
     from steiner_tui.app.widgets.notice_row import NoticeRow
     from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
@@ -115,6 +117,8 @@ class ConversationPane(VerticalScroll):
 
     async def load(self, entries: list[Entry]) -> None:
         """Replace the conversation with ``entries`` (only the newest are mounted)."""
+        from steiner_tui.app.transcript import ToolEntry
+
         await self.remove_children(".conversation-item")
         self.entries = list(entries)
         self._widgets.clear()
@@ -128,6 +132,8 @@ class ConversationPane(VerticalScroll):
 
     async def add(self, entry: Entry) -> Widget:
         """Append ``entry`` and mount its widget."""
+        from steiner_tui.app.transcript import ToolEntry
+
         following = self.is_vertical_scroll_end
         self.entries.append(entry)
         if isinstance(entry, ToolEntry):
@@ -217,6 +223,7 @@ class ConversationPane(VerticalScroll):
 
     async def reply_delta(self, text: str) -> None:
         """Add streamed reply text (a new reply block starts after a tool call)."""
+        from steiner_tui.app.transcript import ReplyEntry
         from steiner_tui.app.widgets.assistant_reply import AssistantReply
 
         if self._reply is None:
@@ -242,6 +249,8 @@ class ConversationPane(VerticalScroll):
 
     async def tool_started(self, call_id: str, name: str, summary: str) -> None:
         """A tool call began (ends the reply text before it)."""
+        from steiner_tui.app.transcript import ToolEntry
+
         await self.end_reply()
         await self.add(ToolEntry(call_id, name, summary))
 
@@ -259,6 +268,7 @@ class ConversationPane(VerticalScroll):
 
     def close_open_items(self) -> None:
         """The run ended: running tools were cancelled, open prompts get no answer."""
+        from steiner_tui.app.transcript import PermissionEntry
         from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 
         for tool in self._tools.values():

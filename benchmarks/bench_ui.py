@@ -318,10 +318,10 @@ async def large_conversation(config: Path) -> None:
         worst = max(worst, report("scroll a page (pgup/pgdn)", pages_t))
         pane.scroll_home(animate=False)
         await pilot.pause()
-        homes = await timed(app, ["home"] * 10, lambda: pane.mounted_count)
-        report(f"Home at top: mount {pane.load_batch} more", homes)
+        homes = await timed(app, ["home"] * 20, lambda: pane.mounted_count)
+        worst = max(worst, report(f"Home at top: mount {pane.load_batch} more", homes))
         say(f"  after loading earlier: {pane.mounted_count} mounted")
-        say(f"  worst p95 of typing/scrolling: {worst:.1f} ms (target < 50 ms)")
+        say(f"  worst p95 of these keys: {worst:.1f} ms (target < 50 ms)")
     texts = [m.content for m in messages[-pane.window :] if m.content]
     base = BareScroll(texts)
     async with painted_run(base) as pilot:

@@ -76,7 +76,7 @@ class ConversationPane(VerticalScroll):
     ]  # fmt: skip
     """Scrolling keys that also load earlier messages."""
 
-    def __init__(self, *, window: int = 30, batch: int = 10, id: str | None = None) -> None:
+    def __init__(self, *, window: int = 30, batch: int = 6, id: str | None = None) -> None:
         super().__init__(id=id)
         self.window = window
         """How many entries stay mounted while following the bottom."""

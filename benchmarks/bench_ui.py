@@ -16,9 +16,11 @@ driver skips that step). A frame counts as painted when the driver is flushed af
 2. A 5,000-message conversation (user questions, replies with Markdown, tool calls and
    results) is loaded into the session and the conversation pane. Each key press is timed from
    the key event to the first frame written that shows its effect (see ``key_to_frame``):
-   typing in the prompt, scrolling the conversation line by line and page by page, and Home at
-   the top, which mounts earlier messages. Target: p95 < 50 ms. For scale, the same keys are
-   timed on a bare app holding only the mounted replies as Textual ``Markdown`` widgets.
+   typing in the prompt, scrolling the conversation line by line and page by page, Home at
+   the top (mounts earlier messages, unmounting the newest past a bound), PgDn at the bottom
+   while reading back (mounts later ones) and End (mounts the newest again). Target: p95 <
+   50 ms. For scale, the same keys are timed on a bare app holding only the mounted replies as
+   Textual ``Markdown`` widgets.
 
 The process runs with the app's garbage-collector settings (``gc_tuning``), as the CLI does.
 
@@ -321,6 +323,17 @@ async def large_conversation(config: Path) -> None:
         homes = await timed(app, ["home"] * 20, lambda: pane.mounted_count)
         worst = max(worst, report(f"Home at top: mount {pane.load_batch} more", homes))
         say(f"  after loading earlier: {pane.mounted_count} mounted")
+        pane.scroll_end(animate=False)
+        await pilot.pause()
+        laters = await timed(app, ["pagedown"] * 10, lambda: pane.mounted_count + pane.scroll_y)
+        worst = max(worst, report("PgDn at bottom: mount later", laters))
+        ends: list[float] = []
+        for _ in range(10):  # back in history, then End: the newest entries mounted again
+            pane.scroll_home(animate=False)
+            await pilot.pause()
+            await timed(app, ["home"] * 4, lambda: pane.mounted_count)
+            ends += await timed(app, ["end"], lambda: pane.showing_latest)
+        worst = max(worst, report("End: the newest again", ends))
         say(f"  worst p95 of these keys: {worst:.1f} ms (target < 50 ms)")
     texts = [m.content for m in messages[-pane.window :] if m.content]
     base = BareScroll(texts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.reply_markdown import DARK_STYLES, layout, parse
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from tests.app.conftest import SIZE, AppFactory
@@ -53,6 +54,70 @@ async def test_following_the_bottom_prunes_old_widgets(app_for: AppFactory) -> N
         assert len(pane.entries) == 2 * pane.window
         assert pane.mounted_count <= pane.window + pane.load_batch // 2
         assert len(pane.query(".conversation-item")) == pane.mounted_count
+
+
+async def test_reading_back_keeps_a_bounded_window_and_end_returns(
+    app_for: AppFactory,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        entries = _entries(500)
+        await pane.load(entries)
+        await pilot.pause()
+        most = pane.window + 2 * pane.load_batch
+        pane.focus()
+        pane.scroll_home(animate=False)
+        await pilot.pause()
+        for _ in range(8):
+            await pilot.press("home")
+        # At most ``window + 2 * batch`` mounted: the newest were unmounted, the top loaded.
+        assert pane.mounted_count == most
+        assert len(pane.query(".conversation-item")) == most
+        assert not pane.showing_latest
+        newest_mounted = pane.widget_of(entries[-1])
+        assert newest_mounted is None
+        later = pane.query_one(LaterRow)
+        assert later.display and "later messages" in static_text(later)
+
+        # PgDn at the bottom mounts later entries and drops as many from the top.
+        first_before = pane.widget_of(entries[500 - pane.window - 8 * pane.load_batch])
+        assert first_before is not None
+        pane.scroll_end(animate=False)
+        await pilot.pause()
+        await pilot.press("pagedown")
+        assert pane.mounted_count == most
+        assert pane.widget_of(entries[500 - pane.window - 8 * pane.load_batch]) is None
+
+        # A notice while reading back is kept as data; End brings the newest back.
+        assert await pane.add(NoticeEntry("compacted")) is None
+        assert len(pane.entries) == 501
+        await pilot.press("end")
+        assert pane.showing_latest
+        assert pane.mounted_count == 2 * pane.load_batch
+        newest = pane.widget_of(pane.entries[-1])
+        assert newest is not None
+        await pilot.pause()
+        assert pane.region.contains_region(newest.region)  # on screen, at the bottom
+        assert not later.display
+
+
+async def test_a_new_message_while_reading_back_shows_the_newest(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await pane.load(_entries(200))
+        pane.focus()
+        pane.scroll_home(animate=False)
+        await pilot.pause()
+        for _ in range(6):
+            await pilot.press("home")
+        assert not pane.showing_latest
+        widget = await pane.add(UserEntry("a new question"))
+        assert widget is not None and widget is pane.widget_of(pane.entries[-1])
+        assert pane.showing_latest
 
 
 def test_reply_markdown_is_laid_out_as_lines() -> None:

@@ -210,7 +210,8 @@ class WorkbenchBase(Screen[None]):
         from steiner_tui.app.transcript import PermissionEntry
 
         widget = await self.conversation.add(PermissionEntry(message.request, message.answer))
-        widget.focus()
+        if widget is not None:  # always mounted: a question brings the newest entries back
+            widget.focus()
 
     # -- live files -------------------------------------------------------------------------
 

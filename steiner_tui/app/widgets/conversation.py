@@ -1,10 +1,14 @@
-"""The conversation pane: every entry kept as data, only the newest ones mounted.
+"""The conversation pane: every entry kept as data, only a window of them mounted.
 
 A session can reach thousands of messages; mounting a widget for each would make every layout
-pass slower. The pane keeps all entries and mounts widgets for the last ``window`` of them. While
-the view follows the bottom, older widgets are pruned as new entries arrive; Home or PgUp at the
-top (or a click on the top row) mounts an earlier batch. Widgets for unmounted entries do not
-exist, so updates (a finished tool call) go to the entry and show when it is mounted again.
+pass slower. The pane keeps all entries and mounts widgets for a contiguous run of them: the
+last ``window`` while the view follows the bottom (older widgets are pruned as new entries
+arrive). Home or PgUp at the top (or a click on the top row) mounts an earlier batch; past
+``window + 2 * load_batch`` mounted entries the newest are unmounted, so reading far back costs
+no more than reading near the end. PgDn at the bottom then mounts later batches again, End (or
+a click on the bottom row) jumps to the newest, and so does a new message or a permission
+question. Widgets for unmounted entries do not exist, so updates (a finished tool call, streamed
+text) go to the entry and show when it is mounted again.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.later_row import LaterRow
 
 if TYPE_CHECKING:
     from steiner_tui.app.transcript import Entry, ReplyEntry, ToolEntry
@@ -73,8 +78,13 @@ class ConversationPane(VerticalScroll):
                 tooltip="Scroll to the top; at the top, load earlier messages"),
         Binding("pageup", "page_up_or_earlier", "Page up", show=False, id="conversation.page_up",
                 tooltip="Scroll up a page; at the top, load earlier messages"),
+        Binding("pagedown", "page_down_or_later", "Page down", show=False,
+                id="conversation.page_down",
+                tooltip="Scroll down a page; at the bottom, load later messages"),
+        Binding("end", "end_or_latest", "Bottom", show=False, id="conversation.end",
+                tooltip="Scroll to the bottom, showing the newest messages"),
     ]  # fmt: skip
-    """Scrolling keys that also load earlier messages."""
+    """Scrolling keys that also load earlier or later messages."""
 
     def __init__(self, *, window: int = 30, batch: int = 6, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -85,6 +95,8 @@ class ConversationPane(VerticalScroll):
         self.entries: list[Entry] = []
         """Every entry of the conversation, oldest first."""
         self._first = 0
+        self._last = 0
+        """Entries ``[_first, _last)`` are mounted."""
         self._widgets: dict[int, Widget] = {}
         self._reply: ReplyEntry | None = None
         self._tools: dict[str, ToolEntry] = {}
@@ -92,10 +104,12 @@ class ConversationPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield EarlierRow(id="earlier")
         yield Static(WELCOME, id="welcome")
+        yield LaterRow(id="later")
 
     def on_mount(self) -> None:
         """Follow the bottom."""
         self.query_one(EarlierRow).show_count(0)
+        self.query_one(LaterRow).show_count(0)
         self.anchor()
 
     def _show_welcome(self) -> None:
@@ -104,7 +118,16 @@ class ConversationPane(VerticalScroll):
     @property
     def mounted_count(self) -> int:
         """How many entries have widgets."""
-        return len(self.entries) - self._first
+        return self._last - self._first
+
+    @property
+    def showing_latest(self) -> bool:
+        """Whether the newest entry is mounted (not reading back in history)."""
+        return self._last == len(self.entries)
+
+    def _show_counts(self) -> None:
+        self.query_one(EarlierRow).show_count(self._first)
+        self.query_one(LaterRow).show_count(len(self.entries) - self._last)
 
     def widget_of(self, entry: Entry) -> Widget | None:
         """The mounted widget of ``entry``, if any."""
@@ -119,51 +142,113 @@ class ConversationPane(VerticalScroll):
         """Replace the conversation with ``entries`` (only the newest are mounted)."""
         from steiner_tui.app.transcript import ToolEntry
 
-        await self.remove_children(".conversation-item")
         self.entries = list(entries)
-        self._widgets.clear()
         self._reply = None
         self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
-        self._first = max(0, len(self.entries) - self.window)
-        await self.mount_all([self._make(e) for e in self.entries[self._first :]])
-        self.query_one(EarlierRow).show_count(self._first)
+        await self._mount_newest()
+
+    async def jump_to_latest(self) -> None:
+        """Mount the newest entries again (after reading back in history).
+
+        Only ``2 * load_batch`` of them, enough to fill the view: the jump is one key press, and
+        Home or PgUp at the top mounts more.
+        """
+        if not self.showing_latest:
+            await self._mount_newest(2 * self.load_batch)
+
+    async def _mount_newest(self, count: int | None = None) -> None:
+        await self.remove_children(".conversation-item")
+        self._widgets.clear()
+        self._last = len(self.entries)
+        self._first = max(0, self._last - (self.window if count is None else count))
+        widgets = [self._make(e) for e in self.entries[self._first :]]
+        await self.mount_all(widgets, before=self.query_one(LaterRow))
+        self._show_counts()
         self._show_welcome()
         self.anchor()
 
-    async def add(self, entry: Entry) -> Widget:
-        """Append ``entry`` and mount its widget."""
-        from steiner_tui.app.transcript import ToolEntry
+    async def add(self, entry: Entry) -> Widget | None:
+        """Append ``entry`` and mount its widget (None: kept as data while reading history).
 
-        following = self.is_vertical_scroll_end
-        self.entries.append(entry)
+        A message from the user and a permission question bring the newest entries back.
+        """
+        from steiner_tui.app.transcript import PermissionEntry, ToolEntry, UserEntry
+
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
+        if not self.showing_latest:
+            self.entries.append(entry)
+            if not isinstance(entry, UserEntry | PermissionEntry):
+                self._show_counts()
+                return None
+            await self._mount_newest(2 * self.load_batch)
+            return self.widget_of(entry)
+        following = self.is_vertical_scroll_end
+        self.entries.append(entry)
+        self._last = len(self.entries)
         widget = self._make(entry)
-        await self.mount(widget)
+        await self.mount(widget, before=self.query_one(LaterRow))
         self._show_welcome()
         if following:
             await self._prune()
         return widget
 
+    async def _unmount(self, entries: list[Entry]) -> int:
+        """Remove the widgets of ``entries``; returns the lines they took."""
+        widgets = [w for w in (self._widgets.pop(id(e), None) for e in entries) if w is not None]
+        lines = sum(w.outer_size.height for w in widgets)
+        await self.remove_children(widgets)
+        return lines
+
     async def _prune(self) -> None:
         if self.mounted_count <= self.window + self.load_batch // 2:
             return
-        stale = self.entries[self._first : len(self.entries) - self.window]
+        stale = self.entries[self._first : self._last - self.window]
         self._first += len(stale)
-        widgets = [w for w in (self._widgets.pop(id(e), None) for e in stale) if w is not None]
-        await self.remove_children(widgets)
-        self.query_one(EarlierRow).show_count(self._first)
+        await self._unmount(stale)
+        self._show_counts()
+
+    @property
+    def _most(self) -> int:
+        """The most entries mounted while reading history."""
+        return self.window + 2 * self.load_batch
 
     async def load_earlier(self) -> int:
-        """Mount up to ``load_batch`` earlier entries; returns how many were mounted."""
+        """Mount up to ``load_batch`` earlier entries; returns how many were mounted.
+
+        Past ``window + 2 * load_batch`` mounted entries, as many of the newest are unmounted
+        (they are below the view, which stays at the top).
+        """
         start = max(0, self._first - self.load_batch)
         chunk = self.entries[start : self._first]
         if not chunk:
             return 0
-        row = self.query_one(EarlierRow)
-        await self.mount_all([self._make(e) for e in chunk], after=row)
+        await self.mount_all([self._make(e) for e in chunk], after=self.query_one(EarlierRow))
         self._first = start
-        row.show_count(self._first)
+        excess = self.mounted_count - self._most
+        if excess > 0:
+            self._last -= excess
+            await self._unmount(self.entries[self._last : self._last + excess])
+        self._show_counts()
+        return len(chunk)
+
+    async def load_later(self) -> int:
+        """Mount up to ``load_batch`` later entries; returns how many were mounted.
+
+        The oldest mounted ones go past ``window + 2 * load_batch``, and the view moves up by
+        the lines they took, so what was on screen stays where it was.
+        """
+        chunk = self.entries[self._last : self._last + self.load_batch]
+        if not chunk:
+            return 0
+        await self.mount_all([self._make(e) for e in chunk], before=self.query_one(LaterRow))
+        self._last += len(chunk)
+        excess = self.mounted_count - self._most
+        if excess > 0:
+            lines = await self._unmount(self.entries[self._first : self._first + excess])
+            self._first += excess
+            self.scroll_to(y=max(0, self.scroll_y - lines), animate=False, immediate=True)
+        self._show_counts()
         return len(chunk)
 
     async def action_home_or_earlier(self) -> None:
@@ -177,6 +262,19 @@ class ConversationPane(VerticalScroll):
         if self.scroll_y <= 0:
             await self.load_earlier()
         self.action_page_up()
+
+    async def action_page_down_or_later(self) -> None:
+        """Load later entries when already at the bottom (reading history), then page down."""
+        if self.is_vertical_scroll_end and not self.showing_latest:
+            await self.load_later()
+        self.action_page_down()
+
+    async def action_end_or_latest(self) -> None:
+        """The newest entries, at the bottom."""
+        if self.showing_latest:
+            self.action_scroll_end()
+        else:
+            await self.jump_to_latest()  # anchored: the view starts at the bottom
 
     # Keys move the view at once. Textual animates key scrolling, and the animation's own
     # frame timer delays the first moved frame by up to two frame periods (33 ms at 60 fps).
@@ -218,6 +316,10 @@ class ConversationPane(VerticalScroll):
     @on(EarlierRow.LoadRequested)
     async def _load_requested(self) -> None:
         await self.load_earlier()
+
+    @on(LaterRow.JumpRequested)
+    async def _jump_requested(self) -> None:
+        await self.action_end_or_latest()
 
     # -- streaming --------------------------------------------------------------------------
 

@@ -6,24 +6,21 @@ opens. Each command calls the same screen or app action a key or slash command w
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from steiner_tui.app.palette import Command, ListedCommands
 
 if TYPE_CHECKING:
     from steiner_tui.app.screens.main import MainScreen
 
 __all__ = ["WorkbenchCommands"]
 
-Command = tuple[str, str, Callable[[], object]]
 
-
-class WorkbenchCommands(Provider):
+class WorkbenchCommands(ListedCommands):
     """Compact, lineage, inspector, clear, mode, each skill, theme, help."""
 
-    def _commands(self) -> list[Command]:
+    def commands(self) -> list[Command]:
         screen = cast("MainScreen", self.screen)
         app = screen.app
         commands: list[Command] = [
@@ -41,16 +38,3 @@ class WorkbenchCommands(Provider):
                 (f"Toggle skill: {row.name}", state, partial(screen.toggle_skill, row.name))
             )
         return commands
-
-    async def discover(self) -> Hits:
-        """Every command, in menu order."""
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        """Commands whose title matches ``query``."""
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)

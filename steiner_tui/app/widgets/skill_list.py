@@ -113,11 +113,6 @@ class SkillList(_RowCursor, can_focus=True):
 
     # -- data --------------------------------------------------------------------------------
 
-    @property
-    def names(self) -> list[str]:
-        """The skills shown, in order."""
-        return list(self._names)
-
     def prompt_of(self, name: str) -> Content | None:
         """What the row of skill ``name`` shows, if it is listed."""
         if name not in self._names:

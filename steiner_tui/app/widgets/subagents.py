@@ -13,20 +13,20 @@ conversation, read through the ``transcript`` callable the panel was given
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import ClassVar, Protocol, runtime_checkable
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.messages import SubAgentChanged
+from steiner_tui.app.palette import Command, ListedCommands
 from steiner_tui.app.subagent_view import (
     COLUMNS,
     COMPACT_COLUMNS,
@@ -198,14 +198,14 @@ class SubAgentHost(Protocol):
         ...
 
 
-class SubAgentCommands(Provider):
+class SubAgentCommands(ListedCommands):
     """Palette commands: focus the sub-agent panel, open a child's transcript."""
 
-    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+    def commands(self) -> list[Command]:
         screen = self.screen
         if not isinstance(screen, SubAgentHost):
             return []
-        commands: list[tuple[str, str, Callable[[], object]]] = [
+        commands: list[Command] = [
             ("Sub-agents", "Focus the sub-agent panel", screen.action_focus_subagents)
         ]
         for info in screen.sub_agent_infos():
@@ -217,16 +217,3 @@ class SubAgentCommands(Provider):
                 )
             )
         return commands
-
-    async def discover(self) -> Hits:
-        """Every command, in menu order."""
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        """Commands whose title matches ``query``."""
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)

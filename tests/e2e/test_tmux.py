@@ -91,7 +91,7 @@ def _wait_until_closed(tmux: Tmux) -> tuple[str, str]:
             return status, _screen(tmux)
         if time.monotonic() > end:
             pytest.fail(f"the app did not exit; the pane shows:\n{_screen(tmux)}")
-        time.sleep(0.05)
+        time.sleep(0.05)  # polling interval only: the loop waits for the pane to exit
 
 
 def _keys(tmux: Tmux, *keys: str) -> None:

@@ -1,11 +1,13 @@
 """Start-up stays lean: the workbench's imports do not load what only later work needs.
 
-``steiner-tui`` (``commands/app.py``) imports the modules below before it can build the session
-and paint the first frame. Code needed only once a turn runs, a compaction happens, a session is
-resumed or forked, a template is rendered or another screen opens is imported at first use; this
-test fails when an eager import brings such a module back onto the start-up path. It checks
-``sys.modules`` in a fresh interpreter, never the clock, and likewise that the turn-time classes
-a few modules re-export lazily (each costs about a millisecond to create) stay unbound.
+Two stages. Before its first frame, ``steiner-tui`` (``commands/app.py``) loads the
+configuration and plans a new session: that must not load the engine, which the workbench opens
+after the frame (``app.session_plan``). Opening the session then imports the modules below; code
+needed only once a turn runs, a compaction happens, a session is resumed or forked, a template
+is rendered or another screen opens is imported at first use. These tests fail when an eager
+import brings such a module back onto either path. They check ``sys.modules`` in a fresh
+interpreter, never the clock, and likewise that the turn-time classes a few modules re-export
+lazily (each costs about a millisecond to create) stay unbound.
 """
 
 from __future__ import annotations
@@ -30,8 +32,38 @@ import steiner_tui.engine.state as state
 import steiner_tui.providers.offline as offline
 import steiner_tui.sessions as sessions
 
+FIRST_FRAME = """
+import os, sys, tempfile
+from pathlib import Path
+home = tempfile.mkdtemp()
+os.environ.update(HOME=home, XDG_CONFIG_HOME=home, XDG_CACHE_HOME=home, XDG_DATA_HOME=home)
+from steiner_tui.commands.app import _start
+from steiner_tui.app.app import make_app
+from steiner_tui.app.session_plan import SessionPlan
+assert isinstance(_start(Path(home), None), SessionPlan)
+"""
+"""What ``commands.app`` does before the app runs, for a new session in an empty project."""
+
+ENGINE = (
+    "steiner_tui.agent",
+    "steiner_tui.app.controller",
+    "steiner_tui.app.session",
+    "steiner_tui.app.adapter",
+    "steiner_tui.engine.events",
+    "steiner_tui.engine.messages",
+    "steiner_tui.engine.prompt",
+    "steiner_tui.engine.skills",
+    "steiner_tui.engine.snapshots",
+    "steiner_tui.engine.tokens",
+    "steiner_tui.providers.offline",
+    "steiner_tui.sessions.store",
+    "steiner_tui.tools",
+)
+"""Opened with the session, after the first frame."""
+
 STARTUP_IMPORTS = """
 from steiner_tui.app.app import make_app
+from steiner_tui.app.controller import SessionController
 from steiner_tui.app.gc_tuning import tune_gc_for_ui
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.session import build_app_session
@@ -128,6 +160,18 @@ def _run_probe(code: str, report: str) -> Any:
 
 def _loaded_after(code: str) -> set[str]:
     return set(_run_probe(code, "sorted(sys.modules)"))
+
+
+def test_first_frame_leaves_the_engine_unloaded() -> None:
+    loaded = _loaded_after(FIRST_FRAME)
+    assert "steiner_tui.app.screens.main" in loaded  # the probe really imported the app
+    assert sorted(name for name in ENGINE if name in loaded) == []
+    assert sorted(name for name in DEFERRED if name in loaded) == []
+
+
+def test_opening_the_session_loads_the_engine() -> None:
+    loaded = _loaded_after(STARTUP_IMPORTS)  # the guard above would pass on a wrong name
+    assert sorted(name for name in ENGINE if name in loaded) == sorted(ENGINE)
 
 
 def test_startup_imports_leave_later_work_unloaded() -> None:

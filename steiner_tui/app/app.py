@@ -2,13 +2,14 @@
 
 The app owns the session and the screens. The main screen is the default screen; the help,
 lineage and inspector screens are built on demand, importing their modules only then, so start-up
-pays for the workbench alone.
+pays for the workbench alone. The app starts from a built ``AppSession`` or from a
+``SessionPlan``, which the main screen opens after its first frame (``session_plan``).
 """
 
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -16,8 +17,11 @@ from textual.screen import Screen
 
 from steiner_tui.app.gc_tuning import tune_gc_for_ui
 from steiner_tui.app.screens.main import MainScreen
-from steiner_tui.app.session import AppSession
+from steiner_tui.app.session_plan import SessionPlan
 from steiner_tui.resources import styles_dir
+
+if TYPE_CHECKING:
+    from steiner_tui.app.session import AppSession
 
 __all__ = ["SteinerApp", "make_app"]
 
@@ -41,22 +45,32 @@ class SteinerApp(App[None]):
     ]  # fmt: skip
     """Application keys (remappable by id through the config keymap)."""
 
-    def __init__(self, session: AppSession, *, tune_gc: bool = False) -> None:
+    def __init__(self, start: AppSession | SessionPlan, *, tune_gc: bool = False) -> None:
         super().__init__()
-        self.session = session
-        """The session this app shows."""
+        self.start = start
+        """The session this app shows, or the plan of one its main screen opens."""
         self._tune_gc = tune_gc
-        if session.theme != self.theme:
+        if start.theme != self.theme:
             # Setting the theme re-parses every style sheet: only when it differs.
-            self.theme = session.theme
+            self.theme = start.theme
         self._main: MainScreen | None = None
 
     @property
     def workbench(self) -> MainScreen:
         """The main screen."""
         if self._main is None:
-            self._main = MainScreen(self.session)
+            self._main = MainScreen(self.start)
         return self._main
+
+    @property
+    def session(self) -> AppSession:
+        """The session this app shows (``RuntimeError`` while a planned one is opening)."""
+        return self.workbench.session
+
+    @property
+    def opened_session(self) -> AppSession | None:
+        """The session, once it is open (None before, or when opening it failed)."""
+        return self.workbench.session if self.workbench.attached else None
 
     def get_default_screen(self) -> Screen[None]:
         """The workbench is the base screen."""
@@ -64,16 +78,29 @@ class SteinerApp(App[None]):
 
     def on_mount(self) -> None:
         """Apply the keymap from config (refreshing bindings only when there is one)."""
-        if self.session.keymap:
-            self.set_keymap(dict(self.session.keymap))
+        if self.start.keymap:
+            self.set_keymap(dict(self.start.keymap))
+
+    def on_workbench_ready(self) -> None:
+        """Start-up is over: apply the UI's garbage-collector settings (when asked for).
+
+        Not before: collecting during start-up only delays it, and the freeze then also covers
+        the engine and the workbench's widgets.
+        """
         if self._tune_gc:
-            # After the first frame, which does not need it; the freeze then also covers the
-            # workbench's widgets.
-            self.call_after_refresh(tune_gc_for_ui)
+            self._tune_gc = False  # once: a later workbench (another session) keeps them
+            tune_gc_for_ui()
 
     def on_unmount(self) -> None:
         """Close the session log (flushes a reply still streaming)."""
-        self.session.close()
+        if (session := self.opened_session) is not None:
+            session.close()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The screens and commands that show the session wait until it is open."""
+        if action in ("lineage", "inspector", "command_palette"):
+            return True if self.workbench.attached else None
+        return True
 
     def action_help(self) -> None:
         """Open the help screen (F1)."""
@@ -93,7 +120,7 @@ class SteinerApp(App[None]):
             ("Conversation", ConversationPane.BINDINGS),
             ("Permission prompt", PermissionPrompt.BINDINGS),
         ]
-        rows = [*binding_rows(sections, self.session.keymap), *slash_rows()]
+        rows = [*binding_rows(sections, self.start.keymap), *slash_rows()]
         self.push_screen(HelpScreen(rows))
 
     def action_lineage(self) -> None:
@@ -113,10 +140,11 @@ class SteinerApp(App[None]):
         self.push_screen(InspectorScreen(snapshots, snapshots[-1].index))
 
 
-def make_app(session: AppSession, *, tune_gc: bool = False) -> SteinerApp:
-    """The app for ``session`` (the one factory the CLI and the tests use).
+def make_app(start: AppSession | SessionPlan, *, tune_gc: bool = False) -> SteinerApp:
+    """The app for a session, or for the plan of a new one (the one factory the CLI and the
+    tests use).
 
     ``tune_gc`` applies the interactive garbage-collector settings (``tune_gc_for_ui``) once the
-    first frame is drawn; the CLI asks for it, tests keep CPython's defaults.
+    workbench has started; the CLI asks for it, tests keep CPython's defaults.
     """
-    return SteinerApp(session, tune_gc=tune_gc)
+    return SteinerApp(start, tune_gc=tune_gc)

@@ -5,8 +5,8 @@ default thresholds run a full (generation 2) collection every few hundred frames
 conversation loaded that pause reaches 100-150 ms, a visible hitch on a key press. Freezing
 what exists at start-up (modules, classes, the loaded conversation) takes it out of every later
 collection, and a higher first threshold makes collections rarer. Only the app command asks for
-this, once its first frame is drawn (and the UI benchmark, to measure what users run); tests keep
-the defaults.
+this, once its start-up is over (session open, panels filled), and the UI benchmark, to measure
+what users run; tests keep the defaults.
 """
 
 from __future__ import annotations

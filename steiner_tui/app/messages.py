@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from steiner_tui.agent.delegation.model import SubAgentInfo
-from steiner_tui.engine.compaction.lineage import CompactionOutcome
-from steiner_tui.engine.events import HealthEvent, UsageReported
-from steiner_tui.engine.messages import Message as ChatMessage
-from steiner_tui.engine.snapshots import RequestSnapshot
-from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+if TYPE_CHECKING:  # fields only: the screen that routes these starts before the engine loads
+    from steiner_tui.agent.delegation.model import SubAgentInfo
+    from steiner_tui.engine.compaction.lineage import CompactionOutcome
+    from steiner_tui.engine.events import HealthEvent, UsageReported
+    from steiner_tui.engine.messages import Message as ChatMessage
+    from steiner_tui.engine.snapshots import RequestSnapshot
+    from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
     "Compacted",
@@ -34,6 +36,7 @@ __all__ = [
     "ToolFinished",
     "ToolStarted",
     "UsageReceived",
+    "WorkbenchReady",
 ]
 
 
@@ -141,4 +144,8 @@ class RunEnded(Message):
 
 @dataclass
 class PanelMounted(Message):
-    """A lazily mounted panel (skills, context budget) is ready to show data."""
+    """A side panel (skills, context budget) is mounted and ready to show data."""
+
+
+class WorkbenchReady(Message):
+    """The workbench has started: session open, side panels filled (it bubbles to the app)."""

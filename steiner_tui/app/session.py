@@ -25,6 +25,7 @@ from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.live_files import WatchPlan
 from steiner_tui.app.permission import PermissionBroker
 from steiner_tui.app.session_build import DriverInputs, open_driver, watch_plan_for
+from steiner_tui.app.session_plan import DEFAULT_THEME, OFFLINE_LABEL, keymap_for, theme_for
 from steiner_tui.config import Config
 from steiner_tui.engine.events import FanoutSink
 from steiner_tui.engine.frozen import FrozenDict
@@ -46,8 +47,6 @@ __all__ = [
     "model_label",
 ]
 
-DEFAULT_THEME = "textual-dark"
-OFFLINE_LABEL = "offline · not a language model"
 DEFAULT_DELEGATION = DelegationSettings()
 """Sub-agent settings of app sessions (three children at once; documentor scope README, docs)."""
 
@@ -207,8 +206,8 @@ def build_app_session(
         watch_plan=watch_plan_for(driver, root, roots),
         config_dir=config_dir,
         history_path=opened.history_path,
-        keymap=FrozenDict({**(config.keymap if config else {}), **(keymap or {})}),
-        theme=(config.theme if config is not None and config.theme else theme),
+        keymap=keymap_for(config, keymap),
+        theme=theme_for(config, theme),
         watch=watch,
         cursor_blink=cursor_blink,
         models=models or (tuple(config.models) if config is not None else ()),

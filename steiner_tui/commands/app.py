@@ -4,6 +4,10 @@
 (or the given) session resumed from its log. Configuration (user file, then the project's
 ``.steiner/config.toml``) chooses the model, skills, permissions, keymap and theme; errors in it
 (``ConfigError`` is a ``ValueError``) are printed, not raised.
+
+A new session is opened by the workbench right after its first frame (``app.session_plan``),
+so a launch shows the workbench without waiting for the engine; errors found while opening it
+end the app and are printed the same way.
 """
 
 from __future__ import annotations
@@ -13,53 +17,85 @@ import gc
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from steiner_tui import paths
+
+if TYPE_CHECKING:
+    from steiner_tui.app.session import AppSession
+    from steiner_tui.app.session_plan import SessionPlan
 
 __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the session for ``args.project`` and run the app until it quits."""
+    """Open the workbench on ``args.project`` and run the app until it quits."""
     root = Path(getattr(args, "project", ".")).expanduser().resolve()
     if not root.is_dir():
         print(f"steiner-tui: {root} is not a folder", file=sys.stderr)
         return 2
     # Start-up allocates hundreds of thousands of objects (modules, classes, styles) and creates
     # few cycles: collecting while it runs only delays the first frame. The app applies its GC
-    # settings, collector on, once that frame is drawn (``make_app(tune_gc=True)``).
+    # settings, collector on, once its start-up is over (``make_app(tune_gc=True)``).
     gc.disable()
     # Imported here so that other commands never pay for Textual.
     from steiner_tui.app.app import make_app
     from steiner_tui.app.resume_request import ResumeRequest
-    from steiner_tui.app.session import build_app_session
-    from steiner_tui.config import load_config
-    from steiner_tui.sessions import SessionLoadError, SessionNotFoundError
+    from steiner_tui.app.session_plan import SessionOpenFailed
+    from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 
     resume: str | None = getattr(args, "resume", None)
     tuned = False
     while True:
         try:
-            config = load_config(root, os.environ)
-            session = build_app_session(
-                root,
-                config_dir=paths.config_dir(),
-                config=config,
-                env=os.environ,
-                cache_dir=paths.cache_dir(),
-                resume=resume,
-            )
+            start = _start(root, resume)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             print(f"steiner-tui: {error}", file=sys.stderr)
             return 2
-        app = make_app(session, tune_gc=not tuned)
+        app = make_app(start, tune_gc=not tuned)
         tuned = True
         try:
             result = app.run()
         finally:
-            session.close()
+            if (session := app.opened_session) is not None:
+                session.close()
+        if isinstance(result, SessionOpenFailed):
+            print(f"steiner-tui: {result.error}", file=sys.stderr)
+            return 2
         # The sessions screen asked for another session: open it in a fresh workbench.
-        if not isinstance(result, ResumeRequest):
+        if not isinstance(result, ResumeRequest) or session is None:
             return 0
         resume = result.session_id
         root = session.project_root
+
+
+def _start(root: Path, resume: str | None) -> AppSession | SessionPlan:
+    """What the app starts from: a new session's plan, or the resumed session itself.
+
+    A new session opens after the workbench's first frame (``session_plan``); a resumed one is
+    opened first, so a wrong id or an unreadable log is reported before the app starts.
+
+    Raises:
+        ConfigError, ValueError, SessionNotFoundError, SessionLoadError, OSError: as
+            ``build_app_session`` (a plan only checks the configuration and its model).
+    """
+    from steiner_tui.app.session_plan import plan_session
+    from steiner_tui.config import load_config
+
+    config = load_config(root, os.environ)
+
+    def open_session() -> AppSession:
+        from steiner_tui.app.session import build_app_session
+
+        return build_app_session(
+            root,
+            config_dir=paths.config_dir(),
+            config=config,
+            env=os.environ,
+            cache_dir=paths.cache_dir(),
+            resume=resume,
+        )
+
+    if resume is not None:
+        return open_session()
+    return plan_session(root, config, os.environ, open_session)

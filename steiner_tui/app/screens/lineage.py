@@ -20,8 +20,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
+from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.lineage_detail import GenerationFacts, GenerationSummary
 from steiner_tui.app.widgets.lineage_history import HistoryView

@@ -15,20 +15,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.lazy import Lazy
-from textual.widgets import Footer
 
-from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
+from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
-from steiner_tui.engine.compaction.escalation import replacement_refusal
 
 __all__ = ["MainScreen"]
 
@@ -84,19 +82,28 @@ class MainScreen(WorkbenchBase):
         # The footer, the status line and the side panels are splits (styles/main.tcss), taken
         # off the screen's edges in this order; the conversation and the prompt fill the rest.
         # The focus order (skills, conversation, prompt, context) is the order of focusables.
-        # The context panel's content (a dry-run request) mounts after the first frame (Lazy).
+        # The context panel (a dry-run request) is mounted after the first frame, once the
+        # session is open (``_mount_budget``).
         yield Footer()
         yield StatusLine(id="status")
         yield SkillList(id="skills")
         yield ConversationPane(id="conversation")
-        yield PromptEditor(id="prompt", cursor_blink=self.session.cursor_blink)
-        with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
-            yield Lazy(BudgetPanel(id="budget"))
+        yield PromptEditor(id="prompt", cursor_blink=self.start.cursor_blink)
+        yield Container(id="budget-slot")  # the sub-agent panel mounts under the budget
 
     def on_mount(self) -> None:
-        """Attach to the engine, show the skills, then the dry-run preview."""
+        """Attach to the engine (a planned session opens after the first frame)."""
+        self.status.project = self.start.project_root.name
+        self.status.model = self.start.model_label
+        if self.attached:
+            self._show_session()
+            self.call_after_refresh(self._after_first_frame)
+        else:
+            self.call_after_refresh(self._open_planned)
+
+    def _show_session(self) -> None:
+        """Show the session's state and start receiving its events."""
         self.status.model = self.session.model_label
-        self.status.project = self.session.project_root.name
         self.status.mode = self.driver.mode
         self.session.events.attach(self)
         self.session.permissions.attach(self)
@@ -104,14 +111,43 @@ class MainScreen(WorkbenchBase):
             self.notify(notice, title="Session")
         if self.driver.runner.conversation:
             self.show_conversation()
-        # Focusing restyles the prompt and its ancestors, and the file watcher loads its
-        # native module: neither is needed to draw the first frame.
-        self.call_after_refresh(self._after_first_frame)
 
-    def _after_first_frame(self) -> None:
+    async def _after_first_frame(self) -> None:
+        # Focusing restyles the prompt and its ancestors, the context panel computes a dry-run
+        # request, and the file watcher loads its native module: the first frame needs none.
         self._focus_prompt()
+        await self._mount_budget()
+
+    def _open_planned(self) -> None:
+        """Open the planned session (the first frame is on screen), then show it."""
+        from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+
+        assert isinstance(self.start, SessionPlan)
+        try:
+            session = self.start.open()
+        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
+            self.app.exit(SessionOpenFailed(str(error)))
+            return
+        self._take(session)
+        self._show_session()
+        self.refresh_skills()
+        if self.focused is None:
+            self.prompt.focus()  # also shows the keys as enabled
+        else:
+            self.refresh_bindings()
+        # The dry-run request behind the context panel takes about as long again: the skills,
+        # the keys and the prompt show first, then the panel mounts and fills. Scheduled by the
+        # sidebar, so that the frame it waits for has the new rows: the sidebar reports its
+        # repaint to the screen from its own queue, after the screen could already be idle.
+        self.skills.call_after_refresh(self._mount_budget)
+
+    async def _mount_budget(self) -> None:
+        """Mount the context panel (it fills on mount), follow the files it shows, and say
+        that start-up is over."""
+        await self.query_one("#budget-slot").mount(BudgetPanel(id="budget"), before=0)
         if self.session.watch:
             self.watch_files()
+        self.post_message(ui.WorkbenchReady())
 
     def on_screen_resume(self) -> None:
         """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did)."""
@@ -132,6 +168,8 @@ class MainScreen(WorkbenchBase):
 
     async def on_unmount(self) -> None:
         """Detach from the engine; cancel sub-agents still running and wait for them."""
+        if not self.attached:
+            return
         self.session.events.detach()
         self.session.permissions.detach()
         await self.session.stop_sub_agents()
@@ -140,6 +178,9 @@ class MainScreen(WorkbenchBase):
 
     @on(PromptEditor.Submitted)
     async def _submitted(self, event: PromptEditor.Submitted) -> None:
+        if not self.attached:  # typed before the session opened: the text stays in the prompt
+            self.notify("The session is still opening.", severity="warning")
+            return
         try:
             parsed = parse_slash(event.text)
         except UnknownSlashCommand as error:
@@ -189,6 +230,8 @@ class MainScreen(WorkbenchBase):
                 "cannot replace the conversation now: a run is starting", severity="warning"
             )
             return
+        from steiner_tui.agent.interactive import DriverRefusal
+
         try:
             self.controller.clear()
         except DriverRefusal as refusal:
@@ -208,6 +251,7 @@ class MainScreen(WorkbenchBase):
             self.notify("sessions are not recorded here (no config folder)", severity="warning")
             return
         from steiner_tui.app.screens.sessions import SessionsScreen
+        from steiner_tui.engine.compaction.escalation import replacement_refusal
         from steiner_tui.sessions import SessionStore
 
         current = self.driver.runner.session_id
@@ -244,7 +288,13 @@ class MainScreen(WorkbenchBase):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel is shown dimmed unless a run is generating; sub-agents once one exists."""
+        """Cancel is shown dimmed unless a run is generating; sub-agents once one exists.
+
+        Until the session is open (a launch opens it after the first frame) every key of the
+        workbench shows dimmed and does nothing.
+        """
+        if not self.attached:
+            return None
         if action == "cancel_run":
             return True if self.busy else None
         if action == "focus_subagents":
@@ -277,7 +327,8 @@ class MainScreen(WorkbenchBase):
 
     @on(SkillList.ToggleRequested)
     def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
-        self.toggle_skill(event.name)
+        if self.attached:  # the sidebar lists no skill before, so this is a safeguard
+            self.toggle_skill(event.name)
 
     def toggle_skill(self, name: str) -> None:
         """Toggle ``name``; the envelope goes out with the next message."""
@@ -300,6 +351,8 @@ class MainScreen(WorkbenchBase):
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_episode(self, text: str) -> None:
         """Send ``text`` and run the episode; the end is posted as ``RunEnded``."""
+        from steiner_tui.agent.interactive import DriverRefusal
+
         status, detail = "error", ""
         try:
             result = await self.driver.submit(text)
@@ -315,6 +368,8 @@ class MainScreen(WorkbenchBase):
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_compaction(self, steering: str) -> None:
         """Compact now; the end is posted as ``RunEnded``."""
+        from steiner_tui.agent.interactive import DriverRefusal
+
         status, detail = "error", ""
         try:
             outcome = await self.driver.compact(steering)

@@ -3,6 +3,12 @@
 ``MainScreen`` adds the layout, the keys and the runs. This base holds the session, the
 controller and the typed widget getters, and turns each adapter message into a widget update.
 
+The screen starts from an ``AppSession`` or from a ``SessionPlan`` (a launch: the session is
+opened after the first frame, see ``session_plan``). Until a session is attached there is no
+controller: the refresh methods do nothing and ``MainScreen`` disables the keys that need one.
+Engine modules are imported when a session is attached or an event needs them, not with the
+screen.
+
 The sub-agent panel is mounted under the context panel on the first ``SubAgentChanged``, so a
 session that never delegates keeps its three-column layout (and pays nothing for the table).
 A background child's result reaches the conversation as a one-line notice, not as user text.
@@ -20,31 +26,24 @@ from typing import TYPE_CHECKING
 from textual import getters, on, work
 from textual.screen import Screen
 
-from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app import messages as ui
-from steiner_tui.app.controller import SessionController
-from steiner_tui.app.session import AppSession
-from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
+from steiner_tui.app.session_plan import SessionPlan
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
-from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
-from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 if TYPE_CHECKING:
+    from steiner_tui.agent.delegation.model import SubAgentInfo
+    from steiner_tui.agent.interactive import InteractiveDriver
+    from steiner_tui.app.controller import SessionController
+    from steiner_tui.app.session import AppSession
     from steiner_tui.app.widgets.subagents import SubAgentPanel
 
 __all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
 
 SUB_AGENT_PANEL_ID = "subagents"
-
-_PARTITION_NAMES = {
-    StaticPartition.AGENTS: "AGENTS.md",
-    StaticPartition.PROJECT_CONTEXT: "project context",
-    StaticPartition.SKILLS: "skills",
-}
 
 
 class WorkbenchBase(Screen[None]):
@@ -56,23 +55,58 @@ class WorkbenchBase(Screen[None]):
     skills = getters.query_one("#skills", SkillList)
     status = getters.query_one("#status", StatusLine)
 
-    def __init__(self, session: AppSession) -> None:
+    def __init__(self, start: AppSession | SessionPlan) -> None:
         super().__init__()
-        self.session = session
+        self.start = start
+        """What the screen opened with: a session, or the plan of one to open after a frame."""
+        self._session: AppSession | None = None
+        self._controller: SessionController | None = None
+        if not isinstance(start, SessionPlan):
+            self._take(start)
+
+    def _take(self, session: AppSession) -> None:
+        from steiner_tui.app.controller import SessionController
+
+        self._session = session
+        self._controller = SessionController(session)
+
+    @property
+    def attached(self) -> bool:
+        """Whether the session is open (always, unless the screen started from a plan)."""
+        return self._session is not None
+
+    @property
+    def session(self) -> AppSession:
         """The session shown."""
-        self.controller = SessionController(session)
+        if self._session is None:
+            raise RuntimeError("the session is still opening")
+        return self._session
+
+    @property
+    def controller(self) -> SessionController:
         """Engine-side operations."""
-        self.driver = session.driver
+        if self._controller is None:
+            raise RuntimeError("the session is still opening")
+        return self._controller
+
+    @property
+    def driver(self) -> InteractiveDriver:
+        """The session's driver."""
+        return self.session.driver
 
     # -- showing engine state ---------------------------------------------------------------
 
     def refresh_skills(self) -> None:
         """Show the driver's skill states (once the lazily mounted sidebar exists)."""
+        if not self.attached:
+            return
         for skills in self.query(SkillList):
             skills.show(self.controller.skill_rows())
 
     def refresh_budget(self) -> None:
         """Show the latest request's figures (the dry run before the first request)."""
+        if not self.attached:
+            return
         self.status.generation = self.driver.lineage.active.id
         panels = list(self.query(BudgetPanel))
         if not panels:
@@ -105,7 +139,9 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.MessageStored)
     async def _stored(self, message: ui.MessageStored) -> None:
+        from steiner_tui.app.subagent_view import result_notice
         from steiner_tui.app.transcript import NoticeEntry, user_entry
+        from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 
         stored = message.message
         if stored.source == SUB_AGENT_RESULT_SOURCE:
@@ -174,6 +210,7 @@ class WorkbenchBase(Screen[None]):
 
     async def sub_agent_panel(self) -> SubAgentPanel:
         """The sub-agent panel, mounted under the context panel the first time it is needed."""
+        from steiner_tui.app.subagent_view import COMPACT_COLUMNS
         from steiner_tui.app.widgets.subagents import SubAgentPanel
 
         for panel in self.query(SubAgentPanel):
@@ -235,6 +272,13 @@ class WorkbenchBase(Screen[None]):
         if partitions:
             self.refresh_skills()
             self.refresh_budget()
-            names = ", ".join(_PARTITION_NAMES[StaticPartition(p)] for p in sorted(partitions))
+            from steiner_tui.engine.prompt.static_cache import StaticPartition
+
+            named = {
+                StaticPartition.AGENTS: "AGENTS.md",
+                StaticPartition.PROJECT_CONTEXT: "project context",
+                StaticPartition.SKILLS: "skills",
+            }
+            names = ", ".join(named[p] for p in sorted(partitions))
             self.notify(f"reloaded {names} for the next request", title="Files changed")
         return frozenset(str(p) for p in partitions)

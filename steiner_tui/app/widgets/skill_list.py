@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -26,7 +26,9 @@ from textual.strip import Strip
 from textual.visual import Visual
 
 from steiner_tui.app.messages import PanelMounted
-from steiner_tui.engine.skills.delta import SkillStatus
+
+if TYPE_CHECKING:
+    from steiner_tui.engine.skills.delta import SkillStatus
 
 __all__ = ["SkillList", "skill_prompt"]
 

@@ -1,0 +1,71 @@
+"""``steiner-tui`` itself, in a pseudo-terminal: how a launch reports what stops it.
+
+A new session is planned before the app starts and opened after its first frame
+(``app.session_plan``). Configuration errors (an unknown provider, a missing API key) are
+printed before the terminal is taken over; an error while opening the session ends the app,
+and the same one-line message is printed once the terminal is restored. Either way the exit
+status is 2.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import sys
+import time
+from pathlib import Path
+
+ALTERNATE_SCREEN = b"\x1b[?1049h"
+DEADLINE = 120.0
+
+
+def _launch(tmp_path: Path, config: str) -> tuple[int, bytes]:
+    """Run ``python -m steiner_tui`` in a pty until it exits: its status and all it wrote."""
+    xdg = tmp_path / "xdg"
+    (xdg / "steiner").mkdir(parents=True, exist_ok=True)
+    (xdg / "steiner" / "config.toml").write_text(config, encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(XDG_CONFIG_HOME=str(xdg), XDG_CACHE_HOME=str(tmp_path / "cache"), TERM="xterm")
+    argv = [sys.executable, "-m", "steiner_tui", "--project", str(project)]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child becomes the program
+        os.execve(argv[0], argv, env)
+    output = b""
+    start = time.monotonic()
+    try:
+        while time.monotonic() - start < DEADLINE:
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:  # the program ended and closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), output
+
+
+def test_a_missing_api_key_is_reported_before_the_app_starts(tmp_path: Path) -> None:
+    code, output = _launch(tmp_path, 'default_model = "anthropic/claude-sonnet-4-6"\n')
+    assert code == 2, output
+    assert b"steiner-tui: provider 'anthropic' needs an API key" in output
+    assert ALTERNATE_SCREEN not in output
+
+
+def test_a_session_that_cannot_open_ends_the_app_with_its_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "xdg" / "steiner" / "sessions"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("a file where the sessions folder goes\n", encoding="utf-8")
+    code, output = _launch(tmp_path, "")
+    assert code == 2, output
+    assert ALTERNATE_SCREEN in output  # the workbench was drawn before the session opened
+    after_app = output.rsplit(b"\x1b[?1049l", 1)[-1]
+    assert b"steiner-tui: " in after_app and b"sessions" in after_app, output[-2000:]

@@ -127,7 +127,6 @@ if not TYPE_CHECKING:
             "steiner_tui.engine.provider_types": (
                 "ChatRequest",
                 "ProviderEvent",
-                "ProviderIdentity",
                 "StreamDone",
                 "StreamReasoning",
                 "StreamText",

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatRequest",
     "ProviderEvent",
-    "ProviderIdentity",
     "StreamDone",
     "StreamReasoning",
     "StreamText",
@@ -90,9 +89,3 @@ class StreamDone(ProviderEvent):
     stop_reason: str = "stop"
     backend_state: str | None = None
     clear_backend_state: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderIdentity:
-    alias: str
-    model: str

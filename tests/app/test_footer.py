@@ -1,4 +1,4 @@
-"""The footer rebuilds its keys once per burst of binding changes, and still shows the right ones."""
+"""The footer rebuilds its keys once per burst of binding changes, and shows the right ones."""
 
 from __future__ import annotations
 

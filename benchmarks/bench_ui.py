@@ -11,16 +11,32 @@ driver skips that step). A frame counts as painted when the driver is flushed af
    starts and its build time is printed separately. Imports are excluded (they are done once,
    before any run): ``bench_startup.py`` measures a real launch, imports included.
    Target: ratio < 1.5x. For information, the time to the first frame with nothing left
-   deferred (the workbench's side panels are ``Lazy``, mounted after the first frame) is
+   deferred (the context panel, mounted after the first frame, showing its dry-run request) is
    printed too.
 2. A 5,000-message conversation (user questions, replies with Markdown, tool calls and
    results) is loaded into the session and the conversation pane. Each key press is timed from
    the key event to the first frame written that shows its effect (see ``key_to_frame``):
    typing in the prompt, scrolling the conversation line by line and page by page, Home at
-   the top (mounts earlier messages, unmounting the newest past a bound), PgDn at the bottom
-   while reading back (mounts later ones) and End (mounts the newest again). Target: p95 <
-   50 ms. For scale, the same keys are timed on a bare app holding only the mounted replies as
-   Textual ``Markdown`` widgets.
+   the top (mounts earlier messages, unmounting the newest past a bound), PgDn while reading
+   back, and End (mounts the newest again). Target: p95 < 50 ms. For scale, the same keys are
+   timed on a bare app holding only the mounted replies as Textual ``Markdown`` widgets.
+
+   PgDn while reading back: the pane mounts later messages ahead of the view (a prefetch, after
+   the frame that brought the view within a screen of the bottom of what is mounted), so a PgDn
+   normally only scrolls. Each press is timed to the first frame showing the page it ends at
+   (see ``paged``): the probe is the view's place in the conversation as painted (the first
+   entry showing at the top of the pane and the row it starts on), so neither a frame that only
+   mounts or unmounts entries around the same view nor one showing a view on the way counts.
+   Between presses the bench waits until the pane has settled (no load scheduled or running,
+   and the screen done laying out what it mounted), then presses at once. Reported with it, for
+   information and not in the key p95: each prefetch load, from the moment it was scheduled (for
+   a chain of loads, from the frame painted after the previous one) to the frame painted after
+   it; and the same presses 50 ms after settling. Pressing at once lands right behind the last
+   prefetch frame, where Textual's frame timer, after a frame that ran past its 16.7 ms slot,
+   waits one to two slots before the next frame; 50 ms later (someone reading the page) the
+   timer is idle and the frame starts at once. Then PgDn at a steady 10 keys/s without waiting
+   for the pane to settle, timed the same way and counted with the keys (with how many presses
+   found the bottom before a prefetch and loaded later entries themselves).
 
 The process runs with the app's garbage-collector settings (``gc_tuning``), as the CLI does.
 
@@ -32,6 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import statistics
 import sys
 import tempfile
@@ -44,9 +61,12 @@ from pathlib import Path
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.drivers.headless_driver import HeadlessDriver
-from textual.lazy import Lazy
+from textual.errors import NoWidget
+from textual.message import Message as TextualMessage
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Markdown
 
 from steiner_tui.agent.clock import ManualClock
@@ -54,6 +74,8 @@ from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.gc_tuning import tune_gc_for_ui
 from steiner_tui.app.session import AppSession, build_app_session
 from steiner_tui.app.transcript import entries_from_messages
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.entry_window import EntryWindow
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.messages import Message, ToolCall
 
@@ -82,6 +104,8 @@ class Frames:
     def __init__(self) -> None:
         self.probe: Callable[[], object] = lambda: None
         self.painted: list[tuple[float, object]] = []
+        self.times: list[float] = []
+        """Every flush, never reset by ``reset``."""
 
     def reset(self, probe: Callable[[], object] = lambda: None) -> None:
         self.probe = probe
@@ -89,6 +113,7 @@ class Frames:
 
     def flushed(self) -> None:
         now = time.perf_counter()  # before the probe runs: the probe is not part of the frame
+        self.times.append(now)
         self.painted.append((now, self.probe()))
 
     def first(self, accept: Callable[[object], bool] = lambda _: True) -> float | None:
@@ -113,10 +138,12 @@ class TerminalDriver(HeadlessDriver):
         FRAMES.flushed()
 
 
-def painted_run(app: App[None]) -> AbstractAsyncContextManager[Pilot[None]]:
+def painted_run(
+    app: App[None], message_hook: Callable[[TextualMessage], None] | None = None
+) -> AbstractAsyncContextManager[Pilot[None]]:
     """``run_test`` with frames encoded and written (``TerminalDriver``)."""
     app.driver_class = TerminalDriver
-    return app.run_test(headless=False, size=SIZE)
+    return app.run_test(headless=False, size=SIZE, message_hook=message_hook)
 
 
 class BareApp(App[None]):
@@ -171,8 +198,8 @@ async def _first_frame(build: Callable[[], App[None]]) -> tuple[float, float]:
 
     def settled() -> bool:
         try:
-            return not holder[0].screen.query(Lazy)
-        except Exception:  # no screen yet
+            return "dry run" in str(holder[0].screen.query_one("#budget").border_title)
+        except Exception:  # no screen or no context panel yet
             return False
 
     await quiesce()
@@ -281,14 +308,143 @@ def report(name: str, times: list[float]) -> float:
     return value
 
 
+def view_of(pane: ConversationPane) -> Callable[[], object]:
+    """A probe: where the view is in the conversation, as painted.
+
+    The index of the first entry showing at the top of the pane and the row it starts on,
+    relative to the top of the view. Mounting entries below the view and unmounting them above
+    it (with the scroll position moved by their lines) leaves this unchanged; a page moves it.
+    """
+
+    def probe() -> object:
+        region = pane.scrollable_content_region
+        index = {id(w): i for i in pane.mounted if (w := pane.widget_of(pane.entries[i]))}
+        for y in range(region.y, region.bottom):
+            try:
+                node: DOMNode | None = pane.screen.get_widget_at(region.x, y)[0]
+            except NoWidget:
+                continue
+            while node is not None and node.parent is not pane:
+                node = node.parent
+            if isinstance(node, Widget) and id(node) in index:
+                return index[id(node)], node.region.y - region.y
+        return None
+
+    return probe
+
+
+class Prefetches:
+    """When the pane's prefetches were scheduled and when their loads ended."""
+
+    def __init__(self) -> None:
+        self.rises: list[float] = []
+        """When ``loading_entries`` went up: a prefetch was scheduled (or a key loaded)."""
+        self.loads: list[tuple[float, bool]] = []
+        """(end, ahead) of each load of later entries; ``ahead``: a prefetch, else a key's."""
+
+    def watch(self, pane: ConversationPane) -> None:
+        pane.watch(pane, "loading_entries", self._changed, init=False)
+
+    def _changed(self, loading: bool) -> None:
+        if loading:
+            self.rises.append(time.perf_counter())
+
+    def hook(self, message: TextualMessage) -> None:
+        if isinstance(message, EntryWindow.Loaded) and message.later:
+            self.loads.append((time.perf_counter(), message.ahead))
+
+    def clear(self) -> None:
+        self.rises.clear()
+        self.loads.clear()
+
+    def key_loads(self) -> int:
+        return sum(1 for _, ahead in self.loads if not ahead)
+
+    def times(self, flushes: list[float]) -> list[float]:
+        """Each prefetch, from being scheduled to the first frame painted after its load.
+
+        A chain of prefetches keeps ``loading_entries`` up: a later one is scheduled by the
+        frame painted after the previous one.
+        """
+        result: list[float] = []
+        previous = 0.0  # the frame painted after the previous load
+        for end, ahead in self.loads:
+            painted = next((t for t in flushes if t > end), None)
+            if ahead and painted is not None:
+                rise = max((t for t in self.rises if t < end), default=end)
+                result.append(painted - max(rise, previous))
+            previous = painted or end
+        return result
+
+
+PREFETCHES = Prefetches()
+
+
+async def paged(
+    app: App[None],
+    keys: list[str],
+    view: Callable[[], object],
+    settled: Callable[[], bool],
+    pause: float = 0.0,
+    interval: float | None = None,
+) -> list[float]:
+    """Time each key to the first frame showing the view it ends at (its whole page).
+
+    The view a key ends at is the one painted when the next key is pressed (or, after the last
+    key, once the pane has settled): a frame showing a view on the way (a half-done change)
+    does not count. With ``interval``, a key is pressed every ``interval`` seconds (later if the
+    previous one has not shown yet) without waiting for ``settled()``; else after it (and
+    ``pause`` seconds more).
+    """
+    times: list[float] = []
+    previous: tuple[float, object, list[tuple[float, object]]] | None = None
+
+    def finish(now: object) -> None:
+        if previous is None:
+            return
+        start, before, painted = previous
+        shown = next((t for t, value in painted if value == now), None)
+        if now != before and shown is not None:
+            times.append(shown - start)
+
+    begin = time.perf_counter()
+    for i, key in enumerate(keys):
+        if interval is not None:
+            wait = begin + i * interval - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)  # pacing the presses, not synchronising
+        before = view()
+        finish(before)
+        FRAMES.reset(view)
+        start = time.perf_counter()
+        previous = (start, before, FRAMES.painted)
+        app.post_message(events.Key(key, None))
+        while time.perf_counter() - start < KEY_TIMEOUT:
+            await app.screen.wait_for_refresh()
+            if any(value != before for _, value in FRAMES.painted):
+                break
+            await asyncio.sleep(POLL)
+        if interval is None:
+            while not settled():
+                await app.screen.wait_for_refresh()
+            if pause:
+                await asyncio.sleep(pause)  # pacing the presses, not synchronising
+    while not settled():
+        await app.screen.wait_for_refresh()
+    finish(view())
+    FRAMES.reset()
+    return times
+
+
 async def large_conversation(config: Path) -> None:
     session = _session(config)
     messages = conversation(MESSAGES)
     session.driver.replace_lineage(ConversationLineage.start(messages))
     app = make_app(session)
     assert isinstance(app, SteinerApp)
-    async with painted_run(app) as pilot:
+    async with painted_run(app, PREFETCHES.hook) as pilot:
         pane = app.workbench.conversation
+        PREFETCHES.watch(pane)
         start = time.perf_counter()
         await pane.load(entries_from_messages(messages, str(PROJECT)))
         app.workbench.refresh_budget()
@@ -323,10 +479,36 @@ async def large_conversation(config: Path) -> None:
         homes = await timed(app, ["home"] * 20, lambda: pane.mounted_count)
         worst = max(worst, report(f"Home at top: mount {pane.load_batch} more", homes))
         say(f"  after loading earlier: {pane.mounted_count} mounted")
-        pane.scroll_end(animate=False)
-        await pilot.pause()
-        laters = await timed(app, ["pagedown"] * 10, lambda: pane.mounted_count + pane.scroll_y)
-        worst = max(worst, report("PgDn at bottom: mount later", laters))
+        # Far enough back for every PgDn below to find later entries.
+        while pane.mounted.start > len(pane.entries) - 1000:
+            await pane.load_earlier()
+        pane.scroll_end(animate=False)  # the bottom of what is mounted, reading back
+
+        def settled() -> bool:
+            return not pane.loading_entries
+
+        while not settled():
+            await app.screen.wait_for_refresh()
+        view = view_of(pane)
+        PREFETCHES.clear()
+        flushes = len(FRAMES.times)
+        reading = await paged(app, ["pagedown"] * (PRESSES // 3), view, settled)
+        worst = max(worst, report("PgDn reading back (settled)", reading))
+        ahead = PREFETCHES.times(FRAMES.times[flushes:]) or [math.nan] * 2
+        say(f"    prefetch, scheduled -> painted: p50 {statistics.median(ahead) * 1000:.1f} ms,"
+            f" p95 {p95(ahead) * 1000:.1f} ms ({len(ahead)} loads, not in the p95 above;"
+            f" {PREFETCHES.key_loads()} loads by a key)")  # fmt: skip
+        paused = await paged(app, ["pagedown"] * (PRESSES // 3), view, settled, pause=0.05)
+        report("  50 ms after settling (info)", paused)
+        PREFETCHES.clear()
+        rate = await paged(app, ["pagedown"] * (PRESSES * 2 // 3), view, settled, interval=0.1)
+        worst = max(worst, report("PgDn reading back, 10/s", rate))
+        say(
+            f"    {len(rate)} presses moved the view; {PREFETCHES.key_loads()} found the bottom"
+            f" and loaded later entries themselves, {len(PREFETCHES.loads)} loads in all"
+        )
+        while not settled():
+            await app.screen.wait_for_refresh()
         ends: list[float] = []
         for _ in range(10):  # back in history, then End: the newest entries mounted again
             pane.scroll_home(animate=False)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from textual.message import Message
+from textual.pilot import Pilot
+from textual.widget import Widget
+
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.assistant_reply import AssistantReply
+from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.entry_window import EntryWindow
 from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.reply_markdown import DARK_STYLES, layout, parse
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -70,7 +78,7 @@ async def test_reading_back_keeps_a_bounded_window_and_end_returns(
         pane.focus()
         pane.scroll_home(animate=False)
         await pilot.pause()
-        for _ in range(8):
+        for _ in range(16):
             await pilot.press("home")
         # At most ``window + 2 * batch`` mounted: the newest were unmounted, the top loaded.
         assert pane.mounted_count == most
@@ -81,14 +89,14 @@ async def test_reading_back_keeps_a_bounded_window_and_end_returns(
         later = pane.query_one(LaterRow)
         assert later.display and "later messages" in static_text(later)
 
-        # PgDn at the bottom mounts later entries and drops as many from the top.
-        first_before = pane.widget_of(entries[500 - pane.window - 8 * pane.load_batch])
-        assert first_before is not None
+        # Reading down mounts later entries (ahead of the view) and drops as many from the top.
+        oldest = entries[500 - pane.window - 16 * pane.load_batch]
+        assert pane.widget_of(oldest) is not None
         pane.scroll_end(animate=False)
         await pilot.pause()
         await pilot.press("pagedown")
         assert pane.mounted_count == most
-        assert pane.widget_of(entries[500 - pane.window - 8 * pane.load_batch]) is None
+        assert pane.widget_of(oldest) is None
 
         # A notice while reading back is kept as data; End brings the newest back.
         assert await pane.add(NoticeEntry("compacted")) is None
@@ -179,3 +187,255 @@ async def test_keys_scroll_the_conversation_at_once(app_for: AppFactory) -> None
         assert pane.scroll_y == bottom - 1 == pane.scroll_target_y
         await pilot.press("pageup")
         assert pane.scroll_y == pane.scroll_target_y < bottom - 1
+
+
+# -- mounting ahead of the view while reading back ---------------------------------------------
+
+
+def _tall_entries(count: int, tall_from: int | None = None) -> list[Entry]:
+    """Entries of 2 to 5 lines (so a small window spans several screens); 9 from ``tall_from``."""
+
+    def text(i: int) -> str:
+        lines = 8 if tall_from is not None and i >= tall_from else i % 4 + 1
+        return "\n".join([f"question {i}", *(f"line {j}" for j in range(lines))])
+
+    return [UserEntry(text(i)) for i in range(count)]
+
+
+async def _settle(pilot: Pilot[None], pane: ConversationPane) -> None:
+    """Wait until no load is scheduled, running or waiting for its layout."""
+    await pilot.pause()
+    while pane.loading_entries:
+        await pilot.pause()
+
+
+def _entry_at(pane: ConversationPane, y: int, step: int = 1) -> tuple[Entry, int]:
+    """The entry showing on screen row ``y`` (or the next one in ``step``'s direction), and the
+    row it starts on."""
+    region = pane.scrollable_content_region
+    for row in range(y, region.bottom if step > 0 else region.y - 1, step):
+        widget: Widget | None = pane.screen.get_widget_at(region.x, row)[0]
+        while widget is not None and widget.parent is not pane:
+            widget = widget.parent if isinstance(widget.parent, Widget) else None
+        entry = next((e for e in pane.entries if pane.widget_of(e) is widget), None)
+        if widget is not None and entry is not None:
+            return entry, widget.region.y
+    raise AssertionError("no entry on screen")
+
+
+def _top_of_view(pane: ConversationPane) -> tuple[Entry, int]:
+    """The first entry showing at the top of the view, and the screen row it starts on."""
+    return _entry_at(pane, pane.scrollable_content_region.y)
+
+
+def _view_row(pane: ConversationPane, entry: Entry) -> int:
+    """The row of the view ``entry`` starts on, from the scroll position and the last layout."""
+    widget = pane.widget_of(entry)
+    assert widget is not None
+    return widget.virtual_region.y - round(pane.scroll_y)
+
+
+def _loads(messages: list[Message]) -> list[EntryWindow.Loaded]:
+    return [m for m in messages if isinstance(m, EntryWindow.Loaded)]
+
+
+async def _reading_back(
+    pilot: Pilot[None], pane: ConversationPane, messages: list[Message], tall_from: int = 200
+) -> list[Entry]:
+    """A small window (12 + 2 * 2 mounted) reading back 50 entries before the newest 12."""
+    pane.window, pane.load_batch = 12, 2
+    entries = _tall_entries(200, tall_from)
+    await pane.load(entries)
+    pane.focus()
+    for _ in range(25):
+        await pane.load_earlier()
+    pane.scroll_home(animate=False)
+    await _settle(pilot, pane)
+    assert pane.mounted == range(138, 154) and not pane.showing_latest
+    messages.clear()
+    return entries
+
+
+async def test_scrolling_down_mounts_later_entries_before_the_bottom(app_for: AppFactory) -> None:
+    messages: list[Message] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, messages)
+        start = pane.mounted
+        for _ in range(200):
+            distance = pane.max_scroll_y - pane.scroll_y
+            entry, row = _top_of_view(pane)
+            await pilot.press("down")
+            await _settle(pilot, pane)
+            widget = pane.widget_of(entry)
+            # One line per key: the entry at the top moved up one row, loads or not.
+            assert widget is not None and widget.region.y == row - 1
+            if pane.mounted != start:
+                break
+        assert pane.mounted.stop > start.stop  # later entries, mounted ahead of the view
+        assert pane.mounted.start > start.start  # and as many unmounted above it
+        assert distance > 1  # before the bottom
+        assert _loads(messages) and all(m.later and m.ahead for m in _loads(messages))
+        assert len(pane.query(".conversation-item")) == pane.mounted_count
+
+
+async def test_pgdn_after_the_prefetch_only_scrolls(app_for: AppFactory) -> None:
+    messages: list[Message] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, messages)
+        page = pane.scrollable_content_region.height
+        for _ in range(4):
+            entry, row = _entry_at(pane, pane.scrollable_content_region.bottom - 1, step=-1)
+            await pilot.press("pagedown")
+            await _settle(pilot, pane)
+            widget = pane.widget_of(entry)
+            assert widget is not None and widget.region.y == row - page  # exactly one page
+            assert pane.max_scroll_y - pane.scroll_y > page  # later entries already below
+        assert _loads(messages) and all(m.ahead for m in _loads(messages))  # none by the key
+
+
+async def test_keys_while_a_prefetch_is_scheduled_move_from_where_it_leaves_the_view(
+    app_for: AppFactory,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, [])
+        page = pane.scrollable_content_region.height
+
+        async def line_down() -> None:
+            pane.action_scroll_down()
+
+        for action, lines in ((pane.action_page_down_or_later, page), (line_down, 1)):
+            mounted = pane.mounted
+            pane.scroll_to(y=pane.max_scroll_y - page, animate=False, immediate=True)
+            assert pane.loading_entries  # a prefetch is scheduled; the key comes before it runs
+            entry = pane.entries[mounted.stop - 1]
+            row = _view_row(pane, entry)
+            await action()
+            await _settle(pilot, pane)
+            assert pane.mounted.start > mounted.start  # the prefetch unmounted entries above
+            assert _view_row(pane, entry) == row - lines
+
+
+async def test_pgdn_at_the_very_bottom_still_loads(app_for: AppFactory) -> None:
+    messages: list[Message] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, messages, tall_from=154)  # taller entries below
+        mounted, page = pane.mounted, pane.scrollable_content_region.height
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
+        last = pane.entries[mounted.stop - 1]
+        row = _view_row(pane, last)
+        await pane.action_page_down_or_later()  # the key, before the prefetch has run
+        assert pane.mounted.stop == mounted.stop + pane.load_batch
+        bottom = pane.arrange(pane.scrollable_content_region.size).total_region.bottom
+        below = bottom - round(pane.scroll_y) - page  # lines below the view after the load
+        await _settle(pilot, pane)
+        assert not _loads(messages)[0].ahead  # the key's own load; any prefetch came after it
+        # Down by as much as was mounted (up to a page), once it was laid out; it shows.
+        assert _view_row(pane, last) == row - min(page, below)
+        loaded = pane.widget_of(pane.entries[mounted.stop])
+        assert loaded is not None and pane.region.contains_region(loaded.region)
+
+
+async def test_the_view_stays_put_at_the_bottom_while_entries_mount_below(
+    app_for: AppFactory,
+) -> None:
+    messages: list[Message] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, messages)
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
+        await pilot.pause()
+        entry, row = _top_of_view(pane)
+        await _settle(pilot, pane)
+        assert _loads(messages)  # mounted below the view
+        widget = pane.widget_of(entry)
+        assert widget is not None and widget.region.y == row  # not scrolled to the new bottom
+
+
+async def test_two_quick_scrolls_schedule_one_load(app_for: AppFactory) -> None:
+    messages: list[Message] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, messages)
+        height = pane.scrollable_content_region.height
+        near = pane.max_scroll_y - height + 1  # one batch moves the bottom out of reach
+        pane.scroll_to(y=near - 1, animate=False, immediate=True)
+        pane.scroll_to(y=near, animate=False, immediate=True)
+        assert pane.loading_entries
+        await _settle(pilot, pane)
+        loads = _loads(messages)
+        assert len(loads) == 1 and loads[0].ahead and loads[0].count == pane.load_batch
+
+
+async def test_mounting_ahead_never_unmounts_what_shows(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        pane.window, pane.load_batch = 6, 2  # 10 mounted: the top is near the bottom
+        await pane.load(_tall_entries(100))
+        for _ in range(10):
+            await pane.load_earlier()
+        first = pane.mounted.start
+        pane.focus()
+        pane.scroll_home(animate=False)
+        await _settle(pilot, pane)
+        assert pane.max_scroll_y <= pane.scrollable_content_region.height  # near the bottom
+        for _ in range(2):
+            # Only what is wholly above the view may go (here nothing: the first entry shows).
+            assert pane.mounted.start == first and _top_of_view(pane)[0] is pane.entries[first]
+            assert pane.mounted_count == pane.window + 2 * pane.load_batch
+            await pilot.press("down")
+            await _settle(pilot, pane)
+            first = pane.mounted.start if pane.scroll_y else first
+
+
+async def test_end_and_a_new_message_still_jump_to_the_newest(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, [])
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)  # a prefetch pending
+        await pilot.press("end")
+        await _settle(pilot, pane)
+        assert pane.showing_latest and pane.mounted_count == 2 * pane.load_batch
+        newest = pane.widget_of(pane.entries[-1])
+        assert newest is not None and pane.region.contains_region(newest.region)
+
+        pane.scroll_home(animate=False)
+        await _settle(pilot, pane)
+        for _ in range(10):
+            await pilot.press("home")
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
+        assert not pane.showing_latest
+        widget = await pane.add(UserEntry("a new question"))
+        await _settle(pilot, pane)
+        assert pane.showing_latest and widget is pane.widget_of(pane.entries[-1])
+        assert widget is not None and pane.region.contains_region(widget.region)
+
+
+async def test_closing_the_app_while_mounting_later_entries(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _reading_back(pilot, pane, [])
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
+        loading = asyncio.create_task(pane.load_later())  # still mounting as the app closes
+    await loading  # no error: the view is not moved for entries that no longer show

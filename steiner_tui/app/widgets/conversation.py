@@ -1,29 +1,28 @@
 """The conversation pane: every entry kept as data, only a window of them mounted.
 
 A session can reach thousands of messages; mounting a widget for each would make every layout
-pass slower. The pane keeps all entries and mounts widgets for a contiguous run of them: the
-last ``window`` while the view follows the bottom (older widgets are pruned as new entries
-arrive). Home or PgUp at the top (or a click on the top row) mounts an earlier batch; past
-``window + 2 * load_batch`` mounted entries the newest are unmounted, so reading far back costs
-no more than reading near the end. PgDn at the bottom then mounts later batches again, End (or
-a click on the bottom row) jumps to the newest, and so does a new message or a permission
-question. Widgets for unmounted entries do not exist, so updates (a finished tool call, streamed
-text) go to the entry and show when it is mounted again.
+pass slower. The pane keeps all entries and mounts widgets for a contiguous run of them
+(``EntryWindow``): the last ``window`` while the view follows the bottom (older widgets are
+pruned as new entries arrive). Home or PgUp at the top (or a click on the top row) mounts an
+earlier batch; past ``window + 2 * load_batch`` mounted entries the newest are unmounted, so
+reading far back costs no more than reading near the end. Reading down again, later batches are
+mounted ahead of the view as it nears the bottom of what is mounted (PgDn at the very bottom
+also mounts them), without moving what is on screen. End (or a click on the bottom row) jumps
+to the newest, and so does a new message or a permission question. Widgets for unmounted
+entries do not exist, so updates (a finished tool call, streamed text) go to the entry and show
+when it is mounted again.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.entry_window import EntryWindow
 from steiner_tui.app.widgets.later_row import LaterRow
 
 if TYPE_CHECKING:
@@ -70,34 +69,11 @@ def widget_for(entry: Entry) -> Widget:
             return NoticeRow(entry)
 
 
-class ConversationPane(VerticalScroll):
+class ConversationPane(EntryWindow):
     """The conversation (display only)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("home", "home_or_earlier", "Top", show=False, id="conversation.home",
-                tooltip="Scroll to the top; at the top, load earlier messages"),
-        Binding("pageup", "page_up_or_earlier", "Page up", show=False, id="conversation.page_up",
-                tooltip="Scroll up a page; at the top, load earlier messages"),
-        Binding("pagedown", "page_down_or_later", "Page down", show=False,
-                id="conversation.page_down",
-                tooltip="Scroll down a page; at the bottom, load later messages"),
-        Binding("end", "end_or_latest", "Bottom", show=False, id="conversation.end",
-                tooltip="Scroll to the bottom, showing the newest messages"),
-    ]  # fmt: skip
-    """Scrolling keys that also load earlier or later messages."""
-
     def __init__(self, *, window: int = 30, batch: int = 6, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.window = window
-        """How many entries stay mounted while following the bottom."""
-        self.load_batch = batch
-        """How many earlier entries one request mounts."""
-        self.entries: list[Entry] = []
-        """Every entry of the conversation, oldest first."""
-        self._first = 0
-        self._last = 0
-        """Entries ``[_first, _last)`` are mounted."""
-        self._widgets: dict[int, Widget] = {}
+        super().__init__(window=window, batch=batch, id=id)
         self._reply: ReplyEntry | None = None
         self._tools: dict[str, ToolEntry] = {}
 
@@ -108,64 +84,29 @@ class ConversationPane(VerticalScroll):
 
     def on_mount(self) -> None:
         """Follow the bottom."""
-        self.query_one(EarlierRow).show_count(0)
-        self.query_one(LaterRow).show_count(0)
+        self._show_counts()
         self.anchor()
+
+    def make_widget(self, entry: Entry) -> Widget:
+        """The widget that shows ``entry``."""
+        return widget_for(entry)
+
+    def _show_counts(self) -> None:
+        super()._show_counts()
+        self._show_welcome()
 
     def _show_welcome(self) -> None:
         self.query_one("#welcome").display = not self.entries
-
-    @property
-    def mounted_count(self) -> int:
-        """How many entries have widgets."""
-        return self._last - self._first
-
-    @property
-    def showing_latest(self) -> bool:
-        """Whether the newest entry is mounted (not reading back in history)."""
-        return self._last == len(self.entries)
-
-    def _show_counts(self) -> None:
-        self.query_one(EarlierRow).show_count(self._first)
-        self.query_one(LaterRow).show_count(len(self.entries) - self._last)
-
-    def widget_of(self, entry: Entry) -> Widget | None:
-        """The mounted widget of ``entry``, if any."""
-        return self._widgets.get(id(entry))
-
-    def _make(self, entry: Entry) -> Widget:
-        widget = widget_for(entry)
-        self._widgets[id(entry)] = widget
-        return widget
 
     async def load(self, entries: list[Entry]) -> None:
         """Replace the conversation with ``entries`` (only the newest are mounted)."""
         from steiner_tui.app.transcript import ToolEntry
 
-        self.entries = list(entries)
-        self._reply = None
-        self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
-        await self._mount_newest()
-
-    async def jump_to_latest(self) -> None:
-        """Mount the newest entries again (after reading back in history).
-
-        Only ``2 * load_batch`` of them, enough to fill the view: the jump is one key press, and
-        Home or PgUp at the top mounts more.
-        """
-        if not self.showing_latest:
-            await self._mount_newest(2 * self.load_batch)
-
-    async def _mount_newest(self, count: int | None = None) -> None:
-        await self.remove_children(".conversation-item")
-        self._widgets.clear()
-        self._last = len(self.entries)
-        self._first = max(0, self._last - (self.window if count is None else count))
-        widgets = [self._make(e) for e in self.entries[self._first :]]
-        await self.mount_all(widgets, before=self.query_one(LaterRow))
-        self._show_counts()
-        self._show_welcome()
-        self.anchor()
+        async with self._changing_window():
+            self.entries = list(entries)
+            self._reply = None
+            self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
+            await self._mount_newest()
 
     async def add(self, entry: Entry) -> Widget | None:
         """Append ``entry`` and mount its widget (None: kept as data while reading history).
@@ -176,150 +117,23 @@ class ConversationPane(VerticalScroll):
 
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
-        if not self.showing_latest:
+        async with self._changing_window():
+            if not self.showing_latest:
+                self.entries.append(entry)
+                if not isinstance(entry, UserEntry | PermissionEntry):
+                    self._show_counts()
+                    return None
+                await self._mount_newest(2 * self.load_batch)
+                return self.widget_of(entry)
+            following = self.is_vertical_scroll_end
             self.entries.append(entry)
-            if not isinstance(entry, UserEntry | PermissionEntry):
-                self._show_counts()
-                return None
-            await self._mount_newest(2 * self.load_batch)
-            return self.widget_of(entry)
-        following = self.is_vertical_scroll_end
-        self.entries.append(entry)
-        self._last = len(self.entries)
-        widget = self._make(entry)
-        await self.mount(widget, before=self.query_one(LaterRow))
-        self._show_welcome()
-        if following:
-            await self._prune()
-        return widget
-
-    async def _unmount(self, entries: list[Entry]) -> int:
-        """Remove the widgets of ``entries``; returns the lines they took."""
-        widgets = [w for w in (self._widgets.pop(id(e), None) for e in entries) if w is not None]
-        lines = sum(w.outer_size.height for w in widgets)
-        await self.remove_children(widgets)
-        return lines
-
-    async def _prune(self) -> None:
-        if self.mounted_count <= self.window + self.load_batch // 2:
-            return
-        stale = self.entries[self._first : self._last - self.window]
-        self._first += len(stale)
-        await self._unmount(stale)
-        self._show_counts()
-
-    @property
-    def _most(self) -> int:
-        """The most entries mounted while reading history."""
-        return self.window + 2 * self.load_batch
-
-    async def load_earlier(self) -> int:
-        """Mount up to ``load_batch`` earlier entries; returns how many were mounted.
-
-        Past ``window + 2 * load_batch`` mounted entries, as many of the newest are unmounted
-        (they are below the view, which stays at the top).
-        """
-        start = max(0, self._first - self.load_batch)
-        chunk = self.entries[start : self._first]
-        if not chunk:
-            return 0
-        await self.mount_all([self._make(e) for e in chunk], after=self.query_one(EarlierRow))
-        self._first = start
-        excess = self.mounted_count - self._most
-        if excess > 0:
-            self._last -= excess
-            await self._unmount(self.entries[self._last : self._last + excess])
-        self._show_counts()
-        return len(chunk)
-
-    async def load_later(self) -> int:
-        """Mount up to ``load_batch`` later entries; returns how many were mounted.
-
-        The oldest mounted ones go past ``window + 2 * load_batch``, and the view moves up by
-        the lines they took, so what was on screen stays where it was.
-        """
-        chunk = self.entries[self._last : self._last + self.load_batch]
-        if not chunk:
-            return 0
-        await self.mount_all([self._make(e) for e in chunk], before=self.query_one(LaterRow))
-        self._last += len(chunk)
-        excess = self.mounted_count - self._most
-        if excess > 0:
-            lines = await self._unmount(self.entries[self._first : self._first + excess])
-            self._first += excess
-            self.scroll_to(y=max(0, self.scroll_y - lines), animate=False, immediate=True)
-        self._show_counts()
-        return len(chunk)
-
-    async def action_home_or_earlier(self) -> None:
-        """Load earlier entries when already at the top, then scroll home."""
-        if self.scroll_y <= 0:
-            await self.load_earlier()
-        self.action_scroll_home()
-
-    async def action_page_up_or_earlier(self) -> None:
-        """Load earlier entries when already at the top, then page up."""
-        if self.scroll_y <= 0:
-            await self.load_earlier()
-        self.action_page_up()
-
-    async def action_page_down_or_later(self) -> None:
-        """Load later entries when already at the bottom (reading history), then page down."""
-        if self.is_vertical_scroll_end and not self.showing_latest:
-            await self.load_later()
-        self.action_page_down()
-
-    async def action_end_or_latest(self) -> None:
-        """The newest entries, at the bottom."""
-        if self.showing_latest:
-            self.action_scroll_end()
-        else:
-            await self.jump_to_latest()  # anchored: the view starts at the bottom
-
-    # Keys move the view at once. Textual animates key scrolling, and the animation's own
-    # frame timer delays the first moved frame by up to two frame periods (33 ms at 60 fps).
-
-    def _check_scroll(self) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
-
-    def action_scroll_up(self) -> None:
-        """Up one line."""
-        self._check_scroll()
-        self.scroll_up(animate=False)
-
-    def action_scroll_down(self) -> None:
-        """Down one line."""
-        self._check_scroll()
-        self.scroll_down(animate=False)
-
-    def action_page_up(self) -> None:
-        """Up one page."""
-        self._check_scroll()
-        self.scroll_page_up(animate=False)
-
-    def action_page_down(self) -> None:
-        """Down one page."""
-        self._check_scroll()
-        self.scroll_page_down(animate=False)
-
-    def action_scroll_home(self) -> None:
-        """To the top of what is mounted."""
-        self._check_scroll()
-        self.scroll_home(animate=False)
-
-    def action_scroll_end(self) -> None:
-        """To the bottom."""
-        self._check_scroll()
-        self.scroll_end(animate=False)
-
-    @on(EarlierRow.LoadRequested)
-    async def _load_requested(self) -> None:
-        await self.load_earlier()
-
-    @on(LaterRow.JumpRequested)
-    async def _jump_requested(self) -> None:
-        await self.action_end_or_latest()
+            self._last = len(self.entries)
+            widget = self._make(entry)
+            await self.mount(widget, before=self.query_one(LaterRow))
+            self._show_welcome()
+            if following:
+                await self._prune()
+            return widget
 
     # -- streaming --------------------------------------------------------------------------
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from textual.message import Message
 from textual.pilot import Pilot
@@ -256,13 +258,22 @@ async def _reading_back(
     return entries
 
 
-async def test_scrolling_down_mounts_later_entries_before_the_bottom(app_for: AppFactory) -> None:
+@asynccontextmanager
+async def _reading_back_app(
+    app_for: AppFactory,
+) -> AsyncIterator[tuple[Pilot[None], ConversationPane, list[Message]]]:
+    """An app reading back (``_reading_back``), with the messages posted since."""
     messages: list[Message] = []
     app = app_for()
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         pane = app.workbench.conversation
         await _reading_back(pilot, pane, messages)
+        yield pilot, pane, messages
+
+
+async def test_scrolling_down_mounts_later_entries_before_the_bottom(app_for: AppFactory) -> None:
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
         start = pane.mounted
         for _ in range(200):
             distance = pane.max_scroll_y - pane.scroll_y
@@ -282,12 +293,7 @@ async def test_scrolling_down_mounts_later_entries_before_the_bottom(app_for: Ap
 
 
 async def test_pgdn_after_the_prefetch_only_scrolls(app_for: AppFactory) -> None:
-    messages: list[Message] = []
-    app = app_for()
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await pilot.pause()
-        pane = app.workbench.conversation
-        await _reading_back(pilot, pane, messages)
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
         page = pane.scrollable_content_region.height
         for _ in range(4):
             entry, row = _entry_at(pane, pane.scrollable_content_region.bottom - 1, step=-1)
@@ -350,12 +356,7 @@ async def test_pgdn_at_the_very_bottom_still_loads(app_for: AppFactory) -> None:
 async def test_the_view_stays_put_at_the_bottom_while_entries_mount_below(
     app_for: AppFactory,
 ) -> None:
-    messages: list[Message] = []
-    app = app_for()
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await pilot.pause()
-        pane = app.workbench.conversation
-        await _reading_back(pilot, pane, messages)
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
         pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
         await pilot.pause()
         entry, row = _top_of_view(pane)
@@ -366,12 +367,7 @@ async def test_the_view_stays_put_at_the_bottom_while_entries_mount_below(
 
 
 async def test_two_quick_scrolls_schedule_one_load(app_for: AppFactory) -> None:
-    messages: list[Message] = []
-    app = app_for()
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await pilot.pause()
-        pane = app.workbench.conversation
-        await _reading_back(pilot, pane, messages)
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
         height = pane.scrollable_content_region.height
         near = pane.max_scroll_y - height + 1  # one batch moves the bottom out of reach
         pane.scroll_to(y=near - 1, animate=False, immediate=True)

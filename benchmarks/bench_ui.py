@@ -197,6 +197,8 @@ async def _first_frame(build: Callable[[], App[None]]) -> tuple[float, float]:
     holder: list[App[None]] = []
 
     def settled() -> bool:
+        if not isinstance(holder[0], SteinerApp):
+            return True  # the bare app defers nothing
         try:
             return "dry run" in str(holder[0].screen.query_one("#budget").border_title)
         except Exception:  # no screen or no context panel yet

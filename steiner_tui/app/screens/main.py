@@ -131,9 +131,7 @@ class MainScreen(WorkbenchBase):
         self._take(session)
         self._show_session()
         self.refresh_skills()
-        if self.focused is None:
-            self.prompt.focus()  # also shows the keys as enabled
-        else:
+        if not self._focus_prompt():  # focusing also shows the keys as enabled
             self.refresh_bindings()
         # The dry-run request behind the context panel takes about as long again: the skills,
         # the keys and the prompt show first, then the panel mounts and fills. Scheduled by the
@@ -154,9 +152,12 @@ class MainScreen(WorkbenchBase):
         if self.is_mounted:
             self._focus_prompt()
 
-    def _focus_prompt(self) -> None:
-        if self.focused is None:
-            self.prompt.focus()
+    def _focus_prompt(self) -> bool:
+        """Focus the prompt when nothing has focus; returns whether it did."""
+        if self.focused is not None:
+            return False
+        self.prompt.focus()
+        return True
 
     @work(exclusive=True, group="load")
     async def show_conversation(self) -> None:

@@ -18,9 +18,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import DataTable, Header
 
+from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
@@ -32,7 +32,7 @@ from steiner_tui.resources import styles_dir
 __all__ = ["InspectorScreen"]
 
 
-class InspectorScreen(Screen[None]):
+class InspectorScreen(PacedScreen[None]):
     """Inspect recorded requests one at a time, or two side by side."""
 
     CSS_PATH = styles_dir() / "inspector.tcss"

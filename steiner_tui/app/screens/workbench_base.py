@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import getters, on, work
-from textual.screen import Screen
 
 from steiner_tui.app import messages as ui
+from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.session_plan import SessionPlan
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
@@ -46,7 +46,7 @@ __all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
 SUB_AGENT_PANEL_ID = "subagents"
 
 
-class WorkbenchBase(Screen[None]):
+class WorkbenchBase(PacedScreen[None]):
     """Session, controller and engine-event routing of the workbench."""
 
     conversation = getters.query_one("#conversation", ConversationPane)

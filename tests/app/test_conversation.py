@@ -8,9 +8,10 @@ from contextlib import asynccontextmanager
 
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
-from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, UserEntry
+from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.earlier_row import EarlierRow
@@ -172,6 +173,18 @@ async def test_reply_streams_and_tool_blocks_toggle(app_for: AppFactory) -> None
         block.focus()
         await pilot.press("enter")
         assert block.collapsed and block.size.height == 1
+
+        def title_background() -> str:
+            title = next(s for s in block.render_line(0) if "read" in s.text)
+            return str(title.style and title.style.bgcolor)
+
+        pane.focus()  # the focused title has its own style
+        await pilot.pause()
+        plain = title_background()
+        await pilot.hover(block)
+        hovered = title_background()
+        await pilot.hover(reply)
+        assert hovered != plain and title_background() == plain
 
 
 async def test_keys_scroll_the_conversation_at_once(app_for: AppFactory) -> None:
@@ -424,6 +437,45 @@ async def test_end_and_a_new_message_still_jump_to_the_newest(app_for: AppFactor
         await _settle(pilot, pane)
         assert pane.showing_latest and widget is pane.widget_of(pane.entries[-1])
         assert widget is not None and pane.region.contains_region(widget.region)
+
+
+async def test_the_frame_after_end_paints_what_its_layout_placed(app_for: AppFactory) -> None:
+    """Laying out a tool block must not leave the screen painting the previous layout."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        turns = [
+            (UserEntry(f"question {i}"), ToolEntry(f"c{i}", "read", f"read f{i}.py"),
+             ReplyEntry(f"answer {i}"))
+            for i in range(100)
+        ]  # fmt: skip
+        await pane.load([entry for turn in turns for entry in turn])
+        pane.focus()
+        pane.scroll_home(animate=False)
+        await pilot.pause()
+        for _ in range(10):
+            await pilot.press("home")
+        assert not pane.showing_latest and pane.scroll_y == 0  # the earlier row at the top
+        frames: list[list[tuple[Widget, Widget]]] = []
+
+        def laid_out(screen: Screen[object]) -> None:
+            # Each row of the pane: the widget the frame paints there, and the one the layout
+            # placed there (the pane itself in a gap). Textual drops a subscriber's exceptions.
+            region = pane.scrollable_content_region
+            rows = []
+            for y in range(region.y, region.bottom):
+                placed = [w for w in pane.children if w.display and w.region.contains(region.x, y)]
+                rows.append((screen.get_widget_at(region.x, y)[0], (placed or [pane])[0]))
+            frames.append(rows)
+
+        app.screen.screen_layout_refresh_signal.subscribe(pane, laid_out, immediate=True)
+        await pilot.press("end")
+        await pilot.pause()
+        assert pane.showing_latest and frames
+        first = frames[0]
+        assert [shown for shown, _ in first] == [placed for _, placed in first]
+        assert first[-1][1] is pane.widget_of(turns[-1][-1])  # the newest, at the bottom
 
 
 async def test_closing_the_app_while_mounting_later_entries(app_for: AppFactory) -> None:

@@ -84,6 +84,8 @@ class ToolBlock(Widget, can_focus=True):
         self.title = _title(entry)
         """The title line (icon, summary, status)."""
         self.set_reactive(ToolBlock.collapsed, entry.status != "failed")
+        self._hovered = False
+        """Whether the mouse is over the block (kept from Enter and Leave events)."""
         self._visual = LinesVisual(self._lines)
         self._apply_status()
 
@@ -92,7 +94,7 @@ class ToolBlock(Widget, can_focus=True):
         title = Content.styled(f" {symbol} {self.title} ", _TITLE_STYLE)
         if self.has_focus:
             title = title.stylize(_FOCUS_STYLE)
-        elif self.is_mouse_over:
+        elif self._hovered:
             title = title.stylize(_HOVER_STYLE)
         if self.entry.status in _TITLE_STYLES:
             title = title.stylize(_TITLE_STYLES[self.entry.status])
@@ -132,12 +134,17 @@ class ToolBlock(Widget, can_focus=True):
         """Drop the title's highlight."""
         self._redraw()
 
+    # Hover is tracked from these events, not read from ``is_mouse_over`` while drawing: that
+    # asks the compositor, and ``_lines`` runs inside a layout (for the block's height), where
+    # the answer comes from the previous layout and Textual keeps it for painting the new one.
     def on_enter(self) -> None:
         """Hover style on the title."""
+        self._hovered = True
         self._redraw()
 
     def on_leave(self) -> None:
         """No hover style."""
+        self._hovered = False
         self._redraw()
 
     def action_toggle_output(self) -> None:

@@ -17,7 +17,7 @@ from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.entry_window import EntryWindow
 from steiner_tui.app.widgets.later_row import LaterRow
-from steiner_tui.app.widgets.reply_markdown import DARK_STYLES, layout, parse
+from steiner_tui.app.widgets.reply_markdown import DARK_STYLES, layout, parse, shared_visual
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import static_text
@@ -151,6 +151,40 @@ def test_reply_markdown_is_laid_out_as_lines() -> None:
         str(span.style) for line in layout(parse(source), 16, DARK_STYLES) for span in line.spans
     }
     assert DARK_STYLES["reply--h2"] in styles and DARK_STYLES["reply--code"] in styles
+
+
+async def test_a_finished_reply_mounted_again_reuses_its_layout(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        reply = ReplyEntry("## Again\n\n- parsed once\n")
+        await pane.load([reply, *_entries(60)])
+        pane.focus()
+        pane.scroll_home(animate=False)
+        await pilot.pause()
+        while pane.widget_of(reply) is None:  # back to the top: mounted for the first time
+            await pilot.press("home")
+        first = pane.widget_of(reply)
+        assert isinstance(first, AssistantReply)
+        size = first.size
+        await pilot.press("end")  # unmounted
+        assert pane.widget_of(reply) is None
+        pane.scroll_home(animate=False)
+        await pilot.pause()
+        while pane.widget_of(reply) is None:
+            await pilot.press("home")
+        again = pane.widget_of(reply)
+        assert isinstance(again, AssistantReply) and again is not first
+        assert again.render() is first.render()  # the same laid-out lines, not parsed again
+        assert again.size == size
+
+        await pilot.press("end")
+        streaming = ReplyEntry("partial", streaming=True)
+        await pane.add(streaming)
+        widget = pane.widget_of(streaming)
+        assert isinstance(widget, AssistantReply)
+        assert widget.render() is not shared_visual("partial", dark=True)  # its own visual
 
 
 async def test_reply_streams_and_tool_blocks_toggle(app_for: AppFactory) -> None:

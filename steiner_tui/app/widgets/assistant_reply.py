@@ -15,7 +15,7 @@ from textual.selection import Selection
 from textual.widget import Widget
 
 from steiner_tui.app.transcript import ReplyEntry
-from steiner_tui.app.widgets.reply_markdown import MarkdownVisual
+from steiner_tui.app.widgets.reply_markdown import MarkdownVisual, shared_visual
 
 __all__ = ["INTERRUPTED_BADGE", "AssistantReply"]
 
@@ -34,11 +34,13 @@ class AssistantReply(Widget):
     """
 
     def __init__(self, entry: ReplyEntry) -> None:
-        super().__init__(classes="conversation-item")
+        interrupted = " -interrupted" if entry.interrupted else ""
+        super().__init__(classes=f"conversation-item{interrupted}")
         self.entry = entry
         """The entry shown (its text grows while streaming)."""
         self._visual: MarkdownVisual | None = None
-        self._mark(entry.interrupted)
+        if entry.interrupted:
+            self.border_title = INTERRUPTED_BADGE
 
     @property
     def source(self) -> str:
@@ -54,7 +56,10 @@ class AssistantReply(Widget):
         dark = self.app.current_theme.dark
         visual = self._visual
         if visual is None or visual.source != self.entry.text or visual.dark != dark:
-            visual = self._visual = MarkdownVisual(self.entry.text, dark=dark)
+            text = self.entry.text
+            # A streaming reply's text changes with every fragment: its visuals are its own.
+            make = MarkdownVisual if self.entry.streaming else shared_visual
+            visual = self._visual = make(text, dark=dark)
         return visual
 
     def notify_style_update(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -26,6 +27,7 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
     from markdown_it.token import Token
     from markdown_it.tree import SyntaxTreeNode
 
@@ -38,6 +40,7 @@ __all__ = [
     "inline_content",
     "layout",
     "parse",
+    "shared_visual",
     "wrap_indented",
 ]
 
@@ -70,6 +73,8 @@ LIGHT_STYLES = {
     "reply--fence": "rgb(210,210,210) on white 30%",
 }
 """Style of each named part on a light theme."""
+SHARED_VISUALS = 256
+"""How many finished replies keep their laid-out lines after their widgets are unmounted."""
 _HEADING_MARGINS = {1: (2, 1), 2: (2, 1)}
 _FENCE_PAD = 2
 
@@ -284,12 +289,20 @@ def _blocks(nodes: list[SyntaxTreeNode], width: int, depth: int, *, in_list: boo
     return blocks
 
 
+@cache
+def _parser() -> MarkdownIt:
+    # Building a parser loads its rule chains: about as long as parsing a short reply. One
+    # parser serves every reply (``parse`` keeps no state between calls).
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like")
+
+
 def parse(source: str) -> SyntaxTreeNode:
     """The Markdown syntax tree of ``source`` (the parser Textual's ``Markdown`` uses)."""
-    from markdown_it import MarkdownIt
     from markdown_it.tree import SyntaxTreeNode
 
-    return SyntaxTreeNode(MarkdownIt("gfm-like").parse(source))
+    return SyntaxTreeNode(_parser().parse(source))
 
 
 def _resolve(line: Content, styles: Mapping[str, str]) -> Content:
@@ -369,3 +382,14 @@ class MarkdownVisual(LinesVisual):
         if self._tree is None:
             self._tree = parse(self.source)
         return layout(self._tree, width, DARK_STYLES if self.dark else LIGHT_STYLES)
+
+
+@lru_cache(maxsize=SHARED_VISUALS)
+def shared_visual(source: str, dark: bool) -> MarkdownVisual:
+    """The visual of a finished reply, shared by every widget that shows it.
+
+    Reading back through a long conversation mounts widgets for the same replies again (End
+    after Home, PgDn back over what PgUp passed): they reuse the parsed and laid-out lines
+    instead of parsing them again, for the last ``SHARED_VISUALS`` replies shown.
+    """
+    return MarkdownVisual(source, dark=dark)

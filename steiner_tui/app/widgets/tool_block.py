@@ -78,7 +78,9 @@ class ToolBlock(Widget, can_focus=True):
     """Whether only the title line shows."""
 
     def __init__(self, entry: ToolEntry) -> None:
-        super().__init__(classes="conversation-item")
+        # The status class given here rather than by ``_apply_status``: each ``set_class`` call
+        # restyles the widget, and a batch of blocks mounts at once.
+        super().__init__(classes=f"conversation-item -{entry.status}")
         self.entry = entry
         """The entry shown."""
         self.title = _title(entry)
@@ -87,7 +89,6 @@ class ToolBlock(Widget, can_focus=True):
         self._hovered = False
         """Whether the mouse is over the block (kept from Enter and Leave events)."""
         self._visual = LinesVisual(self._lines)
-        self._apply_status()
 
     def _lines(self, width: int) -> list[Content]:
         symbol = "▶" if self.collapsed else "▼"

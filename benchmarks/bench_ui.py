@@ -553,7 +553,7 @@ async def large_conversation(config: Path) -> None:
             await app.screen.wait_for_refresh()
         ends: list[float] = []
         back = pane.window // pane.load_batch + 1  # past window + 2 * batch from 2 * batch
-        for _ in range(10):  # back in history (the newest unmounted), then End: mounted again
+        for _ in range(20):  # back in history (the newest unmounted), then End: mounted again
             pane.scroll_home(animate=False)
             await pilot.pause()
             await paged(app, ["home"] * back, view, settled)

@@ -11,11 +11,12 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from steiner_tui.app.gc_tuning import tune_gc_for_ui
+from steiner_tui.app.gc_tuning import IdleCollector, tune_gc_for_ui
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session_plan import SessionPlan
 from steiner_tui.resources import styles_dir
@@ -50,6 +51,8 @@ class SteinerApp(App[None]):
         self.start = start
         """The session this app shows, or the plan of one its main screen opens."""
         self._tune_gc = tune_gc
+        self.idle_collector: IdleCollector | None = None
+        """Runs full collections while the user is idle (with the UI's collector settings)."""
         if start.theme != self.theme:
             # Setting the theme re-parses every style sheet: only when it differs.
             self.theme = start.theme
@@ -90,6 +93,20 @@ class SteinerApp(App[None]):
         if self._tune_gc:
             self._tune_gc = False  # once: a later workbench (another session) keeps them
             tune_gc_for_ui()
+            self.idle_collector = IdleCollector()
+            self.set_interval(1.0, self._collect_when_idle, name="idle_gc")
+
+    def _collect_when_idle(self) -> None:
+        collector = self.idle_collector
+        if collector is not None:
+            workbench = self.workbench
+            collector.tick(busy=workbench.attached and workbench.driver.busy)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Note input for the idle collector, then handle the event as Textual does."""
+        if self.idle_collector is not None and isinstance(event, events.InputEvent):
+            self.idle_collector.input_seen()
+        await super().on_event(event)
 
     def on_unmount(self) -> None:
         """Close the session log (flushes a reply still streaming)."""

@@ -30,8 +30,9 @@ def _entries(count: int) -> list[Entry]:
 
 
 async def test_large_conversation_mounts_a_window(app_for: AppFactory) -> None:
+    messages: list[Message] = []
     app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         pane = app.workbench.conversation
         await pane.load(_entries(500))
@@ -44,12 +45,26 @@ async def test_large_conversation_mounts_a_window(app_for: AppFactory) -> None:
 
         pane.focus()
         pane.scroll_home(animate=False)
-        await pilot.pause()
+        await _settle(pilot, pane)
+        # Near the top, earlier entries are mounted ahead of the view, within the bound.
+        assert pane.mounted.start < 500 - window
+        assert pane.mounted_count <= window + 2 * batch
+        assert f"{pane.mounted.start} earlier" in static_text(row)
+        # Home shows them (and more are mounted ahead); at the very top, Home (or PgUp) mounts a
+        # batch itself.
+        first = pane.entries[pane.mounted.start]
+        at_the_top = row.outer_size.height + 1  # below the earlier row and the entry's margin
         await pilot.press("home")
-        assert pane.mounted_count == window + batch
-        assert f"{500 - window - batch} earlier" in static_text(row)
-        await pilot.press("pageup")
-        assert pane.mounted_count == window + 2 * batch
+        await _settle(pilot, pane)
+        assert pane.mounted.start < pane.entries.index(first)  # more mounted above it
+        assert _view_row(pane, first) == at_the_top  # without moving it
+        for action in (pane.action_home_or_earlier, pane.action_page_up_or_earlier):
+            await _settle(pilot, pane)
+            pane.scroll_to(y=0, animate=False, immediate=True)  # the prefetch not run yet
+            messages.clear()
+            await action()
+            await _settle(pilot, pane)
+            assert next((m.count, m.ahead) for m in _loads(messages)) == (batch, False)
 
 
 async def test_following_the_bottom_prunes_old_widgets(app_for: AppFactory) -> None:
@@ -93,7 +108,8 @@ async def test_reading_back_keeps_a_bounded_window_and_end_returns(
         assert later.display and "later messages" in static_text(later)
 
         # Reading down mounts later entries (ahead of the view) and drops as many from the top.
-        oldest = entries[500 - pane.window - 16 * pane.load_batch]
+        await _settle(pilot, pane)
+        oldest = entries[pane.mounted.start]
         assert pane.widget_of(oldest) is not None
         pane.scroll_end(animate=False)
         await pilot.pause()
@@ -446,6 +462,44 @@ async def test_mounting_ahead_never_unmounts_what_shows(app_for: AppFactory) -> 
             await pilot.press("down")
             await _settle(pilot, pane)
             first = pane.mounted.start if pane.scroll_y else first
+
+
+async def test_scrolling_up_mounts_earlier_entries_before_the_top(app_for: AppFactory) -> None:
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
+        await _settle(pilot, pane)
+        messages.clear()
+        start = pane.mounted
+        for _ in range(200):
+            entry, row = _top_of_view(pane)
+            await pilot.press("up")
+            await _settle(pilot, pane)
+            widget = pane.widget_of(entry)
+            # One line per key: the entry at the top moved down one row, loads or not.
+            assert widget is not None and widget.region.y == row + 1
+            if pane.mounted != start:
+                break
+        assert pane.mounted.start < start.start  # earlier entries, mounted ahead of the view
+        assert pane.mounted.stop < start.stop  # and as many of the newest unmounted below it
+        assert pane.scroll_y > 0  # before the top
+        assert _loads(messages) and all(not m.later and m.ahead for m in _loads(messages))
+        assert len(pane.query(".conversation-item")) == pane.mounted_count
+
+
+async def test_pgup_after_the_prefetch_only_scrolls(app_for: AppFactory) -> None:
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
+        await _settle(pilot, pane)
+        messages.clear()
+        page = pane.scrollable_content_region.height
+        for _ in range(4):
+            entry, row = _top_of_view(pane)
+            await pilot.press("pageup")
+            await _settle(pilot, pane)
+            widget = pane.widget_of(entry)
+            assert widget is not None and widget.region.y == row + page  # exactly one page
+            assert pane.scroll_y > page  # earlier entries already above
+        assert _loads(messages) and all(m.ahead and not m.later for m in _loads(messages))
 
 
 async def test_end_and_a_new_message_still_jump_to_the_newest(app_for: AppFactory) -> None:

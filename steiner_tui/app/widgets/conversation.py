@@ -5,9 +5,10 @@ pass slower. The pane keeps all entries and mounts widgets for a contiguous run 
 (``EntryWindow``): the last ``window`` while the view follows the bottom (older widgets are
 pruned as new entries arrive). Home or PgUp at the top (or a click on the top row) mounts an
 earlier batch; past ``window + 2 * load_batch`` mounted entries the newest are unmounted, so
-reading far back costs no more than reading near the end. Reading down again, later batches are
-mounted ahead of the view as it nears the bottom of what is mounted (PgDn at the very bottom
-also mounts them), without moving what is on screen. End (or a click on the bottom row) jumps
+reading far back costs no more than reading near the end. Earlier batches are mounted ahead of
+the view as it nears the top of what is mounted while reading up, and later ones as it nears the
+bottom while reading down again (PgDn at the very bottom also mounts them), without moving what
+is on screen. End (or a click on the bottom row) jumps
 to the newest, and so does a new message or a permission question. Widgets for unmounted
 entries do not exist, so updates (a finished tool call, streamed text) go to the entry and show
 when it is mounted again.

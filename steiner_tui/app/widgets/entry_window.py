@@ -13,7 +13,12 @@ the scroll position moves up by exactly the lines those took, so what is on scre
 and the window stays within ``window + 2 * load_batch``. Loads repeat, one per frame, until the
 bottom is more than a viewport away. PgDn then only scrolls; at the very bottom, before the
 prefetch, it mounts a batch itself, and a page that reaches entries not yet laid out waits for
-that layout. End (or a click on the later row) jumps to the newest.
+that layout. Reading up, earlier entries are mounted ahead of the view the same way: above it,
+as many as there are entries wholly below the view to unmount, with the scroll position moved
+down by the lines they take; PgUp that would pass the top mounts them itself first, so it moves
+a whole page. Entries are mounted ahead only in the direction the view last moved: a window
+shorter than two screens is near both ends, and mounting at one would bring the other near,
+back and forth. End (or a click on the later row) jumps to the newest.
 
 One change to the window runs at a time (a lock) and is painted as one frame (a batch update):
 the screen never shows entries mounted but not yet unmounted, nor a scroll position not yet
@@ -97,6 +102,9 @@ class EntryWindow(VerticalScroll):
         """Pages down that wait for that layout."""
         self._settling = False
         """Laid out, and the screen may still have layout to do because of it."""
+        self._reading_up = False
+        """The view last moved up (not counting the moves that keep it in place during a load):
+        entries are mounted ahead of the view in the direction it moves."""
 
     def make_widget(self, entry: Entry) -> Widget:
         """The widget that shows ``entry`` (subclasses say which)."""
@@ -209,11 +217,25 @@ class EntryWindow(VerticalScroll):
         Past ``window + 2 * load_batch`` mounted entries, as many of the newest are unmounted
         (they are below the view, which stays at the top).
         """
+        return await self._load_earlier(keep_view=False)
+
+    async def _load_earlier(self, *, keep_view: bool) -> int:
+        """``load_earlier``; with ``keep_view`` (a prefetch), what is on screen does not move.
+
+        A prefetch mounts only as many entries as it can unmount wholly below the view, within
+        ``window + 2 * load_batch``, and moves the view down by the lines they take.
+        """
         async with self._changing_window():
-            start = max(0, self._first - self.load_batch)
-            chunk = self.entries[start : self._first]
-            if not chunk:
+            count = min(self.load_batch, self._first)
+            size = self.scrollable_content_region.size
+            tops = self._tops(size) if keep_view else {}
+            if keep_view:
+                count = min(count, self._most - self.mounted_count + self._count_below(tops))
+            if count <= 0:
                 return 0
+            start = self._first - count
+            chunk = self.entries[start : self._first]
+            kept = self._widgets.get(id(self.entries[self._first]))
             self._unlaid = True
             widgets = [self._make(e) for e in chunk]
             await self.mount_all(widgets, after=self.query_one(EarlierRow))
@@ -223,8 +245,44 @@ class EntryWindow(VerticalScroll):
                 self._last -= excess
                 await self._unmount(self.entries[self._last : self._last + excess])
             self._show_counts()
-        self.post_message(self.Loaded(len(chunk), later=False, ahead=False))
+            if keep_view and kept is not None and kept in tops:
+                top = self._top_after(kept, widgets, size)
+                if top is not None:
+                    self._grow_virtual_size(size)
+                    y = self.scroll_y + top - tops[kept]
+                    self.scroll_to(y=y, animate=False, immediate=True)
+        self.post_message(self.Loaded(len(chunk), later=False, ahead=keep_view))
         return len(chunk)
+
+    def _top_after(self, entry: Widget, above: list[Widget], size: Size) -> int | None:
+        """Where ``entry`` starts below the earlier row (if it shows) and the ``above`` widgets
+        just mounted before it (None: it does not show)."""
+        row = self.query_one(EarlierRow)
+        placements = self.layout.arrange(self, [*([row] if row.display else []), *above, entry],
+                                         size)  # fmt: skip
+        return next((p.region.y for p in placements if p.widget is entry), None)
+
+    def _grow_virtual_size(self, size: Size) -> None:
+        """Let the scroll position reach content just mounted, before the layout that sizes it.
+
+        The scroll position is clamped to the scrollable height of the last layout; moving the
+        view down by the lines mounted above it may need more.
+        """
+        height = self.arrange(size).total_region.bottom
+        if height > self.virtual_size.height:
+            self.set_reactive(EntryWindow.virtual_size, self.virtual_size.with_height(height))
+
+    def _count_below(self, tops: dict[Widget, int]) -> int:
+        """How many of the newest mounted entries start below the bottom of the view."""
+        bottom = self.scroll_y + self.scrollable_content_region.height
+        count = 0
+        for index in range(self._last - 1, self._first, -1):
+            widget = self._widgets.get(id(self.entries[index]))
+            top = None if widget is None else tops.get(widget)
+            if top is None or top < bottom:
+                break
+            count += 1
+        return count
 
     async def load_later(self) -> int:
         """Mount up to ``load_batch`` later entries; returns how many were mounted.
@@ -286,6 +344,8 @@ class EntryWindow(VerticalScroll):
             # Textual anchors a view scrolled to the bottom (keeps it there as content grows);
             # reading back, the bottom is only the end of what is mounted.
             self.release_anchor()
+        if not self._changing.locked() and new_value != old_value:
+            self._reading_up = new_value < old_value
         self._check_overscan()
 
     def _laid_out(self, screen: Screen[object]) -> None:
@@ -314,10 +374,27 @@ class EntryWindow(VerticalScroll):
             return False
         return self.max_scroll_y - self.scroll_y <= self.scrollable_content_region.height
 
+    def _near_top(self) -> bool:
+        """Earlier entries to mount, and the top of what is mounted within one viewport of the
+        view (not at the bottom: a view following the bottom of a short window stays put)."""
+        if not self._first or not self.size or self.is_vertical_scroll_end:
+            return False
+        return self.scroll_y <= self.scrollable_content_region.height
+
+    def _ahead(self) -> str | None:
+        """Which entries to mount ahead of the view: ``later`` or ``earlier`` (None: none).
+
+        Only in the direction the view last moved: a window shorter than two screens is near
+        both ends, and mounting at one end would bring the view near the other.
+        """
+        if self._reading_up:
+            return "earlier" if self._near_top() else None
+        return "later" if self._near_bottom() else None
+
     def _check_overscan(self) -> None:
         if self._prefetch_pending or self._unlaid or self._changing.locked():
             return
-        if self._near_bottom() and self.call_after_refresh(self._prefetch):
+        if self._ahead() is not None and self.call_after_refresh(self._prefetch):
             self._prefetch_pending = True
             self._sync_loading()
 
@@ -326,8 +403,11 @@ class EntryWindow(VerticalScroll):
         # and the layout after it looks again.
         try:
             busy = self._unlaid or self._changing.locked()
-            if self.is_attached and not busy and self._near_bottom():
+            ahead = None if busy or not self.is_attached else self._ahead()
+            if ahead == "later":
                 await self._load_later(keep_view=True)
+            elif ahead == "earlier":
+                await self._load_earlier(keep_view=True)
         finally:
             self._prefetch_pending = False
             self._sync_loading()
@@ -341,9 +421,17 @@ class EntryWindow(VerticalScroll):
         self.action_scroll_home()
 
     async def action_page_up_or_earlier(self) -> None:
-        """Load earlier entries when already at the top, then page up."""
+        """Load earlier entries when already at the top, then page up.
+
+        A page that would pass the top of what is mounted first mounts earlier entries above
+        the view (as a prefetch does), so it moves a whole page.
+        """
         if self.scroll_y <= 0:
             await self.load_earlier()
+        else:
+            page = self.scrollable_content_region.height
+            while self.scroll_y < page and await self._load_earlier(keep_view=True):
+                pass
         self.action_page_up()
 
     async def action_page_down_or_later(self) -> None:

@@ -44,20 +44,21 @@ async def test_large_conversation_mounts_a_window(app_for: AppFactory) -> None:
         assert row.display and f"{500 - window} earlier messages" in static_text(row)
 
         pane.focus()
-        pane.scroll_home(animate=False)
+        pane.scroll_end(animate=False)
         await _settle(pilot, pane)
-        # Near the top, earlier entries are mounted ahead of the view, within the bound.
+        await pilot.press("up")  # reading up, within a screen of the top
+        await _settle(pilot, pane)
+        # Earlier entries are mounted ahead of the view, within the bound.
         assert pane.mounted.start < 500 - window
         assert pane.mounted_count <= window + 2 * batch
         assert f"{pane.mounted.start} earlier" in static_text(row)
-        # Home shows them (and more are mounted ahead); at the very top, Home (or PgUp) mounts a
-        # batch itself.
+        # Home shows the top of what is mounted, the earlier row first; there Home (or PgUp)
+        # mounts a batch itself.
         first = pane.entries[pane.mounted.start]
-        at_the_top = row.outer_size.height + 1  # below the earlier row and the entry's margin
         await pilot.press("home")
         await _settle(pilot, pane)
-        assert pane.mounted.start < pane.entries.index(first)  # more mounted above it
-        assert _view_row(pane, first) == at_the_top  # without moving it
+        assert pane.scroll_y == 0 and pane.entries[pane.mounted.start] is first
+        assert _view_row(pane, first) == row.outer_size.height + 1  # below the row, its margin
         for action in (pane.action_home_or_earlier, pane.action_page_up_or_earlier):
             await _settle(pilot, pane)
             pane.scroll_to(y=0, animate=False, immediate=True)  # the prefetch not run yet

@@ -376,10 +376,15 @@ class EntryWindow(VerticalScroll):
 
     def _near_top(self) -> bool:
         """Earlier entries to mount, and the top of what is mounted within one viewport of the
-        view (not at the bottom: a view following the bottom of a short window stays put)."""
+        view (not at the bottom: a view following the bottom of a short window stays put).
+
+        Not at the very top either: there the earlier row shows, and Home or PgUp loads.
+        Mounting ahead would replace that row with the end of the entries above it, a change
+        of what shows a frame after the key's own.
+        """
         if not self._first or not self.size or self.is_vertical_scroll_end:
             return False
-        return self.scroll_y <= self.scrollable_content_region.height
+        return 0 < self.scroll_y <= self.scrollable_content_region.height
 
     def _ahead(self) -> str | None:
         """Which entries to mount ahead of the view: ``later`` or ``earlier`` (None: none).

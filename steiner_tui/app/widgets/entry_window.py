@@ -202,15 +202,6 @@ class EntryWindow(VerticalScroll):
         # ``arrange`` is what the compositor calls; cached until the children change.
         return {p.widget: p.region.y for p in self.arrange(size).placements}
 
-    def _top_of_first(self, entry: Widget, size: Size) -> int | None:
-        """Where the first mounted ``entry`` starts, below the earlier row if that shows (None:
-        it does not show, as when the app is closing)."""
-        # A vertical layout places a child after the ones above it only: laying out these two
-        # costs far less than the whole window.
-        above = [w for w in (self.query_one(EarlierRow), entry) if w.display]
-        placements = self.layout.arrange(self, above, size)
-        return next((p.region.y for p in placements if p.widget is entry), None)
-
     async def load_earlier(self) -> int:
         """Mount up to ``load_batch`` earlier entries; returns how many were mounted.
 
@@ -256,7 +247,10 @@ class EntryWindow(VerticalScroll):
 
     def _top_after(self, entry: Widget, above: list[Widget], size: Size) -> int | None:
         """Where ``entry`` starts below the earlier row (if it shows) and the ``above`` widgets
-        just mounted before it (None: it does not show)."""
+        before it: the first mounted entry, with the entries just mounted above it if any (None:
+        it does not show, as when the app is closing)."""
+        # A vertical layout places a child after the ones above it only: laying out these costs
+        # far less than the whole window.
         row = self.query_one(EarlierRow)
         placements = self.layout.arrange(self, [*([row] if row.display else []), *above, entry],
                                          size)  # fmt: skip
@@ -317,7 +311,7 @@ class EntryWindow(VerticalScroll):
                 await self._unmount(stale)
                 self._first += excess
             self._show_counts()
-            top = None if not stale or kept is None else self._top_of_first(kept, size)
+            top = None if not stale or kept is None else self._top_after(kept, [], size)
             if top is not None and kept is not None:
                 shift = tops[kept] - top
                 self.scroll_to(y=max(0, self.scroll_y - shift), animate=False, immediate=True)

@@ -532,7 +532,10 @@ async def large_conversation(config: Path) -> None:
         # Far enough back for every PgDn below to find later entries.
         while pane.mounted.start > len(pane.entries) - 1000:
             await pane.load_earlier()
-        pane.scroll_end(animate=False)  # the bottom of what is mounted, reading back
+        while not settled():
+            await app.screen.wait_for_refresh()
+        # Down to the bottom of what is mounted, reading back (a scroll down, as PgDn makes).
+        pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
         while not settled():
             await app.screen.wait_for_refresh()
         PREFETCHES.clear()

@@ -372,11 +372,7 @@ async def test_pgdn_after_the_prefetch_only_scrolls(app_for: AppFactory) -> None
 async def test_keys_while_a_prefetch_is_scheduled_move_from_where_it_leaves_the_view(
     app_for: AppFactory,
 ) -> None:
-    app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.workbench.conversation
-        await _reading_back(pilot, pane, [])
+    async with _reading_back_app(app_for) as (pilot, pane, _):
         page = pane.scrollable_content_region.height
 
         async def line_down() -> None:
@@ -504,11 +500,7 @@ async def test_pgup_after_the_prefetch_only_scrolls(app_for: AppFactory) -> None
 
 
 async def test_end_and_a_new_message_still_jump_to_the_newest(app_for: AppFactory) -> None:
-    app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.workbench.conversation
-        await _reading_back(pilot, pane, [])
+    async with _reading_back_app(app_for) as (pilot, pane, _):
         pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)  # a prefetch pending
         await pilot.press("end")
         await _settle(pilot, pane)
@@ -568,11 +560,7 @@ async def test_the_frame_after_end_paints_what_its_layout_placed(app_for: AppFac
 
 
 async def test_closing_the_app_while_mounting_later_entries(app_for: AppFactory) -> None:
-    app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        pane = app.workbench.conversation
-        await _reading_back(pilot, pane, [])
+    async with _reading_back_app(app_for) as (_, pane, _):
         pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)
         loading = asyncio.create_task(pane.load_later())  # still mounting as the app closes
     await loading  # no error: the view is not moved for entries that no longer show

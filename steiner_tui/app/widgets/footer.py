@@ -6,9 +6,13 @@ workbench's start adds its own. A rebuild mounts and styles every key again (abo
 here), so a Tab between panes cost two rebuilds (38 ms) and the start three. This footer queues
 one rebuild two refreshes after the first change, reading the bindings as they are then: the
 keys show one frame later than ``Footer`` shows them (the key press's own frame is not delayed).
+A change that still arrives after that rebuild rebuilds again only if the keys it would show
+differ: how many refreshes the changes span depends on how soon frames are painted.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.screen import Screen
 from textual.widgets import Footer as TextualFooter
@@ -24,6 +28,8 @@ class Footer(TextualFooter):
         self._rebuild_queued = False
         self.rebuilds = 0
         """How many times the keys were rebuilt."""
+        self._shown: tuple[Any, ...] | None = None
+        """The screen's active bindings when the keys were last rebuilt."""
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         """Queue one rebuild (as ``Footer`` does for each change) unless one is queued."""
@@ -38,5 +44,14 @@ class Footer(TextualFooter):
 
     async def _rebuild(self) -> None:
         self._rebuild_queued = False
+        # What ``Footer.compose`` reads: each binding (its key, action, description and
+        # display), whether it is enabled, and its tooltip.
+        shown = tuple(
+            (key, binding, enabled, tooltip)
+            for key, (_, binding, enabled, tooltip) in self.screen.active_bindings.items()
+        )
+        if shown == self._shown:
+            return
+        self._shown = shown
         self.rebuilds += 1
         await self.recompose()

@@ -40,9 +40,9 @@ driver skips that step). A frame counts as painted when the driver is flushed af
    - PgUp reading up, from there: earlier messages are mounted ahead of the view the same way.
    - End, after enough Home presses at the top that the newest are unmounted: mounts them again.
 
-   The workbench's screens are painted by ``PacedScreen`` (``app/frame_timer.py``): after a
-   frame that ran past its 16.7 ms slot the next one starts at the next slot. The bare apps
-   keep Textual's screen timer, which waits one to two slots there.
+   The workbench's screens are painted by ``PacedScreen`` (``app/frame_timer.py``): a frame
+   begins 16.7 ms after the last one began, or at once if that has passed. The bare apps keep
+   Textual's screen timer, which ticks on a fixed grid of 16.7 ms slots.
 
 The process runs with the app's garbage-collector settings (``gc_tuning``), as the CLI does,
 applied again once the conversation is loaded (as the app does once a resumed session shows);

@@ -1,60 +1,83 @@
-"""A screen whose refresh timer waits at most one frame period after a frame that ran long.
+"""A screen whose refresh timer paints a frame as soon as one period has passed since the last.
 
 Textual paints a screen from a timer that ticks on a fixed grid of frame periods (1/60 s) and
-pauses while nothing needs painting. When a frame takes longer than its period, the timer skips
-the slots it missed, but Textual 8.2.8 counts one slot too many: the next tick comes one to two
-periods after the long frame instead of at the next slot. A key pressed just after a long frame
-(mounting a batch of conversation entries, say) therefore waits up to 33 ms before its frame even
-starts. ``PacedScreen`` replaces the screen's timer with a ``FrameTimer``, the same loop with the
-skip counted to the next slot, so that wait is never more than one period.
+pauses while nothing needs painting. A grid costs a key press time twice over:
+
+- A tick that falls inside a batch update (a key mounting a batch of conversation entries, say)
+  paints nothing, yet the next tick still waits for the next slot: up to a whole period after
+  the batch ends, with nothing painted in between.
+- After a frame that overruns its slot, Textual 8.2.8 skips one slot too many, so the next tick
+  comes one to two periods later instead of at the next slot.
+
+``FrameTimer`` keeps the rate (at most one frame per period) without the grid: a tick is due one
+period after the last frame began, or at once if that has passed. A tick that paints nothing
+does not count as a frame. ``PacedScreen`` installs it and tells it which ticks paint.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Awaitable, Callable
 
 from textual import _time
 from textual.screen import UPDATE_PERIOD, Screen, ScreenResultType
 from textual.timer import EventTargetGone, Timer
 
-__all__ = ["FrameTimer", "PacedScreen", "next_slot"]
+__all__ = ["FrameTimer", "PacedScreen", "frame_due"]
 
 
-def next_slot(start: float, interval: float, now: float) -> int:
-    """The index of the first slot of the grid ``start + n * interval`` after ``now``.
-
-    A slot that falls on ``now`` within rounding may be returned: it is due at once.
-    """
-    return max(1, math.floor((now - start) / interval) + 1)
+def frame_due(last_frame: float | None, interval: float, now: float) -> float:
+    """When the next frame may begin: ``interval`` after the last one began, never before now."""
+    if last_frame is None:
+        return now
+    return max(now, last_frame + interval)
 
 
 class FrameTimer(Timer):
-    """A repeating timer that, after a late tick, ticks again at the next slot of its grid."""
+    """A repeating timer that ticks at most once per interval, counted from the last frame."""
+
+    clock: Callable[[], float] = staticmethod(_time.get_time)
+    """The monotonic clock the timer reads (tests give a fake one with ``sleep``)."""
+    sleep: Callable[[float], Awaitable[None]] = staticmethod(_time.sleep)
+    """How the timer waits; Textual's sleep (which may return up to 0.5 ms early)."""
+
+    _last_frame: float | None = None
+
+    @property
+    def last_frame(self) -> float | None:
+        """When the last frame began (None: none yet)."""
+        return self._last_frame
+
+    def frame_began(self) -> None:
+        """The tick under way paints a frame (its callback says so)."""
+        self._last_frame = self.clock()
 
     async def _run(self) -> None:
-        # Textual's ``Timer._run`` with the skip worked out by ``next_slot``; a paused timer
-        # still ticks as soon as it is resumed, as Textual's does.
+        # Textual's ``Timer._run`` with a due time instead of a grid. A paused timer ticks as
+        # soon as it is resumed once its frame is due, as Textual's does at its slot.
         count = 0
         self._active  # noqa: B018 (creates the event in this task's loop, as Textual does)
-        await self._active.wait()
-        start = _time.get_time()
         while self._repeat is None or count <= self._repeat:
-            slot = count + 1
-            now = _time.get_time()
-            if self._skip and start + slot * self._interval < now:
-                slot = next_slot(start, self._interval, now)
-            await _time.sleep(max(0.0, start + slot * self._interval - _time.get_time()))
-            count = slot
             await self._active.wait()
             if self._reset:
-                start = _time.get_time()
-                count = 0
                 self._reset = False
+                self._last_frame = self.clock()  # a reset timer waits a whole interval
                 continue
+            now = self.clock()
+            due = frame_due(self._last_frame, self._interval, now)
+            if due > now:
+                await self.sleep(due - now)
+                if not self._active.is_set() or self._reset:
+                    continue  # paused or reset meanwhile: due again once resumed
+            count += 1
+            framed = self._last_frame
             try:
-                await self._tick(next_timer=start + slot * self._interval, count=count)
+                await self._tick(next_timer=due, count=count)
             except EventTargetGone:
                 break
+            if self._last_frame == framed and self._active.is_set():
+                # Nothing painted, nor paused to wait for something to paint (the app is
+                # closing, say): tick again a period later, as Textual's timer would.
+                await self.sleep(self._interval)
 
 
 class PacedScreen(Screen[ScreenResultType]):
@@ -74,3 +97,10 @@ class PacedScreen(Screen[ScreenResultType]):
             self._timers.add(timer)
             self._frame_timer = timer
         return self._frame_timer
+
+    def _on_timer_update(self) -> None:
+        # Textual's callback paints nothing while the app batches updates or another screen
+        # shows; only a tick that paints counts as a frame.
+        if self._frame_timer is not None and self.is_current and not self.app._batch_count:
+            self._frame_timer.frame_began()
+        super()._on_timer_update()

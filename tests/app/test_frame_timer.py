@@ -1,10 +1,13 @@
-"""The screens' refresh timer: after a long frame, the next tick is at the next slot."""
+"""The screens' refresh timer: a frame is due one period after the last frame, or at once."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import ClassVar
+
 import pytest
 
-from steiner_tui.app.frame_timer import FrameTimer, PacedScreen, next_slot
+from steiner_tui.app.frame_timer import FrameTimer, PacedScreen, frame_due
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.screens.lineage import LineageScreen
 from tests.app.conftest import SIZE, AppFactory
@@ -13,23 +16,110 @@ PERIOD = 1 / 60
 
 
 @pytest.mark.parametrize(
-    ("now", "slot"),
+    ("last", "now", "due"),
     [
-        (0.2 * PERIOD, 1),  # on time: the next slot
-        (1.0 * PERIOD, 2),  # exactly on a slot that has passed: the one after
-        (2.5 * PERIOD, 3),  # a frame ran 1.5 periods past its slot: the next one, not 4
-        (7.01 * PERIOD, 8),
+        (None, 5.0, 5.0),  # no frame yet: at once
+        (5.0, 5.0 + 0.25 * PERIOD, 5.0 + PERIOD),  # too soon: a period after the last frame
+        (5.0, 5.0 + PERIOD, 5.0 + PERIOD),
+        (5.0, 5.0 + 1.5 * PERIOD, 5.0 + 1.5 * PERIOD),  # later than a period: at once
     ],
 )
-def test_the_next_slot_is_the_first_after_now(now: float, slot: int) -> None:
-    assert next_slot(10.0, PERIOD, 10.0 + now) == slot
+def test_a_frame_is_due_a_period_after_the_last_one(
+    last: float | None, now: float, due: float
+) -> None:
+    assert frame_due(last, PERIOD, now) == pytest.approx(due)
 
 
-def test_a_late_slot_is_never_more_than_one_period_away() -> None:
-    for step in range(1, 400):
-        now = 3.0 + step * 0.37 * PERIOD
-        wait = 3.0 + next_slot(3.0, PERIOD, now) * PERIOD - now
-        assert -1e-9 <= wait <= PERIOD + 1e-9  # never in the past, never a period late
+class FakeClockTimer(FrameTimer):
+    """A frame timer on a clock that only moves when the timer sleeps or the test says."""
+
+    now: ClassVar[float] = 100.0
+
+    @staticmethod
+    def clock() -> float:
+        return FakeClockTimer.now
+
+    @staticmethod
+    async def sleep(seconds: float) -> None:
+        FakeClockTimer.now += seconds
+        await asyncio.sleep(0)
+
+
+async def test_a_tick_that_paints_nothing_does_not_delay_the_next_frame(
+    app_for: AppFactory,
+) -> None:
+    ticks: list[float] = []
+    painting = [True]
+
+    def tick() -> None:
+        # As the screen's callback does: pause until something needs painting again.
+        timer.pause()
+        ticks.append(FakeClockTimer.now)
+        if painting[0]:
+            timer.frame_began()
+
+    async def resume_at(when: float) -> float:
+        FakeClockTimer.now = when
+        count = len(ticks)
+        timer.resume()
+        for _ in range(100):  # a bounded number of turns of the loop, not a wait on time
+            if len(ticks) > count:
+                return ticks[-1] - when
+            await asyncio.sleep(0)
+        raise AssertionError("the timer did not tick")
+
+    app = app_for()
+    async with app.run_test(size=SIZE):
+        timer = FakeClockTimer(app.screen, PERIOD, callback=tick, pause=True)
+        timer._start()
+        try:
+            assert await resume_at(100.0) == 0.0  # the first frame: at once
+            assert await resume_at(100.0 + 0.2 * PERIOD) == pytest.approx(0.8 * PERIOD)
+            # A tick inside a batch update paints nothing ...
+            painting[0] = False
+            assert await resume_at(100.0 + 5 * PERIOD) == 0.0
+            # ... so once the batch is over, the frame is not a period later but at once.
+            painting[0] = True
+            assert await resume_at(100.0 + 5.25 * PERIOD) == 0.0
+            assert timer.last_frame == pytest.approx(100.0 + 5.25 * PERIOD)
+            # Resumed more than a period after the last frame: at once, not at a later slot.
+            assert await resume_at(100.0 + 6.9 * PERIOD) == 0.0
+        finally:
+            timer.stop()
+
+
+async def test_a_tick_that_neither_paints_nor_pauses_waits_a_period(app_for: AppFactory) -> None:
+    """As when the app is closing: the timer must not spin (and so can be cancelled)."""
+    ticks: list[float] = []
+    app = app_for()
+    async with app.run_test(size=SIZE):
+        timer = FakeClockTimer(
+            app.screen, PERIOD, callback=lambda: ticks.append(FakeClockTimer.now), pause=True
+        )
+        timer._start()
+        FakeClockTimer.now = 200.0
+        timer.resume()
+        for _ in range(100):  # a bounded number of turns of the loop
+            if len(ticks) >= 3:
+                break
+            await asyncio.sleep(0)
+        timer.stop()
+        assert ticks[:3] == pytest.approx([200.0, 200.0 + PERIOD, 200.0 + 2 * PERIOD])
+
+
+async def test_only_a_tick_that_paints_counts_as_a_frame(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        timer = screen._update_timer
+        assert isinstance(timer, FrameTimer)
+        before = timer.last_frame
+        with app.batch_update():
+            screen._on_timer_update()
+        assert timer.last_frame == before
+        screen._on_timer_update()
+        assert timer.last_frame is not None and (before is None or timer.last_frame > before)
 
 
 async def test_the_screens_are_painted_by_a_frame_timer(app_for: AppFactory) -> None:

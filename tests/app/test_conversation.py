@@ -324,12 +324,12 @@ async def _reading_back(
 
 @asynccontextmanager
 async def _reading_back_app(
-    app_for: AppFactory,
+    app_for: AppFactory, size: tuple[int, int] = SIZE
 ) -> AsyncIterator[tuple[Pilot[None], ConversationPane, list[Message]]]:
     """An app reading back (``_reading_back``), with the messages posted since."""
     messages: list[Message] = []
     app = app_for()
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+    async with app.run_test(size=size, message_hook=messages.append) as pilot:
         await pilot.pause()
         pane = app.workbench.conversation
         await _reading_back(pilot, pane, messages)
@@ -497,6 +497,48 @@ async def test_pgup_after_the_prefetch_only_scrolls(app_for: AppFactory) -> None
             assert widget is not None and widget.region.y == row + page  # exactly one page
             assert pane.scroll_y > page  # earlier entries already above
         assert _loads(messages) and all(m.ahead and not m.later for m in _loads(messages))
+
+
+async def test_pgup_loads_before_it_would_show_the_earlier_row(app_for: AppFactory) -> None:
+    """A page up that would bring the earlier row into view mounts earlier entries first: the
+    key's own frame shows its whole page, not the row replaced by entries a frame later."""
+    async with _reading_back_app(app_for, size=(90, 36)) as (pilot, pane, messages):
+        size = pane.scrollable_content_region.size
+        row = pane.query_one(EarlierRow)
+        bottom = pane._earlier_row_bottom(size)
+        assert bottom >= 2  # the row wraps at this width
+        # One line more than a page below the row's last line, reading up (too far from the
+        # top for mounting ahead): a page up would land on that line.
+        pane.scroll_to(y=size.height + bottom, animate=False, immediate=True)
+        await pilot.press("up")
+        await _settle(pilot, pane)
+        assert pane.scroll_y == size.height + bottom - 1 and not _loads(messages)[1:]
+        messages.clear()
+        shown: list[bool] = []
+
+        def laid_out(screen: Screen[object]) -> None:
+            shown.append(row.display and row.region.overlaps(pane.scrollable_content_region))
+
+        pane.screen.screen_layout_refresh_signal.subscribe(pane, laid_out, immediate=True)
+        entry, top = _top_of_view(pane)
+        await pilot.press("pageup")
+        await _settle(pilot, pane)
+        widget = pane.widget_of(entry)
+        assert widget is not None and widget.region.y == top + size.height  # a whole page
+        assert shown and not any(shown)
+        assert _loads(messages) and not _loads(messages)[0].later
+
+
+async def test_no_mounting_ahead_while_the_earlier_row_shows(app_for: AppFactory) -> None:
+    """There Home or PgUp loads: mounting ahead would replace the row a frame after a key."""
+    async with _reading_back_app(app_for, size=(90, 36)) as (pilot, pane, messages):
+        bottom = pane._earlier_row_bottom(pane.scrollable_content_region.size)
+        assert bottom >= 2  # the row wraps at this width
+        pane.scroll_to(y=bottom, animate=False, immediate=True)
+        await pilot.press("up")  # reading up, the row's last line at the top of the view
+        await _settle(pilot, pane)
+        assert pane.scroll_y == bottom - 1 and not _loads(messages)
+        assert pane.query_one(EarlierRow).region.overlaps(pane.scrollable_content_region)
 
 
 async def test_end_and_a_new_message_still_jump_to_the_newest(app_for: AppFactory) -> None:

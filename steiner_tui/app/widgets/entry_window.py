@@ -15,8 +15,9 @@ bottom is more than a viewport away. PgDn then only scrolls; at the very bottom,
 prefetch, it mounts a batch itself, and a page that reaches entries not yet laid out waits for
 that layout. Reading up, earlier entries are mounted ahead of the view the same way: above it,
 as many as there are entries wholly below the view to unmount, with the scroll position moved
-down by the lines they take; PgUp that would pass the top mounts them itself first, so it moves
-a whole page. Entries are mounted ahead only in the direction the view last moved: a window
+down by the lines they take, but not while the earlier row shows (there Home or PgUp loads);
+PgUp that would bring that row into view mounts them itself first, so it moves a whole page of
+entries. Entries are mounted ahead only in the direction the view last moved: a window
 shorter than two screens is near both ends, and mounting at one would bring the other near,
 back and forth. End (or a click on the later row) jumps to the newest.
 
@@ -372,13 +373,22 @@ class EntryWindow(VerticalScroll):
         """Earlier entries to mount, and the top of what is mounted within one viewport of the
         view (not at the bottom: a view following the bottom of a short window stays put).
 
-        Not at the very top either: there the earlier row shows, and Home or PgUp loads.
-        Mounting ahead would replace that row with the end of the entries above it, a change
-        of what shows a frame after the key's own.
+        Not while the earlier row shows either: there Home or PgUp loads. Mounting ahead would
+        replace that row with the end of the entries above it, a change of what shows a frame
+        after the key's own.
         """
         if not self._first or not self.size or self.is_vertical_scroll_end:
             return False
-        return 0 < self.scroll_y <= self.scrollable_content_region.height
+        size = self.scrollable_content_region.size
+        return self._earlier_row_bottom(size) <= self.scroll_y <= size.height
+
+    def _earlier_row_bottom(self, size: Size) -> int:
+        """Where the earlier row ends in the scrolled content (0 when it does not show): a view
+        above this shows some of it."""
+        row = self.query_one(EarlierRow)
+        if not row.display:
+            return 0
+        return next((p.region.bottom for p in self.arrange(size).placements if p.widget is row), 0)
 
     def _ahead(self) -> str | None:
         """Which entries to mount ahead of the view: ``later`` or ``earlier`` (None: none).
@@ -422,15 +432,16 @@ class EntryWindow(VerticalScroll):
     async def action_page_up_or_earlier(self) -> None:
         """Load earlier entries when already at the top, then page up.
 
-        A page that would pass the top of what is mounted first mounts earlier entries above
-        the view (as a prefetch does), so it moves a whole page.
+        A page that would show the earlier row first mounts earlier entries above the view (as a
+        prefetch does), so it moves a whole page of entries.
         """
         if self.scroll_y <= 0:
             await self.load_earlier()
         else:
-            page = self.scrollable_content_region.height
-            while self.scroll_y < page and await self._load_earlier(keep_view=True):
-                pass
+            size = self.scrollable_content_region.size
+            while self.scroll_y - size.height < self._earlier_row_bottom(size):
+                if not await self._load_earlier(keep_view=True):
+                    break
         self.action_page_up()
 
     async def action_page_down_or_later(self) -> None:

@@ -93,6 +93,8 @@ SIZE = (120, 36)
 RUNS = 15
 MESSAGES = 5_000
 PRESSES = 60
+LOAD_PRESSES = 40
+"""Presses of each key that may mount entries (a p95 of 20 samples is their second worst)."""
 KEY_TIMEOUT = 2.0
 """A key that shows no effect within this many seconds is not counted."""
 POLL = 0.001
@@ -526,7 +528,7 @@ async def large_conversation(config: Path) -> None:
 
         pane.scroll_home(animate=False)
         await pilot.pause()
-        homes = await paged(app, ["home"] * 20, view, settled)
+        homes = await paged(app, ["home"] * LOAD_PRESSES, view, settled)
         worst = max(worst, report(f"Home at top: mount {pane.load_batch} more", homes))
         say(f"  after loading earlier: {pane.mounted_count} mounted")
         # Far enough back for every PgDn below to find later entries.
@@ -540,7 +542,7 @@ async def large_conversation(config: Path) -> None:
             await app.screen.wait_for_refresh()
         PREFETCHES.clear()
         flushes = len(FRAMES.times)
-        reading = await paged(app, ["pagedown"] * (PRESSES // 3), view, settled)
+        reading = await paged(app, ["pagedown"] * LOAD_PRESSES, view, settled)
         worst = max(worst, report("PgDn reading back (settled)", reading))
         ahead = PREFETCHES.times(FRAMES.times[flushes:]) or [math.nan] * 2
         say(f"    prefetch, scheduled -> painted: p50 {statistics.median(ahead) * 1000:.1f} ms,"
@@ -557,11 +559,12 @@ async def large_conversation(config: Path) -> None:
         )
         while not settled():
             await app.screen.wait_for_refresh()
-        ups = await paged(app, ["pageup"] * (PRESSES // 3), view, settled)
+        ups = await paged(app, ["pageup"] * LOAD_PRESSES, view, settled)
         worst = max(worst, report("PgUp reading up (settled)", ups))
         ends: list[float] = []
         back = pane.window // pane.load_batch + 1  # past window + 2 * batch from 2 * batch
-        for _ in range(20):  # back in history (the newest unmounted), then End: mounted again
+        # Back in history (the newest unmounted), then End: mounted again.
+        for _ in range(LOAD_PRESSES):
             pane.scroll_home(animate=False)
             await pilot.pause()
             await paged(app, ["home"] * back, view, settled)

@@ -380,7 +380,9 @@ class EntryWindow(VerticalScroll):
         if not self._first or not self.size or self.is_vertical_scroll_end:
             return False
         size = self.scrollable_content_region.size
-        return self._earlier_row_bottom(size) <= self.scroll_y <= size.height
+        if self.scroll_y > size.height:
+            return False  # the common case while scrolling, without laying out the row
+        return self._earlier_row_bottom(size) <= self.scroll_y
 
     def _earlier_row_bottom(self, size: Size) -> int:
         """Where the earlier row ends in the scrolled content (0 when it does not show): a view

@@ -1,7 +1,8 @@
 """Garbage-collector settings for the interactive app: short pauses, the long one when idle.
 
-Textual allocates many short-lived objects per frame (strips, segments, their caches), and each
-widget it unmounts is a cycle (its styles refer back to it) that only a collection frees. With
+Textual allocates many short-lived objects per frame (strips, segments, their caches), some of
+them cycles that only a collection frees (a strip that caches a list holding itself; the ring of
+a box-model cache). Unmounted entry widgets are not among them (``widgets/removal.py``). With
 CPython's default thresholds a full (generation 2) collection runs every few hundred frames;
 with a long conversation loaded it pauses 100-350 ms, a visible hitch on a key press.
 
@@ -14,7 +15,7 @@ Three settings keep pauses off key presses:
   its key presses: with (20000, 50, 100) young collections paused 7.5 ms at the median and up to
   18 ms, and middle ones 170-270 ms; with (2000, 10, 100), 0.3-0.5 ms and up to 2 ms, middle ones
   3 ms and up to 12 ms, for the same total time.
-- A full collection still has to run now and then (it frees the unmounted widgets). At most one
+- A full collection still has to run now and then (it frees those cycles). At most one
   per 2 million net allocations runs by itself; ``IdleCollector`` runs it earlier, once nobody
   has pressed a key or moved the mouse for a while and no reply is streaming, so the one that
   would have fallen on a key press rarely comes due.

@@ -47,6 +47,7 @@ from textual.widget import Widget
 
 from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.later_row import LaterRow
+from steiner_tui.app.widgets.removal import remove_released
 
 if TYPE_CHECKING:
     from steiner_tui.app.transcript import Entry
@@ -171,7 +172,7 @@ class EntryWindow(VerticalScroll):
 
     async def _mount_newest(self, count: int | None = None) -> None:
         self._pages_pending = 0  # pages down while reading back: the newest are at the bottom
-        await self.remove_children(list(self._widgets.values()))
+        await remove_released(self, list(self._widgets.values()))
         self._widgets.clear()
         self._last = len(self.entries)
         self._first = max(0, self._last - (self.window if count is None else count))
@@ -182,7 +183,7 @@ class EntryWindow(VerticalScroll):
 
     async def _unmount(self, entries: list[Entry]) -> None:
         widgets = [w for w in (self._widgets.pop(id(e), None) for e in entries) if w is not None]
-        await self.remove_children(widgets)
+        await remove_released(self, widgets)
 
     async def _prune(self) -> None:
         """Unmount the oldest past ``window`` (while following the bottom)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -299,10 +299,17 @@ def _parser() -> MarkdownIt:
 
 
 def parse(source: str) -> SyntaxTreeNode:
-    """The Markdown syntax tree of ``source`` (the parser Textual's ``Markdown`` uses)."""
+    """The Markdown syntax tree of ``source`` (the parser Textual's ``Markdown`` uses).
+
+    Without links from a node to its parent (laying out only goes down the tree): a tree with
+    them is a cycle, which only a collection frees once no visual keeps the tree.
+    """
     from markdown_it.tree import SyntaxTreeNode
 
-    return SyntaxTreeNode(_parser().parse(source))
+    tree = SyntaxTreeNode(_parser().parse(source))
+    for node in tree.walk(include_self=False):
+        node.parent = None
+    return tree
 
 
 def _resolve(line: Content, styles: Mapping[str, str]) -> Content:
@@ -367,21 +374,33 @@ class LinesVisual(Visual):
         return len(self.lines(width))
 
 
+class _ParsedOnce:
+    """A Markdown source, parsed on its first layout."""
+
+    __slots__ = ("_source", "_tree")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._tree: SyntaxTreeNode | None = None
+
+    def layout(self, styles: Mapping[str, str], width: int) -> list[Content]:
+        if self._tree is None:
+            self._tree = parse(self._source)
+        return layout(self._tree, width, styles)
+
+
 class MarkdownVisual(LinesVisual):
     """A Markdown document drawn as lines (parsed once, on the first layout)."""
 
     def __init__(self, source: str, *, dark: bool = True) -> None:
-        super().__init__(self._layout)
+        # Lines are built by the parsed source, not by a method of the visual: a visual that
+        # referred to itself would wait for a full collection once no reply shows it.
+        styles = DARK_STYLES if dark else LIGHT_STYLES
+        super().__init__(partial(_ParsedOnce(source).layout, styles))
         self.source = source
         """The Markdown text."""
         self.dark = dark
         """Styled for a dark theme (else a light one)."""
-        self._tree: SyntaxTreeNode | None = None
-
-    def _layout(self, width: int) -> list[Content]:
-        if self._tree is None:
-            self._tree = parse(self.source)
-        return layout(self._tree, width, DARK_STYLES if self.dark else LIGHT_STYLES)
 
 
 @lru_cache(maxsize=SHARED_VISUALS)

@@ -8,6 +8,8 @@ and every widget costs time on each frame. Enter or a click toggles it, as on a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 from textual import events
@@ -57,6 +59,33 @@ def _output(entry: ToolEntry) -> str:
     return "\n".join(lines) if lines else "(running)" if entry.status == "running" else "(empty)"
 
 
+@dataclass(frozen=True)
+class _TitleLook:
+    """What the title line shows: its text, and the status, focus and hover that style it."""
+
+    text: str
+    status: str
+    focused: bool
+    hovered: bool
+
+
+def _lines(title: _TitleLook, output: str | None, width: int) -> list[Content]:
+    """The title line, and the ``output`` lines under it (None: collapsed), at ``width``."""
+    symbol = "▶" if output is None else "▼"
+    line = Content.styled(f" {symbol} {title.text} ", _TITLE_STYLE)
+    if title.focused:
+        line = line.stylize(_FOCUS_STYLE)
+    elif title.hovered:
+        line = line.stylize(_HOVER_STYLE)
+    if title.status in _TITLE_STYLES:
+        line = line.stylize(_TITLE_STYLES[title.status])
+    lines = [line.truncate(width)]
+    if output is not None:
+        for text in Content.styled(output, _OUTPUT_STYLE).split("\n", allow_blank=True):
+            lines.extend(wrap_indented(text, width, OUTPUT_INDENT))
+    return lines
+
+
 class ToolBlock(Widget, can_focus=True):
     """One tool call (display only); the status is also a ``-<status>`` class."""
 
@@ -88,23 +117,10 @@ class ToolBlock(Widget, can_focus=True):
         self.set_reactive(ToolBlock.collapsed, entry.status != "failed")
         self._hovered = False
         """Whether the mouse is over the block (kept from Enter and Leave events)."""
-        self._visual = LinesVisual(self._lines)
-
-    def _lines(self, width: int) -> list[Content]:
-        symbol = "▶" if self.collapsed else "▼"
-        title = Content.styled(f" {symbol} {self.title} ", _TITLE_STYLE)
-        if self.has_focus:
-            title = title.stylize(_FOCUS_STYLE)
-        elif self._hovered:
-            title = title.stylize(_HOVER_STYLE)
-        if self.entry.status in _TITLE_STYLES:
-            title = title.stylize(_TITLE_STYLES[self.entry.status])
-        lines = [title.truncate(width)]
-        if not self.collapsed:
-            output = Content.styled(_output(self.entry), _OUTPUT_STYLE)
-            for line in output.split("\n", allow_blank=True):
-                lines.extend(wrap_indented(line, width, OUTPUT_INDENT))
-        return lines
+        self._focused = False
+        """Whether the block has focus (kept from Focus and Blur events, which run before
+        Textual's own handlers update ``has_focus``)."""
+        self._visual = self._make_visual()
 
     def render(self) -> LinesVisual:
         """The title line, and the output when open."""
@@ -119,8 +135,15 @@ class ToolBlock(Widget, can_focus=True):
         text = self._visual.selected_text(selection, self.content_size.width)
         return None if text is None else (text, "\n")
 
+    def _make_visual(self) -> LinesVisual:
+        # The lines are built from the state now, not by a method of the block: a visual that
+        # held the block would keep a removed block alive until a full collection.
+        title = _TitleLook(self.title, self.entry.status, self._focused, self._hovered)
+        output = None if self.collapsed else _output(self.entry)
+        return LinesVisual(partial(_lines, title, output))
+
     def _redraw(self) -> None:
-        self._visual = LinesVisual(self._lines)
+        self._visual = self._make_visual()
         self.refresh(layout=True)
 
     def watch_collapsed(self) -> None:
@@ -129,10 +152,12 @@ class ToolBlock(Widget, can_focus=True):
 
     def on_focus(self) -> None:
         """Highlight the title."""
+        self._focused = True
         self._redraw()
 
     def on_blur(self) -> None:
         """Drop the title's highlight."""
+        self._focused = False
         self._redraw()
 
     # Hover is tracked from these events, not read from ``is_mouse_over`` while drawing: that

@@ -41,7 +41,11 @@ driver skips that step). A frame counts as painted when the driver is flushed af
    - End, after enough Home presses at the top that the newest are unmounted: mounts them again.
 
    The workbench's screens are painted by ``PacedScreen`` (``app/frame_timer.py``): a frame
-   begins 16.7 ms after the last one began, or at once if that has passed. The bare apps keep
+   begins 16.7 ms after the last one began, or at once if that has passed, and the first frame
+   after a key press at once, at most one such early frame per period. The typed keys and the
+   line and page scrolls here come right after the frame of the key before, faster than frames,
+   so they wait out the period (most of their 15-17 ms median); the keys that mount entries come
+   after the frames that settle them, and their frames may begin at once. The bare apps keep
    Textual's screen timer, which ticks on a fixed grid of 16.7 ms slots.
 
 The process runs with the app's garbage-collector settings (``gc_tuning``), as the CLI does,

@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.gc_tuning import IdleCollector, tune_gc_for_ui
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session_plan import SessionPlan
@@ -103,9 +104,13 @@ class SteinerApp(App[None]):
             collector.tick(busy=workbench.attached and workbench.driver.busy)
 
     async def on_event(self, event: events.Event) -> None:
-        """Note input for the idle collector, then handle the event as Textual does."""
+        """Note input for the idle collector and keys for the frame timer, then handle the
+        event as Textual does."""
         if self.idle_collector is not None and isinstance(event, events.InputEvent):
             self.idle_collector.input_seen()
+        stack = self.screen_stack if isinstance(event, events.Key) else []
+        if stack and isinstance(screen := stack[-1], PacedScreen):
+            screen.key_pressed()
         await super().on_event(event)
 
     def on_unmount(self) -> None:

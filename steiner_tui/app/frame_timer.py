@@ -12,6 +12,15 @@ pauses while nothing needs painting. A grid costs a key press time twice over:
 ``FrameTimer`` keeps the rate (at most one frame per period) without the grid: a tick is due one
 period after the last frame began, or at once if that has passed. A tick that paints nothing
 does not count as a frame. ``PacedScreen`` installs it and tells it which ticks paint.
+
+A key press is the exception: the first frame after it may begin at once, even within a period
+of the last frame. The rate is there to merge updates that come faster than a terminal can show
+(a streaming reply, a burst of layout changes); a key is the one update a person waits for, and
+a person's keys come far slower. Without it, a key pressed just after a frame (one of a
+streaming reply's, or the frame a layout needed after the previous key) waited out the rest of
+the period. Only one frame per period begins early, so keys that come faster than frames (a
+paste the terminal does not bracket) get at most two frames a period. A tick already waiting is
+not woken: the key's frame is at most a period away.
 """
 
 from __future__ import annotations
@@ -41,6 +50,9 @@ class FrameTimer(Timer):
     """How the timer waits; Textual's sleep (which may return up to 0.5 ms early)."""
 
     _last_frame: float | None = None
+    _key_pressed = False
+    _last_early: float | None = None
+    """When the last frame began that came less than a period after the one before (for a key)."""
 
     @property
     def last_frame(self) -> float | None:
@@ -49,7 +61,20 @@ class FrameTimer(Timer):
 
     def frame_began(self) -> None:
         """The tick under way paints a frame (its callback says so)."""
-        self._last_frame = self.clock()
+        now, last = self.clock(), self._last_frame
+        if last is not None and now < last + self._interval:
+            self._last_early = now
+        self._last_frame = now
+        self._key_pressed = False
+
+    @property
+    def key_waiting(self) -> bool:
+        """Whether a key arrived since the last frame began (the next frame begins at once)."""
+        return self._key_pressed
+
+    def key_pressed(self) -> None:
+        """A key arrived: the next frame may begin at once."""
+        self._key_pressed = True
 
     async def _run(self) -> None:
         # Textual's ``Timer._run`` with a due time instead of a grid. A paused timer ticks as
@@ -64,6 +89,8 @@ class FrameTimer(Timer):
                 continue
             now = self.clock()
             due = frame_due(self._last_frame, self._interval, now)
+            if self._key_pressed and frame_due(self._last_early, self._interval, now) == now:
+                due = now  # a key, and no early frame in the last period
             if due > now:
                 await self.sleep(due - now)
                 if not self._active.is_set() or self._reset:
@@ -97,6 +124,11 @@ class PacedScreen(Screen[ScreenResultType]):
             self._timers.add(timer)
             self._frame_timer = timer
         return self._frame_timer
+
+    def key_pressed(self) -> None:
+        """A key arrived for this screen: its frame need not wait for the period."""
+        if self._frame_timer is not None:
+            self._frame_timer.key_pressed()
 
     def _on_timer_update(self) -> None:
         # Textual's callback paints nothing while the app batches updates or another screen

@@ -88,6 +88,68 @@ async def test_a_tick_that_paints_nothing_does_not_delay_the_next_frame(
             timer.stop()
 
 
+async def test_the_first_frame_after_a_key_begins_at_once(app_for: AppFactory) -> None:
+    ticks: list[float] = []
+    painting = [True]
+
+    def tick() -> None:
+        timer.pause()
+        ticks.append(FakeClockTimer.now)
+        if painting[0]:
+            timer.frame_began()
+
+    async def resume_at(when: float) -> float:
+        FakeClockTimer.now = when
+        count = len(ticks)
+        timer.resume()
+        for _ in range(100):  # a bounded number of turns of the loop, not a wait on time
+            if len(ticks) > count:
+                return ticks[-1] - when
+            await asyncio.sleep(0)
+        raise AssertionError("the timer did not tick")
+
+    app = app_for()
+    async with app.run_test(size=SIZE):
+        timer = FakeClockTimer(app.screen, PERIOD, callback=tick, pause=True)
+        timer._start()
+        try:
+            assert await resume_at(300.0) == 0.0
+            timer.key_pressed()  # a key a fifth of a period after that frame
+            assert await resume_at(300.0 + 0.2 * PERIOD) == 0.0
+            assert not timer.key_waiting
+            # The frames after it keep the period, counted from the key's frame.
+            assert await resume_at(300.0 + 0.5 * PERIOD) == pytest.approx(0.7 * PERIOD)
+            # A key whose first tick paints nothing (a batch update) still gets the next at once.
+            timer.key_pressed()
+            painting[0] = False
+            assert await resume_at(300.0 + 1.5 * PERIOD) == 0.0
+            assert timer.key_waiting
+            painting[0] = True
+            assert await resume_at(300.0 + 1.6 * PERIOD) == 0.0
+            assert not timer.key_waiting
+            # One early frame per period: keys faster than frames get at most two a period.
+            timer.key_pressed()
+            assert await resume_at(300.0 + 1.7 * PERIOD) == pytest.approx(0.9 * PERIOD)
+            timer.key_pressed()  # a period after the last early frame: early again
+            assert await resume_at(300.0 + 2.7 * PERIOD) == 0.0
+        finally:
+            timer.stop()
+
+
+async def test_a_key_press_reaches_the_screens_frame_timer(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        timer = app.screen._update_timer
+        assert isinstance(timer, FrameTimer)
+        with app.batch_update():  # no frame begins, so the key stays waiting
+            assert not timer.key_waiting
+            await pilot.press("x")
+            assert timer.key_waiting
+        await pilot.pause()
+        assert not timer.key_waiting  # the frame after the batch took it
+
+
 async def test_a_tick_that_neither_paints_nor_pauses_waits_a_period(app_for: AppFactory) -> None:
     """As when the app is closing: the timer must not spin (and so can be cancelled)."""
     ticks: list[float] = []

@@ -461,6 +461,24 @@ async def test_mounting_ahead_never_unmounts_what_shows(app_for: AppFactory) -> 
             first = pane.mounted.start if pane.scroll_y else first
 
 
+async def test_a_scroll_to_the_end_by_code_reads_down_again(app_for: AppFactory) -> None:
+    """``scroll_end`` goes through Textual's anchor, not the pane's keys: it still turns the
+    reading direction down, so later entries are mounted ahead of the view."""
+    async with _reading_back_app(app_for) as (pilot, pane, messages):
+        await pilot.press("pagedown")
+        await _settle(pilot, pane)
+        await pilot.press("up")
+        await _settle(pilot, pane)
+        assert pane._reading_up
+        start = pane.mounted
+        messages.clear()
+        pane.scroll_end(animate=False)
+        await _settle(pilot, pane)
+        assert not pane._reading_up
+        assert pane.mounted.stop > start.stop and not pane.showing_latest
+        assert _loads(messages) and all(m.later and m.ahead for m in _loads(messages))
+
+
 async def test_scrolling_up_mounts_earlier_entries_before_the_top(app_for: AppFactory) -> None:
     async with _reading_back_app(app_for) as (pilot, pane, messages):
         pane.scroll_to(y=pane.max_scroll_y, animate=False, immediate=True)

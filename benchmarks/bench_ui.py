@@ -9,10 +9,11 @@ driver skips that step). A frame counts as painted when the driver is flushed af
    definition for both. Median of several alternating runs, each started once the previous app
    has closed and its garbage is collected; the session (engine side) is built before the clock
    starts and its build time is printed separately. Imports are excluded (they are done once,
-   before any run): ``bench_startup.py`` measures a real launch, imports included.
-   Target: ratio < 1.5x. For information, the time to the first frame with nothing left
-   deferred (the context panel, mounted after the first frame, showing its dry-run request) is
-   printed too.
+   before any run). The < 1.5x target is for the start-up a user waits for, from the launch to
+   the first frame: ``bench_startup.py`` measures that, imports included. This ratio compares
+   the two apps' own work alone (a workbench against a header and a footer), for tracking it.
+   For information, the time to the first frame with nothing left deferred (the context panel,
+   mounted after the first frame, showing its dry-run request) is printed too.
 2. A 5,000-message conversation (user questions, replies with Markdown, tool calls and
    results) is loaded into the session and the conversation pane. Each key press is timed from
    the key event to the first frame written that shows its effect (see ``key_to_frame``):
@@ -247,7 +248,8 @@ async def first_frame(config: Path) -> None:
     o = statistics.median(t for t, _ in ours)
     say(f"first frame: bare Header+Footer {b * 1000:.1f} ms, SteinerApp {o * 1000:.1f} ms")
     say(f"  session build (engine, before the app): {statistics.median(builds) * 1000:.1f} ms")
-    say(f"  ratio SteinerApp / bare = {o / b:.2f}x (target < 1.5x)")
+    say(f"  ratio SteinerApp / bare = {o / b:.2f}x (the apps alone; the < 1.5x target is for"
+        " a launch: bench_startup.py)")  # fmt: skip
     bc = statistics.median(t for _, t in bare)
     oc = statistics.median(t for _, t in ours)
     say(f"  complete (side panels mounted): bare {bc * 1000:.1f} ms, SteinerApp {oc * 1000:.1f}"

@@ -7,7 +7,7 @@ objects each), is freed only when a collection examines it. The conversation pan
 entries all the time while reading back; its widgets have lived long enough to reach the oldest
 generation, so the garbage piled up there until a full collection: 340,000 dead objects and a
 440-730 ms pause once per run of ``benchmarks/bench_ui.py``'s key presses. Released, the same
-run leaves about 130,000 (cycles in Textual's own caches) and the pause is 280-350 ms.
+run leaves about 130,000 (cycles in Textual's own caches) and the pause is 200-350 ms.
 
 ``remove_released`` removes widgets as ``Widget.remove_children`` does, then, once Textual is done
 with them (their message loops have ended), sets those ``node`` references to None, a state
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from textual.widget import Widget
 
-__all__ = ["release", "remove_released"]
+__all__ = ["remove_released"]
 
 
 async def remove_released(parent: Widget, widgets: Sequence[Widget]) -> None:
@@ -29,10 +29,10 @@ async def remove_released(parent: Widget, widgets: Sequence[Widget]) -> None:
     removed = [node for widget in widgets for node in widget.walk_children(Widget, with_self=True)]
     await parent.remove_children(widgets)
     for node in removed:
-        release(node)
+        _release(node)
 
 
-def release(widget: Widget) -> None:
+def _release(widget: Widget) -> None:
     """Break the reference cycles a removed ``widget`` keeps with itself."""
     widget.styles.base.node = None
     widget.styles.inline.node = None

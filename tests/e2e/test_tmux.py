@@ -53,8 +53,10 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
             text=True,
             env=env,
             cwd=REPO,
-            check=True,
+            check=False,
         )
+        if done.returncode:
+            pytest.fail(f"tmux {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
         return done.stdout
 
     try:
@@ -113,10 +115,12 @@ def _submit(tmux: Tmux, text: str) -> None:
 def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     project = write_sample_project(tmp_path / "budgetkit")
     command = f"uv run steiner-tui --project {shlex.quote(str(project))}"
-    # remain-on-exit keeps the pane after the app quits, so its exit status can be read.
+    # remain-on-exit keeps the pane after the app quits, so its exit status can be read. It is
+    # set for every window before the session starts: set on the new window afterwards, it came
+    # too late for an app that exited at once, and tmux reported only "no such session".
     tmux(
-        "new-session", "-d", "-x", "120", "-y", "36", "-s", SESSION, command,
-        ";", "set-option", "-w", "-t", SESSION, "remain-on-exit", "on",
+        "start-server", ";", "set-option", "-gw", "remain-on-exit", "on",
+        ";", "new-session", "-d", "-x", "120", "-y", "36", "-s", SESSION, command,
     )  # fmt: skip
 
     screen = _wait_for(tmux, "Skills", "dry run", PLACEHOLDER, deadline=START_DEADLINE)

@@ -18,7 +18,11 @@ from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import Message, ToolCall, is_real_user_message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.offline.intent import Intent, classify, notable_files
-from steiner_tui.providers.offline.markers import SUMMARY_MARKER
+from steiner_tui.providers.offline.markers import (
+    OFFLINE_NOTE_MARKER,
+    OWN_CALL_PREFIX,
+    SUMMARY_MARKER,
+)
 from steiner_tui.providers.offline.textutil import (
     SESSION_DATE_SUFFIX,
     heuristic_tokens,
@@ -40,7 +44,7 @@ __all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "OVERVIEW_GLOB", "Reply", "context
 MAX_TOOL_ROUNDS = 2
 OVERVIEW_GLOB = "**"
 HONESTY_NOTE = (
-    "_I am the offline model: fixed rules, not a language model. For real answers set "
+    f"{OFFLINE_NOTE_MARKER} For real answers set "
     "`ANTHROPIC_API_KEY` or `OPENAI_API_KEY`, or point config.toml at a local "
     "OpenAI-compatible server (`base_url`)._"
 )
@@ -153,7 +157,7 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     if rounds < MAX_TOOL_ROUNDS:
         lead, specs = _next_round(intent, done, tools, root)
         if specs:
-            return Reply(lead, _calls(specs, f"offline_{len(messages)}"))
+            return Reply(lead, _calls(specs, f"{OWN_CALL_PREFIX}{len(messages)}"))
     if intent.kind == "overview" and done:
         body = overview_answer(done, root)
     elif intent.kind == "file" and done:

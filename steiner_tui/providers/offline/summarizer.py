@@ -25,20 +25,16 @@ from steiner_tui.providers.offline.markers import (
     SECTION_HEADINGS,
     STEERING_MARKER,
     SUMMARY_MARKER,
+    SUMMARY_NOTE,
 )
 from steiner_tui.providers.offline.textutil import heuristic_tokens
 
 __all__ = [
-    "SUMMARY_NOTE",
     "extractive_summary",
     "is_compaction_request",
     "summarize_request",
 ]
 
-SUMMARY_NOTE = (
-    "_Extractive summary written by the offline model (not a language model): "
-    "bullets are quoted or condensed from the conversation._"
-)
 _STOP_TEXT = "about focus keep mostly only please that them they this what with"
 _STOP = frozenset(_STOP_TEXT.split())
 

@@ -1,7 +1,9 @@
 """The offline model's final answers, written only from the tool results it was sent.
 
 One function per intent. Each returns Markdown; the caller adds the context line and the honesty
-note. Nothing here reads the disk: directories are derived from the paths a glob listed.
+note. Nothing here reads the disk: directories are derived from the paths a glob listed. Every
+answer begins with one of ``markers.ANSWER_OPENINGS`` (a test holds them to it), so the
+summarizer can tell this model's words from anyone else's.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from steiner_tui.engine.messages import ToolCall
+from steiner_tui.providers.offline.markers import ECHO_OPENING
 from steiner_tui.providers.offline.metadata import describe_file
 from steiner_tui.providers.offline.textutil import trim
 from steiner_tui.providers.offline.toolresults import (
@@ -150,7 +153,7 @@ def search_answer(exchanges: Sequence[Exchange]) -> str:
 
 def chat_answer(text: str, *, has_tools: bool) -> str:
     """A direct reply to a message no rule matched: what was said and what can be shown."""
-    said = f'You wrote: "{trim(text, 200)}"' if text else "Your message was empty."
+    said = f'{ECHO_OPENING}{trim(text, 200)}"' if text else "Your message was empty."
     if not has_tools:
         return (
             f"{said}\n\nNo tools were offered with this request, so I can only reflect what I "

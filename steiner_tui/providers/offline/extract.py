@@ -43,14 +43,14 @@ _USER_SECTIONS = {
     Kind.DECISION: (FINDINGS, 4),
     Kind.PROBLEM: (PROBLEMS, 4),
     Kind.TODO: (REMAINING, 4),
-    Kind.ACCEPTANCE: (VERIFY, 4),
+    Kind.VERIFICATION: (VERIFY, 4),
     Kind.FACT: (FINDINGS, 4),
 }
 _ASSISTANT_SECTIONS = {
     Kind.DECISION: (FINDINGS, 4),
     Kind.PROBLEM: (PROBLEMS, 3),
     Kind.TODO: (REMAINING, 3),
-    Kind.ACCEPTANCE: (VERIFY, 3),
+    Kind.VERIFICATION: (VERIFY, 3),
     Kind.DONE: (DONE, 1),
 }
 

@@ -15,6 +15,9 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 
 __all__ = [
     "SESSION_DATE_SUFFIX",
+    "code_blocks",
+    "code_spans",
+    "condense",
     "find_paths",
     "heuristic_tokens",
     "is_context_block",
@@ -32,7 +35,10 @@ SESSION_DATE_SUFFIX = "recorded when this session started."
 _CONTEXT_SOURCES = frozenset(
     {"project_context", "session_date", "skill", "global_agents_md", "project_agents_md"}
 )
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+>]\s+|\d{1,3}[.)]\s+)+")
+_FENCE = re.compile(r"```[^\n]*\n?(.*?)```", re.DOTALL)
+_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _EXTENSIONS = (
     "py|pyi|md|rst|txt|toml|json|jsonl|yaml|yml|ini|cfg|conf|lock|js|mjs|cjs|ts|tsx|jsx|go|rs|"
     "c|h|cc|cpp|hpp|java|kt|rb|sh|bash|zsh|html|css|tcss|scss|j2|sql|csv|xml|env|gradle|swift|"
@@ -79,10 +85,32 @@ def is_context_block(message: Message) -> bool:
 
 
 def sentences(text: str) -> list[str]:
-    """Split prose into sentences and lines (code fences are dropped)."""
-    cleaned = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
-    parts = _SENTENCE_SPLIT.split(cleaned)
-    return [p.strip(" \t-*>") for p in parts if p.strip(" \t-*>")]
+    """Split prose into lines, then sentences; code fences are dropped, list markers removed.
+
+    A numbered line ("12. Lorem ipsum ...") stays one sentence without its number, so a list's
+    numbering is never mistaken for a stated number.
+    """
+    out: list[str] = []
+    for line in _FENCE.sub("\n", text).splitlines():
+        for part in _SENTENCE_SPLIT.split(_LIST_MARKER.sub("", line)):
+            part = part.strip(" \t-*>")
+            if part:
+                out.append(part)
+    return out
+
+
+def code_blocks(text: str) -> list[str]:
+    """The contents of the fenced code blocks in ``text`` (pasted output, logs, code)."""
+    return [match.group(1) for match in _FENCE.finditer(text)]
+
+
+def code_spans(text: str) -> list[str]:
+    """The inline code spans of ``text`` (commands, identifiers), in order, without repeats."""
+    out: list[str] = []
+    for span in _CODE_SPAN.findall(text):
+        if span.strip() and span not in out:
+            out.append(span)
+    return out
 
 
 def trim(text: str, limit: int) -> str:
@@ -95,6 +123,21 @@ def trim(text: str, limit: int) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:") + "…"
+
+
+def condense(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters, keeping the code spans and paths it names.
+
+    What the cut removed of its backticked commands and identifiers and its paths is listed
+    after it, so a condensed line still names everything later work might look up.
+    """
+    short = trim(text, limit)
+    if short == " ".join(text.split()):
+        return short
+    kept = short.removesuffix("…")
+    lost = [f"`{span}`" for span in code_spans(text) if span not in kept]
+    lost += [path for path in find_paths(text) if path not in kept and path not in str(lost)]
+    return f"{short} ({', '.join(lost)})" if lost else short
 
 
 def norm_key(text: str) -> str:

@@ -13,8 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from steiner_tui.providers.offline.filler import is_filler
+from steiner_tui.providers.offline.patterns import is_error_line, is_traceback_noise
+
 __all__ = [
     "ToolOutput",
+    "error_lines",
     "exit_code",
     "failure_lines",
     "glob_entries",
@@ -146,13 +150,36 @@ def grep_matches(content: str) -> list[tuple[str, str]]:
     return out
 
 
-def failure_lines(text: str, limit: int = 2) -> list[str]:
-    """Up to ``limit`` lines of ``text`` that mention an error, traceback or failure."""
+def error_lines(text: str, limit: int = 2) -> list[str]:
+    """Up to ``limit`` lines of ``text`` that state an error outright (``XError: ...``,
+    ``FAILED ...``, ``error: ...``); a traceback's header and frames are not among them."""
     found: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped and _ERROR_LINE.search(stripped) and stripped not in found:
+        if is_error_line(stripped) and stripped not in found:
             found.append(stripped)
             if len(found) >= limit:
                 break
+    return found
+
+
+def failure_lines(text: str, limit: int = 2) -> list[str]:
+    """Up to ``limit`` lines of failing output that say what went wrong.
+
+    Lines that state an error outright come first (``error_lines``), then lines that mention
+    an error, traceback or failure; traceback frames and filler are skipped.
+    """
+    found = error_lines(text, limit)
+    for line in text.splitlines():
+        if len(found) >= limit:
+            break
+        stripped = line.strip()
+        if (
+            stripped
+            and _ERROR_LINE.search(stripped)
+            and stripped not in found
+            and not is_traceback_noise(stripped)
+            and not is_filler(stripped)
+        ):
+            found.append(stripped)
     return found

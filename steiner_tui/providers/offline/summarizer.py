@@ -13,12 +13,8 @@ from collections.abc import Sequence
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.providers.offline.extract import (
-    NONE_RECORDED,
-    STATE,
-    Item,
-    collect_items,
-)
+from steiner_tui.providers.offline.extract import Item, collect_items
+from steiner_tui.providers.offline.facts import NONE_RECORDED, STATE
 from steiner_tui.providers.offline.filelines import group_file_lines
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
@@ -81,7 +77,7 @@ def _steer(items: list[Item], steering: str) -> list[Item]:
     if not words:
         return items
     return [
-        Item(item.section, item.text, min(5, item.rank + 1), item.order)
+        Item(item.section, item.text, min(6, item.rank + 1), item.order)
         if any(w in item.text.lower() for w in words)
         else item
         for item in items
@@ -105,7 +101,7 @@ def extractive_summary(
         Markdown with every heading of ``SECTION_HEADINGS`` in order.
     """
     budget = max_tokens // 2 if emergency else max_tokens
-    items = _steer(collect_items(messages), steering)
+    items = _steer(collect_items(messages).items, steering)
     return _fit(items, budget)
 
 

@@ -200,3 +200,18 @@ async def test_steering_text_keeps_matching_items(tmp_path: Path) -> None:
     steered, unsteered = await summarize(steer), await summarize(plain)
     assert "zebra_cache" in steered and "zebra_cache" not in unsteered
     assert "Check widget_0 " not in steered and "Check widget_59 " in steered
+
+
+def test_a_long_folder_line_is_carried_whole() -> None:
+    messages: list[Message] = [Message("user", "Read the whole catalog package.")]
+    for i in range(30):
+        call = _call(f"r{i}", "read", path=f"services/catalog/module_{i:03d}.py")
+        messages += [
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", json.dumps({"output": "x"}), tool_call_id=call.id),
+        ]
+    first = extractive_summary(messages, max_tokens=4096, emergency=False)
+    again = extractive_summary([Message("summary", first)], max_tokens=4096, emergency=False)
+    assert "`module_000.py`" in again and "`module_029.py`" in again
+    unanswered = '- Unanswered: "Read the whole catalog package."'
+    assert again == first.replace(unanswered, "- None recorded.")

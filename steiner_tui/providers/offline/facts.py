@@ -1,0 +1,147 @@
+"""The offline summary's items: sections, ranks and the collector that merges equal facts.
+
+Every fact becomes an ``Item``: its section, its bullet text, a rank (how long it survives a
+tight cap) and its transcript position. The ranks are the summary's priorities under the cap:
+
+- 6: the original request;
+- 5: what the user decided, left open, reported broken, asked of the work or of the assistant
+  (decisions, TODOs, problems, verification, preferences), and the unanswered last request;
+- 4: the assistant's decisions, problems and open work, tool errors, failed commands, stated
+  facts (a number in a user sentence);
+- 3: later requests, commands that ran, files written or edited;
+- 2: files read or named by the user;
+- 1: searches, completed-work notes, files named by the assistant.
+
+Items of rank 4 and up are never condensed (``ROUTINE`` and below may be). The extractor
+(``extract.py``) and the carry-over of a previous summary (``carry.py``) both fill a ``Facts``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from steiner_tui.providers.offline.patterns import Kind
+from steiner_tui.providers.offline.textutil import norm_key
+
+__all__ = [
+    "ASSISTANT_SECTIONS",
+    "COMMAND_LINE",
+    "DONE",
+    "FINDINGS",
+    "NONE_RECORDED",
+    "PREFS",
+    "PROBLEMS",
+    "REMAINING",
+    "ROUTINE",
+    "STATE",
+    "TASK",
+    "USER_SECTIONS",
+    "VERIFY",
+    "Facts",
+    "Item",
+    "command_rank",
+    "file_rank",
+]
+
+TASK, STATE, DONE, FINDINGS, PROBLEMS, REMAINING, VERIFY, PREFS = range(8)
+NONE_RECORDED = "None recorded."
+ROUTINE = 3
+"""Items of this rank or lower are routine: condensed before anything is dropped."""
+
+USER_SECTIONS: dict[Kind, tuple[int, int]] = {
+    Kind.PREFERENCE: (PREFS, 5),
+    Kind.DECISION: (FINDINGS, 5),
+    Kind.PROBLEM: (PROBLEMS, 5),
+    Kind.TODO: (REMAINING, 5),
+    Kind.VERIFICATION: (VERIFY, 5),
+    Kind.FACT: (FINDINGS, 4),
+}
+"""Section and rank of each kind of user sentence."""
+ASSISTANT_SECTIONS: dict[Kind, tuple[int, int]] = {
+    Kind.DECISION: (FINDINGS, 4),
+    Kind.PROBLEM: (PROBLEMS, 4),
+    Kind.TODO: (REMAINING, 4),
+    Kind.VERIFICATION: (VERIFY, 3),
+    Kind.DONE: (DONE, 1),
+}
+"""Section and rank of each kind of assistant sentence."""
+COMMAND_LINE = re.compile(r"^`([^`]+)`(?: \((?:exit (-?\d+)|failed)\))?$")
+"""A command bullet: the command, then ``(exit N)`` or ``(failed)`` when it said how it ended."""
+_VERB_ORDER = ("created", "written", "edited", "read", "mentioned")
+_SPEAKERS = ("User: ", "Assistant: ")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One bullet of the summary."""
+
+    section: int
+    """Index into ``SECTION_HEADINGS``."""
+    text: str
+    rank: int
+    """1 (dropped first) to 6 (the original request); see the module docstring."""
+    order: int
+    """Transcript position; carried-over bullets are negative (older than anything new)."""
+
+
+def command_rank(failed: bool) -> int:
+    """A command line's rank: a failed command is worth more than one that worked."""
+    return 4 if failed else 3
+
+
+def file_rank(verbs: list[str]) -> int:
+    """A file line's rank from its verbs: changed files outrank read and mentioned ones."""
+    if {"created", "written", "edited"} & set(verbs):
+        return 3
+    return 2 if "read" in verbs else 1
+
+
+def _key(section: int, text: str) -> str:
+    """Equal facts share a key: a command line by its command (the latest outcome wins),
+    anything else by its words whoever said them."""
+    command = COMMAND_LINE.match(text)
+    if command:
+        return f"{section}:{command.group(1)}"
+    for speaker in _SPEAKERS:
+        text = text.removeprefix(speaker)
+    return f"{section}:{norm_key(text)}"
+
+
+class Facts:
+    """Mutable collector: merges items by key and files by path, counts what a cap left out."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Item] = {}
+        self.files: dict[str, tuple[list[str], int, int]] = {}
+        self.user_files: set[str] = set()
+        self.has_original = False
+        self.left_out = [0] * 8
+        """Entries earlier summaries left out, per section (carried into the next note)."""
+
+    def add(self, section: int, text: str, rank: int, order: int) -> None:
+        """Add a bullet; an equal one merges (the higher rank's wording, the later position)."""
+        key = _key(section, text)
+        old = self.items.pop(key, None)
+        if old is not None and old.rank > rank:
+            text = old.text
+        self.items[key] = Item(section, text, max(rank, old.rank if old else 0), order)
+
+    def file(self, path: str, verb: str, order: int, *, by_user: bool = False) -> None:
+        """Record that ``path`` was read, written, edited or mentioned."""
+        verbs, _, _ = self.files.pop(path, ([], 0, 0))
+        if verb not in verbs:
+            verbs.append(verb)
+        if by_user:
+            self.user_files.add(path)
+        rank = max(file_rank(verbs), 2 if path in self.user_files else 1)
+        self.files[path] = (verbs, rank, order)
+
+    def result(self) -> list[Item]:
+        """Every item, file lines included, sorted by section then transcript position."""
+        out = list(self.items.values())
+        for path, (verbs, rank, order) in self.files.items():
+            kept = [v for v in _VERB_ORDER if v in verbs and (v != "mentioned" or len(verbs) == 1)]
+            kept += [v for v in verbs if v not in _VERB_ORDER]
+            out.append(Item(STATE, f"`{path}` ({', '.join(kept)})", rank, order))
+        return sorted(out, key=lambda item: (item.section, item.order))

@@ -2,8 +2,10 @@
 
 ``extractive_summary`` is a pure function of the transcript. It quotes user requests, files
 touched, commands run, errors seen, decisions, stated facts, preferences and open work (see
-``extract.py``), carries a previous summary's bullets forward, and fits the output to the token
-budget by dropping the least important, oldest bullets first while keeping every heading.
+``extract.py``; filler and the model's own replies are never sources), carries a previous
+summary's bullets forward (``carry.py``), and fits the output to the cap the request carries
+(``fitting.py``: routine bullets condensed, then the least important, oldest ones left out and
+counted, every heading kept).
 """
 
 from __future__ import annotations
@@ -14,16 +16,12 @@ from collections.abc import Sequence
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.offline.extract import Item, collect_items
-from steiner_tui.providers.offline.facts import NONE_RECORDED, STATE
-from steiner_tui.providers.offline.filelines import group_file_lines
+from steiner_tui.providers.offline.fitting import fit_summary
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
-    SECTION_HEADINGS,
     STEERING_MARKER,
     SUMMARY_MARKER,
-    SUMMARY_NOTE,
 )
-from steiner_tui.providers.offline.textutil import heuristic_tokens
 
 __all__ = [
     "extractive_summary",
@@ -33,43 +31,6 @@ __all__ = [
 
 _STOP_TEXT = "about focus keep mostly only please that them they this what with"
 _STOP = frozenset(_STOP_TEXT.split())
-
-
-def _render(items: Sequence[Item]) -> str:
-    sections: list[list[str]] = [[] for _ in SECTION_HEADINGS]
-    for item in items:
-        sections[item.section].append(item.text)
-    sections[STATE] = group_file_lines(sections[STATE])
-    blocks = [
-        "\n".join([heading, *(f"- {line}" for line in lines or [NONE_RECORDED])])
-        for heading, lines in zip(SECTION_HEADINGS, sections, strict=True)
-    ]
-    return "\n\n".join([SUMMARY_NOTE, *blocks]) + "\n"
-
-
-def _fits(text: str, budget: int) -> bool:
-    return heuristic_tokens(len(text)) <= budget
-
-
-def _fit(items: list[Item], budget: int) -> str:
-    """Drop items (lowest rank, then oldest) until the rendering fits ``budget`` tokens."""
-    full = _render(items)
-    if _fits(full, budget):
-        return full
-    drop_order = sorted(range(len(items)), key=lambda i: (items[i].rank, items[i].order))
-
-    def without(count: int) -> str:
-        dropped = set(drop_order[:count])
-        return _render([item for i, item in enumerate(items) if i not in dropped])
-
-    low, high = 1, len(items)
-    while low < high:
-        middle = (low + high) // 2
-        if _fits(without(middle), budget):
-            high = middle
-        else:
-            low = middle + 1
-    return without(low)
 
 
 def _steer(items: list[Item], steering: str) -> list[Item]:
@@ -92,7 +53,7 @@ def extractive_summary(
     Args:
         messages: the transcript to summarize (system-zone messages are ignored except a
             previous summary, which is carried forward with its history note lines removed).
-        max_tokens: the output budget (heuristic tokens, 4 characters each). When even the
+        max_tokens: the output cap (heuristic tokens, 4 characters each). When even the
             bare headings exceed it, the headings are still returned.
         emergency: halve the budget (the emergency stage asks for a shorter summary).
         steering: manual ``/compact`` steering text; bullets mentioning its words rank higher.
@@ -101,8 +62,8 @@ def extractive_summary(
         Markdown with every heading of ``SECTION_HEADINGS`` in order.
     """
     budget = max_tokens // 2 if emergency else max_tokens
-    items = _steer(collect_items(messages).items, steering)
-    return _fit(items, budget)
+    extraction = collect_items(messages)
+    return fit_summary(_steer(extraction.items, steering), budget, extraction.left_out)
 
 
 def _last_user(request: ChatRequest) -> int | None:

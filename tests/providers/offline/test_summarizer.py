@@ -202,6 +202,32 @@ async def test_steering_text_keeps_matching_items(tmp_path: Path) -> None:
     assert "Check widget_0 " not in steered and "Check widget_59 " in steered
 
 
+def test_an_older_summarys_filler_and_scaffolding_are_not_carried() -> None:
+    older = "\n\n".join(
+        [
+            "_Extractive summary written by the offline model (not a language model): "
+            "bullets are quoted or condensed from the conversation._",
+            f'{SECTION_HEADINGS[0]}\n- Original request: "Add CSV export."',
+            f"{SECTION_HEADINGS[1]}\n- None recorded.",
+            f"{SECTION_HEADINGS[2]}\n- None recorded.",
+            f"{SECTION_HEADINGS[3]}\n- User: We decided to use Decimal instead of float.\n"
+            "- User: 12.\n- User: Row 3: Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n"
+            "- _Left out to fit the summary cap: 7 entries; the history archive has them all._",
+            f"{SECTION_HEADINGS[4]}\n- User: Sed ut perspiciatis unde omnis iste natus error sit.",
+            f"{SECTION_HEADINGS[5]}\n- None recorded.",
+            f"{SECTION_HEADINGS[6]}\n- None recorded.",
+            f"{SECTION_HEADINGS[7]}\n- Please keep answers short.",
+        ]
+    )
+    summary = extractive_summary([Message("summary", older)], max_tokens=4096, emergency=False)
+    findings = _section(summary, 4)
+    assert "- User: We decided to use Decimal instead of float." in findings
+    assert "Lorem" not in summary and "User: 12." not in summary and "natus" not in summary
+    assert "_Left out to fit the summary cap: 7 entries;" in findings
+    assert summary.count("Extractive summary written") == 1
+    assert "- None recorded." in _section(summary, 5)
+
+
 def test_a_long_folder_line_is_carried_whole() -> None:
     messages: list[Message] = [Message("user", "Read the whole catalog package.")]
     for i in range(30):

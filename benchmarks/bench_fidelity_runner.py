@@ -11,6 +11,14 @@ messages) against the facts planted so far (the small window compacts before pla
 against all 30. Target: at least 80% of the planted facts kept through the first three
 compactions.
 
+After the 17 planting messages come the user messages of ``planted_session`` (decisions, TODOs,
+pasted errors and preferences among lorem pastes and repeated text). At each compaction a second
+table reads the summary per kind: planted items so far in their own section (or still in a
+retained turn) are kept, in another section misfiled, elsewhere dropped; bullets that quote
+filler or the offline model's own replies (it answers every turn, disclaimer included) are
+counted. Targets through every compaction: each kind kept >= 95%, nothing misfiled, no decoy
+bullet.
+
 Run: ``uv run python benchmarks/bench_fidelity_runner.py``
 """
 
@@ -26,6 +34,7 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.fidelity_session import FACTS, Fact, present_facts
+from benchmarks.planted_session import DECOYS, KINDS, PLANTED, Planted, Score, score, user_plants
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
@@ -44,9 +53,13 @@ WINDOW = 8192
 COMPACTIONS = 3
 """The target holds through this many compactions."""
 ROUNDS = 5
-"""Compactions run (and shown)."""
+"""Compactions run (and shown), at least: the session goes on until every plant was sent."""
 MAX_FILLER = 200
 TARGET = 0.80
+KIND_TARGET = 0.95
+USER_PLANTS = tuple(user_plants())
+RUNNER_PLANTED = tuple(p for p in PLANTED if any(p.probe in text for text in USER_PLANTS))
+"""The planted items a user message carries (errors from bash need a model that runs bash)."""
 
 PLANTING = (
     "We are adding multi-currency support to the billing service. The rounding bug is in "
@@ -80,6 +93,7 @@ PLANTING = (
     "the feature flag billing_v2.",
 )
 """Seventeen user messages carrying the 30 planted facts."""
+PLANTED_TURNS = len(PLANTING) + len(USER_PLANTS)
 
 FILLER = (
     "Can you tidy up the docstrings in {path}?",
@@ -140,6 +154,7 @@ class _Recorder:
     sent: list[str] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     lost: list[list[Fact]] = field(default_factory=list)
+    scores: list[Score] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def emit(self, event: EngineEvent) -> None:
@@ -166,6 +181,10 @@ class _Recorder:
             )
         )
         self.lost.append([f for f in planted if f not in present])
+        sent = "\n".join(self.sent).lower()
+        so_far = [p for p in RUNNER_PLANTED if p.probe.lower() in sent]
+        retained = "\n".join(m.content for m in active.messages[1:] if m.role == "user")
+        self.scores.append(score(active.summary, so_far, retained))
 
 
 async def run_session(workdir: Path, max_output: int) -> _Recorder:
@@ -187,7 +206,7 @@ async def run_session(workdir: Path, max_output: int) -> _Recorder:
         clock=ManualClock(),
     )
     recorder.driver = driver
-    messages = list(PLANTING)
+    messages = [*PLANTING, *USER_PLANTS]
     messages += [
         FILLER[i % len(FILLER)].format(path=f"services/catalog/module_{i:03d}.py")
         for i in range(MAX_FILLER)
@@ -200,7 +219,7 @@ async def run_session(workdir: Path, max_output: int) -> _Recorder:
             raise SystemExit(
                 f"turn {recorder.user_turn} ended with {result.status}: {result.error}"
             )
-        if len(recorder.rows) >= ROUNDS:
+        if len(recorder.rows) >= ROUNDS and recorder.user_turn >= PLANTED_TURNS:
             break
     return recorder
 
@@ -216,6 +235,47 @@ def _table(rows: list[Row]) -> None:
             f"{row.after:>6} {row.summary_tokens:>11} {row.retained:>8} "
             f"{row.kept:>9}/{row.planted:<2} {row.share:>6.0%} {row.kept / len(FACTS):>6.0%}"
         )
+
+
+def _kinds_table(scores: list[Score]) -> bool:
+    """Per compaction and kind: planted items kept/misfiled/dropped; True when targets met."""
+    print(f"{'compaction':>10}  {'figure':<22} {'value':>6}  {'detail':<34} {'target':<20} result")
+    met_all = True
+    for number, reading in enumerate(scores, start=1):
+        for kind in KINDS:
+            kept, misfiled = len(reading.kept[kind]), len(reading.misfiled[kind])
+            total = kept + misfiled + len(reading.dropped[kind])
+            if not total:
+                continue
+            share = kept / total
+            met = share >= KIND_TARGET and misfiled == 0
+            met_all = met_all and met
+            detail = f"kept {kept}/{total}, dropped {total - kept - misfiled}, misfiled {misfiled}"
+            print(
+                f"{number:>10}  {kind + 's kept':<22} {share:>6.0%}  {detail:<34} "
+                f"{f'>= {KIND_TARGET:.0%}, 0 misfiled':<20} {'met' if met else 'MISSED'}"
+            )
+        counts = [len(reading.decoys[group]) for group in DECOYS]
+        met = not any(counts)
+        met_all = met_all and met
+        detail = ", ".join(
+            f"{group.split()[0]} {n}" for group, n in zip(DECOYS, counts, strict=True)
+        )
+        print(
+            f"{number:>10}  {'decoy bullets':<22} {sum(counts):>6}  {detail:<34} {'0':<20} "
+            f"{'met' if met else 'MISSED'}"
+        )
+    if scores:
+        last = scores[-1]
+        lost: list[Planted] = [p for k in KINDS for p in (*last.misfiled[k], *last.dropped[k])]
+        print(
+            f"  misfiled or dropped after {len(scores)}:",
+            "; ".join(p.probe for p in lost) or "none",
+        )
+        for group, lines in last.decoys.items():
+            for line in lines[:3]:
+                print(f"  {group} bullet: {line[:110]}")
+    return met_all
 
 
 CONFIGS = (
@@ -246,8 +306,13 @@ def main() -> int:
         failed = failed or share < TARGET
         print(
             f"lowest share through {COMPACTIONS} compactions: {share:.0%} of planted facts kept "
-            f"(target {TARGET:.0%}): {verdict}\n"
+            f"(target {TARGET:.0%}): {verdict}"
         )
+        print("Planted among filler, read from each summary:")
+        kinds_met = _kinds_table(recorder.scores)
+        failed = failed or not kinds_met
+        verdict = "met" if kinds_met else "MISSED"
+        print(f"planted items in their sections, every compaction: {verdict}\n")
     return 1 if failed else 0
 
 

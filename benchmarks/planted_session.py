@@ -36,6 +36,7 @@ __all__ = [
     "noise_turns",
     "score",
     "sections",
+    "user_plants",
 ]
 
 KINDS = ("decision", "todo", "error", "preference")
@@ -177,16 +178,18 @@ _PYTEST_FAILURE = "\n".join(
 class _Session:
     """Appends messages; the offline model's replies are written by its real answering code."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, answer: bool = True) -> None:
         self.root = root
+        self.answer = answer
         self.messages: list[Message] = []
         self.calls = 0
 
     def user(self, *lines: str) -> None:
         """A user message; the offline model answers it (disclaimer included)."""
         self.messages.append(Message("user", "\n".join(lines)))
-        request = ChatRequest("offline", tuple(self.messages))
-        self.messages.append(Message("assistant", reply_to(request, self.root).text))
+        if self.answer:
+            request = ChatRequest("offline", tuple(self.messages))
+            self.messages.append(Message("assistant", reply_to(request, self.root).text))
 
     def model(self, text: str) -> None:
         """A reply from another model (the session switched models): a source like the user."""
@@ -267,6 +270,13 @@ def _plant(s: _Session) -> None:
     s.user("TODO: document the rounding rules in docs/money.md.")
 
 
+def user_plants() -> list[str]:
+    """The user messages of the planted turns, in order, for a session driven by the runner."""
+    s = _Session(Path(), answer=False)
+    _plant(s)
+    return [m.content for m in s.messages if m.role == "user"]
+
+
 def noise_turns(root: Path, start: int, count: int) -> list[Message]:
     """``count`` turns of routine work and pasted filler, with the offline model's replies."""
     s = _Session(root)
@@ -310,15 +320,23 @@ class Score:
     """Per decoy group, the bullets (lines) that quote one of its probes."""
 
 
-def score(summary: str, planted: Sequence[Planted] = PLANTED) -> Score:
-    """Read ``summary`` against the planted items and the decoys."""
+def score(summary: str, planted: Sequence[Planted] = PLANTED, retained: str = "") -> Score:
+    """Read ``summary`` against the planted items and the decoys.
+
+    Args:
+        summary: the summary text.
+        planted: the items to look for.
+        retained: the text of the turns the compaction kept as they were; an item found there
+            is not summarized yet, so it counts as kept.
+    """
     bodies = sections(summary)
     kept: dict[str, list[Planted]] = {k: [] for k in KINDS}
     misfiled: dict[str, list[Planted]] = {k: [] for k in KINDS}
     dropped: dict[str, list[Planted]] = {k: [] for k in KINDS}
     for item in planted:
         where = [n + 1 for n, body in enumerate(bodies) if item.probe.lower() in body.lower()]
-        bucket = kept if item.section in where else misfiled if where else dropped
+        waiting = item.probe.lower() in retained.lower()
+        bucket = kept if item.section in where or waiting else misfiled if where else dropped
         bucket[item.kind].append(item)
     lines = [line for body in bodies for line in body.splitlines() if line.strip()]
     decoys = {

@@ -2,9 +2,9 @@
 
 Each sentence or line lands in one section only, so the order of the checks is the policy:
 
-1. an explicit marker at the start of the line wins: ``TODO:``, ``FIXME``, ``Next step:`` make
-   open work, ``Traceback``, ``SomeError:`` or ``FAILED`` make a problem ("TODO: make sure to ..."
-   is open work, not a preference);
+1. an explicit marker at the start of the line wins: ``TODO:``, ``FIXME``, ``Next step:``,
+   "Don't forget", "Remember to" make open work; ``Traceback``, ``SomeError:`` or ``FAILED``
+   make a problem ("TODO: make sure to ..." is open work, not a preference);
 2. a decision ("decided", "we'll use", "chose", "instead of", "going with", "agreed", ...);
 3. a preference, for user sentences ("please always/never", "I prefer", "keep ... short", a
    sentence that starts with "Don't", "Never" or "Always", ...);
@@ -52,7 +52,8 @@ def _words(pattern: str) -> re.Pattern[str]:
 
 
 _TODO_MARK = re.compile(
-    r"^(?:todo|fixme|xxx)\b|^(?:next steps?|remaining(?: work)?|still to do|follow[- ]ups?)\s*:",
+    r"^(?:todo|fixme|xxx)\b|^(?:next steps?|remaining(?: work)?|still to do|follow[- ]ups?)\s*:|"
+    r"^(?:please\s+)?(?:don't|do not) forget\b|^(?:please\s+)?remember to\b",
     re.I,
 )
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b")

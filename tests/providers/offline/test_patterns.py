@@ -53,6 +53,8 @@ def test_decisions(text: str) -> None:
         "Remaining work: the PDF template.",
         "We still need to backfill old invoices.",
         "The migration is not yet applied.",
+        "Don't forget to update the changelog.",
+        "Please remember to bump the version.",
     ],
 )
 def test_open_work_wins_over_the_preference_words_it_contains(text: str) -> None:

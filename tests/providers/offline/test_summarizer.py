@@ -241,3 +241,17 @@ def test_a_long_folder_line_is_carried_whole() -> None:
     assert "`module_000.py`" in again and "`module_029.py`" in again
     unanswered = '- Unanswered: "Read the whole catalog package."'
     assert again == first.replace(unanswered, "- None recorded.")
+
+
+def test_a_fact_said_twice_or_echoed_is_one_bullet_in_the_users_words() -> None:
+    messages = [
+        Message("user", "We decided to use Decimal instead of float for money."),
+        Message("assistant", "We decided to use Decimal instead of float for money."),
+        Message("user", "we decided to use decimal instead of float for money"),
+        Message("user", "Please keep answers short. Please keep answers short!"),
+    ]
+    summary = extractive_summary(messages, max_tokens=4096, emergency=False)
+    findings = _section(summary, 4)
+    assert findings.count("Decimal instead of float") + findings.count("decimal instead") == 1
+    assert "- User: " in findings and "Assistant:" not in findings
+    assert _section(summary, 8).count("keep answers short") == 1

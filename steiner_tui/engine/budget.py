@@ -232,18 +232,20 @@ class ModelTokenBudget:
             explicit_max: ``explicit_max_tokens_value`` of the request (0 when none).
 
         Returns:
-            The fit. The reserve is, in order: the configured reserve lowered to
-            ``explicit_max`` when that is smaller (``lowerToExplicitMaxTokens``), or
-            ``explicit_max`` itself when no reserve is configured; with no explicit value a
-            configured reserve as is; otherwise the model's max output clamped to the room left
-            after prompt and margin, never below ``min(max output, DEFAULT_MAX_OUTPUT_TOKENS)``
-            (``clampUnsetCompletionReserve``). A context size of 0 or less is unknown: it fits.
+            The fit. The reserve starts as the configured reserve, else the model's max output
+            (0 when both are unknown: the reserve is unset). An explicit value lowers it when
+            smaller and sets it when it is unset, never raises it (``lowerToExplicitMaxTokens``).
+            With no explicit value a configured reserve is kept as is, and the max output is
+            clamped to the room left after prompt and margin, never below
+            ``min(max output, DEFAULT_MAX_OUTPUT_TOKENS)`` (``clampUnsetCompletionReserve``);
+            an unknown max output reserves ``DEFAULT_MAX_OUTPUT_TOKENS``. A context size of 0
+            or less is unknown: it fits.
         """
         margin = self.safety_margin
         if explicit_max > 0:
-            reserve = explicit_max
-            if 0 < self.completion_reserve <= explicit_max:
-                reserve = self.completion_reserve
+            reserve = self.completion_reserve or max(self.max_output, 0)
+            if reserve <= 0 or explicit_max < reserve:
+                reserve = explicit_max
         elif self.completion_reserve > 0:
             reserve = self.completion_reserve
         else:

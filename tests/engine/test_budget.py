@@ -143,9 +143,14 @@ def test_unknown_max_output_reserves_the_default() -> None:
 
 
 def test_explicit_max_lowers_or_sets_the_reserve() -> None:
-    unset = ModelTokenBudget(200000, max_output=64000)
-    assert unset.fit_request(100000, explicit_max=8000).reserve == 8000
-    # Unset reserve: the explicit value is taken as is, even above the max output, unclamped.
+    by_max_output = ModelTokenBudget(200000, max_output=64000)
+    assert by_max_output.fit_request(100000, explicit_max=8000).reserve == 8000
+    # A larger explicit value never raises the reserve (here the max output), nor is it clamped.
+    assert by_max_output.fit_request(150000, explicit_max=70000) == FitResult(
+        False, 150000, 64000, 2000, 16000
+    )
+    # Unset reserve (no configured reserve, unknown max output): the explicit value sets it.
+    unset = ModelTokenBudget(200000, max_output=0)
     assert unset.fit_request(150000, explicit_max=70000) == FitResult(
         False, 150000, 70000, 2000, 22000
     )

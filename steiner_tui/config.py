@@ -95,9 +95,17 @@ class ModelConfig:
     """Overrides for one model ref (``alias/model``); ``None`` keeps the registry's value."""
 
     context_window: int | None = None
+    """The window in tokens; wins over what the server reports and over the registry."""
     max_output: int | None = None
+    """The model's largest reply in tokens (the default completion reserve)."""
     vision: bool | None = None
     compaction_threshold_tokens: int | None = None
+    max_tokens: int | None = None
+    """An explicit completion limit: lowers the reserve (and the request's max tokens)."""
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Request fields sent with every call (``temperature``, ``top_p``, ``seed``...)."""
+    extra_params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Server-specific request fields (``cache_prompt``, ``top_k``...); win over ``params``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +246,10 @@ def _retries(value: Any) -> int:
     return int(number)
 
 
+def _table(value: Any) -> dict[str, Any]:
+    return dict(_typed(dict, "a table")(value))
+
+
 def _non_negative_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"must be a whole number of 0 or more, got {value!r}")
@@ -263,6 +275,9 @@ _SCHEMA: dict[str, Any] = {
             "max_output": _positive_int,
             "vision": _typed(bool, "true or false"),
             "compaction_threshold_tokens": _positive_int,
+            "max_tokens": _positive_int,
+            "params": _table,
+            "extra_params": _table,
         }
     },
     "compaction_fallback": {"model": _STR, "after": _duration},
@@ -337,7 +352,7 @@ def _providers(tables: Mapping[str, Any], env: Mapping[str, str], where: str) ->
 def _models(tables: Mapping[str, Any], where: str) -> dict[str, ModelConfig]:
     models: dict[str, ModelConfig] = {}
     for ref, table in tables.items():
-        model = ModelConfig(**table)
+        model = ModelConfig(**{key: freeze(value) for key, value in table.items()})
         window, threshold = model.context_window, model.compaction_threshold_tokens
         if window is not None and threshold is not None and threshold >= window:
             raise ConfigError(

@@ -82,11 +82,14 @@ class CompactionDriver:
         max_tokens: int,
         tools: Sequence[ToolDefinition],
     ) -> ChatRequest:
+        from steiner_tui.engine.frozen import FrozenDict
         from steiner_tui.engine.provider import ChatRequest
 
         runner = self.runner
         assembled = runner.context.assemble((*messages, Message("user", instruction)))
         request_messages, _ = strip_images(assembled.messages)
+        main = runner.model
+        on_main = (target.alias, target.model) == (main.alias, main.model)
         return ChatRequest(
             model=target.model,
             messages=request_messages,
@@ -96,6 +99,8 @@ class CompactionDriver:
             transport_session=runner.session_id,
             cacheable_prefix_messages=assembled.block_message_count,
             compaction=True,
+            # The main model's configured request fields (a fallback model has none).
+            extra_body=main.request_fields if on_main else FrozenDict(),
         )
 
     def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:

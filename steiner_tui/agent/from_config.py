@@ -48,6 +48,9 @@ def _main_model(resolved: ResolvedModel, cache_key: str) -> MainModel:
         resolved.info,
         threshold_tokens=resolved.compaction_threshold_tokens,
         prompt_cache_key=cache_key,
+        max_tokens=resolved.max_tokens,
+        params=resolved.params,
+        extra_params=resolved.extra_params,
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explicit_max_tokens_value
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.provider import ModelInfo, Provider
 
@@ -25,7 +25,10 @@ class MainModel:
         threshold_tokens: ``compaction_threshold_tokens`` (None: 70% of the window).
         prompt_cache_key: the cache identity of requests (per session; children have their own).
         max_tokens: an explicit completion limit (0: none).
-        extra_params: provider extra params (``max_tokens``-style keys count as explicit limits).
+        params: request fields sent with every call (``max_tokens``-style keys count as
+            explicit limits, after ``extra_params``'s).
+        extra_params: server-specific request fields (``max_tokens``-style keys count as
+            explicit limits, before ``params``'s).
     """
 
     alias: str
@@ -35,9 +38,11 @@ class MainModel:
     threshold_tokens: int | None = None
     prompt_cache_key: str = ""
     max_tokens: int = 0
+    params: Mapping[str, Any] = field(default_factory=FrozenDict)
     extra_params: Mapping[str, Any] = field(default_factory=FrozenDict)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "params", freeze(self.params))
         object.__setattr__(self, "extra_params", freeze(self.extra_params))
 
     @property
@@ -47,6 +52,18 @@ class MainModel:
     @property
     def stateful(self) -> bool:
         return bool(getattr(self.provider, "stateful", False))
+
+    @property
+    def explicit_max_tokens(self) -> int:
+        """The explicit completion limit: ``max_tokens``, then ``extra_params``, then ``params``."""
+        return explicit_max_tokens_value(self.max_tokens, self.extra_params, self.params)
+
+    @property
+    def request_fields(self) -> FrozenDict:
+        """``params`` then ``extra_params`` (which win), without the max-tokens keys: those set
+        the reserve, which every request carries in its provider's own max-tokens field."""
+        merged = {**self.params, **self.extra_params}
+        return FrozenDict({k: v for k, v in merged.items() if k not in MAX_TOKENS_KEYS})
 
     @property
     def budget(self) -> ModelTokenBudget:

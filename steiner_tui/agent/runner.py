@@ -34,7 +34,6 @@ from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSett
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
-from steiner_tui.engine.budget import explicit_max_tokens_value
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import EventSink, UsageReported
@@ -174,8 +173,7 @@ class Runner:
             messages, _ = strip_images(messages)
         tools = self.tool_definitions
         estimate = self.context.estimate(self.model.model, messages, tools)
-        explicit = explicit_max_tokens_value(self.model.max_tokens, self.model.extra_params, {})
-        fit = self.model.budget.fit_request(estimate.tokens, explicit)
+        fit = self.model.budget.fit_request(estimate.tokens, self.model.explicit_max_tokens)
         request = ChatRequest(
             model=self.model.model,
             messages=messages,
@@ -186,6 +184,7 @@ class Runner:
             backend_state=self.state.lineage.active.backend_state if self.model.stateful else None,
             cacheable_prefix_messages=assembled.block_message_count,
             raw_prompt_tokens=estimate.raw_tokens,
+            extra_body=self.model.request_fields,
         )
         return PreparedTurn(assembled, request, estimate, fit)
 

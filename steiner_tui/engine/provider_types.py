@@ -7,8 +7,11 @@ so they are created on first use. Import them from ``steiner_tui.engine.provider
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from steiner_tui.engine.frozen import FrozenDict
 
 if TYPE_CHECKING:
     from steiner_tui.engine.messages import Message, ToolCall
@@ -45,6 +48,9 @@ class ChatRequest:
     retire_backend_state: bool = False
     """Set on main compaction summaries of stateful providers: the call retires the transcript."""
     compaction: bool = False
+    extra_body: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """Fields merged into the request body as they are (the model's configured ``params`` and
+    ``extra_params``, max-tokens keys removed); they win over the fields the provider sets."""
 
 
 @dataclass(frozen=True, slots=True)

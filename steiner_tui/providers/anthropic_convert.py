@@ -126,4 +126,6 @@ def to_anthropic_params(request: ChatRequest) -> dict[str, Any]:
         params["system"] = system
     if tools:
         params["tools"] = tools
+    if request.extra_body:
+        params["extra_body"] = thaw(request.extra_body)
     return params

@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
+from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.provider import ModelInfo, Provider
 
 __all__ = [
@@ -51,6 +53,12 @@ class ResolvedModel:
     compaction_threshold_tokens: int | None = None
     offline: bool = False
     """True for the offline model, which the UI must label as not a language model."""
+    max_tokens: int = 0
+    """``[models."<ref>"] max_tokens``: an explicit completion limit (0: none)."""
+    params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """``[models."<ref>"] params``: request fields sent with every call."""
+    extra_params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """``[models."<ref>"] extra_params``: server-specific request fields."""
 
 
 def _default_lookup(model: str) -> ModelInfo:
@@ -196,4 +204,7 @@ def resolve_model(
         info=info,
         compaction_threshold_tokens=threshold,
         offline=provider_config.type == "offline",
+        max_tokens=(override.max_tokens or 0) if override else 0,
+        params=override.params if override else FrozenDict(),
+        extra_params=override.extra_params if override else FrozenDict(),
     )

@@ -127,4 +127,6 @@ def to_chat_params(request: ChatRequest, *, official: bool) -> dict[str, Any]:
         ]
     if official and request.prompt_cache_key:
         params["prompt_cache_key"] = request.prompt_cache_key
+    if request.extra_body:
+        params["extra_body"] = thaw(request.extra_body)
     return params

@@ -128,4 +128,6 @@ def to_responses_params(
         ]
     if official and request.prompt_cache_key:
         params["prompt_cache_key"] = request.prompt_cache_key
+    if request.extra_body:
+        params["extra_body"] = thaw(request.extra_body)
     return params, len(messages)

@@ -2,6 +2,10 @@
 
 Each sub-command lives in its own module under ``steiner_tui.commands`` and is imported only
 when chosen, so ``steiner-tui --version`` never pays for Textual or the SDKs.
+
+``steiner-tui PATH`` opens the workbench on ``PATH``, like ``steiner-tui --project PATH``:
+argparse cannot put an optional positional before sub-commands, so ``main`` takes a first
+positional argument that names no command as the project folder before parsing.
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ from collections.abc import Sequence
 
 from steiner_tui import __version__
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "split_project_path"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="steiner-tui",
+        usage="%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]] [COMMAND] ...",
         description="A workbench for LLM coding sessions that shows and steers their context.",
+        epilog="With no command: open the workbench on the project (PATH or --project).",
     )
     parser.add_argument("--version", action="version", version=f"steiner-tui {__version__}")
     parser.add_argument("--project", default=".", help="project root (default: current folder)")
@@ -82,9 +88,42 @@ _COMMANDS = {
 }
 
 
+_SUBCOMMANDS = frozenset(_COMMANDS) - {"app"}
+_TAKES_VALUE = ("--project", "--resume")
+"""Top-level options whose next argument is their value (``--resume``'s is optional)."""
+
+
+def split_project_path(argv: Sequence[str]) -> list[str]:
+    """``argv`` with a leading positional project path turned into ``--project PATH``.
+
+    Only a positional that comes before any command and names none is a path: ``steiner-tui
+    ~/src/app``, ``steiner-tui --resume abc ~/src/app``. Everything after a command is its own.
+    """
+    args = list(argv)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return args
+        if arg.startswith("-"):
+            if arg in _TAKES_VALUE and "=" not in arg:
+                following = args[index + 1] if index + 1 < len(args) else ""
+                takes = arg == "--project" or not (
+                    following.startswith("-") or following in _SUBCOMMANDS
+                )
+                index += 2 if takes else 1
+            else:
+                index += 1
+            continue
+        if arg in _SUBCOMMANDS:
+            return args
+        return [*args[:index], "--project", arg, *args[index + 1 :]]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(split_project_path(sys.argv[1:] if argv is None else argv))
     command = args.command or "app"
     module_name = _COMMANDS.get(command)
     if module_name is None:

@@ -1,0 +1,37 @@
+"""The command line: ``steiner-tui PATH`` is ``steiner-tui --project PATH``."""
+
+from __future__ import annotations
+
+import pytest
+
+from steiner_tui.cli import build_parser, split_project_path
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["~/src/app"], ["--project", "~/src/app"]),
+        (["app"], ["--project", "app"]),  # a folder called "app" (the default command's name)
+        (["--resume", "abc", "/repo"], ["--resume", "abc", "--project", "/repo"]),
+        (["/repo", "--resume"], ["--project", "/repo", "--resume"]),
+        (["--project", "/repo"], ["--project", "/repo"]),
+        (["context", "/repo"], ["context", "/repo"]),
+        (["--project", "/a", "exec", "hi"], ["--project", "/a", "exec", "hi"]),
+        (["--resume", "context"], ["--resume", "context"]),
+        ([], []),
+    ],
+)
+def test_a_leading_positional_is_the_project(argv: list[str], expected: list[str]) -> None:
+    assert split_project_path(argv) == expected
+
+
+def test_the_parsed_project_and_command() -> None:
+    parser = build_parser()
+    args = parser.parse_args(split_project_path(["/some/repo"]))
+    assert (args.project, args.command, args.resume) == ("/some/repo", None, None)
+    args = parser.parse_args(split_project_path(["--resume", "/some/repo"]))
+    assert (args.project, args.resume) == (".", "/some/repo")  # the value of --resume: an id
+    args = parser.parse_args(split_project_path(["/some/repo", "--resume"]))
+    assert (args.project, args.resume) == ("/some/repo", "latest")
+    args = parser.parse_args(split_project_path(["context", "--json", "/r"]))
+    assert (args.command, args.path, args.json) == ("context", "/r", True)

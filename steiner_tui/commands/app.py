@@ -1,7 +1,8 @@
 """The default command: open the workbench on a project.
 
-``steiner-tui [--project PATH] [--resume [ID]]``: a new recorded session, or the project's latest
-(or the given) session resumed from its log. Configuration (user file, then the project's
+``steiner-tui [--project PATH | PATH] [--resume [ID]]``: a new recorded session, or the project's
+latest (or the given) session resumed from its log. On exit it prints the session's id and the
+command that resumes it. Configuration (user file, then the project's
 ``.steiner/config.toml``) chooses the model, skills, permissions, keymap and theme; errors in it
 (``ConfigError`` is a ``ValueError``) are printed, not raised.
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from steiner_tui.app.session import AppSession
     from steiner_tui.app.session_plan import SessionPlan
 
-__all__ = ["run"]
+__all__ = ["resume_command", "resume_hint", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,9 +65,21 @@ def run(args: argparse.Namespace) -> int:
             return 2
         # The sessions screen asked for another session: open it in a fresh workbench.
         if not isinstance(result, ResumeRequest) or session is None:
+            if session is not None and session.log is not None:
+                print(resume_hint(session.driver.runner.session_id))
             return 0
         resume = result.session_id
         root = session.project_root
+
+
+def resume_hint(session_id: str) -> str:
+    """The line printed when the app exits: the session id and how to resume it."""
+    return f"steiner-tui: session {session_id} saved; resume it with: " + resume_command(session_id)
+
+
+def resume_command(session_id: str) -> str:
+    """The command that resumes ``session_id`` from any folder (the session knows its project)."""
+    return f"steiner-tui --resume {session_id}"
 
 
 def _start(root: Path, resume: str | None) -> AppSession | SessionPlan:

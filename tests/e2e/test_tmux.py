@@ -1,8 +1,9 @@
 """End to end: the real app in a real terminal (tmux), driven by keys, read from the screen.
 
-One run of ``uv run steiner-tui`` on a sample project with a temporary CONFIG: type a prompt and
-send it, open the lineage browser with ``/lineage`` and close it, toggle a skill with its number
-key, quit with Ctrl+Q. Every step waits by polling ``capture-pane`` until the expected text
+One run of ``uv run steiner-tui PATH`` on a sample project with a temporary CONFIG: type a prompt
+and send it, open the lineage browser with ``/lineage`` and close it, toggle a skill with its
+number key, quit with Ctrl+Q, read the resume hint the app prints, and find the project folder
+as it was. Every step waits by polling ``capture-pane`` until the expected text
 appears, within a deadline; the pane's text is in the failure message. The test uses its own
 tmux server socket, so it never touches the user's sessions.
 """
@@ -114,7 +115,8 @@ def _submit(tmux: Tmux, text: str) -> None:
 @pytest.mark.slow
 def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     project = write_sample_project(tmp_path / "budgetkit")
-    command = f"uv run steiner-tui --project {shlex.quote(str(project))}"
+    before = _files(project)
+    command = f"uv run steiner-tui {shlex.quote(str(project))}"  # a positional project path
     # remain-on-exit keeps the pane after the app quits, so its exit status can be read. It is
     # set for every window before the session starts: set on the new window afterwards, it came
     # too late for an app that exited at once, and tmux reported only "no such session".
@@ -148,3 +150,14 @@ def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     status, screen = _wait_until_closed(tmux)
     assert status in ("", "0"), f"exit status {status}; the pane shows:\n{screen}"
     assert "Traceback" not in screen and "Skills" not in screen, screen
+    # On exit the app says which session it saved and how to resume it (once it has left the
+    # alternate screen, that line can sit above the visible pane: read the scrollback too).
+    history = tmux("capture-pane", "-p", "-J", "-S", "-", "-t", SESSION)
+    assert "resume it with: steiner-tui --resume " in history, history
+    # Nothing was written into the project: the session lives under CONFIG.
+    assert _files(project) == before
+    assert list((tmp_path / "config" / "steiner" / "sessions").iterdir())
+
+
+def _files(root: Path) -> set[str]:
+    return {path.relative_to(root).as_posix() for path in root.rglob("*")}

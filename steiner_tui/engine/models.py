@@ -3,8 +3,11 @@
 Budgets need a context window and a max output for every model, including ones nobody listed.
 Ids are matched by prefix, longest prefix first, after lower-casing, stripping whitespace and
 dropping a routing prefix (``openai/gpt-4o`` and ``gpt-4o-2024-08-06`` both match ``gpt-4o``);
-an unknown id gets ``UNKNOWN_MODEL`` (context 32768, max output 4096, per wire-formats.md).
-Callers apply config overrides with ``dataclasses.replace`` on the returned ``ModelInfo``.
+an unknown id gets ``UNKNOWN_MODEL`` (context 32768, max output 4096, per wire-formats.md), or
+``UNKNOWN_LOCAL_MODEL`` on a server that is not a hosted vendor's (``lookup_model(local=True)``):
+the same window, a modest 1,024-token max output, because a small local model left to write
+4,096 tokens rambles for minutes. Callers apply config overrides with ``dataclasses.replace``
+on the returned ``ModelInfo``, and the provider factory the window a local server reports.
 
 The tokenizer is the model's native OpenAI encoding where it has one; every other family is
 counted with cl100k as a stand-in, and the ``offline`` model with the character heuristic.
@@ -13,14 +16,19 @@ counted with cl100k as a stand-in, and the ``offline`` model with the character 
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Literal
 
 from steiner_tui.engine.provider import ModelInfo
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MAX_OUTPUT_TOKENS",
+    "LOCAL_MAX_OUTPUT_TOKENS",
     "MODEL_REGISTRY",
+    "UNKNOWN_LOCAL_MODEL",
     "UNKNOWN_MODEL",
+    "LimitSource",
+    "is_known_model",
     "lookup_model",
 ]
 
@@ -28,7 +36,17 @@ DEFAULT_CONTEXT_WINDOW = 32768
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
 """The seed's ``provider.DefaultMaxOutputTokens``; also the floor of a clamped unset reserve."""
 
+LimitSource = Literal["config", "server", "registry", "default"]
+"""Where a model's window or max output came from: ``[models."<ref>"]``, the server that serves
+it, this registry, or the default for a model nobody knows."""
+
+LOCAL_MAX_OUTPUT_TOKENS = 1024
+"""The max output of an unknown model on a local server (``[models."<ref>"] max_output``)."""
+
 UNKNOWN_MODEL = ModelInfo(DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, False, "cl100k_base")
+UNKNOWN_LOCAL_MODEL = ModelInfo(
+    DEFAULT_CONTEXT_WINDOW, LOCAL_MAX_OUTPUT_TOKENS, False, "cl100k_base"
+)
 
 _O200K = "o200k_base"
 _CL100K = "cl100k_base"
@@ -92,17 +110,31 @@ MODEL_REGISTRY = MappingProxyType(
 _PREFIXES = sorted(MODEL_REGISTRY, key=len, reverse=True)
 
 
-def lookup_model(model_id: str) -> ModelInfo:
-    """Limits and capabilities of a model.
-
-    Args:
-        model_id: The backend model id, as sent to the provider.
-
-    Returns:
-        The entry of the longest registry prefix of the normalized id, else ``UNKNOWN_MODEL``.
-    """
+def _registry_entry(model_id: str) -> ModelInfo | None:
     key = model_id.strip().lower().rsplit("/", 1)[-1]
     for prefix in _PREFIXES:
         if key.startswith(prefix):
             return MODEL_REGISTRY[prefix]
-    return UNKNOWN_MODEL
+    return None
+
+
+def is_known_model(model_id: str) -> bool:
+    """Whether a registry prefix matches ``model_id`` (its limits are not a default)."""
+    return _registry_entry(model_id) is not None
+
+
+def lookup_model(model_id: str, *, local: bool = False) -> ModelInfo:
+    """Limits and capabilities of a model.
+
+    Args:
+        model_id: The backend model id, as sent to the provider.
+        local: the model is served by a local (or self-hosted) server, not a vendor's API.
+
+    Returns:
+        The entry of the longest registry prefix of the normalized id, else
+        ``UNKNOWN_LOCAL_MODEL`` when ``local``, else ``UNKNOWN_MODEL``.
+    """
+    found = _registry_entry(model_id)
+    if found is not None:
+        return found
+    return UNKNOWN_LOCAL_MODEL if local else UNKNOWN_MODEL

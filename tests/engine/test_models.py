@@ -8,8 +8,11 @@ import pytest
 
 from steiner_tui.engine.models import (
     DEFAULT_MAX_OUTPUT_TOKENS,
+    LOCAL_MAX_OUTPUT_TOKENS,
     MODEL_REGISTRY,
+    UNKNOWN_LOCAL_MODEL,
     UNKNOWN_MODEL,
+    is_known_model,
     lookup_model,
 )
 from steiner_tui.engine.provider import ModelInfo
@@ -21,6 +24,14 @@ def test_unknown_model_defaults() -> None:
     assert info == UNKNOWN_MODEL
     assert (info.context_window, info.max_output) == (32768, 4096)
     assert DEFAULT_MAX_OUTPUT_TOKENS == 4096
+
+
+def test_an_unknown_model_on_a_local_server_writes_modest_replies() -> None:
+    assert lookup_model("smollm2-135m", local=True) == UNKNOWN_LOCAL_MODEL
+    assert (UNKNOWN_LOCAL_MODEL.context_window, UNKNOWN_LOCAL_MODEL.max_output) == (32768, 1024)
+    assert LOCAL_MAX_OUTPUT_TOKENS == 1024
+    assert lookup_model("qwen2.5-coder:7b", local=True).max_output == 8192  # known: registry
+    assert is_known_model("gpt-4o") and not is_known_model("smollm2-135m")
 
 
 def test_offline_model() -> None:

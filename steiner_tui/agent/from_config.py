@@ -51,6 +51,9 @@ def _main_model(resolved: ResolvedModel, cache_key: str) -> MainModel:
         max_tokens=resolved.max_tokens,
         params=resolved.params,
         extra_params=resolved.extra_params,
+        window_source=resolved.window_source,
+        max_output_source=resolved.max_output_source,
+        limits_probe=resolved.limits_probe,
     )
 
 

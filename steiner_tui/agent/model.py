@@ -1,14 +1,25 @@
-"""The main model of a run: who answers, with what limits, under which cache identity."""
+"""The main model of a run: who answers, with what limits, under which cache identity.
+
+Each limit says where it came from (``engine.models.LimitSource``): ``config``
+(``[models."<ref>"]``), the ``server`` (learned by asking it, see
+``steiner_tui.providers.server_limits``), the ``registry`` (a known model id), or the
+``default`` for a model nobody knows. A server's answer replaces the registry's and the
+default's window, never the config's.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explicit_max_tokens_value
 from steiner_tui.engine.frozen import FrozenDict, freeze
+from steiner_tui.engine.models import LimitSource
 from steiner_tui.engine.provider import ModelInfo, Provider
+
+if TYPE_CHECKING:
+    from steiner_tui.providers.server_limits import ServerLimits
 
 __all__ = ["MainModel"]
 
@@ -29,6 +40,13 @@ class MainModel:
             explicit limits, after ``extra_params``'s).
         extra_params: server-specific request fields (``max_tokens``-style keys count as
             explicit limits, before ``params``'s).
+        window_source: where ``info.context_window`` came from.
+        max_output_source: where ``info.max_output`` came from.
+        server: the kind of server that told its limits (``llama.cpp``...), once it has.
+        tools_ignored: the server said it drops tool definitions (its chat template has no
+            tools): requests then carry none, so the estimate and the snapshot match what
+            the model sees.
+        limits_probe: asks the server for its limits (blocking; None: nobody to ask).
     """
 
     alias: str
@@ -40,6 +58,13 @@ class MainModel:
     max_tokens: int = 0
     params: Mapping[str, Any] = field(default_factory=FrozenDict)
     extra_params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    window_source: LimitSource = "registry"
+    max_output_source: LimitSource = "registry"
+    server: str = ""
+    tools_ignored: bool = False
+    limits_probe: Callable[[], ServerLimits | None] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", freeze(self.params))
@@ -52,6 +77,29 @@ class MainModel:
     @property
     def stateful(self) -> bool:
         return bool(getattr(self.provider, "stateful", False))
+
+    def with_server_limits(self, limits: ServerLimits) -> MainModel:
+        """This model with what its server said applied (a configured window stays)."""
+        model = replace(self, server=limits.server, tools_ignored=limits.tools_supported is False)
+        window = limits.context_window
+        if window is not None and self.window_source != "config":
+            model = replace(
+                model,
+                info=replace(self.info, context_window=window),
+                window_source="server",
+            )
+        return model
+
+    @property
+    def window_origin(self) -> str:
+        """Where the window figure came from, for people: ``config``, ``llama.cpp server`` (the
+        kind of server that said), ``registry`` or ``default``."""
+        return _origin(self.window_source, self.server)
+
+    @property
+    def max_output_origin(self) -> str:
+        """Where the max output figure came from (as ``window_origin``)."""
+        return _origin(self.max_output_source, self.server)
 
     @property
     def explicit_max_tokens(self) -> int:
@@ -68,3 +116,7 @@ class MainModel:
     @property
     def budget(self) -> ModelTokenBudget:
         return ModelTokenBudget.for_model(self.info, threshold_tokens=self.threshold_tokens)
+
+
+def _origin(source: LimitSource, server: str) -> str:
+    return f"{server} server" if source == "server" and server else source

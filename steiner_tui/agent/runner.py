@@ -15,6 +15,11 @@ Per model call (the design's ``prepareTurn`` / ``executeModelCall``):
 Cancellation stores what was streamed as an ``incomplete`` assistant message; provider errors do
 the same and end the episode with an ``ErrorEvent``. Nothing the user saw is lost.
 
+Server limits: before its first request the runner asks a local model's server for its window
+and tool support (``learn_limits``, once, in a thread; the app starts it as soon as the session
+opens). A server whose chat template drops tool definitions gets none: the estimate, the
+snapshot and the request then all say what the model really sees.
+
 Building a runner is on the app's start-up path; running a turn is not. So the turn's records
 (``run_types``), event classes and request class are imported by the methods that make them:
 each dataclass costs about a millisecond to create.
@@ -124,6 +129,8 @@ class Runner:
         self.compactor = CompactionDriver(self, compaction or CompactionSettings())
         self.inbox: Callable[[], Sequence[Message]] | None = None
         """Messages to append before the next model call (background sub-agent results)."""
+        self._limits_learned = model.limits_probe is None
+        self._limits_lock = asyncio.Lock()
 
     # -- conversation -----------------------------------------------------------------------
 
@@ -141,7 +148,40 @@ class Runner:
 
     @property
     def tool_definitions(self) -> tuple[ToolDefinition, ...]:
-        return self.tools.definitions() if self.tools is not None else ()
+        """The tools requests carry: none when the model's server said it ignores them."""
+        if self.tools is None or self.model.tools_ignored:
+            return ()
+        return self.tools.definitions()
+
+    async def learn_limits(self) -> bool:
+        """Ask the model's server for its window and tool support, once (the probe runs in a
+        thread); later calls, and calls while it runs, wait for that answer.
+
+        Returns:
+            True when the server answered and the model's limits were updated.
+        """
+        if self._limits_learned:
+            return False
+        async with self._limits_lock:
+            probe = self.model.limits_probe
+            if self._limits_learned or probe is None:
+                return False
+            limits = await asyncio.to_thread(probe)
+            self._limits_learned = True
+        if limits is None:
+            return False
+        self.model = self.model.with_server_limits(limits)
+        if self.model.tools_ignored and self.tools is not None:
+            from steiner_tui.engine.events import WarningEvent
+
+            self.sink.emit(
+                WarningEvent(
+                    "tools_ignored",
+                    f"{self.model.ref}: the {limits.server} server's chat template ignores "
+                    "tool definitions; they are not sent (the model cannot call tools)",
+                )
+            )
+        return True
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
@@ -220,6 +260,7 @@ class Runner:
         from steiner_tui.engine.events import ErrorEvent
 
         progress = EpisodeProgress()
+        await self.learn_limits()
         self._drain_inbox()
         if user_message is not None:
             turn = self.next_turn()

@@ -3,7 +3,14 @@
 A model ref is ``<provider alias>/<backend model id>``, split at the first ``/`` (the model id
 may contain more, e.g. ``local/library/qwen2.5``). A ref naming only an alias of type ``offline``
 means the offline model (``offline``). Limits come from ``steiner_tui.engine.models.lookup_model``
-and are overridden field by field by ``[models."<ref>"]`` (or ``[models."<model id>"]``).
+and are overridden field by field by ``[models."<ref>"]`` (or ``[models."<model id>"]``); each
+says where it came from (``LimitSource``).
+
+Local servers: an OpenAI-type provider whose base URL is not OpenAI's own API is a local (or
+self-hosted) server. An unknown model there gets a modest max output
+(``engine.models.LOCAL_MAX_OUTPUT_TOKENS``), and the resolved model carries a probe that asks
+the server for its window and tool support (``providers.server_limits``); the runner runs it
+once, in a thread, before its first request. Nothing here does network I/O.
 
 Keys come only from the environment variable the provider's ``api_key_env`` names; a provider
 with no ``api_key_env`` (a local server) gets the dummy key ``sk-local``. A missing key is a
@@ -15,17 +22,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.provider import ModelInfo, Provider
+
+if TYPE_CHECKING:
+    from steiner_tui.engine.models import LimitSource
+    from steiner_tui.providers.server_limits import ServerLimits
 
 __all__ = [
     "LOCAL_DUMMY_KEY",
     "ResolvedModel",
     "api_key_for",
     "build_provider",
+    "is_local_server",
     "model_info_with_overrides",
     "resolve_model",
     "split_model_ref",
@@ -59,12 +72,34 @@ class ResolvedModel:
     """``[models."<ref>"] params``: request fields sent with every call."""
     extra_params: Mapping[str, Any] = field(default_factory=FrozenDict)
     """``[models."<ref>"] extra_params``: server-specific request fields."""
+    window_source: LimitSource = "registry"
+    max_output_source: LimitSource = "registry"
+    limits_probe: Callable[[], ServerLimits | None] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """Asks a local server for its window and tool support (blocking; None: not a local one)."""
 
 
-def _default_lookup(model: str) -> ModelInfo:
-    from steiner_tui.engine.models import lookup_model
+def is_local_server(provider: ProviderConfig) -> bool:
+    """An OpenAI-type provider whose base URL is not OpenAI's own API (Ollama, llama.cpp...)."""
+    if provider.type not in ("openai", "openai_responses") or not provider.base_url:
+        return False
+    return urlsplit(provider.base_url).hostname != "api.openai.com"
 
-    return lookup_model(model)
+
+def _registry_lookup(local: bool) -> Lookup:
+    def lookup(model: str) -> ModelInfo:
+        from steiner_tui.engine.models import lookup_model
+
+        return lookup_model(model, local=local)
+
+    return lookup
+
+
+def _registry_source(model: str) -> LimitSource:
+    from steiner_tui.engine.models import is_known_model
+
+    return "registry" if is_known_model(model) else "default"
 
 
 def split_model_ref(config: Config, ref: str) -> tuple[str, str]:
@@ -90,7 +125,8 @@ def model_info_with_overrides(
     config: Config, alias: str, lookup: Lookup | None = None
 ) -> Callable[[str], ModelInfo]:
     """A ``model -> ModelInfo`` function for one provider alias, config overrides applied."""
-    base = lookup or _default_lookup
+    provider = config.providers.get(alias)
+    base = lookup or _registry_lookup(provider is not None and is_local_server(provider))
 
     def info(model: str) -> ModelInfo:
         result = base(model)
@@ -196,6 +232,7 @@ def resolve_model(
             f"the context window ({info.context_window})"
         )
     provider = build_provider(provider_config, env, project_root=project_root, model_info=info_for)
+    registry: LimitSource = "registry" if lookup is not None else _registry_source(model)
     return ResolvedModel(
         ref=ref.strip(),
         alias=alias,
@@ -207,4 +244,23 @@ def resolve_model(
         max_tokens=(override.max_tokens or 0) if override else 0,
         params=override.params if override else FrozenDict(),
         extra_params=override.extra_params if override else FrozenDict(),
+        window_source="config" if override and override.context_window else registry,
+        max_output_source="config" if override and override.max_output else registry,
+        limits_probe=_limits_probe(provider_config, model, env),
     )
+
+
+def _limits_probe(
+    provider: ProviderConfig, model: str, env: Mapping[str, str]
+) -> Callable[[], ServerLimits | None] | None:
+    """The probe of a local server's limits for ``model`` (None: not a local server)."""
+    if not is_local_server(provider) or provider.base_url is None:
+        return None
+    base_url, key = provider.base_url, api_key_for(provider, env)
+
+    def probe() -> ServerLimits | None:
+        from steiner_tui.providers.server_limits import probe_server_limits
+
+        return probe_server_limits(base_url, model, api_key=key)
+
+    return probe

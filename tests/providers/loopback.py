@@ -2,10 +2,11 @@
 
 Each POST takes the next scripted ``Reply``: a status, headers and body parts. Streaming bodies
 go out with chunked transfer encoding, one HTTP chunk per part, as real SSE servers send them.
-A reply ends ``complete`` (terminating chunk), ``drop`` (socket shut down mid-body: the client
-sees the connection cut) or ``stall`` (the handler waits, bounded, until the server stops; the
-client's own timeout fires first). Requests are recorded for assertions. The server binds port 0
-and stops itself on ``stop()`` or leaving its ``with`` block.
+GETs, and the Ollama step of the runner's server-limits probe (``POST /api/show``), get a 404
+and take no reply. A reply ends ``complete`` (terminating chunk), ``drop`` (socket shut down
+mid-body: the client sees the connection cut) or ``stall`` (the handler waits, bounded, until
+the server stops; the client's own timeout fires first). Requests are recorded for assertions.
+The server binds port 0 and stops itself on ``stop()`` or leaving its ``with`` block.
 """
 
 from __future__ import annotations
@@ -81,9 +82,23 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _not_found(self) -> None:
+        self.close_connection = True
+        self.send_response(404)
+        self.send_header("content-length", "0")
+        self.send_header("connection", "close")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        # The runner's probe of a local server's limits (/props, /v1/models...): not served.
+        self._not_found()
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
+        if self.path.endswith("/api/show"):  # the probe's Ollama step: no scripted reply
+            self._not_found()
+            return
         headers = {k.lower(): v for k, v in self.headers.items()}
         self.server.record(Recorded(self.path, headers, json.loads(raw)))
         reply = self.server.next_reply()

@@ -1,0 +1,214 @@
+"""What an OpenAI-compatible server says about the model it serves: its window, tool support.
+
+The registry only guesses a local model's window (an unknown one gets 32,768 tokens), while the
+server knows the one it allocated: llama.cpp had 8,192 and rejected every request in between.
+So when config does not set ``context_window``, the server is asked, each flavour at its own
+endpoint, first answer wins:
+
+* llama.cpp: ``GET /props``: ``default_generation_settings.n_ctx`` (or a top-level ``n_ctx``),
+  and ``chat_template_caps.supports_tools`` (false: its chat template drops tool definitions);
+* vLLM, and llama.cpp again: ``GET /v1/models``: the model's ``max_model_len`` (vLLM) or its
+  ``meta.n_ctx`` / ``meta.n_ctx_train`` (llama.cpp);
+* LM Studio: ``GET /api/v0/models``: ``loaded_context_length``, else ``max_context_length``;
+* Ollama: ``POST /api/show``: the ``num_ctx`` it runs with (``parameters``), else the model's
+  ``<architecture>.context_length``; ``capabilities`` lists ``tools`` when it takes them.
+
+``probe_server_limits`` blocks (plain ``urllib``, a short timeout per request and a deadline for
+the whole probe): the runner calls it in a thread, once, before its first request, and never at
+import. A server that answers none of these (a hosted API, a server that is down) gives None:
+the registry's figures stay.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PROBE_TIMEOUT", "ServerLimits", "api_roots", "probe_server_limits"]
+
+PROBE_TIMEOUT = 3.0
+"""Seconds for the whole probe (each request gets what is left of it)."""
+_MAX_BODY = 8 << 20
+"""Largest body read (a hosted API's model list can be long; a local one is small)."""
+
+Fetch = Callable[[str, bytes | None, float], Any]
+"""``(url, JSON body or None for GET, timeout) -> parsed JSON``; raises ``OSError``,
+``ValueError`` or ``http.client.HTTPException`` when there is no usable answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLimits:
+    """What one server said about a model.
+
+    Attributes:
+        server: which kind of server answered (``llama.cpp``, ``vLLM``, ``LM Studio``,
+            ``Ollama``).
+        context_window: the window it serves the model with (None: it did not say).
+        tools_supported: whether it passes tool definitions to the model (None: it did not say).
+    """
+
+    server: str
+    context_window: int | None = None
+    tools_supported: bool | None = None
+
+
+def api_roots(base_url: str) -> tuple[str, str]:
+    """``(api, root)``: the OpenAI-compatible base (``.../v1``) and the server's root."""
+    api = base_url.rstrip("/")
+    root = api.removesuffix("/v1") if api.endswith("/v1") else api
+    return api, root
+
+
+def _positive(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value) if value > 0 else None
+
+
+def _llama_props(body: Any) -> ServerLimits | None:
+    if not isinstance(body, Mapping):
+        return None
+    settings = body.get("default_generation_settings")
+    window = _positive(settings.get("n_ctx")) if isinstance(settings, Mapping) else None
+    window = window or _positive(body.get("n_ctx"))
+    caps = body.get("chat_template_caps")
+    tools = caps.get("supports_tools") if isinstance(caps, Mapping) else None
+    if window is None and not isinstance(tools, bool):
+        return None
+    return ServerLimits("llama.cpp", window, tools if isinstance(tools, bool) else None)
+
+
+def _entry(entries: Any, model: str) -> Mapping[str, Any] | None:
+    """The list entry whose ``id`` is ``model``; the only entry when there is one."""
+    if not isinstance(entries, list):
+        return None
+    rows = [e for e in entries if isinstance(e, Mapping)]
+    for row in rows:
+        if row.get("id") == model or row.get("model") == model:
+            return row
+    return rows[0] if len(rows) == 1 else None
+
+
+def _openai_models(body: Any, model: str) -> ServerLimits | None:
+    row = _entry(body.get("data") if isinstance(body, Mapping) else None, model)
+    if row is None:
+        return None
+    vllm = _positive(row.get("max_model_len"))
+    if vllm is not None:
+        return ServerLimits("vLLM", vllm)
+    meta = row.get("meta")
+    if isinstance(meta, Mapping):
+        window = _positive(meta.get("n_ctx")) or _positive(meta.get("n_ctx_train"))
+        if window is not None:
+            return ServerLimits("llama.cpp", window)
+    return None
+
+
+def _lm_studio(body: Any, model: str) -> ServerLimits | None:
+    row = _entry(body.get("data") if isinstance(body, Mapping) else None, model)
+    if row is None:
+        return None
+    window = _positive(row.get("loaded_context_length")) or _positive(row.get("max_context_length"))
+    return ServerLimits("LM Studio", window) if window is not None else None
+
+
+def _ollama_num_ctx(parameters: Any) -> int | None:
+    if not isinstance(parameters, str):
+        return None
+    for line in parameters.splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx" and value.strip().isdigit():
+            return _positive(int(value.strip()))
+    return None
+
+
+def _ollama_show(body: Any) -> ServerLimits | None:
+    if not isinstance(body, Mapping):
+        return None
+    info = body.get("model_info")
+    trained = None
+    if isinstance(info, Mapping):
+        trained = next(
+            (
+                _positive(value)
+                for key, value in info.items()
+                if isinstance(key, str) and key.endswith(".context_length")
+            ),
+            None,
+        )
+    window = _ollama_num_ctx(body.get("parameters")) or trained
+    capabilities = body.get("capabilities")
+    tools = "tools" in capabilities if isinstance(capabilities, list) else None
+    if window is None and tools is None:
+        return None
+    return ServerLimits("Ollama", window, tools)
+
+
+def _urllib_fetch(api_key: str) -> Fetch:
+    headers = {"accept": "application/json"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+
+    def fetch(url: str, body: bytes | None, timeout: float) -> Any:
+        sent = {**headers, "content-type": "application/json"} if body is not None else headers
+        request = urllib.request.Request(url, data=body, headers=sent)
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read(_MAX_BODY))
+
+    return fetch
+
+
+def probe_server_limits(
+    base_url: str,
+    model: str,
+    *,
+    api_key: str = "",
+    timeout: float = PROBE_TIMEOUT,
+    fetch: Fetch | None = None,
+) -> ServerLimits | None:
+    """Ask the server at ``base_url`` for ``model``'s window and tool support (blocking).
+
+    Args:
+        base_url: the provider's OpenAI-compatible base URL (``http://host:8080/v1``).
+        model: the backend model id, as sent in requests.
+        api_key: sent as a bearer token (servers started with a key want it on every path).
+        timeout: seconds for the whole probe.
+        fetch: the HTTP call (default: ``urllib``); tests and callers may inject their own.
+
+    Returns:
+        The first flavour's answer that names a window or tool support, else None.
+    """
+    call = fetch or _urllib_fetch(api_key)
+    api, root = api_roots(base_url)
+    deadline = time.monotonic() + timeout
+    show = json.dumps({"model": model}).encode()
+    steps: tuple[tuple[str, bytes | None, Callable[[Any], ServerLimits | None]], ...] = (
+        (f"{root}/props", None, _llama_props),
+        (f"{api}/models", None, lambda body: _openai_models(body, model)),
+        (f"{root}/api/v0/models", None, lambda body: _lm_studio(body, model)),
+        (f"{root}/api/show", show, _ollama_show),
+    )
+    found: ServerLimits | None = None
+    for url, body, read in steps:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            answer = read(call(url, body, left))
+        except (OSError, ValueError, http.client.HTTPException):
+            # Refused, timed out, not found, not JSON: this server is not of that flavour.
+            continue
+        if answer is None:
+            continue
+        if found is None:
+            found = answer
+        elif found.context_window is None:  # llama.cpp's /props without n_ctx: keep its caps
+            found = ServerLimits(found.server, answer.context_window, found.tools_supported)
+        if found.context_window is not None:
+            return found
+    return found

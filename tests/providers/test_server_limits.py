@@ -1,0 +1,144 @@
+"""Windows learned from servers: each flavour's endpoint, answered as the real servers answer.
+
+The fakes (``fake_servers``) are small loopback HTTP servers that answer like the real ones; the
+real llama.cpp server is covered by ``tests/llamacpp``.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steiner_tui.agent.from_config import main_model_from_config
+from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.config import parse_config
+from steiner_tui.engine.events import ListSink, WarningEvent
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.providers.factory import resolve_model
+from steiner_tui.providers.server_limits import ServerLimits, api_roots, probe_server_limits
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.registry import default_tools
+from tests.providers.fake_servers import LLAMA_CPP, LM_STUDIO, OLLAMA, VLLM, Routes, serving, url
+
+
+@pytest.mark.parametrize(
+    ("routes", "model", "expected"),
+    [
+        (LLAMA_CPP, "anything", ServerLimits("llama.cpp", 4096, False)),
+        (VLLM, "Qwen/Qwen2.5-Coder-7B-Instruct", ServerLimits("vLLM", 16384)),
+        (LM_STUDIO, "qwen2.5-7b-instruct", ServerLimits("LM Studio", 8192)),
+        (OLLAMA, "qwen2.5-coder:7b", ServerLimits("Ollama", 12288, True)),
+    ],
+    ids=["llama.cpp", "vLLM", "LM Studio", "Ollama"],
+)
+def test_each_server_flavour_reports_its_window(
+    routes: Routes, model: str, expected: ServerLimits
+) -> None:
+    with serving(routes) as server:
+        assert probe_server_limits(url(server), model) == expected
+    if routes is OLLAMA:
+        assert server.bodies == [{"model": "qwen2.5-coder:7b"}]
+
+
+def test_llama_cpp_models_meta_when_props_is_off() -> None:
+    routes = {key: value for key, value in LLAMA_CPP.items() if key[1] != "/props"}
+    with serving(routes) as server:
+        assert probe_server_limits(url(server), "x") == ServerLimits("llama.cpp", 4096)
+
+
+def test_ollama_without_num_ctx_reports_the_model_context_length() -> None:
+    show = dict(OLLAMA[("POST", "/api/show")][1])
+    show["parameters"] = 'stop "<|im_end|>"'
+    del show["capabilities"]
+    with serving({("POST", "/api/show"): (200, show)}) as server:
+        assert probe_server_limits(url(server), "qwen2.5-coder:7b") == ServerLimits(
+            "Ollama", 32768, None
+        )
+
+
+def test_a_server_that_says_nothing_gives_none() -> None:
+    with serving({}) as server:
+        assert probe_server_limits(url(server), "m") is None
+    assert ("GET", "/props") in server.seen and ("POST", "/api/show") in server.seen
+
+
+def test_a_closed_port_gives_none() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert probe_server_limits(f"http://127.0.0.1:{port}/v1", "m") is None
+
+
+def test_a_silent_server_ends_the_probe_at_its_deadline() -> None:
+    with socket.socket() as listener:  # accepts connections (the backlog), never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        assert probe_server_limits(f"http://127.0.0.1:{port}/v1", "m", timeout=0.3) is None
+
+
+def test_api_roots() -> None:
+    assert api_roots("http://h:1/v1/") == ("http://h:1/v1", "http://h:1")
+    assert api_roots("http://h:1") == ("http://h:1", "http://h:1")
+
+
+def _runner(tmp_path: Path, table: dict[str, Any]) -> tuple[Any, ListSink]:
+    config = parse_config([("config.toml", table)])
+    main = main_model_from_config(config, tmp_path, session_id="s1", ref="local/tiny", env={})
+    sink = ListSink()
+    runner = build_runner(
+        SessionSpec(tmp_path, main, session_id="s1"),
+        estimator=RequestEstimator(default_encoding_loader(None)),
+        tools=ToolExecutor(default_tools()),
+        sink=sink,
+    )
+    return runner, sink
+
+
+async def test_the_runner_learns_the_window_and_drops_ignored_tools(tmp_path: Path) -> None:
+    with serving(LLAMA_CPP) as server:
+        runner, sink = _runner(tmp_path, {"providers": {"local": {"base_url": url(server)}}})
+        assert runner.model.window_source == "default"
+        assert runner.model.info.max_output == 1024  # an unknown model on a local server
+        assert runner.prepare().request.tools  # before it asks
+        assert await runner.learn_limits()
+        assert not await runner.learn_limits()  # once
+    model = runner.model
+    assert (model.info.context_window, model.window_source, model.window_origin) == (
+        4096,
+        "server",
+        "llama.cpp server",
+    )
+    assert model.budget.context_size == 4096
+    prepared = runner.prepare()
+    assert prepared.request.tools == () and runner.preview().tools == ()
+    warnings = [e for e in sink.events if isinstance(e, WarningEvent)]
+    assert [w.code for w in warnings] == ["tools_ignored"]
+
+
+async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:
+    with serving(LLAMA_CPP) as server:
+        table = {
+            "providers": {"local": {"base_url": url(server)}},
+            "models": {"local/tiny": {"context_window": 65536, "max_output": 512}},
+        }
+        runner, _ = _runner(tmp_path, table)
+        assert await runner.learn_limits()
+    model = runner.model
+    assert (model.info.context_window, model.window_source) == (65536, "config")
+    assert (model.info.max_output, model.max_output_source) == (512, "config")
+    assert model.tools_ignored  # what the server does with tools is still what it does
+
+
+def test_hosted_apis_are_not_probed_and_known_models_say_registry() -> None:
+    config = parse_config([])
+    env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+    openai = resolve_model(config, "openai/gpt-4o", env)
+    assert openai.limits_probe is None and openai.window_source == "registry"
+    assert resolve_model(config, "anthropic/claude-sonnet-4", env).limits_probe is None
+    local = resolve_model(config, "local/qwen2.5-coder:7b", env)
+    assert local.limits_probe is not None
+    assert (local.window_source, local.info.max_output) == ("registry", 8192)

@@ -100,6 +100,10 @@ class BudgetView:
     prefix_total: int = 0
     compactions: int = 0
     health: HealthEvent | None = None
+    window_origin: str = ""
+    """Where the window figure came from (``config``, ``llama.cpp server``, ``registry``...)."""
+    tools_ignored: bool = False
+    """The model's server drops tool definitions, so none are sent or counted."""
 
     def row(self, label: str) -> SourceRow | None:
         """The row called ``label``, if present."""
@@ -207,6 +211,8 @@ def build_budget_view(
     calibration: tuple[int, float] = (0, 1.0),
     compactions: int = 0,
     health: HealthEvent | None = None,
+    window_origin: str = "",
+    tools_ignored: bool = False,
 ) -> BudgetView:
     """The panel's figures for ``snapshot``.
 
@@ -221,6 +227,8 @@ def build_budget_view(
         calibration: ``(samples, factor)`` of the estimator's calibration for the model.
         compactions: compactions applied in this session.
         health: the latest session health.
+        window_origin: where the window figure came from.
+        tools_ignored: the model's server drops tool definitions (none are sent).
     """
     model = snapshot.model
     rows = _Rows()
@@ -265,4 +273,6 @@ def build_budget_view(
         prefix_total=len(previous.message_hashes) if previous is not None else 0,
         compactions=compactions,
         health=health,
+        window_origin=window_origin,
+        tools_ignored=tools_ignored,
     )

@@ -101,6 +101,8 @@ class SessionController:
             calibration=(calibration.samples(model), calibration.factor(model)),
             compactions=len(self.driver.lineage.generations) - 1,
             health=self.health,
+            window_origin=runner.model.window_origin,
+            tools_ignored=runner.model.tools_ignored,
         )
 
     def skill_rows(self) -> list[SkillStatus]:
@@ -113,9 +115,12 @@ class SessionController:
         budget = model.budget
         lines = [
             f"{self.session.model_label} ({model.ref})",
-            f"window {budget.context_size:,} tokens · max output {budget.max_output:,}",
+            f"window {budget.context_size:,} tokens (source: {model.window_origin}) · "
+            f"max output {budget.max_output:,} (source: {model.max_output_origin})",
             f"soft threshold {budget.soft_threshold:,} · hard limit {budget.hard_limit:,}",
         ]
+        if model.tools_ignored:
+            lines.append(f"tools: the {model.server} server ignores them; none are sent")
         if self.session.models:
             lines.append("configured: " + ", ".join(self.session.models))
         return "\n".join(lines)
@@ -187,6 +192,10 @@ class SessionController:
         self._first_index = self.driver.runner.state.request_index
         self._preview = None
         self._usage = None
+
+    def limits_learned(self) -> None:
+        """The model's server told its limits: the dry run (window, tools) is out of date."""
+        self._preview = None
 
     def apply_file_changes(self, paths: Iterable[Path]) -> frozenset[StaticPartition]:
         """Invalidate exactly the partitions the changed ``paths`` belong to.

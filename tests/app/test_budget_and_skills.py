@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Static
 
+from steiner_tui.agent.from_config import main_model_from_config
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.config import parse_config
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish, send, static_text
+from tests.app.helpers import finish, notices, send, static_text
+from tests.providers.fake_servers import LLAMA_CPP, serving, url
 
 
 def _rows_text(panel: BudgetPanel) -> str:
@@ -136,3 +141,25 @@ async def test_clicking_a_skill_row_toggles_that_skill(app_for: AppFactory) -> N
         assert screen.skills.highlighted_name == second
         states = {row.name: row.state for row in screen.controller.skill_rows()}
         assert states[second] == "pending_activation"
+
+
+async def test_the_panel_and_model_say_the_window_came_from_the_server(
+    app_for: AppFactory, project: Path
+) -> None:
+    with serving(LLAMA_CPP) as server:
+        config = parse_config([("c", {"providers": {"local": {"base_url": url(server)}}})])
+        main = main_model_from_config(config, project, session_id="s", ref="local/tiny", env={})
+        messages: list[object] = []
+        app = app_for(main)
+        async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+            await app.workers.wait_for_complete()  # the limits worker asks in a thread
+            await pilot.pause()
+            notes = static_text(app.workbench.budget.query_one("#budget-notes", Static))
+            assert "window 4,096 tok · source: llama.cpp server" in notes
+            assert "tools: the server ignores them" in notes
+            assert app.workbench.controller.budget_view().row("tool definitions") is None
+            await send(pilot, "/model")
+            text = "\n".join(notices(messages))
+            assert "window 4,096 tokens (source: llama.cpp server)" in text
+            assert "max output 1,024 (source: default)" in text
+            assert "ignores tool definitions" in text  # the runner's warning

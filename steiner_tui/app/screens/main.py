@@ -111,6 +111,15 @@ class MainScreen(WorkbenchBase):
             self.notify(notice, title="Session")
         if self.driver.runner.conversation:
             self.show_conversation()
+        self.learn_model_limits()
+
+    @work(group="limits", exit_on_error=False)
+    async def learn_model_limits(self) -> None:
+        """Ask a local model's server for its window and tool support (the probe runs in a
+        thread, off the UI loop), then show what it said."""
+        if await self.driver.runner.learn_limits():
+            self.controller.limits_learned()
+            self.refresh_budget()
 
     async def _after_first_frame(self) -> None:
         # Focusing restyles the prompt and its ancestors, the context panel computes a dry-run

@@ -62,6 +62,10 @@ def _notes(view: BudgetView) -> Content:
     lines = [
         f"estimate {view.estimate_tokens:,} tok · {view.strategy} · {view.confidence} confidence"
     ]
+    if view.window_origin:
+        lines.append(f"window {view.window.context_size:,} tok · source: {view.window_origin}")
+    if view.tools_ignored:
+        lines.append("tools: the server ignores them · not sent, not counted")
     if view.calibration_samples:
         reports = "report" if view.calibration_samples == 1 else "reports"
         lines.append(

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
+
 
 def _env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -74,7 +76,7 @@ def test_exec_writes_a_jsonl_event_log(tmp_path: Path, sample_project: Path) -> 
 def test_exec_reports_a_bad_model_reference(tmp_path: Path, sample_project: Path) -> None:
     out = _run(tmp_path, "--project", str(sample_project), "exec", "hi", "--model", "nosuch/model")
     assert out.returncode == 2
-    assert "nosuch" in out.stdout
+    assert "nosuch" in out.stderr and not out.stdout
 
 
 def test_oneshot_runs_each_phase_as_its_own_session(tmp_path: Path, sample_project: Path) -> None:
@@ -98,10 +100,36 @@ def test_exec_ctrl_c_stops_streaming_cleanly(tmp_path: Path, sample_project: Pat
         env=_env(tmp_path),
     )  # fmt: skip
     assert process.stderr is not None
-    first_progress = process.stderr.readline()  # a tool call started: the run is streaming
-    assert first_progress.startswith("→ "), first_progress
+    first_progress = process.stderr.readline()  # the request went out
+    assert first_progress.startswith("… offline/offline: request 1"), first_progress
+    second = process.stderr.readline()  # a tool call started: the run is streaming
+    assert second.startswith("→ "), second
     process.send_signal(signal.SIGINT)
-    stdout, _ = process.communicate(timeout=60)
+    stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
-    assert "interrupted" in stdout
-    assert "Traceback" not in stdout
+    assert "interrupted" in stderr and "interrupted" not in stdout
+    assert "Traceback" not in stdout + stderr
+
+
+def test_exec_streams_to_stdout_and_reports_an_error_once_on_stderr(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    def chunk(delta: dict[str, str], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        body = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "tiny"}
+        return sse_data({**body, "choices": [choice]})
+
+    parts = [chunk({"role": "assistant", "content": "Half an "}), chunk({"content": "answer"})]
+    with LoopbackServer(sse_reply(parts, end="drop")) as server:
+        xdg = tmp_path / "xdg" / "steiner"
+        xdg.mkdir(parents=True)
+        (xdg / "config.toml").write_text(f'[providers.local]\nbase_url = "{server.url}/v1"\n')
+        out = _run(
+            tmp_path, "--project", str(sample_project), "exec", "hi", "--model", "local/tiny"
+        )
+    assert out.returncode == 1
+    assert out.stdout == "Half an answer\n"  # what streamed, once, and no error on stdout
+    errors = [line for line in out.stderr.splitlines() if "connection" in line]
+    assert len(errors) == 1, out.stderr
+    assert errors[0].startswith("error: local/tiny: "), errors
+    assert errors[0].count("local/tiny") == 1, errors  # the provider label, once

@@ -365,8 +365,9 @@ class Runner:
                     request = self._without_images(request)
                     continue
                 self._keep_partial(collector)
-                self.sink.emit(ErrorEvent(error.kind, f"{self.model.ref}: {error.message}"))
-                return RunResult("error", error=error.message, error_kind=error.kind)
+                text = labelled(self.model.ref, error.message)
+                self.sink.emit(ErrorEvent(error.kind, text))
+                return RunResult("error", error=text, error_kind=error.kind)
             break
         return self._finish_call(request, prepared.estimate, collector)
 
@@ -437,6 +438,11 @@ class Runner:
         self.state.tracker = await run_tool_calls(
             reply.tool_calls, self.tools, ctx, self.state.tracker, self.sink, self.append
         )
+
+
+def labelled(ref: str, message: str) -> str:
+    """``message`` starting with ``ref:`` once (SDK providers already start theirs with it)."""
+    return message if message.startswith(f"{ref}:") else f"{ref}: {message}"
 
 
 def seed_last_main_request_for(model: MainModel, seed: LastMainRequest) -> LastMainRequest:

@@ -1,5 +1,8 @@
 """``steiner-tui exec "PROMPT"``: run one task to completion and print the answer.
 
+The answer streams to stdout as the model writes it; progress goes to stderr: each request as
+it is sent, tool calls, sub-agents, warnings, and an error once, labelled once with the model.
+
 Exit status: 0 when the model answered, 1 on a provider or context error, 2 on bad input,
 130 when interrupted (Ctrl-C stops streaming cleanly).
 
@@ -27,6 +30,7 @@ from steiner_tui.agent.runner import RunResult
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
+    ReplyPrinter,
     load_project_config,
     make_estimator,
 )
@@ -60,7 +64,7 @@ class SubAgentProgress:
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).resolve()
     if not project.is_dir():
-        print(f"steiner-tui: project folder {project} does not exist")
+        print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
         return 2
     config = load_project_config(project)
     session_id = f"exec-{uuid.uuid4().hex[:8]}"
@@ -73,11 +77,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec = session_spec_from_config(config, project, paths.config_dir(), inputs)
     except ConfigError as error:
-        print(f"steiner-tui: {error}")
+        print(f"steiner-tui: {error}", file=sys.stderr)
         return 2
     policy = PermissionPolicy(HeadlessPermission(allow=args.yes), dict(config.permissions))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
-    sink: EventSink = FanoutSink((ProgressSink(), SubAgentProgress()))
+    printer, progress = ReplyPrinter(), ProgressSink()
+    sink: EventSink = FanoutSink((printer, progress, SubAgentProgress()))
     if event_log is not None:
         sink = FanoutSink((sink, event_log))
     delegation = None if args.no_delegate else DelegationSettings()
@@ -92,13 +97,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         result: RunResult = asyncio.run(coro)
     except KeyboardInterrupt:
-        print("\ninterrupted")
+        printer.finish()
+        print("interrupted", file=sys.stderr)
         return 130
     finally:
         if event_log is not None:
             event_log.close()
+    printer.finish()
     if result.status == "done":
-        print(result.reply)
         return 0
-    print(f"steiner-tui: {result.error}")
+    if not progress.errors:  # an error the runner reported is already on stderr
+        print(f"steiner-tui: {result.error}", file=sys.stderr)
     return 1

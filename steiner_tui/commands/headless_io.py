@@ -1,7 +1,8 @@
 """What headless commands share: loading config, the estimator, stderr progress, permissions.
 
-Progress (tool calls, warnings, errors) goes to stderr so stdout carries only the answer and
-scripts can capture it.
+Progress (each request as it goes out, tool calls, warnings, errors, the model's reasoning)
+goes to stderr so stdout carries only the answer and scripts can capture it; ``ReplyPrinter``
+writes that answer to stdout as it streams, so a slow model never looks hung.
 """
 
 from __future__ import annotations
@@ -18,16 +19,20 @@ from steiner_tui.engine.events import (
     EngineEvent,
     ErrorEvent,
     HealthEvent,
+    ReasoningDelta,
+    TextDelta,
     ToolCallFinished,
     ToolCallStarted,
     WarningEvent,
 )
+from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
     "HeadlessPermission",
     "ProgressSink",
+    "ReplyPrinter",
     "load_project_config",
     "make_estimator",
 ]
@@ -52,24 +57,68 @@ def make_estimator() -> RequestEstimator:
 
 @dataclass(slots=True)
 class ProgressSink:
-    """Writes one line per tool call, warning and error to ``stream`` (stderr)."""
+    """Writes one line per request sent, tool call, warning and error to ``stream`` (stderr).
+
+    Attributes:
+        errors: how many errors it wrote (the command prints a failure only when none was).
+    """
 
     stream: TextIO = sys.stderr
+    errors: int = 0
 
     def emit(self, event: EngineEvent) -> None:
         line = ""
-        if isinstance(event, ToolCallStarted):
+        if isinstance(event, RequestSnapshot):
+            what = "compaction summary" if event.compaction else f"request {event.index + 1}"
+            line = (
+                f"… {event.provider}/{event.model}: {what}, ~{event.estimated_prompt_tokens:,} "
+                f"prompt tokens, up to {event.max_tokens:,} out"
+            )
+        elif isinstance(event, ToolCallStarted):
             line = f"→ {event.summary}"
         elif isinstance(event, ToolCallFinished) and event.status != "done":
             line = f"  {event.call.name} {event.status}: {event.output.splitlines()[0][:200]}"
         elif isinstance(event, WarningEvent):
             line = f"warning: {event.message}"
         elif isinstance(event, ErrorEvent):
+            self.errors += 1
             line = f"error: {event.message}"
         elif isinstance(event, HealthEvent):
             line = f"context health: {event.severity}/{event.state}: {event.guidance}"
         if line:
             print(line, file=self.stream, flush=True)
+
+
+@dataclass(slots=True)
+class ReplyPrinter:
+    """Writes the model's text to ``out`` (stdout) as it streams, its reasoning to ``err``.
+
+    A reply cut by tool calls ends its line before their progress lines go to stderr, so the
+    two streams do not run into each other on a terminal; ``finish`` ends the last line.
+    """
+
+    out: TextIO = sys.stdout
+    err: TextIO = sys.stderr
+    _open: bool = False
+    """``out``'s last character is not a newline."""
+
+    def emit(self, event: EngineEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self._open = not event.text.endswith("\n")
+        elif isinstance(event, ReasoningDelta):
+            self.err.write(event.text)
+            self.err.flush()
+        elif isinstance(event, ToolCallStarted | ErrorEvent):
+            self.finish()
+
+    def finish(self) -> None:
+        """End the current line of text, if one is open."""
+        if self._open:
+            self.out.write("\n")
+            self.out.flush()
+            self._open = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,12 +32,15 @@ def _archive_for(session_id: str, tool_status: ToolStatusBook) -> HistoryArchive
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).resolve()
     if not project.is_dir():
-        print(f"steiner-tui: project folder {project} does not exist")
+        print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
         return 2
     phases = tuple(args.phases.split(",")) if args.phases else DEFAULT_PHASES
     unknown = [p for p in phases if p not in DEFAULT_PHASES]
     if unknown:
-        print(f"steiner-tui: unknown phase(s) {', '.join(unknown)}; known: plan, build, verify")
+        print(
+            f"steiner-tui: unknown phase(s) {', '.join(unknown)}; known: plan, build, verify",
+            file=sys.stderr,
+        )
         return 2
     config = load_project_config(project)
     base_id = f"oneshot-{uuid.uuid4().hex[:8]}"
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec = session_spec_from_config(config, project, paths.config_dir(), inputs)
     except ConfigError as error:
-        print(f"steiner-tui: {error}")
+        print(f"steiner-tui: {error}", file=sys.stderr)
         return 2
 
     def announce(phase: str) -> None:
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         results: list[PhaseResult] = asyncio.run(coro)
     except KeyboardInterrupt:
-        print("\ninterrupted")
+        print("\ninterrupted", file=sys.stderr)
         return 130
     for phase in results:
         print(f"## {phase.phase}\n\n{phase.result.reply or phase.result.error}\n")

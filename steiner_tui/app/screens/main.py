@@ -366,7 +366,8 @@ class MainScreen(WorkbenchBase):
         status, detail = "error", ""
         try:
             result = await self.driver.submit(text)
-            status, detail = result.status, result.error
+            # A run that ends in an error has already reported it (an ErrorEvent, shown once).
+            status, detail = result.status, "" if result.status == "error" else result.error
         except asyncio.CancelledError:
             status = "cancelled"
             raise
@@ -403,8 +404,8 @@ class MainScreen(WorkbenchBase):
         self.conversation.close_open_items()
         if interrupted:
             await self.conversation.add(NoticeEntry("interrupted (Esc)", "interrupted"))
-        elif message.status == "error":
-            self.notify(message.detail or "the run failed", title="Error", severity="error")
+        elif message.status == "error" and message.detail:  # else the engine said why
+            self.notify(message.detail, title="Error", severity="error")
         elif message.detail:
             self.notify(message.detail)
         self._set_busy(False)

@@ -79,16 +79,20 @@ class MainModel:
         return bool(getattr(self.provider, "stateful", False))
 
     def with_server_limits(self, limits: ServerLimits) -> MainModel:
-        """This model with what its server said applied (a configured window stays)."""
+        """This model with what its server said applied (a configured window stays).
+
+        A max output that is not configured is kept to a quarter of a window learned from the
+        server: a registry figure meant for a large window (8,192 for a family that usually
+        runs with 32k) would otherwise not fit a server that runs the model with 2,048.
+        """
         model = replace(self, server=limits.server, tools_ignored=limits.tools_supported is False)
         window = limits.context_window
-        if window is not None and self.window_source != "config":
-            model = replace(
-                model,
-                info=replace(self.info, context_window=window),
-                window_source="server",
-            )
-        return model
+        if window is None or self.window_source == "config":
+            return model
+        info = replace(self.info, context_window=window)
+        if self.max_output_source != "config":
+            info = replace(info, max_output=min(info.max_output, max(window // 4, 1)))
+        return replace(model, info=info, window_source="server")
 
     @property
     def window_origin(self) -> str:

@@ -7,6 +7,7 @@ real llama.cpp server is covered by ``tests/llamacpp``.
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,15 @@ def test_hosted_apis_are_not_probed_and_known_models_say_registry() -> None:
     local = resolve_model(config, "local/qwen2.5-coder:7b", env)
     assert local.limits_probe is not None
     assert (local.window_source, local.info.max_output) == ("registry", 8192)
+
+
+def test_a_small_learned_window_keeps_an_unconfigured_max_output_to_a_quarter() -> None:
+    config = parse_config([])
+    resolved = resolve_model(config, "local/qwen2.5-coder:7b", {})  # registry: 32k, 8,192 out
+    main = main_model_from_config(config, Path(), session_id="s", ref="local/qwen2.5-coder:7b")
+    assert main.info.max_output == resolved.info.max_output == 8192
+    learned = main.with_server_limits(ServerLimits("Ollama", 2048, True))
+    assert (learned.info.context_window, learned.info.max_output) == (2048, 512)
+    assert learned.budget.fit_request(1000).fits  # 1000 + 512 + 256 margin <= 2048
+    configured = replace(main, max_output_source="config")
+    assert configured.with_server_limits(ServerLimits("Ollama", 2048)).info.max_output == 8192

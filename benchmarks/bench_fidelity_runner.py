@@ -36,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.fidelity_session import FACTS, Fact, present_facts
 from benchmarks.planted_session import DECOYS, KINDS, PLANTED, Planted, Score, score, user_plants
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
+from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
-from steiner_tui.engine.events import EngineEvent, WarningEvent
+from steiner_tui.engine.events import CompactionApplied, EngineEvent, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.offline import OFFLINE_MODEL_INFO, OfflineProvider

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import FunctionType, ModuleType
 
+from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
 from steiner_tui.engine.prompt.preamble import PreambleInputs, render_preamble
-from steiner_tui.engine.snapshots import RequestSnapshot, SnapshotStore, build_request_snapshot
+from steiner_tui.engine.snapshots import SnapshotStore, build_request_snapshot
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 REQUESTS = 500

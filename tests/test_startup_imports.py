@@ -79,7 +79,6 @@ DEFERRED = (
     # Turn-time dataclasses (about a millisecond each to create): engine events, the provider's
     # request and stream events, the runner's records of a turn, the snapshot store's chain and
     # the comparison of two snapshots.
-    "steiner_tui.engine.event_types",
     "steiner_tui.engine.provider_types",
     "steiner_tui.agent.run_types",
     "steiner_tui.engine.snapshot_chain",
@@ -126,16 +125,6 @@ DEFERRED = (
 
 LAZY_CLASSES = {
     # Re-exported lazily: bound in the module once first used, never by start-up.
-    "steiner_tui.engine.events": (
-        "ErrorEvent",
-        "MessageAppended",
-        "ReasoningDelta",
-        "SkillStateEvent",
-        "SkillTruncated",
-        "TextDelta",
-        "ToolCallFinished",
-        "ToolCallStarted",
-    ),
     "steiner_tui.engine.provider": (
         "ChatRequest",
         "ProviderEvent",
@@ -208,7 +197,7 @@ def test_lazy_packages_still_export_every_name(package: ModuleType) -> None:
 
 def test_lazy_export_is_the_submodule_object() -> None:
     from steiner_tui.engine.compaction.lineage import ConversationLineage
-    from steiner_tui.engine.event_types import TextDelta
+    from steiner_tui.engine.events import TextDelta
     from steiner_tui.engine.provider_types import ChatRequest
     from steiner_tui.sessions.errors import SessionLoadError
     from steiner_tui.sessions.loader import SessionLoadError as LoaderSessionLoadError

@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from steiner_tui.agent.images import strip_images
-from steiner_tui.engine.events import EngineEvent, WarningEvent
+from steiner_tui.engine.events import CompactionApplied, WarningEvent
 from steiner_tui.engine.messages import Message
 
 if TYPE_CHECKING:
@@ -29,21 +29,12 @@ if TYPE_CHECKING:
     from steiner_tui.engine.compaction.escalation import CompactionCounter
     from steiner_tui.engine.compaction.fallback import CompactionFallback
     from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
-    from steiner_tui.engine.compaction.lineage import CompactionOutcome
     from steiner_tui.engine.compaction.operation import CompactionEnv
+    from steiner_tui.engine.events import CompactionOutcome
     from steiner_tui.engine.provider import ChatRequest
     from steiner_tui.engine.tooldefs import ToolDefinition
 
-__all__ = ["CompactionApplied", "CompactionDriver", "CompactionSettings"]
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionApplied(EngineEvent):
-    """A compaction applied: the lineage gained generation ``generation_id``."""
-
-    kind: ClassVar[str] = "compaction"
-    generation_id: int
-    outcome: CompactionOutcome
+__all__ = ["CompactionDriver", "CompactionSettings"]
 
 
 @dataclass(frozen=True, slots=True)

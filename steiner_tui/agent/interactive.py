@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING
 
 from steiner_tui.agent.runner import Runner
 from steiner_tui.engine.compaction.escalation import CompactionCounter, replacement_refusal
-from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
-from steiner_tui.engine.events import WarningEvent
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import CompactionOutcome, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus, compose_user_message
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.tools.base import Mode
 
 if TYPE_CHECKING:

@@ -41,10 +41,10 @@ from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EventSink, UsageReported
+from steiner_tui.engine.events import EventSink, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ProviderError
-from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
+from steiner_tui.engine.snapshots import build_request_snapshot
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.lazy_exports import lazy_exports

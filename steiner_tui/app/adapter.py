@@ -21,12 +21,17 @@ import threading
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from steiner_tui.agent.compaction_driver import CompactionApplied
 from steiner_tui.agent.delegation.model import SubAgentUpdated
 from steiner_tui.app import messages as ui
 from steiner_tui.app.subagent_view import delegate_summary
-from steiner_tui.engine.events import EngineEvent, HealthEvent, UsageReported, WarningEvent
-from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.engine.events import (
+    CompactionApplied,
+    EngineEvent,
+    HealthEvent,
+    RequestSnapshot,
+    UsageReported,
+    WarningEvent,
+)
 
 __all__ = ["MAX_PENDING", "UiEventSink", "to_ui_message"]
 

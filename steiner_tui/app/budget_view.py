@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.events import HealthEvent, UsageReported
+from steiner_tui.engine.events import HealthEvent, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_blocks, utf8_len
-from steiner_tui.engine.snapshots import PrefixStability, RequestSnapshot, prefix_stability
+from steiner_tui.engine.snapshots import PrefixStability, prefix_stability
 from steiner_tui.engine.tooldefs import tools_json
 
 __all__ = [

@@ -18,12 +18,11 @@ from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.live_files import partitions_for
 from steiner_tui.app.session import AppSession
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import HealthEvent, UsageReported
+from steiner_tui.engine.events import HealthEvent, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.tools.base import Mode
 
 if TYPE_CHECKING:

@@ -15,10 +15,13 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # fields only: the screen that routes these starts before the engine loads
     from steiner_tui.agent.delegation.model import SubAgentInfo
-    from steiner_tui.engine.compaction.lineage import CompactionOutcome
-    from steiner_tui.engine.events import HealthEvent, UsageReported
+    from steiner_tui.engine.events import (
+        CompactionOutcome,
+        HealthEvent,
+        RequestSnapshot,
+        UsageReported,
+    )
     from steiner_tui.engine.messages import Message as ChatMessage
-    from steiner_tui.engine.snapshots import RequestSnapshot
     from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [

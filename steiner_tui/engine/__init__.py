@@ -32,15 +32,17 @@ if TYPE_CHECKING:
         should_compact_prompt,
         summary_max_tokens,
     )
-    from steiner_tui.engine.compaction.lineage import (
-        CompactionOutcome,
-        ConversationGeneration,
-        ConversationLineage,
-    )
+    from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
     from steiner_tui.engine.compaction.reasons import format_fallback_reason
     from steiner_tui.engine.compaction.retention import render_pending_sub_agents_line
     from steiner_tui.engine.compaction.turns import retain_recent_turns, split_compaction_turns
-    from steiner_tui.engine.events import EngineEvent, EventSink, ListSink
+    from steiner_tui.engine.events import (
+        CompactionOutcome,
+        EngineEvent,
+        EventSink,
+        ListSink,
+        RequestSnapshot,
+    )
     from steiner_tui.engine.messages import (
         Image,
         Message,
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
         strip_skill_blocks,
     )
     from steiner_tui.engine.skills.modes import mode_notice, strip_mode_notice
-    from steiner_tui.engine.snapshots import RequestSnapshot, SnapshotStore
+    from steiner_tui.engine.snapshots import SnapshotStore
     from steiner_tui.engine.state.recent_calls import summarize_recent_tool_calls
     from steiner_tui.engine.tokens import (
         RequestEstimator,
@@ -142,7 +144,6 @@ if not TYPE_CHECKING:
                 "summary_max_tokens",
             ),
             "steiner_tui.engine.compaction.lineage": (
-                "CompactionOutcome",
                 "ConversationGeneration",
                 "ConversationLineage",
             ),
@@ -152,7 +153,13 @@ if not TYPE_CHECKING:
                 "retain_recent_turns",
                 "split_compaction_turns",
             ),
-            "steiner_tui.engine.events": ("EngineEvent", "EventSink", "ListSink"),
+            "steiner_tui.engine.events": (
+                "CompactionOutcome",
+                "EngineEvent",
+                "EventSink",
+                "ListSink",
+                "RequestSnapshot",
+            ),
             "steiner_tui.engine.messages": (
                 "Image",
                 "Message",
@@ -182,7 +189,7 @@ if not TYPE_CHECKING:
                 "strip_skill_blocks",
             ),
             "steiner_tui.engine.skills.modes": ("mode_notice", "strip_mode_notice"),
-            "steiner_tui.engine.snapshots": ("RequestSnapshot", "SnapshotStore"),
+            "steiner_tui.engine.snapshots": ("SnapshotStore",),
             "steiner_tui.engine.state.recent_calls": ("summarize_recent_tool_calls",),
             "steiner_tui.engine.tokens": (
                 "RequestEstimator",

@@ -1,54 +1,56 @@
-"""Typed engine events and the sink protocol.
+"""Every event the engine and the runner emit, and the sink protocol that receives them.
 
 The engine and the runner never call into the UI: they emit these frozen events to sinks (the
-snapshot store, the session log, the app's adapter, a test's ``ListSink``). Every event has a
-stable ``kind`` string used as the ``type`` field of the JSONL event log.
+snapshot store, the session log, the event log, the app's adapter, a test's ``ListSink``). Every
+event has a stable ``kind`` string, the ``type`` field of the JSONL event log.
 
-Event modules elsewhere in the engine (snapshots, skills, compaction) subclass ``EngineEvent``
-with their own payloads; this module holds the base class, the sink protocol and the events the
-runner emits. Only those needed from start-up are defined here: ``UsageReported`` and
-``HealthEvent`` (the app's messages hold them) and ``WarningEvent`` (building a session may emit
-it from many places). The others are defined in ``event_types`` and re-exported lazily (PEP 562
-``__getattr__``): each dataclass costs about a millisecond to create, and the first frame needs
-none of them.
+Events, by who emits them:
+
+* a turn: ``RequestSnapshot`` (before each model call), ``TextDelta``, ``ReasoningDelta``,
+  ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``, ``UsageReported``,
+  ``ErrorEvent``;
+* compaction: ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
+  generation it created) and ``HealthEvent``;
+* assembly and skills: ``WarningEvent``, ``SkillTruncated``, ``SkillStateEvent`` (replayed on
+  resume).
+
+The sub-agent manager's ``SubAgentUpdated`` is the one event defined elsewhere
+(``agent.delegation.model``): its payload describes a delegated child, which the engine does not
+know about.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from datetime import datetime
+from typing import ClassVar, Protocol
 
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.event_types import (
-        ErrorEvent,
-        MessageAppended,
-        ReasoningDelta,
-        SkillStateEvent,
-        SkillTruncated,
-        TextDelta,
-        ToolCallFinished,
-        ToolCallStarted,
-    )
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = [
+    "FALLBACK_SKIPPED",
+    "FALLBACK_USED",
+    "CompactionApplied",
+    "CompactionOutcome",
     "EngineEvent",
+    "ErrorEvent",
     "EventSink",
     "FanoutSink",
+    "HealthEvent",
     "ListSink",
-    "TextDelta",
+    "MessageAppended",
     "ReasoningDelta",
-    "ToolCallStarted",
+    "RequestSnapshot",
+    "SkillStateEvent",
+    "SkillTruncated",
+    "TextDelta",
     "ToolCallFinished",
+    "ToolCallStarted",
     "UsageReported",
     "WarningEvent",
-    "ErrorEvent",
-    "HealthEvent",
-    "MessageAppended",
-    "SkillTruncated",
-    "SkillStateEvent",
 ]
 
 
@@ -89,6 +91,85 @@ class FanoutSink:
             sink.emit(event)
 
 
+# -- a turn ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSnapshot(EngineEvent):
+    """One model request as sent: the event behind the context report.
+
+    ``prompt_bytes`` is role plus content bytes over ``messages``; ``blocks_bytes`` the sum of
+    the blocks' sizes; ``tools_bytes`` the encoded tool list's length, computed for every
+    request. ``block_message_count`` is how many leading messages came from blocks.
+    ``snapshots.build_request_snapshot`` computes the derived figures.
+    """
+
+    kind: ClassVar[str] = "request"
+    request_id: str
+    index: int
+    model: str
+    provider: str
+    time: datetime
+    message_hashes: tuple[str, ...]
+    messages: tuple[Message, ...]
+    blocks: tuple[ContextBlock, ...]
+    block_message_count: int
+    prompt_bytes: int
+    blocks_bytes: int
+    tools: tuple[ToolDefinition, ...]
+    tools_bytes: int
+    max_tokens: int
+    estimated_prompt_tokens: int
+    raw_prompt_tokens: int
+    estimate_strategy: str
+    estimate_confidence: str
+    compaction: bool = False
+    generation_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(EngineEvent):
+    """A chunk of assistant text streamed by the model."""
+
+    kind: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta(EngineEvent):
+    """A chunk of reasoning text streamed by the model."""
+
+    kind: ClassVar[str] = "reasoning_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(EngineEvent):
+    """A tool call is about to run."""
+
+    kind: ClassVar[str] = "tool_call_started"
+    call: ToolCall
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished(EngineEvent):
+    """A tool call finished; ``status`` is ``done``, ``failed`` or ``rejected``."""
+
+    kind: ClassVar[str] = "tool_call_finished"
+    call: ToolCall
+    status: str
+    output: str
+
+
+@dataclass(frozen=True, slots=True)
+class MessageAppended(EngineEvent):
+    """A message was added to the active conversation (exactly as stored)."""
+
+    kind: ClassVar[str] = "message"
+    message: Message
+
+
 @dataclass(frozen=True, slots=True)
 class UsageReported(EngineEvent):
     """Provider-reported usage for one model call."""
@@ -103,6 +184,18 @@ class UsageReported(EngineEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class ErrorEvent(EngineEvent):
+    """A turn ended in an error; the conversation stays intact."""
+
+    kind: ClassVar[str] = "error"
+    code: str
+    message: str
+
+
+# -- compaction -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
 class HealthEvent(EngineEvent):
     """Session health after compaction: severity info/warning/critical, state and guidance."""
 
@@ -111,6 +204,60 @@ class HealthEvent(EngineEvent):
     state: str
     guidance: str
     stage_count: int = 0
+
+
+FALLBACK_USED = "used"
+"""``CompactionOutcome.fallback_status``: the compaction fallback model wrote the summary."""
+FALLBACK_SKIPPED = "skipped"
+"""``CompactionOutcome.fallback_status``: the fallback was tried or unavailable; main wrote it."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionOutcome:
+    """What one compaction operation did.
+
+    ``applied`` is False when no stage produced a usable summary; the other counters then
+    describe the attempt. ``modes`` lists the stages that applied (``"normal"``,
+    ``"emergency"``), so ``stage_count == len(modes)``. ``summary_model`` is ``alias/model`` of
+    the model that wrote the summary. ``fallback_status`` is ``"used"``, ``"skipped"`` or ``""``
+    (no fallback involved). ``pending_archive`` holds, per applied stage, the source messages to
+    append to the history archive once the caller has adopted the new state.
+    """
+
+    applied: bool
+    stage_count: int = 0
+    modes: tuple[str, ...] = ()
+    before_tokens: int = 0
+    after_tokens: int = 0
+    summary_model: str = ""
+    fallback_status: str = ""
+    fallback_reason: str = ""
+    backend_state_cleared: bool = False
+    health: HealthEvent | None = None
+    at: datetime | None = None
+    summarized_count: int = 0
+    retained_count: int = 0
+    steering: str = ""
+    manual: bool = False
+    summary: str = ""
+    pending_archive: tuple[tuple[Message, ...], ...] = field(default=(), compare=False)
+
+    @property
+    def mode(self) -> str:
+        """The last stage that applied (``""`` when none did)."""
+        return self.modes[-1] if self.modes else ""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionApplied(EngineEvent):
+    """A compaction applied: the lineage gained generation ``generation_id``."""
+
+    kind: ClassVar[str] = "compaction"
+    generation_id: int
+    outcome: CompactionOutcome
+
+
+# -- assembly and skills --------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,19 +269,21 @@ class WarningEvent(EngineEvent):
     message: str
 
 
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.engine.event_types": (
-                "ErrorEvent",
-                "MessageAppended",
-                "ReasoningDelta",
-                "SkillStateEvent",
-                "SkillTruncated",
-                "TextDelta",
-                "ToolCallFinished",
-                "ToolCallStarted",
-            ),
-        },
-    )
+@dataclass(frozen=True, slots=True)
+class SkillTruncated(EngineEvent):
+    """A skill body exceeded the cap and was cut."""
+
+    kind: ClassVar[str] = "skill_truncated"
+    name: str
+    original_bytes: int
+    cap_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkillStateEvent(EngineEvent):
+    """A skill envelope was replayed from a stored conversation (resume)."""
+
+    kind: ClassVar[str] = "skill_state"
+    name: str
+    state: str
+    bytes: int

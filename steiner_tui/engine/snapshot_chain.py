@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from steiner_tui.engine.events import RequestSnapshot
     from steiner_tui.engine.messages import Message
-    from steiner_tui.engine.snapshots import RequestSnapshot
 
 __all__ = ["Segment", "StoredSnapshot"]
 

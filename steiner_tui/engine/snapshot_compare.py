@@ -15,7 +15,7 @@ from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
 
 if TYPE_CHECKING:
-    from steiner_tui.engine.snapshots import RequestSnapshot
+    from steiner_tui.engine.events import RequestSnapshot
 
 __all__ = ["PrefixStability", "prefix_stability"]
 

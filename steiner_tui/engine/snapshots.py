@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from steiner_tui.engine.events import EngineEvent
+from steiner_tui.engine.events import EngineEvent, RequestSnapshot
 from steiner_tui.engine.messages import Message, message_hash, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, blocks_bytes
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_bytes
@@ -55,38 +55,6 @@ class EstimateLike(Protocol):
     def strategy(self) -> str: ...
     @property
     def confidence(self) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RequestSnapshot(EngineEvent):
-    """One model request as sent: the event behind the context report.
-
-    ``prompt_bytes`` is role plus content bytes over ``messages``; ``blocks_bytes`` the sum of
-    the blocks' sizes; ``tools_bytes`` the encoded tool list's length, computed for every
-    request. ``block_message_count`` is how many leading messages came from blocks.
-    """
-
-    kind: ClassVar[str] = "request"
-    request_id: str
-    index: int
-    model: str
-    provider: str
-    time: datetime
-    message_hashes: tuple[str, ...]
-    messages: tuple[Message, ...]
-    blocks: tuple[ContextBlock, ...]
-    block_message_count: int
-    prompt_bytes: int
-    blocks_bytes: int
-    tools: tuple[ToolDefinition, ...]
-    tools_bytes: int
-    max_tokens: int
-    estimated_prompt_tokens: int
-    raw_prompt_tokens: int
-    estimate_strategy: str
-    estimate_confidence: str
-    compaction: bool = False
-    generation_id: str = ""
 
 
 def hash_messages(messages: Iterable[Message]) -> tuple[str, ...]:

@@ -32,11 +32,10 @@ from datetime import datetime
 from typing import Any
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationGeneration
-from steiner_tui.engine.events import HealthEvent
+from steiner_tui.engine.compaction.lineage import ConversationGeneration
+from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RequestSnapshot
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.serialize import message_from_dict, message_to_dict
-from steiner_tui.engine.snapshots import RequestSnapshot
 
 __all__ = [
     "LOG_FILE_NAME",

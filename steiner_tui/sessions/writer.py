@@ -32,12 +32,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from steiner_tui.agent.compaction_driver import CompactionApplied
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EngineEvent, UsageReported, WarningEvent
+from steiner_tui.engine.events import (
+    CompactionApplied,
+    EngineEvent,
+    RequestSnapshot,
+    UsageReported,
+    WarningEvent,
+)
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.records import (

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionApplied
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import WarningEvent
+from steiner_tui.engine.events import CompactionApplied, WarningEvent
 from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError
 from tests.agent.fakes import Reply, ScriptedProvider
 from tests.agent.test_compaction_runner_kit import (

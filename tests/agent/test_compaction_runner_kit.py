@@ -14,7 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
+from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner, RunResult
@@ -22,8 +22,14 @@ from steiner_tui.agent.session_factory import SessionSpec, build_interactive_ses
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
 from steiner_tui.engine.compaction.host import SummaryTarget
-from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
-from steiner_tui.engine.events import EngineEvent, HealthEvent, ListSink
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import (
+    CompactionApplied,
+    CompactionOutcome,
+    EngineEvent,
+    HealthEvent,
+    ListSink,
+)
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import (
     ChatRequest,

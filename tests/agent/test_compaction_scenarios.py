@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
+from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
-from steiner_tui.engine.events import HealthEvent, ListSink
+from steiner_tui.engine.events import CompactionApplied, HealthEvent, ListSink
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
 from steiner_tui.engine.skills.envelopes import split_skill_blocks

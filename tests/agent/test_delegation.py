@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionApplied, CompactionSettings
+from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.delegation import (
     MAX_RESULT_BYTES,
     TRUNCATION_MARKER,
@@ -23,10 +23,9 @@ from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import ListSink
+from steiner_tui.engine.events import CompactionApplied, ListSink, RequestSnapshot
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 from steiner_tui.tools.delegate import tools_with_delegate

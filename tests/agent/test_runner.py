@@ -8,10 +8,15 @@ from datetime import timedelta
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.engine.events import ErrorEvent, TextDelta, ToolCallFinished, UsageReported
+from steiner_tui.engine.events import (
+    ErrorEvent,
+    RequestSnapshot,
+    TextDelta,
+    ToolCallFinished,
+    UsageReported,
+)
 from steiner_tui.engine.messages import INTERRUPTION_NOTE, Image, Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo, ProviderError
-from steiner_tui.engine.snapshots import RequestSnapshot
 from tests.agent.conftest import RunnerFactory
 from tests.agent.fakes import Reply
 

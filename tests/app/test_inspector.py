@@ -15,10 +15,11 @@ from steiner_tui.app.widgets.inspector_compare import DIVERGENCE, RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import message_line, short_path
 from steiner_tui.app.widgets.inspector_requests import MARK, RequestTable
+from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
 from steiner_tui.engine.skills.envelopes import render_skill_activation, render_skill_deactivation
-from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
+from steiner_tui.engine.snapshots import build_request_snapshot
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)

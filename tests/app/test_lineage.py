@@ -15,8 +15,8 @@ from textual.widgets import Markdown, Static
 from steiner_tui.app.screens.lineage import NO_HISTORY_NOTICE, LineageScreen
 from steiner_tui.app.widgets.lineage_history import HistoryView
 from steiner_tui.app.widgets.lineage_table import GenerationTable
-from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
-from steiner_tui.engine.events import HealthEvent
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import CompactionOutcome, HealthEvent
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 

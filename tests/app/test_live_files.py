@@ -13,7 +13,7 @@ from tests.app.helpers import finish, send
 
 
 def _agents_block(snapshot: object) -> str:
-    from steiner_tui.engine.snapshots import RequestSnapshot
+    from steiner_tui.engine.events import RequestSnapshot
 
     assert isinstance(snapshot, RequestSnapshot)
     return next(b.content for b in snapshot.blocks if b.source == "project_agents_md")

@@ -17,12 +17,12 @@ from steiner_tui.app.transcript import ReplyEntry, ToolEntry, entries_from_messa
 from steiner_tui.app.widgets.budget_panel import human
 from steiner_tui.app.widgets.window_bar import bar_cells
 from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.events import ReasoningDelta, TextDelta, UsageReported
+from steiner_tui.engine.events import ReasoningDelta, RequestSnapshot, TextDelta, UsageReported
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.skills.delta import compose_user_message
 from steiner_tui.engine.skills.envelopes import render_skill_activation
-from steiner_tui.engine.snapshots import RequestSnapshot, build_request_snapshot
+from steiner_tui.engine.snapshots import build_request_snapshot
 from steiner_tui.engine.tokens import TokenEstimate
 
 

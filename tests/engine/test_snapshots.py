@@ -9,15 +9,10 @@ from typing import Any
 
 import pytest
 
-from steiner_tui.engine.events import ListSink, TextDelta
+from steiner_tui.engine.events import ListSink, RequestSnapshot, TextDelta
 from steiner_tui.engine.messages import Message, ToolCall, message_hash
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
-from steiner_tui.engine.snapshots import (
-    RequestSnapshot,
-    SnapshotStore,
-    build_request_snapshot,
-    prefix_stability,
-)
+from steiner_tui.engine.snapshots import SnapshotStore, build_request_snapshot, prefix_stability
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
 T0 = datetime(2026, 9, 13, 12, 0, tzinfo=UTC)

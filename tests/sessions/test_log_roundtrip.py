@@ -10,10 +10,9 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import WarningEvent
+from steiner_tui.engine.events import RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Image, Message, ToolCall, message_hash
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.meta import read_meta

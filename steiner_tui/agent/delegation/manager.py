@@ -35,9 +35,8 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import SessionSpec
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EngineEvent, EventSink, UsageReported
+from steiner_tui.engine.events import EngineEvent, EventSink, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.tools.base import ToolContext, ToolResult
 from steiner_tui.tools.delegate import DelegationRequest

@@ -26,7 +26,7 @@ from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.inspector_requests import RequestTable
-from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.resources import styles_dir
 
 __all__ = ["InspectorScreen"]

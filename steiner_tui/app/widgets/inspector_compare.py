@@ -14,8 +14,9 @@ from textual.widgets import DataTable, Static
 
 from steiner_tui.app.widgets.inspector_detail import message_sources
 from steiner_tui.app.widgets.inspector_format import cell, message_line
+from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.snapshots import PrefixStability, RequestSnapshot, prefix_stability
+from steiner_tui.engine.snapshots import PrefixStability, prefix_stability
 
 __all__ = ["DIVERGENCE", "RequestCompare", "compare_heading", "compare_rows"]
 

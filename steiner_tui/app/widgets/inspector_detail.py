@@ -18,10 +18,10 @@ from steiner_tui.app.widgets.inspector_format import (
     message_line,
     short_path,
 )
+from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.snapshots import RequestSnapshot
 
 __all__ = ["RequestDetail", "message_sources", "request_summary"]
 

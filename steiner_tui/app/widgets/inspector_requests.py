@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell, clock, count
-from steiner_tui.engine.snapshots import RequestSnapshot
+from steiner_tui.engine.events import RequestSnapshot
 
 __all__ = ["MARK", "RequestTable", "request_row"]
 

@@ -17,11 +17,8 @@ from steiner_tui.engine.compaction.diff import (
     dropped_facts,
     generation_parts,
 )
-from steiner_tui.engine.compaction.lineage import (
-    CompactionOutcome,
-    ConversationGeneration,
-    ConversationLineage,
-)
+from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
+from steiner_tui.engine.events import CompactionOutcome
 
 __all__ = ["GenerationView", "build_generation_view", "generation_heading", "generation_row"]
 

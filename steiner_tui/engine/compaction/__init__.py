@@ -41,11 +41,7 @@ if TYPE_CHECKING:
     )
     from steiner_tui.engine.compaction.history_render import render_history
     from steiner_tui.engine.compaction.host import CompactionHost, SummaryResponse, SummaryTarget
-    from steiner_tui.engine.compaction.lineage import (
-        CompactionOutcome,
-        ConversationGeneration,
-        ConversationLineage,
-    )
+    from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
     from steiner_tui.engine.compaction.operation import (
         CompactionEnv,
         CompactionResult,
@@ -78,6 +74,7 @@ if TYPE_CHECKING:
         split_compaction_turns,
         split_for_retention,
     )
+    from steiner_tui.engine.events import CompactionOutcome
 
 __all__ = [
     "HISTORY_NOTE_MARKER",
@@ -156,8 +153,8 @@ if not TYPE_CHECKING:
                 "SummaryResponse",
                 "SummaryTarget",
             ),
+            "steiner_tui.engine.events": ("CompactionOutcome",),
             "steiner_tui.engine.compaction.lineage": (
-                "CompactionOutcome",
                 "ConversationGeneration",
                 "ConversationLineage",
             ),

@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from steiner_tui.engine.compaction.lineage import CompactionOutcome
-from steiner_tui.engine.events import EventSink, WarningEvent
+from steiner_tui.engine.events import CompactionOutcome, EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
 
 __all__ = [

@@ -14,58 +14,13 @@ generations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from steiner_tui.engine.events import HealthEvent
+from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 
-__all__ = [
-    "FALLBACK_SKIPPED",
-    "FALLBACK_USED",
-    "CompactionOutcome",
-    "ConversationGeneration",
-    "ConversationLineage",
-]
-
-FALLBACK_USED = "used"
-FALLBACK_SKIPPED = "skipped"
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionOutcome:
-    """What one compaction operation did.
-
-    ``applied`` is False when no stage produced a usable summary; the other counters then
-    describe the attempt. ``modes`` lists the stages that applied (``"normal"``,
-    ``"emergency"``), so ``stage_count == len(modes)``. ``summary_model`` is ``alias/model`` of
-    the model that wrote the summary. ``fallback_status`` is ``"used"``, ``"skipped"`` or ``""``
-    (no fallback involved). ``pending_archive`` holds, per applied stage, the source messages to
-    append to the history archive once the caller has adopted the new state.
-    """
-
-    applied: bool
-    stage_count: int = 0
-    modes: tuple[str, ...] = ()
-    before_tokens: int = 0
-    after_tokens: int = 0
-    summary_model: str = ""
-    fallback_status: str = ""
-    fallback_reason: str = ""
-    backend_state_cleared: bool = False
-    health: HealthEvent | None = None
-    at: datetime | None = None
-    summarized_count: int = 0
-    retained_count: int = 0
-    steering: str = ""
-    manual: bool = False
-    summary: str = ""
-    pending_archive: tuple[tuple[Message, ...], ...] = field(default=(), compare=False)
-
-    @property
-    def mode(self) -> str:
-        """The last stage that applied (``""`` when none did)."""
-        return self.modes[-1] if self.modes else ""
+__all__ = ["ConversationGeneration", "ConversationLineage"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,7 @@ from steiner_tui.engine.compaction.fallback import (
     select_compaction_fallback,
 )
 from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
-from steiner_tui.engine.compaction.lineage import (
-    FALLBACK_SKIPPED,
-    FALLBACK_USED,
-    CompactionOutcome,
-    ConversationLineage,
-)
+from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.reasons import fallback_failed_reason, fallback_not_fit_reason
 from steiner_tui.engine.compaction.stage import StageInputs
 from steiner_tui.engine.compaction.stage_runner import (
@@ -51,7 +46,7 @@ from steiner_tui.engine.compaction.stage_runner import (
     run_stages,
 )
 from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
-from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.events import FALLBACK_SKIPPED, FALLBACK_USED, CompactionOutcome, EventSink
 from steiner_tui.engine.provider import ChatRequest, ProviderError, is_backend_state_retired
 from steiner_tui.engine.tooldefs import ToolDefinition
 

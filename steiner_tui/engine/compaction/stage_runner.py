@@ -19,8 +19,8 @@ from datetime import datetime
 
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.escalation import compaction_health
-from steiner_tui.engine.compaction.lineage import CompactionOutcome
 from steiner_tui.engine.compaction.stage import StageInputs, summarize_compaction_stage
+from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 
 __all__ = ["StagesResult", "mark_backend_state_retired", "run_stages"]

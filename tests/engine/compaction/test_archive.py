@@ -10,8 +10,7 @@ from steiner_tui.engine.compaction.archive import (
     remove_history_note_lines,
     with_history_note,
 )
-from steiner_tui.engine.compaction.lineage import CompactionOutcome
-from steiner_tui.engine.events import ListSink, WarningEvent
+from steiner_tui.engine.events import CompactionOutcome, ListSink, WarningEvent
 from steiner_tui.engine.messages import Message
 
 M1 = Message("user", "one")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from steiner_tui.engine.compaction.lineage import CompactionOutcome, ConversationLineage
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from tests.engine.compaction.fakes import T0
 

@@ -50,7 +50,6 @@ ENGINE = (
     "steiner_tui.app.session",
     "steiner_tui.app.adapter",
     "steiner_tui.engine.events",
-    "steiner_tui.engine.messages",
     "steiner_tui.engine.prompt",
     "steiner_tui.engine.skills",
     "steiner_tui.engine.snapshots",
@@ -79,7 +78,6 @@ DEFERRED = (
     # Turn-time dataclasses (about a millisecond each to create): engine events, the provider's
     # request and stream events, the runner's records of a turn, the snapshot store's chain and
     # the comparison of two snapshots.
-    "steiner_tui.engine.provider_types",
     "steiner_tui.agent.run_types",
     "steiner_tui.engine.snapshot_chain",
     "steiner_tui.engine.snapshot_compare",
@@ -125,15 +123,6 @@ DEFERRED = (
 
 LAZY_CLASSES = {
     # Re-exported lazily: bound in the module once first used, never by start-up.
-    "steiner_tui.engine.provider": (
-        "ChatRequest",
-        "ProviderEvent",
-        "StreamDone",
-        "StreamReasoning",
-        "StreamText",
-        "StreamToolCall",
-        "StreamUsage",
-    ),
     "steiner_tui.engine.snapshots": ("PrefixStability",),
     "steiner_tui.agent.runner": ("PreparedTurn", "RunResult"),
 }
@@ -198,7 +187,7 @@ def test_lazy_packages_still_export_every_name(package: ModuleType) -> None:
 def test_lazy_export_is_the_submodule_object() -> None:
     from steiner_tui.engine.compaction.lineage import ConversationLineage
     from steiner_tui.engine.events import TextDelta
-    from steiner_tui.engine.provider_types import ChatRequest
+    from steiner_tui.engine.provider import ChatRequest
     from steiner_tui.sessions.errors import SessionLoadError
     from steiner_tui.sessions.loader import SessionLoadError as LoaderSessionLoadError
 

@@ -5,33 +5,20 @@ providers (Anthropic, OpenAI chat, OpenAI Responses, the offline model) live in
 ``steiner_tui.providers`` and are handed in. Nothing here performs I/O.
 
 Errors: a provider raises ``ProviderError`` with a ``kind`` from ``ERROR_KINDS``. The runner turns
-it into an ``ErrorEvent`` and keeps the conversation intact. ``BackendStateRetired`` marks an
-error raised after a stateful provider retired its backend transcript (the compaction design's
-``provider.BackendStateRetired``).
-
-``ChatRequest`` and the stream events are defined in ``provider_types`` and re-exported lazily
-(PEP 562 ``__getattr__``): each dataclass costs about a millisecond to create, and the app's
-start-up needs none of them, only ``ModelInfo`` and the protocol.
+it into an ``ErrorEvent`` and keeps the conversation intact. A stateful provider that fails a call
+after retiring its backend transcript says so in the error's ``backend_state_retired`` field
+(``is_backend_state_retired`` reads it along the cause chain).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.provider_types import (
-        ChatRequest,
-        ProviderEvent,
-        StreamDone,
-        StreamReasoning,
-        StreamText,
-        StreamToolCall,
-        StreamUsage,
-    )
+from steiner_tui.engine.frozen import FrozenDict
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = [
     "ERROR_KINDS",
@@ -107,6 +94,83 @@ class ModelInfo:
     tokenizer: str = "cl100k_base"
 
 
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One model call, already assembled and projected (system-zone first, then user blocks,
+    then the conversation). ``messages`` use provider roles (no ``summary``)."""
+
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolDefinition, ...] = ()
+    max_tokens: int = 4096
+    prompt_cache_key: str = ""
+    transport_session: str = ""
+    backend_state: str | None = None
+    """Stateful providers: the backend transcript id to continue (e.g. previous_response_id)."""
+    cacheable_prefix_messages: int = 0
+    """How many leading messages are byte-stable for the session (cache breakpoints go there)."""
+    raw_prompt_tokens: int | None = None
+    """The prepared request's raw estimate, reused instead of re-estimating."""
+    retire_backend_state: bool = False
+    """Set on main compaction summaries of stateful providers: the call retires the transcript."""
+    compaction: bool = False
+    extra_body: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """Fields merged into the request body as they are (the model's configured ``params`` and
+    ``extra_params``, max-tokens keys removed); they win over the fields the provider sets."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderEvent:
+    """Base of what a provider's stream yields."""
+
+    kind: ClassVar[str] = "provider_event"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamText(ProviderEvent):
+    """A chunk of reply text."""
+
+    kind: ClassVar[str] = "text"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReasoning(ProviderEvent):
+    """A chunk of reasoning text."""
+
+    kind: ClassVar[str] = "reasoning"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamToolCall(ProviderEvent):
+    """A complete tool call (providers assemble chunked arguments before yielding it)."""
+
+    kind: ClassVar[str] = "tool_call"
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class StreamUsage(ProviderEvent):
+    """The call's token usage as the provider reports it."""
+
+    kind: ClassVar[str] = "usage"
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDone(ProviderEvent):
+    """The stream ended normally."""
+
+    kind: ClassVar[str] = "done"
+    stop_reason: str = "stop"
+    backend_state: str | None = None
+    clear_backend_state: bool = False
+
+
 class Provider(Protocol):
     """A model backend. ``stream`` yields events and raises ``ProviderError`` on failure."""
 
@@ -118,20 +182,3 @@ class Provider(Protocol):
     def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]: ...
 
     def model_info(self, model: str) -> ModelInfo: ...
-
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.engine.provider_types": (
-                "ChatRequest",
-                "ProviderEvent",
-                "StreamDone",
-                "StreamReasoning",
-                "StreamText",
-                "StreamToolCall",
-                "StreamUsage",
-            ),
-        },
-    )

@@ -79,8 +79,6 @@ DEFERRED = (
     # request and stream events, the runner's records of a turn, the snapshot store's chain and
     # the comparison of two snapshots.
     "steiner_tui.agent.run_types",
-    "steiner_tui.engine.snapshot_chain",
-    "steiner_tui.engine.snapshot_compare",
     # Compaction: the first compaction (history.md rendering included).
     "steiner_tui.engine.compaction.operation",
     "steiner_tui.engine.compaction.stage",
@@ -123,7 +121,6 @@ DEFERRED = (
 
 LAZY_CLASSES = {
     # Re-exported lazily: bound in the module once first used, never by start-up.
-    "steiner_tui.engine.snapshots": ("PrefixStability",),
     "steiner_tui.agent.runner": ("PreparedTurn", "RunResult"),
 }
 

@@ -1,42 +1,39 @@
 """Request snapshots: what exactly was sent on each model call, kept for the context report.
 
 ``build_request_snapshot`` makes the per-request event (hashes, bytes, blocks, tools, estimate)
-before the call. The design deep-copies messages, tools and blocks into the event and again into
-the store; here every one of those values is immutable (frozen dataclasses, tuples, deep-frozen
-JSON), so nothing a caller still holds can reach a snapshot and copies are unnecessary.
+before the call. Every value it holds is immutable (frozen dataclasses, tuples, deep-frozen
+JSON), so nothing a caller still holds can reach a snapshot, and neither the event nor the store
+needs a copy.
 
 ``SnapshotStore`` shares structure between snapshots: a conversation that grows by a turn per
 request is stored as a chain of segments, each request adding only its new messages and hashes,
-so 500 requests retain little more than the distinct messages themselves (``snapshot_chain``).
-Readers get a fresh ``RequestSnapshot`` rebuilt from the chain.
+so 500 requests retain little more than the distinct messages themselves. Readers get a fresh
+``RequestSnapshot`` rebuilt from the chain.
 
-The store is built at start-up but stores nothing before the first request, so the chain's
-classes and the prefix comparison (``snapshot_compare``, re-exported here lazily) are imported
-when first used: each dataclass costs about a millisecond to create.
+``prefix_stability`` compares two snapshots: the provider's prompt cache helps only up to the
+first message whose hash differs, so the context report and the request inspector show where
+that is and which source changed there.
+
+(docs/design.md, "5. Message hashes and request snapshots")
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from steiner_tui.engine.events import EngineEvent, RequestSnapshot
 from steiner_tui.engine.messages import Message, message_hash, messages_bytes
-from steiner_tui.engine.prompt.blocks import ContextBlock, blocks_bytes
+from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes, blocks_bytes
+from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_bytes
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.snapshot_chain import Segment, StoredSnapshot
-    from steiner_tui.engine.snapshot_compare import PrefixStability, prefix_stability
 
 __all__ = [
     "EstimateLike",
     "PrefixStability",
-    "RequestSnapshot",
     "SnapshotStore",
     "build_request_snapshot",
     "hash_messages",
@@ -114,6 +111,89 @@ def build_request_snapshot(
     )
 
 
+# -- comparing two requests ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixStability:
+    """How much of request ``a``'s message prefix survives in a later request ``b``.
+
+    ``matching`` leading hashes are equal; ``first_broken`` is the first index of ``a`` that
+    ``b`` does not repeat (None when ``b`` keeps all of ``a``), and ``broken_source`` names what
+    changed there: a block source when the message came from blocks, else ``conversation``.
+    """
+
+    matching: int
+    first_broken: int | None
+    broken_source: str = ""
+
+    @property
+    def stable(self) -> bool:
+        return self.first_broken is None
+
+
+def _message_source(snapshot: RequestSnapshot, other: RequestSnapshot, index: int) -> str:
+    if index >= snapshot.block_message_count:
+        return str(ContextSource.CONVERSATION)
+    placed = block_message_indexes(snapshot.blocks)
+    candidates = [b for b, i in zip(snapshot.blocks, placed, strict=True) if i == index]
+    if not candidates:
+        return str(ContextSource.CONVERSATION)
+    previous = {(b.source, b.path): b.content for b in other.blocks}
+    for block in candidates:
+        if previous.get((block.source, block.path)) != block.content:
+            return block.source
+    return candidates[0].source
+
+
+def prefix_stability(a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
+    """Compare the message hashes of request ``a`` with a later request ``b``."""
+    matching = 0
+    for left, right in zip(a.message_hashes, b.message_hashes, strict=False):
+        if left != right:
+            break
+        matching += 1
+    if matching == len(a.message_hashes):
+        return PrefixStability(matching, None)
+    source_snapshot, other = (b, a) if matching < len(b.message_hashes) else (a, b)
+    return PrefixStability(matching, matching, _message_source(source_snapshot, other, matching))
+
+
+# -- the store ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """A run of messages appended after ``parent``'s; ``length`` counts the whole chain."""
+
+    parent: _Segment | None
+    messages: tuple[Message, ...]
+    hashes: tuple[str, ...]
+    length: int
+
+    def materialize(self) -> tuple[tuple[Message, ...], tuple[str, ...]]:
+        chain: list[_Segment] = []
+        node: _Segment | None = self
+        while node is not None:
+            chain.append(node)
+            node = node.parent
+        messages: list[Message] = []
+        hashes: list[str] = []
+        for segment in reversed(chain):
+            messages.extend(segment.messages)
+            hashes.extend(segment.hashes)
+        return tuple(messages), tuple(hashes)
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredSnapshot:
+    """One stored request: its snapshot with empty messages and hashes, and the segment holding
+    them (None for a request without messages)."""
+
+    snapshot: RequestSnapshot
+    segment: _Segment | None
+
+
 class SnapshotStore:
     """Keeps every request snapshot of a session, sharing structure between them.
 
@@ -122,7 +202,7 @@ class SnapshotStore:
     """
 
     def __init__(self) -> None:
-        self._stored: list[StoredSnapshot] = []
+        self._stored: list[_StoredSnapshot] = []
         self._by_index: dict[int, int] = {}
         self._blocks: dict[ContextBlock, ContextBlock] = {}
         # The latest request's messages, to find how much of its chain the next one shares.
@@ -137,9 +217,7 @@ class SnapshotStore:
         if isinstance(event, RequestSnapshot):
             self.store(event)
 
-    def _segment_for(self, snapshot: RequestSnapshot) -> Segment | None:
-        from steiner_tui.engine.snapshot_chain import Segment
-
+    def _segment_for(self, snapshot: RequestSnapshot) -> _Segment | None:
         messages = snapshot.messages
         # Messages are compared by value, not by hash: the hash leaves out fields such as
         # tool_call_id, and a stored snapshot must show exactly what was sent.
@@ -157,7 +235,7 @@ class SnapshotStore:
         if not messages:
             return None
         tail = messages[start:]
-        return Segment(parent, tail, snapshot.message_hashes[start:], len(messages))
+        return _Segment(parent, tail, snapshot.message_hashes[start:], len(messages))
 
     def _intern_blocks(self, blocks: tuple[ContextBlock, ...]) -> tuple[ContextBlock, ...]:
         previous = self._stored[-1].snapshot.blocks if self._stored else None
@@ -167,8 +245,6 @@ class SnapshotStore:
 
     def store(self, snapshot: RequestSnapshot) -> None:
         """Add ``snapshot`` (the latest request)."""
-        from steiner_tui.engine.snapshot_chain import StoredSnapshot
-
         with self._lock:
             segment = self._segment_for(snapshot)
             previous = self._stored[-1].snapshot if self._stored else None
@@ -183,11 +259,11 @@ class SnapshotStore:
                 tools=tools,
             )
             self._by_index[snapshot.index] = len(self._stored)
-            self._stored.append(StoredSnapshot(slim, segment))
+            self._stored.append(_StoredSnapshot(slim, segment))
             self._tip_messages = snapshot.messages
 
     @staticmethod
-    def _rebuild(stored: StoredSnapshot) -> RequestSnapshot:
+    def _rebuild(stored: _StoredSnapshot) -> RequestSnapshot:
         if stored.segment is None:
             return stored.snapshot
         messages, hashes = stored.segment.materialize()
@@ -219,13 +295,4 @@ class SnapshotStore:
 
     def prefix_stability(self, a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
         """See ``prefix_stability``."""
-        from steiner_tui.engine.snapshot_compare import prefix_stability
-
         return prefix_stability(a, b)
-
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {"steiner_tui.engine.snapshot_compare": ("PrefixStability", "prefix_stability")},
-    )

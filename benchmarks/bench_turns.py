@@ -67,10 +67,9 @@ class NullSink:
 
 
 def engine_work(runner: Runner) -> float:
-    """Seconds for one prepare (assembly, estimation, fit) plus its snapshot."""
+    """Seconds for one prepare (assembly, estimation, fit) plus its snapshot: a dry run."""
     start = time.perf_counter()
-    prepared = runner.prepare()
-    runner._snapshot(prepared, index=runner.state.request_index)
+    runner.preview()
     return time.perf_counter() - start
 
 

@@ -1,40 +1,54 @@
-"""The runner's side of compaction: the host protocol and adopting the result.
+"""The runner's side of compaction: the engine's host, and applying what the engine returns.
 
 The engine (``steiner_tui.engine.compaction``) decides what to summarize, where to cut and which
-model writes the summary; this module gives it what needs the outside world (assembly,
-estimation, the summary call) and applies the result to the runner: adopt the new lineage, then
-count stages, emit health and append the history archive (in that order, as the design says).
+model writes the summary. This module gives it what needs the outside world (assembling and
+estimating requests, the summary call) and applies the result: adopt the new lineage, announce
+``CompactionApplied``, then count stages, emit health and append the history archive, in that
+order (docs/design.md, "8. Compaction: turns, stages and the summary").
+
+The driver is built from what it needs, not from the runner: the main model, the session's
+context (assembly and estimation), how a normal request over a conversation is estimated, the
+shared ``SnapshotBuilder``, the sink, the clock, the settings and a callable that adopts a
+lineage. ``compact`` returns a ``CompactionRun`` value, retirement of the stateful backend
+transcript included; on a failure the adopted lineage has dropped a retired backend state.
 
 Compaction calls never set LastMainRequest. Their requests are snapshotted with
 ``compaction=True`` so the request inspector shows them beside normal turns.
-
-The engine's compaction modules (and ``ChatRequest``) are imported when a compaction runs, not
-when a runner is built, so that start-up does not pay for them.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from steiner_tui.agent.clock import Clock
+from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
-from steiner_tui.engine.events import CompactionApplied, WarningEvent
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.snapshot_builder import SnapshotBuilder
+from steiner_tui.agent.streaming import StreamCollector
+from steiner_tui.engine.compaction.archive import HistoryArchive
+from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.compaction.failures import (
+    CompactionCancelled,
+    CompactionFailed,
+    lineage_after_failure,
+)
+from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
+from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.operation import (
+    CompactionEnv,
+    commit_compaction,
+    compact_with_lineage,
+)
+from steiner_tui.engine.events import CompactionApplied, CompactionOutcome, EventSink, WarningEvent
+from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.tooldefs import ToolDefinition
 
-if TYPE_CHECKING:
-    from steiner_tui.agent.runner import Runner
-    from steiner_tui.engine.compaction.archive import HistoryArchive
-    from steiner_tui.engine.compaction.escalation import CompactionCounter
-    from steiner_tui.engine.compaction.fallback import CompactionFallback
-    from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
-    from steiner_tui.engine.compaction.operation import CompactionEnv
-    from steiner_tui.engine.events import CompactionOutcome
-    from steiner_tui.engine.provider import ChatRequest
-    from steiner_tui.engine.tooldefs import ToolDefinition
-
-__all__ = ["CompactionDriver", "CompactionSettings"]
+__all__ = ["CompactionDriver", "CompactionRun", "CompactionSettings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,18 +66,139 @@ class CompactionSettings:
     pending_sub_agents: Callable[[], Sequence[tuple[str, str, str]]] = field(default=lambda: ())
 
 
+@dataclass(frozen=True, slots=True)
+class CompactionRun:
+    """How one compaction went.
+
+    Attributes:
+        outcome: what the engine did; None when it failed (a warning said why).
+        backend_state_retired: a main summary retired the stateful backend transcript; the
+            adopted lineage no longer carries it.
+    """
+
+    outcome: CompactionOutcome | None
+    backend_state_retired: bool = False
+
+
 class CompactionDriver:
-    """Implements ``CompactionHost`` for one runner and runs its compactions."""
+    """Runs the compactions of one runner's conversation.
 
-    def __init__(self, runner: Runner, settings: CompactionSettings) -> None:
-        self.runner = runner
+    Args:
+        model: the main model (its provider writes main summaries); the runner replaces it when
+            it learns the model's limits from its server.
+        context: the session's assembly and estimation.
+        estimate_conversation: the calibrated prompt tokens of a normal main request over a
+            conversation (the runner's preparation of a turn).
+        snapshots: the runner's snapshot builder (summary calls are numbered with its turns).
+        sink: receives snapshots, warnings, ``CompactionApplied`` and health.
+        clock: the injected clock.
+        adopt: replaces the runner's lineage (called before anything is announced).
+        settings: fallback, archive and pending sub-agents.
+        session_id: the runner's transport session.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: MainModel,
+        context: ContextManager,
+        estimate_conversation: Callable[[Sequence[Message]], int],
+        snapshots: SnapshotBuilder,
+        sink: EventSink,
+        clock: Clock,
+        adopt: Callable[[ConversationLineage], None],
+        settings: CompactionSettings,
+        session_id: str,
+    ) -> None:
+        self.model = model
+        self.context = context
+        self.estimate_conversation = estimate_conversation
+        self.snapshots = snapshots
+        self.sink = sink
+        self.clock = clock
+        self.adopt = adopt
         self.settings = settings
-        self.last_parent_request: ChatRequest | None = None
+        self.session_id = session_id
 
-    # -- CompactionHost ---------------------------------------------------------------------
+    async def compact(
+        self,
+        lineage: ConversationLineage,
+        counter: CompactionCounter,
+        *,
+        tools: Sequence[ToolDefinition],
+        last_main_request: LastMainRequest,
+        steering: str = "",
+        manual: bool = False,
+    ) -> CompactionRun:
+        """Compact the active generation of ``lineage`` and adopt the result.
+
+        Args:
+            lineage: the runner's lineage.
+            counter: the episode's stage counter (a manual compaction passes a fresh one).
+            tools: the tools of a normal turn (manual: those of the last main request).
+            last_main_request: for the fallback's cold-cache test.
+            steering: manual ``/compact`` steering text.
+            manual: a manual ``/compact``.
+
+        Returns:
+            The outcome (None after a failure, reported as a warning) and the retirement.
+
+        Raises:
+            CompactionCancelled: the task was cancelled (the lineage is adopted first).
+            CompactionFailed: a cancellation that was not a ``CancelledError`` (likewise).
+        """
+        env = CompactionEnv(
+            host=_Host(self, lineage.active.id),
+            main=SummaryTarget(
+                alias=self.model.alias,
+                model=self.model.model,
+                budget=self.model.budget,
+                provider=self.model.provider,
+                stateful=self.model.stateful,
+            ),
+            clock=self.clock.now,
+            sink=self.sink,
+            archive=self.settings.archive,
+            fallback=self.settings.fallback,
+            main_session=self.session_id,
+        )
+        try:
+            result = await compact_with_lineage(
+                lineage,
+                env,
+                tools=tools,
+                steering=steering,
+                manual=manual,
+                pending_sub_agents=tuple(self.settings.pending_sub_agents()),
+                last_main_request=last_main_request,
+                prior_stages=0 if manual else counter.stages,
+            )
+        except CompactionCancelled as cancelled:
+            self.adopt(lineage_after_failure(lineage, cancelled))
+            raise
+        except CompactionFailed as failure:
+            self.adopt(lineage_after_failure(lineage, failure))
+            if failure.cancelled:
+                raise
+            self.sink.emit(WarningEvent("compaction_failed", f"compaction failed: {failure}"))
+            return CompactionRun(None, failure.backend_state_retired)
+        self.adopt(result.lineage)
+        outcome = result.outcome
+        if outcome.applied:
+            self.sink.emit(CompactionApplied(result.lineage.active.id, outcome))
+        commit_compaction(outcome, counter=counter, archive=self.settings.archive, sink=self.sink)
+        return CompactionRun(outcome, result.backend_state_retired)
+
+
+@dataclass(frozen=True, slots=True)
+class _Host:
+    """The engine's ``CompactionHost`` for one compaction of generation ``generation_id``."""
+
+    driver: CompactionDriver
+    generation_id: int
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
-        return self.runner.prepare(messages).estimate.tokens
+        return self.driver.estimate_conversation(messages)
 
     def build_summary_request(
         self,
@@ -73,21 +208,18 @@ class CompactionDriver:
         max_tokens: int,
         tools: Sequence[ToolDefinition],
     ) -> ChatRequest:
-        from steiner_tui.engine.frozen import FrozenDict
-        from steiner_tui.engine.provider import ChatRequest
-
-        runner = self.runner
-        assembled = runner.context.assemble((*messages, Message("user", instruction)))
+        driver = self.driver
+        assembled = driver.context.assemble((*messages, Message("user", instruction)))
         request_messages, _ = strip_images(assembled.messages)
-        main = runner.model
+        main = driver.model
         on_main = (target.alias, target.model) == (main.alias, main.model)
         return ChatRequest(
             model=target.model,
             messages=request_messages,
             tools=tuple(tools),
             max_tokens=max_tokens,
-            prompt_cache_key=runner.model.prompt_cache_key,
-            transport_session=runner.session_id,
+            prompt_cache_key=main.prompt_cache_key,
+            transport_session=driver.session_id,
             cacheable_prefix_messages=assembled.block_message_count,
             compaction=True,
             # The main model's configured request fields (a fallback model has none).
@@ -95,115 +227,19 @@ class CompactionDriver:
         )
 
     def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:
-        estimator = self.runner.context.estimator
+        estimator = self.driver.context.estimator
         return estimator.estimate(target.model, request.messages, request.tools).tokens
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
-        from steiner_tui.agent.streaming import StreamCollector
-        from steiner_tui.engine.compaction.host import SummaryResponse
-        from steiner_tui.engine.snapshots import build_request_snapshot
-
-        runner = self.runner
-        provider = target.provider or runner.model.provider
-        estimate = runner.context.estimator.estimate(target.model, request.messages, request.tools)
-        index = runner.state.request_index
-        runner.state.request_index += 1
-        runner.sink.emit(
-            build_request_snapshot(
-                request_id=f"{runner.session_id}-{index}",
-                index=index,
-                model=target.model,
-                provider=target.alias,
-                time=runner.clock.now(),
-                messages=request.messages,
-                blocks=(),
-                block_message_count=request.cacheable_prefix_messages,
-                tools=request.tools,
-                max_tokens=request.max_tokens,
-                estimate=estimate,
-                compaction=True,
-                generation_id=str(runner.lineage.active.id),
-            )
+        driver = self.driver
+        provider = target.provider or driver.model.provider
+        estimate = driver.context.estimator.estimate(target.model, request.messages, request.tools)
+        snapshot = driver.snapshots.build(
+            request, provider=target.alias, estimate=estimate, generation_id=self.generation_id
         )
+        driver.sink.emit(snapshot)
         # Summary text is not streamed to the conversation pane: no sink for deltas.
         collector = StreamCollector(None)
         await collector.consume(provider.stream(request))
         done = collector.done
         return SummaryResponse(collector.text, bool(done and done.clear_backend_state))
-
-    # -- running ----------------------------------------------------------------------------
-
-    def _env(self) -> CompactionEnv:
-        from steiner_tui.engine.compaction.host import SummaryTarget
-        from steiner_tui.engine.compaction.operation import CompactionEnv
-
-        runner = self.runner
-        main = SummaryTarget(
-            alias=runner.model.alias,
-            model=runner.model.model,
-            budget=runner.model.budget,
-            provider=runner.model.provider,
-            stateful=runner.model.stateful,
-        )
-        return CompactionEnv(
-            host=self,
-            main=main,
-            clock=runner.clock.now,
-            sink=runner.sink,
-            archive=self.settings.archive,
-            fallback=self.settings.fallback,
-            main_session=runner.session_id,
-        )
-
-    async def compact(
-        self,
-        counter: CompactionCounter,
-        *,
-        steering: str = "",
-        manual: bool = False,
-    ) -> CompactionOutcome | None:
-        """Compact the active generation; returns the outcome, or None after a failure.
-
-        Failures are reported as warnings and leave the conversation as it was (minus a retired
-        backend state). Cancellation propagates, also after dropping a retired backend state.
-        """
-        from steiner_tui.engine.compaction.operation import (
-            commit_compaction,
-            compact_with_lineage,
-            is_cancellation,
-            lineage_after_error,
-            snapshot_tools,
-        )
-
-        runner = self.runner
-        lineage = runner.lineage
-        tools = snapshot_tools(self.last_parent_request) if manual else runner.tool_definitions
-        try:
-            result = await compact_with_lineage(
-                lineage,
-                self._env(),
-                tools=tools,
-                steering=steering,
-                manual=manual,
-                pending_sub_agents=tuple(self.settings.pending_sub_agents()),
-                last_main_request=runner.last_main_request,
-                prior_stages=0 if manual else counter.stages,
-            )
-        except asyncio.CancelledError as error:
-            # A main summary may have retired the backend transcript before the cancellation.
-            runner.adopt_lineage(lineage_after_error(lineage, error))
-            raise
-        except Exception as error:
-            runner.adopt_lineage(lineage_after_error(lineage, error))
-            if is_cancellation(error):
-                raise
-            runner.sink.emit(WarningEvent("compaction_failed", f"compaction failed: {error}"))
-            return None
-        runner.adopt_lineage(result.lineage)
-        outcome = result.outcome
-        if outcome.applied:
-            if runner.model.stateful:
-                runner.state.parent_usage = runner._parent_usage().after_compaction()
-            runner.sink.emit(CompactionApplied(result.lineage.active.id, outcome))
-        commit_compaction(outcome, counter=counter, archive=self.settings.archive, sink=runner.sink)
-        return outcome

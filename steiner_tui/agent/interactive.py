@@ -9,18 +9,15 @@ guard (no manual compaction or conversation replacement while a run generates).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from steiner_tui.agent.runner import Runner
-from steiner_tui.engine.compaction.escalation import CompactionCounter, replacement_refusal
+from steiner_tui.agent.attachments import find_image_attachments
+from steiner_tui.agent.runner import Runner, RunResult
+from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import CompactionOutcome, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus, compose_user_message
 from steiner_tui.tools.base import Mode
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.runner import RunResult
 
 __all__ = ["DriverRefusal", "InteractiveDriver"]
 
@@ -85,9 +82,6 @@ class InteractiveDriver:
         Images named in the text are attached (see ``attachments``); problems with named
         images are reported to the runner's sink as warnings.
         """
-        # Imported on the first message, not when the session is built (start-up).
-        from steiner_tui.agent.attachments import find_image_attachments
-
         delta = self.skills.take_delta(self.runner.conversation)
         mode = self.runner.mode if self._pending.mode_changed else None
         self._pending.mode_changed = False
@@ -113,9 +107,7 @@ class InteractiveDriver:
             raise DriverRefusal(f"cannot compact now: {refusal}")
         self.busy = True
         try:
-            return await self.runner.compactor.compact(
-                CompactionCounter(), steering=steering, manual=True
-            )
+            return await self.runner.compact(steering=steering, manual=True)
         finally:
             self.busy = False
 

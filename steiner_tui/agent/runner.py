@@ -4,7 +4,7 @@ One ``Runner`` owns one conversation lineage (a session, an exec run, a oneshot 
 delegated child). A run of the runner (``run``) is one *episode*: the user's message, then
 model calls and tool rounds until a reply without tool calls, a cancellation, or an error.
 
-Per model call (the design's ``prepareTurn`` / ``executeModelCall``):
+Per model call:
 
 1. Assemble the request (static prefix, session date, conversation) and estimate it once.
 2. Compaction when the soft trigger or the hard fit says so (stateful providers decide from
@@ -19,10 +19,6 @@ Server limits: before its first request the runner asks a local model's server f
 and tool support (``learn_limits``, once, in a thread; the app starts it as soon as the session
 opens). A server whose chat template drops tool definitions gets none: the estimate, the
 snapshot and the request then all say what the model really sees.
-
-Building a runner is on the app's start-up path; running a turn is not. So the turn's records
-(``run_types``), event classes and request class are imported by the methods that make them:
-each dataclass costs about a millisecond to create.
 """
 
 from __future__ import annotations
@@ -32,38 +28,72 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Literal
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.snapshot_builder import SnapshotBuilder
+from steiner_tui.agent.streaming import StreamCollector
+from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
+from steiner_tui.engine.budget import FitResult
+from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EventSink, RequestSnapshot, UsageReported
+from steiner_tui.engine.compaction.operation import snapshot_tools
+from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
+from steiner_tui.engine.events import (
+    CompactionOutcome,
+    ErrorEvent,
+    EventSink,
+    MessageAppended,
+    RequestSnapshot,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ProviderError
-from steiner_tui.engine.snapshots import build_request_snapshot
+from steiner_tui.engine.prompt.assembler import AssembledPrompt
+from steiner_tui.engine.provider import ChatRequest, ProviderError
 from steiner_tui.engine.state.file_tracker import FileTracker
+from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
-from steiner_tui.lazy_exports import lazy_exports
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 
-if TYPE_CHECKING:
-    # Only a turn that runs needs these (its records, request, stream, tools, stateful usage):
-    # imported there, so that building a session does not pay for them.
-    from steiner_tui.agent.run_types import EpisodeProgress, PreparedTurn, RunResult
-    from steiner_tui.agent.streaming import StreamCollector
-    from steiner_tui.agent.tool_calls import ToolRunner
-    from steiner_tui.engine.compaction.stateful import ParentUsage
-    from steiner_tui.engine.provider import ChatRequest
-    from steiner_tui.engine.tokens import TokenEstimate
-
-__all__ = ["PreparedTurn", "RunResult", "Runner"]
+__all__ = ["EpisodeProgress", "PreparedTurn", "RunResult", "Runner", "RunnerState", "Status"]
 
 MAX_TOOL_ROUNDS = 50
 """A safety stop for runaway tool loops within one episode."""
+
+Status = Literal["done", "cancelled", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedTurn:
+    """A request ready to send, with the figures behind it."""
+
+    assembled: AssembledPrompt
+    request: ChatRequest
+    estimate: TokenEstimate
+    fit: FitResult
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How an episode ended: ``done`` with the final reply, ``cancelled``, or ``error``."""
+
+    status: Status
+    reply: str = ""
+    error: str = ""
+    error_kind: str = ""
+
+
+@dataclass(slots=True)
+class EpisodeProgress:
+    """Per-episode counters: compaction stages and tool rounds."""
+
+    compactions: CompactionCounter = field(default_factory=CompactionCounter)
+    tool_rounds: int = 0
 
 
 @dataclass(slots=True)
@@ -72,9 +102,10 @@ class RunnerState:
 
     lineage: ConversationLineage = field(default_factory=ConversationLineage)
     last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
+    last_parent_request: ChatRequest | None = None
+    """The last main request sent (a manual ``/compact`` summarizes with its tools)."""
     parent_usage: ParentUsage | None = None
     turn: int = 0
-    request_index: int = 0
     tracker: FileTracker = field(default_factory=FileTracker)
 
 
@@ -126,7 +157,19 @@ class Runner:
             self.state.turn = max((m.turn for m in lineage.active.messages), default=0)
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
-        self.compactor = CompactionDriver(self, compaction or CompactionSettings())
+        self.snapshots = SnapshotBuilder(self.session_id, self.clock)
+        """Numbers this runner's requests and builds their snapshots (summaries included)."""
+        self.compactor = CompactionDriver(
+            model=model,
+            context=context,
+            estimate_conversation=lambda messages: self.prepare(messages).estimate.tokens,
+            snapshots=self.snapshots,
+            sink=sink,
+            clock=self.clock,
+            adopt=self.adopt_lineage,
+            settings=compaction or CompactionSettings(),
+            session_id=self.session_id,
+        )
         self.inbox: Callable[[], Sequence[Message]] | None = None
         """Messages to append before the next model call (background sub-agent results)."""
         self._limits_learned = model.limits_probe is None
@@ -171,6 +214,7 @@ class Runner:
         if limits is None:
             return False
         self.model = self.model.with_server_limits(limits)
+        self.compactor.model = self.model  # summaries on main use the learned limits too
         if self.model.tools_ignored and self.tools is not None:
             from steiner_tui.engine.events import WarningEvent
 
@@ -185,8 +229,6 @@ class Runner:
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
-        from steiner_tui.engine.events import MessageAppended
-
         self.state.lineage = self.state.lineage.append(message)
         self.sink.emit(MessageAppended(message))
 
@@ -203,9 +245,6 @@ class Runner:
 
     def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn:
         """Assemble and estimate a request over ``conversation`` (default: the active one)."""
-        from steiner_tui.agent.run_types import PreparedTurn
-        from steiner_tui.engine.provider import ChatRequest
-
         convo = self.conversation if conversation is None else tuple(conversation)
         assembled = self.context.assemble(convo)
         messages = assembled.messages
@@ -230,34 +269,55 @@ class Runner:
 
     def preview(self) -> RequestSnapshot:
         """The dry-run snapshot of the next request (nothing is sent or stored)."""
-        prepared = self.prepare()
-        return self._snapshot(prepared, index=self.state.request_index)
+        return self._snapshot(self.prepare(), dry_run=True)
 
-    def _snapshot(
-        self, prepared: PreparedTurn, *, index: int, compaction: bool = False
-    ) -> RequestSnapshot:
-        return build_request_snapshot(
-            request_id=f"{self.session_id}-{index}",
-            index=index,
-            model=self.model.model,
+    def _snapshot(self, prepared: PreparedTurn, *, dry_run: bool = False) -> RequestSnapshot:
+        return self.snapshots.build(
+            prepared.request,
             provider=self.model.alias,
-            time=self.clock.now(),
-            messages=prepared.request.messages,
-            blocks=prepared.assembled.blocks,
-            block_message_count=prepared.assembled.block_message_count,
-            tools=prepared.request.tools,
-            max_tokens=prepared.request.max_tokens,
             estimate=prepared.estimate,
-            compaction=compaction,
-            generation_id=str(self.state.lineage.active.id),
+            generation_id=self.state.lineage.active.id,
+            blocks=prepared.assembled.blocks,
+            dry_run=dry_run,
         )
+
+    # -- compaction -------------------------------------------------------------------------
+
+    async def compact(
+        self,
+        counter: CompactionCounter | None = None,
+        *,
+        steering: str = "",
+        manual: bool = False,
+    ) -> CompactionOutcome | None:
+        """Compact the active generation; returns the outcome, or None after a failure.
+
+        Args:
+            counter: the episode's stage counter (None: a fresh one).
+            steering: manual ``/compact`` steering text.
+            manual: a manual ``/compact``: the tools of the last main request, stages from 0.
+
+        Failures are reported as warnings and leave the conversation as it was (minus a retired
+        backend state). Cancellation propagates, also after dropping a retired backend state.
+        """
+        last = self.state.last_parent_request
+        run = await self.compactor.compact(
+            self.state.lineage,
+            counter or CompactionCounter(),
+            tools=snapshot_tools(last) if manual else self.tool_definitions,
+            last_main_request=self.state.last_main_request,
+            steering=steering,
+            manual=manual,
+        )
+        outcome = run.outcome
+        if self.model.stateful and outcome is not None and outcome.applied:
+            self.state.parent_usage = self._parent_usage().after_compaction()
+        return outcome
 
     # -- one episode ------------------------------------------------------------------------
 
     async def run(self, user_message: Message | None = None) -> RunResult:
         """Run one episode, optionally starting with ``user_message``."""
-        from steiner_tui.agent.run_types import EpisodeProgress, RunResult
-        from steiner_tui.engine.events import ErrorEvent
 
         progress = EpisodeProgress()
         await self.learn_limits()
@@ -293,25 +353,21 @@ class Runner:
             self.append(message if message.turn else replace(message, turn=self.state.turn))
 
     async def _prepare_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
-        from steiner_tui.agent.run_types import RunResult
-        from steiner_tui.engine.events import ErrorEvent
 
         prepared = self.prepare()
         if self.model.stateful:
             usage = self._parent_usage()
             decision = usage.decision()
             if decision == "cap_stop":
-                from steiner_tui.engine.compaction.stateful import stateful_cap_stop
-
                 text, health = stateful_cap_stop()
                 self.sink.emit(health)
                 self.sink.emit(ErrorEvent("context_window", text))
                 return RunResult("error", error=text, error_kind="context_window")
             if decision == "compact":
-                await self.compactor.compact(progress.compactions)
+                await self.compact(progress.compactions)
                 prepared = self.prepare()
         elif self.model.budget.should_compact(prepared.estimate.tokens) or not prepared.fit.fits:
-            await self.compactor.compact(progress.compactions)
+            await self.compact(progress.compactions)
             prepared = self.prepare()
         fit = prepared.fit
         if not fit.fits:
@@ -325,7 +381,6 @@ class Runner:
         return prepared
 
     def _parent_usage(self) -> ParentUsage:
-        from steiner_tui.engine.compaction.stateful import ParentUsage
 
         usage = self.state.parent_usage
         window = self.model.info.context_window
@@ -337,16 +392,10 @@ class Runner:
         return usage
 
     async def _call_model(self, prepared: PreparedTurn) -> Message | RunResult:
-        from steiner_tui.agent.run_types import RunResult
-        from steiner_tui.agent.streaming import StreamCollector
-        from steiner_tui.engine.events import ErrorEvent
 
         request = prepared.request
-        index = self.state.request_index
-        self.state.request_index += 1
-        snapshot = self._snapshot(prepared, index=index)
-        self.sink.emit(snapshot)
-        self.compactor.last_parent_request = request
+        self.sink.emit(self._snapshot(prepared))
+        self.state.last_parent_request = request
         retried_without_images = False
         while True:
             collector = StreamCollector(self.sink)
@@ -425,7 +474,6 @@ class Runner:
         return message
 
     async def _run_tools(self, reply: Message) -> None:
-        from steiner_tui.agent.tool_calls import run_tool_calls
 
         if self.tools is None:
             return
@@ -448,9 +496,3 @@ def labelled(ref: str, message: str) -> str:
 def seed_last_main_request_for(model: MainModel, seed: LastMainRequest) -> LastMainRequest:
     """The seed kept only when alias, backend model and prompt cache key match."""
     return seed_last_main_request(seed, model.alias, model.model, model.prompt_cache_key)
-
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__, {"steiner_tui.agent.run_types": ("PreparedTurn", "RunResult")}
-    )

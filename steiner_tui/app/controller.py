@@ -45,7 +45,7 @@ class SessionController:
         self.health: HealthEvent | None = None
         self._usage: tuple[int, UsageReported] | None = None
         self._preview: RequestSnapshot | None = None
-        self._first_index = self.driver.runner.state.request_index
+        self._first_index = self.driver.runner.snapshots.next_index
 
     @property
     def ledger(self) -> TokenLedger:
@@ -188,7 +188,7 @@ class SessionController:
             self.session.sub_agents.drain_results()  # results for the old conversation
         if self.session.log is not None:
             self.session.log.sync()  # writes the reset
-        self._first_index = self.driver.runner.state.request_index
+        self._first_index = self.driver.runner.snapshots.next_index
         self._preview = None
         self._usage = None
 

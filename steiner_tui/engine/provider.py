@@ -50,7 +50,11 @@ ERROR_KINDS = (
 
 
 class ProviderError(Exception):
-    """A model call failed. ``kind`` is one of ``ERROR_KINDS``."""
+    """A model call failed. ``kind`` is one of ``ERROR_KINDS``.
+
+    ``backend_state_retired`` is set by a stateful provider whose failed call had retired the
+    backend transcript (a main compaction summary): the caller must not continue it.
+    """
 
     def __init__(
         self,
@@ -71,13 +75,23 @@ class ProviderError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def after_retirement(self) -> ProviderError:
+        """The same error, raised by a call that retired the backend transcript."""
+        return ProviderError(
+            self.kind,
+            self.message,
+            status=self.status,
+            retry_after=self.retry_after,
+            backend_state_retired=True,
+        )
+
 
 def is_backend_state_retired(error: BaseException) -> bool:
-    """True when ``error`` (or one in its cause chain) is marked as following a retirement."""
+    """True when ``error``, or a ``ProviderError`` in its cause chain, reports a retirement."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
-        if getattr(current, "backend_state_retired", False):
+        if isinstance(current, ProviderError) and current.backend_state_retired:
             return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__

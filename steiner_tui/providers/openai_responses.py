@@ -6,8 +6,9 @@ the new response id as the next ``backend_state``.
 
 Retirement: a request with ``retire_backend_state`` (a main compaction summary) is sent whole,
 without ``previous_response_id`` and with ``store=False``, so no transcript survives it; its
-``StreamDone`` has ``clear_backend_state=True`` and any error it raises is marked
-``backend_state_retired=True`` (the engine must drop the old id even when the summary failed).
+``StreamDone`` has ``clear_backend_state=True`` and any error it raises is a ``ProviderError``
+with ``backend_state_retired=True`` (the engine must drop the old id even when the summary
+failed).
 Compaction calls that do not retire (fallback targets) are also not stored.
 
 Events handled: ``response.created``, ``response.output_text.delta``, reasoning (summary) text
@@ -84,7 +85,7 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
                 yield event
         except ProviderError as err:
             if retire:
-                err.backend_state_retired = True
+                raise err.after_retirement() from err
             raise
         finally:
             if retire and request.backend_state:

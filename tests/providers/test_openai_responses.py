@@ -15,7 +15,6 @@ from steiner_tui.engine.provider import (
     StreamText,
     StreamToolCall,
     StreamUsage,
-    is_backend_state_retired,
 )
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
 from tests.providers.loopback import LoopbackServer, collect, json_reply, sse, sse_reply
@@ -204,7 +203,7 @@ async def test_error_of_a_retiring_call_is_marked(responses: Any) -> None:
         _, error = await collect(responses(server).stream(summary))
     assert isinstance(error, ProviderError)
     assert error.kind == "server"
-    assert is_backend_state_retired(error)
+    assert error.backend_state_retired
 
 
 async def test_rate_limit_reports_retry_after(responses: Any) -> None:
@@ -213,7 +212,7 @@ async def test_rate_limit_reports_retry_after(responses: Any) -> None:
         _, error = await collect(responses(server).stream(REQUEST))
     assert isinstance(error, ProviderError)
     assert (error.kind, error.retry_after) == ("rate_limit", 4.0)
-    assert not is_backend_state_retired(error)
+    assert not error.backend_state_retired
     assert "Slow down" in error.message
 
 

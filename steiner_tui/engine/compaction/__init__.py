@@ -48,7 +48,6 @@ if TYPE_CHECKING:
         commit_compaction,
         compact_manually,
         compact_with_lineage,
-        lineage_after_error,
         snapshot_tools,
     )
     from steiner_tui.engine.compaction.reasons import format_fallback_reason, go_duration_string
@@ -106,7 +105,6 @@ __all__ = [
     "compose_compacted_conversation",
     "format_fallback_reason",
     "go_duration_string",
-    "lineage_after_error",
     "remove_history_note_lines",
     "render_history",
     "render_pending_sub_agents_line",
@@ -164,8 +162,7 @@ if not TYPE_CHECKING:
                 "commit_compaction",
                 "compact_manually",
                 "compact_with_lineage",
-                "lineage_after_error",
-                "snapshot_tools",
+                            "snapshot_tools",
             ),
             "steiner_tui.engine.compaction.reasons": (
                 "format_fallback_reason",

@@ -3,7 +3,7 @@
 ``compact_with_lineage`` is the one entry point (manual ``/compact`` goes through
 ``compact_manually``). It selects the summary target once, runs the normal stage and, when that
 did not apply or its result still needs compaction, the emergency stage on the same target, and
-returns ``CompactionResult(lineage, outcome, cleared)``:
+returns ``CompactionResult(lineage, outcome, backend_state_retired)``:
 
 * applied: the lineage gains one generation (summary + replayed skills + retained turns +
   pending line) recording the outcome; nothing is archived yet.
@@ -11,11 +11,11 @@ returns ``CompactionResult(lineage, outcome, cleared)``:
 * fallback: a failed attempt (plan not fitting, provider error, resolve or build error, empty
   summary) is discarded and the whole operation reruns on main from the original lineage with
   ``fallback_status`` ``skipped``. Cancellation (``asyncio.CancelledError``, a ``cancelled``
-  provider error, or a cancellation request pending on the task) never reruns: the error is
-  raised as is, without any fallback retirement marker.
-* ``cleared``: a main summary retired the stateful backend transcript. On errors the raised
-  exception satisfies ``provider.is_backend_state_retired`` instead; ``lineage_after_error``
-  applies that to the caller's lineage.
+  provider error, or a cancellation request pending on the task) never reruns, and a fallback's
+  failure never reports main's transcript as retired.
+* ``backend_state_retired``: a main summary retired the stateful backend transcript. A failure
+  is raised as ``CompactionFailed`` or ``CompactionCancelled`` (``failures``), whose field of
+  that name says the same; ``lineage_after_failure`` applies it to the caller's lineage.
 
 After adopting ``result.lineage`` the caller runs ``commit_compaction`` (stage counter, health
 event, history archive appends in source order).
@@ -23,7 +23,6 @@ event, history archive appends in source order).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -31,6 +30,7 @@ from typing import NamedTuple
 
 from steiner_tui.engine.compaction.archive import HistoryArchive, commit_history_archive
 from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.compaction.failures import CompactionCancelled, CompactionFailed
 from steiner_tui.engine.compaction.fallback import (
     CompactionFallback,
     LastMainRequest,
@@ -40,14 +40,10 @@ from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.reasons import fallback_failed_reason, fallback_not_fit_reason
 from steiner_tui.engine.compaction.stage import StageInputs
-from steiner_tui.engine.compaction.stage_runner import (
-    StagesResult,
-    mark_backend_state_retired,
-    run_stages,
-)
+from steiner_tui.engine.compaction.stage_runner import StagesResult, run_stages
 from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
 from steiner_tui.engine.events import FALLBACK_SKIPPED, FALLBACK_USED, CompactionOutcome, EventSink
-from steiner_tui.engine.provider import ChatRequest, ProviderError, is_backend_state_retired
+from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = [
@@ -56,8 +52,6 @@ __all__ = [
     "commit_compaction",
     "compact_manually",
     "compact_with_lineage",
-    "is_cancellation",
-    "lineage_after_error",
     "snapshot_tools",
 ]
 
@@ -88,34 +82,12 @@ class CompactionEnv:
 
 
 class CompactionResult(NamedTuple):
-    """The operation's result: the lineage to adopt, the outcome, and the backend clear."""
+    """The operation's result: the lineage to adopt, the outcome, and whether a main summary
+    retired the stateful backend transcript (the lineage no longer carries it then)."""
 
     lineage: ConversationLineage
     outcome: CompactionOutcome
-    cleared: bool
-
-
-def is_cancellation(error: BaseException) -> bool:
-    """True for cancellation: never rerun on main, never retried."""
-    if isinstance(error, asyncio.CancelledError):
-        return True
-    if isinstance(error, ProviderError) and error.kind == "cancelled":
-        return True
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def _hide_fallback_retirement(error: BaseException) -> None:
-    # A fallback summary never retires main's transcript, so its marker must not leak out.
-    if is_backend_state_retired(error):
-        mark_backend_state_retired(error, False)
-        error.__cause__ = None
-        error.__context__ = None
-
-
-def lineage_after_error(lineage: ConversationLineage, error: BaseException) -> ConversationLineage:
-    """The lineage to keep after a failed compaction: backend state dropped when retired."""
-    return lineage.clear_backend_state() if is_backend_state_retired(error) else lineage
+    backend_state_retired: bool
 
 
 def snapshot_tools(last_parent_request: ChatRequest | None) -> tuple[ToolDefinition, ...]:
@@ -158,10 +130,11 @@ async def compact_with_lineage(
         prior_stages: applied stages earlier in this run (``CompactionCounter.stages``).
 
     Returns:
-        The lineage to adopt, the outcome and the backend-state clear.
+        The lineage to adopt, the outcome and the backend-state retirement.
 
     Raises:
-        Exception: errors of the main attempt (marked retired after a clear); cancellation.
+        CompactionFailed: the main attempt failed, or a fallback attempt was cancelled.
+        CompactionCancelled: the task was cancelled.
     """
     last = last_main_request or LastMainRequest()
     active = lineage.active
@@ -194,17 +167,21 @@ async def compact_with_lineage(
     target = selection.target
     try:
         result = await attempt(target)
-    except asyncio.CancelledError as err:
-        _hide_fallback_retirement(err)
-        raise
-    except Exception as err:
-        if is_cancellation(err):
-            _hide_fallback_retirement(err)
+    except CompactionCancelled as err:
+        # A fallback summary never retires main's transcript.
+        if not err.backend_state_retired:
             raise
-        if isinstance(err, CompactionFallbackNotFit):
+        raise CompactionCancelled(*err.args, backend_state_retired=False) from err.__cause__
+    except CompactionFailed as err:
+        if err.cancelled and not err.backend_state_retired:
+            raise
+        if err.cancelled:
+            error = err.error
+            raise CompactionFailed(error, backend_state_retired=False, cancelled=True) from error
+        if isinstance(err.error, CompactionFallbackNotFit):
             reason = fallback_not_fit_reason(target.ref)
         else:
-            reason = fallback_failed_reason(err)
+            reason = fallback_failed_reason(err.error)
         return _finish(lineage, await attempt(env.main), FALLBACK_SKIPPED, reason)
     # A fallback never retires main's transcript: its clear is discarded.
     isolated = replace(result, outcome=replace(result.outcome, backend_state_cleared=False))
@@ -225,8 +202,8 @@ async def compact_manually(
 ) -> CompactionResult:
     """Manual ``/compact [steering]``: tools from the last parent request, stages from zero.
 
-    The caller refuses it while a run is generating (``replacement_refusal``) and, on error,
-    keeps ``lineage_after_error(lineage, error)``.
+    The caller refuses it while a run is generating (``replacement_refusal``) and, on failure,
+    keeps ``lineage_after_failure(lineage, failure)``.
     """
     return await compact_with_lineage(
         lineage,

@@ -6,24 +6,31 @@ stage's result. Both stages share the target. The attempt's outcome counts the s
 applied, the main estimates before and after, and keeps each applied stage's archive batch.
 
 A main summary that retired the stateful backend transcript is reported in ``cleared`` even when
-nothing applied; an error raised by a later stage after such a clear is marked so that
-``provider.is_backend_state_retired`` reports it (text and chain unchanged).
+nothing applied. Any error of the attempt is raised as ``CompactionFailed`` (or, for a cancelled
+task, ``CompactionCancelled``) whose ``backend_state_retired`` says whether the transcript was
+retired first: by an earlier stage's summary, or by the failing call itself (``failures``).
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.escalation import compaction_health
+from steiner_tui.engine.compaction.failures import (
+    CompactionCancelled,
+    CompactionFailed,
+    is_cancellation,
+)
 from steiner_tui.engine.compaction.stage import StageInputs, summarize_compaction_stage
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import is_backend_state_retired
 
-__all__ = ["StagesResult", "mark_backend_state_retired", "run_stages"]
+__all__ = ["StagesResult", "run_stages"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +41,6 @@ class StagesResult:
     messages: tuple[Message, ...] = ()
     summary: str = ""
     cleared: bool = False
-
-
-def mark_backend_state_retired(error: BaseException, retired: bool = True) -> None:
-    """Set (or hide) the retirement marker that ``provider.is_backend_state_retired`` reads."""
-    with contextlib.suppress(AttributeError, TypeError):  # exceptions without a __dict__
-        object.__setattr__(error, "backend_state_retired", retired)
 
 
 async def run_stages(
@@ -54,38 +55,45 @@ async def run_stages(
 
     Returns:
         The attempt's result; ``outcome.applied`` is False when no stage applied.
+
+    Raises:
+        CompactionFailed: a stage failed (its summary call included).
+        CompactionCancelled: the task was cancelled during a stage.
     """
     main, host = inputs.main, inputs.host
-    before = host.estimate_conversation(messages)
-    working: tuple[Message, ...] = messages
-    origins: tuple[Message | None, ...] = messages
     modes: list[CompactionMode] = []
     batches: list[tuple[Message, ...]] = []
     summarized = 0
     summary = ""
     cleared = False
-    after = before
-    for mode in ("normal", "emergency"):
-        # The resulting state must pass main's soft trigger and its hard fit (prompt plus
-        # completion reserve plus margin); otherwise the emergency stage runs on it.
-        settled = not main.budget.should_compact(after) and main.budget.fit_request(after).fits
-        if mode == "emergency" and modes and settled:
-            break
-        try:
+    try:
+        before = host.estimate_conversation(messages)
+        working: tuple[Message, ...] = messages
+        origins: tuple[Message | None, ...] = messages
+        after = before
+        for mode in ("normal", "emergency"):
+            # The resulting state must pass main's soft trigger and its hard fit (prompt plus
+            # completion reserve plus margin); otherwise the emergency stage runs on it.
+            settled = not main.budget.should_compact(after) and main.budget.fit_request(after).fits
+            if mode == "emergency" and modes and settled:
+                break
             stage = await summarize_compaction_stage(inputs, mode, working, origins)
-        except BaseException as err:
-            if cleared:
-                mark_backend_state_retired(err)
-            raise
-        cleared = cleared or stage.cleared
-        if not stage.applied:
-            continue
-        modes.append(mode)
-        working, origins, summary = stage.messages, stage.origins, stage.summary
-        summarized += len(stage.sources)
-        if stage.archived:
-            batches.append(stage.sources)
-        after = host.estimate_conversation(working)
+            cleared = cleared or stage.cleared
+            if not stage.applied:
+                continue
+            modes.append(mode)
+            working, origins, summary = stage.messages, stage.origins, stage.summary
+            summarized += len(stage.sources)
+            if stage.archived:
+                batches.append(stage.sources)
+            after = host.estimate_conversation(working)
+    except asyncio.CancelledError as err:
+        retired = cleared or is_backend_state_retired(err)
+        raise CompactionCancelled(*err.args, backend_state_retired=retired) from err
+    except Exception as err:
+        retired = cleared or is_backend_state_retired(err)
+        cancelled = is_cancellation(err)
+        raise CompactionFailed(err, backend_state_retired=retired, cancelled=cancelled) from err
     outcome = CompactionOutcome(
         applied=bool(modes),
         stage_count=len(modes),

@@ -34,7 +34,7 @@ async def test_normal_stage_applies() -> None:
     host = FakeHost([SummaryResponse("The summary.")])
     lineage = ConversationLineage.start(messages)
     result = await compact_with_lineage(lineage, make_env(host), tools=(READ,))
-    assert result.cleared is False
+    assert result.backend_state_retired is False
     outcome = result.outcome
     assert outcome.applied and outcome.stage_count == 1 and outcome.modes == ("normal",)
     assert outcome.summary_model == "anthropic/main-model"

@@ -6,8 +6,9 @@ import pytest
 
 from steiner_tui.engine.compaction.host import SummaryResponse
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.compaction.operation import compact_with_lineage, lineage_after_error
-from steiner_tui.engine.provider import ProviderError, is_backend_state_retired
+from steiner_tui.engine.compaction.failures import CompactionFailed, lineage_after_failure
+from steiner_tui.engine.compaction.operation import compact_with_lineage
+from steiner_tui.engine.provider import ProviderError
 from tests.engine.compaction.fakes import (
     FakeHost,
     conversation,
@@ -30,7 +31,7 @@ async def test_main_summary_carries_and_retires_backend_state() -> None:
     assert request.backend_state == "resp_1"
     assert request.retire_backend_state is True
     assert request.transport_session == "main-session"  # the host's main identity is kept
-    assert result.cleared and result.outcome.backend_state_cleared
+    assert result.backend_state_retired and result.outcome.backend_state_cleared
     assert [g.backend_state for g in result.lineage.generations] == ["resp_0", None, None]
 
 
@@ -40,7 +41,7 @@ async def test_clear_recorded_when_nothing_applies() -> None:
     original = stateful_lineage()
     result = await compact_with_lineage(original, env)
     assert not result.outcome.applied
-    assert result.cleared and result.outcome.backend_state_cleared
+    assert result.backend_state_retired and result.outcome.backend_state_cleared
     assert [g.id for g in result.lineage.generations] == [0, 1]
     assert [g.backend_state for g in result.lineage.generations] == ["resp_0", None]
     assert result.lineage.active.messages == original.active.messages
@@ -50,27 +51,37 @@ async def test_failed_summary_marked_retired_by_host_clears_only_latest_state() 
     error = ProviderError("connection", "stream lost", backend_state_retired=True)
     host = FakeHost([error])
     original = stateful_lineage()
-    with pytest.raises(ProviderError) as raised:
+    with pytest.raises(CompactionFailed) as raised:
         await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
-    assert is_backend_state_retired(raised.value)
-    kept = lineage_after_error(original, raised.value)
+    assert raised.value.error is error and raised.value.__cause__ is error
+    assert raised.value.backend_state_retired and not raised.value.cancelled
+    kept = lineage_after_failure(original, raised.value)
     assert [g.backend_state for g in kept.generations] == ["resp_0", None]
     assert [g.id for g in kept.generations] == [0, 1]
-    assert lineage_after_error(original, RuntimeError("x")) is original
 
 
-async def test_error_after_a_clear_is_marked_with_text_and_chain_kept() -> None:
+async def test_failure_without_retirement_keeps_the_lineage() -> None:
+    host = FakeHost([ProviderError("connection", "stream lost")])
+    original = stateful_lineage()
+    with pytest.raises(CompactionFailed) as raised:
+        await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
+    assert not raised.value.backend_state_retired
+    assert lineage_after_failure(original, raised.value) is original
+
+
+async def test_error_after_a_clear_reports_retirement_with_text_and_chain_kept() -> None:
     cause = OSError("socket closed")
     error = ProviderError("connection", "stream lost")
     error.__cause__ = cause
     host = FakeHost([SummaryResponse("S", clear_backend_state=True), error])
     original = ConversationLineage.start(heavy_tail_conversation(), backend_state="resp_1")
-    with pytest.raises(ProviderError) as raised:
+    with pytest.raises(CompactionFailed) as raised:
         await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
-    assert raised.value is error
-    assert str(raised.value) == "stream lost" and raised.value.__cause__ is cause
-    assert is_backend_state_retired(raised.value)
-    assert lineage_after_error(original, raised.value).active.backend_state is None
+    assert raised.value.error is error and raised.value.__cause__ is error
+    assert str(raised.value) == "stream lost" and error.__cause__ is cause
+    assert not error.backend_state_retired  # the provider's error is left as it was raised
+    assert raised.value.backend_state_retired
+    assert lineage_after_failure(original, raised.value).active.backend_state is None
 
 
 async def test_non_stateful_main_never_retires() -> None:
@@ -80,4 +91,4 @@ async def test_non_stateful_main_never_retires() -> None:
     )
     request, _ = host.calls[0]
     assert request.retire_backend_state is False
-    assert not result.cleared
+    assert not result.backend_state_retired

@@ -7,11 +7,12 @@ from datetime import timedelta
 
 import pytest
 
+from steiner_tui.engine.compaction.failures import CompactionCancelled, CompactionFailed
 from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
 from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import CompactionEnv, compact_with_lineage
-from steiner_tui.engine.provider import ProviderError, is_backend_state_retired
+from steiner_tui.engine.provider import ProviderError
 from tests.engine.compaction.fakes import (
     T0,
     Clock,
@@ -78,7 +79,7 @@ async def test_fallback_used_on_a_cold_cache() -> None:
     assert request.retire_backend_state is False
     assert request.transport_session not in ("", "sess-1", "main-session")
     # The fallback's retirement signal is discarded: main's transcript was never touched.
-    assert result.cleared is False and outcome.backend_state_cleared is False
+    assert result.backend_state_retired is False and outcome.backend_state_cleared is False
     assert result.lineage.generations[0].backend_state == "resp_main"
 
 
@@ -158,32 +159,47 @@ async def test_skipped_for_resolve_error_missing_provider_and_empty_summary() ->
 
 async def test_main_rerun_error_is_returned() -> None:
     host = FakeHost([ProviderError("server", "fb down"), ProviderError("auth", "main down")])
-    with pytest.raises(ProviderError, match="main down"):
+    with pytest.raises(CompactionFailed, match="main down") as raised:
         await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
+    assert isinstance(raised.value.error, ProviderError) and raised.value.error.kind == "auth"
+
+
+async def test_task_cancellation_is_not_rerun() -> None:
+    error = asyncio.CancelledError("stop")
+    host = FakeHost([error])
+    with pytest.raises(CompactionCancelled) as raised:
+        await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
+    assert isinstance(raised.value, asyncio.CancelledError)
+    assert raised.value.__cause__ is error and raised.value.args == ("stop",)
+    assert not raised.value.backend_state_retired
+    assert host.targets == [FB]
+
+
+async def test_provider_cancellation_is_not_rerun() -> None:
+    error = ProviderError("cancelled", "stopped")
+    host = FakeHost([error])
+    with pytest.raises(CompactionFailed) as raised:
+        await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
+    assert raised.value.cancelled and raised.value.error is error
+    assert host.targets == [FB]
 
 
 @pytest.mark.parametrize(
     "error",
-    [asyncio.CancelledError(), ProviderError("cancelled", "stopped")],
+    [asyncio.CancelledError(), ProviderError("cancelled", "stopped", backend_state_retired=True)],
     ids=["task", "provider"],
 )
-async def test_cancellation_is_not_rerun(error: BaseException) -> None:
-    host = FakeHost([error])
-    with pytest.raises(type(error)) as raised:
-        await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
-    assert raised.value is error
-    assert host.targets == [FB]
-
-
-async def test_cancelled_fallback_error_hides_retirement_marker() -> None:
-    error = ProviderError("cancelled", "stopped", backend_state_retired=True)
-    host = FakeHost([error])
-    with pytest.raises(ProviderError) as raised:
-        await compact_with_lineage(
-            lineage("r"), env_with(host, Resolver(fallback_target()), stateful=True)
-        )
-    assert str(raised.value) == "stopped"
-    assert not is_backend_state_retired(raised.value)
+async def test_cancelled_fallback_never_reports_main_retired(error: BaseException) -> None:
+    first = SummaryResponse("S", clear_backend_state=True)  # the fallback's normal stage
+    host = FakeHost([first, error])
+    env = env_with(host, Resolver(fallback_target()), stateful=True)
+    big = ConversationLineage.start(heavy_tail_conversation(), backend_state="r")
+    with pytest.raises((CompactionCancelled, CompactionFailed)) as raised:
+        await compact_with_lineage(big, env)
+    failure = raised.value
+    assert isinstance(failure, CompactionCancelled | CompactionFailed)
+    assert not failure.backend_state_retired
+    assert host.targets == [FB, FB]
 
 
 async def test_fallback_applying_nothing_returns_without_fields_or_rerun() -> None:
@@ -216,9 +232,10 @@ async def test_pending_cancellation_request_blocks_the_rerun() -> None:
     async def cancelled_while_compacting() -> object:
         task = asyncio.current_task()
         assert task is not None
-        task.cancel()  # the turn timeout fired: ctx.Err() is set
+        task.cancel()  # the turn's time limit ran out: a cancellation is pending
         return await compact_with_lineage(lineage(), env)
 
-    with pytest.raises(ProviderError, match="reset by peer"):
+    with pytest.raises(CompactionFailed, match="reset by peer") as raised:
         await asyncio.ensure_future(cancelled_while_compacting())
+    assert raised.value.cancelled
     assert host.targets == [FB]

@@ -1,0 +1,74 @@
+"""The one place a runner's request snapshots are built: main calls, dry runs, summaries.
+
+Every model call of a runner is numbered in order, compaction summaries included, and gets a
+``RequestSnapshot`` built from the ``ChatRequest`` as it is sent. The runner (main calls and the
+dry-run preview) and the compaction driver (summary calls) share one ``SnapshotBuilder``, which
+owns the request counter, so both number and describe their requests the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from steiner_tui.agent.clock import Clock
+from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.snapshots import EstimateLike, build_request_snapshot
+
+__all__ = ["SnapshotBuilder"]
+
+
+class SnapshotBuilder:
+    """Numbers one runner's requests and builds their snapshots.
+
+    Args:
+        session_id: the runner's transport session; request ids are ``<session_id>-<index>``.
+        clock: stamps each snapshot.
+    """
+
+    def __init__(self, session_id: str, clock: Clock) -> None:
+        self.session_id = session_id
+        self.clock = clock
+        self.next_index = 0
+        """The index of the next request (a dry run shows it without taking it)."""
+
+    def build(
+        self,
+        request: ChatRequest,
+        *,
+        provider: str,
+        estimate: EstimateLike,
+        generation_id: int,
+        blocks: Sequence[ContextBlock] = (),
+        dry_run: bool = False,
+    ) -> RequestSnapshot:
+        """The snapshot of ``request`` as it is sent, under the next index.
+
+        Args:
+            request: the request as sent (its model, messages, tools, reserve and compaction
+                flag are recorded; ``cacheable_prefix_messages`` counts its block messages).
+            provider: the provider alias the request goes to.
+            estimate: the request's prompt estimate.
+            generation_id: the lineage generation the request belongs to.
+            blocks: the context blocks behind its leading messages (none for a summary).
+            dry_run: a preview: the index is shown, not taken.
+        """
+        index = self.next_index
+        if not dry_run:
+            self.next_index += 1
+        return build_request_snapshot(
+            request_id=f"{self.session_id}-{index}",
+            index=index,
+            model=request.model,
+            provider=provider,
+            time=self.clock.now(),
+            messages=request.messages,
+            blocks=blocks,
+            block_message_count=request.cacheable_prefix_messages,
+            tools=request.tools,
+            max_tokens=request.max_tokens,
+            estimate=estimate,
+            compaction=request.compaction,
+            generation_id=str(generation_id),
+        )

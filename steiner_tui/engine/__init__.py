@@ -6,10 +6,6 @@ is handed in through small interfaces. ``__all__`` below is the public surface; 
 checks of ``engine-api.md`` call these names as written, and ``tests/engine/test_exports.py``
 pins the list.
 
-The names are re-exported lazily (``steiner_tui.lazy_exports``): each is imported from its
-module on first use, so importing one submodule (which runs this file first) does not load
-the others.
-
 Exceptions raised by the engine:
 
 * ``ValueError``: invalid input the caller must fix (negative budgets, a project-context path
@@ -18,64 +14,59 @@ Exceptions raised by the engine:
 * ``ProviderError``: raised by providers (``kind`` says which failure), handled by the runner.
 """
 
-from typing import TYPE_CHECKING
-
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.budget import (
-        ModelTokenBudget,
-        compaction_escalation,
-        derive_summary_max_tokens,
-        escalation_guidance,
-        safety_margin_tokens,
-        should_compact_prompt,
-        summary_max_tokens,
-    )
-    from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
-    from steiner_tui.engine.compaction.reasons import format_fallback_reason
-    from steiner_tui.engine.compaction.retention import render_pending_sub_agents_line
-    from steiner_tui.engine.compaction.turns import retain_recent_turns, split_compaction_turns
-    from steiner_tui.engine.events import (
-        CompactionOutcome,
-        EngineEvent,
-        EventSink,
-        ListSink,
-        RequestSnapshot,
-    )
-    from steiner_tui.engine.messages import (
-        Image,
-        Message,
-        ToolCall,
-        cumulative_prefix_hashes,
-        message_hash,
-        short_hash,
-    )
-    from steiner_tui.engine.models import lookup_model
-    from steiner_tui.engine.prompt.budget import apply_budget
-    from steiner_tui.engine.prompt.session_date import render_session_date
-    from steiner_tui.engine.provider import ChatRequest, ModelInfo, Provider, ProviderError
-    from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus
-    from steiner_tui.engine.skills.effective import effective_skills
-    from steiner_tui.engine.skills.envelopes import (
-        SKILL_CONTENT_CAP_BYTES,
-        SkillBlock,
-        prepend_skill_blocks,
-        render_skill_activation,
-        render_skill_deactivation,
-        split_skill_blocks,
-        strip_skill_blocks,
-    )
-    from steiner_tui.engine.skills.modes import mode_notice, strip_mode_notice
-    from steiner_tui.engine.snapshots import SnapshotStore
-    from steiner_tui.engine.state.recent_calls import summarize_recent_tool_calls
-    from steiner_tui.engine.tokens import (
-        RequestEstimator,
-        TokenCalibration,
-        TokenEstimate,
-        TokenizerLoadError,
-        heuristic_tokens,
-    )
+from steiner_tui.engine.budget import (
+    ModelTokenBudget,
+    compaction_escalation,
+    derive_summary_max_tokens,
+    escalation_guidance,
+    safety_margin_tokens,
+    should_compact_prompt,
+    summary_max_tokens,
+)
+from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
+from steiner_tui.engine.compaction.reasons import format_fallback_reason
+from steiner_tui.engine.compaction.retention import render_pending_sub_agents_line
+from steiner_tui.engine.compaction.turns import retain_recent_turns, split_compaction_turns
+from steiner_tui.engine.events import (
+    CompactionOutcome,
+    EngineEvent,
+    EventSink,
+    ListSink,
+    RequestSnapshot,
+)
+from steiner_tui.engine.messages import (
+    Image,
+    Message,
+    ToolCall,
+    cumulative_prefix_hashes,
+    message_hash,
+    short_hash,
+)
+from steiner_tui.engine.models import lookup_model
+from steiner_tui.engine.prompt.budget import apply_budget
+from steiner_tui.engine.prompt.session_date import render_session_date
+from steiner_tui.engine.provider import ChatRequest, ModelInfo, Provider, ProviderError
+from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus
+from steiner_tui.engine.skills.effective import effective_skills
+from steiner_tui.engine.skills.envelopes import (
+    SKILL_CONTENT_CAP_BYTES,
+    SkillBlock,
+    prepend_skill_blocks,
+    render_skill_activation,
+    render_skill_deactivation,
+    split_skill_blocks,
+    strip_skill_blocks,
+)
+from steiner_tui.engine.skills.modes import mode_notice, strip_mode_notice
+from steiner_tui.engine.snapshots import SnapshotStore
+from steiner_tui.engine.state.recent_calls import summarize_recent_tool_calls
+from steiner_tui.engine.tokens import (
+    RequestEstimator,
+    TokenCalibration,
+    TokenEstimate,
+    TokenizerLoadError,
+    heuristic_tokens,
+)
 
 __all__ = [
     "SKILL_CONTENT_CAP_BYTES",
@@ -129,74 +120,3 @@ __all__ = [
     "summarize_recent_tool_calls",
     "summary_max_tokens",
 ]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.engine.budget": (
-                "ModelTokenBudget",
-                "compaction_escalation",
-                "derive_summary_max_tokens",
-                "escalation_guidance",
-                "safety_margin_tokens",
-                "should_compact_prompt",
-                "summary_max_tokens",
-            ),
-            "steiner_tui.engine.compaction.lineage": (
-                "ConversationGeneration",
-                "ConversationLineage",
-            ),
-            "steiner_tui.engine.compaction.reasons": ("format_fallback_reason",),
-            "steiner_tui.engine.compaction.retention": ("render_pending_sub_agents_line",),
-            "steiner_tui.engine.compaction.turns": (
-                "retain_recent_turns",
-                "split_compaction_turns",
-            ),
-            "steiner_tui.engine.events": (
-                "CompactionOutcome",
-                "EngineEvent",
-                "EventSink",
-                "ListSink",
-                "RequestSnapshot",
-            ),
-            "steiner_tui.engine.messages": (
-                "Image",
-                "Message",
-                "ToolCall",
-                "cumulative_prefix_hashes",
-                "message_hash",
-                "short_hash",
-            ),
-            "steiner_tui.engine.models": ("lookup_model",),
-            "steiner_tui.engine.prompt.budget": ("apply_budget",),
-            "steiner_tui.engine.prompt.session_date": ("render_session_date",),
-            "steiner_tui.engine.provider": (
-                "ChatRequest",
-                "ModelInfo",
-                "Provider",
-                "ProviderError",
-            ),
-            "steiner_tui.engine.skills.delta": ("InteractiveSkills", "SkillStatus"),
-            "steiner_tui.engine.skills.effective": ("effective_skills",),
-            "steiner_tui.engine.skills.envelopes": (
-                "SKILL_CONTENT_CAP_BYTES",
-                "SkillBlock",
-                "prepend_skill_blocks",
-                "render_skill_activation",
-                "render_skill_deactivation",
-                "split_skill_blocks",
-                "strip_skill_blocks",
-            ),
-            "steiner_tui.engine.skills.modes": ("mode_notice", "strip_mode_notice"),
-            "steiner_tui.engine.snapshots": ("SnapshotStore",),
-            "steiner_tui.engine.state.recent_calls": ("summarize_recent_tool_calls",),
-            "steiner_tui.engine.tokens": (
-                "RequestEstimator",
-                "TokenCalibration",
-                "TokenEstimate",
-                "TokenizerLoadError",
-                "heuristic_tokens",
-            ),
-        },
-    )

@@ -6,44 +6,35 @@ Layout: ``CONFIG/sessions/<session id>/`` holds ``session.jsonl`` (append-only, 
 ``LogProblem``s instead of raising; ``SessionStore`` lists, deletes and evicts; ``fork_session``
 copies a prefix into a new id; ``open_session_for_app`` / ``open_interactive_session`` start or
 resume the app's session.
-
-The names are re-exported lazily (``steiner_tui.lazy_exports``): each is imported from its
-module on first use, so importing one submodule (which runs this file first) does not load
-the others.
 """
 
-from typing import TYPE_CHECKING
-
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
-    from steiner_tui.sessions.fork import ForkResult, cut_lineage, fork_session
-    from steiner_tui.sessions.ids import SESSION_ID_MAX_LENGTH, new_session_id, validate_session_id
-    from steiner_tui.sessions.loader import (
-        INTERRUPTED_TOOL_RESULT,
-        LoadedSession,
-        LogProblem,
-        RequestRecord,
-        SessionHeader,
-        load_session,
-    )
-    from steiner_tui.sessions.meta import SessionMeta
-    from steiner_tui.sessions.resume import (
-        LATEST,
-        OpenedSession,
-        SessionOpening,
-        open_interactive_session,
-        open_session_for_app,
-        resume_interactive_session,
-    )
-    from steiner_tui.sessions.store import (
-        DEFAULT_KEEP,
-        EvictResult,
-        SessionInfo,
-        SessionStore,
-    )
-    from steiner_tui.sessions.writer import SessionLog
+from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.fork import ForkResult, cut_lineage, fork_session
+from steiner_tui.sessions.ids import SESSION_ID_MAX_LENGTH, new_session_id, validate_session_id
+from steiner_tui.sessions.loader import (
+    INTERRUPTED_TOOL_RESULT,
+    LoadedSession,
+    LogProblem,
+    RequestRecord,
+    SessionHeader,
+    load_session,
+)
+from steiner_tui.sessions.meta import SessionMeta
+from steiner_tui.sessions.resume import (
+    LATEST,
+    OpenedSession,
+    SessionOpening,
+    open_interactive_session,
+    open_session_for_app,
+    resume_interactive_session,
+)
+from steiner_tui.sessions.store import (
+    DEFAULT_KEEP,
+    EvictResult,
+    SessionInfo,
+    SessionStore,
+)
+from steiner_tui.sessions.writer import SessionLog
 
 __all__ = [
     "DEFAULT_KEEP",
@@ -73,41 +64,3 @@ __all__ = [
     "resume_interactive_session",
     "validate_session_id",
 ]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.sessions.fork": ("ForkResult", "cut_lineage", "fork_session"),
-            "steiner_tui.sessions.ids": (
-                "SESSION_ID_MAX_LENGTH",
-                "new_session_id",
-                "validate_session_id",
-            ),
-            "steiner_tui.sessions.loader": (
-                "INTERRUPTED_TOOL_RESULT",
-                "LoadedSession",
-                "LogProblem",
-                "RequestRecord",
-                "SessionHeader",
-                "load_session",
-            ),
-            "steiner_tui.sessions.meta": ("SessionMeta",),
-            "steiner_tui.sessions.resume": (
-                "LATEST",
-                "OpenedSession",
-                "SessionOpening",
-                "open_interactive_session",
-                "open_session_for_app",
-                "resume_interactive_session",
-            ),
-            "steiner_tui.sessions.errors": ("SessionLoadError", "SessionNotFoundError"),
-            "steiner_tui.sessions.store": (
-                "DEFAULT_KEEP",
-                "EvictResult",
-                "SessionInfo",
-                "SessionStore",
-            ),
-            "steiner_tui.sessions.writer": ("SessionLog",),
-        },
-    )

@@ -5,33 +5,24 @@ compaction path and prompt cache key, the parent's session date, no history arch
 child's transcript stays with the child; the parent receives a bounded result envelope
 (``envelope``). ``SubAgentManager`` runs and tracks the children and feeds the pending line,
 the replacement guard and the sub-agent panel.
-
-The names are re-exported lazily (``steiner_tui.lazy_exports``): each is imported from its
-module on first use, so importing one submodule (which runs this file first) does not load
-the others.
 """
 
-from typing import TYPE_CHECKING
-
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.delegation.child import child_cache_key, child_tools
-    from steiner_tui.agent.delegation.envelope import (
-        MAX_RESULT_BYTES,
-        RESULT_TAG,
-        TRUNCATION_MARKER,
-        render_sub_agent_result,
-    )
-    from steiner_tui.agent.delegation.manager import SubAgentManager
-    from steiner_tui.agent.delegation.model import (
-        PENDING_STATES,
-        DelegationSettings,
-        SubAgentInfo,
-        SubAgentState,
-        SubAgentUpdated,
-    )
-    from steiner_tui.agent.delegation.scope import ScopedWriteTool, in_write_scope
+from steiner_tui.agent.delegation.child import child_cache_key, child_tools
+from steiner_tui.agent.delegation.envelope import (
+    MAX_RESULT_BYTES,
+    RESULT_TAG,
+    TRUNCATION_MARKER,
+    render_sub_agent_result,
+)
+from steiner_tui.agent.delegation.manager import SubAgentManager
+from steiner_tui.agent.delegation.model import (
+    PENDING_STATES,
+    DelegationSettings,
+    SubAgentInfo,
+    SubAgentState,
+    SubAgentUpdated,
+)
+from steiner_tui.agent.delegation.scope import ScopedWriteTool, in_write_scope
 
 __all__ = [
     "MAX_RESULT_BYTES",
@@ -49,26 +40,3 @@ __all__ = [
     "in_write_scope",
     "render_sub_agent_result",
 ]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.agent.delegation.child": ("child_cache_key", "child_tools"),
-            "steiner_tui.agent.delegation.envelope": (
-                "MAX_RESULT_BYTES",
-                "RESULT_TAG",
-                "TRUNCATION_MARKER",
-                "render_sub_agent_result",
-            ),
-            "steiner_tui.agent.delegation.manager": ("SubAgentManager",),
-            "steiner_tui.agent.delegation.model": (
-                "PENDING_STATES",
-                "DelegationSettings",
-                "SubAgentInfo",
-                "SubAgentState",
-                "SubAgentUpdated",
-            ),
-            "steiner_tui.agent.delegation.scope": ("ScopedWriteTool", "in_write_scope"),
-        },
-    )

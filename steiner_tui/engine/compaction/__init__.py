@@ -1,90 +1,89 @@
 """Compaction: turns and retention, stages, summary requests, fallback, lineage, archive.
 
 Modules, leaf first: ``turns`` (retention turns), ``retention`` (anchor, skill replay, pending
-line, new conversation layout), ``reasons`` (fallback reason strings), ``lineage`` (generations
-and outcomes), ``host`` (the protocol the runner implements and ``SummaryTarget``),
-``summary_request`` (instruction, caps, isolation, empty summaries), ``archive`` (history note
-and deferred appends), ``history_render`` (``history.md`` Markdown), ``fallback`` (selection,
-LastMainRequest, memoized targets), ``escalation`` (stage counter, health, replacement guard),
-``stateful`` (usage-driven decisions for stateful providers), ``stage`` and ``stage_runner``
-(one stage; normal then emergency), and ``operation`` (``compact_with_lineage``).
-
-The names are re-exported lazily (``steiner_tui.lazy_exports``): each is imported from its
-module on first use, so importing one submodule (which runs this file first) does not load
-the others.
+line, new conversation layout), ``reasons`` (fallback reason strings), ``lineage``
+(generations; their outcomes are ``events.CompactionOutcome``), ``failures`` (the two
+exceptions of a failed compaction), ``host`` (the protocol the runner implements and
+``SummaryTarget``), ``summary_request`` (instruction, caps, isolation, empty summaries),
+``archive`` (history note and deferred appends), ``history_render`` (``history.md`` Markdown),
+``fallback`` (selection, LastMainRequest, memoized targets), ``escalation`` (stage counter,
+health, replacement guard), ``stateful`` (usage-driven decisions for stateful providers),
+``stage`` and ``stage_runner`` (one stage; normal then emergency), and ``operation``
+(``compact_with_lineage``).
 """
 
-from typing import TYPE_CHECKING
-
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.compaction.archive import (
-        HISTORY_NOTE_MARKER,
-        HistoryArchive,
-        commit_history_archive,
-        remove_history_note_lines,
-        with_history_note,
-    )
-    from steiner_tui.engine.compaction.escalation import (
-        CompactionCounter,
-        compaction_health,
-        replacement_refusal,
-    )
-    from steiner_tui.engine.compaction.fallback import (
-        CompactionFallback,
-        CompactionFallbackTargets,
-        LastMainRequest,
-        compaction_cache_cold,
-        seed_last_main_request,
-        select_compaction_fallback,
-    )
-    from steiner_tui.engine.compaction.history_render import render_history
-    from steiner_tui.engine.compaction.host import CompactionHost, SummaryResponse, SummaryTarget
-    from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
-    from steiner_tui.engine.compaction.operation import (
-        CompactionEnv,
-        CompactionResult,
-        commit_compaction,
-        compact_manually,
-        compact_with_lineage,
-        snapshot_tools,
-    )
-    from steiner_tui.engine.compaction.reasons import format_fallback_reason, go_duration_string
-    from steiner_tui.engine.compaction.retention import (
-        anchor_real_user_retention,
-        compose_compacted_conversation,
-        render_pending_sub_agents_line,
-        replayed_skill_message,
-        strip_retained_skill_blocks,
-    )
-    from steiner_tui.engine.compaction.stateful import (
-        STATEFUL_CAP_STOP_ERROR,
-        ParentUsage,
-        stateful_cap_stop,
-    )
-    from steiner_tui.engine.compaction.summary_request import (
-        CompactionFallbackNotFit,
-        EmptyCompactionSummary,
-        compaction_instruction,
-    )
-    from steiner_tui.engine.compaction.turns import (
-        retain_recent_turns,
-        split_compaction_turns,
-        split_for_retention,
-    )
-    from steiner_tui.engine.events import CompactionOutcome
+from steiner_tui.engine.compaction.archive import (
+    HISTORY_NOTE_MARKER,
+    HistoryArchive,
+    commit_history_archive,
+    remove_history_note_lines,
+    with_history_note,
+)
+from steiner_tui.engine.compaction.escalation import (
+    CompactionCounter,
+    compaction_health,
+    replacement_refusal,
+)
+from steiner_tui.engine.compaction.failures import (
+    CompactionCancelled,
+    CompactionFailed,
+    is_cancellation,
+    lineage_after_failure,
+)
+from steiner_tui.engine.compaction.fallback import (
+    CompactionFallback,
+    CompactionFallbackTargets,
+    LastMainRequest,
+    compaction_cache_cold,
+    seed_last_main_request,
+    select_compaction_fallback,
+)
+from steiner_tui.engine.compaction.history_render import render_history
+from steiner_tui.engine.compaction.host import CompactionHost, SummaryResponse, SummaryTarget
+from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
+from steiner_tui.engine.compaction.operation import (
+    CompactionEnv,
+    CompactionResult,
+    commit_compaction,
+    compact_manually,
+    compact_with_lineage,
+    snapshot_tools,
+)
+from steiner_tui.engine.compaction.reasons import format_fallback_reason, go_duration_string
+from steiner_tui.engine.compaction.retention import (
+    anchor_real_user_retention,
+    compose_compacted_conversation,
+    render_pending_sub_agents_line,
+    replayed_skill_message,
+    strip_retained_skill_blocks,
+)
+from steiner_tui.engine.compaction.stateful import (
+    STATEFUL_CAP_STOP_ERROR,
+    ParentUsage,
+    stateful_cap_stop,
+)
+from steiner_tui.engine.compaction.summary_request import (
+    CompactionFallbackNotFit,
+    EmptyCompactionSummary,
+    compaction_instruction,
+)
+from steiner_tui.engine.compaction.turns import (
+    retain_recent_turns,
+    split_compaction_turns,
+    split_for_retention,
+)
 
 __all__ = [
     "HISTORY_NOTE_MARKER",
     "STATEFUL_CAP_STOP_ERROR",
+    "CompactionCancelled",
     "CompactionCounter",
     "CompactionEnv",
+    "CompactionFailed",
     "CompactionFallback",
     "CompactionFallbackNotFit",
     "CompactionFallbackTargets",
     "CompactionHost",
-    "CompactionOutcome",
     "CompactionResult",
     "ConversationGeneration",
     "ConversationLineage",
@@ -105,6 +104,8 @@ __all__ = [
     "compose_compacted_conversation",
     "format_fallback_reason",
     "go_duration_string",
+    "is_cancellation",
+    "lineage_after_failure",
     "remove_history_note_lines",
     "render_history",
     "render_pending_sub_agents_line",
@@ -120,75 +121,3 @@ __all__ = [
     "strip_retained_skill_blocks",
     "with_history_note",
 ]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.engine.compaction.archive": (
-                "HISTORY_NOTE_MARKER",
-                "HistoryArchive",
-                "commit_history_archive",
-                "remove_history_note_lines",
-                "with_history_note",
-            ),
-            "steiner_tui.engine.compaction.escalation": (
-                "CompactionCounter",
-                "compaction_health",
-                "replacement_refusal",
-            ),
-            "steiner_tui.engine.compaction.fallback": (
-                "CompactionFallback",
-                "CompactionFallbackTargets",
-                "LastMainRequest",
-                "compaction_cache_cold",
-                "seed_last_main_request",
-                "select_compaction_fallback",
-            ),
-            "steiner_tui.engine.compaction.history_render": ("render_history",),
-            "steiner_tui.engine.compaction.host": (
-                "CompactionHost",
-                "SummaryResponse",
-                "SummaryTarget",
-            ),
-            "steiner_tui.engine.events": ("CompactionOutcome",),
-            "steiner_tui.engine.compaction.lineage": (
-                "ConversationGeneration",
-                "ConversationLineage",
-            ),
-            "steiner_tui.engine.compaction.operation": (
-                "CompactionEnv",
-                "CompactionResult",
-                "commit_compaction",
-                "compact_manually",
-                "compact_with_lineage",
-                            "snapshot_tools",
-            ),
-            "steiner_tui.engine.compaction.reasons": (
-                "format_fallback_reason",
-                "go_duration_string",
-            ),
-            "steiner_tui.engine.compaction.retention": (
-                "anchor_real_user_retention",
-                "compose_compacted_conversation",
-                "render_pending_sub_agents_line",
-                "replayed_skill_message",
-                "strip_retained_skill_blocks",
-            ),
-            "steiner_tui.engine.compaction.stateful": (
-                "STATEFUL_CAP_STOP_ERROR",
-                "ParentUsage",
-                "stateful_cap_stop",
-            ),
-            "steiner_tui.engine.compaction.summary_request": (
-                "CompactionFallbackNotFit",
-                "EmptyCompactionSummary",
-                "compaction_instruction",
-            ),
-            "steiner_tui.engine.compaction.turns": (
-                "retain_recent_turns",
-                "split_compaction_turns",
-                "split_for_retention",
-            ),
-        },
-    )

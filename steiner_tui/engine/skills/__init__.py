@@ -4,62 +4,53 @@ Modules, leaf first: ``quote`` (Go string quoting for names), ``modes`` (executi
 notices), ``envelopes`` (render, parse, split, prepend, strip, the body cap), ``effective`` (fold
 envelopes across a conversation), ``delta`` (what the next message must carry, and the
 interactive toggles), ``frontmatter`` and ``discovery`` (skill roots), ``replay`` (resume events).
-
-The names are re-exported lazily (``steiner_tui.lazy_exports``): each is imported from its
-module on first use, so importing one submodule (which runs this file first) does not load
-the others.
 """
 
-from typing import TYPE_CHECKING
-
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.skills.delta import (
-        InteractiveSkills,
-        SkillState,
-        SkillStatus,
-        activation_envelope,
-        compose_user_message,
-        skill_delta_blocks,
-    )
-    from steiner_tui.engine.skills.discovery import (
-        MAX_SKILL_FILE_BYTES,
-        LocalSkillReader,
-        SkillReader,
-        SkillRoot,
-        discover_skills,
-        skill_roots,
-    )
-    from steiner_tui.engine.skills.effective import (
-        SkillFold,
-        effective_skills,
-        effective_skills_of_messages,
-        fold_skills,
-    )
-    from steiner_tui.engine.skills.envelopes import (
-        SKILL_CONTENT_CAP_BYTES,
-        TRUNCATION_MARKER,
-        SkillBlock,
-        cap_skill_body,
-        parse_envelope,
-        prepend_skill_blocks,
-        render_activation_envelope,
-        render_skill_activation,
-        render_skill_deactivation,
-        split_skill_blocks,
-        strip_skill_blocks,
-    )
-    from steiner_tui.engine.skills.model import Skill
-    from steiner_tui.engine.skills.modes import (
-        BUILD_MODE_NOTICE,
-        PLAN_MODE_NOTICE,
-        detect_mode_notice,
-        mode_notice,
-        strip_mode_notice,
-    )
-    from steiner_tui.engine.skills.quote import go_quote, go_unquote
-    from steiner_tui.engine.skills.replay import replay_skill_states
+from steiner_tui.engine.skills.delta import (
+    InteractiveSkills,
+    SkillState,
+    SkillStatus,
+    activation_envelope,
+    compose_user_message,
+    skill_delta_blocks,
+)
+from steiner_tui.engine.skills.discovery import (
+    MAX_SKILL_FILE_BYTES,
+    LocalSkillReader,
+    SkillReader,
+    SkillRoot,
+    discover_skills,
+    skill_roots,
+)
+from steiner_tui.engine.skills.effective import (
+    SkillFold,
+    effective_skills,
+    effective_skills_of_messages,
+    fold_skills,
+)
+from steiner_tui.engine.skills.envelopes import (
+    SKILL_CONTENT_CAP_BYTES,
+    TRUNCATION_MARKER,
+    SkillBlock,
+    cap_skill_body,
+    parse_envelope,
+    prepend_skill_blocks,
+    render_activation_envelope,
+    render_skill_activation,
+    render_skill_deactivation,
+    split_skill_blocks,
+    strip_skill_blocks,
+)
+from steiner_tui.engine.skills.model import Skill
+from steiner_tui.engine.skills.modes import (
+    BUILD_MODE_NOTICE,
+    PLAN_MODE_NOTICE,
+    detect_mode_notice,
+    mode_notice,
+    strip_mode_notice,
+)
+from steiner_tui.engine.skills.quote import go_quote, go_unquote
+from steiner_tui.engine.skills.replay import replay_skill_states
 
 __all__ = [
     "BUILD_MODE_NOTICE",
@@ -99,55 +90,3 @@ __all__ = [
     "strip_mode_notice",
     "strip_skill_blocks",
 ]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.engine.skills.delta": (
-                "InteractiveSkills",
-                "SkillState",
-                "SkillStatus",
-                "activation_envelope",
-                "compose_user_message",
-                "skill_delta_blocks",
-            ),
-            "steiner_tui.engine.skills.discovery": (
-                "MAX_SKILL_FILE_BYTES",
-                "LocalSkillReader",
-                "SkillReader",
-                "SkillRoot",
-                "discover_skills",
-                "skill_roots",
-            ),
-            "steiner_tui.engine.skills.effective": (
-                "SkillFold",
-                "effective_skills",
-                "effective_skills_of_messages",
-                "fold_skills",
-            ),
-            "steiner_tui.engine.skills.envelopes": (
-                "SKILL_CONTENT_CAP_BYTES",
-                "TRUNCATION_MARKER",
-                "SkillBlock",
-                "cap_skill_body",
-                "parse_envelope",
-                "prepend_skill_blocks",
-                "render_activation_envelope",
-                "render_skill_activation",
-                "render_skill_deactivation",
-                "split_skill_blocks",
-                "strip_skill_blocks",
-            ),
-            "steiner_tui.engine.skills.model": ("Skill",),
-            "steiner_tui.engine.skills.modes": (
-                "BUILD_MODE_NOTICE",
-                "PLAN_MODE_NOTICE",
-                "detect_mode_notice",
-                "mode_notice",
-                "strip_mode_notice",
-            ),
-            "steiner_tui.engine.skills.quote": ("go_quote", "go_unquote"),
-            "steiner_tui.engine.skills.replay": ("replay_skill_states",),
-        },
-    )

@@ -2,45 +2,36 @@
 
 See "Durable context state" in context-management-internals.md and wire-formats.md. Everything
 here is pure: it reads messages and returns new values, never doing I/O.
-
-The names are re-exported lazily (``steiner_tui.lazy_exports``): each is imported from its
-module on first use, so importing one submodule (which runs this file first) does not load
-the others.
 """
 
-from typing import TYPE_CHECKING
-
-from steiner_tui.lazy_exports import lazy_exports
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.state.context_state import (
-        RECENT_TOOL_CALLS_LIMIT,
-        ContextState,
-        build_context_state,
-    )
-    from steiner_tui.engine.state.file_tracker import (
-        READ_TOOL_NAME,
-        FileTracker,
-        TrackedRead,
-        apply_read_dedup,
-        dedup_read_result,
-        normalize_read_path,
-        observe_tool_result,
-    )
-    from steiner_tui.engine.state.read_results import (
-        FILE_UNCHANGED_PREFIX,
-        LINE_CAP_MARKER_PREFIX,
-        ReadResult,
-        file_unchanged_note,
-        line_cap_marker,
-        parse_read_result,
-    )
-    from steiner_tui.engine.state.recent_calls import (
-        SUMMARY_KEYS,
-        go_sprint,
-        summarize_recent_tool_calls,
-        summarize_tool_call,
-    )
+from steiner_tui.engine.state.context_state import (
+    RECENT_TOOL_CALLS_LIMIT,
+    ContextState,
+    build_context_state,
+)
+from steiner_tui.engine.state.file_tracker import (
+    READ_TOOL_NAME,
+    FileTracker,
+    TrackedRead,
+    apply_read_dedup,
+    dedup_read_result,
+    normalize_read_path,
+    observe_tool_result,
+)
+from steiner_tui.engine.state.read_results import (
+    FILE_UNCHANGED_PREFIX,
+    LINE_CAP_MARKER_PREFIX,
+    ReadResult,
+    file_unchanged_note,
+    line_cap_marker,
+    parse_read_result,
+)
+from steiner_tui.engine.state.recent_calls import (
+    SUMMARY_KEYS,
+    go_sprint,
+    summarize_recent_tool_calls,
+    summarize_tool_call,
+)
 
 __all__ = [
     "FILE_UNCHANGED_PREFIX",
@@ -64,38 +55,3 @@ __all__ = [
     "summarize_recent_tool_calls",
     "summarize_tool_call",
 ]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "steiner_tui.engine.state.context_state": (
-                "RECENT_TOOL_CALLS_LIMIT",
-                "ContextState",
-                "build_context_state",
-            ),
-            "steiner_tui.engine.state.file_tracker": (
-                "READ_TOOL_NAME",
-                "FileTracker",
-                "TrackedRead",
-                "apply_read_dedup",
-                "dedup_read_result",
-                "normalize_read_path",
-                "observe_tool_result",
-            ),
-            "steiner_tui.engine.state.read_results": (
-                "FILE_UNCHANGED_PREFIX",
-                "LINE_CAP_MARKER_PREFIX",
-                "ReadResult",
-                "file_unchanged_note",
-                "line_cap_marker",
-                "parse_read_result",
-            ),
-            "steiner_tui.engine.state.recent_calls": (
-                "SUMMARY_KEYS",
-                "go_sprint",
-                "summarize_recent_tool_calls",
-                "summarize_tool_call",
-            ),
-        },
-    )

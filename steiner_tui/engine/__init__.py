@@ -2,9 +2,9 @@
 
 It assembles requests (sources, budgets, skills, session date), estimates tokens, snapshots every
 request, and compacts conversations into generations. I/O (providers, clock, filesystem, tools)
-is handed in through small interfaces. ``__all__`` below is the public surface; the acceptance
-checks of ``engine-api.md`` call these names as written, and ``tests/engine/test_exports.py``
-pins the list.
+is handed in through small interfaces. ``__all__`` below is the public surface, imported from
+the modules that define it; ``tests/engine/test_exports.py`` pins the list. Importing the engine
+never imports Textual or Rich.
 
 Exceptions raised by the engine:
 
@@ -12,6 +12,8 @@ Exceptions raised by the engine:
   escaping the root, a naive datetime for the session date, an unknown message role).
 * ``TokenizerLoadError``: a tokenizer failed to load; raised again on every later call.
 * ``ProviderError``: raised by providers (``kind`` says which failure), handled by the runner.
+* ``CompactionFailed`` and ``CompactionCancelled`` (``compaction.failures``): a compaction failed
+  or was cancelled; both say whether the stateful backend transcript was retired first.
 """
 
 from steiner_tui.engine.budget import (

@@ -25,7 +25,6 @@ from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.live_files import WatchPlan
 from steiner_tui.app.permission import PermissionBroker
 from steiner_tui.app.session_build import DriverInputs, open_driver, watch_plan_for
-from steiner_tui.app.session_plan import DEFAULT_THEME, OFFLINE_LABEL, keymap_for, theme_for
 from steiner_tui.config import Config
 from steiner_tui.engine.events import FanoutSink
 from steiner_tui.engine.frozen import FrozenDict
@@ -44,8 +43,13 @@ __all__ = [
     "AppSession",
     "build_app_session",
     "default_main_model",
+    "keymap_for",
     "model_label",
+    "theme_for",
 ]
+
+DEFAULT_THEME = "textual-dark"
+OFFLINE_LABEL = "offline · not a language model"
 
 DEFAULT_DELEGATION = DelegationSettings()
 """Sub-agent settings of app sessions (three children at once; documentor scope README, docs)."""
@@ -106,6 +110,16 @@ class AppSession:
             self.sub_agents.cancel_all()
         if self.log is not None:
             self.log.close()
+
+
+def keymap_for(config: Config | None, keymap: Mapping[str, str] | None = None) -> FrozenDict:
+    """The keymap of a session: ``config``'s, then ``keymap`` over it."""
+    return FrozenDict({**(config.keymap if config else {}), **(keymap or {})})
+
+
+def theme_for(config: Config | None, theme: str = DEFAULT_THEME) -> str:
+    """The theme of a session: ``config``'s when it names one, else ``theme``."""
+    return config.theme if config is not None and config.theme else theme
 
 
 def default_main_model(project_root: Path) -> MainModel:

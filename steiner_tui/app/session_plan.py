@@ -1,14 +1,13 @@
 """A new session as the workbench knows it before the session exists: what to draw, how to open.
 
-Opening a session imports and builds the engine (runner, context assembly, compaction, session
-log, tools, providers): about a third of a launch on this project's machines, and nothing the
-first frame shows depends on it. So a launch draws the workbench from a ``SessionPlan`` (the
-project, the model's label, theme, keymap) and the main screen calls ``SessionPlan.open`` right
-after that first frame; the skills, the context panel and every key that needs the engine wait
-for it. ``plan_session`` reads only the loaded configuration and the environment, so an unknown
-model or provider and a missing API key are still reported before the app starts; errors found
-while opening (an unwritable session folder, an unreadable skill) end the app with
-``SessionOpenFailed``, which the CLI prints.
+Opening a session builds the engine's side of it (runner, context assembly, skill discovery,
+session log, tools, providers), and nothing the first frame shows depends on it. So a launch
+draws the workbench from a ``SessionPlan`` (the project, the model's label, theme, keymap) and
+the main screen calls ``SessionPlan.open`` right after that first frame; the skills, the context
+panel and every key that needs the engine wait for it. ``plan_session`` reads only the loaded
+configuration and the environment, so an unknown model or provider and a missing API key are
+still reported before the app starts; errors found while opening (an unwritable session folder,
+an unreadable skill) end the app with ``SessionOpenFailed``, which the CLI prints.
 
 Tests, benchmarks and resumed sessions build an ``AppSession`` first and hand it to the app
 instead: the screen then attaches it before its first frame.
@@ -19,26 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from steiner_tui.app.session import (
+    DEFAULT_THEME,
+    OFFLINE_LABEL,
+    AppSession,
+    keymap_for,
+    theme_for,
+)
 from steiner_tui.config import Config
 from steiner_tui.engine.frozen import FrozenDict
+from steiner_tui.providers.factory import api_key_for, split_model_ref
 
-if TYPE_CHECKING:
-    from steiner_tui.app.session import AppSession
-
-__all__ = [
-    "DEFAULT_THEME",
-    "OFFLINE_LABEL",
-    "SessionOpenFailed",
-    "SessionPlan",
-    "keymap_for",
-    "plan_session",
-    "theme_for",
-]
-
-DEFAULT_THEME = "textual-dark"
-OFFLINE_LABEL = "offline · not a language model"
+__all__ = ["SessionOpenFailed", "SessionPlan", "plan_session"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +61,6 @@ class SessionOpenFailed:
     error: str
 
 
-def keymap_for(config: Config | None, keymap: Mapping[str, str] | None = None) -> FrozenDict:
-    """The keymap of a session: ``config``'s, then ``keymap`` over it."""
-    return FrozenDict({**(config.keymap if config else {}), **(keymap or {})})
-
-
-def theme_for(config: Config | None, theme: str = DEFAULT_THEME) -> str:
-    """The theme of a session: ``config``'s when it names one, else ``theme``."""
-    return config.theme if config is not None and config.theme else theme
-
-
 def plan_session(
     project_root: Path,
     config: Config,
@@ -91,8 +73,6 @@ def plan_session(
         ConfigError: the default model names an unknown provider or no model, or its
             provider's API key is not in ``env``.
     """
-    from steiner_tui.providers.factory import api_key_for, split_model_ref
-
     alias, model = split_model_ref(config, config.default_model)
     provider = config.providers[alias]
     offline = provider.type == "offline"

@@ -6,13 +6,10 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from steiner_tui.agent.delegation import SubAgentInfo
-from steiner_tui.app.widgets.subagents import (
-    SubAgentChanged,
-    SubAgentPanel,
-    SubAgentTranscriptScreen,
-    format_row,
-    format_transcript,
-)
+from steiner_tui.app.messages import SubAgentChanged
+from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
+from steiner_tui.app.subagent_view import format_row, format_transcript
+from steiner_tui.app.widgets.subagents import SubAgentPanel
 from steiner_tui.engine.messages import Message, ToolCall
 
 TRANSCRIPTS = {

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import DataTable
+
 from steiner_tui.app.app import make_app
+from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import ReplyEntry, UserEntry
 from tests.app.conftest import SIZE, session_for
 from tests.app.helpers import finish, notices, send
@@ -39,11 +43,6 @@ async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir:
 async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it(
     project: Path, config_dir: Path
 ) -> None:
-    from textual.widgets import DataTable
-
-    from steiner_tui.app.resume_request import ResumeRequest
-    from steiner_tui.app.screens.sessions import SessionsScreen
-
     first = make_app(session_for(project, config_dir, record=True, session_id="older-one"))
     async with first.run_test(size=SIZE) as pilot:
         await pilot.pause()

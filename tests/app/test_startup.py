@@ -16,13 +16,8 @@ from textual.widgets import Static
 
 from steiner_tui.app.app import make_app
 from steiner_tui.app.gc_tuning import UI_GC_THRESHOLDS
-from steiner_tui.app.session import AppSession
-from steiner_tui.app.session_plan import (
-    OFFLINE_LABEL,
-    SessionOpenFailed,
-    SessionPlan,
-    plan_session,
-)
+from steiner_tui.app.session import OFFLINE_LABEL, AppSession
+from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan, plan_session
 from steiner_tui.config import Config, ConfigError
 from tests.app.conftest import SIZE, session_for
 from tests.app.helpers import static_text

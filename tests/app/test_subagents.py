@@ -22,9 +22,11 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.app import messages as ui
 from steiner_tui.app.adapter import to_ui_message
 from steiner_tui.app.app import make_app
+from steiner_tui.app.commands import SubAgentCommands
+from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
 from steiner_tui.app.subagent_view import panel_title, result_notice
 from steiner_tui.app.transcript import NoticeEntry, UserEntry
-from steiner_tui.app.widgets.subagents import SubAgentPanel, SubAgentTranscriptScreen
+from steiner_tui.app.widgets.subagents import SubAgentPanel
 from steiner_tui.engine.events import ToolCallStarted
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
 from steiner_tui.engine.provider import (
@@ -111,8 +113,9 @@ def test_panel_title_and_result_notice() -> None:
     assert result_notice("something else") == "sub-agent note for the model"
 
 
-def test_the_workbench_does_not_import_the_sub_agent_widgets_at_start() -> None:
-    code = "import sys, steiner_tui.app.app; print('subagents' in str(sorted(sys.modules)))"
+def test_the_workbench_does_not_import_the_sub_agent_screen_at_start() -> None:
+    module = "steiner_tui.app.screens.subagent_transcript"
+    code = f"import sys, steiner_tui.app.app; print({module!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -254,8 +257,6 @@ async def test_exit_cancels_a_running_child(app_for: AppFactory) -> None:
 
 
 async def test_palette_lists_sub_agent_commands(app_for: AppFactory) -> None:
-    from steiner_tui.app.widgets.subagents import SubAgentCommands
-
     provider = DelegatingProvider()
     app = app_for(delegating_model(provider))
     async with app.run_test(size=SIZE) as pilot:

@@ -16,17 +16,24 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 
+from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
+from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
 from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
+from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.engine.compaction.escalation import replacement_refusal
+from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.sessions import SessionStore
+from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 
 __all__ = ["MainScreen"]
 
@@ -35,25 +42,13 @@ _SKILLS = Binding.Group("Skills", compact=True)
 _SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
 
 
-def _workbench_commands() -> type:
-    from steiner_tui.app.commands import WorkbenchCommands
-
-    return WorkbenchCommands
-
-
-def _sub_agent_commands() -> type:
-    from steiner_tui.app.widgets.subagents import SubAgentCommands
-
-    return SubAgentCommands
-
-
 class MainScreen(WorkbenchBase):
     """The workbench."""
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
-    COMMANDS: ClassVar = {_workbench_commands, _sub_agent_commands}
+    COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
                 tooltip="Stop the reply; what streamed is kept and marked interrupted"),
@@ -129,8 +124,6 @@ class MainScreen(WorkbenchBase):
 
     def _open_planned(self) -> None:
         """Open the planned session (the first frame is on screen), then show it."""
-        from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
-
         assert isinstance(self.start, SessionPlan)
         try:
             session = self.start.open()
@@ -171,8 +164,6 @@ class MainScreen(WorkbenchBase):
     @work(exclusive=True, group="load")
     async def show_conversation(self) -> None:
         """Show a resumed conversation (only its newest entries are mounted)."""
-        from steiner_tui.app.transcript import entries_from_messages
-
         root = str(self.session.project_root)
         await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
 
@@ -240,14 +231,12 @@ class MainScreen(WorkbenchBase):
                 "cannot replace the conversation now: a run is starting", severity="warning"
             )
             return
-        from steiner_tui.agent.interactive import DriverRefusal
 
         try:
             self.controller.clear()
         except DriverRefusal as refusal:
             self.notify(str(refusal), title="Not now", severity="warning")
             return
-        from steiner_tui.app.transcript import NoticeEntry
 
         await self.conversation.load([])
         await self.conversation.add(NoticeEntry("new conversation", "clear"))
@@ -260,9 +249,8 @@ class MainScreen(WorkbenchBase):
         if config_dir is None:
             self.notify("sessions are not recorded here (no config folder)", severity="warning")
             return
+        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.sessions import SessionsScreen
-        from steiner_tui.engine.compaction.escalation import replacement_refusal
-        from steiner_tui.sessions import SessionStore
 
         current = self.driver.runner.session_id
 
@@ -340,6 +328,10 @@ class MainScreen(WorkbenchBase):
         if self.attached:  # the sidebar lists no skill before, so this is a safeguard
             self.toggle_skill(event.name)
 
+    def skill_rows(self) -> list[SkillStatus]:
+        """The skills, as the sidebar lists them (for the command palette)."""
+        return self.controller.skill_rows()
+
     def toggle_skill(self, name: str) -> None:
         """Toggle ``name``; the envelope goes out with the next message."""
         try:
@@ -361,8 +353,6 @@ class MainScreen(WorkbenchBase):
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_episode(self, text: str) -> None:
         """Send ``text`` and run the episode; the end is posted as ``RunEnded``."""
-        from steiner_tui.agent.interactive import DriverRefusal
-
         status, detail = "error", ""
         try:
             result = await self.driver.submit(text)
@@ -379,8 +369,6 @@ class MainScreen(WorkbenchBase):
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_compaction(self, steering: str) -> None:
         """Compact now; the end is posted as ``RunEnded``."""
-        from steiner_tui.agent.interactive import DriverRefusal
-
         status, detail = "error", ""
         try:
             outcome = await self.driver.compact(steering)
@@ -397,8 +385,6 @@ class MainScreen(WorkbenchBase):
 
     @on(ui.RunEnded)
     async def _run_ended(self, message: ui.RunEnded) -> None:
-        from steiner_tui.app.transcript import NoticeEntry
-
         interrupted = message.status == "cancelled"
         await self.conversation.end_reply(interrupted)
         self.conversation.close_open_items()

@@ -6,14 +6,10 @@ controller and the typed widget getters, and turns each adapter message into a w
 The screen starts from an ``AppSession`` or from a ``SessionPlan`` (a launch: the session is
 opened after the first frame, see ``session_plan``). Until a session is attached there is no
 controller: the refresh methods do nothing and ``MainScreen`` disables the keys that need one.
-Engine modules are imported when a session is attached or an event needs them, not with the
-screen.
 
 The sub-agent panel is mounted under the context panel on the first ``SubAgentChanged``, so a
 session that never delegates keeps its three-column layout (and pays nothing for the table).
 A background child's result reaches the conversation as a one-line notice, not as user text.
-Conversation entries are imported by the handlers that make them: a new session shows none, so
-start-up does not create their classes.
 """
 
 from __future__ import annotations
@@ -21,25 +17,26 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import getters, on, work
 
+from steiner_tui.agent.delegation.model import SubAgentInfo
+from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.app import messages as ui
+from steiner_tui.app.controller import SessionController
 from steiner_tui.app.frame_timer import PacedScreen
+from steiner_tui.app.session import AppSession
 from steiner_tui.app.session_plan import SessionPlan
+from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
+from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.delegation.model import SubAgentInfo
-    from steiner_tui.agent.interactive import InteractiveDriver
-    from steiner_tui.app.controller import SessionController
-    from steiner_tui.app.session import AppSession
-    from steiner_tui.app.widgets.subagents import SubAgentPanel
+from steiner_tui.app.widgets.subagents import ChildTranscript, SubAgentPanel
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
+from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 __all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
 
@@ -65,8 +62,6 @@ class WorkbenchBase(PacedScreen[None]):
             self._take(start)
 
     def _take(self, session: AppSession) -> None:
-        from steiner_tui.app.controller import SessionController
-
         self._session = session
         self._controller = SessionController(session)
 
@@ -139,9 +134,6 @@ class WorkbenchBase(PacedScreen[None]):
 
     @on(ui.MessageStored)
     async def _stored(self, message: ui.MessageStored) -> None:
-        from steiner_tui.app.subagent_view import result_notice
-        from steiner_tui.app.transcript import NoticeEntry, user_entry
-        from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 
         stored = message.message
         if stored.source == SUB_AGENT_RESULT_SOURCE:
@@ -168,8 +160,6 @@ class WorkbenchBase(PacedScreen[None]):
 
     @on(ui.Compacted)
     async def _compacted(self, message: ui.Compacted) -> None:
-        from steiner_tui.app.transcript import NoticeEntry
-
         outcome = message.outcome
         text = (
             f"compacted into generation {message.generation_id}: "
@@ -194,13 +184,11 @@ class WorkbenchBase(PacedScreen[None]):
 
     @on(ui.SubAgentChanged)
     async def _sub_agent_changed(self, message: ui.SubAgentChanged) -> None:
-        from steiner_tui.app.widgets.subagents import SubAgentTranscriptScreen
-
         info = message.info
         panel = await self.sub_agent_panel()
         panel.update_agent(info)
         screen = self.app.screen
-        if isinstance(screen, SubAgentTranscriptScreen) and screen.agent_id == info.id:
+        if isinstance(screen, ChildTranscript) and screen.agent_id == info.id:
             screen.show_info(info)
         if not info.wait and not info.pending:
             after = "before its next call" if self.driver.busy else "with your next message"
@@ -210,8 +198,6 @@ class WorkbenchBase(PacedScreen[None]):
 
     async def sub_agent_panel(self) -> SubAgentPanel:
         """The sub-agent panel, mounted under the context panel the first time it is needed."""
-        from steiner_tui.app.subagent_view import COMPACT_COLUMNS
-        from steiner_tui.app.widgets.subagents import SubAgentPanel
 
         for panel in self.query(SubAgentPanel):
             return panel
@@ -236,7 +222,8 @@ class WorkbenchBase(PacedScreen[None]):
 
     def open_sub_agent(self, agent_id: str) -> None:
         """Show ``agent_id``'s own transcript (``SubAgentHost``)."""
-        from steiner_tui.app.widgets.subagents import SubAgentTranscriptScreen
+        # Screens are imported when first opened: the first frame needs only the workbench.
+        from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
 
         transcript = self.controller.sub_agent_transcript
         info = next((i for i in self.controller.sub_agents() if i.id == agent_id), None)
@@ -244,8 +231,6 @@ class WorkbenchBase(PacedScreen[None]):
 
     @on(ui.PermissionAsked)
     async def _permission(self, message: ui.PermissionAsked) -> None:
-        from steiner_tui.app.transcript import PermissionEntry
-
         widget = await self.conversation.add(PermissionEntry(message.request, message.answer))
         if widget is not None:  # always mounted: a question brings the newest entries back
             widget.focus()
@@ -255,6 +240,7 @@ class WorkbenchBase(PacedScreen[None]):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_files(self) -> None:
         """Follow AGENTS.md, project-context files and skill roots until the screen closes."""
+        # watchfiles loads a native module: imported when the watcher starts, after the first frame.
         from watchfiles import awatch
 
         plan = self.session.watch_plan
@@ -272,7 +258,6 @@ class WorkbenchBase(PacedScreen[None]):
         if partitions:
             self.refresh_skills()
             self.refresh_budget()
-            from steiner_tui.engine.prompt.static_cache import StaticPartition
 
             named = {
                 StaticPartition.AGENTS: "AGENTS.md",

@@ -3,51 +3,36 @@
 The panel renders ``SubAgentInfo`` snapshots (id, type, status, turns, tokens, cache rate, as
 ``subagent_view`` formats them); it never asks the manager for figures. The app's adapter turns
 each ``SubAgentUpdated`` engine event into a ``SubAgentChanged`` message and the screen calls
-``update_agent``. Enter on a row opens ``SubAgentTranscriptScreen`` with the child's own
+``update_agent``. Enter on a row opens ``screens.subagent_transcript`` with the child's own
 conversation, read through the ``transcript`` callable the panel was given
-(``SubAgentManager.transcript``).
-
-``SubAgentCommands`` is the command-palette provider of a screen that hosts the panel
-(``SubAgentHost``): focus the panel, or open any child's transcript by name.
+(``SubAgentManager.transcript``). ``ChildTranscript`` is what the workbench needs of that
+screen to keep it current.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from textual import on
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.messages import SubAgentChanged
-from steiner_tui.app.palette import Command, ListedCommands
-from steiner_tui.app.subagent_view import (
-    COLUMNS,
-    COMPACT_COLUMNS,
-    TranscriptSource,
-    first_line,
-    format_row,
-    format_transcript,
-    panel_title,
-)
-from steiner_tui.resources import styles_dir
+from steiner_tui.app.subagent_view import COLUMNS, TranscriptSource, format_row, panel_title
 
-__all__ = [
-    "COMPACT_COLUMNS",
-    "SubAgentChanged",
-    "SubAgentCommands",
-    "SubAgentHost",
-    "SubAgentPanel",
-    "SubAgentTranscriptScreen",
-    "format_row",
-    "format_transcript",
-]
+__all__ = ["ChildTranscript", "SubAgentPanel"]
+
+
+@runtime_checkable
+class ChildTranscript(Protocol):
+    """A screen showing one child's transcript (``SubAgentTranscriptScreen``)."""
+
+    agent_id: str
+
+    def show_info(self, info: SubAgentInfo) -> None:
+        """The child changed: show its new state and transcript."""
+        ...
 
 
 class SubAgentPanel(DataTable[str]):
@@ -115,105 +100,8 @@ class SubAgentPanel(DataTable[str]):
         if self.transcript is None or agent_id is None:
             return
         event.stop()
+        # Screens are imported when first opened: the first frame needs only the workbench.
+        from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
+
         info = self.agents.get(agent_id)
         self.app.push_screen(SubAgentTranscriptScreen(agent_id, self.transcript, info))
-
-
-class SubAgentTranscriptScreen(ModalScreen[None]):
-    """One child's own conversation; ``r`` reads it again, Escape closes.
-
-    The host calls ``show_info`` when the child changes, so a running child's transcript grows
-    while it is open.
-    """
-
-    CSS_PATH = styles_dir() / "subagents.tcss"
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="subagents.close", tooltip="Back to the session"),
-        Binding(
-            "r",
-            "refresh",
-            "Refresh",
-            id="subagents.refresh",
-            tooltip="Read the sub-agent's transcript again",
-        ),
-    ]
-    """Escape closes; r refreshes."""
-
-    def __init__(
-        self, agent_id: str, transcript: TranscriptSource, info: SubAgentInfo | None = None
-    ) -> None:
-        super().__init__()
-        self.agent_id = agent_id
-        self.transcript = transcript
-        self.info = info
-        """The child's latest snapshot, for the title (None: the id alone)."""
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="transcript-box") as box:
-            box.border_title = self._title()
-            box.border_subtitle = "r refresh · Esc close"
-            yield Static(self._text(), id="transcript-text", markup=False)
-
-    def _title(self) -> str:
-        info = self.info
-        if info is None:
-            return f"Sub-agent {self.agent_id}"
-        turns = "1 turn" if info.turns == 1 else f"{info.turns} turns"
-        return f"Sub-agent {info.id} · {info.type} · {info.state} · {turns}"
-
-    def show_info(self, info: SubAgentInfo) -> None:
-        """The child changed: retitle and read its transcript again."""
-        self.info = info
-        self.query_one("#transcript-box").border_title = self._title()
-        self.action_refresh()
-
-    def _text(self) -> str:
-        try:
-            return format_transcript(self.transcript(self.agent_id))
-        except KeyError:
-            return f"(no sub-agent {self.agent_id})"
-
-    def action_refresh(self) -> None:
-        self.query_one("#transcript-text", Static).update(self._text())
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-@runtime_checkable
-class SubAgentHost(Protocol):
-    """A screen showing sub-agents (the workbench); ``SubAgentCommands`` drives it."""
-
-    def sub_agent_infos(self) -> Sequence[SubAgentInfo]:
-        """Every child, in start order."""
-        ...
-
-    def open_sub_agent(self, agent_id: str) -> None:
-        """Open the transcript of ``agent_id``."""
-        ...
-
-    def action_focus_subagents(self) -> None:
-        """Focus the sub-agent panel."""
-        ...
-
-
-class SubAgentCommands(ListedCommands):
-    """Palette commands: focus the sub-agent panel, open a child's transcript."""
-
-    def commands(self) -> list[Command]:
-        screen = self.screen
-        if not isinstance(screen, SubAgentHost):
-            return []
-        commands: list[Command] = [
-            ("Sub-agents", "Focus the sub-agent panel", screen.action_focus_subagents)
-        ]
-        for info in screen.sub_agent_infos():
-            commands.append(
-                (
-                    f"Sub-agent transcript: {info.id}",
-                    f"{info.state} · {first_line(info.task)}",
-                    partial(screen.open_sub_agent, info.id),
-                )
-            )
-        return commands

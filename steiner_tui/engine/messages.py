@@ -117,6 +117,16 @@ class Message:
             object.__setattr__(self, "_size", size)
         return size
 
+    def digest(self) -> str:
+        """The message's hash (``message_hash``), computed once: a message never changes."""
+        cached = self._digest
+        if not cached:
+            h = hashlib.sha256()
+            _update_hash(h, self)
+            cached = h.digest()[:4].hex()
+            object.__setattr__(self, "_digest", cached)
+        return cached
+
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise ValueError(f"unknown message role {self.role!r}; expected one of {ROLES}")
@@ -153,14 +163,7 @@ def message_hash(message: Message) -> str:
 
     Computed once per message object (messages are immutable) and cached on it.
     """
-    cached = message._digest
-    if cached:
-        return cached
-    h = hashlib.sha256()
-    _update_hash(h, message)
-    digest = h.digest()[:4].hex()
-    object.__setattr__(message, "_digest", digest)
-    return digest
+    return message.digest()
 
 
 def short_hash(text: str) -> str:

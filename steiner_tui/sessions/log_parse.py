@@ -86,7 +86,8 @@ class LogState:
     partial_turn: int = 0
     last_time: datetime | None = None
     records: int = 0
-    _warned_gens: set[int] = field(default_factory=set)
+    warned_generations: set[int] = field(default_factory=set)
+    """Generations already reported as written without their generation record."""
 
     @property
     def active(self) -> ConversationGeneration:
@@ -133,8 +134,8 @@ def _header(state: LogState, record: Mapping[str, Any], line: int) -> None:
 
 def _check_gen(state: LogState, record: Mapping[str, Any], line: int) -> None:
     gen = _int(record, "gen", state.active.id)
-    if gen != state.active.id and gen not in state._warned_gens:
-        state._warned_gens.add(gen)
+    if gen != state.active.id and gen not in state.warned_generations:
+        state.warned_generations.add(gen)
         state.problem(
             line,
             f"record for generation {gen} while generation {state.active.id} is active "

@@ -19,6 +19,7 @@ from steiner_tui.agent.delegation import (
     SubAgentManager,
     SubAgentUpdated,
 )
+from steiner_tui.agent.delegation.child import child_spec
 from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
@@ -27,6 +28,7 @@ from steiner_tui.engine.events import CompactionApplied, ListSink, RequestSnapsh
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 from steiner_tui.tools.delegate import tools_with_delegate
 from steiner_tui.tools.executor import ToolExecutor
@@ -166,16 +168,31 @@ async def test_child_identity_cache_key_date_and_no_archive(
     ]
     _explore_child(script, "explore-1", "short")
     parent = _parent(big_project, clock, script)
-    parent_date = parent.driver.runner.context.session_date
     await parent.driver.submit("go")
-    child = parent.manager._children["explore-1"].runner
-    assert child is not None
-    assert child.model.prompt_cache_key == "key-1-explore-1"
-    assert child.session_id == "parent-explore-1"
-    assert child.context.session_date == parent_date
-    assert child.compactor.settings.archive is None
-    assert child.context is not parent.driver.runner.context
-    assert child.context.cache is not parent.driver.runner.context.cache
+    child_requests = script.requests[f"{PARENT_KEY}-explore-1"]  # the child's own cache key
+    assert child_requests
+    assert {r.transport_session for r in child_requests} == {"parent-explore-1"}
+
+    def date_line(request: ChatRequest) -> str:
+        return next(m.content for m in request.messages if m.content.startswith("Current date:"))
+
+    parent_date = date_line(script.requests[PARENT_KEY][0])
+    assert {date_line(r) for r in child_requests} == {parent_date}
+
+    archive = FileHistoryArchive(big_project / "history")
+    spec = replace(parent.manager.parent_spec, compaction=CompactionSettings(archive=archive))
+    child = child_spec(
+        spec,
+        kind="explore",
+        child_id="explore-2",
+        model=spec.main,
+        parent_key=PARENT_KEY,
+        parent_session="parent",
+        session_date=None,
+        mode="build",
+        write_scope=(),
+    )
+    assert child.compaction.archive is None  # a child never appends to the parent's history
 
 
 async def test_three_children_keep_parent_growth_bounded(

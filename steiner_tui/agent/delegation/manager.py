@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from steiner_tui.agent.clock import Clock, SystemClock
+from steiner_tui.agent.delegation.child import build_child_runner, child_spec
 from steiner_tui.agent.delegation.envelope import render_sub_agent_result
 from steiner_tui.agent.delegation.model import (
     DelegationSettings,
@@ -31,18 +31,22 @@ from steiner_tui.agent.delegation.model import (
     SubAgentState,
     SubAgentUpdated,
 )
+from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import SessionSpec
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EngineEvent, EventSink, RequestSnapshot, UsageReported
+from steiner_tui.engine.events import (
+    EngineEvent,
+    EventSink,
+    MessageAppended,
+    RequestSnapshot,
+    UsageReported,
+)
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.tools.base import ToolContext, ToolResult
 from steiner_tui.tools.delegate import DelegationRequest
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.interactive import InteractiveDriver
 
 __all__ = ["SubAgentManager"]
 
@@ -60,13 +64,12 @@ class _Child:
 class _ChildSink:
     """Turns a child's engine events into figures on its ``SubAgentInfo``."""
 
-    manager: SubAgentManager
+    update: Callable[[_Child, SubAgentInfo], None]
+    """Stores the child's new snapshot and announces it (``SubAgentManager._update``)."""
     child: _Child
     seen: int = field(default=0)
 
     def emit(self, event: EngineEvent) -> None:
-        from steiner_tui.engine.events import MessageAppended
-
         child = self.child
         info = child.info
         if isinstance(event, RequestSnapshot):
@@ -88,7 +91,7 @@ class _ChildSink:
             child.estimate_pending = 0
         elif not isinstance(event, MessageAppended):
             return
-        self.manager._update(child, info)
+        self.update(child, info)
 
 
 class SubAgentManager:
@@ -256,7 +259,6 @@ class SubAgentManager:
 
     def _build(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> Runner:
         # The child's wiring is imported with the first delegation, not at session start.
-        from steiner_tui.agent.delegation.child import build_child_runner, child_spec
 
         parent = self._parent
         if parent is None:
@@ -278,7 +280,7 @@ class SubAgentManager:
             kind=request.type,
             write_scope=scope,
             estimator=self.estimator,
-            sink=_ChildSink(self, child),
+            sink=_ChildSink(self._update, child),
             clock=self.clock,
             permission=ctx.permission,
         )

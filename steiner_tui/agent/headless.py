@@ -18,12 +18,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
+from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
-from steiner_tui.agent.runner import Runner
+from steiner_tui.agent.runner import Runner, RunResult
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.agent.tool_status import ToolStatusBook
+from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.events import EventSink, FanoutSink, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.templates import render_template
@@ -33,11 +35,6 @@ from steiner_tui.tools.delegate import tools_with_delegate
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.runner import RunResult
-    from steiner_tui.agent.tool_status import ToolStatusBook
-    from steiner_tui.engine.compaction.archive import HistoryArchive
 
 __all__ = ["DEFAULT_PHASES", "PhaseResult", "delegating_spec", "run_exec", "run_oneshot"]
 
@@ -87,8 +84,6 @@ async def run_exec(
         clock: the injected clock.
         delegation: delegation settings; None runs without the ``delegate`` tool.
     """
-    from steiner_tui.agent.attachments import find_image_attachments
-
     clock = clock or SystemClock()
     spec = replace(spec, enabled_skills=())
     attached = find_image_attachments(prompt, spec.project_root)
@@ -155,8 +150,6 @@ async def run_oneshot(
 
     Stops at the first phase that does not finish (error or cancellation propagates).
     """
-    from steiner_tui.agent.tool_status import ToolStatusBook
-
     results: list[PhaseResult] = []
     previous = ""
     for phase in phases:

@@ -12,7 +12,6 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
@@ -20,6 +19,7 @@ from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
+from steiner_tui.agent.tool_calls import ToolRunner
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import EventSink
@@ -33,9 +33,6 @@ from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills, skil
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.resources import bundled_skills_dir
 from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.tool_calls import ToolRunner
 
 __all__ = ["SessionSpec", "build_context_manager", "build_interactive_session", "build_runner"]
 

@@ -9,9 +9,6 @@ it hands the message to the loop with ``call_soon_threadsafe``. That never block
 Events emitted before the screen attaches (skill discovery warnings while the session is built)
 are kept and delivered on ``attach``. Messages all go to one target, so their order is the
 order of the events.
-
-The turn's event classes are imported when the first event is translated, not with this module:
-creating them costs start-up time (see ``engine.events``).
 """
 
 from __future__ import annotations
@@ -27,8 +24,15 @@ from steiner_tui.app.subagent_view import delegate_summary
 from steiner_tui.engine.events import (
     CompactionApplied,
     EngineEvent,
+    ErrorEvent,
     HealthEvent,
+    MessageAppended,
     RequestSnapshot,
+    SkillStateEvent,
+    SkillTruncated,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
     UsageReported,
     WarningEvent,
 )
@@ -44,16 +48,6 @@ def to_ui_message(event: EngineEvent) -> Message | None:
 
     Reasoning deltas are not shown (the stored reply keeps them); the session log records them.
     """
-    from steiner_tui.engine.events import (
-        ErrorEvent,
-        MessageAppended,
-        SkillStateEvent,
-        SkillTruncated,
-        TextDelta,
-        ToolCallFinished,
-        ToolCallStarted,
-    )
-
     match event:
         case TextDelta(text=text):
             return ui.ReplyDelta(text)

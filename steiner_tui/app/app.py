@@ -9,7 +9,7 @@ pays for the workbench alone. The app starts from a built ``AppSession`` or from
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.app import App
@@ -18,12 +18,16 @@ from textual.screen import Screen
 
 from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.gc_tuning import IdleCollector, tune_gc_for_ui
+from steiner_tui.app.help_catalog import binding_rows, slash_rows
 from steiner_tui.app.screens.main import MainScreen
+from steiner_tui.app.session import AppSession
 from steiner_tui.app.session_plan import SessionPlan
+from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.prompt import PromptEditor
+from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.resources import styles_dir
-
-if TYPE_CHECKING:
-    from steiner_tui.app.session import AppSession
 
 __all__ = ["SteinerApp", "make_app"]
 
@@ -126,13 +130,8 @@ class SteinerApp(App[None]):
 
     def action_help(self) -> None:
         """Open the help screen (F1)."""
-        from steiner_tui.app.help_catalog import binding_rows, slash_rows
+        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.help import HelpScreen
-        from steiner_tui.app.widgets.budget_panel import BudgetPanel
-        from steiner_tui.app.widgets.conversation import ConversationPane
-        from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
-        from steiner_tui.app.widgets.prompt import PromptEditor
-        from steiner_tui.app.widgets.skill_list import SkillList
 
         sections = [
             ("Workbench", [*MainScreen.BINDINGS, *SteinerApp.BINDINGS]),
@@ -147,6 +146,7 @@ class SteinerApp(App[None]):
 
     def action_lineage(self) -> None:
         """Open the lineage browser on the session's lineage."""
+        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.lineage import LineageScreen
 
         driver = self.session.driver
@@ -154,6 +154,7 @@ class SteinerApp(App[None]):
 
     def action_inspector(self) -> None:
         """Open the request inspector on the latest request (the dry run before any)."""
+        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.inspector import InspectorScreen
 
         snapshots = self.session.snapshots.all()

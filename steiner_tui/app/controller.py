@@ -3,18 +3,15 @@
 Kept apart from the widgets and free of Textual, so tests and benchmarks can drive it directly:
 the main screen calls it and hands the results to widgets that only display them. It reads the
 snapshot store and the driver; it never recomputes what the engine already knows.
-
-The budget figures (``app.budget_view``) are imported when the context panel first asks for
-them, after the first frame (the panel is mounted lazily), not when the screen is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
+from steiner_tui.app.budget_view import BudgetView, TokenLedger, build_budget_view
 from steiner_tui.app.live_files import partitions_for
 from steiner_tui.app.session import AppSession
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -24,9 +21,6 @@ from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
 from steiner_tui.tools.base import Mode
-
-if TYPE_CHECKING:
-    from steiner_tui.app.budget_view import BudgetView, TokenLedger
 
 __all__ = ["SessionController"]
 
@@ -51,8 +45,6 @@ class SessionController:
     def ledger(self) -> TokenLedger:
         """Token counts of conversation messages, kept across panel refreshes."""
         if self._ledger is None:
-            from steiner_tui.app.budget_view import TokenLedger
-
             self._ledger = TokenLedger(self._count_text)
         return self._ledger
 
@@ -83,8 +75,6 @@ class SessionController:
 
     def budget_view(self) -> BudgetView:
         """The context-budget panel's figures (see ``shown_snapshot`` for errors)."""
-        from steiner_tui.app.budget_view import build_budget_view
-
         snapshot, preview = self.shown_snapshot()
         runner = self.driver.runner
         calibration = runner.context.estimator.calibration

@@ -9,20 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-if TYPE_CHECKING:  # fields only: the screen that routes these starts before the engine loads
-    from steiner_tui.agent.delegation.model import SubAgentInfo
-    from steiner_tui.engine.events import (
-        CompactionOutcome,
-        HealthEvent,
-        RequestSnapshot,
-        UsageReported,
-    )
-    from steiner_tui.engine.messages import Message as ChatMessage
-    from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+from steiner_tui.agent.delegation.model import SubAgentInfo
+from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RequestSnapshot, UsageReported
+from steiner_tui.engine.messages import Message as ChatMessage
+from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
     "Compacted",

@@ -24,7 +24,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
@@ -33,6 +32,7 @@ from steiner_tui.agent.headless import delegating_spec
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.tool_calls import ToolRunner
 from steiner_tui.app.live_files import WatchPlan
 from steiner_tui.config import Config
 from steiner_tui.engine.events import EventSink
@@ -49,9 +49,6 @@ from steiner_tui.tools.base import Tool
 from steiner_tui.tools.delegate import tools_with_delegate
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.tool_calls import ToolRunner
 
 __all__ = ["DriverInputs", "OpenedDriver", "open_driver", "watch_plan_for"]
 

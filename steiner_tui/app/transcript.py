@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
+from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
@@ -92,10 +94,6 @@ def user_entry(content: str) -> UserEntry:
 
 def entries_from_messages(messages: Iterable[Message], project_root: str = "") -> list[Entry]:
     """Entries for a stored conversation (resume, or a conversation loaded for a benchmark)."""
-    # Imported here: a new session has no stored conversation, so start-up never needs them.
-    from steiner_tui.engine.compaction.history_render import default_tool_status
-    from steiner_tui.engine.state.recent_calls import summarize_tool_call
-
     entries: list[Entry] = []
     tools: dict[str, ToolEntry] = {}
     for message in messages:

@@ -18,13 +18,14 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui import paths
-
-if TYPE_CHECKING:
-    from steiner_tui.app.session import AppSession
-    from steiner_tui.app.session_plan import SessionPlan
+from steiner_tui.app.app import make_app
+from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.session import AppSession, build_app_session
+from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan, plan_session
+from steiner_tui.config import load_config
+from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 
 __all__ = ["resume_command", "resume_hint", "run"]
 
@@ -39,12 +40,6 @@ def run(args: argparse.Namespace) -> int:
     # few cycles: collecting while it runs only delays the first frame. The app applies its GC
     # settings, collector on, once its start-up is over (``make_app(tune_gc=True)``).
     gc.disable()
-    # Imported here so that other commands never pay for Textual.
-    from steiner_tui.app.app import make_app
-    from steiner_tui.app.resume_request import ResumeRequest
-    from steiner_tui.app.session_plan import SessionOpenFailed
-    from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
-
     resume: str | None = getattr(args, "resume", None)
     tuned = False
     while True:
@@ -92,14 +87,10 @@ def _start(root: Path, resume: str | None) -> AppSession | SessionPlan:
         ConfigError, ValueError, SessionNotFoundError, SessionLoadError, OSError: as
             ``build_app_session`` (a plan only checks the configuration and its model).
     """
-    from steiner_tui.app.session_plan import plan_session
-    from steiner_tui.config import load_config
 
     config = load_config(root, os.environ)
 
     def open_session() -> AppSession:
-        from steiner_tui.app.session import build_app_session
-
         return build_app_session(
             root,
             config_dir=paths.config_dir(),

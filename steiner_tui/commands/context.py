@@ -17,6 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from steiner_tui import paths
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import ListSink, WarningEvent
@@ -32,6 +35,7 @@ from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.engine.tooldefs import tools_bytes
 from steiner_tui.resources import bundled_skills_dir
+from steiner_tui.tools.registry import default_tool_definitions
 
 __all__ = ["ContextReport", "build_report", "run"]
 
@@ -69,9 +73,6 @@ def build_report(root: Path, now: datetime) -> ContextReport:
         session_date=now,
         sink=sink,
     )
-    # Imported here: tools sit above the engine, and only this command needs them.
-    from steiner_tui.tools.registry import default_tool_definitions
-
     tools = default_tool_definitions()
     estimator = RequestEstimator(default_encoding_loader(None))
     estimate = estimator.estimate(MODEL, prompt.messages, tools)
@@ -116,8 +117,6 @@ def build_report(root: Path, now: datetime) -> ContextReport:
 
 
 def _print_tables(report: ContextReport) -> None:
-    from rich.console import Console
-    from rich.table import Table
 
     data = report.data
     console = Console()

@@ -26,14 +26,15 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from textual.pilot import Pilot
+from textual.pilot import Pilot
 
-    from steiner_tui.agent.clock import ManualClock
-    from steiner_tui.app.app import SteinerApp
-    from steiner_tui.app.session import AppSession
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.model import MainModel
+from steiner_tui.app.app import SteinerApp, make_app
+from steiner_tui.app.session import AppSession, build_app_session
+from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
 
 __all__ = ["SAMPLE_PROJECT", "png_ready_svg", "run", "write_sample_project"]
 
@@ -168,8 +169,6 @@ async def _settle(pilot: Pilot[None]) -> None:
 
 
 def _app(pilot: Pilot[None]) -> SteinerApp:
-    from steiner_tui.app.app import SteinerApp
-
     app = pilot.app
     assert isinstance(app, SteinerApp)
     return app
@@ -186,10 +185,6 @@ async def _send(pilot: Pilot[None], clock: ManualClock, text: str) -> None:
 
 
 def _session(project: Path, config: Path, clock: ManualClock, window: int | None) -> AppSession:
-    from steiner_tui.agent.model import MainModel
-    from steiner_tui.app.session import build_app_session
-    from steiner_tui.engine.provider import ModelInfo
-    from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
 
     main = None
     if window is not None:
@@ -257,8 +252,6 @@ async def _lineage(pilot: Pilot[None], clock: ManualClock, shoot: Shoot) -> None
 async def _capture(
     project: Path, config: Path, window: int | None, script: Script
 ) -> list[tuple[str, str]]:
-    from steiner_tui.agent.clock import ManualClock
-    from steiner_tui.app.app import make_app
 
     clock = ManualClock(START)
     app = make_app(_session(project, config, clock, window))

@@ -19,7 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
+from rich.console import Console
+from rich.table import Table
+
 from steiner_tui import paths
+from steiner_tui.config import ConfigError, load_config
 from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import SessionLoadError
 from steiner_tui.sessions.meta import format_size
@@ -33,8 +37,6 @@ def _when(moment: datetime) -> str:
 
 
 def _print_list(rows: list[SessionInfo], out: TextIO) -> None:
-    from rich.console import Console
-    from rich.table import Table
 
     if not rows:
         print("no saved sessions", file=out)
@@ -66,8 +68,6 @@ def _print_list(rows: list[SessionInfo], out: TextIO) -> None:
 
 
 def _keep_from_config(project: Path) -> int:
-    from steiner_tui.config import ConfigError, load_config
-
     try:
         return load_config(project, {}).sessions_keep
     except ConfigError:

@@ -2,27 +2,23 @@
 
 Templates fail loudly (``StrictUndefined``): a missing variable is an error, never an empty
 string. ``keep_trailing_newline`` keeps the bytes exactly as written, because several templates
-are part of the byte-stable cached prefix. jinja2 is imported on the first render, not at start-up
-(``template_source`` never needs it).
+are part of the byte-stable cached prefix. The environment is built on the first render.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from steiner_tui.resources import templates_dir
-
-if TYPE_CHECKING:
-    from jinja2 import Environment
 
 __all__ = ["render_template", "template_source"]
 
 
 @cache
 def _environment() -> Environment:
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
-
     return Environment(
         loader=FileSystemLoader(str(templates_dir())),
         undefined=StrictUndefined,

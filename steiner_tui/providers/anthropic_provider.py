@@ -33,6 +33,7 @@ from steiner_tui.providers.errors import map_error
 from steiner_tui.providers.sdk_base import SdkProvider
 from steiner_tui.providers.streaming import ToolCallBuffer
 
+# The SDK's types, for annotations only: the SDK itself is imported on the first call.
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
@@ -53,12 +54,14 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
 
     def _make_client(self) -> AsyncAnthropic:
+        # Imported on the first call, never at start-up: the SDK takes about a second to import.
         from anthropic import AsyncAnthropic
 
         return AsyncAnthropic(**self._client_settings())
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Messages API call; raises ``ProviderError`` on failure."""
+        # Imported on the first call, never at start-up: the SDK takes about a second to import.
         import anthropic
 
         label = f"{self.alias}/{request.model}"

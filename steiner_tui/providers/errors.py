@@ -154,6 +154,7 @@ def map_error(exc: BaseException, *, label: str, sdk: ModuleType) -> ProviderErr
         The ``ProviderError`` to raise, or ``None`` when ``exc`` is not a provider failure
         (a programming error) and should propagate unchanged.
     """
+    # The SDKs' HTTP library, imported with them: on the first call, never at start-up.
     import httpx2
 
     if isinstance(exc, ProviderError):

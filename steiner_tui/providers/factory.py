@@ -22,16 +22,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
 from steiner_tui.engine.frozen import FrozenDict
+from steiner_tui.engine.models import LimitSource, is_known_model, lookup_model
 from steiner_tui.engine.provider import ModelInfo, Provider
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.models import LimitSource
-    from steiner_tui.providers.server_limits import ServerLimits
+from steiner_tui.providers.anthropic_provider import AnthropicProvider
+from steiner_tui.providers.offline import OfflineProvider
+from steiner_tui.providers.openai_chat import OpenAIChatProvider
+from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
+from steiner_tui.providers.server_limits import ServerLimits, probe_server_limits
 
 __all__ = [
     "LOCAL_DUMMY_KEY",
@@ -89,16 +91,12 @@ def is_local_server(provider: ProviderConfig) -> bool:
 
 def _registry_lookup(local: bool) -> Lookup:
     def lookup(model: str) -> ModelInfo:
-        from steiner_tui.engine.models import lookup_model
-
         return lookup_model(model, local=local)
 
     return lookup
 
 
 def _registry_source(model: str) -> LimitSource:
-    from steiner_tui.engine.models import is_known_model
-
     return "registry" if is_known_model(model) else "default"
 
 
@@ -177,8 +175,6 @@ def build_provider(
     """
     kind = provider_config.type
     if kind == "offline":
-        from steiner_tui.providers.offline import OfflineProvider
-
         return OfflineProvider(
             project_root or Path.cwd(), stream_delay=provider_config.stream_delay_ms / 1000
         )
@@ -186,20 +182,14 @@ def build_provider(
     alias, base_url = provider_config.alias, provider_config.base_url
     timeout, retries = provider_config.timeout, provider_config.max_retries
     if kind == "anthropic":
-        from steiner_tui.providers.anthropic_provider import AnthropicProvider
-
         return AnthropicProvider(
             alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
         )
     if kind == "openai":
-        from steiner_tui.providers.openai_chat import OpenAIChatProvider
-
         return OpenAIChatProvider(
             alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
         )
     if kind == "openai_responses":
-        from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
-
         return OpenAIResponsesProvider(
             alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
         )
@@ -259,8 +249,6 @@ def _limits_probe(
     base_url, key = provider.base_url, api_key_for(provider, env)
 
     def probe() -> ServerLimits | None:
-        from steiner_tui.providers.server_limits import probe_server_limits
-
         return probe_server_limits(base_url, model, api_key=key)
 
     return probe

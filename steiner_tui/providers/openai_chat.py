@@ -36,6 +36,7 @@ from steiner_tui.providers.openai_chat_convert import to_chat_params
 from steiner_tui.providers.sdk_base import SdkProvider
 from steiner_tui.providers.streaming import ToolCallBuffer
 
+# The SDK's types, for annotations only: the SDK itself is imported on the first call.
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
@@ -91,12 +92,14 @@ class OpenAIChatProvider(SdkProvider["AsyncOpenAI"]):
         self._official = is_official(base_url)
 
     def _make_client(self) -> AsyncOpenAI:
+        # Imported on the first call, never at start-up: the SDK takes about a second to import.
         from openai import AsyncOpenAI
 
         return AsyncOpenAI(**self._client_settings())
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Chat Completions call; raises ``ProviderError`` on failure."""
+        # Imported on the first call, never at start-up: the SDK takes about a second to import.
         import openai
 
         label = f"{self.alias}/{request.model}"

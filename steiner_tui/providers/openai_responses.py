@@ -41,6 +41,7 @@ from steiner_tui.providers.openai_responses_convert import to_responses_params
 from steiner_tui.providers.sdk_base import SdkProvider
 from steiner_tui.providers.streaming import ToolCallBuffer
 
+# The SDK's types, for annotations only: the SDK itself is imported on the first call.
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
@@ -52,8 +53,6 @@ _REASONING_DELTAS = ("response.reasoning_summary_text.delta", "response.reasonin
 
 class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
     """Streams the Responses API and continues transcripts by ``previous_response_id``."""
-
-    stateful = True
 
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
     stateful = True
@@ -67,6 +66,7 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
         """Response id -> how many conversation messages its call's input held."""
 
     def _make_client(self) -> AsyncOpenAI:
+        # Imported on the first call, never at start-up: the SDK takes about a second to import.
         from openai import AsyncOpenAI
 
         return AsyncOpenAI(**self._client_settings())
@@ -92,6 +92,7 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
                 self._held.pop(request.backend_state, None)
 
     async def _stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        # Imported on the first call, never at start-up: the SDK takes about a second to import.
         import openai
 
         label = f"{self.alias}/{request.model}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
+from steiner_tui.engine.models import lookup_model
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.streaming import LoopClient
 
@@ -23,8 +24,6 @@ ClientT = TypeVar("ClientT", bound=_Closable)
 
 
 def _default_model_info(model: str) -> ModelInfo:
-    from steiner_tui.engine.models import lookup_model
-
     return lookup_model(model)
 
 

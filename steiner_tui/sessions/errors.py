@@ -1,8 +1,7 @@
 """The exceptions of ``steiner_tui.sessions``, in a module of their own.
 
-The CLI catches them around building the app's session. Keeping them apart from the log parser
-(``loader``) means catching ``SessionLoadError`` costs nothing at start-up; ``loader`` and
-``store`` re-export them under their old names.
+The CLI catches them around building the app's session, and ``loader`` and ``store`` raise
+them; both re-export them under their old names.
 """
 
 from __future__ import annotations

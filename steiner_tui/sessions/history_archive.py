@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
+from steiner_tui.engine.compaction.history_render import default_tool_status, render_history
 from steiner_tui.engine.messages import Message
 
 __all__ = ["HISTORY_FILE_NAME", "FileHistoryArchive"]
@@ -63,7 +64,6 @@ class FileHistoryArchive:
             OSError: the directory or the file cannot be written.
         """
         # The renderer is imported by the first compaction, not when the session starts.
-        from steiner_tui.engine.compaction.history_render import default_tool_status, render_history
 
         text = render_history(messages, tool_status=self._tool_status or default_tool_status)
         if not text:

@@ -20,11 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.tool_calls import ToolRunner
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import EventSink, FanoutSink
@@ -33,13 +34,10 @@ from steiner_tui.engine.skills.replay import replay_skill_states
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
+from steiner_tui.sessions.loader import LoadedSession, LogProblem
 from steiner_tui.sessions.store import SessionNotFoundError, SessionStore
 from steiner_tui.sessions.writer import SessionLog
 from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.tool_calls import ToolRunner
-    from steiner_tui.sessions.loader import LoadedSession, LogProblem
 
 __all__ = [
     "LATEST",

@@ -15,15 +15,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui.sessions.errors import SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
+from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.meta import SessionMeta, read_meta
 from steiner_tui.sessions.records import LOG_FILE_NAME, parse_time
-
-if TYPE_CHECKING:
-    from steiner_tui.sessions.loader import LoadedSession
 
 __all__ = [
     "DEFAULT_KEEP",
@@ -182,9 +179,6 @@ class SessionStore:
             SessionNotFoundError: there is no such session.
             SessionLoadError: its log cannot be read.
         """
-        # The log parser is imported only to resume: a new session never needs it.
-        from steiner_tui.sessions.loader import load_session
-
         directory = self.session_dir(session_id)
         if not directory.is_dir():
             raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")

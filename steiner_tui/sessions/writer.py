@@ -17,9 +17,6 @@ the identity of the last written message) and writes exactly what is missing. Ap
 become ``message`` records, compaction a ``generation`` record with the new generation's whole
 conversation, and anything else (a cleared or replaced conversation) a ``reset``. A sink must
 not raise: a write failure is kept in ``error`` and stops further writes.
-
-The turn's event classes are imported when the first event is handled, not with this module:
-creating them costs start-up time (see ``engine.events``).
 """
 
 from __future__ import annotations
@@ -30,18 +27,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from steiner_tui.agent.runner import Runner
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     CompactionApplied,
     EngineEvent,
+    ErrorEvent,
+    MessageAppended,
+    ReasoningDelta,
     RequestSnapshot,
+    TextDelta,
     UsageReported,
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message
+from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.records import (
@@ -53,10 +56,6 @@ from steiner_tui.sessions.records import (
     message_record,
     request_record,
 )
-
-if TYPE_CHECKING:
-    from steiner_tui.agent.runner import Runner
-    from steiner_tui.sessions.loader import LoadedSession
 
 __all__ = ["SessionLog"]
 
@@ -196,8 +195,6 @@ class SessionLog:
             self.error = exc
 
     def _handle(self, event: EngineEvent) -> None:
-        from steiner_tui.engine.events import ErrorEvent, MessageAppended, ReasoningDelta, TextDelta
-
         if isinstance(event, TextDelta):
             self._stream(text=event.text)
         elif isinstance(event, ReasoningDelta):

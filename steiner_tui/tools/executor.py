@@ -15,6 +15,7 @@ from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition, sort_tools
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
 from steiner_tui.tools.permissions import PermissionPolicy
+from steiner_tui.tools.schema import validate_arguments
 
 __all__ = ["ToolExecutor"]
 
@@ -61,8 +62,6 @@ class ToolExecutor:
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         """Run ``call``; every outcome, including an internal error, is a ``ToolResult``."""
-        from steiner_tui.tools.schema import validate_arguments
-
         tool = self._tools.get(call.name)
         if tool is None:
             available = ", ".join(self._tools) or "none"

@@ -15,6 +15,7 @@ from typing import Any
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import resolve_in_root
+from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 
 __all__ = ["PATH_CAP", "GlobTool", "glob_files"]
 
@@ -60,9 +61,6 @@ class GlobTool:
 
 def glob_files(root: Path, pattern: str, path: str = ".") -> ToolResult:
     """Files under ``path`` whose path relative to it matches ``pattern``."""
-    # The walker is imported by the first search, not when the tool set is built (start-up).
-    from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
-
     cleaned = pattern.strip().removeprefix("./")
     if not cleaned:
         return failed("pattern must not be empty")

@@ -16,6 +16,7 @@ from typing import Any
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import MAX_FILE_BYTES, is_binary, resolve_in_root, split_lines
+from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 
 __all__ = ["MATCH_CAP", "MATCH_TEXT_CAP", "GrepTool", "grep"]
 
@@ -82,9 +83,6 @@ def grep(
     Returns:
         ``done`` with the matches (or a no-match line), or ``failed`` for a bad regex or path.
     """
-    # The walker is imported by the first search, not when the tool set is built (start-up).
-    from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
-
     try:
         regex = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
     except re.error as exc:

@@ -6,9 +6,11 @@ import base64
 from pathlib import Path
 
 from steiner_tui.agent.attachments import find_image_attachments
+from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.engine.skills.delta import InteractiveSkills
 from tests.agent.conftest import RunnerFactory
 from tests.agent.fakes import Reply
 
@@ -45,8 +47,6 @@ def test_text_without_images_attaches_nothing(tmp_path: Path) -> None:
 async def test_driver_attaches_images_and_vision_models_receive_them(
     make_runner: RunnerFactory, project: Path
 ) -> None:
-    from steiner_tui.agent.interactive import InteractiveDriver
-    from steiner_tui.engine.skills.delta import InteractiveSkills
 
     (project / "screen.png").write_bytes(PNG)
     runner, provider, sink = make_runner(

@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.tool_status import ToolStatusBook
+from steiner_tui.engine.compaction.history_render import render_history
 from steiner_tui.engine.events import (
     ErrorEvent,
     RequestSnapshot,
@@ -167,8 +169,6 @@ async def test_request_too_large_for_window_is_a_clear_error(make_runner: Runner
 async def test_tool_status_book_marks_failed_calls_for_the_archive(
     make_runner: RunnerFactory,
 ) -> None:
-    from steiner_tui.agent.tool_status import ToolStatusBook
-    from steiner_tui.engine.compaction.history_render import render_history
 
     call = ToolCall("c1", "read", {"path": "missing.py"})
     runner, _, sink = make_runner([Reply([], [call]), Reply(["not there"])])

@@ -7,14 +7,13 @@ from pathlib import Path
 from watchfiles import Change
 
 from steiner_tui.app.live_files import WatchPlan, classify_change
+from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, send
 
 
 def _agents_block(snapshot: object) -> str:
-    from steiner_tui.engine.events import RequestSnapshot
-
     assert isinstance(snapshot, RequestSnapshot)
     return next(b.content for b in snapshot.blocks if b.source == "project_agents_md")
 

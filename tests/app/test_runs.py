@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
@@ -81,8 +83,6 @@ async def test_permission_prompt_reject_once_refuses_the_write(
 
 
 async def _wait_for_prompt(pilot: object) -> PermissionPrompt:
-    from textual.pilot import Pilot
-
     assert isinstance(pilot, Pilot)
     for _ in range(50):
         await pilot.pause()

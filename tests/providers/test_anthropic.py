@@ -18,6 +18,7 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
+from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.providers.loopback import LoopbackServer, collect, json_reply, sse, sse_reply
 
@@ -266,8 +267,6 @@ async def test_stream_without_message_stop_is_a_connection_error(anthropic: Any)
 
 
 async def test_request_body_carries_system_tools_and_cache_breakpoints(anthropic: Any) -> None:
-    from steiner_tui.engine.tooldefs import ToolDefinition
-
     request = ChatRequest(
         model="claude-sonnet-4-6",
         messages=(

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
@@ -109,7 +110,6 @@ async def test_resuming_a_killed_session_keeps_the_prefix(open_session: OpenSess
     assert resumed.driver.lineage == before.lineage
     await resumed.driver.submit("third")
     first_after = resumed.provider.requests[0]
-    from steiner_tui.engine.snapshots import hash_messages
 
     hashes = hash_messages(first_after.messages)
     assert hashes[: len(last_sent)] == last_sent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,6 @@ def test_glob_caps_paths(project: Path) -> None:
 
 
 def test_glob_to_regex_forms() -> None:
-    import re
-
     def matches(pattern: str, path: str) -> bool:
         return re.match(glob_to_regex(pattern) + r"\Z", path) is not None
 

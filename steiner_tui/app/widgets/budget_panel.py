@@ -7,7 +7,7 @@ Enter asks the screen to open the request inspector on the request shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,11 +16,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from steiner_tui.app.budget_view import BudgetView, SourceRow
 from steiner_tui.app.messages import PanelMounted
 from steiner_tui.app.widgets.window_bar import WindowBar
-
-if TYPE_CHECKING:
-    from steiner_tui.app.budget_view import BudgetView, SourceRow
 
 __all__ = ["BudgetPanel", "format_rows", "human"]
 

@@ -16,18 +16,26 @@ when it is mounted again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from steiner_tui.app.transcript import (
+    Entry,
+    NoticeEntry,
+    PermissionEntry,
+    ReplyEntry,
+    ToolEntry,
+    UserEntry,
+)
+from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.entry_window import EntryWindow
 from steiner_tui.app.widgets.later_row import LaterRow
-
-if TYPE_CHECKING:
-    from steiner_tui.app.transcript import Entry, ReplyEntry, ToolEntry
+from steiner_tui.app.widgets.notice_row import NoticeRow
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
 
 __all__ = ["WELCOME", "ConversationPane", "widget_for"]
 
@@ -42,21 +50,6 @@ WELCOME = (
 
 def widget_for(entry: Entry) -> Widget:
     """The widget that shows ``entry``."""
-    # Entries and their widgets are imported when the first entry is shown: a new session starts
-    # without any, so the first frame does not wait for them (nor for the Markdown renderer).
-    from steiner_tui.app.transcript import (
-        NoticeEntry,
-        PermissionEntry,
-        ReplyEntry,
-        ToolEntry,
-        UserEntry,
-    )
-    from steiner_tui.app.widgets.assistant_reply import AssistantReply
-    from steiner_tui.app.widgets.notice_row import NoticeRow
-    from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
-    from steiner_tui.app.widgets.tool_block import ToolBlock
-    from steiner_tui.app.widgets.user_message import UserMessage
-
     match entry:
         case UserEntry():
             return UserMessage(entry)
@@ -101,8 +94,6 @@ class ConversationPane(EntryWindow):
 
     async def load(self, entries: list[Entry]) -> None:
         """Replace the conversation with ``entries`` (only the newest are mounted)."""
-        from steiner_tui.app.transcript import ToolEntry
-
         async with self._changing_window():
             self.entries = list(entries)
             self._reply = None
@@ -114,8 +105,6 @@ class ConversationPane(EntryWindow):
 
         A message from the user and a permission question bring the newest entries back.
         """
-        from steiner_tui.app.transcript import PermissionEntry, ToolEntry, UserEntry
-
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
         async with self._changing_window():
@@ -140,8 +129,6 @@ class ConversationPane(EntryWindow):
 
     async def reply_delta(self, text: str) -> None:
         """Add streamed reply text (a new reply block starts after a tool call)."""
-        from steiner_tui.app.transcript import ReplyEntry
-        from steiner_tui.app.widgets.assistant_reply import AssistantReply
 
         if self._reply is None:
             self._reply = ReplyEntry(streaming=True)
@@ -153,8 +140,6 @@ class ConversationPane(EntryWindow):
 
     async def end_reply(self, interrupted: bool = False) -> None:
         """The streaming reply is complete, or was cut off."""
-        from steiner_tui.app.widgets.assistant_reply import AssistantReply
-
         entry, self._reply = self._reply, None
         if entry is None:
             return
@@ -166,15 +151,11 @@ class ConversationPane(EntryWindow):
 
     async def tool_started(self, call_id: str, name: str, summary: str) -> None:
         """A tool call began (ends the reply text before it)."""
-        from steiner_tui.app.transcript import ToolEntry
-
         await self.end_reply()
         await self.add(ToolEntry(call_id, name, summary))
 
     def tool_finished(self, call_id: str, status: str, output: str) -> None:
         """A tool call ended."""
-        from steiner_tui.app.widgets.tool_block import ToolBlock
-
         entry = self._tools.get(call_id)
         if entry is None:
             return
@@ -185,8 +166,6 @@ class ConversationPane(EntryWindow):
 
     def close_open_items(self) -> None:
         """The run ended: running tools were cancelled, open prompts get no answer."""
-        from steiner_tui.app.transcript import PermissionEntry
-        from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 
         for tool in self._tools.values():
             if tool.status == "running":

@@ -33,7 +33,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.actions import SkipAction
@@ -45,12 +45,10 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 
+from steiner_tui.app.transcript import Entry
 from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.removal import remove_released
-
-if TYPE_CHECKING:
-    from steiner_tui.app.transcript import Entry
 
 __all__ = ["EntryWindow"]
 

@@ -16,20 +16,18 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
-from typing import TYPE_CHECKING
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markdown_it.tree import SyntaxTreeNode
 from rich.cells import cell_len
 from textual.content import Content, Span
 from textual.css.styles import RulesMap
+from textual.highlight import highlight
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
-    from markdown_it.tree import SyntaxTreeNode
 
 __all__ = [
     "BULLETS",
@@ -216,8 +214,6 @@ def _quote(node: SyntaxTreeNode, width: int, depth: int) -> _Block:
 
 
 def _fence(node: SyntaxTreeNode, width: int) -> _Block:
-    from textual.highlight import highlight
-
     code = node.content.rstrip()
     language = node.info.split()[0] if node.info.strip() else None
     inner = max(1, width - 2 * _FENCE_PAD)
@@ -293,7 +289,6 @@ def _blocks(nodes: list[SyntaxTreeNode], width: int, depth: int, *, in_list: boo
 def _parser() -> MarkdownIt:
     # Building a parser loads its rule chains: about as long as parsing a short reply. One
     # parser serves every reply (``parse`` keeps no state between calls).
-    from markdown_it import MarkdownIt
 
     return MarkdownIt("gfm-like")
 
@@ -304,8 +299,6 @@ def parse(source: str) -> SyntaxTreeNode:
     Without links from a node to its parent (laying out only goes down the tree): a tree with
     them is a cycle, which only a collection frees once no visual keeps the tree.
     """
-    from markdown_it.tree import SyntaxTreeNode
-
     tree = SyntaxTreeNode(_parser().parse(source))
     for node in tree.walk(include_self=False):
         node.parent = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -26,9 +26,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 
 from steiner_tui.app.messages import PanelMounted
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.engine.skills.delta import SkillStatus
 
 __all__ = ["SkillList", "skill_prompt"]
 

@@ -7,14 +7,11 @@ shades the completion reserve after it; ``┊`` marks the soft threshold (compac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-if TYPE_CHECKING:
-    from steiner_tui.app.budget_view import WindowFigures
+from steiner_tui.app.budget_view import WindowFigures
 
 __all__ = ["WindowBar", "bar_cells"]
 

@@ -22,13 +22,11 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.compaction.reasons import format_fallback_reason
 from steiner_tui.engine.messages import short_hash
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.compaction.host import SummaryTarget
 
 __all__ = [
     "CompactionFallback",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
-from steiner_tui.engine.events import EventSink, WarningEvent
+from steiner_tui.engine.events import EventSink, SkillTruncated, WarningEvent
 from steiner_tui.engine.prompt.files import FileReader, LocalFileReader, read_text_file
 from steiner_tui.engine.skills.envelopes import SKILL_CONTENT_CAP_BYTES, cap_skill_body, utf8_len
 from steiner_tui.engine.skills.frontmatter import split_front_matter
@@ -104,8 +104,6 @@ def load_skill(folder: Path, root: SkillRoot, reader: FileReader, sink: EventSin
     original_bytes = utf8_len(body)
     body, truncated = cap_skill_body(body)
     if truncated:
-        from steiner_tui.engine.events import SkillTruncated
-
         sink.emit(SkillTruncated(name, original_bytes, SKILL_CONTENT_CAP_BYTES))
     return Skill(
         name=name,

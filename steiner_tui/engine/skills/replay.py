@@ -8,14 +8,10 @@ same markers they showed live. Folding them (``effective_skills``) gives the sta
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.events import EventSink, SkillStateEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.events import SkillStateEvent
 
 __all__ = ["replay_skill_states"]
 
@@ -30,8 +26,6 @@ def replay_skill_states(messages: Iterable[Message], sink: EventSink) -> list[Sk
     Returns:
         The emitted events, in order.
     """
-    from steiner_tui.engine.events import SkillStateEvent
-
     events: list[SkillStateEvent] = []
     for message in messages:
         if message.role != "user":

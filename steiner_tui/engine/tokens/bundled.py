@@ -26,6 +26,8 @@ import importlib.util
 import uuid
 from pathlib import Path
 
+import tiktoken
+
 from steiner_tui.engine.tokens.loader import Encoder, EncodingLoader
 
 __all__ = [
@@ -134,8 +136,6 @@ class BundledEncodingSource:
         return self.data_file() is not None
 
     def build(self) -> Encoder:
-        import tiktoken  # first use only: keeps start-up light
-
         if self.name == "cl100k_base":
             ranks = _parse_ranks(self._cl100k_bytes())
             return tiktoken.Encoding(

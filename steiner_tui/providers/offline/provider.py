@@ -12,14 +12,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from steiner_tui.engine.messages import ToolCall
-from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ModelInfo,
+    ProviderEvent,
+    StreamDone,
+    StreamText,
+    StreamToolCall,
+    StreamUsage,
+)
 from steiner_tui.engine.tokens import heuristic_request_tokens
-
-if TYPE_CHECKING:
-    from steiner_tui.engine.provider import ChatRequest, ProviderEvent
+from steiner_tui.providers.offline.answers import reply_to
+from steiner_tui.providers.offline.summarizer import is_compaction_request, summarize_request
+from steiner_tui.providers.offline.textutil import heuristic_tokens, word_chunks
 
 __all__ = ["OFFLINE_ALIAS", "OFFLINE_MODEL", "OFFLINE_MODEL_INFO", "OfflineProvider"]
 
@@ -58,16 +65,6 @@ class OfflineProvider:
             ``StreamText`` chunks, ``StreamToolCall``s (normal turns only), one
             ``StreamUsage`` and a final ``StreamDone``.
         """
-        # The rules and the stream events are imported on the first request: building the
-        # session does not need them.
-        from steiner_tui.engine.provider import StreamDone, StreamText, StreamToolCall, StreamUsage
-        from steiner_tui.providers.offline.answers import reply_to
-        from steiner_tui.providers.offline.summarizer import (
-            is_compaction_request,
-            summarize_request,
-        )
-        from steiner_tui.providers.offline.textutil import heuristic_tokens, word_chunks
-
         calls: tuple[ToolCall, ...] = ()
         if is_compaction_request(request):
             text = summarize_request(request)

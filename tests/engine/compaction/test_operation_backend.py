@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from steiner_tui.engine.compaction.failures import CompactionFailed, lineage_after_failure
 from steiner_tui.engine.compaction.host import SummaryResponse
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.compaction.failures import CompactionFailed, lineage_after_failure
 from steiner_tui.engine.compaction.operation import compact_with_lineage
 from steiner_tui.engine.provider import ProviderError
 from tests.engine.compaction.fakes import (

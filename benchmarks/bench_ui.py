@@ -45,7 +45,7 @@ driver skips that step). A frame counts as painted when the driver is flushed af
    begins 16.7 ms after the last one began, or at once if that has passed, and the first frame
    after a key press at once, at most one such early frame per period. The typed keys and the
    line and page scrolls here come right after the frame of the key before, faster than frames,
-   so they wait out the period (most of their 15-17 ms median); the keys that mount entries come
+   so they wait out the period (most of their median); the keys that mount entries come
    after the frames that settle them, and their frames may begin at once. The bare apps keep
    Textual's screen timer, which ticks on a fixed grid of 16.7 ms slots.
 

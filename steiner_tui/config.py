@@ -56,7 +56,7 @@ class ConfigError(ValueError):
 
 
 def parse_duration(text: str) -> timedelta:
-    """Parse ``90s``, ``10m``, ``1h30m``, ``250ms`` (Go-style units; ``0`` is zero).
+    """Parse ``90s``, ``10m``, ``1h30m``, ``250ms`` (``h m s ms us µs ns``; ``0`` is zero).
 
     Raises:
         ValueError: the text is not a duration.

@@ -1,7 +1,7 @@
 """Per-session context: the static cache, the memoized preamble, the session date, the estimator.
 
 One ``ContextManager`` exists per interactive session, oneshot phase, exec run and delegated
-child (the design creates caches at exactly those points). It turns a stored conversation into
+child (each gets its own caches, created then). It turns a stored conversation into
 an assembled request and estimates it; the runner owns everything that talks to a model.
 """
 

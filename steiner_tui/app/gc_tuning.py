@@ -4,17 +4,15 @@ Textual allocates many short-lived objects per frame (strips, segments, their ca
 them cycles that only a collection frees (a strip that caches a list holding itself; the ring of
 a box-model cache). Unmounted entry widgets are not among them (``widgets/removal.py``). With
 CPython's default thresholds a full (generation 2) collection runs every few hundred frames;
-with a long conversation loaded it pauses 100-350 ms, a visible hitch on a key press.
+with a long conversation loaded its pause is a visible hitch on a key press.
 
 Three settings keep pauses off key presses:
 
 - Freezing what exists once start-up is over (modules, classes, a resumed conversation) takes
   it out of every later collection.
 - Small young and middle thresholds keep each of those collections short: a collection's pause
-  grows with the objects it examines. Measured by ``benchmarks/bench_ui.py`` (its GC line) over
-  its key presses: with (20000, 50, 100) young collections paused 7.5 ms at the median and up to
-  18 ms, and middle ones 170-270 ms; with (2000, 10, 100), 0.3-0.5 ms and up to 2 ms, middle ones
-  3 ms and up to 12 ms, for the same total time.
+  grows with the objects it examines (``benchmarks/bench_ui.py`` prints the pauses on its GC
+  line; docs/ARCHITECTURE.md, "Key press to frame", gives the figures).
 - A full collection still has to run now and then (it frees those cycles). At most one
   per 2 million net allocations runs by itself; ``IdleCollector`` runs it earlier, once nobody
   has pressed a key or moved the mouse for a while and no reply is streaming, so the one that

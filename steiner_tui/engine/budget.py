@@ -1,9 +1,10 @@
 """Token budget arithmetic: safety margin, soft trigger, hard fit, reserves and summary caps.
 
-Two limits decide compaction (context-management-internals.md, "Compaction"): the *soft trigger*
-(``compaction_threshold_tokens`` when set, else 70% of the window) and the *hard fit* (calibrated
-prompt + completion reserve + safety margin must fit the context). Integer arithmetic throughout:
-"usage >= 70%" is ``prompt * 10 >= context * 7``, exactly the ratio test without float error.
+Two limits decide compaction: the *soft trigger* (``compaction_threshold_tokens`` when set, else
+70% of the window) and the *hard fit* (calibrated prompt + completion reserve + safety margin
+must fit the context). Integer arithmetic throughout: "usage >= 70%" is
+``prompt * 10 >= context * 7``, exactly the ratio test without float error (docs/design.md,
+"7. The window: soft trigger, hard fit, reserves").
 Escalation after compaction (info / warning / critical) lives here too, since it is a budget
 judgement.
 """
@@ -80,7 +81,7 @@ def soft_threshold_tokens(context_window: int, threshold_tokens: int | None = No
 def should_compact_prompt(
     prompt_tokens: int, context_size: int, safety_margin: int, threshold_tokens: int | None = None
 ) -> bool:
-    """Whether an estimated prompt calls for compaction (engine-api.md).
+    """Whether an estimated prompt calls for compaction.
 
     Args:
         prompt_tokens: The calibrated prompt estimate.
@@ -225,7 +226,7 @@ class ModelTokenBudget:
         )
 
     def fit_request(self, prompt_tokens: int, explicit_max: int = 0) -> FitResult:
-        """Fit a normal request (``FitRequest``).
+        """Fit a normal request.
 
         Args:
             prompt_tokens: The calibrated prompt estimate.
@@ -234,10 +235,9 @@ class ModelTokenBudget:
         Returns:
             The fit. The reserve starts as the configured reserve, else the model's max output
             (0 when both are unknown: the reserve is unset). An explicit value lowers it when
-            smaller and sets it when it is unset, never raises it (``lowerToExplicitMaxTokens``).
-            With no explicit value a configured reserve is kept as is, and the max output is
-            clamped to the room left after prompt and margin, never below
-            ``min(max output, DEFAULT_MAX_OUTPUT_TOKENS)`` (``clampUnsetCompletionReserve``);
+            smaller and sets it when it is unset, never raises it. With no explicit value a
+            configured reserve is kept as is, and the max output is clamped to the room left
+            after prompt and margin, never below ``min(max output, DEFAULT_MAX_OUTPUT_TOKENS)``;
             an unknown max output reserves ``DEFAULT_MAX_OUTPUT_TOKENS``. A context size of 0
             or less is unknown: it fits.
         """
@@ -262,7 +262,7 @@ class ModelTokenBudget:
     def fit_compaction_request(
         self, prompt_tokens: int, mode: CompactionMode = "normal"
     ) -> FitResult:
-        """Fit a compaction summary request (``FitCompactionRequest``).
+        """Fit a compaction summary request.
 
         Its reserve is the summary cap (``summary_reserve``), which is also the summary
         request's ``max_tokens``; configured reserves and explicit limits do not apply.

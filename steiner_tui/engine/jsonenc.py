@@ -1,8 +1,9 @@
-"""Go-compatible compact JSON, the byte format of the hash input and of tool definitions.
+"""Compact JSON in one fixed byte form: the hash input's and the tool definitions'.
 
-The reference implementation uses Go's ``json.Marshal``: keys sorted, no spaces, non-ASCII kept
-raw, and ``<`` ``>`` ``&`` U+2028 U+2029 escaped as ``\\u003c`` and friends. Python's encoder
-matches everything else once given ``sort_keys`` and compact separators.
+Keys are sorted, there are no spaces, non-ASCII characters are kept raw, and ``<`` ``>`` ``&``
+U+2028 U+2029 are escaped as ``\\u003c`` and friends (so the bytes can be embedded in HTML-ish
+text safely). Python's encoder gives everything else once told ``sort_keys`` and compact
+separators.
 """
 
 from __future__ import annotations
@@ -18,6 +19,6 @@ _ESCAPES = str.maketrans(
 
 
 def go_json(value: Any) -> str:
-    """Encode ``value`` exactly as Go's ``json.Marshal`` would (``None`` gives ``null``)."""
+    """Encode ``value`` in the fixed byte form (``None`` gives ``null``)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.translate(_ESCAPES)

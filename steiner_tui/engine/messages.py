@@ -1,8 +1,10 @@
 """The conversation's immutable data: messages, tool calls, images, and their hashes.
 
 Messages are frozen and deep-frozen (see ``frozen.py``), so a snapshot can share them with the
-live conversation instead of deep-copying. The hash input follows wire-formats.md and is streamed
-into one ``hashlib`` object field by field; the concatenated string is never built.
+live conversation instead of deep-copying. The hash input (role, content, reasoning, each tool
+call's name, arguments as compact JSON and raw arguments, each image's media type and data) is
+streamed into one ``hashlib`` object field by field; the concatenated string is never built
+(docs/design.md, "5. Message hashes and request snapshots").
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ class Message:
 
     @property
     def prompt_bytes(self) -> int:
-        """UTF-8 bytes of role plus content (this message's share of PromptBytes)."""
+        """UTF-8 bytes of role plus content (this message's share of a request's prompt bytes)."""
         size = self._size
         if size < 0:
             size = len(self.role.encode()) + len(self.content.encode("utf-8", "surrogatepass"))
@@ -195,7 +197,7 @@ def to_provider_message(message: Message) -> Message:
 
 
 def messages_bytes(messages: Sequence[Message]) -> int:
-    """PromptBytes: the sum of each message's role and content length in UTF-8 bytes."""
+    """A request's prompt bytes: the sum of each message's role and content in UTF-8 bytes."""
     return sum(
         len(m.role.encode()) + len(m.content.encode("utf-8", "surrogatepass")) for m in messages
     )

@@ -3,7 +3,7 @@
 Budgets need a context window and a max output for every model, including ones nobody listed.
 Ids are matched by prefix, longest prefix first, after lower-casing, stripping whitespace and
 dropping a routing prefix (``openai/gpt-4o`` and ``gpt-4o-2024-08-06`` both match ``gpt-4o``);
-an unknown id gets ``UNKNOWN_MODEL`` (context 32768, max output 4096, per wire-formats.md), or
+an unknown id gets ``UNKNOWN_MODEL`` (context 32768, max output 4096), or
 ``UNKNOWN_LOCAL_MODEL`` on a server that is not a hosted vendor's (``lookup_model(local=True)``):
 the same window, a modest 1,024-token max output, because a small local model left to write
 4,096 tokens rambles for minutes. Callers apply config overrides with ``dataclasses.replace``
@@ -34,7 +34,7 @@ __all__ = [
 
 DEFAULT_CONTEXT_WINDOW = 32768
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
-"""The seed's ``provider.DefaultMaxOutputTokens``; also the floor of a clamped unset reserve."""
+"""The max output of a model nobody listed; also the floor of a clamped unset reserve."""
 
 LimitSource = Literal["config", "server", "registry", "default"]
 """Where a model's window or max output came from: ``[models."<ref>"]``, the server that serves

@@ -57,8 +57,8 @@ class EstimateLike(Protocol):
 def hash_messages(messages: Iterable[Message]) -> tuple[str, ...]:
     """Each message's hash, in order.
 
-    Not memoized: SHA-256 over a whole prompt costs about a millisecond per megabyte, and a
-    process-wide memo would keep large tool outputs alive after their session is gone.
+    Not memoized here (each message caches its own hash): a process-wide memo would keep large
+    tool outputs alive after their session is gone.
     """
     return tuple(message_hash(message) for message in messages)
 

@@ -1,9 +1,9 @@
 """Tool definitions as the model sees them, sorted and serialized byte-stably.
 
 The tool list is part of the cacheable prefix, so its bytes must not change within a session:
-definitions are sorted by name and encoded with Go-compatible compact JSON. ``ToolsBytes`` in a
-request snapshot is the length of that encoding, computed on every request (never memoized by
-identity, per the design).
+definitions are sorted by name and encoded as compact JSON in one fixed byte form (``jsonenc``).
+A request snapshot's ``tools_bytes`` is the length of that encoding, computed on every request,
+never memoized by the list's identity: a list rebuilt with other content must not reuse a size.
 """
 
 from __future__ import annotations

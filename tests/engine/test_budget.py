@@ -1,4 +1,7 @@
-"""Budget arithmetic: every number and boundary of wire-formats.md "Token budget numbers"."""
+"""Budget arithmetic: every number and boundary of the window rules.
+
+(docs/design.md, "7. The window: soft trigger, hard fit, reserves")
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine's public surface: every engine-api.md name is exported and behaves as written."""
+"""The engine's public surface: every name of its API is exported and behaves as written."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The bounded result a parent receives from a sub-agent, and its wire format.
 
-The wire-formats page leaves the result envelope open; ours is::
+The envelope::
 
     <steiner-sub-agent-result id="explore-1" type="explore" status="done">
     OUTPUT

@@ -2,8 +2,8 @@
 
 Textual's ``Footer`` rebuilds its keys after each bindings change it hears of, and one action
 sends several: moving focus publishes a change at once and again after the next refresh, and the
-workbench's start adds its own. A rebuild mounts and styles every key again (about 2 ms a key
-here), so a Tab between panes cost two rebuilds (38 ms) and the start three. This footer queues
+workbench's start adds its own. A rebuild mounts and styles every key again, so a Tab between
+panes cost two rebuilds and the start three. This footer queues
 one rebuild two refreshes after the first change, reading the bindings as they are then: the
 keys show one frame later than ``Footer`` shows them (the key press's own frame is not delayed).
 A change that still arrives after that rebuild rebuilds again only if the keys it would show

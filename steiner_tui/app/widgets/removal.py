@@ -5,9 +5,8 @@ hold the widget as their ``node`` (``RenderStyles`` holds it weakly). So a remov
 everything it holds (its caches of rendered strips, box models, layout results: about 260
 objects each), is freed only when a collection examines it. The conversation pane unmounts
 entries all the time while reading back; its widgets have lived long enough to reach the oldest
-generation, so the garbage piled up there until a full collection: 340,000 dead objects and a
-440-730 ms pause once per run of ``benchmarks/bench_ui.py``'s key presses. Released, the same
-run leaves about 130,000 (cycles in Textual's own caches) and the pause is 200-350 ms.
+generation, so the garbage piled up there until a full collection, a long pause. Released, only
+the cycles in Textual's own caches are left for it (docs/ARCHITECTURE.md, "Key press to frame").
 
 ``remove_released`` removes widgets as ``Widget.remove_children`` does, then, once Textual is done
 with them (their message loops have ended), sets those ``node`` references to None, a state

@@ -36,7 +36,7 @@ _TITLE_STYLES = {
     "cancelled": "$text-error",
 }
 # Colour only: ``$block-cursor-blurred-text-style`` is "none" in the built-in themes, which a
-# style string cannot parse (each failed parse also ran a suggestion search, ~1 ms a render).
+# style string cannot parse (each failed parse also ran a suggestion search, on every render).
 _TITLE_STYLE = "$block-cursor-blurred-foreground"
 _FOCUS_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
 _HOVER_STYLE = "$foreground on $block-hover-background"

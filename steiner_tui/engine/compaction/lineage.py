@@ -30,7 +30,7 @@ class ConversationGeneration:
     id: int
     messages: tuple[Message, ...] = ()
     summary: str = ""
-    """The SummaryPrefix: the summary text that opens this generation (``""`` for the first)."""
+    """The summary text that opens this generation (``""`` for the first)."""
     backend_state: str | None = None
     outcome: CompactionOutcome | None = None
     created_at: datetime | None = None

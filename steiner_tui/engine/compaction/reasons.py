@@ -1,9 +1,9 @@
 """The fallback status reasons recorded in a compaction outcome, byte for byte.
 
 ``no recent request`` when no main request was recorded; ``idle 12m > 10m`` with both durations
-rounded to the nearest whole minute (halves away from zero, like Go's ``Duration.Round``); and,
-when rounding makes the two equal, the exact durations written like Go's ``Duration.String``
-(``idle 5m20s > 5m10s``) so the reason still reads as "greater than". A fallback that failed is
+rounded to the nearest whole minute (halves away from zero); and, when rounding makes the two
+equal, the exact durations in compact unit form (``idle 5m20s > 5m10s``, see
+``go_duration_string``) so the reason still reads as "greater than". A fallback that failed is
 recorded as ``context too large for <alias>/<model>`` or ``fallback failed: <error>``.
 """
 
@@ -43,13 +43,17 @@ def _fraction(value: int, digits: int) -> str:
 
 
 def go_duration_string(value: timedelta) -> str:
-    """Format ``value`` like Go's ``time.Duration.String`` (``1h2m3s``, ``1.5s``, ``500ms``).
+    """Format ``value`` in compact units: ``1h2m3s``, ``1.5s``, ``500ms``, ``2µs``.
+
+    Hours, minutes and seconds with the seconds' fraction when the duration is a second or more
+    (trailing zeros dropped); otherwise the largest of ``ms``, ``µs``, ``ns`` that keeps an
+    integer part; a negative duration starts with ``-``.
 
     Args:
         value: any duration; Python keeps microseconds, so ``ns`` never appears except for 0.
 
     Returns:
-        The Go rendering; zero is ``0s``.
+        The compact form; zero is ``0s``.
     """
     ns = _nanoseconds(value)
     if ns == 0:

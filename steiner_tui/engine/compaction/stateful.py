@@ -6,7 +6,7 @@ prompt: it compares the soft trigger with the last parent response's reported pr
 model or the context window changes.
 
 After a stateful compaction the backend transcript restarts from a summary whose size the engine
-does not control, so the first parent response arms a floor (``StatefulFloor``) from its prompt
+does not control, so the first parent response arms a floor (``ParentUsage.floor``) from its prompt
 tokens when they already reach the selected threshold but not the cap; the soft trigger then
 waits for ``min(floor + 10% of window, 90% of window)`` instead of compacting on every turn. At
 or above 90% of the window the run is marked cap-reached, and its next compaction decision stops
@@ -46,7 +46,7 @@ class ParentUsage:
         context_window: that model's window.
         threshold_tokens: ``compaction_threshold_tokens`` (None: the 70% trigger).
         prompt_tokens: reported prompt tokens of the last parent response (0: none yet).
-        floor: the armed StatefulFloor (0: not armed).
+        floor: the armed floor (0: not armed).
         awaiting_floor: a stateful compaction happened and no parent response followed yet.
         cap_reached: a response reached 90% of the window.
     """

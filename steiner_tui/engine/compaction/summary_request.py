@@ -39,7 +39,7 @@ STEERING_HEADER = "\n\nAdditional user steering for this compaction:\n\n"
 
 
 class CompactionFallbackNotFit(Exception):
-    """The summary plan does not fit the fallback target (``errCompactionFallbackNotFit``)."""
+    """The summary plan does not fit the fallback target (the operation reruns on main)."""
 
     def __init__(self, target_ref: str) -> None:
         super().__init__(f"compaction request does not fit {target_ref}")

@@ -47,7 +47,7 @@ class ContextBlock:
 
     @property
     def byte_size(self) -> int:
-        """UTF-8 length of ``content`` (the design's ``ContextBlock.ByteSize``)."""
+        """UTF-8 length of ``content`` (lone surrogates count as three bytes)."""
         return len(self.content.encode("utf-8", "surrogatepass"))
 
 

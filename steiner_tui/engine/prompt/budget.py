@@ -32,8 +32,7 @@ _TRAILING_WS: Final = " \t\r\n"
 class AssemblyPolicy:
     """Budget overrides by source name (bytes); sources not named keep their defaults.
 
-    As in the reference implementation, a budget of 0 means "unset" and falls back to the
-    default; a negative budget is rejected.
+    A budget of 0 means "unset" and falls back to the default; a negative budget is rejected.
 
     Raises:
         ValueError: ``assembly budgets must not be negative`` (a note names the source).

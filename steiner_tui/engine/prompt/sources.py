@@ -68,7 +68,7 @@ SOURCE_PLAN: Final[tuple[SourceStep, ...]] = (
     SourceStep(6, (ContextSource.SESSION_DATE,), None, "captured once per session"),
     SourceStep(7, (ContextSource.CONVERSATION,), None, "pass-through"),
 )
-"""The fixed assembly order (internal/prompt/source_plan.go)."""
+"""The fixed assembly order (docs/design.md, "1. Sources and the assembly plan")."""
 
 DEFAULT_BUDGETS: Final = MappingProxyType(
     {

@@ -1,7 +1,7 @@
 """Find skills: one folder per skill, each holding ``SKILL.md`` with ``name``/``description``.
 
-Roots are searched in the order of wire-formats.md (bundled, ``CONFIG/skills``,
-``<root>/.steiner/skills``, then roots listed in config); a later root's skill replaces an earlier
+Roots are searched in a fixed order (bundled, ``CONFIG/skills``, ``<root>/.steiner/skills``,
+then roots listed in config); a later root's skill replaces an earlier
 one of the same name. The filesystem comes in through ``SkillReader`` (the prompt package's
 ``FileReader`` plus directory listing), so tests use fakes or temporary folders. Nothing here
 raises for a bad skill: it is skipped with a ``WarningEvent`` and discovery goes on.

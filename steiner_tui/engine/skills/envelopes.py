@@ -1,7 +1,8 @@
 """Skill envelopes: the length-delimited blocks that carry skill state inside user messages.
 
 Interactive sessions keep skills out of the cacheable prefix: toggling a skill sends an envelope
-ahead of the user's next text instead. The layout is fixed by wire-formats.md::
+ahead of the user's next text instead (docs/design.md, "3. Skill envelopes and mode notices").
+The layout is fixed::
 
     <steiner-skill name=Q state="S" bytes="N">\\nINNER\\n</steiner-skill>
 

@@ -2,7 +2,8 @@
 
 A notice counts only at the very start of a message and only when ``\\n\\n`` follows it; the
 detected prefix includes those two newlines, so ``prefix + rest`` always rebuilds the message.
-The two strings are wire constants (wire-formats.md) and must never change.
+The two strings are part of what was sent to the model, so they must never change
+(docs/design.md, "3. Skill envelopes and mode notices").
 """
 
 from __future__ import annotations

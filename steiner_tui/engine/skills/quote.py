@@ -1,13 +1,17 @@
-"""Go's ``strconv.Quote`` and ``strconv.Unquote`` for skill names in envelope tags.
+"""The quoted form of skill names in envelope tags, and reading it back.
 
-The envelope's ``name`` attribute is written exactly as Go quotes a string, so the bytes match the
-original implementation and a name can never hold a raw newline or an unescaped quote.
+The envelope's ``name`` attribute is a double-quoted literal with a fixed byte form, so a name can
+never hold a raw newline or an unescaped quote and the envelope bytes never vary: printable
+characters (letters, marks, numbers, punctuation, symbols and the ASCII space: exactly Python's
+``str.isprintable``) are written raw, ``"`` and ``\\`` with a backslash; ``\\a \\b \\f \\n \\r
+\\t \\v`` have their short escapes; other control characters (below U+0020, and U+007F) are
+written ``\\xHH``, the rest ``\\uHHHH`` or ``\\UHHHHHHHH``, in lowercase hex.
 
 Python strings hold code points, not bytes. A lone surrogate is treated as the three bytes that
-UTF-8 with ``surrogatepass`` gives it, which Go sees as invalid UTF-8 and quotes byte by byte
+UTF-8 with ``surrogatepass`` gives it, which are not valid UTF-8 and so are escaped byte by byte
 (``\\xed\\xa0\\x80``); unquoting decodes with ``surrogatepass`` again, so every ``str`` round-trips.
-Go's notion of printable (``unicode.IsPrint``: letters, marks, numbers, punctuation, symbols and
-the ASCII space) is exactly Python's ``str.isprintable``.
+
+(docs/design.md, "3. Skill envelopes and mode notices")
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ def _quote_char(ch: str) -> str:
 
 
 def go_quote(name: str) -> str:
-    """Quote ``name`` exactly like Go's ``strconv.Quote``.
+    """Quote ``name`` in the envelope's byte form (see the module docstring).
 
     Args:
         name: any string (lone surrogates included).
@@ -102,16 +106,16 @@ def _escape(body: str, i: int, out: bytearray) -> int:
             raise ValueError("octal escape above \\377")
         out.append(value)
         return i + 3
-    # Includes \' which Go rejects inside a double-quoted string.
+    # Includes \', which a double-quoted literal does not allow.
     raise ValueError(f"unknown escape \\{letter}")
 
 
 def go_unquote(text: str) -> str:
-    """Invert ``go_quote``: interpret a Go double-quoted string literal.
+    """Invert ``go_quote``: interpret a double-quoted string literal.
 
-    Accepts what Go's ``strconv.Unquote`` accepts for ``"..."``: raw runes other than a newline or
-    an unescaped quote, and the escapes ``\\a \\b \\f \\n \\r \\t \\v \\\\ \\"``, ``\\xHH``,
-    ``\\uHHHH``, ``\\UHHHHHHHH`` and octal ``\\NNN``.
+    Accepts raw characters other than a newline or an unescaped quote, and the escapes
+    ``\\a \\b \\f \\n \\r \\t \\v \\\\ \\"``, ``\\xHH``, ``\\uHHHH``,
+    ``\\UHHHHHHHH`` and octal ``\\NNN``.
 
     Raises:
         ValueError: when ``text`` is not such a literal, or its bytes are not UTF-8 (surrogates

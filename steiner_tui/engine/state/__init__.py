@@ -1,7 +1,7 @@
 """Durable context state: recent tool calls, the file tracker, and read dedup.
 
-See "Durable context state" in context-management-internals.md and wire-formats.md. Everything
-here is pure: it reads messages and returns new values, never doing I/O.
+Everything here is pure: it reads messages and returns new values, never doing I/O
+(docs/design.md, "14. Durable context state").
 """
 
 from steiner_tui.engine.state.context_state import (

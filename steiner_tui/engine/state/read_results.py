@@ -1,8 +1,8 @@
 """The read tool's result as the engine sees it: fields, line-cap marker, and the dedup note.
 
 The read tool (``steiner_tui.tools.read``) writes its result into the tool message as compact
-JSON carrying ``path``, ``startLine``, ``endLine``, ``totalLines``, ``file_hash`` and ``output``
-(wire-formats "Durable context state"), plus ``capped`` when its line cap applied. The engine
+JSON carrying ``path``, ``startLine``, ``endLine``, ``totalLines``, ``file_hash`` and ``output``,
+plus ``capped`` when its line cap applied (docs/design.md, "14. Durable context state"). The engine
 parses that JSON back to track files and deduplicate re-reads; both sides share the marker and
 note formats defined here, so the tool never invents its own spelling.
 """

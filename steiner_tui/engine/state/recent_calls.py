@@ -1,10 +1,13 @@
-"""The recent-tool-calls summary of the durable context state (wire-formats).
+"""The recent-tool-calls summary of the durable context state.
 
 After compaction the model keeps a one-line memory of what it just did: the newest three tool
 calls, oldest first, as ``name key=value, key=value``. Only six keys are shown, in a fixed order;
 paths and bash commands are redacted against the absolute working directory so a summary never
-leaks the user's home layout and stays short. Values are rendered the way Go's ``fmt.Sprint``
-renders decoded JSON, so numbers read the same as in the reference implementation.
+leaks the user's home layout and stays short. Values are rendered in one fixed text form
+(``go_sprint``): every number as a float in its shortest round-trip digits, ``<nil>`` for null,
+``map[k:v ...]`` with sorted keys and ``[a b]`` for lists, so a summary's bytes never vary.
+
+(docs/design.md, "14. Durable context state")
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def _summarize_bash(command: str, root: str) -> str:
     command = " ".join(command.split())
     command = _strip_leading_cd(command)
     if root:
-        # Go's filepath.Clean keeps "/" as "/"; a root of "/" would erase every slash, so skip it.
+        # A cleaned root of "/" stays "/"; replacing it would erase every slash, so skip it.
         if command == root:
             command = "."
         elif root != "/":
@@ -131,7 +134,7 @@ def _strip_leading_cd(command: str) -> str:
 
 
 def go_sprint(value: Any) -> str:
-    """Render a decoded JSON value as Go's ``fmt.Sprint`` renders it (numbers are float64)."""
+    """Render a decoded JSON value in the summary's text form (numbers as 64-bit floats)."""
     if value is None:
         return "<nil>"
     if isinstance(value, bool):
@@ -149,14 +152,14 @@ def go_sprint(value: Any) -> str:
 
 
 def _go_float(number: float) -> str:
-    """``strconv.FormatFloat(f, 'g', -1, 64)`` as ``%v`` uses it: exponent form from 1e+06."""
+    """Shortest round-trip digits; exponent form (``1e+06``) from 1e6 up and below 1e-4."""
     if number != number:
         return "NaN"
     if number in (float("inf"), float("-inf")):
         return "+Inf" if number > 0 else "-Inf"
     if number == 0:
         return "0"
-    # repr gives the shortest round-trip digits, as Go's shortest formatting does.
+    # repr gives the shortest digits that read back as the same float.
     sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
     if not isinstance(exponent, int):  # pragma: no cover - NaN/Inf handled above
         return repr(number)

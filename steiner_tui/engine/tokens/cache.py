@@ -3,9 +3,10 @@
 A turn re-sends the whole conversation, but only its newest messages are new; the estimator looks
 every message up here and encodes only the misses. Keying by the (frozen, value-equal, hashable)
 ``Message`` is exact and cheap: Python caches each string's hash, so a lookup re-hashes no text,
-and a hit on the same object short-cuts equality by identity. A digest key was measured at about
-6x the cost of a lookup (SHA-256 itself is fast; building the input per field is not), and the
-8-hex ``message_hash`` is too short for a 100k-entry table and joins fields without separators.
+and a hit on the same object short-cuts equality by identity. A digest key would cost several
+lookups' worth per message (SHA-256 itself is fast; building the input per field is not), and
+the 8-hex ``message_hash`` is too short for a 100k-entry table and joins fields without
+separators.
 
 Keys hold their messages alive, so the cache is bounded both by entries and by the characters
 its keys carry; entries unused for a generation go first.

@@ -16,7 +16,7 @@ from steiner_tui.engine.tokens.estimate import Confidence, Strategy, TokenEstima
 __all__ = ["CALIBRATION_STEP", "HIGH_CONFIDENCE_SAMPLES", "TokenCalibration"]
 
 CALIBRATION_STEP = 0.25
-"""Share of the distance to each new ratio the factor moves (wire-formats.md)."""
+"""Share of the distance to each new ratio the factor moves."""
 
 HIGH_CONFIDENCE_SAMPLES = 3
 """From this many samples a calibrated estimate has confidence ``high`` (``medium`` below)."""
@@ -29,7 +29,7 @@ class _ModelCalibration:
 
 
 def _round_half_away(value: float) -> int:
-    # Go's math.Round (the seed's rounding), not Python's banker's rounding.
+    # Halves round away from zero (2.5 -> 3), not to even as Python's round() does.
     return int(math.copysign(math.floor(abs(value) + 0.5), value))
 
 

@@ -1,7 +1,7 @@
 """The exact strings the offline model relies on to recognise compaction requests and summaries.
 
-These are a contract with the compaction code and its templates: the section headings come from
-wire-formats "Compaction"; the emergency phrase must appear in
+These are a contract with the compaction code and its templates: the section headings are the
+summary body's (``templates/compaction_default_body.md.j2``); the emergency phrase must appear in
 ``templates/compaction_emergency.md.j2``; history note lines start with the engine's
 ``HISTORY_NOTE_MARKER`` and are dropped when a previous summary is carried forward (the engine
 adds the current note). The marker and the steering header are the engine's own constants.
@@ -54,7 +54,7 @@ EMERGENCY_MARKER = "emergency compaction"
 """Matched case-insensitively in the instruction: the emergency template asks for a shorter one."""
 
 STEERING_MARKER = STEERING_HEADER.strip()
-"""Manual ``/compact`` steering follows this line in the instruction (wire-formats)."""
+"""Manual ``/compact`` steering follows this line in the instruction."""
 
 OFFLINE_NOTE_MARKER = "_I am the offline model: fixed rules, not a language model."
 """Opens the disclaimer that ends every final answer of the offline model (``HONESTY_NOTE``)."""

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 SESSION_DATE_SUFFIX = "recorded when this session started."
-"""The session-date block's fixed ending (wire-formats "Session date")."""
+"""The session-date block's fixed ending (docs/design.md, "4. The session date")."""
 
 _CONTEXT_SOURCES = frozenset(
     {"project_context", "session_date", "skill", "global_agents_md", "project_agents_md"}
@@ -55,7 +55,7 @@ _PATH = re.compile(
 
 
 def heuristic_tokens(chars: int) -> int:
-    """The design's heuristic token count for ``chars`` characters: ``8 + (chars + 3) // 4``."""
+    """The heuristic token count for ``chars`` characters: ``8 + (chars + 3) // 4``."""
     return 8 + (chars + 3) // 4
 
 

@@ -1,9 +1,9 @@
 """Reading tool results back, whatever exact shape the tools give them.
 
 The offline model only sees tool results as message text. Read results carry ``path``,
-``startLine``, ``endLine``, ``totalLines``, ``file_hash`` and ``output`` (wire-formats "Durable
-context state"), usually as JSON; glob and grep may answer with JSON or plain lines. These parsers
-accept both so the model keeps working if a tool's presentation changes.
+``startLine``, ``endLine``, ``totalLines``, ``file_hash`` and ``output`` (docs/design.md,
+"14. Durable context state"), usually as JSON; glob and grep may answer with JSON or plain lines.
+These parsers accept both so the model keeps working if a tool's presentation changes.
 """
 
 from __future__ import annotations

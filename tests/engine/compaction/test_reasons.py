@@ -1,4 +1,4 @@
-"""Fallback reason strings, byte for byte, and Go duration formatting."""
+"""Fallback reason strings, byte for byte, and the compact duration form."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""render_blocks: merging rules of wire-formats.md "Prompt assembly"."""
+"""render_blocks: the merging rules of prompt assembly.
+
+(docs/design.md, "1. Sources and the assembly plan")
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Sources, the seven-step plan, AssemblyPolicy and apply_budget (engine-api.md rules)."""
+"""Sources, the seven-step plan, AssemblyPolicy and apply_budget.
+
+(docs/design.md, "2. Per-source budgets")
+"""
 
 from __future__ import annotations
 

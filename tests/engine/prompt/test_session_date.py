@@ -1,4 +1,4 @@
-"""The session date line (wire-formats.md "Session date") and its once-per-session capture."""
+"""The session date line (docs/design.md, "4. The session date") and its one capture."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""go_quote / go_unquote match Go's strconv.Quote and strconv.Unquote."""
+"""go_quote / go_unquote: the byte form of quoted skill names, and reading it back."""
 
 from __future__ import annotations
 

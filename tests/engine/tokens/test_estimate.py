@@ -1,4 +1,7 @@
-"""The heuristic formula and per-model calibration (wire-formats.md, "Token estimation")."""
+"""The heuristic formula and per-model calibration.
+
+(docs/design.md, "6. Token estimation and calibration")
+"""
 
 from __future__ import annotations
 
@@ -55,7 +58,7 @@ def test_calibrated_estimate_rounds_and_keeps_raw() -> None:
     calibration.observe("m", 2000, 1000)  # factor 1.25
     estimate = calibration.apply("m", 1001, "tiktoken", "medium")
     assert estimate == TokenEstimate(1251, 1001, "provider_usage", "medium")  # 1251.25
-    # Halves round away from zero (Go's math.Round): 1.25 * 2 = 2.5 -> 3.
+    # Halves round away from zero: 1.25 * 2 = 2.5 -> 3.
     assert calibration.apply("m", 2, "heuristic").tokens == 3
     assert calibration.apply("m", 6, "heuristic").tokens == 8  # 7.5 -> 8
 

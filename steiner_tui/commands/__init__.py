@@ -1,1 +1,1 @@
-"""Sub-command implementations, one module per command (imported lazily by ``cli``)."""
+"""Sub-command implementations, one module per command (``cli`` imports the one chosen)."""

@@ -1,1 +1,4 @@
-"""Model providers implementing ``steiner_tui.engine.provider.Provider``; SDKs imported lazily."""
+"""Model providers implementing ``steiner_tui.engine.provider.Provider``.
+
+Each SDK is imported by its provider's first call, never at start-up.
+"""

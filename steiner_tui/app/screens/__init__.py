@@ -1,1 +1,1 @@
-"""The app's screens, one per module (registered lazily by the app)."""
+"""The app's screens, one per module; all but the workbench are imported when first opened."""

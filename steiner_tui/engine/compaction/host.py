@@ -14,10 +14,9 @@ the next generation looks; the runner (the host) does what needs the outside wor
   ``target``'s model (compaction requests are always re-estimated).
 * ``call_summary(request, target)``: run the call on ``target`` (``target.provider`` for a
   fallback, the main provider otherwise) and return the text. Compaction calls never set
-  LastMainRequest; fallback calls also leave the cold-start latch and cache baseline alone and
-  report ``cold_start`` false. When the call raises after a stateful provider retired its
-  transcript (terminal chunk lost, request-scoped signal seen), the raised error must satisfy
-  ``provider.is_backend_state_retired``.
+  LastMainRequest. When the call fails after a stateful provider retired its
+  transcript (terminal chunk lost, request-scoped signal seen), it raises a ``ProviderError``
+  with ``backend_state_retired=True`` (or one with that error in its cause chain).
 
 Targets are plain data: ``SummaryTarget`` names the model and its budget; the main target comes
 from the runner, a fallback target from ``CompactionFallback.resolve``.

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explicit_max_tokens_value
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.models import LimitSource
 from steiner_tui.engine.provider import ModelInfo, Provider
-
-if TYPE_CHECKING:
-    from steiner_tui.providers.server_limits import ServerLimits
+from steiner_tui.providers.server_limits import ServerLimits
 
 __all__ = ["MainModel"]
 

@@ -51,6 +51,7 @@ from steiner_tui.engine.events import (
     MessageAppended,
     RequestSnapshot,
     UsageReported,
+    WarningEvent,
 )
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
@@ -216,8 +217,6 @@ class Runner:
         self.model = self.model.with_server_limits(limits)
         self.compactor.model = self.model  # summaries on main use the learned limits too
         if self.model.tools_ignored and self.tools is not None:
-            from steiner_tui.engine.events import WarningEvent
-
             self.sink.emit(
                 WarningEvent(
                     "tools_ignored",

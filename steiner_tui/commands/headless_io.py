@@ -20,12 +20,12 @@ from steiner_tui.engine.events import (
     ErrorEvent,
     HealthEvent,
     ReasoningDelta,
+    RequestSnapshot,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
     WarningEvent,
 )
-from steiner_tui.engine.snapshots import RequestSnapshot
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 

@@ -20,7 +20,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
+from steiner_tui.agent.from_config import (
+    SessionInputs,
+    main_model_from_config,
+    session_spec_from_config,
+)
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app import messages as ui
@@ -57,8 +61,6 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def main_model(server: LlamaServer, project: Path, **model: object) -> MainModel:
-    from steiner_tui.agent.from_config import main_model_from_config
-
     config = parse_config([("test", server.config_tables(**model))])
     return main_model_from_config(config, project, session_id="real", ref=server.ref, env={})
 

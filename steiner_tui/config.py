@@ -5,6 +5,12 @@ optional project file ``<root>/.steiner/config.toml``. Both are optional. **The 
 wins**: tables are merged key by key (deep), and a key set in both takes the project's value;
 arrays are replaced, not concatenated.
 
+Schema: the tables are declared once, as msgspec ``Struct``s with their defaults
+(``ConfigTables`` and the structs it holds), and the merged tables are decoded with
+``msgspec.convert`` in strict mode with unknown fields forbidden. Provider tables are the one
+exception: each ``[providers.<alias>]`` is laid over its built-in alias first and then decoded
+as a ``ProviderConfig``.
+
 Defaults: ``default_model`` is always ``"offline"`` unless a file sets it; an API key in the
 environment does not change the default. Provider aliases ``anthropic``, ``openai``,
 ``openai_responses``, ``offline`` and ``local`` (an OpenAI-compatible server at Ollama's default
@@ -13,46 +19,65 @@ then required).
 
 Secrets: API keys are never read from files. ``api_key_env`` names the environment variable a
 provider's key comes from (defaults ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``; ``OPENAI_BASE_URL``
-is the built-in ``openai`` providers' default base URL). Nothing here writes files.
+is the built-in ``openai`` providers' default base URL). ``[tools] secret_env`` adds names or
+``fnmatch`` patterns to the variables kept from tool subprocesses (``tools.environment``).
+Nothing here writes files.
 
-Errors: a wrong type or value raises ``ConfigError`` naming the file and the key; unknown keys
-only produce ``Config.warnings``.
+Errors: a wrong type or value raises ``ConfigError`` naming the file, the key and the value
+(a file that is not UTF-8 or not TOML, too). Unknown keys are never fatal and never silent: the
+strict decode finds them, each becomes one sentence in ``Config.warnings`` naming its file, and
+the rest is decoded without them.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+import types
+import typing
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from steiner_tui import paths
 from steiner_tui.engine.frozen import freeze, thaw
 
 __all__ = [
+    "PERMISSION_VALUES",
     "PROVIDER_TYPES",
     "CompactionFallbackConfig",
     "Config",
     "ConfigError",
+    "ConfigTables",
+    "ContextTable",
     "ModelConfig",
     "ProviderConfig",
     "load_config",
     "parse_config",
     "parse_duration",
+    "validate_key_spec",
 ]
 
-PROVIDER_TYPES = ("anthropic", "openai", "openai_responses", "offline")
-PERMISSION_VALUES = ("ask", "allow", "deny")
+ProviderType = Literal["anthropic", "openai", "openai_responses", "offline"]
+Permission = Literal["ask", "allow", "deny"]
+PROVIDER_TYPES: tuple[str, ...] = typing.get_args(ProviderType)
+PERMISSION_VALUES: tuple[str, ...] = typing.get_args(Permission)
+
+Positive = Annotated[int, msgspec.Meta(gt=0)]
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
 class ConfigError(ValueError):
-    """The configuration cannot be used; the message names the file and key."""
+    """The configuration cannot be used; the message names the file, the key and the value."""
 
 
 def parse_duration(text: str) -> timedelta:
@@ -75,45 +100,167 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=total)
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderConfig:
+class Duration(timedelta):
+    """A ``timedelta`` read from a duration string (``parse_duration``) or whole seconds."""
+
+
+class KeySpec(str):
+    """A keymap value: keys in ``App.set_keymap`` form, checked by ``validate_key_spec``."""
+
+
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+_KEY_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def validate_key_spec(spec: str) -> str:
+    """Check a keymap value such as ``"ctrl+q"`` or ``"f2,ctrl+i"``; return it unchanged.
+
+    Each comma-separated key is optional modifiers (``ctrl``, ``shift``, ``alt``, ``meta``,
+    ``super``, ``hyper``) joined by ``+`` to one key: a single printable character or a
+    Textual key name (``escape``, ``f1``, ``pageup``, ``question_mark``...).
+
+    Raises:
+        ValueError: the spec is empty or a key is not of that form.
+    """
+    keys = [key.strip() for key in spec.split(",")]
+    if not spec.strip() or not all(keys):
+        raise ValueError('expected one or more keys separated by commas, e.g. "ctrl+q"')
+    for key in keys:
+        *modifiers, name = key.split("+") if key != "+" else ["+"]
+        unknown = [m for m in modifiers if m not in _MODIFIERS]
+        if unknown:
+            raise ValueError(f"{key!r} has an unknown modifier {unknown[0]!r}")
+        single = len(name) == 1 and name.isprintable() and not name.isspace()
+        if not single and not _KEY_NAME.fullmatch(name):
+            raise ValueError(f"{key!r} is not a key (use e.g. ctrl+q, f2, escape)")
+    return spec
+
+
+def _decode_hook(kind: type, value: Any) -> Any:
+    if kind is Duration:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return Duration(seconds=value)
+        if isinstance(value, str):
+            return Duration(seconds=parse_duration(value).total_seconds())
+        raise ValueError('expected a duration such as "90s" or "1h30m", or whole seconds')
+    if kind is KeySpec:
+        if not isinstance(value, str):
+            raise ValueError('expected a string of keys such as "ctrl+q"')
+        return KeySpec(validate_key_spec(value))
+    raise NotImplementedError(kind)
+
+
+class _Table(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Base of every table: immutable, strict, unknown keys reported."""
+
+
+class ProviderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One provider alias: its API type, endpoint and where its key comes from."""
 
     alias: str
-    type: str
+    type: ProviderType
     base_url: str | None = None
     api_key_env: str = ""
     """Environment variable holding the key; empty means the server needs none."""
-    timeout: float = 600.0
-    max_retries: int = 2
-    stream_delay_ms: int = 0
+    timeout: Seconds = 600.0
+    max_retries: NonNegative = 2
+    stream_delay_ms: NonNegative = 0
     """Offline model only: pause between streamed chunks, so streaming and Esc can be seen."""
 
 
-@dataclass(frozen=True, slots=True)
-class ModelConfig:
+class ModelConfig(_Table, frozen=True):
     """Overrides for one model ref (``alias/model``); ``None`` keeps the registry's value."""
 
-    context_window: int | None = None
+    context_window: Positive | None = None
     """The window in tokens; wins over what the server reports and over the registry."""
-    max_output: int | None = None
+    max_output: Positive | None = None
     """The model's largest reply in tokens (the default completion reserve)."""
     vision: bool | None = None
-    compaction_threshold_tokens: int | None = None
-    max_tokens: int | None = None
+    compaction_threshold_tokens: Positive | None = None
+    max_tokens: Positive | None = None
     """An explicit completion limit: lowers the reserve (and the request's max tokens)."""
-    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    params: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     """Request fields sent with every call (``temperature``, ``top_p``, ``seed``...)."""
-    extra_params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    extra_params: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     """Server-specific request fields (``cache_prompt``, ``top_k``...); win over ``params``."""
 
+    def __post_init__(self) -> None:
+        # Tables decode as dicts; the request fields are kept deep-frozen.
+        msgspec.structs.force_setattr(self, "params", freeze(self.params))
+        msgspec.structs.force_setattr(self, "extra_params", freeze(self.extra_params))
+        window, threshold = self.context_window, self.compaction_threshold_tokens
+        if window is not None and threshold is not None and threshold >= window:
+            raise ValueError(
+                f"compaction_threshold_tokens ({threshold}) must be below the context window "
+                f"({window})"
+            )
 
-@dataclass(frozen=True, slots=True)
-class CompactionFallbackConfig:
+
+class CompactionFallbackConfig(_Table, frozen=True):
     """A second model for compaction summaries once the main cache is idle for ``after``."""
 
     model: str = ""
-    after: timedelta = timedelta(0)
+    after: Duration = Duration(0)
+
+
+class PermissionsTable(_Table, frozen=True):
+    """``[permissions]``: tool name -> ``ask`` | ``allow`` | ``deny``."""
+
+    write: Permission = "ask"
+    edit: Permission = "ask"
+    bash: Permission = "ask"
+
+
+class SessionsTable(_Table, frozen=True):
+    """``[sessions]``: how many sessions ``evict`` keeps."""
+
+    keep: Positive = 50
+
+
+class ContextTable(_Table, frozen=True):
+    """``[context]``: project files in every request (read by ``engine.prompt``)."""
+
+    files: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    budget_bytes: NonNegative = 0
+    """The project context's own byte budget; 0 uses the assembly policy's."""
+
+
+class SkillsTable(_Table, frozen=True):
+    """``[skills]``: skills enabled at start and extra skill roots."""
+
+    enabled: tuple[str, ...] = ()
+    roots: tuple[str, ...] = ()
+
+
+class UiTable(_Table, frozen=True):
+    """``[ui]``: the Textual theme (checked against the app's themes when the app starts)."""
+
+    theme: str | None = None
+
+
+class ToolsTable(_Table, frozen=True):
+    """``[tools]``: environment variables (names or patterns) kept from tool subprocesses."""
+
+    secret_env: tuple[str, ...] = ()
+
+
+class ConfigTables(_Table, frozen=True):
+    """Every table of a config file with its default: the schema, declared once."""
+
+    default_model: str = "offline"
+    providers: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    """Decoded one by one over the built-in aliases (``ProviderConfig``)."""
+    models: dict[str, ModelConfig] = msgspec.field(default_factory=dict)
+    compaction_fallback: CompactionFallbackConfig = CompactionFallbackConfig()
+    permissions: PermissionsTable = PermissionsTable()
+    keymap: dict[str, KeySpec] = msgspec.field(default_factory=dict)
+    """Binding id -> keys (``App.set_keymap`` format)."""
+    sessions: SessionsTable = SessionsTable()
+    context: ContextTable = ContextTable()
+    skills: SkillsTable = SkillsTable()
+    ui: UiTable = UiTable()
+    tools: ToolsTable = ToolsTable()
 
 
 def _builtin_providers(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
@@ -129,39 +276,93 @@ def _builtin_providers(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
-    """Everything the app, the runner and the providers read from configuration."""
+class Config(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the app, the runner and the providers read from configuration.
 
-    default_model: str = "offline"
-    providers: Mapping[str, ProviderConfig] = field(
+    ``tables`` holds the decoded settings; the properties below are the names the rest of the
+    code reads them by.
+    """
+
+    tables: ConfigTables = ConfigTables()
+    providers: Mapping[str, ProviderConfig] = msgspec.field(
         default_factory=lambda: MappingProxyType(_builtin_providers({}))
     )
-    models: Mapping[str, ModelConfig] = field(default_factory=lambda: MappingProxyType({}))
-    compaction_fallback: CompactionFallbackConfig = CompactionFallbackConfig()
-    permissions: Mapping[str, str] = field(
-        default_factory=lambda: MappingProxyType(dict.fromkeys(("write", "edit", "bash"), "ask"))
-    )
-    """Tool name -> ``ask`` | ``allow`` | ``deny``."""
-    keymap: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    """Binding id -> keys (``App.set_keymap`` format)."""
-    sessions_keep: int = 50
-    context_files: tuple[str, ...] = ()
-    context_ignore: tuple[str, ...] = ()
-    skills_enabled: tuple[str, ...] = ()
-    skill_roots: tuple[str, ...] = ()
-    theme: str | None = None
     warnings: tuple[str, ...] = ()
     """Unknown keys and other non-fatal findings, one sentence each."""
     sources: tuple[Path, ...] = ()
     """The files that were read, user file first."""
-    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), repr=False)
-    """The merged, validated TOML tables (frozen), kept so overrides re-validate."""
-    env_base_url: str | None = field(default=None, repr=False)
+    origins: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    """The ``(where, table)`` pairs merged, in precedence order (for ``where``)."""
+    raw: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
+    """The merged TOML tables (frozen), kept so overrides re-validate."""
+    env_base_url: str | None = None
+
+    def __repr__(self) -> str:
+        # The raw tables may hold keys the schema refused (a pasted ``api_key``): never shown.
+        return (
+            f"Config(tables={self.tables!r}, providers={dict(self.providers)!r}, "
+            f"warnings={self.warnings!r}, sources={self.sources!r})"
+        )
+
+    @property
+    def default_model(self) -> str:
+        return self.tables.default_model
+
+    @property
+    def models(self) -> Mapping[str, ModelConfig]:
+        return MappingProxyType(self.tables.models)
+
+    @property
+    def compaction_fallback(self) -> CompactionFallbackConfig:
+        return self.tables.compaction_fallback
+
+    @property
+    def permissions(self) -> Mapping[str, str]:
+        """Tool name -> ``ask`` | ``allow`` | ``deny``."""
+        return MappingProxyType(msgspec.structs.asdict(self.tables.permissions))
+
+    @property
+    def keymap(self) -> Mapping[str, str]:
+        """Binding id -> keys (``App.set_keymap`` format)."""
+        return MappingProxyType({key: str(value) for key, value in self.tables.keymap.items()})
+
+    @property
+    def sessions_keep(self) -> int:
+        return self.tables.sessions.keep
+
+    @property
+    def context_files(self) -> tuple[str, ...]:
+        return self.tables.context.files
+
+    @property
+    def context_ignore(self) -> tuple[str, ...]:
+        return self.tables.context.ignore
+
+    @property
+    def skills_enabled(self) -> tuple[str, ...]:
+        return self.tables.skills.enabled
+
+    @property
+    def skill_roots(self) -> tuple[str, ...]:
+        return self.tables.skills.roots
+
+    @property
+    def theme(self) -> str | None:
+        return self.tables.ui.theme
+
+    @property
+    def secret_env(self) -> tuple[str, ...]:
+        """``[tools] secret_env``: extra variables kept from tool subprocesses."""
+        return self.tables.tools.secret_env
 
     def permission(self, tool: str) -> str:
         """The policy for ``tool``: ``ask`` unless configured."""
         return self.permissions.get(tool, "ask")
+
+    def where(self, key: str) -> str:
+        """The file that set ``key`` (dotted, e.g. ``"ui.theme"``), or ``"defaults"``."""
+        found = [w for w, table in self.origins if _lookup(table, key.split(".")) is not _ABSENT]
+        return found[-1] if found else "defaults"
 
     def with_overrides(self, overrides: Mapping[str, Any] | None = None, **top: Any) -> Config:
         """A copy with ``overrides`` (nested tables, deep-merged) and top-level keys applied.
@@ -170,11 +371,12 @@ class Config:
         Values are validated like file contents; errors name ``overrides``.
         """
         extra = _deep_merge(dict(overrides or {}), top)
-        checked, warnings = _validate(extra, "overrides")
-        merged = _deep_merge(thaw(self.raw), checked)
         env = {"OPENAI_BASE_URL": self.env_base_url} if self.env_base_url else {}
-        built = _build(merged, env, "overrides")
-        return _with(built, self.warnings + tuple(warnings), self.sources)
+        return parse_config([*self.origins, ("overrides", extra)], env).with_sources(self.sources)
+
+    def with_sources(self, sources: tuple[Path, ...]) -> Config:
+        """The same configuration, remembering which files it was read from."""
+        return msgspec.structs.replace(self, sources=sources)
 
 
 def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
@@ -187,211 +389,252 @@ def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-Check = Callable[[Any], Any]
+# -- decoding with errors that name file, key and value --------------------------------------
+
+_ABSENT = object()
+_AT = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
+_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
+_EACH = "[...]"
+"""How msgspec names an entry of a ``dict`` in an error path (the key itself is not given)."""
+
+Path_ = list[str | int]
 
 
-def _typed(kind: type | tuple[type, ...], label: str) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise TypeError(f"expected {label}, got a boolean")
-        if not isinstance(value, kind):
-            raise TypeError(f"expected {label}, got {type(value).__name__}")
-        return value
-
-    return check
-
-
-def _positive_int(value: Any) -> int:
-    number = _typed(int, "an integer")(value)
-    if number <= 0:
-        raise ValueError(f"expected a positive integer, got {number}")
-    return int(number)
+def _lookup(table: Any, path: Sequence[str | int]) -> Any:
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(table, list) or step >= len(table):
+                return _ABSENT
+        elif not isinstance(table, Mapping) or step not in table:
+            return _ABSENT
+        table = table[step]
+    return table
 
 
-def _str_list(value: Any) -> list[str]:
-    items = _typed(list, "an array of strings")(value)
-    if not all(isinstance(item, str) for item in items):
-        raise TypeError("expected an array of strings")
-    return list(items)
+def _key_name(path: Path_) -> str:
+    parts: list[str] = []
+    for step in path:
+        if isinstance(step, int):
+            parts[-1] += f"[{step}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", step):
+            parts.append(step)
+        else:
+            parts.append(json.dumps(step, ensure_ascii=False))
+    return ".".join(parts)
 
 
-def _choice(options: tuple[str, ...]) -> Check:
-    def check(value: Any) -> str:
-        text = _typed(str, "a string")(value)
-        if text not in options:
-            raise ValueError(f"expected one of {', '.join(options)}; got {text!r}")
-        return str(text)
-
-    return check
-
-
-def _duration(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    parse_duration(_typed(str, "a duration string")(value))
-    return value
+def _value_text(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "a table"
+    try:
+        return json.dumps(thaw(value), ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
-def _timeout(value: Any) -> float:
-    number = _typed((int, float), "a number of seconds")(value)
-    if number <= 0:
-        raise ValueError(f"expected a positive number of seconds, got {number}")
-    return float(number)
-
-
-def _retries(value: Any) -> int:
-    number = _typed(int, "an integer")(value)
-    if number < 0:
-        raise ValueError(f"expected 0 or more, got {number}")
-    return int(number)
-
-
-def _table(value: Any) -> dict[str, Any]:
-    return dict(_typed(dict, "a table")(value))
-
-
-def _non_negative_int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"must be a whole number of 0 or more, got {value!r}")
-    return value
-
-
-_STR = _typed(str, "a string")
-_SCHEMA: dict[str, Any] = {
-    "default_model": _STR,
-    "providers": {
-        "*": {
-            "type": _choice(PROVIDER_TYPES),
-            "base_url": _STR,
-            "api_key_env": _STR,
-            "timeout": _timeout,
-            "max_retries": _retries,
-            "stream_delay_ms": _non_negative_int,
-        }
-    },
-    "models": {
-        "*": {
-            "context_window": _positive_int,
-            "max_output": _positive_int,
-            "vision": _typed(bool, "true or false"),
-            "compaction_threshold_tokens": _positive_int,
-            "max_tokens": _positive_int,
-            "params": _table,
-            "extra_params": _table,
-        }
-    },
-    "compaction_fallback": {"model": _STR, "after": _duration},
-    "permissions": {tool: _choice(PERMISSION_VALUES) for tool in ("write", "edit", "bash")},
-    "keymap": {"*": _STR},
-    "sessions": {"keep": _positive_int},
-    "context": {"files": _str_list, "ignore": _str_list},
-    "skills": {"enabled": _str_list, "roots": _str_list},
-    "ui": {"theme": _STR},
+_TYPE_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "array": "an array",
+    "object": "a table",
+    "null": "nothing",
+    "datetime": "a date-time",
+    "date": "a date",
+    "time": "a time",
 }
 
 
-def _walk(
-    table: Any, schema: dict[str, Any], where: str, prefix: str, warnings: list[str]
-) -> dict[str, Any]:
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"{where}: '{prefix.rstrip('.')}' must be a table")
-    out: dict[str, Any] = {}
-    for key, value in table.items():
-        spec = schema.get(key, schema.get("*"))
-        name = f"{prefix}{key}" if "." not in key and "/" not in key else f'{prefix}"{key}"'
-        if spec is None:
-            warnings.append(f"{where}: unknown key '{name}' ignored")
-        elif isinstance(spec, dict):
-            out[key] = _walk(value, spec, where, f"{name}.", warnings)
+def _words(kind: str, *, got: bool = False) -> str:
+    parts = [part.strip(" `") for part in kind.split("|")]
+    names = [
+        "a boolean" if got and part == "bool" else _TYPE_WORDS.get(part, part)
+        for part in parts
+        if part != "null"  # TOML has no null: an optional key is simply left out
+    ]
+    return " or ".join(dict.fromkeys(names))
+
+
+def _reason(message: str, kind: Any) -> str:
+    """msgspec's message in plain words (options of a ``Literal`` listed)."""
+    if match := re.fullmatch(r"Expected (.+), got `(\w+)`", message):
+        return f"expected {_words(match.group(1))}, got {_words(match.group(2), got=True)}"
+    if match := re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (\S+)", message):
+        words = {">=": "of at least", ">": "above", "<=": "of at most", "<": "below"}
+        return f"expected {_words(match.group(1))} {words[match.group(2)]} {match.group(3)}"
+    if message.startswith("Invalid enum value"):
+        options = _literal_options(kind)
+        if options:
+            return "expected one of " + ", ".join(options)
+    return message[:1].lower() + message[1:]
+
+
+def _literal_options(kind: Any) -> tuple[str, ...]:
+    for arg in (kind, *typing.get_args(kind)):
+        if typing.get_origin(arg) is Literal:
+            return tuple(str(option) for option in typing.get_args(arg))
+    return ()
+
+
+def _field_type(kind: Any, path: Path_) -> Any:
+    """The declared type at ``path`` inside ``kind`` (``Any`` when it cannot be followed)."""
+    for step in path:
+        while typing.get_origin(kind) is Annotated:
+            kind = typing.get_args(kind)[0]
+        options = [a for a in typing.get_args(kind) if a is not type(None)]
+        if typing.get_origin(kind) in (typing.Union, types.UnionType):
+            kind = options[0] if len(options) == 1 else kind
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct) and isinstance(step, str):
+            kind = typing.get_type_hints(kind, include_extras=True).get(step, Any)
+        elif typing.get_origin(kind) is dict:
+            kind = typing.get_args(kind)[1]
+        elif typing.get_origin(kind) in (tuple, list):
+            kind = typing.get_args(kind)[0]
         else:
+            return Any
+    return kind
+
+
+class _Decoder:
+    """Decodes merged tables into a struct, turning msgspec errors into ``ConfigError``s.
+
+    Unknown keys are removed one at a time (each strict decode names the first it meets) and
+    reported per file that holds them; an error inside a ``dict`` table, whose key msgspec does
+    not name, is found again by decoding that table's entries one by one.
+    """
+
+    def __init__(self, origins: list[tuple[str, Mapping[str, Any]]]) -> None:
+        self.origins = origins
+        self.warnings: list[str] = []
+
+    def decode(self, data: Any, kind: Any, prefix: Path_ | None = None) -> Any:
+        """``data`` decoded as ``kind``, unknown keys dropped (and warned about)."""
+        return self.clean(data, kind, prefix or [])[0]
+
+    def clean(self, data: Any, kind: Any, prefix: Path_) -> tuple[Any, Any]:
+        """``(decoded, data without its unknown keys)``.
+
+        Raises:
+            ConfigError: a value has the wrong type or is out of range.
+        """
+        while True:
             try:
-                out[key] = spec(value)
-            except (TypeError, ValueError) as exc:
-                raise ConfigError(f"{where}: '{name}': {exc}") from None
-    return out
+                return msgspec.convert(data, kind, dec_hook=_decode_hook), data
+            except msgspec.ValidationError as exc:
+                data = self._handle(data, kind, prefix, str(exc))
+
+    def _handle(self, data: dict[str, Any], kind: Any, prefix: Path_, text: str) -> dict[str, Any]:
+        match = _AT.match(text)
+        message, where = (match.group("message"), match.group("path")) if match else (text, "")
+        steps: Path_ = []
+        for name, index in _STEP.findall(where):
+            steps.append(name if name else (_EACH if index == "..." else int(index)))
+        if _EACH in steps:
+            cut = steps.index(_EACH)
+            return self._entries(data, kind, prefix, steps[:cut])
+        unknown = _UNKNOWN.match(message)
+        if unknown:
+            key = unknown.group("key")
+            self._warn_unknown([*prefix, *steps, key])
+            cleaned: dict[str, Any] = _without(data, [*steps, key])
+            return cleaned
+        full = [*prefix, *steps]
+        raise self._error(full, _reason(message, _field_type(kind, steps)))
+
+    def _entries(self, data: dict[str, Any], kind: Any, prefix: Path_, at: Path_) -> dict[str, Any]:
+        table = _lookup(data, at)
+        entry_kind = _field_type(kind, [*at, _EACH])
+        cleaned = {
+            key: self.clean(value, entry_kind, [*prefix, *at, key])[1]
+            for key, value in table.items()
+        }
+        return _replace(data, at, cleaned)
+
+    def _files_with(self, path: Path_) -> list[str]:
+        return [w for w, table in self.origins if _lookup(table, path) is not _ABSENT]
+
+    def _warn_unknown(self, path: Path_) -> None:
+        for where in self._files_with(path) or ["defaults"]:
+            self.warnings.append(f"{where}: unknown key '{_key_name(path)}' ignored")
+
+    def _error(self, path: Path_, reason: str) -> ConfigError:
+        files = self._files_with(path)
+        value = _ABSENT
+        for _, table in self.origins:
+            found = _lookup(table, path)
+            value = found if found is not _ABSENT else value
+        if value is _ABSENT:
+            parents = [self._files_with(path[:cut]) for cut in range(len(path), 0, -1)]
+            where = next((found[-1] for found in parents if found), "defaults")
+            return ConfigError(f"{where}: '{_key_name(path)}' {reason}")
+        if isinstance(value, Mapping):
+            where = " + ".join(files) or "defaults"
+            return ConfigError(f"{where}: '{_key_name(path)}': {reason}")
+        where = files[-1] if files else "defaults"
+        return ConfigError(f"{where}: '{_key_name(path)}' = {_value_text(value)}: {reason}")
 
 
-def _validate(table: Mapping[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
-    warnings: list[str] = []
-    return _walk(table, _SCHEMA, where, "", warnings), warnings
+def _without(data: Any, path: Path_) -> Any:
+    if not path:
+        return data
+    head, *rest = path
+    if isinstance(data, Mapping):
+        if not rest:
+            return {k: v for k, v in data.items() if k != head}
+        return {**data, head: _without(data[head], rest)}
+    if isinstance(data, list) and isinstance(head, int):
+        return [*data[:head], _without(data[head], rest), *data[head + 1 :]]
+    return data
 
 
-def _read(path: Path) -> dict[str, Any] | None:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+def _replace(data: dict[str, Any], path: Path_, value: Any) -> dict[str, Any]:
+    if not path:
+        return {str(key): item for key, item in value.items()}
+    head, *rest = path
+    return {**data, str(head): _replace(dict(data[str(head)]), rest, value) if rest else value}
 
 
-def _providers(tables: Mapping[str, Any], env: Mapping[str, str], where: str) -> dict[str, Any]:
-    providers: dict[str, ProviderConfig] = _builtin_providers(env)
+def _providers(
+    tables: Mapping[str, Any], env: Mapping[str, str], decoder: _Decoder
+) -> dict[str, ProviderConfig]:
+    providers = _builtin_providers(env)
     for alias, table in tables.items():
+        path: Path_ = ["providers", alias]
+        if not isinstance(table, Mapping):
+            raise decoder._error(path, "expected a table")
         base = providers.get(alias)
         kind = table.get("type", base.type if base else None)
         if kind is None:
-            raise ConfigError(f"{where}: 'providers.{alias}.type' is required for a new provider")
-        if base is None or kind != base.type:
-            base = ProviderConfig(alias, kind)
-        providers[alias] = ProviderConfig(
-            alias,
-            kind,
-            table.get("base_url", base.base_url),
-            table.get("api_key_env", base.api_key_env),
-            table.get("timeout", base.timeout),
-            table.get("max_retries", base.max_retries),
-            table.get("stream_delay_ms", base.stream_delay_ms),
-        )
+            raise decoder._error([*path, "type"], "is required for a new provider")
+        fields = dict(table)
+        if "alias" in fields:
+            decoder._warn_unknown([*path, "alias"])
+            del fields["alias"]
+        inherited = msgspec.structs.asdict(base) if base is not None and kind == base.type else {}
+        merged = {**inherited, **fields, "alias": alias, "type": kind}
+        providers[alias] = decoder.decode(merged, ProviderConfig, path)
     return providers
 
 
-def _models(tables: Mapping[str, Any], where: str) -> dict[str, ModelConfig]:
-    models: dict[str, ModelConfig] = {}
-    for ref, table in tables.items():
-        model = ModelConfig(**{key: freeze(value) for key, value in table.items()})
-        window, threshold = model.context_window, model.compaction_threshold_tokens
-        if window is not None and threshold is not None and threshold >= window:
+def _check_context_files(config: Config, project_root: Path) -> None:
+    """Every ``[context] files`` entry stays inside the project, symlinks followed.
+
+    The engine refuses an escaping path when it assembles a request; checking here too turns
+    that into one clear configuration error before any command starts its work.
+
+    Raises:
+        ConfigError: naming the file, the entry and the project root.
+    """
+    real_root = project_root.resolve()
+    for index, candidate in enumerate(config.context_files):
+        target = (project_root / candidate.strip()).resolve()
+        if not target.is_relative_to(real_root):
             raise ConfigError(
-                f'{where}: models."{ref}": compaction_threshold_tokens ({threshold}) must be '
-                f"below the context window ({window})"
+                f"{config.where('context.files')}: 'context.files[{index}]' = "
+                f"{_value_text(candidate)}: escapes the project root {real_root}"
             )
-        models[ref] = model
-    return models
-
-
-def _build(merged: dict[str, Any], env: Mapping[str, str], where: str) -> Config:
-    fallback = merged.get("compaction_fallback", {})
-    after = fallback.get("after", 0)
-    context, skills = merged.get("context", {}), merged.get("skills", {})
-    return Config(
-        default_model=merged.get("default_model", "offline"),
-        providers=MappingProxyType(_providers(merged.get("providers", {}), env, where)),
-        models=MappingProxyType(_models(merged.get("models", {}), where)),
-        compaction_fallback=CompactionFallbackConfig(
-            fallback.get("model", ""),
-            timedelta(seconds=after) if isinstance(after, int) else parse_duration(after),
-        ),
-        permissions=MappingProxyType(
-            {**dict.fromkeys(("write", "edit", "bash"), "ask"), **merged.get("permissions", {})}
-        ),
-        keymap=MappingProxyType(dict(merged.get("keymap", {}))),
-        sessions_keep=merged.get("sessions", {}).get("keep", 50),
-        context_files=tuple(context.get("files", ())),
-        context_ignore=tuple(context.get("ignore", ())),
-        skills_enabled=tuple(skills.get("enabled", ())),
-        skill_roots=tuple(skills.get("roots", ())),
-        theme=merged.get("ui", {}).get("theme"),
-        raw=freeze(merged),
-        env_base_url=env.get("OPENAI_BASE_URL") or None,
-    )
-
-
-def _with(config: Config, warnings: tuple[str, ...], sources: tuple[Path, ...]) -> Config:
-    return replace(config, warnings=warnings, sources=sources)
 
 
 def parse_config(
@@ -403,15 +646,51 @@ def parse_config(
         tables: ``(where, table)`` pairs in precedence order (user first, project last);
             ``where`` names the source in messages.
         env: the environment (only ``OPENAI_BASE_URL`` is read here).
+
+    Returns:
+        The decoded configuration (``sources`` empty; ``load_config`` sets them).
+
+    Raises:
+        ConfigError: a value has the wrong type or is out of range.
     """
+    environment = env or {}
+    origins = [(where, thaw(table)) for where, table in tables]
     merged: dict[str, Any] = {}
-    warnings: list[str] = []
-    for where, table in tables:
-        checked, found = _validate(table, where)
-        warnings.extend(found)
-        merged = _deep_merge(merged, checked)
-    where = " + ".join(w for w, _ in tables) or "defaults"
-    return _with(_build(merged, env or {}, where), tuple(warnings), ())
+    for where, table in origins:
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: expected a table of settings")
+        merged = _deep_merge(merged, table)
+    decoder = _Decoder(origins)
+    providers = merged.get("providers", {})
+    decoded: ConfigTables = decoder.decode({**merged, "providers": {}}, ConfigTables)
+    if not isinstance(providers, Mapping):
+        raise decoder._error(["providers"], "expected a table")
+    built = _providers(providers, environment, decoder)
+    return Config(
+        tables=decoded,
+        providers=MappingProxyType(built),
+        warnings=tuple(decoder.warnings),
+        origins=tuple((where, freeze(table)) for where, table in origins),
+        raw=freeze(merged),
+        env_base_url=environment.get("OPENAI_BASE_URL") or None,
+    )
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
 def load_config(
@@ -420,13 +699,17 @@ def load_config(
     """Load the user file and the project file (the project wins).
 
     Args:
-        project_root: the project whose ``.steiner/config.toml`` applies, if any.
+        project_root: the project whose ``.steiner/config.toml`` applies, if any; its
+            ``[context] files`` must stay inside it.
         env: the process environment (only ``OPENAI_BASE_URL`` is read here; keys are read by
             the provider factory).
         user_file: the user config file; ``paths.user_config_file()`` when not given.
 
+    Returns:
+        The configuration, with the files read in ``sources``.
+
     Raises:
-        ConfigError: a file is not valid TOML or holds a wrong type or value.
+        ConfigError: a file is not UTF-8 or not TOML, or holds a wrong type or value.
     """
     candidates = [user_file or paths.user_config_file()]
     if project_root is not None:
@@ -438,5 +721,13 @@ def load_config(
         if table is not None:
             tables.append((str(path), table))
             sources.append(path)
-    config = parse_config(tables, env)
-    return _with(config, config.warnings, tuple(sources))
+    config = parse_config(tables, env).with_sources(tuple(sources))
+    if project_root is not None:
+        _check_context_files(config, project_root)
+    return config
+
+
+def iter_warnings(config: Config) -> Iterator[str]:
+    """The configuration's warnings, each prefixed ``config: `` (for notices and stderr)."""
+    for warning in config.warnings:
+        yield f"config: {warning}"

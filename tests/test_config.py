@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from textual.keys import Keys
 
-from steiner_tui.config import Config, ConfigError, load_config, parse_config, parse_duration
+from steiner_tui.commands.app import check_theme
+from steiner_tui.config import (
+    Config,
+    ConfigError,
+    load_config,
+    parse_config,
+    parse_duration,
+    validate_key_spec,
+)
 from steiner_tui.providers.factory import build_provider
 
 
@@ -85,7 +95,7 @@ def test_unknown_keys_are_warnings(files: tuple[Path, Path]) -> None:
             "'models.\"openai/gpt-4o\".context_window'",
         ),
         ('[compaction_fallback]\nafter = "soon"\n', "'compaction_fallback.after'"),
-        ("[context]\nfiles = [1, 2]\n", "'context.files'"),
+        ("[context]\nfiles = [1, 2]\n", "'context.files[0]' = 1"),
         ("permissions = 1\n", "'permissions'"),
     ],
 )
@@ -203,3 +213,111 @@ def test_offline_stream_delay_is_configurable_and_validated(tmp_path: Path) -> N
     assert provider.stream_delay == 0.04  # type: ignore[attr-defined]
     with pytest.raises(ConfigError, match="stream_delay_ms"):
         parse_config([("user", {"providers": {"offline": {"stream_delay_ms": -1}}})], {})
+
+
+# -- one clear error for every bad value (issue 15, item 5) ---------------------------------
+
+
+def test_invalid_utf8_names_the_file(files: tuple[Path, Path]) -> None:
+    user, root = files
+    user.parent.mkdir(parents=True)
+    user.write_bytes(b'default_model = "off\xffline"\n')
+    with pytest.raises(ConfigError, match=r"not valid UTF-8 \(byte 21\)") as caught:
+        load_config(root, {}, user_file=user)
+    assert str(user) in str(caught.value)
+
+
+def test_negative_context_budget_names_file_key_and_value(files: tuple[Path, Path]) -> None:
+    user, root = files
+    path = write(root / ".steiner" / "config.toml", "[context]\nbudget_bytes = -100\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(root, {}, user_file=user)
+    assert str(caught.value) == (
+        f"{path}: 'context.budget_bytes' = -100: expected an integer of at least 0"
+    )
+
+
+def test_context_file_escaping_the_project_is_an_error(files: tuple[Path, Path]) -> None:
+    user, root = files
+    path = write(root / ".steiner" / "config.toml", '[context]\nfiles = ["ok.md", "../x.md"]\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(root, {}, user_file=user)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: 'context.files[1]' = \"../x.md\": escapes the project")
+
+
+def test_context_file_through_a_symlink_out_of_the_project(files: tuple[Path, Path]) -> None:
+    user, root = files
+    write(root / ".steiner" / "config.toml", '[context]\nfiles = ["link/notes.md"]\n')
+    (root / "link").symlink_to(root.parent)
+    with pytest.raises(ConfigError, match="escapes the project root"):
+        load_config(root, {}, user_file=user)
+
+
+@pytest.mark.parametrize("spec", ["ctrl+q", "f2", "ctrl+shift+p", "escape,f10", "?", "+"])
+def test_keymap_accepts_key_specs(spec: str) -> None:
+    config = parse_config([("c", {"keymap": {"app.quit": spec}})])
+    assert config.keymap == {"app.quit": spec}
+
+
+@pytest.mark.parametrize("spec", ["not a key !!", "", "ctrl+", "hyperx+q", "ctrl+q,,f1", "F 2"])
+def test_keymap_refuses_what_is_not_a_key(spec: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("c.toml", {"keymap": {"app.quit": spec}})])
+    assert str(caught.value).startswith(f"c.toml: 'keymap.\"app.quit\"' = {json.dumps(spec)}: ")
+
+
+def test_textual_key_names_are_key_specs() -> None:
+    for key in Keys:
+        if not key.value.startswith("<") and key.value != "ctrl-at":
+            assert validate_key_spec(key.value) == key.value
+
+
+def test_unknown_keys_inside_named_tables_are_warnings_and_the_rest_decodes() -> None:
+    table = {
+        "models": {"openai/gpt-4o": {"context_window": 9000, "window": 1}},
+        "providers": {"openai": {"timeout": 5, "retries": 3}},
+        "keymap": {"app.quit": "ctrl+q"},
+    }
+    config = parse_config([("c.toml", table)])
+    assert config.models["openai/gpt-4o"].context_window == 9000
+    assert config.providers["openai"].timeout == 5.0
+    assert set(config.warnings) == {
+        "c.toml: unknown key 'models.\"openai/gpt-4o\".window' ignored",
+        "c.toml: unknown key 'providers.openai.retries' ignored",
+    }
+
+
+def test_unknown_keys_are_warned_once_per_file_that_holds_them() -> None:
+    config = parse_config([("user", {"ui": {"font": 1}}), ("project", {"ui": {"font": 2}})])
+    assert config.warnings == (
+        "user: unknown key 'ui.font' ignored",
+        "project: unknown key 'ui.font' ignored",
+    )
+
+
+def test_errors_name_the_file_that_set_the_bad_value() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("user", {"sessions": {"keep": 5}}), ("project", {"sessions": {"keep": 0}})])
+    assert str(caught.value) == "project: 'sessions.keep' = 0: expected an integer of at least 1"
+
+
+def test_where_names_the_winning_file() -> None:
+    config = parse_config([("user", {"ui": {"theme": "nord"}}), ("project", {"ui": {}})])
+    assert config.where("ui.theme") == "user"
+    assert config.where("sessions.keep") == "defaults"
+
+
+def test_unknown_theme_is_one_clear_error(files: tuple[Path, Path]) -> None:
+    user, root = files
+    write(user, '[ui]\ntheme = "no-such-theme"\n')
+    config = load_config(root, {}, user_file=user)
+    with pytest.raises(ConfigError) as caught:
+        check_theme(config)
+    assert str(caught.value).startswith(f"{user}: 'ui.theme' = \"no-such-theme\": not a theme")
+    check_theme(load_config(root, {}, user_file=root / "none.toml"))  # no theme: fine
+
+
+def test_secret_env_extends_the_deny_list() -> None:
+    config = parse_config([("c", {"tools": {"secret_env": ["MY_*", "DB_PASSWORD"]}})])
+    assert config.secret_env == ("MY_*", "DB_PASSWORD")

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import sys
 from pathlib import Path
+
+from textual.theme import BUILTIN_THEMES
 
 from steiner_tui import paths
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.session import AppSession, build_app_session
 from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan, plan_session
-from steiner_tui.config import load_config
+from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 
 __all__ = ["resume_command", "resume_hint", "run"]
@@ -77,6 +80,21 @@ def resume_command(session_id: str) -> str:
     return f"steiner-tui --resume {session_id}"
 
 
+def check_theme(config: Config) -> None:
+    """The configured ``[ui] theme`` is one of Textual's themes.
+
+    Raises:
+        ConfigError: naming the file, the key, the value and the themes there are.
+    """
+    theme = config.theme
+    if theme and theme not in BUILTIN_THEMES:
+        names = ", ".join(sorted(BUILTIN_THEMES))
+        raise ConfigError(
+            f"{config.where('ui.theme')}: 'ui.theme' = {json.dumps(theme)}: not a theme "
+            f"(themes: {names})"
+        )
+
+
 def _start(root: Path, resume: str | None) -> AppSession | SessionPlan:
     """What the app starts from: a new session's plan, or the resumed session itself.
 
@@ -89,6 +107,7 @@ def _start(root: Path, resume: str | None) -> AppSession | SessionPlan:
     """
 
     config = load_config(root, os.environ)
+    check_theme(config)
 
     def open_session() -> AppSession:
         return build_app_session(

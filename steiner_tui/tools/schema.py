@@ -1,120 +1,94 @@
-"""Checking a tool call's arguments against the tool's JSON-schema parameters.
+"""Checking a tool call's arguments against the tool's JSON Schema (Draft 2020-12).
 
-Only the subset our tools use is interpreted: ``required``, property ``type`` (string, integer,
-number, boolean, array, object), ``minimum``, ``maximum``, ``exclusiveMinimum`` and ``enum``.
-Models make small typing slips, so a few are forgiven and normalised rather than bounced: an
-integral float or a digit string for an integer, a numeric string for a number, ``"true"`` or
-``"false"`` for a boolean, and ``null`` for an optional argument (treated as absent). Unknown
-keys are ignored. Everything else is a clear error naming the argument.
+Each tool declares its parameters once, as the JSON Schema in its ``ToolDefinition``: the same
+object the model is sent. A call's arguments go through two steps:
+
+1. **Normalise** (``normalise_arguments``). Models make small typing slips that are not worth a
+   round trip, so before validation each *declared* property is forgiven one: an integral float
+   or a digit string for an ``integer``, a numeric string for a ``number``, ``"true"`` or
+   ``"false"`` (any case) for a ``boolean``, and ``null`` for an optional argument (treated as
+   absent). Undeclared keys are dropped: tools read only what they declare. Nothing else is
+   changed, so a wrong value still fails in step 2.
+2. **Validate** with ``jsonschema``'s ``Draft202012Validator`` against the declared schema.
+   Every error is reported, each phrased with the argument's name, in one message starting
+   ``invalid arguments for <tool>``.
+
+The executor imports this module, and with it ``jsonschema``, at module level like any other:
+its import is part of start-up (``docs/ARCHITECTURE.md``, "Start-up").
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
-__all__ = ["validate_arguments"]
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
-_MISSING = object()
+from steiner_tui.engine.frozen import thaw
+from steiner_tui.engine.jsonenc import go_json
+
+__all__ = ["check_schema", "normalise_arguments", "validate_arguments"]
+
+_VALIDATORS: dict[str, Draft202012Validator] = {}
+"""Validators by the schema's canonical JSON (schemas are constants; a handful exist)."""
 
 
-def validate_arguments(
-    tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any] | None
-) -> dict[str, Any] | str:
-    """Validate and normalise ``arguments``.
+def check_schema(schema: Mapping[str, Any]) -> None:
+    """Check that ``schema`` is a valid Draft 2020-12 schema.
 
-    Args:
-        tool: The tool name, for messages.
-        schema: The tool's ``parameters`` schema (an object schema).
-        arguments: The decoded arguments, ``None`` when they were not a JSON object.
-
-    Returns:
-        The normalised arguments, or an error message starting ``invalid arguments for <tool>``.
+    Raises:
+        jsonschema.exceptions.SchemaError: it is not.
     """
-    if arguments is None or not isinstance(arguments, Mapping):
-        return f"invalid arguments for {tool}: expected a JSON object"
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    errors: list[str] = []
-    out: dict[str, Any] = {}
-    for key, value in arguments.items():
-        spec = properties.get(key)
-        if spec is None:
-            continue
-        if value is None:
-            continue
-        checked = _check(key, value, spec)
-        if isinstance(checked, _Error):
-            errors.append(checked.message)
-        else:
-            out[key] = checked
-    for key in schema.get("required", ()):
-        if key not in out and not any(e.startswith(f"'{key}'") for e in errors):
-            errors.insert(0, f"missing required argument '{key}'")
-    if errors:
-        return f"invalid arguments for {tool}: " + "; ".join(errors)
-    return out
+    Draft202012Validator.check_schema(thaw(schema))
 
 
-class _Error:
-    __slots__ = ("message",)
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-
-def _check(key: str, value: Any, spec: Mapping[str, Any]) -> Any:
-    kind = spec.get("type")
-    converted = _convert(kind, value)
-    if converted is _MISSING:
-        return _Error(f"'{key}' must be {_article(kind)}, got {_json_type(value)}")
-    if "enum" in spec and converted not in spec["enum"]:
-        options = ", ".join(repr(v) for v in spec["enum"])
-        return _Error(f"'{key}' must be one of {options}, got {converted!r}")
-    if isinstance(converted, (int, float)) and not isinstance(converted, bool):
-        if "minimum" in spec and converted < spec["minimum"]:
-            return _Error(f"'{key}' must be at least {spec['minimum']}, got {converted}")
-        if "exclusiveMinimum" in spec and converted <= spec["exclusiveMinimum"]:
-            return _Error(f"'{key}' must be more than {spec['exclusiveMinimum']}, got {converted}")
-        if "maximum" in spec and converted > spec["maximum"]:
-            return _Error(f"'{key}' must be at most {spec['maximum']:g}, got {converted}")
-    return converted
+def _validator(schema: Mapping[str, Any]) -> Draft202012Validator:
+    plain = thaw(schema)
+    key = go_json(plain)
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        validator = _VALIDATORS[key] = Draft202012Validator(plain)
+    return validator
 
 
-def _convert(kind: Any, value: Any) -> Any:
-    if kind is None:
-        return value
-    if kind == "string":
-        return value if isinstance(value, str) else _MISSING
-    if kind == "boolean":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        return _MISSING
-    if isinstance(value, bool):
-        return _MISSING
-    if kind == "integer":
-        if isinstance(value, int):
-            return value
+def _normalise_value(kind: Any, value: Any) -> Any:
+    """One declared value with the forgiven slips of its ``type`` turned into the right type."""
+    if kind == "integer" and not isinstance(value, bool):
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             return int(value.strip())
-        return _MISSING
-    if kind == "number":
-        if isinstance(value, (int, float)):
+    elif kind == "number" and isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
             return value
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                return _MISSING
-        return _MISSING
-    if kind == "array":
-        return value if isinstance(value, (list, tuple)) else _MISSING
-    if kind == "object":
-        return value if isinstance(value, Mapping) else _MISSING
+        return number if math.isfinite(number) else value
+    elif kind == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
     return value
+
+
+def normalise_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Step 1: the declared arguments with small slips forgiven (see the module docstring).
+
+    Args:
+        schema: the tool's ``parameters`` schema (an object schema).
+        arguments: the decoded arguments.
+
+    Returns:
+        A new dict holding only declared, non-null arguments.
+    """
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        spec = properties.get(key)
+        if spec is None or value is None:
+            continue
+        out[key] = _normalise_value(spec.get("type"), thaw(value))
+    return out
 
 
 def _article(kind: Any) -> str:
@@ -136,4 +110,60 @@ def _json_type(value: Any) -> str:
         return "object"
     if isinstance(value, (list, tuple)):
         return "array"
-    return type(value).__name__
+    return "null" if value is None else type(value).__name__
+
+
+def _phrase(error: ValidationError) -> str:
+    """One jsonschema error in words, naming the argument."""
+    path = [str(part) for part in error.absolute_path]
+    key = path[0] if path else ""
+    name = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path[1:])
+    where = f"'{key}{name}'"
+    value, bound = cast(Any, error.instance), cast(Any, error.validator_value)
+    match error.validator:
+        case "required":
+            missing = [k for k in bound if k not in value]
+            return "; ".join(f"missing required argument '{k}'" for k in missing)
+        case "type":
+            return f"{where} must be {_article(bound)}, got {_json_type(value)}"
+        case "enum":
+            options = ", ".join(repr(option) for option in bound)
+            return f"{where} must be one of {options}, got {value!r}"
+        case "minimum":
+            return f"{where} must be at least {bound:g}, got {value:g}"
+        case "exclusiveMinimum":
+            return f"{where} must be more than {bound:g}, got {value:g}"
+        case "maximum":
+            return f"{where} must be at most {bound:g}, got {value:g}"
+        case "exclusiveMaximum":
+            return f"{where} must be less than {bound:g}, got {value:g}"
+    return f"{where}: {error.message}" if key else error.message
+
+
+def validate_arguments(
+    tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any] | None
+) -> dict[str, Any] | str:
+    """Normalise and validate ``arguments`` against the tool's schema.
+
+    Args:
+        tool: The tool name, for messages.
+        schema: The tool's ``parameters`` schema (an object schema).
+        arguments: The decoded arguments, ``None`` when they were not a JSON object.
+
+    Returns:
+        The normalised arguments, or an error message starting ``invalid arguments for <tool>``.
+    """
+    if arguments is None or not isinstance(arguments, Mapping):
+        return f"invalid arguments for {tool}: expected a JSON object"
+    normalised = normalise_arguments(schema, arguments)
+    order = {key: index for index, key in enumerate(normalised)}
+    errors = sorted(
+        _validator(schema).iter_errors(normalised),
+        key=lambda e: (
+            e.validator != "required",
+            order.get(str(e.absolute_path[0]) if e.absolute_path else "", -1),
+        ),
+    )
+    if errors:
+        return f"invalid arguments for {tool}: " + "; ".join(_phrase(e) for e in errors)
+    return normalised

@@ -15,13 +15,14 @@ import pytest
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 from steiner_tui.tools.base import ToolContext, ToolResult, result_message
+from steiner_tui.tools.delegate import DelegateTool
 from steiner_tui.tools.registry import (
     ToolExecutor,
     default_tool_definitions,
     default_tools,
     read_only_tools,
 )
-from steiner_tui.tools.schema import validate_arguments
+from steiner_tui.tools.schema import check_schema, normalise_arguments, validate_arguments
 
 TOOLS_JSON_SHA256 = "259408a0b2eda78df5b2df26cfcee2a9f1cb39f61c0e32405dc24ad3a0291d09"
 """Computed once from the definitions; a change here changes every session's cached prefix."""
@@ -184,3 +185,42 @@ def test_result_message_and_frozen_result() -> None:
     with pytest.raises(TypeError):
         result.data["k"] = 2  # type: ignore[index]
     assert result.data["k"] == (1,)
+
+
+def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:
+    for definition in (*default_tool_definitions(), DelegateTool.definition):
+        check_schema(definition.parameters)
+
+
+def test_validation_reports_every_error_naming_each_argument() -> None:
+    schema = default_tool_definitions()[5].parameters  # read
+    assert validate_arguments("read", schema, {"offset": "x", "limit": 0}) == (
+        "invalid arguments for read: missing required argument 'path'; "
+        "'offset' must be an integer, got string; 'limit' must be at least 1, got 0"
+    )
+
+
+def test_normalisation_only_forgives_the_documented_slips() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer"},
+            "x": {"type": "number"},
+            "b": {"type": "boolean"},
+            "s": {"type": "string"},
+        },
+    }
+    assert normalise_arguments(schema, {"n": "-4", "x": "2.5", "b": "TRUE", "s": 3}) == {
+        "n": -4,
+        "x": 2.5,
+        "b": True,
+        "s": 3,
+    }
+    assert normalise_arguments(schema, {"n": 2.5, "x": "nan", "b": 1, "other": 1}) == {
+        "n": 2.5,
+        "x": "nan",
+        "b": 1,
+    }
+    assert validate_arguments("t", schema, {"n": 2.5}) == (
+        "invalid arguments for t: 'n' must be an integer, got number"
+    )

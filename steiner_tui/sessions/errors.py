@@ -6,7 +6,7 @@ them; both re-export them under their old names.
 
 from __future__ import annotations
 
-__all__ = ["SessionLoadError", "SessionNotFoundError"]
+__all__ = ["SessionBusyError", "SessionLoadError", "SessionNotFoundError"]
 
 
 class SessionLoadError(Exception):
@@ -15,3 +15,7 @@ class SessionLoadError(Exception):
 
 class SessionNotFoundError(LookupError):
     """No session with that id (or no session for that project)."""
+
+
+class SessionBusyError(SessionLoadError):
+    """The session is open in a running app (its lock is held); it is left alone."""

@@ -2,15 +2,24 @@
 
 Every line is parsed on its own. A line that is not UTF-8, not JSON, not an object, of an unknown
 type, or malformed for its type becomes a ``LogProblem`` with its 1-based line number, and the
-rest of the log still loads. Only an unreadable folder or log raises (``SessionLoadError``).
+rest of the log still loads. Only an unreadable folder or log raises (``SessionLoadError``), and
+so does a log or session folder that is a symbolic link: resuming would append outside the
+sessions folder.
 
-Two repairs make a log cut by a crash usable again (both are appended after everything that was
-sent, so the prefix of the last request is untouched):
+Repairs make a log cut by a crash or damaged on disk usable again, because every provider
+requires each tool result to follow the assistant message that called it, and each call to
+have one result:
 
 * streamed text left in trailing ``partial`` records becomes an ``incomplete`` assistant
   message, exactly as a cancelled reply is stored;
-* tool calls of the last assistant message that have no result get an "interrupted" result,
-  because every provider requires one result per call.
+* tool calls of the last assistant message that have no result get an "interrupted" result;
+* a tool call elsewhere whose result line was lost gets a result saying so, and a tool result
+  whose assistant message was lost gets that call restored as "lost" (an assistant message with
+  the calls and a note); each is reported as a problem of that line.
+
+The first two are appended after everything that was sent, so the prefix of the last request is
+untouched; the third changes the middle of the conversation, so a resumed log rewrites the
+lineage (``LoadedSession.rewritten``).
 """
 
 from __future__ import annotations
@@ -19,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.log_parse import (
@@ -31,10 +40,12 @@ from steiner_tui.sessions.log_parse import (
     parse_log_bytes,
 )
 from steiner_tui.sessions.meta import SessionMeta, read_meta
-from steiner_tui.sessions.records import LOG_FILE_NAME
+from steiner_tui.sessions.records import LOG_FILE_NAME, trusted_content
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
+    "LOST_TOOL_CALL_NOTE",
+    "LOST_TOOL_RESULT",
     "LoadedSession",
     "LogProblem",
     "RequestRecord",
@@ -45,6 +56,13 @@ __all__ = [
 
 INTERRUPTED_TOOL_RESULT = (
     "The session was interrupted before this tool call finished; it may or may not have run."
+)
+LOST_TOOL_RESULT = (
+    "The result of this tool call was lost from the session log; the call may or may not have run."
+)
+LOST_TOOL_CALL_NOTE = (
+    "[This message was lost from the session log; only its tool calls, without their "
+    "arguments, could be restored from their results.]"
 )
 
 
@@ -66,6 +84,12 @@ class LoadedSession:
         repaired_tool_results: interrupted results added for calls that had none.
         logged_messages: how many messages of the active generation are in the log (the
             repairs come after them and are written when the session is resumed).
+        skill_toggles: the logged skill toggles, in order.
+        rewritten: a repair changed the middle of the active generation, so a resumed log
+            rewrites the lineage instead of appending to it.
+        skill_messages: the active messages as skill state is read from them: only what the
+            driver composed is parsable (``records.trusted_content``).
+        as_logged: the active generation's messages as the log holds them (before repairs).
     """
 
     session_id: str
@@ -81,6 +105,9 @@ class LoadedSession:
     repaired_tool_results: int = 0
     logged_messages: int = 0
     skill_toggles: tuple[tuple[str, bool], ...] = field(default=())
+    rewritten: bool = False
+    skill_messages: tuple[Message, ...] = ()
+    as_logged: tuple[Message, ...] = ()
 
     @property
     def prompt_cache_key(self) -> str:
@@ -91,34 +118,94 @@ class LoadedSession:
         return self.header.project_root if self.header is not None else self.meta.project_root
 
 
-def _repairs(state: LogState) -> tuple[list[Message], bool]:
-    active = state.generations[-1]
-    extra: list[Message] = []
-    restored = False
-    text, reasoning = "".join(state.partial_text), "".join(state.partial_reasoning)
-    if text or reasoning:
-        extra.append(
-            Message(
-                "assistant", text, reasoning=reasoning, turn=state.partial_turn, incomplete=True
+@dataclass(slots=True)
+class _Repair:
+    messages: list[Message] = field(default_factory=list)
+    problems: list[LogProblem] = field(default_factory=list)
+    interrupted: int = 0
+    in_place: bool = False
+
+
+def _lost_call(run: list[Message]) -> Message:
+    calls = tuple(ToolCall(m.tool_call_id, m.name, {}) for m in run)
+    return Message("assistant", LOST_TOOL_CALL_NOTE, tool_calls=calls, turn=run[0].turn)
+
+
+def _repair_pairs(messages: list[Message], lines: list[int]) -> _Repair:
+    """Every tool result right after its call, every call with one result (see module doc)."""
+    repair = _Repair()
+    out = repair.messages
+    i, count = 0, len(messages)
+    while i < count:
+        message = messages[i]
+        if message.role == "tool":  # not consumed by a call before it: an orphan run
+            run: list[Message] = []
+            seen: set[str] = set()
+            while i < count and messages[i].role == "tool":
+                if messages[i].tool_call_id in seen:
+                    repair.problems.append(
+                        LogProblem(lines[i], "a second result for one tool call was dropped")
+                    )
+                else:
+                    seen.add(messages[i].tool_call_id)
+                    run.append(messages[i])
+                    repair.problems.append(
+                        LogProblem(
+                            lines[i],
+                            f"tool result {messages[i].tool_call_id} ({messages[i].name}) had "
+                            "no tool call (its message was lost); the call was restored as lost",
+                        )
+                    )
+                i += 1
+            out.extend([_lost_call(run), *run])
+            repair.in_place = True
+            continue
+        out.append(message)
+        i += 1
+        if message.role != "assistant" or not message.tool_calls:
+            continue
+        calls = {call.id for call in message.tool_calls}
+        answered: set[str] = set()
+        while i < count and messages[i].role == "tool" and messages[i].tool_call_id in calls:
+            if messages[i].tool_call_id in answered:
+                repair.problems.append(
+                    LogProblem(lines[i], "a second result for one tool call was dropped")
+                )
+                repair.in_place = True
+            else:
+                answered.add(messages[i].tool_call_id)
+                out.append(messages[i])
+            i += 1
+        trailing = i == count
+        for call in message.tool_calls:
+            if call.id in answered:
+                continue
+            text = INTERRUPTED_TOOL_RESULT if trailing else LOST_TOOL_RESULT
+            out.append(
+                Message("tool", text, name=call.name, tool_call_id=call.id, turn=message.turn)
             )
-        )
-        restored = True
-    messages = (*active.messages, *extra)
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
-    last_calls = next((m for m in reversed(messages) if m.role == "assistant"), None)
-    if last_calls is not None and last_calls.tool_calls:
-        for call in last_calls.tool_calls:
-            if call.id not in answered:
-                extra.append(
-                    Message(
-                        "tool",
-                        INTERRUPTED_TOOL_RESULT,
-                        name=call.name,
-                        tool_call_id=call.id,
-                        turn=last_calls.turn,
+            if trailing:
+                repair.interrupted += 1
+            else:
+                repair.in_place = True
+                repair.problems.append(
+                    LogProblem(
+                        lines[i - 1] if i else 1,
+                        f"tool call {call.id} ({call.name}) had no result (its line was lost); "
+                        "a result saying so was added",
                     )
                 )
-    return extra, restored
+    return repair
+
+
+def _trusted(state: LogState) -> tuple[Message, ...]:
+    """The active messages with only driver-composed prefixes left parsable (skill state)."""
+    active = state.active
+    out: list[Message] = []
+    for message, driver in zip(active.messages, active.drivers, strict=True):
+        content = trusted_content(message, driver) if message.role == "user" else message.content
+        out.append(message if content == message.content else message.with_content(content))
+    return tuple(out)
 
 
 def _meta(session_id: str, state: LogState, lineage: ConversationLineage, size: int) -> SessionMeta:
@@ -142,10 +229,17 @@ def load_session(directory: Path) -> LoadedSession:
 
     Raises:
         ValueError: the folder name is not a valid session id.
-        SessionLoadError: the folder or its ``session.jsonl`` cannot be read.
+        SessionLoadError: the folder or its ``session.jsonl`` cannot be read, or either is a
+            symbolic link.
     """
     session_id = validate_session_id(directory.name)
     path = directory / LOG_FILE_NAME
+    for link in (directory, path):
+        if link.is_symlink():
+            raise SessionLoadError(
+                f"session {session_id!r}: {link} is a symbolic link; refusing to read or append "
+                "through it"
+            )
     if not directory.is_dir():
         raise SessionLoadError(f"session {session_id!r}: no session folder at {directory}")
     try:
@@ -155,20 +249,22 @@ def load_session(directory: Path) -> LoadedSession:
     except OSError as exc:
         raise SessionLoadError(f"session {session_id!r}: cannot read {path}: {exc}") from exc
     state = parse_log_bytes(data)
-    extra, restored = _repairs(state)
-    generations = list(state.generations)
-    active = generations[-1]
-    logged = len(active.messages)
-    if extra:
-        generations[-1] = ConversationGeneration(
-            active.id,
-            (*active.messages, *extra),
-            active.summary,
-            active.backend_state,
-            active.outcome,
-            active.created_at,
+    as_logged = tuple(state.active.messages)
+    logged = len(as_logged)
+    skill_messages = _trusted(state)
+    repair = _repair_pairs(state.active.messages, state.message_lines)
+    restored = False
+    text, reasoning = "".join(state.partial_text), "".join(state.partial_reasoning)
+    if text or reasoning:
+        repair.messages.append(
+            Message(
+                "assistant", text, reasoning=reasoning, turn=state.partial_turn, incomplete=True
+            )
         )
-    lineage = ConversationLineage(tuple(generations))
+        restored = True
+    state.active.messages = repair.messages
+    lineage = ConversationLineage(tuple(state.generations))
+    problems = sorted((*state.problems, *repair.problems), key=lambda p: p.line_number)
     meta = read_meta(directory) or _meta(session_id, state, lineage, len(data))
     return LoadedSession(
         session_id=session_id,
@@ -176,12 +272,15 @@ def load_session(directory: Path) -> LoadedSession:
         header=state.header,
         lineage=lineage,
         last_main_request=state.last_main_request,
-        problems=tuple(state.problems),
+        problems=tuple(problems),
         meta=meta,
         requests=tuple(state.requests),
         mode=state.mode,
         restored_incomplete=restored,
-        repaired_tool_results=len(extra) - int(restored),
+        repaired_tool_results=repair.interrupted,
         logged_messages=logged,
         skill_toggles=tuple(state.skill_toggles),
+        rewritten=repair.in_place,
+        skill_messages=skill_messages,
+        as_logged=as_logged,
     )

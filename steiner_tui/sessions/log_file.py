@@ -9,19 +9,18 @@ line for the loader to report.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.messages import is_real_user_message
-from steiner_tui.engine.skills.envelopes import strip_skill_blocks
+from steiner_tui.engine.messages import Message, is_real_user_message
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.skills.escape import unescape_user_text
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
+    HeaderRecord,
     encode_record,
-    format_time,
     generation_record,
 )
 
@@ -30,6 +29,7 @@ __all__ = [
     "header_record",
     "open_for_append",
     "title_of",
+    "user_text",
     "write_all",
     "write_fresh_log",
 ]
@@ -52,21 +52,18 @@ def header_record(
     model: str,
     prompt_cache_key: str,
     forked_from: str = "",
-) -> dict[str, Any]:
+) -> HeaderRecord:
     """The first line of every log."""
-    record: dict[str, Any] = {
-        "type": "header",
-        "version": LOG_VERSION,
-        "session_id": session_id,
-        "project_root": project_root,
-        "created": format_time(created),
-        "alias": alias,
-        "model": model,
-        "prompt_cache_key": prompt_cache_key,
-    }
-    if forked_from:
-        record["forked_from"] = forked_from
-    return record
+    return HeaderRecord(
+        version=LOG_VERSION,
+        session_id=session_id,
+        project_root=project_root,
+        created=created,
+        alias=alias,
+        model=model,
+        prompt_cache_key=prompt_cache_key,
+        forked_from=forked_from,
+    )
 
 
 def title_of(lineage: ConversationLineage) -> str:
@@ -74,15 +71,18 @@ def title_of(lineage: ConversationLineage) -> str:
     for generation in lineage.generations:
         for message in generation.messages:
             if is_real_user_message(message):
-                text = strip_skill_blocks(message.content).strip()
+                text = user_text(message).strip()
                 if text:
                     return text.splitlines()[0][:TITLE_LENGTH]
     return ""
 
 
-def write_fresh_log(
-    session_dir: Path, header: Mapping[str, Any], lineage: ConversationLineage
-) -> None:
+def user_text(message: Message) -> str:
+    """What the user typed: the content after the driver's part, unescaped."""
+    return unescape_user_text(split_skill_blocks(message.content)[2])
+
+
+def write_fresh_log(session_dir: Path, header: HeaderRecord, lineage: ConversationLineage) -> None:
     """Write a complete log (header, then one ``generation`` record per generation), fsynced.
 
     Used for forks: the caller writes into a temporary folder and renames it into place.
@@ -90,8 +90,11 @@ def write_fresh_log(
     fd = os.open(session_dir / LOG_FILE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         write_all(fd, encode_record(header))
+        before: tuple[Message, ...] = ()
         for index, generation in enumerate(lineage.generations):
-            write_all(fd, encode_record(generation_record(generation, reset=index == 0)))
+            record = generation_record(generation, before=before, reset=index == 0)
+            write_all(fd, encode_record(record))
+            before = generation.messages
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -101,13 +104,14 @@ def open_for_append(path: Path) -> int:
     """An append-only descriptor on an existing log whose last line is terminated.
 
     Raises:
-        OSError: the log cannot be opened.
+        OSError: the log cannot be opened, or it is a symbolic link (``O_NOFOLLOW``).
     """
-    with path.open("rb") as handle:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
         size = handle.seek(0, os.SEEK_END)
         handle.seek(max(0, size - 1))
         torn = size > 0 and handle.read(1) != b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
     if torn:
         write_all(fd, b"\n")
     return fd

@@ -1,30 +1,56 @@
-"""Parse ``session.jsonl`` line by line into a mutable ``LogState``; never raise for content.
+"""Parse ``session.jsonl`` line by line into a ``LogState``; never raise for content.
 
-Each line is decoded, parsed and applied inside its own ``try``: a failure of any kind becomes a
-``LogProblem`` for that line and parsing moves on. A record's effect is applied only after it
-parsed completely, so a bad line changes nothing.
+Each line is decoded into its record (``records.decode_record``) and applied inside its own
+``try``: a failure of any kind becomes a ``LogProblem`` for that line and parsing moves on. A
+record's effect is applied only after it decoded completely, so a bad line changes nothing.
+
+Parsing is linear in the log: the active generation's messages grow in a list (turned into a
+tuple once, at the end), and each request record's hashes are kept as a link to the previous
+request plus its own new hashes (``RequestRecord.message_hashes`` rebuilds them on demand), so
+neither the work nor the memory grows with the square of the conversation.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.serialize import message_from_dict
+from steiner_tui.engine.events import CompactionOutcome
+from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.records import (
-    generation_from_record,
-    last_main_request_from_record,
-    parse_time,
+    BackendStateRecord,
+    ErrorRecord,
+    GenerationRecord,
+    HeaderRecord,
+    LastMainRequestRecord,
+    MessageRecord,
+    ModeRecord,
+    PartialRecord,
+    Record,
+    RequestEntry,
+    ResumedRecord,
+    SkillRecord,
+    UsageRecord,
+    WarningRecord,
+    decode_record,
+    generation_of,
+    last_main_request_of,
+    message_of,
 )
 
-__all__ = ["LogProblem", "LogState", "RequestRecord", "SessionHeader", "parse_log_bytes"]
-
-MODES = ("build", "plan")
+__all__ = [
+    "ActiveGeneration",
+    "LogProblem",
+    "LogState",
+    "RequestRecord",
+    "SessionHeader",
+    "parse_log_bytes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,21 +77,122 @@ class SessionHeader:
     forked_from: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class RequestRecord:
-    """A logged request snapshot's metadata (the messages themselves are not repeated)."""
+    """A logged request snapshot's metadata; its hashes are rebuilt from the chain.
 
-    index: int
-    request_id: str
-    model: str
-    provider: str
-    time: datetime | None
-    message_hashes: tuple[str, ...]
-    prompt_bytes: int
-    estimated_prompt_tokens: int
-    max_tokens: int
-    compaction: bool
-    generation: str
+    Attributes:
+        entry: the record as logged (``entry.hashes`` holds only the new hashes).
+        previous: the request logged before it (its first ``entry.shared`` hashes are this
+            one's too), or None.
+        exact: False when a damaged line came between this record and ``previous``, so the
+            shared hashes may be a lost record's (reported as a problem).
+    """
+
+    entry: RequestEntry
+    previous: RequestRecord | None = field(default=None, repr=False)
+    exact: bool = True
+
+    @property
+    def hash_count(self) -> int:
+        return self.entry.shared + len(self.entry.hashes)
+
+    @property
+    def message_hashes(self) -> tuple[str, ...]:
+        """Every message hash of the request, in order (built by walking the chain)."""
+        pieces: list[tuple[str, ...]] = []
+        node: RequestRecord | None = self
+        want = self.hash_count
+        while node is not None and want > 0:
+            shared = node.entry.shared
+            if want > shared:
+                pieces.append(node.entry.hashes[: want - shared])
+                want = shared
+            node = node.previous
+        return tuple(h for piece in reversed(pieces) for h in piece)
+
+    @property
+    def index(self) -> int:
+        return self.entry.index
+
+    @property
+    def request_id(self) -> str:
+        return self.entry.request_id
+
+    @property
+    def model(self) -> str:
+        return self.entry.model
+
+    @property
+    def provider(self) -> str:
+        return self.entry.provider
+
+    @property
+    def time(self) -> datetime | None:
+        return self.entry.time
+
+    @property
+    def prompt_bytes(self) -> int:
+        return self.entry.prompt_bytes
+
+    @property
+    def estimated_prompt_tokens(self) -> int:
+        return self.entry.estimated_prompt_tokens
+
+    @property
+    def max_tokens(self) -> int:
+        return self.entry.max_tokens
+
+    @property
+    def compaction(self) -> bool:
+        return self.entry.compaction
+
+    @property
+    def generation(self) -> str:
+        return self.entry.generation
+
+    def full_record(self) -> dict[str, Any]:
+        """The record with every hash written out (the form of a version 1 log)."""
+        fields = msgspec.structs.asdict(self.entry)
+        fields.pop("shared")
+        fields["hashes"] = list(self.message_hashes)
+        data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
+        return data
+
+
+@dataclass(slots=True)
+class ActiveGeneration:
+    """The generation records are being added to (messages in a list until the end)."""
+
+    id: int = 0
+    messages: list[Message] = field(default_factory=list)
+    drivers: list[int | None] = field(default_factory=list)
+    summary: str = ""
+    backend_state: str | None = None
+    outcome: CompactionOutcome | None = None
+    created_at: datetime | None = None
+
+    @classmethod
+    def of(cls, generation: ConversationGeneration) -> ActiveGeneration:
+        return cls(
+            generation.id,
+            list(generation.messages),
+            [None] * len(generation.messages),
+            generation.summary,
+            generation.backend_state,
+            generation.outcome,
+            generation.created_at,
+        )
+
+    def freeze(self) -> ConversationGeneration:
+        return ConversationGeneration(
+            self.id,
+            tuple(self.messages),
+            self.summary,
+            self.backend_state,
+            self.outcome,
+            self.created_at,
+        )
 
 
 @dataclass(slots=True)
@@ -73,9 +200,9 @@ class LogState:
     """Everything read so far."""
 
     header: SessionHeader | None = None
-    generations: list[ConversationGeneration] = field(
-        default_factory=lambda: [ConversationGeneration(0)]
-    )
+    done: list[ConversationGeneration] = field(default_factory=list)
+    """The generations before the active one."""
+    active: ActiveGeneration = field(default_factory=ActiveGeneration)
     last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
     requests: list[RequestRecord] = field(default_factory=list)
     problems: list[LogProblem] = field(default_factory=list)
@@ -86,12 +213,16 @@ class LogState:
     partial_turn: int = 0
     last_time: datetime | None = None
     records: int = 0
+    damaged_since_request: bool = False
+    message_lines: list[int] = field(default_factory=list)
+    """The line that holds each message of the active generation (a message or generation)."""
     warned_generations: set[int] = field(default_factory=set)
     """Generations already reported as written without their generation record."""
 
     @property
-    def active(self) -> ConversationGeneration:
-        return self.generations[-1]
+    def generations(self) -> list[ConversationGeneration]:
+        """Every generation, the active one last (built; call once at the end)."""
+        return [*self.done, self.active.freeze()]
 
     def clear_partial(self) -> None:
         self.partial_text.clear()
@@ -101,108 +232,74 @@ class LogState:
         self.problems.append(LogProblem(line, message))
 
 
-def _int(record: Mapping[str, Any], key: str, default: int | None = None) -> int:
-    value = record.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{key!r} must be an integer")
-    return value
-
-
-def _str(record: Mapping[str, Any], key: str) -> str:
-    value = record.get(key, "")
-    if not isinstance(value, str):
-        raise ValueError(f"{key!r} must be a string")
-    return value
-
-
-def _header(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    header = SessionHeader(
-        session_id=_str(record, "session_id"),
-        project_root=_str(record, "project_root"),
-        created=parse_time(record.get("created")),
-        alias=_str(record, "alias"),
-        model=_str(record, "model"),
-        prompt_cache_key=_str(record, "prompt_cache_key"),
-        forked_from=_str(record, "forked_from"),
-    )
+def _header(state: LogState, record: HeaderRecord, line: int) -> None:
     if state.records or state.header is not None:
         state.problem(line, "a header record after the start of the log was ignored")
         return
-    state.header = header
-    state.last_time = state.last_time or header.created
+    state.header = SessionHeader(
+        session_id=record.session_id,
+        project_root=record.project_root,
+        created=record.created,
+        alias=record.alias,
+        model=record.model,
+        prompt_cache_key=record.prompt_cache_key,
+        forked_from=record.forked_from,
+    )
+    state.last_time = state.last_time or record.created
 
 
-def _check_gen(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    gen = _int(record, "gen", state.active.id)
-    if gen != state.active.id and gen not in state.warned_generations:
+def _check_gen(state: LogState, gen: int | None, line: int) -> None:
+    active = state.active.id
+    if gen is not None and gen != active and gen not in state.warned_generations:
         state.warned_generations.add(gen)
         state.problem(
             line,
-            f"record for generation {gen} while generation {state.active.id} is active "
+            f"record for generation {gen} while generation {active} is active "
             "(a generation record is missing); applied to the active generation",
         )
 
 
-def _message(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    payload = record.get("message")
-    if not isinstance(payload, Mapping):
-        raise ValueError("'message' must be an object")
-    message = message_from_dict(payload)
-    _check_gen(state, record, line)
-    active = state.active
-    state.generations[-1] = _with_messages(active, (*active.messages, message))
+def _message(state: LogState, record: MessageRecord, line: int) -> None:
+    message = message_of(record.message)
+    _check_gen(state, record.gen, line)
+    state.active.messages.append(message)
+    state.active.drivers.append(record.driver)
+    state.message_lines.append(line)
     state.clear_partial()
 
 
-def _with_messages(
-    generation: ConversationGeneration, messages: tuple[Any, ...]
-) -> ConversationGeneration:
-    return ConversationGeneration(
-        generation.id,
-        messages,
-        generation.summary,
-        generation.backend_state,
-        generation.outcome,
-        generation.created_at,
-    )
-
-
-def _partial(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    text, reasoning, turn = _str(record, "text"), _str(record, "reasoning"), _int(record, "turn", 0)
+def _partial(state: LogState, record: PartialRecord, line: int) -> None:
     if not state.partial_text and not state.partial_reasoning:
-        state.partial_turn = turn
-    state.partial_text.append(text)
-    state.partial_reasoning.append(reasoning)
+        state.partial_turn = record.turn
+    state.partial_text.append(record.text)
+    state.partial_reasoning.append(record.reasoning)
 
 
-def _request(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    hashes = record.get("hashes", [])
-    if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
-        raise ValueError("'hashes' must be a list of strings")
-    time = parse_time(record.get("time"))
-    state.requests.append(
-        RequestRecord(
-            index=_int(record, "index"),
-            request_id=_str(record, "request_id"),
-            model=_str(record, "model"),
-            provider=_str(record, "provider"),
-            time=time,
-            message_hashes=tuple(hashes),
-            prompt_bytes=_int(record, "prompt_bytes", 0),
-            estimated_prompt_tokens=_int(record, "estimated_prompt_tokens", 0),
-            max_tokens=_int(record, "max_tokens", 0),
-            compaction=bool(record.get("compaction", False)),
-            generation=str(record.get("generation", "")),
+def _request(state: LogState, record: RequestEntry, line: int) -> None:
+    previous = state.requests[-1] if state.requests else None
+    available = previous.hash_count if previous is not None else 0
+    if record.shared > available:
+        raise ValueError(
+            f"shares {record.shared} hashes with the request before, which has {available}"
         )
-    )
-    state.last_time = time or state.last_time
+    follows = previous is not None and record.index == previous.index + 1
+    exact = not (record.shared and state.damaged_since_request and not follows)
+    if not exact:
+        state.problem(
+            line,
+            "a damaged line precedes this request record; its first "
+            f"{record.shared} hashes may be inexact",
+        )
+    state.requests.append(RequestRecord(record, previous, exact))
+    state.damaged_since_request = False
+    state.last_time = record.time or state.last_time
     state.clear_partial()
 
 
-def _generation(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    generation = generation_from_record(record)
-    if record.get("reset", False):
-        state.generations = [generation]
+def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
+    generation = generation_of(record, state.active.messages)
+    if record.reset:
+        state.done = []
     elif generation.id <= state.active.id:
         state.problem(
             line,
@@ -210,75 +307,66 @@ def _generation(state: LogState, record: Mapping[str, Any], line: int) -> None:
         )
         return
     else:
-        state.generations.append(generation)
+        state.done.append(state.active.freeze())
+    state.active = ActiveGeneration.of(generation)
+    state.message_lines = [line] * len(generation.messages)
     state.last_time = generation.created_at or state.last_time
     state.clear_partial()
 
 
-def _backend_state(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    value = record.get("state")
-    if value is not None and not isinstance(value, str):
-        raise ValueError("'state' must be a string or null")
-    _check_gen(state, record, line)
-    active = state.active
-    state.generations[-1] = ConversationGeneration(
-        active.id, active.messages, active.summary, value, active.outcome, active.created_at
-    )
+def _backend_state(state: LogState, record: BackendStateRecord, line: int) -> None:
+    _check_gen(state, record.gen, line)
+    state.active.backend_state = record.state
 
 
-def _last_main_request(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    state.last_main_request = last_main_request_from_record(record)
-    state.last_time = state.last_main_request.at or state.last_time
+def _last_main_request(state: LogState, record: LastMainRequestRecord, line: int) -> None:
+    state.last_main_request = last_main_request_of(record)
+    state.last_time = record.at or state.last_time
 
 
-def _mode(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    mode = _str(record, "mode")
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}")
-    state.mode = mode
+def _mode(state: LogState, record: ModeRecord, line: int) -> None:
+    state.mode = record.mode
+    state.last_time = record.at or state.last_time
 
 
-def _skill(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    state.skill_toggles.append((_str(record, "name"), bool(record.get("enabled", False))))
+def _skill(state: LogState, record: SkillRecord, line: int) -> None:
+    state.skill_toggles.append((record.name, record.enabled))
 
 
-def _timestamped(state: LogState, record: Mapping[str, Any], line: int) -> None:
-    state.last_time = parse_time(record.get("at")) or state.last_time
+def _timestamped(
+    state: LogState,
+    record: UsageRecord | ResumedRecord | WarningRecord | ErrorRecord,
+    line: int,
+) -> None:
+    state.last_time = record.at or state.last_time
 
 
-Handler = Callable[[LogState, Mapping[str, Any], int], None]
+def _apply(state: LogState, record: Record, line: int) -> None:
+    match record:
+        case HeaderRecord():
+            _header(state, record, line)
+        case MessageRecord():
+            _message(state, record, line)
+        case PartialRecord():
+            _partial(state, record, line)
+        case RequestEntry():
+            _request(state, record, line)
+        case GenerationRecord():
+            _generation(state, record, line)
+        case BackendStateRecord():
+            _backend_state(state, record, line)
+        case LastMainRequestRecord():
+            _last_main_request(state, record, line)
+        case ModeRecord():
+            _mode(state, record, line)
+        case SkillRecord():
+            _skill(state, record, line)
+        case UsageRecord() | ResumedRecord() | WarningRecord() | ErrorRecord():
+            _timestamped(state, record, line)
 
-_HANDLERS: dict[str, Handler] = {
-    "header": _header,
-    "message": _message,
-    "partial": _partial,
-    "request": _request,
-    "generation": _generation,
-    "backend_state": _backend_state,
-    "last_main_request": _last_main_request,
-    "mode": _mode,
-    "skill": _skill,
-    "usage": _timestamped,
-    "resumed": _timestamped,
-    "warning": _timestamped,
-    "error": _timestamped,
-}
 
-
-def _parse_line(raw: bytes) -> dict[str, Any]:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
-    if not text.strip():
-        raise ValueError("empty line")
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(record, dict):
-        raise ValueError("not a JSON object")
-    return record
+def _kind(record: Record) -> str:
+    return str(type(record).__struct_config__.tag)
 
 
 def parse_log_bytes(data: bytes) -> LogState:
@@ -288,26 +376,25 @@ def parse_log_bytes(data: bytes) -> LogState:
     if lines and lines[-1] == b"":
         lines.pop()  # the newline that ends the last record
     for number, raw in enumerate(lines, start=1):
-        kind: Any = None
         try:
-            record = _parse_line(raw)
-            kind = record.get("type")
-            handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-            if handler is None:
-                raise ValueError(f"unknown record type {kind!r}")
+            record = decode_record(raw)
         except Exception as exc:
             # Any failure (including RecursionError on absurd nesting) stays on its line.
             state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
+            # A line that may have been a request record (its type is lost or says so).
+            known = raw.startswith(b'{"type":"') and not raw.startswith(b'{"type":"request"')
+            state.damaged_since_request |= not known
             continue
         try:
-            handler(state, record, number)
+            _apply(state, record, number)
         except Exception as exc:
             text = str(exc) if isinstance(exc, ValueError) else repr(exc)
             if not text.startswith("malformed"):
-                text = f"malformed {kind} record: {text}"
+                text = f"malformed {_kind(record)} record: {text}"
             state.problem(number, text)
+            state.damaged_since_request |= isinstance(record, RequestEntry)
             continue
-        if number == 1 and kind != "header":
+        if number == 1 and not isinstance(record, HeaderRecord):
             state.problem(1, "the log does not start with a header record")
         state.records += 1
     if not lines:

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from steiner_tui.sessions.records import META_FILE_NAME, format_time, parse_time
+import msgspec
+
+from steiner_tui.sessions.records import META_FILE_NAME
 
 __all__ = ["SessionMeta", "atomic_write", "format_size", "read_meta", "write_meta"]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionMeta:
-    """What the sessions list shows about one session.
+class SessionMeta(msgspec.Struct, frozen=True):
+    """What the sessions list shows about one session (the fields of ``meta.json``).
 
     Attributes:
         session_id: the folder name.
@@ -50,37 +49,9 @@ class SessionMeta:
     title: str = ""
     forked_from: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["created"] = format_time(self.created)
-        data["last_activity"] = format_time(self.last_activity)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Any) -> SessionMeta:
-        """Rebuild from ``to_json`` output.
-
-        Raises:
-            ValueError: not an object, or a field has the wrong type.
-        """
-        if not isinstance(data, dict):
-            raise ValueError("meta.json must hold a JSON object")
-        try:
-            return cls(
-                session_id=str(data["session_id"]),
-                project_root=str(data.get("project_root", "")),
-                created=parse_time(data.get("created")),
-                last_activity=parse_time(data.get("last_activity")),
-                alias=str(data.get("alias", "")),
-                model=str(data.get("model", "")),
-                generations=int(data.get("generations", 1)),
-                messages=int(data.get("messages", 0)),
-                size_bytes=int(data.get("size_bytes", 0)),
-                title=str(data.get("title", "")),
-                forked_from=str(data.get("forked_from", "")),
-            )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"meta.json: {exc!r}") from exc
+    def replace(self, **changes: object) -> SessionMeta:
+        """A copy with ``changes`` applied."""
+        return msgspec.structs.replace(self, **changes)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -112,16 +83,20 @@ def write_meta(session_dir: Path, meta: SessionMeta) -> None:
     Raises:
         OSError: the folder cannot be written.
     """
-    text = json.dumps(meta.to_json(), ensure_ascii=False, indent=2) + "\n"
-    atomic_write(session_dir / META_FILE_NAME, text.encode("utf-8", "backslashreplace"))
+    plain = msgspec.to_builtins(meta)
+    try:
+        data = json.dumps(plain, ensure_ascii=False, indent=2).encode("utf-8")
+    except UnicodeEncodeError:  # a title with lone surrogates: ASCII escapes carry it
+        data = json.dumps(plain, ensure_ascii=True, indent=2).encode()
+    atomic_write(session_dir / META_FILE_NAME, data + b"\n")
 
 
 def read_meta(session_dir: Path) -> SessionMeta | None:
     """The session's ``meta.json``, or None when missing or unreadable."""
     try:
         raw = (session_dir / META_FILE_NAME).read_bytes()
-        return SessionMeta.from_json(json.loads(raw))
-    except (OSError, ValueError):
+        return msgspec.convert(json.loads(raw), SessionMeta)
+    except (OSError, ValueError, msgspec.ValidationError, RecursionError):
         return None
 
 

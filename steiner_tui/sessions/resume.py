@@ -6,7 +6,8 @@ Resuming restores the conversation and the prefix of the last request:
 * the prompt cache key is the session's own (from the log header), so the LastMainRequest seed
   can match; the seed is kept only when alias, model and cache key all match (the runner checks);
 * the enabled skill set is seeded from the envelopes already sent (``effective_skills``), and
-  every replayed envelope is reported as a ``skill_state`` event;
+  every replayed envelope is reported as a ``skill_state`` event; only envelopes the driver
+  composed count (``LoadedSession.skill_messages``), never text the user typed;
 * the session date is captured afresh (a resumed session is a new session identity), and
   ParentUsage starts empty (it is never saved).
 
@@ -92,7 +93,7 @@ class SessionOpening:
         """Resumed: the skills in force in the active generation; new: None (use config)."""
         if self.loaded is None:
             return None
-        blocks = effective_skills_of_messages(self.loaded.lineage.active.messages)
+        blocks = effective_skills_of_messages(self.loaded.skill_messages)
         return tuple(block.name for block in blocks)
 
     @property
@@ -212,8 +213,8 @@ def open_interactive_session(
         seed=opening.seed,
     )
     log.bind(driver.runner)
-    if opening.lineage is not None:
-        replay_skill_states(opening.lineage.active.messages, sink)
+    if opening.loaded is not None:
+        replay_skill_states(opening.loaded.skill_messages, sink)
     return OpenedSession(driver, log, opening)
 
 

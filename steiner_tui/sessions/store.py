@@ -8,7 +8,7 @@ evicting a session removes its whole folder: the log, ``meta.json`` and ``histor
 
 from __future__ import annotations
 
-import json
+import builtins
 import os
 import shutil
 from collections.abc import Collection
@@ -16,16 +16,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from steiner_tui.sessions.errors import SessionNotFoundError
+from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
+from steiner_tui.sessions.lock import holding_lock, is_locked
 from steiner_tui.sessions.meta import SessionMeta, read_meta
-from steiner_tui.sessions.records import LOG_FILE_NAME, parse_time
+from steiner_tui.sessions.records import LOG_FILE_NAME, HeaderRecord, decode_record
 
 __all__ = [
     "DEFAULT_KEEP",
     "EvictResult",
     "SessionInfo",
+    "SessionBusyError",
     "SessionNotFoundError",
     "SessionStore",
 ]
@@ -59,10 +61,11 @@ class SessionInfo:
 
 @dataclass(frozen=True, slots=True)
 class EvictResult:
-    """What ``evict`` removed, and what it could not remove (id, error)."""
+    """What ``evict`` removed, what it could not remove (id, error), and what was open."""
 
     removed: tuple[str, ...]
     failed: tuple[tuple[str, str], ...] = ()
+    busy: tuple[str, ...] = ()
 
 
 def _mtime(path: Path) -> datetime:
@@ -83,19 +86,21 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
     except OSError:
         return SessionMeta(session_id, last_activity=_mtime(directory)), "no session log"
     try:
-        header = json.loads(first)
-        meta = SessionMeta(
-            session_id,
-            project_root=str(header.get("project_root", "")),
-            created=parse_time(header.get("created")),
-            last_activity=_mtime(log),
-            alias=str(header.get("alias", "")),
-            model=str(header.get("model", "")),
-            size_bytes=size,
-        )
-        return meta, ""
-    except (ValueError, AttributeError):
+        header = decode_record(first.rstrip(b"\n"))
+    except (ValueError, RecursionError):
+        header = None
+    if not isinstance(header, HeaderRecord):
         return SessionMeta(session_id, last_activity=_mtime(log), size_bytes=size), ""
+    meta = SessionMeta(
+        session_id,
+        project_root=header.project_root,
+        created=header.created,
+        last_activity=_mtime(log),
+        alias=header.alias,
+        model=header.model,
+        size_bytes=size,
+    )
+    return meta, ""
 
 
 class SessionStore:
@@ -165,11 +170,18 @@ class SessionStore:
         return rows
 
     def latest(self, project_root: Path) -> SessionInfo | None:
-        """The most recently active readable session of ``project_root``."""
+        """The most recently active readable session of ``project_root`` that has messages.
+
+        A session without messages (left by versions that saved every launch) is skipped.
+        """
         for row in self.list(project_root):
-            if not row.problem:
+            if not row.problem and (row.meta.messages or row.meta.generations > 1):
                 return row
         return None
+
+    def is_open(self, session_id: str) -> bool:
+        """True when a running app (or run) has the session open (its lock is held)."""
+        return is_locked(self.session_dir(session_id))
 
     def load(self, session_id: str) -> LoadedSession:
         """Load one session.
@@ -187,9 +199,13 @@ class SessionStore:
     def delete(self, session_id: str) -> None:
         """Remove the session's whole folder (log, meta and ``history.md``).
 
+        The session's lock is held while the folder is removed, so a session open in a running
+        app is never deleted.
+
         Raises:
             ValueError: the id is not valid.
             SessionNotFoundError: there is no such session.
+            SessionBusyError: the session is open in a running app.
             OSError: the folder cannot be removed.
         """
         directory = self.session_dir(session_id)
@@ -198,10 +214,25 @@ class SessionStore:
             return
         if not directory.is_dir():
             raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
-        shutil.rmtree(directory)
+        with holding_lock(directory):
+            shutil.rmtree(directory)
+
+    def evict_candidates(
+        self, keep: int, *, protect: Collection[str] = ()
+    ) -> builtins.list[SessionInfo]:
+        """The sessions ``evict(keep)`` would remove, most recently active first.
+
+        Raises:
+            ValueError: ``keep`` is negative.
+        """
+        if keep < 0:
+            raise ValueError(f"keep must not be negative, got {keep}")
+        return [row for row in self.list()[keep:] if row.session_id not in protect]
 
     def evict(self, keep: int = DEFAULT_KEEP, *, protect: Collection[str] = ()) -> EvictResult:
         """Keep the ``keep`` most recently active sessions and delete the others.
+
+        Sessions open in a running app are never removed (``busy``).
 
         Args:
             keep: how many to keep (sessions in ``protect`` count towards it).
@@ -210,16 +241,15 @@ class SessionStore:
         Raises:
             ValueError: ``keep`` is negative.
         """
-        if keep < 0:
-            raise ValueError(f"keep must not be negative, got {keep}")
         removed: list[str] = []
         failed: list[tuple[str, str]] = []
-        for row in self.list()[keep:]:
-            if row.session_id in protect:
-                continue
+        busy: list[str] = []
+        for row in self.evict_candidates(keep, protect=protect):
             try:
                 self.delete(row.session_id)
                 removed.append(row.session_id)
+            except SessionBusyError:
+                busy.append(row.session_id)
             except (OSError, SessionNotFoundError) as exc:
                 failed.append((row.session_id, str(exc)))
-        return EvictResult(tuple(removed), tuple(failed))
+        return EvictResult(tuple(removed), tuple(failed), tuple(busy))

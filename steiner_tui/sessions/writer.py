@@ -15,16 +15,22 @@ The log follows the runner's lineage rather than trusting events alone: on each 
 it compares the lineage with what it has written (generation count, active id, message count and
 the identity of the last written message) and writes exactly what is missing. Appended messages
 become ``message`` records, compaction a ``generation`` record with the new generation's whole
-conversation, and anything else (a cleared or replaced conversation) a ``reset``. A sink must
-not raise: a write failure is kept in ``error`` and stops further writes.
+conversation (retained messages by index), and anything else (a cleared or replaced
+conversation) a ``reset``. Request records carry only the hashes the request added to the one
+before. A sink must not raise: a write failure is kept in ``error`` and stops further writes.
+
+A new session touches the disk only when its first message is appended: until then nothing is
+written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
+that sends nothing leaves no session behind. While open, the log holds the session's lock
+(``lock``), which ``sessions delete`` and ``evict`` respect.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -45,16 +51,25 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
+from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
+    BackendStateRecord,
+    ErrorRecord,
+    ModeRecord,
+    PartialRecord,
+    Record,
+    ResumedRecord,
+    SkillRecord,
+    UsageRecord,
+    WarningRecord,
     encode_record,
-    format_time,
     generation_record,
     last_main_request_record,
     message_record,
-    request_record,
+    request_entry,
 )
 
 __all__ = ["SessionLog"]
@@ -62,13 +77,20 @@ __all__ = ["SessionLog"]
 
 @dataclass(slots=True)
 class _Written:
-    """What the log holds: generations, active id, active messages, last message, backend."""
+    """What the log holds: generations, active id, active messages, backend state."""
 
     generations: int = 1
     active_id: int = 0
-    count: int = 0
-    last: Message | None = None
+    messages: tuple[Message, ...] = ()
     backend: str | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.messages)
+
+    @property
+    def last(self) -> Message | None:
+        return self.messages[-1] if self.messages else None
 
 
 class SessionLog:
@@ -104,6 +126,10 @@ class SessionLog:
         self._partial_interval = partial_interval
         self._monotonic = monotonic
         self._fd: int | None = None
+        self._lock: SessionLock | None = None
+        self._open = False
+        """True once the log is on disk (a new session: its first message was appended)."""
+        self._last_hashes: tuple[str, ...] = ()
         self._runner: Runner | None = None
         self._written = _Written()
         self._header_written = False
@@ -114,6 +140,7 @@ class SessionLog:
         self._buffered = 0
         self._partial_at = 0.0
         self._early: list[bytes] = []
+        self._closed = False
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -121,16 +148,24 @@ class SessionLog:
     def create(
         cls, session_dir: Path, *, clock: Callable[[], datetime], **options: Any
     ) -> SessionLog:
-        """A log for a new session; the header is written by ``bind``.
+        """A log for a new session; nothing of it is written before its first message.
+
+        The sessions folder itself is created now, so a folder that cannot be made is
+        reported when the session opens rather than when its first message is sent.
 
         Raises:
             FileExistsError: the folder already holds a log.
-            OSError: the folder cannot be created.
+            OSError: the sessions folder cannot be created.
         """
-        session_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        log = cls(session_dir, clock=clock, **options)
-        log._fd = os.open(log.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
-        return log
+        if (session_dir / LOG_FILE_NAME).exists():
+            raise FileExistsError(f"session {session_dir.name!r} already has a log")
+        session_dir.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return cls(session_dir, clock=clock, **options)
+
+    @property
+    def on_disk(self) -> bool:
+        """True once the log exists (for a new session: after its first message)."""
+        return self._open
 
     @classmethod
     def resume(
@@ -139,27 +174,35 @@ class SessionLog:
         """Append to a loaded session's log; repairs the loader made are written by ``bind``.
 
         Raises:
-            OSError: the log cannot be opened for appending.
+            SessionBusyError: another running app has the session open.
+            OSError: the log cannot be opened for appending (or is a symbolic link).
         """
         log = cls(loaded.directory, clock=clock, **options)
-        log._fd = open_for_append(log.path)
+        log._lock = SessionLock.acquire(loaded.directory)
+        try:
+            log._fd = open_for_append(log.path)
+        except BaseException:
+            log._lock.release()
+            raise
+        log._open = True
         active = loaded.lineage.active
-        count = loaded.logged_messages
         log._written = _Written(
             len(loaded.lineage.generations),
-            active.id,
-            count,
-            active.messages[count - 1] if count else None,
+            # A repair in the middle of the conversation: rewrite the lineage (a reset).
+            -1 if loaded.rewritten else active.id,
+            loaded.as_logged,
             active.backend_state,
         )
         log._header_written = True  # a lost header is reported by the loader, never rewritten
+        log._last_hashes = loaded.requests[-1].message_hashes if loaded.requests else ()
         log._last_main = loaded.last_main_request
         log._meta = loaded.meta
-        log._write({"type": "resumed", "at": format_time(clock())})
+        log._write(ResumedRecord(at=clock()))
         return log
 
     def bind(self, runner: Runner) -> None:
-        """Follow ``runner``: write the header (new log) and anything not yet written, fsync."""
+        """Follow ``runner``: write anything not yet written (opening a new log when the
+        runner's conversation already has messages), fsync."""
         self._runner = runner
         if not self._header_written:
             model = runner.model
@@ -170,24 +213,43 @@ class SessionLog:
                 alias=model.alias,
                 model=model.model,
             )
-            header = header_record(
-                self.session_dir.name,
-                str(runner.project_root),
-                self._meta.created,
-                model.alias,
-                model.model,
-                model.prompt_cache_key,
-            )
-            assert self._fd is not None
-            write_all(self._fd, b"".join([encode_record(header), *self._early]))
-            self._header_written = True
-            self._early.clear()
         self.sync()
+
+    def _materialize(self) -> None:
+        """Create the folder and the log, take the lock, write the header and early records.
+
+        Raises:
+            OSError: the folder or the log cannot be created (``FileExistsError``: taken).
+        """
+        if self._open:
+            return
+        self._lock = SessionLock.acquire(self.session_dir)
+        try:
+            self._fd = os.open(
+                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
+            )
+        except BaseException:
+            self._lock.release()
+            raise
+        self._open = True
+        runner = self._runner
+        model = runner.model if runner is not None else None
+        header = header_record(
+            self.session_dir.name,
+            str(runner.project_root) if runner is not None else self._meta.project_root,
+            self._meta.created or self._clock(),
+            model.alias if model is not None else self._meta.alias,
+            model.model if model is not None else self._meta.model,
+            model.prompt_cache_key if model is not None else "",
+        )
+        write_all(self._fd, b"".join([encode_record(header), *self._early]))
+        self._header_written = True
+        self._early.clear()
 
     # -- the sink ---------------------------------------------------------------------------
 
     def emit(self, event: EngineEvent) -> None:
-        if self._fd is None or self.error is not None:
+        if self._closed or self.error is not None:
             return
         try:
             self._handle(event)
@@ -200,6 +262,7 @@ class SessionLog:
         elif isinstance(event, ReasoningDelta):
             self._stream(reasoning=event.text)
         elif isinstance(event, MessageAppended):
+            self._materialize()
             self._drop_partial()
             self._sync(appended=event.message)
             message = event.message
@@ -211,86 +274,98 @@ class SessionLog:
             self._sync()
             self._drop_partial()
             self._partial_at = self._monotonic()
-            self._write(request_record(event))
+            self._write(request_entry(event, self._last_hashes))
+            self._last_hashes = event.message_hashes
         elif isinstance(event, CompactionApplied):
             self._sync()
             self._boundary()
         elif isinstance(event, UsageReported):
             self._write(
-                {
-                    "type": "usage",
-                    "model": event.model,
-                    "prompt_tokens": event.prompt_tokens,
-                    "completion_tokens": event.completion_tokens,
-                    "cache_read_tokens": event.cache_read_tokens,
-                    "cache_write_tokens": event.cache_write_tokens,
-                    "at": format_time(self._clock()),
-                }
+                UsageRecord(
+                    model=event.model,
+                    prompt_tokens=event.prompt_tokens,
+                    completion_tokens=event.completion_tokens,
+                    cache_read_tokens=event.cache_read_tokens,
+                    cache_write_tokens=event.cache_write_tokens,
+                    at=self._clock(),
+                )
             )
-        elif isinstance(event, (WarningEvent, ErrorEvent)):
+        elif isinstance(event, WarningEvent):
             self._sync()
-            kind = "warning" if isinstance(event, WarningEvent) else "error"
-            self._write(
-                {
-                    "type": kind,
-                    "code": event.code,
-                    "message": event.message,
-                    "at": format_time(self._clock()),
-                }
-            )
+            self._write(WarningRecord(code=event.code, message=event.message, at=self._clock()))
+        elif isinstance(event, ErrorEvent):
+            # A provider fault ends the turn: what was streamed and sent is made durable, so
+            # the log resumes from exactly here.
+            self._sync()
+            self._flush_partial()
+            self._write(ErrorRecord(code=event.code, message=event.message, at=self._clock()))
+            if self._open:
+                self._boundary()
 
     # -- explicit records -------------------------------------------------------------------
 
     def record_mode(self, mode: str) -> None:
         """Record an execution-mode change (``build``/``plan``)."""
-        self._safe({"type": "mode", "mode": mode, "at": format_time(self._clock())})
+        self._safe(ModeRecord(mode=mode, at=self._clock()))  # type: ignore[arg-type]
 
     def record_skill(self, name: str, enabled: bool) -> None:
         """Record a skill toggle (it reaches the model with the next message's envelopes)."""
-        self._safe(
-            {"type": "skill", "name": name, "enabled": enabled, "at": format_time(self._clock())}
-        )
+        self._safe(SkillRecord(name=name, enabled=enabled, at=self._clock()))
 
     def sync(self) -> None:
         """Write whatever the bound runner's lineage holds that the log does not, and fsync."""
-        if self._fd is None or self.error is not None:
+        if self._closed or self.error is not None:
             return
         try:
-            self._sync()
-            self._boundary()
+            if not self._open and self._has_messages():
+                self._materialize()
+            if self._open:
+                self._sync()
+                self._boundary()
         except OSError as exc:
             self.error = exc
 
     def close(self) -> None:
-        """Write what is pending (streamed text included), fsync, update meta, close."""
-        if self._fd is None:
+        """Write what is pending (streamed text included), fsync, update meta, close, unlock.
+
+        A new session that never had a message leaves nothing on disk.
+        """
+        if self._closed:
             return
         try:
-            if self.error is None:
+            if self.error is None and self._open:
                 self._flush_partial()
                 self._sync()
                 self._boundary()
         except OSError as exc:
             self.error = exc
         finally:
-            os.close(self._fd)
-            self._fd = None
+            self._closed = True
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            if self._lock is not None:
+                self._lock.release()
+
+    def _has_messages(self) -> bool:
+        runner = self._runner
+        return runner is not None and any(g.messages for g in runner.lineage.generations)
 
     # -- internals --------------------------------------------------------------------------
 
-    def _safe(self, record: Mapping[str, Any]) -> None:
-        if self._fd is None or self.error is not None:
+    def _safe(self, record: Record) -> None:
+        if self._closed or self.error is not None:
             return
         try:
             self._write(record)
         except OSError as exc:
             self.error = exc
 
-    def _write(self, record: Mapping[str, Any]) -> None:
-        assert self._fd is not None
-        if not self._header_written:
-            self._early.append(encode_record(record))  # events seen before ``bind``
+    def _write(self, record: Record) -> None:
+        if not self._open:
+            self._early.append(encode_record(record))  # before the first message
             return
+        assert self._fd is not None
         write_all(self._fd, encode_record(record))
 
     def _stream(self, *, text: str = "", reasoning: str = "") -> None:
@@ -310,13 +385,12 @@ class SessionLog:
             return
         turn = self._runner.state.turn if self._runner is not None else 0
         self._write(
-            {
-                "type": "partial",
-                "gen": self._written.active_id,
-                "turn": turn,
-                "text": "".join(self._text),
-                "reasoning": "".join(self._reasoning),
-            }
+            PartialRecord(
+                gen=self._written.active_id,
+                turn=turn,
+                text="".join(self._text),
+                reasoning="".join(self._reasoning),
+            )
         )
         self._drop_partial()
 
@@ -338,8 +412,7 @@ class SessionLog:
         if self._runner is None:
             if appended is not None:
                 self._write(message_record(written.active_id, appended))
-                written.count += 1
-                written.last = appended
+                written.messages += (appended,)
             return
         lineage = self._runner.lineage
         generations = lineage.generations
@@ -347,39 +420,34 @@ class SessionLog:
         if len(generations) >= known and generations[known - 1].id == written.active_id:
             previous = generations[known - 1]
             messages = previous.messages
-            intact = len(messages) >= written.count and (
-                written.count == 0 or messages[written.count - 1] is written.last
-            )
+            count = written.count
+            intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
             if intact:
-                for message in messages[written.count :]:
+                for message in messages[count:]:
                     self._write(message_record(previous.id, message))
                 if previous.backend_state != written.backend:
-                    self._write(
-                        {
-                            "type": "backend_state",
-                            "gen": previous.id,
-                            "state": previous.backend_state,
-                        }
-                    )
+                    self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
+                before = messages
                 for generation in generations[known:]:
-                    self._write(generation_record(generation))
+                    self._write(generation_record(generation, before=before))
+                    before = generation.messages
                 self._remember(lineage)
                 return
+        before = written.messages
         for index, generation in enumerate(generations):
-            self._write(generation_record(generation, reset=index == 0))
+            self._write(generation_record(generation, before=before, reset=index == 0))
+            before = generation.messages
         self._remember(lineage)
 
     def _remember(self, lineage: ConversationLineage) -> None:
         active = lineage.active
         self._written = _Written(
-            len(lineage.generations),
-            active.id,
-            len(active.messages),
-            active.messages[-1] if active.messages else None,
-            active.backend_state,
+            len(lineage.generations), active.id, active.messages, active.backend_state
         )
 
     def _boundary(self) -> None:
+        if not self._open:
+            return
         assert self._fd is not None
         os.fsync(self._fd)
         meta = self._meta
@@ -395,5 +463,5 @@ class SessionLog:
             updates["model"] = self._runner.model.model
             if not meta.title:
                 updates["title"] = title_of(lineage)
-        self._meta = replace(meta, **updates)
+        self._meta = meta.replace(**updates)
         write_meta(self.session_dir, self._meta)

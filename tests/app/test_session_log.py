@@ -53,6 +53,8 @@ async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it
     app = make_app(session_for(project, config_dir, record=True, session_id="newer-one"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        await send(pilot, "and now?")  # a session is saved once its first message is sent
+        await finish(pilot)
         await send(pilot, "/sessions")
         await pilot.pause()
         screen = app.screen

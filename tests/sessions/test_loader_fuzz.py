@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.messages import ToolCall
-from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.loader import LOST_TOOL_CALL_NOTE, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import open_test_session
@@ -135,5 +135,13 @@ def test_intact_lines_still_load_around_corruption(tmp_path: Path) -> None:
     lines[victim] = lines[victim][:10]
     (directory / "session.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     loaded = load_session(directory)
-    assert [p.line_number for p in loaded.problems] == [victim + 1]
-    assert len(loaded.lineage.active.messages) == len(messages) - 1
+    # The lost line is the assistant's tool call: its result would be an orphan, so the call is
+    # restored as lost right before it, and both are reported.
+    orphan = messages[2]
+    assert [p.line_number for p in loaded.problems] == [victim + 1, orphan + 1]
+    assert "restored as lost" in loaded.problems[1].message
+    active = loaded.lineage.active.messages
+    assert len(active) == len(messages)
+    assert active[1].role == "assistant" and active[1].content == LOST_TOOL_CALL_NOTE
+    assert [c.id for c in active[1].tool_calls] == [active[2].tool_call_id]
+    assert loaded.rewritten

@@ -95,8 +95,7 @@ async def test_request_records_carry_the_snapshot_hashes(open_session: OpenSessi
 async def test_meta_tracks_turn_boundaries(open_session: OpenSession, clock: ManualClock) -> None:
     harness = open_session()
     directory = harness.opened.opening.session_dir
-    created = read_meta(directory)
-    assert created is not None and created.messages == 0
+    assert read_meta(directory) is None  # nothing is written before the first message
     clock.current = datetime(2026, 9, 13, 10, 30, tzinfo=UTC)
     await harness.driver.submit("Explain the build\nsecond line")
     meta = read_meta(directory)
@@ -141,19 +140,19 @@ async def test_replaced_conversation_is_logged_as_a_reset(open_session: OpenSess
     resets = [
         r
         for r in _log_records(harness.opened.opening.session_dir)
-        if r["type"] == "generation" and r["reset"]
+        if r["type"] == "generation" and r.get("reset")
     ]
     assert len(resets) == 1
 
 
-async def test_events_before_bind_are_written_after_the_header(
+async def test_events_before_the_first_message_are_written_after_the_header(
     tmp_path: Path, project: Path, clock: ManualClock
 ) -> None:
     directory = tmp_path / "sessions" / "early1"
     log = SessionLog.create(directory, clock=clock.now)
     log.emit(WarningEvent("project_context", "unreadable file"))
     log.record_mode("plan")
-    assert (directory / "session.jsonl").read_bytes() == b""
+    assert not directory.exists()
     provider = ScriptedProvider([])
     main = MainModel("fake", "m", provider, provider.info, prompt_cache_key="k")
     runner = build_runner(
@@ -165,11 +164,34 @@ async def test_events_before_bind_are_written_after_the_header(
     )
     log.bind(runner)
     log.record_skill("code-review", True)
+    assert not directory.exists()
+    runner.append(Message("user", "hello"))
     log.close()
     records = _log_records(directory)
-    assert [r["type"] for r in records] == ["header", "warning", "mode", "skill"]
+    assert [r["type"] for r in records] == ["header", "warning", "mode", "skill", "message"]
     loaded = load_session(directory)
     assert loaded.problems == ()
     assert loaded.mode == "plan"
     assert loaded.skill_toggles == (("code-review", True),)
     assert loaded.prompt_cache_key == "k"
+
+
+async def test_a_session_without_a_message_leaves_nothing(
+    tmp_path: Path, project: Path, clock: ManualClock
+) -> None:
+    directory = tmp_path / "sessions" / "empty1"
+    log = SessionLog.create(directory, clock=clock.now)
+    provider = ScriptedProvider([])
+    main = MainModel("fake", "m", provider, provider.info, prompt_cache_key="k")
+    runner = build_runner(
+        SessionSpec(project, main, session_id="empty1"),
+        estimator=RequestEstimator(default_encoding_loader(None)),
+        tools=None,
+        sink=log,
+        clock=clock,
+    )
+    log.bind(runner)
+    log.record_mode("plan")
+    log.close()
+    assert not directory.exists()
+    assert not log.on_disk

@@ -24,6 +24,7 @@ from steiner_tui.engine.skills.envelopes import (
     render_skill_deactivation,
     utf8_len,
 )
+from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.skills.model import Skill
 from steiner_tui.engine.skills.modes import mode_notice
 
@@ -75,6 +76,9 @@ def skill_delta_blocks(
 def compose_user_message(text: str, delta_blocks: Sequence[str], mode: str | None = None) -> str:
     """Build the stored user message: mode notice prefix, then the delta, then the user's text.
 
+    The user's text is escaped (``escape.escape_user_text``) so that nothing in it can read back
+    as a mode notice or an envelope.
+
     Args:
         text: what the user typed.
         delta_blocks: from ``skill_delta_blocks``.
@@ -83,7 +87,7 @@ def compose_user_message(text: str, delta_blocks: Sequence[str], mode: str | Non
     """
     notice = mode_notice(mode) if mode is not None else ""
     prefix = notice + "\n\n" if notice else ""
-    return prefix + prepend_skill_blocks(delta_blocks, text)
+    return prefix + prepend_skill_blocks(delta_blocks, escape_user_text(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.events import EventSink, FanoutSink, WarningEvent
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.templates import render_template
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.tools.base import PermissionCallback
@@ -89,7 +90,7 @@ async def run_exec(
     attached = find_image_attachments(prompt, spec.project_root)
     for problem in attached.problems:
         sink.emit(WarningEvent("attachment", problem))
-    message = Message("user", prompt, images=attached.images)
+    message = Message("user", escape_user_text(prompt), images=attached.images)
     if delegation is None:
         runner = build_runner(
             spec,

@@ -73,6 +73,7 @@ async def run_exec(
     policy: PermissionPolicy,
     clock: Clock | None = None,
     delegation: DelegationSettings | None = None,
+    secret_env: tuple[str, ...] = (),
 ) -> RunResult:
     """Run one task to completion (static skills from ``spec.static_skills``, no archive).
 
@@ -84,6 +85,7 @@ async def run_exec(
         policy: the permission policy (children ask through it too).
         clock: the injected clock.
         delegation: delegation settings; None runs without the ``delegate`` tool.
+        secret_env: names kept from tool subprocesses besides the built-in deny list.
     """
     clock = clock or SystemClock()
     spec = replace(spec, enabled_skills=())
@@ -95,7 +97,7 @@ async def run_exec(
         runner = build_runner(
             spec,
             estimator=estimator,
-            tools=ToolExecutor(default_tools(), policy),
+            tools=ToolExecutor(default_tools(), policy, secret_env=secret_env),
             sink=sink,
             clock=clock,
             permission=policy,
@@ -107,7 +109,9 @@ async def run_exec(
     runner = build_runner(
         delegating_spec(spec, manager),
         estimator=estimator,
-        tools=ToolExecutor(tools_with_delegate(default_tools(), manager), policy),
+        tools=ToolExecutor(
+            tools_with_delegate(default_tools(), manager), policy, secret_env=secret_env
+        ),
         sink=sink,
         clock=clock,
         permission=policy,

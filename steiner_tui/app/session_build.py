@@ -47,6 +47,7 @@ from steiner_tui.sessions.resume import (
 )
 from steiner_tui.tools.base import Tool
 from steiner_tui.tools.delegate import tools_with_delegate
+from steiner_tui.tools.environment import secret_names
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 
@@ -113,8 +114,9 @@ def _delegating(
     inputs: DriverInputs, spec: SessionSpec
 ) -> tuple[SessionSpec, ToolRunner, SubAgentManager | None]:
     """The spec, tool runner and sub-agent manager (None without delegation) for ``spec``."""
+    secrets = secret_names(inputs.config)
     if inputs.delegation is None:
-        return spec, ToolExecutor(inputs.tools, inputs.policy), None
+        return spec, ToolExecutor(inputs.tools, inputs.policy, secret_env=secrets), None
     manager = SubAgentManager(
         spec,
         estimator=inputs.estimator,
@@ -122,7 +124,9 @@ def _delegating(
         clock=inputs.clock,
         settings=inputs.delegation,
     )
-    tools = ToolExecutor(tools_with_delegate(inputs.tools, manager), inputs.policy)
+    tools = ToolExecutor(
+        tools_with_delegate(inputs.tools, manager), inputs.policy, secret_env=secrets
+    )
     return delegating_spec(spec, manager), tools, manager
 
 

@@ -87,7 +87,8 @@ class ToolContext:
         mode: ``build`` or ``plan`` (plan mode limits writes to ``.steiner/plans/``).
         turn: The turn the call belongs to.
         permission: Asked before a tool changes anything (the session's ``PermissionPolicy``).
-        env: Environment for subprocesses; ``None`` inherits the app's environment.
+        env: Environment for subprocesses; ``None``: the app's. Provider secrets are removed
+            either way (``tools.environment``).
     """
 
     project_root: Path

@@ -1,8 +1,10 @@
 """The ``bash`` tool: run a shell command in the project root (asks permission first).
 
 Commands run as an asyncio subprocess in their own session (process group), with stdin closed
-and stdout and stderr interleaved in one pipe. A timeout (default 120 s, at most 600 s) or a
-cancellation kills the whole group, so ``sleep`` children do not outlive the call. Output is
+and stdout and stderr interleaved in one pipe, and an environment without provider secrets
+(``environment``). A timeout (default 120 s, at most 600 s) or a cancellation kills the whole
+group, so ``sleep`` children do not outlive the call; on Linux the command also runs under
+``supervisor``, which kills the group when the app dies, whatever kills it. Output is
 capped at 30,000 characters: the first and last halves are kept around a marker, because the
 end of a build or test log is usually where the answer is. A child left running in the
 background does not hold the call up: once the shell exits, output is awaited for one more
@@ -16,12 +18,14 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
+from steiner_tui.tools.environment import tool_environment
 from steiner_tui.tools.guards import ask_permission, plan_mode_bash_refusal
 from steiner_tui.tools.output import OutputCollector
 
@@ -30,6 +34,9 @@ __all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "OUTPUT_CAP", "BashTool", "run_comm
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 OUTPUT_CAP = 30_000
+_SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
+SUPERVISED = sys.platform == "linux"
+"""Whether commands run under ``supervisor`` (it needs Linux's ``PR_SET_PDEATHSIG``)."""
 _DRAIN_GRACE = 1.0
 """Seconds to wait for output after the shell exits (a background child may hold the pipe)."""
 
@@ -92,7 +99,7 @@ async def run_command(
         command: The shell command.
         cwd: The working directory.
         time_limit: Seconds before the process group is killed.
-        env: The environment (``None`` inherits).
+        env: The environment (``None``: the app's); provider secrets are always removed.
         cap: Output characters kept.
 
     Returns:
@@ -101,17 +108,25 @@ async def run_command(
     """
     loop = asyncio.get_running_loop()
     collector = OutputCollector(cap)
+    options: dict[str, Any] = {
+        "cwd": cwd,
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.STDOUT,
+        "env": tool_environment(os.environ if env is None else env),
+        "start_new_session": True,
+    }
     try:
-        transport, protocol = await loop.subprocess_shell(
-            lambda: _ShellProtocol(loop, collector),
-            command,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
+        if SUPERVISED:
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ShellProtocol(loop, collector),
+                *(sys.executable, "-I", "-S", _SUPERVISOR, command, str(os.getpid())),
+                **options,
+            )
+        else:
+            transport, protocol = await loop.subprocess_shell(
+                lambda: _ShellProtocol(loop, collector), command, **options
+            )
     except OSError as exc:
         return failed(f"cannot run command: {exc.strerror or exc}")
     timed_out = detached = False

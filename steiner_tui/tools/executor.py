@@ -8,12 +8,14 @@ exception here: it propagates, so Esc stops a running command.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import replace
 
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition, sort_tools
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
+from steiner_tui.tools.environment import tool_environment
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.schema import validate_arguments
 
@@ -30,9 +32,17 @@ class ToolExecutor:
         policy: The session's permission policy; when given it answers every permission
             request (replacing ``ToolContext.permission``) and its ``deny`` rules block a tool
             before it runs. Without one, the context's callback is used as is.
+        secret_env: names or patterns kept from tool subprocesses besides the built-in deny
+            list (``environment.secret_names(config)``).
     """
 
-    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        policy: PermissionPolicy | None = None,
+        *,
+        secret_env: Iterable[str] = (),
+    ) -> None:
         by_name: dict[str, Tool] = {}
         for tool in tools:
             name = tool.definition.name
@@ -41,6 +51,7 @@ class ToolExecutor:
             by_name[name] = tool
         self._tools = dict(sorted(by_name.items()))
         self._policy = policy
+        self._secret_env = tuple(secret_env)
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -78,6 +89,8 @@ class ToolExecutor:
             return failed(arguments)
         if self._policy is not None:
             ctx = replace(ctx, permission=self._policy)
+        env = tool_environment(os.environ if ctx.env is None else ctx.env, self._secret_env)
+        ctx = replace(ctx, env=env)
         try:
             return await tool.run(arguments, ctx)
         except Exception as exc:

@@ -1,7 +1,9 @@
-"""Shared helpers for the tool tests: a project folder and a scripted permission callback."""
+"""Shared helpers for the tool tests: a project folder, a scripted permission callback, a wait."""
 
 from __future__ import annotations
 
+import os
+import select
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,30 @@ class ScriptedPermission:
         if not self.answers:
             raise AssertionError(f"unexpected permission request: {request}")
         return self.answers.pop(0)
+
+
+def wait_ended(pid: int, timeout: float = 30.0) -> bool:
+    """True once process ``pid`` has ended, told by the kernel (``pidfd_open``), within a bound.
+
+    Ended includes a zombie: a tool shell killed with its group is a grandchild of the app, so
+    it is reaped by init, not by the app, and may linger unreaped for a moment. Without
+    ``pidfd_open`` (not Linux: no supervisor) the shell is the app's child, reaped by then.
+    """
+    if not hasattr(os, "pidfd_open"):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        return bool(ready)
+    finally:
+        os.close(fd)
 
 
 def make_ctx(

@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from steiner_tui import paths
 from steiner_tui.engine.budget import ModelTokenBudget
@@ -117,9 +118,8 @@ def build_report(root: Path, now: datetime) -> ContextReport:
 
 
 def _print_tables(report: ContextReport) -> None:
-
     data = report.data
-    console = Console()
+    console = Console(markup=False, highlight=False)  # paths and hashes are data, not markup
     blocks = Table(title="Blocks (dry run)")
     blocks.add_column("source")
     blocks.add_column("path", overflow="fold")
@@ -128,7 +128,7 @@ def _print_tables(report: ContextReport) -> None:
     blocks.add_column("tokens", justify="right")
     blocks.add_column("truncated")
     for row in data["blocks"]:
-        blocks.add_row(
+        cells = (
             row["source"],
             row["path"] or "-",
             row["role"],
@@ -136,13 +136,15 @@ def _print_tables(report: ContextReport) -> None:
             str(row["tokens"]),
             "yes" if row["truncated"] else "no",
         )
+        blocks.add_row(*(Text(cell) for cell in cells))
     messages = Table(title="Messages")
     messages.add_column("#", justify="right")
     messages.add_column("role")
     messages.add_column("bytes", justify="right")
     messages.add_column("hash")
     for index, row in enumerate(data["messages"]):
-        messages.add_row(str(index), row["role"], str(row["bytes"]), row["hash"])
+        cells = (str(index), row["role"], str(row["bytes"]), row["hash"])
+        messages.add_row(*(Text(cell) for cell in cells))
     console.print(blocks)
     console.print(messages)
     estimate, window = data["estimate"], data["window"]

@@ -1,14 +1,20 @@
 """``steiner-tui sessions``: list, delete, evict and fork saved sessions.
 
 * ``list``: a table of every session (id, project, last activity, model, generations, size,
-  title), most recently active first; sessions whose log is unreadable are marked.
-* ``delete ID``: remove the session's folder (log, meta, ``history.md``).
-* ``evict [--keep N]``: keep the N most recently active sessions (default: ``[sessions] keep``
-  from config, 50 when unset) and remove the rest.
+  title), most recently active first; sessions whose log is unreadable are marked, and a session
+  open in a running app says so.
+* ``delete ID [--yes]``: remove the session's folder (log, meta, ``history.md``).
+* ``evict [--keep N] [--yes]``: keep the N most recently active sessions (default: ``[sessions]
+  keep`` from config, 50 when unset) and remove the rest.
 * ``fork ID [--generation G | --message N]``: copy a session up to generation G, or up to the
   first N messages of its active generation, into a new id.
 
-Exit status: 0 on success, 1 when the session is missing or cannot be changed, 2 on bad input.
+Deleting asks first on a terminal and needs ``--yes`` otherwise; a session open in a running
+app is never removed (its lock, ``sessions.lock``). Everything printed is data shown as text,
+never read as Rich markup (a title holding ``[/]`` prints as it is).
+
+Exit status: 0 on success, 1 when the session is missing, open or cannot be changed, 2 on bad
+input (a bad id, a bad configuration, or no confirmation).
 """
 
 from __future__ import annotations
@@ -21,13 +27,15 @@ from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from steiner_tui import paths
 from steiner_tui.config import ConfigError, load_config
+from steiner_tui.sessions.errors import SessionBusyError
 from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import SessionLoadError
 from steiner_tui.sessions.meta import format_size
-from steiner_tui.sessions.store import DEFAULT_KEEP, SessionInfo, SessionNotFoundError, SessionStore
+from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
 
 __all__ = ["execute", "run"]
 
@@ -36,12 +44,11 @@ def _when(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _print_list(rows: list[SessionInfo], out: TextIO) -> None:
-
+def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> None:
     if not rows:
         print("no saved sessions", file=out)
         return
-    table = Table(title=f"Sessions ({len(rows)})")
+    table = Table(title=Text(f"Sessions ({len(rows)})"))
     for name, justify in (
         ("id", "left"),
         ("project", "left"),
@@ -55,8 +62,9 @@ def _print_list(rows: list[SessionInfo], out: TextIO) -> None:
     for row in rows:
         meta = row.meta
         model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
-        table.add_row(
-            row.session_id,
+        open_now = " (open)" if store.is_open(row.session_id) else ""
+        cells = (
+            row.session_id + open_now,
             meta.project_root or "-",
             _when(row.last_activity),
             model or "-",
@@ -64,37 +72,96 @@ def _print_list(rows: list[SessionInfo], out: TextIO) -> None:
             format_size(meta.size_bytes),
             f"[{row.problem}]" if row.problem else meta.title,
         )
-    Console(file=out, width=160, color_system=None).print(table)
+        table.add_row(*(Text(cell) for cell in cells))  # data, never markup
+    Console(file=out, width=160, color_system=None, markup=False).print(table)
 
 
 def _keep_from_config(project: Path) -> int:
-    try:
-        return load_config(project, {}).sessions_keep
-    except ConfigError:
-        return DEFAULT_KEEP
+    """``[sessions] keep``.
+
+    Raises:
+        ConfigError: the configuration is invalid (reported like every command reports it).
+    """
+    return load_config(project, {}).sessions_keep
 
 
-def execute(args: argparse.Namespace, base: Path, out: TextIO, err: TextIO) -> int:
-    """Run one ``sessions`` sub-command against the sessions folder ``base``."""
+def _confirm(question: str, args: argparse.Namespace, answers: TextIO | None, err: TextIO) -> bool:
+    """True with ``--yes``, or when the person at the terminal answers yes."""
+    if getattr(args, "yes", False):
+        return True
+    if answers is None or not answers.isatty():
+        print(f"steiner-tui sessions: {question} Pass --yes to confirm.", file=err)
+        return False
+    print(f"{question} [y/N] ", end="", file=err, flush=True)
+    return answers.readline().strip().lower() in ("y", "yes")
+
+
+def _delete(
+    store: SessionStore, args: argparse.Namespace, answers: TextIO | None, out: TextIO, err: TextIO
+) -> int:
+    row = store.info(args.id)  # raises when missing or invalid
+    if store.is_open(args.id):
+        raise SessionBusyError(f"session {args.id!r} is open in a running steiner-tui; not deleted")
+    title = f" ({row.meta.title})" if row.meta.title else ""
+    if not _confirm(f"Delete session {args.id}{title}?", args, answers, err):
+        return 2
+    store.delete(args.id)
+    print(f"deleted session {args.id}", file=out)
+    return 0
+
+
+def _evict(
+    store: SessionStore, args: argparse.Namespace, answers: TextIO | None, out: TextIO, err: TextIO
+) -> int:
+    keep = args.keep
+    if keep is None:
+        keep = _keep_from_config(Path(getattr(args, "project", ".")).resolve())
+    candidates = [r for r in store.evict_candidates(keep) if not store.is_open(r.session_id)]
+    if candidates:
+        print(f"would remove {len(candidates)} session(s):", file=out)
+        for row in candidates:
+            print(f"  {row.session_id}  {row.meta.title}", file=out)
+        if not _confirm(f"Remove {len(candidates)} session(s)?", args, answers, err):
+            return 2
+    result = store.evict(keep)
+    print(f"kept the newest {keep}; removed {len(result.removed)}", file=out)
+    for session_id in result.removed:
+        print(f"  removed {session_id}", file=out)
+    for session_id in result.busy:
+        print(f"  kept {session_id}: it is open in a running steiner-tui", file=out)
+    for session_id, error in result.failed:
+        print(f"steiner-tui sessions: cannot remove {session_id}: {error}", file=err)
+    return 1 if result.failed else 0
+
+
+def execute(
+    args: argparse.Namespace,
+    base: Path,
+    out: TextIO,
+    err: TextIO,
+    answers: TextIO | None = None,
+) -> int:
+    """Run one ``sessions`` sub-command against the sessions folder ``base``.
+
+    Args:
+        args: the parsed command line.
+        base: the sessions folder.
+        out: where results go.
+        err: where errors and questions go.
+        answers: where a confirmation is read from (a terminal); None: never asked.
+
+    Returns:
+        The exit status.
+    """
     store = SessionStore(base)
     action = getattr(args, "sessions_command", None) or "list"
     try:
         if action == "list":
-            _print_list(store.list(), out)
+            _print_list(store.list(), store, out)
         elif action == "delete":
-            store.delete(args.id)
-            print(f"deleted session {args.id}", file=out)
+            return _delete(store, args, answers, out, err)
         elif action == "evict":
-            keep = args.keep
-            if keep is None:
-                keep = _keep_from_config(Path(getattr(args, "project", ".")).resolve())
-            result = store.evict(keep)
-            print(f"kept the newest {keep}; removed {len(result.removed)}", file=out)
-            for session_id in result.removed:
-                print(f"  removed {session_id}", file=out)
-            for session_id, error in result.failed:
-                print(f"steiner-tui sessions: cannot remove {session_id}: {error}", file=err)
-            return 1 if result.failed else 0
+            return _evict(store, args, answers, out, err)
         elif action == "fork":
             fork = fork_session(
                 store,
@@ -115,6 +182,9 @@ def execute(args: argparse.Namespace, base: Path, out: TextIO, err: TextIO) -> i
         else:
             print(f"steiner-tui sessions: unknown action {action!r}", file=err)
             return 2
+    except ConfigError as exc:
+        print(f"steiner-tui sessions: configuration error: {exc}", file=err)
+        return 2
     except ValueError as exc:
         print(f"steiner-tui sessions: {exc}", file=err)
         return 2
@@ -126,4 +196,4 @@ def execute(args: argparse.Namespace, base: Path, out: TextIO, err: TextIO) -> i
 
 def run(args: argparse.Namespace) -> int:
     """Entry point for ``steiner-tui sessions ...`` (sessions under ``CONFIG/sessions``)."""
-    return execute(args, paths.sessions_dir(), sys.stdout, sys.stderr)
+    return execute(args, paths.sessions_dir(), sys.stdout, sys.stderr, sys.stdin)

@@ -64,10 +64,10 @@ async def test_list_delete_evict_fork(
     fork_id = out.split(" into ")[1].split()[0]
     assert SessionStore(sessions_base).exists(fork_id)
 
-    code, out, _ = _run(sessions_base, "delete", ids[1])
+    code, out, _ = _run(sessions_base, "delete", ids[1], "--yes")
     assert (code, out.strip()) == (0, f"deleted session {ids[1]}")
 
-    code, out, _ = _run(sessions_base, "evict", "--keep", "1")
+    code, out, _ = _run(sessions_base, "evict", "--keep", "1", "--yes")
     assert code == 0 and "removed 2" in out
     assert [r.session_id for r in SessionStore(sessions_base).list()] == [fork_id]
 
@@ -81,5 +81,56 @@ def test_errors_are_clear(sessions_base: Path) -> None:
     assert code == 1 and "missing1" in err
     code, out, _ = _run(sessions_base, "list")
     assert (code, out.strip()) == (0, "no saved sessions")
-    code, _, err = _run(sessions_base, "evict", "--keep", "-1")
+    code, _, err = _run(sessions_base, "evict", "--keep", "-1", "--yes")
     assert code == 2 and "negative" in err
+
+
+class _Terminal(io.StringIO):
+    """Answers typed at a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_delete_and_evict_ask_first(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    ids = await _sessions(open_session, clock, 2)
+    code, _, err = _run(sessions_base, "delete", ids[0])
+    assert code == 2 and "Pass --yes to confirm" in err
+    code, _, err = _run(sessions_base, "evict", "--keep", "0")
+    assert code == 2 and "Remove 2 session(s)?" in err
+    assert len(SessionStore(sessions_base).list()) == 2
+    args = build_parser().parse_args(["sessions", "delete", ids[0]])
+    out, err_stream = io.StringIO(), io.StringIO()
+    assert execute(args, sessions_base, out, err_stream, _Terminal("n\n")) == 2
+    assert execute(args, sessions_base, out, err_stream, _Terminal("y\n")) == 0
+    assert [r.session_id for r in SessionStore(sessions_base).list()] == [ids[1]]
+
+
+async def test_an_open_session_is_kept(open_session: OpenSession, sessions_base: Path) -> None:
+    harness = open_session()
+    await harness.driver.submit("busy")
+    session_id = harness.opened.opening.session_id
+    code, out, _ = _run(sessions_base, "list")
+    assert f"{session_id} (open)" in out
+    code, _, err = _run(sessions_base, "delete", session_id, "--yes")
+    assert code == 1 and "open in a running steiner-tui" in err
+    code, out, _ = _run(sessions_base, "evict", "--keep", "0", "--yes")
+    assert code == 0 and "removed 0" in out
+    harness.opened.log.close()
+    assert SessionStore(sessions_base).exists(session_id)
+
+
+async def test_titles_are_printed_as_text_not_markup(
+    open_session: OpenSession, sessions_base: Path
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("fix [/] [b]x[/b]")
+    harness.opened.log.close()
+    broken = sessions_base / "nolog1"
+    broken.mkdir()
+    code, out, err = _run(sessions_base, "list")
+    assert code == 0, err
+    assert "fix [/] [b]x[/b]" in out
+    assert "[no session log]" in out

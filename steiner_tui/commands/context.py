@@ -143,8 +143,8 @@ def _print_tables(report: ContextReport) -> None:
     messages.add_column("bytes", justify="right")
     messages.add_column("hash")
     for index, row in enumerate(data["messages"]):
-        cells = (str(index), row["role"], str(row["bytes"]), row["hash"])
-        messages.add_row(*(Text(cell) for cell in cells))
+        numbers = (str(index), row["role"], str(row["bytes"]), row["hash"])
+        messages.add_row(*(Text(cell) for cell in numbers))
     console.print(blocks)
     console.print(messages)
     estimate, window = data["estimate"], data["window"]

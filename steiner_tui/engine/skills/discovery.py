@@ -23,11 +23,13 @@ from steiner_tui.engine.skills.model import Skill
 __all__ = [
     "MAX_SKILL_FILE_BYTES",
     "SKILL_FILE_NAME",
+    "SKILL_NAME_MAX",
     "LocalSkillReader",
     "SkillReader",
     "SkillRoot",
     "discover_skills",
     "load_skill",
+    "skill_name_problem",
     "skill_roots",
 ]
 
@@ -85,6 +87,33 @@ def skill_roots(
     return tuple(roots)
 
 
+SKILL_NAME_MAX = 64
+_YAML_INDICATORS = "[]{}&*!|>%@`#,?"
+_FORBIDDEN_IN_NAMES = "/\\\"'<>`"
+
+
+def skill_name_problem(name: str) -> str:
+    """Why ``name`` cannot name a skill (``""`` when it can).
+
+    A name travels inside envelopes, file paths and the sidebar, so it may not hold path
+    separators, quotes, ``<`` or ``>`` (no envelope text such as ``</steiner-skill>``), control
+    characters or ``..``, may not start like a YAML collection or alias (``name: [unclosed``),
+    and is at most ``SKILL_NAME_MAX`` characters.
+    """
+    if not name:
+        return "the name is empty"
+    if len(name) > SKILL_NAME_MAX:
+        return f"the name is longer than {SKILL_NAME_MAX} characters"
+    if name[0] in _YAML_INDICATORS:
+        return f"the name {name!r} is not a plain YAML string (it starts with {name[0]!r})"
+    bad = sorted({c for c in name if c in _FORBIDDEN_IN_NAMES or not c.isprintable()})
+    if bad:
+        return f"the name {name!r} holds {', '.join(repr(c) for c in bad)}"
+    if ".." in name or name != name.strip():
+        return f"the name {name!r} holds '..' or leading or trailing spaces"
+    return ""
+
+
 def load_skill(folder: Path, root: SkillRoot, reader: FileReader, sink: EventSink) -> Skill | None:
     """Load ``folder/SKILL.md``, or warn and return None when it is not a usable skill."""
     path = folder / SKILL_FILE_NAME
@@ -99,6 +128,10 @@ def load_skill(folder: Path, root: SkillRoot, reader: FileReader, sink: EventSin
     name = fields.get("name", "").strip()
     if not name:
         sink.emit(WarningEvent("skill_invalid", f"skipped {path}: front matter has no name"))
+        return None
+    problem = skill_name_problem(name)
+    if problem:
+        sink.emit(WarningEvent("skill_invalid", f"skipped {path}: {problem}"))
         return None
     body = raw_body.lstrip("\n").rstrip()
     original_bytes = utf8_len(body)
@@ -139,7 +172,8 @@ def discover_skills(
     Args:
         roots: from ``skill_roots``, in search order.
         sink: receives ``WarningEvent`` (unreadable, oversized, invalid UTF-8, invalid front
-            matter, duplicate names within one root) and ``SkillTruncated``.
+            matter or name, duplicate names within one root, a skill replacing a bundled
+            one) and ``SkillTruncated``.
         reader: the filesystem seam; the real filesystem when None.
 
     Returns:
@@ -156,6 +190,10 @@ def discover_skills(
             if skill.name in seen_here:
                 message = f"{skill.path} redefines skill {skill.name!r} in the same root; it wins"
                 sink.emit(WarningEvent("skill_duplicate", message))
+            shadowed = found.get(skill.name)
+            if shadowed is not None and shadowed.bundled and not skill.bundled:
+                message = f"{skill.path} replaces the bundled skill {skill.name!r}"
+                sink.emit(WarningEvent("skill_shadows_bundled", message))
             seen_here.add(skill.name)
             found[skill.name] = skill
     return tuple(found[name] for name in sorted(found))

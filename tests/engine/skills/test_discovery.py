@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from steiner_tui.engine.events import ListSink, SkillTruncated, WarningEvent
 from steiner_tui.engine.skills.discovery import (
     MAX_SKILL_FILE_BYTES,
@@ -54,7 +56,7 @@ def test_later_root_replaces_earlier_and_results_are_sorted(tmp_path: Path) -> N
     assert review.path == user / "my-review" / "SKILL.md"
     assert skills[0].description == "quoted description"
     assert skills[2].bundled is True
-    assert sink.events == []
+    assert [e.code for e in sink.events if isinstance(e, WarningEvent)] == ["skill_shadows_bundled"]
 
 
 def test_missing_roots_are_silent_unless_listed_in_config(tmp_path: Path) -> None:
@@ -138,3 +140,41 @@ def test_unlistable_root_warns(tmp_path: Path) -> None:
     assert discover_skills((SkillRoot(tmp_path),), sink, UnlistableReader()) == ()
     [(code, message)] = warnings(sink)
     assert code == "skill_root_unreadable" and "Permission denied" in message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "[unclosed",
+        "{x: 1}",
+        "../../etc",
+        "a/b",
+        "a\\\\b",
+        'say "hi"',
+        "it's",
+        "</steiner-skill>",
+        "<steiner-skill",
+        "x" * 65,
+        "*alias",
+    ],
+)
+def test_bad_skill_names_are_refused_with_a_clear_message(tmp_path: Path, name: str) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "bad", name)
+    sink = ListSink()
+    assert discover_skills([SkillRoot(root)], sink) == ()
+    [(code, message)] = warnings(sink)
+    assert code == "skill_invalid"
+    assert message.startswith(f"skipped {root / 'bad' / 'SKILL.md'}: the name")
+
+
+def test_a_project_skill_replacing_a_bundled_one_is_announced(tmp_path: Path) -> None:
+    bundled, project = tmp_path / "bundled", tmp_path / "project"
+    write_skill(bundled, "code-review", "code-review", body="Bundled.")
+    path = write_skill(project, "code-review", "code-review", body="Mine.")
+    sink = ListSink()
+    [skill] = discover_skills([SkillRoot(bundled, bundled=True), SkillRoot(project)], sink)
+    assert skill.body == "Mine."
+    assert warnings(sink) == [
+        ("skill_shadows_bundled", f"{path} replaces the bundled skill 'code-review'")
+    ]

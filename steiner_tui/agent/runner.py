@@ -39,6 +39,7 @@ from steiner_tui.agent.snapshot_builder import SnapshotBuilder
 from steiner_tui.agent.streaming import StreamCollector
 from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
 from steiner_tui.engine.budget import FitResult
+from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -239,6 +240,24 @@ class Runner:
     def next_turn(self) -> int:
         self.state.turn += 1
         return self.state.turn
+
+    def start_new_session(
+        self, session_id: str, *, prompt_cache_key: str, archive: HistoryArchive | None
+    ) -> None:
+        """Go on as a new session (``/clear`` in a recorded session); the conversation stays.
+
+        Requests are numbered from 0 again under ``session_id``, the model sends
+        ``prompt_cache_key``, the last main request is forgotten and compaction archives to
+        ``archive``. The snapshot builder and the compaction driver follow.
+        """
+        self.session_id = session_id
+        self.model = replace(self.model, prompt_cache_key=prompt_cache_key)
+        self.state.last_main_request = LastMainRequest()
+        self.snapshots.session_id = session_id
+        self.snapshots.next_index = 0
+        self.compactor.model = self.model
+        self.compactor.session_id = session_id
+        self.compactor.settings = replace(self.compactor.settings, archive=archive)
 
     # -- preparing a request ----------------------------------------------------------------
 

@@ -11,15 +11,20 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
+from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app.budget_view import BudgetView, TokenLedger, build_budget_view
 from steiner_tui.app.live_files import partitions_for
 from steiner_tui.app.session import AppSession
+from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import HealthEvent, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
+from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.sessions.ids import new_session_id
+from steiner_tui.sessions.resume import cache_key_for
 from steiner_tui.tools.base import Mode
 
 __all__ = ["SessionController"]
@@ -170,14 +175,30 @@ class SessionController:
     def clear(self) -> None:
         """Start a new conversation (``/clear``); undelivered sub-agent results are dropped.
 
+        A recorded session becomes a new session: a new id (its own log, title, prompt cache
+        key, request numbering and history archive); the old one stays as it was saved.
+
         Raises:
             DriverRefusal: while a run is generating or a sub-agent is pending.
         """
+        log = self.session.log
+        if log is not None:
+            driver, runner = self.driver, self.driver.runner
+            refusal = replacement_refusal(driver.busy, driver.admissions, driver.pending_sub_agents)
+            if refusal is not None:
+                raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
+            new_id = new_session_id()
+            log.start_new_session(log.session_dir.parent / new_id)
+            runner.start_new_session(
+                new_id,
+                prompt_cache_key=cache_key_for(new_id),
+                archive=FileHistoryArchive(log.session_dir),
+            )
         self.driver.replace_lineage(ConversationLineage())
         if self.session.sub_agents is not None:
             self.session.sub_agents.drain_results()  # results for the old conversation
-        if self.session.log is not None:
-            self.session.log.sync()  # writes the reset
+        if log is not None:
+            log.sync()
         self._first_index = self.driver.runner.snapshots.next_index
         self._preview = None
         self._usage = None

@@ -162,6 +162,42 @@ class SessionLog:
         session_dir.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         return cls(session_dir, clock=clock, **options)
 
+    def start_new_session(self, session_dir: Path) -> None:
+        """Close this session's log and become the (not yet written) log of a new one.
+
+        ``/clear`` starts a new session: the old log is completed and unlocked as it is, and
+        the next message opens ``session_dir`` with its own header, title and meta. Call it
+        before the runner's conversation is replaced.
+
+        Raises:
+            FileExistsError: ``session_dir`` already holds a log.
+        """
+        if (session_dir / LOG_FILE_NAME).exists():
+            raise FileExistsError(f"session {session_dir.name!r} already has a log")
+        runner = self._runner
+        self.close()
+        self.session_dir = session_dir
+        self.path = session_dir / LOG_FILE_NAME
+        self.error = None
+        self._closed = False
+        self._open = False
+        self._header_written = False
+        self._lock = None
+        self._early.clear()
+        self._last_hashes = ()
+        self._last_main = LastMainRequest()
+        self._written = _Written()
+        self._meta = SessionMeta(session_dir.name)
+        self._runner = runner
+        if runner is not None:  # as ``bind`` does, but nothing of the old conversation is synced
+            self._meta = SessionMeta(
+                session_dir.name,
+                project_root=str(runner.project_root),
+                created=self._clock(),
+                alias=runner.model.alias,
+                model=runner.model.model,
+            )
+
     @property
     def on_disk(self) -> bool:
         """True once the log exists (for a new session: after its first message)."""

@@ -10,6 +10,8 @@ from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import ReplyEntry, UserEntry
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.store import SessionStore
 from tests.app.conftest import SIZE, session_for
 from tests.app.helpers import finish, notices, send
 
@@ -70,3 +72,29 @@ async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it
         await pilot.press("enter")
         await pilot.pause()
     assert app.return_value == ResumeRequest("older-one")
+
+
+async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> None:
+    app = make_app(session_for(project, config_dir, record=True, session_id="before-clear"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "first conversation")
+        await finish(pilot)
+        await send(pilot, "/clear")
+        await pilot.pause()
+        await send(pilot, "second conversation")
+        await finish(pilot)
+        runner = app.session.driver.runner
+        new_id = runner.session_id
+        assert new_id != "before-clear"
+        assert runner.model.prompt_cache_key == f"steiner-{new_id}"
+    app.session.close()
+    store = SessionStore(config_dir / "sessions")
+    titles = {row.session_id: row.meta.title for row in store.list()}
+    assert titles == {"before-clear": "first conversation", new_id: "second conversation"}
+    old = load_session(config_dir / "sessions" / "before-clear")
+    assert [m.content for m in old.lineage.active.messages][0] == "first conversation"
+    new = load_session(config_dir / "sessions" / new_id)
+    assert new.problems == ()
+    assert new.requests[0].index == 0
+    assert new.prompt_cache_key == f"steiner-{new_id}"

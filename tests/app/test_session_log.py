@@ -93,7 +93,7 @@ async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> No
     titles = {row.session_id: row.meta.title for row in store.list()}
     assert titles == {"before-clear": "first conversation", new_id: "second conversation"}
     old = load_session(config_dir / "sessions" / "before-clear")
-    assert [m.content for m in old.lineage.active.messages][0] == "first conversation"
+    assert next(m.content for m in old.lineage.active.messages) == "first conversation"
     new = load_session(config_dir / "sessions" / new_id)
     assert new.problems == ()
     assert new.requests[0].index == 0

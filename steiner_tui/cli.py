@@ -44,7 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
 
     ex = sub.add_parser("exec", help="run one task to completion and print the answer")
-    ex.add_argument("prompt", help="the task")
+    ex.add_argument(
+        "--resume",
+        dest="resume_session",
+        nargs="?",
+        const="latest",
+        default=None,
+        metavar="ID",
+        help="continue a saved session (default: the project's most recent one)",
+    )
+    ex.add_argument("prompt", nargs="?", default=None, help="the task")
     ex.add_argument("--skill", action="append", help="a skill to include (repeatable)")
     ex.add_argument("--model", default=None, help="model reference, e.g. anthropic/claude-...")
     ex.add_argument("--mode", choices=("build", "plan"), default="build")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.store import SessionStore
 from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
 
 
@@ -133,3 +135,53 @@ def test_exec_streams_to_stdout_and_reports_an_error_once_on_stderr(
     assert len(errors) == 1, out.stderr
     assert errors[0].startswith("error: local/tiny: "), errors
     assert errors[0].count("local/tiny") == 1, errors  # the provider label, once
+
+
+def test_exec_saves_its_session_and_resume_continues_it(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    first = _run(tmp_path, "--project", str(sample_project), "exec", "what is in this project?")
+    assert first.returncode == 0, first.stdout + first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].split()[0]
+    store = SessionStore(tmp_path / "xdg" / "steiner" / "sessions")
+    assert [row.session_id for row in store.list()] == [session_id]
+    assert store.list()[0].meta.title == "what is in this project?"
+
+    second = _run(tmp_path, "--project", str(sample_project), "exec", "--resume", "and src?")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert f"session: {session_id}" in second.stderr
+    third = _run(
+        tmp_path, "--project", str(sample_project), "exec", "--resume", session_id, "and now?"
+    )
+    assert third.returncode == 0, third.stdout + third.stderr
+    loaded = load_session(store.session_dir(session_id))
+    assert loaded.problems == ()
+    users = [m.content for m in loaded.lineage.active.messages if m.role == "user"]
+    assert users == ["what is in this project?", "and src?", "and now?"]
+    assert loaded.prompt_cache_key == f"steiner-{session_id}"
+
+
+def test_exec_resume_without_a_session_is_a_clear_error(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "--resume", "nosuch1", "hi")
+    assert out.returncode == 2 and "no session 'nosuch1'" in out.stderr
+
+
+def test_exec_reports_a_bad_config_value_without_a_traceback(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    config = sample_project / ".steiner" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[context]\nbudget_bytes = -100\n")
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "hi")
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert f"{config}: 'context.budget_bytes' = -100" in out.stderr
+
+
+def test_oneshot_phases_are_saved_sessions(tmp_path: Path, sample_project: Path) -> None:
+    out = _run(tmp_path, "--project", str(sample_project), "oneshot", "describe README.md")
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").list()
+    assert sorted(row.session_id.rsplit("-", 1)[1] for row in rows) == ["build", "plan", "verify"]

@@ -11,6 +11,11 @@ model ends its reply while background children still run, ``exec`` waits for the
 model again on their result envelopes; children still pending when it returns are cancelled.
 ``oneshot`` phases run without delegation: each phase is already a bounded session of its own
 and hands only its reply to the next.
+
+Recording: a ``SessionRecorder`` (the session log, ``sessions.SessionLog``) joins the sink
+fan-out, is bound to the runner once it exists and closed when the run ends, so ``exec`` and
+each ``oneshot`` phase are saved like the app's sessions. ``exec`` resumes a saved session from
+its ``lineage`` and LastMainRequest ``seed``; the same runner and compaction path continue it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.clock import Clock, SystemClock
@@ -26,7 +32,9 @@ from steiner_tui.agent.runner import Runner, RunResult
 from steiner_tui.agent.session_factory import SessionSpec, build_runner
 from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.engine.events import EventSink, FanoutSink, WarningEvent
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.templates import render_template
@@ -37,9 +45,26 @@ from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 
-__all__ = ["DEFAULT_PHASES", "PhaseResult", "delegating_spec", "run_exec", "run_oneshot"]
+__all__ = [
+    "DEFAULT_PHASES",
+    "PhaseResult",
+    "SessionRecorder",
+    "delegating_spec",
+    "run_exec",
+    "run_oneshot",
+]
 
 DEFAULT_PHASES = ("plan", "build", "verify")
+
+
+class SessionRecorder(Protocol):
+    """What records a headless run (the session log): a sink bound to the runner."""
+
+    def emit(self, event: EngineEvent) -> None: ...
+
+    def bind(self, runner: Runner) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +99,9 @@ async def run_exec(
     clock: Clock | None = None,
     delegation: DelegationSettings | None = None,
     secret_env: tuple[str, ...] = (),
+    recorder: SessionRecorder | None = None,
+    lineage: ConversationLineage | None = None,
+    seed: LastMainRequest | None = None,
 ) -> RunResult:
     """Run one task to completion (static skills from ``spec.static_skills``, no archive).
 
@@ -86,6 +114,9 @@ async def run_exec(
         clock: the injected clock.
         delegation: delegation settings; None runs without the ``delegate`` tool.
         secret_env: names kept from tool subprocesses besides the built-in deny list.
+        recorder: saves the session (bound to the runner, closed at the end), or None.
+        lineage: a resumed session's conversation (None: a new one).
+        seed: a resumed session's LastMainRequest.
     """
     clock = clock or SystemClock()
     spec = replace(spec, enabled_skills=())
@@ -93,34 +124,48 @@ async def run_exec(
     for problem in attached.problems:
         sink.emit(WarningEvent("attachment", problem))
     message = Message("user", escape_user_text(prompt), images=attached.images)
-    if delegation is None:
+    if recorder is not None:
+        sink = FanoutSink((recorder, sink))
+    try:
+        if delegation is None:
+            runner = build_runner(
+                spec,
+                estimator=estimator,
+                tools=ToolExecutor(default_tools(), policy, secret_env=secret_env),
+                sink=sink,
+                clock=clock,
+                permission=policy,
+                lineage=lineage,
+                seed=seed,
+            )
+            if recorder is not None:
+                recorder.bind(runner)
+            return await runner.run(message)
+        manager = SubAgentManager(
+            spec, estimator=estimator, sink=sink, clock=clock, settings=delegation
+        )
         runner = build_runner(
-            spec,
+            delegating_spec(spec, manager),
             estimator=estimator,
-            tools=ToolExecutor(default_tools(), policy, secret_env=secret_env),
+            tools=ToolExecutor(
+                tools_with_delegate(default_tools(), manager), policy, secret_env=secret_env
+            ),
             sink=sink,
             clock=clock,
             permission=policy,
+            lineage=lineage,
+            seed=seed,
         )
-        return await runner.run(message)
-    manager = SubAgentManager(
-        spec, estimator=estimator, sink=sink, clock=clock, settings=delegation
-    )
-    runner = build_runner(
-        delegating_spec(spec, manager),
-        estimator=estimator,
-        tools=ToolExecutor(
-            tools_with_delegate(default_tools(), manager), policy, secret_env=secret_env
-        ),
-        sink=sink,
-        clock=clock,
-        permission=policy,
-    )
-    manager.attach(runner)
-    try:
-        return await _run_until_settled(runner, manager, message)
+        if recorder is not None:
+            recorder.bind(runner)
+        manager.attach(runner)
+        try:
+            return await _run_until_settled(runner, manager, message)
+        finally:
+            await manager.aclose()
     finally:
-        await manager.aclose()
+        if recorder is not None:
+            recorder.close()
 
 
 async def _run_until_settled(
@@ -150,10 +195,14 @@ async def run_oneshot(
     phases: Sequence[str] = DEFAULT_PHASES,
     clock: Clock | None = None,
     on_phase: Callable[[str], None] | None = None,
+    recorder_for: Callable[[str], SessionRecorder | None] | None = None,
 ) -> list[PhaseResult]:
     """Run ``task`` through ``phases``; each phase's reply feeds the next phase's prompt.
 
     Stops at the first phase that does not finish (error or cancellation propagates).
+
+    Args:
+        recorder_for: the recorder of each phase's session, by session id (None: unsaved).
     """
     results: list[PhaseResult] = []
     previous = ""
@@ -171,17 +220,25 @@ async def run_oneshot(
             mode="plan" if phase == "plan" else spec.mode,
         )
         policy = PermissionPolicy(permission)
+        recorder = recorder_for(session_id) if recorder_for is not None else None
+        sinks: tuple[EventSink, ...] = (sink, book) if recorder is None else (recorder, sink, book)
         runner = build_runner(
             phase_spec,
             estimator=estimator,
             tools=ToolExecutor(default_tools(), policy),
-            sink=FanoutSink((sink, book)),
+            sink=FanoutSink(sinks),
             clock=clock or SystemClock(),
             permission=policy,
         )
+        if recorder is not None:
+            recorder.bind(runner)
         if on_phase is not None:
             on_phase(phase)
-        result = await runner.run(Message("user", task))
+        try:
+            result = await runner.run(Message("user", escape_user_text(task)))
+        finally:
+            if recorder is not None:
+                recorder.close()
         results.append(PhaseResult(phase, session_id, result))
         if result.status != "done":
             break

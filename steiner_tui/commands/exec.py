@@ -1,10 +1,17 @@
-"""``steiner-tui exec "PROMPT"``: run one task to completion and print the answer.
+"""``steiner-tui exec [--resume [ID]] "PROMPT"``: run one task to completion, print the answer.
+
+The run is saved as a session, as the app saves its sessions (``sessions list`` shows it and
+``steiner-tui --resume ID`` opens it). ``--resume ID`` continues a saved session headless, and
+``--resume`` alone the project's most recent one: the same runner, log and compaction path, the
+conversation and the prompt cache key restored exactly. With a single word after ``--resume``
+that word is the prompt, not an id.
 
 The answer streams to stdout as the model writes it; progress goes to stderr: each request as
-it is sent, tool calls, sub-agents, warnings, and an error once, labelled once with the model.
+it is sent, tool calls, sub-agents, warnings, an error once, labelled once with the model, and
+the session's id at the end.
 
-Exit status: 0 when the model answered, 1 on a provider or context error, 2 on bad input,
-130 when interrupted (Ctrl-C stops streaming cleanly).
+Exit status: 0 when the model answered, 1 on a provider or context error, 2 on bad input (a
+bad configuration, an unknown session), 130 when interrupted (Ctrl-C stops streaming cleanly).
 
 The model may delegate to sub-agents (``--no-delegate`` turns the ``delegate`` tool off); each
 child's state changes go to stderr with the other progress lines, and children still running
@@ -16,12 +23,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
 from steiner_tui import paths
+from steiner_tui.agent.clock import SystemClock
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentUpdated
 from steiner_tui.agent.event_log import JsonlEventLog
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
@@ -36,6 +43,9 @@ from steiner_tui.commands.headless_io import (
 )
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
+from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.resume import LATEST, SessionOpening, open_session_for_app
+from steiner_tui.tools.environment import secret_names
 from steiner_tui.tools.permissions import PermissionPolicy
 
 __all__ = ["SubAgentProgress", "run"]
@@ -61,24 +71,55 @@ class SubAgentProgress:
         print(line, file=self.stream, flush=True)
 
 
+def prompt_and_resume(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """``(prompt, resume)`` from the command line: a lone word after ``--resume`` is the prompt.
+
+    ``resume`` is None (a new session), ``"latest"`` or a session id.
+    """
+    prompt, resume = getattr(args, "prompt", None), getattr(args, "resume_session", None)
+    if prompt is None and resume not in (None, LATEST):
+        return resume, LATEST
+    return prompt, resume
+
+
+def _opening(project: Path, resume: str | None) -> SessionOpening:
+    """The session to run in (a new one, or the saved one to continue).
+
+    Raises:
+        ValueError, SessionNotFoundError, SessionLoadError: no usable session to resume.
+    """
+    return open_session_for_app(project, resume, paths.sessions_dir())
+
+
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).resolve()
     if not project.is_dir():
         print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
         return 2
+    prompt, resume = prompt_and_resume(args)
+    if not prompt:
+        print("steiner-tui exec: a prompt is required", file=sys.stderr)
+        return 2
     config = load_project_config(project)
-    session_id = f"exec-{uuid.uuid4().hex[:8]}"
+    try:
+        opening = _opening(project, resume)
+    except (ValueError, SessionNotFoundError, SessionLoadError) as error:
+        print(f"steiner-tui: {error}", file=sys.stderr)
+        return 2
     inputs = SessionInputs(
-        session_id=session_id,
+        session_id=opening.session_id,
         mode=args.mode,
         static_skills=tuple(args.skill or ()),
         model_ref=args.model,
     )
     try:
-        spec = session_spec_from_config(config, project, paths.config_dir(), inputs)
+        base = session_spec_from_config(config, opening.project_root, paths.config_dir(), inputs)
     except ConfigError as error:
         print(f"steiner-tui: {error}", file=sys.stderr)
         return 2
+    spec = opening.spec_for(base)
+    if resume is None or args.mode != "build":
+        spec = replace(spec, mode=args.mode)
     policy = PermissionPolicy(HeadlessPermission(allow=args.yes), dict(config.permissions))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
     printer, progress = ReplyPrinter(), ProgressSink()
@@ -86,13 +127,22 @@ def run(args: argparse.Namespace) -> int:
     if event_log is not None:
         sink = FanoutSink((sink, event_log))
     delegation = None if args.no_delegate else DelegationSettings()
+    try:
+        recorder = opening.open_log(SystemClock().now)
+    except OSError as error:
+        print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
+        return 2
     coro = run_exec(
         spec,
-        args.prompt,
+        prompt,
         estimator=make_estimator(),
         sink=sink,
         policy=policy,
         delegation=delegation,
+        secret_env=secret_names(config),
+        recorder=recorder,
+        lineage=opening.lineage,
+        seed=opening.seed,
     )
     try:
         result: RunResult = asyncio.run(coro)
@@ -104,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         if event_log is not None:
             event_log.close()
     printer.finish()
+    print(f"session: {opening.session_id}", file=sys.stderr)
     if result.status == "done":
         return 0
     if not progress.errors:  # an error the runner reported is already on stderr

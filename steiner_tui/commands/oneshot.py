@@ -1,4 +1,4 @@
-"""``steiner-tui oneshot "TASK"``: plan, build and verify phases, each its own session."""
+"""``steiner-tui oneshot "TASK"``: plan, build and verify phases, each its own saved session."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import uuid
 from pathlib import Path
 
 from steiner_tui import paths
+from steiner_tui.agent.clock import SystemClock
 from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
-from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
+from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, SessionRecorder, run_oneshot
 from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
@@ -21,12 +22,22 @@ from steiner_tui.commands.headless_io import (
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.sessions.writer import SessionLog
 
 __all__ = ["run"]
 
 
 def _archive_for(session_id: str, tool_status: ToolStatusBook) -> HistoryArchive:
     return FileHistoryArchive(paths.sessions_dir() / session_id, tool_status=tool_status)
+
+
+def _recorder_for(session_id: str) -> SessionRecorder | None:
+    """The session log of one phase (saved as the app saves its sessions)."""
+    try:
+        return SessionLog.create(paths.sessions_dir() / session_id, clock=SystemClock().now)
+    except OSError as error:
+        print(f"warning: phase session {session_id} is not saved: {error}", file=sys.stderr)
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         archive_for=_archive_for,
         phases=phases,
         on_phase=announce,
+        recorder_for=_recorder_for,
     )
     try:
         results: list[PhaseResult] = asyncio.run(coro)

@@ -1,0 +1,207 @@
+"""Session log size, resume time and memory at 1k / 2k / 4k / 10k messages (issue 14).
+
+Drives the real ``SessionLog`` with real-shaped traffic: each turn is a user message, an
+assistant tool call, a tool result holding a real source file of this repository (1-40 KB, or
+a bash-like listing), and a short reply; every assistant message follows a request snapshot of
+the whole conversation, as the runner sends it. No compaction happens, the worst case for the
+log. Each size is written, then resumed (``load_session``) in a fresh interpreter that reports
+the resume time and the resident memory it added.
+
+Printed per size: log bytes, distinct message text bytes, their ratio (target < 1.3x), resume
+seconds, resident memory after resume / message text (target < 3x), and resume time at 10k /
+at 1k (target < 12x, linear). Each target says plainly whether it was met, and the exit status
+is 1 when one was missed.
+
+Run: ``uv run python benchmarks/bench_session_log.py [sizes...]``. Set ``STEINER_BENCH_SRC`` to
+another checkout's root to measure that version's log format (the "before" figures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.environ.get("STEINER_BENCH_SRC", str(Path(__file__).resolve().parents[1])))
+
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import MessageAppended
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.snapshots import build_request_snapshot
+from steiner_tui.sessions.writer import SessionLog
+
+HERE = Path(__file__).resolve().parent
+SOURCE = Path(sys.path[0])
+"""The checkout measured: ``STEINER_BENCH_SRC``, or this one (first on the import path)."""
+
+SIZES = (1000, 2000, 4000, 10000)
+LOG_TARGET, MEMORY_TARGET, LINEAR_TARGET = 1.3, 3.0, 12.0
+
+
+@dataclass
+class _Model:
+    alias: str = "bench"
+    model: str = "bench-model"
+    prompt_cache_key: str = "steiner-bench"
+
+
+@dataclass
+class _State:
+    turn: int = 0
+
+
+@dataclass
+class _Runner:
+    """What ``SessionLog`` reads from a runner."""
+
+    lineage: Any
+    model: _Model = field(default_factory=_Model)
+    state: _State = field(default_factory=_State)
+    project_root: Path = HERE.parent
+    last_main_request: Any = None
+
+
+def _payloads() -> list[str]:
+    files = sorted(p for p in (SOURCE / "steiner_tui").rglob("*.py") if p.stat().st_size > 1000)
+    texts = [p.read_text(encoding="utf-8")[:40_000] for p in files]
+    listing = "\n".join(f"-rw-r--r-- 1 dev dev {len(t):>6} {p.name}" for p, t in zip(files, texts))
+    return [*texts, listing]
+
+
+def write_log(directory: Path, messages: int) -> int:
+    """Write a session of ``messages`` messages; return the distinct message text bytes."""
+
+    @dataclass
+    class Estimate:
+        tokens: int = 0
+        raw_tokens: int = 0
+        strategy: str = "bench"
+        confidence: str = "low"
+
+    clock = datetime(2026, 9, 13, tzinfo=UTC)
+    log = SessionLog.create(directory, clock=lambda: clock)
+    runner = _Runner(ConversationLineage(), last_main_request=LastMainRequest())
+    log.bind(runner)  # type: ignore[arg-type]
+    payloads = _payloads()
+    conversation: list[Message] = []
+    text_bytes = 0
+    index = 0
+
+    def append(message: Message) -> None:
+        nonlocal text_bytes
+        conversation.append(message)
+        runner.lineage = ConversationLineage.start(conversation)
+        text_bytes += len(message.content.encode()) + len(message.role)
+        log.emit(MessageAppended(message))
+
+    def request() -> None:
+        nonlocal index
+        snapshot = build_request_snapshot(
+            request_id=f"bench-{index}",
+            index=index,
+            model="bench-model",
+            provider="bench",
+            time=clock + timedelta(seconds=index),
+            messages=conversation,
+            blocks=(),
+            block_message_count=0,
+            tools=(),
+            max_tokens=4096,
+            estimate=Estimate(),
+        )
+        index += 1
+        log.emit(snapshot)
+
+    turn = 0
+    while len(conversation) < messages:
+        turn += 1
+        runner.state.turn = turn
+        append(Message("user", f"turn {turn}: what does the next file do?", turn=turn))
+        request()
+        call = ToolCall(f"c{turn}", "read", {"path": f"file{turn}.py"})
+        append(Message("assistant", "Reading it.", tool_calls=(call,), turn=turn))
+        payload = payloads[turn % len(payloads)]
+        append(Message("tool", payload, name="read", tool_call_id=call.id, turn=turn))
+        request()
+        append(Message("assistant", f"It is module {turn}; it does its job.", turn=turn))
+    log.close()
+    return text_bytes
+
+
+RESUME = """
+import json, sys, time
+sys.path.insert(0, sys.argv[2])
+from pathlib import Path
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+from steiner_tui.sessions.loader import load_session
+import steiner_tui.sessions.records, steiner_tui.engine.messages
+before = rss()
+start = time.perf_counter()
+loaded = load_session(Path(sys.argv[1]))
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "rss": rss() - before,
+                  "messages": len(loaded.lineage.active.messages),
+                  "problems": len(loaded.problems)}))
+"""
+
+
+def resume(directory: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-c", RESUME, str(directory), str(SOURCE)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def verdict(value: float, target: float) -> str:
+    return f"{value:.2f}x ({'met' if value < target else 'MISSED'}: target < {target}x)"
+
+
+def main(argv: list[str]) -> int:
+    sizes = tuple(int(a) for a in argv) or SIZES
+    print(f"source: {SOURCE}")
+    missed = 0
+    times: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            directory = Path(tmp) / f"bench{size}"
+            started = time.perf_counter()
+            text = write_log(directory, size)
+            written = time.perf_counter() - started
+            log_bytes = (directory / "session.jsonl").stat().st_size
+            result = resume(directory)
+            times[size] = result["seconds"]
+            log_ratio, memory_ratio = log_bytes / text, result["rss"] / text
+            missed += log_ratio >= LOG_TARGET
+            missed += memory_ratio >= MEMORY_TARGET
+            print(
+                f"{size:>6} messages: log {log_bytes / 1e6:8.1f} MB, text {text / 1e6:6.1f} MB, "
+                f"log/text {verdict(log_ratio, LOG_TARGET)}; written in {written:.1f}s; "
+                f"resume {result['seconds']:.2f}s, rss +{result['rss'] / 1e6:.0f} MB, "
+                f"rss/text {verdict(memory_ratio, MEMORY_TARGET)}; "
+                f"{result['messages']} messages, {result['problems']} problems",
+                flush=True,
+            )
+    if 1000 in times and 10000 in times:
+        linear = times[10000] / times[1000]
+        missed += linear >= LINEAR_TARGET
+        print(f"resume at 10k / at 1k: {verdict(linear, LINEAR_TARGET)}")
+    print("all targets met" if not missed else f"{missed} target(s) MISSED")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -72,7 +72,9 @@ class _Runner:
 def _payloads() -> list[str]:
     files = sorted(p for p in (SOURCE / "steiner_tui").rglob("*.py") if p.stat().st_size > 1000)
     texts = [p.read_text(encoding="utf-8")[:40_000] for p in files]
-    listing = "\n".join(f"-rw-r--r-- 1 dev dev {len(t):>6} {p.name}" for p, t in zip(files, texts))
+    listing = "\n".join(
+        f"-rw-r--r-- 1 dev dev {len(t):>6} {p.name}" for p, t in zip(files, texts, strict=True)
+    )
     return [*texts, listing]
 
 

@@ -461,6 +461,10 @@ def _reason(message: str, kind: Any) -> str:
     """msgspec's message in plain words (options of a ``Literal`` listed)."""
     if match := re.fullmatch(r"Expected (.+), got `(\w+)`", message):
         return f"expected {_words(match.group(1))}, got {_words(match.group(2), got=True)}"
+    if message == "Expected `int` >= 1":
+        return "expected a positive integer"
+    if message == "Expected `int` >= 0":
+        return "expected an integer of 0 or more"
     if match := re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (\S+)", message):
         words = {">=": "of at least", ">": "above", "<=": "of at most", "<": "below"}
         return f"expected {_words(match.group(1))} {words[match.group(2)]} {match.group(3)}"

@@ -233,7 +233,7 @@ def test_negative_context_budget_names_file_key_and_value(files: tuple[Path, Pat
     with pytest.raises(ConfigError) as caught:
         load_config(root, {}, user_file=user)
     assert str(caught.value) == (
-        f"{path}: 'context.budget_bytes' = -100: expected an integer of at least 0"
+        f"{path}: 'context.budget_bytes' = -100: expected an integer of 0 or more"
     )
 
 
@@ -299,7 +299,7 @@ def test_unknown_keys_are_warned_once_per_file_that_holds_them() -> None:
 def test_errors_name_the_file_that_set_the_bad_value() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config([("user", {"sessions": {"keep": 5}}), ("project", {"sessions": {"keep": 0}})])
-    assert str(caught.value) == "project: 'sessions.keep' = 0: expected an integer of at least 1"
+    assert str(caught.value) == "project: 'sessions.keep' = 0: expected a positive integer"
 
 
 def test_where_names_the_winning_file() -> None:

@@ -63,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
         # The sessions screen asked for another session: open it in a fresh workbench.
         if not isinstance(result, ResumeRequest) or session is None:
-            if session is not None and session.log is not None:
-                print(resume_hint(session.driver.runner.session_id))
+            # Only a session that was saved (it had a message) can be resumed.
+            if session is not None and session.log is not None and session.log.on_disk:
+                print(resume_hint(session.log.session_dir.name))
             return 0
         resume = result.session_id
         root = session.project_root

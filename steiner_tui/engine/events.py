@@ -28,6 +28,7 @@ from typing import ClassVar, Protocol
 
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.provider import Remedy
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = [
@@ -190,6 +191,8 @@ class ErrorEvent(EngineEvent):
     kind: ClassVar[str] = "error"
     code: str
     message: str
+    remedies: tuple[Remedy, ...] = ()
+    """What the user can do about it (a provider error's ``remedies``), for the UI to offer."""
 
 
 # -- compaction -----------------------------------------------------------------------------

@@ -4,17 +4,18 @@ The engine and the runner build a ``ChatRequest`` and consume ``ProviderEvent``s
 providers (Anthropic, OpenAI chat, OpenAI Responses, the offline model) live in
 ``steiner_tui.providers`` and are handed in. Nothing here performs I/O.
 
-Errors: a provider raises ``ProviderError`` with a ``kind`` from ``ERROR_KINDS``. The runner turns
-it into an ``ErrorEvent`` and keeps the conversation intact. A stateful provider that fails a call
-after retiring its backend transcript says so in the error's ``backend_state_retired`` field
-(``is_backend_state_retired`` reads it along the cause chain).
+Errors: a provider raises ``ProviderError`` with a ``kind`` from ``ERROR_KINDS`` and the
+``Remedy``s the user has (retry, wait, set a key, compact, switch model...). The runner turns it
+into an ``ErrorEvent`` carrying both and keeps the conversation intact. A stateful provider that
+fails a call after retiring its backend transcript says so in the error's
+``backend_state_retired`` field (``is_backend_state_retired`` reads it along the cause chain).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, ToolCall
@@ -27,6 +28,8 @@ __all__ = [
     "Provider",
     "ProviderError",
     "ProviderEvent",
+    "Remedy",
+    "RemedyAction",
     "StreamDone",
     "StreamReasoning",
     "StreamText",
@@ -49,11 +52,29 @@ ERROR_KINDS = (
 )
 
 
+RemedyAction = Literal[
+    "retry", "wait", "set_key", "compact", "switch_model", "check_server", "raise_timeout"
+]
+"""What the user can do about a failed call: ``retry`` the turn, ``wait`` before retrying,
+``set_key`` (a valid API key), ``compact`` the conversation, ``switch_model``, ``check_server``
+(is it running, is the URL right) or ``raise_timeout`` (the provider's ``timeout`` setting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Remedy:
+    """Something the user can do about a failed call, as data for the UI to offer."""
+
+    action: RemedyAction
+    hint: str
+    """One line for people, e.g. ``set ANTHROPIC_API_KEY to a valid key, then retry``."""
+
+
 class ProviderError(Exception):
     """A model call failed. ``kind`` is one of ``ERROR_KINDS``.
 
-    ``backend_state_retired`` is set by a stateful provider whose failed call had retired the
-    backend transcript (a main compaction summary): the caller must not continue it.
+    ``remedies`` are what the user can do about it, most useful first. ``backend_state_retired``
+    is set by a stateful provider whose failed call had retired the backend transcript (a main
+    compaction summary): the caller must not continue it.
     """
 
     def __init__(
@@ -64,6 +85,7 @@ class ProviderError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         backend_state_retired: bool = False,
+        remedies: tuple[Remedy, ...] = (),
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -71,6 +93,7 @@ class ProviderError(Exception):
         self.status = status
         self.retry_after = retry_after
         self.backend_state_retired = backend_state_retired
+        self.remedies = remedies
 
     def __str__(self) -> str:
         return self.message
@@ -83,6 +106,7 @@ class ProviderError(Exception):
             status=self.status,
             retry_after=self.retry_after,
             backend_state_retired=True,
+            remedies=self.remedies,
         )
 
 

@@ -1,15 +1,22 @@
-"""One translation from SDK and transport failures to ``ProviderError``.
+"""One translation from SDK and transport failures to ``ProviderError``, and what the user can do.
 
 The ``anthropic`` and ``openai`` SDKs share one exception shape (``APIStatusError`` with a
 ``status_code``, ``APITimeoutError`` under ``APIConnectionError``, ``APIError`` for errors sent
-inside a stream), and both stream over ``httpx2``, whose transport errors escape the SDK once a
-stream has started. ``map_error`` takes the SDK module so this file never imports an SDK itself.
+inside a stream), and both stream over ``httpx2``, whose transport errors can escape the SDK once
+a stream has started. ``map_error`` takes the SDK module so this file never imports an SDK itself.
+
+The SDK alone cannot say how far a call got, so the caller passes a ``CallContext``: the same
+transport error is "could not connect" before the response's headers arrived and "dropped
+mid-stream" after them; a read timeout is "no response" before and "the stream stalled" after.
 
 Kinds: 401/403 ``auth``; 429 ``rate_limit`` (``retry_after`` from ``retry-after-ms`` or
-``retry-after``); 408 and timeouts ``timeout``; 5xx/529 ``server``; transport failures, including a
-connection dropped mid-stream, ``connection``; unparsable stream data ``protocol``; other 4xx
-``bad_request``, refined to ``context_length`` or ``image_rejected`` from the API's message.
-Every message names the provider, the HTTP status when there is one, and the API's own words.
+``retry-after``); 408 and timeouts ``timeout``; 5xx/529 ``server``; transport failures
+``connection``; unparsable stream data ``protocol``; other 4xx ``bad_request``, refined to
+``context_length`` from the API's message, or to ``image_rejected`` when the request had images
+and the message is about one. Statuses the SDK retries (408, 409, 429, 5xx) say how many retries
+were made and that they are used up. Every message starts with the label (``alias/model``) once,
+then the HTTP status when there is one, then the API's own words; ``remedies_for`` adds what the
+user can do about each kind.
 """
 
 from __future__ import annotations
@@ -18,12 +25,24 @@ import email.utils
 import json
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
-from steiner_tui.engine.provider import ProviderError
+from steiner_tui.engine.provider import ProviderError, Remedy
 
-__all__ = ["classify_api_message", "map_error", "parse_retry_after", "stream_error"]
+__all__ = [
+    "CallContext",
+    "classify_api_message",
+    "dropped_error",
+    "map_error",
+    "parse_retry_after",
+    "remedies_for",
+    "stream_error",
+    "with_remedies",
+]
+
+Phase = Literal["connect", "stream"]
 
 _CONTEXT_MARKERS = (
     "prompt is too long",
@@ -35,6 +54,9 @@ _CONTEXT_MARKERS = (
     "too many tokens",
 )
 _IMAGE_MARKERS = ("image",)
+_RETRIED_STATUSES = frozenset({408, 409, 429})
+_RETRY_COUNT_HEADER = "x-stainless-retry-count"
+"""The SDKs number each attempt of a request in this header (0 for the first)."""
 
 # Error ``type``/``code`` values sent inside a stream (no HTTP error status) -> equivalent status.
 _STREAM_ERROR_STATUS = {
@@ -53,6 +75,26 @@ _STREAM_ERROR_STATUS = {
     "invalid_prompt": 400,
     "invalid_image": 400,
 }
+
+
+@dataclass(slots=True)
+class CallContext:
+    """Who is calling and how far the call got, for accurate messages and remedies."""
+
+    label: str
+    """``alias/model``: starts every message."""
+    alias: str = ""
+    base_url: str = ""
+    timeout: float = 600.0
+    max_retries: int = 0
+    key_env: str = ""
+    """The environment variable the key came from (empty: a local server without a key)."""
+    has_images: bool = False
+    """The request carried images (a 400 about an image is then ``image_rejected``)."""
+    phase: Phase = "connect"
+    """``connect`` until the response's headers arrived, ``stream`` after."""
+    events: int = 0
+    """Stream events received so far."""
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -100,8 +142,12 @@ def _error_type(body: object) -> str:
     return ""
 
 
-def classify_api_message(status: int, message: str) -> tuple[str, str]:
-    """The kind and a short description for an HTTP status and the API's error message."""
+def classify_api_message(status: int, message: str, *, has_images: bool = True) -> tuple[str, str]:
+    """The kind and a short description for an HTTP status and the API's error message.
+
+    ``has_images``: the request carried images (without any, a 400 mentioning an image is a
+    plain ``bad_request``).
+    """
     lowered = message.lower()
     if status in (401, 403):
         return "auth", "authentication failed"
@@ -113,72 +159,202 @@ def classify_api_message(status: int, message: str) -> tuple[str, str]:
         return "server", "server error"
     if any(marker in lowered for marker in _CONTEXT_MARKERS):
         return "context_length", "the request is larger than the model's context window"
-    if any(marker in lowered for marker in _IMAGE_MARKERS):
+    if has_images and any(marker in lowered for marker in _IMAGE_MARKERS):
         return "image_rejected", "an image in the request was rejected"
     return "bad_request", "the request was rejected"
 
 
-def stream_error(label: str, body: object, *, default_status: int = 500) -> ProviderError:
+def stream_error(call: CallContext, body: object, *, default_status: int = 500) -> ProviderError:
     """A ``ProviderError`` for an error the API reported inside a stream (no HTTP status)."""
     status = _STREAM_ERROR_STATUS.get(_error_type(body), default_status)
     message = _api_message(body, "the API reported an error in the stream")
-    kind, what = classify_api_message(status, message)
-    return ProviderError(kind, f"{label}: {what} (reported mid-stream): {message}")
+    kind, what = classify_api_message(status, message, has_images=call.has_images)
+    return ProviderError(kind, f"{call.label}: {what} (reported mid-stream): {message}")
 
 
-def _status_error(label: str, exc: Any) -> ProviderError:
+def dropped_error(call: CallContext, terminal: str) -> ProviderError:
+    """The stream ended cleanly at the transport level, but before its ``terminal`` event."""
+    return ProviderError(
+        "connection",
+        f"{call.label}: the connection was dropped mid-stream: the stream ended after "
+        f"{_events(call.events)} without {terminal}",
+    )
+
+
+def _events(count: int) -> str:
+    return f"{count} event" if count == 1 else f"{count} events"
+
+
+def _retries(headers: Mapping[str, str] | None) -> int | None:
+    """How many retries the SDK made before the attempt whose request had ``headers``."""
+    if headers is None:
+        return None
+    try:
+        return int(headers.get(_RETRY_COUNT_HEADER, ""))
+    except ValueError:
+        return None
+
+
+def _retry_note(retries: int | None, max_retries: int) -> str:
+    """``after 2 retries, retries exhausted``; ``not retried (max_retries = 0)``."""
+    if retries is None:
+        retries = max_retries
+    if retries > 0:
+        plural = "retry" if retries == 1 else "retries"
+        return f"after {retries} {plural}, retries exhausted"
+    if max_retries == 0:
+        return "not retried (max_retries = 0)"
+    return "not retried (the server said not to)"
+
+
+def _status_error(call: CallContext, exc: Any) -> ProviderError:
     status = int(exc.status_code)
     body = exc.body
     if status < 400:
-        return stream_error(label, body)
+        return stream_error(call, body)
     message = _api_message(body, str(getattr(exc, "message", "")) or f"HTTP {status}")
-    kind, what = classify_api_message(status, message)
-    retry_after = None
-    text = f"{label}: {what} (HTTP {status}): {message}"
-    if kind == "rate_limit":
-        retry_after = parse_retry_after(exc.response.headers)
-        if retry_after is not None:
-            text += f"; retry after {retry_after:g}s"
+    kind, what = classify_api_message(status, message, has_images=call.has_images)
+    response = exc.response
+    where = f"HTTP {status}"
+    if status in _RETRIED_STATUSES or status >= 500:
+        where += ", " + _retry_note(_retries(response.request.headers), call.max_retries)
+    retry_after = parse_retry_after(response.headers) if kind == "rate_limit" else None
+    text = f"{call.label}: {what} ({where}): {message}"
+    if retry_after is not None:
+        text += f"; the server asks to wait {retry_after:g}s before the next request"
     return ProviderError(kind, text, status=status, retry_after=retry_after)
 
 
-def map_error(exc: BaseException, *, label: str, sdk: ModuleType) -> ProviderError | None:
+def _cause(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc
+    return str(cause) or type(cause).__name__
+
+
+def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> ProviderError:
+    if call.phase == "stream":
+        return ProviderError(
+            "timeout",
+            f"{call.label}: the stream stalled: no data for {call.timeout:g}s after "
+            f"{_events(call.events)} (the configured timeout)",
+        )
+    request = getattr(exc, "request", None)
+    retries = _retry_note(_retries(getattr(request, "headers", None)), call.max_retries)
+    if isinstance(exc.__cause__ or exc, httpx.ConnectTimeout):
+        what = "could not connect"
+    else:
+        what = "no response from the API"
+    return ProviderError(
+        "timeout",
+        f"{call.label}: {what} within {call.timeout:g}s (the configured timeout, {retries})",
+    )
+
+
+def _connection_error(call: CallContext, exc: BaseException) -> ProviderError:
+    if call.phase == "stream":
+        return ProviderError(
+            "connection",
+            f"{call.label}: the connection was dropped mid-stream after "
+            f"{_events(call.events)}: {_cause(exc)}",
+        )
+    request = getattr(exc, "request", None)
+    url = getattr(request, "url", None) or call.base_url
+    retries = _retry_note(_retries(getattr(request, "headers", None)), call.max_retries)
+    return ProviderError(
+        "connection",
+        f"{call.label}: could not connect to the API at {url} ({retries}): {_cause(exc)}",
+    )
+
+
+def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> ProviderError | None:
     """Translate ``exc`` raised while calling or streaming from ``sdk``.
 
     Args:
         exc: the exception caught around the SDK call and the stream iteration.
-        label: who failed, e.g. ``anthropic/claude-sonnet-4-5``; starts every message.
+        call: who failed and how far the call got.
         sdk: the imported ``anthropic`` or ``openai`` module (for its exception classes).
 
     Returns:
-        The ``ProviderError`` to raise, or ``None`` when ``exc`` is not a provider failure
-        (a programming error) and should propagate unchanged.
+        The ``ProviderError`` to raise (without remedies: ``with_remedies`` adds them), or
+        ``None`` when ``exc`` is not a provider failure (a programming error) and should
+        propagate unchanged.
     """
-    # The SDKs' HTTP library, imported with them: on the first call, never at start-up.
+    # The SDKs' HTTP library, already imported with them (never at start-up).
     import httpx2
 
     if isinstance(exc, ProviderError):
         return exc
     if isinstance(exc, sdk.APITimeoutError | httpx2.TimeoutException):
-        return ProviderError(
-            "timeout", f"{label}: timed out waiting for the API (the configured timeout passed)"
-        )
+        return _timeout_error(call, exc, httpx2)
     if isinstance(exc, sdk.APIResponseValidationError):
-        return ProviderError("protocol", f"{label}: malformed response from the API: {exc}")
+        return ProviderError("protocol", f"{call.label}: malformed response from the API: {exc}")
     if isinstance(exc, sdk.APIStatusError):
-        return _status_error(label, exc)
-    if isinstance(exc, sdk.APIConnectionError):
-        cause = exc.__cause__ or exc
-        url = getattr(getattr(exc, "request", None), "url", None)
-        at = f" at {url}" if url is not None else ""
-        return ProviderError("connection", f"{label}: could not connect to the API{at}: {cause}")
-    if isinstance(exc, httpx2.TransportError):
-        return ProviderError(
-            "connection",
-            f"{label}: the connection was lost mid-stream: {exc or type(exc).__name__}",
-        )
+        return _status_error(call, exc)
+    if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
+        return _connection_error(call, exc)
     if isinstance(exc, sdk.APIError):
-        return stream_error(label, exc.body if exc.body is not None else exc.message)
+        return stream_error(call, exc.body if exc.body is not None else exc.message)
     if isinstance(exc, json.JSONDecodeError | httpx2.DecodingError | UnicodeDecodeError):
-        return ProviderError("protocol", f"{label}: malformed data in the event stream: {exc}")
+        return ProviderError(
+            "protocol",
+            f"{call.label}: malformed data in the event stream after {_events(call.events)}: {exc}",
+        )
     return None
+
+
+def remedies_for(
+    kind: str, call: CallContext, retry_after: float | None = None
+) -> tuple[Remedy, ...]:
+    """What the user can do about an error of ``kind``, most useful first."""
+    switch = Remedy("switch_model", "switch to another model (/model)")
+    retry = Remedy("retry", "send the message again")
+    if kind == "auth":
+        if call.key_env:
+            key = Remedy("set_key", f"set {call.key_env} to a valid key, then retry")
+        else:
+            key = Remedy(
+                "set_key", f"give [providers.{call.alias}] an api_key_env the server accepts"
+            )
+        return (key, switch)
+    if kind == "rate_limit":
+        wait = f"wait {retry_after:g}s, then retry" if retry_after else "wait a moment, then retry"
+        return (Remedy("wait", wait), switch)
+    if kind == "server":
+        return (Remedy("retry", "retry: server errors are often brief"), switch)
+    if kind == "connection" and call.phase == "connect":
+        return (Remedy("check_server", f"check that {call.base_url} is up and reachable"), retry)
+    if kind == "connection":
+        return (Remedy("retry", "retry: the reply was cut off, what streamed is kept"), switch)
+    if kind == "timeout":
+        raise_it = f"raise [providers.{call.alias}] timeout (now {call.timeout:g}s)"
+        return (retry, Remedy("raise_timeout", raise_it))
+    if kind == "protocol":
+        return (retry, switch)
+    if kind == "context_length":
+        return (
+            Remedy("compact", "compact the conversation (/compact)"),
+            Remedy("switch_model", "switch to a model with a larger context window (/model)"),
+        )
+    if kind == "image_rejected":
+        return (
+            Remedy("retry", "retry: images are left out for this model from now on"),
+            Remedy("switch_model", "switch to a model that accepts images (/model)"),
+        )
+    if kind == "bad_request":
+        return (
+            Remedy("switch_model", "check the model id and its [models] settings, or switch model"),
+        )
+    return ()
+
+
+def with_remedies(error: ProviderError, call: CallContext) -> ProviderError:
+    """``error`` carrying ``remedies_for`` its kind (unchanged when it already has some)."""
+    if error.remedies:
+        return error
+    return ProviderError(
+        error.kind,
+        error.message,
+        status=error.status,
+        retry_after=error.retry_after,
+        backend_state_retired=error.backend_state_retired,
+        remedies=remedies_for(error.kind, call, error.retry_after),
+    )

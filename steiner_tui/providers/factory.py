@@ -33,6 +33,7 @@ from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from steiner_tui.providers.offline import OfflineProvider
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
+from steiner_tui.providers.sdk_base import SdkProvider
 from steiner_tui.providers.server_limits import ServerLimits, probe_server_limits
 
 __all__ = [
@@ -181,17 +182,20 @@ def build_provider(
     key = api_key_for(provider_config, env)
     alias, base_url = provider_config.alias, provider_config.base_url
     timeout, retries = provider_config.timeout, provider_config.max_retries
-    if kind == "anthropic":
-        return AnthropicProvider(
-            alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
-        )
-    if kind == "openai":
-        return OpenAIChatProvider(
-            alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
-        )
-    if kind == "openai_responses":
-        return OpenAIResponsesProvider(
-            alias, key, base_url, timeout=timeout, max_retries=retries, model_info=model_info
+    classes: dict[str, type[SdkProvider[Any, Any]]] = {
+        "anthropic": AnthropicProvider,
+        "openai": OpenAIChatProvider,
+        "openai_responses": OpenAIResponsesProvider,
+    }
+    if kind in classes:
+        return classes[kind](
+            alias,
+            key,
+            base_url,
+            timeout=timeout,
+            max_retries=retries,
+            model_info=model_info,
+            key_env=provider_config.api_key_env or "",
         )
     raise ConfigError(f"provider {provider_config.alias!r}: unknown type {kind!r}")
 

@@ -1,14 +1,14 @@
 """OpenAI Chat Completions as a ``Provider``, through the official ``openai`` SDK.
 
 Works against OpenAI and against OpenAI-compatible servers given a ``base_url`` (Ollama,
-llama.cpp, vLLM, LM Studio; a dummy key such as ``sk-local`` when the server needs none). The SDK
-is imported on the first call.
+llama.cpp, vLLM, LM Studio; a dummy key such as ``sk-local`` when the server needs none). What is
+Chat Completions' own here: the call and the reading of its typed ``ChatCompletionChunk``s; the
+stream skeleton is ``SdkProvider``'s.
 
 Streaming: text deltas are yielded as they arrive; ``reasoning_content`` (or ``reasoning``) delta
 extras of local reasoning models become ``StreamReasoning``; tool calls, whose id, name and
 arguments arrive spread over chunks, are assembled by ``index`` and yielded whole when the choice
-reports its ``finish_reason``. A stream that ends without a ``finish_reason`` was cut off and
-raises a ``connection`` error.
+reports its ``finish_reason`` (the terminal event: a stream that ends without one was cut off).
 
 Usage: ``prompt_tokens`` (OpenAI counts cached tokens inside it); cached tokens are the first
 present of ``prompt_tokens_details.cached_tokens``, ``prompt_cache_hit_tokens`` (DeepSeek) and
@@ -17,13 +17,11 @@ present of ``prompt_tokens_details.cached_tokens``, ``prompt_cache_hit_tokens`` 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from steiner_tui.engine.provider import (
     ChatRequest,
-    ProviderError,
     ProviderEvent,
     StreamDone,
     StreamReasoning,
@@ -31,14 +29,15 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
-from steiner_tui.providers.errors import map_error
 from steiner_tui.providers.openai_chat_convert import to_chat_params
-from steiner_tui.providers.sdk_base import SdkProvider
+from steiner_tui.providers.sdk_base import EventStream, SdkProvider, StreamReader
 from steiner_tui.providers.streaming import ToolCallBuffer
 
 # The SDK's types, for annotations only: the SDK itself is imported on the first call.
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, AsyncStream
+    from openai.types.chat import ChatCompletionChunk
+    from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIChatProvider", "is_official", "usage_event"]
 
@@ -80,9 +79,10 @@ def usage_event(usage: Any) -> StreamUsage:
     )
 
 
-class OpenAIChatProvider(SdkProvider["AsyncOpenAI"]):
+class OpenAIChatProvider(SdkProvider["AsyncOpenAI", "ChatCompletionChunk"]):
     """Streams Chat Completions; one ``AsyncOpenAI`` client per event loop."""
 
+    SDK = "openai"
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
 
     def __init__(
@@ -92,57 +92,68 @@ class OpenAIChatProvider(SdkProvider["AsyncOpenAI"]):
         self._official = is_official(base_url)
 
     def _make_client(self) -> AsyncOpenAI:
-        # Imported on the first call, never at start-up: the SDK takes about a second to import.
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI  # in a worker thread (see ``SdkProvider``)
 
-        return AsyncOpenAI(**self._client_settings())
+        client = AsyncOpenAI(**self._client_settings())
+        _ = client.chat.completions  # the SDK imports its resource modules on first access
+        return client
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
-        """Stream one Chat Completions call; raises ``ProviderError`` on failure."""
-        # Imported on the first call, never at start-up: the SDK takes about a second to import.
-        import openai
+    def _start(
+        self, request: ChatRequest
+    ) -> tuple[dict[str, Any], StreamReader[ChatCompletionChunk]]:
+        return to_chat_params(request, official=self._official), _ChunkReader()
 
-        label = f"{self.alias}/{request.model}"
-        client = self._clients.get()
-        params = to_chat_params(request, official=self._official)
-        tools: dict[int, ToolCallBuffer] = {}
-        finish: str | None = None
-        usage: StreamUsage | None = None
-        try:
-            stream = await client.chat.completions.create(stream=True, **params)
-            try:
-                async for chunk in stream:
-                    if chunk.usage is not None:
-                        usage = usage_event(chunk.usage)
-                    for choice in chunk.choices[:1]:
-                        for out in _delta_events(choice.delta, tools):
-                            yield out
-                        if choice.finish_reason is not None and finish is None:
-                            finish = str(choice.finish_reason)
-                            for _, buffer in sorted(tools.items()):
-                                yield StreamToolCall(buffer.to_call())
-                            tools.clear()
-            finally:
-                await stream.close()
-        except ProviderError:
-            raise
-        except Exception as exc:
-            mapped = map_error(exc, label=label, sdk=openai)
-            if mapped is None:
-                raise
-            raise mapped from exc
-        if finish is None:
-            raise ProviderError(
-                "connection", f"{label}: the stream ended before a finish_reason (connection cut)"
-            )
-        for _, buffer in sorted(tools.items()):
-            yield StreamToolCall(buffer.to_call())
-        if usage is not None:
-            yield usage
-        yield StreamDone(stop_reason=_STOP_REASONS.get(finish, finish))
+    async def _send(
+        self, client: AsyncOpenAI, params: dict[str, Any]
+    ) -> EventStream[ChatCompletionChunk]:
+        stream: AsyncStream[ChatCompletionChunk] = await client.chat.completions.create(
+            stream=True, **params
+        )
+        return stream
 
 
-def _delta_events(delta: Any, tools: dict[int, ToolCallBuffer]) -> list[ProviderEvent]:
+class _ChunkReader:
+    """Reads one completion's typed chunks (the first choice only)."""
+
+    terminal = "a finish_reason"
+
+    def __init__(self) -> None:
+        self.tools: dict[int, ToolCallBuffer] = {}
+        self.finish_reason: str | None = None
+        self.usage: StreamUsage | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.finish_reason is not None
+
+    def read(self, chunk: ChatCompletionChunk) -> list[ProviderEvent]:
+        if chunk.usage is not None:
+            self.usage = usage_event(chunk.usage)
+        out: list[ProviderEvent] = []
+        for choice in chunk.choices[:1]:
+            out += _delta_events(choice.delta, self.tools)
+            if choice.finish_reason is not None and self.finish_reason is None:
+                self.finish_reason = str(choice.finish_reason)
+                out += self._flush()
+        return out
+
+    def _flush(self) -> list[ProviderEvent]:
+        calls: list[ProviderEvent] = [
+            StreamToolCall(b.to_call()) for _, b in sorted(self.tools.items())
+        ]
+        self.tools.clear()
+        return calls
+
+    def finish(self) -> list[ProviderEvent]:
+        out = self._flush()
+        if self.usage is not None:
+            out.append(self.usage)
+        finish = self.finish_reason or "stop"
+        out.append(StreamDone(stop_reason=_STOP_REASONS.get(finish, finish)))
+        return out
+
+
+def _delta_events(delta: ChoiceDelta, tools: dict[int, ToolCallBuffer]) -> list[ProviderEvent]:
     out: list[ProviderEvent] = []
     reasoning = _extra(delta, "reasoning_content") or _extra(delta, "reasoning")
     if isinstance(reasoning, str) and reasoning:

@@ -11,7 +11,9 @@ with ``backend_state_retired=True`` (the engine must drop the old id even when t
 failed).
 Compaction calls that do not retire (fallback targets) are also not stored.
 
-Events handled: ``response.created``, ``response.output_text.delta``, reasoning (summary) text
+What is the Responses API's own here: the call, which messages to send, and the reading of its
+typed ``ResponseStreamEvent``s; the stream skeleton is ``SdkProvider``'s. Events handled:
+``response.created``, ``response.output_text.delta``, reasoning (summary) text
 deltas, ``response.output_item.added``/``.done`` and ``response.function_call_arguments.delta``/
 ``.done`` for tool calls, ``response.completed``/``response.incomplete`` (usage and the end), and
 ``response.failed``/``error`` (raised as ``ProviderError``). Usage: ``input_tokens`` (cached
@@ -22,8 +24,8 @@ tokens included), ``output_tokens``, ``input_tokens_details.cached_tokens`` and
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -35,25 +37,32 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
-from steiner_tui.providers.errors import map_error, stream_error
+from steiner_tui.providers.errors import CallContext, stream_error
 from steiner_tui.providers.openai_chat import DEFAULT_BASE_URL, is_official
 from steiner_tui.providers.openai_responses_convert import to_responses_params
-from steiner_tui.providers.sdk_base import SdkProvider
+from steiner_tui.providers.sdk_base import EventStream, SdkProvider, StreamReader
 from steiner_tui.providers.streaming import ToolCallBuffer
 
 # The SDK's types, for annotations only: the SDK itself is imported on the first call.
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, AsyncStream
+    from openai.types.responses import (
+        Response,
+        ResponseReasoningTextDeltaEvent,
+        ResponseStreamEvent,
+    )
 
 __all__ = ["OpenAIResponsesProvider"]
 
-_HELD_LIMIT = 256
 _REASONING_DELTAS = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
 
+_HELD_LIMIT = 256
 
-class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
+
+class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI", "ResponseStreamEvent"]):
     """Streams the Responses API and continues transcripts by ``previous_response_id``."""
 
+    SDK = "openai"
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
     stateful = True
 
@@ -66,10 +75,11 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
         """Response id -> how many conversation messages its call's input held."""
 
     def _make_client(self) -> AsyncOpenAI:
-        # Imported on the first call, never at start-up: the SDK takes about a second to import.
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI  # in a worker thread (see ``SdkProvider``)
 
-        return AsyncOpenAI(**self._client_settings())
+        client = AsyncOpenAI(**self._client_settings())
+        _ = client.responses  # the SDK imports its resource modules on first access
+        return client
 
     def _remember(self, response_id: str, held: int) -> None:
         self._held[response_id] = held
@@ -77,11 +87,32 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
         while len(self._held) > _HELD_LIMIT:
             self._held.popitem(last=False)
 
+    def _start(
+        self, request: ChatRequest
+    ) -> tuple[dict[str, Any], StreamReader[ResponseStreamEvent]]:
+        held = self._held.get(request.backend_state) if request.backend_state else None
+        params, sent = to_responses_params(request, held=held, official=self._official)
+        reader = _ResponseReader(
+            self._context(request),
+            remember=self._remember if params["store"] else None,
+            sent=sent,
+            retire=request.retire_backend_state,
+        )
+        return params, reader
+
+    async def _send(
+        self, client: AsyncOpenAI, params: dict[str, Any]
+    ) -> EventStream[ResponseStreamEvent]:
+        stream: AsyncStream[ResponseStreamEvent] = await client.responses.create(
+            stream=True, **params
+        )
+        return stream
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one Responses API call; raises ``ProviderError`` on failure."""
         retire = request.retire_backend_state
         try:
-            async for event in self._stream(request):
+            async for event in super().stream(request):
                 yield event
         except ProviderError as err:
             if retire:
@@ -91,54 +122,25 @@ class OpenAIResponsesProvider(SdkProvider["AsyncOpenAI"]):
             if retire and request.backend_state:
                 self._held.pop(request.backend_state, None)
 
-    async def _stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
-        # Imported on the first call, never at start-up: the SDK takes about a second to import.
-        import openai
 
-        label = f"{self.alias}/{request.model}"
-        client = self._clients.get()
-        held = self._held.get(request.backend_state) if request.backend_state else None
-        params, sent = to_responses_params(request, held=held, official=self._official)
-        state = _StreamState(label)
-        try:
-            stream = await client.responses.create(stream=True, **params)
-            try:
-                async for event in stream:
-                    for out in state.handle(event):
-                        yield out
-            finally:
-                await stream.close()
-        except ProviderError:
-            raise
-        except Exception as exc:
-            mapped = map_error(exc, label=label, sdk=openai)
-            if mapped is None:
-                raise
-            raise mapped from exc
-        if state.final is None:
-            raise ProviderError(
-                "connection",
-                f"{label}: the stream ended before response.completed (connection cut)",
-            )
-        for out in state.flush_tools():
-            yield out
-        if state.usage is not None:
-            yield state.usage
-        stored = bool(params["store"]) and bool(state.response_id)
-        if stored:
-            self._remember(state.response_id, sent)
-        yield StreamDone(
-            stop_reason=state.stop_reason(),
-            backend_state=state.response_id if stored else None,
-            clear_backend_state=request.retire_backend_state,
-        )
+class _ResponseReader:
+    """Reads one response's typed stream events."""
 
+    terminal = "response.completed"
 
-class _StreamState:
-    """Accumulates one response's stream events."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
+    def __init__(
+        self,
+        call: CallContext,
+        *,
+        remember: Callable[[str, int], None] | None,
+        sent: int,
+        retire: bool,
+    ) -> None:
+        self.call = call
+        self.remember = remember
+        """Records what a stored response holds (None: the call is not stored)."""
+        self.sent = sent
+        self.retire = retire
         self.response_id = ""
         self.tools: dict[int, ToolCallBuffer] = {}
         self.final_arguments: dict[int, str] = {}
@@ -146,7 +148,11 @@ class _StreamState:
         self.usage: StreamUsage | None = None
         self.final: str | None = None
 
-    def _finish(self, response: Any, stop_reason: str) -> None:
+    @property
+    def complete(self) -> bool:
+        return self.final is not None
+
+    def _finish(self, response: Response, stop_reason: str) -> None:
         self.response_id = response.id or self.response_id
         usage = response.usage
         if usage is not None:
@@ -159,54 +165,66 @@ class _StreamState:
             )
         self.final = stop_reason
 
-    def stop_reason(self) -> str:
+    def _stop_reason(self) -> str:
         """The normalized stop reason (``tool_calls`` when the response called tools)."""
         final = self.final or "stop"
         return "tool_calls" if self.called and final == "stop" else final
 
-    def handle(self, event: Any) -> list[ProviderEvent]:
-        kind = getattr(event, "type", "")
-        if kind in ("response.created", "response.in_progress"):
+    def read(self, event: ResponseStreamEvent) -> list[ProviderEvent]:
+        if event.type == "response.created" or event.type == "response.in_progress":
             self.response_id = event.response.id or self.response_id
-        elif kind == "response.output_text.delta" and event.delta:
+        elif event.type == "response.output_text.delta" and event.delta:
             return [StreamText(event.delta)]
-        elif kind in _REASONING_DELTAS and event.delta:
-            return [StreamReasoning(event.delta)]
-        elif kind == "response.output_item.added" and event.item.type == "function_call":
+        elif event.type in _REASONING_DELTAS:
+            # The two reasoning deltas share their shape; the union does not narrow by ``in``.
+            delta = cast("ResponseReasoningTextDeltaEvent", event).delta
+            return [StreamReasoning(delta)] if delta else []
+        elif event.type == "response.output_item.added" and event.item.type == "function_call":
             item = event.item
             self.tools[event.output_index] = ToolCallBuffer(item.call_id, item.name)
-        elif kind == "response.function_call_arguments.delta":
+        elif event.type == "response.function_call_arguments.delta":
             if event.output_index in self.tools:
                 self.tools[event.output_index].parts.append(event.delta)
-        elif kind == "response.function_call_arguments.done":
+        elif event.type == "response.function_call_arguments.done":
             self.final_arguments[event.output_index] = event.arguments
-        elif kind == "response.output_item.done" and event.item.type == "function_call":
+        elif event.type == "response.output_item.done" and event.item.type == "function_call":
             buffer = self.tools.pop(event.output_index, None) or ToolCallBuffer()
             item = event.item
             buffer.id = item.call_id or buffer.id
             buffer.name = item.name or buffer.name
-            raw = item.arguments if item.arguments is not None else None
-            raw = self.final_arguments.pop(event.output_index, raw)
+            raw = self.final_arguments.pop(event.output_index, item.arguments)
             self.called = True
             return [StreamToolCall(buffer.to_call(raw))]
-        elif kind == "response.completed":
+        elif event.type == "response.completed":
             self._finish(event.response, "stop")
-        elif kind == "response.incomplete":
+        elif event.type == "response.incomplete":
             details = event.response.incomplete_details
-            reason = getattr(details, "reason", None) or "incomplete"
+            reason = (details.reason if details is not None else None) or "incomplete"
             self._finish(event.response, "length" if reason == "max_output_tokens" else reason)
-        elif kind == "response.failed":
+        elif event.type == "response.failed":
             error = event.response.error
             body = {"code": getattr(error, "code", None), "message": getattr(error, "message", "")}
-            raise stream_error(self.label, body)
-        elif kind == "error":
-            raise stream_error(self.label, {"code": event.code, "message": event.message})
+            raise stream_error(self.call, body)
+        elif event.type == "error":
+            raise stream_error(self.call, {"code": event.code, "message": event.message})
         return []
 
-    def flush_tools(self) -> list[ProviderEvent]:
-        calls: list[ProviderEvent] = [
+    def finish(self) -> list[ProviderEvent]:
+        out: list[ProviderEvent] = [
             StreamToolCall(b.to_call()) for _, b in sorted(self.tools.items())
         ]
-        self.called = self.called or bool(calls)
+        self.called = self.called or bool(out)
         self.tools.clear()
-        return calls
+        if self.usage is not None:
+            out.append(self.usage)
+        stored = self.remember is not None and bool(self.response_id)
+        if self.remember is not None and stored:
+            self.remember(self.response_id, self.sent)
+        out.append(
+            StreamDone(
+                stop_reason=self._stop_reason(),
+                backend_state=self.response_id if stored else None,
+                clear_backend_state=self.retire,
+            )
+        )
+        return out

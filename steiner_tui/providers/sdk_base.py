@@ -1,19 +1,42 @@
-"""What the three SDK-backed providers share: settings, limits lookup, one client per loop.
+"""The one stream skeleton the three SDK-backed providers share.
 
-Each subclass names its default base URL and builds its SDK client in ``_make_client`` (the SDK
-import happens there, on the first call, never at module import). Clients have ``close()``.
+``SdkProvider.stream`` does, for every SDK: get this loop's client (the SDK is imported and the
+client built in a thread, never on the caller's loop), convert the request, make the SDK call,
+iterate its typed events through a ``StreamReader``, check that the stream reached its terminal
+event, and turn every failure into a ``ProviderError`` that says how far the call got and what
+the user can do (``providers.errors``). A subclass supplies only what differs:
+
+* ``SDK``: the module to import (``anthropic``, ``openai``);
+* ``_make_client``: the SDK's async client (runs in a worker thread);
+* ``_start``: the request's SDK parameters and a fresh reader for the SDK's typed events;
+* ``_send``: the SDK call that opens the stream.
+
+A model that rejects images is remembered for the provider's life (a session): from then on
+``model_info(model).vision`` is False, so the runner strips images before sending instead of
+being rejected on every turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from steiner_tui.engine.models import lookup_model
-from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError, ProviderEvent
+from steiner_tui.providers.errors import CallContext, dropped_error, map_error, with_remedies
 from steiner_tui.providers.streaming import LoopClient
 
-__all__ = ["SdkProvider"]
+__all__ = ["EventStream", "SdkProvider", "StreamReader"]
+
+EventT = TypeVar("EventT")
+EventT_co = TypeVar("EventT_co", covariant=True)
+EventT_contra = TypeVar("EventT_contra", contravariant=True)
+
+_MALFORMED = (AttributeError, KeyError, TypeError, ValueError)
+"""Raised by a reader given an event whose shape is not the one the SDK's types declare."""
 
 
 class _Closable(Protocol):
@@ -21,6 +44,34 @@ class _Closable(Protocol):
 
 
 ClientT = TypeVar("ClientT", bound=_Closable)
+
+
+class EventStream(Protocol[EventT_co]):
+    """What the SDKs' ``AsyncStream`` offers: typed events and ``close``."""
+
+    def __aiter__(self) -> AsyncIterator[EventT_co]: ...
+
+    async def close(self) -> None: ...
+
+
+class StreamReader(Protocol[EventT_contra]):
+    """Turns one call's typed SDK events into our stream events."""
+
+    terminal: str
+    """The event that ends a complete stream (named in the error when it never came)."""
+
+    @property
+    def complete(self) -> bool:
+        """The terminal event arrived."""
+        ...
+
+    def read(self, event: EventT_contra) -> Iterable[ProviderEvent]:
+        """Events for one SDK event; raises ``ProviderError`` for an error sent in the stream."""
+        ...
+
+    def finish(self) -> Iterable[ProviderEvent]:
+        """After a complete stream: calls still open, usage when reported, then ``StreamDone``."""
+        ...
 
 
 def _default_model_info(model: str) -> ModelInfo:
@@ -31,20 +82,24 @@ async def _close(client: _Closable) -> None:
     await client.close()
 
 
-class SdkProvider(Generic[ClientT]):
-    """Base of the Anthropic and OpenAI providers.
+class SdkProvider(ABC, Generic[ClientT, EventT]):
+    """Base of the Anthropic and OpenAI providers: one stream skeleton over typed SDK events.
 
     Args:
         alias: provider alias from config.
         api_key: the key (read from the environment by the factory).
         base_url: the endpoint; ``DEFAULT_BASE_URL`` when None. Always passed explicitly, so the
             SDK never falls back to its own environment variables or profiles.
-        timeout: seconds per request.
-        max_retries: SDK retries (429 and 5xx).
+        timeout: seconds per request (and the longest silence within a stream).
+        max_retries: the SDK's own retries (connection errors, 408, 409, 429 and 5xx, honouring
+            ``retry-after``).
         model_info: limits lookup with config overrides (default: the model registry).
+        key_env: the environment variable the key came from (named in an auth error's remedy).
     """
 
-    DEFAULT_BASE_URL = ""
+    SDK: ClassVar[str]
+    """The SDK module, imported in a thread on the first call."""
+    DEFAULT_BASE_URL: ClassVar[str] = ""
     stateful = False
 
     def __init__(
@@ -56,17 +111,34 @@ class SdkProvider(Generic[ClientT]):
         timeout: float = 600.0,
         max_retries: int = 2,
         model_info: Callable[[str], ModelInfo] | None = None,
+        key_env: str = "",
     ) -> None:
         self.alias = alias
         self._api_key = api_key
         self._base_url = base_url or self.DEFAULT_BASE_URL
         self._timeout = timeout
         self._max_retries = max_retries
+        self._key_env = key_env
         self._model_info = model_info or _default_model_info
         self._clients: LoopClient[ClientT] = LoopClient(self._make_client, _close)
+        self._rejects_images: set[str] = set()
 
+    # -- what each provider supplies ------------------------------------------------------
+
+    @abstractmethod
     def _make_client(self) -> ClientT:
-        raise NotImplementedError
+        """The SDK's async client from ``_client_settings`` (runs in a worker thread, where the
+        SDK may be imported)."""
+
+    @abstractmethod
+    def _start(self, request: ChatRequest) -> tuple[dict[str, Any], StreamReader[EventT]]:
+        """The SDK call's parameters for ``request`` and a fresh reader for its events."""
+
+    @abstractmethod
+    async def _send(self, client: ClientT, params: dict[str, Any]) -> EventStream[EventT]:
+        """Open the stream (returns once the response's headers arrived)."""
+
+    # -- shared -----------------------------------------------------------------------------
 
     def _client_settings(self) -> dict[str, Any]:
         """The SDK client's keyword arguments (every setting explicit; nothing from env)."""
@@ -78,9 +150,74 @@ class SdkProvider(Generic[ClientT]):
         }
 
     def model_info(self, model: str) -> ModelInfo:
-        """Limits of ``model`` (the registry, with config overrides applied by the factory)."""
-        return self._model_info(model)
+        """Limits of ``model`` (the registry, with config overrides applied by the factory);
+        ``vision`` is False once the model has rejected an image in this session."""
+        info = self._model_info(model)
+        return replace(info, vision=False) if model in self._rejects_images else info
+
+    @property
+    def image_rejections(self) -> frozenset[str]:
+        """Models that rejected an image in this session (their images are left out)."""
+        return frozenset(self._rejects_images)
+
+    async def warm(self) -> None:
+        """Import the SDK and build this loop's client in a thread, ahead of the first call."""
+        await self._clients.get()
 
     async def aclose(self) -> None:
         """Close the HTTP client of the current loop."""
         await self._clients.aclose()
+
+    def _context(self, request: ChatRequest) -> CallContext:
+        return CallContext(
+            label=f"{self.alias}/{request.model}",
+            alias=self.alias,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+            key_env=self._key_env,
+            has_images=any(message.images for message in request.messages),
+        )
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        """Stream one call; raises ``ProviderError`` on failure, after yielding what arrived."""
+        call = self._context(request)
+        client = await self._clients.get()
+        sdk = importlib.import_module(self.SDK)  # already imported by ``_make_client``
+        params, reader = self._start(request)
+        try:
+            events = await self._send(client, params)
+            call.phase = "stream"
+            try:
+                async for event in events:
+                    call.events += 1
+                    for out in _read(reader, event, call):
+                        yield out
+            finally:
+                await events.close()
+        except Exception as exc:
+            error = map_error(exc, call, sdk)
+            if error is None:
+                raise
+            raise self._failed(error, call, request) from exc
+        if not reader.complete:
+            raise self._failed(dropped_error(call, reader.terminal), call, request)
+        for out in reader.finish():
+            yield out
+
+    def _failed(
+        self, error: ProviderError, call: CallContext, request: ChatRequest
+    ) -> ProviderError:
+        if error.kind == "image_rejected":
+            self._rejects_images.add(request.model)
+        return with_remedies(error, call)
+
+
+def _read(reader: StreamReader[EventT], event: EventT, call: CallContext) -> list[ProviderEvent]:
+    try:
+        return list(reader.read(event))
+    except _MALFORMED as exc:
+        kind = getattr(event, "type", type(event).__name__)
+        raise ProviderError(
+            "protocol", f"{call.label}: malformed {kind} event in the stream: {exc}"
+        ) from exc

@@ -4,7 +4,7 @@ Tool calls arrive in fragments (Anthropic ``input_json_delta``, OpenAI chunked `
 ``ToolCallBuffer`` collects them and turns them into one complete ``ToolCall`` whose
 ``raw_arguments`` is exactly what the model sent. ``LoopClient`` keeps one SDK client per event
 loop: an async HTTP pool is bound to the loop that opened its connections, and ``exec`` or tests
-may run several loops in one process.
+may run several loops in one process; it builds each client in a thread, SDK import included.
 """
 
 from __future__ import annotations
@@ -63,7 +63,11 @@ class ToolCallBuffer:
 
 
 class LoopClient(Generic[ClientT]):
-    """One SDK client per running event loop, made on first use and closable."""
+    """One SDK client per running event loop, made on first use (in a thread) and closable.
+
+    ``factory`` runs in a worker thread: it imports the SDK (a second or more the first time)
+    and builds the client, so the caller's event loop (the UI's) never waits on either.
+    """
 
     def __init__(
         self, factory: Callable[[], ClientT], closer: Callable[[ClientT], Awaitable[None]]
@@ -73,13 +77,17 @@ class LoopClient(Generic[ClientT]):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: ClientT | None = None
 
-    def get(self) -> ClientT:
+    async def get(self) -> ClientT:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            # A client of a finished loop cannot be closed from here; its pool dies with the loop.
-            self._client = self._factory()
-            self._loop = loop
-        return self._client
+        if self._client is not None and self._loop is loop:
+            return self._client
+        made = await asyncio.to_thread(self._factory)
+        if self._client is not None and self._loop is loop:
+            await self._closer(made)  # a concurrent first call built one meanwhile
+            return self._client
+        # A client of a finished loop cannot be closed from here; its pool dies with the loop.
+        self._client, self._loop = made, loop
+        return made
 
     async def aclose(self) -> None:
         client, self._client, self._loop = self._client, None, None

@@ -219,7 +219,8 @@ async def test_rate_limit_reports_retry_after(chat: Any) -> None:
             "This model's maximum context length is 128000",
             "context_length",
         ),
-        (400, "invalid_image_format", "Invalid image: unsupported format", "image_rejected"),
+        # Without images in the request, a message about one is a plain rejection.
+        (400, "invalid_image_format", "Invalid image: unsupported format", "bad_request"),
         (404, "model_not_found", "The model `gpt-9` does not exist", "bad_request"),
     ],
 )

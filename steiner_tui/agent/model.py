@@ -73,6 +73,12 @@ class MainModel:
         return f"{self.alias}/{self.model}"
 
     @property
+    def sees_images(self) -> bool:
+        """Requests carry images: the model has vision and its provider has not seen it reject
+        an image in this session (the provider remembers a rejection per model)."""
+        return self.info.vision and self.provider.model_info(self.model).vision
+
+    @property
     def stateful(self) -> bool:
         return bool(getattr(self.provider, "stateful", False))
 

@@ -13,7 +13,12 @@ Per model call:
 4. On success: LastMainRequest, calibration from usage, the assistant message, then tools.
 
 Cancellation stores what was streamed as an ``incomplete`` assistant message; provider errors do
-the same and end the episode with an ``ErrorEvent``. Nothing the user saw is lost.
+the same and end the episode with an ``ErrorEvent`` that carries the error's remedies. Nothing
+the user saw is lost.
+
+Images: a model without vision gets placeholders instead. A call rejected for its images is
+retried once without them, and the provider remembers the rejection for the session
+(``MainModel.sees_images``), so later turns send one request, already without images.
 
 Server limits: before its first request the runner asks a local model's server for its window
 and tool support (``learn_limits``, once, in a thread; the app starts it as soon as the session
@@ -266,7 +271,7 @@ class Runner:
         convo = self.conversation if conversation is None else tuple(conversation)
         assembled = self.context.assemble(convo)
         messages = assembled.messages
-        if not self.model.info.vision:
+        if not self.model.sees_images:
             messages, _ = strip_images(messages)
         tools = self.tool_definitions
         estimate = self.context.estimate(self.model.model, messages, tools)
@@ -433,7 +438,7 @@ class Runner:
                     continue
                 self._keep_partial(collector)
                 text = labelled(self.model.ref, error.message)
-                self.sink.emit(ErrorEvent(error.kind, text))
+                self.sink.emit(ErrorEvent(error.kind, text, error.remedies))
                 return RunResult("error", error=text, error_kind=error.kind)
             break
         return self._finish_call(request, prepared.estimate, collector)

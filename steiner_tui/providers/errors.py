@@ -196,15 +196,15 @@ def _retries(headers: Mapping[str, str] | None) -> int | None:
 
 
 def _retry_note(retries: int | None, max_retries: int) -> str:
-    """``after 2 retries, retries exhausted``; ``not retried (max_retries = 0)``."""
+    """``after 2 retries, retries exhausted``; ``not retried: max_retries is 0``."""
     if retries is None:
         retries = max_retries
     if retries > 0:
         plural = "retry" if retries == 1 else "retries"
         return f"after {retries} {plural}, retries exhausted"
     if max_retries == 0:
-        return "not retried (max_retries = 0)"
-    return "not retried (the server said not to)"
+        return "not retried: max_retries is 0"
+    return "not retried: the server said not to"
 
 
 def _status_error(call: CallContext, exc: Any) -> ProviderError:
@@ -245,7 +245,7 @@ def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> 
         what = "no response from the API"
     return ProviderError(
         "timeout",
-        f"{call.label}: {what} within {call.timeout:g}s (the configured timeout, {retries})",
+        f"{call.label}: {what} within {call.timeout:g}s, the configured timeout ({retries})",
     )
 
 

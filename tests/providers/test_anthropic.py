@@ -21,68 +21,20 @@ from steiner_tui.engine.provider import (
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.providers.loopback import LoopbackServer, collect, json_reply, sse, sse_reply
+from tests.providers.protocols import (
+    anthropic_error,
+    block_start,
+    block_stop,
+    delta,
+    message_end,
+    message_start,
+    text,
+)
 
 REQUEST = ChatRequest(model="claude-sonnet-4-6", messages=(Message("user", "hi"),))
 
 
-def message_start(input_tokens: int = 25, read: int = 1000, write: int = 100) -> bytes:
-    usage = {
-        "input_tokens": input_tokens,
-        "cache_creation_input_tokens": write,
-        "cache_read_input_tokens": read,
-        "output_tokens": 1,
-    }
-    message = {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-6",
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": usage,
-    }
-    return sse("message_start", {"type": "message_start", "message": message})
-
-
-def block_start(index: int, block: dict[str, Any]) -> bytes:
-    payload = {"type": "content_block_start", "index": index, "content_block": block}
-    return sse("content_block_start", payload)
-
-
-def delta(index: int, body: dict[str, Any]) -> bytes:
-    return sse(
-        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": body}
-    )
-
-
-def text(index: int, value: str) -> bytes:
-    return delta(index, {"type": "text_delta", "text": value})
-
-
-def block_stop(index: int) -> bytes:
-    return sse("content_block_stop", {"type": "content_block_stop", "index": index})
-
-
-def message_end(stop_reason: str, output_tokens: int) -> list[bytes]:
-    return [
-        sse(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": output_tokens},
-            },
-        ),
-        sse("message_stop", {"type": "message_stop"}),
-    ]
-
-
 PING = sse("ping", {"type": "ping"})
-
-
-def error_body(kind: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_1"}
 
 
 @pytest.fixture
@@ -170,7 +122,7 @@ async def test_thinking_deltas_become_reasoning(anthropic: Any) -> None:
 async def test_rate_limit_reports_retry_after(anthropic: Any) -> None:
     reply = json_reply(
         429,
-        error_body("rate_limit_error", "Number of request tokens has exceeded your limit"),
+        anthropic_error("rate_limit_error", "Number of request tokens has exceeded your limit"),
         {"retry-after": "7"},
     )
     with LoopbackServer(reply) as server:
@@ -199,7 +151,7 @@ async def test_rate_limit_reports_retry_after(anthropic: Any) -> None:
 async def test_http_errors_map_to_kinds(
     anthropic: Any, status: int, kind: str, message: str, expected: str
 ) -> None:
-    with LoopbackServer(json_reply(status, error_body(kind, message))) as server:
+    with LoopbackServer(json_reply(status, anthropic_error(kind, message))) as server:
         _, error = await collect(anthropic(server).stream(REQUEST))
     assert isinstance(error, ProviderError)
     assert error.kind == expected
@@ -213,7 +165,7 @@ async def test_error_event_mid_stream_keeps_streamed_text(anthropic: Any) -> Non
         message_start(),
         block_start(0, {"type": "text", "text": ""}),
         text(0, "partial"),
-        sse("error", error_body("overloaded_error", "Overloaded")),
+        sse("error", anthropic_error("overloaded_error", "Overloaded")),
     ]
     with LoopbackServer(sse_reply(parts)) as server:
         events, error = await collect(anthropic(server).stream(REQUEST))

@@ -19,41 +19,9 @@ from steiner_tui.engine.provider import (
 )
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from tests.providers.loopback import LoopbackServer, collect, json_reply, sse_data, sse_reply
+from tests.providers.protocols import DONE, chunk, tool_delta
 
 REQUEST = ChatRequest(model="gpt-4o", messages=(Message("user", "hi"),), max_tokens=256)
-DONE = sse_data("[DONE]")
-
-
-def chunk(
-    delta: dict[str, Any] | None = None,
-    finish: str | None = None,
-    usage: dict[str, Any] | None = None,
-) -> bytes:
-    choices = (
-        []
-        if delta is None
-        else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
-    )
-    return sse_data(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion.chunk",
-            "created": 1700000000,
-            "model": "gpt-4o-2024-08-06",
-            "system_fingerprint": "fp_1",
-            "choices": choices,
-            "usage": usage,
-        }
-    )
-
-
-def tool_delta(index: int, **fields: Any) -> dict[str, Any]:
-    call: dict[str, Any] = {"index": index}
-    function = {k: fields.pop(k) for k in ("name", "arguments") if k in fields}
-    call.update(fields)
-    if function:
-        call["function"] = function
-    return {"tool_calls": [call]}
 
 
 USAGE = {

@@ -17,92 +17,11 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
-from tests.providers.loopback import LoopbackServer, collect, json_reply, sse, sse_reply
+from tests.providers.loopback import LoopbackServer, collect, json_reply, sse_reply
+from tests.providers.protocols import Script
 
 USER = Message("user", "hi")
 REQUEST = ChatRequest(model="gpt-4o", messages=(Message("system", "be brief"), USER))
-
-
-class Script:
-    """Builds one response's event sequence with increasing sequence numbers."""
-
-    def __init__(self, response_id: str = "resp_1") -> None:
-        self.id = response_id
-        self.seq = 0
-        self.parts: list[bytes] = []
-
-    def event(self, kind: str, **fields: Any) -> Script:
-        self.parts.append(sse(kind, {"type": kind, "sequence_number": self.seq, **fields}))
-        self.seq += 1
-        return self
-
-    def response(self, status: str, **extra: Any) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "object": "response",
-            "created_at": 1700000000,
-            "status": status,
-            "model": "gpt-4o-2024-08-06",
-            "output": [],
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-            **extra,
-        }
-
-    def created(self) -> Script:
-        return self.event("response.created", response=self.response("in_progress"))
-
-    def text(self, *deltas: str) -> Script:
-        item = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant"}
-        self.event("response.output_item.added", output_index=0, item={**item, "content": []})
-        for piece in deltas:
-            self.event(
-                "response.output_text.delta",
-                item_id="msg_1",
-                output_index=0,
-                content_index=0,
-                delta=piece,
-                logprobs=[],
-            )
-        return self
-
-    def call(self, index: int, call_id: str, name: str, *fragments: str) -> Script:
-        item = {"id": f"fc_{index}", "type": "function_call", "call_id": call_id, "name": name}
-        self.event(
-            "response.output_item.added",
-            output_index=index,
-            item={**item, "status": "in_progress", "arguments": ""},
-        )
-        for piece in fragments:
-            self.event(
-                "response.function_call_arguments.delta",
-                item_id=f"fc_{index}",
-                output_index=index,
-                delta=piece,
-            )
-        whole = "".join(fragments)
-        self.event(
-            "response.function_call_arguments.done",
-            item_id=f"fc_{index}",
-            output_index=index,
-            arguments=whole,
-        )
-        return self.event(
-            "response.output_item.done",
-            output_index=index,
-            item={**item, "status": "completed", "arguments": whole},
-        )
-
-    def completed(self, input_tokens: int = 500, cached: int = 384, output: int = 20) -> Script:
-        usage = {
-            "input_tokens": input_tokens,
-            "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
-            "output_tokens": output,
-            "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": input_tokens + output,
-        }
-        return self.event("response.completed", response=self.response("completed", usage=usage))
 
 
 @pytest.fixture

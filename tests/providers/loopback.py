@@ -4,9 +4,13 @@ Each POST takes the next scripted ``Reply``: a status, headers and body parts. S
 go out with chunked transfer encoding, one HTTP chunk per part, as real SSE servers send them.
 GETs, and the Ollama step of the runner's server-limits probe (``POST /api/show``), get a 404
 and take no reply. A reply ends ``complete`` (terminating chunk), ``drop`` (socket shut down
-mid-body: the client sees the connection cut) or ``stall`` (the handler waits, bounded, until
-the server stops; the client's own timeout fires first). Requests are recorded for assertions.
-The server binds port 0 and stops itself on ``stop()`` or leaving its ``with`` block.
+mid-body: the client sees the connection cut) or ``stall`` (the handler waits after its parts);
+``stall_before_headers`` makes it wait before sending anything at all. A stalled handler waits
+on an event the test controls (``release()``, also set by ``stop()``; bounded by
+``STALL_LIMIT_SECONDS`` so a broken test cannot hang the server): the client's own timeout fires
+first. Requests are recorded for assertions. The server binds port 0 and stops itself on
+``stop()`` or leaving its ``with`` block. A reply can be meant for some requests only
+(``when``), e.g. the one that carries a later turn's text.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ import json
 import socket
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 __all__ = [
     "LoopbackServer",
+    "mentions",
     "Recorded",
     "Reply",
     "collect",
@@ -46,6 +52,17 @@ def sse_data(data: Any) -> bytes:
     return f"data: {payload}\n\n".encode()
 
 
+def mentions(value: Any, text: str) -> bool:
+    """True when a string inside the JSON ``value`` contains ``text``."""
+    if isinstance(value, str):
+        return text in value
+    if isinstance(value, dict):
+        return any(mentions(v, text) for v in value.values())
+    if isinstance(value, list):
+        return any(mentions(v, text) for v in value)
+    return False
+
+
 @dataclass
 class Reply:
     status: int = 200
@@ -53,6 +70,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     end: Literal["complete", "drop", "stall"] = "complete"
     content_type: str = "text/event-stream"
+    stall_before_headers: bool = False
+    """Wait for ``release()`` before sending the status line (the client sees no response)."""
+    when: Callable[[Recorded], bool] | None = None
+    """Only for requests this accepts (taken before replies for any request). A test that
+    gives up on a request under load may leave its reply queued: a later turn's reply marked
+    with ``when`` still goes to that turn."""
 
 
 def sse_reply(parts: list[bytes], end: Literal["complete", "drop", "stall"] = "complete") -> Reply:
@@ -100,9 +123,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found()
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.server.record(Recorded(self.path, headers, json.loads(raw)))
-        reply = self.server.next_reply()
+        request = Recorded(self.path, headers, json.loads(raw))
+        self.server.record(request)
+        reply = self.server.next_reply(request)
         self.close_connection = True
+        if reply.stall_before_headers:
+            self.server.released.wait(STALL_LIMIT_SECONDS)
+            return
         self.send_response(reply.status)
         self.send_header("content-type", reply.content_type)
         self.send_header("connection", "close")
@@ -125,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
         else:
-            self.server.stopping.wait(STALL_LIMIT_SECONDS)
+            self.server.released.wait(STALL_LIMIT_SECONDS)
 
 
 class _Server(ThreadingHTTPServer):
@@ -135,17 +162,23 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.replies = deque(replies)
         self.requests: list[Recorded] = []
-        self.stopping = threading.Event()
+        self.released = threading.Event()
+        """Set by the test (``release()``) or ``stop()``: stalled handlers return."""
         self._lock = threading.Lock()
 
     def record(self, request: Recorded) -> None:
         with self._lock:
             self.requests.append(request)
 
-    def next_reply(self) -> Reply:
+    def next_reply(self, request: Recorded) -> Reply:
+        """The first reply meant for ``request``, else the first one meant for any."""
         with self._lock:
-            if self.replies:
-                return self.replies.popleft()
+            chosen = next((r for r in self.replies if r.when and r.when(request)), None)
+            if chosen is None:
+                chosen = next((r for r in self.replies if r.when is None), None)
+            if chosen is not None:
+                self.replies.remove(chosen)
+                return chosen
         return json_reply(500, {"error": {"message": "loopback: no scripted reply left"}})
 
 
@@ -168,8 +201,12 @@ class LoopbackServer:
     def requests(self) -> list[Recorded]:
         return self._server.requests
 
+    def release(self) -> None:
+        """Let stalled handlers return (the ones still waiting close their connection)."""
+        self._server.released.set()
+
     def stop(self) -> None:
-        self._server.stopping.set()
+        self._server.released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=STALL_LIMIT_SECONDS)

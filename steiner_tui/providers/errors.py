@@ -86,6 +86,8 @@ class CallContext:
     alias: str = ""
     base_url: str = ""
     timeout: float = 600.0
+    """Seconds to wait for a response, and the longest silence within a stream."""
+    connect_timeout: float = 600.0
     max_retries: int = 0
     key_env: str = ""
     """The environment variable the key came from (empty: a local server without a key)."""
@@ -240,12 +242,14 @@ def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> 
     request = getattr(exc, "request", None)
     retries = _retry_note(_retries(getattr(request, "headers", None)), call.max_retries)
     if isinstance(exc.__cause__ or exc, httpx.ConnectTimeout):
-        what = "could not connect"
-    else:
-        what = "no response from the API"
+        return ProviderError(
+            "timeout",
+            f"{call.label}: could not connect within {call.connect_timeout:g}s ({retries})",
+        )
     return ProviderError(
         "timeout",
-        f"{call.label}: {what} within {call.timeout:g}s, the configured timeout ({retries})",
+        f"{call.label}: no response from the API within {call.timeout:g}s, the configured "
+        f"timeout ({retries})",
     )
 
 

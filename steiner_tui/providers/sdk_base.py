@@ -29,11 +29,14 @@ from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError, P
 from steiner_tui.providers.errors import CallContext, dropped_error, map_error, with_remedies
 from steiner_tui.providers.streaming import LoopClient
 
-__all__ = ["EventStream", "SdkProvider", "StreamReader"]
+__all__ = ["CONNECT_TIMEOUT", "EventStream", "SdkProvider", "StreamReader"]
 
 EventT = TypeVar("EventT")
 EventT_co = TypeVar("EventT_co", covariant=True)
 EventT_contra = TypeVar("EventT_contra", contravariant=True)
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds: the least time given to opening a connection, whatever the configured timeout."""
 
 _MALFORMED = (AttributeError, KeyError, TypeError, ValueError)
 """Raised by a reader given an event whose shape is not the one the SDK's types declare."""
@@ -90,7 +93,8 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         api_key: the key (read from the environment by the factory).
         base_url: the endpoint; ``DEFAULT_BASE_URL`` when None. Always passed explicitly, so the
             SDK never falls back to its own environment variables or profiles.
-        timeout: seconds per request (and the longest silence within a stream).
+        timeout: seconds to wait for a response and the longest silence within a stream
+            (opening the connection gets at least ``CONNECT_TIMEOUT``).
         max_retries: the SDK's own retries (connection errors, 408, 409, 429 and 5xx, honouring
             ``retry-after``).
         model_info: limits lookup with config overrides (default: the model registry).
@@ -117,6 +121,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         self._api_key = api_key
         self._base_url = base_url or self.DEFAULT_BASE_URL
         self._timeout = timeout
+        self._connect_timeout = max(timeout, CONNECT_TIMEOUT)
         self._max_retries = max_retries
         self._key_env = key_env
         self._model_info = model_info or _default_model_info
@@ -141,11 +146,20 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
     # -- shared -----------------------------------------------------------------------------
 
     def _client_settings(self) -> dict[str, Any]:
-        """The SDK client's keyword arguments (every setting explicit; nothing from env)."""
+        """The SDK client's keyword arguments (every setting explicit; nothing from env).
+
+        Called where the client is made (a worker thread, with the SDK imported): the SDKs'
+        HTTP library is imported here too.
+        """
+        import httpx2
+
+        # Connecting gets at least CONNECT_TIMEOUT (as the SDKs' own default does): a short
+        # timeout is meant for a silent server, not for a busy machine slow to open a socket.
+        timeout = httpx2.Timeout(self._timeout, connect=self._connect_timeout)
         return {
             "api_key": self._api_key,
             "base_url": self._base_url,
-            "timeout": self._timeout,
+            "timeout": timeout,
             "max_retries": self._max_retries,
         }
 
@@ -174,6 +188,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             alias=self.alias,
             base_url=self._base_url,
             timeout=self._timeout,
+            connect_timeout=self._connect_timeout,
             max_retries=self._max_retries,
             key_env=self._key_env,
             has_images=any(message.images for message in request.messages),

@@ -200,16 +200,6 @@ async def test_malformed_sse_data_is_a_protocol_error(anthropic: Any) -> None:
     assert "malformed" in error.message
 
 
-async def test_stalled_stream_times_out(anthropic: Any) -> None:
-    parts = [message_start(), block_start(0, {"type": "text", "text": ""}), text(0, "wait")]
-    with LoopbackServer(sse_reply(parts, end="stall")) as server:
-        events, error = await collect(anthropic(server, timeout=0.5).stream(REQUEST))
-    assert events == [StreamText("wait")]
-    assert isinstance(error, ProviderError)
-    assert error.kind == "timeout"
-    assert "the stream stalled: no data for 0.5s after 3 events" in error.message
-
-
 async def test_stream_without_message_stop_is_a_connection_error(anthropic: Any) -> None:
     parts = [message_start(), block_start(0, {"type": "text", "text": ""}), text(0, "cut")]
     with LoopbackServer(sse_reply(parts)) as server:

@@ -242,21 +242,6 @@ async def test_malformed_sse_data_is_a_protocol_error(chat: Any) -> None:
     assert error.kind == "protocol"
 
 
-async def test_stalled_stream_times_out(chat: Any) -> None:
-    with LoopbackServer(sse_reply([chunk({"content": "wait"})], end="stall")) as server:
-        events, error = await collect(chat(server, timeout=0.5).stream(REQUEST))
-    assert events == [StreamText("wait")]
-    assert isinstance(error, ProviderError)
-    assert error.kind == "timeout"
-
-
-async def test_stall_before_any_event_times_out(chat: Any) -> None:
-    with LoopbackServer(sse_reply([], end="stall")) as server:
-        _, error = await collect(chat(server, timeout=0.5).stream(REQUEST))
-    assert isinstance(error, ProviderError)
-    assert error.kind == "timeout"
-
-
 async def test_unreachable_server_is_a_connection_error(chat: Any) -> None:
     server = LoopbackServer()
     server.stop()

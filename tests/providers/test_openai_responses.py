@@ -185,15 +185,6 @@ async def test_malformed_sse_data_is_a_protocol_error(responses: Any) -> None:
     assert error.kind == "protocol"
 
 
-async def test_stalled_stream_times_out(responses: Any) -> None:
-    script = Script().created().text("wait")
-    with LoopbackServer(sse_reply(script.parts, end="stall")) as server:
-        events, error = await collect(responses(server, timeout=0.5).stream(REQUEST))
-    assert events == [StreamText("wait")]
-    assert isinstance(error, ProviderError)
-    assert error.kind == "timeout"
-
-
 async def test_error_event_mid_stream(responses: Any) -> None:
     script = Script().created().text("partial")
     script.event(

@@ -266,6 +266,10 @@ class Wire(ABC):
         """An event whose data is not JSON."""
 
     @abstractmethod
+    def misshapen(self) -> bytes:
+        """A JSON event missing a field the SDK's types require."""
+
+    @abstractmethod
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """The API's error body for an HTTP ``status``."""
 
@@ -325,6 +329,9 @@ class AnthropicWire(Wire):
     def malformed(self) -> bytes:
         return b'event: content_block_delta\ndata: {"type": "content_block_delta", "ind\n\n'
 
+    def misshapen(self) -> bytes:
+        return sse("content_block_delta", {"type": "content_block_delta", "index": 0})
+
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return anthropic_error(_ANTHROPIC_ERROR_TYPES.get(status, "api_error"), message)
 
@@ -374,6 +381,9 @@ class ChatWire(Wire):
     def malformed(self) -> bytes:
         return b'data: {"choices": [\n\n'
 
+    def misshapen(self) -> bytes:
+        return chunk(None).replace(b'"choices": []', b'"choices": [{"index": 0}]')
+
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         codes = {401: "invalid_api_key", 429: "rate_limit_exceeded"}
         return openai_error(message, codes.get(status))
@@ -406,6 +416,10 @@ class ResponsesWire(ChatWire):
 
     def malformed(self) -> bytes:
         return b'event: response.output_text.delta\ndata: {"type": "response.out\n\n'
+
+    def misshapen(self) -> bytes:
+        kind = "response.completed"  # without its response
+        return sse(kind, {"type": kind, "sequence_number": 99})
 
 
 ANTHROPIC = AnthropicWire()

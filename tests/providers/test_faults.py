@@ -246,6 +246,20 @@ async def test_malformed_sse_is_a_protocol_error(wire: Wire, sessions: Sessions)
         await resumes(sessions, wire, session, server)
 
 
+async def test_an_event_missing_a_required_field_is_a_protocol_error(
+    wire: Wire, sessions: Sessions
+) -> None:
+    parts = [*wire.opening("so far"), wire.misshapen()]
+    with LoopbackServer(Reply(parts=parts), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert result.status == "error"
+        error = the_error(session, wire, "protocol")
+        assert "malformed" in error.message
+        assert "event in the stream" in error.message
+        kept_partial(session, "so far")
+        await resumes(sessions, wire, session, server)
+
+
 async def test_invalid_tool_call_json_goes_back_to_the_model(
     wire: Wire, sessions: Sessions
 ) -> None:

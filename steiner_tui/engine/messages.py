@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from steiner_tui.engine.frozen import freeze
-from steiner_tui.engine.jsonenc import go_json
+from steiner_tui.engine.jsonenc import JSONValueError, go_json
+from steiner_tui.engine.utf8 import utf8, utf8_len
 
 __all__ = [
     "ROLES",
@@ -47,16 +48,33 @@ INTERRUPTION_NOTE = (
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A tool call made by the model. ``arguments`` is a JSON object or ``None``."""
+    """A tool call made by the model. ``arguments`` is a JSON object or ``None``.
+
+    The compact JSON of the arguments (``arguments_json``) is written once, when the call is
+    made: hashes, token counts and requests reuse it. Arguments with no JSON form (NaN, an
+    infinity, a number beyond the float range) are kept only as ``raw_arguments``, as the
+    reference's decoder would reject them: ``arguments`` is then None and the tool reports
+    the malformed call to the model instead of a turn crashing on it later.
+    """
 
     id: str
     name: str
     arguments: Mapping[str, Any] | None
     raw_arguments: str = ""
+    arguments_json: str = field(default="null", init=False, repr=False, compare=False)
+    """``go_json(arguments)`` (``null`` for none)."""
 
     def __post_init__(self) -> None:
-        if self.arguments is not None:
-            object.__setattr__(self, "arguments", freeze(self.arguments))
+        if self.arguments is None:
+            return
+        frozen = freeze(self.arguments)
+        try:
+            encoded = go_json(frozen)
+        except JSONValueError:
+            object.__setattr__(self, "arguments", None)
+            return
+        object.__setattr__(self, "arguments", frozen)
+        object.__setattr__(self, "arguments_json", encoded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +133,7 @@ class Message:
         """UTF-8 bytes of role plus content (this message's share of a request's prompt bytes)."""
         size = self._size
         if size < 0:
-            size = len(self.role.encode()) + len(self.content.encode("utf-8", "surrogatepass"))
+            size = len(self.role.encode()) + utf8_len(self.content)
             object.__setattr__(self, "_size", size)
         return size
 
@@ -148,16 +166,16 @@ def is_real_user_message(message: Message) -> bool:
 
 
 def _update_hash(h: Any, message: Message) -> None:
-    h.update(message.role.encode())
-    h.update(message.content.encode("utf-8", "surrogatepass"))
-    h.update(message.reasoning.encode("utf-8", "surrogatepass"))
+    h.update(utf8(message.role))
+    h.update(utf8(message.content))
+    h.update(utf8(message.reasoning))
     for call in message.tool_calls:
-        h.update(call.name.encode())
-        h.update(go_json(call.arguments).encode())
-        h.update(call.raw_arguments.encode("utf-8", "surrogatepass"))
+        h.update(utf8(call.name))
+        h.update(call.arguments_json.encode())
+        h.update(utf8(call.raw_arguments))
     for image in message.images:
-        h.update(image.media_type.encode())
-        h.update(image.data.encode())
+        h.update(utf8(image.media_type))
+        h.update(utf8(image.data))
 
 
 def message_hash(message: Message) -> str:
@@ -170,7 +188,7 @@ def message_hash(message: Message) -> str:
 
 def short_hash(text: str) -> str:
     """First 4 bytes of SHA-256 of ``text`` as hex (``""`` gives ``e3b0c442``)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:4].hex()
+    return hashlib.sha256(utf8(text)).digest()[:4].hex()
 
 
 def cumulative_prefix_hashes(hashes: Iterable[str]) -> list[str]:
@@ -198,6 +216,4 @@ def to_provider_message(message: Message) -> Message:
 
 def messages_bytes(messages: Sequence[Message]) -> int:
     """A request's prompt bytes: the sum of each message's role and content in UTF-8 bytes."""
-    return sum(
-        len(m.role.encode()) + len(m.content.encode("utf-8", "surrogatepass")) for m in messages
-    )
+    return sum(m.prompt_bytes for m in messages)

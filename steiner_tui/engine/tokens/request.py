@@ -5,9 +5,10 @@ Per message the base count is::
     MESSAGE_FRAMING_TOKENS + tokens(role) + tokens(content) + tokens(reasoning)
       + sum(tokens(call.name) + tokens(arguments JSON)) + IMAGE_PLACEHOLDER_TOKENS * images
 
-where arguments JSON is ``go_json(arguments)`` (``raw_arguments`` when arguments are None) and
-tokens() is the encoding's ``encode_ordinary`` length (special tokens count as text). The tool
-list adds tokens(``tools_json(tools)``). Counts are cached per encoding, keyed by the message
+where arguments JSON is the call's ``arguments_json``, written once when the call was made
+(``raw_arguments`` when arguments are None), and tokens() is the encoding's
+``encode_ordinary`` length (special tokens count as text). The tool list adds
+tokens(``tools_json(tools)``). Counts are cached per encoding, keyed by the message
 (``cache.py``).
 
 With the ``heuristic`` tokenizer the whole request is one text: ``heuristic_tokens(characters)``
@@ -19,7 +20,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.models import lookup_model
 from steiner_tui.engine.tokens.cache import DEFAULT_CACHE_CHARS, DEFAULT_CACHE_ENTRIES, CountCache
@@ -46,7 +46,7 @@ _TOOLS_CACHE_ENTRIES = 64
 
 
 def _arguments_text(call: ToolCall) -> str:
-    return go_json(call.arguments) if call.arguments is not None else call.raw_arguments
+    return call.arguments_json if call.arguments is not None else call.raw_arguments
 
 
 def _message_chars(message: Message) -> int:

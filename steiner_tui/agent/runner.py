@@ -63,7 +63,7 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest, ProviderError
 from steiner_tui.engine.state.file_tracker import FileTracker
-from steiner_tui.engine.tokens import TokenEstimate
+from steiner_tui.engine.tokens import TokenEstimate, TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 
@@ -376,7 +376,15 @@ class Runner:
             self.append(message if message.turn else replace(message, turn=self.state.turn))
 
     async def _prepare_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
+        try:
+            return await self._prepare_fitting_turn(progress)
+        except TokenizerLoadError as error:
+            # The model's tokenizer is missing or broken: every fit would be a guess.
+            text = labelled(self.model.ref, str(error))
+            self.sink.emit(ErrorEvent("tokenizer", text))
+            return RunResult("error", error=text, error_kind="tokenizer")
 
+    async def _prepare_fitting_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
         prepared = self.prepare()
         if self.model.stateful:
             usage = self._parent_usage()

@@ -45,6 +45,7 @@ def make_runner(project: Path, clock: ManualClock) -> RunnerFactory:
         tools: bool = True,
         stateful: bool = False,
         threshold: int | None = None,
+        estimator: RequestEstimator | None = None,
         **spec_changes: object,
     ) -> tuple[Runner, ScriptedProvider, ListSink]:
         provider = ScriptedProvider(list(replies), stateful=stateful)
@@ -60,10 +61,9 @@ def make_runner(project: Path, clock: ManualClock) -> RunnerFactory:
         )
         sink = ListSink()
         spec = SessionSpec(project, main, session_id="s1", **spec_changes)  # type: ignore[arg-type]
-        estimator = RequestEstimator(default_encoding_loader(None))
         runner = build_runner(
             spec,
-            estimator=estimator,
+            estimator=estimator or RequestEstimator(default_encoding_loader(None)),
             tools=ToolExecutor(default_tools()) if tools else None,
             sink=sink,
             clock=clock,

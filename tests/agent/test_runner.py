@@ -19,6 +19,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import INTERRUPTION_NOTE, Image, Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo, ProviderError
+from steiner_tui.engine.tokens import EncodingLoader, RequestEstimator
 from tests.agent.conftest import RunnerFactory
 from tests.agent.fakes import Reply
 
@@ -180,3 +181,23 @@ async def test_tool_status_book_marks_failed_calls_for_the_archive(
     assert result.content.startswith("cannot read missing.py")
     assert book(result) == "failed"
     assert "✗" in render_history(runner.conversation, tool_status=book)
+
+
+async def test_a_missing_tokenizer_ends_the_run_with_an_error(make_runner: RunnerFactory) -> None:
+    class Missing:
+        name = "cl100k_base"
+
+        def available(self) -> bool:
+            return False
+
+        def build(self) -> object:
+            raise AssertionError("never built")
+
+    estimator = RequestEstimator(EncodingLoader([Missing()]))  # type: ignore[list-item]
+    runner, provider, sink = make_runner([Reply(["never"])], estimator=estimator)
+    for _ in range(2):  # reported on every turn, never replaced by another tokenizer
+        result = await runner.run(Message("user", "hi"))
+        assert (result.status, result.error_kind) == ("error", "tokenizer")
+        assert "'cl100k_base' is not installed" in result.error
+    assert provider.requests == []
+    assert [e.code for e in sink.of(ErrorEvent)] == ["tokenizer", "tokenizer"]  # type: ignore[attr-defined]

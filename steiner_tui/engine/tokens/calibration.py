@@ -2,7 +2,9 @@
 
 A local tokenizer is only an approximation of what a provider bills (Claude is counted with
 cl100k; every provider adds its own framing). Each usage report teaches a per-model factor that
-scales later base estimates, so fit checks converge on the provider's own figures.
+scales later base estimates, so fit checks converge on the provider's own figures. The key is
+the model id without surrounding whitespace; an empty id names no model, so it is never
+calibrated: its reports are ignored and its estimates keep their base strategy.
 """
 
 from __future__ import annotations
@@ -48,13 +50,15 @@ class TokenCalibration:
             provider_prompt_tokens: Prompt tokens the provider reported.
             base_tokens: The uncalibrated estimate of the same request.
 
-        Non-positive figures carry no information and are ignored.
+        Non-positive figures carry no information and are ignored, and so is an empty model id
+        (after stripping): it names no model.
         """
-        if provider_prompt_tokens <= 0 or base_tokens <= 0:
+        key = model_id.strip()
+        if provider_prompt_tokens <= 0 or base_tokens <= 0 or not key:
             return
         ratio = provider_prompt_tokens / base_tokens
         with self._lock:
-            entry = self._models.setdefault(model_id.strip(), _ModelCalibration())
+            entry = self._models.setdefault(key, _ModelCalibration())
             entry.factor += CALIBRATION_STEP * (ratio - entry.factor)
             entry.samples += 1
 

@@ -2,9 +2,9 @@
 
 A wrong tokenizer gives plausible but wrong budgets, so there is no silent fallback here: a source
 that fails to build is recorded, and every later ``get`` raises ``TokenizerLoadError`` with the
-same message and the original error as its cause. Which tokenizer a model uses is decided by the
-caller's policy (``policy.py``), which may only choose another one when a source is *unavailable*
-(its data file is not installed), never because a load failed.
+same message and the original error as its cause. A source whose data is not installed is such a
+failure too, reported as "not installed": which tokenizer a model uses is decided by the policy
+(``policy.py``) alone, never by what happens to be installed.
 """
 
 from __future__ import annotations
@@ -79,10 +79,14 @@ class EncodingLoader:
             return encoder
         with slot.lock:
             if slot.encoder is None and slot.error is None:
-                try:
-                    slot.encoder = slot.source.build()
-                except Exception as exc:  # recorded and re-raised on every call
-                    slot.error = (f"tokenizer {name!r} failed to load: {exc}", exc)
+                if not self.available(name):
+                    missing = FileNotFoundError(f"the {name} data file is not installed")
+                    slot.error = (f"tokenizer {name!r} is not installed: {missing}", missing)
+                else:
+                    try:
+                        slot.encoder = slot.source.build()
+                    except Exception as exc:  # recorded and re-raised on every call
+                        slot.error = (f"tokenizer {name!r} failed to load: {exc}", exc)
             encoder, error = slot.encoder, slot.error
         if encoder is None:
             message, cause = error or (f"tokenizer {name!r} did not load", None)

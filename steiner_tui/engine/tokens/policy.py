@@ -3,14 +3,14 @@
 OpenAI models are counted with their own encoding (``medium``: the tokenizer is right, the
 request framing is approximated). Everything else is counted with cl100k as a stand-in (``low``)
 until provider usage calibrates it. The character heuristic is used only when the model's
-tokenizer is configured as ``heuristic`` (the ``offline`` model, or a user's choice). An o200k
-model falls back to cl100k (``low``) only when the o200k data is not installed; a failed *load* is
-an error, never a fallback (see ``loader.py``).
+tokenizer is configured as ``heuristic`` (the ``offline`` model, or a user's choice). A tokenizer
+is never replaced by another: when the o200k data is not installed, an o200k model's count fails
+with an error that says so (``loader.py`` reports it on every call) instead of quietly counting
+with cl100k, whose budgets would be plausible and wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy
@@ -66,16 +66,13 @@ class TokenizerChoice:
         return "heuristic" if self.encoding == HEURISTIC else "tiktoken"
 
 
-def choose_tokenizer(
-    model_id: str, tokenizer: str, *, available: Callable[[str], bool]
-) -> TokenizerChoice:
+def choose_tokenizer(model_id: str, tokenizer: str) -> TokenizerChoice:
     """Pick the tokenizer for a model.
 
     Args:
         model_id: The backend model id.
         tokenizer: The model's configured tokenizer (``ModelInfo.tokenizer``: ``o200k_base``,
             ``cl100k_base`` or ``heuristic``; empty means "by model family").
-        available: Whether an encoding's data is installed (``EncodingLoader.available``).
 
     Returns:
         The choice; ``medium`` confidence when the encoding is the model's native OpenAI one,
@@ -90,6 +87,4 @@ def choose_tokenizer(
         return TokenizerChoice(HEURISTIC, "low")
     if wanted not in (CL100K, O200K):
         raise ValueError(f"unknown tokenizer {tokenizer!r} for model {model_id!r}")
-    if wanted == O200K and not available(O200K):
-        wanted = CL100K
     return TokenizerChoice(wanted, "medium" if wanted == native else "low")

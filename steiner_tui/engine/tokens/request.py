@@ -89,9 +89,7 @@ class RequestEstimator:
 
     def choice(self, model_id: str) -> TokenizerChoice:
         """The tokenizer and base confidence used for ``model_id``."""
-        return choose_tokenizer(
-            model_id, self._tokenizer_for(model_id), available=self.loader.available
-        )
+        return choose_tokenizer(model_id, self._tokenizer_for(model_id))
 
     def raw_tokens(
         self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()

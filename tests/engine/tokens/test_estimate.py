@@ -78,3 +78,11 @@ def test_non_positive_inputs_are_ignored(provider: int, base: int) -> None:
     calibration.observe("m", provider, base)
     assert calibration.samples("m") == 0
     assert calibration.factor("m") == 1.0
+
+
+def test_an_empty_model_id_is_never_calibrated() -> None:
+    calibration = TokenCalibration()
+    calibration.observe("  ", 200, 100)
+    calibration.observe("", 200, 100)
+    assert calibration.samples("") == 0
+    assert calibration.apply(" ", 100, "heuristic") == TokenEstimate(100, 100, "heuristic", "low")

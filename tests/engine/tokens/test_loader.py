@@ -99,14 +99,15 @@ def test_estimator_surfaces_the_failure_every_time_without_fallback() -> None:
     assert estimator.estimate("claude-sonnet-4", messages).raw_tokens > 0
 
 
-def test_unavailable_o200k_uses_cl100k_but_a_failed_one_does_not() -> None:
+def test_missing_o200k_data_is_reported_never_counted_with_cl100k() -> None:
     missing = _Source("o200k_base", present=False)
     good = _Source("cl100k_base")
     estimator = RequestEstimator(EncodingLoader([missing, good]))
-    estimate = estimator.estimate("gpt-4o", [Message("user", "hello there")])
-    assert (estimate.strategy, estimate.confidence) == ("tiktoken", "low")
+    for _ in range(2):
+        with pytest.raises(TokenizerLoadError, match="'o200k_base' is not installed"):
+            estimator.estimate("gpt-4o", [Message("user", "hello there")])
     assert missing.builds == 0
-    assert good.builds == 1
+    assert good.builds == 0  # no quiet cl100k count in its place
 
 
 def test_availability_is_checked_once() -> None:

@@ -8,58 +8,44 @@ from steiner_tui.engine.models import lookup_model
 from steiner_tui.engine.tokens import TokenizerChoice, choose_tokenizer, native_encoding
 
 
-def _all(_: str) -> bool:
-    return True
-
-
-def _no_o200k(name: str) -> bool:
-    return name != "o200k_base"
-
-
 @pytest.mark.parametrize(
     "model", ["gpt-4o", "gpt-4o-mini", "gpt-4.1-nano", "gpt-5", "o1", "o3-mini", "o4-mini"]
 )
 def test_o200k_family_uses_o200k_with_medium_confidence(model: str) -> None:
-    choice = choose_tokenizer(model, lookup_model(model).tokenizer, available=_all)
+    choice = choose_tokenizer(model, lookup_model(model).tokenizer)
     assert choice == TokenizerChoice("o200k_base", "medium")
     assert choice.strategy == "tiktoken"
 
 
-def test_o200k_family_without_o200k_data_uses_cl100k_low() -> None:
-    assert choose_tokenizer("gpt-4o", "o200k_base", available=_no_o200k) == TokenizerChoice(
-        "cl100k_base", "low"
-    )
-
-
 @pytest.mark.parametrize("model", ["gpt-4-turbo", "gpt-4", "gpt-3.5-turbo", "openai/gpt-4-0613"])
 def test_openai_cl100k_models_have_medium_confidence(model: str) -> None:
-    choice = choose_tokenizer(model, lookup_model(model).tokenizer, available=_all)
+    choice = choose_tokenizer(model, lookup_model(model).tokenizer)
     assert choice == TokenizerChoice("cl100k_base", "medium")
 
 
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "llama3.1:8b", "qwen3:14b", "mystery"])
 def test_other_models_use_cl100k_with_low_confidence(model: str) -> None:
-    choice = choose_tokenizer(model, lookup_model(model).tokenizer, available=_all)
+    choice = choose_tokenizer(model, lookup_model(model).tokenizer)
     assert choice == TokenizerChoice("cl100k_base", "low")
 
 
 def test_heuristic_only_when_selected() -> None:
-    offline = choose_tokenizer("offline", lookup_model("offline").tokenizer, available=_all)
+    offline = choose_tokenizer("offline", lookup_model("offline").tokenizer)
     assert offline == TokenizerChoice("heuristic", "low")
     assert offline.strategy == "heuristic"
-    configured = choose_tokenizer("gpt-4o", "heuristic", available=_all)
+    configured = choose_tokenizer("gpt-4o", "heuristic")
     assert configured.encoding == "heuristic"
 
 
 def test_empty_tokenizer_means_by_family_and_unknown_is_an_error() -> None:
-    assert choose_tokenizer("gpt-4o", "", available=_all).encoding == "o200k_base"
-    assert choose_tokenizer("claude-opus-4", "", available=_all).encoding == "cl100k_base"
+    assert choose_tokenizer("gpt-4o", "").encoding == "o200k_base"
+    assert choose_tokenizer("claude-opus-4", "").encoding == "cl100k_base"
     with pytest.raises(ValueError, match="p50k"):
-        choose_tokenizer("gpt-4o", "p50k_base", available=_all)
+        choose_tokenizer("gpt-4o", "p50k_base")
 
 
 def test_configured_cl100k_for_an_o200k_model_is_low() -> None:
-    assert choose_tokenizer("gpt-4o", "cl100k_base", available=_all).confidence == "low"
+    assert choose_tokenizer("gpt-4o", "cl100k_base").confidence == "low"
 
 
 def test_native_encoding() -> None:

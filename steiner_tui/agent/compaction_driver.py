@@ -45,7 +45,9 @@ from steiner_tui.engine.compaction.operation import (
 from steiner_tui.engine.events import CompactionApplied, CompactionOutcome, EventSink, WarningEvent
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = ["CompactionDriver", "CompactionRun", "CompactionSettings"]
@@ -155,6 +157,7 @@ class CompactionDriver:
                 budget=self.model.budget,
                 provider=self.model.provider,
                 stateful=self.model.stateful,
+                vision=self.model.info.vision,
             ),
             clock=self.clock.now,
             sink=self.sink,
@@ -190,12 +193,28 @@ class CompactionDriver:
         return CompactionRun(outcome, result.backend_state_retired)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
+class _Built:
+    """A summary request's assembly: its messages, blocks and (once made) its estimate."""
+
+    messages: tuple[Message, ...]
+    blocks: tuple[ContextBlock, ...]
+    estimate: TokenEstimate | None = None
+
+
+@dataclass(slots=True)
 class _Host:
-    """The engine's ``CompactionHost`` for one compaction of generation ``generation_id``."""
+    """The engine's ``CompactionHost`` for one compaction of generation ``generation_id``.
+
+    It remembers what each summary request was assembled from (its blocks, its estimate), so
+    the snapshot of the call shows the blocks like a normal request's and reuses the estimate
+    the plan fit was made with. The engine may replace fields of the request it built (its
+    isolation fields), never its messages, so the messages tuple identifies the assembly.
+    """
 
     driver: CompactionDriver
     generation_id: int
+    built: dict[int, _Built] = field(default_factory=dict)
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
         return self.driver.estimate_conversation(messages)
@@ -210,9 +229,12 @@ class _Host:
     ) -> ChatRequest:
         driver = self.driver
         assembled = driver.context.assemble((*messages, Message("user", instruction)))
-        request_messages, _ = strip_images(assembled.messages)
+        request_messages = assembled.messages
+        if not target.vision:  # as in a normal turn: only a model without vision loses images
+            request_messages, _ = strip_images(request_messages)
         main = driver.model
         on_main = (target.alias, target.model) == (main.alias, main.model)
+        self.built[id(request_messages)] = _Built(request_messages, assembled.blocks)
         return ChatRequest(
             model=target.model,
             messages=request_messages,
@@ -226,16 +248,31 @@ class _Host:
             extra_body=main.request_fields if on_main else FrozenDict(),
         )
 
+    def _assembly(self, request: ChatRequest) -> _Built:
+        built = self.built.get(id(request.messages))
+        if built is None or built.messages is not request.messages:
+            built = _Built(request.messages, ())
+        return built
+
     def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:
+        built = self._assembly(request)
         estimator = self.driver.context.estimator
-        return estimator.estimate(target.model, request.messages, request.tools).tokens
+        built.estimate = estimator.estimate(target.model, request.messages, request.tools)
+        return built.estimate.tokens
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
         driver = self.driver
         provider = target.provider or driver.model.provider
-        estimate = driver.context.estimator.estimate(target.model, request.messages, request.tools)
+        built = self._assembly(request)
+        estimate = built.estimate or driver.context.estimator.estimate(
+            target.model, request.messages, request.tools
+        )
         snapshot = driver.snapshots.build(
-            request, provider=target.alias, estimate=estimate, generation_id=self.generation_id
+            request,
+            provider=target.alias,
+            estimate=estimate,
+            generation_id=self.generation_id,
+            blocks=built.blocks,
         )
         driver.sink.emit(snapshot)
         # Summary text is not streamed to the conversation pane: no sink for deltas.

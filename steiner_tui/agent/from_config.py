@@ -95,6 +95,7 @@ def compaction_fallback(
                 ),
                 provider=resolved.provider,
                 stateful=bool(getattr(resolved.provider, "stateful", False)),
+                vision=resolved.info.vision,
             )
 
         return _FALLBACK_TARGETS.get(

@@ -423,15 +423,14 @@ class Runner:
         return usage
 
     async def _call_model(self, prepared: PreparedTurn) -> Message | RunResult:
-
-        request = prepared.request
-        self.sink.emit(self._snapshot(prepared))
-        self.state.last_parent_request = request
         retried_without_images = False
         while True:
+            # Every request actually sent has its own snapshot, the image-free retry included.
+            self.sink.emit(self._snapshot(prepared))
+            self.state.last_parent_request = prepared.request
             collector = StreamCollector(self.sink)
             try:
-                await collector.consume(self.model.provider.stream(request))
+                await collector.consume(self.model.provider.stream(prepared.request))
             except asyncio.CancelledError:
                 self._keep_partial(collector)
                 raise
@@ -442,19 +441,22 @@ class Runner:
                     and not collector.has_output
                 ):
                     retried_without_images = True
-                    request = self._without_images(request)
+                    prepared = self._without_images(prepared)
                     continue
                 self._keep_partial(collector)
                 text = labelled(self.model.ref, error.message)
                 self.sink.emit(ErrorEvent(error.kind, text, error.remedies))
                 return RunResult("error", error=text, error_kind=error.kind)
             break
-        return self._finish_call(request, prepared.estimate, collector)
+        return self._finish_call(prepared.request, prepared.estimate, collector)
 
-    def _without_images(self, request: ChatRequest) -> ChatRequest:
+    def _without_images(self, prepared: PreparedTurn) -> PreparedTurn:
+        """The same request with every image replaced by its placeholder, estimated again."""
+        request = prepared.request
         messages, _ = strip_images(request.messages)
-        raw = self.context.estimator.raw_tokens(request.model, messages, request.tools)
-        return replace(request, messages=messages, raw_prompt_tokens=raw)
+        estimate = self.context.estimate(request.model, messages, request.tools)
+        request = replace(request, messages=messages, raw_prompt_tokens=estimate.raw_tokens)
+        return replace(prepared, request=request, estimate=estimate)
 
     def _keep_partial(self, collector: StreamCollector) -> None:
         # Tool calls of a cut-off reply are dropped: they never ran and have no results.

@@ -179,12 +179,13 @@ def build_session(
     seed: LastMainRequest | None = None,
     signal_retirement: bool = False,
     reasoning_for: Callable[[ChatRequest], str] | None = None,
+    vision: bool = False,
 ) -> Session:
     """A session ``s1`` over a scripted main model ``fake/fake-model`` (cache key ``key-1``)."""
     provider = SessionProvider(
         list(replies),
         stateful=stateful,
-        info=ModelInfo(window, max_output),
+        info=ModelInfo(window, max_output, vision=vision),
         on_request=answer,
         reasoning_for=reasoning_for,
         signal_retirement=signal_retirement,

@@ -159,6 +159,22 @@ async def test_image_rejection_retries_once_without_images(make_runner: RunnerFa
     assert retry.raw_prompt_tokens != provider.requests[0].raw_prompt_tokens
 
 
+async def test_each_request_sent_has_its_own_snapshot(make_runner: RunnerFactory) -> None:
+    # The image-free retry is a new request: its snapshot shows its own hashes and estimate.
+    rejected = ProviderError("image_rejected", "fake: image not supported")
+    runner, provider, sink = make_runner(
+        [Reply(error=rejected), Reply(["described"])],
+        info=ModelInfo(32768, 4096, vision=True),
+    )
+    await runner.run(Message("user", "look", images=(Image("image/png", "eA=="),)))
+    snapshots: list[RequestSnapshot] = sink.of(RequestSnapshot)  # type: ignore[assignment]
+    assert [s.index for s in snapshots] == [0, 1]
+    for snapshot, request in zip(snapshots, provider.requests, strict=True):
+        assert snapshot.messages == request.messages
+        assert snapshot.raw_prompt_tokens == request.raw_prompt_tokens
+    assert snapshots[0].message_hashes[-1] != snapshots[1].message_hashes[-1]
+
+
 async def test_request_too_large_for_window_is_a_clear_error(make_runner: RunnerFactory) -> None:
     runner, provider, _ = make_runner([], info=ModelInfo(context_window=600, max_output=100))
     result = await runner.run(Message("user", "x " * 2000))

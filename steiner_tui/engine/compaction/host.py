@@ -49,6 +49,7 @@ class SummaryTarget:
         fallback: True for a compaction fallback target (isolated from the main session).
         transport_session: a fallback's own transport identity (never the main session's).
         compaction_prompt: replaces the engine's system sentence and eight-section body when set.
+        vision: the model sees images (a summary request keeps them, as a normal turn would).
     """
 
     alias: str
@@ -59,6 +60,7 @@ class SummaryTarget:
     fallback: bool = False
     transport_session: str = ""
     compaction_prompt: str = ""
+    vision: bool = False
 
     @property
     def ref(self) -> str:

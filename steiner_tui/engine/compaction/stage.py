@@ -41,7 +41,16 @@ from steiner_tui.engine.events import EventSink
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tooldefs import ToolDefinition
 
-__all__ = ["StageInputs", "StageResult", "summarize_compaction_stage"]
+__all__ = ["RetirementSignal", "StageInputs", "StageResult", "summarize_compaction_stage"]
+
+
+@dataclass(slots=True)
+class RetirementSignal:
+    """Set when a stage hands a main summary request that retires the stateful backend
+    transcript to the host: from then on the transcript counts as retired, whatever happens to
+    the call (its end event may never arrive when it fails or is cancelled)."""
+
+    retired: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +86,7 @@ async def summarize_compaction_stage(
     mode: CompactionMode,
     messages: Sequence[Message],
     origins: Sequence[Message | None],
+    signal: RetirementSignal | None = None,
 ) -> StageResult:
     """Run one stage over the working conversation.
 
@@ -85,6 +95,7 @@ async def summarize_compaction_stage(
         mode: ``normal`` (3 turns, anchored) or ``emergency`` (1 turn).
         messages: the working conversation.
         origins: the source message of each working message (None: written by compaction).
+        signal: set before a retiring main summary request is handed to the host.
 
     Returns:
         The stage result; ``cleared`` reports a main backend-state retirement even when the
@@ -115,8 +126,11 @@ async def summarize_compaction_stage(
         if target.fallback:
             raise CompactionFallbackNotFit(target.ref)
         return StageResult(False)
+    retiring = request.retire_backend_state and not target.fallback
+    if retiring and signal is not None:
+        signal.retired = True
     response = await host.call_summary(request, target)
-    cleared = response.clear_backend_state and not target.fallback
+    cleared = (response.clear_backend_state or retiring) and not target.fallback
     text = usable_summary(response.text)
     if text is None:
         if target.fallback:

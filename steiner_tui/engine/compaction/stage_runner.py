@@ -6,9 +6,12 @@ stage's result. Both stages share the target. The attempt's outcome counts the s
 applied, the main estimates before and after, and keeps each applied stage's archive batch.
 
 A main summary that retired the stateful backend transcript is reported in ``cleared`` even when
-nothing applied. Any error of the attempt is raised as ``CompactionFailed`` (or, for a cancelled
-task, ``CompactionCancelled``) whose ``backend_state_retired`` says whether the transcript was
-retired first: by an earlier stage's summary, or by the failing call itself (``failures``).
+nothing applied. A retiring summary request counts as retired from the moment it is handed to
+the host (``RetirementSignal``), so a failed or cancelled call whose end event never came is
+still reported; and once a stage retired the transcript, a later stage sends no backend state.
+Any error of the attempt is raised as ``CompactionFailed`` (or, for a cancelled task,
+``CompactionCancelled``) whose ``backend_state_retired`` says whether the transcript was retired
+first: by an earlier stage's summary, or by the failing call itself (``failures``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,11 @@ from steiner_tui.engine.compaction.failures import (
     CompactionFailed,
     is_cancellation,
 )
-from steiner_tui.engine.compaction.stage import StageInputs, summarize_compaction_stage
+from steiner_tui.engine.compaction.stage import (
+    RetirementSignal,
+    StageInputs,
+    summarize_compaction_stage,
+)
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import is_backend_state_retired
@@ -66,6 +73,7 @@ async def run_stages(
     summarized = 0
     summary = ""
     cleared = False
+    signal = RetirementSignal()
     try:
         before = host.estimate_conversation(messages)
         working: tuple[Message, ...] = messages
@@ -77,8 +85,11 @@ async def run_stages(
             settled = not main.budget.should_compact(after) and main.budget.fit_request(after).fits
             if mode == "emergency" and modes and settled:
                 break
-            stage = await summarize_compaction_stage(inputs, mode, working, origins)
+            stage = await summarize_compaction_stage(inputs, mode, working, origins, signal)
             cleared = cleared or stage.cleared
+            if cleared and inputs.backend_state is not None:
+                # A later stage never sends an id an earlier one retired.
+                inputs = replace(inputs, backend_state=None)
             if not stage.applied:
                 continue
             modes.append(mode)
@@ -88,10 +99,10 @@ async def run_stages(
                 batches.append(stage.sources)
             after = host.estimate_conversation(working)
     except asyncio.CancelledError as err:
-        retired = cleared or is_backend_state_retired(err)
+        retired = cleared or signal.retired or is_backend_state_retired(err)
         raise CompactionCancelled(*err.args, backend_state_retired=retired) from err
     except Exception as err:
-        retired = cleared or is_backend_state_retired(err)
+        retired = cleared or signal.retired or is_backend_state_retired(err)
         cancelled = is_cancellation(err)
         raise CompactionFailed(err, backend_state_retired=retired, cancelled=cancelled) from err
     outcome = CompactionOutcome(

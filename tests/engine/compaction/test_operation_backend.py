@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from steiner_tui.engine.compaction.failures import CompactionFailed, lineage_after_failure
+from steiner_tui.engine.compaction.failures import (
+    CompactionCancelled,
+    CompactionFailed,
+    lineage_after_failure,
+)
 from steiner_tui.engine.compaction.host import SummaryResponse
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import compact_with_lineage
@@ -64,9 +70,40 @@ async def test_failure_without_retirement_keeps_the_lineage() -> None:
     host = FakeHost([ProviderError("connection", "stream lost")])
     original = stateful_lineage()
     with pytest.raises(CompactionFailed) as raised:
-        await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
+        await compact_with_lineage(original, make_env(host, main=main_target()))
     assert not raised.value.backend_state_retired
     assert lineage_after_failure(original, raised.value) is original
+
+
+async def test_a_retiring_request_counts_once_handed_over_even_if_its_error_is_unmarked() -> None:
+    # The request itself is the signal: the call may fail before its end event says so.
+    host = FakeHost([ProviderError("connection", "stream lost")])
+    original = stateful_lineage()
+    with pytest.raises(CompactionFailed) as raised:
+        await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
+    assert raised.value.backend_state_retired
+    assert lineage_after_failure(original, raised.value).active.backend_state is None
+
+
+async def test_a_cancelled_retiring_stage_is_marked_retired() -> None:
+    host = FakeHost([asyncio.CancelledError()])
+    original = stateful_lineage()
+    with pytest.raises(CompactionCancelled) as raised:
+        await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
+    assert raised.value.backend_state_retired
+    assert lineage_after_failure(original, raised.value).active.backend_state is None
+
+
+async def test_emergency_stage_never_sends_the_id_the_normal_stage_retired() -> None:
+    # Normal applies but leaves too much, so emergency follows in the same operation.
+    host = FakeHost([SummaryResponse("S1", clear_backend_state=True), SummaryResponse("S2")])
+    original = ConversationLineage.start(heavy_tail_conversation(), backend_state="resp_1")
+    result = await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
+    assert result.outcome.modes == ("normal", "emergency")
+    normal, emergency = (request for request, _ in host.calls)
+    assert normal.backend_state == "resp_1"
+    assert emergency.backend_state is None
+    assert result.lineage.active.backend_state is None
 
 
 async def test_error_after_a_clear_reports_retirement_with_text_and_chain_kept() -> None:

@@ -13,7 +13,9 @@ lineage. ``compact`` returns a ``CompactionRun`` value, retirement of the statef
 transcript included; on a failure the adopted lineage has dropped a retired backend state.
 
 Compaction calls never set LastMainRequest. Their requests are snapshotted with
-``compaction=True`` so the request inspector shows them beside normal turns.
+``compaction=True`` so the request inspector shows them beside normal turns, and get a cache
+diagnostic: a main summary's moves the runner's cache baseline, a fallback's leaves the baseline
+and the process-wide cold-start mark alone.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
@@ -92,6 +95,7 @@ class CompactionDriver:
         estimate_conversation: the calibrated prompt tokens of a normal main request over a
             conversation (the runner's preparation of a turn).
         snapshots: the runner's snapshot builder (summary calls are numbered with its turns).
+        cache: the runner's cache diagnostics (a fallback's calls leave them alone).
         sink: receives snapshots, warnings, ``CompactionApplied`` and health.
         clock: the injected clock.
         adopt: replaces the runner's lineage (called before anything is announced).
@@ -106,6 +110,7 @@ class CompactionDriver:
         context: ContextManager,
         estimate_conversation: Callable[[Sequence[Message]], int],
         snapshots: SnapshotBuilder,
+        cache: CacheDiagnostics,
         sink: EventSink,
         clock: Clock,
         adopt: Callable[[ConversationLineage], None],
@@ -116,6 +121,7 @@ class CompactionDriver:
         self.context = context
         self.estimate_conversation = estimate_conversation
         self.snapshots = snapshots
+        self.cache = cache
         self.sink = sink
         self.clock = clock
         self.adopt = adopt
@@ -164,6 +170,7 @@ class CompactionDriver:
             archive=self.settings.archive,
             fallback=self.settings.fallback,
             main_session=self.session_id,
+            cache_scope=self.model.prompt_cache_key,
         )
         try:
             result = await compact_with_lineage(
@@ -275,6 +282,8 @@ class _Host:
             blocks=built.blocks,
         )
         driver.sink.emit(snapshot)
+        cache = driver.cache
+        driver.sink.emit(cache.fallback(snapshot) if target.fallback else cache.main(snapshot))
         # Summary text is not streamed to the conversation pane: no sink for deltas.
         collector = StreamCollector(None)
         await collector.consume(provider.stream(request))

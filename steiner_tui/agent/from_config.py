@@ -22,7 +22,7 @@ from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.fallback import CompactionFallback, CompactionFallbackTargets
 from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.prompt.preamble import PreambleInputs
-from steiner_tui.providers.factory import ResolvedModel, resolve_model
+from steiner_tui.providers.factory import ResolvedModel, resolve_model, split_model_ref
 from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
 from steiner_tui.tools.permissions import PermissionPolicy
 
@@ -77,16 +77,22 @@ def main_model_from_config(
 def compaction_fallback(
     config: Config, project_root: Path, main: MainModel, env: Mapping[str, str]
 ) -> CompactionFallback | None:
-    """The configured compaction fallback, resolved lazily on each cold-cache compaction."""
+    """The configured compaction fallback, resolved on each cold-cache compaction.
+
+    Resolving the reference (its alias and backend model) runs on every compaction that
+    reaches it; the target, with its provider, is built once per (alias, backend model, cache
+    scope), where the scope is the compacting run's own prompt cache key (a delegated child's
+    key for a child). A failed build is not memoized: the next compaction tries again.
+    """
     settings = config.compaction_fallback
     if not settings.model:
         return None
 
-    def resolve() -> SummaryTarget:
-        # ResolveModel runs on every compaction that reaches it; only the build is memoized.
-        resolved = resolve_model(config, settings.model, env, project_root=project_root)
+    def resolve(cache_scope: str) -> SummaryTarget:
+        alias, model = split_model_ref(config, settings.model)
 
         def build(session_id: str) -> SummaryTarget:
+            resolved = resolve_model(config, settings.model, env, project_root=project_root)
             return SummaryTarget(
                 alias=resolved.alias,
                 model=resolved.model,
@@ -98,9 +104,8 @@ def compaction_fallback(
                 vision=resolved.info.vision,
             )
 
-        return _FALLBACK_TARGETS.get(
-            resolved.alias, resolved.model, main.prompt_cache_key, main.prompt_cache_key, build
-        )
+        scope = cache_scope or main.prompt_cache_key
+        return _FALLBACK_TARGETS.get(alias, model, scope, scope, build)
 
     return CompactionFallback(settings.model, settings.after, resolve)
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
@@ -166,11 +167,14 @@ class Runner:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
         self.snapshots = SnapshotBuilder(self.session_id, self.clock)
         """Numbers this runner's requests and builds their snapshots (summaries included)."""
+        self.cache = CacheDiagnostics()
+        """The cache baseline of this runner's main calls over the process's cold-start mark."""
         self.compactor = CompactionDriver(
             model=model,
             context=context,
             estimate_conversation=lambda messages: self.prepare(messages).estimate.tokens,
             snapshots=self.snapshots,
+            cache=self.cache,
             sink=sink,
             clock=self.clock,
             adopt=self.adopt_lineage,
@@ -426,7 +430,9 @@ class Runner:
         retried_without_images = False
         while True:
             # Every request actually sent has its own snapshot, the image-free retry included.
-            self.sink.emit(self._snapshot(prepared))
+            snapshot = self._snapshot(prepared)
+            self.sink.emit(snapshot)
+            self.sink.emit(self.cache.main(snapshot))
             self.state.last_parent_request = prepared.request
             collector = StreamCollector(self.sink)
             try:

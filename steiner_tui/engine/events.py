@@ -6,9 +6,9 @@ event has a stable ``kind`` string, the ``type`` field of the JSONL event log.
 
 Events, by who emits them:
 
-* a turn: ``RequestSnapshot`` (before each model call), ``TextDelta``, ``ReasoningDelta``,
-  ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``, ``UsageReported``,
-  ``ErrorEvent``;
+* a turn: ``RequestSnapshot`` and ``CacheDiagnostic`` (before each model call), ``TextDelta``,
+  ``ReasoningDelta``, ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``,
+  ``UsageReported``, ``ErrorEvent``;
 * compaction: ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
   generation it created) and ``HealthEvent``;
 * assembly and skills: ``WarningEvent``, ``SkillTruncated``, ``SkillStateEvent`` (replayed on
@@ -34,6 +34,7 @@ from steiner_tui.engine.tooldefs import ToolDefinition
 __all__ = [
     "FALLBACK_SKIPPED",
     "FALLBACK_USED",
+    "CacheDiagnostic",
     "CompactionApplied",
     "CompactionOutcome",
     "EngineEvent",
@@ -126,6 +127,28 @@ class RequestSnapshot(EngineEvent):
     estimate_confidence: str
     compaction: bool = False
     generation_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheDiagnostic(EngineEvent):
+    """What the provider's prompt cache can reuse of one request, emitted with its snapshot.
+
+    ``cold_start`` is True for the first main request of the process (nothing can be cached
+    yet); ``prefix_hash`` is the prefix chain over the ``prefix_messages`` cacheable leading
+    messages; ``prefix_stable`` says it equals the previous main request's (the cache
+    baseline), so the provider can reuse that prefix. A compaction fallback's call is
+    ``fallback``: it reports no cold start and is never compared with, nor becomes, the
+    main session's baseline.
+    """
+
+    kind: ClassVar[str] = "cache"
+    request_id: str
+    cold_start: bool
+    prefix_messages: int
+    prefix_hash: str
+    prefix_stable: bool
+    compaction: bool = False
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)

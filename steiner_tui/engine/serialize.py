@@ -93,7 +93,11 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, Message):
         return message_to_dict(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # Fields left out of repr are values derived and cached on the object (a tool call's
+        # encoded arguments): the log keeps what was given.
+        return {
+            f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.repr
+        }
     if isinstance(value, enum.Enum):
         return to_jsonable(value.value)
     if isinstance(value, datetime):

@@ -8,7 +8,9 @@ tool result (``wait`` true, the default) or delivered later as a ``sub_agent_res
 
 Types: ``explore`` (read-only tools), ``code`` (all tools), ``documentor`` (read-only tools plus
 ``write``/``edit`` limited to the configured write scope; its duties and scope are in its
-preamble). The definition is built from constants only: it is part of the cacheable prefix.
+preamble). ``agent_id`` continues a finished child instead: it goes on in its own conversation,
+with its own caches and last main request. The definition is built from constants only: it is
+part of the cacheable prefix.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ _DEFINITION = ToolDefinition(
         "documentor (writes documentation within its configured write scope only). State the "
         "objective, the context it needs, the deliverable, the constraints and when it is "
         "done. With wait=false it runs in the background and its result arrives later as a "
-        "sub-agent result message."
+        "sub-agent result message. To follow up on a finished sub-agent, pass its id as "
+        "agent_id: it continues its own conversation with the new task."
     ),
     parameters={
         "type": "object",
@@ -59,6 +62,11 @@ _DEFINITION = ToolDefinition(
                 "description": "Wait for the result (default true); false runs it in the "
                 "background.",
             },
+            "agent_id": {
+                "type": "string",
+                "description": "Continue this finished sub-agent (e.g. explore-1) instead of "
+                "starting a new one; type must be its type.",
+            },
         },
         "required": ["type", "task"],
     },
@@ -72,6 +80,8 @@ class DelegationRequest:
     type: str
     task: str
     wait: bool = True
+    agent_id: str = ""
+    """A finished sub-agent to continue ("" starts a new one)."""
 
 
 class Delegator(Protocol):
@@ -102,7 +112,8 @@ class DelegateTool:
         if not task:
             return failed("the task is empty: describe what the sub-agent must do")
         wait = bool(arguments.get("wait", True))
-        return await self.delegator.delegate(DelegationRequest(kind, task, wait), ctx)
+        agent_id = str(arguments.get("agent_id", "") or "").strip()
+        return await self.delegator.delegate(DelegationRequest(kind, task, wait, agent_id), ctx)
 
 
 def tools_with_delegate(tools: Iterable[Tool], delegator: Delegator) -> tuple[Tool, ...]:

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from steiner_tui.agent.cache_diagnostics import ColdStartMark
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import CompactionApplied, WarningEvent
+from steiner_tui.engine.events import CacheDiagnostic, CompactionApplied, WarningEvent
 from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError
 from tests.agent.fakes import Reply, ScriptedProvider
 from tests.agent.test_compaction_runner_kit import (
@@ -252,3 +253,29 @@ async def test_seeded_last_main_request_decides_the_cache_state(
 
     (outcome,) = session.outcomes()
     assert (outcome.summary_model, outcome.fallback_status, outcome.fallback_reason) == expected
+
+
+async def test_fallback_calls_leave_the_cold_start_mark_and_the_baseline_alone(
+    project: Path, clock: ManualClock
+) -> None:
+    fallback = _fallback(chunks=[summary_text("fallback")])
+    session = build_session(
+        project, clock, compaction=fallback_settings(fallback), lineage=long_lineage(11)
+    )
+    session.runner.cache.mark = ColdStartMark()  # this test's own "process"
+
+    await session.say("continue where we left off")  # the fallback summarizes first
+    await session.say("and then?")
+
+    diagnostics: list[CacheDiagnostic] = session.sink.of(CacheDiagnostic)  # type: ignore[assignment]
+    assert [(d.fallback, d.compaction) for d in diagnostics] == [
+        (True, True),
+        (False, False),
+        (False, False),
+    ]
+    summary, first, second = diagnostics
+    assert not summary.cold_start and not summary.prefix_stable
+    # The first main request after the fallback's call is still the cold start.
+    assert first.cold_start and not first.prefix_stable
+    assert not second.cold_start and second.prefix_stable
+    assert second.prefix_hash == first.prefix_hash != ""

@@ -224,7 +224,7 @@ def fallback_settings(
     """Compaction settings whose fallback resolves to ``provider`` as ``alias/model``."""
     target = SummaryTarget(alias, model, ModelTokenBudget.for_model(provider.info), provider)
     return CompactionSettings(
-        fallback=CompactionFallback(f"{alias}/{model}", after, lambda: target)
+        fallback=CompactionFallback(f"{alias}/{model}", after, lambda scope: target)
     )
 
 

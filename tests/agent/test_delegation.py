@@ -6,6 +6,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -381,3 +382,63 @@ def test_transcript_of_unknown_child_raises(project: Path, clock: ManualClock) -
     with pytest.raises(KeyError):
         parent.manager.transcript("explore-9")
     assert parent.manager.pending() == ()
+
+
+async def test_a_follow_up_continues_the_child_with_its_own_last_main_request(
+    project: Path, clock: ManualClock
+) -> None:
+    child_key = f"{PARENT_KEY}-explore-1"
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "explore", "first task")]),
+        Reply(["ok"]),
+        Reply(
+            [],
+            [
+                ToolCall(
+                    "d2",
+                    "delegate",
+                    {"type": "explore", "task": "follow up", "agent_id": "explore-1"},
+                )
+            ],
+        ),
+        Reply(["ok again"]),
+    ]
+    script.by_key[child_key] += [Reply(["first answer"]), Reply(["second answer"])]
+    parent = _parent(project, clock, script)
+    await parent.driver.submit("go")
+    runner = parent.manager.lineage("explore-1")
+    first_seen = parent.manager.info("explore-1")
+    clock.advance(timedelta(minutes=3))
+    await parent.driver.submit("and then?")
+
+    continuation = script.requests[child_key][-1]
+    contents = [m.content for m in continuation.messages]
+    assert "first task" in contents and "first answer" in contents and contents[-1] == "follow up"
+    assert runner is not None and parent.manager.info("explore-1").state == "done"
+    assert first_seen.state == "done"
+    last = parent.manager.last_main_request("explore-1")
+    assert (last.prompt_cache_key, last.at) == (child_key, clock.now())
+    envelope = next(
+        m.content for m in parent.driver.lineage.active.messages if m.tool_call_id == "d2"
+    )
+    assert "second answer" in envelope
+    # No second child was made.
+    assert [i.id for i in parent.manager.infos()] == ["explore-1"]
+
+
+async def test_a_follow_up_to_an_unknown_or_running_child_is_refused(
+    project: Path, clock: ManualClock
+) -> None:
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply(
+            [],
+            [ToolCall("d1", "delegate", {"type": "explore", "task": "x", "agent_id": "explore-9"})],
+        ),
+        Reply(["ok"]),
+    ]
+    parent = _parent(project, clock, script)
+    await parent.driver.submit("go")
+    result = next(m for m in parent.driver.lineage.active.messages if m.tool_call_id == "d1")
+    assert "no sub-agent 'explore-9' to continue" in result.content

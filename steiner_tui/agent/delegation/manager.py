@@ -35,6 +35,7 @@ from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import SessionSpec
+from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     EngineEvent,
@@ -45,7 +46,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
 from steiner_tui.engine.tokens import RequestEstimator
-from steiner_tui.tools.base import ToolContext, ToolResult
+from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.delegate import DelegationRequest
 
 __all__ = ["SubAgentManager"]
@@ -170,6 +171,15 @@ class SubAgentManager:
         runner = self._children[agent_id].runner
         return runner.lineage if runner is not None else None
 
+    def last_main_request(self, agent_id: str) -> LastMainRequest:
+        """The child's own last main request (the zero value before it made one).
+
+        Raises:
+            KeyError: no sub-agent has that id.
+        """
+        runner = self._children[agent_id].runner
+        return runner.last_main_request if runner is not None else LastMainRequest()
+
     def drain_results(self) -> list[Message]:
         """Background results not yet delivered (the parent runner's inbox hook)."""
         messages, self._inbox = self._inbox, []
@@ -178,10 +188,21 @@ class SubAgentManager:
     # -- delegation -------------------------------------------------------------------------
 
     async def delegate(self, request: DelegationRequest, ctx: ToolContext) -> ToolResult:
-        """Start a child for ``request``; wait for its envelope unless ``request.wait`` is false."""
-        agent_id = f"{request.type}-{next(self._numbers)}"
-        child = _Child(SubAgentInfo(agent_id, request.type, request.task, wait=request.wait))
-        self._children[agent_id] = child
+        """Start a child for ``request`` (or continue ``request.agent_id``); wait for its
+        envelope unless ``request.wait`` is false."""
+        if request.agent_id:
+            found = self._continuable(request)
+            if isinstance(found, ToolResult):
+                return found
+            child = found
+            child.info = replace(
+                child.info, task=request.task, wait=request.wait, state="queued", reason=""
+            )
+        else:
+            agent_id = f"{request.type}-{next(self._numbers)}"
+            child = _Child(SubAgentInfo(agent_id, request.type, request.task, wait=request.wait))
+            self._children[agent_id] = child
+        agent_id = child.info.id
         self._publish(child)
         owner = asyncio.current_task()
         child.task = asyncio.create_task(self._run(child, request, ctx), name=agent_id)
@@ -201,6 +222,19 @@ class SubAgentManager:
             raise
         return ToolResult(envelope, status="done" if child.info.state == "done" else "failed")
 
+    def _continuable(self, request: DelegationRequest) -> _Child | ToolResult:
+        child = self._children.get(request.agent_id)
+        if child is None:
+            known = ", ".join(self._children) or "none"
+            return failed(f"no sub-agent {request.agent_id!r} to continue (known: {known})")
+        if child.info.pending:
+            return failed(f"sub-agent {request.agent_id} is still {child.info.state}")
+        if child.info.type != request.type:
+            return failed(
+                f"sub-agent {request.agent_id} is a {child.info.type} sub-agent, not {request.type}"
+            )
+        return child
+
     async def _run(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> str:
         output, reason = "", ""
         state: SubAgentState = "failed"
@@ -209,7 +243,9 @@ class SubAgentManager:
                 self._update(
                     child, replace(child.info, state="running", started_at=self.clock.now())
                 )
-                runner = self._build(child, request, ctx)
+                # A continuation goes on with the child's own runner: its conversation, its
+                # caches and its own last main request (its cold-cache test reads that).
+                runner = child.runner or self._build(child, request, ctx)
                 child.runner = runner
                 result = await runner.run(Message("user", request.task))
             output = result.reply

@@ -77,12 +77,14 @@ class CompactionFallback:
     Attributes:
         target: the configured ``alias/model`` reference (for display).
         after: idle time after which main's cache counts as cold; not positive disables.
-        resolve: returns the target (with its built provider) or raises.
+        resolve: ``resolve(cache_scope)`` returns the target (with its built provider) or
+            raises; ``cache_scope`` is the compacting run's prompt cache key (a delegated
+            child's own key), which memoized targets are keyed by.
     """
 
     target: str = ""
     after: timedelta = timedelta(0)
-    resolve: Callable[[], SummaryTarget] | None = None
+    resolve: Callable[[str], SummaryTarget] | None = None
 
 
 class FallbackUnavailable(Exception):
@@ -123,6 +125,7 @@ def select_compaction_fallback(
     *,
     main_session: str = "",
     new_key: Callable[[], str] | None = None,
+    cache_scope: str = "",
 ) -> FallbackSelection | None:
     """Choose the summary target of one compaction operation.
 
@@ -133,6 +136,7 @@ def select_compaction_fallback(
         main: the main target (for the same-model check).
         main_session: the main transport session (for the fallback identity).
         new_key: random key source when there is no main session.
+        cache_scope: the run's prompt cache key, handed to ``resolve``.
 
     Returns:
         None to run on main; otherwise the selected target or the failed attempt.
@@ -145,7 +149,7 @@ def select_compaction_fallback(
     idle = None if last.at is None else moment - last.at
     reason = format_fallback_reason(idle, fallback.after)
     try:
-        target = fallback.resolve()
+        target = fallback.resolve(cache_scope)
     except Exception as err:
         return FallbackSelection(reason, error=err)
     if target.provider is None:

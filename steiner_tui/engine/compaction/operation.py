@@ -69,6 +69,7 @@ class CompactionEnv:
         fallback: the run's compaction fallback (None: disabled).
         main_session: the main transport session (derives the fallback identity).
         new_key: random key source for a fallback identity without a main session.
+        cache_scope: the run's prompt cache key (memoized fallback targets are keyed by it).
     """
 
     host: CompactionHost
@@ -79,6 +80,7 @@ class CompactionEnv:
     fallback: CompactionFallback | None = None
     main_session: str = ""
     new_key: Callable[[], str] | None = None
+    cache_scope: str = ""
 
 
 class CompactionResult(NamedTuple):
@@ -156,7 +158,13 @@ async def compact_with_lineage(
         )
 
     selection = select_compaction_fallback(
-        env.fallback, last, env.clock, env.main, main_session=env.main_session, new_key=env.new_key
+        env.fallback,
+        last,
+        env.clock,
+        env.main,
+        main_session=env.main_session,
+        new_key=env.new_key,
+        cache_scope=env.cache_scope,
     )
     if selection is None:
         return _finish(lineage, await attempt(env.main), "", "")

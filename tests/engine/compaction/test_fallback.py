@@ -33,7 +33,7 @@ class Resolver:
         self.target = target
         self.calls = 0
 
-    def __call__(self) -> SummaryTarget:
+    def __call__(self, cache_scope: str = "") -> SummaryTarget:
         self.calls += 1
         if isinstance(self.target, Exception):
             raise self.target

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -40,9 +41,11 @@ class Resolver:
     def __init__(self, result: SummaryTarget | Exception) -> None:
         self.result = result
         self.calls = 0
+        self.scopes: list[str] = []
 
-    def __call__(self) -> SummaryTarget:
+    def __call__(self, cache_scope: str = "") -> SummaryTarget:
         self.calls += 1
+        self.scopes.append(cache_scope)
         if isinstance(self.result, Exception):
             raise self.result
         return self.result
@@ -239,3 +242,11 @@ async def test_pending_cancellation_request_blocks_the_rerun() -> None:
         await asyncio.ensure_future(cancelled_while_compacting())
     assert raised.value.cancelled
     assert host.targets == [FB]
+
+
+async def test_the_target_is_resolved_for_the_compacting_runs_cache_scope() -> None:
+    host = FakeHost([SummaryResponse("fallback summary")])
+    resolver = Resolver(fallback_target())
+    env = replace(env_with(host, resolver), cache_scope="steiner-s1-explore-1")
+    await compact_with_lineage(lineage(), env)
+    assert resolver.scopes == ["steiner-s1-explore-1"]

@@ -50,6 +50,7 @@ from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -137,6 +138,7 @@ class CompactionDriver:
         last_main_request: LastMainRequest,
         steering: str = "",
         manual: bool = False,
+        context_state: ContextState | None = None,
     ) -> CompactionRun:
         """Compact the active generation of ``lineage`` and adopt the result.
 
@@ -147,6 +149,7 @@ class CompactionDriver:
             last_main_request: for the fallback's cold-cache test.
             steering: manual ``/compact`` steering text.
             manual: a manual ``/compact``.
+            context_state: the runner's durable context state (the instruction carries it).
 
         Returns:
             The outcome (None after a failure, reported as a warning) and the retirement.
@@ -182,6 +185,7 @@ class CompactionDriver:
                 pending_sub_agents=tuple(self.settings.pending_sub_agents()),
                 last_main_request=last_main_request,
                 prior_stages=0 if manual else counter.stages,
+                context_state=context_state,
             )
         except CompactionCancelled as cancelled:
             self.adopt(lineage_after_failure(lineage, cancelled))

@@ -63,6 +63,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.state.context_state import ContextState, build_context_state
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate, TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -115,6 +116,9 @@ class RunnerState:
     parent_usage: ParentUsage | None = None
     turn: int = 0
     tracker: FileTracker = field(default_factory=FileTracker)
+    """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
+    context: ContextState = field(default_factory=ContextState)
+    """The durable context state, rebuilt before every model call (compaction carries it)."""
 
 
 class Runner:
@@ -246,6 +250,13 @@ class Runner:
         self.state.lineage = lineage
         self.state.tracker = FileTracker.rebuild(lineage.active.messages)
 
+    def refresh_context_state(self) -> ContextState:
+        """Rebuild the durable context state from the active generation (every model call)."""
+        self.state.context = build_context_state(
+            self.conversation, self.state.turn, str(self.project_root)
+        )
+        return self.state.context
+
     def next_turn(self) -> int:
         self.state.turn += 1
         return self.state.turn
@@ -335,6 +346,7 @@ class Runner:
             last_main_request=self.state.last_main_request,
             steering=steering,
             manual=manual,
+            context_state=self.refresh_context_state(),
         )
         outcome = run.outcome
         if self.model.stateful and outcome is not None and outcome.applied:
@@ -389,6 +401,7 @@ class Runner:
             return RunResult("error", error=text, error_kind="tokenizer")
 
     async def _prepare_fitting_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
+        self.refresh_context_state()
         prepared = self.prepare()
         if self.model.stateful:
             usage = self._parent_usage()

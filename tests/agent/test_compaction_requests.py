@@ -9,8 +9,15 @@ from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.events import RequestSnapshot
-from steiner_tui.engine.messages import Image, Message
-from tests.agent.test_compaction_runner_kit import build_session, padded
+from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.provider import ChatRequest
+from tests.agent.fakes import Reply
+from tests.agent.test_compaction_runner_kit import (
+    build_session,
+    final_user_text,
+    padded,
+    summary_text,
+)
 
 
 async def test_summary_snapshots_carry_their_blocks(project: Path, clock: ManualClock) -> None:
@@ -59,3 +66,29 @@ async def test_summary_strips_images_for_a_model_without_vision(
     summary = session.summary_requests()[-1]
     assert all(m.images == () for m in summary.messages)
     assert any("[image omitted: image/png" in m.content for m in summary.messages)
+
+
+async def test_the_context_state_is_rebuilt_every_turn_and_carried_by_the_summary(
+    project: Path, clock: ManualClock
+) -> None:
+    calls = iter(range(100))
+
+    def answer(request: ChatRequest) -> Reply:
+        if request.compaction:
+            return Reply([summary_text("s")])
+        if request.messages[-1].role == "user":  # each new message: read a file first
+            n = next(calls)
+            return Reply([], [ToolCall(f"c{n}", "read", {"path": "README.md", "limit": 2.0})])
+        return Reply(["done"])
+
+    session = build_session(project, clock, window=8000, tools=True, answer=answer)
+    for turn in range(3):
+        await session.say(padded(f"turn {turn}", 10))
+        assert session.runner.state.context.turn_count == turn + 1
+    assert session.runner.state.context.recent_tool_calls == ("read path=README.md, limit=2",) * 3
+    await session.driver.compact()
+    instruction = final_user_text(session.summary_requests()[-1])
+    assert instruction.endswith(
+        "Turns so far: 3\nRecent tool calls (oldest first):\n"
+        + "\n".join(["- read path=README.md, limit=2"] * 3)
+    )

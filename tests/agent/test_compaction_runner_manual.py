@@ -16,6 +16,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.engine.compaction.summary_request import compaction_instruction
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.context_state import CONTEXT_STATE_HEADER
 from tests.agent.fakes import Reply
 from tests.agent.test_compaction_runner_kit import (
     build_session,
@@ -45,7 +46,11 @@ async def test_steering_and_tools_of_the_last_parent_request(
     (request,) = session.summary_requests()
     instruction = final_user_text(request)
     assert instruction.endswith(STEERING_SUFFIX + "focus on X")
-    assert instruction == compaction_instruction("normal") + STEERING_SUFFIX + "focus on X"
+    # The durable context state rides along, before the steering.
+    carried = "\n\n" + CONTEXT_STATE_HEADER + "\nTurns so far: 5"
+    assert instruction == (
+        compaction_instruction("normal") + carried + STEERING_SUFFIX + "focus on X"
+    )
     assert request.tools == parent.tools
     # The runner's assembly: the summary request opens with the same cached prefix.
     prefix = parent.cacheable_prefix_messages
@@ -70,7 +75,9 @@ async def test_no_recorded_parent_request_means_no_tools(project: Path, clock: M
     (request,) = session.summary_requests()
     assert request.tools == ()  # ... but no parent request was recorded yet
     assert STEERING_SUFFIX not in final_user_text(request)
-    assert final_user_text(request) == compaction_instruction("normal")
+    # A resumed lineage of six turns: its turn count rides along.
+    carried = "\n\n" + CONTEXT_STATE_HEADER + "\nTurns so far: 6"
+    assert final_user_text(request) == compaction_instruction("normal") + carried
 
 
 async def test_refused_while_a_run_is_generating(project: Path, clock: ManualClock) -> None:

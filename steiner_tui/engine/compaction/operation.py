@@ -44,6 +44,7 @@ from steiner_tui.engine.compaction.stage_runner import StagesResult, run_stages
 from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
 from steiner_tui.engine.events import FALLBACK_SKIPPED, FALLBACK_USED, CompactionOutcome, EventSink
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = [
@@ -118,6 +119,7 @@ async def compact_with_lineage(
     pending_sub_agents: Sequence[tuple[str, str, str]] = (),
     last_main_request: LastMainRequest | None = None,
     prior_stages: int = 0,
+    context_state: ContextState | None = None,
 ) -> CompactionResult:
     """Compact the active generation of ``lineage``.
 
@@ -130,6 +132,7 @@ async def compact_with_lineage(
         pending_sub_agents: ``(id, type, state)`` of sub-agents still pending.
         last_main_request: the (seeded) last main request, for the cold-cache test.
         prior_stages: applied stages earlier in this run (``CompactionCounter.stages``).
+        context_state: the run's durable context state (the summary instruction carries it).
 
     Returns:
         The lineage to adopt, the outcome and the backend-state retirement.
@@ -152,6 +155,7 @@ async def compact_with_lineage(
             env.archive,
             tuple(pending_sub_agents),
             None if target.fallback else active.backend_state,
+            context_state,
         )
         return await run_stages(
             active.messages, inputs, clock=env.clock, prior_stages=prior_stages, manual=manual

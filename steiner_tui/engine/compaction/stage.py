@@ -39,6 +39,7 @@ from steiner_tui.engine.compaction.turns import (
 )
 from steiner_tui.engine.events import EventSink
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 __all__ = ["RetirementSignal", "StageInputs", "StageResult", "summarize_compaction_stage"]
@@ -66,6 +67,7 @@ class StageInputs:
     archive: HistoryArchive | None = None
     pending_sub_agents: tuple[tuple[str, str, str], ...] = ()
     backend_state: str | None = None
+    context_state: ContextState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,9 @@ async def summarize_compaction_stage(
         return StageResult(False)
     cut = len(summarized)
     max_tokens = summary_cap(target, mode)
-    instruction = compaction_instruction(mode, inputs.steering, target.compaction_prompt)
+    instruction = compaction_instruction(
+        mode, inputs.steering, target.compaction_prompt, inputs.context_state
+    )
     request = host.build_summary_request(summarized, instruction, target, max_tokens, inputs.tools)
     request = finalize_summary_request(request, target, inputs.backend_state, max_tokens)
     plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)

@@ -2,7 +2,9 @@
 
 The instruction is the final user message of the summary request: the engine's system sentence
 (``templates/compaction_system.md.j2``) and the eight-section body
-(``templates/compaction_default_body.md.j2``) joined by a blank line; manual steering appends
+(``templates/compaction_default_body.md.j2``) joined by a blank line; the run's durable context
+state (turns so far, recent tool calls) follows after a blank line when it holds anything;
+manual steering appends
 ``\\n\\nAdditional user steering for this compaction:\\n\\n`` + text; the emergency stage appends
 ``templates/compaction_emergency.md.j2`` (which opens with ``EMERGENCY COMPACTION``, the phrase
 the offline summarizer keys on) after a blank line.
@@ -23,6 +25,7 @@ from functools import cache
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.context_state import ContextState, render_context_state
 from steiner_tui.engine.templates import render_template
 
 __all__ = [
@@ -59,13 +62,20 @@ def _template(name: str) -> str:
     return render_template(name).strip()
 
 
-def compaction_instruction(mode: CompactionMode, steering: str = "", override: str = "") -> str:
+def compaction_instruction(
+    mode: CompactionMode,
+    steering: str = "",
+    override: str = "",
+    context_state: ContextState | None = None,
+) -> str:
     """The final user message of a summary request.
 
     Args:
         mode: ``normal`` or ``emergency``.
         steering: manual ``/compact`` text; ignored when blank.
         override: a target's compaction prompt; replaces the sentence and body when not blank.
+        context_state: the run's durable context state; when it holds anything it follows the
+            body after a blank line (before steering).
 
     Returns:
         The instruction text.
@@ -74,6 +84,9 @@ def compaction_instruction(mode: CompactionMode, steering: str = "", override: s
         _template("compaction_system.md.j2") + "\n\n" + _template("compaction_default_body.md.j2")
     )
     text = base
+    carried = render_context_state(context_state) if context_state is not None else ""
+    if carried:
+        text += "\n\n" + carried
     if steering.strip():
         text += STEERING_HEADER + steering.strip()
     if mode == "emergency":

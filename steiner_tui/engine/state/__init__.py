@@ -5,9 +5,11 @@ Everything here is pure: it reads messages and returns new values, never doing I
 """
 
 from steiner_tui.engine.state.context_state import (
+    CONTEXT_STATE_HEADER,
     RECENT_TOOL_CALLS_LIMIT,
     ContextState,
     build_context_state,
+    render_context_state,
 )
 from steiner_tui.engine.state.file_tracker import (
     READ_TOOL_NAME,
@@ -34,6 +36,7 @@ from steiner_tui.engine.state.recent_calls import (
 )
 
 __all__ = [
+    "CONTEXT_STATE_HEADER",
     "FILE_UNCHANGED_PREFIX",
     "LINE_CAP_MARKER_PREFIX",
     "READ_TOOL_NAME",
@@ -52,6 +55,7 @@ __all__ = [
     "normalize_read_path",
     "observe_tool_result",
     "parse_read_result",
+    "render_context_state",
     "summarize_recent_tool_calls",
     "summarize_tool_call",
 ]

@@ -45,7 +45,13 @@ from steiner_tui.engine.compaction.operation import (
     commit_compaction,
     compact_with_lineage,
 )
-from steiner_tui.engine.events import CompactionApplied, CompactionOutcome, EventSink, WarningEvent
+from steiner_tui.engine.events import (
+    CompactionApplied,
+    CompactionOutcome,
+    EventSink,
+    StaticContextReloaded,
+    WarningEvent,
+)
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock
@@ -200,6 +206,11 @@ class CompactionDriver:
         outcome = result.outcome
         if outcome.applied:
             self.sink.emit(CompactionApplied(result.lineage.active.id, outcome))
+            # Files changed on disk wait for this moment: it re-sends the conversation anyway.
+            reloaded = self.context.reload_pending()
+            if reloaded:
+                names = tuple(sorted(str(p) for p in reloaded))
+                self.sink.emit(StaticContextReloaded(names, "compaction"))
         commit_compaction(outcome, counter=counter, archive=self.settings.archive, sink=self.sink)
         return CompactionRun(outcome, result.backend_state_retired)
 

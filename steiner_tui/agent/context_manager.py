@@ -7,7 +7,7 @@ an assembled request and estimates it; the runner owns everything that talks to 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -69,8 +69,22 @@ class ContextManager:
         return self.estimator.estimate(model_id, messages, tools)
 
     def invalidate(self, partition: StaticPartition | str | None = None) -> None:
-        """Drop one static-cache partition (a watched file changed), or all of them."""
+        """Drop one static-cache partition, or all of them (they reload on next use)."""
         self.cache.invalidate(partition)
+
+    def mark_changed(self, partitions: Iterable[StaticPartition | str]) -> None:
+        """Files of ``partitions`` changed on disk: pending until ``reload_pending``."""
+        for partition in partitions:
+            self.cache.mark_changed(partition)
+
+    @property
+    def pending_reloads(self) -> frozenset[StaticPartition]:
+        """Partitions changed on disk and not applied yet."""
+        return self.cache.pending
+
+    def reload_pending(self) -> frozenset[StaticPartition]:
+        """Apply the pending changes (the next compaction does, or the person asks)."""
+        return self.cache.reload_pending()
 
     def with_options(self, **changes: object) -> None:
         """Change assembly inputs (e.g. preamble inputs); memoization keys decide what reloads."""

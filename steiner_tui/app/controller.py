@@ -7,7 +7,7 @@ snapshot store and the driver; it never recomputes what the engine already knows
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
@@ -17,8 +17,14 @@ from steiner_tui.app.live_files import partitions_for
 from steiner_tui.app.session import AppSession
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import HealthEvent, RequestSnapshot, UsageReported
+from steiner_tui.engine.events import (
+    HealthEvent,
+    RequestSnapshot,
+    StaticContextReloaded,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_reload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
@@ -208,18 +214,40 @@ class SessionController:
         self._preview = None
 
     def apply_file_changes(self, paths: Iterable[Path]) -> frozenset[StaticPartition]:
-        """Invalidate exactly the partitions the changed ``paths`` belong to.
+        """Note the partitions the changed ``paths`` belong to; the prefix keeps its bytes.
 
-        Skills are rediscovered when a skill root changed; the preview is rebuilt on next use.
-        Requests already sent are snapshots and stay as they were.
+        A change of AGENTS.md or of the project context is pending (``pending_reload``) until
+        the next compaction or ``reload_now``: applying it at once would break the provider's
+        cached prefix without the person asking. Skills are rediscovered at once when a skill
+        root changed (the sidebar; interactive skills travel as envelopes, not in the prefix).
         """
         changed = partitions_for(self.session.watch_plan, (p.resolve() for p in paths))
         context = self.driver.runner.context
-        for partition in sorted(changed):
-            context.invalidate(partition)
         if StaticPartition.SKILLS in changed:
             found = discover_skills(self.session.skill_roots, self.driver.runner.sink)
             self.driver.skills.replace_skills(found)
-        if changed:
-            self._preview = None
+        in_prefix = changed if context.options.skill_names else changed - {StaticPartition.SKILLS}
+        context.mark_changed(in_prefix)
         return changed
+
+    def pending_reload(self) -> PendingReload | None:
+        """The changes waiting for the next compaction, with the cost of reloading them now."""
+        runner = self.driver.runner
+        context = runner.context
+
+        def count(messages: Sequence[Message]) -> int:
+            return context.estimate(runner.model.model, messages, ()).tokens
+
+        return pending_reload(
+            context.pending_reloads, self.session.snapshots.parent_snapshot(), count
+        )
+
+    def reload_now(self) -> frozenset[StaticPartition]:
+        """Apply the pending changes now: the next request (and the preview) has them."""
+        runner = self.driver.runner
+        reloaded = runner.context.reload_pending()
+        if reloaded:
+            names = tuple(sorted(str(p) for p in reloaded))
+            runner.sink.emit(StaticContextReloaded(names, "manual"))
+            self._preview = None
+        return reloaded

@@ -12,7 +12,7 @@ Events, by who emits them:
 * compaction: ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
   generation it created) and ``HealthEvent``;
 * assembly and skills: ``WarningEvent``, ``SkillTruncated``, ``SkillStateEvent`` (replayed on
-  resume).
+  resume), ``StaticContextReloaded`` (files changed on disk were applied).
 
 The sub-agent manager's ``SubAgentUpdated`` is the one event defined elsewhere
 (``agent.delegation.model``): its payload describes a delegated child, which the engine does not
@@ -48,6 +48,7 @@ __all__ = [
     "RequestSnapshot",
     "SkillStateEvent",
     "SkillTruncated",
+    "StaticContextReloaded",
     "TextDelta",
     "ToolCallFinished",
     "ToolCallStarted",
@@ -313,3 +314,16 @@ class SkillStateEvent(EngineEvent):
     name: str
     state: str
     bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class StaticContextReloaded(EngineEvent):
+    """Static partitions whose files changed on disk were applied: the next request has them.
+
+    ``reason`` is ``compaction`` (applied with the next compaction) or ``manual`` (the person
+    asked to reload now).
+    """
+
+    kind: ClassVar[str] = "static_reloaded"
+    partitions: tuple[str, ...]
+    reason: str

@@ -1,4 +1,4 @@
-"""Live files: a change invalidates exactly its partition and never alters sent requests."""
+"""Live files: a change waits for the next compaction or ctrl+r, then reloads only its partition."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ def _agents_block(snapshot: object) -> str:
     return next(b.content for b in snapshot.blocks if b.source == "project_agents_md")
 
 
-async def test_agents_change_invalidates_only_agents(app_for: AppFactory, project: Path) -> None:
+async def test_an_agents_change_waits_and_ctrl_r_reloads_only_agents(
+    app_for: AppFactory, project: Path
+) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
@@ -34,9 +36,24 @@ async def test_agents_change_invalidates_only_agents(app_for: AppFactory, projec
         agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
         changed = screen.apply_file_changes({(Change.modified, str(agents))})
         assert changed == {"agents"}
+        # Pending: the next request keeps the cached prefix byte for byte.
         await send(pilot, "again")
         await finish(pilot)
+        latest = app.session.snapshots.latest()
+        assert latest is not None and _agents_block(latest) == _agents_block(sent)
+        assert {p: cache.loads(p) for p in StaticPartition} == before
+        pending = screen.controller.pending_reload()
+        assert pending is not None and pending.label == "AGENTS.md"
+        # AGENTS.md sits in the first system message: reloading re-sends the whole prompt.
+        assert pending.break_index == 0 and pending.resent_tokens > 0
+        assert screen.status.pending_reload == pending.short
+        assert f"~{pending.resent_tokens:,} tok re-sent" in pending.short
 
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert screen.status.pending_reload == ""
+        await send(pilot, "once more")
+        await finish(pilot)
         after = {p: cache.loads(p) for p in StaticPartition}
         assert after[StaticPartition.AGENTS] == before[StaticPartition.AGENTS] + 1
         assert after[StaticPartition.SKILLS] == before[StaticPartition.SKILLS]
@@ -45,6 +62,31 @@ async def test_agents_change_invalidates_only_agents(app_for: AppFactory, projec
         assert latest is not None and "Answer in French." in _agents_block(latest)
         kept = app.session.snapshots.snapshot(0)
         assert kept is not None and _agents_block(kept) == _agents_block(sent)
+
+
+async def test_the_next_compaction_applies_a_pending_change(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        for text in ("one", "two", "three", "four"):
+            await send(pilot, text)
+            await finish(pilot)
+        agents = project / "AGENTS.md"
+        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+        screen.apply_file_changes({(Change.modified, str(agents))})
+        assert screen.status.pending_reload
+        await send(pilot, "/compact")
+        await finish(pilot)
+        assert len(app.session.driver.lineage.generations) == 2
+        assert screen.status.pending_reload == ""
+        assert not app.session.driver.runner.context.pending_reloads
+        await send(pilot, "after")
+        await finish(pilot)
+        latest = app.session.snapshots.latest()
+        assert latest is not None and "Answer in French." in _agents_block(latest)
 
 
 async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, project: Path) -> None:
@@ -65,7 +107,9 @@ async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, proje
         assert screen.skills.prompt_of("docs-style") is not None
 
 
-async def test_preview_follows_a_context_file_change(app_for: AppFactory, project: Path) -> None:
+async def test_preview_follows_a_context_file_change_once_reloaded(
+    app_for: AppFactory, project: Path
+) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -76,6 +120,12 @@ async def test_preview_follows_a_context_file_change(app_for: AppFactory, projec
         notes.write_text("# Notes\n" + "more text " * 20, encoding="utf-8")
         changed = screen.apply_file_changes({(Change.modified, str(notes))})
         assert changed == {"project_context"}
+        pending = screen.controller.pending_reload()
+        assert pending is not None and pending.break_index is None  # nothing sent: free
+        same = screen.controller.budget_view().row("context · NOTES.md")
+        assert same is not None and same.bytes == row.bytes
+        await pilot.press("ctrl+r")
+        await pilot.pause()
         grown = screen.controller.budget_view().row("context · NOTES.md")
         assert grown is not None and grown.bytes > row.bytes
         assert screen.apply_file_changes({(Change.modified, str(project / "README.md"))}) == set()

@@ -62,6 +62,9 @@ class MainScreen(WorkbenchBase):
                 tooltip="Saved sessions: Enter resumes one, d deletes one"),
         Binding("f3", "focus_subagents", "Sub-agents", id="main.subagents",
                 tooltip="Focus the sub-agent panel (Enter opens a child's transcript)"),
+        Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
+                tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
+                "prefix); otherwise they apply at the next compaction"),
         *(
             Binding(str(n), f"toggle_skill({n - 1})", "Skills", id=f"skills.toggle_{n}",
                     group=_SKILLS, show=n == 1, key_display="1-9" if n == 1 else None,
@@ -286,7 +289,8 @@ class MainScreen(WorkbenchBase):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel is shown dimmed unless a run is generating; sub-agents once one exists.
+        """Cancel is shown dimmed unless a run is generating; sub-agents once one exists; the
+        reload key while files changed on disk wait for the next compaction.
 
         Until the session is open (a launch opens it after the first frame) every key of the
         workbench shows dimmed and does nothing.
@@ -297,7 +301,21 @@ class MainScreen(WorkbenchBase):
             return True if self.busy else None
         if action == "focus_subagents":
             return self.has_sub_agents
+        if action == "reload_context":
+            return bool(self.driver.runner.context.pending_reloads) and not self.busy
         return True
+
+    def action_reload_context(self) -> None:
+        """Apply the files changed on disk now instead of at the next compaction."""
+        if self.busy:
+            self.notify("wait for the reply to finish", severity="warning")
+            return
+        pending = self.controller.pending_reload()
+        reloaded = self.controller.reload_now()
+        self.refresh_pending_reload()
+        if reloaded and pending is not None:
+            self.refresh_budget()
+            self.notify(f"reloaded {pending.label} for the next request", title="Files changed")
 
     def action_cancel_run(self) -> None:
         """Cancel the running reply or compaction."""

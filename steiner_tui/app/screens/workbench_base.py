@@ -36,6 +36,7 @@ from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.subagents import ChildTranscript, SubAgentPanel
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
+from steiner_tui.engine.prompt.pending_reload import PendingReload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 __all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
@@ -146,6 +147,8 @@ class WorkbenchBase(PacedScreen[None]):
     @on(ui.RequestSent)
     def _request_sent(self) -> None:
         self.refresh_budget()
+        if self.driver.runner.context.pending_reloads:
+            self.refresh_pending_reload()  # the cost of reloading grows with every request
 
     @on(ui.UsageReceived)
     def _usage(self, message: ui.UsageReceived) -> None:
@@ -167,6 +170,7 @@ class WorkbenchBase(PacedScreen[None]):
         )
         await self.conversation.add(NoticeEntry(text, "compaction"))
         self.refresh_budget()
+        self.refresh_pending_reload()  # the compaction applied the pending file changes
 
     @on(ui.EngineNotice)
     def _notice(self, message: ui.EngineNotice) -> None:
@@ -253,17 +257,22 @@ class WorkbenchBase(PacedScreen[None]):
         await asyncio.gather(follow(plan.file_dirs(), False), follow(plan.root_dirs(), True))
 
     def apply_file_changes(self, changes: Iterable[tuple[object, str]]) -> frozenset[str]:
-        """Handle a batch of watchfiles changes; returns the partitions invalidated."""
-        partitions = self.controller.apply_file_changes(Path(path) for _, path in changes)
-        if partitions:
-            self.refresh_skills()
-            self.refresh_budget()
+        """Handle a batch of watchfiles changes; returns the partitions they touched.
 
-            named = {
-                StaticPartition.AGENTS: "AGENTS.md",
-                StaticPartition.PROJECT_CONTEXT: "project context",
-                StaticPartition.SKILLS: "skills",
-            }
-            names = ", ".join(named[p] for p in sorted(partitions))
-            self.notify(f"reloaded {names} for the next request", title="Files changed")
+        AGENTS.md and project-context changes wait for the next compaction (the status line
+        says so, with the cost of reloading now); skill folders refresh the sidebar at once.
+        """
+        partitions = self.controller.apply_file_changes(Path(path) for _, path in changes)
+        if StaticPartition.SKILLS in partitions:
+            self.refresh_skills()
+        pending = self.refresh_pending_reload()
+        if pending is not None and partitions - {StaticPartition.SKILLS}:
+            self.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
         return frozenset(str(p) for p in partitions)
+
+    def refresh_pending_reload(self) -> PendingReload | None:
+        """Show the changes waiting for the next compaction (and their cost) in the status line."""
+        pending = self.controller.pending_reload() if self.attached else None
+        self.status.pending_reload = pending.short if pending is not None else ""
+        self.refresh_bindings()  # the reload key shows only while something is pending
+        return pending

@@ -1,4 +1,4 @@
-"""The status line: execution mode, model, run state and project, in one row."""
+"""The status line: execution mode, model, run state, project and pending file changes."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ class StatusLine(Widget):
     """The project folder's name."""
     generation: reactive[int] = reactive(0)
     """The active conversation generation."""
+    pending_reload: reactive[str] = reactive("")
+    """Files changed on disk that wait for the next compaction, and the cost of reloading now
+    ("" when nothing is pending)."""
 
     def watch_mode(self, mode: str) -> None:
         self.set_class(mode == "plan", "-plan")
@@ -42,4 +45,6 @@ class StatusLine(Widget):
             f" │ generation {self.generation}" if self.generation else "",
             f" │ {self.project}",
         ]
+        if self.pending_reload:
+            parts += [" │ ", (f"⟳ {self.pending_reload}", "$text-warning")]
         return Content.assemble(*parts)

@@ -2,8 +2,15 @@
 
 Three partitions (AGENTS.md, project context, skills) are cached independently, each keyed by
 the inputs that select its files, so enabling a skill reloads only the skills partition. A new
-scope (session identity) drops every partition; the app's file watcher calls ``invalidate`` when
-a file of a partition changes. A failed load (an escaping project-context path) is not cached.
+scope (session identity) drops every partition. A failed load (an escaping project-context
+path) is not cached.
+
+A partition reloads only when its key changes (or the scope does): a file edited on disk does
+not change the prefix mid-session, because that would throw away the provider's cached prefix
+without the user asking. The app's file watcher marks the partition *changed* instead
+(``mark_changed``); the change stays pending until ``reload_pending`` applies it, which the
+runner does at the next compaction and the person can do at once. ``invalidate`` drops a
+partition outright.
 
 The skills key holds the skill roots and enabled names but not the bundled skills folder: one
 cache must always pair with one bundled folder (and with one ``FileReader``).
@@ -97,6 +104,7 @@ class StaticContextCache:
         default_factory=lambda: {p: _Entry() for p in StaticPartition}, init=False
     )
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _pending: set[StaticPartition] = field(default_factory=set, init=False)
 
     def loads(self, partition: StaticPartition | str) -> int:
         """How many times ``partition`` was (re)loaded since the cache was made."""
@@ -109,6 +117,7 @@ class StaticContextCache:
                 return
             for entry in self._entries.values():
                 entry.key, entry.blocks = None, None
+            self._pending.clear()  # a new session reads every file afresh
             self._scope = scope
 
     def invalidate(self, partition: StaticPartition | str | None = None) -> None:
@@ -118,6 +127,31 @@ class StaticContextCache:
             for target in targets:
                 entry = self._entries[target]
                 entry.key, entry.blocks = None, None
+
+    def mark_changed(self, partition: StaticPartition | str) -> None:
+        """Note that a file of ``partition`` changed on disk; the cached blocks stay in use."""
+        with self._lock:
+            self._pending.add(StaticPartition(partition))
+
+    @property
+    def pending(self) -> frozenset[StaticPartition]:
+        """Partitions whose files changed since they were loaded (not applied yet)."""
+        with self._lock:
+            return frozenset(self._pending)
+
+    def reload_pending(self) -> frozenset[StaticPartition]:
+        """Apply the pending changes: those partitions reload on their next use.
+
+        Returns:
+            The partitions that were pending (now reloading).
+        """
+        with self._lock:
+            reloaded = frozenset(self._pending)
+            self._pending.clear()
+            for target in reloaded:
+                entry = self._entries[target]
+                entry.key, entry.blocks = None, None
+        return reloaded
 
     def _ensure(
         self, partition: StaticPartition, key: object, load: Callable[[], tuple[ContextBlock, ...]]
@@ -129,6 +163,7 @@ class StaticContextCache:
             blocks = load()
             entry.key, entry.blocks = key, blocks
             entry.loads += 1
+            self._pending.discard(partition)  # a reload reads the changed files too
             return blocks
 
     def agents(

@@ -153,3 +153,33 @@ def test_unknown_skill_name_warns() -> None:
     [warning] = [e for e in sink.events if isinstance(e, WarningEvent)]
     assert warning.code == "skill_not_found"
     assert "ghost" in warning.message
+
+
+def test_a_changed_file_waits_until_its_partition_is_reloaded(project: Path) -> None:
+    cache = StaticContextCache(LocalFileReader(), FakeSkills())
+    sink = ListSink()
+    cache.begin_scope("session-1")
+    assert [b.content for b in cache.agents(None, project, sink)] == ["rules v1"]
+    (project / "AGENTS.md").write_text("rules v2", encoding="utf-8")
+    cache.mark_changed(StaticPartition.AGENTS)
+    assert cache.pending == {StaticPartition.AGENTS}
+    # The key did not change: the prefix keeps its bytes.
+    assert [b.content for b in cache.agents(None, project, sink)] == ["rules v1"]
+    assert cache.loads(StaticPartition.AGENTS) == 1
+    assert cache.reload_pending() == {StaticPartition.AGENTS}
+    assert cache.pending == frozenset()
+    assert [b.content for b in cache.agents(None, project, sink)] == ["rules v2"]
+    assert cache.loads(StaticPartition.AGENTS) == 2
+
+
+def test_a_key_change_or_a_new_scope_applies_what_was_pending(project: Path) -> None:
+    cache = StaticContextCache(LocalFileReader(), FakeSkills())
+    sink = ListSink()
+    cache.begin_scope("session-1")
+    cache.agents(None, project, sink)
+    cache.mark_changed(StaticPartition.AGENTS)
+    cache.agents(project / "global.md", project, sink)  # another key: reloads
+    assert cache.pending == frozenset()
+    cache.mark_changed(StaticPartition.PROJECT_CONTEXT)
+    cache.begin_scope("session-2")
+    assert cache.pending == frozenset()

@@ -22,6 +22,7 @@ from steiner_tui.engine.events import EventSink, WarningEvent
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.prompt.files import FileReader, read_text_file
 from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.skills.quote import go_quote
 
 __all__ = [
     "NEGATIVE_PROJECT_BUDGET_ERROR",
@@ -101,12 +102,9 @@ def load_project_context_spec(
     )
 
 
-def _go_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _escapes(candidate: str) -> ValueError:
-    return ValueError(f"project context path {_go_quote(candidate)} escapes project root")
+    # Quoted as the reference quotes it (a tab is written \t, a control byte \x01).
+    return ValueError(f"project context path {go_quote(candidate)} escapes project root")
 
 
 def _is_ignored(relative: str, ignore: Sequence[str]) -> bool:

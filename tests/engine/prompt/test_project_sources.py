@@ -84,6 +84,22 @@ def test_dotdot_escape_is_an_error(project: Path, path: str) -> None:
     assert str(info.value) == f'project context path "{path}" escapes project root'
 
 
+@pytest.mark.parametrize(
+    ("path", "quoted"),
+    [
+        ("../a\tb.md", '"../a\\tb.md"'),
+        ("../\x01é.md", '"../\\x01é.md"'),
+        ('../"q".md', '"../\\"q\\".md"'),
+    ],
+)
+def test_the_escaping_path_is_quoted_as_the_reference_quotes_it(
+    project: Path, path: str, quoted: str
+) -> None:
+    with pytest.raises(ValueError) as info:
+        gather_project_context(project, ProjectContextSpec(files=(path,)), READER, ListSink())
+    assert str(info.value) == f"project context path {quoted} escapes project root"
+
+
 def test_absolute_path_outside_is_an_error(tmp_path: Path, project: Path) -> None:
     outside = str(tmp_path / "outside.md")
     with pytest.raises(ValueError, match="escapes project root"):

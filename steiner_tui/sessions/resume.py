@@ -130,8 +130,20 @@ class SessionOpening:
         )
         if self.loaded is not None:
             enabled = self.enabled_skills or ()
-            spec = replace(spec, enabled_skills=enabled, mode=self.mode, session_date=None)
+            spec = replace(
+                spec, enabled_skills=enabled, mode=self.mode, session_date=self.started_at
+            )
         return spec
+
+    @property
+    def started_at(self) -> datetime | None:
+        """When a resumed session started (its header's ``created``), in the local zone: its
+        date line keeps the bytes it had, so the cached prefix survives the resume. None for a
+        new session, or a log whose header was lost (the date is then captured afresh)."""
+        header = self.loaded.header if self.loaded is not None else None
+        if header is None or header.created is None:
+            return None
+        return header.created.astimezone()
 
 
 def open_session_for_app(

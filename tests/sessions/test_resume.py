@@ -1,4 +1,4 @@
-"""Resume: exact conversation, skill replay, LastMainRequest seed rules, fresh date, no usage."""
+"""Resume: exact conversation, skill replay, LastMainRequest seeds, the start date, no usage."""
 
 from __future__ import annotations
 
@@ -77,16 +77,20 @@ async def test_parent_usage_is_never_restored(open_session: OpenSession) -> None
     assert resumed.runner.state.parent_usage is None
 
 
-async def test_session_date_is_captured_afresh(
+async def test_a_resumed_session_keeps_the_date_it_started_with(
     open_session: OpenSession, clock: ManualClock
 ) -> None:
     harness = open_session()
     await harness.driver.submit("one")
     harness.opened.log.close()
     started = harness.runner.context.session_date
+    first = harness.runner.prepare().request.messages
     clock.advance(timedelta(days=2))
     resumed = open_session(resume=harness.opened.opening.session_id)
-    assert resumed.runner.context.session_date == clock.now() != started
+    assert started is not None and resumed.runner.context.session_date == started
+    # The date line, and so the cached prefix, keeps its bytes across the resume.
+    prefix = harness.runner.prepare().request.cacheable_prefix_messages
+    assert resumed.runner.prepare().request.messages[:prefix] == first[:prefix]
 
 
 async def test_resume_latest_of_this_project(

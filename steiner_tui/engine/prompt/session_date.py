@@ -1,19 +1,19 @@
 """The session date block: captured once when a session starts, byte-stable afterwards.
 
 The date is user role and sits after the static sources, so it never disturbs the system-zone
-prefix. It is captured once per session identity (sub-agents receive the parent's value) so the
-text does not change at midnight and break the provider's prompt cache.
+prefix. It is captured once per session identity so the text does not change at midnight and
+break the provider's prompt cache: the session factory reads the clock when a session's context
+is built, sub-agents receive the parent's value, and a resumed session gets the moment it
+started, from its log's header (``sessions.resume``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Final
 
 __all__ = [
-    "SessionDateCache",
     "is_zero_date",
     "render_session_date",
     "session_date_text",
@@ -63,36 +63,3 @@ def session_date_text(moment: datetime | None) -> str:
     if moment is None or is_zero_date(moment):
         return ""
     return render_session_date(moment)
-
-
-class SessionDateCache:
-    """Captures the session date once per session identity.
-
-    The runner asks for the date on every turn; only the first call for a session id reads the
-    clock. Delegated children are seeded with their parent's value.
-    """
-
-    def __init__(self) -> None:
-        self._dates: dict[str, datetime | None] = {}
-
-    def session_date_for(
-        self, session_id: str, clock: Callable[[], datetime | None]
-    ) -> datetime | None:
-        """The date captured for ``session_id``, reading ``clock`` only the first time.
-
-        Returns:
-            The captured datetime, or None for a zero date (no block).
-        """
-        if session_id not in self._dates:
-            moment = clock()
-            self._dates[session_id] = None if is_zero_date(moment) else moment
-        return self._dates[session_id]
-
-    def seed(self, session_id: str, moment: datetime | None) -> None:
-        """Record ``moment`` for ``session_id`` (a child inherits its parent's date; a resumed
-        session keeps the date it started with)."""
-        self._dates[session_id] = None if is_zero_date(moment) else moment
-
-    def forget(self, session_id: str) -> None:
-        """Drop a session's date (the session was deleted or replaced)."""
-        self._dates.pop(session_id, None)

@@ -8,7 +8,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from steiner_tui.engine.prompt.session_date import (
-    SessionDateCache,
     render_session_date,
     session_date_text,
 )
@@ -69,28 +68,3 @@ def test_naive_datetime_is_rejected() -> None:
 def test_zero_date_adds_nothing() -> None:
     assert session_date_text(None) == ""
     assert session_date_text(datetime.min.replace(tzinfo=UTC)) == ""
-
-
-def test_cache_reads_the_clock_once_per_session() -> None:
-    reads: list[datetime] = []
-    moments = iter([datetime(2026, 9, 13, tzinfo=UTC), datetime(2026, 9, 14, tzinfo=UTC)])
-
-    def clock() -> datetime:
-        value = next(moments)
-        reads.append(value)
-        return value
-
-    cache = SessionDateCache()
-    first = cache.session_date_for("s1", clock)
-    assert cache.session_date_for("s1", clock) == first
-    assert len(reads) == 1
-    assert cache.session_date_for("s2", clock) == datetime(2026, 9, 14, tzinfo=UTC)
-    assert len(reads) == 2
-
-
-def test_cache_seed_and_zero_clock() -> None:
-    cache = SessionDateCache()
-    parent = datetime(2026, 9, 13, tzinfo=UTC)
-    cache.seed("child", parent)
-    assert cache.session_date_for("child", lambda: datetime(2030, 1, 1, tzinfo=UTC)) == parent
-    assert cache.session_date_for("undated", lambda: None) is None

@@ -44,7 +44,6 @@ class InteractiveDriver:
         self.runner = runner
         self.skills = skills
         self.busy = False
-        self.admissions = 0
         self._pending = _Pending()
         self.pending_sub_agents = 0
 
@@ -102,7 +101,7 @@ class InteractiveDriver:
 
     async def compact(self, steering: str = "") -> CompactionOutcome | None:
         """Manual ``/compact [steering]``; refused while a run generates."""
-        refusal = replacement_refusal(self.busy, self.admissions, self.pending_sub_agents)
+        refusal = replacement_refusal(self.busy, self.pending_sub_agents)
         if refusal is not None:
             raise DriverRefusal(f"cannot compact now: {refusal}")
         self.busy = True
@@ -113,7 +112,7 @@ class InteractiveDriver:
 
     def replace_lineage(self, lineage: ConversationLineage) -> None:
         """Swap the conversation (``/clear``, resume, fork); refused while anything runs."""
-        refusal = replacement_refusal(self.busy, self.admissions, self.pending_sub_agents)
+        refusal = replacement_refusal(self.busy, self.pending_sub_agents)
         if refusal is not None:
             raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
         self.runner.adopt_lineage(lineage)

@@ -190,7 +190,7 @@ class SessionController:
         log = self.session.log
         if log is not None:
             driver, runner = self.driver, self.driver.runner
-            refusal = replacement_refusal(driver.busy, driver.admissions, driver.pending_sub_agents)
+            refusal = replacement_refusal(driver.busy, driver.pending_sub_agents)
             if refusal is not None:
                 raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
             new_id = new_session_id()

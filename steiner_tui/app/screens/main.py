@@ -260,9 +260,7 @@ class MainScreen(WorkbenchBase):
         def resume(session_id: str | None) -> None:
             if not session_id or session_id == current:
                 return
-            refusal = replacement_refusal(
-                self.busy, self.driver.admissions, self.driver.pending_sub_agents
-            )
+            refusal = replacement_refusal(self.busy, self.driver.pending_sub_agents)
             if refusal is not None:
                 self.notify(f"cannot switch sessions now: {refusal}", severity="warning")
                 return

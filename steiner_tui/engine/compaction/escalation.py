@@ -6,7 +6,9 @@ start from zero); after each applied compaction the count and the post-compactio
 health event through ``budget.compaction_escalation``.
 
 ``replacement_refusal`` is the driver's guard: a conversation is never swapped (compaction,
-resume, fork) while a run generates, admissions are queued, or sub-agents are still running.
+resume, fork) while a run generates or sub-agents are still running. Submitted input is never
+queued: the workbench refuses input while a run generates and marks itself busy the moment it
+accepts some, before the run starts, so "generating" covers that moment too.
 """
 
 from __future__ import annotations
@@ -43,18 +45,15 @@ def compaction_health(stage_total: int, prompt_tokens: int, hard_limit_tokens: i
     return HealthEvent(severity, state, escalation_guidance(state), stage_total)
 
 
-def replacement_refusal(busy: bool, admissions: int, pending_sub_agents: int) -> str | None:
+def replacement_refusal(busy: bool, pending_sub_agents: int) -> str | None:
     """Why the conversation may not be replaced now, or None when it may.
 
     Args:
-        busy: a run is generating.
-        admissions: queued driver admissions (submitted input not yet taken by a run).
+        busy: a run is generating (or input was accepted and its run is starting).
         pending_sub_agents: sub-agents still running or queued.
     """
     if busy:
         return "a run is still generating; wait for it to finish or cancel it"
-    if admissions > 0:
-        return "queued input is waiting to be sent; wait for it to run"
     if pending_sub_agents > 0:
         if pending_sub_agents == 1:
             return "1 sub-agent is still running; wait for it to finish"

@@ -40,13 +40,10 @@ def test_counter_adds_stage_counts() -> None:
 
 
 def test_replacement_guard() -> None:
-    assert replacement_refusal(False, 0, 0) is None
-    busy = replacement_refusal(True, 0, 0)
+    assert replacement_refusal(False, 0) is None
+    busy = replacement_refusal(True, 0)
     assert busy is not None and "generating" in busy
-    queued = replacement_refusal(False, 2, 0)
-    assert queued is not None and "queued" in queued
-    assert replacement_refusal(False, 0, 1) == "1 sub-agent is still running; wait for it to finish"
+    assert replacement_refusal(False, 1) == "1 sub-agent is still running; wait for it to finish"
     assert (
-        replacement_refusal(False, 0, 3)
-        == "3 sub-agents are still running; wait for them to finish"
+        replacement_refusal(False, 3) == "3 sub-agents are still running; wait for them to finish"
     )

@@ -5,19 +5,22 @@ starts at every user message, and at an assistant message when the current turn 
 assistant message; tool results and other roles join the current turn. So a tool-heavy reply
 (assistant, tool, assistant, tool, ...) counts one turn per model step, and a tool result is never
 separated from the call before it. Anything before the first user message (an earlier summary)
-forms a turn of its own.
+forms a turn of its own. A pending sub-agents line never counts as a turn when a stage chooses
+what to keep (``retention_turns``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from steiner_tui.engine.compaction.retention import is_pending_sub_agents_message
 from steiner_tui.engine.messages import Message
 
 __all__ = [
     "EMERGENCY_RETAINED_TURNS",
     "NORMAL_RETAINED_TURNS",
     "retain_recent_turns",
+    "retention_turns",
     "split_compaction_turns",
     "split_for_retention",
 ]
@@ -55,6 +58,22 @@ def split_compaction_turns(messages: Sequence[Message]) -> list[list[Message]]:
     return turns
 
 
+def retention_turns(messages: Sequence[Message]) -> list[list[Message]]:
+    """``split_compaction_turns``, with each pending sub-agents line joined to the turn before.
+
+    The pending line is compaction's own note, not a turn of the conversation: counted as one,
+    it would take the place of a real retained turn (and then be dropped as stale), so the
+    emergency stage would keep nothing of the real last turn.
+    """
+    turns: list[list[Message]] = []
+    for turn in split_compaction_turns(messages):
+        if turns and is_pending_sub_agents_message(turn[0]):
+            turns[-1] = turns[-1] + turn
+        else:
+            turns.append(turn)
+    return turns
+
+
 def split_for_retention(
     messages: Sequence[Message], keep_turns: int
 ) -> tuple[tuple[Message, ...], tuple[Message, ...]]:
@@ -62,12 +81,13 @@ def split_for_retention(
 
     Args:
         messages: the active conversation, oldest first.
-        keep_turns: how many recent turns to retain; 0 or less retains nothing.
+        keep_turns: how many recent turns to retain (pending sub-agents lines do not count);
+            0 or less retains nothing.
 
     Returns:
         ``(summarized, retained)``; ``summarized + retained == tuple(messages)``.
     """
-    turns = split_compaction_turns(messages)
+    turns = retention_turns(messages)
     keep = max(0, min(keep_turns, len(turns)))
     cut = sum(len(turn) for turn in turns[: len(turns) - keep])
     items = tuple(messages)

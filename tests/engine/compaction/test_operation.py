@@ -205,3 +205,21 @@ async def test_escalation_counts_stages_per_run() -> None:
         ("info", "stable", 1),
         ("warning", "fragile", 2),
     ]
+
+
+async def test_the_emergency_stage_keeps_the_real_last_turn_with_sub_agents_pending() -> None:
+    # The normal stage ends its result with a fresh pending line; the emergency stage must
+    # still retain the real last turn, not just that line.
+    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    pending = (("code-3", "code", "running"),)
+    lineage = ConversationLineage.start(heavy_tail_conversation())
+    result = await compact_with_lineage(lineage, make_env(host), pending_sub_agents=pending)
+    assert result.outcome.modes == ("normal", "emergency")
+    contents = [m.content for m in result.lineage.active.messages]
+    assert contents[0].startswith("S2")
+    assert (
+        contents[-1]
+        == "<steiner-sub-agents-pending>code-3 (code, running)</steiner-sub-agents-pending>"
+    )
+    assert contents[-3].startswith("u5") and contents[-2].startswith("a5")
+    assert result.outcome.retained_count == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from steiner_tui.engine.compaction.retention import pending_sub_agents_message
 from steiner_tui.engine.compaction.turns import (
     retain_recent_turns,
     split_compaction_turns,
@@ -55,3 +56,19 @@ def test_split_for_retention_partitions_the_conversation() -> None:
     summarized, retained = split_for_retention(messages, 1)
     assert summarized + retained == tuple(messages)
     assert retained == (U2, A3)
+
+
+def test_a_pending_sub_agents_line_never_counts_as_a_retained_turn() -> None:
+    pending = pending_sub_agents_message([("code-3", "code", "running")])
+    assert pending is not None
+    messages = [
+        Message("user", "u1"),
+        Message("assistant", "a1"),
+        Message("user", "u2"),
+        Message("assistant", "a2"),
+        pending,
+    ]
+    summarized, retained = split_for_retention(messages, 1)
+    assert [m.content for m in retained] == ["u2", "a2", pending.content]
+    assert [m.content for m in summarized] == ["u1", "a1"]
+    assert retain_recent_turns(messages, 2) == messages

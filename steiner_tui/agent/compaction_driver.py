@@ -53,12 +53,13 @@ from steiner_tui.engine.events import (
     WarningEvent,
 )
 from steiner_tui.engine.frozen import FrozenDict
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.tools.results import ResultStore
 
 __all__ = ["CompactionDriver", "CompactionRun", "CompactionSettings"]
 
@@ -71,11 +72,13 @@ class CompactionSettings:
         fallback: the compaction fallback model (None: disabled).
         archive: the history archive (interactive sessions and oneshot phases only).
         pending_sub_agents: returns ``(id, type, state)`` of sub-agents still pending.
+        results: keeps the whole output of a tool result compaction masks (None: not kept).
     """
 
     fallback: CompactionFallback | None = None
     archive: HistoryArchive | None = None
     pending_sub_agents: Callable[[], Sequence[tuple[str, str, str]]] = field(default=lambda: ())
+    results: ResultStore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +284,24 @@ class _Host:
         estimator = self.driver.context.estimator
         built.estimate = estimator.estimate(target.model, request.messages, request.tools)
         return built.estimate.tokens
+
+    def message_tokens(self, message: Message, target: SummaryTarget) -> int:
+        projected = to_provider_message(message)
+        if not target.vision and projected.images:
+            projected = strip_images((projected,))[0][0]
+        estimator = self.driver.context.estimator
+        return estimator.estimate(target.model, (projected,)).tokens
+
+    def save_full_output(self, message: Message) -> str:
+        store = self.driver.settings.results
+        if store is None:
+            return ""
+        key = message.tool_call_id or f"masked-{message.digest()}"
+        # A result cut when it arrived was saved whole then: keep that, not the cut view.
+        try:
+            return store.location(key) or store.save(key, message.content)
+        except OSError:
+            return ""
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
         driver = self.driver

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import ClassVar, Protocol
+from typing import ClassVar, Literal, Protocol
 
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
@@ -37,6 +37,7 @@ __all__ = [
     "CacheDiagnostic",
     "CompactionApplied",
     "CompactionOutcome",
+    "EditKind",
     "EngineEvent",
     "ErrorEvent",
     "EventSink",
@@ -45,6 +46,7 @@ __all__ = [
     "ListSink",
     "MessageAppended",
     "ReasoningDelta",
+    "RoomEdit",
     "RequestSnapshot",
     "SkillStateEvent",
     "SkillTruncated",
@@ -233,6 +235,43 @@ class HealthEvent(EngineEvent):
     stage_count: int = 0
 
 
+EditKind = Literal["masked", "summarized", "cut", "omitted"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoomEdit:
+    """One thing a stage did to fit the window.
+
+    Attributes:
+        kind: ``masked`` (a tool result replaced by a stub), ``summarized`` (retained turns
+            moved into the summarized part), ``cut`` (a message's middle left out), or
+            ``omitted`` (messages left out of the summary request).
+        where: ``retained`` (the kept tail) or ``summary_request`` (the summary's input).
+        role: the role of the message (``tool`` for a masked result).
+        label: what it was: ``read path=docs_big.md`` for a tool result, ``3 messages`` for
+            moved or omitted messages.
+        turn: the turn of the (first) message.
+        bytes_before: UTF-8 bytes of the content before.
+        bytes_after: after (0 for moved or omitted messages).
+        tokens_before: estimated tokens before.
+        tokens_after: after.
+        saved_at: where the full output is kept ("" when nowhere).
+        count: how many messages the edit covers.
+    """
+
+    kind: EditKind
+    where: Literal["retained", "summary_request"]
+    role: str
+    label: str
+    turn: int
+    bytes_before: int
+    bytes_after: int
+    tokens_before: int
+    tokens_after: int
+    saved_at: str = ""
+    count: int = 1
+
+
 FALLBACK_USED = "used"
 """``CompactionOutcome.fallback_status``: the compaction fallback model wrote the summary."""
 FALLBACK_SKIPPED = "skipped"
@@ -267,6 +306,8 @@ class CompactionOutcome:
     steering: str = ""
     manual: bool = False
     summary: str = ""
+    edits: tuple[RoomEdit, ...] = ()
+    """What the stages did to fit the window (masked, moved, cut, left out), in order."""
     pending_archive: tuple[tuple[Message, ...], ...] = field(default=(), compare=False)
 
     @property

@@ -41,13 +41,19 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RequestSnapshot
+from steiner_tui.engine.events import (
+    CompactionOutcome,
+    EditKind,
+    HealthEvent,
+    RequestSnapshot,
+    RoomEdit,
+)
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.messages import Image, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
@@ -131,6 +137,22 @@ class HealthData(_Data, frozen=True):
     stage_count: int = 0
 
 
+class EditData(_Data, frozen=True):
+    """What a compaction did to fit the window (``RoomEdit``)."""
+
+    kind: str
+    where: str
+    role: str = ""
+    label: str = ""
+    turn: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    saved_at: str = ""
+    count: int = 1
+
+
 class OutcomeData(_Data, frozen=True):
     """A compaction outcome (``pending_archive`` is transient and never written)."""
 
@@ -151,6 +173,7 @@ class OutcomeData(_Data, frozen=True):
     manual: bool = False
     summary: str | None = None
     """None: the same text as the generation's summary (written once)."""
+    edits: tuple[EditData, ...] = ()
 
 
 class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag_field="type"):
@@ -423,6 +446,22 @@ def _outcome_data(outcome: CompactionOutcome, summary: str) -> OutcomeData:
         steering=outcome.steering,
         manual=outcome.manual,
         summary=None if outcome.summary == summary else outcome.summary,
+        edits=tuple(
+            EditData(
+                kind=e.kind,
+                where=e.where,
+                role=e.role,
+                label=e.label,
+                turn=e.turn,
+                bytes_before=e.bytes_before,
+                bytes_after=e.bytes_after,
+                tokens_before=e.tokens_before,
+                tokens_after=e.tokens_after,
+                saved_at=e.saved_at,
+                count=e.count,
+            )
+            for e in outcome.edits
+        ),
     )
 
 
@@ -447,6 +486,23 @@ def _outcome_of(data: OutcomeData, summary: str) -> CompactionOutcome:
         steering=data.steering,
         manual=data.manual,
         summary=summary if data.summary is None else data.summary,
+        edits=tuple(
+            RoomEdit(
+                cast(EditKind, e.kind),
+                "summary_request" if e.where == "summary_request" else "retained",
+                e.role,
+                e.label,
+                e.turn,
+                e.bytes_before,
+                e.bytes_after,
+                e.tokens_before,
+                e.tokens_after,
+                e.saved_at,
+                e.count,
+            )
+            for e in data.edits
+            if e.kind in ("masked", "summarized", "cut", "omitted")
+        ),
     )
 
 

@@ -70,23 +70,34 @@ async def test_normal_not_enough_so_emergency_runs_in_the_same_operation(
     assert active.outcome == outcome
 
 
-async def test_fragile_after_one_stage_is_a_warning(project: Path, clock: ManualClock) -> None:
+async def test_a_huge_request_is_cut_to_fit_and_the_run_goes_on(
+    project: Path, clock: ManualClock
+) -> None:
     session = build_session(project, clock, answer=_by_mode)
     await session.say("small request")
 
     result = await session.driver.submit(padded("huge request", 1500))
 
+    # The last resort: the oversized user message is cut with a visible marker, so the next
+    # request fits and the episode is answered.
+    assert result.status == "done"
     (outcome,) = session.outcomes()
-    assert outcome.modes == ("emergency",)  # normal had nothing older than 3 turns
-    assert session.health() == [("warning", "fragile", 1)]
-    # Still over the window: the episode stops before the call, nothing is lost.
-    assert result.status == "error"
-    assert result.error.startswith("request exceeds context window")
-    assert len(session.sink.of(ErrorEvent)) == 1
-    assert session.runner.conversation[-1].content == padded("huge request", 1500)
+    # The normal stage moves the small first turn into its summary; the emergency stage cuts.
+    assert outcome.modes == ("normal", "emergency")
+    cuts = [e for e in outcome.edits if e.kind == "cut"]
+    assert [(e.where, e.role) for e in cuts] == [("retained", "user")]
+    assert cuts[0].bytes_before == len(padded("huge request", 1500).encode())
+    assert cuts[0].bytes_after < cuts[0].bytes_before
+    kept = session.runner.conversation[1]
+    assert kept.content.startswith("huge request: lorem")
+    assert "[... cut by compaction: " in kept.content
+    assert session.sink.of(ErrorEvent) == []
+    assert session.runner.prepare().fit.fits
 
 
-async def test_fragile_after_two_stages_is_critical(project: Path, clock: ManualClock) -> None:
+async def test_two_stages_and_a_cut_are_reported_as_fragile(
+    project: Path, clock: ManualClock
+) -> None:
     session = build_session(project, clock, answer=_by_mode)
     for turn in range(4):
         await session.say(f"small request {turn}")
@@ -95,8 +106,9 @@ async def test_fragile_after_two_stages_is_critical(project: Path, clock: Manual
 
     (outcome,) = session.outcomes()
     assert outcome.modes == ("normal", "emergency")
-    assert session.health() == [("critical", "likely_lossy", 2)]
-    assert result.status == "error"
+    assert session.health() == [("warning", "fragile", 2)]
+    assert [e.kind for e in outcome.edits] == ["summarized", "summarized", "cut"]
+    assert result.status == "done"
 
 
 def _write_sources(project: Path, files: int) -> None:

@@ -204,11 +204,11 @@ async def test_retirement_survives_a_cancelled_emergency_stage(
     for turn in range(4):
         await session.say(f"step {turn}")
     for turn in range(2):
-        await session.say(padded(f"big step {turn}", 230))
+        await session.say(padded(f"big step {turn}", 190))
     before = session.runner.conversation
     assert session.lineage.active.backend_state == "resp-6"
 
-    task = asyncio.create_task(session.driver.submit(padded("big step 2", 230)))
+    task = asyncio.create_task(session.driver.submit(padded("big step 2", 190)))
     await wait_until_blocked(blocked, task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -195,3 +195,19 @@ async def test_a_session_without_a_message_leaves_nothing(
     log.close()
     assert not directory.exists()
     assert not log.on_disk
+
+
+async def test_compaction_edits_round_trip(open_session: OpenSession) -> None:
+    # A request too large for the 4k window is cut by compaction; the lineage keeps the edit.
+    harness = open_session(window=4000, tools=False)
+    await harness.driver.submit("first")
+    result = await harness.driver.submit("huge: " + "lorem ipsum dolor " * 900)
+    assert result.status == "done", result.error
+    outcome = harness.runner.lineage.active.outcome
+    assert outcome is not None and any(e.kind == "cut" for e in outcome.edits)
+    harness.opened.log.close()
+    loaded = load_session(harness.opened.opening.session_dir)
+    assert loaded.problems == ()
+    assert loaded.lineage.active.outcome == outcome
+    assert loaded.lineage.active.outcome is not None
+    assert loaded.lineage.active.outcome.edits == outcome.edits

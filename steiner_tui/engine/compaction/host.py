@@ -12,6 +12,9 @@ the next generation looks; the runner (the host) does what needs the outside wor
   a fallback call.
 * ``estimate_request(request, target)``: the calibrated prompt tokens of that request for
   ``target``'s model (compaction requests are always re-estimated).
+* ``message_tokens(message, target)`` and ``save_full_output(message)``: the sizes and the
+  storage behind masking (``room``): a message's estimated tokens on a model, and keeping a
+  tool result's whole content before it is replaced by a stub (returns where, or "").
 * ``call_summary(request, target)``: run the call on ``target`` (``target.provider`` for a
   fallback, the main provider otherwise) and return the text. Compaction calls never set
   LastMainRequest. When the call fails after a stateful provider retired its
@@ -100,4 +103,12 @@ class CompactionHost(Protocol):
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
         """Run the summary call on ``target``; raise ``ProviderError`` on failure."""
+        ...
+
+    def message_tokens(self, message: Message, target: SummaryTarget) -> int:
+        """Estimated tokens of one conversation message in a request to ``target``'s model."""
+        ...
+
+    def save_full_output(self, message: Message) -> str:
+        """Keep a tool result's whole content before it is masked; where it is ("" if not)."""
         ...

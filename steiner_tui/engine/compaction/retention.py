@@ -145,7 +145,8 @@ def compose_compacted_conversation(
     """Lay out the conversation of a new generation.
 
     Args:
-        summary: the summary text (history note included).
+        summary: the summary text (history note included); "" when nothing was summarized
+            (a stage that only masked or cut its tail): no summary message.
         generation: every message of the generation being compacted (for the skill replay).
         retained: the retained tail, unstripped.
         pending_agents: ``(id, type, state)`` of sub-agents still pending.
@@ -155,8 +156,8 @@ def compose_compacted_conversation(
         The messages and their origins.
     """
     origins_in = tuple(retained) if retained_origins is None else tuple(retained_origins)
-    messages: list[Message] = [Message("summary", summary)]
-    origins: list[Message | None] = [None]
+    messages: list[Message] = [Message("summary", summary)] if summary else []
+    origins: list[Message | None] = [None] if summary else []
     replay = replayed_skill_message(generation)
     if replay is not None:
         messages.append(replay)

@@ -24,6 +24,7 @@ from steiner_tui.engine.compaction.retention import (
     anchor_real_user_retention,
     compose_compacted_conversation,
 )
+from steiner_tui.engine.compaction.room import Sizer, fit_retained_tail, fit_summary_input
 from steiner_tui.engine.compaction.summary_request import (
     CompactionFallbackNotFit,
     EmptyCompactionSummary,
@@ -37,8 +38,9 @@ from steiner_tui.engine.compaction.turns import (
     NORMAL_RETAINED_TURNS,
     split_for_retention,
 )
-from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.events import EventSink, RoomEdit
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -81,6 +83,7 @@ class StageResult:
     sources: tuple[Message, ...] = ()
     archived: bool = False
     cleared: bool = False
+    edits: tuple[RoomEdit, ...] = ()
 
 
 async def summarize_compaction_stage(
@@ -116,16 +119,62 @@ async def summarize_compaction_stage(
             retained,
             lambda tail: main.budget.fit_request(host.estimate_conversation(tail)).fits,
         )
-    if not summarized:
-        return StageResult(False)
-    cut = len(summarized)
     max_tokens = summary_cap(target, mode)
+    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+
+    # The retained tail alone must fit main's hard fit (section 8, "Making room").
+    def tail_fits(tail: Sequence[Message]) -> bool:
+        return main.budget.fit_request(host.estimate_conversation(tail)).fits
+
+    tail_edits: tuple[RoomEdit, ...] = ()
+    overhead = -1
+    if retained and not tail_fits(retained):
+        overhead = host.estimate_conversation(())
+        summarized, retained, tail_edits = fit_retained_tail(
+            summarized,
+            retained,
+            fits=tail_fits,
+            budget_tokens=_tail_budget(main, overhead, 0),
+            sizer=sizer,
+        )
+    cut = len(summarized)
+    if not summarized:
+        if not tail_edits:
+            return StageResult(False)
+        # Nothing to summarize, but the tail had to be masked or cut to fit: that applies.
+        composed = compose_compacted_conversation(
+            "", messages, retained, inputs.pending_sub_agents, origins
+        )
+        return StageResult(True, composed.messages, composed.origins, edits=tail_edits)
     instruction = compaction_instruction(
         mode, inputs.steering, target.compaction_prompt, inputs.context_state
     )
-    request = host.build_summary_request(summarized, instruction, target, max_tokens, inputs.tools)
-    request = finalize_summary_request(request, target, inputs.backend_state, max_tokens)
+
+    def build(part: Sequence[Message]) -> ChatRequest:
+        built = host.build_summary_request(part, instruction, target, max_tokens, inputs.tools)
+        return finalize_summary_request(built, target, inputs.backend_state, max_tokens)
+
+    def plan_fits(part: Sequence[Message]) -> bool:
+        tokens = host.estimate_request(build(part), target)
+        return target.budget.fit_compaction_request(tokens, mode).fits
+
+    request = build(summarized)
     plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)
+    input_edits: tuple[RoomEdit, ...] = ()
+    if not plan.fits:
+        # The summary request must fit too: its input is masked, cut or shortened.
+        target_sizer = Sizer(
+            lambda message: host.message_tokens(message, target), sizer.save_full_output
+        )
+        request_overhead = host.estimate_request(build(()), target)
+        summary_input, input_edits = fit_summary_input(
+            summarized,
+            fits=plan_fits,
+            budget_tokens=target.budget.hard_limit - max_tokens - request_overhead,
+            sizer=target_sizer,
+        )
+        request = build(summary_input)
+        plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)
     if not plan.fits:
         if target.fallback:
             raise CompactionFallbackNotFit(target.ref)
@@ -142,9 +191,41 @@ async def summarize_compaction_stage(
         return StageResult(False, cleared=cleared)
     sources = tuple(origin for origin in origins[:cut] if origin is not None)
     summary, archived = with_history_note(text, inputs.archive, sources, inputs.sink)
-    composed = compose_compacted_conversation(
-        summary, messages, retained, inputs.pending_sub_agents, origins[cut:]
-    )
+    pending = inputs.pending_sub_agents
+
+    def state_fits(tail: Sequence[Message]) -> bool:
+        state = compose_compacted_conversation(summary, messages, tail, pending).messages
+        return main.budget.fit_request(host.estimate_conversation(state)).fits
+
+    if mode == "emergency" and retained and not state_fits(retained):
+        # The last stage: its state, summary included, must fit; the tail is masked or cut.
+        if overhead < 0:
+            overhead = host.estimate_conversation(())
+        room = host.message_tokens(Message("summary", summary), main)
+        _, retained, late = fit_retained_tail(
+            (),
+            retained,
+            fits=state_fits,
+            budget_tokens=_tail_budget(main, overhead, room),
+            sizer=sizer,
+            move_turns=False,
+        )
+        tail_edits = (*tail_edits, *late)
+    composed = compose_compacted_conversation(summary, messages, retained, pending, origins[cut:])
     return StageResult(
-        True, composed.messages, composed.origins, summary, sources, archived, cleared
+        True,
+        composed.messages,
+        composed.origins,
+        summary,
+        sources,
+        archived,
+        cleared,
+        (*tail_edits, *input_edits),
     )
+
+
+def _tail_budget(main: SummaryTarget, overhead: int, room: int) -> int:
+    """A first guess of the tokens a retained tail may take on main (``fits`` confirms it)."""
+    budget = main.budget
+    floor = budget.fit_request(budget.context_size).reserve
+    return max(1, budget.hard_limit - floor - overhead - room)

@@ -33,7 +33,7 @@ from steiner_tui.engine.compaction.stage import (
     StageInputs,
     summarize_compaction_stage,
 )
-from steiner_tui.engine.events import CompactionOutcome
+from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import is_backend_state_retired
 
@@ -70,6 +70,7 @@ async def run_stages(
     main, host = inputs.main, inputs.host
     modes: list[CompactionMode] = []
     batches: list[tuple[Message, ...]] = []
+    edits: list[RoomEdit] = []
     summarized = 0
     summary = ""
     cleared = False
@@ -93,7 +94,9 @@ async def run_stages(
             if not stage.applied:
                 continue
             modes.append(mode)
-            working, origins, summary = stage.messages, stage.origins, stage.summary
+            edits.extend(stage.edits)
+            working, origins = stage.messages, stage.origins
+            summary = stage.summary or summary
             summarized += len(stage.sources)
             if stage.archived:
                 batches.append(stage.sources)
@@ -111,7 +114,7 @@ async def run_stages(
         modes=tuple(modes),
         before_tokens=before,
         after_tokens=after,
-        summary_model=inputs.target.ref if modes else "",
+        summary_model=inputs.target.ref if modes and summary else "",
         backend_state_cleared=cleared,
         at=clock(),
         summarized_count=summarized,
@@ -119,6 +122,7 @@ async def run_stages(
         steering=inputs.steering,
         manual=manual,
         summary=summary,
+        edits=tuple(edits),
         pending_archive=tuple(batches),
     )
     if modes:

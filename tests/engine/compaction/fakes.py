@@ -60,6 +60,7 @@ class FakeHost:
     builds: list[
         tuple[tuple[Message, ...], str, SummaryTarget, int, tuple[ToolDefinition, ...]]
     ] = field(default_factory=list)
+    saved: list[Message] = field(default_factory=list)
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
         return tokens_of(messages)
@@ -84,6 +85,13 @@ class FakeHost:
 
     def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:
         return tokens_of(request.messages)
+
+    def message_tokens(self, message: Message, target: SummaryTarget) -> int:
+        return tokens_of((message,))
+
+    def save_full_output(self, message: Message) -> str:
+        self.saved.append(message)
+        return f"/results/{message.tool_call_id}.txt"
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
         self.calls.append((request, target))

@@ -24,6 +24,7 @@ from tests.engine.compaction.fakes import (
     main_target,
     make_env,
     text,
+    tokens_of,
 )
 
 READ = ToolDefinition("read", "Read a file.", {"type": "object"})
@@ -106,15 +107,23 @@ async def test_empty_main_summary_is_not_applied() -> None:
     assert result.lineage == lineage
 
 
-async def test_plan_that_does_not_fit_main_is_not_applied() -> None:
-    # 10k window: a 7k-token first turn plus either summary reserve does not fit.
+async def test_a_summary_request_too_large_for_main_is_shortened_to_fit() -> None:
+    # 10k window: a 7k-token first turn plus the summary reserve does not fit, so the summary
+    # request's input is cut (its two large messages) before the call.
     messages = [Message("user", text(3500, "u1")), Message("assistant", text(3500, "a1"))]
     messages += conversation(3)
-    host = FakeHost()
+    host = FakeHost([SummaryResponse("S")])
     env = make_env(host, main=main_target(10_000))
     result = await compact_with_lineage(ConversationLineage.start(messages), env)
-    assert not result.outcome.applied
-    assert host.calls == []
+    assert result.outcome.applied
+    (request, target) = host.calls[0]
+    assert target.budget.fit_compaction_request(tokens_of(request.messages)).fits
+    edits = result.outcome.edits
+    assert [(e.kind, e.where, e.role) for e in edits] == [
+        ("cut", "summary_request", "user"),
+        ("cut", "summary_request", "assistant"),
+    ]
+    assert all(e.bytes_after < e.bytes_before for e in edits)
 
 
 async def test_anchor_keeps_the_latest_real_user_message() -> None:

@@ -1,0 +1,402 @@
+"""Making room: how a compaction stage fits what it keeps, and its summary request, to the window.
+
+A stage must always leave a conversation that fits, also when one turn alone is too large (a
+344 KB file read, a 30 MB paste) or when the conversation is already past the window. Two
+things have to fit (docs/design.md, "8. Compaction: turns, stages and the summary"):
+
+* **The retained tail**, on the main model, with room for the summary: its oversized tool
+  results are *masked* first (replaced by a short stub naming the tool, its arguments, the size
+  and where the full output is kept: observation masking), largest first; then older retained
+  turns move into the summarized part, keeping at least one; as a last resort the largest
+  remaining message is *cut*, its head and tail kept around a visible marker.
+* **The summary request**, on the summary target: its input is masked and cut the same way,
+  and when even that is not enough its oldest messages are left out of the request (a leading
+  earlier summary stays; the history archive still receives everything).
+
+Every decision is a ``RoomEdit`` recorded on the outcome, so the lineage browser shows what was
+masked, moved, cut or left out, with bytes and tokens before and after.
+
+Sizes are reasoned about per message (``message_tokens``) and confirmed with the real fit
+(``fits``), so a tail of thousands of messages costs one pass, not one fit per decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from steiner_tui.engine.compaction.turns import retention_turns
+from steiner_tui.engine.events import EditKind, RoomEdit
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.engine.utf8 import utf8, utf8_len
+
+__all__ = [
+    "CUT_MARKER",
+    "MASK_PREFIX",
+    "Sizer",
+    "cut_message",
+    "fit_retained_tail",
+    "fit_summary_input",
+    "mask_tool_result",
+]
+
+MASK_PREFIX = "[tool result masked by compaction: "
+"""Opens the stub that replaces a masked tool result."""
+
+CUT_MARKER = (
+    "[... cut by compaction: {omitted:,} of {total:,} bytes of this message left out{where} ...]"
+)
+"""Marks where a cut message lost its middle (``where``: ``; the whole message is saved at
+<path>`` when it was kept)."""
+
+_MIN_MASK_BYTES = 1024
+"""Tool results smaller than this are never masked: the stub would save nothing."""
+_MIN_CUT_BYTES = 2048
+"""A cut keeps at least this much of a message (head and tail)."""
+_CONFIRM_ROUNDS = 6
+"""How many times an estimate-driven plan is tightened before giving up on a fit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sizer:
+    """How a stage measures and keeps what it removes.
+
+    Attributes:
+        message_tokens: estimated tokens of one message as part of a request.
+        save_full_output: keeps a tool result's full content, returns where ("" when it
+            cannot: the stub then says so).
+    """
+
+    message_tokens: Callable[[Message], int]
+    save_full_output: Callable[[Message], str]
+
+
+def _call_for(message: Message, context: Sequence[Message]) -> ToolCall | None:
+    for other in reversed(context):
+        for call in other.tool_calls:
+            if call.id == message.tool_call_id:
+                return call
+    return None
+
+
+def _tool_label(message: Message, context: Sequence[Message]) -> str:
+    call = _call_for(message, context)
+    if call is not None:
+        return summarize_tool_call(call)
+    return message.name or "tool"
+
+
+def mask_tool_result(message: Message, label: str, saved_at: str, tokens: int) -> Message:
+    """``message`` with its content replaced by the masking stub.
+
+    Args:
+        message: a tool result.
+        label: the call as ``name key=value`` (its arguments, summarized).
+        saved_at: where the full output is kept ("" when nowhere).
+        tokens: the content's estimated tokens.
+
+    Returns:
+        The same message (role, call id, turn) with the stub as content and no images.
+    """
+    size = utf8_len(message.content)
+    where = (
+        f"the full output is saved at {saved_at} (read it there with offset/limit)"
+        if saved_at
+        else "the full output was not kept"
+    )
+    stub = f"{MASK_PREFIX}{label} returned {size:,} bytes (~{tokens:,} tokens); {where}]"
+    return Message(
+        message.role,
+        stub,
+        name=message.name,
+        tool_call_id=message.tool_call_id,
+        source=message.source,
+        turn=message.turn,
+    )
+
+
+def cut_message(message: Message, keep_bytes: int, saved_at: str = "") -> Message:
+    """``message`` keeping about ``keep_bytes`` of its content: two thirds of head, one third
+    of tail, around ``CUT_MARKER`` (cut on character boundaries); ``saved_at`` says where the
+    whole message is kept."""
+    data = utf8(message.content)
+    total = len(data)
+    keep = max(_MIN_CUT_BYTES, keep_bytes)
+    if total <= keep:
+        return message
+    head_bytes = keep * 2 // 3
+    tail_bytes = keep - head_bytes
+    head = data[:head_bytes].decode("utf-8", "ignore")
+    tail = data[total - tail_bytes :].decode("utf-8", "ignore")
+    omitted = total - len(head.encode()) - len(tail.encode())
+    where = f"; the whole message is saved at {saved_at}" if saved_at else ""
+    marker = CUT_MARKER.format(omitted=omitted, total=total, where=where)
+    return Message(
+        message.role,
+        f"{head}\n\n{marker}\n\n{tail}",
+        reasoning="",
+        tool_calls=message.tool_calls,
+        images=message.images,
+        name=message.name,
+        tool_call_id=message.tool_call_id,
+        source=message.source,
+        turn=message.turn,
+        incomplete=message.incomplete,
+    )
+
+
+def _is_maskable(message: Message) -> bool:
+    return (
+        message.role == "tool"
+        and not message.content.startswith(MASK_PREFIX)
+        and len(message.content) >= _MIN_MASK_BYTES // 4
+        and utf8_len(message.content) >= _MIN_MASK_BYTES
+    )
+
+
+class _Plan:
+    """A working copy of messages with their estimated tokens, and the edits made to it."""
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        sizer: Sizer,
+        where: Literal["retained", "summary_request"],
+    ) -> None:
+        self.messages = list(messages)
+        self.tokens = [sizer.message_tokens(m) for m in self.messages]
+        self.sizer = sizer
+        self.where = where
+        self.edits: list[RoomEdit] = []
+        self.originals: dict[int, tuple[Message, RoomEdit]] = {}
+        """A cut message's id -> (its whole original, its edit)."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.tokens)
+
+    def mask(self, index: int, context: Sequence[Message]) -> None:
+        message = self.messages[index]
+        saved_at = self.sizer.save_full_output(message)
+        label = _tool_label(message, context)
+        stub = mask_tool_result(message, label, saved_at, self.tokens[index])
+        after = self.sizer.message_tokens(stub)
+        self.edits.append(
+            RoomEdit(
+                "masked",
+                self.where,
+                message.role,
+                label,
+                message.turn,
+                utf8_len(message.content),
+                utf8_len(stub.content),
+                self.tokens[index],
+                after,
+                saved_at,
+            )
+        )
+        self.messages[index], self.tokens[index] = stub, after
+
+    def cut(self, index: int, keep_bytes: int) -> bool:
+        message = self.messages[index]
+        # A message cut again is cut from its whole text, and keeps one edit.
+        whole, earlier = self.originals.get(id(message), (message, None))
+        if utf8_len(whole.content) <= max(keep_bytes, _MIN_CUT_BYTES):
+            return False
+        saved_at = earlier.saved_at if earlier is not None else self.sizer.save_full_output(whole)
+        cut = cut_message(whole, keep_bytes, saved_at)
+        if cut is whole or utf8_len(cut.content) >= utf8_len(message.content):
+            return False
+        after = self.sizer.message_tokens(cut)
+        edit = RoomEdit(
+            "cut",
+            self.where,
+            whole.role,
+            f"{whole.role} message",
+            whole.turn,
+            utf8_len(whole.content),
+            utf8_len(cut.content),
+            earlier.tokens_before if earlier is not None else self.tokens[index],
+            after,
+            saved_at,
+        )
+        if earlier is not None:
+            self.edits[self.edits.index(earlier)] = edit
+        else:
+            self.edits.append(edit)
+        self.originals[id(cut)] = (whole, edit)
+        self.messages[index], self.tokens[index] = cut, after
+        return True
+
+    def move_front(self, count: int, kind: EditKind, originals: Sequence[Message]) -> None:
+        """Take the first ``count`` messages out (moved into the summary, or left out)."""
+        self.edits.append(_moved_edit(kind, self.where, originals, self.tokens[:count]))
+        del self.messages[:count], self.tokens[:count]
+
+    def mask_until(self, budget: int, context: Sequence[Message]) -> None:
+        """Mask tool results, largest first, until the estimate is within ``budget``."""
+        order = sorted(
+            (i for i, m in enumerate(self.messages) if _is_maskable(m)),
+            key=lambda i: self.tokens[i],
+            reverse=True,
+        )
+        total = self.total
+        for index in order:
+            if total <= budget:
+                return
+            before = self.tokens[index]
+            self.mask(index, context)
+            total += self.tokens[index] - before
+
+    def cut_until(self, budget: int, candidates: Sequence[int]) -> None:
+        """Cut the largest candidate messages until the estimate is within ``budget``."""
+        order = sorted(candidates, key=lambda i: self.tokens[i], reverse=True)
+        total = self.total
+        for index in order:
+            excess = total - budget
+            if excess <= 0:
+                return
+            tokens = self.tokens[index]
+            if tokens <= 0:
+                continue
+            size = utf8_len(self.messages[index].content)
+            keep = int(size * max(0, tokens - excess) / tokens)
+            if self.cut(index, keep):
+                total += self.tokens[index] - tokens
+
+
+def _moved_edit(
+    kind: EditKind,
+    where: Literal["retained", "summary_request"],
+    messages: Sequence[Message],
+    tokens: Sequence[int],
+) -> RoomEdit:
+    count = len(messages)
+    return RoomEdit(
+        kind,
+        where,
+        messages[0].role,
+        f"{count} message" + ("s" if count != 1 else ""),
+        messages[0].turn,
+        sum(utf8_len(m.content) for m in messages),
+        0,
+        sum(tokens),
+        0,
+        count=count,
+    )
+
+
+def _cut_candidates(messages: Sequence[Message]) -> list[int]:
+    return [
+        i for i, m in enumerate(messages) if m.content and not m.content.startswith(MASK_PREFIX)
+    ]
+
+
+def fit_retained_tail(
+    summarized: Sequence[Message],
+    retained: Sequence[Message],
+    *,
+    fits: Callable[[Sequence[Message]], bool],
+    budget_tokens: int,
+    sizer: Sizer,
+    move_turns: bool = True,
+) -> tuple[tuple[Message, ...], tuple[Message, ...], tuple[RoomEdit, ...]]:
+    """Make the retained tail fit the main model.
+
+    Args:
+        summarized: the part the stage summarizes.
+        retained: the tail it keeps.
+        fits: whether a tail fits (the main model's hard fit).
+        budget_tokens: the estimated tokens a tail's messages may take (a first guess that
+            ``fits`` confirms).
+        sizer: per-message tokens and where full outputs are kept.
+        move_turns: whether older turns may move into the summarized part (not once the
+            summary is written).
+
+    Returns:
+        ``(summarized, retained, edits)``: turns moved out of the tail join the summarized
+        part as they were; the tail's remaining messages, masked or cut where needed, keep
+        their positions (the ``len(retained)`` last messages of the input tail); and what was
+        done. When nothing was needed, the inputs come back.
+    """
+    tail = tuple(retained)
+    if not tail or fits(tail):
+        return tuple(summarized), tail, ()
+    context = (*summarized, *tail)
+    plan = _Plan(tail, sizer, "retained")
+    moved = 0
+    budget = budget_tokens
+    for _ in range(_CONFIRM_ROUNDS):
+        plan.mask_until(budget, context)
+        if fits(tuple(plan.messages)):
+            break
+        # Older retained turns go into the summary; the last turn always stays.
+        turns = retention_turns(plan.messages) if move_turns else []
+        while len(turns) > 1 and plan.total > budget:
+            count = len(turns[0])
+            plan.move_front(count, "summarized", tail[moved : moved + count])
+            moved += count
+            turns = turns[1:]
+        if fits(tuple(plan.messages)):
+            break
+        # The last resort: cut the largest messages of what is left.
+        plan.cut_until(budget, _cut_candidates(plan.messages))
+        if fits(tuple(plan.messages)):
+            break
+        budget = budget * 3 // 4
+    return (*summarized, *tail[:moved]), tuple(plan.messages), tuple(plan.edits)
+
+
+def fit_summary_input(
+    messages: Sequence[Message],
+    *,
+    fits: Callable[[Sequence[Message]], bool],
+    budget_tokens: int,
+    sizer: Sizer,
+) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...]]:
+    """Make the summarized part fit the summary request on its target.
+
+    Args:
+        messages: the summarized part.
+        fits: whether a summary request over these messages fits the target (plan fit).
+        budget_tokens: the estimated tokens the messages may take (confirmed by ``fits``).
+        sizer: per-message tokens and where full outputs are kept.
+
+    Returns:
+        The messages the request carries (masked, cut, the oldest turns left out as needed)
+        and the edits. When nothing was needed, the input comes back.
+    """
+    items = tuple(messages)
+    if not items or fits(items):
+        return items, ()
+    plan = _Plan(items, sizer, "summary_request")
+    budget = budget_tokens
+    for _ in range(_CONFIRM_ROUNDS):
+        plan.mask_until(budget, items)
+        if fits(tuple(plan.messages)):
+            break
+        # A message larger than a quarter of the budget is cut to about that quarter.
+        share = max(1, budget // 4)
+        plan.cut_until(budget, [i for i, t in enumerate(plan.tokens) if t > share])
+        if fits(tuple(plan.messages)):
+            break
+        # The oldest turns are left out whole (an earlier summary at the start stays).
+        keep = 1 if plan.messages and plan.messages[0].role == "summary" else 0
+        turns = retention_turns(plan.messages[keep:])
+        dropped = 0
+        dropped_tokens: list[int] = []
+        while len(turns) > 1 and plan.total - sum(dropped_tokens) > budget:
+            count = len(turns[0])
+            dropped_tokens += plan.tokens[keep + dropped : keep + dropped + count]
+            dropped += count
+            turns = turns[1:]
+        if dropped:
+            gone = plan.messages[keep : keep + dropped]
+            plan.edits.append(_moved_edit("omitted", "summary_request", gone, dropped_tokens))
+            del plan.messages[keep : keep + dropped], plan.tokens[keep : keep + dropped]
+        if fits(tuple(plan.messages)):
+            break
+        budget = budget * 3 // 4
+    return tuple(plan.messages), tuple(plan.edits)

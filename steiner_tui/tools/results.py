@@ -1,0 +1,74 @@
+"""Where whole tool outputs are kept when the model gets only part of them.
+
+A tool result larger than its budget reaches the model as a window (``budget``): the first and
+last part, or a range of lines, with a note saying where the rest is and how to page through it.
+The rest is kept whole by a ``ResultStore``, one file per tool call, so the model (or the
+person) can read it with the ``read`` tool. Compaction uses the same store when it masks an old
+tool result (docs/design.md, "8. Compaction: turns, stages and the summary").
+
+The runner is handed a store: an interactive or saved session keeps results in its session
+folder (``CONFIG/sessions/<id>/tool-results/``); a run without a session folder gets a folder of
+its own under the system's temporary directory, chosen by the session factory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from pathlib import Path
+from typing import Protocol
+
+__all__ = ["RESULTS_FOLDER", "DirectoryResultStore", "ResultStore", "temporary_result_store"]
+
+RESULTS_FOLDER = "tool-results"
+"""The folder, inside a session folder, that holds its tool results."""
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ResultStore(Protocol):
+    """Keeps whole tool outputs, one per key (a tool call id)."""
+
+    def save(self, key: str, text: str) -> str:
+        """Write ``text`` under ``key`` (replacing an earlier one); returns where it is."""
+        ...
+
+    def location(self, key: str) -> str | None:
+        """Where ``key``'s output is, when one was saved."""
+        ...
+
+
+class DirectoryResultStore:
+    """A ``ResultStore`` writing ``<folder>/<key>.txt`` (the folder is made on first save).
+
+    Args:
+        folder: where the files go.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        safe = _UNSAFE.sub("_", key).strip("._") or "result"
+        if safe != key or len(safe) > 80:
+            safe = f"{safe[:60]}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+        return self.folder / f"{safe}.txt"
+
+    def save(self, key: str, text: str) -> str:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8", errors="replace")
+        tmp.replace(path)
+        return str(path)
+
+    def location(self, key: str) -> str | None:
+        path = self._path(key)
+        return str(path) if path.is_file() else None
+
+
+def temporary_result_store(prefix: str = "steiner-results-") -> DirectoryResultStore:
+    """A store in a new folder under the system's temporary directory (runs without a session
+    folder); the folder stays after the run so the paths the model was given keep working."""
+    return DirectoryResultStore(Path(tempfile.mkdtemp(prefix=prefix)))

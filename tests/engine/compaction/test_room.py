@@ -1,0 +1,113 @@
+"""Making room: masking first, then moving turns, then cutting; the summary request fits too.
+
+(docs/design.md, "8. Compaction: turns, stages and the summary")
+"""
+
+from __future__ import annotations
+
+from steiner_tui.engine.compaction.host import SummaryResponse
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.operation import compact_with_lineage
+from steiner_tui.engine.compaction.room import MASK_PREFIX, Sizer, fit_retained_tail
+from steiner_tui.engine.messages import Message, ToolCall
+from tests.engine.compaction.fakes import FakeHost, main_target, make_env, text, tokens_of
+
+
+def _read_turn(turn: int, tokens: int, path: str) -> list[Message]:
+    call = ToolCall(f"c{turn}", "read", {"path": path})
+    return [
+        Message("user", f"read {path}", turn=turn),
+        Message("assistant", "", tool_calls=(call,), turn=turn),
+        Message("tool", text(tokens, f"r{turn}"), name="read", tool_call_id=call.id, turn=turn),
+        Message("assistant", f"read {path}: done", turn=turn),
+    ]
+
+
+SIZER = Sizer(lambda m: tokens_of((m,)), lambda m: f"/results/{m.tool_call_id}.txt")
+
+
+def _fits_under(limit: int):  # type: ignore[no-untyped-def]
+    return lambda tail: tokens_of(tail) <= limit
+
+
+def test_oversized_tool_results_are_masked_first_largest_first() -> None:
+    tail = [*_read_turn(1, 3000, "a.md"), *_read_turn(2, 9000, "b.md"), *_read_turn(3, 500, "c.md")]
+    summarized, kept, edits = fit_retained_tail(
+        (), tail, fits=_fits_under(6000), budget_tokens=6000, sizer=SIZER
+    )
+    assert summarized == ()  # masking was enough: no turn moved
+    assert [(e.kind, e.label) for e in edits] == [("masked", "read path=b.md")]
+    stub = kept[6]
+    assert stub.tool_call_id == "c2" and stub.role == "tool"
+    assert stub.content == (
+        f"{MASK_PREFIX}read path=b.md returned 36,000 bytes (~9,000 tokens); the full output "
+        "is saved at /results/c2.txt (read it there with offset/limit)]"
+    )
+    edit = edits[0]
+    assert (edit.bytes_before, edit.tokens_before, edit.saved_at) == (
+        36000,
+        9000,
+        "/results/c2.txt",
+    )
+    assert edit.bytes_after == len(stub.content) and edit.tokens_after < 100
+
+
+def test_then_older_turns_move_into_the_summary_then_the_last_message_is_cut() -> None:
+    tail = [
+        Message("user", text(2000, "u1"), turn=1),
+        Message("assistant", "a1", turn=1),
+        Message("user", text(3000, "u2"), turn=2),
+        Message("assistant", "a2", turn=2),
+    ]
+    summarized, kept, edits = fit_retained_tail(
+        (), tail, fits=_fits_under(1000), budget_tokens=1000, sizer=SIZER
+    )
+    assert summarized == tuple(tail[:2])
+    assert [e.kind for e in edits] == ["summarized", "cut"]
+    assert kept[0].content.startswith("u2") and "[... cut by compaction: " in kept[0].content
+    assert "the whole message is saved at" in kept[0].content
+    assert tokens_of(kept) <= 1000
+    assert kept[1] == tail[3]
+
+
+def test_a_tail_that_fits_is_left_alone() -> None:
+    tail = _read_turn(1, 100, "a.md")
+    assert fit_retained_tail((), tail, fits=_fits_under(10**6), budget_tokens=1, sizer=SIZER) == (
+        (),
+        tuple(tail),
+        (),
+    )
+
+
+async def test_a_conversation_already_over_the_window_compacts() -> None:
+    # 20k window: five turns each holding a 12k-token read. Nothing fits as it is: the
+    # summary request's input and the retained tail are masked until both fit.
+    messages = [m for turn in range(1, 6) for m in _read_turn(turn, 12_000, f"f{turn}.md")]
+    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    env = make_env(host, main=main_target(20_000))
+    result = await compact_with_lineage(ConversationLineage.start(messages), env)
+    outcome = result.outcome
+    assert outcome.applied and host.calls
+    # The tail (the last read and its answer) fits; the summary request's reads are masked.
+    assert {(e.kind, e.where) for e in outcome.edits} == {("masked", "summary_request")}
+    budget = env.main.budget
+    assert budget.fit_request(tokens_of(result.lineage.active.messages)).fits
+    for request, target in host.calls:
+        assert target.budget.fit_compaction_request(tokens_of(request.messages)).fits
+    # Every masked result named where its full output went.
+    assert all(e.saved_at for e in outcome.edits)
+    assert {m.tool_call_id for m in host.saved} <= {f"c{turn}" for turn in range(1, 6)}
+
+
+async def test_only_masking_is_needed_when_nothing_can_be_summarized() -> None:
+    # One turn with a result too large for the window: no summary, the result is masked.
+    messages = _read_turn(1, 30_000, "big.md")
+    host = FakeHost([])
+    result = await compact_with_lineage(
+        ConversationLineage.start(messages), make_env(host, main=main_target(20_000))
+    )
+    assert result.outcome.applied and host.calls == []
+    active = result.lineage.active
+    assert [m.role for m in active.messages] == ["user", "assistant", "tool", "assistant"]
+    assert active.messages[2].content.startswith(MASK_PREFIX)
+    assert [e.kind for e in result.outcome.edits] == ["masked"]

@@ -115,4 +115,4 @@ class InteractiveDriver:
         refusal = replacement_refusal(self.busy, self.pending_sub_agents)
         if refusal is not None:
             raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
-        self.runner.adopt_lineage(lineage)
+        self.runner.replace_conversation(lineage)

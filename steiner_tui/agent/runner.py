@@ -46,7 +46,7 @@ from steiner_tui.agent.streaming import StreamCollector
 from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
 from steiner_tui.engine.budget import FitResult
 from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.compaction.escalation import CompactionCounter, over_window_health
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import snapshot_tools
@@ -63,6 +63,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState, build_context_state
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate, TokenizerLoadError
@@ -103,6 +104,8 @@ class EpisodeProgress:
 
     compactions: CompactionCounter = field(default_factory=CompactionCounter)
     tool_rounds: int = 0
+    retried_too_large: bool = False
+    """The provider rejected a request as too large once in this episode (it was retried)."""
 
 
 @dataclass(slots=True)
@@ -119,6 +122,8 @@ class RunnerState:
     """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
     context: ContextState = field(default_factory=ContextState)
     """The durable context state, rebuilt before every model call (compaction carries it)."""
+    over_window: bool = False
+    """The provider said the last request was too large: the next one compacts first."""
 
 
 class Runner:
@@ -250,6 +255,13 @@ class Runner:
         self.state.lineage = lineage
         self.state.tracker = FileTracker.rebuild(lineage.active.messages)
 
+    def replace_conversation(self, lineage: ConversationLineage) -> None:
+        """Swap in another conversation (``/clear``, resume, fork): what the provider reported
+        about the old one (usage, the stateful cap, a too-large rejection) no longer holds."""
+        self.adopt_lineage(lineage)
+        self.state.parent_usage = None
+        self.state.over_window = False
+
     def refresh_context_state(self) -> ContextState:
         """Rebuild the durable context state from the active generation (every model call)."""
         self.state.context = build_context_state(
@@ -306,7 +318,8 @@ class Runner:
         return PreparedTurn(assembled, request, estimate, fit)
 
     def preview(self) -> RequestSnapshot:
-        """The dry-run snapshot of the next request (nothing is sent or stored)."""
+        """The dry-run snapshot of the next request (nothing is sent or stored); its ``fits``
+        says whether it can be sent as it is (False: "over the window")."""
         return self._snapshot(self.prepare(), dry_run=True)
 
     def _snapshot(self, prepared: PreparedTurn, *, dry_run: bool = False) -> RequestSnapshot:
@@ -317,6 +330,7 @@ class Runner:
             generation_id=self.state.lineage.active.id,
             blocks=prepared.assembled.blocks,
             dry_run=dry_run,
+            fit=prepared.fit,
         )
 
     # -- compaction -------------------------------------------------------------------------
@@ -349,8 +363,10 @@ class Runner:
             context_state=self.refresh_context_state(),
         )
         outcome = run.outcome
-        if self.model.stateful and outcome is not None and outcome.applied:
-            self.state.parent_usage = self._parent_usage().after_compaction()
+        if outcome is not None and outcome.applied:
+            self.state.over_window = False
+            if self.model.stateful:
+                self.state.parent_usage = self._parent_usage().after_compaction()
         return outcome
 
     # -- one episode ------------------------------------------------------------------------
@@ -361,7 +377,7 @@ class Runner:
         progress = EpisodeProgress()
         await self.learn_limits()
         self._drain_inbox()
-        if user_message is not None:
+        if user_message is not None and not self._is_resend(user_message):
             turn = self.next_turn()
             self.append(
                 replace(user_message, turn=turn) if user_message.turn == 0 else user_message
@@ -374,6 +390,10 @@ class Runner:
                 return prepared_or_error
             outcome = await self._call_model(prepared_or_error)
             if isinstance(outcome, RunResult):
+                if outcome.error_kind == "context_length" and not progress.retried_too_large:
+                    # The provider counted more than we did: compact, then try once more.
+                    progress.retried_too_large = True
+                    continue
                 return outcome
             reply = outcome.content
             if not outcome.tool_calls:
@@ -384,6 +404,18 @@ class Runner:
                 message = f"stopped after {MAX_TOOL_ROUNDS} tool rounds in one episode"
                 self.sink.emit(ErrorEvent("tool_rounds", message))
                 return RunResult("error", reply=reply, error=message, error_kind="tool_rounds")
+
+    def _is_resend(self, message: Message) -> bool:
+        """``message`` repeats the last message, a user message that got no reply (its run was
+        refused or failed before the model answered): it is not stored twice."""
+        last = self.conversation[-1] if self.conversation else None
+        if last is None or last.role != "user" or message.role != "user":
+            return False
+        prefix, blocks, rest = split_skill_blocks(message.content)
+        if prefix or blocks:  # a new skill delta or mode notice must be sent: store it
+            return False
+        _, _, stored = split_skill_blocks(last.content)
+        return (stored, last.images, last.source) == (rest, message.images, message.source)
 
     def _drain_inbox(self) -> None:
         if self.inbox is None:
@@ -403,18 +435,27 @@ class Runner:
     async def _prepare_fitting_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
         self.refresh_context_state()
         prepared = self.prepare()
+        forced = self.state.over_window
         if self.model.stateful:
             usage = self._parent_usage()
             decision = usage.decision()
-            if decision == "cap_stop":
-                text, health = stateful_cap_stop()
-                self.sink.emit(health)
-                self.sink.emit(ErrorEvent("context_window", text))
-                return RunResult("error", error=text, error_kind="context_window")
-            if decision == "compact":
+            if decision == "cap_stop" or forced:
+                # At the cap, compaction is the way out: an applied one clears the mark.
                 await self.compact(progress.compactions)
                 prepared = self.prepare()
-        elif self.model.budget.should_compact(prepared.estimate.tokens) or not prepared.fit.fits:
+                if self._parent_usage().decision() == "cap_stop":
+                    text, health = stateful_cap_stop()
+                    self.sink.emit(health)
+                    self.sink.emit(ErrorEvent("context_window", text))
+                    return RunResult("error", error=text, error_kind="context_window")
+            elif decision == "compact":
+                await self.compact(progress.compactions)
+                prepared = self.prepare()
+        elif (
+            forced
+            or self.model.budget.should_compact(prepared.estimate.tokens)
+            or not prepared.fit.fits
+        ):
             await self.compact(progress.compactions)
             prepared = self.prepare()
         fit = prepared.fit
@@ -424,6 +465,7 @@ class Runner:
                 f"{fit.reserve} reserved + {fit.safety_margin} margin > "
                 f"{self.model.budget.context_size}"
             )
+            self.sink.emit(over_window_health(progress.compactions.stages))
             self.sink.emit(ErrorEvent("context_window", text))
             return RunResult("error", error=text, error_kind="context_window")
         return prepared
@@ -464,6 +506,8 @@ class Runner:
                     continue
                 self._keep_partial(collector)
                 text = labelled(self.model.ref, error.message)
+                if error.kind == "context_length" and not collector.has_output:
+                    self.state.over_window = True  # the next request compacts first
                 self.sink.emit(ErrorEvent(error.kind, text, error.remedies))
                 return RunResult("error", error=text, error_kind=error.kind)
             break

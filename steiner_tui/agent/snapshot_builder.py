@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from steiner_tui.agent.clock import Clock
+from steiner_tui.engine.budget import FitResult
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import ChatRequest
@@ -42,6 +43,7 @@ class SnapshotBuilder:
         generation_id: int,
         blocks: Sequence[ContextBlock] = (),
         dry_run: bool = False,
+        fit: FitResult | None = None,
     ) -> RequestSnapshot:
         """The snapshot of ``request`` as it is sent, under the next index.
 
@@ -53,6 +55,7 @@ class SnapshotBuilder:
             generation_id: the lineage generation the request belongs to.
             blocks: the context blocks behind its leading messages (none for a summary).
             dry_run: a preview: the index is shown, not taken.
+            fit: the request's fit on the window (None: it fits).
         """
         index = self.next_index
         if not dry_run:
@@ -71,4 +74,6 @@ class SnapshotBuilder:
             estimate=estimate,
             compaction=request.compaction,
             generation_id=str(generation_id),
+            fits=fit.fits if fit is not None else True,
+            overflow_tokens=fit.overflow if fit is not None else 0,
         )

@@ -277,7 +277,7 @@ class ModelTokenBudget:
 
 
 Severity = Literal["info", "warning", "critical"]
-HealthState = Literal["stable", "fragile", "likely_lossy"]
+HealthState = Literal["stable", "fragile", "likely_lossy", "over_window"]
 
 COMPACTION_WARNING_THRESHOLD = 2
 COMPACTION_CRITICAL_THRESHOLD = 3
@@ -286,6 +286,8 @@ ESCALATION_GUIDANCE: Mapping[str, str] = {
     "stable": "continue, but watch for another compaction",
     "fragile": "restart soon in a fresh session; repeated compaction is making retention fragile",
     "likely_lossy": "restart now in a new session; retained context is likely to be lossy",
+    "over_window": "the next request cannot fit the model's window; /compact, /clear or a new "
+    "session lets you go on",
 }
 """Guidance per health state (info/stable, warning/fragile and critical/likely_lossy pair up)."""
 

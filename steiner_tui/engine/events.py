@@ -130,6 +130,11 @@ class RequestSnapshot(EngineEvent):
     estimate_confidence: str
     compaction: bool = False
     generation_id: str = ""
+    fits: bool = True
+    """Whether the request fits the window (prompt + reserve + margin): False on a dry run of a
+    next request that cannot be sent, which the UI shows as "over the window"."""
+    overflow_tokens: int = 0
+    """Tokens over the window when it does not fit (0 when it does)."""
 
 
 @dataclass(frozen=True, slots=True)

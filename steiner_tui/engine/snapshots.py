@@ -78,6 +78,8 @@ def build_request_snapshot(
     estimate: EstimateLike,
     compaction: bool = False,
     generation_id: str = "",
+    fits: bool = True,
+    overflow_tokens: int = 0,
 ) -> RequestSnapshot:
     """Build the snapshot event of one request.
 
@@ -108,6 +110,8 @@ def build_request_snapshot(
         estimate_confidence=estimate.confidence,
         compaction=compaction,
         generation_id=generation_id,
+        fits=fits,
+        overflow_tokens=overflow_tokens,
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from steiner_tui.engine.budget import compaction_escalation, escalation_guidance
 from steiner_tui.engine.events import HealthEvent
 
-__all__ = ["CompactionCounter", "compaction_health", "replacement_refusal"]
+__all__ = ["CompactionCounter", "compaction_health", "over_window_health", "replacement_refusal"]
 
 
 @dataclass(slots=True)
@@ -43,6 +43,11 @@ def compaction_health(stage_total: int, prompt_tokens: int, hard_limit_tokens: i
     """
     severity, state = compaction_escalation(stage_total, prompt_tokens, hard_limit_tokens)
     return HealthEvent(severity, state, escalation_guidance(state), stage_total)
+
+
+def over_window_health(stage_total: int = 0) -> HealthEvent:
+    """The health event of a request that cannot fit the window, even after compaction."""
+    return HealthEvent("critical", "over_window", escalation_guidance("over_window"), stage_total)
 
 
 def replacement_refusal(busy: bool, pending_sub_agents: int) -> str | None:

@@ -9,8 +9,9 @@ After a stateful compaction the backend transcript restarts from a summary whose
 does not control, so the first parent response arms a floor (``ParentUsage.floor``) from its prompt
 tokens when they already reach the selected threshold but not the cap; the soft trigger then
 waits for ``min(floor + 10% of window, 90% of window)`` instead of compacting on every turn. At
-or above 90% of the window the run is marked cap-reached, and its next compaction decision stops
-the run with ``request exceeds context window`` and a critical ``likely_lossy`` health event.
+or above 90% of the window the run is marked cap-reached; its next decision compacts, which
+clears the mark when it applies, and only a compaction that cannot apply stops the run with
+``request exceeds context window`` and a critical ``likely_lossy`` health event.
 """
 
 from __future__ import annotations
@@ -84,8 +85,10 @@ class ParentUsage:
         return ParentUsage(model, context_window, self.threshold_tokens)
 
     def after_compaction(self) -> ParentUsage:
-        """A stateful compaction applied: the next parent response may arm the floor."""
-        return replace(self, prompt_tokens=0, floor=0, awaiting_floor=True)
+        """A stateful compaction applied: the next parent response may arm the floor, and the
+        cap mark is cleared (the new transcript starts from the summary; if it is still at the
+        cap, the next response marks it again)."""
+        return replace(self, prompt_tokens=0, floor=0, awaiting_floor=True, cap_reached=False)
 
     def observe(self, prompt_tokens: int) -> ParentUsage:
         """Record a parent response's reported prompt tokens."""

@@ -72,13 +72,11 @@ class CompactionSettings:
         fallback: the compaction fallback model (None: disabled).
         archive: the history archive (interactive sessions and oneshot phases only).
         pending_sub_agents: returns ``(id, type, state)`` of sub-agents still pending.
-        results: keeps the whole output of a tool result compaction masks (None: not kept).
     """
 
     fallback: CompactionFallback | None = None
     archive: HistoryArchive | None = None
     pending_sub_agents: Callable[[], Sequence[tuple[str, str, str]]] = field(default=lambda: ())
-    results: ResultStore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +109,7 @@ class CompactionDriver:
         adopt: replaces the runner's lineage (called before anything is announced).
         settings: fallback, archive and pending sub-agents.
         session_id: the runner's transport session.
+        results: keeps the whole output of a tool result compaction masks (None: not kept).
     """
 
     def __init__(
@@ -126,6 +125,7 @@ class CompactionDriver:
         adopt: Callable[[ConversationLineage], None],
         settings: CompactionSettings,
         session_id: str,
+        results: ResultStore | None = None,
     ) -> None:
         self.model = model
         self.context = context
@@ -137,6 +137,7 @@ class CompactionDriver:
         self.adopt = adopt
         self.settings = settings
         self.session_id = session_id
+        self.results = results
 
     async def compact(
         self,
@@ -293,7 +294,7 @@ class _Host:
         return estimator.estimate(target.model, (projected,)).tokens
 
     def save_full_output(self, message: Message) -> str:
-        store = self.driver.settings.results
+        store = self.driver.results
         if store is None:
             return ""
         key = message.tool_call_id or f"masked-{message.digest()}"

@@ -43,7 +43,7 @@ from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.snapshot_builder import SnapshotBuilder
 from steiner_tui.agent.streaming import StreamCollector
-from steiner_tui.agent.tool_calls import ToolRunner, run_tool_calls
+from steiner_tui.agent.tool_calls import ResultBudget, ToolRunner, run_tool_calls
 from steiner_tui.engine.budget import FitResult
 from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.escalation import CompactionCounter, over_window_health
@@ -67,8 +67,12 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState, build_context_state
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate, TokenizerLoadError
+from steiner_tui.engine.tokens.policy import HEURISTIC
+from steiner_tui.engine.tokens.request import MESSAGE_FRAMING_TOKENS
+from steiner_tui.engine.tool_budget import tool_result_budget
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
+from steiner_tui.tools.results import ResultStore, TemporaryResultStore
 
 __all__ = ["EpisodeProgress", "PreparedTurn", "RunResult", "Runner", "RunnerState", "Status"]
 
@@ -140,6 +144,8 @@ class Runner:
         lineage: a lineage to continue (resume); a fresh one otherwise.
         seed_last_main_request: the previous owner's LastMainRequest (kept only when alias,
             model and cache key match).
+        results: where whole tool outputs are kept when the model gets part of them (None:
+            a temporary folder, made when first needed).
     """
 
     def __init__(
@@ -157,6 +163,7 @@ class Runner:
         permission: PermissionCallback = reject_all,
         mode: Mode = "build",
         session_id: str = "",
+        results: ResultStore | None = None,
     ) -> None:
         self.model = model
         self.context = context
@@ -167,6 +174,8 @@ class Runner:
         self.permission = permission
         self.mode: Mode = mode
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.results: ResultStore = results if results is not None else TemporaryResultStore()
+        """Where whole tool outputs are kept (tool results cut to budget, masked results)."""
         self.state = RunnerState()
         if lineage is not None:
             self.state.lineage = lineage
@@ -189,6 +198,7 @@ class Runner:
             adopt=self.adopt_lineage,
             settings=compaction or CompactionSettings(),
             session_id=self.session_id,
+            results=self.results,
         )
         self.inbox: Callable[[], Sequence[Message]] | None = None
         """Messages to append before the next model call (background sub-agent results)."""
@@ -399,7 +409,7 @@ class Runner:
             if not outcome.tool_calls:
                 return RunResult("done", reply=reply)
             progress.tool_rounds += 1
-            await self._run_tools(outcome)
+            await self._run_tools(outcome, prepared_or_error.estimate.tokens)
             if progress.tool_rounds >= MAX_TOOL_ROUNDS:
                 message = f"stopped after {MAX_TOOL_ROUNDS} tool rounds in one episode"
                 self.sink.emit(ErrorEvent("tool_rounds", message))
@@ -569,8 +579,7 @@ class Runner:
         self.append(message)
         return message
 
-    async def _run_tools(self, reply: Message) -> None:
-
+    async def _run_tools(self, reply: Message, prompt_tokens: int) -> None:
         if self.tools is None:
             return
         ctx = ToolContext(
@@ -580,8 +589,34 @@ class Runner:
             permission=self.permission,
         )
         self.state.tracker = await run_tool_calls(
-            reply.tool_calls, self.tools, ctx, self.state.tracker, self.sink, self.append
+            reply.tool_calls,
+            self.tools,
+            ctx,
+            self.state.tracker,
+            self.sink,
+            self.append,
+            self._result_budget(prompt_tokens + self._tokens_of(reply)),
         )
+
+    def _tokens_of(self, message: Message) -> int:
+        return self.context.estimate(self.model.model, (message,), ()).tokens
+
+    def _result_budget(self, prompt_tokens: int) -> ResultBudget:
+        """Each result of this round within what the window has left (``tool_result_budget``)."""
+        model = self.model
+        estimator = self.context.estimator
+        heuristic = estimator.choice(model.model).encoding == HEURISTIC
+
+        def tokens_for(used: int, pending: int) -> int:
+            return tool_result_budget(
+                model.budget, prompt_tokens + used, pending, model.explicit_max_tokens
+            )
+
+        def count(text: str) -> int:
+            raw = estimator.count_text(model.model, text) + MESSAGE_FRAMING_TOKENS
+            return estimator.calibrated(model.model, raw).tokens
+
+        return ResultBudget(tokens_for, count, 4 if heuristic else 3, self.results)
 
 
 def labelled(ref: str, message: str) -> str:

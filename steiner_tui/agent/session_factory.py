@@ -33,6 +33,7 @@ from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills, skil
 from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.resources import bundled_skills_dir
 from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
+from steiner_tui.tools.results import ResultStore
 
 __all__ = ["SessionSpec", "build_context_manager", "build_interactive_session", "build_runner"]
 
@@ -55,6 +56,8 @@ class SessionSpec:
         mode: starting execution mode.
         session_id: the session identity (also the static-cache scope).
         session_date: captured once per session identity; None: captured from the clock.
+        results: where whole tool outputs are kept (a saved session's ``tool-results``
+            folder); None: a temporary folder of the run's own.
     """
 
     project_root: Path
@@ -70,6 +73,7 @@ class SessionSpec:
     mode: Mode = "build"
     session_id: str = ""
     session_date: datetime | None = None
+    results: ResultStore | None = None
 
 
 def _skill_roots(spec: SessionSpec) -> tuple[SkillRoot, ...]:
@@ -128,6 +132,7 @@ def build_runner(
         permission=permission,
         mode=spec.mode,
         session_id=session_id,
+        results=spec.results,
     )
 
 

@@ -1,14 +1,18 @@
 """Run the tool calls of one assistant reply and turn their results into tool messages.
 
-Read results pass through read dedup (a fresh read identical to an earlier full read becomes a
-short note pointing at that read's turn); other tools' output passes as given. Calls that never
+Every result is kept within its budget (a share of what the window has left, see
+``engine.tool_budget``): the tool shapes it, and what is still over is cut here with a note
+saying where the whole output is kept. Read results then pass through read dedup (a fresh read
+identical to an earlier full read becomes a short note pointing at that read's turn); other
+tools' output passes as given. Calls that never
 ran because the run was cancelled still get a result message, so the next request is valid for
 every provider (each tool call needs its result).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted
@@ -17,8 +21,17 @@ from steiner_tui.engine.state.file_tracker import FileTracker, observe_tool_resu
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, result_message
+from steiner_tui.tools.results import ResultStore
+from steiner_tui.tools.shaping import head_and_tail
 
-__all__ = ["CANCELLED_RESULT", "ToolRunner", "cancelled_results", "run_tool_calls"]
+__all__ = [
+    "CANCELLED_RESULT",
+    "ResultBudget",
+    "ToolRunner",
+    "bound_result",
+    "cancelled_results",
+    "run_tool_calls",
+]
 
 CANCELLED_RESULT = "Cancelled by the user before this tool call ran."
 
@@ -31,6 +44,24 @@ class ToolRunner(Protocol):
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult: ...
 
 
+@dataclass(frozen=True, slots=True)
+class ResultBudget:
+    """How large each result of a tool round may be, and how that is measured.
+
+    Attributes:
+        tokens_for: the budget of the next result, given the tokens the round's results took so
+            far and how many results are still to come (``engine.tool_budget``).
+        count_tokens: a text's calibrated tokens on the main model.
+        chars_per_token: characters per token assumed when tools shape their output.
+        results: where whole outputs are kept (None: nowhere).
+    """
+
+    tokens_for: Callable[[int, int], int]
+    count_tokens: Callable[[str], int]
+    chars_per_token: int = 4
+    results: ResultStore | None = None
+
+
 async def run_tool_calls(
     calls: Sequence[ToolCall],
     runner: ToolRunner,
@@ -38,17 +69,35 @@ async def run_tool_calls(
     tracker: FileTracker,
     sink: EventSink,
     on_message: MessageCallback,
+    budget: ResultBudget | None = None,
 ) -> FileTracker:
     """Run ``calls`` in order, appending each result message through ``on_message``.
+
+    With a ``budget``, every result is kept within the tokens it may take: tools shape their
+    output to it (``ToolContext.output_chars``), and what is still over is cut here
+    (``bound_result``), the whole output kept in the result store.
 
     Returns the file tracker updated with this round's reads. Cancellation propagates after the
     remaining calls got their cancelled results.
     """
     done: set[str] = set()
+    used = 0
     try:
-        for call in calls:
+        for position, call in enumerate(calls):
             sink.emit(ToolCallStarted(call, summarize_tool_call(call, str(ctx.project_root))))
-            result = await runner.execute(call, ctx)
+            allowed = 0
+            call_ctx = replace(ctx, call_id=call.id)
+            if budget is not None:
+                allowed = budget.tokens_for(used, len(calls) - position)
+                call_ctx = replace(
+                    call_ctx,
+                    output_chars=allowed * budget.chars_per_token,
+                    results=budget.results,
+                )
+            result = await runner.execute(call, call_ctx)
+            if budget is not None:
+                result = bound_result(call, result, allowed, budget)
+                used += budget.count_tokens(result.content)
             content = observe_tool_result(call.name, result.content, tracker)
             message = result_message(call, result, ctx.turn)
             if content != result.content:
@@ -57,12 +106,70 @@ async def run_tool_calls(
                 tracker = tracker.record(result.data, ctx.turn)
             done.add(call.id)
             on_message(message)
-            sink.emit(ToolCallFinished(call, result.status, result.display or content))
+            sink.emit(ToolCallFinished(call, result.status, result.display or content, result.cut))
     except BaseException:
         for message in cancelled_results([c for c in calls if c.id not in done], ctx.turn):
             on_message(message)
         raise
     return tracker
+
+
+_SHRINK_ROUNDS = 5
+
+
+def bound_result(
+    call: ToolCall, result: ToolResult, budget_tokens: int, budget: ResultBudget
+) -> ToolResult:
+    """``result`` within ``budget_tokens``: as it is, reshaped by its tool, or cut here.
+
+    A tool's own reshaping (a smaller window of lines, fewer matches) is tried first; a result
+    without one, or still over, is cut to its head and tail around a note saying where the
+    whole output is kept. The returned result never counts more than ``budget_tokens``.
+    """
+    tokens = budget.count_tokens(result.content)
+    if tokens <= budget_tokens:
+        return result
+    chars = max(1, len(result.content) * budget_tokens // max(tokens, 1))
+    candidate = result
+    for _ in range(_SHRINK_ROUNDS):
+        if result.reshape is None:
+            break
+        candidate = result.reshape(chars)
+        tokens = budget.count_tokens(candidate.content)
+        if tokens <= budget_tokens:
+            return candidate
+        chars = max(1, chars * budget_tokens * 9 // (10 * max(tokens, 1)))
+    return _cut_here(call, candidate, budget_tokens, budget, chars)
+
+
+def _cut_here(
+    call: ToolCall, result: ToolResult, budget_tokens: int, budget: ResultBudget, chars: int
+) -> ToolResult:
+    whole = result.content
+    saved_at = result.cut.saved_at if result.cut is not None else ""
+    if not saved_at and budget.results is not None:
+        try:
+            saved_at = budget.results.save(call.id or "result", whole)
+        except OSError:
+            saved_at = ""
+    for _ in range(_SHRINK_ROUNDS + 3):
+        shaped = head_and_tail(whole, chars, saved_at)
+        if budget.count_tokens(shaped.text) <= budget_tokens:
+            break
+        chars = chars * 3 // 4
+    else:  # nothing of the output fits: only the note
+        shaped = head_and_tail(whole, 0, saved_at)
+    cut = shaped.cut
+    if cut is not None and result.cut is not None:
+        # The whole is what the tool saw, not the part it had already shaped.
+        cut = replace(
+            cut,
+            total_bytes=max(cut.total_bytes, result.cut.total_bytes),
+            total_lines=max(cut.total_lines, result.cut.total_lines),
+        )
+    if cut is not None:
+        cut = replace(cut, budget_tokens=budget_tokens)
+    return replace(result, content=shaped.text, cut=cut, reshape=None)
 
 
 def cancelled_results(calls: Sequence[ToolCall], turn: int) -> list[Message]:

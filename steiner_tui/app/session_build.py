@@ -50,6 +50,7 @@ from steiner_tui.tools.delegate import tools_with_delegate
 from steiner_tui.tools.environment import secret_names
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
+from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
 __all__ = ["DriverInputs", "OpenedDriver", "open_driver", "watch_plan_for"]
 
@@ -158,6 +159,8 @@ def open_driver(
         archive = FileHistoryArchive(folder) if folder is not None else None
         spec = _base_spec(inputs, project_root, session_id)
         spec = replace(spec, compaction=replace(spec.compaction, archive=archive))
+        if folder is not None:
+            spec = replace(spec, results=DirectoryResultStore(folder / RESULTS_FOLDER))
         spec, tools, manager = _delegating(inputs, spec)
         driver = build_interactive_session(
             spec,

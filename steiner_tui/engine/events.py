@@ -45,6 +45,7 @@ __all__ = [
     "HealthEvent",
     "ListSink",
     "MessageAppended",
+    "OutputCut",
     "ReasoningDelta",
     "RoomEdit",
     "RequestSnapshot",
@@ -185,13 +186,36 @@ class ToolCallStarted(EngineEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class OutputCut:
+    """What of a tool's output the model did not get: it was over its budget.
+
+    Attributes:
+        total_bytes: UTF-8 bytes of the whole output.
+        shown_bytes: bytes of what the model got.
+        total_lines: lines of the whole output.
+        shown_lines: lines the model got.
+        saved_at: where the whole output is (the file itself for ``read``; "" when nowhere).
+        budget_tokens: the result's budget.
+    """
+
+    total_bytes: int
+    shown_bytes: int
+    total_lines: int
+    shown_lines: int
+    saved_at: str = ""
+    budget_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallFinished(EngineEvent):
-    """A tool call finished; ``status`` is ``done``, ``failed`` or ``rejected``."""
+    """A tool call finished; ``status`` is ``done``, ``failed`` or ``rejected``. ``cut`` says
+    what of the output was left out to keep the result within its budget (None: nothing)."""
 
     kind: ClassVar[str] = "tool_call_finished"
     call: ToolCall
     status: str
     output: str
+    cut: OutputCut | None = None
 
 
 @dataclass(frozen=True, slots=True)

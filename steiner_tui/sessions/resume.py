@@ -39,6 +39,7 @@ from steiner_tui.sessions.loader import LoadedSession, LogProblem
 from steiner_tui.sessions.store import SessionNotFoundError, SessionStore
 from steiner_tui.sessions.writer import SessionLog
 from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
+from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
 __all__ = [
     "LATEST",
@@ -127,6 +128,7 @@ class SessionOpening:
             main=main,
             session_id=self.session_id,
             compaction=replace(base.compaction, archive=self.archive),
+            results=DirectoryResultStore(self.session_dir / RESULTS_FOLDER),
         )
         if self.loaded is not None:
             enabled = self.enabled_skills or ()

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.messages import Image, Message, ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.tools.results import ResultStore
 
 __all__ = [
     "Mode",
@@ -96,6 +98,13 @@ class ToolContext:
     turn: int = 0
     permission: PermissionCallback = reject_all
     env: Mapping[str, str] | None = None
+    output_chars: int | None = None
+    """About how many characters the result may hold (its budget; None: the tool's own caps).
+    Tools shape their output to it; the runner checks the result's tokens afterwards."""
+    results: ResultStore | None = None
+    """Where a tool keeps its whole output when the model gets only part of it."""
+    call_id: str = ""
+    """The tool call's id (the key of its saved output)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +118,9 @@ class ToolResult:
         images: Images sent with the result (a read of an image file).
         display: Text shown to the user (``display_file``).
         omit_from_history: True when the call is left out of the history archive.
+        cut: what of the output the model does not get (None: it gets all of it).
+        reshape: the same result shaped to about ``n`` characters (None: the runner's own
+            head-and-tail cut applies when the result is over its budget).
     """
 
     content: str
@@ -117,6 +129,8 @@ class ToolResult:
     images: tuple[Image, ...] = ()
     display: str = ""
     omit_from_history: bool = False
+    cut: OutputCut | None = None
+    reshape: Callable[[int], ToolResult] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", freeze(self.data))

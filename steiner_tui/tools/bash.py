@@ -5,8 +5,10 @@ and stdout and stderr interleaved in one pipe, and an environment without provid
 (``environment``). A timeout (default 120 s, at most 600 s) or a cancellation kills the whole
 group, so ``sleep`` children do not outlive the call; on Linux the command also runs under
 ``supervisor``, which kills the group when the app dies, whatever kills it. Output is
-capped at 30,000 characters: the first and last halves are kept around a marker, because the
-end of a build or test log is usually where the answer is. A child left running in the
+capped at 30,000 characters, and at the result's budget (``ToolContext.output_chars``) when
+that is smaller: the first and last parts are kept around a cut note, because the end of a
+build or test log is usually where the answer is. The whole output is streamed into the run's
+result store when it has one, and the note says where it is. A child left running in the
 background does not hold the call up: once the shell exits, output is awaited for one more
 second, then the call returns and says so.
 """
@@ -20,14 +22,17 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.environment import tool_environment
 from steiner_tui.tools.guards import ask_permission, plan_mode_bash_refusal
-from steiner_tui.tools.output import OutputCollector
+from steiner_tui.tools.output import OutputCollector, join_cut
+from steiner_tui.tools.shaping import head_and_tail
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "OUTPUT_CAP", "BashTool", "run_command"]
 
@@ -82,7 +87,15 @@ class BashTool:
         rejection = await ask_permission(ctx, "bash", command, arguments)
         if rejection is not None:
             return rejection
-        return await run_command(command, cwd=ctx.project_root, time_limit=timeout, env=ctx.env)
+        spill = ctx.results.file_for(ctx.call_id) if ctx.results and ctx.call_id else None
+        return await run_command(
+            command,
+            cwd=ctx.project_root,
+            time_limit=timeout,
+            env=ctx.env,
+            cap=min(OUTPUT_CAP, ctx.output_chars or OUTPUT_CAP),
+            spill=spill,
+        )
 
 
 async def run_command(
@@ -92,6 +105,7 @@ async def run_command(
     time_limit: float = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
     cap: int = OUTPUT_CAP,
+    spill: Path | None = None,
 ) -> ToolResult:
     """Run ``command`` with ``sh`` in ``cwd`` and report its output and exit code.
 
@@ -101,13 +115,14 @@ async def run_command(
         time_limit: Seconds before the process group is killed.
         env: The environment (``None``: the app's); provider secrets are always removed.
         cap: Output characters kept.
+        spill: a file that receives the whole output (kept only when some was cut).
 
     Returns:
         ``done`` with the exit code (whatever it is), or ``failed`` on timeout or when the
         shell cannot start. Cancelling the caller kills the process group and re-raises.
     """
     loop = asyncio.get_running_loop()
-    collector = OutputCollector(cap)
+    collector = OutputCollector(cap, spill)
     options: dict[str, Any] = {
         "cwd": cwd,
         "stdin": subprocess.DEVNULL,
@@ -150,14 +165,31 @@ async def run_command(
         transport.close()
     code = transport.get_returncode()
     output, truncated = collector.result()
-    output = output.removesuffix("\n") or "(no output)"
-    if detached:
-        output += "\n[background processes still hold the output; later output is not shown]"
+    head, tail, _ = collector.parts()
     data = {"exit_code": code, "timed_out": timed_out, "truncated": truncated}
-    if timed_out:
-        message = f"{output}\n[timed out after {time_limit:g} s; the command was killed]"
-        return failed(message, **data)
-    return ToolResult(content=f"{output}\n[exit code: {code}]", data=data)
+
+    def finish(text: str, cut: OutputCut | None) -> ToolResult:
+        text = text.removesuffix("\n") or "(no output)"
+        if detached:
+            text += "\n[background processes still hold the output; later output is not shown]"
+        if timed_out:
+            message = f"{text}\n[timed out after {time_limit:g} s; the command was killed]"
+            return replace(failed(message, **data), cut=cut)
+        return ToolResult(content=f"{text}\n[exit code: {code}]", data=data, cut=cut)
+
+    def reshape(max_chars: int) -> ToolResult:
+        # Two thirds of the room from the start, one third from the end.
+        room = max(0, max_chars - 400)
+        if not truncated:
+            shaped = head_and_tail(head, max_chars, _keep(spill, head))
+            return finish(shaped.text, shaped.cut)
+        first = head[: room * 2 // 3]
+        last = tail[len(tail) - (room - len(first)) :] if room > len(first) else ""
+        cut = collector.cut_for(first, last)
+        return finish(join_cut(first, last, cut), cut)
+
+    first = finish(output, collector.cut_for(head, tail) if truncated else None)
+    return replace(first, reshape=reshape)
 
 
 class _ShellProtocol(asyncio.SubprocessProtocol):
@@ -187,3 +219,14 @@ class _ShellProtocol(asyncio.SubprocessProtocol):
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def _keep(spill: Path | None, text: str) -> str:
+    """Write ``text`` (a whole output shaped only later) to ``spill``; where it is, or ""."""
+    if spill is None:
+        return ""
+    try:
+        spill.write_text(text, encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return str(spill)

@@ -15,6 +15,7 @@ from typing import Any
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import resolve_in_root
+from steiner_tui.tools.shaping import keep_first_lines
 from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 
 __all__ = ["PATH_CAP", "GlobTool", "glob_files"]
@@ -51,12 +52,13 @@ class GlobTool:
     read_only = True
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(
+        result = await asyncio.to_thread(
             glob_files,
             ctx.project_root,
             str(arguments["pattern"]),
             str(arguments.get("path") or "."),
         )
+        return keep_first_lines(result, ctx.output_chars, ctx.results, ctx.call_id, "path list")
 
 
 def glob_files(root: Path, pattern: str, path: str = ".") -> ToolResult:

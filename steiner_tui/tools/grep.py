@@ -16,6 +16,7 @@ from typing import Any
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import MAX_FILE_BYTES, is_binary, resolve_in_root, split_lines
+from steiner_tui.tools.shaping import keep_first_lines
 from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 
 __all__ = ["MATCH_CAP", "MATCH_TEXT_CAP", "GrepTool", "grep"]
@@ -61,7 +62,7 @@ class GrepTool:
     read_only = True
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(
+        result = await asyncio.to_thread(
             grep,
             ctx.project_root,
             str(arguments["pattern"]),
@@ -69,6 +70,7 @@ class GrepTool:
             arguments.get("glob"),
             bool(arguments.get("case_insensitive", False)),
         )
+        return keep_first_lines(result, ctx.output_chars, ctx.results, ctx.call_id, "match list")
 
 
 def grep(

@@ -2,10 +2,13 @@
 
 The result goes to the model as compact JSON: ``path`` (relative to the project root),
 ``startLine``, ``endLine``, ``totalLines``, ``file_hash`` and ``output`` (numbered lines), plus
-``capped: true`` when the 2000-line cap cut the range (the output then ends with the cap
-marker). ``file_hash`` is the first 16 hex digits of the SHA-256 of the file's bytes: enough to
-tell versions apart, short enough not to waste tokens. Image files come back as an image
-attachment; binary and oversized files are refused.
+``capped: true`` when the range was cut short: by the 2000-line cap, or by the result's budget
+(``ToolContext.output_chars``, a share of what the window has left). The output then ends with
+the cap marker, which says where to go on: ``(next: offset=<n>, limit=<lines that fit>)``. The
+file itself is where the rest is, so nothing needs saving. ``file_hash`` is the first 16 hex
+digits of the SHA-256 of the file's bytes: enough to tell versions apart, short enough not to
+waste tokens. Image files come back as an image attachment; binary and oversized files are
+refused.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.messages import Image
 from steiner_tui.engine.state import line_cap_marker
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -41,8 +46,10 @@ _DEFINITION = ToolDefinition(
     name="read",
     description=(
         "Read a text file from the project. Returns JSON with the numbered lines in `output` "
-        f"(at most {READ_LINE_CAP} lines per call), `startLine`, `endLine`, `totalLines` and "
-        "`file_hash`. Use offset and limit to read further into long files. Image files "
+        f"(at most {READ_LINE_CAP} lines per call, and only as many as fit the context), "
+        "`startLine`, `endLine`, `totalLines` and `file_hash`. When the range is cut short, "
+        "`output` ends with the offset and limit of the next window: use them to read "
+        "further into long files. Image files "
         "(PNG, JPEG, GIF, WebP) are returned as images. Binary files and files over 10 MiB "
         "are refused."
     ),
@@ -82,11 +89,16 @@ class ReadTool:
             str(arguments["path"]),
             arguments.get("offset"),
             arguments.get("limit"),
+            ctx.output_chars,
         )
 
 
 def read_file(
-    root: Path, given: str, offset: int | None = None, limit: int | None = None
+    root: Path,
+    given: str,
+    offset: int | None = None,
+    limit: int | None = None,
+    max_chars: int | None = None,
 ) -> ToolResult:
     """Read ``given`` under ``root``.
 
@@ -95,6 +107,8 @@ def read_file(
         given: The path the model sent.
         offset: 1-based first line (default 1).
         limit: Line count (default, and at most, ``READ_LINE_CAP``).
+        max_chars: About how many characters the result may hold (None: no budget); the
+            range stops at the last whole line that fits (at least one line).
 
     Returns:
         The read result (``data`` holds the same fields as the JSON content), an image result,
@@ -123,23 +137,67 @@ def read_file(
         return failed(
             f"cannot read {given}: offset {start} is past the end of the file ({total} lines)"
         )
+    digest = hashlib.sha256(data).hexdigest()[:FILE_HASH_CHARS]
+
+    def window(budget: int | None) -> ToolResult:
+        return _window(target.relative, lines, start, limit, budget, digest, len(data))
+
+    result = window(max_chars)
+    return replace(result, reshape=window)
+
+
+_JSON_OVERHEAD = 400
+"""Characters of a read result that are not its lines (field names, the marker)."""
+
+
+def _window(
+    relative: str,
+    lines: list[str],
+    start: int,
+    limit: int | None,
+    max_chars: int | None,
+    digest: str,
+    size: int,
+) -> ToolResult:
+    total = len(lines)
     count = min(limit or READ_LINE_CAP, READ_LINE_CAP)
-    capped = (limit is None or limit > READ_LINE_CAP) and total - start + 1 > READ_LINE_CAP
     end = min(total, start + count - 1)
+    by_budget = False
+    if max_chars is not None and total:
+        end, by_budget = _fitting_end(lines, start, end, max_chars - _JSON_OVERHEAD)
+    capped = by_budget or (
+        (limit is None or limit > READ_LINE_CAP) and total - start + 1 > READ_LINE_CAP
+    )
     if not total:
         start = end = 0
+    output = _numbered(lines, start, end, total, capped)
     fields: dict[str, Any] = {
-        "path": target.relative,
+        "path": relative,
         "startLine": start,
         "endLine": end,
         "totalLines": total,
-        "file_hash": hashlib.sha256(data).hexdigest()[:FILE_HASH_CHARS],
-        "output": _numbered(lines, start, end, total, capped),
+        "file_hash": digest,
+        "output": output,
     }
     if capped:
         fields["capped"] = True
     content = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
-    return ToolResult(content=content, data=fields)
+    cut = None
+    if capped:
+        cut = OutputCut(size, len(output.encode()), total, end - start + 1, relative)
+    return ToolResult(content=content, data=fields, cut=cut)
+
+
+def _fitting_end(lines: list[str], start: int, end: int, room: int) -> tuple[int, bool]:
+    """The last line of ``start..end`` whose numbered text still fits ``room`` characters (at
+    least ``start``), and whether the budget cut the range."""
+    used = 0
+    width = max(4, len(str(end))) + 2
+    for number in range(start, end + 1):
+        used += min(len(lines[number - 1]), LINE_CHAR_CAP + 40) + width
+        if used > room and number > start:
+            return number - 1, True
+    return end, False
 
 
 def _numbered(lines: list[str], start: int, end: int, total: int, capped: bool) -> str:
@@ -153,5 +211,5 @@ def _numbered(lines: list[str], start: int, end: int, total: int, capped: bool) 
             line = line[:LINE_CHAR_CAP] + f" [... line cut at {LINE_CHAR_CAP} characters]"
         out.append(f"{number:>{width}}\t{line}")
     if capped:
-        out.append(line_cap_marker(start, end, total))
+        out.append(line_cap_marker(start, end, total, end - start + 1))
     return "\n".join(out)

@@ -19,7 +19,13 @@ import tempfile
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["RESULTS_FOLDER", "DirectoryResultStore", "ResultStore", "temporary_result_store"]
+__all__ = [
+    "RESULTS_FOLDER",
+    "DirectoryResultStore",
+    "ResultStore",
+    "TemporaryResultStore",
+    "temporary_result_store",
+]
 
 RESULTS_FOLDER = "tool-results"
 """The folder, inside a session folder, that holds its tool results."""
@@ -36,6 +42,10 @@ class ResultStore(Protocol):
 
     def location(self, key: str) -> str | None:
         """Where ``key``'s output is, when one was saved."""
+        ...
+
+    def file_for(self, key: str) -> Path | None:
+        """A file a tool may stream ``key``'s whole output into (None: it cannot)."""
         ...
 
 
@@ -66,6 +76,38 @@ class DirectoryResultStore:
     def location(self, key: str) -> str | None:
         path = self._path(key)
         return str(path) if path.is_file() else None
+
+    def file_for(self, key: str) -> Path | None:
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        return path
+
+
+class TemporaryResultStore:
+    """A ``ResultStore`` in a folder of its own under the system's temporary directory, made on
+    first use (a run that never cuts a result leaves nothing behind); the folder stays after
+    the run so the paths the model was given keep working."""
+
+    def __init__(self, prefix: str = "steiner-results-") -> None:
+        self.prefix = prefix
+        self._store: DirectoryResultStore | None = None
+
+    def _folder(self) -> DirectoryResultStore:
+        if self._store is None:
+            self._store = DirectoryResultStore(Path(tempfile.mkdtemp(prefix=self.prefix)))
+        return self._store
+
+    def save(self, key: str, text: str) -> str:
+        return self._folder().save(key, text)
+
+    def location(self, key: str) -> str | None:
+        return self._store.location(key) if self._store is not None else None
+
+    def file_for(self, key: str) -> Path | None:
+        return self._folder().file_for(key)
 
 
 def temporary_result_store(prefix: str = "steiner-results-") -> DirectoryResultStore:

@@ -67,10 +67,30 @@ async def test_output_cap_keeps_head_and_tail(project: Path) -> None:
     command = "printf 'A%.0s' $(seq 20000); printf 'B%.0s' $(seq 30000)"
     result = await run_command(command, cwd=project)
     output = result.content.removesuffix("\n[exit code: 0]")
-    assert output.startswith("A" * 15000 + "\n[... output truncated at 30000 characters: ")
-    assert "20000 characters omitted; showing the first 15000 and last 15000 characters" in output
-    assert output.endswith("...]\n" + "B" * 15000)
+    assert output.startswith("A" * 15000 + "\n[... output cut to fit the context window: ")
+    assert "(30,000 of 50,000 bytes); the rest of the output was not kept]" in output
+    assert output.endswith("]\n" + "B" * 15000)
     assert result.data["truncated"] is True
+    assert result.cut is not None and result.cut.total_bytes == 50000
+
+
+async def test_a_cut_output_is_kept_whole_in_the_spill_file(project: Path) -> None:
+    spill = project / "out" / "c1.txt"
+    spill.parent.mkdir()
+    command = "for i in $(seq 1 5000); do echo line $i; done"
+    result = await run_command(command, cwd=project, cap=2000, spill=spill)
+    assert spill.read_text() == "".join(f"line {i}\n" for i in range(1, 5001))
+    assert result.cut is not None and result.cut.saved_at == str(spill)
+    assert (result.cut.total_lines, result.cut.total_bytes) == (5000, len(spill.read_bytes()))
+    assert f"the full output is saved at {spill}" in result.content
+    assert result.content.startswith("line 1\n") and "line 5000\n[exit code: 0]" in result.content
+    # A smaller window of the same output, on the runner's request.
+    assert result.reshape is not None
+    smaller = result.reshape(900)
+    assert len(smaller.content) < 1000 and "line 5000" in smaller.content
+    # Nothing cut: no file is left behind.
+    small = await run_command("echo hi", cwd=project, spill=project / "out" / "c2.txt")
+    assert small.cut is None and not (project / "out" / "c2.txt").exists()
 
 
 def test_collector_bounds_memory_for_huge_output() -> None:
@@ -80,7 +100,7 @@ def test_collector_bounds_memory_for_huge_output() -> None:
     collector.feed(b"END")
     text, truncated = collector.result()
     assert truncated
-    assert text.startswith("x" * 50 + "\n[... output truncated at 100 characters")
+    assert text.startswith("x" * 50 + "\n[... output cut to fit the context window: ")
     assert text.endswith("x" * 47 + "END")
 
 

@@ -54,7 +54,10 @@ def test_line_cap_adds_marker_and_flag(project: Path) -> None:
     assert fields["capped"] is True
     assert (fields["startLine"], fields["endLine"], fields["totalLines"]) == (1, 2000, 2500)
     last = fields["output"].split("\n")[-1]
-    assert last == "[... truncated: showing lines 1-2000 of 2500; use offset/limit to read more]"
+    assert last == (
+        "[... truncated: showing lines 1-2000 of 2500; use offset/limit to read more "
+        "(next: offset=2001, limit=2000)]"
+    )
     assert parse_read_result(fields) is not None
 
 
@@ -62,7 +65,10 @@ def test_limit_above_cap_is_capped_but_small_limit_is_not(project: Path) -> None
     (project / "big.txt").write_text(_lines(2500))
     over = json.loads(read_file(project, "big.txt", offset=2, limit=5000).content)
     assert over["capped"] is True and over["endLine"] == 2001
-    assert over["output"].endswith("showing lines 2-2001 of 2500; use offset/limit to read more]")
+    assert over["output"].endswith(
+        "showing lines 2-2001 of 2500; use offset/limit to read more "
+        "(next: offset=2002, limit=2000)]"
+    )
     small = json.loads(read_file(project, "big.txt", limit=10).content)
     assert "capped" not in small and small["endLine"] == 10
 
@@ -168,3 +174,22 @@ async def test_tool_run_never_asks_permission(project: Path) -> None:
     result = await ReadTool().run({"path": "a.txt", "offset": 1}, ctx)
     assert result.status == "done"
     assert permission.requests == []
+
+
+def test_a_budget_gives_a_window_of_whole_lines_and_where_to_go_on(project: Path) -> None:
+    (project / "long.md").write_text("".join(f"{'x' * 1990} {n}\n" for n in range(2000)))
+    result = read_file(project, "long.md", max_chars=20_000)
+    fields = json.loads(result.content)
+    shown = fields["endLine"] - fields["startLine"] + 1
+    assert fields["capped"] is True and 1 <= shown < 10
+    assert len(result.content) <= 20_000
+    assert fields["output"].endswith(f"(next: offset={fields['endLine'] + 1}, limit={shown})]")
+    assert result.cut is not None and result.cut.saved_at == "long.md"
+    assert (result.cut.total_lines, result.cut.shown_lines) == (2000, shown)
+    # The next window starts where this one ended.
+    after = json.loads(read_file(project, "long.md", offset=shown + 1, max_chars=20_000).content)
+    assert after["startLine"] == shown + 1
+    # Reshaping gives a smaller window of the same read.
+    assert result.reshape is not None
+    smaller = json.loads(result.reshape(5_000).content)
+    assert smaller["endLine"] < fields["endLine"] and smaller["startLine"] == 1

@@ -26,6 +26,7 @@ from steiner_tui.tools.base import Mode, PermissionCallback, Tool
 from steiner_tui.tools.edit import EditTool
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.registry import default_tools, read_only_tools
+from steiner_tui.tools.results import DirectoryResultStore
 from steiner_tui.tools.write import WriteTool
 
 __all__ = ["build_child_runner", "child_cache_key", "child_spec", "child_tools"]
@@ -76,6 +77,10 @@ def child_spec(
         mode=mode,
         session_id=f"{parent_session}-{child_id}",
         session_date=session_date,
+        # A child keeps its cut results beside its parent's, in a folder of its own.
+        results=DirectoryResultStore(parent.results.folder / child_id)
+        if isinstance(parent.results, DirectoryResultStore)
+        else None,
     )
 
 

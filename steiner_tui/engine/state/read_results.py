@@ -30,9 +30,14 @@ FILE_UNCHANGED_PREFIX = "[file unchanged since turn"
 """Start of the read dedup note; a result whose output is such a note is never a prior copy."""
 
 
-def line_cap_marker(start: int, end: int, total: int) -> str:
-    """The read tool's line-cap marker line."""
-    return f"{LINE_CAP_MARKER_PREFIX} {start}-{end} of {total}; use offset/limit to read more]"
+def line_cap_marker(start: int, end: int, total: int, limit: int = 0) -> str:
+    """The read tool's line-cap marker line, with where to go on when ``limit`` is given:
+    ``[... truncated: showing lines S-E of N; use offset/limit to read more (next:
+    offset=E+1, limit=L)]``."""
+    hint = f" (next: offset={end + 1}, limit={limit})" if limit > 0 and end < total else ""
+    return (
+        f"{LINE_CAP_MARKER_PREFIX} {start}-{end} of {total}; use offset/limit to read more{hint}]"
+    )
 
 
 def file_unchanged_note(turn: int, start: int, end: int, total: int, path: str) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.escalation import CompactionCounter
-from steiner_tui.engine.compaction.host import SummaryResponse
+from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import (
     commit_compaction,
@@ -232,3 +233,18 @@ async def test_the_emergency_stage_keeps_the_real_last_turn_with_sub_agents_pend
     )
     assert contents[-3].startswith("u5") and contents[-2].startswith("a5")
     assert result.outcome.retained_count == 2
+
+
+async def test_a_normal_result_under_the_soft_trigger_but_over_the_hard_fit_runs_emergency() -> (
+    None
+):
+    # 10k window with a fixed 5,000-token reserve: the hard fit allows 4,744 prompt tokens,
+    # the soft trigger is 7,000. The normal result (a 2,000-token summary and three 1,000-token
+    # turns) passes the trigger but not the fit, so the emergency stage runs on it.
+    budget = ModelTokenBudget(context_size=10_000, max_output=5_000, completion_reserve=5_000)
+    main = SummaryTarget("anthropic", "main-model", budget)
+    messages = conversation(8, tokens=500)
+    host = FakeHost([SummaryResponse(text(2000, "S1")), SummaryResponse(text(300, "S2"))])
+    result = await compact_with_lineage(ConversationLineage.start(messages), make_env(host, main))
+    assert result.outcome.modes == ("normal", "emergency")
+    assert budget.fit_request(tokens_of(result.lineage.active.messages)).fits

@@ -24,7 +24,7 @@ from steiner_tui.tools.registry import (
 )
 from steiner_tui.tools.schema import check_schema, normalise_arguments, validate_arguments
 
-TOOLS_JSON_SHA256 = "259408a0b2eda78df5b2df26cfcee2a9f1cb39f61c0e32405dc24ad3a0291d09"
+TOOLS_JSON_SHA256 = "09ca2a59877e8846253409cfa3905ac61cfa0226eedee7ab8e44aff9d99a3038"
 """Computed once from the definitions; a change here changes every session's cached prefix."""
 
 

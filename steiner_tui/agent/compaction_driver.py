@@ -176,7 +176,7 @@ class CompactionDriver:
                 budget=self.model.budget,
                 provider=self.model.provider,
                 stateful=self.model.stateful,
-                vision=self.model.info.vision,
+                vision=self.model.sees_images,
             ),
             clock=self.clock.now,
             sink=self.sink,

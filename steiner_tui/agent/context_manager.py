@@ -50,6 +50,7 @@ class ContextManager:
         self.session_date = session_date
         self.cache = StaticContextCache(reader or LocalFileReader(), discover_skills)
         self.preamble = CachedSystemPreamble()
+        self._prefix: AssembledPrompt | None = None
 
     def assemble(self, conversation: Sequence[Message]) -> AssembledPrompt:
         """The request for ``conversation`` (an empty one is the dry-run preview)."""
@@ -61,6 +62,17 @@ class ContextManager:
             session_date=self.session_date,
             sink=self.sink,
         )
+
+    def prefix(self) -> AssembledPrompt:
+        """The request's static part alone (blocks and block messages; a dry run), the same
+        message objects as long as the blocks are the same, so their hashes and counts are
+        computed once."""
+        assembled = self.assemble(())
+        last = self._prefix
+        if last is not None and last.blocks == assembled.blocks:
+            return last
+        self._prefix = assembled
+        return assembled
 
     def estimate(
         self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition]

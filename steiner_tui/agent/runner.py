@@ -60,7 +60,8 @@ from steiner_tui.engine.events import (
     UsageReported,
     WarningEvent,
 )
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.ledger import ConversationLedger
+from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest, ProviderError
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
@@ -84,12 +85,18 @@ Status = Literal["done", "cancelled", "error"]
 
 @dataclass(frozen=True, slots=True)
 class PreparedTurn:
-    """A request ready to send, with the figures behind it."""
+    """A request ready to send, with the figures behind it.
+
+    ``hashes`` and ``prompt_bytes`` are the request's message hashes and prompt bytes when the
+    conversation's ledger already knew them (None: the snapshot computes them).
+    """
 
     assembled: AssembledPrompt
     request: ChatRequest
     estimate: TokenEstimate
     fit: FitResult
+    hashes: tuple[str, ...] | None = None
+    prompt_bytes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +190,8 @@ class Runner:
             self.state.turn = max((m.turn for m in lineage.active.messages), default=0)
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
+        self.ledger = ConversationLedger(context.estimator)
+        """The active conversation's per-message request figures, kept incrementally."""
         self.snapshots = SnapshotBuilder(self.session_id, self.clock)
         """Numbers this runner's requests and builds their snapshots (summaries included)."""
         self.cache = CacheDiagnostics()
@@ -264,6 +273,7 @@ class Runner:
         """Replace the lineage (compaction results, resume)."""
         self.state.lineage = lineage
         self.state.tracker = FileTracker.rebuild(lineage.active.messages)
+        self.ledger.forget()
 
     def replace_conversation(self, lineage: ConversationLineage) -> None:
         """Swap in another conversation (``/clear``, resume, fork): what the provider reported
@@ -304,14 +314,24 @@ class Runner:
     # -- preparing a request ----------------------------------------------------------------
 
     def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn:
-        """Assemble and estimate a request over ``conversation`` (default: the active one)."""
-        convo = self.conversation if conversation is None else tuple(conversation)
-        assembled = self.context.assemble(convo)
-        messages = assembled.messages
-        if not self.model.sees_images:
-            messages, _ = strip_images(messages)
+        """Assemble and estimate a request over ``conversation`` (default: the active one).
+
+        The active conversation goes through the runner's ledger, so a request costs what the
+        messages added since the last one cost; any other conversation (compaction's
+        estimates) is assembled and counted whole.
+        """
         tools = self.tool_definitions
-        estimate = self.context.estimate(self.model.model, messages, tools)
+        hashes: tuple[str, ...] | None = None
+        prompt_bytes: int | None = None
+        if conversation is None:
+            assembled, estimate, hashes, prompt_bytes = self._prepare_active(tools)
+            messages = assembled.messages
+        else:
+            assembled = self.context.assemble(tuple(conversation))
+            messages = assembled.messages
+            if not self.model.sees_images:
+                messages, _ = strip_images(messages)
+            estimate = self.context.estimate(self.model.model, messages, tools)
         fit = self.model.budget.fit_request(estimate.tokens, self.model.explicit_max_tokens)
         request = ChatRequest(
             model=self.model.model,
@@ -325,7 +345,29 @@ class Runner:
             raw_prompt_tokens=estimate.raw_tokens,
             extra_body=self.model.request_fields,
         )
-        return PreparedTurn(assembled, request, estimate, fit)
+        return PreparedTurn(assembled, request, estimate, fit, hashes, prompt_bytes)
+
+    def _project(self, message: Message) -> Message:
+        projected = to_provider_message(message)
+        if projected.images and not self.model.sees_images:
+            projected = strip_images((projected,))[0][0]
+        return projected
+
+    def _prepare_active(
+        self, tools: Sequence[ToolDefinition]
+    ) -> tuple[AssembledPrompt, TokenEstimate, tuple[str, ...], int]:
+        model_id = self.model.model
+        prefix = self.context.prefix()
+        blocks = prefix.messages
+        view = self.ledger.sync(
+            self.conversation, model_id, self._project, self.model.sees_images, blocks
+        )
+        estimator = self.context.estimator
+        units = sum(estimator.message_units(model_id, m) for m in blocks) + view.units
+        raw = estimator.raw_from_units(model_id, units, view.images, tools)
+        assembled = AssembledPrompt(prefix.blocks, view.messages, len(blocks))
+        prompt_bytes = sum(m.prompt_bytes for m in blocks) + view.prompt_bytes
+        return assembled, estimator.calibrated(model_id, raw), view.hashes, prompt_bytes
 
     def preview(self) -> RequestSnapshot:
         """The dry-run snapshot of the next request (nothing is sent or stored); its ``fits``
@@ -341,6 +383,8 @@ class Runner:
             blocks=prepared.assembled.blocks,
             dry_run=dry_run,
             fit=prepared.fit,
+            message_hashes=prepared.hashes,
+            prompt_bytes=prepared.prompt_bytes,
         )
 
     # -- compaction -------------------------------------------------------------------------
@@ -529,7 +573,8 @@ class Runner:
         messages, _ = strip_images(request.messages)
         estimate = self.context.estimate(request.model, messages, request.tools)
         request = replace(request, messages=messages, raw_prompt_tokens=estimate.raw_tokens)
-        return replace(prepared, request=request, estimate=estimate)
+        # Other messages: the snapshot hashes and measures them afresh.
+        return replace(prepared, request=request, estimate=estimate, hashes=None, prompt_bytes=None)
 
     def _keep_partial(self, collector: StreamCollector) -> None:
         # Tool calls of a cut-off reply are dropped: they never ran and have no results.

@@ -44,6 +44,8 @@ class SnapshotBuilder:
         blocks: Sequence[ContextBlock] = (),
         dry_run: bool = False,
         fit: FitResult | None = None,
+        message_hashes: tuple[str, ...] | None = None,
+        prompt_bytes: int | None = None,
     ) -> RequestSnapshot:
         """The snapshot of ``request`` as it is sent, under the next index.
 
@@ -56,6 +58,8 @@ class SnapshotBuilder:
             blocks: the context blocks behind its leading messages (none for a summary).
             dry_run: a preview: the index is shown, not taken.
             fit: the request's fit on the window (None: it fits).
+            message_hashes: the messages' hashes when already known (None: computed).
+            prompt_bytes: the prompt bytes when already known (None: computed).
         """
         index = self.next_index
         if not dry_run:
@@ -76,4 +80,6 @@ class SnapshotBuilder:
             generation_id=str(generation_id),
             fits=fit.fits if fit is not None else True,
             overflow_tokens=fit.overflow if fit is not None else 0,
+            message_hashes=message_hashes,
+            prompt_bytes=prompt_bytes,
         )

@@ -80,11 +80,15 @@ def build_request_snapshot(
     generation_id: str = "",
     fits: bool = True,
     overflow_tokens: int = 0,
+    message_hashes: tuple[str, ...] | None = None,
+    prompt_bytes: int | None = None,
 ) -> RequestSnapshot:
     """Build the snapshot event of one request.
 
     Sequences are copied into tuples, so a list the caller keeps editing cannot reach the
-    event; messages, blocks and tools are immutable and shared as they are.
+    event; messages, blocks and tools are immutable and shared as they are. A caller that
+    keeps per-message figures (the runner's ledger) passes the hashes and prompt bytes it
+    already has; they must be those of ``messages``.
     """
     msgs = tuple(messages)
     blks = tuple(blocks)
@@ -95,11 +99,11 @@ def build_request_snapshot(
         model=model,
         provider=provider,
         time=time,
-        message_hashes=hash_messages(msgs),
+        message_hashes=message_hashes if message_hashes is not None else hash_messages(msgs),
         messages=msgs,
         blocks=blks,
         block_message_count=block_message_count,
-        prompt_bytes=messages_bytes(msgs),
+        prompt_bytes=prompt_bytes if prompt_bytes is not None else messages_bytes(msgs),
         blocks_bytes=blocks_bytes(blks),
         tools=tls,
         tools_bytes=tools_bytes(tls),
@@ -224,12 +228,18 @@ class SnapshotStore:
     def _segment_for(self, snapshot: RequestSnapshot) -> _Segment | None:
         messages = snapshot.messages
         # Messages are compared by value, not by hash: the hash leaves out fields such as
-        # tool_call_id, and a stored snapshot must show exactly what was sent.
-        matching = 0
-        for old, new in zip(self._tip_messages, messages, strict=False):
-            if old is not new and old != new:
-                break
-            matching += 1
+        # tool_call_id, and a stored snapshot must show exactly what was sent. A request that
+        # repeats the previous one and adds to it (the usual case) is found by one tuple
+        # comparison, which checks each shared message by identity first.
+        tip = self._tip_messages
+        if len(messages) >= len(tip) and messages[: len(tip)] == tip:
+            matching = len(tip)
+        else:
+            matching = 0
+            for old, new in zip(tip, messages, strict=False):
+                if old is not new and old != new:
+                    break
+                matching += 1
         parent = self._stored[-1].segment if self._stored else None
         while parent is not None and parent.length > matching:
             parent = parent.parent

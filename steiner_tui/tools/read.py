@@ -163,14 +163,18 @@ def _window(
     count = min(limit or READ_LINE_CAP, READ_LINE_CAP)
     end = min(total, start + count - 1)
     by_budget = False
+    line_cap = LINE_CHAR_CAP
     if max_chars is not None and total:
-        end, by_budget = _fitting_end(lines, start, end, max_chars - _JSON_OVERHEAD)
+        room = max(0, max_chars - _JSON_OVERHEAD)
+        # A budget smaller than one line cuts that line too (one line is always shown).
+        line_cap = max(40, min(LINE_CHAR_CAP, room - 80))
+        end, by_budget = _fitting_end(lines, start, end, room, line_cap)
     capped = by_budget or (
         (limit is None or limit > READ_LINE_CAP) and total - start + 1 > READ_LINE_CAP
     )
     if not total:
         start = end = 0
-    output = _numbered(lines, start, end, total, capped)
+    output = _numbered(lines, start, end, total, capped, line_cap)
     fields: dict[str, Any] = {
         "path": relative,
         "startLine": start,
@@ -188,27 +192,36 @@ def _window(
     return ToolResult(content=content, data=fields, cut=cut)
 
 
-def _fitting_end(lines: list[str], start: int, end: int, room: int) -> tuple[int, bool]:
+def _fitting_end(
+    lines: list[str], start: int, end: int, room: int, line_cap: int
+) -> tuple[int, bool]:
     """The last line of ``start..end`` whose numbered text still fits ``room`` characters (at
     least ``start``), and whether the budget cut the range."""
     used = 0
     width = max(4, len(str(end))) + 2
     for number in range(start, end + 1):
-        used += min(len(lines[number - 1]), LINE_CHAR_CAP + 40) + width
+        used += min(len(lines[number - 1]), line_cap + 40) + width
         if used > room and number > start:
             return number - 1, True
     return end, False
 
 
-def _numbered(lines: list[str], start: int, end: int, total: int, capped: bool) -> str:
+def _numbered(
+    lines: list[str],
+    start: int,
+    end: int,
+    total: int,
+    capped: bool,
+    line_cap: int = LINE_CHAR_CAP,
+) -> str:
     if not lines:
         return ""
     width = max(4, len(str(end)))
     out = []
     for number in range(start, end + 1):
         line = lines[number - 1]
-        if len(line) > LINE_CHAR_CAP:
-            line = line[:LINE_CHAR_CAP] + f" [... line cut at {LINE_CHAR_CAP} characters]"
+        if len(line) > line_cap:
+            line = line[:line_cap] + f" [... line cut at {line_cap} characters]"
         out.append(f"{number:>{width}}\t{line}")
     if capped:
         out.append(line_cap_marker(start, end, total, end - start + 1))

@@ -217,3 +217,18 @@ async def test_a_missing_tokenizer_ends_the_run_with_an_error(make_runner: Runne
         assert "'cl100k_base' is not installed" in result.error
     assert provider.requests == []
     assert [e.code for e in sink.of(ErrorEvent)] == ["tokenizer", "tokenizer"]  # type: ignore[attr-defined]
+
+
+async def test_the_ledger_path_prepares_exactly_the_whole_request(
+    make_runner: RunnerFactory,
+) -> None:
+    call = ToolCall("c1", "read", {"path": "README.md"})
+    runner, _, _ = make_runner([Reply(["Reading."], [call]), Reply(["done"]), Reply(["ok"])])
+    await runner.run(Message("user", "what is this?"))
+    await runner.run(Message("user", "and again", images=(Image("image/png", "eA=="),)))
+    fast = runner.prepare()
+    whole = runner.prepare(runner.conversation)
+    assert fast.request.messages == whole.request.messages
+    assert fast.estimate == whole.estimate
+    assert fast.hashes == tuple(m.digest() for m in whole.request.messages)
+    assert fast.prompt_bytes == sum(m.prompt_bytes for m in whole.request.messages)

@@ -118,6 +118,44 @@ class RequestEstimator:
         choice = self.choice(model_id)
         return self.calibration.apply(model_id, raw_tokens, choice.strategy, choice.confidence)
 
+    def message_units(self, model_id: str, message: Message) -> int:
+        """One projected message's share of a request's raw count, for ``raw_from_units``.
+
+        With a tokenizer it is the message's tokens (framing and images included, cached per
+        message); with the character heuristic, its characters (images are added by
+        ``raw_from_units``, which counts the whole request as one text).
+
+        Raises:
+            TokenizerLoadError: The model's tokenizer failed to load (now or before).
+        """
+        choice = self.choice(model_id)
+        if choice.encoding == HEURISTIC:
+            return _message_chars(message)
+        encoder = self.loader.get(choice.encoding)
+        return self._messages_tokens(choice.encoding, encoder, (message,))
+
+    def raw_from_units(
+        self, model_id: str, units: int, images: int, tools: Sequence[ToolDefinition] = ()
+    ) -> int:
+        """The raw count of a request whose messages' ``message_units`` sum to ``units`` and
+        hold ``images`` images: the same figure ``raw_tokens`` gives for those messages.
+
+        Raises:
+            TokenizerLoadError: The model's tokenizer failed to load (now or before).
+        """
+        choice = self.choice(model_id)
+        if choice.encoding == HEURISTIC:
+            chars = units + (len(tools_json(tools)) if tools else 0)
+            return heuristic_tokens(chars) + images * IMAGE_PLACEHOLDER_TOKENS
+        encoder = self.loader.get(choice.encoding)
+        tools_text = tools_json(tools) if tools else ""
+        return units + self._tools_tokens(choice.encoding, encoder, tools_text)
+
+    def units_key(self, model_id: str) -> str:
+        """What ``message_units`` depends on for ``model_id`` (its encoding): units counted
+        under one key can be summed with any other counted under the same key."""
+        return self.choice(model_id).encoding
+
     def count_text(self, model_id: str, text: str) -> int:
         """Tokens of one text with the model's tokenizer (per-block figures in reports)."""
         choice = self.choice(model_id)

@@ -1,0 +1,267 @@
+"""Soak: the real runner, session log and snapshot store to 10,000 messages (issue 14).
+
+A scripted instant model drives real-shaped traffic through the real runner, its real tools,
+the real ``SessionLog`` of this checkout and a ``SnapshotStore``: most turns read a real source
+file of this repository (1-40 KB), some run a bash command, every turn ends with a small
+reply, four messages a turn. The model is the offline default's estimation path (the
+character heuristic) with a window large enough that nothing compacts: the worst case for
+per-turn work.
+
+Engine work per turn is the turn's wall time minus the time spent inside the provider's stream
+and inside tool execution: assembly, estimation, fit, snapshots, events, the session log and
+the snapshot store. Printed: the median engine work per turn around 100 messages and at
+10,000 messages, and their ratio (target under 1.5x: work depends on the new messages only).
+
+The soak's other figures (log bytes / message text, resume 10k/1k, memory after resume,
+inspector open 10k/100) belong to the parts that own them; each has a function below that
+returns None until it is measured here, and is printed as "not measured here".
+
+Each figure says its target and whether it met; a miss makes the script exit 1.
+
+Run: ``uv run python benchmarks/bench_soak.py [messages]`` (default 10000).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from steiner_tui.agent.clock import ManualClock  # noqa: E402
+from steiner_tui.agent.model import MainModel  # noqa: E402
+from steiner_tui.agent.runner import Runner  # noqa: E402
+from steiner_tui.agent.session_factory import SessionSpec, build_runner  # noqa: E402
+from steiner_tui.engine.events import EventSink, FanoutSink  # noqa: E402
+from steiner_tui.engine.messages import Message, ToolCall  # noqa: E402
+from steiner_tui.engine.provider import (  # noqa: E402
+    ChatRequest,
+    ModelInfo,
+    ProviderEvent,
+    StreamDone,
+    StreamText,
+    StreamToolCall,
+    StreamUsage,
+)
+from steiner_tui.engine.snapshots import SnapshotStore  # noqa: E402
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader  # noqa: E402
+from steiner_tui.sessions.writer import SessionLog  # noqa: E402
+from steiner_tui.tools.base import PermissionDecision, PermissionRequest, ToolContext  # noqa: E402
+from steiner_tui.tools.executor import ToolExecutor  # noqa: E402
+from steiner_tui.tools.registry import default_tools  # noqa: E402
+
+MESSAGES = 10_000
+PER_TURN_TARGET = 1.5
+EARLY = 100
+"""Messages at which the first engine-work figure is taken."""
+WINDOW_TURNS = 25
+"""Turns per median (around 100 messages, and the last ones)."""
+
+
+def _sources() -> list[str]:
+    files = sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "steiner_tui").rglob("*.py")
+        if 1_000 <= p.stat().st_size <= 40_000
+    )
+    return files
+
+
+@dataclass
+class Timed:
+    """Seconds spent outside the engine (provider streams and tool execution)."""
+
+    outside: float = 0.0
+
+
+@dataclass
+class SoakProvider:
+    """Instant replies: a read of a real file, a bash command every eighth turn, a reply."""
+
+    timed: Timed
+    files: list[str]
+    alias: str = "bench"
+    stateful: bool = False
+    turn: int = 0
+    calls: int = 0
+    replies: list[str] = field(default_factory=list)
+
+    def model_info(self, model: str) -> ModelInfo:
+        return ModelInfo(1_000_000_000, 8192)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        start = time.perf_counter()
+        last = request.messages[-1]
+        self.calls += 1
+        if last.role == "user":
+            if self.turn % 8 == 7:
+                command = "ls -la steiner_tui/engine steiner_tui/agent"
+                call = ToolCall(f"c{self.calls}", "bash", {"command": command})
+            else:
+                path = self.files[self.turn % len(self.files)]
+                call = ToolCall(f"c{self.calls}", "read", {"path": path})
+            events: list[ProviderEvent] = [StreamText("Looking."), StreamToolCall(call)]
+        else:
+            events = [StreamText(f"Done with turn {self.turn}: it does what it says.")]
+        events += [StreamUsage(request.raw_prompt_tokens or 1, 20), StreamDone()]
+        self.timed.outside += time.perf_counter() - start
+        for event in events:
+            yield event
+
+
+class TimedTools(ToolExecutor):
+    """The real tools, their time counted as outside the engine."""
+
+    def __init__(self, timed: Timed) -> None:
+        super().__init__(default_tools())
+        self.timed = timed
+
+    async def execute(self, call: ToolCall, ctx: ToolContext):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        try:
+            return await super().execute(call, ctx)
+        finally:
+            self.timed.outside += time.perf_counter() - start
+
+
+async def allow(request: PermissionRequest) -> PermissionDecision:
+    return PermissionDecision.ALLOW_ALWAYS
+
+
+@dataclass
+class Soak:
+    runner: Runner
+    provider: SoakProvider
+    timed: Timed
+    log: SessionLog
+    store: SnapshotStore
+    work: dict[int, float] = field(default_factory=dict)
+    """Engine seconds of each turn, keyed by the message count after it."""
+
+
+def build(folder: Path) -> Soak:
+    timed = Timed()
+    provider = SoakProvider(timed, _sources())
+    model = MainModel("offline", "offline", provider, provider.model_info("offline"))
+    clock = ManualClock(datetime(2026, 9, 13, 9, 0, tzinfo=UTC))
+    store = SnapshotStore()
+    sinks: list[EventSink] = [store]
+    runner = build_runner(
+        SessionSpec(ROOT, model, session_id="soak"),
+        estimator=RequestEstimator(default_encoding_loader(None)),
+        tools=TimedTools(timed),
+        sink=FanoutSink(sinks),
+        clock=clock,
+        permission=allow,
+    )
+    log = SessionLog.create(folder / "soak", clock=clock.now)
+    log.bind(runner)
+    sinks.append(log)
+    return Soak(runner, provider, timed, log, store)
+
+
+async def drive(soak: Soak, messages: int) -> None:
+    runner = soak.runner
+    clock = runner.clock
+    while len(runner.conversation) < messages:
+        soak.provider.turn += 1
+        outside = soak.timed.outside
+        start = time.perf_counter()
+        result = await runner.run(Message("user", f"turn {soak.provider.turn}: what next?"))
+        elapsed = time.perf_counter() - start
+        assert result.status == "done", result.error
+        soak.work[len(runner.conversation)] = elapsed - (soak.timed.outside - outside)
+        if isinstance(clock, ManualClock):
+            clock.advance(timedelta(seconds=30))
+
+
+def median_work(work: dict[int, float], around: int | None) -> float:
+    counts = sorted(work)
+    if around is None:
+        chosen = counts[-WINDOW_TURNS:]
+    else:
+        index = min(range(len(counts)), key=lambda i: abs(counts[i] - around))
+        half = WINDOW_TURNS // 2
+        chosen = counts[max(0, index - half) : index + half + 1]
+    return statistics.median(work[c] for c in chosen)
+
+
+# -- figures owned elsewhere (hooks) --------------------------------------------------------
+
+
+def log_bytes_per_message_text(soak: Soak) -> float | None:
+    """Session log bytes / distinct message text bytes (target < 1.3x): the log's owner."""
+    return None
+
+
+def resume_ratio(soak: Soak) -> float | None:
+    """Resume time at 10,000 / at 1,000 messages (target < 12x): the log's owner."""
+    return None
+
+
+def memory_after_resume(soak: Soak) -> float | None:
+    """Resident memory after resume / message text (target < 3x): the log's owner."""
+    return None
+
+
+def inspector_open_ratio(soak: Soak) -> float | None:
+    """Inspector open time at 10,000 / at 100 requests (target < 2x): the inspector's owner."""
+    return None
+
+
+def verdict(value: float, target: float) -> str:
+    return "met" if value < target else "MISSED"
+
+
+def main(argv: list[str]) -> int:
+    messages = int(argv[0]) if argv else MESSAGES
+    with tempfile.TemporaryDirectory() as tmp:
+        soak = build(Path(tmp))
+        started = time.perf_counter()
+        asyncio.run(drive(soak, messages))
+        total = time.perf_counter() - started
+        soak.log.close()
+        early = median_work(soak.work, EARLY)
+        late = median_work(soak.work, None)
+        ratio = late / early
+        print(
+            f"soak: {len(soak.runner.conversation):,} messages in {soak.provider.turn:,} turns, "
+            f"{len(soak.store):,} requests, {total:.1f}s "
+            f"(tools and provider {soak.timed.outside:.1f}s)"
+        )
+        print(f"engine work per turn at ~{EARLY} messages: {early * 1000:.2f} ms (information)")
+        print(
+            f"engine work per turn at {len(soak.runner.conversation):,} messages: "
+            f"{late * 1000:.2f} ms (information)"
+        )
+        missed = ratio >= PER_TURN_TARGET
+        print(
+            f"engine work per turn {len(soak.runner.conversation):,} / {EARLY} messages: "
+            f"{ratio:.2f}x (target < {PER_TURN_TARGET}x): {verdict(ratio, PER_TURN_TARGET)}"
+        )
+        others = (
+            ("session log bytes / message text", log_bytes_per_message_text, 1.3),
+            ("resume time 10,000 / 1,000 messages", resume_ratio, 12.0),
+            ("resident memory after resume / message text", memory_after_resume, 3.0),
+            ("inspector open 10,000 / 100 requests", inspector_open_ratio, 2.0),
+        )
+        for label, figure, target in others:
+            value = figure(soak)
+            if value is None:
+                print(f"{label}: not measured here (target < {target}x)")
+                continue
+            print(f"{label}: {value:.2f}x (target < {target}x): {verdict(value, target)}")
+            missed = missed or value >= target
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

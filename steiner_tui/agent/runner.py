@@ -77,6 +77,11 @@ from steiner_tui.tools.results import ResultStore, TemporaryResultStore
 
 __all__ = ["EpisodeProgress", "PreparedTurn", "RunResult", "Runner", "RunnerState", "Status"]
 
+_RETRY_TOO_LARGE = (
+    "the provider found the request too large for the model's window; "
+    "compacting and sending it once more"
+)
+
 MAX_TOOL_ROUNDS = 50
 """A safety stop for runaway tool loops within one episode."""
 
@@ -442,7 +447,7 @@ class Runner:
             prepared_or_error = await self._prepare_turn(progress)
             if isinstance(prepared_or_error, RunResult):
                 return prepared_or_error
-            outcome = await self._call_model(prepared_or_error)
+            outcome = await self._call_model(prepared_or_error, progress)
             if isinstance(outcome, RunResult):
                 if outcome.error_kind == "context_length" and not progress.retried_too_large:
                     # The provider counted more than we did: compact, then try once more.
@@ -535,7 +540,9 @@ class Runner:
         self.state.parent_usage = usage
         return usage
 
-    async def _call_model(self, prepared: PreparedTurn) -> Message | RunResult:
+    async def _call_model(
+        self, prepared: PreparedTurn, progress: EpisodeProgress | None = None
+    ) -> Message | RunResult:
         retried_without_images = False
         while True:
             # Every request actually sent has its own snapshot, the image-free retry included.
@@ -562,6 +569,10 @@ class Runner:
                 text = labelled(self.model.ref, error.message)
                 if error.kind == "context_length" and not collector.has_output:
                     self.state.over_window = True  # the next request compacts first
+                    if progress is not None and not progress.retried_too_large:
+                        # Not the end yet: the run compacts and sends it once more.
+                        self.sink.emit(WarningEvent("context_length", _RETRY_TOO_LARGE))
+                        return RunResult("error", error=text, error_kind=error.kind)
                 self.sink.emit(ErrorEvent(error.kind, text, error.remedies))
                 return RunResult("error", error=text, error_kind=error.kind)
             break

@@ -299,13 +299,19 @@ class Runner:
         return self.state.turn
 
     def start_new_session(
-        self, session_id: str, *, prompt_cache_key: str, archive: HistoryArchive | None
+        self,
+        session_id: str,
+        *,
+        prompt_cache_key: str,
+        archive: HistoryArchive | None,
+        results: ResultStore | None = None,
     ) -> None:
         """Go on as a new session (``/clear`` in a recorded session); the conversation stays.
 
         Requests are numbered from 0 again under ``session_id``, the model sends
         ``prompt_cache_key``, the last main request is forgotten and compaction archives to
-        ``archive``. The snapshot builder and the compaction driver follow.
+        ``archive``; whole tool outputs go to ``results`` when given. The snapshot builder and
+        the compaction driver follow.
         """
         self.session_id = session_id
         self.model = replace(self.model, prompt_cache_key=prompt_cache_key)
@@ -315,6 +321,9 @@ class Runner:
         self.compactor.model = self.model
         self.compactor.session_id = session_id
         self.compactor.settings = replace(self.compactor.settings, archive=archive)
+        if results is not None:
+            self.results = results
+            self.compactor.results = results
 
     # -- preparing a request ----------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
 from steiner_tui.sessions.resume import cache_key_for
 from steiner_tui.tools.base import Mode
+from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
 __all__ = ["SessionController"]
 
@@ -199,6 +200,7 @@ class SessionController:
                 new_id,
                 prompt_cache_key=cache_key_for(new_id),
                 archive=FileHistoryArchive(log.session_dir),
+                results=DirectoryResultStore(log.session_dir / RESULTS_FOLDER),
             )
         self.driver.replace_lineage(ConversationLineage())
         if self.session.sub_agents is not None:

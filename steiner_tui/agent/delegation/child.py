@@ -26,10 +26,10 @@ from steiner_tui.tools.base import Mode, PermissionCallback, Tool
 from steiner_tui.tools.edit import EditTool
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.registry import default_tools, read_only_tools
-from steiner_tui.tools.results import DirectoryResultStore
+from steiner_tui.tools.results import DirectoryResultStore, ResultStore
 from steiner_tui.tools.write import WriteTool
 
-__all__ = ["build_child_runner", "child_cache_key", "child_spec", "child_tools"]
+__all__ = ["build_child_runner", "child_cache_key", "child_results", "child_spec", "child_tools"]
 
 
 def child_cache_key(parent_key: str, parent_session: str, child_id: str) -> str:
@@ -61,8 +61,10 @@ def child_spec(
     session_date: datetime | None,
     mode: Mode,
     write_scope: tuple[str, ...],
+    results: ResultStore | None = None,
 ) -> SessionSpec:
-    """The child's ``SessionSpec`` derived from the parent's."""
+    """The child's ``SessionSpec`` derived from the parent's; ``results`` is the parent
+    runner's result store (the child keeps its cut results in a folder of its own in it)."""
     preamble = PreambleInputs()
     if kind == "documentor":
         preamble = PreambleInputs(workflow_mode=DOCUMENTOR_MODE, documentor_write_scope=write_scope)
@@ -77,11 +79,16 @@ def child_spec(
         mode=mode,
         session_id=f"{parent_session}-{child_id}",
         session_date=session_date,
-        # A child keeps its cut results beside its parent's, in a folder of its own.
-        results=DirectoryResultStore(parent.results.folder / child_id)
-        if isinstance(parent.results, DirectoryResultStore)
-        else None,
+        results=child_results(results or parent.results, child_id),
     )
+
+
+def child_results(parent: ResultStore | None, child_id: str) -> ResultStore | None:
+    """A child's result store: a folder of its own inside a saved parent's (None: the child's
+    runner makes a temporary one when it first needs it)."""
+    if isinstance(parent, DirectoryResultStore):
+        return DirectoryResultStore(parent.folder / child_id)
+    return None
 
 
 def build_child_runner(

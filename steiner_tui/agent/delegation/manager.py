@@ -310,6 +310,7 @@ class SubAgentManager:
             session_date=parent.context.session_date,
             mode=ctx.mode,
             write_scope=scope,
+            results=parent.results,
         )
         return build_child_runner(
             spec,

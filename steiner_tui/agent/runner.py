@@ -197,7 +197,7 @@ class Runner:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
         self.ledger = ConversationLedger(context.estimator)
         """The active conversation's per-message request figures, kept incrementally."""
-        self.snapshots = SnapshotBuilder(self.session_id, self.clock)
+        self.snapshots = SnapshotBuilder(self.session_id, self.clock, context.estimator)
         """Numbers this runner's requests and builds their snapshots (summaries included)."""
         self.cache = CacheDiagnostics()
         """The cache baseline of this runner's main calls over the process's cold-start mark."""

@@ -1,7 +1,8 @@
 """The one place a runner's request snapshots are built: main calls, dry runs, summaries.
 
 Every model call of a runner is numbered in order, compaction summaries included, and gets a
-``RequestSnapshot`` built from the ``ChatRequest`` as it is sent. The runner (main calls and the
+``RequestSnapshot`` built from the ``ChatRequest`` as it is sent, with what each of its sources
+costs (counted by the runner's estimator). The runner (main calls and the
 dry-run preview) and the compaction driver (summary calls) share one ``SnapshotBuilder``, which
 owns the request counter, so both number and describe their requests the same way.
 """
@@ -15,7 +16,12 @@ from steiner_tui.engine.budget import FitResult
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.snapshots import EstimateLike, build_request_snapshot
+from steiner_tui.engine.snapshots import (
+    EstimateLike,
+    SourceCounter,
+    TokenCounter,
+    build_request_snapshot,
+)
 
 __all__ = ["SnapshotBuilder"]
 
@@ -26,11 +32,14 @@ class SnapshotBuilder:
     Args:
         session_id: the runner's transport session; request ids are ``<session_id>-<index>``.
         clock: stamps each snapshot.
+        counter: counts what each source of a request costs (the runner's estimator).
     """
 
-    def __init__(self, session_id: str, clock: Clock) -> None:
+    def __init__(self, session_id: str, clock: Clock, counter: TokenCounter | None = None) -> None:
         self.session_id = session_id
         self.clock = clock
+        self.sources = SourceCounter(counter) if counter is not None else None
+        """Counts what each source of a request costs (it remembers the last conversation)."""
         self.next_index = 0
         """The index of the next request (a dry run shows it without taking it)."""
 
@@ -82,4 +91,5 @@ class SnapshotBuilder:
             overflow_tokens=fit.overflow if fit is not None else 0,
             message_hashes=message_hashes,
             prompt_bytes=prompt_bytes,
+            counter=self.sources,
         )

@@ -52,6 +52,7 @@ __all__ = [
     "SkillStateEvent",
     "SkillTruncated",
     "StaticContextReloaded",
+    "SourceTokens",
     "TextDelta",
     "ToolCallFinished",
     "ToolCallStarted",
@@ -101,12 +102,31 @@ class FanoutSink:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceTokens:
+    """What one source of a request costs: its bytes and its raw (uncalibrated) tokens.
+
+    ``source`` is a ``ContextSource`` value, or ``tools`` for the tool definitions; ``path`` is
+    a file-backed block's file; ``name`` the skill an envelope in the conversation carries.
+    """
+
+    source: str
+    bytes: int
+    tokens: int
+    path: str = ""
+    name: str = ""
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RequestSnapshot(EngineEvent):
     """One model request as sent: the event behind the context report.
 
     ``prompt_bytes`` is role plus content bytes over ``messages``; ``blocks_bytes`` the sum of
     the blocks' sizes; ``tools_bytes`` the encoded tool list's length, computed for every
     request. ``block_message_count`` is how many leading messages came from blocks.
+    ``sources`` is what each source costs (each block, each skill envelope in the conversation,
+    the rest of the conversation, the tool definitions); their tokens add up to
+    ``raw_prompt_tokens``.
     ``snapshots.build_request_snapshot`` computes the derived figures.
     """
 
@@ -136,6 +156,7 @@ class RequestSnapshot(EngineEvent):
     next request that cannot be sent, which the UI shows as "over the window"."""
     overflow_tokens: int = 0
     """Tokens over the window when it does not fit (0 when it does)."""
+    sources: tuple[SourceTokens, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,16 @@
 """Request snapshots: what exactly was sent on each model call, kept for the context report.
 
 ``build_request_snapshot`` makes the per-request event (hashes, bytes, blocks, tools, estimate)
-before the call. Every value it holds is immutable (frozen dataclasses, tuples, deep-frozen
-JSON), so nothing a caller still holds can reach a snapshot, and neither the event nor the store
-needs a copy.
+before the call. Given a ``SourceCounter`` (the runner's, over its estimator) it also says what
+each source costs (``source_tokens``): each block, each skill envelope carried in the
+conversation, the rest of the conversation and the tool definitions, in bytes and raw tokens.
+The counts come from the estimator's one cache (per message and per text), and the counter
+remembers the conversation it counted last, so a growing conversation costs one count per new
+message; the context panel only shows them.
+
+Every value a snapshot holds is immutable (frozen dataclasses, tuples, deep-frozen JSON), so
+nothing a caller still holds can reach a snapshot, and neither the event nor the store needs a
+copy.
 
 ``SnapshotStore`` shares structure between snapshots: a conversation that grows by a turn per
 request is stored as a chain of segments, each request adding only its new messages and hashes,
@@ -21,24 +28,33 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
-from steiner_tui.engine.events import EngineEvent, RequestSnapshot
+from steiner_tui.engine.events import EngineEvent, RequestSnapshot, SourceTokens
 from steiner_tui.engine.messages import Message, message_hash, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes, blocks_bytes
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.tooldefs import ToolDefinition, tools_bytes
+from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_blocks, utf8_len
+from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
 __all__ = [
+    "TOOLS_SOURCE",
     "EstimateLike",
     "PrefixStability",
+    "RequestParts",
     "SnapshotStore",
+    "SourceCounter",
+    "TokenCounter",
     "build_request_snapshot",
     "hash_messages",
     "prefix_stability",
+    "source_tokens",
 ]
+
+TOOLS_SOURCE = "tools"
+"""The ``SourceTokens.source`` of the tool definitions."""
 
 
 class EstimateLike(Protocol):
@@ -52,6 +68,13 @@ class EstimateLike(Protocol):
     def strategy(self) -> str: ...
     @property
     def confidence(self) -> str: ...
+
+
+class TokenCounter(Protocol):
+    """The counts behind the per-source figures (``tokens.RequestEstimator`` has them)."""
+
+    def message_tokens(self, model_id: str, messages: Sequence[Message]) -> Sequence[int]: ...
+    def count_parts(self, model_id: str, texts: Sequence[str]) -> Sequence[int]: ...
 
 
 def hash_messages(messages: Iterable[Message]) -> tuple[str, ...]:
@@ -82,17 +105,25 @@ def build_request_snapshot(
     overflow_tokens: int = 0,
     message_hashes: tuple[str, ...] | None = None,
     prompt_bytes: int | None = None,
+    counter: SourceCounter | None = None,
 ) -> RequestSnapshot:
     """Build the snapshot event of one request.
 
     Sequences are copied into tuples, so a list the caller keeps editing cannot reach the
     event; messages, blocks and tools are immutable and shared as they are. A caller that
     keeps per-message figures (the runner's ledger) passes the hashes and prompt bytes it
-    already has; they must be those of ``messages``.
+    already has; they must be those of ``messages``. With ``counter`` the snapshot carries its
+    per-source figures (``source_tokens``).
     """
     msgs = tuple(messages)
     blks = tuple(blocks)
     tls = tuple(tools)
+    tools_text = tools_json(tls) if tls else ""  # encoded once: its bytes, then its tokens
+    tools_size = len(tools_text.encode()) if tls else 0
+    sources: tuple[SourceTokens, ...] = ()
+    if counter is not None:
+        parts = RequestParts(msgs, blks, block_message_count, tools_text, tools_size)
+        sources = counter.count(model, parts, estimate.raw_tokens)
     return RequestSnapshot(
         request_id=request_id,
         index=index,
@@ -106,7 +137,7 @@ def build_request_snapshot(
         prompt_bytes=prompt_bytes if prompt_bytes is not None else messages_bytes(msgs),
         blocks_bytes=blocks_bytes(blks),
         tools=tls,
-        tools_bytes=tools_bytes(tls),
+        tools_bytes=tools_size,
         max_tokens=max_tokens,
         estimated_prompt_tokens=estimate.tokens,
         raw_prompt_tokens=estimate.raw_tokens,
@@ -116,7 +147,193 @@ def build_request_snapshot(
         generation_id=generation_id,
         fits=fits,
         overflow_tokens=overflow_tokens,
+        sources=sources,
     )
+
+
+# -- what each source costs -----------------------------------------------------------------
+
+
+_Key = tuple[str, str, str]
+"""A row's identity: (source, path, name)."""
+_Row = tuple[int, int, bool]
+"""A row's bytes, tokens and whether anything in it was cut."""
+_CHECKPOINT = 64
+"""The conversation's running totals are kept every this many messages."""
+
+
+def _add(rows: dict[_Key, _Row], key: _Key, size: int, tokens: int, truncated: bool) -> None:
+    old = rows.get(key)
+    if old is None:
+        rows[key] = (size, tokens, truncated)
+    else:
+        rows[key] = (old[0] + size, old[1] + tokens, old[2] or truncated)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestParts:
+    """What a request's sources are counted from: its messages (block messages first), the
+    blocks behind the first ``block_message_count`` of them, and its tool list's JSON."""
+
+    messages: Sequence[Message]
+    blocks: Sequence[ContextBlock]
+    block_message_count: int
+    tools_text: str = ""
+    tools_bytes: int = 0
+
+
+_DRIVER_OPENINGS = ("<steiner-skill", "[execution mode:")
+"""How a user message carrying skill envelopes starts (a mode notice may come first)."""
+
+
+@dataclass(slots=True)
+class _Tally:
+    """The conversation counted last: each message's rows, with running totals."""
+
+    model: str
+    messages: list[Message] = field(default_factory=list)
+    shares: list[tuple[tuple[_Key, int, int, bool], ...]] = field(default_factory=list)
+    totals: list[dict[_Key, _Row]] = field(default_factory=lambda: [{}])
+    """``totals[i]``: the rows of the first ``i * _CHECKPOINT`` messages."""
+
+    def keep(self, count: int) -> None:
+        """Forget every message after the first ``count``."""
+        del self.messages[count:]
+        del self.shares[count:]
+        del self.totals[count // _CHECKPOINT + 1 :]
+
+    def rows(self) -> dict[_Key, _Row]:
+        """The rows of every message counted."""
+        start = (len(self.shares) // _CHECKPOINT) * _CHECKPOINT
+        rows = dict(self.totals[-1])
+        for share in self.shares[start:]:
+            for key, size, tokens, truncated in share:
+                _add(rows, key, size, tokens, truncated)
+        return rows
+
+    def append(self, message: Message, share: tuple[tuple[_Key, int, int, bool], ...]) -> None:
+        self.messages.append(message)
+        self.shares.append(share)
+        if len(self.shares) % _CHECKPOINT == 0:
+            self.totals.append(self.rows())
+
+
+def _shared(old: Sequence[Message], new: Sequence[Message]) -> int:
+    """How many leading messages ``new`` repeats of ``old`` (the same object, or equal)."""
+    shared = 0
+    for a, b in zip(old, new, strict=False):
+        if a is not b and a != b:
+            break
+        shared += 1
+    return shared
+
+
+class SourceCounter:
+    """Counts what each source of a request costs (``source_tokens``), remembering the
+    conversation it counted last, so a request that repeats it costs one count per new message.
+
+    Thread-safe (the app's dry run is counted in a worker thread while a run may count its own
+    request).
+
+    Args:
+        counter: the estimator whose cache holds every count.
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self._lock = threading.Lock()
+        self._tally: _Tally | None = None
+
+    def count(self, model: str, parts: RequestParts, raw_tokens: int) -> tuple[SourceTokens, ...]:
+        """See ``source_tokens``."""
+        with self._lock:
+            counter, prefix = self.counter, parts.block_message_count
+            rows: dict[_Key, _Row] = {}
+            block_messages = parts.messages[:prefix]
+            counts = counter.message_tokens(model, block_messages)
+            self._blocks(rows, model, parts, counts)
+            conversation = parts.messages[prefix:]
+            tally = self._tally if self._tally is not None and self._tally.model == model else None
+            if tally is None:
+                tally = _Tally(model)
+            tally.keep(_shared(tally.messages, conversation))
+            fresh = conversation[len(tally.messages) :]
+            for message, count in zip(fresh, counter.message_tokens(model, fresh), strict=True):
+                tally.append(message, self._share(model, message, count))
+            self._tally = tally
+            for key, (size, tokens, truncated) in tally.rows().items():
+                _add(rows, key, size, tokens, truncated)
+            if parts.tools_text:
+                tools = counter.count_parts(model, (parts.tools_text,))[0]
+                _add(rows, (TOOLS_SOURCE, "", ""), parts.tools_bytes, tools, False)
+        counted = sum(tokens for _, tokens, _ in rows.values())
+        sources = [
+            SourceTokens(source, size, tokens, path, name, truncated)
+            for (source, path, name), (size, tokens, truncated) in rows.items()
+        ]
+        if sources and counted != raw_tokens:  # the request's own overhead (the heuristic's)
+            first = sources[0]
+            sources[0] = replace(first, tokens=first.tokens + raw_tokens - counted)
+        return tuple(sources)
+
+    def _blocks(
+        self, rows: dict[_Key, _Row], model: str, parts: RequestParts, counts: Sequence[int]
+    ) -> None:
+        """Each block's row; a message's framing goes to its first block."""
+        by_message: dict[int, list[ContextBlock]] = {}
+        placed = block_message_indexes(parts.blocks)
+        for block, index in zip(parts.blocks, placed, strict=True):
+            if 0 <= index < len(counts):
+                by_message.setdefault(index, []).append(block)
+        for index, blocks in sorted(by_message.items()):
+            tokens = self.counter.count_parts(model, [block.content for block in blocks])
+            framing = counts[index] - sum(tokens)
+            for number, (block, count) in enumerate(zip(blocks, tokens, strict=True)):
+                key = (str(block.source), block.path, "")
+                extra = framing if number == 0 else 0
+                _add(rows, key, block.byte_size, count + extra, block.truncated)
+
+    def _share(
+        self, model: str, message: Message, count: int
+    ) -> tuple[tuple[_Key, int, int, bool], ...]:
+        """One conversation message's rows: its skill envelopes, then the rest of it."""
+        share: list[tuple[_Key, int, int, bool]] = []
+        size = message.prompt_bytes
+        if message.role == "user" and message.content.startswith(_DRIVER_OPENINGS):
+            envelopes = split_skill_blocks(message.content)[1]
+            tokens = self.counter.count_parts(model, [envelope.text for envelope in envelopes])
+            for envelope, envelope_tokens in zip(envelopes, tokens, strict=True):
+                envelope_bytes = utf8_len(envelope.text)
+                key = (str(ContextSource.SKILL), "", envelope.name)
+                cut = TRUNCATION_MARKER in envelope.body
+                share.append((key, envelope_bytes, envelope_tokens, cut))
+                size -= envelope_bytes
+                count -= envelope_tokens
+        summary = message.role in ("system", "summary")
+        source = ContextSource.CONVERSATION_SUMMARY if summary else ContextSource.CONVERSATION
+        share.append(((str(source), "", ""), size, count, False))
+        return tuple(share)
+
+
+def source_tokens(
+    counter: TokenCounter, model: str, parts: RequestParts, raw_tokens: int
+) -> tuple[SourceTokens, ...]:
+    """What each source of a request costs, in request order.
+
+    Rows: one per block (a message's framing goes to its first block), one per skill carried
+    in an envelope of a user message (the driver's envelopes, split out of the conversation),
+    ``conversation_summary`` for a summary, ``conversation`` for the rest of the conversation,
+    and ``tools`` for the tool definitions. Every message and every text is counted through
+    ``counter``'s cache, so the rows add up to ``raw_tokens``; a ``SourceCounter`` (which the
+    runner keeps) also remembers the conversation, so a new message costs one count.
+
+    Args:
+        counter: the estimator.
+        model: the request's model (its tokenizer counts).
+        parts: the request's messages, blocks and tool list.
+        raw_tokens: the request's uncalibrated estimate (what the rows add up to).
+    """
+    return SourceCounter(counter).count(model, parts, raw_tokens)
 
 
 # -- comparing two requests ---------------------------------------------------------------

@@ -10,9 +10,18 @@ from typing import Any
 import pytest
 
 from steiner_tui.engine.events import ListSink, RequestSnapshot, TextDelta
-from steiner_tui.engine.messages import Message, ToolCall, message_hash
+from steiner_tui.engine.messages import Message, ToolCall, message_hash, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
-from steiner_tui.engine.snapshots import SnapshotStore, build_request_snapshot, prefix_stability
+from steiner_tui.engine.skills.delta import compose_user_message
+from steiner_tui.engine.skills.envelopes import render_skill_activation
+from steiner_tui.engine.snapshots import (
+    TOOLS_SOURCE,
+    SnapshotStore,
+    SourceCounter,
+    build_request_snapshot,
+    prefix_stability,
+)
+from steiner_tui.engine.tokens import EncodingLoader, RequestEstimator
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
 T0 = datetime(2026, 9, 13, 12, 0, tzinfo=UTC)
@@ -234,3 +243,146 @@ def test_prefix_stability_in_the_conversation() -> None:
         4,
         "conversation",
     )
+
+
+# -- what each source costs ------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _CountingEncoder:
+    """One token per character; records every text it encodes."""
+
+    texts: list[str] = dataclasses.field(default_factory=list)
+
+    def encode_ordinary(self, text: str) -> Sequence[int]:
+        self.texts.append(text)
+        return [0] * len(text)
+
+
+@dataclasses.dataclass
+class _Source:
+    name: str
+    encoder: _CountingEncoder = dataclasses.field(default_factory=_CountingEncoder)
+
+    def available(self) -> bool:
+        return True
+
+    def build(self) -> _CountingEncoder:
+        return self.encoder
+
+
+def _counted(
+    estimator: RequestEstimator,
+    conversation: Sequence[Message],
+    tools: Sequence[ToolDefinition],
+    sources: SourceCounter | None = None,
+) -> RequestSnapshot:
+    block_messages = render_blocks(BLOCKS)
+    messages = [*block_messages, *conversation]
+    return build_request_snapshot(
+        request_id="req-1",
+        index=1,
+        model="gpt-4",  # cl100k_base
+        provider="openai",
+        time=T0,
+        messages=messages,
+        blocks=BLOCKS,
+        block_message_count=len(block_messages),
+        tools=tools,
+        max_tokens=4096,
+        estimate=estimator.estimate("gpt-4", messages, tools),
+        counter=sources or SourceCounter(estimator),
+    )
+
+
+def test_sources_split_blocks_envelopes_conversation_and_tools() -> None:
+    source = _Source("cl100k_base")
+    estimator = RequestEstimator(EncodingLoader([source]))  # type: ignore[list-item]
+    envelope, _ = render_skill_activation("review", "Check everything.")
+    asked = Message("user", compose_user_message("please review", [envelope]))
+    snapshot = _counted(estimator, [asked, Message("assistant", "done")], [read_tool()])
+    rows = [(r.source, r.path, r.name) for r in snapshot.sources]
+    assert rows == [
+        ("preamble", "", ""),
+        ("project_context", "/p/notes.md", ""),
+        ("session_date", "", ""),
+        ("skill", "", "review"),
+        ("conversation", "", ""),
+        (TOOLS_SOURCE, "", ""),
+    ]
+    assert sum(r.tokens for r in snapshot.sources) == snapshot.raw_prompt_tokens
+    by_name = {r.name or r.source: r for r in snapshot.sources}
+    assert by_name["review"].bytes == len(envelope.encode())
+    assert by_name["review"].tokens == len(envelope)  # one token per character
+    # The user block message "notes\nCurrent date: today.": its framing (4), role and joiner go
+    # to its first block; the date, its second block, costs its own text.
+    assert by_name["project_context"].tokens == len("notes") + 4 + len("user") + len("\n")
+    assert by_name["session_date"].tokens == len("Current date: today.")
+    assert by_name["conversation"].bytes == messages_bytes(
+        [asked, Message("assistant", "done")]
+    ) - len(envelope.encode())
+    assert by_name[TOOLS_SOURCE].tokens == len(tools_json([read_tool()]))
+
+
+def test_sources_count_each_message_and_text_once() -> None:
+    source = _Source("cl100k_base")
+    estimator = RequestEstimator(EncodingLoader([source]))  # type: ignore[list-item]
+    sources = SourceCounter(estimator)
+    envelope, _ = render_skill_activation("review", "Check everything.")
+    history = [Message("user", compose_user_message("go", [envelope])), Message("assistant", "ok")]
+    first = _counted(estimator, history, [read_tool()], sources)
+    encoded = len(source.encoder.texts)
+    grown = [*history, Message("user", "next")]
+    snapshot = _counted(estimator, grown, [read_tool()], sources)
+    new = source.encoder.texts[encoded:]
+    assert new == ["user", "next"]  # only the new message: blocks, envelope, tools are cached
+    assert sum(r.tokens for r in snapshot.sources) == snapshot.raw_prompt_tokens
+    # A conversation that leaves the one counted last (compaction, /clear) is counted afresh.
+    again = _counted(estimator, history, [read_tool()], sources)
+    assert again.sources == first.sources
+
+
+def test_rows_over_many_messages_match_counting_from_scratch() -> None:
+    source = _Source("cl100k_base")
+    estimator = RequestEstimator(EncodingLoader([source]))  # type: ignore[list-item]
+    envelope, _ = render_skill_activation("review", "Check everything.")
+    messages: list[Message] = []
+    remembered = SourceCounter(estimator)
+    for turn in range(150):  # past two checkpoints of running totals
+        text = compose_user_message(f"q{turn}", [envelope] if turn % 40 == 0 else [])
+        messages += [Message("user", text), Message("assistant", f"a{turn}")]
+        if turn % 7 == 0:
+            kept = _counted(estimator, messages, (), remembered)
+            fresh = _counted(estimator, messages, ())
+            assert kept.sources == fresh.sources
+    cut = messages[:90]  # a shorter conversation sharing a prefix
+    assert _counted(estimator, cut, (), remembered).sources == _counted(estimator, cut, ()).sources
+
+
+def test_sources_with_the_heuristic_add_up_to_its_count() -> None:
+    estimator = RequestEstimator(EncodingLoader([]))
+    block_messages = render_blocks(BLOCKS)
+    messages = [*block_messages, Message("user", "hello " * 40)]
+    snapshot = build_request_snapshot(
+        request_id="req-1",
+        index=1,
+        model="offline",
+        provider="offline",
+        time=T0,
+        messages=messages,
+        blocks=BLOCKS,
+        block_message_count=len(block_messages),
+        tools=[read_tool()],
+        max_tokens=4096,
+        estimate=estimator.estimate("offline", messages, [read_tool()]),
+        counter=SourceCounter(estimator),
+    )
+    assert snapshot.estimate_strategy == "heuristic"
+    assert sum(r.tokens for r in snapshot.sources) == snapshot.raw_prompt_tokens
+    assert all(r.tokens >= 0 for r in snapshot.sources)
+
+
+def test_a_summary_is_its_own_source() -> None:
+    estimator = RequestEstimator(EncodingLoader([_Source("cl100k_base")]))  # type: ignore[list-item]
+    snapshot = _counted(estimator, [Message("system", "## 1. Task\n- x")], ())
+    assert [r.source for r in snapshot.sources][-1] == "conversation_summary"

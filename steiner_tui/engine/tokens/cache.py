@@ -1,15 +1,18 @@
-"""A bounded, thread-safe LRU of per-message token counts, keyed by the message itself.
+"""A bounded, thread-safe LRU of token counts, keyed by the message (or the text) itself.
 
 A turn re-sends the whole conversation, but only its newest messages are new; the estimator looks
-every message up here and encodes only the misses. Keying by the (frozen, value-equal, hashable)
-``Message`` is exact and cheap: Python caches each string's hash, so a lookup re-hashes no text,
-and a hit on the same object short-cuts equality by identity. A digest key would cost several
-lookups' worth per message (SHA-256 itself is fast; building the input per field is not), and
-the 8-hex ``message_hash`` is too short for a 100k-entry table and joins fields without
-separators.
+every message up here and encodes only the misses. Texts counted on their own (a context block,
+a skill envelope, the tool list's JSON: the per-source figures of a request snapshot) are keys
+of the same cache, so one cache holds every count an estimator makes.
 
-Keys hold their messages alive, so the cache is bounded both by entries and by the characters
-its keys carry; entries unused for a generation go first.
+Keying by the (frozen, value-equal, hashable) ``Message`` is exact and cheap: Python caches
+each string's hash, so a lookup re-hashes no text, and a hit on the same object short-cuts
+equality by identity. A digest key would cost several lookups' worth per message (SHA-256
+itself is fast; building the input per field is not), and the 8-hex ``message_hash`` is too
+short for a 100k-entry table and joins fields without separators.
+
+Keys hold their messages (and texts) alive, so the cache is bounded both by entries and by the
+characters its keys carry; entries unused for a generation go first.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from collections.abc import Iterable, Sequence
 
 from steiner_tui.engine.messages import Message
 
-__all__ = ["DEFAULT_CACHE_CHARS", "DEFAULT_CACHE_ENTRIES", "CountCache", "message_chars"]
+__all__ = [
+    "DEFAULT_CACHE_CHARS",
+    "DEFAULT_CACHE_ENTRIES",
+    "CountCache",
+    "CountKey",
+    "message_chars",
+]
 
 DEFAULT_CACHE_ENTRIES = 100_000
 """Entry bound per encoding (about a hundred 1,000-message sessions)."""
@@ -28,8 +37,14 @@ DEFAULT_CACHE_CHARS = 64_000_000
 """Bound on the characters keys keep alive (mostly shared with live conversations anyway)."""
 
 
-def message_chars(message: Message) -> int:
-    """Characters a message's key keeps alive (its weight in the cache)."""
+CountKey = Message | str
+"""What a count is kept under: a whole message, or a text counted on its own."""
+
+
+def message_chars(message: CountKey) -> int:
+    """Characters a key keeps alive (its weight in the cache)."""
+    if isinstance(message, str):
+        return len(message)
     size = len(message.content) + len(message.reasoning)
     for call in message.tool_calls:
         size += len(call.raw_arguments) + len(call.name)
@@ -37,7 +52,7 @@ def message_chars(message: Message) -> int:
 
 
 class CountCache:
-    """Message -> token count in two generations: a cheap approximation of LRU.
+    """Message (or text) -> token count in two generations: a cheap approximation of LRU.
 
     Lookups hit the young generation first (one hash per message); an old-generation hit is
     promoted. When the young generation reaches half of either bound it becomes the old one and
@@ -53,8 +68,8 @@ class CountCache:
         self._entry_limit = max_entries // 2
         self._char_limit = max_chars // 2
         self._lock = threading.Lock()
-        self._young: dict[Message, int] = {}
-        self._old: dict[Message, int] = {}
+        self._young: dict[CountKey, int] = {}
+        self._old: dict[CountKey, int] = {}
         self._young_chars = 0
         self._old_chars = 0
 
@@ -66,7 +81,7 @@ class CountCache:
         """Characters currently held by keys."""
         return self._young_chars + self._old_chars
 
-    def get_many(self, messages: Sequence[Message]) -> list[int | None]:
+    def get_many(self, messages: Sequence[CountKey]) -> list[int | None]:
         """Counts for ``messages`` in order (None for a miss); old hits are promoted."""
         out: list[int | None] = []
         young, old = self._young, self._old
@@ -83,14 +98,14 @@ class CountCache:
                 out.append(count)
         return out
 
-    def put_many(self, items: Iterable[tuple[Message, int]]) -> None:
+    def put_many(self, items: Iterable[tuple[CountKey, int]]) -> None:
         """Store counts (rotating generations as the young one fills)."""
         with self._lock:
             for message, count in items:
                 if message not in self._young:
                     self._store(message, count, message_chars(message))
 
-    def _store(self, message: Message, count: int, weight: int) -> None:
+    def _store(self, message: CountKey, count: int, weight: int) -> None:
         self._young[message] = count
         self._young_chars += weight
         if len(self._young) >= self._entry_limit or self._young_chars >= self._char_limit:

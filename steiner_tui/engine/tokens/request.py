@@ -8,8 +8,9 @@ Per message the base count is::
 where arguments JSON is the call's ``arguments_json``, written once when the call was made
 (``raw_arguments`` when arguments are None), and tokens() is the encoding's
 ``encode_ordinary`` length (special tokens count as text). The tool list adds
-tokens(``tools_json(tools)``). Counts are cached per encoding, keyed by the message
-(``cache.py``).
+tokens(``tools_json(tools)``). Counts are cached per encoding in one ``CountCache``
+(``cache.py``), keyed by the message, or by the text for texts counted alone (the tool list's
+JSON, and the per-source figures of request snapshots: ``count_text``, ``message_tokens``).
 
 With the ``heuristic`` tokenizer the whole request is one text: ``heuristic_tokens(characters)``
 over the same fields plus the tool JSON, plus the image cost.
@@ -22,7 +23,12 @@ from collections.abc import Callable, Sequence
 
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.models import lookup_model
-from steiner_tui.engine.tokens.cache import DEFAULT_CACHE_CHARS, DEFAULT_CACHE_ENTRIES, CountCache
+from steiner_tui.engine.tokens.cache import (
+    DEFAULT_CACHE_CHARS,
+    DEFAULT_CACHE_ENTRIES,
+    CountCache,
+    CountKey,
+)
 from steiner_tui.engine.tokens.calibration import TokenCalibration
 from steiner_tui.engine.tokens.estimate import TokenEstimate, heuristic_tokens
 from steiner_tui.engine.tokens.loader import Encoder, EncodingLoader
@@ -41,8 +47,6 @@ MESSAGE_FRAMING_TOKENS = 4
 
 IMAGE_PLACEHOLDER_TOKENS = 1_000
 """Flat cost per image: about a 1,000x750 image on Anthropic ((w*h)/750), mid-range on OpenAI."""
-
-_TOOLS_CACHE_ENTRIES = 64
 
 
 def _arguments_text(call: ToolCall) -> str:
@@ -85,7 +89,6 @@ class RequestEstimator:
         self._cache_bounds = (cache_entries, cache_chars)
         self._lock = threading.Lock()
         self._message_caches: dict[str, CountCache] = {}
-        self._tools_counts: dict[tuple[str, str], int] = {}
 
     def choice(self, model_id: str) -> TokenizerChoice:
         """The tokenizer and base confidence used for ``model_id``."""
@@ -105,7 +108,7 @@ class RequestEstimator:
         tools_text = tools_json(tools) if tools else ""
         encoder = self.loader.get(choice.encoding)
         total = self._messages_tokens(choice.encoding, encoder, messages)
-        return total + self._tools_tokens(choice.encoding, encoder, tools_text)
+        return total + self._text_tokens(choice.encoding, encoder, tools_text)
 
     def estimate(
         self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
@@ -149,7 +152,7 @@ class RequestEstimator:
             return heuristic_tokens(chars) + images * IMAGE_PLACEHOLDER_TOKENS
         encoder = self.loader.get(choice.encoding)
         tools_text = tools_json(tools) if tools else ""
-        return units + self._tools_tokens(choice.encoding, encoder, tools_text)
+        return units + self._text_tokens(choice.encoding, encoder, tools_text)
 
     def units_key(self, model_id: str) -> str:
         """What ``message_units`` depends on for ``model_id`` (its encoding): units counted
@@ -157,11 +160,49 @@ class RequestEstimator:
         return self.choice(model_id).encoding
 
     def count_text(self, model_id: str, text: str) -> int:
-        """Tokens of one text with the model's tokenizer (per-block figures in reports)."""
+        """Tokens of one text with the model's tokenizer (per-source figures), cached.
+
+        Raises:
+            TokenizerLoadError: The model's tokenizer failed to load (now or before).
+        """
         choice = self.choice(model_id)
         if choice.encoding == HEURISTIC:
             return heuristic_tokens(len(text))
-        return len(self.loader.get(choice.encoding).encode_ordinary(text)) if text else 0
+        return self._text_tokens(choice.encoding, self.loader.get(choice.encoding), text)
+
+    def message_tokens(self, model_id: str, messages: Sequence[Message]) -> tuple[int, ...]:
+        """Each message's share of a request's uncalibrated count, in order.
+
+        With a tokenizer these are the cached per-message counts an estimate adds up (so the
+        counts of an estimate just made are reused). The heuristic counts a request as one
+        text; a message's share is then a quarter of its characters plus its images (the
+        request's count adds its constant once).
+
+        Raises:
+            TokenizerLoadError: The model's tokenizer failed to load (now or before).
+        """
+        choice = self.choice(model_id)
+        if choice.encoding == HEURISTIC:
+            return tuple(
+                _message_chars(m) // 4 + IMAGE_PLACEHOLDER_TOKENS * len(m.images) for m in messages
+            )
+        encoder = self.loader.get(choice.encoding)
+        return tuple(self._counts(choice.encoding, encoder, messages))
+
+    def count_parts(self, model_id: str, texts: Sequence[str]) -> tuple[int, ...]:
+        """Each text's share of a request that carries it (a block, a skill envelope), cached.
+
+        With a tokenizer: the text's own count (``count_text``). With the heuristic: a quarter
+        of its characters, as ``message_tokens`` shares a request's count out.
+
+        Raises:
+            TokenizerLoadError: The model's tokenizer failed to load (now or before).
+        """
+        choice = self.choice(model_id)
+        if choice.encoding == HEURISTIC:
+            return tuple(len(text) // 4 for text in texts)
+        encoder = self.loader.get(choice.encoding)
+        return tuple(self._text_tokens(choice.encoding, encoder, text) for text in texts)
 
     def _cache(self, encoding: str) -> CountCache:
         cache = self._message_caches.get(encoding)
@@ -171,30 +212,30 @@ class RequestEstimator:
         return cache
 
     def _messages_tokens(self, encoding: str, encoder: Encoder, messages: Sequence[Message]) -> int:
+        return sum(self._counts(encoding, encoder, messages))
+
+    def _counts(self, encoding: str, encoder: Encoder, messages: Sequence[Message]) -> list[int]:
         cache = self._cache(encoding)
-        counts = cache.get_many(messages)
-        total = 0
-        fresh: list[tuple[Message, int]] = []
-        for count, message in zip(counts, messages, strict=True):
+        found = cache.get_many(messages)
+        counts: list[int] = []
+        fresh: list[tuple[CountKey, int]] = []
+        for count, message in zip(found, messages, strict=True):
             if count is None:
                 count = _count_message(encoder, message)
                 fresh.append((message, count))
-            total += count
+            counts.append(count)
         if fresh:
             cache.put_many(fresh)
-        return total
+        return counts
 
-    def _tools_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
+    def _text_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
         if not text:
             return 0
-        key = (encoding, text)
-        count = self._tools_counts.get(key)
+        cache = self._cache(encoding)
+        count = cache.get_many((text,))[0]
         if count is None:
             count = len(encoder.encode_ordinary(text))
-            with self._lock:
-                if len(self._tools_counts) >= _TOOLS_CACHE_ENTRIES:
-                    self._tools_counts.clear()
-                self._tools_counts[key] = count
+            cache.put_many(((text, count),))
         return count
 
 

@@ -41,7 +41,7 @@ from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSett
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.snapshot_builder import SnapshotBuilder
+from steiner_tui.agent.snapshot_builder import FIRST_REQUEST, SnapshotBuilder
 from steiner_tui.agent.streaming import StreamCollector
 from steiner_tui.agent.tool_calls import ResultBudget, ToolRunner, run_tool_calls
 from steiner_tui.engine.budget import FitResult
@@ -308,7 +308,7 @@ class Runner:
     ) -> None:
         """Go on as a new session (``/clear`` in a recorded session); the conversation stays.
 
-        Requests are numbered from 0 again under ``session_id``, the model sends
+        Requests are numbered from 1 again under ``session_id``, the model sends
         ``prompt_cache_key``, the last main request is forgotten and compaction archives to
         ``archive``; whole tool outputs go to ``results`` when given. The snapshot builder and
         the compaction driver follow.
@@ -317,7 +317,7 @@ class Runner:
         self.model = replace(self.model, prompt_cache_key=prompt_cache_key)
         self.state.last_main_request = LastMainRequest()
         self.snapshots.session_id = session_id
-        self.snapshots.next_index = 0
+        self.snapshots.next_index = FIRST_REQUEST
         self.compactor.model = self.model
         self.compactor.session_id = session_id
         self.compactor.settings = replace(self.compactor.settings, archive=archive)

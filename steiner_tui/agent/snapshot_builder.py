@@ -1,7 +1,7 @@
 """The one place a runner's request snapshots are built: main calls, dry runs, summaries.
 
-Every model call of a runner is numbered in order, compaction summaries included, and gets a
-``RequestSnapshot`` built from the ``ChatRequest`` as it is sent, with what each of its sources
+Every model call of a runner is numbered in order from 1, compaction summaries included, and gets
+a ``RequestSnapshot`` built from the ``ChatRequest`` as it is sent, with what each of its sources
 costs (counted by the runner's estimator). The runner (main calls and the
 dry-run preview) and the compaction driver (summary calls) share one ``SnapshotBuilder``, which
 owns the request counter, so both number and describe their requests the same way.
@@ -23,7 +23,10 @@ from steiner_tui.engine.snapshots import (
     build_request_snapshot,
 )
 
-__all__ = ["SnapshotBuilder"]
+__all__ = ["FIRST_REQUEST", "SnapshotBuilder"]
+
+FIRST_REQUEST = 1
+"""The number of a session's first request (every screen, log and report counts from it)."""
 
 
 class SnapshotBuilder:
@@ -40,8 +43,8 @@ class SnapshotBuilder:
         self.clock = clock
         self.sources = SourceCounter(counter) if counter is not None else None
         """Counts what each source of a request costs (it remembers the last conversation)."""
-        self.next_index = 0
-        """The index of the next request (a dry run shows it without taking it)."""
+        self.next_index = FIRST_REQUEST
+        """The number of the next request (a dry run shows it without taking it)."""
 
     def build(
         self,

@@ -253,7 +253,7 @@ def build_budget_view(
         drift = DriftFigures(index, reported.estimated_prompt_tokens, reported.prompt_tokens)
     stability = prefix_stability(previous, snapshot) if previous is not None else None
     return BudgetView(
-        heading="next request · dry run" if preview else f"request #{snapshot.index + 1}",
+        heading="next request · dry run" if preview else f"request #{snapshot.index}",
         preview=preview,
         rows=rows.build(),
         window=WindowFigures(

@@ -69,7 +69,7 @@ class ProgressSink:
     def emit(self, event: EngineEvent) -> None:
         line = ""
         if isinstance(event, RequestSnapshot):
-            what = "compaction summary" if event.compaction else f"request {event.index + 1}"
+            what = "compaction summary" if event.compaction else f"request {event.index}"
             line = (
                 f"… {event.provider}/{event.model}: {what}, ~{event.estimated_prompt_tokens:,} "
                 f"prompt tokens, up to {event.max_tokens:,} out"

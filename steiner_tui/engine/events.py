@@ -124,9 +124,9 @@ class RequestSnapshot(EngineEvent):
     ``prompt_bytes`` is role plus content bytes over ``messages``; ``blocks_bytes`` the sum of
     the blocks' sizes; ``tools_bytes`` the encoded tool list's length, computed for every
     request. ``block_message_count`` is how many leading messages came from blocks.
-    ``sources`` is what each source costs (each block, each skill envelope in the conversation,
-    the rest of the conversation, the tool definitions); their tokens add up to
-    ``raw_prompt_tokens``.
+    ``index`` numbers a runner's requests from 1. ``sources`` is what each source costs (each
+    block, each skill envelope in the conversation, the rest of the conversation, the tool
+    definitions); their tokens add up to ``raw_prompt_tokens``.
     ``snapshots.build_request_snapshot`` computes the derived figures.
     """
 

@@ -23,6 +23,8 @@ from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.records import (
+    FIRST_NUMBERED_FROM_ONE,
+    LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
     GenerationRecord,
@@ -200,6 +202,8 @@ class LogState:
     """Everything read so far."""
 
     header: SessionHeader | None = None
+    version: int = LOG_VERSION
+    """The layout of the records being read (the header's, or a ``resumed`` record's)."""
     done: list[ConversationGeneration] = field(default_factory=list)
     """The generations before the active one."""
     active: ActiveGeneration = field(default_factory=ActiveGeneration)
@@ -236,6 +240,7 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
     if state.records or state.header is not None:
         state.problem(line, "a header record after the start of the log was ignored")
         return
+    state.version = record.version
     state.header = SessionHeader(
         session_id=record.session_id,
         project_root=record.project_root,
@@ -276,6 +281,8 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
+    if state.version < FIRST_NUMBERED_FROM_ONE:  # an older log numbered requests from 0
+        record = msgspec.structs.replace(record, index=record.index + 1)
     previous = state.requests[-1] if state.requests else None
     available = previous.hash_count if previous is not None else 0
     if record.shared > available:
@@ -338,6 +345,8 @@ def _timestamped(
     record: UsageRecord | ResumedRecord | WarningRecord | ErrorRecord,
     line: int,
 ) -> None:
+    if isinstance(record, ResumedRecord) and record.version is not None:
+        state.version = record.version
     state.last_time = record.at or state.last_time
 
 

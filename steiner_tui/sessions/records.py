@@ -16,8 +16,8 @@ Record types (``gen`` is a generation id; fields left at their default are not w
   Consecutive partials concatenate; any later ``message``, ``request`` or ``generation``
   record supersedes them. Left over at the end of the log, they become an ``incomplete``
   assistant message.
-* ``request``: a request snapshot's metadata (index, model, time, estimate, bytes,
-  max_tokens, compaction flag) and its message hashes **relative to the previous request
+* ``request``: a request snapshot's metadata (index, its number from 1; model, time, estimate,
+  bytes, max_tokens, compaction flag) and its message hashes **relative to the previous request
   record**: ``shared`` leading hashes are the previous request's, ``hashes`` are the rest. A
   record's size so depends on what the request added, not on the conversation's length.
   (Version 1 logs wrote every hash with no ``shared``: the same rule with ``shared = 0``.)
@@ -60,6 +60,7 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 
 __all__ = [
+    "FIRST_NUMBERED_FROM_ONE",
     "LOG_FILE_NAME",
     "LOG_VERSION",
     "META_FILE_NAME",
@@ -93,8 +94,13 @@ __all__ = [
     "trusted_content",
 ]
 
-LOG_VERSION = 2
-"""2: relative request hashes and retained messages by index; version 1 logs still load."""
+LOG_VERSION = 3
+"""3: requests numbered from 1; 2: relative request hashes and retained messages by index.
+
+Version 1 and 2 logs still load: their requests were numbered from 0 and read one higher.
+"""
+FIRST_NUMBERED_FROM_ONE = 3
+"""The first version whose ``request`` records number requests from 1."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 
@@ -182,7 +188,7 @@ class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag
 
 class HeaderRecord(_Record, frozen=True, tag="header"):
     version: int
-    """Always written (1 or 2): which layout the rest of the log uses."""
+    """Always written (1, 2 or 3): which layout the rest of the log uses."""
     session_id: str = ""
     project_root: str = ""
     created: datetime | None = None
@@ -273,6 +279,8 @@ class SkillRecord(_Record, frozen=True, tag="skill"):
 
 class ResumedRecord(_Record, frozen=True, tag="resumed"):
     at: datetime | None = None
+    version: int | None = None
+    """The layout of the records after this one (an older log resumed by a newer app)."""
 
 
 class WarningRecord(_Record, frozen=True, tag="warning"):

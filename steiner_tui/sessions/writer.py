@@ -56,6 +56,7 @@ from steiner_tui.sessions.log_file import header_record, open_for_append, title_
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
+    LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
     ModeRecord,
@@ -233,7 +234,7 @@ class SessionLog:
         log._last_hashes = loaded.requests[-1].message_hashes if loaded.requests else ()
         log._last_main = loaded.last_main_request
         log._meta = loaded.meta
-        log._write(ResumedRecord(at=clock()))
+        log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
         return log
 
     def bind(self, runner: Runner) -> None:

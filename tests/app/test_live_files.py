@@ -27,7 +27,7 @@ async def test_an_agents_change_waits_and_ctrl_r_reloads_only_agents(
         screen = app.workbench
         await send(pilot, "hello")
         await finish(pilot)
-        sent = app.session.snapshots.snapshot(0)
+        sent = app.session.snapshots.snapshot(1)
         assert sent is not None and "Keep answers short." in _agents_block(sent)
         cache = app.session.driver.runner.context.cache
         before = {p: cache.loads(p) for p in StaticPartition}
@@ -60,7 +60,7 @@ async def test_an_agents_change_waits_and_ctrl_r_reloads_only_agents(
         assert after[StaticPartition.PROJECT_CONTEXT] == before[StaticPartition.PROJECT_CONTEXT]
         latest = app.session.snapshots.latest()
         assert latest is not None and "Answer in French." in _agents_block(latest)
-        kept = app.session.snapshots.snapshot(0)
+        kept = app.session.snapshots.snapshot(1)
         assert kept is not None and _agents_block(kept) == _agents_block(sent)
 
 

@@ -96,5 +96,5 @@ async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> No
     assert next(m.content for m in old.lineage.active.messages) == "first conversation"
     new = load_session(config_dir / "sessions" / new_id)
     assert new.problems == ()
-    assert new.requests[0].index == 0
+    assert new.requests[0].index == 1  # a new session numbers its requests from 1 again
     assert new.prompt_cache_key == f"steiner-{new_id}"

@@ -74,7 +74,7 @@ def test_entries_from_messages_pair_tool_results() -> None:
     assert isinstance(last, ReplyEntry) and last.interrupted
 
 
-def _snapshot(messages: tuple[Message, ...], index: int = 0) -> RequestSnapshot:
+def _snapshot(messages: tuple[Message, ...], index: int = 1) -> RequestSnapshot:
     blocks = (
         ContextBlock.of("preamble", "You are helpful."),
         ContextBlock.of("project_context", "N" * 50, path="/p/NOTES.md", truncated=True),
@@ -97,7 +97,7 @@ def _snapshot(messages: tuple[Message, ...], index: int = 0) -> RequestSnapshot:
 def test_budget_view_rows_split_envelopes_out_of_the_conversation() -> None:
     envelope, _ = render_skill_activation("review", "Check everything.")
     first = _snapshot((Message("user", compose_user_message("hi", [envelope])),))
-    second = _snapshot((*first.messages[2:], Message("assistant", "ok")), index=1)
+    second = _snapshot((*first.messages[2:], Message("assistant", "ok")), index=2)
     counted: list[str] = []
 
     def count(model: str, text: str) -> int:

@@ -154,7 +154,7 @@ def test_a_version_1_log_still_loads(tmp_path: Path) -> None:
         }
         for r in loaded.requests
     ]
-    assert requests == expected["requests"]
+    assert requests == expected["requests"]  # numbered from 1 as they load (logged from 0)
     last = loaded.last_main_request
     assert [last.provider_alias, last.backend_model, last.prompt_cache_key] == (
         expected["last_main_request"]

@@ -75,7 +75,7 @@ def _notes(view: BudgetView) -> Content:
     else:
         lines.append(
             f"drift {drift.percent:+.0f}%: est {drift.estimated:,} vs reported "
-            f"{drift.reported:,} (request #{drift.request_index + 1})"
+            f"{drift.reported:,} (request #{drift.request_index})"
         )
     prefix = view.prefix
     if view.preview:

@@ -36,6 +36,7 @@ from steiner_tui.engine.events import (
     UsageReported,
     WarningEvent,
 )
+from steiner_tui.units import byte_count
 
 __all__ = ["MAX_PENDING", "UiEventSink", "to_ui_message"]
 
@@ -72,7 +73,7 @@ def to_ui_message(event: EngineEvent) -> Message | None:
         case CompactionApplied(generation_id=generation, outcome=outcome):
             return ui.Compacted(generation, outcome)
         case SkillTruncated(name=name, original_bytes=size, cap_bytes=cap):
-            text = f"skill {name!r} cut to {cap:,} bytes (was {size:,})"
+            text = f"skill {name!r} cut to {byte_count(cap)} (was {byte_count(size)})"
             return ui.SkillNotice(name, text, warning=True)
         case SkillStateEvent(name=name, state=state):
             return ui.SkillNotice(name, f"skill {name!r} replayed as {state}")

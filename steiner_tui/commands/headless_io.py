@@ -28,6 +28,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+from steiner_tui.units import token_count
 
 __all__ = [
     "HeadlessPermission",
@@ -51,7 +52,7 @@ def load_project_config(project_root: Path) -> Config:
 
 
 def make_estimator() -> RequestEstimator:
-    """The process's token estimator (o200k decompressed into the user cache dir)."""
+    """The commands' token estimator (o200k decompressed into the user cache dir once)."""
     return RequestEstimator(default_encoding_loader(paths.cache_dir() / "tiktoken"))
 
 
@@ -71,8 +72,9 @@ class ProgressSink:
         if isinstance(event, RequestSnapshot):
             what = "compaction summary" if event.compaction else f"request {event.index}"
             line = (
-                f"… {event.provider}/{event.model}: {what}, ~{event.estimated_prompt_tokens:,} "
-                f"prompt tokens, up to {event.max_tokens:,} out"
+                f"… {event.provider}/{event.model}: {what}, "
+                f"~{token_count(event.estimated_prompt_tokens)} in the prompt, "
+                f"up to {token_count(event.max_tokens)} out"
             )
         elif isinstance(event, ToolCallStarted):
             line = f"→ {event.summary}"

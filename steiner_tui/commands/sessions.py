@@ -34,8 +34,8 @@ from steiner_tui.config import ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError
 from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import SessionLoadError
-from steiner_tui.sessions.meta import format_size
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
+from steiner_tui.units import byte_count
 
 __all__ = ["execute", "run"]
 
@@ -69,7 +69,7 @@ def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> No
             _when(row.last_activity),
             model or "-",
             str(meta.generations),
-            format_size(meta.size_bytes),
+            byte_count(meta.size_bytes),
             f"[{row.problem}]" if row.problem else meta.title,
         )
         table.add_row(*(Text(cell) for cell in cells))  # data, never markup

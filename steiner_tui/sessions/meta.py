@@ -17,7 +17,7 @@ import msgspec
 
 from steiner_tui.sessions.records import META_FILE_NAME
 
-__all__ = ["SessionMeta", "atomic_write", "format_size", "read_meta", "write_meta"]
+__all__ = ["SessionMeta", "atomic_write", "read_meta", "write_meta"]
 
 
 class SessionMeta(msgspec.Struct, frozen=True):
@@ -98,12 +98,3 @@ def read_meta(session_dir: Path) -> SessionMeta | None:
         return msgspec.convert(json.loads(raw), SessionMeta)
     except (OSError, ValueError, msgspec.ValidationError, RecursionError):
         return None
-
-
-def format_size(size: int) -> str:
-    """``512 B``, ``3.4 KB``, ``12.0 MB`` (the sessions list's size column)."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"

@@ -14,7 +14,6 @@ from steiner_tui.app.history import PromptHistory
 from steiner_tui.app.messages import ReplyDelta, RequestSent
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import ReplyEntry, ToolEntry, entries_from_messages, user_entry
-from steiner_tui.app.widgets.budget_panel import human
 from steiner_tui.app.widgets.window_bar import bar_cells
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import ReasoningDelta, RequestSnapshot, TextDelta, UsageReported
@@ -24,6 +23,7 @@ from steiner_tui.engine.skills.delta import compose_user_message
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 from steiner_tui.engine.snapshots import build_request_snapshot
 from steiner_tui.engine.tokens import TokenEstimate
+from steiner_tui.units import byte_count, count, token_count
 
 
 def test_parse_slash() -> None:
@@ -136,10 +136,13 @@ def test_window_bar_cells() -> None:
     assert " ".join(cells) == "used used reserve free free free free soft free hard"
 
 
-def test_human_and_key_labels() -> None:
-    assert human(987) == "987"
-    assert human(12_345) == "12.3k"
-    assert human(2_500_000) == "2.5M"
+def test_one_unit_style() -> None:
+    assert count(2467) == "2,467"
+    assert byte_count(2467) == "2,467 B"
+    assert token_count(3779) == "3,779 tok"
+
+
+def test_key_labels() -> None:
     assert key_label("ctrl+l") == "Ctrl+L"
     assert key_label("escape") == "Esc"
     assert key_label("A") == "Shift+A"

@@ -9,8 +9,8 @@ from pathlib import Path
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.cli import build_parser
 from steiner_tui.commands.sessions import execute
-from steiner_tui.sessions.meta import format_size
 from steiner_tui.sessions.store import SessionStore
+from steiner_tui.units import byte_count
 from tests.sessions.conftest import OpenSession
 
 
@@ -39,12 +39,12 @@ def test_resume_option_parses() -> None:
     assert parser.parse_args(["--resume", "abc123"]).resume == "abc123"
 
 
-def test_format_size() -> None:
-    assert [format_size(n) for n in (0, 1023, 1024, 5 * 1024 * 1024)] == [
+def test_sizes_read_as_everywhere_else() -> None:
+    assert [byte_count(n) for n in (0, 1023, 2467, 5 * 1024 * 1024)] == [
         "0 B",
-        "1023 B",
-        "1.0 KB",
-        "5.0 MB",
+        "1,023 B",
+        "2,467 B",
+        "5,242,880 B",
     ]
 
 

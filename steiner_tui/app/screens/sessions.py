@@ -24,8 +24,8 @@ from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.resources import styles_dir
-from steiner_tui.sessions.meta import format_size
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
+from steiner_tui.units import byte_count
 
 __all__ = ["ConfirmDeleteScreen", "SessionsScreen", "session_row"]
 
@@ -43,7 +43,7 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
         row.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
         model or "—",
         str(meta.generations),
-        format_size(meta.size_bytes),
+        byte_count(meta.size_bytes),
         f"[{row.problem}]" if row.problem else meta.title,
     )
 

@@ -38,6 +38,7 @@ from steiner_tui.app.widgets.subagents import ChildTranscript, SubAgentPanel
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.prompt.pending_reload import PendingReload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
+from steiner_tui.units import count, token_count
 
 __all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
 
@@ -166,7 +167,7 @@ class WorkbenchBase(PacedScreen[None]):
         outcome = message.outcome
         text = (
             f"compacted into generation {message.generation_id}: "
-            f"{outcome.before_tokens:,} → {outcome.after_tokens:,} tokens"
+            f"{count(outcome.before_tokens)} → {token_count(outcome.after_tokens)}"
         )
         await self.conversation.add(NoticeEntry(text, "compaction"))
         self.refresh_budget()

@@ -19,19 +19,12 @@ from textual.widgets import Static
 from steiner_tui.app.budget_view import BudgetView, SourceRow
 from steiner_tui.app.messages import PanelMounted
 from steiner_tui.app.widgets.window_bar import WindowBar
+from steiner_tui.units import count, token_count
 
-__all__ = ["BudgetPanel", "format_rows", "human"]
+__all__ = ["BudgetPanel", "format_rows"]
 
 LABEL_WIDTH = 19
-
-
-def human(n: int) -> str:
-    """A compact count: ``987``, ``9,876``, ``12.3k``, ``1.2M``."""
-    if n < 10_000:
-        return f"{n:,}"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.1f}M"
+NUMBER_WIDTH = 8
 
 
 def _label(text: str) -> str:
@@ -40,12 +33,12 @@ def _label(text: str) -> str:
 
 def format_rows(rows: tuple[SourceRow, ...]) -> Content:
     """The per-source table: label, bytes, tokens, share, truncated mark."""
-    head = f"{'source':<{LABEL_WIDTH}}{'bytes':>7}{'tok':>7}{'share':>6}"
+    head = f"{'source':<{LABEL_WIDTH}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'share':>6}"
     lines: list[Content] = [Content.styled(head, "bold $text-muted")]
     for row in rows:
         text = (
-            f"{_label(row.label):<{LABEL_WIDTH}}{human(row.bytes):>7}"
-            f"{human(row.tokens):>7}{row.share * 100:>5.0f}%"
+            f"{_label(row.label):<{LABEL_WIDTH}}{count(row.bytes):>{NUMBER_WIDTH}}"
+            f"{count(row.tokens):>{NUMBER_WIDTH}}{row.share * 100:>5.0f}%"
         )
         line = Content(text)
         if row.truncated:
@@ -58,10 +51,13 @@ def format_rows(rows: tuple[SourceRow, ...]) -> Content:
 
 def _notes(view: BudgetView) -> Content:
     lines = [
-        f"estimate {view.estimate_tokens:,} tok · {view.strategy} · {view.confidence} confidence"
+        f"estimate {token_count(view.estimate_tokens)} · {view.strategy} · "
+        f"{view.confidence} confidence"
     ]
     if view.window_origin:
-        lines.append(f"window {view.window.context_size:,} tok · source: {view.window_origin}")
+        lines.append(
+            f"window {token_count(view.window.context_size)} · source: {view.window_origin}"
+        )
     if view.tools_ignored:
         lines.append("tools: the server ignores them · not sent, not counted")
     if view.calibration_samples:
@@ -74,8 +70,8 @@ def _notes(view: BudgetView) -> Content:
         lines.append("drift: no provider usage yet")
     else:
         lines.append(
-            f"drift {drift.percent:+.0f}%: est {drift.estimated:,} vs reported "
-            f"{drift.reported:,} (request #{drift.request_index})"
+            f"drift {drift.percent:+.0f}%: est {count(drift.estimated)} vs reported "
+            f"{count(drift.reported)} (request #{drift.request_index})"
         )
     prefix = view.prefix
     if view.preview:

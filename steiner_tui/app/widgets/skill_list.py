@@ -27,6 +27,7 @@ from textual.visual import Visual
 
 from steiner_tui.app.messages import PanelMounted
 from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.units import byte_count
 
 __all__ = ["SkillList", "skill_prompt"]
 
@@ -38,10 +39,6 @@ _STATES = {
 }
 
 
-def _size(size: int) -> str:
-    return f"{size:,} B" if size < 1000 else f"{size / 1000:.1f} kB"
-
-
 def skill_prompt(number: int, row: SkillStatus) -> Content:
     """The row for ``row`` (``number`` 1-9 shows its key): two lines, three with leftovers."""
     key = str(number) if number <= 9 else " "
@@ -49,7 +46,9 @@ def skill_prompt(number: int, row: SkillStatus) -> Content:
     if row.truncated:
         name += Content.assemble(" ", ("✂ cut", "$text-error"))
     state, style = _STATES[row.state]
-    detail = Content.assemble("  ", (state, style), ("  " + _size(row.size_bytes), "$text-muted"))
+    detail = Content.assemble(
+        "  ", (state, style), ("  " + byte_count(row.size_bytes), "$text-muted")
+    )
     if row.leftover_inactive:
         detail += Content.assemble("\n  ", ("leftover text until compaction", "$text-muted"))
     return Content.assemble(name, "\n", detail)

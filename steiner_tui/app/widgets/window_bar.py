@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from steiner_tui.app.budget_view import WindowFigures
+from steiner_tui.units import count
 
 __all__ = ["WindowBar", "bar_cells"]
 
@@ -58,9 +59,9 @@ class WindowBar(Widget):
         bar = Content.assemble(*(_GLYPHS[kind] for kind in cells))
         share = figures.used * 100 / max(figures.context_size, 1)
         legend = Content.assemble(
-            ("█", "$primary"), f" used {figures.used:,} ({share:.0f}%)  ",
-            ("▒", "$warning"), f" reserve {figures.reserve:,}\n",
-            ("┊", "$warning"), f" soft {figures.soft_threshold:,}  ",
-            ("┃", "$error"), f" hard {figures.hard_limit:,} / {figures.context_size:,}",
+            ("█", "$primary"), f" used {count(figures.used)} ({share:.0f}%)  ",
+            ("▒", "$warning"), f" reserve {count(figures.reserve)}\n",
+            ("┊", "$warning"), f" soft {count(figures.soft_threshold)}  ",
+            ("┃", "$error"), f" hard {count(figures.hard_limit)} / {count(figures.context_size)}",
         )  # fmt: skip
         return Content.assemble(bar, "\n", legend)

@@ -14,12 +14,13 @@ from steiner_tui.app.history import PromptHistory
 from steiner_tui.app.messages import ReplyDelta, RequestSent
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import ReplyEntry, ToolEntry, entries_from_messages, user_entry
+from steiner_tui.app.widgets.skill_list import skills_title
 from steiner_tui.app.widgets.window_bar import bar_cells
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import ReasoningDelta, RequestSnapshot, TextDelta, UsageReported
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
-from steiner_tui.engine.skills.delta import compose_user_message
+from steiner_tui.engine.skills.delta import SkillStatus, compose_user_message
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 from steiner_tui.engine.snapshots import build_request_snapshot
 from steiner_tui.engine.tokens import TokenEstimate
@@ -134,6 +135,21 @@ def test_window_bar_cells() -> None:
     figures = WindowFigures(100, used=20, reserve=10, soft_threshold=70, hard_limit=95)
     cells = bar_cells(figures, 10)
     assert " ".join(cells) == "used used reserve free free free free soft free hard"
+
+
+def test_skills_title_counts_what_is_in_force_and_what_is_pending() -> None:
+    def row(name: str, state: str) -> SkillStatus:
+        return SkillStatus(name, "", 10, False, state)  # type: ignore[arg-type]
+
+    assert skills_title([row("a", "inactive"), row("b", "inactive")]) == "Skills · 0/2 on"
+    pending_on = [
+        row("a", "pending_activation"),
+        row("b", "pending_activation"),
+        row("c", "inactive"),
+    ]
+    assert skills_title(pending_on) == "Skills · 0/3 on · 2 pending"
+    pending_off = [row("a", "pending_deactivation"), row("b", "active")]
+    assert skills_title(pending_off) == "Skills · 2/2 on · 1 pending"
 
 
 def test_one_unit_style() -> None:

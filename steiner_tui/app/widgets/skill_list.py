@@ -26,10 +26,10 @@ from textual.strip import Strip
 from textual.visual import Visual
 
 from steiner_tui.app.messages import PanelMounted
-from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.engine.skills.delta import SkillStatus, skill_counts
 from steiner_tui.units import byte_count
 
-__all__ = ["SkillList", "skill_prompt"]
+__all__ = ["SkillList", "skill_prompt", "skills_title"]
 
 _STATES = {
     "active": ("● active", "$text-success"),
@@ -37,6 +37,13 @@ _STATES = {
     "pending_activation": ("◐ pending on", "$text-warning"),
     "pending_deactivation": ("◑ pending off", "$text-warning"),
 }
+
+
+def skills_title(rows: Sequence[SkillStatus]) -> str:
+    """``Skills · 1/3 on · 2 pending``: in force now, of all; what changes with the next message."""
+    counts = skill_counts(rows)
+    title = f"Skills · {counts.in_force}/{counts.total} on"
+    return f"{title} · {counts.pending} pending" if counts.pending else title
 
 
 def skill_prompt(number: int, row: SkillStatus) -> Content:
@@ -140,8 +147,7 @@ class SkillList(_RowCursor, can_focus=True):
             self.highlighted = self._names.index(current)
         else:
             self.highlighted = 0 if self._names else None
-        active = sum(row.state == "active" for row in rows)
-        self.border_title = f"Skills · {active}/{len(rows)} on"
+        self.border_title = skills_title(rows)
         self.refresh()
 
     # -- highlight and keys ------------------------------------------------------------------

@@ -31,10 +31,12 @@ from steiner_tui.engine.skills.modes import mode_notice
 __all__ = [
     "SKILL_STATES",
     "InteractiveSkills",
+    "SkillCounts",
     "SkillState",
     "SkillStatus",
     "activation_envelope",
     "compose_user_message",
+    "skill_counts",
     "skill_delta_blocks",
 ]
 
@@ -105,6 +107,27 @@ class SkillStatus:
     truncated: bool
     state: SkillState
     leftover_inactive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SkillCounts:
+    """How many skills are in force in the conversation now, how many change with the next
+    message, and how many there are.
+
+    A skill pending off is still in force (its envelope was sent); one pending on is not yet.
+    """
+
+    in_force: int
+    pending: int
+    total: int
+
+
+def skill_counts(rows: Iterable[SkillStatus]) -> SkillCounts:
+    """The counts of ``rows`` (``InteractiveSkills.states``)."""
+    listed = list(rows)
+    in_force = sum(row.state in ("active", "pending_deactivation") for row in listed)
+    pending = sum(row.state.startswith("pending_") for row in listed)
+    return SkillCounts(in_force, pending, len(listed))
 
 
 def _state(enabled: bool, active: bool) -> SkillState:

@@ -39,15 +39,12 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.engine.events import CompactionApplied, EngineEvent, WarningEvent
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.offline import OFFLINE_MODEL_INFO, OfflineProvider
 from steiner_tui.providers.offline.textutil import heuristic_tokens
 from steiner_tui.sessions.history_archive import FileHistoryArchive
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
 
 WINDOW = 8192
 COMPACTIONS = 3
@@ -195,16 +192,17 @@ async def run_session(workdir: Path, max_output: int) -> _Recorder:
     main = MainModel("offline", "offline", provider, info, prompt_cache_key="bench")
     recorder = _Recorder()
     archive = FileHistoryArchive(workdir / "config" / "sessions" / "bench")
-    spec = SessionSpec(
-        project, main, session_id="bench", compaction=CompactionSettings(archive=archive)
-    )
-    driver = build_interactive_session(
-        spec,
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=ToolExecutor(default_tools()),
+    request = SessionRequest(
+        project,
+        model=main,
+        session_id="bench",
+        record=False,
+        delegation=None,
+        compaction=CompactionSettings(archive=archive),
         sink=recorder,
         clock=ManualClock(),
     )
+    driver = build_session(request).driver
     recorder.driver = driver
     messages = [*PLANTING, *USER_PLANTS]
     messages += [

@@ -39,8 +39,7 @@ sys.path.insert(0, str(ROOT))
 from steiner_tui.agent.clock import ManualClock  # noqa: E402
 from steiner_tui.agent.model import MainModel  # noqa: E402
 from steiner_tui.agent.runner import Runner  # noqa: E402
-from steiner_tui.agent.session_factory import SessionSpec, build_runner  # noqa: E402
-from steiner_tui.engine.events import EventSink, FanoutSink  # noqa: E402
+from steiner_tui.agent.session_factory import SessionRequest, build_session  # noqa: E402
 from steiner_tui.engine.messages import Message, ToolCall  # noqa: E402
 from steiner_tui.engine.provider import (  # noqa: E402
     ChatRequest,
@@ -52,7 +51,6 @@ from steiner_tui.engine.provider import (  # noqa: E402
     StreamUsage,
 )
 from steiner_tui.engine.snapshots import SnapshotStore  # noqa: E402
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader  # noqa: E402
 from steiner_tui.sessions.writer import SessionLog  # noqa: E402
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest, ToolContext  # noqa: E402
 from steiner_tui.tools.executor import ToolExecutor  # noqa: E402
@@ -152,20 +150,20 @@ def build(folder: Path) -> Soak:
     provider = SoakProvider(timed, _sources())
     model = MainModel("offline", "offline", provider, provider.model_info("offline"))
     clock = ManualClock(datetime(2026, 9, 13, 9, 0, tzinfo=UTC))
-    store = SnapshotStore()
-    sinks: list[EventSink] = [store]
-    runner = build_runner(
-        SessionSpec(ROOT, model, session_id="soak"),
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=TimedTools(timed),
-        sink=FanoutSink(sinks),
-        clock=clock,
+    request = SessionRequest(
+        ROOT,
+        config_dir=folder,
+        model=model,
+        session_id="soak",
+        delegation=None,
         permission=allow,
+        clock=clock,
     )
-    log = SessionLog.create(folder / "soak", clock=clock.now)
-    log.bind(runner)
-    sinks.append(log)
-    return Soak(runner, provider, timed, log, store)
+    session = build_session(request)  # recorded in folder/sessions/soak
+    runner = session.runner
+    runner.tools = TimedTools(timed)  # the same tools, their time counted outside the engine
+    assert session.log is not None
+    return Soak(runner, provider, timed, session.log, session.snapshots)
 
 
 async def drive(soak: Soak, messages: int) -> None:

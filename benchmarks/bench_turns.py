@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import (
@@ -37,9 +37,6 @@ from steiner_tui.engine.provider import (
     StreamText,
     StreamUsage,
 )
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
 
 _TEXT = (
     "refactor the parser so tokens carry spans then update tests and docs for the new api",
@@ -90,12 +87,15 @@ async def measure(model_id: str) -> tuple[dict[int, float], int, int]:
         (root / "README.md").write_text("# Bench\n", encoding="utf-8")
         provider = InstantProvider()
         main_model = MainModel("bench", model_id, provider, provider.model_info(model_id))
-        runner = build_runner(
-            SessionSpec(root, main_model, session_id="bench"),
-            estimator=RequestEstimator(default_encoding_loader(None)),
-            tools=ToolExecutor(default_tools()),
+        request = SessionRequest(
+            root,
+            model=main_model,
+            session_id="bench",
+            record=False,
+            delegation=None,
             sink=NullSink(),
         )
+        runner = build_session(request).runner
         rng = random.Random(11)
         first_calls: dict[int, float] = {}
         for turn in range(1, TURNS + 1):

@@ -39,9 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
 
-    ctx = sub.add_parser("context", help="print the per-source report of a dry-run request")
+    ctx = sub.add_parser("context", help="print what the next request sends, per source")
     ctx.add_argument("path", nargs="?", default=None, help="project directory (default: .)")
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
+    ctx.add_argument("--model", default=None, help="model reference (default: the configured)")
 
     ex = sub.add_parser("exec", help="run one task to completion and print the answer")
     ex.add_argument(

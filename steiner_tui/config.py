@@ -234,9 +234,12 @@ class SkillsTable(_Table, frozen=True):
 
 
 class UiTable(_Table, frozen=True):
-    """``[ui]``: the Textual theme (checked against the app's themes when the app starts)."""
+    """``[ui]``: the Textual theme (checked against the app's themes when the app starts), the
+    prompt's cursor blink and the file watcher (tests turn both off)."""
 
     theme: str | None = None
+    cursor_blink: bool = True
+    watch_files: bool = True
 
 
 class ToolsTable(_Table, frozen=True):
@@ -349,6 +352,16 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def theme(self) -> str | None:
         return self.tables.ui.theme
+
+    @property
+    def cursor_blink(self) -> bool:
+        """``[ui] cursor_blink``: the prompt's cursor blinks."""
+        return self.tables.ui.cursor_blink
+
+    @property
+    def watch_files(self) -> bool:
+        """``[ui] watch_files``: AGENTS.md, project-context files and skills are followed."""
+        return self.tables.ui.watch_files
 
     @property
     def secret_env(self) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """``steiner-tui`` itself, in a pseudo-terminal: how a launch reports what stops it.
 
-A new session is planned before the app starts and opened after its first frame
-(``app.session_plan``). Configuration errors (an unknown provider, a missing API key) are
+A session is checked before the app starts and built after its first frame (``make_app(...,
+defer_open=True)``). Configuration errors (an unknown provider, a missing API key) are
 printed before the terminal is taken over; an error while opening the session ends the app,
 and the same one-line message is printed once the terminal is restored. Either way the exit
 status is 2.

@@ -1,4 +1,8 @@
-"""``steiner-tui context``: the dry-run report, as JSON and as a table, in a temp project."""
+"""``steiner-tui context``: the dry-run report, as JSON and as a table, in a temp project.
+
+The report is what the app's and ``exec``'s first request sends: the same session factory, the
+project's configuration (a broken file is an error), ``[skills] enabled``.
+"""
 
 from __future__ import annotations
 
@@ -35,8 +39,12 @@ def project(tmp_path: Path) -> Path:
 
 
 def context(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return steiner(env, "context", *args)
+
+
+def steiner(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "steiner_tui", "context", *args],
+        [sys.executable, "-m", "steiner_tui", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -53,7 +61,22 @@ def report(env: dict[str, str], project: Path) -> dict[str, Any]:
 
 def test_json_report(env: dict[str, str], project: Path) -> None:
     data = report(env, project)
-    assert set(data) == {"blocks", "messages", "tools_bytes", "estimate", "window"}
+    assert set(data) == {
+        "request",
+        "blocks",
+        "block_message_count",
+        "messages",
+        "sources",
+        "tools_bytes",
+        "estimate",
+        "window",
+    }
+    assert data["request"] == {
+        "index": 1,
+        "model": "offline",
+        "provider": "offline",
+        "dry_run": True,
+    }
     rows = [(b["source"], b["role"], b["truncated"]) for b in data["blocks"]]
     assert rows == [
         ("preamble", "system", False),
@@ -76,6 +99,10 @@ def test_json_report(env: dict[str, str], project: Path) -> None:
     assert messages[0]["bytes"] == len("system") + system_blocks + 2 * len("\n\n")
 
     assert data["tools_bytes"] > 0
+    assert data["block_message_count"] == 2
+    sources = data["sources"]
+    assert sum(row["tokens"] for row in sources) == data["estimate"]["raw_tokens"]
+    assert [row["source"] for row in sources][-1] == "tools"
     estimate = data["estimate"]
     assert estimate["strategy"] == "heuristic"
     assert estimate["confidence"] == "low"
@@ -95,12 +122,13 @@ def test_table_report(env: dict[str, str], project: Path) -> None:
     out = done.stdout
     for text in ("project_context", "global_agents_md", "session_date", "truncated", *hashes):
         assert text in out, text
-    assert "tools:" in out
     assert "estimate (offline):" in out
+    assert "request #1 (dry run): offline/offline" in out
     window = data["window"]
-    assert f"context {window['context_size']}, soft threshold {window['soft_threshold']}" in out
-    assert f"hard limit {window['hard_limit']}" in out
-    assert f"tools: {data['tools_bytes']} bytes" in out
+    assert f"context {window['context_size']:,} (source: registry), soft threshold " in out
+    assert f"soft threshold {window['soft_threshold']:,}" in out
+    assert f"hard limit {window['hard_limit']:,}" in out
+    assert f"tools: {data['tools_bytes']:,} B" in out
 
 
 def test_escaping_context_path_is_reported(env: dict[str, str], project: Path) -> None:
@@ -109,7 +137,10 @@ def test_escaping_context_path_is_reported(env: dict[str, str], project: Path) -
     )
     done = context(env, "--json", str(project))
     assert done.returncode == 2
-    assert 'project context path "../outside.md" escapes project root' in done.stderr
+    # The configuration is loaded as the app loads it: the error names the file and the key.
+    assert (
+        "config.toml" in done.stderr and '"../outside.md": escapes the project root' in done.stderr
+    )
     assert done.stdout == ""
 
 
@@ -117,3 +148,47 @@ def test_missing_folder_is_an_error(env: dict[str, str], tmp_path: Path) -> None
     done = context(env, str(tmp_path / "nope"))
     assert done.returncode == 2
     assert "is not a folder" in done.stderr
+
+
+def test_a_broken_configuration_is_an_error(env: dict[str, str], project: Path) -> None:
+    (project / ".steiner" / "config.toml").write_text("[context\n", encoding="utf-8")
+    done = context(env, "--json", str(project))
+    assert done.returncode == 2
+    assert "not valid TOML" in done.stderr and done.stdout == ""
+
+
+def test_enabled_skills_go_out_with_the_first_message(env: dict[str, str], project: Path) -> None:
+    before = report(env, project)
+    (project / ".steiner" / "config.toml").write_text(
+        '[skills]\nenabled = ["code-review"]\n', encoding="utf-8"
+    )
+    data = report(env, project)
+    assert [m["role"] for m in data["messages"]] == ["system", "user", "user"]
+    assert data["messages"][:2] != before["messages"][:2]  # the project context changed too
+    skills = [row for row in data["sources"] if row["source"] == "skill"]
+    assert [row["name"] for row in skills] == ["code-review"] and skills[0]["tokens"] > 0
+
+
+def test_the_report_is_what_exec_sends_first(
+    env: dict[str, str], project: Path, tmp_path: Path
+) -> None:
+    (project / ".steiner" / "config.toml").write_text(
+        '[skills]\nenabled = ["code-review"]\n', encoding="utf-8"
+    )
+    data = report(env, project)
+    events = tmp_path / "events.jsonl"
+    done = steiner(env, "--project", str(project), "exec", "hello", "--events", str(events))
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    first = next(r for r in records if r["type"] == "request")
+    assert first["index"] == 1
+    prefix = data["block_message_count"]
+    assert first["block_message_count"] == prefix
+    hashes = [m["hash"] for m in data["messages"]]
+    assert first["message_hashes"][:prefix] == hashes[:prefix]  # the system hash included
+    assert first["tools_bytes"] == data["tools_bytes"]
+    assert first["blocks_bytes"] == sum(b["bytes"] for b in data["blocks"])
+    # The enabled skill's envelope leads the first message; the prompt follows it.
+    pending, sent = data["messages"][prefix], first["messages"][prefix]
+    assert sent["role"] == "user" and sent["content"].endswith("\n\nhello")
+    assert len(("user" + sent["content"]).encode()) == pending["bytes"] + len("hello")

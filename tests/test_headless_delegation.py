@@ -23,14 +23,12 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentInfo, SubAgentUpdated
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.cli import build_parser
 from steiner_tui.commands.exec import SubAgentProgress
 from steiner_tui.engine.events import ListSink, MessageAppended
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.tools.permissions import PermissionPolicy
 from tests.agent.fakes import Reply, ScriptedProvider
 
 PARENT_KEY = "key-1"
@@ -69,15 +67,21 @@ async def _exec(
     provider = ScriptedProvider([], info=ModelInfo(32768, 4096), on_request=script)
     main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
     sink = ListSink()
-    result = await run_exec(
-        SessionSpec(project, main, session_id="exec-test"),
-        "what is in the README?",
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        sink=sink,
-        policy=PermissionPolicy(),
-        clock=ManualClock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC)),
-        delegation=delegation,
+    session = build_session(
+        SessionRequest(
+            project,
+            model=main,
+            session_id="exec-test",
+            record=False,
+            delegation=delegation,
+            sink=sink,
+            clock=ManualClock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC)),
+        )
     )
+    try:
+        result = await run_exec(session, "what is in the README?")
+    finally:
+        session.close()
     return result.status, result.reply, sink
 
 

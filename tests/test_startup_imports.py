@@ -21,20 +21,18 @@ home = tempfile.mkdtemp()
 os.environ.update(HOME=home, XDG_CONFIG_HOME=home, XDG_CACHE_HOME=home, XDG_DATA_HOME=home)
 from steiner_tui.commands.app import _start
 from steiner_tui.app.app import make_app
-from steiner_tui.app.session_plan import SessionPlan
-assert isinstance(_start(Path(home), None), SessionPlan)
+make_app(_start(Path(home), None), defer_open=True)
 """
 """What ``commands.app`` does before the app runs, for a new session in an empty project."""
 
 OPENED_SESSION = """
 import tempfile
 from pathlib import Path
+from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import make_app
-from steiner_tui.app.session import build_app_session
 project = Path(tempfile.mkdtemp())
-session = build_app_session(project, config_dir=None, watch=False)
-make_app(session)
-session.driver.preview()
+app = make_app(SessionRequest(project, record=False))
+app.session.preview()
 """
 """A built session with the offline model and its dry-run request (the context panel)."""
 

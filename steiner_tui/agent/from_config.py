@@ -1,37 +1,25 @@
-"""Translate the user's configuration into the inputs of a session.
+"""Translate the user's configuration into what a session is built from.
 
-Everything config-dependent about building a session lives here: which main model (and its
-provider), the compaction fallback and its memoized targets, permission rules, enabled skills,
-extra skill roots. The factory in ``session_factory`` stays config-free, so tests and children
-build sessions from explicit values.
+The config-dependent pieces of a session: which main model (and its provider), the compaction
+fallback and its memoized targets, and the extra skill roots. ``session_factory`` calls them
+while it builds a session from a ``SessionRequest``; a request that names a built model skips
+the model's part (tests, benchmarks).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec
 from steiner_tui.config import Config
 from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.fallback import CompactionFallback, CompactionFallbackTargets
 from steiner_tui.engine.compaction.host import SummaryTarget
-from steiner_tui.engine.prompt.preamble import PreambleInputs
 from steiner_tui.providers.factory import ResolvedModel, resolve_model, split_model_ref
-from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
-from steiner_tui.tools.permissions import PermissionPolicy
 
-__all__ = [
-    "SessionInputs",
-    "main_model_from_config",
-    "permission_policy",
-    "session_spec_from_config",
-]
+__all__ = ["compaction_fallback", "extra_skill_roots", "main_model_from_config"]
 
 _FALLBACK_TARGETS: CompactionFallbackTargets[SummaryTarget] = CompactionFallbackTargets()
 """Process-wide memo of built fallback targets, keyed by (alias, model, cache scope)."""
@@ -110,61 +98,9 @@ def compaction_fallback(
     return CompactionFallback(settings.model, settings.after, resolve)
 
 
-def permission_policy(
-    config: Config, callback: PermissionCallback = reject_all
-) -> PermissionPolicy:
-    """Per-tool rules from ``[permissions]`` around the UI's (or headless) callback."""
-    return PermissionPolicy(callback, dict(config.permissions))
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInputs:
-    """Per-run choices that are not configuration."""
-
-    session_id: str
-    mode: Mode = "build"
-    static_skills: tuple[str, ...] = ()
-    phase_prompt: str = ""
-    archive: HistoryArchive | None = None
-    model_ref: str | None = None
-    preamble: PreambleInputs = field(default_factory=PreambleInputs)
-
-
-def session_spec_from_config(
-    config: Config,
-    project_root: Path,
-    config_dir: Path | None,
-    inputs: SessionInputs,
-    *,
-    env: Mapping[str, str] | None = None,
-    main: MainModel | None = None,
-) -> SessionSpec:
-    """A ``SessionSpec`` for ``project_root`` under ``config``.
-
-    Raises:
-        ConfigError: the model cannot be resolved (unknown alias, missing key, ...).
-    """
-    environment = os.environ if env is None else env
-    model = main or main_model_from_config(
-        config, project_root, session_id=inputs.session_id, ref=inputs.model_ref, env=environment
-    )
-    roots = tuple(
-        (project_root / p).resolve() if not Path(p).is_absolute() else Path(p)
+def extra_skill_roots(config: Config, project_root: Path) -> tuple[Path, ...]:
+    """``[skills] roots``: relative paths are the project's."""
+    return tuple(
+        Path(p) if Path(p).is_absolute() else (project_root / p).resolve()
         for p in config.skill_roots
-    )
-    return SessionSpec(
-        project_root=project_root,
-        main=model,
-        config_dir=config_dir,
-        enabled_skills=config.skills_enabled,
-        static_skills=inputs.static_skills,
-        extra_skill_roots=roots,
-        preamble=inputs.preamble,
-        phase_prompt=inputs.phase_prompt,
-        compaction=CompactionSettings(
-            fallback=compaction_fallback(config, project_root, model, environment),
-            archive=inputs.archive,
-        ),
-        mode=inputs.mode,
-        session_id=inputs.session_id,
     )

@@ -60,9 +60,32 @@ class InteractiveDriver:
     def skill_states(self) -> list[SkillStatus]:
         return self.skills.states(self.runner.conversation)
 
+    @property
+    def has_pending(self) -> bool:
+        """Whether the next message carries something besides the text: skill envelopes
+        (toggles not yet sent) or the mode notice."""
+        return self._pending.mode_changed or bool(self.skills.take_delta(self.runner.conversation))
+
+    def pending_message(self) -> Message | None:
+        """What the driver puts in front of the next text (mode notice, skill envelopes), as
+        the user message it would send with no text; None when nothing is pending."""
+        delta = self.skills.take_delta(self.runner.conversation)
+        mode = self.runner.mode if self._pending.mode_changed else None
+        if not delta and mode is None:
+            return None
+        return Message("user", compose_user_message("", delta, mode))
+
     def preview(self) -> RequestSnapshot:
-        """The dry-run snapshot of the next request."""
-        return self.runner.preview()
+        """The dry-run snapshot of the next request, exactly as the runner would prepare it:
+        the conversation, then what the driver would put in front of the next text.
+
+        Only the text the person has not typed yet is missing. The conversation is passed
+        explicitly, so the dry run (the app assembles it in a worker thread) never touches the
+        runner's ledger, which only its runs keep.
+        """
+        pending = self.pending_message()
+        conversation = self.runner.conversation
+        return self.runner.preview(conversation if pending is None else (*conversation, pending))
 
     # -- commands ---------------------------------------------------------------------------
 

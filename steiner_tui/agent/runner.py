@@ -29,7 +29,6 @@ snapshot and the request then all say what the model really sees.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -158,6 +157,7 @@ class Runner:
             model and cache key match).
         results: where whole tool outputs are kept when the model gets part of them (None:
             a temporary folder, made when first needed).
+        session_id: the session (or child) identity: request ids, the transport session.
     """
 
     def __init__(
@@ -174,7 +174,7 @@ class Runner:
         seed_last_main_request: LastMainRequest | None = None,
         permission: PermissionCallback = reject_all,
         mode: Mode = "build",
-        session_id: str = "",
+        session_id: str,
         results: ResultStore | None = None,
     ) -> None:
         self.model = model
@@ -185,7 +185,7 @@ class Runner:
         self.clock: Clock = clock or SystemClock()
         self.permission = permission
         self.mode: Mode = mode
-        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.session_id = session_id
         self.results: ResultStore = results if results is not None else TemporaryResultStore()
         """Where whole tool outputs are kept (tool results cut to budget, masked results)."""
         self.state = RunnerState()
@@ -383,10 +383,11 @@ class Runner:
         prompt_bytes = sum(m.prompt_bytes for m in blocks) + view.prompt_bytes
         return assembled, estimator.calibrated(model_id, raw), view.hashes, prompt_bytes
 
-    def preview(self) -> RequestSnapshot:
-        """The dry-run snapshot of the next request (nothing is sent or stored); its ``fits``
-        says whether it can be sent as it is (False: "over the window")."""
-        return self._snapshot(self.prepare(), dry_run=True)
+    def preview(self, conversation: Sequence[Message] | None = None) -> RequestSnapshot:
+        """The dry-run snapshot of the next request over ``conversation`` (default: the active
+        one); nothing is sent or stored. Its ``fits`` says whether it can be sent as it is
+        (False: "over the window")."""
+        return self._snapshot(self.prepare(conversation), dry_run=True)
 
     def _snapshot(self, prepared: PreparedTurn, *, dry_run: bool = False) -> RequestSnapshot:
         return self.snapshots.build(

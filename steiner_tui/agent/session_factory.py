@@ -1,162 +1,487 @@
-"""Build a runnable session from explicit inputs: one factory for the app, the CLI and tests.
+"""The one session factory: a ``SessionRequest`` in, one ``Session`` out.
 
-``SessionSpec`` says everything a session needs (project, main model, skills, compaction); the
-factory wires the context manager, the runner, tools and the interactive driver. Translating the
-user's configuration into a ``SessionSpec`` is ``steiner_tui.agent.from_config``'s job, so tests
-can build sessions without touching any config file.
+Every session is built here: the app's (new or resumed), ``exec`` and ``oneshot`` runs,
+``steiner-tui context``'s dry run, tests and benchmarks. The request holds the loaded
+configuration and the few choices that are not configuration (the project, resuming, how the
+caller observes and answers the session); ``build_session`` resolves the model, mints the
+session id (``sessions.ids.new_session_id``, the one place ids are made), opens the session log,
+discovers skills and wires the runner, its tools, delegation and the interactive driver. So the
+app, ``exec`` and ``context`` assemble the same request for the same project and configuration.
+
+``Session`` is the one object a caller keeps: it follows the session through ``/clear`` (a new
+id, log, title, lock, cache key and history archive) and closes what it opened.
+
+Building, in order: the session to resume (``SessionRequest.resume``: an id, ``"latest"`` or a
+``LoadedSession``), the project (a resumed session's own), the id, the main model (the request's,
+or the configuration's resolved; a resumed session keeps its prompt cache key), the compaction
+settings (the configured fallback, the session's ``history.md``), the log (``CONFIG/sessions/<id>``
+when recorded), the event fan-out (log, snapshot store, tool statuses, the caller's sink), the
+tools (the permission policy from ``[permissions]`` around the caller's callback, subprocess
+environments without provider secrets or ``[tools] secret_env``), the sub-agent manager and the
+``delegate`` tool (unless delegation is off), the assembly options and context manager, the
+runner, skill discovery and the enabled set, the driver.
 """
 
 from __future__ import annotations
 
-import uuid
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import cast
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
-from steiner_tui.agent.interactive import InteractiveDriver
+from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
+from steiner_tui.agent.from_config import (
+    compaction_fallback,
+    extra_skill_roots,
+    main_model_from_config,
+)
+from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.tool_calls import ToolRunner
-from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.agent.tool_status import ToolStatusBook
+from steiner_tui.config import Config
+from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.events import (
+    EngineEvent,
+    EventSink,
+    FanoutSink,
+    RequestSnapshot,
+    WarningEvent,
+)
 from steiner_tui.engine.prompt.assembler import AssemblyOptions
-from steiner_tui.engine.prompt.budget import AssemblyPolicy
 from steiner_tui.engine.prompt.files import LocalFileReader
 from steiner_tui.engine.prompt.preamble import PreambleInputs
 from steiner_tui.engine.prompt.project_context import load_project_context_spec
 from steiner_tui.engine.skills.delta import InteractiveSkills
 from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills, skill_roots
-from steiner_tui.engine.tokens import RequestEstimator
+from steiner_tui.engine.skills.replay import replay_skill_states
+from steiner_tui.engine.snapshots import SnapshotStore
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.resources import bundled_skills_dir
-from steiner_tui.tools.base import Mode, PermissionCallback, reject_all
-from steiner_tui.tools.results import ResultStore
+from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.sessions.ids import new_session_id
+from steiner_tui.sessions.loader import LoadedSession
+from steiner_tui.sessions.resume import (
+    cache_key_for,
+    find_session,
+    next_request_number,
+    resumed_cache_key,
+    resumed_date,
+    resumed_mode,
+    resumed_skills,
+)
+from steiner_tui.sessions.writer import SessionLog
+from steiner_tui.tools.base import Mode, PermissionCallback, Tool, reject_all
+from steiner_tui.tools.delegate import tools_with_delegate
+from steiner_tui.tools.environment import secret_names
+from steiner_tui.tools.executor import ToolExecutor
+from steiner_tui.tools.permissions import PermissionPolicy
+from steiner_tui.tools.registry import default_tools
+from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
-__all__ = ["SessionSpec", "build_context_manager", "build_interactive_session", "build_runner"]
+__all__ = ["DEFAULT_DELEGATION", "Session", "SessionRequest", "build_session"]
+
+DEFAULT_DELEGATION = DelegationSettings()
+"""How sub-agents run unless a request says otherwise (three at once; documentor scope README,
+docs)."""
 
 
 @dataclass(frozen=True, slots=True)
-class SessionSpec:
-    """Everything one session needs.
+class SessionRequest:
+    """What to build a session from: the loaded configuration and the choices beside it.
 
     Attributes:
-        project_root: the repository the session works on.
-        config_dir: ``CONFIG`` (global AGENTS.md, user skills); None: neither is read.
-        main: the main model.
-        enabled_skills: skills enabled at start (interactive: delivered as envelopes).
-        static_skills: skills assembled as static blocks (exec and oneshot only).
-        extra_skill_roots: skill roots listed in config (after the standard ones).
-        policy: per-source byte budgets.
-        preamble: preamble inputs.
-        phase_prompt: a oneshot phase's prompt.
-        compaction: fallback, archive, pending sub-agents.
-        mode: starting execution mode.
-        session_id: the session identity (also the static-cache scope).
-        session_date: captured once per session identity; None: captured from the clock.
-        results: where whole tool outputs are kept (a saved session's ``tool-results``
-            folder); None: a temporary folder of the run's own.
+        project_root: the project folder (a resumed session works in its recorded one).
+        config: the loaded configuration (model, skills, permissions, fallback, tools).
+        config_dir: ``CONFIG``: the global AGENTS.md, user skills, ``sessions/``; None reads
+            none of them and records nothing.
+        env: the environment for provider keys (None: the process environment).
+        model: a model reference instead of ``config``'s default, or a built model (tests,
+            benchmarks; its prompt cache key is kept for a new session).
+        resume: ``"latest"``, a session id or a ``LoadedSession`` to continue; None: a new one.
+        record: keep the session log under ``CONFIG/sessions/<id>/`` (needs ``config_dir``).
+        session_id: a fixed id for a new session (tests, screenshots); minted when empty.
+        session_date: a fixed session date (tests); captured from the clock when None.
+        mode: the starting execution mode (None: build, or the resumed session's).
+        static_skills: skills assembled as static blocks (``exec --skill``); the configured
+            ``[skills] enabled`` go out as envelopes with the first message, as in the app.
+        phase_prompt: a ``oneshot`` phase's prompt.
+        delegation: how sub-agents run; None: no ``delegate`` tool.
+        tools: the built-in tools (None: all of them).
+        compaction: compaction settings instead of the configured ones (tests).
+        sink: receives every engine event (the app's adapter, exec's progress, a test's list).
+        permission: answers permission requests (the app's inline prompts, exec's ``--yes``).
+        clock: the injected clock.
+        estimator: the token estimator (None: one decompressing its tokenizers in memory).
     """
 
     project_root: Path
-    main: MainModel
+    config: Config = field(default_factory=Config)
     config_dir: Path | None = None
-    enabled_skills: tuple[str, ...] = ()
-    static_skills: tuple[str, ...] = ()
-    extra_skill_roots: tuple[Path, ...] = ()
-    policy: AssemblyPolicy = field(default_factory=AssemblyPolicy)
-    preamble: PreambleInputs = field(default_factory=PreambleInputs)
-    phase_prompt: str = ""
-    compaction: CompactionSettings = field(default_factory=CompactionSettings)
-    mode: Mode = "build"
+    env: Mapping[str, str] | None = None
+    model: str | MainModel | None = None
+    resume: str | LoadedSession | None = None
+    record: bool = True
     session_id: str = ""
     session_date: datetime | None = None
-    results: ResultStore | None = None
+    mode: Mode | None = None
+    static_skills: tuple[str, ...] = ()
+    phase_prompt: str = ""
+    delegation: DelegationSettings | None = DEFAULT_DELEGATION
+    tools: tuple[Tool, ...] | None = None
+    compaction: CompactionSettings | None = None
+    sink: EventSink | None = None
+    permission: PermissionCallback = reject_all
+    clock: Clock | None = None
+    estimator: RequestEstimator | None = None
+
+    @property
+    def sessions_dir(self) -> Path | None:
+        """``CONFIG/sessions`` (None without a config folder)."""
+        return self.config_dir / "sessions" if self.config_dir is not None else None
 
 
-def _skill_roots(spec: SessionSpec) -> tuple[SkillRoot, ...]:
-    return skill_roots(
-        bundled_skills_dir(), spec.config_dir, spec.project_root, spec.extra_skill_roots
+@dataclass(slots=True)
+class _Warnings:
+    """Collects the warnings emitted while a session is built (the user sees them at start)."""
+
+    texts: list[str] = field(default_factory=list)
+    open: bool = True
+
+    def emit(self, event: EngineEvent) -> None:
+        if self.open and isinstance(event, WarningEvent):
+            self.texts.append(event.message)
+
+
+class Session:
+    """One running session: the driver and everything built around it.
+
+    Built by ``build_session`` only. Attributes that change with ``/clear`` (the id, the
+    history archive, the log's folder) are read through the runner and the log, so whoever
+    holds the session follows it.
+
+    Attributes:
+        request: what it was built from.
+        driver: the interactive driver (runner, skills, mode, busy guard).
+        snapshots: every request snapshot of the session (a sink of the runner).
+        log: the session log (None: not recorded).
+        sub_agents: the sub-agent manager (None: delegation is off).
+        notices: what to tell the user at start: a resume, log problems, configuration and
+            start-up warnings (a project skill replacing a bundled one...).
+        resumed: whether it continues a saved session.
+        tool_status: how each tool call ended (read by the history archive).
+    """
+
+    def __init__(
+        self,
+        *,
+        request: SessionRequest,
+        driver: InteractiveDriver,
+        snapshots: SnapshotStore,
+        log: SessionLog | None,
+        sub_agents: SubAgentManager | None,
+        notices: tuple[str, ...],
+        resumed: bool,
+        tool_status: ToolStatusBook,
+    ) -> None:
+        self.request = request
+        self.driver = driver
+        self.snapshots = snapshots
+        self.log = log
+        self.sub_agents = sub_agents
+        self.notices = notices
+        self.resumed = resumed
+        self.tool_status = tool_status
+        """How each tool call ended (the history archive marks failures with it)."""
+        self.first_request = driver.runner.snapshots.next_index
+        """The number of the first request of this conversation (moves on ``/clear``)."""
+
+    # -- what the session is ----------------------------------------------------------------
+
+    @property
+    def runner(self) -> Runner:
+        return self.driver.runner
+
+    @property
+    def session_id(self) -> str:
+        """The current id (``/clear`` in a recorded session starts a new one)."""
+        return self.runner.session_id
+
+    @property
+    def project_root(self) -> Path:
+        return self.runner.project_root
+
+    @property
+    def config_dir(self) -> Path | None:
+        return self.request.config_dir
+
+    @property
+    def history_path(self) -> Path | None:
+        """The current session's ``history.md`` (may not exist yet), or None."""
+        archive = self.runner.compactor.settings.archive
+        return archive.history_path if isinstance(archive, FileHistoryArchive) else None
+
+    @property
+    def skill_roots(self) -> tuple[SkillRoot, ...]:
+        """The skill roots in search order (rediscovered when they change)."""
+        return self.runner.context.options.skill_roots
+
+    @property
+    def model_refs(self) -> tuple[str, ...]:
+        """The configured model references (``[models]``), for ``/model``."""
+        return tuple(self.request.config.models)
+
+    # -- what the next request is -----------------------------------------------------------
+
+    def preview(self) -> RequestSnapshot:
+        """The dry run of the next request, as the next message would send it (see
+        ``InteractiveDriver.preview``)."""
+        return self.driver.preview()
+
+    # -- replacing the conversation ---------------------------------------------------------
+
+    def clear(self) -> None:
+        """Start a new conversation (``/clear``); undelivered sub-agent results are dropped.
+
+        A recorded session becomes a new session: a new id (its own log, title, lock, prompt
+        cache key, request numbering and history archive); the old one stays as it was saved.
+
+        Raises:
+            DriverRefusal: while a run is generating or a sub-agent is pending.
+        """
+        driver = self.driver
+        refusal = replacement_refusal(driver.busy, driver.pending_sub_agents)
+        if refusal is not None:
+            raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
+        log = self.log
+        if log is not None:
+            new_id = new_session_id()
+            folder = log.session_dir.parent / new_id
+            log.start_new_session(folder)
+            self.runner.start_new_session(
+                new_id,
+                prompt_cache_key=cache_key_for(new_id),
+                archive=FileHistoryArchive(folder, tool_status=self.tool_status),
+                results=DirectoryResultStore(folder / RESULTS_FOLDER),
+            )
+        driver.replace_lineage(ConversationLineage())
+        if self.sub_agents is not None:
+            self.sub_agents.drain_results()  # results for the old conversation
+        if log is not None:
+            log.sync()
+        self.first_request = self.runner.snapshots.next_index
+
+    # -- ending -----------------------------------------------------------------------------
+
+    async def stop_sub_agents(self) -> None:
+        """Cancel the children still running and wait until they have ended."""
+        if self.sub_agents is not None:
+            await self.sub_agents.aclose()
+
+    def close(self) -> None:
+        """Cancel running children, flush and close the session log (idempotent)."""
+        if self.sub_agents is not None:
+            self.sub_agents.cancel_all()
+        if self.log is not None:
+            self.log.close()
+
+
+def _loaded(request: SessionRequest) -> LoadedSession | None:
+    resume = request.resume
+    if resume is None or isinstance(resume, LoadedSession):
+        return resume
+    sessions = request.sessions_dir
+    if sessions is None:
+        raise ValueError("sessions are not recorded here (no config folder): nothing to resume")
+    return find_session(request.project_root, resume, sessions)
+
+
+def _main_model(
+    request: SessionRequest, root: Path, session_id: str, env: Mapping[str, str]
+) -> MainModel:
+    model = request.model
+    if isinstance(model, MainModel):
+        if model.prompt_cache_key:
+            return model
+        return replace(model, prompt_cache_key=cache_key_for(session_id))
+    return main_model_from_config(request.config, root, session_id=session_id, ref=model, env=env)
+
+
+def _open_log(
+    request: SessionRequest, loaded: LoadedSession | None, folder: Path | None, clock: Clock
+) -> SessionLog | None:
+    if not request.record or folder is None:
+        return None
+    if loaded is not None:
+        return SessionLog.resume(loaded, clock=clock.now)
+    return SessionLog.create(folder, clock=clock.now)
+
+
+@dataclass(frozen=True, slots=True)
+class _Identity:
+    """Who the session is: resumed or not, its project, id, model and folder."""
+
+    loaded: LoadedSession | None
+    root: Path
+    session_id: str
+    main: MainModel
+    folder: Path | None
+
+    @classmethod
+    def of(cls, request: SessionRequest, env: Mapping[str, str]) -> _Identity:
+        loaded = _loaded(request)
+        root = request.project_root.resolve()
+        if loaded is None:
+            session_id = request.session_id or new_session_id()
+            main = _main_model(request, root, session_id, env)
+            sessions = request.sessions_dir
+            folder = sessions / session_id if sessions is not None else None
+            return cls(None, root, session_id, main, folder)
+        if loaded.project_root:
+            root = Path(loaded.project_root)
+        main = _main_model(request, root, loaded.session_id, env)
+        main = replace(main, prompt_cache_key=resumed_cache_key(loaded))
+        return cls(loaded, root, loaded.session_id, main, loaded.directory)
+
+
+def build_session(request: SessionRequest) -> Session:
+    """Build the session ``request`` asks for.
+
+    Raises:
+        ConfigError: the model cannot be resolved (unknown alias, missing API key, ...).
+        ValueError, SessionNotFoundError, SessionLoadError: ``resume`` names no usable session
+            (``SessionBusyError``: it is open in another app).
+        OSError: the session log cannot be created or opened.
+    """
+    env = os.environ if request.env is None else request.env
+    clock = request.clock or SystemClock()
+    identity = _Identity.of(request, env)
+    log = _open_log(request, identity.loaded, identity.folder, clock)
+    try:
+        return _build(request, identity, env, clock, log)
+    except BaseException:
+        if log is not None:
+            log.close()
+        raise
+
+
+def _delegation(
+    request: SessionRequest, caller: EventSink | None, clock: Clock, secrets: tuple[str, ...]
+) -> SubAgentManager | None:
+    if request.delegation is None:
+        return None
+    # Children's progress goes to the caller (the sub-agent panel, exec's stderr), never to
+    # the log: a child's transcript stays with the child.
+    return SubAgentManager(sink=caller or FanoutSink(()), clock=clock, settings=request.delegation)
+
+
+def _build(
+    request: SessionRequest,
+    identity: _Identity,
+    env: Mapping[str, str],
+    clock: Clock,
+    log: SessionLog | None,
+) -> Session:
+    config, loaded, root = request.config, identity.loaded, identity.root
+    estimator = request.estimator or RequestEstimator(default_encoding_loader(None))
+    book = ToolStatusBook()
+    compaction = request.compaction or CompactionSettings(
+        fallback=compaction_fallback(config, root, identity.main, env),
+        archive=None
+        if identity.folder is None
+        else FileHistoryArchive(identity.folder, tool_status=book),
     )
+    store, warnings, caller = SnapshotStore(), _Warnings(), request.sink
+    sink = FanoutSink(tuple(s for s in (log, store, book, warnings, caller) if s is not None))
 
+    secrets = secret_names(config)
+    tools = default_tools() if request.tools is None else request.tools
+    preamble = PreambleInputs()
+    manager = _delegation(request, caller, clock, secrets)
+    if manager is not None:
+        tools = tools_with_delegate(tools, manager)
+        compaction = replace(compaction, pending_sub_agents=manager.pending)
+        preamble = PreambleInputs(delegation_enabled=True, async_sub_agents=True)
 
-def build_context_manager(
-    spec: SessionSpec, estimator: RequestEstimator, sink: EventSink, clock: Clock
-) -> ContextManager:
-    """The per-session context manager (static cache, preamble memo, session date)."""
     reader = LocalFileReader()
+    roots = skill_roots(
+        bundled_skills_dir(), request.config_dir, root, extra_skill_roots(config, root)
+    )
     options = AssemblyOptions(
-        project_root=spec.project_root,
-        global_agents_path=spec.config_dir / "AGENTS.md" if spec.config_dir else None,
-        policy=spec.policy,
-        project_context=load_project_context_spec(spec.project_root, reader, sink),
-        skill_roots=_skill_roots(spec),
-        skill_names=spec.static_skills,
-        phase_prompt=spec.phase_prompt,
-        preamble=spec.preamble,
-        scope=spec.session_id,
+        project_root=root,
+        global_agents_path=request.config_dir / "AGENTS.md" if request.config_dir else None,
+        project_context=load_project_context_spec(root, reader, sink),
+        skill_roots=roots,
+        skill_names=request.static_skills,
+        phase_prompt=request.phase_prompt,
+        preamble=preamble,
+        scope=identity.session_id,
     )
-    date = spec.session_date if spec.session_date is not None else clock.now()
-    return ContextManager(options, estimator, sink, session_date=date, reader=reader)
-
-
-def build_runner(
-    spec: SessionSpec,
-    *,
-    estimator: RequestEstimator,
-    tools: ToolRunner | None,
-    sink: EventSink,
-    clock: Clock | None = None,
-    permission: PermissionCallback = reject_all,
-    lineage: ConversationLineage | None = None,
-    seed: LastMainRequest | None = None,
-) -> Runner:
-    """A runner with its own context manager, caches and compaction path."""
-    clock = clock or SystemClock()
-    session_id = spec.session_id or uuid.uuid4().hex[:12]
-    if not spec.session_id:
-        spec = replace(spec, session_id=session_id)
-    context = build_context_manager(spec, estimator, sink, clock)
-    return Runner(
-        model=spec.main,
+    # A resumed session keeps the date it started with (its date line, so its cached prefix).
+    date = request.session_date if loaded is None else resumed_date(loaded)
+    context = ContextManager(
+        options, estimator, sink, session_date=date or clock.now(), reader=reader
+    )
+    resumed_as = cast(Mode, resumed_mode(loaded)) if loaded is not None else "build"
+    policy = PermissionPolicy(request.permission, dict(config.permissions))
+    runner = Runner(
+        model=identity.main,
         context=context,
-        tools=tools,
+        tools=ToolExecutor(tools, policy, secret_env=secrets),
         sink=sink,
-        project_root=spec.project_root,
+        project_root=root,
         clock=clock,
-        compaction=spec.compaction,
-        lineage=lineage,
-        seed_last_main_request=seed,
-        permission=permission,
-        mode=spec.mode,
-        session_id=session_id,
-        results=spec.results,
+        compaction=compaction,
+        lineage=loaded.lineage if loaded is not None else None,
+        seed_last_main_request=loaded.last_main_request if loaded is not None else None,
+        permission=policy,
+        mode=request.mode or resumed_as,
+        session_id=identity.session_id,
+        results=None
+        if identity.folder is None
+        else DirectoryResultStore(identity.folder / RESULTS_FOLDER),
+    )
+    if loaded is not None:
+        runner.snapshots.next_index = next_request_number(loaded)
+    enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
+    static = set(request.static_skills)  # delivered as blocks: never as envelopes too
+    skills = InteractiveSkills(
+        discover_skills(roots, sink), (name for name in enabled if name not in static)
+    )
+    driver = InteractiveDriver(runner, skills)
+    if manager is not None:
+        manager.attach(runner, driver)
+    if log is not None:
+        log.bind(runner)
+    if loaded is not None and caller is not None:
+        replay_skill_states(loaded.skill_messages, caller)  # the UI's, never the log's
+    warnings.open = False
+    return Session(
+        request=request,
+        driver=driver,
+        snapshots=store,
+        log=log,
+        sub_agents=manager,
+        notices=_notices(loaded, runner, config, warnings.texts),
+        resumed=loaded is not None,
+        tool_status=book,
     )
 
 
-def build_interactive_session(
-    spec: SessionSpec,
-    *,
-    estimator: RequestEstimator,
-    tools: ToolRunner | None,
-    sink: EventSink,
-    clock: Clock | None = None,
-    permission: PermissionCallback = reject_all,
-    lineage: ConversationLineage | None = None,
-    seed: LastMainRequest | None = None,
-) -> InteractiveDriver:
-    """An interactive driver over a new runner; skills discovered from the standard roots."""
-    runner = build_runner(
-        spec,
-        estimator=estimator,
-        tools=tools,
-        sink=sink,
-        clock=clock,
-        permission=permission,
-        lineage=lineage,
-        seed=seed,
-    )
-    skills = InteractiveSkills(discover_skills(_skill_roots(spec), sink), spec.enabled_skills)
-    return InteractiveDriver(runner, skills)
+def _notices(
+    loaded: LoadedSession | None, runner: Runner, config: Config, warnings: list[str]
+) -> tuple[str, ...]:
+    notices: list[str] = []
+    if loaded is not None:
+        count = len(runner.conversation)
+        notices.append(f"resumed session {loaded.session_id} ({count} messages)")
+        notices.extend(f"session log: {problem}" for problem in loaded.problems)
+    notices.extend(f"config: {warning}" for warning in config.warnings)
+    notices.extend(warnings)
+    return tuple(notices)

@@ -1,9 +1,11 @@
 """The Textual app: one factory, ``make_app``, builds it for the CLI, the tests and benchmarks.
 
-The app owns the session and the screens. The main screen is the default screen; the help,
-lineage and inspector screens are built on demand, importing their modules only then, so start-up
-pays for the workbench alone. The app starts from a built ``AppSession`` or from a
-``SessionPlan``, which the main screen opens after its first frame (``session_plan``).
+The app starts from a ``SessionRequest`` (the loaded configuration and the session's choices);
+its main screen builds the session with the one session factory, at once or, for a launch,
+after its first frame (``defer_open``). The main screen is the default screen; the help, lineage
+and inspector screens are built on demand, importing their modules only then, so start-up pays
+for the workbench alone. Theme, keymap, cursor blink and file watching come from the
+configuration (``[ui]``, ``[keymap]``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from steiner_tui.agent.session_factory import Session, SessionRequest
 from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.gc_tuning import IdleCollector, tune_gc_for_ui
 from steiner_tui.app.help_catalog import binding_rows, slash_rows
 from steiner_tui.app.screens.main import MainScreen
-from steiner_tui.app.session import AppSession
-from steiner_tui.app.session_plan import SessionPlan
+from steiner_tui.app.session import theme_for
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
@@ -51,32 +53,35 @@ class SteinerApp(App[None]):
     ]  # fmt: skip
     """Application keys (remappable by id through the config keymap)."""
 
-    def __init__(self, start: AppSession | SessionPlan, *, tune_gc: bool = False) -> None:
+    def __init__(
+        self, request: SessionRequest, *, defer_open: bool = False, tune_gc: bool = False
+    ) -> None:
         super().__init__()
-        self.start = start
-        """The session this app shows, or the plan of one its main screen opens."""
+        self.request = request
+        """What the session is built from (configuration included)."""
         self._tune_gc = tune_gc
         self.idle_collector: IdleCollector | None = None
         """Runs full collections while the user is idle (with the UI's collector settings)."""
-        if start.theme != self.theme:
+        theme = theme_for(request.config)
+        if theme != self.theme:
             # Setting the theme re-parses every style sheet: only when it differs.
-            self.theme = start.theme
-        self._main: MainScreen | None = None
+            self.theme = theme
+        self.keymap = dict(request.config.keymap)
+        """Binding id -> keys, from ``[keymap]``."""
+        self._main = MainScreen(request, defer_open=defer_open)
 
     @property
     def workbench(self) -> MainScreen:
         """The main screen."""
-        if self._main is None:
-            self._main = MainScreen(self.start)
         return self._main
 
     @property
-    def session(self) -> AppSession:
-        """The session this app shows (``RuntimeError`` while a planned one is opening)."""
+    def session(self) -> Session:
+        """The session this app shows (``RuntimeError`` while it is still opening)."""
         return self.workbench.session
 
     @property
-    def opened_session(self) -> AppSession | None:
+    def opened_session(self) -> Session | None:
         """The session, once it is open (None before, or when opening it failed)."""
         return self.workbench.session if self.workbench.attached else None
 
@@ -86,8 +91,8 @@ class SteinerApp(App[None]):
 
     def on_mount(self) -> None:
         """Apply the keymap from config (refreshing bindings only when there is one)."""
-        if self.start.keymap:
-            self.set_keymap(dict(self.start.keymap))
+        if self.keymap:
+            self.set_keymap(self.keymap)
 
     def on_workbench_ready(self) -> None:
         """Start-up is over: apply the UI's garbage-collector settings (when asked for).
@@ -141,7 +146,7 @@ class SteinerApp(App[None]):
             ("Conversation", ConversationPane.BINDINGS),
             ("Permission prompt", PermissionPrompt.BINDINGS),
         ]
-        rows = [*binding_rows(sections, self.start.keymap), *slash_rows()]
+        rows = [*binding_rows(sections, self.keymap), *slash_rows()]
         self.push_screen(HelpScreen(rows))
 
     def action_lineage(self) -> None:
@@ -158,16 +163,25 @@ class SteinerApp(App[None]):
         from steiner_tui.app.screens.inspector import InspectorScreen
 
         snapshots = self.session.snapshots.all()
-        if not snapshots:
-            snapshots = (self.workbench.controller.shown_snapshot()[0],)
+        if not snapshots:  # the dry run the context panel shows
+            controller = self.workbench.controller
+            snapshots = (controller.last_preview or controller.preview(),)
         self.push_screen(InspectorScreen(snapshots, snapshots[-1].index))
 
 
-def make_app(start: AppSession | SessionPlan, *, tune_gc: bool = False) -> SteinerApp:
-    """The app for a session, or for the plan of a new one (the one factory the CLI and the
-    tests use).
+def make_app(
+    request: SessionRequest, *, defer_open: bool = False, tune_gc: bool = False
+) -> SteinerApp:
+    """The app for the session ``request`` asks for (the one factory the CLI and the tests use).
 
-    ``tune_gc`` applies the interactive garbage-collector settings (``tune_gc_for_ui``) once the
-    workbench has started; the CLI asks for it, tests keep CPython's defaults.
+    Args:
+        request: the session to open (``agent.session_factory``).
+        defer_open: open the session after the first frame (a launch); otherwise it is built
+            here, so ``app.session`` is there before the app runs (tests, benchmarks).
+        tune_gc: apply the interactive garbage-collector settings (``tune_gc_for_ui``) once the
+            workbench has started; the CLI asks for it, tests keep CPython's defaults.
+
+    Raises:
+        What ``build_session`` raises, unless ``defer_open``.
     """
-    return SteinerApp(start, tune_gc=tune_gc)
+    return SteinerApp(request, defer_open=defer_open, tune_gc=tune_gc)

@@ -1,38 +1,31 @@
-"""The context-budget panel's figures, derived from one request snapshot.
+"""The context-budget panel's figures, read from one request snapshot.
 
-Everything comes from the snapshot (blocks, messages, hashes, tools, estimate, reserve) and from
-what the engine reported (usage, calibration, health, lineage); nothing about the request is
-recomputed. Only the per-row token counts are new: each distinct block text and each distinct
-message (by hash) is counted once with the estimator's ``count_text`` and cached, so a growing
-conversation costs one count per new message. Row tokens are raw tokenizer counts; the total
-the engine estimated (calibrated) is shown beside them.
-
-Skill envelopes travel inside user messages in interactive sessions, so they are split out of
-the conversation row and counted as their skill's row.
+Everything comes from the snapshot (its per-source figures, estimate, reserve) and from what the
+engine reported (usage, calibration, health, lineage); nothing about the request is counted or
+split here. The engine computed each source's bytes and raw tokens when it built the snapshot
+(``engine.snapshots.source_tokens``: blocks, the skill envelopes carried in the conversation,
+the rest of the conversation, the tool definitions); this module names them and merges the
+rows that share a name. Row tokens are raw tokenizer counts and add up to the raw estimate; the
+calibrated estimate is shown beside them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.events import HealthEvent, RequestSnapshot, UsageReported
-from steiner_tui.engine.messages import Message
-from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.events import HealthEvent, RequestSnapshot, SourceTokens, UsageReported
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_blocks, utf8_len
-from steiner_tui.engine.snapshots import PrefixStability, prefix_stability
-from steiner_tui.engine.tooldefs import tools_json
+from steiner_tui.engine.snapshots import TOOLS_SOURCE, PrefixStability, prefix_stability
 
 __all__ = [
     "BudgetView",
     "DriftFigures",
     "SourceRow",
-    "TokenLedger",
     "WindowFigures",
     "build_budget_view",
+    "source_label",
 ]
 
 _LABELS = {
@@ -42,6 +35,8 @@ _LABELS = {
     ContextSource.PHASE_PROMPT: "phase prompt",
     ContextSource.SESSION_DATE: "session date",
     ContextSource.CONVERSATION_SUMMARY: "conversation summary",
+    ContextSource.CONVERSATION: "conversation",
+    TOOLS_SOURCE: "tool definitions",
 }
 
 
@@ -110,65 +105,17 @@ class BudgetView:
         return next((r for r in self.rows if r.label == label), None)
 
 
-@dataclass(frozen=True, slots=True)
-class _MessageCost:
-    skills: tuple[tuple[str, int, int, bool], ...]
-    rest_bytes: int
-    rest_tokens: int
-
-
-class TokenLedger:
-    """Caches token counts per model: texts by value, messages by hash."""
-
-    def __init__(self, count: Callable[[str, str], int], limit: int = 50_000) -> None:
-        self._count = count
-        self._limit = limit
-        self._texts: dict[tuple[str, str], int] = {}
-        self._messages: dict[tuple[str, str], _MessageCost] = {}
-
-    def text(self, model: str, text: str) -> int:
-        """Tokens of ``text`` for ``model`` (counted once)."""
-        key = (model, text)
-        found = self._texts.get(key)
-        if found is None:
-            if len(self._texts) >= self._limit:
-                self._texts.clear()
-            found = self._texts[key] = self._count(model, text)
-        return found
-
-    def message(self, model: str, digest: str, message: Message) -> _MessageCost:
-        """Envelope and remaining costs of ``message`` (counted once per hash)."""
-        key = (model, digest)
-        found = self._messages.get(key)
-        if found is None:
-            if len(self._messages) >= self._limit:
-                self._messages.clear()
-            found = self._messages[key] = self._measure(model, message)
-        return found
-
-    def _measure(self, model: str, message: Message) -> _MessageCost:
-        content = message.content
-        skills: list[tuple[str, int, int, bool]] = []
-        if message.role == "user":
-            prefix, blocks, rest = split_skill_blocks(content)
-            for block in blocks:
-                truncated = TRUNCATION_MARKER in block.body
-                tokens = self._count(model, block.text)
-                skills.append((block.name, utf8_len(block.text), tokens, truncated))
-            content = prefix + rest
-        extra = "".join(call.raw_arguments for call in message.tool_calls)
-        size = len(message.role.encode()) + utf8_len(content)
-        return _MessageCost(tuple(skills), size, self._count(model, content + extra))
-
-
-def _block_label(block: ContextBlock, root: Path) -> str:
-    if block.source == ContextSource.PROJECT_CONTEXT:
-        path = Path(block.path)
+def source_label(row: SourceTokens, root: Path) -> str:
+    """The panel's name for a source: ``preamble``, ``context · NOTES.md``, ``skill · name``..."""
+    if row.source == ContextSource.PROJECT_CONTEXT:
+        path = Path(row.path)
         name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
         return f"context · {name}"
-    if block.source == ContextSource.SKILL:
-        return f"skill · {Path(block.path).parent.name}" if block.path else "skill framing"
-    return _LABELS.get(ContextSource(block.source), block.source)
+    if row.source == ContextSource.SKILL:
+        if row.name:
+            return f"skill · {row.name}"
+        return f"skill · {Path(row.path).parent.name}" if row.path else "skill framing"
+    return _LABELS.get(row.source, row.source)
 
 
 @dataclass(slots=True)
@@ -202,7 +149,6 @@ class _Rows:
 def build_budget_view(
     snapshot: RequestSnapshot,
     *,
-    ledger: TokenLedger,
     budget: ModelTokenBudget,
     project_root: Path,
     preview: bool = False,
@@ -217,8 +163,7 @@ def build_budget_view(
     """The panel's figures for ``snapshot``.
 
     Args:
-        snapshot: the request shown (the dry-run preview before the first request).
-        ledger: the token-count cache.
+        snapshot: the request shown (the dry run of the next request, or one sent).
         budget: the main model's budget (window, soft threshold, hard limit).
         project_root: for project-context labels.
         preview: whether ``snapshot`` is the dry run of the next request.
@@ -230,23 +175,10 @@ def build_budget_view(
         window_origin: where the window figure came from.
         tools_ignored: the model's server drops tool definitions (none are sent).
     """
-    model = snapshot.model
     rows = _Rows()
-    for block in snapshot.blocks:
-        tokens = ledger.text(model, block.content)
-        label = _block_label(block, project_root)
-        rows.add(label, block.source, block.byte_size, tokens, block.truncated)
-    start = snapshot.block_message_count
-    pairs = zip(snapshot.messages[start:], snapshot.message_hashes[start:], strict=True)
-    for message, digest in pairs:
-        cost = ledger.message(model, digest, message)
-        for name, size, tokens, truncated in cost.skills:
-            rows.add(f"skill · {name}", ContextSource.SKILL, size, tokens, truncated)
-        label = "conversation summary" if message.role == "system" else "conversation"
-        rows.add(label, ContextSource.CONVERSATION, cost.rest_bytes, cost.rest_tokens, False)
-    if snapshot.tools:
-        tools_tokens = ledger.text(model, tools_json(snapshot.tools))
-        rows.add("tool definitions", "tools", snapshot.tools_bytes, tools_tokens, False)
+    for source in snapshot.sources:
+        label = source_label(source, project_root)
+        rows.add(label, source.source, source.bytes, source.tokens, source.truncated)
     drift = None
     if usage is not None:
         index, reported = usage

@@ -2,7 +2,13 @@
 
 Kept apart from the widgets and free of Textual, so tests and benchmarks can drive it directly:
 the main screen calls it and hands the results to widgets that only display them. It reads the
-snapshot store and the driver; it never recomputes what the engine already knows.
+session (its snapshot store and driver); it never recomputes what the engine already knows.
+
+The context panel shows the dry run of the next request while there is one to show (nothing
+sent yet in this conversation, or skill toggles and a mode change waiting for the next message),
+and the latest request sent otherwise. The dry run is assembled by the engine like any request
+(``Session.preview``); the screen asks for it in a worker thread (``preview_view``), never on
+the UI loop.
 """
 
 from __future__ import annotations
@@ -11,12 +17,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
-from steiner_tui.agent.interactive import DriverRefusal
-from steiner_tui.app.budget_view import BudgetView, TokenLedger, build_budget_view
-from steiner_tui.app.live_files import partitions_for
-from steiner_tui.app.session import AppSession
-from steiner_tui.engine.compaction.escalation import replacement_refusal
-from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.agent.session_factory import Session
+from steiner_tui.app.budget_view import BudgetView, build_budget_view
+from steiner_tui.app.live_files import WatchPlan, partitions_for
+from steiner_tui.app.session import model_label
 from steiner_tui.engine.events import (
     HealthEvent,
     RequestSnapshot,
@@ -28,72 +32,93 @@ from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_relo
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
-from steiner_tui.sessions.history_archive import FileHistoryArchive
-from steiner_tui.sessions.ids import new_session_id
-from steiner_tui.sessions.resume import cache_key_for
 from steiner_tui.tools.base import Mode
-from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
+from steiner_tui.units import count
 
-__all__ = ["SessionController"]
+__all__ = ["SessionController", "watch_plan_for"]
 
 _PREVIOUS_LOOKBACK = 8
-"""How many request indexes back to look for the previous normal (non-compaction) request."""
+"""How many request numbers back to look for the previous normal (non-compaction) request."""
+
+
+def watch_plan_for(session: Session) -> WatchPlan:
+    """The files and folders whose changes reach the session's static cache."""
+    options = session.runner.context.options
+    root = session.project_root
+    agents = [root / "AGENTS.md"]
+    if options.global_agents_path is not None:
+        agents.append(options.global_agents_path)
+    context = [root / ".steiner" / "config.toml"]
+    context.extend(root / name for name in options.project_context.files)
+    return WatchPlan(
+        agents_files=tuple(path.resolve() for path in agents),
+        context_files=tuple(path.resolve() for path in context),
+        skill_roots=tuple(r.path.resolve() for r in session.skill_roots if not r.bundled),
+    )
 
 
 class SessionController:
     """Engine-facing operations of the main screen."""
 
-    def __init__(self, session: AppSession) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
         self.driver = session.driver
-        self._count_text = self.driver.runner.context.estimator.count_text
-        self._ledger: TokenLedger | None = None
         self.health: HealthEvent | None = None
+        self.watch_plan = watch_plan_for(session)
+        """What the live-file watcher follows."""
+        self.last_preview: RequestSnapshot | None = None
+        """The dry run shown last (the inspector opens on it before any request)."""
         self._usage: tuple[int, UsageReported] | None = None
-        self._preview: RequestSnapshot | None = None
-        self._first_index = self.driver.runner.snapshots.next_index
-
-    @property
-    def ledger(self) -> TokenLedger:
-        """Token counts of conversation messages, kept across panel refreshes."""
-        if self._ledger is None:
-            self._ledger = TokenLedger(self._count_text)
-        return self._ledger
 
     # -- what the panels show ---------------------------------------------------------------
 
-    def shown_snapshot(self) -> tuple[RequestSnapshot, bool]:
-        """The request the budget panel shows and whether it is the dry-run preview.
+    def sent_snapshot(self) -> RequestSnapshot | None:
+        """The latest main request of this conversation, or None before the first."""
+        latest = self.session.snapshots.parent_snapshot()
+        if latest is not None and latest.index >= self.session.first_request:
+            return latest
+        return None
+
+    def wants_preview(self) -> bool:
+        """Whether the panel shows the dry run: nothing sent yet, or something pending."""
+        return self.sent_snapshot() is None or self.driver.has_pending
+
+    def preview(self) -> RequestSnapshot:
+        """The dry run of the next request (assembled by the engine; safe in a thread).
 
         Raises:
-            ValueError: the project's context configuration is invalid (preview only).
+            ValueError: the project's context configuration is invalid.
+            TokenizerLoadError: the model's tokenizer cannot be loaded.
         """
-        latest = self.session.snapshots.parent_snapshot()
-        if latest is not None and latest.index >= self._first_index:
-            return latest, False
-        if self._preview is None:
-            self._preview = self.driver.preview()
-        return self._preview, True
+        snapshot = self.session.preview()
+        self.last_preview = snapshot
+        return snapshot
+
+    def shown_snapshot(self) -> tuple[RequestSnapshot, bool]:
+        """The request the panel shows and whether it is the dry run (computed here when it
+        is: the screen's worker calls ``preview_view`` instead)."""
+        sent = self.sent_snapshot()
+        if sent is not None and not self.driver.has_pending:
+            return sent, False
+        return self.preview(), True
 
     def _previous(self, snapshot: RequestSnapshot) -> RequestSnapshot | None:
         store = self.session.snapshots
         for index in range(snapshot.index - 1, snapshot.index - 1 - _PREVIOUS_LOOKBACK, -1):
-            if index < self._first_index:
+            if index < self.session.first_request:
                 return None
             found = store.snapshot(index)
             if found is not None and not found.compaction:
                 return found
         return None
 
-    def budget_view(self) -> BudgetView:
-        """The context-budget panel's figures (see ``shown_snapshot`` for errors)."""
-        snapshot, preview = self.shown_snapshot()
+    def view_of(self, snapshot: RequestSnapshot, preview: bool) -> BudgetView:
+        """The panel's figures for ``snapshot``."""
         runner = self.driver.runner
         calibration = runner.context.estimator.calibration
         model = runner.model.model
         return build_budget_view(
             snapshot,
-            ledger=self.ledger,
             budget=runner.model.budget,
             project_root=self.session.project_root,
             preview=preview,
@@ -106,24 +131,39 @@ class SessionController:
             tools_ignored=runner.model.tools_ignored,
         )
 
+    def budget_view(self) -> BudgetView:
+        """The context panel's figures (see ``shown_snapshot``; errors as ``preview``)."""
+        snapshot, preview = self.shown_snapshot()
+        return self.view_of(snapshot, preview)
+
+    def preview_view(self) -> BudgetView:
+        """The dry run's figures (the screen's worker thread calls it)."""
+        return self.view_of(self.preview(), True)
+
     def skill_rows(self) -> list[SkillStatus]:
         """The sidebar's rows."""
         return self.driver.skill_states()
+
+    @property
+    def model_label(self) -> str:
+        """How the status line names the model."""
+        return model_label(self.driver.runner.model)
 
     def model_summary(self) -> str:
         """What ``/model`` shows."""
         model = self.driver.runner.model
         budget = model.budget
         lines = [
-            f"{self.session.model_label} ({model.ref})",
-            f"window {budget.context_size:,} tokens (source: {model.window_origin}) · "
-            f"max output {budget.max_output:,} (source: {model.max_output_origin})",
-            f"soft threshold {budget.soft_threshold:,} · hard limit {budget.hard_limit:,}",
+            f"{self.model_label} ({model.ref})",
+            f"window {count(budget.context_size)} tokens (source: {model.window_origin}) · "
+            f"max output {count(budget.max_output)} (source: {model.max_output_origin})",
+            f"soft threshold {count(budget.soft_threshold)} · "
+            f"hard limit {count(budget.hard_limit)}",
         ]
         if model.tools_ignored:
             lines.append(f"tools: the {model.server} server ignores them; none are sent")
-        if self.session.models:
-            lines.append("configured: " + ", ".join(self.session.models))
+        if self.session.model_refs:
+            lines.append("configured: " + ", ".join(self.session.model_refs))
         return "\n".join(lines)
 
     def sub_agents(self) -> tuple[SubAgentInfo, ...]:
@@ -180,40 +220,14 @@ class SessionController:
         return mode
 
     def clear(self) -> None:
-        """Start a new conversation (``/clear``); undelivered sub-agent results are dropped.
-
-        A recorded session becomes a new session: a new id (its own log, title, prompt cache
-        key, request numbering and history archive); the old one stays as it was saved.
+        """Start a new conversation (``/clear``; see ``Session.clear``).
 
         Raises:
             DriverRefusal: while a run is generating or a sub-agent is pending.
         """
-        log = self.session.log
-        if log is not None:
-            driver, runner = self.driver, self.driver.runner
-            refusal = replacement_refusal(driver.busy, driver.pending_sub_agents)
-            if refusal is not None:
-                raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
-            new_id = new_session_id()
-            log.start_new_session(log.session_dir.parent / new_id)
-            runner.start_new_session(
-                new_id,
-                prompt_cache_key=cache_key_for(new_id),
-                archive=FileHistoryArchive(log.session_dir),
-                results=DirectoryResultStore(log.session_dir / RESULTS_FOLDER),
-            )
-        self.driver.replace_lineage(ConversationLineage())
-        if self.session.sub_agents is not None:
-            self.session.sub_agents.drain_results()  # results for the old conversation
-        if log is not None:
-            log.sync()
-        self._first_index = self.driver.runner.snapshots.next_index
-        self._preview = None
+        self.session.clear()
         self._usage = None
-
-    def limits_learned(self) -> None:
-        """The model's server told its limits: the dry run (window, tools) is out of date."""
-        self._preview = None
+        self.last_preview = None
 
     def apply_file_changes(self, paths: Iterable[Path]) -> frozenset[StaticPartition]:
         """Note the partitions the changed ``paths`` belong to; the prefix keeps its bytes.
@@ -223,7 +237,7 @@ class SessionController:
         cached prefix without the person asking. Skills are rediscovered at once when a skill
         root changed (the sidebar; interactive skills travel as envelopes, not in the prefix).
         """
-        changed = partitions_for(self.session.watch_plan, (p.resolve() for p in paths))
+        changed = partitions_for(self.watch_plan, (p.resolve() for p in paths))
         context = self.driver.runner.context
         if StaticPartition.SKILLS in changed:
             found = discover_skills(self.session.skill_roots, self.driver.runner.sink)
@@ -245,11 +259,10 @@ class SessionController:
         )
 
     def reload_now(self) -> frozenset[StaticPartition]:
-        """Apply the pending changes now: the next request (and the preview) has them."""
+        """Apply the pending changes now: the next request (and its dry run) has them."""
         runner = self.driver.runner
         reloaded = runner.context.reload_pending()
         if reloaded:
             names = tuple(sorted(str(p) for p in reloaded))
             runner.sink.emit(StaticContextReloaded(names, "manual"))
-            self._preview = None
         return reloaded

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
+from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message as ChatMessage
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
+    "BudgetReady",
     "Compacted",
     "EngineNotice",
     "HealthChanged",
@@ -145,3 +147,15 @@ class PanelMounted(Message):
 
 class WorkbenchReady(Message):
     """The workbench has started: session open, side panels filled (it bubbles to the app)."""
+
+
+@dataclass
+class BudgetReady(Message):
+    """The context panel's figures, computed off the UI loop (``error``: why there are none).
+
+    ``version`` is the panel refresh they answer; an older one's figures are out of date.
+    """
+
+    view: BudgetView | None
+    error: str = ""
+    version: int = 0

@@ -6,9 +6,12 @@ command that resumes it. Configuration (user file, then the project's
 ``.steiner/config.toml``) chooses the model, skills, permissions, keymap and theme; errors in it
 (``ConfigError`` is a ``ValueError``) are printed, not raised.
 
-A new session is opened by the workbench right after its first frame (``app.session_plan``),
-so a launch shows the workbench without waiting for the engine; errors found while opening it
-end the app and are printed the same way.
+The session is built by the workbench right after its first frame (``make_app(...,
+defer_open=True)``), so a launch shows the workbench without waiting for the engine. What can be
+checked first is checked before the terminal is taken over: the configuration, the theme, the
+model and its API key (``app.session.planned_model_label``), and the session to resume (loaded
+here, refused when another app has it open). Errors found while opening end the app and are
+printed the same way.
 """
 
 from __future__ import annotations
@@ -18,17 +21,22 @@ import gc
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from textual.theme import BUILTIN_THEMES
 
 from steiner_tui import paths
+from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
-from steiner_tui.app.session import AppSession, build_app_session
-from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan, plan_session
+from steiner_tui.app.screens.main import SessionOpenFailed
+from steiner_tui.app.session import planned_model_label
+from steiner_tui.commands.headless_io import make_estimator
 from steiner_tui.config import Config, ConfigError, load_config
-from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.resume import find_session
+from steiner_tui.sessions.store import SessionStore
 
 __all__ = ["resume_command", "resume_hint", "run"]
 
@@ -47,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
     tuned = False
     while True:
         try:
-            start = _start(root, resume)
+            request = _start(root, resume)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             print(f"steiner-tui: {error}", file=sys.stderr)
             return 2
-        app = make_app(start, tune_gc=not tuned)
+        app = make_app(request, defer_open=True, tune_gc=not tuned)
         tuned = True
         try:
             result = app.run()
@@ -65,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(result, ResumeRequest) or session is None:
             # Only a session that was saved (it had a message) can be resumed.
             if session is not None and session.log is not None and session.log.on_disk:
-                print(resume_hint(session.log.session_dir.name))
+                print(resume_hint(session.session_id))
             return 0
         resume = result.session_id
         root = session.project_root
@@ -96,30 +104,29 @@ def check_theme(config: Config) -> None:
         )
 
 
-def _start(root: Path, resume: str | None) -> AppSession | SessionPlan:
-    """What the app starts from: a new session's plan, or the resumed session itself.
+def _start(root: Path, resume: str | None) -> SessionRequest:
+    """The request of the session to open: a new one, or the saved one to resume.
 
-    A new session opens after the workbench's first frame (``session_plan``); a resumed one is
-    opened first, so a wrong id or an unreadable log is reported before the app starts.
+    Everything that can be checked before the app starts is: the configuration and its theme,
+    the model (a known provider, its API key), and the session to resume (it loads and no other
+    app has it open). The session itself is built by the app after its first frame.
 
     Raises:
-        ConfigError, ValueError, SessionNotFoundError, SessionLoadError, OSError: as
-            ``build_app_session`` (a plan only checks the configuration and its model).
+        ConfigError, ValueError, SessionNotFoundError, SessionLoadError: as above.
     """
-
     config = load_config(root, os.environ)
     check_theme(config)
-
-    def open_session() -> AppSession:
-        return build_app_session(
-            root,
-            config_dir=paths.config_dir(),
-            config=config,
-            env=os.environ,
-            cache_dir=paths.cache_dir(),
-            resume=resume,
-        )
-
+    config_dir = paths.config_dir()
+    request = SessionRequest(
+        root, config, config_dir=config_dir, env=os.environ, estimator=make_estimator()
+    )
     if resume is not None:
-        return open_session()
-    return plan_session(root, config, os.environ, open_session)
+        sessions = paths.sessions_dir()
+        loaded = find_session(root, resume, sessions)
+        if SessionStore(sessions).is_open(loaded.session_id):
+            raise SessionBusyError(
+                f"session {loaded.session_id!r} is open in a running steiner-tui"
+            )
+        request = replace(request, resume=loaded)
+    planned_model_label(request)  # an unknown provider or a missing key stops here
+    return request

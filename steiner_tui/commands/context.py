@@ -1,19 +1,28 @@
-"""``steiner-tui context [--json] [PATH]``: the per-source report of a dry-run request.
+"""``steiner-tui context [--json] [--model REF] [PATH]``: what the next request of a new session
+sends, per source.
 
-Assembles the request the next turn would send for the project (empty conversation, offline
-model, the built-in tools) and prints each block's source, path, role, bytes, tokens and
-truncation; each message's role, bytes and hash; the tool list's bytes; the token estimate; and
-the model window (context size, soft threshold, hard limit). ``--json`` prints one object with
-the keys ``blocks``, ``messages``, ``tools_bytes``, ``estimate`` and ``window``.
+The report is the app's context panel in text: the session is built by the one session factory
+from the project's configuration (a broken file is an error, as in the app), with the app's
+tools, delegation, skill roots and ``[skills] enabled``, and the request is the session's dry
+run of its next request (``Session.preview``), so its blocks, hashes and tool list are those the
+app's (and ``exec``'s) first request sends; the enabled skills' envelopes are the last user
+message, which the first prompt follows. Nothing is recorded.
+
+It prints each block's source, path, role, bytes, tokens and truncation; each message's role,
+bytes and hash; what each source costs (the panel's rows); the tool list's bytes; the token
+estimate; and the model window (context size, soft threshold, hard limit). ``--json`` prints one
+object with the keys ``request``, ``blocks``, ``block_message_count``, ``messages``,
+``sources``, ``tools_bytes``, ``estimate`` and ``window``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import sys
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,25 +31,14 @@ from rich.table import Table
 from rich.text import Text
 
 from steiner_tui import paths
-from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.events import ListSink, WarningEvent
+from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
+from steiner_tui.commands.headless_io import make_estimator
+from steiner_tui.config import ConfigError, load_config
+from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import messages_bytes
-from steiner_tui.engine.models import lookup_model
-from steiner_tui.engine.prompt.assembler import AssembledPrompt, AssemblyOptions, assemble
-from steiner_tui.engine.prompt.files import LocalFileReader
-from steiner_tui.engine.prompt.preamble import CachedSystemPreamble
-from steiner_tui.engine.prompt.project_context import load_project_context_spec
-from steiner_tui.engine.prompt.static_cache import StaticContextCache
-from steiner_tui.engine.skills.discovery import skill_roots
-from steiner_tui.engine.snapshots import hash_messages
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.engine.tooldefs import tools_bytes
-from steiner_tui.resources import bundled_skills_dir
-from steiner_tui.tools.registry import default_tool_definitions
+from steiner_tui.units import byte_count, count, token_count
 
 __all__ = ["ContextReport", "build_report", "run"]
-
-MODEL = "offline"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,57 +49,51 @@ class ContextReport:
     warnings: tuple[str, ...]
 
 
-def build_report(root: Path, now: datetime) -> ContextReport:
-    """Assemble a dry run for ``root`` and measure it.
-
-    Raises:
-        ValueError: the project's context configuration is invalid (e.g. an escaping path).
-    """
-    reader = LocalFileReader()
-    sink = ListSink()
-    options = AssemblyOptions(
-        project_root=root,
-        global_agents_path=paths.global_agents_md(),
-        project_context=load_project_context_spec(root, reader, sink),
-        skill_roots=skill_roots(bundled_skills_dir(), paths.config_dir(), root),
-        scope=f"context:{root}",
-    )
-    prompt: AssembledPrompt = assemble(
-        options,
-        (),
-        cache=StaticContextCache(reader),
-        preamble=CachedSystemPreamble(),
-        session_date=now,
-        sink=sink,
-    )
-    tools = default_tool_definitions()
-    estimator = RequestEstimator(default_encoding_loader(None))
-    estimate = estimator.estimate(MODEL, prompt.messages, tools)
-    budget = ModelTokenBudget.for_model(lookup_model(MODEL))
-    hashes = hash_messages(prompt.messages)
-    data: dict[str, Any] = {
+def _data(session: Session, snapshot: RequestSnapshot) -> dict[str, Any]:
+    model = session.runner.model
+    budget = model.budget
+    estimator = session.runner.context.estimator
+    return {
+        "request": {
+            "index": snapshot.index,
+            "model": snapshot.model,
+            "provider": snapshot.provider,
+            "dry_run": True,
+        },
         "blocks": [
             {
                 "source": block.source,
                 "path": block.path,
                 "role": block.role,
                 "bytes": block.byte_size,
-                "tokens": estimator.count_text(MODEL, block.content),
+                "tokens": estimator.count_text(snapshot.model, block.content),
                 "truncated": block.truncated,
             }
-            for block in prompt.blocks
+            for block in snapshot.blocks
         ],
+        "block_message_count": snapshot.block_message_count,
         "messages": [
             {"role": message.role, "bytes": messages_bytes([message]), "hash": digest}
-            for message, digest in zip(prompt.messages, hashes, strict=True)
+            for message, digest in zip(snapshot.messages, snapshot.message_hashes, strict=True)
         ],
-        "tools_bytes": tools_bytes(tools),
+        "sources": [
+            {
+                "source": row.source,
+                "path": row.path,
+                "name": row.name,
+                "bytes": row.bytes,
+                "tokens": row.tokens,
+                "truncated": row.truncated,
+            }
+            for row in snapshot.sources
+        ],
+        "tools_bytes": snapshot.tools_bytes,
         "estimate": {
-            "model": MODEL,
-            "tokens": estimate.tokens,
-            "raw_tokens": estimate.raw_tokens,
-            "strategy": estimate.strategy,
-            "confidence": estimate.confidence,
+            "model": snapshot.model,
+            "tokens": snapshot.estimated_prompt_tokens,
+            "raw_tokens": snapshot.raw_prompt_tokens,
+            "strategy": snapshot.estimate_strategy,
+            "confidence": snapshot.estimate_confidence,
         },
         "window": {
             "context_size": budget.context_size,
@@ -109,54 +101,116 @@ def build_report(root: Path, now: datetime) -> ContextReport:
             "hard_limit": budget.hard_limit,
             "safety_margin": budget.safety_margin,
             "max_output": budget.max_output,
+            "source": model.window_origin,
         },
     }
-    warnings = tuple(
-        f"{event.code}: {event.message}" for event in sink.events if isinstance(event, WarningEvent)
+
+
+def build_report(request: SessionRequest) -> ContextReport:
+    """Build the session ``request`` asks for (unrecorded) and report its next request.
+
+    Raises:
+        ConfigError: the model cannot be resolved.
+        ValueError: the project's context configuration is invalid (e.g. an escaping path).
+    """
+    sink = ListSink()
+    session = build_session(
+        SessionRequest(
+            request.project_root,
+            request.config,
+            config_dir=request.config_dir,
+            env=request.env,
+            model=request.model,
+            record=False,
+            session_date=request.session_date,
+            sink=sink,
+            clock=request.clock,
+            estimator=request.estimator,
+        )
     )
-    return ContextReport(data, warnings)
+    try:
+        asyncio.run(session.runner.learn_limits())  # a local server's window, as the app asks
+        snapshot = session.preview()
+    finally:
+        session.close()
+    warnings = [f"config: {warning}" for warning in request.config.warnings]
+    warnings += [
+        f"{event.code}: {event.message}" for event in sink.events if isinstance(event, WarningEvent)
+    ]
+    return ContextReport(_data(session, snapshot), tuple(warnings))
+
+
+def _table(title: str, columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -> Table:
+    table = Table(title=title)
+    for name, right in columns:
+        table.add_column(name, justify="right" if right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # paths and hashes are data, not markup
+    return table
 
 
 def _print_tables(report: ContextReport) -> None:
     data = report.data
-    console = Console(markup=False, highlight=False)  # paths and hashes are data, not markup
-    blocks = Table(title="Blocks (dry run)")
-    blocks.add_column("source")
-    blocks.add_column("path", overflow="fold")
-    blocks.add_column("role")
-    blocks.add_column("bytes", justify="right")
-    blocks.add_column("tokens", justify="right")
-    blocks.add_column("truncated")
-    for row in data["blocks"]:
-        cells = (
-            row["source"],
-            row["path"] or "-",
-            row["role"],
-            str(row["bytes"]),
-            str(row["tokens"]),
-            "yes" if row["truncated"] else "no",
-        )
-        blocks.add_row(*(Text(cell) for cell in cells))
-    messages = Table(title="Messages")
-    messages.add_column("#", justify="right")
-    messages.add_column("role")
-    messages.add_column("bytes", justify="right")
-    messages.add_column("hash")
-    for index, row in enumerate(data["messages"]):
-        numbers = (str(index), row["role"], str(row["bytes"]), row["hash"])
-        messages.add_row(*(Text(cell) for cell in numbers))
-    console.print(blocks)
-    console.print(messages)
-    estimate, window = data["estimate"], data["window"]
-    console.print(f"tools: {data['tools_bytes']} bytes")
+    console = Console(markup=False, highlight=False)
+    blocks = _table(
+        "Blocks (dry run)",
+        [
+            ("source", False),
+            ("path", False),
+            ("role", False),
+            ("bytes", True),
+            ("tokens", True),
+            ("truncated", False),
+        ],
+        [
+            (
+                row["source"],
+                row["path"] or "-",
+                row["role"],
+                count(row["bytes"]),
+                count(row["tokens"]),
+                "yes" if row["truncated"] else "no",
+            )
+            for row in data["blocks"]
+        ],
+    )
+    messages = _table(
+        "Messages",
+        [("#", True), ("role", False), ("bytes", True), ("hash", False)],
+        [
+            (str(index), row["role"], count(row["bytes"]), row["hash"])
+            for index, row in enumerate(data["messages"])
+        ],
+    )
+    sources = _table(
+        "Sources (as the context panel counts them)",
+        [("source", False), ("path or skill", False), ("bytes", True), ("tokens", True)],
+        [
+            (
+                row["source"],
+                row["name"] or row["path"] or "-",
+                count(row["bytes"]),
+                count(row["tokens"]),
+            )
+            for row in data["sources"]
+        ],
+    )
+    for table in (blocks, messages, sources):
+        console.print(table)
+    request, estimate, window = data["request"], data["estimate"], data["window"]
     console.print(
-        f"estimate ({estimate['model']}): {estimate['tokens']} tokens "
-        f"(raw {estimate['raw_tokens']}, {estimate['strategy']}, {estimate['confidence']})"
+        f"request #{request['index']} (dry run): {request['provider']}/{request['model']}"
+    )
+    console.print(f"tools: {byte_count(data['tools_bytes'])}")
+    console.print(
+        f"estimate ({estimate['model']}): {token_count(estimate['tokens'])} "
+        f"(raw {count(estimate['raw_tokens'])}, {estimate['strategy']}, {estimate['confidence']})"
     )
     console.print(
-        f"window: context {window['context_size']}, soft threshold {window['soft_threshold']}, "
-        f"hard limit {window['hard_limit']} (safety margin {window['safety_margin']}), "
-        f"max output {window['max_output']}"
+        f"window: context {count(window['context_size'])} (source: {window['source']}), "
+        f"soft threshold {count(window['soft_threshold'])}, hard limit "
+        f"{count(window['hard_limit'])} (safety margin {count(window['safety_margin'])}), "
+        f"max output {count(window['max_output'])}"
     )
 
 
@@ -168,7 +222,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"steiner-tui context: {root} is not a folder", file=sys.stderr)
         return 2
     try:
-        report = build_report(root, datetime.now().astimezone())
+        request = SessionRequest(
+            root,
+            load_config(root, os.environ),  # as the app loads it: a broken file is an error
+            config_dir=paths.config_dir(),
+            env=os.environ,
+            model=getattr(args, "model", None),
+            estimator=make_estimator(),
+        )
+        report = build_report(request)
+    except ConfigError as exc:
+        print(f"steiner-tui context: configuration error: {exc}", file=sys.stderr)
+        return 2
     except ValueError as exc:
         print(f"steiner-tui context: {exc}", file=sys.stderr)
         return 2

@@ -13,6 +13,11 @@ the session's id at the end.
 Exit status: 0 when the model answered, 1 on a provider or context error, 2 on bad input (a
 bad configuration, an unknown session), 130 when interrupted (Ctrl-C stops streaming cleanly).
 
+The session is built by the one session factory from the loaded configuration, as the app's
+is: the same preamble, tools and ``[skills] enabled`` (delivered as envelopes with the prompt);
+``--skill`` adds static skill blocks and ``--mode`` a mode notice when it differs from the
+session's. So the first request of ``exec`` is the app's, and ``steiner-tui context`` shows it.
+
 The model may delegate to sub-agents (``--no-delegate`` turns the ``delegate`` tool off); each
 child's state changes go to stderr with the other progress lines, and children still running
 when the command ends are cancelled.
@@ -23,17 +28,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from steiner_tui import paths
-from steiner_tui.agent.clock import SystemClock
-from steiner_tui.agent.delegation import DelegationSettings, SubAgentUpdated
+from steiner_tui.agent.delegation import SubAgentUpdated
 from steiner_tui.agent.event_log import JsonlEventLog
-from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.runner import RunResult
+from steiner_tui.agent.session_factory import DEFAULT_DELEGATION, SessionRequest, build_session
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
@@ -41,12 +45,9 @@ from steiner_tui.commands.headless_io import (
     load_project_config,
     make_estimator,
 )
-from steiner_tui.config import ConfigError
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
 from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
-from steiner_tui.sessions.resume import LATEST, SessionOpening, open_session_for_app
-from steiner_tui.tools.environment import secret_names
-from steiner_tui.tools.permissions import PermissionPolicy
+from steiner_tui.sessions.resume import LATEST
 
 __all__ = ["SubAgentProgress", "run"]
 
@@ -82,15 +83,6 @@ def prompt_and_resume(args: argparse.Namespace) -> tuple[str | None, str | None]
     return prompt, resume
 
 
-def _opening(project: Path, resume: str | None) -> SessionOpening:
-    """The session to run in (a new one, or the saved one to continue).
-
-    Raises:
-        ValueError, SessionNotFoundError, SessionLoadError: no usable session to resume.
-    """
-    return open_session_for_app(project, resume, paths.sessions_dir())
-
-
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).resolve()
     if not project.is_dir():
@@ -101,60 +93,45 @@ def run(args: argparse.Namespace) -> int:
         print("steiner-tui exec: a prompt is required", file=sys.stderr)
         return 2
     config = load_project_config(project)
-    try:
-        opening = _opening(project, resume)
-    except (ValueError, SessionNotFoundError, SessionLoadError) as error:
-        print(f"steiner-tui: {error}", file=sys.stderr)
-        return 2
-    inputs = SessionInputs(
-        session_id=opening.session_id,
-        mode=args.mode,
-        static_skills=tuple(args.skill or ()),
-        model_ref=args.model,
-    )
-    try:
-        base = session_spec_from_config(config, opening.project_root, paths.config_dir(), inputs)
-    except ConfigError as error:
-        print(f"steiner-tui: {error}", file=sys.stderr)
-        return 2
-    spec = opening.spec_for(base)
-    if resume is None or args.mode != "build":
-        spec = replace(spec, mode=args.mode)
-    policy = PermissionPolicy(HeadlessPermission(allow=args.yes), dict(config.permissions))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
     printer, progress = ReplyPrinter(), ProgressSink()
     sink: EventSink = FanoutSink((printer, progress, SubAgentProgress()))
     if event_log is not None:
         sink = FanoutSink((sink, event_log))
-    delegation = None if args.no_delegate else DelegationSettings()
+    request = SessionRequest(
+        project,
+        config,
+        config_dir=paths.config_dir(),
+        model=args.model,
+        resume=resume,
+        static_skills=tuple(args.skill or ()),
+        delegation=None if args.no_delegate else DEFAULT_DELEGATION,
+        sink=sink,
+        permission=HeadlessPermission(allow=args.yes),
+        estimator=make_estimator(),
+    )
     try:
-        recorder = opening.open_log(SystemClock().now)
+        session = build_session(request)
+    except (ValueError, SessionNotFoundError, SessionLoadError) as error:
+        print(f"steiner-tui: {error}", file=sys.stderr)
+        return 2
     except OSError as error:
         print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
         return 2
-    coro = run_exec(
-        spec,
-        prompt,
-        estimator=make_estimator(),
-        sink=sink,
-        policy=policy,
-        delegation=delegation,
-        secret_env=secret_names(config),
-        recorder=recorder,
-        lineage=opening.lineage,
-        seed=opening.seed,
-    )
+    if resume is None or args.mode != "build":  # a resumed session keeps its mode by default
+        session.driver.set_mode(args.mode)  # a notice goes out when the mode changes
     try:
-        result: RunResult = asyncio.run(coro)
+        result: RunResult = asyncio.run(run_exec(session, prompt))
     except KeyboardInterrupt:
         printer.finish()
         print("interrupted", file=sys.stderr)
         return 130
     finally:
+        session.close()
         if event_log is not None:
             event_log.close()
     printer.finish()
-    print(f"session: {opening.session_id}", file=sys.stderr)
+    print(f"session: {session.session_id}", file=sys.stderr)
     if result.status == "done":
         return 0
     if not progress.errors:  # an error the runner reported is already on stderr

@@ -1,43 +1,28 @@
-"""``steiner-tui oneshot "TASK"``: plan, build and verify phases, each its own saved session."""
+"""``steiner-tui oneshot "TASK"``: plan, build and verify phases, each its own saved session.
+
+Each phase is built by the one session factory from the loaded configuration (its permissions,
+skills and model), as the app's and ``exec``'s sessions are; see ``agent.headless``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-import uuid
 from pathlib import Path
 
 from steiner_tui import paths
-from steiner_tui.agent.clock import SystemClock
-from steiner_tui.agent.from_config import SessionInputs, session_spec_from_config
-from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, SessionRecorder, run_oneshot
-from steiner_tui.agent.tool_status import ToolStatusBook
+from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
+from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
     load_project_config,
     make_estimator,
 )
-from steiner_tui.config import ConfigError
-from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.sessions.history_archive import FileHistoryArchive
-from steiner_tui.sessions.writer import SessionLog
+from steiner_tui.sessions.ids import new_session_id
 
 __all__ = ["run"]
-
-
-def _archive_for(session_id: str, tool_status: ToolStatusBook) -> HistoryArchive:
-    return FileHistoryArchive(paths.sessions_dir() / session_id, tool_status=tool_status)
-
-
-def _recorder_for(session_id: str) -> SessionRecorder | None:
-    """The session log of one phase (saved as the app saves its sessions)."""
-    try:
-        return SessionLog.create(paths.sessions_dir() / session_id, clock=SystemClock().now)
-    except OSError as error:
-        print(f"warning: phase session {session_id} is not saved: {error}", file=sys.stderr)
-        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,34 +38,32 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    config = load_project_config(project)
-    base_id = f"oneshot-{uuid.uuid4().hex[:8]}"
-    inputs = SessionInputs(session_id=base_id, model_ref=args.model)
-    try:
-        spec = session_spec_from_config(config, project, paths.config_dir(), inputs)
-    except ConfigError as error:
-        print(f"steiner-tui: {error}", file=sys.stderr)
-        return 2
+    request = SessionRequest(
+        project,
+        load_project_config(project),
+        config_dir=paths.config_dir(),
+        model=args.model,
+        session_id=f"oneshot-{new_session_id()}",
+        sink=ProgressSink(),
+        permission=HeadlessPermission(allow=args.yes),
+        estimator=make_estimator(),
+    )
 
     def announce(phase: str) -> None:
         print(f"== phase: {phase}", file=sys.stderr, flush=True)
 
-    coro = run_oneshot(
-        spec,
-        args.task,
-        estimator=make_estimator(),
-        sink=ProgressSink(),
-        permission=HeadlessPermission(allow=args.yes),
-        archive_for=_archive_for,
-        phases=phases,
-        on_phase=announce,
-        recorder_for=_recorder_for,
-    )
+    coro = run_oneshot(request, args.task, phases=phases, on_phase=announce)
     try:
         results: list[PhaseResult] = asyncio.run(coro)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except ValueError as error:  # ConfigError: the model cannot be resolved
+        print(f"steiner-tui: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
+        return 2
     for phase in results:
         print(f"## {phase.phase}\n\n{phase.result.reply or phase.result.error}\n")
     return 0 if results and all(p.result.status == "done" for p in results) else 1

@@ -31,8 +31,9 @@ from textual.pilot import Pilot
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
-from steiner_tui.app.session import AppSession, build_app_session
+from steiner_tui.config import Config, parse_config
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
 
@@ -184,8 +185,13 @@ async def _send(pilot: Pilot[None], clock: ManualClock, text: str) -> None:
     await _settle(pilot)
 
 
-def _session(project: Path, config: Path, clock: ManualClock, window: int | None) -> AppSession:
+QUIET: Config = parse_config(
+    [("screenshots", {"ui": {"cursor_blink": False, "watch_files": False}})]
+)
+"""No cursor blink, no file watcher: every run draws the same frames."""
 
+
+def _request(project: Path, config: Path, clock: ManualClock, window: int | None) -> SessionRequest:
     main = None
     if window is not None:
         provider = OfflineProvider(project)
@@ -193,15 +199,14 @@ def _session(project: Path, config: Path, clock: ManualClock, window: int | None
         main = MainModel(
             OFFLINE_ALIAS, OFFLINE_MODEL, provider, info, threshold_tokens=SMALL_THRESHOLD
         )
-    return build_app_session(
+    return SessionRequest(
         project,
+        QUIET,
         config_dir=config,
-        main=main,
+        model=main,
         clock=clock,
         session_id="screenshots",
         session_date=START,
-        watch=False,
-        cursor_blink=False,
     )
 
 
@@ -254,7 +259,7 @@ async def _capture(
 ) -> list[tuple[str, str]]:
 
     clock = ManualClock(START)
-    app = make_app(_session(project, config, clock, window))
+    app = make_app(_request(project, config, clock, window))
     shots: list[tuple[str, str]] = []
 
     def shoot(name: str) -> None:

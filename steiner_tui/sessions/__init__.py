@@ -4,8 +4,8 @@ Layout: ``CONFIG/sessions/<session id>/`` holds ``session.jsonl`` (append-only, 
 ``records``), ``meta.json`` (rewritten atomically) and ``history.md`` (the compaction archive).
 ``SessionLog`` writes a live session; ``load_session`` reads one back, reporting bad lines as
 ``LogProblem``s instead of raising; ``SessionStore`` lists, deletes and evicts; ``fork_session``
-copies a prefix into a new id; ``open_session_for_app`` / ``open_interactive_session`` start or
-resume the app's session.
+copies a prefix into a new id; ``find_session`` picks the session to resume. This package
+persists and loads; ``agent.session_factory`` builds sessions (new or resumed) over it.
 """
 
 from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
@@ -20,14 +20,7 @@ from steiner_tui.sessions.loader import (
     load_session,
 )
 from steiner_tui.sessions.meta import SessionMeta
-from steiner_tui.sessions.resume import (
-    LATEST,
-    OpenedSession,
-    SessionOpening,
-    open_interactive_session,
-    open_session_for_app,
-    resume_interactive_session,
-)
+from steiner_tui.sessions.resume import LATEST, cache_key_for, find_session
 from steiner_tui.sessions.store import (
     DEFAULT_KEEP,
     EvictResult,
@@ -45,7 +38,6 @@ __all__ = [
     "ForkResult",
     "LoadedSession",
     "LogProblem",
-    "OpenedSession",
     "RequestRecord",
     "SessionHeader",
     "SessionInfo",
@@ -53,14 +45,12 @@ __all__ = [
     "SessionLog",
     "SessionMeta",
     "SessionNotFoundError",
-    "SessionOpening",
     "SessionStore",
+    "cache_key_for",
     "cut_lineage",
+    "find_session",
     "fork_session",
     "load_session",
     "new_session_id",
-    "open_interactive_session",
-    "open_session_for_app",
-    "resume_interactive_session",
     "validate_session_id",
 ]

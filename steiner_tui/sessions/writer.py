@@ -33,9 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from steiner_tui.agent.runner import Runner
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
@@ -73,7 +72,36 @@ from steiner_tui.sessions.records import (
     request_entry,
 )
 
-__all__ = ["SessionLog"]
+__all__ = ["LoggedRun", "SessionLog"]
+
+
+class _Model(Protocol):
+    @property
+    def alias(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def prompt_cache_key(self) -> str: ...
+
+
+class _Turn(Protocol):
+    @property
+    def turn(self) -> int: ...
+
+
+class LoggedRun(Protocol):
+    """What the log reads off the runner it follows (``agent.runner.Runner`` has it)."""
+
+    @property
+    def project_root(self) -> Path: ...
+    @property
+    def model(self) -> _Model: ...
+    @property
+    def lineage(self) -> ConversationLineage: ...
+    @property
+    def last_main_request(self) -> LastMainRequest: ...
+    @property
+    def state(self) -> _Turn: ...
 
 
 @dataclass(slots=True)
@@ -123,15 +151,18 @@ class SessionLog:
         self.error: OSError | None = None
         """The first write failure; once set, nothing more is written."""
         self._clock = clock
-        self._partial_bytes = partial_bytes
-        self._partial_interval = partial_interval
-        self._monotonic = monotonic
+        self.partial_bytes = partial_bytes
+        """Write a ``partial`` record once this much streamed text is buffered."""
+        self.partial_interval = partial_interval
+        """... or once this many seconds passed since the last one (0: on every delta)."""
+        self.monotonic = monotonic
+        """The interval clock."""
         self._fd: int | None = None
         self._lock: SessionLock | None = None
         self._open = False
         """True once the log is on disk (a new session: its first message was appended)."""
         self._last_hashes: tuple[str, ...] = ()
-        self._runner: Runner | None = None
+        self._runner: LoggedRun | None = None
         self._written = _Written()
         self._header_written = False
         self._last_main = LastMainRequest()
@@ -237,7 +268,7 @@ class SessionLog:
         log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
         return log
 
-    def bind(self, runner: Runner) -> None:
+    def bind(self, runner: LoggedRun) -> None:
         """Follow ``runner``: write anything not yet written (opening a new log when the
         runner's conversation already has messages), fsync."""
         self._runner = runner
@@ -310,7 +341,7 @@ class SessionLog:
         elif isinstance(event, RequestSnapshot):
             self._sync()
             self._drop_partial()
-            self._partial_at = self._monotonic()
+            self._partial_at = self.monotonic()
             self._write(request_entry(event, self._last_hashes))
             self._last_hashes = event.message_hashes
         elif isinstance(event, CompactionApplied):
@@ -409,11 +440,8 @@ class SessionLog:
         self._text.append(text)
         self._reasoning.append(reasoning)
         self._buffered += len(text) + len(reasoning)
-        now = self._monotonic()
-        if (
-            self._buffered >= self._partial_bytes
-            or now - self._partial_at >= self._partial_interval
-        ):
+        now = self.monotonic()
+        if self._buffered >= self.partial_bytes or now - self._partial_at >= self.partial_interval:
             self._flush_partial()
             self._partial_at = now
 

@@ -11,12 +11,10 @@ import pytest
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.provider import ModelInfo
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
+from steiner_tui.engine.tokens import RequestEstimator
 from tests.agent.fakes import Reply, ScriptedProvider
 
 RunnerFactory = Callable[..., tuple[Runner, ScriptedProvider, ListSink]]
@@ -46,7 +44,6 @@ def make_runner(project: Path, clock: ManualClock) -> RunnerFactory:
         stateful: bool = False,
         threshold: int | None = None,
         estimator: RequestEstimator | None = None,
-        **spec_changes: object,
     ) -> tuple[Runner, ScriptedProvider, ListSink]:
         provider = ScriptedProvider(list(replies), stateful=stateful)
         if info is not None:
@@ -60,14 +57,17 @@ def make_runner(project: Path, clock: ManualClock) -> RunnerFactory:
             prompt_cache_key="key-1",
         )
         sink = ListSink()
-        spec = SessionSpec(project, main, session_id="s1", **spec_changes)  # type: ignore[arg-type]
-        runner = build_runner(
-            spec,
-            estimator=estimator or RequestEstimator(default_encoding_loader(None)),
-            tools=ToolExecutor(default_tools()) if tools else None,
+        request = SessionRequest(
+            project,
+            model=main,
+            session_id="s1",
+            record=False,
+            delegation=None,
+            tools=None if tools else (),
             sink=sink,
             clock=clock,
+            estimator=estimator,
         )
-        return runner, provider, sink
+        return build_session(request).runner, provider, sink
 
     return factory

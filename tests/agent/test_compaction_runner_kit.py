@@ -1,6 +1,6 @@
 """Shared kit for the runner-driven compaction scenarios (``test_compaction_runner_*.py``).
 
-Every scenario is a whole session: an ``InteractiveDriver`` built by ``session_factory`` over a
+Every scenario is a whole session built by the one session factory (``build_session``) over a
 scripted provider with a small window, answering compaction requests (``ChatRequest.compaction``)
 with scripted summaries. This module holds no tests; it builds sessions and reads their traces.
 """
@@ -13,12 +13,13 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 
+from steiner_tui.agent import session_factory
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner, RunResult
-from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
 from steiner_tui.engine.compaction.host import SummaryTarget
@@ -38,9 +39,8 @@ from steiner_tui.engine.provider import (
     StreamDone,
     StreamReasoning,
 )
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
+from steiner_tui.sessions.loader import LoadedSession, SessionHeader
+from steiner_tui.sessions.meta import SessionMeta
 from tests.agent.fakes import Reply, ScriptedProvider
 
 SECTIONS = (
@@ -199,19 +199,37 @@ def build_session(
         prompt_cache_key="key-1",
     )
     sink = ListSink()
-    spec = SessionSpec(
-        project, main, session_id="s1", compaction=compaction or CompactionSettings()
-    )
-    driver = build_interactive_session(
-        spec,
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=ToolExecutor(default_tools()) if tools else None,
+    resume = None if lineage is None else continued(lineage, main.prompt_cache_key, seed)
+    request = SessionRequest(
+        project,
+        model=main,
+        session_id="s1",
+        resume=resume,
+        record=False,
+        delegation=None,
+        tools=None if tools else (),
+        compaction=compaction or CompactionSettings(),
         sink=sink,
         clock=clock,
-        lineage=lineage,
-        seed=seed,
     )
+    driver = session_factory.build_session(request).driver
     return Session(driver, provider, sink, clock)
+
+
+def continued(
+    lineage: ConversationLineage, cache_key: str, seed: LastMainRequest | None = None
+) -> LoadedSession:
+    """A saved session ``s1`` holding ``lineage`` (and ``seed``), as resume hands it over."""
+    header = SessionHeader("s1", "", None, "fake", "fake-model", cache_key)
+    return LoadedSession(
+        "s1",
+        Path("unsaved"),
+        header,
+        lineage,
+        seed or LastMainRequest(),
+        (),
+        SessionMeta("s1"),
+    )
 
 
 def fallback_settings(

@@ -8,12 +8,11 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.engine.events import CompactionApplied, HealthEvent, ListSink
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from tests.agent.fakes import Reply, ScriptedProvider
 
 SUMMARY = "\n\n".join(
@@ -46,20 +45,18 @@ def _driver(
     provider = ScriptedProvider([], info=ModelInfo(window, 400), on_request=_answer)
     main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key="k")
     sink = ListSink()
-    spec = SessionSpec(
+    request = SessionRequest(
         project,
-        main,
+        model=main,
         session_id="scenario",
+        record=False,
+        delegation=None,
+        tools=(),
         compaction=CompactionSettings(pending_sub_agents=lambda: tuple(pending)),
-    )
-    driver = build_interactive_session(
-        spec,
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=None,
         sink=sink,
         clock=clock,
     )
-    return driver, provider, sink
+    return build_session(request).driver, provider, sink
 
 
 async def test_session_crossing_the_threshold_several_times(

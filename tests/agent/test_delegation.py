@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,20 +20,22 @@ from steiner_tui.agent.delegation import (
     SubAgentManager,
     SubAgentUpdated,
 )
-from steiner_tui.agent.delegation.child import child_spec
+from steiner_tui.agent.delegation.child import build_child_runner
 from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.session_factory import (
+    DEFAULT_DELEGATION,
+    SessionRequest,
+    build_session,
+)
+from steiner_tui.config import Config
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import CompactionApplied, ListSink, RequestSnapshot
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
-from steiner_tui.tools.delegate import tools_with_delegate
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools, read_only_tools
+from steiner_tui.tools.registry import read_only_tools
 from tests.agent.fakes import Reply, ScriptedProvider
 
 PARENT_KEY = "key-1"
@@ -83,24 +85,27 @@ def _parent(
     *,
     window: int = 131072,
     settings: DelegationSettings | None = None,
+    compaction: CompactionSettings | None = None,
+    config: Config | None = None,
 ) -> Parent:
     provider = ScriptedProvider([], info=ModelInfo(window, 400), on_request=script)
     main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
     sink = ListSink()
-    estimator = RequestEstimator(default_encoding_loader(None))
-    base = SessionSpec(project, main, session_id="parent")
-    manager = SubAgentManager(base, estimator=estimator, sink=sink, clock=clock, settings=settings)
-    spec = replace(base, compaction=CompactionSettings(pending_sub_agents=manager.pending))
-    driver = build_interactive_session(
-        spec,
-        estimator=estimator,
-        tools=ToolExecutor(tools_with_delegate(default_tools(), manager)),
+    request = SessionRequest(
+        project,
+        config or Config(),
+        model=main,
+        session_id="parent",
+        record=False,
+        delegation=settings or DEFAULT_DELEGATION,
+        compaction=compaction,
         sink=sink,
-        clock=clock,
         permission=allow_all,
+        clock=clock,
     )
-    manager.attach(driver.runner, driver)
-    return Parent(driver, manager, sink, script)
+    session = build_session(request)
+    assert session.sub_agents is not None
+    return Parent(session.driver, session.sub_agents, sink, script)
 
 
 def _delegate(call_id: str, kind: str, task: str, wait: bool = True) -> ToolCall:
@@ -181,19 +186,22 @@ async def test_child_identity_cache_key_date_and_no_archive(
     assert {date_line(r) for r in child_requests} == {parent_date}
 
     archive = FileHistoryArchive(big_project / "history")
-    spec = replace(parent.manager.parent_spec, compaction=CompactionSettings(archive=archive))
-    child = child_spec(
-        spec,
+    archived = _parent(big_project, clock, script, compaction=CompactionSettings(archive=archive))
+    runner = archived.driver.runner
+    assert runner.compactor.settings.archive is archive
+    child = build_child_runner(
+        runner,
         kind="explore",
         child_id="explore-2",
-        model=spec.main,
-        parent_key=PARENT_KEY,
-        parent_session="parent",
-        session_date=None,
+        model=runner.model,
         mode="build",
         write_scope=(),
+        sink=ListSink(),
+        clock=clock,
+        permission=allow_all,
     )
-    assert child.compaction.archive is None  # a child never appends to the parent's history
+    assert child.compactor.settings.archive is None  # a child never appends to the history
+    assert child.model.prompt_cache_key == f"{PARENT_KEY}-explore-2"
 
 
 async def test_three_children_keep_parent_growth_bounded(

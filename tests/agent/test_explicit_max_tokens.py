@@ -12,27 +12,33 @@ from typing import Any
 
 import pytest
 
-from steiner_tui.agent.from_config import main_model_from_config
-from steiner_tui.agent.session_factory import SessionSpec, build_runner
-from steiner_tui.config import ConfigError, parse_config
-from steiner_tui.engine.events import ListSink
+from steiner_tui.agent.runner import Runner
+from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.config import Config, ConfigError, parse_config
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
 
 REF = "local/qwen2.5-coder"  # registry: 32,768 window, 8,192 max output
 
 
+def _runner(tmp_path: Path, config: Config) -> Runner:
+    """The runner of a session for ``REF`` under ``config`` (the factory resolves the model)."""
+    request = SessionRequest(
+        tmp_path,
+        config,
+        env={},
+        model=REF,
+        session_id="s1",
+        record=False,
+        delegation=None,
+        tools=(),
+    )
+    return build_session(request).runner
+
+
 def _prepared_request(tmp_path: Path, model_table: dict[str, Any]) -> Any:
     config = parse_config([("config.toml", {"models": {REF: model_table}})])
-    main = main_model_from_config(config, tmp_path, session_id="s1", ref=REF, env={})
-    runner = build_runner(
-        SessionSpec(tmp_path, main, session_id="s1"),
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=None,
-        sink=ListSink(),
-    )
-    return runner.prepare().request
+    return _runner(tmp_path, config).prepare().request
 
 
 @pytest.mark.parametrize(
@@ -91,14 +97,7 @@ async def test_the_request_fields_reach_the_server(tmp_path: Path) -> None:
             "providers": {"local": {"base_url": f"{server.url}/v1"}},
             "models": {REF: {"max_tokens": 64, "params": {"temperature": 0.1}}},
         }
-        config = parse_config([("c", table)])
-        main = main_model_from_config(config, tmp_path, session_id="s1", ref=REF, env={})
-        runner = build_runner(
-            SessionSpec(tmp_path, main, session_id="s1"),
-            estimator=RequestEstimator(default_encoding_loader(None)),
-            tools=None,
-            sink=ListSink(),
-        )
+        runner = _runner(tmp_path, parse_config([("c", table)]))
         result = await runner.run(Message("user", "hi"))
     assert result.status == "done"
     body = server.requests[0].body

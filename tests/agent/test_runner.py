@@ -168,7 +168,7 @@ async def test_each_request_sent_has_its_own_snapshot(make_runner: RunnerFactory
     )
     await runner.run(Message("user", "look", images=(Image("image/png", "eA=="),)))
     snapshots: list[RequestSnapshot] = sink.of(RequestSnapshot)  # type: ignore[assignment]
-    assert [s.index for s in snapshots] == [0, 1]
+    assert [s.index for s in snapshots] == [1, 2]
     for snapshot, request in zip(snapshots, provider.requests, strict=True):
         assert snapshot.messages == request.messages
         assert snapshot.raw_prompt_tokens == request.raw_prompt_tokens

@@ -22,9 +22,14 @@ async def send(pilot: Pilot[None], text: str) -> None:
 
 
 async def finish(pilot: Pilot[None]) -> None:
-    """Wait for the run worker, then for its messages to be handled."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Wait for the workers (the run, the context panel's dry run), then for their messages to
+    be handled; again while handling them started more (a dry run for a newer refresh)."""
+    app = pilot.app
+    for _ in range(20):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if all(worker.is_finished for worker in app.workers):
+            return
 
 
 def static_text(widget: Static) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from steiner_tui.app.app import make_app
 from steiner_tui.app.gc_tuning import IDLE_AFTER, IDLE_PENDING, IdleCollector
-from tests.app.conftest import SIZE, session_for
+from tests.app.conftest import SIZE, request_for
 
 
 class Clock:
@@ -67,7 +67,7 @@ def gc_restored() -> Iterator[None]:
 async def test_the_app_notes_keys_for_its_idle_collector(
     project: Path, config_dir: Path, gc_restored: None
 ) -> None:
-    app = make_app(session_for(project, config_dir), tune_gc=True)
+    app = make_app(request_for(project, config_dir), tune_gc=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.idle_collector is not None  # installed with the UI's collector settings
@@ -82,7 +82,7 @@ async def test_the_app_notes_keys_for_its_idle_collector(
 
 
 async def test_test_apps_have_no_idle_collector(project: Path, config_dir: Path) -> None:
-    app = make_app(session_for(project, config_dir))
+    app = make_app(request_for(project, config_dir))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.idle_collector is None

@@ -93,7 +93,7 @@ async def test_skills_and_context_commands_move_focus(app_for: AppFactory) -> No
 
 
 async def test_help_lists_keys_with_the_keymap_and_commands(app_for: AppFactory) -> None:
-    app = app_for(keymap={"main.toggle_mode": "f5"})
+    app = app_for(config={"keymap": {"main.toggle_mode": "f5"}})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         await pilot.press("f5")
@@ -114,7 +114,7 @@ async def test_help_lists_keys_with_the_keymap_and_commands(app_for: AppFactory)
 
 async def test_model_command_lists_configured_models(app_for: AppFactory) -> None:
     messages: list[object] = []
-    app = app_for(models=("anthropic/claude-sonnet-4", "offline/offline"))
+    app = app_for(config={"models": {"anthropic/claude-sonnet-4": {}, "offline/offline": {}}})
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         await send(pilot, "/model")

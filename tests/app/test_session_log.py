@@ -8,16 +8,17 @@ from textual.widgets import DataTable
 
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.sessions import SessionsScreen
-from steiner_tui.app.transcript import ReplyEntry, UserEntry
+from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.store import SessionStore
-from tests.app.conftest import SIZE, session_for
-from tests.app.helpers import finish, notices, send
+from tests.app.conftest import SIZE, request_for
+from tests.app.helpers import finish, send
 
 
 async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir: Path) -> None:
-    app = make_app(session_for(project, config_dir, record=True))
+    app = make_app(request_for(project, config_dir, record=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "what is in this project?")
@@ -29,7 +30,7 @@ async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir:
     assert '"type":"mode"' in records.replace(" ", "")
 
     messages: list[object] = []
-    resumed = make_app(session_for(project, config_dir, record=True, resume="latest"))
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
     async with resumed.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         await resumed.workers.wait_for_complete()
@@ -39,20 +40,22 @@ async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir:
         assert isinstance(entries[0], UserEntry)
         assert entries[0].text == "what is in this project?"
         assert any(isinstance(e, ReplyEntry) for e in entries)
-        assert any(t.startswith("resumed session") for t in notices(messages))
+        # What the session says at start stays in the conversation (not a toast that goes).
+        said = [e.text for e in entries if isinstance(e, NoticeEntry)]
+        assert any(text.startswith("resumed session") for text in said)
 
 
 async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it(
     project: Path, config_dir: Path
 ) -> None:
-    first = make_app(session_for(project, config_dir, record=True, session_id="older-one"))
+    first = make_app(request_for(project, config_dir, record=True, session_id="older-one"))
     async with first.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "what is in this project?")
         await finish(pilot)
     first.session.close()
 
-    app = make_app(session_for(project, config_dir, record=True, session_id="newer-one"))
+    app = make_app(request_for(project, config_dir, record=True, session_id="newer-one"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "and now?")  # a session is saved once its first message is sent
@@ -75,7 +78,7 @@ async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it
 
 
 async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> None:
-    app = make_app(session_for(project, config_dir, record=True, session_id="before-clear"))
+    app = make_app(request_for(project, config_dir, record=True, session_id="before-clear"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "first conversation")
@@ -84,10 +87,21 @@ async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> No
         await pilot.pause()
         await send(pilot, "second conversation")
         await finish(pilot)
-        runner = app.session.driver.runner
+        session = app.session
+        runner = session.driver.runner
         new_id = runner.session_id
         assert new_id != "before-clear"
         assert runner.model.prompt_cache_key == f"steiner-{new_id}"
+        # The one session object follows the new session everywhere.
+        folder = config_dir / "sessions" / new_id
+        assert session.session_id == new_id
+        assert session.history_path == folder / "history.md"
+        assert session.log is not None and session.log.session_dir == folder
+        assert SessionStore(config_dir / "sessions").is_open(new_id)
+        assert not SessionStore(config_dir / "sessions").is_open("before-clear")
+        await send(pilot, "/lineage")
+        lineage = app.screen
+        assert isinstance(lineage, LineageScreen) and lineage.history_path == folder / "history.md"
     app.session.close()
     store = SessionStore(config_dir / "sessions")
     titles = {row.session_id: row.meta.title for row in store.list()}

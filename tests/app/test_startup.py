@@ -1,25 +1,30 @@
-"""Start-up: a planned session opens after the first frame; GC settings arrive after it too.
+"""Start-up: a deferred session opens after the first frame; GC settings arrive after it too.
 
-A launch hands the app a ``SessionPlan``: the workbench draws from it, opens the session right
-after its first frame, and only then lists skills, fills the context panel and enables its keys.
-The garbage-collector settings are applied after the first frame, and only when asked for.
+A launch makes the app with ``defer_open``: the workbench draws from the request alone, builds
+the session right after its first frame, and only then lists skills, fills the context panel and
+enables its keys. The garbage-collector settings are applied after the first frame, and only
+when asked for.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
-from steiner_tui.app.app import make_app
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.gc_tuning import UI_GC_THRESHOLDS
-from steiner_tui.app.session import OFFLINE_LABEL, AppSession
-from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan, plan_session
+from steiner_tui.app.screens.main import SessionOpenFailed
+from steiner_tui.app.session import OFFLINE_LABEL, planned_model_label
 from steiner_tui.config import Config, ConfigError
-from tests.app.conftest import SIZE, session_for
+from tests.app.conftest import SESSION_DATE, SIZE, request_for
 from tests.app.helpers import static_text
 
 
@@ -37,7 +42,7 @@ async def test_cli_app_tunes_gc_after_its_first_frame(
     project: Path, config_dir: Path, gc_defaults: tuple[int, ...]
 ) -> None:
     gc.disable()  # as the app command does for its start-up
-    app = make_app(session_for(project, config_dir), tune_gc=True)
+    app = make_app(request_for(project, config_dir), tune_gc=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_threshold() == UI_GC_THRESHOLDS
@@ -48,47 +53,55 @@ async def test_cli_app_tunes_gc_after_its_first_frame(
 async def test_test_apps_keep_cpython_defaults(
     project: Path, config_dir: Path, gc_defaults: tuple[int, ...]
 ) -> None:
-    app = make_app(session_for(project, config_dir))
+    app = make_app(request_for(project, config_dir))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_threshold() == gc_defaults
 
 
-def _plan(
-    project: Path, open_session: Callable[[], AppSession], label: str = "planned · label"
-) -> SessionPlan:
-    return SessionPlan(
-        project_root=project, model_label=label, open=open_session, cursor_blink=False
-    )
+class _Watching(ManualClock):
+    """A clock that notes the workbench's state when the session's build first asks the time."""
+
+    def __init__(self, app: list[SteinerApp], seen: dict[str, object]) -> None:
+        super().__init__(SESSION_DATE)
+        self.app = app
+        self.seen = seen
+
+    def now(self) -> datetime:
+        if not self.seen and self.app:
+            app = self.app[0]
+            screen = app.workbench
+            self.seen.update(
+                attached=screen.attached,
+                laid_out=screen.status.size.width > 0,
+                project=screen.status.project,
+                model=screen.status.model,
+                skills=str(screen.skills.border_title),
+                mode_key=screen.check_action("toggle_mode", ()),
+                lineage_key=app.check_action("lineage", ()),
+                palette_key=app.check_action("command_palette", ()),
+            )
+        return super().now()
 
 
-async def test_a_planned_session_opens_after_the_first_frame(
+async def test_a_deferred_session_opens_after_the_first_frame(
     project: Path, config_dir: Path
 ) -> None:
     seen: dict[str, object] = {}
-
-    def open_session() -> AppSession:
-        screen = app.workbench
-        seen.update(
-            attached=screen.attached,
-            laid_out=screen.status.size.width > 0,
-            project=screen.status.project,
-            model=screen.status.model,
-            skills=str(screen.skills.border_title),
-            mode_key=screen.check_action("toggle_mode", ()),
-            lineage_key=app.check_action("lineage", ()),
-            palette_key=app.check_action("command_palette", ()),
-        )
-        return session_for(project, config_dir)
-
-    app = make_app(_plan(project, open_session))
+    holder: list[SteinerApp] = []
+    request = replace(
+        request_for(project, config_dir), clock=_Watching(holder, seen), session_date=None
+    )
+    app = make_app(request, defer_open=True)
+    holder.append(app)
+    assert not app.workbench.attached
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert seen == {
             "attached": False,
             "laid_out": True,
             "project": project.name,
-            "model": "planned · label",
+            "model": OFFLINE_LABEL,
             "skills": "Skills",  # no rows yet
             "mode_key": None,  # shown dimmed, does nothing
             "lineage_key": None,
@@ -106,41 +119,39 @@ async def test_a_planned_session_opens_after_the_first_frame(
         assert screen.status.mode == "plan"
 
 
-async def test_the_budget_panel_fills_once_the_planned_session_opens(
+async def test_the_budget_panel_fills_once_the_deferred_session_opens(
     project: Path, config_dir: Path
 ) -> None:
-    app = make_app(_plan(project, lambda: session_for(project, config_dir)))
+    app = make_app(request_for(project, config_dir), defer_open=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        await app.workers.wait_for_complete()  # the dry run is assembled in a worker
         await pilot.pause()
         panel = app.workbench.budget
         assert "dry run" in str(panel.border_title)
         assert "preamble" in static_text(panel.query_one("#budget-rows", Static))
 
 
-async def test_a_session_that_cannot_open_ends_the_app_with_its_error(project: Path) -> None:
-    def open_session() -> AppSession:
-        raise OSError("cannot create the session folder: read-only file system")
-
-    app = make_app(_plan(project, open_session))
+async def test_a_session_that_cannot_open_ends_the_app_with_its_error(
+    project: Path, config_dir: Path
+) -> None:
+    request = request_for(project, config_dir, record=True, resume="nosuch")
+    app = make_app(request, defer_open=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-    assert app.return_value == SessionOpenFailed(
-        "cannot create the session folder: read-only file system"
-    )
+    assert isinstance(app.return_value, SessionOpenFailed)
+    assert "nosuch" in app.return_value.error
     assert app.opened_session is None
 
 
-def test_plan_session_names_the_model_and_checks_its_provider(project: Path) -> None:
-    assert plan_session(project, Config(), {}, _unused).model_label == OFFLINE_LABEL
+def test_the_planned_label_names_the_model_and_checks_its_provider(project: Path) -> None:
+    def label(config: Config, env: dict[str, str]) -> str:
+        return planned_model_label(SessionRequest(project, config, env=env))
+
+    assert label(Config(), {}) == OFFLINE_LABEL
     config = Config().with_overrides({}, default_model="anthropic/claude-sonnet-4-6")
-    key = {"ANTHROPIC_API_KEY": "sk-test"}
-    assert plan_session(project, config, key, _unused).model_label == config.default_model
+    assert label(config, {"ANTHROPIC_API_KEY": "sk-test"}) == config.default_model
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
-        plan_session(project, config, {}, _unused)
+        label(config, {})
     with pytest.raises(ConfigError, match="unknown provider 'nowhere'"):
-        plan_session(project, Config().with_overrides({}, default_model="nowhere/x"), {}, _unused)
-
-
-def _unused() -> AppSession:
-    raise AssertionError("a plan is not opened by planning it")
+        label(Config().with_overrides({}, default_model="nowhere/x"), {})

@@ -38,7 +38,7 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
-from tests.app.conftest import SIZE, AppFactory, session_for
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.helpers import finish, notices, send
 
 PARENT_KEY = "key-1"
@@ -290,7 +290,7 @@ async def test_recorded_log_keeps_the_envelope_not_the_child_transcript(
 ) -> None:
     provider = DelegatingProvider()
     model = delegating_model(provider)
-    app = make_app(session_for(project, config_dir, model, record=True))
+    app = make_app(request_for(project, config_dir, model, record=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "what is in the README?")
@@ -301,7 +301,7 @@ async def test_recorded_log_keeps_the_envelope_not_the_child_transcript(
     assert REPORT in records and "steiner-sub-agent-result" in records
     assert "Reading the README." not in records and '"sub_agent"' not in records
 
-    resumed = make_app(session_for(project, config_dir, model, record=True, resume="latest"))
+    resumed = make_app(request_for(project, config_dir, model, record=True, resume="latest"))
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert resumed.session.driver.runner.conversation == sent

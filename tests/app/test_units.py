@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.app.adapter import UiEventSink, to_ui_message
-from steiner_tui.app.budget_view import TokenLedger, WindowFigures, build_budget_view
+from steiner_tui.app.budget_view import WindowFigures, build_budget_view
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.history import PromptHistory
 from steiner_tui.app.messages import ReplyDelta, RequestSent
@@ -22,9 +22,11 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.skills.delta import SkillStatus, compose_user_message
 from steiner_tui.engine.skills.envelopes import render_skill_activation
-from steiner_tui.engine.snapshots import build_request_snapshot
-from steiner_tui.engine.tokens import TokenEstimate
+from steiner_tui.engine.snapshots import SourceCounter, build_request_snapshot
+from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.units import byte_count, count, token_count
+
+ESTIMATOR = RequestEstimator(default_encoding_loader(None))
 
 
 def test_parse_slash() -> None:
@@ -80,36 +82,30 @@ def _snapshot(messages: tuple[Message, ...], index: int = 1) -> RequestSnapshot:
         ContextBlock.of("preamble", "You are helpful."),
         ContextBlock.of("project_context", "N" * 50, path="/p/NOTES.md", truncated=True),
     )
+    sent = (Message("system", "You are helpful."), Message("user", "N" * 50), *messages)
     return build_request_snapshot(
         request_id=f"r{index}",
         index=index,
         model="offline",
         provider="offline",
         time=datetime(2026, 1, 1, tzinfo=UTC),
-        messages=(Message("system", "You are helpful."), Message("user", "N" * 50), *messages),
+        messages=sent,
         blocks=blocks,
         block_message_count=2,
         tools=(),
         max_tokens=4096,
-        estimate=TokenEstimate(500, 400, "heuristic", "low"),
+        estimate=ESTIMATOR.estimate("offline", sent, ()),
+        counter=SourceCounter(ESTIMATOR),
     )
 
 
-def test_budget_view_rows_split_envelopes_out_of_the_conversation() -> None:
+def test_budget_view_names_the_sources_the_engine_counted() -> None:
     envelope, _ = render_skill_activation("review", "Check everything.")
     first = _snapshot((Message("user", compose_user_message("hi", [envelope])),))
     second = _snapshot((*first.messages[2:], Message("assistant", "ok")), index=2)
-    counted: list[str] = []
-
-    def count(model: str, text: str) -> int:
-        counted.append(text)
-        return len(text) // 4
-
-    ledger = TokenLedger(count)
     usage = (1, UsageReported("offline", 400, 5, estimated_prompt_tokens=500))
     view = build_budget_view(
         second,
-        ledger=ledger,
         budget=ModelTokenBudget(32768),
         project_root=Path("/p"),
         previous=first,
@@ -124,17 +120,9 @@ def test_budget_view_rows_split_envelopes_out_of_the_conversation() -> None:
     assert view.prefix.matching == 3
     assert view.drift is not None and view.drift.percent == 25
     assert view.heading == "request #2"
-    calls = len(counted)
-    build_budget_view(
-        second, ledger=ledger, budget=ModelTokenBudget(32768), project_root=Path("/p")
-    )
-    assert len(counted) == calls  # every block and message was counted once
-
-
-def test_window_bar_cells() -> None:
-    figures = WindowFigures(100, used=20, reserve=10, soft_threshold=70, hard_limit=95)
-    cells = bar_cells(figures, 10)
-    assert " ".join(cells) == "used used reserve free free free free soft free hard"
+    assert sum(row.tokens for row in view.rows) == second.raw_prompt_tokens
+    skill = view.row("skill · review")
+    assert skill is not None and skill.tokens == second.sources[2].tokens
 
 
 def test_skills_title_counts_what_is_in_force_and_what_is_pending() -> None:
@@ -156,6 +144,12 @@ def test_one_unit_style() -> None:
     assert count(2467) == "2,467"
     assert byte_count(2467) == "2,467 B"
     assert token_count(3779) == "3,779 tok"
+
+
+def test_window_bar_cells() -> None:
+    figures = WindowFigures(100, used=20, reserve=10, soft_threshold=70, hard_limit=95)
+    cells = bar_cells(figures, 10)
+    assert " ".join(cells) == "used used reserve free free free free soft free hard"
 
 
 def test_key_labels() -> None:

@@ -21,21 +21,18 @@ import pytest
 from textual.widgets import Static
 
 from steiner_tui.agent.from_config import (
-    SessionInputs,
     main_model_from_config,
-    session_spec_from_config,
 )
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.app import make_app
 from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.commands.headless_io import HeadlessPermission, ReplyPrinter
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import FanoutSink, ListSink, UsageReported, WarningEvent
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.tools.permissions import PermissionPolicy
-from tests.app.conftest import FIXTURE_PROJECT, SIZE, session_for
+from tests.app.conftest import FIXTURE_PROJECT, SIZE, request_for
 from tests.app.helpers import finish, notices, send, static_text
 from tests.llamacpp.conftest import REPO, LlamaServer
 
@@ -87,16 +84,23 @@ async def test_exec_streams_each_piece_to_stdout_and_records_usage(
     llama_server: LlamaServer, project: Path
 ) -> None:
     config = parse_config([("test", llama_server.config_tables(max_tokens=SHORT))])
-    spec = session_spec_from_config(config, project, None, SessionInputs("exec-real"), env={})
     out, events = Writes(), ListSink()
     printer = ReplyPrinter(out=out, err=io.StringIO())
-    result = await run_exec(
-        spec,
-        "Say hello to the user.",
-        estimator=RequestEstimator(default_encoding_loader(None)),
+    request = SessionRequest(
+        project,
+        config,
+        env={},
+        session_id="exec-real",
+        record=False,
+        delegation=None,
         sink=FanoutSink((printer, events)),
-        policy=PermissionPolicy(HeadlessPermission()),
+        permission=HeadlessPermission(),
     )
+    session = build_session(request)
+    try:
+        result = await run_exec(session, "Say hello to the user.")
+    finally:
+        session.close()
     assert result.status == "done", result.error
     assert result.reply and "".join(out.parts) == result.reply
     assert len(out.parts) > 1  # written piece by piece, as the server streamed them
@@ -143,7 +147,7 @@ async def test_the_app_streams_and_esc_cancels_on_the_server(
         if isinstance(message, ui.ReplyDelta):
             first_delta.set()
 
-    app = make_app(session_for(project, config_dir, main))
+    app = make_app(request_for(project, config_dir, main))
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await pilot.pause()
         predicted_before = llama_server.metric("tokens_predicted_total")
@@ -169,7 +173,7 @@ async def test_usage_and_drift_show_in_the_panel(
     llama_server: LlamaServer, project: Path, config_dir: Path
 ) -> None:
     main = main_model(llama_server, project, max_tokens=SHORT)
-    app = make_app(session_for(project, config_dir, main))
+    app = make_app(request_for(project, config_dir, main))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "What is this project?")
@@ -194,7 +198,7 @@ async def test_the_servers_context_error_is_clear_and_the_session_goes_on(
     # sends a prompt the server must refuse.
     main = main_model(llama_server, project, context_window=65536, max_tokens=SHORT)
     messages: list[object] = []
-    app = make_app(session_for(project, config_dir, main))
+    app = make_app(request_for(project, config_dir, main))
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         await send(pilot, "Count these words: " + "lighthouse " * 9000)

@@ -14,14 +14,11 @@ from typing import Any
 import pytest
 
 from steiner_tui.agent.from_config import main_model_from_config
-from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import ListSink, WarningEvent
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.factory import resolve_model
 from steiner_tui.providers.server_limits import ServerLimits, api_roots, probe_server_limits
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
 from tests.providers.fake_servers import LLAMA_CPP, LM_STUDIO, OLLAMA, VLLM, Routes, serving, url
 
 
@@ -88,15 +85,18 @@ def test_api_roots() -> None:
 
 def _runner(tmp_path: Path, table: dict[str, Any]) -> tuple[Any, ListSink]:
     config = parse_config([("config.toml", table)])
-    main = main_model_from_config(config, tmp_path, session_id="s1", ref="local/tiny", env={})
     sink = ListSink()
-    runner = build_runner(
-        SessionSpec(tmp_path, main, session_id="s1"),
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=ToolExecutor(default_tools()),
+    request = SessionRequest(
+        tmp_path,
+        config,
+        env={},
+        model="local/tiny",
+        session_id="s1",
+        record=False,
+        delegation=None,
         sink=sink,
     )
-    return runner, sink
+    return build_session(request).runner, sink
 
 
 async def test_the_runner_learns_the_window_and_drops_ignored_tools(tmp_path: Path) -> None:

@@ -12,20 +12,13 @@ from typing import Any
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec
+from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
-from steiner_tui.sessions.resume import (
-    OpenedSession,
-    SessionOpening,
-    open_interactive_session,
-    open_session_for_app,
-)
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
+from steiner_tui.sessions.loader import LoadedSession, LogProblem
+from steiner_tui.sessions.resume import find_session
+from steiner_tui.sessions.writer import SessionLog
 from tests.agent.fakes import Reply, ScriptedProvider
 
 SUMMARY = "\n\n".join(f"## {i}. Section {i}\n- item {i}" for i in range(1, 9))
@@ -40,19 +33,39 @@ def answer(request: ChatRequest) -> Reply:
 
 @dataclass
 class Harness:
-    """One opened session and the fakes behind it."""
+    """One session built by the session factory, and the fakes behind it."""
 
-    opened: OpenedSession
+    session: Session
     provider: ScriptedProvider
     sink: ListSink
+    loaded: LoadedSession | None = None
+    """The saved session it resumed (None: a new one)."""
 
     @property
     def driver(self) -> Any:
-        return self.opened.driver
+        return self.session.driver
 
     @property
     def runner(self) -> Any:
-        return self.opened.driver.runner
+        return self.session.runner
+
+    @property
+    def log(self) -> SessionLog:
+        assert self.session.log is not None
+        return self.session.log
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def session_dir(self) -> Path:
+        return self.log.session_dir
+
+    @property
+    def problems(self) -> tuple[LogProblem, ...]:
+        """The problems the resumed log had (none for a new session)."""
+        return self.loaded.problems if self.loaded is not None else ()
 
 
 OpenSession = Callable[..., Harness]
@@ -93,6 +106,7 @@ def open_test_session(
     """Open a new session (``resume=None``) or resume one, over a scripted provider.
 
     ``replies`` are replayed in order; without them ``on_request`` answers every request.
+    ``log_options`` set the log's ``partial_bytes``, ``partial_interval`` and ``monotonic``.
     """
     provider = ScriptedProvider(
         list(replies or []),
@@ -100,20 +114,24 @@ def open_test_session(
         info=ModelInfo(window, 400),
         on_request=None if replies else on_request,
     )
-    main = MainModel("fake", model, provider, provider.info, prompt_cache_key="ignored")
-    base = SessionSpec(project, main, compaction=CompactionSettings())
-    opening: SessionOpening = open_session_for_app(project, resume, sessions_base)
+    main = MainModel("fake", model, provider, provider.info)
     sink = ListSink()
-    opened = open_interactive_session(
-        base,
-        opening,
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=ToolExecutor(default_tools()) if tools else None,
+    loaded = find_session(project, resume, sessions_base) if resume is not None else None
+    request = SessionRequest(
+        project,
+        config_dir=sessions_base.parent,
+        model=main,
+        resume=loaded,
+        delegation=None,
+        tools=None if tools else (),
         sink=sink,
         clock=clock,
-        log_options=log_options or None,
     )
-    return Harness(opened, provider, sink)
+    session = build_session(request)
+    assert session.log is not None
+    for name, value in log_options.items():
+        setattr(session.log, name, value)
+    return Harness(session, provider, sink, loaded)
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ async def test_truncation_at_every_offset_of_the_last_record(open_session: OpenS
     harness = open_session()
     await harness.driver.submit("first question")
     harness.runner.append(Message("user", "a last message with ünïcode ✓ to cut", turn=2))
-    harness.opened.log.close()
-    directory = harness.opened.opening.session_dir
+    harness.log.close()
+    directory = harness.session_dir
     data = (directory / "session.jsonl").read_bytes()
     assert data.endswith(b"\n")
     start = data.rindex(b"\n", 0, len(data) - 1) + 1
@@ -56,7 +56,7 @@ async def test_streamed_text_is_restored_as_incomplete(open_session: OpenSession
     task = asyncio.create_task(harness.driver.submit("say hello"))
     await reply.reached.wait()
     # The process is killed here: copy the folder as it is on disk at this moment.
-    killed = _copy(harness.opened.opening.session_dir, "killed1")
+    killed = _copy(harness.session_dir, "killed1")
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
 
@@ -75,16 +75,16 @@ async def test_partial_records_are_bounded_by_size(open_session: OpenSession) ->
     harness = open_session([reply], partial_bytes=8, partial_interval=1e9, monotonic=lambda: 0.0)
     task = asyncio.create_task(harness.driver.submit("go"))
     await reply.reached.wait()
-    log_text = (harness.opened.opening.session_dir / "session.jsonl").read_text()
+    log_text = (harness.session_dir / "session.jsonl").read_text()
     partials = [line for line in log_text.splitlines() if '"type":"partial"' in line]
     assert len(partials) == 2  # "abcdefgh" and "ijklmnopqrs"; "t" is still buffered
-    killed = _copy(harness.opened.opening.session_dir, "killed2")
+    killed = _copy(harness.session_dir, "killed2")
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert load_session(killed).lineage.active.messages[-1].content == "abcdefghijklmnopqrs"
     # The cancelled run stored the whole streamed text; the live log has it as a message.
-    harness.opened.log.close()
-    live = load_session(harness.opened.opening.session_dir)
+    harness.log.close()
+    live = load_session(harness.session_dir)
     assert live.lineage.active.messages[-1].content == "".join(chunks)
     assert not live.restored_incomplete
 
@@ -100,7 +100,7 @@ async def test_resuming_a_killed_session_keeps_the_prefix(open_session: OpenSess
     reply = harness.provider.replies[0]
     task = asyncio.create_task(harness.driver.submit("second"))
     await reply.reached.wait()
-    killed = _copy(harness.opened.opening.session_dir, "killed3")
+    killed = _copy(harness.session_dir, "killed3")
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     before = load_session(killed)
@@ -113,7 +113,7 @@ async def test_resuming_a_killed_session_keeps_the_prefix(open_session: OpenSess
 
     hashes = hash_messages(first_after.messages)
     assert hashes[: len(last_sent)] == last_sent
-    resumed.opened.log.close()
+    resumed.log.close()
     again = load_session(killed)
     assert again.problems == ()
     assert not again.restored_incomplete
@@ -126,8 +126,8 @@ async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> 
     call = ToolCall("c1", "read", {"path": "README.md"})
     harness = open_session([Reply(["Reading."], [call]), Reply(["done"])])
     await harness.driver.submit("read it")
-    harness.opened.log.close()
-    directory = harness.opened.opening.session_dir
+    harness.log.close()
+    directory = harness.session_dir
     lines = (directory / "session.jsonl").read_bytes().splitlines(keepends=True)
     cut = next(i for i, line in enumerate(lines) if b'"tool_call_id":"c1"' in line)
     copy = _copy(directory, "midtool", b"".join(lines[:cut]))
@@ -142,16 +142,16 @@ async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> 
 async def test_torn_last_line_is_terminated_before_appending(open_session: OpenSession) -> None:
     harness = open_session()
     await harness.driver.submit("first")
-    harness.opened.log.close()
-    directory = harness.opened.opening.session_dir
+    harness.log.close()
+    directory = harness.session_dir
     with (directory / "session.jsonl").open("ab") as handle:
         handle.write(b'{"type":"message","gen":0,"mess')
     torn_line = (directory / "session.jsonl").read_bytes().count(b"\n") + 1
 
     resumed = open_session(resume=directory.name)
-    assert [p.line_number for p in resumed.opened.opening.problems] == [torn_line]
+    assert [p.line_number for p in resumed.problems] == [torn_line]
     await resumed.driver.submit("second")
-    resumed.opened.log.close()
+    resumed.log.close()
     loaded = load_session(directory)
     assert [p.line_number for p in loaded.problems] == [torn_line]
     assert [m.content for m in loaded.lineage.active.messages if m.role == "user"] == [

@@ -64,8 +64,8 @@ def _sample_log() -> bytes:
         )
         harness.driver.toggle_skill("code-review")
         await harness.driver.submit("what is this?")
-        harness.opened.log.close()
-        return (harness.opened.opening.session_dir / "session.jsonl").read_bytes()
+        harness.log.close()
+        return (harness.session_dir / "session.jsonl").read_bytes()
 
     with tempfile.TemporaryDirectory() as tmp:
         return asyncio.run(build(Path(tmp)))

@@ -81,7 +81,7 @@ async def _long_session(open_session: OpenSession, turns: int) -> Any:
     for turn in range(turns):
         result = await harness.driver.submit(f"request {turn}: " + "lorem ipsum dolor " * 30)
         assert result.status == "done", result.error
-    harness.opened.log.close()
+    harness.log.close()
     return harness
 
 
@@ -89,7 +89,7 @@ async def test_every_request_rebuilds_byte_for_byte(open_session: OpenSession) -
     harness = await _long_session(open_session, 40)
     live = [e for e in harness.sink.events if isinstance(e, RequestSnapshot)]
     assert len(harness.runner.lineage.generations) >= 3  # compactions happened
-    loaded = load_session(harness.opened.opening.session_dir)
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert len(loaded.requests) == len(live)
     for rebuilt, snapshot in zip(loaded.requests, live, strict=True):
@@ -101,7 +101,7 @@ async def test_request_records_do_not_grow_with_the_conversation(
     open_session: OpenSession,
 ) -> None:
     harness = await _long_session(open_session, 40)
-    lines = _lines(harness.opened.opening.session_dir)
+    lines = _lines(harness.session_dir)
     requests = [line for line in lines if line.startswith(b'{"type":"request"')]
     counts = [len(json.loads(line)["hashes"]) for line in requests]
     assert sorted(counts)[len(counts) // 2] <= 3  # most add a user message and a reply or two
@@ -112,7 +112,7 @@ async def test_request_records_do_not_grow_with_the_conversation(
 
 async def test_each_message_is_stored_once(open_session: OpenSession) -> None:
     harness = await _long_session(open_session, 40)
-    data = (harness.opened.opening.session_dir / "session.jsonl").read_bytes()
+    data = (harness.session_dir / "session.jsonl").read_bytes()
     lineage = harness.runner.lineage
     retained = [
         m for g in lineage.generations[1:] for m in g.messages if m.content.startswith("request")
@@ -120,7 +120,7 @@ async def test_each_message_is_stored_once(open_session: OpenSession) -> None:
     assert retained  # compaction kept turns, which the log refers to by index
     for turn in range(40):
         assert data.count(f'"request {turn}: '.encode()) == 1, turn
-    loaded = load_session(harness.opened.opening.session_dir)
+    loaded = load_session(harness.session_dir)
     assert loaded.lineage == lineage
 
 
@@ -171,7 +171,7 @@ async def test_a_version_1_log_resumes_and_continues_in_version_2(
     resumed = open_session(resume="v1_session", window=4000)
     result = await resumed.driver.submit("one more question")
     assert result.status == "done", result.error
-    resumed.opened.log.close()
+    resumed.log.close()
     after = load_session(sessions_base / "v1_session")
     assert after.problems == ()
     assert after.lineage == resumed.runner.lineage
@@ -220,13 +220,13 @@ async def test_the_log_stays_resumable_after_a_provider_fault(open_session: Open
     result = await harness.driver.submit("second")
     assert result.status != "done"
     # no close: the app may be killed right after the fault
-    loaded = load_session(harness.opened.opening.session_dir)
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert [m.content for m in loaded.lineage.active.messages][:3] == ["first", "ok", "second"]
-    harness.opened.log.close()
-    resumed = open_session([Reply(["better now"])], resume=harness.opened.opening.session_id)
+    harness.log.close()
+    resumed = open_session([Reply(["better now"])], resume=harness.session_id)
     assert (await resumed.driver.submit("third")).status == "done"
-    resumed.opened.log.close()
-    again = load_session(harness.opened.opening.session_dir)
+    resumed.log.close()
+    again = load_session(harness.session_dir)
     assert again.problems == ()
     assert again.lineage.active.messages[-1].content == "better now"

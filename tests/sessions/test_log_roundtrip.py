@@ -8,12 +8,11 @@ from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec, build_runner
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Image, Message, ToolCall, message_hash
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.meta import read_meta
 from steiner_tui.sessions.writer import SessionLog
@@ -39,9 +38,9 @@ async def test_messages_and_envelopes_round_trip_byte_exact(open_session: OpenSe
     harness.runner.append(
         Message("user", "look", images=(Image("image/png", "aGVsbG8="),), name="n", turn=2)
     )
-    harness.opened.log.close()
+    harness.log.close()
 
-    loaded = load_session(harness.opened.opening.session_dir)
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     stored = harness.runner.lineage.active.messages
     restored = loaded.lineage.active.messages
@@ -63,15 +62,15 @@ async def test_lineage_with_two_generations_rebuilds_exactly(open_session: OpenS
         assert result.status == "done", result.error
     lineage: ConversationLineage = harness.runner.lineage
     assert len(lineage.generations) >= 2
-    harness.opened.log.close()
+    harness.log.close()
 
-    loaded = load_session(harness.opened.opening.session_dir)
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert loaded.lineage == lineage
     assert [g.outcome for g in loaded.lineage.generations] == [
         g.outcome for g in lineage.generations
     ]
-    records = _log_records(harness.opened.opening.session_dir)
+    records = _log_records(harness.session_dir)
     kinds = [r["type"] for r in records]
     assert kinds[0] == "header"
     assert kinds.count("generation") == len(lineage.generations) - 1
@@ -81,9 +80,9 @@ async def test_request_records_carry_the_snapshot_hashes(open_session: OpenSessi
     harness = open_session()
     await harness.driver.submit("one")
     await harness.driver.submit("two")
-    harness.opened.log.close()
+    harness.log.close()
     snapshots = [e for e in harness.sink.events if isinstance(e, RequestSnapshot)]
-    loaded = load_session(harness.opened.opening.session_dir)
+    loaded = load_session(harness.session_dir)
     assert [r.message_hashes for r in loaded.requests] == [s.message_hashes for s in snapshots]
     assert [r.index for r in loaded.requests] == [s.index for s in snapshots]
     assert [r.prompt_bytes for r in loaded.requests] == [s.prompt_bytes for s in snapshots]
@@ -94,7 +93,7 @@ async def test_request_records_carry_the_snapshot_hashes(open_session: OpenSessi
 
 async def test_meta_tracks_turn_boundaries(open_session: OpenSession, clock: ManualClock) -> None:
     harness = open_session()
-    directory = harness.opened.opening.session_dir
+    directory = harness.session_dir
     assert read_meta(directory) is None  # nothing is written before the first message
     clock.current = datetime(2026, 9, 13, 10, 30, tzinfo=UTC)
     await harness.driver.submit("Explain the build\nsecond line")
@@ -115,14 +114,10 @@ async def test_backend_state_changes_are_logged(open_session: OpenSession) -> No
     )
     await harness.driver.submit("one")
     await harness.driver.submit("two")
-    harness.opened.log.close()
-    loaded = load_session(harness.opened.opening.session_dir)
+    harness.log.close()
+    loaded = load_session(harness.session_dir)
     assert loaded.lineage.active.backend_state == "resp-2"
-    states = [
-        r["state"]
-        for r in _log_records(harness.opened.opening.session_dir)
-        if r["type"] == "backend_state"
-    ]
+    states = [r["state"] for r in _log_records(harness.session_dir) if r["type"] == "backend_state"]
     assert states == ["resp-1", "resp-2"]
 
 
@@ -131,16 +126,14 @@ async def test_replaced_conversation_is_logged_as_a_reset(open_session: OpenSess
     await harness.driver.submit("before the clear")
     harness.driver.replace_lineage(ConversationLineage())
     await harness.driver.submit("after the clear")
-    harness.opened.log.close()
-    loaded = load_session(harness.opened.opening.session_dir)
+    harness.log.close()
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert loaded.lineage == harness.runner.lineage
     assert [m.role for m in loaded.lineage.active.messages] == ["user", "assistant"]
     assert loaded.lineage.active.messages[0].content == "after the clear"
     resets = [
-        r
-        for r in _log_records(harness.opened.opening.session_dir)
-        if r["type"] == "generation" and r.get("reset")
+        r for r in _log_records(harness.session_dir) if r["type"] == "generation" and r.get("reset")
     ]
     assert len(resets) == 1
 
@@ -155,13 +148,18 @@ async def test_events_before_the_first_message_are_written_after_the_header(
     assert not directory.exists()
     provider = ScriptedProvider([])
     main = MainModel("fake", "m", provider, provider.info, prompt_cache_key="k")
-    runner = build_runner(
-        SessionSpec(project, main, session_id="early1"),
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=None,
-        sink=log,
-        clock=clock,
-    )
+    runner = build_session(
+        SessionRequest(
+            project,
+            model=main,
+            session_id="early1",
+            record=False,
+            delegation=None,
+            tools=(),
+            sink=log,
+            clock=clock,
+        )
+    ).runner
     log.bind(runner)
     log.record_skill("code-review", True)
     assert not directory.exists()
@@ -183,13 +181,18 @@ async def test_a_session_without_a_message_leaves_nothing(
     log = SessionLog.create(directory, clock=clock.now)
     provider = ScriptedProvider([])
     main = MainModel("fake", "m", provider, provider.info, prompt_cache_key="k")
-    runner = build_runner(
-        SessionSpec(project, main, session_id="empty1"),
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=None,
-        sink=log,
-        clock=clock,
-    )
+    runner = build_session(
+        SessionRequest(
+            project,
+            model=main,
+            session_id="empty1",
+            record=False,
+            delegation=None,
+            tools=(),
+            sink=log,
+            clock=clock,
+        )
+    ).runner
     log.bind(runner)
     log.record_mode("plan")
     log.close()
@@ -205,8 +208,8 @@ async def test_compaction_edits_round_trip(open_session: OpenSession) -> None:
     assert result.status == "done", result.error
     outcome = harness.runner.lineage.active.outcome
     assert outcome is not None and any(e.kind == "cut" for e in outcome.edits)
-    harness.opened.log.close()
-    loaded = load_session(harness.opened.opening.session_dir)
+    harness.log.close()
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert loaded.lineage.active.outcome == outcome
     assert loaded.lineage.active.outcome is not None

@@ -12,7 +12,7 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import SkillStateEvent
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.resume import LATEST, open_session_for_app
+from steiner_tui.sessions.resume import LATEST, find_session
 from steiner_tui.sessions.store import SessionNotFoundError
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
@@ -25,8 +25,8 @@ async def _two_turns_with_skills(open_session: OpenSession) -> str:
     await harness.driver.submit("one")
     harness.driver.toggle_skill("test-first")
     await harness.driver.submit("two")
-    harness.opened.log.close()
-    return harness.opened.opening.session_id
+    harness.log.close()
+    return harness.session_id
 
 
 async def test_replayed_envelopes_emit_skill_states(open_session: OpenSession) -> None:
@@ -50,8 +50,8 @@ async def test_seed_kept_when_alias_model_and_cache_key_match(open_session: Open
     harness = open_session()
     await harness.driver.submit("one")
     logged = harness.runner.last_main_request
-    harness.opened.log.close()
-    resumed = open_session(resume=harness.opened.opening.session_id)
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id)
     assert resumed.runner.model.prompt_cache_key == logged.prompt_cache_key
     assert resumed.runner.last_main_request == logged
     assert not logged.is_zero
@@ -60,20 +60,18 @@ async def test_seed_kept_when_alias_model_and_cache_key_match(open_session: Open
 async def test_seed_dropped_when_the_model_differs(open_session: OpenSession) -> None:
     harness = open_session()
     await harness.driver.submit("one")
-    harness.opened.log.close()
-    resumed = open_session(resume=harness.opened.opening.session_id, model="other-model")
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id, model="other-model")
     assert resumed.runner.last_main_request == LastMainRequest()
-    assert load_session(harness.opened.opening.session_dir).last_main_request.backend_model == (
-        "fake-model"
-    )
+    assert load_session(harness.session_dir).last_main_request.backend_model == ("fake-model")
 
 
 async def test_parent_usage_is_never_restored(open_session: OpenSession) -> None:
     harness = open_session([Reply(["a"], prompt_tokens=500)], stateful=True)
     await harness.driver.submit("one")
     assert harness.runner.state.parent_usage is not None
-    harness.opened.log.close()
-    resumed = open_session(resume=harness.opened.opening.session_id, stateful=True)
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id, stateful=True)
     assert resumed.runner.state.parent_usage is None
 
 
@@ -82,11 +80,11 @@ async def test_a_resumed_session_keeps_the_date_it_started_with(
 ) -> None:
     harness = open_session()
     await harness.driver.submit("one")
-    harness.opened.log.close()
+    harness.log.close()
     started = harness.runner.context.session_date
     first = harness.runner.prepare().request.messages
     clock.advance(timedelta(days=2))
-    resumed = open_session(resume=harness.opened.opening.session_id)
+    resumed = open_session(resume=harness.session_id)
     assert started is not None and resumed.runner.context.session_date == started
     # The date line, and so the cached prefix, keeps its bytes across the resume.
     prefix = harness.runner.prepare().request.cacheable_prefix_messages
@@ -98,41 +96,49 @@ async def test_resume_latest_of_this_project(
 ) -> None:
     first = open_session()
     await first.driver.submit("old")
-    first.opened.log.close()
+    first.log.close()
     clock.advance(timedelta(minutes=5))
     second = open_session()
     await second.driver.submit("new")
-    second.opened.log.close()
-    opening = open_session_for_app(project, LATEST, sessions_base)
-    assert opening.session_id == second.opened.opening.session_id
-    assert opening.resumed and opening.project_root == second.runner.project_root
+    second.log.close()
+    loaded = find_session(project, LATEST, sessions_base)
+    assert loaded.session_id == second.session_id
+    assert Path(loaded.project_root) == second.runner.project_root
     other = project / "sub"  # a different project with no sessions
     with pytest.raises(SessionNotFoundError, match="no saved session"):
-        open_session_for_app(other, LATEST, sessions_base)
+        find_session(other, LATEST, sessions_base)
 
 
 def test_resume_errors(project: Path, sessions_base: Path) -> None:
     with pytest.raises(ValueError, match=r"'\.\./x'"):
-        open_session_for_app(project, "../x", sessions_base)
+        find_session(project, "../x", sessions_base)
     with pytest.raises(SessionNotFoundError, match="nope"):
-        open_session_for_app(project, "nope", sessions_base)
-    fresh = open_session_for_app(project, None, sessions_base)
-    assert not fresh.resumed and fresh.lineage is None and fresh.seed is None
-    assert fresh.prompt_cache_key == f"steiner-{fresh.session_id}"
+        find_session(project, "nope", sessions_base)
+
+
+def test_a_new_session_gets_a_fresh_id_and_its_own_cache_key(
+    open_session: OpenSession, project: Path
+) -> None:
+    fresh = open_session()
+    other = open_session()
+    assert fresh.session_id != other.session_id
+    assert fresh.runner.lineage.active.messages == () and fresh.loaded is None
+    assert fresh.runner.model.prompt_cache_key == f"steiner-{fresh.session_id}"
+    assert fresh.runner.last_main_request.is_zero
 
 
 async def test_resumed_session_continues_the_same_log(open_session: OpenSession) -> None:
     harness = open_session()
     await harness.driver.submit("one")
-    harness.opened.log.close()
-    resumed = open_session(resume=harness.opened.opening.session_id)
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id)
     resumed.driver.set_mode("plan")
-    resumed.opened.log.record_mode("plan")
+    resumed.log.record_mode("plan")
     await resumed.driver.submit("two")
-    resumed.opened.log.close()
-    loaded = load_session(harness.opened.opening.session_dir)
+    resumed.log.close()
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert loaded.lineage == resumed.runner.lineage
     assert loaded.mode == "plan"
-    again = open_session(resume=harness.opened.opening.session_id)
+    again = open_session(resume=harness.session_id)
     assert again.runner.mode == "plan"

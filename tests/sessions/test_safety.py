@@ -31,6 +31,7 @@ from steiner_tui.sessions.records import (
     encode_record,
     message_record,
 )
+from steiner_tui.sessions.resume import resumed_skills
 from steiner_tui.sessions.store import SessionStore
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession, open_test_session
@@ -47,8 +48,8 @@ FORGED = (
 async def test_a_symlinked_log_is_refused(open_session: OpenSession, tmp_path: Path) -> None:
     harness = open_session()
     await harness.driver.submit("hello")
-    harness.opened.log.close()
-    directory = harness.opened.opening.session_dir
+    harness.log.close()
+    directory = harness.session_dir
     outside = tmp_path / "outside.jsonl"
     (directory / "session.jsonl").rename(outside)
     (directory / "session.jsonl").symlink_to(outside)
@@ -64,8 +65,8 @@ async def test_a_symlinked_session_folder_is_refused(
 ) -> None:
     harness = open_session()
     await harness.driver.submit("hello")
-    harness.opened.log.close()
-    directory = harness.opened.opening.session_dir
+    harness.log.close()
+    directory = harness.session_dir
     elsewhere = tmp_path / "elsewhere"
     directory.rename(elsewhere)
     directory.symlink_to(elsewhere, target_is_directory=True)
@@ -98,8 +99,8 @@ def _tool_log() -> bytes:
         harness = open_test_session(project, base / "sessions", clock, replies)
         await harness.driver.submit("what is this?")
         await harness.driver.submit("and again?")
-        harness.opened.log.close()
-        return (harness.opened.opening.session_dir / "session.jsonl").read_bytes()
+        harness.log.close()
+        return (harness.session_dir / "session.jsonl").read_bytes()
 
     with tempfile.TemporaryDirectory() as tmp:
         return asyncio.run(build(Path(tmp)))
@@ -143,16 +144,16 @@ async def test_a_repaired_log_is_rewritten_on_resume(open_session: OpenSession) 
         [Reply(["Reading."], [ToolCall("c1", "read", {"path": "README.md"})]), Reply(["Ok."])]
     )
     await harness.driver.submit("look")
-    harness.opened.log.close()
-    directory = harness.opened.opening.session_dir
+    harness.log.close()
+    directory = harness.session_dir
     lines = (directory / "session.jsonl").read_bytes().split(b"\n")
     victim = next(i for i, line in enumerate(lines) if b'"tool_calls"' in line)
     lines[victim] = lines[victim][:20]
     (directory / "session.jsonl").write_bytes(b"\n".join(lines))
     resumed = open_session([Reply(["Fine."])], resume=directory.name)
-    assert resumed.opened.opening.loaded is not None and resumed.opened.opening.loaded.rewritten
+    assert resumed.loaded is not None and resumed.loaded.rewritten
     assert (await resumed.driver.submit("again")).status == "done"
-    resumed.opened.log.close()
+    resumed.log.close()
     again = load_session(directory)
     assert [p.line_number for p in again.problems] == [victim + 1]  # the old damage, no more
     assert again.lineage.active.messages == resumed.runner.lineage.active.messages
@@ -166,11 +167,12 @@ async def test_a_forged_envelope_never_becomes_skill_state(open_session: OpenSes
     harness = open_session()
     assert (await harness.driver.submit(FORGED)).status == "done"
     assert not any(s.state == "active" for s in harness.driver.skill_states())
-    harness.opened.log.close()
-    resumed = open_session(resume=harness.opened.opening.session_id)
-    assert resumed.opened.opening.enabled_skills == ()
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id)
+    assert resumed.loaded is not None and resumed_skills(resumed.loaded) == ()
+    assert resumed.driver.skills.enabled == ()
     assert not [e for e in resumed.sink.events if isinstance(e, SkillStateEvent)]
-    resumed.opened.log.close()
+    resumed.log.close()
 
 
 def test_resume_trusts_only_the_prefix_the_log_says_the_driver_wrote(tmp_path: Path) -> None:
@@ -195,8 +197,8 @@ async def test_nothing_is_saved_until_the_first_message(
 ) -> None:
     harness = open_session()
     harness.driver.toggle_skill("code-review")
-    harness.opened.log.close()
-    assert not harness.opened.opening.session_dir.exists()
+    harness.log.close()
+    assert not harness.session_dir.exists()
     assert SessionStore(sessions_base).list() == []
 
 
@@ -214,10 +216,10 @@ async def test_resume_latest_skips_sessions_without_messages(
 ) -> None:
     harness = open_session()
     await harness.driver.submit("real work")
-    harness.opened.log.close()
+    harness.log.close()
     _legacy_empty_session(sessions_base, project)
     latest = SessionStore(sessions_base).latest(project)
-    assert latest is not None and latest.session_id == harness.opened.opening.session_id
+    assert latest is not None and latest.session_id == harness.session_id
 
 
 async def test_an_open_session_is_never_deleted_or_evicted(
@@ -226,7 +228,7 @@ async def test_an_open_session_is_never_deleted_or_evicted(
     harness = open_session()
     await harness.driver.submit("keep me")
     store = SessionStore(sessions_base)
-    session_id = harness.opened.opening.session_id
+    session_id = harness.session_id
     assert store.is_open(session_id)
     with pytest.raises(SessionBusyError, match="open in another steiner-tui"):
         store.delete(session_id)
@@ -235,9 +237,9 @@ async def test_an_open_session_is_never_deleted_or_evicted(
     with pytest.raises(SessionBusyError):
         open_session(resume=session_id)
     await harness.driver.submit("still saved")
-    harness.opened.log.close()
+    harness.log.close()
     assert not store.is_open(session_id)
-    assert len(load_session(harness.opened.opening.session_dir).lineage.active.messages) == 4
+    assert len(load_session(harness.session_dir).lineage.active.messages) == 4
     assert store.evict(0).removed == (session_id,)
 
 

@@ -26,8 +26,8 @@ async def _sessions(open_session: OpenSession, clock: ManualClock, count: int) -
     for index in range(count):
         harness = open_session()
         await harness.driver.submit(f"question {index}")
-        harness.opened.log.close()
-        ids.append(harness.opened.opening.session_id)
+        harness.log.close()
+        ids.append(harness.session_id)
         clock.advance(timedelta(minutes=1))
     return ids
 
@@ -111,14 +111,14 @@ async def test_delete_and_evict_ask_first(
 async def test_an_open_session_is_kept(open_session: OpenSession, sessions_base: Path) -> None:
     harness = open_session()
     await harness.driver.submit("busy")
-    session_id = harness.opened.opening.session_id
+    session_id = harness.session_id
     code, out, _ = _run(sessions_base, "list")
     assert f"{session_id} (open)" in out
     code, _, err = _run(sessions_base, "delete", session_id, "--yes")
     assert code == 1 and "open in a running steiner-tui" in err
     code, out, _ = _run(sessions_base, "evict", "--keep", "0", "--yes")
     assert code == 0 and "removed 0" in out
-    harness.opened.log.close()
+    harness.log.close()
     assert SessionStore(sessions_base).exists(session_id)
 
 
@@ -127,7 +127,7 @@ async def test_titles_are_printed_as_text_not_markup(
 ) -> None:
     harness = open_session()
     await harness.driver.submit("fix [/] [b]x[/b]")
-    harness.opened.log.close()
+    harness.log.close()
     broken = sessions_base / "nolog1"
     broken.mkdir()
     code, out, err = _run(sessions_base, "list")

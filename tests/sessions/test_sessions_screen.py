@@ -30,8 +30,8 @@ async def _sessions(open_session: OpenSession, clock: ManualClock) -> list[str]:
     for text in ("alpha question", "beta question"):
         harness = open_session()
         await harness.driver.submit(text)
-        harness.opened.log.close()
-        ids.append(harness.opened.opening.session_id)
+        harness.log.close()
+        ids.append(harness.session_id)
         clock.advance(timedelta(minutes=3))
     return ids
 

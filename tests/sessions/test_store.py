@@ -49,8 +49,8 @@ async def _three_sessions(open_session: OpenSession, clock: ManualClock) -> list
     for text in ("first", "second", "third"):
         harness = open_session()
         await harness.driver.submit(text)
-        harness.opened.log.close()
-        ids.append(harness.opened.opening.session_id)
+        harness.log.close()
+        ids.append(harness.session_id)
         clock.advance(timedelta(minutes=10))
     return ids
 
@@ -126,10 +126,10 @@ async def _compacted_session(open_session: OpenSession) -> tuple[str, Conversati
     harness = open_session(window=4000, tools=False)
     for turn in range(12):
         await harness.driver.submit(f"request {turn}: " + "lorem ipsum dolor " * 50)
-    harness.opened.log.close()
+    harness.log.close()
     lineage = harness.runner.lineage
     assert len(lineage.generations) >= 2
-    return harness.opened.opening.session_id, lineage
+    return harness.session_id, lineage
 
 
 async def test_fork_by_generation(
@@ -180,12 +180,12 @@ async def test_forked_session_resumes(
     harness = open_session([Reply(["a"]), Reply(["b"])])
     await harness.driver.submit("one")
     await harness.driver.submit("two")
-    harness.opened.log.close()
+    harness.log.close()
     store = SessionStore(sessions_base)
-    fork = fork_session(store, harness.opened.opening.session_id, clock=clock.now, message=2)
+    fork = fork_session(store, harness.session_id, clock=clock.now, message=2)
     resumed = open_session([Reply(["c"])], resume=fork.session_id)
     await resumed.driver.submit("three")
-    resumed.opened.log.close()
+    resumed.log.close()
     contents = [m.content for m in load_session(fork.directory).lineage.active.messages]
     assert contents == ["one", "a", "three", "c"]
     header = json.loads((fork.directory / "session.jsonl").read_text().splitlines()[0])

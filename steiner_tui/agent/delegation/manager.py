@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from steiner_tui.agent.clock import Clock, SystemClock
-from steiner_tui.agent.delegation.child import build_child_runner, child_spec
+from steiner_tui.agent.delegation.child import build_child_runner
 from steiner_tui.agent.delegation.envelope import render_sub_agent_result
 from steiner_tui.agent.delegation.model import (
     DelegationSettings,
@@ -34,7 +34,6 @@ from steiner_tui.agent.delegation.model import (
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import SessionSpec
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
@@ -45,7 +44,6 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
-from steiner_tui.engine.tokens import RequestEstimator
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.delegate import DelegationRequest
 
@@ -98,9 +96,10 @@ class _ChildSink:
 class SubAgentManager:
     """Runs and tracks the children of one parent session (a ``Delegator``).
 
+    Children are derived from the parent runner it is ``attach``-ed to (its assembly options,
+    estimator, fallback, result store and session date).
+
     Args:
-        parent_spec: the parent's session spec (project, config dir, budgets, fallback).
-        estimator: the token estimator children share with the parent.
         sink: receives ``SubAgentUpdated`` events (the app's adapter, tests' list sink).
         clock: the injected clock.
         settings: concurrency and the documentor's write scope.
@@ -109,16 +108,12 @@ class SubAgentManager:
 
     def __init__(
         self,
-        parent_spec: SessionSpec,
         *,
-        estimator: RequestEstimator,
         sink: EventSink,
         clock: Clock | None = None,
         settings: DelegationSettings | None = None,
         model: MainModel | None = None,
     ) -> None:
-        self.parent_spec = parent_spec
-        self.estimator = estimator
         self.sink = sink
         self.clock: Clock = clock or SystemClock()
         self.settings = settings or DelegationSettings()
@@ -294,29 +289,16 @@ class SubAgentManager:
         return envelope
 
     def _build(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> Runner:
-        # The child's wiring is imported with the first delegation, not at session start.
-
         parent = self._parent
         if parent is None:
             raise RuntimeError("the sub-agent manager is not attached to a parent runner")
-        scope = self.settings.documentor_write_scope
-        spec = child_spec(
-            self.parent_spec,
+        return build_child_runner(
+            parent,
             kind=request.type,
             child_id=child.info.id,
             model=self.model or parent.model,
-            parent_key=parent.model.prompt_cache_key,
-            parent_session=parent.session_id,
-            session_date=parent.context.session_date,
             mode=ctx.mode,
-            write_scope=scope,
-            results=parent.results,
-        )
-        return build_child_runner(
-            spec,
-            kind=request.type,
-            write_scope=scope,
-            estimator=self.estimator,
+            write_scope=self.settings.documentor_write_scope,
             sink=_ChildSink(self._update, child),
             clock=self.clock,
             permission=ctx.permission,

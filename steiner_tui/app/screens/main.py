@@ -9,6 +9,7 @@ that worker and the runner keeps what streamed as an interrupted reply.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -21,7 +22,7 @@ from steiner_tui.app import messages as ui
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
-from steiner_tui.app.session_plan import SessionOpenFailed, SessionPlan
+from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -35,11 +36,18 @@ from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.sessions import SessionStore
 from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "SessionOpenFailed"]
 
 _RUN = Binding.Group("Run")
 _SKILLS = Binding.Group("Skills", compact=True)
 _SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpenFailed:
+    """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
+
+    error: str
 
 
 class MainScreen(WorkbenchBase):
@@ -86,29 +94,30 @@ class MainScreen(WorkbenchBase):
         yield StatusLine(id="status")
         yield SkillList(id="skills")
         yield ConversationPane(id="conversation")
-        yield PromptEditor(id="prompt", cursor_blink=self.start.cursor_blink)
+        yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
         yield Container(id="budget-slot")  # the sub-agent panel mounts under the budget
 
     def on_mount(self) -> None:
-        """Attach to the engine (a planned session opens after the first frame)."""
-        self.status.project = self.start.project_root.name
-        self.status.model = self.start.model_label
+        """Attach to the engine (a deferred session opens after the first frame)."""
+        self.status.project = self.request.project_root.name
         if self.attached:
             self._show_session()
             self.call_after_refresh(self._after_first_frame)
         else:
-            self.call_after_refresh(self._open_planned)
+            try:
+                self.status.model = planned_model_label(self.request)
+            except ValueError as error:  # the session will not open: it says why
+                self.status.model = str(error)
+            self.call_after_refresh(self._open_deferred)
 
     def _show_session(self) -> None:
         """Show the session's state and start receiving its events."""
-        self.status.model = self.session.model_label
+        self.status.project = self.session.project_root.name
+        self.status.model = self.controller.model_label
         self.status.mode = self.driver.mode
-        self.session.events.attach(self)
-        self.session.permissions.attach(self)
-        for notice in self.session.notices:
-            self.notify(notice, title="Session")
-        if self.driver.runner.conversation:
-            self.show_conversation()
+        self.events.attach(self)
+        self.permissions.attach(self)
+        self.show_conversation()
         self.learn_model_limits()
 
     @work(group="limits", exit_on_error=False)
@@ -116,7 +125,6 @@ class MainScreen(WorkbenchBase):
         """Ask a local model's server for its window and tool support (the probe runs in a
         thread, off the UI loop), then show what it said."""
         if await self.driver.runner.learn_limits():
-            self.controller.limits_learned()
             self.refresh_budget()
 
     async def _after_first_frame(self) -> None:
@@ -125,15 +133,13 @@ class MainScreen(WorkbenchBase):
         self._focus_prompt()
         await self._mount_budget()
 
-    def _open_planned(self) -> None:
-        """Open the planned session (the first frame is on screen), then show it."""
-        assert isinstance(self.start, SessionPlan)
+    def _open_deferred(self) -> None:
+        """Open the session (the first frame is on screen), then show it."""
         try:
-            session = self.start.open()
+            self.open_session()
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             self.app.exit(SessionOpenFailed(str(error)))
             return
-        self._take(session)
         self._show_session()
         self.refresh_skills()
         if not self._focus_prompt():  # focusing also shows the keys as enabled
@@ -148,7 +154,7 @@ class MainScreen(WorkbenchBase):
         """Mount the context panel (it fills on mount), follow the files it shows, and say
         that start-up is over."""
         await self.query_one("#budget-slot").mount(BudgetPanel(id="budget"), before=0)
-        if self.session.watch:
+        if self.request.config.watch_files:
             self.watch_files()
         self.post_message(ui.WorkbenchReady())
 
@@ -166,16 +172,21 @@ class MainScreen(WorkbenchBase):
 
     @work(exclusive=True, group="load")
     async def show_conversation(self) -> None:
-        """Show a resumed conversation (only its newest entries are mounted)."""
-        root = str(self.session.project_root)
-        await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
+        """Show a resumed conversation (only its newest entries are mounted), then what the
+        session has to say at start (a resume, configuration and start-up warnings)."""
+        conversation = self.driver.runner.conversation
+        if conversation:
+            root = str(self.session.project_root)
+            await self.conversation.load(entries_from_messages(conversation, root))
+        for notice in self.session.notices:
+            await self.conversation.add(NoticeEntry(notice, "session"))
 
     async def on_unmount(self) -> None:
         """Detach from the engine; cancel sub-agents still running and wait for them."""
         if not self.attached:
             return
-        self.session.events.detach()
-        self.session.permissions.detach()
+        self.events.detach()
+        self.permissions.detach()
         await self.session.stop_sub_agents()
 
     # -- prompt and commands ----------------------------------------------------------------
@@ -255,7 +266,7 @@ class MainScreen(WorkbenchBase):
         # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.sessions import SessionsScreen
 
-        current = self.driver.runner.session_id
+        current = self.session.session_id
 
         def resume(session_id: str | None) -> None:
             if not session_id or session_id == current:

@@ -3,9 +3,16 @@
 ``MainScreen`` adds the layout, the keys and the runs. This base holds the session, the
 controller and the typed widget getters, and turns each adapter message into a widget update.
 
-The screen starts from an ``AppSession`` or from a ``SessionPlan`` (a launch: the session is
-opened after the first frame, see ``session_plan``). Until a session is attached there is no
-controller: the refresh methods do nothing and ``MainScreen`` disables the keys that need one.
+The screen builds its session from a ``SessionRequest`` through the one session factory, with
+its own event adapter (``UiEventSink``) and inline permission prompts (``PermissionBroker``) as
+the request's sink and callback: at once (tests, benchmarks), or after the first frame (a launch,
+``defer_open``). Until the session is open there is no controller: the refresh methods do
+nothing and ``MainScreen`` disables the keys that need one.
+
+The context panel's dry run is assembled in a worker thread (``preview_budget``), never on the
+UI loop; its figures come back as ``BudgetReady``. One such worker runs at a time: a refresh
+asked for while it runs is answered by one more run when it ends (figures of an older refresh
+are never shown).
 
 The sub-agent panel is mounted under the context panel on the first ``SubAgentChanged``, so a
 session that never delegates keeps its three-column layout (and pays nothing for the table).
@@ -16,17 +23,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from textual import getters, on, work
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.interactive import InteractiveDriver
+from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
 from steiner_tui.app import messages as ui
+from steiner_tui.app.adapter import UiEventSink
+from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.frame_timer import PacedScreen
-from steiner_tui.app.session import AppSession
-from steiner_tui.app.session_plan import SessionPlan
+from steiner_tui.app.permission import PermissionBroker
 from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
 from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -35,6 +45,7 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.subagents import ChildTranscript, SubAgentPanel
+from steiner_tui.engine.events import FanoutSink
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.prompt.pending_reload import PendingReload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
@@ -54,26 +65,43 @@ class WorkbenchBase(PacedScreen[None]):
     skills = getters.query_one("#skills", SkillList)
     status = getters.query_one("#status", StatusLine)
 
-    def __init__(self, start: AppSession | SessionPlan) -> None:
+    def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
         super().__init__()
-        self.start = start
-        """What the screen opened with: a session, or the plan of one to open after a frame."""
-        self._session: AppSession | None = None
+        self.request = request
+        """What the session is built from (the screen adds its sink and permission prompts)."""
+        self.events = UiEventSink()
+        """Posts the session's engine events to this screen."""
+        self.permissions = PermissionBroker()
+        """Answers the session's permission requests with inline prompts."""
+        self._session: Session | None = None
         self._controller: SessionController | None = None
-        if not isinstance(start, SessionPlan):
-            self._take(start)
+        self._panel_version = 0
+        """Counts the context panel's refreshes (a dry run answers the one it started for)."""
+        self._previewing = False
+        """A dry-run worker is running."""
+        if not defer_open:
+            self.open_session()
 
-    def _take(self, session: AppSession) -> None:
+    def open_session(self) -> Session:
+        """Build the session (the one factory), with this screen's sink and prompts.
+
+        Raises:
+            What ``build_session`` raises.
+        """
+        request = self.request
+        sink = self.events if request.sink is None else FanoutSink((request.sink, self.events))
+        session = build_session(replace(request, sink=sink, permission=self.permissions))
         self._session = session
         self._controller = SessionController(session)
+        return session
 
     @property
     def attached(self) -> bool:
-        """Whether the session is open (always, unless the screen started from a plan)."""
+        """Whether the session is open (always, unless the screen opens it after a frame)."""
         return self._session is not None
 
     @property
-    def session(self) -> AppSession:
+    def session(self) -> Session:
         """The session shown."""
         if self._session is None:
             raise RuntimeError("the session is still opening")
@@ -101,19 +129,51 @@ class WorkbenchBase(PacedScreen[None]):
             skills.show(self.controller.skill_rows())
 
     def refresh_budget(self) -> None:
-        """Show the latest request's figures (the dry run before the first request)."""
+        """Show the latest request's figures, or the dry run of the next one (in a worker)."""
         if not self.attached:
             return
         self.status.generation = self.driver.lineage.active.id
-        panels = list(self.query(BudgetPanel))
-        if not panels:
+        if not self.query(BudgetPanel):
             return
+        self._panel_version += 1
+        controller = self.controller
+        sent = controller.sent_snapshot()
+        if sent is None or controller.wants_preview():
+            self._start_preview()
+            return
+        self._show_budget(controller.view_of(sent, False))
+
+    def _start_preview(self) -> None:
+        if not self._previewing:
+            self._previewing = True
+            self.preview_budget(self._panel_version)
+
+    @work(thread=True, group="preview", exit_on_error=False)
+    def preview_budget(self, version: int) -> None:
+        """Assemble the dry run of the next request off the UI loop; post its figures."""
         try:
-            view = self.controller.budget_view()
+            result = ui.BudgetReady(self.controller.preview_view(), version=version)
         except Exception as error:  # the UI boundary: say why instead of crashing
-            panels[0].show_error(f"cannot assemble the request: {error}")
+            text = f"cannot assemble the request: {error}"
+            result = ui.BudgetReady(None, text, version=version)
+        self.post_message(result)
+
+    @on(ui.BudgetReady)
+    def _budget_ready(self, message: ui.BudgetReady) -> None:
+        self._previewing = False
+        if message.version != self._panel_version:
+            # Out of date: the panel was refreshed while this dry run was assembled.
+            if self.controller.wants_preview():
+                self._start_preview()
             return
-        panels[0].show(view)
+        self._show_budget(message.view, message.error)
+
+    def _show_budget(self, view: BudgetView | None, error: str = "") -> None:
+        for panel in self.query(BudgetPanel):
+            if view is None:
+                panel.show_error(error)
+            else:
+                panel.show(view)
 
     @on(ui.PanelMounted)
     def _panel_mounted(self) -> None:
@@ -248,7 +308,7 @@ class WorkbenchBase(PacedScreen[None]):
         # watchfiles loads a native module: imported when the watcher starts, after the first frame.
         from watchfiles import awatch
 
-        plan = self.session.watch_plan
+        plan = self.controller.watch_plan
 
         async def follow(paths: tuple[Path, ...], recursive: bool) -> None:
             if paths:

@@ -15,10 +15,9 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec, build_interactive_session
+from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.offline import (
     OFFLINE_MODEL_INFO,
     SECTION_HEADINGS,
@@ -26,8 +25,6 @@ from steiner_tui.providers.offline import (
     extractive_summary,
 )
 from steiner_tui.sessions.history_archive import FileHistoryArchive
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
 
 LOREM = (
     "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.",
@@ -93,16 +90,17 @@ async def _session(tmp_path: Path) -> InteractiveDriver:
         "offline", "offline", OfflineProvider(project), OFFLINE_MODEL_INFO, prompt_cache_key="t"
     )
     archive = FileHistoryArchive(tmp_path / "sessions" / "t")
-    spec = SessionSpec(
-        project, main, session_id="t", compaction=CompactionSettings(archive=archive)
-    )
-    driver = build_interactive_session(
-        spec,
-        estimator=RequestEstimator(default_encoding_loader(None)),
-        tools=ToolExecutor(default_tools()),
+    request = SessionRequest(
+        project,
+        model=main,
+        session_id="t",
+        record=False,
+        delegation=None,
+        compaction=CompactionSettings(archive=archive),
         sink=_Sink(),
         clock=ManualClock(),
     )
+    driver = build_session(request).driver
     for text in _messages():
         result = await driver.submit(text)
         assert result.status == "done", result.error

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.skills.escape import unescape_user_text
 from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
@@ -83,13 +84,18 @@ _MODE_BADGES = {PLAN_MODE_NOTICE + "\n\n": "plan mode", BUILD_MODE_NOTICE + "\n\
 
 
 def user_entry(content: str) -> UserEntry:
-    """The entry for a stored user message: its text, and badges for notice and envelopes."""
+    """The entry for a stored user message: its text, and badges for notice and envelopes.
+
+    The text is the person's own part, after what the driver put in front of it (the length
+    the session log records as ``driver``), shown as typed: without the backslash that keeps a
+    text starting like driver text from being read as driver text (``skills.escape``).
+    """
     prefix, blocks, rest = split_skill_blocks(content)
     badges: list[str] = []
     if prefix:
         badges.append(_MODE_BADGES.get(prefix, "mode notice"))
     badges.extend(f"+{b.name}" if b.active else f"-{b.name}" for b in blocks)
-    return UserEntry(rest, tuple(badges))
+    return UserEntry(unescape_user_text(rest), tuple(badges))
 
 
 def entries_from_messages(messages: Iterable[Message], project_root: str = "") -> list[Entry]:

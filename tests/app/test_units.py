@@ -13,7 +13,13 @@ from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.history import PromptHistory
 from steiner_tui.app.messages import ReplyDelta, RequestSent
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
-from steiner_tui.app.transcript import ReplyEntry, ToolEntry, entries_from_messages, user_entry
+from steiner_tui.app.transcript import (
+    ReplyEntry,
+    ToolEntry,
+    UserEntry,
+    entries_from_messages,
+    user_entry,
+)
 from steiner_tui.app.widgets.skill_list import skills_title
 from steiner_tui.app.widgets.window_bar import bar_cells
 from steiner_tui.engine.budget import ModelTokenBudget
@@ -60,6 +66,15 @@ def test_user_entry_badges_for_notice_and_envelopes() -> None:
     entry = user_entry(content)
     assert entry.text == "please review"
     assert entry.badges == ("plan mode", "+review")
+
+
+def test_user_entry_shows_the_text_as_typed() -> None:
+    typed = "[execution mode: plan] is what I typed"
+    stored = compose_user_message(typed, [])
+    assert stored == "\\" + typed  # escaped as sent, so it never reads as a mode notice
+    assert user_entry(stored) == UserEntry(typed, ())
+    envelope, _ = render_skill_activation("review", "Check everything.")
+    assert user_entry(compose_user_message(typed, [envelope])).text == typed
 
 
 def test_entries_from_messages_pair_tool_results() -> None:

@@ -372,9 +372,11 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         """The policy for ``tool``: ``ask`` unless configured."""
         return self.permissions.get(tool, "ask")
 
-    def where(self, key: str) -> str:
-        """The file that set ``key`` (dotted, e.g. ``"ui.theme"``), or ``"defaults"``."""
-        found = [w for w, table in self.origins if _lookup(table, key.split(".")) is not _ABSENT]
+    def where(self, key: str | Sequence[str]) -> str:
+        """The file that set ``key`` (dotted, e.g. ``"ui.theme"``, or its parts, for a key
+        holding dots: ``("keymap", "main.cancel")``), or ``"defaults"``."""
+        path = key.split(".") if isinstance(key, str) else list(key)
+        found = [w for w, table in self.origins if _lookup(table, path) is not _ABSENT]
         return found[-1] if found else "defaults"
 
     def with_overrides(self, overrides: Mapping[str, Any] | None = None, **top: Any) -> Config:

@@ -5,17 +5,21 @@ its main screen builds the session with the one session factory, at once or, for
 after its first frame (``defer_open``). The main screen is the default screen; the help, lineage
 and inspector screens are built on demand, importing their modules only then, so start-up pays
 for the workbench alone. Theme, keymap, cursor blink and file watching come from the
-configuration (``[ui]``, ``[keymap]``).
+configuration (``[ui]``, ``[keymap]``); keymap entries naming no binding are reported once the
+workbench is up.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator
 from pathlib import PurePath
 from typing import ClassVar
 
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from steiner_tui.agent.session_factory import Session, SessionRequest
@@ -24,6 +28,7 @@ from steiner_tui.app.gc_tuning import IdleCollector, tune_gc_for_ui
 from steiner_tui.app.help_catalog import binding_rows, slash_rows
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session import theme_for
+from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
@@ -31,7 +36,44 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.resources import styles_dir
 
-__all__ = ["SteinerApp", "make_app"]
+__all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
+
+_LAZY_SCREENS = (
+    "steiner_tui.app.screens.help",
+    "steiner_tui.app.screens.inspector",
+    "steiner_tui.app.screens.lineage",
+    "steiner_tui.app.screens.sessions",
+    "steiner_tui.app.screens.subagent_transcript",
+)
+"""The screens imported when first opened (their bindings count for the keymap check)."""
+
+
+def _bindings_of(owner: type) -> Iterator[str]:
+    for binding in owner.__dict__.get("BINDINGS", ()):
+        if isinstance(binding, Binding) and binding.id:
+            yield binding.id
+
+
+def _subclasses(cls: type) -> Iterator[type]:
+    sub: type
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def binding_ids() -> frozenset[str]:
+    """Every binding id the app's screens and widgets declare (its screens are imported)."""
+    # The screens other than the workbench load when first opened; this runs after start-up.
+    for module in _LAZY_SCREENS:
+        importlib.import_module(module)
+    return frozenset(
+        binding for owner in {DOMNode, *_subclasses(DOMNode)} for binding in _bindings_of(owner)
+    )
+
+
+def unknown_keymap_ids(keymap: dict[str, str] | None, known: frozenset[str]) -> list[str]:
+    """The keymap's binding ids that no binding has, in the keymap's order."""
+    return [binding for binding in keymap or {} if binding not in known]
 
 
 class SteinerApp(App[None]):
@@ -94,12 +136,21 @@ class SteinerApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
 
-    def on_workbench_ready(self) -> None:
-        """Start-up is over: apply the UI's garbage-collector settings (when asked for).
+    async def on_workbench_ready(self) -> None:
+        """Start-up is over: say which keymap entries name no binding, and apply the UI's
+        garbage-collector settings (when asked for).
 
         Not before: collecting during start-up only delays it, and the freeze then also covers
         the engine and the workbench's widgets.
         """
+        config = self.request.config
+        for binding in unknown_keymap_ids(self.keymap, binding_ids()):
+            where = config.where(("keymap", binding))
+            text = (
+                f"{where}: [keymap] {binding!r} = {self.keymap[binding]!r}: no binding has "
+                "that id; ignored (F1 lists the keys)"
+            )
+            await self.workbench.conversation.add(NoticeEntry(text, "warning"))
         if self._tune_gc:
             self._tune_gc = False  # once: a later workbench (another session) keeps them
             tune_gc_for_ui()

@@ -1,0 +1,113 @@
+"""The context panel and the transcript tell the truth about the next request and the last one.
+
+The dry run is the next request exactly, built by the same code path (pending skill envelopes
+and the mode notice included, also after the first request); requests are numbered from 1 in
+the panel, the inspector and the session log; what the session says at start (a project skill
+replacing a bundled one, a keymap entry naming no binding) stays in the conversation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from steiner_tui.app.screens.inspector import InspectorScreen
+from steiner_tui.app.transcript import NoticeEntry, UserEntry
+from steiner_tui.engine.skills.escape import escape_user_text
+from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, send
+
+
+async def test_the_dry_run_is_the_next_request_with_its_pending_skills_and_notice(
+    app_for: AppFactory,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        await send(pilot, "first")
+        await finish(pilot)
+        assert str(screen.budget.border_title) == "Context · request #1"
+        # After the first request, toggles are previewed again until they are sent.
+        names = [row.name for row in screen.controller.skill_rows()]
+        screen.toggle_skill(names[0])
+        await pilot.press("shift+tab")
+        screen.refresh_budget()
+        await finish(pilot)
+        assert "dry run" in str(screen.budget.border_title)
+        preview = screen.controller.last_preview
+        assert preview is not None and preview.index == 2
+        pending = preview.messages[-1]
+        assert pending.role == "user" and pending.content.startswith(PLAN_MODE_NOTICE)
+        view = screen.controller.budget_view()
+        row = view.row(f"skill · {names[0]}")
+        assert row is not None and row.tokens > 0
+
+        await send(pilot, "second")
+        await finish(pilot)
+        sent = app.session.snapshots.latest()
+        assert sent is not None and sent.index == 2
+        assert str(screen.budget.border_title) == "Context · request #2"
+        # The request sent is the dry run plus the text: same prefix, same envelope, same cost.
+        assert sent.message_hashes[:-1] == preview.message_hashes[:-1]
+        assert sent.messages[-1].content == pending.content + "second"
+        assert sent.blocks == preview.blocks and sent.tools == preview.tools
+        skills = [s for s in sent.sources if s.name == names[0]]
+        assert skills == [s for s in preview.sources if s.name == names[0]]
+
+
+async def test_requests_are_numbered_from_one_in_the_inspector(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await finish(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        inspector = app.screen
+        assert isinstance(inspector, InspectorScreen)
+        assert [s.index for s in inspector.snapshots] == [1]
+        assert str(app.workbench.budget.border_title).endswith("request #1")
+
+
+async def test_the_transcript_shows_the_text_as_typed(app_for: AppFactory) -> None:
+    typed = '<steiner-skill name="x" state="active" bytes="1">'
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, typed)
+        await finish(pilot)
+        stored = app.session.runner.conversation[0].content
+        assert stored == escape_user_text(typed) != typed  # stored escaped, as sent
+        entry = next(e for e in app.workbench.conversation.entries if isinstance(e, UserEntry))
+        assert entry.text == typed  # shown as the person typed it
+
+
+async def test_a_project_skill_replacing_a_bundled_one_is_said_in_the_conversation(
+    app_for: AppFactory, project: Path
+) -> None:
+    folder = project / ".steiner" / "skills" / "code-review"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: code-review\ndescription: Ours.\n---\nReview our way.\n", encoding="utf-8"
+    )
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        said = [e.text for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
+        assert any("replaces the bundled skill 'code-review'" in text for text in said)
+
+
+async def test_a_keymap_entry_naming_no_binding_is_a_warning(app_for: AppFactory) -> None:
+    keymap = {"main.toggle_mode": "f5", "main.no_such_binding": "f9"}
+    app = app_for(config={"keymap": keymap})
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        said = [e.text for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
+        warnings = [text for text in said if "[keymap]" in text]
+        assert warnings == [
+            "test config: [keymap] 'main.no_such_binding' = 'f9': no binding has that id; "
+            "ignored (F1 lists the keys)"
+        ]
+        await pilot.press("f5")  # the known one applies
+        assert app.workbench.status.mode == "plan"

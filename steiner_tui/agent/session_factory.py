@@ -378,7 +378,12 @@ def _delegation(
         return None
     # Children's progress goes to the caller (the sub-agent panel, exec's stderr), never to
     # the log: a child's transcript stays with the child.
-    return SubAgentManager(sink=caller or FanoutSink(()), clock=clock, settings=request.delegation)
+    return SubAgentManager(
+        sink=caller or FanoutSink(()),
+        clock=clock,
+        settings=request.delegation,
+        secret_env=secrets,
+    )
 
 
 def _build(

@@ -28,7 +28,7 @@ from steiner_tui.agent.session_factory import (
     SessionRequest,
     build_session,
 )
-from steiner_tui.config import Config
+from steiner_tui.config import Config, parse_config
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import CompactionApplied, ListSink, RequestSnapshot
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
@@ -450,3 +450,23 @@ async def test_a_follow_up_to_an_unknown_or_running_child_is_refused(
     await parent.driver.submit("go")
     result = next(m for m in parent.driver.lineage.active.messages if m.tool_call_id == "d1")
     assert "no sub-agent 'explore-9' to continue" in result.content
+
+
+async def test_children_run_tools_without_the_configured_secrets(
+    project: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_VAULT_PASS", "hunter2-in-the-vault")
+    monkeypatch.setenv("PLAIN_SETTING", "visible-to-tools")
+    config = parse_config([("config.toml", {"tools": {"secret_env": ["MY_VAULT_*"]}})])
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "code", "print the env")]),
+        Reply(["ok"]),
+    ]
+    env_call = ToolCall("b1", "bash", {"command": "env"})
+    script.by_key[f"{PARENT_KEY}-code-1"] += [Reply([], [env_call]), Reply(["printed"])]
+    parent = _parent(project, clock, script, config=config)
+    await parent.driver.submit("go")
+    result = next(m for m in parent.manager.transcript("code-1") if m.tool_call_id == "b1")
+    assert "visible-to-tools" in result.content
+    assert "hunter2-in-the-vault" not in result.content

@@ -7,7 +7,9 @@ parent's fallback, but no history archive and no pending line of its own), the p
 session date, its own prompt cache key (the parent's key plus the child id) and its own folder
 in the parent's result store. Its tools depend on its type: ``explore`` gets the read-only
 tools, ``code`` all built-in tools, ``documentor`` the read-only tools plus ``write`` and
-``edit`` fenced to its write scope. Children never get ``delegate``.
+``edit`` fenced to its write scope. Children never get ``delegate``; their tool subprocesses
+get the parent's environment rules (the built-in deny list plus the configuration's
+``secret_env``).
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def build_child_runner(
     sink: EventSink,
     clock: Clock,
     permission: PermissionCallback,
+    secret_env: tuple[str, ...] = (),
 ) -> Runner:
     """A runner for one child of ``parent`` (permission asks go through ``permission``).
 
@@ -95,6 +98,7 @@ def build_child_runner(
         sink: receives the child's events (never the parent's sinks).
         clock: the injected clock.
         permission: the parent's permission callback.
+        secret_env: names kept from the child's tool subprocesses besides the built-in list.
     """
     session_id = f"{parent.session_id}-{child_id}"
     parent_context = parent.context
@@ -112,7 +116,7 @@ def build_child_runner(
     return Runner(
         model=replace(model, prompt_cache_key=key),
         context=context,
-        tools=ToolExecutor(child_tools(kind, write_scope)),
+        tools=ToolExecutor(child_tools(kind, write_scope), secret_env=secret_env),
         sink=sink,
         project_root=parent.project_root,
         clock=clock,

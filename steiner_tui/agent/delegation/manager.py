@@ -104,6 +104,8 @@ class SubAgentManager:
         clock: the injected clock.
         settings: concurrency and the documentor's write scope.
         model: the children's model (default: the parent's).
+        secret_env: names kept from the children's tool subprocesses besides the built-in
+            deny list (the configuration's ``secret_env`` and provider key names).
     """
 
     def __init__(
@@ -113,11 +115,13 @@ class SubAgentManager:
         clock: Clock | None = None,
         settings: DelegationSettings | None = None,
         model: MainModel | None = None,
+        secret_env: tuple[str, ...] = (),
     ) -> None:
         self.sink = sink
         self.clock: Clock = clock or SystemClock()
         self.settings = settings or DelegationSettings()
         self.model = model
+        self.secret_env = secret_env
         self._parent: Runner | None = None
         self._driver: InteractiveDriver | None = None
         self._children: dict[str, _Child] = {}
@@ -302,6 +306,7 @@ class SubAgentManager:
             sink=_ChildSink(self._update, child),
             clock=self.clock,
             permission=ctx.permission,
+            secret_env=self.secret_env,
         )
 
     # -- cancellation -----------------------------------------------------------------------

@@ -9,10 +9,10 @@ the moment the first frame's bytes arrive: the first output holding the text tha
 the interpreter's start, every import, reading the configuration and the app's first frame.
 Runs alternate; medians are compared.
 
-steiner-tui opens a new session after its first frame (``app.session_plan``): the engine's
-imports, the session (skills, the session log) and the dry-run request of the context panel come
-next. For information, the time to that panel's first figures ("dry run" in its title), when
-everything is shown and every key works, is printed too.
+steiner-tui builds its session after its first frame (``make_app(..., defer_open=True)``):
+the engine's imports, the session (skills, the session log) and the dry-run request of the
+context panel come next. For information, the time to that panel's first figures ("dry run" in
+its title), when everything is shown and every key works, is printed too.
 
 ``bench_ui.py`` measures the app alone (imports excluded) in-process.
 

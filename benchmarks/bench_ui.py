@@ -83,12 +83,13 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Markdown
 
 from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.gc_tuning import tune_gc_for_ui
-from steiner_tui.app.session import AppSession, build_app_session
 from steiner_tui.app.transcript import entries_from_messages
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.entry_window import EntryWindow
+from steiner_tui.config import parse_config
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.messages import Message, ToolCall
 
@@ -183,16 +184,18 @@ class BareScroll(App[None]):
         yield Footer()
 
 
-def _session(config: Path) -> AppSession:
+QUIET = parse_config([("bench", {"ui": {"cursor_blink": False, "watch_files": False}})])
+
+
+def _request(config: Path) -> SessionRequest:
     date = datetime(2026, 1, 1, tzinfo=UTC)
-    return build_app_session(
+    return SessionRequest(
         PROJECT,
+        QUIET,
         config_dir=config,
         clock=ManualClock(date),
         session_id="bench",
         session_date=date,
-        watch=False,
-        cursor_blink=False,
         record=False,
     )
 
@@ -237,13 +240,13 @@ async def first_frame(config: Path) -> None:
     bare: list[tuple[float, float]] = []
     ours: list[tuple[float, float]] = []
     await _first_frame(BareApp)  # warm imports and caches for both
-    await _first_frame(lambda: make_app(_session(config)))
+    await _first_frame(lambda: make_app(_request(config)))
     for _ in range(RUNS):
         start = time.perf_counter()
-        session = _session(config)
+        built = make_app(_request(config))  # builds the session, before the app runs
         builds.append(time.perf_counter() - start)
         bare.append(await _first_frame(BareApp))
-        ours.append(await _first_frame(lambda s=session: make_app(s)))  # type: ignore[misc]
+        ours.append(await _first_frame(lambda a=built: a))  # type: ignore[misc]
     b = statistics.median(t for t, _ in bare)
     o = statistics.median(t for t, _ in ours)
     say(f"first frame: bare Header+Footer {b * 1000:.1f} ms, SteinerApp {o * 1000:.1f} ms")
@@ -488,10 +491,9 @@ async def paged(
 
 
 async def large_conversation(config: Path) -> None:
-    session = _session(config)
+    app = make_app(_request(config))
     messages = conversation(MESSAGES)
-    session.driver.replace_lineage(ConversationLineage.start(messages))
-    app = make_app(session)
+    app.session.driver.replace_lineage(ConversationLineage.start(messages))
     assert isinstance(app, SteinerApp)
     async with painted_run(app, PREFETCHES.hook) as pilot:
         pane = app.workbench.conversation

@@ -1,6 +1,6 @@
 """Interactive sessions over a real SDK provider, logged into a temporary sessions folder.
 
-The same wiring the app uses (``sessions.resume``: a session log in the sink fan-out, the real
+Built by the one session factory, as the app's are (a session log in the sink fan-out, the real
 runner, the real tools), with the provider pointed at a loopback server. ``resume`` opens a
 logged session again, the way ``--resume`` does.
 """
@@ -13,20 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionSpec
+from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
 from steiner_tui.engine.events import EngineEvent, ErrorEvent, ListSink
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.providers.sdk_base import SdkProvider
-from steiner_tui.sessions.resume import (
-    OpenedSession,
-    open_interactive_session,
-    open_session_for_app,
-)
-from steiner_tui.tools.executor import ToolExecutor
-from steiner_tui.tools.registry import default_tools
 
 __all__ = ["LoggedSession", "Sessions", "shape"]
 
@@ -50,21 +41,25 @@ def shape(messages: tuple[Message, ...]) -> list[tuple[Any, ...]]:
 class LoggedSession:
     """One opened session, its events and its provider."""
 
-    opened: OpenedSession
+    session: Session
     sink: ListSink
     provider: SdkProvider[Any, Any]
 
     @property
     def driver(self) -> Any:
-        return self.opened.driver
+        return self.session.driver
 
     @property
     def runner(self) -> Any:
-        return self.opened.driver.runner
+        return self.session.runner
 
     @property
     def session_id(self) -> str:
-        return self.opened.opening.session_id
+        return self.session.session_id
+
+    def close_log(self) -> None:
+        """Close the session log (as quitting the app does)."""
+        self.session.close()
 
     def events(self, kind: type[EngineEvent]) -> list[Any]:
         return [e for e in self.sink.events if isinstance(e, kind)]
@@ -88,25 +83,23 @@ class Sessions:
     def open(
         self, provider: SdkProvider[Any, Any], model: str, resume: str | None = None
     ) -> LoggedSession:
-        main = MainModel(
-            provider.alias, model, provider, provider.model_info(model), prompt_cache_key="k"
-        )
-        spec = SessionSpec(self.project, main, compaction=CompactionSettings())
+        main = MainModel(provider.alias, model, provider, provider.model_info(model))
         sink = ListSink()
-        opened = open_interactive_session(
-            spec,
-            open_session_for_app(self.project, resume, self.base),
-            estimator=RequestEstimator(default_encoding_loader(None)),
-            tools=ToolExecutor(default_tools()),
+        request = SessionRequest(
+            self.project,
+            config_dir=self.base.parent,
+            model=main,
+            resume=resume,
+            delegation=None,
             sink=sink,
             clock=self.clock,
         )
-        session = LoggedSession(opened, sink, provider)
+        session = LoggedSession(build_session(request), sink, provider)
         self.opened.append(session)
         return session
 
     async def close(self) -> None:
         for session in self.opened:
-            session.opened.log.close()
+            session.close_log()
             await session.provider.aclose()
         self.opened.clear()

@@ -79,7 +79,7 @@ async def resumes(
     Returns the body of the resumed session's request.
     """
     kept = shape(session.runner.conversation)
-    session.opened.log.close()
+    session.close_log()
     server.release()
     provider = wire.provider(server, timeout=5.0, max_retries=0)
     resumed = sessions.open(provider, wire.model, resume=session.session_id)

@@ -8,9 +8,10 @@ run of its next request (``Session.preview``), so its blocks, hashes and tool li
 app's (and ``exec``'s) first request sends; the enabled skills' envelopes are the last user
 message, which the first prompt follows. Nothing is recorded.
 
-It prints each block's source, path, role, bytes, tokens and truncation; each message's role,
-bytes and hash; what each source costs (the panel's rows); the tool list's bytes; the token
-estimate; and the model window (context size, soft threshold, hard limit). ``--json`` prints one
+It prints each block's source, path, role, bytes, tokens (the panel's figure: a message's
+framing is counted with its first block) and truncation; each message's role, bytes and hash;
+what each source costs (the panel's rows); the tool list's bytes; the token estimate; and the
+model window (context size, soft threshold, hard limit). ``--json`` prints one
 object with the keys ``request``, ``blocks``, ``block_message_count``, ``messages``,
 ``sources``, ``tools_bytes``, ``estimate`` and ``window``.
 """
@@ -49,10 +50,22 @@ class ContextReport:
     warnings: tuple[str, ...]
 
 
+def _block_tokens(snapshot: RequestSnapshot) -> list[int]:
+    """Each block's tokens as the context panel counts them (its source row's figure; a second
+    block of the same source and path is counted in the first one's)."""
+    rows = {(r.source, r.path): r.tokens for r in snapshot.sources if not r.name}
+    seen: set[tuple[str, str]] = set()
+    tokens: list[int] = []
+    for block in snapshot.blocks:
+        key = (block.source, block.path)
+        tokens.append(rows.get(key, 0) if key not in seen else 0)
+        seen.add(key)
+    return tokens
+
+
 def _data(session: Session, snapshot: RequestSnapshot) -> dict[str, Any]:
     model = session.runner.model
     budget = model.budget
-    estimator = session.runner.context.estimator
     return {
         "request": {
             "index": snapshot.index,
@@ -66,10 +79,10 @@ def _data(session: Session, snapshot: RequestSnapshot) -> dict[str, Any]:
                 "path": block.path,
                 "role": block.role,
                 "bytes": block.byte_size,
-                "tokens": estimator.count_text(snapshot.model, block.content),
+                "tokens": tokens,
                 "truncated": block.truncated,
             }
-            for block in snapshot.blocks
+            for block, tokens in zip(snapshot.blocks, _block_tokens(snapshot), strict=True)
         ],
         "block_message_count": snapshot.block_message_count,
         "messages": [

@@ -195,31 +195,40 @@ class _Tally:
     shares: list[tuple[tuple[_Key, int, int, bool], ...]] = field(default_factory=list)
     totals: list[dict[_Key, _Row]] = field(default_factory=lambda: [{}])
     """``totals[i]``: the rows of the first ``i * _CHECKPOINT`` messages."""
+    current: dict[_Key, _Row] = field(default_factory=dict)
+    """The rows of every message counted."""
 
     def keep(self, count: int) -> None:
         """Forget every message after the first ``count``."""
+        if count == len(self.messages):
+            return
         del self.messages[count:]
         del self.shares[count:]
         del self.totals[count // _CHECKPOINT + 1 :]
-
-    def rows(self) -> dict[_Key, _Row]:
-        """The rows of every message counted."""
-        start = (len(self.shares) // _CHECKPOINT) * _CHECKPOINT
-        rows = dict(self.totals[-1])
-        for share in self.shares[start:]:
+        current = dict(self.totals[-1])
+        for share in self.shares[(count // _CHECKPOINT) * _CHECKPOINT :]:
             for key, size, tokens, truncated in share:
-                _add(rows, key, size, tokens, truncated)
-        return rows
+                _add(current, key, size, tokens, truncated)
+        self.current = current
 
     def append(self, message: Message, share: tuple[tuple[_Key, int, int, bool], ...]) -> None:
         self.messages.append(message)
         self.shares.append(share)
+        for key, size, tokens, truncated in share:
+            _add(self.current, key, size, tokens, truncated)
         if len(self.shares) % _CHECKPOINT == 0:
-            self.totals.append(self.rows())
+            self.totals.append(dict(self.current))
 
 
-def _shared(old: Sequence[Message], new: Sequence[Message]) -> int:
-    """How many leading messages ``new`` repeats of ``old`` (the same object, or equal)."""
+def _shared(old: list[Message], new: Sequence[Message]) -> int:
+    """How many leading messages ``new`` repeats of ``old`` (the same object, or equal).
+
+    A conversation that repeats the one counted last and adds to it (the usual case) is found
+    by one comparison, which checks each message by identity first.
+    """
+    held = len(old)
+    if len(new) >= held and old == list(new[:held]):
+        return held
     shared = 0
     for a, b in zip(old, new, strict=False):
         if a is not b and a != b:
@@ -243,15 +252,15 @@ class SourceCounter:
         self.counter = counter
         self._lock = threading.Lock()
         self._tally: _Tally | None = None
+        self._prefix: tuple[str, Sequence[ContextBlock], Sequence[Message], dict[_Key, _Row]] | None
+        self._prefix = None
+        """The block rows counted last, with the model, blocks and block messages they are of."""
 
     def count(self, model: str, parts: RequestParts, raw_tokens: int) -> tuple[SourceTokens, ...]:
         """See ``source_tokens``."""
         with self._lock:
             counter, prefix = self.counter, parts.block_message_count
-            rows: dict[_Key, _Row] = {}
-            block_messages = parts.messages[:prefix]
-            counts = counter.message_tokens(model, block_messages)
-            self._blocks(rows, model, parts, counts)
+            rows = dict(self._block_rows(model, parts))
             conversation = parts.messages[prefix:]
             tally = self._tally if self._tally is not None and self._tally.model == model else None
             if tally is None:
@@ -261,7 +270,7 @@ class SourceCounter:
             for message, count in zip(fresh, counter.message_tokens(model, fresh), strict=True):
                 tally.append(message, self._share(model, message, count))
             self._tally = tally
-            for key, (size, tokens, truncated) in tally.rows().items():
+            for key, (size, tokens, truncated) in tally.current.items():
                 _add(rows, key, size, tokens, truncated)
             if parts.tools_text:
                 tools = counter.count_parts(model, (parts.tools_text,))[0]
@@ -275,6 +284,25 @@ class SourceCounter:
             first = sources[0]
             sources[0] = replace(first, tokens=first.tokens + raw_tokens - counted)
         return tuple(sources)
+
+    def _block_rows(self, model: str, parts: RequestParts) -> dict[_Key, _Row]:
+        """Each block's row; a message's framing goes to its first block. The same blocks and
+        block messages as last time (the static prefix, reused by identity) give the same rows."""
+        block_messages = parts.messages[: parts.block_message_count]
+        last = self._prefix
+        if (
+            last is not None
+            and last[0] == model
+            and last[1] is parts.blocks
+            and len(last[2]) == len(block_messages)
+            and all(a is b for a, b in zip(last[2], block_messages, strict=True))
+        ):
+            return last[3]
+        rows: dict[_Key, _Row] = {}
+        counts = self.counter.message_tokens(model, block_messages)
+        self._blocks(rows, model, parts, counts)
+        self._prefix = (model, parts.blocks, tuple(block_messages), rows)
+        return rows
 
     def _blocks(
         self, rows: dict[_Key, _Row], model: str, parts: RequestParts, counts: Sequence[int]

@@ -1,8 +1,8 @@
-"""Issue 17's offline summary, reproduced through the real runner and ``/compact``.
+"""The offline summary of a reported session, reproduced through the real runner and ``/compact``.
 
-The report: a 16.5 KB summary left out all three "We decided to use Decimal instead of float"
-messages, filed ``TODO:`` lines under "User Preferences" while "Remaining Work" said "None
-recorded", filled "Key Findings and Decisions" with pasted lorem lines, and listed a path
+The report (issue 17): a 16.5 KB summary left out all three "We decided to use Decimal instead
+of float" messages, filed ``TODO:`` lines under "User Preferences" while "Remaining Work" said
+"None recorded", filled "Key Findings and Decisions" with pasted lorem lines, and listed a path
 (``config.toml``) taken from the offline model's own disclaimer.
 """
 

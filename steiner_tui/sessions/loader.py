@@ -40,7 +40,8 @@ from steiner_tui.sessions.log_parse import (
     parse_log_bytes,
 )
 from steiner_tui.sessions.meta import SessionMeta, read_meta
-from steiner_tui.sessions.records import LOG_FILE_NAME, trusted_content
+from steiner_tui.sessions.record_values import trusted_content
+from steiner_tui.sessions.records import LOG_FILE_NAME
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -88,7 +89,7 @@ class LoadedSession:
         rewritten: a repair changed the middle of the active generation, so a resumed log
             rewrites the lineage instead of appending to it.
         skill_messages: the active messages as skill state is read from them: only what the
-            driver composed is parsable (``records.trusted_content``).
+            driver composed is parsable (``record_values.trusted_content``).
         as_logged: the active generation's messages as the log holds them (before repairs).
     """
 

@@ -16,12 +16,14 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.messages import Message, is_real_user_message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
+from steiner_tui.sessions.record_values import (
+    generation_record,
+)
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
     HeaderRecord,
     encode_record,
-    generation_record,
 )
 
 __all__ = [

@@ -22,6 +22,11 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
+from steiner_tui.sessions.record_values import (
+    generation_of,
+    last_main_request_of,
+    message_of,
+)
 from steiner_tui.sessions.records import (
     FIRST_NUMBERED_FROM_ONE,
     LOG_VERSION,
@@ -40,9 +45,6 @@ from steiner_tui.sessions.records import (
     UsageRecord,
     WarningRecord,
     decode_record,
-    generation_of,
-    last_main_request_of,
-    message_of,
 )
 
 __all__ = [

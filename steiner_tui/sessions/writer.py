@@ -53,6 +53,12 @@ from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
+from steiner_tui.sessions.record_values import (
+    generation_record,
+    last_main_request_record,
+    message_record,
+    request_entry,
+)
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
@@ -66,10 +72,6 @@ from steiner_tui.sessions.records import (
     UsageRecord,
     WarningRecord,
     encode_record,
-    generation_record,
-    last_main_request_record,
-    message_record,
-    request_entry,
 )
 
 __all__ = ["LoggedRun", "SessionLog"]

@@ -25,11 +25,13 @@ from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.meta import SessionMeta, write_meta
+from steiner_tui.sessions.record_values import (
+    message_record,
+)
 from steiner_tui.sessions.records import (
     MessageData,
     MessageRecord,
     encode_record,
-    message_record,
 )
 from steiner_tui.sessions.resume import resumed_skills
 from steiner_tui.sessions.store import SessionStore

@@ -1,0 +1,342 @@
+"""Engine values to session records and back: messages, generations, request snapshots.
+
+``records`` declares what a line of ``session.jsonl`` holds; this module maps the engine's
+immutable values onto those structures (the writer and ``fork`` call the ``*_record`` /
+``request_entry`` side, the parser and the loader the ``*_of`` side), so the engine never
+knows about the log and the record types never import the engine's behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.compaction.lineage import ConversationGeneration
+from steiner_tui.engine.events import (
+    CompactionOutcome,
+    EditKind,
+    HealthEvent,
+    RequestSnapshot,
+    RoomEdit,
+)
+from steiner_tui.engine.frozen import thaw
+from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.skills.escape import escape_user_text
+from steiner_tui.sessions.records import (
+    EditData,
+    GenerationRecord,
+    HealthData,
+    ImageData,
+    LastMainRequestRecord,
+    MessageData,
+    MessageRecord,
+    OutcomeData,
+    RequestEntry,
+    ToolCallData,
+)
+
+__all__ = [
+    "generation_of",
+    "generation_record",
+    "last_main_request_of",
+    "last_main_request_record",
+    "message_data",
+    "message_of",
+    "message_record",
+    "request_entry",
+    "shared_prefix",
+    "trusted_content",
+]
+
+
+# -- messages ------------------------------------------------------------------------------
+
+
+def message_data(message: Message) -> MessageData:
+    """The stored form of ``message``."""
+    return MessageData(
+        role=message.role,
+        content=message.content,
+        reasoning=message.reasoning,
+        tool_calls=tuple(
+            ToolCallData(
+                id=call.id,
+                name=call.name,
+                arguments=thaw(call.arguments) if call.arguments is not None else None,
+                raw_arguments=call.raw_arguments,
+            )
+            for call in message.tool_calls
+        ),
+        images=tuple(ImageData(media_type=i.media_type, data=i.data) for i in message.images),
+        name=message.name,
+        tool_call_id=message.tool_call_id,
+        source=message.source,
+        turn=message.turn,
+        incomplete=message.incomplete,
+    )
+
+
+def message_of(data: MessageData) -> Message:
+    """The message ``data`` stores.
+
+    Raises:
+        ValueError: the role is unknown.
+    """
+    return Message(
+        data.role,
+        data.content,
+        reasoning=data.reasoning,
+        tool_calls=tuple(
+            ToolCall(call.id, call.name, call.arguments, call.raw_arguments)
+            for call in data.tool_calls
+        ),
+        images=tuple(Image(image.media_type, image.data) for image in data.images),
+        name=data.name,
+        tool_call_id=data.tool_call_id,
+        source=data.source,
+        turn=data.turn,
+        incomplete=data.incomplete,
+    )
+
+
+def message_record(gen: int, message: Message) -> MessageRecord:
+    """A ``message`` record; a user message also records its driver-composed prefix."""
+    driver = None
+    if message.role == "user" and not message.source:
+        driver = len(message.content) - len(split_skill_blocks(message.content)[2])
+    return MessageRecord(gen=gen, message=message_data(message), driver=driver)
+
+
+def trusted_content(message: Message, driver: int | None) -> str:
+    """The content of a user message with only its driver-composed prefix left parsable.
+
+    Resume reads skill state from envelopes at the start of user messages. ``driver`` says
+    where the driver's part ends; the rest is the user's own text, escaped here (the engine's
+    rule, ``engine.skills.escape``) so that nothing in it can count as an envelope or a mode
+    notice. ``None`` (a version 1 log) keeps the content as it is.
+    """
+    if driver is None or driver >= len(message.content):
+        return message.content
+    return message.content[:driver] + escape_user_text(message.content[driver:])
+
+
+# -- compaction outcomes and generations ---------------------------------------------------
+
+
+def _outcome_data(outcome: CompactionOutcome, summary: str) -> OutcomeData:
+    health = outcome.health
+    return OutcomeData(
+        applied=outcome.applied,
+        stage_count=outcome.stage_count,
+        modes=outcome.modes,
+        before_tokens=outcome.before_tokens,
+        after_tokens=outcome.after_tokens,
+        summary_model=outcome.summary_model,
+        fallback_status=outcome.fallback_status,
+        fallback_reason=outcome.fallback_reason,
+        backend_state_cleared=outcome.backend_state_cleared,
+        health=None
+        if health is None
+        else HealthData(
+            severity=health.severity,
+            state=health.state,
+            guidance=health.guidance,
+            stage_count=health.stage_count,
+        ),
+        at=outcome.at,
+        summarized_count=outcome.summarized_count,
+        retained_count=outcome.retained_count,
+        steering=outcome.steering,
+        manual=outcome.manual,
+        summary=None if outcome.summary == summary else outcome.summary,
+        edits=tuple(
+            EditData(
+                kind=e.kind,
+                where=e.where,
+                role=e.role,
+                label=e.label,
+                turn=e.turn,
+                bytes_before=e.bytes_before,
+                bytes_after=e.bytes_after,
+                tokens_before=e.tokens_before,
+                tokens_after=e.tokens_after,
+                saved_at=e.saved_at,
+                count=e.count,
+            )
+            for e in outcome.edits
+        ),
+    )
+
+
+def _outcome_of(data: OutcomeData, summary: str) -> CompactionOutcome:
+    health = data.health
+    return CompactionOutcome(
+        applied=data.applied,
+        stage_count=data.stage_count,
+        modes=data.modes,
+        before_tokens=data.before_tokens,
+        after_tokens=data.after_tokens,
+        summary_model=data.summary_model,
+        fallback_status=data.fallback_status,
+        fallback_reason=data.fallback_reason,
+        backend_state_cleared=data.backend_state_cleared,
+        health=None
+        if health is None
+        else HealthEvent(health.severity, health.state, health.guidance, health.stage_count),
+        at=data.at,
+        summarized_count=data.summarized_count,
+        retained_count=data.retained_count,
+        steering=data.steering,
+        manual=data.manual,
+        summary=summary if data.summary is None else data.summary,
+        edits=tuple(
+            RoomEdit(
+                cast(EditKind, e.kind),
+                "summary_request" if e.where == "summary_request" else "retained",
+                e.role,
+                e.label,
+                e.turn,
+                e.bytes_before,
+                e.bytes_after,
+                e.tokens_before,
+                e.tokens_after,
+                e.saved_at,
+                e.count,
+            )
+            for e in data.edits
+            if e.kind in ("masked", "summarized", "cut", "omitted")
+        ),
+    )
+
+
+def generation_record(
+    generation: ConversationGeneration,
+    *,
+    before: Sequence[Message] = (),
+    reset: bool = False,
+) -> GenerationRecord:
+    """A ``generation`` record holding the whole generation.
+
+    Args:
+        generation: the generation.
+        before: the messages of the generation the log held before this one; those kept are
+            written as their index there.
+        reset: the record starts the lineage over.
+    """
+    index = {id(message): position for position, message in enumerate(before)}
+    messages: list[MessageData | int] = []
+    for message in generation.messages:
+        position = index.get(id(message))
+        if position is not None and before[position] is message:
+            messages.append(position)
+        else:
+            messages.append(message_data(message))
+    outcome = generation.outcome
+    return GenerationRecord(
+        id=generation.id,
+        reset=reset,
+        summary=generation.summary,
+        backend_state=generation.backend_state,
+        created_at=generation.created_at,
+        outcome=None if outcome is None else _outcome_data(outcome, generation.summary),
+        messages=tuple(messages),
+    )
+
+
+def generation_of(
+    record: GenerationRecord, before: Sequence[Message] = ()
+) -> ConversationGeneration:
+    """The generation ``record`` holds.
+
+    Args:
+        record: a ``generation`` record.
+        before: the messages of the generation active before it (indices point there).
+
+    Raises:
+        ValueError: an index points past ``before``, or a message has an unknown role.
+    """
+    messages: list[Message] = []
+    for item in record.messages:
+        if isinstance(item, int):
+            if not 0 <= item < len(before):
+                raise ValueError(f"kept message {item} is not in the generation before")
+            messages.append(before[item])
+        else:
+            messages.append(message_of(item))
+    return ConversationGeneration(
+        id=record.id,
+        messages=tuple(messages),
+        summary=record.summary,
+        backend_state=record.backend_state,
+        outcome=None if record.outcome is None else _outcome_of(record.outcome, record.summary),
+        created_at=record.created_at,
+    )
+
+
+# -- requests and the last main request ----------------------------------------------------
+
+
+def shared_prefix(previous: Sequence[str], hashes: Sequence[str]) -> int:
+    """How many leading entries ``hashes`` shares with ``previous``.
+
+    The common case (the request extends the previous one) is one slice comparison; otherwise
+    a binary search over slice comparisons, both done in C.
+    """
+    limit = min(len(previous), len(hashes))
+    if tuple(previous[:limit]) == tuple(hashes[:limit]):
+        return limit
+    low, high = 0, limit  # previous[:low] matches; previous[:high] does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if tuple(previous[:middle]) == tuple(hashes[:middle]):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def request_entry(snapshot: RequestSnapshot, previous: Sequence[str] = ()) -> RequestEntry:
+    """A ``request`` record: the snapshot's metadata, hashes relative to ``previous``.
+
+    Args:
+        snapshot: the request snapshot.
+        previous: the message hashes of the previous request record in the log.
+    """
+    hashes = snapshot.message_hashes
+    shared = shared_prefix(previous, hashes)
+    return RequestEntry(
+        index=snapshot.index,
+        request_id=snapshot.request_id,
+        model=snapshot.model,
+        provider=snapshot.provider,
+        time=snapshot.time,
+        shared=shared,
+        hashes=tuple(hashes[shared:]),
+        block_message_count=snapshot.block_message_count,
+        prompt_bytes=snapshot.prompt_bytes,
+        blocks_bytes=snapshot.blocks_bytes,
+        tools_bytes=snapshot.tools_bytes,
+        max_tokens=snapshot.max_tokens,
+        estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
+        raw_prompt_tokens=snapshot.raw_prompt_tokens,
+        estimate_strategy=snapshot.estimate_strategy,
+        compaction=snapshot.compaction,
+        generation=snapshot.generation_id,
+    )
+
+
+def last_main_request_record(last: LastMainRequest) -> LastMainRequestRecord:
+    """A ``last_main_request`` record."""
+    return LastMainRequestRecord(
+        alias=last.provider_alias,
+        model=last.backend_model,
+        prompt_cache_key=last.prompt_cache_key,
+        at=last.at,
+    )
+
+
+def last_main_request_of(record: LastMainRequestRecord) -> LastMainRequest:
+    """The LastMainRequest ``record`` holds."""
+    return LastMainRequest(record.alias, record.model, record.prompt_cache_key, record.at)

@@ -16,15 +16,12 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import ClassVar
 
-from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.screen import Screen
 
 from steiner_tui.agent.session_factory import Session, SessionRequest
-from steiner_tui.app.frame_timer import PacedScreen
-from steiner_tui.app.gc_tuning import IdleCollector, tune_gc_for_ui
 from steiner_tui.app.help_catalog import binding_rows, slash_rows
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session import theme_for
@@ -95,15 +92,10 @@ class SteinerApp(App[None]):
     ]  # fmt: skip
     """Application keys (remappable by id through the config keymap)."""
 
-    def __init__(
-        self, request: SessionRequest, *, defer_open: bool = False, tune_gc: bool = False
-    ) -> None:
+    def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
         super().__init__()
         self.request = request
         """What the session is built from (configuration included)."""
-        self._tune_gc = tune_gc
-        self.idle_collector: IdleCollector | None = None
-        """Runs full collections while the user is idle (with the UI's collector settings)."""
         theme = theme_for(request.config)
         if theme != self.theme:
             # Setting the theme re-parses every style sheet: only when it differs.
@@ -137,12 +129,7 @@ class SteinerApp(App[None]):
             self.set_keymap(self.keymap)
 
     async def on_workbench_ready(self) -> None:
-        """Start-up is over: say which keymap entries name no binding, and apply the UI's
-        garbage-collector settings (when asked for).
-
-        Not before: collecting during start-up only delays it, and the freeze then also covers
-        the engine and the workbench's widgets.
-        """
+        """Start-up is over: say which keymap entries name no binding."""
         config = self.request.config
         for binding in unknown_keymap_ids(self.keymap, binding_ids()):
             where = config.where(("keymap", binding))
@@ -151,27 +138,6 @@ class SteinerApp(App[None]):
                 "that id; ignored (F1 lists the keys)"
             )
             await self.workbench.conversation.add(NoticeEntry(text, "warning"))
-        if self._tune_gc:
-            self._tune_gc = False  # once: a later workbench (another session) keeps them
-            tune_gc_for_ui()
-            self.idle_collector = IdleCollector()
-            self.set_interval(1.0, self._collect_when_idle, name="idle_gc")
-
-    def _collect_when_idle(self) -> None:
-        collector = self.idle_collector
-        if collector is not None:
-            workbench = self.workbench
-            collector.tick(busy=workbench.attached and workbench.driver.busy)
-
-    async def on_event(self, event: events.Event) -> None:
-        """Note input for the idle collector and keys for the frame timer, then handle the
-        event as Textual does."""
-        if self.idle_collector is not None and isinstance(event, events.InputEvent):
-            self.idle_collector.input_seen()
-        stack = self.screen_stack if isinstance(event, events.Key) else []
-        if stack and isinstance(screen := stack[-1], PacedScreen):
-            screen.key_pressed()
-        await super().on_event(event)
 
     def on_unmount(self) -> None:
         """Close the session log (flushes a reply still streaming)."""
@@ -220,19 +186,15 @@ class SteinerApp(App[None]):
         self.push_screen(InspectorScreen(snapshots, snapshots[-1].index))
 
 
-def make_app(
-    request: SessionRequest, *, defer_open: bool = False, tune_gc: bool = False
-) -> SteinerApp:
+def make_app(request: SessionRequest, *, defer_open: bool = False) -> SteinerApp:
     """The app for the session ``request`` asks for (the one factory the CLI and the tests use).
 
     Args:
         request: the session to open (``agent.session_factory``).
         defer_open: open the session after the first frame (a launch); otherwise it is built
             here, so ``app.session`` is there before the app runs (tests, benchmarks).
-        tune_gc: apply the interactive garbage-collector settings (``tune_gc_for_ui``) once the
-            workbench has started; the CLI asks for it, tests keep CPython's defaults.
 
     Raises:
         What ``build_session`` raises, unless ``defer_open``.
     """
-    return SteinerApp(request, defer_open=defer_open, tune_gc=tune_gc)
+    return SteinerApp(request, defer_open=defer_open)

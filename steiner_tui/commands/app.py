@@ -17,7 +17,6 @@ printed the same way.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
@@ -47,20 +46,14 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"steiner-tui: {root} is not a folder", file=sys.stderr)
         return 2
-    # Start-up allocates hundreds of thousands of objects (modules, classes, styles) and creates
-    # few cycles: collecting while it runs only delays the first frame. The app applies its GC
-    # settings, collector on, once its start-up is over (``make_app(tune_gc=True)``).
-    gc.disable()
     resume: str | None = getattr(args, "resume", None)
-    tuned = False
     while True:
         try:
             request = _start(root, resume)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             print(f"steiner-tui: {error}", file=sys.stderr)
             return 2
-        app = make_app(request, defer_open=True, tune_gc=not tuned)
-        tuned = True
+        app = make_app(request, defer_open=True)
         try:
             result = app.run()
         finally:

@@ -1,15 +1,12 @@
-"""Start-up: a deferred session opens after the first frame; GC settings arrive after it too.
+"""Start-up: a deferred session opens after the first frame.
 
 A launch makes the app with ``defer_open``: the workbench draws from the request alone, builds
 the session right after its first frame, and only then lists skills, fills the context panel and
-enables its keys. The garbage-collector settings are applied after the first frame, and only
-when asked for.
+enables its keys.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -20,43 +17,11 @@ from textual.widgets import Static
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
-from steiner_tui.app.gc_tuning import UI_GC_THRESHOLDS
 from steiner_tui.app.screens.main import SessionOpenFailed
 from steiner_tui.app.session import OFFLINE_LABEL, planned_model_label
 from steiner_tui.config import Config, ConfigError
 from tests.app.conftest import SESSION_DATE, SIZE, request_for
 from tests.app.helpers import static_text
-
-
-@pytest.fixture
-def gc_defaults() -> Iterator[tuple[int, ...]]:
-    """CPython's collector state before the test, restored after it."""
-    before = gc.get_threshold()
-    yield before
-    gc.unfreeze()
-    gc.set_threshold(*before)
-    gc.enable()
-
-
-async def test_cli_app_tunes_gc_after_its_first_frame(
-    project: Path, config_dir: Path, gc_defaults: tuple[int, ...]
-) -> None:
-    gc.disable()  # as the app command does for its start-up
-    app = make_app(request_for(project, config_dir), tune_gc=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert gc.get_threshold() == UI_GC_THRESHOLDS
-        assert gc.get_freeze_count() > 0
-        assert gc.isenabled()
-
-
-async def test_test_apps_keep_cpython_defaults(
-    project: Path, config_dir: Path, gc_defaults: tuple[int, ...]
-) -> None:
-    app = make_app(request_for(project, config_dir))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert gc.get_threshold() == gc_defaults
 
 
 class _Watching(ManualClock):

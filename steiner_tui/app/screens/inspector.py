@@ -18,10 +18,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import DataTable, Header
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header
 
-from steiner_tui.app.frame_timer import PacedScreen
-from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
@@ -32,7 +31,7 @@ from steiner_tui.resources import styles_dir
 __all__ = ["InspectorScreen"]
 
 
-class InspectorScreen(PacedScreen[None]):
+class InspectorScreen(Screen[None]):
     """Inspect recorded requests one at a time, or two side by side."""
 
     CSS_PATH = styles_dir() / "inspector.tcss"

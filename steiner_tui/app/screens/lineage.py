@@ -19,10 +19,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import DataTable, Header, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
 
-from steiner_tui.app.frame_timer import PacedScreen
-from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.lineage_detail import GenerationFacts, GenerationSummary
 from steiner_tui.app.widgets.lineage_history import HistoryView
@@ -36,7 +35,7 @@ __all__ = ["NO_HISTORY_NOTICE", "LineageScreen"]
 NO_HISTORY_NOTICE = "No history archive yet: it is written when compaction first summarizes turns."
 
 
-class LineageScreen(PacedScreen[None]):
+class LineageScreen(Screen[None]):
     """Browse the generations of a conversation lineage."""
 
     CSS_PATH = styles_dir() / "lineage.tcss"

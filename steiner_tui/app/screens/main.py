@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
+from textual.widgets import Footer
 
 from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
@@ -27,7 +28,6 @@ from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
-from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine

@@ -17,11 +17,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Header, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Header, Static
 
-from steiner_tui.app.frame_timer import PacedScreen
-from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
@@ -83,7 +81,7 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
         self.dismiss(delete)
 
 
-class SessionsScreen(PacedScreen[str | None]):
+class SessionsScreen(Screen[str | None]):
     """Browse saved sessions; dismisses with the id to resume, or None."""
 
     CSS_PATH = styles_dir() / "sessions.tcss"

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from textual import getters, on, work
+from textual.screen import Screen
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.interactive import InteractiveDriver
@@ -35,7 +36,6 @@ from steiner_tui.app import messages as ui
 from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.controller import SessionController
-from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.permission import PermissionBroker
 from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
 from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
@@ -56,7 +56,7 @@ __all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
 SUB_AGENT_PANEL_ID = "subagents"
 
 
-class WorkbenchBase(PacedScreen[None]):
+class WorkbenchBase(Screen[None]):
     """Session, controller and engine-event routing of the workbench."""
 
     conversation = getters.query_one("#conversation", ConversationPane)

@@ -7,7 +7,6 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
-from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -33,7 +32,7 @@ async def test_escape_cancels_and_marks_the_reply_interrupted(app_for: AppFactor
         stored = app.session.driver.runner.conversation[-1]
         assert stored.role == "assistant" and stored.incomplete
         assert stored.content == "Partial answer"
-        replies = list(screen.conversation.query(AssistantReply))
+        replies = list(screen.conversation.query(".reply"))
         assert replies and replies[-1].has_class("-interrupted")
         last = screen.conversation.entries[-1]
         assert isinstance(last, NoticeEntry) and last.kind == "interrupted"

@@ -28,7 +28,6 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.app import make_app
-from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.commands.headless_io import HeadlessPermission, ReplyPrinter
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import FanoutSink, ListSink, UsageReported, WarningEvent
@@ -158,7 +157,7 @@ async def test_the_app_streams_and_esc_cancels_on_the_server(
         screen = app.workbench
         stored = app.session.driver.runner.conversation[-1]
         assert stored.role == "assistant" and stored.incomplete and stored.content
-        replies = list(screen.conversation.query(AssistantReply))
+        replies = list(screen.conversation.query(".reply"))
         assert replies and replies[-1].has_class("-interrupted")
         assert not screen.status.busy
     # One slot: this request waits until the server has stopped the cancelled one. Had the

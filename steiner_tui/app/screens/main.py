@@ -172,12 +172,10 @@ class MainScreen(WorkbenchBase):
 
     @work(exclusive=True, group="load")
     async def show_conversation(self) -> None:
-        """Show a resumed conversation (only its newest entries are mounted), then what the
+        """Show a resumed conversation (the newest entries have widgets), then what the
         session has to say at start (a resume, configuration and start-up warnings)."""
-        conversation = self.driver.runner.conversation
-        if conversation:
-            root = str(self.session.project_root)
-            await self.conversation.load(entries_from_messages(conversation, root))
+        root = str(self.session.project_root)
+        await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
         for notice in self.session.notices:
             await self.conversation.add(NoticeEntry(notice, "session"))
 

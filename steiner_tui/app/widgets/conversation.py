@@ -1,22 +1,40 @@
-"""The conversation pane: every entry kept as data, only a window of them mounted.
+"""The conversation pane: every entry kept as data, widgets for a run of at most ``window``.
 
-A session can reach thousands of messages; mounting a widget for each would make every layout
-pass slower. The pane keeps all entries and mounts widgets for a contiguous run of them
-(``EntryWindow``): the last ``window`` while the view follows the bottom (older widgets are
-pruned as new entries arrive). Home or PgUp at the top (or a click on the top row) mounts an
-earlier batch; past ``window + 2 * load_batch`` mounted entries the newest are unmounted, so
-reading far back costs no more than reading near the end. Earlier batches are mounted ahead of
-the view as it nears the top of what is mounted while reading up, and later ones as it nears the
-bottom while reading down again (PgDn at the very bottom also mounts them), without moving what
-is on screen. End (or a click on the bottom row) jumps
-to the newest, and so does a new message or a permission question. Widgets for unmounted
-entries do not exist, so updates (a finished tool call, streamed text) go to the entry and show
-when it is mounted again.
+A resumed session can hold thousands of messages, and a widget for each would make every layout
+and every frame slower. The pane keeps all entries (``entries``) and mounts widgets for one
+contiguous run of them (``shown``), by a single policy:
+
+- Following the bottom, the run is the newest ``window`` entries. New entries are mounted at the
+  end and the oldest removed; Textual's anchor keeps the view at the bottom.
+- Inside the run the keys scroll as in any ``VerticalScroll``.
+- Up, PgUp or the wheel at the top of the run (or a click on the "earlier" row) moves the run
+  back: it becomes the ``window`` entries that end with the one at the top, and the view shows
+  its bottom, so that entry is now at the bottom of the screen. Down, PgDn or the wheel at the
+  bottom does the same forwards: the run starts with the entry at the bottom, shown at the top.
+- Home goes to the top of the run, and from there to the first messages; End goes to the newest
+  (mounting them again when reading back). A message from the user and a permission question
+  also bring the newest back.
+
+Each move of the run is one batch update: the widgets removed and mounted and the new scroll
+position show in the same frame (the view is placed at the top, or anchored at the bottom, both
+of which Textual's layout does itself). Updates to an entry that has no widget (a finished tool
+call, streamed text) change the entry and show when it is mounted again.
+
+Replies are Textual's ``Markdown``; a streaming one is fed through ``Markdown.get_stream``.
+``textual.widgets.Markdown`` is looked up when the first reply is shown (Textual imports its
+widgets on first access), so a new session's first frame does not load the Markdown parser.
 """
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events, on, widgets
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -28,16 +46,18 @@ from steiner_tui.app.transcript import (
     ToolEntry,
     UserEntry,
 )
-from steiner_tui.app.widgets.assistant_reply import AssistantReply
 from steiner_tui.app.widgets.earlier_row import EarlierRow
-from steiner_tui.app.widgets.entry_window import EntryWindow
 from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.notice_row import NoticeRow
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
 
-__all__ = ["WELCOME", "ConversationPane", "widget_for"]
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
+
+__all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "widget_for"]
 
 WELCOME = (
     "Type below and press Enter.\n\n"
@@ -46,6 +66,15 @@ WELCOME = (
     "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"
     "F1 lists every key and /command."
 )
+INTERRUPTED_BADGE = "interrupted"
+"""The border title of a reply cut off by Esc."""
+REPLY_CLASS = "reply"
+"""The class of every reply's ``Markdown`` widget."""
+
+
+def _mark_reply(widget: Widget, interrupted: bool) -> None:
+    widget.set_class(interrupted, "-interrupted")
+    widget.border_title = INTERRUPTED_BADGE if interrupted else None
 
 
 def widget_for(entry: Entry) -> Widget:
@@ -54,7 +83,10 @@ def widget_for(entry: Entry) -> Widget:
         case UserEntry():
             return UserMessage(entry)
         case ReplyEntry():
-            return AssistantReply(entry)
+            reply = widgets.Markdown(entry.text, classes=f"conversation-item {REPLY_CLASS}")
+            if entry.interrupted:
+                _mark_reply(reply, True)
+            return reply
         case ToolEntry():
             return ToolBlock(entry)
         case PermissionEntry():
@@ -63,12 +95,48 @@ def widget_for(entry: Entry) -> Widget:
             return NoticeRow(entry)
 
 
-class ConversationPane(EntryWindow):
+@dataclass
+class _Stream:
+    """The streaming reply's widget and the stream that feeds it."""
+
+    widget: Markdown
+    stream: MarkdownStream
+
+
+class ConversationPane(VerticalScroll):
     """The conversation (display only)."""
 
-    def __init__(self, *, window: int = 30, batch: int = 6, id: str | None = None) -> None:
-        super().__init__(window=window, batch=batch, id=id)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "line_up", "Up", show=False, id="conversation.up",
+                tooltip="Scroll up a line; at the top, show the messages before"),
+        Binding("down", "line_down", "Down", show=False, id="conversation.down",
+                tooltip="Scroll down a line; at the bottom, show the messages after"),
+        Binding("pageup", "page_up_or_earlier", "Page up", show=False, id="conversation.page_up",
+                tooltip="Scroll up a page; at the top, show the messages before"),
+        Binding("pagedown", "page_down_or_later", "Page down", show=False,
+                id="conversation.page_down",
+                tooltip="Scroll down a page; at the bottom, show the messages after"),
+        Binding("home", "home_or_first", "Top", show=False, id="conversation.home",
+                tooltip="Scroll to the top; at the top, go to the first messages"),
+        Binding("end", "end_or_newest", "Bottom", show=False, id="conversation.end",
+                tooltip="Scroll to the bottom, showing the newest messages"),
+    ]  # fmt: skip
+    """Scrolling keys; past either end of the mounted run they move the run."""
+
+    def __init__(self, *, window: int = 40, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.window = window
+        """How many entries have widgets at most."""
+        self.entries: list[Entry] = []
+        """Every entry, oldest first."""
+        self.shown = range(0)
+        """The indices in ``entries`` of the entries that have widgets."""
+        self._widgets: dict[int, Widget] = {}
+        """The widget of each shown entry, by ``id`` of the entry."""
+        self._moving = asyncio.Lock()
+        """Held while the run changes: one change at a time."""
         self._reply: ReplyEntry | None = None
+        self._stream: _Stream | None = None
         self._tools: dict[str, ToolEntry] = {}
 
     def compose(self) -> ComposeResult:
@@ -81,73 +149,253 @@ class ConversationPane(EntryWindow):
         self._show_counts()
         self.anchor()
 
-    def make_widget(self, entry: Entry) -> Widget:
-        """The widget that shows ``entry``."""
-        return widget_for(entry)
+    # -- what is shown ------------------------------------------------------------------------
+
+    @property
+    def showing_latest(self) -> bool:
+        """Whether the newest entry has a widget (not reading back in history)."""
+        return self.shown.stop == len(self.entries)
+
+    def widget_of(self, entry: Entry) -> Widget | None:
+        """The widget of ``entry``, if it is shown."""
+        return self._widgets.get(id(entry))
 
     def _show_counts(self) -> None:
-        super()._show_counts()
-        self._show_welcome()
-
-    def _show_welcome(self) -> None:
+        self.query_one(EarlierRow).show_count(self.shown.start)
+        self.query_one(LaterRow).show_count(len(self.entries) - self.shown.stop)
         self.query_one("#welcome").display = not self.entries
 
+    async def _show(self, shown: range, *, at_bottom: bool) -> None:
+        """Show the entries in ``shown`` (keeping the widgets of those already shown), with the
+        view at the bottom of them or at the top, painted as one frame."""
+        keep = range(max(shown.start, self.shown.start), min(shown.stop, self.shown.stop))
+        with self.app.batch_update():
+            await self._remove([i for i in self.shown if i not in keep])
+            if keep:
+                kept = self.widget_of(self.entries[keep.start])
+                before = [self._make(i) for i in range(shown.start, keep.start)]
+                if before:
+                    await self.mount_all(before, before=kept)
+            after = [self._make(i) for i in range(keep.stop if keep else shown.start, shown.stop)]
+            if after:
+                await self.mount_all(after, before=self.query_one(LaterRow))
+            self.shown = shown
+            self._show_counts()
+            if at_bottom:
+                self.anchor()  # Textual's layout keeps the view at the bottom from now on
+            else:
+                self.scroll_home(animate=False, immediate=True)
+
+    def _make(self, index: int) -> Widget:
+        entry = self.entries[index]
+        widget = self._widgets[id(entry)] = widget_for(entry)
+        return widget
+
+    async def _remove(self, indices: list[int]) -> None:
+        widgets = [w for i in indices if (w := self._widgets.pop(id(self.entries[i]), None))]
+        if self._stream is not None and self._stream.widget in widgets:
+            await self._stop_stream()
+        if widgets:
+            await self.remove_children(widgets)
+
     async def load(self, entries: list[Entry]) -> None:
-        """Replace the conversation with ``entries`` (only the newest are mounted)."""
-        async with self._changing_window():
+        """Replace the conversation with ``entries`` (the newest ``window`` are shown)."""
+        async with self._moving:
+            await self._stop_stream()
+            await self._remove(list(self.shown))
             self.entries = list(entries)
+            self.shown = range(len(self.entries), len(self.entries))
             self._reply = None
             self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
-            await self._mount_newest()
+            end = len(self.entries)
+            await self._show(range(max(0, end - self.window), end), at_bottom=True)
 
     async def add(self, entry: Entry) -> Widget | None:
-        """Append ``entry`` and mount its widget (None: kept as data while reading history).
+        """Append ``entry`` and show it (None: kept as data while reading back).
 
         A message from the user and a permission question bring the newest entries back.
         """
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
-        async with self._changing_window():
-            if not self.showing_latest:
-                self.entries.append(entry)
-                if not isinstance(entry, UserEntry | PermissionEntry):
-                    self._show_counts()
-                    return None
-                await self._mount_newest(2 * self.load_batch)
-                return self.widget_of(entry)
-            following = self.is_vertical_scroll_end
+        async with self._moving:
+            latest = self.showing_latest
             self.entries.append(entry)
-            self._last = len(self.entries)
-            widget = self._make(entry)
+            end = len(self.entries)
+            if not latest:
+                if isinstance(entry, UserEntry | PermissionEntry):
+                    await self._show(range(max(0, end - self.window), end), at_bottom=True)
+                    return self.widget_of(entry)
+                self._show_counts()
+                return None
+            following = self.is_vertical_scroll_end
+            widget = self._make(end - 1)
             await self.mount(widget, before=self.query_one(LaterRow))
-            self._show_welcome()
-            if following:
-                await self._prune()
+            start = self.shown.start
+            # Reading up inside the newest entries, the oldest stay until the run is twice as long:
+            # removing them would move what is on screen.
+            if end - start > (self.window if following else 2 * self.window):
+                await self._remove(list(range(start, end - self.window)))
+                start = end - self.window
+            self.shown = range(start, end)
+            self._show_counts()
             return widget
+
+    # -- moving the run -------------------------------------------------------------------------
+
+    async def show_earlier(self) -> None:
+        """Show the entries before the run, ending with the one at the top of the view."""
+        async with self._moving:
+            if not self.shown.start:
+                return
+            top = self.shown.start
+            # A first entry taller than the view stays out: its bottom would show, not its top.
+            if self._taller_than_view(self.entries[top]):
+                top -= 1
+            stop = top + 1
+            await self._show(range(max(0, stop - self.window), stop), at_bottom=True)
+
+    async def show_later(self) -> None:
+        """Show the entries after the run, starting with the one at the bottom of the view."""
+        async with self._moving:
+            if self.showing_latest:
+                return
+            bottom = self.shown.stop - 1
+            if self._taller_than_view(self.entries[bottom]):
+                bottom += 1
+            await self._show(range(bottom, min(len(self.entries), bottom + self.window)),
+                             at_bottom=False)  # fmt: skip
+
+    def _taller_than_view(self, entry: Entry) -> bool:
+        widget = self.widget_of(entry)
+        height = self.scrollable_content_region.height
+        return widget is not None and widget.outer_size.height > height
+
+    async def show_first(self) -> None:
+        """Show the first entries, from the top."""
+        async with self._moving:
+            await self._show(range(min(len(self.entries), self.window)), at_bottom=False)
+
+    async def show_newest(self) -> None:
+        """Show the newest entries, at the bottom (following it from now on)."""
+        async with self._moving:
+            end = len(self.entries)
+            await self._show(range(max(0, end - self.window), end), at_bottom=True)
+
+    # -- keys -----------------------------------------------------------------------------------
+
+    # Where the view is going, not where an animated scroll has got to: a second Home while
+    # the first still scrolls means the first messages.
+    @property
+    def _at_top(self) -> bool:
+        return self.scroll_target_y <= 0
+
+    @property
+    def _at_bottom(self) -> bool:
+        return self.scroll_target_y >= self.max_scroll_y
+
+    async def action_line_up(self) -> None:
+        """Up a line; at the top, the entries before."""
+        if self._at_top and self.shown.start:
+            await self.show_earlier()
+        else:
+            self.action_scroll_up()
+
+    async def action_line_down(self) -> None:
+        """Down a line; at the bottom, the entries after."""
+        if self._at_bottom and not self.showing_latest:
+            await self.show_later()
+        else:
+            self.action_scroll_down()
+
+    async def action_page_up_or_earlier(self) -> None:
+        """Up a page; at the top, the entries before."""
+        if self._at_top and self.shown.start:
+            await self.show_earlier()
+        else:
+            self.action_page_up()
+
+    async def action_page_down_or_later(self) -> None:
+        """Down a page; at the bottom, the entries after."""
+        if self._at_bottom and not self.showing_latest:
+            await self.show_later()
+        else:
+            self.action_page_down()
+
+    async def action_home_or_first(self) -> None:
+        """To the top of the run; at the top, the first entries."""
+        if self._at_top and self.shown.start:
+            await self.show_first()
+        else:
+            self.action_scroll_home()
+
+    async def action_end_or_newest(self) -> None:
+        """To the bottom, and the newest entries."""
+        if self.showing_latest:
+            self.action_scroll_end()
+        else:
+            await self.show_newest()
+
+    async def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        """The wheel at the top shows the entries before."""
+        if self._at_top and self.shown.start:
+            event.stop()
+            await self.show_earlier()
+
+    async def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        """The wheel at the bottom shows the entries after."""
+        if self._at_bottom and not self.showing_latest:
+            event.stop()
+            await self.show_later()
+
+    @on(EarlierRow.LoadRequested)
+    async def _earlier_requested(self) -> None:
+        await self.show_earlier()
+
+    @on(LaterRow.JumpRequested)
+    async def _newest_requested(self) -> None:
+        await self.show_newest()
 
     # -- streaming --------------------------------------------------------------------------
 
     async def reply_delta(self, text: str) -> None:
         """Add streamed reply text (a new reply block starts after a tool call)."""
-
         if self._reply is None:
             self._reply = ReplyEntry(streaming=True)
             await self.add(self._reply)
         self._reply.text += text
         widget = self.widget_of(self._reply)
-        if isinstance(widget, AssistantReply):
-            await widget.stream_text(text)
+        if widget is None:
+            return  # not shown: its widget starts from the whole text when it is
+        if self._stream is None or self._stream.widget is not widget:
+            await self._stop_stream()
+            markdown = self._markdown(widget)
+            # A widget made while the reply streamed already holds the text before this fragment.
+            written = markdown.source
+            self._stream = _Stream(markdown, widgets.Markdown.get_stream(markdown))
+            text = self._reply.text[len(written) :]
+        await self._stream.stream.write(text)
+
+    @staticmethod
+    def _markdown(widget: Widget) -> Markdown:
+        assert isinstance(widget, widgets.Markdown)
+        return widget
+
+    async def _stop_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await stream.stream.stop()
 
     async def end_reply(self, interrupted: bool = False) -> None:
         """The streaming reply is complete, or was cut off."""
         entry, self._reply = self._reply, None
         if entry is None:
             return
+        await self._stop_stream()
         entry.streaming = False
         entry.interrupted = interrupted
         widget = self.widget_of(entry)
-        if isinstance(widget, AssistantReply):
-            await widget.finish(interrupted)
+        if widget is not None:
+            _mark_reply(widget, interrupted)
 
     async def tool_started(self, call_id: str, name: str, summary: str) -> None:
         """A tool call began (ends the reply text before it)."""
@@ -166,7 +414,6 @@ class ConversationPane(EntryWindow):
 
     def close_open_items(self) -> None:
         """The run ended: running tools were cancelled, open prompts get no answer."""
-
         for tool in self._tools.values():
             if tool.status == "running":
                 self.tool_finished(tool.call_id, "cancelled", tool.output)

@@ -1,4 +1,4 @@
-"""The conversation's top row when earlier messages are kept as data but not mounted."""
+"""The conversation's top row while earlier messages are kept as data but not shown."""
 
 from __future__ import annotations
 
@@ -12,18 +12,18 @@ __all__ = ["EarlierRow"]
 
 
 class EarlierRow(Static):
-    """Says how many entries are above; a click asks for more."""
+    """Says how many entries are above; a click shows the ones before."""
 
     @dataclass
     class LoadRequested(Message):
-        """The user asked to mount earlier entries."""
+        """The user asked for the entries before."""
 
     def show_count(self, count: int) -> None:
         """Show ``count`` hidden entries; hidden itself when there are none."""
         self.display = count > 0
-        self.update(f"▲ {count:,} earlier messages — press Home or PgUp at the top to load more")
+        self.update(f"▲ {count:,} earlier messages · PgUp for more · Home again for the first")
 
     def on_click(self, event: events.Click) -> None:
-        """A click loads more."""
+        """A click shows the entries before."""
         event.stop()
         self.post_message(self.LoadRequested())

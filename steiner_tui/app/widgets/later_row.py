@@ -1,4 +1,4 @@
-"""The conversation's bottom row while the newest entries are not mounted (reading history)."""
+"""The conversation's bottom row while the newest entries are not shown (reading back)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ class LaterRow(Static):
         """The user asked for the newest entries."""
 
     def show_count(self, count: int) -> None:
-        """Show ``count`` unmounted later entries; hidden itself when there are none."""
+        """Show ``count`` later entries not shown; hidden itself when there are none."""
         self.display = count > 0
-        self.update(f"▼ {count:,} later messages — PgDn at the bottom loads more, End the newest")
+        self.update(f"▼ {count:,} later messages · PgDn for more · End for the newest")
 
     def on_click(self, event: events.Click) -> None:
         """A click jumps to the newest entries."""

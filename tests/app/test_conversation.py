@@ -300,3 +300,19 @@ async def test_keys_inside_the_run_scroll_as_a_vertical_scroll_does(app_for: App
         await pilot.press("end")
         await pilot.wait_for_scheduled_animations()
         assert pane.scroll_y == pane.max_scroll_y and pane.shown.start == 0
+
+
+async def test_a_run_shorter_than_the_view_moves_with_up_and_down(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        pane.window = 4  # four short entries fill a third of the view
+        await _loaded(pilot, pane, _entries(20))
+        assert pane.shown == range(16, 20)
+        await pilot.press("up")
+        await pilot.pause()
+        assert pane.shown == range(13, 17)
+        await pilot.press("down")
+        await pilot.pause()
+        assert pane.shown == range(16, 20)

@@ -88,8 +88,24 @@ async def test_skills_and_context_commands_move_focus(app_for: AppFactory) -> No
         await send(pilot, "/skills")
         assert app.focused is screen.skills
         await send(pilot, "/context")
-        assert app.focused is screen.budget
-        assert screen.query_one("#budget-slot").has_class("-expanded")
+        await pilot.pause()
+        assert app.focused is screen.budget and screen.has_class("-context")
+        assert screen.budget.size.width > 46  # wider than beside the conversation
+        await send(pilot, "/context")
+        assert app.focused is screen.prompt and not screen.has_class("-context")
+
+
+async def test_a_narrow_terminal_shows_the_context_on_demand(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        assert screen.has_class("-narrow") and not screen.budget.region  # not laid out
+        assert screen.conversation.size.width >= 40
+        await send(pilot, "/context")
+        await pilot.pause()
+        assert screen.budget.region.width >= 44 and app.focused is screen.budget
+        assert not screen.skills.display  # the context takes the sidebar's place
 
 
 async def test_help_lists_keys_with_the_keymap_and_commands(app_for: AppFactory) -> None:

@@ -41,6 +41,8 @@ __all__ = ["MainScreen", "SessionOpenFailed"]
 _RUN = Binding.Group("Run")
 _SKILLS = Binding.Group("Skills", compact=True)
 _SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
+NARROW_BELOW = 110
+"""Terminals narrower than this show the conversation and the skills, the context on demand."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,11 @@ class MainScreen(WorkbenchBase):
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-narrow"),
+        (NARROW_BELOW, "-wide"),
+    ]
+    """Below ``NARROW_BELOW`` columns the context panel shows only on ``/context``."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
@@ -221,8 +228,11 @@ class MainScreen(WorkbenchBase):
         if name == "compact":
             self.action_compact(command.argument)
         elif name == "context":
-            self.query_one("#budget-slot").toggle_class("-expanded")
-            self.budget.focus()
+            self.toggle_class("-context")  # wider; on a narrow terminal, shown at all
+            if self.has_class("-context"):
+                self.call_after_refresh(self.budget.focus)  # once it shows
+            else:
+                self.prompt.focus()
         elif name == "lineage":
             await self.run_action("app.lineage")
         elif name == "skills":

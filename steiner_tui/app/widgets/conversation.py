@@ -61,8 +61,9 @@ __all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "widget_for"]
 
 WELCOME = (
     "Type below and press Enter.\n\n"
-    "The panel on the right is the request your next message will send, source by source: "
-    "what each costs in bytes and tokens, and how close it is to the window.\n\n"
+    "The context panel (on the right; /context on a narrow terminal) is the request your next "
+    "message will send, source by source: what each costs in bytes and tokens, and how close "
+    "it is to the window.\n\n"
     "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"
     "F1 lists every key and /command."
 )
@@ -227,7 +228,7 @@ class ConversationPane(VerticalScroll):
                     return self.widget_of(entry)
                 self._show_counts()
                 return None
-            following = self.is_vertical_scroll_end
+            following = self._at_bottom
             widget = self._make(end - 1)
             await self.mount(widget, before=self.query_one(LaterRow))
             start = self.shown.start
@@ -284,14 +285,15 @@ class ConversationPane(VerticalScroll):
     # -- keys -----------------------------------------------------------------------------------
 
     # Where the view is going, not where an animated scroll has got to: a second Home while
-    # the first still scrolls means the first messages.
+    # the first still scrolls means the first messages. Entries shorter than the view are at
+    # both ends (anchored, Textual shows them at the bottom: the scroll position is negative).
     @property
     def _at_top(self) -> bool:
         return self.scroll_target_y <= 0
 
     @property
     def _at_bottom(self) -> bool:
-        return self.scroll_target_y >= self.max_scroll_y
+        return self.max_scroll_y == 0 or self.scroll_target_y >= self.max_scroll_y
 
     async def action_line_up(self) -> None:
         """Up a line; at the top, the entries before."""

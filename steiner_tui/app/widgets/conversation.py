@@ -8,12 +8,15 @@ contiguous run of them (``shown``), by a single policy:
   end and the oldest removed; Textual's anchor keeps the view at the bottom.
 - Inside the run the keys scroll as in any ``VerticalScroll``.
 - Up, PgUp or the wheel at the top of the run (or a click on the "earlier" row) moves the run
-  back: it becomes the ``window`` entries that end with the one at the top, and the view shows
-  its bottom, so that entry is now at the bottom of the screen. Down, PgDn or the wheel at the
+  back: it becomes the entries that end with the one at the top, and the view shows its
+  bottom, so that entry is now at the bottom of the screen. Down, PgDn or the wheel at the
   bottom does the same forwards: the run starts with the entry at the bottom, shown at the top.
-- Home goes to the top of the run, and from there to the first messages; End goes to the newest
-  (mounting them again when reading back). A message from the user and a permission question
-  also bring the newest back.
+  A move brings in a page of entries (``page``: as many as fill the view even if each were a
+  single line), not a whole window: mounting is what a move costs (a ``Markdown`` is a dozen
+  widgets), so a page costs less than the window would and the next move comes a page later.
+- Home goes to the top of the run, and from there to the first page of messages; End goes to
+  the newest (the last page, when reading back). A message from the user and a permission
+  question also bring the newest back.
 
 Each move of the run is one batch update: the widgets removed and mounted and the new scroll
 position show in the same frame (the view is placed at the top, or anchored at the bottom, both
@@ -224,7 +227,7 @@ class ConversationPane(VerticalScroll):
             end = len(self.entries)
             if not latest:
                 if isinstance(entry, UserEntry | PermissionEntry):
-                    await self._show(range(max(0, end - self.window), end), at_bottom=True)
+                    await self._show(range(max(0, end - self.page), end), at_bottom=True)
                     return self.widget_of(entry)
                 self._show_counts()
                 return None
@@ -243,8 +246,14 @@ class ConversationPane(VerticalScroll):
 
     # -- moving the run -------------------------------------------------------------------------
 
+    @property
+    def page(self) -> int:
+        """How many entries a move shows: enough to fill the view if each were one line (two
+        rows with the gap above it), at most ``window``."""
+        return max(1, min(self.window, self.scrollable_content_region.height // 2 + 1))
+
     async def show_earlier(self) -> None:
-        """Show the entries before the run, ending with the one at the top of the view."""
+        """Show a page of entries before the run, ending with the one at the top of the view."""
         async with self._moving:
             if not self.shown.start:
                 return
@@ -253,18 +262,19 @@ class ConversationPane(VerticalScroll):
             if self._taller_than_view(self.entries[top]):
                 top -= 1
             stop = top + 1
-            await self._show(range(max(0, stop - self.window), stop), at_bottom=True)
+            await self._show(range(max(0, stop - self.page), stop), at_bottom=True)
 
     async def show_later(self) -> None:
-        """Show the entries after the run, starting with the one at the bottom of the view."""
+        """Show a page of entries after the run, starting with the one at the bottom of the
+        view."""
         async with self._moving:
             if self.showing_latest:
                 return
             bottom = self.shown.stop - 1
             if self._taller_than_view(self.entries[bottom]):
                 bottom += 1
-            await self._show(range(bottom, min(len(self.entries), bottom + self.window)),
-                             at_bottom=False)  # fmt: skip
+            stop = min(len(self.entries), bottom + self.page)
+            await self._show(range(bottom, stop), at_bottom=False)
 
     def _taller_than_view(self, entry: Entry) -> bool:
         widget = self.widget_of(entry)
@@ -272,15 +282,16 @@ class ConversationPane(VerticalScroll):
         return widget is not None and widget.outer_size.height > height
 
     async def show_first(self) -> None:
-        """Show the first entries, from the top."""
+        """Show the first page of entries, from the top."""
         async with self._moving:
-            await self._show(range(min(len(self.entries), self.window)), at_bottom=False)
+            await self._show(range(min(len(self.entries), self.page)), at_bottom=False)
 
     async def show_newest(self) -> None:
-        """Show the newest entries, at the bottom (following it from now on)."""
+        """Show the newest entries, at the bottom (following it from now on): the last page
+        when reading back, the run grows to ``window`` as entries arrive."""
         async with self._moving:
             end = len(self.entries)
-            await self._show(range(max(0, end - self.window), end), at_bottom=True)
+            await self._show(range(max(0, end - self.page), end), at_bottom=True)
 
     # -- keys -----------------------------------------------------------------------------------
 

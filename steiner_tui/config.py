@@ -556,11 +556,11 @@ class _Decoder:
         unknown = _UNKNOWN.match(message)
         if unknown:
             key = unknown.group("key")
-            self._warn_unknown([*prefix, *steps, key])
+            self.warn_unknown([*prefix, *steps, key])
             cleaned: dict[str, Any] = _without(data, [*steps, key])
             return cleaned
         full = [*prefix, *steps]
-        raise self._error(full, _reason(message, _field_type(kind, steps)))
+        raise self.error(full, _reason(message, _field_type(kind, steps)))
 
     def _entries(self, data: dict[str, Any], kind: Any, prefix: Path_, at: Path_) -> dict[str, Any]:
         table = _lookup(data, at)
@@ -574,11 +574,13 @@ class _Decoder:
     def _files_with(self, path: Path_) -> list[str]:
         return [w for w, table in self.origins if _lookup(table, path) is not _ABSENT]
 
-    def _warn_unknown(self, path: Path_) -> None:
+    def warn_unknown(self, path: Path_) -> None:
+        """Warn, per file that holds it, that the key at ``path`` is not known."""
         for where in self._files_with(path) or ["defaults"]:
             self.warnings.append(f"{where}: unknown key '{_key_name(path)}' ignored")
 
-    def _error(self, path: Path_, reason: str) -> ConfigError:
+    def error(self, path: Path_, reason: str) -> ConfigError:
+        """The error for the value at ``path``, naming the file that set it and its value."""
         files = self._files_with(path)
         value = _ABSENT
         for _, table in self.origins:
@@ -622,14 +624,14 @@ def _providers(
     for alias, table in tables.items():
         path: Path_ = ["providers", alias]
         if not isinstance(table, Mapping):
-            raise decoder._error(path, "expected a table")
+            raise decoder.error(path, "expected a table")
         base = providers.get(alias)
         kind = table.get("type", base.type if base else None)
         if kind is None:
-            raise decoder._error([*path, "type"], "is required for a new provider")
+            raise decoder.error([*path, "type"], "is required for a new provider")
         fields = dict(table)
         if "alias" in fields:
-            decoder._warn_unknown([*path, "alias"])
+            decoder.warn_unknown([*path, "alias"])
             del fields["alias"]
         inherited = msgspec.structs.asdict(base) if base is not None and kind == base.type else {}
         merged = {**inherited, **fields, "alias": alias, "type": kind}
@@ -683,7 +685,7 @@ def parse_config(
     providers = merged.get("providers", {})
     decoded: ConfigTables = decoder.decode({**merged, "providers": {}}, ConfigTables)
     if not isinstance(providers, Mapping):
-        raise decoder._error(["providers"], "expected a table")
+        raise decoder.error(["providers"], "expected a table")
     built = _providers(providers, environment, decoder)
     return Config(
         tables=decoded,

@@ -1,4 +1,5 @@
-"""SVG snapshots of the main screen at 120x36: dry-run preview, one offline exchange, help.
+"""SVG snapshots of the main screen: the dry-run preview, one offline exchange at four terminal
+sizes, a long conversation read back, and the help.
 
 The project is the fixed fixture folder (read only: the offline model's tools only read), the
 session id, date and clock are fixed, watchers and cursor blink are off. Update with
@@ -11,13 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
-from steiner_tui.app.app import make_app
+from steiner_tui.app.app import SteinerApp, make_app
+from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from tests.app.conftest import FIXTURE_PROJECT, SIZE, request_for
 from tests.app.helpers import finish, send
 
 SnapCompare = Callable[..., bool]
+SIZES = [(80, 24), (100, 30), (160, 48), (220, 60)]
 
 
 def _app(config_dir: Path) -> Any:
@@ -33,13 +37,47 @@ def test_initial_preview(snap_compare: SnapCompare, config_dir: Path) -> None:
     assert snap_compare(_app(config_dir), terminal_size=SIZE, run_before=_settled)
 
 
-def test_after_one_offline_exchange(snap_compare: SnapCompare, config_dir: Path) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_after_one_offline_exchange(
+    snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
+) -> None:
     async def exchange(pilot: Pilot[None]) -> None:
         await pilot.pause()  # run_before starts before the first screen is mounted
         await send(pilot, "what is in this project?")
         await finish(pilot)
 
-    assert snap_compare(_app(config_dir), terminal_size=SIZE, run_before=exchange)
+    assert snap_compare(_app(config_dir), terminal_size=size, run_before=exchange)
+
+
+def test_a_long_conversation_read_back(snap_compare: SnapCompare, config_dir: Path) -> None:
+    """Reading back: the earlier and later rows, a failed tool open, an interrupted reply."""
+
+    async def read_back(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        app = pilot.app
+        assert isinstance(app, SteinerApp)
+        pane = app.workbench.conversation
+        entries = []
+        for turn in range(300):
+            failed = turn % 3 == 2
+            entries += [
+                UserEntry(f"Question {turn}: what does `module_{turn}.py` do?", ("+code-review",)),
+                ToolEntry(f"c{turn}", "read", f"read path=src/module_{turn}.py",
+                          "failed" if failed else "done", "Error: no such file" if failed else ""),
+                ReplyEntry(f"## Module {turn}\n\n- defines `f{turn}`\n- returns **{turn}**",
+                           interrupted=turn % 3 == 0),
+            ]  # fmt: skip
+        entries.append(
+            NoticeEntry("compacted into generation 1: 52,000 → 9,000 tokens", "compaction")
+        )
+        await pane.load(entries)
+        pane.focus()
+        await pilot.pause()
+        await pane.show_earlier()
+        await pane.show_earlier()
+        await pilot.pause()
+
+    assert snap_compare(_app(config_dir), terminal_size=(100, 30), run_before=read_back)
 
 
 def test_help_screen(snap_compare: SnapCompare, config_dir: Path) -> None:

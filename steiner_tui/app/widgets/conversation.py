@@ -149,9 +149,8 @@ class ConversationPane(VerticalScroll):
         yield LaterRow(id="later")
 
     def on_mount(self) -> None:
-        """Follow the bottom."""
+        """Show the welcome (at the top: the pane follows the bottom once it has entries)."""
         self._show_counts()
-        self.anchor()
 
     # -- what is shown ------------------------------------------------------------------------
 
@@ -234,6 +233,8 @@ class ConversationPane(VerticalScroll):
             following = self._at_bottom
             widget = self._make(end - 1)
             await self.mount(widget, before=self.query_one(LaterRow))
+            if following and not self.is_anchored:
+                self.anchor()  # the first entry: follow the bottom from now on
             start = self.shown.start
             # Reading up inside the newest entries, the oldest stay until the run is twice as long:
             # removing them would move what is on screen.

@@ -24,7 +24,6 @@ __all__ = [
     "EngineNotice",
     "HealthChanged",
     "MessageStored",
-    "PanelMounted",
     "PermissionAsked",
     "ReplyDelta",
     "RequestSent",
@@ -138,11 +137,6 @@ class RunEnded(Message):
 
     status: str
     detail: str = ""
-
-
-@dataclass
-class PanelMounted(Message):
-    """A side panel (skills, context budget) is mounted and ready to show data."""
 
 
 class WorkbenchReady(Message):

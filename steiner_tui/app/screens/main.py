@@ -58,10 +58,7 @@ class MainScreen(WorkbenchBase):
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
-    HORIZONTAL_BREAKPOINTS = [
-        (0, "-narrow"),
-        (NARROW_BELOW, "-wide"),
-    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]  # noqa: RUF012 (Textual's)
     """Below ``NARROW_BELOW`` columns the context panel shows only on ``/context``."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -95,14 +92,15 @@ class MainScreen(WorkbenchBase):
         # The footer, the status line and the side panels are splits (styles/main.tcss), taken
         # off the screen's edges in this order; the conversation and the prompt fill the rest.
         # The focus order (skills, conversation, prompt, context) is the order of focusables.
-        # The context panel (a dry-run request) is mounted after the first frame, once the
-        # session is open (``_mount_budget``).
+        # The side panels fill once the session is open; the context panel's dry-run request
+        # waits for the first frame (``_fill_budget``).
         yield Footer()
         yield StatusLine(id="status")
         yield SkillList(id="skills")
         yield ConversationPane(id="conversation")
         yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
-        yield Container(id="budget-slot")  # the sub-agent panel mounts under the budget
+        with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
+            yield BudgetPanel(id="budget")
 
     def on_mount(self) -> None:
         """Attach to the engine (a deferred session opens after the first frame)."""
@@ -124,6 +122,7 @@ class MainScreen(WorkbenchBase):
         self.status.mode = self.driver.mode
         self.events.attach(self)
         self.permissions.attach(self)
+        self.refresh_skills()
         self.show_conversation()
         self.learn_model_limits()
 
@@ -134,11 +133,11 @@ class MainScreen(WorkbenchBase):
         if await self.driver.runner.learn_limits():
             self.refresh_budget()
 
-    async def _after_first_frame(self) -> None:
+    def _after_first_frame(self) -> None:
         # Focusing restyles the prompt and its ancestors, the context panel computes a dry-run
         # request, and the file watcher loads its native module: the first frame needs none.
         self._focus_prompt()
-        await self._mount_budget()
+        self._fill_budget()
 
     def _open_deferred(self) -> None:
         """Open the session (the first frame is on screen), then show it."""
@@ -148,19 +147,17 @@ class MainScreen(WorkbenchBase):
             self.app.exit(SessionOpenFailed(str(error)))
             return
         self._show_session()
-        self.refresh_skills()
         if not self._focus_prompt():  # focusing also shows the keys as enabled
             self.refresh_bindings()
-        # The dry-run request behind the context panel takes about as long again: the skills,
-        # the keys and the prompt show first, then the panel mounts and fills. Scheduled by the
-        # sidebar, so that the frame it waits for has the new rows: the sidebar reports its
-        # repaint to the screen from its own queue, after the screen could already be idle.
-        self.skills.call_after_refresh(self._mount_budget)
+        self._fill_budget()
 
-    async def _mount_budget(self) -> None:
-        """Mount the context panel (it fills on mount), follow the files it shows, and say
-        that start-up is over."""
-        await self.query_one("#budget-slot").mount(BudgetPanel(id="budget"), before=0)
+    def _fill_budget(self) -> None:
+        """Fill the context panel; once it shows, follow the files it shows (the watcher loads
+        a native module) and say that start-up is over."""
+        self.refresh_budget()
+        self.call_after_refresh(self._started)
+
+    def _started(self) -> None:
         if self.request.config.watch_files:
             self.watch_files()
         self.post_message(ui.WorkbenchReady())

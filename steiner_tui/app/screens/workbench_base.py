@@ -122,19 +122,15 @@ class WorkbenchBase(Screen[None]):
     # -- showing engine state ---------------------------------------------------------------
 
     def refresh_skills(self) -> None:
-        """Show the driver's skill states (once the lazily mounted sidebar exists)."""
-        if not self.attached:
-            return
-        for skills in self.query(SkillList):
-            skills.show(self.controller.skill_rows())
+        """Show the driver's skill states."""
+        if self.attached:
+            self.skills.show(self.controller.skill_rows())
 
     def refresh_budget(self) -> None:
         """Show the latest request's figures, or the dry run of the next one (in a worker)."""
         if not self.attached:
             return
         self.status.generation = self.driver.lineage.active.id
-        if not self.query(BudgetPanel):
-            return
         self._panel_version += 1
         controller = self.controller
         sent = controller.sent_snapshot()
@@ -169,16 +165,10 @@ class WorkbenchBase(Screen[None]):
         self._show_budget(message.view, message.error)
 
     def _show_budget(self, view: BudgetView | None, error: str = "") -> None:
-        for panel in self.query(BudgetPanel):
-            if view is None:
-                panel.show_error(error)
-            else:
-                panel.show(view)
-
-    @on(ui.PanelMounted)
-    def _panel_mounted(self) -> None:
-        self.refresh_skills()
-        self.refresh_budget()
+        if view is None:
+            self.budget.show_error(error)
+        else:
+            self.budget.show(view)
 
     # -- engine events ----------------------------------------------------------------------
 

@@ -17,7 +17,6 @@ from textual.message import Message
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, SourceRow
-from steiner_tui.app.messages import PanelMounted
 from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.units import count, token_count
 
@@ -110,10 +109,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         yield Static(id="budget-notes")
 
     def on_mount(self) -> None:
-        """Title until the first view arrives; ask for data (mounted after the first frame)."""
+        """Title until the first view arrives."""
         self.border_title = "Context"
         self.border_subtitle = "/context · Enter: inspector"
-        self.post_message(PanelMounted())
 
     def show(self, view: BudgetView) -> None:
         """Show ``view``."""

@@ -20,7 +20,6 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from steiner_tui.app.messages import PanelMounted
 from steiner_tui.engine.skills.delta import SkillStatus, skill_counts
 from steiner_tui.units import byte_count
 
@@ -82,10 +81,9 @@ class SkillList(OptionList):
         name: str
 
     def on_mount(self) -> None:
-        """Ask for data."""
+        """Title until the first rows arrive."""
         self.border_title = "Skills"
         self.border_subtitle = "Space · 1-9 toggle"
-        self.post_message(PanelMounted())
 
     def prompt_of(self, name: str) -> Content | None:
         """What the row of skill ``name`` shows, if it is listed."""

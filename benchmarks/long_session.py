@@ -56,6 +56,8 @@ def save_session(config_dir: Path, count: int, project: Path = PROJECT) -> str:
     )
     session = build_session(request)
     session.driver.replace_lineage(ConversationLineage.start(conversation(count)))
+    assert session.log is not None
+    session.log.sync()  # a new session's log is written from its first message
     session.close()
     return session_id
 

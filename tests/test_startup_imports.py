@@ -43,6 +43,10 @@ LATER = (
     "httpx2",
     # The file watcher's native module: imported when the watcher starts.
     "watchfiles",
+    # Textual's Markdown and its parser: Textual imports its widgets when first used, and the
+    # conversation uses it for the first reply shown.
+    "textual.widgets._markdown",
+    "markdown_it",
     # Screens other than the workbench: imported when first opened.
     "steiner_tui.app.screens.help",
     "steiner_tui.app.screens.inspector",

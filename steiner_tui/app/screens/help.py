@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Grid, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -17,14 +17,6 @@ from steiner_tui.app.help_catalog import HelpRow
 from steiner_tui.resources import styles_dir
 
 __all__ = ["HelpScreen"]
-
-
-def _section(title: str, rows: Sequence[HelpRow], width: int) -> Content:
-    lines = [Content.styled(title, "bold $text-accent")]
-    lines.extend(
-        Content.assemble((f"{row.keys:<{width}}", "bold"), row.description) for row in rows
-    )
-    return Content("\n").join(lines)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -42,10 +34,16 @@ class HelpScreen(ModalScreen[None]):
         """The rows shown, in order."""
 
     def compose(self) -> ComposeResult:
+        # Two columns per section, so that a long description wraps beside its keys.
         width = max((len(row.keys) for row in self.rows), default=0) + 2
         with VerticalScroll(id="help-body"):
             for section, rows in groupby(self.rows, key=lambda row: row.section):
-                yield Static(_section(section, list(rows), width), classes="help-section")
+                yield Static(Content.styled(section, "bold $text-accent"), classes="help-title")
+                with Grid(classes="help-section") as grid:
+                    grid.styles.grid_columns = f"{width} 1fr"
+                    for row in rows:
+                        yield Static(Content.styled(row.keys, "bold"))
+                        yield Static(Content(row.description))
 
     def on_mount(self) -> None:
         """Title the dialog."""

@@ -9,6 +9,12 @@ latest generation is the active one.
 Everything here is immutable; each change returns a new lineage. Only the latest generation
 carries live backend state (a stateful provider's transcript id); clearing it never renumbers
 generations.
+
+The lineage also holds the conversation's **pins**: the pin keys (``pins.pin_key``) of the
+messages every compaction stage keeps verbatim. They belong to the conversation, not to one
+generation: a pinned message keeps its key in every generation that retains it, so the pins
+travel with the lineage through compaction, resume and fork (docs/design.md, "8. Compaction:
+turns, stages and the summary").
 """
 
 from __future__ import annotations
@@ -45,10 +51,14 @@ class ConversationLineage:
     """Every generation of a conversation, oldest first; the last one is active."""
 
     generations: tuple[ConversationGeneration, ...] = (ConversationGeneration(0),)
+    pins: tuple[str, ...] = ()
+    """Pin keys, in the order they were pinned (no duplicates)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.generations, tuple):
             object.__setattr__(self, "generations", tuple(self.generations))
+        if not isinstance(self.pins, tuple):
+            object.__setattr__(self, "pins", tuple(self.pins))
         if not self.generations:
             raise ValueError("a conversation lineage needs at least one generation")
 
@@ -59,9 +69,11 @@ class ConversationLineage:
         *,
         backend_state: str | None = None,
         at: datetime | None = None,
+        pins: Sequence[str] = (),
     ) -> ConversationLineage:
         """A lineage with one generation (id 0) holding ``messages``."""
-        return cls((ConversationGeneration(0, tuple(messages), "", backend_state, None, at),))
+        generation = ConversationGeneration(0, tuple(messages), "", backend_state, None, at)
+        return cls((generation,), tuple(dict.fromkeys(pins)))
 
     @property
     def active(self) -> ConversationGeneration:
@@ -69,7 +81,7 @@ class ConversationLineage:
         return self.generations[-1]
 
     def _with_active(self, generation: ConversationGeneration) -> ConversationLineage:
-        return ConversationLineage((*self.generations[:-1], generation))
+        return ConversationLineage((*self.generations[:-1], generation), self.pins)
 
     def advance(
         self,
@@ -85,7 +97,7 @@ class ConversationLineage:
         generation = ConversationGeneration(
             self.active.id + 1, tuple(new_messages), summary, None, outcome, at
         )
-        return ConversationLineage((*self.generations, generation))
+        return ConversationLineage((*self.generations, generation), self.pins)
 
     def with_active_messages(self, messages: Sequence[Message]) -> ConversationLineage:
         """The same lineage with the active generation's conversation replaced."""
@@ -104,3 +116,17 @@ class ConversationLineage:
         if self.active.backend_state is None:
             return self
         return self.with_backend_state(None)
+
+    def with_pins(self, pins: Sequence[str]) -> ConversationLineage:
+        """The same lineage pinning exactly ``pins`` (in that order, duplicates dropped)."""
+        return replace(self, pins=tuple(dict.fromkeys(pins)))
+
+    def pin(self, key: str) -> ConversationLineage:
+        """The same lineage with ``key`` pinned (last in order; no change if it already is)."""
+        return self if key in self.pins else replace(self, pins=(*self.pins, key))
+
+    def unpin(self, key: str) -> ConversationLineage:
+        """The same lineage without the pin ``key``."""
+        if key not in self.pins:
+            return self
+        return replace(self, pins=tuple(k for k in self.pins if k != key))

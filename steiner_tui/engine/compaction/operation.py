@@ -13,6 +13,8 @@ returns ``CompactionResult(lineage, outcome, backend_state_retired)``:
   ``fallback_status`` ``skipped``. Cancellation (``asyncio.CancelledError``, a ``cancelled``
   provider error, or a cancellation request pending on the task) never reruns, and a fallback's
   failure never reports main's transcript as retired.
+* pins: the lineage's pins are kept verbatim by every stage; when they alone cannot fit, the
+  failure's error is ``PinsTooLarge`` (never rerun on main: main's budget decides it).
 * ``backend_state_retired``: a main summary retired the stateful backend transcript. A failure
   is raised as ``CompactionFailed`` or ``CompactionCancelled`` (``failures``), whose field of
   that name says the same; ``lineage_after_failure`` applies it to the caller's lineage.
@@ -38,6 +40,7 @@ from steiner_tui.engine.compaction.fallback import (
 )
 from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.pins import PinsTooLarge
 from steiner_tui.engine.compaction.reasons import fallback_failed_reason, fallback_not_fit_reason
 from steiner_tui.engine.compaction.stage import StageInputs
 from steiner_tui.engine.compaction.stage_runner import StagesResult, run_stages
@@ -156,6 +159,7 @@ async def compact_with_lineage(
             tuple(pending_sub_agents),
             None if target.fallback else active.backend_state,
             context_state,
+            lineage.pins,
         )
         return await run_stages(
             active.messages, inputs, clock=env.clock, prior_stages=prior_stages, manual=manual
@@ -190,6 +194,9 @@ async def compact_with_lineage(
         if err.cancelled:
             error = err.error
             raise CompactionFailed(error, backend_state_retired=False, cancelled=True) from error
+        if isinstance(err.error, PinsTooLarge):
+            raise  # main's budget decides that: a rerun on main would say the same
+
         if isinstance(err.error, CompactionFallbackNotFit):
             reason = fallback_not_fit_reason(target.ref)
         else:

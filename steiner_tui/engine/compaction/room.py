@@ -18,6 +18,11 @@ masked, moved, cut or left out, with bytes and tokens before and after.
 
 Sizes are reasoned about per message (``message_tokens``) and confirmed with the real fit
 (``fits``), so a tail of thousands of messages costs one pass, not one fit per decision.
+
+Pinned messages (``pins``) are never masked, cut or moved: a turn that moves into the summary
+leaves its pinned messages (with the call message a pinned result answers, and that call's
+other results, masked when large) in the tail; ``take_pinned`` pulls them out of a summarized
+part the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from steiner_tui.engine.compaction.pins import pinned_indexes
 from steiner_tui.engine.compaction.turns import retention_turns
 from steiner_tui.engine.events import EditKind, RoomEdit
 from steiner_tui.engine.messages import Message, ToolCall
@@ -40,6 +46,8 @@ __all__ = [
     "fit_retained_tail",
     "fit_summary_input",
     "mask_tool_result",
+    "never_pinned",
+    "take_pinned",
 ]
 
 MASK_PREFIX = "[tool result masked by compaction: "
@@ -57,6 +65,11 @@ _MIN_CUT_BYTES = 2048
 """A cut keeps at least this much of a message (head and tail)."""
 _CONFIRM_ROUNDS = 6
 """How many times an estimate-driven plan is tightened before giving up on a fit."""
+
+
+def never_pinned(message: Message) -> bool:
+    """The ``pinned`` predicate of a conversation without pins."""
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,18 +170,27 @@ def _is_maskable(message: Message) -> bool:
 
 
 class _Plan:
-    """A working copy of messages with their estimated tokens, and the edits made to it."""
+    """A working copy of messages with their estimated tokens, and the edits made to it.
+
+    ``sources`` holds, per position, the input message it came from (masked and cut copies
+    keep their source), and ``front`` counts the leading messages that stay whatever happens
+    (pinned messages left behind by moved turns).
+    """
 
     def __init__(
         self,
         messages: Sequence[Message],
         sizer: Sizer,
         where: Literal["retained", "summary_request"],
+        pinned: Callable[[Message], bool] = never_pinned,
     ) -> None:
         self.messages = list(messages)
+        self.sources = list(messages)
         self.tokens = [sizer.message_tokens(m) for m in self.messages]
         self.sizer = sizer
         self.where = where
+        self.pinned = pinned
+        self.front = 0
         self.edits: list[RoomEdit] = []
         self.originals: dict[int, tuple[Message, RoomEdit]] = {}
         """A cut message's id -> (its whole original, its edit)."""
@@ -230,15 +252,36 @@ class _Plan:
         self.messages[index], self.tokens[index] = cut, after
         return True
 
-    def move_front(self, count: int, kind: EditKind, originals: Sequence[Message]) -> None:
-        """Take the first ``count`` messages out (moved into the summary, or left out)."""
-        self.edits.append(_moved_edit(kind, self.where, originals, self.tokens[:count]))
-        del self.messages[:count], self.tokens[:count]
+    def move_turn(self, count: int, context: Sequence[Message]) -> list[Message]:
+        """Move the ``count`` messages after ``front`` into the summarized part, except the
+        pinned ones and their companions (kept, at the new front; large companions masked).
+
+        Returns:
+            The source messages that moved, in order.
+        """
+        start = self.front
+        segment = self.messages[start : start + count]
+        pinned, companions = pinned_indexes(segment, self.pinned)
+        for offset in sorted(companions):
+            if _is_maskable(segment[offset]):
+                self.mask(start + offset, context)
+        kept = sorted(pinned | companions)
+        gone = [i for i in range(count) if i not in pinned and i not in companions]
+        moved = [self.sources[start + i] for i in gone]
+        if moved:
+            tokens = [self.tokens[start + i] for i in gone]
+            self.edits.append(_moved_edit("summarized", self.where, moved, tokens))
+        for name in ("messages", "sources", "tokens"):
+            items: list[object] = getattr(self, name)
+            block = items[start : start + count]
+            items[start : start + count] = [block[i] for i in kept]
+        self.front = start + len(kept)
+        return moved
 
     def mask_until(self, budget: int, context: Sequence[Message]) -> None:
         """Mask tool results, largest first, until the estimate is within ``budget``."""
         order = sorted(
-            (i for i, m in enumerate(self.messages) if _is_maskable(m)),
+            (i for i, m in enumerate(self.messages) if _is_maskable(m) and not self.pinned(m)),
             key=lambda i: self.tokens[i],
             reverse=True,
         )
@@ -288,10 +331,47 @@ def _moved_edit(
     )
 
 
-def _cut_candidates(messages: Sequence[Message]) -> list[int]:
+def _cut_candidates(
+    messages: Sequence[Message], pinned: Callable[[Message], bool] = never_pinned
+) -> list[int]:
     return [
-        i for i, m in enumerate(messages) if m.content and not m.content.startswith(MASK_PREFIX)
+        i
+        for i, m in enumerate(messages)
+        if m.content and not m.content.startswith(MASK_PREFIX) and not pinned(m)
     ]
+
+
+def take_pinned(
+    messages: Sequence[Message],
+    pinned: Callable[[Message], bool],
+    sizer: Sizer,
+    context: Sequence[Message] = (),
+) -> tuple[tuple[Message, ...], tuple[Message, ...], tuple[Message, ...], tuple[RoomEdit, ...]]:
+    """Pull the pinned messages (and their companions) out of a part to be summarized.
+
+    Args:
+        messages: the summarized part.
+        pinned: whether a message is pinned.
+        sizer: masks large companions (results of a pinned call message kept with it).
+        context: messages that may hold the calls of these results (for the mask label).
+
+    Returns:
+        ``(rest, kept, kept_sources, edits)``: what is still summarized; the kept messages in
+        order (companions masked when large); the input message each kept one came from; and
+        the masks made.
+    """
+    items = tuple(messages)
+    chosen, companions = pinned_indexes(items, pinned)
+    if not chosen:
+        return items, (), (), ()
+    keep = sorted(chosen | companions)
+    plan = _Plan([items[i] for i in keep], sizer, "retained", pinned)
+    labels = (*context, *items)
+    for position, index in enumerate(keep):
+        if index in companions and _is_maskable(items[index]):
+            plan.mask(position, labels)
+    rest = tuple(m for i, m in enumerate(items) if i not in chosen and i not in companions)
+    return rest, tuple(plan.messages), tuple(plan.sources), tuple(plan.edits)
 
 
 def fit_retained_tail(
@@ -302,7 +382,8 @@ def fit_retained_tail(
     budget_tokens: int,
     sizer: Sizer,
     move_turns: bool = True,
-) -> tuple[tuple[Message, ...], tuple[Message, ...], tuple[RoomEdit, ...]]:
+    pinned: Callable[[Message], bool] = never_pinned,
+) -> tuple[tuple[Message, ...], tuple[Message, ...], tuple[RoomEdit, ...], tuple[Message, ...]]:
     """Make the retained tail fit the main model.
 
     Args:
@@ -314,39 +395,38 @@ def fit_retained_tail(
         sizer: per-message tokens and where full outputs are kept.
         move_turns: whether older turns may move into the summarized part (not once the
             summary is written).
+        pinned: whether a message is pinned (never masked, cut or moved).
 
     Returns:
-        ``(summarized, retained, edits)``: turns moved out of the tail join the summarized
-        part as they were; the tail's remaining messages, masked or cut where needed, keep
-        their positions (the ``len(retained)`` last messages of the input tail); and what was
-        done. When nothing was needed, the inputs come back.
+        ``(summarized, retained, edits, sources)``: turns moved out of the tail join the
+        summarized part as they were (their pinned messages stay in the tail, first); the
+        tail's messages, masked or cut where needed; what was done; and the input message each
+        tail message came from. When nothing was needed, the inputs come back.
     """
     tail = tuple(retained)
     if not tail or fits(tail):
-        return tuple(summarized), tail, ()
+        return tuple(summarized), tail, (), tail
     context = (*summarized, *tail)
-    plan = _Plan(tail, sizer, "retained")
-    moved = 0
+    plan = _Plan(tail, sizer, "retained", pinned)
+    moved: list[Message] = []
     budget = budget_tokens
     for _ in range(_CONFIRM_ROUNDS):
         plan.mask_until(budget, context)
         if fits(tuple(plan.messages)):
             break
         # Older retained turns go into the summary; the last turn always stays.
-        turns = retention_turns(plan.messages) if move_turns else []
+        turns = retention_turns(plan.messages[plan.front :]) if move_turns else []
         while len(turns) > 1 and plan.total > budget:
-            count = len(turns[0])
-            plan.move_front(count, "summarized", tail[moved : moved + count])
-            moved += count
+            moved += plan.move_turn(len(turns[0]), context)
             turns = turns[1:]
         if fits(tuple(plan.messages)):
             break
         # The last resort: cut the largest messages of what is left.
-        plan.cut_until(budget, _cut_candidates(plan.messages))
+        plan.cut_until(budget, _cut_candidates(plan.messages, pinned))
         if fits(tuple(plan.messages)):
             break
         budget = budget * 3 // 4
-    return (*summarized, *tail[:moved]), tuple(plan.messages), tuple(plan.edits)
+    return (*summarized, *moved), tuple(plan.messages), tuple(plan.edits), tuple(plan.sources)
 
 
 def fit_summary_input(

@@ -10,21 +10,40 @@ model; the summary cap and the plan fit use the *summary target* (the fallback's
 fallback). A plan that does not fit is a not-applied stage on main, and
 ``CompactionFallbackNotFit`` on a fallback target. An empty summary is likewise not applied on
 main and ``EmptyCompactionSummary`` on fallback. Errors from the summary call propagate.
+
+Pins (``inputs.pins``): the pinned messages of the part to summarize, with their companions,
+are taken out of it and kept, verbatim and in order, right before the retained tail; the room
+making never masks, cuts or moves them. When the pinned messages alone cannot fit main (with
+the static prefix, the completion reserve and an emergency summary's cap), the stage raises
+``PinsTooLarge`` before any summary is requested.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.archive import HistoryArchive, with_history_note
 from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
+from steiner_tui.engine.compaction.pins import (
+    PinSize,
+    PinsTooLarge,
+    is_pinned_by,
+    pin_key,
+    pin_label,
+    pinned_indexes,
+)
 from steiner_tui.engine.compaction.retention import (
     anchor_real_user_retention,
     compose_compacted_conversation,
 )
-from steiner_tui.engine.compaction.room import Sizer, fit_retained_tail, fit_summary_input
+from steiner_tui.engine.compaction.room import (
+    Sizer,
+    fit_retained_tail,
+    fit_summary_input,
+    take_pinned,
+)
 from steiner_tui.engine.compaction.summary_request import (
     CompactionFallbackNotFit,
     EmptyCompactionSummary,
@@ -70,6 +89,8 @@ class StageInputs:
     pending_sub_agents: tuple[tuple[str, str, str], ...] = ()
     backend_state: str | None = None
     context_state: ContextState | None = None
+    pins: tuple[str, ...] = ()
+    """Pin keys of the conversation: those messages are kept verbatim."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +133,7 @@ async def summarize_compaction_stage(
     """
     host, main, target = inputs.host, inputs.main, inputs.target
     keep = NORMAL_RETAINED_TURNS if mode == "normal" else EMERGENCY_RETAINED_TURNS
+    origin_of = {id(m): o for m, o in zip(messages, origins, strict=True)}
     summarized, retained = split_for_retention(messages, keep)
     if mode == "normal":
         summarized, retained = anchor_real_user_retention(
@@ -121,29 +143,42 @@ async def summarize_compaction_stage(
         )
     max_tokens = summary_cap(target, mode)
     sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+    pinned = is_pinned_by(inputs.pins)
+    pin_edits: tuple[RoomEdit, ...] = ()
+    sources: tuple[Message, ...] = tuple(retained)
+    if inputs.pins:
+        _check_pins_fit(inputs, messages, pinned)
+        summarized, kept, kept_sources, pin_edits = take_pinned(summarized, pinned, sizer)
+        retained, sources = (*kept, *retained), (*kept_sources, *retained)
 
     # The retained tail alone must fit main's hard fit (section 8, "Making room").
     def tail_fits(tail: Sequence[Message]) -> bool:
         return main.budget.fit_request(host.estimate_conversation(tail)).fits
 
-    tail_edits: tuple[RoomEdit, ...] = ()
+    tail_edits: tuple[RoomEdit, ...] = pin_edits
     overhead = -1
     if retained and not tail_fits(retained):
         overhead = host.estimate_conversation(())
-        summarized, retained, tail_edits = fit_retained_tail(
+        tail_in = retained
+        summarized, retained, fitted, from_tail = fit_retained_tail(
             summarized,
             retained,
             fits=tail_fits,
             budget_tokens=_tail_budget(main, overhead, 0),
             sizer=sizer,
+            pinned=pinned,
         )
-    cut = len(summarized)
+        tail_edits = (*tail_edits, *fitted)
+        by_id = {id(m): source for m, source in zip(tail_in, sources, strict=True)}
+        sources = tuple(by_id.get(id(m), m) for m in from_tail)
+    summary_origins = tuple(origin_of.get(id(m)) for m in summarized)
+    tail_origins = tuple(origin_of.get(id(m)) for m in sources)
     if not summarized:
         if not tail_edits:
             return StageResult(False)
         # Nothing to summarize, but the tail had to be masked or cut to fit: that applies.
         composed = compose_compacted_conversation(
-            "", messages, retained, inputs.pending_sub_agents, origins
+            "", messages, retained, inputs.pending_sub_agents, tail_origins
         )
         return StageResult(True, composed.messages, composed.origins, edits=tail_edits)
     instruction = compaction_instruction(
@@ -189,8 +224,8 @@ async def summarize_compaction_stage(
         if target.fallback:
             raise EmptyCompactionSummary(target.ref)
         return StageResult(False, cleared=cleared)
-    sources = tuple(origin for origin in origins[:cut] if origin is not None)
-    summary, archived = with_history_note(text, inputs.archive, sources, inputs.sink)
+    archived_sources = tuple(origin for origin in summary_origins if origin is not None)
+    summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
     pending = inputs.pending_sub_agents
 
     def state_fits(tail: Sequence[Message]) -> bool:
@@ -202,22 +237,26 @@ async def summarize_compaction_stage(
         if overhead < 0:
             overhead = host.estimate_conversation(())
         room = host.message_tokens(Message("summary", summary), main)
-        _, retained, late = fit_retained_tail(
+        before_late = retained
+        _, retained, late, from_late = fit_retained_tail(
             (),
             retained,
             fits=state_fits,
             budget_tokens=_tail_budget(main, overhead, room),
             sizer=sizer,
             move_turns=False,
+            pinned=pinned,
         )
         tail_edits = (*tail_edits, *late)
-    composed = compose_compacted_conversation(summary, messages, retained, pending, origins[cut:])
+        origin_at = {id(m): o for m, o in zip(before_late, tail_origins, strict=True)}
+        tail_origins = tuple(origin_at.get(id(m)) for m in from_late)
+    composed = compose_compacted_conversation(summary, messages, retained, pending, tail_origins)
     return StageResult(
         True,
         composed.messages,
         composed.origins,
         summary,
-        sources,
+        archived_sources,
         archived,
         cleared,
         (*tail_edits, *input_edits),
@@ -229,3 +268,37 @@ def _tail_budget(main: SummaryTarget, overhead: int, room: int) -> int:
     budget = main.budget
     floor = budget.fit_request(budget.context_size).reserve
     return max(1, budget.hard_limit - floor - overhead - room)
+
+
+def _check_pins_fit(
+    inputs: StageInputs, messages: Sequence[Message], pinned: Callable[[Message], bool]
+) -> None:
+    """Raise ``PinsTooLarge`` when the pinned messages alone cannot fit main.
+
+    "Alone" is a request over the static prefix and the pinned messages (with the call
+    messages their results answer), with room for the completion reserve, the safety margin
+    and an emergency summary's cap.
+    """
+    chosen, _ = pinned_indexes(messages, pinned)
+    if not chosen:
+        return
+    host, main = inputs.host, inputs.main
+    kept = [messages[i] for i in sorted(chosen)]
+    tokens = host.estimate_conversation(kept)
+    budget = main.budget
+    reserve = budget.fit_request(tokens).reserve
+    limit = (
+        budget.context_size - reserve - budget.safety_margin - budget.summary_reserve("emergency")
+    )
+    if budget.context_size <= 0 or tokens <= limit:
+        return
+    sizes = sorted(
+        (
+            PinSize(pin_key(m), pin_label(m, messages), host.message_tokens(m, main))
+            for m in kept
+            if pinned(m)
+        ),
+        key=lambda pin: pin.tokens,
+        reverse=True,
+    )
+    raise PinsTooLarge(sizes, tokens, limit)

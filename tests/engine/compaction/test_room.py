@@ -32,7 +32,7 @@ def _fits_under(limit: int):  # type: ignore[no-untyped-def]
 
 def test_oversized_tool_results_are_masked_first_largest_first() -> None:
     tail = [*_read_turn(1, 3000, "a.md"), *_read_turn(2, 9000, "b.md"), *_read_turn(3, 500, "c.md")]
-    summarized, kept, edits = fit_retained_tail(
+    summarized, kept, edits, _ = fit_retained_tail(
         (), tail, fits=_fits_under(6000), budget_tokens=6000, sizer=SIZER
     )
     assert summarized == ()  # masking was enough: no turn moved
@@ -59,7 +59,7 @@ def test_then_older_turns_move_into_the_summary_then_the_last_message_is_cut() -
         Message("user", text(3000, "u2"), turn=2),
         Message("assistant", "a2", turn=2),
     ]
-    summarized, kept, edits = fit_retained_tail(
+    summarized, kept, edits, _ = fit_retained_tail(
         (), tail, fits=_fits_under(1000), budget_tokens=1000, sizer=SIZER
     )
     assert summarized == tuple(tail[:2])
@@ -76,6 +76,7 @@ def test_a_tail_that_fits_is_left_alone() -> None:
         (),
         tuple(tail),
         (),
+        tuple(tail),
     )
 
 

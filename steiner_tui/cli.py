@@ -61,12 +61,24 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
     ex.add_argument("--events", default=None, help="append every engine event to this JSONL file")
     ex.add_argument("--no-delegate", action="store_true", help="run without sub-agents")
+    ex.add_argument(
+        "--compaction",
+        choices=("auto", "ask", "off"),
+        default=None,
+        help="compact by itself, ask first (refused: nobody can answer), or never by itself",
+    )
 
     one = sub.add_parser("oneshot", help="run a task through plan, build and verify phases")
     one.add_argument("task", help="the task")
     one.add_argument("--phases", default="", help="comma-separated subset of plan,build,verify")
     one.add_argument("--model", default=None, help="model reference")
     one.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
+    one.add_argument(
+        "--compaction",
+        choices=("auto", "ask", "off"),
+        default=None,
+        help="compact by itself, ask first (refused: nobody can answer), or never by itself",
+    )
 
     shots = sub.add_parser("screenshots", help="regenerate the SVG and PNG screenshots")
     shots.add_argument("--out", default="screenshots", help="output folder (default: screenshots)")

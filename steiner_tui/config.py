@@ -45,12 +45,14 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from steiner_tui import paths
+from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 
 __all__ = [
     "PERMISSION_VALUES",
     "PROVIDER_TYPES",
     "CompactionFallbackConfig",
+    "CompactionTable",
     "Config",
     "ConfigError",
     "ConfigTables",
@@ -177,6 +179,8 @@ class ModelConfig(_Table, frozen=True):
     """The model's largest reply in tokens (the default completion reserve)."""
     vision: bool | None = None
     compaction_threshold_tokens: Positive | None = None
+    compaction_mode: AutoCompaction | None = None
+    """This model's compaction mode (``auto``, ``ask``, ``off``); wins over ``[compaction]``."""
     max_tokens: Positive | None = None
     """An explicit completion limit: lowers the reserve (and the request's max tokens)."""
     params: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
@@ -201,6 +205,13 @@ class CompactionFallbackConfig(_Table, frozen=True):
 
     model: str = ""
     after: Duration = Duration(0)
+
+
+class CompactionTable(_Table, frozen=True):
+    """``[compaction]``: whether compaction runs by itself (``auto``), asks first (``ask``) or
+    never runs by itself (``off``)."""
+
+    mode: AutoCompaction = "auto"
 
 
 class PermissionsTable(_Table, frozen=True):
@@ -256,6 +267,7 @@ class ConfigTables(_Table, frozen=True):
     """Decoded one by one over the built-in aliases (``ProviderConfig``)."""
     models: dict[str, ModelConfig] = msgspec.field(default_factory=dict)
     compaction_fallback: CompactionFallbackConfig = CompactionFallbackConfig()
+    compaction: CompactionTable = CompactionTable()
     permissions: PermissionsTable = PermissionsTable()
     keymap: dict[str, KeySpec] = msgspec.field(default_factory=dict)
     """Binding id -> keys (``App.set_keymap`` format)."""
@@ -318,6 +330,14 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def compaction_fallback(self) -> CompactionFallbackConfig:
         return self.tables.compaction_fallback
+
+    def compaction_mode_for(self, alias: str, model: str) -> AutoCompaction:
+        """The compaction mode of the model ``alias/model``: its ``[models."<ref>"]
+        compaction_mode`` when set, else ``[compaction] mode``."""
+        override = self.tables.models.get(f"{alias}/{model}") or self.tables.models.get(model)
+        if override is not None and override.compaction_mode is not None:
+            return override.compaction_mode
+        return self.tables.compaction.mode
 
     @property
     def permissions(self) -> Mapping[str, str]:

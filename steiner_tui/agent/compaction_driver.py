@@ -20,7 +20,7 @@ and the process-wide cold-start mark alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
@@ -40,11 +40,14 @@ from steiner_tui.engine.compaction.failures import (
 from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
 from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.masking import mask_results
 from steiner_tui.engine.compaction.operation import (
     CompactionEnv,
     commit_compaction,
     compact_with_lineage,
 )
+from steiner_tui.engine.compaction.pins import PinsTooLarge
+from steiner_tui.engine.compaction.room import Sizer
 from steiner_tui.engine.events import (
     CompactionApplied,
     CompactionOutcome,
@@ -87,10 +90,13 @@ class CompactionRun:
         outcome: what the engine did; None when it failed (a warning said why).
         backend_state_retired: a main summary retired the stateful backend transcript; the
             adopted lineage no longer carries it.
+        pins: the failure was the pinned messages alone not fitting (the runner asks which
+            to unpin).
     """
 
     outcome: CompactionOutcome | None
     backend_state_retired: bool = False
+    pins: PinsTooLarge | None = None
 
 
 class CompactionDriver:
@@ -205,7 +211,8 @@ class CompactionDriver:
             if failure.cancelled:
                 raise
             self.sink.emit(WarningEvent("compaction_failed", f"compaction failed: {failure}"))
-            return CompactionRun(None, failure.backend_state_retired)
+            pins = failure.error if isinstance(failure.error, PinsTooLarge) else None
+            return CompactionRun(None, failure.backend_state_retired, pins)
         self.adopt(result.lineage)
         outcome = result.outcome
         if outcome.applied:
@@ -217,6 +224,34 @@ class CompactionDriver:
                 self.sink.emit(StaticContextReloaded(names, "compaction"))
         commit_compaction(outcome, counter=counter, archive=self.settings.archive, sink=self.sink)
         return CompactionRun(outcome, result.backend_state_retired)
+
+    def mask(
+        self, lineage: ConversationLineage, call_ids: Collection[str], *, reason: str = ""
+    ) -> CompactionOutcome | None:
+        """Mask the tool results ``call_ids`` of the active generation in a new generation
+        (``masking.mask_results``), adopt it and announce it; None when nothing was masked."""
+        host = _Host(self, lineage.active.id)
+        main = SummaryTarget(
+            alias=self.model.alias,
+            model=self.model.model,
+            budget=self.model.budget,
+            vision=self.model.sees_images,
+        )
+        sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+        masked = mask_results(
+            lineage,
+            call_ids,
+            sizer=sizer,
+            estimate=self.estimate_conversation,
+            at=self.clock.now(),
+            reason=reason,
+        )
+        if masked is None:
+            return None
+        new_lineage, outcome = masked
+        self.adopt(new_lineage)
+        self.sink.emit(CompactionApplied(new_lineage.active.id, outcome))
+        return outcome
 
 
 @dataclass(slots=True)

@@ -20,6 +20,13 @@ Images: a model without vision gets placeholders instead. A call rejected for it
 retried once without them, and the provider remembers the rejection for the session
 (``MainModel.sees_images``), so later turns send one request, already without images.
 
+Compaction modes: ``compaction_mode`` is ``auto`` (compact by itself), ``ask`` (ask the
+``policy`` first: compact now, send anyway while the hard fit holds, or mask the largest tool
+results) or ``off`` (never by itself; warn near the hard limit, stop when a request does not
+fit); the decision is the engine's (``engine.compaction.policy.decide``). When the pinned
+messages alone cannot fit, the policy is asked which to unpin; a refusal ends the run with a
+message naming each pin and its size.
+
 Server limits: before its first request the runner asks a local model's server for its window
 and tool support (``learn_limits``, once, in a thread; the app starts it as soon as the session
 opens). A server whose chat template drops tool definitions gets none: the estimate, the
@@ -49,12 +56,37 @@ from steiner_tui.engine.compaction.escalation import CompactionCounter, over_win
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import snapshot_tools
+from steiner_tui.engine.compaction.pins import (
+    PINNABLE_ROLES,
+    PinsTooLarge,
+    is_pinned_by,
+    pin_key,
+    pin_label,
+)
+from steiner_tui.engine.compaction.policy import (
+    AutoCompaction,
+    CompactionPolicy,
+    CompactionQuestion,
+    CompactNow,
+    HeadlessPolicy,
+    MaskLargest,
+    PinsQuestion,
+    QuestionReason,
+    Refuse,
+    SendAnyway,
+    decide,
+    largest_tool_results,
+    nearing_hard_limit,
+    off_stop_message,
+)
 from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
 from steiner_tui.engine.events import (
+    CompactionAsked,
     CompactionOutcome,
     ErrorEvent,
     EventSink,
     MessageAppended,
+    PinChanged,
     RequestSnapshot,
     UsageReported,
     WarningEvent,
@@ -83,6 +115,11 @@ _RETRY_TOO_LARGE = (
 
 MAX_TOOL_ROUNDS = 50
 """A safety stop for runaway tool loops within one episode."""
+
+_MAX_QUESTIONS = 4
+"""How many times ``ask`` asks before one request (masking may leave it over the trigger)."""
+_MAX_UNPIN_ROUNDS = 3
+"""How many times one compaction asks which pins to drop."""
 
 Status = Literal["done", "cancelled", "error"]
 
@@ -139,6 +176,8 @@ class RunnerState:
     """The durable context state, rebuilt before every model call (compaction carries it)."""
     over_window: bool = False
     """The provider said the last request was too large: the next one compacts first."""
+    off_warned: int = -1
+    """The generation ``off`` mode last warned in about the nearing hard limit."""
 
 
 class Runner:
@@ -158,6 +197,9 @@ class Runner:
         results: where whole tool outputs are kept when the model gets part of them (None:
             a temporary folder, made when first needed).
         session_id: the session (or child) identity: request ids, the transport session.
+        compaction_mode: ``auto``, ``ask`` or ``off`` (changeable live).
+        policy: answers ``ask`` mode's questions and which pins to drop (None: nobody can
+            answer, every question is refused: ``HeadlessPolicy``).
     """
 
     def __init__(
@@ -176,6 +218,8 @@ class Runner:
         mode: Mode = "build",
         session_id: str,
         results: ResultStore | None = None,
+        compaction_mode: AutoCompaction = "auto",
+        policy: CompactionPolicy | None = None,
     ) -> None:
         self.model = model
         self.context = context
@@ -188,6 +232,10 @@ class Runner:
         self.session_id = session_id
         self.results: ResultStore = results if results is not None else TemporaryResultStore()
         """Where whole tool outputs are kept (tool results cut to budget, masked results)."""
+        self.compaction_mode: AutoCompaction = compaction_mode
+        """``auto``, ``ask`` or ``off``: read before every main call."""
+        self.policy: CompactionPolicy = policy if policy is not None else HeadlessPolicy()
+        """Answers ``ask`` mode and which pins to drop."""
         self.state = RunnerState()
         if lineage is not None:
             self.state.lineage = lineage
@@ -286,6 +334,54 @@ class Runner:
         self.adopt_lineage(lineage)
         self.state.parent_usage = None
         self.state.over_window = False
+
+    # -- pins ---------------------------------------------------------------------------------
+
+    def pinned_messages(self) -> tuple[Message, ...]:
+        """The active conversation's pinned messages, in order."""
+        pinned = is_pinned_by(self.lineage.pins)
+        return tuple(m for m in self.conversation if pinned(m))
+
+    def pin(self, message: Message) -> str:
+        """Pin ``message`` (of the active conversation): every compaction keeps it verbatim.
+
+        Returns:
+            Its pin key.
+
+        Raises:
+            ValueError: the message cannot be pinned (a summary, or not in the conversation).
+        """
+        if message.role not in PINNABLE_ROLES:
+            raise ValueError(f"a {message.role} message cannot be pinned")
+        if message not in self.conversation:
+            raise ValueError("only a message of the active conversation can be pinned")
+        key = pin_key(message)
+        if key not in self.lineage.pins:
+            self.state.lineage = self.lineage.pin(key)
+            self.sink.emit(PinChanged(key, True, pin_label(message, self.conversation)))
+        return key
+
+    def unpin(self, key: str) -> bool:
+        """Drop the pin ``key``; False when it was not pinned."""
+        if key not in self.lineage.pins:
+            return False
+        named = next((m for m in self.conversation if pin_key(m) == key), None)
+        label = pin_label(named, self.conversation) if named is not None else ""
+        self.state.lineage = self.lineage.unpin(key)
+        self.sink.emit(PinChanged(key, False, label))
+        return True
+
+    def mask_results(
+        self, call_ids: Sequence[str], *, reason: str = ""
+    ) -> CompactionOutcome | None:
+        """Mask these tool results in a new generation (never rewriting what was sent); the
+        outcome, recorded in the lineage, or None when none could be masked."""
+        outcome = self.compactor.mask(self.lineage, call_ids, reason=reason)
+        if outcome is not None:
+            self.state.over_window = False
+            if self.model.stateful:
+                self.state.parent_usage = self._parent_usage().after_compaction()
+        return outcome
 
     def refresh_context_state(self) -> ContextState:
         """Rebuild the durable context state from the active generation (every model call)."""
@@ -421,22 +517,39 @@ class Runner:
         Failures are reported as warnings and leave the conversation as it was (minus a retired
         backend state). Cancellation propagates, also after dropping a retired backend state.
         """
+        outcome, _ = await self._compact(counter, steering=steering, manual=manual)
+        return outcome
+
+    async def _compact(
+        self, counter: CompactionCounter | None, *, steering: str = "", manual: bool = False
+    ) -> tuple[CompactionOutcome | None, str]:
+        """``compact``, asking which pins to drop while the pins alone cannot fit; the
+        outcome, and the refusal's message when the policy would not unpin."""
         last = self.state.last_parent_request
-        run = await self.compactor.compact(
-            self.state.lineage,
-            counter or CompactionCounter(),
-            tools=snapshot_tools(last) if manual else self.tool_definitions,
-            last_main_request=self.state.last_main_request,
-            steering=steering,
-            manual=manual,
-            context_state=self.refresh_context_state(),
-        )
+        counter = counter or CompactionCounter()
+        for _ in range(_MAX_UNPIN_ROUNDS):
+            run = await self.compactor.compact(
+                self.state.lineage,
+                counter,
+                tools=snapshot_tools(last) if manual else self.tool_definitions,
+                last_main_request=self.state.last_main_request,
+                steering=steering,
+                manual=manual,
+                context_state=self.refresh_context_state(),
+            )
+            if run.pins is None:
+                break
+            answer = await self.policy.ask_unpin(_pins_question(run.pins))
+            if isinstance(answer, Refuse) or not answer.keys:
+                return None, answer.message if isinstance(answer, Refuse) else str(run.pins)
+            for key in answer.keys:
+                self.unpin(key)
         outcome = run.outcome
         if outcome is not None and outcome.applied:
             self.state.over_window = False
             if self.model.stateful:
                 self.state.parent_usage = self._parent_usage().after_compaction()
-        return outcome
+        return outcome, ""
 
     # -- one episode ------------------------------------------------------------------------
 
@@ -504,40 +617,129 @@ class Runner:
     async def _prepare_fitting_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
         self.refresh_context_state()
         prepared = self.prepare()
-        forced = self.state.over_window
-        if self.model.stateful:
-            usage = self._parent_usage()
-            decision = usage.decision()
-            if decision == "cap_stop" or forced:
-                # At the cap, compaction is the way out: an applied one clears the mark.
-                await self.compact(progress.compactions)
-                prepared = self.prepare()
-                if self._parent_usage().decision() == "cap_stop":
-                    text, health = stateful_cap_stop()
-                    self.sink.emit(health)
-                    self.sink.emit(ErrorEvent("context_window", text))
-                    return RunResult("error", error=text, error_kind="context_window")
-            elif decision == "compact":
-                await self.compact(progress.compactions)
-                prepared = self.prepare()
-        elif (
-            forced
-            or self.model.budget.should_compact(prepared.estimate.tokens)
-            or not prepared.fit.fits
-        ):
-            await self.compact(progress.compactions)
+        for _ in range(_MAX_QUESTIONS):
+            reached, fits = self._needs(prepared)
+            forced = self.state.over_window
+            action = decide(self.compaction_mode, reached_soft=reached, fits=fits, forced=forced)
+            if action == "send":
+                break
+            if action == "stop":
+                return self._window_error(prepared, progress, off=True)
+            steering = ""
+            if action == "ask":
+                question = self._question(prepared, reached, fits, forced)
+                answer = await self.policy.ask(question)
+                self.sink.emit(
+                    CompactionAsked(
+                        question.reason,
+                        question.prompt_tokens,
+                        question.soft_threshold,
+                        _answer_name(answer),
+                        answer.focus if isinstance(answer, CompactNow) else "",
+                    )
+                )
+                if isinstance(answer, Refuse):
+                    self.sink.emit(ErrorEvent("compaction_ask", answer.message))
+                    return RunResult("error", error=answer.message, error_kind="compaction_ask")
+                if isinstance(answer, SendAnyway):
+                    if question.can_send:
+                        break
+                    continue  # the hard fit does not hold: never sent as it is
+                if isinstance(answer, MaskLargest):
+                    calls = [candidate.call_id for candidate in question.maskable]
+                    self.mask_results(calls, reason="mask the largest tool results")
+                    prepared = self.prepare()
+                    continue
+                steering = answer.focus
+            _, refusal = await self._compact(progress.compactions, steering=steering)
+            if refusal:
+                self.sink.emit(ErrorEvent("pins_too_large", refusal))
+                return RunResult("error", error=refusal, error_kind="pins_too_large")
             prepared = self.prepare()
-        fit = prepared.fit
-        if not fit.fits:
-            text = (
-                f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
-                f"{fit.reserve} reserved + {fit.safety_margin} margin > "
-                f"{self.model.budget.context_size}"
-            )
-            self.sink.emit(over_window_health(progress.compactions.stages))
+            break
+        if self.model.stateful and self._parent_usage().decision() == "cap_stop":
+            text, health = stateful_cap_stop()
+            self.sink.emit(health)
             self.sink.emit(ErrorEvent("context_window", text))
             return RunResult("error", error=text, error_kind="context_window")
+        if not prepared.fit.fits:
+            return self._window_error(prepared, progress, off=self.compaction_mode == "off")
+        self._warn_near_hard_limit(prepared)
         return prepared
+
+    def _needs(self, prepared: PreparedTurn) -> tuple[bool, bool]:
+        """``(reached the soft trigger, fits)`` for ``decide``: a stateful provider decides
+        from reported usage (its cap counts as not fitting)."""
+        if self.model.stateful:
+            decision = self._parent_usage().decision()
+            return decision in ("compact", "cap_stop"), (
+                decision != "cap_stop" and prepared.fit.fits
+            )
+        return self.model.budget.should_compact(prepared.estimate.tokens), prepared.fit.fits
+
+    def _question(
+        self, prepared: PreparedTurn, reached: bool, fits: bool, forced: bool
+    ) -> CompactionQuestion:
+        budget = self.model.budget
+        tokens = prepared.estimate.tokens
+        reason: QuestionReason = (
+            "too_large" if forced else "soft_trigger" if fits else "over_window"
+        )
+        needed = max(tokens - budget.soft_threshold + 1, prepared.fit.overflow, 1)
+        maskable = largest_tool_results(
+            self.conversation, self._tokens_of, is_pinned_by(self.lineage.pins), needed
+        )
+        return CompactionQuestion(
+            reason,
+            tokens,
+            budget.soft_threshold,
+            budget.hard_limit,
+            budget.context_size,
+            can_send=fits and not forced,
+            maskable=maskable,
+        )
+
+    def _window_error(
+        self, prepared: PreparedTurn, progress: EpisodeProgress, *, off: bool
+    ) -> RunResult:
+        fit = prepared.fit
+        text = (
+            f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
+            f"{fit.reserve} reserved + {fit.safety_margin} margin > "
+            f"{self.model.budget.context_size}"
+        )
+        if self.state.over_window and fit.fits:
+            text = "the provider rejected the last request as too large for the model's window"
+        if self.model.stateful and self._parent_usage().decision() == "cap_stop":
+            text, _ = stateful_cap_stop()
+        if off:
+            text = off_stop_message(text)
+        self.sink.emit(over_window_health(progress.compactions.stages))
+        self.sink.emit(ErrorEvent("context_window", text))
+        return RunResult("error", error=text, error_kind="context_window")
+
+    def _warn_near_hard_limit(self, prepared: PreparedTurn) -> None:
+        """``off`` mode: once per generation, say that the hard limit is near."""
+        generation = self.lineage.active.id
+        fit = prepared.fit
+        largest = self.model.budget.context_size - fit.reserve - fit.safety_margin
+        tokens = prepared.estimate.tokens
+        if (
+            self.compaction_mode != "off"
+            or self.state.off_warned == generation
+            or not nearing_hard_limit(tokens, largest)
+        ):
+            return
+        self.state.off_warned = generation
+        share = tokens * 100 // largest
+        self.sink.emit(
+            WarningEvent(
+                "compaction_off",
+                f"compaction is off and the next request takes ~{tokens:,} prompt tokens, "
+                f"{share}% of the most that fits ({largest:,}); a request that does not fit "
+                "is not sent: /compact, or compaction mode auto or ask, makes room",
+            )
+        )
 
     def _parent_usage(self) -> ParentUsage:
 
@@ -683,6 +885,20 @@ class Runner:
             return estimator.calibrated(model.model, raw).tokens
 
         return ResultBudget(tokens_for, count, 4 if heuristic else 3, self.results)
+
+
+def _answer_name(answer: CompactNow | SendAnyway | MaskLargest | Refuse) -> str:
+    if isinstance(answer, CompactNow):
+        return "compact"
+    if isinstance(answer, SendAnyway):
+        return "send"
+    if isinstance(answer, MaskLargest):
+        return "mask"
+    return "refused"
+
+
+def _pins_question(error: PinsTooLarge) -> PinsQuestion:
+    return PinsQuestion(error.pins, error.pinned_tokens, error.limit, str(error))
 
 
 def labelled(ref: str, message: str) -> str:

@@ -47,6 +47,7 @@ from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.config import Config
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.policy import AutoCompaction, CompactionPolicy
 from steiner_tui.engine.events import (
     EngineEvent,
     EventSink,
@@ -119,6 +120,10 @@ class SessionRequest:
         permission: answers permission requests (the app's inline prompts, exec's ``--yes``).
         clock: the injected clock.
         estimator: the token estimator (None: one decompressing its tokenizers in memory).
+        compaction_mode: ``auto``, ``ask`` or ``off`` (``--compaction``); None: the model's
+            ``compaction_mode``, else ``[compaction] mode``.
+        compaction_policy: answers ``ask`` and which pins to drop (the app's prompt in the
+            conversation); None: nobody can answer, every question is refused (exec).
     """
 
     project_root: Path
@@ -140,6 +145,8 @@ class SessionRequest:
     permission: PermissionCallback = reject_all
     clock: Clock | None = None
     estimator: RequestEstimator | None = None
+    compaction_mode: AutoCompaction | None = None
+    compaction_policy: CompactionPolicy | None = None
 
     @property
     def sessions_dir(self) -> Path | None:
@@ -451,6 +458,9 @@ def _build(
         results=None
         if identity.folder is None
         else DirectoryResultStore(identity.folder / RESULTS_FOLDER),
+        compaction_mode=request.compaction_mode
+        or config.compaction_mode_for(identity.main.alias, identity.main.model),
+        policy=request.compaction_policy,
     )
     if loaded is not None:
         runner.snapshots.next_index = next_request_number(loaded)

@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         sink=sink,
         permission=HeadlessPermission(allow=args.yes),
         estimator=make_estimator(),
+        compaction_mode=getattr(args, "compaction", None),
     )
     try:
         session = build_session(request)

@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         sink=ProgressSink(),
         permission=HeadlessPermission(allow=args.yes),
         estimator=make_estimator(),
+        compaction_mode=getattr(args, "compaction", None),
     )
 
     def announce(phase: str) -> None:

@@ -10,7 +10,8 @@ Events, by who emits them:
   ``ReasoningDelta``, ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``,
   ``UsageReported``, ``ErrorEvent``;
 * compaction: ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
-  generation it created) and ``HealthEvent``;
+  generation it created), ``HealthEvent``, ``CompactionAsked`` (``ask`` mode: the question and
+  its answer) and ``PinChanged`` (a message was pinned or unpinned);
 * assembly and skills: ``WarningEvent``, ``SkillTruncated``, ``SkillStateEvent`` (replayed on
   resume), ``StaticContextReloaded`` (files changed on disk were applied).
 
@@ -36,6 +37,7 @@ __all__ = [
     "FALLBACK_USED",
     "CacheDiagnostic",
     "CompactionApplied",
+    "CompactionAsked",
     "CompactionOutcome",
     "EditKind",
     "EngineEvent",
@@ -46,6 +48,7 @@ __all__ = [
     "ListSink",
     "MessageAppended",
     "OutputCut",
+    "PinChanged",
     "ReasoningDelta",
     "RoomEdit",
     "RequestSnapshot",
@@ -373,6 +376,33 @@ class CompactionApplied(EngineEvent):
     kind: ClassVar[str] = "compaction"
     generation_id: int
     outcome: CompactionOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionAsked(EngineEvent):
+    """``ask`` mode asked before a request, and was answered.
+
+    ``answer`` is ``compact``, ``send``, ``mask`` or ``refused``; ``focus`` the steering text
+    of a ``compact`` answer; ``reason`` is ``soft_trigger``, ``over_window`` or ``too_large``.
+    """
+
+    kind: ClassVar[str] = "compaction_asked"
+    reason: str
+    prompt_tokens: int
+    soft_threshold: int
+    answer: str
+    focus: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PinChanged(EngineEvent):
+    """A message was pinned (``pinned``) or unpinned; ``key`` is its pin key, ``label`` how it
+    is named to the person. The session log records it; the lineage carries the pins."""
+
+    kind: ClassVar[str] = "pin"
+    key: str
+    pinned: bool
+    label: str = ""
 
 
 # -- assembly and skills --------------------------------------------------------------------

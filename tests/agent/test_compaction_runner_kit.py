@@ -24,6 +24,7 @@ from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
 from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.policy import AutoCompaction, CompactionPolicy
 from steiner_tui.engine.events import (
     CompactionApplied,
     CompactionOutcome,
@@ -180,6 +181,8 @@ def build_session(
     signal_retirement: bool = False,
     reasoning_for: Callable[[ChatRequest], str] | None = None,
     vision: bool = False,
+    compaction_mode: AutoCompaction | None = None,
+    policy: CompactionPolicy | None = None,
 ) -> Session:
     """A session ``s1`` over a scripted main model ``fake/fake-model`` (cache key ``key-1``)."""
     provider = SessionProvider(
@@ -199,7 +202,8 @@ def build_session(
         prompt_cache_key="key-1",
     )
     sink = ListSink()
-    resume = None if lineage is None else continued(lineage, main.prompt_cache_key, seed)
+    folder = project.parent / "session-s1"
+    resume = None if lineage is None else continued(lineage, main.prompt_cache_key, seed, folder)
     request = SessionRequest(
         project,
         model=main,
@@ -211,19 +215,25 @@ def build_session(
         compaction=compaction or CompactionSettings(),
         sink=sink,
         clock=clock,
+        compaction_mode=compaction_mode,
+        compaction_policy=policy,
     )
     driver = session_factory.build_session(request).driver
     return Session(driver, provider, sink, clock)
 
 
 def continued(
-    lineage: ConversationLineage, cache_key: str, seed: LastMainRequest | None = None
+    lineage: ConversationLineage,
+    cache_key: str,
+    seed: LastMainRequest | None = None,
+    directory: Path = Path("unsaved"),
 ) -> LoadedSession:
-    """A saved session ``s1`` holding ``lineage`` (and ``seed``), as resume hands it over."""
+    """A saved session ``s1`` holding ``lineage`` (and ``seed``), as resume hands it over;
+    ``directory`` is its folder (whole tool outputs a compaction masks are kept there)."""
     header = SessionHeader("s1", "", None, "fake", "fake-model", cache_key)
     return LoadedSession(
         "s1",
-        Path("unsaved"),
+        directory,
         header,
         lineage,
         seed or LastMainRequest(),

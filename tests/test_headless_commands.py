@@ -185,3 +185,29 @@ def test_oneshot_phases_are_saved_sessions(tmp_path: Path, sample_project: Path)
     assert out.returncode == 0, out.stdout + out.stderr
     rows = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").list()
     assert sorted(row.session_id.rsplit("-", 1)[1] for row in rows) == ["build", "plan", "verify"]
+
+
+def _low_threshold(project: Path) -> None:
+    config = project / ".steiner" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text('[models."offline"]\ncompaction_threshold_tokens = 200\n')
+
+
+def test_exec_compaction_ask_fails_with_a_clear_message(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    _low_threshold(sample_project)
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "hi", "--compaction", "ask")
+    assert out.returncode == 1
+    assert "compaction mode is ask, and nobody can answer here" in out.stderr
+    assert "--compaction auto" in out.stderr
+    assert out.stderr.count("compaction mode is ask") == 1  # reported once
+
+
+def test_exec_compaction_off_sends_over_the_trigger_without_compacting(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    _low_threshold(sample_project)
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "hi", "--compaction", "off")
+    assert out.returncode == 0, out.stderr
+    assert "compaction summary" not in out.stderr

@@ -4,7 +4,8 @@ The fork's log is written fresh (a header naming the source, then one ``generati
 generation kept) into a hidden temporary folder, fsynced, and renamed into place, so a fork
 exists whole or not at all. Backend states are dropped: a stateful provider's transcript belongs
 to the source session. ``history.md`` is copied, so archive notes in kept summaries still find
-the summarized turns. The fork gets its own prompt cache key (``steiner-<new id>``).
+the summarized turns. The fork gets its own prompt cache key (``steiner-<new id>``). The pins
+are kept (a ``pin`` record each, after the generations).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def cut_lineage(
                 f"got {message}"
             )
         generations[-1] = replace(last, messages=last.messages[:message])
-    return ConversationLineage(tuple(replace(g, backend_state=None) for g in generations))
+    kept = tuple(replace(g, backend_state=None) for g in generations)
+    return ConversationLineage(kept, lineage.pins)
 
 
 def fork_session(

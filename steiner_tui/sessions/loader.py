@@ -264,7 +264,7 @@ def load_session(directory: Path) -> LoadedSession:
         )
         restored = True
     state.active.messages = repair.messages
-    lineage = ConversationLineage(tuple(state.generations))
+    lineage = ConversationLineage(tuple(state.generations), tuple(state.pins))
     problems = sorted((*state.problems, *repair.problems), key=lambda p: p.line_number)
     meta = read_meta(directory) or _meta(session_id, state, lineage, len(data))
     return LoadedSession(

@@ -23,6 +23,7 @@ from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
     HeaderRecord,
+    PinRecord,
     encode_record,
 )
 
@@ -97,6 +98,8 @@ def write_fresh_log(session_dir: Path, header: HeaderRecord, lineage: Conversati
             record = generation_record(generation, before=before, reset=index == 0)
             write_all(fd, encode_record(record))
             before = generation.messages
+        for key in lineage.pins:
+            write_all(fd, encode_record(PinRecord(key=key)))
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -38,6 +38,7 @@ from steiner_tui.sessions.records import (
     MessageRecord,
     ModeRecord,
     PartialRecord,
+    PinRecord,
     Record,
     RequestEntry,
     ResumedRecord,
@@ -224,6 +225,8 @@ class LogState:
     """The line that holds each message of the active generation (a message or generation)."""
     warned_generations: set[int] = field(default_factory=set)
     """Generations already reported as written without their generation record."""
+    pins: dict[str, None] = field(default_factory=dict)
+    """The pin keys held, in the order they were pinned."""
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -309,6 +312,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
     generation = generation_of(record, state.active.messages)
     if record.reset:
         state.done = []
+        state.pins.clear()
     elif generation.id <= state.active.id:
         state.problem(
             line,
@@ -330,6 +334,14 @@ def _backend_state(state: LogState, record: BackendStateRecord, line: int) -> No
 
 def _last_main_request(state: LogState, record: LastMainRequestRecord, line: int) -> None:
     state.last_main_request = last_main_request_of(record)
+    state.last_time = record.at or state.last_time
+
+
+def _pin(state: LogState, record: PinRecord, line: int) -> None:
+    if record.pinned:
+        state.pins.setdefault(record.key)
+    else:
+        state.pins.pop(record.key, None)
     state.last_time = record.at or state.last_time
 
 
@@ -368,6 +380,8 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _backend_state(state, record, line)
         case LastMainRequestRecord():
             _last_main_request(state, record, line)
+        case PinRecord():
+            _pin(state, record, line)
         case ModeRecord():
             _mode(state, record, line)
         case SkillRecord():

@@ -29,6 +29,9 @@ Record types (``gen`` is a generation id; fields left at their default are not w
   it out. Version 1 logs wrote every message and the summary twice; both read the same.
 * ``backend_state``: ``gen``, ``state`` (string or null).
 * ``last_main_request``: ``alias``, ``model``, ``prompt_cache_key``, ``at``.
+* ``pin``: ``key`` (a pin key, ``engine.compaction.pins``), ``pinned`` (false: unpinned),
+  ``label``, ``at``. Pins fold in order; a ``reset`` generation record clears them (the
+  writer writes the pins still held after it).
 * ``usage``, ``mode``, ``skill``, ``resumed``, ``warning``, ``error``: bookkeeping.
 
 Lines are compact UTF-8 JSON. Text holding lone surrogates (which UTF-8 cannot carry) is
@@ -60,6 +63,7 @@ __all__ = [
     "ModeRecord",
     "OutcomeData",
     "PartialRecord",
+    "PinRecord",
     "Record",
     "RequestEntry",
     "ResumedRecord",
@@ -233,6 +237,15 @@ class LastMainRequestRecord(_Record, frozen=True, tag="last_main_request"):
     at: datetime | None = None
 
 
+class PinRecord(_Record, frozen=True, tag="pin"):
+    """A message pinned (or unpinned): every compaction keeps it verbatim."""
+
+    key: str
+    pinned: bool = True
+    label: str = ""
+    at: datetime | None = None
+
+
 class UsageRecord(_Record, frozen=True, tag="usage"):
     model: str = ""
     prompt_tokens: int = 0
@@ -279,6 +292,7 @@ Record = (
     | GenerationRecord
     | BackendStateRecord
     | LastMainRequestRecord
+    | PinRecord
     | UsageRecord
     | ModeRecord
     | SkillRecord

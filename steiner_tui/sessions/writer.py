@@ -7,6 +7,7 @@ Attached to the runner's sink fan-out and bound to the runner, it appends one re
   process leaves each line whole or absent (a torn last line is terminated before appending);
 * ``fsync`` on turn boundaries: after an assistant reply without tool calls, after compaction,
   after binding and on close;
+* a pin or an unpin is a ``pin`` record, written when it happens (``PinChanged``);
 * ``meta.json`` is rewritten atomically (temporary file + ``os.replace``);
 * streamed text is recorded in bounded ``partial`` records (written, not fsynced) so a kill
   mid-stream still restores what was shown, as an ``incomplete`` reply.
@@ -42,6 +43,7 @@ from steiner_tui.engine.events import (
     EngineEvent,
     ErrorEvent,
     MessageAppended,
+    PinChanged,
     ReasoningDelta,
     RequestSnapshot,
     TextDelta,
@@ -66,6 +68,7 @@ from steiner_tui.sessions.records import (
     ErrorRecord,
     ModeRecord,
     PartialRecord,
+    PinRecord,
     Record,
     ResumedRecord,
     SkillRecord,
@@ -349,6 +352,11 @@ class SessionLog:
         elif isinstance(event, CompactionApplied):
             self._sync()
             self._boundary()
+        elif isinstance(event, PinChanged):
+            self._sync()
+            self._write(
+                PinRecord(key=event.key, pinned=event.pinned, label=event.label, at=self._clock())
+            )
         elif isinstance(event, UsageReported):
             self._write(
                 UsageRecord(
@@ -504,6 +512,8 @@ class SessionLog:
         for index, generation in enumerate(generations):
             self._write(generation_record(generation, before=before, reset=index == 0))
             before = generation.messages
+        for key in lineage.pins:  # a reset clears the pins: write those still held
+            self._write(PinRecord(key=key, at=self._clock()))
         self._remember(lineage)
 
     def _remember(self, lineage: ConversationLineage) -> None:

@@ -70,6 +70,7 @@ def test_json_report(env: dict[str, str], project: Path) -> None:
         "tools_bytes",
         "estimate",
         "window",
+        "top",
     }
     assert data["request"] == {
         "index": 1,
@@ -192,3 +193,13 @@ def test_the_report_is_what_exec_sends_first(
     pending, sent = data["messages"][prefix], first["messages"][prefix]
     assert sent["role"] == "user" and sent["content"].endswith("\n\nhello")
     assert len(("user" + sent["content"]).encode()) == pending["bytes"] + len("hello")
+
+
+def test_json_top_ranks_what_costs_the_most(env: dict[str, str], project: Path) -> None:
+    top = report(env, project)["top"]
+    assert [row["tokens"] for row in top] == sorted((row["tokens"] for row in top), reverse=True)
+    kinds = {(row["kind"], row["label"]) for row in top}
+    assert ("context_file", str(project / "notes.md")) in kinds
+    assert ("agents_md", str(project / "AGENTS.md")) in kinds
+    assert ("tool_definition", "read") in kinds and ("preamble", "preamble") in kinds
+    assert all(row["action"] == "" for row in top)  # a dry run holds no tool results

@@ -45,6 +45,7 @@ from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
+from steiner_tui.agent.cost_counter import EstimatorCounter
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.snapshot_builder import FIRST_REQUEST, SnapshotBuilder
@@ -80,6 +81,7 @@ from steiner_tui.engine.compaction.policy import (
     off_stop_message,
 )
 from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
+from steiner_tui.engine.costs import CostItem, rank_request
 from steiner_tui.engine.events import (
     CompactionAsked,
     CompactionOutcome,
@@ -382,6 +384,12 @@ class Runner:
             if self.model.stateful:
                 self.state.parent_usage = self._parent_usage().after_compaction()
         return outcome
+
+    def cost_ranking(self, snapshot: RequestSnapshot | None = None) -> tuple[CostItem, ...]:
+        """What ``snapshot`` (default: the dry run of the next request) holds, largest first
+        (``engine.costs.rank_request``), counted with this session's estimator."""
+        counter = EstimatorCounter(self.context.estimator, self.model.model)
+        return rank_request(snapshot or self.preview(), counter, self.lineage.pins)
 
     def refresh_context_state(self) -> ContextState:
         """Rebuild the durable context state from the active generation (every model call)."""

@@ -11,9 +11,10 @@ message, which the first prompt follows. Nothing is recorded.
 It prints each block's source, path, role, bytes, tokens (the panel's figure: a message's
 framing is counted with its first block) and truncation; each message's role, bytes and hash;
 what each source costs (the panel's rows); the tool list's bytes; the token estimate; and the
-model window (context size, soft threshold, hard limit). ``--json`` prints one
-object with the keys ``request``, ``blocks``, ``block_message_count``, ``messages``,
-``sources``, ``tools_bytes``, ``estimate`` and ``window``.
+model window (context size, soft threshold, hard limit); and what costs the most, largest first
+(``Runner.cost_ranking``: each AGENTS.md and context file, each tool definition, each skill...).
+``--json`` prints one object with the keys ``request``, ``blocks``, ``block_message_count``,
+``messages``, ``sources``, ``tools_bytes``, ``estimate``, ``window`` and ``top`` (those rows).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from steiner_tui import paths
 from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
 from steiner_tui.commands.headless_io import make_estimator
 from steiner_tui.config import ConfigError, load_config
+from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import messages_bytes
 from steiner_tui.units import byte_count, count, token_count
@@ -63,7 +65,7 @@ def _block_tokens(snapshot: RequestSnapshot) -> list[int]:
     return tokens
 
 
-def _data(session: Session, snapshot: RequestSnapshot) -> dict[str, Any]:
+def _data(session: Session, snapshot: RequestSnapshot, top: tuple[CostItem, ...]) -> dict[str, Any]:
     model = session.runner.model
     budget = model.budget
     return {
@@ -116,6 +118,7 @@ def _data(session: Session, snapshot: RequestSnapshot) -> dict[str, Any]:
             "max_output": budget.max_output,
             "source": model.window_origin,
         },
+        "top": [item.as_json() for item in top],
     }
 
 
@@ -144,13 +147,14 @@ def build_report(request: SessionRequest) -> ContextReport:
     try:
         asyncio.run(session.runner.learn_limits())  # a local server's window, as the app asks
         snapshot = session.preview()
+        top = session.runner.cost_ranking(snapshot)
     finally:
         session.close()
     warnings = [f"config: {warning}" for warning in request.config.warnings]
     warnings += [
         f"{event.code}: {event.message}" for event in sink.events if isinstance(event, WarningEvent)
     ]
-    return ContextReport(_data(session, snapshot), tuple(warnings))
+    return ContextReport(_data(session, snapshot, top), tuple(warnings))
 
 
 def _table(title: str, columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -> Table:
@@ -208,7 +212,12 @@ def _print_tables(report: ContextReport) -> None:
             for row in data["sources"]
         ],
     )
-    for table in (blocks, messages, sources):
+    top = _table(
+        "What costs the most",
+        [("tokens", True), ("kind", False), ("what", False)],
+        [(count(row["tokens"]), row["kind"], row["label"]) for row in data["top"]],
+    )
+    for table in (blocks, messages, sources, top):
         console.print(table)
     request, estimate, window = data["request"], data["estimate"], data["window"]
     console.print(

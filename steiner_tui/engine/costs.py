@@ -1,0 +1,278 @@
+"""What costs the most: a request's contents ranked by tokens, computed from its snapshot.
+
+``rank_request`` reads one ``RequestSnapshot`` (what was sent, or the dry run of the next
+request) and lists what is in it, largest first:
+
+* each **file read**, by path, with how many times it was read (``file``);
+* each **command**'s output (``command``: a ``bash`` call) and each other tool result
+  (``tool_result``: grep, glob...);
+* each **tool definition** (``tool_definition``);
+* each **skill**: a static skill block, or an envelope carried in a user message (``skill``);
+* each **AGENTS.md** (``agents_md``) and **context file** (``context_file``);
+* the preamble, the session date, a phase prompt, the summary, and the rest of the
+  conversation in two rows: the person's messages (``messages``) and the replies
+  (``replies``). A pinned message that is not a tool result gets a row of its own (``pinned``).
+
+Each row says whether it is pinned and what one key may do about it (``action``): ``mask`` a
+tool result, or ``drop_reads`` of a file (mask every read of it), offered only for results
+that masking can take out (not pinned, not masked yet, 1 KB or more). Acting never rewrites
+what was sent: masking makes a new generation (``compaction.masking``), recorded in the
+lineage. The UI renders these rows; ``steiner-tui context --json`` prints them as ``top``.
+
+Tokens come from a ``CostCounter`` (the session's estimator, calibrated), so a row is the
+engine's own figure for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
+from steiner_tui.engine.compaction.room import MASK_PREFIX
+from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
+from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.engine.utf8 import utf8_len
+
+__all__ = ["CostAction", "CostCounter", "CostItem", "CostKind", "rank_request"]
+
+CostKind = Literal[
+    "file",
+    "command",
+    "tool_result",
+    "tool_definition",
+    "skill",
+    "agents_md",
+    "context_file",
+    "preamble",
+    "session_date",
+    "phase_prompt",
+    "summary",
+    "pinned",
+    "messages",
+    "replies",
+]
+CostAction = Literal["mask", "drop_reads", ""]
+
+_MIN_MASK_BYTES = 1024
+_SKILL_HEADING = "## Skill: "
+
+
+class CostCounter(Protocol):
+    """Tokens of what a request holds, as the session's estimator counts them."""
+
+    def message_tokens(self, message: Message) -> int:
+        """One message of the request (its framing included)."""
+        ...
+
+    def text_tokens(self, text: str) -> int:
+        """One text (a block, an envelope, a tool definition's JSON)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CostItem:
+    """One row of the ranking.
+
+    Attributes:
+        kind: what it is (``CostKind``).
+        label: how it is named (a path, a call such as ``bash command=pytest``, a skill).
+        tokens: its estimated tokens in the request.
+        bytes: its UTF-8 bytes.
+        count: how many messages or blocks it covers (reads of a file, messages of a row).
+        path: the file of a ``file``, ``agents_md`` or ``context_file`` row.
+        call_ids: the tool calls whose results ``action`` would mask.
+        pinned: the row is (or holds) a pinned message.
+        action: what one key may do: ``mask``, ``drop_reads`` or nothing.
+    """
+
+    kind: CostKind
+    label: str
+    tokens: int
+    bytes: int
+    count: int = 1
+    path: str = ""
+    call_ids: tuple[str, ...] = ()
+    pinned: bool = False
+    action: CostAction = ""
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as plain JSON (``context --json``'s ``top``)."""
+        return {
+            "kind": self.kind,
+            "label": self.label,
+            "tokens": self.tokens,
+            "bytes": self.bytes,
+            "count": self.count,
+            "path": self.path,
+            "pinned": self.pinned,
+            "action": self.action,
+            "call_ids": list(self.call_ids),
+        }
+
+
+@dataclass(slots=True)
+class _Row:
+    kind: CostKind
+    label: str
+    tokens: int = 0
+    bytes: int = 0
+    count: int = 0
+    path: str = ""
+    call_ids: list[str] = field(default_factory=list)
+    actionable: list[str] = field(default_factory=list)
+    pinned: bool = False
+
+    def add(self, tokens: int, size: int) -> None:
+        self.tokens += tokens
+        self.bytes += size
+        self.count += 1
+
+
+_BLOCK_KINDS: dict[str, CostKind] = {
+    ContextSource.PREAMBLE: "preamble",
+    ContextSource.GLOBAL_AGENTS_MD: "agents_md",
+    ContextSource.PROJECT_AGENTS_MD: "agents_md",
+    ContextSource.PROJECT_CONTEXT: "context_file",
+    ContextSource.SKILL: "skill",
+    ContextSource.SESSION_DATE: "session_date",
+    ContextSource.PHASE_PROMPT: "phase_prompt",
+}
+_BLOCK_LABELS: dict[str, str] = {
+    ContextSource.PREAMBLE: "preamble",
+    ContextSource.GLOBAL_AGENTS_MD: "global AGENTS.md",
+    ContextSource.PROJECT_AGENTS_MD: "project AGENTS.md",
+    ContextSource.SESSION_DATE: "session date",
+    ContextSource.PHASE_PROMPT: "phase prompt",
+}
+
+
+def _block_label(source: str, path: str, content: str) -> str:
+    if source == ContextSource.SKILL:
+        if content.startswith(_SKILL_HEADING):
+            return content[len(_SKILL_HEADING) :].split("\n", 1)[0].strip()
+        return "skill framing"
+    if source == ContextSource.PROJECT_CONTEXT:
+        return path or "project context"
+    return path if source.endswith("agents_md") and path else _BLOCK_LABELS.get(source, source)
+
+
+def _read_path(message: Message, call: ToolCall | None) -> str:
+    if message.content.startswith("{"):
+        try:
+            data = json.loads(message.content)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("path"), str):
+            return str(data["path"])
+    if call is not None and call.arguments is not None:
+        path = call.arguments.get("path")
+        if isinstance(path, str):
+            return path
+    return message.name or "read"
+
+
+def _maskable(message: Message, pinned: bool) -> bool:
+    return (
+        not pinned
+        and not message.content.startswith(MASK_PREFIX)
+        and utf8_len(message.content) >= _MIN_MASK_BYTES
+    )
+
+
+def rank_request(
+    snapshot: RequestSnapshot, counter: CostCounter, pins: Sequence[str] = ()
+) -> tuple[CostItem, ...]:
+    """What ``snapshot``'s request holds, largest first (module docstring).
+
+    Args:
+        snapshot: a request snapshot (a dry run shows the next request).
+        counter: the session's token counts.
+        pins: the conversation's pin keys (their rows are marked, and never actionable).
+
+    Returns:
+        The rows, by tokens (largest first), then by label.
+    """
+    rows: dict[tuple[str, str], _Row] = {}
+
+    def row(kind: CostKind, label: str, path: str = "") -> _Row:
+        found = rows.get((kind, label))
+        if found is None:
+            found = rows[(kind, label)] = _Row(kind, label, path=path)
+        return found
+
+    for block in snapshot.blocks:
+        kind = _BLOCK_KINDS.get(block.source)
+        if kind is None:
+            continue
+        label = _block_label(block.source, block.path, block.content)
+        row(kind, label, block.path).add(counter.text_tokens(block.content), block.byte_size)
+
+    conversation = snapshot.messages[snapshot.block_message_count :]
+    pinned = is_pinned_by(pins)
+    calls = {call.id: call for m in conversation for call in m.tool_calls}
+    for message in conversation:
+        tokens = counter.message_tokens(message)
+        size = message.prompt_bytes
+        is_pinned = pinned(message)
+        if message.role == "tool":
+            call = calls.get(message.tool_call_id)
+            name = call.name if call is not None else message.name
+            if name == "read":
+                path = _read_path(message, call)
+                target = row("file", path, path)
+            else:
+                label = summarize_tool_call(call) if call is not None else name or "tool"
+                target = row("command" if name == "bash" else "tool_result", label)
+            target.add(tokens, size)
+            target.call_ids.append(message.tool_call_id)
+            target.pinned = target.pinned or is_pinned
+            if _maskable(message, is_pinned):
+                target.actionable.append(message.tool_call_id)
+            continue
+        if is_pinned:
+            row("pinned", pin_label(message, conversation)).add(tokens, size)
+            continue
+        if message.role in ("summary", "system"):
+            row("summary", "summary").add(tokens, size)
+        elif message.role == "assistant":
+            row("replies", "replies").add(tokens, size)
+        elif message.role == "user":
+            _, envelopes, _ = split_skill_blocks(message.content)
+            for envelope in envelopes:
+                envelope_tokens = counter.text_tokens(envelope.text)
+                row("skill", envelope.name).add(envelope_tokens, utf8_len(envelope.text))
+                tokens -= envelope_tokens
+                size -= utf8_len(envelope.text)
+            who = "sub-agent results" if message.source == SUB_AGENT_RESULT_SOURCE else "messages"
+            row("messages", who).add(max(0, tokens), max(0, size))
+
+    for tool in snapshot.tools:
+        text = tool.json
+        row("tool_definition", tool.name).add(counter.text_tokens(text), utf8_len(text))
+
+    items = [_item(found) for found in rows.values() if found.count]
+    items.sort(key=lambda item: (-item.tokens, item.label))
+    return tuple(items)
+
+
+def _item(found: _Row) -> CostItem:
+    action: CostAction = ""
+    if found.actionable:
+        action = "drop_reads" if found.kind == "file" else "mask"
+    return CostItem(
+        found.kind,
+        found.label,
+        found.tokens,
+        found.bytes,
+        found.count,
+        found.path,
+        tuple(found.actionable),
+        found.pinned,
+        action,
+    )

@@ -59,7 +59,6 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import snapshot_tools
 from steiner_tui.engine.compaction.pins import (
     PINNABLE_ROLES,
-    PinsTooLarge,
     is_pinned_by,
     pin_key,
     pin_label,
@@ -68,22 +67,22 @@ from steiner_tui.engine.compaction.policy import (
     AutoCompaction,
     CompactionPolicy,
     CompactionQuestion,
-    CompactNow,
     HeadlessPolicy,
     MaskLargest,
     PinsQuestion,
-    QuestionReason,
     Refuse,
     SendAnyway,
+    asked_event,
     decide,
     largest_tool_results,
-    nearing_hard_limit,
+    mask_needed,
     off_stop_message,
+    off_warning,
+    question_for,
 )
 from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
 from steiner_tui.engine.costs import CostItem, rank_request
 from steiner_tui.engine.events import (
-    CompactionAsked,
     CompactionOutcome,
     ErrorEvent,
     EventSink,
@@ -547,7 +546,7 @@ class Runner:
             )
             if run.pins is None:
                 break
-            answer = await self.policy.ask_unpin(_pins_question(run.pins))
+            answer = await self.policy.ask_unpin(PinsQuestion.of(run.pins))
             if isinstance(answer, Refuse) or not answer.keys:
                 return None, answer.message if isinstance(answer, Refuse) else str(run.pins)
             for key in answer.keys:
@@ -635,17 +634,9 @@ class Runner:
                 return self._window_error(prepared, progress, off=True)
             steering = ""
             if action == "ask":
-                question = self._question(prepared, reached, fits, forced)
+                question = self._question(prepared, fits, forced)
                 answer = await self.policy.ask(question)
-                self.sink.emit(
-                    CompactionAsked(
-                        question.reason,
-                        question.prompt_tokens,
-                        question.soft_threshold,
-                        _answer_name(answer),
-                        answer.focus if isinstance(answer, CompactNow) else "",
-                    )
-                )
+                self.sink.emit(asked_event(question, answer))
                 if isinstance(answer, Refuse):
                     self.sink.emit(ErrorEvent("compaction_ask", answer.message))
                     return RunResult("error", error=answer.message, error_kind="compaction_ask")
@@ -685,27 +676,15 @@ class Runner:
             )
         return self.model.budget.should_compact(prepared.estimate.tokens), prepared.fit.fits
 
-    def _question(
-        self, prepared: PreparedTurn, reached: bool, fits: bool, forced: bool
-    ) -> CompactionQuestion:
-        budget = self.model.budget
-        tokens = prepared.estimate.tokens
-        reason: QuestionReason = (
-            "too_large" if forced else "soft_trigger" if fits else "over_window"
-        )
-        needed = max(tokens - budget.soft_threshold + 1, prepared.fit.overflow, 1)
+    def _question(self, prepared: PreparedTurn, fits: bool, forced: bool) -> CompactionQuestion:
+        budget, tokens = self.model.budget, prepared.estimate.tokens
         maskable = largest_tool_results(
-            self.conversation, self._tokens_of, is_pinned_by(self.lineage.pins), needed
+            self.conversation,
+            self._tokens_of,
+            is_pinned_by(self.lineage.pins),
+            mask_needed(budget, tokens, prepared.fit),
         )
-        return CompactionQuestion(
-            reason,
-            tokens,
-            budget.soft_threshold,
-            budget.hard_limit,
-            budget.context_size,
-            can_send=fits and not forced,
-            maskable=maskable,
-        )
+        return question_for(budget, tokens, fits=fits, forced=forced, maskable=maskable)
 
     def _window_error(
         self, prepared: PreparedTurn, progress: EpisodeProgress, *, off: bool
@@ -727,27 +706,14 @@ class Runner:
         return RunResult("error", error=text, error_kind="context_window")
 
     def _warn_near_hard_limit(self, prepared: PreparedTurn) -> None:
-        """``off`` mode: once per generation, say that the hard limit is near."""
+        """``off`` mode: once per generation, say that the hard fit is near."""
         generation = self.lineage.active.id
-        fit = prepared.fit
-        largest = self.model.budget.context_size - fit.reserve - fit.safety_margin
-        tokens = prepared.estimate.tokens
-        if (
-            self.compaction_mode != "off"
-            or self.state.off_warned == generation
-            or not nearing_hard_limit(tokens, largest)
-        ):
+        if self.compaction_mode != "off" or self.state.off_warned == generation:
             return
-        self.state.off_warned = generation
-        share = tokens * 100 // largest
-        self.sink.emit(
-            WarningEvent(
-                "compaction_off",
-                f"compaction is off and the next request takes ~{tokens:,} prompt tokens, "
-                f"{share}% of the most that fits ({largest:,}); a request that does not fit "
-                "is not sent: /compact, or compaction mode auto or ask, makes room",
-            )
-        )
+        text = off_warning(self.model.budget, prepared.estimate.tokens, prepared.fit)
+        if text:
+            self.state.off_warned = generation
+            self.sink.emit(WarningEvent("compaction_off", text))
 
     def _parent_usage(self) -> ParentUsage:
 
@@ -893,20 +859,6 @@ class Runner:
             return estimator.calibrated(model.model, raw).tokens
 
         return ResultBudget(tokens_for, count, 4 if heuristic else 3, self.results)
-
-
-def _answer_name(answer: CompactNow | SendAnyway | MaskLargest | Refuse) -> str:
-    if isinstance(answer, CompactNow):
-        return "compact"
-    if isinstance(answer, SendAnyway):
-        return "send"
-    if isinstance(answer, MaskLargest):
-        return "mask"
-    return "refused"
-
-
-def _pins_question(error: PinsTooLarge) -> PinsQuestion:
-    return PinsQuestion(error.pins, error.pinned_tokens, error.limit, str(error))
 
 
 def labelled(ref: str, message: str) -> str:

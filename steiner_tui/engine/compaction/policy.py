@@ -30,8 +30,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from steiner_tui.engine.compaction.pins import PinSize
+from steiner_tui.engine.budget import FitResult, ModelTokenBudget
+from steiner_tui.engine.compaction.pins import PinSize, PinsTooLarge
 from steiner_tui.engine.compaction.room import MASK_PREFIX
+from steiner_tui.engine.events import CompactionAsked
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.utf8 import utf8_len
@@ -53,10 +55,14 @@ __all__ = [
     "SendAnyway",
     "TurnAction",
     "Unpin",
+    "asked_event",
     "decide",
     "largest_tool_results",
+    "mask_needed",
     "nearing_hard_limit",
     "off_stop_message",
+    "off_warning",
+    "question_for",
 ]
 
 AutoCompaction = Literal["auto", "ask", "off"]
@@ -221,6 +227,11 @@ class PinsQuestion:
     limit: int
     message: str
 
+    @classmethod
+    def of(cls, error: PinsTooLarge) -> PinsQuestion:
+        """The question a ``PinsTooLarge`` failure asks."""
+        return cls(error.pins, error.pinned_tokens, error.limit, str(error))
+
 
 @dataclass(frozen=True, slots=True)
 class Unpin:
@@ -269,3 +280,64 @@ def off_stop_message(base: str) -> str:
     """The error when ``off`` meets a request that does not fit: ``base`` (the window error)
     and what to do."""
     return f"{base}; compaction is off: /compact, or compaction mode auto or ask, makes room"
+
+
+def mask_needed(budget: ModelTokenBudget, prompt_tokens: int, fit: FitResult) -> int:
+    """How many tokens masking must free: back under the soft trigger, and into the fit."""
+    return max(prompt_tokens - budget.soft_threshold + 1, fit.overflow, 1)
+
+
+def question_for(
+    budget: ModelTokenBudget,
+    prompt_tokens: int,
+    *,
+    fits: bool,
+    forced: bool,
+    maskable: tuple[MaskCandidate, ...],
+) -> CompactionQuestion:
+    """The question ``ask`` asks about a request of ``prompt_tokens`` (``fits``: the hard fit
+    holds; ``forced``: the provider rejected the last request as too large)."""
+    reason: QuestionReason = "soft_trigger" if fits else "over_window"
+    if forced:
+        reason = "too_large"
+    return CompactionQuestion(
+        reason,
+        prompt_tokens,
+        budget.soft_threshold,
+        budget.hard_limit,
+        budget.context_size,
+        can_send=fits and not forced,
+        maskable=maskable,
+    )
+
+
+def answer_name(answer: CompactionAnswer) -> str:
+    """``compact``, ``send``, ``mask`` or ``refused``."""
+    if isinstance(answer, CompactNow):
+        return "compact"
+    if isinstance(answer, SendAnyway):
+        return "send"
+    if isinstance(answer, MaskLargest):
+        return "mask"
+    return "refused"
+
+
+def asked_event(question: CompactionQuestion, answer: CompactionAnswer) -> CompactionAsked:
+    """The event that records a question and its answer."""
+    focus = answer.focus if isinstance(answer, CompactNow) else ""
+    return CompactionAsked(
+        question.reason, question.prompt_tokens, question.soft_threshold, answer_name(answer), focus
+    )
+
+
+def off_warning(budget: ModelTokenBudget, prompt_tokens: int, fit: FitResult) -> str:
+    """``off`` mode's warning when the request nears the hard fit ("" when it does not)."""
+    largest = budget.context_size - fit.reserve - fit.safety_margin
+    if not nearing_hard_limit(prompt_tokens, largest):
+        return ""
+    share = prompt_tokens * 100 // largest
+    return (
+        f"compaction is off and the next request takes ~{prompt_tokens:,} prompt tokens, "
+        f"{share}% of the most that fits ({largest:,}); a request that does not fit is not "
+        "sent: /compact, or compaction mode auto or ask, makes room"
+    )

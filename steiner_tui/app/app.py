@@ -27,6 +27,7 @@ from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
@@ -162,6 +163,8 @@ class SteinerApp(App[None]):
             ("Context panel", BudgetPanel.BINDINGS),
             ("Conversation", ConversationPane.BINDINGS),
             ("Permission prompt", PermissionPrompt.BINDINGS),
+            ("Compaction prompt", CompactionPrompt.BINDINGS),
+            ("Pins prompt", UnpinPrompt.BINDINGS),
         ]
         rows = [*binding_rows(sections, self.keymap), *slash_rows()]
         self.push_screen(HelpScreen(rows))

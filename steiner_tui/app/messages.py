@@ -14,6 +14,12 @@ from textual.message import Message
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.budget_view import BudgetView
+from steiner_tui.engine.compaction.policy import (
+    CompactionAnswer,
+    CompactionQuestion,
+    PinsAnswer,
+    PinsQuestion,
+)
 from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message as ChatMessage
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
@@ -24,12 +30,14 @@ __all__ = [
     "EngineNotice",
     "HealthChanged",
     "MessageStored",
+    "CompactionQuestionPosted",
     "PermissionAsked",
     "ReplyDelta",
     "RequestSent",
     "RunEnded",
     "SkillNotice",
     "SubAgentChanged",
+    "UnpinQuestionPosted",
     "ToolFinished",
     "ToolStarted",
     "UsageReceived",
@@ -129,6 +137,22 @@ class PermissionAsked(Message):
 
     request: PermissionRequest
     answer: Callable[[PermissionDecision], None]
+
+
+@dataclass
+class CompactionQuestionPosted(Message):
+    """``ask`` mode asks before the next request; ``answer`` resolves the run's await."""
+
+    question: CompactionQuestion
+    answer: Callable[[CompactionAnswer], None]
+
+
+@dataclass
+class UnpinQuestionPosted(Message):
+    """The pins alone cannot fit: which to unpin; ``answer`` resolves the run's await."""
+
+    question: PinsQuestion
+    answer: Callable[[PinsAnswer], None]
 
 
 @dataclass

@@ -13,6 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from steiner_tui.engine.compaction.history_render import default_tool_status
+from steiner_tui.engine.compaction.policy import (
+    CompactionAnswer,
+    CompactionQuestion,
+    PinsAnswer,
+    PinsQuestion,
+)
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
@@ -21,11 +27,13 @@ from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
+    "CompactionEntry",
     "Entry",
     "NoticeEntry",
     "PermissionEntry",
     "ReplyEntry",
     "ToolEntry",
+    "UnpinEntry",
     "UserEntry",
     "entries_from_messages",
     "user_entry",
@@ -71,6 +79,27 @@ class PermissionEntry:
 
 
 @dataclass(slots=True)
+class CompactionEntry:
+    """``ask`` mode's question before a request; ``choice`` once answered, ``closed`` if the
+    run ended first."""
+
+    question: CompactionQuestion
+    answer: Callable[[CompactionAnswer], None]
+    choice: CompactionAnswer | None = None
+    closed: bool = False
+
+
+@dataclass(slots=True)
+class UnpinEntry:
+    """The pins alone cannot fit: which to unpin; ``choice`` once answered."""
+
+    question: PinsQuestion
+    answer: Callable[[PinsAnswer], None]
+    choice: PinsAnswer | None = None
+    closed: bool = False
+
+
+@dataclass(slots=True)
 class NoticeEntry:
     """A line between messages: compaction, errors, a cleared conversation."""
 
@@ -78,7 +107,15 @@ class NoticeEntry:
     kind: str = "info"
 
 
-Entry = UserEntry | ReplyEntry | ToolEntry | PermissionEntry | NoticeEntry
+Entry = (
+    UserEntry
+    | ReplyEntry
+    | ToolEntry
+    | PermissionEntry
+    | CompactionEntry
+    | UnpinEntry
+    | NoticeEntry
+)
 
 _MODE_BADGES = {PLAN_MODE_NOTICE + "\n\n": "plan mode", BUILD_MODE_NOTICE + "\n\n": "build mode"}
 

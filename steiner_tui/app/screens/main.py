@@ -25,6 +25,7 @@ from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
+from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
@@ -120,8 +121,10 @@ class MainScreen(WorkbenchBase):
         self.status.project = self.session.project_root.name
         self.status.model = self.controller.model_label
         self.status.mode = self.driver.mode
+        self.status.compaction = self.steering.mode
         self.events.attach(self)
         self.permissions.attach(self)
+        self.compaction.attach(self)
         self.refresh_skills()
         self.show_conversation()
         self.learn_model_limits()
@@ -189,6 +192,7 @@ class MainScreen(WorkbenchBase):
             return
         self.events.detach()
         self.permissions.detach()
+        self.compaction.detach()
         await self.session.stop_sub_agents()
 
     # -- prompt and commands ----------------------------------------------------------------
@@ -242,6 +246,20 @@ class MainScreen(WorkbenchBase):
             await self.clear_conversation()
         elif name == "help":
             await self.run_action("app.help")
+        elif name in STEER_COMMANDS:
+            await self.steer(name, command.argument)
+
+    async def steer(self, name: str, argument: str) -> None:
+        """``/pin``, ``/unpin``, ``/pins``, ``/compaction``, ``/whatif``: a notice says what
+        was done (``steer_slash``)."""
+        try:
+            text = run_steer_command(self.steering, name, argument)
+        except (ValueError, OSError) as error:
+            self.notify(str(error), title=f"/{name}", severity="warning")
+            return
+        await self.conversation.add(NoticeEntry(text, "steer"))
+        self.status.compaction = self.steering.mode
+        self.refresh_budget()
 
     async def clear_conversation(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""

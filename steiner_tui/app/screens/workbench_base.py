@@ -35,10 +35,18 @@ from steiner_tui.agent.session_factory import Session, SessionRequest, build_ses
 from steiner_tui.app import messages as ui
 from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.budget_view import BudgetView
+from steiner_tui.app.compaction_broker import CompactionBroker
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.permission import PermissionBroker
+from steiner_tui.app.steering import SteeringController
 from steiner_tui.app.subagent_view import COMPACT_COLUMNS, result_notice
-from steiner_tui.app.transcript import NoticeEntry, PermissionEntry, user_entry
+from steiner_tui.app.transcript import (
+    CompactionEntry,
+    NoticeEntry,
+    PermissionEntry,
+    UnpinEntry,
+    user_entry,
+)
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.prompt import PromptEditor
@@ -73,8 +81,11 @@ class WorkbenchBase(Screen[None]):
         """Posts the session's engine events to this screen."""
         self.permissions = PermissionBroker()
         """Answers the session's permission requests with inline prompts."""
+        self.compaction = CompactionBroker()
+        """Answers ``ask`` mode's questions and which pins to drop, inline."""
         self._session: Session | None = None
         self._controller: SessionController | None = None
+        self._steering: SteeringController | None = None
         self._panel_version = 0
         """Counts the context panel's refreshes (a dry run answers the one it started for)."""
         self._previewing = False
@@ -90,9 +101,14 @@ class WorkbenchBase(Screen[None]):
         """
         request = self.request
         sink = self.events if request.sink is None else FanoutSink((request.sink, self.events))
-        session = build_session(replace(request, sink=sink, permission=self.permissions))
+        session = build_session(
+            replace(
+                request, sink=sink, permission=self.permissions, compaction_policy=self.compaction
+            )
+        )
         self._session = session
         self._controller = SessionController(session)
+        self._steering = SteeringController(session)
         return session
 
     @property
@@ -113,6 +129,13 @@ class WorkbenchBase(Screen[None]):
         if self._controller is None:
             raise RuntimeError("the session is still opening")
         return self._controller
+
+    @property
+    def steering(self) -> SteeringController:
+        """The compaction mode, pins, cost ranking and what-if."""
+        if self._steering is None:
+            raise RuntimeError("the session is still opening")
+        return self._steering
 
     @property
     def driver(self) -> InteractiveDriver:
@@ -288,6 +311,18 @@ class WorkbenchBase(Screen[None]):
     async def _permission(self, message: ui.PermissionAsked) -> None:
         widget = await self.conversation.add(PermissionEntry(message.request, message.answer))
         if widget is not None:  # always mounted: a question brings the newest entries back
+            widget.focus()
+
+    @on(ui.CompactionQuestionPosted)
+    async def _compaction_question(self, message: ui.CompactionQuestionPosted) -> None:
+        widget = await self.conversation.add(CompactionEntry(message.question, message.answer))
+        if widget is not None:
+            widget.focus()
+
+    @on(ui.UnpinQuestionPosted)
+    async def _unpin_question(self, message: ui.UnpinQuestionPosted) -> None:
+        widget = await self.conversation.add(UnpinEntry(message.question, message.answer))
+        if widget is not None:
             widget.focus()
 
     # -- live files -------------------------------------------------------------------------

@@ -42,13 +42,16 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.app.transcript import (
+    CompactionEntry,
     Entry,
     NoticeEntry,
     PermissionEntry,
     ReplyEntry,
     ToolEntry,
+    UnpinEntry,
     UserEntry,
 )
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.notice_row import NoticeRow
@@ -95,6 +98,10 @@ def widget_for(entry: Entry) -> Widget:
             return ToolBlock(entry)
         case PermissionEntry():
             return PermissionPrompt(entry)
+        case CompactionEntry():
+            return CompactionPrompt(entry)
+        case UnpinEntry():
+            return UnpinPrompt(entry)
         case NoticeEntry():
             return NoticeRow(entry)
 
@@ -216,7 +223,8 @@ class ConversationPane(VerticalScroll):
     async def add(self, entry: Entry) -> Widget | None:
         """Append ``entry`` and show it (None: kept as data while reading back).
 
-        A message from the user and a permission question bring the newest entries back.
+        A message from the user and a question (permission, compaction, pins) bring the newest
+        entries back.
         """
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
@@ -225,7 +233,7 @@ class ConversationPane(VerticalScroll):
             self.entries.append(entry)
             end = len(self.entries)
             if not latest:
-                if isinstance(entry, UserEntry | PermissionEntry):
+                if isinstance(entry, UserEntry | PermissionEntry | CompactionEntry | UnpinEntry):
                     await self._show(range(max(0, end - self.page), end), at_bottom=True)
                     return self.widget_of(entry)
                 self._show_counts()
@@ -435,6 +443,12 @@ class ConversationPane(VerticalScroll):
             if isinstance(entry, PermissionEntry) and entry.decision is None:
                 widget = self.widget_of(entry)
                 if isinstance(widget, PermissionPrompt):
+                    widget.close()
+                else:
+                    entry.closed = True
+            elif isinstance(entry, CompactionEntry | UnpinEntry) and entry.choice is None:
+                widget = self.widget_of(entry)
+                if isinstance(widget, CompactionPrompt | UnpinPrompt):
                     widget.close()
                 else:
                     entry.closed = True

@@ -1,4 +1,5 @@
-"""The status line: execution mode, model, run state, project and pending file changes."""
+"""The status line: execution mode, model, run state, compaction mode, project and pending
+file changes."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class StatusLine(Widget):
     """How the model is named."""
     project: reactive[str] = reactive("")
     """The project folder's name."""
+    compaction: reactive[str] = reactive("auto")
+    """The compaction mode (``auto``, ``ask``, ``off``)."""
     generation: reactive[int] = reactive(0)
     """The active conversation generation."""
     pending_reload: reactive[str] = reactive("")
@@ -36,12 +39,14 @@ class StatusLine(Widget):
     def render(self) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
         state = ("● generating · Esc cancels", "$text-warning") if self.busy else ("idle", "")
+        compaction_style = "" if self.compaction == "auto" else "$text-warning"
         parts: list[Content | str | tuple[str, str]] = [
             (f" {self.mode.upper()} ", f"reverse {mode_style}"),
             " ⇧Tab  │ ",
             (self.model, "$text-accent"),
             " │ ",
             state,
+            (f" │ compaction {self.compaction}", compaction_style),
             f" │ generation {self.generation}" if self.generation else "",
             f" │ {self.project}",
         ]

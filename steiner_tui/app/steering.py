@@ -1,0 +1,186 @@
+"""Steering the context from the workbench: the compaction mode, pins, the cost ranking and
+what-if thresholds, as engine calls (free of Textual, like the controller).
+
+Messages are numbered as ``/pin`` lists them: their position in the active conversation, from
+1. Every figure comes from the engine (``Runner.cost_ranking``, ``agent.whatif.what_if``); acting
+on a ranking row masks in a new generation (``Runner.mask_results``), recorded in the lineage.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from steiner_tui.agent.runner import Runner
+from steiner_tui.agent.session_factory import Session
+from steiner_tui.agent.whatif import what_if
+from steiner_tui.config_write import write_compaction_mode, write_compaction_threshold
+from steiner_tui.engine.compaction.pins import PINNABLE_ROLES, is_pinned_by, pin_key, pin_label
+from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction
+from steiner_tui.engine.costs import CostItem
+from steiner_tui.engine.events import CompactionOutcome, RequestSnapshot
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.whatif import WhatIf, WhatIfResult
+
+__all__ = ["SteeringController", "WhatIfFigures"]
+
+_MODES: tuple[AutoCompaction, ...] = typing.get_args(AutoCompaction)
+_LISTED = 12
+"""How many recent messages ``/pin`` lists."""
+
+
+class WhatIfFigures(typing.NamedTuple):
+    """The session as it went, and under the chosen threshold."""
+
+    observed: WhatIfResult
+    trial: WhatIfResult
+
+
+class SteeringController:
+    """Mode, pins, ranking and what-if of one session."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    @property
+    def runner(self) -> Runner:
+        return self.session.runner
+
+    # -- the compaction mode ----------------------------------------------------------------
+
+    @property
+    def mode(self) -> AutoCompaction:
+        return self.runner.compaction_mode
+
+    def set_mode(self, text: str) -> AutoCompaction:
+        """Set the mode from ``/compaction <mode>`` (empty: the next one in turn).
+
+        Raises:
+            ValueError: not a mode.
+        """
+        value = text.strip().lower()
+        if not value:
+            mode = _MODES[(_MODES.index(self.mode) + 1) % len(_MODES)]
+        elif value in AUTO_COMPACTION_MODES:
+            mode = typing.cast(AutoCompaction, value)
+        else:
+            raise ValueError(f"compaction mode must be auto, ask or off, not {text.strip()!r}")
+        self.runner.compaction_mode = mode
+        return mode
+
+    def save_mode(self) -> Path:
+        """Write the current mode into the project config (on request only)."""
+        return write_compaction_mode(self.session.project_root, self.mode)
+
+    # -- pins -------------------------------------------------------------------------------
+
+    def _message(self, number: int) -> Message:
+        conversation = self.runner.conversation
+        if not 1 <= number <= len(conversation):
+            raise ValueError(f"no message #{number}: the conversation has {len(conversation)}")
+        return conversation[number - 1]
+
+    def numbered(self) -> list[str]:
+        """The recent pinnable messages, as ``#N label`` lines (``/pin`` with no number)."""
+        conversation = self.runner.conversation
+        pinned = is_pinned_by(self.runner.lineage.pins)
+        lines = []
+        for number, message in enumerate(conversation, start=1):
+            if message.role not in PINNABLE_ROLES:
+                continue
+            mark = " (pinned)" if pinned(message) else ""
+            lines.append(f"#{number} {pin_label(message, conversation[:number])}{mark}")
+        return lines[-_LISTED:]
+
+    def pin_number(self, number: int) -> str:
+        """Pin message ``number``; its label.
+
+        Raises:
+            ValueError: no such message, or it cannot be pinned.
+        """
+        message = self._message(number)
+        self.runner.pin(message)
+        return pin_label(message, self.runner.conversation)
+
+    def unpin_number(self, number: int) -> str:
+        """Unpin message ``number``; its label (raises ``ValueError`` when it is not pinned)."""
+        message = self._message(number)
+        if not self.runner.unpin(pin_key(message)):
+            raise ValueError(f"message #{number} is not pinned")
+        return pin_label(message, self.runner.conversation)
+
+    def toggle_call(self, call_id: str) -> tuple[bool, str]:
+        """Pin or unpin the result of tool call ``call_id``: ``(pinned now, label)``.
+
+        Raises:
+            ValueError: the call has no result in the active conversation.
+        """
+        conversation = self.runner.conversation
+        found = next(
+            (m for m in conversation if m.role == "tool" and m.tool_call_id == call_id), None
+        )
+        if found is None:
+            raise ValueError("that tool call has no result in the active conversation")
+        label = pin_label(found, conversation)
+        if self.runner.unpin(pin_key(found)):
+            return False, label
+        self.runner.pin(found)
+        return True, label
+
+    def pins(self) -> list[str]:
+        """The pinned messages of the active conversation, as ``#N label`` lines."""
+        conversation = self.runner.conversation
+        pinned = is_pinned_by(self.runner.lineage.pins)
+        return [
+            f"#{number} {pin_label(m, conversation[:number])}"
+            for number, m in enumerate(conversation, start=1)
+            if pinned(m)
+        ]
+
+    # -- what costs the most ----------------------------------------------------------------
+
+    def cost_rows(self, snapshot: RequestSnapshot) -> tuple[CostItem, ...]:
+        """What ``snapshot`` holds, largest first (the engine's ranking)."""
+        return self.runner.cost_ranking(snapshot)
+
+    def act_on(self, row: CostItem) -> CompactionOutcome | None:
+        """Mask what ``row`` offers to mask, in a new generation (None: nothing to mask)."""
+        if not row.action or not row.call_ids:
+            return None
+        verb = "drop reads" if row.action == "drop_reads" else "mask"
+        return self.runner.mask_results(row.call_ids, reason=f"{verb}: {row.label}")
+
+    # -- what-if thresholds -----------------------------------------------------------------
+
+    def snapshots(self) -> tuple[RequestSnapshot, ...]:
+        """This conversation's recorded requests."""
+        first = self.session.first_request
+        return tuple(s for s in self.session.snapshots.all() if s.index >= first)
+
+    def what_if(self, threshold: int, mode: AutoCompaction | None = None) -> WhatIfFigures:
+        """How the conversation went, and how it would have gone at ``threshold``."""
+        setting = WhatIf(threshold, mode or self.mode)
+        observed, (trial,) = what_if(self.runner, self.snapshots(), [setting])
+        return WhatIfFigures(observed, trial)
+
+    def what_ifs(self, thresholds: Sequence[int]) -> tuple[WhatIfResult, ...]:
+        """One simulated result per threshold (the lines over the chart)."""
+        settings = [WhatIf(t, self.mode) for t in thresholds]
+        return what_if(self.runner, self.snapshots(), settings)[1]
+
+    def save_threshold(self, threshold: int) -> Path:
+        """Use ``threshold`` as the soft trigger from now on and write it as the model's
+        ``compaction_threshold_tokens`` in the project config (on request only; the rest of
+        the file is kept).
+
+        Raises:
+            ConfigError: the file is not TOML, or the value is not below the window.
+            OSError: the file cannot be written.
+        """
+        runner = self.runner
+        path = write_compaction_threshold(self.session.project_root, runner.model.ref, threshold)
+        runner.model = replace(runner.model, threshold_tokens=threshold)
+        runner.compactor.model = runner.model
+        return path

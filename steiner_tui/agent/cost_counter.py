@@ -22,8 +22,12 @@ class EstimatorCounter:
 
     estimator: RequestEstimator
     model: str
+    calibrate: bool = True
+    """False: raw tokenizer counts, as the context panel's source rows are."""
 
     def _calibrated(self, raw: int) -> int:
+        if not self.calibrate:
+            return max(raw, 0)
         return self.estimator.calibrated(self.model, raw).tokens if raw > 0 else 0
 
     def message_tokens(self, message: Message) -> int:

@@ -81,7 +81,7 @@ from steiner_tui.engine.compaction.policy import (
     question_for,
 )
 from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
-from steiner_tui.engine.costs import CostItem, rank_request
+from steiner_tui.engine.costs import CostItem, PinnedShare, pinned_share, rank_request
 from steiner_tui.engine.events import (
     CompactionOutcome,
     ErrorEvent,
@@ -389,6 +389,11 @@ class Runner:
         (``engine.costs.rank_request``), counted with this session's estimator."""
         counter = EstimatorCounter(self.context.estimator, self.model.model)
         return rank_request(snapshot or self.preview(), counter, self.lineage.pins)
+
+    def pinned_share(self, snapshot: RequestSnapshot) -> PinnedShare:
+        """What ``snapshot``'s pinned messages take, in raw tokens as the panel's rows are."""
+        counter = EstimatorCounter(self.context.estimator, self.model.model, calibrate=False)
+        return pinned_share(snapshot, counter, self.lineage.pins)
 
     def refresh_context_state(self) -> ContextState:
         """Rebuild the durable context state from the active generation (every model call)."""

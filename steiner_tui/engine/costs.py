@@ -39,7 +39,15 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.utf8 import utf8_len
 
-__all__ = ["CostAction", "CostCounter", "CostItem", "CostKind", "rank_request"]
+__all__ = [
+    "CostAction",
+    "CostCounter",
+    "CostItem",
+    "CostKind",
+    "PinnedShare",
+    "pinned_share",
+    "rank_request",
+]
 
 CostKind = Literal[
     "file",
@@ -275,4 +283,35 @@ def _item(found: _Row) -> CostItem:
         tuple(found.actionable),
         found.pinned,
         action,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedShare:
+    """The pinned messages of a request: how many, their bytes and their tokens."""
+
+    count: int = 0
+    bytes: int = 0
+    tokens: int = 0
+
+
+def pinned_share(
+    snapshot: RequestSnapshot, counter: CostCounter, pins: Sequence[str]
+) -> PinnedShare:
+    """What ``snapshot``'s pinned messages take (the context panel's own ``pinned`` row, carved
+    out of its conversation row; ``counter`` counts as that row does).
+
+    Args:
+        snapshot: a request snapshot.
+        counter: token counts of the same kind as the panel's rows (raw, uncalibrated).
+        pins: the conversation's pin keys.
+    """
+    if not pins:
+        return PinnedShare()
+    pinned = is_pinned_by(pins)
+    found = [m for m in snapshot.messages[snapshot.block_message_count :] if pinned(m)]
+    return PinnedShare(
+        len(found),
+        sum(m.prompt_bytes for m in found),
+        sum(counter.message_tokens(m) for m in found),
     )

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.costs import CostItem, PinnedShare
 from steiner_tui.engine.events import HealthEvent, RequestSnapshot, SourceTokens, UsageReported
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import TOOLS_SOURCE, PrefixStability, prefix_stability
 
 __all__ = [
     "BudgetView",
+    "PINNED_SOURCE",
     "DriftFigures",
     "SourceRow",
     "WindowFigures",
@@ -99,6 +101,10 @@ class BudgetView:
     """Where the window figure came from (``config``, ``llama.cpp server``, ``registry``...)."""
     tools_ignored: bool = False
     """The model's server drops tool definitions, so none are sent or counted."""
+    compaction_mode: str = "auto"
+    """Whether compaction runs by itself (``auto``), asks first (``ask``) or not (``off``)."""
+    top: tuple[CostItem, ...] = ()
+    """What the request holds, largest first (the engine's ``rank_request``)."""
 
     def row(self, label: str) -> SourceRow | None:
         """The row called ``label``, if present."""
@@ -116,6 +122,22 @@ def source_label(row: SourceTokens, root: Path) -> str:
             return f"skill · {row.name}"
         return f"skill · {Path(row.path).parent.name}" if row.path else "skill framing"
     return _LABELS.get(row.source, row.source)
+
+
+PINNED_SOURCE = "pinned"
+"""The source of the panel's row for the pinned messages (carved out of the conversation)."""
+
+
+def _carve_pinned(rows: _Rows, pinned: PinnedShare) -> None:
+    """Move the pinned messages out of the conversation row into a row of their own."""
+    conversation = rows.rows.get(_LABELS[ContextSource.CONVERSATION])
+    if not pinned.count or conversation is None:
+        return
+    moved_bytes = min(pinned.bytes, conversation.bytes)
+    moved_tokens = min(pinned.tokens, conversation.tokens)
+    conversation.bytes -= moved_bytes
+    conversation.tokens -= moved_tokens
+    rows.add(f"pinned ({pinned.count})", PINNED_SOURCE, moved_bytes, moved_tokens, False)
 
 
 @dataclass(slots=True)
@@ -159,6 +181,9 @@ def build_budget_view(
     health: HealthEvent | None = None,
     window_origin: str = "",
     tools_ignored: bool = False,
+    pinned: PinnedShare | None = None,
+    compaction_mode: str = "auto",
+    top: tuple[CostItem, ...] = (),
 ) -> BudgetView:
     """The panel's figures for ``snapshot``.
 
@@ -174,11 +199,16 @@ def build_budget_view(
         health: the latest session health.
         window_origin: where the window figure came from.
         tools_ignored: the model's server drops tool definitions (none are sent).
+        pinned: what the pinned messages take (the engine's ``pinned_share``): their own row.
+        compaction_mode: the compaction mode.
+        top: the engine's ranking of what the request holds.
     """
     rows = _Rows()
     for source in snapshot.sources:
         label = source_label(source, project_root)
         rows.add(label, source.source, source.bytes, source.tokens, source.truncated)
+    if pinned is not None:
+        _carve_pinned(rows, pinned)
     drift = None
     if usage is not None:
         index, reported = usage
@@ -207,4 +237,6 @@ def build_budget_view(
         health=health,
         window_origin=window_origin,
         tools_ignored=tools_ignored,
+        compaction_mode=compaction_mode,
+        top=top,
     )

@@ -80,8 +80,12 @@ class SessionController:
         return None
 
     def wants_preview(self) -> bool:
-        """Whether the panel shows the dry run: nothing sent yet, or something pending."""
-        return self.sent_snapshot() is None or self.driver.has_pending
+        """Whether the panel shows the dry run: nothing sent yet, something pending, or the
+        conversation was compacted or masked since the last request."""
+        sent = self.sent_snapshot()
+        if sent is None or self.driver.has_pending:
+            return True
+        return str(sent.generation_id) != str(self.driver.lineage.active.id)
 
     def preview(self) -> RequestSnapshot:
         """The dry run of the next request (assembled by the engine; safe in a thread).
@@ -98,7 +102,7 @@ class SessionController:
         """The request the panel shows and whether it is the dry run (computed here when it
         is: the screen's worker calls ``preview_view`` instead)."""
         sent = self.sent_snapshot()
-        if sent is not None and not self.driver.has_pending:
+        if sent is not None and not self.wants_preview():
             return sent, False
         return self.preview(), True
 
@@ -129,6 +133,9 @@ class SessionController:
             health=self.health,
             window_origin=runner.model.window_origin,
             tools_ignored=runner.model.tools_ignored,
+            pinned=runner.pinned_share(snapshot),
+            compaction_mode=runner.compaction_mode,
+            top=runner.cost_ranking(snapshot),
         )
 
     def budget_view(self) -> BudgetView:

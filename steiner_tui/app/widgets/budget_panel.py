@@ -1,7 +1,9 @@
 """The context-budget panel: the latest request's sources, window, estimate and prefix.
 
 It shows a ``BudgetView`` (built by the controller from request snapshots) and nothing else;
-Enter asks the screen to open the request inspector on the request shown.
+Enter asks the screen to open the request inspector on the request shown. Below the sources:
+what costs the most (``CostRanking``, ``m`` masks a row), the notes with the compaction mode,
+and the what-if view (``WhatIfView``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, SourceRow
+from steiner_tui.app.widgets.cost_ranking import CostRanking
+from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.units import count, token_count
 
@@ -87,6 +91,9 @@ def _notes(view: BudgetView) -> Content:
     health = view.health
     state = f"{health.severity} · {health.state}" if health is not None else "ok"
     lines.append(f"compactions {view.compactions} · health {state}")
+    lines.append(
+        f"compaction {view.compaction_mode} · soft trigger {count(view.window.soft_threshold)}"
+    )
     return Content("\n".join(lines))
 
 
@@ -106,7 +113,10 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def compose(self) -> ComposeResult:
         yield WindowBar()
         yield Static(id="budget-rows")
+        yield Static(Content.styled("what costs the most", "bold $text-muted"), id="top-title")
+        yield CostRanking(id="top")
         yield Static(id="budget-notes")
+        yield WhatIfView(id="whatif")
 
     def on_mount(self) -> None:
         """Title until the first view arrives."""
@@ -120,6 +130,14 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.query_one(WindowBar).figures = view.window
         self.query_one("#budget-rows", Static).update(format_rows(view.rows))
         self.query_one("#budget-notes", Static).update(_notes(view))
+        self.query_one(CostRanking).show(view.top)
+        window = view.window
+        self.query_one(WhatIfView).set_budget(
+            window.soft_threshold,
+            window.context_size,
+            view.compaction_mode,
+            f"{view.heading} {view.estimate_tokens} {view.compactions}",
+        )
 
     def show_error(self, text: str) -> None:
         """The request cannot be assembled (e.g. a misconfigured project): say why."""

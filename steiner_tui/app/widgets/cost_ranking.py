@@ -1,0 +1,130 @@
+"""What costs the most: the context panel's ranking of what the request holds, largest first.
+
+The rows are the engine's (``engine.costs.rank_request``, carried on the ``BudgetView``): each
+file read by path with its read count, each command's output, each tool definition, each skill,
+AGENTS.md and context file. The highlighted row's one key, ``m``, asks the screen to mask that
+tool result, or to drop every read of that file, for the next request: masking makes a new
+generation (recorded in the lineage), it never rewrites what was sent. Rows with nothing to
+mask (a pinned result, a small or already masked one, a block) offer no key. Labels are data,
+shown as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from steiner_tui.engine.costs import CostItem
+from steiner_tui.units import count
+
+__all__ = ["KIND_LABELS", "CostRanking", "ranking_line"]
+
+KIND_LABELS = {
+    "file": "read",
+    "command": "bash",
+    "tool_result": "tool",
+    "tool_definition": "tool def",
+    "skill": "skill",
+    "agents_md": "AGENTS",
+    "context_file": "context",
+    "preamble": "prompt",
+    "session_date": "prompt",
+    "phase_prompt": "prompt",
+    "summary": "summary",
+    "pinned": "pinned",
+    "messages": "chat",
+    "replies": "chat",
+}
+"""The short kind shown before each row's label."""
+
+_LABEL_WIDTH = 22
+_SHOWN = 12
+"""How many rows the panel lists (the rest: ``steiner-tui context --json``'s ``top``)."""
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def ranking_line(item: CostItem, width: int = _LABEL_WIDTH) -> Content:
+    """One row: kind, label (its end, where a path is told apart), tokens, reads, key."""
+    kind = KIND_LABELS.get(item.kind, item.kind)
+    line = Content.assemble(
+        (f"{kind:<8}", "$text-muted"),
+        f"{_short(item.label, width):<{width}}",
+        f"{count(item.tokens):>7}",
+    )
+    if item.kind == "file" and item.count > 1:
+        line += Content.styled(f" ×{item.count}", "$text-accent")
+    if item.pinned:
+        line += Content.styled(" pin", "$text-success")
+    elif item.action:
+        line += Content.styled(" m", "bold $text-warning")
+    return line
+
+
+class CostRanking(OptionList):
+    """The ranking; ``m`` on a row that offers it masks it (or drops a file's reads)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "act", "Mask / drop reads", id="context.mask",
+                tooltip="Mask this tool result, or every read of this file, for the next "
+                "request (a new generation, shown in the lineage)"),
+    ]  # fmt: skip
+    """The one key."""
+
+    DEFAULT_CSS = """
+    CostRanking { height: auto; max-height: 14; border: none; padding: 0; }
+    """
+
+    @dataclass
+    class ActRequested(Message):
+        """The user asked to mask what ``item`` offers to mask."""
+
+        item: CostItem
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: tuple[CostItem, ...] = ()
+        """The rows shown, in order."""
+
+    def show(self, items: Sequence[CostItem]) -> None:
+        """Show the largest ``items`` (keeps the highlighted row's place)."""
+        shown = tuple(items[:_SHOWN])
+        if shown == self.items:
+            return
+        highlighted = self.highlighted
+        self.items = shown
+        self.set_options(Option(ranking_line(item)) for item in shown)
+        if shown:
+            self.highlighted = min(highlighted or 0, len(shown) - 1)
+
+    @property
+    def current(self) -> CostItem | None:
+        """The highlighted row."""
+        index = self.highlighted
+        return self.items[index] if index is not None and index < len(self.items) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``m`` shows only on a row that offers it."""
+        if action == "act":
+            item = self.current
+            return None if item is None or not item.action else True
+        return True
+
+    def action_act(self) -> None:
+        """Ask the screen to act on the highlighted row."""
+        item = self.current
+        if item is not None and item.action:
+            self.post_message(self.ActRequested(item))
+
+    def on_option_list_option_highlighted(self) -> None:
+        """The key's state follows the highlighted row."""
+        self.refresh_bindings()

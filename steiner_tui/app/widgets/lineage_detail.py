@@ -1,7 +1,8 @@
 """The lineage browser's detail panes for the generation on show.
 
 ``GenerationSummary`` renders the summary as Markdown; ``GenerationFacts`` lists the retained
-turns (role and first line), the replayed skills, and the facts the summary dropped. Both hold
+turns (role and first line), the pinned messages, the replayed skills, and the facts the
+summary dropped. Both hold
 a ``GenerationView`` reactive that the screen binds; they only display it.
 """
 
@@ -99,6 +100,9 @@ class GenerationFacts(VerticalScroll):
         parts = view.parts
         yield Static(f"Retained turns ({len(parts.retained)})", classes="section-title")
         yield Static(_turns(parts.retained), id="retained", classes="section-body")
+        yield Static(f"Pinned ({len(view.pinned)})", classes="section-title")
+        pinned = "\n".join(view.pinned) or "none (/pin N pins a message)"
+        yield Static(Content(pinned), id="pinned", classes="section-body")
         yield Static(f"Replayed skills ({len(parts.replayed_skills)})", classes="section-title")
         skills = ", ".join(parts.replayed_skills) or "none"
         yield Static(Content(skills), id="replayed", classes="section-body")

@@ -18,9 +18,16 @@ from steiner_tui.engine.compaction.diff import (
     generation_parts,
 )
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
+from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
 from steiner_tui.engine.events import CompactionOutcome
 
-__all__ = ["GenerationView", "build_generation_view", "generation_heading", "generation_row"]
+__all__ = [
+    "GenerationView",
+    "build_generation_view",
+    "generation_heading",
+    "generation_row",
+    "pinned_labels",
+]
 
 START = "start"
 """What generation 0 shows in place of compaction figures."""
@@ -36,6 +43,8 @@ class GenerationView:
     """The generation it was compacted from (None for the first)."""
     dropped: DroppedFacts
     heading: str
+    pinned: tuple[str, ...] = ()
+    """The pinned messages this generation holds, named (kept verbatim by every stage)."""
 
 
 def _stages(outcome: CompactionOutcome) -> str:
@@ -101,4 +110,14 @@ def build_generation_view(lineage: ConversationLineage, index: int) -> Generatio
         previous_id=None if previous is None else previous.id,
         dropped=DroppedFacts() if previous is None else dropped_facts(previous, generation),
         heading=generation_heading(generation),
+        pinned=pinned_labels(lineage, generation),
     )
+
+
+def pinned_labels(
+    lineage: ConversationLineage, generation: ConversationGeneration
+) -> tuple[str, ...]:
+    """The labels of ``generation``'s messages that the conversation's pins name."""
+    pinned = is_pinned_by(lineage.pins)
+    messages = generation.messages
+    return tuple(pin_label(m, messages[: i + 1]) for i, m in enumerate(messages) if pinned(m))

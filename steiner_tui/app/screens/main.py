@@ -22,7 +22,8 @@ from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.resume_request import ResumeRequest
-from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID, WorkbenchBase
+from steiner_tui.app.screens.steer_keys import SteeringScreen
+from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
@@ -53,7 +54,7 @@ class SessionOpenFailed:
     error: str
 
 
-class MainScreen(WorkbenchBase):
+class MainScreen(SteeringScreen):
     """The workbench."""
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
@@ -257,9 +258,7 @@ class MainScreen(WorkbenchBase):
         except (ValueError, OSError) as error:
             self.notify(str(error), title=f"/{name}", severity="warning")
             return
-        await self.conversation.add(NoticeEntry(text, "steer"))
-        self.status.compaction = self.steering.mode
-        self.refresh_budget()
+        await self._steer_notice(text)
 
     async def clear_conversation(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""

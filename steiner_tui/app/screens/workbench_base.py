@@ -247,7 +247,9 @@ class WorkbenchBase(Screen[None]):
         self.refresh_pending_reload()  # the compaction applied the pending file changes
 
     @on(ui.EngineNotice)
-    def _notice(self, message: ui.EngineNotice) -> None:
+    async def _notice(self, message: ui.EngineNotice) -> None:
+        if message.code == "compaction_off":  # stays in the conversation, not only a toast
+            await self.conversation.add(NoticeEntry(message.text, "warning"))
         if message.severity == "error":
             self.notify(message.text, title=message.code, severity="error")
         else:

@@ -1,0 +1,176 @@
+"""The main screen's steering: the compaction-mode key, the pin key, the ranking's mask key and
+the what-if view, routed to the ``SteeringController`` (engine calls).
+
+``SteeringScreen`` sits between ``WorkbenchBase`` and ``MainScreen`` (its keys are its own
+``BINDINGS``, merged into the main screen's), so the main screen's module stays about runs and
+commands.
+
+* F4 (``main.compaction_mode``) cycles the compaction mode ``auto → ask → off`` live;
+* ``p`` (``main.pin``) pins or unpins the focused entry: a focused tool block's result, or, with
+  the conversation itself focused, the newest reply (``/pin N`` pins any message by number);
+* the ranking's ``m`` masks a tool result or a file's reads in a new generation (never while a
+  run is going);
+* the what-if view's figures are computed in a worker thread and shown when ready; ``w``
+  writes its threshold to the project config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from steiner_tui.app.screens.workbench_base import WorkbenchBase
+from steiner_tui.app.steering import WhatIfFigures
+from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.widgets.cost_ranking import CostRanking
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.config import ConfigError
+from steiner_tui.engine.compaction.pins import pin_key, pin_label
+from steiner_tui.engine.compaction.policy import AutoCompaction
+
+__all__ = ["SteeringScreen", "WhatIfReady"]
+
+_MODE_HELP = {
+    "auto": "compacts by itself at the soft trigger",
+    "ask": "asks before compacting",
+    "off": "never compacts by itself; warns near the hard limit",
+}
+
+
+@dataclass
+class WhatIfReady(Message):
+    """The worker's what-if figures (or why there are none)."""
+
+    figures: WhatIfFigures | None
+    error: str = ""
+
+
+class SteeringScreen(WorkbenchBase):
+    """The workbench's steering: compaction mode, pins, masking from the ranking, what-if."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f4", "cycle_compaction", "Compaction", id="main.compaction_mode",
+                tooltip="Compaction mode: auto (compacts by itself), ask (asks first), off (never "
+                "by itself; a request that does not fit is still never sent)"),
+        Binding("p", "pin_focused", "Pin", id="main.pin", show=False,
+                tooltip="Pin or unpin the focused tool result (the newest reply when the "
+                "conversation has focus): every compaction keeps it verbatim"),
+    ]  # fmt: skip
+    """The compaction-mode key and the pin key."""
+
+    @property
+    def _run_going(self) -> bool:
+        return self.status.busy or self.driver.busy
+
+    def _steer_notify(self, text: str, *, warning: bool = False) -> None:
+        self.notify(text, title="Context", severity="warning" if warning else "information")
+
+    async def _steer_notice(self, text: str) -> None:
+        await self.conversation.add(NoticeEntry(text, "steer"))
+        self.status.compaction = self.steering.mode
+        self.refresh_budget()
+
+    # -- the compaction mode ------------------------------------------------------------------
+
+    async def action_cycle_compaction(self) -> None:
+        """Switch to the next compaction mode (auto, ask, off)."""
+        if not self.attached:
+            return
+        mode = self.steering.set_mode("")
+        await self._steer_notice(f"compaction mode: {mode} ({_MODE_HELP[mode]})")
+
+    # -- pins ---------------------------------------------------------------------------------
+
+    async def action_pin_focused(self) -> None:
+        """Pin or unpin the focused tool block's result, or the newest reply."""
+        if not self.attached:
+            return
+        focused = self.focused
+        steering = self.steering
+        try:
+            if isinstance(focused, ToolBlock):
+                pinned, label = steering.toggle_call(focused.entry.call_id)
+            else:
+                pinned, label = self._toggle_newest_reply()
+        except ValueError as error:
+            self._steer_notify(str(error), warning=True)
+            return
+        await self._steer_notice(f"{'pinned' if pinned else 'unpinned'} {label}")
+
+    def _toggle_newest_reply(self) -> tuple[bool, str]:
+        runner = self.steering.runner
+        conversation = runner.conversation
+        for message in reversed(conversation):
+            if message.role == "assistant" and message.content.strip():
+                label = pin_label(message, conversation)
+                if runner.unpin(pin_key(message)):
+                    return False, label
+                runner.pin(message)
+                return True, label
+        raise ValueError("no reply to pin yet (/pin N pins any message by its number)")
+
+    # -- what costs the most ------------------------------------------------------------------
+
+    @on(CostRanking.ActRequested)
+    async def _act_on_row(self, message: CostRanking.ActRequested) -> None:
+        """Mask the row's tool results (or a file's reads) in a new generation."""
+        if self._run_going:
+            self._steer_notify("wait for the reply to finish before masking", warning=True)
+            return
+        outcome = self.steering.act_on(message.item)
+        if outcome is None:
+            self._steer_notify(f"nothing to mask in {message.item.label}", warning=True)
+            return
+        verb = "dropped the reads of" if message.item.action == "drop_reads" else "masked"
+        await self._steer_notice(
+            f"{verb} {message.item.label} for the next request (generation "
+            f"{self.steering.runner.lineage.active.id}, in the lineage)"
+        )
+
+    # -- what-if ------------------------------------------------------------------------------
+
+    @on(WhatIfView.Requested)
+    def _what_if_requested(self, message: WhatIfView.Requested) -> None:
+        if self.attached:
+            self.simulate_what_if(message.threshold, message.mode)
+
+    @work(thread=True, exclusive=True, group="whatif", exit_on_error=False)
+    def simulate_what_if(self, threshold: int, mode: AutoCompaction) -> None:
+        """Replay the session's requests at ``threshold`` off the UI loop."""
+        try:
+            figures: WhatIfFigures | None = None
+            if self.steering.snapshots():
+                figures = self.steering.what_if(threshold, mode)
+            ready = WhatIfReady(figures)
+        except Exception as error:  # the UI boundary: say why instead of crashing
+            ready = WhatIfReady(None, f"cannot simulate: {error}")
+        self.post_message(ready)
+
+    @on(WhatIfReady)
+    def _what_if_ready(self, message: WhatIfReady) -> None:
+        for view in self.query(WhatIfView):
+            if message.figures is not None:
+                view.show(message.figures)
+            elif message.error:
+                view.show_error(message.error)
+
+    @on(WhatIfView.SaveRequested)
+    async def _save_threshold(self, message: WhatIfView.SaveRequested) -> None:
+        """Write the threshold to the project config and use it from now on."""
+        if self._run_going:
+            self._steer_notify("wait for the reply to finish", warning=True)
+            return
+        try:
+            path = self.steering.save_threshold(message.threshold)
+        except (ConfigError, OSError) as error:
+            self._steer_notify(f"not saved: {error}", warning=True)
+            return
+        await self._steer_notice(
+            f"soft trigger {message.threshold:,} from now on; written to {path} as "
+            "compaction_threshold_tokens"
+        )

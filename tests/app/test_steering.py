@@ -1,0 +1,256 @@
+"""Steering the context from the workbench (issue 20): the compaction modes ``ask`` and ``off``,
+the mode key, pins from the conversation, masking from the cost ranking, and what-if.
+
+The session is the offline model on the sample project with the soft trigger at 4,000 tokens:
+four short turns stay under it, and the request after ``read big.md``'s result crosses it, with
+the first turn old enough to summarize."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt
+from steiner_tui.app.widgets.cost_ranking import CostRanking
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.engine.compaction.masking import MASK_MODE
+from steiner_tui.engine.compaction.room import MASK_PREFIX
+from tests.app.conftest import AppFactory
+from tests.app.helpers import finish, send, static_text
+
+THRESHOLD = 4000
+BEFORE = ("hello", "what is in this project?", "search for TODO")
+LINE = "a line of the big file with words"
+BIG = "# Big\n" + f"{LINE}\n" * 100
+
+
+def config(mode: str) -> dict[str, Any]:
+    return {
+        "compaction": {"mode": mode},
+        "models": {"offline/offline": {"compaction_threshold_tokens": THRESHOLD}},
+    }
+
+
+def _app(app_for: AppFactory, project: Path, mode: str) -> SteinerApp:
+    (project / "big.md").write_text(BIG, encoding="utf-8")
+    return app_for(config=config(mode))
+
+
+async def _turns(pilot: Pilot[None], texts: tuple[str, ...]) -> None:
+    for text in texts:
+        await send(pilot, text)
+        await finish(pilot)
+
+
+async def _question(pilot: Pilot[None]) -> CompactionPrompt:
+    """Wait (by handling messages, not by time) for the ask prompt to appear and take focus."""
+    app = pilot.app
+    for _ in range(500):
+        await pilot.pause()
+        found = [p for p in app.screen.query(CompactionPrompt) if p.is_open]
+        if found and app.focused is found[0]:
+            return found[0]
+    raise AssertionError("no compaction question appeared")
+
+
+def _generations(app: SteinerApp) -> int:
+    return len(app.workbench.driver.lineage.generations)
+
+
+async def test_ask_pauses_before_the_request_and_compact_now_compacts(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = _app(app_for, project, "ask")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        assert app.workbench.status.compaction == "ask"
+        await _turns(pilot, BEFORE)
+        sent = len(app.workbench.session.snapshots.all())
+        await send(pilot, "read big.md")
+        prompt = await _question(pilot)
+        text = static_text(prompt.query_one(".compaction-question"))
+        assert "reached the soft trigger (4,000)" in text
+        assert "s send anyway" in text and "m mask the 1 largest tool result" in text
+        # Paused: the request that crossed the trigger was not sent.
+        assert len(app.workbench.session.snapshots.all()) == sent + 1
+        await pilot.press("c")
+        await finish(pilot)
+        assert _generations(app) == 2
+        assert app.workbench.driver.lineage.active.outcome is not None
+        assert "→ compact now" in static_text(prompt.query_one(".compaction-question"))
+        assert not app.workbench.busy
+
+
+async def test_ask_compact_with_a_focus_steers_the_summary(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = _app(app_for, project, "ask")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, BEFORE)
+        await send(pilot, "read big.md")
+        await _question(pilot)
+        await pilot.press("f")
+        await pilot.press(*"the parser")
+        await pilot.press("enter")
+        await finish(pilot)
+        outcome = app.workbench.driver.lineage.active.outcome
+        assert outcome is not None and outcome.steering == "the parser"
+
+
+async def test_ask_send_anyway_sends_without_compacting(app_for: AppFactory, project: Path) -> None:
+    app = _app(app_for, project, "ask")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, BEFORE)
+        await send(pilot, "read big.md")
+        await _question(pilot)
+        sent = len(app.workbench.session.snapshots.all())
+        await pilot.press("s")
+        await finish(pilot)
+        assert _generations(app) == 1
+        snapshots = app.workbench.session.snapshots.all()
+        assert len(snapshots) > sent
+        assert snapshots[sent].estimated_prompt_tokens >= THRESHOLD
+
+
+async def test_ask_mask_largest_masks_in_a_new_generation(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = _app(app_for, project, "ask")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, BEFORE)
+        await send(pilot, "read big.md")
+        await _question(pilot)
+        await pilot.press("m")
+        await finish(pilot)
+        lineage = app.workbench.driver.lineage
+        outcome = lineage.active.outcome
+        assert outcome is not None and outcome.modes == (MASK_MODE,)
+        results = [m for m in lineage.active.messages if m.role == "tool"]
+        assert results[-1].content.startswith(MASK_PREFIX)
+        # What was sent is not rewritten: the first generation still holds the full result.
+        first = [m for m in lineage.generations[0].messages if m.role == "tool"][-1]
+        assert LINE in first.content and not first.content.startswith(MASK_PREFIX)
+
+
+async def test_off_never_compacts_and_warns_near_the_hard_limit(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = _app(app_for, project, "off")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, (*BEFORE, "read big.md", "what is in this project?"))
+        assert _generations(app) == 1
+        tokens = [s.estimated_prompt_tokens for s in app.workbench.session.snapshots.all()]
+        assert max(tokens) >= THRESHOLD
+        assert not [p for p in app.screen.query(CompactionPrompt)]
+
+
+async def test_the_mode_key_cycles_auto_ask_off_live(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        runner = app.workbench.driver.runner
+        app.workbench.conversation.focus()
+        seen = []
+        for _ in range(3):
+            await pilot.press("f4")
+            await finish(pilot)
+            seen.append((runner.compaction_mode, app.workbench.status.compaction))
+        assert seen == [("ask", "ask"), ("off", "off"), ("auto", "auto")]
+        await send(pilot, "/compaction off")
+        await finish(pilot)
+        assert runner.compaction_mode == "off"
+
+
+async def test_pins_from_the_conversation_survive_compaction_and_show_in_the_lineage(
+    app_for: AppFactory, project: Path
+) -> None:
+    (project / "big.md").write_text(BIG, encoding="utf-8")
+    app = app_for()  # the default trigger: only /compact compacts
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("read big.md", *BEFORE))
+        runner = app.workbench.driver.runner
+        block = app.screen.query(ToolBlock).first()
+        block.focus()
+        await pilot.press("p")
+        await finish(pilot)
+        assert runner.lineage.pins == (f"1:tool:{block.entry.call_id}",)
+        await send(pilot, "/pin 1")  # the first user message: "read big.md"
+        await finish(pilot)
+        assert len(runner.lineage.pins) == 2
+        panel_rows = static_text(app.screen.query_one("#budget-rows"))
+        assert "pinned (2)" in panel_rows
+        await send(pilot, "/compact")
+        await finish(pilot)
+        lineage = runner.lineage
+        assert len(lineage.generations) == 2
+        kept = lineage.active.messages
+        assert any(m.role == "tool" and m.content.count(LINE) == 100 for m in kept)
+        assert any(m.role == "user" and m.content.endswith("read big.md") for m in kept)
+        await pilot.press("ctrl+l")
+        await finish(pilot)
+        facts = static_text(app.screen.query_one("#pinned"))
+        assert "read" in facts and "big.md" in facts
+
+
+async def test_masking_from_the_ranking_makes_a_generation_in_the_lineage(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = _app(app_for, project, "auto")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("read big.md",))
+        ranking = app.screen.query_one(CostRanking)
+        row = next(i for i, item in enumerate(ranking.items) if item.kind == "file")
+        assert ranking.items[row].label == "big.md" and ranking.items[row].action == "drop_reads"
+        ranking.focus()
+        ranking.highlighted = row
+        await pilot.press("m")
+        await finish(pilot)
+        lineage = app.workbench.driver.lineage
+        outcome = lineage.active.outcome
+        assert outcome is not None and outcome.modes == (MASK_MODE,)
+        assert outcome.steering == "drop reads: big.md"
+        assert not any(i.kind == "file" and i.action for i in ranking.items)
+        await pilot.press("ctrl+l")
+        await finish(pilot)
+        assert "drop reads: big.md" in static_text(app.screen.query_one("#generation-heading"))
+
+
+async def test_what_if_adjusts_the_threshold_and_writes_it_on_request(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = _app(app_for, project, "auto")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, (*BEFORE, "read big.md"))
+        view = app.screen.query_one(WhatIfView)
+        assert view.figures is not None
+        assert view.figures.observed.count == 1  # it compacted once at 4,000
+        view.focus()
+        for _ in range(5):
+            await pilot.press("plus")
+        await finish(pilot)
+        assert view.figures.trial.setting.threshold == THRESHOLD + 5 * 1600
+        assert view.figures.trial.count == 0
+        assert "never compacts" in static_text(view)
+        path = project / ".steiner" / "config.toml"
+        before = path.read_text(encoding="utf-8")
+        assert "compaction_threshold_tokens" not in before  # written only when asked
+        await pilot.press("w")
+        await finish(pilot)
+        written = path.read_text(encoding="utf-8")
+        assert written.startswith(before)  # the rest of the file is kept as it was
+        saved = tomllib.loads(written)
+        assert saved["context"]["files"] == ["NOTES.md"]
+        assert saved["models"]["offline/offline"]["compaction_threshold_tokens"] == 12000
+        assert app.workbench.driver.runner.model.budget.soft_threshold == 12000

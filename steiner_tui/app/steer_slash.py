@@ -1,4 +1,4 @@
-"""The steering slash commands: ``/pin``, ``/unpin``, ``/pins``, ``/compaction``, ``/whatif``.
+"""The steering slash commands: ``/pin``, ``/unpin``, ``/pins`` and ``/compaction``.
 
 Each returns the text the conversation shows as a notice (Textual-free, like the controller):
 
@@ -6,21 +6,18 @@ Each returns the text the conversation shows as a notice (Textual-free, like the
 * ``/unpin N`` unpins it; ``/pins`` lists the pinned messages;
 * ``/compaction [auto|ask|off] [save]`` sets the mode live (no mode: the next one in turn),
   ``save`` also writes it to the project config;
-* ``/whatif [tokens] [save]`` simulates the conversation with that soft threshold (default:
-  the current one) against how it went; ``save`` uses it from now on and writes it to the
-  project config.
+
+``/whatif [tokens] [save]`` is the screen's (``screens.steer_keys``): it sets the what-if view,
+whose figures are computed off the loop.
 """
 
 from __future__ import annotations
 
 from steiner_tui.app.steering import SteeringController
-from steiner_tui.config import ConfigError
-from steiner_tui.engine.whatif import WhatIfResult
-from steiner_tui.units import token_count
 
-__all__ = ["STEER_COMMANDS", "run_steer_command", "whatif_line"]
+__all__ = ["STEER_COMMANDS", "run_steer_command"]
 
-STEER_COMMANDS = frozenset({"pin", "unpin", "pins", "compaction", "whatif"})
+STEER_COMMANDS = frozenset({"pin", "unpin", "pins", "compaction"})
 
 
 def _number(text: str) -> int:
@@ -28,22 +25,6 @@ def _number(text: str) -> int:
         return int(text.strip().lstrip("#"))
     except ValueError:
         raise ValueError(f"expected a message number such as 12 or #12, not {text!r}") from None
-
-
-def whatif_line(name: str, result: WhatIfResult) -> str:
-    """``at 90,000: 3 compactions (before #12, #30, #41), 1.2M tokens sent, 84% read from the
-    cache``; ``off`` says where a request would not have fit."""
-    where = ", ".join(f"#{position + 1}" for position in result.compactions)
-    times = f"{result.count} compaction{'s' if result.count != 1 else ''}"
-    if where:
-        times += f" (before requests {where})"
-    tail = ""
-    if result.stopped_at is not None:
-        tail = f"; request #{result.stopped_at + 1} would not have fit"
-    return (
-        f"{name}: {times}, {token_count(result.tokens_sent)} sent, "
-        f"{result.cache_read_share * 100:.0f}% read from the cache{tail}"
-    )
 
 
 def run_steer_command(steering: SteeringController, name: str, argument: str) -> str:
@@ -68,25 +49,8 @@ def run_steer_command(steering: SteeringController, name: str, argument: str) ->
         return "pinned:\n" + "\n".join(pins) if pins else "nothing is pinned (/pin N pins one)"
     save = "save" in words
     rest = [w for w in words if w != "save"]
-    if name == "compaction":
-        mode = steering.set_mode(rest[0] if rest else "")
-        text = f"compaction mode: {mode}"
-        if save:
-            text += f" (saved to {steering.save_mode()})"
-        return text
-    budget = steering.runner.model.budget
-    threshold = _number(rest[0]) if rest else budget.soft_threshold
-    if not 0 < threshold < budget.context_size:
-        raise ValueError(f"the threshold must be between 1 and {budget.context_size - 1:,}")
-    figures = steering.what_if(threshold)
-    lines = [
-        whatif_line(f"as it went (at {budget.soft_threshold:,})", figures.observed),
-        whatif_line(f"at {threshold:,} ({figures.trial.setting.mode})", figures.trial),
-    ]
+    mode = steering.set_mode(rest[0] if rest else "")
+    text = f"compaction mode: {mode}"
     if save:
-        try:
-            path = steering.save_threshold(threshold)
-        except (ConfigError, OSError) as error:
-            raise ValueError(f"not saved: {error}") from error
-        lines.append(f"saved: compaction_threshold_tokens = {threshold} in {path}")
-    return "\n".join(lines)
+        text += f" (saved to {steering.save_mode()})"
+    return text

@@ -247,6 +247,8 @@ class MainScreen(SteeringScreen):
             await self.clear_conversation()
         elif name == "help":
             await self.run_action("app.help")
+        elif name == "whatif":
+            await self.what_if_command(command.argument)
         elif name in STEER_COMMANDS:
             await self.steer(name, command.argument)
 

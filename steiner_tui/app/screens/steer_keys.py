@@ -134,6 +134,31 @@ class SteeringScreen(WorkbenchBase):
 
     # -- what-if ------------------------------------------------------------------------------
 
+    async def what_if_command(self, argument: str) -> None:
+        """``/whatif [tokens] [save]``: try ``tokens`` in the what-if view (its figures are
+        computed off the loop); ``save`` also writes it to the project config."""
+        words = argument.split()
+        save = "save" in words
+        rest = [word for word in words if word != "save"]
+        budget = self.steering.runner.model.budget
+        try:
+            threshold = int(rest[0].replace(",", "").replace("_", "")) if rest else 0
+        except ValueError:
+            self._steer_notify(f"/whatif takes a number of tokens, not {rest[0]!r}", warning=True)
+            return
+        threshold = threshold or budget.soft_threshold
+        if not 0 < threshold < budget.context_size:
+            self._steer_notify(
+                f"the threshold must be between 1 and {budget.context_size - 1:,}", warning=True
+            )
+            return
+        for view in self.query(WhatIfView):
+            view.threshold = threshold
+            view.request()
+            view.focus()
+        if save:
+            await self._save_threshold(WhatIfView.SaveRequested(threshold))
+
     @on(WhatIfView.Requested)
     def _what_if_requested(self, message: WhatIfView.Requested) -> None:
         if self.attached:

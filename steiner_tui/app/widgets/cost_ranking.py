@@ -44,7 +44,7 @@ KIND_LABELS = {
 }
 """The short kind shown before each row's label."""
 
-_LABEL_WIDTH = 22
+_LABEL_WIDTH = 20
 _SHOWN = 12
 """How many rows the panel lists (the rest: ``steiner-tui context --json``'s ``top``)."""
 
@@ -57,7 +57,7 @@ def ranking_line(item: CostItem, width: int = _LABEL_WIDTH) -> Content:
     """One row: kind, label (its end, where a path is told apart), tokens, reads, key."""
     kind = KIND_LABELS.get(item.kind, item.kind)
     line = Content.assemble(
-        (f"{kind:<8}", "$text-muted"),
+        (f"{kind:<9}", "$text-muted"),
         f"{_short(item.label, width):<{width}}",
         f"{count(item.tokens):>7}",
     )

@@ -32,7 +32,7 @@ from textual.widgets import Static
 from steiner_tui.app.steering import WhatIfFigures
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.whatif import WhatIfResult
-from steiner_tui.units import count, token_count
+from steiner_tui.units import count
 
 __all__ = ["WhatIfView", "result_line", "threshold_step"]
 
@@ -46,23 +46,21 @@ def threshold_step(context_size: int) -> int:
 
 
 def result_line(result: WhatIfResult) -> str:
-    """``3 compactions · 1.2M sent · 84% cached`` (``off``: where it would have stopped)."""
-    times = f"{result.count} compaction{'s' if result.count != 1 else ''}"
-    text = (
-        f"{times} · {token_count(result.tokens_sent)} sent · "
-        f"{result.cache_read_share * 100:.0f}% cached"
-    )
+    """``32,047 sent · 84% cached`` (``off``: where it would have stopped)."""
+    text = f"{count(result.tokens_sent)} sent · {result.cache_read_share * 100:.0f}% cached"
     if result.stopped_at is not None:
         text += f" · stops at #{result.stopped_at + 1}"
     return text
 
 
 def _where(result: WhatIfResult) -> str:
+    """``never compacts``, ``1 compaction (#4)``, ``8 compactions (#1, #2, #3…)``."""
     if not result.compactions:
         return "never compacts"
-    shown = ", ".join(f"#{p + 1}" for p in result.compactions[:6])
-    more = "…" if len(result.compactions) > 6 else ""
-    return f"compacts before {shown}{more}"
+    times = f"{result.count} compaction{'s' if result.count != 1 else ''}"
+    shown = ", ".join(f"#{p + 1}" for p in result.compactions[:3])
+    more = "…" if len(result.compactions) > 3 else ""
+    return f"{times} ({shown}{more})"
 
 
 class WhatIfView(Static, can_focus=True):
@@ -176,7 +174,7 @@ class WhatIfView(Static, can_focus=True):
         lines = [
             Content.assemble(("what-if", "bold"), f" · {len(observed.prompt_tokens)} requests"),
             Content.assemble(
-                ("as it went ", "$text-muted"), f"at {count(self.current)}: {_where(observed)}"
+                ("as it went ", "$text-muted"), f"{count(self.current)}: {_where(observed)}"
             ),
             Content(f"  {result_line(observed)}"),
             Content.assemble(
@@ -185,5 +183,5 @@ class WhatIfView(Static, can_focus=True):
             ),
             Content(f"  {result_line(trial)}"),
         ]
-        keys = Content.styled("+/- threshold · t mode · w write to config", "$text-muted")
+        keys = Content.styled("+/- threshold · t mode · w write", "$text-muted")
         return Content("\n").join([*lines, keys])

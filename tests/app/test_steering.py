@@ -14,6 +14,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -187,6 +188,11 @@ async def test_pins_from_the_conversation_survive_compaction_and_show_in_the_lin
         await send(pilot, "/pin 1")  # the first user message: "read big.md"
         await finish(pilot)
         assert len(runner.lineage.pins) == 2
+        await send(pilot, "/pins")
+        await finish(pilot)
+        listed = app.workbench.conversation.entries[-1]
+        assert isinstance(listed, NoticeEntry)
+        assert listed.text.startswith("pinned:\n#1 user (turn 1)")
         panel_rows = static_text(app.screen.query_one("#budget-rows"))
         assert "pinned (2)" in panel_rows
         await send(pilot, "/compact")
@@ -254,3 +260,7 @@ async def test_what_if_adjusts_the_threshold_and_writes_it_on_request(
         assert saved["context"]["files"] == ["NOTES.md"]
         assert saved["models"]["offline/offline"]["compaction_threshold_tokens"] == 12000
         assert app.workbench.driver.runner.model.budget.soft_threshold == 12000
+        await send(pilot, "/whatif 6000")
+        await finish(pilot)
+        assert view.figures.trial.setting.threshold == 6000
+        assert app.focused is view

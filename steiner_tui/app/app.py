@@ -24,14 +24,17 @@ from textual.screen import Screen
 from steiner_tui.agent.session_factory import Session, SessionRequest
 from steiner_tui.app.help_catalog import binding_rows, slash_rows
 from steiner_tui.app.screens.main import MainScreen
+from steiner_tui.app.screens.steer_keys import SteeringScreen
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
+from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.resources import styles_dir
 
 __all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
@@ -157,10 +160,11 @@ class SteinerApp(App[None]):
         from steiner_tui.app.screens.help import HelpScreen
 
         sections = [
-            ("Workbench", [*MainScreen.BINDINGS, *SteinerApp.BINDINGS]),
+            ("Workbench", [*MainScreen.BINDINGS, *SteeringScreen.BINDINGS, *SteinerApp.BINDINGS]),
             ("Prompt", PromptEditor.BINDINGS),
             ("Skills sidebar", SkillList.BINDINGS),
-            ("Context panel", BudgetPanel.BINDINGS),
+            ("Context panel", [*BudgetPanel.BINDINGS, *CostRanking.BINDINGS]),
+            ("What-if", WhatIfView.BINDINGS),
             ("Conversation", ConversationPane.BINDINGS),
             ("Permission prompt", PermissionPrompt.BINDINGS),
             ("Compaction prompt", CompactionPrompt.BINDINGS),

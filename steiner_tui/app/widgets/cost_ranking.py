@@ -45,8 +45,9 @@ KIND_LABELS = {
 """The short kind shown before each row's label."""
 
 _LABEL_WIDTH = 20
-_SHOWN = 12
-"""How many rows the panel lists (the rest: ``steiner-tui context --json``'s ``top``)."""
+_SHOWN = 40
+"""How many rows the panel lists (all of them: ``steiner-tui context --json``'s ``top``); a
+dozen show at once, all of them while ``/context`` expands the panel."""
 
 
 def _short(text: str, width: int) -> str:
@@ -81,7 +82,8 @@ class CostRanking(OptionList):
     """The one key."""
 
     DEFAULT_CSS = """
-    CostRanking { height: auto; max-height: 14; border: none; padding: 0; }
+    CostRanking { height: auto; max-height: 12; border: none; padding: 0; }
+    .-expanded CostRanking { max-height: 40; }
     """
 
     @dataclass

@@ -13,15 +13,19 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from steiner_tui.app.app import SteinerApp
+from steiner_tui.agent.model import MainModel
+from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.transcript import NoticeEntry
-from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.engine.compaction.masking import MASK_MODE
 from steiner_tui.engine.compaction.room import MASK_PREFIX
-from tests.app.conftest import AppFactory
+from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.providers.offline import OfflineProvider
+from steiner_tui.sessions import SessionStore, fork_session
+from tests.app.conftest import SESSION_DATE, AppFactory, request_for
 from tests.app.helpers import finish, send, static_text
 
 THRESHOLD = 4000
@@ -264,3 +268,64 @@ async def test_what_if_adjusts_the_threshold_and_writes_it_on_request(
         await finish(pilot)
         assert view.figures.trial.setting.threshold == 6000
         assert app.focused is view
+
+
+async def test_pins_that_alone_cannot_fit_ask_which_to_unpin(
+    app_for: AppFactory, project: Path
+) -> None:
+    for n in (1, 2, 3):
+        (project / f"big{n}.md").write_text(f"# Big {n}\n" + f"{LINE} {n}\n" * 160)
+    info = ModelInfo(context_window=8000, max_output=1024, tokenizer="heuristic")
+    main = MainModel("offline", "offline", OfflineProvider(project), info, threshold_tokens=7900)
+    app = app_for(main)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        runner = app.workbench.driver.runner
+        for n in (1, 2):
+            await _turns(pilot, (f"read big{n}.md",))
+            app.screen.query(ToolBlock).last().focus()
+            await pilot.press("p")
+            await finish(pilot)
+        assert len(runner.lineage.pins) == 2
+        await send(pilot, "read big3.md")
+        for _ in range(500):
+            await pilot.pause()
+            prompts = [p for p in app.screen.query(UnpinPrompt) if p.is_open]
+            if prompts and app.focused is prompts[0]:
+                break
+        else:
+            raise AssertionError("no unpin question appeared")
+        text = static_text(prompts[0])
+        assert "the pinned messages alone do not fit the window" in text
+        assert "1  read path=big" in text and "2  read path=big" in text
+        await pilot.press("a")
+        await finish(pilot)
+        assert runner.lineage.pins == ()
+        assert "→ unpinned 2" in static_text(prompts[0])
+        assert len(runner.lineage.generations) >= 2
+
+
+async def test_pins_made_in_the_app_survive_resume_and_fork(
+    project: Path, config_dir: Path
+) -> None:
+    (project / "big.md").write_text(BIG, encoding="utf-8")
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("read big.md", "hello"))
+        await send(pilot, "/pin 1")
+        await finish(pilot)
+        pins = app.workbench.driver.runner.lineage.pins
+        assert len(pins) == 1
+        session_id = app.workbench.session.session_id
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        assert resumed.workbench.driver.runner.lineage.pins == pins
+        assert "pinned (1)" in static_text(resumed.screen.query_one("#budget-rows"))
+    store = SessionStore(config_dir / "sessions")
+    fork_session(store, session_id, clock=lambda: SESSION_DATE, new_id="forked")
+    forked = make_app(request_for(project, config_dir, record=True, resume="forked"))
+    async with forked.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        assert forked.workbench.driver.runner.lineage.pins == pins

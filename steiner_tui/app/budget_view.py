@@ -105,6 +105,8 @@ class BudgetView:
     """Whether compaction runs by itself (``auto``), asks first (``ask``) or not (``off``)."""
     top: tuple[CostItem, ...] = ()
     """What the request holds, largest first (the engine's ``rank_request``)."""
+    project_root: Path | None = None
+    """The project (the ranking shows paths under it relative to it)."""
 
     def row(self, label: str) -> SourceRow | None:
         """The row called ``label``, if present."""
@@ -239,4 +241,5 @@ def build_budget_view(
         tools_ignored=tools_ignored,
         compaction_mode=compaction_mode,
         top=top,
+        project_root=project_root,
     )

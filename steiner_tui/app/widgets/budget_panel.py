@@ -130,7 +130,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.query_one(WindowBar).figures = view.window
         self.query_one("#budget-rows", Static).update(format_rows(view.rows))
         self.query_one("#budget-notes", Static).update(_notes(view))
-        self.query_one(CostRanking).show(view.top)
+        self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
         self.query_one(WhatIfView).set_budget(
             window.soft_threshold,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -24,7 +25,7 @@ from textual.widgets.option_list import Option
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.units import count
 
-__all__ = ["KIND_LABELS", "CostRanking", "ranking_line"]
+__all__ = ["KIND_LABELS", "CostRanking", "ranking_line", "row_label"]
 
 KIND_LABELS = {
     "file": "read",
@@ -54,12 +55,24 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def ranking_line(item: CostItem, width: int = _LABEL_WIDTH) -> Content:
+def row_label(item: CostItem, root: Path | None = None) -> str:
+    """The row's label; a path under ``root`` (the project) relative to it, and the global
+    AGENTS.md by that name."""
+    if root is not None and item.path and item.label == item.path:
+        path = Path(item.path)
+        if path.is_absolute() and path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+        if item.kind == "agents_md":
+            return "global AGENTS.md"
+    return item.label
+
+
+def ranking_line(item: CostItem, root: Path | None = None, width: int = _LABEL_WIDTH) -> Content:
     """One row: kind, label (its end, where a path is told apart), tokens, reads, key."""
     kind = KIND_LABELS.get(item.kind, item.kind)
     line = Content.assemble(
         (f"{kind:<9}", "$text-muted"),
-        f"{_short(item.label, width):<{width}}",
+        f"{_short(row_label(item, root), width):<{width}}",
         f"{count(item.tokens):>7}",
     )
     if item.kind == "file" and item.count > 1:
@@ -97,14 +110,15 @@ class CostRanking(OptionList):
         self.items: tuple[CostItem, ...] = ()
         """The rows shown, in order."""
 
-    def show(self, items: Sequence[CostItem]) -> None:
-        """Show the largest ``items`` (keeps the highlighted row's place)."""
+    def show(self, items: Sequence[CostItem], root: Path | None = None) -> None:
+        """Show the largest ``items`` (keeps the highlighted row's place); paths under
+        ``root`` are shown relative to it."""
         shown = tuple(items[:_SHOWN])
         if shown == self.items:
             return
         highlighted = self.highlighted
         self.items = shown
-        self.set_options(Option(ranking_line(item)) for item in shown)
+        self.set_options(Option(ranking_line(item, root)) for item in shown)
         if shown:
             self.highlighted = min(highlighted or 0, len(shown) - 1)
 

@@ -26,15 +26,13 @@ Nothing here writes files.
 Errors: a wrong type or value raises ``ConfigError`` naming the file, the key and the value
 (a file that is not UTF-8 or not TOML, too). Unknown keys are never fatal and never silent: the
 strict decode finds them, each becomes one sentence in ``Config.warnings`` naming its file, and
-the rest is decoded without them.
+the rest is decoded without them (``config_decode`` turns msgspec's errors into those messages).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
-import types
 import typing
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import timedelta
@@ -45,6 +43,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from steiner_tui import paths
+from steiner_tui.config_decode import (
+    ConfigError,
+    Decoder,
+    KeyPath,
+    files_setting,
+    value_text,
+)
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 
@@ -76,10 +81,6 @@ Seconds = Annotated[float, msgspec.Meta(gt=0)]
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-
-
-class ConfigError(ValueError):
-    """The configuration cannot be used; the message names the file, the key and the value."""
 
 
 def parse_duration(text: str) -> timedelta:
@@ -396,7 +397,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         """The file that set ``key`` (dotted, e.g. ``"ui.theme"``, or its parts, for a key
         holding dots: ``("keymap", "main.cancel")``), or ``"defaults"``."""
         path = key.split(".") if isinstance(key, str) else list(key)
-        found = [w for w, table in self.origins if _lookup(table, path) is not _ABSENT]
+        found = files_setting(self.origins, path)
         return found[-1] if found else "defaults"
 
     def with_overrides(self, overrides: Mapping[str, Any] | None = None, **top: Any) -> Config:
@@ -424,225 +425,12 @@ def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-# -- decoding with errors that name file, key and value --------------------------------------
-
-_ABSENT = object()
-_AT = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
-_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
-_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
-_EACH = "[...]"
-"""How msgspec names an entry of a ``dict`` in an error path (the key itself is not given)."""
-
-Path_ = list[str | int]
-
-
-def _lookup(table: Any, path: Sequence[str | int]) -> Any:
-    for step in path:
-        if isinstance(step, int):
-            if not isinstance(table, list) or step >= len(table):
-                return _ABSENT
-        elif not isinstance(table, Mapping) or step not in table:
-            return _ABSENT
-        table = table[step]
-    return table
-
-
-def _key_name(path: Path_) -> str:
-    parts: list[str] = []
-    for step in path:
-        if isinstance(step, int):
-            parts[-1] += f"[{step}]"
-        elif re.fullmatch(r"[A-Za-z0-9_-]+", step):
-            parts.append(step)
-        else:
-            parts.append(json.dumps(step, ensure_ascii=False))
-    return ".".join(parts)
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "a table"
-    try:
-        return json.dumps(thaw(value), ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-_TYPE_WORDS = {
-    "int": "an integer",
-    "float": "a number",
-    "str": "a string",
-    "bool": "true or false",
-    "array": "an array",
-    "object": "a table",
-    "null": "nothing",
-    "datetime": "a date-time",
-    "date": "a date",
-    "time": "a time",
-}
-
-
-def _words(kind: str, *, got: bool = False) -> str:
-    parts = [part.strip(" `") for part in kind.split("|")]
-    names = [
-        "a boolean" if got and part == "bool" else _TYPE_WORDS.get(part, part)
-        for part in parts
-        if part != "null"  # TOML has no null: an optional key is simply left out
-    ]
-    return " or ".join(dict.fromkeys(names))
-
-
-def _reason(message: str, kind: Any) -> str:
-    """msgspec's message in plain words (options of a ``Literal`` listed)."""
-    if match := re.fullmatch(r"Expected (.+), got `(\w+)`", message):
-        return f"expected {_words(match.group(1))}, got {_words(match.group(2), got=True)}"
-    if message == "Expected `int` >= 1":
-        return "expected a positive integer"
-    if message == "Expected `int` >= 0":
-        return "expected an integer of 0 or more"
-    if match := re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (\S+)", message):
-        words = {">=": "of at least", ">": "above", "<=": "of at most", "<": "below"}
-        return f"expected {_words(match.group(1))} {words[match.group(2)]} {match.group(3)}"
-    if message.startswith("Invalid enum value"):
-        options = _literal_options(kind)
-        if options:
-            return "expected one of " + ", ".join(options)
-    return message[:1].lower() + message[1:]
-
-
-def _literal_options(kind: Any) -> tuple[str, ...]:
-    for arg in (kind, *typing.get_args(kind)):
-        if typing.get_origin(arg) is Literal:
-            return tuple(str(option) for option in typing.get_args(arg))
-    return ()
-
-
-def _field_type(kind: Any, path: Path_) -> Any:
-    """The declared type at ``path`` inside ``kind`` (``Any`` when it cannot be followed)."""
-    for step in path:
-        while typing.get_origin(kind) is Annotated:
-            kind = typing.get_args(kind)[0]
-        options = [a for a in typing.get_args(kind) if a is not type(None)]
-        if typing.get_origin(kind) in (typing.Union, types.UnionType):
-            kind = options[0] if len(options) == 1 else kind
-        if isinstance(kind, type) and issubclass(kind, msgspec.Struct) and isinstance(step, str):
-            kind = typing.get_type_hints(kind, include_extras=True).get(step, Any)
-        elif typing.get_origin(kind) is dict:
-            kind = typing.get_args(kind)[1]
-        elif typing.get_origin(kind) in (tuple, list):
-            kind = typing.get_args(kind)[0]
-        else:
-            return Any
-    return kind
-
-
-class _Decoder:
-    """Decodes merged tables into a struct, turning msgspec errors into ``ConfigError``s.
-
-    Unknown keys are removed one at a time (each strict decode names the first it meets) and
-    reported per file that holds them; an error inside a ``dict`` table, whose key msgspec does
-    not name, is found again by decoding that table's entries one by one.
-    """
-
-    def __init__(self, origins: list[tuple[str, Mapping[str, Any]]]) -> None:
-        self.origins = origins
-        self.warnings: list[str] = []
-
-    def decode(self, data: Any, kind: Any, prefix: Path_ | None = None) -> Any:
-        """``data`` decoded as ``kind``, unknown keys dropped (and warned about)."""
-        return self.clean(data, kind, prefix or [])[0]
-
-    def clean(self, data: Any, kind: Any, prefix: Path_) -> tuple[Any, Any]:
-        """``(decoded, data without its unknown keys)``.
-
-        Raises:
-            ConfigError: a value has the wrong type or is out of range.
-        """
-        while True:
-            try:
-                return msgspec.convert(data, kind, dec_hook=_decode_hook), data
-            except msgspec.ValidationError as exc:
-                data = self._handle(data, kind, prefix, str(exc))
-
-    def _handle(self, data: dict[str, Any], kind: Any, prefix: Path_, text: str) -> dict[str, Any]:
-        match = _AT.match(text)
-        message, where = (match.group("message"), match.group("path")) if match else (text, "")
-        steps: Path_ = []
-        for name, index in _STEP.findall(where):
-            steps.append(name if name else (_EACH if index == "..." else int(index)))
-        if _EACH in steps:
-            cut = steps.index(_EACH)
-            return self._entries(data, kind, prefix, steps[:cut])
-        unknown = _UNKNOWN.match(message)
-        if unknown:
-            key = unknown.group("key")
-            self.warn_unknown([*prefix, *steps, key])
-            cleaned: dict[str, Any] = _without(data, [*steps, key])
-            return cleaned
-        full = [*prefix, *steps]
-        raise self.error(full, _reason(message, _field_type(kind, steps)))
-
-    def _entries(self, data: dict[str, Any], kind: Any, prefix: Path_, at: Path_) -> dict[str, Any]:
-        table = _lookup(data, at)
-        entry_kind = _field_type(kind, [*at, _EACH])
-        cleaned = {
-            key: self.clean(value, entry_kind, [*prefix, *at, key])[1]
-            for key, value in table.items()
-        }
-        return _replace(data, at, cleaned)
-
-    def _files_with(self, path: Path_) -> list[str]:
-        return [w for w, table in self.origins if _lookup(table, path) is not _ABSENT]
-
-    def warn_unknown(self, path: Path_) -> None:
-        """Warn, per file that holds it, that the key at ``path`` is not known."""
-        for where in self._files_with(path) or ["defaults"]:
-            self.warnings.append(f"{where}: unknown key '{_key_name(path)}' ignored")
-
-    def error(self, path: Path_, reason: str) -> ConfigError:
-        """The error for the value at ``path``, naming the file that set it and its value."""
-        files = self._files_with(path)
-        value = _ABSENT
-        for _, table in self.origins:
-            found = _lookup(table, path)
-            value = found if found is not _ABSENT else value
-        if value is _ABSENT:
-            parents = [self._files_with(path[:cut]) for cut in range(len(path), 0, -1)]
-            where = next((found[-1] for found in parents if found), "defaults")
-            return ConfigError(f"{where}: '{_key_name(path)}' {reason}")
-        if isinstance(value, Mapping):
-            where = " + ".join(files) or "defaults"
-            return ConfigError(f"{where}: '{_key_name(path)}': {reason}")
-        where = files[-1] if files else "defaults"
-        return ConfigError(f"{where}: '{_key_name(path)}' = {_value_text(value)}: {reason}")
-
-
-def _without(data: Any, path: Path_) -> Any:
-    if not path:
-        return data
-    head, *rest = path
-    if isinstance(data, Mapping):
-        if not rest:
-            return {k: v for k, v in data.items() if k != head}
-        return {**data, head: _without(data[head], rest)}
-    if isinstance(data, list) and isinstance(head, int):
-        return [*data[:head], _without(data[head], rest), *data[head + 1 :]]
-    return data
-
-
-def _replace(data: dict[str, Any], path: Path_, value: Any) -> dict[str, Any]:
-    if not path:
-        return {str(key): item for key, item in value.items()}
-    head, *rest = path
-    return {**data, str(head): _replace(dict(data[str(head)]), rest, value) if rest else value}
-
-
 def _providers(
-    tables: Mapping[str, Any], env: Mapping[str, str], decoder: _Decoder
+    tables: Mapping[str, Any], env: Mapping[str, str], decoder: Decoder
 ) -> dict[str, ProviderConfig]:
     providers = _builtin_providers(env)
     for alias, table in tables.items():
-        path: Path_ = ["providers", alias]
+        path: KeyPath = ["providers", alias]
         if not isinstance(table, Mapping):
             raise decoder.error(path, "expected a table")
         base = providers.get(alias)
@@ -674,7 +462,7 @@ def _check_context_files(config: Config, project_root: Path) -> None:
         if not target.is_relative_to(real_root):
             raise ConfigError(
                 f"{config.where('context.files')}: 'context.files[{index}]' = "
-                f"{_value_text(candidate)}: escapes the project root {real_root}"
+                f"{value_text(candidate)}: escapes the project root {real_root}"
             )
 
 
@@ -701,7 +489,7 @@ def parse_config(
         if not isinstance(table, Mapping):
             raise ConfigError(f"{where}: expected a table of settings")
         merged = _deep_merge(merged, table)
-    decoder = _Decoder(origins)
+    decoder = Decoder(origins, _decode_hook)
     providers = merged.get("providers", {})
     decoded: ConfigTables = decoder.decode({**merged, "providers": {}}, ConfigTables)
     if not isinstance(providers, Mapping):

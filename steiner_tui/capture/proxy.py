@@ -1,0 +1,229 @@
+"""The capture proxy: a local HTTP server between a coding agent and its model API.
+
+Why a proxy: Claude Code and Codex do not show what they send. Pointed at this server
+(``ANTHROPIC_BASE_URL`` for Claude Code, a ``[model_providers]`` entry for Codex), every
+request passes through it, is forwarded to the upstream and recorded as it was sent.
+
+* The server is aiohttp's (``aiohttp.web``): a small, well-kept asyncio server that streams a
+  response chunk by chunk (``StreamResponse.write``) and binds to a socket it is handed, so the
+  caller knows the port before anything runs and stops the server by its handle. The upstream
+  is called with ``httpx2``, the HTTP client the provider SDKs already bring.
+* Requests are forwarded as they came (method, path and query, body, headers, API keys
+  included), except hop-by-hop headers and ``Accept-Encoding``, which asks the upstream for an
+  uncompressed reply so its usage can be read. The reply's bytes are streamed back unchanged,
+  chunk by chunk, as they arrive.
+* Only the model calls are recorded (``POST`` to ``…/messages``, ``…/responses``,
+  ``…/chat/completions``): the body when it arrives, the reply's status, size and usage when
+  it ends. Headers are never recorded or logged: keys travel in them. Other requests (Claude
+  Code's ``HEAD /api/hello``) are forwarded and not recorded; WebSocket upgrades (Codex tries
+  them against ``openai_base_url``) get a quick 404, after which Codex uses plain HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gzip
+import socket
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx2
+from aiohttp import web
+
+from steiner_tui.capture.decode import API_ANTHROPIC, api_of_path
+from steiner_tui.capture.store import CaptureWriter
+from steiner_tui.capture.usage import Usage, reply_usage
+
+__all__ = [
+    "ANTHROPIC_UPSTREAM",
+    "OPENAI_UPSTREAM",
+    "CaptureProxy",
+    "ProxyEvent",
+    "upstream_for",
+]
+
+ANTHROPIC_UPSTREAM = "https://api.anthropic.com"
+OPENAI_UPSTREAM = "https://api.openai.com"
+
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+    }
+)
+_REPLY_DROPPED = frozenset(
+    {"connection", "keep-alive", "transfer-encoding", "content-length", "trailer", "upgrade"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyEvent:
+    """What the proxy tells its owner about one recorded request (no headers, no body)."""
+
+    seq: int
+    method: str
+    path: str
+    status: int
+    request_bytes: int
+    reply_bytes: int
+    usage: Usage | None
+
+
+def upstream_for(path: str, headers: dict[str, str], upstream: str | None) -> str:
+    """The base URL a request goes to: ``upstream`` when given, else the API's own."""
+    if upstream:
+        return upstream.rstrip("/")
+    if (
+        api_of_path(path) == API_ANTHROPIC
+        or "anthropic-version" in headers
+        or ("x-api-key" in headers)
+    ):
+        return ANTHROPIC_UPSTREAM
+    return OPENAI_UPSTREAM
+
+
+def _decoded(body: bytes, encoding: str) -> bytes:
+    """``body`` without its content encoding (gzip, deflate); unchanged when unknown."""
+    encoding = encoding.strip().lower()
+    try:
+        if encoding == "gzip":
+            return gzip.decompress(body)
+        if encoding == "deflate":
+            return zlib.decompress(body)
+    except (OSError, zlib.error, EOFError):
+        return body
+    return body
+
+
+class CaptureProxy:
+    """Forwards requests to the upstream and records the model calls in ``writer``."""
+
+    def __init__(
+        self,
+        writer: CaptureWriter,
+        upstream: str | None = None,
+        *,
+        on_event: Callable[[ProxyEvent], None] | None = None,
+        timeout: float = 600.0,
+    ) -> None:
+        self.writer = writer
+        self.upstream = upstream
+        self.on_event = on_event
+        self._timeout = httpx2.Timeout(timeout, connect=30.0)
+        self._client: httpx2.AsyncClient | None = None
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Listen on ``host:port`` (0: any free port); returns the port."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+        self.port = int(sock.getsockname()[1])
+        app = web.Application(client_max_size=1 << 30)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._client = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
+        await self._runner.setup()
+        await web.SockSite(self._runner, sock).start()
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop listening and close the upstream connections."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        if request.headers.get("upgrade", "").lower() == "websocket":
+            return web.json_response(
+                {"error": {"message": "the capture proxy speaks plain HTTP only"}}, status=404
+            )
+        body = await request.read()
+        path = request.raw_path
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        seq = 0
+        if request.method == "POST" and api_of_path(request.path):
+            recorded = _decoded(body, headers.get("content-encoding", ""))
+            seq = await asyncio.to_thread(self.writer.request, request.method, path, recorded)
+        forward = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        forward["Accept-Encoding"] = "identity"
+        url = upstream_for(path, headers, self.upstream) + path
+        assert self._client is not None
+        try:
+            upstream = await self._client.send(
+                self._client.build_request(request.method, url, content=body, headers=forward),
+                stream=True,
+            )
+        except httpx2.HTTPError as exc:
+            message = (
+                f"the capture proxy could not reach {url.split('?', 1)[0]}: {type(exc).__name__}"
+            )
+            if seq:
+                await asyncio.to_thread(self.writer.reply, seq, 502, "application/json", 0, None)
+                self._tell(seq, request, 502, len(body), 0, None)
+            return web.json_response(
+                {"error": {"type": "proxy_error", "message": message}}, status=502
+            )
+        reply = web.StreamResponse(status=upstream.status_code, reason=upstream.reason_phrase)
+        for key, value in upstream.headers.multi_items():
+            if key.lower() not in _REPLY_DROPPED:
+                reply.headers.add(key, value)
+        chunks: list[bytes] = []
+        try:
+            await reply.prepare(request)
+            async for chunk in upstream.aiter_raw():
+                if seq:
+                    chunks.append(chunk)
+                await reply.write(chunk)
+            await reply.write_eof()
+        except (ConnectionError, httpx2.HTTPError):
+            pass  # the agent went away, or the upstream broke off: keep what came
+        finally:
+            await upstream.aclose()
+            if seq:
+                await self._record_reply(seq, request, len(body), upstream, b"".join(chunks))
+        return reply
+
+    async def _record_reply(
+        self, seq: int, request: web.Request, size: int, upstream: httpx2.Response, raw: bytes
+    ) -> None:
+        content_type = upstream.headers.get("content-type", "")
+        text = _decoded(raw, upstream.headers.get("content-encoding", ""))
+        usage = reply_usage(api_of_path(request.path), content_type, text)
+        status = upstream.status_code
+        await asyncio.to_thread(self.writer.reply, seq, status, content_type, len(raw), usage)
+        self._tell(seq, request, status, size, len(raw), usage)
+
+    def _tell(
+        self,
+        seq: int,
+        request: web.Request,
+        status: int,
+        size: int,
+        reply_bytes: int,
+        usage: Usage | None,
+    ) -> None:
+        if self.on_event is not None:
+            with contextlib.suppress(Exception):  # the owner's display must not break a request
+                self.on_event(
+                    ProxyEvent(seq, request.method, request.path, status, size, reply_bytes, usage)
+                )

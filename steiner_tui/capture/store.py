@@ -1,0 +1,249 @@
+"""Capture sessions on disk: one folder per capture, one JSONL line per request and per reply.
+
+A capture lives in the sessions folder, under ``.captures/<id>/`` (a name the session store
+never lists as a session of its own): ``capture.json`` says when and against which upstream it
+ran, ``requests.jsonl`` holds each request body exactly as the agent sent it (``request``
+lines) and, when its reply has ended, what the reply reported (``reply`` lines: status, bytes,
+usage). Headers are never written: API keys travel in them. The file is appended to and
+flushed line by line, so a workbench can follow a capture that is still running.
+
+Everything else (blocks, tools, prefixes) is derived from the stored bodies when read
+(``capture.report``), so an improved decoder applies to old captures too.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from steiner_tui.capture.usage import Usage
+from steiner_tui.sessions.ids import new_session_id, validate_session_id
+
+__all__ = [
+    "CAPTURES_DIR",
+    "CaptureInfo",
+    "CaptureNotFoundError",
+    "CaptureWriter",
+    "RecordedReply",
+    "RecordedRequest",
+    "list_captures",
+    "read_capture",
+]
+
+CAPTURES_DIR = ".captures"
+"""The folder under the sessions folder that holds captures."""
+_META = "capture.json"
+_LOG = "requests.jsonl"
+
+
+class CaptureNotFoundError(LookupError):
+    """There is no capture with that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureInfo:
+    """One capture: id, folder, start time, upstream and how many requests it holds."""
+
+    capture_id: str
+    directory: Path
+    created: datetime
+    upstream: str
+    requests: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedReply:
+    """What came back for one request."""
+
+    status: int
+    content_type: str
+    bytes: int
+    usage: Usage | None
+    time: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request as the agent sent it, with its reply once that has ended."""
+
+    seq: int
+    time: datetime
+    method: str
+    path: str
+    body: bytes
+    reply: RecordedReply | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class CaptureWriter:
+    """Appends one capture's requests and replies (thread-safe; each line flushed)."""
+
+    def __init__(self, base: Path, upstream: str, capture_id: str | None = None) -> None:
+        self.capture_id = validate_session_id(capture_id or new_session_id())
+        self.directory = base / CAPTURES_DIR / self.capture_id
+        self.directory.mkdir(parents=True, exist_ok=True)
+        meta = {"id": self.capture_id, "created": _now().isoformat(), "upstream": upstream}
+        (self.directory / _META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
+        self._file: IO[str] = (self.directory / _LOG).open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+        self._seq = 0
+
+    def _write(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def request(self, method: str, path: str, body: bytes) -> int:
+        """Record a request; returns its sequence number (from 1)."""
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+        try:
+            text, encoding = body.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            text, encoding = base64.b64encode(body).decode("ascii"), "base64"
+        self._write(
+            {
+                "type": "request",
+                "seq": seq,
+                "time": _now().isoformat(),
+                "method": method,
+                "path": path,
+                "body": text,
+                "body_encoding": encoding,
+            }
+        )
+        return seq
+
+    def reply(
+        self, seq: int, status: int, content_type: str, size: int, usage: Usage | None
+    ) -> None:
+        """Record the end of request ``seq``'s reply."""
+        self._write(
+            {
+                "type": "reply",
+                "seq": seq,
+                "time": _now().isoformat(),
+                "status": status,
+                "content_type": content_type,
+                "bytes": size,
+                "usage": usage.to_json() if usage is not None else None,
+            }
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+def _time(value: Any) -> datetime:
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        return datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if not line.endswith("\n"):
+                    return  # a line still being written
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    yield record
+    except FileNotFoundError:
+        return
+
+
+def _usage(value: Any) -> Usage | None:
+    if not isinstance(value, dict):
+        return None
+    return Usage(
+        int(value.get("input_tokens", 0)),
+        int(value.get("cache_read_tokens", 0)),
+        int(value.get("cache_creation_tokens", 0)),
+        int(value.get("output_tokens", 0)),
+    )
+
+
+def read_capture(base: Path, capture_id: str) -> tuple[CaptureInfo, list[RecordedRequest]]:
+    """A capture's requests in order, each with its reply when it has ended.
+
+    Raises:
+        ValueError: the id is not valid.
+        CaptureNotFoundError: there is no such capture.
+    """
+    directory = base / CAPTURES_DIR / validate_session_id(capture_id)
+    if not (directory / _META).is_file():
+        raise CaptureNotFoundError(f"no capture {capture_id!r} in {base / CAPTURES_DIR}")
+    meta = json.loads((directory / _META).read_text(encoding="utf-8"))
+    requests: dict[int, RecordedRequest] = {}
+    for record in _lines(directory / _LOG):
+        seq = int(record.get("seq", 0))
+        if record.get("type") == "request":
+            text = str(record.get("body", ""))
+            body = (
+                base64.b64decode(text)
+                if record.get("body_encoding") == "base64"
+                else text.encode("utf-8", "surrogatepass")
+            )
+            requests[seq] = RecordedRequest(
+                seq,
+                _time(record.get("time")),
+                str(record.get("method", "POST")),
+                str(record.get("path", "")),
+                body,
+            )
+        elif record.get("type") == "reply" and seq in requests:
+            reply = RecordedReply(
+                int(record.get("status", 0)),
+                str(record.get("content_type", "")),
+                int(record.get("bytes", 0)),
+                _usage(record.get("usage")),
+                _time(record.get("time")),
+            )
+            old = requests[seq]
+            requests[seq] = RecordedRequest(
+                old.seq, old.time, old.method, old.path, old.body, reply
+            )
+    info = CaptureInfo(
+        str(meta.get("id", capture_id)),
+        directory,
+        _time(meta.get("created")),
+        str(meta.get("upstream", "")),
+        len(requests),
+    )
+    return info, [requests[k] for k in sorted(requests)]
+
+
+def list_captures(base: Path) -> list[CaptureInfo]:
+    """Every capture, newest first."""
+    root = base / CAPTURES_DIR
+    try:
+        names = [entry.name for entry in os.scandir(root) if entry.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    out: list[CaptureInfo] = []
+    for name in names:
+        try:
+            info, _ = read_capture(base, name)
+        except (ValueError, CaptureNotFoundError, OSError):
+            continue
+        out.append(info)
+    out.sort(key=lambda info: (info.created, info.capture_id), reverse=True)
+    return out

@@ -1,0 +1,115 @@
+"""``steiner-tui import [PATH] [--json]``: read Claude Code and Codex transcripts.
+
+PATH is a transcript or a folder; without it, ``~/.claude/projects`` and ``~/.codex/sessions``.
+Each session is saved read-only in the sessions folder (``steiner-tui capture open`` and the
+workbench open it by id) and reported: requests with their context, cache-read share, output
+tokens and model; compactions; sub-agents and the tool call that started them; what tool
+results cost the most; unknown record types and unreadable lines. ``--json`` prints
+``{"sessions": [...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from steiner_tui import paths
+from steiner_tui.importers.discover import default_paths, import_paths
+from steiner_tui.importers.model import ImportedSession
+from steiner_tui.importers.store import save_import
+from steiner_tui.units import count
+
+__all__ = ["run"]
+
+
+def _print(console: Console, session: ImportedSession, indent: str = "") -> None:
+    requests = session.requests
+    context = sum(r.context_tokens for r in requests)
+    read = sum(r.cache_read_tokens for r in requests)
+    output = sum(r.output_tokens for r in requests)
+    models = sorted({r.model for r in requests if r.model})
+    share = f"{read / context:.0%}" if context else "-"
+    console.print(
+        Text(
+            f"{indent}{session.id}  {session.source} {session.version}  {len(requests)} requests"
+            f" · context {count(context)} tokens (cache read {share}) · output {count(output)}"
+            f" · max {count(max((r.context_tokens for r in requests), default=0))}"
+            f" · {', '.join(models) or '-'}"
+        )
+    )
+    if session.link is not None:
+        link = session.link
+        console.print(
+            Text(
+                f"{indent}  started by {link.tool or '?'} {link.tool_use_id} "
+                f"{link.description}".rstrip()
+            )
+        )
+    for generation in session.generations:
+        console.print(
+            Text(
+                f"{indent}  compaction after request {generation.after_request}: trigger "
+                f"{generation.trigger or 'not recorded'}, before "
+                f"{count(generation.pre_tokens) if generation.pre_tokens is not None else '?'}"
+                f" tokens, summary {count(len(generation.summary))} characters"
+            )
+        )
+    if session.unknown_records:
+        kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(session.unknown_records.items()))
+        console.print(Text(f"{indent}  unknown record types (skipped): {kinds}"))
+    for problem in session.problems:
+        console.print(Text(f"{indent}  line {problem.line}: {problem.message}"))
+    for agent in session.subagents:
+        _print(console, agent, indent + "  ")
+
+
+def _ranking(console: Console, session: ImportedSession) -> None:
+    if not session.ranking:
+        return
+    table = Table(title=f"What costs the most: {session.id}")
+    for name, right in (
+        ("tool", False),
+        ("file or command", False),
+        ("bytes", True),
+        ("results", True),
+    ):
+        table.add_column(name, justify="right" if right else "left", overflow="fold")
+    for row in session.ranking[:10]:
+        target = row.target.splitlines()[0] if row.target else "-"
+        table.add_row(Text(row.tool), Text(target[:120]), count(row.bytes), str(row.count))
+    console.print(table)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import ``args.path`` (default: the agents' folders) and report."""
+    given = getattr(args, "path", None)
+    targets = [Path(given).expanduser()] if given else default_paths(Path.home())
+    if given and not targets[0].exists():
+        print(f"steiner-tui import: {targets[0]} does not exist", file=sys.stderr)
+        return 2
+    result = import_paths(targets)
+    base = paths.sessions_dir()
+    for session in result.sessions:
+        save_import(base, session)
+    for path, reason in result.skipped:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    if args.json:
+        print(
+            json.dumps(
+                {"sessions": [s.to_json() for s in result.sessions]}, indent=1, ensure_ascii=False
+            )
+        )
+        return 0
+    console = Console(markup=False, highlight=False)
+    if not result.sessions:
+        console.print(Text(f"No transcripts found in {', '.join(str(t) for t in targets)}."))
+    for session in result.sessions:
+        _print(console, session)
+        _ranking(console, session)
+    return 0

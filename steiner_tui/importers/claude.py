@@ -1,0 +1,316 @@
+"""Claude Code session transcripts (``~/.claude/projects/<project>/<session>.jsonl``).
+
+Why it exists: Claude Code keeps every session as JSONL, but shows neither its context per
+request nor its compactions. The rules, checked against real transcripts (2.1.39 and 2.1.328):
+
+* A model response is written as one ``assistant`` line per content block, all with the same
+  ``requestId`` (and ``message.id``), not always on adjacent lines. A request is counted once by
+  that id: its input side (``input_tokens``, ``cache_read_input_tokens``,
+  ``cache_creation_input_tokens``, the same on every line) from its first line, its
+  ``output_tokens`` from its last (earlier lines carry partial counts). ``<synthetic>`` lines
+  are written by the client, not the API, and are skipped.
+* A compaction is a ``system`` line with ``subtype: "compact_boundary"`` and
+  ``compactMetadata.{trigger, preTokens}``; the ``user`` line after it with
+  ``isCompactSummary: true`` (its ``parentUuid`` is the boundary) is the summary.
+* Sub-agents are ``<session>/subagents/agent-<agentId>.jsonl``. They are tied to the tool call
+  that started them by the parent's tool result (``toolUseResult.agentId``), its
+  ``agent_progress`` records (``parentToolUseID``) or, from 2.1.3xx, ``agent-<id>.meta.json``
+  (``toolUseId``). The ``acompact-`` agent is the summarizer of the compaction that follows it.
+* What costs the most: each ``tool_result`` by the tool and the file or command of the call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.importers.jsonl import read_records, text_bytes
+from steiner_tui.importers.model import (
+    ImportedGeneration,
+    ImportedRequest,
+    ImportedSession,
+    LineProblem,
+    SubAgentLink,
+    rank_costs,
+)
+
+__all__ = ["KNOWN_RECORDS", "import_claude_session", "is_claude_record"]
+
+KNOWN_RECORDS = frozenset(
+    {
+        "user",
+        "assistant",
+        "progress",
+        "system",
+        "attachment",
+        "file-history-snapshot",
+        "queue-operation",
+        "summary",
+        "custom-title",
+        "atis-latch",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "last-prompt",
+        "cost-state",
+        "tools-used",
+        "mode",
+    }
+)
+"""Record types this importer knows; others are counted and reported."""
+
+_TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "pattern", "url", "query")
+_AGENT_TOOLS = ("Task", "Agent")
+
+
+def is_claude_record(record: dict[str, Any]) -> bool:
+    """Whether a parsed line looks like a Claude Code transcript's."""
+    return "sessionId" in record or (
+        record.get("type") in KNOWN_RECORDS and "payload" not in record
+    )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _target(arguments: Any) -> str:
+    if isinstance(arguments, dict):
+        for key in _TARGET_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return ""
+
+
+def _summary_text(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+class _Reader:
+    """The state of one file being read."""
+
+    def __init__(self) -> None:
+        self.requests: dict[str, dict[str, Any]] = {}
+        self.generations: list[ImportedGeneration] = []
+        self.pending: dict[str, Any] | None = None
+        self.types: Counter[str] = Counter()
+        self.unknown: Counter[str] = Counter()
+        self.calls: dict[str, tuple[str, str, str]] = {}
+        self.results: list[tuple[str, str, int]] = []
+        self.agent_links: dict[str, SubAgentLink] = {}
+        self.session_id = ""
+        self.cwd = ""
+        self.version = ""
+
+    def read(self, number: int, record: dict[str, Any]) -> None:
+        kind = str(record.get("type", "?"))
+        subtype = record.get("subtype")
+        self.types[f"{kind}/{subtype}" if subtype else kind] += 1
+        if kind not in KNOWN_RECORDS:
+            self.unknown[kind] += 1
+            return
+        self.session_id = self.session_id or str(record.get("sessionId", ""))
+        self.cwd = self.cwd or str(record.get("cwd", ""))
+        self.version = self.version or str(record.get("version", ""))
+        if kind == "assistant":
+            self._assistant(number, record)
+        elif kind == "user":
+            self._user(number, record)
+        elif kind == "system" and subtype == "compact_boundary":
+            self._boundary(number, record)
+        elif kind == "progress":
+            data = record.get("data")
+            if isinstance(data, dict) and data.get("type") == "agent_progress":
+                agent, call = str(data.get("agentId", "")), str(record.get("parentToolUseID", ""))
+                if agent and call and agent not in self.agent_links:
+                    self.agent_links[agent] = self._link(agent, call, "agent_progress")
+
+    def _link(self, agent: str, call: str, via: str) -> SubAgentLink:
+        tool, _, description = self.calls.get(call, ("", "", ""))
+        return SubAgentLink(agent, call, tool, description, via)
+
+    def _assistant(self, number: int, record: dict[str, Any]) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        for part in message.get("content") or ():
+            if isinstance(part, dict) and part.get("type") == "tool_use":
+                arguments = part.get("input")
+                description = ""
+                if isinstance(arguments, dict):
+                    description = str(arguments.get("description", ""))
+                self.calls[str(part.get("id", ""))] = (
+                    str(part.get("name", "?")),
+                    _target(arguments),
+                    description,
+                )
+        usage = message.get("usage")
+        if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
+            return
+        key = str(record.get("requestId") or message.get("id") or f"line {number}")
+        entry = self.requests.get(key)
+        if entry is None:
+            self.requests[key] = {
+                "first": usage,
+                "output": _int(usage.get("output_tokens")),
+                "model": str(message.get("model", "")),
+                "time": str(record.get("timestamp", "")),
+                "line": number,
+            }
+        else:
+            entry["output"] = _int(usage.get("output_tokens"))
+
+    def _user(self, number: int, record: dict[str, Any]) -> None:
+        message = record.get("message")
+        if record.get("isCompactSummary") and self.pending is not None:
+            boundary = self.pending
+            self.pending = None
+            self.generations.append(
+                ImportedGeneration(
+                    boundary["trigger"],
+                    boundary["pre_tokens"],
+                    _summary_text(message),
+                    boundary["after"],
+                    boundary["line"],
+                    boundary["time"],
+                )
+            )
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return
+        result = record.get("toolUseResult")
+        for part in content:
+            if not isinstance(part, dict) or part.get("type") != "tool_result":
+                continue
+            call = str(part.get("tool_use_id", ""))
+            tool, target, _ = self.calls.get(call, ("?", "", ""))
+            self.results.append((tool, target, text_bytes(part.get("content", ""))))
+            if isinstance(result, dict) and result.get("agentId"):
+                agent = str(result["agentId"])
+                self.agent_links[agent] = self._link(agent, call, "toolUseResult")
+
+    def _boundary(self, number: int, record: dict[str, Any]) -> None:
+        self._flush_pending()
+        meta = record.get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        trigger = meta.get("trigger")
+        pre = meta.get("preTokens")
+        self.pending = {
+            "trigger": str(trigger) if trigger is not None else None,
+            "pre_tokens": pre if isinstance(pre, int) else None,
+            "after": len(self.requests),
+            "line": number,
+            "time": str(record.get("timestamp", "")),
+        }
+
+    def _flush_pending(self) -> None:
+        """A boundary with no summary line after it is still a generation."""
+        if self.pending is not None:
+            boundary, self.pending = self.pending, None
+            self.generations.append(
+                ImportedGeneration(
+                    boundary["trigger"],
+                    boundary["pre_tokens"],
+                    "",
+                    boundary["after"],
+                    boundary["line"],
+                    boundary["time"],
+                )
+            )
+
+    def requests_list(self) -> tuple[ImportedRequest, ...]:
+        out: list[ImportedRequest] = []
+        for key, entry in self.requests.items():
+            usage = entry["first"]
+            uncached = _int(usage.get("input_tokens"))
+            read = _int(usage.get("cache_read_input_tokens"))
+            created = _int(usage.get("cache_creation_input_tokens"))
+            out.append(
+                ImportedRequest(
+                    uncached + read + created,
+                    read,
+                    entry["output"],
+                    entry["model"],
+                    entry["time"],
+                    uncached,
+                    created,
+                    key,
+                    entry["line"],
+                )
+            )
+        return tuple(out)
+
+
+def _read_file(path: Path) -> tuple[_Reader, list[LineProblem]]:
+    reader = _Reader()
+    problems: list[LineProblem] = []
+    for number, record in read_records(path, problems):
+        reader.read(number, record)
+    reader._flush_pending()
+    return reader, problems
+
+
+def _meta_link(path: Path, agent: str) -> SubAgentLink | None:
+    meta = path.with_name(f"agent-{agent}.meta.json")
+    try:
+        value = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, dict) or not value.get("toolUseId"):
+        return None
+    return SubAgentLink(
+        agent,
+        str(value["toolUseId"]),
+        "",
+        str(value.get("description", "")),
+        "meta.json",
+    )
+
+
+def _session(
+    path: Path, reader: _Reader, problems: list[LineProblem], **extra: Any
+) -> ImportedSession:
+    return ImportedSession(
+        id=extra.pop("id", "") or reader.session_id or path.stem,
+        source="claude-code",
+        path=str(path),
+        requests=reader.requests_list(),
+        generations=tuple(reader.generations),
+        record_types=reader.types,
+        unknown_records=reader.unknown,
+        problems=tuple(problems),
+        ranking=rank_costs(reader.results),
+        cwd=reader.cwd,
+        version=reader.version,
+        **extra,
+    )
+
+
+def import_claude_session(path: Path) -> ImportedSession:
+    """Read one main session file and the sub-agent transcripts beside it."""
+    reader, problems = _read_file(path)
+    subagents: list[ImportedSession] = []
+    folder = path.with_suffix("") / "subagents"
+    for agent_path in sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else ():
+        agent = agent_path.stem.removeprefix("agent-")
+        agent_reader, agent_problems = _read_file(agent_path)
+        link = reader.agent_links.get(agent) or _meta_link(agent_path, agent)
+        if link is not None and link.tool_use_id in reader.calls and not link.tool:
+            tool, _, description = reader.calls[link.tool_use_id]
+            link = SubAgentLink(
+                agent, link.tool_use_id, tool, description or link.description, link.via
+            )
+        if link is None and agent.startswith("acompact"):
+            link = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
+        subagents.append(
+            _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=link)
+        )
+    return _session(path, reader, problems, subagents=tuple(subagents))

@@ -1,0 +1,194 @@
+"""Codex rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``).
+
+Why it exists: Codex records every thread as a rollout, a JSONL of ``{timestamp, type,
+payload}`` lines, but its ``token_count`` events are easy to misread. The rules, checked
+against Codex 0.169.0:
+
+* A request is a ``token_usage_record`` (one per response, with its ``response_id`` and the
+  response's own ``usage``). Rollouts without them fall back to ``event_msg``/``token_count``
+  events, counted only when ``info.total_token_usage`` changes: Codex writes some twice with
+  the same totals, and one after a compaction with a zeroed ``last_token_usage``. The
+  per-request figure is ``last_token_usage``; ``total_token_usage`` is the thread's running
+  sum and never a request's context.
+* The context of a request is its ``input_tokens``: OpenAI counts the cached part
+  (``cached_input_tokens``) inside it.
+* A compaction is a ``compacted`` line: ``message`` is the summary and ``replacement_history``
+  the history that replaced the old one. The rollout names no trigger; the context before it
+  is that of the last request before the summarizer's own (``compaction_response_id``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from steiner_tui.importers.jsonl import read_records, text_bytes
+from steiner_tui.importers.model import (
+    ImportedGeneration,
+    ImportedRequest,
+    ImportedSession,
+    LineProblem,
+    rank_costs,
+)
+
+__all__ = ["KNOWN_RECORDS", "import_codex_rollout", "is_codex_record"]
+
+KNOWN_RECORDS = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "world_state",
+        "turn_context",
+        "event_msg",
+        "token_usage_record",
+        "compacted",
+    }
+)
+"""Record types this importer knows; others are counted and reported."""
+
+
+def is_codex_record(record: dict[str, Any]) -> bool:
+    """Whether a parsed line looks like a Codex rollout's."""
+    return "payload" in record and record.get("type") in KNOWN_RECORDS
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _request(usage: Any, model: str, time: str, line: int, response_id: str) -> ImportedRequest:
+    usage = usage if isinstance(usage, dict) else {}
+    total = _int(usage.get("input_tokens"))
+    cached = _int(usage.get("cached_input_tokens"))
+    return ImportedRequest(
+        total,
+        cached,
+        _int(usage.get("output_tokens")),
+        model,
+        time,
+        total - cached,
+        _int(usage.get("cache_write_input_tokens")),
+        response_id,
+        line,
+    )
+
+
+def _command(arguments: Any) -> str:
+
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return ""
+    if isinstance(arguments, dict):
+        for key in ("cmd", "command", "path", "file_path"):
+            value = arguments.get(key)
+            if isinstance(value, str):
+                return value
+            if isinstance(value, list):
+                return " ".join(str(v) for v in value)
+    return ""
+
+
+def import_codex_rollout(path: Path) -> ImportedSession:
+    """Read one rollout."""
+    problems: list[LineProblem] = []
+    types: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
+    records: list[tuple[int, dict[str, Any]]] = []
+    for number, record in read_records(path, problems):
+        kind = str(record.get("type", "?"))
+        payload = record.get("payload")
+        sub = payload.get("type") if isinstance(payload, dict) else None
+        types[f"{kind}/{sub}" if sub and kind in ("event_msg", "response_item") else kind] += 1
+        if kind not in KNOWN_RECORDS:
+            unknown[kind] += 1
+            continue
+        records.append((number, record))
+    meta: dict[str, Any] = next(
+        (
+            r["payload"]
+            for _, r in records
+            if r.get("type") == "session_meta" and isinstance(r.get("payload"), dict)
+        ),
+        {},
+    )
+    use_records = any(r.get("type") == "token_usage_record" for _, r in records)
+    model = ""
+    requests: list[ImportedRequest] = []
+    previous_total: Any = None
+    generations: list[ImportedGeneration] = []
+    calls: dict[str, tuple[str, str]] = {}
+    results: list[tuple[str, str, int]] = []
+    for number, record in records:
+        record_kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        time = str(record.get("timestamp", ""))
+        if record_kind == "turn_context":
+            model = str(payload.get("model", model))
+        elif record_kind == "token_usage_record" and use_records:
+            requests.append(
+                _request(
+                    payload.get("usage"), model, time, number, str(payload.get("response_id", ""))
+                )
+            )
+        elif record_kind == "event_msg" and payload.get("type") == "token_count" and not use_records:
+            info = payload.get("info")
+            if not isinstance(info, dict):
+                continue
+            total = info.get("total_token_usage")
+            if total == previous_total:
+                continue
+            previous_total = total
+            requests.append(_request(info.get("last_token_usage"), model, time, number, ""))
+        elif record_kind == "response_item":
+            item_type = str(payload.get("type", ""))
+            if item_type in ("function_call", "custom_tool_call", "local_shell_call"):
+                arguments = payload.get("arguments", payload.get("input", payload.get("action")))
+                calls[str(payload.get("call_id", ""))] = (
+                    str(payload.get("name", item_type)),
+                    _command(arguments),
+                )
+            elif item_type in ("function_call_output", "custom_tool_call_output"):
+                tool, target = calls.get(str(payload.get("call_id", "")), ("?", ""))
+                results.append((tool, target, text_bytes(payload.get("output", ""))))
+        elif record_kind == "compacted":
+            summarizer = str(payload.get("compaction_response_id") or "")
+            index = next(
+                (i for i, r in enumerate(requests) if summarizer and r.request_id == summarizer),
+                None,
+            )
+            if index is None:
+                # No response ids: the summarizer's usage is the last one written before.
+                index = len(requests) - 1 if requests else None
+            pre = requests[index - 1].context_tokens if index is not None and index > 0 else None
+            history = payload.get("replacement_history")
+            generations.append(
+                ImportedGeneration(
+                    None,
+                    pre,
+                    str(payload.get("message", "")),
+                    len(requests),
+                    number,
+                    time,
+                    len(history) if isinstance(history, list) else 0,
+                )
+            )
+    model = model or str(meta.get("model", ""))
+    return ImportedSession(
+        id=str(meta.get("id") or path.stem.removeprefix("rollout-")),
+        source="codex",
+        path=str(path),
+        requests=tuple(requests),
+        generations=tuple(generations),
+        record_types=types,
+        unknown_records=unknown,
+        problems=tuple(problems),
+        ranking=rank_costs(results),
+        cwd=str(meta.get("cwd", "")),
+        version=str(meta.get("cli_version", "")),
+    )

@@ -1,0 +1,83 @@
+"""Finding transcripts to import: a file, a folder, or the agents' default folders.
+
+A folder is searched for ``*.jsonl``; files under a ``subagents/`` folder are read with the
+session that owns them. Each file's kind is told from its first readable line: Codex lines
+are ``{timestamp, type, payload}``, Claude Code lines carry a ``sessionId``. A file that is
+neither is reported, not fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from steiner_tui.importers.claude import import_claude_session, is_claude_record
+from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
+from steiner_tui.importers.model import ImportedSession
+
+__all__ = ["ImportResult", "default_paths", "import_paths", "kind_of"]
+
+
+def default_paths(home: Path) -> list[Path]:
+    """Where Claude Code and Codex keep their transcripts under ``home``."""
+    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """The sessions read, and the files skipped with the reason."""
+
+    sessions: tuple[ImportedSession, ...]
+    skipped: tuple[tuple[str, str], ...]
+
+
+def kind_of(path: Path) -> str:
+    """``claude-code``, ``codex`` or "" (neither), from the file's first JSON object line."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                if is_codex_record(record):
+                    return "codex"
+                if is_claude_record(record):
+                    return "claude-code"
+    except OSError:
+        return ""
+    return ""
+
+
+def _files(paths: Iterable[Path]) -> list[Path]:
+    out: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            out.append(path)
+        elif path.is_dir():
+            out += sorted(
+                p for p in path.rglob("*.jsonl") if "subagents" not in p.relative_to(path).parts
+            )
+    return out
+
+
+def import_paths(paths: Iterable[Path]) -> ImportResult:
+    """Import every transcript in ``paths`` (files or folders)."""
+    sessions: list[ImportedSession] = []
+    skipped: list[tuple[str, str]] = []
+    for path in _files(paths):
+        kind = kind_of(path)
+        try:
+            if kind == "codex":
+                sessions.append(import_codex_rollout(path))
+            elif kind == "claude-code":
+                sessions.append(import_claude_session(path))
+            else:
+                skipped.append((str(path), "neither a Claude Code session nor a Codex rollout"))
+        except OSError as exc:
+            skipped.append((str(path), str(exc)))
+    return ImportResult(tuple(sessions), tuple(skipped))

@@ -1,0 +1,181 @@
+"""What an imported transcript holds, as plain frozen data: requests, generations, sub-agents.
+
+The importers (``claude``, ``codex``) fill these from the files an agent wrote; the import
+command prints them and the workbench renders them. A request's context is what the model read
+for it: input plus cache read plus cache creation (Claude Code), the input tokens (Codex, whose
+input already includes the cached part).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CostRow",
+    "ImportedGeneration",
+    "ImportedRequest",
+    "ImportedSession",
+    "LineProblem",
+    "SubAgentLink",
+    "rank_costs",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedRequest:
+    """One model request: its context, cache read and output tokens, model and time."""
+
+    context_tokens: int
+    cache_read_tokens: int
+    output_tokens: int
+    model: str
+    time: str
+    input_tokens: int = 0
+    cache_creation_tokens: int = 0
+    request_id: str = ""
+    line: int = 0
+
+    @property
+    def cache_read_share(self) -> float:
+        """The part of the context read from the prompt cache (0 to 1)."""
+        return self.cache_read_tokens / self.context_tokens if self.context_tokens else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "context_tokens": self.context_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_read_share": round(self.cache_read_share, 4),
+            "output_tokens": self.output_tokens,
+            "model": self.model,
+            "time": self.time,
+            "request_id": self.request_id,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedGeneration:
+    """A compaction: what started it, the context before it, the summary that replaced it.
+
+    ``after_request`` is how many requests came before it (the chart marks it there);
+    ``trigger`` is None when the transcript does not say (Codex). ``replacement_items`` is the
+    size of Codex's replacement history.
+    """
+
+    trigger: str | None
+    pre_tokens: int | None
+    summary: str
+    after_request: int
+    line: int
+    time: str = ""
+    replacement_items: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "trigger": self.trigger,
+            "pre_tokens": self.pre_tokens,
+            "summary": self.summary,
+            "after_request": self.after_request,
+            "line": self.line,
+            "time": self.time,
+            "replacement_items": self.replacement_items,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SubAgentLink:
+    """How a sub-agent's transcript ties to its parent: the tool call that started it."""
+
+    agent_id: str
+    tool_use_id: str
+    tool: str = ""
+    description: str = ""
+    via: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "tool_use_id": self.tool_use_id,
+            "tool": self.tool,
+            "description": self.description,
+            "via": self.via,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CostRow:
+    """What one tool's results about one file or command cost: bytes over ``count`` results."""
+
+    tool: str
+    target: str
+    bytes: int
+    count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "target": self.target, "bytes": self.bytes, "count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class LineProblem:
+    """A line that could not be read, by its number (from 1)."""
+
+    line: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedSession:
+    """One transcript, read-only."""
+
+    id: str
+    source: str
+    path: str
+    requests: tuple[ImportedRequest, ...]
+    generations: tuple[ImportedGeneration, ...] = ()
+    subagents: tuple[ImportedSession, ...] = ()
+    link: SubAgentLink | None = None
+    record_types: Counter[str] = field(default_factory=Counter)
+    unknown_records: Counter[str] = field(default_factory=Counter)
+    problems: tuple[LineProblem, ...] = ()
+    ranking: tuple[CostRow, ...] = ()
+    cwd: str = ""
+    version: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source": self.source,
+            "path": self.path,
+            "cwd": self.cwd,
+            "version": self.version,
+            "requests": [request.to_json() for request in self.requests],
+            "generations": [generation.to_json() for generation in self.generations],
+            "subagents": [agent.to_json() for agent in self.subagents],
+            "link": self.link.to_json() if self.link is not None else None,
+            "record_types": dict(sorted(self.record_types.items())),
+            "unknown_records": dict(sorted(self.unknown_records.items())),
+            "problems": [problem.to_json() for problem in self.problems],
+            "ranking": [row.to_json() for row in self.ranking],
+        }
+
+
+def rank_costs(results: list[tuple[str, str, int]], limit: int = 20) -> tuple[CostRow, ...]:
+    """ "What costs the most": tool results grouped by tool and file or command, largest first.
+
+    Args:
+        results: each tool result's tool, target (file or command, "" when unknown) and bytes.
+        limit: rows kept.
+    """
+    totals: dict[tuple[str, str], list[int]] = {}
+    for tool, target, size in results:
+        row = totals.setdefault((tool, target), [0, 0])
+        row[0] += size
+        row[1] += 1
+    rows = [CostRow(tool, target, size, n) for (tool, target), (size, n) in totals.items()]
+    rows.sort(key=lambda row: (-row.bytes, row.tool, row.target))
+    return tuple(rows[:limit])

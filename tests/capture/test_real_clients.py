@@ -1,0 +1,257 @@
+"""Claude Code and Codex, the real clients, through the capture proxy to a loopback upstream.
+
+Each client runs once per test with a fresh ``HOME`` in a temporary folder, against the proxy,
+whose upstream is the fake in ``fake_upstream.py``; the fake answers in the real streaming
+formats and scripts one tool call, so each client makes two requests. The assertions are on
+structure (which blocks, where the instruction file is, that every byte is accounted for),
+not on byte totals, which vary with paths and versions. Then the transcripts the clients wrote
+are imported and compared with the usage the fake sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steiner_tui.capture.report import capture_report
+from steiner_tui.capture.store import read_capture
+from steiner_tui.importers.discover import import_paths
+from tests.capture.fake_upstream import FakeUpstream
+from tests.capture.helpers import ProxyThread
+from tests.capture.real_clients import CLAUDE, CODEX, install
+from tests.capture.test_proxy_loopback import check_accounting
+
+pytestmark = pytest.mark.slow
+
+KEY = "dummy-key-f00dfeed-never-stored"
+
+
+@pytest.fixture(scope="session")
+def claude_binary() -> Path:
+    return install(CLAUDE)
+
+
+@pytest.fixture(scope="session")
+def codex_binary() -> Path:
+    return install(CODEX)
+
+
+def run_client(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {"PATH": "/usr/bin:/bin:/usr/local/bin", "TERM": "dumb", "LANG": "C.UTF-8"}
+    # stdin from /dev/null: codex exec waits for the end of an open stdin, claude -p 3 s.
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env={**base, **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"{argv[0]} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
+    home, project, sessions = tmp_path / "home", tmp_path / "project", tmp_path / "sessions"
+    home.mkdir()
+    project.mkdir()
+    yield home, project, sessions
+
+
+def secret_absent(sessions: Path) -> None:
+    files = [p for p in sessions.rglob("*") if p.is_file()]
+    assert files
+    for path in files:
+        assert KEY.encode() not in path.read_bytes(), path
+
+
+def model_requests(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in report["requests"] if r["tools"]]
+
+
+def test_claude_code(claude_binary: Path, setup: tuple[Path, Path, Path]) -> None:
+    home, project, sessions = setup
+    (project / "CLAUDE.md").write_text("MARKER-CLAUDE-MD: answer in one line.\n")
+    script = [
+        {
+            "text": "Let me read the notes.",
+            "tool_use": {"name": "Read", "input": {"file_path": "{cwd}/CLAUDE.md"}},
+        },
+        {"text": "Hi! The notes say to answer in one line."},
+    ]
+    upstream = FakeUpstream(script).start()
+    proxy = ProxyThread(sessions, upstream.url).start()
+    try:
+        run_client(
+            [str(claude_binary), "-p", "read the notes and say hi", "--output-format", "json"],
+            project,
+            {
+                "HOME": str(home),
+                "ANTHROPIC_BASE_URL": proxy.url,
+                "ANTHROPIC_API_KEY": KEY,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "CLAUDE_CODE_MAX_RETRIES": "0",
+            },
+        )
+    finally:
+        proxy.stop()
+        upstream.stop()
+    _, recorded = read_capture(sessions, proxy.writer.capture_id)
+    report = capture_report(recorded)
+    sent = [r for r in upstream.received if r.method == "POST"]
+    assert [r.body for r in recorded] == [r.body for r in sent]
+    assert all(r.headers.get("x-api-key") == KEY for r in sent)
+    requests = model_requests(report)
+    assert len(requests) == 2
+    for request, received in zip(report["requests"], sent, strict=True):
+        check_accounting(request)
+        assert request["bytes"]["total"] == len(received.body)
+        assert received.usage is not None
+        usage = received.usage
+        assert request["usage"] == {
+            "input_tokens": usage["input_tokens"],
+            "cache_read_tokens": usage["cache_read_input_tokens"],
+            "cache_creation_tokens": usage["cache_creation_input_tokens"],
+            "output_tokens": usage["output_tokens"],
+        }
+    first, second = requests
+    system = [b for b in first["blocks"] if b["source"] == "system"]
+    assert len(system) == 3
+    assert [b["cache_control"] for b in system] == [False, True, True]
+    [instructions] = [b for b in first["blocks"] if b["source"] == "instructions"]
+    assert instructions["path"] == str(project / "CLAUDE.md")
+    assert instructions["where"] == "messages[0].content[0]"
+    assert any(b["source"] == "system_message" and b["cache_control"] for b in first["blocks"])
+    assert len(first["tools"]) >= 10
+    assert {"Read", "Bash", "Edit", "Write"} <= {t["name"] for t in first["tools"]}
+    assert first["tools_bytes"] == first["bytes"]["sections"]["tools"]["bytes"] > 20_000
+    # The next request re-sends the system message without its breakpoint: still the prefix.
+    assert second["prefix"]["first_diverging"] is None
+    assert second["prefix"]["matching_messages"] == len(first["messages"])
+    assert not second["prefix"]["system_changed"] and not second["prefix"]["tools_changed"]
+    assert [(r["tool"], r["target"]) for r in second["tool_results"]] == [
+        ("Read", str(project / "CLAUDE.md"))
+    ]
+    secret_absent(sessions)
+
+    result = import_paths([home / ".claude" / "projects"])
+    [session] = result.sessions
+    assert [r.context_tokens for r in session.requests] == [
+        r["usage"]["input_tokens"]
+        + r["usage"]["cache_read_tokens"]
+        + r["usage"]["cache_creation_tokens"]
+        for r in requests
+    ]
+    assert [r.output_tokens for r in session.requests] == [
+        r["usage"]["output_tokens"] for r in requests
+    ]
+    assert session.version == "2.1.328"
+    assert ("Read", str(project / "CLAUDE.md")) in {(c.tool, c.target) for c in session.ranking}
+
+
+CODEX_CONFIG = """\
+model = "my-local-model"
+model_provider = "capture"
+
+[analytics]
+enabled = false
+
+[model_providers.capture]
+name = "steiner-tui capture"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "CAPTURE_API_KEY"
+"""
+
+
+def test_codex(codex_binary: Path, setup: tuple[Path, Path, Path]) -> None:
+    home, project, sessions = setup
+    (project / "AGENTS.md").write_text("MARKER-AGENTS-MD: answer in one short line.\n")
+    script = [
+        {
+            "text": "Reading the notes.",
+            "function_call": {
+                "name": "exec_command",
+                "arguments": {"cmd": "cat AGENTS.md", "workdir": "{cwd}", "yield_time_ms": 1000},
+            },
+        },
+        {"text": "Hi! The notes say to answer in one line."},
+    ]
+    upstream = FakeUpstream(script).start()
+    proxy = ProxyThread(sessions, upstream.url).start()
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(CODEX_CONFIG.format(url=proxy.url))
+    try:
+        run_client(
+            [
+                str(codex_binary),
+                "exec",
+                "--skip-git-repo-check",
+                "--disable",
+                "plugins",
+                "--disable",
+                "remote_plugin",
+                "--disable",
+                "apps",
+                "read the notes and say hi",
+            ],
+            project,
+            {"HOME": str(home), "CAPTURE_API_KEY": KEY},
+        )
+    finally:
+        proxy.stop()
+        upstream.stop()
+    _, recorded = read_capture(sessions, proxy.writer.capture_id)
+    report = capture_report(recorded)
+    sent = [r for r in upstream.received if r.method == "POST"]
+    assert [r.body for r in recorded] == [r.body for r in sent]
+    assert all(
+        r.headers.get("Authorization", r.headers.get("authorization")) == f"Bearer {KEY}"
+        for r in sent
+    )
+    requests = model_requests(report)
+    assert len(requests) == 2
+    for request, received in zip(report["requests"], sent, strict=True):
+        check_accounting(request)
+        assert request["bytes"]["total"] == len(received.body)
+        assert received.usage is not None
+        cached = received.usage["input_tokens_details"]["cached_tokens"]
+        assert request["usage"]["cache_read_tokens"] == cached
+        assert request["usage"]["input_tokens"] + cached == received.usage["input_tokens"]
+    first, second = requests
+    developer = [b for b in first["blocks"] if b["source"] == "developer"]
+    assert len(developer) == 2
+    assert developer[0]["where"] == "input[0]" and developer[0]["bytes"] > 10_000
+    [instructions] = [b for b in first["blocks"] if b["source"] == "instructions"]
+    assert instructions["path"] == f"{project}/AGENTS.md"
+    assert instructions["where"].endswith(".content[0]")
+    assert len(first["tools"]) == 9
+    assert "exec_command" in {t["name"] for t in first["tools"]}
+    assert second["prefix"]["first_diverging"] is None
+    assert second["prefix"]["matching_messages"] == len(first["messages"])
+    assert [(r["tool"], r["target"]) for r in second["tool_results"]] == [
+        ("exec_command", "cat AGENTS.md")
+    ]
+    secret_absent(sessions)
+
+    result = import_paths([home / ".codex" / "sessions"])
+    [session] = result.sessions
+    assert session.source == "codex" and session.version == "0.169.0"
+    assert [r.context_tokens for r in session.requests] == [
+        r.usage["input_tokens"] for r in sent if r.usage is not None
+    ]
+    assert [r.output_tokens for r in session.requests] == [
+        r.usage["output_tokens"] for r in sent if r.usage is not None
+    ]
+    assert {r.model for r in session.requests} == {"my-local-model"}
+    assert json.dumps(session.to_json())  # plain data all the way down
+    assert os.environ.get("CAPTURE_API_KEY") is None

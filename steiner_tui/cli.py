@@ -83,6 +83,23 @@ def build_parser() -> argparse.ArgumentParser:
     shots = sub.add_parser("screenshots", help="regenerate the SVG and PNG screenshots")
     shots.add_argument("--out", default="screenshots", help="output folder (default: screenshots)")
 
+    cap = sub.add_parser("capture", help="record an agent's requests through a local proxy")
+    cap.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
+    cap.add_argument("--upstream", default=None, help="API base URL (default: the real APIs)")
+    cap_sub = cap.add_subparsers(dest="capture_command")
+    cap_sub.add_parser("list", help="list captures, newest first")
+    cap_show = cap_sub.add_parser("show", help="print a capture's requests")
+    cap_show.add_argument("id", help="capture id")
+    cap_show.add_argument("--json", action="store_true", help='print {"requests": [...]}')
+    cap_open = cap_sub.add_parser("open", help="open a capture or an import in the workbench")
+    cap_open.add_argument("id", help="capture or imported session id")
+
+    imp = sub.add_parser("import", help="read Claude Code and Codex transcripts")
+    imp.add_argument(
+        "path", nargs="?", default=None, help="file or folder (default: the agents' folders)"
+    )
+    imp.add_argument("--json", action="store_true", help='print {"sessions": [...]}')
+
     ses = sub.add_parser("sessions", help="list, delete, evict or fork saved sessions")
     ses_sub = ses.add_subparsers(dest="sessions_command")
     ses_sub.add_parser("list", help="list saved sessions, most recent first")
@@ -104,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 _COMMANDS = {
     "app": "steiner_tui.commands.app",
+    "capture": "steiner_tui.commands.capture",
+    "import": "steiner_tui.commands.import_transcripts",
     "context": "steiner_tui.commands.context",
     "exec": "steiner_tui.commands.exec",
     "oneshot": "steiner_tui.commands.oneshot",

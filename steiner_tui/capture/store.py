@@ -17,7 +17,7 @@ import base64
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,11 +88,19 @@ def _now() -> datetime:
 class CaptureWriter:
     """Appends one capture's requests and replies (thread-safe; each line flushed)."""
 
-    def __init__(self, base: Path, upstream: str, capture_id: str | None = None) -> None:
+    def __init__(
+        self,
+        base: Path,
+        upstream: str,
+        capture_id: str | None = None,
+        *,
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
+        self._clock = clock
         self.capture_id = validate_session_id(capture_id or new_session_id())
         self.directory = base / CAPTURES_DIR / self.capture_id
         self.directory.mkdir(parents=True, exist_ok=True)
-        meta = {"id": self.capture_id, "created": _now().isoformat(), "upstream": upstream}
+        meta = {"id": self.capture_id, "created": clock().isoformat(), "upstream": upstream}
         (self.directory / _META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
         self._file: IO[str] = (self.directory / _LOG).open("a", encoding="utf-8")
         self._lock = threading.Lock()
@@ -117,7 +125,7 @@ class CaptureWriter:
             {
                 "type": "request",
                 "seq": seq,
-                "time": _now().isoformat(),
+                "time": self._clock().isoformat(),
                 "method": method,
                 "path": path,
                 "body": text,
@@ -134,7 +142,7 @@ class CaptureWriter:
             {
                 "type": "reply",
                 "seq": seq,
-                "time": _now().isoformat(),
+                "time": self._clock().isoformat(),
                 "status": status,
                 "content_type": content_type,
                 "bytes": size,

@@ -136,7 +136,9 @@ def import_codex_rollout(path: Path) -> ImportedSession:
                     payload.get("usage"), model, time, number, str(payload.get("response_id", ""))
                 )
             )
-        elif record_kind == "event_msg" and payload.get("type") == "token_count" and not use_records:
+        elif (
+            record_kind == "event_msg" and payload.get("type") == "token_count" and not use_records
+        ):
             info = payload.get("info")
             if not isinstance(info, dict):
                 continue

@@ -1,0 +1,48 @@
+"""The workbench for a capture or an imported session: read-only, nothing is sent anywhere.
+
+``capture open ID`` opens this app on one screen: the request inspector over a capture
+(``screens.capture_view``) or the imported session's chart and lineage (``screens.imported``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+
+from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.imported import ImportedScreen
+from steiner_tui.resources import styles_dir
+
+__all__ = ["ReadOnlyApp"]
+
+
+class ReadOnlyApp(App[None]):
+    """Shows one capture or one imported session."""
+
+    CSS_PATH = styles_dir() / "app.tcss"
+    TITLE = "steiner-tui"
+
+    def __init__(
+        self,
+        *,
+        capture: tuple[Path, str] | None = None,
+        imported: dict[str, Any] | None = None,
+        follow: bool = True,
+    ) -> None:
+        super().__init__()
+        self._capture = capture
+        self._imported = imported
+        self._follow = follow
+
+    def first_screen(self) -> Screen[None]:
+        if self._capture is not None:
+            base, capture_id = self._capture
+            return CaptureScreen(base, capture_id, follow=self._follow)
+        assert self._imported is not None
+        return ImportedScreen(self._imported)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.first_screen())

@@ -1,0 +1,86 @@
+"""A capture in the request inspector, read-only and live.
+
+The screen is the request inspector (detail, blocks, messages, compare with ``m``) fed with
+the capture's requests as snapshots (``capture.snapshots``). While the proxy records, the
+requests file grows; the screen checks its size once a second and reloads when it changed,
+keeping the highlighted request.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.binding import Binding, BindingType
+
+from steiner_tui.app.screens.inspector import InspectorScreen
+from steiner_tui.app.widgets.inspector_requests import RequestTable
+from steiner_tui.capture.report import decode_all
+from steiner_tui.capture.snapshots import to_snapshots
+from steiner_tui.capture.store import read_capture
+from steiner_tui.engine.events import RequestSnapshot
+
+__all__ = ["CaptureScreen", "load_capture_snapshots"]
+
+
+def load_capture_snapshots(base: Path, capture_id: str) -> tuple[Path, list[RequestSnapshot]]:
+    """The capture's folder and its requests as snapshots."""
+    info, recorded = read_capture(base, capture_id)
+    return info.directory, to_snapshots(decode_all(recorded))
+
+
+class CaptureScreen(InspectorScreen):
+    """The request inspector over a capture, following it while it grows."""
+
+    TITLE = "Capture"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "close", "Quit", id="capture.quit", tooltip="Close the capture"),
+    ]
+    """q closes (Escape too, as in the inspector)."""
+
+    def __init__(self, base: Path, capture_id: str, *, follow: bool = True) -> None:
+        directory, snapshots = load_capture_snapshots(base, capture_id)
+        super().__init__(snapshots)
+        self.base = base
+        self.capture_id = capture_id
+        self.follow = follow
+        self._log = directory / "requests.jsonl"
+        self._log_bytes = self._log_size()
+        self.sub_title = f"{capture_id} · {len(snapshots)} requests · read-only"
+
+    def _log_size(self) -> int:
+        try:
+            return self._log.stat().st_size
+        except OSError:
+            return 0
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.follow:
+            self.set_interval(1.0, self.poll)
+
+    def poll(self) -> None:
+        """Reload when the requests file changed (called once a second while following)."""
+        size = self._log_size()
+        if size != self._log_bytes:
+            self._log_bytes = size
+            self._reload()
+
+    @work(thread=True, exclusive=True, group="capture-reload")
+    def _reload(self) -> None:
+        _, snapshots = load_capture_snapshots(self.base, self.capture_id)
+        self.app.call_from_thread(self._show_snapshots, snapshots)
+
+    def _show_snapshots(self, snapshots: list[RequestSnapshot]) -> None:
+        selected = self.selected
+        self.snapshots = tuple(snapshots)
+        table = self.query_one(RequestTable)
+        table.load(self.snapshots)
+        self.sub_title = f"{self.capture_id} · {len(snapshots)} requests · read-only"
+        if selected is not None and selected < len(self.snapshots):
+            table.move_cursor(row=selected)
+
+    def action_close(self) -> None:
+        """Close the capture."""
+        self.app.exit()

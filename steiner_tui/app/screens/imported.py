@@ -1,0 +1,122 @@
+"""An imported Claude Code or Codex session, read-only: tokens per request and compactions.
+
+The chart shows each request's context (input, cache read and cache creation) with every
+compaction marked; the table lists the requests with their cache-read share and output; ``l``
+opens the lineage browser on the session's generations (each compaction's trigger, tokens
+before and the summary the agent wrote). Everything shown was computed by the importer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Header, Static
+
+from steiner_tui.app.frame_timer import PacedScreen
+from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.widgets.footer import Footer
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.app.widgets.token_chart import TokenChart
+from steiner_tui.importers.lineage import lineage_of
+from steiner_tui.resources import styles_dir
+from steiner_tui.units import count
+
+__all__ = ["ImportedScreen", "compaction_label"]
+
+
+def compaction_label(generation: dict[str, Any]) -> str:
+    """``▼ compaction (auto, 167,094 before)``."""
+    trigger = generation.get("trigger") or "trigger not recorded"
+    pre = generation.get("pre_tokens")
+    before = f", {count(pre)} before" if isinstance(pre, int) else ""
+    return f"▼ compaction ({trigger}{before})"
+
+
+class ImportedScreen(PacedScreen[None]):
+    """One imported session."""
+
+    CSS_PATH = styles_dir() / "imported.tcss"
+    TITLE = "Imported session"
+    AUTO_FOCUS = "#imported-requests"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "l",
+            "lineage",
+            "Lineage",
+            id="imported.lineage",
+            tooltip="Browse the compactions as generations",
+        ),
+        Binding("escape,q", "close", "Back", id="imported.close", tooltip="Close"),
+    ]
+    """l opens the lineage browser; Escape or q closes."""
+
+    def __init__(self, session: dict[str, Any]) -> None:
+        super().__init__()
+        self.session = session
+        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}"
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon=HEADER_ICON)
+        yield Static(id="imported-summary", markup=False)
+        yield TokenChart(id="imported-chart")
+        yield DataTable(id="imported-requests", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        session = self.session
+        requests = session.get("requests") or []
+        generations = session.get("generations") or []
+        context = sum(r["context_tokens"] for r in requests)
+        read = sum(r["cache_read_tokens"] for r in requests)
+        share = f"{read / context:.0%}" if context else "-"
+        self.query_one("#imported-summary", Static).update(
+            Text(
+                f"{session.get('path', '')}\n{len(requests)} requests · context "
+                f"{count(context)} tokens, {share} read from the cache · output "
+                f"{count(sum(r['output_tokens'] for r in requests))} · "
+                f"{len(generations)} compaction{'s' if len(generations) != 1 else ''} · "
+                f"{len(session.get('subagents') or [])} sub-agents"
+            )
+        )
+        chart = self.query_one(TokenChart)
+        chart.border_title = "Context tokens per request"
+        chart.values = tuple(int(r["context_tokens"]) for r in requests)
+        chart.marks = tuple((int(g["after_request"]), compaction_label(g)) for g in generations)
+        table = self.query_one("#imported-requests", DataTable)
+        table.border_title = "Requests"
+        table.add_columns("#", "time", "model", "context", "cache read", "output")
+        marks = {int(g["after_request"]): g for g in generations}
+        for index, request in enumerate(requests):
+            if index in marks:
+                table.add_row(
+                    Text("▼"),
+                    Text(compaction_label(marks[index])),
+                    Text(""),
+                    Text(""),
+                    Text(""),
+                    Text(""),
+                )
+            share = f"{request['cache_read_share']:.0%}"
+            table.add_row(
+                Text(str(index + 1), justify="right"),
+                Text(str(request["time"])[:19].replace("T", " ")),
+                Text(str(request["model"])),
+                Text(count(request["context_tokens"]), justify="right"),
+                Text(share, justify="right"),
+                Text(count(request["output_tokens"]), justify="right"),
+            )
+
+    def action_lineage(self) -> None:
+        """Open the lineage browser on the imported generations."""
+        self.app.push_screen(LineageScreen(lineage_of(self.session)))
+
+    def action_close(self) -> None:
+        """Close the screen (the app, when it is the only one)."""
+        if len(self.app.screen_stack) > 2:
+            self.dismiss(None)
+        else:
+            self.app.exit()

@@ -1,0 +1,56 @@
+"""Captured requests as the engine's request snapshots, for the workbench's screens.
+
+The request inspector, its compare view and the context figures render ``RequestSnapshot``s;
+turning a captured request into one lets them show an agent's requests as they show steiner's
+own. What the snapshot cannot know it says plainly: the "estimate" is the context the API
+reported for the request (input, cache read and cache creation), with ``reported`` as its
+strategy, or 0 with ``no usage`` when the reply carried none. Message hashes are the capture's
+normal-form hashes, so the compare view's first differing message is the cache prefix break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from steiner_tui.capture.report import CapturedRequest
+from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.tooldefs import ToolDefinition
+
+__all__ = ["to_snapshot", "to_snapshots"]
+
+
+def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
+    """The snapshot of one captured request, numbered ``index``."""
+    decoded = request.decoded
+    usage = request.usage
+    messages = tuple(Message(m.role, m.text) for m in decoded.messages)
+    blocks = tuple(ContextBlock(b.source, b.role, b.text, b.path) for b in decoded.blocks)
+    tools = tuple(ToolDefinition(t.name, t.description, {}) for t in decoded.tools)
+    tokens = usage.context_tokens if usage is not None else 0
+    return RequestSnapshot(
+        request_id=f"capture-{request.recorded.seq}",
+        index=index,
+        model=decoded.model or "?",
+        provider=decoded.api,
+        time=request.recorded.time,
+        message_hashes=tuple(m.hash for m in decoded.messages),
+        messages=messages,
+        blocks=blocks,
+        block_message_count=0,
+        prompt_bytes=sum(m.bytes for m in decoded.messages),
+        blocks_bytes=sum(b.bytes for b in decoded.blocks),
+        tools=tools,
+        tools_bytes=decoded.tools_bytes,
+        max_tokens=decoded.max_tokens,
+        estimated_prompt_tokens=tokens,
+        raw_prompt_tokens=tokens,
+        estimate_strategy="reported" if usage is not None else "no usage",
+        estimate_confidence="exact" if usage is not None else "none",
+    )
+
+
+def to_snapshots(requests: Sequence[CapturedRequest]) -> list[RequestSnapshot]:
+    """Every captured request's snapshot, numbered from 1."""
+    return [to_snapshot(request, i) for i, request in enumerate(requests, 1)]

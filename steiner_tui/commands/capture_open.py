@@ -1,0 +1,38 @@
+"""``steiner-tui capture open ID``: a capture, or an imported session, in the workbench.
+
+Imported here, not in ``commands.capture``, so that running the proxy never loads Textual.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from steiner_tui import paths
+from steiner_tui.app.readonly import ReadOnlyApp
+from steiner_tui.capture.store import CaptureNotFoundError, read_capture
+from steiner_tui.importers.store import load_import
+
+__all__ = ["open_capture"]
+
+
+def open_capture(item_id: str) -> int:
+    """Open capture ``item_id``, or else the imported session of that id."""
+    base = paths.sessions_dir()
+    try:
+        read_capture(base, item_id)
+        app = ReadOnlyApp(capture=(base, item_id))
+    except ValueError as exc:
+        print(f"steiner-tui capture: {exc}", file=sys.stderr)
+        return 2
+    except CaptureNotFoundError:
+        try:
+            app = ReadOnlyApp(imported=load_import(base, item_id))
+        except (OSError, ValueError):
+            print(
+                f"steiner-tui capture: no capture or imported session {item_id!r} "
+                "(see `steiner-tui capture list` and `steiner-tui import`)",
+                file=sys.stderr,
+            )
+            return 2
+    app.run()
+    return 0

@@ -5,7 +5,8 @@ folder) drives the real app headless at 120x36 and saves every screen as SVG and
 screen before the first request (the dry-run preview), after an exchange, with a skill toggled,
 the request inspector (alone, and comparing requests before and after a compaction), the help,
 and the lineage browser and its history archive after compactions forced by a small context
-window and threshold.
+window and threshold; then a captured Claude Code request in the inspector and an imported
+session's tokens-per-request chart (``capture_screenshots``).
 
 The clock, session id, date and scratch folder are fixed, so reruns give the same pictures.
 PNGs come from cairosvg, a dev dependency imported only here, after swapping the SVG's font for
@@ -33,6 +34,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
+from steiner_tui.commands.capture_screenshots import capture_shots
 from steiner_tui.config import Config, parse_config
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
@@ -294,6 +296,8 @@ def run(args: argparse.Namespace) -> int:
             config = scratch / "config"
             config.mkdir()
             shots.extend(asyncio.run(_capture(project, config, window, script)))
+        shutil.rmtree(scratch, ignore_errors=True)
+        shots.extend(asyncio.run(capture_shots(scratch, SIZE, TITLE)))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for name, svg in shots:

@@ -149,3 +149,15 @@ def test_the_capture_command_runs_the_proxy(tmp_path: Path) -> None:
         upstream.stop()
     capture_id = first.split()[1]
     assert (tmp_path / "steiner" / "sessions" / ".captures" / capture_id).is_dir()
+
+
+def test_running_the_proxy_never_loads_textual() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, steiner_tui.commands.capture, steiner_tui.commands.import_transcripts\n"
+        "print(','.join(m for m in ('textual', 'anthropic', 'openai') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""

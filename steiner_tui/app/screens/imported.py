@@ -63,6 +63,7 @@ class ImportedScreen(PacedScreen[None]):
         yield Header(icon=HEADER_ICON)
         yield Static(id="imported-summary", markup=False)
         yield TokenChart(id="imported-chart")
+        yield Static(id="imported-extra", markup=False)
         yield DataTable(id="imported-requests", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -86,6 +87,7 @@ class ImportedScreen(PacedScreen[None]):
         chart.border_title = "Context tokens per request"
         chart.values = tuple(int(r["context_tokens"]) for r in requests)
         chart.marks = tuple((int(g["after_request"]), compaction_label(g)) for g in generations)
+        self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"
         table.add_columns("#", "time", "model", "context", "cache read", "output")
@@ -109,6 +111,27 @@ class ImportedScreen(PacedScreen[None]):
                 Text(share, justify="right"),
                 Text(count(request["output_tokens"]), justify="right"),
             )
+
+    def _extra(self) -> str:
+        """Sub-agents with the tool call that started them, and the costliest tool results."""
+        lines: list[str] = []
+        for agent in self.session.get("subagents") or []:
+            link = agent.get("link") or {}
+            context = sum(r["context_tokens"] for r in agent.get("requests") or [])
+            lines.append(
+                f"sub-agent {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
+                f"{count(context)} tokens · started by {link.get('tool') or '?'} "
+                f"{link.get('tool_use_id') or ''} {link.get('description') or ''}".rstrip()
+            )
+        ranking = self.session.get("ranking") or []
+        if ranking:
+            costs = " · ".join(
+                f"{row['tool']} {(row['target'] or '-').splitlines()[0][-48:]} "
+                f"{count(row['bytes'])} B"
+                for row in ranking[:3]
+            )
+            lines.append(f"costs the most: {costs}")
+        return "\n".join(lines) or "no sub-agents, no tool results"
 
     def action_lineage(self) -> None:
         """Open the lineage browser on the imported generations."""

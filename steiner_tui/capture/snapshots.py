@@ -3,9 +3,10 @@
 The request inspector, its compare view and the context figures render ``RequestSnapshot``s;
 turning a captured request into one lets them show an agent's requests as they show steiner's
 own. What the snapshot cannot know it says plainly: the "estimate" is the context the API
-reported for the request (input, cache read and cache creation), with ``reported`` as its
-strategy, or 0 with ``no usage`` when the reply carried none. Message hashes are the capture's
-normal-form hashes, so the compare view's first differing message is the cache prefix break.
+reported for the request (input, cache read and cache creation), its strategy ``reported``
+with the three parts, or 0 with ``no usage`` when the reply carried none. Message hashes are
+the capture's normal-form hashes, so the compare view's first differing message is the cache
+prefix break.
 """
 
 from __future__ import annotations
@@ -46,7 +47,12 @@ def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
         max_tokens=decoded.max_tokens,
         estimated_prompt_tokens=tokens,
         raw_prompt_tokens=tokens,
-        estimate_strategy="reported" if usage is not None else "no usage",
+        estimate_strategy=(
+            f"reported: {usage.input_tokens:,} input, {usage.cache_read_tokens:,} cache read, "
+            f"{usage.cache_creation_tokens:,} cache write"
+            if usage is not None
+            else "no usage"
+        ),
         estimate_confidence="exact" if usage is not None else "none",
     )
 

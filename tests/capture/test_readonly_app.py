@@ -161,3 +161,41 @@ def test_running_the_proxy_never_loads_textual() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+async def test_the_sessions_screen_opens_captures_and_imports(tmp_path: Path) -> None:
+    from textual.app import App
+
+    from steiner_tui.app.screens.captures import CapturesScreen
+    from steiner_tui.app.screens.sessions import SessionsScreen
+    from steiner_tui.importers.store import save_import
+    from steiner_tui.sessions.store import SessionStore
+
+    write_capture(tmp_path).close()
+    save_import(tmp_path, import_claude_session(write_sample_transcript(tmp_path / "claude")))
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SessionsScreen(SessionStore(tmp_path)))
+
+    app = Host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CapturesScreen)
+        assert [row[0] for row in screen.rows] == ["capture", "import"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ImportedScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen

@@ -82,5 +82,8 @@ class CaptureScreen(InspectorScreen):
             table.move_cursor(row=selected)
 
     def action_close(self) -> None:
-        """Close the capture."""
-        self.app.exit()
+        """Close the capture (the app, when it is the only screen)."""
+        if len(self.app.screen_stack) > 2:
+            self.dismiss(None)
+        else:
+            self.app.exit()

@@ -13,11 +13,10 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Header, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
 
-from steiner_tui.app.frame_timer import PacedScreen
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.app.widgets.footer import Footer
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.token_chart import TokenChart
 from steiner_tui.importers.lineage import lineage_of
@@ -35,7 +34,7 @@ def compaction_label(generation: dict[str, Any]) -> str:
     return f"▼ compaction ({trigger}{before})"
 
 
-class ImportedScreen(PacedScreen[None]):
+class ImportedScreen(Screen[None]):
     """One imported session."""
 
     CSS_PATH = styles_dir() / "imported.tcss"

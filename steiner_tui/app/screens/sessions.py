@@ -4,6 +4,7 @@ The table shows id, project, last activity, model, generations, size and title, 
 active first. Enter dismisses the screen with the chosen id (the app resumes it: replacing the
 conversation is the app's job and goes through the driver's replacement guard). ``d`` asks for
 confirmation, then deletes the session's whole folder; the open session cannot be deleted.
+``c`` lists the read-only sessions: captures and imported transcripts.
 Listing and deleting run off the UI thread.
 """
 
@@ -20,6 +21,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Static
 
+from steiner_tui.app.screens.captures import CapturesScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
@@ -92,8 +94,16 @@ class SessionsScreen(Screen[str | None]):
         Binding("escape", "close", "Back", id="sessions.close", tooltip="Back to the session"),
         Binding("enter", "resume", "Resume", id="sessions.resume", tooltip="Resume this session"),
         Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete this session"),
+        Binding(
+            "c",
+            "captures",
+            "Captures",
+            id="sessions.captures",
+            tooltip="Captures and imported transcripts, read-only",
+        ),
     ]
-    """Escape closes; Enter resumes; d deletes after confirmation."""
+    """Escape closes; Enter resumes; d deletes after confirmation; c lists captures and
+    imports."""
 
     empty: reactive[bool] = reactive(False, toggle_class="-empty")
     """True when there is no session to list."""
@@ -176,6 +186,10 @@ class SessionsScreen(Screen[str | None]):
         else:
             self.notify(f"Deleted session {session_id}.")
         self.reload()
+
+    def action_captures(self) -> None:
+        """Open the list of captures and imports (read-only sessions)."""
+        self.app.push_screen(CapturesScreen(self.store.base))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,128 @@
+"""Captures and imported sessions, opened read-only from the sessions screen.
+
+Lists every capture (``steiner-tui capture``) and every imported transcript (``steiner-tui
+import``) in the sessions folder, newest first; Enter opens a capture in the request inspector
+(following it while it grows) or an import as its tokens-per-request chart. Nothing here can be
+resumed or changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.imported import ImportedScreen
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.capture.store import list_captures
+from steiner_tui.importers.store import list_imports, load_import
+
+__all__ = ["CapturesScreen", "list_readonly"]
+
+EMPTY = "No captures or imports yet: run `steiner-tui capture` or `steiner-tui import`."
+
+Row = tuple[str, str, str, str]
+"""Kind (``capture`` or ``import``), id, when, what."""
+
+
+def list_readonly(base: Path) -> list[Row]:
+    """Every capture, then every import, newest first within each."""
+    rows: list[Row] = [
+        (
+            "capture",
+            c.capture_id,
+            c.created.astimezone().strftime("%Y-%m-%d %H:%M"),
+            f"{c.requests} requests · {c.upstream or 'the real APIs'}",
+        )
+        for c in list_captures(base)
+    ]
+    for session_id in list_imports(base):
+        try:
+            data = load_import(base, session_id)
+        except (OSError, ValueError):
+            continue
+        requests = data.get("requests") or []
+        when = str(requests[0]["time"])[:16].replace("T", " ") if requests else "-"
+        rows.append(
+            (
+                "import",
+                session_id,
+                when,
+                f"{data.get('source', '')} · {len(requests)} requests · "
+                f"{len(data.get('generations') or [])} compactions",
+            )
+        )
+    return rows
+
+
+class CapturesScreen(Screen[None]):
+    """Pick a capture or an import to open read-only."""
+
+    TITLE = "Captures and imports"
+    AUTO_FOCUS = "#readonly-items"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back", id="captures.close", tooltip="Back to the sessions"),
+        Binding("enter", "open", "Open", id="captures.open", tooltip="Open it read-only"),
+    ]
+    """Escape closes; Enter opens the highlighted capture or import."""
+
+    def __init__(self, base: Path) -> None:
+        super().__init__()
+        self.base = base
+        self.rows: list[Row] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon=HEADER_ICON)
+        yield DataTable(id="readonly-items", cursor_type="row", zebra_stripes=True)
+        yield Static(EMPTY, id="readonly-empty", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("kind", "id", "when", "what")
+        self.reload()
+
+    @work(exclusive=True, group="captures-list")
+    async def reload(self) -> None:
+        """List captures and imports again (off the UI thread)."""
+        self.show_rows(await asyncio.to_thread(list_readonly, self.base))
+
+    def show_rows(self, rows: list[Row]) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        table.clear()
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        self.query_one("#readonly-empty", Static).display = not rows
+        self.sub_title = f"{len(rows)} read-only"
+
+    @on(DataTable.RowSelected, "#readonly-items")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        """Open the highlighted capture or import."""
+        index = self.query_one(DataTable).cursor_row
+        if not 0 <= index < len(self.rows):
+            return
+        kind, item_id, _, _ = self.rows[index]
+        try:
+            if kind == "capture":
+                self.app.push_screen(CaptureScreen(self.base, item_id))
+            else:
+                data: dict[str, Any] = load_import(self.base, item_id)
+                self.app.push_screen(ImportedScreen(data))
+        except (OSError, ValueError, LookupError) as error:
+            self.notify(f"Cannot open {item_id}: {error}", severity="error")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

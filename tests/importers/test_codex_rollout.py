@@ -117,3 +117,40 @@ def test_a_folder_mixes_both_agents(tmp_path: Path) -> None:
     result = import_paths([tmp_path])
     assert [s.source for s in result.sessions] == ["codex"]
     assert [Path(p).name for p, _ in result.skipped] == ["notes.jsonl"]
+
+
+REAL = Path(__file__).parent / "data" / "codex-0.169.0-compact.rollout.jsonl"
+"""A rollout Codex 0.169.0 wrote (issue 21's research run: a tool call, then an automatic
+compaction with ``model_auto_compact_token_limit = 5000``), against a loopback upstream."""
+
+
+def test_a_real_rollout_with_a_compaction(tmp_path: Path) -> None:
+    records = [json.loads(text) for text in REAL.read_text(encoding="utf-8").splitlines()]
+    usage_records = [r["payload"]["usage"] for r in records if r["type"] == "token_usage_record"]
+    session = import_codex_rollout(REAL)
+    assert [r.context_tokens for r in session.requests] == [
+        u["input_tokens"] for u in usage_records
+    ]
+    assert sum(r.output_tokens for r in session.requests) == sum(
+        u["output_tokens"] for u in usage_records
+    )
+    compacted = [r["payload"] for r in records if r["type"] == "compacted"]
+    assert [g.summary for g in session.generations] == [c["message"] for c in compacted]
+    assert session.generations[0].replacement_items == len(compacted[0]["replacement_history"])
+    assert session.generations[0].pre_tokens == usage_records[0]["input_tokens"]
+    assert not session.problems and not session.unknown_records
+
+    # Without token_usage_record lines, the deduplicated token_count events give the same.
+    bare = tmp_path / "rollout-bare.jsonl"
+    bare.write_text(
+        "".join(json.dumps(r) + "\n" for r in records if r["type"] != "token_usage_record"),
+        encoding="utf-8",
+    )
+    events = [
+        r for r in records if r["type"] == "event_msg" and r["payload"].get("type") == "token_count"
+    ]
+    assert len(events) > len(usage_records)  # duplicates and the zeroed one are really there
+    fallback = import_codex_rollout(bare)
+    assert [r.context_tokens for r in fallback.requests] == [
+        u["input_tokens"] for u in usage_records
+    ]

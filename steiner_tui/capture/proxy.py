@@ -14,7 +14,8 @@ request passes through it, is forwarded to the upstream and recorded as it was s
   chunk by chunk, as they arrive.
 * Only the model calls are recorded (``POST`` to ``…/messages``, ``…/responses``,
   ``…/chat/completions``): the body when it arrives, the reply's status, size and usage when
-  it ends. Headers are never recorded or logged: keys travel in them. Other requests (Claude
+  it ends, before the reply's last chunk goes out (so an agent that has its whole reply finds
+  it recorded). Headers are never recorded or logged: keys travel in them. Other requests (Claude
   Code's ``HEAD /api/hello``) are forwarded and not recorded; WebSocket upgrades (Codex tries
   them against ``openai_base_url``) get a quick 404, after which Codex uses plain HTTP.
 """
@@ -188,18 +189,24 @@ class CaptureProxy:
             if key.lower() not in _REPLY_DROPPED:
                 reply.headers.add(key, value)
         chunks: list[bytes] = []
+        reply_recorded = not seq
         try:
             await reply.prepare(request)
             async for chunk in upstream.aiter_raw():
                 if seq:
                     chunks.append(chunk)
                 await reply.write(chunk)
+            # Recorded before the reply's last chunk: once the agent has the whole reply, the
+            # capture has its usage too.
+            if seq:
+                await self._record_reply(seq, request, len(body), upstream, b"".join(chunks))
+            reply_recorded = True
             await reply.write_eof()
         except (ConnectionError, httpx2.HTTPError):
             pass  # the agent went away, or the upstream broke off: keep what came
         finally:
             await upstream.aclose()
-            if seq:
+            if not reply_recorded:
                 await self._record_reply(seq, request, len(body), upstream, b"".join(chunks))
         return reply
 

@@ -198,7 +198,7 @@ class _Reader:
                 self.agent_links[agent] = self._link(agent, call, "toolUseResult")
 
     def _boundary(self, number: int, record: dict[str, Any]) -> None:
-        self._flush_pending()
+        self.flush_pending()
         meta = record.get("compactMetadata")
         meta = meta if isinstance(meta, dict) else {}
         trigger = meta.get("trigger")
@@ -211,7 +211,7 @@ class _Reader:
             "time": str(record.get("timestamp", "")),
         }
 
-    def _flush_pending(self) -> None:
+    def flush_pending(self) -> None:
         """A boundary with no summary line after it is still a generation."""
         if self.pending is not None:
             boundary, self.pending = self.pending, None
@@ -254,7 +254,7 @@ def _read_file(path: Path) -> tuple[_Reader, list[LineProblem]]:
     problems: list[LineProblem] = []
     for number, record in read_records(path, problems):
         reader.read(number, record)
-    reader._flush_pending()
+    reader.flush_pending()
     return reader, problems
 
 

@@ -43,8 +43,14 @@ __all__ = ["MainScreen", "SessionOpenFailed"]
 _RUN = Binding.Group("Run")
 _SKILLS = Binding.Group("Skills", compact=True)
 _SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
-NARROW_BELOW = 110
-"""Terminals narrower than this show the conversation and the skills, the context on demand."""
+MIN_CONVERSATION = 60
+"""The conversation is never narrower than this (columns) with a panel docked beside it."""
+MEDIUM_FROM = 110
+"""From this width the context panel (46 columns) is docked beside the conversation."""
+WIDE_FROM = 140
+"""From this width the skills sidebar (28 columns) is docked too."""
+PANELS = ("skills", "context")
+"""The side panels F4 and F5 show or hide."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +66,9 @@ class MainScreen(SteeringScreen):
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]  # noqa: RUF012 (Textual's)
-    """Below ``NARROW_BELOW`` columns the context panel shows only on ``/context``."""
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MEDIUM_FROM, "-medium"), (WIDE_FROM, "-wide")]  # noqa: RUF012
+    """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
+    from ``WIDE_FROM`` (F4 / F5 show a panel anyway, over the conversation; styles/main.tcss)."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
@@ -76,6 +83,10 @@ class MainScreen(SteeringScreen):
                 tooltip="Saved sessions: Enter resumes one, d deletes one"),
         Binding("f3", "focus_subagents", "Sub-agents", id="main.subagents",
                 tooltip="Focus the sub-agent panel (Enter opens a child's transcript)"),
+        Binding("f4", "toggle_panel('skills')", "Skills", id="main.toggle_skills",
+                tooltip="Show or hide the skills sidebar (over the conversation when narrow)"),
+        Binding("f5", "toggle_panel('context')", "Context", id="main.toggle_context",
+                tooltip="Show or hide the context panel (over the conversation when narrow)"),
         Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
                 tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
                 "prefix); otherwise they apply at the next compaction"),
@@ -230,7 +241,7 @@ class MainScreen(SteeringScreen):
         if name == "compact":
             self.action_compact(command.argument)
         elif name == "context":
-            self.toggle_class("-context")  # wider; on a narrow terminal, shown at all
+            self.toggle_class("-context")  # enlarged, over the conversation
             if self.has_class("-context"):
                 self.call_after_refresh(self.budget.focus)  # once it shows
             else:
@@ -361,6 +372,36 @@ class MainScreen(SteeringScreen):
             self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus()
             return
         self.notify("no sub-agents yet: the model starts them with the delegate tool")
+
+    def panel_docked(self, panel: str) -> bool:
+        """Whether ``panel`` (``skills`` or ``context``) shows at this width unless toggled."""
+        width = self.size.width
+        return width >= (WIDE_FROM if panel == "skills" else MEDIUM_FROM)
+
+    def panel_shown(self, panel: str) -> bool:
+        """Whether ``panel`` is on screen (docked, or over the conversation)."""
+        if self.has_class(f"-{panel}-hidden"):
+            return False
+        return self.has_class(f"-{panel}-shown") or self.panel_docked(panel)
+
+    def action_toggle_panel(self, panel: str) -> None:
+        """Show or hide a side panel (F4: skills, F5: context), at any width.
+
+        The choice holds across resizes; a choice that matches what the width shows anyway is
+        forgotten, so the panel follows the width again. A panel shown gets the focus; hiding
+        the focused one gives it back to the prompt.
+        """
+        if panel not in PANELS:
+            return
+        show = not self.panel_shown(panel)
+        widget = self.skills if panel == "skills" else self.budget
+        follows_width = show == self.panel_docked(panel)
+        self.set_class(show and not follows_width, f"-{panel}-shown")
+        self.set_class(not show and not follows_width, f"-{panel}-hidden")
+        if show:
+            self.call_after_refresh(widget.focus)
+        elif widget.has_focus or widget.has_focus_within:
+            self.prompt.focus()
 
     def action_toggle_mode(self) -> None:
         """Switch plan/build."""

@@ -18,6 +18,11 @@ contiguous run of them (``shown``), by a single policy:
   the newest (the last page, when reading back). A message from the user and a permission
   question also bring the newest back.
 
+New output follows the bottom while the view is there. Once the person has moved away (PgUp,
+the wheel, Tab onto a tool block, reading back), output arrives without moving the view and a
+"new messages below" marker, fixed at the bottom of the pane, counts it; End or a click on it
+jumps to the end, and reaching the bottom clears it.
+
 Each move of the run is one batch update: the widgets removed and mounted and the new scroll
 position show in the same frame (the view is placed at the top, or anchored at the bottom, both
 of which Textual's layout does itself). Updates to an entry that has no widget (a finished tool
@@ -54,6 +59,7 @@ from steiner_tui.app.transcript import (
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.later_row import LaterRow
+from steiner_tui.app.widgets.new_below import NewBelowMarker
 from steiner_tui.app.widgets.notice_row import NoticeRow
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -67,9 +73,9 @@ __all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "widget_for"]
 
 WELCOME = (
     "Type below and press Enter.\n\n"
-    "The context panel (on the right; /context on a narrow terminal) is the request your next "
-    "message will send, source by source: what each costs in bytes and tokens, and how close "
-    "it is to the window.\n\n"
+    "The context panel (on the right; F5 shows or hides it, F4 the skills) is the request "
+    "your next message will send, source by source: what each costs in bytes and tokens, and "
+    "how close it is to the window.\n\n"
     "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"
     "F1 lists every key and /command."
 )
@@ -149,11 +155,16 @@ class ConversationPane(VerticalScroll):
         self._reply: ReplyEntry | None = None
         self._stream: _Stream | None = None
         self._tools: dict[str, ToolEntry] = {}
+        self.unseen = 0
+        """Entries that arrived below the view since the person moved away from the bottom."""
+        self.away = False
+        """The person moved the view off the bottom (new output no longer follows it)."""
 
     def compose(self) -> ComposeResult:
         yield EarlierRow(id="earlier")
         yield Static(WELCOME, id="welcome")
         yield LaterRow(id="later")
+        yield NewBelowMarker(id="new-below")
 
     def on_mount(self) -> None:
         """Show the welcome (at the top: the pane follows the bottom once it has entries)."""
@@ -175,6 +186,29 @@ class ConversationPane(VerticalScroll):
         self.query_one(LaterRow).show_count(len(self.entries) - self.shown.stop)
         self.query_one("#welcome").display = not self.entries
 
+    def _mark_unseen(self, count: int = 1) -> None:
+        """``count`` more entries arrived below the view."""
+        self.unseen += count
+        self.query_one(NewBelowMarker).show_count(self.unseen)
+
+    def _mark_seen(self) -> None:
+        self.away = False
+        if self.unseen:
+            self.unseen = 0
+            self.query_one(NewBelowMarker).show_count(0)
+
+    def release_anchor(self) -> None:
+        """The view moved off the bottom (a key, the wheel, the scrollbar, a focused block)."""
+        super().release_anchor()
+        self.away = True
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Back at the end, the view follows new output again and the marker goes."""
+        super().watch_scroll_y(old_value, new_value)
+        if self.away and self.showing_latest and new_value >= self.max_scroll_y:
+            self.away = False
+            self._mark_seen()
+
     async def _show(self, shown: range, *, at_bottom: bool) -> None:
         """Show the entries in ``shown`` (keeping the widgets of those already shown), with the
         view at the bottom of them or at the top, painted as one frame."""
@@ -193,6 +227,8 @@ class ConversationPane(VerticalScroll):
             self._show_counts()
             if at_bottom:
                 self.anchor()  # Textual's layout keeps the view at the bottom from now on
+                if self.showing_latest:
+                    self._mark_seen()
             else:
                 self.scroll_home(animate=False, immediate=True)
 
@@ -214,6 +250,7 @@ class ConversationPane(VerticalScroll):
             await self._stop_stream()
             await self._remove(list(self.shown))
             self.entries = list(entries)
+            self.unseen = 0
             self.shown = range(len(self.entries), len(self.entries))
             self._reply = None
             self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
@@ -224,23 +261,33 @@ class ConversationPane(VerticalScroll):
         """Append ``entry`` and show it (None: kept as data while reading back).
 
         A message from the user and a question (permission, compaction, pins) bring the newest
-        entries back.
+        entries back (and the view to the end); other entries follow the bottom only while the
+        view is there, else the "new messages below" marker counts them.
         """
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
+        wanted = isinstance(entry, UserEntry | PermissionEntry | CompactionEntry | UnpinEntry)
         async with self._moving:
             latest = self.showing_latest
             self.entries.append(entry)
             end = len(self.entries)
             if not latest:
-                if isinstance(entry, UserEntry | PermissionEntry | CompactionEntry | UnpinEntry):
+                if wanted:
                     await self._show(range(max(0, end - self.page), end), at_bottom=True)
                     return self.widget_of(entry)
                 self._show_counts()
+                self._mark_unseen()
                 return None
-            following = self._at_bottom
+            following = not self.away
             widget = self._make(end - 1)
             await self.mount(widget, before=self.query_one(LaterRow))
+            if wanted and not following:
+                self.anchor()
+                self.scroll_end(animate=False, immediate=True)  # the view comes back down
+                self._mark_seen()
+                following = True
+            elif not following:
+                self._mark_unseen()
             if following and not self.is_anchored:
                 self.anchor()  # the first entry: follow the bottom from now on
             start = self.shown.start
@@ -353,7 +400,8 @@ class ConversationPane(VerticalScroll):
     async def action_end_or_newest(self) -> None:
         """To the bottom, and the newest entries."""
         if self.showing_latest:
-            self.action_scroll_end()
+            self.scroll_end(animate=False)
+            self._mark_seen()
         else:
             await self.show_newest()
 
@@ -374,8 +422,9 @@ class ConversationPane(VerticalScroll):
         await self.show_earlier()
 
     @on(LaterRow.JumpRequested)
+    @on(NewBelowMarker.JumpRequested)
     async def _newest_requested(self) -> None:
-        await self.show_newest()
+        await self.action_end_or_newest()
 
     # -- streaming --------------------------------------------------------------------------
 
@@ -384,6 +433,8 @@ class ConversationPane(VerticalScroll):
         if self._reply is None:
             self._reply = ReplyEntry(streaming=True)
             await self.add(self._reply)
+        elif self.away and not self.unseen:
+            self._mark_unseen()  # the reply goes on growing below the view
         self._reply.text += text
         widget = self.widget_of(self._reply)
         if widget is None:

@@ -1,0 +1,111 @@
+"""The main screen's layout at any width: panels docked, hidden, or over the conversation.
+
+The conversation is never narrower than ``MIN_CONVERSATION`` columns while a panel is docked
+beside it; F4 and F5 show or hide the skills sidebar and the context panel at any width.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from steiner_tui.app.screens.main import MIN_CONVERSATION, MainScreen
+from tests.app.conftest import AppFactory
+from tests.app.helpers import send
+
+SIZES = [(80, 24), (100, 30), (120, 36), (160, 48), (220, 60)]
+
+
+def _docked(screen: MainScreen) -> tuple[bool, bool]:
+    """Whether the skills sidebar and the context panel take columns from the conversation."""
+    skills = screen.skills
+    slot = screen.query_one("#budget-slot")
+    return (
+        bool(skills.display) and skills.styles.layer != "overlay",
+        bool(slot.display) and slot.styles.layer != "overlay",
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_conversation_stays_readable_at_every_size(
+    app_for: AppFactory, size: tuple[int, int]
+) -> None:
+    app = app_for()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        width = screen.conversation.outer_size.width
+        assert width >= min(MIN_CONVERSATION, size[0])
+        skills, context = _docked(screen)
+        assert skills == (size[0] >= 140)
+        assert context == (size[0] >= 110)
+        if not (skills or context):
+            assert width == size[0]  # nothing beside it: the whole width
+
+
+async def test_f4_and_f5_show_and_hide_the_panels_at_any_width(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        assert not screen.skills.display and not screen.budget.region
+        await pilot.press("f5")
+        await pilot.pause()
+        # Over the conversation, which keeps its width; the panel has the focus.
+        assert screen.budget.region.width >= 44 and app.focused is screen.budget
+        assert screen.query_one("#budget-slot").styles.layer == "overlay"
+        assert screen.conversation.outer_size.width == 80
+        await pilot.press("f5")
+        await pilot.pause()
+        assert not screen.budget.region and app.focused is screen.prompt
+        await pilot.press("f4")
+        await pilot.pause()
+        assert screen.skills.region.width == 28 and app.focused is screen.skills
+        await pilot.press("f4")
+        await pilot.pause()
+        assert not screen.skills.display
+
+
+async def test_a_hidden_panel_stays_hidden_across_a_resize(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        conversation = screen.conversation.outer_size.width
+        await pilot.press("f4")  # hide the skills sidebar
+        await pilot.pause()
+        assert not screen.skills.display
+        assert screen.conversation.outer_size.width == conversation + 28
+        await pilot.resize_terminal(220, 60)
+        await pilot.pause()
+        assert not screen.skills.display
+        await pilot.press("f4")  # shown again: the width shows it, nothing to remember
+        await pilot.pause()
+        assert screen.skills.display
+        assert not screen.has_class("-skills-shown", "-skills-hidden")
+
+
+async def test_resizing_moves_between_the_layouts(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(220, 60)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        assert _docked(screen) == (True, True)
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        assert _docked(screen) == (False, True)
+        assert screen.conversation.outer_size.width >= MIN_CONVERSATION
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert _docked(screen) == (False, False)
+        assert screen.conversation.outer_size.width == 80
+
+
+async def test_context_enlarges_the_panel_over_the_conversation(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "/context")
+        await pilot.pause()
+        assert screen.budget.region.width > 46 and app.focused is screen.budget
+        assert screen.conversation.outer_size.width == 100

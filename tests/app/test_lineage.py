@@ -124,12 +124,20 @@ async def test_table_lists_every_generation() -> None:
         assert table.row_count == 3
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(3)]
         assert rows[0][:3] == ["0", "12:00:00", "start"]
-        assert rows[1] == [
-            "1", "12:20:05", "1 normal", "12,400", "2,150",
-            "offline/offline-summary", "skipped", "no recent request", "healthy",
+        assert rows[1][:5] == ["1", "12:20:05", "1 normal", "12,400", "2,150"]
+        assert rows[1][6:] == [
+            "offline/offline-summary", "skipped", "automatic · fallback: no recent request",
+            "healthy",
         ]  # fmt: skip
         assert rows[2][2:4] == ["2 normal+emergency", "31,000"]
-        assert rows[2][6:] == ["used", "idle 12m > 10m", "degraded"]
+        assert rows[2][7:] == [
+            "used", "manual · focus: keep the docs · emergen…",
+            "degraded",
+        ]  # fmt: skip
+        # Before and after as bars on one scale: 31,000 fills the ten cells.
+        assert rows[2][5].startswith("█" * 10 + "→")
+        before, after = rows[1][5].split("→")
+        assert before.rstrip() == "████" and after.rstrip() == "▊"
         # The active (latest) generation is on show first.
         assert table.cursor_row == 2
         assert screen.view is not None and screen.view.generation.id == 2
@@ -233,3 +241,93 @@ def test_history_snapshot(snap_compare: Any, tmp_path: Path) -> None:
 
     app = LineageHost(sample_lineage(), history_path=archive)
     assert snap_compare(app, run_before=open_history, terminal_size=(120, 36))
+
+
+def _lineage_with_a_message_sent_after_compaction() -> ConversationLineage:
+    """Generation 1 retained two turns; a third message was sent after it was compacted, and
+    the compaction masked a large read to make room."""
+    from steiner_tui.engine.events import RoomEdit
+
+    numbers = " ".join(str(1000 + n) for n in range(40))
+    first = [
+        Message("user", "Read docs_big.md and fix `split_budget()` in `SessionLog` (v1.4.2)."),
+        Message("assistant", f"Counts: {numbers}. Then 12,345 and 3.14."),
+        Message("user", "Keep going."),
+        Message("assistant", "Done."),
+    ]
+    lineage = ConversationLineage.start(first, at=T0)
+    edit = RoomEdit(
+        "masked", "retained", "tool", "read path=docs_big.md", 3, 244_000, 312, 61_000, 80,
+        saved_at="results/c1.txt",
+    )  # fmt: skip
+    outcome = CompactionOutcome(
+        applied=True,
+        stage_count=1,
+        modes=("normal",),
+        before_tokens=64_163,
+        after_tokens=5_000,
+        summary_model="offline/offline",
+        at=T1,
+        summarized_count=2,
+        retained_count=2,
+        summary="Working on the budget.",
+        edits=(edit,),
+    )
+    second = [Message("summary", "Working on the budget."), first[2], first[3]]
+    lineage = lineage.advance(second, "Working on the budget.", outcome, T1)
+    return lineage.append(Message("user", "A message sent after the compaction."))
+
+
+async def test_retained_turns_are_those_of_the_compaction_and_later_ones_apart() -> None:
+    app = LineageHost(_lineage_with_a_message_sent_after_compaction())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LineageScreen)
+        assert "retained 2 at compaction" in _text(screen, "#generation-heading")
+        titles = [str(w.content) for w in screen.query(".section-title").results(Static)]
+        assert "Retained at compaction (2)" in titles and "Sent since (1)" in titles
+        assert "sent after the compaction" not in _text(screen, "#retained")
+        assert "sent after the compaction" in _text(screen, "#added")
+        edits = _text(screen, "#edits")
+        assert "masked: tool read path=docs_big.md" in edits
+        assert "244,000 → 312 B" in edits and "61,000 → 80 tok" in edits
+        assert "whole output: results/c1.txt" in edits
+        table = screen.query_one(GenerationTable)
+        assert "masked 1" in str(table.get_row_at(1)[8])
+
+
+async def test_dropped_facts_lead_with_names_and_collapse_bare_numbers() -> None:
+    from textual.widgets import Collapsible
+
+    app = LineageHost(_lineage_with_a_message_sent_after_compaction())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LineageScreen)
+        dropped = _text(screen, "#dropped")
+        assert dropped.index("Paths") < dropped.index("Identifiers") < dropped.index("Numbers")
+        assert "split_budget()" in dropped and "SessionLog" in dropped
+        numbers_line = dropped.splitlines()[-1]
+        # Versions and separated figures first, twelve in all; the rest collapsed.
+        assert numbers_line.split(" · ")[:3] == ["  v1.4.2", "12,345", "3.14"]
+        assert len(numbers_line.split(" · ")) == 12
+        more = screen.query_one("#more-numbers", Collapsible)
+        assert more.collapsed and more.title == "31 more numbers"
+
+
+async def test_moving_quickly_through_the_table_shows_the_last_summary() -> None:
+    app = LineageHost(sample_lineage())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("up", "up", "down", "up", "down")  # no waiting in between
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LineageScreen)
+        assert screen.view is not None and screen.view.generation.id == 1
+        summary = screen.query_one("#summary", Markdown)
+        assert summary.source == SUMMARY_1
+        # Rendered, not only stored: its two headings and its list are on screen.
+        assert len(summary.query("MarkdownH2")) == 2 and len(summary.query("MarkdownBullet")) == 2
+        assert summary.region.height > 0
+        assert screen.query_one("#summary-pane").border_title == "Summary · generation 1"

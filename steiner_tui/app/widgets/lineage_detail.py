@@ -1,29 +1,37 @@
 """The lineage browser's detail panes for the generation on show.
 
-``GenerationSummary`` renders the summary as Markdown; ``GenerationFacts`` lists the retained
-turns (role and first line), the pinned messages, the replayed skills, and the facts the
-summary dropped. Both hold
+``GenerationSummary`` renders the summary as Markdown; ``GenerationFacts`` lists the turns
+compaction retained (as they were when it ran) apart from the messages sent since, what it
+masked, moved or cut to make room, the pinned messages, the replayed skills, and the facts
+the summary dropped (paths, commands and identifiers first; bare numbers collapsed). Both hold
 a ``GenerationView`` reactive that the screen binds; they only display it.
+
+The summary pane renders the screen's latest view: updates are serialized and a view replaced
+while its Markdown was still being built is rendered again, so moving quickly through the
+table never leaves the pane empty or showing another generation.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Markdown, Static
+from textual.widgets import Collapsible, Markdown, Static
 
 from steiner_tui.app.widgets.inspector_format import message_line
-from steiner_tui.app.widgets.lineage_view import GenerationView
+from steiner_tui.app.widgets.lineage_view import GenerationView, edit_line
 from steiner_tui.engine.compaction.diff import DroppedFacts
 from steiner_tui.engine.messages import Message
 
 __all__ = ["GenerationFacts", "GenerationSummary"]
 
 _MAX_TURNS = 200
+NUMBERS_SHOWN = 12
+"""Numbers listed before the rest collapse (the ones that look like versions or sizes first)."""
 _NO_SUMMARY = "*Generation 0 is the start of the session: it has no summary.*"
 
 
@@ -33,18 +41,30 @@ class GenerationSummary(VerticalScroll):
     view: reactive[GenerationView | None] = reactive(None)
     """The generation on show (None before the screen picks one)."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rendering = asyncio.Lock()
+        self.rendered: GenerationView | None = None
+        """The view whose summary the Markdown shows (it trails ``view`` while it renders)."""
+
     def compose(self) -> ComposeResult:
         yield Markdown(id="summary")
 
-    async def watch_view(self, view: GenerationView | None) -> None:
-        if view is None:
-            return
-        text = view.parts.summary.strip()
-        if not text:
-            text = _NO_SUMMARY if view.previous_id is None else "*This generation has no summary.*"
-        self.border_title = f"Summary · generation {view.generation.id}"
-        await self.query_one("#summary", Markdown).update(text)
-        self.scroll_home(animate=False)
+    async def watch_view(self) -> None:
+        async with self._rendering:
+            # The latest view, not the one this call was made for: a later call may be waiting.
+            while (view := self.view) is not None and view is not self.rendered:
+                text = view.parts.summary.strip()
+                if not text:
+                    text = (
+                        _NO_SUMMARY
+                        if view.previous_id is None
+                        else "*This generation has no summary.*"
+                    )
+                self.border_title = f"Summary · generation {view.generation.id}"
+                await self.query_one("#summary", Markdown).update(text)
+                self.rendered = view
+                self.scroll_home(animate=False)
 
 
 def _turns(messages: Sequence[Message]) -> Content:
@@ -59,29 +79,50 @@ def _turns(messages: Sequence[Message]) -> Content:
     return Content("\n").join(lines)
 
 
+def _telling(number: str) -> bool:
+    """A number worth reading on its own: a version, a dotted or thousands-separated figure."""
+    return number.startswith("v") or "." in number or "," in number
+
+
+def ordered_numbers(numbers: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The numbers listed (versions and separated figures first, then the rest, up to
+    ``NUMBERS_SHOWN``) and the bare numbers collapsed after them."""
+    ordered = [n for n in numbers if _telling(n)] + [n for n in numbers if not _telling(n)]
+    return tuple(ordered[:NUMBERS_SHOWN]), tuple(ordered[NUMBERS_SHOWN:])
+
+
 def _dropped(dropped: DroppedFacts, previous_id: int | None) -> Content:
+    """Paths, commands and identifiers, one per line; then the first numbers on one line."""
     if previous_id is None:
         return Content.from_markup("[$text-muted]The first generation has nothing to compare.")
     if dropped.empty:
         return Content.from_markup(
-            "[$text-muted]Nothing dropped: every path, command and number of generation "
-            "$id is still present.",
+            "[$text-muted]Nothing dropped: every path, command, identifier and number of "
+            "generation $id is still present.",
             id=previous_id,
         )
     lines: list[Content] = []
     for title, items in (
         ("Paths", dropped.paths),
         ("Commands", dropped.commands),
-        ("Numbers", dropped.numbers),
+        ("Identifiers", dropped.identifiers),
     ):
-        if not items:
-            continue
-        lines.append(Content.styled(f"{title} ({len(items)})", "bold"))
-        if title == "Numbers":
-            lines.append(Content("  " + " · ".join(items)))
-        else:
+        if items:
+            lines.append(Content.styled(f"{title} ({len(items)})", "bold"))
             lines.extend(Content(f"  {item}") for item in items)
+    if dropped.numbers:
+        shown, _ = ordered_numbers(dropped.numbers)
+        lines.append(Content.styled(f"Numbers ({len(dropped.numbers)})", "bold"))
+        lines.append(Content("  " + " · ".join(shown)))
     return Content("\n").join(lines)
+
+
+def _edits(view: GenerationView) -> Content:
+    outcome = view.generation.outcome
+    edits = outcome.edits if outcome is not None else ()
+    if not edits:
+        return Content.from_markup("[$text-muted]Nothing masked or cut: the tail fitted.")
+    return Content("\n").join(Content(edit_line(edit)) for edit in edits)
 
 
 class GenerationFacts(VerticalScroll):
@@ -98,8 +139,16 @@ class GenerationFacts(VerticalScroll):
         if view is None:
             return
         parts = view.parts
-        yield Static(f"Retained turns ({len(parts.retained)})", classes="section-title")
-        yield Static(_turns(parts.retained), id="retained", classes="section-body")
+        compacted = view.generation.outcome is not None
+        title = "Retained at compaction" if compacted else "Turns"
+        yield Static(f"{title} ({len(view.retained)})", classes="section-title")
+        yield Static(_turns(view.retained), id="retained", classes="section-body")
+        if view.added:
+            yield Static(f"Sent since ({len(view.added)})", classes="section-title")
+            yield Static(_turns(view.added), id="added", classes="section-body")
+        if compacted:
+            yield Static("Made room", classes="section-title")
+            yield Static(_edits(view), id="edits", classes="section-body")
         yield Static(f"Pinned ({len(view.pinned)})", classes="section-title")
         pinned = "\n".join(view.pinned) or "none (/pin N pins a message)"
         yield Static(Content(pinned), id="pinned", classes="section-body")
@@ -109,3 +158,7 @@ class GenerationFacts(VerticalScroll):
         since = "" if view.previous_id is None else f" since generation {view.previous_id}"
         yield Static(f"Dropped by the summary{since}", classes="section-title")
         yield Static(_dropped(view.dropped, view.previous_id), id="dropped", classes="section-body")
+        _, rest = ordered_numbers(view.dropped.numbers)
+        if rest:
+            with Collapsible(title=f"{len(rest):,} more numbers", id="more-numbers"):
+                yield Static(Content(" · ".join(rest)), classes="section-body")

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell
-from steiner_tui.app.widgets.lineage_view import generation_row
+from steiner_tui.app.widgets.lineage_view import generation_row, lineage_scale
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 
 __all__ = ["GenerationTable"]
@@ -17,12 +17,13 @@ _COLUMNS = (
     ("Stages", "stages"),
     ("Before", "before"),
     ("After", "after"),
+    ("Before → after", "bars"),
     ("Summary model", "model"),
     ("Fallback", "fallback"),
     ("Reason", "reason"),
     ("Health", "health"),
 )
-_REASON_WIDTH = 28
+_REASON_WIDTH = 40
 _RIGHT_ALIGNED = frozenset({"gen", "before", "after"})
 
 
@@ -37,8 +38,9 @@ class GenerationTable(DataTable[Text]):
         self.clear(columns=True)
         for label, key in _COLUMNS:
             self.add_column(label, key=key)
+        scale = lineage_scale(lineage)
         for generation in lineage.generations:
-            values = generation_row(generation)
+            values = generation_row(generation, scale)
             cells = []
             for (_, key), value in zip(_COLUMNS, values, strict=True):
                 if key == "reason" and len(value) > _REASON_WIDTH:

@@ -19,14 +19,18 @@ from steiner_tui.engine.compaction.diff import (
 )
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
-from steiner_tui.engine.events import CompactionOutcome
+from steiner_tui.engine.events import CompactionOutcome, RoomEdit
+from steiner_tui.engine.messages import Message
 
 __all__ = [
     "GenerationView",
     "build_generation_view",
+    "edit_line",
     "generation_heading",
+    "generation_reason",
     "generation_row",
     "pinned_labels",
+    "token_bars",
 ]
 
 START = "start"
@@ -45,6 +49,10 @@ class GenerationView:
     heading: str
     pinned: tuple[str, ...] = ()
     """The pinned messages this generation holds, named (kept verbatim by every stage)."""
+    retained: tuple[Message, ...] = ()
+    """The turns compaction kept, as they were when it ran (``outcome.retained_count``)."""
+    added: tuple[Message, ...] = ()
+    """The messages the generation gained after its compaction (sent since)."""
 
 
 def _stages(outcome: CompactionOutcome) -> str:
@@ -57,24 +65,93 @@ def _health(outcome: CompactionOutcome) -> str:
     return "—" if health is None else health.state
 
 
-def generation_row(generation: ConversationGeneration) -> tuple[str, ...]:
-    """The table row: number, time, stages, tokens before/after, model, fallback, health."""
+BAR_CELLS = 10
+"""Cells of the longest before/after bar in the table."""
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def _bar(tokens: int, scale: int) -> str:
+    eighths = round(tokens * BAR_CELLS * 8 / scale) if scale else 0
+    if tokens and not eighths:
+        eighths = 1  # something is never drawn as nothing
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(BAR_CELLS)
+
+
+def token_bars(outcome: CompactionOutcome, scale: int) -> str:
+    """Before and after as two bars on one scale (``scale``: the largest figure shown)."""
+    return f"{_bar(outcome.before_tokens, scale)}→{_bar(outcome.after_tokens, scale)}"
+
+
+def lineage_scale(lineage: ConversationLineage) -> int:
+    """The largest before/after figure of the lineage (the bars' common scale)."""
+    figures = [
+        max(g.outcome.before_tokens, g.outcome.after_tokens)
+        for g in lineage.generations
+        if g.outcome is not None
+    ]
+    return max(figures, default=0)
+
+
+def _edit_counts(edits: tuple[RoomEdit, ...]) -> str:
+    kinds: dict[str, int] = {}
+    for edit in edits:
+        kinds[edit.kind] = kinds.get(edit.kind, 0) + edit.count
+    return ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+
+
+def generation_reason(outcome: CompactionOutcome) -> str:
+    """Why and how it compacted: manual (with its focus) or automatic, the emergency stage,
+    the fallback's reason, and what was masked, moved or cut to make room."""
+    parts = ["manual" if outcome.manual else "automatic"]
+    if outcome.steering:
+        parts[0] += f" · focus: {outcome.steering}"
+    if "emergency" in outcome.modes:
+        parts.append("emergency stage")
+    if outcome.fallback_reason:
+        parts.append(f"fallback: {outcome.fallback_reason}")
+    if outcome.edits:
+        parts.append(_edit_counts(outcome.edits))
+    return " · ".join(parts)
+
+
+def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[str, ...]:
+    """The table row: number, time, stages, tokens before/after and their bars, model,
+    fallback, reason, health (``scale``: the bars' common scale, see ``lineage_scale``)."""
     outcome = generation.outcome
     when = clock(generation.created_at or (outcome.at if outcome else None))
     if outcome is None:
         label = START if generation.id == 0 else "—"
-        return (str(generation.id), when, label, "", "", "", "", "", "")
+        return (str(generation.id), when, label, "", "", "", "", "", "", "")
     return (
         str(generation.id),
         when,
         _stages(outcome),
         count(outcome.before_tokens),
         count(outcome.after_tokens),
+        token_bars(outcome, scale or max(outcome.before_tokens, outcome.after_tokens)),
         outcome.summary_model or "—",
         outcome.fallback_status or "—",
-        outcome.fallback_reason,
+        generation_reason(outcome),
         _health(outcome),
     )
+
+
+def edit_line(edit: RoomEdit) -> str:
+    """One edit a compaction made to fit: what, where, bytes and tokens, where it is kept."""
+    what = {
+        "masked": "masked",
+        "summarized": "moved into the summary",
+        "cut": "cut",
+        "omitted": "left out of the summary request",
+    }.get(edit.kind, edit.kind)
+    where = "" if edit.where == "retained" else " (summary request)"
+    sizes = f"{count(edit.bytes_before)} → {count(edit.bytes_after)} B"
+    tokens = f"{count(edit.tokens_before)} → {count(edit.tokens_after)} tok"
+    line = f"{what}{where}: {edit.role} {edit.label} · turn {edit.turn} · {sizes} · {tokens}"
+    if edit.saved_at:
+        line += f" · whole output: {edit.saved_at}"
+    return line
 
 
 def generation_heading(generation: ConversationGeneration) -> str:
@@ -88,12 +165,16 @@ def generation_heading(generation: ConversationGeneration) -> str:
         parts.append(" + ".join(outcome.modes))
     parts.append("manual" if outcome.manual else "automatic")
     parts.append(f"{count(outcome.before_tokens)} → {count(outcome.after_tokens)} tokens")
-    parts.append(f"summarized {outcome.summarized_count}, retained {outcome.retained_count}")
+    parts.append(
+        f"summarized {outcome.summarized_count}, retained {outcome.retained_count} at compaction"
+    )
     if outcome.fallback_status:
         reason = f" ({outcome.fallback_reason})" if outcome.fallback_reason else ""
         parts.append(f"fallback {outcome.fallback_status}{reason}")
     if outcome.steering:
         parts.append(f"focus: {outcome.steering}")
+    if outcome.edits:
+        parts.append(f"to make room: {_edit_counts(outcome.edits)}")
     if outcome.health is not None:
         health = outcome.health
         parts.append(f"health {health.state} ({health.severity}): {health.guidance}")
@@ -104,13 +185,19 @@ def build_generation_view(lineage: ConversationLineage, index: int) -> Generatio
     """The view of ``lineage.generations[index]``, with its diff against the one before."""
     generation = lineage.generations[index]
     previous = lineage.generations[index - 1] if index > 0 else None
+    parts = generation_parts(generation)
+    outcome = generation.outcome
+    # What compaction retained is the head of the tail; what follows came after it ran.
+    kept = len(parts.retained) if outcome is None else outcome.retained_count
     return GenerationView(
         generation=generation,
-        parts=generation_parts(generation),
+        parts=parts,
         previous_id=None if previous is None else previous.id,
         dropped=DroppedFacts() if previous is None else dropped_facts(previous, generation),
         heading=generation_heading(generation),
         pinned=pinned_labels(lineage, generation),
+        retained=parts.retained[:kept],
+        added=parts.retained[kept:],
     )
 
 

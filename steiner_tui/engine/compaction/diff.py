@@ -2,8 +2,9 @@
 
 The lineage browser shows, for each generation, the parts compaction laid out (summary, replayed
 skills, retained turns; see ``retention.compose_compacted_conversation``) and the concrete facts
-of the previous generation that no longer appear anywhere: file paths, shell commands and
-numbers. Those are the details a summary most often loses and a user most often needs back.
+of the previous generation that no longer appear anywhere: file paths, shell commands,
+identifiers (code names quoted in backticks: ``split_budget``, ``SessionLog``, ``engine.tokens``)
+and numbers. Those are the details a summary most often loses and a user most often needs back.
 
 Facts are taken from what was *said*: user text (skill envelopes stripped), assistant text,
 summaries and tool-call arguments (bash commands, path arguments). Tool results are left out of
@@ -51,6 +52,7 @@ _TOKEN = re.compile(r"[^\s`'\"()\[\]{}<>,;|:=]+")
 _PATH_SHAPE = re.compile(r"(?:~|\.{1,2})?/?[\w@+\-.]+(?:/[\w@+\-.]+)*/?")
 _INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _FENCE = re.compile(r"^```[ \t]*(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 _NUMBER = re.compile(r"(?<![\w./])(?:v(?=\d))?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)*(?!\d)")
 _SPACES = re.compile(r"\s+")
 
@@ -62,11 +64,13 @@ class DroppedFacts:
     paths: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
+    identifiers: tuple[str, ...] = ()
+    """Code names quoted in backticks (``snake_case``, ``CamelCase``, dotted names)."""
 
     @property
     def empty(self) -> bool:
         """True when nothing was found (or nothing was dropped)."""
-        return not (self.paths or self.commands or self.numbers)
+        return not (self.paths or self.commands or self.numbers or self.identifiers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +142,21 @@ def _commands_in(text: str) -> Iterator[str]:
             yield code.removeprefix("$ ")
 
 
+def _code_name(code: str) -> bool:
+    """A name in code: an underscore, an inner capital (``SessionLog``) or a dotted name."""
+    name = code.removesuffix("()")
+    if not _IDENTIFIER.fullmatch(code) or name.isdigit():
+        return False
+    return "_" in name or "." in name or any(c.isupper() for c in name[1:])
+
+
+def _identifiers_in(text: str) -> Iterator[str]:
+    for match in _INLINE_CODE.finditer(_FENCE.sub("", text)):
+        code = match.group(1).strip()
+        if _code_name(code) and not _is_path(code):
+            yield code
+
+
 def _numbers_in(text: str) -> Iterator[str]:
     for match in _NUMBER.finditer(text):
         if sum(c.isdigit() for c in match.group()) >= 2:
@@ -166,7 +185,7 @@ def _said(messages: Iterable[Message], summary: str) -> tuple[list[str], list[st
 
 
 def extract_facts(messages: Sequence[Message], summary: str = "") -> DroppedFacts:
-    """The paths, commands and numbers said in ``messages`` and ``summary``.
+    """The paths, commands, identifiers and numbers said in ``messages`` and ``summary``.
 
     Args:
         messages: a conversation; tool results are not read (see the module docstring).
@@ -180,10 +199,12 @@ def extract_facts(messages: Sequence[Message], summary: str = "") -> DroppedFact
         paths.extend(_paths_in(text))
         commands.extend(_commands_in(text))
     numbers = [n for text in texts for n in _numbers_in(text)]
+    identifiers = [i for text in texts for i in _identifiers_in(text)]
     return DroppedFacts(
         tuple(dict.fromkeys(p for p in paths if p)),
         tuple(dict.fromkeys(c for c in commands if c)),
         tuple(dict.fromkeys(numbers)),
+        tuple(dict.fromkeys(identifiers)),
     )
 
 
@@ -216,7 +237,7 @@ def dropped_facts(
 
     A path counts as kept when it still appears as a whole name (``app.py`` is kept by
     ``src/app.py``, not the other way round); a command when it appears with the same words;
-    a number when the same number appears, tool results included.
+    an identifier or a number when the same one appears, tool results included.
 
     Args:
         previous: the generation that was compacted.
@@ -242,4 +263,12 @@ def dropped_facts(
         tuple(p for p in facts.paths if p not in names),
         tuple(c for c in facts.commands if not command_kept(c)),
         tuple(n for n in facts.numbers if n not in present_numbers),
+        tuple(i for i in facts.identifiers if not _identifier_kept(i, names, flat)),
     )
+
+
+def _identifier_kept(identifier: str, names: set[str], flat: str) -> bool:
+    name = identifier.removesuffix("()")
+    if name in names or identifier in names:
+        return True
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", flat) is not None

@@ -130,3 +130,19 @@ def test_generation_parts_without_summary_keeps_every_message() -> None:
     mixed = Message("user", render_skill_deactivation("x") + "\n\nhello")
     later = ConversationGeneration(2, (Message("summary", "S"), mixed), summary="S")
     assert generation_parts(later).retained == (mixed,)
+
+
+def test_identifiers_are_code_names_in_backticks() -> None:
+    text = (
+        "Fixed `split_budget()` in `SessionLog`, see `engine.tokens`; `foo` and `src/a.py` "
+        "are not identifiers, nor is `uv run pytest -q`."
+    )
+    facts = extract_facts([Message("assistant", text)])
+    assert facts.identifiers == ("split_budget()", "SessionLog", "engine.tokens")
+    assert facts.paths == ("src/a.py",) and facts.commands == ("uv run pytest -q",)
+
+
+def test_an_identifier_named_again_is_kept() -> None:
+    previous = ConversationGeneration(0, (Message("user", "Rename `split_budget` and `OldName`."),))
+    current = ConversationGeneration(1, (Message("summary", "split_budget was renamed."),))
+    assert dropped_facts(previous, current).identifiers == ("OldName",)

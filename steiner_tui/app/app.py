@@ -186,11 +186,12 @@ class SteinerApp(App[None]):
         # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.inspector import InspectorScreen
 
-        snapshots = self.session.snapshots.all()
-        if not snapshots:  # the dry run the context panel shows
+        store = self.session.snapshots
+        if not len(store):  # the dry run the context panel shows
             controller = self.workbench.controller
-            snapshots = (controller.last_preview or controller.preview(),)
-        self.push_screen(InspectorScreen(snapshots, snapshots[-1].index))
+            self.push_screen(InspectorScreen((controller.last_preview or controller.preview(),)))
+            return
+        self.push_screen(InspectorScreen(store))  # lists a page; rebuilds only what it shows
 
 
 def make_app(request: SessionRequest, *, defer_open: bool = False) -> SteinerApp:

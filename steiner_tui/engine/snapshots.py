@@ -15,7 +15,11 @@ copy.
 ``SnapshotStore`` shares structure between snapshots: a conversation that grows by a turn per
 request is stored as a chain of segments, each request adding only its new messages and hashes,
 so 500 requests retain little more than the distinct messages themselves. Readers get a fresh
-``RequestSnapshot`` rebuilt from the chain.
+``RequestSnapshot`` rebuilt from the chain. ``RequestSummary`` rows (``summaries``) give the
+figures of any range of requests without rebuilding one: the request inspector lists them
+page by page and the context panel charts them, so neither costs more with a longer session.
+Each row also says how many leading messages the request shares with the one before it: the
+prefix a provider's cache can reuse.
 
 ``prefix_stability`` compares two snapshots: the provider's prompt cache helps only up to the
 first message whose hash differs, so the context report and the request inspector show where
@@ -44,6 +48,7 @@ __all__ = [
     "EstimateLike",
     "PrefixStability",
     "RequestParts",
+    "RequestSummary",
     "SnapshotStore",
     "SourceCounter",
     "TokenCounter",
@@ -439,12 +444,62 @@ class _Segment:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestSummary:
+    """One stored request's figures, read without rebuilding its messages.
+
+    ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
+    leading messages equal the previous request's (0 for the first): the prefix a provider's
+    prompt cache can serve again.
+    """
+
+    position: int
+    index: int
+    time: datetime
+    model: str
+    compaction: bool
+    generation_id: str
+    estimated_prompt_tokens: int
+    max_tokens: int
+    prompt_bytes: int
+    message_count: int
+    reused: int
+    fits: bool = True
+    overflow_tokens: int = 0
+
+    @property
+    def reuse(self) -> float:
+        """The share of the request's messages the previous request had (0.0 to 1.0)."""
+        return self.reused / self.message_count if self.message_count else 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class _StoredSnapshot:
-    """One stored request: its snapshot with empty messages and hashes, and the segment holding
-    them (None for a request without messages)."""
+    """One stored request: its snapshot with empty messages and hashes, the segment holding
+    them (None for a request without messages), and its message count and reused prefix."""
 
     snapshot: RequestSnapshot
     segment: _Segment | None
+    message_count: int = 0
+    reused: int = 0
+
+
+def _summary(position: int, stored: _StoredSnapshot) -> RequestSummary:
+    s = stored.snapshot
+    return RequestSummary(
+        position=position,
+        index=s.index,
+        time=s.time,
+        model=s.model,
+        compaction=s.compaction,
+        generation_id=s.generation_id,
+        estimated_prompt_tokens=s.estimated_prompt_tokens,
+        max_tokens=s.max_tokens,
+        prompt_bytes=s.prompt_bytes,
+        message_count=stored.message_count,
+        reused=stored.reused if position else 0,
+        fits=s.fits,
+        overflow_tokens=s.overflow_tokens,
+    )
 
 
 class SnapshotStore:
@@ -470,7 +525,9 @@ class SnapshotStore:
         if isinstance(event, RequestSnapshot):
             self.store(event)
 
-    def _segment_for(self, snapshot: RequestSnapshot) -> _Segment | None:
+    def _segment_for(self, snapshot: RequestSnapshot) -> tuple[_Segment | None, int]:
+        """The segment holding the snapshot's messages, and how many lead with the previous
+        request's."""
         messages = snapshot.messages
         # Messages are compared by value, not by hash: the hash leaves out fields such as
         # tool_call_id, and a stored snapshot must show exactly what was sent. A request that
@@ -490,11 +547,11 @@ class SnapshotStore:
             parent = parent.parent
         start = parent.length if parent is not None else 0
         if parent is not None and start == len(messages):
-            return parent
+            return parent, matching
         if not messages:
-            return None
+            return None, matching
         tail = messages[start:]
-        return _Segment(parent, tail, snapshot.message_hashes[start:], len(messages))
+        return _Segment(parent, tail, snapshot.message_hashes[start:], len(messages)), matching
 
     def _intern_blocks(self, blocks: tuple[ContextBlock, ...]) -> tuple[ContextBlock, ...]:
         previous = self._stored[-1].snapshot.blocks if self._stored else None
@@ -505,7 +562,7 @@ class SnapshotStore:
     def store(self, snapshot: RequestSnapshot) -> None:
         """Add ``snapshot`` (the latest request)."""
         with self._lock:
-            segment = self._segment_for(snapshot)
+            segment, reused = self._segment_for(snapshot)
             previous = self._stored[-1].snapshot if self._stored else None
             tools = snapshot.tools
             if previous is not None and previous.tools == tools:
@@ -518,7 +575,8 @@ class SnapshotStore:
                 tools=tools,
             )
             self._by_index[snapshot.index] = len(self._stored)
-            self._stored.append(_StoredSnapshot(slim, segment))
+            count = len(snapshot.messages)
+            self._stored.append(_StoredSnapshot(slim, segment, count, reused))
             self._tip_messages = snapshot.messages
 
     @staticmethod
@@ -548,9 +606,33 @@ class SnapshotStore:
             return None
 
     def all(self) -> tuple[RequestSnapshot, ...]:
-        """Every snapshot, oldest first."""
+        """Every snapshot, oldest first (rebuilds each: ``summaries`` and ``at`` are cheap)."""
         with self._lock:
             return tuple(self._rebuild(s) for s in self._stored)
+
+    def at(self, position: int) -> RequestSnapshot:
+        """The snapshot at ``position`` in the store (0: the first kept), rebuilt.
+
+        Raises:
+            IndexError: no request at ``position``.
+        """
+        with self._lock:
+            if not 0 <= position < len(self._stored):
+                raise IndexError(position)
+            return self._rebuild(self._stored[position])
+
+    def position_of(self, index: int) -> int | None:
+        """The store position of the (latest) request numbered ``index``, or None."""
+        with self._lock:
+            return self._by_index.get(index)
+
+    def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]:
+        """The figures of the requests at positions ``start`` to ``stop`` (oldest first),
+        without rebuilding their messages: the cost is that of the range, not of the store."""
+        with self._lock:
+            stored = self._stored
+            stop = len(stored) if stop is None else min(stop, len(stored))
+            return tuple(_summary(p, stored[p]) for p in range(max(0, start), stop))
 
     def prefix_stability(self, a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
         """See ``prefix_stability``."""

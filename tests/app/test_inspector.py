@@ -7,19 +7,28 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from textual.app import App
 from textual.widgets import DataTable, Static
 
 from steiner_tui.app.screens.inspector import InspectorScreen
-from steiner_tui.app.widgets.inspector_compare import DIVERGENCE, RequestCompare
+from steiner_tui.app.screens.message_view import MessageScreen
+from steiner_tui.app.widgets.inspector_compare import (
+    APPENDED,
+    DIVERGENCE,
+    KEPT,
+    REMOVED,
+    RequestCompare,
+    compare_rows,
+)
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import message_line, short_path
-from steiner_tui.app.widgets.inspector_requests import MARK, RequestTable
+from steiner_tui.app.widgets.inspector_requests import MARK, PAGE, RequestTable
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
 from steiner_tui.engine.skills.envelopes import render_skill_activation, render_skill_deactivation
-from steiner_tui.engine.snapshots import build_request_snapshot
+from steiner_tui.engine.snapshots import SnapshotStore, build_request_snapshot
 from steiner_tui.engine.tooldefs import ToolDefinition
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -106,8 +115,13 @@ async def test_lists_requests_and_shows_the_latest_in_detail() -> None:
         assert isinstance(screen, InspectorScreen)
         rows = _rows(screen.query_one(RequestTable))
         size = str(snapshots[0].prompt_bytes)
-        assert rows[0] == ["", "0", "12:00:00", "offline/offline-echo", "turn", "400", "3", size]
+        assert rows[0] == [
+            "", "0", "12:00:00", "offline/offline-echo", "turn", "400", "3", "—", size,
+        ]  # fmt: skip
         assert rows[3][4] == "compaction"
+        # Cache reuse: request 1 repeats all 3 messages of request 0 (3 of its 5); request 2
+        # changed AGENTS.md in its first message; the compaction shares nothing either.
+        assert [row[7] for row in rows[1:]] == ["███··  60%", "·····   0%", "·····   0%"]
         assert screen.selected == 3 and not screen.comparing
         summary = str(screen.query_one("#request-summary", Static).content)
         assert "Request #3" in summary and "compaction request" in summary
@@ -157,7 +171,9 @@ async def test_mark_then_select_compares_and_shows_the_first_divergence() -> Non
         assert screen.comparing and screen.has_class("-comparing")
         compare = screen.query_one(RequestCompare)
         heading = str(compare.query_one("#compare-heading", Static).content)
-        assert heading == "Request #0 → #1: prefix stable, #1 repeats all 3 messages of #0"
+        assert heading == (
+            "Request #0 → #1: prefix stable, #1 repeats all 3 messages of #0 and appends 2"
+        )
         await pilot.press("down")  # request 2: AGENTS.md changed in the first message
         await pilot.pause()
         heading = str(compare.query_one("#compare-heading", Static).content)
@@ -168,7 +184,8 @@ async def test_mark_then_select_compares_and_shows_the_first_divergence() -> Non
         rows = _rows(compare.query_one("#compare-table", DataTable))
         assert rows[0][0] == DIVERGENCE and rows[0][4] == "≠"
         assert [row[0] for row in rows[1:]] == ["", "", "", ""]
-        assert rows[1][4] == "=" and rows[4][3] == "—"
+        assert [row[4] for row in rows] == ["≠", "=", "=", "+", "+"]  # changed, kept, appended
+        assert rows[4][3] == "—"
         # Marking the request on show again clears the mark: back to the plain detail.
         await pilot.press("up", "up", "m")
         await pilot.pause()
@@ -208,3 +225,82 @@ def test_message_gist_names_skill_envelopes_and_paths_keep_their_tail() -> None:
     assert message_line(Message("assistant", "  \n first\nsecond"), width=4) == "fir…"
     assert short_path("/srv/projects/budgetkit/docs/AGENTS.md", 24) == "…/docs/AGENTS.md"
     assert short_path("docs/AGENTS.md") == "docs/AGENTS.md"
+
+
+def _long_store(requests: int) -> SnapshotStore:
+    store = SnapshotStore()
+    conversation: list[Message] = []
+    for index in range(1, requests + 1):
+        conversation = [*conversation, Message("user", f"question {index}")]
+        store.store(_snapshot(index, "Use uv.", conversation))
+    return store
+
+
+class StoreHost(App[None]):
+    def __init__(self, store: SnapshotStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def on_mount(self) -> None:
+        self.push_screen(InspectorScreen(self.store))
+
+
+async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
+    monkeypatch: Any,
+) -> None:
+    store = _long_store(PAGE + 50)
+    rebuilt: list[int] = []
+    at = store.at
+
+    def counted(position: int) -> RequestSnapshot:
+        rebuilt.append(position)
+        return at(position)
+
+    monkeypatch.setattr(store, "at", counted)
+    monkeypatch.setattr(store, "all", lambda: pytest.fail("every request was rebuilt"))
+    async with StoreHost(store).run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, InspectorScreen)
+        table = screen.query_one(RequestTable)
+        assert table.row_count == PAGE + 1  # the page and the "earlier" row
+        first = _rows(table)[0]
+        assert "50 earlier requests" in first[2]
+        assert rebuilt == [PAGE + 49] and screen.selected == PAGE + 49
+        table.move_cursor(row=0)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.row_count == PAGE + 50 and table.start == 0  # all, from the first
+        assert screen.selected == 49 and _rows(table)[49][1] == "50"
+
+
+async def test_enter_opens_a_message_whole_as_text() -> None:
+    long = "line one [bold]not markup[/bold] " + "word " * 80 + "\nline two\nline three"
+    snapshots = (_snapshot(1, "Use uv.", [Message("user", long)]),)
+    async with InspectorHost(snapshots).run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, InspectorScreen)
+        messages = screen.query_one("#messages", DataTable)
+        first_line = str(messages.get_row_at(messages.row_count - 1)[5])
+        assert len(first_line) > 60  # the width the table has, not 50 characters
+        messages.focus()
+        messages.move_cursor(row=messages.row_count - 1)
+        await pilot.press("enter")
+        await pilot.pause()
+        view = pilot.app.screen
+        assert isinstance(view, MessageScreen)
+        text = str(view.query_one("#message-text", Static).content)
+        assert text == long  # whole, markup shown as typed
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is screen
+
+
+def test_appended_messages_are_not_marked_changed() -> None:
+    a = _snapshot(1, "Use uv.", [Message("user", "hello")])
+    b = _snapshot(2, "Use uv.", [Message("user", "hello"), Message("assistant", "hi")])
+    rows = compare_rows(a, b)
+    assert [row[4] for row in rows] == [KEPT] * (len(a.messages)) + [APPENDED]
+    assert [row[4] for row in compare_rows(b, a)][-1] == REMOVED

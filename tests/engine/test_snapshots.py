@@ -386,3 +386,22 @@ def test_a_summary_is_its_own_source() -> None:
     estimator = RequestEstimator(EncodingLoader([_Source("cl100k_base")]))  # type: ignore[list-item]
     snapshot = _counted(estimator, [Message("system", "## 1. Task\n- x")], ())
     assert [r.source for r in snapshot.sources][-1] == "conversation_summary"
+
+
+def test_summaries_give_each_requests_figures_and_reused_prefix() -> None:
+    store = SnapshotStore()
+    convo = conversation(1)
+    for i in range(1, 4):
+        store.store(snap(convo, index=i))
+        convo = [*convo, *conversation(i + 1)[-2:]]
+    compacted = [Message("summary", "sum"), *convo[-2:]]
+    store.store(snap(compacted, index=4, compaction=True))
+    rows = store.summaries()
+    assert [r.index for r in rows] == [1, 2, 3, 4]
+    assert [r.message_count for r in rows] == [4, 6, 8, 5]
+    # Each request repeats all of the one before; the compaction keeps only the blocks.
+    assert [r.reused for r in rows] == [0, 4, 6, 2]
+    assert rows[2].reuse == 6 / 8 and rows[3].compaction
+    assert store.summaries(1, 3) == rows[1:3]
+    assert store.position_of(3) == 2 and store.position_of(99) is None
+    assert store.at(2) == store.snapshot(3)

@@ -1,9 +1,14 @@
 """The request inspector: every recorded request exactly as it was sent, and how two differ.
 
 Pick a request in the list to see its figures (estimate, limits, sizes), its context blocks in
-order and its messages with their hashes. Mark one with ``m`` and pick another: the detail turns
-into a compare view that aligns both requests' message hashes and points at the first message
+order and its messages with their hashes; Enter on a message opens it whole. Mark one with
+``m`` and pick another: the detail turns into a compare view that aligns both requests' message
+hashes, marks each message kept, changed, appended or removed, and points at the first message
 where the prefix broke, with its source.
+
+The screen reads the session's ``SnapshotStore``: the list is a page of ``RequestSummary`` rows
+(no request is rebuilt to list it), and only the request on show (and the one marked) is
+rebuilt, so opening the inspector takes as long after 10,000 requests as after 100.
 
 The screen renders the snapshots it is given; it never re-estimates or re-assembles a request.
 """
@@ -21,14 +26,23 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
+from steiner_tui.app.screens.message_view import MessageScreen
 from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
-from steiner_tui.app.widgets.inspector_requests import RequestTable
+from steiner_tui.app.widgets.inspector_requests import EARLIER_KEY, PAGE, RequestTable
 from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.resources import styles_dir
 
 __all__ = ["InspectorScreen"]
+
+
+def _store_of(snapshots: Sequence[RequestSnapshot]) -> SnapshotStore:
+    store = SnapshotStore()
+    for snapshot in snapshots:
+        store.store(snapshot)
+    return store
 
 
 class InspectorScreen(Screen[None]):
@@ -57,25 +71,28 @@ class InspectorScreen(Screen[None]):
     """Escape closes; m marks the highlighted request for comparison."""
 
     selected: reactive[int | None] = reactive(None, init=False)
-    """Position (in ``snapshots``) of the highlighted request."""
+    """Store position of the highlighted request."""
     marked: reactive[int | None] = reactive(None, init=False)
-    """Position of the request marked for comparison, if any."""
+    """Store position of the request marked for comparison, if any."""
     comparing: reactive[bool] = reactive(False, toggle_class="-comparing")
     """Whether the compare view replaces the detail (a mark and another request selected)."""
 
-    def __init__(self, snapshots: Sequence[RequestSnapshot], selected: int | None = None) -> None:
-        """Inspect ``snapshots`` (oldest first), starting at request index ``selected``.
+    def __init__(
+        self, requests: SnapshotStore | Sequence[RequestSnapshot], selected: int | None = None
+    ) -> None:
+        """Inspect ``requests`` (oldest first), starting at request index ``selected``.
 
         Args:
-            snapshots: the recorded requests.
+            requests: the session's snapshot store, or a few snapshots (the dry run).
             selected: the ``RequestSnapshot.index`` to show first (default: the latest).
         """
         super().__init__()
-        self.snapshots = tuple(snapshots)
-        positions = [i for i, s in enumerate(self.snapshots) if s.index == selected]
-        self._initial = positions[-1] if positions else len(self.snapshots) - 1
-        count = len(self.snapshots)
-        self.sub_title = f"{count} request{'s' if count != 1 else ''}"
+        self.store = requests if isinstance(requests, SnapshotStore) else _store_of(requests)
+        count = len(self.store)
+        position = self.store.position_of(selected) if selected is not None else None
+        self._initial = position if position is not None else count - 1
+        self._rebuilt: dict[int, RequestSnapshot] = {}
+        self.sub_title = f"{count:,} request{'s' if count != 1 else ''}"
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -86,15 +103,45 @@ class InspectorScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(RequestTable)
-        table.load(self.snapshots)
         if self._initial >= 0:
-            table.move_cursor(row=self._initial)
-            self.selected = self._initial
+            stop = max(self._initial + 1, min(len(self.store), PAGE))
+            self._show_rows(max(0, stop - PAGE), stop, self._initial)
+
+    def _show_rows(self, start: int, stop: int, position: int) -> None:
+        """List the requests at positions ``start`` to ``stop``, highlighting ``position``."""
+        table = self.query_one(RequestTable)
+        table.load(self.store.summaries(start, stop))
+        table.move_cursor(row=table.row_of(position), animate=False)
+        self.selected = position
+
+    def snapshot_at(self, position: int) -> RequestSnapshot:
+        """The request at store ``position``, rebuilt once while the screen is open."""
+        snapshot = self._rebuilt.get(position)
+        if snapshot is None:
+            snapshot = self._rebuilt[position] = self.store.at(position)
+        return snapshot
 
     @on(DataTable.RowHighlighted, "#requests")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.selected = event.cursor_row
+        position = self.query_one(RequestTable).position_at(event.cursor_row)
+        if position is not None:
+            self.selected = position
+
+    @on(DataTable.RowSelected, "#requests")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value == EARLIER_KEY:
+            # The page before joins the list (the rows after it stay).
+            table = self.query_one(RequestTable)
+            stop = table.start + table.row_count - table.lead_rows
+            self._show_rows(max(0, table.start - PAGE), stop, table.start - 1)
+
+    @on(RequestDetail.MessageOpened)
+    def _message_opened(self, event: RequestDetail.MessageOpened) -> None:
+        title = (
+            f"Request #{event.snapshot.index} · message {event.number} · {event.message.role} · "
+            f"{event.source} · {event.digest}"
+        )
+        self.app.push_screen(MessageScreen(title, event.message))
 
     def watch_selected(self) -> None:
         self._show()
@@ -105,14 +152,15 @@ class InspectorScreen(Screen[None]):
 
     def _show(self) -> None:
         selected, marked = self.selected, self.marked
-        if selected is None or not 0 <= selected < len(self.snapshots):
+        if selected is None or not 0 <= selected < len(self.store):
             return
         self.comparing = marked is not None and marked != selected
         if marked is not None and marked != selected:
             first, second = sorted((marked, selected))
-            self.query_one(RequestCompare).pair = (self.snapshots[first], self.snapshots[second])
+            pair = (self.snapshot_at(first), self.snapshot_at(second))
+            self.query_one(RequestCompare).pair = pair
         else:
-            self.query_one(RequestDetail).snapshot = self.snapshots[selected]
+            self.query_one(RequestDetail).snapshot = self.snapshot_at(selected)
 
     def action_mark(self) -> None:
         """Mark the highlighted request, or clear the mark when it is already marked."""

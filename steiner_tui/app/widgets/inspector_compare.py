@@ -2,7 +2,10 @@
 
 A provider's prompt cache reuses the longest prefix of messages it saw before, so the first
 message whose hash differs is where the cache stops helping. ``prefix_stability`` finds it and
-names its source (a context block, or the conversation).
+names its source (a context block, or the conversation). Each row says what happened to the
+message: ``=`` kept (same hash), ``≠`` changed, ``+`` appended (only in the later request),
+``−`` removed (only in the earlier one). A stable prefix followed by appended messages is
+the usual, cache-friendly case, and reads as such.
 """
 
 from __future__ import annotations
@@ -18,19 +21,33 @@ from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import PrefixStability, prefix_stability
 
-__all__ = ["DIVERGENCE", "RequestCompare", "compare_heading", "compare_rows"]
+__all__ = [
+    "APPENDED",
+    "CHANGED",
+    "DIVERGENCE",
+    "KEPT",
+    "REMOVED",
+    "RequestCompare",
+    "compare_heading",
+    "compare_rows",
+]
 
 CONVERSATION = str(ContextSource.CONVERSATION)
 DIVERGENCE = "▶"
 """Marks the first divergent message in the compare table."""
+KEPT, CHANGED, APPENDED, REMOVED = "=", "≠", "+", "−"
+"""What happened to a message between the two requests."""
 
 
 def compare_heading(a: RequestSnapshot, b: RequestSnapshot, stability: PrefixStability) -> str:
     """One line: which requests, how many leading messages match, where they diverge."""
     pair = f"Request #{a.index} → #{b.index}: "
     if stability.first_broken is None:
+        added = len(b.message_hashes) - len(a.message_hashes)
+        appended = f" and appends {added}" if added > 0 else ""
         return pair + (
-            f"prefix stable, #{b.index} repeats all {len(a.message_hashes)} messages of #{a.index}"
+            f"prefix stable, #{b.index} repeats all {len(a.message_hashes)} messages of "
+            f"#{a.index}{appended}"
         )
     return pair + (
         f"{stability.matching} leading message(s) match · first divergence at message "
@@ -39,7 +56,8 @@ def compare_heading(a: RequestSnapshot, b: RequestSnapshot, stability: PrefixSta
 
 
 def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]]:
-    """Aligned rows: mark, index, A role, A hash, =/≠, B hash, B role, source, first line.
+    """Aligned rows: mark, index, A role, A hash, change (= ≠ + −), B hash, B role, source,
+    first line.
 
     The first line is B's where B has the message, else A's; the source is a block source
     when either side's message came from blocks, else ``conversation``.
@@ -56,18 +74,23 @@ def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]
             (side[2] for side in (right, left) if side is not None and side[2] != CONVERSATION),
             CONVERSATION,
         )
-        same = left is not None and right is not None and left[1] == right[1]
+        if left is None:
+            change = APPENDED
+        elif right is None:
+            change = REMOVED
+        else:
+            change = KEPT if left[1] == right[1] else CHANGED
         rows.append(
             (
                 DIVERGENCE if i == stability.first_broken else "",
                 str(i),
                 left[0].role if left else "",
                 left[1] if left else "—",
-                "=" if same else "≠",
+                change,
                 right[1] if right else "—",
                 right[0].role if right else "",
                 source,
-                message_line(shown[0], 30),
+                message_line(shown[0], 60),
             )
         )
     return rows
@@ -96,7 +119,7 @@ class RequestCompare(Vertical):
         stability = prefix_stability(a, b)
         self.query_one("#compare-heading", Static).update(compare_heading(a, b, stability))
         for row in compare_rows(a, b):
-            style = "bold" if row[0] else ("" if row[4] == "=" else "italic")
+            style = "bold" if row[0] else ("italic" if row[4] == CHANGED else "")
             table.add_row(*(cell(value, style) for value in row))
         table.border_title = f"A #{a.index} · B #{b.index}"
         if stability.first_broken is not None:

@@ -1,13 +1,19 @@
 """One request in detail: its figures, its context blocks in order, and its messages.
 
 Everything shown comes from the ``RequestSnapshot`` as recorded before the call; nothing is
-re-estimated or re-assembled here.
+re-estimated or re-assembled here. The messages table shows the newest ``MESSAGE_PAGE``
+messages (a first row brings in the ones before), each message's first line as wide as the
+table allows; Enter on a message opens it whole.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
@@ -19,11 +25,19 @@ from steiner_tui.app.widgets.inspector_format import (
     short_path,
 )
 from steiner_tui.engine.events import RequestSnapshot
-from steiner_tui.engine.messages import messages_bytes
+from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
 
-__all__ = ["RequestDetail", "message_sources", "request_summary"]
+__all__ = ["MESSAGE_PAGE", "RequestDetail", "message_sources", "request_summary"]
+
+MESSAGE_PAGE = 200
+"""Messages of one request in the table at a time (the newest; earlier ones on request)."""
+EARLIER_MESSAGES = "earlier"
+"""The row key of the "earlier messages" row."""
+_FIXED_COLUMNS = 52
+"""Columns the messages table gives to everything but the first line (number, role, source,
+bytes, hash, cell padding, border and scrollbar)."""
 
 
 def request_summary(snapshot: RequestSnapshot) -> str:
@@ -61,6 +75,22 @@ class RequestDetail(Vertical):
     snapshot: reactive[RequestSnapshot | None] = reactive(None)
     """The request on show (None: nothing recorded yet)."""
 
+    @dataclass
+    class MessageOpened(TextualMessage):
+        """The person asked to read message ``number`` of the request on show in full."""
+
+        snapshot: RequestSnapshot
+        number: int
+        message: Message
+        source: str
+        digest: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.first_shown = 0
+        """The number of the first message in the table."""
+        self._line_width = 0
+
     def compose(self) -> ComposeResult:
         yield Static(id="request-summary", markup=False)
         yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
@@ -86,6 +116,7 @@ class RequestDetail(Vertical):
             )
             return
         summary.update(request_summary(snapshot))
+        self.first_shown = max(0, len(snapshot.messages) - MESSAGE_PAGE)
         for number, block in enumerate(snapshot.blocks):
             size = cell(count(block.byte_size))
             size.justify = "right"
@@ -97,19 +128,53 @@ class RequestDetail(Vertical):
                 size,
                 cell("cut" if block.truncated else ""),
             )
+        self._fill_messages(snapshot)
+        blocks.border_subtitle = f"{len(snapshot.blocks)} · {count(snapshot.blocks_bytes)} B"
+        messages.border_subtitle = f"{len(snapshot.messages)} · {count(snapshot.prompt_bytes)} B"
+
+    def _fill_messages(self, snapshot: RequestSnapshot) -> None:
+        messages = self.query_one("#messages", DataTable)
+        messages.clear()
+        self._line_width = width = max(30, self.size.width - _FIXED_COLUMNS)
+        first = self.first_shown
+        if first:
+            note = cell(f"▲ {first:,} earlier messages · Enter shows them", "italic")
+            messages.add_row(cell(""), cell(""), cell(""), cell(""), cell(""), note,
+                             key=EARLIER_MESSAGES)  # fmt: skip
         sources = message_sources(snapshot)
-        for number, (message, digest, source) in enumerate(
-            zip(snapshot.messages, snapshot.message_hashes, sources, strict=True)
-        ):
+        for number in range(first, len(snapshot.messages)):
+            message = snapshot.messages[number]
             size = cell(count(messages_bytes([message])))
             size.justify = "right"
             messages.add_row(
                 cell(number),
                 cell(message.role),
-                cell(source),
+                cell(sources[number]),
                 size,
-                cell(digest),
-                cell(message_line(message, 50)),
+                cell(snapshot.message_hashes[number]),
+                cell(message_line(message, width)),
+                key=str(number),
             )
-        blocks.border_subtitle = f"{len(snapshot.blocks)} · {count(snapshot.blocks_bytes)} B"
-        messages.border_subtitle = f"{len(snapshot.messages)} · {count(snapshot.prompt_bytes)} B"
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The first lines take the width the table has."""
+        snapshot = self.snapshot
+        width = max(30, event.size.width - _FIXED_COLUMNS)
+        if snapshot is not None and width != self._line_width:
+            self._fill_messages(snapshot)
+
+    @on(DataTable.RowSelected, "#messages")
+    def _message_selected(self, event: DataTable.RowSelected) -> None:
+        snapshot = self.snapshot
+        key = event.row_key.value
+        if snapshot is None or key is None:
+            return
+        event.stop()
+        if key == EARLIER_MESSAGES:
+            self.first_shown = max(0, self.first_shown - MESSAGE_PAGE)
+            self._fill_messages(snapshot)
+            return
+        number = int(key)
+        source = message_sources(snapshot)[number]
+        message, digest = snapshot.messages[number], snapshot.message_hashes[number]
+        self.post_message(self.MessageOpened(snapshot, number, message, source, digest))

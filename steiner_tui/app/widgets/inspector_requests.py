@@ -1,4 +1,11 @@
-"""The request inspector's list: one row per recorded request, oldest first."""
+"""The request inspector's list: a page of recorded requests, oldest first.
+
+The rows are ``RequestSummary`` figures read from the store without rebuilding any request, and
+only a page of them (``PAGE``) is in the table at a time: opening the inspector costs the same
+after 100 requests as after 10,000. A first row says how many requests are earlier; Enter on it
+(or a click) brings in the page before. Each row shows how much of the request repeats the one
+before it (the prefix a provider's cache can reuse).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +15,16 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell, clock, count
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.snapshots import RequestSummary
 
-__all__ = ["MARK", "RequestTable", "request_row"]
+__all__ = ["EARLIER_KEY", "MARK", "PAGE", "RequestTable", "request_row", "reuse_cell"]
 
 MARK = "●"
 """Shown in the first column of the marked request."""
+PAGE = 200
+"""Requests in the table at a time (more are brought in a page at a time)."""
+EARLIER_KEY = "earlier"
+"""The row key of the "earlier requests" row."""
 
 _COLUMNS = (
     ("", "mark"),
@@ -23,51 +34,99 @@ _COLUMNS = (
     ("Kind", "kind"),
     ("Est tokens", "tokens"),
     ("Msgs", "messages"),
+    ("Cache reuse", "reuse"),
     ("Prompt B", "bytes"),
 )
 _RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes"})
 _MODEL_WIDTH = 28
+_REUSE_CELLS = 5
+_EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
-def request_row(snapshot: RequestSnapshot) -> tuple[str, ...]:
-    """The row of one request (without the mark): index, time, model, kind, tokens, counts."""
-    model = snapshot.model
+def reuse_cell(row: RequestSummary) -> str:
+    """``▉▉▉▉▌ 92%`` (leading messages repeated from the previous request); ``—`` for the
+    first request."""
+    if not row.position:
+        return "—"
+    eighths = round(row.reuse * _REUSE_CELLS * 8)
+    full, part = divmod(eighths, 8)
+    bar = ("█" * full + (_EIGHTHS[part] if part else "")).ljust(_REUSE_CELLS, "·")
+    return f"{bar} {row.reuse * 100:>3.0f}%"
+
+
+def request_row(row: RequestSummary) -> tuple[str, ...]:
+    """The row of one request (without the mark): index, time, model, kind, tokens, counts,
+    cache reuse, prompt bytes."""
+    model = row.model
     if len(model) > _MODEL_WIDTH:
         model = model[: _MODEL_WIDTH - 1] + "…"
+    kind = "compaction" if row.compaction else "turn"
+    if not row.fits:
+        kind += " · over"
     return (
-        str(snapshot.index),
-        clock(snapshot.time),
+        str(row.index),
+        clock(row.time),
         model,
-        "compaction" if snapshot.compaction else "turn",
-        count(snapshot.estimated_prompt_tokens),
-        str(len(snapshot.messages)),
-        count(snapshot.prompt_bytes),
+        kind,
+        count(row.estimated_prompt_tokens),
+        str(row.message_count),
+        reuse_cell(row),
+        count(row.prompt_bytes),
     )
 
 
 class RequestTable(DataTable[Text]):
-    """Every recorded request; the highlighted row is the one inspected."""
+    """A page of recorded requests; the highlighted row is the one inspected.
+
+    Row keys are store positions (``str``), and ``EARLIER_KEY`` for the first row while
+    requests before the page are left out.
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.start = 0
+        """The store position of the first request in the table."""
+        self.marked: int | None = None
+        """The marked request's position (None: none)."""
 
-    def load(self, snapshots: Sequence[RequestSnapshot]) -> None:
-        """Replace the rows with ``snapshots`` (row keys are their positions)."""
+    @property
+    def lead_rows(self) -> int:
+        """Rows before the first request (1 while the "earlier" row shows)."""
+        return 1 if self.start else 0
+
+    def load(self, rows: Sequence[RequestSummary]) -> None:
+        """Replace the rows with ``rows`` (consecutive positions, oldest first)."""
         self.clear(columns=True)
         for label, key in _COLUMNS:
             self.add_column(label, key=key, width=1 if key == "mark" else None)
-        for position, snapshot in enumerate(snapshots):
-            cells = [cell("")]
-            for (_, key), value in zip(_COLUMNS[1:], request_row(snapshot), strict=True):
-                text = cell(value)
+        self.start = rows[0].position if rows else 0
+        if self.start:
+            note = f"▲ {self.start:,} earlier requests · Enter shows them"
+            cells = [cell(""), cell(""), cell(note, "italic"), *(cell("") for _ in _COLUMNS[3:])]
+            self.add_row(*cells, key=EARLIER_KEY)
+        for row in rows:
+            mark = MARK if row.position == self.marked else ""
+            cells = [cell(mark, "bold")]
+            for (_, key), value in zip(_COLUMNS[1:], request_row(row), strict=True):
+                text = cell(value, "bold" if key == "kind" and not row.fits else "")
                 if key in _RIGHT_ALIGNED:
                     text.justify = "right"
                 cells.append(text)
-            self.add_row(*cells, key=str(position))
+            self.add_row(*cells, key=str(row.position))
+
+    def position_at(self, row: int) -> int | None:
+        """The store position shown on table row ``row`` (None: the "earlier" row)."""
+        if row < self.lead_rows:
+            return None
+        return self.start + row - self.lead_rows
+
+    def row_of(self, position: int) -> int:
+        """The table row showing store position ``position``."""
+        return position - self.start + self.lead_rows
 
     def set_marked(self, previous: int | None, marked: int | None) -> None:
-        """Move the mark from row ``previous`` to row ``marked`` (positions; None: no row)."""
-        if previous is not None and previous < self.row_count:
-            self.update_cell(str(previous), "mark", cell(""))
-        if marked is not None and marked < self.row_count:
-            self.update_cell(str(marked), "mark", cell(MARK, "bold"))
+        """Move the mark from position ``previous`` to position ``marked`` (None: no row)."""
+        self.marked = marked
+        for position, mark in ((previous, ""), (marked, MARK)):
+            if position is not None and str(position) in self.rows:
+                self.update_cell(str(position), "mark", cell(mark, "bold"))

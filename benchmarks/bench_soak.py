@@ -12,9 +12,13 @@ and inside tool execution: assembly, estimation, fit, snapshots, events, the ses
 the snapshot store. Printed: the median engine work per turn around 100 messages and at
 10,000 messages, and their ratio (target under 1.5x: work depends on the new messages only).
 
-The soak's other figures (log bytes / message text, resume 10k/1k, memory after resume,
-inspector open 10k/100) belong to the parts that own them; each has a function below that
-returns None until it is measured here, and is printed as "not measured here".
+The soak's other figures are measured on what it wrote, with the measurements of the benchmarks
+that own them: session log bytes / distinct message text, and resume time at 10,000 / at 1,000
+messages and resident memory after resume / message text, each resume in a fresh interpreter
+(``bench_session_log.resume``) over the soak's own log and over a copy of it taken at 1,000
+messages; inspector open time at 10,000 / at 100 requests (``bench_inspector.open_ratio``)
+over stores filled with the soak's requests (replayed from the first when the soak made fewer
+than 10,000).
 
 Each figure says its target and whether it met; a miss makes the script exit 1.
 
@@ -24,6 +28,7 @@ Run: ``uv run python benchmarks/bench_soak.py [messages]`` (default 10000).
 from __future__ import annotations
 
 import asyncio
+import shutil
 import statistics
 import sys
 import tempfile
@@ -32,9 +37,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_inspector import open_ratio, replayed  # noqa: E402
+from bench_session_log import resume  # noqa: E402
 
 from steiner_tui.agent.clock import ManualClock  # noqa: E402
 from steiner_tui.agent.model import MainModel  # noqa: E402
@@ -57,6 +67,9 @@ from steiner_tui.tools.executor import ToolExecutor  # noqa: E402
 from steiner_tui.tools.registry import default_tools  # noqa: E402
 
 MESSAGES = 10_000
+CHECKPOINT = 1_000
+"""Messages at which a copy of the session log is kept (the smaller resume)."""
+INSPECTOR_SMALL, INSPECTOR_LARGE = 100, 10_000
 PER_TURN_TARGET = 1.5
 EARLY = 100
 """Messages at which the first engine-work figure is taken."""
@@ -141,8 +154,22 @@ class Soak:
     timed: Timed
     log: SessionLog
     store: SnapshotStore
+    folder: Path = Path()
     work: dict[int, float] = field(default_factory=dict)
     """Engine seconds of each turn, keyed by the message count after it."""
+    checkpoint: Path | None = None
+    """A copy of the session folder taken at ``CHECKPOINT`` messages."""
+    resumed: dict[Path, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def session_dir(self) -> Path:
+        return self.folder / "sessions" / "soak"
+
+    def resume(self, directory: Path) -> dict[str, Any]:
+        """``bench_session_log.resume`` of ``directory``, once."""
+        if directory not in self.resumed:
+            self.resumed[directory] = resume(directory)
+        return self.resumed[directory]
 
 
 def build(folder: Path) -> Soak:
@@ -163,7 +190,7 @@ def build(folder: Path) -> Soak:
     runner = session.runner
     runner.tools = TimedTools(timed)  # the same tools, their time counted outside the engine
     assert session.log is not None
-    return Soak(runner, provider, timed, session.log, session.snapshots)
+    return Soak(runner, provider, timed, session.log, session.snapshots, folder)
 
 
 async def drive(soak: Soak, messages: int) -> None:
@@ -177,6 +204,10 @@ async def drive(soak: Soak, messages: int) -> None:
         elapsed = time.perf_counter() - start
         assert result.status == "done", result.error
         soak.work[len(runner.conversation)] = elapsed - (soak.timed.outside - outside)
+        if soak.checkpoint is None and len(runner.conversation) >= CHECKPOINT:
+            soak.log.sync()  # everything so far on disk, then a copy of it
+            soak.checkpoint = soak.folder / f"at{CHECKPOINT}"
+            shutil.copytree(soak.session_dir, soak.checkpoint)
         if isinstance(clock, ManualClock):
             clock.advance(timedelta(seconds=30))
 
@@ -192,27 +223,52 @@ def median_work(work: dict[int, float], around: int | None) -> float:
     return statistics.median(work[c] for c in chosen)
 
 
-# -- figures owned elsewhere (hooks) --------------------------------------------------------
+# -- the figures of the other benchmarks, measured on what the soak wrote -------------------
+
+
+def message_text(soak: Soak) -> int:
+    """Bytes of the distinct message text (role and content), as bench_session_log counts."""
+    return sum(len(m.content.encode()) + len(m.role) for m in soak.runner.conversation)
 
 
 def log_bytes_per_message_text(soak: Soak) -> float | None:
-    """Session log bytes / distinct message text bytes (target < 1.3x): the log's owner."""
-    return None
+    """Session log bytes / distinct message text bytes (target < 1.3x)."""
+    log = soak.session_dir / "session.jsonl"
+    return log.stat().st_size / message_text(soak) if log.is_file() else None
 
 
 def resume_ratio(soak: Soak) -> float | None:
-    """Resume time at 10,000 / at 1,000 messages (target < 12x): the log's owner."""
-    return None
+    """Resume time at 10,000 / at 1,000 messages (target < 12x)."""
+    if soak.checkpoint is None:
+        return None
+    late, early = soak.resume(soak.session_dir), soak.resume(soak.checkpoint)
+    print(
+        f"resume at {CHECKPOINT:,} messages: {early['seconds']:.2f}s, at "
+        f"{late['messages']:,}: {late['seconds']:.2f}s (information)"
+    )
+    return float(late["seconds"]) / float(early["seconds"])
 
 
 def memory_after_resume(soak: Soak) -> float | None:
-    """Resident memory after resume / message text (target < 3x): the log's owner."""
-    return None
+    """Resident memory after resume / message text (target < 3x)."""
+    return float(soak.resume(soak.session_dir)["rss"]) / message_text(soak)
 
 
 def inspector_open_ratio(soak: Soak) -> float | None:
-    """Inspector open time at 10,000 / at 100 requests (target < 2x): the inspector's owner."""
-    return None
+    """Inspector open time at 10,000 / at 100 requests (target < 2x)."""
+    if len(soak.store) < INSPECTOR_SMALL:
+        return None
+    snapshots = [soak.store.at(p) for p in range(len(soak.store))]
+    small = replayed(snapshots[:INSPECTOR_SMALL], INSPECTOR_SMALL)
+    large = soak.store
+    if len(large) < INSPECTOR_LARGE:
+        large = replayed(snapshots, INSPECTOR_LARGE)
+    a, b, ratio = open_ratio(small, large)
+    print(
+        f"inspector open at {len(small):,} requests: {a * 1000:.1f} ms, at {len(large):,}: "
+        f"{b * 1000:.1f} ms (information)"
+    )
+    return ratio
 
 
 def verdict(value: float, target: float) -> str:
@@ -247,9 +303,14 @@ def main(argv: list[str]) -> int:
         )
         others = (
             ("session log bytes / message text", log_bytes_per_message_text, 1.3),
-            ("resume time 10,000 / 1,000 messages", resume_ratio, 12.0),
+            (f"resume time {messages:,} / {CHECKPOINT:,} messages", resume_ratio, 12.0),
             ("resident memory after resume / message text", memory_after_resume, 3.0),
-            ("inspector open 10,000 / 100 requests", inspector_open_ratio, 2.0),
+            (
+                f"inspector open {max(INSPECTOR_LARGE, len(soak.store)):,} / "
+                f"{INSPECTOR_SMALL} requests",
+                inspector_open_ratio,
+                2.0,
+            ),
         )
         for label, figure, target in others:
             value = figure(soak)

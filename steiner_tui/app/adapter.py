@@ -56,8 +56,8 @@ def to_ui_message(event: EngineEvent) -> Message | None:
             if call.name == "delegate":  # the engine's summary keys leave out type and task
                 summary = delegate_summary(call.arguments or {})
             return ui.ToolStarted(call.id, call.name, summary)
-        case ToolCallFinished(call=call, status=status, output=output):
-            return ui.ToolFinished(call.id, status, output)
+        case ToolCallFinished(call=call, status=status, output=output, cut=cut):
+            return ui.ToolFinished(call.id, status, output, cut, call.name)
         case RequestSnapshot():
             return ui.RequestSent(event)
         case UsageReported():

@@ -18,7 +18,12 @@ from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.costs import CostItem, PinnedShare
 from steiner_tui.engine.events import HealthEvent, RequestSnapshot, SourceTokens, UsageReported
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.snapshots import TOOLS_SOURCE, PrefixStability, prefix_stability
+from steiner_tui.engine.snapshots import (
+    TOOLS_SOURCE,
+    PrefixStability,
+    RequestSummary,
+    prefix_stability,
+)
 
 __all__ = [
     "BudgetView",
@@ -107,6 +112,12 @@ class BudgetView:
     """What the request holds, largest first (the engine's ``rank_request``)."""
     project_root: Path | None = None
     """The project (the ranking shows paths under it relative to it)."""
+    fits: bool = True
+    """Whether the request fits the window (the engine's hard fit; False: over the window)."""
+    overflow_tokens: int = 0
+    """Tokens over the window when it does not fit."""
+    history: tuple[RequestSummary, ...] = ()
+    """The session's latest requests, oldest first (the panel's chart), as the store has them."""
 
     def row(self, label: str) -> SourceRow | None:
         """The row called ``label``, if present."""
@@ -186,6 +197,7 @@ def build_budget_view(
     pinned: PinnedShare | None = None,
     compaction_mode: str = "auto",
     top: tuple[CostItem, ...] = (),
+    history: tuple[RequestSummary, ...] = (),
 ) -> BudgetView:
     """The panel's figures for ``snapshot``.
 
@@ -204,6 +216,7 @@ def build_budget_view(
         pinned: what the pinned messages take (the engine's ``pinned_share``): their own row.
         compaction_mode: the compaction mode.
         top: the engine's ranking of what the request holds.
+        history: the latest requests' summaries, oldest first (for the chart).
     """
     rows = _Rows()
     for source in snapshot.sources:
@@ -242,4 +255,7 @@ def build_budget_view(
         compaction_mode=compaction_mode,
         top=top,
         project_root=project_root,
+        fits=snapshot.fits,
+        overflow_tokens=snapshot.overflow_tokens,
+        history=history,
     )

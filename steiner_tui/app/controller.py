@@ -32,11 +32,14 @@ from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_relo
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.skills.discovery import discover_skills
+from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.tools.base import Mode
 from steiner_tui.units import count
 
 __all__ = ["SessionController", "watch_plan_for"]
 
+HISTORY = 240
+"""Requests the context panel's chart can show (the latest ones)."""
 _PREVIOUS_LOOKBACK = 8
 """How many request numbers back to look for the previous normal (non-compaction) request."""
 
@@ -136,7 +139,15 @@ class SessionController:
             pinned=runner.pinned_share(snapshot),
             compaction_mode=runner.compaction_mode,
             top=runner.cost_ranking(snapshot),
+            history=self._history(),
         )
+
+    def _history(self) -> tuple[RequestSummary, ...]:
+        """The latest requests of this conversation (read from the store, none rebuilt)."""
+        store = self.session.snapshots
+        rows = store.summaries(max(0, len(store) - HISTORY))
+        first = self.session.first_request
+        return tuple(row for row in rows if row.index >= first)
 
     def budget_view(self) -> BudgetView:
         """The context panel's figures (see ``shown_snapshot``; errors as ``preview``)."""

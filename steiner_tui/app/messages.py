@@ -20,7 +20,13 @@ from steiner_tui.engine.compaction.policy import (
     PinsAnswer,
     PinsQuestion,
 )
-from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RequestSnapshot, UsageReported
+from steiner_tui.engine.events import (
+    CompactionOutcome,
+    HealthEvent,
+    OutputCut,
+    RequestSnapshot,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message as ChatMessage
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
@@ -63,11 +69,14 @@ class ToolStarted(Message):
 
 @dataclass
 class ToolFinished(Message):
-    """A tool call finished with ``status`` done, failed or rejected."""
+    """A tool call finished with ``status`` done, failed or rejected; ``cut`` says what of its
+    output the model did not get (None: all of it)."""
 
     call_id: str
     status: str
     output: str
+    cut: OutputCut | None = None
+    name: str = ""
 
 
 @dataclass

@@ -19,6 +19,7 @@ from steiner_tui.engine.compaction.policy import (
     PinsAnswer,
     PinsQuestion,
 )
+from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
@@ -66,6 +67,8 @@ class ToolEntry:
     summary: str
     status: str = "running"
     output: str = ""
+    cut: OutputCut | None = None
+    """What of the output the model did not get (None: all of it)."""
 
 
 @dataclass(slots=True)

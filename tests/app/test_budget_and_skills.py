@@ -132,7 +132,7 @@ async def test_skill_sidebar_keys_move_the_highlight_and_enter_toggles(
 
 async def test_clicking_a_skill_row_toggles_that_skill(app_for: AppFactory) -> None:
     app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 48)) as pilot:  # wide enough for the sidebar
         await pilot.pause()
         screen = app.workbench
         second = screen.controller.skill_rows()[1].name

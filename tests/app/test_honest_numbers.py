@@ -66,7 +66,7 @@ async def test_requests_are_numbered_from_one_in_the_inspector(app_for: AppFacto
         await pilot.pause()
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen)
-        assert [s.index for s in inspector.snapshots] == [1]
+        assert [s.index for s in inspector.store.summaries()] == [1]
         assert str(app.workbench.budget.border_title).endswith("request #1")
 
 

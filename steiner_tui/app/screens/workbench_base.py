@@ -205,7 +205,11 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.ToolFinished)
     def _tool_finished(self, message: ui.ToolFinished) -> None:
-        self.conversation.tool_finished(message.call_id, message.status, message.output)
+        self.conversation.tool_finished(
+            message.call_id, message.status, message.output, message.cut
+        )
+        if message.cut is not None:
+            self.budget.show_cut(message.name, message.cut)
 
     @on(ui.MessageStored)
     async def _stored(self, message: ui.MessageStored) -> None:

@@ -1,9 +1,15 @@
 """The context-budget panel: the latest request's sources, window, estimate and prefix.
 
-It shows a ``BudgetView`` (built by the controller from request snapshots) and nothing else;
-Enter asks the screen to open the request inspector on the request shown. Below the sources:
-what costs the most (``CostRanking``, ``m`` masks a row), the notes with the compaction mode,
-and the what-if view (``WhatIfView``).
+It shows a ``BudgetView`` (built by the controller from request snapshots) and nothing else:
+the window bar, the request as a stacked bar by source over the per-source table (each row
+led by its segment's swatch), what costs the most (``CostRanking``, ``m`` masks a row), the
+chart of tokens per request with the cache-reuse strip (``context_charts``), the last tool
+output that was cut to its budget, the notes with the compaction mode, and the what-if view
+(``WhatIfView``). A request that cannot fit the window says so in the error colour. Enter
+asks the screen to open the request inspector on the request shown.
+
+A view that arrives before the panel's own widgets are mounted (a worker can finish during
+start-up) is kept and shown once they are.
 """
 
 from __future__ import annotations
@@ -19,10 +25,12 @@ from textual.message import Message
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, SourceRow
+from steiner_tui.app.widgets.context_charts import RequestChart, SourceBar, source_colour
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
-from steiner_tui.units import count, token_count
+from steiner_tui.engine.events import OutputCut
+from steiner_tui.units import byte_count, count, token_count
 
 __all__ = ["BudgetPanel", "format_rows"]
 
@@ -30,26 +38,53 @@ LABEL_WIDTH = 19
 NUMBER_WIDTH = 8
 
 
-def _label(text: str) -> str:
-    return text if len(text) <= LABEL_WIDTH else text[: LABEL_WIDTH - 1] + "…"
-
-
-def format_rows(rows: tuple[SourceRow, ...]) -> Content:
-    """The per-source table: label, bytes, tokens, share, truncated mark."""
-    head = f"{'source':<{LABEL_WIDTH}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'share':>6}"
+def format_rows(rows: tuple[SourceRow, ...], *, swatches: bool = False) -> Content:
+    """The per-source table: label, bytes, tokens, share, truncated mark (``swatches``: each
+    row led by the colour of its segment in the stacked bar). A label longer than its column
+    is never cut: it takes its own line and the figures go on the next."""
+    width = LABEL_WIDTH - 2 if swatches else LABEL_WIDTH
+    lead = "  " if swatches else ""
+    head = f"{lead}{'source':<{width}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'share':>6}"
     lines: list[Content] = [Content.styled(head, "bold $text-muted")]
-    for row in rows:
-        text = (
-            f"{_label(row.label):<{LABEL_WIDTH}}{count(row.bytes):>{NUMBER_WIDTH}}"
-            f"{count(row.tokens):>{NUMBER_WIDTH}}{row.share * 100:>5.0f}%"
+    for position, row in enumerate(rows):
+        figures = (
+            f"{count(row.bytes):>{NUMBER_WIDTH}}{count(row.tokens):>{NUMBER_WIDTH}}"
+            f"{row.share * 100:>5.0f}%"
         )
-        line = Content(text)
+        swatch = Content.styled("■ ", source_colour(position)) if swatches else Content("")
+        if len(row.label) <= width:
+            line = swatch + Content(f"{row.label:<{width}}{figures}")
+        else:
+            lines.append(swatch + Content(row.label))
+            line = Content(f"{lead}{'':<{width}}{figures}")
         if row.truncated:
             line += Content.styled(" ✂", "$text-error")
         lines.append(line)
     if any(row.truncated for row in rows):
         lines.append(Content.styled("✂ truncated by its byte budget", "$text-muted"))
     return Content("\n").join(lines)
+
+
+def over_window(view: BudgetView) -> Content:
+    """The over-the-window line (empty when the request fits)."""
+    if view.fits:
+        return Content("")
+    return Content.styled(
+        f"over the window by {token_count(view.overflow_tokens)}: this request cannot be "
+        "sent · /compact makes room, /clear starts over",
+        "bold $text-error",
+    )
+
+
+def cut_note(name: str, cut: OutputCut) -> Content:
+    """What a bounded tool result left out, and where the whole output is."""
+    text = (
+        f"last cut: {name} kept {byte_count(cut.shown_bytes)} of {byte_count(cut.total_bytes)}"
+        f" · {count(cut.shown_lines)} of {count(cut.total_lines)} lines"
+    )
+    if cut.saved_at:
+        text += f" · whole output: {cut.saved_at}"
+    return Content.styled(text, "$text-warning")
 
 
 def _notes(view: BudgetView) -> Content:
@@ -110,25 +145,50 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._view: BudgetView | None = None
+        self._error = ""
+
     def compose(self) -> ComposeResult:
         yield WindowBar()
+        yield Static(id="budget-over")
+        yield SourceBar()
         yield Static(id="budget-rows")
         yield Static(Content.styled("what costs the most", "bold $text-muted"), id="top-title")
         yield CostRanking(id="top")
         yield Static(id="budget-notes")
+        yield Static(id="budget-cut")
+        yield RequestChart()
         yield WhatIfView(id="whatif")
 
     def on_mount(self) -> None:
         """Title until the first view arrives."""
         self.border_title = "Context"
-        self.border_subtitle = "/context · Enter: inspector"
+        self.border_subtitle = "F5 · /context · Enter: inspector"
+        self.query_one("#budget-over").display = False
+        self.query_one("#budget-cut").display = False
+        if self._view is not None:
+            self._render_view(self._view)
+        elif self._error:
+            self.show_error(self._error)
 
     def show(self, view: BudgetView) -> None:
-        """Show ``view``."""
-        self.border_title = f"Context · {view.heading}"
+        """Show ``view`` (once the panel's widgets are mounted, if they are not yet)."""
+        self._view, self._error = view, ""
+        if self.is_mounted:
+            self._render_view(view)
+
+    def _render_view(self, view: BudgetView) -> None:
+        over = "" if view.fits else " · over the window"
+        self.border_title = f"Context · {view.heading}{over}"
         self.set_class(view.preview, "-preview")
+        self.set_class(not view.fits, "-over")
         self.query_one(WindowBar).figures = view.window
-        self.query_one("#budget-rows", Static).update(format_rows(view.rows))
+        self.query_one("#budget-over", Static).update(over_window(view))
+        self.query_one("#budget-over").display = not view.fits
+        self.query_one(SourceBar).rows = view.rows
+        self.query_one("#budget-rows", Static).update(format_rows(view.rows, swatches=True))
         self.query_one("#budget-notes", Static).update(_notes(view))
         self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
@@ -138,11 +198,23 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             view.compaction_mode,
             f"{view.heading} {view.estimate_tokens} {view.compactions}",
         )
+        self.query_one(RequestChart).view = view
+
+    def show_cut(self, name: str, cut: OutputCut | None) -> None:
+        """Show what the latest bounded tool result cut (None: the note goes)."""
+        if not self.is_mounted:
+            return
+        note = self.query_one("#budget-cut", Static)
+        note.display = cut is not None
+        if cut is not None:
+            note.update(cut_note(name, cut))
 
     def show_error(self, text: str) -> None:
         """The request cannot be assembled (e.g. a misconfigured project): say why."""
-        self.border_title = "Context · error"
-        self.query_one("#budget-rows", Static).update(Content.styled(text, "$text-error"))
+        self._view, self._error = None, text
+        if self.is_mounted:
+            self.border_title = "Context · error"
+            self.query_one("#budget-rows", Static).update(Content.styled(text, "$text-error"))
 
     def action_inspect(self) -> None:
         """Ask for the inspector."""

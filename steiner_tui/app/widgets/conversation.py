@@ -64,6 +64,7 @@ from steiner_tui.app.widgets.notice_row import NoticeRow
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
+from steiner_tui.engine.events import OutputCut
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -475,12 +476,14 @@ class ConversationPane(VerticalScroll):
         await self.end_reply()
         await self.add(ToolEntry(call_id, name, summary))
 
-    def tool_finished(self, call_id: str, status: str, output: str) -> None:
-        """A tool call ended."""
+    def tool_finished(
+        self, call_id: str, status: str, output: str, cut: OutputCut | None = None
+    ) -> None:
+        """A tool call ended (``cut``: what of its output the model did not get)."""
         entry = self._tools.get(call_id)
         if entry is None:
             return
-        entry.status, entry.output = status, output
+        entry.status, entry.output, entry.cut = status, output, cut
         widget = self.widget_of(entry)
         if isinstance(widget, ToolBlock):
             widget.refresh_entry()

@@ -16,8 +16,10 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from steiner_tui.app.transcript import ToolEntry
+from steiner_tui.engine.events import OutputCut
+from steiner_tui.units import byte_count, count
 
-__all__ = ["MAX_OUTPUT_LINES", "ToolBlock"]
+__all__ = ["MAX_OUTPUT_LINES", "ToolBlock", "cut_summary"]
 
 _ICONS = {"running": "◌", "done": "✓", "failed": "✗", "rejected": "⊘", "cancelled": "⊘"}
 _STATUSES = tuple(_ICONS)
@@ -26,9 +28,18 @@ MAX_OUTPUT_LINES = 40
 _INDENT = "   "
 
 
+def cut_summary(cut: OutputCut) -> str:
+    """What a bounded result kept: ``cut: kept 12.0 kB of 244.1 kB (120 of 2,000 lines)``."""
+    return (
+        f"cut: kept {byte_count(cut.shown_bytes)} of {byte_count(cut.total_bytes)} "
+        f"({count(cut.shown_lines)} of {count(cut.total_lines)} lines)"
+    )
+
+
 def _title(entry: ToolEntry, collapsed: bool) -> str:
     icon = _ICONS.get(entry.status, "•")
-    return f"{'▶' if collapsed else '▼'} {icon} {entry.summary or entry.name} · {entry.status}"
+    title = f"{'▶' if collapsed else '▼'} {icon} {entry.summary or entry.name} · {entry.status}"
+    return title if entry.cut is None else f"{title} · {cut_summary(entry.cut)}"
 
 
 def _output(entry: ToolEntry) -> str:
@@ -38,6 +49,8 @@ def _output(entry: ToolEntry) -> str:
         lines = [*lines[:MAX_OUTPUT_LINES], f"… {hidden} more lines"]
     if not lines:
         lines = ["(running)" if entry.status == "running" else "(empty)"]
+    if entry.cut is not None and entry.cut.saved_at:
+        lines.append(f"(the whole output: {entry.cut.saved_at})")
     return "\n".join(_INDENT + line for line in lines)
 
 

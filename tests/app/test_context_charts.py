@@ -1,0 +1,167 @@
+"""The context panel's pictures: the request by source, tokens per request with the window's
+lines and compactions, cache reuse; "over the window" in the error colour; a cut tool result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.widgets import Static
+
+from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
+from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.context_charts import (
+    CHART_ROWS,
+    RequestChart,
+    SourceBar,
+    chart_columns,
+    source_segments,
+)
+from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.snapshots import RequestSummary
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, send, static_text
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+WINDOW = WindowFigures(32_768, 3_000, 4_096, 22_938, 32_441)
+ROWS = (
+    SourceRow("preamble", "preamble", 4_960, 1_250, 0.4),
+    SourceRow("conversation", "conversation", 600, 250, 0.1),
+    SourceRow("tool definitions", "tools", 5_955, 1_500, 0.5),
+)
+
+
+def _summary(position: int, tokens: int, **changes: object) -> RequestSummary:
+    row = RequestSummary(position, position + 1, T0, "m", False, "0", tokens, 4096, 1, 10, 8)
+    return replace(row, **changes)  # type: ignore[arg-type]
+
+
+def _view(**changes: object) -> BudgetView:
+    view = BudgetView("request #3", False, ROWS, WINDOW, 3_000, "tiktoken", "high")
+    return replace(view, **changes)  # type: ignore[arg-type]
+
+
+def test_segments_are_proportional_and_fill_the_bar() -> None:
+    segments = source_segments(ROWS, 30)
+    assert sum(segments) == 30
+    assert segments == [13, 2, 15]  # 12.5 / 2.5 / 15 cells: a tie goes to the first
+    tiny = (*ROWS, SourceRow("session date", "session_date", 78, 1, 0.0))
+    assert source_segments(tiny, 30)[-1] == 1  # a source that costs anything shows
+
+
+def test_columns_leave_compaction_requests_out_and_mark_where_they_were() -> None:
+    history = [
+        _summary(0, 1_000),
+        _summary(1, 5_000),
+        _summary(2, 900, compaction=True),
+        _summary(3, 2_000, reused=2),
+    ]
+    columns = chart_columns(history, 40)
+    assert [c.tokens for c in columns] == [1_000, 5_000, 2_000]
+    assert [c.compaction for c in columns] == [False, False, True]
+    assert columns[0].reuse == -1 and columns[2].reuse == 0.2
+    # More requests than columns: several per column, the largest drawn.
+    many = [_summary(i, 100 * i) for i in range(100)]
+    squeezed = chart_columns(many, 10)
+    assert len(squeezed) == 10 and squeezed[-1].tokens == 9_900
+    assert (squeezed[0].first, squeezed[0].last) == (1, 10)
+
+
+class PanelHost(App[None]):
+    CSS = "BudgetPanel { width: 46; height: 40; }"
+
+    def compose(self) -> ComposeResult:
+        yield BudgetPanel(id="budget")
+
+
+def _lines(widget: RequestChart | SourceBar) -> list[str]:
+    rendered = widget.render()
+    assert isinstance(rendered, Content)
+    return rendered.plain.splitlines()
+
+
+async def test_the_chart_draws_requests_lines_compactions_and_reuse() -> None:
+    history = (
+        _summary(0, 4_000),
+        _summary(1, 16_000, reused=10),
+        _summary(2, 2_000, compaction=True),
+        _summary(3, 30_000, reused=5, fits=False, overflow_tokens=500),
+    )
+    async with PanelHost().run_test(size=(60, 44)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        panel.show(_view(history=history))
+        await pilot.pause()
+        lines = _lines(panel.query_one(RequestChart))
+        assert lines[0] == "tokens per request · #1–#4"
+        plot, strip = lines[1 : CHART_ROWS + 1], lines[CHART_ROWS + 1]
+        assert plot[0].startswith("█") or "━" in plot[0]  # the hard limit (under the window)
+        assert any("┄" in line for line in plot)  # the soft threshold
+        assert any("╎" in line for line in plot)  # the compaction before request #4
+        assert plot[-1].startswith("███")  # every request has a column, three cells wide
+        assert strip.startswith("···███╎▒▒▒")  # first: none before; 100%; compaction; 50%
+        assert "soft 22,938" in lines[-2] and "hard 32,441" in lines[-2]
+        assert "compaction" in lines[-1] and "cache reuse" in lines[-1]
+
+
+async def test_over_the_window_is_said_in_the_error_colour() -> None:
+    async with PanelHost().run_test(size=(60, 44)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        panel.show(_view(fits=False, overflow_tokens=31_400))
+        await pilot.pause()
+        assert panel.has_class("-over")
+        assert "over the window" in str(panel.border_title)
+        over = panel.query_one("#budget-over", Static)
+        assert over.display and "over the window by 31,400 tok" in static_text(over)
+        panel.show(_view())
+        await pilot.pause()
+        assert not panel.has_class("-over") and not over.display
+
+
+async def test_a_view_shown_before_the_panel_is_mounted_is_kept() -> None:
+    panel = BudgetPanel(id="budget")
+    panel.show(_view())  # as a worker finishing during start-up does
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield panel
+
+    async with Host().run_test(size=(60, 44)) as pilot:
+        await pilot.pause()
+        assert "preamble" in static_text(panel.query_one("#budget-rows", Static))
+        assert panel.query_one(SourceBar).rows == ROWS
+
+
+async def test_a_cut_tool_result_is_named_in_the_panel() -> None:
+    async with PanelHost().run_test(size=(60, 44)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        panel.show(_view())
+        cut = OutputCut(244_000, 12_000, 2_000, 120, "/tmp/results/c1.txt", 3_000)
+        panel.show_cut("read", cut)
+        await pilot.pause()
+        note = static_text(panel.query_one("#budget-cut", Static))
+        assert note.startswith("last cut: read kept 12,000 B of 244,000 B")
+        assert "120 of 2,000 lines" in note and "whole output: /tmp/results/c1.txt" in note
+
+
+async def test_after_an_exchange_the_panel_charts_the_requests(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        chart = app.workbench.budget.query_one(RequestChart)
+        assert chart.view is not None and len(chart.view.history) >= 2
+        assert _lines(chart)[0].startswith("tokens per request · #1–#")
+        bar = app.workbench.budget.query_one(SourceBar)
+        assert sum(source_segments(bar.rows, bar.size.width)) == bar.size.width
+
+
+async def test_before_any_request_the_chart_says_so(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _lines(app.workbench.budget.query_one(RequestChart))[1] == "none sent yet"

@@ -125,11 +125,14 @@ async def test_waited_child_shows_in_the_panel_and_returns_only_its_envelope(
 ) -> None:
     provider = DelegatingProvider()
     app = app_for(delegating_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
+    messages: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         screen = app.workbench
         assert not screen.query(SubAgentPanel)  # nothing delegated: the layout is unchanged
-        assert screen.check_action("focus_subagents", ()) is False
+        await pilot.press("f3")  # none yet: F3 says so
+        await pilot.pause()
+        assert any("No sub-agents in this session yet" in text for text in notices(messages))
         await send(pilot, "what is in the README?")
         await finish(pilot)
 
@@ -137,7 +140,6 @@ async def test_waited_child_shows_in_the_panel_and_returns_only_its_envelope(
         assert panel.parent is screen.query_one("#budget-slot")
         assert panel.get_row("explore-1") == ["explore-1", "✓ done", "2", "4.1k", "25%"]
         assert panel.border_title == "Sub-agents · 1 done"
-        assert screen.check_action("focus_subagents", ()) is True
 
         # The parent offered delegate and documented it; it got back the envelope alone.
         first = provider.requests[PARENT_KEY][0]
@@ -159,6 +161,7 @@ async def test_waited_child_shows_in_the_panel_and_returns_only_its_envelope(
         assert "Sample" in child[2].content
 
         await pilot.press("f3")
+        await pilot.pause()
         assert app.focused is panel
         await pilot.press("enter")
         await pilot.pause()

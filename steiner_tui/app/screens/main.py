@@ -42,6 +42,7 @@ __all__ = ["MainScreen", "SessionOpenFailed"]
 
 _RUN = Binding.Group("Run")
 _SKILLS = Binding.Group("Skills", compact=True)
+_PANELS = Binding.Group("Panels", compact=True)
 _SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
 MIN_CONVERSATION = 60
 """The conversation is never narrower than this (columns) with a panel docked beside it."""
@@ -83,9 +84,9 @@ class MainScreen(SteeringScreen):
                 tooltip="Saved sessions: Enter resumes one, d deletes one"),
         Binding("f3", "focus_subagents", "Sub-agents", id="main.subagents",
                 tooltip="Focus the sub-agent panel (Enter opens a child's transcript)"),
-        Binding("f4", "toggle_panel('skills')", "Skills", id="main.toggle_skills",
+        Binding("f4", "toggle_panel('skills')", "Skills", id="main.toggle_skills", group=_PANELS,
                 tooltip="Show or hide the skills sidebar (over the conversation when narrow)"),
-        Binding("f5", "toggle_panel('context')", "Context", id="main.toggle_context",
+        Binding("f5", "toggle_panel('context')", "Context", id="main.toggle_context", group=_PANELS,
                 tooltip="Show or hide the context panel (over the conversation when narrow)"),
         Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
                 tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
@@ -97,8 +98,8 @@ class MainScreen(SteeringScreen):
             for n in range(1, 10)
         ),
     ]  # fmt: skip
-    """Run control, mode, screens, sub-agents and skill keys (1-9 work when the prompt is not
-    focused; the sub-agents key shows once a child exists)."""
+    """Run control, mode, screens, sub-agents, the side panels and skill keys (1-9 work when the
+    prompt is not focused; F3 says so when there is no sub-agent yet)."""
 
     def compose(self) -> ComposeResult:
         # Flat: no wrapper containers (each costs a full-height paint and restyling on focus).
@@ -333,8 +334,8 @@ class MainScreen(SteeringScreen):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel is shown dimmed unless a run is generating; sub-agents once one exists; the
-        reload key while files changed on disk wait for the next compaction.
+        """Cancel is shown dimmed unless a run is generating; the reload key while files
+        changed on disk wait for the next compaction.
 
         Until the session is open (a launch opens it after the first frame) every key of the
         workbench shows dimmed and does nothing.
@@ -343,8 +344,6 @@ class MainScreen(SteeringScreen):
             return None
         if action == "cancel_run":
             return True if self.busy else None
-        if action == "focus_subagents":
-            return self.has_sub_agents
         if action == "reload_context":
             return bool(self.driver.runner.context.pending_reloads) and not self.busy
         return True
@@ -367,11 +366,18 @@ class MainScreen(SteeringScreen):
             self.workers.cancel_group(self, "run")
 
     def action_focus_subagents(self) -> None:
-        """Focus the sub-agent panel (there is none before the first delegation)."""
+        """Focus the sub-agent panel (under the context panel, shown if it is hidden); before
+        the first delegation there is none, and F3 says so."""
         if self.has_sub_agents:
-            self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus()
+            if not self.panel_shown("context"):
+                self.action_toggle_panel("context")
+            self.call_after_refresh(self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus)
             return
-        self.notify("no sub-agents yet: the model starts them with the delegate tool")
+        self.notify(
+            "No sub-agents in this session yet: the model starts one with the delegate tool, "
+            "and F3 then focuses their panel.",
+            title="Sub-agents",
+        )
 
     def panel_docked(self, panel: str) -> bool:
         """Whether ``panel`` (``skills`` or ``context``) shows at this width unless toggled."""

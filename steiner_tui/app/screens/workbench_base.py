@@ -292,7 +292,7 @@ class WorkbenchBase(Screen[None]):
             classes="-boxed",
         )
         await self.query_one("#budget-slot").mount(panel)
-        self.refresh_bindings()  # the sub-agents key shows from now on
+        self.refresh_bindings()
         return panel
 
     @property

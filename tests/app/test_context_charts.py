@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widgets import Static
 
+from steiner_tui.app import messages as ui
 from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import (
@@ -19,6 +20,7 @@ from steiner_tui.app.widgets.context_charts import (
     chart_columns,
     source_segments,
 )
+from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.snapshots import RequestSummary
 from tests.app.conftest import SIZE, AppFactory
@@ -165,3 +167,22 @@ async def test_before_any_request_the_chart_says_so(app_for: AppFactory) -> None
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert _lines(app.workbench.budget.query_one(RequestChart))[1] == "none sent yet"
+
+
+async def test_a_cut_result_shows_in_its_tool_block_and_the_panel(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await screen.conversation.tool_started("c1", "read", "read path=docs_big.md")
+        cut = OutputCut(244_000, 12_000, 2_000, 120, "/tmp/results/c1.txt", 3_000)
+        screen.post_message(ui.ToolFinished("c1", "done", "line 1\nline 2", cut, "read"))
+        await pilot.pause()
+        block = screen.conversation.query_one(ToolBlock)
+        title = static_text(block).splitlines()[0]
+        assert title.endswith("· cut: kept 12,000 B of 244,000 B (120 of 2,000 lines)")
+        block.action_toggle_output()
+        await pilot.pause()
+        assert "(the whole output: /tmp/results/c1.txt)" in static_text(block)
+        note = static_text(screen.budget.query_one("#budget-cut", Static))
+        assert note.startswith("last cut: read kept 12,000 B")

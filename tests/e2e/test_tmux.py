@@ -3,7 +3,9 @@
 One run of ``uv run steiner-tui PATH`` on a sample project with a temporary CONFIG: type a prompt
 and send it, open the lineage browser with ``/lineage`` and close it, toggle a skill with its
 number key, quit with Ctrl+Q, read the resume hint the app prints, and find the project folder
-as it was. Every step waits by polling ``capture-pane`` until the expected text
+as it was. A second run resizes the terminal (``tmux resize-window``) from 220x60 down to 80x24
+and back up, and reads the conversation's width off the screen at each size: the prompt's box
+spans the conversation column. Every step waits by polling ``capture-pane`` until the expected text
 appears, within a deadline; the pane's text is in the failure message. The test uses its own
 tmux server socket, so it never touches the user's sessions.
 """
@@ -122,7 +124,7 @@ def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     # too late for an app that exited at once, and tmux reported only "no such session".
     tmux(
         "start-server", ";", "set-option", "-gw", "remain-on-exit", "on",
-        ";", "new-session", "-d", "-x", "120", "-y", "36", "-s", SESSION, command,
+        ";", "new-session", "-d", "-x", "160", "-y", "48", "-s", SESSION, command,
     )  # fmt: skip
 
     screen = _wait_for(tmux, "Skills", "dry run", PLACEHOLDER, deadline=START_DEADLINE)
@@ -161,3 +163,59 @@ def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
 
 def _files(root: Path) -> set[str]:
     return {path.relative_to(root).as_posix() for path in root.rglob("*")}
+
+
+def _conversation_width(screen: str) -> int:
+    """The width of the prompt's box (the conversation column), read off the placeholder's row
+    (-1 while the row is not drawn whole: a capture can fall in the middle of a redraw)."""
+    row = next((line for line in screen.splitlines() if PLACEHOLDER[:12] in line), "")
+    start = row.find(PLACEHOLDER[:12])
+    left, right = row.rfind("│", 0, max(start, 0)), row.find("│", max(start, 0))
+    return right - left + 1 if start >= 0 and left >= 0 and right >= 0 else -1
+
+
+def _resize(tmux: Tmux, width: int, height: int) -> None:
+    tmux("resize-window", "-t", SESSION, "-x", str(width), "-y", str(height))
+
+
+def _wait_for_width(tmux: Tmux, width: int) -> str:
+    """Poll until the conversation column is ``width`` wide (the app has laid out the size)."""
+    end = time.monotonic() + STEP_DEADLINE
+    while True:
+        screen = _screen(tmux)
+        if PLACEHOLDER[:12] in screen and _conversation_width(screen) == width:
+            return screen
+        if time.monotonic() > end:
+            pytest.fail(f"the conversation is not {width} columns wide; the pane shows:\n{screen}")
+        time.sleep(0.05)  # polling interval only: the loop waits on the screen's content
+
+
+@pytest.mark.slow
+def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
+    project = write_sample_project(tmp_path / "budgetkit")
+    command = f"uv run steiner-tui {shlex.quote(str(project))}"
+    tmux(
+        "start-server", ";", "set-option", "-gw", "remain-on-exit", "on",
+        ";", "new-session", "-d", "-x", "220", "-y", "60", "-s", SESSION, command,
+    )  # fmt: skip
+    screen = _wait_for(tmux, "Skills", "dry run", PLACEHOLDER, deadline=START_DEADLINE)
+    # 220 columns: both panels docked (28 + 46), the conversation takes the rest.
+    assert _conversation_width(screen) == 220 - 28 - 46
+    _resize(tmux, 120, 36)  # the context panel stays, the skills sidebar goes
+    screen = _wait_for_width(tmux, 120 - 46)
+    assert "Context ·" in screen and "Skills ·" not in screen
+    _resize(tmux, 100, 30)  # neither panel: the conversation has the whole width
+    screen = _wait_for_width(tmux, 100)
+    assert "Context ·" not in screen
+    _resize(tmux, 80, 24)
+    _wait_for_width(tmux, 80)
+    _keys(tmux, "F5")  # the context panel on demand, over the conversation
+    _wait_for(tmux, "Context ·")
+    _keys(tmux, "F5")
+    _wait_for_width(tmux, 80)
+    _resize(tmux, 160, 48)
+    screen = _wait_for_width(tmux, 160 - 28 - 46)
+    assert "Skills ·" in screen and "Context ·" in screen
+    _keys(tmux, "C-q")
+    status, screen = _wait_until_closed(tmux)
+    assert status in ("", "0"), f"exit status {status}; the pane shows:\n{screen}"

@@ -250,7 +250,10 @@ class MainScreen(SteeringScreen):
         elif name == "lineage":
             await self.run_action("app.lineage")
         elif name == "skills":
-            self.skills.focus()
+            if self.panel_shown("skills"):
+                self.skills.focus()
+            else:
+                self.action_toggle_panel("skills")  # shown (over the conversation) and focused
         elif name == "model":
             self.notify(self.controller.model_summary(), title="Model", timeout=12)
         elif name == "sessions":

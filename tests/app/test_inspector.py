@@ -304,3 +304,10 @@ def test_appended_messages_are_not_marked_changed() -> None:
     rows = compare_rows(a, b)
     assert [row[4] for row in rows] == [KEPT] * (len(a.messages)) + [APPENDED]
     assert [row[4] for row in compare_rows(b, a)][-1] == REMOVED
+
+
+@pytest.mark.parametrize(
+    "size", [(80, 24), (100, 30), (160, 48), (220, 60)], ids=lambda s: f"{s[0]}x{s[1]}"
+)
+def test_inspector_snapshot_at_each_size(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(InspectorHost(sample_snapshots(), selected=2), terminal_size=size)

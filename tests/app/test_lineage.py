@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App
 from textual.message import Message as TextualMessage
 from textual.notifications import Notify
@@ -331,3 +332,11 @@ async def test_moving_quickly_through_the_table_shows_the_last_summary() -> None
         assert len(summary.query("MarkdownH2")) == 2 and len(summary.query("MarkdownBullet")) == 2
         assert summary.region.height > 0
         assert screen.query_one("#summary-pane").border_title == "Summary · generation 1"
+
+
+@pytest.mark.parametrize(
+    "size", [(80, 24), (100, 30), (160, 48), (220, 60)], ids=lambda s: f"{s[0]}x{s[1]}"
+)
+def test_lineage_snapshot_at_each_size(snap_compare: Any, size: tuple[int, int]) -> None:
+    app = LineageHost(_lineage_with_a_message_sent_after_compaction())
+    assert snap_compare(app, run_before=settle, terminal_size=size)

@@ -87,3 +87,40 @@ def test_help_screen(snap_compare: SnapCompare, config_dir: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(config_dir), terminal_size=SIZE, run_before=help_screen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_the_context_panel_on_demand(
+    snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
+) -> None:
+    """Below 110 columns F5 shows the context panel over the conversation."""
+
+    async def exchange_then_f5(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+
+    assert snap_compare(_app(config_dir), terminal_size=size, run_before=exchange_then_f5)
+
+
+def test_new_messages_below_marker(snap_compare: SnapCompare, config_dir: Path) -> None:
+    """Scrolled up, new output shows the marker at the bottom of the conversation."""
+
+    async def scroll_up_then_output(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        app = pilot.app
+        assert isinstance(app, SteinerApp)
+        pane = app.workbench.conversation
+        await pane.load([UserEntry(f"question {i}\nsecond line") for i in range(30)])
+        pane.focus()
+        await pilot.pause()
+        await pilot.press("pageup")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pane.add(ReplyEntry("an answer arrives below"))
+        await pane.add(NoticeEntry("compacted into generation 1", "compaction"))
+        await pilot.pause()
+
+    assert snap_compare(_app(config_dir), terminal_size=(100, 30), run_before=scroll_up_then_output)

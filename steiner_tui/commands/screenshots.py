@@ -4,9 +4,10 @@ One scripted, offline session against a sample project bundled here (written to 
 folder) drives the real app headless at 120x36 and saves every screen as SVG and PNG: the main
 screen before the first request (the dry-run preview), after an exchange, with a skill toggled,
 the request inspector (alone, and comparing requests before and after a compaction), the help,
-and the lineage browser and its history archive after compactions forced by a small context
-window and threshold; then a captured Claude Code request in the inspector and an imported
-session's tokens-per-request chart (``capture_screenshots``).
+and, after compactions forced by a small context window and threshold, the context panel
+enlarged (``/context``: its chart of tokens per request with the compactions marked), the
+lineage browser and its history archive; then a captured Claude Code request in the inspector
+and an imported session's tokens-per-request chart (``capture_screenshots``).
 
 The clock, session id, date and scratch folder are fixed, so reruns give the same pictures.
 PNGs come from cairosvg, a dev dependency imported only here, after swapping the SVG's font for
@@ -238,6 +239,9 @@ async def _lineage(pilot: Pilot[None], clock: ManualClock, shoot: Shoot) -> None
         await _send(pilot, clock, text)
     if len(session.driver.lineage.generations) < 2:
         await _send(pilot, clock, "/compact keep the file names")
+    await _send(pilot, clock, "/context")  # the context panel enlarged: its chart
+    shoot("context-chart")
+    await _send(pilot, clock, "/context")
     await _send(pilot, clock, "/lineage")
     shoot("lineage")
     await pilot.press("h")

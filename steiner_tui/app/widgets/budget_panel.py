@@ -38,18 +38,20 @@ LABEL_WIDTH = 19
 NUMBER_WIDTH = 8
 
 
-def format_rows(rows: tuple[SourceRow, ...], *, swatches: bool = False) -> Content:
+def format_rows(
+    rows: tuple[SourceRow, ...], *, swatches: bool = False, label_width: int = LABEL_WIDTH
+) -> Content:
     """The per-source table: label, bytes, tokens, share, truncated mark (``swatches``: each
     row led by the colour of its segment in the stacked bar). A label longer than its column
-    is never cut: it takes its own line and the figures go on the next."""
-    width = LABEL_WIDTH - 2 if swatches else LABEL_WIDTH
+    (``label_width``) is never cut: it takes its own line and the figures go on the next."""
+    width = label_width - 2 if swatches else label_width
     lead = "  " if swatches else ""
-    head = f"{lead}{'source':<{width}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'share':>6}"
+    head = f"{lead}{'source':<{width}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'%':>5}"
     lines: list[Content] = [Content.styled(head, "bold $text-muted")]
     for position, row in enumerate(rows):
         figures = (
             f"{count(row.bytes):>{NUMBER_WIDTH}}{count(row.tokens):>{NUMBER_WIDTH}}"
-            f"{row.share * 100:>5.0f}%"
+            f"{row.share * 100:>4.0f}%"
         )
         swatch = Content.styled("■ ", source_colour(position)) if swatches else Content("")
         if len(row.label) <= width:
@@ -157,9 +159,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         yield Static(id="budget-rows")
         yield Static(Content.styled("what costs the most", "bold $text-muted"), id="top-title")
         yield CostRanking(id="top")
-        yield Static(id="budget-notes")
-        yield Static(id="budget-cut")
         yield RequestChart()
+        yield Static(id="budget-cut")
+        yield Static(id="budget-notes")
         yield WhatIfView(id="whatif")
 
     def on_mount(self) -> None:
@@ -188,7 +190,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.query_one("#budget-over", Static).update(over_window(view))
         self.query_one("#budget-over").display = not view.fits
         self.query_one(SourceBar).rows = view.rows
-        self.query_one("#budget-rows", Static).update(format_rows(view.rows, swatches=True))
+        rows = format_rows(view.rows, swatches=True, label_width=self._label_width())
+        self.query_one("#budget-rows", Static).update(rows)
         self.query_one("#budget-notes", Static).update(_notes(view))
         self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
@@ -199,6 +202,19 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             f"{view.heading} {view.estimate_tokens} {view.compactions}",
         )
         self.query_one(RequestChart).view = view
+
+    def _label_width(self) -> int:
+        """The label column: what the panel's width leaves beside the figures (a wider
+        panel, ``/context``, cuts fewer labels onto their own line)."""
+        inner = self.scrollable_content_region.width
+        figures = 2 * NUMBER_WIDTH + 5
+        return max(LABEL_WIDTH, min(48, inner - figures - 1)) if inner else LABEL_WIDTH
+
+    def on_resize(self) -> None:
+        """Labels take the width the panel has."""
+        if self._view is not None:
+            rows = format_rows(self._view.rows, swatches=True, label_width=self._label_width())
+            self.query_one("#budget-rows", Static).update(rows)
 
     def show_cut(self, name: str, cut: OutputCut | None) -> None:
         """Show what the latest bounded tool result cut (None: the note goes)."""

@@ -38,8 +38,8 @@ __all__ = [
 ]
 
 SOURCE_COLOURS = (
-    "$primary", "$warning", "$success", "$error", "$foreground", "$secondary", "$accent",
-    "$text-muted",
+    "$primary", "$warning", "$success", "$error", "$foreground", "$secondary",
+    "$secondary-lighten-3", "$accent",
 )  # fmt: skip
 """The segment colours, in table order (repeating after eight sources)."""
 CHART_ROWS = 8

@@ -62,7 +62,7 @@ def _start(term: Tmux, project: Path, *extra: str) -> None:
         f"--project {shlex.quote(str(project))} {args}"
     )
     term(
-        "new-session", "-d", "-x", "120", "-y", "36", "-s", SESSION, command,
+        "new-session", "-d", "-x", "160", "-y", "48", "-s", SESSION, command,
         ";", "set-option", "-w", "-t", SESSION, "remain-on-exit", "on",
     )  # fmt: skip
 

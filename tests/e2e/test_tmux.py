@@ -209,9 +209,9 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
     assert "Context ·" not in screen
     _resize(tmux, 80, 24)
     _wait_for_width(tmux, 80)
-    _keys(tmux, "F5")  # the context panel on demand, over the conversation
+    _keys(tmux, "F9")  # the context panel on demand, over the conversation
     _wait_for(tmux, "Context ·")
-    _keys(tmux, "F5")
+    _keys(tmux, "F9")
     _wait_for_width(tmux, 80)
     _resize(tmux, 160, 48)
     screen = _wait_for_width(tmux, 160 - 28 - 46)

@@ -240,6 +240,9 @@ async def _lineage(pilot: Pilot[None], clock: ManualClock, shoot: Shoot) -> None
     if len(session.driver.lineage.generations) < 2:
         await _send(pilot, clock, "/compact keep the file names")
     await _send(pilot, clock, "/context")  # the context panel enlarged: its chart
+    budget = _app(pilot).workbench.budget
+    budget.scroll_to_widget(budget.query_one("RequestChart"), animate=False, top=True)
+    await _settle(pilot)
     shoot("context-chart")
     await _send(pilot, clock, "/context")
     await _send(pilot, clock, "/lineage")

@@ -221,7 +221,7 @@ async def _workbench(pilot: Pilot[None], clock: ManualClock, shoot: Shoot) -> No
     shoot("main-preview")
     await _send(pilot, clock, EXCHANGE[0])
     shoot("main-exchange")
-    await _app(pilot).workbench.run_action("toggle_skill(0)")
+    _app(pilot).workbench.skills.action_toggle_row(0)
     await _settle(pilot)
     shoot("skills-toggled")
     await _send(pilot, clock, EXCHANGE[1])

@@ -67,6 +67,29 @@ class WriteProvider:
         yield StreamDone()
 
 
-def fake_model(provider: GateProvider | WriteProvider) -> MainModel:
+def fake_model(provider: GateProvider | WriteProvider | BashProvider) -> MainModel:
     """A main model over ``provider`` (model id ``offline``: the heuristic tokenizer)."""
     return MainModel("fake", "offline", provider, INFO)
+
+
+@dataclass
+class BashProvider:
+    """First call: a ``bash`` tool call that leaves a file behind; later calls: an answer."""
+
+    command: str = "echo ran > ran.txt"
+    alias: str = "fake"
+    stateful: bool = False
+    requests: list[ChatRequest] = field(default_factory=list)
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            yield StreamText("Running it.")
+            yield StreamToolCall(ToolCall("call_1", "bash", {"command": self.command}, ""))
+        else:
+            yield StreamText("Done.")
+        yield StreamUsage(100, 10)
+        yield StreamDone()

@@ -48,12 +48,12 @@ async def test_permission_prompt_allow_once_runs_the_write(
         screen = app.workbench
         await send(pilot, "write a file")
         prompt = await _wait_for_prompt(pilot)
-        assert app.focused is prompt and prompt.has_class("-open")
-        await pilot.press("a")
+        assert app.focused is screen.prompt and prompt.has_class("-open")
+        await pilot.press("f4", "a")  # typing alone never answers (test_permission_safety)
         await finish(pilot)
 
         assert (project / "notes.txt").read_text(encoding="utf-8") == "hello\n"
-        assert not prompt.has_class("-open") and "allowed once" in str(prompt.visual)
+        assert not prompt.has_class("-open") and "allowed once" in prompt.text.plain
         tool = next(e for e in screen.conversation.entries if isinstance(e, ToolEntry))
         assert tool.status == "done"
         assert len(provider.requests) == 2
@@ -69,7 +69,7 @@ async def test_permission_prompt_reject_once_refuses_the_write(
         screen = app.workbench
         await send(pilot, "write a file")
         await _wait_for_prompt(pilot)
-        await pilot.press("r")
+        await pilot.press("f4", "r")
         await finish(pilot)
 
         assert not (project / "notes.txt").exists()

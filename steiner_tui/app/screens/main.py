@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
@@ -28,8 +28,10 @@ from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
+from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
@@ -41,9 +43,7 @@ from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 __all__ = ["MainScreen", "SessionOpenFailed"]
 
 _RUN = Binding.Group("Run")
-_SKILLS = Binding.Group("Skills", compact=True)
 _PANELS = Binding.Group("Panels", compact=True)
-_SKILL_TIP = "Toggle the skill on that sidebar row (sent with your next message)"
 MIN_CONVERSATION = 60
 """The conversation is never narrower than this (columns) with a panel docked beside it."""
 MEDIUM_FROM = 110
@@ -91,15 +91,13 @@ class MainScreen(SteeringScreen):
         Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
                 tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
                 "prefix); otherwise they apply at the next compaction"),
-        *(
-            Binding(str(n), f"toggle_skill({n - 1})", "Skills", id=f"skills.toggle_{n}",
-                    group=_SKILLS, show=n == 1, key_display="1-9" if n == 1 else None,
-                    tooltip=_SKILL_TIP)
-            for n in range(1, 10)
-        ),
+        Binding("f4", "answer_permission", "Answer", id="main.permission", group=_RUN,
+                tooltip="Turn to the tool's permission request (then a, A, r or R; typing "
+                "never answers one)"),
     ]  # fmt: skip
-    """Run control, mode, screens, sub-agents, the side panels and skill keys (1-9 work when the
-    prompt is not focused; F3 says so when there is no sub-agent yet)."""
+    """Run control, mode, screens, sub-agents, the side panels and the permission key (shown
+    while a request waits; F3 says so when there is no sub-agent yet). Skills' 1-9 belong to
+    the sidebar (``SkillList``)."""
 
     def compose(self) -> ComposeResult:
         # Flat: no wrapper containers (each costs a full-height paint and restyling on focus).
@@ -347,6 +345,8 @@ class MainScreen(SteeringScreen):
             return None
         if action == "cancel_run":
             return True if self.busy else None
+        if action == "answer_permission":
+            return self._open_permission() is not None
         if action == "reload_context":
             return bool(self.driver.runner.context.pending_reloads) and not self.busy
         return True
@@ -362,6 +362,26 @@ class MainScreen(SteeringScreen):
         if reloaded and pending is not None:
             self.refresh_budget()
             self.notify(f"reloaded {pending.label} for the next request", title="Files changed")
+
+    def on_key(self, event: events.Key) -> None:
+        """Printable keys no focused widget takes go to the prompt (``typing_route``)."""
+        route_typing(self, event, self.prompt)
+
+    def _open_permission(self) -> PermissionPrompt | None:
+        open_prompts = [p for p in self.conversation.query(PermissionPrompt) if p.is_open]
+        return open_prompts[-1] if open_prompts else None
+
+    def action_answer_permission(self) -> None:
+        """Focus the waiting permission request (its keys and buttons answer it)."""
+        prompt = self._open_permission()
+        if prompt is not None:
+            prompt.focus()
+            prompt.scroll_visible()
+
+    @on(PermissionPrompt.Done)
+    def _permission_done(self) -> None:
+        self.refresh_bindings()
+        self.prompt.focus()
 
     def action_cancel_run(self) -> None:
         """Cancel the running reply or compaction."""
@@ -417,12 +437,6 @@ class MainScreen(SteeringScreen):
         mode = self.controller.toggle_mode()
         self.status.mode = mode
         self.notify(f"{mode} mode: the notice goes out with your next message", title="Mode")
-
-    def action_toggle_skill(self, index: int) -> None:
-        """Toggle the skill on sidebar row ``index``."""
-        name = self.controller.skill_name_at(index)
-        if name is not None:
-            self.toggle_skill(name)
 
     @on(SkillList.ToggleRequested)
     def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:

@@ -315,9 +315,15 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.PermissionAsked)
     async def _permission(self, message: ui.PermissionAsked) -> None:
-        widget = await self.conversation.add(PermissionEntry(message.request, message.answer))
-        if widget is not None:  # always mounted: a question brings the newest entries back
-            widget.focus()
+        # Shown, never focused: text typed ahead stays in the prompt editor, and only a
+        # deliberate action answers (F4 or a click; see ``PermissionPrompt``).
+        await self.conversation.add(PermissionEntry(message.request, message.answer))
+        self.refresh_bindings()  # F4 shows while a request waits
+        self.notify(
+            f"{message.request.tool} asks for permission: F4 to answer",
+            title="Permission",
+            severity="warning",
+        )
 
     @on(ui.CompactionQuestionPosted)
     async def _compaction_question(self, message: ui.CompactionQuestionPosted) -> None:

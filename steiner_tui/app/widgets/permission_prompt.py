@@ -1,22 +1,35 @@
-"""An inline permission prompt: a tool wants to act; a/A/r/R answer it.
+"""An inline permission prompt: a tool wants to act; only a deliberate action answers it.
 
-The prompt takes focus when it appears. Its answer goes to the run through the callback carried
-by its entry; afterwards (or when the run ends first) it stays in the conversation as a record
-of what was decided.
+Typing never answers a prompt. When one appears the focus stays where it was (the prompt
+editor, usually), so text typed ahead keeps going there. The prompt is answered only after the
+user turns to it: F4 (a key that types nothing; remappable) or Tab focuses it, and then
+``a``/``r``/``R`` answer; or a click on one of its buttons. "Allow always" asks again in a
+dialog whose default is Cancel (``ConfirmAllowAlways``). Printable keys the prompt does not
+bind, typed while it has focus, still go to the prompt editor (the main screen forwards them).
+
+Its answer goes to the run through the callback carried by its entry; afterwards (or when the
+run ends first) it stays in the conversation as a record of what was decided.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Static
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+from textual.widgets.button import ButtonVariant
 
 from steiner_tui.app.transcript import PermissionEntry
 from steiner_tui.tools.base import PermissionDecision
 
-__all__ = ["PermissionPrompt"]
+__all__ = ["ConfirmAllowAlways", "PermissionPrompt", "prompt_text"]
 
 _GROUP = Binding.Group("Permission")
 _WORDS = {
@@ -25,61 +38,171 @@ _WORDS = {
     PermissionDecision.REJECT_ONCE: "rejected once",
     PermissionDecision.REJECT_ALWAYS: "rejected for the rest of the session",
 }
-_KEYS = (
-    "[b]a[/b] allow once · [b]A[/b] allow always · [b]r[/b] reject once · [b]R[/b] reject always"
+_HINT = "F4 to answer, then a allow once · A allow always… · r reject once · R reject always"
+_HINT_FOCUSED = "a allow once · A allow always… · r reject once · R reject always · Esc back"
+_BUTTONS: tuple[tuple[str, str, ButtonVariant], ...] = (
+    ("allow_once", "Allow once", "success"),
+    ("allow_always", "Allow always…", "warning"),
+    ("reject_once", "Reject once", "default"),
+    ("reject_always", "Reject always", "error"),
 )
 
 
-def _content(entry: PermissionEntry) -> Content:
+def prompt_text(entry: PermissionEntry, focused: bool = False) -> Content:
+    """What the prompt says: the request, then the keys, or the answer once given."""
     head = Content.assemble(
         ("permission ", "bold $text-warning"),
-        f"{entry.request.tool} wants to run: {entry.request.summary}\n",
+        Content(f"{entry.request.tool} wants to run: {entry.request.summary}\n"),
     )
     if entry.decision is not None:
         return head + Content(f"→ {_WORDS[entry.decision]}")
     if entry.closed:
         return head + Content("→ no answer (the run ended)")
-    return head + Content.from_markup(_KEYS)
+    return head + Content.styled(_HINT_FOCUSED if focused else _HINT, "$text-muted")
 
 
-class PermissionPrompt(Static, can_focus=True):
+class ConfirmAllowAlways(ModalScreen[bool]):
+    """Asks before a tool is allowed for the rest of the session; Cancel is the default."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss(False)", "Cancel", id="permission.confirm_cancel",
+                tooltip="Do not allow it for the session"),
+    ]  # fmt: skip
+    """Escape cancels; the buttons answer (Tab moves between them, Enter presses one)."""
+
+    DEFAULT_CSS = """
+    ConfirmAllowAlways { align: center middle; }
+    ConfirmAllowAlways > #confirm-always {
+        width: 64; height: auto; border: thick $warning; background: $surface; padding: 1 2;
+    }
+    ConfirmAllowAlways #confirm-always-buttons { height: auto; margin: 1 0 0 0; }
+    ConfirmAllowAlways Button { margin: 0 1 0 0; }
+    """
+
+    def __init__(self, tool: str) -> None:
+        super().__init__()
+        self.tool = tool
+        """The tool to allow."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-always") as box:
+            box.border_title = "Allow always?"
+            yield Static(
+                Content(
+                    f"Let every {self.tool} call run without asking for the rest of this session?"
+                )
+            )
+            with Horizontal(id="confirm-always-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button(f"Allow {self.tool} always", id="allow", variant="warning")
+
+    def on_mount(self) -> None:
+        """Cancel has the focus: Enter on its own allows nothing."""
+        self.query_one("#cancel", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "allow")
+
+
+class PermissionPrompt(Vertical, can_focus=True):
     """Asks once; ``-open`` while it waits for an answer."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "answer('allow_once')", "Allow once", id="permission.allow_once",
                 tooltip="Let this call run", group=_GROUP),
-        Binding("A", "answer('allow_always')", "Allow always", id="permission.allow_always",
-                tooltip="Let every call of this tool run this session", group=_GROUP),
+        Binding("A", "answer('allow_always')", "Allow always…", id="permission.allow_always",
+                tooltip="Let every call of this tool run this session (asks to confirm)",
+                group=_GROUP),
         Binding("r", "answer('reject_once')", "Reject once", id="permission.reject_once",
                 tooltip="Refuse this call; the model is told", group=_GROUP),
         Binding("R", "answer('reject_always')", "Reject always", id="permission.reject_always",
                 tooltip="Refuse every call of this tool this session", group=_GROUP),
+        Binding("escape", "leave", "Back", id="permission.leave", show=False,
+                tooltip="Back to the prompt without answering"),
     ]  # fmt: skip
-    """The four answers."""
+    """The answers, once the prompt has the focus (F4, Tab or a click gives it)."""
+
+    @dataclass
+    class Done(Message):
+        """The prompt was answered, or the user went back without answering."""
+
+        prompt: PermissionPrompt
+
+        @property
+        def control(self) -> PermissionPrompt:
+            """The prompt."""
+            return self.prompt
 
     def __init__(self, entry: PermissionEntry) -> None:
-        super().__init__(_content(entry), classes="conversation-item")
+        super().__init__(classes="conversation-item")
         self.entry = entry
         """The request and its answer."""
         self.set_class(self.is_open, "-open")
+
+    def compose(self) -> ComposeResult:
+        yield Static(prompt_text(self.entry), classes="permission-text")
+        with Horizontal(classes="permission-buttons"):
+            for value, label, variant in _BUTTONS:
+                button = Button(label, id=f"permission-{value}", variant=variant, compact=True)
+                button.can_focus = False  # a key typed ahead never presses one
+                yield button
 
     @property
     def is_open(self) -> bool:
         """Whether an answer is still awaited."""
         return self.entry.decision is None and not self.entry.closed
 
+    @property
+    def text(self) -> Content:
+        """What the prompt says now."""
+        return prompt_text(self.entry, self.has_focus)
+
     def _refresh(self) -> None:
-        self.update(_content(self.entry))
+        self.query_one(".permission-text", Static).update(self.text)
         self.set_class(self.is_open, "-open")
 
+    def on_focus(self) -> None:
+        """Show the keys that answer."""
+        self._refresh()
+
+    def on_blur(self) -> None:
+        """Show how to come back."""
+        self._refresh()
+
     def action_answer(self, value: str) -> None:
-        """Answer the request (once)."""
+        """Answer the request (once); "allow always" asks for a confirmation first."""
         if not self.is_open:
             return
         decision = PermissionDecision(value)
+        if decision is PermissionDecision.ALLOW_ALWAYS:
+
+            def confirmed(allow: bool | None) -> None:
+                if allow:
+                    self._decide(decision)
+
+            self.app.push_screen(ConfirmAllowAlways(self.entry.request.tool), confirmed)
+            return
+        self._decide(decision)
+
+    def _decide(self, decision: PermissionDecision) -> None:
+        if not self.is_open:
+            return
         self.entry.decision = decision
         self.entry.answer(decision)
         self._refresh()
+        self.post_message(self.Done(self))
+
+    def action_leave(self) -> None:
+        """Go back to the prompt without answering."""
+        self.post_message(self.Done(self))
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id is not None:
+            self.action_answer(event.button.id.removeprefix("permission-"))
 
     def close(self) -> None:
         """The run ended without an answer: stop accepting one."""

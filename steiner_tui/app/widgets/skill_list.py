@@ -71,8 +71,17 @@ class SkillList(OptionList):
                 tooltip="Toggle the highlighted skill"),
         Binding("space", "select", "Toggle skill", id="skills.toggle_focused",
                 tooltip="Toggle the highlighted skill; it changes with your next message"),
+        *(
+            Binding(str(n), f"toggle_row({n - 1})", "Skills", id=f"skills.toggle_{n}",
+                    show=False, tooltip="Toggle the skill on that row (sent with your next "
+                    "message)")
+            for n in range(1, 10)
+        ),
     ]  # fmt: skip
-    """Cursor keys; Space and Enter toggle the highlighted skill."""
+    """Cursor keys; Space and Enter toggle the highlighted skill, 1-9 the skill on that row.
+
+    The digit keys belong to the sidebar: they act only while it has the focus. Anywhere else
+    outside the prompt a digit is text, and goes to the prompt like any printable key."""
 
     @dataclass
     class ToggleRequested(Message):
@@ -109,6 +118,13 @@ class SkillList(OptionList):
         elif names:
             self.highlighted = 0
         self.border_title = skills_title(rows)
+
+    def action_toggle_row(self, index: int) -> None:
+        """Ask to toggle the skill on row ``index`` (0-based)."""
+        if 0 <= index < self.option_count:
+            name = self.get_option_at_index(index).id
+            if name is not None:
+                self.post_message(self.ToggleRequested(name))
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

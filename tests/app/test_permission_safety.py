@@ -1,0 +1,141 @@
+"""Typing never answers a permission prompt; F4 or a click does, and "allow always" asks again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Button
+
+from steiner_tui.app.transcript import PermissionEntry, ToolEntry
+from steiner_tui.app.widgets.permission_prompt import ConfirmAllowAlways, PermissionPrompt
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.tools.base import PermissionDecision
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.fakes import BashProvider, fake_model
+from tests.app.helpers import finish, send
+
+TYPED = "what about Also allow? aArR yes!"
+"""Every answer key, in both cases, among ordinary words."""
+
+
+async def wait_for_prompt(pilot: Pilot[None]) -> PermissionPrompt:
+    for _ in range(50):
+        await pilot.pause()
+        found = list(pilot.app.query(PermissionPrompt))
+        if found:
+            return found[0]
+    raise AssertionError("no permission prompt appeared")
+
+
+def _entry(prompt: PermissionPrompt) -> PermissionEntry:
+    return prompt.entry
+
+
+async def test_typing_ahead_through_a_bash_request_runs_nothing(
+    app_for: AppFactory, project: Path
+) -> None:
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        assert app.focused is screen.prompt  # the question does not take the focus
+        await pilot.press(*TYPED)  # one key per character, as a typist sends them
+        await pilot.pause()
+
+        assert screen.prompt.text == TYPED
+        assert _entry(prompt).decision is None and prompt.is_open
+        assert not (project / "ran.txt").exists()
+        assert len(provider.requests) == 1
+        tool = next(e for e in screen.conversation.entries if isinstance(e, ToolEntry))
+        assert tool.status == "running"
+
+        await pilot.press("escape")  # cancel the run: the prompt closes unanswered
+        await finish(pilot)
+        assert not (project / "ran.txt").exists()
+        assert _entry(prompt).decision is None and not prompt.is_open
+        assert screen.prompt.text == TYPED
+
+
+async def test_keys_typed_on_a_tool_block_go_to_the_prompt(app_for: AppFactory) -> None:
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        screen.conversation.query_one(ToolBlock).focus()
+        await pilot.pause()
+        await pilot.press("1", "2", "a", "A", "r")
+        await pilot.pause()
+        assert screen.prompt.text == "12aAr"
+        assert app.focused is screen.prompt
+        assert prompt.is_open
+        states = {row.name: row.state for row in screen.controller.skill_rows()}
+        assert "pending_activation" not in states.values()  # digits did not toggle skills
+        await pilot.press("escape")
+        await finish(pilot)
+
+
+async def test_f4_then_a_allows_once(app_for: AppFactory, project: Path) -> None:
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.focused is prompt
+        await pilot.press("x")  # not an answer: text for the prompt editor
+        await pilot.pause()
+        assert screen.prompt.text == "x" and prompt.is_open
+        await pilot.press("f4", "a")
+        await finish(pilot)
+        assert (project / "ran.txt").exists()
+        assert _entry(prompt).decision is PermissionDecision.ALLOW_ONCE
+        assert app.focused is screen.prompt  # back to typing
+        assert len(provider.requests) == 2
+
+
+async def test_allow_always_asks_for_a_confirmation(app_for: AppFactory, project: Path) -> None:
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        await pilot.press("f4", "A")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmAllowAlways)
+        await pilot.press("enter")  # Cancel has the focus
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmAllowAlways)
+        assert prompt.is_open and not (project / "ran.txt").exists()
+
+        await pilot.press("f4", "A")
+        await pilot.pause()
+        await pilot.click("#allow")
+        await finish(pilot)
+        assert _entry(prompt).decision is PermissionDecision.ALLOW_ALWAYS
+        assert (project / "ran.txt").exists()
+
+
+async def test_a_click_on_a_button_answers(app_for: AppFactory, project: Path) -> None:
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        buttons = list(prompt.query(Button))
+        assert buttons and not any(b.can_focus for b in buttons)  # Tab never lands on one
+        await pilot.click("#permission-reject_once")
+        await finish(pilot)
+        assert _entry(prompt).decision is PermissionDecision.REJECT_ONCE
+        assert not (project / "ran.txt").exists()

@@ -55,7 +55,7 @@ def to_ui_message(event: EngineEvent) -> Message | None:
         case ToolCallStarted(call=call, summary=summary):
             if call.name == "delegate":  # the engine's summary keys leave out type and task
                 summary = delegate_summary(call.arguments or {})
-            return ui.ToolStarted(call.id, call.name, summary)
+            return ui.ToolStarted(call.id, call.name, summary, call.arguments or {})
         case ToolCallFinished(call=call, status=status, output=output, cut=cut):
             return ui.ToolFinished(call.id, status, output, cut, call.name)
         case RequestSnapshot():

@@ -7,8 +7,9 @@ are small dataclasses so handlers read plain fields and tests can build them dir
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from textual.message import Message
 
@@ -65,6 +66,8 @@ class ToolStarted(Message):
     call_id: str
     name: str
     summary: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    """The call's arguments (an opened block shows an edit's change from them)."""
 
 
 @dataclass

@@ -9,8 +9,9 @@ result completes its call's entry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.compaction.policy import (
@@ -69,6 +70,7 @@ class ToolEntry:
     output: str = ""
     cut: OutputCut | None = None
     """What of the output the model did not get (None: all of it)."""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -151,7 +153,8 @@ def entries_from_messages(messages: Iterable[Message], project_root: str = "") -
             if message.content:
                 entries.append(ReplyEntry(message.content, interrupted=message.incomplete))
             for call in message.tool_calls:
-                entry = ToolEntry(call.id, call.name, summarize_tool_call(call, project_root))
+                summary = summarize_tool_call(call, project_root)
+                entry = ToolEntry(call.id, call.name, summary, arguments=call.arguments or {})
                 tools[call.id] = entry
                 entries.append(entry)
         elif message.role == "tool":

@@ -201,7 +201,9 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.ToolStarted)
     async def _tool_started(self, message: ui.ToolStarted) -> None:
-        await self.conversation.tool_started(message.call_id, message.name, message.summary)
+        await self.conversation.tool_started(
+            message.call_id, message.name, message.summary, message.arguments
+        )
 
     @on(ui.ToolFinished)
     def _tool_finished(self, message: ui.ToolFinished) -> None:

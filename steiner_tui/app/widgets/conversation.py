@@ -36,8 +36,9 @@ widgets on first access), so a new session's first frame does not load the Markd
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, widgets
 from textual.app import ComposeResult
@@ -471,10 +472,12 @@ class ConversationPane(VerticalScroll):
         if widget is not None:
             _mark_reply(widget, interrupted)
 
-    async def tool_started(self, call_id: str, name: str, summary: str) -> None:
+    async def tool_started(
+        self, call_id: str, name: str, summary: str, arguments: Mapping[str, Any] | None = None
+    ) -> None:
         """A tool call began (ends the reply text before it)."""
         await self.end_reply()
-        await self.add(ToolEntry(call_id, name, summary))
+        await self.add(ToolEntry(call_id, name, summary, arguments=arguments or {}))
 
     def tool_finished(
         self, call_id: str, status: str, output: str, cut: OutputCut | None = None

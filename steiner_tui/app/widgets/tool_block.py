@@ -1,8 +1,9 @@
-"""A tool call in the conversation: its status and one-line summary, its output on demand.
+"""A tool call in the conversation: its status and one-line summary, its result on demand.
 
 Running and finished calls start collapsed; a failed call opens so the error is visible. Enter
-or a click toggles the output, as on a ``Collapsible``. The output is shown as text, never as
-Markdown or markup: it is what a program printed.
+or a click toggles the result, as on a ``Collapsible``. The result is the tool's own text
+(``app.tool_view``: a read's numbered lines and an edit's diff highlighted, a command's output
+as printed), never Markdown or markup.
 """
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from steiner_tui.app.tool_view import MAX_LINES, printable, tool_body
 from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, count
 
-__all__ = ["MAX_OUTPUT_LINES", "ToolBlock", "cut_summary"]
+__all__ = ["MAX_OUTPUT_LINES", "ToolBlock", "cut_summary", "tool_content"]
 
 _ICONS = {"running": "◌", "done": "✓", "failed": "✗", "rejected": "⊘", "cancelled": "⊘"}
 _STATUSES = tuple(_ICONS)
-MAX_OUTPUT_LINES = 40
+MAX_OUTPUT_LINES = MAX_LINES
 """Output lines shown inside the block (the model saw all of it)."""
-_INDENT = "   "
+_INDENT = Content("   ")
 
 
 def cut_summary(cut: OutputCut) -> str:
@@ -38,28 +40,20 @@ def cut_summary(cut: OutputCut) -> str:
 
 def _title(entry: ToolEntry, collapsed: bool) -> str:
     icon = _ICONS.get(entry.status, "•")
-    title = f"{'▶' if collapsed else '▼'} {icon} {entry.summary or entry.name} · {entry.status}"
+    summary = printable(entry.summary or entry.name)
+    title = f"{'▶' if collapsed else '▼'} {icon} {summary} · {entry.status}"
     return title if entry.cut is None else f"{title} · {cut_summary(entry.cut)}"
 
 
-def _output(entry: ToolEntry) -> str:
-    lines = entry.output.splitlines()
-    if len(lines) > MAX_OUTPUT_LINES:
-        hidden = len(lines) - MAX_OUTPUT_LINES
-        lines = [*lines[:MAX_OUTPUT_LINES], f"… {hidden} more lines"]
-    if not lines:
-        lines = ["(running)" if entry.status == "running" else "(empty)"]
-    if entry.cut is not None and entry.cut.saved_at:
-        lines.append(f"(the whole output: {entry.cut.saved_at})")
-    return "\n".join(_INDENT + line for line in lines)
-
-
 def tool_content(entry: ToolEntry, collapsed: bool) -> Content:
-    """The title line, and the output under it unless ``collapsed`` (plain text throughout)."""
+    """The title line, and the result under it unless ``collapsed`` (text throughout)."""
     title = Content(_title(entry, collapsed))
     if collapsed:
         return title
-    return Content("\n").join([title, Content.styled(_output(entry), "$text-muted")])
+    body = list(tool_body(entry.name, entry.arguments, entry.status, entry.output))
+    if entry.cut is not None and entry.cut.saved_at:
+        body.append(Content(f"(the whole output: {printable(entry.cut.saved_at)})"))
+    return Content("\n").join([title, *(_INDENT + line for line in body)])
 
 
 class ToolBlock(Static, can_focus=True):

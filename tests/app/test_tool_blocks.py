@@ -1,0 +1,69 @@
+"""Opened tool blocks show the tool's text: numbered, highlighted lines, diffs, plain output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.content import Content
+
+from steiner_tui.app.tool_view import MAX_LINES, printable, tool_body
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.tools.read import read_file
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import static_text
+
+
+def _plain(lines: list[Content]) -> list[str]:
+    return [line.plain for line in lines]
+
+
+def test_a_read_shows_numbered_lines_not_json(tmp_path: Path) -> None:
+    root = tmp_path
+    (root / "mod.py").write_text('__all__ = ["f"]\n\n\ndef f():\n\treturn "\\n"\n', "utf-8")
+    result = read_file(root, "mod.py")
+    lines = tool_body("read", {"path": "mod.py"}, "done", result.content)
+    text = _plain(lines)
+    assert text[0] == '1 __all__ = ["f"]'  # literal: no bold "all", no JSON
+    assert text[4] == '5     return "\\n"'  # a tab as spaces, the escape as written
+    assert not any("startLine" in line or "\\t" in line for line in text)
+    styles = {str(span.style) for line in lines for span in line.spans}
+    assert any(style.startswith("$") for style in styles - {"$text", "$text-muted"})
+
+
+def test_an_edit_shows_a_diff() -> None:
+    arguments = {"path": "a.py", "old_string": "x = 1\ny = 2", "new_string": "x = 3\ny = 2"}
+    lines = _plain(tool_body("edit", arguments, "done", "Edited a.py: replaced 1 occurrence."))
+    assert lines[0] == "Edited a.py: replaced 1 occurrence."
+    assert "-x = 1" in lines and "+x = 3" in lines and " y = 2" in lines
+
+
+def test_bash_output_is_printed_text_with_control_characters_visible() -> None:
+    output = "\x1b[31mred\x1b[0m [bold]not markup[/] **nor markdown**\n[exit code: 0]"
+    lines = _plain(tool_body("bash", {"command": "x"}, "done", output))
+    assert lines == ["␛[31mred␛[0m [bold]not markup[/] **nor markdown**", "[exit code: 0]"]
+    assert printable("a\x00b\x7f") == "a␀b␡"
+
+
+def test_long_output_is_cut_with_a_count() -> None:
+    output = "\n".join(f"line {n}" for n in range(MAX_LINES + 5))
+    lines = _plain(tool_body("grep", {}, "done", output))
+    assert len(lines) == MAX_LINES + 1 and lines[-1] == "… 5 more lines"
+
+
+async def test_an_opened_read_block_in_the_app(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await pane.tool_started("c1", "read", "read a.py", {"path": "a.py"})
+        output = {"path": "a.py", "output": "   1\t__all__ = []\n   2\t[b]x[/b]"}
+        pane.tool_finished("c1", "done", json.dumps(output))
+        await pilot.pause()
+        block = pane.query_one(ToolBlock)
+        block.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        text = static_text(block)
+        assert "1 __all__ = []" in text and "2 [b]x[/b]" in text
+        assert block.size.height == 3

@@ -22,19 +22,9 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 
 from steiner_tui.agent.session_factory import Session, SessionRequest
-from steiner_tui.app.help_catalog import binding_rows, slash_rows
 from steiner_tui.app.screens.main import MainScreen
-from steiner_tui.app.screens.steer_keys import SteeringScreen
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
-from steiner_tui.app.widgets.budget_panel import BudgetPanel
-from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
-from steiner_tui.app.widgets.conversation import ConversationPane
-from steiner_tui.app.widgets.cost_ranking import CostRanking
-from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
-from steiner_tui.app.widgets.prompt import PromptEditor
-from steiner_tui.app.widgets.skill_list import SkillList
-from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.resources import styles_dir
 
 __all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
@@ -88,7 +78,8 @@ class SteinerApp(App[None]):
     ]
     TITLE = "steiner-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "help", "Help", id="app.help", tooltip="Keys and slash commands"),
+        Binding("f1", "help", "Help", id="app.help",
+                tooltip="The keys of this screen (and the slash commands)"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.command_palette",
                 priority=True, show=False, tooltip="Open the command palette"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
@@ -155,23 +146,16 @@ class SteinerApp(App[None]):
         return True
 
     def action_help(self) -> None:
-        """Open the help screen (F1)."""
+        """Open the help on the current screen's keys (F1); the workbench adds its commands."""
         # Screens are imported when first opened: the first frame needs only the workbench.
+        from steiner_tui.app.help_catalog import screen_rows, section_name, slash_rows
         from steiner_tui.app.screens.help import HelpScreen
 
-        sections = [
-            ("Workbench", [*MainScreen.BINDINGS, *SteeringScreen.BINDINGS, *SteinerApp.BINDINGS]),
-            ("Prompt", PromptEditor.BINDINGS),
-            ("Skills sidebar", SkillList.BINDINGS),
-            ("Context panel", [*BudgetPanel.BINDINGS, *CostRanking.BINDINGS]),
-            ("What-if", WhatIfView.BINDINGS),
-            ("Conversation", ConversationPane.BINDINGS),
-            ("Permission prompt", PermissionPrompt.BINDINGS),
-            ("Compaction prompt", CompactionPrompt.BINDINGS),
-            ("Pins prompt", UnpinPrompt.BINDINGS),
-        ]
-        rows = [*binding_rows(sections, self.keymap), *slash_rows()]
-        self.push_screen(HelpScreen(rows))
+        screen = self.screen
+        rows = screen_rows(screen, self.keymap)
+        if screen is self.workbench:
+            rows.extend(slash_rows())
+        self.push_screen(HelpScreen(rows, section_name(type(screen))))
 
     def action_lineage(self) -> None:
         """Open the lineage browser on the session's lineage."""

@@ -1,21 +1,48 @@
-"""What the F1 screen lists: every binding with its effective key, and the slash commands.
+"""What the F1 screen lists: the keys of the screen it was opened on, and the slash commands.
 
-Bindings are data (``BINDINGS`` lists with ids); the keymap from config replaces a binding's key
-by id, so the help shows the keys the user actually has.
+Help is per screen and read from the bindings themselves (bindings are data: each has an id,
+a description and a tooltip). First the keys active right now, from ``Screen.active_bindings``
+(the focused widget, its containers, the screen, the app; the keys shown are the effective
+ones, after the config keymap); then the screen's and the app's keys that do nothing right now
+(F4 with no permission request waiting), saying so; then the keys of the screen's other
+widgets, which work once that widget has the focus (a screen names the widgets that may appear
+later, such as tool blocks, in ``HELP_WIDGETS``). Only bindings with an id or shown in the
+footer are listed, so a text area's dozens of editing keys stay out. The main screen adds its
+slash commands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widget import Widget
 
 from steiner_tui.app.slash import SLASH_COMMANDS
 
-__all__ = ["HelpRow", "binding_rows", "key_label", "slash_rows"]
+__all__ = ["HelpRow", "key_label", "screen_rows", "section_name", "slash_rows"]
 
 _NAMES = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "question_mark": "?"}
+_SECTIONS = {
+    "SteinerApp": "Everywhere",
+    "MainScreen": "Workbench",
+    "PromptEditor": "Prompt",
+    "SkillList": "Skills sidebar",
+    "BudgetPanel": "Context panel",
+    "ConversationPane": "Conversation",
+    "ToolBlock": "Tool block (Tab or a click focuses it)",
+    "PermissionPrompt": "Permission request (F4 turns to it)",
+    "SubAgentPanel": "Sub-agent panel",
+    "InspectorScreen": "Request inspector",
+    "LineageScreen": "Lineage browser",
+    "SessionsScreen": "Sessions",
+}
+IDLE_NOTE = " (when available)"
+"""Appended to the description of a key that does nothing right now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,23 +74,67 @@ def _keys_label(keys: list[str]) -> str:
     return " ".join(key_label(k) for k in keys)
 
 
-def binding_rows(
-    sections: Iterable[tuple[str, Sequence[BindingType]]], keymap: Mapping[str, str]
-) -> list[HelpRow]:
-    """Rows for each section's bindings, keys from ``keymap`` where it names the binding id.
+def section_name(kind: type[DOMNode]) -> str:
+    """The help section of the keys of a widget, screen or app class."""
+    return _SECTIONS.get(kind.__name__, kind.__name__)
 
-    Bindings that share a description (``1``-``9``) are listed once with all their keys.
-    """
+
+def _listed(binding: Binding) -> bool:
+    return not binding.system and (bool(binding.id) or binding.show)
+
+
+def _rows(
+    section: str, keyed: Iterable[tuple[str, Binding]], listed: set[str], note: str = ""
+) -> list[HelpRow]:
+    """One row per description (``1``-``9`` share one), recording the ids listed."""
+    merged: dict[str, list[str]] = {}
+    for key, binding in keyed:
+        if _listed(binding):
+            keys = merged.setdefault((binding.tooltip or binding.description) + note, [])
+            if key not in keys:
+                keys.append(key)
+            if binding.id:
+                listed.add(binding.id)
+    return [HelpRow(section, _keys_label(keys), text) for text, keys in merged.items()]
+
+
+def _class_keys(
+    kind: type[DOMNode], keymap: Mapping[str, str], skip: set[str]
+) -> list[tuple[str, Binding]]:
+    """A class's own bindings with their effective keys (``keymap`` by binding id)."""
+    keyed: list[tuple[str, Binding]] = []
+    for binding in kind.BINDINGS:
+        if not isinstance(binding, Binding) or (binding.id and binding.id in skip):
+            continue
+        keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
+        keyed.extend((key.strip(), binding) for key in keys.split(","))
+    return keyed
+
+
+def screen_rows(screen: Screen[Any], keymap: Mapping[str, str]) -> list[HelpRow]:
+    """The keys of ``screen``: active ones by node, idle ones, then its other widgets' keys."""
+    by_node: dict[DOMNode, list[tuple[str, Binding]]] = {}
+    for key, active in screen.active_bindings.items():
+        by_node.setdefault(active.node, []).append((key, active.binding))
     rows: list[HelpRow] = []
-    for section, bindings in sections:
-        merged: dict[str, list[str]] = {}
-        for binding in bindings:
-            if not isinstance(binding, Binding) or binding.system:
-                continue
-            key = keymap.get(binding.id, binding.key) if binding.id else binding.key
-            merged.setdefault(binding.tooltip or binding.description, []).append(key)
-        rows.extend(HelpRow(section, _keys_label(keys), text) for text, keys in merged.items())
-    return rows
+    listed: set[str] = set()
+    for node, keyed in by_node.items():
+        rows.extend(_rows(section_name(type(node)), keyed, listed))
+    owners: tuple[type[DOMNode], ...] = (type(screen), type(screen.app))
+    for owner in owners:
+        idle = _class_keys(owner, keymap, set(listed))
+        rows.extend(_rows(section_name(owner), idle, listed, IDLE_NOTE))
+    seen = {type(node) for node in by_node}
+    others: list[type[DOMNode]] = []
+    extra: Sequence[type[DOMNode]] = getattr(screen, "HELP_WIDGETS", ())
+    present = [type(w) for w in screen.query(Widget) if w.can_focus]
+    for other in [*present, *extra]:
+        if other not in seen and other not in others:
+            others.append(other)
+    for other in others:
+        rows.extend(_rows(section_name(other), _class_keys(other, keymap, set()), listed))
+    order = list(dict.fromkeys(row.section for row in rows))
+    return sorted(rows, key=lambda row: order.index(row.section))  # each section together
 
 
 def slash_rows() -> list[HelpRow]:

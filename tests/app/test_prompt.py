@@ -135,3 +135,36 @@ async def test_model_command_lists_configured_models(app_for: AppFactory) -> Non
         await pilot.pause()
         await send(pilot, "/model")
         assert any("configured: anthropic/claude-sonnet-4" in t for t in notices(messages))
+
+
+async def test_help_is_per_screen_and_lists_every_key(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        keys = {(row.section, row.keys) for row in help_screen.rows}
+        assert ("Tool block (Tab or a click focuses it)", "Enter") in keys
+        assert ("Permission request (F4 turns to it)", "a") in keys
+        assert ("Workbench", "F4") in keys and ("Skills sidebar", "1-9") in keys
+        sections = [row.section for row in help_screen.rows]
+        assert sections == sorted(sections, key=sections.index)  # each section once
+        await pilot.press("escape", "f2")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert help_screen.screen_name == "Request inspector"
+        keys = {(row.section, row.keys) for row in help_screen.rows}
+        assert ("Request inspector", "m") in keys
+        assert not any(row.section in ("Workbench", "Commands") for row in help_screen.rows)
+        await pilot.press("escape", "escape", "ctrl+l")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert ("Lineage browser", "h") in {(r.section, r.keys) for r in help_screen.rows}

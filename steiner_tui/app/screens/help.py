@@ -1,4 +1,5 @@
-"""The F1 help screen: keys (with the user's keymap applied) and slash commands."""
+"""The F1 help screen: the keys of the screen it was opened on (with the user's keymap
+applied, see ``help_catalog``) and, over the workbench, the slash commands."""
 
 from __future__ import annotations
 
@@ -28,10 +29,12 @@ class HelpScreen(ModalScreen[None]):
     ]
     """Close keys."""
 
-    def __init__(self, rows: Sequence[HelpRow]) -> None:
+    def __init__(self, rows: Sequence[HelpRow], screen_name: str = "") -> None:
         super().__init__()
         self.rows = tuple(rows)
         """The rows shown, in order."""
+        self.screen_name = screen_name
+        """The screen whose keys are listed (in the title)."""
 
     def compose(self) -> ComposeResult:
         # Two columns per section, so that a long description wraps beside its keys.
@@ -42,11 +45,11 @@ class HelpScreen(ModalScreen[None]):
                 with Grid(classes="help-section") as grid:
                     grid.styles.grid_columns = f"{width} 1fr"
                     for row in rows:
-                        yield Static(Content.styled(row.keys, "bold"))
+                        yield Static(Content.styled(row.keys, "bold"), classes="help-keys")
                         yield Static(Content(row.description))
 
     def on_mount(self) -> None:
         """Title the dialog."""
         body = self.query_one("#help-body")
-        body.border_title = "steiner-tui help"
+        body.border_title = f"Help · {self.screen_name}" if self.screen_name else "Help"
         body.border_subtitle = "Esc closes"

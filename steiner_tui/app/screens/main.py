@@ -35,6 +35,7 @@ from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.sessions import SessionStore
@@ -71,6 +72,8 @@ class MainScreen(SteeringScreen):
     """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
     from ``WIDE_FROM`` (F8 / F9 show a panel anyway, over the conversation; styles/main.tcss)."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
+    HELP_WIDGETS: ClassVar = (SkillList, ConversationPane, ToolBlock, PermissionPrompt, BudgetPanel)
+    """Widgets whose keys F1 lists even before one is on screen (``help_catalog``)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
                 tooltip="Stop the reply; what streamed is kept and marked interrupted"),

@@ -22,9 +22,9 @@ SLASH_COMMANDS: Final = MappingProxyType(
         "whatif": ("[tokens] [save]", "simulate another soft threshold; save writes it"),
         "context": ("", "expand the context-budget panel (Enter there opens the inspector)"),
         "lineage": ("", "browse compaction generations"),
-        "skills": ("", "focus the skill sidebar (Space or 1-9 toggle)"),
-        "model": ("", "show the model and its limits"),
-        "sessions": ("", "saved sessions: Enter resumes one, d deletes one"),
+        "skills": ("[name]", "toggle skill NAME; alone, focus the skill sidebar"),
+        "model": ("[name]", "switch to a configured model; alone, show the model and limits"),
+        "sessions": ("[id]", "resume session ID; alone, list the saved sessions"),
         "clear": ("", "start a new conversation (not while a run is generating)"),
         "help": ("", "show keys and commands"),
     }

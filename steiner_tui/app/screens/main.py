@@ -21,6 +21,8 @@ from textual.widgets import Footer
 from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
+from steiner_tui.app.completion import CompletionSources
+from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.steer_keys import SteeringScreen
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
@@ -30,6 +32,7 @@ from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.completion_list import CompletionList
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
@@ -60,6 +63,13 @@ class SessionOpenFailed:
     """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
 
     error: str
+
+
+def _saved(store: SessionStore, session_id: str) -> bool:
+    try:
+        return store.exists(session_id)
+    except ValueError:  # not a session id at all
+        return False
 
 
 class MainScreen(SteeringScreen):
@@ -114,11 +124,18 @@ class MainScreen(SteeringScreen):
         yield SkillList(id="skills")
         yield ConversationPane(id="conversation")
         yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
+        yield CompletionList(id="completions")
         with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
             yield BudgetPanel(id="budget")
 
     def on_mount(self) -> None:
         """Attach to the engine (a deferred session opens after the first frame)."""
+        self.completion = PromptCompletion(
+            self.prompt,
+            self.query_one("#completions", CompletionList),
+            self.completion_sources,
+            lambda: self.request.sessions_dir,
+        )
         self.status.project = self.request.project_root.name
         if self.attached:
             self._show_session()
@@ -219,10 +236,13 @@ class MainScreen(SteeringScreen):
         try:
             parsed = parse_slash(event.text)
         except UnknownSlashCommand as error:
-            self.notify(str(error), title="Unknown command", severity="error")
+            if self.completion.accept(self.completion.dropdown.chosen):
+                return  # Enter on "/mo" completes it
+            self.notify(str(error), title="Unknown command", severity="error", markup=False)
             return
         if isinstance(parsed, SlashCommand):
             event.editor.sent(event.text)
+            self.completion.sent()
             await self.run_slash(parsed)
             return
         if self.busy:
@@ -251,14 +271,11 @@ class MainScreen(SteeringScreen):
         elif name == "lineage":
             await self.run_action("app.lineage")
         elif name == "skills":
-            if self.panel_shown("skills"):
-                self.skills.focus()
-            else:
-                self.action_toggle_panel("skills")  # shown (over the conversation) and focused
+            self.skill_command(command.argument)
         elif name == "model":
-            self.notify(self.controller.model_summary(), title="Model", timeout=12)
+            self.model_command(command.argument)
         elif name == "sessions":
-            self.action_sessions()
+            self.action_sessions(command.argument)
         elif name == "clear":
             await self.clear_conversation()
         elif name == "help":
@@ -277,6 +294,52 @@ class MainScreen(SteeringScreen):
             self.notify(str(error), title=f"/{name}", severity="warning")
             return
         await self._steer_notice(text)
+
+    def skill_command(self, name: str) -> None:
+        """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""
+        if not name:
+            if self.panel_shown("skills"):
+                self.skills.focus()
+            else:
+                self.action_toggle_panel("skills")  # shown (over the conversation) and focused
+            return
+        names = [row.name for row in self.skill_rows()]
+        if name not in names:
+            known = ", ".join(names) or "none"
+            self.notify(
+                f"no skill named {name!r} (skills: {known})",
+                title="Skills",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.toggle_skill(name)
+
+    def model_command(self, name: str) -> None:
+        """``/model [name]``: switch to configured model ``name``; alone, show the model."""
+        if not name:
+            self.notify(self.controller.model_summary(), title="Model", timeout=12, markup=False)
+            return
+        self.switch_model(name)
+
+    def switch_model(self, ref: str) -> None:
+        """Switch the session to model ``ref`` (validated against the configured models)."""
+        models = self.session.model_refs
+        if ref not in models:
+            known = ", ".join(models) or "none configured ([models] in config.toml)"
+            self.notify(
+                f"unknown model {ref!r}: the configured models are {known}",
+                title="Model",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.notify(
+            f"switching models needs the session factory (not on this branch yet): {ref}",
+            title="Model",
+            severity="warning",
+            markup=False,
+        )
 
     async def clear_conversation(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""
@@ -297,8 +360,9 @@ class MainScreen(SteeringScreen):
         self.refresh_skills()
         self.refresh_budget()
 
-    def action_sessions(self) -> None:
-        """Open the sessions screen; resuming another session restarts the workbench on it."""
+    def action_sessions(self, session_id: str = "") -> None:
+        """Open the sessions screen (or resume ``session_id``, ``/sessions ID``); resuming
+        another session restarts the workbench on it."""
         config_dir = self.session.config_dir
         if config_dir is None:
             self.notify("sessions are not recorded here (no config folder)", severity="warning")
@@ -317,7 +381,21 @@ class MainScreen(SteeringScreen):
                 return
             self.app.exit(ResumeRequest(session_id))
 
-        self.app.push_screen(SessionsScreen(SessionStore(config_dir / "sessions"), current), resume)
+        store = SessionStore(config_dir / "sessions")
+        if session_id:
+            if session_id == current:
+                self.notify(f"{session_id} is the session open now", title="Sessions")
+            elif not _saved(store, session_id):
+                self.notify(
+                    f"no saved session {session_id!r} (/sessions lists them)",
+                    title="Sessions",
+                    severity="error",
+                    markup=False,
+                )
+            else:
+                resume(session_id)
+            return
+        self.app.push_screen(SessionsScreen(store, current), resume)
 
     def action_compact(self, steering: str = "") -> None:
         """Compact now (``/compact [focus]``)."""
@@ -365,6 +443,31 @@ class MainScreen(SteeringScreen):
         if reloaded and pending is not None:
             self.refresh_budget()
             self.notify(f"reloaded {pending.label} for the next request", title="Files changed")
+
+    # -- completion -------------------------------------------------------------------------
+
+    def completion_sources(self) -> CompletionSources:
+        """What ``/model``, ``/skills`` and ``/sessions`` arguments can name."""
+        if not self.attached:
+            return CompletionSources()
+        current = self.driver.runner.model.ref
+        models = [(ref, "current" if ref == current else "") for ref in self.session.model_refs]
+        skills = [(row.name, row.state.replace("_", " ")) for row in self.skill_rows()]
+        return CompletionSources(models, skills)
+
+    @on(PromptEditor.Changed, "#prompt")
+    def _prompt_changed(self) -> None:
+        self.completion.update()
+        if self.completion.wants_sessions and self.attached:
+            self.run_worker(self.completion.load_sessions(), group="completion", exclusive=True)
+
+    @on(PromptEditor.CompletionRequested)
+    def _completion_key(self, event: PromptEditor.CompletionRequested) -> None:
+        self.completion.act(event.action)
+
+    @on(CompletionList.Accepted)
+    def _completion_clicked(self, event: CompletionList.Accepted) -> None:
+        self.completion.accept(event.completion)
 
     def on_key(self, event: events.Key) -> None:
         """Printable keys no focused widget takes go to the prompt (``typing_route``)."""

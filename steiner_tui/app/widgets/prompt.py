@@ -4,6 +4,11 @@ Terminals report Shift+Enter as ``shift+enter`` only with the kitty keyboard pro
 plain Enter, and some send ``ctrl+j`` (a line feed). Both ``shift+enter`` and ``ctrl+j`` insert a
 newline, so there is always a key that works. Up on the first line and Down on the last line
 browse the prompt history; elsewhere they move the cursor as usual.
+
+While the dropdown under it lists slash-command completions (``completing``, set by the
+screen), Tab accepts the highlighted one, Up and Down move through them and Esc closes them;
+otherwise Tab moves the focus and Esc is the screen's (cancel a run). The editor only asks
+(``CompletionRequested``): the screen owns the list.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from steiner_tui.app.history import PromptHistory
 
 __all__ = ["PromptEditor"]
 
-_ACTIONS = frozenset({"submit", "newline"})
+_ACTIONS = frozenset({"submit", "newline", "complete", "close_completion"})
 
 PLACEHOLDER = "Ask anything · Ctrl+J new line · /help"
 
@@ -44,8 +49,23 @@ class PromptEditor(TextArea):
             show=False,
             tooltip="Insert a line break (Ctrl+J works in every terminal)",
         ),
+        Binding(
+            "tab",
+            "complete",
+            "Complete",
+            id="prompt.complete",
+            tooltip="Accept the highlighted completion of a /command (Up/Down choose one)",
+        ),
+        Binding(
+            "escape",
+            "close_completion",
+            "Close list",
+            id="prompt.close_completion",
+            show=False,
+            tooltip="Close the completion list",
+        ),
     ]
-    """Send and new-line keys (run by ``_on_key`` in key order; see there)."""
+    """Send, new-line and completion keys (run by ``_on_key`` in key order; see there)."""
 
     @dataclass
     class Submitted(Message):
@@ -59,6 +79,18 @@ class PromptEditor(TextArea):
             """The prompt that sent it."""
             return self.editor
 
+    @dataclass
+    class CompletionRequested(Message):
+        """A completion key: ``accept``, ``next``, ``previous`` or ``close``."""
+
+        editor: PromptEditor
+        action: str
+
+        @property
+        def control(self) -> PromptEditor:
+            """The prompt that asked."""
+            return self.editor
+
     def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -69,6 +101,8 @@ class PromptEditor(TextArea):
         self.cursor_blink = cursor_blink
         self.prompt_history = PromptHistory()
         """What was sent, for Up and Down."""
+        self.completing = False
+        """Whether completions are listed under the prompt (the screen sets it)."""
 
     async def _on_key(self, event: events.Key) -> None:
         """Run the prompt's own bindings (send, new line) in the order keys were typed.
@@ -88,6 +122,20 @@ class PromptEditor(TextArea):
                 await self.run_action(active.binding.action)
                 return
         await super()._on_key(event)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The completion keys act only while completions are listed."""
+        if action in ("complete", "close_completion"):
+            return self.completing
+        return super().check_action(action, parameters)
+
+    def action_complete(self) -> None:
+        """Accept the highlighted completion."""
+        self.post_message(self.CompletionRequested(self, "accept"))
+
+    def action_close_completion(self) -> None:
+        """Close the completion list."""
+        self.post_message(self.CompletionRequested(self, "close"))
 
     def action_submit(self) -> None:
         """Post ``Submitted`` unless the prompt is blank (the screen decides what happens)."""
@@ -109,7 +157,11 @@ class PromptEditor(TextArea):
         self.move_cursor(self.document.end)
 
     def action_cursor_up(self, select: bool = False) -> None:
-        """Up: the previous prompt when on the first line, else move the cursor."""
+        """Up: the previous completion while listed; the previous prompt when on the first
+        line; else move the cursor."""
+        if self.completing and not select:
+            self.post_message(self.CompletionRequested(self, "previous"))
+            return
         if not select and self.cursor_at_first_line:
             entry = self.prompt_history.previous(self.text)
             if entry is not None:
@@ -118,7 +170,11 @@ class PromptEditor(TextArea):
         super().action_cursor_up(select)
 
     def action_cursor_down(self, select: bool = False) -> None:
-        """Down: the next prompt (then the draft) when on the last line, else move the cursor."""
+        """Down: the next completion while listed; the next prompt (then the draft) when on the
+        last line; else move the cursor."""
+        if self.completing and not select:
+            self.post_message(self.CompletionRequested(self, "next"))
+            return
         if not select and self.cursor_at_last_line:
             entry = self.prompt_history.next()
             if entry is not None:

@@ -1,0 +1,98 @@
+"""The main screen's completion of slash commands: the prompt's text in, the dropdown out.
+
+The screen routes the prompt's changes and completion keys here; this keeps the dropdown
+(``CompletionList``) and the prompt's ``completing`` flag in step and applies an accepted
+candidate. Candidates come from ``app.completion``; what arguments can name comes from the
+screen (``sources``). Saved sessions are listed off the UI thread the first time ``/sessions``
+gets an argument, then kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from steiner_tui.app.completion import Completion, CompletionSources, complete
+from steiner_tui.app.widgets.completion_list import CompletionList
+from steiner_tui.app.widgets.prompt import PromptEditor
+from steiner_tui.sessions.store import SessionStore
+
+__all__ = ["PromptCompletion"]
+
+
+class PromptCompletion:
+    """Completes the prompt's slash commands into the dropdown under it."""
+
+    def __init__(
+        self,
+        editor: PromptEditor,
+        dropdown: CompletionList,
+        sources: Callable[[], CompletionSources],
+        sessions_dir: Callable[[], Path | None],
+    ) -> None:
+        self.editor = editor
+        self.dropdown = dropdown
+        self._sources = sources
+        self._sessions_dir = sessions_dir
+        self._sessions: Sequence[tuple[str, str]] | None = None
+        self._closed_for = ""
+        """The text the user closed the list on (Esc): not reopened until it changes."""
+
+    def sources(self) -> CompletionSources:
+        """What arguments can name now (the sessions once listed)."""
+        base = self._sources()
+        return CompletionSources(base.models, base.skills, self._sessions or ())
+
+    @property
+    def wants_sessions(self) -> bool:
+        """Whether the sessions must be listed for the text (``load_sessions``)."""
+        return self._sessions is None and self.editor.text.lower().startswith("/sessions ")
+
+    async def load_sessions(self) -> None:
+        """List the saved sessions (off the UI thread), then complete again."""
+        folder = self._sessions_dir()
+        if folder is None:
+            self._sessions = ()
+        else:
+            rows = await asyncio.to_thread(SessionStore(folder).list)
+            self._sessions = tuple((row.session_id, row.problem or row.meta.title) for row in rows)
+        self.update()
+
+    def update(self) -> None:
+        """Complete the prompt's text again."""
+        text = self.editor.text
+        candidates = [] if text == self._closed_for else complete(text, self.sources())
+        self._show(candidates)
+
+    def _show(self, candidates: Sequence[Completion]) -> None:
+        self.dropdown.show(candidates)
+        self.editor.completing = self.dropdown.is_open
+        self.editor.refresh_bindings()
+
+    def act(self, action: str) -> None:
+        """A completion key: accept, next, previous or close."""
+        if action == "accept":
+            self.accept(self.dropdown.chosen)
+        elif action == "next":
+            self.dropdown.move(1)
+        elif action == "previous":
+            self.dropdown.move(-1)
+        elif action == "close":
+            self._closed_for = self.editor.text
+            self._show([])
+
+    def accept(self, completion: Completion | None) -> bool:
+        """Put ``completion`` in the prompt, cursor at the end; returns whether it did."""
+        if completion is None:
+            return False
+        self.editor.load_text(completion.text)
+        self.editor.move_cursor(self.editor.document.end)
+        self.editor.focus()
+        self.update()
+        return True
+
+    def sent(self) -> None:
+        """The prompt was sent: nothing to complete."""
+        self._closed_for = ""
+        self._show([])

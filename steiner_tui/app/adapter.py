@@ -64,8 +64,8 @@ def to_ui_message(event: EngineEvent) -> Message | None:
             return ui.UsageReceived(event)
         case WarningEvent(code=code, message=text):
             return ui.EngineNotice("warning", code, text)
-        case ErrorEvent(code=code, message=text):
-            return ui.EngineNotice("error", code, text)
+        case ErrorEvent(code=code, message=text, remedies=remedies):
+            return ui.ErrorReported(code, text, remedies)
         case HealthEvent():
             return ui.HealthChanged(event)
         case MessageAppended(message=message):

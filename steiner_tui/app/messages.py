@@ -29,12 +29,14 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import Message as ChatMessage
+from steiner_tui.engine.provider import Remedy
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
     "BudgetReady",
     "Compacted",
     "EngineNotice",
+    "ErrorReported",
     "HealthChanged",
     "MessageStored",
     "CompactionQuestionPosted",
@@ -103,6 +105,15 @@ class EngineNotice(Message):
     severity: str
     code: str
     text: str
+
+
+@dataclass
+class ErrorReported(Message):
+    """A turn ended in an error: shown as an entry in the conversation, with its remedies."""
+
+    code: str
+    text: str
+    remedies: tuple[Remedy, ...] = ()
 
 
 @dataclass

@@ -22,15 +22,18 @@ from steiner_tui.engine.compaction.policy import (
 )
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import Remedy
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
 from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.sessions.log_parse import LoggedError
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
     "CompactionEntry",
     "Entry",
+    "ErrorEntry",
     "NoticeEntry",
     "PermissionEntry",
     "ReplyEntry",
@@ -38,6 +41,7 @@ __all__ = [
     "UnpinEntry",
     "UserEntry",
     "entries_from_messages",
+    "error_entry",
     "user_entry",
 ]
 
@@ -105,6 +109,19 @@ class UnpinEntry:
 
 
 @dataclass(slots=True)
+class ErrorEntry:
+    """A turn that ended in an error: what the provider or engine said, what the user can do.
+
+    ``retry`` is the key that resends the unanswered message (empty: it cannot be resent).
+    """
+
+    code: str
+    text: str
+    remedies: tuple[Remedy, ...] = ()
+    retry: str = ""
+
+
+@dataclass(slots=True)
 class NoticeEntry:
     """A line between messages: compaction, errors, a cleared conversation."""
 
@@ -120,6 +137,7 @@ Entry = (
     | CompactionEntry
     | UnpinEntry
     | NoticeEntry
+    | ErrorEntry
 )
 
 _MODE_BADGES = {PLAN_MODE_NOTICE + "\n\n": "plan mode", BUILD_MODE_NOTICE + "\n\n": "build mode"}
@@ -140,11 +158,41 @@ def user_entry(content: str) -> UserEntry:
     return UserEntry(unescape_user_text(rest), tuple(badges))
 
 
-def entries_from_messages(messages: Iterable[Message], project_root: str = "") -> list[Entry]:
-    """Entries for a stored conversation (resume, or a conversation loaded for a benchmark)."""
+_DEFAULT_REMEDIES: dict[str, tuple[Remedy, ...]] = {
+    "context_window": (
+        Remedy("compact", "compact the conversation (/compact), then send it again"),
+        Remedy("switch_model", "switch to a model with a larger context window (/model)"),
+    ),
+    "tokenizer": (Remedy("switch_model", "switch to another model (/model)"),),
+    "tool_rounds": (Remedy("retry", "ask the model to go on, or narrow the task"),),
+}
+"""What to offer for the engine's own errors (a provider's carry their remedies)."""
+RETRY_ACTIONS = frozenset({"retry", "wait", "set_key", "check_server", "raise_timeout"})
+"""Remedies after which sending the same message again makes sense."""
+
+
+def error_entry(
+    code: str, text: str, remedies: tuple[Remedy, ...] = (), retry_key: str = ""
+) -> ErrorEntry:
+    """The entry for an error; ``retry_key`` resends the unanswered message ("" : it cannot)."""
+    offered = remedies or _DEFAULT_REMEDIES.get(code, ())
+    return ErrorEntry(code, text, offered, retry_key)
+
+
+def entries_from_messages(
+    messages: Iterable[Message], project_root: str = "", errors: Iterable[LoggedError] = ()
+) -> list[Entry]:
+    """Entries for a stored conversation (resume, or a conversation loaded for a benchmark).
+
+    ``errors`` (the log's, for this generation) are placed after the messages before them.
+    """
     entries: list[Entry] = []
     tools: dict[str, ToolEntry] = {}
-    for message in messages:
+    pending = sorted(errors, key=lambda e: e.position)
+    for index, message in enumerate(messages):
+        while pending and pending[0].position <= index:
+            error = pending.pop(0)
+            entries.append(error_entry(error.code, error.message, error.remedies))
         if message.role == "user":
             entries.append(user_entry(message.content))
         elif message.role == "summary":
@@ -162,4 +210,5 @@ def entries_from_messages(messages: Iterable[Message], project_root: str = "") -
             if found is not None:
                 found.status = default_tool_status(message)
                 found.output = message.content
+    entries.extend(error_entry(e.code, e.message, e.remedies) for e in pending)
     return entries

@@ -33,6 +33,7 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.log_parse import (
+    LoggedError,
     LogProblem,
     LogState,
     RequestRecord,
@@ -91,6 +92,7 @@ class LoadedSession:
         skill_messages: the active messages as skill state is read from them: only what the
             driver composed is parsable (``record_values.trusted_content``).
         as_logged: the active generation's messages as the log holds them (before repairs).
+        errors: the errors logged in the active generation, each where it happened.
     """
 
     session_id: str
@@ -109,6 +111,7 @@ class LoadedSession:
     rewritten: bool = False
     skill_messages: tuple[Message, ...] = ()
     as_logged: tuple[Message, ...] = ()
+    errors: tuple[LoggedError, ...] = ()
 
     @property
     def prompt_cache_key(self) -> str:
@@ -284,4 +287,5 @@ def load_session(directory: Path) -> LoadedSession:
         rewritten=repair.in_place,
         skill_messages=skill_messages,
         as_logged=as_logged,
+        errors=tuple(e for e in state.errors if e.generation == state.active.id),
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast, get_args
 
 import msgspec
 
@@ -22,6 +22,7 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import Remedy, RemedyAction
 from steiner_tui.sessions.record_values import (
     generation_of,
     last_main_request_of,
@@ -51,11 +52,27 @@ from steiner_tui.sessions.records import (
 __all__ = [
     "ActiveGeneration",
     "LogProblem",
+    "LoggedError",
     "LogState",
     "RequestRecord",
     "SessionHeader",
     "parse_log_bytes",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedError:
+    """A turn that ended in an error, where it happened in its generation's conversation.
+
+    ``position`` is how many messages of generation ``generation`` came before it, so a resumed
+    conversation shows the error entry where it was.
+    """
+
+    generation: int
+    position: int
+    code: str
+    message: str
+    remedies: tuple[Remedy, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +244,8 @@ class LogState:
     """Generations already reported as written without their generation record."""
     pins: dict[str, None] = field(default_factory=dict)
     """The pin keys held, in the order they were pinned."""
+    errors: list[LoggedError] = field(default_factory=list)
+    """Every error record, placed in its generation."""
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -354,6 +373,19 @@ def _skill(state: LogState, record: SkillRecord, line: int) -> None:
     state.skill_toggles.append((record.name, record.enabled))
 
 
+def _error(state: LogState, record: ErrorRecord, line: int) -> None:
+    remedies = tuple(
+        Remedy(cast(RemedyAction, r.action), r.hint)
+        for r in record.remedies
+        if r.action in get_args(RemedyAction)  # an action this version does not know: left out
+    )
+    position = len(state.active.messages)
+    state.errors.append(
+        LoggedError(state.active.id, position, record.code, record.message, remedies)
+    )
+    _timestamped(state, record, line)
+
+
 def _timestamped(
     state: LogState,
     record: UsageRecord | ResumedRecord | WarningRecord | ErrorRecord,
@@ -386,7 +418,9 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _mode(state, record, line)
         case SkillRecord():
             _skill(state, record, line)
-        case UsageRecord() | ResumedRecord() | WarningRecord() | ErrorRecord():
+        case ErrorRecord():
+            _error(state, record, line)
+        case UsageRecord() | ResumedRecord() | WarningRecord():
             _timestamped(state, record, line)
 
 

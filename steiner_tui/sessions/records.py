@@ -55,6 +55,7 @@ __all__ = [
     "META_FILE_NAME",
     "BackendStateRecord",
     "ErrorRecord",
+    "RemedyRecord",
     "GenerationRecord",
     "HeaderRecord",
     "LastMainRequestRecord",
@@ -278,10 +279,19 @@ class WarningRecord(_Record, frozen=True, tag="warning"):
     at: datetime | None = None
 
 
+class RemedyRecord(msgspec.Struct, frozen=True):
+    """One thing the user can do about an error (``engine.provider.Remedy``)."""
+
+    action: str
+    hint: str
+
+
 class ErrorRecord(_Record, frozen=True, tag="error"):
     code: str = ""
     message: str = ""
     at: datetime | None = None
+    remedies: tuple[RemedyRecord, ...] = ()
+    """What the user can do about it (absent in logs written before remedies were kept)."""
 
 
 Record = (

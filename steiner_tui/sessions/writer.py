@@ -70,6 +70,7 @@ from steiner_tui.sessions.records import (
     PartialRecord,
     PinRecord,
     Record,
+    RemedyRecord,
     ResumedRecord,
     SkillRecord,
     UsageRecord,
@@ -376,7 +377,11 @@ class SessionLog:
             # the log resumes from exactly here.
             self._sync()
             self._flush_partial()
-            self._write(ErrorRecord(code=event.code, message=event.message, at=self._clock()))
+            remedies = tuple(RemedyRecord(r.action, r.hint) for r in event.remedies)
+            record = ErrorRecord(
+                code=event.code, message=event.message, at=self._clock(), remedies=remedies
+            )
+            self._write(record)
             if self._open:
                 self._boundary()
 

@@ -11,7 +11,9 @@ from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.provider import (
     ChatRequest,
     ModelInfo,
+    ProviderError,
     ProviderEvent,
+    Remedy,
     StreamDone,
     StreamText,
     StreamToolCall,
@@ -67,7 +69,9 @@ class WriteProvider:
         yield StreamDone()
 
 
-def fake_model(provider: GateProvider | WriteProvider | BashProvider) -> MainModel:
+def fake_model(
+    provider: GateProvider | WriteProvider | BashProvider | FailingProvider,
+) -> MainModel:
     """A main model over ``provider`` (model id ``offline``: the heuristic tokenizer)."""
     return MainModel("fake", "offline", provider, INFO)
 
@@ -91,5 +95,37 @@ class BashProvider:
             yield StreamToolCall(ToolCall("call_1", "bash", {"command": self.command}, ""))
         else:
             yield StreamText("Done.")
+        yield StreamUsage(100, 10)
+        yield StreamDone()
+
+
+@dataclass
+class FailingProvider:
+    """Fails the first ``failures`` calls with ``error``, then answers."""
+
+    error: ProviderError = field(
+        default_factory=lambda: ProviderError(
+            "rate_limited",
+            "429 Too Many Requests: slow down [bold]now[/]",
+            status=429,
+            remedies=(
+                Remedy("wait", "wait a minute, then retry"),
+                Remedy("switch_model", "switch to another model (/model)"),
+            ),
+        )
+    )
+    failures: int = 1
+    alias: str = "fake"
+    stateful: bool = False
+    requests: list[ChatRequest] = field(default_factory=list)
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        self.requests.append(request)
+        if len(self.requests) <= self.failures:
+            raise self.error
+        yield StreamText("Answered.")
         yield StreamUsage(100, 10)
         yield StreamDone()

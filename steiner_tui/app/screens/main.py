@@ -22,6 +22,7 @@ from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.completion import CompletionSources
+from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.steer_keys import SteeringScreen
@@ -29,7 +30,7 @@ from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
-from steiner_tui.app.transcript import NoticeEntry, entries_from_messages
+from steiner_tui.app.transcript import NoticeEntry, UserEntry, entries_from_messages, error_entry
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.completion_list import CompletionList
@@ -82,6 +83,8 @@ class MainScreen(SteeringScreen):
     """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
     from ``WIDE_FROM`` (F8 / F9 show a panel anyway, over the conversation; styles/main.tcss)."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
+    _last_sent: str | None = None
+    """The text of the last message sent from this screen (F5 resends it)."""
     HELP_WIDGETS: ClassVar = (SkillList, ConversationPane, ToolBlock, PermissionPrompt, BudgetPanel)
     """Widgets whose keys F1 lists even before one is on screen (``help_catalog``)."""
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -104,6 +107,8 @@ class MainScreen(SteeringScreen):
         Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
                 tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
                 "prefix); otherwise they apply at the next compaction"),
+        Binding("f5", "retry", "Retry", id="main.retry", group=_RUN,
+                tooltip="Send the message that got no reply once more (it is not stored twice)"),
         Binding("f4", "answer_permission", "Answer", id="main.permission", group=_RUN,
                 tooltip="Turn to the tool's permission request (then a, A, r or R; typing "
                 "never answers one)"),
@@ -254,6 +259,7 @@ class MainScreen(SteeringScreen):
             )
             return
         event.editor.sent(event.text)
+        self._last_sent = parsed
         self._set_busy(True)
         self.run_episode(parsed)
 
@@ -426,6 +432,8 @@ class MainScreen(SteeringScreen):
             return None
         if action == "cancel_run":
             return True if self.busy else None
+        if action == "retry":
+            return self._unanswered() is not None and not self.busy
         if action == "answer_permission":
             return self._open_permission() is not None
         if action == "reload_context":
@@ -468,6 +476,40 @@ class MainScreen(SteeringScreen):
     @on(CompletionList.Accepted)
     def _completion_clicked(self, event: CompletionList.Accepted) -> None:
         self.completion.accept(event.completion)
+
+    # -- errors and retrying -----------------------------------------------------------------
+
+    def _unanswered(self) -> str | None:
+        """The text of the last message when it is the user's and got no reply, else None."""
+        if not self.attached:
+            return None
+        conversation = self.driver.runner.conversation
+        if not conversation or conversation[-1].role != "user":
+            return None
+        if self._last_sent is not None:
+            return self._last_sent
+        users = [e for e in self.conversation.entries if isinstance(e, UserEntry)]
+        return users[-1].text if users else None
+
+    def _retry_key(self) -> str:
+        """The key that resends (as the keymap has it), "" when there is nothing to resend."""
+        if self._unanswered() is None:
+            return ""
+        return key_label(self.start.keymap.get("main.retry", "f5"))
+
+    @on(ui.ErrorReported)
+    async def _error_reported(self, message: ui.ErrorReported) -> None:
+        await self.conversation.end_reply()
+        entry = error_entry(message.code, message.text, message.remedies, self._retry_key())
+        await self.conversation.add(entry)
+
+    def action_retry(self) -> None:
+        """Send the unanswered message once more (the runner does not store it twice)."""
+        text = self._unanswered()
+        if text is None or self.busy:
+            return
+        self._set_busy(True)
+        self.run_episode(text)
 
     def on_key(self, event: events.Key) -> None:
         """Printable keys no focused widget takes go to the prompt (``typing_route``)."""
@@ -612,7 +654,7 @@ class MainScreen(SteeringScreen):
         if interrupted:
             await self.conversation.add(NoticeEntry("interrupted (Esc)", "interrupted"))
         elif message.status == "error" and message.detail:  # else the engine said why
-            self.notify(message.detail, title="Error", severity="error")
+            await self.conversation.add(error_entry("run", message.detail, (), self._retry_key()))
         elif message.detail:
             self.notify(message.detail)
         self._set_busy(False)

@@ -50,6 +50,7 @@ from textual.widgets import Static
 from steiner_tui.app.transcript import (
     CompactionEntry,
     Entry,
+    ErrorEntry,
     NoticeEntry,
     PermissionEntry,
     ReplyEntry,
@@ -59,6 +60,7 @@ from steiner_tui.app.transcript import (
 )
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.earlier_row import EarlierRow
+from steiner_tui.app.widgets.error_row import ErrorRow
 from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.new_below import NewBelowMarker
 from steiner_tui.app.widgets.notice_row import NoticeRow
@@ -112,6 +114,8 @@ def widget_for(entry: Entry) -> Widget:
             return UnpinPrompt(entry)
         case NoticeEntry():
             return NoticeRow(entry)
+        case ErrorEntry():
+            return ErrorRow(entry)
 
 
 @dataclass

@@ -1,0 +1,41 @@
+"""An error in the conversation: what went wrong and what the user can do, kept in place.
+
+A turn that ends in an error (the provider refused the request, the request does not fit the
+window, the connection dropped) stays in the conversation as this entry instead of a toast
+that is gone in seconds: the provider's message, then each remedy as a line, with the key or
+command that carries it out (F5 resends the unanswered message once; ``/compact`` and
+``/model`` are typed in the prompt). Text throughout, never markup.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from steiner_tui.app.transcript import RETRY_ACTIONS, ErrorEntry
+
+__all__ = ["ErrorRow", "error_content"]
+
+
+def error_content(entry: ErrorEntry) -> Content:
+    """The lines of the entry."""
+    lines = [Content.assemble(("✗ error ", "bold $text-error"), Content(entry.text))]
+    if entry.remedies:
+        lines.append(Content.styled("what you can do:", "$text-muted"))
+    for remedy in entry.remedies:
+        line = Content.assemble("  · ", Content(remedy.hint))
+        if entry.retry and remedy.action in RETRY_ACTIONS:
+            line += Content.assemble(" — ", (f"{entry.retry} resends your message", "bold"))
+        lines.append(line)
+    if entry.retry and not any(r.action in RETRY_ACTIONS for r in entry.remedies):
+        lines.append(Content.assemble("  · ", (f"{entry.retry} sends your message again", "bold")))
+    return Content("\n").join(lines)
+
+
+class ErrorRow(Static):
+    """One error entry (display only)."""
+
+    def __init__(self, entry: ErrorEntry) -> None:
+        super().__init__(error_content(entry), classes="conversation-item")
+        self.entry = entry
+        """The entry shown."""

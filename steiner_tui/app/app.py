@@ -19,9 +19,11 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from steiner_tui.agent.session_factory import Session, SessionRequest
+from steiner_tui.app.plain import printable
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
@@ -117,6 +119,25 @@ class SteinerApp(App[None]):
     def get_default_screen(self) -> Screen[None]:
         """The workbench is the base screen."""
         return self.workbench
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast, its control characters visible (the workbench's own calls pass
+        ``markup=False``: what they show is data)."""
+        super().notify(
+            printable(message),
+            title=printable(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     def on_mount(self) -> None:
         """Apply the keymap from config (refreshing bindings only when there is one)."""

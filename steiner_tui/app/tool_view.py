@@ -26,22 +26,13 @@ from typing import Any
 
 from textual.content import Content
 
-__all__ = ["MAX_LINES", "printable", "tool_body"]
+from steiner_tui.app.plain import printable
+
+__all__ = ["MAX_LINES", "tool_body"]
 
 MAX_LINES = 40
 """Output lines shown inside the block (the model saw all of it)."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
-
-
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return "\u2421" if code == 0x7F else chr(0x2400 + code)
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (but newline and tab) as visible symbols (``␛``)."""
-    return _CONTROL.sub(_picture, text)
 
 
 def _cut(lines: list[Content]) -> list[Content]:

@@ -138,7 +138,13 @@ async def test_waited_child_shows_in_the_panel_and_returns_only_its_envelope(
 
         panel = screen.query_one("#subagents", SubAgentPanel)
         assert panel.parent is screen.query_one("#budget-slot")
-        assert panel.get_row("explore-1") == ["explore-1", "✓ done", "2", "4.1k", "25%"]
+        assert [str(c) for c in panel.get_row("explore-1")] == [
+            "explore-1",
+            "✓ done",
+            "2",
+            "4.1k",
+            "25%",
+        ]
         assert panel.border_title == "Sub-agents · 1 done"
 
         # The parent offered delegate and documented it; it got back the envelope alone.
@@ -192,7 +198,7 @@ async def test_background_child_blocks_clear_until_done_then_reaches_the_parent(
         driver = app.session.driver
         assert not driver.busy and driver.pending_sub_agents == 1
         panel = screen.query_one("#subagents", SubAgentPanel)
-        assert panel.get_row("explore-1")[1] == "▶ running"
+        assert str(panel.get_row("explore-1")[1]) == "▶ running"
         pending_line = driver.runner.compactor.settings.pending_sub_agents
         assert tuple(pending_line()) == (("explore-1", "explore", "running"),)
         started = next(m.content for m in driver.runner.conversation if m.tool_call_id == "d1")
@@ -224,7 +230,7 @@ async def test_background_child_blocks_clear_until_done_then_reaches_the_parent(
         await pilot.press("escape")
         await pilot.pause()
         assert driver.pending_sub_agents == 0
-        assert panel.get_row("explore-1")[1] == "✓ done"
+        assert str(panel.get_row("explore-1")[1]) == "✓ done"
         assert any("explore-1 done" in text for text in notices(messages))
         assert not any(m.source == SUB_AGENT_RESULT_SOURCE for m in driver.runner.conversation)
 

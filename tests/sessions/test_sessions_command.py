@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import io
+import tempfile
 from datetime import timedelta
 from pathlib import Path
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.cli import build_parser
 from steiner_tui.commands.sessions import execute
+from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionStore
 from steiner_tui.units import byte_count
 from tests.sessions.conftest import OpenSession
@@ -134,3 +140,25 @@ async def test_titles_are_printed_as_text_not_markup(
     assert code == 0, err
     assert "fix [/] [b]x[/b]" in out
     assert "[no session log]" in out
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    title=st.one_of(
+        st.sampled_from(
+            ["[/]", "[bold", "[link=x]y[/link]", "[@click=app.quit]", "]][[", "\x1b[2J"]
+        ),
+        st.text(alphabet="ab[]/=@\\ ", min_size=1, max_size=12),
+    )
+)
+def test_sessions_list_prints_any_title_as_text(title: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        session = base / "fuzzsession1"
+        session.mkdir()
+        (session / "session.jsonl").write_text("", encoding="utf-8")
+        meta = SessionMeta(session_id="fuzzsession1", title=title, project_root=title)
+        (session / "meta.json").write_bytes(msgspec.json.encode(meta))
+        code, out, err = _run(base, "list")
+        assert code == 0, err
+        assert "fuzzsession1" in out and title.strip() in out

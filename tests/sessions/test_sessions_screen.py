@@ -48,8 +48,8 @@ async def test_enter_resumes_the_highlighted_session(
         assert isinstance(screen, SessionsScreen)
         table = screen.query_one("#sessions", DataTable)
         assert table.row_count == 2
-        assert table.get_row_at(0)[0] == ids[1]
-        assert table.get_row_at(0)[-1] == "beta question"
+        assert str(table.get_row_at(0)[0]) == ids[1]
+        assert str(table.get_row_at(0)[-1]) == "beta question"
         await pilot.press("down", "enter")
         await pilot.pause()
     assert app.results == [ids[0]]
@@ -96,3 +96,26 @@ async def test_empty_store_says_so(sessions_base: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == [None]
+
+
+async def test_columns_are_as_wide_as_their_content_and_cells_are_text(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    title = "[/] [bold]not markup[link=x] " + "long " * 6
+    harness = open_session()
+    await harness.driver.submit(title)
+    harness.opened.log.close()
+    (sessions_base / "broken").mkdir()  # no log: listed with a [problem] marker
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test(size=(200, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("#sessions", DataTable)
+        assert table.row_count == 2
+        cells = {str(table.get_row_at(i)[0]): table.get_row_at(i) for i in range(2)}
+        assert str(cells[harness.opened.opening.session_id][-1]).startswith("[/] [bold]not markup")
+        assert str(cells["broken"][-1]).startswith("[")  # the marker, not eaten as markup
+        widths = {str(c.key.value): c.width for c in table.columns.values()}
+        assert widths["id"] == max(len(k) for k in cells)
+        assert widths["title"] == min(60, len(title.strip()))
+        assert widths["last activity"] == len("2026-01-01 12:00")

@@ -236,7 +236,7 @@ class MainScreen(SteeringScreen):
     @on(PromptEditor.Submitted)
     async def _submitted(self, event: PromptEditor.Submitted) -> None:
         if not self.attached:  # typed before the session opened: the text stays in the prompt
-            self.notify("The session is still opening.", severity="warning")
+            self.notify("The session is still opening.", severity="warning", markup=False)
             return
         try:
             parsed = parse_slash(event.text)
@@ -256,6 +256,7 @@ class MainScreen(SteeringScreen):
                 "Your text stays in the prompt.",
                 title="Busy",
                 severity="warning",
+                markup=False,
             )
             return
         event.editor.sent(event.text)
@@ -351,14 +352,16 @@ class MainScreen(SteeringScreen):
         """``/clear``: a new, empty conversation (refused while a run generates)."""
         if self.busy and not self.driver.busy:  # a run is starting: the driver is not busy yet
             self.notify(
-                "cannot replace the conversation now: a run is starting", severity="warning"
+                "cannot replace the conversation now: a run is starting",
+                severity="warning",
+                markup=False,
             )
             return
 
         try:
             self.controller.clear()
         except DriverRefusal as refusal:
-            self.notify(str(refusal), title="Not now", severity="warning")
+            self.notify(str(refusal), title="Not now", severity="warning", markup=False)
             return
 
         await self.conversation.load([])
@@ -371,7 +374,11 @@ class MainScreen(SteeringScreen):
         another session restarts the workbench on it."""
         config_dir = self.session.config_dir
         if config_dir is None:
-            self.notify("sessions are not recorded here (no config folder)", severity="warning")
+            self.notify(
+                "sessions are not recorded here (no config folder)",
+                severity="warning",
+                markup=False,
+            )
             return
         # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.sessions import SessionsScreen
@@ -383,14 +390,16 @@ class MainScreen(SteeringScreen):
                 return
             refusal = replacement_refusal(self.busy, self.driver.pending_sub_agents)
             if refusal is not None:
-                self.notify(f"cannot switch sessions now: {refusal}", severity="warning")
+                self.notify(
+                    f"cannot switch sessions now: {refusal}", severity="warning", markup=False
+                )
                 return
             self.app.exit(ResumeRequest(session_id))
 
         store = SessionStore(config_dir / "sessions")
         if session_id:
             if session_id == current:
-                self.notify(f"{session_id} is the session open now", title="Sessions")
+                self.notify(f"{session_id} is the session open now", title="Sessions", markup=False)
             elif not _saved(store, session_id):
                 self.notify(
                     f"no saved session {session_id!r} (/sessions lists them)",
@@ -406,7 +415,9 @@ class MainScreen(SteeringScreen):
     def action_compact(self, steering: str = "") -> None:
         """Compact now (``/compact [focus]``)."""
         if self.busy:
-            self.notify("cannot compact while a reply is generating", severity="warning")
+            self.notify(
+                "cannot compact while a reply is generating", severity="warning", markup=False
+            )
             return
         self._set_busy(True)
         self.run_compaction(steering)
@@ -443,14 +454,18 @@ class MainScreen(SteeringScreen):
     def action_reload_context(self) -> None:
         """Apply the files changed on disk now instead of at the next compaction."""
         if self.busy:
-            self.notify("wait for the reply to finish", severity="warning")
+            self.notify("wait for the reply to finish", severity="warning", markup=False)
             return
         pending = self.controller.pending_reload()
         reloaded = self.controller.reload_now()
         self.refresh_pending_reload()
         if reloaded and pending is not None:
             self.refresh_budget()
-            self.notify(f"reloaded {pending.label} for the next request", title="Files changed")
+            self.notify(
+                f"reloaded {pending.label} for the next request",
+                title="Files changed",
+                markup=False,
+            )
 
     # -- completion -------------------------------------------------------------------------
 
@@ -548,6 +563,7 @@ class MainScreen(SteeringScreen):
             "No sub-agents in this session yet: the model starts one with the delegate tool, "
             "and F3 then focuses their panel.",
             title="Sub-agents",
+            markup=False,
         )
 
     def panel_docked(self, panel: str) -> bool:
@@ -584,7 +600,9 @@ class MainScreen(SteeringScreen):
         """Switch plan/build."""
         mode = self.controller.toggle_mode()
         self.status.mode = mode
-        self.notify(f"{mode} mode: the notice goes out with your next message", title="Mode")
+        self.notify(
+            f"{mode} mode: the notice goes out with your next message", title="Mode", markup=False
+        )
 
     @on(SkillList.ToggleRequested)
     def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
@@ -600,7 +618,7 @@ class MainScreen(SteeringScreen):
         try:
             self.controller.toggle_skill(name)
         except KeyError:
-            self.notify(f"skill {name!r} is no longer on disk", severity="warning")
+            self.notify(f"skill {name!r} is no longer on disk", severity="warning", markup=False)
         self.refresh_skills()
 
     async def action_inspect(self) -> None:
@@ -656,7 +674,7 @@ class MainScreen(SteeringScreen):
         elif message.status == "error" and message.detail:  # else the engine said why
             await self.conversation.add(error_entry("run", message.detail, (), self._retry_key()))
         elif message.detail:
-            self.notify(message.detail)
+            self.notify(message.detail, markup=False)
         self._set_busy(False)
         self.refresh_skills()
         self.refresh_budget()

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,6 +33,9 @@ __all__ = ["ConfirmDeleteScreen", "SessionsScreen", "session_row"]
 
 COLUMNS = ("id", "project", "last activity", "model", "gen", "size", "title")
 EMPTY_NOTICE = "No saved sessions yet: every conversation is saved as you work."
+MAX_WIDTHS = {"project": 40, "title": 60}
+"""Columns wider than this are cut (with …); every other column is as wide as its widest cell."""
+_RIGHT = frozenset({"gen", "size"})
 
 
 def session_row(row: SessionInfo) -> tuple[str, ...]:
@@ -121,9 +126,6 @@ class SessionsScreen(Screen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#sessions", DataTable)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
         self.reload()
 
     @work(exclusive=True, group="sessions-list")
@@ -133,14 +135,27 @@ class SessionsScreen(Screen[str | None]):
         self.show_rows(rows)
 
     def show_rows(self, rows: list[SessionInfo]) -> None:
+        """List ``rows``: cells are text (never markup), columns as wide as their content."""
         self.rows = rows
         table = self.query_one("#sessions", DataTable)
-        table.clear()
+        labels = []
         for row in rows:
             label = session_row(row)
             if row.session_id == self.current:
                 label = (f"{label[0]} (open)", *label[1:])
-            table.add_row(*label, key=row.session_id)
+            labels.append(label)
+        table.clear(columns=True)
+        for index, column in enumerate(COLUMNS):
+            widest = max((cell_len(label[index]) for label in labels), default=0)
+            width = min(max(widest, len(column)), MAX_WIDTHS.get(column, widest + len(column)))
+            table.add_column(column, key=column, width=width)
+        for row, label in zip(rows, labels, strict=True):
+            cells = [
+                Text(value, no_wrap=True, overflow="ellipsis", end="",
+                     justify="right" if column in _RIGHT else "left")
+                for column, value in zip(COLUMNS, label, strict=True)
+            ]  # fmt: skip
+            table.add_row(*cells, key=row.session_id)
         self.empty = not rows
         self.sub_title = f"{len(rows)} session{'s' if len(rows) != 1 else ''}"
 
@@ -159,7 +174,9 @@ class SessionsScreen(Screen[str | None]):
         if row is None:
             return
         if row.problem:
-            self.notify(f"Cannot resume {row.session_id}: {row.problem}", severity="error")
+            self.notify(
+                f"Cannot resume {row.session_id}: {row.problem}", severity="error", markup=False
+            )
             return
         self.dismiss(row.session_id)
 
@@ -168,7 +185,7 @@ class SessionsScreen(Screen[str | None]):
         if row is None:
             return
         if row.session_id == self.current:
-            self.notify("The open session cannot be deleted.", severity="warning")
+            self.notify("The open session cannot be deleted.", severity="warning", markup=False)
             return
 
         def answered(delete: bool | None) -> None:
@@ -182,9 +199,9 @@ class SessionsScreen(Screen[str | None]):
         try:
             await asyncio.to_thread(self.store.delete, session_id)
         except (OSError, SessionNotFoundError, ValueError) as error:
-            self.notify(f"Cannot delete {session_id}: {error}", severity="error")
+            self.notify(f"Cannot delete {session_id}: {error}", severity="error", markup=False)
         else:
-            self.notify(f"Deleted session {session_id}.")
+            self.notify(f"Deleted session {session_id}.", markup=False)
         self.reload()
 
     def action_captures(self) -> None:

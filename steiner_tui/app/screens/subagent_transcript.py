@@ -11,10 +11,12 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
+from steiner_tui.app.plain import printable
 from steiner_tui.app.subagent_view import TranscriptSource, format_transcript
 from steiner_tui.resources import styles_dir
 
@@ -53,9 +55,9 @@ class SubAgentTranscriptScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="transcript-box") as box:
-            box.border_title = self._title()
+            box.border_title = Content(self._title())
             box.border_subtitle = "r refresh · Esc close"
-            yield Static(self._text(), id="transcript-text", markup=False)
+            yield Static(Content(printable(self._text())), id="transcript-text")
 
     def _title(self) -> str:
         info = self.info
@@ -67,7 +69,7 @@ class SubAgentTranscriptScreen(ModalScreen[None]):
     def show_info(self, info: SubAgentInfo) -> None:
         """The child changed: retitle and read its transcript again."""
         self.info = info
-        self.query_one("#transcript-box").border_title = self._title()
+        self.query_one("#transcript-box").border_title = Content(self._title())
         self.action_refresh()
 
     def _text(self) -> str:
@@ -77,7 +79,7 @@ class SubAgentTranscriptScreen(ModalScreen[None]):
             return f"(no sub-agent {self.agent_id})"
 
     def action_refresh(self) -> None:
-        self.query_one("#transcript-text", Static).update(self._text())
+        self.query_one("#transcript-text", Static).update(Content(printable(self._text())))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -239,7 +239,9 @@ class WorkbenchBase(Screen[None]):
     def _health(self, message: ui.HealthChanged) -> None:
         self.controller.observe_health(message.health)
         if message.health.severity != "info":
-            self.notify(message.health.guidance, title="Session health", severity="warning")
+            self.notify(
+                message.health.guidance, title="Session health", severity="warning", markup=False
+            )
 
     @on(ui.Compacted)
     async def _compacted(self, message: ui.Compacted) -> None:
@@ -257,14 +259,17 @@ class WorkbenchBase(Screen[None]):
         if message.code == "compaction_off":  # stays in the conversation, not only a toast
             await self.conversation.add(NoticeEntry(message.text, "warning"))
         if message.severity == "error":
-            self.notify(message.text, title=message.code, severity="error")
+            self.notify(message.text, title=message.code, severity="error", markup=False)
         else:
-            self.notify(message.text, title=message.code, severity="warning")
+            self.notify(message.text, title=message.code, severity="warning", markup=False)
 
     @on(ui.SkillNotice)
     def _skill_notice(self, message: ui.SkillNotice) -> None:
         self.notify(
-            message.text, title="Skills", severity="warning" if message.warning else "information"
+            message.text,
+            title="Skills",
+            severity="warning" if message.warning else "information",
+            markup=False,
         )
         self.refresh_skills()
 
@@ -279,7 +284,9 @@ class WorkbenchBase(Screen[None]):
         if not info.wait and not info.pending:
             after = "before its next call" if self.driver.busy else "with your next message"
             self.notify(
-                f"{info.id} {info.state}: the model gets its result {after}", title="Sub-agent"
+                f"{info.id} {info.state}: the model gets its result {after}",
+                title="Sub-agent",
+                markup=False,
             )
 
     async def sub_agent_panel(self) -> SubAgentPanel:
@@ -325,6 +332,7 @@ class WorkbenchBase(Screen[None]):
             f"{message.request.tool} asks for permission: F4 to answer",
             title="Permission",
             severity="warning",
+            markup=False,
         )
 
     @on(ui.CompactionQuestionPosted)
@@ -367,7 +375,9 @@ class WorkbenchBase(Screen[None]):
             self.refresh_skills()
         pending = self.refresh_pending_reload()
         if pending is not None and partitions - {StaticPartition.SKILLS}:
-            self.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
+            self.notify(
+                pending.notice + " · ctrl+r reloads now", title="Files changed", markup=False
+            )
         return frozenset(str(p) for p in partitions)
 
     def refresh_pending_reload(self) -> PendingReload | None:

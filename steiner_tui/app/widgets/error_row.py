@@ -12,6 +12,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import RETRY_ACTIONS, ErrorEntry
 
 __all__ = ["ErrorRow", "error_content"]
@@ -19,11 +20,11 @@ __all__ = ["ErrorRow", "error_content"]
 
 def error_content(entry: ErrorEntry) -> Content:
     """The lines of the entry."""
-    lines = [Content.assemble(("✗ error ", "bold $text-error"), Content(entry.text))]
+    lines = [Content.assemble(("✗ error ", "bold $text-error"), Content(printable(entry.text)))]
     if entry.remedies:
         lines.append(Content.styled("what you can do:", "$text-muted"))
     for remedy in entry.remedies:
-        line = Content.assemble("  · ", Content(remedy.hint))
+        line = Content.assemble("  · ", Content(printable(remedy.hint)))
         if entry.retry and remedy.action in RETRY_ACTIONS:
             line += Content.assemble(" — ", (f"{entry.retry} resends your message", "bold"))
         lines.append(line)

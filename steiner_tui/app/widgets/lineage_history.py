@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Markdown
 
 __all__ = ["HistoryView"]
@@ -23,7 +24,7 @@ class HistoryView(VerticalScroll):
 
     async def show_archive(self, path: Path, text: str) -> None:
         """Render ``text`` (the contents of ``path``) and scroll to the top."""
-        self.border_title = f"History archive · {path.name}"
+        self.border_title = Content(f"History archive · {path.name}")
         self.border_subtitle = "h or Esc to return"
         await self.query_one("#history-markdown", Markdown).update(text)
         self.scroll_home(animate=False)

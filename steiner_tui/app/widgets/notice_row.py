@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Static
 
+from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import NoticeEntry
 
 __all__ = ["NoticeRow"]
@@ -13,6 +15,6 @@ class NoticeRow(Static):
     """A notice (display only); its kind is a ``-<kind>`` class."""
 
     def __init__(self, entry: NoticeEntry) -> None:
-        super().__init__(entry.text, markup=False, classes=f"conversation-item -{entry.kind}")
+        super().__init__(Content(printable(entry.text)), classes=f"conversation-item -{entry.kind}")
         self.entry = entry
         """The entry shown."""

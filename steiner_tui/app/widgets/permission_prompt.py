@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
+from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import PermissionEntry
 from steiner_tui.tools.base import PermissionDecision
 
@@ -52,7 +53,7 @@ def prompt_text(entry: PermissionEntry, focused: bool = False) -> Content:
     """What the prompt says: the request, then the keys, or the answer once given."""
     head = Content.assemble(
         ("permission ", "bold $text-warning"),
-        Content(f"{entry.request.tool} wants to run: {entry.request.summary}\n"),
+        Content(printable(f"{entry.request.tool} wants to run: {entry.request.summary}") + "\n"),
     )
     if entry.decision is not None:
         return head + Content(f"→ {_WORDS[entry.decision]}")

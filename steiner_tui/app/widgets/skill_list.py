@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from steiner_tui.app.plain import printable
 from steiner_tui.engine.skills.delta import SkillStatus, skill_counts
 from steiner_tui.units import byte_count
 
@@ -43,7 +44,7 @@ def skills_title(rows: Sequence[SkillStatus]) -> str:
 def skill_prompt(number: int, row: SkillStatus) -> Content:
     """The row for ``row`` (``number`` 1-9 shows its key): two lines, three with leftovers."""
     key = str(number) if number <= 9 else " "
-    name = Content.assemble((key, "$text-accent"), " ", (row.name, "bold"))
+    name = Content.assemble((key, "$text-accent"), " ", (printable(row.name), "bold"))
     if row.truncated:
         name += Content.assemble(" ", ("✂ cut", "$text-error"))
     state, style = _STATES[row.state]

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from rich.text import Text
 from textual import on
 from textual.widgets import DataTable
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.messages import SubAgentChanged
 from steiner_tui.app.subagent_view import COLUMNS, TranscriptSource, format_row, panel_title
+from steiner_tui.app.widgets.inspector_format import cell
 
 __all__ = ["ChildTranscript", "SubAgentPanel"]
 
@@ -35,7 +37,7 @@ class ChildTranscript(Protocol):
         ...
 
 
-class SubAgentPanel(DataTable[str]):
+class SubAgentPanel(DataTable[Text]):
     """A table of sub-agents; Enter opens the highlighted child's transcript.
 
     Its border title counts the children by state; the subtitle says what Enter does.
@@ -81,7 +83,7 @@ class SubAgentPanel(DataTable[str]):
 
     def update_agent(self, info: SubAgentInfo) -> None:
         """Add the child's row, or refresh it."""
-        cells = dict(zip(COLUMNS, format_row(info), strict=True))
+        cells = dict(zip(COLUMNS, (cell(v) for v in format_row(info)), strict=True))
         if info.id in self.rows:
             for column in self.columns_shown:
                 self.update_cell(info.id, column, cells[column], update_width=True)

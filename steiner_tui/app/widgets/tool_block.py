@@ -16,7 +16,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from steiner_tui.app.tool_view import MAX_LINES, printable, tool_body
+from steiner_tui.app.plain import printable
+from steiner_tui.app.tool_view import MAX_LINES, tool_body
 from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, count

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import UserEntry
 
 __all__ = ["UserMessage"]
@@ -13,10 +14,10 @@ __all__ = ["UserMessage"]
 def _content(entry: UserEntry) -> Content:
     parts: list[Content | str | tuple[str, str]] = []
     for badge in entry.badges:
-        parts.extend([(f" {badge} ", "$text-accent on $accent-muted"), " "])
+        parts.extend([(f" {printable(badge)} ", "$text-accent on $accent-muted"), " "])
     if entry.badges:
         parts.append("\n")
-    parts.append(entry.text)
+    parts.append(Content(printable(entry.text)))
     return Content.assemble(*parts)
 
 

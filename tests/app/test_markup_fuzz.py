@@ -1,0 +1,157 @@
+"""Markup-looking data is shown as the text it is, on every screen and in the CLI (issue 15).
+
+Hypothesis builds strings around Rich/Textual markup (``[/]``, ``[bold``, ``[link=...]``,
+``[@click=app.quit]``), unbalanced brackets and escape sequences, and feeds them to the
+workbench as a user message, a reply, a tool's summary, path and output, an error, a
+notification, a permission request, a skill's name and description, and a session title on the
+sessions screen. Nothing may crash, no action may run, and the text shown is the data (control
+characters as their visible pictures, see ``app.plain``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from textual.content import Content
+from textual.widgets import DataTable, Markdown
+
+from steiner_tui.app.plain import printable
+from steiner_tui.app.screens.sessions import SessionsScreen
+from steiner_tui.app.transcript import (
+    ErrorEntry,
+    NoticeEntry,
+    PermissionEntry,
+    ReplyEntry,
+    ToolEntry,
+    UserEntry,
+)
+from steiner_tui.app.widgets.error_row import ErrorRow
+from steiner_tui.app.widgets.notice_row import NoticeRow
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.skill_list import skill_prompt
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
+from steiner_tui.engine.provider import Remedy
+from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.sessions.meta import SessionMeta
+from steiner_tui.sessions.store import SessionInfo, SessionStore
+from steiner_tui.tools.base import PermissionRequest
+from tests.app.conftest import AppFactory
+from tests.app.helpers import static_text
+
+NASTY = (
+    "[/]",
+    "[bold",
+    "[bold]x[/bold]",
+    "[link=https://example.invalid]x[/link]",
+    "[@click=app.quit]quit[/]",
+    "[@click=screen.answer_permission]",
+    "]]][[[",
+    "[$text-error]red",
+    "\\[escaped]",
+    "\x1b[31mred\x1b[0m",
+    "__all__ **bold** `code`",
+)
+markupish = st.one_of(
+    st.sampled_from(NASTY),
+    st.builds(
+        lambda a, b, c: a + b + c,
+        st.text(alphabet="ab []/=@", max_size=6),
+        st.sampled_from(NASTY),
+        st.text(alphabet="xy []\\", max_size=6),
+    ),
+).filter(lambda s: s.strip() != "")
+FUZZ = settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+
+
+def _plain(visual: object) -> str:
+    assert isinstance(visual, Content)
+    return visual.plain
+
+
+@FUZZ
+@given(data=markupish)
+def test_every_conversation_item_shows_the_data_as_text(app_for: AppFactory, data: str) -> None:
+    asyncio.run(_conversation(app_for, data))
+
+
+async def _conversation(app_for: AppFactory, data: str) -> None:
+    app = app_for()
+    shown = printable(data)
+    async with app.run_test(size=(200, 50), notifications=True) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        request = PermissionRequest(tool="bash", summary=data, arguments={"command": data})
+        entries = [
+            UserEntry(data, (data,)),
+            ReplyEntry(data),
+            ToolEntry("c1", "read", f"read {data}", "done", data, {"path": data}),
+            ToolEntry("c2", "bash", data, "failed", data),
+            ErrorEntry("provider", data, (Remedy("retry", data),), "F5"),
+            NoticeEntry(data),
+            PermissionEntry(request, lambda decision: None),
+        ]
+        await pane.load(entries)
+        app.notify(data, title=data, markup=False)
+        await pilot.pause()
+        assert shown in static_text(pane.query_one(UserMessage))
+        reply = pane.query_one(Markdown)
+        assert reply.source == data
+        blocks = list(pane.query(ToolBlock))
+        blocks[0].action_toggle_output()
+        await pilot.pause()
+        assert shown in static_text(blocks[0]) and shown in static_text(blocks[1])
+        assert static_text(pane.query_one(ErrorRow)).count(shown) >= 2
+        assert shown in static_text(pane.query_one(NoticeRow))
+        prompt = pane.query_one(PermissionPrompt)
+        assert shown in prompt.text.plain and prompt.is_open
+        await pilot.pause()
+        toasts = list(app.screen.query("Toast"))
+        assert toasts and all(shown in _plain(t.render()) for t in toasts)
+        assert app.is_running  # no [@click=app.quit] ran
+
+
+@FUZZ
+@given(name=markupish, description=markupish)
+def test_a_skill_row_shows_its_name_as_text(name: str, description: str) -> None:
+    row = SkillStatus(name, description, 10, False, "inactive")
+    assert printable(name) in skill_prompt(1, row).plain
+
+
+@FUZZ
+@given(title=markupish)
+def test_the_sessions_screen_shows_titles_as_text(title: str) -> None:
+    asyncio.run(_sessions(title))
+
+
+async def _sessions(title: str) -> None:
+    from textual.app import App
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SessionsScreen(SessionStore(Path("/nonexistent-sessions"))))
+
+    app = Host()
+    async with app.run_test(size=(200, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        at = datetime(2026, 1, 1, tzinfo=UTC)
+        meta = SessionMeta(session_id="s1", title=title, project_root=title, created=at)
+        broken = SessionMeta(session_id="s2", created=at)
+        rows = [SessionInfo(meta, Path("/x")), SessionInfo(broken, Path("/y"), problem=title)]
+        screen.show_rows(rows)
+        await pilot.pause()
+        table = screen.query_one("#sessions", DataTable)
+        assert str(table.get_row_at(0)[-1]) == title
+        assert str(table.get_row_at(1)[-1]) == f"[{title}]"
+        assert str(table.get_row_at(0)[1]) == title
+        assert app.is_running

@@ -23,6 +23,7 @@ from steiner_tui.app import messages as ui
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.completion import CompletionSources
 from steiner_tui.app.help_catalog import key_label
+from steiner_tui.app.paste import byte_size, save_paste
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.steer_keys import SteeringScreen
@@ -525,6 +526,38 @@ class MainScreen(SteeringScreen):
             return
         self._set_busy(True)
         self.run_episode(text)
+
+    @on(PromptEditor.LargePaste)
+    def _large_paste(self, event: PromptEditor.LargePaste) -> None:
+        self.keep_paste(event.text)
+
+    @work(group="paste", exit_on_error=False)
+    async def keep_paste(self, text: str) -> None:
+        """Keep a paste too long for the prompt in the project's ``.steiner/pastes/`` (the
+        ``read`` tool pages through it) and name the file in the prompt."""
+        root = self.start.project_root
+        try:
+            saved = await asyncio.to_thread(save_paste, root, text)
+        except OSError as error:
+            self.notify(
+                f"the paste ({byte_size(text)}) is too long for the prompt and could not be "
+                f"kept in a file: {error}. Save it to a file in the project and ask the "
+                "model to read it.",
+                title="Paste",
+                severity="error",
+                markup=False,
+            )
+            return
+        line = f"(pasted {byte_size(text)}, kept in {saved}: read it from there)"
+        start, end = self.prompt.selection
+        self.prompt.replace(line, start, end, maintain_selection_offset=False)
+        self.prompt.focus()
+        self.notify(
+            f"{byte_size(text)} pasted: too long for the prompt, kept in {saved}; the prompt "
+            "names the file and the model reads it with its read tool.",
+            title="Paste",
+            markup=False,
+        )
 
     def on_key(self, event: events.Key) -> None:
         """Printable keys no focused widget takes go to the prompt (``typing_route``)."""

@@ -9,6 +9,10 @@ While the dropdown under it lists slash-command completions (``completing``, set
 screen), Tab accepts the highlighted one, Up and Down move through them and Esc closes them;
 otherwise Tab moves the focus and Esc is the screen's (cancel a run). The editor only asks
 (``CompletionRequested``): the screen owns the list.
+
+A paste longer than ``PASTE_LIMIT`` characters is not put in the editor (laying out megabytes
+of text would freeze the app): the editor posts ``LargePaste`` and the screen keeps the text in
+a file the model can read, putting a line that names it in the prompt.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ from textual.widgets import TextArea
 
 from steiner_tui.app.history import PromptHistory
 
-__all__ = ["PromptEditor"]
+__all__ = ["PASTE_LIMIT", "PromptEditor"]
 
 _ACTIONS = frozenset({"submit", "newline", "complete", "close_completion"})
 
 PLACEHOLDER = "Ask anything · Ctrl+J new line · /help"
+PASTE_LIMIT = 100_000
+"""Characters a paste may put in the editor; a longer one is kept in a file (``LargePaste``)."""
 
 
 class PromptEditor(TextArea):
@@ -91,6 +97,18 @@ class PromptEditor(TextArea):
             """The prompt that asked."""
             return self.editor
 
+    @dataclass
+    class LargePaste(Message):
+        """A paste too long for the editor (over ``PASTE_LIMIT`` characters)."""
+
+        editor: PromptEditor
+        text: str
+
+        @property
+        def control(self) -> PromptEditor:
+            """The prompt pasted into."""
+            return self.editor
+
     def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -122,6 +140,13 @@ class PromptEditor(TextArea):
                 await self.run_action(active.binding.action)
                 return
         await super()._on_key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste over ``PASTE_LIMIT`` goes to the screen instead of the editor."""
+        if len(event.text) > PASTE_LIMIT:
+            event.prevent_default()  # TextArea's own paste handler does not run
+            event.stop()
+            self.post_message(self.LargePaste(self, event.text))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The completion keys act only while completions are listed."""

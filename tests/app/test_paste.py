@@ -1,0 +1,49 @@
+"""A paste too long for the prompt is kept in a file the model can read; nothing is lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+
+from steiner_tui.app.paste import save_paste
+from steiner_tui.app.widgets.prompt import PASTE_LIMIT
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import notices
+
+
+async def test_a_huge_paste_is_kept_in_a_file_and_named_in_the_prompt(
+    app_for: AppFactory, project: Path
+) -> None:
+    big = "line of pasted text\n" * (3 * PASTE_LIMIT // 20)
+    messages: list[object] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await pilot.press(*"see: ")
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = screen.prompt.text
+        assert text.startswith("see: (pasted ") and ".steiner/pastes/paste-1.txt" in text
+        assert len(text) < 200
+        kept = project / ".steiner" / "pastes" / "paste-1.txt"
+        assert kept.read_text(encoding="utf-8") == big  # every character
+        assert any("kept in .steiner/pastes/paste-1.txt" in n for n in notices(messages))
+
+
+async def test_a_paste_under_the_limit_goes_in_the_prompt(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.post_message(events.Paste("a [b]normal[/b] paste"))
+        await pilot.pause()
+        assert app.workbench.prompt.text == "a [b]normal[/b] paste"
+
+
+def test_pastes_are_numbered_and_never_replaced(tmp_path: Path) -> None:
+    assert save_paste(tmp_path, "one") == ".steiner/pastes/paste-1.txt"
+    assert save_paste(tmp_path, "two") == ".steiner/pastes/paste-2.txt"
+    assert (tmp_path / ".steiner/pastes/paste-1.txt").read_text(encoding="utf-8") == "one"

@@ -12,11 +12,11 @@ workbench is up.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import PurePath
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
@@ -138,6 +138,25 @@ class SteinerApp(App[None]):
             timeout=timeout,
             markup=markup,
         )
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's system commands, with a Screenshot that says where it saved (or why not)."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":
+                yield command
+        yield SystemCommand(
+            "Screenshot", "Save an SVG of the screen (the notice names the file)", self.screenshot
+        )
+
+    def screenshot(self) -> None:
+        """Save the screen as SVG and say where (``app.screenshot``)."""
+        from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
+
+        session = self.opened_session
+        config_dir = session.config_dir if session is not None else None
+        result = save_screenshot(self, screenshot_folders(config_dir))
+        severity: SeverityLevel = "information" if result.path is not None else "error"
+        self.notify(result.message, title="Screenshot", severity=severity, markup=False)
 
     def on_mount(self) -> None:
         """Apply the keymap from config (refreshing bindings only when there is one)."""

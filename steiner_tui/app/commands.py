@@ -47,9 +47,26 @@ class Workbench(Protocol):
         """The skills, as the sidebar lists them."""
         ...
 
+    def action_context(self) -> None:
+        """Show the wider context panel (or hide it)."""
+        ...
+
+    def action_sessions(self, session_id: str = "") -> None:
+        """Open the saved sessions."""
+        ...
+
+    def model_command(self, name: str) -> None:
+        """Show the model (``""``) or switch to ``name``."""
+        ...
+
+    def model_choices(self) -> Sequence[str]:
+        """The configured model references."""
+        ...
+
 
 class WorkbenchCommands(ListedCommands):
-    """Compact, lineage, inspector, clear, mode, each skill, theme, help."""
+    """Compact, context, lineage, inspector, sessions, model (and each configured one), clear,
+    mode, each skill, theme, help."""
 
     def commands(self) -> list[Command]:
         screen = self.screen
@@ -58,13 +75,24 @@ class WorkbenchCommands(ListedCommands):
         app = self.app
         commands: list[Command] = [
             ("Compact now", "Summarize the conversation (/compact)", screen.action_compact),
+            ("Context", "The context panel, wider (/context)", screen.action_context),
             ("Lineage", "Browse compaction generations", partial(app.run_action, "app.lineage")),
             ("Inspector", "Inspect the latest request", screen.action_inspect),
+            (
+                "Sessions",
+                "Saved sessions: resume or delete one (/sessions)",
+                screen.action_sessions,
+            ),
+            ("Model", "The model and its limits (/model)", partial(screen.model_command, "")),
             ("Clear conversation", "Start a new conversation (/clear)", screen.clear_conversation),
             ("Toggle plan/build mode", "Switch the execution mode", screen.action_toggle_mode),
             ("Theme", "Change the colour theme", app.action_change_theme),
             ("Help", "Keys and slash commands (F1)", partial(app.run_action, "app.help")),
         ]
+        for ref in screen.model_choices():
+            commands.append(
+                (f"Switch model: {ref}", f"/model {ref}", partial(screen.model_command, ref))
+            )
         for row in screen.skill_rows():
             state = row.state.replace("_", " ")
             commands.append(

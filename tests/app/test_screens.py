@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from steiner_tui.app.commands import WorkbenchCommands
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.screens.lineage import LineageScreen
@@ -62,3 +64,34 @@ async def test_palette_provider_lists_workbench_commands(app_for: AppFactory) ->
         hits[0].command()
         rows = {row.name: row.state for row in app.workbench.controller.skill_rows()}
         assert rows["release-notes"] == "pending_activation"
+
+
+async def test_palette_has_model_sessions_and_context_entries(app_for: AppFactory) -> None:
+    app = app_for(models=("anthropic/claude-sonnet-4", "offline/offline"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        provider = WorkbenchCommands(app.workbench)
+        titles = [str(hit.text) async for hit in provider.discover()]
+        for title in ("Model", "Sessions", "Context", "Switch model: anthropic/claude-sonnet-4"):
+            assert title in titles
+
+
+async def test_screenshot_says_where_it_saved_or_why_not(
+    app_for: AppFactory, tmp_path: Path
+) -> None:
+    from steiner_tui.app.screenshot import save_screenshot
+
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        blocked = tmp_path / "file"
+        blocked.write_text("not a folder", encoding="utf-8")
+        result = save_screenshot(app, [blocked / "sub", tmp_path / "shots"])
+        assert result.path is not None and result.path.parent == tmp_path / "shots"
+        assert result.path.read_text(encoding="utf-8").startswith("<svg")
+        assert str(result.path) in result.message
+        failed = save_screenshot(app, [blocked / "sub"])
+        assert failed.path is None and str(blocked / "sub") in failed.message
+        assert "Not a directory" in failed.message or "exists" in failed.message
+        commands = [c.title for c in app.get_system_commands(app.screen)]
+        assert commands.count("Screenshot") == 1

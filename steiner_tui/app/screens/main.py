@@ -9,6 +9,7 @@ that worker and the runner keeps what streamed as an interrupted reply.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -271,11 +272,7 @@ class MainScreen(SteeringScreen):
         if name == "compact":
             self.action_compact(command.argument)
         elif name == "context":
-            self.toggle_class("-context")  # enlarged, over the conversation
-            if self.has_class("-context"):
-                self.call_after_refresh(self.budget.focus)  # once it shows
-            else:
-                self.prompt.focus()
+            self.action_context()
         elif name == "lineage":
             await self.run_action("app.lineage")
         elif name == "skills":
@@ -302,6 +299,18 @@ class MainScreen(SteeringScreen):
             self.notify(str(error), title=f"/{name}", severity="warning")
             return
         await self._steer_notice(text)
+
+    def action_context(self) -> None:
+        """``/context``: the context panel enlarged, over the conversation."""
+        self.toggle_class("-context")
+        if self.has_class("-context"):
+            self.call_after_refresh(self.budget.focus)  # once it shows
+        else:
+            self.prompt.focus()
+
+    def model_choices(self) -> Sequence[str]:
+        """The configured model references (``/model NAME`` switches to one)."""
+        return self.session.models if self.attached else ()
 
     def skill_command(self, name: str) -> None:
         """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -66,6 +66,15 @@ class SessionOpenFailed:
     """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
 
     error: str
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A provider that can import its SDK ahead of the first call (the SDK providers)."""
+
+    async def warm(self) -> None:
+        """Import the SDK and build the client, off the UI loop."""
+        ...
 
 
 def _saved(store: SessionStore, session_id: str) -> bool:
@@ -179,6 +188,17 @@ class MainScreen(SteeringScreen):
         # request, and the file watcher loads its native module: the first frame needs none.
         self._focus_prompt()
         self._fill_budget()
+        self.warm_provider()
+
+    @work(group="warm", exit_on_error=False)
+    async def warm_provider(self) -> None:
+        """Import the provider's SDK (in a thread) before the first request needs it."""
+        provider = self.driver.runner.model.provider
+        if isinstance(provider, Warmable):
+            try:
+                await provider.warm()
+            except Exception:  # the first request reports what is wrong, in the conversation
+                return
 
     def _open_deferred(self) -> None:
         """Open the session (the first frame is on screen), then show it."""
@@ -191,6 +211,7 @@ class MainScreen(SteeringScreen):
         if not self._focus_prompt():  # focusing also shows the keys as enabled
             self.refresh_bindings()
         self._fill_budget()
+        self.warm_provider()
 
     def _fill_budget(self) -> None:
         """Fill the context panel; once it shows, follow the files it shows (the watcher loads

@@ -5,7 +5,8 @@ numbered lines, ``bash`` the output and its exit code, ``edit`` one sentence). T
 what a person wants to read instead:
 
 - ``read``: the lines with their numbers, highlighted by the file's type;
-- ``edit``: the change as a diff of ``old_string`` and ``new_string``, highlighted;
+- ``edit``: the change as a diff of ``old_string`` and ``new_string``, added lines in the
+  success colour and removed ones in the error colour;
 - ``write``: the sentence, then the written text highlighted by the file's type;
 - everything else (``bash``, ``grep``, ``glob``, failures): the output as printed.
 
@@ -101,7 +102,21 @@ def _diff(arguments: Mapping[str, Any]) -> list[Content]:
     old = str(arguments.get("old_string", "")).splitlines()
     new = str(arguments.get("new_string", "")).splitlines()
     diff = difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm="", n=2)
-    return _highlighted("\n".join(diff), "diff")
+    return [_diff_line(printable(line)) for line in diff]
+
+
+def _diff_line(line: str) -> Content:
+    if line.startswith(("---", "+++")):
+        style = "bold"
+    elif line.startswith("@@"):
+        style = "$text-accent"
+    elif line.startswith("+"):
+        style = "$text-success"
+    elif line.startswith("-"):
+        style = "$text-error"
+    else:
+        style = "$text-muted"
+    return Content.styled(line, style).expand_tabs(4)
 
 
 def tool_body(name: str, arguments: Mapping[str, Any], status: str, output: str) -> list[Content]:

@@ -91,7 +91,7 @@ async def test_f4_then_a_allows_once(app_for: AppFactory, project: Path) -> None
         prompt = await wait_for_prompt(pilot)
         await pilot.press("f4")
         await pilot.pause()
-        assert app.focused is prompt
+        assert app.focused is prompt and "Esc back" in prompt.text.plain
         await pilot.press("x")  # not an answer: text for the prompt editor
         await pilot.pause()
         assert screen.prompt.text == "x" and prompt.is_open

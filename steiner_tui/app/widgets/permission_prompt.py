@@ -44,7 +44,7 @@ _HINT_FOCUSED = "a allow once · A allow always… · r reject once · R reject 
 _BUTTONS: tuple[tuple[str, str, ButtonVariant], ...] = (
     ("allow_once", "Allow once", "success"),
     ("allow_always", "Allow always…", "warning"),
-    ("reject_once", "Reject once", "default"),
+    ("reject_once", "Reject", "default"),
     ("reject_always", "Reject always", "error"),
 )
 
@@ -160,17 +160,19 @@ class PermissionPrompt(Vertical, can_focus=True):
         """What the prompt says now."""
         return prompt_text(self.entry, self.has_focus)
 
-    def _refresh(self) -> None:
-        self.query_one(".permission-text", Static).update(self.text)
+    def _refresh(self, focused: bool | None = None) -> None:
+        shown = self.has_focus if focused is None else focused
+        self.query_one(".permission-text", Static).update(prompt_text(self.entry, shown))
         self.set_class(self.is_open, "-open")
 
+    # (These run before Widget's own focus handlers, which set ``has_focus``.)
     def on_focus(self) -> None:
         """Show the keys that answer."""
-        self._refresh()
+        self._refresh(focused=True)
 
     def on_blur(self) -> None:
         """Show how to come back."""
-        self._refresh()
+        self._refresh(focused=False)
 
     def action_answer(self, value: str) -> None:
         """Answer the request (once); "allow always" asks for a confirmation first."""

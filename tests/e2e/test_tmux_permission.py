@@ -34,7 +34,7 @@ TYPED = "what about Also allow? aArR"
 
 
 @pytest.mark.slow
-def test_typing_ahead_never_answers_a_permission_prompt(tmux: Tmux, tmp_path: Path) -> None:
+def test_typing_ahead_never_answers_a_permission_prompt(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
     wire = ChatWire()
     command = json.dumps({"command": "echo ran > ran.txt"})
     with LoopbackServer(

@@ -566,6 +566,8 @@ class MainScreen(SteeringScreen):
         """Keep a paste too long for the prompt in the project's ``.steiner/pastes/`` (the
         ``read`` tool pages through it) and name the file in the prompt."""
         root = self.start.project_root
+        # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
         try:
             saved = await asyncio.to_thread(save_paste, root, text)
         except OSError as error:

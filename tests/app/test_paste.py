@@ -30,7 +30,7 @@ async def test_a_huge_paste_is_kept_in_a_file_and_named_in_the_prompt(
         assert text.startswith("see: (pasted ") and ".steiner/pastes/paste-1.txt" in text
         assert len(text) < 200
         kept = project / ".steiner" / "pastes" / "paste-1.txt"
-        assert kept.read_text(encoding="utf-8") == big.replace("\r", "\n")  # every line
+        assert kept.read_bytes() == big.replace("\r", "\n").encode()  # every line, as lines
         assert any("kept in .steiner/pastes/paste-1.txt" in n for n in notices(messages))
 
 

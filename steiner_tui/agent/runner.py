@@ -289,6 +289,20 @@ class Runner:
             return ()
         return self.tools.definitions()
 
+    def switch_model(self, model: MainModel) -> None:
+        """Answer with ``model`` from the next call on (``/model NAME``).
+
+        The conversation, its lineage and the request numbering stay; the next request is
+        assembled, estimated and fitted for ``model`` (its own tokenizer, window and reserves),
+        summaries on main use it too, and a local server's limits are asked for again. A
+        stateful provider's backend transcript is not carried over: it belongs to the model
+        that made it, so the next request to a stateful model sends the whole conversation.
+        """
+        self.model = model
+        self.compactor.model = model
+        self._limits_learned = model.limits_probe is None
+        self.state.lineage = self.state.lineage.clear_backend_state()
+
     async def learn_limits(self) -> bool:
         """Ask the model's server for its window and tool support, once (the probe runs in a
         thread); later calls, and calls while it runs, wait for that answer.

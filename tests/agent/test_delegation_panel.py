@@ -56,12 +56,12 @@ async def test_panel_rows_follow_updates_and_enter_opens_transcript() -> None:
         panel.post_message(SubAgentChanged(SubAgentInfo("explore-1", "explore", "t")))
         await pilot.pause()
         assert panel.row_count == 1
-        assert panel.get_row("explore-1")[2] == "… queued"
+        assert str(panel.get_row("explore-1")[2]) == "… queued"
         panel.update_agent(SubAgentInfo("explore-1", "explore", "t", "done", turns=2))
         panel.update_agent(SubAgentInfo("code-2", "code", "t", "running"))
         await pilot.pause()
         assert panel.row_count == 2
-        assert panel.get_row("explore-1")[2:4] == ["✓ done", "2"]
+        assert [str(c) for c in panel.get_row("explore-1")[2:4]] == ["✓ done", "2"]
         panel.focus()
         await pilot.press("enter")
         await pilot.pause()

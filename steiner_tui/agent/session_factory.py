@@ -68,6 +68,7 @@ from steiner_tui.resources import bundled_skills_dir
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
 from steiner_tui.sessions.loader import LoadedSession
+from steiner_tui.sessions.log_parse import LoggedError
 from steiner_tui.sessions.resume import (
     cache_key_for,
     find_session,
@@ -204,6 +205,9 @@ class Session:
         self.sub_agents = sub_agents
         self.notices = notices
         self.resumed = resumed
+        self.logged_errors: tuple[LoggedError, ...] = ()
+        """The errors a resumed session's log holds for its active generation, each where it
+        happened (the conversation shows them again)."""
         self.tool_status = tool_status
         """How each tool call ended (the history archive marks failures with it)."""
         self.first_request = driver.runner.snapshots.next_index
@@ -244,6 +248,27 @@ class Session:
         """The configured model references (``[models]``), for ``/model``."""
         return tuple(self.request.config.models)
 
+    def switch_model(self, ref: str) -> MainModel:
+        """Answer with model ``ref`` from the next request on (``/model NAME``).
+
+        ``ref`` is resolved from the session's configuration as the first model was (its
+        provider, API key and limits); the session keeps its id, conversation, prompt cache
+        key and request numbering (``Runner.switch_model``).
+
+        Raises:
+            ConfigError: ``ref`` names an unknown provider or no model, or its key is missing.
+            DriverRefusal: a run is generating.
+        """
+        if self.driver.busy:
+            raise DriverRefusal("cannot switch models while a reply is generating")
+        env = os.environ if self.request.env is None else self.request.env
+        runner = self.runner
+        model = main_model_from_config(
+            self.request.config, self.project_root, session_id=self.session_id, ref=ref, env=env
+        )
+        runner.switch_model(replace(model, prompt_cache_key=runner.model.prompt_cache_key))
+        return runner.model
+
     # -- what the next request is -----------------------------------------------------------
 
     def preview(self) -> RequestSnapshot:
@@ -283,6 +308,7 @@ class Session:
         if log is not None:
             log.sync()
         self.first_request = self.runner.snapshots.next_index
+        self.logged_errors = ()
 
     # -- ending -----------------------------------------------------------------------------
 
@@ -477,7 +503,7 @@ def _build(
     if loaded is not None and caller is not None:
         replay_skill_states(loaded.skill_messages, caller)  # the UI's, never the log's
     warnings.open = False
-    return Session(
+    session = Session(
         request=request,
         driver=driver,
         snapshots=store,
@@ -487,6 +513,9 @@ def _build(
         resumed=loaded is not None,
         tool_status=book,
     )
+    if loaded is not None:
+        session.logged_errors = loaded.errors
+    return session
 
 
 def _notices(

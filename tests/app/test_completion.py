@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from steiner_tui.app.completion import CompletionSources, complete
+from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.completion_list import CompletionList
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import notices
@@ -20,7 +21,7 @@ def test_names_then_arguments() -> None:
 
 
 async def test_tab_completes_and_down_chooses(app_for: AppFactory) -> None:
-    app = app_for(models=MODELS)
+    app = app_for(config={"models": {m: {} for m in MODELS}})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
@@ -64,19 +65,6 @@ async def test_escape_closes_the_list_and_enter_completes_a_partial_name(
         assert screen.prompt.text == "/clear"
 
 
-async def test_unknown_model_is_an_error(app_for: AppFactory) -> None:
-    messages: list[object] = []
-    app = app_for(models=MODELS)
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await pilot.pause()
-        screen = app.workbench
-        screen.prompt.load_text("/model nonsense-model-x")
-        await pilot.press("enter")
-        await pilot.pause()
-        errors = [t for t in notices(messages) if "nonsense-model-x" in t]
-        assert errors and "unknown model" in errors[0] and MODELS[0] in errors[0]
-
-
 async def test_skills_command_toggles_a_named_skill(app_for: AppFactory) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
@@ -90,3 +78,40 @@ async def test_skills_command_toggles_a_named_skill(app_for: AppFactory) -> None
         await pilot.pause()
         state = {row.name: row.state for row in screen.controller.skill_rows()}
         assert state["release-notes"] == "pending_activation"
+
+
+LOOP = {
+    "providers": {"loop": {"type": "openai", "base_url": "http://127.0.0.1:9/v1"}},
+    "models": {"loop/small": {"context_window": 8192}, "offline/offline": {}},
+}
+
+
+async def test_model_command_switches_the_model(app_for: AppFactory) -> None:
+    app = app_for(config=LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await pilot.press(*"/model lo", "tab")
+        await pilot.pause()
+        assert screen.prompt.text == "/model loop/small"
+        await pilot.press("enter")
+        await pilot.pause()
+        runner = app.session.driver.runner
+        assert runner.model.ref == "loop/small" and runner.model.budget.context_size == 8192
+        assert screen.status.model == "loop/small"
+        notes = [e.text for e in screen.conversation.entries if isinstance(e, NoticeEntry)]
+        assert notes and notes[-1].endswith("→ loop/small")
+
+
+async def test_an_unresolvable_model_is_refused_with_the_reason(app_for: AppFactory) -> None:
+    messages: list[object] = []
+    app = app_for(config=LOOP)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        before = app.session.driver.runner.model.ref
+        app.workbench.prompt.load_text("/model nonsense-model-x")
+        await pilot.press("enter")
+        await pilot.pause()
+        errors = [t for t in notices(messages) if "nonsense-model-x" in t]
+        assert errors and "cannot switch" in errors[0] and "loop/small" in errors[0]
+        assert app.session.driver.runner.model.ref == before

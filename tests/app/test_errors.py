@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ErrorEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.error_row import ErrorRow
-from tests.app.conftest import SIZE, AppFactory
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.fakes import FailingProvider, fake_model
 from tests.app.helpers import finish, send, static_text
 
@@ -52,3 +55,25 @@ async def test_compact_works_after_an_error(app_for: AppFactory) -> None:
         await finish(pilot)
         assert any(isinstance(e, ErrorEntry) for e in screen.conversation.entries)
         assert not screen.busy
+
+
+async def test_a_resumed_session_shows_the_same_error_entry(
+    project: Path, config_dir: Path
+) -> None:
+    app = make_app(request_for(project, config_dir, fake_model(FailingProvider()), record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "hello there")
+        await finish(pilot)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await resumed.workers.wait_for_complete()
+        await pilot.pause()
+        entries = resumed.workbench.conversation.entries
+        kinds = [type(e).__name__ for e in entries]
+        assert kinds[:2] == ["UserEntry", "ErrorEntry"]
+        error = entries[1]
+        assert isinstance(error, ErrorEntry) and error.code == "rate_limited"
+        assert [r.action for r in error.remedies] == ["wait", "switch_model"]
+        assert "slow down [bold]now[/]" in error.text

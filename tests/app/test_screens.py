@@ -67,7 +67,7 @@ async def test_palette_provider_lists_workbench_commands(app_for: AppFactory) ->
 
 
 async def test_palette_has_model_sessions_and_context_entries(app_for: AppFactory) -> None:
-    app = app_for(models=("anthropic/claude-sonnet-4", "offline/offline"))
+    app = app_for(config={"models": {"anthropic/claude-sonnet-4": {}, "offline/offline": {}}})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         provider = WorkbenchCommands(app.workbench)

@@ -26,7 +26,7 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionInfo, SessionStore
-from tests.app.conftest import FIXTURE_PROJECT, session_for
+from tests.app.conftest import FIXTURE_PROJECT, request_for
 
 SnapCompare = Callable[..., bool]
 SIZES = [(80, 24), (160, 48)]
@@ -57,7 +57,7 @@ BASH = "collected 3 items\n\ntests/test_app.py ...  [100%]\n\n3 passed in 0.01s\
 
 
 def _app(config_dir: Path, **options: Any) -> Any:
-    return make_app(session_for(FIXTURE_PROJECT, config_dir, **options))
+    return make_app(request_for(FIXTURE_PROJECT, config_dir, **options))
 
 
 def _workbench(pilot: Pilot[None]) -> Any:
@@ -101,7 +101,9 @@ def test_completion_dropdown(
         await pilot.press("/", "m", "o", "tab")
         await pilot.pause()
 
-    app = _app(config_dir, models=("anthropic/claude-sonnet-4", "offline/offline"))
+    app = _app(
+        config_dir, config={"models": {"anthropic/claude-sonnet-4": {}, "offline/offline": {}}}
+    )
     assert snap_compare(app, terminal_size=size, run_before=type_slash)
 
 

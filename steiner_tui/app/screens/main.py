@@ -29,7 +29,7 @@ from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.steer_keys import SteeringScreen
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
-from steiner_tui.app.session import planned_model_label
+from steiner_tui.app.session import model_label, planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.transcript import NoticeEntry, UserEntry, entries_from_messages, error_entry
@@ -42,6 +42,7 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.sessions import SessionStore
@@ -241,7 +242,8 @@ class MainScreen(SteeringScreen):
         """Show a resumed conversation (the newest entries have widgets), then what the
         session has to say at start (a resume, configuration and start-up warnings)."""
         root = str(self.session.project_root)
-        await self.conversation.load(entries_from_messages(self.driver.runner.conversation, root))
+        conversation, errors = self.driver.runner.conversation, self.session.logged_errors
+        await self.conversation.load(entries_from_messages(conversation, root, errors))
         for notice in self.session.notices:
             await self.conversation.add(NoticeEntry(notice, "session"))
 
@@ -331,7 +333,7 @@ class MainScreen(SteeringScreen):
 
     def model_choices(self) -> Sequence[str]:
         """The configured model references (``/model NAME`` switches to one)."""
-        return self.session.models if self.attached else ()
+        return self.session.model_refs if self.attached else ()
 
     def skill_command(self, name: str) -> None:
         """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""
@@ -361,23 +363,24 @@ class MainScreen(SteeringScreen):
         self.switch_model(name)
 
     def switch_model(self, ref: str) -> None:
-        """Switch the session to model ``ref`` (validated against the configured models)."""
-        models = self.session.model_refs
-        if ref not in models:
-            known = ", ".join(models) or "none configured ([models] in config.toml)"
+        """Switch the session to model ``ref`` from the next request on (validated by
+        resolving it from the configuration, as at start)."""
+        before = self.driver.runner.model.ref
+        try:
+            model = self.session.switch_model(ref)
+        except (ConfigError, DriverRefusal) as error:
+            known = ", ".join(self.session.model_refs) or "none in [models]"
             self.notify(
-                f"unknown model {ref!r}: the configured models are {known}",
+                f"cannot switch to {ref!r}: {error} (configured: {known})",
                 title="Model",
                 severity="error",
                 markup=False,
             )
             return
-        self.notify(
-            f"switching models needs the session factory (not on this branch yet): {ref}",
-            title="Model",
-            severity="warning",
-            markup=False,
-        )
+        self.status.model = model_label(model)
+        self.call_later(self.conversation.add, NoticeEntry(f"model: {before} → {model.ref}"))
+        self.refresh_budget()
+        self.learn_model_limits()
 
     async def clear_conversation(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""
@@ -505,7 +508,8 @@ class MainScreen(SteeringScreen):
         if not self.attached:
             return CompletionSources()
         current = self.driver.runner.model.ref
-        models = [(ref, "current" if ref == current else "") for ref in self.session.model_refs]
+        refs = dict.fromkeys([*self.session.model_refs, current])
+        models = [(ref, "current" if ref == current else "") for ref in refs]
         skills = [(row.name, row.state.replace("_", " ")) for row in self.skill_rows()]
         return CompletionSources(models, skills)
 
@@ -541,7 +545,7 @@ class MainScreen(SteeringScreen):
         """The key that resends (as the keymap has it), "" when there is nothing to resend."""
         if self._unanswered() is None:
             return ""
-        return key_label(self.start.keymap.get("main.retry", "f5"))
+        return key_label(self.request.config.keymap.get("main.retry", "f5"))
 
     @on(ui.ErrorReported)
     async def _error_reported(self, message: ui.ErrorReported) -> None:
@@ -565,7 +569,7 @@ class MainScreen(SteeringScreen):
     async def keep_paste(self, text: str) -> None:
         """Keep a paste too long for the prompt in the project's ``.steiner/pastes/`` (the
         ``read`` tool pages through it) and name the file in the prompt."""
-        root = self.start.project_root
+        root = self.session.project_root if self.attached else self.request.project_root
         # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from steiner_tui.app.app import make_app
-from steiner_tui.app.transcript import ErrorEntry, ReplyEntry, UserEntry
+from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.error_row import ErrorRow
 from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.fakes import FailingProvider, fake_model
@@ -44,16 +44,19 @@ async def test_a_provider_error_is_an_entry_with_its_remedies(app_for: AppFactor
 
 
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:
-    provider = FailingProvider(failures=5)
-    app = app_for(fake_model(provider))
+    app = app_for(fake_model(FailingProvider(failures=1)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        await send(pilot, "first")
-        await finish(pilot)
+        for text in ("first", "second", "third"):
+            await send(pilot, text)
+            await finish(pilot)
         await send(pilot, "/compact")
         await finish(pilot)
-        assert any(isinstance(e, ErrorEntry) for e in screen.conversation.entries)
+        entries = screen.conversation.entries
+        assert isinstance(entries[1], ErrorEntry)  # the error stays where it happened
+        last = entries[-1]
+        assert isinstance(last, NoticeEntry) and last.kind == "compaction"
         assert not screen.busy
 
 

@@ -28,11 +28,12 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.app import make_app
+from steiner_tui.app.transcript import ErrorEntry
 from steiner_tui.commands.headless_io import HeadlessPermission, ReplyPrinter
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import FanoutSink, ListSink, UsageReported, WarningEvent
 from tests.app.conftest import FIXTURE_PROJECT, SIZE, request_for
-from tests.app.helpers import finish, notices, send, static_text
+from tests.app.helpers import finish, send, static_text
 from tests.llamacpp.conftest import REPO, LlamaServer
 
 SHORT = 24
@@ -202,7 +203,11 @@ async def test_the_servers_context_error_is_clear_and_the_session_goes_on(
         await pilot.pause()
         await send(pilot, "Count these words: " + "lighthouse " * 9000)
         await finish(pilot)
-        (error,) = [text for text in notices(messages) if "HTTP 400" in text]
+        # The error stays in the conversation as an entry (not a toast), with its remedies.
+        entries = app.workbench.conversation.entries
+        (entry,) = [e for e in entries if isinstance(e, ErrorEntry) and "HTTP 400" in e.text]
+        error = entry.text
+        assert {r.action for r in entry.remedies} >= {"compact", "switch_model"}
         assert error.startswith(f"{llama_server.ref}: the request is larger than the model's")
         assert "exceeds the available context size (8192 tokens)" in error
         assert error.count(llama_server.ref) == 1

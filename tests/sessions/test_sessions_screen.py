@@ -104,7 +104,7 @@ async def test_columns_are_as_wide_as_their_content_and_cells_are_text(
     title = "[/] [bold]not markup[link=x] " + "long " * 6
     harness = open_session()
     await harness.driver.submit(title)
-    harness.opened.log.close()
+    harness.log.close()
     (sessions_base / "broken").mkdir()  # no log: listed with a [problem] marker
     app = _Host(SessionStore(sessions_base))
     async with app.run_test(size=(200, 30)) as pilot:
@@ -113,7 +113,7 @@ async def test_columns_are_as_wide_as_their_content_and_cells_are_text(
         table = app.screen.query_one("#sessions", DataTable)
         assert table.row_count == 2
         cells = {str(table.get_row_at(i)[0]): table.get_row_at(i) for i in range(2)}
-        assert str(cells[harness.opened.opening.session_id][-1]).startswith("[/] [bold]not markup")
+        assert str(cells[harness.session_id][-1]).startswith("[/] [bold]not markup")
         assert str(cells["broken"][-1]).startswith("[")  # the marker, not eaten as markup
         widths = {str(c.key.value): c.width for c in table.columns.values()}
         assert widths["id"] == max(len(k) for k in cells)

@@ -4,7 +4,7 @@ Help is per screen and read from the bindings themselves (bindings are data: eac
 a description and a tooltip). First the keys active right now, from ``Screen.active_bindings``
 (the focused widget, its containers, the screen, the app; the keys shown are the effective
 ones, after the config keymap); then the screen's and the app's keys that do nothing right now
-(F4 with no permission request waiting), saying so; then the keys of the screen's other
+(F8 with no permission request waiting), saying so; then the keys of the screen's other
 widgets, which work once that widget has the focus (a screen names the widgets that may appear
 later, such as tool blocks, in ``HELP_WIDGETS``). Only bindings with an id or shown in the
 footer are listed, so a text area's dozens of editing keys stay out. The main screen adds its
@@ -35,7 +35,12 @@ _SECTIONS = {
     "BudgetPanel": "Context panel",
     "ConversationPane": "Conversation",
     "ToolBlock": "Tool block (Tab or a click focuses it)",
-    "PermissionPrompt": "Permission request (F4 turns to it)",
+    "PermissionPrompt": "Permission request (F8 turns to it)",
+    "CompactionPrompt": "Compaction question (F8 turns to it)",
+    "UnpinPrompt": "Pins question (F8 turns to it)",
+    "CostRanking": "Cost ranking",
+    "WhatIfView": "What-if",
+    "SteeringScreen": "Workbench",
     "SubAgentPanel": "Sub-agent panel",
     "InspectorScreen": "Request inspector",
     "LineageScreen": "Lineage browser",
@@ -101,9 +106,12 @@ def _rows(
 def _class_keys(
     kind: type[DOMNode], keymap: Mapping[str, str], skip: set[str]
 ) -> list[tuple[str, Binding]]:
-    """A class's own bindings with their effective keys (``keymap`` by binding id)."""
+    """A class's bindings (its own and its steiner-tui bases') with their effective keys
+    (``keymap`` by binding id)."""
     keyed: list[tuple[str, Binding]] = []
-    for binding in kind.BINDINGS:
+    owners = [c for c in kind.__mro__ if c is kind or c.__module__.startswith("steiner_tui.")]
+    declared = [b for c in owners for b in c.__dict__.get("BINDINGS", ())]
+    for binding in declared:
         if not isinstance(binding, Binding) or (binding.id and binding.id in skip):
             continue
         keys = keymap.get(binding.id, binding.key) if binding.id else binding.key

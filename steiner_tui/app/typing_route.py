@@ -2,10 +2,10 @@
 
 Text is never lost and never turns into a command by accident. A key reaches the screen only
 when the focused widget did not take it (an editor or input takes every printable key itself).
-If the focused widget, or a container around it, binds the key (the skill sidebar's Space and
-1-9, an open permission prompt's a/A/r/R after the user turned to it), the binding runs;
-otherwise the character goes to the prompt editor at its cursor, which takes the focus. Keys
-bound by the screen or the app are not text, so a printable one there is still text.
+If an enabled binding takes the key (the skill sidebar's Space and 1-9, an open permission
+prompt's a/A/r/R after the user turned to it, the workbench's ``p`` that pins the focused tool
+result), the binding runs; otherwise the character goes to the prompt editor at its cursor,
+which takes the focus.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def route_typing(screen: Screen[Any], event: events.Key, editor: TextArea) -> bo
     if focused is editor or isinstance(focused, TextArea | Input):
         return False
     active = screen.active_bindings.get(event.key)
-    if active is not None and active.enabled and active.node not in (screen, screen.app):
-        return False  # the focused widget's own key
+    if active is not None and active.enabled:
+        return False  # a key the focused widget, its containers or the screen binds
     event.stop()
     event.prevent_default()
     editor.focus()

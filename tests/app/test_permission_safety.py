@@ -1,4 +1,4 @@
-"""Typing never answers a permission prompt; F4 or a click does, and "allow always" asks again."""
+"""Typing never answers a permission prompt; F8 or a click does, and "allow always" asks again."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ async def test_keys_typed_on_a_tool_block_go_to_the_prompt(app_for: AppFactory) 
         await finish(pilot)
 
 
-async def test_f4_then_a_allows_once(app_for: AppFactory, project: Path) -> None:
+async def test_f8_then_a_allows_once(app_for: AppFactory, project: Path) -> None:
     provider = BashProvider()
     app = app_for(fake_model(provider))
     async with app.run_test(size=SIZE) as pilot:
@@ -89,13 +89,13 @@ async def test_f4_then_a_allows_once(app_for: AppFactory, project: Path) -> None
         screen = app.workbench
         await send(pilot, "run it")
         prompt = await wait_for_prompt(pilot)
-        await pilot.press("f4")
+        await pilot.press("f8")
         await pilot.pause()
         assert app.focused is prompt and "Esc back" in prompt.text.plain
         await pilot.press("x")  # not an answer: text for the prompt editor
         await pilot.pause()
         assert screen.prompt.text == "x" and prompt.is_open
-        await pilot.press("f4", "a")
+        await pilot.press("f8", "a")
         await finish(pilot)
         assert (project / "ran.txt").exists()
         assert _entry(prompt).decision is PermissionDecision.ALLOW_ONCE
@@ -110,7 +110,7 @@ async def test_allow_always_asks_for_a_confirmation(app_for: AppFactory, project
         await pilot.pause()
         await send(pilot, "run it")
         prompt = await wait_for_prompt(pilot)
-        await pilot.press("f4", "A")
+        await pilot.press("f8", "A")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmAllowAlways)
         await pilot.press("enter")  # Cancel has the focus
@@ -118,7 +118,7 @@ async def test_allow_always_asks_for_a_confirmation(app_for: AppFactory, project
         assert not isinstance(app.screen, ConfirmAllowAlways)
         assert prompt.is_open and not (project / "ran.txt").exists()
 
-        await pilot.press("f4", "A")
+        await pilot.press("f8", "A")
         await pilot.pause()
         await pilot.click("#allow")
         await finish(pilot)

@@ -147,8 +147,8 @@ async def test_help_is_per_screen_and_lists_every_key(app_for: AppFactory) -> No
         assert isinstance(help_screen, HelpScreen)
         keys = {(row.section, row.keys) for row in help_screen.rows}
         assert ("Tool block (Tab or a click focuses it)", "Enter") in keys
-        assert ("Permission request (F4 turns to it)", "a") in keys
-        assert ("Workbench", "F4") in keys and ("Skills sidebar", "1-9") in keys
+        assert ("Permission request (F8 turns to it)", "a") in keys
+        assert ("Workbench", "F8") in keys and ("Skills sidebar", "1-9") in keys
         sections = [row.section for row in help_screen.rows]
         assert sections == sorted(sections, key=sections.index)  # each section once
         await pilot.press("escape", "f2")

@@ -49,7 +49,7 @@ async def test_permission_prompt_allow_once_runs_the_write(
         await send(pilot, "write a file")
         prompt = await _wait_for_prompt(pilot)
         assert app.focused is screen.prompt and prompt.has_class("-open")
-        await pilot.press("f4", "a")  # typing alone never answers (test_permission_safety)
+        await pilot.press("f8", "a")  # typing alone never answers (test_permission_safety)
         await finish(pilot)
 
         assert (project / "notes.txt").read_text(encoding="utf-8") == "hello\n"
@@ -69,7 +69,7 @@ async def test_permission_prompt_reject_once_refuses_the_write(
         screen = app.workbench
         await send(pilot, "write a file")
         await _wait_for_prompt(pilot)
-        await pilot.press("f4", "r")
+        await pilot.press("f8", "r")
         await finish(pilot)
 
         assert not (project / "notes.txt").exists()

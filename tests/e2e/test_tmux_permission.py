@@ -4,7 +4,7 @@ The app runs in tmux against a loopback OpenAI-compatible server that asks to ru
 While the request waits, the test types ordinary text that holds every answer key (``a``,
 ``A``, ``r``, ``R``) as literal keys (``send-keys -l``); special keys go in their own
 ``send-keys`` calls. The pane must show the text in the prompt, the command must not have run
-and the server must have had one request only. Then F4 and ``a`` (deliberate) allow it once.
+and the server must have had one request only. Then F8 and ``a`` (deliberate) allow it once.
 """
 
 from __future__ import annotations
@@ -56,15 +56,15 @@ def test_typing_ahead_never_answers_a_permission_prompt(tmux: Tmux, tmp_path: Pa
         _type(tmux, "run the tests")
         _wait_for(tmux, "run the tests")
         _keys(tmux, "Enter")
-        _wait_for(tmux, "bash wants to run", "F4 to answer")
+        _wait_for(tmux, "bash wants to run", "F8 to answer")
 
         _type(tmux, TYPED)  # every answer key, typed as text
         screen = _wait_for(tmux, TYPED)
-        assert "F4 to answer" in screen  # still waiting: nothing answered it
+        assert "F8 to answer" in screen  # still waiting: nothing answered it
         assert not (project / "ran.txt").exists()
         assert len(server.requests) == 1
 
-        _keys(tmux, "F4")  # the deliberate action, then its key
+        _keys(tmux, "F8")  # the deliberate action, then its key
         _wait_for(tmux, "Esc back")  # the prompt has the focus: its keys answer now
         _keys(tmux, "a")
         screen = _wait_for(tmux, "allowed once", "Done.")

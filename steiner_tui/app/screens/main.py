@@ -35,13 +35,16 @@ from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.transcript import NoticeEntry, UserEntry, entries_from_messages, error_entry
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
 from steiner_tui.app.widgets.completion_list import CompletionList
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.skills.delta import SkillStatus
@@ -97,7 +100,10 @@ class MainScreen(SteeringScreen):
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     _last_sent: str | None = None
     """The text of the last message sent from this screen (F5 resends it)."""
-    HELP_WIDGETS: ClassVar = (SkillList, ConversationPane, ToolBlock, PermissionPrompt, BudgetPanel)
+    HELP_WIDGETS: ClassVar = (
+        SkillList, ConversationPane, ToolBlock, PermissionPrompt, CompactionPrompt, UnpinPrompt,
+        BudgetPanel, CostRanking, WhatIfView,
+    )  # fmt: skip
     """Widgets whose keys F1 lists even before one is on screen (``help_catalog``)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
@@ -121,7 +127,7 @@ class MainScreen(SteeringScreen):
                 "prefix); otherwise they apply at the next compaction"),
         Binding("f5", "retry", "Retry", id="main.retry", group=_RUN,
                 tooltip="Send the message that got no reply once more (it is not stored twice)"),
-        Binding("f4", "answer_permission", "Answer", id="main.permission", group=_RUN,
+        Binding("f8", "answer_permission", "Answer", id="main.permission", group=_RUN,
                 tooltip="Turn to the tool's permission request (then a, A, r or R; typing "
                 "never answers one)"),
     ]  # fmt: skip
@@ -599,9 +605,12 @@ class MainScreen(SteeringScreen):
         """Printable keys no focused widget takes go to the prompt (``typing_route``)."""
         route_typing(self, event, self.prompt)
 
-    def _open_permission(self) -> PermissionPrompt | None:
-        open_prompts = [p for p in self.conversation.query(PermissionPrompt) if p.is_open]
-        return open_prompts[-1] if open_prompts else None
+    def _open_permission(self) -> PermissionPrompt | CompactionPrompt | UnpinPrompt | None:
+        """The newest question waiting for an answer: a permission request, or ``ask`` mode's
+        compaction or unpin question (none takes the focus when it appears)."""
+        kinds = (PermissionPrompt, CompactionPrompt, UnpinPrompt)
+        waiting = [w for w in self.conversation.query("*") if isinstance(w, kinds) and w.is_open]
+        return waiting[-1] if waiting else None
 
     def action_answer_permission(self) -> None:
         """Focus the waiting permission request (its keys and buttons answer it)."""

@@ -325,11 +325,11 @@ class WorkbenchBase(Screen[None]):
     @on(ui.PermissionAsked)
     async def _permission(self, message: ui.PermissionAsked) -> None:
         # Shown, never focused: text typed ahead stays in the prompt editor, and only a
-        # deliberate action answers (F4 or a click; see ``PermissionPrompt``).
+        # deliberate action answers (F8 or a click; see ``PermissionPrompt``).
         await self.conversation.add(PermissionEntry(message.request, message.answer))
-        self.refresh_bindings()  # F4 shows while a request waits
+        self.refresh_bindings()  # F8 shows while a request waits
         self.notify(
-            f"{message.request.tool} asks for permission: F4 to answer",
+            f"{message.request.tool} asks for permission: F8 to answer",
             title="Permission",
             severity="warning",
             markup=False,
@@ -337,15 +337,14 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.CompactionQuestionPosted)
     async def _compaction_question(self, message: ui.CompactionQuestionPosted) -> None:
-        widget = await self.conversation.add(CompactionEntry(message.question, message.answer))
-        if widget is not None:
-            widget.focus()
+        # Not focused, as a permission request is not: typing never answers it (F8 does).
+        await self.conversation.add(CompactionEntry(message.question, message.answer))
+        self.refresh_bindings()
 
     @on(ui.UnpinQuestionPosted)
     async def _unpin_question(self, message: ui.UnpinQuestionPosted) -> None:
-        widget = await self.conversation.add(UnpinEntry(message.question, message.answer))
-        if widget is not None:
-            widget.focus()
+        await self.conversation.add(UnpinEntry(message.question, message.answer))
+        self.refresh_bindings()
 
     # -- live files -------------------------------------------------------------------------
 

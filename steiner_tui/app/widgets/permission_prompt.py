@@ -2,7 +2,7 @@
 
 Typing never answers a prompt. When one appears the focus stays where it was (the prompt
 editor, usually), so text typed ahead keeps going there. The prompt is answered only after the
-user turns to it: F4 (a key that types nothing; remappable) or Tab focuses it, and then
+user turns to it: F8 (a key that types nothing; remappable) or Tab focuses it, and then
 ``a``/``r``/``R`` answer; or a click on one of its buttons. "Allow always" asks again in a
 dialog whose default is Cancel (``ConfirmAllowAlways``). Printable keys the prompt does not
 bind, typed while it has focus, still go to the prompt editor (the main screen forwards them).
@@ -39,7 +39,7 @@ _WORDS = {
     PermissionDecision.REJECT_ONCE: "rejected once",
     PermissionDecision.REJECT_ALWAYS: "rejected for the rest of the session",
 }
-_HINT = "F4 to answer, then a allow once · A allow always… · r reject once · R reject always"
+_HINT = "F8 to answer, then a allow once · A allow always… · r reject once · R reject always"
 _HINT_FOCUSED = "a allow once · A allow always… · r reject once · R reject always · Esc back"
 _BUTTONS: tuple[tuple[str, str, ButtonVariant], ...] = (
     ("allow_once", "Allow once", "success"),
@@ -123,7 +123,7 @@ class PermissionPrompt(Vertical, can_focus=True):
         Binding("escape", "leave", "Back", id="permission.leave", show=False,
                 tooltip="Back to the prompt without answering"),
     ]  # fmt: skip
-    """The answers, once the prompt has the focus (F4, Tab or a click gives it)."""
+    """The answers, once the prompt has the focus (F8, Tab or a click gives it)."""
 
     @dataclass
     class Done(Message):

@@ -39,7 +39,7 @@ async def test_a_capture_in_the_inspector_follows_new_requests(tmp_path: Path) -
         screen = app.screen
         assert isinstance(screen, CaptureScreen)
         assert screen.query_one(RequestTable).row_count == 1
-        snapshot = screen.snapshots[0]
+        snapshot = screen.snapshot_at(0)
         assert snapshot.estimated_prompt_tokens == 14_003
         assert [b.source for b in snapshot.blocks][:3] == ["system"] * 3
         _, second = sample_claude_requests()
@@ -48,7 +48,7 @@ async def test_a_capture_in_the_inspector_follows_new_requests(tmp_path: Path) -
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.query_one(RequestTable).row_count == 2
-        assert screen.snapshots[1].estimate_strategy == "no usage"  # its reply has not ended
+        assert screen.snapshot_at(1).estimate_strategy == "no usage"  # its reply has not ended
     writer.close()
 
 

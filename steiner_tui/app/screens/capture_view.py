@@ -15,7 +15,6 @@ from textual import work
 from textual.binding import Binding, BindingType
 
 from steiner_tui.app.screens.inspector import InspectorScreen
-from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.capture.report import decode_all
 from steiner_tui.capture.snapshots import to_snapshots
 from steiner_tui.capture.store import read_capture
@@ -73,13 +72,8 @@ class CaptureScreen(InspectorScreen):
         self.app.call_from_thread(self._show_snapshots, snapshots)
 
     def _show_snapshots(self, snapshots: list[RequestSnapshot]) -> None:
-        selected = self.selected
-        self.snapshots = tuple(snapshots)
-        table = self.query_one(RequestTable)
-        table.load(self.snapshots)
+        self.show_requests(snapshots)
         self.sub_title = f"{self.capture_id} · {len(snapshots)} requests · read-only"
-        if selected is not None and selected < len(self.snapshots):
-            table.move_cursor(row=selected)
 
     def action_close(self) -> None:
         """Close the capture (the app, when it is the only screen)."""

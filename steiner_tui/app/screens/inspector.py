@@ -114,6 +114,19 @@ class InspectorScreen(Screen[None]):
         table.move_cursor(row=table.row_of(position), animate=False)
         self.selected = position
 
+    def show_requests(self, requests: Sequence[RequestSnapshot]) -> None:
+        """List ``requests`` instead (a capture that grew), keeping the highlighted position."""
+        selected = self.selected
+        self.store = _store_of(requests)
+        self._rebuilt.clear()
+        count = len(self.store)
+        self.sub_title = f"{count:,} request{'s' if count != 1 else ''}"
+        if not count:
+            return
+        position = selected if selected is not None and selected < count else count - 1
+        stop = max(position + 1, min(count, PAGE))
+        self._show_rows(max(0, stop - PAGE), stop, position)
+
     def snapshot_at(self, position: int) -> RequestSnapshot:
         """The request at store ``position``, rebuilt once while the screen is open."""
         snapshot = self._rebuilt.get(position)

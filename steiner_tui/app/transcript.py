@@ -72,9 +72,10 @@ class ToolEntry:
     summary: str
     status: str = "running"
     output: str = ""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    """The call's arguments (an opened edit shows its change from them)."""
     cut: OutputCut | None = None
     """What of the output the model did not get (None: all of it)."""
-    arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -40,7 +40,9 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     binary = shutil.which("tmux")
     if binary is None:
         pytest.fail("the end-to-end test needs tmux on PATH (e.g. `apt-get install tmux`)")
-    socket = f"steiner-e2e-{os.getpid()}"
+    # One server per test: a server told to exit at the last test's end may still hold a
+    # shared socket name when the next test starts one ("server exited unexpectedly").
+    socket = f"steiner-e2e-{os.getpid()}-{tmp_path.name}"
     env = {
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
@@ -209,9 +211,9 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
     assert "Context ·" not in screen
     _resize(tmux, 80, 24)
     _wait_for_width(tmux, 80)
-    _keys(tmux, "F9")  # the context panel on demand, over the conversation
+    _keys(tmux, "F10")  # the context panel on demand, over the conversation
     _wait_for(tmux, "Context ·")
-    _keys(tmux, "F9")
+    _keys(tmux, "F10")
     _wait_for_width(tmux, 80)
     _resize(tmux, 160, 48)
     screen = _wait_for_width(tmux, 160 - 28 - 46)

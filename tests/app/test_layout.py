@@ -1,7 +1,7 @@
 """The main screen's layout at any width: panels docked, hidden, or over the conversation.
 
 The conversation is never narrower than ``MIN_CONVERSATION`` columns while a panel is docked
-beside it; F8 and F9 show or hide the skills sidebar and the context panel at any width.
+beside it; F9 and F10 show or hide the skills sidebar and the context panel at any width.
 """
 
 from __future__ import annotations
@@ -42,25 +42,25 @@ async def test_the_conversation_stays_readable_at_every_size(
             assert width == size[0]  # nothing beside it: the whole width
 
 
-async def test_f8_and_f9_show_and_hide_the_panels_at_any_width(app_for: AppFactory) -> None:
+async def test_f9_and_f10_show_and_hide_the_panels_at_any_width(app_for: AppFactory) -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.workbench
         assert not screen.skills.display and not screen.budget.region
-        await pilot.press("f9")
+        await pilot.press("f10")
         await pilot.pause()
         # Over the conversation, which keeps its width; the panel has the focus.
         assert screen.budget.region.width >= 44 and app.focused is screen.budget
         assert screen.query_one("#budget-slot").styles.layer == "overlay"
         assert screen.conversation.outer_size.width == 80
-        await pilot.press("f9")
+        await pilot.press("f10")
         await pilot.pause()
         assert not screen.budget.region and app.focused is screen.prompt
-        await pilot.press("f8")
+        await pilot.press("f9")
         await pilot.pause()
         assert screen.skills.region.width == 28 and app.focused is screen.skills
-        await pilot.press("f8")
+        await pilot.press("f9")
         await pilot.pause()
         assert not screen.skills.display
 
@@ -71,14 +71,14 @@ async def test_a_hidden_panel_stays_hidden_across_a_resize(app_for: AppFactory) 
         await pilot.pause()
         screen = app.workbench
         conversation = screen.conversation.outer_size.width
-        await pilot.press("f8")  # hide the skills sidebar
+        await pilot.press("f9")  # hide the skills sidebar
         await pilot.pause()
         assert not screen.skills.display
         assert screen.conversation.outer_size.width == conversation + 28
         await pilot.resize_terminal(220, 60)
         await pilot.pause()
         assert not screen.skills.display
-        await pilot.press("f8")  # shown again: the width shows it, nothing to remember
+        await pilot.press("f9")  # shown again: the width shows it, nothing to remember
         await pilot.pause()
         assert screen.skills.display
         assert not screen.has_class("-skills-shown", "-skills-hidden")

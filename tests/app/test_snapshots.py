@@ -93,16 +93,16 @@ def test_help_screen(snap_compare: SnapCompare, config_dir: Path) -> None:
 def test_the_context_panel_on_demand(
     snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
 ) -> None:
-    """Below 110 columns F9 shows the context panel over the conversation."""
+    """Below 110 columns F10 shows the context panel over the conversation."""
 
-    async def exchange_then_f9(pilot: Pilot[None]) -> None:
+    async def exchange_then_f10(pilot: Pilot[None]) -> None:
         await pilot.pause()
         await send(pilot, "what is in this project?")
         await finish(pilot)
-        await pilot.press("f9")
+        await pilot.press("f10")
         await pilot.pause()
 
-    assert snap_compare(_app(config_dir), terminal_size=size, run_before=exchange_then_f9)
+    assert snap_compare(_app(config_dir), terminal_size=size, run_before=exchange_then_f10)
 
 
 def test_new_messages_below_marker(snap_compare: SnapCompare, config_dir: Path) -> None:

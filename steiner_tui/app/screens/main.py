@@ -62,7 +62,7 @@ MEDIUM_FROM = 110
 WIDE_FROM = 140
 """From this width the skills sidebar (28 columns) is docked too."""
 PANELS = ("skills", "context")
-"""The side panels F8 and F9 show or hide."""
+"""The side panels F9 and F10 show or hide."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ class MainScreen(SteeringScreen):
     AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MEDIUM_FROM, "-medium"), (WIDE_FROM, "-wide")]  # noqa: RUF012
     """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
-    from ``WIDE_FROM`` (F8 / F9 show a panel anyway, over the conversation; styles/main.tcss)."""
+    from ``WIDE_FROM`` (F9 / F10 show a panel anyway, over the conversation; styles/main.tcss)."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     _last_sent: str | None = None
     """The text of the last message sent from this screen (F5 resends it)."""
@@ -118,9 +118,10 @@ class MainScreen(SteeringScreen):
                 tooltip="Saved sessions: Enter resumes one, d deletes one"),
         Binding("f3", "focus_subagents", "Sub-agents", id="main.subagents",
                 tooltip="Focus the sub-agent panel (Enter opens a child's transcript)"),
-        Binding("f8", "toggle_panel('skills')", "Skills", id="main.toggle_skills", group=_PANELS,
+        Binding("f9", "toggle_panel('skills')", "Skills", id="main.toggle_skills", group=_PANELS,
                 tooltip="Show or hide the skills sidebar (over the conversation when narrow)"),
-        Binding("f9", "toggle_panel('context')", "Context", id="main.toggle_context", group=_PANELS,
+        Binding("f10", "toggle_panel('context')", "Context", id="main.toggle_context",
+                group=_PANELS,
                 tooltip="Show or hide the context panel (over the conversation when narrow)"),
         Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
                 tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
@@ -656,7 +657,7 @@ class MainScreen(SteeringScreen):
         return self.has_class(f"-{panel}-shown") or self.panel_docked(panel)
 
     def action_toggle_panel(self, panel: str) -> None:
-        """Show or hide a side panel (F8: skills, F9: context), at any width.
+        """Show or hide a side panel (F9: skills, F10: context), at any width.
 
         The choice holds across resizes; a choice that matches what the width shows anyway is
         forgotten, so the panel follows the width again. A panel shown gets the focus; hiding

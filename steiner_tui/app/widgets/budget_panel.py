@@ -167,7 +167,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         """Title until the first view arrives."""
         self.border_title = "Context"
-        self.border_subtitle = "F9 · /context · Enter: inspector"
+        self.border_subtitle = "F10 · /context · Enter: inspector"
         self.query_one("#budget-over").display = False
         self.query_one("#budget-cut").display = False
         if self._view is not None:

@@ -77,7 +77,7 @@ __all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "widget_for"]
 
 WELCOME = (
     "Type below and press Enter.\n\n"
-    "The context panel (on the right; F9 shows or hides it, F8 the skills) is the request "
+    "The context panel (on the right; F10 shows or hides it, F9 the skills) is the request "
     "your next message will send, source by source: what each costs in bytes and tokens, and "
     "how close it is to the window.\n\n"
     "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"

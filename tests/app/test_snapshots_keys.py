@@ -31,6 +31,11 @@ from tests.app.conftest import FIXTURE_PROJECT, request_for
 SnapCompare = Callable[..., bool]
 SIZES = [(80, 24), (160, 48)]
 sized = pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+SCREEN_SIZES = [(80, 24), (100, 30), (160, 48), (220, 60)]
+screen_sized = pytest.mark.parametrize(
+    "size", SCREEN_SIZES, ids=lambda size: f"{size[0]}x{size[1]}"
+)
+"""Whole screens (help, sessions) at the four sizes the main screen is checked at."""
 
 READ = {
     "path": "src/app.py",
@@ -66,7 +71,7 @@ def _workbench(pilot: Pilot[None]) -> Any:
     return app.workbench
 
 
-@sized
+@screen_sized
 def test_help_over_the_workbench(
     snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
 ) -> None:
@@ -78,7 +83,7 @@ def test_help_over_the_workbench(
     assert snap_compare(_app(config_dir), terminal_size=size, run_before=open_help)
 
 
-@sized
+@screen_sized
 def test_help_over_the_inspector(
     snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
 ) -> None:
@@ -177,7 +182,7 @@ def _session(session_id: str, title: str, size: int, problem: str = "") -> Sessi
     return SessionInfo(meta, Path("/nonexistent") / session_id, problem)
 
 
-@sized
+@screen_sized
 def test_sessions_screen(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     async def rows(pilot: Pilot[None]) -> None:
         await pilot.app.workers.wait_for_complete()

@@ -23,6 +23,7 @@ from steiner_tui.app.widgets.context_charts import (
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.engine.whatif import WhatIf, WhatIfResult
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, send, static_text
 
@@ -105,6 +106,24 @@ async def test_the_chart_draws_requests_lines_compactions_and_reuse() -> None:
         assert strip.startswith("···███╎▒▒▒")  # first: none before; 100%; compaction; 50%
         assert "soft 22,938" in lines[-2] and "hard 32,441" in lines[-2]
         assert "compaction" in lines[-1] and "cache reuse" in lines[-1]
+
+
+async def test_a_what_if_trial_draws_its_threshold_and_where_it_would_compact() -> None:
+    history = tuple(_summary(i, 3_000 * (i + 1)) for i in range(4))
+    trial = WhatIfResult(WhatIf(8_000), (3_000, 6_000, 9_000, 3_000), (3,), None, 21_000, 0)
+    async with PanelHost().run_test(size=(60, 50)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        panel.show(_view(history=history))
+        chart = panel.query_one(RequestChart)
+        chart.whatif = trial
+        await pilot.pause()
+        lines = _lines(chart)
+        plot = lines[1 : CHART_ROWS + 1]
+        assert any("┈" in line for line in plot)  # the tried threshold, its own line
+        marks = lines[CHART_ROWS + 2]
+        assert marks.index("▲") == 9  # under the fourth column (three cells each)
+        assert "what-if 8,000 (auto): 1 compaction" in lines[-1]
+        assert chart.region.height == CHART_ROWS + 6  # room for the marks and their legend
 
 
 async def test_over_the_window_is_said_in_the_error_colour() -> None:

@@ -17,6 +17,7 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
+from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
@@ -272,6 +273,8 @@ async def test_what_if_adjusts_the_threshold_and_writes_it_on_request(
         await finish(pilot)
         assert view.figures.trial.setting.threshold == 6000
         assert app.focused is view
+        chart = app.screen.query_one(RequestChart)
+        assert chart.whatif == view.figures.trial  # drawn over the tokens-per-request chart
 
 
 async def test_pins_that_alone_cannot_fit_ask_which_to_unpin(

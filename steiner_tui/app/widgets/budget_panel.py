@@ -203,6 +203,12 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         )
         self.query_one(RequestChart).view = view
 
+    def on_what_if_view_changed(self, message: WhatIfView.Changed) -> None:
+        """The chart draws the threshold being tried and where it would have compacted (only
+        while it differs from how the session went, which the chart already shows)."""
+        observed, trial = message.figures
+        self.query_one(RequestChart).whatif = None if trial.setting == observed.setting else trial
+
     def _label_width(self) -> int:
         """The label column: what the panel's width leaves beside the figures (a wider
         panel, ``/context``, cuts fewer labels onto their own line)."""

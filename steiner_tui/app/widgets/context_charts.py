@@ -6,7 +6,9 @@ draws the tokens of each main request of the conversation as a column, on the sc
 window, with the soft threshold (compaction trigger), the hard limit and the window as lines,
 each compaction marked where it happened, a request over the window in the error colour, and
 under it a strip of cache reuse: how much of each request repeated the one before it (the
-prefix a provider's prompt cache can serve again).
+prefix a provider's prompt cache can serve again). With a what-if result (``whatif``, the
+threshold being tried in the panel's what-if view), the tried threshold is a line of its own
+and a strip under the columns marks where that threshold would have compacted.
 
 The figures are the snapshot's per-source rows and the store's ``RequestSummary`` rows
 (``BudgetView``): nothing is counted here. Colours are theme variables. Both are Textual
@@ -24,6 +26,7 @@ from textual.widget import Widget
 
 from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.engine.whatif import WhatIfResult
 from steiner_tui.units import count
 
 __all__ = [
@@ -107,6 +110,9 @@ class ChartColumn:
     first: int
     last: int
     """The request numbers it covers."""
+    start: int = 0
+    size: int = 1
+    """Its main requests' positions among the main requests: ``start`` to ``start + size``."""
 
 
 def chart_columns(history: Sequence[RequestSummary], width: int) -> list[ChartColumn]:
@@ -135,6 +141,8 @@ def chart_columns(history: Sequence[RequestSummary], width: int) -> list[ChartCo
                 fits=all(r.fits for r in rows),
                 first=rows[0].index,
                 last=rows[-1].index,
+                start=start,
+                size=len(group),
             )
         )
     return columns
@@ -145,10 +153,17 @@ class RequestChart(Widget):
 
     DEFAULT_CSS = f"""
     RequestChart {{ height: {CHART_ROWS + 4}; }}
+    RequestChart.-whatif {{ height: {CHART_ROWS + 6}; }}
     """
 
     view: reactive[BudgetView | None] = reactive(None)
     """The panel's figures (their history and window)."""
+    whatif: reactive[WhatIfResult | None] = reactive(None)
+    """The what-if view's trial (its threshold and where it would have compacted)."""
+
+    def watch_whatif(self, trial: WhatIfResult | None) -> None:
+        """Two more lines (the marks and their legend) while a trial is drawn."""
+        self.set_class(trial is not None, "-whatif")
 
     def render(self) -> Content:
         view = self.view
@@ -168,9 +183,12 @@ class RequestChart(Widget):
         )
         marks = sum(c.compaction for c in columns)  # a one-cell line before the column
         cells = max(1, min(MAX_COLUMN_CELLS, (width - marks) // len(columns)))
-        lines = [title, *self._plot(columns, view.window, width, cells)]
+        trial = self.whatif
+        lines = [title, *self._plot(columns, view.window, width, cells, trial)]
         lines.append(self._reuse(columns, cells))
-        lines.append(self._legend(view))
+        if trial is not None:
+            lines.append(self._trial_marks(columns, cells, trial))
+        lines.append(self._legend(view, trial))
         return Content("\n").join(lines)
 
     @staticmethod
@@ -180,20 +198,35 @@ class RequestChart(Widget):
         return CHART_ROWS - 1 - level
 
     def _plot(
-        self, columns: list[ChartColumn], window: WindowFigures, width: int, cells: int
+        self,
+        columns: list[ChartColumn],
+        window: WindowFigures,
+        width: int,
+        cells: int,
+        trial: WhatIfResult | None = None,
     ) -> list[Content]:
         """The columns (``cells`` wide each) on the window's scale, and across the whole
-        ``width`` the soft and hard lines and the window's top."""
+        ``width`` the soft and hard lines, the window's top and the tried threshold."""
         scale = window.context_size
         soft_row = self._row_of(window.soft_threshold, scale)
         hard_row = self._row_of(window.hard_limit, scale)
+        tried = trial.setting.threshold if trial is not None else None
+        trial_row = self._row_of(tried, scale) if tried and tried != window.soft_threshold else -1
         lines: list[Content] = []
         eighths = [min(CHART_ROWS * 8, round(c.tokens * CHART_ROWS * 8 / max(scale, 1)))
                    for c in columns]  # fmt: skip
         for row in range(CHART_ROWS):
             floor = (CHART_ROWS - 1 - row) * 8  # eighths below this row
-            line = "━" if row == hard_row else "┄" if row == soft_row else "─" if row == 0 else " "
-            colour = {"━": "$error", "┄": "$warning", "─": "$text-muted"}.get(line, "")
+            line = (
+                "━" if row == hard_row
+                else "┄" if row == soft_row
+                else "┈" if row == trial_row
+                else "─" if row == 0
+                else " "
+            )  # fmt: skip
+            colour = {"━": "$error", "┄": "$warning", "┈": "$secondary", "─": "$text-muted"}.get(
+                line, ""
+            )
             parts: list[tuple[str, str]] = []
             used = 0
             for column, height in zip(columns, eighths, strict=True):
@@ -224,9 +257,21 @@ class RequestChart(Widget):
         return Content.assemble(*parts)
 
     @staticmethod
-    def _legend(view: BudgetView) -> Content:
+    def _trial_marks(columns: list[ChartColumn], cells: int, trial: WhatIfResult) -> Content:
+        """``▲`` under each column before which the tried threshold would have compacted."""
+        at = trial.compactions
+        parts: list[tuple[str, str]] = []
+        for column in columns:
+            if column.compaction:
+                parts.append((" ", ""))
+            hit = any(column.start <= p < column.start + column.size for p in at)
+            parts.append(("▲" + " " * (cells - 1) if hit else " " * cells, "$secondary"))
+        return Content.assemble(*parts)
+
+    @staticmethod
+    def _legend(view: BudgetView, trial: WhatIfResult | None = None) -> Content:
         window = view.window
-        return Content.assemble(
+        legend = Content.assemble(
             ("▇", "$primary"), " tokens  ",
             ("┄", "$warning"), f" soft {count(window.soft_threshold)}  ",
             ("━", "$error"), f" hard {count(window.hard_limit)}\n",
@@ -234,3 +279,12 @@ class RequestChart(Widget):
             ("▓", "$success"), " cache reuse  ",
             ("─", "$text-muted"), f" {count(window.context_size)}",
         )  # fmt: skip
+        if trial is None:
+            return legend
+        return Content.assemble(
+            legend,
+            "\n",
+            ("┈ ▲", "$secondary"),
+            f" what-if {count(trial.setting.threshold)} ({trial.setting.mode}): "
+            f"{count(trial.count)} compaction{'s' if trial.count != 1 else ''}",
+        )

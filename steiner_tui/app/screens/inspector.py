@@ -104,8 +104,13 @@ class InspectorScreen(Screen[None]):
 
     def on_mount(self) -> None:
         if self._initial >= 0:
-            stop = max(self._initial + 1, min(len(self.store), PAGE))
-            self._show_rows(max(0, stop - PAGE), stop, self._initial)
+            self._show_page_with(self._initial)
+
+    def _show_page_with(self, position: int) -> None:
+        """List the first page of requests, or the page ending at ``position`` when it is
+        further on, highlighting ``position``."""
+        stop = max(position + 1, min(len(self.store), PAGE))
+        self._show_rows(max(0, stop - PAGE), stop, position)
 
     def _show_rows(self, start: int, stop: int, position: int) -> None:
         """List the requests at positions ``start`` to ``stop``, highlighting ``position``."""
@@ -123,9 +128,7 @@ class InspectorScreen(Screen[None]):
         self.sub_title = f"{count:,} request{'s' if count != 1 else ''}"
         if not count:
             return
-        position = selected if selected is not None and selected < count else count - 1
-        stop = max(position + 1, min(count, PAGE))
-        self._show_rows(max(0, stop - PAGE), stop, position)
+        self._show_page_with(selected if selected is not None and selected < count else count - 1)
 
     def snapshot_at(self, position: int) -> RequestSnapshot:
         """The request at store ``position``, rebuilt once while the screen is open."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -274,6 +275,22 @@ def _text_of(value: Any) -> str:
     return ""
 
 
+def _wire_message(
+    role: str, kind: str, size: int, message: Any, content: Any, results: Sequence[ToolResult]
+) -> WireMessage:
+    """One message of the request: its digest and cache mark from ``message``, its text from
+    ``content`` (the message itself where the text is not in a ``content`` field)."""
+    return WireMessage(
+        role,
+        kind,
+        size,
+        _digest(message),
+        _text_of(content),
+        _has_cache_control(message),
+        tuple(results),
+    )
+
+
 def _target(arguments: Any) -> str:
     """The file or command a tool call is about, from its arguments."""
     if isinstance(arguments, str):
@@ -437,15 +454,7 @@ def _anthropic(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessa
                 )
             )
         messages.append(
-            WireMessage(
-                role,
-                "message",
-                reader.size(span),
-                _digest(message),
-                _text_of(content),
-                _has_cache_control(message),
-                tuple(results),
-            )
+            _wire_message(role, "message", reader.size(span), message, content, results)
         )
     return blocks, _tools(reader), messages
 
@@ -525,17 +534,7 @@ def _responses(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessa
                                 path=path,
                             )
                         )
-        messages.append(
-            WireMessage(
-                role or kind,
-                kind,
-                reader.size(span),
-                _digest(item),
-                _text_of(item),
-                _has_cache_control(item),
-                tuple(results),
-            )
-        )
+        messages.append(_wire_message(role or kind, kind, reader.size(span), item, item, results))
     return blocks, tools, messages
 
 
@@ -571,15 +570,7 @@ def _chat(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessage]]:
                 Block(role, role, f"messages[{mi}]", reader.size(span), _text_of(content))
             )
         messages.append(
-            WireMessage(
-                role,
-                "message",
-                reader.size(span),
-                _digest(message),
-                _text_of(content),
-                _has_cache_control(message),
-                tuple(results),
-            )
+            _wire_message(role, "message", reader.size(span), message, content, results)
         )
     return blocks, _tools(reader), messages
 

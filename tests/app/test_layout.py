@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from steiner_tui.app.screens.main import MIN_CONVERSATION, MainScreen
+from steiner_tui.app.screens.main import MainScreen
+from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from tests.app.conftest import AppFactory
 from tests.app.helpers import send
 

@@ -27,8 +27,7 @@ from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.paste import byte_size, save_paste
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
-from steiner_tui.app.screens.steer_keys import SteeringScreen
-from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
+from steiner_tui.app.screens.panel_layout import PanelLayoutScreen
 from steiner_tui.app.session import model_label, planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
@@ -55,14 +54,6 @@ __all__ = ["MainScreen", "SessionOpenFailed"]
 
 _RUN = Binding.Group("Run")
 _PANELS = Binding.Group("Panels", compact=True)
-MIN_CONVERSATION = 60
-"""The conversation is never narrower than this (columns) with a panel docked beside it."""
-MEDIUM_FROM = 110
-"""From this width the context panel (46 columns) is docked beside the conversation."""
-WIDE_FROM = 140
-"""From this width the skills sidebar (28 columns) is docked too."""
-PANELS = ("skills", "context")
-"""The side panels F9 and F10 show or hide."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +79,12 @@ def _saved(store: SessionStore, session_id: str) -> bool:
         return False
 
 
-class MainScreen(SteeringScreen):
+class MainScreen(PanelLayoutScreen):
     """The workbench."""
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MEDIUM_FROM, "-medium"), (WIDE_FROM, "-wide")]  # noqa: RUF012
-    """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
-    from ``WIDE_FROM`` (F9 / F10 show a panel anyway, over the conversation; styles/main.tcss)."""
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     _last_sent: str | None = None
     """The text of the last message sent from this screen (F5 resends it)."""
@@ -329,14 +317,6 @@ class MainScreen(SteeringScreen):
             self.notify(str(error), title=f"/{name}", severity="warning")
             return
         await self._steer_notice(text)
-
-    def action_context(self) -> None:
-        """``/context``: the context panel enlarged, over the conversation."""
-        self.toggle_class("-context")
-        if self.has_class("-context"):
-            self.call_after_refresh(self.budget.focus)  # once it shows
-        else:
-            self.prompt.focus()
 
     def model_choices(self) -> Sequence[str]:
         """The configured model references (``/model NAME`` switches to one)."""
@@ -629,51 +609,6 @@ class MainScreen(SteeringScreen):
         """Cancel the running reply or compaction."""
         if self.busy:
             self.workers.cancel_group(self, "run")
-
-    def action_focus_subagents(self) -> None:
-        """Focus the sub-agent panel (under the context panel, shown if it is hidden); before
-        the first delegation there is none, and F3 says so."""
-        if self.has_sub_agents:
-            if not self.panel_shown("context"):
-                self.action_toggle_panel("context")
-            self.call_after_refresh(self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus)
-            return
-        self.notify(
-            "No sub-agents in this session yet: the model starts one with the delegate tool, "
-            "and F3 then focuses their panel.",
-            title="Sub-agents",
-            markup=False,
-        )
-
-    def panel_docked(self, panel: str) -> bool:
-        """Whether ``panel`` (``skills`` or ``context``) shows at this width unless toggled."""
-        width = self.size.width
-        return width >= (WIDE_FROM if panel == "skills" else MEDIUM_FROM)
-
-    def panel_shown(self, panel: str) -> bool:
-        """Whether ``panel`` is on screen (docked, or over the conversation)."""
-        if self.has_class(f"-{panel}-hidden"):
-            return False
-        return self.has_class(f"-{panel}-shown") or self.panel_docked(panel)
-
-    def action_toggle_panel(self, panel: str) -> None:
-        """Show or hide a side panel (F9: skills, F10: context), at any width.
-
-        The choice holds across resizes; a choice that matches what the width shows anyway is
-        forgotten, so the panel follows the width again. A panel shown gets the focus; hiding
-        the focused one gives it back to the prompt.
-        """
-        if panel not in PANELS:
-            return
-        show = not self.panel_shown(panel)
-        widget = self.skills if panel == "skills" else self.budget
-        follows_width = show == self.panel_docked(panel)
-        self.set_class(show and not follows_width, f"-{panel}-shown")
-        self.set_class(not show and not follows_width, f"-{panel}-hidden")
-        if show:
-            self.call_after_refresh(widget.focus)
-        elif widget.has_focus or widget.has_focus_within:
-            self.prompt.focus()
 
     def action_toggle_mode(self) -> None:
         """Switch plan/build."""

@@ -1,0 +1,85 @@
+"""The main screen's side panels: which are docked at this width, and F9 / F10 over that.
+
+``PanelLayoutScreen`` sits between ``SteeringScreen`` and ``MainScreen`` so the main screen's
+module stays about runs and commands. The skills sidebar and the context panel are docked by
+width (``HORIZONTAL_BREAKPOINTS``, styles/main.tcss); F9 and F10 show or hide one at any width,
+over the conversation when it is not docked; ``/context`` enlarges the context panel over the
+conversation. The keys themselves are in ``MainScreen.BINDINGS`` (their order is the footer's).
+"""
+
+from __future__ import annotations
+
+from steiner_tui.app.screens.steer_keys import SteeringScreen
+from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
+
+__all__ = ["MEDIUM_FROM", "MIN_CONVERSATION", "PANELS", "WIDE_FROM", "PanelLayoutScreen"]
+
+MIN_CONVERSATION = 60
+"""The conversation is never narrower than this (columns) with a panel docked beside it."""
+MEDIUM_FROM = 110
+"""From this width the context panel (46 columns) is docked beside the conversation."""
+WIDE_FROM = 140
+"""From this width the skills sidebar (28 columns) is docked too."""
+PANELS = ("skills", "context")
+"""The side panels F9 and F10 show or hide."""
+
+
+class PanelLayoutScreen(SteeringScreen):
+    """The workbench's side panels: docked by width, shown or hidden by F9 / F10."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MEDIUM_FROM, "-medium"), (WIDE_FROM, "-wide")]  # noqa: RUF012
+    """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
+    from ``WIDE_FROM`` (F9 / F10 show a panel anyway, over the conversation; styles/main.tcss)."""
+
+    def action_context(self) -> None:
+        """``/context``: the context panel enlarged, over the conversation."""
+        self.toggle_class("-context")
+        if self.has_class("-context"):
+            self.call_after_refresh(self.budget.focus)  # once it shows
+        else:
+            self.prompt.focus()
+
+    def action_focus_subagents(self) -> None:
+        """Focus the sub-agent panel (under the context panel, shown if it is hidden); before
+        the first delegation there is none, and F3 says so."""
+        if self.has_sub_agents:
+            if not self.panel_shown("context"):
+                self.action_toggle_panel("context")
+            self.call_after_refresh(self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus)
+            return
+        self.notify(
+            "No sub-agents in this session yet: the model starts one with the delegate tool, "
+            "and F3 then focuses their panel.",
+            title="Sub-agents",
+            markup=False,
+        )
+
+    def panel_docked(self, panel: str) -> bool:
+        """Whether ``panel`` (``skills`` or ``context``) shows at this width unless toggled."""
+        width = self.size.width
+        return width >= (WIDE_FROM if panel == "skills" else MEDIUM_FROM)
+
+    def panel_shown(self, panel: str) -> bool:
+        """Whether ``panel`` is on screen (docked, or over the conversation)."""
+        if self.has_class(f"-{panel}-hidden"):
+            return False
+        return self.has_class(f"-{panel}-shown") or self.panel_docked(panel)
+
+    def action_toggle_panel(self, panel: str) -> None:
+        """Show or hide a side panel (F9: skills, F10: context), at any width.
+
+        The choice holds across resizes; a choice that matches what the width shows anyway is
+        forgotten, so the panel follows the width again. A panel shown gets the focus; hiding
+        the focused one gives it back to the prompt.
+        """
+        if panel not in PANELS:
+            return
+        show = not self.panel_shown(panel)
+        widget = self.skills if panel == "skills" else self.budget
+        follows_width = show == self.panel_docked(panel)
+        self.set_class(show and not follows_width, f"-{panel}-shown")
+        self.set_class(not show and not follows_width, f"-{panel}-hidden")
+        if show:
+            self.call_after_refresh(widget.focus)
+        elif widget.has_focus or widget.has_focus_within:
+            self.prompt.focus()

@@ -29,7 +29,7 @@ from steiner_tui import paths
 from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
-from steiner_tui.app.screens.main import SessionOpenFailed
+from steiner_tui.app.screens.workbench_base import SessionOpenFailed
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.commands.headless_io import make_estimator
 from steiner_tui.config import Config, ConfigError, load_config

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -31,7 +30,7 @@ from steiner_tui.app.screens.panel_layout import PanelLayoutScreen
 from steiner_tui.app.session import model_label, planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
-from steiner_tui.app.transcript import NoticeEntry, UserEntry, entries_from_messages, error_entry
+from steiner_tui.app.transcript import NoticeEntry, UserEntry, error_entry
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
@@ -48,28 +47,11 @@ from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.sessions import SessionStore
-from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 
-__all__ = ["MainScreen", "SessionOpenFailed"]
+__all__ = ["MainScreen"]
 
 _RUN = Binding.Group("Run")
 _PANELS = Binding.Group("Panels", compact=True)
-
-
-@dataclass(frozen=True, slots=True)
-class SessionOpenFailed:
-    """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
-
-    error: str
-
-
-@runtime_checkable
-class Warmable(Protocol):
-    """A provider that can import its SDK ahead of the first call (the SDK providers)."""
-
-    async def warm(self) -> None:
-        """Import the SDK and build the client, off the UI loop."""
-        ...
 
 
 def _saved(store: SessionStore, session_id: str) -> bool:
@@ -158,98 +140,6 @@ class MainScreen(PanelLayoutScreen):
             except ValueError as error:  # the session will not open: it says why
                 self.status.model = str(error)
             self.call_after_refresh(self._open_deferred)
-
-    def _show_session(self) -> None:
-        """Show the session's state and start receiving its events."""
-        self.status.project = self.session.project_root.name
-        self.status.model = self.controller.model_label
-        self.status.mode = self.driver.mode
-        self.status.compaction = self.steering.mode
-        self.events.attach(self)
-        self.permissions.attach(self)
-        self.compaction.attach(self)
-        self.refresh_skills()
-        self.show_conversation()
-        self.learn_model_limits()
-
-    @work(group="limits", exit_on_error=False)
-    async def learn_model_limits(self) -> None:
-        """Ask a local model's server for its window and tool support (the probe runs in a
-        thread, off the UI loop), then show what it said."""
-        if await self.driver.runner.learn_limits():
-            self.refresh_budget()
-
-    def _after_first_frame(self) -> None:
-        # Focusing restyles the prompt and its ancestors, the context panel computes a dry-run
-        # request, and the file watcher loads its native module: the first frame needs none.
-        self._focus_prompt()
-        self._fill_budget()
-        self.warm_provider()
-
-    @work(group="warm", exit_on_error=False)
-    async def warm_provider(self) -> None:
-        """Import the provider's SDK (in a thread) before the first request needs it."""
-        provider = self.driver.runner.model.provider
-        if isinstance(provider, Warmable):
-            try:
-                await provider.warm()
-            except Exception:  # the first request reports what is wrong, in the conversation
-                return
-
-    def _open_deferred(self) -> None:
-        """Open the session (the first frame is on screen), then show it."""
-        try:
-            self.open_session()
-        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
-            self.app.exit(SessionOpenFailed(str(error)))
-            return
-        self._show_session()
-        if not self._focus_prompt():  # focusing also shows the keys as enabled
-            self.refresh_bindings()
-        self._fill_budget()
-        self.warm_provider()
-
-    def _fill_budget(self) -> None:
-        """Fill the context panel; once it shows, follow the files it shows (the watcher loads
-        a native module) and say that start-up is over."""
-        self.refresh_budget()
-        self.call_after_refresh(self._started)
-
-    def _started(self) -> None:
-        if self.request.config.watch_files:
-            self.watch_files()
-        self.post_message(ui.WorkbenchReady())
-
-    def on_screen_resume(self) -> None:
-        """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did)."""
-        if self.is_mounted:
-            self._focus_prompt()
-
-    def _focus_prompt(self) -> bool:
-        """Focus the prompt when nothing has focus; returns whether it did."""
-        if self.focused is not None:
-            return False
-        self.prompt.focus()
-        return True
-
-    @work(exclusive=True, group="load")
-    async def show_conversation(self) -> None:
-        """Show a resumed conversation (the newest entries have widgets), then what the
-        session has to say at start (a resume, configuration and start-up warnings)."""
-        root = str(self.session.project_root)
-        conversation, errors = self.driver.runner.conversation, self.session.logged_errors
-        await self.conversation.load(entries_from_messages(conversation, root, errors))
-        for notice in self.session.notices:
-            await self.conversation.add(NoticeEntry(notice, "session"))
-
-    async def on_unmount(self) -> None:
-        """Detach from the engine; cancel sub-agents still running and wait for them."""
-        if not self.attached:
-            return
-        self.events.detach()
-        self.permissions.detach()
-        self.compaction.detach()
-        await self.session.stop_sub_agents()
 
     # -- prompt and commands ----------------------------------------------------------------
 

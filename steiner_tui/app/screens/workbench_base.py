@@ -7,7 +7,10 @@ The screen builds its session from a ``SessionRequest`` through the one session 
 its own event adapter (``UiEventSink``) and inline permission prompts (``PermissionBroker``) as
 the request's sink and callback: at once (tests, benchmarks), or after the first frame (a launch,
 ``defer_open``). Until the session is open there is no controller: the refresh methods do
-nothing and ``MainScreen`` disables the keys that need one.
+nothing and ``MainScreen`` disables the keys that need one. Once it is open the screen shows it,
+attaches the brokers, and after the first frame focuses the prompt, fills the context panel,
+starts the file watcher and warms the provider's SDK (a session that cannot open ends the app
+with ``SessionOpenFailed``).
 
 The context panel's dry run is assembled in a worker thread (``preview_budget``), never on the
 UI loop; its figures come back as ``BudgetReady``. One such worker runs at a time: a refresh
@@ -23,8 +26,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from textual import getters, on, work
 from textual.screen import Screen
@@ -45,6 +49,7 @@ from steiner_tui.app.transcript import (
     NoticeEntry,
     PermissionEntry,
     UnpinEntry,
+    entries_from_messages,
     user_entry,
 )
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -57,11 +62,28 @@ from steiner_tui.engine.events import FanoutSink
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.prompt.pending_reload import PendingReload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
+from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 from steiner_tui.units import count, token_count
 
-__all__ = ["SUB_AGENT_PANEL_ID", "WorkbenchBase"]
+__all__ = ["SUB_AGENT_PANEL_ID", "SessionOpenFailed", "Warmable", "WorkbenchBase"]
 
 SUB_AGENT_PANEL_ID = "subagents"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpenFailed:
+    """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
+
+    error: str
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A provider that can import its SDK ahead of the first call (the SDK providers)."""
+
+    async def warm(self) -> None:
+        """Import the SDK and build the client, off the UI loop."""
+        ...
 
 
 class WorkbenchBase(Screen[None]):
@@ -141,6 +163,100 @@ class WorkbenchBase(Screen[None]):
     def driver(self) -> InteractiveDriver:
         """The session's driver."""
         return self.session.driver
+
+    # -- opening and closing ---------------------------------------------------------------
+
+    def _show_session(self) -> None:
+        """Show the session's state and start receiving its events."""
+        self.status.project = self.session.project_root.name
+        self.status.model = self.controller.model_label
+        self.status.mode = self.driver.mode
+        self.status.compaction = self.steering.mode
+        self.events.attach(self)
+        self.permissions.attach(self)
+        self.compaction.attach(self)
+        self.refresh_skills()
+        self.show_conversation()
+        self.learn_model_limits()
+
+    @work(group="limits", exit_on_error=False)
+    async def learn_model_limits(self) -> None:
+        """Ask a local model's server for its window and tool support (the probe runs in a
+        thread, off the UI loop), then show what it said."""
+        if await self.driver.runner.learn_limits():
+            self.refresh_budget()
+
+    def _after_first_frame(self) -> None:
+        # Focusing restyles the prompt and its ancestors, the context panel computes a dry-run
+        # request, and the file watcher loads its native module: the first frame needs none.
+        self._focus_prompt()
+        self._fill_budget()
+        self.warm_provider()
+
+    @work(group="warm", exit_on_error=False)
+    async def warm_provider(self) -> None:
+        """Import the provider's SDK (in a thread) before the first request needs it."""
+        provider = self.driver.runner.model.provider
+        if isinstance(provider, Warmable):
+            try:
+                await provider.warm()
+            except Exception:  # the first request reports what is wrong, in the conversation
+                return
+
+    def _open_deferred(self) -> None:
+        """Open the session (the first frame is on screen), then show it."""
+        try:
+            self.open_session()
+        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
+            self.app.exit(SessionOpenFailed(str(error)))
+            return
+        self._show_session()
+        if not self._focus_prompt():  # focusing also shows the keys as enabled
+            self.refresh_bindings()
+        self._fill_budget()
+        self.warm_provider()
+
+    def _fill_budget(self) -> None:
+        """Fill the context panel; once it shows, follow the files it shows (the watcher loads
+        a native module) and say that start-up is over."""
+        self.refresh_budget()
+        self.call_after_refresh(self._started)
+
+    def _started(self) -> None:
+        if self.request.config.watch_files:
+            self.watch_files()
+        self.post_message(ui.WorkbenchReady())
+
+    def on_screen_resume(self) -> None:
+        """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did)."""
+        if self.is_mounted:
+            self._focus_prompt()
+
+    def _focus_prompt(self) -> bool:
+        """Focus the prompt when nothing has focus; returns whether it did."""
+        if self.focused is not None:
+            return False
+        self.prompt.focus()
+        return True
+
+    @work(exclusive=True, group="load")
+    async def show_conversation(self) -> None:
+        """Show a resumed conversation (the newest entries have widgets), then what the
+        session has to say at start (a resume, configuration and start-up warnings)."""
+        root = str(self.session.project_root)
+        conversation, errors = self.driver.runner.conversation, self.session.logged_errors
+        await self.conversation.load(entries_from_messages(conversation, root, errors))
+        for notice in self.session.notices:
+            await self.conversation.add(NoticeEntry(notice, "session"))
+
+    async def on_unmount(self) -> None:
+        """Detach from the engine; cancel sub-agents still running and wait for them."""
+        if not self.attached:
+            return
+        self.events.detach()
+        self.permissions.detach()
+        self.compaction.detach()
+        await self.session.stop_sub_agents()
 
     # -- showing engine state ---------------------------------------------------------------
 

@@ -6,26 +6,18 @@ model calls and tool rounds until a reply without tool calls, a cancellation, or
 
 Per model call:
 
-1. Assemble the request (static prefix, session date, conversation) and estimate it once.
-2. Compaction when the soft trigger or the hard fit says so (stateful providers decide from
-   reported usage instead), then assemble again.
-3. Fit the completion reserve, emit the request snapshot, stream the call.
-4. On success: LastMainRequest, calibration from usage, the assistant message, then tools.
+1. Assemble the request (static prefix, session date, conversation) and estimate it once
+   (``prepare``: the active conversation goes through the ledger).
+2. The pre-request gate (``compaction_gate``): compaction when the soft trigger or the hard fit
+   says so (stateful providers decide from reported usage instead), ``ask`` mode's question,
+   ``off`` mode's warning or stop; then assemble again.
+3. Fit the completion reserve, emit the request snapshot, stream the call (``model_call``:
+   partial replies kept, the image-free retry, a too-large rejection compacted and retried once).
+4. On success: LastMainRequest, calibration from usage, the assistant message, then tools
+   (``tool_calls``, each result within its budget).
 
-Cancellation stores what was streamed as an ``incomplete`` assistant message; provider errors do
-the same and end the episode with an ``ErrorEvent`` that carries the error's remedies. Nothing
-the user saw is lost.
-
-Images: a model without vision gets placeholders instead. A call rejected for its images is
-retried once without them, and the provider remembers the rejection for the session
-(``MainModel.sees_images``), so later turns send one request, already without images.
-
-Compaction modes: ``compaction_mode`` is ``auto`` (compact by itself), ``ask`` (ask the
-``policy`` first: compact now, send anyway while the hard fit holds, or mask the largest tool
-results) or ``off`` (never by itself; warn near the hard limit, stop when a request does not
-fit); the decision is the engine's (``engine.compaction.policy.decide``). When the pinned
-messages alone cannot fit, the policy is asked which to unpin; a refusal ends the run with a
-message naming each pin and its size.
+The runner keeps the state those modules read and change (``RunnerState``, ``run_types``) and
+the operations on the conversation: pins, masking, manual compaction, model switches.
 
 Server limits: before its first request the runner asks a local model's server for its window
 and tool support (``learn_limits``, once, in a thread; the app starts it as soon as the session
@@ -37,23 +29,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
+from steiner_tui.agent.compaction_gate import prepare_turn
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.cost_counter import EstimatorCounter
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.model_call import call_model
+from steiner_tui.agent.run_types import (
+    EpisodeProgress,
+    PreparedTurn,
+    RunnerState,
+    RunResult,
+    Status,
+)
 from steiner_tui.agent.snapshot_builder import FIRST_REQUEST, SnapshotBuilder
-from steiner_tui.agent.streaming import StreamCollector
-from steiner_tui.agent.tool_calls import ResultBudget, ToolRunner, run_tool_calls
-from steiner_tui.engine.budget import FitResult
+from steiner_tui.agent.tool_calls import ToolRunner, result_budget, run_tool_calls
 from steiner_tui.engine.compaction.archive import HistoryArchive
-from steiner_tui.engine.compaction.escalation import CompactionCounter, over_window_health
+from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import snapshot_tools
@@ -66,21 +64,11 @@ from steiner_tui.engine.compaction.pins import (
 from steiner_tui.engine.compaction.policy import (
     AutoCompaction,
     CompactionPolicy,
-    CompactionQuestion,
     HeadlessPolicy,
-    MaskLargest,
     PinsQuestion,
     Refuse,
-    SendAnyway,
-    asked_event,
-    decide,
-    largest_tool_results,
-    mask_needed,
-    off_stop_message,
-    off_warning,
-    question_for,
 )
-from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
+from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.costs import CostItem, PinnedShare, pinned_share, rank_request
 from steiner_tui.engine.events import (
     CompactionOutcome,
@@ -89,96 +77,27 @@ from steiner_tui.engine.events import (
     MessageAppended,
     PinChanged,
     RequestSnapshot,
-    UsageReported,
     WarningEvent,
 )
 from steiner_tui.engine.ledger import ConversationLedger
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
-from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState, build_context_state
 from steiner_tui.engine.state.file_tracker import FileTracker
-from steiner_tui.engine.tokens import TokenEstimate, TokenizerLoadError
-from steiner_tui.engine.tokens.policy import HEURISTIC
-from steiner_tui.engine.tokens.request import MESSAGE_FRAMING_TOKENS
-from steiner_tui.engine.tool_budget import tool_result_budget
+from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 from steiner_tui.tools.results import ResultStore, TemporaryResultStore
 
 __all__ = ["EpisodeProgress", "PreparedTurn", "RunResult", "Runner", "RunnerState", "Status"]
 
-_RETRY_TOO_LARGE = (
-    "the provider found the request too large for the model's window; "
-    "compacting and sending it once more"
-)
-
 MAX_TOOL_ROUNDS = 50
 """A safety stop for runaway tool loops within one episode."""
 
-_MAX_QUESTIONS = 4
-"""How many times ``ask`` asks before one request (masking may leave it over the trigger)."""
 _MAX_UNPIN_ROUNDS = 3
 """How many times one compaction asks which pins to drop."""
-
-Status = Literal["done", "cancelled", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedTurn:
-    """A request ready to send, with the figures behind it.
-
-    ``hashes`` and ``prompt_bytes`` are the request's message hashes and prompt bytes when the
-    conversation's ledger already knew them (None: the snapshot computes them).
-    """
-
-    assembled: AssembledPrompt
-    request: ChatRequest
-    estimate: TokenEstimate
-    fit: FitResult
-    hashes: tuple[str, ...] | None = None
-    prompt_bytes: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RunResult:
-    """How an episode ended: ``done`` with the final reply, ``cancelled``, or ``error``."""
-
-    status: Status
-    reply: str = ""
-    error: str = ""
-    error_kind: str = ""
-
-
-@dataclass(slots=True)
-class EpisodeProgress:
-    """Per-episode counters: compaction stages and tool rounds."""
-
-    compactions: CompactionCounter = field(default_factory=CompactionCounter)
-    tool_rounds: int = 0
-    retried_too_large: bool = False
-    """The provider rejected a request as too large once in this episode (it was retried)."""
-
-
-@dataclass(slots=True)
-class RunnerState:
-    """What a runner carries across episodes."""
-
-    lineage: ConversationLineage = field(default_factory=ConversationLineage)
-    last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
-    last_parent_request: ChatRequest | None = None
-    """The last main request sent (a manual ``/compact`` summarizes with its tools)."""
-    parent_usage: ParentUsage | None = None
-    turn: int = 0
-    tracker: FileTracker = field(default_factory=FileTracker)
-    """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
-    context: ContextState = field(default_factory=ContextState)
-    """The durable context state, rebuilt before every model call (compaction carries it)."""
-    over_window: bool = False
-    """The provider said the last request was too large: the next one compacts first."""
-    off_warned: int = -1
-    """The generation ``off`` mode last warned in about the nearing hard limit."""
 
 
 class Runner:
@@ -395,7 +314,7 @@ class Runner:
         if outcome is not None:
             self.state.over_window = False
             if self.model.stateful:
-                self.state.parent_usage = self._parent_usage().after_compaction()
+                self.state.parent_usage = self.parent_usage().after_compaction()
         return outcome
 
     def cost_ranking(self, snapshot: RequestSnapshot | None = None) -> tuple[CostItem, ...]:
@@ -509,9 +428,9 @@ class Runner:
         """The dry-run snapshot of the next request over ``conversation`` (default: the active
         one); nothing is sent or stored. Its ``fits`` says whether it can be sent as it is
         (False: "over the window")."""
-        return self._snapshot(self.prepare(conversation), dry_run=True)
+        return self.snapshot_of(self.prepare(conversation), dry_run=True)
 
-    def _snapshot(self, prepared: PreparedTurn, *, dry_run: bool = False) -> RequestSnapshot:
+    def snapshot_of(self, prepared: PreparedTurn, *, dry_run: bool = False) -> RequestSnapshot:
         return self.snapshots.build(
             prepared.request,
             provider=self.model.alias,
@@ -543,10 +462,10 @@ class Runner:
         Failures are reported as warnings and leave the conversation as it was (minus a retired
         backend state). Cancellation propagates, also after dropping a retired backend state.
         """
-        outcome, _ = await self._compact(counter, steering=steering, manual=manual)
+        outcome, _ = await self.compact_asking_pins(counter, steering=steering, manual=manual)
         return outcome
 
-    async def _compact(
+    async def compact_asking_pins(
         self, counter: CompactionCounter | None, *, steering: str = "", manual: bool = False
     ) -> tuple[CompactionOutcome | None, str]:
         """``compact``, asking which pins to drop while the pins alone cannot fit; the
@@ -574,7 +493,7 @@ class Runner:
         if outcome is not None and outcome.applied:
             self.state.over_window = False
             if self.model.stateful:
-                self.state.parent_usage = self._parent_usage().after_compaction()
+                self.state.parent_usage = self.parent_usage().after_compaction()
         return outcome, ""
 
     # -- one episode ------------------------------------------------------------------------
@@ -593,10 +512,10 @@ class Runner:
         reply = ""
         while True:
             self._drain_inbox()
-            prepared_or_error = await self._prepare_turn(progress)
+            prepared_or_error = await prepare_turn(self, progress)
             if isinstance(prepared_or_error, RunResult):
                 return prepared_or_error
-            outcome = await self._call_model(prepared_or_error, progress)
+            outcome = await call_model(self, prepared_or_error, progress)
             if isinstance(outcome, RunResult):
                 if outcome.error_kind == "context_length" and not progress.retried_too_large:
                     # The provider counted more than we did: compact, then try once more.
@@ -631,111 +550,8 @@ class Runner:
         for message in self.inbox():
             self.append(message if message.turn else replace(message, turn=self.state.turn))
 
-    async def _prepare_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
-        try:
-            return await self._prepare_fitting_turn(progress)
-        except TokenizerLoadError as error:
-            # The model's tokenizer is missing or broken: every fit would be a guess.
-            text = labelled(self.model.ref, str(error))
-            self.sink.emit(ErrorEvent("tokenizer", text))
-            return RunResult("error", error=text, error_kind="tokenizer")
-
-    async def _prepare_fitting_turn(self, progress: EpisodeProgress) -> PreparedTurn | RunResult:
-        self.refresh_context_state()
-        prepared = self.prepare()
-        for _ in range(_MAX_QUESTIONS):
-            reached, fits = self._needs(prepared)
-            forced = self.state.over_window
-            action = decide(self.compaction_mode, reached_soft=reached, fits=fits, forced=forced)
-            if action == "send":
-                break
-            if action == "stop":
-                return self._window_error(prepared, progress, off=True)
-            steering = ""
-            if action == "ask":
-                question = self._question(prepared, fits, forced)
-                answer = await self.policy.ask(question)
-                self.sink.emit(asked_event(question, answer))
-                if isinstance(answer, Refuse):
-                    self.sink.emit(ErrorEvent("compaction_ask", answer.message))
-                    return RunResult("error", error=answer.message, error_kind="compaction_ask")
-                if isinstance(answer, SendAnyway):
-                    if question.can_send:
-                        break
-                    continue  # the hard fit does not hold: never sent as it is
-                if isinstance(answer, MaskLargest):
-                    calls = [candidate.call_id for candidate in question.maskable]
-                    self.mask_results(calls, reason="mask the largest tool results")
-                    prepared = self.prepare()
-                    continue
-                steering = answer.focus
-            _, refusal = await self._compact(progress.compactions, steering=steering)
-            if refusal:
-                self.sink.emit(ErrorEvent("pins_too_large", refusal))
-                return RunResult("error", error=refusal, error_kind="pins_too_large")
-            prepared = self.prepare()
-            break
-        if self.model.stateful and self._parent_usage().decision() == "cap_stop":
-            text, health = stateful_cap_stop()
-            self.sink.emit(health)
-            self.sink.emit(ErrorEvent("context_window", text))
-            return RunResult("error", error=text, error_kind="context_window")
-        if not prepared.fit.fits:
-            return self._window_error(prepared, progress, off=self.compaction_mode == "off")
-        self._warn_near_hard_limit(prepared)
-        return prepared
-
-    def _needs(self, prepared: PreparedTurn) -> tuple[bool, bool]:
-        """``(reached the soft trigger, fits)`` for ``decide``: a stateful provider decides
-        from reported usage (its cap counts as not fitting)."""
-        if self.model.stateful:
-            decision = self._parent_usage().decision()
-            return decision in ("compact", "cap_stop"), (
-                decision != "cap_stop" and prepared.fit.fits
-            )
-        return self.model.budget.should_compact(prepared.estimate.tokens), prepared.fit.fits
-
-    def _question(self, prepared: PreparedTurn, fits: bool, forced: bool) -> CompactionQuestion:
-        budget, tokens = self.model.budget, prepared.estimate.tokens
-        maskable = largest_tool_results(
-            self.conversation,
-            self._tokens_of,
-            is_pinned_by(self.lineage.pins),
-            mask_needed(budget, tokens, prepared.fit),
-        )
-        return question_for(budget, tokens, fits=fits, forced=forced, maskable=maskable)
-
-    def _window_error(
-        self, prepared: PreparedTurn, progress: EpisodeProgress, *, off: bool
-    ) -> RunResult:
-        fit = prepared.fit
-        text = (
-            f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
-            f"{fit.reserve} reserved + {fit.safety_margin} margin > "
-            f"{self.model.budget.context_size}"
-        )
-        if self.state.over_window and fit.fits:
-            text = "the provider rejected the last request as too large for the model's window"
-        if self.model.stateful and self._parent_usage().decision() == "cap_stop":
-            text, _ = stateful_cap_stop()
-        if off:
-            text = off_stop_message(text)
-        self.sink.emit(over_window_health(progress.compactions.stages))
-        self.sink.emit(ErrorEvent("context_window", text))
-        return RunResult("error", error=text, error_kind="context_window")
-
-    def _warn_near_hard_limit(self, prepared: PreparedTurn) -> None:
-        """``off`` mode: once per generation, say that the hard fit is near."""
-        generation = self.lineage.active.id
-        if self.compaction_mode != "off" or self.state.off_warned == generation:
-            return
-        text = off_warning(self.model.budget, prepared.estimate.tokens, prepared.fit)
-        if text:
-            self.state.off_warned = generation
-            self.sink.emit(WarningEvent("compaction_off", text))
-
-    def _parent_usage(self) -> ParentUsage:
-
+    def parent_usage(self) -> ParentUsage:
+        """What a stateful provider reported, carried over to the current model and window."""
         usage = self.state.parent_usage
         window = self.model.info.context_window
         if usage is None:
@@ -744,101 +560,6 @@ class Runner:
             usage = usage.carried(self.model.model, window)
         self.state.parent_usage = usage
         return usage
-
-    async def _call_model(
-        self, prepared: PreparedTurn, progress: EpisodeProgress | None = None
-    ) -> Message | RunResult:
-        retried_without_images = False
-        while True:
-            # Every request actually sent has its own snapshot, the image-free retry included.
-            snapshot = self._snapshot(prepared)
-            self.sink.emit(snapshot)
-            self.sink.emit(self.cache.main(snapshot))
-            self.state.last_parent_request = prepared.request
-            collector = StreamCollector(self.sink)
-            try:
-                await collector.consume(self.model.provider.stream(prepared.request))
-            except asyncio.CancelledError:
-                self._keep_partial(collector)
-                raise
-            except ProviderError as error:
-                if (
-                    error.kind == "image_rejected"
-                    and not retried_without_images
-                    and not collector.has_output
-                ):
-                    retried_without_images = True
-                    prepared = self._without_images(prepared)
-                    continue
-                self._keep_partial(collector)
-                text = labelled(self.model.ref, error.message)
-                if error.kind == "context_length" and not collector.has_output:
-                    self.state.over_window = True  # the next request compacts first
-                    if progress is not None and not progress.retried_too_large:
-                        # Not the end yet: the run compacts and sends it once more.
-                        self.sink.emit(WarningEvent("context_length", _RETRY_TOO_LARGE))
-                        return RunResult("error", error=text, error_kind=error.kind)
-                self.sink.emit(ErrorEvent(error.kind, text, error.remedies))
-                return RunResult("error", error=text, error_kind=error.kind)
-            break
-        return self._finish_call(prepared.request, prepared.estimate, collector)
-
-    def _without_images(self, prepared: PreparedTurn) -> PreparedTurn:
-        """The same request with every image replaced by its placeholder, estimated again."""
-        request = prepared.request
-        messages, _ = strip_images(request.messages)
-        estimate = self.context.estimate(request.model, messages, request.tools)
-        request = replace(request, messages=messages, raw_prompt_tokens=estimate.raw_tokens)
-        # Other messages: the snapshot hashes and measures them afresh.
-        return replace(prepared, request=request, estimate=estimate, hashes=None, prompt_bytes=None)
-
-    def _keep_partial(self, collector: StreamCollector) -> None:
-        # Tool calls of a cut-off reply are dropped: they never ran and have no results.
-        if collector.text or collector.reasoning:
-            self.append(
-                Message(
-                    "assistant",
-                    collector.text,
-                    reasoning=collector.reasoning,
-                    turn=self.state.turn,
-                    incomplete=True,
-                )
-            )
-
-    def _finish_call(
-        self, request: ChatRequest, estimate: TokenEstimate, collector: StreamCollector
-    ) -> Message:
-        self.state.last_main_request = LastMainRequest(
-            self.model.alias, self.model.model, self.model.prompt_cache_key, self.clock.now()
-        )
-        usage = collector.usage
-        if usage is not None:
-            raw = request.raw_prompt_tokens or estimate.raw_tokens
-            self.context.estimator.calibration.observe(self.model.model, usage.prompt_tokens, raw)
-            self.sink.emit(
-                UsageReported(
-                    self.model.model,
-                    usage.prompt_tokens,
-                    usage.completion_tokens,
-                    usage.cache_read_tokens,
-                    usage.cache_write_tokens,
-                    estimate.tokens,
-                )
-            )
-            if self.model.stateful:
-                self.state.parent_usage = self._parent_usage().observe(usage.prompt_tokens)
-        done = collector.done
-        if self.model.stateful and done is not None and done.backend_state:
-            self.state.lineage = self.state.lineage.with_backend_state(done.backend_state)
-        message = Message(
-            "assistant",
-            collector.text,
-            reasoning=collector.reasoning,
-            tool_calls=tuple(collector.tool_calls),
-            turn=self.state.turn,
-        )
-        self.append(message)
-        return message
 
     async def _run_tools(self, reply: Message, prompt_tokens: int) -> None:
         if self.tools is None:
@@ -856,33 +577,17 @@ class Runner:
             self.state.tracker,
             self.sink,
             self.append,
-            self._result_budget(prompt_tokens + self._tokens_of(reply)),
+            result_budget(
+                self.model,
+                self.context.estimator,
+                self.results,
+                prompt_tokens + self.tokens_of(reply),
+            ),
         )
 
-    def _tokens_of(self, message: Message) -> int:
+    def tokens_of(self, message: Message) -> int:
+        """``message``'s calibrated tokens on the main model, alone."""
         return self.context.estimate(self.model.model, (message,), ()).tokens
-
-    def _result_budget(self, prompt_tokens: int) -> ResultBudget:
-        """Each result of this round within what the window has left (``tool_result_budget``)."""
-        model = self.model
-        estimator = self.context.estimator
-        heuristic = estimator.choice(model.model).encoding == HEURISTIC
-
-        def tokens_for(used: int, pending: int) -> int:
-            return tool_result_budget(
-                model.budget, prompt_tokens + used, pending, model.explicit_max_tokens
-            )
-
-        def count(text: str) -> int:
-            raw = estimator.count_text(model.model, text) + MESSAGE_FRAMING_TOKENS
-            return estimator.calibrated(model.model, raw).tokens
-
-        return ResultBudget(tokens_for, count, 4 if heuristic else 3, self.results)
-
-
-def labelled(ref: str, message: str) -> str:
-    """``message`` starting with ``ref:`` once (SDK providers already start theirs with it)."""
-    return message if message.startswith(f"{ref}:") else f"{ref}: {message}"
 
 
 def seed_last_main_request_for(model: MainModel, seed: LastMainRequest) -> LastMainRequest:

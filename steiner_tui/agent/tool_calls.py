@@ -15,10 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.file_tracker import FileTracker, observe_tool_result
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.engine.tokens.policy import HEURISTIC
+from steiner_tui.engine.tokens.request import MESSAGE_FRAMING_TOKENS, RequestEstimator
+from steiner_tui.engine.tool_budget import tool_result_budget
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, result_message
 from steiner_tui.tools.results import ResultStore
@@ -30,6 +34,7 @@ __all__ = [
     "ToolRunner",
     "bound_result",
     "cancelled_results",
+    "result_budget",
     "run_tool_calls",
 ]
 
@@ -60,6 +65,25 @@ class ResultBudget:
     count_tokens: Callable[[str], int]
     chars_per_token: int = 4
     results: ResultStore | None = None
+
+
+def result_budget(
+    model: MainModel, estimator: RequestEstimator, results: ResultStore, prompt_tokens: int
+) -> ResultBudget:
+    """Each result of a round within what the window has left after ``prompt_tokens``
+    (``engine.tool_budget``), counted with the main model's calibrated estimate."""
+    heuristic = estimator.choice(model.model).encoding == HEURISTIC
+
+    def tokens_for(used: int, pending: int) -> int:
+        return tool_result_budget(
+            model.budget, prompt_tokens + used, pending, model.explicit_max_tokens
+        )
+
+    def count(text: str) -> int:
+        raw = estimator.count_text(model.model, text) + MESSAGE_FRAMING_TOKENS
+        return estimator.calibrated(model.model, raw).tokens
+
+    return ResultBudget(tokens_for, count, 4 if heuristic else 3, results)
 
 
 async def run_tool_calls(

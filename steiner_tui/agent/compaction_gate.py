@@ -1,0 +1,204 @@
+"""The gate before every main request: compact, ask, warn or stop, then send what fits.
+
+The runner assembles the request and hands it here (``prepare_turn``). The soft trigger and the
+hard fit (a stateful provider: its reported usage and cap) decide what the request calls for,
+and the compaction mode what is done about it (``engine.compaction.policy.decide``):
+
+* ``auto`` compacts by itself, then assembles again;
+* ``ask`` asks the runner's ``policy``: compact now (with a focus), send anyway while the hard
+  fit holds, or mask the largest tool results; it asks again (at most ``MAX_QUESTIONS`` times)
+  when masking left the request over the trigger;
+* ``off`` never compacts by itself: it warns once per generation near the hard limit and stops
+  when a request does not fit.
+
+A request that still does not fit is never sent: the episode ends with a ``context_window``
+error naming the figures. When the pinned messages alone cannot fit, compaction asks which to
+unpin; a refusal ends the run with a message naming each pin and its size.
+See docs/design.md, "8. Compaction".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.run_types import (
+    EpisodeProgress,
+    PreparedTurn,
+    RunnerState,
+    RunResult,
+    labelled,
+)
+from steiner_tui.engine.compaction.escalation import CompactionCounter, over_window_health
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.pins import is_pinned_by
+from steiner_tui.engine.compaction.policy import (
+    AutoCompaction,
+    CompactionPolicy,
+    CompactionQuestion,
+    MaskLargest,
+    Refuse,
+    SendAnyway,
+    asked_event,
+    decide,
+    largest_tool_results,
+    mask_needed,
+    off_stop_message,
+    off_warning,
+    question_for,
+)
+from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
+from steiner_tui.engine.events import CompactionOutcome, ErrorEvent, EventSink, WarningEvent
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.state.context_state import ContextState
+from steiner_tui.engine.tokens import TokenizerLoadError
+
+__all__ = ["MAX_QUESTIONS", "GateHost", "prepare_turn"]
+
+MAX_QUESTIONS = 4
+"""How many times ``ask`` asks before one request (masking may leave it over the trigger)."""
+
+
+class GateHost(Protocol):
+    """What the gate reads and calls on the runner (``Runner`` implements it)."""
+
+    model: MainModel
+    sink: EventSink
+    policy: CompactionPolicy
+    compaction_mode: AutoCompaction
+    state: RunnerState
+
+    @property
+    def lineage(self) -> ConversationLineage: ...
+
+    @property
+    def conversation(self) -> tuple[Message, ...]: ...
+
+    def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn: ...
+
+    def refresh_context_state(self) -> ContextState: ...
+
+    def mask_results(
+        self, call_ids: Sequence[str], *, reason: str = ""
+    ) -> CompactionOutcome | None: ...
+
+    async def compact_asking_pins(
+        self, counter: CompactionCounter | None, *, steering: str = "", manual: bool = False
+    ) -> tuple[CompactionOutcome | None, str]: ...
+
+    def parent_usage(self) -> ParentUsage: ...
+
+    def tokens_of(self, message: Message) -> int: ...
+
+
+async def prepare_turn(host: GateHost, progress: EpisodeProgress) -> PreparedTurn | RunResult:
+    """The next request, compacted or masked as the mode says, or how the episode ends."""
+    try:
+        return await _prepare_fitting_turn(host, progress)
+    except TokenizerLoadError as error:
+        # The model's tokenizer is missing or broken: every fit would be a guess.
+        text = labelled(host.model.ref, str(error))
+        host.sink.emit(ErrorEvent("tokenizer", text))
+        return RunResult("error", error=text, error_kind="tokenizer")
+
+
+async def _prepare_fitting_turn(
+    host: GateHost, progress: EpisodeProgress
+) -> PreparedTurn | RunResult:
+    host.refresh_context_state()
+    prepared = host.prepare()
+    for _ in range(MAX_QUESTIONS):
+        reached, fits = _needs(host, prepared)
+        forced = host.state.over_window
+        action = decide(host.compaction_mode, reached_soft=reached, fits=fits, forced=forced)
+        if action == "send":
+            break
+        if action == "stop":
+            return _window_error(host, prepared, progress, off=True)
+        steering = ""
+        if action == "ask":
+            question = _question(host, prepared, fits, forced)
+            answer = await host.policy.ask(question)
+            host.sink.emit(asked_event(question, answer))
+            if isinstance(answer, Refuse):
+                host.sink.emit(ErrorEvent("compaction_ask", answer.message))
+                return RunResult("error", error=answer.message, error_kind="compaction_ask")
+            if isinstance(answer, SendAnyway):
+                if question.can_send:
+                    break
+                continue  # the hard fit does not hold: never sent as it is
+            if isinstance(answer, MaskLargest):
+                calls = [candidate.call_id for candidate in question.maskable]
+                host.mask_results(calls, reason="mask the largest tool results")
+                prepared = host.prepare()
+                continue
+            steering = answer.focus
+        _, refusal = await host.compact_asking_pins(progress.compactions, steering=steering)
+        if refusal:
+            host.sink.emit(ErrorEvent("pins_too_large", refusal))
+            return RunResult("error", error=refusal, error_kind="pins_too_large")
+        prepared = host.prepare()
+        break
+    if host.model.stateful and host.parent_usage().decision() == "cap_stop":
+        text, health = stateful_cap_stop()
+        host.sink.emit(health)
+        host.sink.emit(ErrorEvent("context_window", text))
+        return RunResult("error", error=text, error_kind="context_window")
+    if not prepared.fit.fits:
+        return _window_error(host, prepared, progress, off=host.compaction_mode == "off")
+    _warn_near_hard_limit(host, prepared)
+    return prepared
+
+
+def _needs(host: GateHost, prepared: PreparedTurn) -> tuple[bool, bool]:
+    """``(reached the soft trigger, fits)`` for ``decide``: a stateful provider decides from
+    reported usage (its cap counts as not fitting)."""
+    if host.model.stateful:
+        decision = host.parent_usage().decision()
+        return decision in ("compact", "cap_stop"), (decision != "cap_stop" and prepared.fit.fits)
+    return host.model.budget.should_compact(prepared.estimate.tokens), prepared.fit.fits
+
+
+def _question(
+    host: GateHost, prepared: PreparedTurn, fits: bool, forced: bool
+) -> CompactionQuestion:
+    budget, tokens = host.model.budget, prepared.estimate.tokens
+    maskable = largest_tool_results(
+        host.conversation,
+        host.tokens_of,
+        is_pinned_by(host.lineage.pins),
+        mask_needed(budget, tokens, prepared.fit),
+    )
+    return question_for(budget, tokens, fits=fits, forced=forced, maskable=maskable)
+
+
+def _window_error(
+    host: GateHost, prepared: PreparedTurn, progress: EpisodeProgress, *, off: bool
+) -> RunResult:
+    fit = prepared.fit
+    text = (
+        f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
+        f"{fit.reserve} reserved + {fit.safety_margin} margin > "
+        f"{host.model.budget.context_size}"
+    )
+    if host.state.over_window and fit.fits:
+        text = "the provider rejected the last request as too large for the model's window"
+    if host.model.stateful and host.parent_usage().decision() == "cap_stop":
+        text, _ = stateful_cap_stop()
+    if off:
+        text = off_stop_message(text)
+    host.sink.emit(over_window_health(progress.compactions.stages))
+    host.sink.emit(ErrorEvent("context_window", text))
+    return RunResult("error", error=text, error_kind="context_window")
+
+
+def _warn_near_hard_limit(host: GateHost, prepared: PreparedTurn) -> None:
+    """``off`` mode: once per generation, say that the hard fit is near."""
+    generation = host.lineage.active.id
+    if host.compaction_mode != "off" or host.state.off_warned == generation:
+        return
+    text = off_warning(host.model.budget, prepared.estimate.tokens, prepared.fit)
+    if text:
+        host.state.off_warned = generation
+        host.sink.emit(WarningEvent("compaction_off", text))

@@ -1,0 +1,171 @@
+"""One main model call: the request's snapshot, the stream, and what the reply leaves behind.
+
+Every request actually sent has its own snapshot (the image-free retry included). A call
+rejected for its images is retried once without them, and the provider remembers the rejection
+for the session (``MainModel.sees_images``), so later turns send one request, already without
+images. Cancellation stores what was streamed as an ``incomplete`` assistant message; provider
+errors do the same and end the call with an ``ErrorEvent`` carrying the error's remedies, except
+a first ``context_length`` rejection with nothing streamed: the runner compacts and sends once
+more. Nothing the user saw is lost.
+
+On success: the ``LastMainRequest``, calibration from the reported usage, a stateful provider's
+backend state, and the assistant message appended to the conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Protocol
+
+from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
+from steiner_tui.agent.clock import Clock
+from steiner_tui.agent.context_manager import ContextManager
+from steiner_tui.agent.images import strip_images
+from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.run_types import (
+    EpisodeProgress,
+    PreparedTurn,
+    RunnerState,
+    RunResult,
+    labelled,
+)
+from steiner_tui.agent.streaming import StreamCollector
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.compaction.stateful import ParentUsage
+from steiner_tui.engine.events import (
+    ErrorEvent,
+    EventSink,
+    RequestSnapshot,
+    UsageReported,
+    WarningEvent,
+)
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.tokens import TokenEstimate
+
+__all__ = ["CallHost", "call_model"]
+
+_RETRY_TOO_LARGE = (
+    "the provider found the request too large for the model's window; "
+    "compacting and sending it once more"
+)
+
+
+class CallHost(Protocol):
+    """What a model call reads and calls on the runner (``Runner`` implements it)."""
+
+    model: MainModel
+    context: ContextManager
+    sink: EventSink
+    clock: Clock
+    cache: CacheDiagnostics
+    state: RunnerState
+
+    def snapshot_of(self, prepared: PreparedTurn, *, dry_run: bool = False) -> RequestSnapshot: ...
+
+    def append(self, message: Message) -> None: ...
+
+    def parent_usage(self) -> ParentUsage: ...
+
+
+async def call_model(
+    host: CallHost, prepared: PreparedTurn, progress: EpisodeProgress | None = None
+) -> Message | RunResult:
+    """Send ``prepared`` and stream the reply; the assistant message appended, or how the
+    call ended (``progress`` None: a ``context_length`` rejection is not retried)."""
+    retried_without_images = False
+    while True:
+        # Every request actually sent has its own snapshot, the image-free retry included.
+        snapshot = host.snapshot_of(prepared)
+        host.sink.emit(snapshot)
+        host.sink.emit(host.cache.main(snapshot))
+        host.state.last_parent_request = prepared.request
+        collector = StreamCollector(host.sink)
+        try:
+            await collector.consume(host.model.provider.stream(prepared.request))
+        except asyncio.CancelledError:
+            _keep_partial(host, collector)
+            raise
+        except ProviderError as error:
+            if (
+                error.kind == "image_rejected"
+                and not retried_without_images
+                and not collector.has_output
+            ):
+                retried_without_images = True
+                prepared = _without_images(host.context, prepared)
+                continue
+            _keep_partial(host, collector)
+            text = labelled(host.model.ref, error.message)
+            if error.kind == "context_length" and not collector.has_output:
+                host.state.over_window = True  # the next request compacts first
+                if progress is not None and not progress.retried_too_large:
+                    # Not the end yet: the run compacts and sends it once more.
+                    host.sink.emit(WarningEvent("context_length", _RETRY_TOO_LARGE))
+                    return RunResult("error", error=text, error_kind=error.kind)
+            host.sink.emit(ErrorEvent(error.kind, text, error.remedies))
+            return RunResult("error", error=text, error_kind=error.kind)
+        break
+    return _finish_call(host, prepared.request, prepared.estimate, collector)
+
+
+def _without_images(context: ContextManager, prepared: PreparedTurn) -> PreparedTurn:
+    """The same request with every image replaced by its placeholder, estimated again."""
+    request = prepared.request
+    messages, _ = strip_images(request.messages)
+    estimate = context.estimate(request.model, messages, request.tools)
+    request = replace(request, messages=messages, raw_prompt_tokens=estimate.raw_tokens)
+    # Other messages: the snapshot hashes and measures them afresh.
+    return replace(prepared, request=request, estimate=estimate, hashes=None, prompt_bytes=None)
+
+
+def _keep_partial(host: CallHost, collector: StreamCollector) -> None:
+    # Tool calls of a cut-off reply are dropped: they never ran and have no results.
+    if collector.text or collector.reasoning:
+        host.append(
+            Message(
+                "assistant",
+                collector.text,
+                reasoning=collector.reasoning,
+                turn=host.state.turn,
+                incomplete=True,
+            )
+        )
+
+
+def _finish_call(
+    host: CallHost, request: ChatRequest, estimate: TokenEstimate, collector: StreamCollector
+) -> Message:
+    model = host.model
+    host.state.last_main_request = LastMainRequest(
+        model.alias, model.model, model.prompt_cache_key, host.clock.now()
+    )
+    usage = collector.usage
+    if usage is not None:
+        raw = request.raw_prompt_tokens or estimate.raw_tokens
+        host.context.estimator.calibration.observe(model.model, usage.prompt_tokens, raw)
+        host.sink.emit(
+            UsageReported(
+                model.model,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+                estimate.tokens,
+            )
+        )
+        if model.stateful:
+            host.state.parent_usage = host.parent_usage().observe(usage.prompt_tokens)
+    done = collector.done
+    if model.stateful and done is not None and done.backend_state:
+        host.state.lineage = host.state.lineage.with_backend_state(done.backend_state)
+    message = Message(
+        "assistant",
+        collector.text,
+        reasoning=collector.reasoning,
+        tool_calls=tuple(collector.tool_calls),
+        turn=host.state.turn,
+    )
+    host.append(message)
+    return message

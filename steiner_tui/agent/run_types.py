@@ -1,0 +1,87 @@
+"""The runner's data: a request ready to send, how an episode ended, and the state it carries.
+
+Shared by the runner and the modules it hands parts of a turn to (``compaction_gate`` before a
+request, ``model_call`` for the call itself), so none of them imports another's class.
+``steiner_tui.agent.runner`` re-exports these names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from steiner_tui.engine.budget import FitResult
+from steiner_tui.engine.compaction.escalation import CompactionCounter
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.stateful import ParentUsage
+from steiner_tui.engine.prompt.assembler import AssembledPrompt
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.context_state import ContextState
+from steiner_tui.engine.state.file_tracker import FileTracker
+from steiner_tui.engine.tokens import TokenEstimate
+
+__all__ = ["EpisodeProgress", "PreparedTurn", "RunResult", "RunnerState", "Status", "labelled"]
+
+Status = Literal["done", "cancelled", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedTurn:
+    """A request ready to send, with the figures behind it.
+
+    ``hashes`` and ``prompt_bytes`` are the request's message hashes and prompt bytes when the
+    conversation's ledger already knew them (None: the snapshot computes them).
+    """
+
+    assembled: AssembledPrompt
+    request: ChatRequest
+    estimate: TokenEstimate
+    fit: FitResult
+    hashes: tuple[str, ...] | None = None
+    prompt_bytes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How an episode ended: ``done`` with the final reply, ``cancelled``, or ``error``."""
+
+    status: Status
+    reply: str = ""
+    error: str = ""
+    error_kind: str = ""
+
+
+@dataclass(slots=True)
+class EpisodeProgress:
+    """Per-episode counters: compaction stages and tool rounds."""
+
+    compactions: CompactionCounter = field(default_factory=CompactionCounter)
+    tool_rounds: int = 0
+    retried_too_large: bool = False
+    """The provider rejected a request as too large once in this episode (it was retried)."""
+
+
+@dataclass(slots=True)
+class RunnerState:
+    """What a runner carries across episodes."""
+
+    lineage: ConversationLineage = field(default_factory=ConversationLineage)
+    last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
+    last_parent_request: ChatRequest | None = None
+    """The last main request sent (a manual ``/compact`` summarizes with its tools)."""
+    parent_usage: ParentUsage | None = None
+    turn: int = 0
+    tracker: FileTracker = field(default_factory=FileTracker)
+    """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
+    context: ContextState = field(default_factory=ContextState)
+    """The durable context state, rebuilt before every model call (compaction carries it)."""
+    over_window: bool = False
+    """The provider said the last request was too large: the next one compacts first."""
+    off_warned: int = -1
+    """The generation ``off`` mode last warned in about the nearing hard limit."""
+
+
+def labelled(ref: str, message: str) -> str:
+    """``message`` starting with ``ref:`` once (SDK providers already start theirs with it)."""
+    return message if message.startswith(f"{ref}:") else f"{ref}: {message}"

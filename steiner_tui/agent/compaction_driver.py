@@ -48,6 +48,7 @@ from steiner_tui.engine.compaction.operation import (
 )
 from steiner_tui.engine.compaction.pins import PinsTooLarge
 from steiner_tui.engine.compaction.room import Sizer
+from steiner_tui.engine.compaction.triggers import MASK_ON_REQUEST
 from steiner_tui.engine.events import (
     CompactionApplied,
     CompactionOutcome,
@@ -155,6 +156,7 @@ class CompactionDriver:
         steering: str = "",
         manual: bool = False,
         context_state: ContextState | None = None,
+        trigger: str = "",
     ) -> CompactionRun:
         """Compact the active generation of ``lineage`` and adopt the result.
 
@@ -166,6 +168,7 @@ class CompactionDriver:
             steering: manual ``/compact`` steering text.
             manual: a manual ``/compact``.
             context_state: the runner's durable context state (the instruction carries it).
+            trigger: why it runs (``engine.compaction.triggers``), recorded in the outcome.
 
         Returns:
             The outcome (None after a failure, reported as a warning) and the retirement.
@@ -202,6 +205,7 @@ class CompactionDriver:
                 last_main_request=last_main_request,
                 prior_stages=0 if manual else counter.stages,
                 context_state=context_state,
+                trigger=trigger,
             )
         except CompactionCancelled as cancelled:
             self.adopt(lineage_after_failure(lineage, cancelled))
@@ -226,7 +230,12 @@ class CompactionDriver:
         return CompactionRun(outcome, result.backend_state_retired)
 
     def mask(
-        self, lineage: ConversationLineage, call_ids: Collection[str], *, reason: str = ""
+        self,
+        lineage: ConversationLineage,
+        call_ids: Collection[str],
+        *,
+        reason: str = "",
+        trigger: str = MASK_ON_REQUEST,
     ) -> CompactionOutcome | None:
         """Mask the tool results ``call_ids`` of the active generation in a new generation
         (``masking.mask_results``), adopt it and announce it; None when nothing was masked."""
@@ -245,6 +254,7 @@ class CompactionDriver:
             estimate=self.estimate_conversation,
             at=self.clock.now(),
             reason=reason,
+            trigger=trigger,
         )
         if masked is None:
             return None

@@ -49,6 +49,7 @@ from steiner_tui.engine.compaction.policy import (
     question_for,
 )
 from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_stop
+from steiner_tui.engine.compaction.triggers import ASK_COMPACT, ASK_MASK, asked, request_trigger
 from steiner_tui.engine.events import CompactionOutcome, ErrorEvent, EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.context_state import ContextState
@@ -80,11 +81,16 @@ class GateHost(Protocol):
     def refresh_context_state(self) -> ContextState: ...
 
     def mask_results(
-        self, call_ids: Sequence[str], *, reason: str = ""
+        self, call_ids: Sequence[str], *, reason: str = "", trigger: str = ...
     ) -> CompactionOutcome | None: ...
 
     async def compact_asking_pins(
-        self, counter: CompactionCounter | None, *, steering: str = "", manual: bool = False
+        self,
+        counter: CompactionCounter | None,
+        *,
+        steering: str = "",
+        manual: bool = False,
+        trigger: str = "",
     ) -> tuple[CompactionOutcome | None, str]: ...
 
     def parent_usage(self) -> ParentUsage: ...
@@ -117,6 +123,7 @@ async def _prepare_fitting_turn(
         if action == "stop":
             return _window_error(host, prepared, progress, off=True)
         steering = ""
+        trigger = request_trigger(reached_soft=reached, fits=fits, forced=forced)
         if action == "ask":
             question = _question(host, prepared, fits, forced)
             answer = await host.policy.ask(question)
@@ -130,11 +137,16 @@ async def _prepare_fitting_turn(
                 continue  # the hard fit does not hold: never sent as it is
             if isinstance(answer, MaskLargest):
                 calls = [candidate.call_id for candidate in question.maskable]
-                host.mask_results(calls, reason="mask the largest tool results")
+                host.mask_results(
+                    calls, reason="mask the largest tool results", trigger=asked(ASK_MASK, trigger)
+                )
                 prepared = host.prepare()
                 continue
             steering = answer.focus
-        _, refusal = await host.compact_asking_pins(progress.compactions, steering=steering)
+            trigger = asked(ASK_COMPACT, trigger)
+        _, refusal = await host.compact_asking_pins(
+            progress.compactions, steering=steering, trigger=trigger
+        )
         if refusal:
             host.sink.emit(ErrorEvent("pins_too_large", refusal))
             return RunResult("error", error=refusal, error_kind="pins_too_large")

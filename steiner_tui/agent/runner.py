@@ -69,6 +69,7 @@ from steiner_tui.engine.compaction.policy import (
     Refuse,
 )
 from steiner_tui.engine.compaction.stateful import ParentUsage
+from steiner_tui.engine.compaction.triggers import MANUAL, MASK_ON_REQUEST
 from steiner_tui.engine.costs import CostItem, PinnedShare, pinned_share, rank_request
 from steiner_tui.engine.events import (
     CompactionOutcome,
@@ -306,11 +307,11 @@ class Runner:
         return True
 
     def mask_results(
-        self, call_ids: Sequence[str], *, reason: str = ""
+        self, call_ids: Sequence[str], *, reason: str = "", trigger: str = MASK_ON_REQUEST
     ) -> CompactionOutcome | None:
         """Mask these tool results in a new generation (never rewriting what was sent); the
         outcome, recorded in the lineage, or None when none could be masked."""
-        outcome = self.compactor.mask(self.lineage, call_ids, reason=reason)
+        outcome = self.compactor.mask(self.lineage, call_ids, reason=reason, trigger=trigger)
         if outcome is not None:
             self.state.over_window = False
             if self.model.stateful:
@@ -451,6 +452,7 @@ class Runner:
         *,
         steering: str = "",
         manual: bool = False,
+        trigger: str = "",
     ) -> CompactionOutcome | None:
         """Compact the active generation; returns the outcome, or None after a failure.
 
@@ -458,15 +460,25 @@ class Runner:
             counter: the episode's stage counter (None: a fresh one).
             steering: manual ``/compact`` steering text.
             manual: a manual ``/compact``: the tools of the last main request, stages from 0.
+            trigger: why (``engine.compaction.triggers``; default: ``manual /compact`` when
+                ``manual``, else not recorded).
 
         Failures are reported as warnings and leave the conversation as it was (minus a retired
         backend state). Cancellation propagates, also after dropping a retired backend state.
         """
-        outcome, _ = await self.compact_asking_pins(counter, steering=steering, manual=manual)
+        trigger = trigger or (MANUAL if manual else "")
+        outcome, _ = await self.compact_asking_pins(
+            counter, steering=steering, manual=manual, trigger=trigger
+        )
         return outcome
 
     async def compact_asking_pins(
-        self, counter: CompactionCounter | None, *, steering: str = "", manual: bool = False
+        self,
+        counter: CompactionCounter | None,
+        *,
+        steering: str = "",
+        manual: bool = False,
+        trigger: str = "",
     ) -> tuple[CompactionOutcome | None, str]:
         """``compact``, asking which pins to drop while the pins alone cannot fit; the
         outcome, and the refusal's message when the policy would not unpin."""
@@ -481,6 +493,7 @@ class Runner:
                 steering=steering,
                 manual=manual,
                 context_state=self.refresh_context_state(),
+                trigger=trigger,
             )
             if run.pins is None:
                 break

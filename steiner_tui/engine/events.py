@@ -361,6 +361,9 @@ class CompactionOutcome:
     summary: str = ""
     edits: tuple[RoomEdit, ...] = ()
     """What the stages did to fit the window (masked, moved, cut, left out), in order."""
+    trigger: str = ""
+    """Why it ran (``compaction.triggers``: ``soft threshold``, ``hard fit``, ``manual /compact``,
+    ...); ``""``: not recorded (a generation from an older log)."""
     pending_archive: tuple[tuple[Message, ...], ...] = field(default=(), compare=False)
 
     @property

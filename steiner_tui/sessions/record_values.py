@@ -167,6 +167,7 @@ def _outcome_data(outcome: CompactionOutcome, summary: str) -> OutcomeData:
             )
             for e in outcome.edits
         ),
+        trigger=outcome.trigger,
     )
 
 
@@ -208,6 +209,7 @@ def _outcome_of(data: OutcomeData, summary: str) -> CompactionOutcome:
             for e in data.edits
             if e.kind in ("masked", "summarized", "cut", "omitted")
         ),
+        trigger=data.trigger,
     )
 
 

@@ -161,6 +161,8 @@ class OutcomeData(_Data, frozen=True):
     summary: str | None = None
     """None: the same text as the generation's summary (written once)."""
     edits: tuple[EditData, ...] = ()
+    trigger: str = ""
+    """Why it ran (absent: not recorded, a log written before triggers were)."""
 
 
 class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag_field="type"):

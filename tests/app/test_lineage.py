@@ -17,6 +17,7 @@ from steiner_tui.app.screens.lineage import NO_HISTORY_NOTICE, LineageScreen
 from steiner_tui.app.widgets.lineage_history import HistoryView
 from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.triggers import MANUAL
 from steiner_tui.engine.events import CompactionOutcome, HealthEvent
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import render_skill_activation
@@ -33,7 +34,8 @@ SUMMARY_2 = "## Goal\nFix the failing budget test, then document it.\n\n## Done\
 
 
 def sample_lineage() -> ConversationLineage:
-    """Three generations: the start, a normal compaction, and a two-stage fallback one."""
+    """Three generations: the start, a normal compaction (from a log that did not record
+    its trigger), and a two-stage fallback one after ``/compact``."""
     skill = render_skill_activation("code-review", "Review every diff before you commit.")[0]
     first = [
         Message(
@@ -88,6 +90,7 @@ def sample_lineage() -> ConversationLineage:
         steering="keep the docs",
         manual=True,
         summary=SUMMARY_2,
+        trigger=MANUAL,
     )
     return lineage.advance([Message("summary", SUMMARY_2)], SUMMARY_2, outcome_2, T2)
 
@@ -127,12 +130,12 @@ async def test_table_lists_every_generation() -> None:
         assert rows[0][:3] == ["0", "12:00:00", "start"]
         assert rows[1][:5] == ["1", "12:20:05", "1 normal", "12,400", "2,150"]
         assert rows[1][6:] == [
-            "offline/offline-summary", "skipped", "automatic · fallback: no recent request",
-            "healthy",
+            "offline/offline-summary", "skipped", "trigger not recorded",
+            "automatic · fallback: no recent request", "healthy",
         ]  # fmt: skip
         assert rows[2][2:4] == ["2 normal+emergency", "31,000"]
         assert rows[2][7:] == [
-            "used", "manual · focus: keep the docs · emergen…",
+            "used", "manual /compact", "manual · focus: keep the docs · emergen…",
             "degraded",
         ]  # fmt: skip
         # Before and after as bars on one scale: 31,000 fills the ten cells.
@@ -295,7 +298,7 @@ async def test_retained_turns_are_those_of_the_compaction_and_later_ones_apart()
         assert "244,000 → 312 B" in edits and "61,000 → 80 tok" in edits
         assert "whole output: results/c1.txt" in edits
         table = screen.query_one(GenerationTable)
-        assert "masked 1" in str(table.get_row_at(1)[8])
+        assert "masked 1" in str(table.get_row_at(1)[9])
 
 
 async def test_dropped_facts_lead_with_names_and_collapse_bare_numbers() -> None:

@@ -20,6 +20,7 @@ _COLUMNS = (
     ("Before → after", "bars"),
     ("Summary model", "model"),
     ("Fallback", "fallback"),
+    ("Trigger", "trigger"),
     ("Reason", "reason"),
     ("Health", "health"),
 )

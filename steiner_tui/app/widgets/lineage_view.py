@@ -19,6 +19,7 @@ from steiner_tui.engine.compaction.diff import (
 )
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
+from steiner_tui.engine.compaction.triggers import trigger_label
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
 
@@ -101,8 +102,9 @@ def _edit_counts(edits: tuple[RoomEdit, ...]) -> str:
 
 
 def generation_reason(outcome: CompactionOutcome) -> str:
-    """Why and how it compacted: manual (with its focus) or automatic, the emergency stage,
-    the fallback's reason, and what was masked, moved or cut to make room."""
+    """How it compacted: manual (with its focus) or automatic, the emergency stage, the
+    fallback's reason, and what was masked, moved or cut to make room (why it ran is the
+    trigger, ``trigger_label``)."""
     parts = ["manual" if outcome.manual else "automatic"]
     if outcome.steering:
         parts[0] += f" · focus: {outcome.steering}"
@@ -117,12 +119,13 @@ def generation_reason(outcome: CompactionOutcome) -> str:
 
 def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[str, ...]:
     """The table row: number, time, stages, tokens before/after and their bars, model,
-    fallback, reason, health (``scale``: the bars' common scale, see ``lineage_scale``)."""
+    fallback, trigger, reason, health (``scale``: the bars' common scale, see
+    ``lineage_scale``)."""
     outcome = generation.outcome
     when = clock(generation.created_at or (outcome.at if outcome else None))
     if outcome is None:
         label = START if generation.id == 0 else "—"
-        return (str(generation.id), when, label, "", "", "", "", "", "", "")
+        return (str(generation.id), when, label, "", "", "", "", "", "", "", "")
     return (
         str(generation.id),
         when,
@@ -132,6 +135,7 @@ def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[
         token_bars(outcome, scale or max(outcome.before_tokens, outcome.after_tokens)),
         outcome.summary_model or "—",
         outcome.fallback_status or "—",
+        trigger_label(outcome.trigger),
         generation_reason(outcome),
         _health(outcome),
     )
@@ -164,6 +168,7 @@ def generation_heading(generation: ConversationGeneration) -> str:
     if outcome.modes:
         parts.append(" + ".join(outcome.modes))
     parts.append("manual" if outcome.manual else "automatic")
+    parts.append(f"trigger: {outcome.trigger}" if outcome.trigger else trigger_label(""))
     parts.append(f"{count(outcome.before_tokens)} → {count(outcome.after_tokens)} tokens")
     parts.append(
         f"summarized {outcome.summarized_count}, retained {outcome.retained_count} at compaction"

@@ -19,6 +19,7 @@ from datetime import datetime
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.pins import is_pinned_by
 from steiner_tui.engine.compaction.room import MASK_PREFIX, Sizer, mask_tool_result
+from steiner_tui.engine.compaction.triggers import MASK_ON_REQUEST
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
@@ -48,6 +49,7 @@ def mask_results(
     estimate: Callable[[Sequence[Message]], int],
     at: datetime | None,
     reason: str = "",
+    trigger: str = MASK_ON_REQUEST,
 ) -> tuple[ConversationLineage, CompactionOutcome] | None:
     """Mask the active generation's tool results whose call ids are in ``call_ids``.
 
@@ -58,6 +60,7 @@ def mask_results(
         estimate: the main model's estimate of a request over a conversation.
         at: the outcome's time.
         reason: what asked for it (the outcome's steering text, e.g. ``mask: read a.md``).
+        trigger: why it runs (``triggers``: the ranking's mask, or ``ask`` mode's answer).
 
     Returns:
         The lineage with the new generation and its outcome, or None when nothing could be
@@ -112,5 +115,6 @@ def mask_results(
         manual=True,
         summary="",
         edits=tuple(edits),
+        trigger=trigger,
     )
     return lineage.advance(out, active.summary, outcome, at), outcome

@@ -45,6 +45,7 @@ from steiner_tui.engine.compaction.reasons import fallback_failed_reason, fallba
 from steiner_tui.engine.compaction.stage import StageInputs
 from steiner_tui.engine.compaction.stage_runner import StagesResult, run_stages
 from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
+from steiner_tui.engine.compaction.triggers import MANUAL
 from steiner_tui.engine.events import FALLBACK_SKIPPED, FALLBACK_USED, CompactionOutcome, EventSink
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import ContextState
@@ -123,6 +124,7 @@ async def compact_with_lineage(
     last_main_request: LastMainRequest | None = None,
     prior_stages: int = 0,
     context_state: ContextState | None = None,
+    trigger: str = "",
 ) -> CompactionResult:
     """Compact the active generation of ``lineage``.
 
@@ -136,6 +138,7 @@ async def compact_with_lineage(
         last_main_request: the (seeded) last main request, for the cold-cache test.
         prior_stages: applied stages earlier in this run (``CompactionCounter.stages``).
         context_state: the run's durable context state (the summary instruction carries it).
+        trigger: why it runs (``triggers``), recorded in the outcome.
 
     Returns:
         The lineage to adopt, the outcome and the backend-state retirement.
@@ -162,7 +165,12 @@ async def compact_with_lineage(
             lineage.pins,
         )
         return await run_stages(
-            active.messages, inputs, clock=env.clock, prior_stages=prior_stages, manual=manual
+            active.messages,
+            inputs,
+            clock=env.clock,
+            prior_stages=prior_stages,
+            manual=manual,
+            trigger=trigger,
         )
 
     selection = select_compaction_fallback(
@@ -233,6 +241,7 @@ async def compact_manually(
         pending_sub_agents=pending_sub_agents,
         last_main_request=last_main_request,
         prior_stages=0,
+        trigger=MANUAL,
     )
 
 

@@ -57,6 +57,7 @@ async def run_stages(
     clock: Callable[[], datetime],
     prior_stages: int = 0,
     manual: bool = False,
+    trigger: str = "",
 ) -> StagesResult:
     """Run normal, then emergency when needed, over the active generation's ``messages``.
 
@@ -123,6 +124,7 @@ async def run_stages(
         manual=manual,
         summary=summary,
         edits=tuple(edits),
+        trigger=trigger,
         pending_archive=tuple(batches),
     )
     if modes:

@@ -1,0 +1,113 @@
+"""Each compaction records why it ran, through the real runner (docs/design.md, "8.
+Compaction: turns, stages and the summary", "The outcome")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import count
+from pathlib import Path
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.app.widgets.lineage_view import generation_heading, generation_row
+from steiner_tui.engine.compaction import triggers
+from steiner_tui.engine.compaction.policy import CompactNow, MaskLargest
+from steiner_tui.engine.provider import ChatRequest, ProviderError
+from tests.agent.fakes import Reply
+from tests.agent.test_compaction_modes import Scripted, _tool_lineage
+from tests.agent.test_compaction_runner_kit import Session, build_session, padded, summary_text
+
+
+def _triggers(session: Session) -> list[str]:
+    return [o.trigger for o in session.outcomes()]
+
+
+def _active_row(session: Session) -> tuple[str, ...]:
+    return generation_row(session.lineage.active)
+
+
+async def test_auto_at_the_soft_threshold(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock)
+    await session.fill("turn")
+    await session.say(padded("one more"))
+    assert _triggers(session) == [triggers.SOFT_THRESHOLD]
+    assert session.lineage.active.outcome is not None
+    assert session.lineage.active.outcome.trigger == triggers.SOFT_THRESHOLD
+    assert "soft threshold" in _active_row(session)
+    assert "trigger: soft threshold" in generation_heading(session.lineage.active)
+
+
+async def test_auto_when_the_request_fails_the_hard_fit(project: Path, clock: ManualClock) -> None:
+    # 4 results of ~1,500 tokens on a 4,000 window: the next request does not fit.
+    session = build_session(project, clock, lineage=_tool_lineage(4, 1500))
+    await session.say("go on")
+    assert _triggers(session)[0] == triggers.HARD_FIT
+
+
+def _rejecting_once() -> Callable[[ChatRequest], Reply]:
+    rejections = count()
+
+    def answer(request: ChatRequest) -> Reply:
+        if request.compaction:
+            return Reply([summary_text("s")])
+        if len(request.messages) > 8 and next(rejections) == 0:
+            return Reply(error=ProviderError("context_length", "fake: prompt is too long"))
+        return Reply(["fine"])
+
+    return answer
+
+
+async def test_after_the_provider_rejects_a_request_as_too_large(
+    project: Path, clock: ManualClock
+) -> None:
+    session = build_session(project, clock, answer=_rejecting_once())
+    for turn in range(4):
+        await session.say(padded(f"turn {turn}", 20))
+    await session.say("and now?")
+    assert _triggers(session) == [triggers.CONTEXT_LENGTH]
+    assert "provider context_length" in _active_row(session)
+
+
+async def test_manual_compact(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock)
+    for turn in range(3):
+        await session.say(padded(f"turn {turn}", 20))
+    outcome = await session.driver.compact("keep the notes")
+    assert outcome is not None and outcome.applied
+    assert _triggers(session) == [triggers.MANUAL]
+    assert "manual /compact" in _active_row(session)
+
+
+async def test_ask_compact_now_names_the_answer_and_why_it_was_asked(
+    project: Path, clock: ManualClock
+) -> None:
+    session = build_session(
+        project, clock, compaction_mode="ask", policy=Scripted([CompactNow("")])
+    )
+    await session.fill("turn")
+    await session.say(padded("one more"))
+    assert _triggers(session) == ["ask: compact now (soft threshold)"]
+
+
+async def test_ask_mask_largest(project: Path, clock: ManualClock) -> None:
+    policy = Scripted([MaskLargest()])
+    session = build_session(
+        project, clock, compaction_mode="ask", policy=policy, lineage=_tool_lineage(4, 1500)
+    )
+    await session.say("go on")
+    assert _triggers(session)[0] == "ask: mask the largest tool results (hard fit)"
+
+
+def test_masking_from_the_cost_ranking(project: Path, clock: ManualClock) -> None:
+    session = build_session(project, clock, lineage=_tool_lineage(2, 800))
+    outcome = session.runner.mask_results(["c1"], reason="mask: read f1.md")
+    assert outcome is not None and outcome.trigger == triggers.MASK_ON_REQUEST
+    assert "mask on request" in _active_row(session)
+
+
+def test_the_trigger_of_the_next_request() -> None:
+    trigger = triggers.request_trigger
+    assert trigger(reached_soft=False, fits=True, forced=False) == ""
+    assert trigger(reached_soft=True, fits=True, forced=False) == triggers.SOFT_THRESHOLD
+    assert trigger(reached_soft=True, fits=False, forced=False) == triggers.HARD_FIT
+    assert trigger(reached_soft=True, fits=False, forced=True) == triggers.CONTEXT_LENGTH
+    assert triggers.trigger_label("") == "trigger not recorded"

@@ -10,23 +10,26 @@ request passes through it, is forwarded to the upstream and recorded as it was s
   is called with ``httpx2``, the HTTP client the provider SDKs already bring.
 * Requests are forwarded as they came (method, path and query, body, headers, API keys
   included), except hop-by-hop headers and ``Accept-Encoding``, which asks the upstream for an
-  uncompressed reply so its usage can be read. The reply's bytes are streamed back unchanged,
-  chunk by chunk, as they arrive.
+  uncompressed reply so its usage can be read. A compressed request body (``Content-Encoding:
+  zstd``, gzip, deflate) goes upstream byte for byte; the capture records it decoded
+  (``capture.encoding``). The reply's bytes are streamed back unchanged, chunk by chunk, as they
+  arrive.
 * Only the model calls are recorded (``POST`` to ``…/messages``, ``…/responses``,
   ``…/chat/completions``): the body when it arrives, the reply's status, size and usage when
   it ends, before the reply's last chunk goes out (so an agent that has its whole reply finds
   it recorded). Headers are never recorded or logged: keys travel in them. Other requests (Claude
-  Code's ``HEAD /api/hello``) are forwarded and not recorded; WebSocket upgrades (Codex tries
-  them against ``openai_base_url``) get a quick 404, after which Codex uses plain HTTP.
+  Code's ``HEAD /api/hello``) are forwarded and not recorded. A WebSocket upgrade (Codex tries
+  ``GET /v1/responses`` with ``Upgrade: websocket`` first when it is pointed at the proxy with
+  ``openai_base_url``) is answered at once with 426 Upgrade Required and nothing is recorded or
+  forwarded: the proxy reads model calls as HTTP bodies, and Codex falls back to
+  ``POST /v1/responses``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
 import socket
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,6 +37,7 @@ import httpx2
 from aiohttp import web
 
 from steiner_tui.capture.decode import API_ANTHROPIC, api_of_path
+from steiner_tui.capture.encoding import decode_content
 from steiner_tui.capture.store import CaptureWriter
 from steiner_tui.capture.usage import Usage, reply_usage
 
@@ -94,19 +98,6 @@ def upstream_for(path: str, headers: dict[str, str], upstream: str | None) -> st
     return OPENAI_UPSTREAM
 
 
-def _decoded(body: bytes, encoding: str) -> bytes:
-    """``body`` without its content encoding (gzip, deflate); unchanged when unknown."""
-    encoding = encoding.strip().lower()
-    try:
-        if encoding == "gzip":
-            return gzip.decompress(body)
-        if encoding == "deflate":
-            return zlib.decompress(body)
-    except (OSError, zlib.error, EOFError):
-        return body
-    return body
-
-
 class CaptureProxy:
     """Forwards requests to the upstream and records the model calls in ``writer``."""
 
@@ -137,8 +128,13 @@ class CaptureProxy:
         app = web.Application(client_max_size=1 << 30)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._client = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
+        # auto_decompress off: the body is read as sent, so it goes upstream byte for byte.
         self._runner = web.AppRunner(
-            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+            app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=1.0,
+            auto_decompress=False,
         )
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
@@ -156,15 +152,19 @@ class CaptureProxy:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         if request.headers.get("upgrade", "").lower() == "websocket":
             return web.json_response(
-                {"error": {"message": "the capture proxy speaks plain HTTP only"}}, status=404
+                {"error": {"message": "the capture proxy speaks plain HTTP only: use POST"}},
+                status=426,
+                headers={"Upgrade": "HTTP/1.1", "Connection": "Upgrade"},
             )
         body = await request.read()
         path = request.raw_path
         headers = {k.lower(): v for k, v in request.headers.items()}
         seq = 0
         if request.method == "POST" and api_of_path(request.path):
-            recorded = _decoded(body, headers.get("content-encoding", ""))
-            seq = await asyncio.to_thread(self.writer.request, request.method, path, recorded)
+            decoded = decode_content(body, headers.get("content-encoding", ""))
+            seq = await asyncio.to_thread(
+                self.writer.request, request.method, path, decoded.body, decoded.problem
+            )
         forward = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
         forward["Accept-Encoding"] = "identity"
         url = upstream_for(path, headers, self.upstream) + path
@@ -214,7 +214,7 @@ class CaptureProxy:
         self, seq: int, request: web.Request, size: int, upstream: httpx2.Response, raw: bytes
     ) -> None:
         content_type = upstream.headers.get("content-type", "")
-        text = _decoded(raw, upstream.headers.get("content-encoding", ""))
+        text = decode_content(raw, upstream.headers.get("content-encoding", "")).body
         usage = reply_usage(api_of_path(request.path), content_type, text)
         status = upstream.status_code
         await asyncio.to_thread(self.writer.reply, seq, status, content_type, len(raw), usage)

@@ -112,8 +112,9 @@ class CaptureWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
 
-    def request(self, method: str, path: str, body: bytes) -> int:
-        """Record a request; returns its sequence number (from 1)."""
+    def request(self, method: str, path: str, body: bytes, problem: str = "") -> int:
+        """Record a request; returns its sequence number (from 1). ``problem`` says why the
+        body is recorded as it came (an encoding the proxy could not undo)."""
         with self._lock:
             self._seq += 1
             seq = self._seq
@@ -121,17 +122,18 @@ class CaptureWriter:
             text, encoding = body.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
             text, encoding = base64.b64encode(body).decode("ascii"), "base64"
-        self._write(
-            {
-                "type": "request",
-                "seq": seq,
-                "time": self._clock().isoformat(),
-                "method": method,
-                "path": path,
-                "body": text,
-                "body_encoding": encoding,
-            }
-        )
+        record: dict[str, Any] = {
+            "type": "request",
+            "seq": seq,
+            "time": self._clock().isoformat(),
+            "method": method,
+            "path": path,
+            "body": text,
+            "body_encoding": encoding,
+        }
+        if problem:
+            record["problem"] = problem
+        self._write(record)
         return seq
 
     def reply(

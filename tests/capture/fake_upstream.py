@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from steiner_tui.capture.encoding import decode_content
+
 __all__ = ["FakeUpstream", "Received"]
 
 
@@ -124,8 +126,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(404, {"error": {"message": f"no route {self.path}"}}, self._remember(b""))
 
     def do_POST(self) -> None:
-        raw = self._body()
-        received = self._remember(raw)
+        received = self._remember(self._body())
+        # A compressed body is kept as it came (``received.body``) and read decoded.
+        raw = decode_content(received.body, self.headers.get("Content-Encoding", "")).body
         try:
             body = json.loads(raw) if raw else {}
         except ValueError:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+import zstandard
 
 from steiner_tui.capture.report import capture_report
 from steiner_tui.capture.store import list_captures, read_capture
@@ -276,7 +279,52 @@ def test_other_paths_are_forwarded_not_recorded(
         upgrade = client.get(
             f"{proxy.url}/v1/responses", headers={"Upgrade": "websocket", "Connection": "Upgrade"}
         )
-    assert upgrade.status_code == 404
+    # 426 at once: Codex falls back to POST after one try (a 404 costs it five retries).
+    assert upgrade.status_code == 426
     assert [r.method for r in upstream.received] == ["HEAD"]
     _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
     assert recorded == []
+
+
+@pytest.mark.parametrize("encoding", ["zstd", "gzip", "deflate", "gzip, zstd"])
+def test_a_compressed_body_goes_upstream_unchanged_and_is_recorded_decoded(
+    tmp_path: Path, upstream: FakeUpstream, proxy: ProxyThread, encoding: str
+) -> None:
+    plain = json.dumps({"model": "gpt-5.5", "stream": True, "input": "say hi"}).encode()
+    body = plain
+    for name in (e.strip() for e in encoding.split(",")):
+        if name == "zstd":  # a streamed frame, without the content size, as a client writes it
+            writer = zstandard.ZstdCompressor(write_content_size=False).compressobj()
+            body = writer.compress(body) + writer.flush()
+        elif name == "gzip":
+            body = gzip.compress(body)
+        else:
+            body = zlib.compress(body)
+    with httpx2.Client(timeout=30) as client:
+        reply = client.post(
+            f"{proxy.url}/v1/responses",
+            content=body,
+            headers={"Content-Encoding": encoding, "Content-Type": "application/json"},
+        )
+    assert reply.status_code == 200
+    [received] = upstream.received
+    assert received.body == body  # byte for byte
+    assert received.headers["Content-Encoding"] == encoding
+    _, [recorded] = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    assert recorded.body == plain
+    [request] = capture_report([recorded])["requests"]
+    assert request["model"] == "gpt-5.5"
+    assert request["usage"]["input_tokens"] > 0
+
+
+def test_a_body_that_cannot_be_decoded_is_recorded_as_it_came(
+    tmp_path: Path, upstream: FakeUpstream, proxy: ProxyThread
+) -> None:
+    with httpx2.Client(timeout=30) as client:
+        client.post(
+            f"{proxy.url}/v1/responses", content=b"not zstd", headers={"Content-Encoding": "zstd"}
+        )
+    _, [recorded] = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    assert recorded.body == b"not zstd"
+    log = tmp_path / "sessions" / ".captures" / proxy.writer.capture_id / "requests.jsonl"
+    assert "could not undo Content-Encoding 'zstd'" in log.read_text()

@@ -255,3 +255,33 @@ def test_codex(codex_binary: Path, setup: tuple[Path, Path, Path]) -> None:
     assert {r.model for r in session.requests} == {"my-local-model"}
     assert json.dumps(session.to_json())  # plain data all the way down
     assert os.environ.get("CAPTURE_API_KEY") is None
+
+
+def test_codex_tries_a_websocket_once_then_posts(
+    codex_binary: Path, setup: tuple[Path, Path, Path]
+) -> None:
+    """With ``openai_base_url`` Codex asks for a WebSocket first: the proxy's 426 makes it
+    fall back to ``POST /v1/responses`` after one try (a 404 costs it five reconnects)."""
+    home, project, sessions = setup
+    upstream = FakeUpstream().start()
+    proxy = ProxyThread(sessions, upstream.url).start()
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        f'model = "gpt-5.5"\nopenai_base_url = "{proxy.url}/v1"\n\n[analytics]\nenabled = false\n'
+    )
+    try:
+        done = run_client(
+            [str(codex_binary), "exec", "--skip-git-repo-check", "--disable", "plugins",
+             "--disable", "remote_plugin", "--disable", "apps", "say hi"],
+            project,
+            {"HOME": str(home), "OPENAI_API_KEY": KEY},
+        )  # fmt: skip
+    finally:
+        proxy.stop()
+        upstream.stop()
+    assert done.stderr.count("failed to connect to Responses WebSocket") == 1, done.stderr
+    assert "Reconnecting" not in done.stderr
+    assert [(r.method, r.path) for r in upstream.received] == [("POST", "/v1/responses")]
+    _, recorded = read_capture(sessions, proxy.writer.capture_id)
+    assert [(r.method, r.path) for r in recorded] == [("POST", "/v1/responses")]
+    secret_absent(sessions)

@@ -15,24 +15,31 @@ Every byte of the body is accounted for (``Accounting``): each top-level member'
 inside ``system``, ``tools``, ``messages`` and ``input`` each element, plus the framing (keys,
 commas, brackets, spacing) that separates them. Sizes are those of the raw text as sent.
 
-Message hashes are taken over a normal form (string content as one text block, no
-``cache_control``), because Claude Code re-sends an unchanged message with its content as a
-string and without the breakpoint it carried the request before: byte-different, the same to
-the prompt cache's reader of content.
+Message hashes are taken over a normal form (``capture.wire``, which holds what a decoded body
+is made of).
 
 Pure: no I/O; the proxy and the commands feed it stored bodies.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from steiner_tui.capture.spans import Span, Spans, elements, members
+from steiner_tui.capture.wire import (
+    Accounting,
+    Block,
+    DecodedRequest,
+    Section,
+    Tool,
+    ToolResult,
+    WireMessage,
+    digest,
+    normal_form,
+)
 
 __all__ = [
     "API_ANTHROPIC",
@@ -74,178 +81,6 @@ def api_of_path(path: str) -> str:
     return ""
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
-    """One top-level member of the body: its value's bytes, and for the listed sections each
-    element's bytes and the framing between them (``bytes == sum(items) + framing``)."""
-
-    name: str
-    bytes: int
-    items: tuple[int, ...] = ()
-    framing: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Accounting:
-    """Every byte of the body: ``total == sum(section bytes) + framing``."""
-
-    total: int
-    sections: tuple[Section, ...]
-    framing: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "total": self.total,
-            "framing": self.framing,
-            "sections": {
-                s.name: {"bytes": s.bytes, "items": list(s.items), "framing": s.framing}
-                for s in self.sections
-            },
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """A piece of context the agent put in the request, by source.
-
-    ``source``: ``system`` (a system block or ``instructions``), ``system_message`` (a
-    ``role: "system"`` message), ``developer`` (a developer message), ``instructions`` (an
-    instruction file the agent injected: CLAUDE.md, AGENTS.md; ``path`` names it),
-    ``reminder`` (another ``<system-reminder>``) or ``environment`` (Codex's environment
-    context). ``where`` is its place in the body; ``cache_control`` whether it carries a cache
-    breakpoint.
-    """
-
-    source: str
-    role: str
-    where: str
-    bytes: int
-    text: str
-    path: str = ""
-    cache_control: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "path": self.path,
-            "role": self.role,
-            "where": self.where,
-            "bytes": self.bytes,
-            "cache_control": self.cache_control,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Tool:
-    """A tool definition: its name and the bytes of its JSON as sent (``where`` in the body)."""
-
-    name: str
-    bytes: int
-    where: str
-    description: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "bytes": self.bytes, "where": self.where}
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """A tool result in the request: the tool that produced it, the file or command it was
-    about (from the call's arguments) and its bytes as sent."""
-
-    tool: str
-    target: str
-    bytes: int
-    message: int
-    call_id: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool,
-            "target": self.target,
-            "bytes": self.bytes,
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class WireMessage:
-    """One message (or Responses input item) as sent: role, kind, bytes, normal-form hash."""
-
-    role: str
-    kind: str
-    bytes: int
-    hash: str
-    text: str
-    cache_control: bool = False
-    tool_results: tuple[ToolResult, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "kind": self.kind,
-            "bytes": self.bytes,
-            "hash": self.hash,
-            "cache_control": self.cache_control,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class DecodedRequest:
-    """What one request body holds."""
-
-    api: str
-    model: str
-    stream: bool
-    blocks: tuple[Block, ...]
-    tools: tuple[Tool, ...]
-    messages: tuple[WireMessage, ...]
-    accounting: Accounting
-    system_hash: str = ""
-    tools_hash: str = ""
-    max_tokens: int = 0
-    problem: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def tools_bytes(self) -> int:
-        """Bytes of every tool definition, the ``tools`` array's framing included."""
-        return sum(t.bytes for t in self.tools) + _tools_framing(self.accounting)
-
-    @property
-    def tool_results(self) -> tuple[ToolResult, ...]:
-        return tuple(r for m in self.messages for r in m.tool_results)
-
-
-def _tools_framing(accounting: Accounting) -> int:
-    return next((s.framing for s in accounting.sections if s.name == "tools"), 0)
-
-
-# -- normal form and hashes -----------------------------------------------------------------
-
-
-def normal_form(value: Any) -> Any:
-    """``value`` without ``cache_control`` anywhere, string ``content`` as one text block."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key == "cache_control":
-                continue
-            if key == "content" and isinstance(item, str):
-                out[key] = [{"type": "text", "text": item}]
-            else:
-                out[key] = normal_form(item)
-        return out
-    if isinstance(value, list):
-        return [normal_form(item) for item in value]
-    return value
-
-
-def _digest(value: Any) -> str:
-    text = json.dumps(normal_form(value), separators=(",", ":"), ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 # -- helpers --------------------------------------------------------------------------------
 
 
@@ -284,7 +119,7 @@ def _wire_message(
         role,
         kind,
         size,
-        _digest(message),
+        digest(message),
         _text_of(content),
         _has_cache_control(message),
         tuple(results),
@@ -474,7 +309,7 @@ def _responses(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessa
     messages: list[WireMessage] = []
     if isinstance(raw, str):
         size = reader.size(reader.top["input"])
-        messages.append(WireMessage("user", "message", size, _digest(raw), raw))
+        messages.append(WireMessage("user", "message", size, digest(raw), raw))
         return blocks, tools, messages
     raw = raw if isinstance(raw, list) else []
     calls: dict[str, tuple[str, str]] = {}
@@ -605,7 +440,7 @@ def decode_request(path: str, body: bytes) -> DecodedRequest:
         tuple(tools),
         tuple(messages),
         reader.accounting(len(body)),
-        system_hash=_digest(system_value) if system_value is not None else "",
-        tools_hash=_digest(tools_value) if tools_value is not None else "",
+        system_hash=digest(system_value) if system_value is not None else "",
+        tools_hash=digest(tools_value) if tools_value is not None else "",
         max_tokens=max_tokens if isinstance(max_tokens, int) else 0,
     )

@@ -33,8 +33,8 @@ from steiner_tui.importers.model import (
     ImportedSession,
     LineProblem,
     SubAgentLink,
-    rank_costs,
 )
+from steiner_tui.importers.ranking import rank_costs
 
 __all__ = ["KNOWN_RECORDS", "import_claude_session", "is_claude_record"]
 

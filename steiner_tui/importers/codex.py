@@ -30,8 +30,8 @@ from steiner_tui.importers.model import (
     ImportedRequest,
     ImportedSession,
     LineProblem,
-    rank_costs,
 )
+from steiner_tui.importers.ranking import rank_costs
 
 __all__ = ["KNOWN_RECORDS", "import_codex_rollout", "is_codex_record"]
 

@@ -19,7 +19,6 @@ __all__ = [
     "ImportedSession",
     "LineProblem",
     "SubAgentLink",
-    "rank_costs",
 ]
 
 
@@ -162,20 +161,3 @@ class ImportedSession:
             "problems": [problem.to_json() for problem in self.problems],
             "ranking": [row.to_json() for row in self.ranking],
         }
-
-
-def rank_costs(results: list[tuple[str, str, int]], limit: int = 20) -> tuple[CostRow, ...]:
-    """ "What costs the most": tool results grouped by tool and file or command, largest first.
-
-    Args:
-        results: each tool result's tool, target (file or command, "" when unknown) and bytes.
-        limit: rows kept.
-    """
-    totals: dict[tuple[str, str], list[int]] = {}
-    for tool, target, size in results:
-        row = totals.setdefault((tool, target), [0, 0])
-        row[0] += size
-        row[1] += 1
-    rows = [CostRow(tool, target, size, n) for (tool, target), (size, n) in totals.items()]
-    rows.sort(key=lambda row: (-row.bytes, row.tool, row.target))
-    return tuple(rows[:limit])

@@ -6,13 +6,14 @@ own. What the snapshot cannot know it says plainly: the "estimate" is the contex
 reported for the request (input, cache read and cache creation), its strategy ``reported``
 with the three parts, or 0 with ``no usage`` when the reply carried none. Message hashes are
 the capture's normal-form hashes, so the compare view's first differing message is the cache
-prefix break.
+prefix break. The per-source rows and the compaction mark are ``capture.figures``'.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from steiner_tui.capture.figures import is_compaction_call, request_sources
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
@@ -54,6 +55,8 @@ def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
             else "no usage"
         ),
         estimate_confidence="exact" if usage is not None else "none",
+        compaction=is_compaction_call(decoded),
+        sources=request_sources(decoded, tokens),
     )
 
 

@@ -13,16 +13,17 @@ holds it (the counter below), since a transcript records no tokens per result.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from steiner_tui.engine.costs import rank_request
+from steiner_tui.engine.costs import CostItem, rank_request
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.utf8 import utf8_len
 from steiner_tui.importers.model import CostRow
 
-__all__ = ["FILE_READ_TOOLS", "rank_costs"]
+__all__ = ["FILE_READ_TOOLS", "rank_costs", "rank_results"]
 
 FILE_READ_TOOLS = frozenset({"Read", "read", "read_file"})
 """Tools whose result is a file's text: ranked as the engine ranks a ``read`` (by path)."""
@@ -31,17 +32,19 @@ _RESULT_KINDS = frozenset({"file", "command", "tool_result"})
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class _ResultBytes:
-    """The engine's ``CostCounter`` over recorded sizes: a result costs its bytes."""
+class _ResultCost:
+    """The engine's ``CostCounter`` over recorded sizes: a result costs its bytes, times
+    ``per_byte`` (1: the ranking is in bytes)."""
 
-    def __init__(self, sizes: dict[str, int]) -> None:
+    def __init__(self, sizes: dict[str, int], per_byte: float) -> None:
         self.sizes = sizes
+        self.per_byte = per_byte
 
     def message_tokens(self, message: Message) -> int:
-        return self.sizes.get(message.tool_call_id, 0)
+        return round(self.sizes.get(message.tool_call_id, 0) * self.per_byte)
 
     def text_tokens(self, text: str) -> int:
-        return utf8_len(text)
+        return round(utf8_len(text) * self.per_byte)
 
 
 def _call(call_id: str, tool: str, target: str) -> ToolCall:
@@ -50,33 +53,15 @@ def _call(call_id: str, tool: str, target: str) -> ToolCall:
     return ToolCall(call_id, f"{tool} {target}".strip() if target else tool, None)
 
 
-def rank_costs(results: Sequence[tuple[str, str, int]], limit: int = 20) -> tuple[CostRow, ...]:
-    """Tool results grouped by tool and file or command, largest first (the engine's ranking).
-
-    Args:
-        results: each tool result's tool, target (file or command, "" when unknown) and bytes.
-        limit: rows kept.
-    """
-    sizes: dict[str, int] = {}
-    origin: dict[str, tuple[str, str]] = {}  # the engine's row label -> tool and target
-    messages: list[Message] = []
-    for index, (tool, target, size) in enumerate(results):
-        call_id = f"r{index}"
-        call = _call(call_id, tool, target)
-        sizes[call_id] = size
-        origin.setdefault(
-            target if call.name == "read" else summarize_tool_call(call), (tool, target)
-        )
-        messages.append(Message("assistant", tool_calls=(call,)))
-        messages.append(Message("tool", tool_call_id=call_id, name=call.name))
-    snapshot = RequestSnapshot(
-        request_id="import",
+def _snapshot(messages: tuple[Message, ...]) -> RequestSnapshot:
+    return RequestSnapshot(
+        request_id="results",
         index=1,
         model="",
         provider="",
         time=_EPOCH,
         message_hashes=(),
-        messages=tuple(messages),
+        messages=messages,
         blocks=(),
         block_message_count=0,
         prompt_bytes=0,
@@ -89,10 +74,53 @@ def rank_costs(results: Sequence[tuple[str, str, int]], limit: int = 20) -> tupl
         estimate_strategy="",
         estimate_confidence="",
     )
-    rows: list[CostRow] = []
-    for item in rank_request(snapshot, _ResultBytes(sizes)):
+
+
+def _ranked(
+    results: Sequence[tuple[str, str, int]], per_byte: float
+) -> list[tuple[CostItem, str, str]]:
+    """The engine's rows of the results, each with its bytes and the tool and target it is."""
+    sizes: dict[str, int] = {}
+    origin: dict[str, tuple[str, str]] = {}  # the engine's row label -> tool and target
+    total: dict[str, int] = {}
+    messages: list[Message] = []
+    for index, (tool, target, size) in enumerate(results):
+        call_id = f"r{index}"
+        call = _call(call_id, tool, target)
+        sizes[call_id] = size
+        label = target if call.name == "read" else summarize_tool_call(call)
+        origin.setdefault(label, (tool, target))
+        total[label] = total.get(label, 0) + size
+        messages.append(Message("assistant", tool_calls=(call,)))
+        messages.append(Message("tool", tool_call_id=call_id, name=call.name))
+    out: list[tuple[CostItem, str, str]] = []
+    for item in rank_request(_snapshot(tuple(messages)), _ResultCost(sizes, per_byte)):
         if item.kind not in _RESULT_KINDS or item.label not in origin:
             continue  # the calls' own row ("replies"): not a tool result
         tool, target = origin[item.label]
-        rows.append(CostRow(tool, target, item.tokens, item.count))
+        # Read-only: nothing to mask in a transcript or a capture.
+        shown = replace(item, bytes=total[item.label], call_ids=(), action="")
+        out.append((shown, tool, target))
+    return out
+
+
+def rank_results(
+    results: Sequence[tuple[str, str, int]], per_byte: float = 1.0
+) -> tuple[CostItem, ...]:
+    """The engine's ranking rows of tool results (tool, target, bytes), costed at
+    ``per_byte`` tokens a byte, largest first; none offers an action."""
+    return tuple(item for item, _, _ in _ranked(results, per_byte))
+
+
+def rank_costs(results: Sequence[tuple[str, str, int]], limit: int = 20) -> tuple[CostRow, ...]:
+    """Tool results grouped by tool and file or command, largest first (the engine's ranking).
+
+    Args:
+        results: each tool result's tool, target (file or command, "" when unknown) and bytes.
+        limit: rows kept.
+    """
+    rows = [
+        CostRow(tool, target, item.bytes, item.count)
+        for item, tool, target in _ranked(results, 1.0)
+    ]
     return tuple(rows[:limit])

@@ -1,0 +1,110 @@
+"""The context panel's figures for a capture or an import, from what was recorded.
+
+The context panel (``BudgetPanel``) and its tokens-per-request chart (``RequestChart``) show a
+``BudgetView``. For a capture it is built like the workbench's own (``build_budget_view``) from
+the latest captured request's snapshot, with the capture's chart rows (``capture.figures``) as
+its history and the engine's ranking of the request's tool results; for an import, which holds
+no request bodies, it carries only the window and the chart rows (``importers.figures``).
+
+The window is the model's (``capture.figures.model_window``). When the model is not known the
+view says "window unknown" in its heading and notes, and the window figures are the largest
+request seen (soft and hard line with it), so the chart is drawn to that scale and no line
+claims a limit nobody knows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from steiner_tui.app.budget_view import BudgetView, WindowFigures, build_budget_view
+from steiner_tui.capture.figures import ModelWindow, model_window, request_summaries
+from steiner_tui.capture.report import CapturedRequest
+from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.importers.ranking import rank_results
+
+__all__ = ["AGENT_COMPACTION", "capture_budget_view", "import_chart_view", "latest_main"]
+
+AGENT_COMPACTION = "the agent's own"
+"""The compaction mode shown: the agent decides when it compacts, not steiner."""
+
+
+def _unknown_window(window: ModelWindow, used: int, largest: int) -> WindowFigures:
+    scale = max(largest, used, 1)
+    return WindowFigures(scale, used, 0, scale, scale)
+
+
+def latest_main(requests: Sequence[CapturedRequest]) -> int:
+    """The position of the latest request that is not the agent's summary call (-1: none)."""
+    for position in range(len(requests) - 1, -1, -1):
+        if not requests[position].decoded.messages:
+            continue
+        from_summary = any(  # a summary call marks its own snapshot as a compaction
+            m.text.startswith("You are performing a CONTEXT CHECKPOINT COMPACTION")
+            for m in requests[position].decoded.messages[-1:]
+        )
+        if not from_summary:
+            return position
+    return len(requests) - 1
+
+
+def capture_budget_view(
+    requests: Sequence[CapturedRequest], snapshots: Sequence[RequestSnapshot], position: int
+) -> BudgetView:
+    """The panel's figures for the captured request at ``position``."""
+    snapshot = snapshots[position]
+    window = model_window(snapshot.model)
+    history = request_summaries(requests, window)
+    largest = max((row.estimated_prompt_tokens for row in history), default=0)
+    budget = ModelTokenBudget(window.tokens or max(largest, 1), snapshot.max_tokens or 0)
+    results = [(r.tool, r.target, r.bytes) for r in requests[position].decoded.tool_results]
+    # Each result costs its bytes' share of the reported context, as the source rows do.
+    per_byte = snapshot.raw_prompt_tokens / max(sum(s.bytes for s in snapshot.sources), 1)
+    view = build_budget_view(
+        snapshot,
+        budget=budget,
+        project_root=Path("/"),
+        previous=snapshots[position - 1] if position else None,
+        compactions=sum(row.compaction for row in history),
+        window_origin=window.origin,
+        compaction_mode=AGENT_COMPACTION,
+        top=rank_results(results, per_byte),
+        history=history,
+    )
+    if window.known:
+        return view
+    return dataclasses.replace(
+        view,
+        heading=f"{view.heading} · window unknown",
+        window=_unknown_window(window, snapshot.estimated_prompt_tokens, largest),
+    )
+
+
+def import_chart_view(history: Sequence[RequestSummary], model: str) -> BudgetView:
+    """A view that carries only an import's window and chart rows (for ``RequestChart``)."""
+    window = model_window(model)
+    mains = [row for row in history if not row.compaction]
+    used = mains[-1].estimated_prompt_tokens if mains else 0
+    largest = max((row.estimated_prompt_tokens for row in history), default=0)
+    if window.known:
+        budget = ModelTokenBudget(window.tokens)
+        figures = WindowFigures(
+            budget.context_size, used, 0, budget.soft_threshold, budget.hard_limit
+        )
+    else:
+        figures = _unknown_window(window, used, largest)
+    return BudgetView(
+        heading="imported" if window.known else "imported · window unknown",
+        preview=False,
+        rows=(),
+        window=figures,
+        estimate_tokens=used,
+        strategy="reported by the agent",
+        confidence="exact",
+        window_origin=window.origin,
+        compaction_mode=AGENT_COMPACTION,
+        history=tuple(history),
+    )

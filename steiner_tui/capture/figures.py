@@ -1,0 +1,169 @@
+"""A capture's figures for the context panel: each request's sources, its window, the chart rows.
+
+The panel and the tokens-per-request chart read what the engine's own requests carry: per-source
+rows (``SourceTokens``), a model window, and one ``RequestSummary`` per request. A captured
+request has bytes per source and the usage the API reported, so:
+
+* **sources**: each block the agent put in the request (its system blocks, the instruction
+  files, the reminders, developer messages), the tool definitions and the rest of the
+  conversation, by bytes as sent. Their tokens are the reported context (input, cache read and
+  cache creation) shared out by bytes, largest remainders first, so they add up to what the API
+  counted; with no usage they are 0. The request's other members (model, ``max_tokens``,
+  metadata) and the JSON framing are not context and get no row.
+* **window**: the model's window from the engine's model table (``engine.models``), or for an
+  agent's model id the table does not list, the family's: every ``claude-*`` model has
+  Anthropic's 200,000 tokens. Any other id is *unknown*, and the view says so.
+* **compactions**: the agent's summary call (Claude Code's "Do NOT call any tools" prompt that
+  asks for a ``<summary>``, Codex's "CONTEXT CHECKPOINT COMPACTION" prompt) is a compaction
+  row, so the chart marks the compaction before the next request.
+* **cache reuse**: a request's ``reused`` messages are its leading messages equal to the request
+  it was compared with (``capture.report``'s prefix).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from steiner_tui.capture.report import CapturedRequest
+from steiner_tui.capture.wire import Block, DecodedRequest
+from steiner_tui.engine.events import SourceTokens
+from steiner_tui.engine.models import is_known_model, lookup_model
+from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.snapshots import TOOLS_SOURCE, RequestSummary
+
+__all__ = [
+    "ANTHROPIC_WINDOW",
+    "ModelWindow",
+    "is_compaction_call",
+    "model_window",
+    "request_sources",
+    "request_summaries",
+    "share_out",
+]
+
+ANTHROPIC_WINDOW = 200_000
+"""The window of every Claude model the model table does not list by name."""
+
+_CLAUDE_SUMMARY = ("Do NOT call any tools", "<summary>")
+_CODEX_SUMMARY = "CONTEXT CHECKPOINT COMPACTION"
+_SOURCE_NAMES = {
+    "system": "system",
+    "system_message": "system message",
+    "developer": "developer",
+    "reminder": "reminders",
+    "environment": "environment",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelWindow:
+    """A model's window and where the figure came from (``tokens`` 0: unknown)."""
+
+    model: str
+    tokens: int
+    origin: str
+
+    @property
+    def known(self) -> bool:
+        return self.tokens > 0
+
+
+def model_window(model: str) -> ModelWindow:
+    """The window of ``model`` (module docstring)."""
+    if model and is_known_model(model):
+        return ModelWindow(model, lookup_model(model).context_window, "model table")
+    if model.strip().lower().rsplit("/", 1)[-1].startswith("claude-"):
+        return ModelWindow(model, ANTHROPIC_WINDOW, "claude-* models")
+    return ModelWindow(model, 0, f"window unknown: {model or 'no model'} is not in the model table")
+
+
+def _inside_messages(block: Block) -> bool:
+    """A block that is (part of) a message: its bytes are out of the conversation row."""
+    return block.where.startswith(("messages[", "input["))
+
+
+def _label(block: Block) -> str:
+    if block.source == "instructions":
+        return f"instructions · {block.path.rsplit('/', 1)[-1] or 'file'}"
+    return _SOURCE_NAMES.get(block.source, block.source)
+
+
+def share_out(total: int, weights: Sequence[int]) -> list[int]:
+    """``total`` split in proportion to ``weights``, largest remainders first (sums to it)."""
+    whole = sum(weights)
+    if not whole or total <= 0:
+        return [0] * len(weights)
+    exact = [total * w / whole for w in weights]
+    parts = [int(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: exact[i] - parts[i], reverse=True)
+    for i in order[: total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
+def request_sources(decoded: DecodedRequest, tokens: int) -> tuple[SourceTokens, ...]:
+    """The request's sources by bytes, ``tokens`` shared out among them."""
+    rows: list[tuple[str, str, int]] = []  # source, path, bytes
+    inside = 0
+    for block in decoded.blocks:
+        rows.append((_label(block), block.path, block.bytes))
+        if _inside_messages(block):
+            inside += block.bytes
+    if decoded.tools:
+        rows.append((TOOLS_SOURCE, "", decoded.tools_bytes))
+    # Tool definitions inside an input item (Codex's ``additional_tools``) are tools, not talk.
+    inside += sum(t.bytes for t in decoded.tools if t.where.startswith("input["))
+    conversation = sum(m.bytes for m in decoded.messages) - inside
+    if conversation > 0:
+        rows.append((ContextSource.CONVERSATION, "", conversation))
+    shares = share_out(tokens, [size for _, _, size in rows])
+    return tuple(
+        SourceTokens(source, size, share, path)
+        for (source, path, size), share in zip(rows, shares, strict=True)
+    )
+
+
+def _last_user_text(decoded: DecodedRequest) -> str:
+    for message in reversed(decoded.messages):
+        if message.role == "user":
+            return message.text
+    return ""
+
+
+def is_compaction_call(decoded: DecodedRequest) -> bool:
+    """Whether the request is the agent's own summary call (module docstring)."""
+    text = _last_user_text(decoded)
+    if _CODEX_SUMMARY in text[:200]:
+        return True
+    return all(marker in text for marker in _CLAUDE_SUMMARY)
+
+
+def request_summaries(
+    requests: Sequence[CapturedRequest], window: ModelWindow
+) -> tuple[RequestSummary, ...]:
+    """One chart row per captured request, oldest first."""
+    rows: list[RequestSummary] = []
+    for position, request in enumerate(requests):
+        usage = request.usage
+        tokens = usage.context_tokens if usage is not None else 0
+        decoded = request.decoded
+        fits = not window.known or tokens <= window.tokens
+        rows.append(
+            RequestSummary(
+                position=position,
+                index=position + 1,
+                time=request.recorded.time,
+                model=decoded.model,
+                compaction=is_compaction_call(decoded),
+                generation_id="",
+                estimated_prompt_tokens=tokens,
+                max_tokens=decoded.max_tokens,
+                prompt_bytes=sum(m.bytes for m in decoded.messages),
+                message_count=len(decoded.messages),
+                reused=request.prefix.matching_messages if position else 0,
+                fits=fits,
+                overflow_tokens=0 if fits else tokens - window.tokens,
+            )
+        )
+    return tuple(rows)

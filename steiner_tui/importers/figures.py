@@ -1,0 +1,79 @@
+"""An imported session's requests as the tokens-per-request chart's rows.
+
+The workbench draws tokens per request with ``RequestChart`` from ``RequestSummary`` rows (the
+engine's figures of each stored request). An imported transcript has, per request, its context
+tokens, its cache read and its model; each compaction is a row of its own before the first
+request after it (the chart marks a compaction where such a row sits, as it does for the
+summary call of a session of steiner's own). The cache-reuse strip of the chart shows what a
+provider's prompt cache served again: for an import that is the request's cache-read share of
+its context, which the transcript records (``reused`` over ``message_count`` is that share,
+counted in tokens here rather than in messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from steiner_tui.engine.snapshots import RequestSummary
+
+__all__ = ["chart_rows"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _time(value: Any) -> datetime:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return _EPOCH
+
+
+def chart_rows(
+    requests: Sequence[Mapping[str, Any]],
+    generations: Sequence[Mapping[str, Any]],
+    window: int = 0,
+) -> tuple[RequestSummary, ...]:
+    """The rows of an import (``ImportedSession.to_json``'s ``requests`` and ``generations``):
+    one per request, oldest first, and one compaction row before the request after each
+    compaction. ``window`` (0: unknown) decides which requests did not fit."""
+    before: dict[int, list[Mapping[str, Any]]] = {}
+    for generation in generations:
+        before.setdefault(int(generation.get("after_request") or 0), []).append(generation)
+    rows: list[RequestSummary] = []
+
+    def add(tokens: int, read: int, model: str, time: datetime, compaction: bool) -> None:
+        fits = not window or tokens <= window
+        rows.append(
+            RequestSummary(
+                position=len(rows),
+                index=len(rows) + 1,
+                time=time,
+                model=model,
+                compaction=compaction,
+                generation_id="",
+                estimated_prompt_tokens=tokens,
+                max_tokens=0,
+                prompt_bytes=0,
+                message_count=tokens,
+                reused=min(read, tokens),
+                fits=fits,
+                overflow_tokens=0 if fits else tokens - window,
+            )
+        )
+
+    for index, request in enumerate(requests):
+        for generation in before.pop(index, ()):
+            add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
+        add(
+            int(request.get("context_tokens") or 0),
+            int(request.get("cache_read_tokens") or 0),
+            str(request.get("model") or ""),
+            _time(request.get("time")),
+            False,
+        )
+    for generations_left in before.values():  # a compaction after the last request
+        for generation in generations_left:
+            add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
+    return tuple(rows)

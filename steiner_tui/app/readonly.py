@@ -1,7 +1,8 @@
 """The workbench for a capture or an imported session: read-only, nothing is sent anywhere.
 
-``capture open ID`` opens this app on one screen: the request inspector over a capture
-(``screens.capture_view``) or the imported session's chart and lineage (``screens.imported``).
+``capture open ID`` opens this app on one screen: a capture in the workbench (the conversation
+beside the context panel, ``screens.capture_workbench``; F2 opens the request inspector over it)
+or the imported session's chart and lineage (``screens.imported``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 
-from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.resources import styles_dir
 
@@ -40,7 +41,7 @@ class ReadOnlyApp(App[None]):
     def first_screen(self) -> Screen[None]:
         if self._capture is not None:
             base, capture_id = self._capture
-            return CaptureScreen(base, capture_id, follow=self._follow)
+            return CaptureWorkbench(base, capture_id, follow=self._follow)
         assert self._imported is not None
         return ImportedScreen(self._imported)
 

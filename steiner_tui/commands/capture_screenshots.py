@@ -4,8 +4,10 @@ Both are drawn from data made here, so the pictures are the same on every run an
 downloaded: a capture of two requests shaped like Claude Code 2.1.328's (three system blocks,
 two with a cache breakpoint; a dozen tools; CLAUDE.md in a ``<system-reminder>``; a
 ``role: "system"`` message; then a Read tool result), written through the capture store and
-shown in the request inspector; and a Claude Code transcript of 60 requests with one automatic
-compaction, imported by the importer and shown as its tokens-per-request chart.
+shown in the workbench (conversation and context panel) and in the request inspector; and a
+Claude Code transcript of 60 requests with one automatic compaction near 170,000 tokens (where
+Claude Code compacts in a 200,000-token window), imported by the importer and shown as its
+tokens-per-request chart.
 """
 
 from __future__ import annotations
@@ -180,13 +182,13 @@ def write_sample_transcript(folder: Path) -> Path:
             context = 26_000
         assistant(n, context)
         last = context
-        context += 3_400 + (n % 5) * 700
+        context += 2_300 + (n % 5) * 700
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
 
 async def capture_shots(scratch: Path, size: tuple[int, int], title: str) -> list[tuple[str, str]]:
-    """``capture-inspector`` and ``import-chart``: (name, SVG) pairs."""
+    """``capture-workbench``, ``capture-inspector`` and ``import-chart``: (name, SVG) pairs."""
     sessions = scratch / "sessions"
     writer = CaptureWriter(
         sessions,
@@ -202,6 +204,9 @@ async def capture_shots(scratch: Path, size: tuple[int, int], title: str) -> lis
     shots: list[tuple[str, str]] = []
     app = ReadOnlyApp(capture=(sessions, writer.capture_id), follow=False)
     async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        shots.append(("capture-workbench", app.export_screenshot(title=title)))
+        await pilot.press("f2")  # the request inspector over the capture
         await pilot.pause()
         await pilot.press("down")  # from the latest request's detail to its blocks
         await pilot.pause()

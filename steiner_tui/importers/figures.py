@@ -44,11 +44,11 @@ def chart_rows(
     rows: list[RequestSummary] = []
 
     def add(tokens: int, read: int, model: str, time: datetime, compaction: bool) -> None:
-        fits = not window or tokens <= window
+        fits = compaction or not window or tokens <= window
         rows.append(
             RequestSummary(
                 position=len(rows),
-                index=len(rows) + 1,
+                index=number,  # a compaction row takes the number of the request after it
                 time=time,
                 model=model,
                 compaction=compaction,
@@ -63,7 +63,9 @@ def chart_rows(
             )
         )
 
+    number = 1
     for index, request in enumerate(requests):
+        number = index + 1
         for generation in before.pop(index, ()):
             add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
         add(
@@ -73,6 +75,7 @@ def chart_rows(
             _time(request.get("time")),
             False,
         )
+    number += 1
     for generations_left in before.values():  # a compaction after the last request
         for generation in generations_left:
             add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)

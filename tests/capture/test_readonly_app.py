@@ -9,10 +9,14 @@ import pytest
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.capture_workbench import CaptureWorkbench, load_workbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.transcript import ToolEntry, UserEntry
+from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.context_charts import RequestChart, chart_columns
+from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.inspector_requests import RequestTable
-from steiner_tui.app.widgets.token_chart import TokenChart, chart_lines
 from steiner_tui.capture.store import CaptureWriter
 from steiner_tui.capture.usage import Usage
 from steiner_tui.cli import main
@@ -36,6 +40,9 @@ async def test_a_capture_in_the_inspector_follows_new_requests(tmp_path: Path) -
     app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
+        assert isinstance(app.screen, CaptureWorkbench)
+        await pilot.press("f2")
+        await pilot.pause()
         screen = app.screen
         assert isinstance(screen, CaptureScreen)
         assert screen.query_one(RequestTable).row_count == 1
@@ -49,7 +56,67 @@ async def test_a_capture_in_the_inspector_follows_new_requests(tmp_path: Path) -
         await pilot.pause()
         assert screen.query_one(RequestTable).row_count == 2
         assert screen.snapshot_at(1).estimate_strategy == "no usage"  # its reply has not ended
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureWorkbench)
     writer.close()
+
+
+async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
+    tmp_path: Path,
+) -> None:
+    writer = write_capture(tmp_path)
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CaptureWorkbench)
+        data = screen.data
+        assert data.position == 0 and data.view is not None
+        view = data.view
+        assert view.window.context_size == 200_000  # claude-*, not in the table by name
+        assert view.estimate_tokens == 14_003
+        labels = [row.label for row in view.rows]
+        assert labels[:2] == ["system", "instructions · CLAUDE.md"]
+        assert "tool definitions" in labels and "conversation" in labels
+        assert sum(row.tokens for row in view.rows) == 14_003
+        [user, *_] = screen.query_one(ConversationPane).entries
+        assert isinstance(user, UserEntry)
+        assert "CLAUDE.md" in user.badges
+        assert "Contents of" not in user.text  # the file is a badge; its text is in the panel
+        assert screen.query_one(RequestChart).view is view
+        _, second = sample_claude_requests()
+        seq = writer.request("POST", "/v1/messages?beta=true", second)
+        writer.reply(seq, 200, "text/event-stream", 100, Usage(57, 14_211, 81, 30))
+        screen.poll()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.data.position == 1
+        assert screen.data.view is not None
+        assert screen.data.view.estimate_tokens == 14_349
+        assert len(screen.data.view.history) == 2
+        entries = screen.query_one(ConversationPane).entries
+        tools = [e for e in entries if isinstance(e, ToolEntry)]
+        assert [(t.name, t.status) for t in tools] == [("Read", "done")]
+        assert tools[0].summary == "Read /home/me/src/budgetkit/CLAUDE.md"
+        screen.query_one(BudgetPanel).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+    writer.close()
+
+
+def test_an_unknown_model_says_its_window_is_unknown(tmp_path: Path) -> None:
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap2")
+    body = json.dumps({"model": "my-local-model", "stream": True, "input": "say hi"}).encode()
+    seq = writer.request("POST", "/v1/responses", body)
+    writer.reply(seq, 200, "text/event-stream", 10, Usage(9_600, 0, 0, 12))
+    writer.close()
+    _, data = load_workbench(tmp_path, "cap2")
+    assert data.view is not None
+    assert data.view.heading.endswith("window unknown")
+    assert data.view.window_origin.startswith("window unknown: my-local-model")
+    assert data.view.window.context_size == 9_600  # drawn to the largest request's scale
 
 
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
@@ -58,10 +125,18 @@ async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, ImportedScreen)
-        chart = app.screen.query_one(TokenChart)
-        assert chart.values == tuple(r.context_tokens for r in session.requests)
-        assert [after for after, _ in chart.marks] == [41]
-        assert "auto" in chart.marks[0][1]
+        chart = app.screen.query_one(RequestChart)
+        assert chart.view is not None
+        history = chart.view.history
+        mains = [row for row in history if not row.compaction]
+        assert [r.estimated_prompt_tokens for r in mains] == [
+            r.context_tokens for r in session.requests
+        ]
+        assert [i for i, row in enumerate(history) if row.compaction] == [41]
+        assert "auto" in str(chart.border_subtitle)
+        assert chart.view.window.context_size == 200_000
+        marked = [c for c in chart_columns(history, 100) if c.compaction]
+        assert [c.first for c in marked] == [42]  # the mark sits before the 42nd request
         await pilot.press("l")
         await pilot.pause()
         assert isinstance(app.screen, LineageScreen)
@@ -70,13 +145,6 @@ async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
         assert generations[1].summary.startswith("This session is being continued")
         assert generations[1].outcome is not None
         assert generations[1].outcome.before_tokens == session.generations[0].pre_tokens
-
-
-def test_chart_lines_mark_the_compaction_column() -> None:
-    lines, placed = chart_lines([10, 20, 30, 5, 10], [(3, "c")], width=20, height=4)
-    assert len(placed) == 1
-    assert all(line[placed[0]] == "┃" for line in lines)
-    assert lines[-1][: placed[0]].strip() != ""
 
 
 def test_capture_list_and_show(
@@ -189,7 +257,7 @@ async def test_the_sessions_screen_opens_captures_and_imports(tmp_path: Path) ->
         assert [row[0] for row in screen.rows] == ["capture", "import"]
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, CaptureScreen)
+        assert isinstance(app.screen, CaptureWorkbench)
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen

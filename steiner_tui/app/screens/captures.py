@@ -1,9 +1,9 @@
 """Captures and imported sessions, opened read-only from the sessions screen.
 
 Lists every capture (``steiner-tui capture``) and every imported transcript (``steiner-tui
-import``) in the sessions folder, newest first; Enter opens a capture in the request inspector
-(following it while it grows) or an import as its tokens-per-request chart. Nothing here can be
-resumed or changed.
+import``) in the sessions folder, newest first; Enter opens a capture in the workbench (its
+conversation and context panel, F2 to the request inspector, following it while it grows) or an
+import as its tokens-per-request chart. Nothing here can be resumed or changed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.capture.store import list_captures
@@ -117,7 +117,7 @@ class CapturesScreen(Screen[None]):
         kind, item_id, _, _ = self.rows[index]
         try:
             if kind == "capture":
-                self.app.push_screen(CaptureScreen(self.base, item_id))
+                self.app.push_screen(CaptureWorkbench(self.base, item_id))
             else:
                 data: dict[str, Any] = load_import(self.base, item_id)
                 self.app.push_screen(ImportedScreen(data))

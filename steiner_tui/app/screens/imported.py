@@ -1,9 +1,12 @@
 """An imported Claude Code or Codex session, read-only: tokens per request and compactions.
 
-The chart shows each request's context (input, cache read and cache creation) with every
-compaction marked; the table lists the requests with their cache-read share and output; ``l``
-opens the lineage browser on the session's generations (each compaction's trigger, tokens
-before and the summary the agent wrote). Everything shown was computed by the importer.
+The chart is the workbench's tokens-per-request chart (``RequestChart``): each request's context
+(input, cache read and cache creation) on the scale of the model's window, with the window's
+lines, every compaction marked, and the cache-read share of each request as the cache-reuse
+strip (``importers.figures``); the table lists the requests with their cache-read share and
+output; ``l`` opens the lineage browser on the session's generations (each compaction's
+trigger, tokens before and the summary the agent wrote). Everything shown was computed by the
+importer.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.screens.readonly_figures import import_chart_view
+from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
-from steiner_tui.app.widgets.token_chart import TokenChart
+from steiner_tui.capture.figures import model_window
+from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import count
@@ -61,7 +67,7 @@ class ImportedScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
         yield Static(id="imported-summary", markup=False)
-        yield TokenChart(id="imported-chart")
+        yield RequestChart(id="imported-chart")
         yield Static(id="imported-extra", markup=False)
         yield DataTable(id="imported-requests", cursor_type="row", zebra_stripes=True)
         yield Footer()
@@ -82,10 +88,13 @@ class ImportedScreen(Screen[None]):
                 f"{len(session.get('subagents') or [])} sub-agents"
             )
         )
-        chart = self.query_one(TokenChart)
+        chart = self.query_one(RequestChart)
         chart.border_title = "Context tokens per request"
-        chart.values = tuple(int(r["context_tokens"]) for r in requests)
-        chart.marks = tuple((int(g["after_request"]), compaction_label(g)) for g in generations)
+        if generations:
+            chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
+        model = str(requests[-1]["model"]) if requests else ""
+        window = model_window(model).tokens
+        chart.view = import_chart_view(chart_rows(requests, generations, window), model)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"

@@ -19,10 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from steiner_tui.app.budget_view import BudgetView, WindowFigures, build_budget_view
-from steiner_tui.capture.figures import ModelWindow, model_window, request_summaries
+from steiner_tui.capture.figures import (
+    ModelWindow,
+    is_compaction_call,
+    model_window,
+    request_summaries,
+)
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.events import RequestSnapshot, UsageReported
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.ranking import rank_results
 
@@ -40,15 +45,26 @@ def _unknown_window(window: ModelWindow, used: int, largest: int) -> WindowFigur
 def latest_main(requests: Sequence[CapturedRequest]) -> int:
     """The position of the latest request that is not the agent's summary call (-1: none)."""
     for position in range(len(requests) - 1, -1, -1):
-        if not requests[position].decoded.messages:
-            continue
-        from_summary = any(  # a summary call marks its own snapshot as a compaction
-            m.text.startswith("You are performing a CONTEXT CHECKPOINT COMPACTION")
-            for m in requests[position].decoded.messages[-1:]
-        )
-        if not from_summary:
+        if not is_compaction_call(requests[position].decoded):
             return position
     return len(requests) - 1
+
+
+def _usage(request: CapturedRequest, snapshot: RequestSnapshot) -> tuple[int, UsageReported] | None:
+    """The reply's usage as the panel's drift line reads it: the estimate is the reported
+    context itself, so the drift is 0 (and the line says the figures are the API's)."""
+    usage = request.usage
+    if usage is None:
+        return None
+    reported = UsageReported(
+        model=snapshot.model,
+        prompt_tokens=usage.context_tokens,
+        completion_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_creation_tokens,
+        estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
+    )
+    return snapshot.index, reported
 
 
 def capture_budget_view(
@@ -68,6 +84,7 @@ def capture_budget_view(
         budget=budget,
         project_root=Path("/"),
         previous=snapshots[position - 1] if position else None,
+        usage=_usage(requests[position], snapshot),
         compactions=sum(row.compaction for row in history),
         window_origin=window.origin,
         compaction_mode=AGENT_COMPACTION,

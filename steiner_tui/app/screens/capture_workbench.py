@@ -154,7 +154,7 @@ class CaptureWorkbench(Screen[None]):
     AUTO_FOCUS = "#budget"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f2", "inspect", "Inspect", id="capture.inspect",
+        Binding("f2", "open_inspector", "Inspector", id="capture.inspect",
                 tooltip="Open the request inspector over the capture (m compares two)"),
         Binding("escape,q", "close", "Back", id="capture.close", tooltip="Close the capture"),
     ]  # fmt: skip
@@ -177,6 +177,8 @@ class CaptureWorkbench(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        # The workbench's F10 and /context do not exist here: say which keys do.
+        self.query_one(BudgetPanel).border_subtitle = "Enter or F2: inspector"
         await self._show(self.data)
         if self.follow:
             self.set_interval(1.0, self.poll)
@@ -215,9 +217,9 @@ class CaptureWorkbench(Screen[None]):
     @on(BudgetPanel.InspectRequested)
     def _inspect_requested(self, event: BudgetPanel.InspectRequested) -> None:
         event.stop()
-        self.action_inspect()
+        self.action_open_inspector()
 
-    def action_inspect(self) -> None:
+    def action_open_inspector(self) -> None:
         """The request inspector over the capture, on its latest request."""
         self.app.push_screen(CaptureScreen(self.base, self.capture_id, follow=self.follow))
 

@@ -15,6 +15,14 @@ against Codex 0.169.0:
 * A compaction is a ``compacted`` line: ``message`` is the summary and ``replacement_history``
   the history that replaced the old one. The rollout names no trigger; the context before it
   is that of the last request before the summarizer's own (``compaction_response_id``).
+* A sub-agent is a thread of its own, in a rollout of its own beside its parent's: its
+  ``session_meta`` names the thread that started it (``parent_thread_id``, also under
+  ``source.subagent.thread_spawn``) and its nickname. The parent's ``spawn_agent`` call (a
+  function of the ``multi_agent_v1`` namespace) is answered by a ``function_call_output``
+  whose output is ``{"agent_id": <the thread's id>, "nickname"}``, and Codex also writes an
+  ``item_completed`` event of type ``CollabAgentToolCall`` (``tool: spawn_agent``) with the
+  call's id and the ``receiver_thread_ids``. Either ties the sub-agent to the call
+  (``spawned``); ``discover.import_paths`` puts each sub-agent under its parent.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from steiner_tui.importers.model import (
     ImportedRequest,
     ImportedSession,
     LineProblem,
+    SubAgentLink,
 )
 from steiner_tui.importers.ranking import rank_costs
 
@@ -75,6 +84,17 @@ def _request(usage: Any, model: str, time: str, line: int, response_id: str) -> 
     )
 
 
+def _prompt(arguments: Any) -> str:
+    """A ``spawn_agent`` call's task (its ``message``), "" for any other call."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return ""
+    message = arguments.get("message") if isinstance(arguments, dict) else None
+    return message if isinstance(message, str) else ""
+
+
 def _command(arguments: Any) -> str:
 
     if isinstance(arguments, str):
@@ -90,6 +110,58 @@ def _command(arguments: Any) -> str:
             if isinstance(value, list):
                 return " ".join(str(v) for v in value)
     return ""
+
+
+SPAWN_TOOL = "spawn_agent"
+"""The call that starts a sub-agent (Codex's ``multi_agent_v1`` namespace)."""
+
+
+def _spawned_id(output: Any) -> str:
+    """The thread id in a ``spawn_agent`` call's output (``{"agent_id": …}``), or ""."""
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return ""
+    agent = output.get("agent_id") if isinstance(output, dict) else None
+    return agent if isinstance(agent, str) else ""
+
+
+def _parent_of(meta: dict[str, Any]) -> str:
+    parent = meta.get("parent_thread_id")
+    if isinstance(parent, str) and parent:
+        return parent
+    source = meta.get("source")
+    spawn = source.get("subagent", {}) if isinstance(source, dict) else {}
+    spawn = spawn.get("thread_spawn", {}) if isinstance(spawn, dict) else {}
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return parent if isinstance(parent, str) else ""
+
+
+def _spawn_links(
+    calls: dict[str, tuple[str, str]],
+    outputs: dict[str, Any],
+    events: list[dict[str, Any]],
+    prompts: dict[str, str],
+) -> tuple[SubAgentLink, ...]:
+    """Each sub-agent the rollout's ``spawn_agent`` calls started, with the call's id."""
+    links: dict[str, SubAgentLink] = {}
+    for call_id, (tool, _) in calls.items():
+        agent = _spawned_id(outputs.get(call_id)) if tool == SPAWN_TOOL else ""
+        if agent:
+            prompt = prompts.get(call_id, "")
+            links[agent] = SubAgentLink(agent, call_id, tool, prompt, "function_call_output")
+    for item in events:
+        if item.get("tool") != SPAWN_TOOL:
+            continue
+        call_id = str(item.get("id", ""))
+        for agent in item.get("receiver_thread_ids") or ():
+            if isinstance(agent, str) and agent not in links:
+                prompt = str(item.get("prompt") or prompts.get(call_id, ""))
+                links[agent] = SubAgentLink(
+                    agent, call_id, SPAWN_TOOL, prompt, "CollabAgentToolCall"
+                )
+    return tuple(links.values())
 
 
 def import_codex_rollout(path: Path) -> ImportedSession:
@@ -122,6 +194,9 @@ def import_codex_rollout(path: Path) -> ImportedSession:
     generations: list[ImportedGeneration] = []
     calls: dict[str, tuple[str, str]] = {}
     results: list[tuple[str, str, int]] = []
+    outputs: dict[str, Any] = {}
+    prompts: dict[str, str] = {}
+    collab: list[dict[str, Any]] = []
     for number, record in records:
         record_kind = record.get("type")
         payload = record.get("payload")
@@ -151,13 +226,18 @@ def import_codex_rollout(path: Path) -> ImportedSession:
             item_type = str(payload.get("type", ""))
             if item_type in ("function_call", "custom_tool_call", "local_shell_call"):
                 arguments = payload.get("arguments", payload.get("input", payload.get("action")))
-                calls[str(payload.get("call_id", ""))] = (
-                    str(payload.get("name", item_type)),
-                    _command(arguments),
-                )
+                call_id = str(payload.get("call_id", ""))
+                calls[call_id] = (str(payload.get("name", item_type)), _command(arguments))
+                prompts[call_id] = _prompt(arguments)
             elif item_type in ("function_call_output", "custom_tool_call_output"):
-                tool, target = calls.get(str(payload.get("call_id", "")), ("?", ""))
+                call_id = str(payload.get("call_id", ""))
+                tool, target = calls.get(call_id, ("?", ""))
+                outputs[call_id] = payload.get("output", "")
                 results.append((tool, target, text_bytes(payload.get("output", ""))))
+        elif record_kind == "event_msg" and payload.get("type") == "item_completed":
+            item = payload.get("item")
+            if isinstance(item, dict) and item.get("type") == "CollabAgentToolCall":
+                collab.append(item)
         elif record_kind == "compacted":
             summarizer = str(payload.get("compaction_response_id") or "")
             index = next(
@@ -193,4 +273,6 @@ def import_codex_rollout(path: Path) -> ImportedSession:
         ranking=rank_costs(results),
         cwd=str(meta.get("cwd", "")),
         version=str(meta.get("cli_version", "")),
+        parent_id=_parent_of(meta),
+        spawned=_spawn_links(calls, outputs, collab, prompts),
     )

@@ -1,7 +1,10 @@
 """Finding transcripts to import: a file, a folder, or the agents' default folders.
 
 A folder is searched for ``*.jsonl``; files under a ``subagents/`` folder are read with the
-session that owns them. Each file's kind is told from its first readable line: Codex lines
+session that owns them (Claude Code). A Codex sub-agent's rollout lies beside its parent's and
+names the parent's thread: it is put under the parent, linked to the ``spawn_agent`` call that
+started it, when the parent is imported too (otherwise it stays a session of its own). Each
+file's kind is told from its first readable line: Codex lines
 are ``{timestamp, type, payload}``, Claude Code lines carry a ``sessionId``. A file that is
 neither is reported, not fatal.
 """
@@ -10,14 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from steiner_tui.importers.claude import import_claude_session, is_claude_record
 from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
-from steiner_tui.importers.model import ImportedSession
+from steiner_tui.importers.model import ImportedSession, SubAgentLink
 
-__all__ = ["ImportResult", "default_paths", "import_paths", "kind_of"]
+__all__ = ["ImportResult", "default_paths", "import_paths", "kind_of", "nest_codex_subagents"]
 
 
 def default_paths(home: Path) -> list[Path]:
@@ -80,4 +83,29 @@ def import_paths(paths: Iterable[Path]) -> ImportResult:
                 skipped.append((str(path), "neither a Claude Code session nor a Codex rollout"))
         except OSError as exc:
             skipped.append((str(path), str(exc)))
-    return ImportResult(tuple(sessions), tuple(skipped))
+    return ImportResult(tuple(nest_codex_subagents(sessions)), tuple(skipped))
+
+
+def nest_codex_subagents(sessions: list[ImportedSession]) -> list[ImportedSession]:
+    """Each Codex sub-agent under the session whose thread started it (deepest first, so a
+    sub-agent's own sub-agents travel with it), linked to the call that did."""
+    by_id = {s.id: s for s in sessions if s.source == "codex"}
+
+    def depth(session: ImportedSession) -> int:
+        seen, parent, level = {session.id}, session.parent_id, 0
+        while parent in by_id and parent not in seen:
+            seen.add(parent)
+            parent, level = by_id[parent].parent_id, level + 1
+        return level
+
+    nested: set[str] = set()
+    for child in sorted(by_id.values(), key=depth, reverse=True):
+        parent = by_id.get(child.parent_id)
+        if parent is None or child.parent_id == child.id:
+            continue
+        link = next((k for k in parent.spawned if k.agent_id == child.id), None)
+        link = link or SubAgentLink(child.id, "", "", "", "parent_thread_id")
+        child = replace(by_id[child.id], link=link)
+        by_id[parent.id] = replace(parent, subagents=(*parent.subagents, child))
+        nested.add(child.id)
+    return [by_id.get(s.id, s) for s in sessions if s.id not in nested]

@@ -144,6 +144,10 @@ class ImportedSession:
     ranking: tuple[CostRow, ...] = ()
     cwd: str = ""
     version: str = ""
+    parent_id: str = ""
+    """The thread that started this one (a Codex sub-agent's rollout names it); "" for none."""
+    spawned: tuple[SubAgentLink, ...] = ()
+    """The sub-agents this session's tool calls started (Codex), by the id of their thread."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -148,16 +148,30 @@ class _Handler(BaseHTTPRequestHandler):
     def _step(self, body: dict[str, Any]) -> dict[str, Any]:
         if not body.get("tools") or not body.get("stream"):
             return {}
-        with self.state.lock:
-            if not self.state.script:
-                return {}
-            step = self.state.script.pop(0)
         dumped = json.dumps(body)
-        found = re.search(r"Primary working directory: (\S+?)(?:\\n|\s)", dumped) or re.search(
+        with self.state.lock:
+            # The first step whose "when" text the body holds and whose "unless" text it does
+            # not (a sub-agent's requests interleave with the main ones).
+            found = next(
+                (
+                    i
+                    for i, s in enumerate(self.state.script)
+                    if s.get("when", "") in dumped
+                    and not (s.get("unless") and s["unless"] in dumped)
+                ),
+                None,
+            )
+            if found is None:
+                return {}
+            step = self.state.script.pop(found)
+        cwd_found = re.search(r"Primary working directory: (\S+?)(?:\\n|\s)", dumped) or re.search(
             r"<cwd>(.*?)</cwd>", dumped
         )
-        cwd = found.group(1).replace("\\\\", "\\") if found else "."
-        return dict(json.loads(json.dumps(step).replace("{cwd}", cwd)))
+        cwd = cwd_found.group(1).replace("\\\\", "\\") if cwd_found else "."
+        agent = re.search(r'agent_id\\?"\s*:\s*\\?"([0-9a-f-]+)', dumped)
+        text = json.dumps(step).replace("{cwd}", cwd)
+        text = text.replace("{agent_id}", agent.group(1) if agent else "")
+        return dict(json.loads(text))
 
     def _anthropic(self, raw: bytes, body: dict[str, Any], received: Received) -> None:
         total = _tokens(len(raw))
@@ -347,6 +361,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "name": call["name"],
                 "arguments": arguments,
             }
+            if "namespace" in call:  # a tool of a namespace (Codex's multi_agent_v1)
+                function_item["namespace"] = call["namespace"]
             outputs.append(function_item)
         if not body.get("stream"):
             self._json(200, dict(base, status="completed", output=outputs, usage=usage), received)

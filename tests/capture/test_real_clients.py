@@ -285,3 +285,63 @@ def test_codex_tries_a_websocket_once_then_posts(
     _, recorded = read_capture(sessions, proxy.writer.capture_id)
     assert [(r.method, r.path) for r in recorded] == [("POST", "/v1/responses")]
     secret_absent(sessions)
+
+
+def test_codex_sub_agent_rollout_is_linked_to_its_spawn_call(
+    codex_binary: Path, setup: tuple[Path, Path, Path]
+) -> None:
+    """Codex 0.169.0 writes a sub-agent's thread as a rollout of its own; the import puts it
+    under its parent, tied to the ``spawn_agent`` call that started it."""
+    home, project, sessions = setup
+    task = "Say hi from the sub-agent."
+    spawn = {"name": "spawn_agent", "namespace": "multi_agent_v1", "arguments": {"message": task}}
+    wait = {
+        "name": "wait_agent",
+        "namespace": "multi_agent_v1",
+        "arguments": {"targets": ["{agent_id}"], "timeout_ms": 30000},
+    }
+    waited = '\\"timed_out\\":'  # in the wait call's output, as the body holds it
+    script = [  # the sub-agent's request comes between the parent's, so steps say whose they are
+        {"unless": "function_call_output", "text": "Starting a helper.", "function_call": spawn},
+        {"when": task, "unless": "function_call_output", "text": "Hi from the sub-agent."},
+        {
+            "when": "function_call_output",
+            "unless": waited,
+            "text": "Waiting.",
+            "function_call": wait,
+        },
+        {"when": waited, "text": "The helper said hi."},
+    ]
+    upstream = FakeUpstream(script).start()
+    proxy = ProxyThread(sessions, upstream.url).start()
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(CODEX_CONFIG.format(url=proxy.url))
+    try:
+        run_client(
+            [str(codex_binary), "exec", "--skip-git-repo-check", "--disable", "plugins",
+             "--disable", "remote_plugin", "--disable", "apps", "start a helper that says hi"],
+            project,
+            {"HOME": str(home), "CAPTURE_API_KEY": KEY},
+        )  # fmt: skip
+    finally:
+        proxy.stop()
+        upstream.stop()
+    sent = [r for r in upstream.received if r.method == "POST"]
+    assert len(sent) == 4  # parent: spawn, wait, answer; the sub-agent: one
+    rollouts = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    assert len(rollouts) == 2
+    result = import_paths([home / ".codex" / "sessions"])
+    [parent] = result.sessions
+    [child] = parent.subagents
+    assert len(parent.requests) == 3 and len(child.requests) == 1
+    assert child.link is not None
+    assert child.link.tool == "spawn_agent" and child.link.description == task
+    assert child.link.tool_use_id.startswith("call_fake_")
+    by_output = [r for r in sent if child.link.tool_use_id in r.body.decode()]
+    assert by_output  # the call id is the one the parent's next request answers
+    assert child.parent_id == parent.id
+    # Codex names the thread in a header: the sub-agent's request is its own thread's.
+    [its] = [r for r in sent if r.headers.get("thread-id") == child.id]
+    assert its.usage is not None
+    assert [r.context_tokens for r in child.requests] == [its.usage["input_tokens"]]
+    assert json.dumps(parent.to_json()["subagents"][0]["link"])

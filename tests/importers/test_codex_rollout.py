@@ -154,3 +154,49 @@ def test_a_real_rollout_with_a_compaction(tmp_path: Path) -> None:
     assert [r.context_tokens for r in fallback.requests] == [
         u["input_tokens"] for u in usage_records
     ]
+
+
+SUBAGENT = Path(__file__).parent / "data" / "codex-0.169.0-subagent"
+"""Two rollouts written by Codex 0.169.0 itself: a thread that spawned a sub-agent with the
+``multi_agent_v1`` namespace's ``spawn_agent`` and waited for it, and the sub-agent's thread."""
+PARENT_ID = "01a23273-f130-7140-a617-5872929dd31f"
+CHILD_ID = "01a23273-f1b2-76c2-91c1-e84313561ac1"
+SPAWN_CALL = "call_fake_6955c6cb52fb427086c4"
+
+
+def test_a_codex_sub_agent_is_put_under_the_thread_that_spawned_it() -> None:
+    [parent] = import_paths([SUBAGENT]).sessions
+    assert parent.id == PARENT_ID and len(parent.requests) == 3
+    [child] = parent.subagents
+    assert child.id == CHILD_ID and child.parent_id == PARENT_ID
+    assert len(child.requests) == 1
+    assert child.link is not None
+    assert (child.link.tool_use_id, child.link.tool, child.link.via) == (
+        SPAWN_CALL,
+        "spawn_agent",
+        "function_call_output",
+    )
+    assert child.link.description == "Say hi from the sub-agent."
+    [row] = parent.to_json()["subagents"]
+    assert row["link"]["tool_use_id"] == SPAWN_CALL
+
+
+def test_the_collab_event_links_a_sub_agent_when_the_call_output_is_missing(
+    tmp_path: Path,
+) -> None:
+    for path in SUBAGENT.glob("*.jsonl"):
+        kept = [
+            text
+            for text in path.read_text().splitlines(keepends=True)
+            if '"function_call_output"' not in text
+        ]
+        (tmp_path / path.name).write_text("".join(kept))
+    [parent] = import_paths([tmp_path]).sessions
+    [child] = parent.subagents
+    assert child.link is not None
+    assert (child.link.tool_use_id, child.link.via) == (SPAWN_CALL, "CollabAgentToolCall")
+
+
+def test_a_sub_agent_imported_alone_stays_a_session_naming_its_parent() -> None:
+    [child] = import_paths([next(SUBAGENT.glob(f"*{CHILD_ID}.jsonl"))]).sessions
+    assert child.parent_id == PARENT_ID and child.link is None

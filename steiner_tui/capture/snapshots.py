@@ -7,6 +7,11 @@ reported for the request (input, cache read and cache creation), its strategy ``
 with the three parts, or 0 with ``no usage`` when the reply carried none. Message hashes are
 the capture's normal-form hashes, so the compare view's first differing message is the cache
 prefix break. The per-source rows and the compaction mark are ``capture.figures``'.
+
+The engine knows five message roles; the wire has more. A developer message is a ``system``
+one, a call item (Responses' ``function_call``) an ``assistant`` one, a call's output a
+``tool`` one (with the call's id), and anything else a ``user`` one, the wire role kept as the
+message's ``name`` so nothing is lost.
 """
 
 from __future__ import annotations
@@ -15,19 +20,43 @@ from collections.abc import Sequence
 
 from steiner_tui.capture.figures import is_compaction_call, request_sources
 from steiner_tui.capture.report import CapturedRequest
+from steiner_tui.capture.wire import WireMessage
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.tooldefs import ToolDefinition
 
-__all__ = ["to_snapshot", "to_snapshots"]
+__all__ = ["engine_message", "to_snapshot", "to_snapshots"]
+
+
+_ROLES = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+}
+_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+
+
+def engine_message(message: WireMessage) -> Message:
+    """``message`` as the engine's ``Message`` (module docstring)."""
+    if message.tool_results:
+        call = message.tool_results[0].call_id
+        return Message("tool", message.text, tool_call_id=call, name=message.role)
+    if message.kind in _CALLS:
+        return Message("assistant", message.text, name=message.kind)
+    role = _ROLES.get(message.role)
+    if role is None:
+        return Message("user", message.text, name=message.role)
+    return Message(role, message.text, name="" if role == message.role else message.role)
 
 
 def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
     """The snapshot of one captured request, numbered ``index``."""
     decoded = request.decoded
     usage = request.usage
-    messages = tuple(Message(m.role, m.text) for m in decoded.messages)
+    messages = tuple(engine_message(m) for m in decoded.messages)
     blocks = tuple(ContextBlock(b.source, b.role, b.text, b.path) for b in decoded.blocks)
     tools = tuple(ToolDefinition(t.name, t.description, {}) for t in decoded.tools)
     tokens = usage.context_tokens if usage is not None else 0

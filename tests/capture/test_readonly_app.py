@@ -106,10 +106,41 @@ async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
     writer.close()
 
 
-def test_an_unknown_model_says_its_window_is_unknown(tmp_path: Path) -> None:
+CODEX_BODY = {
+    "model": "my-local-model",
+    "stream": True,
+    "tools": [{"type": "function", "name": "exec_command", "parameters": {"type": "object"}}],
+    "input": [
+        {
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": "Be Codex."}],
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": "# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>",
+                },
+                {"type": "input_text", "text": "read the notes"},
+            ],
+        },
+        {
+            "type": "function_call",
+            "call_id": "c1",
+            "name": "exec_command",
+            "arguments": '{"cmd": "cat AGENTS.md"}',
+        },
+        {"type": "function_call_output", "call_id": "c1", "output": "[bold]x[/bold]"},
+    ],
+}
+
+
+async def test_a_codex_capture_with_an_unknown_model(tmp_path: Path) -> None:
     writer = CaptureWriter(tmp_path, "http://upstream", "cap2")
-    body = json.dumps({"model": "my-local-model", "stream": True, "input": "say hi"}).encode()
-    seq = writer.request("POST", "/v1/responses", body)
+    seq = writer.request("POST", "/v1/responses", json.dumps(CODEX_BODY).encode())
     writer.reply(seq, 200, "text/event-stream", 10, Usage(9_600, 0, 0, 12))
     writer.close()
     _, data = load_workbench(tmp_path, "cap2")
@@ -117,6 +148,17 @@ def test_an_unknown_model_says_its_window_is_unknown(tmp_path: Path) -> None:
     assert data.view.heading.endswith("window unknown")
     assert data.view.window_origin.startswith("window unknown: my-local-model")
     assert data.view.window.context_size == 9_600  # drawn to the largest request's scale
+    [tool] = [e for e in data.entries if isinstance(e, ToolEntry)]
+    assert (tool.summary, tool.output) == ("exec_command cat AGENTS.md", "[bold]x[/bold]")
+    app = ReadOnlyApp(capture=(tmp_path, "cap2"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CaptureScreen)
+        roles = [m.role for m in screen.snapshot_at(0).messages]
+        assert roles == ["system", "user", "assistant", "tool"]
 
 
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:

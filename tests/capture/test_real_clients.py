@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from steiner_tui.app.screens.capture_workbench import load_workbench
+from steiner_tui.app.transcript import ToolEntry, UserEntry
 from steiner_tui.capture.report import capture_report
 from steiner_tui.capture.store import read_capture
 from steiner_tui.importers.discover import import_paths
@@ -142,6 +144,7 @@ def test_claude_code(claude_binary: Path, setup: tuple[Path, Path, Path]) -> Non
         ("Read", str(project / "CLAUDE.md"))
     ]
     secret_absent(sessions)
+    check_workbench(sessions, proxy.writer.capture_id, project)
 
     result = import_paths([home / ".claude" / "projects"])
     [session] = result.sessions
@@ -156,6 +159,27 @@ def test_claude_code(claude_binary: Path, setup: tuple[Path, Path, Path]) -> Non
     ]
     assert session.version == "2.1.328"
     assert ("Read", str(project / "CLAUDE.md")) in {(c.tool, c.target) for c in session.ranking}
+
+
+def check_workbench(sessions: Path, capture_id: str, project: Path) -> None:
+    """The workbench's figures of the real capture: the latest request's sources add up to
+    what the API reported, CLAUDE.md has its row and its badge, the Read result its block."""
+    _, data = load_workbench(sessions, capture_id)
+    assert data.view is not None and data.position == data.requests - 1
+    view = data.view
+    assert view.window.context_size == 200_000 and view.window_origin == "claude-* models"
+    assert sum(row.tokens for row in view.rows) == view.estimate_tokens > 0
+    labels = [row.label for row in view.rows]
+    assert {"system", "instructions · CLAUDE.md", "system message", "tool definitions"} <= set(
+        labels
+    )
+    assert [item.label for item in view.top] == [str(project / "CLAUDE.md")]
+    assert len(view.history) == data.requests and view.prefix is not None
+    assert view.prefix.first_broken is None
+    user = next(e for e in data.entries if isinstance(e, UserEntry))
+    assert "CLAUDE.md" in user.badges and "MARKER-CLAUDE-MD" not in user.text
+    [tool] = [e for e in data.entries if isinstance(e, ToolEntry)]
+    assert tool.name == "Read" and "MARKER-CLAUDE-MD" in tool.output
 
 
 CODEX_CONFIG = """\
@@ -242,6 +266,16 @@ def test_codex(codex_binary: Path, setup: tuple[Path, Path, Path]) -> None:
         ("exec_command", "cat AGENTS.md")
     ]
     secret_absent(sessions)
+    _, data = load_workbench(sessions, proxy.writer.capture_id)
+    assert data.view is not None
+    # A model the table does not know: the view says so instead of guessing a window.
+    assert data.view.heading.endswith("window unknown")
+    assert {"developer", "instructions · AGENTS.md", "environment", "tool definitions"} <= {
+        row.label for row in data.view.rows
+    }
+    assert sum(row.tokens for row in data.view.rows) == data.view.estimate_tokens > 0
+    [tool] = [e for e in data.entries if isinstance(e, ToolEntry)]
+    assert tool.summary == "exec_command cat AGENTS.md" and "MARKER-AGENTS-MD" in tool.output
 
     result = import_paths([home / ".codex" / "sessions"])
     [session] = result.sessions

@@ -1,4 +1,4 @@
-"""A capture in the request inspector, read-only and live.
+"""A capture in the request inspector, read-only and live (F2 from the capture workbench).
 
 The screen is the request inspector (detail, blocks, messages, compare with ``m``) fed with
 the capture's requests as snapshots (``capture.snapshots``). While the proxy records, the

@@ -60,3 +60,16 @@ def test_imported_session_chart_with_its_compaction(snap_compare: Any) -> None:
     data = import_claude_session(path).to_json()
     data["path"] = f"fixtures/claude-code/{path.name}"
     assert snap_compare(ReadOnlyApp(imported=data), terminal_size=(120, 36))
+
+
+def test_imported_conversation_beside_its_chart(snap_compare: Any) -> None:
+    path = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    data = import_claude_session(path).to_json()
+
+    async def to_conversation(pilot: Pilot[None]) -> None:
+        await pilot.press("v")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    app = ReadOnlyApp(imported=data)
+    assert snap_compare(app, run_before=to_conversation, terminal_size=SIZE)

@@ -5,7 +5,8 @@ The chart is the workbench's tokens-per-request chart (``RequestChart``): each r
 lines, every compaction marked, and the cache-read share of each request as the cache-reuse
 strip (``importers.figures``); the table lists the requests with their cache-read share and
 output; ``l`` opens the lineage browser on the session's generations (each compaction's
-trigger, tokens before and the summary the agent wrote). Everything shown was computed by the
+trigger, tokens before and the summary the agent wrote), ``v`` the conversation of the latest
+generation beside the chart (``imported_conversation``). Everything shown was computed by the
 importer.
 """
 
@@ -55,9 +56,16 @@ class ImportedScreen(Screen[None]):
             id="imported.lineage",
             tooltip="Browse the compactions as generations",
         ),
+        Binding(
+            "v",
+            "conversation",
+            "Conversation",
+            id="imported.conversation",
+            tooltip="The latest generation's conversation beside the chart",
+        ),
         Binding("escape,q", "close", "Back", id="imported.close", tooltip="Close"),
     ]
-    """l opens the lineage browser; Escape or q closes."""
+    """l opens the lineage browser, v the conversation; Escape or q closes."""
 
     def __init__(self, session: dict[str, Any]) -> None:
         super().__init__()
@@ -144,6 +152,12 @@ class ImportedScreen(Screen[None]):
     def action_lineage(self) -> None:
         """Open the lineage browser on the imported generations."""
         self.app.push_screen(LineageScreen(lineage_of(self.session)))
+
+    def action_conversation(self) -> None:
+        """Open the latest generation's conversation beside the chart."""
+        from steiner_tui.app.screens.imported_conversation import ImportedConversation
+
+        self.app.push_screen(ImportedConversation(self.session))
 
     def action_close(self) -> None:
         """Close the screen (the app, when it is the only one)."""

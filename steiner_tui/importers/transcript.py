@@ -1,0 +1,170 @@
+"""The conversation of an imported transcript: its latest generation, as plain items.
+
+The import's figures (``claude``, ``codex``) keep no message text; the workbench's conversation
+of an import is read from the transcript file when it is opened. Only the latest generation is
+read, the conversation the agent's next request would carry: what came after the last
+compaction (Claude Code's ``compact_boundary``, Codex's ``compacted``), with the summary as its
+first item. Items are the person's messages, the agent's replies, and tool calls with their
+results (tool, file or command, output); what the agent injected for itself (Claude Code's
+``<system-reminder>`` blocks, meta and sidechain lines; Codex's developer messages, AGENTS.md
+and environment parts) is left out, as the panel and the inspector show those. Unreadable
+lines are skipped (the import reports them).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from steiner_tui.importers.jsonl import read_records
+
+__all__ = ["TranscriptItem", "read_conversation"]
+
+ItemKind = Literal["user", "reply", "tool", "summary"]
+
+_TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "cmd", "pattern", "url", "query")
+_CODEX_INJECTED = ("# AGENTS.md instructions for ", "<environment_context>", "<INSTRUCTIONS>")
+
+
+@dataclass(slots=True)
+class TranscriptItem:
+    """One item of the conversation; a tool item's ``output`` arrives with its result."""
+
+    kind: ItemKind
+    text: str = ""
+    tool: str = ""
+    target: str = ""
+    call_id: str = ""
+    output: str = ""
+    done: bool = False
+
+
+def _target(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return ""
+    if not isinstance(arguments, dict):
+        return ""
+    for key in _TARGET_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, list) and value:
+            return " ".join(str(v) for v in value)
+    return ""
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for t in (_text(v) for v in value) if t)
+    if isinstance(value, dict):
+        for key in ("text", "content", "output"):
+            if key in value:
+                return _text(value[key])
+    return ""
+
+
+class _Conversation:
+    """Items since the last compaction, tool results filled into their calls."""
+
+    def __init__(self) -> None:
+        self.items: list[TranscriptItem] = []
+        self.calls: dict[str, TranscriptItem] = {}
+
+    def restart(self, summary: str) -> None:
+        self.items, self.calls = [TranscriptItem("summary", summary)], {}
+
+    def add(self, item: TranscriptItem) -> None:
+        self.items.append(item)
+        if item.kind == "tool" and item.call_id:
+            self.calls[item.call_id] = item
+
+    def result(self, call_id: str, output: str) -> None:
+        call = self.calls.get(call_id)
+        if call is None:
+            call = TranscriptItem("tool", tool="?", call_id=call_id)
+            self.items.append(call)
+        call.output, call.done = output, True
+
+
+def _claude(path: Path) -> list[TranscriptItem]:
+    conversation = _Conversation()
+    for _, record in read_records(path, []):
+        kind = record.get("type")
+        if kind == "system" and record.get("subtype") == "compact_boundary":
+            conversation.restart("")
+            continue
+        if kind not in ("user", "assistant") or record.get("isSidechain"):
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if record.get("isCompactSummary"):
+            conversation.restart(_text(content))
+            continue
+        if record.get("isMeta"):
+            continue
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for part in parts if isinstance(parts, list) else ():
+            if not isinstance(part, dict):
+                continue
+            part_type = part.get("type")
+            if part_type == "text":
+                text = str(part.get("text", ""))
+                if kind == "user" and text.lstrip().startswith("<system-reminder>"):
+                    continue
+                if text.strip():
+                    conversation.add(TranscriptItem("user" if kind == "user" else "reply", text))
+            elif part_type == "tool_use":
+                name = str(part.get("name", "?"))
+                target = _target(part.get("input"))
+                conversation.add(TranscriptItem("tool", tool=name, target=target,
+                                                call_id=str(part.get("id", ""))))  # fmt: skip
+            elif part_type == "tool_result":
+                conversation.result(str(part.get("tool_use_id", "")), _text(part.get("content")))
+    return conversation.items
+
+
+def _codex(path: Path) -> list[TranscriptItem]:
+    conversation = _Conversation()
+    for _, record in read_records(path, []):
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        if record.get("type") == "compacted":
+            conversation.restart(str(payload.get("message", "")))
+            continue
+        if record.get("type") != "response_item":
+            continue
+        item_type = payload.get("type")
+        if item_type == "message":
+            role = payload.get("role")
+            for part in payload.get("content") or ():
+                text = _text(part)
+                if role == "user" and text.startswith(_CODEX_INJECTED):
+                    continue
+                if role in ("user", "assistant") and text.strip():
+                    kind: ItemKind = "user" if role == "user" else "reply"
+                    conversation.add(TranscriptItem(kind, text))
+        elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
+            arguments = payload.get("arguments", payload.get("input", payload.get("action")))
+            conversation.add(TranscriptItem("tool", tool=str(payload.get("name", item_type)),
+                                            target=_target(arguments),
+                                            call_id=str(payload.get("call_id", ""))))  # fmt: skip
+        elif item_type in ("function_call_output", "custom_tool_call_output"):
+            conversation.result(str(payload.get("call_id", "")), _text(payload.get("output")))
+    return conversation.items
+
+
+def read_conversation(path: Path, source: str) -> list[TranscriptItem]:
+    """The latest generation of the transcript at ``path`` (``claude-code`` or ``codex``).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    return _codex(path) if source == "codex" else _claude(path)

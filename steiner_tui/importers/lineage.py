@@ -46,6 +46,7 @@ def lineage_of(session: dict[str, Any]) -> ConversationLineage:
             at=at,
             manual=trigger == "manual",
             summary=summary,
+            trigger=str(trigger or ""),  # the transcript's own word: "auto" or "manual"
         )
         generations.append(
             ConversationGeneration(number, (Message("user", summary),), summary, None, outcome, at)

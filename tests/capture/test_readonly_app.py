@@ -187,6 +187,7 @@ async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
         assert generations[1].summary.startswith("This session is being continued")
         assert generations[1].outcome is not None
         assert generations[1].outcome.before_tokens == session.generations[0].pre_tokens
+        assert generations[1].outcome.trigger == session.generations[0].trigger == "auto"
 
 
 def test_capture_list_and_show(

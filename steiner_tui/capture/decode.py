@@ -92,6 +92,10 @@ def _has_cache_control(value: Any) -> bool:
     return False
 
 
+_TEXT_PARTS = frozenset({"text", "output_text", "input_text"})
+"""Content part types that hold words (Anthropic, OpenAI Responses)."""
+
+
 def _text_of(value: Any) -> str:
     """The readable text of a message or content value (text parts joined)."""
     if isinstance(value, str):
@@ -123,7 +127,20 @@ def _wire_message(
         _text_of(content),
         _has_cache_control(message),
         tuple(results),
+        _said(content),
     )
+
+
+def _said(content: Any) -> str:
+    """The text parts of a content value (a reply's words, not its tool calls' input)."""
+    if not isinstance(content, list):
+        return _text_of(content)
+    texts = (
+        str(part.get("text", ""))
+        for part in content
+        if isinstance(part, dict) and part.get("type") in _TEXT_PARTS
+    )
+    return "\n".join(t for t in texts if t)
 
 
 def _target(arguments: Any) -> str:

@@ -132,6 +132,9 @@ class WireMessage:
     text: str
     cache_control: bool = False
     tool_results: tuple[ToolResult, ...] = ()
+    said: str = ""
+    """Only the message's text parts: a reply without the arguments of the tool calls in it
+    (``text`` joins every part, so the inspector accounts for all of the message)."""
 
     def to_json(self) -> dict[str, Any]:
         return {

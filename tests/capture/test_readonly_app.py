@@ -12,7 +12,7 @@ from steiner_tui.app.screens.capture_view import CaptureScreen
 from steiner_tui.app.screens.capture_workbench import CaptureWorkbench, load_workbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.app.transcript import ToolEntry, UserEntry
+from steiner_tui.app.transcript import ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import RequestChart, chart_columns
 from steiner_tui.app.widgets.conversation import ConversationPane
@@ -99,6 +99,8 @@ async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
         tools = [e for e in entries if isinstance(e, ToolEntry)]
         assert [(t.name, t.status) for t in tools] == [("Read", "done")]
         assert tools[0].summary == "Read /home/me/src/budgetkit/CLAUDE.md"
+        # The reply shows its words; the tool call's input is the Read block, not reply text.
+        assert [e.text for e in entries if isinstance(e, ReplyEntry)] == ["Let me read the notes."]
         screen.query_one(BudgetPanel).focus()
         await pilot.press("enter")
         await pilot.pause()

@@ -113,8 +113,8 @@ def capture_entries(decoded: DecodedRequest) -> list[Entry]:
             if text or badges:
                 entries.append(UserEntry(text, badges))
         elif message.role == "assistant":
-            if message.text.strip():
-                entries.append(ReplyEntry(message.text))
+            if message.said.strip():  # its tool calls show as their results' blocks
+                entries.append(ReplyEntry(message.said))
         else:
             entries.append(
                 NoticeEntry(f"{message.role} {message.kind} · {byte_count(message.bytes)}")

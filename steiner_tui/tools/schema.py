@@ -9,12 +9,13 @@ object the model is sent. A call's arguments go through two steps:
    ``"false"`` (any case) for a ``boolean``, and ``null`` for an optional argument (treated as
    absent). Undeclared keys are dropped: tools read only what they declare. Nothing else is
    changed, so a wrong value still fails in step 2.
-2. **Validate** with ``jsonschema``'s ``Draft202012Validator`` against the declared schema.
-   Every error is reported, each phrased with the argument's name, in one message starting
-   ``invalid arguments for <tool>``.
+2. **Validate** with ``jsonschema_rs``'s ``Draft202012Validator`` (a compiled implementation of
+   the whole of Draft 2020-12) against the declared schema. Every error is reported, each
+   phrased with the argument's name, in one message starting ``invalid arguments for <tool>``.
 
-The executor imports this module, and with it ``jsonschema``, at module level like any other:
-its import is part of start-up (``docs/ARCHITECTURE.md``, "Start-up").
+The executor imports this module at module level like any other, so the validator's import is
+part of start-up (``docs/ARCHITECTURE.md``, "Start-up"): a native module of a few milliseconds,
+where the pure-Python ``jsonschema`` read every draft's metaschema when imported.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, cast
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from jsonschema_rs import Draft202012Validator, ValidationError, ValidationErrorKind, meta
 
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.jsonenc import go_json
@@ -39,9 +39,9 @@ def check_schema(schema: Mapping[str, Any]) -> None:
     """Check that ``schema`` is a valid Draft 2020-12 schema.
 
     Raises:
-        jsonschema.exceptions.SchemaError: it is not.
+        jsonschema_rs.ValidationError: it is not (the message says where).
     """
-    Draft202012Validator.check_schema(thaw(schema))
+    meta.validate(thaw(schema))
 
 
 def _validator(schema: Mapping[str, Any]) -> Draft202012Validator:
@@ -114,28 +114,28 @@ def _json_type(value: Any) -> str:
 
 
 def _phrase(error: ValidationError) -> str:
-    """One jsonschema error in words, naming the argument."""
-    path = [str(part) for part in error.absolute_path]
+    """One validation error in words, naming the argument."""
+    path = [str(part) for part in error.instance_path]
     key = path[0] if path else ""
     name = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path[1:])
     where = f"'{key}{name}'"
-    value, bound = cast(Any, error.instance), cast(Any, error.validator_value)
-    match error.validator:
-        case "required":
-            missing = [k for k in bound if k not in value]
-            return "; ".join(f"missing required argument '{k}'" for k in missing)
-        case "type":
-            return f"{where} must be {_article(bound)}, got {_json_type(value)}"
-        case "enum":
-            options = ", ".join(repr(option) for option in bound)
-            return f"{where} must be one of {options}, got {value!r}"
-        case "minimum":
+    value = cast(Any, error.instance)
+    match error.kind:
+        case ValidationErrorKind.Required(missing):
+            return f"missing required argument '{missing}'"
+        case ValidationErrorKind.Type(types):
+            kinds = " or ".join(_article(kind) for kind in types)
+            return f"{where} must be {kinds}, got {_json_type(value)}"
+        case ValidationErrorKind.Enum(options):
+            listed = ", ".join(repr(option) for option in options)
+            return f"{where} must be one of {listed}, got {value!r}"
+        case ValidationErrorKind.Minimum(bound):
             return f"{where} must be at least {bound:g}, got {value:g}"
-        case "exclusiveMinimum":
+        case ValidationErrorKind.ExclusiveMinimum(bound):
             return f"{where} must be more than {bound:g}, got {value:g}"
-        case "maximum":
+        case ValidationErrorKind.Maximum(bound):
             return f"{where} must be at most {bound:g}, got {value:g}"
-        case "exclusiveMaximum":
+        case ValidationErrorKind.ExclusiveMaximum(bound):
             return f"{where} must be less than {bound:g}, got {value:g}"
     return f"{where}: {error.message}" if key else error.message
 
@@ -160,8 +160,8 @@ def validate_arguments(
     errors = sorted(
         _validator(schema).iter_errors(normalised),
         key=lambda e: (
-            e.validator != "required",
-            order.get(str(e.absolute_path[0]) if e.absolute_path else "", -1),
+            not isinstance(e.kind, ValidationErrorKind.Required),
+            order.get(str(e.instance_path[0]) if e.instance_path else "", -1),
         ),
     )
     if errors:

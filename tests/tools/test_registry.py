@@ -190,6 +190,8 @@ def test_result_message_and_frozen_result() -> None:
 def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:
     for definition in (*default_tool_definitions(), DelegateTool.definition):
         check_schema(definition.parameters)
+    with pytest.raises(ValueError, match="anyOf"):
+        check_schema({"type": 3})
 
 
 def test_validation_reports_every_error_naming_each_argument() -> None:
@@ -197,6 +199,15 @@ def test_validation_reports_every_error_naming_each_argument() -> None:
     assert validate_arguments("read", schema, {"offset": "x", "limit": 0}) == (
         "invalid arguments for read: missing required argument 'path'; "
         "'offset' must be an integer, got string; 'limit' must be at least 1, got 0"
+    )
+    assert validate_arguments("read", schema, {"limit": 0}) == (
+        "invalid arguments for read: missing required argument 'path'; "
+        "'limit' must be at least 1, got 0"
+    )
+    delegate = DelegateTool.definition.parameters
+    assert validate_arguments("delegate", delegate, {"type": "x", "task": 3}) == (
+        "invalid arguments for delegate: 'type' must be one of 'code', 'documentor', 'explore', "
+        "got 'x'; 'task' must be a string, got integer"
     )
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
-from steiner_tui.cli import build_parser, split_project_path
+from steiner_tui.cli import build_parser, import_command, split_project_path
 
 
 @pytest.mark.parametrize(
@@ -35,3 +37,11 @@ def test_the_parsed_project_and_command() -> None:
     assert (args.project, args.resume) == ("/some/repo", "latest")
     args = parser.parse_args(split_project_path(["context", "--json", "/r"]))
     assert (args.command, args.path, args.json) == ("context", "/r", True)
+
+
+def test_a_command_is_imported_with_the_collector_back_on_after() -> None:
+    module = import_command("steiner_tui.commands.sessions")
+    assert module.run is not None
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()  # the test process's objects go back to the collector

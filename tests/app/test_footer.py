@@ -27,3 +27,24 @@ async def test_the_footer_follows_focus(app_for: AppFactory) -> None:
         keys = _keys(footer)
         assert not any(key.endswith("Send") for key in keys)
         assert any(key.endswith("Toggle skill") for key in keys)
+
+
+async def test_the_footer_redraws_only_when_its_keys_change(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.workbench.query_one(Footer)
+        drawn = list(footer.query("FooterKey"))
+        app.workbench.refresh_bindings()  # nothing changed: the same key widgets stay
+        app.workbench.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert list(footer.query("FooterKey")) == drawn
+        app.workbench.skills.focus()  # other keys: drawn anew, once
+        await pilot.pause()
+        await pilot.pause()
+        assert all(key not in drawn for key in footer.query("FooterKey"))
+        assert any(
+            str(key.render()).strip().endswith("Toggle skill") for key in footer.query("FooterKey")
+        )

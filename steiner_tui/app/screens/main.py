@@ -16,7 +16,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.widgets import Footer
 
 from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app import messages as ui
@@ -37,6 +36,7 @@ from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPro
 from steiner_tui.app.widgets.completion_list import CompletionList
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.cost_ranking import CostRanking
+from steiner_tui.app.widgets.key_footer import KeyFooter
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
@@ -113,7 +113,7 @@ class MainScreen(PanelLayoutScreen):
         # The focus order (skills, conversation, prompt, context) is the order of focusables.
         # The side panels fill once the session is open; the context panel's dry-run request
         # waits for the first frame (``_fill_budget``).
-        yield Footer()
+        yield KeyFooter()
         yield StatusLine(id="status")
         yield SkillList(id="skills")
         yield ConversationPane(id="conversation")

@@ -228,8 +228,11 @@ class WorkbenchBase(Screen[None]):
         self.post_message(ui.WorkbenchReady())
 
     def on_screen_resume(self) -> None:
-        """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did)."""
-        if self.is_mounted:
+        """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did).
+
+        A session still opening focuses it when open: focusing now would redraw the footer's
+        keys (dimmed) only to redraw them enabled a moment later."""
+        if self.is_mounted and self.attached:
             self._focus_prompt()
 
     def _focus_prompt(self) -> bool:

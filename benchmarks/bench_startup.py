@@ -104,7 +104,7 @@ class Ratio:
         return self.value < self.target
 
     def line(self) -> str:
-        verdict = "met" if self.met else "MISSED"
+        verdict = "MET" if self.met else "MISSED"
         return f"  {self.name}: {self.value:.2f}x (target < {self.target:g}x) {verdict}"
 
 
@@ -138,13 +138,16 @@ def main() -> int:
             times["filled"].append(max(new.values()))
             times["resumed"].append(max(shown(resume, resume_markers, project, env).values()))
     median = {name: statistics.median(values) for name, values in times.items()}
-    print(f"launch to screen ({RUNS} runs each, medians, for information):")
-    print(f"  bare Textual app (Header+Footer), first frame   {median['bare'] * 1000:5.0f} ms")
-    print(f"  steiner-tui new session, first frame           {median['first'] * 1000:5.0f} ms")
-    print(f"  steiner-tui new session, context panel filled  {median['filled'] * 1000:5.0f} ms")
-    print(
-        f"  steiner-tui resuming {RESUMED:,} messages, usable   {median['resumed'] * 1000:5.0f} ms"
-    )
+    lines = {
+        "bare": "bare Textual app (Header+Footer), first frame ",
+        "first": "steiner-tui new session, first frame         ",
+        "filled": "steiner-tui new session, context panel filled",
+        "resumed": f"steiner-tui resuming {RESUMED:,} messages, usable ",
+    }
+    print(f"launch to screen ({RUNS} runs each, median [least-most] ms, for information):")
+    for name, label in lines.items():
+        low, high = min(times[name]) * 1000, max(times[name]) * 1000
+        print(f"  {label}  {median[name] * 1000:5.0f} [{low:.0f}-{high:.0f}]")
     ratios = [
         Ratio("first frame / bare app", median["first"] / median["bare"], 1.5),
         Ratio("context panel filled / bare app", median["filled"] / median["bare"], 2.0),

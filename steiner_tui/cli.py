@@ -172,12 +172,12 @@ def split_project_path(argv: Sequence[str]) -> list[str]:
 def import_command(module_name: str) -> ModuleType:
     """Import a command's module with the garbage collector paused, then freeze what it made.
 
-    Importing the workbench makes some 58,000 objects (classes, functions, constants) that live
-    as long as the program. Collecting while they are made finds no garbage but walks them over
-    and over: about 150 collections, one of them a full one, some 40-100 ms of a launch (half
-    the time to the first frame beyond a bare Textual app's). ``gc.freeze`` then moves them out
-    of the collector's sight, so its counts start from zero and later full collections, while
-    the UI runs, do not walk them either. Only Python's public ``gc`` functions are used.
+    Importing the workbench makes tens of thousands of objects (classes, functions, constants)
+    that live as long as the program. Collecting while they are made finds no garbage but walks
+    them over and over, a full collection among them (``docs/ARCHITECTURE.md``, "Start-up", has
+    what it cost). ``gc.freeze`` then moves them out of the collector's sight, so its counts
+    start from zero and later full collections, while the UI runs, do not walk them either.
+    Only Python's public ``gc`` functions are used.
     """
     gc.disable()
     try:

@@ -4,10 +4,10 @@ Textual's ``Footer`` removes and mounts all its keys after every ``refresh_bindi
 screen, and a screen publishes one for every focus change (two: one when focus moves and one
 after the next refresh), every binding reactive and every ``refresh_bindings`` call. With the
 workbench's two dozen keys one recompose restyles some fifty widgets, and opening a session
-published three of them in a row, each showing the same keys as the one before: they held the
-context panel's first figures back by about as long as the whole first frame took
-(``docs/ARCHITECTURE.md``, "Start-up"). This footer asks Textual for a recompose only when none
-is pending and the keys it would show (binding, enabled, tooltip) differ from those shown.
+published three in a row, each drawing the same keys as the one before, while the context
+panel's first figures waited behind them (``docs/ARCHITECTURE.md``, "Start-up"). This footer
+asks Textual for a recompose only when none is pending and the keys it would draw (binding,
+enabled, tooltip) differ from those drawn.
 """
 
 from __future__ import annotations

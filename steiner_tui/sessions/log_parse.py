@@ -28,8 +28,9 @@ from steiner_tui.sessions.record_values import (
     last_main_request_of,
     message_of,
 )
+from steiner_tui.sessions.request_values import LoggedRequest, implied_last_main, resolve_request
 from steiner_tui.sessions.records import (
-    FIRST_NUMBERED_FROM_ONE,
+    FIRST_DELTA_REQUESTS,
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
@@ -104,20 +105,20 @@ class RequestRecord:
     """A logged request snapshot's metadata; its hashes are rebuilt from the chain.
 
     Attributes:
-        entry: the record as logged (``entry.hashes`` holds only the new hashes).
+        entry: the record with every field known (``entry.hashes`` holds only the new hashes).
         previous: the request logged before it (its first ``entry.shared`` hashes are this
             one's too), or None.
-        exact: False when a damaged line came between this record and ``previous``, so the
-            shared hashes may be a lost record's (reported as a problem).
+        exact: False when a damaged line came between this record and ``previous``, so what
+            it takes from the request before may be a lost record's (reported as a problem).
     """
 
-    entry: RequestEntry
+    entry: LoggedRequest
     previous: RequestRecord | None = field(default=None, repr=False)
     exact: bool = True
 
     @property
     def hash_count(self) -> int:
-        return self.entry.shared + len(self.entry.hashes)
+        return self.entry.hash_count
 
     @property
     def message_hashes(self) -> tuple[str, ...]:
@@ -176,7 +177,8 @@ class RequestRecord:
     def full_record(self) -> dict[str, Any]:
         """The record with every hash written out (the form of a version 1 log)."""
         fields = msgspec.structs.asdict(self.entry)
-        fields.pop("shared")
+        for name in ("shared", "usage", "usage_at"):
+            fields.pop(name)
         fields["hashes"] = list(self.message_hashes)
         data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
         return data
@@ -305,26 +307,40 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
-    if state.version < FIRST_NUMBERED_FROM_ONE:  # an older log numbered requests from 0
-        record = msgspec.structs.replace(record, index=record.index + 1)
     previous = state.requests[-1] if state.requests else None
+    entry = resolve_request(record, previous.entry if previous else None, state.version)
     available = previous.hash_count if previous is not None else 0
-    if record.shared > available:
+    if entry.shared > available:
         raise ValueError(
-            f"shares {record.shared} hashes with the request before, which has {available}"
+            f"shares {entry.shared} hashes with the request before, which has {available}"
         )
-    follows = previous is not None and record.index == previous.index + 1
-    exact = not (record.shared and state.damaged_since_request and not follows)
+    if state.version >= FIRST_DELTA_REQUESTS:
+        # Any field may come from the record before: a lost line makes all of them uncertain.
+        exact = not state.damaged_since_request
+    else:
+        follows = previous is not None and entry.index == previous.index + 1
+        exact = not (entry.shared and state.damaged_since_request and not follows)
     if not exact:
         state.problem(
             line,
-            "a damaged line precedes this request record; its first "
-            f"{record.shared} hashes may be inexact",
+            "a damaged line precedes this request record; what it takes from the request "
+            "before (its first "
+            f"{entry.shared} hashes) may be inexact",
         )
-    state.requests.append(RequestRecord(record, previous, exact))
+    state.requests.append(RequestRecord(entry, previous, exact))
     state.damaged_since_request = False
-    state.last_time = record.time or state.last_time
+    if entry.usage and state.version >= FIRST_DELTA_REQUESTS:
+        _implied_last_main(state, entry.usage_at or entry.time)
+    state.last_time = entry.usage_at or entry.time or state.last_time
     state.clear_partial()
+
+
+def _implied_last_main(state: LogState, at: datetime | None) -> None:
+    request = state.requests[-1].entry if state.requests else None
+    key = state.header.prompt_cache_key if state.header is not None else ""
+    implied = implied_last_main(request, key, at)
+    if implied is not None:
+        state.last_main_request = implied
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
@@ -386,13 +402,23 @@ def _error(state: LogState, record: ErrorRecord, line: int) -> None:
     _timestamped(state, record, line)
 
 
+def _usage(state: LogState, record: UsageRecord, line: int) -> None:
+    request = state.requests[-1].entry if state.requests else None
+    if state.version >= FIRST_DELTA_REQUESTS and request and record.model == request.model:
+        _implied_last_main(state, record.at)
+    _timestamped(state, record, line)
+
+
 def _timestamped(
     state: LogState,
     record: UsageRecord | ResumedRecord | WarningRecord | ErrorRecord,
     line: int,
 ) -> None:
-    if isinstance(record, ResumedRecord) and record.version is not None:
-        state.version = record.version
+    if isinstance(record, ResumedRecord):
+        if record.version is not None:
+            state.version = record.version
+        # The resumed writer wrote what follows against the records read so far.
+        state.damaged_since_request = False
     state.last_time = record.at or state.last_time
 
 
@@ -420,7 +446,9 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _skill(state, record, line)
         case ErrorRecord():
             _error(state, record, line)
-        case UsageRecord() | ResumedRecord() | WarningRecord():
+        case UsageRecord():
+            _usage(state, record, line)
+        case ResumedRecord() | WarningRecord():
             _timestamped(state, record, line)
 
 

@@ -1,9 +1,10 @@
 """Engine values to session records and back: messages, generations, request snapshots.
 
 ``records`` declares what a line of ``session.jsonl`` holds; this module maps the engine's
-immutable values onto those structures (the writer and ``fork`` call the ``*_record`` /
-``request_entry`` side, the parser and the loader the ``*_of`` side), so the engine never
-knows about the log and the record types never import the engine's behaviour.
+immutable values onto those structures (the writer and ``fork`` call the ``*_record`` side,
+the parser and the loader the ``*_of`` side), so the engine never knows about the log and the
+record types never import the engine's behaviour. Request records have their own module
+(``request_values``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from steiner_tui.engine.events import (
     CompactionOutcome,
     EditKind,
     HealthEvent,
-    RequestSnapshot,
     RoomEdit,
 )
 from steiner_tui.engine.frozen import thaw
@@ -33,7 +33,6 @@ from steiner_tui.sessions.records import (
     MessageData,
     MessageRecord,
     OutcomeData,
-    RequestEntry,
     ToolCallData,
 )
 
@@ -45,8 +44,6 @@ __all__ = [
     "message_data",
     "message_of",
     "message_record",
-    "request_entry",
-    "shared_prefix",
     "trusted_content",
 ]
 
@@ -277,56 +274,7 @@ def generation_of(
     )
 
 
-# -- requests and the last main request ----------------------------------------------------
-
-
-def shared_prefix(previous: Sequence[str], hashes: Sequence[str]) -> int:
-    """How many leading entries ``hashes`` shares with ``previous``.
-
-    The common case (the request extends the previous one) is one slice comparison; otherwise
-    a binary search over slice comparisons, both done in C.
-    """
-    limit = min(len(previous), len(hashes))
-    if tuple(previous[:limit]) == tuple(hashes[:limit]):
-        return limit
-    low, high = 0, limit  # previous[:low] matches; previous[:high] does not
-    while high - low > 1:
-        middle = (low + high) // 2
-        if tuple(previous[:middle]) == tuple(hashes[:middle]):
-            low = middle
-        else:
-            high = middle
-    return low
-
-
-def request_entry(snapshot: RequestSnapshot, previous: Sequence[str] = ()) -> RequestEntry:
-    """A ``request`` record: the snapshot's metadata, hashes relative to ``previous``.
-
-    Args:
-        snapshot: the request snapshot.
-        previous: the message hashes of the previous request record in the log.
-    """
-    hashes = snapshot.message_hashes
-    shared = shared_prefix(previous, hashes)
-    return RequestEntry(
-        index=snapshot.index,
-        request_id=snapshot.request_id,
-        model=snapshot.model,
-        provider=snapshot.provider,
-        time=snapshot.time,
-        shared=shared,
-        hashes=tuple(hashes[shared:]),
-        block_message_count=snapshot.block_message_count,
-        prompt_bytes=snapshot.prompt_bytes,
-        blocks_bytes=snapshot.blocks_bytes,
-        tools_bytes=snapshot.tools_bytes,
-        max_tokens=snapshot.max_tokens,
-        estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
-        raw_prompt_tokens=snapshot.raw_prompt_tokens,
-        estimate_strategy=snapshot.estimate_strategy,
-        compaction=snapshot.compaction,
-        generation=snapshot.generation_id,
-    )
+# -- the last main request ----------------------------------------------------
 
 
 def last_main_request_record(last: LastMainRequest) -> LastMainRequestRecord:

@@ -22,17 +22,25 @@ Record types (``gen`` is a generation id; fields left at their default are not w
   record**: ``shared`` leading hashes are the previous request's, ``hashes`` are the rest. A
   record's size so depends on what the request added, not on the conversation's length.
   (Version 1 logs wrote every hash with no ``shared``: the same rule with ``shared = 0``.)
+  From version 4 on, a field left out is **the same as the previous request record's**: the
+  index is one more, the id the previous one's with the new index, ``shared`` all of its
+  hashes; the reply's usage is folded in (``usage``, ``usage_at``) when it arrived before any
+  other record, and such a record also says what the last main request is
+  (``request_values``).
 * ``generation``: a whole generation (``id``, ``summary``, ``messages``, ``backend_state``,
   ``created_at``, ``outcome``); ``reset: true`` starts the lineage over with it. A message that
   the generation keeps from the one before it is written as its index there (an integer), so
   retained turns are stored once; an ``outcome`` whose summary is the generation's own leaves
   it out. Version 1 logs wrote every message and the summary twice; both read the same.
 * ``backend_state``: ``gen``, ``state`` (string or null).
-* ``last_main_request``: ``alias``, ``model``, ``prompt_cache_key``, ``at``.
+* ``last_main_request``: ``alias``, ``model``, ``prompt_cache_key``, ``at``. From version 4 on
+  it is written only when it differs from the one a usage (folded or not) implies: the last
+  request's provider and model, the header's cache key, the usage's time.
 * ``pin``: ``key`` (a pin key, ``engine.compaction.pins``), ``pinned`` (false: unpinned),
   ``label``, ``at``. Pins fold in order; a ``reset`` generation record clears them (the
   writer writes the pins still held after it).
-* ``usage``, ``mode``, ``skill``, ``resumed``, ``warning``, ``error``: bookkeeping.
+* ``usage``: a reply's token usage when it could not be folded into its request record.
+* ``mode``, ``skill``, ``resumed``, ``warning``, ``error``: bookkeeping.
 
 Lines are compact UTF-8 JSON. Text holding lone surrogates (which UTF-8 cannot carry) is
 written with ASCII escapes instead, and lines are parsed with the standard library's JSON
@@ -49,6 +57,7 @@ from typing import Any, Literal
 import msgspec
 
 __all__ = [
+    "FIRST_DELTA_REQUESTS",
     "FIRST_NUMBERED_FROM_ONE",
     "LOG_FILE_NAME",
     "LOG_VERSION",
@@ -75,13 +84,16 @@ __all__ = [
     "encode_record",
 ]
 
-LOG_VERSION = 3
-"""3: requests numbered from 1; 2: relative request hashes and retained messages by index.
+LOG_VERSION = 4
+"""4: request records leave out what the previous one says, usage folded in; 3: requests
+numbered from 1; 2: relative request hashes and retained messages by index.
 
 Version 1 and 2 logs still load: their requests were numbered from 0 and read one higher.
 """
 FIRST_NUMBERED_FROM_ONE = 3
 """The first version whose ``request`` records number requests from 1."""
+FIRST_DELTA_REQUESTS = 4
+"""The first version whose ``request`` records leave out fields equal to the previous one's."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 
@@ -171,7 +183,7 @@ class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag
 
 class HeaderRecord(_Record, frozen=True, tag="header"):
     version: int
-    """Always written (1, 2 or 3): which layout the rest of the log uses."""
+    """Always written (1 to 4): which layout the rest of the log uses."""
     session_id: str = ""
     project_root: str = ""
     created: datetime | None = None
@@ -196,25 +208,35 @@ class PartialRecord(_Record, frozen=True, tag="partial"):
 
 
 class RequestEntry(_Record, frozen=True, tag="request"):
-    """A request snapshot's metadata with its hashes relative to the previous request."""
+    """A request snapshot's metadata with its hashes relative to the previous request.
 
-    index: int
-    request_id: str = ""
-    model: str = ""
-    provider: str = ""
+    Every field may be absent (None). What an absent field means depends on the log's version
+    (``request_values.resolve_request``): before version 4 it is the type's default; from
+    version 4 on it is the previous request record's value (or one derived from it).
+    """
+
+    index: int | None = None
+    request_id: str | None = None
+    model: str | None = None
+    provider: str | None = None
     time: datetime | None = None
-    shared: int = 0
+    shared: int | None = None
     hashes: tuple[str, ...] = ()
-    block_message_count: int = 0
-    prompt_bytes: int = 0
-    blocks_bytes: int = 0
-    tools_bytes: int = 0
-    max_tokens: int = 0
-    estimated_prompt_tokens: int = 0
-    raw_prompt_tokens: int = 0
-    estimate_strategy: str = ""
-    compaction: bool = False
-    generation: str = ""
+    block_message_count: int | None = None
+    prompt_bytes: int | None = None
+    blocks_bytes: int | None = None
+    tools_bytes: int | None = None
+    max_tokens: int | None = None
+    estimated_prompt_tokens: int | None = None
+    raw_prompt_tokens: int | None = None
+    estimate_strategy: str | None = None
+    compaction: bool | None = None
+    generation: str | None = None
+    usage: tuple[int, ...] = ()
+    """Version 4: the reply's usage folded in (prompt, completion, cache read, cache write
+    tokens; trailing zeros left out), when it arrived before any other record."""
+    usage_at: datetime | None = None
+    """When the usage was reported (absent: the request's ``time``)."""
 
 
 class GenerationRecord(_Record, frozen=True, tag="generation"):

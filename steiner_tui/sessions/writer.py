@@ -59,7 +59,6 @@ from steiner_tui.sessions.record_values import (
     generation_record,
     last_main_request_record,
     message_record,
-    request_entry,
 )
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
@@ -73,9 +72,17 @@ from steiner_tui.sessions.records import (
     RemedyRecord,
     ResumedRecord,
     SkillRecord,
+    RequestEntry,
     UsageRecord,
     WarningRecord,
     encode_record,
+)
+from steiner_tui.sessions.request_values import (
+    LoggedRequest,
+    implied_last_main,
+    request_delta,
+    usage_values,
+    with_usage,
 )
 
 __all__ = ["LoggedRun", "SessionLog"]
@@ -168,6 +175,12 @@ class SessionLog:
         self._open = False
         """True once the log is on disk (a new session: its first message was appended)."""
         self._last_hashes: tuple[str, ...] = ()
+        self._last_request: LoggedRequest | None = None
+        """The last request record written, as the parser reads it back."""
+        self._pending: RequestEntry | None = None
+        """A request record held until its usage or any other record comes."""
+        self._cache_key = ""
+        """The header's prompt cache key (what a usage implies for the last main request)."""
         self._runner: LoggedRun | None = None
         self._written = _Written()
         self._header_written = False
@@ -223,6 +236,8 @@ class SessionLog:
         self._lock = None
         self._early.clear()
         self._last_hashes = ()
+        self._last_request = None
+        self._cache_key = ""
         self._last_main = LastMainRequest()
         self._written = _Written()
         self._meta = SessionMeta(session_dir.name)
@@ -269,6 +284,8 @@ class SessionLog:
         )
         log._header_written = True  # a lost header is reported by the loader, never rewritten
         log._last_hashes = loaded.requests[-1].message_hashes if loaded.requests else ()
+        log._last_request = loaded.requests[-1].entry if loaded.requests else None
+        log._cache_key = loaded.prompt_cache_key
         log._last_main = loaded.last_main_request
         log._meta = loaded.meta
         log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
@@ -316,6 +333,7 @@ class SessionLog:
             model.model if model is not None else self._meta.model,
             model.prompt_cache_key if model is not None else "",
         )
+        self._cache_key = header.prompt_cache_key
         write_all(self._fd, b"".join([encode_record(header), *self._early]))
         self._header_written = True
         self._early.clear()
@@ -348,7 +366,11 @@ class SessionLog:
             self._sync()
             self._drop_partial()
             self._partial_at = self.monotonic()
-            self._write(request_entry(event, self._last_hashes))
+            self._flush_request()
+            entry, self._last_request = request_delta(
+                event, self._last_request, self._last_hashes
+            )
+            self._pending = entry  # written with its usage, or before the next record
             self._last_hashes = event.message_hashes
         elif isinstance(event, CompactionApplied):
             self._sync()
@@ -359,16 +381,7 @@ class SessionLog:
                 PinRecord(key=event.key, pinned=event.pinned, label=event.label, at=self._clock())
             )
         elif isinstance(event, UsageReported):
-            self._write(
-                UsageRecord(
-                    model=event.model,
-                    prompt_tokens=event.prompt_tokens,
-                    completion_tokens=event.completion_tokens,
-                    cache_read_tokens=event.cache_read_tokens,
-                    cache_write_tokens=event.cache_write_tokens,
-                    at=self._clock(),
-                )
-            )
+            self._usage(event)
         elif isinstance(event, WarningEvent):
             self._sync()
             self._write(WarningRecord(code=event.code, message=event.message, at=self._clock()))
@@ -445,11 +458,54 @@ class SessionLog:
             self.error = exc
 
     def _write(self, record: Record) -> None:
+        line = encode_record(record)
+        if self._pending is not None:  # the held request record goes first
+            line = encode_record(self._pending) + line
+            self._pending = None
         if not self._open:
-            self._early.append(encode_record(record))  # before the first message
+            self._early.append(line)  # before the first message
             return
         assert self._fd is not None
-        write_all(self._fd, encode_record(record))
+        write_all(self._fd, line)
+
+    def _flush_request(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._write(pending)
+
+    def _usage(self, event: UsageReported) -> None:
+        """Fold the usage into its held request record, else write a ``usage`` record; either
+        implies the last main request (``request_values.implied_last_main``)."""
+        last = self._runner.last_main_request if self._runner is not None else None
+        # The runner notes its last main request as the usage arrives: the same moment.
+        at = last.at if last is not None and last.at is not None else self._clock()
+        request, pending = self._last_request, self._pending
+        if pending is not None and request is not None and event.model == request.model:
+            usage = usage_values(
+                event.prompt_tokens,
+                event.completion_tokens,
+                event.cache_read_tokens,
+                event.cache_write_tokens,
+            )
+            self._pending = None
+            entry, self._last_request = with_usage(pending, request, usage, at)
+            self._write(entry)
+        else:
+            self._write(
+                UsageRecord(
+                    model=event.model,
+                    prompt_tokens=event.prompt_tokens,
+                    completion_tokens=event.completion_tokens,
+                    cache_read_tokens=event.cache_read_tokens,
+                    cache_write_tokens=event.cache_write_tokens,
+                    at=at,
+                )
+            )
+            if request is None or event.model != request.model:
+                return
+        implied = implied_last_main(self._last_request, self._cache_key, at)
+        if implied is not None:
+            self._last_main = implied
 
     def _stream(self, *, text: str = "", reasoning: str = "") -> None:
         self._text.append(text)
@@ -531,6 +587,7 @@ class SessionLog:
         if not self._open:
             return
         assert self._fd is not None
+        self._flush_request()
         os.fsync(self._fd)
         meta = self._meta
         updates: dict[str, Any] = {

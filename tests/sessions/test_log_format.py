@@ -20,17 +20,14 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ProviderError
 from steiner_tui.engine.serialize import message_to_dict
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.record_values import (
-    message_of,
-    message_record,
-    shared_prefix,
-)
+from steiner_tui.sessions.record_values import message_of, message_record
 from steiner_tui.sessions.records import (
     HeaderRecord,
     MessageRecord,
     decode_record,
     encode_record,
 )
+from steiner_tui.sessions.request_values import shared_prefix
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import SUMMARY, OpenSession
 

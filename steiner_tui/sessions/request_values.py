@@ -1,0 +1,239 @@
+"""Request records: a snapshot's metadata written as what differs from the request before.
+
+``records.RequestEntry`` is the line; ``LoggedRequest`` is what it says once the rules for
+absent fields are applied. The writer builds a line with ``request_delta`` against the
+``LoggedRequest`` of the record it wrote before, the parser reads it back with
+``resolve_request`` against the one it read before: both sides apply the same rules to the same
+previous value, and the writer checks that its line resolves to exactly the snapshot's values
+(else it writes every field), so every request is rebuilt exactly.
+
+The rules (docs/design.md, "14. Durable context state"):
+
+* before version 4 an absent field is the type's default (``shared``: 0); version 1 and 2
+  numbered requests from 0 (read one higher);
+* from version 4 on an absent field is the previous request record's value: the index is one
+  more, the id is the previous id with its index replaced by the new one, ``shared`` is every
+  hash of the previous request (the request extends it); the first request's previous is all
+  defaults. ``hashes`` holds the new hashes in every version (absent: none).
+
+A reply's usage is folded into its request (``with_usage``), and a version 4 usage (folded or
+a ``usage`` record of the request's model) says what the last main request is
+(``implied_last_main``), so the log writes a ``last_main_request`` record only when it differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.sessions.records import (
+    FIRST_DELTA_REQUESTS,
+    FIRST_NUMBERED_FROM_ONE,
+    RequestEntry,
+)
+
+__all__ = [
+    "LoggedRequest",
+    "implied_last_main",
+    "request_delta",
+    "resolve_request",
+    "shared_prefix",
+    "usage_values",
+    "with_usage",
+]
+
+
+class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A request record with every field known (``hashes``: those after the ``shared`` ones)."""
+
+    index: int = 0
+    request_id: str = ""
+    model: str = ""
+    provider: str = ""
+    time: datetime | None = None
+    shared: int = 0
+    hashes: tuple[str, ...] = ()
+    block_message_count: int = 0
+    prompt_bytes: int = 0
+    blocks_bytes: int = 0
+    tools_bytes: int = 0
+    max_tokens: int = 0
+    estimated_prompt_tokens: int = 0
+    raw_prompt_tokens: int = 0
+    estimate_strategy: str = ""
+    compaction: bool = False
+    generation: str = ""
+    usage: tuple[int, ...] = ()
+    usage_at: datetime | None = None
+
+    @property
+    def hash_count(self) -> int:
+        return self.shared + len(self.hashes)
+
+
+_NONE = LoggedRequest()
+"""What a version 4 log's first request record is read against."""
+_SAME = (
+    "model",
+    "provider",
+    "time",
+    "block_message_count",
+    "prompt_bytes",
+    "blocks_bytes",
+    "tools_bytes",
+    "max_tokens",
+    "estimated_prompt_tokens",
+    "raw_prompt_tokens",
+    "estimate_strategy",
+    "compaction",
+    "generation",
+)
+"""The fields a version 4 record leaves out when they equal the previous record's."""
+
+
+def _derived_id(previous: LoggedRequest, index: int) -> str:
+    """The previous id with its trailing index replaced (``s-4`` -> ``s-5``), else ``""``."""
+    old = str(previous.index)
+    if previous.request_id.endswith(f"-{old}"):
+        return previous.request_id[: -len(old)] + str(index)
+    return ""
+
+
+def resolve_request(
+    entry: RequestEntry, previous: LoggedRequest | None, version: int
+) -> LoggedRequest:
+    """What ``entry`` says, read after ``previous`` in a log of ``version``.
+
+    Raises:
+        ValueError: a record of a version before 4 has no index.
+    """
+    if version < FIRST_DELTA_REQUESTS:
+        if entry.index is None:
+            raise ValueError("malformed request record: missing required field `index`")
+        given = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
+        index = entry.index + (1 if version < FIRST_NUMBERED_FROM_ONE else 0)
+        return LoggedRequest(
+            index=index,
+            request_id=entry.request_id or "",
+            shared=entry.shared or 0,
+            hashes=entry.hashes,
+            usage=entry.usage,
+            usage_at=entry.usage_at,
+            **given,
+        )
+    base = previous or _NONE
+    index = entry.index if entry.index is not None else base.index + 1
+    changed: dict[str, Any] = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
+    return msgspec.structs.replace(
+        base,
+        index=index,
+        request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
+        shared=entry.shared if entry.shared is not None else base.hash_count,
+        hashes=entry.hashes,
+        usage=entry.usage,
+        usage_at=entry.usage_at,
+        **changed,
+    )
+
+
+def shared_prefix(previous: Sequence[str], hashes: Sequence[str]) -> int:
+    """How many leading entries ``hashes`` shares with ``previous``.
+
+    The common case (the request extends the previous one) is one slice comparison; otherwise
+    a binary search over slice comparisons, both done in C.
+    """
+    limit = min(len(previous), len(hashes))
+    if tuple(previous[:limit]) == tuple(hashes[:limit]):
+        return limit
+    low, high = 0, limit  # previous[:low] matches; previous[:high] does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if tuple(previous[:middle]) == tuple(hashes[:middle]):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def request_delta(
+    snapshot: RequestSnapshot,
+    previous: LoggedRequest | None,
+    previous_hashes: Sequence[str] = (),
+) -> tuple[RequestEntry, LoggedRequest]:
+    """The version 4 line of ``snapshot`` after ``previous``, and what it resolves to.
+
+    Args:
+        snapshot: the request snapshot.
+        previous: the request record written before it (None: the first).
+        previous_hashes: every message hash of that request.
+    """
+    hashes = snapshot.message_hashes
+    shared = shared_prefix(previous_hashes, hashes)
+    full = LoggedRequest(
+        index=snapshot.index,
+        request_id=snapshot.request_id,
+        model=snapshot.model,
+        provider=snapshot.provider,
+        time=snapshot.time,
+        shared=shared,
+        hashes=tuple(hashes[shared:]),
+        block_message_count=snapshot.block_message_count,
+        prompt_bytes=snapshot.prompt_bytes,
+        blocks_bytes=snapshot.blocks_bytes,
+        tools_bytes=snapshot.tools_bytes,
+        max_tokens=snapshot.max_tokens,
+        estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
+        raw_prompt_tokens=snapshot.raw_prompt_tokens,
+        estimate_strategy=snapshot.estimate_strategy,
+        compaction=snapshot.compaction,
+        generation=snapshot.generation_id,
+    )
+    base = previous or _NONE
+    entry = RequestEntry(
+        index=None if full.index == base.index + 1 else full.index,
+        request_id=None
+        if full.request_id == _derived_id(base, full.index)
+        else full.request_id,
+        shared=None if shared == base.hash_count else shared,
+        hashes=full.hashes,
+        **{f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME},
+    )
+    if resolve_request(entry, previous, FIRST_DELTA_REQUESTS) != full:  # never expected
+        entry = RequestEntry(**msgspec.structs.asdict(full))
+    return entry, full
+
+
+def usage_values(
+    prompt: int, completion: int, cache_read: int = 0, cache_write: int = 0
+) -> tuple[int, ...]:
+    """The folded ``usage`` of a request record: trailing zeros left out."""
+    values = [prompt, completion, cache_read, cache_write]
+    while len(values) > 2 and values[-1] == 0:
+        values.pop()
+    return tuple(values)
+
+
+def with_usage(
+    entry: RequestEntry, full: LoggedRequest, usage: tuple[int, ...], at: datetime | None
+) -> tuple[RequestEntry, LoggedRequest]:
+    """``entry`` (resolving to ``full``) with its reply's usage folded in."""
+    usage_at = None if at == full.time else at
+    return (
+        msgspec.structs.replace(entry, usage=usage, usage_at=usage_at),
+        msgspec.structs.replace(full, usage=usage, usage_at=usage_at),
+    )
+
+
+def implied_last_main(
+    request: LoggedRequest | None, cache_key: str, at: datetime | None
+) -> LastMainRequest | None:
+    """The last main request a version 4 usage implies: its request's provider and model, the
+    log header's cache key, the usage's time (None: a compaction request, or no request)."""
+    if request is None or request.compaction:
+        return None
+    return LastMainRequest(request.provider, request.model, cache_key, at)

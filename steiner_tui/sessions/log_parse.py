@@ -27,6 +27,7 @@ from steiner_tui.sessions.record_values import (
     generation_of,
     last_main_request_of,
     message_of,
+    message_of_line,
 )
 from steiner_tui.sessions.request_values import LoggedRequest, implied_last_main, resolve_request
 from steiner_tui.sessions.records import (
@@ -37,6 +38,7 @@ from steiner_tui.sessions.records import (
     GenerationRecord,
     HeaderRecord,
     LastMainRequestRecord,
+    MessageLine,
     MessageRecord,
     ModeRecord,
     PartialRecord,
@@ -299,6 +301,14 @@ def _message(state: LogState, record: MessageRecord, line: int) -> None:
     state.clear_partial()
 
 
+def _message_line(state: LogState, record: MessageLine, line: int) -> None:
+    message, driver = message_of_line(record, state.active.messages)
+    state.active.messages.append(message)
+    state.active.drivers.append(driver)
+    state.message_lines.append(line)
+    state.clear_partial()
+
+
 def _partial(state: LogState, record: PartialRecord, line: int) -> None:
     if not state.partial_text and not state.partial_reasoning:
         state.partial_turn = record.turn
@@ -428,6 +438,8 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _header(state, record, line)
         case MessageRecord():
             _message(state, record, line)
+        case MessageLine():
+            _message_line(state, record, line)
         case PartialRecord():
             _partial(state, record, line)
         case RequestEntry():

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
+import msgspec
+
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import (
@@ -25,12 +27,15 @@ from steiner_tui.engine.messages import Image, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.sessions.records import (
+    EMPTY_JSON,
+    LINE_OF_ROLE,
     EditData,
     GenerationRecord,
     HealthData,
     ImageData,
     LastMainRequestRecord,
     MessageData,
+    MessageLine,
     MessageRecord,
     OutcomeData,
     ToolCallData,
@@ -41,8 +46,11 @@ __all__ = [
     "generation_record",
     "last_main_request_of",
     "last_main_request_record",
+    "expected_name",
     "message_data",
+    "message_line",
     "message_of",
+    "message_of_line",
     "message_record",
     "trusted_content",
 ]
@@ -100,10 +108,122 @@ def message_of(data: MessageData) -> Message:
 
 def message_record(gen: int, message: Message) -> MessageRecord:
     """A ``message`` record; a user message also records its driver-composed prefix."""
-    driver = None
-    if message.role == "user" and not message.source:
-        driver = len(message.content) - len(split_skill_blocks(message.content)[2])
-    return MessageRecord(gen=gen, message=message_data(message), driver=driver)
+    return MessageRecord(gen=gen, message=message_data(message), driver=_driver(message))
+
+
+def _driver(message: Message) -> int | None:
+    """How many leading characters of a user message the driver composed (None: not one the
+    driver composes, such as a sub-agent result)."""
+    if message.role != "user" or message.source:
+        return None
+    return len(message.content) - len(split_skill_blocks(message.content)[2])
+
+
+def _calls_before(messages: Sequence[Message], end: int) -> tuple[ToolCall, ...]:
+    """The calls of the assistant message before the tool results that precede ``end``."""
+    position = end - 1
+    while position >= 0 and messages[position].role == "tool":
+        position -= 1
+    if position < 0 or messages[position].role != "assistant":
+        return ()
+    return messages[position].tool_calls
+
+
+def expected_name(messages: Sequence[Message], end: int, role: str, call_id: str) -> str:
+    """The name a line at ``end`` leaves out: a tool result's, that of the call it answers
+    (found by its id in the assistant message before it), else empty."""
+    if role != "tool":
+        return ""
+    return next((c.name for c in _calls_before(messages, end) if c.id == call_id), "")
+
+
+def _expected_turn(messages: Sequence[Message], end: int, role: str) -> int | None:
+    """The turn a line leaves out: the previous message's (a user line always says its own)."""
+    if role == "user":
+        return None
+    return messages[end - 1].turn if end else 0
+
+
+def _json_content(message: Message) -> msgspec.Raw | None:
+    """A tool result's content as raw JSON when it is one line of valid JSON (else None)."""
+    content = message.content
+    if message.role != "tool" or not content.startswith("{") or not content.endswith("}"):
+        return None
+    try:
+        data = content.encode()
+    except UnicodeEncodeError:
+        return None
+    if b"\n" in data or b"\r" in data:
+        return None
+    try:
+        msgspec.json.decode(data, type=msgspec.Raw)
+    except msgspec.DecodeError:
+        return None
+    return msgspec.Raw(data)
+
+
+def message_line(messages: Sequence[Message], position: int) -> MessageLine:
+    """The version 4 line of ``messages[position]``, after the messages before it."""
+    message = messages[position]
+    data = message_data(message)
+    raw = _json_content(message)
+    name: str | None = message.name
+    if name == expected_name(messages, position, message.role, message.tool_call_id):
+        name = None
+    turn = message.turn
+    driver = _driver(message)
+    return LINE_OF_ROLE[message.role](
+        content="" if raw is not None else message.content,
+        json=EMPTY_JSON if raw is None else raw,
+        reasoning=data.reasoning,
+        tool_calls=data.tool_calls,
+        images=data.images,
+        name=name,
+        tool_call_id=message.tool_call_id,
+        source=message.source,
+        turn=None if turn == _expected_turn(messages, position, message.role) else turn,
+        incomplete=message.incomplete,
+        driver=None if not driver else driver,
+    )
+
+
+def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Message, int | None]:
+    """The message ``line`` holds, appended after ``messages``, and its driver prefix.
+
+    Raises:
+        ValueError: the line has both ``content`` and ``json``.
+    """
+    role = str(type(line).__struct_config__.tag)
+    end = len(messages)
+    content = line.content
+    if len(line.json):
+        if content:
+            raise ValueError("both content and json")
+        content = bytes(line.json).decode()
+    call_id = line.tool_call_id
+    name = line.name
+    if name is None:
+        name = expected_name(messages, end, role, call_id)
+    turn = line.turn if line.turn is not None else _expected_turn(messages, end, role)
+    message = Message(
+        role,
+        content,
+        reasoning=line.reasoning,
+        tool_calls=tuple(
+            ToolCall(call.id, call.name, call.arguments, call.raw_arguments)
+            for call in line.tool_calls
+        ),
+        images=tuple(Image(image.media_type, image.data) for image in line.images),
+        name=name,
+        tool_call_id=call_id,
+        source=line.source,
+        turn=turn or 0,
+        incomplete=line.incomplete,
+    )
+    driver = line.driver
+    if driver is None and role == "user" and not line.source:
+        driver = 0
+    return message, driver
 
 
 def trusted_content(message: Message, driver: int | None) -> str:

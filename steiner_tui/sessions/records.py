@@ -13,6 +13,10 @@ Record types (``gen`` is a generation id; fields left at their default are not w
   the driver composed, ``driver``: how many leading characters (mode notice, skill envelopes
   and their separators) the driver produced. Resume trusts envelopes only in that prefix
   (``trusted_content``); what follows is the user's own text.
+* ``user``, ``assistant``, ``tool``, ``system``, ``summary`` (version 4): a message appended to
+  the active generation, its role the record's type and its fields at the top level, leaving
+  out what the messages before it imply (``MessageLine``). Versions 1 to 3 wrote ``message``
+  records instead; both load.
 * ``partial``: ``gen``, ``turn``, ``text``, ``reasoning``: a slice of a reply still streaming.
   Consecutive partials concatenate; any later ``message``, ``request`` or ``generation``
   record supersedes them. Left over at the end of the log, they become an ``incomplete``
@@ -42,10 +46,10 @@ Record types (``gen`` is a generation id; fields left at their default are not w
 * ``usage``: a reply's token usage when it could not be folded into its request record.
 * ``mode``, ``skill``, ``resumed``, ``warning``, ``error``: bookkeeping.
 
-Lines are compact UTF-8 JSON. Text holding lone surrogates (which UTF-8 cannot carry) is
-written with ASCII escapes instead, and lines are parsed with the standard library's JSON
-reader (which accepts those escapes) before being converted to their structure, so every
-string round-trips.
+Lines are compact UTF-8 JSON, decoded straight into their structure. Text holding lone
+surrogates (which UTF-8 cannot carry) is written with ASCII escapes instead; such a line (and
+any line that does not decode) is read again with the standard library's JSON reader, which
+accepts those escapes and says what is wrong with a bad line, so every string round-trips.
 """
 
 from __future__ import annotations
@@ -68,7 +72,10 @@ __all__ = [
     "GenerationRecord",
     "HeaderRecord",
     "LastMainRequestRecord",
+    "EMPTY_JSON",
+    "LINE_OF_ROLE",
     "MessageData",
+    "MessageLine",
     "MessageRecord",
     "ModeRecord",
     "OutcomeData",
@@ -200,6 +207,63 @@ class MessageRecord(_Record, frozen=True, tag="message"):
     """User messages: leading characters the driver composed (None: not recorded)."""
 
 
+EMPTY_JSON = msgspec.Raw(b"")
+"""A message line's ``json`` when its content is written as a string."""
+
+
+class MessageLine(_Record, frozen=True):
+    """Version 4: a message appended to the active generation; its role is the record's type.
+
+    Left out: ``turn`` is the previous message's (a user line always says its own, so a lost
+    line never shifts the turns after its own turn); ``driver`` is 0 for a user message
+    without a source; a tool result's ``name`` is that of the call with its ``tool_call_id``
+    in the assistant message before it (``record_values.expected_name``; the id is always
+    written, so a lost call can still be restored). A tool result whose content is one line
+    of JSON is written as that JSON (``json``) instead of a string.
+    """
+
+    content: str = ""
+    json: msgspec.Raw = EMPTY_JSON
+    reasoning: str = ""
+    tool_calls: tuple[ToolCallData, ...] = ()
+    images: tuple[ImageData, ...] = ()
+    name: str | None = None
+    tool_call_id: str = ""
+    source: str = ""
+    turn: int | None = None
+    incomplete: bool = False
+    driver: int | None = None
+
+
+class UserLine(MessageLine, frozen=True, tag="user"):
+    """A user message (version 4)."""
+
+
+class AssistantLine(MessageLine, frozen=True, tag="assistant"):
+    """An assistant message (version 4)."""
+
+
+class ToolLine(MessageLine, frozen=True, tag="tool"):
+    """A tool result (version 4)."""
+
+
+class SystemLine(MessageLine, frozen=True, tag="system"):
+    """A system message (version 4)."""
+
+
+class SummaryLine(MessageLine, frozen=True, tag="summary"):
+    """A summary message (version 4)."""
+
+
+LINE_OF_ROLE: dict[str, type[MessageLine]] = {
+    "user": UserLine,
+    "assistant": AssistantLine,
+    "tool": ToolLine,
+    "system": SystemLine,
+    "summary": SummaryLine,
+}
+
+
 class PartialRecord(_Record, frozen=True, tag="partial"):
     gen: int | None = None
     turn: int = 0
@@ -321,6 +385,11 @@ class ErrorRecord(_Record, frozen=True, tag="error"):
 Record = (
     HeaderRecord
     | MessageRecord
+    | UserLine
+    | AssistantLine
+    | ToolLine
+    | SystemLine
+    | SummaryLine
     | PartialRecord
     | RequestEntry
     | GenerationRecord
@@ -337,6 +406,7 @@ Record = (
 """Every record type of the log."""
 
 _ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(Record)
 
 
 def encode_record(record: Record) -> bytes:
@@ -345,6 +415,9 @@ def encode_record(record: Record) -> bytes:
         return _ENCODER.encode(record) + b"\n"
     except UnicodeEncodeError:
         # Lone surrogates: ASCII escapes carry them exactly.
+        if isinstance(record, MessageLine) and len(record.json):
+            text = bytes(record.json).decode()
+            record = msgspec.structs.replace(record, json=EMPTY_JSON, content=text)
         plain = msgspec.to_builtins(record)
         return (json.dumps(plain, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
 
@@ -357,9 +430,14 @@ def decode_record(raw: bytes) -> Record:
             malformed for its type; the message says which.
     """
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8")  # also where the typed decoder would skip (unknown keys)
     except UnicodeDecodeError as exc:
         raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
+    try:
+        record: Record = _DECODER.decode(raw)
+        return record
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass  # lone surrogate escapes, or a bad line: read again to say exactly what is wrong
     if not text.strip():
         raise ValueError("empty line")
     try:
@@ -370,7 +448,7 @@ def decode_record(raw: bytes) -> Record:
         raise ValueError("not a JSON object")
     kind = data.get("type")
     try:
-        record: Record = msgspec.convert(data, Record)
+        record = msgspec.convert(data, Record)
     except msgspec.ValidationError as exc:
         if "`$.type`" in str(exc) or "missing required field `type`" in str(exc):
             raise ValueError(f"unknown record type {kind!r}") from None

@@ -58,7 +58,7 @@ from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.record_values import (
     generation_record,
     last_main_request_record,
-    message_record,
+    message_line,
 )
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
@@ -547,8 +547,8 @@ class SessionLog:
         written = self._written
         if self._runner is None:
             if appended is not None:
-                self._write(message_record(written.active_id, appended))
                 written.messages += (appended,)
+                self._write(message_line(written.messages, written.count - 1))
             return
         lineage = self._runner.lineage
         generations = lineage.generations
@@ -559,8 +559,8 @@ class SessionLog:
             count = written.count
             intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
             if intact:
-                for message in messages[count:]:
-                    self._write(message_record(previous.id, message))
+                for position in range(count, len(messages)):
+                    self._write(message_line(messages, position))
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
                 before = messages

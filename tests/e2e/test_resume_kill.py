@@ -32,6 +32,7 @@ import pytest
 from steiner_tui.commands.screenshots import write_sample_project
 from steiner_tui.engine.skills.effective import effective_skills_of_messages
 from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.records import LINE_OF_ROLE
 from tests.e2e.test_tmux import (
     SESSION,
     START_DEADLINE,
@@ -120,7 +121,11 @@ def _streaming(directory: Path) -> bool:
         return False
     last_request = len(kinds) - 1 - kinds[::-1].index("request")
     tail = kinds[last_request + 1 :]
-    return "partial" in tail and "message" not in tail
+    return "partial" in tail and not MESSAGE_RECORDS.intersection(tail)
+
+
+MESSAGE_RECORDS = {"message", *LINE_OF_ROLE}
+"""The record types of a message (``message`` before log version 4, its role from then on)."""
 
 
 def _pane_pid(term: Tmux) -> int:

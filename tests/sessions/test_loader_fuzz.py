@@ -15,6 +15,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.sessions.loader import LOST_TOOL_CALL_NOTE, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
+from steiner_tui.sessions.records import LINE_OF_ROLE
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import open_test_session
 
@@ -126,11 +127,15 @@ def test_deeply_nested_json_is_a_problem_not_a_crash() -> None:
     assert [p.line_number for p in state.problems] == [2]
 
 
+def _is_message_line(line: bytes) -> bool:
+    return line.startswith(tuple(b'{"type":"%s"' % role.encode() for role in LINE_OF_ROLE))
+
+
 def test_intact_lines_still_load_around_corruption(tmp_path: Path) -> None:
     directory = tmp_path / "s1"
     directory.mkdir()
     lines = list(SAMPLE_LINES)
-    messages = [i for i, line in enumerate(lines) if b'"type":"message"' in line]
+    messages = [i for i, line in enumerate(lines) if _is_message_line(line)]
     victim = messages[1]
     lines[victim] = lines[victim][:10]
     (directory / "session.jsonl").write_bytes(b"\n".join(lines) + b"\n")

@@ -166,7 +166,7 @@ async def test_events_before_the_first_message_are_written_after_the_header(
     runner.append(Message("user", "hello"))
     log.close()
     records = _log_records(directory)
-    assert [r["type"] for r in records] == ["header", "warning", "mode", "skill", "message"]
+    assert [r["type"] for r in records] == ["header", "warning", "mode", "skill", "user"]
     loaded = load_session(directory)
     assert loaded.problems == ()
     assert loaded.mode == "plan"

@@ -29,6 +29,7 @@ from steiner_tui.sessions.record_values import (
     message_record,
 )
 from steiner_tui.sessions.records import (
+    LINE_OF_ROLE,
     MessageData,
     MessageRecord,
     encode_record,
@@ -109,7 +110,11 @@ def _tool_log() -> bytes:
 
 
 TOOL_LINES = _tool_log().split(b"\n")[:-1]
-MESSAGE_LINES = [i for i, line in enumerate(TOOL_LINES) if line.startswith(b'{"type":"message"')]
+MESSAGE_LINES = [
+    i
+    for i, line in enumerate(TOOL_LINES)
+    if line.startswith(tuple(b'{"type":"%s"' % role.encode() for role in LINE_OF_ROLE))
+]
 
 
 def _assert_paired(messages: tuple[Message, ...]) -> None:

@@ -250,6 +250,8 @@ class LogState:
     """The pin keys held, in the order they were pinned."""
     errors: list[LoggedError] = field(default_factory=list)
     """Every error record, placed in its generation."""
+    since_request: list[Message] = field(default_factory=list)
+    """The messages appended since the last request, generation or resumed record."""
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -295,6 +297,7 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 def _message(state: LogState, record: MessageRecord, line: int) -> None:
     message = message_of(record.message)
     _check_gen(state, record.gen, line)
+    state.since_request.append(message)
     state.active.messages.append(message)
     state.active.drivers.append(record.driver)
     state.message_lines.append(line)
@@ -303,6 +306,7 @@ def _message(state: LogState, record: MessageRecord, line: int) -> None:
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
     message, driver = message_of_line(record, state.active.messages)
+    state.since_request.append(message)
     state.active.messages.append(message)
     state.active.drivers.append(driver)
     state.message_lines.append(line)
@@ -318,7 +322,9 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.requests[-1] if state.requests else None
-    entry = resolve_request(record, previous.entry if previous else None, state.version)
+    entry = resolve_request(
+        record, previous.entry if previous else None, state.version, state.since_request
+    )
     available = previous.hash_count if previous is not None else 0
     if entry.shared > available:
         raise ValueError(
@@ -339,6 +345,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
         )
     state.requests.append(RequestRecord(entry, previous, exact))
     state.damaged_since_request = False
+    state.since_request = []
     if entry.usage and state.version >= FIRST_DELTA_REQUESTS:
         _implied_last_main(state, entry.usage_at or entry.time)
     state.last_time = entry.usage_at or entry.time or state.last_time
@@ -367,6 +374,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
     else:
         state.done.append(state.active.freeze())
     state.active = ActiveGeneration.of(generation)
+    state.since_request = []
     state.message_lines = [line] * len(generation.messages)
     state.last_time = generation.created_at or state.last_time
     state.clear_partial()
@@ -429,6 +437,7 @@ def _timestamped(
             state.version = record.version
         # The resumed writer wrote what follows against the records read so far.
         state.damaged_since_request = False
+        state.since_request = []
     state.last_time = record.at or state.last_time
 
 

@@ -285,7 +285,7 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     provider: str | None = None
     time: datetime | None = None
     shared: int | None = None
-    hashes: tuple[str, ...] = ()
+    hashes: tuple[str, ...] | None = None
     block_message_count: int | None = None
     prompt_bytes: int | None = None
     blocks_bytes: int | None = None

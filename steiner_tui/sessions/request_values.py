@@ -14,7 +14,11 @@ The rules (docs/design.md, "14. Durable context state"):
 * from version 4 on an absent field is the previous request record's value: the index is one
   more, the id is the previous id with its index replaced by the new one, ``shared`` is every
   hash of the previous request (the request extends it); the first request's previous is all
-  defaults. ``hashes`` holds the new hashes in every version (absent: none).
+  defaults. Absent ``hashes`` are those of the messages the log appended since the previous
+  request record (the message hash rule of docs/design.md "5. Message hashes and request
+  snapshots" is so part of the format: changing it needs a new log version), and an absent
+  ``prompt_bytes`` adds their bytes to the previous one's. Before version 4 ``hashes`` holds
+  the new hashes (absent: none).
 
 A reply's usage is folded into its request (``with_usage``), and a version 4 usage (folded or
 a ``usage`` record of the request's model) says what the last main request is
@@ -31,6 +35,8 @@ import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.messages import Message, messages_bytes
+from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.records import (
     FIRST_DELTA_REQUESTS,
     FIRST_NUMBERED_FROM_ONE,
@@ -105,9 +111,16 @@ def _derived_id(previous: LoggedRequest, index: int) -> str:
 
 
 def resolve_request(
-    entry: RequestEntry, previous: LoggedRequest | None, version: int
+    entry: RequestEntry,
+    previous: LoggedRequest | None,
+    version: int,
+    since: Sequence[Message] = (),
 ) -> LoggedRequest:
     """What ``entry`` says, read after ``previous`` in a log of ``version``.
+
+    ``since`` are the messages the log appended after ``previous`` (after the last
+    ``generation`` record when one came later): a version 4 record without ``hashes`` added
+    their hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
 
     Raises:
         ValueError: a record of a version before 4 has no index.
@@ -121,7 +134,7 @@ def resolve_request(
             index=index,
             request_id=entry.request_id or "",
             shared=entry.shared or 0,
-            hashes=entry.hashes,
+            hashes=entry.hashes or (),
             usage=entry.usage,
             usage_at=entry.usage_at,
             **given,
@@ -129,12 +142,14 @@ def resolve_request(
     base = previous or _NONE
     index = entry.index if entry.index is not None else base.index + 1
     changed: dict[str, Any] = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
+    if entry.prompt_bytes is None:
+        changed["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
     return msgspec.structs.replace(
         base,
         index=index,
         request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
         shared=entry.shared if entry.shared is not None else base.hash_count,
-        hashes=entry.hashes,
+        hashes=entry.hashes if entry.hashes is not None else hash_messages(since),
         usage=entry.usage,
         usage_at=entry.usage_at,
         **changed,
@@ -164,6 +179,7 @@ def request_delta(
     snapshot: RequestSnapshot,
     previous: LoggedRequest | None,
     previous_hashes: Sequence[str] = (),
+    since: Sequence[Message] = (),
 ) -> tuple[RequestEntry, LoggedRequest]:
     """The version 4 line of ``snapshot`` after ``previous``, and what it resolves to.
 
@@ -171,6 +187,7 @@ def request_delta(
         snapshot: the request snapshot.
         previous: the request record written before it (None: the first).
         previous_hashes: every message hash of that request.
+        since: the messages written after that record (as ``resolve_request`` reads them).
     """
     hashes = snapshot.message_hashes
     shared = shared_prefix(previous_hashes, hashes)
@@ -194,16 +211,20 @@ def request_delta(
         generation=snapshot.generation_id,
     )
     base = previous or _NONE
+    derived_bytes = base.prompt_bytes + messages_bytes(since)
     entry = RequestEntry(
         index=None if full.index == base.index + 1 else full.index,
         request_id=None
         if full.request_id == _derived_id(base, full.index)
         else full.request_id,
         shared=None if shared == base.hash_count else shared,
-        hashes=full.hashes,
+        hashes=None if full.hashes == hash_messages(since) else full.hashes,
         **{f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME},
     )
-    if resolve_request(entry, previous, FIRST_DELTA_REQUESTS) != full:  # never expected
+    entry = msgspec.structs.replace(
+        entry, prompt_bytes=None if full.prompt_bytes == derived_bytes else full.prompt_bytes
+    )
+    if resolve_request(entry, previous, FIRST_DELTA_REQUESTS, since) != full:  # never expected
         entry = RequestEntry(**msgspec.structs.asdict(full))
     return entry, full
 

@@ -181,6 +181,8 @@ class SessionLog:
         """A request record held until its usage or any other record comes."""
         self._cache_key = ""
         """The header's prompt cache key (what a usage implies for the last main request)."""
+        self._since: list[Message] = []
+        """Messages written since the last request or generation record (or the resume)."""
         self._runner: LoggedRun | None = None
         self._written = _Written()
         self._header_written = False
@@ -238,6 +240,7 @@ class SessionLog:
         self._last_hashes = ()
         self._last_request = None
         self._cache_key = ""
+        self._since = []
         self._last_main = LastMainRequest()
         self._written = _Written()
         self._meta = SessionMeta(session_dir.name)
@@ -368,8 +371,9 @@ class SessionLog:
             self._partial_at = self.monotonic()
             self._flush_request()
             entry, self._last_request = request_delta(
-                event, self._last_request, self._last_hashes
+                event, self._last_request, self._last_hashes, self._since
             )
+            self._since = []
             self._pending = entry  # written with its usage, or before the next record
             self._last_hashes = event.message_hashes
         elif isinstance(event, CompactionApplied):
@@ -549,6 +553,7 @@ class SessionLog:
             if appended is not None:
                 written.messages += (appended,)
                 self._write(message_line(written.messages, written.count - 1))
+                self._since.append(appended)
             return
         lineage = self._runner.lineage
         generations = lineage.generations
@@ -561,11 +566,13 @@ class SessionLog:
             if intact:
                 for position in range(count, len(messages)):
                     self._write(message_line(messages, position))
+                    self._since.append(messages[position])
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
                 before = messages
                 for generation in generations[known:]:
                     self._write(generation_record(generation, before=before))
+                    self._since = []
                     before = generation.messages
                 self._remember(lineage)
                 return
@@ -573,6 +580,7 @@ class SessionLog:
         for index, generation in enumerate(generations):
             self._write(generation_record(generation, before=before, reset=index == 0))
             before = generation.messages
+        self._since = []
         for key in lineage.pins:  # a reset clears the pins: write those still held
             self._write(PinRecord(key=key, at=self._clock()))
         self._remember(lineage)

@@ -38,6 +38,7 @@ from steiner_tui.sessions.records import (
     MessageLine,
     MessageRecord,
     OutcomeData,
+    ToolCallLine,
     ToolCallData,
 )
 
@@ -176,7 +177,9 @@ def message_line(messages: Sequence[Message], position: int) -> MessageLine:
         content="" if raw is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
         reasoning=data.reasoning,
-        tool_calls=data.tool_calls,
+        tool_calls=tuple(
+            ToolCallLine(c.id, c.name, c.arguments, c.raw_arguments) for c in data.tool_calls
+        ),
         images=data.images,
         name=name,
         tool_call_id=message.tool_call_id,

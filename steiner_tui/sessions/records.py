@@ -85,6 +85,7 @@ __all__ = [
     "RequestEntry",
     "ResumedRecord",
     "SkillRecord",
+    "ToolCallLine",
     "UsageRecord",
     "WarningRecord",
     "decode_record",
@@ -110,6 +111,15 @@ class _Data(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
 
 
 class ToolCallData(_Data, frozen=True):
+    id: str
+    name: str
+    arguments: Any = None
+    raw_arguments: str = ""
+
+
+class ToolCallLine(msgspec.Struct, frozen=True, array_like=True):
+    """A tool call in a version 4 message line: ``[id, name, arguments, raw_arguments]``."""
+
     id: str
     name: str
     arguments: Any = None
@@ -219,13 +229,13 @@ class MessageLine(_Record, frozen=True):
     without a source; a tool result's ``name`` is that of the call with its ``tool_call_id``
     in the assistant message before it (``record_values.expected_name``; the id is always
     written, so a lost call can still be restored). A tool result whose content is one line
-    of JSON is written as that JSON (``json``) instead of a string.
+    of JSON is written as that JSON (``json``) instead of a string; tool calls are arrays.
     """
 
     content: str = ""
     json: msgspec.Raw = EMPTY_JSON
     reasoning: str = ""
-    tool_calls: tuple[ToolCallData, ...] = ()
+    tool_calls: tuple[ToolCallLine, ...] = ()
     images: tuple[ImageData, ...] = ()
     name: str | None = None
     tool_call_id: str = ""
@@ -284,6 +294,8 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     model: str | None = None
     provider: str | None = None
     time: datetime | None = None
+    elapsed: float | None = None
+    """Version 4: the time as seconds after the previous request record's."""
     shared: int | None = None
     hashes: tuple[str, ...] | None = None
     block_message_count: int | None = None

@@ -17,8 +17,10 @@ The rules (docs/design.md, "14. Durable context state"):
   defaults. Absent ``hashes`` are those of the messages the log appended since the previous
   request record (the message hash rule of docs/design.md "5. Message hashes and request
   snapshots" is so part of the format: changing it needs a new log version), and an absent
-  ``prompt_bytes`` adds their bytes to the previous one's. Before version 4 ``hashes`` holds
-  the new hashes (absent: none).
+  ``prompt_bytes`` adds their bytes to the previous one's. An absent ``raw_prompt_tokens`` is
+  the record's ``estimated_prompt_tokens``, and the time may be written as ``elapsed``
+  seconds after the previous one's. Before version 4 ``hashes`` holds the new hashes
+  (absent: none).
 
 A reply's usage is folded into its request (``with_usage``), and a version 4 usage (folded or
 a ``usage`` record of the request's model) says what the last main request is
@@ -28,7 +30,7 @@ a ``usage`` record of the request's model) says what the last main request is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -87,14 +89,12 @@ _NONE = LoggedRequest()
 _SAME = (
     "model",
     "provider",
-    "time",
     "block_message_count",
     "prompt_bytes",
     "blocks_bytes",
     "tools_bytes",
     "max_tokens",
     "estimated_prompt_tokens",
-    "raw_prompt_tokens",
     "estimate_strategy",
     "compaction",
     "generation",
@@ -128,7 +128,8 @@ def resolve_request(
     if version < FIRST_DELTA_REQUESTS:
         if entry.index is None:
             raise ValueError("malformed request record: missing required field `index`")
-        given = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
+        fields = (*_SAME, "time", "raw_prompt_tokens")
+        given = {f: v for f in fields if (v := getattr(entry, f)) is not None}
         index = entry.index + (1 if version < FIRST_NUMBERED_FROM_ONE else 0)
         return LoggedRequest(
             index=index,
@@ -144,16 +145,46 @@ def resolve_request(
     changed: dict[str, Any] = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
     if entry.prompt_bytes is None:
         changed["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
+    estimated = changed.get("estimated_prompt_tokens", base.estimated_prompt_tokens)
+    raw = entry.raw_prompt_tokens
     return msgspec.structs.replace(
         base,
         index=index,
         request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
+        time=_time(entry, base),
         shared=entry.shared if entry.shared is not None else base.hash_count,
         hashes=entry.hashes if entry.hashes is not None else hash_messages(since),
+        raw_prompt_tokens=raw if raw is not None else estimated,
         usage=entry.usage,
         usage_at=entry.usage_at,
         **changed,
     )
+
+
+def _time(entry: RequestEntry, base: LoggedRequest) -> datetime | None:
+    """A version 4 record's time: given, or ``elapsed`` seconds after the previous one's."""
+    if entry.time is not None:
+        return entry.time
+    if entry.elapsed is not None and base.time is not None:
+        return base.time + timedelta(seconds=entry.elapsed)
+    return base.time
+
+
+def _same_time(a: datetime | None, b: datetime | None) -> bool:
+    """Equal, and written the same (the same offset)."""
+    return a == b and (a is None or b is None or a.utcoffset() == b.utcoffset())
+
+
+def _elapsed(time: datetime | None, base: LoggedRequest) -> float | None:
+    """The seconds from the previous request's time to ``time`` when they give back exactly
+    the text of ``time`` (else None: the time is written)."""
+    if time is None or base.time is None or time.utcoffset() != base.time.utcoffset():
+        return None
+    seconds: float = (time - base.time).total_seconds()
+    if seconds.is_integer():
+        seconds = int(seconds)
+    derived = base.time + timedelta(seconds=seconds)
+    return seconds if msgspec.json.encode(derived) == msgspec.json.encode(time) else None
 
 
 def shared_prefix(previous: Sequence[str], hashes: Sequence[str]) -> int:
@@ -221,8 +252,16 @@ def request_delta(
         hashes=None if full.hashes == hash_messages(since) else full.hashes,
         **{f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME},
     )
+    same_time = _same_time(full.time, base.time)
+    elapsed = None if same_time else _elapsed(full.time, base)
     entry = msgspec.structs.replace(
-        entry, prompt_bytes=None if full.prompt_bytes == derived_bytes else full.prompt_bytes
+        entry,
+        prompt_bytes=None if full.prompt_bytes == derived_bytes else full.prompt_bytes,
+        time=None if same_time or elapsed is not None else full.time,
+        elapsed=elapsed,
+        raw_prompt_tokens=None
+        if full.raw_prompt_tokens == full.estimated_prompt_tokens
+        else full.raw_prompt_tokens,
     )
     if resolve_request(entry, previous, FIRST_DELTA_REQUESTS, since) != full:  # never expected
         entry = RequestEntry(**msgspec.structs.asdict(full))

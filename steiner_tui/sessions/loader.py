@@ -202,14 +202,17 @@ def _repair_pairs(messages: list[Message], lines: list[int]) -> _Repair:
     return repair
 
 
-def _trusted(state: LogState) -> tuple[Message, ...]:
-    """The active messages with only driver-composed prefixes left parsable (skill state)."""
+def _trusted(state: LogState, as_logged: tuple[Message, ...]) -> tuple[Message, ...]:
+    """The active messages with only driver-composed prefixes left parsable (skill state);
+    ``as_logged`` itself when that changes none."""
     active = state.active
     out: list[Message] = []
+    changed = False
     for message, driver in zip(active.messages, active.drivers, strict=True):
         content = trusted_content(message, driver) if message.role == "user" else message.content
+        changed = changed or content != message.content
         out.append(message if content == message.content else message.with_content(content))
-    return tuple(out)
+    return tuple(out) if changed else as_logged
 
 
 def _meta(session_id: str, state: LogState, lineage: ConversationLineage, size: int) -> SessionMeta:
@@ -255,7 +258,7 @@ def load_session(directory: Path) -> LoadedSession:
     state = parse_log_bytes(data)
     as_logged = tuple(state.active.messages)
     logged = len(as_logged)
-    skill_messages = _trusted(state)
+    skill_messages = _trusted(state, as_logged)
     repair = _repair_pairs(state.active.messages, state.message_lines)
     restored = False
     text, reasoning = "".join(state.partial_text), "".join(state.partial_reasoning)
@@ -267,7 +270,10 @@ def load_session(directory: Path) -> LoadedSession:
         )
         restored = True
     state.active.messages = repair.messages
-    lineage = ConversationLineage(tuple(state.generations), tuple(state.pins))
+    # Nothing repaired: the generation shares the tuple of logged messages.
+    same = len(repair.messages) == logged and not repair.in_place
+    active = state.active.freeze(as_logged if same else None)
+    lineage = ConversationLineage((*state.done, active), tuple(state.pins))
     problems = sorted((*state.problems, *repair.problems), key=lambda p: p.line_number)
     meta = read_meta(directory) or _meta(session_id, state, lineage, len(data))
     return LoadedSession(

@@ -102,25 +102,32 @@ class SessionHeader:
     forked_from: str = ""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class RequestRecord:
+class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True):
     """A logged request snapshot's metadata; its hashes are rebuilt from the chain.
 
+    One object per request (a resumed session holds thousands), so it is the resolved record
+    itself with two more fields.
+
     Attributes:
-        entry: the record with every field known (``entry.hashes`` holds only the new hashes).
-        previous: the request logged before it (its first ``entry.shared`` hashes are this
-            one's too), or None.
+        previous: the request logged before it (its first ``shared`` hashes are this one's
+            too), or None.
         exact: False when a damaged line came between this record and ``previous``, so what
             it takes from the request before may be a lost record's (reported as a problem).
     """
 
-    entry: LoggedRequest
-    previous: RequestRecord | None = field(default=None, repr=False)
+    previous: RequestRecord | None = None
     exact: bool = True
 
     @property
-    def hash_count(self) -> int:
-        return self.entry.hash_count
+    def entry(self) -> LoggedRequest:
+        """The record with every field known (``hashes`` holds only the new hashes)."""
+        return self
+
+    def plain(self) -> LoggedRequest:
+        """The record without its chain (what a writer continues from)."""
+        fields = msgspec.structs.asdict(self)
+        del fields["previous"], fields["exact"]
+        return LoggedRequest(**fields)
 
     @property
     def message_hashes(self) -> tuple[str, ...]:
@@ -129,57 +136,17 @@ class RequestRecord:
         node: RequestRecord | None = self
         want = self.hash_count
         while node is not None and want > 0:
-            shared = node.entry.shared
+            shared = node.shared
             if want > shared:
-                pieces.append(node.entry.hashes[: want - shared])
+                pieces.append(node.hashes[: want - shared])
                 want = shared
             node = node.previous
         return tuple(h for piece in reversed(pieces) for h in piece)
 
-    @property
-    def index(self) -> int:
-        return self.entry.index
-
-    @property
-    def request_id(self) -> str:
-        return self.entry.request_id
-
-    @property
-    def model(self) -> str:
-        return self.entry.model
-
-    @property
-    def provider(self) -> str:
-        return self.entry.provider
-
-    @property
-    def time(self) -> datetime | None:
-        return self.entry.time
-
-    @property
-    def prompt_bytes(self) -> int:
-        return self.entry.prompt_bytes
-
-    @property
-    def estimated_prompt_tokens(self) -> int:
-        return self.entry.estimated_prompt_tokens
-
-    @property
-    def max_tokens(self) -> int:
-        return self.entry.max_tokens
-
-    @property
-    def compaction(self) -> bool:
-        return self.entry.compaction
-
-    @property
-    def generation(self) -> str:
-        return self.entry.generation
-
     def full_record(self) -> dict[str, Any]:
         """The record with every hash written out (the form of a version 1 log)."""
-        fields = msgspec.structs.asdict(self.entry)
-        for name in ("shared", "usage", "usage_at"):
+        fields = msgspec.structs.asdict(self)
+        for name in ("shared", "previous", "exact"):
             fields.pop(name)
         fields["hashes"] = list(self.message_hashes)
         data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
@@ -210,10 +177,11 @@ class ActiveGeneration:
             generation.created_at,
         )
 
-    def freeze(self) -> ConversationGeneration:
+    def freeze(self, messages: tuple[Message, ...] | None = None) -> ConversationGeneration:
+        """The generation (with ``messages``, equal to the list's, when given)."""
         return ConversationGeneration(
             self.id,
-            tuple(self.messages),
+            tuple(self.messages) if messages is None else messages,
             self.summary,
             self.backend_state,
             self.outcome,
@@ -322,9 +290,7 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.requests[-1] if state.requests else None
-    entry = resolve_request(
-        record, previous.entry if previous else None, state.version, state.since_request
-    )
+    entry = resolve_request(record, previous, state.version, state.since_request)
     available = previous.hash_count if previous is not None else 0
     if entry.shared > available:
         raise ValueError(
@@ -343,17 +309,20 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             "before (its first "
             f"{entry.shared} hashes) may be inexact",
         )
-    state.requests.append(RequestRecord(entry, previous, exact))
+    fields = msgspec.structs.asdict(entry)
+    fields.pop("previous", None)
+    fields.pop("exact", None)
+    state.requests.append(RequestRecord(**fields, previous=previous, exact=exact))
     state.damaged_since_request = False
     state.since_request = []
-    if entry.usage and state.version >= FIRST_DELTA_REQUESTS:
-        _implied_last_main(state, entry.usage_at or entry.time)
-    state.last_time = entry.usage_at or entry.time or state.last_time
+    if record.usage and state.version >= FIRST_DELTA_REQUESTS:
+        _implied_last_main(state, record.usage_at or entry.time)
+    state.last_time = record.usage_at or entry.time or state.last_time
     state.clear_partial()
 
 
 def _implied_last_main(state: LogState, at: datetime | None) -> None:
-    request = state.requests[-1].entry if state.requests else None
+    request = state.requests[-1] if state.requests else None
     key = state.header.prompt_cache_key if state.header is not None else ""
     implied = implied_last_main(request, key, at)
     if implied is not None:
@@ -421,7 +390,7 @@ def _error(state: LogState, record: ErrorRecord, line: int) -> None:
 
 
 def _usage(state: LogState, record: UsageRecord, line: int) -> None:
-    request = state.requests[-1].entry if state.requests else None
+    request = state.requests[-1] if state.requests else None
     if state.version >= FIRST_DELTA_REQUESTS and request and record.model == request.model:
         _implied_last_main(state, record.at)
     _timestamped(state, record, line)

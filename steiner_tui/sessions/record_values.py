@@ -9,6 +9,7 @@ record types never import the engine's behaviour. Request records have their own
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import cast
 
@@ -130,12 +131,19 @@ def _calls_before(messages: Sequence[Message], end: int) -> tuple[ToolCall, ...]
     return messages[position].tool_calls
 
 
-def expected_name(messages: Sequence[Message], end: int, role: str, call_id: str) -> str:
-    """The name a line at ``end`` leaves out: a tool result's, that of the call it answers
-    (found by its id in the assistant message before it), else empty."""
+def answered_call(messages: Sequence[Message], end: int, role: str, call_id: str) -> ToolCall | None:
+    """The call a tool result at ``end`` answers: the one with its id in the assistant message
+    before it (None: not a tool result, or no such call)."""
     if role != "tool":
-        return ""
-    return next((c.name for c in _calls_before(messages, end) if c.id == call_id), "")
+        return None
+    return next((c for c in _calls_before(messages, end) if c.id == call_id), None)
+
+
+def expected_name(messages: Sequence[Message], end: int, role: str, call_id: str) -> str:
+    """The name a line at ``end`` leaves out: a tool result's, that of the call it answers,
+    else empty."""
+    call = answered_call(messages, end, role, call_id)
+    return call.name if call is not None else ""
 
 
 def _expected_turn(messages: Sequence[Message], end: int, role: str) -> int | None:
@@ -203,18 +211,20 @@ def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Mes
         if content:
             raise ValueError("both content and json")
         content = bytes(line.json).decode()
-    call_id = line.tool_call_id
+    call = answered_call(messages, end, role, line.tool_call_id)
+    # The call's own strings: a resumed session holds each name and id once.
+    call_id = call.id if call is not None else line.tool_call_id
     name = line.name
     if name is None:
-        name = expected_name(messages, end, role, call_id)
+        name = call.name if call is not None else ""
     turn = line.turn if line.turn is not None else _expected_turn(messages, end, role)
     message = Message(
         role,
         content,
         reasoning=line.reasoning,
         tool_calls=tuple(
-            ToolCall(call.id, call.name, call.arguments, call.raw_arguments)
-            for call in line.tool_calls
+            ToolCall(c.id, sys.intern(c.name), c.arguments, c.raw_arguments)
+            for c in line.tool_calls
         ),
         images=tuple(Image(image.media_type, image.data) for image in line.images),
         name=name,

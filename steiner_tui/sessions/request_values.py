@@ -76,8 +76,6 @@ class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     estimate_strategy: str = ""
     compaction: bool = False
     generation: str = ""
-    usage: tuple[int, ...] = ()
-    usage_at: datetime | None = None
 
     @property
     def hash_count(self) -> int:
@@ -136,8 +134,6 @@ def resolve_request(
             request_id=entry.request_id or "",
             shared=entry.shared or 0,
             hashes=entry.hashes or (),
-            usage=entry.usage,
-            usage_at=entry.usage_at,
             **given,
         )
     base = previous or _NONE
@@ -155,8 +151,6 @@ def resolve_request(
         shared=entry.shared if entry.shared is not None else base.hash_count,
         hashes=entry.hashes if entry.hashes is not None else hash_messages(since),
         raw_prompt_tokens=raw if raw is not None else estimated,
-        usage=entry.usage,
-        usage_at=entry.usage_at,
         **changed,
     )
 
@@ -280,13 +274,11 @@ def usage_values(
 
 def with_usage(
     entry: RequestEntry, full: LoggedRequest, usage: tuple[int, ...], at: datetime | None
-) -> tuple[RequestEntry, LoggedRequest]:
-    """``entry`` (resolving to ``full``) with its reply's usage folded in."""
-    usage_at = None if at == full.time else at
-    return (
-        msgspec.structs.replace(entry, usage=usage, usage_at=usage_at),
-        msgspec.structs.replace(full, usage=usage, usage_at=usage_at),
-    )
+) -> RequestEntry:
+    """``entry`` (resolving to ``full``) with its reply's usage folded in (the usage is
+    bookkeeping of the log: ``LoggedRequest`` does not keep it)."""
+    usage_at = None if _same_time(at, full.time) else at
+    return msgspec.structs.replace(entry, usage=usage, usage_at=usage_at)
 
 
 def implied_last_main(

@@ -287,7 +287,7 @@ class SessionLog:
         )
         log._header_written = True  # a lost header is reported by the loader, never rewritten
         log._last_hashes = loaded.requests[-1].message_hashes if loaded.requests else ()
-        log._last_request = loaded.requests[-1].entry if loaded.requests else None
+        log._last_request = loaded.requests[-1].plain() if loaded.requests else None
         log._cache_key = loaded.prompt_cache_key
         log._last_main = loaded.last_main_request
         log._meta = loaded.meta
@@ -492,7 +492,7 @@ class SessionLog:
                 event.cache_write_tokens,
             )
             self._pending = None
-            entry, self._last_request = with_usage(pending, request, usage, at)
+            entry = with_usage(pending, request, usage, at)
             self._write(entry)
         else:
             self._write(

@@ -29,7 +29,6 @@ from steiner_tui.sessions.record_values import (
     message_of,
     message_of_line,
 )
-from steiner_tui.sessions.request_values import LoggedRequest, implied_last_main, resolve_request
 from steiner_tui.sessions.records import (
     FIRST_DELTA_REQUESTS,
     LOG_VERSION,
@@ -51,6 +50,7 @@ from steiner_tui.sessions.records import (
     WarningRecord,
     decode_record,
 )
+from steiner_tui.sessions.request_values import LoggedRequest, implied_last_main, resolve_request
 
 __all__ = [
     "ActiveGeneration",

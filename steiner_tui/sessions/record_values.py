@@ -30,6 +30,7 @@ from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.sessions.records import (
     EMPTY_JSON,
     LINE_OF_ROLE,
+    AnyMessageLine,
     EditData,
     GenerationRecord,
     HealthData,
@@ -39,8 +40,8 @@ from steiner_tui.sessions.records import (
     MessageLine,
     MessageRecord,
     OutcomeData,
-    ToolCallLine,
     ToolCallData,
+    ToolCallLine,
 )
 
 __all__ = [
@@ -131,7 +132,9 @@ def _calls_before(messages: Sequence[Message], end: int) -> tuple[ToolCall, ...]
     return messages[position].tool_calls
 
 
-def answered_call(messages: Sequence[Message], end: int, role: str, call_id: str) -> ToolCall | None:
+def answered_call(
+    messages: Sequence[Message], end: int, role: str, call_id: str
+) -> ToolCall | None:
     """The call a tool result at ``end`` answers: the one with its id in the assistant message
     before it (None: not a tool result, or no such call)."""
     if role != "tool":
@@ -171,7 +174,7 @@ def _json_content(message: Message) -> msgspec.Raw | None:
     return msgspec.Raw(data)
 
 
-def message_line(messages: Sequence[Message], position: int) -> MessageLine:
+def message_line(messages: Sequence[Message], position: int) -> AnyMessageLine:
     """The version 4 line of ``messages[position]``, after the messages before it."""
     message = messages[position]
     data = message_data(message)
@@ -194,7 +197,7 @@ def message_line(messages: Sequence[Message], position: int) -> MessageLine:
         source=message.source,
         turn=None if turn == _expected_turn(messages, position, message.role) else turn,
         incomplete=message.incomplete,
-        driver=None if not driver else driver,
+        driver=driver or None,
     )
 
 

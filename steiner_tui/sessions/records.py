@@ -73,6 +73,7 @@ __all__ = [
     "HeaderRecord",
     "LastMainRequestRecord",
     "EMPTY_JSON",
+    "AnyMessageLine",
     "LINE_OF_ROLE",
     "MessageData",
     "MessageLine",
@@ -265,7 +266,10 @@ class SummaryLine(MessageLine, frozen=True, tag="summary"):
     """A summary message (version 4)."""
 
 
-LINE_OF_ROLE: dict[str, type[MessageLine]] = {
+AnyMessageLine = UserLine | AssistantLine | ToolLine | SystemLine | SummaryLine
+"""A version 4 message record, of any role."""
+
+LINE_OF_ROLE: dict[str, type[AnyMessageLine]] = {
     "user": UserLine,
     "assistant": AssistantLine,
     "tool": ToolLine,

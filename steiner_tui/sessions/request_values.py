@@ -237,14 +237,15 @@ def request_delta(
     )
     base = previous or _NONE
     derived_bytes = base.prompt_bytes + messages_bytes(since)
+    changed: dict[str, Any] = {
+        f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME
+    }
     entry = RequestEntry(
         index=None if full.index == base.index + 1 else full.index,
-        request_id=None
-        if full.request_id == _derived_id(base, full.index)
-        else full.request_id,
+        request_id=None if full.request_id == _derived_id(base, full.index) else full.request_id,
         shared=None if shared == base.hash_count else shared,
         hashes=None if full.hashes == hash_messages(since) else full.hashes,
-        **{f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME},
+        **changed,
     )
     same_time = _same_time(full.time, base.time)
     elapsed = None if same_time else _elapsed(full.time, base)

@@ -17,8 +17,11 @@ it compares the lineage with what it has written (generation count, active id, m
 the identity of the last written message) and writes exactly what is missing. Appended messages
 become ``message`` records, compaction a ``generation`` record with the new generation's whole
 conversation (retained messages by index), and anything else (a cleared or replaced
-conversation) a ``reset``. Request records carry only the hashes the request added to the one
-before. A sink must not raise: a write failure is kept in ``error`` and stops further writes.
+conversation) a ``reset``. Request records say only what differs from the request record
+before (``request_values``); each is held until its reply's usage arrives, which is folded in,
+or until any other record is written (a kill while it is held loses a request that got no
+reply yet: resuming numbers the next one after the last logged). A sink must not raise: a
+write failure is kept in ``error`` and stops further writes.
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -70,20 +73,12 @@ from steiner_tui.sessions.records import (
     PinRecord,
     Record,
     RemedyRecord,
-    RequestEntry,
     ResumedRecord,
     SkillRecord,
-    UsageRecord,
     WarningRecord,
     encode_record,
 )
-from steiner_tui.sessions.request_values import (
-    LoggedRequest,
-    implied_last_main,
-    request_delta,
-    usage_values,
-    with_usage,
-)
+from steiner_tui.sessions.request_trail import RequestTrail
 
 __all__ = ["LoggedRun", "SessionLog"]
 
@@ -174,15 +169,7 @@ class SessionLog:
         self._lock: SessionLock | None = None
         self._open = False
         """True once the log is on disk (a new session: its first message was appended)."""
-        self._last_hashes: tuple[str, ...] = ()
-        self._last_request: LoggedRequest | None = None
-        """The last request record written, as the parser reads it back."""
-        self._pending: RequestEntry | None = None
-        """A request record held until its usage or any other record comes."""
-        self._cache_key = ""
-        """The header's prompt cache key (what a usage implies for the last main request)."""
-        self._since: list[Message] = []
-        """Messages written since the last request or generation record (or the resume)."""
+        self._requests = RequestTrail()
         self._runner: LoggedRun | None = None
         self._written = _Written()
         self._header_written = False
@@ -237,10 +224,7 @@ class SessionLog:
         self._header_written = False
         self._lock = None
         self._early.clear()
-        self._last_hashes = ()
-        self._last_request = None
-        self._cache_key = ""
-        self._since = []
+        self._requests = RequestTrail()
         self._last_main = LastMainRequest()
         self._written = _Written()
         self._meta = SessionMeta(session_dir.name)
@@ -286,9 +270,7 @@ class SessionLog:
             active.backend_state,
         )
         log._header_written = True  # a lost header is reported by the loader, never rewritten
-        log._last_hashes = loaded.requests[-1].message_hashes if loaded.requests else ()
-        log._last_request = loaded.requests[-1].plain() if loaded.requests else None
-        log._cache_key = loaded.prompt_cache_key
+        log._requests = RequestTrail.resumed(loaded)
         log._last_main = loaded.last_main_request
         log._meta = loaded.meta
         log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
@@ -336,7 +318,7 @@ class SessionLog:
             model.model if model is not None else self._meta.model,
             model.prompt_cache_key if model is not None else "",
         )
-        self._cache_key = header.prompt_cache_key
+        self._requests.cache_key = header.prompt_cache_key
         write_all(self._fd, b"".join([encode_record(header), *self._early]))
         self._header_written = True
         self._early.clear()
@@ -370,12 +352,7 @@ class SessionLog:
             self._drop_partial()
             self._partial_at = self.monotonic()
             self._flush_request()
-            entry, self._last_request = request_delta(
-                event, self._last_request, self._last_hashes, self._since
-            )
-            self._since = []
-            self._pending = entry  # written with its usage, or before the next record
-            self._last_hashes = event.message_hashes
+            self._requests.hold(event)  # written with its usage, or before the next record
         elif isinstance(event, CompactionApplied):
             self._sync()
             self._boundary()
@@ -463,9 +440,9 @@ class SessionLog:
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)
-        if self._pending is not None:  # the held request record goes first
-            line = encode_record(self._pending) + line
-            self._pending = None
+        pending = self._requests.take()
+        if pending is not None:  # the held request record goes first
+            line = encode_record(pending) + line
         if not self._open:
             self._early.append(line)  # before the first message
             return
@@ -473,7 +450,7 @@ class SessionLog:
         write_all(self._fd, line)
 
     def _flush_request(self) -> None:
-        pending, self._pending = self._pending, None
+        pending = self._requests.take()
         if pending is not None:
             self._write(pending)
 
@@ -483,31 +460,8 @@ class SessionLog:
         last = self._runner.last_main_request if self._runner is not None else None
         # The runner notes its last main request as the usage arrives: the same moment.
         at = last.at if last is not None and last.at is not None else self._clock()
-        request, pending = self._last_request, self._pending
-        if pending is not None and request is not None and event.model == request.model:
-            usage = usage_values(
-                event.prompt_tokens,
-                event.completion_tokens,
-                event.cache_read_tokens,
-                event.cache_write_tokens,
-            )
-            self._pending = None
-            entry = with_usage(pending, request, usage, at)
-            self._write(entry)
-        else:
-            self._write(
-                UsageRecord(
-                    model=event.model,
-                    prompt_tokens=event.prompt_tokens,
-                    completion_tokens=event.completion_tokens,
-                    cache_read_tokens=event.cache_read_tokens,
-                    cache_write_tokens=event.cache_write_tokens,
-                    at=at,
-                )
-            )
-            if request is None or event.model != request.model:
-                return
-        implied = implied_last_main(self._last_request, self._cache_key, at)
+        record, implied = self._requests.usage(event, at)
+        self._write(record)
         if implied is not None:
             self._last_main = implied
 
@@ -553,7 +507,7 @@ class SessionLog:
             if appended is not None:
                 written.messages += (appended,)
                 self._write(message_line(written.messages, written.count - 1))
-                self._since.append(appended)
+                self._requests.since.append(appended)
             return
         lineage = self._runner.lineage
         generations = lineage.generations
@@ -566,13 +520,13 @@ class SessionLog:
             if intact:
                 for position in range(count, len(messages)):
                     self._write(message_line(messages, position))
-                    self._since.append(messages[position])
+                    self._requests.since.append(messages[position])
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
                 before = messages
                 for generation in generations[known:]:
                     self._write(generation_record(generation, before=before))
-                    self._since = []
+                    self._requests.since = []
                     before = generation.messages
                 self._remember(lineage)
                 return
@@ -580,7 +534,7 @@ class SessionLog:
         for index, generation in enumerate(generations):
             self._write(generation_record(generation, before=before, reset=index == 0))
             before = generation.messages
-        self._since = []
+        self._requests.since = []
         for key in lineage.pins:  # a reset clears the pins: write those still held
             self._write(PinRecord(key=key, at=self._clock()))
         self._remember(lineage)

@@ -1,0 +1,93 @@
+"""What a session log has written about requests, so the next request record can say less.
+
+``SessionLog`` keeps one ``RequestTrail``: the last request record as the parser will read it
+back, every hash of that request, the messages written since (a version 4 record derives its
+hashes and prompt bytes from them), the header's prompt cache key, and the record being held
+until its usage arrives (``request_values``; docs/design.md, "14. Durable context state").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.events import RequestSnapshot, UsageReported
+from steiner_tui.engine.messages import Message
+from steiner_tui.sessions.loader import LoadedSession
+from steiner_tui.sessions.records import RequestEntry, UsageRecord
+from steiner_tui.sessions.request_values import (
+    LoggedRequest,
+    implied_last_main,
+    request_delta,
+    usage_values,
+    with_usage,
+)
+
+__all__ = ["RequestTrail"]
+
+
+@dataclass(slots=True)
+class RequestTrail:
+    """The request records a log has written (see the module docstring)."""
+
+    hashes: tuple[str, ...] = ()
+    """Every message hash of the last request written."""
+    last: LoggedRequest | None = None
+    """The last request record written, as the parser reads it back."""
+    pending: RequestEntry | None = None
+    """A request record held until its usage or any other record comes."""
+    since: list[Message] = field(default_factory=list)
+    """Messages written since the last request or generation record (or the resume)."""
+    cache_key: str = ""
+    """The header's prompt cache key (what a usage implies for the last main request)."""
+
+    @classmethod
+    def resumed(cls, loaded: LoadedSession) -> RequestTrail:
+        last = loaded.requests[-1] if loaded.requests else None
+        return cls(
+            last.message_hashes if last is not None else (),
+            last.plain() if last is not None else None,
+            cache_key=loaded.prompt_cache_key,
+        )
+
+    def hold(self, snapshot: RequestSnapshot) -> None:
+        """Make ``snapshot``'s record the held one (take the one held before first)."""
+        self.pending, self.last = request_delta(snapshot, self.last, self.hashes, self.since)
+        self.since = []
+        self.hashes = snapshot.message_hashes
+
+    def take(self) -> RequestEntry | None:
+        """The held record, no longer held (None: none)."""
+        pending, self.pending = self.pending, None
+        return pending
+
+    def usage(
+        self, event: UsageReported, at: datetime
+    ) -> tuple[RequestEntry | UsageRecord, LastMainRequest | None]:
+        """The record to write for ``event``: the held request with the usage folded in, else
+        a ``usage`` record; and the last main request it implies (None: none)."""
+        request, pending = self.last, self.take()
+        if pending is not None and request is not None and event.model == request.model:
+            usage = usage_values(
+                event.prompt_tokens,
+                event.completion_tokens,
+                event.cache_read_tokens,
+                event.cache_write_tokens,
+            )
+            return with_usage(pending, request, usage, at), self._implied(at)
+        if pending is not None:
+            self.pending = pending  # written before the usage record
+        record = UsageRecord(
+            model=event.model,
+            prompt_tokens=event.prompt_tokens,
+            completion_tokens=event.completion_tokens,
+            cache_read_tokens=event.cache_read_tokens,
+            cache_write_tokens=event.cache_write_tokens,
+            at=at,
+        )
+        same_model = request is not None and event.model == request.model
+        return record, self._implied(at) if same_model else None
+
+    def _implied(self, at: datetime) -> LastMainRequest | None:
+        return implied_last_main(self.last, self.cache_key, at)

@@ -12,6 +12,7 @@ neither the work nor the memory grows with the square of the conversation.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast, get_args
@@ -446,13 +447,25 @@ def _kind(record: Record) -> str:
     return str(type(record).__struct_config__.tag)
 
 
+def _lines(data: bytes) -> Iterator[bytes]:
+    """Each line of ``data`` without its newline (the one ending the last record is no line).
+
+    One line at a time, so parsing never holds a copy of the whole log as separate lines.
+    """
+    start, size = 0, len(data)
+    while start < size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        yield data[start:end]
+        start = end + 1
+
+
 def parse_log_bytes(data: bytes) -> LogState:
     """Parse a whole log; each bad line becomes a problem, the rest still applies."""
     state = LogState()
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the newline that ends the last record
-    for number, raw in enumerate(lines, start=1):
+    number = 0
+    for number, raw in enumerate(_lines(data), start=1):
         try:
             record = decode_record(raw)
         except Exception as exc:
@@ -474,7 +487,7 @@ def parse_log_bytes(data: bytes) -> LogState:
         if number == 1 and not isinstance(record, HeaderRecord):
             state.problem(1, "the log does not start with a header record")
         state.records += 1
-    if not lines:
+    if not number:
         state.problems.append(LogProblem(1, "the log is empty (no header record)"))
     elif state.header is None and not any(p.line_number == 1 for p in state.problems):
         state.problem(1, "the log does not start with a header record")

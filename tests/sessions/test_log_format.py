@@ -1,7 +1,8 @@
-"""The version 2 log format: typed records, linear size, exact request rebuilds, old logs.
+"""The log format: typed records, linear size, exact request rebuilds, old logs.
 
-* every request record holds only the hashes it added to the one before, and rebuilds
-  byte-for-byte into the full record a version 1 log would have held;
+* every request record holds only what it added to the one before, and rebuilds
+  byte-for-byte into the full record a version 1 log would have held (the version 4
+  specifics are in ``test_log_version4``);
 * each message is stored once, retained messages of a compaction included;
 * a version 1 log (the fixture was written by the previous writer) still loads and resumes.
 """
@@ -163,7 +164,7 @@ def test_a_version_1_log_still_loads(tmp_path: Path) -> None:
     assert [list(t) for t in loaded.skill_toggles] == expected["skill_toggles"]
 
 
-async def test_a_version_1_log_resumes_and_continues_in_version_2(
+async def test_a_version_1_log_resumes_and_continues_in_the_current_version(
     open_session: OpenSession, sessions_base: Path
 ) -> None:
     _install_fixture(sessions_base)

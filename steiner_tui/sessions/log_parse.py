@@ -291,7 +291,9 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.requests[-1] if state.requests else None
-    entry = resolve_request(record, previous, state.version, state.since_request)
+    entry = resolve_request(
+        record, previous, state.version, state.since_request, RequestRecord, previous=previous
+    )
     available = previous.hash_count if previous is not None else 0
     if entry.shared > available:
         raise ValueError(
@@ -310,10 +312,9 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             "before (its first "
             f"{entry.shared} hashes) may be inexact",
         )
-    fields = msgspec.structs.asdict(entry)
-    fields.pop("previous", None)
-    fields.pop("exact", None)
-    state.requests.append(RequestRecord(**fields, previous=previous, exact=exact))
+    if not exact:
+        entry = msgspec.structs.replace(entry, exact=False)
+    state.requests.append(entry)
     state.damaged_since_request = False
     state.since_request = []
     if record.usage and state.version >= FIRST_DELTA_REQUESTS:

@@ -213,7 +213,7 @@ def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Mes
     if len(line.json):
         if content:
             raise ValueError("both content and json")
-        content = bytes(line.json).decode()
+        content = str(line.json, "utf-8")
     call = answered_call(messages, end, role, line.tool_call_id)
     # The call's own strings: a resumed session holds each name and id once.
     call_id = call.id if call is not None else line.tool_call_id

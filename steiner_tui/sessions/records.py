@@ -445,15 +445,17 @@ def decode_record(raw: bytes) -> Record:
         ValueError: the line is not UTF-8, not JSON, not an object, of an unknown type, or
             malformed for its type; the message says which.
     """
-    try:
-        text = raw.decode("utf-8")  # also where the typed decoder would skip (unknown keys)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
+    if not raw.isascii():  # the typed decoder skips unknown keys without checking them
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
     try:
         record: Record = _DECODER.decode(raw)
         return record
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass  # lone surrogate escapes, or a bad line: read again to say exactly what is wrong
+    text = raw.decode("utf-8")
     if not text.strip():
         raise ValueError("empty line")
     try:

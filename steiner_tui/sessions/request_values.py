@@ -29,9 +29,9 @@ a ``usage`` record of the request's model) says what the last main request is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -54,6 +54,9 @@ __all__ = [
     "usage_values",
     "with_usage",
 ]
+
+
+R = TypeVar("R", bound="LoggedRequest")
 
 
 class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -110,15 +113,20 @@ def _derived_id(previous: LoggedRequest, index: int) -> str:
 
 def resolve_request(
     entry: RequestEntry,
-    previous: LoggedRequest | None,
+    before: LoggedRequest | None,
     version: int,
     since: Sequence[Message] = (),
-) -> LoggedRequest:
-    """What ``entry`` says, read after ``previous`` in a log of ``version``.
+    into: Callable[..., R] = LoggedRequest,  # type: ignore[assignment]
+    **extra: Any,
+) -> R:
+    """What ``entry`` says, read after ``before`` in a log of ``version``.
 
-    ``since`` are the messages the log appended after ``previous`` (after the last
+    ``since`` are the messages the log appended after ``before`` (after the last
     ``generation`` record when one came later): a version 4 record without ``hashes`` added
     their hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
+
+    The result is built by ``into`` with the fields and ``extra`` (the parser builds its
+    chained record in one go).
 
     Raises:
         ValueError: a record of a version before 4 has no index.
@@ -129,30 +137,32 @@ def resolve_request(
         fields = (*_SAME, "time", "raw_prompt_tokens")
         given = {f: v for f in fields if (v := getattr(entry, f)) is not None}
         index = entry.index + (1 if version < FIRST_NUMBERED_FROM_ONE else 0)
-        return LoggedRequest(
+        return into(
             index=index,
             request_id=entry.request_id or "",
             shared=entry.shared or 0,
             hashes=entry.hashes or (),
             **given,
+            **extra,
         )
-    base = previous or _NONE
+    base = before or _NONE
     index = entry.index if entry.index is not None else base.index + 1
     changed: dict[str, Any] = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
     if entry.prompt_bytes is None:
         changed["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
     estimated = changed.get("estimated_prompt_tokens", base.estimated_prompt_tokens)
     raw = entry.raw_prompt_tokens
-    return msgspec.structs.replace(
-        base,
+    values = {name: getattr(base, name) for name in LoggedRequest.__struct_fields__}
+    values.update(changed)
+    values.update(
         index=index,
         request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
         time=_time(entry, base),
         shared=entry.shared if entry.shared is not None else base.hash_count,
         hashes=entry.hashes if entry.hashes is not None else hash_messages(since),
         raw_prompt_tokens=raw if raw is not None else estimated,
-        **changed,
     )
+    return into(**values, **extra)
 
 
 def _time(entry: RequestEntry, base: LoggedRequest) -> datetime | None:

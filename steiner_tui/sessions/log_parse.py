@@ -128,7 +128,7 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
         """The record without its chain (what a writer continues from)."""
         fields = msgspec.structs.asdict(self)
         del fields["previous"], fields["exact"]
-        return LoggedRequest(**fields)
+        return LoggedRequest(**fields)  # the same setting object
 
     @property
     def message_hashes(self) -> tuple[str, ...]:
@@ -146,9 +146,8 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
 
     def full_record(self) -> dict[str, Any]:
         """The record with every hash written out (the form of a version 1 log)."""
-        fields = msgspec.structs.asdict(self)
-        for name in ("shared", "previous", "exact"):
-            fields.pop(name)
+        fields = self.flat()
+        fields.pop("shared")
         fields["hashes"] = list(self.message_hashes)
         data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
         return data

@@ -47,6 +47,7 @@ from steiner_tui.sessions.records import (
 
 __all__ = [
     "LoggedRequest",
+    "RequestSetting",
     "implied_last_main",
     "request_delta",
     "resolve_request",
@@ -59,47 +60,99 @@ __all__ = [
 R = TypeVar("R", bound="LoggedRequest")
 
 
-class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
-    """A request record with every field known (``hashes``: those after the ``shared`` ones)."""
+class RequestSetting(msgspec.Struct, frozen=True, gc=False):
+    """What seldom changes from one request to the next: consecutive records share one."""
 
-    index: int = 0
-    request_id: str = ""
     model: str = ""
     provider: str = ""
-    time: datetime | None = None
-    shared: int = 0
-    hashes: tuple[str, ...] = ()
     block_message_count: int = 0
-    prompt_bytes: int = 0
     blocks_bytes: int = 0
     tools_bytes: int = 0
     max_tokens: int = 0
-    estimated_prompt_tokens: int = 0
-    raw_prompt_tokens: int = 0
     estimate_strategy: str = ""
     compaction: bool = False
     generation: str = ""
+
+
+_SETTING = RequestSetting.__struct_fields__
+_DEFAULT = RequestSetting()
+
+
+class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A request record with every field known (``hashes``: those after the ``shared`` ones).
+
+    Build it with ``of`` (every field by name); ``flat`` gives them back.
+    """
+
+    index: int = 0
+    request_id: str = ""
+    time: datetime | None = None
+    shared: int = 0
+    hashes: tuple[str, ...] = ()
+    prompt_bytes: int = 0
+    estimated_prompt_tokens: int = 0
+    raw_prompt_tokens: int = 0
+    setting: RequestSetting = _DEFAULT
+
+    @classmethod
+    def of(cls, before: LoggedRequest | None = None, **fields: Any) -> LoggedRequest:
+        """A record of ``fields``, sharing ``before``'s setting when it is the same."""
+        setting = RequestSetting(**{f: fields.pop(f) for f in _SETTING if f in fields})
+        if before is not None and setting == before.setting:
+            setting = before.setting
+        return cls(**fields, setting=setting)
+
+    def flat(self) -> dict[str, Any]:
+        """Every field by name (the setting's included)."""
+        fields = {f: getattr(self, f) for f in LoggedRequest.__struct_fields__}
+        del fields["setting"]
+        fields.update(msgspec.structs.asdict(self.setting))
+        return fields
 
     @property
     def hash_count(self) -> int:
         return self.shared + len(self.hashes)
 
+    @property
+    def model(self) -> str:
+        return self.setting.model
+
+    @property
+    def provider(self) -> str:
+        return self.setting.provider
+
+    @property
+    def block_message_count(self) -> int:
+        return self.setting.block_message_count
+
+    @property
+    def blocks_bytes(self) -> int:
+        return self.setting.blocks_bytes
+
+    @property
+    def tools_bytes(self) -> int:
+        return self.setting.tools_bytes
+
+    @property
+    def max_tokens(self) -> int:
+        return self.setting.max_tokens
+
+    @property
+    def estimate_strategy(self) -> str:
+        return self.setting.estimate_strategy
+
+    @property
+    def compaction(self) -> bool:
+        return self.setting.compaction
+
+    @property
+    def generation(self) -> str:
+        return self.setting.generation
+
 
 _NONE = LoggedRequest()
 """What a version 4 log's first request record is read against."""
-_SAME = (
-    "model",
-    "provider",
-    "block_message_count",
-    "prompt_bytes",
-    "blocks_bytes",
-    "tools_bytes",
-    "max_tokens",
-    "estimated_prompt_tokens",
-    "estimate_strategy",
-    "compaction",
-    "generation",
-)
+_SAME = (*_SETTING, "prompt_bytes", "estimated_prompt_tokens")
 """The fields a version 4 record leaves out when they equal the previous record's."""
 
 
@@ -137,11 +190,15 @@ def resolve_request(
         fields = (*_SAME, "time", "raw_prompt_tokens")
         given = {f: v for f in fields if (v := getattr(entry, f)) is not None}
         index = entry.index + (1 if version < FIRST_NUMBERED_FROM_ONE else 0)
+        setting = RequestSetting(**{f: given.pop(f) for f in _SETTING if f in given})
+        if before is not None and setting == before.setting:
+            setting = before.setting
         return into(
             index=index,
             request_id=entry.request_id or "",
             shared=entry.shared or 0,
             hashes=entry.hashes or (),
+            setting=setting,
             **given,
             **extra,
         )
@@ -153,6 +210,9 @@ def resolve_request(
     estimated = changed.get("estimated_prompt_tokens", base.estimated_prompt_tokens)
     raw = entry.raw_prompt_tokens
     values = {name: getattr(base, name) for name in LoggedRequest.__struct_fields__}
+    settings = {f: changed.pop(f) for f in _SETTING if f in changed}
+    if settings:
+        values["setting"] = msgspec.structs.replace(base.setting, **settings)
     values.update(changed)
     values.update(
         index=index,
@@ -226,7 +286,8 @@ def request_delta(
     """
     hashes = snapshot.message_hashes
     shared = shared_prefix(previous_hashes, hashes)
-    full = LoggedRequest(
+    full = LoggedRequest.of(
+        previous,
         index=snapshot.index,
         request_id=snapshot.request_id,
         model=snapshot.model,
@@ -269,7 +330,7 @@ def request_delta(
         else full.raw_prompt_tokens,
     )
     if resolve_request(entry, previous, FIRST_DELTA_REQUESTS, since) != full:  # never expected
-        entry = RequestEntry(**msgspec.structs.asdict(full))
+        entry = RequestEntry(**full.flat())
     return entry, full
 
 

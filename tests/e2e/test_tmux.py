@@ -74,16 +74,24 @@ def _screen(tmux: Tmux) -> str:
     return tmux("capture-pane", "-p", "-t", SESSION)
 
 
-def _wait_for(tmux: Tmux, *texts: str, deadline: float = STEP_DEADLINE) -> str:
-    """Poll the pane until every one of ``texts`` shows; fail with the pane after ``deadline``."""
+def _wait_for(
+    tmux: Tmux, *texts: str, absent: tuple[str, ...] = (), deadline: float = STEP_DEADLINE
+) -> str:
+    """Poll the pane until every one of ``texts`` shows and none of ``absent`` does (a frame
+    is drawn in parts: one capture can hold a title before its rows); fail with the pane after
+    ``deadline``."""
     end = time.monotonic() + deadline
     while True:
         screen = _screen(tmux)
-        if all(text in screen for text in texts):
+        if all(text in screen for text in texts) and not any(text in screen for text in absent):
             return screen
         if time.monotonic() > end:
             missing = [text for text in texts if text not in screen]
-            pytest.fail(f"{missing} not on screen after {deadline:.0f}s; the pane shows:\n{screen}")
+            shown = [text for text in absent if text in screen]
+            pytest.fail(
+                f"{missing} not on screen, {shown} still on screen after {deadline:.0f}s; "
+                f"the pane shows:\n{screen}"
+            )
         time.sleep(0.05)  # polling interval only: the loop waits on the screen's content
 
 
@@ -137,12 +145,13 @@ def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     )  # fmt: skip
 
     _submit(tmux, "What does this project do?")
-    screen = _wait_for(tmux, "Context · request #", "offline model")
-    assert "conversation" in screen and "dry run" not in screen
+    _wait_for(tmux, "Context · request #", "offline model", "conversation", absent=("dry run",))
 
     _submit(tmux, "/lineage")
-    screen = _wait_for(tmux, "Lineage", "1 generation", "start", "Summary · generation 0")
-    assert "History" in screen and PLACEHOLDER not in screen
+    screen = _wait_for(
+        tmux, "Lineage", "1 generation", "start", "Summary · generation 0", "History"
+    )  # fmt: skip
+    assert PLACEHOLDER not in screen
     _keys(tmux, "Escape")
     _wait_for(tmux, PLACEHOLDER, "Context · request #")
 
@@ -151,8 +160,7 @@ def test_prompt_lineage_skill_quit_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     _submit(tmux, "/skills")
     _wait_for(tmux, PLACEHOLDER)  # the prompt was cleared: the command ran
     _keys(tmux, "1")
-    screen = _wait_for(tmux, "1 code-review", "◐ pending on")
-    assert "○ inactive" in screen  # the other skills stay off
+    _wait_for(tmux, "1 code-review", "◐ pending on", "○ inactive")  # the others stay off
 
     _keys(tmux, "C-q")
     status, screen = _wait_until_closed(tmux)
@@ -184,12 +192,20 @@ def _resize(tmux: Tmux, width: int, height: int) -> None:
     tmux("resize-window", "-t", SESSION, "-x", str(width), "-y", str(height))
 
 
-def _wait_for_width(tmux: Tmux, width: int) -> str:
-    """Poll until the conversation column is ``width`` wide (the app has laid out the size)."""
+def _wait_for_width(
+    tmux: Tmux, width: int, shown: tuple[str, ...] = (), absent: tuple[str, ...] = ()
+) -> str:
+    """Poll until the conversation column is ``width`` wide (the app has laid out the size),
+    every one of ``shown`` is on screen and none of ``absent``."""
     end = time.monotonic() + STEP_DEADLINE
     while True:
         screen = _screen(tmux)
-        if PLACEHOLDER[:12] in screen and _conversation_width(screen) == width:
+        if (
+            PLACEHOLDER[:12] in screen
+            and _conversation_width(screen) == width
+            and all(text in screen for text in shown)
+            and not any(text in screen for text in absent)
+        ):
             return screen
         if time.monotonic() > end:
             pytest.fail(f"the conversation is not {width} columns wide; the pane shows:\n{screen}")
@@ -209,11 +225,9 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
     # read off the first frame: a capture can fall in the middle of a redraw.
     _wait_for_width(tmux, 220 - 28 - 46)
     _resize(tmux, 120, 36)  # the context panel stays, the skills sidebar goes
-    screen = _wait_for_width(tmux, 120 - 46)
-    assert "Context ·" in screen and "Skills ·" not in screen
+    _wait_for_width(tmux, 120 - 46, shown=("Context ·",), absent=("Skills ·",))
     _resize(tmux, 100, 30)  # neither panel: the conversation has the whole width
-    screen = _wait_for_width(tmux, 100)
-    assert "Context ·" not in screen
+    _wait_for_width(tmux, 100, absent=("Context ·",))
     _resize(tmux, 80, 24)
     _wait_for_width(tmux, 80)
     _keys(tmux, "F10")  # the context panel on demand, over the conversation
@@ -221,8 +235,7 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
     _keys(tmux, "F10")
     _wait_for_width(tmux, 80)
     _resize(tmux, 160, 48)
-    screen = _wait_for_width(tmux, 160 - 28 - 46)
-    assert "Skills ·" in screen and "Context ·" in screen
+    _wait_for_width(tmux, 160 - 28 - 46, shown=("Skills ·", "Context ·"))
     _keys(tmux, "C-q")
     status, screen = _wait_until_closed(tmux)
     assert status in ("", "0"), f"exit status {status}; the pane shows:\n{screen}"

@@ -211,3 +211,27 @@ def test_exec_compaction_off_sends_over_the_trigger_without_compacting(
     out = _run(tmp_path, "--project", str(sample_project), "exec", "hi", "--compaction", "off")
     assert out.returncode == 0, out.stderr
     assert "compaction summary" not in out.stderr
+
+
+def test_a_resumed_session_goes_on_with_the_model_it_last_used(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    config = tmp_path / "xdg" / "steiner" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[providers.other]\ntype = "offline"\n', encoding="utf-8")
+    project = ("--project", str(sample_project))
+    first = _run(tmp_path, *project, "exec", "--model", "other", "what is in this project?")
+    assert first.returncode == 0, first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].split()[0]
+    second = _run(tmp_path, *project, "exec", "--resume", "and src?")  # no --model
+    assert second.returncode == 0, second.stderr
+    directory = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").session_dir(session_id)
+    assert {r.provider for r in load_session(directory).requests} == {"other"}
+
+    # The provider left the configuration: the default answers, and stderr says why.
+    config.write_text("", encoding="utf-8")
+    third = _run(tmp_path, *project, "exec", "--resume", "and now?")
+    assert third.returncode == 0, third.stderr
+    assert "the session last answered with other/" in third.stderr
+    assert "unknown provider 'other'" in third.stderr
+    assert load_session(directory).requests[-1].provider == "offline"

@@ -44,7 +44,7 @@ from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.tool_status import ToolStatusBook
-from steiner_tui.config import Config
+from steiner_tui.config import Config, ConfigError
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.policy import AutoCompaction, CompactionPolicy
@@ -365,6 +365,8 @@ class _Identity:
     session_id: str
     main: MainModel
     folder: Path | None
+    model_note: str = ""
+    """Why a resumed session does not answer with the model it last used (empty: it does)."""
 
     @classmethod
     def of(cls, request: SessionRequest, env: Mapping[str, str]) -> _Identity:
@@ -378,9 +380,36 @@ class _Identity:
             return cls(None, root, session_id, main, folder)
         if loaded.project_root:
             root = Path(loaded.project_root)
-        main = _main_model(request, root, loaded.session_id, env)
+        main, note = _resumed_model(request, root, loaded, env)
         main = replace(main, prompt_cache_key=resumed_cache_key(loaded))
-        return cls(loaded, root, loaded.session_id, main, loaded.directory)
+        return cls(loaded, root, loaded.session_id, main, loaded.directory, note)
+
+
+def _resumed_model(
+    request: SessionRequest, root: Path, loaded: LoadedSession, env: Mapping[str, str]
+) -> tuple[MainModel, str]:
+    """The model a resumed session answers with, and a note when it is not the one it used.
+
+    A session goes on with the model its last request went to (a ``/model`` switch included),
+    unless the request names one (``--model``). When that model cannot be built now (its
+    provider left the configuration, its API key is missing), the configured default answers
+    and the note says why.
+    """
+    last = loaded.last_main_request
+    if request.model is not None or last.is_zero or not last.provider_alias:
+        return _main_model(request, root, loaded.session_id, env), ""
+    ref = f"{last.provider_alias}/{last.backend_model}"
+    try:
+        model = main_model_from_config(
+            request.config, root, session_id=loaded.session_id, ref=ref, env=env
+        )
+    except ConfigError as error:
+        main = _main_model(request, root, loaded.session_id, env)
+        return main, (
+            f"the session last answered with {ref}, which cannot be used now ({error}): "
+            f"it goes on with {main.alias}/{main.model}"
+        )
+    return model, ""
 
 
 def build_session(request: SessionRequest) -> Session:
@@ -509,7 +538,7 @@ def _build(
         snapshots=store,
         log=log,
         sub_agents=manager,
-        notices=_notices(loaded, runner, config, warnings.texts),
+        notices=_notices(loaded, runner, config, [identity.model_note, *warnings.texts]),
         resumed=loaded is not None,
         tool_status=book,
     )
@@ -527,5 +556,5 @@ def _notices(
         notices.append(f"resumed session {loaded.session_id} ({count} messages)")
         notices.extend(f"session log: {problem}" for problem in loaded.problems)
     notices.extend(f"config: {warning}" for warning in config.warnings)
-    notices.extend(warnings)
+    notices.extend(warning for warning in warnings if warning)
     return tuple(notices)

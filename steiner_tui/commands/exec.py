@@ -119,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
         return 2
+    for notice in session.notices:  # what the workbench shows at start: resume, log, config
+        print(f"steiner-tui: {notice}", file=sys.stderr)
     if resume is None or args.mode != "build":  # a resumed session keeps its mode by default
         session.driver.set_mode(args.mode)  # a notice goes out when the mode changes
     try:

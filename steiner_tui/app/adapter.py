@@ -27,6 +27,7 @@ from steiner_tui.engine.events import (
     ErrorEvent,
     HealthEvent,
     MessageAppended,
+    PinChanged,
     RequestSnapshot,
     SkillStateEvent,
     SkillTruncated,
@@ -70,6 +71,8 @@ def to_ui_message(event: EngineEvent) -> Message | None:
             return ui.HealthChanged(event)
         case MessageAppended(message=message):
             return ui.MessageStored(message)
+        case PinChanged(key=key, pinned=pinned):
+            return ui.PinsChanged(key, pinned)
         case CompactionApplied(generation_id=generation, outcome=outcome):
             return ui.Compacted(generation, outcome)
         case SkillTruncated(name=name, original_bytes=size, cap_bytes=cap):

@@ -39,6 +39,7 @@ __all__ = [
     "ErrorReported",
     "HealthChanged",
     "MessageStored",
+    "PinsChanged",
     "CompactionQuestionPosted",
     "PermissionAsked",
     "ReplyDelta",
@@ -128,6 +129,14 @@ class MessageStored(Message):
     """A message was appended to the conversation, exactly as stored."""
 
     message: ChatMessage
+
+
+@dataclass
+class PinsChanged(Message):
+    """A message was pinned or unpinned (``key``: its pin key; the lineage has them all)."""
+
+    key: str
+    pinned: bool
 
 
 @dataclass

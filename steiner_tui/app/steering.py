@@ -129,6 +129,25 @@ class SteeringController:
         self.runner.pin(found)
         return True, label
 
+    def toggle_key(self, key: str) -> tuple[bool, str]:
+        """Pin or unpin the message whose pin key is ``key``: ``(pinned now, label)``.
+
+        Raises:
+            ValueError: not pinned and not in the active conversation (compacted away).
+        """
+        conversation = self.runner.conversation
+        found = next((m for m in conversation if pin_key(m) == key), None)
+        label = pin_label(found, conversation) if found is not None else "the message"
+        if self.runner.unpin(key):
+            return False, label
+        if found is None:
+            raise ValueError(
+                "that message is no longer in the active conversation (a compaction summarized "
+                "it); only what the next request sends can be pinned"
+            )
+        self.runner.pin(found)
+        return True, label
+
     def pins(self) -> list[str]:
         """The pinned messages of the active conversation, as ``#N label`` lines."""
         conversation = self.runner.conversation

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from steiner_tui.engine.compaction.history_render import default_tool_status
+from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.compaction.policy import (
     CompactionAnswer,
     CompactionQuestion,
@@ -52,6 +53,8 @@ class UserEntry:
 
     text: str
     badges: tuple[str, ...] = ()
+    key: str = ""
+    """The pin key of the stored message (``pins.pin_key``; "" until it is stored)."""
 
 
 @dataclass(slots=True)
@@ -61,6 +64,9 @@ class ReplyEntry:
     text: str = ""
     interrupted: bool = False
     streaming: bool = False
+    key: str = ""
+    """The pin key of the stored assistant message (the whole message: text and calls; ""
+    while it streams)."""
 
 
 @dataclass(slots=True)
@@ -76,6 +82,8 @@ class ToolEntry:
     """The call's arguments (an opened edit shows its change from them)."""
     cut: OutputCut | None = None
     """What of the output the model did not get (None: all of it)."""
+    key: str = ""
+    """The pin key of the stored result ("" until it is stored)."""
 
 
 @dataclass(slots=True)
@@ -144,7 +152,7 @@ Entry = (
 _MODE_BADGES = {PLAN_MODE_NOTICE + "\n\n": "plan mode", BUILD_MODE_NOTICE + "\n\n": "build mode"}
 
 
-def user_entry(content: str) -> UserEntry:
+def user_entry(content: str, key: str = "") -> UserEntry:
     """The entry for a stored user message: its text, and badges for notice and envelopes.
 
     The text is the person's own part, after what the driver put in front of it (the length
@@ -156,7 +164,7 @@ def user_entry(content: str) -> UserEntry:
     if prefix:
         badges.append(_MODE_BADGES.get(prefix, "mode notice"))
     badges.extend(f"+{b.name}" if b.active else f"-{b.name}" for b in blocks)
-    return UserEntry(unescape_user_text(rest), tuple(badges))
+    return UserEntry(unescape_user_text(rest), tuple(badges), key)
 
 
 _DEFAULT_REMEDIES: dict[str, tuple[Remedy, ...]] = {
@@ -195,12 +203,14 @@ def entries_from_messages(
             error = pending.pop(0)
             entries.append(error_entry(error.code, error.message, error.remedies))
         if message.role == "user":
-            entries.append(user_entry(message.content))
+            entries.append(user_entry(message.content, pin_key(message)))
         elif message.role == "summary":
             entries.append(NoticeEntry("conversation summary (earlier turns were compacted)"))
         elif message.role == "assistant":
             if message.content:
-                entries.append(ReplyEntry(message.content, interrupted=message.incomplete))
+                entries.append(
+                    ReplyEntry(message.content, message.incomplete, key=pin_key(message))
+                )
             for call in message.tool_calls:
                 summary = summarize_tool_call(call, project_root)
                 entry = ToolEntry(call.id, call.name, summary, arguments=call.arguments or {})
@@ -211,5 +221,6 @@ def entries_from_messages(
             if found is not None:
                 found.status = default_tool_status(message)
                 found.output = message.content
+                found.key = pin_key(message)
     entries.extend(error_entry(e.code, e.message, e.remedies) for e in pending)
     return entries

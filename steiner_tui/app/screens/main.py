@@ -360,6 +360,8 @@ class MainScreen(PanelLayoutScreen):
             return self._open_permission() is not None
         if action == "reload_context":
             return bool(self.driver.runner.context.pending_reloads) and not self.busy
+        if action == "pin_focused":  # elsewhere ``p`` is typed into the prompt
+            return True if self.pin_target() else None
         return True
 
     def action_reload_context(self) -> None:

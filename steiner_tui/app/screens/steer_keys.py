@@ -6,8 +6,9 @@ the what-if view, routed to the ``SteeringController`` (engine calls).
 commands.
 
 * F4 (``main.compaction_mode``) cycles the compaction mode ``auto → ask → off`` live;
-* ``p`` (``main.pin``) pins or unpins the focused entry: a focused tool block's result, or, with
-  the conversation itself focused, the newest reply (``/pin N`` pins any message by number);
+* ``p`` (``main.pin``) pins or unpins the focused entry, whatever its kind: a user message, a
+  reply (the whole assistant message) or a tool block's result; with the conversation itself
+  focused, the newest reply (``/pin N`` pins any message by number);
 * the ranking's ``m`` masks a tool result or a file's reads in a new generation (never while a
   run is going);
 * the what-if view's figures are computed in a worker thread and shown when ready; ``w``
@@ -25,9 +26,8 @@ from textual.message import Message
 
 from steiner_tui.app.screens.workbench_base import WorkbenchBase
 from steiner_tui.app.steering import WhatIfFigures
-from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.cost_ranking import CostRanking
-from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.pins import pin_key, pin_label
@@ -58,8 +58,8 @@ class SteeringScreen(WorkbenchBase):
                 tooltip="Compaction mode: auto (compacts by itself), ask (asks first), off (never "
                 "by itself; a request that does not fit is still never sent)"),
         Binding("p", "pin_focused", "Pin", id="main.pin", show=False,
-                tooltip="Pin or unpin the focused tool result (the newest reply when the "
-                "conversation has focus): every compaction keeps it verbatim"),
+                tooltip="Pin or unpin the focused message, reply or tool result (the newest reply "
+                "when the conversation has focus): every compaction keeps it verbatim"),
     ]  # fmt: skip
     """The compaction-mode key and the pin key."""
 
@@ -86,17 +86,31 @@ class SteeringScreen(WorkbenchBase):
 
     # -- pins ---------------------------------------------------------------------------------
 
+    def pin_target(self) -> bool:
+        """Whether ``p`` has something to pin: an entry, or the conversation, has the focus."""
+        focused = self.focused
+        if focused is not None and focused is self.conversation:
+            return True
+        return isinstance(self.conversation.entry_of(focused), UserEntry | ReplyEntry | ToolEntry)
+
     async def action_pin_focused(self) -> None:
-        """Pin or unpin the focused tool block's result, or the newest reply."""
+        """Pin or unpin the focused entry's message, or the newest reply."""
         if not self.attached:
             return
         focused = self.focused
         steering = self.steering
+        entry = self.conversation.entry_of(focused)
         try:
-            if isinstance(focused, ToolBlock):
-                pinned, label = steering.toggle_call(focused.entry.call_id)
-            else:
+            if isinstance(entry, UserEntry | ReplyEntry | ToolEntry) and entry.key:
+                pinned, label = steering.toggle_key(entry.key)
+            elif isinstance(entry, ReplyEntry):
+                raise ValueError("the reply is still coming: pin it once it is complete")
+            elif isinstance(entry, ToolEntry):
+                pinned, label = steering.toggle_call(entry.call_id)
+            elif entry is None and focused is self.conversation:
                 pinned, label = self._toggle_newest_reply()
+            else:
+                return
         except ValueError as error:
             self._steer_notify(str(error), warning=True)
             return

@@ -58,6 +58,7 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.subagents import ChildTranscript, SubAgentPanel
+from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.events import FanoutSink
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 from steiner_tui.engine.prompt.pending_reload import PendingReload
@@ -248,6 +249,7 @@ class WorkbenchBase(Screen[None]):
         session has to say at start (a resume, configuration and start-up warnings)."""
         root = str(self.session.project_root)
         conversation, errors = self.driver.runner.conversation, self.session.logged_errors
+        self.conversation.show_pins(self.driver.runner.lineage.pins)  # marked as they are made
         await self.conversation.load(entries_from_messages(conversation, root, errors))
         for notice in self.session.notices:
             await self.conversation.add(NoticeEntry(notice, "session"))
@@ -339,9 +341,15 @@ class WorkbenchBase(Screen[None]):
         if stored.source == SUB_AGENT_RESULT_SOURCE:
             await self.conversation.add(NoticeEntry(result_notice(stored.content), "subagent"))
         elif stored.role == "user":
-            await self.conversation.add(user_entry(stored.content))
+            await self.conversation.add(user_entry(stored.content, pin_key(stored)))
         elif stored.role == "assistant":
-            await self.conversation.end_reply(stored.incomplete)
+            await self.conversation.end_reply(stored.incomplete, pin_key(stored))
+        elif stored.role == "tool":
+            self.conversation.result_stored(stored.tool_call_id, pin_key(stored))
+
+    @on(ui.PinsChanged)
+    def _pins_changed(self) -> None:
+        self.conversation.show_pins(self.driver.runner.lineage.pins)
 
     @on(ui.RequestSent)
     def _request_sent(self) -> None:

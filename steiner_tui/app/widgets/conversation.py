@@ -28,15 +28,18 @@ position show in the same frame (the view is placed at the top, or anchored at t
 of which Textual's layout does itself). Updates to an entry that has no widget (a finished tool
 call, streamed text) change the entry and show when it is mounted again.
 
-Replies are Textual's ``Markdown``; a streaming one is fed through ``Markdown.get_stream``.
-``textual.widgets.Markdown`` is looked up when the first reply is shown (Textual imports its
-widgets on first access), so a new session's first frame does not load the Markdown parser.
+Replies are Textual's ``Markdown`` (``reply``); a streaming one is fed through
+``Markdown.get_stream``.
+
+User messages, replies and tool blocks take the focus (Tab, a click), so that ``p`` pins the
+focused one; every entry of a pinned message shows the pin mark (``show_pins``, kept as the pin
+keys: an entry gets its mark whenever its widget is made).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -65,6 +68,7 @@ from steiner_tui.app.widgets.later_row import LaterRow
 from steiner_tui.app.widgets.new_below import NewBelowMarker
 from steiner_tui.app.widgets.notice_row import NoticeRow
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.reply import INTERRUPTED_BADGE, mark_reply, reply_widget
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.engine.events import OutputCut
@@ -83,29 +87,17 @@ WELCOME = (
     "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"
     "F1 lists every key and /command."
 )
-INTERRUPTED_BADGE = "interrupted"
-"""The border title of a reply cut off by Esc."""
-REPLY_CLASS = "reply"
-"""The class of every reply's ``Markdown`` widget."""
 
 
-def _mark_reply(widget: Widget, interrupted: bool) -> None:
-    widget.set_class(interrupted, "-interrupted")
-    widget.border_title = INTERRUPTED_BADGE if interrupted else None
-
-
-def widget_for(entry: Entry) -> Widget:
-    """The widget that shows ``entry``."""
+def widget_for(entry: Entry, pinned: bool = False) -> Widget:
+    """The widget that shows ``entry`` (``pinned``: with the pin mark)."""
     match entry:
         case UserEntry():
-            return UserMessage(entry)
+            return UserMessage(entry, pinned)
         case ReplyEntry():
-            reply = widgets.Markdown(entry.text, classes=f"conversation-item {REPLY_CLASS}")
-            if entry.interrupted:
-                _mark_reply(reply, True)
-            return reply
+            return reply_widget(entry, pinned)
         case ToolEntry():
-            return ToolBlock(entry)
+            return ToolBlock(entry, pinned)
         case PermissionEntry():
             return PermissionPrompt(entry)
         case CompactionEntry():
@@ -116,6 +108,13 @@ def widget_for(entry: Entry) -> Widget:
             return NoticeRow(entry)
         case ErrorEntry():
             return ErrorRow(entry)
+
+
+def _show_pin(widget: Widget, entry: Entry, pinned: bool) -> None:
+    if isinstance(widget, UserMessage | ToolBlock):
+        widget.show_pin(pinned)
+    elif isinstance(entry, ReplyEntry):
+        mark_reply(widget, interrupted=entry.interrupted, pinned=pinned)
 
 
 @dataclass
@@ -165,6 +164,8 @@ class ConversationPane(VerticalScroll):
         """Entries that arrived below the view since the person moved away from the bottom."""
         self.away = False
         """The person moved the view off the bottom (new output no longer follows it)."""
+        self.pins: frozenset[str] = frozenset()
+        """The pin keys of the pinned messages (their entries show the pin mark)."""
 
     def compose(self) -> ComposeResult:
         yield EarlierRow(id="earlier")
@@ -240,8 +241,41 @@ class ConversationPane(VerticalScroll):
 
     def _make(self, index: int) -> Widget:
         entry = self.entries[index]
-        widget = self._widgets[id(entry)] = widget_for(entry)
+        widget = self._widgets[id(entry)] = widget_for(entry, self._pinned(entry))
         return widget
+
+    def _pinned(self, entry: Entry) -> bool:
+        key = entry.key if isinstance(entry, UserEntry | ReplyEntry | ToolEntry) else ""
+        return bool(key) and key in self.pins
+
+    def entry_of(self, widget: Widget | None) -> Entry | None:
+        """The entry ``widget`` shows (None: not an entry's widget)."""
+        if widget is None:
+            return None
+        return next(
+            (e for i in self.shown if self._widgets.get(id(e := self.entries[i])) is widget), None
+        )
+
+    def show_pins(self, keys: Iterable[str]) -> None:
+        """The pinned messages are now those of ``keys``: the mark comes and goes on the shown
+        entries (the others get it when they are shown)."""
+        pins = frozenset(keys)
+        if pins == self.pins:
+            return
+        changed = pins ^ self.pins
+        self.pins = pins
+        for index in self.shown:
+            entry = self.entries[index]
+            key = entry.key if isinstance(entry, UserEntry | ReplyEntry | ToolEntry) else ""
+            widget = self.widget_of(entry)
+            if key in changed and widget is not None:
+                _show_pin(widget, entry, key in pins)
+
+    def result_stored(self, call_id: str, key: str) -> None:
+        """The result of tool call ``call_id`` was stored under pin key ``key``."""
+        entry = self._tools.get(call_id)
+        if entry is not None:
+            entry.key = key
 
     async def _remove(self, indices: list[int]) -> None:
         widgets = [w for i in indices if (w := self._widgets.pop(id(self.entries[i]), None))]
@@ -464,17 +498,19 @@ class ConversationPane(VerticalScroll):
         if stream is not None:
             await stream.stream.stop()
 
-    async def end_reply(self, interrupted: bool = False) -> None:
-        """The streaming reply is complete, or was cut off."""
+    async def end_reply(self, interrupted: bool = False, key: str = "") -> None:
+        """The streaming reply is complete, or was cut off (``key``: the pin key of the
+        stored message)."""
         entry, self._reply = self._reply, None
         if entry is None:
             return
         await self._stop_stream()
         entry.streaming = False
         entry.interrupted = interrupted
+        entry.key = key
         widget = self.widget_of(entry)
         if widget is not None:
-            _mark_reply(widget, interrupted)
+            mark_reply(widget, interrupted=interrupted, pinned=self._pinned(entry))
 
     async def tool_started(
         self, call_id: str, name: str, summary: str, arguments: Mapping[str, Any] | None = None

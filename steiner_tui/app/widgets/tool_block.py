@@ -19,6 +19,7 @@ from textual.widgets import Static
 from steiner_tui.app.plain import printable
 from steiner_tui.app.tool_view import MAX_LINES, tool_body
 from steiner_tui.app.transcript import ToolEntry
+from steiner_tui.app.widgets.reply import PIN_MARK
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, count
 
@@ -39,16 +40,22 @@ def cut_summary(cut: OutputCut) -> str:
     )
 
 
-def _title(entry: ToolEntry, collapsed: bool) -> str:
+def _title(entry: ToolEntry, collapsed: bool, pinned: bool) -> Content:
     icon = _ICONS.get(entry.status, "•")
     summary = printable(entry.summary or entry.name)
-    title = f"{'▶' if collapsed else '▼'} {icon} {summary} · {entry.status}"
-    return title if entry.cut is None else f"{title} · {cut_summary(entry.cut)}"
+    title = f"{summary} · {entry.status}"
+    title = title if entry.cut is None else f"{title} · {cut_summary(entry.cut)}"
+    start = f"{'▶' if collapsed else '▼'} {icon} "
+    if not pinned:
+        return Content(start + title)
+    # First, before the summary: a collapsed block is cut to the width at its end.
+    return Content.assemble(start, (PIN_MARK, "bold $text-primary"), " · ", title)
 
 
-def tool_content(entry: ToolEntry, collapsed: bool) -> Content:
-    """The title line, and the result under it unless ``collapsed`` (text throughout)."""
-    title = Content(_title(entry, collapsed))
+def tool_content(entry: ToolEntry, collapsed: bool, pinned: bool = False) -> Content:
+    """The title line, and the result under it unless ``collapsed`` (text throughout); a
+    pinned result's title has the pin mark."""
+    title = _title(entry, collapsed, pinned)
     if collapsed:
         return title
     body = list(tool_body(entry.name, entry.arguments, entry.status, entry.output))
@@ -69,17 +76,25 @@ class ToolBlock(Static, can_focus=True):
     collapsed: reactive[bool] = reactive(True, toggle_class="-collapsed")
     """Whether only the title line shows (one line, cut to the width)."""
 
-    def __init__(self, entry: ToolEntry) -> None:
+    def __init__(self, entry: ToolEntry, pinned: bool = False) -> None:
         collapsed = entry.status != "failed"
         classes = f"conversation-item -{entry.status}{' -collapsed' if collapsed else ''}"
-        super().__init__(tool_content(entry, collapsed), classes=classes)
+        super().__init__(tool_content(entry, collapsed, pinned), classes=classes)
         self.entry = entry
         """The entry shown."""
+        self.pinned = pinned
+        """Whether its title shows the pin mark."""
         self.set_reactive(ToolBlock.collapsed, collapsed)  # its class is given above
 
     def watch_collapsed(self) -> None:
         """Show or hide the output."""
-        self.update(tool_content(self.entry, self.collapsed))
+        self.update(tool_content(self.entry, self.collapsed, self.pinned))
+
+    def show_pin(self, pinned: bool) -> None:
+        """Show or take away the pin mark."""
+        if pinned != self.pinned:
+            self.pinned = pinned
+            self.update(tool_content(self.entry, self.collapsed, pinned))
 
     def action_toggle_output(self) -> None:
         """Open or close the block."""
@@ -97,4 +112,4 @@ class ToolBlock(Static, can_focus=True):
         if self.entry.status == "failed" and self.collapsed:
             self.collapsed = False  # redraws
         else:
-            self.update(tool_content(self.entry, self.collapsed))
+            self.update(tool_content(self.entry, self.collapsed, self.pinned))

@@ -1,0 +1,47 @@
+"""An assistant reply in the conversation: Textual's ``Markdown``, focusable (Tab, a click) so
+that ``p`` pins it, with its marks (interrupted by Esc, pinned) in its top border's title.
+
+A reply is the whole assistant message: pinning a "decision in a reply" pins that message, text
+and tool calls together (docs/design.md, "8. Compaction: turns, stages and the summary").
+``textual.widgets.Markdown`` is looked up when the first reply is made (``reply_widget``):
+Textual imports its widgets on first access, so a new session's first frame does not load the
+Markdown parser.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import widgets
+from textual.widget import Widget
+
+from steiner_tui.app.transcript import ReplyEntry
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
+__all__ = ["INTERRUPTED_BADGE", "PIN_MARK", "REPLY_CLASS", "mark_reply", "reply_widget"]
+
+INTERRUPTED_BADGE = "interrupted"
+"""The border title of a reply cut off by Esc."""
+PIN_MARK = "◆ pinned"
+"""The mark of a pinned entry (a reply's border title, the first line of the others)."""
+REPLY_CLASS = "reply"
+"""The class of every reply's widget."""
+
+
+def reply_widget(entry: ReplyEntry, pinned: bool = False) -> Markdown:
+    """The widget that shows ``entry``."""
+    reply = widgets.Markdown(entry.text, classes=f"conversation-item {REPLY_CLASS}")
+    reply.can_focus = True  # as ``MarkdownViewer`` makes its document focusable
+    if entry.interrupted or pinned:
+        mark_reply(reply, interrupted=entry.interrupted, pinned=pinned)
+    return reply
+
+
+def mark_reply(widget: Widget, *, interrupted: bool, pinned: bool) -> None:
+    """Show the reply's marks: interrupted (the error colour), pinned (the accent)."""
+    widget.set_class(interrupted, "-interrupted")
+    widget.set_class(pinned, "-pinned")
+    marks = [mark for mark, on in ((PIN_MARK, pinned), (INTERRUPTED_BADGE, interrupted)) if on]
+    widget.border_title = " · ".join(marks) or None

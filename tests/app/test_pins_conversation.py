@@ -1,0 +1,184 @@
+"""Pinning from the conversation (issue 20): user messages, replies and tool blocks take the
+focus, ``p`` pins and unpins the focused one whatever its kind, and every entry of a pinned
+message shows the pin mark: on pin and unpin, after ``/pin N``, after resume and fork, and when
+the compaction's unpin question takes pins away.
+
+The session is the offline model on the sample project (``test_steering``'s setup)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from steiner_tui.agent.model import MainModel
+from steiner_tui.app.app import SteinerApp, make_app
+from steiner_tui.app.transcript import ReplyEntry, ToolEntry, UserEntry
+from steiner_tui.app.widgets.compaction_prompt import UnpinPrompt
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.reply import PIN_MARK
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
+from steiner_tui.engine.compaction.pins import pin_key
+from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.providers.offline import OfflineProvider
+from steiner_tui.sessions import SessionStore, fork_session
+from tests.app.conftest import SESSION_DATE, AppFactory, request_for
+from tests.app.helpers import finish, send, static_text
+from tests.app.test_steering import BIG, LINE, _turns
+
+
+def _pane(app: SteinerApp) -> ConversationPane:
+    return app.workbench.conversation
+
+
+def _marked(widget: Widget) -> bool:
+    """Whether ``widget`` shows the pin mark (a reply in its border title, others in text)."""
+    if isinstance(widget, Markdown):
+        return PIN_MARK in str(widget.border_title or "")
+    assert isinstance(widget, UserMessage | ToolBlock)
+    return PIN_MARK in static_text(widget)
+
+
+def _shown(app: SteinerApp, kind: type[Widget]) -> list[Widget]:
+    pane = _pane(app)
+    return [w for w in pane.children if isinstance(w, kind)]
+
+
+async def _tab_to(pilot: Pilot[None], wanted: Widget) -> None:
+    """Press Tab until ``wanted`` has the focus (as a person does)."""
+    for _ in range(60):
+        if pilot.app.focused is wanted:
+            return
+        await pilot.press("tab")
+    raise AssertionError(f"Tab never reached {wanted!r}")
+
+
+async def test_tab_reaches_messages_and_replies_and_p_pins_each_kind(
+    app_for: AppFactory, project: Path
+) -> None:
+    (project / "big.md").write_text(BIG, encoding="utf-8")
+    app = app_for()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("read big.md",))
+        runner = app.workbench.driver.runner
+        pane = _pane(app)
+        user = _shown(app, UserMessage)[-1]
+        reply = next(w for w in pane.children if isinstance(pane.entry_of(w), ReplyEntry))
+        block = _shown(app, ToolBlock)[-1]
+        for widget in (user, block, reply):
+            assert not _marked(widget)
+            await _tab_to(pilot, widget)
+            await pilot.press("p")
+            await finish(pilot)
+            assert _marked(widget)
+        conversation = runner.conversation
+        user_message = next(m for m in conversation if m.role == "user")
+        result = next(m for m in conversation if m.role == "tool")
+        answer = next(m for m in conversation if m.role == "assistant" and m.content.strip())
+        # The reply pinned is the whole assistant message (text and calls).
+        assert set(runner.lineage.pins) == {pin_key(m) for m in (user_message, result, answer)}
+        await _tab_to(pilot, user)
+        await pilot.press("p")  # again: unpinned, the mark goes
+        await finish(pilot)
+        assert not _marked(user) and _marked(block) and _marked(reply)
+        assert pin_key(user_message) not in runner.lineage.pins
+
+
+async def test_typing_with_an_entry_focused_goes_to_the_prompt(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("hello",))
+        user = _shown(app, UserMessage)[-1]
+        user.focus()
+        await pilot.press("h", "i")
+        assert app.focused is app.workbench.prompt
+        assert app.workbench.prompt.text == "hi"
+        assert app.workbench.driver.runner.lineage.pins == ()
+        # With the prompt focused, p is a letter: nothing is pinned.
+        await pilot.press("p")
+        assert app.workbench.prompt.text == "hip"
+        assert app.workbench.driver.runner.lineage.pins == ()
+
+
+async def test_pin_n_marks_the_entry_and_unpin_takes_the_mark_away(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("hello", "what is in this project?"))
+        await send(pilot, "/pin 1")
+        await finish(pilot)
+        first = _shown(app, UserMessage)[0]
+        assert isinstance(first.entry, UserEntry) and first.entry.text == "hello"
+        assert _marked(first)
+        assert not any(_marked(w) for w in _shown(app, UserMessage)[1:])
+        await send(pilot, "/unpin 1")
+        await finish(pilot)
+        assert not _marked(first)
+
+
+async def test_marks_show_after_resume_and_fork(project: Path, config_dir: Path) -> None:
+    (project / "big.md").write_text(BIG, encoding="utf-8")
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("read big.md", "hello"))
+        block = _shown(app, ToolBlock)[-1]
+        block.focus()
+        await pilot.press("p")
+        await send(pilot, "/pin 1")
+        await finish(pilot)
+        assert len(app.workbench.driver.runner.lineage.pins) == 2
+        session_id = app.workbench.session.session_id
+    store = SessionStore(config_dir / "sessions")
+    fork_session(store, session_id, clock=lambda: SESSION_DATE, new_id="forked")
+    for resume in ("latest", "forked"):
+        again = make_app(request_for(project, config_dir, record=True, resume=resume))
+        async with again.run_test(size=(120, 36)) as pilot:
+            await finish(pilot)
+            users = _shown(again, UserMessage)
+            assert [_marked(w) for w in users] == [True, False]
+            blocks = _shown(again, ToolBlock)
+            assert [_marked(w) for w in blocks] == [True]
+            assert isinstance(blocks[0].entry, ToolEntry) and blocks[0].entry.key
+
+
+async def test_unpinning_from_the_question_takes_the_mark_away(
+    app_for: AppFactory, project: Path
+) -> None:
+    """Pins that alone cannot fit: the compaction asks which to unpin, in the conversation; the
+    one chosen loses its pin and its mark, the other keeps both."""
+    for n in (1, 2, 3):
+        (project / f"big{n}.md").write_text(f"# Big {n}\n" + f"{LINE} {n}\n" * 160)
+    info = ModelInfo(context_window=8000, max_output=1024, tokenizer="heuristic")
+    main = MainModel("offline", "offline", OfflineProvider(project), info, threshold_tokens=7900)
+    app = app_for(main)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        runner = app.workbench.driver.runner
+        for n in (1, 2):
+            await _turns(pilot, (f"read big{n}.md",))
+            _shown(app, ToolBlock)[-1].focus()
+            await pilot.press("p")
+            await finish(pilot)
+        blocks = _shown(app, ToolBlock)
+        assert [_marked(b) for b in blocks] == [True, True]
+        await send(pilot, "read big3.md")
+        for _ in range(500):
+            await pilot.pause()
+            prompts = [p for p in app.screen.query(UnpinPrompt) if p.is_open]
+            if prompts and app.focused is prompts[0]:
+                break
+            if prompts:
+                await pilot.press("f8")
+        else:
+            raise AssertionError("no unpin question appeared")
+        assert "the pinned messages alone do not fit the window" in static_text(prompts[0])
+        await pilot.press("1")
+        await finish(pilot)
+        assert len(runner.lineage.pins) == 1
+        assert [_marked(b) for b in blocks] == [False, True]

@@ -15,6 +15,7 @@ from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import (
     CHART_ROWS,
+    TRIAL_COLOUR,
     RequestChart,
     SourceBar,
     chart_columns,
@@ -124,6 +125,36 @@ async def test_a_what_if_trial_draws_its_threshold_and_where_it_would_compact() 
         assert marks.index("▲") == 9  # under the fourth column (three cells each)
         assert "what-if 8,000 (auto): 1 compaction" in lines[-1]
         assert chart.region.height == CHART_ROWS + 6  # room for the marks and their legend
+
+
+async def test_a_trial_on_the_soft_lines_row_shares_it_and_both_show() -> None:
+    """A row is an eighth of the window: 24,000 tried falls on the soft 22,938's row. Both
+    lines share it cell by cell (neither hides the other) and the legend says so."""
+    history = tuple(_summary(i, 3_000) for i in range(3))
+    trial = WhatIfResult(WhatIf(24_000), (3_000, 3_000, 3_000), (), None, 9_000, 0)
+    async with PanelHost().run_test(size=(60, 50)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        panel.show(_view(history=history))
+        chart = panel.query_one(RequestChart)
+        await pilot.pause()
+        alone = _lines(chart)[1 : CHART_ROWS + 1]
+        soft_row = next(i for i, line in enumerate(alone) if "┄" in line)
+        chart.whatif = trial
+        await pilot.pause()
+        lines = _lines(chart)
+        shared = lines[1 + soft_row].rstrip()
+        assert "┄┈┄┈" in shared and "┈┈" not in shared and "┄┄" not in shared
+        assert sum("┈" in line for line in lines[1 : CHART_ROWS + 1]) == 1  # no other row
+        assert lines[-1] == "┄┈ what-if on the soft line's row"
+        assert chart.region.height == CHART_ROWS + 7  # the note has a line of its own
+        rendered = chart.render()
+        assert isinstance(rendered, Content)
+        styles = {str(span.style) for span in rendered.spans}
+        assert {"$warning", TRIAL_COLOUR} <= styles  # each in its own colour
+        chart.whatif = replace(trial, setting=WhatIf(8_000))  # a row of its own: no note
+        await pilot.pause()
+        assert "row" not in _lines(chart)[-1]
+        assert chart.region.height == CHART_ROWS + 6
 
 
 async def test_over_the_window_is_said_in_the_error_colour() -> None:

@@ -1,5 +1,6 @@
 """SVG snapshots of the steering views at 80x24 and 160x48: ``ask`` mode's question in the
-conversation, and the context panel's ranking (what costs the most) and what-if view.
+conversation, the context panel's ranking (what costs the most) and what-if view, the what-if
+line sharing the soft line's row, and the pin marks in the conversation.
 
 The session is ``test_steering``'s: the offline model on a copy of the sample project with a
 ``big.md`` to read and the soft trigger at 4,000 tokens. Update with
@@ -15,6 +16,10 @@ import pytest
 from textual.pilot import Pilot
 
 from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.transcript import ReplyEntry
+from steiner_tui.app.widgets.context_charts import RequestChart
+from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from tests.app.conftest import AppFactory
 from tests.app.helpers import finish, send
@@ -62,3 +67,59 @@ def test_ranking_and_what_if_in_the_context_panel(
 
     app = _app(app_for, project, "auto")
     assert snap_compare(app, terminal_size=size, run_before=panel)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_what_if_line_sharing_the_soft_lines_row(
+    snap_compare: SnapCompare, app_for: AppFactory, project: Path, size: tuple[int, int]
+) -> None:
+    """1,600 tried and the soft 4,000 fall on one row of a 32,768 window's chart: both lines
+    show on it in turn, and the legend says so (the chart scrolled into view on /context)."""
+
+    async def chart(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await finish(pilot)
+        await _turns(pilot, ("read big.md", *BEFORE))
+        app = pilot.app
+        assert isinstance(app, SteinerApp)
+        if not app.screen.query_one("#budget").region.width:
+            await send(pilot, "/context")
+            await finish(pilot)
+        app.screen.query_one(WhatIfView).focus()
+        await pilot.press("minus", "minus")
+        await finish(pilot)
+        drawn = app.screen.query_one(RequestChart)
+        assert drawn.has_class("-shared")
+        drawn.scroll_visible(animate=False, top=True)
+        await pilot.pause()
+
+    app = _app(app_for, project, "auto")
+    assert snap_compare(app, terminal_size=size, run_before=chart)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pin_marks_in_the_conversation(
+    snap_compare: SnapCompare, app_for: AppFactory, project: Path, size: tuple[int, int]
+) -> None:
+    """A pinned message, tool result and reply each show the pin mark; the pinned user
+    message has the focus (the view brought to it)."""
+
+    async def pinned(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await finish(pilot)
+        await _turns(pilot, ("read big.md", "hello"))
+        app = pilot.app
+        assert isinstance(app, SteinerApp)
+        pane = app.workbench.conversation
+        block = pane.query(ToolBlock).last()
+        reply = next(w for w in pane.children if isinstance(pane.entry_of(w), ReplyEntry))
+        for widget in (block, reply):
+            widget.focus()
+            await pilot.press("p")
+        await send(pilot, "/pin 1")
+        await finish(pilot)
+        pane.query(UserMessage).first().focus()
+        await pilot.pause()
+
+    app = _app(app_for, project, "auto")
+    assert snap_compare(app, terminal_size=size, run_before=pinned)

@@ -8,7 +8,9 @@ each compaction marked where it happened, a request over the window in the error
 under it a strip of cache reuse: how much of each request repeated the one before it (the
 prefix a provider's prompt cache can serve again). With a what-if result (``whatif``, the
 threshold being tried in the panel's what-if view), the tried threshold is a line of its own
-and a strip under the columns marks where that threshold would have compacted.
+and a strip under the columns marks where that threshold would have compacted. Lines that fall
+on the same row (a short chart: a row is an eighth of the window) share it cell by cell, and the
+legend says so, so that none hides another.
 
 The figures are the snapshot's per-source rows and the store's ``RequestSummary`` rows
 (``BudgetView``): nothing is counted here. Colours are theme variables. Both are Textual
@@ -32,6 +34,7 @@ from steiner_tui.units import count
 __all__ = [
     "CHART_ROWS",
     "SOURCE_COLOURS",
+    "TRIAL_COLOUR",
     "ChartColumn",
     "RequestChart",
     "SourceBar",
@@ -51,6 +54,50 @@ MAX_COLUMN_CELLS = 3
 """The widest a request's column is drawn (with few requests, each gets several cells)."""
 _LEVELS = " ▁▂▃▄▅▆▇█"
 _SHADES = " ░▒▓█"
+
+
+TRIAL_COLOUR = "$secondary-lighten-2"
+"""The what-if trial's line, marks and legend (lightened: the thin line must show on a dark
+theme beside the soft line's)."""
+_LINE_COLOURS = {"━": "$error", "┄": "$warning", "┈": TRIAL_COLOUR}
+_LINE_NAMES = {"━": "hard", "┄": "soft"}
+
+
+def _tried(window: WindowFigures, trial: WhatIfResult | None) -> int:
+    """The tried threshold drawn as a line of its own (0: none, or the soft one itself)."""
+    tried = trial.setting.threshold if trial is not None else 0
+    return tried if tried != window.soft_threshold else 0
+
+
+def _line(spec: Sequence[tuple[str, str]], start: int, cells: int) -> list[tuple[str, str]]:
+    """``cells`` cells of a row's line from column ``start``: one glyph, or the glyphs of the
+    lines sharing the row in turn (by column, so they line up across the columns)."""
+    if len(spec) == 1:
+        glyph, colour = spec[0]
+        return [(glyph * cells, colour)] if cells else []
+    return [spec[(start + i) % len(spec)] for i in range(cells)]
+
+
+def _sharing(rows: dict[int, tuple[tuple[str, str], ...]]) -> str:
+    """The line the tried threshold shares its row with ("" : it has a row of its own)."""
+    for spec in rows.values():
+        glyphs = [glyph for glyph, _ in spec]
+        if "┈" in glyphs and len(glyphs) > 1:
+            return " and ".join(_LINE_NAMES[g] for g in glyphs if g != "┈")
+    return ""
+
+
+def _shared_note(sharing: str) -> tuple[str | tuple[str, str], ...]:
+    """The legend's line for a tried threshold whose line shares a row ("": none)."""
+    if not sharing:
+        return ()
+    glyph = "┄" if sharing.startswith("soft") else "━"
+    return (
+        "\n",
+        (glyph, _LINE_COLOURS[glyph]),
+        ("┈", TRIAL_COLOUR),
+        f" what-if on the {sharing} line's row",
+    )
 
 
 def source_colour(position: int) -> str:
@@ -154,6 +201,7 @@ class RequestChart(Widget):
     DEFAULT_CSS = f"""
     RequestChart {{ height: {CHART_ROWS + 4}; }}
     RequestChart.-whatif {{ height: {CHART_ROWS + 6}; }}
+    RequestChart.-whatif.-shared {{ height: {CHART_ROWS + 7}; }}
     """
 
     view: reactive[BudgetView | None] = reactive(None)
@@ -162,8 +210,19 @@ class RequestChart(Widget):
     """The what-if view's trial (its threshold and where it would have compacted)."""
 
     def watch_whatif(self, trial: WhatIfResult | None) -> None:
-        """Two more lines (the marks and their legend) while a trial is drawn."""
+        """Two more lines (the marks and their legend) while a trial is drawn, three when its
+        line shares a row (the legend says with which)."""
         self.set_class(trial is not None, "-whatif")
+        self._watch_sharing()
+
+    def watch_view(self) -> None:
+        """The window's lines moved: the trial's line may share a row now, or no longer."""
+        self._watch_sharing()
+
+    def _watch_sharing(self) -> None:
+        view, trial = self.view, self.whatif
+        rows = self._line_rows(view.window, trial) if view is not None and trial else {}
+        self.set_class(bool(_sharing(rows)), "-shared")
 
     def render(self) -> Content:
         view = self.view
@@ -184,11 +243,12 @@ class RequestChart(Widget):
         marks = sum(c.compaction for c in columns)  # a one-cell line before the column
         cells = max(1, min(MAX_COLUMN_CELLS, (width - marks) // len(columns)))
         trial = self.whatif
-        lines = [title, *self._plot(columns, view.window, width, cells, trial)]
+        rows = self._line_rows(view.window, trial)
+        lines = [title, *self._plot(columns, view.window, width, cells, rows)]
         lines.append(self._reuse(columns, cells))
         if trial is not None:
             lines.append(self._trial_marks(columns, cells, trial))
-        lines.append(self._legend(view, trial))
+        lines.append(self._legend(view, trial, _sharing(rows)))
         return Content("\n").join(lines)
 
     @staticmethod
@@ -203,30 +263,17 @@ class RequestChart(Widget):
         window: WindowFigures,
         width: int,
         cells: int,
-        trial: WhatIfResult | None = None,
+        rows: dict[int, tuple[tuple[str, str], ...]],
     ) -> list[Content]:
         """The columns (``cells`` wide each) on the window's scale, and across the whole
-        ``width`` the soft and hard lines, the window's top and the tried threshold."""
+        ``width`` the lines of ``rows`` (``_line_rows``) and the window's top."""
         scale = window.context_size
-        soft_row = self._row_of(window.soft_threshold, scale)
-        hard_row = self._row_of(window.hard_limit, scale)
-        tried = trial.setting.threshold if trial is not None else None
-        trial_row = self._row_of(tried, scale) if tried and tried != window.soft_threshold else -1
         lines: list[Content] = []
         eighths = [min(CHART_ROWS * 8, round(c.tokens * CHART_ROWS * 8 / max(scale, 1)))
                    for c in columns]  # fmt: skip
         for row in range(CHART_ROWS):
             floor = (CHART_ROWS - 1 - row) * 8  # eighths below this row
-            line = (
-                "━" if row == hard_row
-                else "┄" if row == soft_row
-                else "┈" if row == trial_row
-                else "─" if row == 0
-                else " "
-            )  # fmt: skip
-            colour = {"━": "$error", "┄": "$warning", "┈": "$secondary", "─": "$text-muted"}.get(
-                line, ""
-            )
+            line = rows.get(row) or ((("─", "$text-muted"),) if row == 0 else ((" ", ""),))
             parts: list[tuple[str, str]] = []
             used = 0
             for column, height in zip(columns, eighths, strict=True):
@@ -237,11 +284,30 @@ class RequestChart(Widget):
                 if fill:
                     parts.append((_LEVELS[fill] * cells, "$primary" if column.fits else "$error"))
                 else:
-                    parts.append((line * cells, colour))
+                    parts.extend(_line(line, used, cells))
                 used += cells
-            parts.append((line * max(0, width - used), colour))
+            parts.extend(_line(line, used, max(0, width - used)))
             lines.append(Content.assemble(*parts))
         return lines
+
+    def _line_rows(
+        self, window: WindowFigures, trial: WhatIfResult | None
+    ) -> dict[int, tuple[tuple[str, str], ...]]:
+        """The horizontal lines of each chart row that has any: the hard limit, the soft
+        threshold and the tried threshold. Lines that fall on one row share it, cell by cell
+        in turn, so none hides another (the legend says which share)."""
+        scale = window.context_size
+        found: dict[int, list[tuple[str, str]]] = {}
+        for tokens, glyph in (
+            (window.hard_limit, "━"),
+            (window.soft_threshold, "┄"),
+            (_tried(window, trial), "┈"),
+        ):
+            if tokens:
+                found.setdefault(self._row_of(tokens, scale), []).append(
+                    (glyph, _LINE_COLOURS[glyph])
+                )
+        return {row: tuple(spec) for row, spec in found.items()}
 
     @staticmethod
     def _reuse(columns: list[ChartColumn], cells: int) -> Content:
@@ -265,11 +331,11 @@ class RequestChart(Widget):
             if column.compaction:
                 parts.append((" ", ""))
             hit = any(column.start <= p < column.start + column.size for p in at)
-            parts.append(("▲" + " " * (cells - 1) if hit else " " * cells, "$secondary"))
+            parts.append(("▲" + " " * (cells - 1) if hit else " " * cells, TRIAL_COLOUR))
         return Content.assemble(*parts)
 
     @staticmethod
-    def _legend(view: BudgetView, trial: WhatIfResult | None = None) -> Content:
+    def _legend(view: BudgetView, trial: WhatIfResult | None = None, sharing: str = "") -> Content:
         window = view.window
         legend = Content.assemble(
             ("▇", "$primary"), " tokens  ",
@@ -284,7 +350,8 @@ class RequestChart(Widget):
         return Content.assemble(
             legend,
             "\n",
-            ("┈ ▲", "$secondary"),
+            ("┈ ▲", TRIAL_COLOUR),
             f" what-if {count(trial.setting.threshold)} ({trial.setting.mode}): "
             f"{count(trial.count)} compaction{'s' if trial.count != 1 else ''}",
-        )
+            *_shared_note(sharing),
+        )  # fmt: skip

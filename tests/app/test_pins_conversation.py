@@ -3,7 +3,8 @@ focus, ``p`` pins and unpins the focused one whatever its kind, and every entry 
 message shows the pin mark: on pin and unpin, after ``/pin N``, after resume and fork, and when
 the compaction's unpin question takes pins away.
 
-The session is the offline model on the sample project (``test_steering``'s setup)."""
+The session is the offline model on the sample project (``test_steering``'s setup); the
+emergency stage's test has a small trigger and long turns."""
 
 from __future__ import annotations
 
@@ -182,3 +183,29 @@ async def test_unpinning_from_the_question_takes_the_mark_away(
         await finish(pilot)
         assert len(runner.lineage.pins) == 1
         assert [_marked(b) for b in blocks] == [False, True]
+
+
+async def test_a_pin_survives_the_emergency_stage_with_its_mark(
+    app_for: AppFactory, project: Path
+) -> None:
+    """Long recent turns keep the prompt over the trigger after the normal stage, so the
+    emergency stage runs too: the pinned first message is kept word for word, and marked."""
+    info = ModelInfo(context_window=16_000, max_output=1024, tokenizer="heuristic")
+    main = MainModel("offline", "offline", OfflineProvider(project), info, threshold_tokens=3_000)
+    app = app_for(main)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        runner = app.workbench.driver.runner
+        await _turns(pilot, ("hello",))
+        await send(pilot, "/pin 1")
+        await finish(pilot)
+        first = runner.conversation[0]
+        for n in range(4):
+            await _turns(pilot, (f"note {n}: " + f"word{n} " * 700,))
+        outcomes = [g.outcome for g in runner.lineage.generations if g.outcome is not None]
+        assert any("emergency" in o.modes for o in outcomes)
+        assert first in runner.lineage.active.messages
+        assert pin_key(first) in runner.lineage.pins
+        user = _shown(app, UserMessage)[0]
+        assert isinstance(user.entry, UserEntry) and user.entry.text == "hello"
+        assert _marked(user)

@@ -16,7 +16,7 @@ from textual.widgets import Markdown
 
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import SteinerApp, make_app
-from steiner_tui.app.transcript import ReplyEntry, ToolEntry, UserEntry
+from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.compaction_prompt import UnpinPrompt
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.reply import PIN_MARK
@@ -26,7 +26,7 @@ from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.offline import OfflineProvider
 from steiner_tui.sessions import SessionStore, fork_session
-from tests.app.conftest import SESSION_DATE, AppFactory, request_for
+from tests.app.conftest import SESSION_DATE, SIZE, AppFactory, request_for
 from tests.app.helpers import finish, send, static_text
 from tests.app.test_steering import BIG, LINE, _turns
 
@@ -209,3 +209,61 @@ async def test_a_pin_survives_the_emergency_stage_with_its_mark(
         user = _shown(app, UserMessage)[0]
         assert isinstance(user.entry, UserEntry) and user.entry.text == "hello"
         assert _marked(user)
+
+
+def _messages(count: int) -> list[Entry]:
+    """Questions of 2 to 5 lines and one-line answers, as a long session's entries."""
+    return [
+        UserEntry("\n".join([f"question {i}", *(f"line {j}" for j in range(i % 4 + 1))]))
+        if i % 2
+        else ReplyEntry(f"answer **{i}**")
+        for i in range(count)
+    ]
+
+
+async def test_a_focused_entry_at_the_bottom_keeps_following(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = _pane(app)
+        await pane.load(_messages(60))
+        await pilot.pause()
+        newest = pane.widget_of(pane.entries[-1])
+        assert newest is not None
+        newest.focus()  # fully on screen: the view does not move
+        await pilot.pause()
+        for i in range(5):
+            await pane.add(NoticeEntry(f"notice {i}"))
+            await pilot.pause()
+        assert not pane.away and pane.unseen == 0
+        assert pane.scroll_y == pane.max_scroll_y  # still at the end, following
+
+
+async def test_focused_entries_read_back_through_5000_messages(app_for: AppFactory) -> None:
+    """With an entry focused, PgUp at the top of the run still shows the entries before, the
+    run keeps at most ``window`` widgets, and End brings the newest back."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = _pane(app)
+        await pane.load(_messages(5_000))
+        await pilot.pause()
+        first = pane.widget_of(pane.entries[pane.shown.start])
+        assert first is not None
+        first.focus()  # as Tab does: the view scrolls up to it
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        assert pane.away
+        starts = [pane.shown.start]
+        for _ in range(6):
+            await pilot.press("pageup")
+            await pilot.pause()
+            starts.append(pane.shown.start)
+        assert starts[-1] < starts[0]  # the run moved back
+        assert len(pane.query(".conversation-item")) <= pane.window
+        await pilot.press("end")
+        await pilot.pause()
+        assert pane.showing_latest
+        newest = pane.widget_of(pane.entries[-1])
+        assert newest is not None
+        await _tab_to(pilot, newest)  # Tab reaches the entries of the run shown

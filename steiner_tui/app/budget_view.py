@@ -68,6 +68,10 @@ class WindowFigures:
     reserve: int
     soft_threshold: int
     hard_limit: int
+    known: bool = True
+    """Whether the window is the model's (False: a capture's or an import's model that is not
+    in the model table; the figures are then the largest request seen, a scale only, and no
+    soft or hard line is drawn)."""
 
 
 @dataclass(frozen=True, slots=True)

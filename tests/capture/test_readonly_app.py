@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import RequestChart, chart_columns
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.inspector_requests import RequestTable
+from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.capture.store import CaptureWriter
 from steiner_tui.capture.usage import Usage
 from steiner_tui.cli import main
@@ -152,9 +155,17 @@ async def test_a_codex_capture_with_an_unknown_model(tmp_path: Path) -> None:
     assert data.view.window.context_size == 9_600  # drawn to the largest request's scale
     [tool] = [e for e in data.entries if isinstance(e, ToolEntry)]
     assert (tool.summary, tool.output) == ("exec_command cat AGENTS.md", "[bold]x[/bold]")
+    assert not data.view.window.known
     app = ReadOnlyApp(capture=(tmp_path, "cap2"), follow=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
+        # No limit is claimed for a window nobody knows, and nothing offers to try thresholds.
+        panel = app.screen.query_one(BudgetPanel)
+        assert not panel.query(WhatIfView)
+        chart = str(panel.query_one(RequestChart).render())
+        bar = str(panel.query_one(WindowBar).render())
+        assert "window unknown" in chart and "window unknown" in bar
+        assert not re.search(r"(soft|hard) [0-9]", chart + bar)  # no limit figure drawn
         await pilot.press("f2")
         await pilot.pause()
         screen = app.screen

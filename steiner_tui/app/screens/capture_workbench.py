@@ -173,7 +173,7 @@ class CaptureWorkbench(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
         yield ConversationPane(id="conversation")
-        yield BudgetPanel(id="budget")
+        yield BudgetPanel(whatif=False, id="budget")  # nothing to try: the agent compacts
         yield Footer()
 
     async def on_mount(self) -> None:

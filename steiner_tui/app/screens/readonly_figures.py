@@ -8,8 +8,8 @@ no request bodies, it carries only the window and the chart rows (``importers.fi
 
 The window is the model's (``capture.figures.model_window``). When the model is not known the
 view says "window unknown" in its heading and notes, and the window figures are the largest
-request seen (soft and hard line with it), so the chart is drawn to that scale and no line
-claims a limit nobody knows.
+request seen, marked ``known=False``: the chart is drawn to that scale and no soft or hard
+line claims a limit nobody knows.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ AGENT_COMPACTION = "the agent's own"
 
 def _unknown_window(window: ModelWindow, used: int, largest: int) -> WindowFigures:
     scale = max(largest, used, 1)
-    return WindowFigures(scale, used, 0, scale, scale)
+    return WindowFigures(scale, used, 0, scale, scale, known=False)
 
 
 def latest_main(requests: Sequence[CapturedRequest]) -> int:

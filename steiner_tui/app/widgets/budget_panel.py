@@ -128,9 +128,12 @@ def _notes(view: BudgetView) -> Content:
     health = view.health
     state = f"{health.severity} · {health.state}" if health is not None else "ok"
     lines.append(f"compactions {view.compactions} · health {state}")
-    lines.append(
-        f"compaction {view.compaction_mode} · soft trigger {count(view.window.soft_threshold)}"
+    trigger = (
+        f"soft trigger {count(view.window.soft_threshold)}"
+        if view.window.known
+        else "soft trigger unknown"
     )
+    lines.append(f"compaction {view.compaction_mode} · {trigger}")
     return Content("\n".join(lines))
 
 
@@ -147,8 +150,11 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, whatif: bool = True, id: str | None = None) -> None:
+        """``whatif``: show the what-if view (a read-only capture or import has no session
+        whose thresholds could be tried)."""
         super().__init__(id=id)
+        self.whatif = whatif
         self._view: BudgetView | None = None
         self._error = ""
 
@@ -162,7 +168,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         yield RequestChart()
         yield Static(id="budget-cut")
         yield Static(id="budget-notes")
-        yield WhatIfView(id="whatif")
+        if self.whatif:
+            yield WhatIfView(id="whatif")
 
     def on_mount(self) -> None:
         """Title until the first view arrives."""
@@ -195,12 +202,13 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.query_one("#budget-notes", Static).update(_notes(view))
         self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
-        self.query_one(WhatIfView).set_budget(
-            window.soft_threshold,
-            window.context_size,
-            view.compaction_mode,
-            f"{view.heading} {view.estimate_tokens} {view.compactions}",
-        )
+        if self.whatif:
+            self.query_one(WhatIfView).set_budget(
+                window.soft_threshold,
+                window.context_size,
+                view.compaction_mode,
+                f"{view.heading} {view.estimate_tokens} {view.compactions}",
+            )
         self.query_one(RequestChart).view = view
 
     def on_what_if_view_changed(self, message: WhatIfView.Changed) -> None:

@@ -298,6 +298,8 @@ class RequestChart(Widget):
         in turn, so none hides another (the legend says which share)."""
         scale = window.context_size
         found: dict[int, list[tuple[str, str]]] = {}
+        if not window.known:  # a scale only: no limit to draw (nor a threshold to try)
+            return {}
         for tokens, glyph in (
             (window.hard_limit, "━"),
             (window.soft_threshold, "┄"),
@@ -337,6 +339,14 @@ class RequestChart(Widget):
     @staticmethod
     def _legend(view: BudgetView, trial: WhatIfResult | None = None, sharing: str = "") -> Content:
         window = view.window
+        if not window.known:
+            return Content.assemble(
+                ("▇", "$primary"), " tokens  ",
+                ("╎", "$accent"), " compaction  ",
+                ("▓", "$success"), " cache reuse\n",
+                ("─", "$text-muted"), f" largest request {count(window.context_size)}",
+                " · window unknown",
+            )  # fmt: skip
         legend = Content.assemble(
             ("▇", "$primary"), " tokens  ",
             ("┄", "$warning"), f" soft {count(window.soft_threshold)}  ",

@@ -27,8 +27,9 @@ def bar_cells(figures: WindowFigures, width: int) -> list[str]:
     used = min(width, -(-figures.used * width // size)) if figures.used else 0
     reserve_end = min(width, -(-(figures.used + figures.reserve) * width // size))
     cells = ["used" if i < used else "reserve" if i < reserve_end else "free" for i in range(width)]
-    cells[cell(figures.soft_threshold)] = "soft"
-    cells[cell(figures.hard_limit)] = "hard"
+    if figures.known:  # an unknown window has no limits to mark
+        cells[cell(figures.soft_threshold)] = "soft"
+        cells[cell(figures.hard_limit)] = "hard"
     return cells
 
 
@@ -58,6 +59,13 @@ class WindowBar(Widget):
         cells = bar_cells(figures, self.size.width)
         bar = Content.assemble(*(_GLYPHS[kind] for kind in cells))
         share = figures.used * 100 / max(figures.context_size, 1)
+        if not figures.known:
+            legend = Content.assemble(
+                ("█", "$primary"), f" used {count(figures.used)}  ",
+                ("░", "$text-muted"), f" scale: largest request {count(figures.context_size)}\n",
+                Content.styled("window unknown: no soft or hard limit", "$text-muted"),
+            )  # fmt: skip
+            return Content.assemble(bar, "\n", legend)
         legend = Content.assemble(
             ("█", "$primary"), f" used {count(figures.used)} ({share:.0f}%)  ",
             ("▒", "$warning"), f" reserve {count(figures.reserve)}\n",

@@ -84,6 +84,22 @@ async def test_a_deferred_session_opens_after_the_first_frame(
         assert screen.status.mode == "plan"
 
 
+async def test_typing_ahead_while_the_session_opens_reaches_the_prompt_whole(
+    project: Path, config_dir: Path
+) -> None:
+    app = make_app(request_for(project, config_dir), defer_open=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"What does")  # before and while the session opens
+        await pilot.pause()
+        await pilot.press(*" this do?")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.workbench
+        assert screen.attached
+        assert screen.prompt.text == "What does this do?"
+        assert screen.prompt.has_focus
+
+
 async def test_the_budget_panel_fills_once_the_deferred_session_opens(
     project: Path, config_dir: Path
 ) -> None:

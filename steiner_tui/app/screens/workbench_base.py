@@ -231,9 +231,10 @@ class WorkbenchBase(Screen[None]):
     def on_screen_resume(self) -> None:
         """Focus the prompt when nothing is focused on coming back (as ``AUTO_FOCUS`` did).
 
-        A session still opening focuses it when open: focusing now would redraw the footer's
-        keys (dimmed) only to redraw them enabled a moment later."""
-        if self.is_mounted and self.attached:
+        Also while the session is still opening: what is typed ahead then goes straight into
+        the focused prompt, in the order it was typed (the footer's keys are drawn once more,
+        enabled, when the session is open)."""
+        if self.is_mounted:
             self._focus_prompt()
 
     def _focus_prompt(self) -> bool:

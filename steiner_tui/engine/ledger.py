@@ -100,16 +100,25 @@ class ConversationLedger:
             held = 0
         if len(conversation) > held:
             self._extend(conversation, held, model_id, project)
-        # Tuple concatenation copies the references in C, a few times faster than a chain.
-        view = LedgerView(
-            prefix + tuple(self._projected),
-            tuple(m.digest() for m in prefix) + tuple(self._hashes),
-            self._bytes,
-            self._units,
-            self._images,
-        )
+        messages, hashes = self._tuples(prefix)
+        view = LedgerView(messages, hashes, self._bytes, self._units, self._images)
         self._last = (conversation, prefix, view)
         return view
+
+    def _tuples(self, prefix: tuple[Message, ...]) -> tuple[tuple[Message, ...], tuple[str, ...]]:
+        """The view's messages and hashes. Over the same prefix, the last view's tuples plus
+        what was added since: one copy of the references per request, the least a new tuple
+        costs (tuple concatenation copies them in C, a few times faster than a chain)."""
+        last = self._last  # None after a reset
+        if last is not None and (last[1] is prefix or last[1] == prefix):
+            view = last[2]
+            start = len(view.messages) - len(prefix)
+            return (
+                view.messages + tuple(self._projected[start:]),
+                view.hashes + tuple(self._hashes[start:]),
+            )
+        digests = tuple(m.digest() for m in prefix)
+        return prefix + tuple(self._projected), digests + tuple(self._hashes)
 
     def _extends(self, conversation: tuple[Message, ...], held: int) -> bool:
         """Whether ``conversation`` still starts with what the ledger holds. Between two

@@ -81,3 +81,30 @@ def test_growth_adds_only_the_new_messages_and_anything_else_rebuilds() -> None:
     assert ledger.rebuilds == 3
     ledger.sync(base[:3], "gpt-4o", to_provider_message, False)  # another encoding
     assert ledger.rebuilds == 4
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    parts=st.lists(MESSAGES, min_size=1, max_size=5),
+    prefixes=st.lists(st.integers(0, 2), min_size=5, max_size=5),
+)
+def test_a_growing_conversation_under_changing_prefixes_equals_a_whole_rebuild(
+    parts: list[list[Message]], prefixes: list[int]
+) -> None:
+    # Each view extends the last one's tuples when the prefix is the same; whatever the
+    # prefix does between growths, a view is exactly prefix then the projected conversation.
+    choices = (
+        (),
+        (Message("system", "rules"),),
+        (Message("system", "rules"), Message("user", "b")),
+    )
+    ledger = ConversationLedger(ESTIMATOR)
+    conversation: tuple[Message, ...] = ()
+    for part, choice in zip(parts, prefixes, strict=False):
+        conversation = (*conversation, *part)
+        prefix = tuple([*choices[choice]])  # an equal prefix, not the same object
+        view = ledger.sync(conversation, "offline", to_provider_message, False, prefix)
+        projected = tuple(to_provider_message(m) for m in conversation)
+        assert view.messages == (*prefix, *projected)
+        assert view.hashes == tuple(message_hash(m) for m in (*prefix, *projected))
+        assert view.prompt_bytes == messages_bytes(projected)

@@ -202,6 +202,8 @@ class _Tally:
     """``totals[i]``: the rows of the first ``i * _CHECKPOINT`` messages."""
     current: dict[_Key, _Row] = field(default_factory=dict)
     """The rows of every message counted."""
+    request: tuple[Message, ...] | None = None
+    """The request messages (block messages, then ``messages``) counted last."""
 
     def keep(self, count: int) -> None:
         """Forget every message after the first ``count``."""
@@ -242,6 +244,18 @@ def _shared(old: list[Message], new: Sequence[Message]) -> int:
     return shared
 
 
+def _extended(tally: _Tally, messages: Sequence[Message], prefix: int) -> int:
+    """How many of ``tally``'s messages lead ``messages[prefix:]``. A request that repeats the
+    one counted last and adds to it (the usual case) is found by one comparison with that
+    request, with no copy of the conversation beyond the slice compared."""
+    last = tally.request or ()
+    held = len(tally.messages)
+    extends = bool(last) and len(last) == prefix + held and len(messages) >= len(last)
+    if extends and tuple(messages[: len(last)]) == last:
+        return held
+    return _shared(tally.messages, messages[prefix:])
+
+
 class SourceCounter:
     """Counts what each source of a request costs (``source_tokens``), remembering the
     conversation it counted last, so a request that repeats it costs one count per new message.
@@ -266,14 +280,14 @@ class SourceCounter:
         with self._lock:
             counter, prefix = self.counter, parts.block_message_count
             rows = dict(self._block_rows(model, parts))
-            conversation = parts.messages[prefix:]
             tally = self._tally if self._tally is not None and self._tally.model == model else None
             if tally is None:
                 tally = _Tally(model)
-            tally.keep(_shared(tally.messages, conversation))
-            fresh = conversation[len(tally.messages) :]
+            tally.keep(_extended(tally, parts.messages, prefix))
+            fresh = parts.messages[prefix + len(tally.messages) :]
             for message, count in zip(fresh, counter.message_tokens(model, fresh), strict=True):
                 tally.append(message, self._share(model, message, count))
+            tally.request = tuple(parts.messages)
             self._tally = tally
             for key, (size, tokens, truncated) in tally.current.items():
                 _add(rows, key, size, tokens, truncated)

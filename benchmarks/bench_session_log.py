@@ -5,7 +5,11 @@ assistant tool call, a tool result holding a real source file of this repository
 a bash-like listing), and a short reply; every assistant message follows a request snapshot of
 the whole conversation, as the runner sends it. No compaction happens, the worst case for the
 log. Each size is written, then resumed (``load_session``) in a fresh interpreter that reports
-the resume time and the resident memory it added.
+the resume time and the resident memory it added: its resident memory after the load minus
+that just before, its imports done, a collection run and the C heap's free memory handed back
+to the system first. Without that last step the figure depended on how much memory the
+imports had freed (compiling modules, for one) for the load to reuse: the same log measured
+1.6x or 3.0x depending on whether the checkout's bytecode was cached.
 
 Printed per size: log bytes, distinct message text bytes, their ratio (target < 1.3x), resume
 seconds, resident memory after resume / message text (target < 3x), and resume time at 10k /
@@ -139,7 +143,7 @@ def write_log(directory: Path, messages: int) -> int:
 
 
 RESUME = """
-import json, sys, time
+import ctypes, gc, json, sys, time
 sys.path.insert(0, sys.argv[2])
 from pathlib import Path
 def rss():
@@ -147,6 +151,8 @@ def rss():
         return int(f.read().split()[1]) * 4096
 from steiner_tui.sessions.loader import load_session
 import steiner_tui.sessions.records, steiner_tui.engine.messages
+gc.collect()
+ctypes.CDLL("libc.so.6").malloc_trim(0)  # memory freed by the imports is not counted as held
 before = rss()
 start = time.perf_counter()
 loaded = load_session(Path(sys.argv[1]))

@@ -26,7 +26,8 @@ The soak's other figures are measured on what it wrote, with the measurements of
 that own them: session log bytes / distinct message text, and resume time at 10,000 / at 1,000
 messages and resident memory after resume / message text, each resume in a fresh interpreter
 (``bench_session_log.resume``: the resident memory that interpreter holds after loading the
-session minus what it held just before, its imports done, i.e. what resuming costs) over the
+session minus what it held just before, its imports done and the memory they freed handed
+back, i.e. what resuming costs) over the
 soak's own log and over a copy of it taken at 1,000 messages; inspector open time at 10,000 /
 at 100 requests (``bench_inspector.open_ratio``) over stores filled with the soak's requests
 (replayed from the first when the soak made fewer than 10,000).

@@ -37,6 +37,7 @@ from steiner_tui.capture.wire import (
     Tool,
     ToolResult,
     WireMessage,
+    call_target,
     digest,
     normal_form,
 )
@@ -66,7 +67,6 @@ _SECTIONS = ("system", "tools", "messages", "input")
 
 _INSTRUCTION_FILE = re.compile(r"Contents of (\S+?) \(")
 _AGENTS_MD = re.compile(r"\A# AGENTS\.md instructions for (\S[^\n]*)")
-_TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "cmd", "pattern", "url", "query")
 
 
 def api_of_path(path: str) -> str:
@@ -141,24 +141,6 @@ def _said(content: Any) -> str:
         if isinstance(part, dict) and part.get("type") in _TEXT_PARTS
     )
     return "\n".join(t for t in texts if t)
-
-
-def _target(arguments: Any) -> str:
-    """The file or command a tool call is about, from its arguments."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return ""
-    if not isinstance(arguments, dict):
-        return ""
-    for key in _TARGET_KEYS:
-        item = arguments.get(key)
-        if isinstance(item, str) and item:
-            return item
-        if isinstance(item, list) and item and all(isinstance(x, str) for x in item):
-            return " ".join(item)
-    return ""
 
 
 def _tool_name(tool: Any) -> str:
@@ -273,7 +255,7 @@ def _anthropic(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessa
             if kind == "tool_use":
                 calls[str(part.get("id", ""))] = (
                     str(part.get("name", "?")),
-                    _target(part.get("input")),
+                    call_target(part.get("input")),
                 )
             elif kind == "tool_result":
                 call = str(part.get("tool_use_id", ""))
@@ -353,7 +335,8 @@ def _responses(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessa
                     )
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             arguments = item.get("arguments", item.get("input", item.get("action")))
-            calls[str(item.get("call_id", ""))] = (str(item.get("name", kind)), _target(arguments))
+            name = str(item.get("name", kind))
+            calls[str(item.get("call_id", ""))] = (name, call_target(arguments))
         elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
             call = str(item.get("call_id", ""))
             name, target = calls.get(call, ("?", ""))
@@ -411,7 +394,7 @@ def _chat(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessage]]:
                 function = call["function"]
                 calls[str(call.get("id", ""))] = (
                     str(function.get("name", "?")),
-                    _target(function.get("arguments")),
+                    call_target(function.get("arguments")),
                 )
         if role == "tool":
             call_id = str(message.get("tool_call_id", ""))

@@ -22,6 +22,7 @@ __all__ = [
     "Tool",
     "ToolResult",
     "WireMessage",
+    "call_target",
     "digest",
     "normal_form",
 ]
@@ -198,3 +199,26 @@ def digest(value: Any) -> str:
     """The sha256 of ``value``'s normal form, as compact sorted JSON."""
     text = json.dumps(normal_form(value), separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "cmd", "pattern", "url", "query")
+"""Argument names that say what a tool call is about, in the order they are looked for."""
+
+
+def call_target(arguments: Any) -> str:
+    """The file or command a tool call is about, from its arguments (a mapping, or its JSON
+    text as the OpenAI APIs send it); "" when none of ``TARGET_KEYS`` names one."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return ""
+    if not isinstance(arguments, dict):
+        return ""
+    for key in TARGET_KEYS:
+        item = arguments.get(key)
+        if isinstance(item, str) and item:
+            return item
+        if isinstance(item, list) and item and all(isinstance(x, str) for x in item):
+            return " ".join(item)
+    return ""

@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from steiner_tui.capture.wire import call_target
 from steiner_tui.importers.jsonl import read_records, text_bytes
 from steiner_tui.importers.model import (
     ImportedGeneration,
@@ -61,7 +62,6 @@ KNOWN_RECORDS = frozenset(
 )
 """Record types this importer knows; others are counted and reported."""
 
-_TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "pattern", "url", "query")
 _AGENT_TOOLS = ("Task", "Agent")
 
 
@@ -74,15 +74,6 @@ def is_claude_record(record: dict[str, Any]) -> bool:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _target(arguments: Any) -> str:
-    if isinstance(arguments, dict):
-        for key in _TARGET_KEYS:
-            value = arguments.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return ""
 
 
 def _summary_text(message: Any) -> str:
@@ -149,7 +140,7 @@ class _Reader:
                     description = str(arguments.get("description", ""))
                 self.calls[str(part.get("id", ""))] = (
                     str(part.get("name", "?")),
-                    _target(arguments),
+                    call_target(arguments),
                     description,
                 )
         usage = message.get("usage")

@@ -13,18 +13,17 @@ lines are skipped (the import reports them).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from steiner_tui.capture.wire import call_target
 from steiner_tui.importers.jsonl import read_records
 
 __all__ = ["TranscriptItem", "read_conversation"]
 
 ItemKind = Literal["user", "reply", "tool", "summary"]
 
-_TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "cmd", "pattern", "url", "query")
 _CODEX_INJECTED = ("# AGENTS.md instructions for ", "<environment_context>", "<INSTRUCTIONS>")
 
 
@@ -39,23 +38,6 @@ class TranscriptItem:
     call_id: str = ""
     output: str = ""
     done: bool = False
-
-
-def _target(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return ""
-    if not isinstance(arguments, dict):
-        return ""
-    for key in _TARGET_KEYS:
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, list) and value:
-            return " ".join(str(v) for v in value)
-    return ""
 
 
 def _text(value: Any) -> str:
@@ -122,7 +104,7 @@ def _claude(path: Path) -> list[TranscriptItem]:
                     conversation.add(TranscriptItem("user" if kind == "user" else "reply", text))
             elif part_type == "tool_use":
                 name = str(part.get("name", "?"))
-                target = _target(part.get("input"))
+                target = call_target(part.get("input"))
                 conversation.add(TranscriptItem("tool", tool=name, target=target,
                                                 call_id=str(part.get("id", ""))))  # fmt: skip
             elif part_type == "tool_result":
@@ -154,7 +136,7 @@ def _codex(path: Path) -> list[TranscriptItem]:
         elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
             arguments = payload.get("arguments", payload.get("input", payload.get("action")))
             conversation.add(TranscriptItem("tool", tool=str(payload.get("name", item_type)),
-                                            target=_target(arguments),
+                                            target=call_target(arguments),
                                             call_id=str(payload.get("call_id", ""))))  # fmt: skip
         elif item_type in ("function_call_output", "custom_tool_call_output"):
             conversation.result(str(payload.get("call_id", "")), _text(payload.get("output")))

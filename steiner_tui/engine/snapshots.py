@@ -2,8 +2,9 @@
 
 ``build_request_snapshot`` makes the per-request event (hashes, bytes, blocks, tools, estimate)
 before the call. Given a ``SourceCounter`` (``source_counts``; the runner's, over its
-estimator) it also says what each source costs (``source_tokens``): each block, each skill envelope carried in the
-conversation, the rest of the conversation and the tool definitions, in bytes and raw tokens.
+estimator) it also says what each source costs (``source_tokens``): each block, each skill
+envelope carried in the conversation, the rest of the conversation and the tool definitions,
+in bytes and raw tokens.
 The counts come from the estimator's one cache (per message and per text), and the counter
 remembers the conversation it counted last, so a growing conversation costs one count per new
 message; the context panel only shows them.

@@ -187,13 +187,13 @@ def write_sample_transcript(folder: Path) -> Path:
     return path
 
 
-async def capture_shots(scratch: Path, size: tuple[int, int], title: str) -> list[tuple[str, str]]:
-    """``capture-workbench``, ``capture-inspector`` and ``import-chart``: (name, SVG) pairs."""
-    sessions = scratch / "sessions"
+def write_sample_capture(sessions: Path, capture_id: str) -> str:
+    """Record the two sample Claude Code requests, with their replies' usage, as a capture in
+    ``sessions``; returns its id."""
     writer = CaptureWriter(
         sessions,
         "https://api.anthropic.com",
-        "screenshots-capture",
+        capture_id,
         clock=lambda: datetime(2026, 3, 2, 9, 30, 12, tzinfo=UTC),
     )
     usages = [Usage(3, 0, 14_211, 12), Usage(57, 14_211, 81, 30)]
@@ -201,8 +201,15 @@ async def capture_shots(scratch: Path, size: tuple[int, int], title: str) -> lis
         seq = writer.request("POST", "/v1/messages?beta=true", body)
         writer.reply(seq, 200, "text/event-stream", 1800, usage)
     writer.close()
+    return writer.capture_id
+
+
+async def capture_shots(scratch: Path, size: tuple[int, int], title: str) -> list[tuple[str, str]]:
+    """``capture-workbench``, ``capture-inspector`` and ``import-chart``: (name, SVG) pairs."""
+    sessions = scratch / "sessions"
+    capture_id = write_sample_capture(sessions, "screenshots-capture")
     shots: list[tuple[str, str]] = []
-    app = ReadOnlyApp(capture=(sessions, writer.capture_id), follow=False)
+    app = ReadOnlyApp(capture=(sessions, capture_id), follow=False)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         shots.append(("capture-workbench", app.export_screenshot(title=title)))

@@ -10,16 +10,13 @@ same picture.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
 from steiner_tui.app.readonly import ReadOnlyApp
-from steiner_tui.capture.store import CaptureWriter
-from steiner_tui.capture.usage import Usage
-from steiner_tui.commands.capture_screenshots import sample_claude_requests
+from steiner_tui.commands.capture_screenshots import write_sample_capture
 from steiner_tui.importers.claude import import_claude_session
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
@@ -27,18 +24,8 @@ SIZE = (140, 44)
 
 
 def capture_app(base: Path) -> ReadOnlyApp:
-    writer = CaptureWriter(
-        base,
-        "https://api.anthropic.com",
-        "snapshot-capture",
-        clock=lambda: datetime(2026, 3, 2, 9, 30, 12, tzinfo=UTC),
-    )
-    usages = [Usage(3, 0, 14_211, 12), Usage(57, 14_211, 81, 30)]
-    for body, usage in zip(sample_claude_requests(), usages, strict=True):
-        seq = writer.request("POST", "/v1/messages?beta=true", body)
-        writer.reply(seq, 200, "text/event-stream", 1800, usage)
-    writer.close()
-    return ReadOnlyApp(capture=(base, writer.capture_id), follow=False)
+    capture_id = write_sample_capture(base, "snapshot-capture")
+    return ReadOnlyApp(capture=(base, capture_id), follow=False)
 
 
 def test_capture_in_the_workbench(snap_compare: Any, tmp_path: Path) -> None:

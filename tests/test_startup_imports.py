@@ -36,6 +36,27 @@ app.session.preview()
 """
 """A built session with the offline model and its dry-run request (the context panel)."""
 
+STARTED_UP = """
+import asyncio, tempfile
+from pathlib import Path
+from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.app.app import make_app
+from steiner_tui.app.messages import WorkbenchReady
+from steiner_tui.config import parse_config
+project = Path(tempfile.mkdtemp())
+config = parse_config([("test config", {"ui": {"watch_files": False}})])
+app = make_app(SessionRequest(project, config, record=False), defer_open=True)
+ready = []
+async def main():
+    hook = lambda message: ready.append(message) if isinstance(message, WorkbenchReady) else None
+    async with app.run_test(message_hook=hook) as pilot:
+        while not ready:
+            await pilot.pause()
+        await pilot.pause()
+asyncio.run(main())
+"""
+"""The workbench launched and started up (the context panel filled), with no keymap to check."""
+
 LATER = (
     # Provider SDKs and their HTTP library: a provider's first call imports them.
     "anthropic",
@@ -73,4 +94,10 @@ def test_the_first_frame_leaves_sdks_watcher_and_other_screens_unloaded() -> Non
 def test_an_opened_session_leaves_them_unloaded_too() -> None:
     loaded = _loaded_after(OPENED_SESSION)
     assert "steiner_tui.agent.runner" in loaded  # the probe really built a session
+    assert sorted(name for name in LATER if name in loaded) == []
+
+
+def test_starting_up_without_a_keymap_leaves_them_unloaded_too() -> None:
+    loaded = _loaded_after(STARTED_UP)
+    assert "steiner_tui.agent.runner" in loaded  # the probe really opened the session
     assert sorted(name for name in LATER if name in loaded) == []

@@ -165,6 +165,8 @@ class SteinerApp(App[None]):
 
     async def on_workbench_ready(self) -> None:
         """Start-up is over: say which keymap entries name no binding."""
+        if not self.keymap:  # nothing to check: the other screens stay unimported
+            return
         config = self.request.config
         for binding in unknown_keymap_ids(self.keymap, binding_ids()):
             where = config.where(("keymap", binding))

@@ -12,11 +12,13 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from textual.message import Message
 from textual.widgets import Static
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
+from steiner_tui.app.messages import WorkbenchReady
 from steiner_tui.app.screens.workbench_base import SessionOpenFailed
 from steiner_tui.app.session import OFFLINE_LABEL, planned_model_label
 from steiner_tui.config import Config, ConfigError
@@ -111,6 +113,22 @@ async def test_the_budget_panel_fills_once_the_deferred_session_opens(
         panel = app.workbench.budget
         assert "dry run" in str(panel.border_title)
         assert "preamble" in static_text(panel.query_one("#budget-rows", Static))
+
+
+async def test_start_up_ends_once_the_context_panel_shows_its_dry_run(
+    project: Path, config_dir: Path
+) -> None:
+    app = make_app(request_for(project, config_dir), defer_open=True)
+    titles: list[str] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, WorkbenchReady):
+            titles.append(str(app.workbench.budget.border_title))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        while not titles:
+            await pilot.pause()
+        assert "dry run" in titles[0]
 
 
 async def test_a_session_that_cannot_open_ends_the_app_with_its_error(

@@ -113,6 +113,8 @@ class WorkbenchBase(Screen[None]):
         """Counts the context panel's refreshes (a dry run answers the one it started for)."""
         self._previewing = False
         """A dry-run worker is running."""
+        self._starting = False
+        """The context panel is filling for the first time (start-up ends when it shows)."""
         if not defer_open:
             self.open_session()
 
@@ -218,10 +220,10 @@ class WorkbenchBase(Screen[None]):
         self.warm_provider()
 
     def _fill_budget(self) -> None:
-        """Fill the context panel; once it shows, follow the files it shows (the watcher loads
-        a native module) and say that start-up is over."""
+        """Fill the context panel; once it shows (``_show_budget``), follow the files it shows
+        (the watcher loads a native module) and say that start-up is over."""
+        self._starting = True
         self.refresh_budget()
-        self.call_after_refresh(self._started)
 
     def _started(self) -> None:
         if self.request.config.watch_files:
@@ -314,6 +316,9 @@ class WorkbenchBase(Screen[None]):
             self.budget.show_error(error)
         else:
             self.budget.show(view)
+        if self._starting:  # the panel's first figures: start-up ends once they are drawn
+            self._starting = False
+            self.call_after_refresh(self._started)
 
     # -- engine events ----------------------------------------------------------------------
 

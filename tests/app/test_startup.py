@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
@@ -113,6 +114,33 @@ async def test_the_budget_panel_fills_once_the_deferred_session_opens(
         panel = app.workbench.budget
         assert "dry run" in str(panel.border_title)
         assert "preamble" in static_text(panel.query_one("#budget-rows", Static))
+
+
+@pytest.mark.parametrize(
+    ("width", "width_class"), [(80, "-narrow"), (120, "-medium"), (160, "-wide")]
+)
+async def test_the_first_frame_is_laid_out_as_the_workbench_stays(
+    project: Path, config_dir: Path, width: int, width_class: str
+) -> None:
+    """When Textual first resizes the screen (after drawing it once) the width class, the
+    focused prompt and the welcome at the bottom are already there: no later frame restyles
+    the whole screen or moves the welcome for them."""
+    app = make_app(request_for(project, config_dir), defer_open=True)
+    seen: list[tuple[set[str], bool, bool]] = []
+
+    def hook(message: Message) -> None:
+        screen = app.workbench
+        if isinstance(message, events.Resize) and not seen and screen.is_mounted:
+            classes = {name for name in ("-narrow", "-medium", "-wide") if screen.has_class(name)}
+            pane = screen.conversation
+            welcome = pane.query_one("#welcome").region
+            at_bottom = welcome.bottom == pane.content_region.bottom
+            seen.append((classes, screen.focused is screen.prompt, at_bottom))
+
+    async with app.run_test(size=(width, 36), message_hook=hook) as pilot:
+        await pilot.pause()
+        assert seen == [({width_class}, True, True)]
+        assert app.workbench.has_class(width_class)  # Textual's own choice is the same
 
 
 async def test_start_up_ends_once_the_context_panel_shows_its_dry_run(

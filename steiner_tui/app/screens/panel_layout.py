@@ -31,6 +31,19 @@ class PanelLayoutScreen(SteeringScreen):
     """Which panels are docked: none below ``MEDIUM_FROM``, the context panel from there, both
     from ``WIDE_FROM`` (F9 / F10 show a panel anyway, over the conversation; styles/main.tcss)."""
 
+    def on_mount(self) -> None:
+        """Take the width's class before the first frame.
+
+        Textual sets a screen's breakpoint class when it handles the screen's first resize,
+        after the first frame: that frame would be laid out without the docked panels, and the
+        whole screen restyled and drawn again a moment later. The class is Textual's own choice
+        (the largest breakpoint not over the width), so that resize changes nothing. Styles are
+        not updated here: the screen's first resume restyles every widget anyway.
+        """
+        width = self.app.size.width
+        breakpoints = reversed(self.HORIZONTAL_BREAKPOINTS)
+        self.add_class(next(name for least, name in breakpoints if width >= least), update=False)
+
     def action_context(self) -> None:
         """``/context``: the context panel enlarged, over the conversation."""
         self.toggle_class("-context")

@@ -243,7 +243,9 @@ class WorkbenchBase(Screen[None]):
         """Focus the prompt when nothing has focus; returns whether it did."""
         if self.focused is not None:
             return False
-        self.prompt.focus()
+        # At once, not as ``Widget.focus`` does (after the next frame): on the first resume the
+        # first frame then draws the prompt focused instead of drawing the screen twice more.
+        self.set_focus(self.prompt, scroll_visible=False)
         return True
 
     @work(exclusive=True, group="load")

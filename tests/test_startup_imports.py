@@ -62,6 +62,9 @@ LATER = (
     "anthropic",
     "openai",
     "httpx2",
+    # No other HTTP client: a local server's limits are asked over httpx2 too (in the probe).
+    "http.client",
+    "urllib.request",
     # The file watcher's native module: imported when the watcher starts.
     "watchfiles",
     # Textual's Markdown and its parser: Textual imports its widgets when first used, and the

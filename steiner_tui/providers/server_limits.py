@@ -13,18 +13,18 @@ endpoint, first answer wins:
 * Ollama: ``POST /api/show``: the ``num_ctx`` it runs with (``parameters``), else the model's
   ``<architecture>.context_length``; ``capabilities`` lists ``tools`` when it takes them.
 
-``probe_server_limits`` blocks (plain ``urllib``, a short timeout per request and a deadline for
-the whole probe): the runner calls it in a thread, once, before its first request, and never at
-import. A server that answers none of these (a hosted API, a server that is down) gives None:
-the registry's figures stay.
+``probe_server_limits`` blocks (a short timeout per request and a deadline for the whole probe):
+the runner calls it in a thread, once, before its first request, and never at import. It asks
+over ``httpx2``, the HTTP library the provider SDKs bring, imported by the probe's first request
+as the SDKs are by a provider's first call: a session that never probes (the offline model, a
+hosted API) imports no HTTP client. A server that answers none of these (a hosted API, a server
+that is down) gives None: the registry's figures stay.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import time
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +37,8 @@ _MAX_BODY = 8 << 20
 """Largest body read (a hosted API's model list can be long; a local one is small)."""
 
 Fetch = Callable[[str, bytes | None, float], Any]
-"""``(url, JSON body or None for GET, timeout) -> parsed JSON``; raises ``OSError``,
-``ValueError`` or ``http.client.HTTPException`` when there is no usable answer."""
+"""``(url, JSON body or None for GET, timeout) -> parsed JSON``; raises ``OSError`` or
+``ValueError`` when there is no usable answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,16 +149,30 @@ def _ollama_show(body: Any) -> ServerLimits | None:
     return ServerLimits("Ollama", window, tools)
 
 
-def _urllib_fetch(api_key: str) -> Fetch:
+def _http_fetch(api_key: str) -> Fetch:
     headers = {"accept": "application/json"}
     if api_key:
         headers["authorization"] = f"Bearer {api_key}"
 
     def fetch(url: str, body: bytes | None, timeout: float) -> Any:
+        # The SDKs' HTTP library, imported as they are: by the first call that needs it.
+        import httpx2
+
         sent = {**headers, "content-type": "application/json"} if body is not None else headers
-        request = urllib.request.Request(url, data=body, headers=sent)
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read(_MAX_BODY))
+        method = "GET" if body is None else "POST"
+        try:
+            with httpx2.stream(
+                method, url, content=body, headers=sent, timeout=timeout, follow_redirects=True
+            ) as response:
+                response.raise_for_status()
+                data = bytearray()
+                for chunk in response.iter_bytes():
+                    data += chunk
+                    if len(data) >= _MAX_BODY:
+                        break
+        except httpx2.HTTPError as error:  # refused, timed out, an error status
+            raise OSError(str(error)) from error
+        return json.loads(bytes(data[:_MAX_BODY]))
 
     return fetch
 
@@ -178,12 +192,12 @@ def probe_server_limits(
         model: the backend model id, as sent in requests.
         api_key: sent as a bearer token (servers started with a key want it on every path).
         timeout: seconds for the whole probe.
-        fetch: the HTTP call (default: ``urllib``); tests and callers may inject their own.
+        fetch: the HTTP call (default: ``httpx2``); tests and callers may inject their own.
 
     Returns:
         The first flavour's answer that names a window or tool support, else None.
     """
-    call = fetch or _urllib_fetch(api_key)
+    call = fetch or _http_fetch(api_key)
     api, root = api_roots(base_url)
     deadline = time.monotonic() + timeout
     show = json.dumps({"model": model}).encode()
@@ -200,7 +214,7 @@ def probe_server_limits(
             break
         try:
             answer = read(call(url, body, left))
-        except (OSError, ValueError, http.client.HTTPException):
+        except (OSError, ValueError):
             # Refused, timed out, not found, not JSON: this server is not of that flavour.
             continue
         if answer is None:

@@ -18,6 +18,7 @@ Items of rank 4 and up are never condensed (``ROUTINE`` and below may be). The e
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ from steiner_tui.providers.offline.textutil import norm_key
 
 __all__ = [
     "ASSISTANT_SECTIONS",
-    "COMMAND_LINE",
+    "command_line",
     "DONE",
     "FINDINGS",
     "NONE_RECORDED",
@@ -66,8 +67,15 @@ ASSISTANT_SECTIONS: dict[Kind, tuple[int, int]] = {
     Kind.DONE: (DONE, 1),
 }
 """Section and rank of each kind of assistant sentence."""
-COMMAND_LINE = re.compile(r"^`([^`]+)`(?: \((?:exit (-?\d+)|failed)\))?$")
-"""A command bullet: the command, then ``(exit N)`` or ``(failed)`` when it said how it ended."""
+
+
+@functools.cache
+def command_line() -> re.Pattern[str]:
+    """A command bullet: the command, then ``(exit N)`` or ``(failed)`` when it said how it
+    ended."""
+    return re.compile(r"^`([^`]+)`(?: \((?:exit (-?\d+)|failed)\))?$")
+
+
 _VERB_ORDER = ("created", "written", "edited", "read", "mentioned")
 _SPEAKERS = ("User: ", "Assistant: ")
 
@@ -100,7 +108,7 @@ def file_rank(verbs: list[str]) -> int:
 def _key(section: int, text: str) -> str:
     """Equal facts share a key: a command line by its command (the latest outcome wins),
     anything else by its words whoever said them."""
-    command = COMMAND_LINE.match(text)
+    command = command_line().match(text)
     if command:
         return f"{section}:{command.group(1)}"
     for speaker in _SPEAKERS:

@@ -7,6 +7,7 @@ so intent detection and summaries see only what the person typed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -35,23 +36,45 @@ SESSION_DATE_SUFFIX = "recorded when this session started."
 _CONTEXT_SOURCES = frozenset(
     {"project_context", "session_date", "skill", "global_agents_md", "project_agents_md"}
 )
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+>]\s+|\d{1,3}[.)]\s+)+")
-_FENCE = re.compile(r"```[^\n]*\n?(.*?)```", re.DOTALL)
-_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+@functools.cache
+def _sentence_split() -> re.Pattern[str]:
+    return re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+
+
+@functools.cache
+def _list_marker() -> re.Pattern[str]:
+    return re.compile(r"^\s*(?:[-*+>]\s+|\d{1,3}[.)]\s+)+")
+
+
+@functools.cache
+def _fence() -> re.Pattern[str]:
+    return re.compile(r"```[^\n]*\n?(.*?)```", re.DOTALL)
+
+
+@functools.cache
+def _code_span() -> re.Pattern[str]:
+    return re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
 _EXTENSIONS = (
     "py|pyi|md|rst|txt|toml|json|jsonl|yaml|yml|ini|cfg|conf|lock|js|mjs|cjs|ts|tsx|jsx|go|rs|"
     "c|h|cc|cpp|hpp|java|kt|rb|sh|bash|zsh|html|css|tcss|scss|j2|sql|csv|xml|env|gradle|swift|"
     "php|lua|vue|svelte|ipynb|log|mod|sum|proto"
 )
-_PATH = re.compile(
-    r"(?<![\w@/.:~-])"
-    r"((?:\.{1,2}/|/)?(?:[\w.-]+/)*(?:[\w-][\w.-]*\.(?:" + _EXTENSIONS + r")"
-    r"|Makefile|Dockerfile|README|LICENSE)"
-    r"|(?:\.{1,2}/)?(?:[\w-][\w.-]*/)+)"
-    r"(?![\w/])",
-    re.IGNORECASE,
-)
+
+
+@functools.cache
+def _path() -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![\w@/.:~-])"
+        r"((?:\.{1,2}/|/)?(?:[\w.-]+/)*(?:[\w-][\w.-]*\.(?:" + _EXTENSIONS + r")"
+        r"|Makefile|Dockerfile|README|LICENSE)"
+        r"|(?:\.{1,2}/)?(?:[\w-][\w.-]*/)+)"
+        r"(?![\w/])",
+        re.IGNORECASE,
+    )
 
 
 def heuristic_tokens(chars: int) -> int:
@@ -91,8 +114,8 @@ def sentences(text: str) -> list[str]:
     numbering is never mistaken for a stated number.
     """
     out: list[str] = []
-    for line in _FENCE.sub("\n", text).splitlines():
-        for part in _SENTENCE_SPLIT.split(_LIST_MARKER.sub("", line)):
+    for line in _fence().sub("\n", text).splitlines():
+        for part in _sentence_split().split(_list_marker().sub("", line)):
             part = part.strip(" \t-*>")
             if part:
                 out.append(part)
@@ -101,13 +124,13 @@ def sentences(text: str) -> list[str]:
 
 def code_blocks(text: str) -> list[str]:
     """The contents of the fenced code blocks in ``text`` (pasted output, logs, code)."""
-    return [match.group(1) for match in _FENCE.finditer(text)]
+    return [match.group(1) for match in _fence().finditer(text)]
 
 
 def code_spans(text: str) -> list[str]:
     """The inline code spans of ``text`` (commands, identifiers), in order, without repeats."""
     out: list[str] = []
-    for span in _CODE_SPAN.findall(text):
+    for span in _code_span().findall(text):
         if span.strip() and span not in out:
             out.append(span)
     return out
@@ -148,7 +171,7 @@ def norm_key(text: str) -> str:
 def find_paths(text: str, *, exclude: Sequence[str] = ()) -> list[str]:
     """File and directory paths mentioned in ``text``, in first-seen order, without URLs."""
     out: list[str] = []
-    for match in _PATH.finditer(text):
+    for match in _path().finditer(text):
         path = match.group(1).rstrip(".")
         start = match.start(1)
         if text[max(0, start - 3) : start] == "://" or path in exclude or path in out:

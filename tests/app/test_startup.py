@@ -124,9 +124,10 @@ async def test_the_first_frame_is_laid_out_as_the_workbench_stays(
 ) -> None:
     """When Textual first resizes the screen (after drawing it once) the width class, the
     focused prompt and the welcome at the bottom are already there: no later frame restyles
-    the whole screen or moves the welcome for them."""
+    the whole screen or moves the welcome for them. The session is open by then too: it opens
+    right after the first frame, without waiting for another."""
     app = make_app(request_for(project, config_dir), defer_open=True)
-    seen: list[tuple[set[str], bool, bool]] = []
+    seen: list[tuple[set[str], bool, bool, bool]] = []
 
     def hook(message: Message) -> None:
         screen = app.workbench
@@ -135,11 +136,11 @@ async def test_the_first_frame_is_laid_out_as_the_workbench_stays(
             pane = screen.conversation
             welcome = pane.query_one("#welcome").region
             at_bottom = welcome.bottom == pane.content_region.bottom
-            seen.append((classes, screen.focused is screen.prompt, at_bottom))
+            seen.append((classes, screen.focused is screen.prompt, at_bottom, screen.attached))
 
     async with app.run_test(size=(width, 36), message_hook=hook) as pilot:
         await pilot.pause()
-        assert seen == [({width_class}, True, True)]
+        assert seen == [({width_class}, True, True, True)]
         assert app.workbench.has_class(width_class)  # Textual's own choice is the same
 
 

@@ -66,7 +66,7 @@ class MainScreen(PanelLayoutScreen):
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
-    AUTO_FOCUS = ""  # the prompt takes focus after the first frame (see on_mount)
+    AUTO_FOCUS = ""  # the prompt takes focus on the first resume (``on_screen_resume``)
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
     _last_sent: str | None = None
     """The text of the last message sent from this screen (F5 resends it)."""
@@ -139,7 +139,7 @@ class MainScreen(PanelLayoutScreen):
                 self.status.model = planned_model_label(self.request)
             except ValueError as error:  # the session will not open: it says why
                 self.status.model = str(error)
-            self.call_after_refresh(self._open_deferred)
+            self._open_after_first_frame = True  # on the first resume (``on_screen_resume``)
 
     # -- prompt and commands ----------------------------------------------------------------
 

@@ -115,6 +115,8 @@ class WorkbenchBase(Screen[None]):
         """A dry-run worker is running."""
         self._starting = False
         """The context panel is filling for the first time (start-up ends when it shows)."""
+        self._open_after_first_frame = False
+        """Open the session once the first frame is drawn (set when it was deferred)."""
         if not defer_open:
             self.open_session()
 
@@ -238,6 +240,11 @@ class WorkbenchBase(Screen[None]):
         enabled, when the session is open)."""
         if self.is_mounted:
             self._focus_prompt()
+        if self._open_after_first_frame:
+            self._open_after_first_frame = False
+            # Textual draws the screen's first frame while it handles this resume, after this
+            # handler; ``call_next`` runs once that handling is over, before the next message.
+            self.call_next(self._open_deferred)
 
     def _focus_prompt(self) -> bool:
         """Focus the prompt when nothing has focus; returns whether it did."""

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from functools import cache
 from typing import Any, Literal
 
 import msgspec
@@ -421,14 +422,23 @@ Record = (
 )
 """Every record type of the log."""
 
-_ENCODER = msgspec.json.Encoder()
-_DECODER = msgspec.json.Decoder(Record)
+
+# Built on first use, not at import: the tagged union's decoder is about half of this module's
+# import time, and most commands that import the records never read a log.
+@cache
+def _encoder() -> msgspec.json.Encoder:
+    return msgspec.json.Encoder()
+
+
+@cache
+def _decoder() -> msgspec.json.Decoder[Record]:
+    return msgspec.json.Decoder(Record)
 
 
 def encode_record(record: Record) -> bytes:
     """One log line: compact JSON plus ``\\n``, as UTF-8 bytes."""
     try:
-        return _ENCODER.encode(record) + b"\n"
+        return _encoder().encode(record) + b"\n"
     except UnicodeEncodeError:
         # Lone surrogates: ASCII escapes carry them exactly.
         if isinstance(record, MessageLine) and len(record.json):
@@ -451,7 +461,7 @@ def decode_record(raw: bytes) -> Record:
         except UnicodeDecodeError as exc:
             raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
     try:
-        record: Record = _DECODER.decode(raw)
+        record: Record = _decoder().decode(raw)
         return record
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass  # lone surrogate escapes, or a bad line: read again to say exactly what is wrong

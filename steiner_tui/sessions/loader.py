@@ -43,6 +43,7 @@ from steiner_tui.sessions.log_parse import (
 from steiner_tui.sessions.meta import SessionMeta, read_meta
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME
+from steiner_tui.sessions.request_columns import RequestColumns
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -80,7 +81,8 @@ class LoadedSession:
         last_main_request: the last logged one (zero when none).
         problems: each bad line, in order.
         meta: ``meta.json`` when readable, else derived from the log.
-        requests: logged request metadata, in order.
+        requests: logged request metadata, in order (kept in columns, each record built
+            when asked for).
         mode: the last logged execution mode.
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
@@ -102,7 +104,7 @@ class LoadedSession:
     last_main_request: LastMainRequest
     problems: tuple[LogProblem, ...]
     meta: SessionMeta
-    requests: tuple[RequestRecord, ...] = ()
+    requests: RequestColumns = field(default_factory=RequestColumns)
     mode: str = "build"
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
@@ -284,7 +286,7 @@ def load_session(directory: Path) -> LoadedSession:
         last_main_request=state.last_main_request,
         problems=tuple(problems),
         meta=meta,
-        requests=tuple(state.requests),
+        requests=state.requests,
         mode=state.mode,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,

@@ -5,9 +5,11 @@ Each line is decoded into its record (``records.decode_record``) and applied ins
 record's effect is applied only after it decoded completely, so a bad line changes nothing.
 
 Parsing is linear in the log: the active generation's messages grow in a list (turned into a
-tuple once, at the end), and each request record's hashes are kept as a link to the previous
-request plus its own new hashes (``RequestRecord.message_hashes`` rebuilds them on demand), so
-neither the work nor the memory grows with the square of the conversation.
+tuple once, at the end), and the request records go into columns (``RequestColumns``), each
+with how many hashes it shares with the request before and its own new ones, kept as the
+messages they are the hashes of (``RequestRecord.message_hashes`` rebuilds them on demand), so
+neither the work nor the memory grows with the square of the conversation. Equal message texts
+are held once (a command run again, a reply repeated).
 """
 
 from __future__ import annotations
@@ -15,9 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast, get_args
-
-import msgspec
+from typing import cast, get_args
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
@@ -51,7 +51,8 @@ from steiner_tui.sessions.records import (
     WarningRecord,
     decode_record,
 )
-from steiner_tui.sessions.request_values import LoggedRequest, implied_last_main, resolve_request
+from steiner_tui.sessions.request_columns import RequestColumns, RequestRecord, RequestTip
+from steiner_tui.sessions.request_values import implied_last_main, request_fields
 
 __all__ = [
     "ActiveGeneration",
@@ -103,56 +104,6 @@ class SessionHeader:
     forked_from: str = ""
 
 
-class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True):
-    """A logged request snapshot's metadata; its hashes are rebuilt from the chain.
-
-    One object per request (a resumed session holds thousands), so it is the resolved record
-    itself with two more fields.
-
-    Attributes:
-        previous: the request logged before it (its first ``shared`` hashes are this one's
-            too), or None.
-        exact: False when a damaged line came between this record and ``previous``, so what
-            it takes from the request before may be a lost record's (reported as a problem).
-    """
-
-    previous: RequestRecord | None = None
-    exact: bool = True
-
-    @property
-    def entry(self) -> LoggedRequest:
-        """The record with every field known (``hashes`` holds only the new hashes)."""
-        return self
-
-    def plain(self) -> LoggedRequest:
-        """The record without its chain (what a writer continues from)."""
-        fields = msgspec.structs.asdict(self)
-        del fields["previous"], fields["exact"]
-        return LoggedRequest(**fields)  # the same setting object
-
-    @property
-    def message_hashes(self) -> tuple[str, ...]:
-        """Every message hash of the request, in order (built by walking the chain)."""
-        pieces: list[tuple[str, ...]] = []
-        node: RequestRecord | None = self
-        want = self.hash_count
-        while node is not None and want > 0:
-            shared = node.shared
-            if want > shared:
-                pieces.append(node.hashes[: want - shared])
-                want = shared
-            node = node.previous
-        return tuple(h for piece in reversed(pieces) for h in piece)
-
-    def full_record(self) -> dict[str, Any]:
-        """The record with every hash written out (the form of a version 1 log)."""
-        fields = self.flat()
-        fields.pop("shared")
-        fields["hashes"] = list(self.message_hashes)
-        data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
-        return data
-
-
 @dataclass(slots=True)
 class ActiveGeneration:
     """The generation records are being added to (messages in a list until the end)."""
@@ -200,7 +151,9 @@ class LogState:
     """The generations before the active one."""
     active: ActiveGeneration = field(default_factory=ActiveGeneration)
     last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
-    requests: list[RequestRecord] = field(default_factory=list)
+    requests: RequestColumns = field(default_factory=RequestColumns)
+    tip: RequestTip | None = None
+    """The last request record read, as the next one is read against it."""
     problems: list[LogProblem] = field(default_factory=list)
     mode: str = "build"
     skill_toggles: list[tuple[str, bool]] = field(default_factory=list)
@@ -220,6 +173,8 @@ class LogState:
     """Every error record, placed in its generation."""
     since_request: list[Message] = field(default_factory=list)
     """The messages appended since the last request, generation or resumed record."""
+    texts: dict[str, str] = field(default_factory=dict)
+    """Every message text read, so that equal texts are held as one string."""
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -263,7 +218,7 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message(state: LogState, record: MessageRecord, line: int) -> None:
-    message = message_of(record.message)
+    message = message_of(record.message, state.texts)
     _check_gen(state, record.gen, line)
     state.since_request.append(message)
     state.active.messages.append(message)
@@ -273,7 +228,7 @@ def _message(state: LogState, record: MessageRecord, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages)
+    message, driver = message_of_line(record, state.active.messages, state.texts)
     state.since_request.append(message)
     state.active.messages.append(message)
     state.active.drivers.append(driver)
@@ -289,41 +244,37 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
-    previous = state.requests[-1] if state.requests else None
-    entry = resolve_request(
-        record, previous, state.version, state.since_request, RequestRecord, previous=previous
-    )
+    previous = state.tip
+    fields = request_fields(record, previous, state.version, state.since_request)
+    shared: int = fields["shared"]
     available = previous.hash_count if previous is not None else 0
-    if entry.shared > available:
-        raise ValueError(
-            f"shares {entry.shared} hashes with the request before, which has {available}"
-        )
+    if shared > available:
+        raise ValueError(f"shares {shared} hashes with the request before, which has {available}")
     if state.version >= FIRST_DELTA_REQUESTS:
         # Any field may come from the record before: a lost line makes all of them uncertain.
         exact = not state.damaged_since_request
     else:
-        follows = previous is not None and entry.index == previous.index + 1
-        exact = not (entry.shared and state.damaged_since_request and not follows)
+        follows = previous is not None and fields["index"] == previous.index + 1
+        exact = not (shared and state.damaged_since_request and not follows)
     if not exact:
         state.problem(
             line,
             "a damaged line precedes this request record; what it takes from the request "
             "before (its first "
-            f"{entry.shared} hashes) may be inexact",
+            f"{shared} hashes) may be inexact",
         )
-    if not exact:
-        entry = msgspec.structs.replace(entry, exact=False)
-    state.requests.append(entry)
+    state.tip = state.requests.append(fields, state.since_request, exact=exact)
     state.damaged_since_request = False
     state.since_request = []
+    time = state.tip.time
     if record.usage and state.version >= FIRST_DELTA_REQUESTS:
-        _implied_last_main(state, record.usage_at or entry.time)
-    state.last_time = record.usage_at or entry.time or state.last_time
+        _implied_last_main(state, record.usage_at or time)
+    state.last_time = record.usage_at or time or state.last_time
     state.clear_partial()
 
 
 def _implied_last_main(state: LogState, at: datetime | None) -> None:
-    request = state.requests[-1] if state.requests else None
+    request = state.tip
     key = state.header.prompt_cache_key if state.header is not None else ""
     implied = implied_last_main(request, key, at)
     if implied is not None:
@@ -391,8 +342,12 @@ def _error(state: LogState, record: ErrorRecord, line: int) -> None:
 
 
 def _usage(state: LogState, record: UsageRecord, line: int) -> None:
-    request = state.requests[-1] if state.requests else None
-    if state.version >= FIRST_DELTA_REQUESTS and request and record.model == request.model:
+    request = state.tip
+    if (
+        state.version >= FIRST_DELTA_REQUESTS
+        and request is not None
+        and record.model == request.setting.model
+    ):
         _implied_last_main(state, record.at)
     _timestamped(state, record, line)
 

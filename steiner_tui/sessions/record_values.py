@@ -86,16 +86,21 @@ def message_data(message: Message) -> MessageData:
     )
 
 
-def message_of(data: MessageData) -> Message:
-    """The message ``data`` stores.
+def message_of(data: MessageData, texts: dict[str, str] | None = None) -> Message:
+    """The message ``data`` stores; its content and reasoning are the equal strings already in
+    ``texts`` when given (added there when new), so equal texts are held once.
 
     Raises:
         ValueError: the role is unknown.
     """
+    content, reasoning = data.content, data.reasoning
+    if texts is not None:
+        content = texts.setdefault(content, content)
+        reasoning = texts.setdefault(reasoning, reasoning)
     return Message(
         data.role,
-        data.content,
-        reasoning=data.reasoning,
+        content,
+        reasoning=reasoning,
         tool_calls=tuple(
             ToolCall(call.id, call.name, call.arguments, call.raw_arguments)
             for call in data.tool_calls
@@ -201,19 +206,25 @@ def message_line(messages: Sequence[Message], position: int) -> AnyMessageLine:
     )
 
 
-def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Message, int | None]:
-    """The message ``line`` holds, appended after ``messages``, and its driver prefix.
+def message_of_line(
+    line: MessageLine, messages: Sequence[Message], texts: dict[str, str] | None = None
+) -> tuple[Message, int | None]:
+    """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
+    content and reasoning are the equal strings already in ``texts`` when given (``message_of``).
 
     Raises:
         ValueError: the line has both ``content`` and ``json``.
     """
     role = str(type(line).__struct_config__.tag)
     end = len(messages)
-    content = line.content
+    content, reasoning = line.content, line.reasoning
     if len(line.json):
         if content:
             raise ValueError("both content and json")
         content = str(line.json, "utf-8")
+    if texts is not None:
+        content = texts.setdefault(content, content)
+        reasoning = texts.setdefault(reasoning, reasoning)
     call = answered_call(messages, end, role, line.tool_call_id)
     # The call's own strings: a resumed session holds each name and id once.
     call_id = call.id if call is not None else line.tool_call_id
@@ -224,7 +235,7 @@ def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Mes
     message = Message(
         role,
         content,
-        reasoning=line.reasoning,
+        reasoning=reasoning,
         tool_calls=tuple(
             ToolCall(c.id, sys.intern(c.name), c.arguments, c.raw_arguments)
             for c in line.tool_calls

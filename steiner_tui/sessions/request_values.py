@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -47,9 +47,11 @@ from steiner_tui.sessions.records import (
 
 __all__ = [
     "LoggedRequest",
+    "PreviousRequest",
     "RequestSetting",
     "implied_last_main",
     "request_delta",
+    "request_fields",
     "resolve_request",
     "shared_prefix",
     "usage_values",
@@ -156,7 +158,7 @@ _SAME = (*_SETTING, "prompt_bytes", "estimated_prompt_tokens")
 """The fields a version 4 record leaves out when they equal the previous record's."""
 
 
-def _derived_id(previous: LoggedRequest, index: int) -> str:
+def _derived_id(previous: PreviousRequest, index: int) -> str:
     """The previous id with its trailing index replaced (``s-4`` -> ``s-5``), else ``""``."""
     old = str(previous.index)
     if previous.request_id.endswith(f"-{old}"):
@@ -164,22 +166,45 @@ def _derived_id(previous: LoggedRequest, index: int) -> str:
     return ""
 
 
-def resolve_request(
+class PreviousRequest(Protocol):
+    """What a record is read against: the request record before it (a ``LoggedRequest``, or
+    the parser's ``request_columns.RequestTip``)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def request_id(self) -> str: ...
+
+    @property
+    def time(self) -> datetime | None: ...
+
+    @property
+    def prompt_bytes(self) -> int: ...
+
+    @property
+    def estimated_prompt_tokens(self) -> int: ...
+
+    @property
+    def setting(self) -> RequestSetting: ...
+
+    @property
+    def hash_count(self) -> int: ...
+
+
+def request_fields(
     entry: RequestEntry,
-    before: LoggedRequest | None,
+    before: PreviousRequest | None,
     version: int,
     since: Sequence[Message] = (),
-    into: Callable[..., R] = LoggedRequest,  # type: ignore[assignment]
-    **extra: Any,
-) -> R:
-    """What ``entry`` says, read after ``before`` in a log of ``version``.
+) -> dict[str, Any]:
+    """Every field of the ``LoggedRequest`` that ``entry`` says, read after ``before`` in a log
+    of ``version``, by name; ``hashes`` is None when the record derives them from ``since``
+    (they are then ``hash_messages(since)``, left for the caller to compute or defer).
 
     ``since`` are the messages the log appended after ``before`` (after the last
     ``generation`` record when one came later): a version 4 record without ``hashes`` added
     their hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
-
-    The result is built by ``into`` with the fields and ``extra`` (the parser builds its
-    chained record in one go).
 
     Raises:
         ValueError: a record of a version before 4 has no index.
@@ -193,39 +218,65 @@ def resolve_request(
         setting = RequestSetting(**{f: given.pop(f) for f in _SETTING if f in given})
         if before is not None and setting == before.setting:
             setting = before.setting
-        return into(
-            index=index,
-            request_id=entry.request_id or "",
-            shared=entry.shared or 0,
-            hashes=entry.hashes or (),
-            setting=setting,
+        return {
+            "index": index,
+            "request_id": entry.request_id or "",
+            "time": None,
+            "shared": entry.shared or 0,
+            "hashes": entry.hashes or (),
+            "prompt_bytes": 0,
+            "estimated_prompt_tokens": 0,
+            "raw_prompt_tokens": 0,
+            "setting": setting,
             **given,
-            **extra,
-        )
-    base = before or _NONE
+        }
+    base: PreviousRequest = before or _NONE
     index = entry.index if entry.index is not None else base.index + 1
-    changed: dict[str, Any] = {f: v for f in _SAME if (v := getattr(entry, f)) is not None}
-    if entry.prompt_bytes is None:
-        changed["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
-    estimated = changed.get("estimated_prompt_tokens", base.estimated_prompt_tokens)
+    settings = {f: v for f in _SETTING if (v := getattr(entry, f)) is not None}
+    setting = msgspec.structs.replace(base.setting, **settings) if settings else base.setting
+    prompt_bytes = entry.prompt_bytes
+    if prompt_bytes is None:
+        prompt_bytes = base.prompt_bytes + messages_bytes(since)
+    estimated = entry.estimated_prompt_tokens
+    if estimated is None:
+        estimated = base.estimated_prompt_tokens
     raw = entry.raw_prompt_tokens
-    values = {name: getattr(base, name) for name in LoggedRequest.__struct_fields__}
-    settings = {f: changed.pop(f) for f in _SETTING if f in changed}
-    if settings:
-        values["setting"] = msgspec.structs.replace(base.setting, **settings)
-    values.update(changed)
-    values.update(
-        index=index,
-        request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
-        time=_time(entry, base),
-        shared=entry.shared if entry.shared is not None else base.hash_count,
-        hashes=entry.hashes if entry.hashes is not None else hash_messages(since),
-        raw_prompt_tokens=raw if raw is not None else estimated,
-    )
+    return {
+        "index": index,
+        "request_id": entry.request_id
+        if entry.request_id is not None
+        else _derived_id(base, index),
+        "time": _time(entry, base),
+        "shared": entry.shared if entry.shared is not None else base.hash_count,
+        "hashes": entry.hashes,
+        "prompt_bytes": prompt_bytes,
+        "estimated_prompt_tokens": estimated,
+        "raw_prompt_tokens": raw if raw is not None else estimated,
+        "setting": setting,
+    }
+
+
+def resolve_request(
+    entry: RequestEntry,
+    before: PreviousRequest | None,
+    version: int,
+    since: Sequence[Message] = (),
+    into: Callable[..., R] = LoggedRequest,  # type: ignore[assignment]
+    **extra: Any,
+) -> R:
+    """What ``entry`` says, read after ``before`` in a log of ``version`` (``request_fields``
+    with the hashes computed), built by ``into`` with the fields and ``extra``.
+
+    Raises:
+        ValueError: a record of a version before 4 has no index.
+    """
+    values = request_fields(entry, before, version, since)
+    if values["hashes"] is None:
+        values["hashes"] = hash_messages(since)
     return into(**values, **extra)
 
 
-def _time(entry: RequestEntry, base: LoggedRequest) -> datetime | None:
+def _time(entry: RequestEntry, base: PreviousRequest) -> datetime | None:
     """A version 4 record's time: given, or ``elapsed`` seconds after the previous one's."""
     if entry.time is not None:
         return entry.time
@@ -354,10 +405,10 @@ def with_usage(
 
 
 def implied_last_main(
-    request: LoggedRequest | None, cache_key: str, at: datetime | None
+    request: PreviousRequest | None, cache_key: str, at: datetime | None
 ) -> LastMainRequest | None:
     """The last main request a version 4 usage implies: its request's provider and model, the
     log header's cache key, the usage's time (None: a compaction request, or no request)."""
-    if request is None or request.compaction:
+    if request is None or request.setting.compaction:
         return None
-    return LastMainRequest(request.provider, request.model, cache_key, at)
+    return LastMainRequest(request.setting.provider, request.setting.model, cache_key, at)

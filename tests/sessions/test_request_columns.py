@@ -1,0 +1,233 @@
+"""Request records kept in columns (``RequestColumns``) give back exactly what was appended.
+
+* a property test over arbitrary records: every field, the id (derived from the index or of
+  another form), the time with its offset (none, naive, fixed offsets, a zone whose offset
+  changes), integers of any size, hashes written out or derived from the messages logged since;
+* the ids the columns derive equal the ids the request records resolve to one after the other,
+  in logs of version 1, 3 and 4 and in a version 3 log resumed into version 4;
+* a loaded log holds equal message texts once.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.snapshots import hash_messages
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.record_values import message_line
+from steiner_tui.sessions.records import (
+    HeaderRecord,
+    RequestEntry,
+    ResumedRecord,
+    decode_record,
+    encode_record,
+)
+from steiner_tui.sessions.request_columns import RequestColumns
+from steiner_tui.sessions.request_values import LoggedRequest, RequestSetting, resolve_request
+from tests.sessions.conftest import OpenSession
+from tests.sessions.test_log_format import _long_session
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+class _Shifting(tzinfo):
+    """A zone whose offset changes with the date (as a named zone's does)."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return timedelta(hours=1 if dt is not None and dt.month < 6 else 2)
+
+    def dst(self, dt: datetime | None) -> timedelta:
+        return timedelta(0)
+
+    def tzname(self, dt: datetime | None) -> str:
+        return "shifting"
+
+
+_ZONES: tuple[tzinfo | None, ...] = (
+    UTC,
+    None,
+    timezone(timedelta(hours=2)),
+    timezone(timedelta(hours=-5, minutes=-30)),
+    _Shifting(),
+)
+_SETTINGS = (
+    RequestSetting(model="m1", provider="p", max_tokens=4096),
+    RequestSetting(model="m2", provider="p", compaction=True, generation="1"),
+    RequestSetting(),
+)
+_ANY_INT = st.one_of(st.integers(0, 10_000), st.integers(-(2**70), 2**70))
+
+_step = st.fixed_dictionaries(
+    {
+        "index": _ANY_INT,
+        "id": st.sampled_from(["derived", "derived", "dashes", "other", "near", ""]),
+        "time": st.one_of(
+            st.none(),
+            st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+        ),
+        "zone": st.integers(0, len(_ZONES) - 1),
+        "shared": st.integers(0, 6),
+        "written": st.booleans(),
+        "new": st.integers(0, 3),
+        "ints": st.tuples(_ANY_INT, _ANY_INT, _ANY_INT),
+        "setting": st.integers(0, len(_SETTINGS) - 1),
+        "exact": st.booleans(),
+    }
+)
+
+
+def _fields(step: dict[str, Any], count: int, since: list[Message]) -> dict[str, Any]:
+    index = step["index"]
+    request_id = {
+        "derived": f"s-{index}",
+        "dashes": f"a-b--{index}",
+        "other": f"x{index}",
+        "near": f"s-{index}0",
+        "": "",
+    }[step["id"]]
+    time = step["time"]
+    if time is not None:
+        time = time.replace(tzinfo=_ZONES[step["zone"]])
+    prompt_bytes, estimated, raw = step["ints"]
+    return {
+        "index": index,
+        "request_id": request_id,
+        "time": time,
+        "shared": min(step["shared"], count),
+        "hashes": tuple(f"{count:04x}{i:04x}" for i in range(step["new"]))
+        if step["written"]
+        else None,
+        "prompt_bytes": prompt_bytes,
+        "estimated_prompt_tokens": estimated,
+        "raw_prompt_tokens": raw,
+        "setting": _SETTINGS[step["setting"]],
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_step, min_size=1, max_size=12))
+def test_columns_give_back_every_record_exactly(steps: list[dict[str, Any]]) -> None:
+    columns = RequestColumns()
+    expected: list[LoggedRequest] = []
+    full: list[tuple[str, ...]] = []
+    for number, step in enumerate(steps):
+        since = [Message("user", f"m{number}-{i}") for i in range(step["new"])]
+        count = len(full[-1]) if full else 0
+        fields = _fields(step, count, since)
+        tip = columns.append(fields, since, exact=step["exact"])
+        hashes = fields["hashes"] if fields["hashes"] is not None else hash_messages(since)
+        want = LoggedRequest(**{**fields, "hashes": hashes})
+        expected.append(want)
+        full.append((full[-1][: want.shared] if full else ()) + hashes)
+        assert tip.hash_count == len(full[-1])
+        assert (tip.index, tip.request_id, tip.time) == (want.index, want.request_id, want.time)
+    assert len(columns) == len(steps)
+    for position, (record, want) in enumerate(zip(columns, expected, strict=True)):
+        assert record.plain() == want
+        assert record.request_id == want.request_id
+        assert columns.request_id(position) == want.request_id
+        if want.time is not None:
+            assert record.time is not None
+            assert record.time.utcoffset() == want.time.utcoffset()
+            assert record.time.tzinfo == want.time.tzinfo
+            assert record.time.isoformat() == want.time.isoformat()  # written the same
+        assert record.message_hashes == full[position]
+        assert record.exact is steps[position]["exact"]
+        assert record.setting is columns[position].setting  # one object per setting
+    assert columns[-1].plain() == expected[-1]
+    assert [r.plain() for r in columns[1:3]] == expected[1:3]
+    assert columns.last_index() == max(step["index"] for step in steps)
+    assert RequestColumns().last_index() == 0
+
+
+def _resolved_ids(data: bytes) -> list[str]:
+    """Each request record's id as the records say it, read one after the other by
+    ``resolve_request`` (no columns), the log's version followed."""
+    version, ids = 0, list[str]()
+    previous: LoggedRequest | None = None
+    for raw in data.splitlines():
+        record = decode_record(raw)
+        if isinstance(record, HeaderRecord | ResumedRecord):
+            version = record.version if record.version is not None else version
+        elif isinstance(record, RequestEntry):
+            previous = resolve_request(record, previous, version)
+            ids.append(previous.request_id)
+    return ids
+
+
+def _check_ids(directory: Path) -> list[str]:
+    loaded = load_session(directory)
+    assert loaded.problems == ()
+    ids = _resolved_ids((directory / "session.jsonl").read_bytes())
+    assert [r.request_id for r in loaded.requests] == ids
+    assert [loaded.requests.request_id(p) for p in range(len(ids))] == ids
+    assert all(ids)
+    return ids
+
+
+def test_ids_equal_the_logged_ones_in_version_1_and_3_logs(tmp_path: Path) -> None:
+    for name in ("v1_session", "v3_session"):
+        directory = tmp_path / name
+        shutil.copytree(FIXTURES / name, directory)
+        assert _check_ids(directory)
+
+
+async def test_ids_equal_the_logged_ones_in_a_version_4_log(open_session: OpenSession) -> None:
+    harness = await _long_session(open_session, 12)
+    ids = _check_ids(harness.session_dir)
+    assert _written_ids(harness.session_dir) < len(ids) // 2  # most derived from the one before
+
+
+def _written_ids(directory: Path) -> int:
+    return (directory / "session.jsonl").read_bytes().count(b'"request_id"')
+
+
+def _install_v3(sessions_base: Path) -> Path:
+    sessions_base.mkdir(parents=True)
+    directory = sessions_base / "v3_session"
+    shutil.copytree(FIXTURES / "v3_session", directory)
+    (directory / "expected.json").unlink()
+    return directory
+
+
+async def test_ids_equal_the_logged_ones_in_a_version_3_log_resumed_into_version_4(
+    open_session: OpenSession, sessions_base: Path
+) -> None:
+    directory = _install_v3(sessions_base)
+    before = len(load_session(directory).requests)
+    resumed = open_session(resume="v3_session", window=6000)
+    for turn in range(3):
+        result = await resumed.driver.submit(f"more {turn}: " + "lorem ipsum " * 20)
+        assert result.status == "done", result.error
+    resumed.log.close()
+    assert len(_check_ids(directory)) > before
+
+
+def test_a_loaded_log_holds_equal_texts_once(tmp_path: Path) -> None:
+    listing = "total 8\n-rw-r--r-- 1 dev dev 120 a.py\n" * 40
+    messages: list[Message] = []
+    for turn in (1, 2):
+        call = ToolCall(f"c{turn}", "bash", {"command": "ls -la"})
+        messages += [
+            Message("user", f"question {turn}", turn=turn),
+            Message("assistant", "Looking.", tool_calls=(call,), turn=turn),
+            Message("tool", listing, name="bash", tool_call_id=call.id, turn=turn),
+        ]
+    lines = [encode_record(HeaderRecord(version=4, session_id="texts"))]
+    lines += [encode_record(message_line(messages, p)) for p in range(len(messages))]
+    directory = tmp_path / "texts"
+    directory.mkdir()
+    (directory / "session.jsonl").write_bytes(b"".join(lines))
+    loaded = load_session(directory)
+    assert loaded.problems == ()
+    active = loaded.lineage.active.messages
+    assert active == tuple(messages)
+    assert active[1].content is active[4].content
+    assert active[2].content is active[5].content

@@ -9,7 +9,7 @@ tuple once, at the end), and the request records go into columns (``RequestColum
 with how many hashes it shares with the request before and its own new ones, kept as the
 messages they are the hashes of (``RequestRecord.message_hashes`` rebuilds them on demand), so
 neither the work nor the memory grows with the square of the conversation. Equal message texts
-are held once (a command run again, a reply repeated).
+and tool call arguments are held once (``record_values.Interned``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy, RemedyAction
 from steiner_tui.sessions.record_values import (
+    Interned,
     generation_of,
     last_main_request_of,
     message_of,
@@ -173,8 +174,8 @@ class LogState:
     """Every error record, placed in its generation."""
     since_request: list[Message] = field(default_factory=list)
     """The messages appended since the last request, generation or resumed record."""
-    texts: dict[str, str] = field(default_factory=dict)
-    """Every message text read, so that equal texts are held as one string."""
+    interned: Interned = field(default_factory=Interned)
+    """The texts and tool call arguments read, so that equal ones are held once."""
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -218,7 +219,7 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message(state: LogState, record: MessageRecord, line: int) -> None:
-    message = message_of(record.message, state.texts)
+    message = message_of(record.message, state.interned)
     _check_gen(state, record.gen, line)
     state.since_request.append(message)
     state.active.messages.append(message)
@@ -228,7 +229,7 @@ def _message(state: LogState, record: MessageRecord, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages, state.texts)
+    message, driver = message_of_line(record, state.active.messages, state.interned)
     state.since_request.append(message)
     state.active.messages.append(message)
     state.active.drivers.append(driver)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import cast
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 import msgspec
 
@@ -23,7 +24,7 @@ from steiner_tui.engine.events import (
     HealthEvent,
     RoomEdit,
 )
-from steiner_tui.engine.frozen import thaw
+from steiner_tui.engine.frozen import freeze, thaw
 from steiner_tui.engine.messages import Image, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
@@ -45,6 +46,7 @@ from steiner_tui.sessions.records import (
 )
 
 __all__ = [
+    "Interned",
     "generation_of",
     "generation_record",
     "last_main_request_of",
@@ -60,6 +62,44 @@ __all__ = [
 
 
 # -- messages ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Interned:
+    """The values read so far that a log repeats, so that each is held once: message texts
+    (a command run again, a reply said again) and tool call arguments (a file read again).
+
+    The parser keeps one while it reads a log and drops it at the end.
+    """
+
+    texts: dict[str, str] = field(default_factory=dict)
+    arguments: dict[bytes, Any] = field(default_factory=dict)
+    """Frozen arguments by their JSON (so ``1``, ``1.0`` and ``true`` stay apart)."""
+
+    def text(self, text: str) -> str:
+        """``text``, or the equal string read before it."""
+        return self.texts.setdefault(text, text)
+
+    def call_arguments(self, arguments: Any) -> Any:
+        """``arguments`` frozen, or the equal frozen arguments read before them."""
+        if arguments is None:
+            return None
+        try:
+            key = msgspec.json.encode(arguments)
+        except (TypeError, UnicodeEncodeError, OverflowError):
+            return arguments  # frozen by the call itself
+        frozen = self.arguments.get(key)
+        if frozen is None:
+            frozen = self.arguments[key] = freeze(arguments)
+        return frozen
+
+
+def _text(interned: Interned | None, text: str) -> str:
+    return text if interned is None else interned.text(text)
+
+
+def _arguments(interned: Interned | None, arguments: Any) -> Any:
+    return arguments if interned is None else interned.call_arguments(arguments)
 
 
 def message_data(message: Message) -> MessageData:
@@ -86,23 +126,19 @@ def message_data(message: Message) -> MessageData:
     )
 
 
-def message_of(data: MessageData, texts: dict[str, str] | None = None) -> Message:
-    """The message ``data`` stores; its content and reasoning are the equal strings already in
-    ``texts`` when given (added there when new), so equal texts are held once.
+def message_of(data: MessageData, interned: Interned | None = None) -> Message:
+    """The message ``data`` stores, its texts and arguments those ``interned`` holds when
+    equal (added there when new).
 
     Raises:
         ValueError: the role is unknown.
     """
-    content, reasoning = data.content, data.reasoning
-    if texts is not None:
-        content = texts.setdefault(content, content)
-        reasoning = texts.setdefault(reasoning, reasoning)
     return Message(
         data.role,
-        content,
-        reasoning=reasoning,
+        _text(interned, data.content),
+        reasoning=_text(interned, data.reasoning),
         tool_calls=tuple(
-            ToolCall(call.id, call.name, call.arguments, call.raw_arguments)
+            ToolCall(call.id, call.name, _arguments(interned, call.arguments), call.raw_arguments)
             for call in data.tool_calls
         ),
         images=tuple(Image(image.media_type, image.data) for image in data.images),
@@ -207,24 +243,21 @@ def message_line(messages: Sequence[Message], position: int) -> AnyMessageLine:
 
 
 def message_of_line(
-    line: MessageLine, messages: Sequence[Message], texts: dict[str, str] | None = None
+    line: MessageLine, messages: Sequence[Message], interned: Interned | None = None
 ) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
-    content and reasoning are the equal strings already in ``texts`` when given (``message_of``).
+    texts and arguments are those ``interned`` holds when equal (``message_of``).
 
     Raises:
         ValueError: the line has both ``content`` and ``json``.
     """
     role = str(type(line).__struct_config__.tag)
     end = len(messages)
-    content, reasoning = line.content, line.reasoning
+    content = line.content
     if len(line.json):
         if content:
             raise ValueError("both content and json")
         content = str(line.json, "utf-8")
-    if texts is not None:
-        content = texts.setdefault(content, content)
-        reasoning = texts.setdefault(reasoning, reasoning)
     call = answered_call(messages, end, role, line.tool_call_id)
     # The call's own strings: a resumed session holds each name and id once.
     call_id = call.id if call is not None else line.tool_call_id
@@ -234,10 +267,10 @@ def message_of_line(
     turn = line.turn if line.turn is not None else _expected_turn(messages, end, role)
     message = Message(
         role,
-        content,
-        reasoning=reasoning,
+        _text(interned, content),
+        reasoning=_text(interned, line.reasoning),
         tool_calls=tuple(
-            ToolCall(c.id, sys.intern(c.name), c.arguments, c.raw_arguments)
+            ToolCall(c.id, sys.intern(c.name), _arguments(interned, c.arguments), c.raw_arguments)
             for c in line.tool_calls
         ),
         images=tuple(Image(image.media_type, image.data) for image in line.images),

@@ -210,24 +210,39 @@ async def test_ids_equal_the_logged_ones_in_a_version_3_log_resumed_into_version
     assert len(_check_ids(directory)) > before
 
 
-def test_a_loaded_log_holds_equal_texts_once(tmp_path: Path) -> None:
+def _write(directory: Path, messages: list[Message]) -> None:
+    lines = [encode_record(HeaderRecord(version=4, session_id=directory.name))]
+    lines += [encode_record(message_line(messages, p)) for p in range(len(messages))]
+    directory.mkdir()
+    (directory / "session.jsonl").write_bytes(b"".join(lines))
+
+
+def test_a_loaded_log_holds_equal_texts_and_arguments_once(tmp_path: Path) -> None:
     listing = "total 8\n-rw-r--r-- 1 dev dev 120 a.py\n" * 40
+    arguments: tuple[dict[str, Any], ...] = (
+        {"command": "ls -la"},
+        {"command": "ls -la"},
+        {"n": 1},
+        {"n": 1.0},
+        {"n": True},
+    )
     messages: list[Message] = []
-    for turn in (1, 2):
-        call = ToolCall(f"c{turn}", "bash", {"command": "ls -la"})
+    for turn, args in enumerate(arguments, start=1):
+        call = ToolCall(f"c{turn}", "bash", args)
         messages += [
             Message("user", f"question {turn}", turn=turn),
             Message("assistant", "Looking.", tool_calls=(call,), turn=turn),
             Message("tool", listing, name="bash", tool_call_id=call.id, turn=turn),
         ]
-    lines = [encode_record(HeaderRecord(version=4, session_id="texts"))]
-    lines += [encode_record(message_line(messages, p)) for p in range(len(messages))]
-    directory = tmp_path / "texts"
-    directory.mkdir()
-    (directory / "session.jsonl").write_bytes(b"".join(lines))
-    loaded = load_session(directory)
+    _write(tmp_path / "texts", messages)
+    loaded = load_session(tmp_path / "texts")
     assert loaded.problems == ()
     active = loaded.lineage.active.messages
     assert active == tuple(messages)
     assert active[1].content is active[4].content
     assert active[2].content is active[5].content
+    calls = [m.tool_calls[0] for m in active if m.tool_calls]
+    assert calls[0].arguments is calls[1].arguments
+    # Equal as Python values, not as JSON: each keeps its own type.
+    assert [type(c.arguments["n"]) for c in calls[2:]] == [int, float, bool]
+    assert [m.digest() for m in active] == [m.digest() for m in messages]

@@ -1,13 +1,14 @@
 """The request records a loaded log keeps: one column per field, not one object per request.
 
-A resumed session of 10,000 messages has 5,000 request records. Held as one object each, with
-its id, its time, its tuple of new hashes and its integers, they were a fifth of what the
-resume kept alive. ``RequestColumns`` keeps each field in an ``array`` instead: times as
-microseconds since the epoch plus the position of their zone in the zones seen, ids as a stem
-that the index completes (``soak-`` + ``5``; an id of another form is kept as it is), each
-setting as its position in the distinct settings, the exactness flag as the set of inexact
-positions. Each request's new message hashes are kept as the messages a version 4 record
-derives them from, hashed when asked for, or as the strings the record wrote.
+A resumed session has a request record for about every two messages. Held as one object
+each, with its own id, time, tuple of new hashes and integers, they cost more memory than the
+text of most of the messages they describe. ``RequestColumns`` keeps each field in an
+``array`` of integers instead: times as microseconds since the epoch plus the position of
+their zone among the zones seen, ids as a stem that the index completes (``soak-`` + ``5``; an
+id of another form is kept as it is), each setting as its position among the distinct
+settings, the exactness flag as the set of inexact positions. Each request's new message
+hashes are kept as the messages a version 4 record derives them from, hashed when asked for,
+or as the strings the record wrote.
 
 ``columns[i]`` builds the ``RequestRecord`` of request ``i`` when asked; what it says is what
 the log's record says once the rules for absent fields are applied (``request_values``;

@@ -3,9 +3,10 @@
 ``records.RequestEntry`` is the line; ``LoggedRequest`` is what it says once the rules for
 absent fields are applied. The writer builds a line with ``request_delta`` against the
 ``LoggedRequest`` of the record it wrote before, the parser reads it back with
-``resolve_request`` against the one it read before: both sides apply the same rules to the same
-previous value, and the writer checks that its line resolves to exactly the snapshot's values
-(else it writes every field), so every request is rebuilt exactly.
+``request_fields`` against the one it read before (``resolve_request`` is the same with the
+hashes computed; the parser leaves them to be computed when asked for): both sides apply the
+same rules to the same previous value, and the writer checks that its line resolves to exactly
+the snapshot's values (else it writes every field), so every request is rebuilt exactly.
 
 The rules (docs/design.md, "14. Durable context state"):
 

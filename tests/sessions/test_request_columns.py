@@ -5,7 +5,7 @@
   changes), integers of any size, hashes written out or derived from the messages logged since;
 * the ids the columns derive equal the ids the request records resolve to one after the other,
   in logs of version 1 to 4 and in a version 3 log resumed into version 4;
-* a loaded log holds equal message texts once.
+* a loaded log holds equal message texts and equal tool call arguments once.
 """
 
 from __future__ import annotations

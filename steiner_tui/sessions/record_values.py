@@ -73,8 +73,9 @@ class Interned:
     """
 
     texts: dict[str, str] = field(default_factory=dict)
-    arguments: dict[bytes, Any] = field(default_factory=dict)
-    """Frozen arguments by their JSON (so ``1``, ``1.0`` and ``true`` stay apart)."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """Frozen arguments by their ``repr``: equal as values and of the same types (``1``,
+    ``1.0`` and ``True`` stay apart, and so do ``None`` and a NaN the lenient reader let in)."""
 
     def text(self, text: str) -> str:
         """``text``, or the equal string read before it."""
@@ -84,10 +85,7 @@ class Interned:
         """``arguments`` frozen, or the equal frozen arguments read before them."""
         if arguments is None:
             return None
-        try:
-            key = msgspec.json.encode(arguments)
-        except (TypeError, UnicodeEncodeError, OverflowError):
-            return arguments  # frozen by the call itself
+        key = repr(arguments)
         frozen = self.arguments.get(key)
         if frozen is None:
             frozen = self.arguments[key] = freeze(arguments)

@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.record_values import message_line
+from steiner_tui.sessions.record_values import message_line, message_of_line
 from steiner_tui.sessions.records import (
     HeaderRecord,
+    MessageLine,
     RequestEntry,
     ResumedRecord,
     decode_record,
@@ -271,3 +272,31 @@ def test_a_loaded_log_holds_equal_texts_and_arguments_once(tmp_path: Path) -> No
     # Equal as Python values, not as JSON: each keeps its own type.
     assert [type(c.arguments["n"]) for c in calls[2:]] == [int, float, bool]
     assert [m.digest() for m in active] == [m.digest() for m in messages]
+
+
+def test_arguments_equal_only_as_values_are_not_shared(tmp_path: Path) -> None:
+    lines = [encode_record(HeaderRecord(version=4, session_id="nan")).rstrip(b"\n")]
+    for turn, arguments in enumerate(("NaN", "null", "1", "1.0", "true", "NaN"), start=1):
+        lines += [
+            b'{"type":"user","content":"q%d","turn":%d}' % (turn, turn),
+            b'{"type":"assistant","tool_calls":[["c%d","bash",{"a":%s},""]]}'
+            % (turn, arguments.encode()),
+            b'{"type":"tool","content":"done","tool_call_id":"c%d"}' % turn,
+        ]
+    directory = tmp_path / "nan"
+    directory.mkdir()
+    (directory / "session.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    loaded = load_session(directory)
+    assert loaded.problems == ()
+    alone: list[Message] = []  # each line read on its own, nothing shared
+    for line in lines[1:]:
+        record = decode_record(line)
+        assert isinstance(record, MessageLine)
+        alone.append(message_of_line(record, alone)[0])
+    active = loaded.lineage.active.messages
+    assert active == tuple(alone)
+    calls = [m.tool_calls[0] for m in active if m.tool_calls]
+    assert [c.arguments_json for c in calls] == [
+        c.arguments_json for c in (m.tool_calls[0] for m in alone if m.tool_calls)
+    ]
+    assert calls[0].arguments is None and calls[1].arguments == {"a": None}

@@ -28,7 +28,7 @@ messages and resident memory after resume / message text, each resume in a fresh
 (``bench_session_log.resume``: the resident memory that interpreter holds after loading the
 session minus what it held just before, its imports done and the memory they freed handed
 back, i.e. what resuming costs) over the soak's own log and over a copy of it taken at 1,000
-messages, each resumed ``RESUMES`` times in alternation with the other (the fastest time, the
+messages, each resumed ``RESUMES`` times in alternation with the other (the median time and the
 median memory), with the checkout's bytecode written first (``compile_source``). The loader
 leaves message hashes to be computed when asked for, so the memory a resumed session holds
 once it has rebuilt every hash of the last request (as it does before its first request) is
@@ -95,10 +95,10 @@ EARLY = 100
 WINDOW_TURNS = 25
 """Turns per median (around 100 messages, and the last ones)."""
 MESSAGES_PER_TURN = 4
-RESUMES = 3
-"""Resumes of each log, the two logs in alternation: the time is the fastest (one resume of
-20-150 ms in a fresh interpreter is at the mercy of whatever else the machine runs at that
-moment), the memory the median."""
+RESUMES = 5
+"""Resumes of each log, the two logs in alternation: the time and the memory are the medians
+(one resume of 20-150 ms in a fresh interpreter is at the mercy of whatever else the machine
+runs at that moment; every resume is a new process, so none is a cache hit)."""
 
 
 def _sources() -> list[str]:
@@ -201,7 +201,7 @@ class Soak:
 
     def resume(self, directory: Path) -> dict[str, Any]:
         """``bench_session_log.resume`` of ``directory`` and of the checkpoint, ``RESUMES``
-        times each in alternation (once): the fastest time and the median memory."""
+        times each in alternation (once): the median time and the median memory."""
         if directory not in self.resumed:
             folders = list(dict.fromkeys(d for d in (directory, self.checkpoint) if d))
             runs: dict[Path, list[dict[str, Any]]] = {d: [] for d in folders}
@@ -211,7 +211,7 @@ class Soak:
             for folder, results in runs.items():
                 self.resumed[folder] = {
                     **results[0],
-                    "seconds": min(r["seconds"] for r in results),
+                    "seconds": statistics.median(r["seconds"] for r in results),
                     "all_seconds": [r["seconds"] for r in results],
                     "rss": statistics.median(r["rss"] for r in results),
                 }
@@ -318,7 +318,7 @@ def resume_ratio(soak: Soak) -> float | None:
 
     print(
         f"resume at {CHECKPOINT:,} messages: {early['seconds']:.3f}s ({times(early)}), at "
-        f"{late['messages']:,}: {late['seconds']:.3f}s ({times(late)}) (fastest of "
+        f"{late['messages']:,}: {late['seconds']:.3f}s ({times(late)}) (median of "
         f"{RESUMES}; information)"
     )
     return float(late["seconds"]) / float(early["seconds"])

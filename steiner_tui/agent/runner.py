@@ -41,6 +41,7 @@ from steiner_tui.agent.cost_counter import EstimatorCounter
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.model_call import call_model
+from steiner_tui.agent.pinning import pin_message, pinned_messages, unpin_key
 from steiner_tui.agent.run_types import (
     EpisodeProgress,
     PreparedTurn,
@@ -55,12 +56,6 @@ from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import snapshot_tools
-from steiner_tui.engine.compaction.pins import (
-    PINNABLE_ROLES,
-    is_pinned_by,
-    pin_key,
-    pin_label,
-)
 from steiner_tui.engine.compaction.policy import (
     AutoCompaction,
     CompactionPolicy,
@@ -76,7 +71,6 @@ from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
     MessageAppended,
-    PinChanged,
     RequestSnapshot,
     WarningEvent,
 )
@@ -274,36 +268,23 @@ class Runner:
 
     def pinned_messages(self) -> tuple[Message, ...]:
         """The active conversation's pinned messages, in order."""
-        pinned = is_pinned_by(self.lineage.pins)
-        return tuple(m for m in self.conversation if pinned(m))
+        return pinned_messages(self.lineage)
 
     def pin(self, message: Message) -> str:
-        """Pin ``message`` (of the active conversation): every compaction keeps it verbatim.
-
-        Returns:
-            Its pin key.
-
-        Raises:
-            ValueError: the message cannot be pinned (a summary, or not in the conversation).
-        """
-        if message.role not in PINNABLE_ROLES:
-            raise ValueError(f"a {message.role} message cannot be pinned")
-        if message not in self.conversation:
-            raise ValueError("only a message of the active conversation can be pinned")
-        key = pin_key(message)
-        if key not in self.lineage.pins:
-            self.state.lineage = self.lineage.pin(key)
-            self.sink.emit(PinChanged(key, True, pin_label(message, self.conversation)))
+        """Pin ``message`` (``agent.pinning.pin_message``); its pin key. Raises ValueError
+        when it cannot be pinned (a summary, or not in the conversation)."""
+        self.state.lineage, key, event = pin_message(self.lineage, message)
+        if event is not None:
+            self.sink.emit(event)
         return key
 
     def unpin(self, key: str) -> bool:
         """Drop the pin ``key``; False when it was not pinned."""
-        if key not in self.lineage.pins:
+        unpinned = unpin_key(self.lineage, key)
+        if unpinned is None:
             return False
-        named = next((m for m in self.conversation if pin_key(m) == key), None)
-        label = pin_label(named, self.conversation) if named is not None else ""
-        self.state.lineage = self.lineage.unpin(key)
-        self.sink.emit(PinChanged(key, False, label))
+        self.state.lineage, event = unpinned
+        self.sink.emit(event)
         return True
 
     def mask_results(

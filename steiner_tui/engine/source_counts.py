@@ -27,6 +27,7 @@ __all__ = ["TOOLS_SOURCE", "RequestParts", "SourceCounter", "TokenCounter", "sou
 
 TOOLS_SOURCE = "tools"
 """The ``SourceTokens.source`` of the tool definitions."""
+_CONVERSATION = str(ContextSource.CONVERSATION)
 
 
 class TokenCounter(Protocol):
@@ -176,9 +177,16 @@ class SourceCounter:
             SourceTokens(source, size, tokens, path, name, truncated)
             for (source, path, name), (size, tokens, truncated) in rows.items()
         ]
-        if sources and counted != raw_tokens:  # the request's own overhead (the heuristic's)
-            first = sources[0]
-            sources[0] = replace(first, tokens=first.tokens + raw_tokens - counted)
+        if sources and counted != raw_tokens:
+            # The heuristic's constant and what rounding each share down left over: mostly the
+            # conversation's (a quarter token per message), so it goes there; on the first row
+            # a long session's remainder read as thousands of preamble tokens.
+            where = next(
+                (i for i, row in enumerate(sources) if row.source == _CONVERSATION),
+                0,
+            )
+            row = sources[where]
+            sources[where] = replace(row, tokens=row.tokens + raw_tokens - counted)
         return tuple(sources)
 
     def _block_rows(self, model: str, parts: RequestParts) -> dict[_Key, _Row]:

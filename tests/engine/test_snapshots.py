@@ -405,3 +405,35 @@ def test_summaries_give_each_requests_figures_and_reused_prefix() -> None:
     assert store.summaries(1, 3) == rows[1:3]
     assert store.position_of(3) == 2 and store.position_of(99) is None
     assert store.at(2) == store.snapshot(3)
+
+
+def test_the_heuristics_rounding_stays_with_the_conversation_not_the_preamble() -> None:
+    """Each message's share under the heuristic is rounded down; over 10,000 messages that
+    came to thousands of tokens, all shown on the first block (a 4,960-byte preamble read
+    4,661 tokens). The remainder is the conversation's: the block rows do not move."""
+    estimator = RequestEstimator(EncodingLoader([]))
+    block_messages = render_blocks(BLOCKS)
+
+    def rows(conversation: Sequence[Message]) -> dict[str, int]:
+        messages = [*block_messages, *conversation]
+        snapshot = build_request_snapshot(
+            request_id="req-1",
+            index=1,
+            model="offline",
+            provider="offline",
+            time=T0,
+            messages=messages,
+            blocks=BLOCKS,
+            block_message_count=len(block_messages),
+            tools=[read_tool()],
+            max_tokens=4096,
+            estimate=estimator.estimate("offline", messages, [read_tool()]),
+            counter=SourceCounter(estimator),
+        )
+        assert sum(r.tokens for r in snapshot.sources) == snapshot.raw_prompt_tokens
+        return {r.source: r.tokens for r in snapshot.sources}
+
+    short = rows([Message("user", "hi")])
+    long = rows([Message("user" if i % 2 else "assistant", f"m{i}") for i in range(4000)])
+    assert long["preamble"] == short["preamble"]
+    assert long["session_date"] == short["session_date"]

@@ -1,15 +1,19 @@
-"""A paste too long for the prompt is kept in a file the model can read.
+"""A paste too long for the prompt is kept in files the model can read.
 
-The file goes to ``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own steiner folder,
-inside the project so the ``read`` tool can page through it; numbered so no paste replaces
-another). Nothing of the paste is lost, and the prompt holds one line naming the file.
+The files go to ``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own steiner folder,
+inside the project so the ``read`` tool can page through them; numbered so no paste replaces
+another). A paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts, cut at
+line ends, each part a file of its own. Nothing of the paste is lost, and the prompt holds one
+line naming the files.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["PASTES_DIR", "byte_size", "save_paste"]
+from steiner_tui.tools.files import MAX_FILE_BYTES
+
+__all__ = ["PASTES_DIR", "byte_size", "paste_notice", "save_pastes"]
 
 PASTES_DIR = Path(".steiner") / "pastes"
 """Where long pastes are kept, relative to the project."""
@@ -20,21 +24,60 @@ def byte_size(text: str) -> str:
     return f"{len(text.encode('utf-8', errors='surrogatepass')):,} B"
 
 
-def save_paste(project_root: Path, text: str) -> str:
-    """Write ``text`` to the next free ``paste-<n>.txt``; returns its project-relative path.
+def _cut(data: bytes, start: int, limit: int) -> int:
+    """Where the part beginning at ``start`` ends: after the last line end within ``limit``
+    bytes, else at the last character boundary (never inside a UTF-8 sequence)."""
+    end = start + limit
+    if end >= len(data):
+        return len(data)
+    line_end = data.rfind(b"\n", start, end)
+    if line_end >= start:
+        return line_end + 1
+    while end > start + 1 and data[end] & 0xC0 == 0x80:  # a continuation byte
+        end -= 1
+    return end
 
-    Raises:
-        OSError: the folder or the file cannot be written.
-    """
-    folder = project_root / PASTES_DIR
-    folder.mkdir(parents=True, exist_ok=True)
+
+def _write_next(folder: Path, data: bytes) -> str:
     number = 1
     while True:
         path = folder / f"paste-{number}.txt"
         try:
-            with path.open("x", encoding="utf-8", errors="surrogatepass", newline="") as file:
-                file.write(text)
+            with path.open("xb") as file:
+                file.write(data)
         except FileExistsError:
             number += 1
             continue
         return (PASTES_DIR / path.name).as_posix()
+
+
+def save_pastes(project_root: Path, text: str, *, limit: int = MAX_FILE_BYTES) -> tuple[str, ...]:
+    """Write ``text`` to the next free ``paste-<n>.txt`` files, at most ``limit`` bytes each;
+    returns their project-relative paths, in order.
+
+    Raises:
+        OSError: the folder or a file cannot be written.
+    """
+    folder = project_root / PASTES_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8", errors="surrogatepass")
+    saved: list[str] = []
+    start = 0
+    while start < len(data) or not saved:
+        end = _cut(data, start, limit)
+        saved.append(_write_next(folder, data[start:end]))
+        start = end
+    return tuple(saved)
+
+
+def paste_notice(size: str, saved: tuple[str, ...]) -> tuple[str, str]:
+    """The line the prompt holds for a paste of ``size`` kept in ``saved``, and the notice."""
+    if len(saved) == 1:
+        where, them, files = saved[0], "it", "the file"
+    else:
+        where, them, files = f"{len(saved)} parts, {', '.join(saved)}", "them in order", "the files"
+    return (
+        f"(pasted {size}, kept in {where}: read {them} from there)",
+        f"{size} pasted: too long for the prompt, kept in {where}; the prompt names {files} "
+        f"and the model reads {them} with its read tool.",
+    )

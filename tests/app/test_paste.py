@@ -6,8 +6,10 @@ from pathlib import Path
 
 from textual import events
 
-from steiner_tui.app.paste import save_paste
+from steiner_tui.app.paste import save_pastes
 from steiner_tui.app.widgets.prompt import PASTE_LIMIT
+from steiner_tui.tools.files import MAX_FILE_BYTES
+from steiner_tui.tools.read import read_file
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import notices
 
@@ -44,6 +46,27 @@ async def test_a_paste_under_the_limit_goes_in_the_prompt(app_for: AppFactory) -
 
 
 def test_pastes_are_numbered_and_never_replaced(tmp_path: Path) -> None:
-    assert save_paste(tmp_path, "one") == ".steiner/pastes/paste-1.txt"
-    assert save_paste(tmp_path, "two") == ".steiner/pastes/paste-2.txt"
+    assert save_pastes(tmp_path, "one") == (".steiner/pastes/paste-1.txt",)
+    assert save_pastes(tmp_path, "two") == (".steiner/pastes/paste-2.txt",)
     assert (tmp_path / ".steiner/pastes/paste-1.txt").read_text(encoding="utf-8") == "one"
+
+
+def test_a_paste_over_the_read_limit_is_kept_in_parts_the_read_tool_opens(
+    tmp_path: Path,
+) -> None:
+    """The read tool refuses files over ``MAX_FILE_BYTES``: a 30 MB paste kept as one file
+    could not be read at all. Parts split at line ends, each readable, hold every byte."""
+    line = "0123456789 [bold]x[/] é ünïcödé\n"
+    text = line * (25 * 1024 * 1024 // len(line.encode()))
+    saved = save_pastes(tmp_path, text)
+    assert len(saved) == 3
+    parts = [(tmp_path / path).read_bytes() for path in saved]
+    assert b"".join(parts) == text.encode()
+    assert all(len(part) <= MAX_FILE_BYTES and part.endswith(b"\n") for part in parts)
+    for path in saved:
+        assert read_file(tmp_path, path).status == "done"
+
+
+def test_a_part_without_line_ends_is_cut_between_characters(tmp_path: Path) -> None:
+    saved = save_pastes(tmp_path, "é" * 5, limit=3)  # 2 bytes each: never half of one
+    assert [(tmp_path / p).read_text(encoding="utf-8") for p in saved] == ["é", "é", "é", "é", "é"]

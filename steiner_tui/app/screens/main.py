@@ -22,7 +22,7 @@ from steiner_tui.app import messages as ui
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.completion import CompletionSources
 from steiner_tui.app.help_catalog import key_label
-from steiner_tui.app.paste import byte_size, save_paste
+from steiner_tui.app.paste import byte_size, paste_notice, save_pastes
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.panel_layout import PanelLayoutScreen
@@ -447,12 +447,13 @@ class MainScreen(PanelLayoutScreen):
     @work(group="paste", exit_on_error=False)
     async def keep_paste(self, text: str) -> None:
         """Keep a paste too long for the prompt in the project's ``.steiner/pastes/`` (the
-        ``read`` tool pages through it) and name the file in the prompt."""
+        ``read`` tool pages through it; in parts the read tool can open) and name the files in
+        the prompt."""
         root = self.session.project_root if self.attached else self.request.project_root
         # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         try:
-            saved = await asyncio.to_thread(save_paste, root, text)
+            saved = await asyncio.to_thread(save_pastes, root, text)
         except OSError as error:
             self.notify(
                 f"the paste ({byte_size(text)}) is too long for the prompt and could not be "
@@ -463,13 +464,12 @@ class MainScreen(PanelLayoutScreen):
                 markup=False,
             )
             return
-        line = f"(pasted {byte_size(text)}, kept in {saved}: read it from there)"
+        line, notice = paste_notice(byte_size(text), saved)
         start, end = self.prompt.selection
         self.prompt.replace(line, start, end, maintain_selection_offset=False)
         self.prompt.focus()
         self.notify(
-            f"{byte_size(text)} pasted: too long for the prompt, kept in {saved}; the prompt "
-            "names the file and the model reads it with its read tool.",
+            notice,
             title="Paste",
             markup=False,
         )

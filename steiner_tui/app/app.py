@@ -215,7 +215,8 @@ class SteinerApp(App[None]):
         store = self.session.snapshots
         if not len(store):  # the dry run the context panel shows
             controller = self.workbench.controller
-            self.push_screen(InspectorScreen((controller.last_preview or controller.preview(),)))
+            preview = controller.last_preview or controller.preview()
+            self.push_screen(InspectorScreen((preview,), dry_run=True))
             return
         self.push_screen(InspectorScreen(store))  # lists a page; rebuilds only what it shows
 

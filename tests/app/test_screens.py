@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
+
 from steiner_tui.app.commands import WorkbenchCommands
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.widgets.inspector_requests import RequestTable
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, send
 
@@ -42,12 +45,22 @@ async def test_inspector_opens_on_the_dry_run_then_on_requests(app_for: AppFacto
         await pilot.pause()  # the side panels mount after the first frame
         await pilot.press("f2")
         assert isinstance(app.screen, InspectorScreen)
+        # Nothing was sent: the dry run is said to be one, not listed as a request #1.
+        assert app.screen.sub_title == "dry run · no request sent yet"
+        summary = str(app.screen.query_one("#request-summary", Static).content)
+        assert summary.startswith("Next request · dry run, not sent · ")
+        assert "Request #" not in summary
+        table = app.screen.query_one(RequestTable)
+        assert [str(c) for c in table.get_row_at(0)][4] == "dry run"
         await pilot.press("escape")
         await send(pilot, "hello")
         await finish(pilot)
         app.workbench.budget.focus()
         await pilot.press("enter")
         assert isinstance(app.screen, InspectorScreen)
+        assert "dry run" not in app.screen.sub_title
+        summary = str(app.screen.query_one("#request-summary", Static).content)
+        assert summary.startswith("Request #")
 
 
 async def test_palette_provider_lists_workbench_commands(app_for: AppFactory) -> None:

@@ -78,13 +78,18 @@ class InspectorScreen(Screen[None]):
     """Whether the compare view replaces the detail (a mark and another request selected)."""
 
     def __init__(
-        self, requests: SnapshotStore | Sequence[RequestSnapshot], selected: int | None = None
+        self,
+        requests: SnapshotStore | Sequence[RequestSnapshot],
+        selected: int | None = None,
+        *,
+        dry_run: bool = False,
     ) -> None:
         """Inspect ``requests`` (oldest first), starting at request index ``selected``.
 
         Args:
             requests: the session's snapshot store, or a few snapshots (the dry run).
             selected: the ``RequestSnapshot.index`` to show first (default: the latest).
+            dry_run: ``requests`` is the dry run of the next request: nothing was sent yet.
         """
         super().__init__()
         self.store = requests if isinstance(requests, SnapshotStore) else _store_of(requests)
@@ -92,13 +97,19 @@ class InspectorScreen(Screen[None]):
         position = self.store.position_of(selected) if selected is not None else None
         self._initial = position if position is not None else count - 1
         self._rebuilt: dict[int, RequestSnapshot] = {}
-        self.sub_title = f"{count:,} request{'s' if count != 1 else ''}"
+        self.dry_run = dry_run
+        """Whether the screen shows the dry run (the workbench before any request was sent)."""
+        self.sub_title = (
+            "dry run · no request sent yet"
+            if self.dry_run and count
+            else f"{count:,} request{'s' if count != 1 else ''}"
+        )
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
-        yield RequestTable(id="requests")
+        yield RequestTable(id="requests", dry_run=self.dry_run)
         with Vertical(id="request-pane"):
-            yield RequestDetail(id="request-detail")
+            yield RequestDetail(id="request-detail", dry_run=self.dry_run)
             yield RequestCompare(id="request-compare")
         yield Footer()
 

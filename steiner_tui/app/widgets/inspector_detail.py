@@ -40,13 +40,15 @@ _FIXED_COLUMNS = 52
 bytes, hash, cell padding, border and scrollbar)."""
 
 
-def request_summary(snapshot: RequestSnapshot) -> str:
-    """Three lines of figures: identity; estimate and completion limit; sizes."""
+def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
+    """Three lines of figures: identity (``dry_run``: the next request's dry run, not sent);
+    estimate and completion limit; sizes."""
     kind = " · compaction request" if snapshot.compaction else ""
     generation = f" · generation {snapshot.generation_id}" if snapshot.generation_id else ""
     tools = len(snapshot.tools)
+    name = "Next request · dry run, not sent" if dry_run else f"Request #{snapshot.index}"
     return (
-        f"Request #{snapshot.index} · {clock(snapshot.time, date=True)} · "
+        f"{name} · {clock(snapshot.time, date=True)} · "
         f"{snapshot.model} ({snapshot.provider}){generation}{kind}\n"
         f"Estimate {count(snapshot.estimated_prompt_tokens)} tokens "
         f"(raw {count(snapshot.raw_prompt_tokens)} · {snapshot.estimate_strategy} · "
@@ -85,8 +87,10 @@ class RequestDetail(Vertical):
         source: str
         digest: str
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, dry_run: bool = False) -> None:
         super().__init__(id=id)
+        self.dry_run = dry_run
+        """The snapshots shown are the dry run of the next request (nothing sent yet)."""
         self.first_shown = 0
         """The number of the first message in the table."""
         self._line_width = 0
@@ -115,7 +119,7 @@ class RequestDetail(Vertical):
                 "No request recorded yet: send a message and every request appears here."
             )
             return
-        summary.update(request_summary(snapshot))
+        summary.update(request_summary(snapshot, dry_run=self.dry_run))
         self.first_shown = max(0, len(snapshot.messages) - MESSAGE_PAGE)
         for number, block in enumerate(snapshot.blocks):
             size = cell(count(block.byte_size))

@@ -54,13 +54,13 @@ def reuse_cell(row: RequestSummary) -> str:
     return f"{bar} {row.reuse * 100:>3.0f}%"
 
 
-def request_row(row: RequestSummary) -> tuple[str, ...]:
+def request_row(row: RequestSummary, *, dry_run: bool = False) -> tuple[str, ...]:
     """The row of one request (without the mark): index, time, model, kind, tokens, counts,
-    cache reuse, prompt bytes."""
+    cache reuse, prompt bytes; ``dry_run``: the row is of the dry run, not a request sent."""
     model = row.model
     if len(model) > _MODEL_WIDTH:
         model = model[: _MODEL_WIDTH - 1] + "…"
-    kind = "compaction" if row.compaction else "turn"
+    kind = "dry run" if dry_run else "compaction" if row.compaction else "turn"
     if not row.fits:
         kind += " · over"
     return (
@@ -82,8 +82,10 @@ class RequestTable(DataTable[Text]):
     requests before the page are left out.
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, dry_run: bool = False) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.dry_run = dry_run
+        """The rows are the dry run of the next request (nothing sent yet)."""
         self.start = 0
         """The store position of the first request in the table."""
         self.marked: int | None = None
@@ -107,7 +109,9 @@ class RequestTable(DataTable[Text]):
         for row in rows:
             mark = MARK if row.position == self.marked else ""
             cells = [cell(mark, "bold")]
-            for (_, key), value in zip(_COLUMNS[1:], request_row(row), strict=True):
+            for (_, key), value in zip(
+                _COLUMNS[1:], request_row(row, dry_run=self.dry_run), strict=True
+            ):
                 text = cell(value, "bold" if key == "kind" and not row.fits else "")
                 if key in _RIGHT_ALIGNED:
                     text.justify = "right"

@@ -9,12 +9,15 @@ from textual.widget import Widget
 
 __all__ = ["StatusLine"]
 
+_MODEL_MIN = 8
+"""The fewest characters of the model's label a narrow row keeps."""
+
 
 class StatusLine(Widget):
     """One row of session state (display only); ``-busy`` and ``-plan`` mirror the reactives."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 1; }
+    StatusLine { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     mode: reactive[str] = reactive("build")
@@ -37,18 +40,42 @@ class StatusLine(Widget):
         self.set_class(mode == "plan", "-plan")
 
     def render(self) -> Content:
+        """The row, fitted to the width: the key hint goes first, then the project, then
+        "Esc cancels" (the footer has Esc too), then the model's label is shortened; the run
+        state, compaction mode, generation and a pending reload stay (the row is one line
+        high: what wrapped was never seen)."""
+        width = self.size.width
+        line = Content()
+        for hint, project, cancel in (
+            (True, True, True),
+            (False, True, True),
+            (False, False, True),
+        ):
+            line = self._assemble(hint=hint, project=project, cancel=cancel, model=self.model)
+            if width <= 0 or line.cell_length <= width:
+                return line
+        line = self._assemble(hint=False, project=False, cancel=False, model=self.model)
+        over = line.cell_length - width
+        if over <= 0:
+            return line
+        keep = max(_MODEL_MIN, len(self.model) - over - 1)
+        model = self.model if keep >= len(self.model) else self.model[:keep].rstrip() + "…"
+        return self._assemble(hint=False, project=False, cancel=False, model=model)
+
+    def _assemble(self, *, hint: bool, project: bool, cancel: bool, model: str) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
-        state = ("● generating · Esc cancels", "$text-warning") if self.busy else ("idle", "")
+        generating = "● generating · Esc cancels" if cancel else "● generating"
+        state = (generating, "$text-warning") if self.busy else ("idle", "")
         compaction_style = "" if self.compaction == "auto" else "$text-warning"
         parts: list[Content | str | tuple[str, str]] = [
             (f" {self.mode.upper()} ", f"reverse {mode_style}"),
-            " ⇧Tab  │ ",
-            (self.model, "$text-accent"),
+            " ⇧Tab  │ " if hint else " │ ",
+            (model, "$text-accent"),
             " │ ",
             state,
             (f" │ compaction {self.compaction}", compaction_style),
             f" │ generation {self.generation}" if self.generation else "",
-            f" │ {self.project}",
+            f" │ {self.project}" if project else "",
         ]
         if self.pending_reload:
             parts += [" │ ", (f"⟳ {self.pending_reload}", "$text-warning")]

@@ -2,9 +2,9 @@
 
 The files go to ``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own steiner folder,
 inside the project so the ``read`` tool can page through them; numbered so no paste replaces
-another). A paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts, cut at
-line ends, each part a file of its own. Nothing of the paste is lost, and the prompt holds one
-line naming the files.
+another). A paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts of about
+one size, cut at line ends, each a file of its own. Nothing of the paste is lost, and the prompt
+holds one line naming the files.
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def save_pastes(project_root: Path, text: str, *, limit: int = MAX_FILE_BYTES) -
     saved: list[str] = []
     start = 0
     while start < len(data) or not saved:
-        end = _cut(data, start, limit)
+        remaining = len(data) - start
+        parts = max(1, -(-remaining // limit))
+        end = _cut(data, start, -(-remaining // parts))  # parts of about one size
         saved.append(_write_next(folder, data[start:end]))
         start = end
     return tuple(saved)

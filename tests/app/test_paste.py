@@ -63,6 +63,7 @@ def test_a_paste_over_the_read_limit_is_kept_in_parts_the_read_tool_opens(
     parts = [(tmp_path / path).read_bytes() for path in saved]
     assert b"".join(parts) == text.encode()
     assert all(len(part) <= MAX_FILE_BYTES and part.endswith(b"\n") for part in parts)
+    assert min(map(len, parts)) > MAX_FILE_BYTES // 2  # about one size, no stub at the end
     for path in saved:
         assert read_file(tmp_path, path).status == "done"
 

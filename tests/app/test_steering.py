@@ -113,6 +113,35 @@ async def test_ask_compact_with_a_focus_steers_the_summary(
         assert outcome is not None and outcome.steering == "the parser"
 
 
+async def test_esc_on_the_question_goes_back_to_the_prompt_and_keeps_the_run(
+    app_for: AppFactory, project: Path
+) -> None:
+    """F8 turns to the question; Esc there (or in its focus line) went to the screen and
+    cancelled the whole run. Like a permission request's, it now goes back to the prompt
+    without answering: the question still waits, F8 turns to it again."""
+    app = _app(app_for, project, "ask")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, BEFORE)
+        await send(pilot, "read big.md")
+        prompt = await _question(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is app.workbench.prompt
+        assert prompt.is_open and app.workbench.busy
+        await pilot.press("f8")
+        assert app.focused is prompt
+        await pilot.press("f")
+        await pilot.press("escape")  # from the focus line too
+        await pilot.pause()
+        assert app.focused is app.workbench.prompt
+        assert prompt.is_open and app.workbench.busy
+        await pilot.press("f8")
+        await pilot.press("c")
+        await finish(pilot)
+        assert _generations(app) == 2
+
+
 async def test_ask_send_anyway_sends_without_compacting(app_for: AppFactory, project: Path) -> None:
     app = _app(app_for, project, "ask")
     async with app.run_test(size=(120, 36)) as pilot:
@@ -307,6 +336,11 @@ async def test_pins_that_alone_cannot_fit_ask_which_to_unpin(
         text = static_text(prompts[0])
         assert "the pinned messages alone do not fit the window" in text
         assert "1  read path=big" in text and "2  read path=big" in text
+        await pilot.press("escape")  # back to the prompt; the question still waits
+        await pilot.pause()
+        assert app.focused is app.workbench.prompt and prompts[0].is_open
+        await pilot.press("f8")
+        assert app.focused is prompts[0]
         await pilot.press("a")
         await finish(pilot)
         assert runner.lineage.pins == ()

@@ -32,7 +32,7 @@ from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.transcript import NoticeEntry, UserEntry, error_entry
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
-from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
 from steiner_tui.app.widgets.completion_list import CompletionList
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.cost_ranking import CostRanking
@@ -493,6 +493,7 @@ class MainScreen(PanelLayoutScreen):
             prompt.scroll_visible()
 
     @on(PermissionPrompt.Done)
+    @on(QuestionLeft)
     def _permission_done(self) -> None:
         self.refresh_bindings()
         self.prompt.focus()

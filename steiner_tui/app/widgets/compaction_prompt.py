@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Input, Static
 
 from steiner_tui.app.transcript import CompactionEntry, UnpinEntry
@@ -31,9 +32,14 @@ from steiner_tui.engine.compaction.policy import (
 )
 from steiner_tui.units import token_count
 
-__all__ = ["CompactionPrompt", "UnpinPrompt"]
+__all__ = ["CompactionPrompt", "QuestionLeft", "UnpinPrompt"]
 
 _GROUP = Binding.Group("Compaction")
+_LEAVE_TOOLTIP = "Back to the prompt without answering (the run waits; F8 turns here again)"
+
+
+class QuestionLeft(Message):
+    """The person left a question unanswered (Esc): the screen gives the prompt the focus."""
 
 
 def _choice_text(choice: CompactionAnswer, entry: CompactionEntry) -> str:
@@ -79,6 +85,9 @@ class CompactionPrompt(Vertical, can_focus=True):
                 tooltip="Send the request as it is (only while it still fits the window)"),
         Binding("m", "mask", "Mask largest", id="compaction.mask", group=_GROUP,
                 tooltip="Mask the largest tool results in a new generation instead"),
+        # Esc here (and in the focus line) would reach the screen and cancel the whole run.
+        Binding("escape", "leave", "Back", id="compaction.leave", show=False,
+                tooltip=_LEAVE_TOOLTIP),
     ]  # fmt: skip
     """The answers."""
 
@@ -110,6 +119,8 @@ class CompactionPrompt(Vertical, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only the answers the question allows."""
+        if action == "leave":
+            return True
         question = self.entry.question
         if action == "send":
             return self.is_open and question.can_send
@@ -141,6 +152,11 @@ class CompactionPrompt(Vertical, can_focus=True):
         if self.is_open:
             self.add_class("-focus-line")
             self.query_one(Input).focus()
+
+    def action_leave(self) -> None:
+        """Back to the prompt without answering (the focus line closes, unsent)."""
+        self.remove_class("-focus-line")
+        self.post_message(QuestionLeft())
 
     @on(Input.Submitted)
     def _focus_given(self, event: Input.Submitted) -> None:
@@ -192,6 +208,7 @@ class UnpinPrompt(Static, can_focus=True):
                 tooltip="Unpin every pin listed, then compact again"),
         Binding("k", "keep", "Keep pins", id="unpin.keep", group=_GROUP,
                 tooltip="Keep the pins; the run stops with the reason"),
+        Binding("escape", "leave", "Back", id="unpin.leave", show=False, tooltip=_LEAVE_TOOLTIP),
     ]  # fmt: skip
     """The answers."""
 
@@ -222,6 +239,10 @@ class UnpinPrompt(Static, can_focus=True):
 
     def action_keep(self) -> None:
         self._give(Refuse(self.entry.question.message))
+
+    def action_leave(self) -> None:
+        """Back to the prompt without answering."""
+        self.post_message(QuestionLeft())
 
     def close(self) -> None:
         self.entry.closed = True

@@ -7,11 +7,12 @@ beside it; F9 and F10 show or hide the skills sidebar and the context panel at a
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Static
 
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from tests.app.conftest import AppFactory
-from tests.app.helpers import send
+from tests.app.helpers import send, static_text
 
 SIZES = [(80, 24), (100, 30), (120, 36), (160, 48), (220, 60)]
 
@@ -110,3 +111,16 @@ async def test_context_enlarges_the_panel_over_the_conversation(app_for: AppFact
         await pilot.pause()
         assert screen.budget.region.width > 46 and app.focused is screen.budget
         assert screen.conversation.outer_size.width == 100
+
+
+async def test_the_welcome_names_the_panels_by_their_keys_not_their_place(
+    app_for: AppFactory,
+) -> None:
+    """At 80 columns neither panel shows, so "on the right" and "on the left" named nothing
+    on screen; the keys that show them hold at every width."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        welcome = static_text(app.workbench.query_one("#welcome", Static))
+        assert "on the right" not in welcome and "on the left" not in welcome
+        assert "context panel (F10" in welcome and "skills (F9" in welcome

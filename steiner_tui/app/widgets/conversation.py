@@ -81,10 +81,11 @@ __all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "widget_for"]
 
 WELCOME = (
     "Type below and press Enter.\n\n"
-    "The context panel (on the right; F10 shows or hides it, F9 the skills) is the request "
-    "your next message will send, source by source: what each costs in bytes and tokens, and "
-    "how close it is to the window.\n\n"
-    "Skills on the left go out with your next message (Space or 1-9 to toggle).\n\n"
+    "The context panel (F10 shows or hides it) is the request your next message will send, "
+    "source by source: what each costs in bytes and tokens, and how close it is to the "
+    "window.\n\n"
+    "The skills (F9 shows or hides them) go out with your next message (Space or 1-9 to "
+    "toggle).\n\n"
     "F1 lists every key and /command."
 )
 

@@ -87,7 +87,10 @@ from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
-__all__ = ["DEFAULT_DELEGATION", "Session", "SessionRequest", "build_session"]
+__all__ = ["DEFAULT_DELEGATION", "STOPPED_MID_REPLY", "Session", "SessionRequest", "build_session"]
+
+STOPPED_MID_REPLY = "the app stopped while a reply streamed: what came is kept, marked interrupted"
+"""The notice of a resumed session whose log ended in the middle of a reply."""
 
 DEFAULT_DELEGATION = DelegationSettings()
 """How sub-agents run unless a request says otherwise (three at once; documentor scope README,
@@ -554,6 +557,11 @@ def _notices(
     if loaded is not None:
         count = len(runner.conversation)
         notices.append(f"resumed session {loaded.session_id} ({count} messages)")
+        if loaded.restored_incomplete:
+            notices.append(STOPPED_MID_REPLY)
+        if repaired := loaded.repaired_tool_results:
+            calls = "1 tool call" if repaired == 1 else f"{repaired} tool calls"
+            notices.append(f"{calls} had no result when the app stopped: marked interrupted")
         notices.extend(f"session log: {problem}" for problem in loaded.problems)
     notices.extend(f"config: {warning}" for warning in config.warnings)
     notices.extend(warning for warning in warnings if warning)

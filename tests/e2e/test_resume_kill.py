@@ -7,7 +7,8 @@ records (a ``partial`` record after the latest ``request`` record means a reply 
 kills the process, restarts the app with ``--resume`` and checks that
 
 * the conversation is intact (every message logged before the kill comes back, in order, and
-  the cut-off reply is restored as ``incomplete``), and the skill is still active;
+  the cut-off reply is restored as ``incomplete``, and the screen says the app stopped while
+  it streamed), and the skill is still active;
 * the first request after resuming begins with exactly the message hashes of the last request
   sent before the kill (the test runs within one calendar day, so the session date line of the
   resumed session is the same text).
@@ -171,7 +172,10 @@ def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # 
     tmux("kill-session", "-t", SESSION)
     _start(tmux, project, "--resume")
     # The pane opens scrolled to the end: the cut-off reply and the last question show.
-    screen = _wait_for(tmux, "interrupted", "● active", deadline=START_DEADLINE)
+    screen = _wait_for(
+        tmux, "interrupted", "● active", "the app stopped while a reply streamed",
+        deadline=START_DEADLINE,
+    )  # fmt: skip
     assert "code-review" in screen, screen
     _submit(tmux, THIRD)
     _poll("the first reply after resuming", lambda: _reply_done(directory, THIRD))

@@ -6,6 +6,7 @@ import asyncio
 import shutil
 from pathlib import Path
 
+from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
@@ -66,6 +67,9 @@ async def test_streamed_text_is_restored_as_incomplete(open_session: OpenSession
     last = loaded.lineage.active.messages[-1]
     assert last == Message("assistant", "Hello wor", turn=1, incomplete=True)
     assert loaded.lineage.active.messages[:-1] == harness.runner.lineage.active.messages[:1]
+    # Resumed, the session says what happened, not only how many messages it has.
+    resumed = open_session(resume="killed1")
+    assert any(STOPPED_MID_REPLY in notice for notice in resumed.session.notices)
 
 
 async def test_partial_records_are_bounded_by_size(open_session: OpenSession) -> None:
@@ -137,6 +141,8 @@ async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> 
     assert last.role == "tool" and last.tool_call_id == "c1"
     assert last.content == INTERRUPTED_TOOL_RESULT
     assert loaded.repaired_tool_results == 1
+    resumed = open_session(resume="midtool")
+    assert "1 tool call had no result when the app stopped" in "\n".join(resumed.session.notices)
 
 
 async def test_torn_last_line_is_terminated_before_appending(open_session: OpenSession) -> None:

@@ -59,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="continue a saved session (default: the project's most recent one)",
     )
-    ex.add_argument("prompt", nargs="?", default=None, help="the task")
+    ex.add_argument(
+        "prompt", nargs="?", default=None, help="the task (omitted or -: read from stdin)"
+    )
     ex.add_argument("--skill", action="append", help="a skill to include (repeatable)")
     ex.add_argument("--model", default=None, help="model reference, e.g. anthropic/claude-...")
     ex.add_argument("--mode", choices=("build", "plan"), default="build")

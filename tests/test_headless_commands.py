@@ -235,3 +235,28 @@ def test_a_resumed_session_goes_on_with_the_model_it_last_used(
     assert "the session last answered with other/" in third.stderr
     assert "unknown provider 'other'" in third.stderr
     assert load_session(directory).requests[-1].provider == "offline"
+
+
+def test_exec_reads_the_prompt_from_standard_input(tmp_path: Path, sample_project: Path) -> None:
+    """``printf ... | steiner-tui exec`` said "a prompt is required"; a piped prompt (or ``-``)
+    is the task, and an empty one is still a clear error."""
+    for extra in ((), ("-",)):
+        out = subprocess.run(
+            [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec", *extra],
+            input="what is in this project?\n",
+            capture_output=True,
+            text=True,
+            env=_env(tmp_path),
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "Sample Tool" in out.stdout
+    empty = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec"],
+        input="  \n",
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        timeout=120,
+    )
+    assert empty.returncode == 2 and "a prompt is required" in empty.stderr

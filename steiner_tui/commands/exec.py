@@ -1,5 +1,8 @@
 """``steiner-tui exec [--resume [ID]] "PROMPT"``: run one task to completion, print the answer.
 
+Without a prompt (or with ``-``) the prompt is read from standard input when it is not a
+terminal: ``echo "what changed?" | steiner-tui exec``.
+
 The run is saved as a session, as the app saves its sessions (``sessions list`` shows it and
 ``steiner-tui --resume ID`` opens it). ``--resume ID`` continues a saved session headless, and
 ``--resume`` alone the project's most recent one: the same runner, log and compaction path, the
@@ -89,8 +92,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
         return 2
     prompt, resume = prompt_and_resume(args)
-    if not prompt:
-        print("steiner-tui exec: a prompt is required", file=sys.stderr)
+    if prompt in (None, "-") and not sys.stdin.isatty():
+        prompt = sys.stdin.read().strip()  # `… | steiner-tui exec` (or `exec -`)
+    if not prompt or prompt == "-":
+        print(
+            "steiner-tui exec: a prompt is required (as an argument, or on stdin)", file=sys.stderr
+        )
         return 2
     config = load_project_config(project)
     event_log = JsonlEventLog(Path(args.events)) if args.events else None

@@ -67,3 +67,28 @@ async def test_an_opened_read_block_in_the_app(app_for: AppFactory) -> None:
         text = static_text(block)
         assert "1 __all__ = []" in text and "2 [b]x[/b]" in text
         assert block.size.height == 3
+
+
+async def test_a_long_output_line_wraps_under_the_output_not_under_the_title(
+    app_for: AppFactory,
+) -> None:
+    """An output line longer than the block wrapped to the block's left edge, under the ▼ of
+    the title; its continuation rows now keep the output's indent, at every width."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await pane.tool_started("c1", "read", "read big.txt", {"path": "big.txt"})
+        message = "cannot read big.txt: file is 30.0 MiB, over the 10 MiB limit " * 3
+        pane.tool_finished("c1", "failed", message.strip())  # a failure opens the block
+        await pilot.pause()
+        block = pane.query_one(ToolBlock)
+        rows = [line.text for line in block.render_lines(block.region.reset_offset)]
+        body = [row.rstrip() for row in rows[1:] if row.strip()]
+        assert len(body) >= 3  # wrapped
+        assert all(row.startswith("   ") and not row.startswith("    ") for row in body), rows
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        rows = [line.text for line in block.render_lines(block.region.reset_offset)]
+        body = [row.rstrip() for row in rows[1:] if row.strip()]
+        assert len(body) >= 2 and all(row.startswith("   ") for row in body), rows

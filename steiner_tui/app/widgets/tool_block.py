@@ -30,6 +30,8 @@ _STATUSES = tuple(_ICONS)
 MAX_OUTPUT_LINES = MAX_LINES
 """Output lines shown inside the block (the model saw all of it)."""
 _INDENT = Content("   ")
+_MIN_WRAP = 10
+"""Below this many columns beside the indent, result lines wrap as the widget wraps them."""
 
 
 def cut_summary(cut: OutputCut) -> str:
@@ -52,15 +54,21 @@ def _title(entry: ToolEntry, collapsed: bool, pinned: bool) -> Content:
     return Content.assemble(start, (PIN_MARK, "bold $text-primary"), " · ", title)
 
 
-def tool_content(entry: ToolEntry, collapsed: bool, pinned: bool = False) -> Content:
+def tool_content(
+    entry: ToolEntry, collapsed: bool, pinned: bool = False, width: int = 0
+) -> Content:
     """The title line, and the result under it unless ``collapsed`` (text throughout); a
-    pinned result's title has the pin mark."""
+    pinned result's title has the pin mark. With the block's ``width`` each result line is
+    wrapped to the width its indent leaves, so its continuation rows keep the indent."""
     title = _title(entry, collapsed, pinned)
     if collapsed:
         return title
     body = list(tool_body(entry.name, entry.arguments, entry.status, entry.output))
     if entry.cut is not None and entry.cut.saved_at:
         body.append(Content(f"(the whole output: {printable(entry.cut.saved_at)})"))
+    room = width - _INDENT.cell_length
+    if room >= _MIN_WRAP:
+        body = [row for line in body for row in (line.wrap(room) or [line])]
     return Content("\n").join([title, *(_INDENT + line for line in body)])
 
 
@@ -80,6 +88,8 @@ class ToolBlock(Static, can_focus=True):
         collapsed = entry.status != "failed"
         classes = f"conversation-item -{entry.status}{' -collapsed' if collapsed else ''}"
         super().__init__(tool_content(entry, collapsed, pinned), classes=classes)
+        self._width = 0
+        """The width the open output was wrapped to (0: not laid out yet)."""
         self.entry = entry
         """The entry shown."""
         self.pinned = pinned
@@ -88,13 +98,21 @@ class ToolBlock(Static, can_focus=True):
 
     def watch_collapsed(self) -> None:
         """Show or hide the output."""
-        self.update(tool_content(self.entry, self.collapsed, self.pinned))
+        self.update(tool_content(self.entry, self.collapsed, self.pinned, self._width))
+
+    def on_resize(self) -> None:
+        """An open block's output is wrapped again to the new width (under its indent)."""
+        width = self.content_region.width
+        if width != self._width:
+            self._width = width
+            if not self.collapsed:
+                self.update(tool_content(self.entry, self.collapsed, self.pinned, width))
 
     def show_pin(self, pinned: bool) -> None:
         """Show or take away the pin mark."""
         if pinned != self.pinned:
             self.pinned = pinned
-            self.update(tool_content(self.entry, self.collapsed, pinned))
+            self.update(tool_content(self.entry, self.collapsed, pinned, self._width))
 
     def action_toggle_output(self) -> None:
         """Open or close the block."""
@@ -112,4 +130,4 @@ class ToolBlock(Static, can_focus=True):
         if self.entry.status == "failed" and self.collapsed:
             self.collapsed = False  # redraws
         else:
-            self.update(tool_content(self.entry, self.collapsed, self.pinned))
+            self.update(tool_content(self.entry, self.collapsed, self.pinned, self._width))

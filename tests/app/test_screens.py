@@ -46,7 +46,7 @@ async def test_inspector_opens_on_the_dry_run_then_on_requests(app_for: AppFacto
         await pilot.press("f2")
         assert isinstance(app.screen, InspectorScreen)
         # Nothing was sent: the dry run is said to be one, not listed as a request #1.
-        assert app.screen.sub_title == "dry run · no request sent yet"
+        assert app.screen.sub_title == "dry run · nothing sent since opening"
         summary = str(app.screen.query_one("#request-summary", Static).content)
         assert summary.startswith("Next request · dry run, not sent · ")
         assert "Request #" not in summary

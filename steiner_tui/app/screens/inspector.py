@@ -100,7 +100,7 @@ class InspectorScreen(Screen[None]):
         self.dry_run = dry_run
         """Whether the screen shows the dry run (the workbench before any request was sent)."""
         self.sub_title = (
-            "dry run · no request sent yet"
+            "dry run · nothing sent since opening"
             if self.dry_run and count
             else f"{count:,} request{'s' if count != 1 else ''}"
         )

@@ -27,9 +27,11 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -188,7 +190,7 @@ async def run_session(workdir: Path, max_output: int) -> _Recorder:
     """Drive the session until ``ROUNDS`` compactions happened (or the filler ran out)."""
     project = _project(workdir / "project")
     provider = OfflineProvider(project)
-    info = replace(OFFLINE_MODEL_INFO, context_window=WINDOW, max_output=max_output)
+    info = msgspec.structs.replace(OFFLINE_MODEL_INFO, context_window=WINDOW, max_output=max_output)
     main = MainModel("offline", "offline", provider, info, prompt_cache_key="bench")
     recorder = _Recorder()
     archive = FileHistoryArchive(workdir / "config" / "sessions" / "bench")

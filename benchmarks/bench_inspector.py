@@ -20,9 +20,11 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import msgspec
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,7 +70,7 @@ def replayed(snapshots: Sequence[RequestSnapshot], count: int) -> SnapshotStore:
     run out (as after a ``/clear``), numbered 1 to ``count``."""
     store = SnapshotStore()
     for n in range(count):
-        store.store(replace(snapshots[n % len(snapshots)], index=n + 1))
+        store.store(msgspec.structs.replace(snapshots[n % len(snapshots)], index=n + 1))
     return store
 
 

@@ -8,8 +8,9 @@ an assembled request and estimates it; the runner owns everything that talks to 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
+
+import msgspec
 
 from steiner_tui.engine.events import EventSink
 from steiner_tui.engine.messages import Message
@@ -100,4 +101,4 @@ class ContextManager:
 
     def with_options(self, **changes: object) -> None:
         """Change assembly inputs (e.g. preamble inputs); memoization keys decide what reloads."""
-        self.options = replace(self.options, **changes)  # type: ignore[arg-type]
+        self.options = msgspec.structs.replace(self.options, **changes)

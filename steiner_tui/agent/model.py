@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
+
 from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explicit_max_tokens_value
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.models import LimitSource
@@ -93,9 +95,11 @@ class MainModel:
         window = limits.context_window
         if window is None or self.window_source == "config":
             return model
-        info = replace(self.info, context_window=window)
+        info = msgspec.structs.replace(self.info, context_window=window)
         if self.max_output_source != "config":
-            info = replace(info, max_output=min(info.max_output, max(window // 4, 1)))
+            info = msgspec.structs.replace(
+                info, max_output=min(info.max_output, max(window // 4, 1))
+            )
         return replace(model, info=info, window_source="server")
 
     @property

@@ -18,6 +18,8 @@ import asyncio
 from dataclasses import replace
 from typing import Protocol
 
+import msgspec
+
 from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.context_manager import ContextManager
@@ -115,7 +117,9 @@ def _without_images(context: ContextManager, prepared: PreparedTurn) -> Prepared
     request = prepared.request
     messages, _ = strip_images(request.messages)
     estimate = context.estimate(request.model, messages, request.tools)
-    request = replace(request, messages=messages, raw_prompt_tokens=estimate.raw_tokens)
+    request = msgspec.structs.replace(
+        request, messages=messages, raw_prompt_tokens=estimate.raw_tokens
+    )
     # Other messages: the snapshot hashes and measures them afresh.
     return replace(prepared, request=request, estimate=estimate, hashes=None, prompt_bytes=None)
 

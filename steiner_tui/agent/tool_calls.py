@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+import msgspec
+
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted
 from steiner_tui.engine.messages import Message, ToolCall
@@ -186,13 +188,13 @@ def _cut_here(
     cut = shaped.cut
     if cut is not None and result.cut is not None:
         # The whole is what the tool saw, not the part it had already shaped.
-        cut = replace(
+        cut = msgspec.structs.replace(
             cut,
             total_bytes=max(cut.total_bytes, result.cut.total_bytes),
             total_lines=max(cut.total_lines, result.cut.total_lines),
         )
     if cut is not None:
-        cut = replace(cut, budget_tokens=budget_tokens)
+        cut = msgspec.structs.replace(cut, budget_tokens=budget_tokens)
     return replace(result, content=shaped.text, cut=cut, reshape=None)
 
 

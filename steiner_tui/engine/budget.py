@@ -12,8 +12,9 @@ judgement.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from steiner_tui.engine.models import DEFAULT_MAX_OUTPUT_TOKENS
 from steiner_tui.engine.provider import ModelInfo
@@ -167,8 +168,7 @@ def explicit_max_tokens_value(
     return 0
 
 
-@dataclass(frozen=True, slots=True)
-class FitResult:
+class FitResult(msgspec.Struct, frozen=True):
     """Whether a request fits: prompt + reserve + safety margin against the context size."""
 
     fits: bool
@@ -185,8 +185,7 @@ class FitResult:
         return self.prompt_tokens + self.reserve + self.safety_margin
 
 
-@dataclass(frozen=True, slots=True)
-class ModelTokenBudget:
+class ModelTokenBudget(msgspec.Struct, frozen=True):
     """One model's token budget.
 
     ``completion_reserve`` is the configured reserve; 0 means unset, in which case the model's

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+import msgspec
 
 from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
 from steiner_tui.engine.compaction.room import MASK_PREFIX
@@ -83,8 +84,7 @@ class CostCounter(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class CostItem:
+class CostItem(msgspec.Struct, frozen=True):
     """One row of the ranking.
 
     Attributes:
@@ -124,16 +124,15 @@ class CostItem:
         }
 
 
-@dataclass(slots=True)
-class _Row:
+class _Row(msgspec.Struct):
     kind: CostKind
     label: str
     tokens: int = 0
     bytes: int = 0
     count: int = 0
     path: str = ""
-    call_ids: list[str] = field(default_factory=list)
-    actionable: list[str] = field(default_factory=list)
+    call_ids: list[str] = msgspec.field(default_factory=list)
+    actionable: list[str] = msgspec.field(default_factory=list)
     pinned: bool = False
 
     def add(self, tokens: int, size: int) -> None:
@@ -286,8 +285,7 @@ def _item(found: _Row) -> CostItem:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class PinnedShare:
+class PinnedShare(msgspec.Struct, frozen=True):
     """The pinned messages of a request: how many, their bytes and their tokens."""
 
     count: int = 0

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar, Literal, Protocol
 
+import msgspec
+
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import Remedy
@@ -64,8 +66,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class EngineEvent:
+class EngineEvent(msgspec.Struct, frozen=True):
     """Base of every event. ``kind`` names the event in logs."""
 
     kind: ClassVar[str] = "event"
@@ -77,11 +78,10 @@ class EventSink(Protocol):
     def emit(self, event: EngineEvent) -> None: ...
 
 
-@dataclass(slots=True)
-class ListSink:
+class ListSink(msgspec.Struct):
     """Collects events in order (tests, and the runner's per-turn buffer)."""
 
-    events: list[EngineEvent] = field(default_factory=list)
+    events: list[EngineEvent] = msgspec.field(default_factory=list)
 
     def emit(self, event: EngineEvent) -> None:
         self.events.append(event)
@@ -90,8 +90,7 @@ class ListSink:
         return [e for e in self.events if isinstance(e, cls)]
 
 
-@dataclass(slots=True)
-class FanoutSink:
+class FanoutSink(msgspec.Struct):
     """Sends each event to several sinks in order."""
 
     sinks: Sequence[EventSink]
@@ -104,8 +103,7 @@ class FanoutSink:
 # -- a turn ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SourceTokens:
+class SourceTokens(msgspec.Struct, frozen=True):
     """What one source of a request costs: its bytes and its raw (uncalibrated) tokens.
 
     ``source`` is a ``ContextSource`` value, or ``tools`` for the tool definitions; ``path`` is
@@ -120,8 +118,7 @@ class SourceTokens:
     truncated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class RequestSnapshot(EngineEvent):
+class RequestSnapshot(EngineEvent, frozen=True):
     """One model request as sent: the event behind the context report.
 
     ``prompt_bytes`` is role plus content bytes over ``messages``; ``blocks_bytes`` the sum of
@@ -162,8 +159,7 @@ class RequestSnapshot(EngineEvent):
     sources: tuple[SourceTokens, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class CacheDiagnostic(EngineEvent):
+class CacheDiagnostic(EngineEvent, frozen=True):
     """What the provider's prompt cache can reuse of one request, emitted with its snapshot.
 
     ``cold_start`` is True for the first main request of the process (nothing can be cached
@@ -184,24 +180,21 @@ class CacheDiagnostic(EngineEvent):
     fallback: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta(EngineEvent):
+class TextDelta(EngineEvent, frozen=True):
     """A chunk of assistant text streamed by the model."""
 
     kind: ClassVar[str] = "text_delta"
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta(EngineEvent):
+class ReasoningDelta(EngineEvent, frozen=True):
     """A chunk of reasoning text streamed by the model."""
 
     kind: ClassVar[str] = "reasoning_delta"
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallStarted(EngineEvent):
+class ToolCallStarted(EngineEvent, frozen=True):
     """A tool call is about to run."""
 
     kind: ClassVar[str] = "tool_call_started"
@@ -209,8 +202,7 @@ class ToolCallStarted(EngineEvent):
     summary: str
 
 
-@dataclass(frozen=True, slots=True)
-class OutputCut:
+class OutputCut(msgspec.Struct, frozen=True):
     """What of a tool's output the model did not get: it was over its budget.
 
     Attributes:
@@ -230,8 +222,7 @@ class OutputCut:
     budget_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallFinished(EngineEvent):
+class ToolCallFinished(EngineEvent, frozen=True):
     """A tool call finished; ``status`` is ``done``, ``failed`` or ``rejected``. ``cut`` says
     what of the output was left out to keep the result within its budget (None: nothing)."""
 
@@ -242,16 +233,14 @@ class ToolCallFinished(EngineEvent):
     cut: OutputCut | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MessageAppended(EngineEvent):
+class MessageAppended(EngineEvent, frozen=True):
     """A message was added to the active conversation (exactly as stored)."""
 
     kind: ClassVar[str] = "message"
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class UsageReported(EngineEvent):
+class UsageReported(EngineEvent, frozen=True):
     """Provider-reported usage for one model call."""
 
     kind: ClassVar[str] = "usage"
@@ -263,8 +252,7 @@ class UsageReported(EngineEvent):
     estimated_prompt_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorEvent(EngineEvent):
+class ErrorEvent(EngineEvent, frozen=True):
     """A turn ended in an error; the conversation stays intact."""
 
     kind: ClassVar[str] = "error"
@@ -277,8 +265,7 @@ class ErrorEvent(EngineEvent):
 # -- compaction -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class HealthEvent(EngineEvent):
+class HealthEvent(EngineEvent, frozen=True):
     """Session health after compaction: severity info/warning/critical, state and guidance."""
 
     kind: ClassVar[str] = "health"
@@ -291,8 +278,7 @@ class HealthEvent(EngineEvent):
 EditKind = Literal["masked", "summarized", "cut", "omitted"]
 
 
-@dataclass(frozen=True, slots=True)
-class RoomEdit:
+class RoomEdit(msgspec.Struct, frozen=True):
     """One thing a stage did to fit the window.
 
     Attributes:
@@ -372,8 +358,7 @@ class CompactionOutcome:
         return self.modes[-1] if self.modes else ""
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionApplied(EngineEvent):
+class CompactionApplied(EngineEvent, frozen=True):
     """A compaction applied: the lineage gained generation ``generation_id``."""
 
     kind: ClassVar[str] = "compaction"
@@ -381,8 +366,7 @@ class CompactionApplied(EngineEvent):
     outcome: CompactionOutcome
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionAsked(EngineEvent):
+class CompactionAsked(EngineEvent, frozen=True):
     """``ask`` mode asked before a request, and was answered.
 
     ``answer`` is ``compact``, ``send``, ``mask`` or ``refused``; ``focus`` the steering text
@@ -397,8 +381,7 @@ class CompactionAsked(EngineEvent):
     focus: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class PinChanged(EngineEvent):
+class PinChanged(EngineEvent, frozen=True):
     """A message was pinned (``pinned``) or unpinned; ``key`` is its pin key, ``label`` how it
     is named to the person. The session log records it; the lineage carries the pins."""
 
@@ -411,8 +394,7 @@ class PinChanged(EngineEvent):
 # -- assembly and skills --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class WarningEvent(EngineEvent):
+class WarningEvent(EngineEvent, frozen=True):
     """Something went wrong but nothing was lost (unreadable file, archive append failure...)."""
 
     kind: ClassVar[str] = "warning"
@@ -420,8 +402,7 @@ class WarningEvent(EngineEvent):
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class SkillTruncated(EngineEvent):
+class SkillTruncated(EngineEvent, frozen=True):
     """A skill body exceeded the cap and was cut."""
 
     kind: ClassVar[str] = "skill_truncated"
@@ -430,8 +411,7 @@ class SkillTruncated(EngineEvent):
     cap_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class SkillStateEvent(EngineEvent):
+class SkillStateEvent(EngineEvent, frozen=True):
     """A skill envelope was replayed from a stored conversation (resume)."""
 
     kind: ClassVar[str] = "skill_state"
@@ -440,8 +420,7 @@ class SkillStateEvent(EngineEvent):
     bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class StaticContextReloaded(EngineEvent):
+class StaticContextReloaded(EngineEvent, frozen=True):
     """Static partitions whose files changed on disk were applied: the next request has them.
 
     ``reason`` is ``compaction`` (applied with the next compaction) or ``manual`` (the person

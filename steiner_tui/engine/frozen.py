@@ -1,6 +1,6 @@
 """Deep-frozen JSON values, so immutable messages cannot be changed through their arguments.
 
-A tool call's ``arguments`` is a JSON object. Storing the caller's ``dict`` in a frozen dataclass
+A tool call's ``arguments`` is a JSON object. Storing the caller's ``dict`` in a frozen value
 would leave a back door: whoever still holds the dict could edit a stored message or snapshot.
 ``freeze`` copies such values into ``FrozenDict`` (a ``dict`` subclass that refuses mutation, so
 ``json.dumps`` still encodes it natively) and tuples.

@@ -16,7 +16,8 @@ not pass the check, another model or another projection rebuilds it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tokens.request import RequestEstimator
@@ -24,8 +25,7 @@ from steiner_tui.engine.tokens.request import RequestEstimator
 __all__ = ["ConversationLedger", "LedgerView"]
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerView:
+class LedgerView(msgspec.Struct, frozen=True):
     """One request's messages and their figures: the prefix it was given, then the synced
     conversation as the provider gets it.
 

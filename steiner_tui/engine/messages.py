@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+import msgspec
+
 from steiner_tui.engine.frozen import freeze
 from steiner_tui.engine.jsonenc import JSONValueError, go_json
 from steiner_tui.engine.utf8 import utf8, utf8_len
@@ -77,8 +79,7 @@ class ToolCall:
         object.__setattr__(self, "arguments_json", encoded)
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
+class Image(msgspec.Struct, frozen=True):
     """An attached image: its media type and base64 data."""
 
     media_type: str

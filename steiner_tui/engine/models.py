@@ -6,7 +6,7 @@ dropping a routing prefix (``openai/gpt-4o`` and ``gpt-4o-2024-08-06`` both matc
 an unknown id gets ``UNKNOWN_MODEL`` (context 32768, max output 4096), or
 ``UNKNOWN_LOCAL_MODEL`` on a server that is not a hosted vendor's (``lookup_model(local=True)``):
 the same window, a modest 1,024-token max output, because a small local model left to write
-4,096 tokens rambles for minutes. Callers apply config overrides with ``dataclasses.replace``
+4,096 tokens rambles for minutes. Callers apply config overrides with ``msgspec.structs.replace``
 on the returned ``ModelInfo``, and the provider factory the window a local server reports.
 
 The tokenizer is the model's native OpenAI encoding where it has one; every other family is

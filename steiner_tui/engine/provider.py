@@ -14,8 +14,9 @@ fails a call after retiring its backend transcript says so in the error's
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol
+
+import msgspec
 
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, ToolCall
@@ -60,8 +61,7 @@ RemedyAction = Literal[
 (is it running, is the URL right) or ``raise_timeout`` (the provider's ``timeout`` setting)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Remedy:
+class Remedy(msgspec.Struct, frozen=True):
     """Something the user can do about a failed call, as data for the UI to offer."""
 
     action: RemedyAction
@@ -122,8 +122,7 @@ def is_backend_state_retired(error: BaseException) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class ModelInfo:
+class ModelInfo(msgspec.Struct, frozen=True):
     """Limits and capabilities of one backend model."""
 
     context_window: int = 32768
@@ -132,8 +131,7 @@ class ModelInfo:
     tokenizer: str = "cl100k_base"
 
 
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
+class ChatRequest(msgspec.Struct, frozen=True):
     """One model call, already assembled and projected (system-zone first, then user blocks,
     then the conversation). ``messages`` use provider roles (no ``summary``)."""
 
@@ -152,44 +150,39 @@ class ChatRequest:
     retire_backend_state: bool = False
     """Set on main compaction summaries of stateful providers: the call retires the transcript."""
     compaction: bool = False
-    extra_body: Mapping[str, Any] = field(default_factory=FrozenDict)
+    extra_body: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     """Fields merged into the request body as they are (the model's configured ``params`` and
     ``extra_params``, max-tokens keys removed); they win over the fields the provider sets."""
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderEvent:
+class ProviderEvent(msgspec.Struct, frozen=True):
     """Base of what a provider's stream yields."""
 
     kind: ClassVar[str] = "provider_event"
 
 
-@dataclass(frozen=True, slots=True)
-class StreamText(ProviderEvent):
+class StreamText(ProviderEvent, frozen=True):
     """A chunk of reply text."""
 
     kind: ClassVar[str] = "text"
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class StreamReasoning(ProviderEvent):
+class StreamReasoning(ProviderEvent, frozen=True):
     """A chunk of reasoning text."""
 
     kind: ClassVar[str] = "reasoning"
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class StreamToolCall(ProviderEvent):
+class StreamToolCall(ProviderEvent, frozen=True):
     """A complete tool call (providers assemble chunked arguments before yielding it)."""
 
     kind: ClassVar[str] = "tool_call"
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class StreamUsage(ProviderEvent):
+class StreamUsage(ProviderEvent, frozen=True):
     """The call's token usage as the provider reports it."""
 
     kind: ClassVar[str] = "usage"
@@ -199,8 +192,7 @@ class StreamUsage(ProviderEvent):
     cache_write_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class StreamDone(ProviderEvent):
+class StreamDone(ProviderEvent, frozen=True):
     """The stream ended normally."""
 
     kind: ClassVar[str] = "done"

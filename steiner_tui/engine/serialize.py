@@ -1,8 +1,8 @@
 """Plain-JSON forms of messages and events, for the event log and the session log.
 
 Messages round-trip exactly (``message_from_dict(message_to_dict(m)) == m``); events are written
-one-way as ``{"type": kind, ...fields}`` with nested dataclasses turned into dicts. Frozen
-mappings are thawed and tuples become lists so ``json.dumps`` sees only plain values.
+one-way as ``{"type": kind, ...fields}`` with nested structs and dataclasses turned into dicts.
+Frozen mappings are thawed and tuples become lists so ``json.dumps`` sees only plain values.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.frozen import thaw
@@ -89,9 +91,11 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
 
 
 def to_jsonable(value: Any) -> Any:
-    """Turn dataclasses, enums, paths, datetimes, mappings and tuples into plain JSON values."""
+    """Turn structs, dataclasses, enums, paths, datetimes, mappings and tuples into JSON values."""
     if isinstance(value, Message):
         return message_to_dict(value)
+    if isinstance(value, msgspec.Struct):
+        return {name: to_jsonable(getattr(value, name)) for name in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         # Fields left out of repr are values derived and cached on the object (a tool call's
         # encoded arguments): the log keeps what was given.

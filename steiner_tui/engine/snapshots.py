@@ -9,9 +9,9 @@ The counts come from the estimator's one cache (per message and per text), and t
 remembers the conversation it counted last, so a growing conversation costs one count per new
 message; the context panel only shows them.
 
-Every value a snapshot holds is immutable (frozen dataclasses, tuples, deep-frozen JSON), so
-nothing a caller still holds can reach a snapshot, and neither the event nor the store needs a
-copy.
+Every value a snapshot holds is immutable (frozen structs and dataclasses, tuples, deep-frozen
+JSON), so nothing a caller still holds can reach a snapshot, and neither the event nor the store
+needs a copy.
 
 ``SnapshotStore`` shares structure between snapshots: a conversation that grows by a turn per
 request is stored as a chain of segments, each request adding only its new messages and hashes,
@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
+
+import msgspec
 
 from steiner_tui.engine.events import EngineEvent, RequestSnapshot, SourceTokens
 from steiner_tui.engine.messages import Message, message_hash, messages_bytes
@@ -159,8 +160,7 @@ def build_request_snapshot(
 # -- comparing two requests ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PrefixStability:
+class PrefixStability(msgspec.Struct, frozen=True):
     """How much of request ``a``'s message prefix survives in a later request ``b``.
 
     ``matching`` leading hashes are equal; ``first_broken`` is the first index of ``a`` that
@@ -207,8 +207,7 @@ def prefix_stability(a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
 # -- the store ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Segment:
+class _Segment(msgspec.Struct, frozen=True):
     """A run of messages appended after ``parent``'s; ``length`` counts the whole chain."""
 
     parent: _Segment | None
@@ -230,8 +229,7 @@ class _Segment:
         return tuple(messages), tuple(hashes)
 
 
-@dataclass(frozen=True, slots=True)
-class RequestSummary:
+class RequestSummary(msgspec.Struct, frozen=True):
     """One stored request's figures, read without rebuilding its messages.
 
     ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
@@ -259,8 +257,7 @@ class RequestSummary:
         return self.reused / self.message_count if self.message_count else 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class _StoredSnapshot:
+class _StoredSnapshot(msgspec.Struct, frozen=True):
     """One stored request: its snapshot with empty messages and hashes, the segment holding
     them (None for a request without messages), and its message count and reused prefix."""
 
@@ -354,7 +351,7 @@ class SnapshotStore:
             tools = snapshot.tools
             if previous is not None and previous.tools == tools:
                 tools = previous.tools
-            slim = replace(
+            slim = msgspec.structs.replace(
                 snapshot,
                 messages=(),
                 message_hashes=(),
@@ -371,7 +368,7 @@ class SnapshotStore:
         if stored.segment is None:
             return stored.snapshot
         messages, hashes = stored.segment.materialize()
-        return replace(stored.snapshot, messages=messages, message_hashes=hashes)
+        return msgspec.structs.replace(stored.snapshot, messages=messages, message_hashes=hashes)
 
     def snapshot(self, index: int) -> RequestSnapshot | None:
         """The snapshot whose request ``index`` is ``index`` (the latest such), or None."""

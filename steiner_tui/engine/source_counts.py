@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Protocol
+
+import msgspec
 
 from steiner_tui.engine.events import SourceTokens
 from steiner_tui.engine.messages import Message
@@ -53,8 +54,7 @@ def _add(rows: dict[_Key, _Row], key: _Key, size: int, tokens: int, truncated: b
         rows[key] = (old[0] + size, old[1] + tokens, old[2] or truncated)
 
 
-@dataclass(frozen=True, slots=True)
-class RequestParts:
+class RequestParts(msgspec.Struct, frozen=True):
     """What a request's sources are counted from: its messages (block messages first), the
     blocks behind the first ``block_message_count`` of them, and its tool list's JSON."""
 
@@ -69,16 +69,15 @@ _DRIVER_OPENINGS = ("<steiner-skill", "[execution mode:")
 """How a user message carrying skill envelopes starts (a mode notice may come first)."""
 
 
-@dataclass(slots=True)
-class _Tally:
+class _Tally(msgspec.Struct):
     """The conversation counted last: each message's rows, with running totals."""
 
     model: str
-    messages: list[Message] = field(default_factory=list)
-    shares: list[tuple[tuple[_Key, int, int, bool], ...]] = field(default_factory=list)
-    totals: list[dict[_Key, _Row]] = field(default_factory=lambda: [{}])
+    messages: list[Message] = msgspec.field(default_factory=list)
+    shares: list[tuple[tuple[_Key, int, int, bool], ...]] = msgspec.field(default_factory=list)
+    totals: list[dict[_Key, _Row]] = msgspec.field(default_factory=lambda: [{}])
     """``totals[i]``: the rows of the first ``i * _CHECKPOINT`` messages."""
-    current: dict[_Key, _Row] = field(default_factory=dict)
+    current: dict[_Key, _Row] = msgspec.field(default_factory=dict)
     """The rows of every message counted."""
     request: tuple[Message, ...] | None = None
     """The request messages (block messages, then ``messages``) counted last."""
@@ -186,7 +185,7 @@ class SourceCounter:
                 0,
             )
             row = sources[where]
-            sources[where] = replace(row, tokens=row.tokens + raw_tokens - counted)
+            sources[where] = msgspec.structs.replace(row, tokens=row.tokens + raw_tokens - counted)
         return tuple(sources)
 
     def _block_rows(self, model: str, parts: RequestParts) -> dict[_Key, _Row]:

@@ -30,7 +30,8 @@ not depend on what was compacted, and an estimate otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.budget import CompactionMode, ModelTokenBudget
 from steiner_tui.engine.compaction.pins import is_pinned_by, pin_key
@@ -65,8 +66,7 @@ Summarize = Callable[[Sequence[Message], CompactionMode], str]
 """The summary text a compaction stage would write for a summarized part."""
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedRequest:
+class RecordedRequest(msgspec.Struct, frozen=True):
     """One request of the session as it was sent.
 
     Attributes:
@@ -95,16 +95,14 @@ def recorded_requests(snapshots: Sequence[RequestSnapshot]) -> tuple[RecordedReq
     )
 
 
-@dataclass(frozen=True, slots=True)
-class WhatIf:
+class WhatIf(msgspec.Struct, frozen=True):
     """One setting to try: a soft threshold in tokens and a compaction mode."""
 
     threshold: int
     mode: AutoCompaction = "auto"
 
 
-@dataclass(frozen=True, slots=True)
-class WhatIfResult:
+class WhatIfResult(msgspec.Struct, frozen=True):
     """How the session would have gone under ``setting`` (``observed``: how it went).
 
     Attributes:
@@ -169,8 +167,7 @@ def _timeline(requests: Sequence[RecordedRequest]) -> list[list[Message]]:
     return out
 
 
-@dataclass(slots=True)
-class _Sim:
+class _Sim(msgspec.Struct):
     budget: ModelTokenBudget
     estimate: Callable[[Sequence[Message]], int]
     summarize: Summarize

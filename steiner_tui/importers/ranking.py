@@ -13,8 +13,9 @@ holds it (the counter below), since a transcript records no tokens per result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
+
+import msgspec
 
 from steiner_tui.engine.costs import CostItem, rank_request
 from steiner_tui.engine.events import RequestSnapshot
@@ -99,7 +100,7 @@ def _ranked(
             continue  # the calls' own row ("replies"): not a tool result
         tool, target = origin[item.label]
         # Read-only: nothing to mask in a transcript or a capture.
-        shown = replace(item, bytes=total[item.label], call_ids=(), action="")
+        shown = msgspec.structs.replace(item, bytes=total[item.label], call_ids=(), action="")
         out.append((shown, tool, target))
     return out
 

@@ -20,10 +20,12 @@ with no ``api_key_env`` (a local server) gets the dummy key ``sk-local``. A miss
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+import msgspec
 
 from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
 from steiner_tui.engine.frozen import FrozenDict
@@ -133,11 +135,11 @@ def model_info_with_overrides(
         if override is None:
             return result
         if override.context_window is not None:
-            result = replace(result, context_window=override.context_window)
+            result = msgspec.structs.replace(result, context_window=override.context_window)
         if override.max_output is not None:
-            result = replace(result, max_output=override.max_output)
+            result = msgspec.structs.replace(result, max_output=override.max_output)
         if override.vision is not None:
-            result = replace(result, vision=override.vision)
+            result = msgspec.structs.replace(result, vision=override.vision)
         return result
 
     return info

@@ -21,8 +21,9 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import msgspec
 
 from steiner_tui.engine.models import lookup_model
 from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError, ProviderEvent
@@ -167,7 +168,9 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         """Limits of ``model`` (the registry, with config overrides applied by the factory);
         ``vision`` is False once the model has rejected an image in this session."""
         info = self._model_info(model)
-        return replace(info, vision=False) if model in self._rejects_images else info
+        return (
+            msgspec.structs.replace(info, vision=False) if model in self._rejects_images else info
+        )
 
     @property
     def image_rejections(self) -> frozenset[str]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.agent import session_factory
 from steiner_tui.agent.clock import ManualClock
@@ -94,7 +96,7 @@ class SessionProvider(ScriptedProvider):
                 and self.signal_retirement
                 and request.retire_backend_state
             ):
-                event = replace(event, clear_backend_state=True)
+                event = msgspec.structs.replace(event, clear_backend_state=True)
             yield event
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import msgspec
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widgets import Static
@@ -39,7 +40,7 @@ ROWS = (
 
 def _summary(position: int, tokens: int, **changes: object) -> RequestSummary:
     row = RequestSummary(position, position + 1, T0, "m", False, "0", tokens, 4096, 1, 10, 8)
-    return replace(row, **changes)  # type: ignore[arg-type]
+    return msgspec.structs.replace(row, **changes)
 
 
 def _view(**changes: object) -> BudgetView:
@@ -151,7 +152,8 @@ async def test_a_trial_on_the_soft_lines_row_shares_it_and_both_show() -> None:
         assert isinstance(rendered, Content)
         styles = {str(span.style) for span in rendered.spans}
         assert {"$warning", TRIAL_COLOUR} <= styles  # each in its own colour
-        chart.whatif = replace(trial, setting=WhatIf(8_000))  # a row of its own: no note
+        # a row of its own: no note
+        chart.whatif = msgspec.structs.replace(trial, setting=WhatIf(8_000))
         await pilot.pause()
         assert "row" not in _lines(chart)[-1]
         assert chart.region.height == CHART_ROWS + 6

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 import pytest
 
 from steiner_tui.engine.models import (
@@ -88,6 +87,6 @@ def test_registry_tokenizers_follow_the_native_encoding() -> None:
 
 
 def test_config_overrides_are_plain_replacements() -> None:
-    info = dataclasses.replace(lookup_model("gpt-4o"), context_window=64000)
+    info = msgspec.structs.replace(lookup_model("gpt-4o"), context_window=64000)
     assert info.context_window == 64000
     assert lookup_model("gpt-4o").context_window == 128_000

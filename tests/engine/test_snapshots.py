@@ -145,7 +145,7 @@ def test_nothing_the_caller_holds_can_change_a_stored_snapshot() -> None:
 
 def test_snapshots_are_frozen() -> None:
     s = snap(conversation(1), tools=[read_tool()])
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         s.max_tokens = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         s.tools[0].parameters["type"] = "array"  # type: ignore[index]

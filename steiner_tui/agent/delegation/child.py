@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
+
 from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
@@ -102,7 +104,7 @@ def build_child_runner(
     """
     session_id = f"{parent.session_id}-{child_id}"
     parent_context = parent.context
-    options = replace(
+    options = msgspec.structs.replace(
         parent_context.options,
         preamble=child_preamble(kind, write_scope),
         skill_names=(),

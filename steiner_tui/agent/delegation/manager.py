@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+import msgspec
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.delegation.child import build_child_runner
@@ -75,13 +77,13 @@ class _ChildSink:
             if event.compaction:
                 return
             child.estimate_pending = event.estimated_prompt_tokens
-            info = replace(
+            info = msgspec.structs.replace(
                 info,
                 turns=info.turns + 1,
                 prompt_tokens=info.prompt_tokens + event.estimated_prompt_tokens,
             )
         elif isinstance(event, UsageReported):
-            info = replace(
+            info = msgspec.structs.replace(
                 info,
                 prompt_tokens=info.prompt_tokens - child.estimate_pending + event.prompt_tokens,
                 completion_tokens=info.completion_tokens + event.completion_tokens,
@@ -194,7 +196,7 @@ class SubAgentManager:
             if isinstance(found, ToolResult):
                 return found
             child = found
-            child.info = replace(
+            child.info = msgspec.structs.replace(
                 child.info, task=request.task, wait=request.wait, state="queued", reason=""
             )
         else:
@@ -240,7 +242,10 @@ class SubAgentManager:
         try:
             async with self._slots:
                 self._update(
-                    child, replace(child.info, state="running", started_at=self.clock.now())
+                    child,
+                    msgspec.structs.replace(
+                        child.info, state="running", started_at=self.clock.now()
+                    ),
                 )
                 # A continuation goes on with the child's own runner: its conversation, its
                 # caches and its own last main request (its cold-cache test reads that).
@@ -286,7 +291,9 @@ class SubAgentManager:
         envelope = render_sub_agent_result(child.info.id, child.info.type, state, output, reason)
         self._update(
             child,
-            replace(child.info, state=state, reason=reason, finished_at=self.clock.now()),
+            msgspec.structs.replace(
+                child.info, state=state, reason=reason, finished_at=self.clock.now()
+            ),
         )
         if not request.wait:
             self._inbox.append(Message("user", envelope, source=SUB_AGENT_RESULT_SOURCE))

@@ -7,9 +7,10 @@ about a child changes. ``DelegationSettings`` holds the few knobs of delegation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Literal
+
+import msgspec
 
 from steiner_tui.engine.events import EngineEvent
 
@@ -26,8 +27,7 @@ PENDING_STATES: tuple[str, ...] = ("queued", "running")
 """States that count as pending (compaction's pending line, the replacement guard)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SubAgentInfo:
+class SubAgentInfo(msgspec.Struct, frozen=True):
     """One child as the sub-agent panel shows it.
 
     Attributes:
@@ -73,16 +73,14 @@ class SubAgentInfo:
         return self.cache_read_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class SubAgentUpdated(EngineEvent):
+class SubAgentUpdated(EngineEvent, frozen=True):
     """A child changed (state, turns, tokens or transcript); ``info`` is its new snapshot."""
 
     kind: ClassVar[str] = "sub_agent"
     info: SubAgentInfo
 
 
-@dataclass(frozen=True, slots=True)
-class DelegationSettings:
+class DelegationSettings(msgspec.Struct, frozen=True):
     """How children run.
 
     Attributes:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.messages import Message
@@ -57,8 +58,7 @@ _NUMBER = re.compile(r"(?<![\w./])(?:v(?=\d))?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+
 _SPACES = re.compile(r"\s+")
 
 
-@dataclass(frozen=True, slots=True)
-class DroppedFacts:
+class DroppedFacts(msgspec.Struct, frozen=True):
     """Facts of one text body (or those a generation lost), each in order of first appearance."""
 
     paths: tuple[str, ...] = ()
@@ -73,8 +73,7 @@ class DroppedFacts:
         return not (self.paths or self.commands or self.numbers or self.identifiers)
 
 
-@dataclass(frozen=True, slots=True)
-class GenerationParts:
+class GenerationParts(msgspec.Struct, frozen=True):
     """A generation split the way compaction laid it out."""
 
     summary: str

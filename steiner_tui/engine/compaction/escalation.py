@@ -13,7 +13,7 @@ accepts some, before the run starts, so "generating" covers that moment too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from steiner_tui.engine.budget import compaction_escalation, escalation_guidance
 from steiner_tui.engine.events import HealthEvent
@@ -21,8 +21,7 @@ from steiner_tui.engine.events import HealthEvent
 __all__ = ["CompactionCounter", "compaction_health", "over_window_health", "replacement_refusal"]
 
 
-@dataclass(slots=True)
-class CompactionCounter:
+class CompactionCounter(msgspec.Struct):
     """Applied compaction stages in one run (mutable, owned by the run)."""
 
     stages: int = 0

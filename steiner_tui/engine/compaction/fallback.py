@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
+
+import msgspec
 
 from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.compaction.reasons import format_fallback_reason
@@ -43,8 +44,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class LastMainRequest:
+class LastMainRequest(msgspec.Struct, frozen=True):
     """The last successful main model call; the zero value (``at`` None) means none."""
 
     provider_alias: str = ""
@@ -70,8 +70,7 @@ def seed_last_main_request(
     return LastMainRequest()
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionFallback:
+class CompactionFallback(msgspec.Struct, frozen=True):
     """The fallback configuration of one run; the zero value disables it.
 
     Attributes:
@@ -108,8 +107,7 @@ def fallback_transport_identity(
     return (new_key or (lambda: secrets.token_hex(8)))()
 
 
-@dataclass(frozen=True, slots=True)
-class FallbackSelection:
+class FallbackSelection(msgspec.Struct, frozen=True):
     """A selected fallback (``target``) or a failed attempt (``error``), with the cold reason."""
 
     reason: str
@@ -158,7 +156,9 @@ def select_compaction_fallback(
     if (target.alias, target.model) == (main.alias, main.model):
         return None
     identity = fallback_transport_identity(main_session, target.ref, new_key)
-    return FallbackSelection(reason, replace(target, fallback=True, transport_session=identity))
+    return FallbackSelection(
+        reason, msgspec.structs.replace(target, fallback=True, transport_session=identity)
+    )
 
 
 class CompactionFallbackTargets(Generic[T]):

@@ -28,8 +28,9 @@ from the runner, a fallback target from ``CompactionFallback.resolve``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.messages import Message
@@ -39,8 +40,7 @@ from steiner_tui.engine.tooldefs import ToolDefinition
 __all__ = ["CompactionHost", "SummaryResponse", "SummaryTarget"]
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryTarget:
+class SummaryTarget(msgspec.Struct, frozen=True):
     """A model that can write a compaction summary.
 
     Attributes:
@@ -71,8 +71,7 @@ class SummaryTarget:
         return f"{self.alias}/{self.model}"
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryResponse:
+class SummaryResponse(msgspec.Struct, frozen=True):
     """A summary call's result: its text and whether it retired the backend transcript."""
 
     text: str

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+import msgspec
+
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 
@@ -46,8 +48,7 @@ class ConversationGeneration:
             object.__setattr__(self, "messages", tuple(self.messages))
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationLineage:
+class ConversationLineage(msgspec.Struct, frozen=True):
     """Every generation of a conversation, oldest first; the last one is active."""
 
     generations: tuple[ConversationGeneration, ...] = (ConversationGeneration(0),)
@@ -56,9 +57,9 @@ class ConversationLineage:
 
     def __post_init__(self) -> None:
         if not isinstance(self.generations, tuple):
-            object.__setattr__(self, "generations", tuple(self.generations))
+            msgspec.structs.force_setattr(self, "generations", tuple(self.generations))
         if not isinstance(self.pins, tuple):
-            object.__setattr__(self, "pins", tuple(self.pins))
+            msgspec.structs.force_setattr(self, "pins", tuple(self.pins))
         if not self.generations:
             raise ValueError("a conversation lineage needs at least one generation")
 
@@ -119,14 +120,14 @@ class ConversationLineage:
 
     def with_pins(self, pins: Sequence[str]) -> ConversationLineage:
         """The same lineage pinning exactly ``pins`` (in that order, duplicates dropped)."""
-        return replace(self, pins=tuple(dict.fromkeys(pins)))
+        return msgspec.structs.replace(self, pins=tuple(dict.fromkeys(pins)))
 
     def pin(self, key: str) -> ConversationLineage:
         """The same lineage with ``key`` pinned (last in order; no change if it already is)."""
-        return self if key in self.pins else replace(self, pins=(*self.pins, key))
+        return self if key in self.pins else msgspec.structs.replace(self, pins=(*self.pins, key))
 
     def unpin(self, key: str) -> ConversationLineage:
         """The same lineage without the pin ``key``."""
         if key not in self.pins:
             return self
-        return replace(self, pins=tuple(k for k in self.pins if k != key))
+        return msgspec.structs.replace(self, pins=tuple(k for k in self.pins if k != key))

@@ -26,9 +26,11 @@ event, history archive appends in source order).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import NamedTuple
+
+import msgspec
 
 from steiner_tui.engine.compaction.archive import HistoryArchive, commit_history_archive
 from steiner_tui.engine.compaction.escalation import CompactionCounter
@@ -61,8 +63,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionEnv:
+class CompactionEnv(msgspec.Struct, frozen=True):
     """What stays the same across a run's compactions.
 
     Attributes:
@@ -211,8 +212,10 @@ async def compact_with_lineage(
             reason = fallback_failed_reason(err.error)
         return _finish(lineage, await attempt(env.main), FALLBACK_SKIPPED, reason)
     # A fallback never retires main's transcript: its clear is discarded.
-    isolated = replace(result, outcome=replace(result.outcome, backend_state_cleared=False))
-    isolated = replace(isolated, cleared=False)
+    isolated = msgspec.structs.replace(
+        result, outcome=replace(result.outcome, backend_state_cleared=False)
+    )
+    isolated = msgspec.structs.replace(isolated, cleared=False)
     if not isolated.outcome.applied:
         return _finish(lineage, isolated, "", "")
     return _finish(lineage, isolated, FALLBACK_USED, selection.reason)

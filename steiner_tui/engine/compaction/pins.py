@@ -24,7 +24,8 @@ Compaction: turns, stages and the summary").
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import strip_skill_blocks
@@ -141,8 +142,7 @@ def pinned_indexes(
     return frozenset(pinned), frozenset(companions)
 
 
-@dataclass(frozen=True, slots=True)
-class PinSize:
+class PinSize(msgspec.Struct, frozen=True):
     """One pin as compaction reports it: its key, its label and its estimated tokens."""
 
     key: str

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+import msgspec
 
 from steiner_tui.engine.budget import FitResult, ModelTokenBudget
 from steiner_tui.engine.compaction.pins import PinSize, PinsTooLarge
@@ -110,8 +111,7 @@ def nearing_hard_limit(prompt_tokens: int, largest_fitting: int) -> bool:
     return largest_fitting > 0 and prompt_tokens * 100 >= largest_fitting * _NEAR_PERCENT
 
 
-@dataclass(frozen=True, slots=True)
-class MaskCandidate:
+class MaskCandidate(msgspec.Struct, frozen=True):
     """A tool result that "mask the largest tool results" would mask."""
 
     call_id: str
@@ -153,8 +153,7 @@ def largest_tool_results(
     return tuple(chosen)
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionQuestion:
+class CompactionQuestion(msgspec.Struct, frozen=True):
     """What ``ask`` asks before the next request.
 
     Attributes:
@@ -191,25 +190,21 @@ class CompactionQuestion:
         return f"The next request (~{self.prompt_tokens:,} prompt tokens) {why}."
 
 
-@dataclass(frozen=True, slots=True)
-class CompactNow:
+class CompactNow(msgspec.Struct, frozen=True):
     """Compact now; ``focus`` steers the summary as ``/compact <focus>`` does."""
 
     focus: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class SendAnyway:
+class SendAnyway(msgspec.Struct, frozen=True):
     """Send the request as it is (only while the hard fit holds)."""
 
 
-@dataclass(frozen=True, slots=True)
-class MaskLargest:
+class MaskLargest(msgspec.Struct, frozen=True):
     """Mask the question's ``maskable`` tool results instead (a new generation)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Refuse:
+class Refuse(msgspec.Struct, frozen=True):
     """No answer: the run stops with ``message``."""
 
     message: str
@@ -218,8 +213,7 @@ class Refuse:
 CompactionAnswer = CompactNow | SendAnyway | MaskLargest | Refuse
 
 
-@dataclass(frozen=True, slots=True)
-class PinsQuestion:
+class PinsQuestion(msgspec.Struct, frozen=True):
     """The pinned messages alone cannot fit: which to unpin?"""
 
     pins: tuple[PinSize, ...]
@@ -233,8 +227,7 @@ class PinsQuestion:
         return cls(error.pins, error.pinned_tokens, error.limit, str(error))
 
 
-@dataclass(frozen=True, slots=True)
-class Unpin:
+class Unpin(msgspec.Struct, frozen=True):
     """Unpin these keys, then compact again."""
 
     keys: tuple[str, ...]
@@ -264,8 +257,7 @@ def _headless_ask_message(question: CompactionQuestion) -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class HeadlessPolicy:
+class HeadlessPolicy(msgspec.Struct, frozen=True):
     """The policy of runs with nobody to ask (exec, oneshot, sub-agents): every question is
     refused with a message saying what to do instead."""
 

@@ -14,7 +14,8 @@ user's own words verbatim; the emergency stage does not.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.messages import (
     SUB_AGENT_RESULT_SOURCE,
@@ -123,8 +124,7 @@ def is_pending_sub_agents_message(message: Message) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ComposedConversation:
+class ComposedConversation(msgspec.Struct, frozen=True):
     """A new generation's messages and, per message, the source message it came from.
 
     ``origins[i]`` is ``None`` for the messages compaction wrote (summary, skill replay, pending

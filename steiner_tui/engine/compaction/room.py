@@ -28,8 +28,9 @@ part the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from steiner_tui.engine.compaction.pins import pinned_indexes
 from steiner_tui.engine.compaction.turns import retention_turns
@@ -72,8 +73,7 @@ def never_pinned(message: Message) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class Sizer:
+class Sizer(msgspec.Struct, frozen=True):
     """How a stage measures and keeps what it removes.
 
     Attributes:

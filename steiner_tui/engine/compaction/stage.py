@@ -21,7 +21,8 @@ the static prefix, the completion reserve and an emergency summary's cap), the s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.archive import HistoryArchive, with_history_note
@@ -66,8 +67,7 @@ from steiner_tui.engine.tooldefs import ToolDefinition
 __all__ = ["RetirementSignal", "StageInputs", "StageResult", "summarize_compaction_stage"]
 
 
-@dataclass(slots=True)
-class RetirementSignal:
+class RetirementSignal(msgspec.Struct):
     """Set when a stage hands a main summary request that retires the stateful backend
     transcript to the host: from then on the transcript counts as retired, whatever happens to
     the call (its end event may never arrive when it fails or is cancelled)."""
@@ -75,8 +75,7 @@ class RetirementSignal:
     retired: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class StageInputs:
+class StageInputs(msgspec.Struct, frozen=True):
     """What every stage of one operation shares."""
 
     host: CompactionHost
@@ -93,8 +92,7 @@ class StageInputs:
     """Pin keys of the conversation: those messages are kept verbatim."""
 
 
-@dataclass(frozen=True, slots=True)
-class StageResult:
+class StageResult(msgspec.Struct, frozen=True):
     """A stage's result; ``messages``/``origins`` are the new working conversation if applied."""
 
     applied: bool

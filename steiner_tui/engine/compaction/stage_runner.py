@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
+
+import msgspec
 
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.escalation import compaction_health
@@ -40,8 +42,7 @@ from steiner_tui.engine.provider import is_backend_state_retired
 __all__ = ["StagesResult", "run_stages"]
 
 
-@dataclass(frozen=True, slots=True)
-class StagesResult:
+class StagesResult(msgspec.Struct, frozen=True):
     """An attempt's outcome (no fallback fields yet) and the next generation's content."""
 
     outcome: CompactionOutcome
@@ -91,7 +92,7 @@ async def run_stages(
             cleared = cleared or stage.cleared
             if cleared and inputs.backend_state is not None:
                 # A later stage never sends an id an earlier one retired.
-                inputs = replace(inputs, backend_state=None)
+                inputs = msgspec.structs.replace(inputs, backend_state=None)
             if not stage.applied:
                 continue
             modes.append(mode)

@@ -16,8 +16,9 @@ clears the mark when it applies, and only a compaction that cannot apply stops t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Literal
+
+import msgspec
 
 from steiner_tui.engine.budget import escalation_guidance, soft_threshold_tokens
 from steiner_tui.engine.events import HealthEvent
@@ -38,8 +39,7 @@ STATEFUL_CAP_STOP_ERROR = "request exceeds context window"
 StatefulDecision = Literal["continue", "compact", "cap_stop"]
 
 
-@dataclass(frozen=True, slots=True)
-class ParentUsage:
+class ParentUsage(msgspec.Struct, frozen=True):
     """The last parent response's usage, and the floor and cap state derived from it.
 
     Attributes:
@@ -88,7 +88,9 @@ class ParentUsage:
         """A stateful compaction applied: the next parent response may arm the floor, and the
         cap mark is cleared (the new transcript starts from the summary; if it is still at the
         cap, the next response marks it again)."""
-        return replace(self, prompt_tokens=0, floor=0, awaiting_floor=True, cap_reached=False)
+        return msgspec.structs.replace(
+            self, prompt_tokens=0, floor=0, awaiting_floor=True, cap_reached=False
+        )
 
     def observe(self, prompt_tokens: int) -> ParentUsage:
         """Record a parent response's reported prompt tokens."""
@@ -98,7 +100,7 @@ class ParentUsage:
             if self.selected_threshold <= prompt_tokens < self.cap_tokens:
                 floor = prompt_tokens
         cap = self.cap_reached or prompt_tokens >= self.cap_tokens
-        return replace(
+        return msgspec.structs.replace(
             self, prompt_tokens=prompt_tokens, floor=floor, awaiting_floor=awaiting, cap_reached=cap
         )
 

@@ -19,8 +19,9 @@ not-applied stage (the emergency stage may still run); on a fallback target it r
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
+
+import msgspec
 
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.host import SummaryTarget
@@ -112,7 +113,7 @@ def finalize_summary_request(
     transport identity and retires nothing.
     """
     if target.fallback:
-        return replace(
+        return msgspec.structs.replace(
             request,
             max_tokens=max_tokens,
             backend_state=None,
@@ -120,7 +121,7 @@ def finalize_summary_request(
             retire_backend_state=False,
             compaction=True,
         )
-    return replace(
+    return msgspec.structs.replace(
         request,
         max_tokens=max_tokens,
         backend_state=backend_state,

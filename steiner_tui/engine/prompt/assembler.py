@@ -9,9 +9,10 @@ is. Assembling with an empty conversation is a dry run: the preview of the next 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.events import EventSink
 from steiner_tui.engine.messages import Message, messages_bytes, to_provider_message
@@ -29,8 +30,7 @@ __all__ = ["AssembledPrompt", "AssemblyOptions", "assemble", "budget_blocks"]
 _DIRECT_SOURCES = frozenset({str(ContextSource.PREAMBLE), str(ContextSource.PHASE_PROMPT)})
 
 
-@dataclass(frozen=True, slots=True)
-class AssemblyOptions:
+class AssemblyOptions(msgspec.Struct, frozen=True):
     """What a request is assembled from, apart from the conversation.
 
     Attributes:
@@ -47,21 +47,20 @@ class AssemblyOptions:
 
     project_root: Path | None = None
     global_agents_path: Path | None = None
-    policy: AssemblyPolicy = field(default_factory=AssemblyPolicy)
-    project_context: ProjectContextSpec = field(default_factory=ProjectContextSpec)
+    policy: AssemblyPolicy = msgspec.field(default_factory=AssemblyPolicy)
+    project_context: ProjectContextSpec = msgspec.field(default_factory=ProjectContextSpec)
     skill_roots: tuple[SkillRoot, ...] = ()
     skill_names: tuple[str, ...] = ()
     phase_prompt: str = ""
-    preamble: PreambleInputs = field(default_factory=PreambleInputs)
+    preamble: PreambleInputs = msgspec.field(default_factory=PreambleInputs)
     scope: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "skill_roots", tuple(self.skill_roots))
-        object.__setattr__(self, "skill_names", tuple(self.skill_names))
+        msgspec.structs.force_setattr(self, "skill_roots", tuple(self.skill_roots))
+        msgspec.structs.force_setattr(self, "skill_names", tuple(self.skill_names))
 
 
-@dataclass(frozen=True, slots=True)
-class AssembledPrompt:
+class AssembledPrompt(msgspec.Struct, frozen=True):
     """One assembled request: its blocks and the messages sent.
 
     ``messages`` holds the block messages then the projected conversation;

@@ -10,7 +10,8 @@ session date, being user role, merges into an adjacent user block or starts one 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.sources import ContextSource, role_for
@@ -20,8 +21,7 @@ __all__ = ["ContextBlock", "block_message_indexes", "blocks_bytes", "render_bloc
 _JOINERS = {"system": "\n\n", "user": "\n"}
 
 
-@dataclass(frozen=True, slots=True)
-class ContextBlock:
+class ContextBlock(msgspec.Struct, frozen=True):
     """One block of request context.
 
     Attributes:
@@ -36,7 +36,7 @@ class ContextBlock:
     role: str
     content: str
     path: str = ""
-    truncated: bool = field(default=False)
+    truncated: bool = False
 
     @classmethod
     def of(

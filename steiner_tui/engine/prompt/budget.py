@@ -10,8 +10,9 @@ session date bypass budgets entirely.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.prompt.sources import DEFAULT_BUDGETS, UNBUDGETED_SOURCES, ContextSource
@@ -28,8 +29,7 @@ NEGATIVE_BUDGET_ERROR: Final = "assembly budgets must not be negative"
 _TRAILING_WS: Final = " \t\r\n"
 
 
-@dataclass(frozen=True, slots=True)
-class AssemblyPolicy:
+class AssemblyPolicy(msgspec.Struct, frozen=True):
     """Budget overrides by source name (bytes); sources not named keep their defaults.
 
     A budget of 0 means "unset" and falls back to the default; a negative budget is rejected.
@@ -38,7 +38,7 @@ class AssemblyPolicy:
         ValueError: ``assembly budgets must not be negative`` (a note names the source).
     """
 
-    budgets: Mapping[str, int] = field(default_factory=FrozenDict)
+    budgets: Mapping[str, int] = msgspec.field(default_factory=FrozenDict)
 
     def __post_init__(self) -> None:
         for source, value in self.budgets.items():
@@ -47,7 +47,7 @@ class AssemblyPolicy:
                 error.add_note(f"budget for {source!s} is {value}")
                 raise error
         frozen = FrozenDict({str(k): v for k, v in self.budgets.items()})
-        object.__setattr__(self, "budgets", frozen)
+        msgspec.structs.force_setattr(self, "budgets", frozen)
 
     def effective(self) -> dict[str, int]:
         """The budgets in force: defaults overlaid with every positive override."""

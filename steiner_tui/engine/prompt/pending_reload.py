@@ -14,9 +14,10 @@ the whole prompt; a project-context file re-sends from its user block on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
+
+import msgspec
 
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
@@ -53,8 +54,7 @@ PARTITION_LABELS: Final = MappingProxyType(
 _PLAN_ORDER = {source: step.step for step in SOURCE_PLAN for source in step.sources}
 
 
-@dataclass(frozen=True, slots=True)
-class PendingReload:
+class PendingReload(msgspec.Struct, frozen=True):
     """Changed partitions waiting for the next compaction, and the cost of reloading now.
 
     Attributes:

@@ -10,7 +10,8 @@ the default body but keeps the identity line and the optional sections.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.prompt.sources import ContextSource
@@ -27,8 +28,7 @@ DOCUMENTOR_MODE = "documentor"
 """The workflow mode of a delegated documentor child (DelegatedDocumentorWorkflowMode)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PreambleInputs:
+class PreambleInputs(msgspec.Struct, frozen=True):
     """Everything the preamble depends on; equal inputs give identical bytes."""
 
     override: str = ""
@@ -44,8 +44,12 @@ class PreambleInputs:
     sandbox_writable_mounts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "documentor_write_scope", tuple(self.documentor_write_scope))
-        object.__setattr__(self, "sandbox_writable_mounts", tuple(self.sandbox_writable_mounts))
+        msgspec.structs.force_setattr(
+            self, "documentor_write_scope", tuple(self.documentor_write_scope)
+        )
+        msgspec.structs.force_setattr(
+            self, "sandbox_writable_mounts", tuple(self.sandbox_writable_mounts)
+        )
 
 
 def _section(name: str, **variables: object) -> str:

@@ -14,9 +14,10 @@ import fnmatch
 import os
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
+
+import msgspec
 
 from steiner_tui.engine.events import EventSink, WarningEvent
 from steiner_tui.engine.prompt.blocks import ContextBlock
@@ -36,8 +37,7 @@ NEGATIVE_PROJECT_BUDGET_ERROR: Final = "project context budget must not be negat
 _GLOB_CHARS: Final = frozenset("*?[")
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectContextSpec:
+class ProjectContextSpec(msgspec.Struct, frozen=True):
     """Which project files to include, which to skip, and the project's own byte budget.
 
     ``budget_bytes`` 0 means "use the assembly policy's budget".
@@ -53,8 +53,8 @@ class ProjectContextSpec:
     def __post_init__(self) -> None:
         if self.budget_bytes < 0:
             raise ValueError(NEGATIVE_PROJECT_BUDGET_ERROR)
-        object.__setattr__(self, "files", tuple(self.files))
-        object.__setattr__(self, "ignore", tuple(self.ignore))
+        msgspec.structs.force_setattr(self, "files", tuple(self.files))
+        msgspec.structs.force_setattr(self, "ignore", tuple(self.ignore))
 
 
 def _string_list(table: dict[str, Any], key: str, path: Path, sink: EventSink) -> tuple[str, ...]:

@@ -7,10 +7,11 @@ session date and the conversation come last. Which sources are system role is de
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
+
+import msgspec
 
 __all__ = [
     "ContextSource",
@@ -39,8 +40,7 @@ class ContextSource(StrEnum):
     CONVERSATION_SUMMARY = "conversation_summary"
 
 
-@dataclass(frozen=True, slots=True)
-class SourceStep:
+class SourceStep(msgspec.Struct, frozen=True):
     """One step of the plan: its number, its sources, its default budget (None: unbudgeted)."""
 
     step: int

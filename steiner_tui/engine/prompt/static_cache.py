@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+import msgspec
+
 from steiner_tui.engine.events import EventSink, WarningEvent
 from steiner_tui.engine.prompt.agents_md import agents_md_paths, load_agents_md
 from steiner_tui.engine.prompt.blocks import ContextBlock
@@ -53,8 +55,7 @@ class StaticPartition(StrEnum):
     SKILLS = "skills"
 
 
-@dataclass(slots=True)
-class _Entry:
+class _Entry(msgspec.Struct):
     key: object = None
     blocks: tuple[ContextBlock, ...] | None = None
     loads: int = 0

@@ -10,9 +10,10 @@ enabled skill that is already active is never sent again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.effective import fold_skills, user_contents
@@ -92,8 +93,7 @@ def compose_user_message(text: str, delta_blocks: Sequence[str], mode: str | Non
     return prefix + prepend_skill_blocks(delta_blocks, escape_user_text(text))
 
 
-@dataclass(frozen=True, slots=True)
-class SkillStatus:
+class SkillStatus(msgspec.Struct, frozen=True):
     """One row of the skills panel.
 
     ``state`` compares the enabled set with the conversation: ``pending_*`` until the next send.
@@ -109,8 +109,7 @@ class SkillStatus:
     leftover_inactive: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class SkillCounts:
+class SkillCounts(msgspec.Struct, frozen=True):
     """How many skills are in force in the conversation now, how many change with the next
     message, and how many there are.
 

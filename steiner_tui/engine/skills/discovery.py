@@ -10,9 +10,10 @@ raises for a bad skill: it is skipped with a ``WarningEvent`` and discovery goes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
+
+import msgspec
 
 from steiner_tui.engine.events import EventSink, SkillTruncated, WarningEvent
 from steiner_tui.engine.prompt.files import FileReader, LocalFileReader, read_text_file
@@ -53,8 +54,7 @@ class LocalSkillReader(LocalFileReader):
         return [child for child in path.iterdir() if child.is_dir()]
 
 
-@dataclass(frozen=True, slots=True)
-class SkillRoot:
+class SkillRoot(msgspec.Struct, frozen=True):
     """A folder of skill folders. ``required`` roots (listed in config) warn when missing."""
 
     path: Path

@@ -9,7 +9,8 @@ always recomputed from the conversation, so it survives resume and compaction un
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import SkillBlock, split_skill_blocks
@@ -23,8 +24,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class SkillFold:
+class SkillFold(msgspec.Struct, frozen=True):
     """The fold's result: the effective blocks and every name that was ever activated."""
 
     effective: tuple[SkillBlock, ...]

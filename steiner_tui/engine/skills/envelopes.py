@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Final
+
+import msgspec
 
 from steiner_tui.engine.skills.modes import detect_mode_notice
 from steiner_tui.engine.skills.quote import go_quote, go_unquote
@@ -66,8 +67,7 @@ def skill_framing() -> str:
     return template_source("skill_framing.md.j2").rstrip("\n")
 
 
-@dataclass(frozen=True, slots=True)
-class SkillBlock:
+class SkillBlock(msgspec.Struct, frozen=True):
     """One parsed envelope: ``text`` is the whole envelope byte-identical, ``body`` its INNER."""
 
     name: str

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 __all__ = ["Skill"]
 
 
-@dataclass(frozen=True, slots=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     """One skill: ``name`` and ``description`` from the front matter, ``body`` after it.
 
     ``body`` is already capped (see envelopes); ``original_bytes`` is the body's size before the

@@ -10,7 +10,8 @@ tracking (``FileTracker``, rebuilt from read results, which feeds read dedup).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.recent_calls import summarize_recent_tool_calls
@@ -29,8 +30,7 @@ CONTEXT_STATE_HEADER = "Context state at this point (keep it in the summary):"
 RECENT_TOOL_CALLS_LIMIT = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ContextState:
+class ContextState(msgspec.Struct, frozen=True):
     """Recent tool call summaries (oldest first) and the turn count of the run."""
 
     recent_tool_calls: tuple[str, ...] = ()

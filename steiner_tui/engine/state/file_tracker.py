@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import posixpath
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.read_results import (
@@ -36,8 +37,7 @@ __all__ = [
 READ_TOOL_NAME = "read"
 
 
-@dataclass(frozen=True, slots=True)
-class TrackedRead:
+class TrackedRead(msgspec.Struct, frozen=True):
     """One read of a file: its normalized path, turn, line range, size and hash."""
 
     path: str
@@ -49,8 +49,7 @@ class TrackedRead:
     full_copy: bool
 
 
-@dataclass(frozen=True, slots=True)
-class FileTracker:
+class FileTracker(msgspec.Struct, frozen=True):
     """Every read with a positive turn, oldest first (immutable; ``record`` returns a copy)."""
 
     reads: tuple[TrackedRead, ...] = ()

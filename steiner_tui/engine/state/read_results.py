@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 __all__ = [
     "FILE_UNCHANGED_PREFIX",
@@ -45,8 +46,7 @@ def file_unchanged_note(turn: int, start: int, end: int, total: int, path: str) 
     return f"{FILE_UNCHANGED_PREFIX} {turn}: lines {start}-{end} of {total} in {path}]"
 
 
-@dataclass(frozen=True, slots=True)
-class ReadResult:
+class ReadResult(msgspec.Struct, frozen=True):
     """The fields of one read result (missing fields are empty or zero)."""
 
     path: str

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy, TokenEstimate
 
@@ -24,8 +25,7 @@ HIGH_CONFIDENCE_SAMPLES = 3
 """From this many samples a calibrated estimate has confidence ``high`` (``medium`` below)."""
 
 
-@dataclass(slots=True)
-class _ModelCalibration:
+class _ModelCalibration(msgspec.Struct):
     factor: float = 1.0
     samples: int = 0
 

@@ -7,8 +7,9 @@ it was obtained (``strategy``) and how far to trust it (``confidence``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 __all__ = [
     "CONFIDENCES",
@@ -25,8 +26,7 @@ STRATEGIES: tuple[Strategy, ...] = ("tiktoken", "heuristic", "provider_usage")
 CONFIDENCES: tuple[Confidence, ...] = ("low", "medium", "high")
 
 
-@dataclass(frozen=True, slots=True)
-class TokenEstimate:
+class TokenEstimate(msgspec.Struct, frozen=True):
     """A prompt's estimated size.
 
     ``tokens`` is calibrated (fit checks use it); ``raw_tokens`` is the base estimate before

@@ -11,7 +11,7 @@ with cl100k, whose budgets would be plausible and wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy
 
@@ -53,8 +53,7 @@ def native_encoding(model_id: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class TokenizerChoice:
+class TokenizerChoice(msgspec.Struct, frozen=True):
     """The encoding to count with (or ``heuristic``) and the base confidence of its counts."""
 
     encoding: str

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from datetime import timedelta
 
+import msgspec
 import pytest
 
 from steiner_tui.engine.compaction.failures import CompactionCancelled, CompactionFailed
@@ -247,6 +247,6 @@ async def test_pending_cancellation_request_blocks_the_rerun() -> None:
 async def test_the_target_is_resolved_for_the_compacting_runs_cache_scope() -> None:
     host = FakeHost([SummaryResponse("fallback summary")])
     resolver = Resolver(fallback_target())
-    env = replace(env_with(host, resolver), cache_scope="steiner-s1-explore-1")
+    env = msgspec.structs.replace(env_with(host, resolver), cache_scope="steiner-s1-explore-1")
     await compact_with_lineage(lineage(), env)
     assert resolver.scopes == ["steiner-s1-explore-1"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+import msgspec
 
 from steiner_tui.engine.prompt.preamble import (
     CachedSystemPreamble,
@@ -104,10 +104,10 @@ def test_cached_preamble_rebuilds_only_when_an_input_changes() -> None:
         "sandbox_enabled": True,
         "sandbox_writable_mounts": ("/tmp",),
     }
-    assert set(changes) == {f.name for f in fields(PreambleInputs)}
+    assert set(changes) == set(PreambleInputs.__struct_fields__)
     expected = 1
     for name, value in changes.items():
-        changed = replace(inputs, **{name: value})
+        changed = msgspec.structs.replace(inputs, **{name: value})
         cache.block(changed)
         expected += 1
         assert cache.rebuilds == expected, name

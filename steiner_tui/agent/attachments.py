@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.messages import Image
 from steiner_tui.tools.files import image_media_type
@@ -29,8 +30,7 @@ _CANDIDATE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Attachments:
+class Attachments(msgspec.Struct, frozen=True):
     """What the prompt attached: the images (in prompt order) and the problems to report."""
 
     images: tuple[Image, ...] = ()

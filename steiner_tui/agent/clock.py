@@ -5,9 +5,10 @@ Tests pass a ``ManualClock`` instead of patching ``datetime``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
+
+import msgspec
 
 __all__ = ["Clock", "ManualClock", "SystemClock"]
 
@@ -25,11 +26,12 @@ class SystemClock:
         return datetime.now().astimezone()
 
 
-@dataclass(slots=True)
-class ManualClock:
+class ManualClock(msgspec.Struct):
     """A clock that moves only when told to."""
 
-    current: datetime = field(default_factory=lambda: datetime(2026, 1, 1, 12, 0, tzinfo=UTC))
+    current: datetime = msgspec.field(
+        default_factory=lambda: datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    )
 
     def now(self) -> datetime:
         return self.current

@@ -21,7 +21,8 @@ and the process-wide cold-start mark alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock
@@ -68,8 +69,7 @@ from steiner_tui.tools.results import ResultStore
 __all__ = ["CompactionDriver", "CompactionRun", "CompactionSettings"]
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionSettings:
+class CompactionSettings(msgspec.Struct, frozen=True):
     """How a runner compacts.
 
     Attributes:
@@ -80,11 +80,10 @@ class CompactionSettings:
 
     fallback: CompactionFallback | None = None
     archive: HistoryArchive | None = None
-    pending_sub_agents: Callable[[], Sequence[tuple[str, str, str]]] = field(default=lambda: ())
+    pending_sub_agents: Callable[[], Sequence[tuple[str, str, str]]] = lambda: ()
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionRun:
+class CompactionRun(msgspec.Struct, frozen=True):
     """How one compaction went.
 
     Attributes:
@@ -264,8 +263,7 @@ class CompactionDriver:
         return outcome
 
 
-@dataclass(slots=True)
-class _Built:
+class _Built(msgspec.Struct):
     """A summary request's assembly: its messages, blocks and (once made) its estimate."""
 
     messages: tuple[Message, ...]
@@ -273,8 +271,7 @@ class _Built:
     estimate: TokenEstimate | None = None
 
 
-@dataclass(slots=True)
-class _Host:
+class _Host(msgspec.Struct):
     """The engine's ``CompactionHost`` for one compaction of generation ``generation_id``.
 
     It remembers what each summary request was assembled from (its blocks, its estimate), so
@@ -285,7 +282,7 @@ class _Host:
 
     driver: CompactionDriver
     generation_id: int
-    built: dict[int, _Built] = field(default_factory=dict)
+    built: dict[int, _Built] = msgspec.field(default_factory=dict)
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
         return self.driver.estimate_conversation(messages)

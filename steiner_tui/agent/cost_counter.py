@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.tokens import RequestEstimator
@@ -11,8 +11,7 @@ from steiner_tui.engine.tokens.policy import HEURISTIC
 __all__ = ["EstimatorCounter"]
 
 
-@dataclass(frozen=True, slots=True)
-class EstimatorCounter:
+class EstimatorCounter(msgspec.Struct, frozen=True):
     """Counts with ``estimator`` on ``model``, calibrated as its requests are.
 
     A message is counted as the provider receives it (a summary as system, an interrupted

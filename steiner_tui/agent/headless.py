@@ -17,7 +17,9 @@ phase is already a bounded session and hands only its reply to the next).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+import msgspec
 
 from steiner_tui.agent.runner import RunResult
 from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
@@ -29,8 +31,7 @@ __all__ = ["DEFAULT_PHASES", "PhaseResult", "run_exec", "run_oneshot"]
 DEFAULT_PHASES = ("plan", "build", "verify")
 
 
-@dataclass(frozen=True, slots=True)
-class PhaseResult:
+class PhaseResult(msgspec.Struct, frozen=True):
     """One oneshot phase: its name, session id and how it ended."""
 
     phase: str
@@ -81,7 +82,7 @@ async def run_oneshot(
     results: list[PhaseResult] = []
     previous = ""
     for phase in phases:
-        phase_request = replace(
+        phase_request = msgspec.structs.replace(
             request,
             session_id=f"{base}-{phase}",
             phase_prompt=render_template(f"phase_{phase}.md.j2", previous=previous or "(none)"),

@@ -8,7 +8,7 @@ guard (no manual compaction or conversation replacement while a run generates).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from steiner_tui.agent.attachments import find_image_attachments
 from steiner_tui.agent.runner import Runner, RunResult
@@ -26,8 +26,7 @@ class DriverRefusal(Exception):
     """The driver refused an operation (busy, pending sub-agents); the message says why."""
 
 
-@dataclass(slots=True)
-class _Pending:
+class _Pending(msgspec.Struct):
     mode_changed: bool = False
 
 

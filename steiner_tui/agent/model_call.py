@@ -15,7 +15,6 @@ backend state, and the assistant message appended to the conversation.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import Protocol
 
 import msgspec
@@ -121,7 +120,9 @@ def _without_images(context: ContextManager, prepared: PreparedTurn) -> Prepared
         request, messages=messages, raw_prompt_tokens=estimate.raw_tokens
     )
     # Other messages: the snapshot hashes and measures them afresh.
-    return replace(prepared, request=request, estimate=estimate, hashes=None, prompt_bytes=None)
+    return msgspec.structs.replace(
+        prepared, request=request, estimate=estimate, hashes=None, prompt_bytes=None
+    )
 
 
 def _keep_partial(host: CallHost, collector: StreamCollector) -> None:

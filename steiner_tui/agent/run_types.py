@@ -7,8 +7,9 @@ request, ``model_call`` for the call itself), so none of them imports another's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from steiner_tui.engine.budget import FitResult
 from steiner_tui.engine.compaction.escalation import CompactionCounter
@@ -26,8 +27,7 @@ __all__ = ["EpisodeProgress", "PreparedTurn", "RunResult", "RunnerState", "Statu
 Status = Literal["done", "cancelled", "error"]
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedTurn:
+class PreparedTurn(msgspec.Struct, frozen=True):
     """A request ready to send, with the figures behind it.
 
     ``hashes`` and ``prompt_bytes`` are the request's message hashes and prompt bytes when the
@@ -42,8 +42,7 @@ class PreparedTurn:
     prompt_bytes: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RunResult:
+class RunResult(msgspec.Struct, frozen=True):
     """How an episode ended: ``done`` with the final reply, ``cancelled``, or ``error``."""
 
     status: Status
@@ -52,29 +51,27 @@ class RunResult:
     error_kind: str = ""
 
 
-@dataclass(slots=True)
-class EpisodeProgress:
+class EpisodeProgress(msgspec.Struct):
     """Per-episode counters: compaction stages and tool rounds."""
 
-    compactions: CompactionCounter = field(default_factory=CompactionCounter)
+    compactions: CompactionCounter = msgspec.field(default_factory=CompactionCounter)
     tool_rounds: int = 0
     retried_too_large: bool = False
     """The provider rejected a request as too large once in this episode (it was retried)."""
 
 
-@dataclass(slots=True)
-class RunnerState:
+class RunnerState(msgspec.Struct):
     """What a runner carries across episodes."""
 
-    lineage: ConversationLineage = field(default_factory=ConversationLineage)
-    last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
+    lineage: ConversationLineage = msgspec.field(default_factory=ConversationLineage)
+    last_main_request: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
     last_parent_request: ChatRequest | None = None
     """The last main request sent (a manual ``/compact`` summarizes with its tools)."""
     parent_usage: ParentUsage | None = None
     turn: int = 0
-    tracker: FileTracker = field(default_factory=FileTracker)
+    tracker: FileTracker = msgspec.field(default_factory=FileTracker)
     """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
-    context: ContextState = field(default_factory=ContextState)
+    context: ContextState = msgspec.field(default_factory=ContextState)
     """The durable context state, rebuilt before every model call (compaction carries it)."""
     over_window: bool = False
     """The provider said the last request was too large: the next one compacts first."""

@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
+
 from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSettings
@@ -343,7 +345,7 @@ class Runner:
         self.snapshots.next_index = FIRST_REQUEST
         self.compactor.model = self.model
         self.compactor.session_id = session_id
-        self.compactor.settings = replace(self.compactor.settings, archive=archive)
+        self.compactor.settings = msgspec.structs.replace(self.compactor.settings, archive=archive)
         if results is not None:
             self.results = results
             self.compactor.results = results

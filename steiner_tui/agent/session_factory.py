@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import cast
+
+import msgspec
 
 from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
@@ -97,8 +99,7 @@ DEFAULT_DELEGATION = DelegationSettings()
 docs)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
+class SessionRequest(msgspec.Struct, frozen=True):
     """What to build a session from: the loaded configuration and the choices beside it.
 
     Attributes:
@@ -131,7 +132,7 @@ class SessionRequest:
     """
 
     project_root: Path
-    config: Config = field(default_factory=Config)
+    config: Config = msgspec.field(default_factory=Config)
     config_dir: Path | None = None
     env: Mapping[str, str] | None = None
     model: str | MainModel | None = None
@@ -158,11 +159,10 @@ class SessionRequest:
         return self.config_dir / "sessions" if self.config_dir is not None else None
 
 
-@dataclass(slots=True)
-class _Warnings:
+class _Warnings(msgspec.Struct):
     """Collects the warnings emitted while a session is built (the user sees them at start)."""
 
-    texts: list[str] = field(default_factory=list)
+    texts: list[str] = msgspec.field(default_factory=list)
     open: bool = True
 
     def emit(self, event: EngineEvent) -> None:
@@ -359,8 +359,7 @@ def _open_log(
     return SessionLog.create(folder, clock=clock.now)
 
 
-@dataclass(frozen=True, slots=True)
-class _Identity:
+class _Identity(msgspec.Struct, frozen=True):
     """Who the session is: resumed or not, its project, id, model and folder."""
 
     loaded: LoadedSession | None
@@ -476,7 +475,7 @@ def _build(
     manager = _delegation(request, caller, clock, secrets)
     if manager is not None:
         tools = tools_with_delegate(tools, manager)
-        compaction = replace(compaction, pending_sub_agents=manager.pending)
+        compaction = msgspec.structs.replace(compaction, pending_sub_agents=manager.pending)
         preamble = PreambleInputs(delegation_enabled=True, async_sub_agents=True)
 
     reader = LocalFileReader()

@@ -8,7 +8,8 @@ fails or is cancelled — the partial text, so the conversation keeps exactly wh
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+
+import msgspec
 
 from steiner_tui.engine.events import EventSink, ReasoningDelta, TextDelta
 from steiner_tui.engine.messages import ToolCall
@@ -24,14 +25,13 @@ from steiner_tui.engine.provider import (
 __all__ = ["StreamCollector"]
 
 
-@dataclass(slots=True)
-class StreamCollector:
+class StreamCollector(msgspec.Struct):
     """Accumulates a reply while forwarding text and reasoning deltas to ``sink``."""
 
     sink: EventSink | None = None
-    text_parts: list[str] = field(default_factory=list)
-    reasoning_parts: list[str] = field(default_factory=list)
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    text_parts: list[str] = msgspec.field(default_factory=list)
+    reasoning_parts: list[str] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
     usage: StreamUsage | None = None
     done: StreamDone | None = None
 

@@ -12,7 +12,7 @@ every provider (each tool call needs its result).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Protocol
 
 import msgspec
@@ -51,8 +51,7 @@ class ToolRunner(Protocol):
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult: ...
 
 
-@dataclass(frozen=True, slots=True)
-class ResultBudget:
+class ResultBudget(msgspec.Struct, frozen=True):
     """How large each result of a tool round may be, and how that is measured.
 
     Attributes:

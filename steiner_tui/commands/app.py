@@ -20,9 +20,9 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 from textual.theme import BUILTIN_THEMES
 
 from steiner_tui import paths
@@ -120,6 +120,6 @@ def _start(root: Path, resume: str | None) -> SessionRequest:
             raise SessionBusyError(
                 f"session {loaded.session_id!r} is open in a running steiner-tui"
             )
-        request = replace(request, resume=loaded)
+        request = msgspec.structs.replace(request, resume=loaded)
     planned_model_label(request)  # an unknown provider or a missing key stops here
     return request

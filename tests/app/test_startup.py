@@ -7,10 +7,10 @@ enables its keys.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 from textual import events
 from textual.message import Message
@@ -30,10 +30,8 @@ from tests.app.helpers import static_text
 class _Watching(ManualClock):
     """A clock that notes the workbench's state when the session's build first asks the time."""
 
-    def __init__(self, app: list[SteinerApp], seen: dict[str, object]) -> None:
-        super().__init__(SESSION_DATE)
-        self.app = app
-        self.seen = seen
+    app: list[SteinerApp] = msgspec.field(default_factory=list)
+    seen: dict[str, object] = msgspec.field(default_factory=dict)
 
     def now(self) -> datetime:
         if not self.seen and self.app:
@@ -57,8 +55,8 @@ async def test_a_deferred_session_opens_after_the_first_frame(
 ) -> None:
     seen: dict[str, object] = {}
     holder: list[SteinerApp] = []
-    request = replace(
-        request_for(project, config_dir), clock=_Watching(holder, seen), session_date=None
+    request = msgspec.structs.replace(
+        request_for(project, config_dir), clock=_Watching(SESSION_DATE, holder, seen), session_date=None
     )
     app = make_app(request, defer_open=True)
     holder.append(app)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -52,8 +51,7 @@ from steiner_tui.tools.delegate import DelegationRequest
 __all__ = ["SubAgentManager"]
 
 
-@dataclass(slots=True)
-class _Child:
+class _Child(msgspec.Struct):
     info: SubAgentInfo
     runner: Runner | None = None
     task: asyncio.Task[str] | None = None
@@ -61,14 +59,13 @@ class _Child:
     estimate_pending: int = 0
 
 
-@dataclass(slots=True)
-class _ChildSink:
+class _ChildSink(msgspec.Struct):
     """Turns a child's engine events into figures on its ``SubAgentInfo``."""
 
     update: Callable[[_Child, SubAgentInfo], None]
     """Stores the child's new snapshot and announces it (``SubAgentManager._update``)."""
     child: _Child
-    seen: int = field(default=0)
+    seen: int = 0
 
     def emit(self, event: EngineEvent) -> None:
         child = self.child

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import msgspec
 from textual import getters, on, work
 from textual.screen import Screen
 
@@ -129,7 +130,7 @@ class WorkbenchBase(Screen[None]):
         request = self.request
         sink = self.events if request.sink is None else FanoutSink((request.sink, self.events))
         session = build_session(
-            replace(
+            msgspec.structs.replace(
                 request, sink=sink, permission=self.permissions, compaction_policy=self.compaction
             )
         )

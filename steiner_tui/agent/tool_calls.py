@@ -111,10 +111,10 @@ async def run_tool_calls(
         for position, call in enumerate(calls):
             sink.emit(ToolCallStarted(call, summarize_tool_call(call, str(ctx.project_root))))
             allowed = 0
-            call_ctx = replace(ctx, call_id=call.id)
+            call_ctx = msgspec.structs.replace(ctx, call_id=call.id)
             if budget is not None:
                 allowed = budget.tokens_for(used, len(calls) - position)
-                call_ctx = replace(
+                call_ctx = msgspec.structs.replace(
                     call_ctx,
                     output_chars=allowed * budget.chars_per_token,
                     results=budget.results,

@@ -25,9 +25,10 @@ import email.utils
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal
+
+import msgspec
 
 from steiner_tui.engine.provider import ProviderError, Remedy
 
@@ -77,8 +78,7 @@ _STREAM_ERROR_STATUS = {
 }
 
 
-@dataclass(slots=True)
-class CallContext:
+class CallContext(msgspec.Struct):
     """Who is calling and how far the call got, for accurate messages and remedies."""
 
     label: str

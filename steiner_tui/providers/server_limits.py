@@ -26,8 +26,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 __all__ = ["PROBE_TIMEOUT", "ServerLimits", "api_roots", "probe_server_limits"]
 
@@ -41,8 +42,7 @@ Fetch = Callable[[str, bytes | None, float], Any]
 ``ValueError`` when there is no usable answer."""
 
 
-@dataclass(frozen=True, slots=True)
-class ServerLimits:
+class ServerLimits(msgspec.Struct, frozen=True):
     """What one server said about a model.
 
     Attributes:

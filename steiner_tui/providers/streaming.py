@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+
+import msgspec
 
 from steiner_tui.engine.messages import ToolCall
 
@@ -38,13 +39,12 @@ def data_url(media_type: str, data: str) -> str:
     return f"data:{media_type};base64,{data}"
 
 
-@dataclass(slots=True)
-class ToolCallBuffer:
+class ToolCallBuffer(msgspec.Struct):
     """Fragments of one streamed tool call."""
 
     id: str = ""
     name: str = ""
-    parts: list[str] = field(default_factory=list)
+    parts: list[str] = msgspec.field(default_factory=list)
     initial: Mapping[str, Any] | None = None
     """Arguments announced before any fragment (Anthropic's ``content_block_start`` input)."""
 

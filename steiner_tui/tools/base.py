@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+import msgspec
+
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.messages import Image, Message, ToolCall
@@ -59,16 +61,15 @@ class PermissionDecision(enum.Enum):
         return self in (PermissionDecision.ALLOW_ALWAYS, PermissionDecision.REJECT_ALWAYS)
 
 
-@dataclass(frozen=True, slots=True)
-class PermissionRequest:
+class PermissionRequest(msgspec.Struct, frozen=True):
     """What a tool wants to do: its name, a one-line summary, and its arguments."""
 
     tool: str
     summary: str
-    arguments: Mapping[str, Any] = field(default_factory=FrozenDict)
+    arguments: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "arguments", freeze(self.arguments))
+        msgspec.structs.force_setattr(self, "arguments", freeze(self.arguments))
 
 
 PermissionCallback = Callable[[PermissionRequest], Awaitable[PermissionDecision]]
@@ -80,8 +81,7 @@ async def reject_all(request: PermissionRequest) -> PermissionDecision:
     return PermissionDecision.REJECT_ONCE
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct, frozen=True):
     """Everything a tool call may use besides its arguments.
 
     Attributes:

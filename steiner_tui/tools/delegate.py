@@ -16,8 +16,9 @@ part of the cacheable prefix.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
@@ -73,8 +74,7 @@ _DEFINITION = ToolDefinition(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DelegationRequest:
+class DelegationRequest(msgspec.Struct, frozen=True):
     """One validated ``delegate`` call."""
 
     type: str

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import replace
+
+import msgspec
 
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition, sort_tools
@@ -88,9 +89,9 @@ class ToolExecutor:
                 arguments += f" (received: {call.raw_arguments[:_RAW_PREVIEW]})"
             return failed(arguments)
         if self._policy is not None:
-            ctx = replace(ctx, permission=self._policy)
+            ctx = msgspec.structs.replace(ctx, permission=self._policy)
         env = tool_environment(os.environ if ctx.env is None else ctx.env, self._secret_env)
-        ctx = replace(ctx, env=env)
+        ctx = msgspec.structs.replace(ctx, env=env)
         try:
             return await tool.run(arguments, ctx)
         except Exception as exc:

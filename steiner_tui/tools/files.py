@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 __all__ = [
     "BINARY_SNIFF_BYTES",
@@ -31,8 +32,7 @@ BINARY_SNIFF_BYTES = 8 * 1024
 _MIB = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedPath:
+class ResolvedPath(msgspec.Struct, frozen=True):
     """A path inside the project: as given, resolved on disk, and relative to the root."""
 
     given: str

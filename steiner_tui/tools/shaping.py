@@ -9,7 +9,9 @@ window: soft trigger, hard fit, reserves").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+import msgspec
 
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.tools.base import ToolResult
@@ -18,8 +20,7 @@ from steiner_tui.tools.results import ResultStore
 __all__ = ["Shaped", "cut_note", "first_lines", "head_and_tail", "keep_first_lines"]
 
 
-@dataclass(frozen=True, slots=True)
-class Shaped:
+class Shaped(msgspec.Struct, frozen=True):
     """A text shaped to a budget, and what was cut (None: nothing)."""
 
     text: str

@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 __all__ = ["SKIPPED_DIRS", "IgnoreRules", "glob_to_regex", "load_ignore_rules", "walk_files"]
 
@@ -53,16 +54,14 @@ def glob_to_regex(pattern: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
+class _Rule(msgspec.Struct, frozen=True):
     regex: re.Pattern[str]
     anchored: bool
     dir_only: bool
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
-class IgnoreRules:
+class IgnoreRules(msgspec.Struct, frozen=True):
     """Parsed root ``.gitignore`` lines, in file order."""
 
     rules: tuple[_Rule, ...] = ()

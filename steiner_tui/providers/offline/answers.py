@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import Message, ToolCall, is_real_user_message
@@ -50,8 +51,7 @@ HONESTY_NOTE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """What the model says this time: text, plus tool calls when it wants another round."""
 
     text: str

@@ -14,7 +14,8 @@ no path from the disclaimer, no "You wrote: ..." quoted back as the assistant's 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.providers.offline.carry import ORIGINAL, UNANSWERED, absorb_summary
@@ -61,8 +62,7 @@ REQUEST_LIMIT = 240
 _FILE_VERBS = {"read": "read", "write": "written", "edit": "edited"}
 
 
-@dataclass(frozen=True, slots=True)
-class Extraction:
+class Extraction(msgspec.Struct, frozen=True):
     """What a transcript yields: the items, and what earlier summaries left out per section."""
 
     items: list[Item]

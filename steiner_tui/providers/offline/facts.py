@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.providers.offline.patterns import Kind
 from steiner_tui.providers.offline.textutil import norm_key
@@ -80,8 +81,7 @@ _VERB_ORDER = ("created", "written", "edited", "read", "mentioned")
 _SPEAKERS = ("User: ", "Assistant: ")
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(msgspec.Struct, frozen=True):
     """One bullet of the summary."""
 
     section: int

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.providers.offline.textutil import find_paths
 
@@ -63,8 +64,7 @@ _NOTABLE = ("pyproject.toml", "package.json", "Cargo.toml")
 MAX_FILES = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Intent:
+class Intent(msgspec.Struct, frozen=True):
     """The classified request: its kind, files to read, and a search pattern and scope."""
 
     kind: str

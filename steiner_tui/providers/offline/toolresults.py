@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from steiner_tui.providers.offline.filler import is_filler
 from steiner_tui.providers.offline.patterns import is_error_line, is_traceback_noise
@@ -65,8 +66,7 @@ _FAILURE_HEADS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutput:
+class ToolOutput(msgspec.Struct, frozen=True):
     """A tool result's text body, its metadata (JSON fields) and whether it reports failure."""
 
     text: str

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from dataclasses import dataclass
 
+import msgspec
 import zstandard
 
 __all__ = ["Decoded", "decode_content"]
 
 
-@dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(msgspec.Struct, frozen=True):
     """The body without its encoding, or the body as it came with ``problem`` saying why."""
 
     body: bytes

@@ -23,7 +23,8 @@ request has bytes per source and the usage the API reported, so:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.capture.wire import Block, DecodedRequest
@@ -56,8 +57,7 @@ _SOURCE_NAMES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ModelWindow:
+class ModelWindow(msgspec.Struct, frozen=True):
     """A model's window and where the figure came from (``tokens`` 0: unknown)."""
 
     model: str

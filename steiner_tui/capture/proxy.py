@@ -31,9 +31,9 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import httpx2
+import msgspec
 from aiohttp import web
 
 from steiner_tui.capture.decode import API_ANTHROPIC, api_of_path
@@ -72,8 +72,7 @@ _REPLY_DROPPED = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ProxyEvent:
+class ProxyEvent(msgspec.Struct, frozen=True):
     """What the proxy tells its owner about one recorded request (no headers, no body)."""
 
     seq: int

@@ -11,8 +11,9 @@ whether the system blocks or the tool list changed (either breaks the whole cach
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from steiner_tui.capture.decode import DecodedRequest, decode_request
 from steiner_tui.capture.store import RecordedRequest
@@ -21,8 +22,7 @@ from steiner_tui.capture.usage import Usage
 __all__ = ["CapturedRequest", "Prefix", "capture_report", "decode_all", "prefix_of"]
 
 
-@dataclass(frozen=True, slots=True)
-class Prefix:
+class Prefix(msgspec.Struct, frozen=True):
     """How much of the request before it this request repeats.
 
     ``compared_with`` is that request's sequence number (0: none before it);
@@ -50,8 +50,7 @@ class Prefix:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class CapturedRequest:
+class CapturedRequest(msgspec.Struct, frozen=True):
     """One recorded request with its decoded body, usage and prefix."""
 
     recorded: RecordedRequest

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = ["Span", "Spans", "elements", "members"]
 
@@ -20,8 +21,7 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(msgspec.Struct, frozen=True):
     """A value's place in the text: characters ``start`` to ``end`` (exclusive)."""
 
     start: int

@@ -18,10 +18,11 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+
+import msgspec
 
 from steiner_tui.capture.usage import Usage
 from steiner_tui.sessions.ids import new_session_id, validate_session_id
@@ -47,8 +48,7 @@ class CaptureNotFoundError(LookupError):
     """There is no capture with that id."""
 
 
-@dataclass(frozen=True, slots=True)
-class CaptureInfo:
+class CaptureInfo(msgspec.Struct, frozen=True):
     """One capture: id, folder, start time, upstream and how many requests it holds."""
 
     capture_id: str
@@ -58,8 +58,7 @@ class CaptureInfo:
     requests: int
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedReply:
+class RecordedReply(msgspec.Struct, frozen=True):
     """What came back for one request."""
 
     status: int
@@ -69,8 +68,7 @@ class RecordedReply:
     time: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedRequest:
+class RecordedRequest(msgspec.Struct, frozen=True):
     """One request as the agent sent it, with its reply once that has ended."""
 
     seq: int

@@ -19,9 +19,9 @@ byte chunks, which is what a recorded reply is.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from sseclient import SSEClient
 
 from steiner_tui.capture.decode import API_ANTHROPIC, API_CHAT, API_RESPONSES
@@ -29,8 +29,7 @@ from steiner_tui.capture.decode import API_ANTHROPIC, API_CHAT, API_RESPONSES
 __all__ = ["Usage", "reply_usage"]
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True):
     """What the upstream reported for one request."""
 
     input_tokens: int = 0

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 __all__ = [
     "Accounting",
@@ -28,8 +29,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(msgspec.Struct, frozen=True):
     """One top-level member of the body: its value's bytes, and for the listed sections each
     element's bytes and the framing between them (``bytes == sum(items) + framing``)."""
 
@@ -39,8 +39,7 @@ class Section:
     framing: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Accounting:
+class Accounting(msgspec.Struct, frozen=True):
     """Every byte of the body: ``total == sum(section bytes) + framing``."""
 
     total: int
@@ -58,8 +57,7 @@ class Accounting:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """A piece of context the agent put in the request, by source.
 
     ``source``: ``system`` (a system block or ``instructions``), ``system_message`` (a
@@ -89,8 +87,7 @@ class Block:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Tool:
+class Tool(msgspec.Struct, frozen=True):
     """A tool definition: its name and the bytes of its JSON as sent (``where`` in the body)."""
 
     name: str
@@ -102,8 +99,7 @@ class Tool:
         return {"name": self.name, "bytes": self.bytes, "where": self.where}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(msgspec.Struct, frozen=True):
     """A tool result in the request: the tool that produced it, the file or command it was
     about (from the call's arguments) and its bytes as sent."""
 
@@ -122,8 +118,7 @@ class ToolResult:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class WireMessage:
+class WireMessage(msgspec.Struct, frozen=True):
     """One message (or Responses input item) as sent: role, kind, bytes, normal-form hash."""
 
     role: str
@@ -147,8 +142,7 @@ class WireMessage:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class DecodedRequest:
+class DecodedRequest(msgspec.Struct, frozen=True):
     """What one request body holds."""
 
     api: str
@@ -162,7 +156,7 @@ class DecodedRequest:
     tools_hash: str = ""
     max_tokens: int = 0
     problem: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def tools_bytes(self) -> int:

@@ -24,10 +24,10 @@ import asyncio
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -44,8 +44,7 @@ from steiner_tui.units import byte_count, count, token_count
 __all__ = ["ContextReport", "build_report", "run"]
 
 
-@dataclass(frozen=True, slots=True)
-class ContextReport:
+class ContextReport(msgspec.Struct, frozen=True):
     """The figures the command prints, as plain JSON-ready data."""
 
     data: dict[str, Any]

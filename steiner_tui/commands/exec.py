@@ -31,9 +31,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
+
+import msgspec
 
 from steiner_tui import paths
 from steiner_tui.agent.delegation import SubAgentUpdated
@@ -55,12 +56,11 @@ from steiner_tui.sessions.resume import LATEST
 __all__ = ["SubAgentProgress", "run"]
 
 
-@dataclass(slots=True)
-class SubAgentProgress:
+class SubAgentProgress(msgspec.Struct):
     """Writes one stderr line each time a sub-agent changes state (queued, running, done...)."""
 
     stream: TextIO = sys.stderr
-    states: dict[str, str] = field(default_factory=dict)
+    states: dict[str, str] = msgspec.field(default_factory=dict)
 
     def emit(self, event: EngineEvent) -> None:
         if not isinstance(event, SubAgentUpdated):

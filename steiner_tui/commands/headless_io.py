@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+import msgspec
 
 from steiner_tui import paths
 from steiner_tui.config import Config, ConfigError, load_config
@@ -56,8 +57,7 @@ def make_estimator() -> RequestEstimator:
     return RequestEstimator(default_encoding_loader(paths.cache_dir() / "tiktoken"))
 
 
-@dataclass(slots=True)
-class ProgressSink:
+class ProgressSink(msgspec.Struct):
     """Writes one line per request sent, tool call, warning and error to ``stream`` (stderr).
 
     Attributes:
@@ -91,8 +91,7 @@ class ProgressSink:
             print(line, file=self.stream, flush=True)
 
 
-@dataclass(slots=True)
-class ReplyPrinter:
+class ReplyPrinter(msgspec.Struct):
     """Writes the model's text to ``out`` (stdout) as it streams, its reasoning to ``err``.
 
     A reply cut by tool calls ends its line before their progress lines go to stderr, so the
@@ -123,8 +122,7 @@ class ReplyPrinter:
             self._open = False
 
 
-@dataclass(frozen=True, slots=True)
-class HeadlessPermission:
+class HeadlessPermission(msgspec.Struct, frozen=True):
     """Answers permission requests without a person: allow all (``--yes``) or reject once."""
 
     allow: bool = False

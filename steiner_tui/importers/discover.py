@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.importers.claude import import_claude_session, is_claude_record
 from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
@@ -28,8 +29,7 @@ def default_paths(home: Path) -> list[Path]:
     return [home / ".claude" / "projects", home / ".codex" / "sessions"]
 
 
-@dataclass(frozen=True, slots=True)
-class ImportResult:
+class ImportResult(msgspec.Struct, frozen=True):
     """The sessions read, and the files skipped with the reason."""
 
     sessions: tuple[ImportedSession, ...]
@@ -105,7 +105,7 @@ def nest_codex_subagents(sessions: list[ImportedSession]) -> list[ImportedSessio
             continue
         link = next((k for k in parent.spawned if k.agent_id == child.id), None)
         link = link or SubAgentLink(child.id, "", "", "", "parent_thread_id")
-        child = replace(by_id[child.id], link=link)
-        by_id[parent.id] = replace(parent, subagents=(*parent.subagents, child))
+        child = msgspec.structs.replace(by_id[child.id], link=link)
+        by_id[parent.id] = msgspec.structs.replace(parent, subagents=(*parent.subagents, child))
         nested.add(child.id)
     return [by_id.get(s.id, s) for s in sessions if s.id not in nested]

@@ -9,8 +9,9 @@ input already includes the cached part).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 __all__ = [
     "CostRow",
@@ -22,8 +23,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedRequest:
+class ImportedRequest(msgspec.Struct, frozen=True):
     """One model request: its context, cache read and output tokens, model and time."""
 
     context_tokens: int
@@ -54,8 +54,7 @@ class ImportedRequest:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedGeneration:
+class ImportedGeneration(msgspec.Struct, frozen=True):
     """A compaction: what started it, the context before it, the summary that replaced it.
 
     ``after_request`` is how many requests came before it (the chart marks it there);
@@ -83,8 +82,7 @@ class ImportedGeneration:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SubAgentLink:
+class SubAgentLink(msgspec.Struct, frozen=True):
     """How a sub-agent's transcript ties to its parent: the tool call that started it."""
 
     agent_id: str
@@ -103,8 +101,7 @@ class SubAgentLink:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class CostRow:
+class CostRow(msgspec.Struct, frozen=True):
     """What one tool's results about one file or command cost: bytes over ``count`` results."""
 
     tool: str
@@ -116,8 +113,7 @@ class CostRow:
         return {"tool": self.tool, "target": self.target, "bytes": self.bytes, "count": self.count}
 
 
-@dataclass(frozen=True, slots=True)
-class LineProblem:
+class LineProblem(msgspec.Struct, frozen=True):
     """A line that could not be read, by its number (from 1)."""
 
     line: int
@@ -127,8 +123,7 @@ class LineProblem:
         return {"line": self.line, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedSession:
+class ImportedSession(msgspec.Struct, frozen=True):
     """One transcript, read-only."""
 
     id: str
@@ -138,8 +133,8 @@ class ImportedSession:
     generations: tuple[ImportedGeneration, ...] = ()
     subagents: tuple[ImportedSession, ...] = ()
     link: SubAgentLink | None = None
-    record_types: Counter[str] = field(default_factory=Counter)
-    unknown_records: Counter[str] = field(default_factory=Counter)
+    record_types: Counter[str] = msgspec.field(default_factory=Counter)
+    unknown_records: Counter[str] = msgspec.field(default_factory=Counter)
     problems: tuple[LineProblem, ...] = ()
     ranking: tuple[CostRow, ...] = ()
     cwd: str = ""

@@ -13,9 +13,10 @@ lines are skipped (the import reports them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from steiner_tui.capture.wire import call_target
 from steiner_tui.importers.jsonl import read_records
@@ -27,8 +28,7 @@ ItemKind = Literal["user", "reply", "tool", "summary"]
 _CODEX_INJECTED = ("# AGENTS.md instructions for ", "<environment_context>", "<INSTRUCTIONS>")
 
 
-@dataclass(slots=True)
-class TranscriptItem:
+class TranscriptItem(msgspec.Struct):
     """One item of the conversation; a tool item's ``output`` arrives with its result."""
 
     kind: ItemKind

@@ -11,8 +11,9 @@ calibrated estimate is shown beside them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.costs import CostItem, PinnedShare
@@ -47,8 +48,7 @@ _LABELS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRow:
+class SourceRow(msgspec.Struct, frozen=True):
     """One source of the request: bytes, raw tokens, share of all rows' tokens."""
 
     label: str
@@ -59,8 +59,7 @@ class SourceRow:
     truncated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class WindowFigures:
+class WindowFigures(msgspec.Struct, frozen=True):
     """The model window against this request."""
 
     context_size: int
@@ -74,8 +73,7 @@ class WindowFigures:
     soft or hard line is drawn)."""
 
 
-@dataclass(frozen=True, slots=True)
-class DriftFigures:
+class DriftFigures(msgspec.Struct, frozen=True):
     """The estimate against what the provider reported for request ``request_index``."""
 
     request_index: int
@@ -88,8 +86,7 @@ class DriftFigures:
         return (self.estimated - self.reported) * 100 / self.reported if self.reported else 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class BudgetView:
+class BudgetView(msgspec.Struct, frozen=True):
     """Everything the panel shows for one request."""
 
     heading: str
@@ -157,8 +154,7 @@ def _carve_pinned(rows: _Rows, pinned: PinnedShare) -> None:
     rows.add(f"pinned ({pinned.count})", PINNED_SOURCE, moved_bytes, moved_tokens, False)
 
 
-@dataclass(slots=True)
-class _Acc:
+class _Acc(msgspec.Struct):
     source: str
     bytes: int = 0
     tokens: int = 0

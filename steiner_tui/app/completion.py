@@ -10,7 +10,8 @@ slash) is completed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from steiner_tui.app.slash import SLASH_COMMANDS
 
@@ -21,8 +22,7 @@ ARGUMENT_COMMANDS = ("model", "skills", "sessions")
 MAX_CANDIDATES = 50
 
 
-@dataclass(frozen=True, slots=True)
-class Completion:
+class Completion(msgspec.Struct, frozen=True):
     """One candidate: the prompt text it makes, how it is listed and what it is."""
 
     text: str
@@ -30,13 +30,12 @@ class Completion:
     help: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class CompletionSources:
+class CompletionSources(msgspec.Struct, frozen=True):
     """What arguments can name: ``(name, help)`` pairs per kind."""
 
     models: Sequence[tuple[str, str]] = ()
     skills: Sequence[tuple[str, str]] = ()
-    sessions: Sequence[tuple[str, str]] = field(default_factory=tuple)
+    sessions: Sequence[tuple[str, str]] = msgspec.field(default_factory=tuple)
 
 
 def _ranked(prefix: str, names: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

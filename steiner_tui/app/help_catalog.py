@@ -14,9 +14,9 @@ slash commands.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
@@ -50,8 +50,7 @@ IDLE_NOTE = " (when available)"
 """Appended to the description of a key that does nothing right now."""
 
 
-@dataclass(frozen=True, slots=True)
-class HelpRow:
+class HelpRow(msgspec.Struct, frozen=True):
     """One line of the help screen."""
 
     section: str

@@ -13,16 +13,16 @@ and the skill roots (recursive: a skill is a folder).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 __all__ = ["WatchPlan", "classify_change", "partitions_for"]
 
 
-@dataclass(frozen=True, slots=True)
-class WatchPlan:
+class WatchPlan(msgspec.Struct, frozen=True):
     """The files and folders whose changes reach the static cache.
 
     Attributes:

@@ -7,13 +7,12 @@ app; the current session's log is closed in between, exactly as on a normal quit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = ["ResumeRequest"]
 
 
-@dataclass(frozen=True, slots=True)
-class ResumeRequest:
+class ResumeRequest(msgspec.Struct, frozen=True):
     """Resume ``session_id`` after this app exits."""
 
     session_id: str

@@ -6,9 +6,10 @@ message that starts with a path). Unknown commands are an error the screen shows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
+
+import msgspec
 
 __all__ = ["SLASH_COMMANDS", "SlashCommand", "UnknownSlashCommand", "parse_slash"]
 
@@ -32,8 +33,7 @@ SLASH_COMMANDS: Final = MappingProxyType(
 """Command name -> (argument synopsis, description)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
+class SlashCommand(msgspec.Struct, frozen=True):
     """A parsed command: its name and the rest of the line."""
 
     name: str

@@ -10,8 +10,9 @@ result completes its call's entry.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.compaction.pins import pin_key
@@ -47,8 +48,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
-class UserEntry:
+class UserEntry(msgspec.Struct):
     """What the person sent, with badges for what travelled with it."""
 
     text: str
@@ -57,8 +57,7 @@ class UserEntry:
     """The pin key of the stored message (``pins.pin_key``; "" until it is stored)."""
 
 
-@dataclass(slots=True)
-class ReplyEntry:
+class ReplyEntry(msgspec.Struct):
     """An assistant reply (Markdown); ``interrupted`` when Esc cut it off."""
 
     text: str = ""
@@ -69,8 +68,7 @@ class ReplyEntry:
     while it streams)."""
 
 
-@dataclass(slots=True)
-class ToolEntry:
+class ToolEntry(msgspec.Struct):
     """One tool call: ``running``, then ``done``, ``failed`` or ``rejected``."""
 
     call_id: str
@@ -78,7 +76,7 @@ class ToolEntry:
     summary: str
     status: str = "running"
     output: str = ""
-    arguments: Mapping[str, Any] = field(default_factory=dict)
+    arguments: Mapping[str, Any] = msgspec.field(default_factory=dict)
     """The call's arguments (an opened edit shows its change from them)."""
     cut: OutputCut | None = None
     """What of the output the model did not get (None: all of it)."""
@@ -86,8 +84,7 @@ class ToolEntry:
     """The pin key of the stored result ("" until it is stored)."""
 
 
-@dataclass(slots=True)
-class PermissionEntry:
+class PermissionEntry(msgspec.Struct):
     """A tool's permission request; ``decision`` once answered, ``closed`` if the run ended."""
 
     request: PermissionRequest
@@ -96,8 +93,7 @@ class PermissionEntry:
     closed: bool = False
 
 
-@dataclass(slots=True)
-class CompactionEntry:
+class CompactionEntry(msgspec.Struct):
     """``ask`` mode's question before a request; ``choice`` once answered, ``closed`` if the
     run ended first."""
 
@@ -107,8 +103,7 @@ class CompactionEntry:
     closed: bool = False
 
 
-@dataclass(slots=True)
-class UnpinEntry:
+class UnpinEntry(msgspec.Struct):
     """The pins alone cannot fit: which to unpin; ``choice`` once answered."""
 
     question: PinsQuestion
@@ -117,8 +112,7 @@ class UnpinEntry:
     closed: bool = False
 
 
-@dataclass(slots=True)
-class ErrorEntry:
+class ErrorEntry(msgspec.Struct):
     """A turn that ended in an error: what the provider or engine said, what the user can do.
 
     ``retry`` is the key that resends the unanswered message (empty: it cannot be resent).
@@ -130,8 +124,7 @@ class ErrorEntry:
     retry: str = ""
 
 
-@dataclass(slots=True)
-class NoticeEntry:
+class NoticeEntry(msgspec.Struct):
     """A line between messages: compaction, errors, a cleared conversation."""
 
     text: str

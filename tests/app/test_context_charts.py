@@ -3,7 +3,6 @@ lines and compactions, cache reuse; "over the window" in the error colour; a cut
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 
 import msgspec
@@ -45,7 +44,7 @@ def _summary(position: int, tokens: int, **changes: object) -> RequestSummary:
 
 def _view(**changes: object) -> BudgetView:
     view = BudgetView("request #3", False, ROWS, WINDOW, 3_000, "tiktoken", "high")
-    return replace(view, **changes)  # type: ignore[arg-type]
+    return msgspec.structs.replace(view, **changes)  # type: ignore[arg-type]
 
 
 def test_segments_are_proportional_and_fill_the_bar() -> None:

@@ -56,7 +56,9 @@ async def test_a_deferred_session_opens_after_the_first_frame(
     seen: dict[str, object] = {}
     holder: list[SteinerApp] = []
     request = msgspec.structs.replace(
-        request_for(project, config_dir), clock=_Watching(SESSION_DATE, holder, seen), session_date=None
+        request_for(project, config_dir),
+        clock=_Watching(SESSION_DATE, holder, seen),
+        session_date=None,
     )
     app = make_app(request, defer_open=True)
     holder.append(app)

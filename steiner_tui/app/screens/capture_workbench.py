@@ -22,10 +22,10 @@ widgets, which render text and Markdown, never Rich markup.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import ClassVar
 
+import msgspec
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -52,8 +52,7 @@ _CALL_KINDS = frozenset({"function_call", "custom_tool_call", "local_shell_call"
 _BADGES = {"instructions": "", "reminder": "reminder", "environment": "environment"}
 
 
-@dataclass(frozen=True, slots=True)
-class CaptureWorkbenchData:
+class CaptureWorkbenchData(msgspec.Struct, frozen=True):
     """What the screen shows: the latest request's conversation and the panel's view."""
 
     requests: int

@@ -14,9 +14,10 @@ line claims a limit nobody knows.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.app.budget_view import BudgetView, WindowFigures, build_budget_view
 from steiner_tui.capture.figures import (
@@ -93,7 +94,7 @@ def capture_budget_view(
     )
     if window.known:
         return view
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         view,
         heading=f"{view.heading} · window unknown",
         window=_unknown_window(window, snapshot.estimated_prompt_tokens, largest),

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -72,8 +71,7 @@ __all__ = ["SUB_AGENT_PANEL_ID", "SessionOpenFailed", "Warmable", "WorkbenchBase
 SUB_AGENT_PANEL_ID = "subagents"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionOpenFailed:
+class SessionOpenFailed(msgspec.Struct, frozen=True):
     """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
 
     error: str

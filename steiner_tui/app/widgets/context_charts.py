@@ -20,8 +20,8 @@ widgets rendering ``Content``: one ``render`` per frame, a line per row.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+import msgspec
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -144,8 +144,7 @@ class SourceBar(Widget):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ChartColumn:
+class ChartColumn(msgspec.Struct, frozen=True):
     """One column of the chart: the largest request it stands for."""
 
     tokens: int

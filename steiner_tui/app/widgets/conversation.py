@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import msgspec
 from textual import events, on, widgets
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -118,8 +118,7 @@ def _show_pin(widget: Widget, entry: Entry, pinned: bool) -> None:
         mark_reply(widget, interrupted=entry.interrupted, pinned=pinned)
 
 
-@dataclass
-class _Stream:
+class _Stream(msgspec.Struct):
     """The streaming reply's widget and the stream that feeds it."""
 
     widget: Markdown

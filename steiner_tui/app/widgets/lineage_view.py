@@ -8,7 +8,7 @@ text without running an app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from steiner_tui.app.widgets.inspector_format import clock, count
 from steiner_tui.engine.compaction.diff import (
@@ -38,8 +38,7 @@ START = "start"
 """What generation 0 shows in place of compaction figures."""
 
 
-@dataclass(frozen=True, slots=True)
-class GenerationView:
+class GenerationView(msgspec.Struct, frozen=True):
     """One generation as the detail panes show it."""
 
     generation: ConversationGeneration

@@ -4,7 +4,8 @@ The screen routes the prompt's changes and completion keys here; this keeps the 
 (``CompletionList``) and the prompt's ``completing`` flag in step and applies an accepted
 candidate. Candidates come from ``app.completion``; what arguments can name comes from the
 screen (``sources``). Saved sessions are listed off the UI thread the first time ``/sessions``
-gets an argument, then kept.
+gets an argument, then kept. The dropdown is made and handed to the screen (``place``) the first
+time there is something to list: the first frame has one widget fewer to style and lay out.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ class PromptCompletion:
     def __init__(
         self,
         editor: PromptEditor,
-        dropdown: CompletionList,
+        place: Callable[[CompletionList], object],
         sources: Callable[[], CompletionSources],
         sessions_dir: Callable[[], Path | None],
     ) -> None:
         self.editor = editor
-        self.dropdown = dropdown
+        self.dropdown: CompletionList | None = None
+        """The dropdown, once there was something to list (``place`` mounts it)."""
+        self._place = place
         self._sources = sources
         self._sessions_dir = sessions_dir
         self._sessions: Sequence[tuple[str, str]] | None = None
@@ -65,19 +68,28 @@ class PromptCompletion:
         candidates = [] if text == self._closed_for else complete(text, self.sources())
         self._show(candidates)
 
+    @property
+    def chosen(self) -> Completion | None:
+        """The highlighted candidate (None while nothing is listed)."""
+        return self.dropdown.chosen if self.dropdown is not None else None
+
     def _show(self, candidates: Sequence[Completion]) -> None:
-        self.dropdown.show(candidates)
-        self.editor.completing = self.dropdown.is_open
+        dropdown = self.dropdown
+        if dropdown is None and candidates:
+            dropdown = self.dropdown = CompletionList(id="completions")
+            self._place(dropdown)
+        if dropdown is not None:
+            dropdown.show(candidates)
+        self.editor.completing = dropdown is not None and dropdown.is_open
         self.editor.refresh_bindings()
 
     def act(self, action: str) -> None:
         """A completion key: accept, next, previous or close."""
         if action == "accept":
-            self.accept(self.dropdown.chosen)
-        elif action == "next":
-            self.dropdown.move(1)
-        elif action == "previous":
-            self.dropdown.move(-1)
+            self.accept(self.chosen)
+        elif action in ("next", "previous"):
+            if self.dropdown is not None:
+                self.dropdown.move(1 if action == "next" else -1)
         elif action == "close":
             self._closed_for = self.editor.text
             self._show([])

@@ -25,10 +25,10 @@ async def test_tab_completes_and_down_chooses(app_for: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        dropdown = screen.query_one("#completions", CompletionList)
-        assert not dropdown.display
+        assert not screen.query("#completions")  # mounted when first needed
         await pilot.press("/", "m", "o")
         await pilot.pause()
+        dropdown = screen.query_one("#completions", CompletionList)
         assert dropdown.display and dropdown.candidates[0].text == "/model "
         await pilot.press("tab")
         await pilot.pause()
@@ -50,9 +50,9 @@ async def test_escape_closes_the_list_and_enter_completes_a_partial_name(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        dropdown = screen.query_one("#completions", CompletionList)
         await pilot.press("/", "c", "l")
         await pilot.pause()
+        dropdown = screen.query_one("#completions", CompletionList)
         assert dropdown.display
         await pilot.press("escape")
         await pilot.pause()

@@ -118,7 +118,7 @@ class MainScreen(PanelLayoutScreen):
         yield SkillList(id="skills")
         yield ConversationPane(id="conversation")
         yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
-        yield CompletionList(id="completions")
+        # The completion dropdown (#completions) mounts after the prompt when first needed.
         with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
             yield BudgetPanel(id="budget")
 
@@ -126,7 +126,7 @@ class MainScreen(PanelLayoutScreen):
         """Attach to the engine (a deferred session opens after the first frame)."""
         self.completion = PromptCompletion(
             self.prompt,
-            self.query_one("#completions", CompletionList),
+            lambda dropdown: self.mount(dropdown, after=self.prompt),
             self.completion_sources,
             lambda: self.request.sessions_dir,
         )
@@ -151,7 +151,7 @@ class MainScreen(PanelLayoutScreen):
         try:
             parsed = parse_slash(event.text)
         except UnknownSlashCommand as error:
-            if self.completion.accept(self.completion.dropdown.chosen):
+            if self.completion.accept(self.completion.chosen):
                 return  # Enter on "/mo" completes it
             self.notify(str(error), title="Unknown command", severity="error", markup=False)
             return

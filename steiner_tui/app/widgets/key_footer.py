@@ -8,6 +8,13 @@ published three in a row, each drawing the same keys as the one before, while th
 panel's first figures waited behind them (``docs/ARCHITECTURE.md``, "Start-up"). This footer
 asks Textual for a recompose only when none is pending and the keys it would draw (binding,
 enabled, tooltip) differ from those drawn.
+
+Each key Textual's ``Footer`` composes starts compact (its ``compact`` reactive is True) and is
+bound to the footer's own ``compact`` (False here): on mount the key adds its ``-compact``
+class, restyling itself, then removes it, restyling itself again, one key at a time. The keys
+are given the footer's value before they mount (``Widget.set_reactive``, which runs no
+watcher), so they mount as they stay and no key is restyled twice after its first styling (the
+command palette's key is not bound and keeps its own value).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -59,4 +67,10 @@ class KeyFooter(Footer):
         if self._keys_ready:
             self._recompose_pending = False
             self._keys_shown = shown_keys(self.screen)
-        yield from super().compose()
+        for widget in super().compose():
+            compact = getattr(type(widget), "compact", None)
+            # A key bound to the footer's ``compact`` (the command palette's key is not bound:
+            # it stays compact).
+            if isinstance(compact, Reactive) and not widget.has_class("-command-palette"):
+                widget.set_reactive(compact, self.compact)
+            yield widget

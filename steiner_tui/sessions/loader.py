@@ -24,6 +24,7 @@ lineage (``LoadedSession.rewritten``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,6 +96,9 @@ class LoadedSession:
             driver composed is parsable (``record_values.trusted_content``).
         as_logged: the active generation's messages as the log holds them (before repairs).
         errors: the errors logged in the active generation, each where it happened.
+        tool_statuses: how tool calls ended (``done``, ``failed``, ``rejected``), by call id,
+            where the log recorded it; other results read as their text says
+            (``engine.compaction.history_render.default_tool_status``).
     """
 
     session_id: str
@@ -114,6 +118,7 @@ class LoadedSession:
     skill_messages: tuple[Message, ...] = ()
     as_logged: tuple[Message, ...] = ()
     errors: tuple[LoggedError, ...] = ()
+    tool_statuses: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def prompt_cache_key(self) -> str:
@@ -296,4 +301,5 @@ def load_session(directory: Path) -> LoadedSession:
         skill_messages=skill_messages,
         as_logged=as_logged,
         errors=tuple(e for e in state.errors if e.generation == state.active.id),
+        tool_statuses=state.tool_statuses,
     )

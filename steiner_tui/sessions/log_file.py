@@ -30,6 +30,7 @@ from steiner_tui.sessions.records import (
 __all__ = [
     "TITLE_LENGTH",
     "header_record",
+    "message_title",
     "open_for_append",
     "title_of",
     "user_text",
@@ -73,11 +74,19 @@ def title_of(lineage: ConversationLineage) -> str:
     """The first line of the first real user message (envelopes and mode notice stripped)."""
     for generation in lineage.generations:
         for message in generation.messages:
-            if is_real_user_message(message):
-                text = user_text(message).strip()
-                if text:
-                    return text.splitlines()[0][:TITLE_LENGTH]
+            title = message_title(message)
+            if title:
+                return title
     return ""
+
+
+def message_title(message: Message) -> str:
+    """The title ``message`` gives a session: its first line, when it is a real user message
+    with text of the user's ("" otherwise)."""
+    if not is_real_user_message(message):
+        return ""
+    text = user_text(message).strip()
+    return text.splitlines()[0][:TITLE_LENGTH] if text else ""
 
 
 def user_text(message: Message) -> str:

@@ -176,6 +176,8 @@ class LogState:
     """The messages appended since the last request, generation or resumed record."""
     interned: Interned = field(default_factory=Interned)
     """The texts and tool call arguments read, so that equal ones are held once."""
+    tool_statuses: dict[str, str] = field(default_factory=dict)
+    """How tool calls ended, by call id, where a ``tool`` line recorded it."""
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -230,6 +232,8 @@ def _message(state: LogState, record: MessageRecord, line: int) -> None:
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
     message, driver = message_of_line(record, state.active.messages, state.interned)
+    if record.status and message.role == "tool":
+        state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
     state.active.messages.append(message)
     state.active.drivers.append(driver)

@@ -2,8 +2,9 @@
 
 It is rewritten whole (never appended), so it is written to a temporary file in the same folder,
 fsynced, and renamed over the old one: a reader sees the old file or the new one, never half of
-either. A missing or unreadable ``meta.json`` is not an error; the list falls back to the log's
-header line and the file's modification time.
+either. A new session writes it with its first message, then at every turn boundary. A missing
+or unreadable ``meta.json`` is not an error; the list falls back to the log's header line, its
+first message (read from the head of the log only) and the file's modification time.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class SessionMeta(msgspec.Struct, frozen=True):
         session_id: the folder name.
         project_root: the project the session worked on.
         created: when the session started.
-        last_activity: the latest turn boundary written.
+        last_activity: the latest turn boundary written (or a new session's first message).
         alias: provider alias of the main model.
         model: backend model id.
         generations: how many generations the lineage has.

@@ -17,6 +17,7 @@ from typing import Any, cast
 import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
+from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import (
     CompactionOutcome,
@@ -57,6 +58,7 @@ __all__ = [
     "message_of",
     "message_of_line",
     "message_record",
+    "status_of_line",
     "trusted_content",
 ]
 
@@ -213,8 +215,19 @@ def _json_content(message: Message) -> msgspec.Raw | None:
     return msgspec.Raw(data)
 
 
-def message_line(messages: Sequence[Message], position: int) -> AnyMessageLine:
-    """The version 4 line of ``messages[position]``, after the messages before it."""
+def status_of_line(message: Message, status: str) -> str:
+    """What a tool line records of ``status``: "" when the result's text implies it."""
+    if not status or message.role != "tool" or status == default_tool_status(message):
+        return ""
+    return status
+
+
+def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
+    """The version 4 line of ``messages[position]``, after the messages before it.
+
+    ``status``: how a tool result's call ended (the runner's), kept when the text does not
+    imply it.
+    """
     message = messages[position]
     data = message_data(message)
     raw = _json_content(message)
@@ -237,6 +250,7 @@ def message_line(messages: Sequence[Message], position: int) -> AnyMessageLine:
         turn=None if turn == _expected_turn(messages, position, message.role) else turn,
         incomplete=message.incomplete,
         driver=driver or None,
+        status=status_of_line(message, status),
     )
 
 

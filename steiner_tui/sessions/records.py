@@ -16,7 +16,10 @@ Record types (``gen`` is a generation id; fields left at their default are not w
 * ``user``, ``assistant``, ``tool``, ``system``, ``summary`` (version 4): a message appended to
   the active generation, its role the record's type and its fields at the top level, leaving
   out what the messages before it imply (``MessageLine``). Versions 1 to 3 wrote ``message``
-  records instead; both load.
+  records instead; both load. A ``tool`` line also says how the call ended (``status``:
+  ``failed`` or ``rejected``, ``done``) when its text does not imply it (the text-based guess
+  of ``engine.compaction.history_render.default_tool_status``); a line without it, and every
+  ``message`` record, reads as the guess says.
 * ``partial``: ``gen``, ``turn``, ``text``, ``reasoning``: a slice of a reply still streaming.
   Consecutive partials concatenate; any later ``message``, ``request`` or ``generation``
   record supersedes them. Left over at the end of the log, they become an ``incomplete``
@@ -232,6 +235,9 @@ class MessageLine(_Record, frozen=True):
     in the assistant message before it (``record_values.expected_name``; the id is always
     written, so a lost call can still be restored). A tool result whose content is one line
     of JSON is written as that JSON (``json``) instead of a string; tool calls are arrays.
+    A tool result's ``status`` (``done``, ``failed``, ``rejected``: how the tool call ended,
+    as the runner reported it) is written only when the text does not imply it
+    (``record_values.status_of_line``); it is never sent to the model.
     """
 
     content: str = ""
@@ -245,6 +251,8 @@ class MessageLine(_Record, frozen=True):
     turn: int | None = None
     incomplete: bool = False
     driver: int | None = None
+    status: str = ""
+    """Tool results: how the call ended, when the text does not say (absent: as it says)."""
 
 
 class UserLine(MessageLine, frozen=True, tag="user"):

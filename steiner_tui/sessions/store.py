@@ -16,12 +16,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.lock import holding_lock, is_locked
+from steiner_tui.sessions.log_file import message_title
 from steiner_tui.sessions.meta import SessionMeta, read_meta
-from steiner_tui.sessions.records import LOG_FILE_NAME, HeaderRecord, decode_record
+from steiner_tui.sessions.record_values import message_of, message_of_line
+from steiner_tui.sessions.records import (
+    LOG_FILE_NAME,
+    GenerationRecord,
+    HeaderRecord,
+    MessageLine,
+    MessageRecord,
+    decode_record,
+)
 
 __all__ = [
     "DEFAULT_KEEP",
@@ -36,6 +46,8 @@ DEFAULT_KEEP = 50
 """Sessions kept by ``evict`` unless configured (``[sessions] keep``)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_HEAD_BYTES = 256 * 1024
+"""How much of a log without ``meta.json`` is read, after its header, for its first message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,16 +87,43 @@ def _mtime(path: Path) -> datetime:
         return _EPOCH
 
 
+def _first_message(lines: list[bytes]) -> Message | None:
+    """The first message of the log's first lines (``message`` or version 4 message records);
+    None when they hold none, or a generation record comes first (a fork, which has meta)."""
+    for line in lines:
+        try:
+            record = decode_record(line.rstrip(b"\n"))
+            if isinstance(record, MessageLine):
+                return message_of_line(record, ())[0]
+        except (ValueError, RecursionError):
+            continue  # a bad line: the loader reports it
+        if isinstance(record, MessageRecord):
+            return message_of(record.message)
+        if isinstance(record, GenerationRecord):
+            return None
+    return None
+
+
 def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
-    """Meta derived from the log's first line and the file's size and time."""
+    """Meta derived from the log's first lines and the file's size and time.
+
+    A session killed in its first turn by a version that wrote ``meta.json`` only at turn
+    boundaries has none: its first message (within the first ``_HEAD_BYTES``) gives it its
+    title and at least one message, so it is listed and resumed as the latest. Only the head
+    is read: the list reads every session.
+    """
     log = directory / LOG_FILE_NAME
     session_id = directory.name
     try:
         with log.open("rb") as handle:
             first = handle.readline()
+            head = handle.read(_HEAD_BYTES).splitlines(keepends=True)
         size = log.stat().st_size
     except OSError:
         return SessionMeta(session_id, last_activity=_mtime(directory)), "no session log"
+    if head and not head[-1].endswith(b"\n"):
+        head.pop()  # cut by the budget (or torn)
+    message = _first_message(head)
     try:
         header = decode_record(first.rstrip(b"\n"))
     except (ValueError, RecursionError):
@@ -99,6 +138,9 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
         alias=header.alias,
         model=header.model,
         size_bytes=size,
+        messages=0 if message is None else 1,
+        title="" if message is None else message_title(message),
+        forked_from=header.forked_from,
     )
     return meta, ""
 

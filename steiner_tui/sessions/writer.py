@@ -6,7 +6,10 @@ Attached to the runner's sink fan-out and bound to the runner, it appends one re
 * every line goes to the kernel in one ``write()`` on an unbuffered descriptor, so a killed
   process leaves each line whole or absent (a torn last line is terminated before appending);
 * ``fsync`` on turn boundaries: after an assistant reply without tool calls, after compaction,
-  after binding and on close;
+  after binding and on close; and after a new session's first message, so that ``meta.json``
+  exists (listing and resuming a session killed in its first turn) from then on;
+* a tool result's line says how its call ended when its text does not (the runner's
+  ``ToolCallFinished`` status, which it emits just before appending the result);
 * a pin or an unpin is a ``pin`` record, written when it happens (``PinChanged``);
 * ``meta.json`` is rewritten atomically (temporary file + ``os.replace``);
 * streamed text is recorded in bounded ``partial`` records (written, not fsynced) so a kill
@@ -50,6 +53,7 @@ from steiner_tui.engine.events import (
     ReasoningDelta,
     RequestSnapshot,
     TextDelta,
+    ToolCallFinished,
     UsageReported,
     WarningEvent,
 )
@@ -181,6 +185,10 @@ class SessionLog:
         self._partial_at = 0.0
         self._early: list[bytes] = []
         self._closed = False
+        self._statuses: dict[str, str] = {}
+        """How tool calls ended (``ToolCallFinished``), until their result is written."""
+        self._meta_written = False
+        """True once ``meta.json`` is written (a new session: with its first message)."""
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -228,6 +236,8 @@ class SessionLog:
         self._last_main = LastMainRequest()
         self._written = _Written()
         self._meta = SessionMeta(session_dir.name)
+        self._meta_written = False
+        self._statuses.clear()
         self._runner = runner
         if runner is not None:  # as ``bind`` does, but nothing of the old conversation is synced
             self._meta = SessionMeta(
@@ -273,6 +283,7 @@ class SessionLog:
         log._requests = RequestTrail.resumed(loaded)
         log._last_main = loaded.last_main_request
         log._meta = loaded.meta
+        log._meta_written = True
         log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
         return log
 
@@ -347,6 +358,13 @@ class SessionLog:
                 self._record_last_main()
                 if not message.tool_calls:
                     self._boundary()
+            elif not self._meta_written:
+                # The first message: a session killed in its first turn is still listed (with
+                # its title) and resumed as the latest.
+                self._boundary()
+        elif isinstance(event, ToolCallFinished):
+            # Emitted just before its result message is appended, which is written with it.
+            self._statuses[event.call.id] = event.status
         elif isinstance(event, RequestSnapshot):
             self._sync()
             self._drop_partial()
@@ -506,7 +524,9 @@ class SessionLog:
         if self._runner is None:
             if appended is not None:
                 written.messages += (appended,)
-                self._write(message_line(written.messages, written.count - 1))
+                self._write(
+                    message_line(written.messages, written.count - 1, self._status(appended))
+                )
                 self._requests.since.append(appended)
             return
         lineage = self._runner.lineage
@@ -519,7 +539,7 @@ class SessionLog:
             intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
             if intact:
                 for position in range(count, len(messages)):
-                    self._write(message_line(messages, position))
+                    self._write(message_line(messages, position, self._status(messages[position])))
                     self._requests.since.append(messages[position])
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
@@ -538,6 +558,13 @@ class SessionLog:
         for key in lineage.pins:  # a reset clears the pins: write those still held
             self._write(PinRecord(key=key, at=self._clock()))
         self._remember(lineage)
+
+    def _status(self, message: Message) -> str:
+        """The reported status of a tool result's call ("" : none reported), forgotten once
+        its result is written."""
+        if message.role != "tool":
+            return ""
+        return self._statuses.pop(message.tool_call_id, "")
 
     def _remember(self, lineage: ConversationLineage) -> None:
         active = lineage.active
@@ -566,3 +593,4 @@ class SessionLog:
                 updates["title"] = title_of(lineage)
         self._meta = meta.replace(**updates)
         write_meta(self.session_dir, self._meta)
+        self._meta_written = True

@@ -459,7 +459,7 @@ def _build(
 ) -> Session:
     config, loaded, root = request.config, identity.loaded, identity.root
     estimator = request.estimator or RequestEstimator(default_encoding_loader(None))
-    book = ToolStatusBook()
+    book = ToolStatusBook(loaded.tool_statuses if loaded is not None else None)
     compaction = request.compaction or CompactionSettings(
         fallback=compaction_fallback(config, root, identity.main, env),
         archive=None

@@ -130,8 +130,9 @@ async def run_tool_calls(
             if call.name == "read" and result.status == "done" and content == result.content:
                 tracker = tracker.record(result.data, ctx.turn)
             done.add(call.id)
-            on_message(message)
+            # The status first: the session log writes it with the result message.
             sink.emit(ToolCallFinished(call, result.status, result.display or content, result.cut))
+            on_message(message)
     except BaseException:
         for message in cancelled_results([c for c in calls if c.id not in done], ctx.turn):
             on_message(message)

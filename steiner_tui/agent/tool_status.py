@@ -3,10 +3,13 @@
 A ``tool`` message carries the result text but not the tool's status (the wire format has no
 field for it). The runner reports statuses in ``ToolCallFinished`` events; this book records
 them by tool-call id and answers the archive's status question, falling back to the text-based
-guess for calls it never saw (e.g. before a resume).
+guess for calls it never saw. A resumed session seeds it with the statuses its log recorded
+(``LoadedSession.tool_statuses``), which the transcript shows too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.events import EngineEvent, ToolCallFinished
@@ -18,8 +21,13 @@ __all__ = ["ToolStatusBook"]
 class ToolStatusBook:
     """An ``EventSink`` that records tool statuses, and a status reader for the archive."""
 
-    def __init__(self) -> None:
-        self._statuses: dict[str, str] = {}
+    def __init__(self, recorded: Mapping[str, str] | None = None) -> None:
+        self._statuses: dict[str, str] = dict(recorded or {})
+
+    @property
+    def statuses(self) -> Mapping[str, str]:
+        """The statuses known, by tool-call id (reported, or recorded in a resumed log)."""
+        return self._statuses
 
     def emit(self, event: EngineEvent) -> None:
         if isinstance(event, ToolCallFinished):

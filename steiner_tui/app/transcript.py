@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.agent.tool_calls import CANCELLED_RESULT
 from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.compaction.policy import (
@@ -29,6 +30,7 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
 from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT
 from steiner_tui.sessions.log_parse import LoggedError
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
@@ -169,6 +171,8 @@ _DEFAULT_REMEDIES: dict[str, tuple[Remedy, ...]] = {
     "tool_rounds": (Remedy("retry", "ask the model to go on, or narrow the task"),),
 }
 """What to offer for the engine's own errors (a provider's carry their remedies)."""
+_CANCELLED_TEXTS = frozenset({CANCELLED_RESULT, INTERRUPTED_TOOL_RESULT})
+"""Results written for calls that never ran or never finished (shown ``cancelled``, as live)."""
 RETRY_ACTIONS = frozenset({"retry", "wait", "set_key", "check_server", "raise_timeout"})
 """Remedies after which sending the same message again makes sense."""
 
@@ -181,13 +185,27 @@ def error_entry(
     return ErrorEntry(code, text, offered, retry_key)
 
 
+def _guessed_status(result: Message) -> str:
+    """The status of a tool result whose log did not record one."""
+    if result.content in _CANCELLED_TEXTS:
+        return "cancelled"
+    return default_tool_status(result)
+
+
 def entries_from_messages(
-    messages: Iterable[Message], project_root: str = "", errors: Iterable[LoggedError] = ()
+    messages: Iterable[Message],
+    project_root: str = "",
+    errors: Iterable[LoggedError] = (),
+    tool_statuses: Mapping[str, str] | None = None,
 ) -> list[Entry]:
     """Entries for a stored conversation (resume, or a conversation loaded for a benchmark).
 
     ``errors`` (the log's, for this generation) are placed after the messages before them.
+    ``tool_statuses`` (by call id) say how tool calls ended as the runner reported them; a
+    result without one is ``cancelled`` when its text is the one written for a call that never
+    ran or was interrupted, else what its text implies (``default_tool_status``).
     """
+    statuses = tool_statuses or {}
     entries: list[Entry] = []
     tools: dict[str, ToolEntry] = {}
     pending = sorted(errors, key=lambda e: e.position)
@@ -212,7 +230,7 @@ def entries_from_messages(
         elif message.role == "tool":
             found = tools.get(message.tool_call_id)
             if found is not None:
-                found.status = default_tool_status(message)
+                found.status = statuses.get(message.tool_call_id) or _guessed_status(message)
                 found.output = message.content
                 found.key = pin_key(message)
     entries.extend(error_entry(e.code, e.message, e.remedies) for e in pending)

@@ -261,7 +261,8 @@ class WorkbenchBase(Screen[None]):
         root = str(self.session.project_root)
         conversation, errors = self.driver.runner.conversation, self.session.logged_errors
         self.conversation.show_pins(self.driver.runner.lineage.pins)  # marked as they are made
-        await self.conversation.load(entries_from_messages(conversation, root, errors))
+        statuses = self.session.tool_status.statuses
+        await self.conversation.load(entries_from_messages(conversation, root, errors, statuses))
         for notice in self.session.notices:
             await self.conversation.add(NoticeEntry(notice, "session"))
 

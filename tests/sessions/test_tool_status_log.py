@@ -1,0 +1,110 @@
+"""How a tool call ended survives a resume: the runner's status is logged with its result."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from steiner_tui.agent.tool_calls import CANCELLED_RESULT
+from steiner_tui.app.transcript import ToolEntry, entries_from_messages
+from steiner_tui.engine.events import MessageAppended, ToolCallFinished
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
+from steiner_tui.sessions.writer import SessionLog
+from tests.agent.fakes import Reply
+from tests.sessions.conftest import OpenSession
+
+FIXTURE = Path(__file__).parent / "fixtures" / "v3_session"
+
+
+def _statuses(messages: tuple[Message, ...], statuses: dict[str, str] | None) -> dict[str, str]:
+    entries = entries_from_messages(messages, tool_statuses=statuses)
+    return {e.call_id: e.status for e in entries if isinstance(e, ToolEntry)}
+
+
+def _tool_lines(directory: Path) -> list[dict[str, object]]:
+    lines = (directory / "session.jsonl").read_bytes().splitlines()
+    return [json.loads(line) for line in lines if line.startswith(b'{"type":"tool"')]
+
+
+async def test_failed_and_succeeded_tool_calls_survive_resume(
+    open_session: OpenSession, project: Path
+) -> None:
+    calls = (
+        ToolCall("c1", "read", {"path": "README.md"}),
+        ToolCall("c2", "read", {"path": "missing.txt"}),
+        ToolCall("c3", "no_such_tool", {}),
+    )
+    harness = open_session([Reply(["Reading."], list(calls)), Reply(["done"])])
+    await harness.driver.submit("read them")
+    finished = [e for e in harness.sink.events if isinstance(e, ToolCallFinished)]
+    live = {e.call.id: e.status for e in finished}
+    assert live == {"c1": "done", "c2": "failed", "c3": "failed"}
+    harness.log.close()
+    # Written only where the text does not say it.
+    written = _tool_lines(harness.session_dir)
+    assert {line["tool_call_id"]: line.get("status") for line in written} == {
+        "c1": None,
+        "c2": "failed",
+        "c3": "failed",
+    }
+
+    resumed = open_session(resume=harness.session_id)
+    messages = resumed.runner.lineage.active.messages
+    assert _statuses(messages, dict(resumed.session.tool_status.statuses)) == live
+    # The history archive reads the same statuses.
+    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    assert {k: resumed.session.tool_status(m) for k, m in results.items()} == live
+    # Without them (as before), the text-based guess got the failures wrong.
+    assert _statuses(messages, None) == {"c1": "done", "c2": "done", "c3": "done"}
+
+
+def test_every_status_is_logged_as_reported(tmp_path: Path) -> None:
+    """Rejected (denied by the user or the policy), failed and done, each against the guess."""
+    directory = tmp_path / "sessions" / "s1"
+    log = SessionLog.create(directory, clock=lambda: datetime(2026, 9, 13, tzinfo=UTC))
+    reported = {
+        "r1": ("rejected", "The write tool is denied by the permission policy in config."),
+        "r2": ("rejected", "The user rejected this write call."),
+        "f1": ("failed", "cannot read a.txt: no such file"),
+        "d1": ("done", "Error handling: the file's first line"),
+        "d2": ("done", "plain output"),
+    }
+    calls = tuple(ToolCall(call_id, "write", {}) for call_id in reported)
+    log.emit(MessageAppended(Message("user", "go", turn=1)))
+    log.emit(MessageAppended(Message("assistant", "", tool_calls=calls, turn=1)))
+    for call, (status, text) in zip(calls, reported.values(), strict=True):
+        log.emit(ToolCallFinished(call, status, text))
+        log.emit(MessageAppended(Message("tool", text, name="write", tool_call_id=call.id, turn=1)))
+    log.close()
+    assert log.error is None
+    written = {line["tool_call_id"]: line.get("status") for line in _tool_lines(directory)}
+    assert written == {"r1": "rejected", "r2": None, "f1": "failed", "d1": "done", "d2": None}
+    loaded = load_session(directory)
+    assert loaded.tool_statuses == {"r1": "rejected", "f1": "failed", "d1": "done"}
+    shown = _statuses(loaded.lineage.active.messages, dict(loaded.tool_statuses))
+    assert shown == {call_id: status for call_id, (status, _) in reported.items()}
+
+
+def test_cancelled_and_interrupted_results_show_as_cancelled() -> None:
+    """No status is reported for calls that never ran (or never finished): shown as live."""
+    calls = (ToolCall("c1", "read", {}), ToolCall("c2", "bash", {}))
+    messages = (
+        Message("user", "go"),
+        Message("assistant", "", tool_calls=calls),
+        Message("tool", CANCELLED_RESULT, name="read", tool_call_id="c1"),
+        Message("tool", INTERRUPTED_TOOL_RESULT, name="bash", tool_call_id="c2"),
+    )
+    assert _statuses(messages, {}) == {"c1": "cancelled", "c2": "cancelled"}
+
+
+def test_a_log_without_statuses_loads_as_before(tmp_path: Path) -> None:
+    directory = tmp_path / "v3_session"
+    shutil.copytree(FIXTURE, directory)
+    loaded = load_session(directory)
+    assert loaded.problems == () and loaded.tool_statuses == {}
+    messages = loaded.lineage.active.messages
+    guessed = _statuses(messages, None)
+    assert _statuses(messages, dict(loaded.tool_statuses)) == guessed

@@ -23,7 +23,6 @@ Run: ``uv run python benchmarks/bench_first_frame.py`` (``--runs N``, 9 by defau
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
@@ -31,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_startup import PROJECT, Ratio, shown
+from bench_startup import PROJECT, Ratio, fresh_env, shown
 
 HERE = Path(__file__).resolve().parent
 RUNS = 9
@@ -61,15 +60,7 @@ def main() -> int:
         home = Path(tmp)
         project = home / "project"
         shutil.copytree(PROJECT, project)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "TERM": "xterm-256color",
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "XDG_CACHE_HOME": str(home / "cache"),
-            "XDG_DATA_HOME": str(home / "data"),
-            "LANG": "C.UTF-8",
-        }
+        env = fresh_env(home)
         ours = (b"Context", b"dry run")
         launch("bare", (b"BareApp",), project, env)  # once each first: the OS caches the files
         launch("ours", ours, project, env)

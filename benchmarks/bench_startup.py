@@ -109,20 +109,25 @@ class Ratio:
         return f"  {self.name}: {self.value:.2f}x (target < {self.target:g}x) {verdict}"
 
 
+def fresh_env(home: Path) -> dict[str, str]:
+    """The environment every launch gets: a terminal, and a new ``home`` with no configuration."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "TERM": "xterm-256color",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "LANG": "C.UTF-8",
+    }
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         project = home / "project"
         shutil.copytree(PROJECT, project)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "TERM": "xterm-256color",
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "XDG_CACHE_HOME": str(home / "cache"),
-            "XDG_DATA_HOME": str(home / "data"),
-            "LANG": "C.UTF-8",
-        }
+        env = fresh_env(home)
         session_id = save_session(home / "config" / "steiner", RESUMED, project)
         bare = [sys.executable, str(HERE / "bare_app.py")]
         resume = [*ours_argv(), "--resume", session_id]

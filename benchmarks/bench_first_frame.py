@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_startup import PROJECT, Ratio, fresh_env, shown
+from bench_startup import PROJECT, Ratio, fresh_env, report, shown
 
 HERE = Path(__file__).resolve().parent
 RUNS = 9
@@ -80,18 +80,11 @@ def main() -> int:
         "first": "steiner-tui, imports done -> first frame     ",
         "filled": "steiner-tui, imports done -> panel filled    ",
     }
-    print(f"after the imports ({args.runs} runs each, median [least-most] ms, for information):")
-    for name, label in lines.items():
-        low, high = min(times[name]) * 1000, max(times[name]) * 1000
-        print(f"  {label}  {median[name] * 1000:5.0f} [{low:.0f}-{high:.0f}]")
     ratios = [
         Ratio("first frame / bare app (after imports)", median["first"] / median["bare"], 1.5),
         Ratio("panel filled / bare app (after imports)", median["filled"] / median["bare"], 2.0),
     ]
-    print("ratios:")
-    for ratio in ratios:
-        print(ratio.line())
-    return 0 if all(ratio.met for ratio in ratios) else 1
+    return report(f"after the imports ({args.runs} runs each", times, lines, ratios)
 
 
 if __name__ == "__main__":

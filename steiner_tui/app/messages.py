@@ -2,13 +2,13 @@
 
 The engine emits frozen events to sinks; ``adapter.UiEventSink`` turns each one it cares about
 into one of these messages and posts it to the main screen, which routes it to the widgets. They
-are small dataclasses so handlers read plain fields and tests can build them directly.
+are small classes with plain attributes, set in ``__init__`` as Textual's guide writes messages, so
+handlers read plain fields and tests can build them directly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
@@ -55,157 +55,183 @@ __all__ = [
 ]
 
 
-@dataclass
 class ReplyDelta(Message):
     """A chunk of the assistant's streamed reply."""
 
-    text: str
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__()
 
 
-@dataclass
 class ToolStarted(Message):
     """A tool call started running."""
 
-    call_id: str
-    name: str
-    summary: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    """The call's arguments (an opened block shows an edit's change from them)."""
+    def __init__(
+        self, call_id: str, name: str, summary: str, arguments: Mapping[str, Any] | None = None
+    ) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.summary = summary
+        self.arguments: Mapping[str, Any] = {} if arguments is None else arguments
+        """The call's arguments (an opened block shows an edit's change from them)."""
+        super().__init__()
 
 
-@dataclass
 class ToolFinished(Message):
     """A tool call finished with ``status`` done, failed or rejected; ``cut`` says what of its
     output the model did not get (None: all of it)."""
 
-    call_id: str
-    status: str
-    output: str
-    cut: OutputCut | None = None
-    name: str = ""
+    def __init__(
+        self, call_id: str, status: str, output: str, cut: OutputCut | None = None, name: str = ""
+    ) -> None:
+        self.call_id = call_id
+        self.status = status
+        self.output = output
+        self.cut = cut
+        self.name = name
+        super().__init__()
 
 
-@dataclass
 class RequestSent(Message):
     """A request snapshot was recorded (the request is about to be sent)."""
 
-    snapshot: RequestSnapshot
+    def __init__(self, snapshot: RequestSnapshot) -> None:
+        self.snapshot = snapshot
+        super().__init__()
 
 
-@dataclass
 class UsageReceived(Message):
     """The provider reported usage for the latest model call."""
 
-    usage: UsageReported
+    def __init__(self, usage: UsageReported) -> None:
+        self.usage = usage
+        super().__init__()
 
 
-@dataclass
 class EngineNotice(Message):
     """A warning or error from the engine, shown as a notice."""
 
-    severity: str
-    code: str
-    text: str
+    def __init__(self, severity: str, code: str, text: str) -> None:
+        self.severity = severity
+        self.code = code
+        self.text = text
+        super().__init__()
 
 
-@dataclass
 class ErrorReported(Message):
     """A turn ended in an error: shown as an entry in the conversation, with its remedies."""
 
-    code: str
-    text: str
-    remedies: tuple[Remedy, ...] = ()
+    def __init__(self, code: str, text: str, remedies: tuple[Remedy, ...] = ()) -> None:
+        self.code = code
+        self.text = text
+        self.remedies = remedies
+        super().__init__()
 
 
-@dataclass
 class HealthChanged(Message):
     """Session health after a compaction."""
 
-    health: HealthEvent
+    def __init__(self, health: HealthEvent) -> None:
+        self.health = health
+        super().__init__()
 
 
-@dataclass
 class MessageStored(Message):
     """A message was appended to the conversation, exactly as stored."""
 
-    message: ChatMessage
+    def __init__(self, message: ChatMessage) -> None:
+        self.message = message
+        super().__init__()
 
 
-@dataclass
 class PinsChanged(Message):
     """A message was pinned or unpinned (``key``: its pin key; the lineage has them all)."""
 
-    key: str
-    pinned: bool
+    def __init__(self, key: str, pinned: bool) -> None:
+        self.key = key
+        self.pinned = pinned
+        super().__init__()
 
 
-@dataclass
 class Compacted(Message):
     """A compaction applied and started generation ``generation_id``."""
 
-    generation_id: int
-    outcome: CompactionOutcome
+    def __init__(self, generation_id: int, outcome: CompactionOutcome) -> None:
+        self.generation_id = generation_id
+        self.outcome = outcome
+        super().__init__()
 
 
-@dataclass
 class SkillNotice(Message):
     """Something happened to a skill (truncated by the cap, replayed on resume)."""
 
-    name: str
-    text: str
-    warning: bool = False
+    def __init__(self, name: str, text: str, warning: bool = False) -> None:
+        self.name = name
+        self.text = text
+        self.warning = warning
+        super().__init__()
 
 
-@dataclass
 class SubAgentChanged(Message):
     """A sub-agent's snapshot changed (state, turns, tokens or transcript)."""
 
-    info: SubAgentInfo
+    def __init__(self, info: SubAgentInfo) -> None:
+        self.info = info
+        super().__init__()
 
 
-@dataclass
 class PermissionAsked(Message):
     """A tool asks permission; ``answer`` resolves the run's awaited decision."""
 
-    request: PermissionRequest
-    answer: Callable[[PermissionDecision], None]
+    def __init__(
+        self, request: PermissionRequest, answer: Callable[[PermissionDecision], None]
+    ) -> None:
+        self.request = request
+        self.answer = answer
+        super().__init__()
 
 
-@dataclass
 class CompactionQuestionPosted(Message):
     """``ask`` mode asks before the next request; ``answer`` resolves the run's await."""
 
-    question: CompactionQuestion
-    answer: Callable[[CompactionAnswer], None]
+    def __init__(
+        self, question: CompactionQuestion, answer: Callable[[CompactionAnswer], None]
+    ) -> None:
+        self.question = question
+        self.answer = answer
+        super().__init__()
 
 
-@dataclass
 class UnpinQuestionPosted(Message):
     """The pins alone cannot fit: which to unpin; ``answer`` resolves the run's await."""
 
-    question: PinsQuestion
-    answer: Callable[[PinsAnswer], None]
+    def __init__(self, question: PinsQuestion, answer: Callable[[PinsAnswer], None]) -> None:
+        self.question = question
+        self.answer = answer
+        super().__init__()
 
 
-@dataclass
 class RunEnded(Message):
     """A run (episode or manual compaction) ended: ``done``, ``cancelled`` or ``error``."""
 
-    status: str
-    detail: str = ""
+    def __init__(self, status: str, detail: str = "") -> None:
+        self.status = status
+        self.detail = detail
+        super().__init__()
 
 
 class WorkbenchReady(Message):
     """The workbench has started: session open, side panels filled (it bubbles to the app)."""
 
 
-@dataclass
 class BudgetReady(Message):
     """The context panel's figures, computed off the UI loop (``error``: why there are none).
 
     ``version`` is the panel refresh they answer; an older one's figures are out of date.
     """
 
-    view: BudgetView | None
-    error: str = ""
-    version: int = 0
+    def __init__(self, view: BudgetView | None, error: str = "", version: int = 0) -> None:
+        self.view = view
+        self.error = error
+        self.version = version
+        super().__init__()

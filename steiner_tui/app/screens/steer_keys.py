@@ -17,7 +17,6 @@ commands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on, work
@@ -42,12 +41,13 @@ _MODE_HELP = {
 }
 
 
-@dataclass
 class WhatIfReady(Message):
     """The worker's what-if figures (or why there are none)."""
 
-    figures: WhatIfFigures | None
-    error: str = ""
+    def __init__(self, figures: WhatIfFigures | None, error: str = "") -> None:
+        self.figures = figures
+        self.error = error
+        super().__init__()
 
 
 class SteeringScreen(WorkbenchBase):

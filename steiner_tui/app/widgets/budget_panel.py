@@ -14,7 +14,6 @@ start-up) is kept and shown once they are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -146,7 +145,6 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     ]  # fmt: skip
     """Enter opens the inspector."""
 
-    @dataclass
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
 

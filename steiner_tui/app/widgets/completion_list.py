@@ -8,7 +8,6 @@ accepts it too. Hidden while there is nothing to complete.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from textual import on
 from textual.content import Content
@@ -29,11 +28,12 @@ def _prompt(candidate: Completion) -> Content:
 class CompletionList(OptionList, can_focus=False):
     """Candidates for the prompt's text; ``-open`` while it lists any."""
 
-    @dataclass
     class Accepted(Message):
         """A candidate was clicked."""
 
-        completion: Completion
+        def __init__(self, completion: Completion) -> None:
+            self.completion = completion
+            super().__init__()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

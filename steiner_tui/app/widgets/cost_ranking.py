@@ -12,7 +12,6 @@ shown as text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -99,11 +98,12 @@ class CostRanking(OptionList):
     .-expanded CostRanking { max-height: 40; }
     """
 
-    @dataclass
     class ActRequested(Message):
         """The user asked to mask what ``item`` offers to mask."""
 
-        item: CostItem
+        def __init__(self, item: CostItem) -> None:
+            self.item = item
+            super().__init__()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import events
 from textual.message import Message
 from textual.widgets import Static
@@ -14,7 +12,6 @@ __all__ = ["EarlierRow"]
 class EarlierRow(Static):
     """Says how many entries are above; a click shows the ones before."""
 
-    @dataclass
     class LoadRequested(Message):
         """The user asked for the entries before."""
 

@@ -8,8 +8,6 @@ table allows; Enter on a message opens it whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -77,15 +75,18 @@ class RequestDetail(Vertical):
     snapshot: reactive[RequestSnapshot | None] = reactive(None)
     """The request on show (None: nothing recorded yet)."""
 
-    @dataclass
     class MessageOpened(TextualMessage):
         """The person asked to read message ``number`` of the request on show in full."""
 
-        snapshot: RequestSnapshot
-        number: int
-        message: Message
-        source: str
-        digest: str
+        def __init__(
+            self, snapshot: RequestSnapshot, number: int, message: Message, source: str, digest: str
+        ) -> None:
+            self.snapshot = snapshot
+            self.number = number
+            self.message = message
+            self.source = source
+            self.digest = digest
+            super().__init__()
 
     def __init__(self, *, id: str | None = None, dry_run: bool = False) -> None:
         super().__init__(id=id)

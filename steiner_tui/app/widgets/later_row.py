@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import events
 from textual.message import Message
 from textual.widgets import Static
@@ -14,7 +12,6 @@ __all__ = ["LaterRow"]
 class LaterRow(Static):
     """Says how many entries are below; a click jumps to the newest."""
 
-    @dataclass
     class JumpRequested(Message):
         """The user asked for the newest entries."""
 

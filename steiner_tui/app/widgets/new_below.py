@@ -7,8 +7,6 @@ click (End does the same).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import events
 from textual.message import Message
 from textual.widgets import Static
@@ -33,7 +31,6 @@ class NewBelowMarker(Static):
     }
     """
 
-    @dataclass
     class JumpRequested(Message):
         """The person asked for the end of the conversation."""
 

@@ -13,7 +13,6 @@ run ends first) it stays in the conversation as a record of what was decided.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -125,11 +124,12 @@ class PermissionPrompt(Vertical, can_focus=True):
     ]  # fmt: skip
     """The answers, once the prompt has the focus (F8, Tab or a click gives it)."""
 
-    @dataclass
     class Done(Message):
         """The prompt was answered, or the user went back without answering."""
 
-        prompt: PermissionPrompt
+        def __init__(self, prompt: PermissionPrompt) -> None:
+            self.prompt = prompt
+            super().__init__()
 
         @property
         def control(self) -> PermissionPrompt:

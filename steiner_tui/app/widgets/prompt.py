@@ -17,7 +17,6 @@ a file the model can read, putting a line that names it in the prompt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import events
@@ -73,36 +72,39 @@ class PromptEditor(TextArea):
     ]
     """Send, new-line and completion keys (run by ``_on_key`` in key order; see there)."""
 
-    @dataclass
     class Submitted(Message):
         """The user pressed Enter with some text."""
 
-        editor: PromptEditor
-        text: str
+        def __init__(self, editor: PromptEditor, text: str) -> None:
+            self.editor = editor
+            self.text = text
+            super().__init__()
 
         @property
         def control(self) -> PromptEditor:
             """The prompt that sent it."""
             return self.editor
 
-    @dataclass
     class CompletionRequested(Message):
         """A completion key: ``accept``, ``next``, ``previous`` or ``close``."""
 
-        editor: PromptEditor
-        action: str
+        def __init__(self, editor: PromptEditor, action: str) -> None:
+            self.editor = editor
+            self.action = action
+            super().__init__()
 
         @property
         def control(self) -> PromptEditor:
             """The prompt that asked."""
             return self.editor
 
-    @dataclass
     class LargePaste(Message):
         """A paste too long for the editor (over ``PASTE_LIMIT`` characters)."""
 
-        editor: PromptEditor
-        text: str
+        def __init__(self, editor: PromptEditor, text: str) -> None:
+            self.editor = editor
+            self.text = text
+            super().__init__()
 
         @property
         def control(self) -> PromptEditor:

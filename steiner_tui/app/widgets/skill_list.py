@@ -10,7 +10,6 @@ with theme colours.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -84,11 +83,12 @@ class SkillList(OptionList):
     The digit keys belong to the sidebar: they act only while it has the focus. Anywhere else
     outside the prompt a digit is text, and goes to the prompt like any printable key."""
 
-    @dataclass
     class ToggleRequested(Message):
         """The user asked to toggle skill ``name``."""
 
-        name: str
+        def __init__(self, name: str) -> None:
+            self.name = name
+            super().__init__()
 
     def on_mount(self) -> None:
         """Title until the first rows arrive."""

@@ -20,7 +20,6 @@ which the chart can draw over its bars.
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -83,24 +82,27 @@ class WhatIfView(Static, can_focus=True):
     mode: reactive[str] = reactive("auto", init=False)
     """The compaction mode tried."""
 
-    @dataclass
     class Requested(Message):
         """Simulate ``threshold`` and ``mode``."""
 
-        threshold: int
-        mode: AutoCompaction
+        def __init__(self, threshold: int, mode: AutoCompaction) -> None:
+            self.threshold = threshold
+            self.mode = mode
+            super().__init__()
 
-    @dataclass
     class SaveRequested(Message):
         """Write ``threshold`` to the project config."""
 
-        threshold: int
+        def __init__(self, threshold: int) -> None:
+            self.threshold = threshold
+            super().__init__()
 
-    @dataclass
     class Changed(Message):
         """New figures (the chart's what-if lines)."""
 
-        figures: WhatIfFigures
+        def __init__(self, figures: WhatIfFigures) -> None:
+            self.figures = figures
+            super().__init__()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Content("what-if: no requests yet"), id=id)

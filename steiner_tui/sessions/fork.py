@@ -13,9 +13,11 @@ from __future__ import annotations
 import secrets
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.sessions.history_archive import HISTORY_FILE_NAME
@@ -60,8 +62,8 @@ def cut_lineage(
                 f"message must be between 0 and {len(last.messages)} for generation {last.id}, "
                 f"got {message}"
             )
-        generations[-1] = replace(last, messages=last.messages[:message])
-    kept = tuple(replace(g, backend_state=None) for g in generations)
+        generations[-1] = msgspec.structs.replace(last, messages=last.messages[:message])
+    kept = tuple(msgspec.structs.replace(g, backend_state=None) for g in generations)
     return ConversationLineage(kept, lineage.pins)
 
 

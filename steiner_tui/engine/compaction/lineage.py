@@ -20,7 +20,6 @@ turns, stages and the summary").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 
 import msgspec
@@ -31,8 +30,7 @@ from steiner_tui.engine.messages import Message
 __all__ = ["ConversationGeneration", "ConversationLineage"]
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationGeneration:
+class ConversationGeneration(msgspec.Struct, frozen=True):
     """One generation: its conversation, the summary it starts from, and how it came to be."""
 
     id: int
@@ -45,7 +43,7 @@ class ConversationGeneration:
 
     def __post_init__(self) -> None:
         if not isinstance(self.messages, tuple):
-            object.__setattr__(self, "messages", tuple(self.messages))
+            msgspec.structs.force_setattr(self, "messages", tuple(self.messages))
 
 
 class ConversationLineage(msgspec.Struct, frozen=True):
@@ -102,7 +100,7 @@ class ConversationLineage(msgspec.Struct, frozen=True):
 
     def with_active_messages(self, messages: Sequence[Message]) -> ConversationLineage:
         """The same lineage with the active generation's conversation replaced."""
-        return self._with_active(replace(self.active, messages=tuple(messages)))
+        return self._with_active(msgspec.structs.replace(self.active, messages=tuple(messages)))
 
     def append(self, *messages: Message) -> ConversationLineage:
         """The same lineage with ``messages`` added to the active conversation."""
@@ -110,7 +108,7 @@ class ConversationLineage(msgspec.Struct, frozen=True):
 
     def with_backend_state(self, state: str | None) -> ConversationLineage:
         """The same lineage with the active generation's backend state set."""
-        return self._with_active(replace(self.active, backend_state=state))
+        return self._with_active(msgspec.structs.replace(self.active, backend_state=state))
 
     def clear_backend_state(self) -> ConversationLineage:
         """Drop only the latest generation's backend state; ids and messages are unchanged."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import secrets
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -30,8 +29,7 @@ from steiner_tui.sessions.store import SessionStore
 __all__ = ["ForkResult", "cut_lineage", "fork_session"]
 
 
-@dataclass(frozen=True, slots=True)
-class ForkResult:
+class ForkResult(msgspec.Struct, frozen=True):
     """The new session, its lineage, and the problems found reading the source."""
 
     session_id: str

@@ -25,8 +25,9 @@ lineage (``LoadedSession.rewritten``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -70,8 +71,7 @@ LOST_TOOL_CALL_NOTE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedSession:
+class LoadedSession(msgspec.Struct, frozen=True):
     """A session read back from disk.
 
     Attributes:
@@ -108,17 +108,17 @@ class LoadedSession:
     last_main_request: LastMainRequest
     problems: tuple[LogProblem, ...]
     meta: SessionMeta
-    requests: RequestColumns = field(default_factory=RequestColumns)
+    requests: RequestColumns = msgspec.field(default_factory=RequestColumns)
     mode: str = "build"
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
     logged_messages: int = 0
-    skill_toggles: tuple[tuple[str, bool], ...] = field(default=())
+    skill_toggles: tuple[tuple[str, bool], ...] = msgspec.field(default=())
     rewritten: bool = False
     skill_messages: tuple[Message, ...] = ()
     as_logged: tuple[Message, ...] = ()
     errors: tuple[LoggedError, ...] = ()
-    tool_statuses: Mapping[str, str] = field(default_factory=dict)
+    tool_statuses: Mapping[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def prompt_cache_key(self) -> str:
@@ -129,10 +129,9 @@ class LoadedSession:
         return self.header.project_root if self.header is not None else self.meta.project_root
 
 
-@dataclass(slots=True)
-class _Repair:
-    messages: list[Message] = field(default_factory=list)
-    problems: list[LogProblem] = field(default_factory=list)
+class _Repair(msgspec.Struct):
+    messages: list[Message] = msgspec.field(default_factory=list)
+    problems: list[LogProblem] = msgspec.field(default_factory=list)
     interrupted: int = 0
     in_place: bool = False
 

@@ -15,9 +15,10 @@ and tool call arguments are held once (``record_values.Interned``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast, get_args
+
+import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
@@ -66,8 +67,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedError:
+class LoggedError(msgspec.Struct, frozen=True):
     """A turn that ended in an error, where it happened in its generation's conversation.
 
     ``position`` is how many messages of generation ``generation`` came before it, so a resumed
@@ -81,8 +81,7 @@ class LoggedError:
     remedies: tuple[Remedy, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class LogProblem:
+class LogProblem(msgspec.Struct, frozen=True):
     """One bad line of the log: its 1-based number and what is wrong with it."""
 
     line_number: int
@@ -92,8 +91,7 @@ class LogProblem:
         return f"line {self.line_number}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionHeader:
+class SessionHeader(msgspec.Struct, frozen=True):
     """The log's first record: who the session is and which model it started on."""
 
     session_id: str
@@ -105,13 +103,12 @@ class SessionHeader:
     forked_from: str = ""
 
 
-@dataclass(slots=True)
-class ActiveGeneration:
+class ActiveGeneration(msgspec.Struct):
     """The generation records are being added to (messages in a list until the end)."""
 
     id: int = 0
-    messages: list[Message] = field(default_factory=list)
-    drivers: list[int | None] = field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
+    drivers: list[int | None] = msgspec.field(default_factory=list)
     summary: str = ""
     backend_state: str | None = None
     outcome: CompactionOutcome | None = None
@@ -141,42 +138,41 @@ class ActiveGeneration:
         )
 
 
-@dataclass(slots=True)
-class LogState:
+class LogState(msgspec.Struct):
     """Everything read so far."""
 
     header: SessionHeader | None = None
     version: int = LOG_VERSION
     """The layout of the records being read (the header's, or a ``resumed`` record's)."""
-    done: list[ConversationGeneration] = field(default_factory=list)
+    done: list[ConversationGeneration] = msgspec.field(default_factory=list)
     """The generations before the active one."""
-    active: ActiveGeneration = field(default_factory=ActiveGeneration)
-    last_main_request: LastMainRequest = field(default_factory=LastMainRequest)
-    requests: RequestColumns = field(default_factory=RequestColumns)
+    active: ActiveGeneration = msgspec.field(default_factory=ActiveGeneration)
+    last_main_request: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
+    requests: RequestColumns = msgspec.field(default_factory=RequestColumns)
     tip: RequestTip | None = None
     """The last request record read, as the next one is read against it."""
-    problems: list[LogProblem] = field(default_factory=list)
+    problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
-    skill_toggles: list[tuple[str, bool]] = field(default_factory=list)
-    partial_text: list[str] = field(default_factory=list)
-    partial_reasoning: list[str] = field(default_factory=list)
+    skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
+    partial_text: list[str] = msgspec.field(default_factory=list)
+    partial_reasoning: list[str] = msgspec.field(default_factory=list)
     partial_turn: int = 0
     last_time: datetime | None = None
     records: int = 0
     damaged_since_request: bool = False
-    message_lines: list[int] = field(default_factory=list)
+    message_lines: list[int] = msgspec.field(default_factory=list)
     """The line that holds each message of the active generation (a message or generation)."""
-    warned_generations: set[int] = field(default_factory=set)
+    warned_generations: set[int] = msgspec.field(default_factory=set)
     """Generations already reported as written without their generation record."""
-    pins: dict[str, None] = field(default_factory=dict)
+    pins: dict[str, None] = msgspec.field(default_factory=dict)
     """The pin keys held, in the order they were pinned."""
-    errors: list[LoggedError] = field(default_factory=list)
+    errors: list[LoggedError] = msgspec.field(default_factory=list)
     """Every error record, placed in its generation."""
-    since_request: list[Message] = field(default_factory=list)
+    since_request: list[Message] = msgspec.field(default_factory=list)
     """The messages appended since the last request, generation or resumed record."""
-    interned: Interned = field(default_factory=Interned)
+    interned: Interned = msgspec.field(default_factory=Interned)
     """The texts and tool call arguments read, so that equal ones are held once."""
-    tool_statuses: dict[str, str] = field(default_factory=dict)
+    tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
 
     @property

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import msgspec
@@ -66,16 +65,15 @@ __all__ = [
 # -- messages ------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Interned:
+class Interned(msgspec.Struct):
     """The values read so far that a log repeats, so that each is held once: message texts
     (a command run again, a reply said again) and tool call arguments (a file read again).
 
     The parser keeps one while it reads a log and drops it at the end.
     """
 
-    texts: dict[str, str] = field(default_factory=dict)
-    arguments: dict[str, Any] = field(default_factory=dict)
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
     """Frozen arguments by their ``repr``: equal as values and of the same types (``1``,
     ``1.0`` and ``True`` stay apart, and so do ``None`` and a NaN the lenient reader let in)."""
 

@@ -8,8 +8,9 @@ until its usage arrives (``request_values``; docs/design.md, "14. Durable contex
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
+
+import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import RequestSnapshot, UsageReported
@@ -27,8 +28,7 @@ from steiner_tui.sessions.request_values import (
 __all__ = ["RequestTrail"]
 
 
-@dataclass(slots=True)
-class RequestTrail:
+class RequestTrail(msgspec.Struct):
     """The request records a log has written (see the module docstring)."""
 
     hashes: tuple[str, ...] = ()
@@ -37,7 +37,7 @@ class RequestTrail:
     """The last request record written, as the parser reads it back."""
     pending: RequestEntry | None = None
     """A request record held until its usage or any other record comes."""
-    since: list[Message] = field(default_factory=list)
+    since: list[Message] = msgspec.field(default_factory=list)
     """Messages written since the last request or generation record (or the resume)."""
     cache_key: str = ""
     """The header's prompt cache key (what a usage implies for the last main request)."""

@@ -12,9 +12,10 @@ import builtins
 import os
 import shutil
 from collections.abc import Collection
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
@@ -50,8 +51,7 @@ _HEAD_BYTES = 256 * 1024
 """How much of a log without ``meta.json`` is read, after its header, for its first message."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(msgspec.Struct, frozen=True):
     """One row of the sessions list.
 
     ``problem`` is non-empty when the folder holds no readable log; such sessions are listed so
@@ -71,8 +71,7 @@ class SessionInfo:
         return self.meta.last_activity or self.meta.created or _EPOCH
 
 
-@dataclass(frozen=True, slots=True)
-class EvictResult:
+class EvictResult(msgspec.Struct, frozen=True):
     """What ``evict`` removed, what it could not remove (id, error), and what was open."""
 
     removed: tuple[str, ...]

@@ -37,10 +37,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
+
+import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -116,8 +117,7 @@ class LoggedRun(Protocol):
     def state(self) -> _Turn: ...
 
 
-@dataclass(slots=True)
-class _Written:
+class _Written(msgspec.Struct):
     """What the log holds: generations, active id, active messages, backend state."""
 
     generations: int = 1

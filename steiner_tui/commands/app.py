@@ -31,7 +31,7 @@ from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SessionOpenFailed
 from steiner_tui.app.session import planned_model_label
-from steiner_tui.commands.headless_io import make_estimator
+from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError
 from steiner_tui.sessions.resume import find_session
@@ -42,6 +42,7 @@ __all__ = ["resume_command", "resume_hint", "run"]
 
 def run(args: argparse.Namespace) -> int:
     """Open the workbench on ``args.project`` and run the app until it quits."""
+    keep_compiled_templates()
     root = Path(getattr(args, "project", ".")).expanduser().resolve()
     if not root.is_dir():
         print(f"steiner-tui: {root} is not a folder", file=sys.stderr)

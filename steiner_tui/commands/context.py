@@ -34,7 +34,7 @@ from rich.text import Text
 
 from steiner_tui import paths
 from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
-from steiner_tui.commands.headless_io import make_estimator
+from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
 from steiner_tui.config import ConfigError, load_config
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
@@ -237,6 +237,7 @@ def _print_tables(report: ContextReport) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the context report of the project at ``args.path`` (default: ``--project``)."""
+    keep_compiled_templates()
     raw = args.path if getattr(args, "path", None) else getattr(args, "project", ".")
     root = Path(raw).expanduser().resolve()
     if not root.is_dir():

@@ -46,6 +46,7 @@ from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
     ReplyPrinter,
+    keep_compiled_templates,
     load_project_config,
     make_estimator,
 )
@@ -87,6 +88,7 @@ def prompt_and_resume(args: argparse.Namespace) -> tuple[str | None, str | None]
 
 
 def run(args: argparse.Namespace) -> int:
+    keep_compiled_templates()
     project = Path(args.project).resolve()
     if not project.is_dir():
         print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)

@@ -27,6 +27,7 @@ from steiner_tui.engine.events import (
     ToolCallStarted,
     WarningEvent,
 )
+from steiner_tui.engine.templates import cache_compiled_templates
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 from steiner_tui.units import token_count
@@ -35,6 +36,7 @@ __all__ = [
     "HeadlessPermission",
     "ProgressSink",
     "ReplyPrinter",
+    "keep_compiled_templates",
     "load_project_config",
     "make_estimator",
 ]
@@ -55,6 +57,12 @@ def load_project_config(project_root: Path) -> Config:
 def make_estimator() -> RequestEstimator:
     """The commands' token estimator (o200k decompressed into the user cache dir once)."""
     return RequestEstimator(default_encoding_loader(paths.cache_dir() / "tiktoken"))
+
+
+def keep_compiled_templates() -> None:
+    """Keep the prompt templates compiled in one launch for the next ones, in the user cache
+    dir (``engine.templates``: jinja2 compiles each one from source otherwise)."""
+    cache_compiled_templates(paths.cache_dir() / "templates")
 
 
 class ProgressSink(msgspec.Struct):

@@ -17,6 +17,7 @@ from steiner_tui.agent.session_factory import SessionRequest
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
+    keep_compiled_templates,
     load_project_config,
     make_estimator,
 )
@@ -26,6 +27,7 @@ __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    keep_compiled_templates()
     project = Path(args.project).resolve()
     if not project.is_dir():
         print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)

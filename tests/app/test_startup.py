@@ -116,6 +116,29 @@ async def test_the_budget_panel_fills_once_the_deferred_session_opens(
         assert "preamble" in static_text(panel.query_one("#budget-rows", Static))
 
 
+async def test_a_new_sessions_panel_is_drawn_as_a_dry_run_from_the_first_frame(
+    project: Path, config_dir: Path
+) -> None:
+    """Its first figures are a dry run: the panel has the dry run's class from the first
+    frame, so the figures add no class (which would restyle the panel and its widgets)."""
+    app = make_app(request_for(project, config_dir), defer_open=True)
+    first: list[bool] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, events.Resize) and not first and app.workbench.is_mounted:
+            first.append(app.workbench.budget.has_class("-preview"))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.workbench.budget
+        assert first == [True]
+        assert "dry run" in str(panel.border_title) and panel.has_class("-preview")
+        panel.show_error("no request")
+        assert not panel.has_class("-preview")  # an error is no dry run
+
+
 @pytest.mark.parametrize(
     ("width", "width_class"), [(80, "-narrow"), (120, "-medium"), (160, "-wide")]
 )

@@ -119,8 +119,11 @@ class MainScreen(PanelLayoutScreen):
         yield ConversationPane(id="conversation")
         yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
         # The completion dropdown (#completions) mounts after the prompt when first needed.
+        # A new session's panel first shows the dry run: composed with its class, the figures
+        # restyle nothing when they come (a class added restyles the panel and its widgets).
+        first = "-preview" if self.request.resume is None else None
         with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
-            yield BudgetPanel(id="budget")
+            yield BudgetPanel(id="budget", classes=first)
 
     def on_mount(self) -> None:
         """Attach to the engine (a deferred session opens after the first frame)."""

@@ -148,10 +148,13 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
 
-    def __init__(self, *, whatif: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self, *, whatif: bool = True, id: str | None = None, classes: str | None = None
+    ) -> None:
         """``whatif``: show the what-if view (a read-only capture or import has no session
-        whose thresholds could be tried)."""
-        super().__init__(id=id)
+        whose thresholds could be tried). ``classes``: ``-preview`` when the first figures
+        will be a dry run (then they restyle nothing when they come)."""
+        super().__init__(id=id, classes=classes)
         self.whatif = whatif
         self._view: BudgetView | None = None
         self._error = ""
@@ -241,6 +244,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         """The request cannot be assembled (e.g. a misconfigured project): say why."""
         self._view, self._error = None, text
         if self.is_mounted:
+            self.remove_class("-preview")  # no request to show, dry run or sent
             self.border_title = "Context · error"
             self.query_one("#budget-rows", Static).update(Content.styled(text, "$text-error"))
 

@@ -15,7 +15,6 @@ render. Without a folder (the tests, a library caller) every process compiles fr
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from types import CodeType
@@ -47,7 +46,7 @@ class _CompiledTemplates(FileSystemBytecodeCache):
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         try:
-            os.makedirs(self.directory, exist_ok=True)
+            Path(self.directory).mkdir(parents=True, exist_ok=True)
             super().dump_bytecode(bucket)
         except OSError:  # a read-only or full disk: the next launch compiles again
             pass

@@ -10,6 +10,7 @@ knows nothing of them.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import types
@@ -29,9 +30,24 @@ class ConfigError(ValueError):
 
 
 _ABSENT = object()
-_AT = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
-_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
-_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
+# msgspec's error texts, read only when a file has an error (compiled then, not at start).
+
+
+@functools.cache
+def _at() -> re.Pattern[str]:
+    return re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
+
+
+@functools.cache
+def _step() -> re.Pattern[str]:
+    return re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
+
+
+@functools.cache
+def _unknown() -> re.Pattern[str]:
+    return re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
+
+
 _EACH = "[...]"
 """How msgspec names an entry of a ``dict`` in an error path (the key itself is not given)."""
 
@@ -180,15 +196,15 @@ class Decoder:
     def _handle(
         self, data: dict[str, Any], kind: Any, prefix: KeyPath, text: str
     ) -> dict[str, Any]:
-        match = _AT.match(text)
+        match = _at().match(text)
         message, where = (match.group("message"), match.group("path")) if match else (text, "")
         steps: KeyPath = []
-        for name, index in _STEP.findall(where):
+        for name, index in _step().findall(where):
             steps.append(name if name else (_EACH if index == "..." else int(index)))
         if _EACH in steps:
             cut = steps.index(_EACH)
             return self._entries(data, kind, prefix, steps[:cut])
-        unknown = _UNKNOWN.match(message)
+        unknown = _unknown().match(message)
         if unknown:
             key = unknown.group("key")
             self.warn_unknown([*prefix, *steps, key])

@@ -6,6 +6,7 @@ the sub-agent widgets (mounted only once the model delegates), and so tests can 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -31,7 +32,14 @@ TranscriptSource = Callable[[str], Sequence[Message]]
 COLUMNS = ("id", "type", "status", "turns", "tokens", "cache")
 COMPACT_COLUMNS = ("id", "status", "turns", "tokens", "cache")
 """For narrow slots: the id already names the type (``explore-1``)."""
-_RESULT_HEAD = re.compile(rf'^<{RESULT_TAG} id="([^"]*)" type="[^"]*" status="([^"]*)"')
+
+
+@functools.cache
+def _result_head() -> re.Pattern[str]:
+    """A child's result envelope (compiled when the first result arrives, not at start)."""
+    return re.compile(rf'^<{RESULT_TAG} id="([^"]*)" type="[^"]*" status="([^"]*)"')
+
+
 STATUS_MARKS = {
     "queued": "… queued",
     "running": "▶ running",
@@ -70,7 +78,7 @@ def delegate_summary(arguments: Mapping[str, object]) -> str:
 
 def result_notice(content: str) -> str:
     """The conversation's one-line notice for a ``sub_agent_result`` message (not its text)."""
-    head = _RESULT_HEAD.match(content)
+    head = _result_head().match(content)
     if head is None:
         return "sub-agent note for the model"
     agent_id, status = head.groups()

@@ -20,6 +20,7 @@ show; the rest are counted.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -33,7 +34,12 @@ __all__ = ["MAX_LINES", "tool_body"]
 
 MAX_LINES = 40
 """Output lines shown inside the block (the model saw all of it)."""
-_NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
+
+
+@functools.cache
+def _numbered() -> re.Pattern[str]:
+    """A numbered line of ``read``'s output (compiled when one is first shown, not at start)."""
+    return re.compile(r"^\s*(\d+)\t(.*)$")
 
 
 def _cut(lines: list[Content]) -> list[Content]:
@@ -80,7 +86,7 @@ def _read_lines(output: str) -> list[Content] | None:
     code: list[str] = []
     notes: list[str] = []
     for line in fields["output"].split("\n"):
-        match = _NUMBERED.match(line)
+        match = _numbered().match(line)
         if match is None:
             notes.append(line)  # the continuation marker after the lines
         else:

@@ -50,10 +50,19 @@ INACTIVE: Final = "inactive"
 _OPEN: Final = "<steiner-skill name="
 _CLOSE: Final = "\n</steiner-skill>"
 _ACTIVE_HEADING: Final = "## Active Skill: "
-_QUOTED = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
-_ATTRS = re.compile(r' state="(active|inactive)" bytes="([0-9]+)">\n')
 _MAX_N_DIGITS: Final = 19
 _MAX_N: Final = 2**63 - 1
+
+
+@cache
+def _quoted() -> re.Pattern[str]:
+    """The envelope's quoted name (compiled when an envelope is first read back, not at start)."""
+    return re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+
+
+@cache
+def _attrs() -> re.Pattern[str]:
+    return re.compile(r' state="(active|inactive)" bytes="([0-9]+)">\n')
 
 
 def utf8_len(text: str) -> int:
@@ -174,14 +183,14 @@ def parse_envelope(text: str, pos: int = 0) -> tuple[SkillBlock, int] | None:
     """
     if not text.startswith(_OPEN, pos):
         return None
-    quoted = _QUOTED.match(text, pos + len(_OPEN))
+    quoted = _quoted().match(text, pos + len(_OPEN))
     if quoted is None:
         return None
     try:
         name = go_unquote(quoted.group())
     except ValueError:
         return None
-    attrs = _ATTRS.match(text, quoted.end())
+    attrs = _attrs().match(text, quoted.end())
     if attrs is None:
         return None
     n = _parse_n(attrs.group(2))

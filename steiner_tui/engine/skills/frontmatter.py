@@ -10,6 +10,7 @@ because callers strip the values anyway.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -17,7 +18,6 @@ __all__ = ["parse_front_matter", "split_front_matter"]
 
 _KEY = re.compile(r"([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK_HEADER = re.compile(r"([|>])[+-]?[1-9]?[+-]?[ \t]*(?:#.*)?$")
-_NESTED = re.compile(r"[ \t]+(?:- |-$|[\w.-]+[ \t]*:(?:[ \t]|$))")
 _DOUBLE_ESCAPES = {
     "0": "\0",
     "a": "\a",
@@ -36,7 +36,17 @@ _DOUBLE_ESCAPES = {
     "N": "\x85",
     "_": "\xa0",
 }
-_DOUBLE_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
+
+
+# Compiled on first use: the skills' usual values (plain, block) never need them.
+@functools.cache
+def _nested() -> re.Pattern[str]:
+    return re.compile(r"[ \t]+(?:- |-$|[\w.-]+[ \t]*:(?:[ \t]|$))")
+
+
+@functools.cache
+def _double_escape() -> re.Pattern[str]:
+    return re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
 
 
 def _fold(lines: Sequence[str], *, keep_indent: bool = False) -> str:
@@ -78,7 +88,7 @@ def _double_quoted(text: str) -> str:
 
     end = re.match(r'"((?:[^"\\]|\\.)*)"', text, re.DOTALL)
     inner = end.group(1) if end else text[1:]
-    return _DOUBLE_ESCAPE.sub(unescape, inner)
+    return _double_escape().sub(unescape, inner)
 
 
 def _single_quoted(text: str) -> str:
@@ -94,7 +104,7 @@ def _scalar(raw: str, continuation: Sequence[str]) -> str:
         return _double_quoted(_fold([raw, *continuation]))
     if raw.startswith("'"):
         return _single_quoted(_fold([raw, *continuation]))
-    if not raw and continuation and _NESTED.match(continuation[0]):
+    if not raw and continuation and _nested().match(continuation[0]):
         return ""  # a nested mapping or list, not a scalar
     text = _fold([raw, *continuation])
     comment = re.search(r"(?:^|[ \t])#", text)

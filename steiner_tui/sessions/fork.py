@@ -10,7 +10,7 @@ are kept (a ``pin`` record each, after the generations).
 
 from __future__ import annotations
 
-import secrets
+import os
 import shutil
 from collections.abc import Callable
 from datetime import datetime
@@ -102,7 +102,7 @@ def fork_session(
     now = clock()
     alias, model = (header.alias, header.model) if header else (loaded.meta.alias, "")
     store.base.mkdir(parents=True, exist_ok=True)
-    tmp = store.base / f".fork-{fork_id}-{secrets.token_hex(4)}"
+    tmp = store.base / f".fork-{fork_id}-{os.urandom(4).hex()}"
     tmp.mkdir(mode=0o700)
     try:
         write_fresh_log(

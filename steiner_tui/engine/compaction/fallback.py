@@ -18,7 +18,7 @@ failed builds are not memoized.
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
@@ -104,7 +104,7 @@ def fallback_transport_identity(
     """
     if main_session:
         return f"{main_session}-compaction-{short_hash(main_session + '|' + target_ref)}"
-    return (new_key or (lambda: secrets.token_hex(8)))()
+    return (new_key or (lambda: os.urandom(8).hex()))()  # as secrets.token_hex(8)
 
 
 class FallbackSelection(msgspec.Struct, frozen=True):

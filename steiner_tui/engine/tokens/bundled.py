@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import gzip
 import hashlib
 import importlib.util
 import uuid
+import zlib
 from pathlib import Path
 
 import tiktoken
@@ -164,7 +164,9 @@ class BundledEncodingSource:
         path = self.data_file()
         if path is None:
             raise FileNotFoundError("bpe-openai's o200k_base.tiktoken.gz is not installed")
-        data = _verified(gzip.decompress(path.read_bytes()), O200K_SHA256, str(path))
+        # One gzip member: zlib reads it as gzip does (gzip's module is not needed for it).
+        data = zlib.decompress(path.read_bytes(), zlib.MAX_WBITS | 16)
+        data = _verified(data, O200K_SHA256, str(path))
         if cached is not None:
             _write_atomically(cached, data)
         return data

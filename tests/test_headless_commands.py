@@ -52,6 +52,8 @@ def test_exec_answers_with_the_offline_model_using_a_tool(
     assert "src/" in out.stdout
     assert "offline model" in out.stdout
     assert "→ " in out.stderr  # at least one tool call was reported
+    # The preamble's templates, compiled once, are kept for the next launch.
+    assert list((tmp_path / "cache" / "steiner" / "templates").glob("*.cache"))
 
 
 def test_exec_writes_a_jsonl_event_log(tmp_path: Path, sample_project: Path) -> None:

@@ -7,7 +7,8 @@ the request (a fixed clock, id and date, no session log unless asked for).
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,10 +29,34 @@ SIZE = (120, 36)
 AppFactory = Callable[..., SteinerApp]
 
 
+STABLE_BASE_PREFIX = "/tmp/steiner-snapshot-"
+"""Where ``stable_tmp`` makes its folder: with ``mkdtemp``'s eight letters, 30 characters."""
+
+
 @pytest.fixture
-def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def stable_tmp(tmp_path: Path) -> Iterator[Path]:
+    """A temporary folder whose path has the same length in every run and for every user.
+
+    The project's and the configuration's paths are in the prompt, and the offline model counts
+    tokens from characters, so the figures a snapshot shows depend on the paths' length. Under
+    ``tmp_path`` that length changes with pytest's run counter and the user's name
+    (``/tmp/pytest-of-root/pytest-7`` against ``/tmp/pytest-of-ci/pytest-1234``); here it is a
+    30-character folder (the length of the base the snapshots were recorded under), then the
+    test's own folder name.
+    """
+    base = Path(tempfile.mkdtemp(prefix=Path(STABLE_BASE_PREFIX).name, dir="/tmp"))
+    folder = base / tmp_path.name
+    folder.mkdir()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def config_dir(stable_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temporary CONFIG with a global AGENTS.md (and XDG_CONFIG_HOME pointing at it)."""
-    home = tmp_path / "xdg"
+    home = stable_tmp / "xdg"
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
     folder = home / "steiner"
     folder.mkdir(parents=True)
@@ -40,9 +65,9 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A writable copy of the sample project."""
-    root = tmp_path / "sample_project"
+def project(stable_tmp: Path) -> Path:
+    """A writable copy of the sample project (its path of one length in every run)."""
+    root = stable_tmp / "sample_project"
     shutil.copytree(FIXTURE_PROJECT, root)
     return root
 

@@ -17,7 +17,6 @@ phase is already a bounded session and hands only its reply to the next).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 import msgspec
 
@@ -55,7 +54,9 @@ async def run_exec(session: Session, prompt: str) -> RunResult:
             if not late:
                 return result
             for envelope in late:  # as the runner's inbox would deliver them
-                runner.append(replace(envelope, turn=envelope.turn or runner.state.turn))
+                runner.append(
+                    msgspec.structs.replace(envelope, turn=envelope.turn or runner.state.turn)
+                )
             result = await runner.run()
         return result
     finally:

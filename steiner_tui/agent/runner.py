@@ -503,7 +503,9 @@ class Runner:
         if user_message is not None and not self._is_resend(user_message):
             turn = self.next_turn()
             self.append(
-                replace(user_message, turn=turn) if user_message.turn == 0 else user_message
+                msgspec.structs.replace(user_message, turn=turn)
+                if user_message.turn == 0
+                else user_message
             )
         reply = ""
         while True:
@@ -544,7 +546,9 @@ class Runner:
         if self.inbox is None:
             return
         for message in self.inbox():
-            self.append(message if message.turn else replace(message, turn=self.state.turn))
+            self.append(
+                message if message.turn else msgspec.structs.replace(message, turn=self.state.turn)
+            )
 
     def parent_usage(self) -> ParentUsage:
         """What a stateful provider reported, carried over to the current model and window."""

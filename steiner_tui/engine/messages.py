@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import msgspec
@@ -48,35 +47,40 @@ INTERRUPTION_NOTE = (
 """Appended to an ``incomplete`` assistant message when it is projected to a provider."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class _EncodedArguments:
+    """The slot where a tool call keeps its encoded arguments: outside its fields, so outside
+    ``__init__``, equality, hash and repr (``msgspec`` supports a slots base with ``gc=False``)."""
+
+    __slots__ = ("arguments_json",)
+    arguments_json: str
+
+
+class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, gc=False):
     """A tool call made by the model. ``arguments`` is a JSON object or ``None``.
 
-    The compact JSON of the arguments (``arguments_json``) is written once, when the call is
-    made: hashes, token counts and requests reuse it. Arguments with no JSON form (NaN, an
-    infinity, a number beyond the float range) are kept only as ``raw_arguments``, as the
-    reference's decoder would reject them: ``arguments`` is then None and the tool reports
-    the malformed call to the model instead of a turn crashing on it later.
+    The compact JSON of the arguments (``arguments_json``, ``null`` for none) is written once,
+    when the call is made: hashes, token counts and requests reuse it. Arguments with no JSON
+    form (NaN, an infinity, a number beyond the float range) are kept only as
+    ``raw_arguments``, as the reference's decoder would reject them: ``arguments`` is then None
+    and the tool reports the malformed call to the model instead of a turn crashing on it later.
+    A call holds only JSON values, so it can be in no reference cycle (``gc=False``).
     """
 
     id: str
     name: str
     arguments: Mapping[str, Any] | None
     raw_arguments: str = ""
-    arguments_json: str = field(default="null", init=False, repr=False, compare=False)
-    """``go_json(arguments)`` (``null`` for none)."""
 
     def __post_init__(self) -> None:
-        if self.arguments is None:
-            return
-        frozen = freeze(self.arguments)
-        try:
-            encoded = go_json(frozen)
-        except JSONValueError:
-            object.__setattr__(self, "arguments", None)
-            return
-        object.__setattr__(self, "arguments", frozen)
-        object.__setattr__(self, "arguments_json", encoded)
+        encoded = "null"
+        if self.arguments is not None:
+            frozen = freeze(self.arguments)
+            try:
+                encoded = go_json(frozen)
+            except JSONValueError:
+                frozen = None
+            msgspec.structs.force_setattr(self, "arguments", frozen)
+        msgspec.structs.force_setattr(self, "arguments_json", encoded)
 
 
 class Image(msgspec.Struct, frozen=True):
@@ -86,48 +90,39 @@ class Image(msgspec.Struct, frozen=True):
     data: str
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One conversation message; immutable and equal by value."""
+class _DerivedValues:
+    """The slots where a message caches what it derives on first use: outside its fields, so
+    outside ``__init__``, equality, hash and repr. A message never changes, so they never go
+    stale; a copy (``msgspec.structs.replace``) starts without them. Caching them here keeps
+    per-request work proportional to the *new* messages."""
+
+    __slots__ = ("_digest", "_size")
+    _digest: str
+    _size: int
+
+
+class _MessageHead(msgspec.Struct, _DerivedValues, frozen=True, gc=False):
+    """The two fields a message takes by position (``Message("user", "hello")``)."""
 
     role: str
     content: str = ""
-    reasoning: str = field(default="", kw_only=True)
-    tool_calls: tuple[ToolCall, ...] = field(default=(), kw_only=True)
-    images: tuple[Image, ...] = field(default=(), kw_only=True)
-    name: str = field(default="", kw_only=True)
-    tool_call_id: str = field(default="", kw_only=True)
-    source: str = field(default="", kw_only=True)
-    turn: int = field(default=0, kw_only=True)
-    incomplete: bool = field(default=False, kw_only=True)
-    # Derived values cached on first use. A message never changes, so they never go stale;
-    # caching them here keeps per-request work proportional to the *new* messages.
-    _pyhash: int = field(default=0, init=False, repr=False, compare=False)
-    _digest: str = field(default="", init=False, repr=False, compare=False)
-    _size: int = field(default=-1, init=False, repr=False, compare=False)
 
-    def __hash__(self) -> int:
-        cached = self._pyhash
-        if not cached:
-            cached = (
-                hash(
-                    (
-                        self.role,
-                        self.content,
-                        self.reasoning,
-                        self.tool_calls,
-                        self.images,
-                        self.name,
-                        self.tool_call_id,
-                        self.source,
-                        self.turn,
-                        self.incomplete,
-                    )
-                )
-                or 1
-            )
-            object.__setattr__(self, "_pyhash", cached)
-        return cached
+
+class Message(_MessageHead, frozen=True, kw_only=True, gc=False, cache_hash=True):
+    """One conversation message; immutable and equal by value, its hash computed once.
+
+    A message holds only strings, numbers and immutable values of its own, so it can be in no
+    reference cycle (``gc=False``: the collector never walks a long conversation's messages).
+    """
+
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    images: tuple[Image, ...] = ()
+    name: str = ""
+    tool_call_id: str = ""
+    source: str = ""
+    turn: int = 0
+    incomplete: bool = False
 
     @property
     def prompt_bytes(self) -> int:
@@ -135,7 +130,7 @@ class Message:
         size = self._size
         if size < 0:
             size = len(self.role.encode()) + utf8_len(self.content)
-            object.__setattr__(self, "_size", size)
+            msgspec.structs.force_setattr(self, "_size", size)
         return size
 
     def digest(self) -> str:
@@ -145,20 +140,22 @@ class Message:
             h = hashlib.sha256()
             _update_hash(h, self)
             cached = h.digest()[:4].hex()
-            object.__setattr__(self, "_digest", cached)
+            msgspec.structs.force_setattr(self, "_digest", cached)
         return cached
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise ValueError(f"unknown message role {self.role!r}; expected one of {ROLES}")
         if not isinstance(self.tool_calls, tuple):
-            object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+            msgspec.structs.force_setattr(self, "tool_calls", tuple(self.tool_calls))
         if not isinstance(self.images, tuple):
-            object.__setattr__(self, "images", tuple(self.images))
+            msgspec.structs.force_setattr(self, "images", tuple(self.images))
+        msgspec.structs.force_setattr(self, "_digest", "")
+        msgspec.structs.force_setattr(self, "_size", -1)
 
     def with_content(self, content: str) -> Message:
         """A copy with other content (everything else kept)."""
-        return replace(self, content=content)
+        return msgspec.structs.replace(self, content=content)
 
 
 def is_real_user_message(message: Message) -> bool:
@@ -209,9 +206,10 @@ def to_provider_message(message: Message) -> Message:
     note. The stored message is never changed.
     """
     if message.role == "summary":
-        return replace(message, role="system")
+        return msgspec.structs.replace(message, role="system")
     if message.role == "assistant" and message.incomplete:
-        return replace(message, content=message.content + INTERRUPTION_NOTE, incomplete=False)
+        content = message.content + INTERRUPTION_NOTE
+        return msgspec.structs.replace(message, content=content, incomplete=False)
     return message
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from steiner_tui.engine.messages import INTERRUPTION_NOTE, Message, ToolCall, to_provider_message
@@ -37,7 +37,7 @@ async def test_every_reply_of_the_offline_model_is_recognised_by_its_markers(
     assert final.content.startswith(ANSWER_OPENINGS)
     assert HONESTY_NOTE.startswith(OFFLINE_NOTE_MARKER) and OFFLINE_NOTE_MARKER in final.content
     # A reply cut before its disclaimer is still recognised by its opening.
-    cut = replace(final, content=final.content[:60], incomplete=True)
+    cut = msgspec.structs.replace(final, content=final.content[:60], incomplete=True)
     assert is_own_reply(to_provider_message(cut))
     assert INTERRUPTION_NOTE in to_provider_message(cut).content
 

@@ -12,7 +12,6 @@ every provider (each tool call needs its result).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Protocol
 
 import msgspec
@@ -195,7 +194,7 @@ def _cut_here(
         )
     if cut is not None:
         cut = msgspec.structs.replace(cut, budget_tokens=budget_tokens)
-    return replace(result, content=shaped.text, cut=cut, reshape=None)
+    return msgspec.structs.replace(result, content=shaped.text, cut=cut)
 
 
 def cancelled_results(calls: Sequence[ToolCall], turn: int) -> list[Message]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -28,6 +27,7 @@ __all__ = [
     "PermissionCallback",
     "PermissionDecision",
     "PermissionRequest",
+    "Reshape",
     "Tool",
     "ToolContext",
     "ToolResult",
@@ -107,8 +107,11 @@ class ToolContext(msgspec.Struct, frozen=True):
     """The tool call's id (the key of its saved output)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+Reshape = Callable[[int], "ToolResult"]
+"""A tool's own way to shape its result to about ``n`` characters (fewer lines, matches)."""
+
+
+class ToolResult(msgspec.Struct, frozen=True, dict=True):
     """A tool's outcome.
 
     Attributes:
@@ -120,22 +123,37 @@ class ToolResult:
         omit_from_history: True when the call is left out of the history archive.
         cut: what of the output the model does not get (None: it gets all of it).
         reshape: the same result shaped to about ``n`` characters (None: the runner's own
-            head-and-tail cut applies when the result is over its budget).
+            head-and-tail cut applies when the result is over its budget). Not a field: it
+            takes no part in equality or repr, is given with ``with_reshape``, and a copy
+            (``msgspec.structs.replace``) starts without it. It lives in the instance's
+            ``__dict__``, which ``dict=True`` gives; the ``FrozenDict`` in ``data`` keeps the
+            result tracked by the collector, so a cycle through a reshape is still collected.
     """
 
     content: str
     status: ToolStatus = "done"
-    data: Mapping[str, Any] = field(default_factory=FrozenDict)
+    data: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     images: tuple[Image, ...] = ()
     display: str = ""
     omit_from_history: bool = False
     cut: OutputCut | None = None
-    reshape: Callable[[int], ToolResult] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "data", freeze(self.data))
+        msgspec.structs.force_setattr(self, "data", freeze(self.data))
         if not isinstance(self.images, tuple):
-            object.__setattr__(self, "images", tuple(self.images))
+            msgspec.structs.force_setattr(self, "images", tuple(self.images))
+
+    @property
+    def reshape(self) -> Reshape | None:
+        reshape: Reshape | None = self.__dict__.get("reshape")
+        return reshape
+
+    def with_reshape(self, reshape: Reshape | None, **changes: Any) -> ToolResult:
+        """A copy with ``changes`` (fields) whose ``reshape`` is ``reshape``."""
+        result = msgspec.structs.replace(self, **changes)
+        if reshape is not None:
+            result.__dict__["reshape"] = reshape
+        return result
 
 
 class Tool(Protocol):

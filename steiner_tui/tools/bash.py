@@ -22,9 +22,10 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -174,7 +175,7 @@ async def run_command(
             text += "\n[background processes still hold the output; later output is not shown]"
         if timed_out:
             message = f"{text}\n[timed out after {time_limit:g} s; the command was killed]"
-            return replace(failed(message, **data), cut=cut)
+            return msgspec.structs.replace(failed(message, **data), cut=cut)
         return ToolResult(content=f"{text}\n[exit code: {code}]", data=data, cut=cut)
 
     def reshape(max_chars: int) -> ToolResult:
@@ -189,7 +190,7 @@ async def run_command(
         return finish(join_cut(first, last, cut), cut)
 
     first = finish(output, collector.cut_for(head, tail) if truncated else None)
-    return replace(first, reshape=reshape)
+    return first.with_reshape(reshape)
 
 
 class _ShellProtocol(asyncio.SubprocessProtocol):

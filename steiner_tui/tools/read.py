@@ -18,7 +18,6 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +142,7 @@ def read_file(
         return _window(target.relative, lines, start, limit, budget, digest, len(data))
 
     result = window(max_chars)
-    return replace(result, reshape=window)
+    return result.with_reshape(window)
 
 
 _JSON_OVERHEAD = 400

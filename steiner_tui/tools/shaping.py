@@ -9,8 +9,6 @@ window: soft trigger, hard fit, reserves").
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import msgspec
 
 from steiner_tui.engine.events import OutputCut
@@ -118,8 +116,8 @@ def keep_first_lines(
 
     def shape(chars: int) -> ToolResult:
         if len(whole) <= chars:
-            return replace(result, cut=None, reshape=shape)
+            return result.with_reshape(shape, cut=None)
         shaped = first_lines(whole, chars, where(), what)
-        return replace(result, content=shaped.text, cut=shaped.cut, reshape=shape)
+        return result.with_reshape(shape, content=shaped.text, cut=shaped.cut)
 
-    return shape(max_chars) if max_chars is not None else replace(result, reshape=shape)
+    return shape(max_chars) if max_chars is not None else result.with_reshape(shape)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import FunctionType, ModuleType
 
+import msgspec
+
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
@@ -56,8 +58,20 @@ def deep_size(roots: Iterable[object], *, skip_str: bool = False) -> int:
         if skip_str and isinstance(obj, str):
             continue
         total += sys.getsizeof(obj)
-        stack.extend(gc.get_referents(obj))
+        stack.extend(referents(obj))
     return total
+
+
+def referents(obj: object) -> list[object]:
+    """What ``obj`` refers to. The collector lists it for the objects it tracks; a struct made
+    with ``gc=False`` (a message, a tool call) is not tracked, so its slots are read instead:
+    its fields, its cached hash and the derived values it caches."""
+    if not isinstance(obj, msgspec.Struct) or type(obj).__struct_config__.gc:
+        return gc.get_referents(obj)
+    names = {n for klass in type(obj).__mro__ for n in vars(klass).get("__slots__", ())}
+    return [
+        getattr(obj, name) for name in names - {"__dict__", "__weakref__"} if hasattr(obj, name)
+    ]
 
 
 def strings_size(roots: Iterable[object]) -> int:

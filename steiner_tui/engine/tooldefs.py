@@ -10,8 +10,9 @@ Each definition caches its own encoding (it is immutable), so computing it is a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from steiner_tui.engine.frozen import freeze, thaw
 from steiner_tui.engine.jsonenc import go_json
@@ -19,21 +20,29 @@ from steiner_tui.engine.jsonenc import go_json
 __all__ = ["ToolDefinition", "sort_tools", "tools_json", "tools_bytes"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolDefinition:
+class _Encoding:
+    """The slot where a definition caches its compact JSON: outside its fields, so outside
+    ``__init__``, equality, hash and repr (``msgspec`` supports a slots base with ``gc=False``)."""
+
+    __slots__ = ("_json",)
+    _json: str
+
+
+class ToolDefinition(msgspec.Struct, _Encoding, frozen=True, gc=False):
     """A tool's name, description and JSON-schema parameters (deep-frozen).
 
     Its compact JSON is written once, on first use (``json``): a definition cannot change, so
     the encoding of a request's tool list joins the definitions' own, whatever list holds them.
+    It holds only JSON values, so it can be in no reference cycle (``gc=False``).
     """
 
     name: str
     description: str
     parameters: Mapping[str, Any]
-    _json: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "parameters", freeze(self.parameters))
+        msgspec.structs.force_setattr(self, "parameters", freeze(self.parameters))
+        msgspec.structs.force_setattr(self, "_json", "")
 
     @property
     def json(self) -> str:
@@ -41,7 +50,7 @@ class ToolDefinition:
         cached = self._json
         if not cached:
             cached = go_json(self.to_json_obj())
-            object.__setattr__(self, "_json", cached)
+            msgspec.structs.force_setattr(self, "_json", cached)
         return cached
 
     def to_json_obj(self) -> dict[str, Any]:

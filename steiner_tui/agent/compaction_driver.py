@@ -225,7 +225,7 @@ class CompactionDriver:
             if reloaded:
                 names = tuple(sorted(str(p) for p in reloaded))
                 self.sink.emit(StaticContextReloaded(names, "compaction"))
-        commit_compaction(outcome, counter=counter, archive=self.settings.archive, sink=self.sink)
+        commit_compaction(result, counter=counter, archive=self.settings.archive, sink=self.sink)
         return CompactionRun(outcome, result.backend_state_retired)
 
     def mask(

@@ -23,7 +23,6 @@ know about.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar, Literal, Protocol
 
@@ -317,16 +316,15 @@ FALLBACK_SKIPPED = "skipped"
 """``CompactionOutcome.fallback_status``: the fallback was tried or unavailable; main wrote it."""
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionOutcome:
+class CompactionOutcome(msgspec.Struct, frozen=True):
     """What one compaction operation did.
 
     ``applied`` is False when no stage produced a usable summary; the other counters then
     describe the attempt. ``modes`` lists the stages that applied (``"normal"``,
     ``"emergency"``), so ``stage_count == len(modes)``. ``summary_model`` is ``alias/model`` of
     the model that wrote the summary. ``fallback_status`` is ``"used"``, ``"skipped"`` or ``""``
-    (no fallback involved). ``pending_archive`` holds, per applied stage, the source messages to
-    append to the history archive once the caller has adopted the new state.
+    (no fallback involved). The source messages to archive travel beside it, on the
+    operation's result (``CompactionResult.pending_archive``).
     """
 
     applied: bool
@@ -350,7 +348,6 @@ class CompactionOutcome:
     trigger: str = ""
     """Why it ran (``compaction.triggers``: ``soft threshold``, ``hard fit``, ``manual /compact``,
     ...); ``""``: not recorded (a generation from an older log)."""
-    pending_archive: tuple[tuple[Message, ...], ...] = field(default=(), compare=False)
 
     @property
     def mode(self) -> str:

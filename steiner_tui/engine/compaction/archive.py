@@ -7,8 +7,8 @@ line that starts with ``HISTORY_NOTE_MARKER`` (``[history archive:``). Each stag
 note lines the summarizer copied from an earlier summary and adds the current one, so a summary
 holds at most one. The offline summarizer drops lines with this marker too.
 
-Appends never happen during the operation: the outcome carries the source messages per stage
-(``CompactionOutcome.pending_archive``), and the caller appends them with
+Appends never happen during the operation: its result carries the source messages per stage
+(``CompactionResult.pending_archive``), and the caller appends them with
 ``commit_history_archive`` only after adopting the new state. Failures are warnings, never
 errors: a failed note applies the summary without a note; a failed append stops further appends
 and leaves the adopted state (and its note) as is.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from steiner_tui.engine.events import CompactionOutcome, EventSink, WarningEvent
+from steiner_tui.engine.events import EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
 
 __all__ = [
@@ -91,9 +91,9 @@ def with_history_note(
 
 
 def commit_history_archive(
-    archive: HistoryArchive | None, outcome: CompactionOutcome, sink: EventSink
+    archive: HistoryArchive | None, pending: Sequence[tuple[Message, ...]], sink: EventSink
 ) -> bool:
-    """Append the outcome's pending archive, stage by stage in source order.
+    """Append ``pending`` (each applied stage's source messages), stage by stage in source order.
 
     Call only after the new state has been adopted. An append error emits the
     ``archive compacted history: <error>`` warning and stops further appends.
@@ -102,8 +102,8 @@ def commit_history_archive(
         True when everything pending was appended (trivially when nothing was).
     """
     if archive is None:
-        return not outcome.pending_archive
-    for batch in outcome.pending_archive:
+        return not pending
+    for batch in pending:
         if not batch:
             continue
         try:

@@ -19,14 +19,13 @@ returns ``CompactionResult(lineage, outcome, backend_state_retired)``:
   is raised as ``CompactionFailed`` or ``CompactionCancelled`` (``failures``), whose field of
   that name says the same; ``lineage_after_failure`` applies it to the caller's lineage.
 
-After adopting ``result.lineage`` the caller runs ``commit_compaction`` (stage counter, health
-event, history archive appends in source order).
+After adopting ``result.lineage`` the caller runs ``commit_compaction(result)`` (stage counter,
+health event, the appends of ``result.pending_archive`` to the history archive in source order).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import NamedTuple
 
@@ -49,6 +48,7 @@ from steiner_tui.engine.compaction.stage_runner import StagesResult, run_stages
 from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
 from steiner_tui.engine.compaction.triggers import MANUAL
 from steiner_tui.engine.events import FALLBACK_SKIPPED, FALLBACK_USED, CompactionOutcome, EventSink
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -90,12 +90,15 @@ class CompactionEnv(msgspec.Struct, frozen=True):
 
 
 class CompactionResult(NamedTuple):
-    """The operation's result: the lineage to adopt, the outcome, and whether a main summary
-    retired the stateful backend transcript (the lineage no longer carries it then)."""
+    """The operation's result: the lineage to adopt, the outcome, whether a main summary
+    retired the stateful backend transcript (the lineage no longer carries it then) and, per
+    applied stage, the source messages to append to the history archive once the lineage is
+    adopted (``commit_compaction``)."""
 
     lineage: ConversationLineage
     outcome: CompactionOutcome
     backend_state_retired: bool
+    pending_archive: tuple[tuple[Message, ...], ...] = ()
 
 
 def snapshot_tools(last_parent_request: ChatRequest | None) -> tuple[ToolDefinition, ...]:
@@ -106,12 +109,14 @@ def snapshot_tools(last_parent_request: ChatRequest | None) -> tuple[ToolDefinit
 def _finish(
     lineage: ConversationLineage, result: StagesResult, status: str, reason: str
 ) -> CompactionResult:
-    outcome = replace(result.outcome, fallback_status=status, fallback_reason=reason)
+    outcome = msgspec.structs.replace(
+        result.outcome, fallback_status=status, fallback_reason=reason
+    )
     base = lineage.clear_backend_state() if result.cleared else lineage
     if not outcome.applied:
         return CompactionResult(base, outcome, result.cleared)
     advanced = base.advance(result.messages, result.summary, outcome, outcome.at)
-    return CompactionResult(advanced, outcome, result.cleared)
+    return CompactionResult(advanced, outcome, result.cleared, result.pending_archive)
 
 
 async def compact_with_lineage(
@@ -213,7 +218,7 @@ async def compact_with_lineage(
         return _finish(lineage, await attempt(env.main), FALLBACK_SKIPPED, reason)
     # A fallback never retires main's transcript: its clear is discarded.
     isolated = msgspec.structs.replace(
-        result, outcome=replace(result.outcome, backend_state_cleared=False)
+        result, outcome=msgspec.structs.replace(result.outcome, backend_state_cleared=False)
     )
     isolated = msgspec.structs.replace(isolated, cleared=False)
     if not isolated.outcome.applied:
@@ -249,7 +254,7 @@ async def compact_manually(
 
 
 def commit_compaction(
-    outcome: CompactionOutcome,
+    result: CompactionResult,
     *,
     counter: CompactionCounter,
     archive: HistoryArchive | None,
@@ -260,9 +265,10 @@ def commit_compaction(
     Returns:
         True when every pending archive batch was appended.
     """
+    outcome = result.outcome
     if not outcome.applied:
         return True
     counter.add(outcome.stage_count)
     if outcome.health is not None:
         sink.emit(outcome.health)
-    return commit_history_archive(archive, outcome, sink)
+    return commit_history_archive(archive, result.pending_archive, sink)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 
 import msgspec
@@ -43,12 +42,14 @@ __all__ = ["StagesResult", "run_stages"]
 
 
 class StagesResult(msgspec.Struct, frozen=True):
-    """An attempt's outcome (no fallback fields yet) and the next generation's content."""
+    """An attempt's outcome (no fallback fields yet), the next generation's content and, per
+    applied stage, the source messages to archive once the new state is adopted."""
 
     outcome: CompactionOutcome
     messages: tuple[Message, ...] = ()
     summary: str = ""
     cleared: bool = False
+    pending_archive: tuple[tuple[Message, ...], ...] = ()
 
 
 async def run_stages(
@@ -126,9 +127,9 @@ async def run_stages(
         summary=summary,
         edits=tuple(edits),
         trigger=trigger,
-        pending_archive=tuple(batches),
     )
     if modes:
         total = prior_stages + len(modes)
-        outcome = replace(outcome, health=compaction_health(total, after, main.budget.hard_limit))
-    return StagesResult(outcome, working if modes else (), summary, cleared)
+        health = compaction_health(total, after, main.budget.hard_limit)
+        outcome = msgspec.structs.replace(outcome, health=health)
+    return StagesResult(outcome, working if modes else (), summary, cleared, tuple(batches))

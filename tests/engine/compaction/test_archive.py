@@ -10,7 +10,7 @@ from steiner_tui.engine.compaction.archive import (
     remove_history_note_lines,
     with_history_note,
 )
-from steiner_tui.engine.events import CompactionOutcome, ListSink, WarningEvent
+from steiner_tui.engine.events import ListSink, WarningEvent
 from steiner_tui.engine.messages import Message
 
 M1 = Message("user", "one")
@@ -73,16 +73,14 @@ def test_remove_lines_keeps_text_without_markers_identical() -> None:
 
 def test_commit_appends_batches_in_order() -> None:
     archive = MemoryArchive()
-    outcome = CompactionOutcome(applied=True, pending_archive=((M1,), (), (M2,)))
-    assert commit_history_archive(archive, outcome, ListSink())
+    assert commit_history_archive(archive, ((M1,), (), (M2,)), ListSink())
     assert archive.appended == [(M1,), (M2,)]
 
 
 def test_append_error_warns_and_stops_further_appends() -> None:
     archive = MemoryArchive(fail_on=0)
     sink = ListSink()
-    outcome = CompactionOutcome(applied=True, pending_archive=((M1,), (M2,)))
-    assert not commit_history_archive(archive, outcome, sink)
+    assert not commit_history_archive(archive, ((M1,), (M2,)), sink)
     assert archive.attempts == 1
     assert archive.appended == []
     assert sink.events == [

@@ -205,11 +205,11 @@ async def test_escalation_counts_stages_per_run() -> None:
     first = await compact_with_lineage(
         ConversationLineage.start(conversation(6)), env, prior_stages=counter.stages
     )
-    commit_compaction(first.outcome, counter=counter, archive=None, sink=sink)
+    commit_compaction(first, counter=counter, archive=None, sink=sink)
     second = await compact_with_lineage(
         first.lineage.append(*conversation(3)), env, prior_stages=counter.stages
     )
-    commit_compaction(second.outcome, counter=counter, archive=None, sink=sink)
+    commit_compaction(second, counter=counter, archive=None, sink=sink)
     assert counter.stages == 2
     assert [(e.severity, e.state, e.stage_count) for e in sink.of(HealthEvent)] == [  # type: ignore[attr-defined]
         ("info", "stable", 1),

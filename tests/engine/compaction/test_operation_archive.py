@@ -24,12 +24,10 @@ async def test_note_in_summary_and_sources_pending_until_commit() -> None:
     result = await compact_with_lineage(ConversationLineage.start(messages), env)
     assert result.lineage.active.summary == "Goal.\nNext.\n\n[history archive: see history.md]"
     assert result.lineage.active.messages[0].content == result.lineage.active.summary
-    assert result.outcome.pending_archive == (tuple(messages[:6]),)
+    assert result.pending_archive == (tuple(messages[:6]),)
     assert archive.appended == []
     sink = ListSink()
-    assert commit_compaction(
-        result.outcome, counter=CompactionCounter(), archive=archive, sink=sink
-    )
+    assert commit_compaction(result, counter=CompactionCounter(), archive=archive, sink=sink)
     assert archive.appended == [tuple(messages[:6])]
 
 
@@ -40,9 +38,9 @@ async def test_two_stages_archive_only_real_sources_in_source_order() -> None:
     result = await compact_with_lineage(
         ConversationLineage.start(messages), make_env(host, archive=archive)
     )
-    assert result.outcome.pending_archive == (tuple(messages[:4]), tuple(messages[4:8]))
+    assert result.pending_archive == (tuple(messages[:4]), tuple(messages[4:8]))
     assert archive.noted == [tuple(messages[:4]), tuple(messages[4:8])]
-    commit_compaction(result.outcome, counter=CompactionCounter(), archive=archive, sink=ListSink())
+    commit_compaction(result, counter=CompactionCounter(), archive=archive, sink=ListSink())
     assert [m for batch in archive.appended for m in batch] == messages[:8]
 
 
@@ -55,7 +53,7 @@ async def test_note_error_keeps_the_summary_without_archiving() -> None:
     )
     assert result.outcome.applied
     assert result.lineage.active.summary == "Goal."
-    assert result.outcome.pending_archive == ()
+    assert result.pending_archive == ()
     assert sink.of(WarningEvent) == [
         WarningEvent("compact_conversation", "compact conversation: history note: read-only")
     ]
@@ -69,9 +67,7 @@ async def test_append_error_warns_stops_and_keeps_the_adopted_state() -> None:
     )
     adopted = result.lineage
     sink = ListSink()
-    assert not commit_compaction(
-        result.outcome, counter=CompactionCounter(), archive=archive, sink=sink
-    )
+    assert not commit_compaction(result, counter=CompactionCounter(), archive=archive, sink=sink)
     assert archive.attempts == 1
     assert sink.of(WarningEvent) == [
         WarningEvent("archive_compacted_history", "archive compacted history: disk full")

@@ -20,7 +20,6 @@ with no ``api_key_env`` (a local server) gets the dummy key ``sk-local``. A miss
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -55,9 +54,17 @@ OFFLINE_MODEL = "offline"
 Lookup = Callable[[str], ModelInfo]
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedModel:
-    """A model ref resolved against the config: who serves it, its limits, its provider."""
+LimitsProbe = Callable[[], ServerLimits | None]
+"""Asks a local server for its window and tool support (blocking)."""
+
+
+class ResolvedModel(msgspec.Struct, frozen=True, dict=True):
+    """A model ref resolved against the config: who serves it, its limits, its provider.
+
+    Equal by value. The built provider and the probe of a local server are live objects, not
+    values: they take no part in equality or repr. They are not fields but live in the
+    instance's ``__dict__`` (``dict=True``), given once by ``resolve_model``.
+    """
 
     ref: str
     """The ref as given (``anthropic/claude-sonnet-4-5``)."""
@@ -65,7 +72,6 @@ class ResolvedModel:
     """Provider alias."""
     model: str
     """Backend model id sent to the API."""
-    provider: Provider = field(compare=False)
     info: ModelInfo
     """Registry limits with config overrides applied."""
     compaction_threshold_tokens: int | None = None
@@ -73,16 +79,24 @@ class ResolvedModel:
     """True for the offline model, which the UI must label as not a language model."""
     max_tokens: int = 0
     """``[models."<ref>"] max_tokens``: an explicit completion limit (0: none)."""
-    params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    params: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     """``[models."<ref>"] params``: request fields sent with every call."""
-    extra_params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    extra_params: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     """``[models."<ref>"] extra_params``: server-specific request fields."""
     window_source: LimitSource = "registry"
     max_output_source: LimitSource = "registry"
-    limits_probe: Callable[[], ServerLimits | None] | None = field(
-        default=None, compare=False, repr=False
-    )
-    """Asks a local server for its window and tool support (blocking; None: not a local one)."""
+
+    @property
+    def provider(self) -> Provider:
+        """The built provider."""
+        provider: Provider = self.__dict__["provider"]
+        return provider
+
+    @property
+    def limits_probe(self) -> LimitsProbe | None:
+        """Asks a local server for its window and tool support (None: not a local one)."""
+        probe: LimitsProbe | None = self.__dict__.get("limits_probe")
+        return probe
 
 
 def is_local_server(provider: ProviderConfig) -> bool:
@@ -229,11 +243,10 @@ def resolve_model(
         )
     provider = build_provider(provider_config, env, project_root=project_root, model_info=info_for)
     registry: LimitSource = "registry" if lookup is not None else _registry_source(model)
-    return ResolvedModel(
+    resolved = ResolvedModel(
         ref=ref.strip(),
         alias=alias,
         model=model,
-        provider=provider,
         info=info,
         compaction_threshold_tokens=threshold,
         offline=provider_config.type == "offline",
@@ -242,13 +255,16 @@ def resolve_model(
         extra_params=override.extra_params if override else FrozenDict(),
         window_source="config" if override and override.context_window else registry,
         max_output_source="config" if override and override.max_output else registry,
-        limits_probe=_limits_probe(provider_config, model, env),
     )
+    resolved.__dict__.update(
+        provider=provider, limits_probe=_limits_probe(provider_config, model, env)
+    )
+    return resolved
 
 
 def _limits_probe(
     provider: ProviderConfig, model: str, env: Mapping[str, str]
-) -> Callable[[], ServerLimits | None] | None:
+) -> LimitsProbe | None:
     """The probe of a local server's limits for ``model`` (None: not a local server)."""
     if not is_local_server(provider) or provider.base_url is None:
         return None

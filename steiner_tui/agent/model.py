@@ -10,7 +10,6 @@ default's window, never the config's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -24,8 +23,7 @@ from steiner_tui.providers.server_limits import ServerLimits
 __all__ = ["MainModel"]
 
 
-@dataclass(frozen=True, slots=True)
-class MainModel:
+class MainModel(msgspec.Struct, frozen=True):
     """A resolved main model.
 
     Attributes:
@@ -46,7 +44,9 @@ class MainModel:
         tools_ignored: the server said it drops tool definitions (its chat template has no
             tools): requests then carry none, so the estimate and the snapshot match what
             the model sees.
-        limits_probe: asks the server for its limits (blocking; None: nobody to ask).
+        limits_probe: asks the server for its limits (blocking; None: nobody to ask). Compared
+            as the provider is, by identity: one resolution gives a model both, so models with
+            one provider have one probe.
     """
 
     alias: str
@@ -56,19 +56,17 @@ class MainModel:
     threshold_tokens: int | None = None
     prompt_cache_key: str = ""
     max_tokens: int = 0
-    params: Mapping[str, Any] = field(default_factory=FrozenDict)
-    extra_params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    params: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
+    extra_params: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     window_source: LimitSource = "registry"
     max_output_source: LimitSource = "registry"
     server: str = ""
     tools_ignored: bool = False
-    limits_probe: Callable[[], ServerLimits | None] | None = field(
-        default=None, compare=False, repr=False
-    )
+    limits_probe: Callable[[], ServerLimits | None] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", freeze(self.params))
-        object.__setattr__(self, "extra_params", freeze(self.extra_params))
+        msgspec.structs.force_setattr(self, "params", freeze(self.params))
+        msgspec.structs.force_setattr(self, "extra_params", freeze(self.extra_params))
 
     @property
     def ref(self) -> str:
@@ -91,7 +89,8 @@ class MainModel:
         server: a registry figure meant for a large window (8,192 for a family that usually
         runs with 32k) would otherwise not fit a server that runs the model with 2,048.
         """
-        model = replace(self, server=limits.server, tools_ignored=limits.tools_supported is False)
+        tools_ignored = limits.tools_supported is False
+        model = msgspec.structs.replace(self, server=limits.server, tools_ignored=tools_ignored)
         window = limits.context_window
         if window is None or self.window_source == "config":
             return model
@@ -100,7 +99,7 @@ class MainModel:
             info = msgspec.structs.replace(
                 info, max_output=min(info.max_output, max(window // 4, 1))
             )
-        return replace(model, info=info, window_source="server")
+        return msgspec.structs.replace(model, info=info, window_source="server")
 
     @property
     def window_origin(self) -> str:

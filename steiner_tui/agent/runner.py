@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import msgspec
@@ -339,7 +338,7 @@ class Runner:
         the compaction driver follow.
         """
         self.session_id = session_id
-        self.model = replace(self.model, prompt_cache_key=prompt_cache_key)
+        self.model = msgspec.structs.replace(self.model, prompt_cache_key=prompt_cache_key)
         self.state.last_main_request = LastMainRequest()
         self.snapshots.session_id = session_id
         self.snapshots.next_index = FIRST_REQUEST

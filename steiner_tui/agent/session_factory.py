@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import cast
@@ -269,7 +268,9 @@ class Session:
         model = main_model_from_config(
             self.request.config, self.project_root, session_id=self.session_id, ref=ref, env=env
         )
-        runner.switch_model(replace(model, prompt_cache_key=runner.model.prompt_cache_key))
+        runner.switch_model(
+            msgspec.structs.replace(model, prompt_cache_key=runner.model.prompt_cache_key)
+        )
         return runner.model
 
     # -- what the next request is -----------------------------------------------------------
@@ -345,7 +346,7 @@ def _main_model(
     if isinstance(model, MainModel):
         if model.prompt_cache_key:
             return model
-        return replace(model, prompt_cache_key=cache_key_for(session_id))
+        return msgspec.structs.replace(model, prompt_cache_key=cache_key_for(session_id))
     return main_model_from_config(request.config, root, session_id=session_id, ref=model, env=env)
 
 
@@ -383,7 +384,7 @@ class _Identity(msgspec.Struct, frozen=True):
         if loaded.project_root:
             root = Path(loaded.project_root)
         main, note = _resumed_model(request, root, loaded, env)
-        main = replace(main, prompt_cache_key=resumed_cache_key(loaded))
+        main = msgspec.structs.replace(main, prompt_cache_key=resumed_cache_key(loaded))
         return cls(loaded, root, loaded.session_id, main, loaded.directory, note)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
+
+import msgspec
 
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import Session
@@ -200,6 +201,6 @@ class SteeringController:
         """
         runner = self.runner
         path = write_compaction_threshold(self.session.project_root, runner.model.ref, threshold)
-        runner.model = replace(runner.model, threshold_tokens=threshold)
+        runner.model = msgspec.structs.replace(runner.model, threshold_tokens=threshold)
         runner.compactor.model = runner.model
         return path

@@ -7,10 +7,10 @@ real llama.cpp server is covered by ``tests/llamacpp``.
 from __future__ import annotations
 
 import socket
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from steiner_tui.agent.from_config import main_model_from_config
@@ -153,5 +153,5 @@ def test_a_small_learned_window_keeps_an_unconfigured_max_output_to_a_quarter() 
     learned = main.with_server_limits(ServerLimits("Ollama", 2048, True))
     assert (learned.info.context_window, learned.info.max_output) == (2048, 512)
     assert learned.budget.fit_request(1000).fits  # 1000 + 512 + 256 margin <= 2048
-    configured = replace(main, max_output_source="config")
+    configured = msgspec.structs.replace(main, max_output_source="config")
     assert configured.with_server_limits(ServerLimits("Ollama", 2048)).info.max_output == 8192

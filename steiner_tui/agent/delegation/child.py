@@ -14,8 +14,6 @@ get the parent's environment rules (the built-in deny list plus the configuratio
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import msgspec
 
 from steiner_tui.agent.clock import Clock
@@ -116,7 +114,7 @@ def build_child_runner(
     )
     key = child_cache_key(parent.model.prompt_cache_key, parent.session_id, child_id)
     return Runner(
-        model=replace(model, prompt_cache_key=key),
+        model=msgspec.structs.replace(model, prompt_cache_key=key),
         context=context,
         tools=ToolExecutor(child_tools(kind, write_scope), secret_env=secret_env),
         sink=sink,

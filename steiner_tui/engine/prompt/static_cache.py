@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -87,9 +86,10 @@ def static_skill_blocks(
     return tuple(blocks)
 
 
-@dataclass(slots=True)
 class StaticContextCache:
     """Per-session memo of the file-backed prompt sources.
+
+    An object with state behind a lock, not a value: a plain class, equal only to itself.
 
     Attributes:
         reader: the filesystem seam every partition reads through.
@@ -98,14 +98,15 @@ class StaticContextCache:
             they never load skills here).
     """
 
-    reader: FileReader
-    skill_loader: SkillLoader | None = None
-    _scope: str | None = field(default=None, init=False)
-    _entries: dict[StaticPartition, _Entry] = field(
-        default_factory=lambda: {p: _Entry() for p in StaticPartition}, init=False
-    )
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-    _pending: set[StaticPartition] = field(default_factory=set, init=False)
+    __slots__ = ("_entries", "_lock", "_pending", "_scope", "reader", "skill_loader")
+
+    def __init__(self, reader: FileReader, skill_loader: SkillLoader | None = None) -> None:
+        self.reader = reader
+        self.skill_loader = skill_loader
+        self._scope: str | None = None
+        self._entries = {p: _Entry() for p in StaticPartition}
+        self._lock = threading.Lock()
+        self._pending: set[StaticPartition] = set()
 
     def loads(self, partition: StaticPartition | str) -> int:
         """How many times ``partition`` was (re)loaded since the cache was made."""

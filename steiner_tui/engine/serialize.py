@@ -97,8 +97,9 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, msgspec.Struct):
         return {name: to_jsonable(getattr(value, name)) for name in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # Fields left out of repr are values derived and cached on the object (a tool call's
-        # encoded arguments): the log keeps what was given.
+        # Fields left out of repr are values derived and cached on the object: the log keeps
+        # what was given. (A struct keeps such values outside its fields: a tool call's encoded
+        # arguments are not among its ``__struct_fields__``.)
         return {
             f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.repr
         }

@@ -102,3 +102,12 @@ def test_building_providers_does_not_import_the_sdks() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == ""
+
+
+def test_two_resolutions_of_one_ref_are_equal_though_each_built_its_provider() -> None:
+    config = parse_config([])
+    first = resolve_model(config, "local/qwen2.5-coder:7b", {})
+    second = resolve_model(config, "local/qwen2.5-coder:7b", {})
+    assert first.provider is not second.provider
+    assert first == second and hash(first) == hash(second)
+    assert first.limits_probe is not None and "provider" not in repr(first)

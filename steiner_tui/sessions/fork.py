@@ -5,7 +5,9 @@ generation kept) into a hidden temporary folder, fsynced, and renamed into place
 exists whole or not at all. Backend states are dropped: a stateful provider's transcript belongs
 to the source session. ``history.md`` is copied, so archive notes in kept summaries still find
 the summarized turns. The fork gets its own prompt cache key (``steiner-<new id>``). The pins
-are kept (a ``pin`` record each, after the generations).
+are kept (a ``pin`` record each, after the generations), and so are the tool calls' statuses the
+source log recorded (``statuses`` in the ``generation`` records): a resumed fork shows a failed
+call as failed, as the source does.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def fork_session(
                 fork_id, loaded.project_root, now, alias, model, f"steiner-{fork_id}", origin
             ),
             lineage,
+            loaded.tool_statuses,
         )
         history = loaded.directory / HISTORY_FILE_NAME
         if history.is_file():

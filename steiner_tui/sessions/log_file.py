@@ -9,6 +9,7 @@ line for the loader to report.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -94,17 +95,25 @@ def user_text(message: Message) -> str:
     return unescape_user_text(split_skill_blocks(message.content)[2])
 
 
-def write_fresh_log(session_dir: Path, header: HeaderRecord, lineage: ConversationLineage) -> None:
+def write_fresh_log(
+    session_dir: Path,
+    header: HeaderRecord,
+    lineage: ConversationLineage,
+    statuses: Mapping[str, str] | None = None,
+) -> None:
     """Write a complete log (header, then one ``generation`` record per generation), fsynced.
 
     Used for forks: the caller writes into a temporary folder and renames it into place.
+    ``statuses``: how tool calls ended, by call id (the source log's), kept with the results.
     """
     fd = os.open(session_dir / LOG_FILE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         write_all(fd, encode_record(header))
         before: tuple[Message, ...] = ()
         for index, generation in enumerate(lineage.generations):
-            record = generation_record(generation, before=before, reset=index == 0)
+            record = generation_record(
+                generation, before=before, reset=index == 0, statuses=statuses
+            )
             write_all(fd, encode_record(record))
             before = generation.messages
         for key in lineage.pins:

@@ -295,6 +295,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
         return
     else:
         state.done.append(state.active.freeze())
+    state.tool_statuses.update(record.statuses)
     state.active = ActiveGeneration.of(generation)
     state.since_request = []
     state.message_lines = [line] * len(generation.messages)

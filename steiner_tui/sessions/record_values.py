@@ -10,7 +10,7 @@ record types never import the engine's behaviour. Request records have their own
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import msgspec
@@ -405,6 +405,7 @@ def generation_record(
     *,
     before: Sequence[Message] = (),
     reset: bool = False,
+    statuses: Mapping[str, str] | None = None,
 ) -> GenerationRecord:
     """A ``generation`` record holding the whole generation.
 
@@ -413,15 +414,21 @@ def generation_record(
         before: the messages of the generation the log held before this one; those kept are
             written as their index there.
         reset: the record starts the lineage over.
+        statuses: how tool calls ended, by call id (a fork's, from the source log); those of
+            the results written out in full are kept, where their text does not imply them.
     """
     index = {id(message): position for position, message in enumerate(before)}
     messages: list[MessageData | int] = []
+    kept: dict[str, str] = {}
     for message in generation.messages:
         position = index.get(id(message))
         if position is not None and before[position] is message:
             messages.append(position)
-        else:
-            messages.append(message_data(message))
+            continue
+        messages.append(message_data(message))
+        status = status_of_line(message, (statuses or {}).get(message.tool_call_id, ""))
+        if status:
+            kept[message.tool_call_id] = status
     outcome = generation.outcome
     return GenerationRecord(
         id=generation.id,
@@ -431,6 +438,7 @@ def generation_record(
         created_at=generation.created_at,
         outcome=None if outcome is None else _outcome_data(outcome, generation.summary),
         messages=tuple(messages),
+        statuses=kept,
     )
 
 

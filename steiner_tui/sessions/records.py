@@ -39,6 +39,8 @@ Record types (``gen`` is a generation id; fields left at their default are not w
   the generation keeps from the one before it is written as its index there (an integer), so
   retained turns are stored once; an ``outcome`` whose summary is the generation's own leaves
   it out. Version 1 logs wrote every message and the summary twice; both read the same.
+  ``statuses`` (a fork's): how the tool calls of the results it writes out ended, by call id,
+  where their text does not imply it, as a ``tool`` line's ``status`` says.
 * ``backend_state``: ``gen``, ``state`` (string or null).
 * ``last_main_request``: ``alias``, ``model``, ``prompt_cache_key``, ``at``. From version 4 on
   it is written only when it differs from the one a usage (folded or not) implies: the last
@@ -337,6 +339,8 @@ class GenerationRecord(_Record, frozen=True, tag="generation"):
     outcome: OutcomeData | None = None
     messages: tuple[MessageData | int, ...] = ()
     """Each message, or its index in the generation before (a retained message)."""
+    statuses: dict[str, str] = {}
+    """A fork's: tool calls' statuses by call id, as ``MessageLine.status`` (absent: none)."""
 
 
 class BackendStateRecord(_Record, frozen=True, tag="backend_state"):

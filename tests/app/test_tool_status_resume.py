@@ -1,4 +1,5 @@
-"""A failed tool call shows as failed after a resume, as it did live (not as the text guesses)."""
+"""A failed tool call shows as failed after a resume, and in a resumed fork, as it did live (not
+as the text guesses)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ToolEntry
+from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -19,7 +21,8 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
-from tests.app.conftest import SIZE, request_for
+from steiner_tui.sessions import SessionStore, fork_session
+from tests.app.conftest import SESSION_DATE, SIZE, request_for
 from tests.app.fakes import INFO
 from tests.app.helpers import finish, send
 
@@ -51,7 +54,9 @@ def _tools(entries: list[object]) -> dict[str, str]:
     return {e.call_id: e.status for e in entries if isinstance(e, ToolEntry)}
 
 
-async def test_a_failed_read_is_failed_after_resume(project: Path, config_dir: Path) -> None:
+async def test_a_failed_read_is_failed_after_resume_and_in_a_fork(
+    project: Path, config_dir: Path
+) -> None:
     main = MainModel("fake", "offline", ReadProvider(), INFO)
     app = make_app(request_for(project, config_dir, main, record=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -59,10 +64,21 @@ async def test_a_failed_read_is_failed_after_resume(project: Path, config_dir: P
         await send(pilot, "read them")
         await finish(pilot)
         live = _tools(list(app.workbench.conversation.entries))
+        session_id = app.workbench.session.session_id
     assert live == {"call_1": "done", "call_2": "failed"}
-    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    store = SessionStore(config_dir / "sessions")
+    fork_session(store, session_id, clock=lambda: SESSION_DATE, new_id="forked")
+    resumed = make_app(request_for(project, config_dir, record=True, resume=session_id))
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await resumed.workers.wait_for_complete()
         await pilot.pause()
         assert _tools(list(resumed.workbench.conversation.entries)) == live
+    forked = make_app(request_for(project, config_dir, record=True, resume="forked"))
+    async with forked.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await forked.workers.wait_for_complete()
+        await pilot.pause()
+        assert _tools(list(forked.workbench.conversation.entries)) == live
+        titles = [str(block.content).splitlines()[0] for block in forked.screen.query(ToolBlock)]
+        assert [title.split(" ", 2)[1] for title in titles] == ["✓", "✗"], titles

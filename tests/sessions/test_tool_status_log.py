@@ -7,11 +7,14 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.tool_calls import CANCELLED_RESULT
 from steiner_tui.app.transcript import ToolEntry, entries_from_messages
 from steiner_tui.engine.events import MessageAppended, ToolCallFinished
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
+from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.writer import SessionLog
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
@@ -59,6 +62,29 @@ async def test_failed_and_succeeded_tool_calls_survive_resume(
     assert {k: resumed.session.tool_status(m) for k, m in results.items()} == live
     # Without them (as before), the text-based guess got the failures wrong.
     assert _statuses(messages, None) == {"c1": "done", "c2": "done", "c3": "done"}
+
+
+async def test_a_fork_keeps_the_logged_statuses(
+    open_session: OpenSession, sessions_base: Path, clock: ManualClock
+) -> None:
+    """The fork's generation record says what the source's tool lines said, nothing more."""
+    calls = (ToolCall("c1", "read", {"path": "README.md"}), ToolCall("c2", "nope", {}))
+    harness = open_session([Reply(["Reading."], list(calls)), Reply(["done"])])
+    await harness.driver.submit("read them")
+    harness.log.close()
+    fork = fork_session(SessionStore(sessions_base), harness.session_id, clock=clock.now)
+    lines = [
+        json.loads(line) for line in (fork.directory / "session.jsonl").read_bytes().splitlines()
+    ]
+    assert [line.get("statuses") for line in lines if line["type"] == "generation"] == [
+        {"c2": "failed"}
+    ]
+    assert load_session(fork.directory).tool_statuses == {"c2": "failed"}
+    # Cut before the results: nothing to say.
+    early = fork_session(
+        SessionStore(sessions_base), harness.session_id, clock=clock.now, message=2
+    )
+    assert b"statuses" not in (early.directory / "session.jsonl").read_bytes()
 
 
 def test_every_status_is_logged_as_reported(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.tokens.policy import HEURISTIC
 from steiner_tui.engine.tokens.request import MESSAGE_FRAMING_TOKENS, RequestEstimator
 from steiner_tui.engine.tool_budget import tool_result_budget
+from steiner_tui.engine.tool_results import CANCELLED_RESULT
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, result_message
 from steiner_tui.tools.results import ResultStore
@@ -38,8 +39,6 @@ __all__ = [
     "result_budget",
     "run_tool_calls",
 ]
-
-CANCELLED_RESULT = "Cancelled by the user before this tool call ran."
 
 
 class ToolRunner(Protocol):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.events import EngineEvent, ToolCallFinished
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.tool_results import default_tool_status
 
 __all__ = ["ToolStatusBook"]
 

@@ -14,8 +14,6 @@ from typing import Any
 
 import msgspec
 
-from steiner_tui.agent.tool_calls import CANCELLED_RESULT
-from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.compaction.policy import (
     CompactionAnswer,
@@ -30,7 +28,7 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
 from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
-from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT
+from steiner_tui.engine.tool_results import default_tool_status
 from steiner_tui.sessions.log_parse import LoggedError
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
@@ -171,8 +169,6 @@ _DEFAULT_REMEDIES: dict[str, tuple[Remedy, ...]] = {
     "tool_rounds": (Remedy("retry", "ask the model to go on, or narrow the task"),),
 }
 """What to offer for the engine's own errors (a provider's carry their remedies)."""
-_CANCELLED_TEXTS = frozenset({CANCELLED_RESULT, INTERRUPTED_TOOL_RESULT})
-"""Results written for calls that never ran or never finished (shown ``cancelled``, as live)."""
 RETRY_ACTIONS = frozenset({"retry", "wait", "set_key", "check_server", "raise_timeout"})
 """Remedies after which sending the same message again makes sense."""
 
@@ -185,13 +181,6 @@ def error_entry(
     return ErrorEntry(code, text, offered, retry_key)
 
 
-def _guessed_status(result: Message) -> str:
-    """The status of a tool result whose log did not record one."""
-    if result.content in _CANCELLED_TEXTS:
-        return "cancelled"
-    return default_tool_status(result)
-
-
 def entries_from_messages(
     messages: Iterable[Message],
     project_root: str = "",
@@ -202,8 +191,8 @@ def entries_from_messages(
 
     ``errors`` (the log's, for this generation) are placed after the messages before them.
     ``tool_statuses`` (by call id) say how tool calls ended as the runner reported them; a
-    result without one is ``cancelled`` when its text is the one written for a call that never
-    ran or was interrupted, else what its text implies (``default_tool_status``).
+    result without one shows what its text implies (``engine.tool_results.default_tool_status``:
+    ``cancelled`` for a call that never ran or was interrupted, as live).
     """
     statuses = tool_statuses or {}
     entries: list[Entry] = []
@@ -230,7 +219,7 @@ def entries_from_messages(
         elif message.role == "tool":
             found = tools.get(message.tool_call_id)
             if found is not None:
-                found.status = statuses.get(message.tool_call_id) or _guessed_status(message)
+                found.status = statuses.get(message.tool_call_id) or default_tool_status(message)
                 found.output = message.content
                 found.key = pin_key(message)
     entries.extend(error_entry(e.code, e.message, e.remedies) for e in pending)

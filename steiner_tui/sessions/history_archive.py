@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
-from steiner_tui.engine.compaction.history_render import default_tool_status, render_history
+from steiner_tui.engine.compaction.history_render import render_history
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.tool_results import default_tool_status
 
 __all__ = ["HISTORY_FILE_NAME", "FileHistoryArchive"]
 
@@ -27,7 +28,7 @@ class FileHistoryArchive:
     Args:
         session_dir: ``CONFIG/sessions/<session id>/`` (created on the first non-empty append).
         tool_status: reads a tool result's status (``done``/``failed``/``rejected``); None:
-            ``history_render.default_tool_status``.
+            ``engine.tool_results.default_tool_status``.
     """
 
     def __init__(

@@ -32,6 +32,7 @@ import msgspec
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.tool_results import INTERRUPTED_TOOL_RESULT
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.log_parse import (
@@ -59,9 +60,6 @@ __all__ = [
     "load_session",
 ]
 
-INTERRUPTED_TOOL_RESULT = (
-    "The session was interrupted before this tool call finished; it may or may not have run."
-)
 LOST_TOOL_RESULT = (
     "The result of this tool call was lost from the session log; the call may or may not have run."
 )
@@ -98,7 +96,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
         errors: the errors logged in the active generation, each where it happened.
         tool_statuses: how tool calls ended (``done``, ``failed``, ``rejected``), by call id,
             where the log recorded it; other results read as their text says
-            (``engine.compaction.history_render.default_tool_status``).
+            (``engine.tool_results.default_tool_status``).
     """
 
     session_id: str

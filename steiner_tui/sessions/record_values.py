@@ -16,7 +16,6 @@ from typing import Any, cast
 import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.compaction.history_render import default_tool_status
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import (
     CompactionOutcome,
@@ -28,6 +27,7 @@ from steiner_tui.engine.frozen import freeze, thaw
 from steiner_tui.engine.messages import Image, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
+from steiner_tui.engine.tool_results import default_tool_status
 from steiner_tui.sessions.records import (
     EMPTY_JSON,
     LINE_OF_ROLE,

@@ -18,7 +18,7 @@ Record types (``gen`` is a generation id; fields left at their default are not w
   out what the messages before it imply (``MessageLine``). Versions 1 to 3 wrote ``message``
   records instead; both load. A ``tool`` line also says how the call ended (``status``:
   ``failed`` or ``rejected``, ``done``) when its text does not imply it (the text-based guess
-  of ``engine.compaction.history_render.default_tool_status``); a line without it, and every
+  of ``engine.tool_results.default_tool_status``); a line without it, and every
   ``message`` record, reads as the guess says.
 * ``partial``: ``gen``, ``turn``, ``text``, ``reasoning``: a slice of a reply still streaming.
   Consecutive partials concatenate; any later ``message``, ``request`` or ``generation``

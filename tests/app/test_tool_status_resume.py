@@ -11,6 +11,7 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.engine.compaction.history_render import render_history
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -82,3 +83,36 @@ async def test_a_failed_read_is_failed_after_resume_and_in_a_fork(
         assert _tools(list(forked.workbench.conversation.entries)) == live
         titles = [str(block.content).splitlines()[0] for block in forked.screen.query(ToolBlock)]
         assert [title.split(" ", 2)[1] for title in titles] == ["✓", "✗"], titles
+
+
+async def test_calls_cut_off_by_a_kill_show_as_cancelled_and_archive_as_before(
+    project: Path, config_dir: Path
+) -> None:
+    """A log cut after the reply that asked for the calls: the resumed transcript shows them
+    cancelled, the archive's reader reads the same guess, and the archive writes its old marks."""
+    main = MainModel("fake", "offline", ReadProvider(), INFO)
+    app = make_app(request_for(project, config_dir, main, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "read them")
+        await finish(pilot)
+        session_id = app.workbench.session.session_id
+    log = config_dir / "sessions" / session_id / "session.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    asked = next(i for i, line in enumerate(lines) if b'"tool_calls"' in line)
+    log.write_bytes(b"".join(lines[: asked + 1]))
+    resumed = make_app(request_for(project, config_dir, record=True, resume=session_id))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await resumed.workers.wait_for_complete()
+        await pilot.pause()
+        cancelled = {"call_1": "cancelled", "call_2": "cancelled"}
+        assert _tools(list(resumed.workbench.conversation.entries)) == cancelled
+        titles = [str(b.content).splitlines()[0] for b in resumed.screen.query(ToolBlock)]
+        assert all(t.startswith("▶ ⊘ ") and t.endswith(" · cancelled") for t in titles), titles
+        messages = resumed.workbench.driver.runner.lineage.active.messages
+        reader = resumed.workbench.session.tool_status
+        results = [m for m in messages if m.role == "tool"]
+        assert {m.tool_call_id: reader(m) for m in results} == cancelled
+        archived = render_history(messages, tool_status=reader)
+        assert "- ✓ read path=README.md\n- ✓ read path=missing.txt" in archived

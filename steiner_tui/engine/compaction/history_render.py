@@ -12,9 +12,10 @@ One ``### <Role>`` section per kept message, sections separated by a blank line:
 Omitted: tool result bodies, reasoning, ``display_file`` calls, and sub-agent result bodies
 (a ``### Sub-agent result`` heading with ``[body omitted]`` stands in for them).
 
-Tool messages carry no status, so it is read by ``tool_status`` (injectable); the default
-treats ``The user rejected this`` as rejected and a result starting with ``error`` (any case)
-as failed.
+Tool messages carry no status, so it is read by ``tool_status`` (injectable); the default is
+the engine's one text-based guess (``engine.tool_results.default_tool_status``). The archive has
+no mark for a cancelled call (docs/design.md, "10. The history archive"): one is marked done,
+as its text always read, so the archive's bytes are those of the reference.
 """
 
 from __future__ import annotations
@@ -26,23 +27,18 @@ from steiner_tui.engine.compaction.archive import remove_history_note_lines
 from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.tool_results import default_tool_status
 
-__all__ = ["OMITTED_TOOLS", "default_tool_status", "render_history", "summarize_call"]
+__all__ = ["OMITTED_TOOLS", "render_history", "summarize_call"]
 
 OMITTED_TOOLS = frozenset({"display_file"})
 _VALUE_LIMIT = 80
 _MARKS = {"done": "✓", "failed": "✗", "rejected": "✗", "missing": "…"}
 _SUFFIX = {"rejected": " (rejected)", "missing": " (no result)"}
+_ARCHIVED_AS = {"cancelled": "done"}
+"""Statuses the archive has no mark for, and the mark they get (the one their text gave)."""
 
 ToolStatusReader = Callable[[Message], str]
-
-
-def default_tool_status(result: Message) -> str:
-    """``done``, ``failed`` or ``rejected`` for a tool result message (see module docstring)."""
-    content = result.content.lstrip()
-    if content.startswith("The user rejected this"):
-        return "rejected"
-    return "failed" if content[:5].lower() == "error" else "done"
 
 
 def _value(value: Any) -> str:
@@ -106,12 +102,17 @@ def render_history(
 
     Args:
         messages: summarized source messages, oldest first.
-        tool_status: reads ``done``/``failed``/``rejected`` from a tool result message.
+        tool_status: reads ``done``/``failed``/``rejected``/``cancelled`` from a tool result
+            message.
 
     Returns:
         The sections joined by blank lines, ending with a newline.
     """
-    statuses = {m.tool_call_id: tool_status(m) for m in messages if m.role == "tool"}
+    statuses: dict[str, str] = {}
+    for message in messages:
+        if message.role == "tool":
+            status = tool_status(message)
+            statuses[message.tool_call_id] = _ARCHIVED_AS.get(status, status)
     sections: list[str | None] = []
     for message in messages:
         if message.role == "user":

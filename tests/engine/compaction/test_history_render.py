@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from steiner_tui.engine.compaction.history_render import (
-    default_tool_status,
-    render_history,
-    summarize_call,
-)
+from steiner_tui.engine.compaction.history_render import render_history, summarize_call
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Image, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import (
     prepend_skill_blocks,
     render_skill_activation,
     render_skill_deactivation,
+)
+from steiner_tui.engine.tool_results import (
+    CANCELLED_RESULT,
+    INTERRUPTED_TOOL_RESULT,
+    default_tool_status,
 )
 
 ALPHA = render_skill_activation("alpha", "Alpha body.")[0]
@@ -101,3 +102,19 @@ def test_tool_status_is_injectable() -> None:
     assert "- ✗ read path=a" in render_history(messages, tool_status=lambda _: "failed")
     assert default_tool_status(Message("tool", "Error: nope")) == "failed"
     assert default_tool_status(Message("tool", "ok")) == "done"
+
+
+def test_one_guess_reads_cancelled_calls_and_the_archive_keeps_its_marks() -> None:
+    """The guess the transcript shows says cancelled; the archive, which has no mark for it,
+    writes the bytes it always wrote for those texts (done)."""
+    calls = (ToolCall("c1", "read", {"path": "a"}), ToolCall("c2", "bash", {"command": "ls"}))
+    messages = [
+        Message("assistant", "", tool_calls=calls),
+        Message("tool", CANCELLED_RESULT, tool_call_id="c1"),
+        Message("tool", INTERRUPTED_TOOL_RESULT, tool_call_id="c2"),
+    ]
+    assert [default_tool_status(m) for m in messages[1:]] == ["cancelled", "cancelled"]
+    assert default_tool_status(Message("tool", "The user rejected this read call.")) == "rejected"
+    text = render_history(messages)
+    assert text == "### Assistant\n\n- ✓ read path=a\n- ✓ bash command=ls\n"
+    assert text == render_history(messages, tool_status=lambda _: "done")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.widgets import Footer
 
 from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import notices
 
 
 def _keys(footer: Footer) -> list[str]:
@@ -48,3 +49,42 @@ async def test_the_footer_redraws_only_when_its_keys_change(app_for: AppFactory)
         assert any(
             str(key.render()).strip().endswith("Toggle skill") for key in footer.query("FooterKey")
         )
+
+
+def _drawn(footer: Footer) -> list[str]:
+    """The keys shown whole: displayed, inside a displayed group, ending left of the palette's."""
+    palette = footer.query_one(".-command-palette")
+    drawn = []
+    for key in footer.query("FooterKey"):
+        shown = key.display and (key.parent is footer or key.parent.display)  # type: ignore[union-attr]
+        if shown and key is not palette:
+            assert key.region.right <= palette.region.x, (str(key.render()), key.region)
+            drawn.append(str(key.render()).strip())
+    return drawn
+
+
+async def test_at_80_columns_every_key_shown_is_whole(app_for: AppFactory) -> None:
+    """At 80x24 the footer shows the keys that fit whole (Inspect among them) and F1, which lists
+    the rest; a key left out still works. At 120x36 every key shows."""
+    app = app_for()
+    messages: list[object] = []
+    async with app.run_test(size=(80, 24), message_hook=messages.append) as pilot:
+        for _ in range(4):
+            await pilot.pause()
+        footer = app.workbench.query_one(Footer)
+        drawn = _drawn(footer)
+        assert drawn == [
+            "⏎ Send",
+            "⇧Tab Mode",
+            "f4 Compaction",
+            "^l Lineage",
+            "f2 Inspect",
+            "f1 Help",
+        ]
+        await pilot.press("f3")  # Sub-agents: not drawn, still bound
+        await pilot.pause()
+        assert any(text.startswith("No sub-agents") for text in notices(messages))
+        await pilot.resize_terminal(120, 36)
+        for _ in range(4):
+            await pilot.pause()
+        assert "f3 Sub-agents" in _drawn(footer) and "^q Quit" in _drawn(footer)

@@ -78,7 +78,7 @@ class MainScreen(PanelLayoutScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
                 tooltip="Stop the reply; what streamed is kept and marked interrupted"),
-        Binding("shift+tab", "toggle_mode", "Mode", id="main.toggle_mode",
+        Binding("shift+tab", "toggle_mode", "Mode", id="main.toggle_mode", key_display="⇧Tab",
                 tooltip="Switch plan/build mode; the notice goes out with your next message"),
         Binding("ctrl+l", "app.lineage", "Lineage", id="main.lineage",
                 tooltip="Browse compaction generations"),
@@ -347,8 +347,9 @@ class MainScreen(PanelLayoutScreen):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel is shown dimmed unless a run is generating; the reload key while files
-        changed on disk wait for the next compaction.
+        """Cancel shows only while a run is generating (idle, Escape has nothing to stop, and
+        the 80-column footer needs its room: F1 lists it); the reload key while files changed
+        on disk wait for the next compaction.
 
         Until the session is open (a launch opens it after the first frame) every key of the
         workbench shows dimmed and does nothing.
@@ -356,7 +357,7 @@ class MainScreen(PanelLayoutScreen):
         if not self.attached:
             return None
         if action == "cancel_run":
-            return True if self.busy else None
+            return self.busy
         if action == "retry":
             return self._unanswered() is not None and not self.busy
         if action == "answer_permission":

@@ -15,6 +15,11 @@ class, restyling itself, then removes it, restyling itself again, one key at a t
 are given the footer's value before they mount (``Widget.set_reactive``, which runs no
 watcher), so they mount as they stay and no key is restyled twice after its first styling (the
 command palette's key is not bound and keeps its own value).
+
+Textual's ``Footer`` lays its keys out in one row and lets what does not fit run under the
+command palette's key, docked on the right: at 80 columns a key was cut to ``f2`` without its
+``Inspect``. This footer shows only the keys that fit whole, in their order, and always the help
+key (F1 lists every key, those hidden here included); a hidden key still works.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Footer, Label
 
 __all__ = ["KeyFooter"]
+
+_HELP_ACTIONS = frozenset({"help", "app.help"})
+"""The help key's action: shown whatever the width, since F1 lists the keys hidden here."""
 
 Shown = tuple[tuple[Binding, bool, str], ...]
 """What the footer draws: each active binding it shows, whether enabled, its tooltip."""
@@ -51,6 +60,8 @@ class KeyFooter(Footer):
     """Whether a recompose is scheduled and has not composed yet."""
     _keys_shown: Shown | None = None
     """The keys of the last compose (``None`` before the first with bindings)."""
+    _widths: dict[Widget, int] | None = None
+    """Each key's (or key group's) width as laid out, measured while it showed."""
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         """Schedule a recompose (as ``Footer`` does) unless one is pending or nothing changed."""
@@ -74,3 +85,44 @@ class KeyFooter(Footer):
             if isinstance(compact, Reactive) and not widget.has_class("-command-palette"):
                 widget.set_reactive(compact, self.compact)
             yield widget
+        self._widths = {}
+        self.call_after_refresh(self._fit, 3)
+
+    def on_resize(self) -> None:
+        """Show the keys that fit the new width."""
+        self._fit()
+
+    def _fit(self, tries: int = 0) -> None:
+        """Show the keys that fit whole (and the help key), hide the rest; keys not laid out
+        yet (just composed) are measured after the next refresh, up to ``tries`` times."""
+        if tries and any(w.display and not w.outer_size.width for w in self.children):
+            self.call_after_refresh(self._fit, tries - 1)
+            return
+        units: list[list[Widget]] = []
+        reserved = 0
+        for widget in self.children:
+            if widget.has_class("-command-palette"):
+                reserved += self._width(widget)
+            elif isinstance(widget, Label) and units:  # a key group's description
+                units[-1].append(widget)
+            else:
+                units.append([widget])
+        help_units = [u for u in units if getattr(u[0], "action", "") in _HELP_ACTIONS]
+        reserved += sum(self._width(w) for unit in help_units for w in unit)
+        room = self.size.width - reserved
+        fits = True
+        for unit in units:
+            if unit in help_units:
+                continue
+            room -= sum(self._width(w) for w in unit)
+            fits = fits and room >= 0
+            for widget in unit:
+                widget.display = fits
+
+    def _width(self, widget: Widget) -> int:
+        """The columns ``widget`` takes, margins included (as measured while it showed)."""
+        widths = self._widths if self._widths is not None else {}
+        if widget.display and widget.outer_size.width:
+            margin = widget.styles.margin
+            widths[widget] = widget.outer_size.width + margin.left + margin.right
+        return widths.get(widget, 0)

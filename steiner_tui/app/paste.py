@@ -4,13 +4,15 @@ The files go to ``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own s
 inside the project so the ``read`` tool can page through them; numbered so no paste replaces
 another). A paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts of about
 one size, cut at line ends, each a file of its own. Nothing of the paste is lost, and the prompt
-holds one line naming the files.
+holds one line naming the files (``sessions.titles.paste_line``: a session's title leaves it
+out).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from steiner_tui.sessions.titles import paste_line
 from steiner_tui.tools.files import MAX_FILE_BYTES
 
 __all__ = ["PASTES_DIR", "byte_size", "paste_notice", "save_pastes"]
@@ -79,7 +81,7 @@ def paste_notice(size: str, saved: tuple[str, ...]) -> tuple[str, str]:
     else:
         where, them, files = f"{len(saved)} parts, {', '.join(saved)}", "them in order", "the files"
     return (
-        f"(pasted {size}, kept in {where}: read {them} from there)",
+        paste_line(size, where, several=len(saved) > 1),
         f"{size} pasted: too long for the prompt, kept in {where}; the prompt names {files} "
         f"and the model reads {them} with its read tool.",
     )

@@ -24,9 +24,10 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.sessions.history_archive import HISTORY_FILE_NAME
 from steiner_tui.sessions.ids import new_session_id, validate_session_id
 from steiner_tui.sessions.loader import LogProblem
-from steiner_tui.sessions.log_file import header_record, title_of, write_fresh_log
+from steiner_tui.sessions.log_file import header_record, write_fresh_log
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.store import SessionStore
+from steiner_tui.sessions.titles import title_of
 
 __all__ = ["ForkResult", "cut_lineage", "fork_session"]
 

@@ -1,4 +1,4 @@
-"""Low-level log files: whole-line writes, safe appending, fresh logs, header and title.
+"""Low-level log files: whole-line writes, safe appending, fresh logs and the header.
 
 ``write_all`` hands a line to the kernel in one ``write()`` (looping only on a short write), so
 a killed process leaves each line whole or absent. ``open_for_append`` first ends a torn last
@@ -14,9 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.messages import Message, is_real_user_message
-from steiner_tui.engine.skills.envelopes import split_skill_blocks
-from steiner_tui.engine.skills.escape import unescape_user_text
+from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.record_values import (
     generation_record,
 )
@@ -29,17 +27,11 @@ from steiner_tui.sessions.records import (
 )
 
 __all__ = [
-    "TITLE_LENGTH",
     "header_record",
-    "message_title",
     "open_for_append",
-    "title_of",
-    "user_text",
     "write_all",
     "write_fresh_log",
 ]
-
-TITLE_LENGTH = 80
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -69,30 +61,6 @@ def header_record(
         prompt_cache_key=prompt_cache_key,
         forked_from=forked_from,
     )
-
-
-def title_of(lineage: ConversationLineage) -> str:
-    """The first line of the first real user message (envelopes and mode notice stripped)."""
-    for generation in lineage.generations:
-        for message in generation.messages:
-            title = message_title(message)
-            if title:
-                return title
-    return ""
-
-
-def message_title(message: Message) -> str:
-    """The title ``message`` gives a session: its first line, when it is a real user message
-    with text of the user's ("" otherwise)."""
-    if not is_real_user_message(message):
-        return ""
-    text = user_text(message).strip()
-    return text.splitlines()[0][:TITLE_LENGTH] if text else ""
-
-
-def user_text(message: Message) -> str:
-    """What the user typed: the content after the driver's part, unescaped."""
-    return unescape_user_text(split_skill_blocks(message.content)[2])
 
 
 def write_fresh_log(

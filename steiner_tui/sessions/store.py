@@ -22,7 +22,6 @@ from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.lock import holding_lock, is_locked
-from steiner_tui.sessions.log_file import message_title
 from steiner_tui.sessions.meta import SessionMeta, read_meta
 from steiner_tui.sessions.record_values import message_of, message_of_line
 from steiner_tui.sessions.records import (
@@ -33,6 +32,7 @@ from steiner_tui.sessions.records import (
     MessageRecord,
     decode_record,
 )
+from steiner_tui.sessions.titles import message_title, readable_title
 
 __all__ = [
     "DEFAULT_KEEP",
@@ -192,6 +192,9 @@ class SessionStore:
             raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
         meta = read_meta(directory)
         if meta is not None and (directory / LOG_FILE_NAME).is_file():
+            title = readable_title(meta.title)  # one stored before pastes were told apart
+            if title != meta.title:
+                meta = msgspec.structs.replace(meta, title=title)
             return SessionInfo(meta, directory)
         derived, problem = _meta_from_header(directory)
         return SessionInfo(derived, directory, problem)

@@ -61,7 +61,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
-from steiner_tui.sessions.log_file import header_record, open_for_append, title_of, write_all
+from steiner_tui.sessions.log_file import header_record, open_for_append, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.record_values import (
     generation_record,
@@ -84,6 +84,7 @@ from steiner_tui.sessions.records import (
     encode_record,
 )
 from steiner_tui.sessions.request_trail import RequestTrail
+from steiner_tui.sessions.titles import title_of
 
 __all__ = ["LoggedRun", "SessionLog"]
 

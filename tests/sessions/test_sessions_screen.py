@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
+import io
 from datetime import timedelta
 from pathlib import Path
 
+import msgspec
 from textual.app import App
 from textual.widgets import DataTable
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.app.screens.sessions import ConfirmDeleteScreen, SessionsScreen
+from steiner_tui.commands.sessions import execute
+from steiner_tui.sessions.meta import read_meta, write_meta
 from steiner_tui.sessions.store import SessionStore
+from steiner_tui.sessions.titles import TITLE_LENGTH, paste_line
 from tests.sessions.conftest import OpenSession
 
 
@@ -119,3 +125,35 @@ async def test_columns_are_as_wide_as_their_content_and_cells_are_text(
         assert widths["id"] == max(len(k) for k in cells)
         assert widths["title"] == min(60, len(title.strip()))
         assert widths["last activity"] == len("2026-01-01 12:00")
+
+
+async def test_a_big_paste_is_titled_by_the_users_words_or_as_pasted_text(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    """The list and the picker title a session from what the user typed, not from the line
+    naming a paste's files; a message that is only a paste reads ``pasted text, <size>``, and so
+    does a title stored (cut) from that line before."""
+    line = paste_line("31,457,237 B", "2 parts, .steiner/pastes/paste-1.txt, …-2.txt", True)
+    ids = []
+    for text in (line, f"{line}\nsummarize this log, please", f"see: {line}"):
+        harness = open_session()
+        await harness.driver.submit(text)
+        harness.log.close()
+        ids.append(harness.session_id)
+        clock.advance(timedelta(minutes=3))
+    store = SessionStore(sessions_base)
+    old = store.session_dir(ids[0])
+    meta = read_meta(old)
+    assert meta is not None
+    write_meta(old, msgspec.structs.replace(meta, title=line[:TITLE_LENGTH]))
+    titles = ["see:", "summarize this log, please", "pasted text, 31,457,237 B"]
+    app = _Host(store)
+    async with app.run_test(size=(160, 20)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("#sessions", DataTable)
+        assert [str(table.get_row_at(n)[-1]) for n in range(3)] == titles
+    out = io.StringIO()
+    assert execute(argparse.Namespace(sessions_command="list"), sessions_base, out, out) == 0
+    shown = out.getvalue()
+    assert all(title in shown for title in titles) and "(pasted" not in shown, shown

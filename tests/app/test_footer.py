@@ -56,7 +56,8 @@ def _drawn(footer: Footer) -> list[str]:
     palette = footer.query_one(".-command-palette")
     drawn = []
     for key in footer.query("FooterKey"):
-        shown = key.display and (key.parent is footer or key.parent.display)  # type: ignore[union-attr]
+        group = key.parent
+        shown = key.display and (group is footer or (group is not None and group.display))
         if shown and key is not palette:
             assert key.region.right <= palette.region.x, (str(key.render()), key.region)
             drawn.append(str(key.render()).strip())

@@ -121,8 +121,9 @@ class KeyFooter(Footer):
 
     def _width(self, widget: Widget) -> int:
         """The columns ``widget`` takes, margins included (as measured while it showed)."""
-        widths = self._widths if self._widths is not None else {}
+        if self._widths is None:
+            self._widths = {}
         if widget.display and widget.outer_size.width:
             margin = widget.styles.margin
-            widths[widget] = widget.outer_size.width + margin.left + margin.right
-        return widths.get(widget, 0)
+            self._widths[widget] = widget.outer_size.width + margin.left + margin.right
+        return self._widths.get(widget, 0)

@@ -28,6 +28,20 @@ def _prompt(candidate: Completion) -> Content:
 class CompletionList(OptionList, can_focus=False):
     """Candidates for the prompt's text; ``-open`` while it lists any."""
 
+    DEFAULT_CSS = """
+    CompletionList {
+        display: none;
+        height: auto;
+        max-height: 8;
+        border: none;
+        padding: 0 1;
+        background: $surface;
+        &.-open {
+            display: block;
+        }
+    }
+    """
+
     class Accepted(Message):
         """A candidate was clicked."""
 

@@ -36,6 +36,14 @@ def error_content(entry: ErrorEntry) -> Content:
 class ErrorRow(Static):
     """One error entry (display only)."""
 
+    DEFAULT_CSS = """
+    ErrorRow {
+        padding: 0 1;
+        border-left: thick $error;
+        background: $error-muted;
+    }
+    """
+
     def __init__(self, entry: ErrorEntry) -> None:
         super().__init__(error_content(entry), classes="conversation-item")
         self.entry = entry

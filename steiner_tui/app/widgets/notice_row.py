@@ -14,6 +14,19 @@ __all__ = ["NoticeRow"]
 class NoticeRow(Static):
     """A notice (display only); its kind is a ``-<kind>`` class."""
 
+    DEFAULT_CSS = """
+    NoticeRow {
+        color: $text-muted;
+        text-align: center;
+        &.-compaction {
+            color: $text-accent;
+        }
+        &.-interrupted {
+            color: $text-error;
+        }
+    }
+    """
+
     def __init__(self, entry: NoticeEntry) -> None:
         super().__init__(Content(printable(entry.text)), classes=f"conversation-item -{entry.kind}")
         self.entry = entry

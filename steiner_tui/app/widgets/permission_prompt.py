@@ -109,6 +109,33 @@ class ConfirmAllowAlways(ModalScreen[bool]):
 class PermissionPrompt(Vertical, can_focus=True):
     """Asks once; ``-open`` while it waits for an answer."""
 
+    DEFAULT_CSS = """
+    PermissionPrompt {
+        height: auto;
+        padding: 0 1;
+        border: round $foreground 25%;
+        color: $text-muted;
+        & > .permission-buttons {
+            height: auto;
+            display: none;
+            & > Button {
+                margin: 0 1 0 0;
+            }
+        }
+        &.-open {
+            border: round $warning;
+            color: $text;
+            & > .permission-buttons {
+                display: block;
+            }
+        }
+        &.-open:focus {
+            border: double $warning;
+            background: $warning-muted;
+        }
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "answer('allow_once')", "Allow once", id="permission.allow_once",
                 tooltip="Let this call run", group=_GROUP),

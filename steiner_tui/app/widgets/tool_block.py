@@ -75,6 +75,31 @@ def tool_content(
 class ToolBlock(Static, can_focus=True):
     """One tool call (display only); the status is also a ``-<status>`` class."""
 
+    DEFAULT_CSS = """
+    ToolBlock {
+        background: $surface;
+        pointer: pointer;
+        &.-collapsed {
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        &.-running {
+            color: $text-warning;
+        }
+        &.-failed, &.-rejected, &.-cancelled {
+            color: $text-error;
+        }
+        &:hover {
+            background: $block-hover-background;
+        }
+        &:focus {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle_output", "Toggle", show=False, id="conversation.tool_toggle",
                 tooltip="Show or hide the tool's output"),

@@ -31,6 +31,18 @@ def _content(entry: UserEntry, pinned: bool) -> Content:
 class UserMessage(Static, can_focus=True):
     """One user message (display only)."""
 
+    DEFAULT_CSS = """
+    UserMessage {
+        padding: 0 1;
+        background: $boost;
+        border-left: thick $secondary;
+        &:focus {
+            border-left: thick $block-cursor-background;
+            background: $block-cursor-blurred-background;
+        }
+    }
+    """
+
     def __init__(self, entry: UserEntry, pinned: bool = False) -> None:
         super().__init__(_content(entry, pinned), classes="conversation-item")
         self.entry = entry

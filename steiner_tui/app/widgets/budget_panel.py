@@ -8,19 +8,22 @@ output that was cut to its budget, the notes with the compaction mode, and the w
 (``WhatIfView``). A request that cannot fit the window says so in the error colour. Enter
 asks the screen to open the request inspector on the request shown.
 
-A view that arrives before the panel's own widgets are mounted (a worker can finish during
-start-up) is kept and shown once they are.
+Before the first view (or error) the panel is its border and title alone: its parts are
+mounted with the first one, which they then show (until then they would be empty, yet a new
+session's first frame styled, laid out and drew ten more widgets). A view, an error or a cut
+that arrives before the parts are mounted is kept and shown once they are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, SourceRow
@@ -158,16 +161,21 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.whatif = whatif
         self._view: BudgetView | None = None
         self._error = ""
+        self._cut: tuple[str, OutputCut | None] | None = None
+        self._parts = False
+        """Whether the parts are mounted (with the first view or error)."""
 
-    def compose(self) -> ComposeResult:
+    def _new_parts(self) -> Iterator[Widget]:
+        over, cut = Static(id="budget-over"), Static(id="budget-cut")
+        over.display = cut.display = False  # shown when there is something to say
         yield WindowBar()
-        yield Static(id="budget-over")
+        yield over
         yield SourceBar()
         yield Static(id="budget-rows")
         yield Static(Content.styled("what costs the most", "bold $text-muted"), id="top-title")
         yield CostRanking(id="top")
         yield RequestChart()
-        yield Static(id="budget-cut")
+        yield cut
         yield Static(id="budget-notes")
         if self.whatif:
             yield WhatIfView(id="whatif")
@@ -176,18 +184,33 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         """Title until the first view arrives."""
         self.border_title = "Context"
         self.border_subtitle = "F10 · /context · Enter: inspector"
-        self.query_one("#budget-over").display = False
-        self.query_one("#budget-cut").display = False
+        self._show_pending(mounted=True)
+
+    def _show_pending(self, *, mounted: bool = False) -> None:
+        """Show what arrived, mounting the parts first if they are not yet (``mounted``: from
+        ``on_mount``, before Textual counts the panel as mounted)."""
+        if not (mounted or self.is_mounted) or (self._view is None and not self._error):
+            return
+        first = not self._parts
+        if first:
+            # Attached at once (Textual mounts them afterwards): they take what follows now.
+            self._parts = True
+            self.mount_all(self._new_parts())
         if self._view is not None:
             self._render_view(self._view)
-        elif self._error:
-            self.show_error(self._error)
+        else:
+            self.remove_class("-preview")  # no request to show, dry run or sent
+            self.border_title = "Context · error"
+            self.query_one("#budget-rows", Static).update(
+                Content.styled(self._error, "$text-error")
+            )
+        if first and self._cut is not None:
+            self._render_cut(*self._cut)
 
     def show(self, view: BudgetView) -> None:
-        """Show ``view`` (once the panel's widgets are mounted, if they are not yet)."""
+        """Show ``view`` (once the panel's parts are mounted, if they are not yet)."""
         self._view, self._error = view, ""
-        if self.is_mounted:
-            self._render_view(view)
+        self._show_pending()
 
     def _render_view(self, view: BudgetView) -> None:
         over = "" if view.fits else " · over the window"
@@ -227,14 +250,17 @@ class BudgetPanel(VerticalScroll, can_focus=True):
 
     def on_resize(self) -> None:
         """Labels take the width the panel has."""
-        if self._view is not None:
+        if self._view is not None and self._parts:
             rows = format_rows(self._view.rows, swatches=True, label_width=self._label_width())
             self.query_one("#budget-rows", Static).update(rows)
 
     def show_cut(self, name: str, cut: OutputCut | None) -> None:
         """Show what the latest bounded tool result cut (None: the note goes)."""
-        if not self.is_mounted:
-            return
+        self._cut = (name, cut)
+        if self._parts:
+            self._render_cut(name, cut)
+
+    def _render_cut(self, name: str, cut: OutputCut | None) -> None:
         note = self.query_one("#budget-cut", Static)
         note.display = cut is not None
         if cut is not None:
@@ -243,10 +269,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def show_error(self, text: str) -> None:
         """The request cannot be assembled (e.g. a misconfigured project): say why."""
         self._view, self._error = None, text
-        if self.is_mounted:
-            self.remove_class("-preview")  # no request to show, dry run or sent
-            self.border_title = "Context · error"
-            self.query_one("#budget-rows", Static).update(Content.styled(text, "$text-error"))
+        self._show_pending()
 
     def action_inspect(self) -> None:
         """Ask for the inspector."""

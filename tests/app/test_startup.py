@@ -167,6 +167,52 @@ async def test_the_first_frame_is_laid_out_as_the_workbench_stays(
         assert app.workbench.has_class(width_class)  # Textual's own choice is the same
 
 
+class _BeforeOpening(ManualClock):
+    """A clock that notes what is mounted when the session's build first asks the time."""
+
+    app: list[SteinerApp] = msgspec.field(default_factory=list)
+    seen: list[tuple[bool, int]] = msgspec.field(default_factory=list)
+
+    def now(self) -> datetime:
+        if not self.seen and self.app:
+            screen = self.app[0].workbench
+            self.seen.append((screen.skills.parent is not None, len(screen.budget.children)))
+        return super().now()
+
+
+@pytest.mark.parametrize(("width", "docked"), [(120, False), (160, True)])
+async def test_the_first_frame_mounts_what_it_shows(
+    project: Path, config_dir: Path, width: int, docked: bool
+) -> None:
+    """Before the session opens, the context panel is its border and title (its parts mount
+    with its first view) and the skills sidebar is mounted only where the width docks it. Once
+    the session is open both are filled, the sidebar in its place before the conversation (the
+    focus order); F9 shows it where it is not docked."""
+    holder: list[SteinerApp] = []
+    clock = _BeforeOpening(SESSION_DATE, holder)
+    request = msgspec.structs.replace(
+        request_for(project, config_dir), clock=clock, session_date=None
+    )
+    app = make_app(request, defer_open=True)
+    holder.append(app)
+    async with app.run_test(size=(width, 36)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert clock.seen == [(docked, 0)]
+        screen = app.workbench
+        assert "dry run" in str(screen.budget.border_title)
+        assert "preamble" in static_text(screen.budget.query_one("#budget-rows", Static))
+        children = list(screen.children)
+        assert children.index(screen.skills) == children.index(screen.conversation) - 1
+        assert str(screen.skills.border_title).startswith("Skills · ")
+        assert screen.skills.display == docked
+        if not docked:
+            await pilot.press("f9")
+            await pilot.pause()
+            assert screen.skills.display and app.focused is screen.skills
+
+
 async def test_start_up_ends_once_the_context_panel_shows_its_dry_run(
     project: Path, config_dir: Path
 ) -> None:

@@ -115,7 +115,7 @@ class MainScreen(PanelLayoutScreen):
         # waits for the first frame (``_fill_budget``).
         yield KeyFooter()
         yield StatusLine(id="status")
-        yield SkillList(id="skills")
+        yield from self.first_frame_skills()
         yield ConversationPane(id="conversation")
         yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
         # The completion dropdown (#completions) mounts after the prompt when first needed.

@@ -5,12 +5,21 @@ module stays about runs and commands. The skills sidebar and the context panel a
 width (``HORIZONTAL_BREAKPOINTS``, styles/main.tcss); F9 and F10 show or hide one at any width,
 over the conversation when it is not docked; ``/context`` enlarges the context panel over the
 conversation. The keys themselves are in ``MainScreen.BINDINGS`` (their order is the footer's).
+
+The skills sidebar is in the first frame only where the width docks it. Otherwise it mounts
+when it is first shown (F9, a resize) or filled (the session's skills are listed once it
+opens), in its place before the conversation, so the focus order is the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from textual import events
+
 from steiner_tui.app.screens.steer_keys import SteeringScreen
 from steiner_tui.app.screens.workbench_base import SUB_AGENT_PANEL_ID
+from steiner_tui.app.widgets.skill_list import SkillList
 
 __all__ = ["MEDIUM_FROM", "MIN_CONVERSATION", "PANELS", "WIDE_FROM", "PanelLayoutScreen"]
 
@@ -43,6 +52,27 @@ class PanelLayoutScreen(SteeringScreen):
         width = self.app.size.width
         breakpoints = reversed(self.HORIZONTAL_BREAKPOINTS)
         self.add_class(next(name for least, name in breakpoints if width >= least), update=False)
+
+    def first_frame_skills(self) -> Iterator[SkillList]:
+        """The sidebar, for ``compose``: where the first frame shows it (docked at this width),
+        or when the session is open before it (tests and benchmarks)."""
+        if self.attached or self.app.size.width >= WIDE_FROM:
+            yield self.skills
+
+    def _mount_skills(self) -> None:
+        if self.skills.parent is None:
+            self.mount(self.skills, before=self.conversation)
+
+    def refresh_skills(self) -> None:
+        """Show the driver's skill states (mounting the sidebar the first time)."""
+        if self.attached:
+            self._mount_skills()
+        super().refresh_skills()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A width that docks the sidebar shows it, mounted if it is not yet."""
+        if self.panel_shown("skills"):
+            self._mount_skills()
 
     def action_context(self) -> None:
         """``/context``: the context panel enlarged, over the conversation."""
@@ -88,6 +118,8 @@ class PanelLayoutScreen(SteeringScreen):
         if panel not in PANELS:
             return
         show = not self.panel_shown(panel)
+        if panel == "skills":
+            self._mount_skills()
         widget = self.skills if panel == "skills" else self.budget
         follows_width = show == self.panel_docked(panel)
         self.set_class(show and not follows_width, f"-{panel}-shown")

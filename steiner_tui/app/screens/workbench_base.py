@@ -92,7 +92,6 @@ class WorkbenchBase(Screen[None]):
     conversation = getters.query_one("#conversation", ConversationPane)
     prompt = getters.query_one("#prompt", PromptEditor)
     budget = getters.query_one("#budget", BudgetPanel)
-    skills = getters.query_one("#skills", SkillList)
     status = getters.query_one("#status", StatusLine)
 
     def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
@@ -116,8 +115,14 @@ class WorkbenchBase(Screen[None]):
         """The context panel is filling for the first time (start-up ends when it shows)."""
         self._open_after_first_frame = False
         """Open the session once the first frame is drawn (set when it was deferred)."""
+        self._skills = SkillList(id="skills")
         if not defer_open:
             self.open_session()
+
+    @property
+    def skills(self) -> SkillList:
+        """The skills sidebar (mounted once it is shown or filled: ``PanelLayoutScreen``)."""
+        return self._skills
 
     def open_session(self) -> Session:
         """Build the session (the one factory), with this screen's sink and prompts.

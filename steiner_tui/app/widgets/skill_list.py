@@ -90,9 +90,9 @@ class SkillList(OptionList):
             self.name = name
             super().__init__()
 
-    def on_mount(self) -> None:
-        """Title until the first rows arrive."""
-        self.border_title = "Skills"
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Skills"  # until the first rows arrive
         self.border_subtitle = "Space · 1-9 toggle"
 
     def prompt_of(self, name: str) -> Content | None:

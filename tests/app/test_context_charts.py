@@ -186,6 +186,25 @@ async def test_a_view_shown_before_the_panel_is_mounted_is_kept() -> None:
         assert panel.query_one(SourceBar).rows == ROWS
 
 
+async def test_the_panel_is_its_title_until_an_error_or_a_view_arrives() -> None:
+    async with PanelHost().run_test(size=(60, 44)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        await pilot.pause()
+        assert not panel.children and str(panel.border_title) == "Context"
+        panel.show_error("preamble.j2: no such template")
+        await pilot.pause()
+        assert str(panel.border_title) == "Context · error"
+        rows = static_text(panel.query_one("#budget-rows", Static))
+        assert rows == "preamble.j2: no such template"
+        assert not panel.query_one("#budget-over").display
+        assert not panel.query_one("#budget-cut").display
+        panel.show(_view())
+        await pilot.pause()
+        assert str(panel.border_title) == "Context · request #3"
+        assert "preamble" in static_text(panel.query_one("#budget-rows", Static))
+        assert len(panel.query(RequestChart)) == 1  # mounted once
+
+
 async def test_a_cut_tool_result_is_named_in_the_panel() -> None:
     async with PanelHost().run_test(size=(60, 44)) as pilot:
         panel = pilot.app.query_one(BudgetPanel)

@@ -77,10 +77,11 @@ def fake_model(
 
 
 @dataclass
-class BashProvider:
-    """First call: a ``bash`` tool call that leaves a file behind; later calls: an answer."""
+class CallsProvider:
+    """First call: ``text``, then the tool calls ``calls``; later calls: an answer."""
 
-    command: str = "echo ran > ran.txt"
+    calls: tuple[ToolCall, ...] = ()
+    text: str = "Calling."
     alias: str = "fake"
     stateful: bool = False
     requests: list[ChatRequest] = field(default_factory=list)
@@ -91,12 +92,24 @@ class BashProvider:
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         self.requests.append(request)
         if len(self.requests) == 1:
-            yield StreamText("Running it.")
-            yield StreamToolCall(ToolCall("call_1", "bash", {"command": self.command}, ""))
+            yield StreamText(self.text)
+            for call in self.calls:
+                yield StreamToolCall(call)
         else:
             yield StreamText("Done.")
         yield StreamUsage(100, 10)
         yield StreamDone()
+
+
+@dataclass
+class BashProvider(CallsProvider):
+    """First call: a ``bash`` tool call that leaves a file behind; later calls: an answer."""
+
+    command: str = "echo ran > ran.txt"
+    text: str = "Running it."
+
+    def __post_init__(self) -> None:
+        self.calls = (ToolCall("call_1", "bash", {"command": self.command}, ""),)
 
 
 @dataclass

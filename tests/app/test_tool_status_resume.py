@@ -3,8 +3,6 @@ as the text guesses)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from steiner_tui.agent.model import MainModel
@@ -13,42 +11,21 @@ from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.compaction.history_render import render_history
 from steiner_tui.engine.messages import ToolCall
-from steiner_tui.engine.provider import (
-    ChatRequest,
-    ModelInfo,
-    ProviderEvent,
-    StreamDone,
-    StreamText,
-    StreamToolCall,
-    StreamUsage,
-)
 from steiner_tui.sessions import SessionStore, fork_session
 from tests.app.conftest import SESSION_DATE, SIZE, request_for
-from tests.app.fakes import INFO
+from tests.app.fakes import INFO, CallsProvider
 from tests.app.helpers import finish, send
 
 
-@dataclass
-class ReadProvider:
+def read_provider() -> CallsProvider:
     """First call: reads of a file that is there and of one that is not; then an answer."""
-
-    alias: str = "fake"
-    stateful: bool = False
-    requests: list[ChatRequest] = field(default_factory=list)
-
-    def model_info(self, model: str) -> ModelInfo:
-        return INFO
-
-    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
-        self.requests.append(request)
-        if len(self.requests) == 1:
-            yield StreamText("Reading.")
-            yield StreamToolCall(ToolCall("call_1", "read", {"path": "README.md"}, ""))
-            yield StreamToolCall(ToolCall("call_2", "read", {"path": "missing.txt"}, ""))
-        else:
-            yield StreamText("Done.")
-        yield StreamUsage(100, 10)
-        yield StreamDone()
+    return CallsProvider(
+        (
+            ToolCall("call_1", "read", {"path": "README.md"}, ""),
+            ToolCall("call_2", "read", {"path": "missing.txt"}, ""),
+        ),
+        text="Reading.",
+    )
 
 
 def _tools(entries: list[object]) -> dict[str, str]:
@@ -58,7 +35,7 @@ def _tools(entries: list[object]) -> dict[str, str]:
 async def test_a_failed_read_is_failed_after_resume_and_in_a_fork(
     project: Path, config_dir: Path
 ) -> None:
-    main = MainModel("fake", "offline", ReadProvider(), INFO)
+    main = MainModel("fake", "offline", read_provider(), INFO)
     app = make_app(request_for(project, config_dir, main, record=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -90,7 +67,7 @@ async def test_calls_cut_off_by_a_kill_show_as_cancelled_and_archive_as_before(
 ) -> None:
     """A log cut after the reply that asked for the calls: the resumed transcript shows them
     cancelled, the archive's reader reads the same guess, and the archive writes its old marks."""
-    main = MainModel("fake", "offline", ReadProvider(), INFO)
+    main = MainModel("fake", "offline", read_provider(), INFO)
     app = make_app(request_for(project, config_dir, main, record=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

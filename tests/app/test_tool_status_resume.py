@@ -32,17 +32,21 @@ def _tools(entries: list[object]) -> dict[str, str]:
     return {e.call_id: e.status for e in entries if isinstance(e, ToolEntry)}
 
 
-async def test_a_failed_read_is_failed_after_resume_and_in_a_fork(
-    project: Path, config_dir: Path
-) -> None:
+async def _read_them(project: Path, config_dir: Path) -> tuple[str, dict[str, str]]:
+    """Run one recorded turn whose two reads succeed and fail: its session id, live statuses."""
     main = MainModel("fake", "offline", read_provider(), INFO)
     app = make_app(request_for(project, config_dir, main, record=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "read them")
         await finish(pilot)
-        live = _tools(list(app.workbench.conversation.entries))
-        session_id = app.workbench.session.session_id
+        return app.workbench.session.session_id, _tools(list(app.workbench.conversation.entries))
+
+
+async def test_a_failed_read_is_failed_after_resume_and_in_a_fork(
+    project: Path, config_dir: Path
+) -> None:
+    session_id, live = await _read_them(project, config_dir)
     assert live == {"call_1": "done", "call_2": "failed"}
     store = SessionStore(config_dir / "sessions")
     fork_session(store, session_id, clock=lambda: SESSION_DATE, new_id="forked")
@@ -67,13 +71,7 @@ async def test_calls_cut_off_by_a_kill_show_as_cancelled_and_archive_as_before(
 ) -> None:
     """A log cut after the reply that asked for the calls: the resumed transcript shows them
     cancelled, the archive's reader reads the same guess, and the archive writes its old marks."""
-    main = MainModel("fake", "offline", read_provider(), INFO)
-    app = make_app(request_for(project, config_dir, main, record=True))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "read them")
-        await finish(pilot)
-        session_id = app.workbench.session.session_id
+    session_id, _ = await _read_them(project, config_dir)
     log = config_dir / "sessions" / session_id / "session.jsonl"
     lines = log.read_bytes().splitlines(keepends=True)
     asked = next(i for i, line in enumerate(lines) if b'"tool_calls"' in line)

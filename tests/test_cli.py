@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from steiner_tui.cli import build_parser, import_command, split_project_path
+from steiner_tui.cli import build_parser, import_command, parse_arguments, split_project_path
 
 
 @pytest.mark.parametrize(
@@ -37,6 +37,50 @@ def test_the_parsed_project_and_command() -> None:
     assert (args.project, args.resume) == ("/some/repo", "latest")
     args = parser.parse_args(split_project_path(["context", "--json", "/r"]))
     assert (args.command, args.path, args.json) == ("context", "/r", True)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["/repo"],
+        ["--resume"],
+        ["--resume", "abc", "/repo"],
+        ["--resume", "context"],
+        ["--project", "/a", "exec", "hi"],
+        ["context", "--json", "/r"],
+        ["sessions", "fork", "abc", "--message", "3"],
+    ],
+)
+def test_a_launch_parses_as_the_whole_parser_would(argv: list[str]) -> None:
+    """The workbench's launch parses with the top-level options alone, to the same values."""
+    whole = build_parser().parse_args(split_project_path(argv))
+    assert vars(parse_arguments(argv)) == vars(whole)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["/repo", "extra"], "invalid choice: 'extra'"),
+        (["--project"], "expected one argument"),
+    ],
+)
+def test_a_wrong_command_line_is_told_as_before(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse_arguments(argv)
+    assert exited.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_arguments(["--help"])
+    out = capsys.readouterr().out
+    assert "sessions" in out
+    assert "-h, --help" in out
 
 
 def test_a_command_is_imported_with_the_collector_back_on_after() -> None:

@@ -17,7 +17,11 @@ import msgspec
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import Session
 from steiner_tui.agent.whatif import what_if
-from steiner_tui.config_write import write_compaction_mode, write_compaction_threshold
+from steiner_tui.config_write import (
+    plan_compaction_mode,
+    plan_compaction_threshold,
+    write_change,
+)
 from steiner_tui.engine.compaction.pins import PINNABLE_ROLES, is_pinned_by, pin_key, pin_label
 from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction
 from steiner_tui.engine.costs import CostItem
@@ -73,7 +77,7 @@ class SteeringController:
 
     def save_mode(self) -> Path:
         """Write the current mode into the project config (on request only)."""
-        return write_compaction_mode(self.session.project_root, self.mode)
+        return write_change(plan_compaction_mode(self.session.project_root, self.mode))
 
     # -- pins -------------------------------------------------------------------------------
 
@@ -200,7 +204,8 @@ class SteeringController:
             OSError: the file cannot be written.
         """
         runner = self.runner
-        path = write_compaction_threshold(self.session.project_root, runner.model.ref, threshold)
+        root = self.session.project_root
+        path = write_change(plan_compaction_threshold(root, runner.model.ref, threshold))
         runner.model = msgspec.structs.replace(runner.model, threshold_tokens=threshold)
         runner.compactor.model = runner.model
         return path

@@ -1,32 +1,56 @@
 """Writing a setting the person chose into the project config, keeping the rest of the file.
 
-Only on request (the what-if view's "save" key): the value goes into
-``<root>/.steiner/config.toml`` through ``tomlkit``, which keeps comments, order and formatting,
-so the file reads as it did with one key added or changed. The result is validated like any
-config file before it is written (``config.parse_config``), and written atomically (a
-temporary file, then a rename).
+Only on request (the what-if view's save key, ``/whatif N save``, ``/compaction save``), and in
+two steps so the person sees the change before it is made: ``plan_*`` reads
+``<root>/.steiner/config.toml`` and returns a ``ConfigChange`` (the file, its text before and
+after, and ``diff_lines``, the unified diff between them), and ``write_change`` writes it.
+The text after is made by ``tomlkit``, which keeps comments, order and formatting, so the file
+reads as it did with one key added or changed. A plan is validated like any config file
+(``config.parse_config``) before it is returned, and written atomically (a temporary file,
+then a rename), only while the file still holds the text the plan was made from.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import tomlkit
 from tomlkit.items import Table
 
 from steiner_tui import paths
 from steiner_tui.config import ConfigError, parse_config
 
-__all__ = ["write_compaction_mode", "write_compaction_threshold"]
+__all__ = [
+    "ConfigChange",
+    "diff_lines",
+    "plan_compaction_mode",
+    "plan_compaction_threshold",
+    "write_change",
+]
 
 
-def _load(path: Path) -> tomlkit.TOMLDocument:
+class ConfigChange(msgspec.Struct, frozen=True):
+    """One planned change of a config file: its text before (None: no file yet) and after."""
+
+    path: Path
+    before: str | None
+    after: str
+
+
+def _read(path: Path) -> str | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
+        return None
+
+
+def _load(path: Path, text: str | None) -> tomlkit.TOMLDocument:
+    if text is None:
         return tomlkit.document()
     try:
         return tomlkit.parse(text)
@@ -44,43 +68,63 @@ def _table(parent: Any, key: str) -> Table:
     return found
 
 
-def _save(path: Path, document: tomlkit.TOMLDocument) -> None:
-    text = tomlkit.dumps(document)
-    parse_config([(str(path), tomlkit.parse(text).unwrap())])  # as strict as reading it back
+def _plan(path: Path, before: str | None, document: tomlkit.TOMLDocument) -> ConfigChange:
+    after = tomlkit.dumps(document)
+    parse_config([(str(path), tomlkit.parse(after).unwrap())])  # as strict as reading it back
+    return ConfigChange(path, before, after)
+
+
+def plan_compaction_threshold(project_root: Path, model_ref: str, tokens: int) -> ConfigChange:
+    """``[models."<model_ref>"] compaction_threshold_tokens = tokens`` in the project config.
+
+    Raises:
+        ConfigError: the file is not TOML, or the result would not be a valid config.
+        OSError: the file cannot be read.
+    """
+    path = paths.project_config_file(project_root)
+    before = _read(path)
+    document = _load(path, before)
+    _table(_table(document, "models"), model_ref)["compaction_threshold_tokens"] = tokens
+    return _plan(path, before, document)
+
+
+def plan_compaction_mode(project_root: Path, mode: str) -> ConfigChange:
+    """``[compaction] mode = mode`` in the project config (raises as above)."""
+    path = paths.project_config_file(project_root)
+    before = _read(path)
+    document = _load(path, before)
+    _table(document, "compaction")["mode"] = mode
+    return _plan(path, before, document)
+
+
+def diff_lines(change: ConfigChange) -> list[str]:
+    """The change as a unified diff's hunks (``@@`` headers, then `` ``, ``-`` and ``+`` lines;
+    a new file is all added), without the ``---``/``+++`` file names; empty: no change."""
+    before = [] if change.before is None else change.before.splitlines()
+    lines = list(difflib.unified_diff(before, change.after.splitlines(), lineterm=""))
+    return lines[2:]  # a diff starts with the two file names
+
+
+def write_change(change: ConfigChange) -> Path:
+    """Write ``change.after`` to ``change.path`` atomically (when it differs); the file.
+
+    Raises:
+        ConfigError: the file no longer holds the text the change was planned from (edited
+            since): nothing is written.
+        OSError: the file cannot be read or written (it is left as it was).
+    """
+    path = change.path
+    if _read(path) != change.before:
+        raise ConfigError(f"{path} changed since the change was shown; nothing was written")
+    if change.after == change.before:
+        return path
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(change.after)
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def write_compaction_threshold(project_root: Path, model_ref: str, tokens: int) -> Path:
-    """Set ``[models."<model_ref>"] compaction_threshold_tokens = tokens`` in the project config.
-
-    Returns:
-        The file written.
-
-    Raises:
-        ConfigError: the file is not TOML, or the result would not be a valid config.
-        OSError: the file cannot be written.
-    """
-    path = paths.project_config_file(project_root)
-    document = _load(path)
-    models = _table(document, "models")
-    model = _table(models, model_ref)
-    model["compaction_threshold_tokens"] = tokens
-    _save(path, document)
-    return path
-
-
-def write_compaction_mode(project_root: Path, mode: str) -> Path:
-    """Set ``[compaction] mode = mode`` in the project config (see above)."""
-    path = paths.project_config_file(project_root)
-    document = _load(path)
-    _table(document, "compaction")["mode"] = mode
-    _save(path, document)
     return path

@@ -72,11 +72,16 @@ LATER = (
     "textual.widgets._markdown",
     "markdown_it",
     # Screens other than the workbench: imported when first opened.
+    "steiner_tui.app.screens.config_save",
     "steiner_tui.app.screens.help",
     "steiner_tui.app.screens.inspector",
     "steiner_tui.app.screens.lineage",
     "steiner_tui.app.screens.sessions",
     "steiner_tui.app.screens.subagent_transcript",
+    # Writing the project config (tomlkit keeps its comments): only the confirmation screen
+    # before a write imports it, so it loads with that screen.
+    "tomlkit",
+    "steiner_tui.config_write",
 )
 
 

@@ -45,6 +45,7 @@ _SECTIONS = {
     "InspectorScreen": "Request inspector",
     "LineageScreen": "Lineage browser",
     "SessionsScreen": "Sessions",
+    "ConfigSaveScreen": "Write to the project config",
 }
 IDLE_NOTE = " (when available)"
 """Appended to the description of a key that does nothing right now."""

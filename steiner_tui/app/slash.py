@@ -16,11 +16,17 @@ __all__ = ["SLASH_COMMANDS", "SlashCommand", "UnknownSlashCommand", "parse_slash
 SLASH_COMMANDS: Final = MappingProxyType(
     {
         "compact": ("[focus]", "summarize the conversation now, optionally steering the summary"),
-        "compaction": ("[auto|ask|off] [save]", "set the compaction mode; save writes it"),
+        "compaction": (
+            "[auto|ask|off] [save]",
+            "set the compaction mode; save writes it, once confirmed",
+        ),
         "pin": ("[N]", "pin message #N: every compaction keeps it verbatim (no N: list them)"),
         "unpin": ("N", "unpin message #N"),
         "pins": ("", "list the pinned messages"),
-        "whatif": ("[tokens] [save]", "simulate another soft threshold; save writes it"),
+        "whatif": (
+            "[tokens] [save]",
+            "simulate another soft threshold; save writes it, once confirmed",
+        ),
         "context": ("", "expand the context-budget panel (Enter there opens the inspector)"),
         "lineage": ("", "browse compaction generations"),
         "skills": ("[name]", "toggle skill NAME; alone, focus the skill sidebar"),

@@ -1,14 +1,14 @@
-"""The steering slash commands: ``/pin``, ``/unpin``, ``/pins`` and ``/compaction``.
+"""The steering slash commands: ``/pin``, ``/unpin`` and ``/pins``.
 
 Each returns the text the conversation shows as a notice (Textual-free, like the controller):
 
 * ``/pin`` lists the recent messages with their numbers; ``/pin N`` pins message #N;
-* ``/unpin N`` unpins it; ``/pins`` lists the pinned messages;
-* ``/compaction [auto|ask|off] [save]`` sets the mode live (no mode: the next one in turn),
-  ``save`` also writes it to the project config;
+* ``/unpin N`` unpins it; ``/pins`` lists the pinned messages.
 
-``/whatif [tokens] [save]`` is the screen's (``screens.steer_keys``): it sets the what-if view,
-whose figures are computed off the loop.
+``/compaction [auto|ask|off] [save]`` and ``/whatif [tokens] [save]`` are the screen's
+(``screens.steer_keys``): their ``save`` asks to confirm the change of the project config on a
+screen of its own, and ``/whatif`` sets the what-if view, whose figures are computed off the
+loop.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from steiner_tui.app.steering import SteeringController
 
 __all__ = ["STEER_COMMANDS", "run_steer_command"]
 
-STEER_COMMANDS = frozenset({"pin", "unpin", "pins", "compaction"})
+STEER_COMMANDS = frozenset({"pin", "unpin", "pins"})
 
 
 def _number(text: str) -> int:
@@ -32,7 +32,6 @@ def run_steer_command(steering: SteeringController, name: str, argument: str) ->
 
     Raises:
         ValueError: a bad argument (the message says what was expected).
-        ConfigError, OSError: ``save`` could not write the project config.
     """
     words = argument.split()
     if name == "pin":
@@ -44,13 +43,5 @@ def run_steer_command(steering: SteeringController, name: str, argument: str) ->
         if not words:
             raise ValueError("/unpin needs a message number (see /pins)")
         return f"unpinned {steering.unpin_number(_number(words[0]))}"
-    if name == "pins":
-        pins = steering.pins()
-        return "pinned:\n" + "\n".join(pins) if pins else "nothing is pinned (/pin N pins one)"
-    save = "save" in words
-    rest = [w for w in words if w != "save"]
-    mode = steering.set_mode(rest[0] if rest else "")
-    text = f"compaction mode: {mode}"
-    if save:
-        text += f" (saved to {steering.save_mode()})"
-    return text
+    pins = steering.pins()
+    return "pinned:\n" + "\n".join(pins) if pins else "nothing is pinned (/pin N pins one)"

@@ -4,20 +4,20 @@ what-if thresholds, as engine calls (free of Textual, like the controller).
 Messages are numbered as ``/pin`` lists them: their position in the active conversation, from
 1. Every figure comes from the engine (``Runner.cost_ranking``, ``agent.whatif.what_if``); acting
 on a ranking row masks in a new generation (``Runner.mask_results``), recorded in the lineage.
+Writing a chosen mode or threshold into the project config is the confirmation screen's
+(``screens.config_save``): this controller only uses the threshold once it is written.
 """
 
 from __future__ import annotations
 
 import typing
 from collections.abc import Sequence
-from pathlib import Path
 
 import msgspec
 
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.session_factory import Session
 from steiner_tui.agent.whatif import what_if
-from steiner_tui.config_write import write_compaction_mode, write_compaction_threshold
 from steiner_tui.engine.compaction.pins import PINNABLE_ROLES, is_pinned_by, pin_key, pin_label
 from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction
 from steiner_tui.engine.costs import CostItem
@@ -70,10 +70,6 @@ class SteeringController:
             raise ValueError(f"compaction mode must be auto, ask or off, not {text.strip()!r}")
         self.runner.compaction_mode = mode
         return mode
-
-    def save_mode(self) -> Path:
-        """Write the current mode into the project config (on request only)."""
-        return write_compaction_mode(self.session.project_root, self.mode)
 
     # -- pins -------------------------------------------------------------------------------
 
@@ -190,17 +186,9 @@ class SteeringController:
         settings = [WhatIf(t, self.mode) for t in thresholds]
         return what_if(self.runner, self.snapshots(), settings)[1]
 
-    def save_threshold(self, threshold: int) -> Path:
-        """Use ``threshold`` as the soft trigger from now on and write it as the model's
-        ``compaction_threshold_tokens`` in the project config (on request only; the rest of
-        the file is kept).
-
-        Raises:
-            ConfigError: the file is not TOML, or the value is not below the window.
-            OSError: the file cannot be written.
-        """
+    def use_threshold(self, threshold: int) -> None:
+        """Use ``threshold`` as the soft trigger from now on (once it is written to the
+        project config as the model's ``compaction_threshold_tokens``)."""
         runner = self.runner
-        path = write_compaction_threshold(self.session.project_root, runner.model.ref, threshold)
         runner.model = msgspec.structs.replace(runner.model, threshold_tokens=threshold)
         runner.compactor.model = runner.model
-        return path

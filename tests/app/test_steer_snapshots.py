@@ -1,6 +1,7 @@
 """SVG snapshots of the steering views at 80x24 and 160x48: ``ask`` mode's question in the
 conversation, the context panel's ranking (what costs the most) and what-if view, the what-if
-line sharing the soft line's row, and the pin marks in the conversation.
+line sharing the soft line's row, and the pin marks in the conversation; and at 80x24 and
+120x36 the confirmation before the project config is written.
 
 The session is ``test_steering``'s: the offline model on a copy of the sample project with a
 ``big.md`` to read and the soft trigger at 4,000 tokens. Update with
@@ -23,6 +24,7 @@ from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from tests.app.conftest import AppFactory
 from tests.app.helpers import finish, send
+from tests.app.test_config_save import COMMENTED
 from tests.app.test_steering import BEFORE, _app, _question, _turns
 
 SnapCompare = Callable[..., bool]
@@ -123,3 +125,25 @@ def test_pin_marks_in_the_conversation(
 
     app = _app(app_for, project, "auto")
     assert snap_compare(app, terminal_size=size, run_before=pinned)
+
+
+CONFIRM_SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
+
+
+@pytest.mark.parametrize("size", CONFIRM_SIZES)
+def test_writing_the_project_config_asks_first(
+    snap_compare: SnapCompare, app_for: AppFactory, project: Path, size: tuple[int, int]
+) -> None:
+    """``/whatif 12000 save`` over the workbench: the file and the change as a diff (the sample
+    project's config, commented, with the model's threshold added) before anything is written;
+    the comments' markup-looking text shows as written."""
+
+    async def confirm(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await finish(pilot)
+        await send(pilot, "/whatif 12000 save")
+        await finish(pilot)  # the footer behind settles on the what-if view's keys
+
+    (project / ".steiner" / "config.toml").write_text(COMMENTED, encoding="utf-8")
+    app = _app(app_for, project, "auto")
+    assert snap_compare(app, terminal_size=size, run_before=confirm)

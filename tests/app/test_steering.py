@@ -290,7 +290,9 @@ async def test_what_if_adjusts_the_threshold_and_writes_it_on_request(
         path = project / ".steiner" / "config.toml"
         before = path.read_text(encoding="utf-8")
         assert "compaction_threshold_tokens" not in before  # written only when asked
-        await pilot.press("w")
+        await pilot.press("w")  # shows the change first (test_config_save), Enter writes it
+        await pilot.pause()
+        await pilot.press("enter")
         await finish(pilot)
         written = path.read_text(encoding="utf-8")
         assert written.startswith(before)  # the rest of the file is kept as it was

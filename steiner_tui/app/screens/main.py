@@ -198,15 +198,16 @@ class MainScreen(PanelLayoutScreen):
             await self.run_action("app.help")
         elif name == "whatif":
             await self.what_if_command(command.argument)
+        elif name == "compaction":
+            await self.compaction_command(command.argument)
         elif name in STEER_COMMANDS:
             await self.steer(name, command.argument)
 
     async def steer(self, name: str, argument: str) -> None:
-        """``/pin``, ``/unpin``, ``/pins``, ``/compaction``, ``/whatif``: a notice says what
-        was done (``steer_slash``)."""
+        """``/pin``, ``/unpin``, ``/pins``: a notice says what was done (``steer_slash``)."""
         try:
             text = run_steer_command(self.steering, name, argument)
-        except (ValueError, OSError) as error:
+        except ValueError as error:
             self.notify(str(error), title=f"/{name}", severity="warning")
             return
         await self._steer_notice(text)

@@ -12,11 +12,18 @@ commands.
 * the ranking's ``m`` masks a tool result or a file's reads in a new generation (never while a
   run is going);
 * the what-if view's figures are computed in a worker thread and shown when ready; ``w``
-  writes its threshold to the project config.
+  (and ``/whatif N save``) writes its threshold to the project config and uses it from then on;
+* ``/compaction [mode] [save]`` sets the mode live; ``save`` also writes it.
+
+Writing the project config goes through the confirmation screen (``screens.config_save``),
+which shows the change as a diff first: nothing is written, and a threshold not used, until the
+person confirms. The mode is live at once, as ``/compaction`` without ``save`` sets it: only
+the file waits for the confirmation.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
@@ -39,6 +46,11 @@ _MODE_HELP = {
     "ask": "asks before compacting",
     "off": "never compacts by itself; warns near the hard limit",
 }
+
+
+def _not_saved(error: str, path: Path) -> str:
+    """Why the project config was not written: the write failed, or the person cancelled."""
+    return f"not saved: {error}" if error else f"not saved: nothing was written to {path}"
 
 
 class WhatIfReady(Message):
@@ -200,16 +212,71 @@ class SteeringScreen(WorkbenchBase):
 
     @on(WhatIfView.SaveRequested)
     async def _save_threshold(self, message: WhatIfView.SaveRequested) -> None:
-        """Write the threshold to the project config and use it from now on."""
+        """Show the threshold written into the project config; once written, use it."""
         if self._run_going:
             self._steer_notify("wait for the reply to finish", warning=True)
             return
+        # Screens are imported when first opened; this one brings tomlkit (config_write).
+        from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
+
+        steering = self.steering
+        threshold = message.threshold
         try:
-            path = self.steering.save_threshold(message.threshold)
+            screen = ConfigSaveScreen.for_threshold(
+                steering.session.project_root, steering.runner.model.ref, threshold
+            )
         except (ConfigError, OSError) as error:
             self._steer_notify(f"not saved: {error}", warning=True)
             return
-        await self._steer_notice(
-            f"soft trigger {message.threshold:,} from now on; written to {path} as "
-            "compaction_threshold_tokens"
-        )
+
+        async def saved(outcome: SaveOutcome | None) -> None:
+            if outcome is None or outcome.written is None:
+                error = outcome.error if outcome is not None else ""
+                self._steer_notify(_not_saved(error, screen.change.path), warning=bool(error))
+                return
+            steering.use_threshold(threshold)
+            await self._steer_notice(
+                f"soft trigger {threshold:,} from now on; written to {outcome.written} as "
+                "compaction_threshold_tokens"
+            )
+
+        self.app.push_screen(screen, saved)
+
+    async def compaction_command(self, argument: str) -> None:
+        """``/compaction [auto|ask|off] [save]``: set the mode live (no mode: the next one in
+        turn); ``save`` also writes it to the project config, once the person confirms."""
+        words = argument.split()
+        rest = [word for word in words if word != "save"]
+        try:
+            mode = self.steering.set_mode(rest[0] if rest else "")
+        except ValueError as error:
+            self.notify(str(error), title="/compaction", severity="warning")
+            return
+        text = f"compaction mode: {mode}"
+        if "save" not in words:
+            await self._steer_notice(text)
+            return
+        # Screens are imported when first opened; this one brings tomlkit (config_write).
+        from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
+
+        try:
+            screen = ConfigSaveScreen.for_mode(self.steering.session.project_root, mode)
+        except (ConfigError, OSError) as error:
+            await self._steer_notice(text)
+            self.notify(str(error), title="/compaction", severity="warning")
+            return
+        self.status.compaction = mode
+
+        async def saved(outcome: SaveOutcome | None) -> None:
+            if outcome is not None and outcome.written is not None:
+                await self._steer_notice(f"{text} (saved to {outcome.written})")
+                return
+            error = outcome.error if outcome is not None else ""
+            await self._steer_notice(text)
+            self.notify(
+                _not_saved(error, screen.change.path),
+                title="/compaction",
+                severity="warning" if error else "information",
+            )
+
+        self.app.push_screen(screen, saved)

@@ -8,8 +8,9 @@ times, the tokens sent in total and the estimated share read from the prompt cac
 Keys, while the view has focus: ``+`` and ``-`` move the threshold by a step (a twentieth of
 the window), ``t`` tries the next compaction mode, ``w`` writes the threshold to the project
 config (``.steiner/config.toml``, only then; the rest of the file is kept) and uses it from now
-on. The view posts what it wants (``Requested``, ``SaveRequested``); the screen computes and
-calls ``show``.
+on, once the person has seen the change and confirmed it (``screens.config_save``). The view
+posts what it wants (``Requested``, ``SaveRequested``); the screen computes, asks and calls
+``show``.
 
 The per-request prompt tokens of both runs (``WhatIfFigures.observed.prompt_tokens`` and
 ``.trial.prompt_tokens``, with ``.trial.compactions`` where it would have compacted) are the
@@ -72,8 +73,9 @@ class WhatIfView(Static, can_focus=True):
                 key_display="-", tooltip="Try a lower soft threshold"),
         Binding("t", "next_mode", "Mode", id="whatif.mode", group=_GROUP,
                 tooltip="Try the next compaction mode (auto, ask, off)"),
-        Binding("w", "save", "Write", id="whatif.save", group=_GROUP,
-                tooltip="Write this threshold to .steiner/config.toml and use it from now on"),
+        Binding("w", "save", "Write…", id="whatif.save", group=_GROUP,
+                tooltip="Write this threshold to .steiner/config.toml and use it from now on "
+                "(shows the change first; Enter writes it, Esc cancels)"),
     ]  # fmt: skip
     """Adjust, try a mode, write."""
 

@@ -25,6 +25,7 @@ from textual.screen import Screen
 from steiner_tui.agent.session_factory import Session, SessionRequest
 from steiner_tui.app.plain import printable
 from steiner_tui.app.screens.main import MainScreen
+from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.resources import styles_dir
@@ -151,8 +152,6 @@ class SteinerApp(App[None]):
 
     def screenshot(self) -> None:
         """Save the screen as SVG and say where (``app.screenshot``)."""
-        from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
-
         session = self.opened_session
         config_dir = session.config_dir if session is not None else None
         result = save_screenshot(self, screenshot_folders(config_dir))

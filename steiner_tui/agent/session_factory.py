@@ -24,6 +24,7 @@ runner, skill discovery and the enabled set, the driver.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from datetime import datetime
@@ -88,7 +89,17 @@ from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
-__all__ = ["DEFAULT_DELEGATION", "STOPPED_MID_REPLY", "Session", "SessionRequest", "build_session"]
+__all__ = [
+    "DEFAULT_DELEGATION",
+    "LOG_FAILED",
+    "STOPPED_MID_REPLY",
+    "Session",
+    "SessionRequest",
+    "build_session",
+]
+
+LOG_FAILED = "session_log"
+"""The code of the warning that says the session log cannot be written any more."""
 
 STOPPED_MID_REPLY = "the app stopped while a reply streamed: what came is kept, marked interrupted"
 """The notice of a resumed session whose log ended in the middle of a reply."""
@@ -532,6 +543,9 @@ def _build(
         manager.attach(runner, driver)
     if log is not None:
         log.bind(runner)
+        # A log that cannot be written any more (a full disk) is said at once: at start as a
+        # notice, later as a warning that the workbench and exec show.
+        log.on_error = functools.partial(_log_failed, sink)
     if loaded is not None and caller is not None:
         replay_skill_states(loaded.skill_messages, caller)  # the UI's, never the log's
     warnings.open = False
@@ -541,13 +555,22 @@ def _build(
         snapshots=store,
         log=log,
         sub_agents=manager,
-        notices=_notices(loaded, runner, config, [identity.model_note, *warnings.texts]),
+        notices=_notices(
+            loaded,
+            runner,
+            config,
+            [identity.model_note, *warnings.texts, log.failure if log is not None else ""],
+        ),
         resumed=loaded is not None,
         tool_status=book,
     )
     if loaded is not None:
         session.logged_errors = loaded.errors
     return session
+
+
+def _log_failed(sink: EventSink, text: str) -> None:
+    sink.emit(WarningEvent(LOG_FAILED, text))
 
 
 def _notices(

@@ -67,15 +67,21 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(result, ResumeRequest) or session is None:
             # Only a session that was saved (it had a message) can be resumed.
             if session is not None and session.log is not None and session.log.on_disk:
+                if session.log.failure:  # said in the workbench too, when it happened
+                    print(f"steiner-tui: {session.log.failure}", file=sys.stderr)
+                    print(resume_hint(session.session_id, saved="saved until its log stopped"))
+                    return 1
                 print(resume_hint(session.session_id))
             return 0
         resume = result.session_id
         root = session.project_root
 
 
-def resume_hint(session_id: str) -> str:
+def resume_hint(session_id: str, saved: str = "saved") -> str:
     """The line printed when the app exits: the session id and how to resume it."""
-    return f"steiner-tui: session {session_id} saved; resume it with: " + resume_command(session_id)
+    return f"steiner-tui: session {session_id} {saved}; resume it with: " + resume_command(
+        session_id
+    )
 
 
 def resume_command(session_id: str) -> str:

@@ -144,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
             event_log.close()
     printer.finish()
     print(f"session: {session.session_id}", file=sys.stderr)
+    if session.log is not None and session.log.failure:
+        # Said as a warning when it happened; the run's record is not whole.
+        print(f"steiner-tui: {session.log.failure}", file=sys.stderr)
+        return 1
     if result.status == "done":
         return 0
     if not progress.errors:  # an error the runner reported is already on stderr

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from steiner_tui.capture.wire import call_target
-from steiner_tui.importers.jsonl import read_records, text_bytes
+from steiner_tui.importers.jsonl import read_each, text_bytes
 from steiner_tui.importers.model import (
     ImportedGeneration,
     ImportedRequest,
@@ -67,13 +67,27 @@ _AGENT_TOOLS = ("Task", "Agent")
 
 def is_claude_record(record: dict[str, Any]) -> bool:
     """Whether a parsed line looks like a Claude Code transcript's."""
+    kind = record.get("type")
     return "sessionId" in record or (
-        record.get("type") in KNOWN_RECORDS and "payload" not in record
+        isinstance(kind, str) and kind in KNOWN_RECORDS and "payload" not in record
     )
 
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _json_type(value: Any) -> str:
+    """What a JSON value is, as a reader would name it (``a number``, ``a string``...)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else "null"
 
 
 def _summary_text(message: Any) -> str:
@@ -132,7 +146,10 @@ class _Reader:
         message = record.get("message")
         if not isinstance(message, dict):
             return
-        for part in message.get("content") or ():
+        content = message.get("content")
+        if not isinstance(content, (list, str, type(None))):
+            raise ValueError(f"its content is {_json_type(content)}, not a list")
+        for part in content if isinstance(content, list) else ():
             if isinstance(part, dict) and part.get("type") == "tool_use":
                 arguments = part.get("input")
                 description = ""
@@ -144,7 +161,9 @@ class _Reader:
                     description,
                 )
         usage = message.get("usage")
-        if not isinstance(usage, dict) or message.get("model") == "<synthetic>":
+        if usage is not None and not isinstance(usage, dict):
+            raise ValueError(f"its usage is {_json_type(usage)}, not an object")
+        if usage is None or message.get("model") == "<synthetic>":
             return
         key = str(record.get("requestId") or message.get("id") or f"line {number}")
         entry = self.requests.get(key)
@@ -243,8 +262,7 @@ class _Reader:
 def _read_file(path: Path) -> tuple[_Reader, list[LineProblem]]:
     reader = _Reader()
     problems: list[LineProblem] = []
-    for number, record in read_records(path, problems):
-        reader.read(number, record)
+    read_each(path, problems, reader.read)
     reader.flush_pending()
     return reader, problems
 

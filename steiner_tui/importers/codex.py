@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from steiner_tui.importers.jsonl import read_records, text_bytes
+from steiner_tui.importers.jsonl import apply_each, read_records, text_bytes
 from steiner_tui.importers.model import (
     ImportedGeneration,
     ImportedRequest,
@@ -60,7 +60,8 @@ KNOWN_RECORDS = frozenset(
 
 def is_codex_record(record: dict[str, Any]) -> bool:
     """Whether a parsed line looks like a Codex rollout's."""
-    return "payload" in record and record.get("type") in KNOWN_RECORDS
+    kind = record.get("type")
+    return "payload" in record and isinstance(kind, str) and kind in KNOWN_RECORDS
 
 
 def _int(value: Any) -> int:
@@ -155,13 +156,102 @@ def _spawn_links(
         if item.get("tool") != SPAWN_TOOL:
             continue
         call_id = str(item.get("id", ""))
-        for agent in item.get("receiver_thread_ids") or ():
+        receivers = item.get("receiver_thread_ids")
+        for agent in receivers if isinstance(receivers, list) else ():
             if isinstance(agent, str) and agent not in links:
                 prompt = str(item.get("prompt") or prompts.get(call_id, ""))
                 links[agent] = SubAgentLink(
                     agent, call_id, SPAWN_TOOL, prompt, "CollabAgentToolCall"
                 )
     return tuple(links.values())
+
+
+class _Reader:
+    """What the rollout's records say, one record at a time (``read_each`` reports a record
+    it cannot use by its line)."""
+
+    def __init__(self, use_records: bool) -> None:
+        self.use_records = use_records
+        """The rollout has ``token_usage_record`` lines: they, not token counts, are requests."""
+        self.model = ""
+        self.requests: list[ImportedRequest] = []
+        self.previous_total: Any = None
+        self.generations: list[ImportedGeneration] = []
+        self.calls: dict[str, tuple[str, str]] = {}
+        self.results: list[tuple[str, str, int]] = []
+        self.outputs: dict[str, Any] = {}
+        self.prompts: dict[str, str] = {}
+        self.collab: list[dict[str, Any]] = []
+
+    def read(self, number: int, record: dict[str, Any]) -> None:
+        record_kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            return
+        time = str(record.get("timestamp", ""))
+        if record_kind == "turn_context":
+            self.model = str(payload.get("model", self.model))
+        elif record_kind == "token_usage_record" and self.use_records:
+            response = str(payload.get("response_id", ""))
+            self.requests.append(_request(payload.get("usage"), self.model, time, number, response))
+        elif record_kind == "event_msg" and payload.get("type") == "token_count":
+            if not self.use_records:
+                self._token_count(number, payload, time)
+        elif record_kind == "response_item":
+            self._item(payload)
+        elif record_kind == "event_msg" and payload.get("type") == "item_completed":
+            item = payload.get("item")
+            if isinstance(item, dict) and item.get("type") == "CollabAgentToolCall":
+                self.collab.append(item)
+        elif record_kind == "compacted":
+            self._compacted(number, payload, time)
+
+    def _token_count(self, number: int, payload: dict[str, Any], time: str) -> None:
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return
+        total = info.get("total_token_usage")
+        if total == self.previous_total:
+            return
+        self.previous_total = total
+        self.requests.append(_request(info.get("last_token_usage"), self.model, time, number, ""))
+
+    def _item(self, payload: dict[str, Any]) -> None:
+        item_type = str(payload.get("type", ""))
+        if item_type in ("function_call", "custom_tool_call", "local_shell_call"):
+            arguments = payload.get("arguments", payload.get("input", payload.get("action")))
+            call_id = str(payload.get("call_id", ""))
+            self.calls[call_id] = (str(payload.get("name", item_type)), _command(arguments))
+            self.prompts[call_id] = _prompt(arguments)
+        elif item_type in ("function_call_output", "custom_tool_call_output"):
+            call_id = str(payload.get("call_id", ""))
+            tool, target = self.calls.get(call_id, ("?", ""))
+            self.outputs[call_id] = payload.get("output", "")
+            self.results.append((tool, target, text_bytes(payload.get("output", ""))))
+
+    def _compacted(self, number: int, payload: dict[str, Any], time: str) -> None:
+        requests = self.requests
+        summarizer = str(payload.get("compaction_response_id") or "")
+        index = next(
+            (i for i, r in enumerate(requests) if summarizer and r.request_id == summarizer),
+            None,
+        )
+        if index is None:
+            # No response ids: the summarizer's usage is the last one written before.
+            index = len(requests) - 1 if requests else None
+        pre = requests[index - 1].context_tokens if index is not None and index > 0 else None
+        history = payload.get("replacement_history")
+        self.generations.append(
+            ImportedGeneration(
+                None,
+                pre,
+                str(payload.get("message", "")),
+                len(requests),
+                number,
+                time,
+                len(history) if isinstance(history, list) else 0,
+            )
+        )
 
 
 def import_codex_rollout(path: Path) -> ImportedSession:
@@ -187,92 +277,20 @@ def import_codex_rollout(path: Path) -> ImportedSession:
         ),
         {},
     )
-    use_records = any(r.get("type") == "token_usage_record" for _, r in records)
-    model = ""
-    requests: list[ImportedRequest] = []
-    previous_total: Any = None
-    generations: list[ImportedGeneration] = []
-    calls: dict[str, tuple[str, str]] = {}
-    results: list[tuple[str, str, int]] = []
-    outputs: dict[str, Any] = {}
-    prompts: dict[str, str] = {}
-    collab: list[dict[str, Any]] = []
-    for number, record in records:
-        record_kind = record.get("type")
-        payload = record.get("payload")
-        if not isinstance(payload, dict):
-            continue
-        time = str(record.get("timestamp", ""))
-        if record_kind == "turn_context":
-            model = str(payload.get("model", model))
-        elif record_kind == "token_usage_record" and use_records:
-            requests.append(
-                _request(
-                    payload.get("usage"), model, time, number, str(payload.get("response_id", ""))
-                )
-            )
-        elif (
-            record_kind == "event_msg" and payload.get("type") == "token_count" and not use_records
-        ):
-            info = payload.get("info")
-            if not isinstance(info, dict):
-                continue
-            total = info.get("total_token_usage")
-            if total == previous_total:
-                continue
-            previous_total = total
-            requests.append(_request(info.get("last_token_usage"), model, time, number, ""))
-        elif record_kind == "response_item":
-            item_type = str(payload.get("type", ""))
-            if item_type in ("function_call", "custom_tool_call", "local_shell_call"):
-                arguments = payload.get("arguments", payload.get("input", payload.get("action")))
-                call_id = str(payload.get("call_id", ""))
-                calls[call_id] = (str(payload.get("name", item_type)), _command(arguments))
-                prompts[call_id] = _prompt(arguments)
-            elif item_type in ("function_call_output", "custom_tool_call_output"):
-                call_id = str(payload.get("call_id", ""))
-                tool, target = calls.get(call_id, ("?", ""))
-                outputs[call_id] = payload.get("output", "")
-                results.append((tool, target, text_bytes(payload.get("output", ""))))
-        elif record_kind == "event_msg" and payload.get("type") == "item_completed":
-            item = payload.get("item")
-            if isinstance(item, dict) and item.get("type") == "CollabAgentToolCall":
-                collab.append(item)
-        elif record_kind == "compacted":
-            summarizer = str(payload.get("compaction_response_id") or "")
-            index = next(
-                (i for i, r in enumerate(requests) if summarizer and r.request_id == summarizer),
-                None,
-            )
-            if index is None:
-                # No response ids: the summarizer's usage is the last one written before.
-                index = len(requests) - 1 if requests else None
-            pre = requests[index - 1].context_tokens if index is not None and index > 0 else None
-            history = payload.get("replacement_history")
-            generations.append(
-                ImportedGeneration(
-                    None,
-                    pre,
-                    str(payload.get("message", "")),
-                    len(requests),
-                    number,
-                    time,
-                    len(history) if isinstance(history, list) else 0,
-                )
-            )
-    model = model or str(meta.get("model", ""))
+    reader = _Reader(any(r.get("type") == "token_usage_record" for _, r in records))
+    apply_each(records, problems, reader.read)
     return ImportedSession(
         id=str(meta.get("id") or path.stem.removeprefix("rollout-")),
         source="codex",
         path=str(path),
-        requests=tuple(requests),
-        generations=tuple(generations),
+        requests=tuple(reader.requests),
+        generations=tuple(reader.generations),
         record_types=types,
         unknown_records=unknown,
-        problems=tuple(problems),
-        ranking=rank_costs(results),
+        problems=tuple(sorted(problems, key=lambda p: p.line)),
+        ranking=rank_costs(reader.results),
         cwd=str(meta.get("cwd", "")),
         version=str(meta.get("cli_version", "")),
         parent_id=_parent_of(meta),
-        spawned=_spawn_links(calls, outputs, collab, prompts),
+        spawned=_spawn_links(reader.calls, reader.outputs, reader.collab, reader.prompts),
     )

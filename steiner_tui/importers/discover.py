@@ -43,7 +43,7 @@ def kind_of(path: Path) -> str:
             for line in handle:
                 try:
                     record = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
                 if not isinstance(record, dict):
                     continue

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from steiner_tui.importers.model import LineProblem
 
-__all__ = ["read_records", "text_bytes"]
+__all__ = ["apply_each", "read_each", "read_records", "text_bytes"]
 
 
 def read_records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -22,12 +22,48 @@ def read_records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int,
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                problems.append(LineProblem(number, f"not JSON: {exc.msg}"))
+                at = "" if exc.msg.endswith(" at") else " at"  # "Invalid control character at"
+                problems.append(LineProblem(number, f"not JSON: {exc.msg}{at} column {exc.colno}"))
+                continue
+            except RecursionError:
+                problems.append(LineProblem(number, "JSON nested too deeply to read"))
                 continue
             if not isinstance(record, dict):
                 problems.append(LineProblem(number, "not a JSON object"))
                 continue
             yield number, record
+
+
+def read_each(
+    path: Path, problems: list[LineProblem], read: Callable[[int, dict[str, Any]], None]
+) -> None:
+    """Hand each record of ``path`` to ``read``, line by line (see ``apply_each``).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    apply_each(read_records(path, problems), problems, read)
+
+
+def apply_each(
+    records: Iterable[tuple[int, dict[str, Any]]],
+    problems: list[LineProblem],
+    read: Callable[[int, dict[str, Any]], None],
+) -> None:
+    """Hand each numbered record to ``read``.
+
+    A record ``read`` cannot use (a value of another type than the agent writes: a number for
+    a message's content, a string for its usage) is added to ``problems`` by its line, and
+    the records after it are still read: a damaged line never stops an import.
+    """
+    for number, record in records:
+        try:
+            read(number, record)
+        except Exception as exc:  # any failure stays on its line, as the session loader's
+            kind = record.get("type")
+            what = f"{kind} record" if isinstance(kind, str) else "record"
+            reason = str(exc) if isinstance(exc, ValueError) else repr(exc)
+            problems.append(LineProblem(number, f"unreadable {what}: {reason}"))
 
 
 def text_bytes(value: Any) -> int:

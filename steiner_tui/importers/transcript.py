@@ -19,7 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from steiner_tui.capture.wire import call_target
-from steiner_tui.importers.jsonl import read_records
+from steiner_tui.importers.jsonl import read_each
 
 __all__ = ["TranscriptItem", "read_conversation"]
 
@@ -75,72 +75,67 @@ class _Conversation:
         call.output, call.done = output, True
 
 
-def _claude(path: Path) -> list[TranscriptItem]:
-    conversation = _Conversation()
-    for _, record in read_records(path, []):
-        kind = record.get("type")
-        if kind == "system" and record.get("subtype") == "compact_boundary":
-            conversation.restart("")
+def _claude(conversation: _Conversation, record: dict[str, Any]) -> None:
+    kind = record.get("type")
+    if kind == "system" and record.get("subtype") == "compact_boundary":
+        conversation.restart("")
+        return
+    if kind not in ("user", "assistant") or record.get("isSidechain"):
+        return
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if record.get("isCompactSummary"):
+        conversation.restart(_text(content))
+        return
+    if record.get("isMeta"):
+        return
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    for part in parts if isinstance(parts, list) else ():
+        if not isinstance(part, dict):
             continue
-        if kind not in ("user", "assistant") or record.get("isSidechain"):
-            continue
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if record.get("isCompactSummary"):
-            conversation.restart(_text(content))
-            continue
-        if record.get("isMeta"):
-            continue
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        for part in parts if isinstance(parts, list) else ():
-            if not isinstance(part, dict):
+        part_type = part.get("type")
+        if part_type == "text":
+            text = str(part.get("text", ""))
+            if kind == "user" and text.lstrip().startswith("<system-reminder>"):
                 continue
-            part_type = part.get("type")
-            if part_type == "text":
-                text = str(part.get("text", ""))
-                if kind == "user" and text.lstrip().startswith("<system-reminder>"):
-                    continue
-                if text.strip():
-                    conversation.add(TranscriptItem("user" if kind == "user" else "reply", text))
-            elif part_type == "tool_use":
-                name = str(part.get("name", "?"))
-                target = call_target(part.get("input"))
-                conversation.add(TranscriptItem("tool", tool=name, target=target,
-                                                call_id=str(part.get("id", ""))))  # fmt: skip
-            elif part_type == "tool_result":
-                conversation.result(str(part.get("tool_use_id", "")), _text(part.get("content")))
-    return conversation.items
+            if text.strip():
+                conversation.add(TranscriptItem("user" if kind == "user" else "reply", text))
+        elif part_type == "tool_use":
+            name = str(part.get("name", "?"))
+            target = call_target(part.get("input"))
+            conversation.add(TranscriptItem("tool", tool=name, target=target,
+                                            call_id=str(part.get("id", ""))))  # fmt: skip
+        elif part_type == "tool_result":
+            conversation.result(str(part.get("tool_use_id", "")), _text(part.get("content")))
 
 
-def _codex(path: Path) -> list[TranscriptItem]:
-    conversation = _Conversation()
-    for _, record in read_records(path, []):
-        payload = record.get("payload")
-        if not isinstance(payload, dict):
-            continue
-        if record.get("type") == "compacted":
-            conversation.restart(str(payload.get("message", "")))
-            continue
-        if record.get("type") != "response_item":
-            continue
-        item_type = payload.get("type")
-        if item_type == "message":
-            role = payload.get("role")
-            for part in payload.get("content") or ():
-                text = _text(part)
-                if role == "user" and text.startswith(_CODEX_INJECTED):
-                    continue
-                if role in ("user", "assistant") and text.strip():
-                    kind: ItemKind = "user" if role == "user" else "reply"
-                    conversation.add(TranscriptItem(kind, text))
-        elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
-            arguments = payload.get("arguments", payload.get("input", payload.get("action")))
-            conversation.add(TranscriptItem("tool", tool=str(payload.get("name", item_type)),
-                                            target=call_target(arguments),
-                                            call_id=str(payload.get("call_id", ""))))  # fmt: skip
-        elif item_type in ("function_call_output", "custom_tool_call_output"):
-            conversation.result(str(payload.get("call_id", "")), _text(payload.get("output")))
-    return conversation.items
+def _codex(conversation: _Conversation, record: dict[str, Any]) -> None:
+    payload = record.get("payload")
+    if not isinstance(payload, dict):
+        return
+    if record.get("type") == "compacted":
+        conversation.restart(str(payload.get("message", "")))
+        return
+    if record.get("type") != "response_item":
+        return
+    item_type = payload.get("type")
+    if item_type == "message":
+        role = payload.get("role")
+        content = payload.get("content")
+        for part in content if isinstance(content, list) else ():
+            text = _text(part)
+            if role == "user" and text.startswith(_CODEX_INJECTED):
+                continue
+            if role in ("user", "assistant") and text.strip():
+                kind: ItemKind = "user" if role == "user" else "reply"
+                conversation.add(TranscriptItem(kind, text))
+    elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
+        arguments = payload.get("arguments", payload.get("input", payload.get("action")))
+        conversation.add(TranscriptItem("tool", tool=str(payload.get("name", item_type)),
+                                        target=call_target(arguments),
+                                        call_id=str(payload.get("call_id", ""))))  # fmt: skip
+    elif item_type in ("function_call_output", "custom_tool_call_output"):
+        conversation.result(str(payload.get("call_id", "")), _text(payload.get("output")))
 
 
 def read_conversation(path: Path, source: str) -> list[TranscriptItem]:
@@ -149,4 +144,7 @@ def read_conversation(path: Path, source: str) -> list[TranscriptItem]:
     Raises:
         OSError: the file cannot be read.
     """
-    return _codex(path) if source == "codex" else _claude(path)
+    conversation = _Conversation()
+    read = _codex if source == "codex" else _claude
+    read_each(path, [], lambda _, record: read(conversation, record))  # the import reports
+    return conversation.items

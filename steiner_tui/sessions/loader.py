@@ -10,6 +10,8 @@ Repairs make a log cut by a crash or damaged on disk usable again, because every
 requires each tool result to follow the assistant message that called it, and each call to
 have one result:
 
+* a message record written twice (a retried write, a file synced twice) is read once: a
+  repeated tool call or result would make every later request fail (``_drop_repeats``);
 * streamed text left in trailing ``partial`` records becomes an ``incomplete`` assistant
   message, exactly as a cancelled reply is stored;
 * tool calls of the last assistant message that have no result get an "interrupted" result;
@@ -17,8 +19,8 @@ have one result:
   whose assistant message was lost gets that call restored as "lost" (an assistant message with
   the calls and a note); each is reported as a problem of that line.
 
-The first two are appended after everything that was sent, so the prefix of the last request is
-untouched; the third changes the middle of the conversation, so a resumed log rewrites the
+The middle two are appended after everything that was sent, so the prefix of the last request is
+untouched; the others change the middle of the conversation, so a resumed log rewrites the
 lineage (``LoadedSession.rewritten``).
 """
 
@@ -31,7 +33,7 @@ import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.tool_results import INTERRUPTED_TOOL_RESULT
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
@@ -139,9 +141,48 @@ def _lost_call(run: list[Message]) -> Message:
     return Message("assistant", LOST_TOOL_CALL_NOTE, tool_calls=calls, turn=run[0].turn)
 
 
+def _drop_repeats(
+    messages: list[Message], lines: list[int]
+) -> tuple[list[Message], list[int], list[LogProblem]]:
+    """The messages without records written twice (a retried write, a file synced twice).
+
+    A repeat is a message equal to the one kept before it, or equal to an earlier one that
+    could not occur twice: a user message (each writes its own turn), an assistant message
+    with tool calls, or a tool result (call ids are unique, and a provider refuses a request
+    that repeats one). Sub-agent results are never taken for repeats.
+    """
+    kept: list[Message] = []
+    kept_lines: list[int] = []
+    problems: list[LogProblem] = []
+    earlier: dict[object, int] = {}
+    for message, line in zip(messages, lines, strict=True):
+        key: object = None
+        if message.role == "tool":
+            key = ("tool", message.tool_call_id, message)
+        elif message.role == "assistant" and message.tool_calls:
+            key = ("calls", message.tool_calls[0].id, message)
+        elif message.role == "user" and message.source != SUB_AGENT_RESULT_SOURCE:
+            key = ("user", message)
+        first = earlier.get(key) if key is not None else None
+        if first is None and kept and kept[-1] == message and message.role != "tool":
+            first = kept_lines[-1]
+        if first is not None:
+            problems.append(
+                LogProblem(line, f"a repeat of the {message.role} message of line {first}; dropped")
+            )
+            continue
+        if key is not None:
+            earlier[key] = line
+        kept.append(message)
+        kept_lines.append(line)
+    return kept, kept_lines, problems
+
+
 def _repair_pairs(messages: list[Message], lines: list[int]) -> _Repair:
     """Every tool result right after its call, every call with one result (see module doc)."""
     repair = _Repair()
+    messages, lines, repair.problems = _drop_repeats(messages, lines)
+    repair.in_place = bool(repair.problems)
     out = repair.messages
     i, count = 0, len(messages)
     while i < count:

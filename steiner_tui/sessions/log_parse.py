@@ -192,6 +192,7 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
     if state.records or state.header is not None:
         state.problem(line, "a header record after the start of the log was ignored")
         return
+    _check_version(state, record.version, line)
     state.version = record.version
     state.header = SessionHeader(
         session_id=record.session_id,
@@ -203,6 +204,16 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
         forked_from=record.forked_from,
     )
     state.last_time = state.last_time or record.created
+
+
+def _check_version(state: LogState, version: int, line: int) -> None:
+    """Records of a newer layout are read by this version's rules: say so (the log is kept)."""
+    if version > LOG_VERSION:
+        state.problem(
+            line,
+            f"written by a newer steiner-tui (log version {version}; this one reads up to "
+            f"{LOG_VERSION}): what it added may be missing or read wrongly",
+        )
 
 
 def _check_gen(state: LogState, gen: int | None, line: int) -> None:
@@ -361,6 +372,7 @@ def _timestamped(
 ) -> None:
     if isinstance(record, ResumedRecord):
         if record.version is not None:
+            _check_version(state, record.version, line)
             state.version = record.version
         # The resumed writer wrote what follows against the records read so far.
         state.damaged_since_request = False

@@ -58,24 +58,26 @@ class SessionMeta(msgspec.Struct, frozen=True):
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically (temporary file, fsync, rename).
 
+    A failure (a full disk) leaves ``path`` as it was and no temporary file behind.
+
     Raises:
-        OSError: the folder cannot be written.
+        OSError: the folder cannot be written (its ``filename`` is ``path``).
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         tmp.replace(path)
-    except OSError:
+    except OSError as error:
         tmp.unlink(missing_ok=True)
-        raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
 
 
 def write_meta(session_dir: Path, meta: SessionMeta) -> None:

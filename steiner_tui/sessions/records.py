@@ -483,7 +483,8 @@ def decode_record(raw: bytes) -> Record:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+        raise ValueError(f"not valid JSON ({exc.msg}{at} column {exc.colno})") from None
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     kind = data.get("type")

@@ -24,7 +24,10 @@ conversation) a ``reset``. Request records say only what differs from the reques
 before (``request_values``); each is held until its reply's usage arrives, which is folded in,
 or until any other record is written (a kill while it is held loses a request that got no
 reply yet: resuming numbers the next one after the last logged). A sink must not raise: a
-write failure is kept in ``error`` and stops further writes.
+write failure is kept in ``error`` and stops further writes. A write that fails part-way (a full
+disk takes part of a line) is cut off again, so the log ends with a whole record and what was
+saved resumes as it was; ``on_error`` is told once, with ``failure`` (the file and the reason),
+so the person learns at once that nothing from there on is saved.
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -34,6 +37,7 @@ that sends nothing leaves no session behind. While open, the log holds the sessi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -148,6 +152,7 @@ class SessionLog:
         partial_interval: ... or once this many seconds passed since the last one (0: on
             every delta).
         monotonic: the interval clock (tests may inject one).
+        write: hands one or more whole lines to the kernel (tests inject a failing one).
     """
 
     def __init__(
@@ -158,11 +163,16 @@ class SessionLog:
         partial_bytes: int = 2048,
         partial_interval: float = 0.1,
         monotonic: Callable[[], float] = time.monotonic,
+        write: Callable[[int, bytes], None] = write_all,
     ) -> None:
         self.session_dir = session_dir
         self.path = session_dir / LOG_FILE_NAME
         self.error: OSError | None = None
         """The first write failure; once set, nothing more is written."""
+        self.on_error: Callable[[str], None] | None = None
+        """Told once, with ``failure``, when a write fails (the session's sink says it)."""
+        self.write = write
+        """Hands lines to the kernel in one ``write()`` (``log_file.write_all``)."""
         self._clock = clock
         self.partial_bytes = partial_bytes
         """Write a ``partial`` record once this much streamed text is buffered."""
@@ -331,7 +341,7 @@ class SessionLog:
             model.prompt_cache_key if model is not None else "",
         )
         self._requests.cache_key = header.prompt_cache_key
-        write_all(self._fd, b"".join([encode_record(header), *self._early]))
+        self._append(b"".join([encode_record(header), *self._early]))
         self._header_written = True
         self._early.clear()
 
@@ -343,7 +353,7 @@ class SessionLog:
         try:
             self._handle(event)
         except OSError as exc:
-            self.error = exc
+            self._fail(exc)
 
     def _handle(self, event: EngineEvent) -> None:
         if isinstance(event, TextDelta):
@@ -419,7 +429,7 @@ class SessionLog:
                 self._sync()
                 self._boundary()
         except OSError as exc:
-            self.error = exc
+            self._fail(exc)
 
     def close(self) -> None:
         """Write what is pending (streamed text included), fsync, update meta, close, unlock.
@@ -434,7 +444,7 @@ class SessionLog:
                 self._sync()
                 self._boundary()
         except OSError as exc:
-            self.error = exc
+            self._fail(exc)
         finally:
             self._closed = True
             if self._fd is not None:
@@ -455,7 +465,42 @@ class SessionLog:
         try:
             self._write(record)
         except OSError as exc:
-            self.error = exc
+            self._fail(exc)
+
+    @property
+    def failure(self) -> str:
+        """What the first write failure means for the session ("" while the log is written)."""
+        error = self.error
+        if error is None:
+            return ""
+        where = error.filename or self.path
+        reason = error.strerror or str(error)
+        return (
+            f"the session log stopped: cannot write {where} ({reason}). What was saved before "
+            "is kept and resumes; from here on this session is not saved."
+        )
+
+    def _fail(self, error: OSError) -> None:
+        if self.error is not None:
+            return
+        self.error = error
+        if self.on_error is not None:
+            self.on_error(self.failure)
+
+    def _append(self, data: bytes) -> None:
+        """Write ``data`` (whole lines) at the end of the log; a failed write leaves no part.
+
+        Raises:
+            OSError: the write failed (the log is cut back to where it ended before).
+        """
+        assert self._fd is not None
+        end = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            self.write(self._fd, data)
+        except OSError:
+            with contextlib.suppress(OSError):  # a torn line would glue onto the next record
+                os.ftruncate(self._fd, end)
+            raise
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)
@@ -465,8 +510,7 @@ class SessionLog:
         if not self._open:
             self._early.append(line)  # before the first message
             return
-        assert self._fd is not None
-        write_all(self._fd, line)
+        self._append(line)
 
     def _flush_request(self) -> None:
         pending = self._requests.take()

@@ -1,15 +1,18 @@
 """Shared file rules for the tools: paths stay inside the project, and what counts as readable.
 
 Every path a tool receives is resolved (symlinks included) and refused when it lands outside the
-project root. Files over 10 MiB are refused before they are read; a NUL byte in the first 8 KiB
-marks a binary file, unless the magic bytes say PNG, JPEG, GIF or WebP (an image the model can
-be shown). Error strings are the tools' user-facing messages, so they live here once.
+project root. Only regular files are read: a named pipe, socket or device is refused without
+waiting on it (``read_regular``). Files over 10 MiB are refused before they are read; a NUL byte
+in the first 8 KiB marks a binary file, unless the magic bytes say PNG, JPEG, GIF or WebP (an
+image the model can be shown). Error strings are the tools' user-facing messages, so they live
+here once.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import stat
 from pathlib import Path
 
 import msgspec
@@ -22,9 +25,12 @@ __all__ = [
     "image_media_type",
     "is_binary",
     "load_file",
+    "read_regular",
     "resolve_in_root",
     "split_lines",
     "too_large_message",
+    "FileTooLarge",
+    "NotRegularFile",
 ]
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -79,19 +85,74 @@ def binary_message(verb: str, given: str, size: int) -> str:
     return f"cannot {verb} {given}: binary file ({size} bytes)"
 
 
+class NotRegularFile(Exception):
+    """Not a regular file: ``kind`` says what it is (a named pipe, a socket, a device)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+class FileTooLarge(Exception):
+    """Over the limit: ``size`` is at least what the file holds."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a directory" if stat.S_ISDIR(mode) else "not a file"
+
+
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, never waiting on a pipe or a device.
+
+    The file is opened without waiting (a named pipe with no writer blocks a plain ``open``
+    for ever, in a thread nothing can cancel) and checked on the open descriptor, so a file
+    swapped for a pipe after a check is refused too. At most ``limit`` + 1 bytes are read: a
+    file that grows while it is read (a log being written) is refused rather than read on.
+
+    Raises:
+        NotRegularFile: a named pipe, socket, device or folder.
+        FileTooLarge: over ``limit`` bytes.
+        OSError: it cannot be opened or read (``FileNotFoundError``: it is gone).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        mode, size = (info := os.fstat(fd)).st_mode, info.st_size
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(_kind(mode))
+        if size > limit:
+            raise FileTooLarge(size)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(len(data))
+    return data
+
+
 def load_file(target: ResolvedPath, verb: str) -> bytes | str:
-    """The file's bytes, or an error message (missing, a folder, or over the size limit)."""
+    """The file's bytes, or an error message (missing, a folder, not a regular file, or over
+    the size limit)."""
+    given = target.given
     try:
         if target.path.is_dir():
-            return f"cannot {verb} {target.given}: is a directory"
-        size = target.path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return too_large_message(verb, target.given, size)
-        return target.path.read_bytes()
+            return f"cannot {verb} {given}: is a directory"
+        return read_regular(target.path)
+    except NotRegularFile as exc:
+        return f"cannot {verb} {given}: not a regular file ({exc.kind})"
+    except FileTooLarge as exc:
+        return too_large_message(verb, given, exc.size)
     except FileNotFoundError:
-        return f"cannot {verb} {target.given}: no such file"
+        return f"cannot {verb} {given}: no such file"
     except OSError as exc:
-        return f"cannot {verb} {target.given}: {exc.strerror or exc}"
+        return f"cannot {verb} {given}: {exc.strerror or exc}"
 
 
 def image_media_type(head: bytes) -> str | None:

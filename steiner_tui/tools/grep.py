@@ -15,7 +15,14 @@ from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
-from steiner_tui.tools.files import MAX_FILE_BYTES, is_binary, resolve_in_root, split_lines
+from steiner_tui.tools.files import (
+    FileTooLarge,
+    NotRegularFile,
+    is_binary,
+    read_regular,
+    resolve_in_root,
+    split_lines,
+)
 from steiner_tui.tools.shaping import keep_first_lines
 from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 
@@ -122,10 +129,8 @@ def grep(
 
 def _search(file: Path, regex: re.Pattern[str]) -> Iterable[tuple[int, str]]:
     try:
-        if file.stat().st_size > MAX_FILE_BYTES:
-            return
-        data = file.read_bytes()
-    except OSError:
+        data = read_regular(file)  # a named pipe or device in the tree is skipped, not waited on
+    except (OSError, NotRegularFile, FileTooLarge):
         return
     if is_binary(data):
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 from textual.widgets import DataTable
@@ -112,3 +114,25 @@ async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> No
     assert new.problems == ()
     assert new.requests[0].index == 1  # a new session numbers its requests from 1 again
     assert new.prompt_cache_key == f"steiner-{new_id}"
+
+
+async def test_a_log_that_stops_being_written_says_so_in_the_conversation(
+    project: Path, config_dir: Path
+) -> None:
+    def disk_full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        assert app.session.log is not None
+        app.session.log.write = disk_full
+        await send(pilot, "and now?")
+        await finish(pilot)
+        entries = app.workbench.conversation.entries
+        errors = [e for e in entries if isinstance(e, NoticeEntry) and e.kind == "error"]
+        assert len(errors) == 1
+        assert str(app.session.log.path) in errors[0].text
+        assert "No space left on device" in errors[0].text

@@ -21,8 +21,10 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ProviderError
 from steiner_tui.engine.serialize import message_to_dict
 from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.record_values import message_of, message_record
 from steiner_tui.sessions.records import (
+    LOG_VERSION,
     HeaderRecord,
     MessageRecord,
     decode_record,
@@ -231,3 +233,25 @@ async def test_the_log_stays_resumable_after_a_provider_fault(open_session: Open
     again = load_session(harness.session_dir)
     assert again.problems == ()
     assert again.lineage.active.messages[-1].content == "better now"
+
+
+def test_a_log_from_a_newer_version_says_so() -> None:
+    newer = LOG_VERSION + 1
+    header = HeaderRecord(version=newer, session_id="s1", project_root="/p", created=None)
+    data = encode_record(header) + b'{"type":"user","content":"hi","turn":1}\n'
+    data += b'{"type":"resumed","version":%d}\n' % (newer + 1)
+    state = parse_log_bytes(data)
+    assert [str(p) for p in state.problems] == [
+        f"line 1: written by a newer steiner-tui (log version {newer}; this one reads up to "
+        f"{LOG_VERSION}): what it added may be missing or read wrongly",
+        f"line 3: written by a newer steiner-tui (log version {newer + 1}; this one reads up "
+        f"to {LOG_VERSION}): what it added may be missing or read wrongly",
+    ]
+    assert [m.content for m in state.active.messages] == ["hi"]
+
+
+def test_json_errors_name_the_column_once() -> None:
+    state = parse_log_bytes(b'{"type":"user","content":"cut')
+    assert [str(p) for p in state.problems][-1] == (
+        "line 1: not valid JSON (Unterminated string starting at column 26)"
+    )

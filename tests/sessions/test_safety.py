@@ -22,7 +22,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.events import SkillStateEvent
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError
-from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.record_values import (
@@ -144,6 +144,55 @@ def test_lost_lines_never_leave_unpaired_tool_messages(lost: set[int], garble: b
         loaded = load_session(directory)
     _assert_paired(loaded.lineage.active.messages)
     assert {index + 1 for index in lost} <= {p.line_number for p in loaded.problems}
+
+
+def _runs_of_message_lines() -> list[tuple[int, int]]:
+    """Every run of consecutive message lines of the tool log, as (first, end) indexes."""
+    runs = []
+    for first in MESSAGE_LINES:
+        end = first
+        while end in MESSAGE_LINES:
+            end += 1
+            runs.append((first, end))
+    return runs
+
+
+def _load_lines(lines: list[bytes]) -> tuple[tuple[Message, ...], LoadedSession]:
+    """The tool log's own messages, and ``lines`` loaded."""
+    with tempfile.TemporaryDirectory() as tmp:
+        whole, damaged = Path(tmp) / "s1", Path(tmp) / "s2"
+        for directory, content in ((whole, TOOL_LINES), (damaged, lines)):
+            directory.mkdir()
+            (directory / "session.jsonl").write_bytes(b"\n".join(content) + b"\n")
+        return load_session(whole).lineage.active.messages, load_session(damaged)
+
+
+@pytest.mark.parametrize("index", MESSAGE_LINES)
+def test_a_message_line_written_twice_reads_back_once(index: int) -> None:
+    lines = [*TOOL_LINES[: index + 1], TOOL_LINES[index], *TOOL_LINES[index + 1 :]]
+    expected, loaded = _load_lines(lines)
+    assert loaded.lineage.active.messages == expected
+    assert [p.line_number for p in loaded.problems] == [index + 2]
+    assert loaded.problems[0].message.startswith("a repeat of the")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_runs_of_message_lines()))
+def test_a_run_of_message_lines_written_twice_repeats_no_tool_call(run: tuple[int, int]) -> None:
+    """A provider refuses a request that repeats a tool call's id: a run of records written
+    twice never leaves one call (or its result) twice, and the copies are reported."""
+    first, end = run
+    lines = [*TOOL_LINES[:end], *TOOL_LINES[first:end], *TOOL_LINES[end:]]
+    expected, loaded = _load_lines(lines)
+    messages = loaded.lineage.active.messages
+    _assert_paired(messages)
+    ids = [call.id for message in messages for call in message.tool_calls]
+    assert len(ids) == len(set(ids)) == sum(len(m.tool_calls) for m in expected)
+    results = [message for message in messages if message.role == "tool"]
+    assert results == [message for message in expected if message.role == "tool"]
+    copies = range(end + 1, end + 1 + end - first)  # the 1-based numbers of the copied lines
+    assert {p.line_number for p in loaded.problems} <= set(copies)
+    assert loaded.problems
 
 
 async def test_a_repaired_log_is_rewritten_on_resume(open_session: OpenSession) -> None:

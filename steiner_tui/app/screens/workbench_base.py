@@ -35,7 +35,7 @@ from textual.screen import Screen
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.interactive import InteractiveDriver
-from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
+from steiner_tui.agent.session_factory import LOG_FAILED, Session, SessionRequest, build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.budget_view import BudgetView
@@ -405,7 +405,10 @@ class WorkbenchBase(Screen[None]):
     async def _notice(self, message: ui.EngineNotice) -> None:
         if message.code == "compaction_off":  # stays in the conversation, not only a toast
             await self.conversation.add(NoticeEntry(message.text, "warning"))
-        if message.severity == "error":
+        if message.code == LOG_FAILED:  # nothing from here on is saved: said where it stays
+            await self.conversation.add(NoticeEntry(message.text, "error"))
+            self.notify(message.text, title="Session not saved", severity="error", markup=False)
+        elif message.severity == "error":
             self.notify(message.text, title=message.code, severity="error", markup=False)
         else:
             self.notify(message.text, title=message.code, severity="warning", markup=False)

@@ -21,7 +21,7 @@ class NoticeRow(Static):
         &.-compaction {
             color: $text-accent;
         }
-        &.-interrupted {
+        &.-interrupted, &.-error {
             color: $text-error;
         }
     }

@@ -511,6 +511,7 @@ class MainScreen(PanelLayoutScreen):
         """Switch plan/build."""
         mode = self.controller.toggle_mode()
         self.status.mode = mode
+        self.refresh_budget()  # the panel shows the dry run, the notice in it
         self.notify(
             f"{mode} mode: the notice goes out with your next message", title="Mode", markup=False
         )
@@ -531,6 +532,7 @@ class MainScreen(PanelLayoutScreen):
         except KeyError:
             self.notify(f"skill {name!r} is no longer on disk", severity="warning", markup=False)
         self.refresh_skills()
+        self.refresh_budget()  # the panel shows the dry run, the envelope in it
 
     async def action_inspect(self) -> None:
         """Open the inspector on the latest request."""

@@ -207,7 +207,7 @@ class MainScreen(PanelLayoutScreen):
         try:
             text = run_steer_command(self.steering, name, argument)
         except (ValueError, OSError) as error:
-            self.notify(str(error), title=f"/{name}", severity="warning")
+            self.notify(str(error), title=f"/{name}", severity="warning", markup=False)
             return
         await self._steer_notice(text)
 

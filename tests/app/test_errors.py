@@ -7,8 +7,9 @@ from pathlib import Path
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.error_row import ErrorRow
+from steiner_tui.engine.provider import ProviderError, Remedy
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.fakes import FailingProvider, fake_model
+from tests.app.fakes import FailingProvider, GateProvider, fake_model
 from tests.app.helpers import finish, send, static_text
 
 
@@ -41,6 +42,59 @@ async def test_a_provider_error_is_an_entry_with_its_remedies(app_for: AppFactor
         await pilot.press("f5")  # nothing unanswered: does nothing
         await finish(pilot)
         assert len(provider.requests) == 2
+
+
+DROPPED = ProviderError(
+    "connection",
+    "fake: the connection was dropped mid-stream after 3 events",
+    remedies=(Remedy("retry", "retry: the reply was cut off, what streamed is kept"),),
+)
+
+
+async def test_f5_sends_the_message_again_after_an_error_cut_its_reply_off(
+    app_for: AppFactory,
+) -> None:
+    """A reply cut off by an error (the server went away mid-stream) is kept, marked
+    interrupted; the error says F5 resends, and F5 sends the message once more after it."""
+    provider = FailingProvider(DROPPED, partial="Once upon a")
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "tell me a story")
+        await finish(pilot)
+        assert "F5 resends your message" in static_text(screen.conversation.query_one(ErrorRow))
+        await pilot.press("f5")
+        await finish(pilot)
+        assert len(provider.requests) == 2
+        runner = app.session.driver.runner
+        assert [(m.role, m.content, m.incomplete) for m in runner.conversation] == [
+            ("user", "tell me a story", False),
+            ("assistant", "Once upon a", True),
+            ("user", "tell me a story", False),
+            ("assistant", "Answered.", False),
+        ]
+        assert isinstance(screen.conversation.entries[-1], ReplyEntry)
+        await pilot.press("f5")  # answered: nothing to send again
+        await finish(pilot)
+        assert len(provider.requests) == 2
+
+
+async def test_f5_does_not_resend_a_reply_stopped_with_esc(app_for: AppFactory) -> None:
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        await pilot.press("escape")
+        await finish(pilot)
+        assert app.session.driver.runner.conversation[-1].incomplete
+        assert not app.workbench.check_action("retry", ())
+        await pilot.press("f5")
+        await finish(pilot)
+        assert not app.workbench.busy
+        assert app.session.driver.runner.conversation[-1].role == "assistant"
 
 
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:

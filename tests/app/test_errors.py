@@ -80,6 +80,29 @@ async def test_f5_sends_the_message_again_after_an_error_cut_its_reply_off(
         assert len(provider.requests) == 2
 
 
+async def test_f5_after_resume_sends_the_message_whose_reply_was_cut_off(
+    project: Path, config_dir: Path
+) -> None:
+    provider = FailingProvider(DROPPED, partial="Once upon a")
+    app = make_app(request_for(project, config_dir, fake_model(provider), record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "tell me a story")
+        await finish(pilot)
+    provider.failures = 0
+    request = request_for(project, config_dir, fake_model(provider), record=True, resume="latest")
+    resumed = make_app(request)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await pilot.press("f5")
+        await finish(pilot)
+        conversation = resumed.session.driver.runner.conversation
+        assert [(m.role, m.content) for m in conversation[-2:]] == [
+            ("user", "tell me a story"),
+            ("assistant", "Answered."),
+        ]
+
+
 async def test_f5_does_not_resend_a_reply_stopped_with_esc(app_for: AppFactory) -> None:
     provider = GateProvider()
     app = app_for(fake_model(provider))

@@ -414,8 +414,9 @@ class MainScreen(PanelLayoutScreen):
 
     def _unanswered(self, *, erred: bool = False) -> str | None:
         """The text of the person's last message when it got no reply, or when an error cut
-        its reply off (kept, marked incomplete) and that error is the conversation's last entry
-        (``erred``: it is being added); else None. A reply stopped with Esc is not resent."""
+        its reply off (kept, marked incomplete): the error is the conversation's last entry
+        but for notices (``erred``: it is being added); else None. A reply stopped with Esc is
+        not resent."""
         if not self.attached:
             return None
         conversation = self.driver.runner.conversation
@@ -423,8 +424,7 @@ class MainScreen(PanelLayoutScreen):
             return None
         last = conversation[-1]
         if last.role == "assistant" and last.incomplete:
-            entries = self.conversation.entries
-            if not (erred or (entries and isinstance(entries[-1], ErrorEntry))):
+            if not (erred or self._ended_in_error()):
                 return None
         elif last.role != "user":
             return None
@@ -432,6 +432,13 @@ class MainScreen(PanelLayoutScreen):
             return self._last_sent
         users = [e for e in self.conversation.entries if isinstance(e, UserEntry)]
         return users[-1].text if users else None
+
+    def _ended_in_error(self) -> bool:
+        """Whether the conversation's last entry, notices aside (a resume's), is an error."""
+        for entry in reversed(self.conversation.entries):
+            if not isinstance(entry, NoticeEntry):
+                return isinstance(entry, ErrorEntry)
+        return False
 
     def _retry_key(self, *, erred: bool = False) -> str:
         """The key that resends (as the keymap has it), "" when there is nothing to resend."""

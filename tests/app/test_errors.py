@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.error_row import ErrorRow
-from steiner_tui.engine.provider import ProviderError, Remedy
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ModelInfo,
+    ProviderError,
+    ProviderEvent,
+    Remedy,
+    StreamDone,
+    StreamText,
+    StreamUsage,
+)
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.fakes import FailingProvider, GateProvider, fake_model
+from tests.app.fakes import INFO, FailingProvider, GateProvider, fake_model
 from tests.app.helpers import finish, send, static_text
 
 
@@ -118,6 +129,41 @@ async def test_f5_does_not_resend_a_reply_stopped_with_esc(app_for: AppFactory) 
         await finish(pilot)
         assert not app.workbench.busy
         assert app.session.driver.runner.conversation[-1].role == "assistant"
+
+
+@dataclass
+class SummaryDownProvider:
+    """Answers the conversation; every summary call fails as a server that is down does."""
+
+    alias: str = "fake"
+    stateful: bool = False
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        if request.compaction:
+            raise ProviderError("connection", "fake: connection refused (127.0.0.1:9)")
+        yield StreamText("Answered.")
+        yield StreamUsage(100, 10)
+        yield StreamDone()
+
+
+async def test_a_failed_compaction_stays_in_the_conversation(app_for: AppFactory) -> None:
+    """Why a compaction failed (the summary's server is down) is a notice in the conversation,
+    not only a toast: a window error that follows it otherwise reads as if nothing was tried."""
+    app = app_for(fake_model(SummaryDownProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in ("first", "second"):
+            await send(pilot, text)
+            await finish(pilot)
+        await send(pilot, "/compact")
+        await finish(pilot)
+        notices = [e for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
+        assert any(
+            "compaction failed" in e.text and "connection refused" in e.text for e in notices
+        )
 
 
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:

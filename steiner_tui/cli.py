@@ -27,10 +27,14 @@ __all__ = ["build_parser", "import_command", "main", "parse_arguments", "split_p
 
 def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     """The command line's parser; without ``commands``, only the workbench's own options
-    (``--version``, ``--project``, ``--resume``), with no ``-h`` (see ``parse_arguments``)."""
+    (``--version``, ``--project``, ``--resume``, ``--model``), with no ``-h``
+    (see ``parse_arguments``)."""
     parser = argparse.ArgumentParser(
         prog="steiner-tui",
-        usage="%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]] [COMMAND] ...",
+        usage=(
+            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]] [--model REF] "
+            "[COMMAND] ..."
+        ),
         description="A workbench for LLM coding sessions that shows and steers their context.",
         epilog="With no command: open the workbench on the project (PATH or --project).",
         add_help=commands,
@@ -44,6 +48,14 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         default=None,
         metavar="ID",
         help="resume a saved session (default: the project's most recent one)",
+    )
+    parser.add_argument(
+        "--model",
+        dest="app_model",
+        default=None,
+        metavar="REF",
+        help="the workbench's model, e.g. offline or local/qwen2.5-coder:7b (default: the "
+        "configured one; a resumed session's last)",
     )
     if not commands:
         parser.set_defaults(command=None)
@@ -145,7 +157,7 @@ _COMMANDS = {
 
 
 _SUBCOMMANDS = frozenset(_COMMANDS) - {"app"}
-_TAKES_VALUE = ("--project", "--resume")
+_TAKES_VALUE = ("--project", "--resume", "--model")
 """Top-level options whose next argument is their value (``--resume``'s is optional)."""
 
 
@@ -164,7 +176,7 @@ def split_project_path(argv: Sequence[str]) -> list[str]:
         if arg.startswith("-"):
             if arg in _TAKES_VALUE and "=" not in arg:
                 following = args[index + 1] if index + 1 < len(args) else ""
-                takes = arg == "--project" or not (
+                takes = arg != "--resume" or not (
                     following.startswith("-") or following in _SUBCOMMANDS
                 )
                 index += 2 if takes else 1

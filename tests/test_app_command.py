@@ -20,7 +20,7 @@ ALTERNATE_SCREEN = b"\x1b[?1049h"
 DEADLINE = 120.0
 
 
-def _launch(tmp_path: Path, config: str) -> tuple[int, bytes]:
+def _launch(tmp_path: Path, config: str, *options: str) -> tuple[int, bytes]:
     """Run ``python -m steiner_tui`` in a pty until it exits: its status and all it wrote."""
     xdg = tmp_path / "xdg"
     (xdg / "steiner").mkdir(parents=True, exist_ok=True)
@@ -29,7 +29,7 @@ def _launch(tmp_path: Path, config: str) -> tuple[int, bytes]:
     project.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(XDG_CONFIG_HOME=str(xdg), XDG_CACHE_HOME=str(tmp_path / "cache"), TERM="xterm")
-    argv = [sys.executable, "-m", "steiner_tui", "--project", str(project)]
+    argv = [sys.executable, "-m", "steiner_tui", "--project", str(project), *options]
     pid, fd = pty.fork()
     if pid == 0:  # the child becomes the program
         os.execve(argv[0], argv, env)
@@ -69,3 +69,12 @@ def test_a_session_that_cannot_open_ends_the_app_with_its_error(tmp_path: Path) 
     assert ALTERNATE_SCREEN in output  # the workbench was drawn before the session opened
     after_app = output.rsplit(b"\x1b[?1049l", 1)[-1]
     assert b"steiner-tui: " in after_app and b"sessions" in after_app, output[-2000:]
+
+
+def test_model_chooses_the_workbench_s_model(tmp_path: Path) -> None:
+    """``--model`` picks the model instead of the configured one (offline here): a hosted one
+    without its key is reported before the terminal is taken over."""
+    code, output = _launch(tmp_path, "", "--model", "anthropic/claude-sonnet-4-6")
+    assert code == 2, output
+    assert b"steiner-tui: provider 'anthropic' needs an API key" in output
+    assert ALTERNATE_SCREEN not in output

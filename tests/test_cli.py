@@ -20,6 +20,8 @@ from steiner_tui.cli import build_parser, import_command, parse_arguments, split
         (["context", "/repo"], ["context", "/repo"]),
         (["--project", "/a", "exec", "hi"], ["--project", "/a", "exec", "hi"]),
         (["--resume", "context"], ["--resume", "context"]),
+        (["--model", "offline", "/repo"], ["--model", "offline", "--project", "/repo"]),
+        (["/repo", "--model", "local/qwen"], ["--project", "/repo", "--model", "local/qwen"]),
         ([], []),
     ],
 )
@@ -35,6 +37,8 @@ def test_the_parsed_project_and_command() -> None:
     assert (args.project, args.resume) == (".", "/some/repo")  # the value of --resume: an id
     args = parser.parse_args(split_project_path(["/some/repo", "--resume"]))
     assert (args.project, args.resume) == ("/some/repo", "latest")
+    args = parser.parse_args(split_project_path(["--model", "offline", "/r", "--resume"]))
+    assert (args.project, args.resume, args.app_model) == ("/r", "latest", "offline")
     args = parser.parse_args(split_project_path(["context", "--json", "/r"]))
     assert (args.command, args.path, args.json) == ("context", "/r", True)
 
@@ -47,6 +51,8 @@ def test_the_parsed_project_and_command() -> None:
         ["--resume"],
         ["--resume", "abc", "/repo"],
         ["--resume", "context"],
+        ["--model", "offline", "/repo"],
+        ["--resume", "abc", "--model", "local/qwen"],
         ["--project", "/a", "exec", "hi"],
         ["context", "--json", "/r"],
         ["sessions", "fork", "abc", "--message", "3"],

@@ -44,7 +44,8 @@ class MainModel(msgspec.Struct, frozen=True):
         tools_ignored: the server said it drops tool definitions (its chat template has no
             tools): requests then carry none, so the estimate and the snapshot match what
             the model sees.
-        limits_probe: asks the server for its limits (blocking; None: nobody to ask). Compared
+        limits_probe: asks the server for its limits (blocking; None: nobody to ask; raises
+            ``ServerUnreachable`` while the server is not there). Compared
             as the provider is, by identity: one resolution gives a model both, so models with
             one provider have one probe.
     """

@@ -84,6 +84,7 @@ from steiner_tui.engine.state.context_state import ContextState, build_context_s
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.providers.server_limits import ServerUnreachable
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 from steiner_tui.tools.results import ResultStore, TemporaryResultStore
 
@@ -219,8 +220,10 @@ class Runner:
         self.state.lineage = self.state.lineage.clear_backend_state()
 
     async def learn_limits(self) -> bool:
-        """Ask the model's server for its window and tool support, once (the probe runs in a
-        thread); later calls, and calls while it runs, wait for that answer.
+        """Ask the model's server for its window and tool support, once it answers (the probe
+        runs in a thread); later calls, and calls while it runs, wait for that answer. A server
+        that could not be reached is asked again by the next call (every run starts with one):
+        it may have been started since.
 
         Returns:
             True when the server answered and the model's limits were updated.
@@ -231,7 +234,10 @@ class Runner:
             probe = self.model.limits_probe
             if self._limits_learned or probe is None:
                 return False
-            limits = await asyncio.to_thread(probe)
+            try:
+                limits = await asyncio.to_thread(probe)
+            except ServerUnreachable:
+                return False
             self._limits_learned = True
         if limits is None:
             return False

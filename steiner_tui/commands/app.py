@@ -48,9 +48,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"steiner-tui: {root} is not a folder", file=sys.stderr)
         return 2
     resume: str | None = getattr(args, "resume", None)
+    model: str | None = getattr(args, "app_model", None)
     while True:
         try:
-            request = _start(root, resume)
+            request = _start(root, resume, model)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             print(f"steiner-tui: {error}", file=sys.stderr)
             return 2
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         resume = result.session_id
         root = session.project_root
+        model = None  # another session goes on with its own model
 
 
 def resume_hint(session_id: str, saved: str = "saved") -> str:
@@ -104,8 +106,9 @@ def check_theme(config: Config) -> None:
         )
 
 
-def _start(root: Path, resume: str | None) -> SessionRequest:
-    """The request of the session to open: a new one, or the saved one to resume.
+def _start(root: Path, resume: str | None, model: str | None = None) -> SessionRequest:
+    """The request of the session to open: a new one, or the saved one to resume, with
+    ``model`` (a model reference) instead of the configured one or the resumed session's.
 
     Everything that can be checked before the app starts is: the configuration and its theme,
     the model (a known provider, its API key), and the session to resume (it loads and no other
@@ -118,7 +121,12 @@ def _start(root: Path, resume: str | None) -> SessionRequest:
     check_theme(config)
     config_dir = paths.config_dir()
     request = SessionRequest(
-        root, config, config_dir=config_dir, env=os.environ, estimator=make_estimator()
+        root,
+        config,
+        config_dir=config_dir,
+        env=os.environ,
+        model=model,
+        estimator=make_estimator(),
     )
     if resume is not None:
         sessions = paths.sessions_dir()

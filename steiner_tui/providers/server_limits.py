@@ -17,8 +17,10 @@ endpoint, first answer wins:
 the runner calls it in a thread, once, before its first request, and never at import. It asks
 over ``httpx2``, the HTTP library the provider SDKs bring, imported by the probe's first request
 as the SDKs are by a provider's first call: a session that never probes (the offline model, a
-hosted API) imports no HTTP client. A server that answers none of these (a hosted API, a server
-that is down) gives None: the registry's figures stay.
+hosted API) imports no HTTP client. A server that answers none of these (a hosted API) gives
+None: the registry's figures stay. A server that is not there (every request refused, or no
+connection in time) raises ``ServerUnreachable``: the runner asks again before its next
+request, so a server started after the workbench still tells its window and tool support.
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["PROBE_TIMEOUT", "ServerLimits", "api_roots", "probe_server_limits"]
+__all__ = [
+    "PROBE_TIMEOUT",
+    "ServerLimits",
+    "ServerUnreachable",
+    "api_roots",
+    "probe_server_limits",
+]
 
 PROBE_TIMEOUT = 3.0
 """Seconds for the whole probe (each request gets what is left of it)."""
@@ -39,7 +47,12 @@ _MAX_BODY = 8 << 20
 
 Fetch = Callable[[str, bytes | None, float], Any]
 """``(url, JSON body or None for GET, timeout) -> parsed JSON``; raises ``OSError`` or
-``ValueError`` when there is no usable answer."""
+``ValueError`` when there is no usable answer (``ServerUnreachable`` when no connection was
+made)."""
+
+
+class ServerUnreachable(OSError):
+    """No connection to the server: refused, or not made in time (it may be started later)."""
 
 
 class ServerLimits(msgspec.Struct, frozen=True):
@@ -170,7 +183,9 @@ def _http_fetch(api_key: str) -> Fetch:
                     data += chunk
                     if len(data) >= _MAX_BODY:
                         break
-        except httpx2.HTTPError as error:  # refused, timed out, an error status
+        except (httpx2.ConnectError, httpx2.ConnectTimeout) as error:  # nobody there
+            raise ServerUnreachable(str(error)) from error
+        except httpx2.HTTPError as error:  # timed out answering, an error status
             raise OSError(str(error)) from error
         return json.loads(bytes(data[:_MAX_BODY]))
 
@@ -196,6 +211,9 @@ def probe_server_limits(
 
     Returns:
         The first flavour's answer that names a window or tool support, else None.
+
+    Raises:
+        ServerUnreachable: no request reached the server.
     """
     call = fetch or _http_fetch(api_key)
     api, root = api_roots(base_url)
@@ -208,15 +226,22 @@ def probe_server_limits(
         (f"{root}/api/show", show, _ollama_show),
     )
     found: ServerLimits | None = None
+    unreachable: ServerUnreachable | None = None
+    reached = False
     for url, body, read in steps:
         left = deadline - time.monotonic()
         if left <= 0:
             break
         try:
             answer = read(call(url, body, left))
-        except (OSError, ValueError):
-            # Refused, timed out, not found, not JSON: this server is not of that flavour.
+        except ServerUnreachable as error:
+            unreachable = error
             continue
+        except (OSError, ValueError):
+            # Timed out, not found, not JSON: this server is not of that flavour.
+            reached = True
+            continue
+        reached = True
         if answer is None:
             continue
         if found is None:
@@ -225,4 +250,6 @@ def probe_server_limits(
             found = ServerLimits(found.server, answer.context_window, found.tools_supported)
         if found.context_window is not None:
             return found
+    if not reached and unreachable is not None:
+        raise unreachable
     return found

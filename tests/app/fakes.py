@@ -128,6 +128,8 @@ class FailingProvider:
         )
     )
     failures: int = 1
+    partial: str = ""
+    """What a failing call streams before its error (a reply cut off mid-stream)."""
     alias: str = "fake"
     stateful: bool = False
     requests: list[ChatRequest] = field(default_factory=list)
@@ -138,6 +140,8 @@ class FailingProvider:
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         self.requests.append(request)
         if len(self.requests) <= self.failures:
+            if self.partial:
+                yield StreamText(self.partial)
             raise self.error
         yield StreamText("Answered.")
         yield StreamUsage(100, 10)

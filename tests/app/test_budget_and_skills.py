@@ -163,3 +163,29 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             assert "window 4,096 tokens (source: llama.cpp server)" in text
             assert "max output 1,024 (source: default)" in text
             assert "ignores tool definitions" in text  # the runner's warning
+
+
+async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFactory) -> None:
+    """A skill toggled (or the mode switched) after a request waits for the next message: the
+    panel turns to the dry run of that message, the skill's envelope in it."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "hello")
+        await finish(pilot)
+        panel = screen.budget
+        assert "request #" in str(panel.border_title)
+        screen.skills.focus()
+        await pilot.press("1")
+        await finish(pilot)
+        assert "dry run" in str(panel.border_title)
+        name = screen.controller.skill_rows()[0].name
+        assert f"skill · {name}" in _rows_text(panel)
+
+        await send(pilot, "again")
+        await finish(pilot)
+        assert "request #" in str(panel.border_title)
+        await pilot.press("shift+tab")
+        await finish(pilot)
+        assert "dry run" in str(panel.border_title)

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.error_row import ErrorRow
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ModelInfo,
+    ProviderError,
+    ProviderEvent,
+    Remedy,
+    StreamDone,
+    StreamText,
+    StreamUsage,
+)
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.fakes import FailingProvider, fake_model
+from tests.app.fakes import INFO, FailingProvider, GateProvider, fake_model
 from tests.app.helpers import finish, send, static_text
 
 
@@ -41,6 +53,117 @@ async def test_a_provider_error_is_an_entry_with_its_remedies(app_for: AppFactor
         await pilot.press("f5")  # nothing unanswered: does nothing
         await finish(pilot)
         assert len(provider.requests) == 2
+
+
+DROPPED = ProviderError(
+    "connection",
+    "fake: the connection was dropped mid-stream after 3 events",
+    remedies=(Remedy("retry", "retry: the reply was cut off, what streamed is kept"),),
+)
+
+
+async def test_f5_sends_the_message_again_after_an_error_cut_its_reply_off(
+    app_for: AppFactory,
+) -> None:
+    """A reply cut off by an error (the server went away mid-stream) is kept, marked
+    interrupted; the error says F5 resends, and F5 sends the message once more after it."""
+    provider = FailingProvider(DROPPED, partial="Once upon a")
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "tell me a story")
+        await finish(pilot)
+        assert "F5 resends your message" in static_text(screen.conversation.query_one(ErrorRow))
+        await pilot.press("f5")
+        await finish(pilot)
+        assert len(provider.requests) == 2
+        runner = app.session.driver.runner
+        assert [(m.role, m.content, m.incomplete) for m in runner.conversation] == [
+            ("user", "tell me a story", False),
+            ("assistant", "Once upon a", True),
+            ("user", "tell me a story", False),
+            ("assistant", "Answered.", False),
+        ]
+        assert isinstance(screen.conversation.entries[-1], ReplyEntry)
+        await pilot.press("f5")  # answered: nothing to send again
+        await finish(pilot)
+        assert len(provider.requests) == 2
+
+
+async def test_f5_after_resume_sends_the_message_whose_reply_was_cut_off(
+    project: Path, config_dir: Path
+) -> None:
+    provider = FailingProvider(DROPPED, partial="Once upon a")
+    app = make_app(request_for(project, config_dir, fake_model(provider), record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "tell me a story")
+        await finish(pilot)
+    provider.failures = 0
+    request = request_for(project, config_dir, fake_model(provider), record=True, resume="latest")
+    resumed = make_app(request)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await pilot.press("f5")
+        await finish(pilot)
+        conversation = resumed.session.driver.runner.conversation
+        assert [(m.role, m.content) for m in conversation[-2:]] == [
+            ("user", "tell me a story"),
+            ("assistant", "Answered."),
+        ]
+
+
+async def test_f5_does_not_resend_a_reply_stopped_with_esc(app_for: AppFactory) -> None:
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        await pilot.press("escape")
+        await finish(pilot)
+        assert app.session.driver.runner.conversation[-1].incomplete
+        assert not app.workbench.check_action("retry", ())
+        await pilot.press("f5")
+        await finish(pilot)
+        assert not app.workbench.busy
+        assert app.session.driver.runner.conversation[-1].role == "assistant"
+
+
+@dataclass
+class SummaryDownProvider:
+    """Answers the conversation; every summary call fails as a server that is down does."""
+
+    alias: str = "fake"
+    stateful: bool = False
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        if request.compaction:
+            raise ProviderError("connection", "fake: connection refused (127.0.0.1:9)")
+        yield StreamText("Answered.")
+        yield StreamUsage(100, 10)
+        yield StreamDone()
+
+
+async def test_a_failed_compaction_stays_in_the_conversation(app_for: AppFactory) -> None:
+    """Why a compaction failed (the summary's server is down) is a notice in the conversation,
+    not only a toast: a window error that follows it otherwise reads as if nothing was tried."""
+    app = app_for(fake_model(SummaryDownProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in ("first", "second"):
+            await send(pilot, text)
+            await finish(pilot)
+        await send(pilot, "/compact")
+        await finish(pilot)
+        notices = [e for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
+        assert any(
+            "compaction failed" in e.text and "connection refused" in e.text for e in notices
+        )
 
 
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Footer
 
-from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import notices
+from steiner_tui.app.app import make_app
+from tests.app.conftest import SIZE, AppFactory, request_for
+from tests.app.helpers import finish, notices, send
 
 
 def _keys(footer: Footer) -> list[str]:
@@ -89,3 +92,25 @@ async def test_at_80_columns_every_key_shown_is_whole(app_for: AppFactory) -> No
         for _ in range(4):
             await pilot.pause()
         assert "f3 Sub-agents" in _drawn(footer) and "^q Quit" in _drawn(footer)
+
+
+async def test_a_resumed_session_at_80_columns_shows_only_whole_keys(
+    project: Path, config_dir: Path
+) -> None:
+    """A launch that resumes a conversation mounts its entries in a batch update, during which
+    Textual runs after-refresh callbacks without laying anything out: the footer's keys are
+    measured when the screen is laid out, so no key is cut and F1 shows."""
+    first = make_app(request_for(project, config_dir, record=True))
+    async with first.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for text in ("read README.md", "find main", "what is in this project?"):
+            await send(pilot, text)
+            await finish(pilot)
+    request = request_for(project, config_dir, record=True, resume="latest")
+    resumed = make_app(request, defer_open=True)
+    async with resumed.run_test(size=(80, 24)) as pilot:
+        await finish(pilot)
+        for _ in range(4):
+            await pilot.pause()
+        drawn = _drawn(resumed.workbench.query_one(Footer))
+        assert drawn[-1] == "f1 Help" and "f2 Inspect" in drawn

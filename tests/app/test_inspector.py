@@ -311,3 +311,22 @@ def test_appended_messages_are_not_marked_changed() -> None:
 )
 def test_inspector_snapshot_at_each_size(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(InspectorHost(sample_snapshots(), selected=2), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (100, 30), (120, 36)])
+async def test_a_short_terminal_still_shows_the_messages(size: tuple[int, int]) -> None:
+    """With a dozen requests listed and four blocks, the messages keep rows of their own: on a
+    short terminal the request list and the blocks take a share of the height, not their
+    tallest (which left the messages their border alone at 80x24); below 22 rows the blocks
+    are left out."""
+    hello = [Message("user", "hello"), Message("assistant", "Hi!"), Message("user", "go on")]
+    snapshots = tuple(_snapshot(index, "Use uv.", hello) for index in range(12))
+    async with InspectorHost(snapshots).run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, InspectorScreen)
+        messages = screen.query_one("#messages", DataTable)
+        blocks = screen.query_one("#blocks", DataTable)
+        assert messages.size.height >= 4  # the header and three messages at least
+        assert blocks.size.height >= 3 or (size[1] < 22 and not blocks.display)
+        assert screen.query_one(RequestTable).size.height >= (3 if size[1] < 22 else 4)

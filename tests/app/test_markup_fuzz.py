@@ -10,6 +10,7 @@ characters as their visible pictures, see ``app.plain``).
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,8 +18,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.content import Content
+from textual.notifications import Notify
 from textual.widgets import DataTable, Markdown
 
+import steiner_tui
 from steiner_tui.app.plain import printable
 from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import (
@@ -41,7 +44,7 @@ from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionInfo, SessionStore
 from steiner_tui.tools.base import PermissionRequest
 from tests.app.conftest import AppFactory
-from tests.app.helpers import static_text
+from tests.app.helpers import send, static_text
 
 NASTY = (
     "[/]",
@@ -155,3 +158,42 @@ async def _sessions(title: str) -> None:
         assert str(table.get_row_at(1)[-1]) == f"[{title}]"
         assert str(table.get_row_at(0)[1]) == title
         assert app.is_running
+
+
+async def test_a_steering_command_s_error_shows_its_argument_as_text(app_for: AppFactory) -> None:
+    """``/pin``, ``/unpin``, ``/compaction`` and ``/whatif`` name a wrong argument in a toast:
+    the argument is the person's text, shown as typed (a ``[@click=...]`` in it runs nothing)."""
+    app = app_for()
+    messages: list[object] = []
+    async with app.run_test(
+        size=(200, 50), notifications=True, message_hook=messages.append
+    ) as pilot:
+        await pilot.pause()
+        for command in ("pin", "unpin", "compaction", "whatif"):
+            messages.clear()
+            await send(pilot, f"/{command} [b]y[/b][@click=app.quit]z[/]")
+            await pilot.pause()
+            shown = [m.notification for m in messages if isinstance(m, Notify)]
+            assert shown, command
+            assert all(not n.markup for n in shown), command
+            assert any("[b]y" in n.message for n in shown), command
+            toasts = [_plain(toast.render()) for toast in app.screen.query("Toast")]
+            assert any("[b]y" in text for text in toasts), command
+        assert app.is_running
+
+
+def test_every_notification_of_the_app_is_plain_text() -> None:
+    """Each ``notify`` call in the app passes ``markup=False``: what a toast shows is data (a
+    path, an id, a person's argument), never markup (the app's own ``notify`` forwards it)."""
+    package = Path(steiner_tui.__file__).parent
+    wrong = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr != "notify" or isinstance(node.func.value, ast.Call):
+                continue  # super().notify(...): the app's forwarding call
+            markup = next((k.value for k in node.keywords if k.arg == "markup"), None)
+            if not (isinstance(markup, ast.Constant) and markup.value is False):
+                wrong.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert wrong == []

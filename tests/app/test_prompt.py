@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from steiner_tui.app.screens.help import HelpScreen
+import pytest
+
+from steiner_tui.app.screens.help import HelpScreen, key_column, text_width
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, notices, send
 
@@ -168,3 +170,32 @@ async def test_help_is_per_screen_and_lists_every_key(app_for: AppFactory) -> No
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen)
         assert ("Lineage browser", "h") in {(r.section, r.keys) for r in help_screen.rows}
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (100, 30), (120, 36)])
+async def test_the_help_fits_the_terminal(app_for: AppFactory, size: tuple[int, int]) -> None:
+    """The help dialog is never taller than the terminal: its bottom border and "Esc closes"
+    show, and End scrolls its last command into view."""
+    app = app_for()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        body = app.screen.query_one("#help-body")
+        assert body.region.y >= 0 and body.region.bottom <= size[1]
+        descriptions = [w for w in body.query("Static") if not w.classes]
+        assert min(w.size.width for w in descriptions) >= 26  # room to read each
+        await pilot.press("end")
+        await pilot.pause()
+        last = list(body.query(".help-keys"))[-1]
+        assert body.region.contains_region(last.region)
+
+
+def test_the_help_s_key_column_leaves_the_descriptions_room() -> None:
+    """From 100 columns the keys' column is as wide as the widest keys; narrower, two fifths of
+    the text at most (a long command wraps in its column)."""
+    assert key_column(34, text_width(120)) == 36
+    assert key_column(34, text_width(100)) == 36
+    assert key_column(34, text_width(80)) == 28
+    assert key_column(34, text_width(60)) == 20
+    assert key_column(10, text_width(60)) == 12

@@ -96,6 +96,31 @@ async def test_ask_pauses_before_the_request_and_compact_now_compacts(
         assert not app.workbench.busy
 
 
+async def test_an_open_question_says_which_key_turns_to_it(
+    app_for: AppFactory, project: Path
+) -> None:
+    """Typing never answers a question, so before F8 it says so: "F8 to answer, then c ...";
+    turned to, it lists its keys and Esc (back to the prompt)."""
+    app = _app(app_for, project, "ask")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, BEFORE)
+        await send(pilot, "read big.md")
+        for _ in range(500):
+            await pilot.pause()
+            if [p for p in app.screen.query(CompactionPrompt) if p.is_open]:
+                break
+        prompt = app.screen.query_one(CompactionPrompt)
+        text = static_text(prompt.query_one(".compaction-question"))
+        assert "F8 to answer, then c compact now" in text
+        await pilot.press("f8")
+        await pilot.pause()
+        text = static_text(prompt.query_one(".compaction-question"))
+        assert "F8" not in text and text.rstrip().endswith("Esc back")
+        await pilot.press("c")
+        await finish(pilot)
+
+
 async def test_ask_compact_with_a_focus_steers_the_summary(
     app_for: AppFactory, project: Path
 ) -> None:

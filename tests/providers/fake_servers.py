@@ -143,16 +143,17 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, routes: Routes) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, routes: Routes, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.routes = routes
         self.seen: list[tuple[str, str]] = []
         self.bodies: list[Any] = []
 
 
 @contextmanager
-def serving(routes: Routes) -> Iterator[FakeServer]:
-    server = FakeServer(routes)
+def serving(routes: Routes, port: int = 0) -> Iterator[FakeServer]:
+    """Serve ``routes`` on 127.0.0.1, on ``port`` (0: a free one), until the block ends."""
+    server = FakeServer(routes, port)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02})
     thread.start()
     try:

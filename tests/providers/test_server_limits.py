@@ -18,7 +18,12 @@ from steiner_tui.agent.session_factory import SessionRequest, build_session
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import ListSink, WarningEvent
 from steiner_tui.providers.factory import resolve_model
-from steiner_tui.providers.server_limits import ServerLimits, api_roots, probe_server_limits
+from steiner_tui.providers.server_limits import (
+    ServerLimits,
+    ServerUnreachable,
+    api_roots,
+    probe_server_limits,
+)
 from tests.providers.fake_servers import LLAMA_CPP, LM_STUDIO, OLLAMA, VLLM, Routes, serving, url
 
 
@@ -63,11 +68,17 @@ def test_a_server_that_says_nothing_gives_none() -> None:
     assert ("GET", "/props") in server.seen and ("POST", "/api/show") in server.seen
 
 
-def test_a_closed_port_gives_none() -> None:
+def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    assert probe_server_limits(f"http://127.0.0.1:{port}/v1", "m") is None
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_a_closed_port_is_unreachable() -> None:
+    """Nobody listening is not a server that says nothing: the probe says it could not ask."""
+    with pytest.raises(ServerUnreachable):
+        probe_server_limits(f"http://127.0.0.1:{_closed_port()}/v1", "m")
 
 
 def test_a_silent_server_ends_the_probe_at_its_deadline() -> None:
@@ -118,6 +129,24 @@ async def test_the_runner_learns_the_window_and_drops_ignored_tools(tmp_path: Pa
     assert prepared.request.tools == () and runner.preview().tools == ()
     warnings = [e for e in sink.events if isinstance(e, WarningEvent)]
     assert [w.code for w in warnings] == ["tools_ignored"]
+
+
+async def test_a_server_started_after_the_session_is_asked_before_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """A local server that was down when the session opened is asked again at the next run:
+    once it is up, its window and tool support apply (tool definitions it ignores are no
+    longer counted against a small window)."""
+    port = _closed_port()
+    base_url = f"http://127.0.0.1:{port}/v1"
+    runner, sink = _runner(tmp_path, {"providers": {"local": {"base_url": base_url}}})
+    assert not await runner.learn_limits()  # refused: nothing learned, asked again later
+    assert runner.model.window_source == "default" and runner.prepare().request.tools
+    with serving(LLAMA_CPP, port):
+        assert await runner.learn_limits()
+        assert not await runner.learn_limits()  # once it has answered, once
+    assert runner.model.window_source == "server" and runner.prepare().request.tools == ()
+    assert [e.code for e in sink.events if isinstance(e, WarningEvent)] == ["tools_ignored"]
 
 
 async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:

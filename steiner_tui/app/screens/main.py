@@ -29,7 +29,7 @@ from steiner_tui.app.screens.panel_layout import PanelLayoutScreen
 from steiner_tui.app.session import model_label, planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
-from steiner_tui.app.transcript import NoticeEntry, UserEntry, error_entry
+from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, UserEntry, error_entry
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -208,7 +208,7 @@ class MainScreen(PanelLayoutScreen):
         try:
             text = run_steer_command(self.steering, name, argument)
         except ValueError as error:
-            self.notify(str(error), title=f"/{name}", severity="warning")
+            self.notify(str(error), title=f"/{name}", severity="warning", markup=False)
             return
         await self._steer_notice(text)
 
@@ -413,28 +413,45 @@ class MainScreen(PanelLayoutScreen):
 
     # -- errors and retrying -----------------------------------------------------------------
 
-    def _unanswered(self) -> str | None:
-        """The text of the last message when it is the user's and got no reply, else None."""
+    def _unanswered(self, *, erred: bool = False) -> str | None:
+        """The text of the person's last message when it got no reply, or when an error cut
+        its reply off (kept, marked incomplete): the error is the conversation's last entry
+        but for notices (``erred``: it is being added); else None. A reply stopped with Esc is
+        not resent."""
         if not self.attached:
             return None
         conversation = self.driver.runner.conversation
-        if not conversation or conversation[-1].role != "user":
+        if not conversation:
+            return None
+        last = conversation[-1]
+        if last.role == "assistant" and last.incomplete:
+            if not (erred or self._ended_in_error()):
+                return None
+        elif last.role != "user":
             return None
         if self._last_sent is not None:
             return self._last_sent
         users = [e for e in self.conversation.entries if isinstance(e, UserEntry)]
         return users[-1].text if users else None
 
-    def _retry_key(self) -> str:
+    def _ended_in_error(self) -> bool:
+        """Whether the conversation's last entry, notices aside (a resume's), is an error."""
+        for entry in reversed(self.conversation.entries):
+            if not isinstance(entry, NoticeEntry):
+                return isinstance(entry, ErrorEntry)
+        return False
+
+    def _retry_key(self, *, erred: bool = False) -> str:
         """The key that resends (as the keymap has it), "" when there is nothing to resend."""
-        if self._unanswered() is None:
+        if self._unanswered(erred=erred) is None:
             return ""
         return key_label(self.request.config.keymap.get("main.retry", "f5"))
 
     @on(ui.ErrorReported)
     async def _error_reported(self, message: ui.ErrorReported) -> None:
         await self.conversation.end_reply()
-        entry = error_entry(message.code, message.text, message.remedies, self._retry_key())
+        retry = self._retry_key(erred=True)
+        entry = error_entry(message.code, message.text, message.remedies, retry)
         await self.conversation.add(entry)
 
     def action_retry(self) -> None:
@@ -512,6 +529,7 @@ class MainScreen(PanelLayoutScreen):
         """Switch plan/build."""
         mode = self.controller.toggle_mode()
         self.status.mode = mode
+        self.refresh_budget()  # the panel shows the dry run, the notice in it
         self.notify(
             f"{mode} mode: the notice goes out with your next message", title="Mode", markup=False
         )
@@ -532,6 +550,7 @@ class MainScreen(PanelLayoutScreen):
         except KeyError:
             self.notify(f"skill {name!r} is no longer on disk", severity="warning", markup=False)
         self.refresh_skills()
+        self.refresh_budget()  # the panel shows the dry run, the envelope in it
 
     async def action_inspect(self) -> None:
         """Open the inspector on the latest request."""
@@ -584,7 +603,8 @@ class MainScreen(PanelLayoutScreen):
         if interrupted:
             await self.conversation.add(NoticeEntry("interrupted (Esc)", "interrupted"))
         elif message.status == "error" and message.detail:  # else the engine said why
-            await self.conversation.add(error_entry("run", message.detail, (), self._retry_key()))
+            retry = self._retry_key(erred=True)
+            await self.conversation.add(error_entry("run", message.detail, (), retry))
         elif message.detail:
             self.notify(message.detail, markup=False)
         self._set_busy(False)

@@ -80,7 +80,9 @@ class SteeringScreen(WorkbenchBase):
         return self.status.busy or self.driver.busy
 
     def _steer_notify(self, text: str, *, warning: bool = False) -> None:
-        self.notify(text, title="Context", severity="warning" if warning else "information")
+        self.notify(
+            text, title="Context", severity="warning" if warning else "information", markup=False
+        )
 
     async def _steer_notice(self, text: str) -> None:
         await self.conversation.add(NoticeEntry(text, "steer"))

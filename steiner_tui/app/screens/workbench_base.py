@@ -69,6 +69,10 @@ from steiner_tui.units import count, token_count
 __all__ = ["SUB_AGENT_PANEL_ID", "SessionOpenFailed", "Warmable", "WorkbenchBase"]
 
 SUB_AGENT_PANEL_ID = "subagents"
+_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed"})
+"""Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
+hard limit, and why a compaction failed (a window error that follows reads as if nothing was
+tried without it)."""
 
 
 class SessionOpenFailed(msgspec.Struct, frozen=True):
@@ -403,7 +407,7 @@ class WorkbenchBase(Screen[None]):
 
     @on(ui.EngineNotice)
     async def _notice(self, message: ui.EngineNotice) -> None:
-        if message.code == "compaction_off":  # stays in the conversation, not only a toast
+        if message.code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
             await self.conversation.add(NoticeEntry(message.text, "warning"))
         if message.code == LOG_FAILED:  # nothing from here on is saved: said where it stays
             await self.conversation.add(NoticeEntry(message.text, "error"))

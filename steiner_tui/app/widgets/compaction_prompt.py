@@ -36,6 +36,9 @@ __all__ = ["CompactionPrompt", "QuestionLeft", "UnpinPrompt"]
 
 _GROUP = Binding.Group("Compaction")
 _LEAVE_TOOLTIP = "Back to the prompt without answering (the run waits; F8 turns here again)"
+_TURN_KEY = "F8"
+"""The key that turns to a waiting question (``main.permission``), as the permission prompt
+names it."""
 
 
 class QuestionLeft(Message):
@@ -53,7 +56,15 @@ def _choice_text(choice: CompactionAnswer, entry: CompactionEntry) -> str:
     return "→ refused"
 
 
-def _question_content(entry: CompactionEntry) -> Content:
+def _keys_line(keys: list[Content], focused: bool) -> Content:
+    """An open question's keys: after how to turn to it (typing never answers it), or, turned
+    to, with Esc, which goes back to the prompt."""
+    if focused:
+        return Content(" · ").join([*keys, Content.from_markup("[b]Esc[/b] back")])
+    return Content.from_markup(f"[b]{_TURN_KEY}[/b] to answer, then ") + Content(" · ").join(keys)
+
+
+def _question_content(entry: CompactionEntry, focused: bool = False) -> Content:
     question = entry.question
     head = Content.assemble(("compaction ", "bold $text-warning"), question.text() + "\n")
     if entry.choice is not None:
@@ -70,7 +81,7 @@ def _question_content(entry: CompactionEntry) -> Content:
             Content.from_markup("[b]m[/b] mask ")
             + Content(f"the {count} largest tool result{'s' if count != 1 else ''} (~{saves})")
         )
-    return head + Content(" · ").join(keys)
+    return head + _keys_line(keys, focused)
 
 
 class CompactionPrompt(Vertical, can_focus=True):
@@ -112,10 +123,22 @@ class CompactionPrompt(Vertical, can_focus=True):
         """Whether an answer is still awaited."""
         return self.entry.choice is None and not self.entry.closed
 
-    def _refresh(self) -> None:
-        self.query_one(".compaction-question", Static).update(_question_content(self.entry))
+    def _refresh(self, focused: bool | None = None) -> None:
+        shown = self.has_focus if focused is None else focused
+        text = _question_content(self.entry, shown)
+        self.query_one(".compaction-question", Static).update(text)
         self.set_class(self.is_open, "-open")
         self.remove_class("-focus-line")
+
+    # (These run before Widget's own focus handlers, which set ``has_focus``.)
+    def on_focus(self) -> None:
+        """Show the keys that answer."""
+        self._refresh(focused=True)
+
+    def on_blur(self) -> None:
+        """Show how to come back (the focus line, when it takes the focus, stays open)."""
+        if not self.has_class("-focus-line"):
+            self._refresh(focused=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only the answers the question allows."""
@@ -170,7 +193,7 @@ class CompactionPrompt(Vertical, can_focus=True):
         self._refresh()
 
 
-def _unpin_content(entry: UnpinEntry) -> Content:
+def _unpin_content(entry: UnpinEntry, focused: bool = False) -> Content:
     question = entry.question
     head = Content.assemble(
         ("pins ", "bold $text-warning"),
@@ -189,9 +212,11 @@ def _unpin_content(entry: UnpinEntry) -> Content:
         return body + Content("→ kept: the run stopped")
     if entry.closed:
         return body + Content("→ no answer (the run ended)")
-    return body + Content.from_markup(
-        "[b]1[/b]-[b]9[/b] unpin that one · [b]a[/b] unpin all · [b]k[/b] keep them (stop)"
-    )
+    keys = [
+        Content.from_markup("[b]1[/b]-[b]9[/b] unpin that one"),
+        Content.from_markup("[b]a[/b] unpin all · [b]k[/b] keep them (stop)"),
+    ]
+    return body + _keys_line(keys, focused)
 
 
 class UnpinPrompt(Static, can_focus=True):
@@ -228,6 +253,14 @@ class UnpinPrompt(Static, can_focus=True):
         self.entry.answer(choice)
         self.update(_unpin_content(self.entry))
         self.set_class(False, "-open")
+
+    def on_focus(self) -> None:
+        """Show the keys that answer."""
+        self.update(_unpin_content(self.entry, focused=True))
+
+    def on_blur(self) -> None:
+        """Show how to come back."""
+        self.update(_unpin_content(self.entry))
 
     def action_unpin(self, index: int) -> None:
         pins = self.entry.question.pins

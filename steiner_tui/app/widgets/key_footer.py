@@ -19,7 +19,11 @@ command palette's key is not bound and keeps its own value).
 Textual's ``Footer`` lays its keys out in one row and lets what does not fit run under the
 command palette's key, docked on the right: at 80 columns a key was cut to ``f2`` without its
 ``Inspect``. This footer shows only the keys that fit whole, in their order, and always the help
-key (F1 lists every key, those hidden here included); a hidden key still works.
+key (F1 lists every key, those hidden here included); a hidden key still works. Keys just
+composed have no width until the screen lays them out, so they are measured when the screen
+publishes its layout (``screen_layout_refresh_signal``): counting refreshes is not enough, since
+Textual runs after-refresh callbacks without a refresh while a batch update is open (a resumed
+conversation mounting its entries), and the keys were then fitted unmeasured, one cut short.
 """
 
 from __future__ import annotations
@@ -62,6 +66,12 @@ class KeyFooter(Footer):
     """The keys of the last compose (``None`` before the first with bindings)."""
     _widths: dict[Widget, int] | None = None
     """Each key's (or key group's) width as laid out, measured while it showed."""
+    _unmeasured = False
+    """Whether keys composed since the last fit wait for the layout that gives them a width."""
+
+    def on_mount(self) -> None:
+        """Fit the keys after each layout of the screen that measures newly composed keys."""
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         """Schedule a recompose (as ``Footer`` does) unless one is pending or nothing changed."""
@@ -86,18 +96,21 @@ class KeyFooter(Footer):
                 widget.set_reactive(compact, self.compact)
             yield widget
         self._widths = {}
-        self.call_after_refresh(self._fit, 3)
+        self._unmeasured = True
+
+    def _laid_out(self, screen: Screen[Any]) -> None:
+        """The screen was laid out: fit keys composed since the last fit, once all have a
+        width (until then they show as Textual's ``Footer`` shows them)."""
+        if self._unmeasured and all(w.outer_size.width for w in self.children if w.display):
+            self._unmeasured = False
+            self._fit()
 
     def on_resize(self) -> None:
         """Show the keys that fit the new width."""
         self._fit()
 
-    def _fit(self, tries: int = 0) -> None:
-        """Show the keys that fit whole (and the help key), hide the rest; keys not laid out
-        yet (just composed) are measured after the next refresh, up to ``tries`` times."""
-        if tries and any(w.display and not w.outer_size.width for w in self.children):
-            self.call_after_refresh(self._fit, tries - 1)
-            return
+    def _fit(self) -> None:
+        """Show the keys that fit whole (and the help key), hide the rest."""
         units: list[list[Widget]] = []
         reserved = 0
         for widget in self.children:

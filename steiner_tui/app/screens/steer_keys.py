@@ -252,7 +252,7 @@ class SteeringScreen(WorkbenchBase):
         try:
             mode = self.steering.set_mode(rest[0] if rest else "")
         except ValueError as error:
-            self.notify(str(error), title="/compaction", severity="warning")
+            self.notify(str(error), title="/compaction", severity="warning", markup=False)
             return
         text = f"compaction mode: {mode}"
         if "save" not in words:
@@ -265,7 +265,7 @@ class SteeringScreen(WorkbenchBase):
             screen = ConfigSaveScreen.for_mode(self.steering.session.project_root, mode)
         except (ConfigError, OSError) as error:
             await self._steer_notice(text)
-            self.notify(str(error), title="/compaction", severity="warning")
+            self.notify(str(error), title="/compaction", severity="warning", markup=False)
             return
         self.status.compaction = mode
 
@@ -279,6 +279,7 @@ class SteeringScreen(WorkbenchBase):
                 _not_saved(error, screen.change.path),
                 title="/compaction",
                 severity="warning" if error else "information",
+                markup=False,
             )
 
         self.app.push_screen(screen, saved)

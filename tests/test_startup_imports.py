@@ -73,6 +73,7 @@ LATER = (
     "markdown_it",
     # Screens other than the workbench: imported when first opened.
     "steiner_tui.app.screens.config_save",
+    "steiner_tui.app.screens.allow_always",
     "steiner_tui.app.screens.help",
     "steiner_tui.app.screens.inspector",
     "steiner_tui.app.screens.lineage",

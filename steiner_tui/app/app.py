@@ -33,6 +33,7 @@ from steiner_tui.resources import styles_dir
 __all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
 
 _LAZY_SCREENS = (
+    "steiner_tui.app.screens.allow_always",
     "steiner_tui.app.screens.config_save",
     "steiner_tui.app.screens.help",
     "steiner_tui.app.screens.inspector",

@@ -7,8 +7,9 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Button
 
+from steiner_tui.app.screens.allow_always import ConfirmAllowAlways
 from steiner_tui.app.transcript import PermissionEntry, ToolEntry
-from steiner_tui.app.widgets.permission_prompt import ConfirmAllowAlways, PermissionPrompt
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.tools.base import PermissionDecision
 from tests.app.conftest import SIZE, AppFactory

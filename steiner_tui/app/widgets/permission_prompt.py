@@ -4,8 +4,9 @@ Typing never answers a prompt. When one appears the focus stays where it was (th
 editor, usually), so text typed ahead keeps going there. The prompt is answered only after the
 user turns to it: F8 (a key that types nothing; remappable) or Tab focuses it, and then
 ``a``/``r``/``R`` answer; or a click on one of its buttons. "Allow always" asks again in a
-dialog whose default is Cancel (``ConfirmAllowAlways``). Printable keys the prompt does not
-bind, typed while it has focus, still go to the prompt editor (the main screen forwards them).
+dialog whose default is Cancel (``screens/allow_always.py``, imported when first opened).
+Printable keys the prompt does not bind, typed while it has focus, still go to the prompt
+editor (the main screen forwards them).
 
 Its answer goes to the run through the callback carried by its entry; afterwards (or when the
 run ends first) it stays in the conversation as a record of what was decided.
@@ -21,7 +22,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
@@ -29,7 +29,7 @@ from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import PermissionEntry
 from steiner_tui.tools.base import PermissionDecision
 
-__all__ = ["ConfirmAllowAlways", "PermissionPrompt", "prompt_text"]
+__all__ = ["PermissionPrompt", "prompt_text"]
 
 _GROUP = Binding.Group("Permission")
 _WORDS = {
@@ -59,51 +59,6 @@ def prompt_text(entry: PermissionEntry, focused: bool = False) -> Content:
     if entry.closed:
         return head + Content("→ no answer (the run ended)")
     return head + Content.styled(_HINT_FOCUSED if focused else _HINT, "$text-muted")
-
-
-class ConfirmAllowAlways(ModalScreen[bool]):
-    """Asks before a tool is allowed for the rest of the session; Cancel is the default."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss(False)", "Cancel", id="permission.confirm_cancel",
-                tooltip="Do not allow it for the session"),
-    ]  # fmt: skip
-    """Escape cancels; the buttons answer (Tab moves between them, Enter presses one)."""
-
-    DEFAULT_CSS = """
-    ConfirmAllowAlways { align: center middle; }
-    ConfirmAllowAlways > #confirm-always {
-        width: 64; height: auto; border: thick $warning; background: $surface; padding: 1 2;
-    }
-    ConfirmAllowAlways #confirm-always-buttons { height: auto; margin: 1 0 0 0; }
-    ConfirmAllowAlways Button { margin: 0 1 0 0; }
-    """
-
-    def __init__(self, tool: str) -> None:
-        super().__init__()
-        self.tool = tool
-        """The tool to allow."""
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-always") as box:
-            box.border_title = "Allow always?"
-            yield Static(
-                Content(
-                    f"Let every {self.tool} call run without asking for the rest of this session?"
-                )
-            )
-            with Horizontal(id="confirm-always-buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button(f"Allow {self.tool} always", id="allow", variant="warning")
-
-    def on_mount(self) -> None:
-        """Cancel has the focus: Enter on its own allows nothing."""
-        self.query_one("#cancel", Button).focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "allow")
 
 
 class PermissionPrompt(Vertical, can_focus=True):
@@ -211,6 +166,9 @@ class PermissionPrompt(Vertical, can_focus=True):
             def confirmed(allow: bool | None) -> None:
                 if allow:
                     self._decide(decision)
+
+            # Screens are imported when first opened: the first frame needs only the workbench.
+            from steiner_tui.app.screens.allow_always import ConfirmAllowAlways
 
             self.app.push_screen(ConfirmAllowAlways(self.entry.request.tool), confirmed)
             return

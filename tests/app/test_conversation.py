@@ -10,8 +10,7 @@ from textual.widgets import Markdown
 
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.conversation import INTERRUPTED_BADGE, ConversationPane
-from steiner_tui.app.widgets.earlier_row import EarlierRow
-from steiner_tui.app.widgets.later_row import LaterRow
+from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import static_text
@@ -80,9 +79,9 @@ async def test_a_long_conversation_shows_a_window_of_it(app_for: AppFactory) -> 
             await _loaded(pilot, pane, _entries(count))
             assert pane.shown == range(count - pane.window, count)
             assert _items(pane) == pane.window
-            row = pane.query_one(EarlierRow)
+            row = pane.query_one("#earlier", HiddenRow)
             assert row.display and f"{count - pane.window:,} earlier" in static_text(row)
-            assert not pane.query_one(LaterRow).display
+            assert not pane.query_one("#later", HiddenRow).display
             assert _on_screen(pane, pane.entries[-1])  # the newest, at the bottom
 
 
@@ -116,7 +115,7 @@ async def test_pgup_at_the_top_shows_the_entries_before(app_for: AppFactory) -> 
         assert _bottom_entry(pane) is top
         assert pane.shown.stop == pane.entries.index(top) + 1
         assert _items(pane) == pane.page and not pane.showing_latest
-        later = pane.query_one(LaterRow)
+        later = pane.query_one("#later", HiddenRow)
         assert later.display and f"{200 - pane.shown.stop} later" in static_text(later)
 
 
@@ -176,11 +175,11 @@ async def test_home_twice_goes_to_the_first_messages_and_end_to_the_newest(
         await pilot.press("home")
         await pilot.pause()
         assert pane.shown.start == 0 and _top_entry(pane) is pane.entries[0]
-        assert not pane.query_one(EarlierRow).display
+        assert not pane.query_one("#earlier", HiddenRow).display
         await pilot.press("end")
         await pilot.pause()
         assert pane.showing_latest and _bottom_entry(pane) is pane.entries[-1]
-        assert not pane.query_one(LaterRow).display
+        assert not pane.query_one("#later", HiddenRow).display
 
 
 async def test_moving_the_run_paints_no_view_on_the_way(app_for: AppFactory) -> None:
@@ -213,7 +212,7 @@ async def test_a_new_message_while_reading_back_shows_the_newest(app_for: AppFac
         await pane.show_first()
         assert await pane.add(NoticeEntry("compacted")) is None  # kept as data
         later = len(pane.entries) - pane.page
-        assert f"{later} later" in static_text(pane.query_one(LaterRow))
+        assert f"{later} later" in static_text(pane.query_one("#later", HiddenRow))
         widget = await pane.add(UserEntry("a new question"))
         await pilot.pause()
         assert widget is not None and widget is pane.widget_of(pane.entries[-1])

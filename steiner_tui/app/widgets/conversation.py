@@ -62,9 +62,8 @@ from steiner_tui.app.transcript import (
     UserEntry,
 )
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
-from steiner_tui.app.widgets.earlier_row import EarlierRow
 from steiner_tui.app.widgets.error_row import ErrorRow
-from steiner_tui.app.widgets.later_row import LaterRow
+from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.new_below import NewBelowMarker
 from steiner_tui.app.widgets.notice_row import NoticeRow
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
@@ -168,9 +167,9 @@ class ConversationPane(VerticalScroll):
         """The pin keys of the pinned messages (their entries show the pin mark)."""
 
     def compose(self) -> ComposeResult:
-        yield EarlierRow(id="earlier")
+        yield HiddenRow("earlier")
         yield Static(WELCOME, id="welcome")
-        yield LaterRow(id="later")
+        yield HiddenRow("later")
         yield NewBelowMarker(id="new-below")
 
     def on_mount(self) -> None:
@@ -189,8 +188,8 @@ class ConversationPane(VerticalScroll):
         return self._widgets.get(id(entry))
 
     def _show_counts(self) -> None:
-        self.query_one(EarlierRow).show_count(self.shown.start)
-        self.query_one(LaterRow).show_count(len(self.entries) - self.shown.stop)
+        self.query_one("#earlier", HiddenRow).show_count(self.shown.start)
+        self.query_one("#later", HiddenRow).show_count(len(self.entries) - self.shown.stop)
         self.query_one("#welcome").display = not self.entries
 
     def _mark_unseen(self, count: int = 1) -> None:
@@ -229,7 +228,7 @@ class ConversationPane(VerticalScroll):
                     await self.mount_all(before, before=kept)
             after = [self._make(i) for i in range(keep.stop if keep else shown.start, shown.stop)]
             if after:
-                await self.mount_all(after, before=self.query_one(LaterRow))
+                await self.mount_all(after, before=self.query_one("#later", HiddenRow))
             self.shown = shown
             self._show_counts()
             if at_bottom:
@@ -320,7 +319,7 @@ class ConversationPane(VerticalScroll):
                 return None
             following = not self.away
             widget = self._make(end - 1)
-            await self.mount(widget, before=self.query_one(LaterRow))
+            await self.mount(widget, before=self.query_one("#later", HiddenRow))
             if wanted and not following:
                 self.anchor()
                 self.scroll_end(animate=False, immediate=True)  # the view comes back down
@@ -457,11 +456,11 @@ class ConversationPane(VerticalScroll):
             event.stop()
             await self.show_later()
 
-    @on(EarlierRow.LoadRequested)
+    @on(HiddenRow.Clicked, "#earlier")
     async def _earlier_requested(self) -> None:
         await self.show_earlier()
 
-    @on(LaterRow.JumpRequested)
+    @on(HiddenRow.Clicked, "#later")
     @on(NewBelowMarker.JumpRequested)
     async def _newest_requested(self) -> None:
         await self.action_end_or_newest()

@@ -55,13 +55,13 @@ async def test_panel_rows_follow_updates_and_enter_opens_transcript() -> None:
         panel = app.query_one(SubAgentPanel)
         panel.post_message(SubAgentChanged(SubAgentInfo("explore-1", "explore", "t")))
         await pilot.pause()
-        assert panel.row_count == 1
-        assert str(panel.get_row("explore-1")[2]) == "… queued"
+        assert len(panel.agents) == 1
+        assert panel.row("explore-1")[2] == "… queued"
         panel.update_agent(SubAgentInfo("explore-1", "explore", "t", "done", turns=2))
         panel.update_agent(SubAgentInfo("code-2", "code", "t", "running"))
         await pilot.pause()
-        assert panel.row_count == 2
-        assert [str(c) for c in panel.get_row("explore-1")[2:4]] == ["✓ done", "2"]
+        assert len(panel.agents) == 2
+        assert list(panel.row("explore-1")[2:4]) == ["✓ done", "2"]
         panel.focus()
         await pilot.press("enter")
         await pilot.pause()

@@ -11,10 +11,12 @@ import asyncio
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from steiner_tui.agent.delegation import SubAgentInfo, SubAgentUpdated, render_sub_agent_result
@@ -138,7 +140,7 @@ async def test_waited_child_shows_in_the_panel_and_returns_only_its_envelope(
 
         panel = screen.query_one("#subagents", SubAgentPanel)
         assert panel.parent is screen.query_one("#budget-slot")
-        assert [str(c) for c in panel.get_row("explore-1")] == [
+        assert list(panel.row("explore-1")) == [
             "explore-1",
             "✓ done",
             "2",
@@ -198,7 +200,7 @@ async def test_background_child_blocks_clear_until_done_then_reaches_the_parent(
         driver = app.session.driver
         assert not driver.busy and driver.pending_sub_agents == 1
         panel = screen.query_one("#subagents", SubAgentPanel)
-        assert str(panel.get_row("explore-1")[1]) == "▶ running"
+        assert panel.row("explore-1")[1] == "▶ running"
         pending_line = driver.runner.compactor.settings.pending_sub_agents
         assert tuple(pending_line()) == (("explore-1", "explore", "running"),)
         started = next(m.content for m in driver.runner.conversation if m.tool_call_id == "d1")
@@ -230,7 +232,7 @@ async def test_background_child_blocks_clear_until_done_then_reaches_the_parent(
         await pilot.press("escape")
         await pilot.pause()
         assert driver.pending_sub_agents == 0
-        assert str(panel.get_row("explore-1")[1]) == "✓ done"
+        assert panel.row("explore-1")[1] == "✓ done"
         assert any("explore-1 done" in text for text in notices(messages))
         assert not any(m.source == SUB_AGENT_RESULT_SOURCE for m in driver.runner.conversation)
 
@@ -318,3 +320,21 @@ async def test_recorded_log_keeps_the_envelope_not_the_child_transcript(
         assert resumed.session.sub_agents.infos() == ()
         names = [tool.name for tool in resumed.session.driver.runner.tool_definitions]
         assert "delegate" in names
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_the_sub_agent_panel_snapshot(
+    snap_compare: Callable[..., bool], app_for: AppFactory, size: tuple[int, int]
+) -> None:
+    """A finished child's row under the header, in the panel under the context panel (F3 shows
+    it where the context panel is not docked)."""
+
+    async def delegate(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await send(pilot, "what is in the README?")
+        await finish(pilot)
+        await pilot.press("f3")
+        await finish(pilot)
+
+    app = app_for(delegating_model(DelegatingProvider()))
+    assert snap_compare(app, terminal_size=size, run_before=delegate)

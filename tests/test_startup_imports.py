@@ -70,9 +70,9 @@ LATER = (
     # Textual's Markdown and its parser: Textual imports its widgets when first used, and the
     # conversation uses it for the first reply shown.
     "textual.widgets._markdown",
+    "markdown_it",
     # Textual's DataTable: only screens opened later (inspector, lineage, sessions) use it.
     "textual.widgets._data_table",
-    "markdown_it",
     # Screens other than the workbench: imported when first opened.
     "steiner_tui.app.screens.config_save",
     "steiner_tui.app.screens.allow_always",

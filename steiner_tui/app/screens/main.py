@@ -515,6 +515,7 @@ class MainScreen(PanelLayoutScreen):
         self.notify(
             f"{mode} mode: the notice goes out with your next message", title="Mode", markup=False
         )
+        self.refresh_budget()  # the panel turns to the next request, the notice in it
 
     @on(SkillList.ToggleRequested)
     def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
@@ -526,12 +527,14 @@ class MainScreen(PanelLayoutScreen):
         return self.controller.skill_rows()
 
     def toggle_skill(self, name: str) -> None:
-        """Toggle ``name``; the envelope goes out with the next message."""
+        """Toggle ``name``; the envelope goes out with the next message, and the panel shows
+        that next request (or the latest again when nothing is left pending)."""
         try:
             self.controller.toggle_skill(name)
         except KeyError:
             self.notify(f"skill {name!r} is no longer on disk", severity="warning", markup=False)
         self.refresh_skills()
+        self.refresh_budget()
 
     async def action_inspect(self) -> None:
         """Open the inspector on the latest request."""

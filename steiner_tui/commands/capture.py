@@ -73,21 +73,28 @@ async def _serve(port: int, upstream: str | None) -> int:
 def _list() -> int:
     for info in list_captures(paths.sessions_dir()):
         created = info.created.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        print(f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}")
+        damaged = f"  {len(info.problems)} unreadable (capture show)" if info.problems else ""
+        print(
+            f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}"
+            f"{damaged}"
+        )
     return 0
 
 
 def _show(capture_id: str, as_json: bool) -> int:
     try:
-        _, recorded = read_capture(paths.sessions_dir(), capture_id)
+        info, recorded = read_capture(paths.sessions_dir(), capture_id)
     except (ValueError, CaptureNotFoundError) as exc:
         print(f"steiner-tui capture: {exc}", file=sys.stderr)
         return 2
+    for problem in info.problems:  # what was skipped; the rest is shown
+        print(f"steiner-tui capture: {info.directory}: {problem}", file=sys.stderr)
     report = capture_report(recorded)
     if as_json:
         print(json.dumps(report, indent=1, ensure_ascii=False))
         return 0
-    console = Console(markup=False, highlight=False)
+    # soft_wrap: one line per request and per block whatever the width (piped, or to grep).
+    console = Console(markup=False, highlight=False, soft_wrap=True)
     for request in report["requests"]:
         usage = request["usage"] or {}
         prefix = request["prefix"]

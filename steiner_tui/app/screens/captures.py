@@ -40,7 +40,8 @@ def list_readonly(base: Path) -> list[Row]:
             "capture",
             c.capture_id,
             c.created.astimezone().strftime("%Y-%m-%d %H:%M"),
-            f"{c.requests} requests · {c.upstream or 'the real APIs'}",
+            f"{c.requests} requests · {c.upstream or 'the real APIs'}"
+            + (f" · {len(c.problems)} unreadable" if c.problems else ""),
         )
         for c in list_captures(base)
     ]
@@ -122,7 +123,7 @@ class CapturesScreen(Screen[None]):
                 data: dict[str, Any] = load_import(self.base, item_id)
                 self.app.push_screen(ImportedScreen(data))
         except (OSError, ValueError, LookupError) as error:
-            self.notify(f"Cannot open {item_id}: {error}", severity="error")
+            self.notify(f"Cannot open {item_id}: {error}", severity="error", markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

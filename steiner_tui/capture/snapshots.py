@@ -4,11 +4,11 @@ The request inspector, its compare view and the context figures render ``Request
 turning a captured request into one lets them show an agent's requests as they show steiner's
 own. What the snapshot cannot know it says plainly: the "estimate" is the context the API
 reported for the request (input, cache read and cache creation), its strategy ``reported``
-with the three parts; a request with no usage (its reply has not ended, or carried none) is
-estimated from its bytes (``capture.figures.context_figures``), its strategy saying so, with
-low confidence. Message hashes are
-the capture's normal-form hashes, so the compare view's first differing message is the cache
-prefix break. The per-source rows and the compaction mark are ``capture.figures``'.
+with the three parts (and why the reply was cut short, when it was); a request with no usage
+(its reply has not ended, or carried none) is estimated from its bytes
+(``capture.figures.context_figures``), its strategy saying so, with low confidence. Message
+hashes are the capture's normal-form hashes, so the compare view's first differing message is
+the cache prefix break. The per-source rows and the compaction mark are ``capture.figures``'.
 
 The engine knows five message roles; the wire has more. A developer message is a ``system``
 one, a call item (Responses' ``function_call``) an ``assistant`` one, a call's output a
@@ -59,6 +59,11 @@ def engine_message(message: WireMessage) -> Message:
     return Message(role, message.text, name="" if role == message.role else message.role)
 
 
+def _cut(request: CapturedRequest) -> str:
+    reply = request.recorded.reply
+    return f" (reply cut short: {reply.cut})" if reply is not None and reply.cut else ""
+
+
 def to_snapshot(
     request: CapturedRequest, index: int, figure: ContextFigure | None = None
 ) -> RequestSnapshot:
@@ -91,9 +96,9 @@ def to_snapshot(
         raw_prompt_tokens=tokens,
         estimate_strategy=(
             f"reported: {usage.input_tokens:,} input, {usage.cache_read_tokens:,} cache read, "
-            f"{usage.cache_creation_tokens:,} cache write"
+            f"{usage.cache_creation_tokens:,} cache write{_cut(request)}"
             if usage is not None
-            else figure.how
+            else figure.how + _cut(request)
         ),
         estimate_confidence="exact" if usage is not None else "low",
         compaction=is_compaction_call(decoded),

@@ -72,13 +72,15 @@ class CaptureInfo(msgspec.Struct, frozen=True):
 
 
 class RecordedReply(msgspec.Struct, frozen=True):
-    """What came back for one request."""
+    """What came back for one request; ``cut`` says why it stopped before its end ("" when it
+    ended): its usage is then what had come, often the input side only."""
 
     status: int
     content_type: str
     bytes: int
     usage: Usage | None
     time: datetime
+    cut: str = ""
 
 
 class RecordedRequest(msgspec.Struct, frozen=True):
@@ -148,20 +150,27 @@ class CaptureWriter:
         return seq
 
     def reply(
-        self, seq: int, status: int, content_type: str, size: int, usage: Usage | None
+        self,
+        seq: int,
+        status: int,
+        content_type: str,
+        size: int,
+        usage: Usage | None,
+        cut: str = "",
     ) -> None:
-        """Record the end of request ``seq``'s reply."""
-        self._write(
-            {
-                "type": "reply",
-                "seq": seq,
-                "time": self._clock().isoformat(),
-                "status": status,
-                "content_type": content_type,
-                "bytes": size,
-                "usage": usage.to_json() if usage is not None else None,
-            }
-        )
+        """Record the end of request ``seq``'s reply (``cut``: why it stopped short)."""
+        record: dict[str, Any] = {
+            "type": "reply",
+            "seq": seq,
+            "time": self._clock().isoformat(),
+            "status": status,
+            "content_type": content_type,
+            "bytes": size,
+            "usage": usage.to_json() if usage is not None else None,
+        }
+        if cut:
+            record["cut"] = cut
+        self._write(record)
 
     def close(self) -> None:
         with self._lock:
@@ -252,6 +261,7 @@ def _reply(record: dict[str, Any]) -> RecordedReply:
         int(record.get("bytes", 0)),
         _usage(record.get("usage")),
         _time(record.get("time")),
+        str(record.get("cut") or ""),
     )
 
 

@@ -42,9 +42,10 @@ def _line(event: ProxyEvent) -> str:
         if usage is not None
         else "no usage"
     )
+    cut = f" · cut short: {event.cut}" if event.cut else ""
     return (
         f"#{event.seq} {event.method} {event.path} → {event.status} · request "
-        f"{count(event.request_bytes)} B · reply {count(event.reply_bytes)} B · {figures}"
+        f"{count(event.request_bytes)} B · reply {count(event.reply_bytes)} B · {figures}{cut}"
     )
 
 
@@ -109,6 +110,11 @@ def _show(capture_id: str, as_json: bool) -> int:
                 f"{count(usage.get('output_tokens', 0))} · prefix "
                 f"{prefix['matching_messages']} messages"
                 + (f", broken by {prefix['broken_by']}" if prefix["broken_by"] else "")
+                + (
+                    f" · reply cut short: {request['reply']['cut']}"
+                    if request["reply"] and request["reply"]["cut"]
+                    else ""
+                )
             )
         )
         for block in request["blocks"]:

@@ -8,8 +8,13 @@ request has bytes per source and the usage the API reported, so:
   files, the reminders, developer messages), the tool definitions and the rest of the
   conversation, by bytes as sent. Their tokens are the reported context (input, cache read and
   cache creation) shared out by bytes, largest remainders first, so they add up to what the API
-  counted; with no usage they are 0. The request's other members (model, ``max_tokens``,
-  metadata) and the JSON framing are not context and get no row.
+  counted. The request's other members (model, ``max_tokens``, metadata) and the JSON framing
+  are not context and get no row.
+* **a request with no usage** (its reply has not ended, which is the latest request whenever
+  the agent is waiting for the model, or the reply carried none): its context is estimated
+  from its bytes at the tokens per byte of the latest earlier request that has usage, or at
+  four bytes a token when none has, and says so (``ContextFigure.how``), so a capture followed
+  live never shows the request the agent just sent as empty.
 * **window**: the model's window from the engine's model table (``engine.models``), or for an
   agent's model id the table does not list, the family's: every ``claude-*`` model has
   Anthropic's 200,000 tokens. Any other id is *unknown*, and the view says so.
@@ -35,7 +40,9 @@ from steiner_tui.engine.snapshots import TOOLS_SOURCE, RequestSummary
 
 __all__ = [
     "ANTHROPIC_WINDOW",
+    "ContextFigure",
     "ModelWindow",
+    "context_figures",
     "is_compaction_call",
     "model_window",
     "request_sources",
@@ -124,6 +131,49 @@ def request_sources(decoded: DecodedRequest, tokens: int) -> tuple[SourceTokens,
     )
 
 
+class ContextFigure(msgspec.Struct, frozen=True):
+    """A request's context in tokens: reported by the API, or else estimated (``how`` says
+    from what and why; "" when reported)."""
+
+    tokens: int
+    how: str = ""
+
+    @property
+    def reported(self) -> bool:
+        return not self.how
+
+
+_BYTES_PER_TOKEN = 4
+
+
+def _context_bytes(decoded: DecodedRequest) -> int:
+    return sum(source.bytes for source in request_sources(decoded, 0))
+
+
+def context_figures(requests: Sequence[CapturedRequest]) -> list[ContextFigure]:
+    """Each request's context, reported or estimated (module docstring)."""
+    out: list[ContextFigure] = []
+    rate: tuple[int, float] | None = None  # the latest request with usage: its number, tokens/B
+    for request in requests:
+        usage = request.usage
+        size = _context_bytes(request.decoded)
+        if usage is not None:
+            out.append(ContextFigure(usage.context_tokens))
+            if size:
+                rate = (request.recorded.seq, usage.context_tokens / size)
+            continue
+        reply = request.recorded.reply
+        why = "its reply has not ended" if reply is None else "its reply carried none"
+        if rate is None:
+            tokens = -(-size // _BYTES_PER_TOKEN)
+            basis = f"{_BYTES_PER_TOKEN} bytes a token"
+        else:
+            tokens = round(size * rate[1])
+            basis = f"request #{rate[0]}'s tokens per byte"
+        out.append(ContextFigure(tokens, f"no usage ({why}): estimated from its bytes at {basis}"))
+    return out
+
+
 def _last_user_text(decoded: DecodedRequest) -> str:
     for message in reversed(decoded.messages):
         if message.role == "user":
@@ -142,11 +192,12 @@ def is_compaction_call(decoded: DecodedRequest) -> bool:
 def request_summaries(
     requests: Sequence[CapturedRequest], window: ModelWindow
 ) -> tuple[RequestSummary, ...]:
-    """One chart row per captured request, oldest first."""
+    """One chart row per captured request, oldest first (its context reported or estimated,
+    ``context_figures``)."""
     rows: list[RequestSummary] = []
+    figures = context_figures(requests)
     for position, request in enumerate(requests):
-        usage = request.usage
-        tokens = usage.context_tokens if usage is not None else 0
+        tokens = figures[position].tokens
         decoded = request.decoded
         fits = not window.known or tokens <= window.tokens
         rows.append(

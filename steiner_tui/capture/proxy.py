@@ -17,12 +17,14 @@ request passes through it, is forwarded to the upstream and recorded as it was s
 * Only the model calls are recorded (``POST`` to ``…/messages``, ``…/responses``,
   ``…/chat/completions``): the body when it arrives, the reply's status, size and usage when
   it ends, before the reply's last chunk goes out (so an agent that has its whole reply finds
-  it recorded). Headers are never recorded or logged: keys travel in them. Other requests (Claude
-  Code's ``HEAD /api/hello``) are forwarded and not recorded. A WebSocket upgrade (Codex tries
-  ``GET /v1/responses`` with ``Upgrade: websocket`` first when it is pointed at the proxy with
-  ``openai_base_url``) is answered at once with 426 Upgrade Required and nothing is recorded or
-  forwarded: the proxy reads model calls as HTTP bodies, and Codex falls back to
-  ``POST /v1/responses``.
+  it recorded). A reply that stops before its end (the agent closed its connection: killed
+  mid-request; the upstream broke off, when the agent's connection is dropped too) is recorded
+  with what came and why it was cut short. Headers are never recorded or logged: keys travel in
+  them. Other requests (Claude Code's ``HEAD /api/hello``) are forwarded and not recorded.
+  A WebSocket upgrade (Codex tries ``GET /v1/responses`` with ``Upgrade: websocket`` first when
+  it is pointed at the proxy with ``openai_base_url``) is answered at once with 426 Upgrade
+  Required and nothing is recorded or forwarded: the proxy reads model calls as HTTP bodies,
+  and Codex falls back to ``POST /v1/responses``.
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ class ProxyEvent(msgspec.Struct, frozen=True):
     request_bytes: int
     reply_bytes: int
     usage: Usage | None
+    cut: str = ""
+    """Why the reply stopped before its end ("" when it ended)."""
 
 
 def upstream_for(path: str, headers: dict[str, str], upstream: str | None) -> str:
@@ -189,6 +193,7 @@ class CaptureProxy:
                 reply.headers.add(key, value)
         chunks: list[bytes] = []
         reply_recorded = not seq
+        cut = "the agent closed the connection"  # unless the upstream breaks off first
         try:
             await reply.prepare(request)
             async for chunk in upstream.aiter_raw():
@@ -201,23 +206,35 @@ class CaptureProxy:
                 await self._record_reply(seq, request, len(body), upstream, b"".join(chunks))
             reply_recorded = True
             await reply.write_eof()
-        except (ConnectionError, httpx2.HTTPError):
-            pass  # the agent went away, or the upstream broke off: keep what came
+        except ConnectionError:
+            pass  # the agent went away: keep what came
+        except httpx2.HTTPError as exc:
+            cut = f"the upstream broke off ({type(exc).__name__})"
+            # The agent sees the break as it would without the proxy: the connection drops,
+            # where ending the chunked reply would pass a cut reply off as a whole one.
+            if request.transport is not None:
+                request.transport.abort()
         finally:
             await upstream.aclose()
             if not reply_recorded:
-                await self._record_reply(seq, request, len(body), upstream, b"".join(chunks))
+                await self._record_reply(seq, request, len(body), upstream, b"".join(chunks), cut)
         return reply
 
     async def _record_reply(
-        self, seq: int, request: web.Request, size: int, upstream: httpx2.Response, raw: bytes
+        self,
+        seq: int,
+        request: web.Request,
+        size: int,
+        upstream: httpx2.Response,
+        raw: bytes,
+        cut: str = "",
     ) -> None:
         content_type = upstream.headers.get("content-type", "")
         text = decode_content(raw, upstream.headers.get("content-encoding", "")).body
         usage = reply_usage(api_of_path(request.path), content_type, text)
         status = upstream.status_code
-        await asyncio.to_thread(self.writer.reply, seq, status, content_type, len(raw), usage)
-        self._tell(seq, request, status, size, len(raw), usage)
+        await asyncio.to_thread(self.writer.reply, seq, status, content_type, len(raw), usage, cut)
+        self._tell(seq, request, status, size, len(raw), usage, cut)
 
     def _tell(
         self,
@@ -227,9 +244,11 @@ class CaptureProxy:
         size: int,
         reply_bytes: int,
         usage: Usage | None,
+        cut: str = "",
     ) -> None:
         if self.on_event is not None:
+            event = ProxyEvent(
+                seq, request.method, request.path, status, size, reply_bytes, usage, cut
+            )
             with contextlib.suppress(Exception):  # the owner's display must not break a request
-                self.on_event(
-                    ProxyEvent(seq, request.method, request.path, status, size, reply_bytes, usage)
-                )
+                self.on_event(event)

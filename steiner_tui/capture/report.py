@@ -132,7 +132,12 @@ def _request_json(request: CapturedRequest) -> dict[str, Any]:
         "tool_results": [result.to_json() for result in decoded.tool_results],
         "usage": usage.to_json() if usage is not None else None,
         "reply": (
-            {"status": reply.status, "bytes": reply.bytes, "content_type": reply.content_type}
+            {
+                "status": reply.status,
+                "bytes": reply.bytes,
+                "content_type": reply.content_type,
+                "cut": reply.cut or None,
+            }
             if reply is not None
             else None
         ),

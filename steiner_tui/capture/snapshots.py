@@ -4,9 +4,11 @@ The request inspector, its compare view and the context figures render ``Request
 turning a captured request into one lets them show an agent's requests as they show steiner's
 own. What the snapshot cannot know it says plainly: the "estimate" is the context the API
 reported for the request (input, cache read and cache creation), its strategy ``reported``
-with the three parts, or 0 with ``no usage`` when the reply carried none. Message hashes are
-the capture's normal-form hashes, so the compare view's first differing message is the cache
-prefix break. The per-source rows and the compaction mark are ``capture.figures``'.
+with the three parts (and why the reply was cut short, when it was); a request with no usage
+(its reply has not ended, or carried none) is estimated from its bytes
+(``capture.figures.context_figures``), its strategy saying so, with low confidence. Message
+hashes are the capture's normal-form hashes, so the compare view's first differing message is
+the cache prefix break. The per-source rows and the compaction mark are ``capture.figures``'.
 
 The engine knows five message roles; the wire has more. A developer message is a ``system``
 one, a call item (Responses' ``function_call``) an ``assistant`` one, a call's output a
@@ -18,7 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from steiner_tui.capture.figures import is_compaction_call, request_sources
+from steiner_tui.capture.figures import (
+    ContextFigure,
+    context_figures,
+    is_compaction_call,
+    request_sources,
+)
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.capture.wire import WireMessage
 from steiner_tui.engine.events import RequestSnapshot
@@ -52,14 +59,24 @@ def engine_message(message: WireMessage) -> Message:
     return Message(role, message.text, name="" if role == message.role else message.role)
 
 
-def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
-    """The snapshot of one captured request, numbered ``index``."""
+def _cut(request: CapturedRequest) -> str:
+    reply = request.recorded.reply
+    return f" (reply cut short: {reply.cut})" if reply is not None and reply.cut else ""
+
+
+def to_snapshot(
+    request: CapturedRequest, index: int, figure: ContextFigure | None = None
+) -> RequestSnapshot:
+    """The snapshot of one captured request, numbered ``index``; ``figure`` is its context
+    when it has no usage (``context_figures``; by default estimated at 4 bytes a token)."""
     decoded = request.decoded
     usage = request.usage
     messages = tuple(engine_message(m) for m in decoded.messages)
     blocks = tuple(ContextBlock(b.source, b.role, b.text, b.path) for b in decoded.blocks)
     tools = tuple(ToolDefinition(t.name, t.description, {}) for t in decoded.tools)
-    tokens = usage.context_tokens if usage is not None else 0
+    if figure is None:
+        figure = context_figures([request])[0]
+    tokens = usage.context_tokens if usage is not None else figure.tokens
     return RequestSnapshot(
         request_id=f"capture-{request.recorded.seq}",
         index=index,
@@ -79,11 +96,11 @@ def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
         raw_prompt_tokens=tokens,
         estimate_strategy=(
             f"reported: {usage.input_tokens:,} input, {usage.cache_read_tokens:,} cache read, "
-            f"{usage.cache_creation_tokens:,} cache write"
+            f"{usage.cache_creation_tokens:,} cache write{_cut(request)}"
             if usage is not None
-            else "no usage"
+            else figure.how + _cut(request)
         ),
-        estimate_confidence="exact" if usage is not None else "none",
+        estimate_confidence="exact" if usage is not None else "low",
         compaction=is_compaction_call(decoded),
         sources=request_sources(decoded, tokens),
     )
@@ -91,4 +108,8 @@ def to_snapshot(request: CapturedRequest, index: int) -> RequestSnapshot:
 
 def to_snapshots(requests: Sequence[CapturedRequest]) -> list[RequestSnapshot]:
     """Every captured request's snapshot, numbered from 1."""
-    return [to_snapshot(request, i) for i, request in enumerate(requests, 1)]
+    figures = context_figures(requests)
+    return [
+        to_snapshot(request, i, figure)
+        for i, (request, figure) in enumerate(zip(requests, figures, strict=True), 1)
+    ]

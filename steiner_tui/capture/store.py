@@ -9,6 +9,12 @@ flushed line by line, so a workbench can follow a capture that is still running.
 
 Everything else (blocks, tools, prefixes) is derived from the stored bodies when read
 (``capture.report``), so an improved decoder applies to old captures too.
+
+A folder damaged on disk loses only what is damaged: a line that is not UTF-8, not JSON or not
+a record of the shape written here is skipped and named by its number in the capture's
+``problems``, and the lines after it are read; a ``capture.json`` that cannot be read is a
+problem too, the id then taken from the folder's name and the start time from the folder. Only
+a requests file that cannot be opened at all (``CaptureUnreadableError``) stops the reading.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ __all__ = [
     "CAPTURES_DIR",
     "CaptureInfo",
     "CaptureNotFoundError",
+    "CaptureUnreadableError",
     "CaptureWriter",
     "RecordedReply",
     "RecordedRequest",
@@ -48,24 +55,32 @@ class CaptureNotFoundError(LookupError):
     """There is no capture with that id."""
 
 
+class CaptureUnreadableError(ValueError):
+    """The capture's requests file exists but cannot be opened (the message names it)."""
+
+
 class CaptureInfo(msgspec.Struct, frozen=True):
-    """One capture: id, folder, start time, upstream and how many requests it holds."""
+    """One capture: id, folder, start time, upstream and how many requests it holds, with
+    what could not be read of it (``problems``: one sentence each, a line by its number)."""
 
     capture_id: str
     directory: Path
     created: datetime
     upstream: str
     requests: int
+    problems: tuple[str, ...] = ()
 
 
 class RecordedReply(msgspec.Struct, frozen=True):
-    """What came back for one request."""
+    """What came back for one request; ``cut`` says why it stopped before its end ("" when it
+    ended): its usage is then what had come, often the input side only."""
 
     status: int
     content_type: str
     bytes: int
     usage: Usage | None
     time: datetime
+    cut: str = ""
 
 
 class RecordedRequest(msgspec.Struct, frozen=True):
@@ -135,20 +150,27 @@ class CaptureWriter:
         return seq
 
     def reply(
-        self, seq: int, status: int, content_type: str, size: int, usage: Usage | None
+        self,
+        seq: int,
+        status: int,
+        content_type: str,
+        size: int,
+        usage: Usage | None,
+        cut: str = "",
     ) -> None:
-        """Record the end of request ``seq``'s reply."""
-        self._write(
-            {
-                "type": "reply",
-                "seq": seq,
-                "time": self._clock().isoformat(),
-                "status": status,
-                "content_type": content_type,
-                "bytes": size,
-                "usage": usage.to_json() if usage is not None else None,
-            }
-        )
+        """Record the end of request ``seq``'s reply (``cut``: why it stopped short)."""
+        record: dict[str, Any] = {
+            "type": "reply",
+            "seq": seq,
+            "time": self._clock().isoformat(),
+            "status": status,
+            "content_type": content_type,
+            "bytes": size,
+            "usage": usage.to_json() if usage is not None else None,
+        }
+        if cut:
+            record["cut"] = cut
+        self._write(record)
 
     def close(self) -> None:
         with self._lock:
@@ -162,25 +184,50 @@ def _time(value: Any) -> datetime:
         return datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _lines(path: Path) -> Iterator[dict[str, Any]]:
+def _lines(path: Path, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each complete line's record with its number (from 1); what cannot be read is added
+    to ``problems`` and skipped.
+
+    Raises:
+        CaptureUnreadableError: the file exists but cannot be opened or read.
+    """
     try:
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if not line.endswith("\n"):
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                if not raw.endswith(b"\n"):
                     return  # a line still being written
-                try:
-                    record = json.loads(line)
-                except ValueError:
+                if not raw.strip():
                     continue
-                if isinstance(record, dict):
-                    yield record
+                try:
+                    record = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    problems.append(
+                        f"{path.name} line {number}: not UTF-8 (byte {exc.start + 1}); skipped"
+                    )
+                    continue
+                except ValueError as exc:
+                    problems.append(f"{path.name} line {number}: not JSON ({exc}); skipped")
+                    continue
+                except RecursionError:
+                    problems.append(f"{path.name} line {number}: nested too deeply; skipped")
+                    continue
+                if not isinstance(record, dict):
+                    problems.append(f"{path.name} line {number}: not a JSON object; skipped")
+                    continue
+                yield number, record
     except FileNotFoundError:
         return
+    except OSError as exc:
+        raise CaptureUnreadableError(
+            f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
+        ) from exc
 
 
 def _usage(value: Any) -> Usage | None:
-    if not isinstance(value, dict):
+    if value is None:
         return None
+    if not isinstance(value, dict):
+        raise ValueError(f"usage is {type(value).__name__}, not an object")
     return Usage(
         int(value.get("input_tokens", 0)),
         int(value.get("cache_read_tokens", 0)),
@@ -189,58 +236,102 @@ def _usage(value: Any) -> Usage | None:
     )
 
 
+def _request(seq: int, record: dict[str, Any]) -> RecordedRequest:
+    text = record.get("body", "")
+    if not isinstance(text, str):
+        raise ValueError(f"body is {type(text).__name__}, not a string")
+    body = (
+        base64.b64decode(text, validate=True)
+        if record.get("body_encoding") == "base64"
+        else text.encode("utf-8", "surrogatepass")
+    )
+    return RecordedRequest(
+        seq,
+        _time(record.get("time")),
+        str(record.get("method", "POST")),
+        str(record.get("path", "")),
+        body,
+    )
+
+
+def _reply(record: dict[str, Any]) -> RecordedReply:
+    return RecordedReply(
+        int(record.get("status", 0)),
+        str(record.get("content_type", "")),
+        int(record.get("bytes", 0)),
+        _usage(record.get("usage")),
+        _time(record.get("time")),
+        str(record.get("cut") or ""),
+    )
+
+
+def _meta(directory: Path, problems: list[str]) -> dict[str, Any]:
+    """``capture.json``'s fields, or none (and a problem) when it cannot be read."""
+    try:
+        meta = json.loads((directory / _META).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        problems.append(f"{_META}: cannot be read ({exc}); id and start taken from the folder")
+        return {}
+    if not isinstance(meta, dict):
+        problems.append(f"{_META}: not a JSON object; id and start taken from the folder")
+        return {}
+    return meta
+
+
+def _folder_time(directory: Path) -> datetime:
+    try:
+        return datetime.fromtimestamp(directory.stat().st_mtime, UTC)
+    except OSError:
+        return datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def read_capture(base: Path, capture_id: str) -> tuple[CaptureInfo, list[RecordedRequest]]:
-    """A capture's requests in order, each with its reply when it has ended.
+    """A capture's requests in order, each with its reply when it has ended; what could not
+    be read is in the info's ``problems`` (module docstring).
 
     Raises:
         ValueError: the id is not valid.
         CaptureNotFoundError: there is no such capture.
+        CaptureUnreadableError: its requests file cannot be opened.
     """
     directory = base / CAPTURES_DIR / validate_session_id(capture_id)
-    if not (directory / _META).is_file():
+    if not (directory / _META).exists():
         raise CaptureNotFoundError(f"no capture {capture_id!r} in {base / CAPTURES_DIR}")
-    meta = json.loads((directory / _META).read_text(encoding="utf-8"))
+    problems: list[str] = []
+    meta = _meta(directory, problems)
     requests: dict[int, RecordedRequest] = {}
-    for record in _lines(directory / _LOG):
-        seq = int(record.get("seq", 0))
-        if record.get("type") == "request":
-            text = str(record.get("body", ""))
-            body = (
-                base64.b64decode(text)
-                if record.get("body_encoding") == "base64"
-                else text.encode("utf-8", "surrogatepass")
-            )
-            requests[seq] = RecordedRequest(
-                seq,
-                _time(record.get("time")),
-                str(record.get("method", "POST")),
-                str(record.get("path", "")),
-                body,
-            )
-        elif record.get("type") == "reply" and seq in requests:
-            reply = RecordedReply(
-                int(record.get("status", 0)),
-                str(record.get("content_type", "")),
-                int(record.get("bytes", 0)),
-                _usage(record.get("usage")),
-                _time(record.get("time")),
-            )
-            old = requests[seq]
-            requests[seq] = RecordedRequest(
-                old.seq, old.time, old.method, old.path, old.body, reply
-            )
+    for number, record in _lines(directory / _LOG, problems):
+        kind = record.get("type")
+        try:
+            seq = int(record.get("seq", 0))
+            if kind == "request":
+                requests[seq] = _request(seq, record)
+            elif kind == "reply" and seq in requests:
+                requests[seq] = msgspec.structs.replace(requests[seq], reply=_reply(record))
+            elif kind == "reply":
+                problems.append(
+                    f"{_LOG} line {number}: a reply to request {seq}, whose own line is "
+                    "missing; skipped"
+                )
+            else:
+                problems.append(f"{_LOG} line {number}: unknown record type {kind!r}; skipped")
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{_LOG} line {number}: unreadable {kind} record ({exc}); skipped")
+    created = meta.get("created")
     info = CaptureInfo(
-        str(meta.get("id", capture_id)),
+        directory.name,  # the id it opens by, even in a folder copied under another name
         directory,
-        _time(meta.get("created")),
+        _time(created) if created is not None else _folder_time(directory),
         str(meta.get("upstream", "")),
         len(requests),
+        tuple(problems),
     )
     return info, [requests[k] for k in sorted(requests)]
 
 
 def list_captures(base: Path) -> list[CaptureInfo]:
-    """Every capture, newest first."""
+    """Every capture, newest first; one whose requests file cannot be opened is listed with
+    no requests and that problem."""
     root = base / CAPTURES_DIR
     try:
         names = [entry.name for entry in os.scandir(root) if entry.is_dir()]
@@ -250,8 +341,11 @@ def list_captures(base: Path) -> list[CaptureInfo]:
     for name in names:
         try:
             info, _ = read_capture(base, name)
+        except CaptureUnreadableError as exc:
+            directory = root / name
+            info = CaptureInfo(name, directory, _folder_time(directory), "", 0, (str(exc),))
         except (ValueError, CaptureNotFoundError, OSError):
-            continue
+            continue  # not a capture's folder
         out.append(info)
     out.sort(key=lambda info: (info.created, info.capture_id), reverse=True)
     return out

@@ -42,9 +42,10 @@ def _line(event: ProxyEvent) -> str:
         if usage is not None
         else "no usage"
     )
+    cut = f" · cut short: {event.cut}" if event.cut else ""
     return (
         f"#{event.seq} {event.method} {event.path} → {event.status} · request "
-        f"{count(event.request_bytes)} B · reply {count(event.reply_bytes)} B · {figures}"
+        f"{count(event.request_bytes)} B · reply {count(event.reply_bytes)} B · {figures}{cut}"
     )
 
 
@@ -73,21 +74,28 @@ async def _serve(port: int, upstream: str | None) -> int:
 def _list() -> int:
     for info in list_captures(paths.sessions_dir()):
         created = info.created.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        print(f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}")
+        damaged = f"  {len(info.problems)} unreadable (capture show)" if info.problems else ""
+        print(
+            f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}"
+            f"{damaged}"
+        )
     return 0
 
 
 def _show(capture_id: str, as_json: bool) -> int:
     try:
-        _, recorded = read_capture(paths.sessions_dir(), capture_id)
+        info, recorded = read_capture(paths.sessions_dir(), capture_id)
     except (ValueError, CaptureNotFoundError) as exc:
         print(f"steiner-tui capture: {exc}", file=sys.stderr)
         return 2
+    for problem in info.problems:  # what was skipped; the rest is shown
+        print(f"steiner-tui capture: {info.directory}: {problem}", file=sys.stderr)
     report = capture_report(recorded)
     if as_json:
         print(json.dumps(report, indent=1, ensure_ascii=False))
         return 0
-    console = Console(markup=False, highlight=False)
+    # soft_wrap: one line per request and per block whatever the width (piped, or to grep).
+    console = Console(markup=False, highlight=False, soft_wrap=True)
     for request in report["requests"]:
         usage = request["usage"] or {}
         prefix = request["prefix"]
@@ -102,6 +110,11 @@ def _show(capture_id: str, as_json: bool) -> int:
                 f"{count(usage.get('output_tokens', 0))} · prefix "
                 f"{prefix['matching_messages']} messages"
                 + (f", broken by {prefix['broken_by']}" if prefix["broken_by"] else "")
+                + (
+                    f" · reply cut short: {request['reply']['cut']}"
+                    if request["reply"] and request["reply"]["cut"]
+                    else ""
+                )
             )
         )
         for block in request["blocks"]:

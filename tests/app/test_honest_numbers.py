@@ -56,6 +56,37 @@ async def test_the_dry_run_is_the_next_request_with_its_pending_skills_and_notic
         assert skills == [s for s in preview.sources if s.name == names[0]]
 
 
+async def test_a_toggle_by_key_shows_the_next_request_at_once(app_for: AppFactory) -> None:
+    """Space on a skill and Shift+Tab refresh the panel themselves: it turns to the dry run
+    holding the skill's envelope and the mode notice, with nothing else asking it to."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        await send(pilot, "first")
+        await finish(pilot)
+        assert str(screen.budget.border_title) == "Context · request #1"
+        screen.skills.focus()
+        screen.skills.highlighted = 0
+        name = screen.controller.skill_rows()[0].name
+        await pilot.press("space")
+        await finish(pilot)
+        assert "dry run" in str(screen.budget.border_title)
+        preview = screen.controller.last_preview
+        assert preview is not None and preview.index == 2
+        assert any(s.name == name for s in preview.sources)
+
+        await pilot.press("space")  # off again: nothing pending, the panel shows request #1
+        await finish(pilot)
+        assert str(screen.budget.border_title) == "Context · request #1"
+
+        await pilot.press("shift+tab")
+        await finish(pilot)
+        assert "dry run" in str(screen.budget.border_title)
+        preview = screen.controller.last_preview
+        assert preview is not None and preview.messages[-1].content.startswith(PLAN_MODE_NOTICE)
+
+
 async def test_requests_are_numbered_from_one_in_the_inspector(app_for: AppFactory) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:

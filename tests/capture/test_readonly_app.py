@@ -58,11 +58,45 @@ async def test_a_capture_in_the_inspector_follows_new_requests(tmp_path: Path) -
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.query_one(RequestTable).row_count == 2
-        assert screen.snapshot_at(1).estimate_strategy == "no usage"  # its reply has not ended
+        # Its reply has not ended: estimated from its bytes at the first request's rate.
+        assert screen.snapshot_at(1).estimate_strategy.startswith(
+            "no usage (its reply has not ended): estimated from its bytes at request #1's"
+        )
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, CaptureWorkbench)
     writer.close()
+
+
+async def test_the_request_the_agent_waits_on_is_estimated_not_empty(tmp_path: Path) -> None:
+    """Followed live, the latest request has no usage until its reply ends: the panel and the
+    chart show its context estimated from its bytes (saying so), never 0."""
+    writer = write_capture(tmp_path)
+    _, second = sample_claude_requests()
+    writer.request("POST", "/v1/messages?beta=true", second)  # its reply still streams
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CaptureWorkbench)
+        view = screen.data.view
+        assert screen.data.position == 1 and view is not None
+        first = view.history[0].estimated_prompt_tokens
+        # The second request repeats the first and adds to it: a little more, at its rate.
+        assert first < view.estimate_tokens < first * 1.2
+        assert view.history[1].estimated_prompt_tokens == view.estimate_tokens
+        assert sum(row.tokens for row in view.rows) == view.estimate_tokens
+        assert view.strategy.startswith("no usage (its reply has not ended)")
+        assert view.confidence == "low"
+        assert view.window.used == view.estimate_tokens
+    writer.close()
+    # With no request before it that has usage, four bytes a token.
+    lone = CaptureWriter(tmp_path, "http://upstream", "lone")
+    lone.request("POST", "/v1/messages?beta=true", second)
+    lone.close()
+    _, data = load_workbench(tmp_path, "lone")
+    assert data.view is not None and data.view.estimate_tokens > 10_000
+    assert data.view.strategy.endswith("at 4 bytes a token")
 
 
 async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(

@@ -10,7 +10,9 @@ messages, ``m`` to compare two requests). Nothing can be sent from here.
 
 While the proxy records, the requests file grows: the screen checks its size once a second and
 reloads when it changed (``capture_view`` does the same), reading and decoding off the UI
-thread.
+thread. What could not be read of the capture (a damaged line, named by its number) is a
+warning at the top of the conversation; a requests file that can no longer be read replaces
+the panel's figures with the reason.
 
 The conversation's entries are text: a user message's own words, badged with the instruction
 files and reminders the agent put in it (shown in full in the panel's rows and the inspector);
@@ -61,7 +63,10 @@ class CaptureWorkbenchData(msgspec.Struct, frozen=True):
     entries: tuple[Entry, ...]
     view: BudgetView | None
     signature: tuple[str, ...]
-    """The shown request's message hashes: the conversation is reloaded when they change."""
+    """The shown request's message hashes and the problems: the conversation is reloaded
+    when they change."""
+    problems: tuple[str, ...] = ()
+    """What could not be read of the capture (``CaptureInfo.problems``)."""
 
 
 def _badge(block: Block) -> str:
@@ -121,25 +126,33 @@ def capture_entries(decoded: DecodedRequest) -> list[Entry]:
     return entries
 
 
-def _data(requests: list[CapturedRequest]) -> CaptureWorkbenchData:
+def _data(requests: list[CapturedRequest], problems: tuple[str, ...]) -> CaptureWorkbenchData:
+    warnings = tuple(NoticeEntry(f"capture: {problem}", "warning") for problem in problems)
     if not requests:
-        return CaptureWorkbenchData(0, -1, (), None, ())
+        return CaptureWorkbenchData(0, -1, warnings, None, problems, problems)
     snapshots = to_snapshots(requests)
     position = latest_main(requests)
     decoded = requests[position].decoded
     return CaptureWorkbenchData(
         len(requests),
         position,
-        tuple(capture_entries(decoded)),
+        (*warnings, *capture_entries(decoded)),
         capture_budget_view(requests, snapshots, position),
-        tuple(m.hash for m in decoded.messages),
+        (*problems, *(m.hash for m in decoded.messages)),
+        problems,
     )
 
 
 def load_workbench(base: Path, capture_id: str) -> tuple[Path, CaptureWorkbenchData]:
-    """The capture's folder and what the screen shows of it (reads and decodes it)."""
+    """The capture's folder and what the screen shows of it (reads and decodes it).
+
+    Raises:
+        ValueError: the id is not valid, or the requests file cannot be opened
+            (``CaptureUnreadableError``).
+        CaptureNotFoundError: there is no such capture.
+    """
     info, recorded = read_capture(base, capture_id)
-    return info.directory, _data(decode_all(recorded))
+    return info.directory, _data(decode_all(recorded), info.problems)
 
 
 class CaptureWorkbench(Screen[None]):
@@ -197,7 +210,11 @@ class CaptureWorkbench(Screen[None]):
 
     @work(exclusive=True, group="capture-workbench-reload")
     async def _reload(self) -> None:
-        _, data = await asyncio.to_thread(load_workbench, self.base, self.capture_id)
+        try:
+            _, data = await asyncio.to_thread(load_workbench, self.base, self.capture_id)
+        except (ValueError, LookupError) as error:  # the folder went away or cannot be read
+            self.query_one(BudgetPanel).show_error(f"The capture cannot be read now: {error}")
+            return
         await self._show(data)
 
     async def _show(self, data: CaptureWorkbenchData) -> None:

@@ -40,7 +40,8 @@ def list_readonly(base: Path) -> list[Row]:
             "capture",
             c.capture_id,
             c.created.astimezone().strftime("%Y-%m-%d %H:%M"),
-            f"{c.requests} requests · {c.upstream or 'the real APIs'}",
+            f"{c.requests} requests · {c.upstream or 'the real APIs'}"
+            + (f" · {len(c.problems)} unreadable" if c.problems else ""),
         )
         for c in list_captures(base)
     ]

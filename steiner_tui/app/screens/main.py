@@ -544,7 +544,8 @@ class MainScreen(PanelLayoutScreen):
         return self.controller.skill_rows()
 
     def toggle_skill(self, name: str) -> None:
-        """Toggle ``name``; the envelope goes out with the next message."""
+        """Toggle ``name``; the envelope goes out with the next message, and the panel shows
+        that next request (or the latest again when nothing is left pending)."""
         try:
             self.controller.toggle_skill(name)
         except KeyError:

@@ -54,6 +54,7 @@ from steiner_tui.engine.events import (
     EngineEvent,
     EventSink,
     FanoutSink,
+    ListSink,
     RequestSnapshot,
     WarningEvent,
 )
@@ -210,6 +211,7 @@ class Session:
         notices: tuple[str, ...],
         resumed: bool,
         tool_status: ToolStatusBook,
+        skill_scan: tuple[EngineEvent, ...] = (),
     ) -> None:
         self.request = request
         self.driver = driver
@@ -225,6 +227,9 @@ class Session:
         """How each tool call ended (the history archive marks failures with it)."""
         self.first_request = driver.runner.snapshots.next_index
         """The number of the first request of this conversation (moves on ``/clear``)."""
+        self.skill_scan = skill_scan
+        """What the latest discovery of the skills said (warnings, skills cut to the cap):
+        the build's, then each ``rescan_skills``'s."""
 
     # -- what the session is ----------------------------------------------------------------
 
@@ -255,6 +260,25 @@ class Session:
     def skill_roots(self) -> tuple[SkillRoot, ...]:
         """The skill roots in search order (rediscovered when they change)."""
         return self.runner.context.options.skill_roots
+
+    def rescan_skills(self) -> tuple[EngineEvent, ...]:
+        """Discover the skills again (a skill root changed): the next message has them.
+
+        What the discovery says (a skill with broken front matter, a duplicate name, a skill cut
+        to the cap) reaches the runner's sink only when the scan before it did not say it, so
+        each is said once, not on every rescan; one that goes away and comes back, or changes,
+        is said again.
+
+        Returns:
+            The events said now.
+        """
+        scan = ListSink()
+        self.driver.skills.replace_skills(discover_skills(self.skill_roots, scan))
+        fresh = tuple(event for event in scan.events if event not in self.skill_scan)
+        self.skill_scan = tuple(scan.events)
+        for event in fresh:
+            self.runner.sink.emit(event)
+        return fresh
 
     @property
     def model_refs(self) -> tuple[str, ...]:
@@ -535,8 +559,10 @@ def _build(
         runner.snapshots.next_index = next_request_number(loaded)
     enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
     static = set(request.static_skills)  # delivered as blocks: never as envelopes too
+    scan = ListSink()  # what the discovery says, so a rescan says only what is new
     skills = InteractiveSkills(
-        discover_skills(roots, sink), (name for name in enabled if name not in static)
+        discover_skills(roots, FanoutSink((sink, scan))),
+        (name for name in enabled if name not in static),
     )
     driver = InteractiveDriver(runner, skills)
     if manager is not None:
@@ -563,6 +589,7 @@ def _build(
         ),
         resumed=loaded is not None,
         tool_status=book,
+        skill_scan=tuple(scan.events),
     )
     if loaded is not None:
         session.logged_errors = loaded.errors

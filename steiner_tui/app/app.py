@@ -5,8 +5,9 @@ its main screen builds the session with the one session factory, at once or, for
 after its first frame (``defer_open``). The main screen is the default screen; the help, lineage
 and inspector screens are built on demand, importing their modules only then, so start-up pays
 for the workbench alone. Theme, keymap, cursor blink and file watching come from the
-configuration (``[ui]``, ``[keymap]``); keymap entries naming no binding are reported once the
-workbench is up.
+configuration (``[ui]``, ``[keymap]``); keymap entries naming no binding, and keys the keymap
+gives a binding that another binding wins (``keymap_check``), are reported once the workbench is
+up.
 """
 
 from __future__ import annotations
@@ -19,10 +20,18 @@ from typing import Any, ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.keys import key_to_character
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from steiner_tui.agent.session_factory import Session, SessionRequest
+from steiner_tui.app.help_catalog import section_name
+from steiner_tui.app.keymap_check import (
+    BindingChain,
+    BindingLayer,
+    class_bindings,
+    keymap_conflicts,
+)
 from steiner_tui.app.plain import printable
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
@@ -38,10 +47,25 @@ _LAZY_SCREENS = (
     "steiner_tui.app.screens.help",
     "steiner_tui.app.screens.inspector",
     "steiner_tui.app.screens.lineage",
+    "steiner_tui.app.screens.message_view",
     "steiner_tui.app.screens.sessions",
     "steiner_tui.app.screens.subagent_transcript",
 )
 """The screens imported when first opened (their bindings count for the keymap check)."""
+
+_SCREEN_NAMES = {
+    "MainScreen": "the workbench",
+    "ConfirmAllowAlways": "the allow-always confirmation",
+    "ConfigSaveScreen": "the confirmation before writing the project config",
+    "HelpScreen": "the help",
+    "InspectorScreen": "the request inspector",
+    "MessageScreen": "the inspector's message view",
+    "LineageScreen": "the lineage browser",
+    "SessionsScreen": "the sessions list",
+    "ConfirmDeleteScreen": "the confirmation before deleting a session",
+    "SubAgentTranscriptScreen": "a sub-agent's transcript",
+}
+"""How a keymap notice names each screen the app shows."""
 
 
 def _bindings_of(owner: type) -> Iterator[str]:
@@ -59,12 +83,21 @@ def _subclasses(cls: type) -> Iterator[type]:
 
 def binding_ids() -> frozenset[str]:
     """Every binding id the app's screens and widgets declare (its screens are imported)."""
-    # The screens other than the workbench load when first opened; this runs after start-up.
-    for module in _LAZY_SCREENS:
-        importlib.import_module(module)
+    lazy_screens()  # they load when first opened; this runs after start-up
     return frozenset(
         binding for owner in {DOMNode, *_subclasses(DOMNode)} for binding in _bindings_of(owner)
     )
+
+
+def _screen_name(kind: type[DOMNode]) -> str:
+    return _SCREEN_NAMES.get(kind.__name__, f"the {section_name(kind)} screen")
+
+
+def lazy_screens() -> list[type[Screen[Any]]]:
+    """The screens the app opens after the workbench (their modules are imported)."""
+    for module in _LAZY_SCREENS:
+        importlib.import_module(module)
+    return [kind for kind in _subclasses(Screen) if kind.__module__ in _LAZY_SCREENS]
 
 
 def unknown_keymap_ids(keymap: dict[str, str] | None, known: frozenset[str]) -> list[str]:
@@ -164,17 +197,55 @@ class SteinerApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
 
+    def binding_chains(self) -> list[BindingChain]:
+        """Every place a key can be pressed, with the bindings it meets there (focused widget
+        first): the workbench by itself and with the prompt focused, and each other screen
+        (imported here)."""
+        app = BindingLayer("the app", class_bindings(type(self)))
+        workbench = self.workbench
+        place = _screen_name(type(workbench))
+        screen = BindingLayer(place, class_bindings(type(workbench)))
+        prompt = workbench.prompt
+        between = [
+            BindingLayer(f"the {section_name(type(node)).lower()}", class_bindings(type(node)))
+            for node in prompt.ancestors
+            if node is not workbench and node is not self
+        ]
+        focused = BindingLayer(
+            "the prompt",
+            class_bindings(type(prompt)),
+            types=lambda key: prompt.check_consume_key(key, key_to_character(key)),
+        )
+        chains = [
+            BindingChain(place, (screen, app)),
+            BindingChain(place, (focused, *between, screen, app), focus="the prompt"),
+        ]
+        for kind in lazy_screens():
+            layer = BindingLayer(_screen_name(kind), class_bindings(kind))
+            modal = issubclass(kind, ModalScreen)
+            chains.append(BindingChain(layer.name, (layer, app), modal=modal))
+        return chains
+
     async def on_workbench_ready(self) -> None:
-        """Start-up is over: say which keymap entries name no binding."""
+        """Start-up is over: say which keymap entries name no binding, and which keys the
+        keymap gives a binding that another binding takes (or loses to it)."""
         if not self.keymap:  # nothing to check: the other screens stay unimported
             return
         config = self.request.config
+        notices: list[str] = []
         for binding in unknown_keymap_ids(self.keymap, binding_ids()):
             where = config.where(("keymap", binding))
-            text = (
+            notices.append(
                 f"{where}: [keymap] {binding!r} = {self.keymap[binding]!r}: no binding has "
                 "that id; ignored (F1 lists the keys)"
             )
+        for conflict in keymap_conflicts(self.keymap, self.binding_chains()):
+            binding = conflict.binding_id
+            where = config.where(("keymap", binding))
+            notices.append(
+                f"{where}: [keymap] {binding!r} = {self.keymap[binding]!r}: {conflict.describe()}"
+            )
+        for text in notices:
             await self.workbench.conversation.add(NoticeEntry(text, "warning"))
 
     def on_unmount(self) -> None:

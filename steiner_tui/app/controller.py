@@ -16,12 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import msgspec
+
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.session_factory import Session
 from steiner_tui.app.budget_view import BudgetView, build_budget_view
 from steiner_tui.app.live_files import WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
 from steiner_tui.engine.events import (
+    EngineEvent,
     HealthEvent,
     RequestSnapshot,
     StaticContextReloaded,
@@ -31,12 +34,11 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_reload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
-from steiner_tui.engine.skills.discovery import discover_skills
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.tools.base import Mode
 from steiner_tui.units import count
 
-__all__ = ["SessionController", "watch_plan_for"]
+__all__ = ["FileChanges", "SessionController", "watch_plan_for"]
 
 HISTORY = 240
 """Requests the context panel's chart can show (the latest ones)."""
@@ -58,6 +60,16 @@ def watch_plan_for(session: Session) -> WatchPlan:
         context_files=tuple(path.resolve() for path in context),
         skill_roots=tuple(r.path.resolve() for r in session.skill_roots if not r.bundled),
     )
+
+
+class FileChanges(msgspec.Struct, frozen=True):
+    """What a batch of changed files did."""
+
+    partitions: frozenset[StaticPartition]
+    """The static-cache partitions the files belong to."""
+    skill_notices: tuple[EngineEvent, ...] = ()
+    """What rediscovering the skills said that the discovery before it had not (each is said
+    once, see ``Session.rescan_skills``)."""
 
 
 class SessionController:
@@ -247,7 +259,7 @@ class SessionController:
         self._usage = None
         self.last_preview = None
 
-    def apply_file_changes(self, paths: Iterable[Path]) -> frozenset[StaticPartition]:
+    def apply_file_changes(self, paths: Iterable[Path]) -> FileChanges:
         """Note the partitions the changed ``paths`` belong to; the prefix keeps its bytes.
 
         A change of AGENTS.md or of the project context is pending (``pending_reload``) until
@@ -257,12 +269,12 @@ class SessionController:
         """
         changed = partitions_for(self.watch_plan, (p.resolve() for p in paths))
         context = self.driver.runner.context
+        notices: tuple[EngineEvent, ...] = ()
         if StaticPartition.SKILLS in changed:
-            found = discover_skills(self.session.skill_roots, self.driver.runner.sink)
-            self.driver.skills.replace_skills(found)
+            notices = self.session.rescan_skills()
         in_prefix = changed if context.options.skill_names else changed - {StaticPartition.SKILLS}
         context.mark_changed(in_prefix)
-        return changed
+        return FileChanges(changed, notices)
 
     def pending_reload(self) -> PendingReload | None:
         """The changes waiting for the next compaction, with the cost of reloading them now."""

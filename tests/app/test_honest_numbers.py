@@ -130,7 +130,7 @@ async def test_a_project_skill_replacing_a_bundled_one_is_said_in_the_conversati
 
 
 async def test_a_keymap_entry_naming_no_binding_is_a_warning(app_for: AppFactory) -> None:
-    keymap = {"main.toggle_mode": "f5", "main.no_such_binding": "f9"}
+    keymap = {"main.toggle_mode": "f12", "main.no_such_binding": "f9"}
     app = app_for(config={"keymap": keymap})
     async with app.run_test(size=SIZE) as pilot:
         await finish(pilot)
@@ -140,5 +140,5 @@ async def test_a_keymap_entry_naming_no_binding_is_a_warning(app_for: AppFactory
             "test config: [keymap] 'main.no_such_binding' = 'f9': no binding has that id; "
             "ignored (F1 lists the keys)"
         ]
-        await pilot.press("f5")  # the known one applies
+        await pilot.press("f12")  # the known one applies
         assert app.workbench.status.mode == "plan"

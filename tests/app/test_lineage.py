@@ -16,9 +16,15 @@ from textual.widgets import Markdown, Static
 from steiner_tui.app.screens.lineage import NO_HISTORY_NOTICE, LineageScreen
 from steiner_tui.app.widgets.lineage_history import HistoryView
 from steiner_tui.app.widgets.lineage_table import GenerationTable
+from steiner_tui.app.widgets.lineage_view import (
+    generation_heading,
+    generation_reason,
+    generation_row,
+)
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.masking import MASK_MODE
 from steiner_tui.engine.compaction.triggers import MANUAL
-from steiner_tui.engine.events import CompactionOutcome, HealthEvent
+from steiner_tui.engine.events import CompactionOutcome, HealthEvent, RoomEdit
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 
@@ -116,6 +122,44 @@ async def settle(pilot: Pilot[None]) -> None:
 
 def _text(screen: LineageScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).content)
+
+
+def test_a_heading_counts_stages_in_words() -> None:
+    _, first, second = sample_lineage().generations
+    assert " · 1 stage · normal · automatic · " in generation_heading(first)
+    heading = generation_heading(second)
+    assert " · 2 stages · normal + emergency · manual · " in heading
+    assert heading.endswith("(idle 12m > 10m) · focus: keep the docs · health degraded "
+                            "(warning): Start a new session soon.")  # fmt: skip
+    assert "stage(s)" not in generation_heading(first) + heading
+
+
+def test_a_masking_generation_says_it_masked_and_why() -> None:
+    lineage = sample_lineage()
+    edit = RoomEdit("masked", "retained", "tool", "read big.md", 3, 24_000, 300, 6_000, 70)
+    masked = CompactionOutcome(
+        applied=True,
+        stage_count=0,
+        modes=(MASK_MODE,),
+        before_tokens=8_000,
+        after_tokens=2_070,
+        at=T2,
+        retained_count=1,
+        steering="drop reads: big.md",
+        manual=True,
+        edits=(edit,),
+        trigger="mask from the ranking",
+    )
+    generation = lineage.advance(lineage.active.messages, SUMMARY_2, masked, T2).active
+    heading = generation_heading(generation)
+    assert heading.startswith(
+        "Generation 3 · 2026-03-01 13:02:40 · masking, no summary · manual · "
+        "trigger: mask from the ranking · "
+    )
+    assert "reason: drop reads: big.md" in heading
+    assert "stage" not in heading and "focus" not in heading
+    assert generation_reason(masked) == "manual · reason: drop reads: big.md · masked 1"
+    assert generation_row(generation)[2] == "mask"  # where compactions show "1 normal"
 
 
 async def test_table_lists_every_generation() -> None:

@@ -7,10 +7,11 @@ from pathlib import Path
 from watchfiles import Change
 
 from steiner_tui.app.live_files import WatchPlan, classify_change
+from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish, send
+from tests.app.helpers import finish, notices, send
 
 
 def _agents_block(snapshot: object) -> str:
@@ -105,6 +106,50 @@ async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, proje
         assert changed == {"skills"}
         assert "docs-style" in [row.name for row in screen.controller.skill_rows()]
         assert screen.skills.prompt_of("docs-style") is not None
+
+
+async def test_a_broken_skill_is_said_once_not_on_every_rescan(
+    app_for: AppFactory, project: Path
+) -> None:
+    app = app_for()
+    messages: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        skills = project / ".steiner" / "skills"
+        broken = skills / "broken" / "SKILL.md"
+        broken.parent.mkdir(parents=True)
+
+        def rescan(path: Path) -> None:
+            screen.apply_file_changes({(Change.modified, str(path))})
+
+        def warned() -> list[str]:
+            entries = screen.conversation.entries
+            return [e.text for e in entries if isinstance(e, NoticeEntry) and e.kind == "warning"]
+
+        broken.write_text("no front matter\n", encoding="utf-8")
+        rescan(broken)
+        await finish(pilot)
+        said = [text for text in notices(messages) if "no front matter" in text]
+        assert said == [f"skipped {broken}: no front matter (--- ... ---)"]
+        assert warned() == said  # listed in the conversation, as the start's warnings are
+
+        other = skills / "other" / "SKILL.md"
+        other.parent.mkdir()
+        for _ in range(3):  # the watcher rescans for another skill's edits
+            other.write_text("---\nname: other\ndescription: d\n---\nBody.\n", encoding="utf-8")
+            rescan(other)
+            await finish(pilot)
+        assert [t for t in notices(messages) if "no front matter" in t] == said
+        assert warned() == said
+
+        broken.write_text("---\nname: broken\ndescription: d\n---\nFixed.\n", encoding="utf-8")
+        rescan(broken)
+        broken.write_text("broken again\n", encoding="utf-8")
+        rescan(broken)
+        await finish(pilot)
+        assert [t for t in notices(messages) if "no front matter" in t] == [*said, *said]
+        assert warned() == [*said, *said]
 
 
 async def test_preview_follows_a_context_file_change_once_reloaded(

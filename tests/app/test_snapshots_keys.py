@@ -1,6 +1,6 @@
 """SVG snapshots of keys, commands and text at 80x24 and 160x48: the help over the workbench and
-over the inspector, the completion dropdown, opened read/edit/bash tool blocks, an error entry
-and the sessions screen.
+over the inspector, the completion dropdown, opened read/edit/bash tool blocks, an error entry,
+a skill toggled in the sidebar (pending) and the sessions screen.
 
 Deterministic as ``test_snapshots``: the fixture project, fixed session id, date and clock, no
 watchers, no blink. Update with ``uv run pytest tests/app/test_snapshots_keys.py
@@ -158,6 +158,20 @@ def test_error_entry(snap_compare: SnapCompare, config_dir: Path, size: tuple[in
         await pilot.pause()
 
     assert snap_compare(_app(config_dir), terminal_size=size, run_before=error)
+
+
+def test_a_pending_skill_in_the_sidebar(snap_compare: SnapCompare, config_dir: Path) -> None:
+    """Space toggles the highlighted skill: its row and the sidebar's subtitle say it is
+    pending (the sidebar is docked at 160 columns)."""
+
+    async def toggle(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        _workbench(pilot).skills.focus()
+        await pilot.press("space")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(_app(config_dir), terminal_size=(160, 48), run_before=toggle)
 
 
 class _SessionsHost(App[None]):

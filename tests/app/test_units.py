@@ -20,7 +20,7 @@ from steiner_tui.app.transcript import (
     entries_from_messages,
     user_entry,
 )
-from steiner_tui.app.widgets.skill_list import skills_title
+from steiner_tui.app.widgets.skill_list import KEYS_HINT, skills_subtitle, skills_title
 from steiner_tui.app.widgets.window_bar import bar_cells
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import ReasoningDelta, RequestSnapshot, TextDelta, UsageReported
@@ -144,15 +144,21 @@ def test_skills_title_counts_what_is_in_force_and_what_is_pending() -> None:
     def row(name: str, state: str) -> SkillStatus:
         return SkillStatus(name, "", 10, False, state)  # type: ignore[arg-type]
 
-    assert skills_title([row("a", "inactive"), row("b", "inactive")]) == "Skills · 0/2 on"
+    idle = [row("a", "inactive"), row("b", "inactive")]
+    assert (skills_title(idle), skills_subtitle(idle)) == ("Skills · 0/2 on", KEYS_HINT)
     pending_on = [
         row("a", "pending_activation"),
         row("b", "pending_activation"),
         row("c", "inactive"),
     ]
-    assert skills_title(pending_on) == "Skills · 0/3 on · 2 pending"
+    assert skills_title(pending_on) == "Skills · 0/3 on"
+    assert skills_subtitle(pending_on) == "2 pending · Space/1-9"
     pending_off = [row("a", "pending_deactivation"), row("b", "active")]
-    assert skills_title(pending_off) == "Skills · 2/2 on · 1 pending"
+    assert skills_title(pending_off) == "Skills · 2/2 on"
+    assert skills_subtitle(pending_off) == "1 pending · Space/1-9"
+    # Both fit the sidebar's 28 columns (a border label gets 22), with two-digit counts too.
+    many = [row(str(n), "pending_activation") for n in range(12)]
+    assert len(skills_title(many)) <= 22 and len(skills_subtitle(many)) <= 22
 
 
 def test_one_unit_style() -> None:

@@ -37,7 +37,7 @@ from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.session_factory import LOG_FAILED, Session, SessionRequest, build_session
 from steiner_tui.app import messages as ui
-from steiner_tui.app.adapter import UiEventSink
+from steiner_tui.app.adapter import UiEventSink, to_ui_message
 from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.compaction_broker import CompactionBroker
 from steiner_tui.app.controller import SessionController
@@ -522,10 +522,18 @@ class WorkbenchBase(Screen[None]):
 
         AGENTS.md and project-context changes wait for the next compaction (the status line
         says so, with the cost of reloading now); skill folders refresh the sidebar at once.
+        What the skills' rediscovery says for the first time (a broken skill, a duplicate name)
+        is a toast, through the engine's events, and stays in the conversation as a warning,
+        as the start's do; said again by the next rescan, it is not repeated.
         """
-        partitions = self.controller.apply_file_changes(Path(path) for _, path in changes)
+        changed = self.controller.apply_file_changes(Path(path) for _, path in changes)
+        partitions = changed.partitions
         if StaticPartition.SKILLS in partitions:
             self.refresh_skills()
+        for event in changed.skill_notices:
+            message = to_ui_message(event)
+            if isinstance(message, (ui.EngineNotice, ui.SkillNotice)):
+                self.call_later(self.conversation.add, NoticeEntry(message.text, "warning"))
         pending = self.refresh_pending_reload()
         if pending is not None and partitions - {StaticPartition.SKILLS}:
             self.notify(

@@ -18,6 +18,7 @@ from steiner_tui.engine.compaction.diff import (
     generation_parts,
 )
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
+from steiner_tui.engine.compaction.masking import MASK_MODE
 from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
 from steiner_tui.engine.compaction.triggers import trigger_label
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
@@ -31,6 +32,7 @@ __all__ = [
     "generation_reason",
     "generation_row",
     "pinned_labels",
+    "stage_label",
     "token_bars",
 ]
 
@@ -55,9 +57,34 @@ class GenerationView(msgspec.Struct, frozen=True):
     """The messages the generation gained after its compaction (sent since)."""
 
 
+MASKING = "masking, no summary"
+"""What a masking generation is, where a compaction's heading counts its stages."""
+
+
+def _masking(outcome: CompactionOutcome) -> bool:
+    """A generation made by masking tool results (no summary stage ran)."""
+    return outcome.stage_count == 0 and MASK_MODE in outcome.modes
+
+
 def _stages(outcome: CompactionOutcome) -> str:
+    if _masking(outcome):
+        return MASK_MODE
     modes = "+".join(outcome.modes)
     return f"{outcome.stage_count} {modes}".strip()
+
+
+def stage_label(outcome: CompactionOutcome) -> str:
+    """``1 stage · normal``, ``2 stages · normal + emergency``, or what a masking is."""
+    if _masking(outcome):
+        return MASKING
+    stages = "1 stage" if outcome.stage_count == 1 else f"{outcome.stage_count} stages"
+    return " · ".join([stages, *([" + ".join(outcome.modes)] if outcome.modes else [])])
+
+
+def _asked(outcome: CompactionOutcome) -> str:
+    """The text the compaction was asked with: a ``/compact`` focus, or a mask's reason."""
+    label = "reason" if _masking(outcome) else "focus"
+    return f"{label}: {outcome.steering}"
 
 
 def _health(outcome: CompactionOutcome) -> str:
@@ -101,12 +128,12 @@ def _edit_counts(edits: tuple[RoomEdit, ...]) -> str:
 
 
 def generation_reason(outcome: CompactionOutcome) -> str:
-    """How it compacted: manual (with its focus) or automatic, the emergency stage, the
-    fallback's reason, and what was masked, moved or cut to make room (why it ran is the
-    trigger, ``trigger_label``)."""
+    """How it compacted: manual (with its focus, or a masking's reason) or automatic, the
+    emergency stage, the fallback's reason, and what was masked, moved or cut to make room (why
+    it ran is the trigger, ``trigger_label``)."""
     parts = ["manual" if outcome.manual else "automatic"]
     if outcome.steering:
-        parts[0] += f" · focus: {outcome.steering}"
+        parts[0] += f" · {_asked(outcome)}"
     if "emergency" in outcome.modes:
         parts.append("emergency stage")
     if outcome.fallback_reason:
@@ -163,9 +190,7 @@ def generation_heading(generation: ConversationGeneration) -> str:
     when = clock(generation.created_at or (outcome.at if outcome else None), date=True)
     if outcome is None:
         return f"Generation {generation.id} · {when} · start of the session"
-    parts = [f"Generation {generation.id}", when, f"{outcome.stage_count} stage(s)"]
-    if outcome.modes:
-        parts.append(" + ".join(outcome.modes))
+    parts = [f"Generation {generation.id}", when, stage_label(outcome)]
     parts.append("manual" if outcome.manual else "automatic")
     parts.append(f"trigger: {outcome.trigger}" if outcome.trigger else trigger_label(""))
     parts.append(f"{count(outcome.before_tokens)} → {count(outcome.after_tokens)} tokens")
@@ -176,7 +201,7 @@ def generation_heading(generation: ConversationGeneration) -> str:
         reason = f" ({outcome.fallback_reason})" if outcome.fallback_reason else ""
         parts.append(f"fallback {outcome.fallback_status}{reason}")
     if outcome.steering:
-        parts.append(f"focus: {outcome.steering}")
+        parts.append(_asked(outcome))
     if outcome.edits:
         parts.append(f"to make room: {_edit_counts(outcome.edits)}")
     if outcome.health is not None:

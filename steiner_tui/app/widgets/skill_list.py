@@ -23,7 +23,10 @@ from steiner_tui.app.plain import printable
 from steiner_tui.engine.skills.delta import SkillStatus, skill_counts
 from steiner_tui.units import byte_count
 
-__all__ = ["SkillList", "skill_prompt", "skills_title"]
+__all__ = ["KEYS_HINT", "SkillList", "skill_prompt", "skills_subtitle", "skills_title"]
+
+KEYS_HINT = "Space · 1-9 toggle"
+"""The sidebar's subtitle while nothing is pending."""
 
 _STATES = {
     "active": ("● active", "$text-success"),
@@ -34,10 +37,17 @@ _STATES = {
 
 
 def skills_title(rows: Sequence[SkillStatus]) -> str:
-    """``Skills · 1/3 on · 2 pending``: in force now, of all; what changes with the next message."""
+    """``Skills · 1/3 on``: the skills in force now, of all."""
     counts = skill_counts(rows)
-    title = f"Skills · {counts.in_force}/{counts.total} on"
-    return f"{title} · {counts.pending} pending" if counts.pending else title
+    return f"Skills · {counts.in_force}/{counts.total} on"
+
+
+def skills_subtitle(rows: Sequence[SkillStatus]) -> str:
+    """``2 pending · Space/1-9``: what changes with the next message, and the keys; only the
+    keys while nothing is pending. The sidebar's 28 columns leave a title 22 (the title
+    with the pending count was cut to "1 p…"), so the count has the subtitle's room."""
+    pending = skill_counts(rows).pending
+    return f"{pending} pending · Space/1-9" if pending else KEYS_HINT
 
 
 def skill_prompt(number: int, row: SkillStatus) -> Content:
@@ -93,7 +103,7 @@ class SkillList(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Skills"  # until the first rows arrive
-        self.border_subtitle = "Space · 1-9 toggle"
+        self.border_subtitle = KEYS_HINT
 
     def prompt_of(self, name: str) -> Content | None:
         """What the row of skill ``name`` shows, if it is listed."""
@@ -119,6 +129,7 @@ class SkillList(OptionList):
         elif names:
             self.highlighted = 0
         self.border_title = skills_title(rows)
+        self.border_subtitle = skills_subtitle(rows)
 
     def action_toggle_row(self, index: int) -> None:
         """Ask to toggle the skill on row ``index`` (0-based)."""

@@ -112,3 +112,26 @@ def test_starting_up_without_a_keymap_leaves_them_unloaded_too() -> None:
     loaded = _loaded_after(STARTED_UP)
     assert "steiner_tui.agent.runner" in loaded  # the probe really opened the session
     assert sorted(name for name in LATER if name in loaded) == []
+
+
+OUR_DATACLASSES = """
+import dataclasses, json, sys
+import steiner_tui.commands.app
+made = sorted(
+    f"{name}.{value.__qualname__}"
+    for name, module in list(sys.modules.items())
+    if name.startswith("steiner_tui")
+    for value in vars(module).values()
+    if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
+)
+print(json.dumps(made))
+"""
+
+
+def test_the_start_path_makes_none_of_our_classes_as_dataclasses() -> None:
+    """A dataclass compiles each generated method with its own ``exec`` when its class is made;
+    the package's values are ``msgspec`` structs (docs/ARCHITECTURE.md, "Start-up")."""
+    out = subprocess.run(
+        [sys.executable, "-c", OUR_DATACLASSES], capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == []

@@ -25,9 +25,9 @@ reads ``Binding.key``, ``.id`` and ``.priority`` of the layers it is given, whic
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
 from textual.binding import Binding
 from textual.dom import DOMNode
 
@@ -63,8 +63,7 @@ def class_bindings(kind: type[DOMNode]) -> tuple[Binding, ...]:
     return tuple(binding for bindings in by_key.values() for binding in bindings)
 
 
-@dataclass(frozen=True)
-class BindingLayer:
+class BindingLayer(msgspec.Struct, frozen=True):
     """One node on a binding chain: its name in a notice and its bindings."""
 
     name: str
@@ -75,8 +74,7 @@ class BindingLayer:
     """Whether the node takes a key as typing (a focused text area: printable keys)."""
 
 
-@dataclass(frozen=True)
-class BindingChain:
+class BindingChain(msgspec.Struct, frozen=True):
     """The nodes a key press meets in one place: the focused widget first, the app last."""
 
     screen: str
@@ -89,8 +87,7 @@ class BindingChain:
     """A modal screen: the app's keys reach it only if they are priority keys."""
 
 
-@dataclass(frozen=True)
-class KeymapConflict:
+class KeymapConflict(msgspec.Struct, frozen=True):
     """A key the keymap gives a binding that another binding active with it also has."""
 
     binding_id: str
@@ -119,8 +116,7 @@ class KeymapConflict:
         return f"{key} is also {self.other}; {self.binding_id!r} wins {where}, so {lost} loses it"
 
 
-@dataclass(frozen=True)
-class _Bound:
+class _Bound(msgspec.Struct, frozen=True):
     """A binding with a key it has after the keymap, and the layer that declares it."""
 
     binding: Binding

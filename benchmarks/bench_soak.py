@@ -68,7 +68,8 @@ from bench_session_log import RESUME, SOURCE, resume  # noqa: E402
 from steiner_tui.agent.clock import ManualClock  # noqa: E402
 from steiner_tui.agent.model import MainModel  # noqa: E402
 from steiner_tui.agent.runner import Runner  # noqa: E402
-from steiner_tui.agent.session_factory import SessionRequest, build_session  # noqa: E402
+from steiner_tui.agent.session import SessionRequest  # noqa: E402
+from steiner_tui.agent.session_factory import build_session  # noqa: E402
 from steiner_tui.engine.messages import Message, ToolCall  # noqa: E402
 from steiner_tui.engine.provider import (  # noqa: E402
     ChatRequest,

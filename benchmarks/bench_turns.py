@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import (

@@ -57,7 +57,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static, TextArea
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.transcript import (
     Entry,

@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.messages import Message, ToolCall
 

@@ -23,7 +23,8 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentInfo, SubAgentUpdated
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.cli import build_parser
 from steiner_tui.commands.exec import SubAgentProgress
 from steiner_tui.engine.events import ListSink, MessageAppended

@@ -28,7 +28,7 @@ make_app(_start(Path(home), None), defer_open=True)
 OPENED_SESSION = """
 import tempfile
 from pathlib import Path
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import make_app
 project = Path(tempfile.mkdtemp())
 app = make_app(SessionRequest(project, record=False))
@@ -39,7 +39,7 @@ app.session.preview()
 STARTED_UP = """
 import asyncio, tempfile
 from pathlib import Path
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import make_app
 from steiner_tui.app.messages import WorkbenchReady
 from steiner_tui.config import parse_config

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from steiner_tui.agent.runner import RunResult
-from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.templates import render_template
 from steiner_tui.sessions.ids import new_session_id
 

@@ -24,7 +24,7 @@ from textual.keys import key_to_character
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
-from steiner_tui.agent.session_factory import Session, SessionRequest
+from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.app.help_catalog import section_name
 from steiner_tui.app.keymap_check import (
     BindingChain,

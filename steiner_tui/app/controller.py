@@ -19,7 +19,7 @@ from pathlib import Path
 import msgspec
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
-from steiner_tui.agent.session_factory import Session
+from steiner_tui.agent.session import Session
 from steiner_tui.app.budget_view import BudgetView, build_budget_view
 from steiner_tui.app.live_files import WatchPlan, partitions_for
 from steiner_tui.app.session import model_label

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.config import Config
 from steiner_tui.providers.factory import api_key_for, split_model_ref
 from steiner_tui.providers.offline import OFFLINE_ALIAS

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import msgspec
 
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import Session
+from steiner_tui.agent.session import Session
 from steiner_tui.agent.whatif import what_if
 from steiner_tui.engine.compaction.pins import PINNABLE_ROLES, is_pinned_by, pin_key, pin_label
 from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction

@@ -26,7 +26,7 @@ import msgspec
 from textual.theme import BUILTIN_THEMES
 
 from steiner_tui import paths
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.workbench_base import SessionOpenFailed

@@ -33,7 +33,8 @@ from rich.table import Table
 from rich.text import Text
 
 from steiner_tui import paths
-from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
 from steiner_tui.config import ConfigError, load_config
 from steiner_tui.engine.costs import CostItem

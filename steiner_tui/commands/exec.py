@@ -41,7 +41,8 @@ from steiner_tui.agent.delegation import SubAgentUpdated
 from steiner_tui.agent.event_log import JsonlEventLog
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.runner import RunResult
-from steiner_tui.agent.session_factory import DEFAULT_DELEGATION, SessionRequest, build_session
+from steiner_tui.agent.session import DEFAULT_DELEGATION, SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,

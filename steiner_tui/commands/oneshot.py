@@ -13,7 +13,7 @@ from pathlib import Path
 
 from steiner_tui import paths
 from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,

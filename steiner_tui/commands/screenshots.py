@@ -33,7 +33,7 @@ from textual.pilot import Pilot
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.commands.capture_screenshots import capture_shots
 from steiner_tui.config import Config, parse_config

@@ -11,7 +11,8 @@ import pytest
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.engine.tokens import RequestEstimator

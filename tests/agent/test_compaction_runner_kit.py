@@ -21,7 +21,7 @@ from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner, RunResult
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainRequest
 from steiner_tui.engine.compaction.host import SummaryTarget

@@ -23,11 +23,8 @@ from steiner_tui.agent.delegation import (
 from steiner_tui.agent.delegation.child import build_child_runner
 from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import (
-    DEFAULT_DELEGATION,
-    SessionRequest,
-    build_session,
-)
+from steiner_tui.agent.session import DEFAULT_DELEGATION, SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.config import Config, parse_config
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import CompactionApplied, ListSink, RequestSnapshot

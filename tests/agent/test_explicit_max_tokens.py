@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from steiner_tui.agent.runner import Runner
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.config import Config, ConfigError, parse_config
 from steiner_tui.engine.messages import Message
 from tests.providers.loopback import LoopbackServer, sse_data, sse_reply

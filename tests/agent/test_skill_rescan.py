@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.events import ListSink, WarningEvent
 
 BROKEN = "no front matter, just a body\n"

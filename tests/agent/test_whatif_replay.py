@@ -8,7 +8,8 @@ from pathlib import Path
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.agent.whatif import what_if
 from steiner_tui.engine.events import ListSink, RequestSnapshot
 from steiner_tui.engine.provider import ModelInfo

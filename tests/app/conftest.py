@@ -17,7 +17,7 @@ import pytest
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.config import Config, parse_config
 

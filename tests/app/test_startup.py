@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.agent.session_factory import SessionRequest
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.messages import WorkbenchReady
 from steiner_tui.app.screens.workbench_base import SessionOpenFailed

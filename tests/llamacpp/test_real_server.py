@@ -25,7 +25,8 @@ from steiner_tui.agent.from_config import (
 )
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import ErrorEntry

@@ -14,7 +14,8 @@ from typing import Any
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.events import EngineEvent, ErrorEvent, ListSink
 from steiner_tui.engine.messages import Message
 from steiner_tui.providers.sdk_base import SdkProvider

@@ -14,7 +14,8 @@ import msgspec
 import pytest
 
 from steiner_tui.agent.from_config import main_model_from_config
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import ListSink, WarningEvent
 from steiner_tui.providers.factory import resolve_model

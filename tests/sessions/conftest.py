@@ -13,7 +13,8 @@ import pytest
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import Session, SessionRequest, build_session
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
 from steiner_tui.sessions.loader import LoadedSession, LogProblem

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Image, Message, ToolCall, message_hash

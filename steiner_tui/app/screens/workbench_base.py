@@ -35,7 +35,8 @@ from textual.screen import Screen
 
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.interactive import InteractiveDriver
-from steiner_tui.agent.session_factory import LOG_FAILED, Session, SessionRequest, build_session
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import LOG_FAILED, build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.adapter import UiEventSink, to_ui_message
 from steiner_tui.app.budget_view import BudgetView

@@ -15,7 +15,8 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session_factory import SessionRequest, build_session
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.providers.offline import (

@@ -1,15 +1,18 @@
 """Low-level log files: whole-line writes, safe appending, fresh logs and the header.
 
 ``write_all`` hands a line to the kernel in one ``write()`` (looping only on a short write), so
-a killed process leaves each line whole or absent. ``open_for_append`` first ends a torn last
+a killed process leaves each line whole or absent; ``append_whole`` also cuts the log back to
+where it ended when a write fails part-way (a full disk took part of a line), so the log always
+ends with a whole record. ``open_for_append`` first ends a torn last
 line with a newline, so the next record never glues onto it and the torn line stays one bad
 line for the loader to report.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from steiner_tui.sessions.records import (
 )
 
 __all__ = [
+    "append_whole",
     "header_record",
     "open_for_append",
     "write_all",
@@ -39,6 +43,22 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> None:
+    """Append ``data`` (whole lines) to the log open on ``fd`` with ``write``; a failed write
+    leaves no part of it.
+
+    Raises:
+        OSError: the write failed (the log is cut back to where it ended before).
+    """
+    end = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        write(fd, data)
+    except OSError:
+        with contextlib.suppress(OSError):  # a torn line would glue onto the next record
+            os.ftruncate(fd, end)
+        raise
 
 
 def header_record(

@@ -37,7 +37,6 @@ that sends nothing leaves no session behind. While open, the log holds the sessi
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -65,8 +64,9 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
-from steiner_tui.sessions.log_file import header_record, open_for_append, write_all
+from steiner_tui.sessions.log_file import append_whole, header_record, open_for_append, write_all
 from steiner_tui.sessions.meta import SessionMeta, write_meta
+from steiner_tui.sessions.partial_reply import PartialReply
 from steiner_tui.sessions.record_values import (
     generation_record,
     last_main_request_record,
@@ -78,7 +78,6 @@ from steiner_tui.sessions.records import (
     BackendStateRecord,
     ErrorRecord,
     ModeRecord,
-    PartialRecord,
     PinRecord,
     Record,
     RemedyRecord,
@@ -174,12 +173,10 @@ class SessionLog:
         self.write = write
         """Hands lines to the kernel in one ``write()`` (``log_file.write_all``)."""
         self._clock = clock
-        self.partial_bytes = partial_bytes
-        """Write a ``partial`` record once this much streamed text is buffered."""
-        self.partial_interval = partial_interval
-        """... or once this many seconds passed since the last one (0: on every delta)."""
-        self.monotonic = monotonic
-        """The interval clock."""
+        self.partial = PartialReply(
+            every_bytes=partial_bytes, every_seconds=partial_interval, clock=monotonic
+        )
+        """The streamed reply not yet written as a ``partial`` record, and when one is due."""
         self._fd: int | None = None
         self._lock: SessionLock | None = None
         self._open = False
@@ -190,10 +187,6 @@ class SessionLog:
         self._header_written = False
         self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
-        self._text: list[str] = []
-        self._reasoning: list[str] = []
-        self._buffered = 0
-        self._partial_at = 0.0
         self._early: list[bytes] = []
         self._closed = False
         self._statuses: dict[str, str] = {}
@@ -362,7 +355,7 @@ class SessionLog:
             self._stream(reasoning=event.text)
         elif isinstance(event, MessageAppended):
             self._materialize()
-            self._drop_partial()
+            self.partial.drop()
             self._sync(appended=event.message)
             message = event.message
             if message.role == "assistant":
@@ -378,8 +371,7 @@ class SessionLog:
             self._statuses[event.call.id] = event.status
         elif isinstance(event, RequestSnapshot):
             self._sync()
-            self._drop_partial()
-            self._partial_at = self.monotonic()
+            self.partial.restart()
             self._flush_request()
             self._requests.hold(event)  # written with its usage, or before the next record
         elif isinstance(event, CompactionApplied):
@@ -488,19 +480,8 @@ class SessionLog:
             self.on_error(self.failure)
 
     def _append(self, data: bytes) -> None:
-        """Write ``data`` (whole lines) at the end of the log; a failed write leaves no part.
-
-        Raises:
-            OSError: the write failed (the log is cut back to where it ended before).
-        """
         assert self._fd is not None
-        end = os.lseek(self._fd, 0, os.SEEK_END)
-        try:
-            self.write(self._fd, data)
-        except OSError:
-            with contextlib.suppress(OSError):  # a torn line would glue onto the next record
-                os.ftruncate(self._fd, end)
-            raise
+        append_whole(self._fd, data, self.write)
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)
@@ -529,32 +510,14 @@ class SessionLog:
             self._last_main = implied
 
     def _stream(self, *, text: str = "", reasoning: str = "") -> None:
-        self._text.append(text)
-        self._reasoning.append(reasoning)
-        self._buffered += len(text) + len(reasoning)
-        now = self.monotonic()
-        if self._buffered >= self.partial_bytes or now - self._partial_at >= self.partial_interval:
+        if self.partial.add(text=text, reasoning=reasoning):
             self._flush_partial()
-            self._partial_at = now
 
     def _flush_partial(self) -> None:
-        if not self._buffered:
-            return
         turn = self._runner.state.turn if self._runner is not None else 0
-        self._write(
-            PartialRecord(
-                gen=self._written.active_id,
-                turn=turn,
-                text="".join(self._text),
-                reasoning="".join(self._reasoning),
-            )
-        )
-        self._drop_partial()
-
-    def _drop_partial(self) -> None:
-        self._text.clear()
-        self._reasoning.clear()
-        self._buffered = 0
+        record = self.partial.take(self._written.active_id, turn)
+        if record is not None:
+            self._write(record)
 
     def _record_last_main(self) -> None:
         if self._runner is None:

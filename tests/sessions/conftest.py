@@ -107,7 +107,8 @@ def open_test_session(
     """Open a new session (``resume=None``) or resume one, over a scripted provider.
 
     ``replies`` are replayed in order; without them ``on_request`` answers every request.
-    ``log_options`` set the log's ``partial_bytes``, ``partial_interval`` and ``monotonic``.
+    ``log_options`` set the log's ``partial_bytes``, ``partial_interval`` and ``monotonic``
+    (its ``PartialReply``'s schedule) or another of its attributes (``write``).
     """
     provider = ScriptedProvider(
         list(replies or []),
@@ -131,8 +132,19 @@ def open_test_session(
     session = build_session(request)
     assert session.log is not None
     for name, value in log_options.items():
-        setattr(session.log, name, value)
+        if name in _PARTIAL_OPTIONS:  # the streamed reply's schedule
+            setattr(session.log.partial, _PARTIAL_OPTIONS[name], value)
+        else:
+            setattr(session.log, name, value)
     return Harness(session, provider, sink, loaded)
+
+
+_PARTIAL_OPTIONS = {
+    "partial_bytes": "every_bytes",
+    "partial_interval": "every_seconds",
+    "monotonic": "clock",
+}
+"""The log's constructor options for its streamed reply, as ``PartialReply`` names them."""
 
 
 @pytest.fixture

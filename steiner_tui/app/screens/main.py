@@ -24,12 +24,13 @@ from steiner_tui.app.completion import CompletionSources
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.paste import byte_size, paste_notice, save_pastes
 from steiner_tui.app.prompt_completion import PromptCompletion
+from steiner_tui.app.resend import resend_text
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.panel_layout import PanelLayoutScreen
 from steiner_tui.app.session import model_label, planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
-from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, UserEntry, error_entry
+from steiner_tui.app.transcript import NoticeEntry, error_entry
 from steiner_tui.app.typing_route import route_typing
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -415,32 +416,12 @@ class MainScreen(PanelLayoutScreen):
     # -- errors and retrying -----------------------------------------------------------------
 
     def _unanswered(self, *, erred: bool = False) -> str | None:
-        """The text of the person's last message when it got no reply, or when an error cut
-        its reply off (kept, marked incomplete): the error is the conversation's last entry
-        but for notices (``erred``: it is being added); else None. A reply stopped with Esc is
-        not resent."""
+        """The text F5 sends again (``resend_text``: the person's last message when it got no
+        reply, or an error cut its reply off), else None."""
         if not self.attached:
             return None
-        conversation = self.driver.runner.conversation
-        if not conversation:
-            return None
-        last = conversation[-1]
-        if last.role == "assistant" and last.incomplete:
-            if not (erred or self._ended_in_error()):
-                return None
-        elif last.role != "user":
-            return None
-        if self._last_sent is not None:
-            return self._last_sent
-        users = [e for e in self.conversation.entries if isinstance(e, UserEntry)]
-        return users[-1].text if users else None
-
-    def _ended_in_error(self) -> bool:
-        """Whether the conversation's last entry, notices aside (a resume's), is an error."""
-        for entry in reversed(self.conversation.entries):
-            if not isinstance(entry, NoticeEntry):
-                return isinstance(entry, ErrorEntry)
-        return False
+        entries = self.conversation.entries
+        return resend_text(self.driver.runner.conversation, entries, self._last_sent, erred=erred)
 
     def _retry_key(self, *, erred: bool = False) -> str:
         """The key that resends (as the keymap has it), "" when there is nothing to resend."""

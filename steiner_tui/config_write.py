@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +69,14 @@ def _table(parent: Any, key: str) -> Table:
     return found
 
 
-def _plan(path: Path, before: str | None, document: tomlkit.TOMLDocument) -> ConfigChange:
+def _plan(project_root: Path, edit: Callable[[tomlkit.TOMLDocument], None]) -> ConfigChange:
+    """The project config with ``edit`` applied, validated as strictly as reading it back."""
+    path = paths.project_config_file(project_root)
+    before = _read(path)
+    document = _load(path, before)
+    edit(document)
     after = tomlkit.dumps(document)
-    parse_config([(str(path), tomlkit.parse(after).unwrap())])  # as strict as reading it back
+    parse_config([(str(path), tomlkit.parse(after).unwrap())])
     return ConfigChange(path, before, after)
 
 
@@ -81,20 +87,20 @@ def plan_compaction_threshold(project_root: Path, model_ref: str, tokens: int) -
         ConfigError: the file is not TOML, or the result would not be a valid config.
         OSError: the file cannot be read.
     """
-    path = paths.project_config_file(project_root)
-    before = _read(path)
-    document = _load(path, before)
-    _table(_table(document, "models"), model_ref)["compaction_threshold_tokens"] = tokens
-    return _plan(path, before, document)
+
+    def edit(document: tomlkit.TOMLDocument) -> None:
+        _table(_table(document, "models"), model_ref)["compaction_threshold_tokens"] = tokens
+
+    return _plan(project_root, edit)
 
 
 def plan_compaction_mode(project_root: Path, mode: str) -> ConfigChange:
     """``[compaction] mode = mode`` in the project config (raises as above)."""
-    path = paths.project_config_file(project_root)
-    before = _read(path)
-    document = _load(path, before)
-    _table(document, "compaction")["mode"] = mode
-    return _plan(path, before, document)
+
+    def edit(document: tomlkit.TOMLDocument) -> None:
+        _table(document, "compaction")["mode"] = mode
+
+    return _plan(project_root, edit)
 
 
 def diff_lines(change: ConfigChange) -> list[str]:

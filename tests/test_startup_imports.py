@@ -1,11 +1,12 @@
-"""Start-up imports what the first frame needs and three things only later: the rest may load.
+"""Start-up imports what the first frame needs and four things only later: the rest may load.
 
-Every module imports what it uses at module level, with three exceptions that pay for
+Every module imports what it uses at module level, with four exceptions that pay for
 themselves: the provider SDKs (and their HTTP library), imported by a provider's first call;
 ``watchfiles``, whose native module loads when the file watcher starts, after the first frame;
-and the screens other than the workbench, imported when first opened. These tests fail when an
-import brings one of them onto the path to the first frame, or into building a session. They
-check ``sys.modules`` in a fresh interpreter, never the clock.
+the screens other than the workbench, imported when first opened; and ``jinja2``, imported by
+the first template render, which a launch makes after the first frame. These tests fail when an
+import brings one of them onto the path to the first frame (or, except ``jinja2``, into
+building a session). They check ``sys.modules`` in a fresh interpreter, never the clock.
 """
 
 from __future__ import annotations
@@ -88,6 +89,15 @@ LATER = (
 )
 
 
+AFTER_THE_FIRST_FRAME = (
+    # The prompt templates' library: the first render imports it, when the session builds its
+    # first request (the dry run), after the first frame.
+    "jinja2",
+    "markupsafe",
+    "steiner_tui.engine.template_environment",
+)
+
+
 def _loaded_after(code: str) -> set[str]:
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
     out = subprocess.run(
@@ -99,12 +109,13 @@ def _loaded_after(code: str) -> set[str]:
 def test_the_first_frame_leaves_sdks_watcher_and_other_screens_unloaded() -> None:
     loaded = _loaded_after(FIRST_FRAME)
     assert "steiner_tui.app.screens.main" in loaded  # the probe really imported the workbench
-    assert sorted(name for name in LATER if name in loaded) == []
+    assert sorted(name for name in LATER + AFTER_THE_FIRST_FRAME if name in loaded) == []
 
 
 def test_an_opened_session_leaves_them_unloaded_too() -> None:
     loaded = _loaded_after(OPENED_SESSION)
     assert "steiner_tui.agent.runner" in loaded  # the probe really built a session
+    assert "jinja2" in loaded  # its dry run rendered the preamble
     assert sorted(name for name in LATER if name in loaded) == []
 
 

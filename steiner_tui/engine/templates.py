@@ -1,69 +1,28 @@
 """Load and render the jinja2 prompt templates in ``templates/``.
 
-Templates fail loudly (``StrictUndefined``): a missing variable is an error, never an empty
-string. ``keep_trailing_newline`` keeps the bytes exactly as written, because several templates
-are part of the byte-stable cached prefix. The environment is built on the first render.
-
-jinja2 lexes, parses and compiles a template to Python code the first time a process renders
-it. The commands keep that code between launches (``cache_compiled_templates``, with a folder
-under the user cache dir), through jinja2's own bytecode cache: jinja2 checks each entry against
-the template's source and Python's version and compiles afresh when either differs. The cache
-only saves time: an entry that cannot be read (missing, truncated, written by something else)
-is compiled from source, and a folder that cannot be written is left as it is; neither stops a
-render. Without a folder (the tests, a library caller) every process compiles from source.
+The environment (``engine.template_environment``: strict variables, bytes kept exactly, the
+compiled templates kept between launches) is built on the first render, and jinja2 is imported
+with it. A launch renders its first template when the session builds its first request, after
+the workbench's first frame, so the frame does not wait for jinja2 (docs/ARCHITECTURE.md,
+"Start-up", has what that import cost).
 """
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from types import CodeType
-from typing import Any
-
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
-from jinja2.bccache import Bucket
+from typing import TYPE_CHECKING, Any
 
 from steiner_tui.resources import templates_dir
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 __all__ = [
     "cache_compiled_templates",
     "render_template",
-    "template_environment",
     "template_source",
 ]
-
-
-class _CompiledTemplates(FileSystemBytecodeCache):
-    """jinja2's file cache of compiled templates, which never fails a render."""
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except Exception:  # unreadable or not jinja2's: compile from source instead
-            bucket.reset()
-        if not isinstance(bucket.code, CodeType | None):
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        try:
-            Path(self.directory).mkdir(parents=True, exist_ok=True)
-            super().dump_bytecode(bucket)
-        except OSError:  # a read-only or full disk: the next launch compiles again
-            pass
-
-
-def template_environment(compiled: Path | None = None) -> Environment:
-    """A template environment over ``templates/``, keeping compiled templates in
-    ``compiled`` when given."""
-    return Environment(
-        loader=FileSystemLoader(str(templates_dir())),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=None if compiled is None else _CompiledTemplates(str(compiled)),
-    )
 
 
 _compiled_folder: Path | None = None
@@ -72,6 +31,10 @@ _compiled_folder: Path | None = None
 
 @cache
 def _environment() -> Environment:
+    # One of the four deferrals (docs/ARCHITECTURE.md, "Imports"): jinja2 loads with the first
+    # render, not with the first frame.
+    from steiner_tui.engine.template_environment import template_environment
+
     return template_environment(_compiled_folder)
 
 

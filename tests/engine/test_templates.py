@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from jinja2.bccache import bc_magic
 
+from steiner_tui.engine.template_environment import template_environment
 from steiner_tui.engine.templates import (
     cache_compiled_templates,
     render_template,
-    template_environment,
 )
 
 NAME = "preamble_workflow.md.j2"

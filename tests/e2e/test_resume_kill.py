@@ -57,12 +57,16 @@ SECOND = "Which files does it have?"
 THIRD = "How are its tests run?"
 
 
-def _start(term: Tmux, project: Path, *extra: str) -> None:
+def _command(project: Path, *extra: str) -> str:
     args = " ".join(shlex.quote(a) for a in extra)
-    command = (
+    return (
         f"exec {shlex.quote(sys.executable)} -m steiner_tui "
         f"--project {shlex.quote(str(project))} {args}"
     )
+
+
+def _start(term: Tmux, project: Path, *extra: str) -> None:
+    command = _command(project, *extra)
     term(
         "new-session", "-d", "-x", "160", "-y", "48", "-s", SESSION, command,
         ";", "set-option", "-w", "-t", SESSION, "remain-on-exit", "on",
@@ -169,8 +173,9 @@ def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # 
     skills_before = [b.name for b in effective_skills_of_messages(messages_before)]
     assert skills_before == ["code-review"]
 
-    tmux("kill-session", "-t", SESSION)
-    _start(tmux, project, "--resume")
+    # The dead pane (remain-on-exit) runs the resume: killing the session instead would leave
+    # the server with none, and a server on its way out refuses the next new-session.
+    tmux("respawn-pane", "-k", "-t", SESSION, _command(project, "--resume"))
     # The pane opens scrolled to the end: the cut-off reply and the last question show.
     screen = _wait_for(
         tmux, "interrupted", "● active", "the app stopped while a reply streamed",

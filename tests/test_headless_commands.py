@@ -94,7 +94,9 @@ def test_oneshot_runs_each_phase_as_its_own_session(tmp_path: Path, sample_proje
 def test_exec_ctrl_c_stops_streaming_cleanly(tmp_path: Path, sample_project: Path) -> None:
     config = sample_project / ".steiner" / "config.toml"
     config.parent.mkdir()
-    config.write_text("[providers.offline]\nstream_delay_ms = 30\n")
+    # Slow enough that the reply after the tool call is still streaming when the signal lands,
+    # also on a loaded machine where this process waits to run after reading the line.
+    config.write_text("[providers.offline]\nstream_delay_ms = 200\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec",
          "what is in this project?"],

@@ -115,3 +115,4 @@ def test_commands_die_with_the_app(tmp_path: Path, signum: signal.Signals) -> No
     finally:
         if parent.poll() is None:
             parent.kill()
+            parent.wait()  # reaped, so a failure here is reported as itself

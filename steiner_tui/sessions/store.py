@@ -70,6 +70,18 @@ class SessionInfo(msgspec.Struct, frozen=True):
     def last_activity(self) -> datetime:
         return self.meta.last_activity or self.meta.created or _EPOCH
 
+    @property
+    def label(self) -> str:
+        """The list's title cell: the title, ``[problem]``, or ``[no messages]`` for a session
+        with nothing in it (its log empty: it was killed, or the disk full, at its first
+        write)."""
+        meta = self.meta
+        if self.problem:
+            return f"[{self.problem}]"
+        if not meta.title and not meta.messages and meta.generations <= 1:
+            return "[no messages]"
+        return meta.title
+
 
 class EvictResult(msgspec.Struct, frozen=True):
     """What ``evict`` removed, what it could not remove (id, error), and what was open."""

@@ -263,6 +263,9 @@ class SessionLog:
     ) -> SessionLog:
         """Append to a loaded session's log; repairs the loader made are written by ``bind``.
 
+        An empty log (nothing of the session was saved) is written as a new session's is: its
+        header first, with its first message, and nothing when none is sent.
+
         Raises:
             SessionBusyError: another running app has the session open.
             OSError: the log cannot be opened for appending (or is a symbolic link).
@@ -274,6 +277,10 @@ class SessionLog:
         except BaseException:
             log._lock.release()
             raise
+        if os.fstat(log._fd).st_size == 0:
+            # Nothing of it was ever written (killed, or a full disk, at its first write): it
+            # goes on as a new session does, its header first, with its first message.
+            return log
         log._open = True
         active = loaded.lineage.active
         log._written = _Written(
@@ -314,14 +321,17 @@ class SessionLog:
         """
         if self._open:
             return
-        self._lock = SessionLock.acquire(self.session_dir)
-        try:
-            self._fd = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
-            )
-        except BaseException:
-            self._lock.release()
-            raise
+        if self._fd is None:  # else an empty log, resumed: locked and open already
+            self._lock = SessionLock.acquire(self.session_dir)
+            try:
+                self._fd = os.open(
+                    self.path,
+                    os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                    0o600,
+                )
+            except BaseException:
+                self._lock.release()
+                raise
         self._open = True
         runner = self._runner
         model = runner.model if runner is not None else None

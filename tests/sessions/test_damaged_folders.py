@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 
+from steiner_tui.agent.session_factory import LOG_RESTORED
 from steiner_tui.app.screens.sessions import session_row
 from steiner_tui.cli import build_parser
 from steiner_tui.commands.sessions import execute
+from steiner_tui.engine.events import WarningEvent
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.records import LOG_FILE_NAME
 from steiner_tui.sessions.resume import LATEST, find_session
@@ -72,3 +75,44 @@ def test_the_list_says_an_empty_log_has_no_messages(sessions_base: Path) -> None
     assert "[no messages]" in line
     row = SessionStore(sessions_base).info(EMPTY_ID)
     assert session_row(row)[-1] == "[no messages]"
+
+
+async def test_a_session_folder_removed_while_open_is_saved_again(
+    open_session: OpenSession,
+) -> None:
+    harness = open_session()
+    harness.driver.set_mode("plan")
+    harness.log.record_mode("plan")
+    await harness.driver.submit("one")
+    shutil.rmtree(harness.session_dir)
+    await harness.driver.submit("two")
+    assert harness.log.error is None
+    restored = [e for e in harness.sink.events if isinstance(e, WarningEvent)]
+    assert [e.code for e in restored] == [LOG_RESTORED]
+    assert str(harness.session_dir) in restored[0].message
+    assert "removed while the session was open" in restored[0].message
+    await harness.driver.submit("three")
+    harness.log.close()
+    loaded = load_session(harness.session_dir)
+    assert loaded.problems == ()
+    assert loaded.lineage == harness.runner.lineage
+    assert loaded.meta.session_id == harness.session_id and loaded.meta.title == "one"
+    assert loaded.mode == "plan"
+    assert loaded.last_main_request == harness.runner.last_main_request
+    again = open_session(resume=harness.session_id)
+    await again.driver.submit("four")
+    again.log.close()
+    assert load_session(harness.session_dir).problems == ()
+
+
+async def test_a_session_folder_removed_before_exit_is_saved_at_close(
+    open_session: OpenSession,
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("one")
+    shutil.rmtree(harness.session_dir)
+    harness.log.close()
+    assert harness.log.error is None
+    loaded = load_session(harness.session_dir)
+    assert loaded.problems == ()
+    assert loaded.lineage == harness.runner.lineage

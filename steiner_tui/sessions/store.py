@@ -22,7 +22,7 @@ from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.lock import holding_lock, is_locked
-from steiner_tui.sessions.meta import SessionMeta, read_meta
+from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import message_of, message_of_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
@@ -130,8 +130,11 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
             first = handle.readline()
             head = handle.read(_HEAD_BYTES).splitlines(keepends=True)
         size = log.stat().st_size
-    except OSError:
+    except FileNotFoundError:
         return SessionMeta(session_id, last_activity=_mtime(directory)), "no session log"
+    except OSError as error:
+        problem = f"cannot read {LOG_FILE_NAME}: {error.strerror or error}"
+        return SessionMeta(session_id, last_activity=_mtime(directory)), problem
     if head and not head[-1].endswith(b"\n"):
         head.pop()  # cut by the budget (or torn)
     message = _first_message(head)
@@ -202,8 +205,13 @@ class SessionStore:
         directory = self.session_dir(session_id)
         if not directory.is_dir():
             raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
-        meta = read_meta(directory)
-        if meta is not None and (directory / LOG_FILE_NAME).is_file():
+        log = directory / LOG_FILE_NAME
+        for link, name in ((directory, "the session folder"), (log, LOG_FILE_NAME)):
+            if link.is_symlink():  # never read, nor resumed (loader): the row says why
+                linked = SessionMeta(session_id, last_activity=_mtime(directory))
+                return SessionInfo(linked, directory, f"{name} is a symbolic link")
+        meta = own_meta(directory)
+        if meta is not None and log.is_file():
             title = readable_title(meta.title)  # one stored before pastes were told apart
             if title != meta.title:
                 meta = msgspec.structs.replace(meta, title=title)

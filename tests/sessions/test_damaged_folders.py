@@ -116,3 +116,55 @@ async def test_a_session_folder_removed_before_exit_is_saved_at_close(
     loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert loaded.lineage == harness.runner.lineage
+
+
+async def _copied(open_session: OpenSession, sessions_base: Path) -> tuple[str, Path]:
+    """A session, and a copy of its folder under another id (a restored backup, say)."""
+    harness = open_session()
+    await harness.driver.submit("the original")
+    harness.log.close()
+    copy = sessions_base / "bbbbbbbbbbbb"
+    shutil.copytree(harness.session_dir, copy)
+    return harness.session_id, copy
+
+
+async def test_a_copied_folder_is_listed_under_its_own_id(
+    open_session: OpenSession, sessions_base: Path
+) -> None:
+    original, copy = await _copied(open_session, sessions_base)
+    store = SessionStore(sessions_base)
+    assert sorted(row.session_id for row in store.list()) == sorted([original, copy.name])
+    assert store.info(copy.name).session_id == copy.name
+    assert load_session(copy).meta.session_id == copy.name
+
+
+async def test_a_header_of_another_session_is_read_as_the_folders_session(
+    open_session: OpenSession, sessions_base: Path
+) -> None:
+    _, copy = await _copied(open_session, sessions_base)
+    assert load_session(copy).problems == ()  # the folder is the session (fixtures copy too)
+    resumed = open_session(resume=copy.name)
+    await resumed.driver.submit("the copy goes on")
+    resumed.log.close()
+    assert load_session(copy).lineage == resumed.runner.lineage
+
+
+async def test_a_log_that_cannot_be_resumed_is_listed_with_why(
+    open_session: OpenSession, sessions_base: Path, tmp_path: Path
+) -> None:
+    _, copy = await _copied(open_session, sessions_base)
+    log = copy / LOG_FILE_NAME
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    log.rename(elsewhere)
+    log.symlink_to(elsewhere)
+    store = SessionStore(sessions_base)
+    assert store.info(copy.name).problem == "session.jsonl is a symbolic link"
+    log.unlink()
+    log.mkdir()
+    assert store.info(copy.name).problem == "cannot read session.jsonl: Is a directory"
+    log.rmdir()
+    assert store.info(copy.name).problem == "no session log"
+    moved = tmp_path / "moved"
+    copy.rename(moved)
+    copy.symlink_to(moved)
+    assert store.info(copy.name).problem == "the session folder is a symbolic link"

@@ -286,14 +286,17 @@ def load_session(directory: Path) -> LoadedSession:
     """
     session_id = validate_session_id(directory.name)
     path = directory / LOG_FILE_NAME
-    for link in (directory, path):
-        if link.is_symlink():
-            raise SessionLoadError(
-                f"session {session_id!r}: {link} is a symbolic link; refusing to read or append "
-                "through it"
-            )
-    if not directory.is_dir():
-        raise SessionLoadError(f"session {session_id!r}: no session folder at {directory}")
+    try:
+        for link in (directory, path):
+            if link.is_symlink():
+                raise SessionLoadError(
+                    f"session {session_id!r}: {link} is a symbolic link; refusing to read or "
+                    "append through it"
+                )
+        if not directory.is_dir():
+            raise SessionLoadError(f"session {session_id!r}: no session folder at {directory}")
+    except OSError as exc:  # a folder that may not be searched
+        raise SessionLoadError(f"session {session_id!r}: cannot read {directory}: {exc}") from exc
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -159,6 +159,29 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
     return meta, ""
 
 
+def _unusable(directory: Path) -> str:
+    """Why the session in ``directory`` cannot be resumed ("": it can be tried): the folder or
+    its log is a symbolic link (never read through), or the person may not read or write it
+    (``meta.json`` is replaced in the folder, the log appended to)."""
+    log = directory / LOG_FILE_NAME
+    try:
+        for path, name, search in (
+            (directory, "the session folder", os.X_OK),
+            (log, LOG_FILE_NAME, 0),
+        ):
+            if path.is_symlink():
+                return f"{name} is a symbolic link"
+            if path is log and not log.exists():
+                break
+            if not os.access(path, os.R_OK | search):
+                return f"{name} cannot be read (permission denied)"
+            if not os.access(path, os.W_OK):
+                return f"{name} cannot be written (permission denied)"
+    except OSError as error:
+        return f"cannot read the session folder: {error.strerror or error}"
+    return ""
+
+
 class SessionStore:
     """Sessions under one base folder (``CONFIG/sessions``).
 
@@ -206,11 +229,10 @@ class SessionStore:
         if not directory.is_dir():
             raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
         log = directory / LOG_FILE_NAME
-        for link, name in ((directory, "the session folder"), (log, LOG_FILE_NAME)):
-            if link.is_symlink():  # never read, nor resumed (loader): the row says why
-                linked = SessionMeta(session_id, last_activity=_mtime(directory))
-                return SessionInfo(linked, directory, f"{name} is a symbolic link")
         meta = own_meta(directory)
+        if problem := _unusable(directory):  # resuming it would fail: the row says why
+            kept = meta or SessionMeta(session_id, last_activity=_mtime(directory))
+            return SessionInfo(kept, directory, problem)
         if meta is not None and log.is_file():
             title = readable_title(meta.title)  # one stored before pastes were told apart
             if title != meta.title:
@@ -234,12 +256,14 @@ class SessionStore:
         return rows
 
     def latest(self, project_root: Path) -> SessionInfo | None:
-        """The most recently active readable session of ``project_root`` that has messages.
+        """The most recently active session of ``project_root`` that has messages.
 
-        A session without messages (left by versions that saved every launch) is skipped.
+        A session without messages (left by versions that saved every launch, or a folder
+        without a log) is skipped; one whose log may not be read or written is not (resuming
+        it says why, rather than going on with an older one).
         """
         for row in self.list(project_root):
-            if not row.problem and (row.meta.messages or row.meta.generations > 1):
+            if row.meta.messages or row.meta.generations > 1:
                 return row
         return None
 

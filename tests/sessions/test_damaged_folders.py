@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from steiner_tui.agent.session_factory import LOG_RESTORED
 from steiner_tui.app.screens.sessions import session_row
@@ -168,3 +173,60 @@ async def test_a_log_that_cannot_be_resumed_is_listed_with_why(
     copy.rename(moved)
     copy.symlink_to(moved)
     assert store.info(copy.name).problem == "the session folder is a symbolic link"
+
+
+_PROBE = """
+import sys
+from pathlib import Path
+from steiner_tui.sessions.errors import SessionLoadError
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.store import SessionStore
+
+store = SessionStore(Path(sys.argv[1]))
+print([(row.session_id, row.problem) for row in store.list()])
+try:
+    load_session(store.session_dir(sys.argv[2]))
+except SessionLoadError as error:
+    print(f"SessionLoadError: {error}")
+"""
+
+
+def _without_root_powers(base: Path, session_id: str) -> list[str]:
+    """The list and the load of ``session_id``, by a process that file modes apply to (root
+    drops the capabilities that ignore them)."""
+    command = [sys.executable, "-c", _PROBE, str(base), session_id]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: file modes do not apply")
+        command = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", *command]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return done.stdout.splitlines()
+
+
+async def test_a_folder_or_log_without_permissions_is_listed_with_why(
+    open_session: OpenSession, sessions_base: Path
+) -> None:
+    _, copy = await _copied(open_session, sessions_base)
+    log = copy / LOG_FILE_NAME
+    log.chmod(0o444)
+    try:
+        (listed,) = _without_root_powers(sessions_base, copy.name)  # it loads
+        assert f"({copy.name!r}, '{LOG_FILE_NAME} cannot be written (permission denied)')" in listed
+        log.chmod(0)
+        listed, loaded = _without_root_powers(sessions_base, copy.name)
+        assert f"({copy.name!r}, '{LOG_FILE_NAME} cannot be read (permission denied)')" in listed
+        assert loaded == (
+            f"SessionLoadError: session {copy.name!r}: cannot read {log}: [Errno 13] "
+            f"Permission denied: '{log}'"
+        )
+        copy.chmod(0)
+        listed, loaded = _without_root_powers(sessions_base, copy.name)
+        assert f"({copy.name!r}, 'the session folder cannot be read (permission denied)')" in listed
+        assert loaded == (
+            f"SessionLoadError: session {copy.name!r}: cannot read {copy}: [Errno 13] "
+            f"Permission denied: '{log}'"
+        )
+    finally:
+        copy.chmod(0o700)
+        log.chmod(0o600)

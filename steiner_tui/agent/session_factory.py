@@ -85,10 +85,13 @@ from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
-__all__ = ["LOG_FAILED", "STOPPED_MID_REPLY", "build_session"]
+__all__ = ["LOG_FAILED", "LOG_RESTORED", "STOPPED_MID_REPLY", "build_session"]
 
 LOG_FAILED = "session_log"
 """The code of the warning that says the session log cannot be written any more."""
+LOG_RESTORED = "session_log_restored"
+"""The code of the warning that says the session's log was written anew (its folder was
+removed while the session was open)."""
 
 STOPPED_MID_REPLY = "the app stopped while a reply streamed: what came is kept, marked interrupted"
 """The notice of a resumed session whose log ended in the middle of a reply."""
@@ -313,6 +316,7 @@ def _build(
         # A log that cannot be written any more (a full disk) is said at once: at start as a
         # notice, later as a warning that the workbench and exec show.
         log.on_error = functools.partial(_log_failed, sink)
+        log.on_restored = functools.partial(_log_restored, sink)
     if loaded is not None and caller is not None:
         replay_skill_states(loaded.skill_messages, caller)  # the UI's, never the log's
     warnings.open = False
@@ -339,6 +343,10 @@ def _build(
 
 def _log_failed(sink: EventSink, text: str) -> None:
     sink.emit(WarningEvent(LOG_FAILED, text))
+
+
+def _log_restored(sink: EventSink, text: str) -> None:
+    sink.emit(WarningEvent(LOG_RESTORED, text))
 
 
 def _notices(

@@ -70,7 +70,7 @@ def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> No
             model or "-",
             str(meta.generations),
             byte_count(meta.size_bytes),
-            f"[{row.problem}]" if row.problem else meta.title,
+            row.label,
         )
         table.add_row(*(Text(cell) for cell in cells))  # data, never markup
     Console(file=out, width=160, color_system=None, markup=False).print(table)

@@ -45,7 +45,7 @@ from steiner_tui.sessions.log_parse import (
     SessionHeader,
     parse_log_bytes,
 )
-from steiner_tui.sessions.meta import SessionMeta, read_meta
+from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME
 from steiner_tui.sessions.request_columns import RequestColumns
@@ -286,14 +286,17 @@ def load_session(directory: Path) -> LoadedSession:
     """
     session_id = validate_session_id(directory.name)
     path = directory / LOG_FILE_NAME
-    for link in (directory, path):
-        if link.is_symlink():
-            raise SessionLoadError(
-                f"session {session_id!r}: {link} is a symbolic link; refusing to read or append "
-                "through it"
-            )
-    if not directory.is_dir():
-        raise SessionLoadError(f"session {session_id!r}: no session folder at {directory}")
+    try:
+        for link in (directory, path):
+            if link.is_symlink():
+                raise SessionLoadError(
+                    f"session {session_id!r}: {link} is a symbolic link; refusing to read or "
+                    "append through it"
+                )
+        if not directory.is_dir():
+            raise SessionLoadError(f"session {session_id!r}: no session folder at {directory}")
+    except OSError as exc:  # a folder that may not be searched
+        raise SessionLoadError(f"session {session_id!r}: cannot read {directory}: {exc}") from exc
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -320,7 +323,7 @@ def load_session(directory: Path) -> LoadedSession:
     active = state.active.freeze(as_logged if same else None)
     lineage = ConversationLineage((*state.done, active), tuple(state.pins))
     problems = sorted((*state.problems, *repair.problems), key=lambda p: p.line_number)
-    meta = read_meta(directory) or _meta(session_id, state, lineage, len(data))
+    meta = own_meta(directory) or _meta(session_id, state, lineage, len(data))
     return LoadedSession(
         session_id=session_id,
         directory=directory,

@@ -2,9 +2,10 @@
 
 It is rewritten whole (never appended), so it is written to a temporary file in the same folder,
 fsynced, and renamed over the old one: a reader sees the old file or the new one, never half of
-either. A new session writes it with its first message, then at every turn boundary. A missing
-or unreadable ``meta.json`` is not an error; the list falls back to the log's header line, its
-first message (read from the head of the log only) and the file's modification time.
+either. A new session writes it with its first message, then at every turn boundary. A missing,
+unreadable or another session's ``meta.json`` (a folder copied under a new id) is not an error;
+the list falls back to the log's header line, its first message (read from the head of the log
+only) and the file's modification time.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import msgspec
 
 from steiner_tui.sessions.records import META_FILE_NAME
 
-__all__ = ["SessionMeta", "atomic_write", "read_meta", "write_meta"]
+__all__ = ["SessionMeta", "atomic_write", "own_meta", "read_meta", "write_meta"]
 
 
 class SessionMeta(msgspec.Struct, frozen=True):
@@ -101,3 +102,10 @@ def read_meta(session_dir: Path) -> SessionMeta | None:
         return msgspec.convert(json.loads(raw), SessionMeta)
     except (OSError, ValueError, msgspec.ValidationError, RecursionError):
         return None
+
+
+def own_meta(session_dir: Path) -> SessionMeta | None:
+    """``read_meta``, but None for another session's (a folder copied under a new id: its row
+    would carry the other id, and ``sessions delete`` that id would remove the other one)."""
+    meta = read_meta(session_dir)
+    return meta if meta is not None and meta.session_id == session_dir.name else None

@@ -22,7 +22,7 @@ from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.lock import holding_lock, is_locked
-from steiner_tui.sessions.meta import SessionMeta, read_meta
+from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import message_of, message_of_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
@@ -69,6 +69,18 @@ class SessionInfo(msgspec.Struct, frozen=True):
     @property
     def last_activity(self) -> datetime:
         return self.meta.last_activity or self.meta.created or _EPOCH
+
+    @property
+    def label(self) -> str:
+        """The list's title cell: the title, ``[problem]``, or ``[no messages]`` for a session
+        with nothing in it (its log empty: it was killed, or the disk full, at its first
+        write)."""
+        meta = self.meta
+        if self.problem:
+            return f"[{self.problem}]"
+        if not meta.title and not meta.messages and meta.generations <= 1:
+            return "[no messages]"
+        return meta.title
 
 
 class EvictResult(msgspec.Struct, frozen=True):
@@ -118,8 +130,11 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
             first = handle.readline()
             head = handle.read(_HEAD_BYTES).splitlines(keepends=True)
         size = log.stat().st_size
-    except OSError:
+    except FileNotFoundError:
         return SessionMeta(session_id, last_activity=_mtime(directory)), "no session log"
+    except OSError as error:
+        problem = f"cannot read {LOG_FILE_NAME}: {error.strerror or error}"
+        return SessionMeta(session_id, last_activity=_mtime(directory)), problem
     if head and not head[-1].endswith(b"\n"):
         head.pop()  # cut by the budget (or torn)
     message = _first_message(head)
@@ -142,6 +157,29 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
         forked_from=header.forked_from,
     )
     return meta, ""
+
+
+def _unusable(directory: Path) -> str:
+    """Why the session in ``directory`` cannot be resumed ("": it can be tried): the folder or
+    its log is a symbolic link (never read through), or the person may not read or write it
+    (``meta.json`` is replaced in the folder, the log appended to)."""
+    log = directory / LOG_FILE_NAME
+    try:
+        for path, name, search in (
+            (directory, "the session folder", os.X_OK),
+            (log, LOG_FILE_NAME, 0),
+        ):
+            if path.is_symlink():
+                return f"{name} is a symbolic link"
+            if path is log and not log.exists():
+                break
+            if not os.access(path, os.R_OK | search):
+                return f"{name} cannot be read (permission denied)"
+            if not os.access(path, os.W_OK):
+                return f"{name} cannot be written (permission denied)"
+    except OSError as error:
+        return f"cannot read the session folder: {error.strerror or error}"
+    return ""
 
 
 class SessionStore:
@@ -190,8 +228,12 @@ class SessionStore:
         directory = self.session_dir(session_id)
         if not directory.is_dir():
             raise SessionNotFoundError(f"no session {session_id!r} in {self.base}")
-        meta = read_meta(directory)
-        if meta is not None and (directory / LOG_FILE_NAME).is_file():
+        log = directory / LOG_FILE_NAME
+        meta = own_meta(directory)
+        if problem := _unusable(directory):  # resuming it would fail: the row says why
+            kept = meta or SessionMeta(session_id, last_activity=_mtime(directory))
+            return SessionInfo(kept, directory, problem)
+        if meta is not None and log.is_file():
             title = readable_title(meta.title)  # one stored before pastes were told apart
             if title != meta.title:
                 meta = msgspec.structs.replace(meta, title=title)
@@ -214,12 +256,14 @@ class SessionStore:
         return rows
 
     def latest(self, project_root: Path) -> SessionInfo | None:
-        """The most recently active readable session of ``project_root`` that has messages.
+        """The most recently active session of ``project_root`` that has messages.
 
-        A session without messages (left by versions that saved every launch) is skipped.
+        A session without messages (left by versions that saved every launch, or a folder
+        without a log) is skipped; one whose log may not be read or written is not (resuming
+        it says why, rather than going on with an older one).
         """
         for row in self.list(project_root):
-            if not row.problem and (row.meta.messages or row.meta.generations > 1):
+            if row.meta.messages or row.meta.generations > 1:
                 return row
         return None
 

@@ -27,7 +27,9 @@ reply yet: resuming numbers the next one after the last logged). A sink must not
 write failure is kept in ``error`` and stops further writes. A write that fails part-way (a full
 disk takes part of a line) is cut off again, so the log ends with a whole record and what was
 saved resumes as it was; ``on_error`` is told once, with ``failure`` (the file and the reason),
-so the person learns at once that nothing from there on is saved.
+so the person learns at once that nothing from there on is saved. A log whose folder was
+removed while the session was open (its file unlinked) is written anew from the runner's
+lineage at the next turn boundary or on close, and ``on_restored`` says so.
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -64,7 +66,13 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
-from steiner_tui.sessions.log_file import append_whole, header_record, open_for_append, write_all
+from steiner_tui.sessions.log_file import (
+    append_whole,
+    header_record,
+    open_for_append,
+    write_all,
+    write_fresh_log,
+)
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.partial_reply import PartialReply
 from steiner_tui.sessions.record_values import (
@@ -77,6 +85,7 @@ from steiner_tui.sessions.records import (
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
+    HeaderRecord,
     ModeRecord,
     PinRecord,
     Record,
@@ -170,6 +179,9 @@ class SessionLog:
         """The first write failure; once set, nothing more is written."""
         self.on_error: Callable[[str], None] | None = None
         """Told once, with ``failure``, when a write fails (the session's sink says it)."""
+        self.on_restored: Callable[[str], None] | None = None
+        """Told, with what was saved again, when the log was written anew because its folder
+        was removed while the session was open (the session's sink says it)."""
         self.write = write
         """Hands lines to the kernel in one ``write()`` (``log_file.write_all``)."""
         self._clock = clock
@@ -193,6 +205,8 @@ class SessionLog:
         """How tool calls ended (``ToolCallFinished``), until their result is written."""
         self._meta_written = False
         """True once ``meta.json`` is written (a new session: with its first message)."""
+        self._mode: str | None = None
+        """The last execution mode recorded (written again when the log is restored)."""
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -263,6 +277,9 @@ class SessionLog:
     ) -> SessionLog:
         """Append to a loaded session's log; repairs the loader made are written by ``bind``.
 
+        An empty log (nothing of the session was saved) is written as a new session's is: its
+        header first, with its first message, and nothing when none is sent.
+
         Raises:
             SessionBusyError: another running app has the session open.
             OSError: the log cannot be opened for appending (or is a symbolic link).
@@ -274,6 +291,10 @@ class SessionLog:
         except BaseException:
             log._lock.release()
             raise
+        if os.fstat(log._fd).st_size == 0:
+            # Nothing of it was ever written (killed, or a full disk, at its first write): it
+            # goes on as a new session does, its header first, with its first message.
+            return log
         log._open = True
         active = loaded.lineage.active
         log._written = _Written(
@@ -314,29 +335,79 @@ class SessionLog:
         """
         if self._open:
             return
-        self._lock = SessionLock.acquire(self.session_dir)
-        try:
-            self._fd = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
-            )
-        except BaseException:
-            self._lock.release()
-            raise
+        if self._fd is None:  # else an empty log, resumed: locked and open already
+            self._lock = SessionLock.acquire(self.session_dir)
+            try:
+                self._fd = os.open(
+                    self.path,
+                    os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                    0o600,
+                )
+            except BaseException:
+                self._lock.release()
+                raise
         self._open = True
+        header = self._header()
+        self._requests.cache_key = header.prompt_cache_key
+        self._append(b"".join([encode_record(header), *self._early]))
+        self._header_written = True
+        self._early.clear()
+
+    def _header(self) -> HeaderRecord:
         runner = self._runner
         model = runner.model if runner is not None else None
-        header = header_record(
+        return header_record(
             self.session_dir.name,
             str(runner.project_root) if runner is not None else self._meta.project_root,
             self._meta.created or self._clock(),
             model.alias if model is not None else self._meta.alias,
             model.model if model is not None else self._meta.model,
-            model.prompt_cache_key if model is not None else "",
+            model.prompt_cache_key if model is not None else self._requests.cache_key,
         )
-        self._requests.cache_key = header.prompt_cache_key
-        self._append(b"".join([encode_record(header), *self._early]))
-        self._header_written = True
-        self._early.clear()
+
+    def _restore(self) -> None:
+        """Write the log anew from the runner's lineage: its file was removed while open (the
+        session folder deleted), so nothing saved is left, and the records appended since went
+        with it. The conversation, its generations, pins, last main request and mode are
+        written again; the request history, errors and tool statuses before now are not.
+
+        Raises:
+            OSError: the folder or the log cannot be created again.
+        """
+        runner = self._runner
+        if runner is None:
+            return
+        lineage = runner.lineage
+        old_fd, old_lock = self._fd, self._lock
+        self._requests.take()  # said against request records the new log does not hold
+        self._lock = SessionLock.acquire(self.session_dir)  # creates the folder again
+        try:
+            header = self._header()
+            write_fresh_log(self.session_dir, header, lineage)
+            self._fd = open_for_append(self.path)
+        except BaseException:
+            self._lock.release()
+            self._lock = old_lock
+            raise
+        if old_fd is not None:
+            os.close(old_fd)
+        if old_lock is not None:
+            old_lock.release()
+        self._requests = RequestTrail(cache_key=header.prompt_cache_key)
+        self._remember(lineage)
+        records: list[Record] = []
+        if not self._last_main.is_zero:
+            records.append(last_main_request_record(self._last_main))
+        if self._mode is not None:
+            records.append(ModeRecord(mode=self._mode, at=self._clock()))  # type: ignore[arg-type]
+        if records:
+            self._append(b"".join(encode_record(record) for record in records))
+        if self.on_restored is not None:
+            self.on_restored(
+                f"the session folder {self.session_dir} was removed while the session was "
+                "open; the conversation was saved there again from memory (its request "
+                "history before now was not)"
+            )
 
     # -- the sink ---------------------------------------------------------------------------
 
@@ -404,6 +475,7 @@ class SessionLog:
 
     def record_mode(self, mode: str) -> None:
         """Record an execution-mode change (``build``/``plan``)."""
+        self._mode = mode
         self._safe(ModeRecord(mode=mode, at=self._clock()))  # type: ignore[arg-type]
 
     def record_skill(self, name: str, enabled: bool) -> None:
@@ -584,6 +656,9 @@ class SessionLog:
         if not self._open:
             return
         assert self._fd is not None
+        if os.fstat(self._fd).st_nlink == 0:  # the session folder was deleted meanwhile
+            self._restore()
+            assert self._fd is not None
         self._flush_request()
         os.fsync(self._fd)
         meta = self._meta

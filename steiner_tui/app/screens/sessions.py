@@ -49,7 +49,7 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
         model or "—",
         str(meta.generations),
         byte_count(meta.size_bytes),
-        f"[{row.problem}]" if row.problem else meta.title,
+        row.label,
     )
 
 

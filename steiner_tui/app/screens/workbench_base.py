@@ -36,7 +36,7 @@ from textual.screen import Screen
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.session import Session, SessionRequest
-from steiner_tui.agent.session_factory import LOG_FAILED, build_session
+from steiner_tui.agent.session_factory import LOG_FAILED, LOG_RESTORED, build_session
 from steiner_tui.app import messages as ui
 from steiner_tui.app.adapter import UiEventSink, to_ui_message
 from steiner_tui.app.budget_view import BudgetView
@@ -70,10 +70,10 @@ from steiner_tui.units import count, token_count
 __all__ = ["SUB_AGENT_PANEL_ID", "SessionOpenFailed", "Warmable", "WorkbenchBase"]
 
 SUB_AGENT_PANEL_ID = "subagents"
-_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed"})
+_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed", LOG_RESTORED})
 """Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
-hard limit, and why a compaction failed (a window error that follows reads as if nothing was
-tried without it)."""
+hard limit, why a compaction failed (a window error that follows reads as if nothing was
+tried without it), and a session log written anew after its folder was removed."""
 
 
 class SessionOpenFailed(msgspec.Struct, frozen=True):

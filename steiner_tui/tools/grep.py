@@ -204,7 +204,7 @@ def _search(
 def _matching_lines(
     text: str, regex: re.Pattern[str], whole: re.Pattern[str]
 ) -> Iterable[tuple[int, str]]:
-    """The lines of ``text`` (``\n``-separated, no CR) that ``regex`` finds, in order.
+    """The lines of ``text`` (``\\n``-separated, no CR) that ``regex`` finds, in order.
 
     ``whole`` finds the first place at or after the start of a line where a line could match;
     no line before the line holding that place can (a match in a line is a match in the

@@ -186,8 +186,8 @@ def walk_files(
     real_root = root.resolve()
     base = Path(start).relative_to(real_root).as_posix()
     files, dirs = rules.files, rules.dirs
-    # (folder path, root-relative prefix ending in "/" or empty), last to visit first
     top = "" if base == "." else base + "/"
+    # (folder path, root-relative prefix ending in "/" or empty), the next to visit last
     pending = [(os.fspath(start), top)]
     while pending:
         folder, prefix = pending.pop()

@@ -36,6 +36,8 @@ __all__ = [
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8 * 1024
 _MIB = 1024 * 1024
+_GROWTH_READ = 64 * 1024
+"""How much more to ask for when a file holds more than its ``fstat`` size said."""
 
 
 class ResolvedPath(msgspec.Struct, frozen=True):
@@ -111,13 +113,15 @@ def _kind(mode: int) -> str:
     return "a directory" if stat.S_ISDIR(mode) else "not a file"
 
 
-def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of the regular file ``path``, never waiting on a pipe or a device.
 
     The file is opened without waiting (a named pipe with no writer blocks a plain ``open``
     for ever, in a thread nothing can cancel) and checked on the open descriptor, so a file
     swapped for a pipe after a check is refused too. At most ``limit`` + 1 bytes are read: a
     file that grows while it is read (a log being written) is refused rather than read on.
+    Reads ask for the size ``fstat`` gave plus one byte, not for ``limit``: a buffer of the
+    limit's size, made and dropped for every small file, cost more than the read itself.
 
     Raises:
         NotRegularFile: a named pipe, socket, device or folder.
@@ -125,16 +129,25 @@ def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         OSError: it cannot be opened or read (``FileNotFoundError``: it is gone).
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
+    try:
         mode, size = (info := os.fstat(fd)).st_mode, info.st_size
         if not stat.S_ISREG(mode):
             raise NotRegularFile(_kind(mode))
         if size > limit:
             raise FileTooLarge(size)
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise FileTooLarge(len(data))
-    return data
+        chunks: list[bytes] = []
+        total, ask = 0, size + 1
+        while total <= limit and (chunk := os.read(fd, min(ask, limit + 1 - total))):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total == size and len(chunk) < ask:
+                break  # a short read of all fstat said: the end (saves a read per file)
+            ask = max(ask - len(chunk), _GROWTH_READ)
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise FileTooLarge(total)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def load_file(target: ResolvedPath, verb: str) -> bytes | str:
@@ -170,7 +183,7 @@ def image_media_type(head: bytes) -> str | None:
 
 def is_binary(data: bytes) -> bool:
     """True when the first 8 KiB hold a NUL byte."""
-    return b"\0" in data[:BINARY_SNIFF_BYTES]
+    return data.find(b"\0", 0, BINARY_SNIFF_BYTES) >= 0
 
 
 def split_lines(text: str) -> list[str]:

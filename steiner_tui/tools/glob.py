@@ -7,8 +7,9 @@ Patterns are matched against paths relative to the search folder (``*`` stays wi
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 __all__ = ["PATH_CAP", "GlobTool", "glob_files"]
 
 PATH_CAP = 500
+_GLOB_SYNTAX = re.compile(r"[*?\[]")
+"""A character with a meaning in a glob: a folder name without any is matched as written."""
 
 _DEFINITION = ToolDefinition(
     name="glob",
@@ -71,13 +74,12 @@ def glob_files(root: Path, pattern: str, path: str = ".") -> ToolResult:
         return failed(target)
     if not target.path.is_dir():
         return failed(f"cannot search {path}: not a folder")
-    regex = re.compile(glob_to_regex(cleaned) + r"\Z")
+    matches = re.compile(glob_to_regex(cleaned) + r"\Z").match
     base = target.path.resolve()
-    found = sorted(
-        relative
-        for file, relative in walk_files(root, base, load_ignore_rules(root))
-        if regex.match(file.relative_to(base).as_posix())
-    )
+    below = base.relative_to(root.resolve()).as_posix()
+    skip = 0 if below == "." else len(below) + 1  # the walk's paths start with "below/"
+    walked = walk_files(root, base, load_ignore_rules(root), _folder_filter(cleaned))
+    found = sorted(relative for _, relative in walked if matches(relative[skip:]))
     if not found:
         return ToolResult(content=f"No files match {pattern}", data={"count": 0})
     truncated = len(found) > PATH_CAP
@@ -85,3 +87,27 @@ def glob_files(root: Path, pattern: str, path: str = ".") -> ToolResult:
     if truncated:
         lines.append(f"[... truncated at {PATH_CAP} of {len(found)} paths; narrow the pattern]")
     return ToolResult(content="\n".join(lines), data={"count": len(found), "truncated": truncated})
+
+
+def _folder_filter(pattern: str) -> Callable[[str], bool] | None:
+    """Which folders (relative to the search folder) can hold a match of ``pattern``.
+
+    A match starts with the pattern's leading plain folder names (``src/`` in
+    ``src/**/*.ts``), so only those are gone into at those depths. A pattern with no ``**``
+    and no ``[...]`` (whose class might match ``/``) matches paths with exactly as many ``/``
+    as it has, so no deeper folder is listed (``*.py``: the search folder alone). None when
+    every folder may hold one.
+    """
+    segments = pattern.split("/")
+    plain = list(itertools.takewhile(lambda part: not _GLOB_SYNTAX.search(part), segments[:-1]))
+    depth = None if "**" in pattern or "[" in pattern else len(segments) - 1
+    if not plain and depth is None:
+        return None
+
+    def could_hold_a_match(folder: str) -> bool:
+        parts = folder.split("/")
+        if depth is not None and len(parts) > depth:
+            return False
+        return all(part == want for part, want in zip(parts, plain, strict=False))
+
+    return could_hold_a_match

@@ -155,11 +155,12 @@ class SessionController:
         )
 
     def _history(self) -> tuple[RequestSummary, ...]:
-        """The latest requests of this conversation (read from the store, none rebuilt)."""
-        store = self.session.snapshots
-        rows = store.summaries(max(0, len(store) - HISTORY))
+        """The latest requests of this conversation (a resumed session's earlier ones read
+        from its log, the others from the store; none rebuilt)."""
+        requests = self.session.requests
+        rows = requests.summaries(max(0, len(requests) - HISTORY))
         first = self.session.first_request
-        return tuple(row for row in rows if row.index >= first)
+        return tuple(row for row in rows if row.logged or row.index >= first)
 
     def budget_view(self) -> BudgetView:
         """The context panel's figures (see ``shown_snapshot``; errors as ``preview``)."""

@@ -131,6 +131,8 @@ class LoggedRequests:
         self._lineage = lineage
         self._by_hash: dict[str, Message] | None = None
         self._by_index: dict[int, int] | None = None
+        self._last: tuple[int, LoggedRequest] | None = None
+        """The position and request ``at`` read last (the context panel asks again)."""
 
     def __len__(self) -> int:
         return len(self._requests)
@@ -143,6 +145,12 @@ class LoggedRequests:
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
+        count = len(self._requests)
+        guess = count - 1 - (self._requests.last_index() - index)  # numbered one after another
+        if 0 <= guess < count and self._requests.summary(guess).index == index:
+            later = (self._requests.summary(p).index for p in range(guess + 1, count))
+            if index not in later:
+                return guess
         if self._by_index is None:
             self._by_index = {s.index: s.position for s in self.summaries()}
         return self._by_index.get(index)
@@ -166,10 +174,13 @@ class LoggedRequests:
         Raises:
             IndexError: no request at ``position``.
         """
+        last = self._last
+        if last is not None and last[0] == position:
+            return last[1]
         record = self._requests[position]
         hashes = record.message_hashes
         known = self._messages()
-        return LoggedRequest(
+        request = LoggedRequest(
             index=record.index,
             request_id=record.request_id,
             time=record.time,
@@ -193,6 +204,8 @@ class LoggedRequests:
             usage=self._requests.usage(position),
             exact=record.exact,
         )
+        self._last = (position, request)
+        return request
 
 
 class SessionRequests:
@@ -251,6 +264,19 @@ class SessionRequests:
         if self.earlier is not None and position < logged:
             return self.earlier.at(position)
         return self.store.at(position - logged)
+
+    def logged_main_before(self, index: int, lookback: int) -> LoggedRequest | None:
+        """The latest request read from the log numbered ``index - lookback`` to ``index - 1``
+        that is not a compaction request (its hashes are what the next request's cache prefix
+        is measured against), or None."""
+        earlier = self.earlier
+        if earlier is None:
+            return None
+        for number in range(index - 1, index - 1 - lookback, -1):
+            position = earlier.position_of(number)
+            if position is not None and not earlier.summaries(position, position + 1)[0].compaction:
+                return earlier.at(position)
+        return None
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""

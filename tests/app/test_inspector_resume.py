@@ -79,6 +79,12 @@ async def test_the_inspector_lists_the_requests_made_before_the_resume(
 
         await send(pilot, "one more question")
         await finish(pilot)
+        # The panel measures the new request's cache prefix against the log's last main one.
+        view = resumed.workbench.controller.budget_view()
+        logged = [r for r in resumed.session.requests.summaries() if r.logged]
+        last_main = next(r for r in reversed(logged) if not r.compaction)
+        assert view.heading == f"request #{indexes[-1] + 1}"
+        assert view.prefix is not None and view.prefix_total == last_main.message_count
         await pilot.press("f2")
         screen = resumed.screen
         assert isinstance(screen, InspectorScreen)

@@ -150,6 +150,28 @@ async def test_requests_after_the_resume_follow_and_compare_with_earlier_ones(
     assert request_stability(requests.at(0), earlier) == prefix_stability(live[0], live[-1])
 
 
+async def test_the_request_before_the_first_new_one_is_the_logs_last_main_one(
+    open_session: OpenSession,
+) -> None:
+    harness = await _long_session(open_session, 30)
+    live = _live(harness)
+    resumed = open_session(resume=harness.session_id, window=6000)
+    requests = resumed.session.requests
+    mains = [s for s in live if not s.compaction]
+    first_new = live[-1].index + 1
+    found = requests.logged_main_before(first_new, 10)
+    assert found is not None and found.index == mains[-1].index
+    assert found.message_hashes == mains[-1].message_hashes
+    for snapshot in live:  # numbered one after another: found without a table
+        assert requests.position_of(snapshot.index) == live.index(snapshot)
+    compactions = [s for s in live if s.compaction]
+    assert compactions  # the lookback skips compaction requests
+    after = compactions[0].index + 1
+    found = requests.logged_main_before(after, 10)
+    assert found is not None and not found.compaction and found.index < compactions[0].index
+    assert requests.logged_main_before(1, 10) is None
+
+
 def test_a_store_alone_lists_as_the_store() -> None:
     store = SnapshotStore()
     requests = SessionRequests(store)

@@ -6,10 +6,11 @@ time, model and provider, the estimate (tokens, raw tokens, strategy), the compl
 the prompt, blocks and tools bytes, how many leading messages came from blocks, the generation,
 whether it was a compaction request, every message hash (so how much it repeats of the request
 before), and the reply's usage when the log reported it. The log does not keep a request's
-blocks, tool definitions, per-source counts or estimate confidence, nor the messages a request
-was made of; a message whose hash equals one the log holds for the conversation is that
-message (``LoggedRequest.messages``), the others (the block messages, a summary as sent) are
-not recorded.
+blocks, tool definitions, per-source counts, estimate confidence or whether it fit the window
+(its summary row says it did: ``RequestSummary.fits``), nor the messages a request was made
+of; a message whose hash equals one the log holds for the conversation is that message
+(``LoggedRequest.messages``), the others (the block messages, a summary as sent) are not
+recorded.
 
 ``LoggedRequests`` reads them from the columns when asked: building it costs nothing on the
 resume path, a page of summaries costs what the page holds (no hash computed), and the lookup
@@ -57,6 +58,7 @@ NOT_RECORDED = (
     "tokens per source",
     "estimate confidence",
     "block messages' text",
+    "whether it fit the window",
 )
 """What a request read from the log does not have (the inspector says so)."""
 

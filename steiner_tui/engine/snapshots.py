@@ -239,8 +239,7 @@ class RequestSummary(msgspec.Struct, frozen=True, gc=False):
     ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
     leading messages equal the previous request's (0 for the first): the prefix a provider's
     prompt cache can serve again. Its fields are plain values, so it is never tracked by the
-    garbage collector (``gc=False``): a page of rows read after a resume of a long session
-    starts no collection over the loaded conversation.
+    garbage collector (``gc=False``): no collection walks the rows a page or a chart holds.
     """
 
     position: int

@@ -188,3 +188,35 @@ async def test_clear_leaves_the_saved_sessions_requests_with_it(
     resumed.session.clear()
     assert not resumed.session.requests.logged
     resumed.log.close()
+
+
+def _logged(index: int, hashes: tuple[str, ...], blocks: int = 2) -> LoggedRequest:
+    return LoggedRequest(
+        index=index,
+        request_id=f"s-{index}",
+        time=None,
+        model="m",
+        provider="p",
+        generation_id="0",
+        compaction=False,
+        estimated_prompt_tokens=10,
+        raw_prompt_tokens=10,
+        estimate_strategy="tiktoken",
+        max_tokens=100,
+        prompt_bytes=40,
+        blocks_bytes=20,
+        tools_bytes=0,
+        block_message_count=blocks,
+        message_hashes=hashes,
+        messages=(None,) * len(hashes),
+    )
+
+
+def test_logged_requests_compare_by_their_hashes() -> None:
+    a = _logged(1, ("b0", "b1", "u1"))
+    stable = request_stability(a, _logged(2, ("b0", "b1", "u1", "a1", "u2")))
+    assert stable.stable and stable.matching == 3
+    blocks = request_stability(a, _logged(2, ("b0", "B1", "u1", "a1")))
+    assert (blocks.matching, blocks.first_broken, blocks.broken_source) == (1, 1, BLOCKS_SOURCE)
+    talk = request_stability(a, _logged(2, ("b0", "b1", "U1")))
+    assert (talk.first_broken, talk.broken_source) == (2, "conversation")

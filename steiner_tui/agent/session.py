@@ -39,6 +39,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator
+from steiner_tui.sessions.earlier_requests import LoggedRequests, SessionRequests
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
 from steiner_tui.sessions.loader import LoadedSession
@@ -134,6 +135,7 @@ class Session:
             start-up warnings (a project skill replacing a bundled one...).
         resumed: whether it continues a saved session.
         tool_status: how each tool call ended (read by the history archive).
+        earlier: a resumed session's earlier requests, read from its log when asked.
     """
 
     def __init__(
@@ -148,6 +150,7 @@ class Session:
         resumed: bool,
         tool_status: ToolStatusBook,
         skill_scan: tuple[EngineEvent, ...] = (),
+        earlier: LoggedRequests | None = None,
     ) -> None:
         self.request = request
         self.driver = driver
@@ -163,6 +166,9 @@ class Session:
         """How each tool call ended (the history archive marks failures with it)."""
         self.first_request = driver.runner.snapshots.next_index
         """The number of the first request of this conversation (moves on ``/clear``)."""
+        self.requests = SessionRequests(snapshots, earlier)
+        """Every request of the session: a resumed session's earlier ones read from its log
+        (``earlier``), then the store's (the request inspector and the chart list them)."""
         self.skill_scan = skill_scan
         """What the latest discovery of the skills said (warnings, skills cut to the cap):
         the build's, then each ``rescan_skills``'s."""
@@ -283,6 +289,7 @@ class Session:
         if log is not None:
             log.sync()
         self.first_request = self.runner.snapshots.next_index
+        self.requests = SessionRequests(self.snapshots)  # the saved session's stay with it
         self.logged_errors = ()
 
     # -- ending -----------------------------------------------------------------------------

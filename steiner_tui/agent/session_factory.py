@@ -64,6 +64,7 @@ from steiner_tui.engine.skills.replay import replay_skill_states
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.resources import bundled_skills_dir
+from steiner_tui.sessions.earlier_requests import LoggedRequests
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
 from steiner_tui.sessions.loader import LoadedSession
@@ -335,6 +336,7 @@ def _build(
         resumed=loaded is not None,
         tool_status=book,
         skill_scan=tuple(scan.events),
+        earlier=LoggedRequests(loaded.requests, loaded.lineage) if loaded is not None else None,
     )
     if loaded is not None:
         session.logged_errors = loaded.errors

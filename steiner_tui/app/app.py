@@ -284,13 +284,13 @@ class SteinerApp(App[None]):
         # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.inspector import InspectorScreen
 
-        store = self.session.snapshots
-        if not len(store):  # the dry run the context panel shows
+        requests = self.session.requests  # a resumed session's log's, then the store's
+        if not len(requests):  # the dry run the context panel shows
             controller = self.workbench.controller
             preview = controller.last_preview or controller.preview()
             self.push_screen(InspectorScreen((preview,), dry_run=True))
             return
-        self.push_screen(InspectorScreen(store))  # lists a page; rebuilds only what it shows
+        self.push_screen(InspectorScreen(requests))  # lists a page; reads only what it shows
 
 
 def make_app(request: SessionRequest, *, defer_open: bool = False) -> SteinerApp:

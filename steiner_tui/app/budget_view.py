@@ -23,8 +23,8 @@ from steiner_tui.engine.snapshots import (
     TOOLS_SOURCE,
     PrefixStability,
     RequestSummary,
-    prefix_stability,
 )
+from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stability
 
 __all__ = [
     "BudgetView",
@@ -187,7 +187,7 @@ def build_budget_view(
     budget: ModelTokenBudget,
     project_root: Path,
     preview: bool = False,
-    previous: RequestSnapshot | None = None,
+    previous: InspectedRequest | None = None,
     usage: tuple[int, UsageReported] | None = None,
     calibration: tuple[int, float] = (0, 1.0),
     compactions: int = 0,
@@ -206,7 +206,8 @@ def build_budget_view(
         budget: the main model's budget (window, soft threshold, hard limit).
         project_root: for project-context labels.
         preview: whether ``snapshot`` is the dry run of the next request.
-        previous: the request before it, for cache-prefix stability.
+        previous: the request before it, for cache-prefix stability (a resumed session's
+            first request after the resume: the log's last main request).
         usage: ``(request index, usage)`` of the latest reported usage.
         calibration: ``(samples, factor)`` of the estimator's calibration for the model.
         compactions: compactions applied in this session.
@@ -228,7 +229,7 @@ def build_budget_view(
     if usage is not None:
         index, reported = usage
         drift = DriftFigures(index, reported.estimated_prompt_tokens, reported.prompt_tokens)
-    stability = prefix_stability(previous, snapshot) if previous is not None else None
+    stability = request_stability(previous, snapshot) if previous is not None else None
     return BudgetView(
         heading="next request · dry run" if preview else f"request #{snapshot.index}",
         preview=preview,

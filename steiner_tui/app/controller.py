@@ -35,6 +35,7 @@ from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_relo
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.sessions.earlier_requests import InspectedRequest
 from steiner_tui.tools.base import Mode
 from steiner_tui.units import count
 
@@ -121,11 +122,13 @@ class SessionController:
             return sent, False
         return self.preview(), True
 
-    def _previous(self, snapshot: RequestSnapshot) -> RequestSnapshot | None:
+    def _previous(self, snapshot: RequestSnapshot) -> InspectedRequest | None:
+        """The main request before ``snapshot`` (a resumed session's from its log)."""
         store = self.session.snapshots
         for index in range(snapshot.index - 1, snapshot.index - 1 - _PREVIOUS_LOOKBACK, -1):
             if index < self.session.first_request:
-                return None
+                lookback = _PREVIOUS_LOOKBACK - (snapshot.index - 1 - index)
+                return self.session.requests.logged_main_before(index + 1, lookback)
             found = store.snapshot(index)
             if found is not None and not found.compaction:
                 return found
@@ -155,11 +158,12 @@ class SessionController:
         )
 
     def _history(self) -> tuple[RequestSummary, ...]:
-        """The latest requests of this conversation (read from the store, none rebuilt)."""
-        store = self.session.snapshots
-        rows = store.summaries(max(0, len(store) - HISTORY))
+        """The latest requests of this conversation (a resumed session's earlier ones read
+        from its log, the others from the store; none rebuilt)."""
+        requests = self.session.requests
+        rows = requests.summaries(max(0, len(requests) - HISTORY))
         first = self.session.first_request
-        return tuple(row for row in rows if row.index >= first)
+        return tuple(row for row in rows if row.logged or row.index >= first)
 
     def budget_view(self) -> BudgetView:
         """The context panel's figures (see ``shown_snapshot``; errors as ``preview``)."""

@@ -62,6 +62,7 @@ __all__ = [
     "TokenCounter",
     "build_request_snapshot",
     "hash_messages",
+    "message_source",
     "prefix_stability",
     "source_tokens",
 ]
@@ -177,14 +178,17 @@ class PrefixStability(msgspec.Struct, frozen=True):
         return self.first_broken is None
 
 
-def _message_source(snapshot: RequestSnapshot, other: RequestSnapshot, index: int) -> str:
+def message_source(snapshot: RequestSnapshot, other: RequestSnapshot | None, index: int) -> str:
+    """What message ``index`` of ``snapshot`` came from: the block source merged there (the
+    first whose content differs from ``other``'s block of the same source and path, when
+    ``other`` is given), else ``conversation``."""
     if index >= snapshot.block_message_count:
         return str(ContextSource.CONVERSATION)
     placed = block_message_indexes(snapshot.blocks)
     candidates = [b for b, i in zip(snapshot.blocks, placed, strict=True) if i == index]
     if not candidates:
         return str(ContextSource.CONVERSATION)
-    previous = {(b.source, b.path): b.content for b in other.blocks}
+    previous = {(b.source, b.path): b.content for b in other.blocks} if other is not None else {}
     for block in candidates:
         if previous.get((block.source, block.path)) != block.content:
             return block.source
@@ -201,7 +205,7 @@ def prefix_stability(a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
     if matching == len(a.message_hashes):
         return PrefixStability(matching, None)
     source_snapshot, other = (b, a) if matching < len(b.message_hashes) else (a, b)
-    return PrefixStability(matching, matching, _message_source(source_snapshot, other, matching))
+    return PrefixStability(matching, matching, message_source(source_snapshot, other, matching))
 
 
 # -- the store ------------------------------------------------------------------------------
@@ -229,17 +233,19 @@ class _Segment(msgspec.Struct, frozen=True):
         return tuple(messages), tuple(hashes)
 
 
-class RequestSummary(msgspec.Struct, frozen=True):
+class RequestSummary(msgspec.Struct, frozen=True, gc=False):
     """One stored request's figures, read without rebuilding its messages.
 
     ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
     leading messages equal the previous request's (0 for the first): the prefix a provider's
-    prompt cache can serve again.
+    prompt cache can serve again. Its fields are plain values, so it is never tracked by the
+    garbage collector (``gc=False``): no collection walks the rows a page or a chart holds.
     """
 
     position: int
     index: int
-    time: datetime
+    time: datetime | None
+    """When it was sent (None: a log of an old version that kept no time)."""
     model: str
     compaction: bool
     generation_id: str
@@ -250,6 +256,9 @@ class RequestSummary(msgspec.Struct, frozen=True):
     reused: int
     fits: bool = True
     overflow_tokens: int = 0
+    logged: bool = False
+    """Read back from a saved session's log (a resumed session's earlier requests): the log
+    keeps these figures, not the request's blocks, tools or per-source counts."""
 
     @property
     def reuse(self) -> float:

@@ -54,7 +54,7 @@ from steiner_tui.sessions.records import (
     decode_record,
 )
 from steiner_tui.sessions.request_columns import RequestColumns, RequestRecord, RequestTip
-from steiner_tui.sessions.request_values import implied_last_main, request_fields
+from steiner_tui.sessions.request_values import implied_last_main, request_fields, usage_values
 
 __all__ = [
     "ActiveGeneration",
@@ -280,6 +280,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
     state.since_request = []
     time = state.tip.time
     if record.usage and state.version >= FIRST_DELTA_REQUESTS:
+        state.requests.set_usage(record.usage)
         _implied_last_main(state, record.usage_at or time)
     state.last_time = record.usage_at or time or state.last_time
     state.clear_partial()
@@ -362,6 +363,15 @@ def _usage(state: LogState, record: UsageRecord, line: int) -> None:
         and record.model == request.setting.model
     ):
         _implied_last_main(state, record.at)
+    if request is not None and record.model == request.setting.model:
+        state.requests.set_usage(
+            usage_values(
+                record.prompt_tokens,
+                record.completion_tokens,
+                record.cache_read_tokens,
+                record.cache_write_tokens,
+            )
+        )
     _timestamped(state, record, line)
 
 

@@ -25,6 +25,7 @@ from typing import Any, overload
 import msgspec
 
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.sessions.request_values import LoggedRequest, RequestSetting
 
 __all__ = ["RequestColumns", "RequestRecord", "RequestTip"]
@@ -159,6 +160,7 @@ class RequestColumns(Sequence[RequestRecord]):
         "_stems",
         "_time",
         "_times",
+        "_usage",
         "_zone",
         "_zones",
     )
@@ -189,6 +191,9 @@ class RequestColumns(Sequence[RequestRecord]):
         self._new: list[str | Message] = []
         """Each request's new hashes, or the messages they are the hashes of."""
         self._inexact: set[int] = set()
+        self._usage: dict[int, tuple[int, ...]] = {}
+        """The reply's usage (prompt, completion, cache read, cache write tokens; trailing
+        zeros left out) by position, where the log recorded it."""
 
     # -- writing ------------------------------------------------------------------------
 
@@ -237,6 +242,12 @@ class RequestColumns(Sequence[RequestRecord]):
             setting,
             fields["shared"] + len(hashes),
         )
+
+    def set_usage(self, usage: tuple[int, ...]) -> None:
+        """Record the usage the log reported for the last request appended (the first one
+        reported for it stays)."""
+        if self._index:
+            self._usage.setdefault(len(self._index) - 1, usage)
 
     def _time_of(self, time: datetime | None) -> tuple[int, int]:
         if time is None:
@@ -317,6 +328,31 @@ class RequestColumns(Sequence[RequestRecord]):
         tz = self._zones[zone]
         epoch = _NAIVE_EPOCH if tz is None else _EPOCH.astimezone(tz)
         return epoch + self._time[position] * _MICROSECOND
+
+    def usage(self, position: int) -> tuple[int, ...]:
+        """The usage logged for the request at ``position`` (prompt, completion, cache read,
+        cache write tokens, trailing zeros left out; empty: none recorded)."""
+        return self._usage.get(position, ())
+
+    def summary(self, position: int) -> RequestSummary:
+        """The figures of the request at ``position`` as the request inspector and the chart
+        list them (``logged``), read from the columns without computing a hash."""
+        count = self._shared[position] + self._start[position + 1] - self._start[position]
+        setting = self._settings[self._setting[position]]
+        return RequestSummary(
+            position=position,
+            index=self._index[position],
+            time=self.time(position),
+            model=setting.model,
+            compaction=setting.compaction,
+            generation_id=setting.generation,
+            estimated_prompt_tokens=self._estimated[position],
+            max_tokens=setting.max_tokens,
+            prompt_bytes=self._prompt_bytes[position],
+            message_count=count,
+            reused=self._shared[position] if position else 0,
+            logged=True,
+        )
 
     def last_index(self) -> int:
         """The highest request index logged (0: none)."""

@@ -6,9 +6,12 @@ order and its messages with their hashes; Enter on a message opens it whole. Mar
 hashes, marks each message kept, changed, appended or removed, and points at the first message
 where the prefix broke, with its source.
 
-The screen reads the session's ``SnapshotStore``: the list is a page of ``RequestSummary`` rows
-(no request is rebuilt to list it), and only the request on show (and the one marked) is
-rebuilt, so opening the inspector takes as long after 10,000 requests as after 100.
+The screen reads the session's requests (``sessions.earlier_requests.SessionRequests``: a
+resumed session's earlier requests read from its log, then the ``SnapshotStore``'s): the list is
+a page of ``RequestSummary`` rows (no request is rebuilt to list it), and only the request on
+show (and the one marked) is rebuilt, so opening the inspector takes as long after 10,000
+requests as after 100. A request read from the log shows what the log keeps; the rest (its
+blocks, tools, per-source counts, estimate confidence, block messages) is marked not recorded.
 
 The screen renders the snapshots it is given; it never re-estimates or re-assembles a request.
 """
@@ -16,7 +19,7 @@ The screen renders the snapshots it is given; it never re-estimates or re-assemb
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from textual import on
 from textual.app import ComposeResult
@@ -30,12 +33,40 @@ from steiner_tui.app.screens.message_view import MessageScreen
 from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
-from steiner_tui.app.widgets.inspector_requests import EARLIER_KEY, PAGE, RequestTable
+from steiner_tui.app.widgets.inspector_requests import (
+    EARLIER_KEY,
+    LOGGED_KIND,
+    LOGGED_LEGEND,
+    PAGE,
+    RequestTable,
+)
 from steiner_tui.engine.events import RequestSnapshot
-from steiner_tui.engine.snapshots import SnapshotStore
+from steiner_tui.engine.snapshots import RequestSummary, SnapshotStore
 from steiner_tui.resources import styles_dir
+from steiner_tui.sessions.earlier_requests import InspectedRequest, SessionRequests
 
 __all__ = ["InspectorScreen"]
+
+
+class RequestList(Protocol):
+    """What the inspector lists: a ``SnapshotStore`` or a session's ``SessionRequests``."""
+
+    def __len__(self) -> int: ...
+
+    def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]: ...
+
+    def at(self, position: int) -> InspectedRequest: ...
+
+    def position_of(self, index: int) -> int | None: ...
+
+
+def _subtitle(requests: RequestList) -> str:
+    count = len(requests)
+    text = f"{count:,} request{'s' if count != 1 else ''}"
+    logged = requests.logged if isinstance(requests, SessionRequests) else 0
+    if logged:
+        text += f" · {logged:,} from the session log · {LOGGED_KIND}: {LOGGED_LEGEND}"
+    return text
 
 
 def _store_of(snapshots: Sequence[RequestSnapshot]) -> SnapshotStore:
@@ -82,7 +113,7 @@ class InspectorScreen(Screen[None]):
 
     def __init__(
         self,
-        requests: SnapshotStore | Sequence[RequestSnapshot],
+        requests: RequestList | Sequence[RequestSnapshot],
         selected: int | None = None,
         *,
         dry_run: bool = False,
@@ -90,22 +121,25 @@ class InspectorScreen(Screen[None]):
         """Inspect ``requests`` (oldest first), starting at request index ``selected``.
 
         Args:
-            requests: the session's snapshot store, or a few snapshots (the dry run).
+            requests: the session's requests (or a snapshot store), or a few snapshots (the
+                dry run).
             selected: the ``RequestSnapshot.index`` to show first (default: the latest).
             dry_run: ``requests`` is the dry run of the next request: nothing was sent yet.
         """
         super().__init__()
-        self.store = requests if isinstance(requests, SnapshotStore) else _store_of(requests)
+        self.store: RequestList = (
+            _store_of(requests) if isinstance(requests, Sequence) else requests
+        )
         count = len(self.store)
         position = self.store.position_of(selected) if selected is not None else None
         self._initial = position if position is not None else count - 1
-        self._rebuilt: dict[int, RequestSnapshot] = {}
+        self._rebuilt: dict[int, InspectedRequest] = {}
         self.dry_run = dry_run
         """Whether the screen shows the dry run (the workbench before any request was sent)."""
         self.sub_title = (
             "dry run · nothing sent since opening"
             if self.dry_run and count
-            else f"{count:,} request{'s' if count != 1 else ''}"
+            else _subtitle(self.store)
         )
 
     def compose(self) -> ComposeResult:
@@ -139,13 +173,14 @@ class InspectorScreen(Screen[None]):
         self.store = _store_of(requests)
         self._rebuilt.clear()
         count = len(self.store)
-        self.sub_title = f"{count:,} request{'s' if count != 1 else ''}"
+        self.sub_title = _subtitle(self.store)
         if not count:
             return
         self._show_page_with(selected if selected is not None and selected < count else count - 1)
 
-    def snapshot_at(self, position: int) -> RequestSnapshot:
-        """The request at store ``position``, rebuilt once while the screen is open."""
+    def snapshot_at(self, position: int) -> InspectedRequest:
+        """The request at ``position``, rebuilt (or read from the log) once while the screen is
+        open."""
         snapshot = self._rebuilt.get(position)
         if snapshot is None:
             snapshot = self._rebuilt[position] = self.store.at(position)

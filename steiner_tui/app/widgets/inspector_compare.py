@@ -5,7 +5,9 @@ message whose hash differs is where the cache stops helping. ``prefix_stability`
 names its source (a context block, or the conversation). Each row says what happened to the
 message: ``=`` kept (same hash), ``≠`` changed, ``+`` appended (only in the later request),
 ``−`` removed (only in the earlier one). A stable prefix followed by appended messages is
-the usual, cache-friendly case, and reads as such.
+the usual, cache-friendly case, and reads as such. Either request may be one read from a
+resumed session's log (``request_stability``): its hashes are all there, and a message the log
+does not hold reads "not recorded in the session log".
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from steiner_tui.app.widgets.inspector_detail import message_sources
+from steiner_tui.app.widgets.inspector_detail import NOT_IN_LOG, message_sources
 from steiner_tui.app.widgets.inspector_format import cell, message_line
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.snapshots import PrefixStability, prefix_stability
+from steiner_tui.engine.snapshots import PrefixStability
+from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stability
 
 __all__ = [
     "APPENDED",
@@ -39,7 +42,7 @@ KEPT, CHANGED, APPENDED, REMOVED = "=", "≠", "+", "−"
 """What happened to a message between the two requests."""
 
 
-def compare_heading(a: RequestSnapshot, b: RequestSnapshot, stability: PrefixStability) -> str:
+def compare_heading(a: InspectedRequest, b: InspectedRequest, stability: PrefixStability) -> str:
     """One line: which requests, how many leading messages match, where they diverge."""
     pair = f"Request #{a.index} → #{b.index}: "
     if stability.first_broken is None:
@@ -55,21 +58,25 @@ def compare_heading(a: RequestSnapshot, b: RequestSnapshot, stability: PrefixSta
     )
 
 
-def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]]:
+def _role(message: Message | None) -> str:
+    return message.role if message is not None else "—"
+
+
+def compare_rows(a: InspectedRequest, b: InspectedRequest) -> list[tuple[str, ...]]:
     """Aligned rows: mark, index, A role, A hash, change (= ≠ + −), B hash, B role, source,
     first line.
 
-    The first line is B's where B has the message, else A's; the source is a block source
+    The first line is B's where B has the message (and, read from the log, the log holds
+    it), else A's; the source is a block source
     when either side's message came from blocks, else ``conversation``.
     """
-    stability = prefix_stability(a, b)
+    stability = request_stability(a, b)
     sources_a, sources_b = message_sources(a), message_sources(b)
     rows: list[tuple[str, ...]] = []
     for i in range(max(len(a.messages), len(b.messages))):
         left = (a.messages[i], a.message_hashes[i], sources_a[i]) if i < len(a.messages) else None
         right = (b.messages[i], b.message_hashes[i], sources_b[i]) if i < len(b.messages) else None
-        shown = right or left
-        assert shown is not None
+        shown = next((side[0] for side in (right, left) if side and side[0] is not None), None)
         source = next(
             (side[2] for side in (right, left) if side is not None and side[2] != CONVERSATION),
             CONVERSATION,
@@ -84,13 +91,13 @@ def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]
             (
                 DIVERGENCE if i == stability.first_broken else "",
                 str(i),
-                left[0].role if left else "",
+                _role(left[0]) if left else "",
                 left[1] if left else "—",
                 change,
                 right[1] if right else "—",
-                right[0].role if right else "",
+                _role(right[0]) if right else "",
                 source,
-                message_line(shown[0], 60),
+                message_line(shown, 60) if shown is not None else NOT_IN_LOG,
             )
         )
     return rows
@@ -99,7 +106,7 @@ def compare_rows(a: RequestSnapshot, b: RequestSnapshot) -> list[tuple[str, ...]
 class RequestCompare(Vertical):
     """The compare view of two requests (earlier first)."""
 
-    pair: reactive[tuple[RequestSnapshot, RequestSnapshot] | None] = reactive(None)
+    pair: reactive[tuple[InspectedRequest, InspectedRequest] | None] = reactive(None)
     """The requests compared, earlier first (None: no comparison)."""
 
     def compose(self) -> ComposeResult:
@@ -110,13 +117,13 @@ class RequestCompare(Vertical):
         table = self.query_one("#compare-table", DataTable)
         table.add_columns("", "#", "A role", "A hash", "", "B hash", "B role", "Source", "Message")
 
-    def watch_pair(self, pair: tuple[RequestSnapshot, RequestSnapshot] | None) -> None:
+    def watch_pair(self, pair: tuple[InspectedRequest, InspectedRequest] | None) -> None:
         table = self.query_one("#compare-table", DataTable)
         table.clear()
         if pair is None:
             return
         a, b = pair
-        stability = prefix_stability(a, b)
+        stability = request_stability(a, b)
         self.query_one("#compare-heading", Static).update(compare_heading(a, b, stability))
         for row in compare_rows(a, b):
             style = "bold" if row[0] else ("italic" if row[4] == CHANGED else "")

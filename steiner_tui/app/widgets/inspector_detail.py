@@ -1,9 +1,11 @@
 """One request in detail: its figures, its context blocks in order, and its messages.
 
-Everything shown comes from the ``RequestSnapshot`` as recorded before the call; nothing is
-re-estimated or re-assembled here. The messages table shows the newest ``MESSAGE_PAGE``
-messages (a first row brings in the ones before), each message's first line as wide as the
-table allows; Enter on a message opens it whole.
+Everything shown comes from the ``RequestSnapshot`` as recorded before the call, or, for a
+resumed session's earlier request, from what its log keeps (``LoggedRequest``: no blocks, tools,
+per-source counts or estimate confidence, and only the messages whose hash the log holds; each
+gap says "not recorded"); nothing is re-estimated or re-assembled here. The messages table
+shows the newest ``MESSAGE_PAGE`` messages (a first row brings in the ones before), each
+message's first line as wide as the table allows; Enter on a message opens it whole.
 """
 
 from __future__ import annotations
@@ -26,13 +28,29 @@ from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.sessions.earlier_requests import (
+    NOT_RECORDED,
+    InspectedRequest,
+    LoggedRequest,
+    request_sources,
+)
 
-__all__ = ["MESSAGE_PAGE", "RequestDetail", "message_sources", "request_summary"]
+__all__ = [
+    "MESSAGE_PAGE",
+    "NOT_IN_LOG",
+    "RequestDetail",
+    "logged_summary",
+    "message_sources",
+    "request_summary",
+]
 
 MESSAGE_PAGE = 200
 """Messages of one request in the table at a time (the newest; earlier ones on request)."""
 EARLIER_MESSAGES = "earlier"
 """The row key of the "earlier messages" row."""
+NOT_IN_LOG = "not recorded in the session log"
+"""The first line of a logged request's message that the log does not hold."""
+_USAGE_NAMES = ("prompt", "completion", "cache read", "cache write")
 _FIXED_COLUMNS = 52
 """Columns the messages table gives to everything but the first line (number, role, source,
 bytes, hash, cell padding, border and scrollbar)."""
@@ -56,8 +74,35 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
     )
 
 
-def message_sources(snapshot: RequestSnapshot) -> tuple[str, ...]:
-    """Per message, where it came from: the block sources merged into it, else conversation."""
+def logged_summary(request: LoggedRequest) -> str:
+    """The figures of a request read from the session log: those ``request_summary`` shows
+    that the log keeps, its reply's usage when logged, and what it does not keep."""
+    kind = " · compaction request" if request.compaction else ""
+    generation = f" · generation {request.generation_id}" if request.generation_id else ""
+    usage = (
+        " · ".join(
+            f"{name} {count(v)}" for name, v in zip(_USAGE_NAMES, request.usage, strict=False)
+        )
+        if request.usage
+        else "not recorded"
+    )
+    inexact = " · a damaged line precedes its record: may be inexact" if not request.exact else ""
+    return (
+        f"Request #{request.index} · {clock(request.time, date=True)} · "
+        f"{request.model} ({request.provider}){generation}{kind} · from the session log{inexact}\n"
+        f"Estimate {count(request.estimated_prompt_tokens)} tokens "
+        f"(raw {count(request.raw_prompt_tokens)} · {request.estimate_strategy}) · "
+        f"max tokens {count(request.max_tokens)} · reply usage: {usage}\n"
+        f"Prompt {count(request.prompt_bytes)} B · blocks {count(request.blocks_bytes)} B · "
+        f"tools {count(request.tools_bytes)} B · not recorded: {', '.join(NOT_RECORDED)}"
+    )
+
+
+def message_sources(snapshot: InspectedRequest) -> tuple[str, ...]:
+    """Per message, where it came from: the block sources merged into it, else conversation
+    (a logged request's block messages: ``blocks``)."""
+    if isinstance(snapshot, LoggedRequest):
+        return request_sources(snapshot)
     placed: dict[int, list[str]] = {}
     for block, index in zip(snapshot.blocks, block_message_indexes(snapshot.blocks), strict=True):
         if index >= 0 and block.source not in placed.setdefault(index, []):
@@ -72,14 +117,19 @@ def message_sources(snapshot: RequestSnapshot) -> tuple[str, ...]:
 class RequestDetail(Vertical):
     """The figures, blocks and messages of the request on show."""
 
-    snapshot: reactive[RequestSnapshot | None] = reactive(None)
+    snapshot: reactive[InspectedRequest | None] = reactive(None)
     """The request on show (None: nothing recorded yet)."""
 
     class MessageOpened(TextualMessage):
         """The person asked to read message ``number`` of the request on show in full."""
 
         def __init__(
-            self, snapshot: RequestSnapshot, number: int, message: Message, source: str, digest: str
+            self,
+            snapshot: InspectedRequest,
+            number: int,
+            message: Message,
+            source: str,
+            digest: str,
         ) -> None:
             self.snapshot = snapshot
             self.number = number
@@ -109,7 +159,7 @@ class RequestDetail(Vertical):
         messages.border_title = "Messages"
         messages.add_columns("#", "Role", "Source", "Bytes", "Hash", "First line")
 
-    def watch_snapshot(self, snapshot: RequestSnapshot | None) -> None:
+    def watch_snapshot(self, snapshot: InspectedRequest | None) -> None:
         blocks = self.query_one("#blocks", DataTable)
         messages = self.query_one("#messages", DataTable)
         blocks.clear()
@@ -120,8 +170,17 @@ class RequestDetail(Vertical):
                 "No request recorded yet: send a message and every request appears here."
             )
             return
-        summary.update(request_summary(snapshot, dry_run=self.dry_run))
         self.first_shown = max(0, len(snapshot.messages) - MESSAGE_PAGE)
+        if isinstance(snapshot, LoggedRequest):
+            summary.update(logged_summary(snapshot))
+            self._fill_messages(snapshot)
+            blocks.border_subtitle = f"not recorded · {count(snapshot.blocks_bytes)} B"
+            messages.border_subtitle = (
+                f"{len(snapshot.messages)} · {count(snapshot.prompt_bytes)} B · "
+                f"{sum(m is None for m in snapshot.messages)} not recorded"
+            )
+            return
+        summary.update(request_summary(snapshot, dry_run=self.dry_run))
         for number, block in enumerate(snapshot.blocks):
             size = cell(count(block.byte_size))
             size.justify = "right"
@@ -137,7 +196,7 @@ class RequestDetail(Vertical):
         blocks.border_subtitle = f"{len(snapshot.blocks)} · {count(snapshot.blocks_bytes)} B"
         messages.border_subtitle = f"{len(snapshot.messages)} · {count(snapshot.prompt_bytes)} B"
 
-    def _fill_messages(self, snapshot: RequestSnapshot) -> None:
+    def _fill_messages(self, snapshot: InspectedRequest) -> None:
         messages = self.query_one("#messages", DataTable)
         messages.clear()
         self._line_width = width = max(30, self.size.width - _FIXED_COLUMNS)
@@ -149,15 +208,17 @@ class RequestDetail(Vertical):
         sources = message_sources(snapshot)
         for number in range(first, len(snapshot.messages)):
             message = snapshot.messages[number]
-            size = cell(count(messages_bytes([message])))
+            size = cell(count(messages_bytes([message])) if message is not None else "—")
             size.justify = "right"
             messages.add_row(
                 cell(number),
-                cell(message.role),
+                cell(message.role if message is not None else "—"),
                 cell(sources[number]),
                 size,
                 cell(snapshot.message_hashes[number]),
-                cell(message_line(message, width)),
+                cell(message_line(message, width))
+                if message is not None
+                else cell(NOT_IN_LOG, "italic"),
                 key=str(number),
             )
 
@@ -182,4 +243,6 @@ class RequestDetail(Vertical):
         number = int(key)
         source = message_sources(snapshot)[number]
         message, digest = snapshot.messages[number], snapshot.message_hashes[number]
+        if message is None:  # the log does not hold it: nothing to open
+            return
         self.post_message(self.MessageOpened(snapshot, number, message, source, digest))

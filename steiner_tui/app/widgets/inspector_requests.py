@@ -4,7 +4,9 @@ The rows are ``RequestSummary`` figures read from the store without rebuilding a
 only a page of them (``PAGE``) is in the table at a time: opening the inspector costs the same
 after 100 requests as after 10,000. A first row says how many requests are earlier; Enter on it
 (or a click) brings in the page before. Each row shows how much of the request repeats the one
-before it (the prefix a provider's cache can reuse).
+before it (the prefix a provider's cache can reuse). A resumed session's earlier requests, read
+from its log, are marked ``log`` in the kind column: the log keeps every figure of the row, not
+the request's blocks, tools or per-source counts (the detail says which).
 """
 
 from __future__ import annotations
@@ -17,7 +19,16 @@ from textual.widgets import DataTable
 from steiner_tui.app.widgets.inspector_format import cell, clock, count
 from steiner_tui.engine.snapshots import RequestSummary
 
-__all__ = ["EARLIER_KEY", "MARK", "PAGE", "RequestTable", "request_row", "reuse_cell"]
+__all__ = [
+    "EARLIER_KEY",
+    "LOGGED_KIND",
+    "LOGGED_LEGEND",
+    "MARK",
+    "PAGE",
+    "RequestTable",
+    "request_row",
+    "reuse_cell",
+]
 
 MARK = "●"
 """Shown in the first column of the marked request."""
@@ -25,6 +36,10 @@ PAGE = 200
 """Requests in the table at a time (more are brought in a page at a time)."""
 EARLIER_KEY = "earlier"
 """The row key of the "earlier requests" row."""
+LOGGED_KIND = "log"
+"""Added to the kind of a request read from the session log (a resumed session's earlier)."""
+LOGGED_LEGEND = "no blocks, tools or tokens per source"
+"""What the ``log`` mark means (the screen's subtitle says it)."""
 
 _COLUMNS = (
     ("", "mark"),
@@ -61,6 +76,8 @@ def request_row(row: RequestSummary, *, dry_run: bool = False) -> tuple[str, ...
     if len(model) > _MODEL_WIDTH:
         model = model[: _MODEL_WIDTH - 1] + "…"
     kind = "dry run" if dry_run else "compaction" if row.compaction else "turn"
+    if row.logged:
+        kind += f" · {LOGGED_KIND}"
     if not row.fits:
         kind += " · over"
     return (
@@ -112,7 +129,8 @@ class RequestTable(DataTable[Text]):
             for (_, key), value in zip(
                 _COLUMNS[1:], request_row(row, dry_run=self.dry_run), strict=True
             ):
-                text = cell(value, "bold" if key == "kind" and not row.fits else "")
+                style = "bold" if key == "kind" and not row.fits else ""
+                text = cell(value, "italic" if key == "kind" and row.logged else style)
                 if key in _RIGHT_ALIGNED:
                     text.justify = "right"
                 cells.append(text)

@@ -1,0 +1,288 @@
+"""A resumed session's earlier requests, as its log holds them, beside the ones made since.
+
+The snapshot store holds only the requests a process made; a resumed session's earlier
+requests are in its log, as request records (``request_columns``): each one's number, id,
+time, model and provider, the estimate (tokens, raw tokens, strategy), the completion limit,
+the prompt, blocks and tools bytes, how many leading messages came from blocks, the generation,
+whether it was a compaction request, every message hash (so how much it repeats of the request
+before), and the reply's usage when the log reported it. The log does not keep a request's
+blocks, tool definitions, per-source counts, estimate confidence or whether it fit the window
+(its summary row says it did: ``RequestSummary.fits``), nor the messages a request was made
+of; a message whose hash equals one the log holds for the conversation is that message
+(``LoggedRequest.messages``), the others (the block messages, a summary as sent) are not
+recorded.
+
+``LoggedRequests`` reads them from the columns when asked: building it costs nothing on the
+resume path, a page of summaries costs what the page holds (no hash computed), and the lookup
+of messages by hash is built the first time a request is shown. ``SessionRequests`` lists the
+log's requests first, then the store's, at one run of positions, so the request inspector and
+the context panel's chart read one list, and ``request_stability`` compares any two of them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.snapshots import (
+    PrefixStability,
+    RequestSummary,
+    SnapshotStore,
+    message_source,
+    prefix_stability,
+)
+from steiner_tui.sessions.request_columns import RequestColumns
+from steiner_tui.sessions.request_values import shared_prefix
+
+__all__ = [
+    "BLOCKS_SOURCE",
+    "NOT_RECORDED",
+    "InspectedRequest",
+    "LoggedRequest",
+    "LoggedRequests",
+    "SessionRequests",
+    "request_sources",
+    "request_stability",
+]
+
+BLOCKS_SOURCE = "blocks"
+"""The source of a logged request's leading messages: the log does not say which block."""
+NOT_RECORDED = (
+    "context blocks",
+    "tool definitions",
+    "tokens per source",
+    "estimate confidence",
+    "block messages' text",
+    "whether it fit the window",
+)
+"""What a request read from the log does not have (the inspector says so)."""
+
+
+class LoggedRequest(msgspec.Struct, frozen=True):
+    """One earlier request of a resumed session, as its log holds it (see the module doc).
+
+    ``messages`` is aligned with ``message_hashes``: the logged message with that hash, or
+    None where the log holds none (block messages, a summary as sent). ``usage`` is the
+    reply's (prompt, completion, cache read, cache write tokens; trailing zeros left out;
+    empty: none logged). ``exact`` is False when a damaged line preceded the record.
+    """
+
+    index: int
+    request_id: str
+    time: datetime | None
+    model: str
+    provider: str
+    generation_id: str
+    compaction: bool
+    estimated_prompt_tokens: int
+    raw_prompt_tokens: int
+    estimate_strategy: str
+    max_tokens: int
+    prompt_bytes: int
+    blocks_bytes: int
+    tools_bytes: int
+    block_message_count: int
+    message_hashes: tuple[str, ...]
+    messages: tuple[Message | None, ...]
+    usage: tuple[int, ...] = ()
+    exact: bool = True
+
+
+InspectedRequest = RequestSnapshot | LoggedRequest
+"""A request the inspector shows: made by this process, or read from the log."""
+
+
+def request_sources(request: InspectedRequest) -> tuple[str, ...]:
+    """Per message of a logged request, where it came from: ``blocks`` for the leading block
+    messages (the log does not say which block), else ``conversation``."""
+    conversation = str(ContextSource.CONVERSATION)
+    count = len(request.message_hashes)
+    blocks = min(request.block_message_count, count)
+    return (BLOCKS_SOURCE,) * blocks + (conversation,) * (count - blocks)
+
+
+def _source(request: InspectedRequest, other: InspectedRequest, index: int) -> str:
+    if isinstance(request, RequestSnapshot):
+        return message_source(request, other if isinstance(other, RequestSnapshot) else None, index)
+    return request_sources(request)[index]
+
+
+def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStability:
+    """How much of request ``a``'s message prefix a later request ``b`` repeats (the engine's
+    ``prefix_stability`` for two snapshots; for a logged request, from its hashes, its
+    leading messages' source being ``blocks``)."""
+    if isinstance(a, RequestSnapshot) and isinstance(b, RequestSnapshot):
+        return prefix_stability(a, b)
+    matching = shared_prefix(a.message_hashes, b.message_hashes)
+    if matching == len(a.message_hashes):
+        return PrefixStability(matching, None)
+    side, other = (b, a) if matching < len(b.message_hashes) else (a, b)
+    return PrefixStability(matching, matching, _source(side, other, matching))
+
+
+class LoggedRequests:
+    """The request records of a resumed session's log, read when asked (see the module doc)."""
+
+    def __init__(self, requests: RequestColumns, lineage: ConversationLineage) -> None:
+        self._requests = requests
+        self._lineage = lineage
+        self._by_hash: dict[str, Message] | None = None
+        self._by_index: dict[int, int] | None = None
+        self._last: tuple[int, LoggedRequest] | None = None
+        """The position and request ``at`` read last (the context panel asks again)."""
+
+    def __len__(self) -> int:
+        return len(self._requests)
+
+    def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]:
+        """The figures of the requests at positions ``start`` to ``stop`` (oldest first)."""
+        count = len(self._requests)
+        stop = count if stop is None else min(stop, count)
+        return tuple(self._requests.summary(p) for p in range(max(0, start), stop))
+
+    def position_of(self, index: int) -> int | None:
+        """The position of the (latest) request numbered ``index``, or None."""
+        count = len(self._requests)
+        guess = count - 1 - (self._requests.last_index() - index)  # numbered one after another
+        if 0 <= guess < count and self._requests.summary(guess).index == index:
+            later = (self._requests.summary(p).index for p in range(guess + 1, count))
+            if index not in later:
+                return guess
+        if self._by_index is None:
+            self._by_index = {s.index: s.position for s in self.summaries()}
+        return self._by_index.get(index)
+
+    def message_hashes(self, position: int) -> tuple[str, ...]:
+        """Every message hash of the request at ``position``."""
+        return self._requests.message_hashes(position)
+
+    def _messages(self) -> dict[str, Message]:
+        if self._by_hash is None:
+            self._by_hash = {
+                message.digest(): message
+                for generation in self._lineage.generations
+                for message in generation.messages
+            }
+        return self._by_hash
+
+    def at(self, position: int) -> LoggedRequest:
+        """The request at ``position``, with the messages the log holds.
+
+        Raises:
+            IndexError: no request at ``position``.
+        """
+        last = self._last
+        if last is not None and last[0] == position:
+            return last[1]
+        record = self._requests[position]
+        hashes = record.message_hashes
+        known = self._messages()
+        request = LoggedRequest(
+            index=record.index,
+            request_id=record.request_id,
+            time=record.time,
+            model=record.model,
+            provider=record.provider,
+            generation_id=record.generation,
+            compaction=record.compaction,
+            estimated_prompt_tokens=record.estimated_prompt_tokens,
+            raw_prompt_tokens=record.raw_prompt_tokens,
+            estimate_strategy=record.estimate_strategy,
+            max_tokens=record.max_tokens,
+            prompt_bytes=record.prompt_bytes,
+            blocks_bytes=record.blocks_bytes,
+            tools_bytes=record.tools_bytes,
+            block_message_count=record.block_message_count,
+            message_hashes=hashes,
+            messages=tuple(
+                None if i < record.block_message_count else known.get(digest)
+                for i, digest in enumerate(hashes)
+            ),
+            usage=self._requests.usage(position),
+            exact=record.exact,
+        )
+        self._last = (position, request)
+        return request
+
+
+class SessionRequests:
+    """A session's requests: the log's earlier ones (``earlier``), then the store's, at
+    positions ``0`` to ``len(self) - 1`` (the store's from ``len(earlier)``)."""
+
+    def __init__(self, store: SnapshotStore, earlier: LoggedRequests | None = None) -> None:
+        self.store = store
+        self.earlier = earlier
+        self._first_reused: int | None = None
+
+    @property
+    def logged(self) -> int:
+        """How many requests come from the log."""
+        return len(self.earlier) if self.earlier is not None else 0
+
+    def __len__(self) -> int:
+        return self.logged + len(self.store)
+
+    def _first_reuse(self) -> int:
+        """How many leading messages the store's first request repeats of the log's last."""
+        if self._first_reused is None:
+            earlier = self.earlier
+            assert earlier is not None and len(earlier)
+            first = self.store.at(0).message_hashes
+            last = earlier.message_hashes(len(earlier) - 1)
+            self._first_reused = shared_prefix(last, first)
+        return self._first_reused
+
+    def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]:
+        """The figures of the requests at positions ``start`` to ``stop`` (oldest first)."""
+        logged = self.logged
+        stop = len(self) if stop is None else min(stop, len(self))
+        start = max(0, start)
+        rows: list[RequestSummary] = []
+        if self.earlier is not None and start < logged:
+            rows.extend(self.earlier.summaries(start, min(stop, logged)))
+        if stop > logged:
+            for row in self.store.summaries(max(0, start - logged), stop - logged):
+                reused = self._first_reuse() if logged and not row.position else row.reused
+                shifted = msgspec.structs.replace(
+                    row, position=row.position + logged, reused=reused
+                )
+                rows.append(shifted if logged else row)
+        return tuple(rows)
+
+    def at(self, position: int) -> InspectedRequest:
+        """The request at ``position``: read from the log, or rebuilt from the store.
+
+        Raises:
+            IndexError: no request at ``position``.
+        """
+        logged = self.logged
+        if position < 0:
+            raise IndexError(position)
+        if self.earlier is not None and position < logged:
+            return self.earlier.at(position)
+        return self.store.at(position - logged)
+
+    def logged_main_before(self, index: int, lookback: int) -> LoggedRequest | None:
+        """The latest request read from the log numbered ``index - lookback`` to ``index - 1``
+        that is not a compaction request (its hashes are what the next request's cache prefix
+        is measured against), or None."""
+        earlier = self.earlier
+        if earlier is None:
+            return None
+        for number in range(index - 1, index - 1 - lookback, -1):
+            position = earlier.position_of(number)
+            if position is not None and not earlier.summaries(position, position + 1)[0].compaction:
+                return earlier.at(position)
+        return None
+
+    def position_of(self, index: int) -> int | None:
+        """The position of the (latest) request numbered ``index``, or None."""
+        found = self.store.position_of(index)
+        if found is not None:
+            return found + self.logged
+        return self.earlier.position_of(index) if self.earlier is not None else None

@@ -1,0 +1,222 @@
+"""A resumed session lists its earlier requests from its log (``sessions.earlier_requests``).
+
+* every earlier request is listed with the figures the store listed when it was made (the
+  log keeps them all), marked ``logged``, and no hash is computed to list them;
+* a request read back has every message hash, and the message wherever the log holds one
+  with that hash (never a block message: the log keeps no blocks);
+* the reply's usage is kept for the request it answers, folded or as a ``usage`` record;
+* the requests made after the resume follow at the next positions, the first one's cache
+  reuse measured against the log's last request, and any two compare as the store's would;
+* ``/clear`` starts a session of its own: the saved session's requests stay with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest.mock import patch
+
+import msgspec
+
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import RequestSnapshot, UsageReported
+from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.snapshots import RequestSummary, SnapshotStore, prefix_stability
+from steiner_tui.sessions.earlier_requests import (
+    BLOCKS_SOURCE,
+    LoggedRequest,
+    LoggedRequests,
+    SessionRequests,
+    request_sources,
+    request_stability,
+)
+from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.request_columns import RequestColumns
+from steiner_tui.sessions.request_values import RequestSetting
+from tests.agent.fakes import Reply
+from tests.sessions.conftest import SUMMARY, OpenSession
+from tests.sessions.test_log_format import _long_session
+
+
+def _live(harness: Any) -> list[RequestSnapshot]:
+    return [e for e in harness.sink.events if isinstance(e, RequestSnapshot)]
+
+
+def _figures(row: RequestSummary) -> RequestSummary:
+    """The row without what only says where it came from."""
+    return msgspec.structs.replace(row, logged=False)
+
+
+async def test_the_log_lists_every_earlier_request_as_the_store_did(
+    open_session: OpenSession,
+) -> None:
+    harness = await _long_session(open_session, 30)
+    live = _live(harness)
+    assert len(harness.runner.lineage.generations) > 1  # compacted on the way
+    resumed = open_session(resume=harness.session_id, window=6000)
+    requests = resumed.session.requests
+    assert len(requests) == len(live) and requests.logged == len(live)
+    rows = requests.summaries()
+    assert all(row.logged for row in rows)
+    assert [_figures(row) for row in rows] == list(harness.session.snapshots.summaries())
+    assert requests.summaries(3, 5) == rows[3:5]
+    assert requests.position_of(live[4].index) == 4
+
+
+def test_listing_computes_no_hash() -> None:
+    columns = RequestColumns()
+    fields = {
+        "index": 1,
+        "request_id": "s-1",
+        "time": None,
+        "shared": 0,
+        "hashes": None,  # derived from the messages logged since
+        "prompt_bytes": 9,
+        "estimated_prompt_tokens": 4,
+        "raw_prompt_tokens": 4,
+        "setting": RequestSetting(model="m"),
+    }
+    columns.append(fields, [Message("user", "hello")])
+    with patch.object(Message, "digest", side_effect=AssertionError("hashed")):
+        (row,) = LoggedRequests(columns, ConversationLineage()).summaries()
+    assert row.message_count == 1 and row.logged and row.time is None and row.model == "m"
+
+
+async def test_a_request_read_back_has_its_hashes_and_the_messages_the_log_holds(
+    open_session: OpenSession,
+) -> None:
+    harness = await _long_session(open_session, 6)
+    live = _live(harness)
+    resumed = open_session(resume=harness.session_id, window=6000)
+    requests = resumed.session.requests
+    for position, snapshot in enumerate(live):
+        request = requests.at(position)
+        assert isinstance(request, LoggedRequest)
+        assert request.message_hashes == snapshot.message_hashes
+        assert request.index == snapshot.index and request.time == snapshot.time
+        assert request.estimated_prompt_tokens == snapshot.estimated_prompt_tokens
+        assert request.blocks_bytes == snapshot.blocks_bytes
+        assert request.tools_bytes == snapshot.tools_bytes
+        blocks = snapshot.block_message_count
+        assert request.messages[:blocks] == (None,) * blocks  # the log keeps no blocks
+        assert request_sources(request)[:blocks] == (BLOCKS_SOURCE,) * blocks
+        for digest, message in zip(request.message_hashes, request.messages, strict=True):
+            assert message is None or message.digest() == digest
+        conversation = request.messages[blocks:]
+        assert sum(m is not None for m in conversation) >= len(conversation) - 1
+
+
+async def test_the_usage_of_each_reply_is_kept_with_its_request(
+    open_session: OpenSession,
+) -> None:
+    def reply(request: ChatRequest) -> Reply:
+        if request.compaction:
+            return Reply([SUMMARY])
+        return Reply(["fine"], prompt_tokens=100 + len(request.messages))
+
+    harness = open_session(on_request=reply)
+    for turn in range(3):
+        result = await harness.driver.submit(f"turn {turn}")
+        assert result.status == "done", result.error
+    harness.log.close()
+    reported = [e for e in harness.sink.events if isinstance(e, UsageReported)]
+    loaded = load_session(harness.session_dir)
+    logged = LoggedRequests(loaded.requests, loaded.lineage)
+    usages = [logged.at(p).usage for p in range(len(logged))]
+    assert [u[0] for u in usages] == [e.prompt_tokens for e in reported]
+    assert all(len(u) >= 2 for u in usages)
+
+
+async def test_requests_after_the_resume_follow_and_compare_with_earlier_ones(
+    open_session: OpenSession,
+) -> None:
+    harness = await _long_session(open_session, 4)
+    live = _live(harness)
+    resumed = open_session(resume=harness.session_id, window=6000)
+    result = await resumed.driver.submit("one more")
+    assert result.status == "done", result.error
+    requests = resumed.session.requests
+    assert len(requests) == len(live) + 1
+    new = resumed.session.snapshots.latest()
+    assert new is not None
+    *_, last_logged, first_new = requests.summaries()
+    assert last_logged.logged and not first_new.logged
+    assert first_new.position == len(live) and first_new.index == new.index
+    # The new request repeats the log's last one (it extends the conversation).
+    assert first_new.reused == len(live[-1].message_hashes)
+    assert requests.at(len(live)) == new
+    earlier = requests.at(len(live) - 1)
+    assert request_stability(earlier, new) == prefix_stability(live[-1], new)
+    assert request_stability(requests.at(0), earlier) == prefix_stability(live[0], live[-1])
+
+
+async def test_the_request_before_the_first_new_one_is_the_logs_last_main_one(
+    open_session: OpenSession,
+) -> None:
+    harness = await _long_session(open_session, 30)
+    live = _live(harness)
+    resumed = open_session(resume=harness.session_id, window=6000)
+    requests = resumed.session.requests
+    mains = [s for s in live if not s.compaction]
+    first_new = live[-1].index + 1
+    found = requests.logged_main_before(first_new, 10)
+    assert found is not None and found.index == mains[-1].index
+    assert found.message_hashes == mains[-1].message_hashes
+    for snapshot in live:  # numbered one after another: found without a table
+        assert requests.position_of(snapshot.index) == live.index(snapshot)
+    compactions = [s for s in live if s.compaction]
+    assert compactions  # the lookback skips compaction requests
+    after = compactions[0].index + 1
+    found = requests.logged_main_before(after, 10)
+    assert found is not None and not found.compaction and found.index < compactions[0].index
+    assert requests.logged_main_before(1, 10) is None
+
+
+def test_a_store_alone_lists_as_the_store() -> None:
+    store = SnapshotStore()
+    requests = SessionRequests(store)
+    assert len(requests) == 0 and requests.summaries() == ()
+    assert requests.position_of(1) is None
+
+
+async def test_clear_leaves_the_saved_sessions_requests_with_it(
+    open_session: OpenSession,
+) -> None:
+    harness = await _long_session(open_session, 2)
+    resumed = open_session(resume=harness.session_id, window=6000)
+    assert resumed.session.requests.logged
+    resumed.session.clear()
+    assert not resumed.session.requests.logged
+    resumed.log.close()
+
+
+def _logged(index: int, hashes: tuple[str, ...], blocks: int = 2) -> LoggedRequest:
+    return LoggedRequest(
+        index=index,
+        request_id=f"s-{index}",
+        time=None,
+        model="m",
+        provider="p",
+        generation_id="0",
+        compaction=False,
+        estimated_prompt_tokens=10,
+        raw_prompt_tokens=10,
+        estimate_strategy="tiktoken",
+        max_tokens=100,
+        prompt_bytes=40,
+        blocks_bytes=20,
+        tools_bytes=0,
+        block_message_count=blocks,
+        message_hashes=hashes,
+        messages=(None,) * len(hashes),
+    )
+
+
+def test_logged_requests_compare_by_their_hashes() -> None:
+    a = _logged(1, ("b0", "b1", "u1"))
+    stable = request_stability(a, _logged(2, ("b0", "b1", "u1", "a1", "u2")))
+    assert stable.stable and stable.matching == 3
+    blocks = request_stability(a, _logged(2, ("b0", "B1", "u1", "a1")))
+    assert (blocks.matching, blocks.first_broken, blocks.broken_source) == (1, 1, BLOCKS_SOURCE)
+    talk = request_stability(a, _logged(2, ("b0", "b1", "U1")))
+    assert (talk.first_broken, talk.broken_source) == (2, "conversation")

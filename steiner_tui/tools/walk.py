@@ -4,7 +4,7 @@ Version-control, virtualenv, dependency and cache folders are always skipped. Th
 ``.gitignore`` is honoured for its common forms: ``name``, ``*.ext``, ``dir/``, ``/anchored``,
 ``a/b`` (anchored because of the inner slash), ``**`` and ``!negation`` (the last matching line
 wins). Nested ``.gitignore`` files and escapes are not interpreted. Symlinks are not followed
-into folders, and a file link that resolves outside the project is skipped.
+into folders, and a file link that resolves outside the project, or into a loop, is skipped.
 """
 
 from __future__ import annotations
@@ -131,7 +131,10 @@ def walk_files(root: Path, start: Path, rules: IgnoreRules) -> Iterator[tuple[Pa
                 continue
             path = here / name
             if path.is_symlink():
-                target = path.resolve()
+                try:
+                    target = path.resolve()
+                except RuntimeError:  # a link loop (``a -> b -> a``): Python 3.11/3.12 raise
+                    continue
                 if not target.is_relative_to(real_root) or not target.is_file():
                     continue
             yield path, relative

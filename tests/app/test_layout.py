@@ -113,6 +113,27 @@ async def test_context_enlarges_the_panel_over_the_conversation(app_for: AppFact
         assert screen.conversation.outer_size.width == 100
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_f10_closes_the_enlarged_context_panel(
+    app_for: AppFactory, size: tuple[int, int]
+) -> None:
+    """The enlarged panel's border says F10: it hides the panel (it stayed over the
+    conversation, whatever F10 did, until /context was typed again)."""
+    app = app_for()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "/context")
+        await pilot.pause()
+        assert screen.budget.region.width > 46
+        await pilot.press("f10")
+        await pilot.pause()
+        assert not screen.budget.region and app.focused is screen.prompt
+        await pilot.press("f10")  # back as F10 shows it: the normal panel, not enlarged
+        await pilot.pause()
+        assert screen.budget.region.width == 46 and app.focused is screen.budget
+
+
 async def test_the_welcome_names_the_panels_by_their_keys_not_their_place(
     app_for: AppFactory,
 ) -> None:

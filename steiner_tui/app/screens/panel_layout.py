@@ -97,6 +97,11 @@ class PanelLayoutScreen(SteeringScreen):
             markup=False,
         )
 
+    def reveal_context_panel(self) -> None:
+        """Show the context panel where the width hides it (``/whatif`` focuses a view in it)."""
+        if not self.panel_shown("context"):
+            self.action_toggle_panel("context")
+
     def panel_docked(self, panel: str) -> bool:
         """Whether ``panel`` (``skills`` or ``context``) shows at this width unless toggled."""
         width = self.size.width

@@ -75,6 +75,9 @@ def find_image_attachments(text: str, project_root: Path) -> Attachments:
         except OSError as error:
             problems.append(f"image {word} not attached: {error.strerror or error}")
             continue
+        except RuntimeError:  # Python 3.11/3.12 resolving a link loop (``a -> b -> a``)
+            problems.append(f"image {word} not attached: a symlink loop")
+            continue
         media_type = image_media_type(data[:16])
         if media_type is None:
             problems.append(f"image {word} not attached: not a PNG, JPEG, GIF or WebP file")

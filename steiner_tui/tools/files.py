@@ -63,7 +63,10 @@ def resolve_in_root(root: Path, given: str, verb: str) -> ResolvedPath | str:
         return "path must not be empty"
     real_root = root.resolve()
     lexical = Path(os.path.normpath(root / given))
-    resolved = lexical.resolve()
+    try:
+        resolved = lexical.resolve()
+    except RuntimeError:  # Python 3.11/3.12 raise it for a link loop (``a -> b -> a``)
+        return f"cannot {verb} {given}: a symlink loop"
     if not resolved.is_relative_to(real_root):
         return f"cannot {verb} {given}: outside the project root"
     norm_root = Path(os.path.normpath(root))

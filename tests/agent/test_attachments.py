@@ -60,3 +60,13 @@ async def test_driver_attaches_images_and_vision_models_receive_them(
     warnings = [e for e in sink.events if isinstance(e, WarningEvent)]
     assert [w.message for w in warnings] == ["image missing.png not attached: no such file"]
     assert isinstance(runner.conversation[0], Message)
+
+
+def test_an_image_name_that_is_a_symlink_loop_is_reported(tmp_path: Path) -> None:
+    """``a.png -> b.png -> a.png``: reported as not attached; the message is still sent."""
+    (tmp_path / "a.png").symlink_to("b.png")
+    (tmp_path / "b.png").symlink_to("a.png")
+    attached = find_image_attachments("look at a.png", tmp_path)
+    assert attached.images == ()
+    assert len(attached.problems) == 1
+    assert attached.problems[0].startswith("image a.png not attached: ")

@@ -115,3 +115,31 @@ async def test_refused_while_sub_agents_run(project: Path, clock: ManualClock) -
 
     assert session.summary_requests() == []
     assert len(session.lineage.generations) == 1
+
+
+async def test_compacting_again_with_nothing_new_sends_no_summary_request(
+    project: Path, clock: ManualClock
+) -> None:
+    """``/compact`` again and again: each time there was only the summary left to summarize,
+    a summary request was sent for it (a model call, the cache broken) and a generation of
+    the same size recorded ("3,522 -> 3,522 tok"). Now the second keeps one turn (the
+    emergency stage, as for a short conversation), and one with nothing new to summarize
+    applies nothing."""
+    session = build_session(project, clock, window=16000, tools=True)
+    for turn in range(5):
+        await session.say(f"request {turn}")
+    outcomes = []
+    for _ in range(4):
+        outcome = await session.driver.compact()
+        if outcome is None or not outcome.applied:
+            break
+        outcomes.append(outcome)
+    assert [o.modes for o in outcomes] == [("normal",), ("emergency",)]  # 3 turns kept, then 1
+    assert outcomes[1].after_tokens < outcomes[1].before_tokens  # not a same-size copy
+    assert len(session.summary_requests()) == 2
+    assert len(session.lineage.generations) == 3
+    # A turn later there is something to summarize again.
+    await session.say("request 5")
+    later = await session.driver.compact()
+    assert later is not None and later.applied
+    assert len(session.lineage.generations) == 4

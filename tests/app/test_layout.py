@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
+from steiner_tui.app.widgets.whatif_view import WhatIfView
 from tests.app.conftest import AppFactory
 from tests.app.helpers import send, static_text
 
@@ -113,6 +114,27 @@ async def test_context_enlarges_the_panel_over_the_conversation(app_for: AppFact
         assert screen.conversation.outer_size.width == 100
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_f10_closes_the_enlarged_context_panel(
+    app_for: AppFactory, size: tuple[int, int]
+) -> None:
+    """The enlarged panel's border says F10: it hides the panel (it stayed over the
+    conversation, whatever F10 did, until /context was typed again)."""
+    app = app_for()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "/context")
+        await pilot.pause()
+        assert screen.budget.region.width > 46
+        await pilot.press("f10")
+        await pilot.pause()
+        assert not screen.budget.region and app.focused is screen.prompt
+        await pilot.press("f10")  # back as F10 shows it: the normal panel, not enlarged
+        await pilot.pause()
+        assert screen.budget.region.width == 46 and app.focused is screen.budget
+
+
 async def test_the_welcome_names_the_panels_by_their_keys_not_their_place(
     app_for: AppFactory,
 ) -> None:
@@ -124,3 +146,21 @@ async def test_the_welcome_names_the_panels_by_their_keys_not_their_place(
         welcome = static_text(app.workbench.query_one("#welcome", Static))
         assert "on the right" not in welcome and "on the left" not in welcome
         assert "context panel (F10" in welcome and "skills (F9" in welcome
+
+
+async def test_whatif_shows_the_panel_it_focuses_at_80_columns(app_for: AppFactory) -> None:
+    """At 80 columns the context panel is hidden: ``/whatif N`` focused the what-if view in
+    it all the same, so nothing showed and the letters typed next (``t``, ``w``, ``+``, ``-``)
+    went to a view nobody could see."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        assert not screen.budget.region
+        await send(pilot, "/whatif 3000")
+        await pilot.pause()
+        view = screen.query_one(WhatIfView)
+        assert app.focused is view
+        assert view.region and screen.budget.region  # on screen, over the conversation
+        assert screen.budget.region.intersection(view.region)  # scrolled into the panel's view
+        assert view.threshold == 3000

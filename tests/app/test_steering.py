@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from steiner_tui.agent.model import MainModel
@@ -399,3 +400,26 @@ async def test_pins_made_in_the_app_survive_resume_and_fork(
     async with forked.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         assert forked.workbench.driver.runner.lineage.pins == pins
+
+
+class _WhatIfOnly(App[None]):
+    def compose(self) -> ComposeResult:
+        yield WhatIfView(id="whatif")
+
+
+async def test_what_if_follows_the_session_threshold_until_the_person_moves_it() -> None:
+    """A local server's window arrives after the dry run: the threshold tried followed the
+    default window's (22,938 on a window of 8,192, drawn as a what-if on the chart) until it
+    was moved by hand."""
+    app = _WhatIfOnly()
+    async with app.run_test() as pilot:
+        view = app.query_one(WhatIfView)
+        view.set_budget(22938, 32768, "auto", "dry run")
+        assert view.setting == (22938, "auto")
+        view.set_budget(5735, 8192, "auto", "dry run")  # the server said 8,192
+        assert view.setting == (5735, "auto")
+        view.focus()
+        await pilot.press("plus")  # moved by hand: it stays where the person put it
+        assert view.setting == (5735 + 400, "auto")
+        view.set_budget(5000, 8192, "auto", "request #1")
+        assert view.setting == (5735 + 400, "auto")

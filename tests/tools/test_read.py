@@ -193,3 +193,13 @@ def test_a_budget_gives_a_window_of_whole_lines_and_where_to_go_on(project: Path
     assert result.reshape is not None
     smaller = json.loads(result.reshape(5_000).content)
     assert smaller["endLine"] < fields["endLine"] and smaller["startLine"] == 1
+
+
+def test_symlink_loop_is_reported_by_name(project: Path) -> None:
+    (project / "loop1").symlink_to("loop2")
+    (project / "loop2").symlink_to("loop1")
+    result = read_file(project, "loop1")
+    assert result.status == "failed"
+    # Python 3.11/3.12 raise RuntimeError while resolving; 3.13 leaves it to the open (ELOOP).
+    assert result.content.startswith("cannot read loop1: "), result.content
+    assert "unexpectedly" not in result.content

@@ -126,3 +126,17 @@ def test_ignore_rules_last_match_wins_and_dir_only() -> None:
     assert rules.ignored("x/out", True) and not rules.ignored("x/out", False)
     assert rules.ignored("a/b.tmp", False) and not rules.ignored("a/keep.tmp", False)
     assert rules.ignored("docs/gen", True) and not rules.ignored("x/docs/gen", True)
+
+
+def test_symlink_loop_is_skipped_not_a_failure(tree: Path) -> None:
+    """A link loop (``a -> b -> a``) in the project is skipped: grep and glob still answer."""
+    (tree / "loop1").symlink_to("loop2")
+    (tree / "loop2").symlink_to("loop1")
+    (tree / "src" / "self").symlink_to("self")
+    found = grep(tree, "TODO")
+    assert found.status != "failed", found.content
+    assert "main.py" in found.content
+    listed = glob_files(tree, "**")
+    assert listed.status != "failed", listed.content
+    assert "main.py" in listed.content.splitlines()
+    assert not any("loop" in line for line in listed.content.splitlines())

@@ -97,13 +97,20 @@ class PanelLayoutScreen(SteeringScreen):
             markup=False,
         )
 
+    def reveal_context_panel(self) -> None:
+        """Show the context panel where the width hides it (``/whatif`` focuses a view in it)."""
+        if not self.panel_shown("context"):
+            self.action_toggle_panel("context")
+
     def panel_docked(self, panel: str) -> bool:
         """Whether ``panel`` (``skills`` or ``context``) shows at this width unless toggled."""
         width = self.size.width
         return width >= (WIDE_FROM if panel == "skills" else MEDIUM_FROM)
 
     def panel_shown(self, panel: str) -> bool:
-        """Whether ``panel`` is on screen (docked, or over the conversation)."""
+        """Whether ``panel`` is on screen (docked, over the conversation, or enlarged)."""
+        if panel == "context" and self.has_class("-context"):
+            return True
         if self.has_class(f"-{panel}-hidden"):
             return False
         return self.has_class(f"-{panel}-shown") or self.panel_docked(panel)
@@ -112,12 +119,15 @@ class PanelLayoutScreen(SteeringScreen):
         """Show or hide a side panel (F9: skills, F10: context), at any width.
 
         The choice holds across resizes; a choice that matches what the width shows anyway is
-        forgotten, so the panel follows the width again. A panel shown gets the focus; hiding
+        forgotten, so the panel follows the width again. F10 on the panel ``/context`` enlarged
+        hides it (shown again, it is its usual size). A panel shown gets the focus; hiding
         the focused one gives it back to the prompt.
         """
         if panel not in PANELS:
             return
         show = not self.panel_shown(panel)
+        if panel == "context":
+            self.remove_class("-context")  # F10 hides ``/context``'s enlarged panel too
         if panel == "skills":
             self._mount_skills()
         widget = self.skills if panel == "skills" else self.budget

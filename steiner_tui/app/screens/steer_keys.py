@@ -29,6 +29,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.widget import Widget
 
 from steiner_tui.app.screens.workbench_base import WorkbenchBase
 from steiner_tui.app.steering import WhatIfFigures
@@ -51,6 +52,12 @@ _MODE_HELP = {
 def _not_saved(error: str, path: Path) -> str:
     """Why the project config was not written: the write failed, or the person cancelled."""
     return f"not saved: {error}" if error else f"not saved: nothing was written to {path}"
+
+
+def _focus_in_sight(widget: Widget) -> None:
+    """Focus ``widget`` and scroll its panel to it (the what-if view is at the panel's foot)."""
+    widget.focus()
+    widget.scroll_visible(animate=False)
 
 
 class WhatIfReady(Message):
@@ -180,12 +187,16 @@ class SteeringScreen(WorkbenchBase):
                 f"the threshold must be between 1 and {budget.context_size - 1:,}", warning=True
             )
             return
+        self.reveal_context_panel()
         for view in self.query(WhatIfView):
             view.threshold = threshold
             view.request()
-            view.focus()
+            self.call_after_refresh(_focus_in_sight, view)  # once the panel shows
         if save:
             await self._save_threshold(WhatIfView.SaveRequested(threshold))
+
+    def reveal_context_panel(self) -> None:
+        """Show the context panel where the width hides it (the layout screen's: F10's)."""
 
     @on(WhatIfView.Requested)
     def _what_if_requested(self, message: WhatIfView.Requested) -> None:

@@ -196,6 +196,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             # Attached at once (Textual mounts them afterwards): they take what follows now.
             self._parts = True
             self.mount_all(self._new_parts())
+        if not self.query(WindowBar):
+            return  # the panel is closing (the app quits): its parts are not mounted any more
         if self._view is not None:
             self._render_view(self._view)
         else:

@@ -117,15 +117,20 @@ class WhatIfView(Static, can_focus=True):
         self._shown = ""
 
     def set_budget(self, soft_threshold: int, context_size: int, mode: str, shown: str) -> None:
-        """The session's figures; the first call sets what is tried to them. ``shown`` names
-        the request the panel shows: when it changes (a request was sent, the conversation
-        compacted), the figures are asked for again."""
+        """The session's figures; the first call sets what is tried to them, and the threshold
+        tried follows the session's until it is moved (a local server's window arrives after
+        the first dry run; a model switch changes it). ``shown`` names the request the panel
+        shows: when it changes (a request was sent, the conversation compacted), the figures
+        are asked for again."""
         first = self.context_size == 0
+        follows = first or self.threshold == self.current
+        moved = follows and self.threshold != soft_threshold
         self.current, self.context_size = soft_threshold, context_size
-        if first:
+        if follows:
             self.set_reactive(WhatIfView.threshold, soft_threshold)
+        if first:
             self.set_reactive(WhatIfView.mode, mode)
-        if shown != self._shown or first:
+        if shown != self._shown or first or moved:
             self._shown = shown
             self.request()
 

@@ -169,6 +169,7 @@ async def compact_with_lineage(
             None if target.fallback else active.backend_state,
             context_state,
             lineage.pins,
+            manual,
         )
         return await run_stages(
             active.messages,

@@ -38,6 +38,8 @@ from steiner_tui.engine.compaction.pins import (
 from steiner_tui.engine.compaction.retention import (
     anchor_real_user_retention,
     compose_compacted_conversation,
+    is_pending_sub_agents_message,
+    replayed_skill_message,
 )
 from steiner_tui.engine.compaction.room import (
     Sizer,
@@ -90,6 +92,9 @@ class StageInputs(msgspec.Struct, frozen=True):
     context_state: ContextState | None = None
     pins: tuple[str, ...] = ()
     """Pin keys of the conversation: those messages are kept verbatim."""
+    manual: bool = False
+    """A manual ``/compact``: with nothing new since the last compaction (and no steering) it
+    applies nothing, rather than summarize the summary alone."""
 
 
 class StageResult(msgspec.Struct, frozen=True):
@@ -103,6 +108,15 @@ class StageResult(msgspec.Struct, frozen=True):
     archived: bool = False
     cleared: bool = False
     edits: tuple[RoomEdit, ...] = ()
+
+
+def _written_by_compaction(summarized: Sequence[Message], messages: Sequence[Message]) -> bool:
+    """Whether ``summarized`` holds only what an earlier compaction wrote: its summary, its
+    replay of the active skills, its pending sub-agents line."""
+    replay = replayed_skill_message(messages)
+    return all(
+        m.role == "summary" or is_pending_sub_agents_message(m) or m == replay for m in summarized
+    )
 
 
 async def summarize_compaction_stage(
@@ -171,6 +185,17 @@ async def summarize_compaction_stage(
         sources = tuple(by_id.get(id(m), m) for m in from_tail)
     summary_origins = tuple(origin_of.get(id(m)) for m in summarized)
     tail_origins = tuple(origin_of.get(id(m)) for m in sources)
+    if (
+        inputs.manual
+        and not inputs.steering.strip()
+        and summarized
+        and not tail_edits
+        and None not in summary_origins  # not this run's own summary (stage 2 summarizes it)
+        and _written_by_compaction(summarized, messages)
+    ):
+        # Nothing new since the last compaction to summarize: a summary of its summary would
+        # cost a model call (and the cached prefix) for a generation of the same size.
+        return StageResult(False)
     if not summarized:
         if not tail_edits:
             return StageResult(False)

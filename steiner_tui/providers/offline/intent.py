@@ -81,7 +81,7 @@ def _inside(root: Path, candidate: str) -> str | None:
         base = root.resolve()
         target = (base / candidate).resolve()
         rel = target.relative_to(base)
-    except (OSError, ValueError):
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: a link loop (Python 3.11/3.12)
         return None
     if not target.exists() or rel == Path():
         return None

@@ -3,7 +3,11 @@
 Version-control, virtualenv, dependency and cache folders are always skipped. The root
 ``.gitignore`` is honoured for its common forms: ``name``, ``*.ext``, ``dir/``, ``/anchored``,
 ``a/b`` (anchored because of the inner slash), ``**`` and ``!negation`` (the last matching line
-wins). Nested ``.gitignore`` files and escapes are not interpreted. Symlinks are not followed
+wins). Nested ``.gitignore`` files and escapes are not interpreted, with one exception: a folder
+below the search folder whose own ``.gitignore`` ignores everything in it (a ``*`` line and no
+``!`` line) is skipped whole, as git skips it. That is how tools keep their caches out of git
+(pytest, mypy, ruff and import-linter's grimp write such a file), and a cache's contents would
+otherwise fill every search that names one of the project's modules. Symlinks are not followed
 into folders, and a file link that resolves outside the project (or nowhere: a loop, a dangling
 link) is skipped.
 
@@ -22,6 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import msgspec
+
+from steiner_tui.tools.files import FileTooLarge, NotRegularFile, read_regular
 
 __all__ = ["SKIPPED_DIRS", "IgnoreRules", "glob_to_regex", "load_ignore_rules", "walk_files"]
 
@@ -195,6 +201,8 @@ def walk_files(
         if listed is None:
             continue
         file_entries, dir_entries = listed
+        if prefix != top and _ignores_itself(file_entries):
+            continue
         for entry in sorted(file_entries, key=_name):
             name = entry.name
             relative = prefix + name
@@ -213,6 +221,24 @@ def walk_files(
             below.append((entry.path, prefix + name + "/"))
         below.sort(reverse=True)
         pending.extend(below)
+
+
+SELF_IGNORE_READ = 4096
+"""The largest nested ``.gitignore`` read to see whether it ignores its whole folder (a tool's
+is a line or two)."""
+
+
+def _ignores_itself(file_entries: list[os.DirEntry[str]]) -> bool:
+    """Whether the folder listed holds a ``.gitignore`` that ignores everything in it."""
+    for entry in file_entries:
+        if entry.name == ".gitignore" and not entry.is_symlink():
+            try:
+                text = read_regular(entry.path, SELF_IGNORE_READ)
+            except (OSError, FileTooLarge, NotRegularFile):  # not a tool's one-line file
+                return False
+            lines = {line.strip() for line in text.decode("utf-8", "replace").splitlines()}
+            return "*" in lines and not any(line.startswith("!") for line in lines)
+    return False
 
 
 def _name(entry: os.DirEntry[str]) -> str:

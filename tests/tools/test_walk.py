@@ -131,6 +131,26 @@ def test_a_symlink_loop_in_the_tree_is_skipped_not_fatal(tricky: Path) -> None:
     assert glob_files(tricky, "l*.txt").content == "link_in.txt"
 
 
+def test_a_folder_whose_own_gitignore_ignores_everything_is_skipped(tmp_path: Path) -> None:
+    """Tools keep their caches out of git this way (``.grimp_cache/.gitignore`` holds ``*``);
+    their contents filled every search for one of the project's module names."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mod.py").write_text("needle = 1\n")
+    cache = tmp_path / ".grimp_cache"
+    (cache / "deep").mkdir(parents=True)
+    (cache / ".gitignore").write_text("# Automatically created by grimp.\n*\n")
+    (cache / "a.data.json").write_text('{"needle": []}\n')
+    (cache / "deep" / "b.json").write_text("needle\n")
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / ".gitignore").write_text("*\n!x.txt\n")  # re-includes a file: not a whole skip
+    (kept / "x.txt").write_text("needle\n")
+    assert grep(tmp_path, "needle").content == "kept/x.txt:1:needle\nsrc/mod.py:1:needle = 1"
+    assert glob_files(tmp_path, "**/*.json").content == "No files match **/*.json"
+    # Searching inside it on purpose still searches it.
+    assert grep(tmp_path, "needle", path=".grimp_cache").content.count("needle") == 2
+
+
 def test_a_folder_that_cannot_be_listed_is_left_out(tricky: Path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root lists any folder")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from steiner_tui.sessions.records import (
     LOG_VERSION,
     HeaderRecord,
     PinRecord,
+    Record,
     encode_record,
 )
 
@@ -88,10 +89,13 @@ def write_fresh_log(
     header: HeaderRecord,
     lineage: ConversationLineage,
     statuses: Mapping[str, str] | None = None,
+    tail: Sequence[Record] = (),
 ) -> None:
-    """Write a complete log (header, then one ``generation`` record per generation), fsynced.
+    """Write a complete log (header, then one ``generation`` record per generation, the pins,
+    then ``tail``), fsynced.
 
-    Used for forks: the caller writes into a temporary folder and renames it into place.
+    Used for forks (the caller writes into a temporary folder and renames it into place) and
+    for a log whose folder was removed while its session was open (``SessionLog``).
     ``statuses``: how tool calls ended, by call id (the source log's), kept with the results.
     """
     fd = os.open(session_dir / LOG_FILE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -106,6 +110,8 @@ def write_fresh_log(
             before = generation.messages
         for key in lineage.pins:
             write_all(fd, encode_record(PinRecord(key=key)))
+        for extra in tail:
+            write_all(fd, encode_record(extra))
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -378,12 +378,17 @@ class SessionLog:
         if runner is None:
             return
         lineage = runner.lineage
+        tail: list[Record] = []
+        if not self._last_main.is_zero:
+            tail.append(last_main_request_record(self._last_main))
+        if self._mode is not None:
+            tail.append(ModeRecord(mode=self._mode, at=self._clock()))  # type: ignore[arg-type]
         old_fd, old_lock = self._fd, self._lock
         self._requests.take()  # said against request records the new log does not hold
         self._lock = SessionLock.acquire(self.session_dir)  # creates the folder again
         try:
             header = self._header()
-            write_fresh_log(self.session_dir, header, lineage)
+            write_fresh_log(self.session_dir, header, lineage, tail=tail)
             self._fd = open_for_append(self.path)
         except BaseException:
             self._lock.release()
@@ -395,13 +400,6 @@ class SessionLog:
             old_lock.release()
         self._requests = RequestTrail(cache_key=header.prompt_cache_key)
         self._remember(lineage)
-        records: list[Record] = []
-        if not self._last_main.is_zero:
-            records.append(last_main_request_record(self._last_main))
-        if self._mode is not None:
-            records.append(ModeRecord(mode=self._mode, at=self._clock()))  # type: ignore[arg-type]
-        if records:
-            self._append(b"".join(encode_record(record) for record in records))
         if self.on_restored is not None:
             self.on_restored(
                 f"the session folder {self.session_dir} was removed while the session was "
@@ -664,7 +662,7 @@ class SessionLog:
         meta = self._meta
         updates: dict[str, Any] = {
             "last_activity": self._clock(),
-            "size_bytes": os.fstat(self._fd).st_size,
+            "size_bytes": os.fstat(self._fd).st_size,  # after the flush: not the check's
         }
         if self._runner is not None:
             lineage = self._runner.lineage

@@ -8,6 +8,7 @@ message: they are the acceptance tests of the capture and never skip.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,6 +28,14 @@ def install(client: tuple[str, str, str, str]) -> Path:
             version (with npm's output).
     """
     name, package, version, banner = client
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # Parallel test workers install the same client: one installs, the others wait for it.
+    with (CACHE / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(name, package, version, banner)
+
+
+def _install(name: str, package: str, version: str, banner: str) -> Path:
     prefix = CACHE / f"{name}-{version}"
     binary = prefix / "node_modules" / ".bin" / name
     if binary.exists() and _version(binary) == banner:

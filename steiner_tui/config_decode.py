@@ -21,12 +21,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from steiner_tui.engine.frozen import thaw
+from steiner_tui.errors import ConfigError
 
 __all__ = ["ConfigError", "Decoder", "KeyPath", "files_setting", "value_text"]
-
-
-class ConfigError(ValueError):
-    """The configuration cannot be used; the message names the file, the key and the value."""
 
 
 _ABSENT = object()

@@ -17,12 +17,13 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import CompactionOutcome, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.delta import InteractiveSkills, SkillStatus, compose_user_message
+from steiner_tui.errors import SteinerError
 from steiner_tui.tools.base import Mode
 
 __all__ = ["DriverRefusal", "InteractiveDriver"]
 
 
-class DriverRefusal(Exception):
+class DriverRefusal(SteinerError):
     """The driver refused an operation (busy, pending sub-agents); the message says why."""
 
 

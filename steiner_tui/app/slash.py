@@ -11,6 +11,8 @@ from typing import Final
 
 import msgspec
 
+from steiner_tui.errors import SteinerError
+
 __all__ = ["SLASH_COMMANDS", "SlashCommand", "UnknownSlashCommand", "parse_slash"]
 
 SLASH_COMMANDS: Final = MappingProxyType(
@@ -46,7 +48,7 @@ class SlashCommand(msgspec.Struct, frozen=True):
     argument: str = ""
 
 
-class UnknownSlashCommand(ValueError):
+class UnknownSlashCommand(SteinerError, ValueError):
     """The prompt named a command that does not exist."""
 
     def __init__(self, name: str) -> None:

@@ -31,6 +31,7 @@ from typing import IO, Any
 import msgspec
 
 from steiner_tui.capture.usage import Usage
+from steiner_tui.errors import CaptureError
 from steiner_tui.sessions.ids import new_session_id, validate_session_id
 
 __all__ = [
@@ -51,11 +52,11 @@ _META = "capture.json"
 _LOG = "requests.jsonl"
 
 
-class CaptureNotFoundError(LookupError):
+class CaptureNotFoundError(CaptureError, LookupError):
     """There is no capture with that id."""
 
 
-class CaptureUnreadableError(ValueError):
+class CaptureUnreadableError(CaptureError, ValueError):
     """The capture's requests file exists but cannot be opened (the message names it)."""
 
 

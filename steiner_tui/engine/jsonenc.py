@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from steiner_tui.engine.utf8 import go_text
+from steiner_tui.errors import SteinerError
 
 __all__ = ["JSONValueError", "go_json", "go_number"]
 
@@ -34,7 +35,7 @@ _ESCAPES = str.maketrans(
 )
 
 
-class JSONValueError(ValueError):
+class JSONValueError(SteinerError, ValueError):
     """A value that has no JSON form (NaN, infinity, out-of-range number, unknown type)."""
 
 

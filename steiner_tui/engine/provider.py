@@ -21,6 +21,7 @@ import msgspec
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.errors import SteinerError
 
 __all__ = [
     "ERROR_KINDS",
@@ -69,7 +70,7 @@ class Remedy(msgspec.Struct, frozen=True):
     """One line for people, e.g. ``set ANTHROPIC_API_KEY to a valid key, then retry``."""
 
 
-class ProviderError(Exception):
+class ProviderError(SteinerError):
     """A model call failed. ``kind`` is one of ``ERROR_KINDS``.
 
     ``remedies`` are what the user can do about it, most useful first. ``backend_state_retired``

@@ -32,6 +32,8 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.errors import SteinerError
+
 __all__ = [
     "PROBE_TIMEOUT",
     "ServerLimits",
@@ -51,7 +53,7 @@ Fetch = Callable[[str, bytes | None, float], Any]
 made)."""
 
 
-class ServerUnreachable(OSError):
+class ServerUnreachable(SteinerError, OSError):
     """No connection to the server: refused, or not made in time (it may be started later)."""
 
 

@@ -6,14 +6,16 @@ them; both re-export them under their old names.
 
 from __future__ import annotations
 
+from steiner_tui.errors import SessionError
+
 __all__ = ["SessionBusyError", "SessionLoadError", "SessionNotFoundError"]
 
 
-class SessionLoadError(Exception):
+class SessionLoadError(SessionError):
     """The session folder or its log cannot be read at all (bad content never raises)."""
 
 
-class SessionNotFoundError(LookupError):
+class SessionNotFoundError(SessionError, LookupError):
     """No session with that id (or no session for that project)."""
 
 

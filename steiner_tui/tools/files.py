@@ -17,6 +17,8 @@ from pathlib import Path
 
 import msgspec
 
+from steiner_tui.errors import ToolError
+
 __all__ = [
     "BINARY_SNIFF_BYTES",
     "MAX_FILE_BYTES",
@@ -90,7 +92,7 @@ def binary_message(verb: str, given: str, size: int) -> str:
     return f"cannot {verb} {given}: binary file ({size} bytes)"
 
 
-class NotRegularFile(Exception):
+class NotRegularFile(ToolError):
     """Not a regular file: ``kind`` says what it is (a named pipe, a socket, a device)."""
 
     def __init__(self, kind: str) -> None:
@@ -98,7 +100,7 @@ class NotRegularFile(Exception):
         self.kind = kind
 
 
-class FileTooLarge(Exception):
+class FileTooLarge(ToolError):
     """Over the limit: ``size`` is at least what the file holds."""
 
     def __init__(self, size: int) -> None:

@@ -22,11 +22,12 @@ import asyncio
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.provider import ProviderError
+from steiner_tui.errors import CompactionError
 
 __all__ = ["CompactionCancelled", "CompactionFailed", "is_cancellation", "lineage_after_failure"]
 
 
-class CompactionFailed(Exception):
+class CompactionFailed(CompactionError):
     """A compaction failed; its ``__cause__`` is the error that ended it.
 
     Args:

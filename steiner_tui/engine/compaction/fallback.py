@@ -28,6 +28,7 @@ import msgspec
 from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.compaction.reasons import format_fallback_reason
 from steiner_tui.engine.messages import short_hash
+from steiner_tui.errors import CompactionError
 
 __all__ = [
     "CompactionFallback",
@@ -86,7 +87,7 @@ class CompactionFallback(msgspec.Struct, frozen=True):
     resolve: Callable[[str], SummaryTarget] | None = None
 
 
-class FallbackUnavailable(Exception):
+class FallbackUnavailable(CompactionError):
     """The resolved fallback target has no provider."""
 
 

@@ -30,6 +30,7 @@ import msgspec
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import strip_skill_blocks
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
+from steiner_tui.errors import CompactionError
 
 __all__ = [
     "PINNABLE_ROLES",
@@ -150,7 +151,7 @@ class PinSize(msgspec.Struct, frozen=True):
     tokens: int
 
 
-class PinsTooLarge(Exception):
+class PinsTooLarge(CompactionError):
     """The pinned messages alone cannot fit the window; some must be unpinned.
 
     Args:

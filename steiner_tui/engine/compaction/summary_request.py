@@ -28,6 +28,7 @@ from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import ContextState, render_context_state
 from steiner_tui.engine.templates import render_template
+from steiner_tui.errors import CompactionError
 
 __all__ = [
     "STEERING_HEADER",
@@ -42,7 +43,7 @@ __all__ = [
 STEERING_HEADER = "\n\nAdditional user steering for this compaction:\n\n"
 
 
-class CompactionFallbackNotFit(Exception):
+class CompactionFallbackNotFit(CompactionError):
     """The summary plan does not fit the fallback target (the operation reruns on main)."""
 
     def __init__(self, target_ref: str) -> None:
@@ -50,7 +51,7 @@ class CompactionFallbackNotFit(Exception):
         self.target_ref = target_ref
 
 
-class EmptyCompactionSummary(Exception):
+class EmptyCompactionSummary(CompactionError):
     """A fallback target returned an empty summary."""
 
     def __init__(self, target_ref: str) -> None:

@@ -13,10 +13,12 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from steiner_tui.errors import SteinerError
+
 __all__ = ["Encoder", "EncodingLoader", "EncodingSource", "TokenizerLoadError"]
 
 
-class TokenizerLoadError(RuntimeError):
+class TokenizerLoadError(SteinerError, RuntimeError):
     """A tokenizer could not be loaded; raised again on every use of that tokenizer."""
 
 

@@ -5,7 +5,8 @@ project root; a hard link to a private file is refused too (``PRIVATE_HARD_LINK`
 files are read: a named pipe, socket or device is refused without waiting on it
 (``read_regular``). Files over 10 MiB are refused before they are read; a NUL byte in the first
 8 KiB marks a binary file, unless the magic bytes say PNG, JPEG, GIF or WebP (an image the model
-can be shown). Error strings are the tools' user-facing messages, so they live here once."""
+can be shown). Error strings are the tools' user-facing messages, so they live here once.
+"""
 
 from __future__ import annotations
 

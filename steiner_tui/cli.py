@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from steiner_tui import __version__
+from steiner_tui.process_guard import guard_process
 
 __all__ = ["build_parser", "import_command", "main", "parse_arguments", "split_project_path"]
 
@@ -239,6 +240,7 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    guard_process()  # before any key is read: commands the model runs cannot read our memory
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     module_name = _COMMANDS[args.command or "app"]  # argparse accepts only these commands
     module = import_command(module_name)

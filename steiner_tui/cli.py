@@ -21,8 +21,22 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from steiner_tui import __version__
+from steiner_tui.process_guard import guard_process
 
 __all__ = ["build_parser", "import_command", "main", "parse_arguments", "split_project_path"]
+
+
+_TRUST_HELP = (
+    "trust the project's .steiner/config.toml for this run (its providers, permissions and "
+    "keymap apply; see docs/security.md)"
+)
+
+
+def _trust_option(command: argparse.ArgumentParser) -> None:
+    # SUPPRESS: absent after the command, the flag given before it still counts.
+    command.add_argument(
+        "--trust-project", action="store_true", default=argparse.SUPPRESS, help=_TRUST_HELP
+    )
 
 
 def build_parser(commands: bool = True) -> argparse.ArgumentParser:
@@ -33,7 +47,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         prog="steiner-tui",
         usage=(
             "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]] [--model REF] "
-            "[COMMAND] ..."
+            "[--trust-project] [COMMAND] ..."
         ),
         description="A workbench for LLM coding sessions that shows and steers their context.",
         epilog="With no command: open the workbench on the project (PATH or --project).",
@@ -57,6 +71,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         help="the workbench's model, e.g. offline or local/qwen2.5-coder:7b (default: the "
         "configured one; a resumed session's last)",
     )
+    parser.add_argument("--trust-project", action="store_true", help=_TRUST_HELP)
     if not commands:
         parser.set_defaults(command=None)
         return parser
@@ -66,6 +81,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     ctx.add_argument("path", nargs="?", default=None, help="project directory (default: .)")
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
     ctx.add_argument("--model", default=None, help="model reference (default: the configured)")
+    _trust_option(ctx)
 
     ex = sub.add_parser("exec", help="run one task to completion and print the answer")
     ex.add_argument(
@@ -86,6 +102,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     ex.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
     ex.add_argument("--events", default=None, help="append every engine event to this JSONL file")
     ex.add_argument("--no-delegate", action="store_true", help="run without sub-agents")
+    _trust_option(ex)
     ex.add_argument(
         "--compaction",
         choices=("auto", "ask", "off"),
@@ -98,6 +115,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     one.add_argument("--phases", default="", help="comma-separated subset of plan,build,verify")
     one.add_argument("--model", default=None, help="model reference")
     one.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
+    _trust_option(one)
     one.add_argument(
         "--compaction",
         choices=("auto", "ask", "off"),
@@ -222,6 +240,7 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    guard_process()  # before any key is read: commands the model runs cannot read our memory
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     module_name = _COMMANDS[args.command or "app"]  # argparse accepts only these commands
     module = import_command(module_name)

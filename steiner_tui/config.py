@@ -2,8 +2,10 @@
 
 Files: the user file ``CONFIG/config.toml`` (``steiner_tui.paths.user_config_file()``) and the
 optional project file ``<root>/.steiner/config.toml``. Both are optional. **The project file
-wins**: tables are merged key by key (deep), and a key set in both takes the project's value;
-arrays are replaced, not concatenated.
+wins** for what it may set: tables are merged key by key (deep), and a key set in both takes the
+project's value; arrays are replaced, not concatenated. Until the person trusts the project's
+folder, the project file may set only what can neither leak nor run (``config_trust``); the rest
+is held back in ``Config.untrusted`` and named in one warning.
 
 Schema: the tables are declared once, as msgspec ``Struct``s with their defaults
 (``ConfigTables`` and the structs it holds), and the merged tables are decoded with
@@ -50,6 +52,7 @@ from steiner_tui.config_decode import (
     files_setting,
     value_text,
 )
+from steiner_tui.config_trust import is_trusted, key_names, split_project
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 
@@ -64,6 +67,7 @@ __all__ = [
     "ContextTable",
     "ModelConfig",
     "ProviderConfig",
+    "TrustTable",
     "load_config",
     "parse_config",
     "parse_duration",
@@ -260,6 +264,13 @@ class ToolsTable(_Table, frozen=True):
     secret_env: tuple[str, ...] = ()
 
 
+class TrustTable(_Table, frozen=True):
+    """``[trust]`` (read from the user's file only): folders whose own project config applies
+    in full, each with the folders below it."""
+
+    folders: tuple[str, ...] = ()
+
+
 class ConfigTables(_Table, frozen=True):
     """Every table of a config file with its default: the schema, declared once."""
 
@@ -277,6 +288,7 @@ class ConfigTables(_Table, frozen=True):
     skills: SkillsTable = SkillsTable()
     ui: UiTable = UiTable()
     tools: ToolsTable = ToolsTable()
+    trust: TrustTable = TrustTable()
 
 
 def _builtin_providers(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
@@ -312,6 +324,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     raw: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     """The merged TOML tables (frozen), kept so overrides re-validate."""
     env_base_url: str | None = None
+    untrusted: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
+    """What the project file asks for that does not apply until its folder is trusted."""
+    trust_warning: str = ""
+    """The one warning naming the held-back keys (also in ``warnings``)."""
 
     def __repr__(self) -> str:
         # The raw tables may hold keys the schema refused (a pasted ``api_key``): never shown.
@@ -408,7 +424,23 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         """
         extra = _deep_merge(dict(overrides or {}), top)
         env = {"OPENAI_BASE_URL": self.env_base_url} if self.env_base_url else {}
-        return parse_config([*self.origins, ("overrides", extra)], env).with_sources(self.sources)
+        result = parse_config([*self.origins, ("overrides", extra)], env)
+        return self._holding_back(result).with_sources(self.sources)
+
+    def _holding_back(self, result: Config) -> Config:
+        if not self.trust_warning:
+            return result
+        return msgspec.structs.replace(
+            result,
+            untrusted=self.untrusted,
+            trust_warning=self.trust_warning,
+            warnings=(*result.warnings, self.trust_warning),
+        )
+
+    @property
+    def trusted_folders(self) -> tuple[str, ...]:
+        """``[trust] folders`` of the user's file."""
+        return self.tables.trust.folders
 
     def with_sources(self, sources: tuple[Path, ...]) -> Config:
         """The same configuration, remembering which files it was read from."""
@@ -523,9 +555,13 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def load_config(
-    project_root: Path | None, env: Mapping[str, str], *, user_file: Path | None = None
+    project_root: Path | None,
+    env: Mapping[str, str],
+    *,
+    user_file: Path | None = None,
+    trust_project: bool = False,
 ) -> Config:
-    """Load the user file and the project file (the project wins).
+    """Load the user file and the project file (the project wins for what it may set).
 
     Args:
         project_root: the project whose ``.steiner/config.toml`` applies, if any; its
@@ -533,24 +569,45 @@ def load_config(
         env: the process environment (only ``OPENAI_BASE_URL`` is read here; keys are read by
             the provider factory).
         user_file: the user config file; ``paths.user_config_file()`` when not given.
+        trust_project: trust the project's folder for this run (``--trust-project``), as if
+            it were in ``[trust] folders``.
 
     Returns:
-        The configuration, with the files read in ``sources``.
+        The configuration, with the files read in ``sources`` and what an untrusted project
+        file asked for in ``untrusted``.
 
     Raises:
         ConfigError: a file is not UTF-8 or not TOML, or holds a wrong type or value.
     """
-    candidates = [user_file or paths.user_config_file()]
-    if project_root is not None:
-        candidates.append(paths.project_config_file(project_root))
+    user_path = user_file or paths.user_config_file()
     tables: list[tuple[str, Mapping[str, Any]]] = []
     sources: list[Path] = []
-    for path in candidates:
-        table = _read(path)
-        if table is not None:
-            tables.append((str(path), table))
-            sources.append(path)
+    user_table = _read(user_path)
+    if user_table is not None:
+        tables.append((str(user_path), user_table))
+        sources.append(user_path)
+    held: dict[str, Any] = {}
+    project_path = paths.project_config_file(project_root) if project_root else None
+    project_table = _read(project_path) if project_path is not None else None
+    if project_root is not None and project_path is not None and project_table is not None:
+        user_config = parse_config(tables, env)
+        trusted = trust_project or is_trusted(project_root, user_config.trusted_folders)
+        kept, held = split_project(project_table, user_config.providers, trusted=trusted)
+        tables.append((str(project_path), kept))
+        sources.append(project_path)
     config = parse_config(tables, env).with_sources(tuple(sources))
+    notes: list[str] = []
+    if held.pop("trust", None) is not None:
+        notes.append(f"{project_path}: '[trust]' is read only from {user_path}; ignored")
+    if held:
+        notes.append(
+            f"{project_path}: ignored until this folder is trusted: "
+            f"{', '.join(key_names(held))} (trust it in the workbench's prompt, with "
+            f"--trust-project, or in [trust] folders of {user_path})"
+        )
+        config = msgspec.structs.replace(config, untrusted=freeze(held), trust_warning=notes[-1])
+    if notes:
+        config = msgspec.structs.replace(config, warnings=(*config.warnings, *notes))
     if project_root is not None:
         _check_context_files(config, project_root)
     return config

@@ -1,4 +1,7 @@
-"""Writing a setting the person chose into the project config, keeping the rest of the file.
+"""Writing a setting the person chose into a config file, keeping the rest of the file.
+
+The project config takes a compaction threshold or mode; the user config takes a folder the
+person trusts (``plan_trust_folder``, from the workbench's trust prompt).
 
 Only on request (the what-if view's save key, ``/whatif N save``, ``/compaction save``), and in
 two steps so the person sees the change before it is made: ``plan_*`` reads
@@ -31,6 +34,7 @@ __all__ = [
     "diff_lines",
     "plan_compaction_mode",
     "plan_compaction_threshold",
+    "plan_trust_folder",
     "write_change",
 ]
 
@@ -71,7 +75,10 @@ def _table(parent: Any, key: str) -> Table:
 
 def _plan(project_root: Path, edit: Callable[[tomlkit.TOMLDocument], None]) -> ConfigChange:
     """The project config with ``edit`` applied, validated as strictly as reading it back."""
-    path = paths.project_config_file(project_root)
+    return _plan_file(paths.project_config_file(project_root), edit)
+
+
+def _plan_file(path: Path, edit: Callable[[tomlkit.TOMLDocument], None]) -> ConfigChange:
     before = _read(path)
     document = _load(path, before)
     edit(document)
@@ -101,6 +108,24 @@ def plan_compaction_mode(project_root: Path, mode: str) -> ConfigChange:
         _table(document, "compaction")["mode"] = mode
 
     return _plan(project_root, edit)
+
+
+def plan_trust_folder(project_root: Path, user_file: Path | None = None) -> ConfigChange:
+    """``project_root`` (resolved) added to ``[trust] folders`` in the user config
+    (``user_file``, default ``paths.user_config_file()``); raises as above."""
+    folder = str(project_root.resolve())
+
+    def edit(document: tomlkit.TOMLDocument) -> None:
+        table = _table(document, "trust")
+        folders = table.get("folders")
+        if folders is None:
+            table["folders"] = [folder]
+        elif not isinstance(folders, list):
+            raise ConfigError("'trust.folders' is not an array")
+        elif folder not in folders:
+            folders.append(folder)
+
+    return _plan_file(user_file or paths.user_config_file(), edit)
 
 
 def diff_lines(change: ConfigChange) -> list[str]:

@@ -62,7 +62,7 @@ def test_project_file_wins_with_deep_merge(files: tuple[Path, Path]) -> None:
         '[models."openai/gpt-4o"]\nmax_output = 1000\n'
         '[context]\nfiles = ["c.md"]\n',
     )
-    config = load_config(root, {}, user_file=user)
+    config = load_config(root, {}, user_file=user, trust_project=True)
     assert config.default_model == "openai/gpt-4o"
     assert config.permission("bash") == "deny"
     assert config.permission("write") == "allow"

@@ -42,7 +42,7 @@ def test_the_threshold_and_mode_are_added_and_the_rest_is_kept(tmp_path: Path) -
     text = config.read_text()
     assert text.startswith(ORIGINAL.rstrip("\n"))  # comments, order and values kept
     assert "compaction_threshold_tokens = 90000" in text
-    loaded = load_config(tmp_path, {}, user_file=tmp_path / "none.toml")
+    loaded = load_config(tmp_path, {}, user_file=tmp_path / "none.toml", trust_project=True)
     assert loaded.models["anthropic/claude-sonnet-4-6"].compaction_threshold_tokens == 90_000
     assert loaded.models["anthropic/claude-sonnet-4-6"].max_tokens == 1024
     assert loaded.models["offline"].compaction_threshold_tokens == 20_000

@@ -99,7 +99,7 @@ def test_exec_ctrl_c_stops_streaming_cleanly(tmp_path: Path, sample_project: Pat
     config.write_text("[providers.offline]\nstream_delay_ms = 200\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec",
-         "what is in this project?"],
+         "what is in this project?", "--trust-project"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

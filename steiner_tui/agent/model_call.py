@@ -42,7 +42,7 @@ from steiner_tui.engine.events import (
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.provider import ChatRequest, ProviderError, usage_problem
 from steiner_tui.engine.tokens import TokenEstimate
 
 __all__ = ["CallHost", "call_model"]
@@ -147,6 +147,13 @@ def _finish_call(
         model.alias, model.model, model.prompt_cache_key, host.clock.now()
     )
     usage = collector.usage
+    if usage is not None and (problem := usage_problem(usage)):
+        # Never calibrated on, never shown as the request's usage: one absurd report would
+        # make every later request look too big for the window.
+        host.sink.emit(
+            WarningEvent("usage_ignored", f"{model.ref}: reported usage ignored: {problem}")
+        )
+        usage = None
     if usage is not None:
         raw = request.raw_prompt_tokens or estimate.raw_tokens
         host.context.estimator.calibration.observe(model.model, usage.prompt_tokens, raw)

@@ -33,6 +33,7 @@ from steiner_tui.app.keymap_check import (
     keymap_conflicts,
 )
 from steiner_tui.app.plain import printable
+from steiner_tui.app.resume_request import TrustGranted
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
 from steiner_tui.app.session import theme_for
@@ -50,6 +51,7 @@ _LAZY_SCREENS = (
     "steiner_tui.app.screens.message_view",
     "steiner_tui.app.screens.sessions",
     "steiner_tui.app.screens.subagent_transcript",
+    "steiner_tui.app.screens.trust",
 )
 """The screens imported when first opened (their bindings count for the keymap check)."""
 
@@ -64,6 +66,7 @@ _SCREEN_NAMES = {
     "SessionsScreen": "the sessions list",
     "ConfirmDeleteScreen": "the confirmation before deleting a session",
     "SubAgentTranscriptScreen": "a sub-agent's transcript",
+    "TrustScreen": "the trust prompt",
 }
 """How a keymap notice names each screen the app shows."""
 
@@ -193,9 +196,30 @@ class SteinerApp(App[None]):
         self.notify(result.message, title="Screenshot", severity=severity, markup=False)
 
     def on_mount(self) -> None:
-        """Apply the keymap from config (refreshing bindings only when there is one)."""
+        """Apply the keymap from config (refreshing bindings only when there is one); ask
+        whether to trust the project's folder when its config asks for more than an untrusted
+        folder may set (``screens.trust``)."""
         if self.keymap:
             self.set_keymap(self.keymap)
+        if self.request.config.untrusted:
+            from steiner_tui.app.screens.trust import TrustScreen
+
+            screen = TrustScreen(self.request.project_root, self.request.config.untrusted)
+            self.push_screen(screen, self._trust_answered)
+
+    def _trust_answered(self, answer: str | None) -> None:
+        """Trusted: open the workbench again with the project's config in full."""
+        if answer == "always":
+            from steiner_tui.config_write import plan_trust_folder, write_change
+
+            try:
+                write_change(plan_trust_folder(self.request.project_root))
+            except (ValueError, OSError) as error:  # trusted for this run all the same
+                self.notify(
+                    f"could not remember the trust: {error}", severity="error", markup=False
+                )
+        if answer in ("once", "always"):
+            self.exit(TrustGranted())  # type: ignore[arg-type]  # read by commands.app
 
     def binding_chains(self) -> list[BindingChain]:
         """Every place a key can be pressed, with the bindings it meets there (focused widget

@@ -46,6 +46,7 @@ _SECTIONS = {
     "LineageScreen": "Lineage browser",
     "SessionsScreen": "Sessions",
     "ConfigSaveScreen": "Write to the project config",
+    "TrustScreen": "Trust prompt",
 }
 IDLE_NOTE = " (when available)"
 """Appended to the description of a key that does nothing right now."""

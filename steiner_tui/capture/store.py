@@ -4,8 +4,10 @@ A capture lives in the sessions folder, under ``.captures/<id>/`` (a name the se
 never lists as a session of its own): ``capture.json`` says when and against which upstream it
 ran, ``requests.jsonl`` holds each request body exactly as the agent sent it (``request``
 lines) and, when its reply has ended, what the reply reported (``reply`` lines: status, bytes,
-usage). Headers are never written: API keys travel in them. The file is appended to and
-flushed line by line, so a workbench can follow a capture that is still running.
+usage). Headers are never written: API keys travel in them; a key-like query parameter's value
+(``?key=``) is written as ``[redacted]``. The files are the user's alone (0600, in a 0700
+folder), like sessions. The file is appended to and flushed line by line, so a workbench can
+follow a capture that is still running.
 
 Everything else (blocks, tools, prefixes) is derived from the stored bodies when read
 (``capture.report``), so an improved decoder applies to old captures too.
@@ -22,7 +24,9 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,6 +48,7 @@ __all__ = [
     "RecordedRequest",
     "list_captures",
     "read_capture",
+    "without_secrets",
 ]
 
 CAPTURES_DIR = ".captures"
@@ -99,6 +104,29 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+_SECRET_PARAMETER = re.compile(r"key|token|secret|password|passwd|auth|sig|credential", re.I)
+"""Query parameters whose values are never stored (Gemini's ``?key=``, signed URLs...)."""
+
+
+def without_secrets(url: str) -> str:
+    """``url`` with the values of key-like query parameters replaced by ``[redacted]``."""
+    base, mark, query = url.partition("?")
+    if not mark:
+        return url
+    parts = []
+    for item in query.split("&"):
+        name, equals, _ = item.partition("=")
+        secret = equals and _SECRET_PARAMETER.search(urllib.parse.unquote_plus(name))
+        parts.append(f"{name}=[redacted]" if secret else item)
+    return f"{base}?{'&'.join(parts)}"
+
+
+def _private(path: Path, mode: int) -> IO[str]:
+    """``path`` opened for writing text, created readable by the user only (0600)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | mode, 0o600)
+    return os.fdopen(fd, "w" if mode == os.O_TRUNC else "a", encoding="utf-8")
+
+
 class CaptureWriter:
     """Appends one capture's requests and replies (thread-safe; each line flushed)."""
 
@@ -113,10 +141,16 @@ class CaptureWriter:
         self._clock = clock
         self.capture_id = validate_session_id(capture_id or new_session_id())
         self.directory = base / CAPTURES_DIR / self.capture_id
-        self.directory.mkdir(parents=True, exist_ok=True)
-        meta = {"id": self.capture_id, "created": clock().isoformat(), "upstream": upstream}
-        (self.directory / _META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
-        self._file: IO[str] = (self.directory / _LOG).open("a", encoding="utf-8")
+        # Bodies hold the agent's whole context: readable by the user only, like sessions.
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        meta = {
+            "id": self.capture_id,
+            "created": clock().isoformat(),
+            "upstream": without_secrets(upstream),
+        }
+        with _private(self.directory / _META, os.O_TRUNC) as handle:
+            handle.write(json.dumps(meta) + "\n")
+        self._file: IO[str] = _private(self.directory / _LOG, os.O_APPEND)
         self._lock = threading.Lock()
         self._seq = 0
 
@@ -141,7 +175,7 @@ class CaptureWriter:
             "seq": seq,
             "time": self._clock().isoformat(),
             "method": method,
-            "path": path,
+            "path": without_secrets(path),
             "body": text,
             "body_encoding": encoding,
         }

@@ -3,8 +3,9 @@
 ``steiner-tui [--project PATH | PATH] [--resume [ID]]``: a new recorded session, or the project's
 latest (or the given) session resumed from its log. On exit it prints the session's id and the
 command that resumes it. Configuration (user file, then the project's
-``.steiner/config.toml``) chooses the model, skills, permissions, keymap and theme; errors in it
-(``ConfigError`` is a ``ValueError``) are printed, not raised.
+``.steiner/config.toml``, in full only once its folder is trusted: the app asks, ``screens.trust``)
+chooses the model, skills, permissions, keymap and theme; errors in it (``ConfigError`` is a
+``ValueError``) are printed, not raised.
 
 The session is built by the workbench right after its first frame (``make_app(...,
 defer_open=True)``), so a launch shows the workbench without waiting for the engine. What can be
@@ -28,7 +29,7 @@ from textual.theme import BUILTIN_THEMES
 from steiner_tui import paths
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import make_app
-from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.resume_request import ResumeRequest, TrustGranted
 from steiner_tui.app.screens.workbench_base import SessionOpenFailed
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
@@ -49,9 +50,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     resume: str | None = getattr(args, "resume", None)
     model: str | None = getattr(args, "app_model", None)
+    trust: bool = getattr(args, "trust_project", False)
     while True:
         try:
-            request = _start(root, resume, model)
+            request = _start(root, resume, model, trust=trust)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             print(f"steiner-tui: {error}", file=sys.stderr)
             return 2
@@ -64,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(result, SessionOpenFailed):
             print(f"steiner-tui: {result.error}", file=sys.stderr)
             return 2
+        if isinstance(result, TrustGranted):  # the same session again, the project trusted
+            trust = True
+            continue
         # The sessions screen asked for another session: open it in a fresh workbench.
         if not isinstance(result, ResumeRequest) or session is None:
             # Only a session that was saved (it had a message) can be resumed.
@@ -106,9 +111,13 @@ def check_theme(config: Config) -> None:
         )
 
 
-def _start(root: Path, resume: str | None, model: str | None = None) -> SessionRequest:
+def _start(
+    root: Path, resume: str | None, model: str | None = None, *, trust: bool = False
+) -> SessionRequest:
     """The request of the session to open: a new one, or the saved one to resume, with
-    ``model`` (a model reference) instead of the configured one or the resumed session's.
+    ``model`` (a model reference) instead of the configured one or the resumed session's;
+    ``trust``: the project's own config applies in full (``--trust-project``, or the trust
+    prompt's answer).
 
     Everything that can be checked before the app starts is: the configuration and its theme,
     the model (a known provider, its API key), and the session to resume (it loads and no other
@@ -117,7 +126,7 @@ def _start(root: Path, resume: str | None, model: str | None = None) -> SessionR
     Raises:
         ConfigError, ValueError, SessionNotFoundError, SessionLoadError: as above.
     """
-    config = load_config(root, os.environ)
+    config = load_config(root, os.environ, trust_project=trust)
     check_theme(config)
     config_dir = paths.config_dir()
     request = SessionRequest(

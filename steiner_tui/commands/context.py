@@ -247,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         request = SessionRequest(
             root,
-            load_config(root, os.environ),  # as the app loads it: a broken file is an error
+            # As the app loads it: a broken file is an error.
+            load_config(root, os.environ, trust_project=getattr(args, "trust_project", False)),
             config_dir=paths.config_dir(),
             env=os.environ,
             model=getattr(args, "model", None),

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             "steiner-tui exec: a prompt is required (as an argument, or on stdin)", file=sys.stderr
         )
         return 2
-    config = load_project_config(project)
+    config = load_project_config(project, trust_project=getattr(args, "trust_project", False))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
     printer, progress = ReplyPrinter(), ProgressSink()
     sink: EventSink = FanoutSink((printer, progress, SubAgentProgress()))

@@ -42,14 +42,15 @@ __all__ = [
 ]
 
 
-def load_project_config(project_root: Path) -> Config:
-    """The merged user and project configuration.
+def load_project_config(project_root: Path, *, trust_project: bool = False) -> Config:
+    """The merged user and project configuration (the project file in full only when its
+    folder is trusted, or ``trust_project``: ``--trust-project``).
 
     Raises:
         SystemExit: with a clear message when the configuration is invalid.
     """
     try:
-        return load_config(project_root, os.environ)
+        return load_config(project_root, os.environ, trust_project=trust_project)
     except ConfigError as error:
         raise SystemExit(f"steiner-tui: configuration error: {error}") from error
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     request = SessionRequest(
         project,
-        load_project_config(project),
+        load_project_config(project, trust_project=getattr(args, "trust_project", False)),
         config_dir=paths.config_dir(),
         model=args.model,
         session_id=f"oneshot-{new_session_id()}",

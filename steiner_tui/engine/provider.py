@@ -25,6 +25,7 @@ from steiner_tui.errors import SteinerError
 
 __all__ = [
     "ERROR_KINDS",
+    "LARGEST_WINDOW",
     "ChatRequest",
     "ModelInfo",
     "Provider",
@@ -38,6 +39,7 @@ __all__ = [
     "StreamToolCall",
     "StreamUsage",
     "is_backend_state_retired",
+    "usage_problem",
 ]
 
 ERROR_KINDS = (
@@ -191,6 +193,28 @@ class StreamUsage(ProviderEvent, frozen=True):
     completion_tokens: int
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+
+
+LARGEST_WINDOW = 10_000_000
+"""No model's window holds more tokens (Llama 4 Scout's is 10M): a reported figure above it is
+not a count, and taking it would make every later request look too big for the window."""
+
+
+def usage_problem(usage: StreamUsage) -> str:
+    """Why ``usage`` cannot be what a request used (``""`` when it can): a negative figure, or
+    one larger than any model's window."""
+    figures = {
+        "input tokens": usage.prompt_tokens,
+        "output tokens": usage.completion_tokens,
+        "cache read tokens": usage.cache_read_tokens,
+        "cache write tokens": usage.cache_write_tokens,
+    }
+    for name, value in figures.items():
+        if value < 0:
+            return f"{value:,} {name} (negative)"
+        if value > LARGEST_WINDOW:
+            return f"{value:,} {name} (more than any model's window, {LARGEST_WINDOW:,})"
+    return ""
 
 
 class StreamDone(ProviderEvent, frozen=True):

@@ -2,20 +2,21 @@
 
 The match must be exact and, unless ``replace_all`` is set, unique: an ambiguous edit is an
 error that tells the model how many places matched, never a guess. Files with CRLF line endings
-accept ``\\n`` in the strings (the replacement keeps the file's CRLF endings).
+accept ``\\n`` in the strings (the replacement keeps the file's CRLF endings). The file is
+written by ``safe_write`` (resolved again after the prompt, no symlink followed).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import binary_message, is_binary, load_file, resolve_in_root
 from steiner_tui.tools.guards import ask_permission, plan_mode_refusal
+from steiner_tui.tools.safe_write import unwritable, write_inside
 
 __all__ = ["EditTool"]
 
@@ -63,6 +64,9 @@ class EditTool:
         refusal = plan_mode_refusal(ctx, "edit", target)
         if refusal is not None:
             return refusal
+        reason = unwritable(ctx.project_root, target, "edit")
+        if reason is not None:
+            return failed(reason)
         if not old:
             return failed("old_string must not be empty; use write to create a file")
         if old == new:
@@ -93,18 +97,11 @@ class EditTool:
         if rejection is not None:
             return rejection
         updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
-        error = await asyncio.to_thread(_write, target.path, updated.encode("utf-8"))
+        data = updated.encode("utf-8")
+        error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "edit")
         if error:
             return failed(f"cannot edit {given}: {error}")
         return ToolResult(
             content=f"Edited {target.relative}: replaced {count} occurrence{plural}.",
             data={"path": target.relative, "replacements": count},
         )
-
-
-def _write(path: Path, data: bytes) -> str:
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return ""

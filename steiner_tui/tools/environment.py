@@ -13,17 +13,29 @@ explicit environment: the app's, less every variable on the deny list:
 
 Everything else (``PATH``, ``HOME``, ``LANG``, a virtualenv...) is kept, so commands behave as
 in the user's shell.
+
+A command may still come upon a key (a ``.env`` file, a config it prints), so every value of a
+denied variable is also scrubbed from what a tool returns (``SecretScrubber``): it reaches the
+model, the session log, the event log and the screen as ``[redacted: NAME]``.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
 from steiner_tui.config import Config
 
-__all__ = ["DENIED_PATTERNS", "is_secret", "secret_names", "tool_environment"]
+__all__ = [
+    "DENIED_PATTERNS",
+    "MIN_SECRET_CHARS",
+    "SecretScrubber",
+    "is_secret",
+    "secret_names",
+    "tool_environment",
+]
 
 DENIED_PATTERNS: Final = (
     "ANTHROPIC_API_KEY",
@@ -64,3 +76,37 @@ def secret_names(config: Config | None) -> tuple[str, ...]:
         return ()
     keys = (p.api_key_env for p in config.providers.values() if p.api_key_env)
     return tuple(dict.fromkeys((*keys, *config.secret_env)))
+
+
+MIN_SECRET_CHARS = 8
+"""Shorter values of a denied variable (``DEBUG_TOKEN=1``) are not scrubbed: they would redact
+every ``1`` in the output and protect nothing."""
+
+
+class SecretScrubber:
+    """Replaces every value of a denied variable in a text by ``[redacted: NAME]``.
+
+    Args:
+        env: the environment the values come from (the app's).
+        extra: more names or patterns to deny (``secret_names(config)``).
+    """
+
+    def __init__(self, env: Mapping[str, str], extra: Iterable[str] = ()) -> None:
+        denied = tuple(extra)
+        values: dict[str, str] = {}
+        for name, value in sorted(env.items()):
+            if len(value) >= MIN_SECRET_CHARS and is_secret(name, denied):
+                values.setdefault(value, name)
+        self._names = values
+        # Longest first: a key that holds another one is replaced whole.
+        ordered = sorted(values, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every secret value replaced."""
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(lambda match: f"[redacted: {self._names[match[0]]}]", text)

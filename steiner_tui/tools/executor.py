@@ -3,7 +3,8 @@
 The runner hands every model tool call to ``ToolExecutor.execute``. Unknown tools, tools the
 config denies, and malformed arguments become results the model can read; an unexpected
 exception inside a tool becomes a ``failed`` result naming it. Cancellation is not an
-exception here: it propagates, so Esc stops a running command.
+exception here: it propagates, so Esc stops a running command. Every result leaves with the
+values of secret variables redacted (``environment.SecretScrubber``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import msgspec
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition, sort_tools
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
-from steiner_tui.tools.environment import tool_environment
+from steiner_tui.tools.environment import SecretScrubber, tool_environment
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.schema import validate_arguments
 
@@ -90,9 +91,23 @@ class ToolExecutor:
             return failed(arguments)
         if self._policy is not None:
             ctx = msgspec.structs.replace(ctx, permission=self._policy)
-        env = tool_environment(os.environ if ctx.env is None else ctx.env, self._secret_env)
-        ctx = msgspec.structs.replace(ctx, env=env)
+        source = os.environ if ctx.env is None else ctx.env
+        ctx = msgspec.structs.replace(ctx, env=tool_environment(source, self._secret_env))
         try:
-            return await tool.run(arguments, ctx)
+            result = await tool.run(arguments, ctx)
         except Exception as exc:
-            return failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+            result = failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        return _scrubbed(result, SecretScrubber(source, self._secret_env))
+
+
+def _scrubbed(result: ToolResult, scrubber: SecretScrubber) -> ToolResult:
+    """``result`` with every secret value redacted from what the model and the person see
+    (its reshaped versions too)."""
+    if not scrubber:
+        return result
+    reshape = result.reshape
+    return result.with_reshape(
+        None if reshape is None else lambda chars: _scrubbed(reshape(chars), scrubber),
+        content=scrubber.scrub(result.content),
+        display=scrubber.scrub(result.display),
+    )

@@ -1,15 +1,16 @@
 """Shared file rules for the tools: paths stay inside the project, and what counts as readable.
 
 Every path a tool receives is resolved (symlinks included) and refused when it lands outside the
-project root. Only regular files are read: a named pipe, socket or device is refused without
-waiting on it (``read_regular``). Files over 10 MiB are refused before they are read; a NUL byte
-in the first 8 KiB marks a binary file, unless the magic bytes say PNG, JPEG, GIF or WebP (an
-image the model can be shown). Error strings are the tools' user-facing messages, so they live
-here once.
+project root; a hard link to a private file is refused too (``PRIVATE_HARD_LINK``). Only regular
+files are read: a named pipe, socket or device is refused without waiting on it
+(``read_regular``). Files over 10 MiB are refused before they are read; a NUL byte in the first
+8 KiB marks a binary file, unless the magic bytes say PNG, JPEG, GIF or WebP (an image the model
+can be shown). Error strings are the tools' user-facing messages, so they live here once.
 """
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
@@ -33,11 +34,18 @@ __all__ = [
     "too_large_message",
     "FileTooLarge",
     "NotRegularFile",
+    "PRIVATE_HARD_LINK",
 ]
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8 * 1024
 _MIB = 1024 * 1024
+PRIVATE_HARD_LINK = (
+    "a hard link to a file only its owner may read (its other name may be outside the project)"
+)
+"""Why a private file with more than one name is not read: a link is how a secret outside the
+project (``~/.ssh``, ``~/.netrc``: mode 0600) would be brought in. Shared files with several
+names, such as a uv environment's files (links into uv's cache), are readable by all and read."""
 _GROWTH_READ = 64 * 1024
 """How much more to ask for when a file holds more than its ``fstat`` size said."""
 
@@ -130,6 +138,7 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> b
 
     Raises:
         NotRegularFile: a named pipe, socket, device or folder.
+        PermissionError: a hard link to a private file (``PRIVATE_HARD_LINK``).
         FileTooLarge: over ``limit`` bytes.
         OSError: it cannot be opened or read (``FileNotFoundError``: it is gone).
     """
@@ -138,6 +147,8 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> b
         mode, size = (info := os.fstat(fd)).st_mode, info.st_size
         if not stat.S_ISREG(mode):
             raise NotRegularFile(_kind(mode))
+        if info.st_nlink > 1 and not mode & stat.S_IROTH:
+            raise PermissionError(errno.EACCES, PRIVATE_HARD_LINK)
         if size > limit:
             raise FileTooLarge(size)
         chunks: list[bytes] = []

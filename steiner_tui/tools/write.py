@@ -1,16 +1,20 @@
-"""The ``write`` tool: create or overwrite a file inside the project (asks permission first)."""
+"""The ``write`` tool: create or overwrite a file inside the project (asks permission first).
+
+The file is written by ``safe_write``: resolved again after the prompt, no symlink followed,
+never a hard-linked file or steiner-tui's own configuration.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import resolve_in_root
 from steiner_tui.tools.guards import ask_permission, plan_mode_refusal
+from steiner_tui.tools.safe_write import unwritable, write_inside
 
 __all__ = ["WriteTool"]
 
@@ -52,13 +56,16 @@ class WriteTool:
             return refusal
         if target.path.is_dir():
             return failed(f"cannot write {given}: is a directory")
+        reason = unwritable(ctx.project_root, target, "write")
+        if reason is not None:
+            return failed(reason)
         data = content.encode("utf-8")
         summary = f"write {target.relative} ({len(data)} bytes)"
         rejection = await ask_permission(ctx, "write", summary, arguments)
         if rejection is not None:
             return rejection
         created = not target.path.exists()
-        error = await asyncio.to_thread(_write, target.path, data)
+        error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "write")
         if error:
             return failed(f"cannot write {given}: {error}")
         note = " (new file)" if created else ""
@@ -66,12 +73,3 @@ class WriteTool:
             content=f"Wrote {len(data)} bytes to {target.relative}{note}.",
             data={"path": target.relative, "bytes": len(data), "created": created},
         )
-
-
-def _write(path: Path, data: bytes) -> str:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return ""

@@ -16,6 +16,7 @@ from steiner_tui.engine.events import (
     TextDelta,
     ToolCallFinished,
     UsageReported,
+    WarningEvent,
 )
 from steiner_tui.engine.messages import INTERRUPTION_NOTE, Image, Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo, ProviderError
@@ -133,6 +134,27 @@ async def test_usage_calibrates_and_raw_estimate_is_reused(make_runner: RunnerFa
     second = [e for e in sink.events if isinstance(e, RequestSnapshot)][1]
     assert second.estimate_strategy == "provider_usage"
     assert second.estimated_prompt_tokens > second.raw_prompt_tokens
+
+
+@pytest.mark.parametrize("reported", [10**30, -5])
+async def test_an_absurd_usage_report_is_ignored_with_a_warning(
+    make_runner: RunnerFactory, reported: int
+) -> None:
+    """Issue 29: one report of 10^30 input tokens made every later message "too big for the
+    window" until restart. It is neither calibrated on nor reported as the request's usage."""
+    runner, _, sink = make_runner(
+        [Reply(["a"], prompt_tokens=reported), Reply(["b"]), Reply(["c"])]
+    )
+    await runner.run(Message("user", "1"))
+    [warning] = [e for e in sink.of(WarningEvent) if e.code == "usage_ignored"]  # type: ignore[attr-defined]
+    assert "reported usage ignored" in warning.message  # type: ignore[attr-defined]
+    assert sink.of(UsageReported) == []
+    assert runner.context.estimator.calibration.samples("fake-model") == 0
+    for text in ("2", "3"):
+        result = await runner.run(Message("user", text))
+        assert result.status == "done", result.error
+    snapshots = [e for e in sink.events if isinstance(e, RequestSnapshot)]
+    assert snapshots[-1].estimated_prompt_tokens < 32768
 
 
 async def test_images_stripped_for_models_without_vision(make_runner: RunnerFactory) -> None:

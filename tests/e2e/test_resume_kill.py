@@ -1,10 +1,11 @@
 """End to end: SIGKILL the app mid-stream in tmux, restart with ``--resume``, nothing is lost.
 
-The project's config enables a skill (so the first message carries its envelope) and slows the
-offline model's streaming (``[providers.offline] stream_delay_ms``), so there is time to kill
-the process while a reply streams. The session log is the witness: the test waits on its
-records (a ``partial`` record after the latest ``request`` record means a reply is streaming),
-kills the process, restarts the app with ``--resume`` and checks that
+The project's config (trusted: ``--trust-project``) enables a skill (so the first message
+carries its envelope) and slows the offline model's streaming (``[providers.offline]
+stream_delay_ms``), so there is time to kill the process while a reply streams. The session
+log is the witness: the test waits on its records (a ``partial`` record after the latest
+``request`` record means a reply is streaming), kills the process, restarts the app with
+``--resume`` and checks that
 
 * the conversation is intact (every message logged before the kill comes back, in order, and
   the cut-off reply is restored as ``incomplete``, and the screen says the app stopped while
@@ -61,7 +62,7 @@ def _command(project: Path, *extra: str) -> str:
     args = " ".join(shlex.quote(a) for a in extra)
     return (
         f"exec {shlex.quote(sys.executable)} -m steiner_tui "
-        f"--project {shlex.quote(str(project))} {args}"
+        f"--project {shlex.quote(str(project))} --trust-project {args}"
     )
 
 

@@ -14,6 +14,7 @@ import threading
 
 import msgspec
 
+from steiner_tui.engine.provider import LARGEST_WINDOW
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy, TokenEstimate
 
 __all__ = ["CALIBRATION_STEP", "HIGH_CONFIDENCE_SAMPLES", "TokenCalibration"]
@@ -50,11 +51,13 @@ class TokenCalibration:
             provider_prompt_tokens: Prompt tokens the provider reported.
             base_tokens: The uncalibrated estimate of the same request.
 
-        Non-positive figures carry no information and are ignored, and so is an empty model id
-        (after stripping): it names no model.
+        Non-positive figures carry no information and are ignored, and so are figures larger
+        than any model's window, and an empty model id (after stripping): it names no model.
         """
         key = model_id.strip()
         if provider_prompt_tokens <= 0 or base_tokens <= 0 or not key:
+            return
+        if provider_prompt_tokens > LARGEST_WINDOW:  # not a count (the runner warns)
             return
         ratio = provider_prompt_tokens / base_tokens
         with self._lock:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import tomllib
 import typing
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -57,6 +58,7 @@ from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 
 __all__ = [
+    "NAMED_KEYS",
     "PERMISSION_VALUES",
     "PROVIDER_TYPES",
     "CompactionFallbackConfig",
@@ -116,7 +118,54 @@ class KeySpec(str):
 
 
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
-_KEY_NAME = re.compile(r"[a-z][a-z0-9_]*")
+NAMED_KEYS = frozenset(
+    {
+        *(f"f{number}" for number in range(1, 25)),
+        *[
+            "backspace",
+            "delete",
+            "down",
+            "end",
+            "enter",
+            "escape",
+            "home",
+            "insert",
+            "left",
+            "newline",
+            "pagedown",
+            "pageup",
+            "return",
+            "right",
+            "space",
+            "tab",
+            "up",
+            "at",
+            "backslash",
+            "minus",
+            "plus",
+            "slash",
+            "underscore",
+        ],
+    }
+)
+"""Textual's key names that are not a character's name (``tests/test_config.py`` checks them
+against Textual's own list)."""
+
+
+def _is_key_name(name: str) -> bool:
+    """A key Textual can send: a single printable character, a named key (``escape``, ``f2``)
+    or a character's Unicode name as Textual writes it (``question_mark``, ``less_than_sign``)."""
+    if len(name) == 1:
+        return name.isprintable() and not name.isspace()
+    if name in NAMED_KEYS:
+        return True
+    for spelled in (name, name.replace("_than", "-than").replace("hyphen_", "hyphen-")):
+        try:
+            character = unicodedata.lookup(spelled.replace("_", " "))
+        except KeyError:
+            continue
+        return len(character) == 1 and character.isprintable() and not character.isspace()
+    return False
 
 
 def validate_key_spec(spec: str) -> str:
@@ -124,7 +173,9 @@ def validate_key_spec(spec: str) -> str:
 
     Each comma-separated key is optional modifiers (``ctrl``, ``shift``, ``alt``, ``meta``,
     ``super``, ``hyper``) joined by ``+`` to one key: a single printable character or a
-    Textual key name (``escape``, ``f1``, ``pageup``, ``question_mark``...).
+    Textual key name (``escape``, ``f1``, ``pageup``, ``question_mark``...). A word that names
+    no key (``"off"``, ``"none"``) is refused: Textual would bind it and the action would be
+    left without a key (``"off"`` for ``app.quit`` left no way to quit).
 
     Raises:
         ValueError: the spec is empty or a key is not of that form.
@@ -137,8 +188,7 @@ def validate_key_spec(spec: str) -> str:
         unknown = [m for m in modifiers if m not in _MODIFIERS]
         if unknown:
             raise ValueError(f"{key!r} has an unknown modifier {unknown[0]!r}")
-        single = len(name) == 1 and name.isprintable() and not name.isspace()
-        if not single and not _KEY_NAME.fullmatch(name):
+        if not _is_key_name(name):
             raise ValueError(f"{key!r} is not a key (use e.g. ctrl+q, f2, escape)")
     return spec
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+import string
+import unicodedata
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from textual.keys import Keys
+from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 
 from steiner_tui.commands.app import check_theme
 from steiner_tui.config import (
+    NAMED_KEYS,
     Config,
     ConfigError,
     load_config,
@@ -271,6 +274,25 @@ def test_textual_key_names_are_key_specs() -> None:
     for key in Keys:
         if not key.value.startswith("<") and key.value != "ctrl-at":
             assert validate_key_spec(key.value) == key.value
+    for character in string.printable.strip():  # as Textual names each key it sends
+        name = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
+        name = KEY_NAME_REPLACEMENTS.get(name, name)
+        assert validate_key_spec(character if character.isalnum() else name)
+
+
+@pytest.mark.parametrize("word", ["off", "none", "disabled", "ctrl+off", "nothing"])
+def test_a_word_that_names_no_key_is_refused(word: str) -> None:
+    """Issue 29: ``"off"`` was taken as a key, and ``app.quit = "off"`` left Ctrl+Q dead."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("c.toml", {"keymap": {"app.quit": word}})])
+    assert "is not a key" in str(caught.value)
+
+
+def test_named_keys_are_textual_s() -> None:
+    textual_names = {key.value.rsplit("+", 1)[-1] for key in Keys}
+    replaced = set(KEY_NAME_REPLACEMENTS.values())
+    for name in NAMED_KEYS:
+        assert name in textual_names | replaced or key_to_character(name) or name == "newline"
 
 
 def test_unknown_keys_inside_named_tables_are_warnings_and_the_rest_decodes() -> None:

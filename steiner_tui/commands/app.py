@@ -35,6 +35,7 @@ from steiner_tui.app.session import planned_model_label
 from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.fork import remove_stale_forks
 from steiner_tui.sessions.resume import find_session
 from steiner_tui.sessions.store import SessionStore
 
@@ -129,6 +130,7 @@ def _start(
     config = load_config(root, os.environ, trust_project=trust)
     check_theme(config)
     config_dir = paths.config_dir()
+    remove_stale_forks(paths.sessions_dir())  # forks killed before they were renamed into place
     request = SessionRequest(
         root,
         config,

@@ -32,7 +32,7 @@ from rich.text import Text
 from steiner_tui import paths
 from steiner_tui.config import ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError
-from steiner_tui.sessions.fork import fork_session
+from steiner_tui.sessions.fork import fork_session, remove_stale_forks
 from steiner_tui.sessions.loader import SessionLoadError
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
 from steiner_tui.units import byte_count
@@ -154,6 +154,7 @@ def execute(
         The exit status.
     """
     store = SessionStore(base)
+    remove_stale_forks(base)  # forks killed before they were renamed into place
     action = getattr(args, "sessions_command", None) or "list"
     try:
         if action == "list":

@@ -8,6 +8,11 @@ the summarized turns. The fork gets its own prompt cache key (``steiner-<new id>
 are kept (a ``pin`` record each, after the generations), and so are the tool calls' statuses the
 source log recorded (``statuses`` in the ``generation`` records): a resumed fork shows a failed
 call as failed, as the source does.
+
+The temporary folder is named ``.fork-<id>-<pid>-<random>``: a fork killed before its rename
+leaves it behind, and ``remove_stale_forks`` (run by every fork, and when the workbench or
+``sessions`` starts) removes those whose process is gone. A ``history.md`` that is a symlink
+is not copied (``history_archive``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,37 @@ from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.titles import title_of
 
-__all__ = ["ForkResult", "cut_lineage", "fork_session"]
+__all__ = ["ForkResult", "cut_lineage", "fork_session", "remove_stale_forks"]
+
+_FORK_PREFIX = ".fork-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def remove_stale_forks(base: Path) -> list[Path]:
+    """Remove the temporary folders of forks whose process has ended; the folders removed."""
+    removed: list[Path] = []
+    try:
+        entries = [e for e in base.iterdir() if e.name.startswith(_FORK_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        parts = entry.name.removeprefix(_FORK_PREFIX).rsplit("-", 2)
+        pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+        if pid == os.getpid() or (pid and _alive(pid)):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
 
 
 class ForkResult(msgspec.Struct, frozen=True):
@@ -105,7 +140,8 @@ def fork_session(
     now = clock()
     alias, model = (header.alias, header.model) if header else (loaded.meta.alias, "")
     store.base.mkdir(parents=True, exist_ok=True)
-    tmp = store.base / f".fork-{fork_id}-{os.urandom(4).hex()}"
+    remove_stale_forks(store.base)
+    tmp = store.base / f"{_FORK_PREFIX}{fork_id}-{os.getpid()}-{os.urandom(4).hex()}"
     tmp.mkdir(mode=0o700)
     try:
         write_fresh_log(
@@ -117,7 +153,7 @@ def fork_session(
             loaded.tool_statuses,
         )
         history = loaded.directory / HISTORY_FILE_NAME
-        if history.is_file():
+        if history.is_file() and not history.is_symlink():
             shutil.copy2(history, tmp / HISTORY_FILE_NAME)
         size = (tmp / "session.jsonl").stat().st_size
         meta = SessionMeta(

@@ -5,10 +5,15 @@ owns the file. It lives in the session's directory (``CONFIG/sessions/<session i
 by the first append that has something to write, and grows in source order, one Markdown block per
 archived batch (``engine.compaction.history_render``). Deleting or evicting the session removes
 the directory and the file with it. Existing compactions are never backfilled.
+
+A symlink named ``history.md`` is never followed, for writing or reading (``O_NOFOLLOW``):
+otherwise a link planted there would have the conversation appended to any file the user can
+write (``~/.bashrc``), or a fork copy a file from anywhere.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,7 +22,7 @@ from steiner_tui.engine.compaction.history_render import render_history
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tool_results import default_tool_status
 
-__all__ = ["HISTORY_FILE_NAME", "FileHistoryArchive"]
+__all__ = ["HISTORY_FILE_NAME", "FileHistoryArchive", "read_history_file"]
 
 HISTORY_FILE_NAME = "history.md"
 
@@ -69,15 +74,27 @@ class FileHistoryArchive:
         text = render_history(messages, tool_status=self._tool_status or default_tool_status)
         if not text:
             return
-        path = self.history_path
         self.session_dir.mkdir(parents=True, exist_ok=True)
-        separator = "\n" if path.exists() and path.stat().st_size > 0 else ""
-        with path.open("a", encoding="utf-8", errors="replace") as handle:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(self.history_path, flags, 0o600)  # a symlink: OSError (ELOOP)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as handle:
+            separator = "\n" if os.fstat(fd).st_size > 0 else ""
             handle.write(separator + text)
 
     def read_history(self) -> str:
         """The archive's text (``""`` before the first append)."""
         try:
-            return self.history_path.read_text(encoding="utf-8")
+            return read_history_file(self.history_path)
         except FileNotFoundError:
             return ""
+
+
+def read_history_file(path: Path) -> str:
+    """The text of the ``history.md`` at ``path``, never through a symlink.
+
+    Raises:
+        OSError: it cannot be read (``ELOOP``: it is a symlink).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
+        return handle.read()

@@ -29,6 +29,7 @@ from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.app.widgets.lineage_view import GenerationView, build_generation_view
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.resources import styles_dir
+from steiner_tui.sessions.history_archive import read_history_file
 
 __all__ = ["NO_HISTORY_NOTICE", "LineageScreen"]
 
@@ -143,7 +144,7 @@ class LineageScreen(Screen[None]):
     @work(exclusive=True, group="lineage-history")
     async def _load_history(self, path: Path) -> None:
         try:
-            text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
+            text = await asyncio.to_thread(read_history_file, path)
         except OSError as error:
             self.notify(
                 f"Cannot read {path}: {error}", title="History", severity="error", markup=False

@@ -29,12 +29,13 @@ from steiner_tui.capture.store import (
     list_captures,
     read_capture,
 )
+from steiner_tui.plain import json_text, one_line, printable
 from steiner_tui.units import count
 
-__all__ = ["run"]
+__all__ = ["log_line", "run"]
 
 
-def _line(event: ProxyEvent) -> str:
+def log_line(event: ProxyEvent) -> str:
     usage = event.usage
     figures = (
         f"context {count(usage.context_tokens)} (cache read {count(usage.cache_read_tokens)}, "
@@ -43,7 +44,7 @@ def _line(event: ProxyEvent) -> str:
         else "no usage"
     )
     cut = f" · cut short: {event.cut}" if event.cut else ""
-    return (
+    return one_line(
         f"#{event.seq} {event.method} {event.path} → {event.status} · request "
         f"{count(event.request_bytes)} B · reply {count(event.reply_bytes)} B · {figures}{cut}"
     )
@@ -51,7 +52,7 @@ def _line(event: ProxyEvent) -> str:
 
 async def _serve(port: int, upstream: str | None) -> int:
     writer = CaptureWriter(paths.sessions_dir(), upstream or "")
-    proxy = CaptureProxy(writer, upstream, on_event=lambda e: print(_line(e), flush=True))
+    proxy = CaptureProxy(writer, upstream, on_event=lambda e: print(log_line(e), flush=True))
     try:
         bound = await proxy.start(port=port)
     except OSError as exc:
@@ -76,8 +77,10 @@ def _list() -> int:
         created = info.created.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         damaged = f"  {len(info.problems)} unreadable (capture show)" if info.problems else ""
         print(
-            f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}"
-            f"{damaged}"
+            one_line(
+                f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}"
+                f"{damaged}"
+            )
         )
     return 0
 
@@ -86,13 +89,13 @@ def _show(capture_id: str, as_json: bool) -> int:
     try:
         info, recorded = read_capture(paths.sessions_dir(), capture_id)
     except (ValueError, CaptureNotFoundError) as exc:
-        print(f"steiner-tui capture: {exc}", file=sys.stderr)
+        print(printable(f"steiner-tui capture: {exc}"), file=sys.stderr)
         return 2
     for problem in info.problems:  # what was skipped; the rest is shown
-        print(f"steiner-tui capture: {info.directory}: {problem}", file=sys.stderr)
+        print(printable(f"steiner-tui capture: {info.directory}: {problem}"), file=sys.stderr)
     report = capture_report(recorded)
     if as_json:
-        print(json.dumps(report, indent=1, ensure_ascii=False))
+        print(json_text(json.dumps(report, indent=1, ensure_ascii=False)))
         return 0
     # soft_wrap: one line per request and per block whatever the width (piped, or to grep).
     console = Console(markup=False, highlight=False, soft_wrap=True)
@@ -101,19 +104,21 @@ def _show(capture_id: str, as_json: bool) -> int:
         prefix = request["prefix"]
         console.print(
             Text(
-                f"#{request['seq']} {request['api']} {request['model']} · "
-                f"{count(request['bytes']['total'])} B · {len(request['tools'])} tools "
-                f"({count(request['tools_bytes'])} B) · {len(request['messages'])} messages · "
-                f"input {count(usage.get('input_tokens', 0))} cache read "
-                f"{count(usage.get('cache_read_tokens', 0))} created "
-                f"{count(usage.get('cache_creation_tokens', 0))} output "
-                f"{count(usage.get('output_tokens', 0))} · prefix "
-                f"{prefix['matching_messages']} messages"
-                + (f", broken by {prefix['broken_by']}" if prefix["broken_by"] else "")
-                + (
-                    f" · reply cut short: {request['reply']['cut']}"
-                    if request["reply"] and request["reply"]["cut"]
-                    else ""
+                one_line(
+                    f"#{request['seq']} {request['api']} {request['model']} · "
+                    f"{count(request['bytes']['total'])} B · {len(request['tools'])} tools "
+                    f"({count(request['tools_bytes'])} B) · {len(request['messages'])} messages · "
+                    f"input {count(usage.get('input_tokens', 0))} cache read "
+                    f"{count(usage.get('cache_read_tokens', 0))} created "
+                    f"{count(usage.get('cache_creation_tokens', 0))} output "
+                    f"{count(usage.get('output_tokens', 0))} · prefix "
+                    f"{prefix['matching_messages']} messages"
+                    + (f", broken by {prefix['broken_by']}" if prefix["broken_by"] else "")
+                    + (
+                        f" · reply cut short: {request['reply']['cut']}"
+                        if request["reply"] and request["reply"]["cut"]
+                        else ""
+                    )
                 )
             )
         )
@@ -122,7 +127,10 @@ def _show(capture_id: str, as_json: bool) -> int:
             path = f" {block['path']}" if block["path"] else ""
             console.print(
                 Text(
-                    f"    {block['where']}: {block['source']}{path} {count(block['bytes'])} B{mark}"
+                    one_line(
+                        f"    {block['where']}: {block['source']}{path} "
+                        f"{count(block['bytes'])} B{mark}"
+                    )
                 )
             )
     return 0

@@ -52,6 +52,7 @@ from steiner_tui.commands.headless_io import (
     make_estimator,
 )
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
+from steiner_tui.plain import printable
 from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
 from steiner_tui.sessions.resume import LATEST
 
@@ -124,13 +125,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         session = build_session(request)
     except (ValueError, SessionNotFoundError, SessionLoadError) as error:
-        print(f"steiner-tui: {error}", file=sys.stderr)
+        print(printable(f"steiner-tui: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
+        print(printable(f"steiner-tui: cannot save the session: {error}"), file=sys.stderr)
         return 2
     for notice in session.notices:  # what the workbench shows at start: resume, log, config
-        print(f"steiner-tui: {notice}", file=sys.stderr)
+        print(printable(f"steiner-tui: {notice}"), file=sys.stderr)
     if resume is None or args.mode != "build":  # a resumed session keeps its mode by default
         session.driver.set_mode(args.mode)  # a notice goes out when the mode changes
     try:
@@ -147,10 +148,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"session: {session.session_id}", file=sys.stderr)
     if session.log is not None and session.log.failure:
         # Said as a warning when it happened; the run's record is not whole.
-        print(f"steiner-tui: {session.log.failure}", file=sys.stderr)
+        print(printable(f"steiner-tui: {session.log.failure}"), file=sys.stderr)
         return 1
     if result.status == "done":
         return 0
     if not progress.errors:  # an error the runner reported is already on stderr
-        print(f"steiner-tui: {result.error}", file=sys.stderr)
+        print(printable(f"steiner-tui: {result.error}"), file=sys.stderr)
     return 1

@@ -29,6 +29,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.templates import cache_compiled_templates
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
+from steiner_tui.plain import printable
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 from steiner_tui.units import token_count
 
@@ -97,7 +98,7 @@ class ProgressSink(msgspec.Struct):
         elif isinstance(event, HealthEvent):
             line = f"context health: {event.severity}/{event.state}: {event.guidance}"
         if line:
-            print(line, file=self.stream, flush=True)
+            print(printable(line), file=self.stream, flush=True)
 
 
 class ReplyPrinter(msgspec.Struct):
@@ -114,11 +115,11 @@ class ReplyPrinter(msgspec.Struct):
 
     def emit(self, event: EngineEvent) -> None:
         if isinstance(event, TextDelta):
-            self.out.write(event.text)
+            self.out.write(printable(event.text))
             self.out.flush()
             self._open = not event.text.endswith("\n")
         elif isinstance(event, ReasoningDelta):
-            self.err.write(event.text)
+            self.err.write(printable(event.text))
             self.err.flush()
         elif isinstance(event, ToolCallStarted | ErrorEvent):
             self.finish()
@@ -141,7 +142,9 @@ class HeadlessPermission(msgspec.Struct, frozen=True):
         if self.allow:
             return PermissionDecision.ALLOW_ONCE
         print(
-            f"  rejected {request.tool} ({request.summary}): pass --yes to allow changes",
+            printable(
+                f"  rejected {request.tool} ({request.summary}): pass --yes to allow changes"
+            ),
             file=self.stream,
             flush=True,
         )

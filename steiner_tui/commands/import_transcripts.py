@@ -23,6 +23,7 @@ from steiner_tui import paths
 from steiner_tui.importers.discover import default_paths, import_paths
 from steiner_tui.importers.model import ImportedSession
 from steiner_tui.importers.store import save_import
+from steiner_tui.plain import json_text, one_line, printable
 from steiner_tui.units import count
 
 __all__ = ["run"]
@@ -37,34 +38,41 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
     share = f"{read / context:.0%}" if context else "-"
     console.print(
         Text(
-            f"{indent}{session.id}  {session.source} {session.version}  {len(requests)} requests"
-            f" · context {count(context)} tokens (cache read {share}) · output {count(output)}"
-            f" · max {count(max((r.context_tokens for r in requests), default=0))}"
-            f" · {', '.join(models) or '-'}"
+            printable(
+                f"{indent}{session.id}  {session.source} {session.version}  "
+                f"{len(requests)} requests"
+                f" · context {count(context)} tokens (cache read {share}) · output {count(output)}"
+                f" · max {count(max((r.context_tokens for r in requests), default=0))}"
+                f" · {', '.join(models) or '-'}"
+            )
         )
     )
     if session.link is not None:
         link = session.link
         console.print(
             Text(
-                f"{indent}  started by {link.tool or '?'} {link.tool_use_id} "
-                f"{link.description}".rstrip()
+                printable(
+                    f"{indent}  started by {link.tool or '?'} {link.tool_use_id} "
+                    f"{link.description}".rstrip()
+                )
             )
         )
     for generation in session.generations:
         console.print(
             Text(
-                f"{indent}  compaction after request {generation.after_request}: trigger "
-                f"{generation.trigger or 'not recorded'}, before "
-                f"{count(generation.pre_tokens) if generation.pre_tokens is not None else '?'}"
-                f" tokens, summary {count(len(generation.summary))} characters"
+                printable(
+                    f"{indent}  compaction after request {generation.after_request}: trigger "
+                    f"{generation.trigger or 'not recorded'}, before "
+                    f"{count(generation.pre_tokens) if generation.pre_tokens is not None else '?'}"
+                    f" tokens, summary {count(len(generation.summary))} characters"
+                )
             )
         )
     if session.unknown_records:
         kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(session.unknown_records.items()))
-        console.print(Text(f"{indent}  unknown record types (skipped): {kinds}"))
+        console.print(Text(printable(f"{indent}  unknown record types (skipped): {kinds}")))
     for problem in session.problems:
-        console.print(Text(f"{indent}  line {problem.line}: {problem.message}"))
+        console.print(Text(printable(f"{indent}  line {problem.line}: {problem.message}")))
     for agent in session.subagents:
         _print(console, agent, indent + "  ")
 
@@ -72,7 +80,7 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
 def _ranking(console: Console, session: ImportedSession) -> None:
     if not session.ranking:
         return
-    table = Table(title=f"What costs the most: {session.id}")
+    table = Table(title=Text(one_line(f"What costs the most: {session.id}")))
     for name, right in (
         ("tool", False),
         ("file or command", False),
@@ -82,7 +90,9 @@ def _ranking(console: Console, session: ImportedSession) -> None:
         table.add_column(name, justify="right" if right else "left", overflow="fold")
     for row in session.ranking[:10]:
         target = row.target.splitlines()[0] if row.target else "-"
-        table.add_row(Text(row.tool), Text(target[:120]), count(row.bytes), str(row.count))
+        table.add_row(
+            Text(one_line(row.tool)), Text(one_line(target[:120])), count(row.bytes), str(row.count)
+        )
     console.print(table)
 
 
@@ -91,25 +101,40 @@ def run(args: argparse.Namespace) -> int:
     given = getattr(args, "path", None)
     targets = [Path(given).expanduser()] if given else default_paths(Path.home())
     if given and not targets[0].exists():
-        print(f"steiner-tui import: {targets[0]} does not exist", file=sys.stderr)
+        print(printable(f"steiner-tui import: {targets[0]} does not exist"), file=sys.stderr)
         return 2
     result = import_paths(targets)
     base = paths.sessions_dir()
+    kept = []
     for session in result.sessions:
-        save_import(base, session)
+        try:
+            save_import(base, session)
+        except (
+            ValueError,
+            OSError,
+        ) as error:  # one session's bad id or a full disk: the rest go on
+            print(printable(f"not saved {session.id}: {error}"), file=sys.stderr)
+            continue
+        kept.append(session)
     for path, reason in result.skipped:
-        print(f"skipped {path}: {reason}", file=sys.stderr)
+        print(printable(f"skipped {path}: {reason}"), file=sys.stderr)
     if args.json:
         print(
-            json.dumps(
-                {"sessions": [s.to_json() for s in result.sessions]}, indent=1, ensure_ascii=False
+            json_text(
+                json.dumps(
+                    {"sessions": [s.to_json() for s in kept]},
+                    indent=1,
+                    ensure_ascii=False,
+                )
             )
         )
         return 0
     console = Console(markup=False, highlight=False)
-    if not result.sessions:
-        console.print(Text(f"No transcripts found in {', '.join(str(t) for t in targets)}."))
-    for session in result.sessions:
+    if not kept:
+        console.print(
+            Text(printable(f"No transcripts found in {', '.join(str(t) for t in targets)}."))
+        )
+    for session in kept:
         _print(console, session)
         _ranking(console, session)
     return 0

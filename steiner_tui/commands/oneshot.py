@@ -21,6 +21,7 @@ from steiner_tui.commands.headless_io import (
     load_project_config,
     make_estimator,
 )
+from steiner_tui.plain import printable
 from steiner_tui.sessions.ids import new_session_id
 
 __all__ = ["run"]
@@ -62,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except ValueError as error:  # ConfigError: the model cannot be resolved
-        print(f"steiner-tui: {error}", file=sys.stderr)
+        print(printable(f"steiner-tui: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
         print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
         return 2
     for phase in results:
-        print(f"## {phase.phase}\n\n{phase.result.reply or phase.result.error}\n")
+        print(printable(f"## {phase.phase}\n\n{phase.result.reply or phase.result.error}\n"))
     return 0 if results and all(p.result.status == "done" for p in results) else 1

@@ -31,6 +31,7 @@ from rich.text import Text
 
 from steiner_tui import paths
 from steiner_tui.config import ConfigError, load_config
+from steiner_tui.plain import one_line, printable
 from steiner_tui.sessions.errors import SessionBusyError
 from steiner_tui.sessions.fork import fork_session, remove_stale_forks
 from steiner_tui.sessions.loader import SessionLoadError
@@ -72,7 +73,7 @@ def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> No
             byte_count(meta.size_bytes),
             row.label,
         )
-        table.add_row(*(Text(cell) for cell in cells))  # data, never markup
+        table.add_row(*(Text(one_line(cell)) for cell in cells))  # data, never markup
     Console(file=out, width=160, color_system=None, markup=False).print(table)
 
 
@@ -120,7 +121,7 @@ def _evict(
     if candidates:
         print(f"would remove {len(candidates)} session(s):", file=out)
         for row in candidates:
-            print(f"  {row.session_id}  {row.meta.title}", file=out)
+            print(f"  {row.session_id}  {one_line(row.meta.title)}", file=out)
         if not _confirm(f"Remove {len(candidates)} session(s)?", args, answers, err):
             return 2
     result = store.evict(keep)
@@ -130,7 +131,7 @@ def _evict(
     for session_id in result.busy:
         print(f"  kept {session_id}: it is open in a running steiner-tui", file=out)
     for session_id, error in result.failed:
-        print(f"steiner-tui sessions: cannot remove {session_id}: {error}", file=err)
+        print(printable(f"steiner-tui sessions: cannot remove {session_id}: {error}"), file=err)
     return 1 if result.failed else 0
 
 
@@ -178,7 +179,7 @@ def execute(
                 file=out,
             )
             for problem in fork.source_problems:
-                print(f"warning: {args.id}: {problem}", file=err)
+                print(printable(f"warning: {args.id}: {problem}"), file=err)
             print(f"resume it with: steiner-tui --resume {fork.session_id}", file=out)
         else:
             print(f"steiner-tui sessions: unknown action {action!r}", file=err)

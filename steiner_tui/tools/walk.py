@@ -172,6 +172,7 @@ def walk_files(
     start: Path,
     rules: IgnoreRules,
     descend: Callable[[str], bool] | None = None,
+    only_regular: bool = False,
 ) -> Iterator[tuple[str, str]]:
     """Files under ``start`` (a folder inside ``root``) in sorted order, minus ignored ones.
 
@@ -184,6 +185,8 @@ def walk_files(
         rules: The ignore rules.
         descend: Whether to go into a folder, given its path relative to ``start``; a caller
             that knows no file it wants is in there saves listing it (default: every folder).
+        only_regular: Leave out named pipes, sockets and devices (a search hands the files to
+            a reader that would wait on a pipe); the listing gives the type, no ``stat``.
 
     Yields:
         ``(absolute path, root-relative POSIX path)`` pairs; the absolute path is ``start``
@@ -209,6 +212,8 @@ def walk_files(
             if files.ignored(relative, name):
                 continue
             if entry.is_symlink() and not _file_inside(entry.path, real_root):
+                continue
+            if only_regular and not _regular(entry):
                 continue
             yield entry.path, relative
         below = []
@@ -239,6 +244,13 @@ def _ignores_itself(file_entries: list[os.DirEntry[str]]) -> bool:
             lines = {line.strip() for line in text.decode("utf-8", "replace").splitlines()}
             return "*" in lines and not any(line.startswith("!") for line in lines)
     return False
+
+
+def _regular(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _name(entry: os.DirEntry[str]) -> str:

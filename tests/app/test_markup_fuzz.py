@@ -22,7 +22,7 @@ from textual.notifications import Notify
 from textual.widgets import DataTable, Markdown
 
 import steiner_tui
-from steiner_tui.app.plain import printable
+from steiner_tui.app.plain import one_line, printable
 from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import (
     ErrorEntry,
@@ -107,7 +107,7 @@ async def _conversation(app_for: AppFactory, data: str) -> None:
         await pilot.pause()
         assert shown in static_text(pane.query_one(UserMessage))
         reply = pane.query_one(Markdown)
-        assert reply.source == data
+        assert reply.source == printable(data)
         blocks = list(pane.query(ToolBlock))
         blocks[0].action_toggle_output()
         await pilot.pause()
@@ -154,9 +154,9 @@ async def _sessions(title: str) -> None:
         screen.show_rows(rows)
         await pilot.pause()
         table = screen.query_one("#sessions", DataTable)
-        assert str(table.get_row_at(0)[-1]) == title
-        assert str(table.get_row_at(1)[-1]) == f"[{title}]"
-        assert str(table.get_row_at(0)[1]) == title
+        assert str(table.get_row_at(0)[-1]) == one_line(title)
+        assert str(table.get_row_at(1)[-1]) == f"[{one_line(title)}]"
+        assert str(table.get_row_at(0)[1]) == one_line(title)
         assert app.is_running
 
 

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from steiner_tui.app.widgets.inspector_format import count
 from steiner_tui.engine.messages import Message, messages_bytes
+from steiner_tui.plain import printable
 
 __all__ = ["MessageScreen", "message_text"]
 
@@ -71,7 +72,9 @@ class MessageScreen(ModalScreen[None]):
         with VerticalScroll(id="message-body") as body:
             body.border_title = self.heading
             body.border_subtitle = f"{count(messages_bytes([self.message]))} B · Esc to go back"
-            yield Static(Text(message_text(self.message)), id="message-text", markup=False)
+            yield Static(
+                Text(printable(message_text(self.message))), id="message-text", markup=False
+            )
 
     def on_mount(self) -> None:
         self.query_one("#message-body").focus()

@@ -25,6 +25,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.captures import CapturesScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
 from steiner_tui.units import byte_count
@@ -42,14 +43,17 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
     """The table cells of one session."""
     meta = row.meta
     model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
-    return (
-        row.session_id,
-        meta.project_root or "—",
-        row.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
-        model or "—",
-        str(meta.generations),
-        byte_count(meta.size_bytes),
-        row.label,
+    return tuple(
+        one_line(value)
+        for value in (
+            row.session_id,
+            meta.project_root or "—",
+            row.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
+            model or "—",
+            str(meta.generations),
+            byte_count(meta.size_bytes),
+            row.label,
+        )
     )
 
 

@@ -50,6 +50,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import (
     CompactionEntry,
     Entry,
@@ -469,6 +470,7 @@ class ConversationPane(VerticalScroll):
 
     async def reply_delta(self, text: str) -> None:
         """Add streamed reply text (a new reply block starts after a tool call)."""
+        text = printable(text)
         if self._reply is None:
             self._reply = ReplyEntry(streaming=True)
             await self.add(self._reply)

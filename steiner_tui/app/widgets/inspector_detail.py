@@ -28,6 +28,7 @@ from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.plain import printable
 from steiner_tui.sessions.earlier_requests import (
     NOT_RECORDED,
     InspectedRequest,
@@ -172,7 +173,7 @@ class RequestDetail(Vertical):
             return
         self.first_shown = max(0, len(snapshot.messages) - MESSAGE_PAGE)
         if isinstance(snapshot, LoggedRequest):
-            summary.update(logged_summary(snapshot))
+            summary.update(printable(logged_summary(snapshot)))
             self._fill_messages(snapshot)
             blocks.border_subtitle = f"not recorded · {count(snapshot.blocks_bytes)} B"
             messages.border_subtitle = (
@@ -180,7 +181,7 @@ class RequestDetail(Vertical):
                 f"{sum(m is None for m in snapshot.messages)} not recorded"
             )
             return
-        summary.update(request_summary(snapshot, dry_run=self.dry_run))
+        summary.update(printable(request_summary(snapshot, dry_run=self.dry_run)))
         for number, block in enumerate(snapshot.blocks):
             size = cell(count(block.byte_size))
             size.justify = "right"

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.plain import one_line
 from steiner_tui.units import count
 
 __all__ = ["HEADER_ICON", "cell", "clock", "count", "first_line", "message_line", "short_path"]
@@ -22,8 +23,9 @@ HEADER_ICON = "≡"
 
 
 def cell(value: object, style: str = "") -> Text:
-    """A DataTable cell showing ``value`` literally (never parsed as markup)."""
-    return Text(str(value), style=style, no_wrap=True, end="")
+    """A DataTable cell showing ``value`` literally (never parsed as markup, control
+    characters as symbols)."""
+    return Text(one_line(str(value)), style=style, no_wrap=True, end="")
 
 
 def clock(value: datetime | None, *, date: bool = False) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual import widgets
 from textual.widget import Widget
 
+from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import ReplyEntry
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ REPLY_CLASS = "reply"
 
 def reply_widget(entry: ReplyEntry, pinned: bool = False) -> Markdown:
     """The widget that shows ``entry``."""
-    reply = widgets.Markdown(entry.text, classes=f"conversation-item {REPLY_CLASS}")
+    reply = widgets.Markdown(printable(entry.text), classes=f"conversation-item {REPLY_CLASS}")
     reply.can_focus = True  # as ``MarkdownViewer`` makes its document focusable
     if entry.interrupted or pinned:
         mark_reply(reply, interrupted=entry.interrupted, pinned=pinned)

@@ -258,7 +258,7 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
         assert screen.history_open and screen.has_class("-history")
         history = screen.query_one(HistoryView)
         assert history.display and history.has_focus
-        assert "fix the budget test" in history.query_one(Markdown).source
+        assert "**user**: fix the budget test" in history.lines
         assert not screen.query_one(GenerationTable).display
         await pilot.press("escape")
         await settle(pilot)
@@ -266,6 +266,52 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
         await pilot.press("q")
         await settle(pilot)
         assert not isinstance(app.screen, LineageScreen)
+
+
+def _archive(sections: int) -> str:
+    return "".join(
+        f"### User\n\nQuestion {n}: what does module {n} do?\n\n"
+        f"### Assistant\n\n## Module {n}\n\n- defines `f{n}`\n- returns **{n}**\n\n"
+        for n in range(sections)
+    )
+
+
+async def _history_widgets(tmp_path: Path, sections: int) -> tuple[int, list[str]]:
+    archive = tmp_path / f"history-{sections}.md"
+    archive.write_text(_archive(sections))
+    app = LineageHost(sample_lineage(), history_path=archive)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        history = app.screen.query_one(HistoryView)
+        assert history.border_subtitle == "h or Esc to return"
+        return len(history.query("*")), list(history.lines)
+
+
+async def test_the_history_view_does_not_grow_with_the_archive(tmp_path: Path) -> None:
+    """A 200 KB archive froze the browser for a minute: one widget per Markdown block. The
+    view is line-based now (it draws only the lines on screen), whatever the archive holds."""
+    few, small = await _history_widgets(tmp_path, 1)
+    many, large = await _history_widgets(tmp_path, 400)
+    assert few == many
+    assert large[: len(small)] == small and "### Assistant" in large and len(large) > 400 * 10
+
+
+async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) -> None:
+    archive = tmp_path / "history.md"
+    words = " ".join(f"word{n}" for n in range(100))
+    archive.write_text(f"### User\n\n{words}\n\n- {words}\n")
+    app = LineageHost(sample_lineage(), history_path=archive)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        lines = list(app.screen.query_one(HistoryView).lines)
+    assert all(len(line) <= 76 for line in lines)
+    assert " ".join(lines).split() == f"### User {words} - {words}".split()
+    item = next(n for n, line in enumerate(lines) if line.startswith("- "))
+    assert lines[item + 1].startswith("  word")  # a list item's lines align under its text
 
 
 def test_lineage_snapshot(snap_compare: Any) -> None:

@@ -1,10 +1,10 @@
-"""Key press to painted frame with 5,000 messages loaded, as ratios to a stock Textual app.
+"""Key press to painted frame with 10,000 messages loaded, as ratios to a stock Textual app.
 
 Every app here runs with ``TerminalDriver``: input as in ``run_test``, but each frame is encoded
 to terminal escape sequences and handed to the driver, as on a real terminal (the headless
 driver skips that step). A frame counts as painted when the driver is flushed after writing it.
 
-The workbench (``SteinerApp``) gets a session holding a 5,000-message conversation (questions,
+The workbench (``SteinerApp``) gets a session holding a 10,000-message conversation (questions,
 tool calls and results, replies in Markdown) and shows it in its conversation pane, which has
 widgets for the newest entries only (``ConversationPane.window``). The stock app is a
 ``VerticalScroll`` holding the same entries with the same widget types (a ``Markdown`` for each
@@ -15,8 +15,10 @@ caches, and every key is timed from the key event (posted to the app as the term
 posts it) to the first frame written that shows its effect: the prompt's text for typing, the
 scroll position for scrolling (Textual animates key scrolls; the first moved frame counts).
 
-Targets, p95 of the workbench over p95 of the stock app, each < 1.5x: typing, one line up, a
-page (PgUp and PgDn in turn), Home (from the bottom) and End (from the top).
+Targets, p95 of the workbench over p95 of the stock app: typing < 1.2x; one line up, a page
+(PgUp and PgDn in turn), Home (from the bottom) and End (from the top) each < 1.5x. And typing
+in the workbench at 10,000 messages over typing in it at ``FEW`` messages (a third app in each
+round), < 1.1x: what a key costs does not grow with the conversation.
 
 For information, with their own ratio and no target: the keys that move the pane's run of
 shown entries (PgUp at its top, Home at its top: the first messages, PgDn at its bottom, End
@@ -71,7 +73,9 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "tests" / "app" / "fixtures" / "sample_project"
 SIZE = (120, 36)
-MESSAGES = 5_000
+MESSAGES = 10_000
+FEW = 100
+"""The short conversation typing is compared with."""
 ROUNDS = 6
 """Rounds of each app, alternating: noise from other work on the machine comes in bursts."""
 PRESSES = 15
@@ -81,6 +85,9 @@ MOVES = 4
 KEY_TIMEOUT = 2.0
 """A key that shows no effect within this many seconds is not counted."""
 TARGET = 1.5
+TYPING_TARGET = 1.2
+GROWTH_TARGET = 1.1
+"""Typing at ``MESSAGES`` over typing at ``FEW``."""
 
 
 def say(text: str) -> None:
@@ -324,6 +331,19 @@ async def workbench_round(
     return entries, shown, page, size
 
 
+async def typing_round(config: Path, messages: int, keys: Samples) -> None:
+    """Typing in the workbench holding ``messages`` messages."""
+    app = _app(config, messages)
+    async with painted_run(app) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        prompt.focus()
+        await pilot.pause()
+        for _ in range(PRESSES):
+            keys.add("typing", await key_to_frame(app, "x", lambda: prompt.text))
+
+
 async def stock_round(
     entries: list[Entry],
     shown: range,
@@ -395,7 +415,7 @@ class GcPauses:
 
 
 async def run() -> list[Ratio]:
-    keys = {"ours": Samples(), "stock": Samples()}
+    keys = {"ours": Samples(), "stock": Samples(), "few": Samples()}
     moves = {"ours": Samples(), "stock": Samples()}
     pauses = {"ours": GcPauses(), "stock": GcPauses()}
     with tempfile.TemporaryDirectory() as tmp:
@@ -408,12 +428,21 @@ async def run() -> list[Ratio]:
             gc.callbacks.append(pauses["stock"].callback)
             await stock_round(entries, shown, page, size, keys["stock"], moves["stock"])
             gc.callbacks.remove(pauses["stock"].callback)
+            await typing_round(config, FEW, keys["few"])
     say(f"{MESSAGES:,} messages ({len(entries):,} entries, {len(shown)} with widgets), {ROUNDS}"
         f" rounds; key to frame, workbench / stock Textual app:")  # fmt: skip
     ratios = [
-        Ratio(name, keys["ours"].times[name], keys["stock"].times[name], TARGET)
-        for name in ("typing", "line up", "page", "Home", "End")
+        Ratio(name, keys["ours"].times[name], keys["stock"].times[name], target)
+        for name, target in (
+            ("typing", TYPING_TARGET),
+            ("line up", TARGET),
+            ("page", TARGET),
+            ("Home", TARGET),
+            ("End", TARGET),
+        )
     ]
+    typing = keys["ours"].times["typing"]
+    ratios.append(Ratio(f"typing / at {FEW}", typing, keys["few"].times["typing"], GROWTH_TARGET))
     stock_replace = moves["stock"].times["replace"]
     ratios += [
         Ratio(name, times, stock_replace, None) for name, times in moves["ours"].times.items()

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, UserEntry
+from steiner_tui.app.transcript import Entry, NoticeEntry, PermissionEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.conversation import INTERRUPTED_BADGE, ConversationPane
 from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.tools.base import PermissionRequest
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import static_text
 
@@ -316,3 +320,38 @@ async def test_a_run_shorter_than_the_view_moves_with_up_and_down(app_for: AppFa
         await pilot.press("down")
         await pilot.pause()
         assert pane.shown == range(16, 20)
+
+
+async def test_typing_does_not_walk_the_conversation(
+    app_for: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every key refreshed the footer, whose F8 check looked for a waiting question among every
+    widget of the conversation (43% of the UI thread with 5,000 messages). The pane keeps its
+    questions; the newest still waiting is the one F8 turns to."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        await _loaded(pilot, pane, _entries(200))
+        first = PermissionEntry(PermissionRequest("bash", "ls"), lambda _: None)
+        second = PermissionEntry(PermissionRequest("bash", "pwd"), lambda _: None)
+        await pane.add(first)
+        await pane.add(second)
+        await pilot.pause()
+        assert pane.open_question() is pane.widget_of(second)
+        second.decision = "allow"
+        assert pane.open_question() is pane.widget_of(first)
+        walks: list[str | None] = []
+        query = pane.query
+
+        def counting(selector: Any = None) -> Any:
+            walks.append(selector)
+            return query(selector)
+
+        monkeypatch.setattr(pane, "query", counting)
+        app.workbench.prompt.focus()
+        await pilot.press(*"hello there")
+        assert app.workbench.prompt.text.endswith("hello there")
+        assert walks == []
+        await pilot.press("f8")
+        assert app.focused is pane.widget_of(first)

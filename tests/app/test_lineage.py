@@ -159,7 +159,7 @@ def test_a_masking_generation_says_it_masked_and_why() -> None:
     assert "reason: drop reads: big.md" in heading
     assert "stage" not in heading and "focus" not in heading
     assert generation_reason(masked) == "manual · reason: drop reads: big.md · masked 1"
-    assert generation_row(generation)[2] == "mask"  # where compactions show "1 normal"
+    assert generation_row(generation)[3] == "mask"  # where compactions show "1 normal"
 
 
 async def test_table_lists_every_generation() -> None:
@@ -171,20 +171,26 @@ async def test_table_lists_every_generation() -> None:
         table = screen.query_one(GenerationTable)
         assert table.row_count == 3
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(3)]
-        assert rows[0][:3] == ["0", "12:00:00", "start"]
-        assert rows[1][:5] == ["1", "12:20:05", "1 normal", "12,400", "2,150"]
-        assert rows[1][6:] == [
-            "offline/offline-summary", "skipped", "trigger not recorded",
+        assert rows[0][:4] == ["0", "12:00:00", "", "start"]
+        assert rows[1][:6] == [
+            "1",
+            "12:20:05",
+            "trigger not recorded",
+            "1 normal",
+            "12,400",
+            "2,150",
+        ]
+        assert rows[1][7:] == [
+            "offline/offline-summary", "skipped",
             "automatic · fallback: no recent request", "healthy",
         ]  # fmt: skip
-        assert rows[2][2:4] == ["2 normal+emergency", "31,000"]
-        assert rows[2][7:] == [
-            "used", "manual /compact", "manual · focus: keep the docs · emergen…",
-            "degraded",
+        assert rows[2][2:5] == ["manual /compact", "2 normal+emergency", "31,000"]
+        assert rows[2][8:] == [
+            "used", "manual · focus: keep the docs · emergen…", "degraded",
         ]  # fmt: skip
         # Before and after as bars on one scale: 31,000 fills the ten cells.
-        assert rows[2][5].startswith("█" * 10 + "→")
-        before, after = rows[1][5].split("→")
+        assert rows[2][6].startswith("█" * 10 + "→")
+        before, after = rows[1][6].split("→")
         assert before.rstrip() == "████" and after.rstrip() == "▊"
         # The active (latest) generation is on show first.
         assert table.cursor_row == 2
@@ -258,7 +264,7 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
         assert screen.history_open and screen.has_class("-history")
         history = screen.query_one(HistoryView)
         assert history.display and history.has_focus
-        assert "fix the budget test" in history.query_one(Markdown).source
+        assert "**user**: fix the budget test" in history.lines
         assert not screen.query_one(GenerationTable).display
         await pilot.press("escape")
         await settle(pilot)
@@ -266,6 +272,52 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
         await pilot.press("q")
         await settle(pilot)
         assert not isinstance(app.screen, LineageScreen)
+
+
+def _archive(sections: int) -> str:
+    return "".join(
+        f"### User\n\nQuestion {n}: what does module {n} do?\n\n"
+        f"### Assistant\n\n## Module {n}\n\n- defines `f{n}`\n- returns **{n}**\n\n"
+        for n in range(sections)
+    )
+
+
+async def _history_widgets(tmp_path: Path, sections: int) -> tuple[int, list[str]]:
+    archive = tmp_path / f"history-{sections}.md"
+    archive.write_text(_archive(sections))
+    app = LineageHost(sample_lineage(), history_path=archive)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        history = app.screen.query_one(HistoryView)
+        assert history.border_subtitle == "h or Esc to return"
+        return len(history.query("*")), list(history.lines)
+
+
+async def test_the_history_view_does_not_grow_with_the_archive(tmp_path: Path) -> None:
+    """A 200 KB archive froze the browser for a minute: one widget per Markdown block. The
+    view is line-based now (it draws only the lines on screen), whatever the archive holds."""
+    few, small = await _history_widgets(tmp_path, 1)
+    many, large = await _history_widgets(tmp_path, 400)
+    assert few == many
+    assert large[: len(small)] == small and "### Assistant" in large and len(large) > 400 * 10
+
+
+async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) -> None:
+    archive = tmp_path / "history.md"
+    words = " ".join(f"word{n}" for n in range(100))
+    archive.write_text(f"### User\n\n{words}\n\n- {words}\n")
+    app = LineageHost(sample_lineage(), history_path=archive)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        lines = list(app.screen.query_one(HistoryView).lines)
+    assert all(len(line) <= 76 for line in lines)
+    assert " ".join(lines).split() == f"### User {words} - {words}".split()
+    item = next(n for n, line in enumerate(lines) if line.startswith("- "))
+    assert lines[item + 1].startswith("  word")  # a list item's lines align under its text
 
 
 def test_lineage_snapshot(snap_compare: Any) -> None:
@@ -387,3 +439,22 @@ async def test_moving_quickly_through_the_table_shows_the_last_summary() -> None
 def test_lineage_snapshot_at_each_size(snap_compare: Any, size: tuple[int, int]) -> None:
     app = LineageHost(_lineage_with_a_message_sent_after_compaction())
     assert snap_compare(app, run_before=settle, terminal_size=size)
+
+
+async def test_the_table_keeps_gen_and_time_when_scrolled_and_fits_trigger_at_120() -> None:
+    app = LineageHost(sample_lineage())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(GenerationTable)
+        x = 0
+        for column in table.columns.values():
+            if str(column.label) == "Trigger":
+                break
+            x += column.get_render_width(table)
+        assert x + column.get_render_width(table) <= table.scrollable_content_region.width
+        table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
+        await pilot.pause()
+        assert table.scroll_x > 0
+        header = table.render_line(0).text
+        assert header.split()[:2] == ["Gen", "Time"]
+        assert "12:20:05" in table.render_line(2).text

@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.lineage_detail import GenerationFacts, GenerationSummary
-from steiner_tui.app.widgets.lineage_history import HistoryView
+from steiner_tui.app.widgets.lineage_history import HistoryView, wrap_archive
 from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.app.widgets.lineage_view import GenerationView, build_generation_view
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -33,6 +33,8 @@ from steiner_tui.sessions.history_archive import read_history_file
 
 __all__ = ["NO_HISTORY_NOTICE", "LineageScreen"]
 
+_PAGE = 500
+"""Lines of the history archive handed to its view per step."""
 NO_HISTORY_NOTICE = "No history archive yet: it is written when compaction first summarizes turns."
 
 
@@ -143,14 +145,23 @@ class LineageScreen(Screen[None]):
 
     @work(exclusive=True, group="lineage-history")
     async def _load_history(self, path: Path) -> None:
+        history = self.query_one(HistoryView)
+        history.begin(path)
+        self.history_open = True
+        history.focus()
+        width = max(20, self.size.width - 6)  # the view's border, padding and scrollbar
         try:
             text = await asyncio.to_thread(read_history_file, path)
         except OSError as error:
+            self.history_open = False
             self.notify(
                 f"Cannot read {path}: {error}", title="History", severity="error", markup=False
             )
             return
-        history = self.query_one(HistoryView)
-        await history.show_archive(path, text)
-        self.history_open = True
-        history.focus()
+        lines = await asyncio.to_thread(wrap_archive, text, width)
+        # A page at a time, each its own step of the event loop: the first page shows at once
+        # and no step costs more than a page, whatever the archive holds.
+        for start in range(0, len(lines), _PAGE):
+            history.add(lines[start : start + _PAGE])
+            await asyncio.sleep(0)
+        history.loaded()

@@ -485,9 +485,7 @@ class MainScreen(PanelLayoutScreen):
     def _open_permission(self) -> PermissionPrompt | CompactionPrompt | UnpinPrompt | None:
         """The newest question waiting for an answer: a permission request, or ``ask`` mode's
         compaction or unpin question (none takes the focus when it appears)."""
-        kinds = (PermissionPrompt, CompactionPrompt, UnpinPrompt)
-        waiting = [w for w in self.conversation.query("*") if isinstance(w, kinds) and w.is_open]
-        return waiting[-1] if waiting else None
+        return self.conversation.open_question()
 
     def action_answer_permission(self) -> None:
         """Focus the waiting permission request (its keys and buttons answer it)."""

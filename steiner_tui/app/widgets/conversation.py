@@ -118,6 +118,18 @@ def _show_pin(widget: Widget, entry: Entry, pinned: bool) -> None:
         mark_reply(widget, interrupted=entry.interrupted, pinned=pinned)
 
 
+Question = PermissionEntry | CompactionEntry | UnpinEntry
+"""An entry that waits for the person's answer."""
+QuestionPrompt = PermissionPrompt | CompactionPrompt | UnpinPrompt
+"""The widget of a ``Question``."""
+
+
+def _waiting(question: Question) -> bool:
+    """Whether ``question`` still waits for an answer."""
+    answer = question.decision if isinstance(question, PermissionEntry) else question.choice
+    return answer is None and not question.closed
+
+
 class _Stream(msgspec.Struct):
     """The streaming reply's widget and the stream that feeds it."""
 
@@ -166,6 +178,9 @@ class ConversationPane(VerticalScroll):
         """The person moved the view off the bottom (new output no longer follows it)."""
         self.pins: frozenset[str] = frozenset()
         """The pin keys of the pinned messages (their entries show the pin mark)."""
+        self._questions: list[Question] = []
+        """The questions that waited for an answer when last looked at, oldest first (the
+        footer asks for the newest on every key: no walk over the entries or the widgets)."""
 
     def compose(self) -> ComposeResult:
         yield HiddenRow("earlier")
@@ -294,6 +309,7 @@ class ConversationPane(VerticalScroll):
             self.shown = range(len(self.entries), len(self.entries))
             self._reply = None
             self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
+            self._questions = [e for e in self.entries if isinstance(e, Question) and _waiting(e)]
             end = len(self.entries)
             await self._show(range(max(0, end - self.window), end), at_bottom=True)
 
@@ -306,6 +322,8 @@ class ConversationPane(VerticalScroll):
         """
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
+        elif isinstance(entry, Question):
+            self._questions.append(entry)
         wanted = isinstance(entry, UserEntry | PermissionEntry | CompactionEntry | UnpinEntry)
         async with self._moving:
             latest = self.showing_latest
@@ -537,16 +555,20 @@ class ConversationPane(VerticalScroll):
         for tool in self._tools.values():
             if tool.status == "running":
                 self.tool_finished(tool.call_id, "cancelled", tool.output)
-        for entry in self.entries:
-            if isinstance(entry, PermissionEntry) and entry.decision is None:
+        for entry in self._questions:
+            if _waiting(entry):
                 widget = self.widget_of(entry)
-                if isinstance(widget, PermissionPrompt):
+                if isinstance(widget, QuestionPrompt):
                     widget.close()
                 else:
                     entry.closed = True
-            elif isinstance(entry, CompactionEntry | UnpinEntry) and entry.choice is None:
-                widget = self.widget_of(entry)
-                if isinstance(widget, CompactionPrompt | UnpinPrompt):
-                    widget.close()
-                else:
-                    entry.closed = True
+        self._questions = []
+
+    def open_question(self) -> QuestionPrompt | None:
+        """The prompt of the newest question still waiting for an answer, if it is shown."""
+        self._questions = [entry for entry in self._questions if _waiting(entry)]
+        for entry in reversed(self._questions):
+            widget = self.widget_of(entry)
+            if isinstance(widget, QuestionPrompt):
+                return widget
+        return None

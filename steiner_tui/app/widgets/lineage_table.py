@@ -1,4 +1,8 @@
-"""The lineage browser's table: one row per generation, oldest first."""
+"""The lineage browser's table: one row per generation, oldest first.
+
+Gen and Time stay in place when the table scrolls sideways (fixed columns); Trigger, why the
+compaction ran, comes right after them, so it shows whole at 120 columns.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +18,13 @@ __all__ = ["GenerationTable"]
 _COLUMNS = (
     ("Gen", "gen"),
     ("Time", "time"),
+    ("Trigger", "trigger"),
     ("Stages", "stages"),
     ("Before", "before"),
     ("After", "after"),
     ("Before → after", "bars"),
     ("Summary model", "model"),
     ("Fallback", "fallback"),
-    ("Trigger", "trigger"),
     ("Reason", "reason"),
     ("Health", "health"),
 )
@@ -32,7 +36,7 @@ class GenerationTable(DataTable[Text]):
     """Every generation of the lineage; the highlighted row is the one on show."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True, fixed_columns=2)
 
     def show_lineage(self, lineage: ConversationLineage) -> None:
         """Replace the rows with the generations of ``lineage`` and highlight the active one."""

@@ -144,24 +144,24 @@ def generation_reason(outcome: CompactionOutcome) -> str:
 
 
 def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[str, ...]:
-    """The table row: number, time, stages, tokens before/after and their bars, model,
-    fallback, trigger, reason, health (``scale``: the bars' common scale, see
+    """The table row: number, time, trigger, stages, tokens before/after and their bars,
+    model, fallback, reason, health (``scale``: the bars' common scale, see
     ``lineage_scale``)."""
     outcome = generation.outcome
     when = clock(generation.created_at or (outcome.at if outcome else None))
     if outcome is None:
         label = START if generation.id == 0 else "—"
-        return (str(generation.id), when, label, "", "", "", "", "", "", "", "")
+        return (str(generation.id), when, "", label, "", "", "", "", "", "", "")
     return (
         str(generation.id),
         when,
+        trigger_label(outcome.trigger),
         _stages(outcome),
         count(outcome.before_tokens),
         count(outcome.after_tokens),
         token_bars(outcome, scale or max(outcome.before_tokens, outcome.after_tokens)),
         outcome.summary_model or "—",
         outcome.fallback_status or "—",
-        trigger_label(outcome.trigger),
         generation_reason(outcome),
         _health(outcome),
     )

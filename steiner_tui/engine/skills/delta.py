@@ -16,7 +16,7 @@ from typing import Final, Literal
 import msgspec
 
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.skills.effective import fold_skills, user_contents
+from steiner_tui.engine.skills.effective import SkillFold, fold_skills, user_contents
 from steiner_tui.engine.skills.envelopes import (
     SkillBlock,
     prepend_skill_blocks,
@@ -139,7 +139,9 @@ class InteractiveSkills:
     """The interactive session's skill toggles: discovered skills and the ordered enabled set.
 
     The only mutable object of the skills package; the interactive driver owns it. Everything it
-    reports about the conversation is recomputed from the messages passed in.
+    reports about the conversation is derived from the messages passed in: the fold of the last
+    conversation is kept, and one that extends it folds only the messages added (the sidebar and
+    the prompt's completions ask on every key).
     """
 
     def __init__(
@@ -149,6 +151,8 @@ class InteractiveSkills:
         self._skills: dict[str, Skill] = {}
         self.replace_skills(skills)
         self._enabled: dict[str, None] = dict.fromkeys(enabled)
+        self._folded: tuple[tuple[Message, ...], SkillFold] = ((), fold_skills(()))
+        """The last conversation folded, and its fold."""
 
     def replace_skills(self, skills: Mapping[str, Skill] | Iterable[Skill]) -> None:
         """Swap in a fresh discovery result; the enabled set is kept as is."""
@@ -201,14 +205,29 @@ class InteractiveSkills:
         self.enable(name)
         return True
 
+    def _fold(self, messages: Iterable[Message]) -> SkillFold:
+        """The fold of ``messages``, going on from the last one when they extend it."""
+        conversation = tuple(messages)
+        folded, fold = self._folded
+        if conversation is folded:  # the runner's conversation, unchanged since: no copy made
+            return fold
+        if conversation[: len(folded)] == folded:  # identical messages compare at once
+            if len(conversation) == len(folded):
+                return fold
+            fold = fold_skills(user_contents(conversation[len(folded) :]), fold)
+        else:
+            fold = fold_skills(user_contents(conversation))
+        self._folded = (conversation, fold)
+        return fold
+
     def take_delta(self, messages: Iterable[Message]) -> list[str]:
         """The envelopes the next user message must carry, given the conversation so far."""
-        effective = fold_skills(user_contents(messages)).effective
+        effective = self._fold(messages).effective
         return skill_delta_blocks(self.enabled, effective, self._skills)
 
     def states(self, messages: Iterable[Message]) -> list[SkillStatus]:
         """One status per discovered or in-force skill, sorted by name."""
-        fold = fold_skills(user_contents(messages))
+        fold = self._fold(messages)
         in_force = {block.name: block for block in fold.effective}
         rows: list[SkillStatus] = []
         for name in sorted(self._skills.keys() | in_force.keys()):

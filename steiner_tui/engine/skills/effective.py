@@ -3,7 +3,8 @@
 For each leading envelope of each user message: drop any entry of that name, then append it when
 it is an activation. Reactivation therefore moves a skill to the end, the latest text wins, and
 deactivating a name that is not active does nothing. Messages are never rewritten; the state is
-always recomputed from the conversation, so it survives resume and compaction unchanged.
+always derived from the conversation, so it survives resume and compaction unchanged. A fold can
+go on from an earlier one (``start``) over the messages added since.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ class SkillFold(msgspec.Struct, frozen=True):
         return frozenset(block.name for block in self.effective)
 
 
-def fold_skills(contents: Iterable[str]) -> SkillFold:
-    """Fold the leading envelopes of ``contents`` (user-role message texts, oldest first)."""
-    current: dict[str, SkillBlock] = {}
-    activated: set[str] = set()
+def fold_skills(contents: Iterable[str], start: SkillFold | None = None) -> SkillFold:
+    """Fold the leading envelopes of ``contents`` (user-role message texts, oldest first),
+    going on from ``start`` (the fold of the messages before them) when given."""
+    current = {block.name: block for block in start.effective} if start else {}
+    activated = set(start.ever_activated) if start else set()
     for content in contents:
         for block in split_skill_blocks(content)[1]:
             current.pop(block.name, None)

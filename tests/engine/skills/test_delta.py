@@ -187,3 +187,36 @@ def test_replace_skills_keeps_enabled_set() -> None:
     assert skills.enabled == ("a",)
     assert list(skills.skills) == ["a"]
     assert "new body" in skills.take_delta([])[0]
+
+
+def test_states_fold_only_the_messages_added_since_the_last_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With 5,000 messages every keystroke re-read every user message for its envelopes (the
+    sidebar and the completion list ask for the states on each key): 11% of the UI thread."""
+    import steiner_tui.engine.skills.effective as effective_module
+
+    read: list[str] = []
+    split = effective_module.split_skill_blocks
+
+    def counting(content: str) -> tuple[str, list[SkillBlock], str]:
+        read.append(content)
+        return split(content)
+
+    monkeypatch.setattr(effective_module, "split_skill_blocks", counting)
+    skills = InteractiveSkills(SKILLS, enabled=["a"])
+    conversation = tuple(Message("user", f"question {n}") for n in range(100))
+    conversation = (Message("user", on("b") + "\n\nhello"), *conversation)
+    skills.states(conversation)
+    assert len(read) == 101
+    assert [row.state for row in skills.states(conversation)][:2] == [
+        "pending_activation",
+        "pending_deactivation",
+    ]
+    assert skills.take_delta(conversation) and len(read) == 101  # nothing new: nothing read
+    longer = (*conversation, Message("assistant", "ok"), Message("user", off("b")))
+    assert [row.state for row in skills.states(longer)][1] == "inactive"
+    assert len(read) == 102
+    # Another conversation (a compaction replaced it): folded from its start.
+    assert [row.state for row in skills.states(conversation[1:])][1] == "inactive"
+    assert len(read) == 202

@@ -585,6 +585,7 @@ class Runner:
             mode=self.mode,
             turn=self.state.turn,
             permission=self.permission,
+            results=self.results,
         )
         self.state.tracker = await run_tool_calls(
             reply.tool_calls,

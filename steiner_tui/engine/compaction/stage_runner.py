@@ -23,12 +23,18 @@ from datetime import datetime
 import msgspec
 
 from steiner_tui.engine.budget import CompactionMode
-from steiner_tui.engine.compaction.escalation import compaction_health
+from steiner_tui.engine.compaction.escalation import (
+    compaction_health,
+    ineffective_health,
+    ineffective_note,
+)
 from steiner_tui.engine.compaction.failures import (
     CompactionCancelled,
     CompactionFailed,
     is_cancellation,
 )
+from steiner_tui.engine.compaction.pins import is_pinned_by
+from steiner_tui.engine.compaction.room import Sizer, mask_retained
 from steiner_tui.engine.compaction.stage import (
     RetirementSignal,
     StageInputs,
@@ -77,16 +83,21 @@ async def run_stages(
     summarized = 0
     summary = ""
     cleared = False
+    notes: list[str] = []
     signal = RetirementSignal()
     try:
         before = host.estimate_conversation(messages)
         working: tuple[Message, ...] = messages
         origins: tuple[Message | None, ...] = messages
         after = before
+        # A stateful main decides from reported usage, and a manual compaction is the
+        # person's own: both settle at the soft trigger, as before.
+        relieve = not (manual or main.stateful)
+        target = main.budget.relief_target if relieve else main.budget.soft_threshold - 1
         for mode in ("normal", "emergency"):
-            # The resulting state must pass main's soft trigger and its hard fit (prompt plus
-            # completion reserve plus margin); otherwise the emergency stage runs on it.
-            settled = not main.budget.should_compact(after) and main.budget.fit_request(after).fits
+            # The resulting state must leave real room (at most ``relief_target``, well under
+            # main's soft trigger) and pass the hard fit; otherwise the emergency stage runs.
+            settled = after <= target and main.budget.fit_request(after).fits
             if mode == "emergency" and modes and settled:
                 break
             stage = await summarize_compaction_stage(inputs, mode, working, origins, signal)
@@ -104,6 +115,13 @@ async def run_stages(
             if stage.archived:
                 batches.append(stage.sources)
             after = host.estimate_conversation(working)
+            if relieve and after > target:
+                # Before escalating: the largest retained tool results give way first.
+                working, masked = _relieve(inputs, working, after, target)
+                if masked:
+                    edits.extend(masked)
+                    after = host.estimate_conversation(working)
+                    notes.append(f"{len(masked)} retained tool results masked to leave room")
     except asyncio.CancelledError as err:
         retired = cleared or signal.retired or is_backend_state_retired(err)
         raise CompactionCancelled(*err.args, backend_state_retired=retired) from err
@@ -131,5 +149,23 @@ async def run_stages(
     if modes:
         total = prior_stages + len(modes)
         health = compaction_health(total, after, main.budget.hard_limit)
-        outcome = msgspec.structs.replace(outcome, health=health)
+        freed = ineffective_note(before, after)
+        if freed:
+            notes.append(freed)
+            if not manual:  # one the person asked for says nothing about thrash
+                health = ineffective_health(health, freed)
+        outcome = msgspec.structs.replace(outcome, health=health, notes=tuple(notes))
     return StagesResult(outcome, working if modes else (), summary, cleared, tuple(batches))
+
+
+def _relieve(
+    inputs: StageInputs, working: tuple[Message, ...], after: int, target: int
+) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...]]:
+    """``working`` with its largest retained tool results masked until the prompt is about
+    ``target`` (never the latest turn's, never a pinned one)."""
+    host, main = inputs.host, inputs.main
+    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+    overhead = after - sum(sizer.message_tokens(m) for m in working)
+    return mask_retained(
+        working, max(0, target - overhead), sizer=sizer, pinned=is_pinned_by(inputs.pins)
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.agent.session_factory import build_session
 from steiner_tui.config import parse_config
-from steiner_tui.engine.compaction.escalation import ineffective_health, ineffective_note
+from steiner_tui.engine.compaction.escalation import ineffective_note, noted_health
 from steiner_tui.engine.compaction.room import MASK_PREFIX
 from steiner_tui.engine.events import CompactionApplied, HealthEvent, ListSink
 from steiner_tui.engine.messages import Message
@@ -61,6 +61,6 @@ def test_a_compaction_that_frees_little_is_ineffective() -> None:
     assert ineffective_note(1000, 700) == ""
     note = ineffective_note(1000, 900)
     assert note == "ineffective: freed 10% of the prompt (1,000 to 900 tokens; under 20%)"
-    health = ineffective_health(HealthEvent("info", "stable", "continue", 1), note)
+    health = noted_health(HealthEvent("info", "stable", "continue", 1), note)
     assert (health.severity, health.state) == ("warning", "fragile")
     assert health.guidance.startswith(note)

@@ -25,7 +25,7 @@ from steiner_tui.engine.events import HealthEvent
 __all__ = [
     "CompactionCounter",
     "compaction_health",
-    "ineffective_health",
+    "noted_health",
     "ineffective_note",
     "over_window_health",
     "replacement_refusal",
@@ -68,8 +68,9 @@ def ineffective_note(before: int, after: int) -> str:
     )
 
 
-def ineffective_health(health: HealthEvent, note: str) -> HealthEvent:
-    """``health`` after an ineffective compaction: at least warning/fragile, saying why."""
+def noted_health(health: HealthEvent, note: str) -> HealthEvent:
+    """``health`` after a compaction that went wrong (freed too little, a summary rejected):
+    at least warning/fragile, saying why."""
     if health.severity == "info":
         health = HealthEvent(
             "warning", "fragile", escalation_guidance("fragile"), health.stage_count

@@ -25,8 +25,8 @@ import msgspec
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.escalation import (
     compaction_health,
-    ineffective_health,
     ineffective_note,
+    noted_health,
 )
 from steiner_tui.engine.compaction.failures import (
     CompactionCancelled,
@@ -97,7 +97,10 @@ async def run_stages(
         for mode in ("normal", "emergency"):
             # The resulting state must leave real room (at most ``relief_target``, well under
             # main's soft trigger) and pass the hard fit; otherwise the emergency stage runs.
-            settled = after <= target and main.budget.fit_request(after).fits
+            # Over the target but well under the trigger, a compaction that freed a fair share
+            # settles: the emergency stage keeps one turn, too high a price for the rest.
+            fair = not ineffective_note(before, after) and not main.budget.should_compact(after)
+            settled = (after <= target or fair) and main.budget.fit_request(after).fits
             if mode == "emergency" and modes and settled:
                 break
             stage = await summarize_compaction_stage(inputs, mode, working, origins, signal)
@@ -105,6 +108,8 @@ async def run_stages(
             if cleared and inputs.backend_state is not None:
                 # A later stage never sends an id an earlier one retired.
                 inputs = msgspec.structs.replace(inputs, backend_state=None)
+            if stage.rejected:
+                notes.append(f"{mode} summary rejected: {stage.rejected}")
             if not stage.applied:
                 continue
             modes.append(mode)
@@ -122,6 +127,16 @@ async def run_stages(
                     edits.extend(masked)
                     after = host.estimate_conversation(working)
                     notes.append(f"{len(masked)} retained tool results masked to leave room")
+        masked_only = False
+        if not modes and notes and not main.stateful:
+            # Every summary was rejected: the largest tool results give way instead.
+            working, masked = _relieve(inputs, working, after, main.budget.relief_target)
+            if masked:
+                masked_only = True
+                summary = next((m.content for m in working if m.role == "summary"), "")
+                edits.extend(masked)
+                after = host.estimate_conversation(working)
+                notes.append(f"{len(masked)} tool results masked in place of a summary")
     except asyncio.CancelledError as err:
         retired = cleared or signal.retired or is_backend_state_retired(err)
         raise CompactionCancelled(*err.args, backend_state_retired=retired) from err
@@ -130,9 +145,9 @@ async def run_stages(
         cancelled = is_cancellation(err)
         raise CompactionFailed(err, backend_state_retired=retired, cancelled=cancelled) from err
     outcome = CompactionOutcome(
-        applied=bool(modes),
+        applied=bool(modes) or masked_only,
         stage_count=len(modes),
-        modes=tuple(modes),
+        modes=tuple(modes) or (("mask",) if masked_only else ()),
         before_tokens=before,
         after_tokens=after,
         summary_model=inputs.target.ref if modes and summary else "",
@@ -146,16 +161,20 @@ async def run_stages(
         edits=tuple(edits),
         trigger=trigger,
     )
-    if modes:
+    if outcome.applied:
         total = prior_stages + len(modes)
         health = compaction_health(total, after, main.budget.hard_limit)
         freed = ineffective_note(before, after)
         if freed:
             notes.append(freed)
-            if not manual:  # one the person asked for says nothing about thrash
-                health = ineffective_health(health, freed)
+        if freed and not manual:  # one the person asked for says nothing about thrash
+            health = noted_health(health, freed)
+        for note in notes:
+            if "rejected" in note:
+                health = noted_health(health, note)
         outcome = msgspec.structs.replace(outcome, health=health, notes=tuple(notes))
-    return StagesResult(outcome, working if modes else (), summary, cleared, tuple(batches))
+    applied = outcome.applied
+    return StagesResult(outcome, working if applied else (), summary, cleared, tuple(batches))
 
 
 def _relieve(

@@ -113,6 +113,9 @@ def test_json_report(env: dict[str, str], project: Path) -> None:
     # The smallest prompt at 70% usage.
     assert 32768 * 0.7 <= window["soft_threshold"] < 32768 * 0.7 + 1
     assert window["hard_limit"] == 32768 - max(256, min(2048, 32768 // 100))
+    doctor = window["doctor"]
+    assert (doctor["effective"], doctor["registry"], doctor["known"]) == (32768, 32768, True)
+    assert doctor["soft_limit"] == window["soft_threshold"] and doctor["problem"] is None
 
 
 def test_table_report(env: dict[str, str], project: Path) -> None:

@@ -144,6 +144,7 @@ async def _prepare_fitting_turn(
                 continue
             steering = answer.focus
             trigger = asked(ASK_COMPACT, trigger)
+        trigger = _again(host, prepared, trigger)
         _, refusal = await host.compact_asking_pins(
             progress.compactions, steering=steering, trigger=trigger
         )
@@ -161,6 +162,20 @@ async def _prepare_fitting_turn(
         return _window_error(host, prepared, progress, off=host.compaction_mode == "off")
     _warn_near_hard_limit(host, prepared)
     return prepared
+
+
+def _again(host: GateHost, prepared: PreparedTurn, trigger: str) -> str:
+    """``trigger``, saying why when this turn already compacted (and warning once about it)."""
+    turn = host.state.turn
+    if host.state.compacted_turn != turn:
+        host.state.compacted_turn = turn
+        return trigger
+    why = (
+        f"again in turn {turn}: this turn's tool results took the prompt to "
+        f"{prepared.estimate.tokens:,} tokens after the last compaction"
+    )
+    host.sink.emit(WarningEvent("compaction_again", f"compacting {why}"))
+    return f"{trigger}; {why}"
 
 
 def _needs(host: GateHost, prepared: PreparedTurn) -> tuple[bool, bool]:

@@ -18,6 +18,7 @@ from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explici
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.models import LimitSource
 from steiner_tui.engine.provider import ModelInfo, Provider
+from steiner_tui.engine.window_doctor import WindowDoctor, reply_reserve_cap, window_doctor
 from steiner_tui.providers.server_limits import ServerLimits
 
 __all__ = ["MainModel"]
@@ -64,6 +65,10 @@ class MainModel(msgspec.Struct, frozen=True):
     server: str = ""
     tools_ignored: bool = False
     limits_probe: Callable[[], ServerLimits | None] | None = None
+    registry_window: int = 0
+    """The registry's window for the model (0: not listed)."""
+    server_window: int = 0
+    """The window the server reported (0: not asked, or it did not say)."""
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "params", freeze(self.params))
@@ -93,12 +98,15 @@ class MainModel(msgspec.Struct, frozen=True):
         tools_ignored = limits.tools_supported is False
         model = msgspec.structs.replace(self, server=limits.server, tools_ignored=tools_ignored)
         window = limits.context_window
-        if window is None or self.window_source == "config":
+        if window is None:
+            return model
+        model = msgspec.structs.replace(model, server_window=window)
+        if self.window_source == "config":
             return model
         info = msgspec.structs.replace(self.info, context_window=window)
         if self.max_output_source != "config":
             info = msgspec.structs.replace(
-                info, max_output=min(info.max_output, max(window // 4, 1))
+                info, max_output=min(info.max_output, reply_reserve_cap(window))
             )
         return msgspec.structs.replace(model, info=info, window_source="server")
 
@@ -128,6 +136,19 @@ class MainModel(msgspec.Struct, frozen=True):
     @property
     def budget(self) -> ModelTokenBudget:
         return ModelTokenBudget.for_model(self.info, threshold_tokens=self.threshold_tokens)
+
+    def window_doctor(self) -> WindowDoctor:
+        """Every window figure of the model and whether its budget can reach the trigger."""
+        configured = self.info.context_window if self.window_source == "config" else 0
+        return window_doctor(
+            self.budget,
+            ref=self.ref,
+            source=self.window_origin,
+            configured=configured,
+            server=self.server_window,
+            registry=self.registry_window,
+            explicit_max=self.explicit_max_tokens,
+        )
 
 
 def _origin(source: LimitSource, server: str) -> str:

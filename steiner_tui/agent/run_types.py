@@ -77,6 +77,8 @@ class RunnerState(msgspec.Struct):
     """The provider said the last request was too large: the next one compacts first."""
     off_warned: int = -1
     """The generation ``off`` mode last warned in about the nearing hard limit."""
+    compacted_turn: int = -1
+    """The turn the last compaction before a request ran in (a second one says why)."""
 
 
 def labelled(ref: str, message: str) -> str:

@@ -183,6 +183,7 @@ class Runner:
         """Messages to append before the next model call (background sub-agent results)."""
         self._limits_learned = model.limits_probe is None
         self._limits_lock = asyncio.Lock()
+        self._window_warned: set[str] = set()
 
     # -- conversation -----------------------------------------------------------------------
 
@@ -252,6 +253,15 @@ class Runner:
                 )
             )
         return True
+
+    def check_window(self) -> str:
+        """Warn once per problem when the model's budget cannot reach its soft trigger
+        (``engine.window_doctor``); returns the problem ("" when there is none)."""
+        problem = self.model.window_doctor().problem
+        if problem and problem not in self._window_warned:
+            self._window_warned.add(problem)
+            self.sink.emit(WarningEvent("window_unreachable", f"{self.model.ref}: {problem}"))
+        return problem
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
@@ -504,6 +514,7 @@ class Runner:
 
         progress = EpisodeProgress()
         await self.learn_limits()
+        self.check_window()
         self._drain_inbox()
         if user_message is not None and not self._is_resend(user_message):
             turn = self.next_turn()
@@ -574,6 +585,7 @@ class Runner:
             mode=self.mode,
             turn=self.state.turn,
             permission=self.permission,
+            results=self.results,
         )
         self.state.tracker = await run_tool_calls(
             reply.tool_calls,

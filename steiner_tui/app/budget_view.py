@@ -24,6 +24,7 @@ from steiner_tui.engine.snapshots import (
     PrefixStability,
     RequestSummary,
 )
+from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stability
 
 __all__ = [
@@ -105,6 +106,8 @@ class BudgetView(msgspec.Struct, frozen=True):
     health: HealthEvent | None = None
     window_origin: str = ""
     """Where the window figure came from (``config``, ``llama.cpp server``, ``registry``...)."""
+    window_doctor: WindowDoctor | None = None
+    """Every window figure of the model and whether the soft trigger can be reached."""
     tools_ignored: bool = False
     """The model's server drops tool definitions, so none are sent or counted."""
     compaction_mode: str = "auto"
@@ -193,6 +196,7 @@ def build_budget_view(
     compactions: int = 0,
     health: HealthEvent | None = None,
     window_origin: str = "",
+    window_doctor: WindowDoctor | None = None,
     tools_ignored: bool = False,
     pinned: PinnedShare | None = None,
     compaction_mode: str = "auto",
@@ -213,6 +217,7 @@ def build_budget_view(
         compactions: compactions applied in this session.
         health: the latest session health.
         window_origin: where the window figure came from.
+        window_doctor: the model's window figures (the panel's doctor line).
         tools_ignored: the model's server drops tool definitions (none are sent).
         pinned: what the pinned messages take (the engine's ``pinned_share``): their own row.
         compaction_mode: the compaction mode.
@@ -252,6 +257,7 @@ def build_budget_view(
         compactions=compactions,
         health=health,
         window_origin=window_origin,
+        window_doctor=window_doctor,
         tools_ignored=tools_ignored,
         compaction_mode=compaction_mode,
         top=top,

@@ -117,6 +117,7 @@ def _data(session: Session, snapshot: RequestSnapshot, top: tuple[CostItem, ...]
             "safety_margin": budget.safety_margin,
             "max_output": budget.max_output,
             "source": model.window_origin,
+            "doctor": model.window_doctor().as_json(),
         },
         "top": [item.as_json() for item in top],
     }
@@ -146,6 +147,7 @@ def build_report(request: SessionRequest) -> ContextReport:
     )
     try:
         asyncio.run(session.runner.learn_limits())  # a local server's window, as the app asks
+        session.runner.check_window()
         snapshot = session.preview()
         top = session.runner.cost_ranking(snapshot)
     finally:

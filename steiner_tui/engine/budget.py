@@ -24,8 +24,10 @@ __all__ = [
     "COMPACTION_WARNING_THRESHOLD",
     "EMERGENCY_SUMMARY",
     "ESCALATION_GUIDANCE",
+    "INEFFECTIVE_PERCENT",
     "MAX_TOKENS_KEYS",
     "NORMAL_SUMMARY",
+    "RELIEF_PERCENT",
     "SOFT_TRIGGER_PERCENT",
     "CompactionMode",
     "FitResult",
@@ -45,6 +47,10 @@ __all__ = [
 ]
 
 SOFT_TRIGGER_PERCENT = 70
+RELIEF_PERCENT = 60
+"""A compaction aims to leave the prompt at or under this share of the soft trigger."""
+INEFFECTIVE_PERCENT = 20
+"""A compaction that frees less than this share of the prompt is recorded as ineffective."""
 NORMAL_SUMMARY = (8, 6144, 20480)
 """Normal summary cap: (percent of the window, minimum, maximum)."""
 EMERGENCY_SUMMARY = (4, 3072, 10240)
@@ -217,6 +223,12 @@ class ModelTokenBudget(msgspec.Struct, frozen=True):
     @property
     def soft_threshold(self) -> int:
         return soft_threshold_tokens(self.context_size, self.threshold_tokens)
+
+    @property
+    def relief_target(self) -> int:
+        """The prompt a compaction aims to stay under: ``RELIEF_PERCENT`` of the soft trigger
+        (a prompt left just under the trigger compacts again at the next tool result)."""
+        return self.soft_threshold * RELIEF_PERCENT // 100
 
     def should_compact(self, prompt_tokens: int) -> bool:
         """``should_compact_prompt`` with this budget's window, margin and threshold."""

@@ -348,6 +348,9 @@ class CompactionOutcome(msgspec.Struct, frozen=True):
     trigger: str = ""
     """Why it ran (``compaction.triggers``: ``soft threshold``, ``hard fit``, ``manual /compact``,
     ...); ``""``: not recorded (a generation from an older log)."""
+    notes: tuple[str, ...] = ()
+    """What else the operation says about itself: results masked to leave room, a summary
+    rejected and why, ``ineffective: ...`` when it freed too little."""
 
     @property
     def mode(self) -> str:

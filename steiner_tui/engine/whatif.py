@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from steiner_tui.engine.budget import CompactionMode, ModelTokenBudget
+from steiner_tui.engine.compaction.escalation import ineffective_note
 from steiner_tui.engine.compaction.pins import is_pinned_by, pin_key
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.compaction.retention import (
@@ -41,7 +42,7 @@ from steiner_tui.engine.compaction.retention import (
     compose_compacted_conversation,
     is_pending_sub_agents_message,
 )
-from steiner_tui.engine.compaction.room import Sizer, take_pinned
+from steiner_tui.engine.compaction.room import Sizer, mask_retained, take_pinned
 from steiner_tui.engine.compaction.summary_request import compaction_instruction
 from steiner_tui.engine.compaction.turns import (
     EMERGENCY_RETAINED_TURNS,
@@ -197,6 +198,14 @@ class _Sim(msgspec.Struct):
         composed = compose_compacted_conversation(text, conversation, (*kept, *retained))
         return composed.messages, summarized
 
+    def relieve(self, conversation: Sequence[Message], prompt: int, static: int) -> list[Message]:
+        """``conversation`` with its largest retained tool results masked (``mask_retained``)."""
+        sizer = Sizer(lambda m: self.estimate((m,)) - static, lambda m: "")
+        overhead = prompt - sum(sizer.message_tokens(m) for m in conversation)
+        target = max(0, self.budget.relief_target - overhead)
+        masked, _ = mask_retained(conversation, target, sizer=sizer, pinned=is_pinned_by(self.pins))
+        return list(masked)
+
     def summary_request_tokens(self, summarized: Sequence[Message], mode: CompactionMode) -> int:
         instruction = compaction_instruction(mode, "", "", None)
         return self.estimate((*summarized, Message("user", instruction)))
@@ -247,6 +256,7 @@ def simulate(
                 break
         elif needs:
             compactions.append(position)
+            before = prompt
             for mode in ("normal", "emergency"):
                 staged = sim.stage(conversation, mode)
                 if staged is None:
@@ -258,7 +268,12 @@ def simulate(
                 cached += shared
                 previous = static  # the next request shares only the static prefix
                 prompt = estimate(conversation)
-                if not trial.should_compact(prompt) and trial.fit_request(prompt).fits:
+                if prompt > trial.relief_target:  # as the stages do: results give way first
+                    conversation[:] = sim.relieve(conversation, prompt, static)
+                    prompt = estimate(conversation)
+                fair = not ineffective_note(before, prompt) and not trial.should_compact(prompt)
+                room = prompt <= trial.relief_target or fair
+                if room and trial.fit_request(prompt).fits:
                     break
             if not trial.fit_request(prompt).fits:
                 stopped = position

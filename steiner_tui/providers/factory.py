@@ -30,6 +30,7 @@ from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.models import LimitSource, is_known_model, lookup_model
 from steiner_tui.engine.provider import ModelInfo, Provider
+from steiner_tui.engine.window_doctor import reply_reserve_cap
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from steiner_tui.providers.offline import OfflineProvider
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
@@ -85,6 +86,8 @@ class ResolvedModel(msgspec.Struct, frozen=True, dict=True):
     """``[models."<ref>"] extra_params``: server-specific request fields."""
     window_source: LimitSource = "registry"
     max_output_source: LimitSource = "registry"
+    registry_window: int = 0
+    """The registry's window for the model (0: not listed)."""
 
     @property
     def provider(self) -> Provider:
@@ -149,7 +152,11 @@ def model_info_with_overrides(
         if override is None:
             return result
         if override.context_window is not None:
-            result = msgspec.structs.replace(result, context_window=override.context_window)
+            # A configured window gets the server-learned one's rule: an unset max output
+            # reserves at most a quarter of it (engine.window_doctor).
+            window = override.context_window
+            cap = min(result.max_output, reply_reserve_cap(window))
+            result = msgspec.structs.replace(result, context_window=window, max_output=cap)
         if override.max_output is not None:
             result = msgspec.structs.replace(result, max_output=override.max_output)
         if override.vision is not None:
@@ -255,6 +262,11 @@ def resolve_model(
         extra_params=override.extra_params if override else FrozenDict(),
         window_source="config" if override and override.context_window else registry,
         max_output_source="config" if override and override.max_output else registry,
+        registry_window=(
+            (lookup or _registry_lookup(is_local_server(provider_config)))(model).context_window
+            if registry == "registry"
+            else 0
+        ),
     )
     resolved.__dict__.update(
         provider=provider, limits_probe=_limits_probe(provider_config, model, env)

@@ -355,6 +355,7 @@ def _outcome_data(outcome: CompactionOutcome, summary: str) -> OutcomeData:
             for e in outcome.edits
         ),
         trigger=outcome.trigger,
+        notes=outcome.notes,
     )
 
 
@@ -397,6 +398,7 @@ def _outcome_of(data: OutcomeData, summary: str) -> CompactionOutcome:
             if e.kind in ("masked", "summarized", "cut", "omitted")
         ),
         trigger=data.trigger,
+        notes=data.notes,
     )
 
 

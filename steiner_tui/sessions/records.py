@@ -199,6 +199,8 @@ class OutcomeData(_Data, frozen=True):
     edits: tuple[EditData, ...] = ()
     trigger: str = ""
     """Why it ran (absent: not recorded, a log written before triggers were)."""
+    notes: tuple[str, ...] = ()
+    """What the operation says about itself (``CompactionOutcome.notes``)."""
 
 
 class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag_field="type"):

@@ -27,6 +27,7 @@ from steiner_tui.engine.state import line_cap_marker
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import (
+    ResolvedPath,
     binary_message,
     image_media_type,
     is_binary,
@@ -34,6 +35,7 @@ from steiner_tui.tools.files import (
     resolve_in_root,
     split_lines,
 )
+from steiner_tui.tools.results import ResultStore
 
 __all__ = ["FILE_HASH_CHARS", "LINE_CHAR_CAP", "READ_LINE_CAP", "ReadTool", "read_file"]
 
@@ -57,7 +59,10 @@ _DEFINITION = ToolDefinition(
         "properties": {
             "path": {
                 "type": "string",
-                "description": "File path, relative to the project root (or absolute inside it).",
+                "description": (
+                    "File path, relative to the project root (or absolute inside it), or a "
+                    "saved output's path as a note names it."
+                ),
             },
             "offset": {
                 "type": "integer",
@@ -89,6 +94,7 @@ class ReadTool:
             arguments.get("offset"),
             arguments.get("limit"),
             ctx.output_chars,
+            ctx.results,
         )
 
 
@@ -98,8 +104,9 @@ def read_file(
     offset: int | None = None,
     limit: int | None = None,
     max_chars: int | None = None,
+    saved: ResultStore | None = None,
 ) -> ToolResult:
-    """Read ``given`` under ``root``.
+    """Read ``given`` under ``root``, or a saved output of ``saved``.
 
     Args:
         root: The project root.
@@ -108,6 +115,8 @@ def read_file(
         limit: Line count (default, and at most, ``READ_LINE_CAP``).
         max_chars: About how many characters the result may hold (None: no budget); the
             range stops at the last whole line that fits (at least one line).
+        saved: the session's saved outputs: a path outside ``root`` is read when it names
+            one of them (the notes of cut and masked results point there).
 
     Returns:
         The read result (``data`` holds the same fields as the JSON content), an image result,
@@ -115,7 +124,10 @@ def read_file(
     """
     target = resolve_in_root(root, given, "read")
     if isinstance(target, str):
-        return failed(target)
+        kept = saved.holds(given) if saved is not None else None
+        if kept is None:
+            return failed(target)
+        target = ResolvedPath(given=given, path=kept, relative=str(kept))
     data = load_file(target, "read")
     if isinstance(data, str):
         return failed(data)

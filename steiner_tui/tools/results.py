@@ -3,8 +3,10 @@
 A tool result larger than its budget reaches the model as a window (``budget``): the first and
 last part, or a range of lines, with a note saying where the rest is and how to page through it.
 The rest is kept whole by a ``ResultStore``, one file per tool call, so the model (or the
-person) can read it with the ``read`` tool. Compaction uses the same store when it masks an old
-tool result (docs/design.md, "8. Compaction: turns, stages and the summary").
+person) can read it with the ``read`` tool: the store's folder is the tool's second root,
+read-only (``holds``), because every note that names a saved output tells the model to read
+it. Compaction uses the same store when it masks an old tool result (docs/design.md, "8.
+Compaction: turns, stages and the summary").
 
 The runner is handed a store: an interactive or saved session keeps results in its session
 folder (``CONFIG/sessions/<id>/tool-results/``); a run without a session folder gets a folder of
@@ -48,6 +50,11 @@ class ResultStore(Protocol):
         """A file a tool may stream ``key``'s whole output into (None: it cannot)."""
         ...
 
+    def holds(self, given: str) -> Path | None:
+        """``given`` resolved, when it names a saved output of this store (None otherwise):
+        the ``read`` tool's second, read-only root."""
+        ...
+
 
 class DirectoryResultStore:
     """A ``ResultStore`` writing ``<folder>/<key>.txt`` (the folder is made on first save).
@@ -85,6 +92,14 @@ class DirectoryResultStore:
             return None
         return path
 
+    def holds(self, given: str) -> Path | None:
+        try:
+            path = Path(given).expanduser().resolve()
+            folder = self.folder.resolve()
+        except (OSError, RuntimeError):
+            return None
+        return path if path.is_relative_to(folder) and path.is_file() else None
+
 
 class TemporaryResultStore:
     """A ``ResultStore`` in a folder of its own under the system's temporary directory, made on
@@ -108,6 +123,9 @@ class TemporaryResultStore:
 
     def file_for(self, key: str) -> Path | None:
         return self._folder().file_for(key)
+
+    def holds(self, given: str) -> Path | None:
+        return self._store.holds(given) if self._store is not None else None
 
 
 def temporary_result_store(prefix: str = "steiner-results-") -> DirectoryResultStore:

@@ -43,7 +43,8 @@ def test_appends_in_source_order(tmp_path: Path) -> None:
     )
     archive.append([Message("summary", "Sum.\n[history archive: x]")])
     assert archive.read_history() == (
-        "### User\n\none\n\n### Assistant\n\n- ✓ bash command=ls\n\n### Summary\n\nSum.\n"
+        "### User\n\none\n\n### Assistant\n\n- ✓ bash command=ls\n  > a.txt\n\n### Summary\n\n"
+        "Sum.\n"
     )
 
 

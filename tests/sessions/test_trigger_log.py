@@ -27,6 +27,7 @@ async def test_the_trigger_is_written_and_read_back(open_session: OpenSession) -
         await harness.driver.submit(f"filler {index} " + "lorem ipsum " * 60)
         if len(harness.runner.lineage.generations) > 1:
             break
+    await harness.driver.submit("one more")  # something new since the last compaction
     await harness.driver.compact("")
     lineage = harness.runner.lineage
     harness.log.close()

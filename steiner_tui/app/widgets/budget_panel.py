@@ -96,7 +96,10 @@ def _notes(view: BudgetView) -> Content:
         f"estimate {token_count(view.estimate_tokens)} · {view.strategy} · "
         f"{view.confidence} confidence"
     ]
-    if view.window_origin:
+    doctor = view.window_doctor
+    if doctor is not None:
+        lines.append(doctor.line())
+    elif view.window_origin:
         lines.append(
             f"window {token_count(view.window.context_size)} · source: {view.window_origin}"
         )
@@ -136,7 +139,10 @@ def _notes(view: BudgetView) -> Content:
         else "soft trigger unknown"
     )
     lines.append(f"compaction {view.compaction_mode} · {trigger}")
-    return Content("\n".join(lines))
+    notes = Content("\n".join(lines))
+    if doctor is not None and doctor.problem:
+        notes += Content.styled("\n" + doctor.problem, "$text-warning")
+    return notes
 
 
 class BudgetPanel(VerticalScroll, can_focus=True):

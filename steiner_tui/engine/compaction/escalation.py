@@ -15,10 +15,21 @@ from __future__ import annotations
 
 import msgspec
 
-from steiner_tui.engine.budget import compaction_escalation, escalation_guidance
+from steiner_tui.engine.budget import (
+    INEFFECTIVE_PERCENT,
+    compaction_escalation,
+    escalation_guidance,
+)
 from steiner_tui.engine.events import HealthEvent
 
-__all__ = ["CompactionCounter", "compaction_health", "over_window_health", "replacement_refusal"]
+__all__ = [
+    "CompactionCounter",
+    "compaction_health",
+    "noted_health",
+    "ineffective_note",
+    "over_window_health",
+    "replacement_refusal",
+]
 
 
 class CompactionCounter(msgspec.Struct):
@@ -42,6 +53,29 @@ def compaction_health(stage_total: int, prompt_tokens: int, hard_limit_tokens: i
     """
     severity, state = compaction_escalation(stage_total, prompt_tokens, hard_limit_tokens)
     return HealthEvent(severity, state, escalation_guidance(state), stage_total)
+
+
+def ineffective_note(before: int, after: int) -> str:
+    """``ineffective: freed 8% of the prompt (...)`` when a compaction freed less than
+    ``INEFFECTIVE_PERCENT`` of ``before``; "" otherwise."""
+    freed = before - after
+    if before <= 0 or freed * 100 >= before * INEFFECTIVE_PERCENT:
+        return ""
+    share = max(0, freed) * 100 // before
+    return (
+        f"ineffective: freed {share}% of the prompt ({before:,} to {after:,} tokens; "
+        f"under {INEFFECTIVE_PERCENT}%)"
+    )
+
+
+def noted_health(health: HealthEvent, note: str) -> HealthEvent:
+    """``health`` after a compaction that went wrong (freed too little, a summary rejected):
+    at least warning/fragile, saying why."""
+    if health.severity == "info":
+        health = HealthEvent(
+            "warning", "fragile", escalation_guidance("fragile"), health.stage_count
+        )
+    return msgspec.structs.replace(health, guidance=f"{note}; {health.guidance}")
 
 
 def over_window_health(stage_total: int = 0) -> HealthEvent:

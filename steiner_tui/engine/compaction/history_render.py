@@ -6,11 +6,14 @@ One ``### <Role>`` section per kept message, sections separated by a blank line:
   ``[image: <media type>]`` placeholders;
 * assistant text and one line per tool call: ``- ✓ <name> <args>`` when it succeeded,
   ``- ✗ <name> <args>`` when it failed, ``- ✗ <name> <args> (rejected)`` when the user refused
-  it, ``- … <name> <args> (no result)`` when no result was recorded;
+  it, ``- … <name> <args> (no result)`` when no result was recorded; a command's exit status
+  follows as `` (exit N)``, and under the line the result's first non-blank lines, quoted
+  (``  > <line>``, at most 5 of 160 characters), so a fact seen only in a tool's output can
+  be found again (issue 31);
 * summaries, without their history note lines.
 
-Omitted: tool result bodies, reasoning, ``display_file`` calls, and sub-agent result bodies
-(a ``### Sub-agent result`` heading with ``[body omitted]`` stands in for them).
+Omitted: the rest of tool result bodies, reasoning, ``display_file`` calls, and sub-agent
+result bodies (a ``### Sub-agent result`` heading with ``[body omitted]`` stands in for them).
 
 Tool messages carry no status, so it is read by ``tool_status`` (injectable); the default is
 the engine's one text-based guess (``engine.tool_results.default_tool_status``). The archive has
@@ -20,6 +23,7 @@ as its text always read, so the archive's bytes are those of the reference.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +40,9 @@ _VALUE_LIMIT = 80
 _MARKS = {"done": "✓", "failed": "✗", "rejected": "✗", "missing": "…"}
 _SUFFIX = {"rejected": " (rejected)", "missing": " (no result)"}
 _ARCHIVED_AS = {"cancelled": "done"}
+_HEAD_LINES = 5
+_HEAD_CHARS = 160
+_EXIT = re.compile(r"^\[exit code: (-?\d+)\]$", re.MULTILINE)
 """Statuses the archive has no mark for, and the mark they get (the one their text gave)."""
 
 ToolStatusReader = Callable[[Message], str]
@@ -79,7 +86,24 @@ def _user(message: Message) -> str | None:
     return _section("User", parts) if parts else None
 
 
-def _assistant(message: Message, statuses: Mapping[str, str]) -> str | None:
+def _result_lines(result: str) -> tuple[str, list[str]]:
+    """`` (exit N)`` when the result states an exit code, and its first lines quoted."""
+    found = _EXIT.search(result)
+    exit_status = f" (exit {found.group(1)})" if found else ""
+    heads: list[str] = []
+    for line in result.splitlines():
+        text = line.strip()
+        if not text or _EXIT.match(text):
+            continue
+        heads.append(f"  > {text if len(text) <= _HEAD_CHARS else text[:_HEAD_CHARS] + '...'}")
+        if len(heads) == _HEAD_LINES:
+            break
+    return exit_status, heads
+
+
+def _assistant(
+    message: Message, statuses: Mapping[str, str], results: Mapping[str, str]
+) -> str | None:
     parts: list[str] = []
     if message.content.strip():
         parts.append(message.content.strip())
@@ -88,7 +112,10 @@ def _assistant(message: Message, statuses: Mapping[str, str]) -> str | None:
         if call.name in OMITTED_TOOLS:
             continue
         status = statuses.get(call.id, "missing")
-        lines.append(f"- {_MARKS[status]} {summarize_call(call)}{_SUFFIX.get(status, '')}")
+        exit_status, heads = _result_lines(results.get(call.id, ""))
+        mark = f"- {_MARKS[status]} {summarize_call(call)}{exit_status}"
+        lines.append(f"{mark}{_SUFFIX.get(status, '')}")
+        lines.extend(heads)
     if lines:
         parts.append("\n".join(lines))
     parts.extend(_images(message))
@@ -109,16 +136,20 @@ def render_history(
         The sections joined by blank lines, ending with a newline.
     """
     statuses: dict[str, str] = {}
+    results: dict[str, str] = {}
     for message in messages:
         if message.role == "tool":
             status = tool_status(message)
             statuses[message.tool_call_id] = _ARCHIVED_AS.get(status, status)
+            said = default_tool_status(message) in ("done", "failed")
+            if said and status in ("done", "failed"):  # a refusal or cancellation adds nothing
+                results[message.tool_call_id] = message.content
     sections: list[str | None] = []
     for message in messages:
         if message.role == "user":
             sections.append(_user(message))
         elif message.role == "assistant":
-            sections.append(_assistant(message, statuses))
+            sections.append(_assistant(message, statuses, results))
         elif message.role == "summary":
             text = remove_history_note_lines(message.content).strip()
             sections.append(_section("Summary", [text]) if text else None)

@@ -46,6 +46,7 @@ __all__ = [
     "cut_message",
     "fit_retained_tail",
     "fit_summary_input",
+    "mask_retained",
     "mask_tool_result",
     "never_pinned",
     "take_pinned",
@@ -278,10 +279,20 @@ class _Plan:
         self.front = start + len(kept)
         return moved
 
-    def mask_until(self, budget: int, context: Sequence[Message]) -> None:
-        """Mask tool results, largest first, until the estimate is within ``budget``."""
+    def mask_until(
+        self,
+        budget: int,
+        context: Sequence[Message],
+        spare: Callable[[Message], bool] = never_pinned,
+    ) -> None:
+        """Mask tool results, largest first, until the estimate is within ``budget``
+        (``spare``: results never masked here, besides the pinned ones)."""
         order = sorted(
-            (i for i, m in enumerate(self.messages) if _is_maskable(m) and not self.pinned(m)),
+            (
+                i
+                for i, m in enumerate(self.messages)
+                if _is_maskable(m) and not self.pinned(m) and not spare(m)
+            ),
             key=lambda i: self.tokens[i],
             reverse=True,
         )
@@ -427,6 +438,30 @@ def fit_retained_tail(
             break
         budget = budget * 3 // 4
     return (*summarized, *moved), tuple(plan.messages), tuple(plan.edits), tuple(plan.sources)
+
+
+def mask_retained(
+    messages: Sequence[Message],
+    budget_tokens: int,
+    *,
+    sizer: Sizer,
+    pinned: Callable[[Message], bool] = never_pinned,
+) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...]]:
+    """Mask the largest tool results of a compacted conversation until its messages take at
+    most ``budget_tokens``, so the compaction leaves real room (issue 31: a prompt left just
+    under the trigger compacts again at the next read). A result of the latest turn is never
+    masked: the model has not acted on it yet.
+
+    Returns:
+        The messages (masked copies in place) and one ``masked`` edit per result.
+    """
+    items = tuple(messages)
+    current = max((m.turn for m in items), default=0)
+    plan = _Plan(items, sizer, "retained", pinned)
+    if plan.total <= budget_tokens:
+        return items, ()
+    plan.mask_until(budget_tokens, items, lambda m: m.turn == current)
+    return tuple(plan.messages), tuple(plan.edits)
 
 
 def fit_summary_input(

@@ -53,6 +53,7 @@ from steiner_tui.engine.compaction.summary_request import (
     compaction_instruction,
     finalize_summary_request,
     summary_cap,
+    summary_problem,
     usable_summary,
 )
 from steiner_tui.engine.compaction.turns import (
@@ -60,7 +61,7 @@ from steiner_tui.engine.compaction.turns import (
     NORMAL_RETAINED_TURNS,
     split_for_retention,
 )
-from steiner_tui.engine.events import EventSink, RoomEdit
+from steiner_tui.engine.events import EventSink, RoomEdit, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import ContextState
@@ -108,6 +109,8 @@ class StageResult(msgspec.Struct, frozen=True):
     archived: bool = False
     cleared: bool = False
     edits: tuple[RoomEdit, ...] = ()
+    rejected: str = ""
+    """Why the stage's summary was not used (``summary_problem``; "" when it was)."""
 
 
 def _written_by_compaction(summarized: Sequence[Message], messages: Sequence[Message]) -> bool:
@@ -217,6 +220,7 @@ async def summarize_compaction_stage(
         return target.budget.fit_compaction_request(tokens, mode).fits
 
     request = build(summarized)
+    part_chars = sum(len(m.content) for m in summarized)
     plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)
     input_edits: tuple[RoomEdit, ...] = ()
     if not plan.fits:
@@ -232,6 +236,7 @@ async def summarize_compaction_stage(
             sizer=target_sizer,
         )
         request = build(summary_input)
+        part_chars = sum(len(m.content) for m in summary_input)
         plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)
     if not plan.fits:
         if target.fallback:
@@ -243,10 +248,14 @@ async def summarize_compaction_stage(
     response = await host.call_summary(request, target)
     cleared = (response.clear_backend_state or retiring) and not target.fallback
     text = usable_summary(response.text)
-    if text is None:
+    problem = summary_problem(response.text, part_chars)
+    if text is None or problem:
         if target.fallback:
-            raise EmptyCompactionSummary(target.ref)
-        return StageResult(False, cleared=cleared)
+            raise EmptyCompactionSummary(target.ref, problem if text else "")
+        if text is not None:
+            said = f"the {mode} summary from {target.ref} was rejected: {problem}"
+            inputs.sink.emit(WarningEvent("summary_rejected", said))
+        return StageResult(False, cleared=cleared, rejected=problem)
     archived_sources = tuple(origin for origin in summary_origins if origin is not None)
     summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
     pending = inputs.pending_sub_agents

@@ -23,12 +23,18 @@ from datetime import datetime
 import msgspec
 
 from steiner_tui.engine.budget import CompactionMode
-from steiner_tui.engine.compaction.escalation import compaction_health
+from steiner_tui.engine.compaction.escalation import (
+    compaction_health,
+    ineffective_note,
+    noted_health,
+)
 from steiner_tui.engine.compaction.failures import (
     CompactionCancelled,
     CompactionFailed,
     is_cancellation,
 )
+from steiner_tui.engine.compaction.pins import is_pinned_by
+from steiner_tui.engine.compaction.room import Sizer, mask_retained
 from steiner_tui.engine.compaction.stage import (
     RetirementSignal,
     StageInputs,
@@ -77,16 +83,24 @@ async def run_stages(
     summarized = 0
     summary = ""
     cleared = False
+    notes: list[str] = []
     signal = RetirementSignal()
     try:
         before = host.estimate_conversation(messages)
         working: tuple[Message, ...] = messages
         origins: tuple[Message | None, ...] = messages
         after = before
+        # A stateful main decides from reported usage, and a manual compaction is the
+        # person's own: both settle at the soft trigger, as before.
+        relieve = not (manual or main.stateful)
+        target = main.budget.relief_target if relieve else main.budget.soft_threshold - 1
         for mode in ("normal", "emergency"):
-            # The resulting state must pass main's soft trigger and its hard fit (prompt plus
-            # completion reserve plus margin); otherwise the emergency stage runs on it.
-            settled = not main.budget.should_compact(after) and main.budget.fit_request(after).fits
+            # The resulting state must leave real room (at most ``relief_target``, well under
+            # main's soft trigger) and pass the hard fit; otherwise the emergency stage runs.
+            # Over the target but well under the trigger, a compaction that freed a fair share
+            # settles: the emergency stage keeps one turn, too high a price for the rest.
+            fair = not ineffective_note(before, after) and not main.budget.should_compact(after)
+            settled = (after <= target or fair) and main.budget.fit_request(after).fits
             if mode == "emergency" and modes and settled:
                 break
             stage = await summarize_compaction_stage(inputs, mode, working, origins, signal)
@@ -94,6 +108,8 @@ async def run_stages(
             if cleared and inputs.backend_state is not None:
                 # A later stage never sends an id an earlier one retired.
                 inputs = msgspec.structs.replace(inputs, backend_state=None)
+            if stage.rejected:
+                notes.append(f"{mode} summary rejected: {stage.rejected}")
             if not stage.applied:
                 continue
             modes.append(mode)
@@ -104,6 +120,23 @@ async def run_stages(
             if stage.archived:
                 batches.append(stage.sources)
             after = host.estimate_conversation(working)
+            if relieve and after > target:
+                # Before escalating: the largest retained tool results give way first.
+                working, masked = _relieve(inputs, working, after, target)
+                if masked:
+                    edits.extend(masked)
+                    after = host.estimate_conversation(working)
+                    notes.append(f"{len(masked)} retained tool results masked to leave room")
+        masked_only = False
+        if not modes and notes and not main.stateful:
+            # Every summary was rejected: the largest tool results give way instead.
+            working, masked = _relieve(inputs, working, after, main.budget.relief_target)
+            if masked:
+                masked_only = True
+                summary = next((m.content for m in working if m.role == "summary"), "")
+                edits.extend(masked)
+                after = host.estimate_conversation(working)
+                notes.append(f"{len(masked)} tool results masked in place of a summary")
     except asyncio.CancelledError as err:
         retired = cleared or signal.retired or is_backend_state_retired(err)
         raise CompactionCancelled(*err.args, backend_state_retired=retired) from err
@@ -112,9 +145,9 @@ async def run_stages(
         cancelled = is_cancellation(err)
         raise CompactionFailed(err, backend_state_retired=retired, cancelled=cancelled) from err
     outcome = CompactionOutcome(
-        applied=bool(modes),
+        applied=bool(modes) or masked_only,
         stage_count=len(modes),
-        modes=tuple(modes),
+        modes=tuple(modes) or (("mask",) if masked_only else ()),
         before_tokens=before,
         after_tokens=after,
         summary_model=inputs.target.ref if modes and summary else "",
@@ -128,8 +161,30 @@ async def run_stages(
         edits=tuple(edits),
         trigger=trigger,
     )
-    if modes:
+    if outcome.applied:
         total = prior_stages + len(modes)
         health = compaction_health(total, after, main.budget.hard_limit)
-        outcome = msgspec.structs.replace(outcome, health=health)
-    return StagesResult(outcome, working if modes else (), summary, cleared, tuple(batches))
+        freed = ineffective_note(before, after)
+        if freed:
+            notes.append(freed)
+        if freed and not manual:  # one the person asked for says nothing about thrash
+            health = noted_health(health, freed)
+        for note in notes:
+            if "rejected" in note:
+                health = noted_health(health, note)
+        outcome = msgspec.structs.replace(outcome, health=health, notes=tuple(notes))
+    applied = outcome.applied
+    return StagesResult(outcome, working if applied else (), summary, cleared, tuple(batches))
+
+
+def _relieve(
+    inputs: StageInputs, working: tuple[Message, ...], after: int, target: int
+) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...]]:
+    """``working`` with its largest retained tool results masked until the prompt is about
+    ``target`` (never the latest turn's, never a pinned one)."""
+    host, main = inputs.host, inputs.main
+    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+    overhead = after - sum(sizer.message_tokens(m) for m in working)
+    return mask_retained(
+        working, max(0, target - overhead), sizer=sizer, pinned=is_pinned_by(inputs.pins)
+    )

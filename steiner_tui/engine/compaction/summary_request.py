@@ -12,13 +12,17 @@ the offline summarizer keys on) after a blank line.
 A target's ``compaction_prompt`` replaces the sentence and body. The output cap is the target's
 summary reserve for the mode (``budget.summary_max_tokens``), so summaries stay bounded.
 
-Empty summaries: a summary that is empty or only whitespace never applies. On main it is a
-not-applied stage (the emergency stage may still run); on a fallback target it raises
-``EmptyCompactionSummary``, a failed attempt that reruns the operation on main.
+Unusable summaries: a summary that is empty, trivially short, mostly one repeated line shape
+or larger than its input (``summary_problem``) never applies. On main it is a not-applied
+stage that says why (the emergency stage may still run, and when no stage applies the largest
+tool results are masked instead); on a fallback target it raises ``EmptyCompactionSummary``,
+a failed attempt that reruns the operation on main.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from functools import cache
 
 import msgspec
@@ -37,6 +41,7 @@ __all__ = [
     "compaction_instruction",
     "finalize_summary_request",
     "summary_cap",
+    "summary_problem",
     "usable_summary",
 ]
 
@@ -52,11 +57,13 @@ class CompactionFallbackNotFit(CompactionError):
 
 
 class EmptyCompactionSummary(CompactionError):
-    """A fallback target returned an empty summary."""
+    """A fallback target returned an empty summary, or one ``summary_problem`` rejects."""
 
-    def __init__(self, target_ref: str) -> None:
-        super().__init__(f"empty compaction summary from {target_ref}")
+    def __init__(self, target_ref: str, problem: str = "") -> None:
+        what = f"unusable compaction summary from {target_ref}: {problem}" if problem else ""
+        super().__init__(what or f"empty compaction summary from {target_ref}")
         self.target_ref = target_ref
+        self.problem = problem
 
 
 @cache
@@ -135,3 +142,42 @@ def usable_summary(text: str) -> str | None:
     """The summary without surrounding whitespace, or None when nothing is left."""
     stripped = text.strip()
     return stripped or None
+
+
+_CHECKED_INPUT_CHARS = 1000
+"""Below this much input a summary is not judged by its size: there is little to say."""
+_TRIVIAL_CHARS = 64
+_SHAPE_LINES = 12
+_WORD = re.compile(r"[^\W_]+|_+", re.UNICODE)
+
+
+def _shape(line: str) -> str:
+    """A line with every run of letters and digits replaced by ``w`` (``File "a.py", line
+    3, in f`` and its neighbours in a stack trace share one shape)."""
+    return _WORD.sub("w", line.strip())
+
+
+def summary_problem(summary: str, input_chars: int) -> str:
+    """Why a model's summary must not replace what it summarized ("" when it may).
+
+    Rejected: an empty summary; a trivially short one (under 64 characters for 1,000 or
+    more of input: "Your summary."); one that is mostly one repeated line shape (more than
+    half of 12 or more lines: pasted stack frames, a separator line); one larger than its
+    input (for 1,000 characters of input or more).
+    """
+    text = summary.strip()
+    if not text:
+        return "the summary is empty"
+    if input_chars >= _CHECKED_INPUT_CHARS and len(text) < _TRIVIAL_CHARS:
+        return f"the summary is trivially short ({len(text)} characters: {text[:40]!r})"
+    if input_chars >= _CHECKED_INPUT_CHARS and len(text) > input_chars:
+        return f"the summary ({len(text):,} characters) is larger than its input ({input_chars:,})"
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) >= _SHAPE_LINES:
+        shape, count = Counter(_shape(line) for line in lines).most_common(1)[0]
+        if count * 2 > len(lines):
+            return (
+                f"the summary is mostly one repeated line ({count} of {len(lines)} lines "
+                f"shaped {shape[:40]!r})"
+            )
+    return ""

@@ -51,6 +51,11 @@ class FakeProvider:
 Script = SummaryResponse | BaseException | Callable[[ChatRequest, SummaryTarget], SummaryResponse]
 
 
+def said(tag: str) -> str:
+    """A summary that passes the engine's checks (``summary_problem``), starting with ``tag``."""
+    return f"{tag} The task, the files it touched and what remains, as the summary keeps them."
+
+
 @dataclass
 class FakeHost:
     """Answers summary calls from ``script`` in order and records every call."""

@@ -63,7 +63,9 @@ def test_full_render_line_by_line() -> None:
         "Looking.",
         "",
         "- ✓ read path=src/a.py",
+        "  > FILE BODY",
         "- ✗ bash command=make test",
+        "  > error: exit status 2",
         "- ✗ edit path=b.py (rejected)",
         "- … grep pattern=TODO (no result)",
         "",
@@ -118,3 +120,21 @@ def test_one_guess_reads_cancelled_calls_and_the_archive_keeps_its_marks() -> No
     text = render_history(messages)
     assert text == "### Assistant\n\n- ✓ read path=a\n- ✓ bash command=ls\n"
     assert text == render_history(messages, tool_status=lambda _: "done")
+
+
+def test_a_tool_result_keeps_its_first_lines_and_exit_status() -> None:
+    bash = ToolCall("c1", "bash", {"command": "go test ./..."})
+    output = "\n".join(["", "--- FAIL: TestRound (0.00s)", *[f"line {i}" for i in range(9)]])
+    messages = [
+        Message("assistant", "", tool_calls=(bash,)),
+        Message("tool", f"{output}\n[exit code: 1]", tool_call_id="c1"),
+    ]
+    assert render_history(messages).split("\n")[2:9] == [
+        "- ✓ bash command=go test ./... (exit 1)",
+        "  > --- FAIL: TestRound (0.00s)",
+        "  > line 0",
+        "  > line 1",
+        "  > line 2",
+        "  > line 3",
+        "",
+    ]

@@ -24,6 +24,7 @@ from tests.engine.compaction.fakes import (
     heavy_tail_conversation,
     main_target,
     make_env,
+    said,
     text,
     tokens_of,
 )
@@ -64,7 +65,9 @@ async def test_normal_stage_applies() -> None:
 
 async def test_normal_not_enough_runs_emergency_on_its_result() -> None:
     messages = heavy_tail_conversation()
-    host = FakeHost([SummaryResponse("First summary."), SummaryResponse("Short summary.")])
+    host = FakeHost(
+        [SummaryResponse(said("First summary.")), SummaryResponse(said("Short summary."))]
+    )
     result = await compact_with_lineage(ConversationLineage.start(messages), make_env(host))
     outcome = result.outcome
     assert outcome.stage_count == 2 and outcome.modes == ("normal", "emergency")
@@ -72,8 +75,11 @@ async def test_normal_not_enough_runs_emergency_on_its_result() -> None:
     assert "EMERGENCY COMPACTION" not in host.builds[0][1]
     assert "EMERGENCY COMPACTION" in host.builds[1][1]
     assert host.builds[1][3] == 4000
-    assert host.builds[1][0][0] == Message("summary", "First summary.")
-    assert result.lineage.active.messages == (Message("summary", "Short summary."), *messages[-2:])
+    assert host.builds[1][0][0] == Message("summary", said("First summary."))
+    assert result.lineage.active.messages == (
+        Message("summary", said("Short summary.")),
+        *messages[-2:],
+    )
     assert outcome.summarized_count == 8 and outcome.retained_count == 2
     assert outcome.health is not None and outcome.health.state == "fragile"
     assert [g.id for g in result.lineage.generations] == [0, 1]
@@ -82,7 +88,7 @@ async def test_normal_not_enough_runs_emergency_on_its_result() -> None:
 async def test_normal_not_applied_falls_to_emergency() -> None:
     # Two turns: normal keeps three and has nothing to summarize; emergency keeps one.
     messages = conversation(2)
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     result = await compact_with_lineage(ConversationLineage.start(messages), make_env(host))
     assert result.outcome.modes == ("emergency",)
     assert result.outcome.stage_count == 1
@@ -113,7 +119,7 @@ async def test_a_summary_request_too_large_for_main_is_shortened_to_fit() -> Non
     # request's input is cut (its two large messages) before the call.
     messages = [Message("user", text(3500, "u1")), Message("assistant", text(3500, "a1"))]
     messages += conversation(3)
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     env = make_env(host, main=main_target(10_000))
     result = await compact_with_lineage(ConversationLineage.start(messages), env)
     assert result.outcome.applied
@@ -134,7 +140,7 @@ async def test_anchor_keeps_the_latest_real_user_message() -> None:
         Message("user", "latest question"),
         *[Message("assistant", f"step {i}") for i in range(1, 5)],
     ]
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     result = await compact_with_lineage(ConversationLineage.start(messages), make_env(host))
     assert host.builds[0][0] == tuple(messages[:2])
     assert result.lineage.active.messages[1:] == tuple(messages[2:])
@@ -150,7 +156,7 @@ async def test_skills_survive_exactly_once_across_compactions() -> None:
         Message("user", prepend_skill_blocks([beta], "go on")),
         Message("assistant", "fine"),
     ]
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     env = make_env(host)
     first = await compact_with_lineage(ConversationLineage.start(messages), env)
     active = first.lineage.active.messages
@@ -166,7 +172,7 @@ async def test_skills_survive_exactly_once_across_compactions() -> None:
 
 
 async def test_pending_line_appended_and_replaced() -> None:
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     env = make_env(host)
     pending = [("code-3", "code", "running"), ("review-5", "review", "queued")]
     first = await compact_with_lineage(
@@ -184,7 +190,7 @@ async def test_pending_line_appended_and_replaced() -> None:
 
 
 async def test_manual_compaction_uses_steering_and_last_parent_tools() -> None:
-    host = FakeHost([SummaryResponse("S"), SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S")), SummaryResponse(said("S"))])
     env = make_env(host)
     lineage = ConversationLineage.start(conversation(6))
     last = ChatRequest(model="main-model", messages=(), tools=(READ,))
@@ -198,7 +204,7 @@ async def test_manual_compaction_uses_steering_and_last_parent_tools() -> None:
 
 
 async def test_escalation_counts_stages_per_run() -> None:
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     env = make_env(host)
     counter = CompactionCounter()
     sink = ListSink()
@@ -220,7 +226,7 @@ async def test_escalation_counts_stages_per_run() -> None:
 async def test_the_emergency_stage_keeps_the_real_last_turn_with_sub_agents_pending() -> None:
     # The normal stage ends its result with a fresh pending line; the emergency stage must
     # still retain the real last turn, not just that line.
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     pending = (("code-3", "code", "running"),)
     lineage = ConversationLineage.start(heavy_tail_conversation())
     result = await compact_with_lineage(lineage, make_env(host), pending_sub_agents=pending)

@@ -12,6 +12,7 @@ from tests.engine.compaction.fakes import (
     conversation,
     heavy_tail_conversation,
     make_env,
+    said,
 )
 from tests.engine.compaction.test_archive import MemoryArchive
 
@@ -34,7 +35,7 @@ async def test_note_in_summary_and_sources_pending_until_commit() -> None:
 async def test_two_stages_archive_only_real_sources_in_source_order() -> None:
     messages = heavy_tail_conversation()
     archive = MemoryArchive()
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     result = await compact_with_lineage(
         ConversationLineage.start(messages), make_env(host, archive=archive)
     )
@@ -61,7 +62,7 @@ async def test_note_error_keeps_the_summary_without_archiving() -> None:
 
 async def test_append_error_warns_stops_and_keeps_the_adopted_state() -> None:
     archive = MemoryArchive(fail_on=0)
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     result = await compact_with_lineage(
         ConversationLineage.start(heavy_tail_conversation()), make_env(host, archive=archive)
     )

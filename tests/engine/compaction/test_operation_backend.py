@@ -21,6 +21,7 @@ from tests.engine.compaction.fakes import (
     heavy_tail_conversation,
     main_target,
     make_env,
+    said,
 )
 
 
@@ -30,7 +31,7 @@ def stateful_lineage() -> ConversationLineage:
 
 
 async def test_main_summary_carries_and_retires_backend_state() -> None:
-    host = FakeHost([SummaryResponse("S", clear_backend_state=True)])
+    host = FakeHost([SummaryResponse(said("S"), clear_backend_state=True)])
     env = make_env(host, main=main_target(stateful=True), main_session="sess-1")
     result = await compact_with_lineage(stateful_lineage(), env)
     request, _ = host.calls[0]
@@ -96,7 +97,9 @@ async def test_a_cancelled_retiring_stage_is_marked_retired() -> None:
 
 async def test_emergency_stage_never_sends_the_id_the_normal_stage_retired() -> None:
     # Normal applies but leaves too much, so emergency follows in the same operation.
-    host = FakeHost([SummaryResponse("S1", clear_backend_state=True), SummaryResponse("S2")])
+    host = FakeHost(
+        [SummaryResponse(said("S1"), clear_backend_state=True), SummaryResponse(said("S2"))]
+    )
     original = ConversationLineage.start(heavy_tail_conversation(), backend_state="resp_1")
     result = await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
     assert result.outcome.modes == ("normal", "emergency")
@@ -110,7 +113,7 @@ async def test_error_after_a_clear_reports_retirement_with_text_and_chain_kept()
     cause = OSError("socket closed")
     error = ProviderError("connection", "stream lost")
     error.__cause__ = cause
-    host = FakeHost([SummaryResponse("S", clear_backend_state=True), error])
+    host = FakeHost([SummaryResponse(said("S"), clear_backend_state=True), error])
     original = ConversationLineage.start(heavy_tail_conversation(), backend_state="resp_1")
     with pytest.raises(CompactionFailed) as raised:
         await compact_with_lineage(original, make_env(host, main=main_target(stateful=True)))
@@ -122,7 +125,7 @@ async def test_error_after_a_clear_reports_retirement_with_text_and_chain_kept()
 
 
 async def test_non_stateful_main_never_retires() -> None:
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     result = await compact_with_lineage(
         ConversationLineage.start(conversation(6), backend_state="ignored"), make_env(host)
     )

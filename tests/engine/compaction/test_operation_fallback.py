@@ -24,6 +24,7 @@ from tests.engine.compaction.fakes import (
     heavy_tail_conversation,
     main_target,
     make_env,
+    said,
 )
 
 TEN = timedelta(minutes=10)
@@ -87,19 +88,19 @@ async def test_fallback_used_on_a_cold_cache() -> None:
 
 
 async def test_idle_reason_with_recorded_main_request() -> None:
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     env = env_with(host, Resolver(fallback_target()))
     last = LastMainRequest("anthropic", "main-model", "", T0 - timedelta(minutes=10, seconds=30))
     result = await compact_with_lineage(lineage(), env, last_main_request=last)
     assert result.outcome.fallback_reason == "idle 11m > 10m"
     last = LastMainRequest("anthropic", "main-model", "", T0 - timedelta(minutes=10, seconds=20))
-    host.script.append(SummaryResponse("S"))
+    host.script.append(SummaryResponse(said("S")))
     result = await compact_with_lineage(lineage(), env, last_main_request=last)
     assert result.outcome.fallback_reason == "idle 10m20s > 10m0s"
 
 
 async def test_warm_cache_stays_on_main() -> None:
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     resolver = Resolver(fallback_target())
     last = LastMainRequest("anthropic", "main-model", "", T0 - timedelta(minutes=3))
     result = await compact_with_lineage(lineage(), env_with(host, resolver), last_main_request=last)
@@ -109,7 +110,7 @@ async def test_warm_cache_stays_on_main() -> None:
 
 
 async def test_same_model_target_is_not_selected() -> None:
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     resolver = Resolver(fallback_target(alias="anthropic", model="main-model"))
     result = await compact_with_lineage(lineage(), env_with(host, resolver))
     assert resolver.calls == 1
@@ -142,17 +143,17 @@ async def test_skipped_after_a_provider_error_reruns_whole_operation_on_main() -
 
 
 async def test_skipped_for_resolve_error_missing_provider_and_empty_summary() -> None:
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     result = await compact_with_lineage(lineage(), env_with(host, Resolver(KeyError("o"))))
     assert result.outcome.fallback_reason == "fallback failed: 'o'"
     assert host.targets == [MAIN]
     bare = SummaryTarget("offline", "summarizer", budget(100_000))
-    host = FakeHost([SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(said("S"))])
     result = await compact_with_lineage(lineage(), env_with(host, Resolver(bare)))
     assert result.outcome.fallback_reason == (
         "fallback failed: compaction fallback offline/summarizer has no provider"
     )
-    host = FakeHost([SummaryResponse(" "), SummaryResponse("S")])
+    host = FakeHost([SummaryResponse(" "), SummaryResponse(said("S"))])
     result = await compact_with_lineage(lineage(), env_with(host, Resolver(fallback_target())))
     assert host.targets == [FB, MAIN]
     assert result.outcome.fallback_reason == (
@@ -193,7 +194,7 @@ async def test_provider_cancellation_is_not_rerun() -> None:
     ids=["task", "provider"],
 )
 async def test_cancelled_fallback_never_reports_main_retired(error: BaseException) -> None:
-    first = SummaryResponse("S", clear_backend_state=True)  # the fallback's normal stage
+    first = SummaryResponse(said("S"), clear_backend_state=True)  # the fallback's normal stage
     host = FakeHost([first, error])
     env = env_with(host, Resolver(fallback_target()), stateful=True)
     big = ConversationLineage.start(heavy_tail_conversation(), backend_state="r")
@@ -217,7 +218,7 @@ async def test_fallback_applying_nothing_returns_without_fields_or_rerun() -> No
 
 async def test_both_stages_share_the_fallback_target() -> None:
     big = heavy_tail_conversation()
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     clock = Clock()
     env = make_env(
         host, clock=clock, fallback=CompactionFallback(FB, TEN, Resolver(fallback_target()))

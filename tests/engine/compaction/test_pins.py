@@ -25,6 +25,7 @@ from tests.engine.compaction.fakes import (
     conversation,
     main_target,
     make_env,
+    said,
     text,
 )
 
@@ -73,7 +74,7 @@ async def test_the_normal_stage_keeps_pins_verbatim_in_order_before_the_tail() -
     messages = conversation(8, tokens=50)
     rule, decision = messages[0], messages[5]  # turn 1's instruction, turn 3's reply
     lineage = ConversationLineage.start(messages, pins=[pin_key(decision), pin_key(rule)])
-    host = FakeHost([SummaryResponse("S1")])
+    host = FakeHost([SummaryResponse(said("S1"))])
     result = await compact_with_lineage(lineage, make_env(host))
     active = result.lineage.active
     assert result.outcome.applied
@@ -95,7 +96,9 @@ async def test_pins_survive_the_emergency_stage_and_a_second_compaction() -> Non
         ]
     pinned = messages[0]
     lineage = ConversationLineage.start(messages, pins=[pin_key(pinned)])
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2"), SummaryResponse("S3")])
+    host = FakeHost(
+        [SummaryResponse(said("S1")), SummaryResponse(said("S2")), SummaryResponse("S3")]
+    )
     result = await compact_with_lineage(lineage, make_env(host))
     assert result.outcome.modes == ("normal", "emergency")
     assert pinned in result.lineage.active.messages
@@ -114,7 +117,7 @@ async def test_room_making_never_masks_or_moves_a_pinned_result() -> None:
     )
     keep = next(m for m in messages if m.tool_call_id == "c3")
     lineage = ConversationLineage.start(messages, pins=[pin_key(keep)])
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     result = await compact_with_lineage(lineage, make_env(host, main=main_target(40_000)))
     active = result.lineage.active.messages
     assert keep in active

@@ -10,7 +10,7 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import compact_with_lineage
 from steiner_tui.engine.compaction.room import MASK_PREFIX, Sizer, fit_retained_tail
 from steiner_tui.engine.messages import Message, ToolCall
-from tests.engine.compaction.fakes import FakeHost, main_target, make_env, text, tokens_of
+from tests.engine.compaction.fakes import FakeHost, main_target, make_env, said, text, tokens_of
 
 
 def _read_turn(turn: int, tokens: int, path: str) -> list[Message]:
@@ -84,7 +84,7 @@ async def test_a_conversation_already_over_the_window_compacts() -> None:
     # 20k window: five turns each holding a 12k-token read. Nothing fits as it is: the
     # summary request's input and the retained tail are masked until both fit.
     messages = [m for turn in range(1, 6) for m in _read_turn(turn, 12_000, f"f{turn}.md")]
-    host = FakeHost([SummaryResponse("S1"), SummaryResponse("S2")])
+    host = FakeHost([SummaryResponse(said("S1")), SummaryResponse(said("S2"))])
     env = make_env(host, main=main_target(20_000))
     result = await compact_with_lineage(ConversationLineage.start(messages), env)
     outcome = result.outcome

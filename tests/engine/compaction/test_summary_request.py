@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-from steiner_tui.engine.compaction.host import SummaryTarget
+from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
+from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.operation import compact_with_lineage
 from steiner_tui.engine.compaction.summary_request import (
     STEERING_HEADER,
     compaction_instruction,
     finalize_summary_request,
     summary_cap,
+    summary_problem,
     usable_summary,
 )
+from steiner_tui.engine.events import ListSink, WarningEvent
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.templates import render_template
-from tests.engine.compaction.fakes import budget
+from tests.engine.compaction.fakes import (
+    FakeHost,
+    budget,
+    conversation,
+    make_env,
+    said,
+)
 
 HEADINGS = [
     "## 1. Task and Goal",
@@ -99,3 +109,37 @@ def test_usable_summary() -> None:
     assert usable_summary("  \n\t ") is None
     assert usable_summary("") is None
     assert usable_summary("\n text \n") == "text"
+
+
+def test_unusable_summaries_are_named() -> None:
+    assert summary_problem("  \n", 10) == "the summary is empty"
+    assert "trivially short (13 characters: 'Your summary.')" in summary_problem(
+        "Your summary.", 5000
+    )
+    assert summary_problem("Short.", 200) == ""  # little input, little to say
+    frames = "\n".join(f'  File "app/m{i}.py", line {i}, in f{i}' for i in range(30))
+    assert "mostly one repeated line (30 of 31 lines" in summary_problem(
+        "## 1. Task\n" + frames, 50_000
+    )
+    big = "word " * 3000
+    assert "larger than its input (2,000)" in summary_problem(big, 2000)
+    sections = "\n".join(f"## {i}. Heading\n- a bullet about item {i} and why" for i in range(9))
+    assert summary_problem(sections, 50_000) == ""
+
+
+async def test_a_rejected_summary_falls_back_to_the_emergency_stage() -> None:
+    messages = conversation(8, 400)
+    host = FakeHost([SummaryResponse("Your summary."), SummaryResponse(said("Kept"))])
+    sink = ListSink()
+    result = await compact_with_lineage(
+        ConversationLineage.start(messages), make_env(host, sink=sink)
+    )
+    outcome = result.outcome
+    assert outcome.modes == ("emergency",)
+    assert result.lineage.active.summary.startswith("Kept")
+    assert any(
+        "normal summary rejected: the summary is trivially short" in n for n in outcome.notes
+    )
+    assert outcome.health is not None and "rejected" in outcome.health.guidance
+    warnings = [e for e in sink.events if isinstance(e, WarningEvent)]
+    assert [w.code for w in warnings] == ["summary_rejected"]

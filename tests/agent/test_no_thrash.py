@@ -1,0 +1,66 @@
+"""Issue 31's thrash, headless: a compaction leaves real room, and says so when it cannot.
+
+On an 8k offline window, seven messages that each read a file compacted five times on main
+(every compaction left the prompt just under the trigger, so the next read compacted again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session
+from steiner_tui.config import parse_config
+from steiner_tui.engine.compaction.escalation import ineffective_note, noted_health
+from steiner_tui.engine.compaction.room import MASK_PREFIX
+from steiner_tui.engine.events import CompactionApplied, HealthEvent, ListSink
+from steiner_tui.engine.messages import Message
+
+
+def _module(index: int, size: int = 3000) -> str:
+    line = "def helper_{i}_{j}(value):\n    return value * {j} + {i}  # step {j} of module {i}\n"
+    return "".join(line.format(i=index, j=j) for j in range(size // 70))
+
+
+def test_seven_reads_on_an_8k_window_compact_at_most_twice(tmp_path: Path) -> None:
+    for index in range(7):
+        (tmp_path / f"mod{index}.py").write_text(_module(index), encoding="utf-8")
+    config = parse_config([("c", {"models": {"offline/offline": {"context_window": 8192}}})])
+    sink = ListSink()
+    session = build_session(
+        SessionRequest(
+            tmp_path, config, env={}, session_id="s1", record=False, delegation=None, sink=sink
+        )
+    )
+    per_message: list[list[CompactionApplied]] = []
+    try:
+        for index in range(7):
+            start = len(sink.events)
+            asyncio.run(session.runner.run(Message("user", f"read mod{index}.py")))
+            events = sink.events[start:]
+            per_message.append([e for e in events if isinstance(e, CompactionApplied)])
+        soft = session.runner.model.budget.soft_threshold
+    finally:
+        session.close()
+    compactions = [c for message in per_message for c in message]
+    assert 1 <= len(compactions) <= 2, [c.outcome.trigger for c in compactions]
+    assert all(len(message) <= 1 for message in per_message)
+    for turn, message in enumerate(per_message, start=1):
+        for event in message:
+            outcome = event.outcome
+            assert outcome.after_tokens <= soft * 60 // 100
+            # Never a result of the turn being answered: the model has not acted on it yet.
+            assert all(e.turn < turn for e in outcome.edits if e.kind == "masked")
+    generation = session.runner.conversation
+    latest_turn = max(m.turn for m in generation)
+    assert not any(m.turn == latest_turn and m.content.startswith(MASK_PREFIX) for m in generation)
+
+
+def test_a_compaction_that_frees_little_is_ineffective() -> None:
+    assert ineffective_note(1000, 700) == ""
+    note = ineffective_note(1000, 900)
+    assert note == "ineffective: freed 10% of the prompt (1,000 to 900 tokens; under 20%)"
+    health = noted_health(HealthEvent("info", "stable", "continue", 1), note)
+    assert (health.severity, health.state) == ("warning", "fragile")
+    assert health.guidance.startswith(note)

@@ -122,6 +122,4 @@ def stateful_cap_stop(usage: ParentUsage) -> tuple[str, HealthEvent]:
         f"tokens, at or over {CAP_USAGE_PERCENT}% of the {usage.context_window:,}-token window; "
         "/compact or /clear clears the cap"
     )
-    return text, HealthEvent(
-        "critical", "likely_lossy", escalation_guidance("likely_lossy")
-    )
+    return text, HealthEvent("critical", "likely_lossy", escalation_guidance("likely_lossy"))

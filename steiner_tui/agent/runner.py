@@ -243,6 +243,8 @@ class Runner:
             return False
         self.model = self.model.with_server_limits(limits)
         self.compactor.model = self.model  # summaries on main use the learned limits too
+        if self.model.threshold_error:
+            self.sink.emit(ErrorEvent("config", self.model.threshold_error))
         if self.model.tools_ignored and self.tools is not None:
             self.sink.emit(
                 WarningEvent(
@@ -505,6 +507,9 @@ class Runner:
 
         progress = EpisodeProgress()
         await self.learn_limits()
+        if self.model.threshold_error:  # e.g. a server's window below the threshold
+            self.sink.emit(ErrorEvent("config", self.model.threshold_error))
+            return RunResult("error", error=self.model.threshold_error, error_kind="config")
         self._recheck_last_main_request()
         self._drain_inbox()
         if user_message is not None and not self._is_resend(user_message):

@@ -114,6 +114,12 @@ async def _prepare_fitting_turn(
 ) -> PreparedTurn | RunResult:
     host.refresh_context_state()
     prepared = host.prepare()
+    if host.model.stateful and host.parent_usage().decision() == "cap_stop":
+        # The design's cap: stop before any compaction; /compact or /clear clears it.
+        text, health = stateful_cap_stop(host.parent_usage())
+        host.sink.emit(health)
+        host.sink.emit(ErrorEvent("context_window", text))
+        return RunResult("error", error=text, error_kind="context_window")
     for _ in range(MAX_QUESTIONS):
         reached, fits = _needs(host, prepared)
         forced = host.state.over_window
@@ -153,11 +159,6 @@ async def _prepare_fitting_turn(
             return RunResult("error", error=refusal, error_kind="pins_too_large")
         prepared = host.prepare()
         break
-    if host.model.stateful and host.parent_usage().decision() == "cap_stop":
-        text, health = stateful_cap_stop()
-        host.sink.emit(health)
-        host.sink.emit(ErrorEvent("context_window", text))
-        return RunResult("error", error=text, error_kind="context_window")
     if not prepared.fit.fits:
         return _window_error(host, prepared, progress, off=host.compaction_mode == "off")
     _warn_near_hard_limit(host, prepared)
@@ -180,10 +181,9 @@ def _again(host: GateHost, prepared: PreparedTurn, trigger: str) -> str:
 
 def _needs(host: GateHost, prepared: PreparedTurn) -> tuple[bool, bool]:
     """``(reached the soft trigger, fits)`` for ``decide``: a stateful provider decides from
-    reported usage (its cap counts as not fitting)."""
+    reported usage (its cap stopped the run before this)."""
     if host.model.stateful:
-        decision = host.parent_usage().decision()
-        return decision in ("compact", "cap_stop"), (decision != "cap_stop" and prepared.fit.fits)
+        return host.parent_usage().decision() == "compact", prepared.fit.fits
     return host.model.budget.should_compact(prepared.estimate.tokens), prepared.fit.fits
 
 
@@ -211,8 +211,6 @@ def _window_error(
     )
     if host.state.over_window and fit.fits:
         text = "the provider rejected the last request as too large for the model's window"
-    if host.model.stateful and host.parent_usage().decision() == "cap_stop":
-        text, _ = stateful_cap_stop()
     if off:
         text = off_stop_message(text)
     host.sink.emit(over_window_health(progress.compactions.stages))

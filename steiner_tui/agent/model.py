@@ -111,6 +111,21 @@ class MainModel(msgspec.Struct, frozen=True):
         return msgspec.structs.replace(model, info=info, window_source="server")
 
     @property
+    def threshold_error(self) -> str:
+        """A ``compaction_threshold_tokens`` not below the window, as configuration reports it
+        ("" when it is below, or unset). A window learned from a server can be smaller than
+        the threshold configured for it: that is the same configuration error, never a silent
+        70% trigger."""
+        threshold, window = self.threshold_tokens, self.info.context_window
+        if threshold is None or window <= 0 or threshold < window:
+            return ""
+        said = f" the {self.window_origin} reports" if self.window_source == "server" else ""
+        return (
+            f'models."{self.ref}": compaction_threshold_tokens ({threshold}) must be below the '
+            f"context window ({window}){said}"
+        )
+
+    @property
     def window_origin(self) -> str:
         """Where the window figure came from, for people: ``config``, ``llama.cpp server`` (the
         kind of server that said), ``registry`` or ``default``."""

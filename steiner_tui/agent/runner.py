@@ -244,6 +244,8 @@ class Runner:
             return False
         self.model = self.model.with_server_limits(limits)
         self.compactor.model = self.model  # summaries on main use the learned limits too
+        if self.model.threshold_error:
+            self.sink.emit(ErrorEvent("config", self.model.threshold_error))
         if self.model.tools_ignored and self.tools is not None:
             self.sink.emit(
                 WarningEvent(
@@ -482,6 +484,7 @@ class Runner:
         outcome, and the refusal's message when the policy would not unpin."""
         last = self.state.last_parent_request
         counter = counter or CompactionCounter()
+        self._recheck_last_main_request()
         for _ in range(_MAX_UNPIN_ROUNDS):
             run = await self.compactor.compact(
                 self.state.lineage,
@@ -515,6 +518,10 @@ class Runner:
         progress = EpisodeProgress()
         await self.learn_limits()
         self.check_window()
+        if self.model.threshold_error:  # e.g. a server's window below the threshold
+            self.sink.emit(ErrorEvent("config", self.model.threshold_error))
+            return RunResult("error", error=self.model.threshold_error, error_kind="config")
+        self._recheck_last_main_request()
         self._drain_inbox()
         if user_message is not None and not self._is_resend(user_message):
             turn = self.next_turn()
@@ -545,6 +552,14 @@ class Runner:
                 message = f"stopped after {MAX_TOOL_ROUNDS} tool rounds in one episode"
                 self.sink.emit(ErrorEvent("tool_rounds", message))
                 return RunResult("error", reply=reply, error=message, error_kind="tool_rounds")
+
+    def _recheck_last_main_request(self) -> None:
+        """Keep the last main request only while it is this model's (alias, backend model and
+        cache key): after ``/model`` the old model's request must not make the new model's
+        cache look warm. Checked on every run and compaction, not only when built."""
+        self.state.last_main_request = seed_last_main_request_for(
+            self.model, self.state.last_main_request
+        )
 
     def _is_resend(self, message: Message) -> bool:
         """``message`` repeats the last message, a user message that got no reply (its run was

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.costs import CostItem, PinnedShare
 from steiner_tui.engine.events import HealthEvent, RequestSnapshot, SourceTokens, UsageReported
 from steiner_tui.engine.prompt.sources import ContextSource
@@ -72,6 +73,13 @@ class WindowFigures(msgspec.Struct, frozen=True):
     """Whether the window is the model's (False: a capture's or an import's model that is not
     in the model table; the figures are then the largest request seen, a scale only, and no
     soft or hard line is drawn)."""
+    stateful: bool = False
+    """A stateful provider: ``used`` is the usage it reported for the last parent response and
+    ``soft_threshold`` the trigger that usage is compared with (the floor's when armed)."""
+    floor: int = 0
+    """A stateful provider's armed floor (0: not armed)."""
+    cap: int = 0
+    """A stateful provider's cap (90% of the window): reaching it stops the next run."""
 
 
 class DriftFigures(msgspec.Struct, frozen=True):
@@ -202,6 +210,7 @@ def build_budget_view(
     compaction_mode: str = "auto",
     top: tuple[CostItem, ...] = (),
     history: tuple[RequestSummary, ...] = (),
+    stateful: ParentUsage | None = None,
 ) -> BudgetView:
     """The panel's figures for ``snapshot``.
 
@@ -223,6 +232,8 @@ def build_budget_view(
         compaction_mode: the compaction mode.
         top: the engine's ranking of what the request holds.
         history: the latest requests' summaries, oldest first (for the chart).
+        stateful: a stateful provider's parent usage: what decides compaction there is its
+            reported usage against its trigger (floor + 10% when armed), not the estimate.
     """
     rows = _Rows()
     for source in snapshot.sources:
@@ -239,13 +250,7 @@ def build_budget_view(
         heading="next request · dry run" if preview else f"request #{snapshot.index}",
         preview=preview,
         rows=rows.build(),
-        window=WindowFigures(
-            budget.context_size,
-            snapshot.estimated_prompt_tokens,
-            snapshot.max_tokens,
-            budget.soft_threshold,
-            budget.hard_limit,
-        ),
+        window=_window(snapshot, budget, stateful),
         estimate_tokens=snapshot.estimated_prompt_tokens,
         strategy=snapshot.estimate_strategy,
         confidence=snapshot.estimate_confidence,
@@ -265,4 +270,27 @@ def build_budget_view(
         fits=snapshot.fits,
         overflow_tokens=snapshot.overflow_tokens,
         history=history,
+    )
+
+
+def _window(
+    snapshot: RequestSnapshot, budget: ModelTokenBudget, stateful: ParentUsage | None
+) -> WindowFigures:
+    if stateful is None:
+        return WindowFigures(
+            budget.context_size,
+            snapshot.estimated_prompt_tokens,
+            snapshot.max_tokens,
+            budget.soft_threshold,
+            budget.hard_limit,
+        )
+    return WindowFigures(
+        budget.context_size,
+        stateful.prompt_tokens,
+        snapshot.max_tokens,
+        stateful.soft_trigger,
+        budget.hard_limit,
+        stateful=True,
+        floor=stateful.floor,
+        cap=stateful.cap_tokens,
     )

@@ -156,6 +156,7 @@ class SessionController:
             compaction_mode=runner.compaction_mode,
             top=runner.cost_ranking(snapshot),
             history=self._history(),
+            stateful=runner.parent_usage() if runner.model.stateful else None,
         )
 
     def _history(self) -> tuple[RequestSummary, ...]:

@@ -1,11 +1,12 @@
 """``meta.json``: the small summary the sessions list reads instead of parsing every log.
 
-It is rewritten whole (never appended), so it is written to a temporary file in the same folder,
-fsynced, and renamed over the old one: a reader sees the old file or the new one, never half of
-either. A new session writes it with its first message, then at every turn boundary. A missing,
-unreadable or another session's ``meta.json`` (a folder copied under a new id) is not an error;
-the list falls back to the log's header line, its first message (read from the head of the log
-only) and the file's modification time.
+It is rewritten whole (never appended), so it is written to a temporary file in the same folder
+and renamed over the old one: a reader sees the old file or the new one, never half of either.
+It is not fsynced: only the log is (once per turn boundary), and after a power loss a missing
+or empty ``meta.json`` is read as missing. A new session writes it with its first message,
+then at every turn boundary. A missing, unreadable or another session's ``meta.json`` (a folder
+copied under a new id) is not an error; the list falls back to the log's header line, its first
+message (read from the head of the log only) and the file's modification time.
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ class SessionMeta(msgspec.Struct, frozen=True):
         return msgspec.structs.replace(self, **changes)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically (temporary file, fsync, rename).
 
-    A failure (a full disk) leaves ``path`` as it was and no temporary file behind.
+    A failure (a full disk) leaves ``path`` as it was and no temporary file behind. ``sync``
+    False skips the fsync: a crash of the process still leaves the old file or the new one
+    (the rename is atomic), only a power loss may leave neither.
 
     Raises:
         OSError: the folder cannot be written (its ``filename`` is ``path``).
@@ -72,7 +75,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         tmp.replace(path)
@@ -92,7 +96,9 @@ def write_meta(session_dir: Path, meta: SessionMeta) -> None:
         data = json.dumps(plain, ensure_ascii=False, indent=2).encode("utf-8")
     except UnicodeEncodeError:  # a title with lone surrogates: ASCII escapes carry it
         data = json.dumps(plain, ensure_ascii=True, indent=2).encode()
-    atomic_write(session_dir / META_FILE_NAME, data + b"\n")
+    # Not fsynced: meta.json is a cache of the log (the list falls back to the log's head
+    # when it is missing or unreadable), and its fsync doubled every turn's disk flushes.
+    atomic_write(session_dir / META_FILE_NAME, data + b"\n", sync=False)
 
 
 def read_meta(session_dir: Path) -> SessionMeta | None:

@@ -17,6 +17,7 @@ import pytest
 
 from steiner_tui.agent.cache_diagnostics import ColdStartMark
 from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import CacheDiagnostic, CompactionApplied, WarningEvent
 from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError
@@ -279,3 +280,28 @@ async def test_fallback_calls_leave_the_cold_start_mark_and_the_baseline_alone(
     assert first.cold_start and not first.prefix_stable
     assert not second.cold_start and second.prefix_stable
     assert second.prefix_hash == first.prefix_hash != ""
+
+
+async def test_a_model_switch_drops_the_old_models_last_request(
+    project: Path, clock: ManualClock
+) -> None:
+    # The last main request is re-checked on every run, not only when the runner is built:
+    # after /model, the old model's request must not make the new model's cache look warm.
+    fallback = _fallback(chunks=[summary_text("fallback")])
+    session = await _session_at_trigger(project, clock, fallback)
+    old = session.runner.model
+    assert not session.runner.last_main_request.is_zero
+    session.runner.switch_model(
+        MainModel("other", "other-model", old.provider, old.info, prompt_cache_key="key-1")
+    )
+    clock.advance(timedelta(minutes=1))
+
+    await session.say(padded("trigger"))
+
+    (outcome,) = session.outcomes()
+    assert (outcome.summary_model, outcome.fallback_status, outcome.fallback_reason) == (
+        FALLBACK_REF,
+        "used",
+        "no recent request",
+    )
+    assert session.runner.last_main_request.provider_alias == "other"

@@ -2,7 +2,7 @@
 
 A request too large for the window, a provider's ``context_length`` rejection and a stateful
 provider's cap each end a run at most once: the message is not stored twice when sent again,
-``/compact`` and ``/clear`` work, the cap clears once a compaction applies, and the engine
+``/compact`` and ``/clear`` work and clear the stateful cap (which stops the run), and the engine
 says "over the window" as data (the preview's ``fits``, an ``over_window`` health event).
 """
 
@@ -84,11 +84,12 @@ def _stateful(usage: list[int]) -> Callable[[ChatRequest], Reply]:
     return answer
 
 
-async def test_the_stateful_cap_clears_once_a_compaction_applies(
+async def test_the_stateful_cap_stops_the_next_run_without_compacting(
     project: Path, clock: ManualClock
 ) -> None:
     # Window 10000: the cap is 9000. A resumed six-turn lineage reports 9500 on its first
-    # reply, so the run is at the cap; the next message compacts (it applies) and goes on.
+    # reply, so the run is at the cap: the next decision stops, the compactor is not called,
+    # and the message says what clears the cap.
     session = build_session(
         project,
         clock,
@@ -101,11 +102,15 @@ async def test_the_stateful_cap_clears_once_a_compaction_applies(
     await session.say("one")
     assert session.runner.state.parent_usage is not None
     assert session.runner.state.parent_usage.cap_reached
+    requests = len(session.provider.requests)
     result = await session.driver.submit("two")
-    assert result.status == "done", result.error
-    assert len(session.outcomes()) == 1
-    assert not session.runner.state.parent_usage.cap_reached
-    await session.say("three")
+    assert result.status == "error"
+    assert result.error.startswith("request exceeds context window")
+    assert "/compact or /clear clears the cap" in result.error
+    assert len(session.provider.requests) == requests
+    assert session.outcomes() == []
+    assert session.health()[-1][:2] == ("critical", "likely_lossy")
+    assert session.runner.state.parent_usage.cap_reached
 
 
 async def test_manual_compact_and_clear_clear_the_stateful_cap(

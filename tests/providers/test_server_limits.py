@@ -17,7 +17,8 @@ from steiner_tui.agent.from_config import main_model_from_config
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.agent.session_factory import build_session
 from steiner_tui.config import parse_config
-from steiner_tui.engine.events import ListSink, WarningEvent
+from steiner_tui.engine.events import ErrorEvent, ListSink, WarningEvent
+from steiner_tui.engine.messages import Message
 from steiner_tui.providers.factory import resolve_model
 from steiner_tui.providers.server_limits import (
     ServerLimits,
@@ -162,6 +163,29 @@ async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:
     assert (model.info.context_window, model.window_source) == (65536, "config")
     assert (model.info.max_output, model.max_output_source) == (512, "config")
     assert model.tools_ignored  # what the server does with tools is still what it does
+
+
+async def test_a_threshold_not_below_the_servers_window_is_a_configuration_error(
+    tmp_path: Path,
+) -> None:
+    """The llama.cpp fake allocates 4,096 tokens; a threshold of 5,000 can never be below it.
+    That is reported as configuration rejects a threshold not below a configured window, and
+    the run stops: not a silent 70% trigger."""
+    with serving(LLAMA_CPP) as server:
+        table = {
+            "providers": {"local": {"base_url": url(server)}},
+            "models": {"local/tiny": {"compaction_threshold_tokens": 5000}},
+        }
+        runner, sink = _runner(tmp_path, table)
+        assert await runner.learn_limits()
+        result = await runner.run(Message("user", "hello"))
+    expected = (
+        'models."local/tiny": compaction_threshold_tokens (5000) must be below the context '
+        "window (4096) the llama.cpp server reports"
+    )
+    assert (result.status, result.error_kind, result.error) == ("error", "config", expected)
+    errors = [e for e in sink.events if isinstance(e, ErrorEvent)]
+    assert [(e.code, e.message) for e in errors] == [("config", expected)] * 2
 
 
 def test_hosted_apis_are_not_probed_and_known_models_say_registry() -> None:

@@ -133,16 +133,28 @@ def _notes(view: BudgetView) -> Content:
     health = view.health
     state = f"{health.severity} · {health.state}" if health is not None else "ok"
     lines.append(f"compactions {view.compactions} · health {state}")
-    trigger = (
-        f"soft trigger {count(view.window.soft_threshold)}"
-        if view.window.known
-        else "soft trigger unknown"
-    )
-    lines.append(f"compaction {view.compaction_mode} · {trigger}")
+    lines.append(trigger_line(view))
     notes = Content("\n".join(lines))
     if doctor is not None and doctor.problem:
         notes += Content.styled("\n" + doctor.problem, "$text-warning")
     return notes
+
+
+def trigger_line(view: BudgetView) -> str:
+    """What decides compaction: the soft trigger, or for a stateful provider its reported
+    usage against the trigger (the floor's when armed) and the cap."""
+    window = view.window
+    if not window.known:
+        trigger = "soft trigger unknown"
+    elif window.stateful:
+        usage = f"reported {count(window.used)}" if window.used else "no usage reported yet"
+        floor = f" (floor {count(window.floor)} + 10%)" if window.floor else ""
+        trigger = (
+            f"{usage} of trigger {count(window.soft_threshold)}{floor} · cap {count(window.cap)}"
+        )
+    else:
+        trigger = f"soft trigger {count(window.soft_threshold)}"
+    return f"compaction {view.compaction_mode} · {trigger}"
 
 
 class BudgetPanel(VerticalScroll, can_focus=True):

@@ -66,8 +66,9 @@ class WindowBar(Widget):
                 Content.styled("window unknown: no soft or hard limit", "$text-muted"),
             )  # fmt: skip
             return Content.assemble(bar, "\n", legend)
+        used = "reported" if figures.stateful else "used"
         legend = Content.assemble(
-            ("█", "$primary"), f" used {count(figures.used)} ({share:.0f}%)  ",
+            ("█", "$primary"), f" {used} {count(figures.used)} ({share:.0f}%)  ",
             ("▒", "$warning"), f" reserve {count(figures.reserve)}\n",
             ("┊", "$warning"), f" soft {count(figures.soft_threshold)}  ",
             ("┃", "$error"), f" hard {count(figures.hard_limit)} / {count(figures.context_size)}",

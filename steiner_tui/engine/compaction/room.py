@@ -9,7 +9,8 @@ things have to fit (docs/design.md, "8. Compaction: turns, stages and the summar
   and where the full output is kept: observation masking), largest first; then older retained
   turns move into the summarized part, keeping at least one; as a last resort the largest
   remaining message is *cut*, its head and tail kept around a visible marker.
-* **The summary request**, on the summary target: its input is masked and cut the same way,
+* **The summary request** of main's emergency stage (a fallback's plan that does not fit fails,
+  main's normal stage does not apply): its input is masked and cut the same way,
   and when even that is not enough its oldest messages are left out of the request (a leading
   earlier summary stays; the history archive still receives everything).
 

@@ -7,9 +7,11 @@ archive receives only real source messages, once each.
 
 Budgets: the retention split, the anchor's fit check and the resulting state use the *main*
 model; the summary cap and the plan fit use the *summary target* (the fallback's budget on
-fallback). A plan that does not fit is a not-applied stage on main, and
-``CompactionFallbackNotFit`` on a fallback target. An empty summary is likewise not applied on
-main and ``EmptyCompactionSummary`` on fallback. Errors from the summary call propagate.
+fallback). A plan that does not fit is ``CompactionFallbackNotFit`` on a fallback target (the
+operation reruns on main) and a not-applied normal stage on main (the emergency stage runs);
+only main's emergency stage, the last one, makes its summary input fit rather than fail. An
+empty summary is likewise not applied on main and ``EmptyCompactionSummary`` on fallback.
+Errors from the summary call propagate.
 
 Pins (``inputs.pins``): the pinned messages of the part to summarize, with their companions,
 are taken out of it and kept, verbatim and in order, right before the retained tail; the room
@@ -223,8 +225,10 @@ async def summarize_compaction_stage(
     part_chars = sum(len(m.content) for m in summarized)
     plan = target.budget.fit_compaction_request(host.estimate_request(request, target), mode)
     input_edits: tuple[RoomEdit, ...] = ()
-    if not plan.fits:
-        # The summary request must fit too: its input is masked, cut or shortened.
+    if not plan.fits and mode == "emergency" and not target.fallback:
+        # A plan that does not fit fails a fallback (rerun on main) and leaves main's normal
+        # stage not applied; main's emergency stage is the last one, so its input is masked,
+        # cut or shortened rather than leave a conversation that cannot go on.
         target_sizer = Sizer(
             lambda message: host.message_tokens(message, target), sizer.save_full_output
         )

@@ -9,9 +9,11 @@ After a stateful compaction the backend transcript restarts from a summary whose
 does not control, so the first parent response arms a floor (``ParentUsage.floor``) from its prompt
 tokens when they already reach the selected threshold but not the cap; the soft trigger then
 waits for ``min(floor + 10% of window, 90% of window)`` instead of compacting on every turn. At
-or above 90% of the window the run is marked cap-reached; its next decision compacts, which
-clears the mark when it applies, and only a compaction that cannot apply stops the run with
-``request exceeds context window`` and a critical ``likely_lossy`` health event.
+or above 90% of the window the run is marked cap-reached; its next decision stops the run with
+``request exceeds context window`` and a critical ``likely_lossy`` health event, without calling
+the compactor (a summary written from a transcript that full is likely lossy). What clears the
+mark is the person's choice: a manual ``/compact`` (an applied compaction) or ``/clear``; the
+stop message says so.
 """
 
 from __future__ import annotations
@@ -113,8 +115,11 @@ class ParentUsage(msgspec.Struct, frozen=True):
         return "continue"
 
 
-def stateful_cap_stop() -> tuple[str, HealthEvent]:
+def stateful_cap_stop(usage: ParentUsage) -> tuple[str, HealthEvent]:
     """The error text and the critical health event that stop a cap-reached run."""
-    return STATEFUL_CAP_STOP_ERROR, HealthEvent(
-        "critical", "likely_lossy", escalation_guidance("likely_lossy")
+    text = (
+        f"{STATEFUL_CAP_STOP_ERROR}: the provider reported {usage.prompt_tokens:,} prompt "
+        f"tokens, at or over {CAP_USAGE_PERCENT}% of the {usage.context_window:,}-token window; "
+        "/compact or /clear clears the cap"
     )
+    return text, HealthEvent("critical", "likely_lossy", escalation_guidance("likely_lossy"))

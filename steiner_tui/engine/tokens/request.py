@@ -89,10 +89,16 @@ class RequestEstimator:
         self._cache_bounds = (cache_entries, cache_chars)
         self._lock = threading.Lock()
         self._message_caches: dict[str, CountCache] = {}
+        self._choices: dict[str, TokenizerChoice] = {}
 
     def choice(self, model_id: str) -> TokenizerChoice:
-        """The tokenizer and base confidence used for ``model_id``."""
-        return choose_tokenizer(model_id, self._tokenizer_for(model_id))
+        """The tokenizer and base confidence used for ``model_id`` (decided once per model id:
+        every count of a request asks)."""
+        found = self._choices.get(model_id)
+        if found is None:
+            found = choose_tokenizer(model_id, self._tokenizer_for(model_id))
+            self._choices[model_id] = found
+        return found
 
     def raw_tokens(
         self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
@@ -221,12 +227,37 @@ class RequestEstimator:
         fresh: list[tuple[CountKey, int]] = []
         for count, message in zip(found, messages, strict=True):
             if count is None:
-                count = _count_message(encoder, message)
+                count = self._count_message(cache, encoder, message)
                 fresh.append((message, count))
             counts.append(count)
         if fresh:
             cache.put_many(fresh)
         return counts
+
+    def _count_message(self, cache: CountCache, encoder: Encoder, message: Message) -> int:
+        """A message's tokens. Its role and tool names are counted once (cached texts), and
+        its content is not encoded again when it was counted on its own before: a tool result
+        is measured against its budget (``count_text``) before it becomes a message."""
+        role = self._short_tokens(cache, encoder, message.role)
+        content = message.content
+        counted = cache.get_many((content,))[0] if content else 0
+        tokens = role + (len(encoder.encode_ordinary(content)) if counted is None else counted)
+        if message.reasoning:
+            tokens += len(encoder.encode_ordinary(message.reasoning))
+        for call in message.tool_calls:
+            tokens += self._short_tokens(cache, encoder, call.name)
+            arguments = _arguments_text(call)
+            tokens += len(encoder.encode_ordinary(arguments)) if arguments else 0
+        return MESSAGE_FRAMING_TOKENS + tokens + IMAGE_PLACEHOLDER_TOKENS * len(message.images)
+
+    def _short_tokens(self, cache: CountCache, encoder: Encoder, text: str) -> int:
+        if not text:
+            return 0
+        count = cache.get_many((text,))[0]
+        if count is None:
+            count = len(encoder.encode_ordinary(text))
+            cache.put_many(((text, count),))
+        return count
 
     def _text_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
         if not text:
@@ -237,11 +268,3 @@ class RequestEstimator:
             count = len(encoder.encode_ordinary(text))
             cache.put_many(((text, count),))
         return count
-
-
-def _count_message(encoder: Encoder, message: Message) -> int:
-    texts = [message.role, message.content, message.reasoning]
-    for call in message.tool_calls:
-        texts += (call.name, _arguments_text(call))
-    tokens = sum(len(encoder.encode_ordinary(t)) for t in texts if t)
-    return MESSAGE_FRAMING_TOKENS + tokens + IMAGE_PLACEHOLDER_TOKENS * len(message.images)

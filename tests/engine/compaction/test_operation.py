@@ -114,23 +114,21 @@ async def test_empty_main_summary_is_not_applied() -> None:
     assert result.lineage == lineage
 
 
-async def test_a_summary_request_too_large_for_main_is_shortened_to_fit() -> None:
-    # 10k window: a 7k-token first turn plus the summary reserve does not fit, so the summary
-    # request's input is cut (its two large messages) before the call.
+async def test_a_normal_plan_too_large_for_main_is_not_applied_and_emergency_runs() -> None:
+    # 10k window: a 7k-token first turn plus the summary reserve does not fit. The normal
+    # stage does not apply (no call); the emergency stage, the last one, makes its input fit.
     messages = [Message("user", text(3500, "u1")), Message("assistant", text(3500, "a1"))]
     messages += conversation(3)
     host = FakeHost([SummaryResponse(said("S"))])
     env = make_env(host, main=main_target(10_000))
     result = await compact_with_lineage(ConversationLineage.start(messages), env)
-    assert result.outcome.applied
+    assert result.outcome.applied and result.outcome.modes == ("emergency",)
+    assert len(host.calls) == 1 and "EMERGENCY COMPACTION" in host.builds[-1][1]
     (request, target) = host.calls[0]
-    assert target.budget.fit_compaction_request(tokens_of(request.messages)).fits
+    assert target.budget.fit_compaction_request(tokens_of(request.messages), "emergency").fits
     edits = result.outcome.edits
-    assert [(e.kind, e.where, e.role) for e in edits] == [
-        ("cut", "summary_request", "user"),
-        ("cut", "summary_request", "assistant"),
-    ]
-    assert all(e.bytes_after < e.bytes_before for e in edits)
+    assert edits and {e.where for e in edits} == {"summary_request"}
+    assert ("cut", "user") in {(e.kind, e.role) for e in edits}
 
 
 async def test_anchor_keeps_the_latest_real_user_message() -> None:
@@ -249,7 +247,7 @@ async def test_a_normal_result_under_the_soft_trigger_but_over_the_hard_fit_runs
     # turns) passes the trigger but not the fit, so the emergency stage runs on it.
     budget = ModelTokenBudget(context_size=10_000, max_output=5_000, completion_reserve=5_000)
     main = SummaryTarget("anthropic", "main-model", budget)
-    messages = conversation(8, tokens=500)
+    messages = conversation(7, tokens=500)
     host = FakeHost([SummaryResponse(text(2000, "S1")), SummaryResponse(text(300, "S2"))])
     result = await compact_with_lineage(ConversationLineage.start(messages), make_env(host, main))
     assert result.outcome.modes == ("normal", "emergency")

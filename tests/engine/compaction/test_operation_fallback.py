@@ -13,6 +13,7 @@ from steiner_tui.engine.compaction.fallback import CompactionFallback, LastMainR
 from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import CompactionEnv, compact_with_lineage
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ProviderError
 from tests.engine.compaction.fakes import (
     T0,
@@ -25,6 +26,7 @@ from tests.engine.compaction.fakes import (
     main_target,
     make_env,
     said,
+    text,
 )
 
 TEN = timedelta(minutes=10)
@@ -129,6 +131,24 @@ async def test_skipped_when_the_plan_does_not_fit_the_fallback() -> None:
     )
     assert outcome.summary_model == MAIN
     assert result.lineage.active.summary == "From main."
+
+
+async def test_a_plan_too_large_for_the_fallback_is_never_cut_to_fit_it() -> None:
+    # The summarized part (a 7k-token turn) does not fit a 10k fallback's plan; cutting it would
+    # (48,000 -> 3,104 tokens once): the design fails the attempt and reruns on main instead.
+    messages = [Message("user", text(3500, "u1")), Message("assistant", text(3500, "a1"))]
+    messages += conversation(3)
+    host = FakeHost([SummaryResponse("From main.")])
+    env = env_with(host, Resolver(fallback_target(10_000)))
+    result = await compact_with_lineage(ConversationLineage.start(messages), env)
+    outcome = result.outcome
+    assert host.targets == [MAIN]
+    assert (outcome.fallback_status, outcome.fallback_reason) == (
+        "skipped",
+        "context too large for offline/summarizer",
+    )
+    assert outcome.edits == ()
+    assert host.builds[-1][0][:2] == tuple(messages[:2])
 
 
 async def test_skipped_after_a_provider_error_reruns_whole_operation_on_main() -> None:

@@ -57,8 +57,11 @@ def test_cap_reached_stops_at_the_next_decision() -> None:
     assert usage.cap_reached
     assert usage.decision() == "cap_stop"
     assert not ParentUsage("m", WINDOW).observe(89_999).cap_reached
-    text, health = stateful_cap_stop()
-    assert text == "request exceeds context window"
+    text, health = stateful_cap_stop(usage)
+    assert text == (
+        "request exceeds context window: the provider reported 90,000 prompt tokens, at or "
+        "over 90% of the 100,000-token window; /compact or /clear clears the cap"
+    )
     assert health == HealthEvent(
         "critical",
         "likely_lossy",

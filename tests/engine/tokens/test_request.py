@@ -96,7 +96,20 @@ def test_equal_messages_share_an_entry_and_changed_ones_do_not() -> None:
     estimator.raw_tokens("claude-sonnet-4", [to_provider_message(summary)])  # a new, equal object
     assert encoder.texts == []
     estimator.raw_tokens("claude-sonnet-4", [Message("system", "what happened so far!")])
-    assert encoder.texts == ["system", "what happened so far!"]
+    assert encoder.texts == ["what happened so far!"]  # the role was counted once, before
+
+
+def test_a_text_counted_on_its_own_is_not_encoded_again_as_a_message() -> None:
+    # A tool result is measured against its budget before it becomes a message (issue 32).
+    estimator, encoder = _estimator()
+    output = "line one\nline two\n" * 50
+    alone = estimator.count_text("claude-sonnet-4", output)
+    encoder.texts.clear()
+    message = Message("tool", output, tool_call_id="c1", name="read")
+    counted = estimator.message_tokens("claude-sonnet-4", [message])
+    assert output not in encoder.texts and alone < counted[0]
+    fresh, _ = _estimator()
+    assert fresh.message_tokens("claude-sonnet-4", [message]) == counted
 
 
 def test_counts_are_cached_per_encoding() -> None:

@@ -29,6 +29,7 @@ import msgspec
 from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.models import LimitSource, is_known_model, lookup_model
+from steiner_tui.engine.prices import ModelPrice, price_for
 from steiner_tui.engine.provider import ModelInfo, Provider
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from steiner_tui.providers.offline import OfflineProvider
@@ -85,6 +86,9 @@ class ResolvedModel(msgspec.Struct, frozen=True, dict=True):
     """``[models."<ref>"] extra_params``: server-specific request fields."""
     window_source: LimitSource = "registry"
     max_output_source: LimitSource = "registry"
+    price: ModelPrice | None = None
+    """Dollars per million tokens: config, else free on a local server, else the table
+    (``engine.prices.price_for``); ``None``: unknown."""
 
     @property
     def provider(self) -> Provider:
@@ -255,6 +259,11 @@ def resolve_model(
         extra_params=override.extra_params if override else FrozenDict(),
         window_source="config" if override and override.context_window else registry,
         max_output_source="config" if override and override.max_output else registry,
+        price=price_for(
+            model,
+            override=override.price if override else None,
+            local=is_local_server(provider_config),
+        ),
     )
     resolved.__dict__.update(
         provider=provider, limits_probe=_limits_probe(provider_config, model, env)

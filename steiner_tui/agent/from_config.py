@@ -39,6 +39,8 @@ def _main_model(resolved: ResolvedModel, cache_key: str) -> MainModel:
         window_source=resolved.window_source,
         max_output_source=resolved.max_output_source,
         limits_probe=resolved.limits_probe,
+        price=resolved.price,
+        priced=True,
     )
 
 

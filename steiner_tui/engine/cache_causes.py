@@ -27,7 +27,7 @@ from datetime import datetime
 
 import msgspec
 
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
 from steiner_tui.engine.prices import ModelPrice, usd
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.snapshots import prefix_stability
@@ -51,15 +51,18 @@ CAUSES = (
 
 _PROVIDER_CATEGORIES = {
     "model": ("model",),
-    "params": ("model", "param"),
+    "params": ("param", "reasoning", "verbosity", "format", "service_tier", "prompt_cache_key"),
     "tools": ("tool",),
-    "source": ("system", "message"),
-    "compaction": ("message", "system"),
-    "conversation": ("message",),
-    "idle": ("ttl", "expir", "evict", "idle", "time"),
-    "provider": ("evict", "capacity", "unknown", "other", "routing"),
+    "source": ("system", "message", "input"),
+    "compaction": ("message", "input", "compact", "system"),
+    "conversation": ("message", "input"),
+    "idle": ("ttl", "expir", "evict"),
+    "provider": ("evict", "capacity"),
 }
-"""Which words of a provider's category fit each of our causes (for "they disagree")."""
+"""Which words of a provider's reason fit each of our causes (for "they disagree")."""
+
+_NO_OPINION = ("unavailable", "not_found", "pending")
+"""Provider reasons that name no cause: never a disagreement."""
 
 _SOURCE_NAMES = {
     "preamble": "the preamble",
@@ -92,24 +95,6 @@ class CacheTurn(msgspec.Struct, frozen=True):
         if cached or self.prompt_tokens is None:
             return cached or self.snapshot.estimated_prompt_tokens
         return self.prompt_tokens
-
-
-class CacheExplanation(msgspec.Struct, frozen=True):
-    """What the cache reused of a request, what it wrote again, why, and what that cost.
-
-    ``cost_usd`` prices ``rewritten_tokens`` at the cache-write price (``None``: unknown price);
-    ``provider_reason`` is the provider's own diagnostic, ``disagrees`` says it names another
-    cause than ours; ``estimated`` marks figures taken from bytes, not from reported usage.
-    """
-
-    reused_tokens: int
-    rewritten_tokens: int
-    cause: str
-    detail: str
-    cost_usd: float | None = None
-    provider_reason: str = ""
-    disagrees: bool = False
-    estimated: bool = False
 
 
 def minutes(seconds: float) -> str:
@@ -189,9 +174,10 @@ def _bytes_cause(previous: CacheTurn, current: CacheTurn) -> tuple[str, str] | N
 
 
 def _agrees(cause: str, reason: str) -> bool:
-    words = _PROVIDER_CATEGORIES.get(cause, ())
     lowered = reason.lower()
-    return any(word in lowered for word in words)
+    if any(word in lowered for word in _NO_OPINION):
+        return True
+    return any(word in lowered for word in _PROVIDER_CATEGORIES.get(cause, ()))
 
 
 def explain_cache(

@@ -94,7 +94,10 @@ PRICE_TABLE = MappingProxyType(
     {
         # Anthropic: writes 1.25x input (5 min) or 2x (1 h), reads 0.1x.
         "claude-opus-4-5": _anthropic(5.0, 25.0),
-        "claude-opus-4": _anthropic(15.0, 75.0),
+        # Opus 4 and 4.1 (ids claude-opus-4-0, -4-1, -4-20250514); later Opus ids are unpriced.
+        "claude-opus-4-0": _anthropic(15.0, 75.0),
+        "claude-opus-4-1": _anthropic(15.0, 75.0),
+        "claude-opus-4-2025": _anthropic(15.0, 75.0),
         "claude-sonnet-4": _anthropic(3.0, 15.0),
         "claude-haiku-4": _anthropic(1.0, 5.0),
         "claude-3-7-sonnet": _anthropic(3.0, 15.0),

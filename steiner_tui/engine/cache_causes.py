@@ -14,7 +14,7 @@ this module names why, from the bytes of the two requests (``RequestSnapshot``),
 - ``idle``: the prefix is identical but more time passed than the provider keeps a cache;
 - ``provider``: the prefix is identical and recent, yet the provider did not reuse it.
 
-Otherwise the cause is ``kept`` (nothing rewritten), ``first`` (nothing cached yet) or
+Otherwise the cause is ``kept`` (nothing rewritten), ``first`` (no earlier request) or
 ``uncached`` (a provider that reports no prompt cache). The rewritten tokens are priced at the
 model's cache-write price. A provider's own diagnostic (``cache_miss_reason``) is kept beside
 ours, with whether the two agree. Without reported usage (a dry run, the price of an action)
@@ -201,7 +201,12 @@ def explain_cache(
     if previous is None:
         reused = 0 if estimated else current.cache_read_tokens
         return CacheExplanation(
-            reused, 0, "first", "first request: nothing cached yet", 0.0, provider_reason
+            reused,
+            0,
+            "first",
+            "first request: no earlier one to compare with",
+            0.0,
+            provider_reason,
         )
     bytes_cause = _bytes_cause(previous, current)
     if estimated:

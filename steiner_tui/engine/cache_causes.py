@@ -226,7 +226,7 @@ def explain_cache(
     if bytes_cause is not None and rewritten:
         cause, detail = bytes_cause
     elif not rewritten:
-        cause, detail = "kept", "appended after the conversation: cache kept"
+        cause, detail = "kept", "appends after the conversation: cache kept"
     elif ttl_seconds is not None and idle > ttl_seconds:
         cause = "idle"
         detail = f"idle {minutes(idle)} > {minutes(ttl_seconds)} TTL: the cache expired"

@@ -65,7 +65,7 @@ async def test_a_toggled_skill_keeps_the_cache_and_costs_are_summed(sessions: Se
     assert first.cache is not None and first.cache.cause == "first"
     assert second.cache is not None
     assert (second.cache.cause, second.cache.rewritten_tokens) == ("kept", 0)
-    assert second.cache.detail == "appended after the conversation: cache kept"
+    assert second.cache.detail == "appends after the conversation: cache kept"
     assert first.cost is not None and first.cost_usd is not None
     assert first.cost.cache_write_usd == pytest.approx(41_800 * WRITE)
     assert second.session_cost_usd == pytest.approx(first.cost_usd + (second.cost_usd or 0))

@@ -56,6 +56,7 @@ from steiner_tui.config_decode import (
 from steiner_tui.config_trust import is_trusted, key_names, split_project
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
+from steiner_tui.engine.prices import ModelPrice
 
 __all__ = [
     "NAMED_KEYS",
@@ -242,6 +243,9 @@ class ModelConfig(_Table, frozen=True):
     """Request fields sent with every call (``temperature``, ``top_p``, ``seed``...)."""
     extra_params: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     """Server-specific request fields (``cache_prompt``, ``top_k``...); win over ``params``."""
+    price: ModelPrice | None = None
+    """Dollars per million tokens (``input``, ``output``, ``cache_read``, ``cache_write``);
+    wins over the built-in price table (``engine.prices``)."""
 
     def __post_init__(self) -> None:
         # Tables decode as dicts; the request fields are kept deep-frozen.

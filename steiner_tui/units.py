@@ -8,7 +8,21 @@ size reads the same in the skill sidebar, the context panel, the inspector, the 
 
 from __future__ import annotations
 
-__all__ = ["byte_count", "count", "token_count"]
+from steiner_tui.engine.events import CacheExplanation
+from steiner_tui.engine.prices import RequestCost
+
+__all__ = [
+    "PRICE_UNKNOWN",
+    "byte_count",
+    "cache_summary",
+    "cost_parts",
+    "count",
+    "dollars",
+    "token_count",
+]
+
+PRICE_UNKNOWN = "price unknown"
+"""What a cost reads when the model has no price (never $0)."""
 
 
 def count(value: int) -> str:
@@ -24,3 +38,40 @@ def byte_count(value: int) -> str:
 def token_count(value: int) -> str:
     """A number of tokens: ``3,779 tok``."""
     return f"{value:,} tok"
+
+
+def dollars(value: float | None) -> str:
+    """A cost: ``$0.16``, ``$0.0042`` under a cent, ``$0`` for nothing, ``price unknown``
+    for ``None``."""
+    if value is None:
+        return PRICE_UNKNOWN
+    if value == 0:
+        return "$0"
+    return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
+
+
+def cost_parts(cost: RequestCost | None) -> str:
+    """``input $0.0001 · cache read $0.0120 · cache write $0.16 · output $0.0002``."""
+    if cost is None:
+        return PRICE_UNKNOWN
+    parts = (
+        ("input", cost.input_usd),
+        ("cache read", cost.cache_read_usd),
+        ("cache write", cost.cache_write_usd),
+        ("output", cost.output_usd),
+    )
+    return " · ".join(f"{name} {dollars(value)}" for name, value in parts)
+
+
+def cache_summary(cache: CacheExplanation) -> str:
+    """One line on a request's cache reuse: the cause's words, the tokens rewritten and their
+    price, and the provider's own reason beside ours (``disagrees`` when it names another)."""
+    text = cache.detail
+    if cache.rewritten_tokens:
+        text += f"; rewrote {token_count(cache.rewritten_tokens)} ≈ {dollars(cache.cost_usd)}"
+    elif cache.reused_tokens:
+        text += f"; reused {token_count(cache.reused_tokens)}"
+    if cache.provider_reason:
+        verdict = ", disagrees" if cache.disagrees else ""
+        text += f" (provider: {cache.provider_reason}{verdict})"
+    return ("~" if cache.estimated else "") + text

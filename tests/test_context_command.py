@@ -71,6 +71,17 @@ def test_json_report(env: dict[str, str], project: Path) -> None:
         "estimate",
         "window",
         "top",
+        "price",
+        "cache",
+    }
+    assert data["price"]["input"] == 0.0
+    assert data["cache"]["cause"] == "first"
+    assert set(data["cache"]) >= {
+        "reused_tokens",
+        "rewritten_tokens",
+        "cause",
+        "detail",
+        "cost_usd",
     }
     assert data["request"] == {
         "index": 1,

@@ -264,3 +264,36 @@ def test_exec_reads_the_prompt_from_standard_input(tmp_path: Path, sample_projec
         timeout=120,
     )
     assert empty.returncode == 2 and "a prompt is required" in empty.stderr
+
+
+def test_exec_prints_each_requests_cost_and_events_carry_it(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    wire = AnthropicWire()  # message_start reports 1,000 read and 100 written, 12 out
+    with LoopbackServer(sse_reply(wire.text_reply("Done."))) as server:
+        xdg = tmp_path / "xdg" / "steiner"
+        xdg.mkdir(parents=True)
+        (xdg / "config.toml").write_text(
+            f'[providers.anthropic]\nbase_url = "{server.url}"\napi_key_env = "T_KEY"\n'
+        )
+        log = tmp_path / "events.jsonl"
+        env = {**_env(tmp_path), "T_KEY": "k"}
+        out = subprocess.run(
+            [sys.executable, "-W", "ignore::DeprecationWarning", "-m", "steiner_tui",
+             "--project", str(sample_project), "exec", "hi",
+             "--model", "anthropic/claude-sonnet-4-6", "--events", str(log)],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    # 25 input at $3, 1,000 read at $0.30, 100 written at $3.75, 12 out at $15 (per million)
+    parts = "input $0.0001 · cache read $0.0003 · cache write $0.0004 · output $0.0002"
+    assert f"  $0.0009 ({parts}), session $0.0009; cache: first request" in out.stderr
+    usage = next(json.loads(x) for x in log.read_text().splitlines() if '"type":"usage"' in x)
+    assert usage["cost_usd"] == pytest.approx(0.00093)
+    assert set(usage["cost"]) == {"input_usd", "cache_read_usd", "cache_write_usd", "output_usd"}
+    assert usage["cache"]["cause"] == "first"
+    assert {"reused_tokens", "rewritten_tokens", "cause", "detail", "cost_usd"} <= set(
+        usage["cache"]
+    )

@@ -9,16 +9,41 @@ delegated child is not reported as a cold start again.
 A compaction fallback acts for the main session without being it (docs/design.md, "9.
 Compaction fallback and the last main request"): its calls report no cold start, leave the
 process-wide mark where it is, and neither compare with nor move the main baseline.
+
+The runner's diagnostics also keep the last main request with its reported usage, so each
+call's ``UsageReported`` carries its cost, the session's total and the named cause of its cache
+reuse (``engine.cache_causes``), and a dry run of the next request (or an action's preview) is
+explained against the same request.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
 
-from steiner_tui.engine.events import CacheDiagnostic, RequestSnapshot
+import msgspec
+
+from steiner_tui.engine.cache_causes import CacheTurn, explain_cache
+from steiner_tui.engine.events import (
+    CacheDiagnostic,
+    CacheExplanation,
+    RequestSnapshot,
+    UsageReported,
+)
+from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import cumulative_prefix_hashes
+from steiner_tui.engine.prices import (
+    ZERO_COST,
+    ModelPrice,
+    RequestCost,
+    cache_ttl_seconds,
+    request_cost,
+)
+from steiner_tui.engine.provider import StreamUsage
 
-__all__ = ["PROCESS_COLD_START", "CacheDiagnostics", "ColdStartMark"]
+__all__ = ["PROCESS_COLD_START", "CacheDiagnostics", "ColdStartMark", "params_key"]
 
 
 class ColdStartMark:
@@ -63,6 +88,12 @@ class CacheDiagnostics:
         self.mark = mark if mark is not None else PROCESS_COLD_START
         self.baseline = ""
         """The prefix hash of the last main request ("" before the first)."""
+        self.last: CacheTurn | None = None
+        """The last main request whose usage came, with that usage (None: none yet)."""
+        self.sent: CacheTurn | None = None
+        """The main request in flight, waiting for its usage."""
+        self.session_cost: RequestCost | None = ZERO_COST
+        """What the session's calls cost so far (None once one of them had no price)."""
 
     def main(self, snapshot: RequestSnapshot) -> CacheDiagnostic:
         """The diagnostic of a main-session call (normal turn or main summary); it moves the
@@ -90,3 +121,82 @@ class CacheDiagnostics:
             compaction=True,
             fallback=True,
         )
+
+    def send(self, snapshot: RequestSnapshot, params: str = "") -> None:
+        """``snapshot`` goes out as a main turn; its usage is explained against ``last``."""
+        self.sent = CacheTurn(snapshot, snapshot.time, params=params)
+
+    def usage(
+        self,
+        usage: StreamUsage,
+        *,
+        model: str,
+        price: ModelPrice | None,
+        estimated_prompt_tokens: int,
+    ) -> UsageReported:
+        """The event reporting ``usage`` of the request in flight: its cost, the session's
+        total, and its cache reuse explained (the request becomes ``last``)."""
+        cost = request_cost(
+            price,
+            prompt_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        total = None if cost is None or self.session_cost is None else self.session_cost + cost
+        self.session_cost = total
+        sent, explanation = self.sent, None
+        if sent is not None:
+            sent = msgspec.structs.replace(
+                sent,
+                prompt_tokens=usage.prompt_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
+            )
+            explanation = explain_cache(
+                self.last,
+                sent,
+                price=price,
+                ttl_seconds=cache_ttl_seconds(sent.snapshot.model),
+                provider_reason=usage.cache_miss_reason,
+            )
+            self.last, self.sent = sent, None
+        return UsageReported(
+            model,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            estimated_prompt_tokens,
+            request_id=sent.snapshot.request_id if sent is not None else "",
+            cost_usd=None if cost is None else cost.total_usd,
+            cost=cost,
+            session_cost_usd=None if total is None else total.total_usd,
+            session_cost=total,
+            cache=explanation,
+            cache_miss_reason=usage.cache_miss_reason,
+        )
+
+    def preview(
+        self,
+        snapshot: RequestSnapshot,
+        at: datetime,
+        *,
+        price: ModelPrice | None,
+        params: str = "",
+    ) -> CacheExplanation:
+        """What the cache would reuse of ``snapshot`` sent at ``at`` (a dry run), estimated
+        from its bytes against the last main request."""
+        return explain_cache(
+            self.last,
+            CacheTurn(snapshot, at, params=params),
+            price=price,
+            ttl_seconds=cache_ttl_seconds(snapshot.model),
+        )
+
+
+def params_key(params: Mapping[str, Any], extra_params: Mapping[str, Any]) -> str:
+    """One string for a model's request fields (a change of it rewrites the cache)."""
+    return (
+        go_json({"params": params, "extra_params": extra_params}) if params or extra_params else ""
+    )

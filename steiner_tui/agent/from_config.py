@@ -40,6 +40,8 @@ def _main_model(resolved: ResolvedModel, cache_key: str) -> MainModel:
         max_output_source=resolved.max_output_source,
         limits_probe=resolved.limits_probe,
         registry_window=resolved.registry_window,
+        price=resolved.price,
+        priced=True,
     )
 
 

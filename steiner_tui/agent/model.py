@@ -17,6 +17,7 @@ import msgspec
 from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explicit_max_tokens_value
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.models import LimitSource
+from steiner_tui.engine.prices import ModelPrice, price_for
 from steiner_tui.engine.provider import ModelInfo, Provider
 from steiner_tui.engine.window_doctor import WindowDoctor, reply_reserve_cap, window_doctor
 from steiner_tui.providers.server_limits import ServerLimits
@@ -69,10 +70,17 @@ class MainModel(msgspec.Struct, frozen=True):
     """The registry's window for the model (0: not listed)."""
     server_window: int = 0
     """The window the server reported (0: not asked, or it did not say)."""
+    price: ModelPrice | None = None
+    """Dollars per million tokens (None: unknown), as resolved from the config when
+    ``priced``; else the built-in table's (``engine.prices.price_for``)."""
+    priced: bool = False
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "params", freeze(self.params))
         msgspec.structs.force_setattr(self, "extra_params", freeze(self.extra_params))
+        if not self.priced:
+            msgspec.structs.force_setattr(self, "price", price_for(self.model))
+            msgspec.structs.force_setattr(self, "priced", True)
 
     @property
     def ref(self) -> str:

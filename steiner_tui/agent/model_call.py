@@ -19,7 +19,7 @@ from typing import Protocol
 
 import msgspec
 
-from steiner_tui.agent.cache_diagnostics import CacheDiagnostics
+from steiner_tui.agent.cache_diagnostics import CacheDiagnostics, params_key
 from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
@@ -38,7 +38,6 @@ from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
     RequestSnapshot,
-    UsageReported,
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message
@@ -81,6 +80,7 @@ async def call_model(
         snapshot = host.snapshot_of(prepared)
         host.sink.emit(snapshot)
         host.sink.emit(host.cache.main(snapshot))
+        host.cache.send(snapshot, params_key(host.model.params, host.model.extra_params))
         host.state.last_parent_request = prepared.request
         collector = StreamCollector(host.sink)
         try:
@@ -158,13 +158,8 @@ def _finish_call(
         raw = request.raw_prompt_tokens or estimate.raw_tokens
         host.context.estimator.calibration.observe(model.model, usage.prompt_tokens, raw)
         host.sink.emit(
-            UsageReported(
-                model.model,
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.cache_read_tokens,
-                usage.cache_write_tokens,
-                estimate.tokens,
+            host.cache.usage(
+                usage, model=model.model, price=model.price, estimated_prompt_tokens=estimate.tokens
             )
         )
         if model.stateful:

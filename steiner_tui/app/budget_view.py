@@ -18,7 +18,13 @@ import msgspec
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.costs import CostItem, PinnedShare
-from steiner_tui.engine.events import HealthEvent, RequestSnapshot, SourceTokens, UsageReported
+from steiner_tui.engine.events import (
+    CacheExplanation,
+    HealthEvent,
+    RequestSnapshot,
+    SourceTokens,
+    UsageReported,
+)
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import (
     TOOLS_SOURCE,
@@ -30,6 +36,7 @@ from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stab
 
 __all__ = [
     "BudgetView",
+    "MoneyFigures",
     "PINNED_SOURCE",
     "DriftFigures",
     "SourceRow",
@@ -95,6 +102,25 @@ class DriftFigures(msgspec.Struct, frozen=True):
         return (self.estimated - self.reported) * 100 / self.reported if self.reported else 0.0
 
 
+class MoneyFigures(msgspec.Struct, frozen=True):
+    """What the session's requests cost and what the provider's cache holds of them.
+
+    ``usage`` is the latest reported usage (its cost, the session's total, its cache cause;
+    ``request_index`` the request it belongs to); ``next_cache`` what the next request would
+    do to the cache (the dry run, estimated from its bytes); ``cache_left_seconds`` how long
+    the cached prefix lives on if nothing is sent (negative: expired that long ago; None: no
+    request yet or no TTL known); ``priced`` whether the model has a price.
+    """
+
+    model: str
+    priced: bool
+    request_index: int = 0
+    usage: UsageReported | None = None
+    next_cache: CacheExplanation | None = None
+    cache_left_seconds: float | None = None
+    ttl_seconds: int | None = None
+
+
 class BudgetView(msgspec.Struct, frozen=True):
     """Everything the panel shows for one request."""
 
@@ -130,6 +156,8 @@ class BudgetView(msgspec.Struct, frozen=True):
     """Tokens over the window when it does not fit."""
     history: tuple[RequestSummary, ...] = ()
     """The session's latest requests, oldest first (the panel's chart), as the store has them."""
+    money: MoneyFigures | None = None
+    """Costs and the cache's state (None: a free model, local or offline: nothing to say)."""
 
     def row(self, label: str) -> SourceRow | None:
         """The row called ``label``, if present."""
@@ -211,6 +239,7 @@ def build_budget_view(
     top: tuple[CostItem, ...] = (),
     history: tuple[RequestSummary, ...] = (),
     stateful: ParentUsage | None = None,
+    money: MoneyFigures | None = None,
 ) -> BudgetView:
     """The panel's figures for ``snapshot``.
 
@@ -234,6 +263,7 @@ def build_budget_view(
         history: the latest requests' summaries, oldest first (for the chart).
         stateful: a stateful provider's parent usage: what decides compaction there is its
             reported usage against its trigger (floor + 10% when armed), not the estimate.
+        money: costs and the cache's state (None: a free model).
     """
     rows = _Rows()
     for source in snapshot.sources:
@@ -270,6 +300,7 @@ def build_budget_view(
         fits=snapshot.fits,
         overflow_tokens=snapshot.overflow_tokens,
         history=history,
+        money=money,
     )
 
 

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import msgspec
 
+from steiner_tui.agent.cache_diagnostics import params_key
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.session import Session
-from steiner_tui.app.budget_view import BudgetView, build_budget_view
+from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_view
 from steiner_tui.app.live_files import WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
 from steiner_tui.engine.events import (
@@ -31,6 +32,7 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import FREE, cache_ttl_seconds
 from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_reload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
@@ -157,6 +159,34 @@ class SessionController:
             top=runner.cost_ranking(snapshot),
             history=self._history(),
             stateful=runner.parent_usage() if runner.model.stateful else None,
+            money=self._money(snapshot, preview),
+        )
+
+    def _money(self, snapshot: RequestSnapshot, preview: bool) -> MoneyFigures | None:
+        """Costs and the cache's state, for a model that costs something (or has no price)."""
+        runner = self.driver.runner
+        model = runner.model
+        if model.price == FREE:
+            return None
+        now = runner.clock.now()
+        cache = runner.cache
+        ttl = cache_ttl_seconds(model.model)
+        left = None
+        if cache.last is not None and ttl is not None:
+            left = ttl - (now - cache.last.at).total_seconds()
+        next_cache = None
+        if preview and cache.last is not None:
+            params = params_key(model.params, model.extra_params)
+            next_cache = cache.preview(snapshot, now, price=model.price, params=params)
+        index, usage = self._usage if self._usage is not None else (0, None)
+        return MoneyFigures(
+            model.model,
+            model.price is not None,
+            index,
+            usage,
+            next_cache,
+            left,
+            ttl,
         )
 
     def _history(self) -> tuple[RequestSummary, ...]:

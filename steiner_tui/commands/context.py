@@ -14,7 +14,11 @@ what each source costs (the panel's rows); the tool list's bytes; the token esti
 model window (context size, soft threshold, hard limit); and what costs the most, largest first
 (``Runner.cost_ranking``: each AGENTS.md and context file, each tool definition, each skill...).
 ``--json`` prints one object with the keys ``request``, ``blocks``, ``block_message_count``,
-``messages``, ``sources``, ``tools_bytes``, ``estimate``, ``window`` and ``top`` (those rows).
+``messages``, ``sources``, ``tools_bytes``, ``estimate``, ``window``, ``top`` (those rows),
+``price`` (the model's dollars per million tokens and the table's date, null: unknown) and
+``cache`` (what the provider's cache would reuse of the request, as ``--events`` says it for
+each request sent: ``reused_tokens``, ``rewritten_tokens``, ``cause``, ``detail``,
+``cost_usd``; a new session's first request has nothing cached).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 from steiner_tui import paths
+from steiner_tui.agent.cache_diagnostics import params_key
 from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.agent.session_factory import build_session
 from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
@@ -40,6 +45,8 @@ from steiner_tui.config import ConfigError, load_config
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import messages_bytes
+from steiner_tui.engine.prices import PRICES_AS_OF
+from steiner_tui.engine.serialize import to_jsonable
 from steiner_tui.units import byte_count, count, token_count
 
 __all__ = ["ContextReport", "build_report", "run"]
@@ -120,6 +127,17 @@ def _data(session: Session, snapshot: RequestSnapshot, top: tuple[CostItem, ...]
             "doctor": model.window_doctor().as_json(),
         },
         "top": [item.as_json() for item in top],
+        "price": None
+        if model.price is None
+        else {**to_jsonable(model.price), "as_of": PRICES_AS_OF},
+        "cache": to_jsonable(
+            session.runner.cache.preview(
+                snapshot,
+                snapshot.time,
+                price=model.price,
+                params=params_key(model.params, model.extra_params),
+            )
+        ),
     }
 
 

@@ -1,8 +1,9 @@
 """What headless commands share: loading config, the estimator, stderr progress, permissions.
 
-Progress (each request as it goes out, tool calls, warnings, errors, the model's reasoning)
-goes to stderr so stdout carries only the answer and scripts can capture it; ``ReplyPrinter``
-writes that answer to stdout as it streams, so a slow model never looks hung.
+Progress (each request as it goes out and, when its usage comes, what it cost and what the
+prompt cache did with it; tool calls, warnings, errors, the model's reasoning) goes to stderr
+so stdout carries only the answer and scripts can capture it; ``ReplyPrinter`` writes that
+answer to stdout as it streams, so a slow model never looks hung.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from steiner_tui.engine.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    UsageReported,
     WarningEvent,
 )
 from steiner_tui.engine.templates import cache_compiled_templates
 from steiner_tui.engine.tokens import RequestEstimator, default_encoding_loader
 from steiner_tui.plain import printable
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
-from steiner_tui.units import token_count
+from steiner_tui.units import cache_summary, cost_parts, dollars, token_count
 
 __all__ = [
     "HeadlessPermission",
@@ -86,6 +88,8 @@ class ProgressSink(msgspec.Struct):
                 f"~{token_count(event.estimated_prompt_tokens)} in the prompt, "
                 f"up to {token_count(event.max_tokens)} out"
             )
+        elif isinstance(event, UsageReported):
+            line = _usage_line(event)
         elif isinstance(event, ToolCallStarted):
             line = f"→ {event.summary}"
         elif isinstance(event, ToolCallFinished) and event.status != "done":
@@ -99,6 +103,17 @@ class ProgressSink(msgspec.Struct):
             line = f"context health: {event.severity}/{event.state}: {event.guidance}"
         if line:
             print(printable(line), file=self.stream, flush=True)
+
+
+def _usage_line(event: UsageReported) -> str:
+    """``  $0.17 (input … · output …), session $0.42; cache: <cause>``."""
+    line = (
+        f"  {dollars(event.cost_usd)} ({cost_parts(event.cost)}), "
+        f"session {dollars(event.session_cost_usd)}"
+    )
+    if event.cache is not None:
+        line += f"; cache: {cache_summary(event.cache)}"
+    return line
 
 
 class ReplyPrinter(msgspec.Struct):

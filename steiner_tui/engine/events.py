@@ -29,6 +29,7 @@ from typing import ClassVar, Literal, Protocol
 import msgspec
 
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.prices import RequestCost
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -37,6 +38,7 @@ __all__ = [
     "FALLBACK_SKIPPED",
     "FALLBACK_USED",
     "CacheDiagnostic",
+    "CacheExplanation",
     "CompactionApplied",
     "CompactionAsked",
     "CompactionOutcome",
@@ -239,8 +241,32 @@ class MessageAppended(EngineEvent, frozen=True):
     message: Message
 
 
+class CacheExplanation(msgspec.Struct, frozen=True):
+    """What the cache reused of a request, what it wrote again, why, and what that cost.
+
+    ``cost_usd`` prices ``rewritten_tokens`` at the cache-write price (``None``: unknown price);
+    ``provider_reason`` is the provider's own diagnostic, ``disagrees`` says it names another
+    cause than ours; ``estimated`` marks figures taken from bytes, not from reported usage.
+    """
+
+    reused_tokens: int
+    rewritten_tokens: int
+    cause: str
+    detail: str
+    cost_usd: float | None = None
+    provider_reason: str = ""
+    disagrees: bool = False
+    estimated: bool = False
+
+
 class UsageReported(EngineEvent, frozen=True):
-    """Provider-reported usage for one model call."""
+    """Provider-reported usage for one model call, with what it cost and why the cache missed.
+
+    ``cost_usd`` is the call's cost (``cost`` its four parts) and ``session_cost_usd`` the
+    session's total so far, ``None`` when the model's price is unknown (never 0);
+    ``cache`` explains the cache reuse (``engine.cache_causes``); ``cache_miss_reason`` is the
+    provider's own diagnostic, when it gave one.
+    """
 
     kind: ClassVar[str] = "usage"
     model: str
@@ -249,6 +275,13 @@ class UsageReported(EngineEvent, frozen=True):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     estimated_prompt_tokens: int = 0
+    request_id: str = ""
+    cost_usd: float | None = None
+    cost: RequestCost | None = None
+    session_cost_usd: float | None = None
+    session_cost: RequestCost | None = None
+    cache: CacheExplanation | None = None
+    cache_miss_reason: str = ""
 
 
 class ErrorEvent(EngineEvent, frozen=True):

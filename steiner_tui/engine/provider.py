@@ -193,6 +193,9 @@ class StreamUsage(ProviderEvent, frozen=True):
     completion_tokens: int
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_miss_reason: str = ""
+    """The provider's own word on a cache miss (Anthropic's ``cache_miss_reason``, OpenAI's
+    ``prompt_cache_diagnostics``), when it gives one."""
 
 
 LARGEST_WINDOW = 10_000_000

@@ -27,6 +27,7 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from steiner_tui.providers.anthropic_convert import to_anthropic_params
+from steiner_tui.providers.cache_reason import cache_miss_reason
 from steiner_tui.providers.sdk_base import EventStream, SdkProvider, StreamReader
 from steiner_tui.providers.streaming import ToolCallBuffer
 
@@ -82,6 +83,7 @@ class _MessageReader:
         self.output_tokens = 0
         self.cache_read = 0
         self.cache_write = 0
+        self.miss_reason = ""
         self.reported = False
         self.stop_reason = "end_turn"
         self.complete = False
@@ -98,11 +100,13 @@ class _MessageReader:
             self.cache_read = usage.cache_read_input_tokens
         if usage.cache_creation_input_tokens is not None:
             self.cache_write = usage.cache_creation_input_tokens
+        self.miss_reason = cache_miss_reason(usage) or self.miss_reason
 
     def read(self, event: RawMessageStreamEvent) -> list[ProviderEvent]:
         # ``usage`` is required by the SDK's types but left out by some compatible servers.
         if event.type == "message_start":
             self._usage(getattr(event.message, "usage", None))
+            self.miss_reason = cache_miss_reason(event.message) or self.miss_reason
         elif event.type == "content_block_start":
             block = event.content_block
             if block.type == "tool_use":
@@ -140,6 +144,7 @@ class _MessageReader:
                     completion_tokens=self.output_tokens,
                     cache_read_tokens=self.cache_read,
                     cache_write_tokens=self.cache_write,
+                    cache_miss_reason=self.miss_reason,
                 )
             )
         out.append(StreamDone(stop_reason=_STOP_REASONS.get(self.stop_reason, self.stop_reason)))

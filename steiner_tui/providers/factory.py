@@ -29,6 +29,7 @@ import msgspec
 from steiner_tui.config import Config, ConfigError, ModelConfig, ProviderConfig
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.models import LimitSource, is_known_model, lookup_model
+from steiner_tui.engine.prices import ModelPrice, price_for
 from steiner_tui.engine.provider import ModelInfo, Provider
 from steiner_tui.engine.window_doctor import reply_reserve_cap
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
@@ -88,6 +89,9 @@ class ResolvedModel(msgspec.Struct, frozen=True, dict=True):
     max_output_source: LimitSource = "registry"
     registry_window: int = 0
     """The registry's window for the model (0: not listed)."""
+    price: ModelPrice | None = None
+    """Dollars per million tokens: config, else free on a local server, else the table
+    (``engine.prices.price_for``); ``None``: unknown."""
 
     @property
     def provider(self) -> Provider:
@@ -266,6 +270,11 @@ def resolve_model(
             (lookup or _registry_lookup(is_local_server(provider_config)))(model).context_window
             if registry == "registry"
             else 0
+        ),
+        price=price_for(
+            model,
+            override=override.price if override else None,
+            local=is_local_server(provider_config),
         ),
     )
     resolved.__dict__.update(

@@ -29,6 +29,7 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
+from steiner_tui.providers.cache_reason import cache_miss_reason
 from steiner_tui.providers.openai_chat_convert import to_chat_params
 from steiner_tui.providers.sdk_base import EventStream, SdkProvider, StreamReader
 from steiner_tui.providers.streaming import ToolCallBuffer
@@ -76,6 +77,7 @@ def usage_event(usage: Any) -> StreamUsage:
         completion_tokens=int(_extra(usage, "completion_tokens") or 0),
         cache_read_tokens=int(cached or 0),
         cache_write_tokens=int(write or 0),
+        cache_miss_reason=cache_miss_reason(usage, details),
     )
 
 

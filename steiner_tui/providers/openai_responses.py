@@ -37,6 +37,7 @@ from steiner_tui.engine.provider import (
     StreamToolCall,
     StreamUsage,
 )
+from steiner_tui.providers.cache_reason import cache_miss_reason
 from steiner_tui.providers.errors import CallContext, stream_error
 from steiner_tui.providers.openai_chat import DEFAULT_BASE_URL, is_official
 from steiner_tui.providers.openai_responses_convert import to_responses_params
@@ -162,6 +163,7 @@ class _ResponseReader:
                 completion_tokens=int(usage.output_tokens or 0),
                 cache_read_tokens=int(getattr(details, "cached_tokens", 0) or 0),
                 cache_write_tokens=int(getattr(details, "cache_write_tokens", 0) or 0),
+                cache_miss_reason=cache_miss_reason(usage, details, response),
             )
         self.final = stop_reason
 

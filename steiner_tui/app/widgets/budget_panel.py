@@ -26,15 +26,16 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from steiner_tui.app.budget_view import BudgetView, SourceRow
+from steiner_tui.app.budget_view import BudgetView, MoneyFigures, SourceRow
 from steiner_tui.app.widgets.context_charts import RequestChart, SourceBar, source_colour
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
+from steiner_tui.engine.cache_causes import minutes
 from steiner_tui.engine.events import OutputCut
-from steiner_tui.units import byte_count, count, token_count
+from steiner_tui.units import byte_count, cache_summary, cost_parts, count, dollars, token_count
 
-__all__ = ["BudgetPanel", "format_rows"]
+__all__ = ["BudgetPanel", "format_rows", "money_lines"]
 
 LABEL_WIDTH = 19
 NUMBER_WIDTH = 8
@@ -134,6 +135,8 @@ def _notes(view: BudgetView) -> Content:
     state = f"{health.severity} · {health.state}" if health is not None else "ok"
     lines.append(f"compactions {view.compactions} · health {state}")
     lines.append(trigger_line(view))
+    if view.money is not None:
+        lines.extend(money_lines(view.money))
     notes = Content("\n".join(lines))
     if doctor is not None and doctor.problem:
         notes += Content.styled("\n" + doctor.problem, "$text-warning")
@@ -155,6 +158,32 @@ def trigger_line(view: BudgetView) -> str:
     else:
         trigger = f"soft trigger {count(window.soft_threshold)}"
     return f"compaction {view.compaction_mode} · {trigger}"
+
+
+def money_lines(money: MoneyFigures) -> list[str]:
+    """What the requests cost (the latest, its parts, the session) and what the cache did
+    with the latest and will do with the next one, and how long it lives on."""
+    lines: list[str] = []
+    usage = money.usage
+    if not money.priced:
+        lines.append(f'cost: price unknown for {money.model} ([models."…"] price sets one)')
+    elif usage is not None:
+        lines.append(
+            f"cost #{money.request_index} {dollars(usage.cost_usd)} · "
+            f"session {dollars(usage.session_cost_usd)}"
+        )
+        lines.append(f"  {cost_parts(usage.cost)}")
+    if usage is not None and usage.cache is not None:
+        lines.append(f"cache #{money.request_index}: {cache_summary(usage.cache)}")
+    if money.next_cache is not None:
+        lines.append(f"next request: {cache_summary(money.next_cache)}")
+    left, ttl = money.cache_left_seconds, money.ttl_seconds
+    if left is not None and ttl is not None:
+        if left >= 0:
+            lines.append(f"cache expires in {minutes(left)} (TTL {minutes(ttl)})")
+        else:
+            lines.append(f"cache expired {minutes(-left)} ago (TTL {minutes(ttl)})")
+    return lines
 
 
 class BudgetPanel(VerticalScroll, can_focus=True):

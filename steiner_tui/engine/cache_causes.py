@@ -1,0 +1,239 @@
+"""Why the prompt cache missed, and what the miss cost: one named cause per request.
+
+A provider reuses the longest cached prefix of a request. After each main request the cached
+prefix is what it read plus what it wrote (``prompt_tokens`` when it reports no writes); when
+the next request reads less than that, the difference was written again ("rewritten"), and
+this module names why, from the bytes of the two requests (``RequestSnapshot``), in order:
+
+- ``model``: another model (a cache belongs to one model), or ``params``: its request fields;
+- ``tools``: the tool definitions (they come first in the prefix);
+- ``source``: a block of the request's context: the preamble, an AGENTS.md or context file
+  (named by its path), a skill block, the session date; a compaction that applied it says so;
+- ``compaction``: a new generation replaced the conversation;
+- ``conversation``: an earlier message changed (a masked result);
+- ``idle``: the prefix is identical but more time passed than the provider keeps a cache;
+- ``provider``: the prefix is identical and recent, yet the provider did not reuse it.
+
+Otherwise the cause is ``kept`` (nothing rewritten), ``first`` (no earlier request) or
+``uncached`` (a provider that reports no prompt cache). The rewritten tokens are priced at the
+model's cache-write price. A provider's own diagnostic (``cache_miss_reason``) is kept beside
+ours, with whether the two agree. Without reported usage (a dry run, the price of an action)
+the reuse is estimated from the two requests' bytes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+
+from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
+from steiner_tui.engine.prices import ModelPrice, usd
+from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.snapshots import prefix_stability
+
+__all__ = ["CAUSES", "CacheExplanation", "CacheTurn", "explain_cache", "minutes"]
+
+CAUSES = (
+    "first",
+    "kept",
+    "uncached",
+    "model",
+    "params",
+    "tools",
+    "source",
+    "compaction",
+    "conversation",
+    "idle",
+    "provider",
+)
+"""Every cause, in the order they are looked for after the cache-free ones."""
+
+_PROVIDER_CATEGORIES = {
+    "model": ("model",),
+    "params": ("param", "reasoning", "verbosity", "format", "service_tier", "prompt_cache_key"),
+    "tools": ("tool",),
+    "source": ("system", "message", "input"),
+    "compaction": ("message", "input", "compact", "system"),
+    "conversation": ("message", "input"),
+    "idle": ("ttl", "expir", "evict"),
+    "provider": ("evict", "capacity"),
+}
+"""Which words of a provider's reason fit each of our causes (for "they disagree")."""
+
+_NO_OPINION = ("unavailable", "not_found", "pending")
+"""Provider reasons that name no cause: never a disagreement."""
+
+_SOURCE_NAMES = {
+    "preamble": "the preamble",
+    "global_agents_md": "global AGENTS.md",
+    "project_agents_md": "AGENTS.md",
+    "project_context": "a context file",
+    "skill": "a skill block",
+    "phase_prompt": "the phase prompt",
+    "session_date": "the session date",
+}
+
+
+class CacheTurn(msgspec.Struct, frozen=True):
+    """One main request as the explanation reads it: its snapshot, when it was sent, the
+    cache usage its provider reported (``None``: not reported yet, a dry run) and the
+    fingerprint of its model's request fields."""
+
+    snapshot: RequestSnapshot
+    at: datetime
+    prompt_tokens: int | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    params: str = ""
+
+    @property
+    def cached_after(self) -> int:
+        """What the provider holds of this request after it: read plus written, else (no
+        writes reported) its whole prompt."""
+        cached = self.cache_read_tokens + self.cache_write_tokens
+        if cached or self.prompt_tokens is None:
+            return cached or self.snapshot.estimated_prompt_tokens
+        return self.prompt_tokens
+
+
+def minutes(seconds: float) -> str:
+    """``7 min`` (seconds under two minutes: ``90 s``)."""
+    return f"{round(seconds)} s" if seconds < 120 else f"{round(seconds / 60)} min"
+
+
+def _changed_block(previous: RequestSnapshot, current: RequestSnapshot) -> ContextBlock | None:
+    before = {(b.source, b.path): b.content for b in previous.blocks}
+    after = {(b.source, b.path) for b in current.blocks}
+    for block in current.blocks:
+        if before.get((block.source, block.path)) != block.content:
+            return block
+    return next(
+        (b for b in previous.blocks if (b.source, b.path) not in after),
+        None,
+    )
+
+
+def _source_name(block: ContextBlock) -> str:
+    if block.path and block.source != "skill":
+        return block.path.rsplit("/", 1)[-1] if block.source.endswith("agents_md") else block.path
+    return _SOURCE_NAMES.get(block.source, block.source)
+
+
+def _estimated_reuse(
+    previous: CacheTurn,
+    current: CacheTurn,
+    bytes_cause: tuple[str, str] | None,
+    ttl_seconds: int | None,
+) -> int:
+    """Without reported usage: all ``previous`` left when the prefix is intact, else
+    ``current``'s tokens up to the first changed message (tools included), by bytes; nothing
+    past the TTL or on another model."""
+    if ttl_seconds is not None and (current.at - previous.at).total_seconds() > ttl_seconds:
+        return 0
+    if bytes_cause is None:
+        return previous.cached_after
+    a, b = previous.snapshot, current.snapshot
+    total = b.prompt_bytes + b.tools_bytes
+    if bytes_cause[0] in ("model", "params", "tools") or total <= 0:
+        return 0
+    matching = prefix_stability(a, b).matching
+    kept = b.tools_bytes + sum(m.prompt_bytes for m in b.messages[:matching])
+    return min(b.estimated_prompt_tokens * kept // total, previous.cached_after)
+
+
+def _bytes_cause(previous: CacheTurn, current: CacheTurn) -> tuple[str, str] | None:
+    """The cause the two requests' bytes show (None: the prefix is identical)."""
+    a, b = previous.snapshot, current.snapshot
+    if a.model != b.model or a.provider != b.provider:
+        return "model", f"model changed: {a.model} → {b.model} (a cache belongs to one model)"
+    if previous.params != current.params:
+        return "params", f"{b.model}'s request fields changed"
+    if a.tools != b.tools:
+        names_a, names_b = {t.name for t in a.tools}, {t.name for t in b.tools}
+        added, removed = sorted(names_b - names_a), sorted(names_a - names_b)
+        what = ", ".join([*(f"+{n}" for n in added), *(f"-{n}" for n in removed)])
+        return "tools", f"tool definitions changed ({what or 'edited'})"
+    stability = prefix_stability(a, b)
+    compacted = bool(b.generation_id) and a.generation_id != b.generation_id
+    at = f" (applied at the compaction to generation {b.generation_id})" if compacted else ""
+    if stability.first_broken is not None and stability.broken_source != "conversation":
+        block = _changed_block(a, b)
+        name = _source_name(block) if block is not None else stability.broken_source
+        if block is not None and block.source == "skill" and block.path:
+            name = f"skill block {block.path.rsplit('/', 1)[-1]}"
+        return "source", f"{name} changed{at}"
+    if compacted:
+        return "compaction", f"compaction: generation {b.generation_id} replaced the conversation"
+    if stability.first_broken is not None:
+        index = stability.first_broken
+        role = b.messages[index].role if index < len(b.messages) else "message"
+        number = index - b.block_message_count + 1
+        return "conversation", f"conversation message {number} ({role}) changed"
+    return None
+
+
+def _agrees(cause: str, reason: str) -> bool:
+    lowered = reason.lower()
+    if any(word in lowered for word in _NO_OPINION):
+        return True
+    return any(word in lowered for word in _PROVIDER_CATEGORIES.get(cause, ()))
+
+
+def explain_cache(
+    previous: CacheTurn | None,
+    current: CacheTurn,
+    *,
+    price: ModelPrice | None,
+    ttl_seconds: int | None,
+    provider_reason: str = "",
+) -> CacheExplanation:
+    """Name why ``current`` reused less of the cache than ``previous`` left in it.
+
+    Args:
+        previous: the last main request before ``current`` (None: ``current`` is the first).
+        current: the request to explain; without reported usage the figures are estimated.
+        price: ``current``'s model price (rewritten tokens at its cache-write price).
+        ttl_seconds: how long the provider keeps an unused prefix (None: no cache we know).
+        provider_reason: the provider's own diagnostic for ``current``, if it gave one.
+    """
+    estimated = current.prompt_tokens is None
+    if previous is None:
+        reused = 0 if estimated else current.cache_read_tokens
+        return CacheExplanation(
+            reused,
+            0,
+            "first",
+            "first request: no earlier one to compare with",
+            0.0,
+            provider_reason,
+        )
+    bytes_cause = _bytes_cause(previous, current)
+    if estimated:
+        reused = _estimated_reuse(previous, current, bytes_cause, ttl_seconds)
+    else:
+        reused = current.cache_read_tokens
+    if (
+        ttl_seconds is None
+        and not reused
+        and not previous.cache_read_tokens + (previous.cache_write_tokens)
+    ):
+        return CacheExplanation(
+            0, 0, "uncached", "the provider reports no prompt cache", 0.0, provider_reason
+        )
+    rewritten = max(previous.cached_after - reused, 0)
+    idle = (current.at - previous.at).total_seconds()
+    if bytes_cause is not None and rewritten:
+        cause, detail = bytes_cause
+    elif not rewritten:
+        cause, detail = "kept", "appends after the conversation: cache kept"
+    elif ttl_seconds is not None and idle > ttl_seconds:
+        cause = "idle"
+        detail = f"idle {minutes(idle)} > {minutes(ttl_seconds)} TTL: the cache expired"
+    else:
+        cause, detail = "provider", "prefix identical: the provider did not reuse it"
+    cost = None if price is None else usd(rewritten, price.write)
+    disagrees = bool(provider_reason) and cause != "kept" and not _agrees(cause, provider_reason)
+    return CacheExplanation(
+        reused, rewritten, cause, detail, cost, provider_reason, disagrees, estimated
+    )

@@ -1,0 +1,110 @@
+"""The context panel says what each request cost and why the cache missed, over a loopback
+Anthropic server whose usage reports cache reads and writes (a fixed clock moved by the test)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from steiner_tui.agent.model import MainModel
+from steiner_tui.app.app import SteinerApp
+from steiner_tui.providers.anthropic_provider import AnthropicProvider
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, send, static_text
+from tests.providers.loopback import LoopbackServer, Reply
+from tests.providers.protocols import block_start, block_stop, message_end, text
+from tests.providers.protocols import message_start as start
+
+SnapCompare = Callable[..., bool]
+MODEL = "claude-sonnet-4-6"
+SNAPSHOT_MODEL = "claude-sonnet-4-20250514"
+
+
+def reply(read: int, write: int) -> Reply:
+    parts = [start(25, read, write), block_start(0, {"type": "text", "text": ""})]
+    return Reply(parts=[*parts, text(0, "ok"), block_stop(0), *message_end("end_turn", 12)])
+
+
+def anthropic(server: LoopbackServer, model: str = MODEL) -> MainModel:
+    provider = AnthropicProvider("anthropic", "sk-ant-test", server.url, max_retries=0)
+    return MainModel("anthropic", model, provider, provider.model_info(model))
+
+
+def notes(app: SteinerApp) -> str:
+    return static_text(app.workbench.budget.query_one("#budget-notes", Static))
+
+
+async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFactory) -> None:
+    replies = (reply(0, 41_800), reply(41_800, 900), reply(0, 42_700), reply(0, 43_600))
+    with LoopbackServer(*replies) as server:
+        app = app_for(anthropic(server))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "first")
+            await finish(pilot)
+            panel = notes(app)
+            assert "cost #1 $0.16 · session $0.16" in panel
+            assert "cache #1: first request" in panel
+            assert "cache expires in 5 min (TTL 5 min)" in panel
+
+            screen = app.workbench
+            screen.toggle_skill(screen.controller.skill_rows()[0].name)
+            screen.refresh_budget()
+            await finish(pilot)
+            assert "next request: ~appends after the conversation: cache kept" in notes(app)
+            await send(pilot, "second")
+            await finish(pilot)
+            assert "cache #2: appends after the conversation: cache kept" in notes(app)
+
+            app.session.runner.clock.advance(timedelta(minutes=7))
+            screen.refresh_budget()
+            await finish(pilot)
+            assert "cache expired 2 min ago (TTL 5 min)" in notes(app)
+            await send(pilot, "third")
+            await finish(pilot)
+            panel = notes(app)
+            assert (
+                "cache #3: idle 7 min > 5 min TTL: the cache expired; "
+                "rewrote 42,700 tok ≈ $0.16" in panel
+            )
+
+            app.session.runner.switch_model(anthropic(server, "claude-haiku-4-5"))
+            await send(pilot, "fourth")
+            await finish(pilot)
+            panel = notes(app)
+            assert "cache #4: model changed: claude-sonnet-4-6 → claude-haiku-4-5" in panel
+            assert "rewrote 42,700 tok ≈ $0.05" in panel
+
+
+async def test_an_unknown_price_is_said_not_shown_as_zero(app_for: AppFactory) -> None:
+    with LoopbackServer(reply(0, 1_000)) as server:
+        app = app_for(anthropic(server, "claude-opus-4-8"))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "first")
+            await finish(pilot)
+            panel = notes(app)
+            assert "cost: price unknown for claude-opus-4-8" in panel
+            assert "$0 " not in panel
+
+
+def test_the_panel_after_an_idle_gap(snap_compare: SnapCompare, app_for: AppFactory) -> None:
+    with LoopbackServer(reply(0, 41_800), reply(0, 42_700)) as server:
+        # A model no other test calibrates: the estimator's calibration is the process's.
+        app = app_for(anthropic(server, SNAPSHOT_MODEL))
+
+        async def idle(pilot: Pilot[Any]) -> None:
+            await pilot.pause()
+            await send(pilot, "first")
+            await finish(pilot)
+            app.session.runner.clock.advance(timedelta(minutes=7))
+            await send(pilot, "second")
+            await finish(pilot)
+            app.workbench.budget.scroll_end(animate=False)
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=(160, 48), run_before=idle)

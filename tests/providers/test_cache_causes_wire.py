@@ -1,0 +1,148 @@
+"""Named cache causes over the Anthropic wire: the loopback server reports cache reads and
+writes, the real SDK and runner send each request, and every usage event carries its cost, the
+session's total and the cause its bytes and times show."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.agent.model import MainModel
+from steiner_tui.engine.events import UsageReported
+from steiner_tui.engine.prompt.static_cache import StaticPartition
+from tests.providers.loopback import LoopbackServer, Reply, sse
+from tests.providers.protocols import AnthropicWire, block_start, block_stop, message_end, text
+from tests.providers.protocols import message_start as start
+from tests.providers.sessions import LoggedSession, Sessions
+
+WIRE = AnthropicWire()
+MODEL = "claude-sonnet-4-6"
+WRITE = 3.75 / 1e6
+"""Sonnet's 5-minute cache write, dollars per token."""
+
+
+def reply(read: int, write: int, word: str = "ok") -> Reply:
+    return Reply(
+        parts=[
+            start(25, read, write),
+            block_start(0, {"type": "text", "text": ""}),
+            text(0, word),
+            block_stop(0),
+            *message_end("end_turn", 12),
+        ]
+    )
+
+
+@pytest.fixture
+async def sessions(tmp_path: Path) -> AsyncIterator[Sessions]:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("Use tabs.\n", encoding="utf-8")
+    opened = Sessions(project, tmp_path / "sessions")
+    yield opened
+    await opened.close()
+
+
+def open_session(sessions: Sessions, server: LoopbackServer) -> LoggedSession:
+    return sessions.open(WIRE.provider(server, timeout=5.0, max_retries=0), MODEL)
+
+
+def usages(session: LoggedSession) -> list[UsageReported]:
+    return session.events(UsageReported)
+
+
+async def test_a_toggled_skill_keeps_the_cache_and_costs_are_summed(sessions: Sessions) -> None:
+    with LoopbackServer(reply(0, 41_800), reply(41_800, 700)) as server:
+        session = open_session(sessions, server)
+        await session.driver.submit("hello")
+        session.driver.toggle_skill("code-review")
+        await session.driver.submit("again")
+    first, second = usages(session)
+    assert first.cache is not None and first.cache.cause == "first"
+    assert second.cache is not None
+    assert (second.cache.cause, second.cache.rewritten_tokens) == ("kept", 0)
+    assert second.cache.detail == "appends after the conversation: cache kept"
+    assert first.cost is not None and first.cost_usd is not None
+    assert first.cost.cache_write_usd == pytest.approx(41_800 * WRITE)
+    assert second.session_cost_usd == pytest.approx(first.cost_usd + (second.cost_usd or 0))
+
+
+async def test_an_edited_agents_md_applied_at_compaction_is_named(sessions: Sessions) -> None:
+    summary = reply(0, 0, "## Summary\nWe said hello.")
+    turns = (reply(0, 41_000), reply(41_000, 400), reply(41_400, 400))
+    with LoopbackServer(*turns, summary, reply(0, 9_000)) as server:
+        session = open_session(sessions, server)
+        for words in ("hello", "and more", "and the last"):
+            await session.driver.submit(words)
+        (sessions.project / "AGENTS.md").write_text("Use spaces.\n", encoding="utf-8")
+        session.runner.context.mark_changed([StaticPartition.AGENTS])
+        await session.driver.compact()
+        await session.driver.submit("again")
+    last = usages(session)[-1]
+    assert last.cache is not None
+    assert last.cache.cause == "source"
+    assert last.cache.detail.startswith("AGENTS.md changed (applied at the compaction")
+    assert last.cache.rewritten_tokens == 41_800
+    assert last.cache.cost_usd == pytest.approx(41_800 * WRITE)
+
+
+async def test_a_model_switch_rewrites_the_cache(sessions: Sessions) -> None:
+    with LoopbackServer(reply(0, 41_800), reply(0, 42_600)) as server:
+        session = open_session(sessions, server)
+        await session.driver.submit("hello")
+        provider = session.provider
+        haiku = MainModel(provider.alias, "claude-haiku-4-5", provider, provider.model_info(MODEL))
+        session.runner.switch_model(haiku)
+        await session.driver.submit("again")
+    last = usages(session)[-1]
+    assert last.cache is not None
+    assert last.cache.cause == "model"
+    assert "claude-sonnet-4-6 → claude-haiku-4-5" in last.cache.detail
+    assert last.cache.cost_usd == pytest.approx(41_800 * 1.25 / 1e6)
+
+
+async def test_an_idle_gap_past_the_ttl_is_named(sessions: Sessions) -> None:
+    with LoopbackServer(reply(0, 41_800), reply(0, 42_600)) as server:
+        session = open_session(sessions, server)
+        await session.driver.submit("hello")
+        sessions.clock.advance(timedelta(minutes=7))
+        await session.driver.submit("again")
+    last = usages(session)[-1]
+    assert last.cache is not None
+    assert (last.cache.cause, last.cache.rewritten_tokens) == ("idle", 41_800)
+    assert last.cache.detail == "idle 7 min > 5 min TTL: the cache expired"
+
+
+async def test_an_identical_prefix_the_provider_did_not_reuse(sessions: Sessions) -> None:
+    with LoopbackServer(reply(0, 41_800), reply(0, 42_600)) as server:
+        session = open_session(sessions, server)
+        await session.driver.submit("hello")
+        sessions.clock.advance(timedelta(seconds=30))
+        await session.driver.submit("again")
+    last = usages(session)[-1]
+    assert last.cache is not None
+    assert last.cache.cause == "provider"
+    assert last.cache.detail == "prefix identical: the provider did not reuse it"
+    assert last.cache.cost_usd == pytest.approx(41_800 * WRITE)
+
+
+async def test_the_providers_own_reason_is_shown_beside_ours(sessions: Sessions) -> None:
+    diagnosed = reply(0, 42_600)
+    started = json.loads(diagnosed.parts[0].decode().split("data: ", 1)[1])
+    started["message"]["diagnostics"] = {
+        "cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 41_800}
+    }
+    diagnosed.parts[0] = sse("message_start", started)
+    with LoopbackServer(reply(0, 41_800), diagnosed) as server:
+        session = open_session(sessions, server)
+        await session.driver.submit("hello")
+        await session.driver.submit("again")
+    last = usages(session)[-1]
+    assert last.cache_miss_reason == "tools_changed"
+    assert last.cache is not None
+    assert (last.cache.cause, last.cache.provider_reason) == ("provider", "tools_changed")
+    assert last.cache.disagrees

@@ -38,7 +38,8 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
     console.print(
         Text(
             f"{indent}{session.id}  {session.source} {session.version}  {len(requests)} requests"
-            f" · context {count(context)} tokens (cache read {share}) · output {count(output)}"
+            f" · input tokens, all requests {count(context)} (cache read {share})"
+            f" · output {count(output)}"
             f" · max {count(max((r.context_tokens for r in requests), default=0))}"
             f" · {', '.join(models) or '-'}"
         )
@@ -65,7 +66,11 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
         console.print(Text(f"{indent}  unknown record types (skipped): {kinds}"))
     for problem in session.problems:
         console.print(Text(f"{indent}  line {problem.line}: {problem.message}"))
+    for warning in session.warnings:
+        console.print(Text(f"{indent}  {warning}"))
     for agent in session.subagents:
+        _print(console, agent, indent + "  ")
+    for agent in session.summarizers:
         _print(console, agent, indent + "  ")
 
 

@@ -66,11 +66,13 @@ _AGENT_TOOLS = ("Task", "Agent")
 
 
 def is_claude_record(record: dict[str, Any]) -> bool:
-    """Whether a parsed line looks like a Claude Code transcript's."""
+    """Whether a parsed line has the shape of a Claude Code transcript's record: a known
+    ``type`` without Codex's ``payload``, and a ``message`` object on a turn. A ``sessionId``
+    alone says nothing (Gemini CLI's sessions carry one too)."""
     kind = record.get("type")
-    return "sessionId" in record or (
-        isinstance(kind, str) and kind in KNOWN_RECORDS and "payload" not in record
-    )
+    if not isinstance(kind, str) or kind not in KNOWN_RECORDS or "payload" in record:
+        return False
+    return kind not in ("user", "assistant") or isinstance(record.get("message"), dict)
 
 
 def _int(value: Any) -> int:
@@ -303,23 +305,58 @@ def _session(
     )
 
 
+def _linked(reader: _Reader, agent_path: Path, agent: str) -> SubAgentLink | None:
+    link = reader.agent_links.get(agent) or _meta_link(agent_path, agent)
+    if link is not None and link.tool_use_id in reader.calls and not link.tool:
+        tool, _, description = reader.calls[link.tool_use_id]
+        link = SubAgentLink(
+            agent, link.tool_use_id, tool, description or link.description, link.via
+        )
+    return link
+
+
 def import_claude_session(path: Path) -> ImportedSession:
-    """Read one main session file and the sub-agent transcripts beside it."""
+    """Read one main session file and the sub-agent transcripts beside it.
+
+    A sub-agent the session started whose transcript is missing, and a transcript in the
+    session's ``subagents`` folder that no call of the session started, are reported in the
+    session's ``warnings``; the compaction summarizers (``agent-acompact-*``) are kept apart
+    from the sub-agents."""
     reader, problems = _read_file(path)
     subagents: list[ImportedSession] = []
+    summarizers: list[ImportedSession] = []
+    warnings: list[str] = []
     folder = path.with_suffix("") / "subagents"
+    found: set[str] = set()
     for agent_path in sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else ():
         agent = agent_path.stem.removeprefix("agent-")
+        found.add(agent)
         agent_reader, agent_problems = _read_file(agent_path)
-        link = reader.agent_links.get(agent) or _meta_link(agent_path, agent)
-        if link is not None and link.tool_use_id in reader.calls and not link.tool:
-            tool, _, description = reader.calls[link.tool_use_id]
-            link = SubAgentLink(
-                agent, link.tool_use_id, tool, description or link.description, link.via
+        if agent.startswith("acompact"):
+            named = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
+            summarizers.append(
+                _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=named)
             )
-        if link is None and agent.startswith("acompact"):
-            link = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
+            continue
+        link = _linked(reader, agent_path, agent)
+        if link is None:
+            warnings.append(
+                f"sub-agent transcript {agent_path.name}: no tool call of this session started it"
+            )
         subagents.append(
             _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=link)
         )
-    return _session(path, reader, problems, subagents=tuple(subagents))
+    for agent, link in reader.agent_links.items():
+        if agent not in found:
+            warnings.append(
+                f"sub-agent {agent} (started by {link.tool or '?'} {link.tool_use_id}) has no "
+                f"transcript: {folder / f'agent-{agent}.jsonl'} is missing"
+            )
+    return _session(
+        path,
+        reader,
+        problems,
+        subagents=tuple(subagents),
+        summarizers=tuple(summarizers),
+        warnings=tuple(warnings),
+    )

@@ -143,6 +143,12 @@ class ImportedSession(msgspec.Struct, frozen=True):
     """The thread that started this one (a Codex sub-agent's rollout names it); "" for none."""
     spawned: tuple[SubAgentLink, ...] = ()
     """The sub-agents this session's tool calls started (Codex), by the id of their thread."""
+    summarizers: tuple[ImportedSession, ...] = ()
+    """The agent's own compaction summarizers (Claude Code's ``acompact`` transcripts): calls
+    of the agent, not sub-agents the session started."""
+    warnings: tuple[str, ...] = ()
+    """What the import could not tie together: a sub-agent the session started whose
+    transcript is missing, a sub-agent transcript no call of the session started."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -154,6 +160,8 @@ class ImportedSession(msgspec.Struct, frozen=True):
             "requests": [request.to_json() for request in self.requests],
             "generations": [generation.to_json() for generation in self.generations],
             "subagents": [agent.to_json() for agent in self.subagents],
+            "summarizers": [agent.to_json() for agent in self.summarizers],
+            "warnings": list(self.warnings),
             "link": self.link.to_json() if self.link is not None else None,
             "record_types": dict(sorted(self.record_types.items())),
             "unknown_records": dict(sorted(self.unknown_records.items())),

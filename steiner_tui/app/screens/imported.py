@@ -89,8 +89,8 @@ class ImportedScreen(Screen[None]):
         share = f"{read / context:.0%}" if context else "-"
         self.query_one("#imported-summary", Static).update(
             Text(
-                f"{session.get('path', '')}\n{len(requests)} requests · context "
-                f"{count(context)} tokens, {share} read from the cache · output "
+                f"{session.get('path', '')}\n{len(requests)} requests · input tokens, all "
+                f"requests {count(context)}, {share} read from the cache · output "
                 f"{count(sum(r['output_tokens'] for r in requests))} · "
                 f"{len(generations)} compaction{'s' if len(generations) != 1 else ''} · "
                 f"{len(session.get('subagents') or [])} sub-agents"
@@ -131,12 +131,15 @@ class ImportedScreen(Screen[None]):
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
-        for agent in self.session.get("subagents") or []:
+        lines += list(self.session.get("warnings") or [])
+        agents = [*(self.session.get("subagents") or []), *(self.session.get("summarizers") or [])]
+        for agent in agents:
             link = agent.get("link") or {}
             context = sum(r["context_tokens"] for r in agent.get("requests") or [])
+            kind = "summarizer" if link.get("tool") == "compaction" else "sub-agent"
             lines.append(
-                f"sub-agent {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
-                f"{count(context)} tokens · started by {link.get('tool') or '?'} "
+                f"{kind} {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
+                f"{count(context)} input tokens · started by {link.get('tool') or '?'} "
                 f"{link.get('tool_use_id') or ''} {link.get('description') or ''}".rstrip()
             )
         ranking = self.session.get("ranking") or []

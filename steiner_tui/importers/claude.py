@@ -104,7 +104,19 @@ def _summary_text(message: Any) -> str:
 class _Reader:
     """The state of one file being read."""
 
-    def __init__(self) -> None:
+    def __init__(self, split: bool | None = None) -> None:
+        self.split = split
+        """Whether sidechain records are a sub-agent's (a main file of Claude Code 1.x and
+        2.0.x); None: decided by the file's first turn (a sub-agent's own file starts with a
+        sidechain turn)."""
+        self.chains: dict[str, _Reader] = {}
+        """Each inline sub-agent's records, by the uuid of its chain's first record."""
+        self.chain_of: dict[str, str] = {}
+        self.first_line = 0
+        self.prompt = ""
+        """The first user message's text (an inline sub-agent's task)."""
+        self.task_calls: dict[str, str] = {}
+        """A Task (Agent) call's prompt -> the call's id: how an inline sub-agent is tied."""
         self.requests: dict[str, dict[str, Any]] = {}
         self.generations: list[ImportedGeneration] = []
         self.pending: dict[str, Any] | None = None
@@ -119,6 +131,13 @@ class _Reader:
 
     def read(self, number: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type", "?"))
+        sidechain = record.get("isSidechain") is True
+        if self.split is None and kind in ("user", "assistant"):
+            self.split = not sidechain
+        if sidechain and self.split:
+            self._sidechain(number, record)
+            return
+        self.first_line = self.first_line or number
         subtype = record.get("subtype")
         self.types[f"{kind}/{subtype}" if subtype else kind] += 1
         if kind not in KNOWN_RECORDS:
@@ -138,9 +157,20 @@ class _Reader:
             if isinstance(data, dict) and data.get("type") == "agent_progress":
                 agent, call = str(data.get("agentId", "")), str(record.get("parentToolUseID", ""))
                 if agent and call and agent not in self.agent_links:
-                    self.agent_links[agent] = self._link(agent, call, "agent_progress")
+                    self.agent_links[agent] = self.link(agent, call, "agent_progress")
 
-    def _link(self, agent: str, call: str, via: str) -> SubAgentLink:
+    def _sidechain(self, number: int, record: dict[str, Any]) -> None:
+        """An inline sub-agent's record, to the reader of its chain (by ``parentUuid``)."""
+        uuid = str(record.get("uuid") or f"line {number}")
+        root = self.chain_of.get(str(record.get("parentUuid")), uuid)
+        self.chain_of[uuid] = root
+        chain = self.chains.get(root)
+        if chain is None:
+            chain = self.chains[root] = _Reader(split=False)
+        chain.read(number, record)
+
+    def link(self, agent: str, call: str, via: str) -> SubAgentLink:
+        """How sub-agent ``agent`` ties to call ``call`` of this session."""
         tool, _, description = self.calls.get(call, ("", "", ""))
         return SubAgentLink(agent, call, tool, description, via)
 
@@ -162,6 +192,9 @@ class _Reader:
                     call_target(arguments),
                     description,
                 )
+                prompt = arguments.get("prompt") if isinstance(arguments, dict) else None
+                if part.get("name") in _AGENT_TOOLS and isinstance(prompt, str):
+                    self.task_calls[prompt] = str(part.get("id", ""))
         usage = message.get("usage")
         if usage is not None and not isinstance(usage, dict):
             raise ValueError(f"its usage is {_json_type(usage)}, not an object")
@@ -182,6 +215,7 @@ class _Reader:
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
         message = record.get("message")
+        self.prompt = self.prompt or _summary_text(message)
         if record.get("isCompactSummary") and self.pending is not None:
             boundary = self.pending
             self.pending = None
@@ -207,7 +241,7 @@ class _Reader:
             self.results.append((tool, target, text_bytes(part.get("content", ""))))
             if isinstance(result, dict) and result.get("agentId"):
                 agent = str(result["agentId"])
-                self.agent_links[agent] = self._link(agent, call, "toolUseResult")
+                self.agent_links[agent] = self.link(agent, call, "toolUseResult")
 
     def _boundary(self, number: int, record: dict[str, Any]) -> None:
         self.flush_pending()
@@ -346,6 +380,16 @@ def import_claude_session(path: Path) -> ImportedSession:
         subagents.append(
             _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=link)
         )
+    for root, chain in reader.chains.items():
+        agent = f"sidechain-{root[:8]}"
+        call = reader.task_calls.get(chain.prompt, "")
+        link = reader.link(agent, call, "prompt") if call else None
+        if link is None:
+            warnings.append(
+                f"inline sub-agent from line {chain.first_line}: no Task call of this session "
+                "has its prompt"
+            )
+        subagents.append(_session(path, chain, [], id=agent, link=link))
     for agent, link in reader.agent_links.items():
         if agent not in found:
             warnings.append(

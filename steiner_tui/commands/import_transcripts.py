@@ -44,6 +44,18 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
             f" · {', '.join(models) or '-'}"
         )
     )
+    window = session.window
+    if window.tokens:
+        trigger = (
+            f" · compacts at {count(window.trigger)} ({window.trigger_source})"
+            if window.trigger
+            else ""
+        )
+        console.print(
+            Text(f"{indent}  window {count(window.tokens)} ({window.source}){trigger}")
+        )
+    else:
+        console.print(Text(f"{indent}  window {window.source}"))
     if session.link is not None:
         link = session.link
         console.print(

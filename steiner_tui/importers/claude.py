@@ -36,6 +36,7 @@ from steiner_tui.importers.model import (
     SubAgentLink,
 )
 from steiner_tui.importers.ranking import rank_costs
+from steiner_tui.importers.window import agent_window
 
 __all__ = ["KNOWN_RECORDS", "import_claude_session", "is_claude_record"]
 
@@ -323,12 +324,14 @@ def _meta_link(path: Path, agent: str) -> SubAgentLink | None:
 def _session(
     path: Path, reader: _Reader, problems: list[LineProblem], **extra: Any
 ) -> ImportedSession:
+    requests = reader.requests_list()
     return ImportedSession(
         id=extra.pop("id", "") or reader.session_id or path.stem,
         source="claude-code",
         path=str(path),
-        requests=reader.requests_list(),
+        requests=requests,
         generations=tuple(reader.generations),
+        window=agent_window("claude-code", requests[-1].model if requests else ""),
         record_types=reader.types,
         unknown_records=reader.unknown,
         problems=tuple(problems),

@@ -12,6 +12,8 @@ against Codex 0.169.0:
   sum and never a request's context.
 * The context of a request is its ``input_tokens``: OpenAI counts the cached part
   (``cached_input_tokens``) inside it.
+* The window is the rollout's own: ``model_context_window`` in its ``token_count`` events
+  (and ``task_started`` from about 0.1xx), the latest one named (``importers.window``).
 * A compaction is a ``compacted`` line: ``message`` is the summary and ``replacement_history``
   the history that replaced the old one. The rollout names no trigger; the context before it
   is that of the last request before the summarizer's own (``compaction_response_id``).
@@ -41,6 +43,7 @@ from steiner_tui.importers.model import (
     SubAgentLink,
 )
 from steiner_tui.importers.ranking import rank_costs
+from steiner_tui.importers.window import agent_window
 
 __all__ = ["KNOWN_RECORDS", "import_codex_rollout", "is_codex_record"]
 
@@ -174,6 +177,8 @@ class _Reader:
         self.use_records = use_records
         """The rollout has ``token_usage_record`` lines: they, not token counts, are requests."""
         self.model = ""
+        self.window = 0
+        """The latest ``model_context_window`` the rollout names."""
         self.requests: list[ImportedRequest] = []
         self.previous_total: Any = None
         self.generations: list[ImportedGeneration] = []
@@ -189,6 +194,11 @@ class _Reader:
         if not isinstance(payload, dict):
             return
         time = str(record.get("timestamp", ""))
+        if record_kind == "event_msg":
+            info = payload.get("info")
+            window = (info if isinstance(info, dict) else payload).get("model_context_window")
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+                self.window = window
         if record_kind == "turn_context":
             self.model = str(payload.get("model", self.model))
         elif record_kind == "token_usage_record" and self.use_records:
@@ -279,10 +289,12 @@ def import_codex_rollout(path: Path) -> ImportedSession:
     )
     reader = _Reader(any(r.get("type") == "token_usage_record" for _, r in records))
     apply_each(records, problems, reader.read)
+    model = reader.requests[-1].model if reader.requests else reader.model
     return ImportedSession(
         id=str(meta.get("id") or path.stem.removeprefix("rollout-")),
         source="codex",
         path=str(path),
+        window=agent_window("codex", model, reader.window),
         requests=tuple(reader.requests),
         generations=tuple(reader.generations),
         record_types=types,

@@ -21,10 +21,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.app.screens.readonly_figures import import_chart_view
+from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
-from steiner_tui.capture.figures import model_window
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.resources import styles_dir
@@ -100,9 +99,8 @@ class ImportedScreen(Screen[None]):
         chart.border_title = "Context tokens per request"
         if generations:
             chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
-        model = str(requests[-1]["model"]) if requests else ""
-        window = model_window(model).tokens
-        chart.view = import_chart_view(chart_rows(requests, generations, window), model)
+        window = import_window(session)
+        chart.view = import_chart_view(chart_rows(requests, generations, window.tokens), window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"

@@ -51,9 +51,7 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
             if window.trigger
             else ""
         )
-        console.print(
-            Text(f"{indent}  window {count(window.tokens)} ({window.source}){trigger}")
-        )
+        console.print(Text(f"{indent}  window {count(window.tokens)} ({window.source}){trigger}"))
     else:
         console.print(Text(f"{indent}  window {window.source}"))
     if session.link is not None:

@@ -16,7 +16,10 @@ against Codex 0.169.0:
   (and ``task_started`` from about 0.1xx), the latest one named (``importers.window``).
 * A compaction is a ``compacted`` line: ``message`` is the summary and ``replacement_history``
   the history that replaced the old one. The rollout names no trigger; the context before it
-  is that of the last request before the summarizer's own (``compaction_response_id``).
+  is that of the last request before the summarizer's own (``compaction_response_id``, else
+  the last usage written before a local compaction). A remote compaction (the server's
+  ``/responses/compact``) is recorded with an empty ``message`` and no usage of its own: the
+  context before it is the last request's.
 * A sub-agent is a thread of its own, in a rollout of its own beside its parent's: its
   ``session_meta`` names the thread that started it (``parent_thread_id``, also under
   ``source.subagent.thread_spawn``) and its nickname. The parent's ``spawn_agent`` call (a
@@ -246,8 +249,14 @@ class _Reader:
             (i for i, r in enumerate(requests) if summarizer and r.request_id == summarizer),
             None,
         )
-        if index is None:
-            # No response ids: the summarizer's usage is the last one written before.
+        if index is None and not payload.get("message"):
+            # A remote compaction (the server's ``/responses/compact``, recorded with an empty
+            # message, as in 0.104): no usage of a summarizer of Codex's own is written, so
+            # the last request before it is the last real turn.
+            index = len(requests)
+        elif index is None:
+            # A local compaction without response ids: the summarizer's usage is the last one
+            # written before.
             index = len(requests) - 1 if requests else None
         pre = requests[index - 1].context_tokens if index is not None and index > 0 else None
         history = payload.get("replacement_history")

@@ -360,6 +360,16 @@ def import_claude_session(path: Path) -> ImportedSession:
     session's ``warnings``; the compaction summarizers (``agent-acompact-*``) are kept apart
     from the sub-agents."""
     reader, problems = _read_file(path)
+    if reader.split is False:
+        # A sub-agent's own transcript, read alone: it carries its parent's sessionId, so it
+        # is saved under an id of its own, never over its parent's import.
+        return _session(
+            path,
+            reader,
+            problems,
+            id=f"{reader.session_id}.{path.stem}",
+            parent_id=reader.session_id,
+        )
     subagents: list[ImportedSession] = []
     summarizers: list[ImportedSession] = []
     warnings: list[str] = []

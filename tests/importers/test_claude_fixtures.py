@@ -166,3 +166,24 @@ def test_import_command_json(
     assert main(["import", str(FIXTURES)]) == 0
     text = capsys.readouterr().out
     assert "compaction after request" in text and "What costs the most" in text
+
+
+def test_a_sub_agent_imported_alone_keeps_its_parents_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-agent's transcript carries its parent's sessionId; imported alone it gets an id
+    of its own, and the parent's saved import is left as it was."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    parent = SESSIONS[0]
+    folder = parent.with_suffix("") / "subagents"
+    agent = next(p for p in folder.glob("agent-*.jsonl") if "acompact" not in p.name)
+    assert main(["import", str(parent), "--json"]) == 0
+    [saved_parent] = json.loads(capsys.readouterr().out)["sessions"]
+    assert main(["import", str(agent), "--json"]) == 0
+    [saved_agent] = json.loads(capsys.readouterr().out)["sessions"]
+    assert saved_agent["id"] == f"{parent.stem}.{agent.stem}"
+    assert len(saved_agent["requests"]) == raw_figures(agent)["requests"]
+    store = tmp_path / "steiner" / "sessions" / ".imports"
+    assert sorted(p.stem for p in store.glob("*.json")) == sorted([parent.stem, saved_agent["id"]])
+    kept = json.loads((store / f"{parent.stem}.json").read_text(encoding="utf-8"))
+    assert len(kept["requests"]) == len(saved_parent["requests"]) == raw_figures(parent)["requests"]

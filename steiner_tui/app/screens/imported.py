@@ -12,9 +12,12 @@ importer.
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -26,6 +29,7 @@ from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.lineage import lineage_of
+from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import count
 
@@ -150,9 +154,22 @@ class ImportedScreen(Screen[None]):
             lines.append(f"costs the most: {costs}")
         return "\n".join(lines) or "no sub-agents, no tool results"
 
-    def action_lineage(self) -> None:
-        """Open the lineage browser on the imported generations."""
-        self.app.push_screen(LineageScreen(lineage_of(self.session)))
+    @work(exclusive=True, group="imported-lineage")
+    async def action_lineage(self) -> None:
+        """Open the lineage browser on the imported generations, each with its messages read
+        from the transcript (off the UI thread), so what each summary dropped is checked."""
+        path = Path(str(self.session.get("path", "")))
+        source = str(self.session.get("source", ""))
+        try:
+            transcript = await asyncio.to_thread(read_generations, path, source)
+        except OSError as error:
+            self.notify(
+                f"cannot read {path}: {error}; what the summaries dropped cannot be checked",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.app.push_screen(LineageScreen(lineage_of(self.session, transcript)))
 
     def action_conversation(self) -> None:
         """Open the latest generation's conversation beside the chart."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -244,7 +245,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     module_name = _COMMANDS[args.command or "app"]  # argparse accepts only these commands
     module = import_command(module_name)
-    result: int = module.run(args)
+    try:
+        result: int = module.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped reading (``| head``): what is left to print has nowhere to go.
+        # stdout is pointed at /dev/null so the flush at exit cannot raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return result
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +99,26 @@ def test_a_command_is_imported_with_the_collector_back_on_after() -> None:
     assert gc.isenabled()
     assert gc.get_freeze_count() > 0
     gc.unfreeze()  # the test process's objects go back to the collector
+
+
+def test_a_reader_that_stops_reading_ends_no_command_in_a_traceback(tmp_path: Path) -> None:
+    """``steiner-tui import | head``: the pipe's reader is gone before the command
+    prints (its read end closed first, so every write fails at once, as after ``head``)."""
+    read, write = os.pipe()
+    os.close(read)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    fixtures = Path(__file__).parent / "importers" / "data"
+    try:
+        for argv in (["import", str(fixtures), "--json"], ["import", str(fixtures)]):
+            done = subprocess.run(
+                [sys.executable, "-m", "steiner_tui", *argv],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                env=env,
+                check=False,
+                timeout=120,
+            )
+            assert b"Traceback" not in done.stderr, done.stderr.decode()
+            assert done.returncode == 1
+    finally:
+        os.close(write)

@@ -41,12 +41,23 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
             printable(
                 f"{indent}{session.id}  {session.source} {session.version}  "
                 f"{len(requests)} requests"
-                f" · context {count(context)} tokens (cache read {share}) · output {count(output)}"
+                f" · input tokens, all requests {count(context)} (cache read {share})"
+                f" · output {count(output)}"
                 f" · max {count(max((r.context_tokens for r in requests), default=0))}"
                 f" · {', '.join(models) or '-'}"
             )
         )
     )
+    window = session.window
+    if window.tokens:
+        trigger = (
+            f" · compacts at {count(window.trigger)} ({window.trigger_source})"
+            if window.trigger
+            else ""
+        )
+        console.print(Text(f"{indent}  window {count(window.tokens)} ({window.source}){trigger}"))
+    else:
+        console.print(Text(printable(f"{indent}  window {window.source}")))
     if session.link is not None:
         link = session.link
         console.print(
@@ -73,7 +84,11 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
         console.print(Text(printable(f"{indent}  unknown record types (skipped): {kinds}")))
     for problem in session.problems:
         console.print(Text(printable(f"{indent}  line {problem.line}: {problem.message}")))
+    for warning in session.warnings:
+        console.print(Text(printable(f"{indent}  {warning}")))
     for agent in session.subagents:
+        _print(console, agent, indent + "  ")
+    for agent in session.summarizers:
         _print(console, agent, indent + "  ")
 
 

@@ -36,6 +36,7 @@ from steiner_tui.importers.model import (
     SubAgentLink,
 )
 from steiner_tui.importers.ranking import rank_costs
+from steiner_tui.importers.window import agent_window
 
 __all__ = ["KNOWN_RECORDS", "import_claude_session", "is_claude_record"]
 
@@ -66,11 +67,13 @@ _AGENT_TOOLS = ("Task", "Agent")
 
 
 def is_claude_record(record: dict[str, Any]) -> bool:
-    """Whether a parsed line looks like a Claude Code transcript's."""
+    """Whether a parsed line has the shape of a Claude Code transcript's record: a known
+    ``type`` without Codex's ``payload``, and a ``message`` object on a turn. A ``sessionId``
+    alone says nothing (Gemini CLI's sessions carry one too)."""
     kind = record.get("type")
-    return "sessionId" in record or (
-        isinstance(kind, str) and kind in KNOWN_RECORDS and "payload" not in record
-    )
+    if not isinstance(kind, str) or kind not in KNOWN_RECORDS or "payload" in record:
+        return False
+    return kind not in ("user", "assistant") or isinstance(record.get("message"), dict)
 
 
 def _int(value: Any) -> int:
@@ -102,7 +105,19 @@ def _summary_text(message: Any) -> str:
 class _Reader:
     """The state of one file being read."""
 
-    def __init__(self) -> None:
+    def __init__(self, split: bool | None = None) -> None:
+        self.split = split
+        """Whether sidechain records are a sub-agent's (a main file of Claude Code 1.x and
+        2.0.x); None: decided by the file's first turn (a sub-agent's own file starts with a
+        sidechain turn)."""
+        self.chains: dict[str, _Reader] = {}
+        """Each inline sub-agent's records, by the uuid of its chain's first record."""
+        self.chain_of: dict[str, str] = {}
+        self.first_line = 0
+        self.prompt = ""
+        """The first user message's text (an inline sub-agent's task)."""
+        self.task_calls: dict[str, str] = {}
+        """A Task (Agent) call's prompt -> the call's id: how an inline sub-agent is tied."""
         self.requests: dict[str, dict[str, Any]] = {}
         self.generations: list[ImportedGeneration] = []
         self.pending: dict[str, Any] | None = None
@@ -117,6 +132,13 @@ class _Reader:
 
     def read(self, number: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type", "?"))
+        sidechain = record.get("isSidechain") is True
+        if self.split is None and kind in ("user", "assistant"):
+            self.split = not sidechain
+        if sidechain and self.split:
+            self._sidechain(number, record)
+            return
+        self.first_line = self.first_line or number
         subtype = record.get("subtype")
         self.types[f"{kind}/{subtype}" if subtype else kind] += 1
         if kind not in KNOWN_RECORDS:
@@ -136,9 +158,20 @@ class _Reader:
             if isinstance(data, dict) and data.get("type") == "agent_progress":
                 agent, call = str(data.get("agentId", "")), str(record.get("parentToolUseID", ""))
                 if agent and call and agent not in self.agent_links:
-                    self.agent_links[agent] = self._link(agent, call, "agent_progress")
+                    self.agent_links[agent] = self.link(agent, call, "agent_progress")
 
-    def _link(self, agent: str, call: str, via: str) -> SubAgentLink:
+    def _sidechain(self, number: int, record: dict[str, Any]) -> None:
+        """An inline sub-agent's record, to the reader of its chain (by ``parentUuid``)."""
+        uuid = str(record.get("uuid") or f"line {number}")
+        root = self.chain_of.get(str(record.get("parentUuid")), uuid)
+        self.chain_of[uuid] = root
+        chain = self.chains.get(root)
+        if chain is None:
+            chain = self.chains[root] = _Reader(split=False)
+        chain.read(number, record)
+
+    def link(self, agent: str, call: str, via: str) -> SubAgentLink:
+        """How sub-agent ``agent`` ties to call ``call`` of this session."""
         tool, _, description = self.calls.get(call, ("", "", ""))
         return SubAgentLink(agent, call, tool, description, via)
 
@@ -160,6 +193,9 @@ class _Reader:
                     call_target(arguments),
                     description,
                 )
+                prompt = arguments.get("prompt") if isinstance(arguments, dict) else None
+                if part.get("name") in _AGENT_TOOLS and isinstance(prompt, str):
+                    self.task_calls[prompt] = str(part.get("id", ""))
         usage = message.get("usage")
         if usage is not None and not isinstance(usage, dict):
             raise ValueError(f"its usage is {_json_type(usage)}, not an object")
@@ -180,6 +216,7 @@ class _Reader:
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
         message = record.get("message")
+        self.prompt = self.prompt or _summary_text(message)
         if record.get("isCompactSummary") and self.pending is not None:
             boundary = self.pending
             self.pending = None
@@ -205,7 +242,7 @@ class _Reader:
             self.results.append((tool, target, text_bytes(part.get("content", ""))))
             if isinstance(result, dict) and result.get("agentId"):
                 agent = str(result["agentId"])
-                self.agent_links[agent] = self._link(agent, call, "toolUseResult")
+                self.agent_links[agent] = self.link(agent, call, "toolUseResult")
 
     def _boundary(self, number: int, record: dict[str, Any]) -> None:
         self.flush_pending()
@@ -287,12 +324,14 @@ def _meta_link(path: Path, agent: str) -> SubAgentLink | None:
 def _session(
     path: Path, reader: _Reader, problems: list[LineProblem], **extra: Any
 ) -> ImportedSession:
+    requests = reader.requests_list()
     return ImportedSession(
         id=extra.pop("id", "") or reader.session_id or path.stem,
         source="claude-code",
         path=str(path),
-        requests=reader.requests_list(),
+        requests=requests,
         generations=tuple(reader.generations),
+        window=agent_window("claude-code", requests[-1].model if requests else ""),
         record_types=reader.types,
         unknown_records=reader.unknown,
         problems=tuple(problems),
@@ -303,23 +342,78 @@ def _session(
     )
 
 
+def _linked(reader: _Reader, agent_path: Path, agent: str) -> SubAgentLink | None:
+    link = reader.agent_links.get(agent) or _meta_link(agent_path, agent)
+    if link is not None and link.tool_use_id in reader.calls and not link.tool:
+        tool, _, description = reader.calls[link.tool_use_id]
+        link = SubAgentLink(
+            agent, link.tool_use_id, tool, description or link.description, link.via
+        )
+    return link
+
+
 def import_claude_session(path: Path) -> ImportedSession:
-    """Read one main session file and the sub-agent transcripts beside it."""
+    """Read one main session file and the sub-agent transcripts beside it.
+
+    A sub-agent the session started whose transcript is missing, and a transcript in the
+    session's ``subagents`` folder that no call of the session started, are reported in the
+    session's ``warnings``; the compaction summarizers (``agent-acompact-*``) are kept apart
+    from the sub-agents."""
     reader, problems = _read_file(path)
+    if reader.split is False:
+        # A sub-agent's own transcript, read alone: it carries its parent's sessionId, so it
+        # is saved under an id of its own, never over its parent's import.
+        return _session(
+            path,
+            reader,
+            problems,
+            id=f"{reader.session_id}.{path.stem}",
+            parent_id=reader.session_id,
+        )
     subagents: list[ImportedSession] = []
+    summarizers: list[ImportedSession] = []
+    warnings: list[str] = []
     folder = path.with_suffix("") / "subagents"
+    found: set[str] = set()
     for agent_path in sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else ():
         agent = agent_path.stem.removeprefix("agent-")
+        found.add(agent)
         agent_reader, agent_problems = _read_file(agent_path)
-        link = reader.agent_links.get(agent) or _meta_link(agent_path, agent)
-        if link is not None and link.tool_use_id in reader.calls and not link.tool:
-            tool, _, description = reader.calls[link.tool_use_id]
-            link = SubAgentLink(
-                agent, link.tool_use_id, tool, description or link.description, link.via
+        if agent.startswith("acompact"):
+            named = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
+            summarizers.append(
+                _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=named)
             )
-        if link is None and agent.startswith("acompact"):
-            link = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
+            continue
+        link = _linked(reader, agent_path, agent)
+        if link is None:
+            warnings.append(
+                f"sub-agent transcript {agent_path.name}: no tool call of this session started it"
+            )
         subagents.append(
             _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=link)
         )
-    return _session(path, reader, problems, subagents=tuple(subagents))
+    for root, chain in reader.chains.items():
+        agent = f"sidechain-{root[:8]}"
+        call = reader.task_calls.get(chain.prompt, "")
+        link = reader.link(agent, call, "prompt") if call else None
+        if link is None:
+            warnings.append(
+                f"inline sub-agent from line {chain.first_line}: no Task call of this session "
+                "has its prompt"
+            )
+        subagents.append(_session(path, chain, [], id=agent, link=link))
+    for agent, link in reader.agent_links.items():
+        if agent not in found:
+            warnings.append(
+                f"sub-agent {agent} (started by {link.tool or '?'} {link.tool_use_id}) has no "
+                f"transcript: {folder / f'agent-{agent}.jsonl'} is missing"
+            )
+    return _session(
+        path,
+        reader,
+        problems,
+        subagents=tuple(subagents),
+        summarizers=tuple(summarizers),
+        warnings=tuple(warnings),
+    )

@@ -12,9 +12,14 @@ against Codex 0.169.0:
   sum and never a request's context.
 * The context of a request is its ``input_tokens``: OpenAI counts the cached part
   (``cached_input_tokens``) inside it.
+* The window is the rollout's own: ``model_context_window`` in its ``token_count`` events
+  (and ``task_started`` from about 0.1xx), the latest one named (``importers.window``).
 * A compaction is a ``compacted`` line: ``message`` is the summary and ``replacement_history``
   the history that replaced the old one. The rollout names no trigger; the context before it
-  is that of the last request before the summarizer's own (``compaction_response_id``).
+  is that of the last request before the summarizer's own (``compaction_response_id``, else
+  the last usage written before a local compaction). A remote compaction (the server's
+  ``/responses/compact``) is recorded with an empty ``message`` and no usage of its own: the
+  context before it is the last request's.
 * A sub-agent is a thread of its own, in a rollout of its own beside its parent's: its
   ``session_meta`` names the thread that started it (``parent_thread_id``, also under
   ``source.subagent.thread_spawn``) and its nickname. The parent's ``spawn_agent`` call (a
@@ -41,6 +46,7 @@ from steiner_tui.importers.model import (
     SubAgentLink,
 )
 from steiner_tui.importers.ranking import rank_costs
+from steiner_tui.importers.window import agent_window
 
 __all__ = ["KNOWN_RECORDS", "import_codex_rollout", "is_codex_record"]
 
@@ -174,6 +180,8 @@ class _Reader:
         self.use_records = use_records
         """The rollout has ``token_usage_record`` lines: they, not token counts, are requests."""
         self.model = ""
+        self.window = 0
+        """The latest ``model_context_window`` the rollout names."""
         self.requests: list[ImportedRequest] = []
         self.previous_total: Any = None
         self.generations: list[ImportedGeneration] = []
@@ -189,6 +197,11 @@ class _Reader:
         if not isinstance(payload, dict):
             return
         time = str(record.get("timestamp", ""))
+        if record_kind == "event_msg":
+            info = payload.get("info")
+            window = (info if isinstance(info, dict) else payload).get("model_context_window")
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+                self.window = window
         if record_kind == "turn_context":
             self.model = str(payload.get("model", self.model))
         elif record_kind == "token_usage_record" and self.use_records:
@@ -236,8 +249,14 @@ class _Reader:
             (i for i, r in enumerate(requests) if summarizer and r.request_id == summarizer),
             None,
         )
-        if index is None:
-            # No response ids: the summarizer's usage is the last one written before.
+        if index is None and not payload.get("message"):
+            # A remote compaction (the server's ``/responses/compact``, recorded with an empty
+            # message, as in 0.104): no usage of a summarizer of Codex's own is written, so
+            # the last request before it is the last real turn.
+            index = len(requests)
+        elif index is None:
+            # A local compaction without response ids: the summarizer's usage is the last one
+            # written before.
             index = len(requests) - 1 if requests else None
         pre = requests[index - 1].context_tokens if index is not None and index > 0 else None
         history = payload.get("replacement_history")
@@ -279,10 +298,12 @@ def import_codex_rollout(path: Path) -> ImportedSession:
     )
     reader = _Reader(any(r.get("type") == "token_usage_record" for _, r in records))
     apply_each(records, problems, reader.read)
+    model = reader.requests[-1].model if reader.requests else reader.model
     return ImportedSession(
         id=str(meta.get("id") or path.stem.removeprefix("rollout-")),
         source="codex",
         path=str(path),
+        window=agent_window("codex", model, reader.window),
         requests=tuple(reader.requests),
         generations=tuple(reader.generations),
         record_types=types,

@@ -4,9 +4,10 @@ A folder is searched for ``*.jsonl``; files under a ``subagents/`` folder are re
 session that owns them (Claude Code). A Codex sub-agent's rollout lies beside its parent's and
 names the parent's thread: it is put under the parent, linked to the ``spawn_agent`` call that
 started it, when the parent is imported too (otherwise it stays a session of its own). Each
-file's kind is told from its first readable line: Codex lines
-are ``{timestamp, type, payload}``, Claude Code lines carry a ``sessionId``. A file that is
-neither is reported, not fatal.
+file's kind is told from the shape of its first JSON object line: Codex lines are
+``{timestamp, type, payload}``, Claude Code lines a record type of its own with a ``message``
+object on a turn (a ``sessionId`` alone proves nothing: Gemini CLI writes one too). A file
+that is neither is reported as of unknown format, not fatal.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ class ImportResult(msgspec.Struct, frozen=True):
 
 
 def kind_of(path: Path) -> str:
-    """``claude-code``, ``codex`` or "" (neither), from the file's first JSON object line."""
+    """``claude-code``, ``codex`` or "" (unknown format), from the shape of the file's first
+    JSON object line (lines that are not JSON are passed over: a damaged first line does not
+    hide the format)."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
@@ -49,8 +52,7 @@ def kind_of(path: Path) -> str:
                     continue
                 if is_codex_record(record):
                     return "codex"
-                if is_claude_record(record):
-                    return "claude-code"
+                return "claude-code" if is_claude_record(record) else ""
     except OSError:
         return ""
     return ""
@@ -80,7 +82,9 @@ def import_paths(paths: Iterable[Path]) -> ImportResult:
             elif kind == "claude-code":
                 sessions.append(import_claude_session(path))
             else:
-                skipped.append((str(path), "neither a Claude Code session nor a Codex rollout"))
+                skipped.append(
+                    (str(path), "unknown format: not a Claude Code session or a Codex rollout")
+                )
         except OSError as exc:
             skipped.append((str(path), str(exc)))
     return ImportResult(tuple(nest_codex_subagents(sessions)), tuple(skipped))

@@ -8,14 +8,41 @@ the trigger (``manual`` for a user's ``/compact``), the tokens before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 from steiner_tui.engine.events import CompactionOutcome
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.importers.transcript import TranscriptItem
 
-__all__ = ["lineage_of"]
+__all__ = ["lineage_of", "transcript_messages"]
+
+_SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "local_shell_call"})
+"""Tools whose target is a shell command (Claude Code's Bash, Codex's shell tools)."""
+
+
+def transcript_messages(items: Sequence[TranscriptItem]) -> tuple[Message, ...]:
+    """A generation's items as the engine's messages, for its dropped-facts check: a shell
+    call as ``bash`` with its command, any other call with its file as ``path``, a result as
+    a tool message (the summary item is the generation's summary, not a message)."""
+    messages: list[Message] = []
+    for number, item in enumerate(items):
+        if item.kind == "user":
+            messages.append(Message("user", item.text))
+        elif item.kind == "reply":
+            messages.append(Message("assistant", item.text))
+        elif item.kind == "tool":
+            call_id = item.call_id or f"call-{number}"
+            shell = item.tool.lower() in _SHELL_TOOLS
+            name, key = ("bash", "command") if shell else (item.tool, "path")
+            arguments = {key: item.target} if item.target else {}
+            call = ToolCall(call_id, name, arguments)
+            messages.append(Message("assistant", tool_calls=(call,)))
+            if item.done:
+                messages.append(Message("tool", item.output, tool_call_id=call_id))
+    return tuple(messages)
 
 
 def _time(value: Any) -> datetime | None:
@@ -25,11 +52,19 @@ def _time(value: Any) -> datetime | None:
         return None
 
 
-def lineage_of(session: dict[str, Any]) -> ConversationLineage:
-    """The lineage of an imported session (``ImportedSession.to_json()`` data)."""
+def lineage_of(
+    session: dict[str, Any], transcript: Sequence[Sequence[TranscriptItem]] = ()
+) -> ConversationLineage:
+    """The lineage of an imported session (``ImportedSession.to_json()`` data), each
+    generation holding its messages from ``transcript`` (``read_generations``), so the
+    browser checks what each summary dropped as it does for steiner's own sessions."""
     requests = session.get("requests") or []
     started = _time(requests[0]["time"]) if requests else None
-    generations = [ConversationGeneration(0, (), "", None, None, started)]
+
+    def messages(number: int) -> tuple[Message, ...]:
+        return transcript_messages(transcript[number]) if number < len(transcript) else ()
+
+    generations = [ConversationGeneration(0, messages(0), "", None, None, started)]
     for number, generation in enumerate(session.get("generations") or [], 1):
         summary = str(generation.get("summary", ""))
         trigger = generation.get("trigger")
@@ -48,7 +83,6 @@ def lineage_of(session: dict[str, Any]) -> ConversationLineage:
             summary=summary,
             trigger=str(trigger or ""),  # the transcript's own word: "auto" or "manual"
         )
-        generations.append(
-            ConversationGeneration(number, (Message("user", summary),), summary, None, outcome, at)
-        )
+        held = messages(number) or (Message("user", summary),)
+        generations.append(ConversationGeneration(number, held, summary, None, outcome, at))
     return ConversationLineage(tuple(generations))

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.importers.window import AgentWindow
+
 __all__ = [
     "CostRow",
     "ImportedGeneration",
@@ -143,6 +145,14 @@ class ImportedSession(msgspec.Struct, frozen=True):
     """The thread that started this one (a Codex sub-agent's rollout names it); "" for none."""
     spawned: tuple[SubAgentLink, ...] = ()
     """The sub-agents this session's tool calls started (Codex), by the id of their thread."""
+    summarizers: tuple[ImportedSession, ...] = ()
+    """The agent's own compaction summarizers (Claude Code's ``acompact`` transcripts): calls
+    of the agent, not sub-agents the session started."""
+    window: AgentWindow = msgspec.field(default_factory=AgentWindow)
+    """The agent's window and compaction point, with where each figure came from."""
+    warnings: tuple[str, ...] = ()
+    """What the import could not tie together: a sub-agent the session started whose
+    transcript is missing, a sub-agent transcript no call of the session started."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,9 +161,12 @@ class ImportedSession(msgspec.Struct, frozen=True):
             "path": self.path,
             "cwd": self.cwd,
             "version": self.version,
+            "window": self.window.to_json(),
             "requests": [request.to_json() for request in self.requests],
             "generations": [generation.to_json() for generation in self.generations],
             "subagents": [agent.to_json() for agent in self.subagents],
+            "summarizers": [agent.to_json() for agent in self.summarizers],
+            "warnings": list(self.warnings),
             "link": self.link.to_json() if self.link is not None else None,
             "record_types": dict(sorted(self.record_types.items())),
             "unknown_records": dict(sorted(self.unknown_records.items())),

@@ -1,11 +1,12 @@
-"""The conversation of an imported transcript: its latest generation, as plain items.
+"""The conversation of an imported transcript, generation by generation, as plain items.
 
 The import's figures (``claude``, ``codex``) keep no message text; the workbench's conversation
-of an import is read from the transcript file when it is opened. Only the latest generation is
-read, the conversation the agent's next request would carry: what came after the last
-compaction (Claude Code's ``compact_boundary``, Codex's ``compacted``), with the summary as its
-first item. Items are the person's messages, the agent's replies, and tool calls with their
-results (tool, file or command, output); what the agent injected for itself (Claude Code's
+of an import is read from the transcript file when it is opened: the latest generation, the
+conversation the agent's next request would carry, is what came after the last compaction
+(Claude Code's ``compact_boundary``, Codex's ``compacted``), with the summary as its first
+item; the lineage browser reads every generation, to check what each summary dropped. Items
+are the person's messages, the agent's replies, and tool calls with their results (tool, file
+or command, output); what the agent injected for itself (Claude Code's
 ``<system-reminder>`` blocks, meta and sidechain lines; Codex's developer messages, AGENTS.md
 and environment parts) is left out, as the panel and the inspector show those. Unreadable
 lines are skipped (the import reports them).
@@ -21,7 +22,7 @@ import msgspec
 from steiner_tui.capture.wire import call_target
 from steiner_tui.importers.jsonl import read_each
 
-__all__ = ["TranscriptItem", "read_conversation"]
+__all__ = ["TranscriptItem", "read_conversation", "read_generations"]
 
 ItemKind = Literal["user", "reply", "tool", "summary"]
 
@@ -53,14 +54,26 @@ def _text(value: Any) -> str:
 
 
 class _Conversation:
-    """Items since the last compaction, tool results filled into their calls."""
+    """Each generation's items, tool results filled into their calls."""
 
     def __init__(self) -> None:
-        self.items: list[TranscriptItem] = []
+        self.generations: list[list[TranscriptItem]] = [[]]
         self.calls: dict[str, TranscriptItem] = {}
 
+    @property
+    def items(self) -> list[TranscriptItem]:
+        """The latest generation's items."""
+        return self.generations[-1]
+
     def restart(self, summary: str) -> None:
-        self.items, self.calls = [TranscriptItem("summary", summary)], {}
+        """A compaction: a new generation opening with its summary (Claude Code writes the
+        boundary, then the summary: the summary fills the generation the boundary opened)."""
+        opened = self.items == [TranscriptItem("summary", "")]
+        if opened:
+            self.generations[-1] = [TranscriptItem("summary", summary)]
+        else:
+            self.generations.append([TranscriptItem("summary", summary)])
+        self.calls = {}
 
     def add(self, item: TranscriptItem) -> None:
         self.items.append(item)
@@ -138,8 +151,10 @@ def _codex(conversation: _Conversation, record: dict[str, Any]) -> None:
         conversation.result(str(payload.get("call_id", "")), _text(payload.get("output")))
 
 
-def read_conversation(path: Path, source: str) -> list[TranscriptItem]:
-    """The latest generation of the transcript at ``path`` (``claude-code`` or ``codex``).
+def read_generations(path: Path, source: str) -> list[list[TranscriptItem]]:
+    """Every generation of the transcript at ``path`` (``claude-code`` or ``codex``), oldest
+    first: what came before the first compaction, then each compaction's summary and what
+    followed it.
 
     Raises:
         OSError: the file cannot be read.
@@ -147,4 +162,13 @@ def read_conversation(path: Path, source: str) -> list[TranscriptItem]:
     conversation = _Conversation()
     read = _codex if source == "codex" else _claude
     read_each(path, [], lambda _, record: read(conversation, record))  # the import reports
-    return conversation.items
+    return conversation.generations
+
+
+def read_conversation(path: Path, source: str) -> list[TranscriptItem]:
+    """The latest generation of the transcript at ``path`` (``read_generations``).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    return read_generations(path, source)[-1]

@@ -84,8 +84,11 @@ def test_import_equals_the_raw_sums(path: Path) -> None:
 def test_subagents_linked_to_their_task_call(path: Path) -> None:
     session = import_claude_session(path)
     folder = path.with_suffix("") / "subagents"
-    assert {a.id for a in session.subagents} == {p.stem for p in folder.glob("agent-*.jsonl")}
-    for agent in session.subagents:
+    files = {p.stem for p in folder.glob("agent-*.jsonl")}
+    assert {a.id for a in session.subagents} == {f for f in files if "acompact" not in f}
+    assert {a.id for a in session.summarizers} == {f for f in files if "acompact" in f}
+    assert not session.warnings
+    for agent in (*session.subagents, *session.summarizers):
         expected = raw_figures(Path(agent.path))
         assert sum(r.context_tokens for r in agent.requests) == expected["context"]
         assert agent.link is not None
@@ -95,6 +98,23 @@ def test_subagents_linked_to_their_task_call(path: Path) -> None:
         assert agent.link.tool == "Task" and agent.link.tool_use_id.startswith("toolu_")
         parent_lines = path.read_text(encoding="utf-8")
         assert f'"id":"{agent.link.tool_use_id}"' in parent_lines.replace(" ", "")
+
+
+def test_missing_and_orphaned_subagent_files_are_reported(tmp_path: Path) -> None:
+    """A sub-agent the session started whose file is gone, and a file nobody started."""
+    source = SESSIONS[0]
+    copy = tmp_path / source.name
+    shutil.copy(source, copy)
+    shutil.copytree(source.with_suffix(""), copy.with_suffix(""))
+    folder = copy.with_suffix("") / "subagents"
+    started = next(p for p in folder.glob("agent-*.jsonl") if "acompact" not in p.name)
+    started.rename(folder / "agent-orphan1.jsonl")
+    session = import_claude_session(copy)
+    agent = started.stem.removeprefix("agent-")
+    assert len(session.warnings) == 2
+    assert session.warnings[0].startswith("sub-agent transcript agent-orphan1.jsonl: no tool call")
+    assert session.warnings[1].startswith(f"sub-agent {agent} (started by Task toolu_")
+    assert session.warnings[1].endswith(f"{started} is missing")
 
 
 def test_ranking_groups_tool_results_by_file_and_command() -> None:
@@ -146,3 +166,24 @@ def test_import_command_json(
     assert main(["import", str(FIXTURES)]) == 0
     text = capsys.readouterr().out
     assert "compaction after request" in text and "What costs the most" in text
+
+
+def test_a_sub_agent_imported_alone_keeps_its_parents_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-agent's transcript carries its parent's sessionId; imported alone it gets an id
+    of its own, and the parent's saved import is left as it was."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    parent = SESSIONS[0]
+    folder = parent.with_suffix("") / "subagents"
+    agent = next(p for p in folder.glob("agent-*.jsonl") if "acompact" not in p.name)
+    assert main(["import", str(parent), "--json"]) == 0
+    [saved_parent] = json.loads(capsys.readouterr().out)["sessions"]
+    assert main(["import", str(agent), "--json"]) == 0
+    [saved_agent] = json.loads(capsys.readouterr().out)["sessions"]
+    assert saved_agent["id"] == f"{parent.stem}.{agent.stem}"
+    assert len(saved_agent["requests"]) == raw_figures(agent)["requests"]
+    store = tmp_path / "steiner" / "sessions" / ".imports"
+    assert sorted(p.stem for p in store.glob("*.json")) == sorted([parent.stem, saved_agent["id"]])
+    kept = json.loads((store / f"{parent.stem}.json").read_text(encoding="utf-8"))
+    assert len(kept["requests"]) == len(saved_parent["requests"]) == raw_figures(parent)["requests"]

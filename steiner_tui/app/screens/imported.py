@@ -12,21 +12,24 @@ importer.
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.app.screens.readonly_figures import import_chart_view
+from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
-from steiner_tui.capture.figures import model_window
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.lineage import lineage_of
+from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import count
 
@@ -89,8 +92,8 @@ class ImportedScreen(Screen[None]):
         share = f"{read / context:.0%}" if context else "-"
         self.query_one("#imported-summary", Static).update(
             Text(
-                f"{session.get('path', '')}\n{len(requests)} requests · context "
-                f"{count(context)} tokens, {share} read from the cache · output "
+                f"{session.get('path', '')}\n{len(requests)} requests · input tokens, all "
+                f"requests {count(context)}, {share} read from the cache · output "
                 f"{count(sum(r['output_tokens'] for r in requests))} · "
                 f"{len(generations)} compaction{'s' if len(generations) != 1 else ''} · "
                 f"{len(session.get('subagents') or [])} sub-agents"
@@ -100,9 +103,8 @@ class ImportedScreen(Screen[None]):
         chart.border_title = "Context tokens per request"
         if generations:
             chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
-        model = str(requests[-1]["model"]) if requests else ""
-        window = model_window(model).tokens
-        chart.view = import_chart_view(chart_rows(requests, generations, window), model)
+        window = import_window(session)
+        chart.view = import_chart_view(chart_rows(requests, generations, window.tokens), window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"
@@ -131,12 +133,15 @@ class ImportedScreen(Screen[None]):
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
-        for agent in self.session.get("subagents") or []:
+        lines += list(self.session.get("warnings") or [])
+        agents = [*(self.session.get("subagents") or []), *(self.session.get("summarizers") or [])]
+        for agent in agents:
             link = agent.get("link") or {}
             context = sum(r["context_tokens"] for r in agent.get("requests") or [])
+            kind = "summarizer" if link.get("tool") == "compaction" else "sub-agent"
             lines.append(
-                f"sub-agent {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
-                f"{count(context)} tokens · started by {link.get('tool') or '?'} "
+                f"{kind} {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
+                f"{count(context)} input tokens · started by {link.get('tool') or '?'} "
                 f"{link.get('tool_use_id') or ''} {link.get('description') or ''}".rstrip()
             )
         ranking = self.session.get("ranking") or []
@@ -149,9 +154,22 @@ class ImportedScreen(Screen[None]):
             lines.append(f"costs the most: {costs}")
         return "\n".join(lines) or "no sub-agents, no tool results"
 
-    def action_lineage(self) -> None:
-        """Open the lineage browser on the imported generations."""
-        self.app.push_screen(LineageScreen(lineage_of(self.session)))
+    @work(exclusive=True, group="imported-lineage")
+    async def action_lineage(self) -> None:
+        """Open the lineage browser on the imported generations, each with its messages read
+        from the transcript (off the UI thread), so what each summary dropped is checked."""
+        path = Path(str(self.session.get("path", "")))
+        source = str(self.session.get("source", ""))
+        try:
+            transcript = await asyncio.to_thread(read_generations, path, source)
+        except OSError as error:
+            self.notify(
+                f"cannot read {path}: {error}; what the summaries dropped cannot be checked",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.app.push_screen(LineageScreen(lineage_of(self.session, transcript)))
 
     def action_conversation(self) -> None:
         """Open the latest generation's conversation beside the chart."""

@@ -21,16 +21,18 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from steiner_tui.app.screens.readonly_figures import import_chart_view
+from steiner_tui.app.screens.readonly_figures import (
+    import_chart_view,
+    import_window,
+    window_label,
+)
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
-from steiner_tui.capture.figures import model_window
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.transcript import TranscriptItem, read_conversation
 from steiner_tui.resources import styles_dir
-from steiner_tui.units import count
 
 __all__ = ["ImportedConversation", "import_entries"]
 
@@ -94,12 +96,10 @@ class ImportedConversation(Screen[None]):
         requests = self.session.get("requests") or []
         generations = self.session.get("generations") or []
         model = str(requests[-1]["model"]) if requests else ""
-        window = model_window(model)
+        window = import_window(self.session)
         chart = self.query_one(RequestChart)
-        chart.view = import_chart_view(chart_rows(requests, generations, window.tokens), model)
-        shown = (
-            f"window {count(window.tokens)} ({window.origin})" if window.known else window.origin
-        )
+        chart.view = import_chart_view(chart_rows(requests, generations, window.tokens), window)
+        shown = window_label(window)
         compactions = f"{len(generations)} compaction{'s' if len(generations) != 1 else ''}"
         self.query_one("#imported-side-summary", Static).update(
             Text(

@@ -4,7 +4,9 @@ The context panel (``BudgetPanel``) and its tokens-per-request chart (``RequestC
 ``BudgetView``. For a capture it is built like the workbench's own (``build_budget_view``) from
 the latest captured request's snapshot, with the capture's chart rows (``capture.figures``) as
 its history and the engine's ranking of the request's tool results; for an import, which holds
-no request bodies, it carries only the window and the chart rows (``importers.figures``).
+no request bodies, it carries only the agent's own window and compaction point
+(``importers.window``: what the transcript records, else the agent's rule, saying which) and
+the chart rows (``importers.figures``).
 
 The window is the model's (``capture.figures.model_window``). When the model is not known the
 view says "window unknown" in its heading and notes, and the window figures are the largest
@@ -14,8 +16,9 @@ line claims a limit nobody knows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -31,8 +34,17 @@ from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import RequestSnapshot, UsageReported
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.ranking import rank_results
+from steiner_tui.importers.window import AgentWindow, agent_window
+from steiner_tui.units import count
 
-__all__ = ["AGENT_COMPACTION", "capture_budget_view", "import_chart_view", "latest_main"]
+__all__ = [
+    "AGENT_COMPACTION",
+    "capture_budget_view",
+    "import_chart_view",
+    "import_window",
+    "latest_main",
+    "window_label",
+]
 
 AGENT_COMPACTION = "the agent's own"
 """The compaction mode shown: the agent decides when it compacts, not steiner."""
@@ -101,28 +113,49 @@ def capture_budget_view(
     )
 
 
-def import_chart_view(history: Sequence[RequestSummary], model: str) -> BudgetView:
-    """A view that carries only an import's window and chart rows (for ``RequestChart``)."""
-    window = model_window(model)
+def import_window(session: Mapping[str, Any]) -> AgentWindow:
+    """An imported session's window as the import saved it (an import saved before windows
+    were kept: the agent's rule for its latest model)."""
+    saved = AgentWindow.from_json(session.get("window"))
+    if saved is not None:
+        return saved
+    requests = session.get("requests") or []
+    model = str(requests[-1].get("model") or "") if requests else ""
+    return agent_window(str(session.get("source", "")), model)
+
+
+def window_label(window: AgentWindow) -> str:
+    """``window 200,000 (…) · compacts at 167,000 (…)``, or why the window is unknown."""
+    if not window.tokens:
+        return window.source
+    label = f"window {count(window.tokens)} ({window.source})"
+    if window.trigger:
+        label += f" · compacts at {count(window.trigger)} ({window.trigger_source})"
+    return label
+
+
+def import_chart_view(history: Sequence[RequestSummary], window: AgentWindow) -> BudgetView:
+    """A view that carries only an import's window and chart rows (for ``RequestChart``): the
+    agent's window as the hard line, its compaction point (the window when not known) as the
+    soft one."""
     mains = [row for row in history if not row.compaction]
     used = mains[-1].estimated_prompt_tokens if mains else 0
     largest = max((row.estimated_prompt_tokens for row in history), default=0)
-    if window.known:
-        budget = ModelTokenBudget(window.tokens)
-        figures = WindowFigures(
-            budget.context_size, used, 0, budget.soft_threshold, budget.hard_limit
-        )
+    if window.tokens:
+        soft = window.trigger or window.tokens
+        figures = WindowFigures(window.tokens, used, 0, soft, window.tokens)
     else:
-        figures = _unknown_window(window, used, largest)
+        scale = max(largest, used, 1)
+        figures = WindowFigures(scale, used, 0, scale, scale, known=False)
     return BudgetView(
-        heading="imported" if window.known else "imported · window unknown",
+        heading="imported" if window.tokens else "imported · window unknown",
         preview=False,
         rows=(),
         window=figures,
         estimate_tokens=used,
         strategy="reported by the agent",
         confidence="exact",
-        window_origin=window.origin,
+        window_origin=window_label(window),
         compaction_mode=AGENT_COMPACTION,
         history=tuple(history),
     )

@@ -1,0 +1,55 @@
+"""Telling a transcript's format from the shape of its records, on files real agents wrote.
+
+A ``sessionId`` alone is no Claude Code record: Gemini CLI's session object carries one, and
+written on one line (as Gemini CLI's JSONL sessions begin) it was taken for Claude Code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.cli import main
+from steiner_tui.importers.claude import is_claude_record
+from steiner_tui.importers.discover import import_paths, kind_of
+
+DATA = Path(__file__).parent / "data"
+GEMINI = DATA / "gemini-cli" / "session-01.json"
+PI = DATA / "pi" / "session-01.jsonl"
+CODEX = DATA / "codex-0.135.0" / "rollout-019e9625-802f-7e91-840a-cfe88d14117a.jsonl"
+FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
+CLAUDE = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+def test_a_gemini_session_object_is_no_claude_record() -> None:
+    record = json.loads(GEMINI.read_text(encoding="utf-8"))
+    assert "sessionId" in record
+    assert not is_claude_record(record)
+
+
+def test_each_format_by_its_shape(tmp_path: Path) -> None:
+    one_line = tmp_path / "gemini-one-line.jsonl"  # the same object, on one line
+    one_line.write_text(json.dumps(json.loads(GEMINI.read_text(encoding="utf-8"))) + "\n")
+    assert kind_of(one_line) == ""
+    assert kind_of(PI) == ""
+    assert kind_of(CODEX) == "codex"
+    if CLAUDE.exists():
+        assert kind_of(CLAUDE) == "claude-code"
+
+
+def test_an_unknown_format_is_named_and_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one_line = tmp_path / "gemini-one-line.jsonl"
+    one_line.write_text(json.dumps(json.loads(GEMINI.read_text(encoding="utf-8"))) + "\n")
+    result = import_paths([one_line, PI])
+    assert not result.sessions
+    assert [reason for _, reason in result.skipped] == [
+        "unknown format: not a Claude Code session or a Codex rollout"
+    ] * 2
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert main(["import", str(PI)]) == 0
+    assert f"skipped {PI}: unknown format" in capsys.readouterr().err

@@ -138,7 +138,7 @@ async def test_a_plan_too_large_for_the_fallback_is_never_cut_to_fit_it() -> Non
     # (48,000 -> 3,104 tokens once): the design fails the attempt and reruns on main instead.
     messages = [Message("user", text(3500, "u1")), Message("assistant", text(3500, "a1"))]
     messages += conversation(3)
-    host = FakeHost([SummaryResponse("From main.")])
+    host = FakeHost([SummaryResponse(said("From main."))])
     env = env_with(host, Resolver(fallback_target(10_000)))
     result = await compact_with_lineage(ConversationLineage.start(messages), env)
     outcome = result.outcome

@@ -1,10 +1,11 @@
 """The ``bash`` tool: run a shell command in the project root (asks permission first).
 
-Commands run as an asyncio subprocess in their own session (process group), with stdin closed
-and stdout and stderr interleaved in one pipe, and an environment without provider secrets
-(``environment``). A timeout (default 120 s, at most 600 s) or a cancellation kills the whole
-group, so ``sleep`` children do not outlive the call; on Linux the command also runs under
-``supervisor``, which kills the group when the app dies, whatever kills it. Output is
+Commands run in their own session (process group), with stdin closed and stdout and stderr
+interleaved in one pipe, and an environment without provider secrets (``environment``). On
+Linux a command runs under ``supervisor``, which finds every process the command starts, also
+one that left its group (``setsid``), and ends them all on a timeout (default 120 s, at most
+600 s), a cancellation (Esc), the app's exit (``end_all_commands``) or its death, whatever kills
+it. Elsewhere a timeout or a cancellation kills the command's group. Output is
 capped at 30,000 characters, and at the result's budget (``ToolContext.output_chars``) when
 that is smaller: the first and last parts are kept around a cut note, because the end of a
 build or test log is usually where the answer is. The whole output is streamed into the run's
@@ -16,12 +17,13 @@ second, then the call returns and says so.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,14 @@ from steiner_tui.tools.guards import ask_permission, plan_mode_bash_refusal
 from steiner_tui.tools.output import OutputCollector, join_cut
 from steiner_tui.tools.shaping import head_and_tail
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "OUTPUT_CAP", "BashTool", "run_command"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "OUTPUT_CAP",
+    "BashTool",
+    "end_all_commands",
+    "run_command",
+]
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -45,6 +54,8 @@ SUPERVISED = sys.platform == "linux"
 """Whether commands run under ``supervisor`` (it needs Linux's ``PR_SET_PDEATHSIG``)."""
 _DRAIN_GRACE = 1.0
 """Seconds to wait for output after the shell exits (a background child may hold the pipe)."""
+_KILL_GRACE = 5.0
+"""Seconds a supervisor has to end its tree before its group is killed outright."""
 
 _DEFINITION = ToolDefinition(
     name="bash",
@@ -113,16 +124,15 @@ async def run_command(
     Args:
         command: The shell command.
         cwd: The working directory.
-        time_limit: Seconds before the process group is killed.
+        time_limit: Seconds before the command's processes are killed.
         env: The environment (``None``: the app's); provider secrets are always removed.
         cap: Output characters kept.
         spill: a file that receives the whole output (kept only when some was cut).
 
     Returns:
         ``done`` with the exit code (whatever it is), or ``failed`` on timeout or when the
-        shell cannot start. Cancelling the caller kills the process group and re-raises.
+        shell cannot start. Cancelling the caller kills the command's processes and re-raises.
     """
-    loop = asyncio.get_running_loop()
     collector = OutputCollector(cap, spill)
     options: dict[str, Any] = {
         "cwd": cwd,
@@ -133,38 +143,27 @@ async def run_command(
         "start_new_session": True,
     }
     try:
-        if SUPERVISED:
-            transport, protocol = await loop.subprocess_exec(
-                lambda: _ShellProtocol(loop, collector),
-                *(sys.executable, "-I", "-S", _SUPERVISOR, command, str(os.getpid())),
-                **options,
-            )
-        else:
-            transport, protocol = await loop.subprocess_shell(
-                lambda: _ShellProtocol(loop, collector), command, **options
-            )
+        run = await (_SupervisedRun if SUPERVISED else _ShellRun).start(command, collector, options)
     except OSError as exc:
         return failed(f"cannot run command: {exc.strerror or exc}")
     timed_out = detached = False
     try:
         try:
-            await asyncio.wait_for(asyncio.shield(protocol.exited), time_limit)
+            await asyncio.wait_for(asyncio.shield(run.exited), time_limit)
         except TimeoutError:
             timed_out = True
-            _kill_group(transport.get_pid())
-            await protocol.exited
+            await run.kill()
         try:
-            await asyncio.wait_for(asyncio.shield(protocol.closed), _DRAIN_GRACE)
+            await asyncio.wait_for(asyncio.shield(run.closed), _DRAIN_GRACE)
         except TimeoutError:
             detached = True
     except asyncio.CancelledError:
-        _kill_group(transport.get_pid())
-        # Wait for the exit (reaped by asyncio) so no process of the call outlives the cancel.
-        await protocol.exited
+        # Wait for the end, so no process of the call outlives the cancel.
+        await run.kill()
         raise
     finally:
-        transport.close()
-    code = transport.get_returncode()
+        run.close()
+    code = run.code()
     output, truncated = collector.result()
     head, tail, _ = collector.parts()
     data = {"exit_code": code, "timed_out": timed_out, "truncated": truncated}
@@ -193,12 +192,41 @@ async def run_command(
     return first.with_reshape(reshape)
 
 
-class _ShellProtocol(asyncio.SubprocessProtocol):
-    """Feeds output to the collector; signals process exit and pipe closure separately.
+class _ShellRun:
+    """A command run by asyncio's ``sh`` subprocess (not Linux): its group is what is killed.
 
     ``Process.wait()`` only returns once every pipe is closed, so a backgrounded child holding
-    stdout would stall it; the exit future here fires as soon as the shell itself exits.
+    stdout would stall it; ``exited`` here fires as soon as the shell itself exits.
     """
+
+    def __init__(self, transport: asyncio.SubprocessTransport, protocol: _ShellProtocol) -> None:
+        self._transport = transport
+        self.exited = protocol.exited
+        self.closed = protocol.closed
+
+    @classmethod
+    async def start(
+        cls, command: str, collector: OutputCollector, options: dict[str, Any]
+    ) -> _ShellRun:
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.subprocess_shell(
+            lambda: _ShellProtocol(loop, collector), command, **options
+        )
+        return cls(transport, protocol)
+
+    async def kill(self) -> None:
+        _kill_group(self._transport.get_pid())
+        await self.exited
+
+    def code(self) -> int | None:
+        return self._transport.get_returncode()
+
+    def close(self) -> None:
+        self._transport.close()
+
+
+class _ShellProtocol(asyncio.SubprocessProtocol):
+    """Feeds output to the collector; signals process exit and pipe closure separately."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, collector: OutputCollector) -> None:
         self.collector = collector
@@ -215,6 +243,114 @@ class _ShellProtocol(asyncio.SubprocessProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
             self.closed.set_result(None)
+
+
+class _SupervisedRun:
+    """A command run under ``supervisor`` (Linux), which finds and ends its whole tree.
+
+    The shell's exit status comes over a pipe of its own (``exited`` fires at its end): the
+    supervisor stays while processes the command left in the background live, so the call
+    does not wait for the supervisor's exit. A supervisor still running when the call ends is
+    kept in ``_LIVE`` and told to end its tree when the app exits (``end_all_commands``).
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        loop = asyncio.get_running_loop()
+        self._popen = popen
+        self._status = bytearray()
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
+        self._pipes: list[asyncio.BaseTransport] = []
+
+    @classmethod
+    async def start(
+        cls, command: str, collector: OutputCollector, options: dict[str, Any]
+    ) -> _SupervisedRun:
+        _reap()
+        read_end, write_end = os.pipe()
+        try:
+            argv = [sys.executable, "-I", "-S", _SUPERVISOR, command, str(os.getpid())]
+            popen = subprocess.Popen(  # noqa: ASYNC220 - a fork and exec: no waiting
+                [*argv, str(write_end)], pass_fds=(write_end,), **options
+            )
+        except OSError:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+        _LIVE.add(popen)
+        run = cls(popen)
+        loop = asyncio.get_running_loop()
+        assert popen.stdout is not None
+        output, _ = await loop.connect_read_pipe(
+            lambda: _PipeReader(collector.feed, run.closed), popen.stdout
+        )
+        status, _ = await loop.connect_read_pipe(
+            lambda: _PipeReader(run._status.extend, run.exited),
+            os.fdopen(read_end, "rb", buffering=0),
+        )
+        run._pipes = [output, status]
+        return run
+
+    async def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self._popen.pid, signal.SIGTERM)  # it kills its tree, then itself
+        try:
+            await asyncio.wait_for(asyncio.shield(self.exited), _KILL_GRACE)
+        except TimeoutError:
+            _kill_group(self._popen.pid)
+            await self.exited
+
+    def code(self) -> int | None:
+        text = self._status.decode("ascii", "replace").strip()
+        if text.lstrip("-").isdigit():
+            return int(text)
+        return self._popen.poll()
+
+    def close(self) -> None:
+        for pipe in self._pipes:
+            pipe.close()
+        _reap()
+
+
+class _PipeReader(asyncio.Protocol):
+    """Hands each chunk of a pipe to ``feed`` and resolves ``ended`` at its end."""
+
+    def __init__(self, feed: Callable[[bytes], object], ended: asyncio.Future[None]) -> None:
+        self._feed = feed
+        self._ended = ended
+
+    def data_received(self, data: bytes) -> None:
+        self._feed(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._ended.done():
+            self._ended.set_result(None)
+
+
+_LIVE: set[subprocess.Popen[bytes]] = set()
+"""Supervisors not yet reaped: running commands, and ones guarding a background process."""
+
+
+def _reap() -> None:
+    for popen in list(_LIVE):
+        if popen.poll() is not None:
+            _LIVE.discard(popen)
+
+
+@atexit.register
+def end_all_commands() -> None:
+    """End every command's processes still running (those left in the background): each
+    supervisor kills its tree. Run when the app exits; a killed app's supervisors get the
+    kernel's death signal instead."""
+    for popen in list(_LIVE):
+        if popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(popen.pid, signal.SIGTERM)
+    for popen in list(_LIVE):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(_KILL_GRACE)
+    _LIVE.clear()
 
 
 def _kill_group(pid: int) -> None:

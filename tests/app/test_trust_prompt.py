@@ -57,3 +57,28 @@ async def test_the_trust_prompt_shows_the_file_and_nothing_is_contacted(
         await pilot.pause()
     assert isinstance(app.return_value, TrustGranted)
     assert_contacted_by_nobody(listener)
+
+
+async def test_staying_restricted_keeps_the_workbench_and_contacts_nothing(
+    tmp_path: Path,
+    config_dir: Path,
+    listener: socket.socket,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_token")
+    (config_dir / "config.toml").write_text(
+        "[ui]\ncursor_blink = false\nwatch_files = false\n", encoding="utf-8"
+    )
+    root = hostile_project(tmp_path / "repo", url_of(listener))
+    app = make_app(_start(root, None), defer_open=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TrustScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert app.screen is app.workbench
+        assert app.request.config.permission("bash") == "ask"
+    assert app.return_value is None
+    assert_contacted_by_nobody(listener)
+    assert not (config_dir / "config.toml").read_text(encoding="utf-8").count("[trust]")

@@ -273,13 +273,11 @@ def _text(messages: Sequence[Message]) -> str:
 
 
 def encode_seconds(text: str) -> float:
-    """Processor seconds tiktoken takes to encode ``text`` (o200k, the best of three)."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        ENCODER.encode_ordinary(text)
-        best = min(best, time.process_time() - start)
-    return best
+    """Processor seconds tiktoken takes to encode ``text`` once (o200k), as the engine does:
+    each text is new when the turn brings it."""
+    start = time.process_time()
+    ENCODER.encode_ordinary(text)
+    return time.process_time() - start
 
 
 async def turn(soak: Soak, *, baseline: bool = False) -> int:

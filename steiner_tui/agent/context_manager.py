@@ -52,6 +52,7 @@ class ContextManager:
         self.cache = StaticContextCache(reader or LocalFileReader(), discover_skills)
         self.preamble = CachedSystemPreamble()
         self._prefix: AssembledPrompt | None = None
+        self._prefix_inputs: tuple[object, datetime | None, int] = (None, None, -1)
 
     def assemble(self, conversation: Sequence[Message]) -> AssembledPrompt:
         """The request for ``conversation`` (an empty one is the dry-run preview)."""
@@ -68,12 +69,19 @@ class ContextManager:
         """The request's static part alone (blocks and block messages; a dry run), the same
         message objects as long as the blocks are the same, so their hashes and counts are
         computed once."""
-        assembled = self.assemble(())
         last = self._prefix
+        inputs = self._prefix_inputs
+        if last is not None and inputs[0] is self.options and inputs[1:] == self._inputs():
+            return last  # same options, date and cache state: the same assembly, not redone
+        assembled = self.assemble(())
+        self._prefix_inputs = (self.options, *self._inputs())
         if last is not None and last.blocks == assembled.blocks:
             return last
         self._prefix = assembled
         return assembled
+
+    def _inputs(self) -> tuple[datetime | None, int]:
+        return self.session_date, self.cache.version
 
     def estimate(
         self, model_id: str, messages: Sequence[Message], tools: Sequence[ToolDefinition]

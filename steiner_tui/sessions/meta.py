@@ -1,9 +1,9 @@
 """``meta.json``: the small summary the sessions list reads instead of parsing every log.
 
-It is rewritten whole (never appended), so it is written to a temporary file in the same folder
-and renamed over the old one: a reader sees the old file or the new one, never half of either.
-It is not fsynced: only the log is (once per turn boundary), and after a power loss a missing
-or empty ``meta.json`` is read as missing. A new session writes it with its first message,
+It is created atomically (a temporary file in the same folder renamed into place), then
+rewritten in place at each turn boundary, padded to its old length. It is never fsynced: only
+the log is (once per turn boundary). A reader that catches a rewrite half done, or a file a
+power loss left empty, reads it as missing. A new session writes it with its first message,
 then at every turn boundary. A missing, unreadable or another session's ``meta.json`` (a folder
 copied under a new id) is not an error; the list falls back to the log's header line, its first
 message (read from the head of the log only) and the file's modification time.
@@ -85,20 +85,48 @@ def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
         raise OSError(error.errno, error.strerror or str(error), str(path)) from error
 
 
+_SLACK = 64
+"""Spaces after a newly written ``meta.json``: the room its figures grow into in place."""
+
+
 def write_meta(session_dir: Path, meta: SessionMeta) -> None:
-    """Rewrite ``meta.json`` in ``session_dir`` atomically.
+    """Write ``meta.json`` in ``session_dir``: created atomically, then rewritten in place.
+
+    The file is rewritten at every turn boundary; creating a temporary file and renaming it
+    each time was the largest part of the session log's work per turn. So while the new text
+    fits the file, it is overwritten in place, padded with spaces to the file's length (JSON
+    allows trailing whitespace): no block is allocated, so a full disk cannot stop it half
+    way. A reader that catches a rewrite half done reads invalid JSON, which is read as
+    missing, as after a crash (the list falls back to the log's head). Text that does not fit
+    is written whole and renamed into place, with ``_SLACK`` spaces of room.
 
     Raises:
         OSError: the folder cannot be written.
     """
-    plain = msgspec.to_builtins(meta)
     try:
-        data = json.dumps(plain, ensure_ascii=False, indent=2).encode("utf-8")
+        data = msgspec.json.encode(meta)
     except UnicodeEncodeError:  # a title with lone surrogates: ASCII escapes carry it
-        data = json.dumps(plain, ensure_ascii=True, indent=2).encode()
-    # Not fsynced: meta.json is a cache of the log (the list falls back to the log's head
-    # when it is missing or unreadable), and its fsync doubled every turn's disk flushes.
-    atomic_write(session_dir / META_FILE_NAME, data + b"\n", sync=False)
+        data = json.dumps(msgspec.to_builtins(meta), ensure_ascii=True).encode()
+    path = session_dir / META_FILE_NAME
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        fd = -1
+    try:
+        size = os.fstat(fd).st_size if fd >= 0 else 0
+        if len(data) + 1 > size:
+            # New, or longer than the room it has: written whole and renamed, with room to
+            # spare, so a full disk never leaves half of it (its blocks are there afterwards).
+            atomic_write(path, data + b" " * _SLACK + b"\n", sync=False)
+            return
+        data = data + b" " * (size - len(data) - 1) + b"\n"
+        view = memoryview(data)
+        offset = 0
+        while offset < len(view):
+            offset += os.pwrite(fd, view[offset:], offset)
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def read_meta(session_dir: Path) -> SessionMeta | None:

@@ -335,7 +335,7 @@ def test_sources_count_each_message_and_text_once() -> None:
     grown = [*history, Message("user", "next")]
     snapshot = _counted(estimator, grown, [read_tool()], sources)
     new = source.encoder.texts[encoded:]
-    assert new == ["user", "next"]  # only the new message: blocks, envelope, tools are cached
+    assert new == ["next"]  # only the new text: the role, blocks, envelope, tools are cached
     assert sum(r.tokens for r in snapshot.sources) == snapshot.raw_prompt_tokens
     # A conversation that leaves the one counted last (compaction, /clear) is counted afresh.
     again = _counted(estimator, history, [read_tool()], sources)

@@ -286,3 +286,25 @@ def test_record_is_immutable_and_skips_unturned_reads() -> None:
     assert dedup_read_result(fields, tracked) == (
         "[file unchanged since turn 3: lines 1-3 of 3 in a.py]"
     )
+
+
+def test_matching_reads_are_looked_up_not_scanned_and_older_trackers_stay_right() -> None:
+    # 2,500 reads of other files, then the read dedup looks for: the latest match wins, and a
+    # tracker extended after its index was built answers as it did before (issue 32).
+    tracker = FileTracker()
+    for turn in range(1, 2501):
+        tracker = tracker.record(json.loads(_read_json(path=f"f{turn}.py")), turn)
+    fields = json.loads(_read_json())
+    assert dedup_read_result(fields, tracker) is None  # builds the index
+    first = tracker.record(fields, 2600)
+    second = first.record(fields, 2700)
+    assert dedup_read_result(fields, second) == (
+        "[file unchanged since turn 2700: lines 1-3 of 3 in a.py]"
+    )
+    assert dedup_read_result(fields, first) == (
+        "[file unchanged since turn 2600: lines 1-3 of 3 in a.py]"
+    )
+    assert dedup_read_result(fields, tracker) is None
+    assert dedup_read_result(json.loads(_read_json(path="f7.py")), second) == (
+        "[file unchanged since turn 7: lines 1-3 of 3 in f7.py]"
+    )

@@ -94,7 +94,20 @@ def test_a_meta_file_that_cannot_be_written_leaves_no_temporary_file(
 
     with monkeypatch.context() as patch, pytest.raises(OSError) as raised:
         patch.setattr(os, "write", half_then_full)
-        write_meta(tmp_path, SessionMeta("s1", title="lost"))
+        # Longer than the file's room: written whole and renamed (a shorter text is written
+        # in place, where no block has to be allocated).
+        write_meta(tmp_path, SessionMeta("s1", title="lost " * 40))
     assert raised.value.filename == str(tmp_path / "meta.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["meta.json"]
     assert read_meta(tmp_path) == SessionMeta("s1", title="kept")
+
+
+def test_meta_is_rewritten_in_place_while_it_fits(tmp_path: Path) -> None:
+    # Issue 32: a temporary file and a rename at every turn was most of the log's work.
+    write_meta(tmp_path, SessionMeta("s1", title="a longer first title", messages=2))
+    inode = (tmp_path / "meta.json").stat().st_ino
+    write_meta(tmp_path, SessionMeta("s1", title="short", messages=40))
+    assert (tmp_path / "meta.json").stat().st_ino == inode
+    assert read_meta(tmp_path) == SessionMeta("s1", title="short", messages=40)
+    write_meta(tmp_path, SessionMeta("s1", title="long " * 40))
+    assert read_meta(tmp_path) == SessionMeta("s1", title="long " * 40)

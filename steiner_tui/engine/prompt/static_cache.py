@@ -98,7 +98,7 @@ class StaticContextCache:
             they never load skills here).
     """
 
-    __slots__ = ("_entries", "_lock", "_pending", "_scope", "reader", "skill_loader")
+    __slots__ = ("_entries", "_lock", "_pending", "_scope", "_version", "reader", "skill_loader")
 
     def __init__(self, reader: FileReader, skill_loader: SkillLoader | None = None) -> None:
         self.reader = reader
@@ -107,6 +107,13 @@ class StaticContextCache:
         self._entries = {p: _Entry() for p in StaticPartition}
         self._lock = threading.Lock()
         self._pending: set[StaticPartition] = set()
+        self._version = 0
+
+    @property
+    def version(self) -> int:
+        """Changes whenever a partition is dropped or (re)loaded: blocks assembled at one
+        version are the blocks of any later assembly at that version with the same inputs."""
+        return self._version
 
     def loads(self, partition: StaticPartition | str) -> int:
         """How many times ``partition`` was (re)loaded since the cache was made."""
@@ -121,6 +128,7 @@ class StaticContextCache:
                 entry.key, entry.blocks = None, None
             self._pending.clear()  # a new session reads every file afresh
             self._scope = scope
+            self._version += 1
 
     def invalidate(self, partition: StaticPartition | str | None = None) -> None:
         """Drop one partition (or all, for None) so the next use reloads it from disk."""
@@ -129,6 +137,7 @@ class StaticContextCache:
             for target in targets:
                 entry = self._entries[target]
                 entry.key, entry.blocks = None, None
+            self._version += 1
 
     def mark_changed(self, partition: StaticPartition | str) -> None:
         """Note that a file of ``partition`` changed on disk; the cached blocks stay in use."""
@@ -153,6 +162,7 @@ class StaticContextCache:
             for target in reloaded:
                 entry = self._entries[target]
                 entry.key, entry.blocks = None, None
+            self._version += 1
         return reloaded
 
     def _ensure(
@@ -165,6 +175,7 @@ class StaticContextCache:
             blocks = load()
             entry.key, entry.blocks = key, blocks
             entry.loads += 1
+            self._version += 1
             self._pending.discard(partition)  # a reload reads the changed files too
             return blocks
 

@@ -12,6 +12,7 @@ leaks the user's home layout and stays short. Values are rendered in one fixed t
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -56,8 +57,13 @@ def summarize_recent_tool_calls(
     return newest_first[::-1]
 
 
+@functools.lru_cache(maxsize=64)
 def summarize_tool_call(call: ToolCall, cwd: str = "") -> str:
-    """One call's summary line: the trimmed tool name plus its summarized arguments."""
+    """One call's summary line: the trimmed tool name plus its summarized arguments.
+
+    Kept for the latest calls: the context state is rebuilt before every model call, from
+    the same few calls (a call is immutable, so its summary is too).
+    """
     name = call.name.strip()
     arguments = call.arguments or {}
     root = _summary_root(arguments, cwd)

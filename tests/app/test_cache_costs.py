@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, send, static_text
@@ -78,6 +79,20 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
             panel = notes(app)
             assert "cache #4: model changed: claude-sonnet-4-6 → claude-haiku-4-5" in panel
             assert "rewrote 42,700 tok ≈ $0.05" in panel
+
+            await pilot.press("f2")
+            await finish(pilot)
+            table = app.screen.query_one(RequestTable)
+            rows = [
+                (str(table.get_cell(key, "cause")), str(table.get_cell(key, "cost")))
+                for key in ("0", "1", "2", "3")
+            ]
+            assert rows == [
+                ("first", "$0.16"),
+                ("kept", "$0.02"),
+                ("idle $0.16", "$0.16"),
+                ("model $0.05", "$0.05"),
+            ]
 
 
 async def test_an_unknown_price_is_said_not_shown_as_zero(app_for: AppFactory) -> None:

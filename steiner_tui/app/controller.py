@@ -24,6 +24,7 @@ from steiner_tui.agent.session import Session
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_view
 from steiner_tui.app.live_files import WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
+from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
 from steiner_tui.engine.events import (
     EngineEvent,
     HealthEvent,
@@ -33,7 +34,11 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prices import FREE, cache_ttl_seconds
-from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_reload
+from steiner_tui.engine.prompt.pending_reload import (
+    PendingReload,
+    pending_reload,
+    reload_break_index,
+)
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.snapshots import RequestSummary
@@ -185,7 +190,39 @@ class SessionController:
             next_cache,
             left,
             ttl,
+            self.action_effects(),
         )
+
+    def action_effects(self) -> tuple[tuple[str, CacheEffect], ...]:
+        """What each action would do to the provider's cache if taken now: ``/compact``
+        (a new conversation after the context blocks), ``/model`` (all of it, priced at this
+        model's write price), a pending reload (from the first message it changes), and a
+        skill toggle or a threshold change (appended after the conversation)."""
+        runner = self.driver.runner
+        last = runner.cache.last
+        if last is None:
+            return ()
+        model = runner.model
+
+        def effect(from_message: int | None) -> CacheEffect:
+            return cache_effect(
+                last,
+                at=runner.clock.now(),
+                ttl_seconds=cache_ttl_seconds(model.model),
+                price=model.price,
+                from_message=from_message,
+            )
+
+        effects = [
+            ("/compact", effect(last.snapshot.block_message_count)),
+            ("/model", effect(0)),
+        ]
+        context = runner.context
+        if context.pending_reloads:
+            index = reload_break_index(last.snapshot, context.pending_reloads)
+            effects.append(("reload", effect(index)))
+        effects.append(("skill or threshold", effect(None)))
+        return tuple(effects)
 
     def _history(self) -> tuple[RequestSummary, ...]:
         """The latest requests of this conversation (a resumed session's earlier ones read
@@ -319,7 +356,10 @@ class SessionController:
             return context.estimate(runner.model.model, messages, ()).tokens
 
         return pending_reload(
-            context.pending_reloads, self.session.snapshots.parent_snapshot(), count
+            context.pending_reloads,
+            self.session.snapshots.parent_snapshot(),
+            count,
+            runner.model.price,
         )
 
     def reload_now(self) -> frozenset[StaticPartition]:

@@ -19,6 +19,10 @@ Otherwise the cause is ``kept`` (nothing rewritten), ``first`` (no earlier reque
 model's cache-write price. A provider's own diagnostic (``cache_miss_reason``) is kept beside
 ours, with whether the two agree. Without reported usage (a dry run, the price of an action)
 the reuse is estimated from the two requests' bytes.
+
+Before an action, ``cache_effect`` says what it will do to the cache: what of the last
+request's cached prefix the next request would write again (from the first message the action
+changes) and at what price, or that it appends after the conversation and keeps the cache.
 """
 
 from __future__ import annotations
@@ -28,11 +32,19 @@ from datetime import datetime
 import msgspec
 
 from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
-from steiner_tui.engine.prices import ModelPrice, usd
+from steiner_tui.engine.prices import ModelPrice, format_usd, usd
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.snapshots import prefix_stability
 
-__all__ = ["CAUSES", "CacheExplanation", "CacheTurn", "explain_cache", "minutes"]
+__all__ = [
+    "CAUSES",
+    "CacheEffect",
+    "CacheExplanation",
+    "CacheTurn",
+    "cache_effect",
+    "explain_cache",
+    "minutes",
+]
 
 CAUSES = (
     "first",
@@ -237,3 +249,60 @@ def explain_cache(
     return CacheExplanation(
         reused, rewritten, cause, detail, cost, provider_reason, disagrees, estimated
     )
+
+
+class CacheEffect(msgspec.Struct, frozen=True):
+    """What an action will do to the provider's cache: the cached tokens the next request
+    writes again and their price (``None``: unknown price); ``expired``: nothing is cached
+    any more; ``kept``: the action appends after the conversation."""
+
+    rewritten_tokens: int = 0
+    cost_usd: float | None = 0.0
+    kept: bool = False
+    expired: bool = False
+
+    @property
+    def text(self) -> str:
+        """``rewrites ~41,800 cached tokens ≈ $0.16``, ``appends after the conversation:
+        cache kept``, ``the cache has expired: nothing to rewrite``."""
+        if self.expired:
+            return "the cache has expired: nothing to rewrite"
+        if self.kept or not self.rewritten_tokens:
+            return "appends after the conversation: cache kept"
+        cost = format_usd(self.cost_usd)
+        return f"rewrites ~{self.rewritten_tokens:,} cached tokens ≈ {cost}"
+
+
+def cache_effect(
+    last: CacheTurn | None,
+    *,
+    at: datetime,
+    ttl_seconds: int | None,
+    price: ModelPrice | None,
+    from_message: int | None,
+) -> CacheEffect:
+    """What changing the request from message ``from_message`` on does to the cache.
+
+    Args:
+        last: the last main request with its usage (None: nothing is cached).
+        at: now.
+        ttl_seconds: how long the provider keeps an unused prefix (None: unknown).
+        price: the price of the model that will write the tokens again.
+        from_message: the first message of ``last``'s request the action changes (0: all of
+            it, as another model does; None: nothing, the action appends).
+    """
+    if last is None:
+        return CacheEffect(kept=True)
+    if ttl_seconds is not None and (at - last.at).total_seconds() > ttl_seconds:
+        return CacheEffect(expired=True)
+    if from_message is None:
+        return CacheEffect(kept=True)
+    snapshot = last.snapshot
+    cached = last.cached_after
+    total = snapshot.prompt_bytes + snapshot.tools_bytes
+    before = 0
+    if from_message > 0 and total > 0:
+        kept = snapshot.tools_bytes + sum(m.prompt_bytes for m in snapshot.messages[:from_message])
+        before = min(cached, cached * kept // total)
+    rewritten = cached - before
+    return CacheEffect(rewritten, None if price is None else usd(rewritten, price.write))

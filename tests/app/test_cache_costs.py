@@ -51,12 +51,18 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
             assert "cost #1 $0.16 · session $0.16" in panel
             assert "cache #1: first request" in panel
             assert "cache expires in 5 min (TTL 5 min)" in panel
+            assert "  /model: rewrites ~41,800 cached tokens ≈ $0.16" in panel
+            assert "  /compact: rewrites ~" in panel
+            assert "  skill or threshold: appends after the conversation: cache kept" in panel
 
             screen = app.workbench
             screen.toggle_skill(screen.controller.skill_rows()[0].name)
             screen.refresh_budget()
             await finish(pilot)
-            assert "next request: ~appends after the conversation: cache kept" in notes(app)
+            assert (
+                "next request: appends after the conversation: cache kept; keeps ~41,800 tok"
+                in notes(app)
+            )
             await send(pilot, "second")
             await finish(pilot)
             assert "cache #2: appends after the conversation: cache kept" in notes(app)

@@ -27,12 +27,21 @@ changes) and at what price, or that it appends after the conversation and keeps 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
 
 from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
-from steiner_tui.engine.prices import ModelPrice, format_usd, usd
+from steiner_tui.engine.prices import (
+    ModelPrice,
+    RequestCost,
+    cache_ttl_seconds,
+    format_usd,
+    price_for,
+    request_cost,
+    usd,
+)
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.snapshots import prefix_stability
 
@@ -42,8 +51,12 @@ __all__ = [
     "CacheExplanation",
     "CacheTurn",
     "cache_effect",
+    "USAGE_ONLY",
+    "UsageTurn",
     "explain_cache",
+    "explain_usage",
     "minutes",
+    "name_cause",
 ]
 
 CAUSES = (
@@ -58,6 +71,7 @@ CAUSES = (
     "conversation",
     "idle",
     "provider",
+    "unknown",
 )
 """Every cause, in the order they are looked for after the cache-free ones."""
 
@@ -233,15 +247,51 @@ def explain_cache(
         return CacheExplanation(
             0, 0, "uncached", "the provider reports no prompt cache", 0.0, provider_reason
         )
-    rewritten = max(previous.cached_after - reused, 0)
-    idle = (current.at - previous.at).total_seconds()
+    return name_cause(
+        reused=reused,
+        cached_before=previous.cached_after,
+        bytes_cause=bytes_cause,
+        idle_seconds=(current.at - previous.at).total_seconds(),
+        ttl_seconds=ttl_seconds,
+        price=price,
+        provider_reason=provider_reason,
+        estimated=estimated,
+    )
+
+
+USAGE_ONLY = "usage only: the request's bytes are not kept, so no source can be named"
+"""The detail of a shrunken reuse whose bytes are unknown (an imported transcript)."""
+
+
+def name_cause(
+    *,
+    reused: int,
+    cached_before: int,
+    bytes_cause: tuple[str, str] | None,
+    idle_seconds: float,
+    ttl_seconds: int | None,
+    price: ModelPrice | None,
+    provider_reason: str = "",
+    estimated: bool = False,
+    bytes_known: bool = True,
+) -> CacheExplanation:
+    """The cause of a request's reuse from its figures: what it read (``reused``) of what the
+    request before it left cached (``cached_before``), what their bytes show changed
+    (``bytes_cause``: the cause and its words, None: nothing), the time between them.
+
+    Captures and imports call it with what they know; ``bytes_known`` False (an import) names
+    no source: a shrunken reuse that time does not explain is ``unknown`` (``USAGE_ONLY``).
+    """
+    rewritten = max(cached_before - reused, 0)
     if bytes_cause is not None and rewritten:
         cause, detail = bytes_cause
     elif not rewritten:
         cause, detail = "kept", "appends after the conversation: cache kept"
-    elif ttl_seconds is not None and idle > ttl_seconds:
+    elif ttl_seconds is not None and idle_seconds > ttl_seconds:
         cause = "idle"
-        detail = f"idle {minutes(idle)} > {minutes(ttl_seconds)} TTL: the cache expired"
+        detail = f"idle {minutes(idle_seconds)} > {minutes(ttl_seconds)} TTL: the cache expired"
+    elif not bytes_known:
+        cause, detail = "unknown", USAGE_ONLY
     else:
         cause, detail = "provider", "prefix identical: the provider did not reuse it"
     cost = None if price is None else usd(rewritten, price.write)
@@ -306,3 +356,55 @@ def cache_effect(
         before = min(cached, cached * kept // total)
     rewritten = cached - before
     return CacheEffect(rewritten, None if price is None else usd(rewritten, price.write))
+
+
+class UsageTurn(msgspec.Struct, frozen=True):
+    """One request of another agent as a capture or an import knows it: when, which model,
+    its reported usage (``prompt_tokens`` with the cached part), the request it is compared
+    with (``thread``: requests of one thread share a cache), and what its bytes show changed
+    since that one (``bytes_cause``; None: nothing, or the bytes are not known)."""
+
+    at: datetime
+    model: str
+    prompt_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    thread: str = ""
+    bytes_cause: tuple[str, str] | None = None
+
+
+def explain_usage(
+    turns: Sequence[UsageTurn], *, bytes_known: bool
+) -> list[tuple[RequestCost | None, CacheExplanation]]:
+    """Each request's cost (``price_for`` its model; None: no price) and its cache reuse
+    explained against the request before it in its thread (``name_cause``)."""
+    out: list[tuple[RequestCost | None, CacheExplanation]] = []
+    last: dict[str, UsageTurn] = {}
+    for turn in turns:
+        price = price_for(turn.model)
+        cost = request_cost(
+            price,
+            prompt_tokens=turn.prompt_tokens,
+            output_tokens=turn.output_tokens,
+            cache_read_tokens=turn.cache_read_tokens,
+            cache_write_tokens=turn.cache_write_tokens,
+        )
+        previous = last.get(turn.thread)
+        last[turn.thread] = turn
+        if previous is None:
+            detail = "first request of its thread: no earlier one to compare with"
+            out.append((cost, CacheExplanation(turn.cache_read_tokens, 0, "first", detail, 0.0)))
+            continue
+        cached = previous.cache_read_tokens + previous.cache_write_tokens
+        explanation = name_cause(
+            reused=turn.cache_read_tokens,
+            cached_before=cached or previous.prompt_tokens,
+            bytes_cause=turn.bytes_cause,
+            idle_seconds=(turn.at - previous.at).total_seconds(),
+            ttl_seconds=cache_ttl_seconds(turn.model),
+            price=price,
+            bytes_known=bytes_known,
+        )
+        out.append((cost, explanation))
+    return out

@@ -99,6 +99,11 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
                 ("idle $0.16", "$0.16"),
                 ("model $0.05", "$0.05"),
             ]
+            summary = static_text(app.screen.query_one("#request-summary", Static))
+            assert summary.endswith(
+                "Cost $0.05 · cache: model changed: claude-sonnet-4-6 → claude-haiku-4-5 "
+                "(a cache belongs to one model); rewrote 42,700 tok ≈ $0.05"
+            )
 
 
 async def test_an_unknown_price_is_said_not_shown_as_zero(app_for: AppFactory) -> None:

@@ -25,6 +25,7 @@ from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_v
 from steiner_tui.app.live_files import WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
 from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
+from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import (
     EngineEvent,
     HealthEvent,
@@ -146,6 +147,7 @@ class SessionController:
         runner = self.driver.runner
         calibration = runner.context.estimator.calibration
         model = runner.model.model
+        top = runner.cost_ranking(snapshot)
         return build_budget_view(
             snapshot,
             budget=runner.model.budget,
@@ -160,12 +162,14 @@ class SessionController:
             tools_ignored=runner.model.tools_ignored,
             pinned=runner.pinned_share(snapshot),
             compaction_mode=runner.compaction_mode,
-            top=runner.cost_ranking(snapshot),
+            top=top,
             history=self._history(),
-            money=self._money(snapshot, preview),
+            money=self._money(snapshot, preview, top),
         )
 
-    def _money(self, snapshot: RequestSnapshot, preview: bool) -> MoneyFigures | None:
+    def _money(
+        self, snapshot: RequestSnapshot, preview: bool, top: Sequence[CostItem]
+    ) -> MoneyFigures | None:
         """Costs and the cache's state, for a model that costs something (or has no price)."""
         runner = self.driver.runner
         model = runner.model
@@ -190,14 +194,15 @@ class SessionController:
             next_cache,
             left,
             ttl,
-            self.action_effects(),
+            self.action_effects(top),
         )
 
-    def action_effects(self) -> tuple[tuple[str, CacheEffect], ...]:
+    def action_effects(self, top: Sequence[CostItem] = ()) -> tuple[tuple[str, CacheEffect], ...]:
         """What each action would do to the provider's cache if taken now: ``/compact``
         (a new conversation after the context blocks), ``/model`` (all of it, priced at this
-        model's write price), a pending reload (from the first message it changes), and a
-        skill toggle or a threshold change (appended after the conversation)."""
+        model's write price), a pending reload (from the first message it changes), masking
+        the largest result the ranking (``top``) offers to mask (from its first message), and
+        a skill toggle or a threshold change (appended after the conversation)."""
         runner = self.driver.runner
         last = runner.cache.last
         if last is None:
@@ -221,6 +226,13 @@ class SessionController:
         if context.pending_reloads:
             index = reload_break_index(last.snapshot, context.pending_reloads)
             effects.append(("reload", effect(index)))
+        maskable = next((item for item in top if item.action and item.call_ids), None)
+        if maskable is not None:
+            calls = set(maskable.call_ids)
+            messages = last.snapshot.messages
+            first = next((i for i, m in enumerate(messages) if m.tool_call_id in calls), None)
+            if first is not None:
+                effects.append((f"m on {maskable.label}", effect(first)))
         effects.append(("skill or threshold", effect(None)))
         return tuple(effects)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -18,7 +19,7 @@ from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, send, static_text
 from tests.providers.loopback import LoopbackServer, Reply
-from tests.providers.protocols import block_start, block_stop, message_end, text
+from tests.providers.protocols import block_start, block_stop, delta, message_end, text
 from tests.providers.protocols import message_start as start
 
 SnapCompare = Callable[..., bool]
@@ -138,3 +139,25 @@ def test_the_panel_after_an_idle_gap(snap_compare: SnapCompare, app_for: AppFact
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=(160, 48), run_before=idle)
+
+
+async def test_masking_a_result_is_priced_before_it_is_taken(
+    app_for: AppFactory, project: Path
+) -> None:
+    (project / "big.txt").write_text("a line of the big file\n" * 400, encoding="utf-8")
+    call = [
+        start(25, 0, 41_800),
+        block_start(0, {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}),
+        delta(0, {"type": "input_json_delta", "partial_json": '{"path": "big.txt"}'}),
+        block_stop(0),
+        *message_end("tool_use", 9),
+    ]
+    with LoopbackServer(Reply(parts=call), reply(41_800, 3_000)) as server:
+        app = app_for(anthropic(server))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "read big.txt")
+            await finish(pilot)
+            panel = notes(app)
+            line = next(x for x in panel.splitlines() if x.startswith("  m on "))
+            assert "big.txt: rewrites ~" in line and "cached tokens ≈ $" in line

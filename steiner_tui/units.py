@@ -9,7 +9,7 @@ size reads the same in the skill sidebar, the context panel, the inspector, the 
 from __future__ import annotations
 
 from steiner_tui.engine.events import CacheExplanation
-from steiner_tui.engine.prices import RequestCost
+from steiner_tui.engine.prices import RequestCost, format_usd
 
 __all__ = [
     "PRICE_UNKNOWN",
@@ -21,7 +21,7 @@ __all__ = [
     "token_count",
 ]
 
-PRICE_UNKNOWN = "price unknown"
+PRICE_UNKNOWN = format_usd(None)
 """What a cost reads when the model has no price (never $0)."""
 
 
@@ -42,12 +42,8 @@ def token_count(value: int) -> str:
 
 def dollars(value: float | None) -> str:
     """A cost: ``$0.16``, ``$0.0042`` under a cent, ``$0`` for nothing, ``price unknown``
-    for ``None``."""
-    if value is None:
-        return PRICE_UNKNOWN
-    if value == 0:
-        return "$0"
-    return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
+    for ``None`` (``engine.prices.format_usd``)."""
+    return format_usd(value)
 
 
 def cost_parts(cost: RequestCost | None) -> str:
@@ -67,11 +63,14 @@ def cache_summary(cache: CacheExplanation) -> str:
     """One line on a request's cache reuse: the cause's words, the tokens rewritten and their
     price, and the provider's own reason beside ours (``disagrees`` when it names another)."""
     text = cache.detail
-    if cache.rewritten_tokens:
-        text += f"; rewrote {token_count(cache.rewritten_tokens)} ≈ {dollars(cache.cost_usd)}"
+    tokens = token_count(cache.rewritten_tokens)
+    if cache.rewritten_tokens and cache.estimated:
+        text += f"; rewrites ~{tokens} ≈ {dollars(cache.cost_usd)}"
+    elif cache.rewritten_tokens:
+        text += f"; rewrote {tokens} ≈ {dollars(cache.cost_usd)}"
     elif cache.reused_tokens:
-        text += f"; reused {token_count(cache.reused_tokens)}"
+        text += f"; {'keeps ~' if cache.estimated else 'reused '}{token_count(cache.reused_tokens)}"
     if cache.provider_reason:
         verdict = ", disagrees" if cache.disagrees else ""
         text += f" (provider: {cache.provider_reason}{verdict})"
-    return ("~" if cache.estimated else "") + text
+    return text

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.cache_causes import CacheEffect
 from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.costs import CostItem, PinnedShare
 from steiner_tui.engine.events import (
@@ -119,6 +120,8 @@ class MoneyFigures(msgspec.Struct, frozen=True):
     next_cache: CacheExplanation | None = None
     cache_left_seconds: float | None = None
     ttl_seconds: int | None = None
+    actions: tuple[tuple[str, CacheEffect], ...] = ()
+    """What each action would do to the cache now, before it is taken (``/compact``...)."""
 
 
 class BudgetView(msgspec.Struct, frozen=True):

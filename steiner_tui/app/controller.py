@@ -24,6 +24,8 @@ from steiner_tui.agent.session import Session
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_view
 from steiner_tui.app.live_files import WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
+from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
+from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import (
     EngineEvent,
     HealthEvent,
@@ -33,7 +35,11 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prices import FREE, cache_ttl_seconds
-from steiner_tui.engine.prompt.pending_reload import PendingReload, pending_reload
+from steiner_tui.engine.prompt.pending_reload import (
+    PendingReload,
+    pending_reload,
+    reload_break_index,
+)
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.snapshots import RequestSummary
@@ -141,6 +147,7 @@ class SessionController:
         runner = self.driver.runner
         calibration = runner.context.estimator.calibration
         model = runner.model.model
+        top = runner.cost_ranking(snapshot)
         return build_budget_view(
             snapshot,
             budget=runner.model.budget,
@@ -156,13 +163,15 @@ class SessionController:
             tools_ignored=runner.model.tools_ignored,
             pinned=runner.pinned_share(snapshot),
             compaction_mode=runner.compaction_mode,
-            top=runner.cost_ranking(snapshot),
+            top=top,
             history=self._history(),
             stateful=runner.parent_usage() if runner.model.stateful else None,
-            money=self._money(snapshot, preview),
+            money=self._money(snapshot, preview, top),
         )
 
-    def _money(self, snapshot: RequestSnapshot, preview: bool) -> MoneyFigures | None:
+    def _money(
+        self, snapshot: RequestSnapshot, preview: bool, top: Sequence[CostItem]
+    ) -> MoneyFigures | None:
         """Costs and the cache's state, for a model that costs something (or has no price)."""
         runner = self.driver.runner
         model = runner.model
@@ -187,7 +196,47 @@ class SessionController:
             next_cache,
             left,
             ttl,
+            self.action_effects(top),
         )
+
+    def action_effects(self, top: Sequence[CostItem] = ()) -> tuple[tuple[str, CacheEffect], ...]:
+        """What each action would do to the provider's cache if taken now: ``/compact``
+        (a new conversation after the context blocks), ``/model`` (all of it, priced at this
+        model's write price), a pending reload (from the first message it changes), masking
+        the largest result the ranking (``top``) offers to mask (from its first message), and
+        a skill toggle or a threshold change (appended after the conversation)."""
+        runner = self.driver.runner
+        last = runner.cache.last
+        if last is None:
+            return ()
+        model = runner.model
+
+        def effect(from_message: int | None) -> CacheEffect:
+            return cache_effect(
+                last,
+                at=runner.clock.now(),
+                ttl_seconds=cache_ttl_seconds(model.model),
+                price=model.price,
+                from_message=from_message,
+            )
+
+        effects = [
+            ("/compact", effect(last.snapshot.block_message_count)),
+            ("/model", effect(0)),
+        ]
+        context = runner.context
+        if context.pending_reloads:
+            index = reload_break_index(last.snapshot, context.pending_reloads)
+            effects.append(("reload", effect(index)))
+        maskable = next((item for item in top if item.action and item.call_ids), None)
+        if maskable is not None:
+            calls = set(maskable.call_ids)
+            messages = last.snapshot.messages
+            first = next((i for i, m in enumerate(messages) if m.tool_call_id in calls), None)
+            if first is not None:
+                effects.append((f"m on {maskable.label}", effect(first)))
+        effects.append(("skill or threshold", effect(None)))
+        return tuple(effects)
 
     def _history(self) -> tuple[RequestSummary, ...]:
         """The latest requests of this conversation (a resumed session's earlier ones read
@@ -321,7 +370,10 @@ class SessionController:
             return context.estimate(runner.model.model, messages, ()).tokens
 
         return pending_reload(
-            context.pending_reloads, self.session.snapshots.parent_snapshot(), count
+            context.pending_reloads,
+            self.session.snapshots.parent_snapshot(),
+            count,
+            runner.model.price,
         )
 
     def reload_now(self) -> frozenset[StaticPartition]:

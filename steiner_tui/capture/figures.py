@@ -23,6 +23,11 @@ request has bytes per source and the usage the API reported, so:
   row, so the chart marks the compaction before the next request.
 * **cache reuse**: a request's ``reused`` messages are its leading messages equal to the request
   it was compared with (``capture.report``'s prefix).
+* **cost and cache cause** (``request_costs``): each request with usage is priced from the
+  engine's price table, and its cache reuse is explained against the request it was compared
+  with (``engine.cache_causes.explain_usage``): the bytes name what changed (the model, the
+  system prompt, the tool list, an instruction file or reminder in the first changed message,
+  the agent's compaction), else the time between them or the provider.
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ import msgspec
 
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.capture.wire import Block, DecodedRequest
-from steiner_tui.engine.events import SourceTokens
+from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
+from steiner_tui.engine.events import CacheExplanation, SourceTokens
 from steiner_tui.engine.models import is_known_model, lookup_model
+from steiner_tui.engine.prices import RequestCost
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import TOOLS_SOURCE, RequestSummary
 
@@ -45,6 +52,7 @@ __all__ = [
     "context_figures",
     "is_compaction_call",
     "model_window",
+    "request_costs",
     "request_sources",
     "request_summaries",
     "share_out",
@@ -189,16 +197,73 @@ def is_compaction_call(decoded: DecodedRequest) -> bool:
     return all(marker in text for marker in _CLAUDE_SUMMARY)
 
 
+def _bytes_cause(request: CapturedRequest, compared: CapturedRequest) -> tuple[str, str] | None:
+    decoded, prefix = request.decoded, request.prefix
+    if decoded.model != compared.decoded.model:
+        return "model", f"model changed: {compared.decoded.model} → {decoded.model}"
+    if is_compaction_call(compared.decoded):
+        return "compaction", "the agent's compaction replaced the conversation"
+    if prefix.system_changed:
+        return "source", "the system prompt changed"
+    if prefix.tools_changed:
+        return "tools", "tool definitions changed"
+    index = prefix.first_diverging
+    if index is None:
+        return None
+    where = (f"messages[{index}]", f"input[{index}]")
+    named = [b for b in decoded.blocks if b.where.startswith(where) and b.source != "system"]
+    if named:
+        block = named[0]
+        name = block.path.rsplit("/", 1)[-1] if block.path else _label(block)
+        return "source", f"{name} changed (message {index + 1})"
+    role = decoded.messages[index].role if index < len(decoded.messages) else "message"
+    return "conversation", f"message {index + 1} ({role}) changed"
+
+
+def request_costs(
+    requests: Sequence[CapturedRequest],
+) -> list[tuple[RequestCost | None, CacheExplanation] | None]:
+    """Each request's cost and cache cause (None: no usage reported), module docstring."""
+    by_seq = {request.recorded.seq: request for request in requests}
+    thread_of: dict[int, str] = {}
+    turns: list[UsageTurn] = []
+    placed: list[int | None] = []
+    for request in requests:
+        seq, usage = request.recorded.seq, request.usage
+        compared = by_seq.get(request.prefix.compared_with)
+        thread_of[seq] = thread_of.get(request.prefix.compared_with, str(seq))
+        if usage is None:
+            placed.append(None)
+            continue
+        placed.append(len(turns))
+        turns.append(
+            UsageTurn(
+                request.recorded.time,
+                request.decoded.model,
+                usage.context_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_creation_tokens,
+                thread_of[seq],
+                _bytes_cause(request, compared) if compared is not None else None,
+            )
+        )
+    explained = explain_usage(turns, bytes_known=True)
+    return [None if at is None else explained[at] for at in placed]
+
+
 def request_summaries(
     requests: Sequence[CapturedRequest], window: ModelWindow
 ) -> tuple[RequestSummary, ...]:
     """One chart row per captured request, oldest first (its context reported or estimated,
-    ``context_figures``)."""
+    ``context_figures``; its cost and cache cause, ``request_costs``)."""
     rows: list[RequestSummary] = []
     figures = context_figures(requests)
+    costs = request_costs(requests)
     for position, request in enumerate(requests):
         tokens = figures[position].tokens
         decoded = request.decoded
+        priced = costs[position]
         fits = not window.known or tokens <= window.tokens
         rows.append(
             RequestSummary(
@@ -215,6 +280,14 @@ def request_summaries(
                 reused=request.prefix.matching_messages if position else 0,
                 fits=fits,
                 overflow_tokens=0 if fits else tokens - window.tokens,
+                reported=priced is not None,
+                cost_usd=_total(priced),
+                cache=priced[1] if priced is not None else None,
             )
         )
     return tuple(rows)
+
+
+def _total(figures: tuple[RequestCost | None, CacheExplanation] | None) -> float | None:
+    cost = figures[0] if figures is not None else None
+    return cost.total_usd if cost is not None else None

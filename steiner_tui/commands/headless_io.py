@@ -88,8 +88,8 @@ class ProgressSink(msgspec.Struct):
                 f"~{token_count(event.estimated_prompt_tokens)} in the prompt, "
                 f"up to {token_count(event.max_tokens)} out"
             )
-        elif isinstance(event, UsageReported):
-            line = _usage_line(event)
+        elif isinstance(event, UsageReported) and event.cost_usd != 0:
+            line = _usage_line(event)  # a free model (offline, local) costs nothing to say
         elif isinstance(event, ToolCallStarted):
             line = f"→ {event.summary}"
         elif isinstance(event, ToolCallFinished) and event.status != "done":

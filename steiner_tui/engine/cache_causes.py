@@ -19,20 +19,45 @@ Otherwise the cause is ``kept`` (nothing rewritten), ``first`` (no earlier reque
 model's cache-write price. A provider's own diagnostic (``cache_miss_reason``) is kept beside
 ours, with whether the two agree. Without reported usage (a dry run, the price of an action)
 the reuse is estimated from the two requests' bytes.
+
+Before an action, ``cache_effect`` says what it will do to the cache: what of the last
+request's cached prefix the next request would write again (from the first message the action
+changes) and at what price, or that it appends after the conversation and keeps the cache.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
 
 from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
-from steiner_tui.engine.prices import ModelPrice, usd
+from steiner_tui.engine.prices import (
+    ModelPrice,
+    RequestCost,
+    cache_ttl_seconds,
+    format_usd,
+    price_for,
+    request_cost,
+    usd,
+)
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.snapshots import prefix_stability
 
-__all__ = ["CAUSES", "CacheExplanation", "CacheTurn", "explain_cache", "minutes"]
+__all__ = [
+    "CAUSES",
+    "CacheEffect",
+    "CacheExplanation",
+    "CacheTurn",
+    "cache_effect",
+    "USAGE_ONLY",
+    "UsageTurn",
+    "explain_cache",
+    "explain_usage",
+    "minutes",
+    "name_cause",
+]
 
 CAUSES = (
     "first",
@@ -46,6 +71,7 @@ CAUSES = (
     "conversation",
     "idle",
     "provider",
+    "unknown",
 )
 """Every cause, in the order they are looked for after the cache-free ones."""
 
@@ -221,15 +247,51 @@ def explain_cache(
         return CacheExplanation(
             0, 0, "uncached", "the provider reports no prompt cache", 0.0, provider_reason
         )
-    rewritten = max(previous.cached_after - reused, 0)
-    idle = (current.at - previous.at).total_seconds()
+    return name_cause(
+        reused=reused,
+        cached_before=previous.cached_after,
+        bytes_cause=bytes_cause,
+        idle_seconds=(current.at - previous.at).total_seconds(),
+        ttl_seconds=ttl_seconds,
+        price=price,
+        provider_reason=provider_reason,
+        estimated=estimated,
+    )
+
+
+USAGE_ONLY = "usage only: the request's bytes are not kept, so no source can be named"
+"""The detail of a shrunken reuse whose bytes are unknown (an imported transcript)."""
+
+
+def name_cause(
+    *,
+    reused: int,
+    cached_before: int,
+    bytes_cause: tuple[str, str] | None,
+    idle_seconds: float,
+    ttl_seconds: int | None,
+    price: ModelPrice | None,
+    provider_reason: str = "",
+    estimated: bool = False,
+    bytes_known: bool = True,
+) -> CacheExplanation:
+    """The cause of a request's reuse from its figures: what it read (``reused``) of what the
+    request before it left cached (``cached_before``), what their bytes show changed
+    (``bytes_cause``: the cause and its words, None: nothing), the time between them.
+
+    Captures and imports call it with what they know; ``bytes_known`` False (an import) names
+    no source: a shrunken reuse that time does not explain is ``unknown`` (``USAGE_ONLY``).
+    """
+    rewritten = max(cached_before - reused, 0)
     if bytes_cause is not None and rewritten:
         cause, detail = bytes_cause
     elif not rewritten:
         cause, detail = "kept", "appends after the conversation: cache kept"
-    elif ttl_seconds is not None and idle > ttl_seconds:
+    elif ttl_seconds is not None and idle_seconds > ttl_seconds:
         cause = "idle"
-        detail = f"idle {minutes(idle)} > {minutes(ttl_seconds)} TTL: the cache expired"
+        detail = f"idle {minutes(idle_seconds)} > {minutes(ttl_seconds)} TTL: the cache expired"
+    elif not bytes_known:
+        cause, detail = "unknown", USAGE_ONLY
     else:
         cause, detail = "provider", "prefix identical: the provider did not reuse it"
     cost = None if price is None else usd(rewritten, price.write)
@@ -237,3 +299,112 @@ def explain_cache(
     return CacheExplanation(
         reused, rewritten, cause, detail, cost, provider_reason, disagrees, estimated
     )
+
+
+class CacheEffect(msgspec.Struct, frozen=True):
+    """What an action will do to the provider's cache: the cached tokens the next request
+    writes again and their price (``None``: unknown price); ``expired``: nothing is cached
+    any more; ``kept``: the action appends after the conversation."""
+
+    rewritten_tokens: int = 0
+    cost_usd: float | None = 0.0
+    kept: bool = False
+    expired: bool = False
+
+    @property
+    def text(self) -> str:
+        """``rewrites ~41,800 cached tokens ≈ $0.16``, ``appends after the conversation:
+        cache kept``, ``the cache has expired: nothing to rewrite``."""
+        if self.expired:
+            return "the cache has expired: nothing to rewrite"
+        if self.kept or not self.rewritten_tokens:
+            return "appends after the conversation: cache kept"
+        cost = format_usd(self.cost_usd)
+        return f"rewrites ~{self.rewritten_tokens:,} cached tokens ≈ {cost}"
+
+
+def cache_effect(
+    last: CacheTurn | None,
+    *,
+    at: datetime,
+    ttl_seconds: int | None,
+    price: ModelPrice | None,
+    from_message: int | None,
+) -> CacheEffect:
+    """What changing the request from message ``from_message`` on does to the cache.
+
+    Args:
+        last: the last main request with its usage (None: nothing is cached).
+        at: now.
+        ttl_seconds: how long the provider keeps an unused prefix (None: unknown).
+        price: the price of the model that will write the tokens again.
+        from_message: the first message of ``last``'s request the action changes (0: all of
+            it, as another model does; None: nothing, the action appends).
+    """
+    if last is None:
+        return CacheEffect(kept=True)
+    if ttl_seconds is not None and (at - last.at).total_seconds() > ttl_seconds:
+        return CacheEffect(expired=True)
+    if from_message is None:
+        return CacheEffect(kept=True)
+    snapshot = last.snapshot
+    cached = last.cached_after
+    total = snapshot.prompt_bytes + snapshot.tools_bytes
+    before = 0
+    if from_message > 0 and total > 0:
+        kept = snapshot.tools_bytes + sum(m.prompt_bytes for m in snapshot.messages[:from_message])
+        before = min(cached, cached * kept // total)
+    rewritten = cached - before
+    return CacheEffect(rewritten, None if price is None else usd(rewritten, price.write))
+
+
+class UsageTurn(msgspec.Struct, frozen=True):
+    """One request of another agent as a capture or an import knows it: when, which model,
+    its reported usage (``prompt_tokens`` with the cached part), the request it is compared
+    with (``thread``: requests of one thread share a cache), and what its bytes show changed
+    since that one (``bytes_cause``; None: nothing, or the bytes are not known)."""
+
+    at: datetime
+    model: str
+    prompt_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    thread: str = ""
+    bytes_cause: tuple[str, str] | None = None
+
+
+def explain_usage(
+    turns: Sequence[UsageTurn], *, bytes_known: bool
+) -> list[tuple[RequestCost | None, CacheExplanation]]:
+    """Each request's cost (``price_for`` its model; None: no price) and its cache reuse
+    explained against the request before it in its thread (``name_cause``)."""
+    out: list[tuple[RequestCost | None, CacheExplanation]] = []
+    last: dict[str, UsageTurn] = {}
+    for turn in turns:
+        price = price_for(turn.model)
+        cost = request_cost(
+            price,
+            prompt_tokens=turn.prompt_tokens,
+            output_tokens=turn.output_tokens,
+            cache_read_tokens=turn.cache_read_tokens,
+            cache_write_tokens=turn.cache_write_tokens,
+        )
+        previous = last.get(turn.thread)
+        last[turn.thread] = turn
+        if previous is None:
+            detail = "first request of its thread: no earlier one to compare with"
+            out.append((cost, CacheExplanation(turn.cache_read_tokens, 0, "first", detail, 0.0)))
+            continue
+        cached = previous.cache_read_tokens + previous.cache_write_tokens
+        explanation = name_cause(
+            reused=turn.cache_read_tokens,
+            cached_before=cached or previous.prompt_tokens,
+            bytes_cause=turn.bytes_cause,
+            idle_seconds=(turn.at - previous.at).total_seconds(),
+            ttl_seconds=cache_ttl_seconds(turn.model),
+            price=price,
+            bytes_known=bytes_known,
+        )
+        out.append((cost, explanation))
+    return out

@@ -31,6 +31,7 @@ __all__ = [
     "ZERO_COST",
     "RequestCost",
     "cache_ttl_seconds",
+    "format_usd",
     "price_for",
     "request_cost",
     "usd",
@@ -188,6 +189,16 @@ class RequestCost(msgspec.Struct, frozen=True):
 
 
 ZERO_COST = RequestCost(0.0, 0.0, 0.0, 0.0)
+
+
+def format_usd(value: float | None) -> str:
+    """A cost: ``$0.16``, ``$0.0042`` under a cent, ``$0`` for nothing, ``price unknown``
+    for ``None`` (never shown as $0)."""
+    if value is None:
+        return "price unknown"
+    if value == 0:
+        return "$0"
+    return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
 
 
 def usd(tokens: int, per_million: float) -> float:

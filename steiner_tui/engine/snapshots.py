@@ -38,7 +38,13 @@ from typing import Protocol
 
 import msgspec
 
-from steiner_tui.engine.events import EngineEvent, RequestSnapshot, SourceTokens
+from steiner_tui.engine.events import (
+    CacheExplanation,
+    EngineEvent,
+    RequestSnapshot,
+    SourceTokens,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message, message_hash, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes, blocks_bytes
 from steiner_tui.engine.prompt.sources import ContextSource
@@ -259,6 +265,12 @@ class RequestSummary(msgspec.Struct, frozen=True, gc=False):
     logged: bool = False
     """Read back from a saved session's log (a resumed session's earlier requests): the log
     keeps these figures, not the request's blocks, tools or per-source counts."""
+    reported: bool = False
+    """The provider reported the request's usage (its cost and cache figures below)."""
+    cost_usd: float | None = None
+    """What the request cost (None: not reported, or the model has no price)."""
+    cache: CacheExplanation | None = None
+    """Why the cache reused what it did of the request (``engine.cache_causes``)."""
 
     @property
     def reuse(self) -> float:
@@ -276,7 +288,9 @@ class _StoredSnapshot(msgspec.Struct, frozen=True):
     reused: int = 0
 
 
-def _summary(position: int, stored: _StoredSnapshot) -> RequestSummary:
+def _summary(
+    position: int, stored: _StoredSnapshot, usage: UsageReported | None = None
+) -> RequestSummary:
     s = stored.snapshot
     return RequestSummary(
         position=position,
@@ -292,13 +306,17 @@ def _summary(position: int, stored: _StoredSnapshot) -> RequestSummary:
         reused=stored.reused if position else 0,
         fits=s.fits,
         overflow_tokens=s.overflow_tokens,
+        reported=usage is not None,
+        cost_usd=usage.cost_usd if usage is not None else None,
+        cache=usage.cache if usage is not None else None,
     )
 
 
 class SnapshotStore:
     """Keeps every request snapshot of a session, sharing structure between them.
 
-    It is also an ``EventSink``: ``emit`` stores ``RequestSnapshot`` events and ignores others.
+    It is also an ``EventSink``: ``emit`` stores ``RequestSnapshot`` events, and keeps each
+    ``UsageReported`` beside its request (its cost and cache cause, in ``summaries``).
     Stored values are immutable, so readers get them without defensive copies.
     """
 
@@ -308,15 +326,19 @@ class SnapshotStore:
         self._blocks: dict[ContextBlock, ContextBlock] = {}
         # The latest request's messages, to find how much of its chain the next one shares.
         self._tip_messages: tuple[Message, ...] = ()
+        self._usage: dict[str, UsageReported] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._stored)
 
     def emit(self, event: EngineEvent) -> None:
-        """Store request snapshots; ignore every other event."""
+        """Store request snapshots and their usage; ignore every other event."""
         if isinstance(event, RequestSnapshot):
             self.store(event)
+        elif isinstance(event, UsageReported) and event.request_id:
+            with self._lock:
+                self._usage[event.request_id] = event
 
     def _segment_for(self, snapshot: RequestSnapshot) -> tuple[_Segment | None, int]:
         """The segment holding the snapshot's messages, and how many lead with the previous
@@ -425,7 +447,11 @@ class SnapshotStore:
         with self._lock:
             stored = self._stored
             stop = len(stored) if stop is None else min(stop, len(stored))
-            return tuple(_summary(p, stored[p]) for p in range(max(0, start), stop))
+            usage = self._usage
+            return tuple(
+                _summary(p, stored[p], usage.get(stored[p].snapshot.request_id))
+                for p in range(max(0, start), stop)
+            )
 
     def prefix_stability(self, a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
         """See ``prefix_stability``."""

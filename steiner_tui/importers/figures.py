@@ -8,6 +8,11 @@ summary call of a session of steiner's own). The cache-reuse strip of the chart 
 provider's prompt cache served again: for an import that is the request's cache-read share of
 its context, which the transcript records (``reused`` over ``message_count`` is that share,
 counted in tokens here rather than in messages).
+
+Each request row carries its cost (the engine's price table) and its cache cause
+(``engine.cache_causes.explain_usage``), compared with the previous request of its model. An
+import has usage only, no request bodies: a compaction before it and the time since the previous
+request can be named, no source can (``USAGE_ONLY``).
 """
 
 from __future__ import annotations
@@ -16,11 +21,13 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
 from steiner_tui.engine.snapshots import RequestSummary
 
 __all__ = ["chart_rows"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_COMPACTED = ("compaction", "compaction: a new generation replaced the conversation")
 
 
 def _time(value: Any) -> datetime:
@@ -42,8 +49,28 @@ def chart_rows(
     for generation in generations:
         before.setdefault(int(generation.get("after_request") or 0), []).append(generation)
     rows: list[RequestSummary] = []
+    compacted_before = {int(g.get("after_request") or 0) for g in generations}
+    explained = explain_usage(
+        [
+            UsageTurn(
+                _time(r.get("time")),
+                str(r.get("model") or ""),
+                int(r.get("context_tokens") or 0),
+                int(r.get("output_tokens") or 0),
+                int(r.get("cache_read_tokens") or 0),
+                int(r.get("cache_creation_tokens") or 0),
+                str(r.get("model") or ""),
+                _COMPACTED if index in compacted_before else None,
+            )
+            for index, r in enumerate(requests)
+        ],
+        bytes_known=False,
+    )
 
-    def add(tokens: int, read: int, model: str, time: datetime, compaction: bool) -> None:
+    def add(
+        tokens: int, read: int, model: str, time: datetime, compaction: bool, request: int = -1
+    ) -> None:
+        cost, cache = explained[request] if request >= 0 else (None, None)
         fits = compaction or not window or tokens <= window
         rows.append(
             RequestSummary(
@@ -60,6 +87,9 @@ def chart_rows(
                 reused=min(read, tokens),
                 fits=fits,
                 overflow_tokens=0 if fits else tokens - window,
+                reported=request >= 0,
+                cost_usd=cost.total_usd if cost is not None else None,
+                cache=cache,
             )
         )
 
@@ -74,6 +104,7 @@ def chart_rows(
             str(request.get("model") or ""),
             _time(request.get("time")),
             False,
+            index,
         )
     number += 1
     for generations_left in before.values():  # a compaction after the last request

@@ -48,6 +48,7 @@ class ImportedRequest(msgspec.Struct, frozen=True):
             "context_tokens": self.context_tokens,
             "cache_read_tokens": self.cache_read_tokens,
             "cache_read_share": round(self.cache_read_share, 4),
+            "cache_creation_tokens": self.cache_creation_tokens,
             "output_tokens": self.output_tokens,
             "model": self.model,
             "time": self.time,

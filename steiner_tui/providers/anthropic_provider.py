@@ -11,11 +11,19 @@ Usage: prompt tokens = ``input_tokens + cache_read_input_tokens + cache_creation
 reported separately. A stream whose events carry no usage (some compatible servers) yields none.
 Stop reasons are normalized: ``end_turn``/``stop_sequence`` -> ``stop``, ``tool_use`` ->
 ``tool_calls``, ``max_tokens`` -> ``length``; others pass through.
+
+Cache diagnostics: on Anthropic's own endpoint each request of a session (its prompt cache key)
+asks for ``diagnostics`` against the session's previous message (``previous_message_id``, null
+on its first), and the reply's ``diagnostics.cache_miss_reason`` goes out with the usage
+(``StreamUsage.cache_miss_reason``), shown beside the runner's own named cause. Compatible
+servers are not sent the field.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -39,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+_OFFICIAL_HOST = "api.anthropic.com"
 _STOP_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -53,15 +62,39 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic", "RawMessageStreamEvent"]):
     SDK = "anthropic"
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
 
+    def __init__(self, *args: Any, diagnostics: bool | None = None, **kwargs: Any) -> None:
+        """``diagnostics``: ask for the cache diagnostics (None: on Anthropic's own endpoint
+        only); the other arguments are ``SdkProvider``'s."""
+        super().__init__(*args, **kwargs)
+        official = urlsplit(self._base_url).hostname == _OFFICIAL_HOST
+        self._diagnose = official if diagnostics is None else diagnostics
+        self._previous_ids: dict[str, str] = {}
+        """The last message id of each session (prompt cache key) this provider answered."""
+
     def _make_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic  # in a worker thread (see ``SdkProvider``)
 
         return AsyncAnthropic(**self._client_settings())
 
+    @property
+    def asks_for_diagnostics(self) -> bool:
+        """Whether requests ask for Anthropic's cache diagnostics (module docstring)."""
+        return self._diagnose
+
     def _start(
         self, request: ChatRequest
     ) -> tuple[dict[str, Any], StreamReader[RawMessageStreamEvent]]:
-        return to_anthropic_params(request), _MessageReader()
+        params = to_anthropic_params(request)
+        key = request.prompt_cache_key
+        if not key or not self._diagnose:
+            return params, _MessageReader()
+        previous = self._previous_ids.get(key)
+        params["diagnostics"] = {"previous_message_id": previous}
+
+        def remember(message_id: str) -> None:
+            self._previous_ids[key] = message_id
+
+        return params, _MessageReader(remember)
 
     async def _send(
         self, client: AsyncAnthropic, params: dict[str, Any]
@@ -77,7 +110,9 @@ class _MessageReader:
 
     terminal = "message_stop"
 
-    def __init__(self) -> None:
+    def __init__(self, on_message_id: Callable[[str], None] | None = None) -> None:
+        self.on_message_id = on_message_id
+        """Told the message's id (the next request's ``previous_message_id``)."""
         self.tools: dict[int, ToolCallBuffer] = {}
         self.input_tokens = 0
         self.output_tokens = 0
@@ -107,6 +142,9 @@ class _MessageReader:
         if event.type == "message_start":
             self._usage(getattr(event.message, "usage", None))
             self.miss_reason = cache_miss_reason(event.message) or self.miss_reason
+            message_id = getattr(event.message, "id", None)
+            if self.on_message_id is not None and isinstance(message_id, str) and message_id:
+                self.on_message_id(message_id)
         elif event.type == "content_block_start":
             block = event.content_block
             if block.type == "tool_use":

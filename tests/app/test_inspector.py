@@ -116,7 +116,7 @@ async def test_lists_requests_and_shows_the_latest_in_detail() -> None:
         rows = _rows(screen.query_one(RequestTable))
         size = str(snapshots[0].prompt_bytes)
         assert rows[0] == [
-            "", "0", "12:00:00", "offline/offline-echo", "turn", "400", "3", "—", size,
+            "", "0", "12:00:00", "offline/offline-echo", "turn", "400", "3", "—", "", "", size,
         ]  # fmt: skip
         assert rows[3][4] == "compaction"
         # Cache reuse: request 1 repeats all 3 messages of request 0 (3 of its 5); request 2

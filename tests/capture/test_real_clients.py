@@ -21,8 +21,10 @@ import pytest
 
 from steiner_tui.app.screens.capture_workbench import load_workbench
 from steiner_tui.app.transcript import ToolEntry, UserEntry
+from steiner_tui.app.widgets.budget_panel import money_lines
 from steiner_tui.capture.report import capture_report
 from steiner_tui.capture.store import read_capture
+from steiner_tui.engine.prices import price_for
 from steiner_tui.importers.discover import import_paths
 from tests.capture.fake_upstream import FakeUpstream
 from tests.capture.helpers import ProxyThread
@@ -176,6 +178,17 @@ def check_workbench(sessions: Path, capture_id: str, project: Path) -> None:
     assert [item.label for item in view.top] == [str(project / "CLAUDE.md")]
     assert len(view.history) == data.requests and view.prefix is not None
     assert view.prefix.first_broken is None
+    # Each request's cost, from its usage and the price table (a model the table does not
+    # price says so, never $0), and the cache cause its bytes and usage show.
+    for row in view.history:
+        assert row.reported
+        assert (row.cost_usd is None) == (price_for(row.model) is None)
+        assert row.cost_usd is None or row.cost_usd > 0
+    assert [row.cache.cause for row in view.history if row.cache] == ["first", "kept"]
+    assert view.money is not None and view.money.usage is not None
+    notes = "\n".join(money_lines(view.money))
+    assert ("price unknown" in notes) == (view.money.usage.cost_usd is None)
+    assert "cache #2: appends after the conversation: cache kept" in notes
     user = next(e for e in data.entries if isinstance(e, UserEntry))
     assert "CLAUDE.md" in user.badges and "MARKER-CLAUDE-MD" not in user.text
     [tool] = [e for e in data.entries if isinstance(e, ToolEntry)]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from steiner_tui.engine.cache_causes import CacheTurn, explain_cache
+from steiner_tui.engine.cache_causes import CacheEffect, CacheTurn, cache_effect, explain_cache
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prices import PRICE_TABLE
@@ -151,3 +151,26 @@ def test_a_dry_run_estimates_from_bytes() -> None:
     )
     assert e.cause == "source"
     assert 0 < e.rewritten_tokens <= 41_800
+
+
+def test_the_effect_of_an_action_before_it_is_taken() -> None:
+    def effect(from_message: int | None, after: float = 10.0) -> CacheEffect:
+        return cache_effect(
+            PREVIOUS,
+            at=T0 + timedelta(seconds=after),
+            ttl_seconds=300,
+            price=SONNET,
+            from_message=from_message,
+        )
+
+    everything = effect(0)
+    assert (everything.rewritten_tokens, everything.text) == (
+        41_800,
+        "rewrites ~41,800 cached tokens ≈ $0.16",
+    )
+    compaction = effect(PREVIOUS.snapshot.block_message_count)
+    assert 0 < compaction.rewritten_tokens < 41_800
+    assert effect(None).text == "appends after the conversation: cache kept"
+    assert effect(0, after=400).text == "the cache has expired: nothing to rewrite"
+    none = cache_effect(None, at=T0, ttl_seconds=300, price=SONNET, from_message=0)
+    assert none.kept

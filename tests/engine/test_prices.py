@@ -11,6 +11,7 @@ from steiner_tui.engine.models import MODEL_REGISTRY
 from steiner_tui.engine.prices import (
     FREE,
     PRICE_TABLE,
+    PRICES_AS_OF,
     ModelPrice,
     cache_ttl_seconds,
     price_for,
@@ -102,3 +103,16 @@ def test_a_bad_price_names_the_key(tmp_path: Path) -> None:
     user.write_text('[models."openai/gpt-4o"]\nprice = { input = -1.0, output = 2.0 }\n')
     with pytest.raises(ConfigError, match="negative"):
         load_config(tmp_path / "project", {}, user_file=user)
+
+
+def test_the_docs_show_the_table_and_its_date() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "costs.md").read_text(encoding="utf-8")
+    assert f"as of\n{PRICES_AS_OF}" in docs or f"as of {PRICES_AS_OF}" in docs.replace("\n", " ")
+
+    def number(value: float | None) -> str:
+        return "—" if value is None else f"{value:g}"
+
+    for prefix, price in PRICE_TABLE.items():
+        figures = (price.input, price.read, price.write, price.cache_write_1h, price.output)
+        row = f"| `{prefix}` | " + " | ".join(number(v) for v in figures) + " |"
+        assert row in docs, row

@@ -14,6 +14,7 @@ import pytest
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import UsageReported
 from steiner_tui.engine.prompt.static_cache import StaticPartition
+from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.providers.loopback import LoopbackServer, Reply, sse
 from tests.providers.protocols import AnthropicWire, block_start, block_stop, message_end, text
 from tests.providers.protocols import message_start as start
@@ -146,3 +147,25 @@ async def test_the_providers_own_reason_is_shown_beside_ours(sessions: Sessions)
     assert last.cache is not None
     assert (last.cache.cause, last.cache.provider_reason) == ("provider", "tools_changed")
     assert last.cache.disagrees
+
+
+async def test_each_request_asks_for_the_diagnostics_against_the_previous_message(
+    sessions: Sessions,
+) -> None:
+    with LoopbackServer(reply(0, 41_800), reply(41_800, 700)) as server:
+        provider = AnthropicProvider(
+            "anthropic", "sk-ant-test", server.url, max_retries=0, diagnostics=True
+        )
+        session = sessions.open(provider, MODEL)
+        await session.driver.submit("hello")
+        await session.driver.submit("again")
+        bodies = [r.body for r in server.requests]
+    assert [b["diagnostics"] for b in bodies] == [
+        {"previous_message_id": None},
+        {"previous_message_id": "msg_01"},  # the id message_start gave
+    ]
+
+
+def test_only_anthropics_own_endpoint_is_asked_by_default() -> None:
+    assert AnthropicProvider("anthropic", "k", None).asks_for_diagnostics
+    assert not AnthropicProvider("anthropic", "k", "http://127.0.0.1:9").asks_for_diagnostics

@@ -27,11 +27,13 @@ from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
+from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
-from steiner_tui.units import count
+from steiner_tui.units import count, dollars
 
 __all__ = ["ImportedScreen", "compaction_label"]
 
@@ -42,6 +44,20 @@ def compaction_label(generation: dict[str, Any]) -> str:
     pre = generation.get("pre_tokens")
     before = f", {count(pre)} before" if isinstance(pre, int) else ""
     return f"▼ compaction ({trigger}{before})"
+
+
+def session_cost(rows: list[RequestSummary]) -> str:
+    """What the import's requests cost by the price table, and what its causes rest on."""
+    unpriced = ", ".join(sorted({row.model for row in rows if row.cost_usd is None}))
+    priced = [row.cost_usd for row in rows if row.cost_usd is not None]
+    total = dollars(sum(priced))
+    if not unpriced:
+        cost = f"cost {total}"
+    elif priced:
+        cost = f"cost {total} + the requests of {unpriced} (price unknown)"
+    else:
+        cost = f"cost: price unknown for {unpriced}"
+    return f"{cost} · cache causes: usage only, no request bodies (compactions and time named)"
 
 
 class ImportedScreen(Screen[None]):
@@ -90,25 +106,27 @@ class ImportedScreen(Screen[None]):
         context = sum(r["context_tokens"] for r in requests)
         read = sum(r["cache_read_tokens"] for r in requests)
         share = f"{read / context:.0%}" if context else "-"
+        window = import_window(session)
+        rows = chart_rows(requests, generations, window.tokens)
+        priced = [row for row in rows if not row.compaction]
         self.query_one("#imported-summary", Static).update(
             Text(
                 f"{session.get('path', '')}\n{len(requests)} requests · input tokens, all "
                 f"requests {count(context)}, {share} read from the cache · output "
                 f"{count(sum(r['output_tokens'] for r in requests))} · "
                 f"{len(generations)} compaction{'s' if len(generations) != 1 else ''} · "
-                f"{len(session.get('subagents') or [])} sub-agents"
+                f"{len(session.get('subagents') or [])} sub-agents\n{session_cost(priced)}"
             )
         )
         chart = self.query_one(RequestChart)
         chart.border_title = "Context tokens per request"
         if generations:
             chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
-        window = import_window(session)
-        chart.view = import_chart_view(chart_rows(requests, generations, window.tokens), window)
+        chart.view = import_chart_view(rows, window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"
-        table.add_columns("#", "time", "model", "context", "cache read", "output")
+        table.add_columns("#", "time", "model", "context", "cache read", "output", "cost", "cache")
         marks = {int(g["after_request"]): g for g in generations}
         for index, request in enumerate(requests):
             if index in marks:
@@ -119,8 +137,11 @@ class ImportedScreen(Screen[None]):
                     Text(""),
                     Text(""),
                     Text(""),
+                    Text(""),
+                    Text(""),
                 )
             share = f"{request['cache_read_share']:.0%}"
+            row = priced[index] if index < len(priced) else None
             table.add_row(
                 Text(str(index + 1), justify="right"),
                 Text(str(request["time"])[:19].replace("T", " ")),
@@ -128,6 +149,8 @@ class ImportedScreen(Screen[None]):
                 Text(count(request["context_tokens"]), justify="right"),
                 Text(share, justify="right"),
                 Text(count(request["output_tokens"]), justify="right"),
+                Text(cost_cell(row) if row is not None else "", justify="right"),
+                Text(cause_cell(row) if row is not None else ""),
             )
 
     def _extra(self) -> str:

@@ -225,7 +225,9 @@ class InspectorScreen(Screen[None]):
             pair = (self.snapshot_at(first), self.snapshot_at(second))
             self.query_one(RequestCompare).pair = pair
         else:
-            self.query_one(RequestDetail).snapshot = self.snapshot_at(selected)
+            detail = self.query_one(RequestDetail)
+            detail.figures = next(iter(self.store.summaries(selected, selected + 1)), None)
+            detail.snapshot = self.snapshot_at(selected)
 
     def action_mark(self) -> None:
         """Mark the highlighted request, or clear the mark when it is already marked."""

@@ -22,16 +22,23 @@ from typing import Any
 
 import msgspec
 
-from steiner_tui.app.budget_view import BudgetView, WindowFigures, build_budget_view
+from steiner_tui.app.budget_view import (
+    BudgetView,
+    MoneyFigures,
+    WindowFigures,
+    build_budget_view,
+)
 from steiner_tui.capture.figures import (
     ModelWindow,
     is_compaction_call,
     model_window,
+    request_costs,
     request_summaries,
 )
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import RequestSnapshot, UsageReported
+from steiner_tui.engine.prices import FREE, ZERO_COST, price_for
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.ranking import rank_results
 from steiner_tui.importers.window import AgentWindow, agent_window
@@ -63,12 +70,20 @@ def latest_main(requests: Sequence[CapturedRequest]) -> int:
     return len(requests) - 1
 
 
-def _usage(request: CapturedRequest, snapshot: RequestSnapshot) -> tuple[int, UsageReported] | None:
+def _usage(
+    requests: Sequence[CapturedRequest], snapshot: RequestSnapshot, position: int
+) -> tuple[int, UsageReported] | None:
     """The reply's usage as the panel's drift line reads it: the estimate is the reported
-    context itself, so the drift is 0 (and the line says the figures are the API's)."""
-    usage = request.usage
+    context itself, so the drift is 0 (and the line says the figures are the API's); with its
+    cost, the capture's total up to it and its cache cause (``capture.figures.request_costs``)."""
+    usage = requests[position].usage
     if usage is None:
         return None
+    costs = request_costs(requests[: position + 1])
+    figures = costs[position]
+    cost, cache = figures if figures is not None else (None, None)
+    parts = [c[0] for c in costs if c is not None]
+    total = None if any(p is None for p in parts) else sum((p for p in parts if p), ZERO_COST)
     reported = UsageReported(
         model=snapshot.model,
         prompt_tokens=usage.context_tokens,
@@ -76,6 +91,11 @@ def _usage(request: CapturedRequest, snapshot: RequestSnapshot) -> tuple[int, Us
         cache_read_tokens=usage.cache_read_tokens,
         cache_write_tokens=usage.cache_creation_tokens,
         estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
+        cost_usd=cost.total_usd if cost is not None else None,
+        cost=cost,
+        session_cost_usd=total.total_usd if total is not None else None,
+        session_cost=total,
+        cache=cache,
     )
     return snapshot.index, reported
 
@@ -92,12 +112,19 @@ def capture_budget_view(
     results = [(r.tool, r.target, r.bytes) for r in requests[position].decoded.tool_results]
     # Each result costs its bytes' share of the reported context, as the source rows do.
     per_byte = snapshot.raw_prompt_tokens / max(sum(s.bytes for s in snapshot.sources), 1)
+    usage = _usage(requests, snapshot, position)
+    priced = price_for(snapshot.model)
+    money = None
+    if priced != FREE:
+        index, reported = usage if usage is not None else (0, None)
+        money = MoneyFigures(snapshot.model, priced is not None, index, reported)
     view = build_budget_view(
         snapshot,
         budget=budget,
         project_root=Path("/"),
         previous=snapshots[position - 1] if position else None,
-        usage=_usage(requests[position], snapshot),
+        usage=usage,
+        money=money,
         compactions=sum(row.compaction for row in history),
         window_origin=window.origin,
         compaction_mode=AGENT_COMPACTION,

@@ -183,6 +183,9 @@ def money_lines(money: MoneyFigures) -> list[str]:
             lines.append(f"cache expires in {minutes(left)} (TTL {minutes(ttl)})")
         else:
             lines.append(f"cache expired {minutes(-left)} ago (TTL {minutes(ttl)})")
+    if money.actions and not (left is not None and left < 0):
+        lines.append("before you act, what the cache would lose:")
+        lines.extend(f"  {action}: {effect.text}" for action, effect in money.actions)
     return lines
 
 

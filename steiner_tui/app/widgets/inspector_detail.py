@@ -28,6 +28,7 @@ from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.plain import printable
 from steiner_tui.sessions.earlier_requests import (
     NOT_RECORDED,
@@ -35,12 +36,14 @@ from steiner_tui.sessions.earlier_requests import (
     LoggedRequest,
     request_sources,
 )
+from steiner_tui.units import cache_summary, dollars
 
 __all__ = [
     "MESSAGE_PAGE",
     "NOT_IN_LOG",
     "RequestDetail",
     "logged_summary",
+    "money_summary",
     "message_sources",
     "request_summary",
 ]
@@ -73,6 +76,17 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
         f"Prompt {count(snapshot.prompt_bytes)} B · blocks {count(snapshot.blocks_bytes)} B · "
         f"tools {tools} ({count(snapshot.tools_bytes)} B)"
     )
+
+
+def money_summary(figures: RequestSummary | None) -> str:
+    """``\nCost $0.17 · cache: <cause's words>; rewrote … ≈ $0.16`` once the request's usage
+    came ("" before, and for a dry run)."""
+    if figures is None or not figures.reported:
+        return ""
+    line = f"\nCost {dollars(figures.cost_usd)}"
+    if figures.cache is not None:
+        line += f" · cache: {cache_summary(figures.cache)}"
+    return line
 
 
 def logged_summary(request: LoggedRequest) -> str:
@@ -145,6 +159,9 @@ class RequestDetail(Vertical):
         """The snapshots shown are the dry run of the next request (nothing sent yet)."""
         self.first_shown = 0
         """The number of the first message in the table."""
+        self.figures: RequestSummary | None = None
+        """The store's figures of the request on show (its cost and cache cause, once its
+        usage came), set by the screen before ``snapshot``."""
         self._line_width = 0
 
     def compose(self) -> ComposeResult:
@@ -181,7 +198,9 @@ class RequestDetail(Vertical):
                 f"{sum(m is None for m in snapshot.messages)} not recorded"
             )
             return
-        summary.update(printable(request_summary(snapshot, dry_run=self.dry_run)))
+        summary.update(
+            printable(request_summary(snapshot, dry_run=self.dry_run) + money_summary(self.figures))
+        )
         for number, block in enumerate(snapshot.blocks):
             size = cell(count(block.byte_size))
             size.justify = "right"

@@ -4,9 +4,11 @@ The rows are ``RequestSummary`` figures read from the store without rebuilding a
 only a page of them (``PAGE``) is in the table at a time: opening the inspector costs the same
 after 100 requests as after 10,000. A first row says how many requests are earlier; Enter on it
 (or a click) brings in the page before. Each row shows how much of the request repeats the one
-before it (the prefix a provider's cache can reuse). A resumed session's earlier requests, read
-from its log, are marked ``log`` in the kind column: the log keeps every figure of the row, not
-the request's blocks, tools or per-source counts (the detail says which).
+before it (the prefix a provider's cache can reuse), the cause the runner named for what the
+cache reused of it (with the dollars a rewrite cost) and what it cost, once its usage came. A
+resumed session's earlier requests, read from its log, are marked ``log`` in the kind column:
+the log keeps every figure of the row, not the request's blocks, tools or per-source counts
+(the detail says which).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell, clock, count
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.units import dollars
 
 __all__ = [
     "EARLIER_KEY",
@@ -50,9 +53,11 @@ _COLUMNS = (
     ("Est tokens", "tokens"),
     ("Msgs", "messages"),
     ("Cache reuse", "reuse"),
+    ("Cache", "cause"),
+    ("Cost", "cost"),
     ("Prompt B", "bytes"),
 )
-_RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes"})
+_RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes", "cost"})
 _MODEL_WIDTH = 28
 _REUSE_CELLS = 5
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -69,9 +74,29 @@ def reuse_cell(row: RequestSummary) -> str:
     return f"{bar} {row.reuse * 100:>3.0f}%"
 
 
+def cause_cell(row: RequestSummary) -> str:
+    """The cache cause of a reported request (``≠`` when the provider names another), with
+    the dollars its rewrite cost; "" before its usage came."""
+    cache = row.cache
+    if cache is None:
+        return ""
+    text = cache.cause + (" ≠" if cache.disagrees else "")
+    if cache.rewritten_tokens:
+        text += f" {dollars(cache.cost_usd) if cache.cost_usd is not None else '?'}"
+    return text
+
+
+def cost_cell(row: RequestSummary) -> str:
+    """The request's cost; ``?`` for a model with no price; "" before its usage came."""
+    if not row.reported:
+        return ""
+    return dollars(row.cost_usd) if row.cost_usd is not None else "?"
+
+
 def request_row(row: RequestSummary, *, dry_run: bool = False) -> tuple[str, ...]:
     """The row of one request (without the mark): index, time, model, kind, tokens, counts,
-    cache reuse, prompt bytes; ``dry_run``: the row is of the dry run, not a request sent."""
+    cache reuse, cache cause, cost, prompt bytes; ``dry_run``: the row is of the dry run, not a
+    request sent."""
     model = row.model
     if len(model) > _MODEL_WIDTH:
         model = model[: _MODEL_WIDTH - 1] + "…"
@@ -88,6 +113,8 @@ def request_row(row: RequestSummary, *, dry_run: bool = False) -> tuple[str, ...
         count(row.estimated_prompt_tokens),
         str(row.message_count),
         reuse_cell(row),
+        cause_cell(row),
+        cost_cell(row),
         count(row.prompt_bytes),
     )
 

@@ -21,6 +21,7 @@ import msgspec
 
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import ModelPrice, format_usd, usd
 from steiner_tui.engine.prompt.blocks import block_message_indexes
 from steiner_tui.engine.prompt.sources import SOURCE_PLAN, ContextSource, role_for
 from steiner_tui.engine.prompt.static_cache import StaticPartition
@@ -67,6 +68,8 @@ class PendingReload(msgspec.Struct, frozen=True):
     partitions: tuple[StaticPartition, ...]
     break_index: int | None = None
     resent_tokens: int = 0
+    resent_usd: float | None = None
+    """What writing ``resent_tokens`` to the cache again costs (None: no price known)."""
 
     @property
     def label(self) -> str:
@@ -75,16 +78,25 @@ class PendingReload(msgspec.Struct, frozen=True):
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     @property
+    def _dollars(self) -> str:
+        # A free model (offline, local) and an unpriced one add nothing; the panel says which.
+        return f" ≈ {format_usd(self.resent_usd)}" if self.resent_usd else ""
+
+    @property
     def short(self) -> str:
         """The status line's form of ``notice``."""
-        cost = f"~{self.resent_tokens:,} tok re-sent" if self.break_index is not None else "free"
+        cost = (
+            f"~{self.resent_tokens:,} tok re-sent{self._dollars}"
+            if self.break_index is not None
+            else "free"
+        )
         return f"{self.label} changed: next compaction applies it · reload now: {cost}"
 
     @property
     def notice(self) -> str:
         """One line saying what changed, when it applies, and the cost of applying it now."""
         cost = (
-            f"reloading now re-sends ~{self.resent_tokens:,} cached tokens"
+            f"reloading now re-sends ~{self.resent_tokens:,} cached tokens{self._dollars}"
             if self.break_index is not None
             else "nothing is cached yet"
         )
@@ -131,6 +143,7 @@ def pending_reload(
     partitions: Iterable[StaticPartition],
     snapshot: RequestSnapshot | None,
     count_tokens: Callable[[Sequence[Message]], int],
+    price: ModelPrice | None = None,
 ) -> PendingReload | None:
     """The pending change and its cost (None when nothing is pending).
 
@@ -138,6 +151,7 @@ def pending_reload(
         partitions: the changed partitions not yet applied.
         snapshot: the last request sent (None: none yet).
         count_tokens: the calibrated prompt tokens of some messages on the session's model.
+        price: the model's price (the re-sent tokens at its cache-write price; None: unknown).
 
     Returns:
         The pending reload, or None.
@@ -149,7 +163,10 @@ def pending_reload(
         return PendingReload(pending)
     index = reload_break_index(snapshot, pending)
     tail = snapshot.messages[index:]
-    return PendingReload(pending, index, count_tokens(tail) if tail else 0)
+    tokens = count_tokens(tail) if tail else 0
+    return PendingReload(
+        pending, index, tokens, None if price is None else usd(tokens, price.write)
+    )
 
 
 def _partition_order(partition: StaticPartition) -> int:

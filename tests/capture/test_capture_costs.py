@@ -1,0 +1,70 @@
+"""A capture's requests priced and their cache causes named from the bodies, through the proxy
+and a loopback upstream that reports cache reads and writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.capture.figures import request_costs
+from steiner_tui.capture.report import decode_all
+from steiner_tui.capture.store import read_capture
+from steiner_tui.engine.prices import PRICE_TABLE
+from tests.capture.helpers import ProxyThread
+from tests.capture.test_proxy_loopback import (
+    ANTHROPIC_BODY,
+    post,
+    proxy,
+    second_anthropic_body,
+    upstream,
+)
+
+__all__ = ["proxy", "upstream"]  # the fixtures
+
+
+def body(model: str = "claude-sonnet-4-6") -> dict[str, object]:
+    return {**json.loads(json.dumps(ANTHROPIC_BODY)), "model": model}
+
+
+def test_each_request_is_priced_and_a_changed_system_prompt_named(
+    proxy: ProxyThread, tmp_path: Path
+) -> None:
+    changed = body()
+    changed["system"][1]["text"] = "You are another agent."  # type: ignore[index]
+    later = {**second_anthropic_body(), "model": "claude-sonnet-4-6"}
+    for sent in (body(), later, changed):
+        post(f"{proxy.url}/v1/messages", sent, {"x-api-key": "k"})
+    _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    requests = decode_all(recorded)
+    costs = request_costs(requests)
+    assert all(c is not None for c in costs)
+    sonnet = PRICE_TABLE["claude-sonnet-4"]
+    for request, figures in zip(requests, costs, strict=True):
+        assert figures is not None and request.usage is not None
+        cost, _ = figures
+        usage = request.usage
+        assert cost is not None
+        assert cost.total_usd == pytest.approx(
+            (
+                usage.input_tokens * sonnet.input
+                + usage.cache_read_tokens * sonnet.read
+                + usage.cache_creation_tokens * sonnet.write
+                + usage.output_tokens * sonnet.output
+            )
+            / 1e6
+        )
+    causes = [figures[1].cause for figures in costs if figures is not None]
+    assert causes[0] == "first"
+    third = costs[2]
+    assert third is not None and third[1].detail == "the system prompt changed"
+
+
+def test_an_unknown_price_is_none_never_zero(proxy: ProxyThread, tmp_path: Path) -> None:
+    for _ in range(2):
+        post(f"{proxy.url}/v1/messages", body("claude-mystery-9"), {"x-api-key": "k"})
+    _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    costs = request_costs(decode_all(recorded))
+    assert [c[0] if c is not None else "no usage" for c in costs] == [None, None]
+    assert [c[1].cause for c in costs if c is not None] == ["first", "kept"]

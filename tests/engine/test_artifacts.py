@@ -54,7 +54,7 @@ def test_latest_state_wins_and_superseded_entries_are_marked() -> None:
     ledger = build_ledger(_session())
     lines = {(e.kind, e.key): e for e in ledger.entries}
     money = lines[("file", "money.py")]
-    assert money.state == "created" and money.detail.startswith("+2 -1 lines: 'a' -> 'x'")
+    assert money.state == "created" and money.detail == "+2 -1 lines: 'a' -> 'x / y'"
     assert lines[("file", "util.py")].state == "reverted"
     assert lines[("file", "old.py")].state == "deleted"
     go = lines[("command", "go test ./...")]

@@ -345,10 +345,14 @@ def _moved_edit(
 def _cut_candidates(
     messages: Sequence[Message], pinned: Callable[[Message], bool] = never_pinned
 ) -> list[int]:
+    # A summary is never cut: it is capped already, and it carries the artifact ledger.
     return [
         i
         for i, m in enumerate(messages)
-        if m.content and not m.content.startswith(MASK_PREFIX) and not pinned(m)
+        if m.content
+        and m.role != "summary"
+        and not m.content.startswith(MASK_PREFIX)
+        and not pinned(m)
     ]
 
 

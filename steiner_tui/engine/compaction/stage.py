@@ -64,7 +64,7 @@ from steiner_tui.engine.compaction.turns import (
 from steiner_tui.engine.events import EventSink, RoomEdit, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.state.artifacts import build_ledger, strip_ledger
+from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger, strip_ledger
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -259,7 +259,10 @@ async def summarize_compaction_stage(
         return StageResult(False, cleared=cleared, rejected=problem)
     archived_sources = tuple(origin for origin in summary_origins if origin is not None)
     # The artifact ledger rides with every summary, whoever wrote it (``state.artifacts``).
-    ledger = build_ledger(summarized).render()
+    # Its base is the working conversation's own summary, whole: the copy in ``summarized``
+    # may have been cut to fit.
+    earlier = next((m.content for m in messages if m.role == "summary"), "")
+    ledger = build_ledger(summarized, ArtifactLedger.parse(earlier)).render()
     text = f"{strip_ledger(text)}\n\n{ledger}" if ledger else strip_ledger(text)
     summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
     pending = inputs.pending_sub_agents

@@ -16,7 +16,8 @@ Latest state wins: an entry is keyed (a path, a command, a decision's subject) a
 event replaces it; a replaced decision stays, marked ``superseded``, never as current. The
 ledger rides with every summary as its own section (``render``), the next compaction reads it
 back from the summary (``parse``), so it survives every stage, the emergency one included, and
-a resume. It is capped (``LEDGER_LIMIT`` entries: superseded and done ones go first).
+a resume. It is capped (``LEDGER_LIMIT`` entries: superseded decisions go first, then
+commands that passed, undescribed edits, done TODOs, then the oldest).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ _KINDS = ("file", "command", "todo", "decision")
 _DETAIL_CHARS = 120
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]")
 _ERROR = re.compile(
-    r"(error|exception|failed|fail:|panic|fatal|denied|not found|no such|traceback)", re.I
+    r"(error|exception|failed|fail:|panic|fatal|denied|not found|no such|traceback)|"
+    r"\bFAIL\b|\b[A-Z]+\d{2,}:"
 )
 _SEPARATOR = re.compile(r"^[\W_]+$")
 _DECISION = re.compile(
@@ -138,6 +140,12 @@ def _lines(text: str) -> int:
     return len(text.splitlines()) if text else 0
 
 
+def _joined(text: str) -> str:
+    """A short one-line form of an edit's text (its lines joined by `` / ``)."""
+    lines = " / ".join(line.strip() for line in text.splitlines() if line.strip())
+    return lines if len(lines) <= 60 else lines[:59] + "…"
+
+
 def _first(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
@@ -148,9 +156,11 @@ def _error_line(output: str) -> str:
     found = ""
     for line in output.replace("\\n", "\n").splitlines():
         text = line.strip()
-        if not text or _SEPARATOR.match(text) or _EXIT.search(text):
-            continue
-        if _ERROR.search(text) and not re.search(r"\b0 (?:failed|errors?)\b", text):
+        if len(text.split()) < 2 or _SEPARATOR.match(text) or _EXIT.search(text):
+            continue  # a bare "FAIL" or a separator line says nothing of its own
+        if _ERROR.search(text.lower()) or _ERROR.search(text):
+            if re.search(r"\b0 (?:failed|errors?)\b", text):
+                continue
             found = text
     return _clip(found)
 
@@ -174,14 +184,25 @@ class _Book:
             state = "created"  # still new to the project, edited since
         self.put(Artifact("file", path, state, _clip(detail)))
 
-    def ledger(self) -> ArtifactLedger:
+    def ledger(self, limit: int | None = LEDGER_LIMIT) -> ArtifactLedger:
         entries = list(self.entries.values())
-        if len(entries) > LEDGER_LIMIT:
-            spent = [e for e in entries if e.state in ("superseded", "done")]
-            for entry in spent[: len(entries) - LEDGER_LIMIT]:
-                entries.remove(entry)
-            entries = entries[-LEDGER_LIMIT:]
+        excess = len(entries) - limit if limit is not None else 0
+        if excess > 0:
+            # What gives way first, oldest first in each tier (``_tier``).
+            order = sorted(range(len(entries)), key=lambda i: (_tier(entries[i]), i))
+            gone = set(order[:excess])
+            entries = [e for i, e in enumerate(entries) if i not in gone]
         return ArtifactLedger(tuple(entries))
+
+
+def _tier(entry: Artifact) -> int:
+    if entry.state == "superseded":
+        return 0
+    if entry.kind == "command" and entry.state == "exit 0":
+        return 1
+    if entry.kind == "file" and not entry.detail:
+        return 2
+    return 3 if entry.state == "done" else 4
 
 
 def _results(messages: Sequence[Message]) -> dict[str, str]:
@@ -209,9 +230,8 @@ def _observe_call(book: _Book, call: ToolCall, result: str | None) -> None:
     elif call.name == "edit":
         path = str(args.get("path", ""))
         old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
-        detail = (
-            f"+{_lines(new)} -{_lines(old)} lines: {_first(old)[:50]!r} -> {_first(new)[:50]!r}"
-        )
+        change = f"{_joined(old)!r} -> {_joined(new)!r}"
+        detail = f"+{_lines(new)} -{_lines(old)} lines: {change}" if old or new else ""
         book.file(path, "edited", detail)
     elif call.name == "bash":
         _observe_command(book, str(args.get("command", "")).strip(), result)
@@ -233,15 +253,19 @@ def _observe_command(book: _Book, command: str, result: str) -> None:
                 book.file(path, state, f"by `{_clip(command)}`")
 
 
-def _subject(what: str) -> str:
-    """A decision's subject: what it replaces (``instead of X``), else its first words."""
-    instead = re.search(
-        r"\b(?:instead of|rather than|over)\s+(?P<old>[\w./-]+(?:\s[\w./-]+)?)", what
-    )
-    if instead:
-        return instead.group("old").lower()
-    words = re.findall(r"[\w./-]+", what.lower())
-    return " ".join(words[:3])
+_INSTEAD = re.compile(r"\b(?:instead of|rather than|over)\s+(?P<old>[\w./-]+)", re.I)
+
+
+def _replaces(new: str, old: str) -> bool:
+    """Whether decision ``new`` reverses ``old``: what ``new`` replaces ("instead of floats")
+    is what ``old`` chose ("round with floats"); parallel decisions ("Decimal instead of float
+    for money", "... for tax rates") replace nothing of each other."""
+    replaced = _INSTEAD.search(new)
+    if replaced is None:
+        return False
+    word = replaced.group("old").lower().rstrip("s")
+    chosen = _INSTEAD.split(old)[0].lower()
+    return bool(re.search(rf"\b{re.escape(word)}s?\b", chosen))
 
 
 def _observe_text(book: _Book, message: Message) -> None:
@@ -262,19 +286,22 @@ def _observe_text(book: _Book, message: Message) -> None:
         tail = text[match.end() : match.end() + 200]
         reason = _REASON.search(what) or _REASON.search(tail.split("\n\n")[0])
         core = _REASON.split(what)[0].strip() if _REASON.search(what) else what
-        subject = _subject(core)
         for entry in list(book.entries.values()):
-            same = _subject(entry.key) == subject or subject in entry.key.lower()
-            if entry.kind == "decision" and entry.state == "current" and same:
+            current = entry.kind == "decision" and entry.state == "current"
+            if current and _replaces(core, entry.key):
                 book.put(Artifact("decision", entry.key, "superseded", entry.detail))
         why = f"because {reason.group('why').strip()}" if reason else ""
         book.put(Artifact("decision", _clip(core), "current", _clip(why)))
 
 
 def build_ledger(
-    messages: Iterable[Message], previous: ArtifactLedger | None = None
+    messages: Iterable[Message],
+    previous: ArtifactLedger | None = None,
+    *,
+    limit: int | None = LEDGER_LIMIT,
 ) -> ArtifactLedger:
-    """The ledger after ``messages``, on top of ``previous`` (the last summary's).
+    """The ledger after ``messages``, on top of ``previous`` (the last summary's), capped at
+    ``limit`` entries (None: all of them, for a reader that settles a summary against it).
 
     A ``summary`` message among ``messages`` contributes the ledger it carries (when no
     ``previous`` is given), so a generation's own messages are enough.
@@ -291,7 +318,7 @@ def build_ledger(
             _observe_text(book, message)
         for call in message.tool_calls:
             _observe_call(book, call, results.get(call.id))
-    return book.ledger()
+    return book.ledger(limit)
 
 
 def ledger_changes(before: ArtifactLedger, after: ArtifactLedger) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ import msgspec
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.archive import HistoryArchive, with_history_note
 from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
+from steiner_tui.engine.compaction.pastes import collapse_pastes
 from steiner_tui.engine.compaction.pins import (
     PinSize,
     PinsTooLarge,
@@ -213,7 +214,9 @@ async def summarize_compaction_stage(
     )
 
     def build(part: Sequence[Message]) -> ChatRequest:
-        built = host.build_summary_request(part, instruction, target, max_tokens, inputs.tools)
+        # Pasted logs and stack traces reach the summarizer collapsed (``pastes``).
+        shown = collapse_pastes(part)
+        built = host.build_summary_request(shown, instruction, target, max_tokens, inputs.tools)
         return finalize_summary_request(built, target, inputs.backend_state, max_tokens)
 
     def plan_fits(part: Sequence[Message]) -> bool:

@@ -34,14 +34,18 @@ __all__ = [
 
 _STOP_TEXT = "about focus keep mostly only please that them they this what with"
 _STOP = frozenset(_STOP_TEXT.split())
+_FOCUS_FIRST = 10**9
+"""Subtracted from a focus bullet's position, so it sorts before the rest of its section."""
 
 
 def _steer(items: list[Item], steering: str) -> list[Item]:
+    """The ``/compact`` focus first: bullets naming its words lead their sections and are the
+    last to give way to the cap."""
     words = {w.lower() for w in re.findall(r"[A-Za-z_][\w./-]{3,}", steering)} - _STOP
     if not words:
         return items
     return [
-        Item(item.section, item.text, min(6, item.rank + 1), item.order)
+        Item(item.section, item.text, 6, item.order - _FOCUS_FIRST)
         if any(w in item.text.lower() for w in words)
         else item
         for item in items
@@ -67,7 +71,8 @@ def extractive_summary(
     budget = max_tokens // 2 if emergency else max_tokens
     extraction = collect_items(messages)
     items = _settled(extraction.items, build_ledger(messages, limit=None))
-    return fit_summary(_steer(items, steering), budget, extraction.left_out)
+    steered = sorted(_steer(items, steering), key=lambda item: (item.section, item.order))
+    return fit_summary(steered, budget, extraction.left_out)
 
 
 def _settled(items: list[Item], ledger: ArtifactLedger) -> list[Item]:

@@ -4,6 +4,7 @@ resolved against the options offered, and never an old state as current."""
 
 from __future__ import annotations
 
+from steiner_tui.engine.compaction.pastes import collapse_text
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.providers.offline import extractive_summary
 from steiner_tui.providers.offline.extract import offered_options
@@ -67,3 +68,31 @@ def test_no_old_state_is_shown_as_current() -> None:
 def test_offered_options() -> None:
     assert offered_options("Pick one: red, green or blue.") == ["red", "green", "blue"]
     assert offered_options("No options here.") == []
+
+
+def test_the_compact_focus_comes_first_and_stays_under_a_tight_cap() -> None:
+    frames = [f'  File "app/m{i}.py", line {i}, in f{i}' for i in range(200)]
+    messages = [
+        Message("user", "Fix the importer."),
+        *[Message("user", f"We decided to use parser {i} because it is fast.") for i in range(30)],
+        Message("user", "We decided to keep the CSV reader because the XLSX one leaks memory."),
+        Message(
+            "user", "\n".join(["Here is the log:", "```", *frames, "ValueError: bad row", "```"])
+        ),
+    ]
+    focus = "keep the decisions about the CSV reader"
+    summary = extractive_summary(messages, max_tokens=900, emergency=False, steering=focus)
+    findings = _section(summary, 4).splitlines()
+    assert "CSV reader because the XLSX one leaks memory" in findings[1]
+    assert sum('File "app/' in line for line in summary.splitlines()) == 0
+
+
+def test_a_pasted_trace_reaches_the_summarizer_collapsed() -> None:
+    frames = [f'  File "app/m{i}.py", line {i}, in f{i}\n    call_{i}()' for i in range(100)]
+    text = "\n".join(["Traceback (most recent call last):", *frames, "KeyError: 'currency'"])
+    collapsed = collapse_text(f"It broke:\n\n{text}\n\nCan you fix it?")
+    lines = collapsed.splitlines()
+    assert lines[0] == "It broke:" and lines[-1] == "Can you fix it?"
+    assert len(lines) < 12 and "KeyError: 'currency'" in collapsed
+    assert "similar lines collapsed for the summary" in collapsed
+    assert collapse_text("short\ntext") == "short\ntext"

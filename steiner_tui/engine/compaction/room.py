@@ -287,14 +287,15 @@ class _Plan:
     ) -> None:
         """Mask tool results, largest first, until the estimate is within ``budget``
         (``spare``: results never masked here, besides the pinned ones)."""
+        # Results of the latest turn go last: the model has not acted on them yet.
+        latest = max((m.turn for m in self.messages), default=0)
         order = sorted(
             (
                 i
                 for i, m in enumerate(self.messages)
                 if _is_maskable(m) and not self.pinned(m) and not spare(m)
             ),
-            key=lambda i: self.tokens[i],
-            reverse=True,
+            key=lambda i: (0 < latest == self.messages[i].turn, -self.tokens[i]),
         )
         total = self.total
         for index in order:

@@ -123,3 +123,12 @@ def test_a_summary_in_the_tail_is_never_cut() -> None:
     )
     assert kept[0] == summary
     assert [(e.kind, e.role) for e in edits] == [("cut", "user")]
+
+
+def test_the_latest_turns_results_are_masked_last() -> None:
+    tail = [*_read_turn(1, 1500, "old.py"), *_read_turn(2, 3000, "new.py")]
+    _, kept, edits, _ = fit_retained_tail(
+        (), tail, fits=_fits_under(3500), budget_tokens=3500, sizer=SIZER
+    )
+    assert [(e.kind, e.label) for e in edits] == [("masked", "read path=old.py")]
+    assert kept[6] == tail[6]  # the read of this turn is whole

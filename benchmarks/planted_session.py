@@ -344,3 +344,158 @@ def score(summary: str, planted: Sequence[Planted] = PLANTED, retained: str = ""
         for group, probes in DECOYS.items()
     }
     return Score(kept, misfiled, dropped, decoys)
+
+
+# -- probe sessions (issue 31): five long sessions, one per language, five kinds of probe ------
+
+PROBE_KINDS = ("fact", "decision", "file change", "todo", "preference")
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A planted probe: answerable when every text of ``all_of`` is on one line of the active
+    generation; a ``stale`` text on a line without ``superseded``/``reverted``/``done`` marks
+    a conflict (an old state shown as current)."""
+
+    kind: str
+    all_of: tuple[str, ...]
+    stale: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """What one session is about."""
+
+    name: str
+    ext: str
+    test: str
+    build: str
+    module: str
+    helper: str
+
+
+LANGUAGES = (
+    Language("python", "py", "pytest -q", "ruff check .", "billing/totals", "round_amount"),
+    Language("go", "go", "go test ./...", "go vet ./...", "internal/ledger/post", "PostEntry"),
+    Language(
+        "typescript", "ts", "npm test", "npx tsc --noEmit", "src/cart/checkout", "applyCoupon"
+    ),
+    Language("rust", "rs", "cargo test", "cargo clippy", "src/parser/lexer", "next_token"),
+    Language("java", "java", "mvn -q test", "mvn -q verify", "src/main/Orders", "placeOrder"),
+)
+
+
+def _probe_plant(s: _Session, lang: Language, n: int) -> list[Probe]:
+    """The planted turns of one session; returns its probes."""
+    main = f"{lang.module}.{lang.ext}"
+    new = f"{lang.module}_limits.{lang.ext}"
+    gone = f"{lang.module}_legacy.{lang.ext}"
+    back = f"{lang.module}_format.{lang.ext}"
+    port, limit, attempts = 8400 + n, 250 + n, 3 + n
+    err = f"E{4100 + n}: ledger imbalance on {lang.helper}"
+    probes: list[Probe] = []
+    s.user(f"We need to fix the rounding of totals in {main}. Please look at {lang.helper} first.")
+    s.tool("read", {"path": main}, _read(main, f"// {lang.helper}\nfn {lang.helper}() {{}}\n"))
+    s.model(
+        f"The bug is in {lang.helper}: it rounds each line before summing, so a total of "
+        f"{limit} lines drifts by up to {limit} cents."
+    )
+    probes.append(Probe("fact", (lang.helper, f"{limit} cents")))
+    s.model(f"The retry limit is {attempts} attempts, set in config/retry.toml.")
+    probes.append(Probe("fact", (f"{attempts} attempts",)))
+    s.tool(
+        "bash", {"command": "./scripts/serve --check"}, _bash(f"server listening on port {port}", 0)
+    )
+    s.model(f"The dev server listens on port {port}.")
+    probes.append(Probe("fact", (f"port {port}",)))
+    s.tool("bash", {"command": lang.test}, _bash(f"FAIL {lang.helper}\n{err}\n=====", 1))
+    s.model(f"The test fails with `{err}`.")
+    probes.append(Probe("fact", (err,)))
+    s.model(f"The handler is registered as LedgerHandler{n} in cmd/main.{lang.ext}.")
+    probes.append(Probe("fact", (f"LedgerHandler{n}",)))
+    s.user("We decided to round with floats because it is simpler.")
+    s.user(
+        "We decided to use integer cents instead of floats because floats drift on large invoices."
+    )
+    probes.append(Probe("decision", ("integer cents", "drift"), stale="round with floats"))
+    s.user(f"We decided to keep {lang.helper} pure because it is called from two threads.")
+    probes.append(Probe("decision", (f"keep {lang.helper} pure", "two threads")))
+    s.model("Two options for caching the rates: a Redis cache, or an in-memory LRU.")
+    s.user("the first one")
+    probes.append(Probe("decision", ("Redis cache",)))
+    s.user("Let's use ISO 4217 codes because symbols are ambiguous.")
+    probes.append(Probe("decision", ("ISO 4217", "ambiguous")))
+    s.tool(
+        "write",
+        {"path": new, "content": f"MAX_LINES = {limit}\nMAX_RETRY = {attempts}\n"},
+        f"Wrote 30 bytes to {new} (new file).",
+    )
+    probes.append(Probe("file change", (new, "created", "+2")))
+    s.tool(
+        "edit",
+        {
+            "path": main,
+            "old_string": "total += round(x)",
+            "new_string": "total += x\ntotal = round(total)",
+        },
+        f"Edited {main}: replaced 1 occurrence.",
+    )
+    probes.append(Probe("file change", (main, "+2 -1", "round(total)")))
+    s.tool(
+        "edit",
+        {"path": back, "old_string": "fmt(a)", "new_string": "fmt(a, b)"},
+        f"Edited {back}: replaced 1 occurrence.",
+    )
+    s.tool("bash", {"command": f"git checkout -- {back}"}, _bash("", 0))
+    probes.append(Probe("file change", (back, "reverted"), stale="edited"))
+    s.tool("bash", {"command": f"git rm {gone}"}, _bash(f"rm '{gone}'", 0))
+    probes.append(Probe("file change", (gone, "deleted")))
+    s.tool("bash", {"command": lang.test}, _bash("ok all tests passed", 0))
+    probes.append(Probe("fact", (lang.test, "exit 0"), stale="exit 1"))
+    s.user(f"TODO: add a regression test for {lang.helper} with {limit} lines.")
+    probes.append(Probe("todo", (f"regression test for {lang.helper}",)))
+    s.user("Not now, but later we should cache the exchange rates per day.")
+    probes.append(Probe("todo", ("cache the exchange rates per day",)))
+    s.user("The logging cleanup goes in a separate PR.")
+    probes.append(Probe("todo", ("logging cleanup",)))
+    s.user("TODO: update the changelog.")
+    s.model("done: update the changelog")
+    probes.append(Probe("todo", ("update the changelog", "done"), stale="open"))
+    s.user(f"Always run `{lang.build}` before you commit.")
+    probes.append(Probe("preference", (lang.build,)))
+    s.user("Never push to main directly.")
+    probes.append(Probe("preference", ("push to main",)))
+    s.user("I review on Fridays, so batch the pull requests.")
+    probes.append(Probe("preference", ("review on Fridays",)))
+    s.user("Keep answers short.")
+    probes.append(Probe("preference", ("answers short",)))
+    return probes
+
+
+def build_probe_session(root: Path, index: int) -> tuple[list[Message], list[Probe], int]:
+    """Session ``index`` (0-4): its planted turns, then routine work and filler; the probes
+    and how many messages the planted turns take."""
+    lang = LANGUAGES[index]
+    s = _Session(root)
+    probes = _probe_plant(s, lang, index)
+    return s.messages + noise_turns(root, 10 * index, 30), probes, len(s.messages)
+
+
+def answered(probe: Probe, text: str) -> bool:
+    """Whether one line of ``text`` holds every text of the probe."""
+    wanted = [t.lower() for t in probe.all_of]
+    return any(all(w in line.lower() for w in wanted) for line in text.lower().splitlines())
+
+
+def conflicted(probe: Probe, text: str) -> bool:
+    """Whether an old state shows as current: a line naming the probe's subject and its stale
+    text, without a mark that it is over."""
+    if not probe.stale:
+        return False
+    subject, stale = probe.all_of[0].lower(), probe.stale.lower()
+    over = ("superseded", "reverted", "done", "exit 0")
+    for line in text.lower().splitlines():
+        named = (subject in line or probe.kind == "decision") and stale in line
+        if named and not any(mark in line for mark in over):
+            return True
+    return False

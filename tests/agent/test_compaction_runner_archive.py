@@ -39,6 +39,8 @@ RICH_LINES = [
     "Reading the files.",
     "",
     "- ✓ read path=app.py",
+    '  > {"path":"app.py","startLine":1,"endLine":1,"totalLines":1,"file_hash":"caf026f25d714020"'
+    ',"output":"   1\\tprint(\'hi\')"}',
     "- ✗ write path=notes.txt, content=review notes (rejected)",
     "",
     "### Assistant",
@@ -189,9 +191,9 @@ async def test_history_archive_line_by_line(
     expected2 = [*_simple_lines(batch2[:1]), *replay, *_simple_lines(batch2[2:])]
     assert second_text.split("\n") == [*expected1, "", *expected2[1:], ""]
 
-    # Omitted: tool result bodies, reasoning, display_file calls, sub-agent bodies, notes.
+    # Omitted: reasoning, display_file calls, sub-agent bodies, notes (a tool result keeps
+    # its first lines).
     for absent in (
-        "print('hi')",
         "SECRET-REASONING",
         "display_file",
         "SUB-AGENT-BODY",

@@ -13,7 +13,7 @@ from itertools import accumulate, count
 from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
-from steiner_tui.engine.events import ErrorEvent
+from steiner_tui.engine.events import ErrorEvent, WarningEvent
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from tests.agent.fakes import Reply
@@ -144,8 +144,15 @@ async def test_escalation_counts_stages_per_run(project: Path, clock: ManualCloc
     second = session.health()[len(first) :]
     second_outcomes = session.outcomes()[len(first_outcomes) :]
 
-    # One episode, several compactions: the stage count escalates run-wide.
+    # One episode, several compactions: the stage count escalates run-wide, and each one
+    # after the first in the same turn says why.
     assert len(first) >= 3
+    assert "again in turn" not in first_outcomes[0].trigger
+    assert all(
+        "; again in turn 1: this turn's tool results" in o.trigger for o in first_outcomes[1:]
+    )
+    again = [w for w in session.sink.of(WarningEvent) if w.code == "compaction_again"]
+    assert len(again) >= len(first_outcomes) - 1
     assert [stages for _, _, stages in first] == list(
         accumulate(o.stage_count for o in first_outcomes)
     )

@@ -2,9 +2,10 @@
 
 ``GenerationSummary`` renders the summary as Markdown; ``GenerationFacts`` lists the turns
 compaction retained (as they were when it ran) apart from the messages sent since, what it
-masked, moved or cut to make room, the pinned messages, the replayed skills, and the facts
-the summary dropped (paths, commands and identifiers first; bare numbers collapsed). Both hold
-a ``GenerationView`` reactive that the screen binds; they only display it.
+masked, moved or cut to make room, the artifact ledger its summary carries (what changed
+since the generation before, the whole ledger folded), the pinned messages, the replayed
+skills, and the facts the summary dropped (paths, commands and identifiers first; bare numbers
+collapsed). Both hold a ``GenerationView`` reactive that the screen binds; they only display it.
 
 The summary pane renders the screen's latest view: updates are serialized and a view replaced
 while its Markdown was still being built is rendered again, so moving quickly through the
@@ -149,6 +150,12 @@ class GenerationFacts(VerticalScroll):
         if compacted:
             yield Static("Made room", classes="section-title")
             yield Static(_edits(view), id="edits", classes="section-body")
+        if view.ledger:
+            yield Static(f"Artifacts ({len(view.ledger)})", classes="section-title")
+            changed = "\n".join(view.ledger_changes) or "no change since the generation before"
+            yield Static(Content(changed), id="ledger-changes", classes="section-body")
+            with Collapsible(title="the whole ledger", id="ledger-all"):
+                yield Static(Content("\n".join(view.ledger)), classes="section-body")
         yield Static(f"Pinned ({len(view.pinned)})", classes="section-title")
         pinned = "\n".join(view.pinned) or "none (/pin N pins a message)"
         yield Static(Content(pinned), id="pinned", classes="section-body")

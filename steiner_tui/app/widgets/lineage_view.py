@@ -23,6 +23,7 @@ from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
 from steiner_tui.engine.compaction.triggers import trigger_label
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.state.artifacts import ArtifactLedger, ledger_changes
 
 __all__ = [
     "GenerationView",
@@ -55,6 +56,10 @@ class GenerationView(msgspec.Struct, frozen=True):
     """The turns compaction kept, as they were when it ran (``outcome.retained_count``)."""
     added: tuple[Message, ...] = ()
     """The messages the generation gained after its compaction (sent since)."""
+    ledger: tuple[str, ...] = ()
+    """The artifact ledger its summary carries, one line per entry (``state.artifacts``)."""
+    ledger_changes: tuple[str, ...] = ()
+    """What changed in the ledger since the generation before."""
 
 
 MASKING = "masking, no summary"
@@ -207,6 +212,7 @@ def generation_heading(generation: ConversationGeneration) -> str:
     if outcome.health is not None:
         health = outcome.health
         parts.append(f"health {health.state} ({health.severity}): {health.guidance}")
+    parts.extend(outcome.notes)
     return " · ".join(parts)
 
 
@@ -218,6 +224,8 @@ def build_generation_view(lineage: ConversationLineage, index: int) -> Generatio
     outcome = generation.outcome
     # What compaction retained is the head of the tail; what follows came after it ran.
     kept = len(parts.retained) if outcome is None else outcome.retained_count
+    ledger = ArtifactLedger.parse(generation.summary)
+    before = ArtifactLedger.parse(previous.summary) if previous is not None else ArtifactLedger()
     return GenerationView(
         generation=generation,
         parts=parts,
@@ -227,6 +235,8 @@ def build_generation_view(lineage: ConversationLineage, index: int) -> Generatio
         pinned=pinned_labels(lineage, generation),
         retained=parts.retained[:kept],
         added=parts.retained[kept:],
+        ledger=tuple(entry.line() for entry in ledger.entries),
+        ledger_changes=ledger_changes(before, ledger),
     )
 
 

@@ -288,14 +288,15 @@ class _Plan:
     ) -> None:
         """Mask tool results, largest first, until the estimate is within ``budget``
         (``spare``: results never masked here, besides the pinned ones)."""
+        # Results of the latest turn go last: the model has not acted on them yet.
+        latest = max((m.turn for m in self.messages), default=0)
         order = sorted(
             (
                 i
                 for i, m in enumerate(self.messages)
                 if _is_maskable(m) and not self.pinned(m) and not spare(m)
             ),
-            key=lambda i: self.tokens[i],
-            reverse=True,
+            key=lambda i: (0 < latest == self.messages[i].turn, -self.tokens[i]),
         )
         total = self.total
         for index in order:
@@ -346,10 +347,14 @@ def _moved_edit(
 def _cut_candidates(
     messages: Sequence[Message], pinned: Callable[[Message], bool] = never_pinned
 ) -> list[int]:
+    # A summary is never cut: it is capped already, and it carries the artifact ledger.
     return [
         i
         for i, m in enumerate(messages)
-        if m.content and not m.content.startswith(MASK_PREFIX) and not pinned(m)
+        if m.content
+        and m.role != "summary"
+        and not m.content.startswith(MASK_PREFIX)
+        and not pinned(m)
     ]
 
 

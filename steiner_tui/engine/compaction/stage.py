@@ -29,6 +29,7 @@ import msgspec
 from steiner_tui.engine.budget import CompactionMode
 from steiner_tui.engine.compaction.archive import HistoryArchive, with_history_note
 from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
+from steiner_tui.engine.compaction.pastes import collapse_pastes
 from steiner_tui.engine.compaction.pins import (
     PinSize,
     PinsTooLarge,
@@ -66,6 +67,7 @@ from steiner_tui.engine.compaction.turns import (
 from steiner_tui.engine.events import EventSink, RoomEdit, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger, strip_ledger
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -214,7 +216,9 @@ async def summarize_compaction_stage(
     )
 
     def build(part: Sequence[Message]) -> ChatRequest:
-        built = host.build_summary_request(part, instruction, target, max_tokens, inputs.tools)
+        # Pasted logs and stack traces reach the summarizer collapsed (``pastes``).
+        shown = collapse_pastes(part)
+        built = host.build_summary_request(shown, instruction, target, max_tokens, inputs.tools)
         return finalize_summary_request(built, target, inputs.backend_state, max_tokens)
 
     def plan_fits(part: Sequence[Message]) -> bool:
@@ -261,6 +265,12 @@ async def summarize_compaction_stage(
             inputs.sink.emit(WarningEvent("summary_rejected", said))
         return StageResult(False, cleared=cleared, rejected=problem)
     archived_sources = tuple(origin for origin in summary_origins if origin is not None)
+    # The artifact ledger rides with every summary, whoever wrote it (``state.artifacts``).
+    # Its base is the working conversation's own summary, whole: the copy in ``summarized``
+    # may have been cut to fit.
+    earlier = next((m.content for m in messages if m.role == "summary"), "")
+    ledger = build_ledger(summarized, ArtifactLedger.parse(earlier)).render()
+    text = f"{strip_ledger(text)}\n\n{ledger}" if ledger else strip_ledger(text)
     summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
     pending = inputs.pending_sub_agents
 

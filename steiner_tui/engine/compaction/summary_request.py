@@ -162,7 +162,7 @@ def summary_problem(summary: str, input_chars: int) -> str:
 
     Rejected: an empty summary; a trivially short one (under 64 characters for 1,000 or
     more of input: "Your summary."); one that is mostly one repeated line shape (more than
-    half of 12 or more lines: pasted stack frames, a separator line); one larger than its
+    two thirds of 12 or more lines: pasted stack frames, a separator line); one larger than its
     input (for 1,000 characters of input or more).
     """
     text = summary.strip()
@@ -175,7 +175,7 @@ def summary_problem(summary: str, input_chars: int) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) >= _SHAPE_LINES:
         shape, count = Counter(_shape(line) for line in lines).most_common(1)[0]
-        if count * 2 > len(lines):
+        if count * 3 > len(lines) * 2:
             return (
                 f"the summary is mostly one repeated line ({count} of {len(lines)} lines "
                 f"shaped {shape[:40]!r})"

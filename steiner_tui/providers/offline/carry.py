@@ -99,6 +99,9 @@ def absorb_summary(facts: Facts, text: str, order: int) -> int:
         if heading:
             section = int(heading.group(1)) - 1
             continue
+        if line.startswith("## "):
+            section = -1  # another section (the engine's artifact ledger): not a summary's
+            continue
         bullet = _bullet().sub("", line)
         if not 0 <= section < 8 or not bullet or bullet.startswith("#"):
             continue

@@ -13,6 +13,7 @@ no path from the disclaimer, no "You wrote: ..." quoted back as the assistant's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import msgspec
@@ -22,6 +23,7 @@ from steiner_tui.providers.offline.carry import ORIGINAL, UNANSWERED, absorb_sum
 from steiner_tui.providers.offline.facts import (
     ASSISTANT_SECTIONS,
     DONE,
+    FINDINGS,
     NONE_RECORDED,
     PREFS,
     PROBLEMS,
@@ -70,8 +72,44 @@ class Extraction(msgspec.Struct, frozen=True):
     """Entries that earlier summaries' caps left out, per section."""
 
 
-def _user(facts: Facts, text: str, order: int) -> str:
+_PICK = re.compile(
+    r"^\s*(?:i'?ll take |let's (?:go with |take )?|go with )?(?:the\s+)?"
+    r"(?P<which>first|second|third|last|1st|2nd|3rd)(?:\s+(?:one|option))?\s*[.!]?\s*$",
+    re.I,
+)
+_PLACES = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1}
+
+
+def offered_options(text: str) -> list[str]:
+    """The options an assistant message offers: the list after its last colon
+    ("Two options: a Redis cache, or an in-memory LRU.")."""
+    if ":" not in text:
+        return []
+    tail = text.rsplit(":", 1)[1].strip().rstrip(".?!")
+    parts = re.split(r",\s*(?:or\s+)?|\s+or\s+|;\s*|\n\s*[-*\d.)]+\s*", tail)
+    options = [p.strip() for p in parts if p.strip()]
+    return options if 2 <= len(options) <= 6 else []
+
+
+def _picked(facts: Facts, text: str, offer: str, order: int) -> bool:
+    """A bare "the first one" resolved against the options offered just before: a decision."""
+    match = _PICK.match(text)
+    options = offered_options(offer) if match else []
+    if not match or not options:
+        return False
+    place = _PLACES[match.group("which").lower()]
+    if place >= len(options):
+        return False
+    choice = options[place]
+    listed = ", ".join(options)
+    facts.add(FINDINGS, f'User: chose {choice} ("{text.strip()}" of: {listed})', 5, order)
+    return True
+
+
+def _user(facts: Facts, text: str, order: int, offer: str = "") -> str:
     """Add a user message's facts; returns its request part (the unclassified sentences)."""
+    if _picked(facts, text, offer, order):
+        return ""
     rest: list[str] = []
     said: list[str] = []
     for sentence in sentences(text):
@@ -174,16 +212,20 @@ def collect_items(messages: Sequence[Message]) -> Extraction:
             order = absorb_summary(facts, message.content, order)
     calls: dict[str, ToolCall] = {}
     last_request: tuple[int, str] | None = None
+    offer = ""
     for order, message in enumerate(messages):
         if message.role == "user" and not is_context_block(message):
             text = user_text(message.content)
             if text and message.source != SUB_AGENT_RESULT_SOURCE and SUMMARY_MARKER not in text:
-                request = _user(facts, text, order)
+                request = _user(facts, text, order, offer)
+                offer = ""
                 # A message of preferences or facts only asks for nothing.
                 last_request = (order, request) if request else last_request
         elif message.role == "assistant":
             calls.update((call.id, call) for call in message.tool_calls)
             _assistant(facts, message, order)
+            if message.content.strip() and not is_own_reply(message):
+                offer = message.content
             if message.content.strip() and not message.tool_calls:
                 last_request = None
         elif message.role == "tool":

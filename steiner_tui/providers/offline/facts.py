@@ -65,6 +65,7 @@ ASSISTANT_SECTIONS: dict[Kind, tuple[int, int]] = {
     Kind.PROBLEM: (PROBLEMS, 4),
     Kind.TODO: (REMAINING, 4),
     Kind.VERIFICATION: (VERIFY, 3),
+    Kind.FACT: (FINDINGS, 4),
     Kind.DONE: (DONE, 1),
 }
 """Section and rank of each kind of assistant sentence."""
@@ -131,8 +132,8 @@ class Facts:
         """Add a bullet; an equal one merges (the higher rank's wording, the later position)."""
         key = _key(section, text)
         old = self.items.pop(key, None)
-        if old is not None and old.rank > rank:
-            text = old.text
+        if old is not None and old.rank > rank and not command_line().match(text):
+            text = old.text  # a command's latest outcome wins, whatever the ranks
         self.items[key] = Item(section, text, max(rank, old.rank if old else 0), order)
 
     def file(self, path: str, verb: str, order: int, *, by_user: bool = False) -> None:

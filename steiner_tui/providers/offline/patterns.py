@@ -9,11 +9,14 @@ Each sentence or line lands in one section only, so the order of the checks is t
 3. a preference, for user sentences ("please always/never", "I prefer", "keep ... short", a
    sentence that starts with "Don't", "Never" or "Always", ...);
 4. a problem ("error", "failed", "exception", "non-zero exit", "crash", "bug", ...);
-5. open work ("next step", "still need to", "remaining work", "not yet", "pending", ...);
+5. open work ("next step", "still need to", "remaining work", "not yet", "pending", "not
+   now", "later", "a separate PR", ...);
 6. verification ("tests pass", "pytest", "verified", "acceptance", "must pass", ...);
 7. a stated fact, for user sentences with a number in them that state something (three words or
    more, not a question, not starting with a request's verb: "Look at module 12" asks);
-8. completed work, for assistant sentences ("I added", "is now", ...).
+8. completed work, for assistant sentences ("I added", "is now", ...);
+9. a finding, for assistant sentences that state something with a number, an identifier or
+   an error code in it ("The retry limit is 3 attempts", "registered as LedgerHandler").
 
 Filler (``filler.py``) is recognised before any of this and never gets a kind. The helpers at
 the end find the exception line of a traceback and tell test commands from other commands.
@@ -100,7 +103,8 @@ def _preference() -> re.Pattern[str]:
         r"please (?:always|never|don't|do not|avoid|stop)|"
         r"i prefer|i'd prefer|i would prefer|i like|i want you to|i'd like you to|don't ever|"
         r"do not ever|make sure to|from now on|in (?:the )?future|style|"
-        r"keep (?:\w+ ){0,3}(?:short|brief|concise|terse|small)"
+        r"keep (?:\w+ ){0,3}(?:short|brief|concise|terse|small)|"
+        r"i (?:review|merge|deploy|release) on \w+|on (?:mon|tues|wednes|thurs|fri)days"
     )
 
 
@@ -117,7 +121,8 @@ def _todo() -> re.Pattern[str]:
     return _words(
         r"todo|fixme|next steps?|next up|then next|remaining (?:work|tasks?|steps?|items?|issues?)|"
         r"what remains|still (?:need|needs|have|has) to|still to do|left to do|not yet|"
-        r"follow[- ]up|pending|afterwards"
+        r"follow[- ]up|pending|afterwards|not now|later|for now|another time|"
+        r"separate (?:pr|pull request|change|commit|ticket|issue)"
     )
 
 
@@ -206,7 +211,18 @@ def classify_sentence(sentence: str, *, by_user: bool) -> Kind | None:
         return Kind.FACT
     if not by_user and _done().search(text):
         return Kind.DONE
+    if not by_user and _states(text) and (_number().search(text) or _identifier().search(text)):
+        return Kind.FACT  # a finding: it names a number, an identifier or an error code
     return None
+
+
+@functools.cache
+def _identifier() -> re.Pattern[str]:
+    """A code identifier: backticked code, CamelCase, snake_case, a call, a file name."""
+    return re.compile(
+        r"`[^`]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z0-9]+_[a-z0-9_]+\b|\b\w+\(\)|"
+        r"\b[\w-]+\.(?:py|go|ts|js|rs|java|toml|json|ya?ml|md|sql|sh)\b"
+    )
 
 
 def _states(text: str) -> bool:

@@ -15,7 +15,10 @@ from collections.abc import Sequence
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger
 from steiner_tui.providers.offline.extract import Item, collect_items
+from steiner_tui.providers.offline.facts import FINDINGS, PROBLEMS, REMAINING, STATE
+from steiner_tui.providers.offline.filelines import file_line
 from steiner_tui.providers.offline.fitting import fit_summary
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
@@ -31,14 +34,18 @@ __all__ = [
 
 _STOP_TEXT = "about focus keep mostly only please that them they this what with"
 _STOP = frozenset(_STOP_TEXT.split())
+_FOCUS_FIRST = 10**9
+"""Subtracted from a focus bullet's position, so it sorts before the rest of its section."""
 
 
 def _steer(items: list[Item], steering: str) -> list[Item]:
+    """The ``/compact`` focus first: bullets naming its words lead their sections and are the
+    last to give way to the cap."""
     words = {w.lower() for w in re.findall(r"[A-Za-z_][\w./-]{3,}", steering)} - _STOP
     if not words:
         return items
     return [
-        Item(item.section, item.text, min(6, item.rank + 1), item.order)
+        Item(item.section, item.text, 6, item.order - _FOCUS_FIRST)
         if any(w in item.text.lower() for w in words)
         else item
         for item in items
@@ -63,7 +70,38 @@ def extractive_summary(
     """
     budget = max_tokens // 2 if emergency else max_tokens
     extraction = collect_items(messages)
-    return fit_summary(_steer(extraction.items, steering), budget, extraction.left_out)
+    items = _settled(extraction.items, build_ledger(messages, limit=None))
+    steered = sorted(_steer(items, steering), key=lambda item: (item.section, item.order))
+    return fit_summary(steered, budget, extraction.left_out)
+
+
+def _settled(items: list[Item], ledger: ArtifactLedger) -> list[Item]:
+    """``items`` with what the engine's artifact ledger says is over taken out or updated: a
+    superseded decision, a TODO done since, a failure of a command that passes now; a
+    reverted or deleted file says so (a summary never shows an old state as current)."""
+    over = {
+        (e.kind, e.key.lower()[:60])
+        for e in ledger.entries
+        if e.state in ("superseded", "done") or (e.kind == "command" and e.state == "exit 0")
+    }
+    gone = {e.key: e.state for e in ledger.entries if e.state in ("reverted", "deleted")}
+    out = []
+    for item in items:
+        text = item.text.lower()
+        if (
+            item.section == FINDINGS and any(k == "decision" and key in text for k, key in over)
+        ) or (item.section == REMAINING and any(k == "todo" and key in text for k, key in over)):
+            continue
+        if item.section == PROBLEMS and any(
+            k == "command" and f"`{key}` failed" in text for k, key in over
+        ):
+            continue
+        match = file_line().match(item.text)
+        if item.section == STATE and match and match.group(1) in gone:
+            path = match.group(1)
+            item = Item(item.section, f"`{path}` ({gone[path]})", item.rank, item.order)
+        out.append(item)
+    return out
 
 
 def _last_user(request: ChatRequest) -> int | None:

@@ -112,3 +112,23 @@ async def test_only_masking_is_needed_when_nothing_can_be_summarized() -> None:
     assert [m.role for m in active.messages] == ["user", "assistant", "tool", "assistant"]
     assert active.messages[2].content.startswith(MASK_PREFIX)
     assert [e.kind for e in result.outcome.edits] == ["masked"]
+
+
+def test_a_summary_in_the_tail_is_never_cut() -> None:
+    # It is capped already and carries the artifact ledger: the other messages give way.
+    summary = Message("summary", text(1500, "s") + "\n## Artifacts (kept by the engine)")
+    tail = [summary, Message("user", text(3000, "u1"), turn=1), Message("assistant", "a1", turn=1)]
+    _, kept, edits, _ = fit_retained_tail(
+        (), tail, fits=_fits_under(2500), budget_tokens=2500, sizer=SIZER, move_turns=False
+    )
+    assert kept[0] == summary
+    assert [(e.kind, e.role) for e in edits] == [("cut", "user")]
+
+
+def test_the_latest_turns_results_are_masked_last() -> None:
+    tail = [*_read_turn(1, 1500, "old.py"), *_read_turn(2, 3000, "new.py")]
+    _, kept, edits, _ = fit_retained_tail(
+        (), tail, fits=_fits_under(3500), budget_tokens=3500, sizer=SIZER
+    )
+    assert [(e.kind, e.label) for e in edits] == [("masked", "read path=old.py")]
+    assert kept[6] == tail[6]  # the read of this turn is whole

@@ -124,7 +124,10 @@ def test_stated_facts_need_a_number_and_a_statement() -> None:
     assert _user("Look at module 12 and check helper 7.") is None
     assert _user("What does helper 7 return?") is None
     assert _user("Row 3") is None
-    assert _assistant("The file has 40 lines.") is None
+    # The assistant's statements with a number, an identifier or an error code are findings.
+    assert _assistant("The file has 40 lines.") is Kind.FACT
+    assert _assistant("The handler is registered as LedgerHandler in cmd/main.go.") is Kind.FACT
+    assert _assistant("That looks right to me.") is None
 
 
 def test_completed_work_comes_from_the_assistant_only() -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "Remedy",
     "RemedyAction",
     "StreamDone",
+    "StreamNotice",
     "StreamReasoning",
     "StreamText",
     "StreamToolCall",
@@ -190,6 +191,13 @@ class StreamUsage(ProviderEvent, frozen=True):
     completion_tokens: int
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+
+
+class StreamNotice(ProviderEvent, frozen=True):
+    """Something the person should know while the call waits (a server's retry delay)."""
+
+    kind: ClassVar[str] = "notice"
+    text: str
 
 
 class StreamDone(ProviderEvent, frozen=True):

@@ -11,11 +11,12 @@ from collections.abc import AsyncIterator
 
 import msgspec
 
-from steiner_tui.engine.events import EventSink, ReasoningDelta, TextDelta
+from steiner_tui.engine.events import EventSink, ReasoningDelta, TextDelta, WarningEvent
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.provider import (
     ProviderEvent,
     StreamDone,
+    StreamNotice,
     StreamReasoning,
     StreamText,
     StreamToolCall,
@@ -64,6 +65,8 @@ class StreamCollector(msgspec.Struct):
             self.usage = event
         elif isinstance(event, StreamDone):
             self.done = event
+        elif isinstance(event, StreamNotice) and self.sink is not None:
+            self.sink.emit(WarningEvent("provider_wait", event.text))
 
     async def consume(self, stream: AsyncIterator[ProviderEvent]) -> None:
         """Read ``stream`` to its end. Errors and cancellation propagate; parts stay here."""

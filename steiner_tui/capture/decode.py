@@ -413,10 +413,19 @@ def _chat(reader: _Reader) -> tuple[list[Block], list[Tool], list[WireMessage]]:
 def decode_request(path: str, body: bytes) -> DecodedRequest:
     """Decode the body the agent posted to ``path``.
 
-    A body that is not a JSON object (or not UTF-8) is still accounted for, as one opaque
-    section, with ``problem`` saying why it could not be read.
+    A body that is not a JSON object (or not UTF-8, or nested deeper than Python's JSON reader
+    goes) is still accounted for, as one opaque section, with ``problem`` saying why it could
+    not be read.
     """
     api = api_of_path(path)
+    try:
+        return _decode_request(api, body)
+    except RecursionError:
+        opaque = Accounting(len(body), (Section("body", len(body)),), 0)
+        return DecodedRequest(api, "", False, (), (), (), opaque, problem="JSON nested too deeply")
+
+
+def _decode_request(api: str, body: bytes) -> DecodedRequest:
     try:
         text = body.decode("utf-8", "surrogatepass")
         reader = _Reader(text)

@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable
+from typing import Any
 
 import httpx2
 import msgspec
@@ -40,7 +41,7 @@ from aiohttp import web
 
 from steiner_tui.capture.decode import API_ANTHROPIC, api_of_path
 from steiner_tui.capture.encoding import decode_content
-from steiner_tui.capture.store import CaptureWriter
+from steiner_tui.capture.store import RECORD_CAP, CaptureWriter
 from steiner_tui.capture.usage import Usage, reply_usage
 
 __all__ = [
@@ -110,11 +111,13 @@ class CaptureProxy:
         upstream: str | None = None,
         *,
         on_event: Callable[[ProxyEvent], None] | None = None,
+        on_problem: Callable[[str], None] | None = None,
         timeout: float = 600.0,
     ) -> None:
         self.writer = writer
         self.upstream = upstream
         self.on_event = on_event
+        self.on_problem = on_problem
         self._timeout = httpx2.Timeout(timeout, connect=30.0)
         self._client: httpx2.AsyncClient | None = None
         self._runner: web.AppRunner | None = None
@@ -162,11 +165,12 @@ class CaptureProxy:
         body = await request.read()
         path = request.raw_path
         headers = {k.lower(): v for k, v in request.headers.items()}
-        seq = 0
+        # Forwarded first: decoding and writing the record run in a thread meanwhile.
+        recording: asyncio.Future[int] | None = None
         if request.method == "POST" and api_of_path(request.path):
-            decoded = decode_content(body, headers.get("content-encoding", ""))
-            seq = await asyncio.to_thread(
-                self.writer.request, request.method, path, decoded.body, decoded.problem
+            encoding = headers.get("content-encoding", "")
+            recording = asyncio.ensure_future(
+                asyncio.to_thread(self._record_request, request.method, path, body, encoding)
             )
         forward = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
         forward["Accept-Encoding"] = "identity"
@@ -181,8 +185,9 @@ class CaptureProxy:
             message = (
                 f"the capture proxy could not reach {url.split('?', 1)[0]}: {type(exc).__name__}"
             )
+            seq = await recording if recording is not None else 0
             if seq:
-                await asyncio.to_thread(self.writer.reply, seq, 502, "application/json", 0, None)
+                await self._record(self.writer.reply, seq, 502, "application/json", 0, None)
                 self._tell(seq, request, 502, len(body), 0, None)
             return web.json_response(
                 {"error": {"type": "proxy_error", "message": message}}, status=502
@@ -191,14 +196,17 @@ class CaptureProxy:
         for key, value in upstream.headers.multi_items():
             if key.lower() not in _REPLY_DROPPED:
                 reply.headers.add(key, value)
+        seq = await recording if recording is not None else 0
         chunks: list[bytes] = []
+        kept = 0
         reply_recorded = not seq
         cut = "the agent closed the connection"  # unless the upstream breaks off first
         try:
             await reply.prepare(request)
             async for chunk in upstream.aiter_raw():
-                if seq:
+                if seq and kept < RECORD_CAP:  # the usage is read from what is kept
                     chunks.append(chunk)
+                    kept += len(chunk)
                 await reply.write(chunk)
             # Recorded before the reply's last chunk: once the agent has the whole reply, the
             # capture has its usage too.
@@ -230,11 +238,33 @@ class CaptureProxy:
         cut: str = "",
     ) -> None:
         content_type = upstream.headers.get("content-type", "")
-        text = decode_content(raw, upstream.headers.get("content-encoding", "")).body
+        encoding = upstream.headers.get("content-encoding", "")
+        text = (await asyncio.to_thread(decode_content, raw, encoding)).body
         usage = reply_usage(api_of_path(request.path), content_type, text)
         status = upstream.status_code
-        await asyncio.to_thread(self.writer.reply, seq, status, content_type, len(raw), usage, cut)
+        await self._record(self.writer.reply, seq, status, content_type, len(raw), usage, cut)
         self._tell(seq, request, status, size, len(raw), usage, cut)
+
+    def _record_request(self, method: str, path: str, body: bytes, encoding: str) -> int:
+        """Decode and record a request (in a thread); its sequence number, 0 if not recorded."""
+        decoded = decode_content(body, encoding)
+        try:
+            return self.writer.request(method, path, decoded.body, decoded.problem)
+        except OSError as exc:
+            self._problem(f"request to {path.split('?', 1)[0]} not recorded: {exc}")
+            return 0
+
+    async def _record(self, write: Callable[..., None], *args: Any) -> None:
+        """``write(*args)`` in a thread, best effort: the agent's reply never waits on it."""
+        try:
+            await asyncio.to_thread(write, *args)
+        except OSError as exc:
+            self._problem(f"reply to request {args[0]} not recorded: {exc}")
+
+    def _problem(self, text: str) -> None:
+        if self.on_problem is not None:
+            with contextlib.suppress(Exception):  # the owner's display must not break a request
+                self.on_problem(text)
 
     def _tell(
         self,

@@ -12,6 +12,12 @@ follow a capture that is still running.
 Everything else (blocks, tools, prefixes) is derived from the stored bodies when read
 (``capture.report``), so an improved decoder applies to old captures too.
 
+Nothing it holds can fill memory or tear: a request body over ``RECORD_CAP`` is not stored (the
+line says its size and why), a line is appended whole or not at all (a failed write, a full
+disk, is cut back off the file, so the next line starts clean), and reading goes line by line
+in bounded pieces: ``list_captures`` counts the request lines without reading their bodies, and
+a line over the cap is skipped and named.
+
 A folder damaged on disk loses only what is damaged: a line that is not UTF-8, not JSON or not
 a record of the shape written here is skipped and named by its number in the capture's
 ``problems``, and the lines after it are read; a ``capture.json`` that cannot be read is a
@@ -22,6 +28,7 @@ a requests file that cannot be opened at all (``CaptureUnreadableError``) stops 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -55,6 +62,21 @@ CAPTURES_DIR = ".captures"
 """The folder under the sessions folder that holds captures."""
 _META = "capture.json"
 _LOG = "requests.jsonl"
+RECORD_CAP = 64 * 1024 * 1024
+"""The largest request body stored (an agent's largest requests are a few MB)."""
+_LINE_CAP = RECORD_CAP * 2 + 4096
+"""The longest line read back (a body as base64, with the record's other fields)."""
+_PIECE = 1024 * 1024
+_HEAD = 64
+_RECORD_START = re.compile(rb'\{"type": "(request|reply)", "seq": (\d{1,18}), "')
+"""How every line the writer appends starts (``json.dumps`` keeps the key order)."""
+
+
+def _append(fd: int, data: bytes) -> None:
+    """Write all of ``data`` at ``fd`` (a test replaces it to fail part way)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 class CaptureNotFoundError(CaptureError, LookupError):
@@ -150,22 +172,43 @@ class CaptureWriter:
         }
         with _private(self.directory / _META, os.O_TRUNC) as handle:
             handle.write(json.dumps(meta) + "\n")
-        self._file: IO[str] = _private(self.directory / _LOG, os.O_APPEND)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+        self._fd = os.open(self.directory / _LOG, flags, 0o600)
         self._lock = threading.Lock()
         self._seq = 0
 
     def _write(self, record: dict[str, Any]) -> None:
+        """Append ``record``'s line whole, or nothing: a failed write is cut back off.
+
+        Raises:
+            OSError: the line could not be written (the file is as it was).
+        """
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
         with self._lock:
-            self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            end = os.lseek(self._fd, 0, os.SEEK_END)
+            try:
+                _append(self._fd, data)
+                os.fsync(self._fd)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, end)
+                raise
 
     def request(self, method: str, path: str, body: bytes, problem: str = "") -> int:
         """Record a request; returns its sequence number (from 1). ``problem`` says why the
-        body is recorded as it came (an encoding the proxy could not undo)."""
+        body is recorded as it came (an encoding the proxy could not undo); a body over
+        ``RECORD_CAP`` is not stored, and the problem says so.
+
+        Raises:
+            OSError: the line could not be written (nothing of it is in the file).
+        """
         with self._lock:
             self._seq += 1
             seq = self._seq
+        if len(body) > RECORD_CAP:
+            cut = f"a body of {len(body):,} bytes, over the {RECORD_CAP:,} stored: not stored"
+            problem = f"{problem}; {cut}" if problem else cut
+            body = b""
         try:
             text, encoding = body.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
@@ -209,7 +252,7 @@ class CaptureWriter:
 
     def close(self) -> None:
         with self._lock:
-            self._file.close()
+            os.close(self._fd)
 
 
 def _time(value: Any) -> datetime:
@@ -219,6 +262,39 @@ def _time(value: Any) -> datetime:
         return datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def _raw_lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """Each line with its number (from 1): its bytes, or None for a line over ``_LINE_CAP``
+    (read past in pieces); a last line still being written is left out."""
+    number = 0
+    while raw := handle.readline(_LINE_CAP + 1):
+        number += 1
+        if len(raw) > _LINE_CAP and not raw.endswith(b"\n"):
+            while (rest := handle.readline(_PIECE)) and not rest.endswith(b"\n"):
+                pass
+            if rest:
+                yield number, None
+            return
+        if not raw.endswith(b"\n"):
+            return
+        yield number, raw
+
+
+def _opened(path: Path) -> IO[bytes] | None:
+    """``path`` open for reading, or None when it does not exist.
+
+    Raises:
+        CaptureUnreadableError: it exists but cannot be opened.
+    """
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CaptureUnreadableError(
+            f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
+        ) from exc
+
+
 def _lines(path: Path, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each complete line's record with its number (from 1); what cannot be read is added
     to ``problems`` and skipped.
@@ -226,11 +302,15 @@ def _lines(path: Path, problems: list[str]) -> Iterator[tuple[int, dict[str, Any
     Raises:
         CaptureUnreadableError: the file exists but cannot be opened or read.
     """
+    handle = _opened(path)
+    if handle is None:
+        return
     try:
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, 1):
-                if not raw.endswith(b"\n"):
-                    return  # a line still being written
+        with handle:
+            for number, raw in _raw_lines(handle):
+                if raw is None:
+                    problems.append(f"{path.name} line {number}: over {_LINE_CAP:,} bytes; skipped")
+                    continue
                 if not raw.strip():
                     continue
                 try:
@@ -250,12 +330,48 @@ def _lines(path: Path, problems: list[str]) -> Iterator[tuple[int, dict[str, Any
                     problems.append(f"{path.name} line {number}: not a JSON object; skipped")
                     continue
                 yield number, record
-    except FileNotFoundError:
-        return
     except OSError as exc:
         raise CaptureUnreadableError(
             f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
         ) from exc
+
+
+def _scan(path: Path) -> tuple[int, list[str]]:
+    """The requests in ``path`` and its lines that are not records written here, told by
+    each line's start and end only (no body is read whole, however long).
+
+    Raises:
+        CaptureUnreadableError: the file exists but cannot be opened or read.
+    """
+    handle = _opened(path)
+    if handle is None:
+        return 0, []
+    seqs: set[int] = set()
+    problems: list[str] = []
+    number = 0
+    try:
+        with handle:
+            while head := handle.readline(_HEAD):
+                number, tail = number + 1, head[-3:]
+                while not tail.endswith(b"\n") and (rest := handle.readline(_PIECE)):
+                    tail = (tail + rest)[-3:]
+                if not tail.endswith(b"\n"):
+                    break  # a line still being written
+                if not head.strip():
+                    continue
+                written = _RECORD_START.match(head)
+                request = written is not None and written.group(1) == b"request"
+                # A request's last member is a string (its body, or the problem); a reply's
+                # may be an object, a number or null.
+                if written is None or not tail.endswith(b'"}\n' if request else b"}\n"):
+                    problems.append(f"{_LOG} line {number}: not a record as written; skipped")
+                elif request:
+                    seqs.add(int(written.group(2)))
+    except OSError as exc:
+        raise CaptureUnreadableError(
+            f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
+        ) from exc
+    return len(seqs), problems
 
 
 def _usage(value: Any) -> Usage | None:
@@ -365,8 +481,9 @@ def read_capture(base: Path, capture_id: str) -> tuple[CaptureInfo, list[Recorde
 
 
 def list_captures(base: Path) -> list[CaptureInfo]:
-    """Every capture, newest first; one whose requests file cannot be opened is listed with
-    no requests and that problem."""
+    """Every capture, newest first, read lazily: its requests counted by their lines' starts
+    (``read_capture`` reads them, and names what it cannot read); one whose requests file
+    cannot be opened is listed with no requests and that problem."""
     root = base / CAPTURES_DIR
     try:
         names = [entry.name for entry in os.scandir(root) if entry.is_dir()]
@@ -374,13 +491,23 @@ def list_captures(base: Path) -> list[CaptureInfo]:
         return []
     out: list[CaptureInfo] = []
     for name in names:
+        directory = root / name
         try:
-            info, _ = read_capture(base, name)
-        except CaptureUnreadableError as exc:
-            directory = root / name
-            info = CaptureInfo(name, directory, _folder_time(directory), "", 0, (str(exc),))
-        except (ValueError, CaptureNotFoundError, OSError):
+            validate_session_id(name)
+        except ValueError:
             continue  # not a capture's folder
-        out.append(info)
+        if not (directory / _META).exists():
+            continue
+        problems: list[str] = []
+        meta = _meta(directory, problems)
+        created = meta.get("created")
+        try:
+            requests, damaged = _scan(directory / _LOG)
+        except CaptureUnreadableError as exc:
+            requests, damaged = 0, [str(exc)]
+        problems += damaged
+        when = _time(created) if created is not None else _folder_time(directory)
+        upstream = str(meta.get("upstream", ""))
+        out.append(CaptureInfo(name, directory, when, upstream, requests, tuple(problems)))
     out.sort(key=lambda info: (info.created, info.capture_id), reverse=True)
     return out

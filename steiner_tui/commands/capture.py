@@ -52,7 +52,12 @@ def log_line(event: ProxyEvent) -> str:
 
 async def _serve(port: int, upstream: str | None) -> int:
     writer = CaptureWriter(paths.sessions_dir(), upstream or "")
-    proxy = CaptureProxy(writer, upstream, on_event=lambda e: print(log_line(e), flush=True))
+    proxy = CaptureProxy(
+        writer,
+        upstream,
+        on_event=lambda e: print(log_line(e), flush=True),
+        on_problem=lambda text: print(f"warning: {one_line(text)}", file=sys.stderr, flush=True),
+    )
     try:
         bound = await proxy.start(port=port)
     except OSError as exc:

@@ -213,6 +213,8 @@ class OutputCut(msgspec.Struct, frozen=True):
         shown_lines: lines the model got.
         saved_at: where the whole output is (the file itself for ``read``; "" when nowhere).
         budget_tokens: the result's budget.
+        saved_bytes: how much of the output the file at ``saved_at`` holds when that is not
+            all of it (the file was cut at its cap); 0: the whole output.
     """
 
     total_bytes: int
@@ -221,6 +223,7 @@ class OutputCut(msgspec.Struct, frozen=True):
     shown_lines: int
     saved_at: str = ""
     budget_tokens: int = 0
+    saved_bytes: int = 0
 
 
 class ToolCallFinished(EngineEvent, frozen=True):

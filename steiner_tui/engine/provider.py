@@ -34,6 +34,7 @@ __all__ = [
     "Remedy",
     "RemedyAction",
     "StreamDone",
+    "StreamNotice",
     "StreamReasoning",
     "StreamText",
     "StreamToolCall",
@@ -218,6 +219,13 @@ def usage_problem(usage: StreamUsage) -> str:
         if value > LARGEST_WINDOW:
             return f"{value:,} {name} (more than any model's window, {LARGEST_WINDOW:,})"
     return ""
+
+
+class StreamNotice(ProviderEvent, frozen=True):
+    """Something the person should know while the call waits (a server's retry delay)."""
+
+    kind: ClassVar[str] = "notice"
+    text: str
 
 
 class StreamDone(ProviderEvent, frozen=True):

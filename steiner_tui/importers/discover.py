@@ -20,6 +20,7 @@ import msgspec
 
 from steiner_tui.importers.claude import import_claude_session, is_claude_record
 from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
+from steiner_tui.importers.jsonl import NotATranscriptFile, open_transcript, read_lines
 from steiner_tui.importers.model import ImportedSession, SubAgentLink
 
 __all__ = ["ImportResult", "default_paths", "import_paths", "kind_of", "nest_codex_subagents"]
@@ -40,10 +41,14 @@ class ImportResult(msgspec.Struct, frozen=True):
 def kind_of(path: Path) -> str:
     """``claude-code``, ``codex`` or "" (unknown format), from the shape of the file's first
     JSON object line (lines that are not JSON are passed over: a damaged first line does not
-    hide the format)."""
+    hide the format).
+
+    Raises:
+        NotATranscriptFile: not a regular file (a named pipe, a device).
+    """
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
+        with open_transcript(path) as handle:
+            for _, line in read_lines(handle, []):
                 try:
                     record = json.loads(line)
                 except (ValueError, RecursionError):
@@ -53,6 +58,8 @@ def kind_of(path: Path) -> str:
                 if is_codex_record(record):
                     return "codex"
                 return "claude-code" if is_claude_record(record) else ""
+    except NotATranscriptFile:
+        raise
     except OSError:
         return ""
     return ""
@@ -61,12 +68,12 @@ def kind_of(path: Path) -> str:
 def _files(paths: Iterable[Path]) -> list[Path]:
     out: list[Path] = []
     for path in paths:
-        if path.is_file():
-            out.append(path)
-        elif path.is_dir():
+        if path.is_dir():
             out += sorted(
                 p for p in path.rglob("*.jsonl") if "subagents" not in p.relative_to(path).parts
             )
+        elif path.exists():
+            out.append(path)  # a file, or what the open will refuse with its reason
     return out
 
 
@@ -75,8 +82,8 @@ def import_paths(paths: Iterable[Path]) -> ImportResult:
     sessions: list[ImportedSession] = []
     skipped: list[tuple[str, str]] = []
     for path in _files(paths):
-        kind = kind_of(path)
         try:
+            kind = kind_of(path)
             if kind == "codex":
                 sessions.append(import_codex_rollout(path))
             elif kind == "claude-code":

@@ -1,22 +1,91 @@
-"""Reading an agent's JSONL transcript line by line, reporting what cannot be read by number."""
+"""Reading an agent's JSONL transcript line by line, reporting what cannot be read by number.
+
+A transcript is opened without waiting and read only if it is a regular file: a named pipe
+called ``*.jsonl`` blocked an import for ever, a link to ``/dev/zero`` read zeros until memory
+ran out. A line over ``MAX_LINE_CHARS`` is skipped (read past in pieces, never held whole), and
+a value Python cannot read (a number over its 4300 digits) is that line's problem.
+"""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from steiner_tui.importers.model import LineProblem
 
-__all__ = ["apply_each", "read_each", "read_records", "text_bytes"]
+__all__ = [
+    "MAX_LINE_CHARS",
+    "NotATranscriptFile",
+    "apply_each",
+    "open_transcript",
+    "read_each",
+    "read_lines",
+    "read_records",
+    "text_bytes",
+]
+
+MAX_LINE_CHARS = 64 * 1024 * 1024
+"""The longest line read (Claude Code's longest, a tool result with images, are a few MB)."""
+_SKIP_PIECE = 1024 * 1024
+
+
+class NotATranscriptFile(OSError):
+    """A named pipe, a socket or a device where a transcript file was expected."""
+
+
+def open_transcript(path: Path) -> IO[str]:
+    """``path`` opened as UTF-8 text (bad bytes replaced), never waiting on a pipe.
+
+    Raises:
+        NotATranscriptFile: not a regular file.
+        OSError: it cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = (
+                "a named pipe"
+                if stat.S_ISFIFO(mode)
+                else "a folder"
+                if stat.S_ISDIR(mode)
+                else "a device or socket"
+            )
+            raise NotATranscriptFile(f"not a regular file ({kind})")
+        os.set_blocking(fd, True)
+        raw = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+
+
+def read_lines(handle: IO[str], problems: list[LineProblem]) -> Iterator[tuple[int, str]]:
+    """Each line with its number (from 1); a line over ``MAX_LINE_CHARS`` is a problem."""
+    number = 0
+    while line := handle.readline(MAX_LINE_CHARS + 1):
+        number += 1
+        if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+            while (rest := handle.readline(_SKIP_PIECE)) and not rest.endswith("\n"):
+                pass
+            problems.append(
+                LineProblem(number, f"longer than {MAX_LINE_CHARS:,} characters: skipped")
+            )
+            continue
+        yield number, line
 
 
 def read_records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each line's JSON object with its number (from 1); blank lines are skipped, and a line
     that is not a JSON object is added to ``problems`` and skipped (never fatal)."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
+    with open_transcript(path) as handle:
+        for number, line in read_lines(handle, problems):
             if not line.strip():
                 continue
             try:
@@ -27,6 +96,12 @@ def read_records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int,
                 continue
             except RecursionError:
                 problems.append(LineProblem(number, "JSON nested too deeply to read"))
+                continue
+            except ValueError:  # an integer over Python's digit limit
+                limit = sys.get_int_max_str_digits()
+                problems.append(
+                    LineProblem(number, f"a number too long to read (over {limit} digits)")
+                )
                 continue
             if not isinstance(record, dict):
                 problems.append(LineProblem(number, "not a JSON object"))

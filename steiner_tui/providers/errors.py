@@ -38,6 +38,7 @@ __all__ = [
     "dropped_error",
     "map_error",
     "parse_retry_after",
+    "retries_made",
     "remedies_for",
     "stream_error",
     "with_remedies",
@@ -187,7 +188,7 @@ def _events(count: int) -> str:
     return f"{count} event" if count == 1 else f"{count} events"
 
 
-def _retries(headers: Mapping[str, str] | None) -> int | None:
+def retries_made(headers: Mapping[str, str] | None) -> int | None:
     """How many retries the SDK made before the attempt whose request had ``headers``."""
     if headers is None:
         return None
@@ -219,7 +220,7 @@ def _status_error(call: CallContext, exc: Any) -> ProviderError:
     response = exc.response
     where = f"HTTP {status}"
     if status in _RETRIED_STATUSES or status >= 500:
-        where += ", " + _retry_note(_retries(response.request.headers), call.max_retries)
+        where += ", " + _retry_note(retries_made(response.request.headers), call.max_retries)
     retry_after = parse_retry_after(response.headers) if kind == "rate_limit" else None
     text = f"{call.label}: {what} ({where}): {message}"
     if retry_after is not None:
@@ -240,7 +241,7 @@ def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> 
             f"{_events(call.events)} (the configured timeout)",
         )
     request = getattr(exc, "request", None)
-    retries = _retry_note(_retries(getattr(request, "headers", None)), call.max_retries)
+    retries = _retry_note(retries_made(getattr(request, "headers", None)), call.max_retries)
     if isinstance(exc.__cause__ or exc, httpx.ConnectTimeout):
         return ProviderError(
             "timeout",
@@ -262,7 +263,7 @@ def _connection_error(call: CallContext, exc: BaseException) -> ProviderError:
         )
     request = getattr(exc, "request", None)
     url = getattr(request, "url", None) or call.base_url
-    retries = _retry_note(_retries(getattr(request, "headers", None)), call.max_retries)
+    retries = _retry_note(retries_made(getattr(request, "headers", None)), call.max_retries)
     return ProviderError(
         "connection",
         f"{call.label}: could not connect to the API at {url} ({retries}): {_cause(exc)}",

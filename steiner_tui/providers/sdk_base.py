@@ -26,8 +26,15 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 import msgspec
 
 from steiner_tui.engine.models import lookup_model
-from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError, ProviderEvent
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ModelInfo,
+    ProviderError,
+    ProviderEvent,
+    StreamNotice,
+)
 from steiner_tui.providers.errors import CallContext, dropped_error, map_error, with_remedies
+from steiner_tui.providers.retry_wait import retry_wait_hook, send_saying_waits
 from steiner_tui.providers.streaming import LoopClient
 
 __all__ = ["CONNECT_TIMEOUT", "EventStream", "SdkProvider", "StreamReader"]
@@ -154,6 +161,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         """
         import httpx2
 
+        sdk = importlib.import_module(self.SDK)
         # Connecting gets at least CONNECT_TIMEOUT (as the SDKs' own default does): a short
         # timeout is meant for a silent server, not for a busy machine slow to open a socket.
         timeout = httpx2.Timeout(self._timeout, connect=self._connect_timeout)
@@ -162,6 +170,9 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             "base_url": self._base_url,
             "timeout": timeout,
             "max_retries": self._max_retries,
+            "http_client": sdk.DefaultAsyncHttpxClient(
+                timeout=timeout, event_hooks={"response": [retry_wait_hook(self._max_retries)]}
+            ),
         }
 
     def model_info(self, model: str) -> ModelInfo:
@@ -204,7 +215,13 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         sdk = importlib.import_module(self.SDK)  # already imported by ``_make_client``
         params, reader = self._start(request)
         try:
-            events = await self._send(client, params)
+            events: EventStream[EventT] | None = None
+            async for sent in send_saying_waits(self._send(client, params)):
+                if isinstance(sent, str):
+                    yield StreamNotice(sent)
+                else:
+                    events = sent
+            assert events is not None
             call.phase = "stream"
             try:
                 async for event in events:

@@ -3,7 +3,8 @@
 A command can print gigabytes; memory must not grow with it. The collector keeps a head of at
 most ``cap // 2`` characters' worth of bytes and a rolling tail, counts every byte and line,
 and decodes once at the end (invalid UTF-8 becomes U+FFFD). Given a ``spill`` file it also
-streams the whole output there, so a cut result can say where the rest is.
+streams the output there, up to ``SPILL_CAP`` bytes (``yes`` for 15 s once wrote 4.5 GB), so a
+cut result can say where the rest is, and where the saved file itself stops.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import BinaryIO
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.tools.shaping import cut_note
 
-__all__ = ["OutputCollector"]
+__all__ = ["SPILL_CAP", "OutputCollector"]
 
 _BYTES_PER_CHAR = 4
+SPILL_CAP = 64 * 1024 * 1024
+"""The most bytes of one command's output saved to its file."""
 
 
 class OutputCollector:
@@ -39,6 +42,9 @@ class OutputCollector:
         self._newlines = 0
         self._ends_with_newline = True
         self.spill = spill
+        self.spilled = 0
+        """Bytes written to the spill file."""
+        self._spill_cut = False
         self._file: BinaryIO | None = None
         if spill is not None:
             try:
@@ -54,11 +60,18 @@ class OutputCollector:
         self._newlines += chunk.count(b"\n")
         self._ends_with_newline = chunk.endswith(b"\n")
         if self._file is not None:
+            room = SPILL_CAP - self.spilled
             try:
-                self._file.write(chunk)
+                self._file.write(chunk[:room])
             except OSError:
                 self._file.close()
                 self._file, self.spill = None, None
+            else:
+                self.spilled += min(room, len(chunk))
+                if len(chunk) > room:
+                    self._spill_cut = True
+                    self._file.close()
+                    self._file = None
         room = self._head_chars * _BYTES_PER_CHAR - len(self._head)
         if room > 0:
             self._head += chunk[:room]
@@ -114,6 +127,7 @@ class OutputCollector:
             self.total_lines,
             min(shown_lines, self.total_lines),
             str(self.spill) if self.spill is not None else "",
+            saved_bytes=self.spilled if self._spill_cut and self.spill is not None else 0,
         )
 
 

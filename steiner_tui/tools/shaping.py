@@ -37,6 +37,11 @@ def cut_note(cut: OutputCut, what: str = "output") -> str:
         if cut.saved_at
         else f"the rest of the {what} was not kept"
     )
+    if cut.saved_at and cut.saved_bytes:
+        where = (
+            f"its first {cut.saved_bytes:,} bytes are saved at {cut.saved_at} (the file stops "
+            "there, at its cap): read it with the read tool (offset/limit to page through it)"
+        )
     return (
         f"[... {what} cut to fit the context window: showing {cut.shown_lines:,} of "
         f"{cut.total_lines:,} lines ({cut.shown_bytes:,} of {cut.total_bytes:,} bytes); {where}]"

@@ -63,8 +63,11 @@ def test_bad_lines_are_skipped_by_number_and_the_rest_is_read(tmp_path: Path) ->
     ]
     assert "not UTF-8" in info.problems[0] and "not JSON" in info.problems[1]
     assert "'two'" in info.problems[2] and "body is dict" in info.problems[3]
-    [listed] = list_captures(tmp_path)
-    assert listed.capture_id == "damaged" and listed.problems == info.problems
+    [listed] = list_captures(tmp_path)  # lines told by their start and end only
+    assert listed.capture_id == "damaged" and listed.requests == 2
+    assert [p.split(":", 1)[0] for p in listed.problems] == [
+        p.split(":", 1)[0] for p in info.problems
+    ]
 
 
 def test_a_copied_folder_is_listed_by_the_id_it_opens_by(tmp_path: Path) -> None:

@@ -126,6 +126,18 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     )
     imp.add_argument("--json", action="store_true", help='print {"sessions": [...]}')
 
+    watch = sub.add_parser("watch", help="follow a running Claude Code or Codex session")
+    watch.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="transcript (default: the newest of this project in ~/.claude or ~/.codex)",
+    )
+    watch.add_argument("--agent", choices=("claude", "codex"), default=None, help="whose")
+    watch.add_argument(
+        "--json", action="store_true", help="print one JSON line per new request until Ctrl-C"
+    )
+
     ses = sub.add_parser("sessions", help="list, delete, evict or fork saved sessions")
     ses_sub = ses.add_subparsers(dest="sessions_command")
     ses_sub.add_parser("list", help="list saved sessions, most recent first")
@@ -154,6 +166,7 @@ _COMMANDS = {
     "oneshot": "steiner_tui.commands.oneshot",
     "sessions": "steiner_tui.commands.sessions",
     "screenshots": "steiner_tui.commands.screenshots",
+    "watch": "steiner_tui.commands.watch",
 }
 
 

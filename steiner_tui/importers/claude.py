@@ -210,9 +210,11 @@ class _Reader:
                 "model": str(message.get("model", "")),
                 "time": str(record.get("timestamp", "")),
                 "line": number,
+                "last": number,
             }
         else:
             entry["output"] = _int(usage.get("output_tokens"))
+            entry["last"] = number
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
         message = record.get("message")
@@ -291,15 +293,16 @@ class _Reader:
                     created,
                     key,
                     entry["line"],
+                    entry["last"],
                 )
             )
         return tuple(out)
 
 
-def _read_file(path: Path) -> tuple[_Reader, list[LineProblem]]:
+def _read_file(path: Path, end: int | None = None) -> tuple[_Reader, list[LineProblem]]:
     reader = _Reader()
     problems: list[LineProblem] = []
-    read_each(path, problems, reader.read)
+    read_each(path, problems, reader.read, end)
     reader.flush_pending()
     return reader, problems
 
@@ -352,14 +355,15 @@ def _linked(reader: _Reader, agent_path: Path, agent: str) -> SubAgentLink | Non
     return link
 
 
-def import_claude_session(path: Path) -> ImportedSession:
-    """Read one main session file and the sub-agent transcripts beside it.
+def import_claude_session(path: Path, end: int | None = None) -> ImportedSession:
+    """Read one main session file (its first ``end`` bytes) and the sub-agent transcripts
+    beside it.
 
     A sub-agent the session started whose transcript is missing, and a transcript in the
     session's ``subagents`` folder that no call of the session started, are reported in the
     session's ``warnings``; the compaction summarizers (``agent-acompact-*``) are kept apart
     from the sub-agents."""
-    reader, problems = _read_file(path)
+    reader, problems = _read_file(path, end)
     if reader.split is False:
         # A sub-agent's own transcript, read alone: it carries its parent's sessionId, so it
         # is saved under an id of its own, never over its parent's import.

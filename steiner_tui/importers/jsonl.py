@@ -12,37 +12,54 @@ from steiner_tui.importers.model import LineProblem
 __all__ = ["apply_each", "read_each", "read_records", "text_bytes"]
 
 
-def read_records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _lines(path: Path, end: int | None) -> Iterator[str]:
+    if end is None:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            yield from handle
+        return
+    with path.open("rb") as handle:
+        data = handle.read(end)
+    for line in data.split(b"\n"):
+        yield line.decode("utf-8", "replace")
+
+
+def read_records(
+    path: Path, problems: list[LineProblem], end: int | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each line's JSON object with its number (from 1); blank lines are skipped, and a line
-    that is not a JSON object is added to ``problems`` and skipped (never fatal)."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                at = "" if exc.msg.endswith(" at") else " at"  # "Invalid control character at"
-                problems.append(LineProblem(number, f"not JSON: {exc.msg}{at} column {exc.colno}"))
-                continue
-            except RecursionError:
-                problems.append(LineProblem(number, "JSON nested too deeply to read"))
-                continue
-            if not isinstance(record, dict):
-                problems.append(LineProblem(number, "not a JSON object"))
-                continue
-            yield number, record
+    that is not a JSON object is added to ``problems`` and skipped (never fatal). ``end``
+    reads only the file's first ``end`` bytes (a followed file's complete lines)."""
+    for number, line in enumerate(_lines(path, end), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            at = "" if exc.msg.endswith(" at") else " at"  # "Invalid control character at"
+            problems.append(LineProblem(number, f"not JSON: {exc.msg}{at} column {exc.colno}"))
+            continue
+        except RecursionError:
+            problems.append(LineProblem(number, "JSON nested too deeply to read"))
+            continue
+        if not isinstance(record, dict):
+            problems.append(LineProblem(number, "not a JSON object"))
+            continue
+        yield number, record
 
 
 def read_each(
-    path: Path, problems: list[LineProblem], read: Callable[[int, dict[str, Any]], None]
+    path: Path,
+    problems: list[LineProblem],
+    read: Callable[[int, dict[str, Any]], None],
+    end: int | None = None,
 ) -> None:
-    """Hand each record of ``path`` to ``read``, line by line (see ``apply_each``).
+    """Hand each record of ``path`` (its first ``end`` bytes) to ``read``, line by line (see
+    ``apply_each``).
 
     Raises:
         OSError: the file cannot be read.
     """
-    apply_each(read_records(path, problems), problems, read)
+    apply_each(read_records(path, problems, end), problems, read)
 
 
 def apply_each(

@@ -37,6 +37,9 @@ class ImportedRequest(msgspec.Struct, frozen=True):
     cache_creation_tokens: int = 0
     request_id: str = ""
     line: int = 0
+    last_line: int = 0
+    """The last line that wrote this request (Claude Code writes a reply block by block, the
+    output tokens complete on its last)."""
 
     @property
     def cache_read_share(self) -> float:

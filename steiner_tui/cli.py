@@ -120,7 +120,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     cap_open = cap_sub.add_parser("open", help="open a capture or an import in the workbench")
     cap_open.add_argument("id", help="capture or imported session id")
 
-    imp = sub.add_parser("import", help="read Claude Code and Codex transcripts")
+    imp = sub.add_parser("import", help="read Claude Code, Codex and Gemini CLI transcripts")
     imp.add_argument(
         "path", nargs="?", default=None, help="file or folder (default: the agents' folders)"
     )

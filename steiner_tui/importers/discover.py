@@ -6,8 +6,10 @@ names the parent's thread: it is put under the parent, linked to the ``spawn_age
 started it, when the parent is imported too (otherwise it stays a session of its own). Each
 file's kind is told from the shape of its first JSON object line: Codex lines are
 ``{timestamp, type, payload}``, Claude Code lines a record type of its own with a ``message``
-object on a turn (a ``sessionId`` alone proves nothing: Gemini CLI writes one too). A file
-that is neither is reported as of unknown format, not fatal.
+object on a turn (a ``sessionId`` alone proves nothing: Gemini CLI writes one too), Gemini CLI
+sessions one JSON object with ``sessionId``, ``projectHash`` and ``messages`` (found as
+``chats/session-*.json`` in a folder). A file that is none of them is reported as of unknown
+format, not fatal.
 """
 
 from __future__ import annotations
@@ -15,19 +17,34 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from steiner_tui.importers.claude import import_claude_session, is_claude_record
 from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
+from steiner_tui.importers.gemini import import_gemini_session, is_gemini_session
 from steiner_tui.importers.model import ImportedSession, SubAgentLink
 
-__all__ = ["ImportResult", "default_paths", "import_paths", "kind_of", "nest_codex_subagents"]
+__all__ = [
+    "GEMINI_MAX_BYTES",
+    "UNKNOWN_FORMAT",
+    "ImportResult",
+    "default_paths",
+    "import_paths",
+    "kind_of",
+    "nest_codex_subagents",
+]
+
+
+UNKNOWN_FORMAT = (
+    "unknown format: not a Claude Code session, a Codex rollout or a Gemini CLI session"
+)
 
 
 def default_paths(home: Path) -> list[Path]:
-    """Where Claude Code and Codex keep their transcripts under ``home``."""
-    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    """Where Claude Code, Codex and Gemini CLI keep their transcripts under ``home``."""
+    return [home / ".claude" / "projects", home / ".codex" / "sessions", home / ".gemini" / "tmp"]
 
 
 class ImportResult(msgspec.Struct, frozen=True):
@@ -37,10 +54,24 @@ class ImportResult(msgspec.Struct, frozen=True):
     skipped: tuple[tuple[str, str], ...]
 
 
+GEMINI_MAX_BYTES = 64 << 20
+"""A file larger than this is not read whole to see whether it is a Gemini CLI session."""
+
+
+def _whole_json(path: Path) -> Any:
+    try:
+        if path.stat().st_size > GEMINI_MAX_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
 def kind_of(path: Path) -> str:
-    """``claude-code``, ``codex`` or "" (unknown format), from the shape of the file's first
-    JSON object line (lines that are not JSON are passed over: a damaged first line does not
-    hide the format)."""
+    """``claude-code``, ``codex``, ``gemini-cli`` or "" (unknown format), from the shape of
+    the file's first JSON object line (lines that are not JSON are passed over: a damaged first
+    line does not hide the format), or of the whole file when no line is one (a Gemini CLI
+    session is one JSON object written over many lines)."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
@@ -52,10 +83,12 @@ def kind_of(path: Path) -> str:
                     continue
                 if is_codex_record(record):
                     return "codex"
+                if is_gemini_session(record):
+                    return "gemini-cli"
                 return "claude-code" if is_claude_record(record) else ""
     except OSError:
         return ""
-    return ""
+    return "gemini-cli" if is_gemini_session(_whole_json(path)) else ""
 
 
 def _files(paths: Iterable[Path]) -> list[Path]:
@@ -67,6 +100,7 @@ def _files(paths: Iterable[Path]) -> list[Path]:
             out += sorted(
                 p for p in path.rglob("*.jsonl") if "subagents" not in p.relative_to(path).parts
             )
+            out += sorted(p for p in path.rglob("session-*.json") if p.parent.name == "chats")
     return out
 
 
@@ -81,11 +115,11 @@ def import_paths(paths: Iterable[Path]) -> ImportResult:
                 sessions.append(import_codex_rollout(path))
             elif kind == "claude-code":
                 sessions.append(import_claude_session(path))
+            elif kind == "gemini-cli":
+                sessions.append(import_gemini_session(path))
             else:
-                skipped.append(
-                    (str(path), "unknown format: not a Claude Code session or a Codex rollout")
-                )
-        except OSError as exc:
+                skipped.append((str(path), UNKNOWN_FORMAT))
+        except (OSError, ValueError) as exc:
             skipped.append((str(path), str(exc)))
     return ImportResult(tuple(nest_codex_subagents(sessions)), tuple(skipped))
 

@@ -114,7 +114,8 @@ class TranscriptFollower:
 
         Raises:
             OSError: the file cannot be read.
-            ValueError: the file is neither a Claude Code session nor a Codex rollout.
+            ValueError: the file is neither a Claude Code session nor a Codex rollout (the
+                agents whose transcripts grow by lines).
         """
         if not self._grown():
             return None
@@ -124,9 +125,7 @@ class TranscriptFollower:
         elif kind == "claude-code":
             self.session = import_claude_session(self.path, self.end)
         else:
-            raise ValueError(
-                f"{self.path}: unknown format: not a Claude Code session or a Codex rollout"
-            )
+            raise ValueError(f"{self.path}: not a Claude Code session or a Codex rollout")
         return self.session
 
     def settled(self) -> tuple[ImportedRequest, ...]:

@@ -132,3 +132,18 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
     assert {json.dumps(line["window"]) for line in printed} == {
         json.dumps({"tokens": 200_000, "source": "claude-sonnet-4-20250514: the model table"})
     }
+
+
+def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "watch", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr.startswith(f"steiner-tui watch: no transcript of {tmp_path} in ")
+    assert str(tmp_path / "home" / ".claude" / "projects") in done.stderr

@@ -81,7 +81,7 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
         console.print(Text(f"{indent}  {warning}"))
     for agent in session.subagents:
         _print(console, agent, indent + "  ")
-    for agent in session.summarizers:
+    for agent in session.own_calls:
         _print(console, agent, indent + "  ")
 
 

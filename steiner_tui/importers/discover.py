@@ -21,7 +21,11 @@ from typing import Any
 
 import msgspec
 
-from steiner_tui.importers.claude import import_claude_session, is_claude_record
+from steiner_tui.importers.claude import (
+    first_session_id,
+    import_claude_session,
+    is_claude_record,
+)
 from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
 from steiner_tui.importers.gemini import import_gemini_session, is_gemini_session
 from steiner_tui.importers.model import ImportedSession, SubAgentLink
@@ -104,11 +108,24 @@ def _files(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
+def _read_with_its_session(path: Path) -> bool:
+    """A 2.0.x sub-agent's transcript (``agent-<id>.jsonl``) beside the session that names it
+    is read with that session."""
+    if not path.name.startswith("agent-"):
+        return False
+    session = first_session_id(path)
+    return bool(session) and path.with_name(f"{session}.jsonl").is_file()
+
+
 def import_paths(paths: Iterable[Path]) -> ImportResult:
     """Import every transcript in ``paths`` (files or folders)."""
     sessions: list[ImportedSession] = []
     skipped: list[tuple[str, str]] = []
+    paths = list(paths)
+    given = {path for path in paths if path.is_file()}
     for path in _files(paths):
+        if path not in given and _read_with_its_session(path):
+            continue
         kind = kind_of(path)
         try:
             if kind == "codex":

@@ -39,6 +39,10 @@ from steiner_tui.units import count
 __all__ = ["ImportedScreen", "compaction_label"]
 
 
+_OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
+"""What a call the agent made for itself is called (by its link's tool)."""
+
+
 def compaction_label(generation: dict[str, Any]) -> str:
     """``▼ compaction (auto, 167,094 before)``."""
     trigger = generation.get("trigger") or "trigger not recorded"
@@ -189,11 +193,11 @@ class ImportedScreen(Screen[None]):
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
         lines += list(self.session.get("warnings") or [])
-        agents = [*(self.session.get("subagents") or []), *(self.session.get("summarizers") or [])]
+        agents = [*(self.session.get("subagents") or []), *(self.session.get("own_calls") or [])]
         for agent in agents:
             link = agent.get("link") or {}
             context = sum(r["context_tokens"] for r in agent.get("requests") or [])
-            kind = "summarizer" if link.get("tool") == "compaction" else "sub-agent"
+            kind = _OWN_CALLS.get(str(link.get("tool")), "sub-agent")
             lines.append(
                 f"{kind} {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
                 f"{count(context)} input tokens · started by {link.get('tool') or '?'} "

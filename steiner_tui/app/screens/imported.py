@@ -85,6 +85,10 @@ class ImportedScreen(Screen[None]):
         self.follow = follow
         """The transcript followed as the agent writes it (``watch``), or None."""
         self._stop = asyncio.Event()
+        self._lineage: LineageScreen | None = None
+        """The lineage browser this screen opened (shown again on a followed compaction)."""
+        self._compactions = 0
+        """The compactions the lineage browser was last opened on."""
         self.sub_title = f"{session.get('source', '')} {session.get('id', '')}"
 
     def compose(self) -> ComposeResult:
@@ -160,6 +164,9 @@ class ImportedScreen(Screen[None]):
             table.move_cursor(row=table.row_count - 1)
         elif table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
+        shown = self._lineage
+        if shown is not None and self.app.screen is shown and len(generations) != self._compactions:
+            self.action_lineage()  # a followed session's new compaction
         if self.follow is not None:
             from steiner_tui.app.screens.imported_conversation import ImportedConversation
 
@@ -217,6 +224,7 @@ class ImportedScreen(Screen[None]):
     async def action_lineage(self) -> None:
         """Open the lineage browser on the imported generations, each with its messages read
         from the transcript (off the UI thread), so what each summary dropped is checked."""
+        self._compactions = len(self.session.get("generations") or [])
         path = Path(str(self.session.get("path", "")))
         source = str(self.session.get("source", ""))
         try:
@@ -228,7 +236,12 @@ class ImportedScreen(Screen[None]):
                 markup=False,
             )
             return
-        self.app.push_screen(LineageScreen(lineage_of(self.session, transcript)))
+        replaced = self._lineage is not None and self.app.screen is self._lineage
+        self._lineage = LineageScreen(lineage_of(self.session, transcript))
+        if replaced:  # a followed session's new compaction: the lineage in its place
+            self.app.switch_screen(self._lineage)
+        else:
+            self.app.push_screen(self._lineage)
 
     def action_conversation(self) -> None:
         """Open the latest generation's conversation beside the chart."""

@@ -32,6 +32,7 @@ from steiner_tui.importers.model import ImportedSession, SubAgentLink
 
 __all__ = [
     "GEMINI_MAX_BYTES",
+    "SHAPE_LINES",
     "UNKNOWN_FORMAT",
     "ImportResult",
     "default_paths",
@@ -71,28 +72,38 @@ def _whole_json(path: Path) -> Any:
         return None
 
 
+SHAPE_LINES = 200
+"""How many lines are looked at for a record whose shape tells the format."""
+
+
 def kind_of(path: Path) -> str:
-    """``claude-code``, ``codex``, ``gemini-cli`` or "" (unknown format), from the shape of
-    the file's first JSON object line (lines that are not JSON are passed over: a damaged first
-    line does not hide the format), or of the whole file when no line is one (a Gemini CLI
-    session is one JSON object written over many lines)."""
+    """``claude-code``, ``codex``, ``gemini-cli`` or "" (unknown format), from the shape of the
+    file's first record that tells (lines that are not JSON objects, and records of a type no
+    agent here writes, are passed over: a damaged first line or a record type newer than this
+    importer does not hide the format), or of the whole file when no line is a JSON object (a
+    Gemini CLI session is one JSON object written over many lines)."""
+    objects = 0
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
+            for number, line in enumerate(handle):
+                if number >= SHAPE_LINES:
+                    return ""
                 try:
                     record = json.loads(line)
                 except (ValueError, RecursionError):
                     continue
                 if not isinstance(record, dict):
                     continue
+                objects += 1
                 if is_codex_record(record):
                     return "codex"
                 if is_gemini_session(record):
                     return "gemini-cli"
-                return "claude-code" if is_claude_record(record) else ""
+                if is_claude_record(record):
+                    return "claude-code"
     except OSError:
         return ""
-    return "gemini-cli" if is_gemini_session(_whole_json(path)) else ""
+    return "gemini-cli" if not objects and is_gemini_session(_whole_json(path)) else ""
 
 
 def _files(paths: Iterable[Path]) -> list[Path]:

@@ -50,3 +50,12 @@ def test_an_unknown_format_is_named_and_skipped(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     assert main(["import", str(PI)]) == 0
     assert f"skipped {PI}: unknown format" in capsys.readouterr().err
+
+
+def test_a_record_type_newer_than_the_importer_does_not_hide_the_format(tmp_path: Path) -> None:
+    if not CLAUDE.exists():
+        pytest.skip(f"the shared fixtures are not at {FIXTURES}")
+    copy = tmp_path / CLAUDE.name
+    newer = json.dumps({"type": "brand-new-record", "sessionId": "x"})
+    copy.write_text(newer + "\n" + CLAUDE.read_text(encoding="utf-8"), encoding="utf-8")
+    assert kind_of(copy) == "claude-code"

@@ -154,7 +154,8 @@ def import_paths(paths: Iterable[Path]) -> ImportResult:
 
 def nest_codex_subagents(sessions: list[ImportedSession]) -> list[ImportedSession]:
     """Each Codex sub-agent under the session whose thread started it (deepest first, so a
-    sub-agent's own sub-agents travel with it), linked to the call that did."""
+    sub-agent's own sub-agents travel with it), linked to the call that did; a spawned thread
+    with no rollout, and a sub-agent whose parent's rollout is not there, are warnings."""
     by_id = {s.id: s for s in sessions if s.source == "codex"}
 
     def depth(session: ImportedSession) -> int:
@@ -174,4 +175,19 @@ def nest_codex_subagents(sessions: list[ImportedSession]) -> list[ImportedSessio
         child = msgspec.structs.replace(by_id[child.id], link=link)
         by_id[parent.id] = msgspec.structs.replace(parent, subagents=(*parent.subagents, child))
         nested.add(child.id)
+    for session in list(by_id.values()):
+        said = [
+            f"sub-agent thread {link.agent_id} (started by {link.tool} {link.tool_use_id}) has "
+            "no rollout among the files imported"
+            for link in session.spawned
+            if link.agent_id not in {a.id for a in session.subagents}
+        ]
+        if session.parent_id and session.id not in nested and session.parent_id != session.id:
+            said.append(
+                f"started by thread {session.parent_id}, whose rollout is not among the files "
+                "imported"
+            )
+        if said:
+            warnings = (*session.warnings, *said)
+            by_id[session.id] = msgspec.structs.replace(session, warnings=warnings)
     return [by_id.get(s.id, s) for s in sessions if s.id not in nested]

@@ -24,6 +24,7 @@ request nor its compactions. The rules, checked against real transcripts (2.1.39
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -360,8 +361,15 @@ def _linked(reader: _Reader, agent_path: Path, agent: str) -> SubAgentLink | Non
 
 def first_session_id(path: Path) -> str:
     """The ``sessionId`` of a transcript's first line ("" when it names none)."""
+    return _first_session_id(str(path))
+
+
+@functools.lru_cache(maxsize=8192)
+def _first_session_id(path: str) -> str:
+    # Each session of a 2.0.x project folder looks at every agent file beside it: each file's
+    # first line is read once (a transcript's first line never changes).
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
+        with Path(path).open(encoding="utf-8", errors="replace") as handle:
             record = json.loads(handle.readline())
     except (OSError, ValueError, RecursionError):
         return ""

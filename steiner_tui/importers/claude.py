@@ -24,7 +24,6 @@ request nor its compactions. The rules, checked against real transcripts (2.1.39
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -359,21 +358,27 @@ def _linked(reader: _Reader, agent_path: Path, agent: str) -> SubAgentLink | Non
     return link
 
 
+_SESSION_IDS: dict[Path, str] = {}
+"""Each agent file's session, once known (a transcript's first line never changes)."""
+
+
 def first_session_id(path: Path) -> str:
-    """The ``sessionId`` of a transcript's first line ("" when it names none)."""
-    return _first_session_id(str(path))
+    """The ``sessionId`` of a transcript's first line ("" when it names none, or not yet).
 
-
-@functools.lru_cache(maxsize=8192)
-def _first_session_id(path: str) -> str:
-    # Each session of a 2.0.x project folder looks at every agent file beside it: each file's
-    # first line is read once (a transcript's first line never changes).
+    Each session of a 2.0.x project folder looks at every agent file beside it, so a file's
+    session is read once; a first line still being written is read again next time."""
+    known = _SESSION_IDS.get(path)
+    if known is not None:
+        return known
     try:
-        with Path(path).open(encoding="utf-8", errors="replace") as handle:
+        with path.open(encoding="utf-8", errors="replace") as handle:
             record = json.loads(handle.readline())
     except (OSError, ValueError, RecursionError):
         return ""
-    return str(record.get("sessionId", "")) if isinstance(record, dict) else ""
+    found = str(record.get("sessionId", "")) if isinstance(record, dict) else ""
+    if found:
+        _SESSION_IDS[path] = found
+    return found
 
 
 def _agent_files(path: Path, session_id: str) -> list[Path]:

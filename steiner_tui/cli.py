@@ -138,11 +138,23 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     cap_open = cap_sub.add_parser("open", help="open a capture or an import in the workbench")
     cap_open.add_argument("id", help="capture or imported session id")
 
-    imp = sub.add_parser("import", help="read Claude Code and Codex transcripts")
+    imp = sub.add_parser("import", help="read Claude Code, Codex and Gemini CLI transcripts")
     imp.add_argument(
         "path", nargs="?", default=None, help="file or folder (default: the agents' folders)"
     )
     imp.add_argument("--json", action="store_true", help='print {"sessions": [...]}')
+
+    watch = sub.add_parser("watch", help="follow a running Claude Code or Codex session")
+    watch.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="transcript (default: the newest of this project in ~/.claude or ~/.codex)",
+    )
+    watch.add_argument("--agent", choices=("claude", "codex"), default=None, help="whose")
+    watch.add_argument(
+        "--json", action="store_true", help="print one JSON line per new request until Ctrl-C"
+    )
 
     ses = sub.add_parser("sessions", help="list, delete, evict or fork saved sessions")
     ses_sub = ses.add_subparsers(dest="sessions_command")
@@ -172,6 +184,7 @@ _COMMANDS = {
     "oneshot": "steiner_tui.commands.oneshot",
     "sessions": "steiner_tui.commands.sessions",
     "screenshots": "steiner_tui.commands.screenshots",
+    "watch": "steiner_tui.commands.watch",
 }
 
 

@@ -2,7 +2,8 @@
 
 ``capture open ID`` opens this app on one screen: a capture in the workbench (the conversation
 beside the context panel, ``screens.capture_workbench``; F2 opens the request inspector over it)
-or the imported session's chart and lineage (``screens.imported``).
+or the imported session's chart and lineage (``screens.imported``); ``watch`` opens the latter
+on a transcript the agent is still writing, following it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from textual.screen import Screen
 
 from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
+from steiner_tui.importers.follow import TranscriptFollower
 from steiner_tui.resources import styles_dir
 
 __all__ = ["ReadOnlyApp"]
@@ -32,16 +34,23 @@ class ReadOnlyApp(App[None]):
         capture: tuple[Path, str] | None = None,
         imported: dict[str, Any] | None = None,
         follow: bool = True,
+        transcript: TranscriptFollower | None = None,
     ) -> None:
         super().__init__()
         self._capture = capture
         self._imported = imported
         self._follow = follow
+        self._transcript = transcript
 
     def first_screen(self) -> Screen[None]:
         if self._capture is not None:
             base, capture_id = self._capture
             return CaptureWorkbench(base, capture_id, follow=self._follow)
+        transcript = self._transcript
+        if transcript is not None:  # ``watch``: a transcript the agent is still writing
+            session = transcript.session
+            data = session.to_json() if session is not None else {"path": str(transcript.path)}
+            return ImportedScreen(data, follow=transcript)
         assert self._imported is not None
         return ImportedScreen(self._imported)
 

@@ -1,6 +1,7 @@
-"""``steiner-tui import [PATH] [--json]``: read Claude Code and Codex transcripts.
+"""``steiner-tui import [PATH] [--json]``: read Claude Code, Codex and Gemini CLI transcripts.
 
-PATH is a transcript or a folder; without it, ``~/.claude/projects`` and ``~/.codex/sessions``.
+PATH is a transcript or a folder; without it, ``~/.claude/projects``, ``~/.codex/sessions`` and
+``~/.gemini/tmp``.
 Each session is saved read-only in the sessions folder (``steiner-tui capture open`` and the
 workbench open it by id) and reported: requests with their context, cache-read share, output
 tokens and model; compactions; sub-agents and the tool call that started them; what tool
@@ -88,7 +89,7 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
         console.print(Text(printable(f"{indent}  {warning}")))
     for agent in session.subagents:
         _print(console, agent, indent + "  ")
-    for agent in session.summarizers:
+    for agent in session.own_calls:
         _print(console, agent, indent + "  ")
 
 

@@ -12,10 +12,13 @@ request nor its compactions. The rules, checked against real transcripts (2.1.39
 * A compaction is a ``system`` line with ``subtype: "compact_boundary"`` and
   ``compactMetadata.{trigger, preTokens}``; the ``user`` line after it with
   ``isCompactSummary: true`` (its ``parentUuid`` is the boundary) is the summary.
-* Sub-agents are ``<session>/subagents/agent-<agentId>.jsonl``. They are tied to the tool call
-  that started them by the parent's tool result (``toolUseResult.agentId``), its
-  ``agent_progress`` records (``parentToolUseID``) or, from 2.1.3xx, ``agent-<id>.meta.json``
-  (``toolUseId``). The ``acompact-`` agent is the summarizer of the compaction that follows it.
+* Sub-agents are ``<session>/subagents/agent-<agentId>.jsonl`` (2.1.x), or
+  ``agent-<agentId>.jsonl`` beside the session naming its ``sessionId`` (2.0.x), or, in 1.x
+  and 2.0.13, inline in the main file (``isSidechain``, split by chain). They are tied to the
+  tool call that started them by the parent's tool result (``toolUseResult.agentId``), its
+  ``agent_progress`` records (``parentToolUseID``), from 2.1.3xx ``agent-<id>.meta.json``
+  (``toolUseId``), or (inline) the Task call's prompt. The ``acompact-`` agent is the
+  summarizer of the compaction that follows it; a 2.0.x ``Warmup`` agent is a cache warmup.
 * What costs the most: each ``tool_result`` by the tool and the file or command of the call.
 """
 
@@ -38,7 +41,7 @@ from steiner_tui.importers.model import (
 from steiner_tui.importers.ranking import rank_costs
 from steiner_tui.importers.window import agent_window
 
-__all__ = ["KNOWN_RECORDS", "import_claude_session", "is_claude_record"]
+__all__ = ["KNOWN_RECORDS", "first_session_id", "import_claude_session", "is_claude_record"]
 
 KNOWN_RECORDS = frozenset(
     {
@@ -210,9 +213,11 @@ class _Reader:
                 "model": str(message.get("model", "")),
                 "time": str(record.get("timestamp", "")),
                 "line": number,
+                "last": number,
             }
         else:
             entry["output"] = _int(usage.get("output_tokens"))
+            entry["last"] = number
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
         message = record.get("message")
@@ -291,15 +296,16 @@ class _Reader:
                     created,
                     key,
                     entry["line"],
+                    entry["last"],
                 )
             )
         return tuple(out)
 
 
-def _read_file(path: Path) -> tuple[_Reader, list[LineProblem]]:
+def _read_file(path: Path, end: int | None = None) -> tuple[_Reader, list[LineProblem]]:
     reader = _Reader()
     problems: list[LineProblem] = []
-    read_each(path, problems, reader.read)
+    read_each(path, problems, reader.read, end)
     reader.flush_pending()
     return reader, problems
 
@@ -352,14 +358,47 @@ def _linked(reader: _Reader, agent_path: Path, agent: str) -> SubAgentLink | Non
     return link
 
 
-def import_claude_session(path: Path) -> ImportedSession:
-    """Read one main session file and the sub-agent transcripts beside it.
+_SESSION_IDS: dict[Path, str] = {}
+"""Each agent file's session, once known (a transcript's first line never changes)."""
 
-    A sub-agent the session started whose transcript is missing, and a transcript in the
-    session's ``subagents`` folder that no call of the session started, are reported in the
-    session's ``warnings``; the compaction summarizers (``agent-acompact-*``) are kept apart
-    from the sub-agents."""
-    reader, problems = _read_file(path)
+
+def first_session_id(path: Path) -> str:
+    """The ``sessionId`` of a transcript's first line ("" when it names none, or not yet).
+
+    Each session of a 2.0.x project folder looks at every agent file beside it, so a file's
+    session is read once; a first line still being written is read again next time."""
+    known = _SESSION_IDS.get(path)
+    if known is not None:
+        return known
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            record = json.loads(handle.readline())
+    except (OSError, ValueError, RecursionError):
+        return ""
+    found = str(record.get("sessionId", "")) if isinstance(record, dict) else ""
+    if found:
+        _SESSION_IDS[path] = found
+    return found
+
+
+def _agent_files(path: Path, session_id: str) -> list[Path]:
+    """The sub-agent transcripts of the session at ``path``: in its ``subagents`` folder
+    (2.1.x), or beside it naming its session (2.0.x's flat layout)."""
+    folder = path.with_suffix("") / "subagents"
+    files = sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+    flat = sorted(path.parent.glob("agent-*.jsonl"))
+    return files + [p for p in flat if session_id and first_session_id(p) == session_id]
+
+
+def import_claude_session(path: Path, end: int | None = None) -> ImportedSession:
+    """Read one main session file (its first ``end`` bytes) and the sub-agent transcripts
+    beside it.
+
+    A sub-agent the session started whose transcript is missing, and a transcript that no
+    call of the session started, are reported in the session's ``warnings``; the calls Claude
+    Code made for itself (compaction summarizers, ``agent-acompact-*``; 2.0.x's cache warmups,
+    whose one message is ``Warmup``) are kept apart from the sub-agents."""
+    reader, problems = _read_file(path, end)
     if reader.split is False:
         # A sub-agent's own transcript, read alone: it carries its parent's sessionId, so it
         # is saved under an id of its own, never over its parent's import.
@@ -371,18 +410,21 @@ def import_claude_session(path: Path) -> ImportedSession:
             parent_id=reader.session_id,
         )
     subagents: list[ImportedSession] = []
-    summarizers: list[ImportedSession] = []
+    own_calls: list[ImportedSession] = []
     warnings: list[str] = []
-    folder = path.with_suffix("") / "subagents"
     found: set[str] = set()
-    for agent_path in sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else ():
+    for agent_path in _agent_files(path, reader.session_id):
         agent = agent_path.stem.removeprefix("agent-")
         found.add(agent)
         agent_reader, agent_problems = _read_file(agent_path)
+        own = None
         if agent.startswith("acompact"):
-            named = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
-            summarizers.append(
-                _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=named)
+            own = SubAgentLink(agent, "", "compaction", "the summarizer of a compaction", "name")
+        elif agent_reader.prompt == "Warmup" and agent not in reader.agent_links:
+            own = SubAgentLink(agent, "", "warmup", "Claude Code's cache warmup", "prompt")
+        if own is not None:
+            own_calls.append(
+                _session(agent_path, agent_reader, agent_problems, id=f"agent-{agent}", link=own)
             )
             continue
         link = _linked(reader, agent_path, agent)
@@ -403,6 +445,7 @@ def import_claude_session(path: Path) -> ImportedSession:
                 "has its prompt"
             )
         subagents.append(_session(path, chain, [], id=agent, link=link))
+    folder = path.with_suffix("") / "subagents"
     for agent, link in reader.agent_links.items():
         if agent not in found:
             warnings.append(
@@ -414,6 +457,6 @@ def import_claude_session(path: Path) -> ImportedSession:
         reader,
         problems,
         subagents=tuple(subagents),
-        summarizers=tuple(summarizers),
+        own_calls=tuple(own_calls),
         warnings=tuple(warnings),
     )

@@ -88,6 +88,7 @@ def _request(usage: Any, model: str, time: str, line: int, response_id: str) -> 
         _int(usage.get("cache_write_input_tokens")),
         response_id,
         line,
+        line,
     )
 
 
@@ -273,13 +274,13 @@ class _Reader:
         )
 
 
-def import_codex_rollout(path: Path) -> ImportedSession:
-    """Read one rollout."""
+def import_codex_rollout(path: Path, end: int | None = None) -> ImportedSession:
+    """Read one rollout (its first ``end`` bytes)."""
     problems: list[LineProblem] = []
     types: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
     records: list[tuple[int, dict[str, Any]]] = []
-    for number, record in read_records(path, problems):
+    for number, record in read_records(path, problems, end):
         kind = str(record.get("type", "?"))
         payload = record.get("payload")
         sub = payload.get("type") if isinstance(payload, dict) else None

@@ -6,8 +6,10 @@ names the parent's thread: it is put under the parent, linked to the ``spawn_age
 started it, when the parent is imported too (otherwise it stays a session of its own). Each
 file's kind is told from the shape of its first JSON object line: Codex lines are
 ``{timestamp, type, payload}``, Claude Code lines a record type of its own with a ``message``
-object on a turn (a ``sessionId`` alone proves nothing: Gemini CLI writes one too). A file
-that is neither is reported as of unknown format, not fatal.
+object on a turn (a ``sessionId`` alone proves nothing: Gemini CLI writes one too), Gemini CLI
+sessions one JSON object with ``sessionId``, ``projectHash`` and ``messages`` (found as
+``chats/session-*.json`` in a folder). A file that is none of them is reported as of unknown
+format, not fatal.
 """
 
 from __future__ import annotations
@@ -15,20 +17,40 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
-from steiner_tui.importers.claude import import_claude_session, is_claude_record
+from steiner_tui.importers.claude import (
+    first_session_id,
+    import_claude_session,
+    is_claude_record,
+)
 from steiner_tui.importers.codex import import_codex_rollout, is_codex_record
+from steiner_tui.importers.gemini import import_gemini_session, is_gemini_session
 from steiner_tui.importers.jsonl import NotATranscriptFile, open_transcript, read_lines
 from steiner_tui.importers.model import ImportedSession, SubAgentLink
 
-__all__ = ["ImportResult", "default_paths", "import_paths", "kind_of", "nest_codex_subagents"]
+__all__ = [
+    "GEMINI_MAX_BYTES",
+    "SHAPE_LINES",
+    "UNKNOWN_FORMAT",
+    "ImportResult",
+    "default_paths",
+    "import_paths",
+    "kind_of",
+    "nest_codex_subagents",
+]
+
+
+UNKNOWN_FORMAT = (
+    "unknown format: not a Claude Code session, a Codex rollout or a Gemini CLI session"
+)
 
 
 def default_paths(home: Path) -> list[Path]:
-    """Where Claude Code and Codex keep their transcripts under ``home``."""
-    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    """Where Claude Code, Codex and Gemini CLI keep their transcripts under ``home``."""
+    return [home / ".claude" / "projects", home / ".codex" / "sessions", home / ".gemini" / "tmp"]
 
 
 class ImportResult(msgspec.Struct, frozen=True):
@@ -38,31 +60,57 @@ class ImportResult(msgspec.Struct, frozen=True):
     skipped: tuple[tuple[str, str], ...]
 
 
+GEMINI_MAX_BYTES = 64 << 20
+"""A file larger than this is not read whole to see whether it is a Gemini CLI session."""
+
+
+def _whole_json(path: Path) -> Any:
+    try:
+        if path.stat().st_size > GEMINI_MAX_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+SHAPE_LINES = 200
+"""How many lines are looked at for a record whose shape tells the format."""
+
+
 def kind_of(path: Path) -> str:
-    """``claude-code``, ``codex`` or "" (unknown format), from the shape of the file's first
-    JSON object line (lines that are not JSON are passed over: a damaged first line does not
-    hide the format).
+    """``claude-code``, ``codex``, ``gemini-cli`` or "" (unknown format), from the shape of the
+    file's first record that tells (lines that are not JSON objects, and records of a type no
+    agent here writes, are passed over: a damaged first line or a record type newer than this
+    importer does not hide the format), or of the whole file when no line is a JSON object (a
+    Gemini CLI session is one JSON object written over many lines).
 
     Raises:
         NotATranscriptFile: not a regular file (a named pipe, a device).
     """
+    objects = 0
     try:
         with open_transcript(path) as handle:
-            for _, line in read_lines(handle, []):
+            for number, line in read_lines(handle, []):
+                if number > SHAPE_LINES:
+                    return ""
                 try:
                     record = json.loads(line)
                 except (ValueError, RecursionError):
                     continue
                 if not isinstance(record, dict):
                     continue
+                objects += 1
                 if is_codex_record(record):
                     return "codex"
-                return "claude-code" if is_claude_record(record) else ""
+                if is_gemini_session(record):
+                    return "gemini-cli"
+                if is_claude_record(record):
+                    return "claude-code"
     except NotATranscriptFile:
         raise
     except OSError:
         return ""
-    return ""
+    return "gemini-cli" if not objects and is_gemini_session(_whole_json(path)) else ""
 
 
 def _files(paths: Iterable[Path]) -> list[Path]:
@@ -72,34 +120,49 @@ def _files(paths: Iterable[Path]) -> list[Path]:
             out += sorted(
                 p for p in path.rglob("*.jsonl") if "subagents" not in p.relative_to(path).parts
             )
+            out += sorted(p for p in path.rglob("session-*.json") if p.parent.name == "chats")
         elif path.exists():
             out.append(path)  # a file, or what the open will refuse with its reason
     return out
+
+
+def _read_with_its_session(path: Path) -> bool:
+    """A 2.0.x sub-agent's transcript (``agent-<id>.jsonl``) beside the session that names it
+    is read with that session."""
+    if not path.name.startswith("agent-"):
+        return False
+    session = first_session_id(path)
+    return bool(session) and path.with_name(f"{session}.jsonl").is_file()
 
 
 def import_paths(paths: Iterable[Path]) -> ImportResult:
     """Import every transcript in ``paths`` (files or folders)."""
     sessions: list[ImportedSession] = []
     skipped: list[tuple[str, str]] = []
+    paths = list(paths)
+    given = {path for path in paths if path.is_file()}
     for path in _files(paths):
+        if path not in given and _read_with_its_session(path):
+            continue
         try:
             kind = kind_of(path)
             if kind == "codex":
                 sessions.append(import_codex_rollout(path))
             elif kind == "claude-code":
                 sessions.append(import_claude_session(path))
+            elif kind == "gemini-cli":
+                sessions.append(import_gemini_session(path))
             else:
-                skipped.append(
-                    (str(path), "unknown format: not a Claude Code session or a Codex rollout")
-                )
-        except OSError as exc:
+                skipped.append((str(path), UNKNOWN_FORMAT))
+        except (OSError, ValueError) as exc:
             skipped.append((str(path), str(exc)))
     return ImportResult(tuple(nest_codex_subagents(sessions)), tuple(skipped))
 
 
 def nest_codex_subagents(sessions: list[ImportedSession]) -> list[ImportedSession]:
     """Each Codex sub-agent under the session whose thread started it (deepest first, so a
-    sub-agent's own sub-agents travel with it), linked to the call that did."""
+    sub-agent's own sub-agents travel with it), linked to the call that did; a spawned thread
+    with no rollout, and a sub-agent whose parent's rollout is not there, are warnings."""
     by_id = {s.id: s for s in sessions if s.source == "codex"}
 
     def depth(session: ImportedSession) -> int:
@@ -119,4 +182,19 @@ def nest_codex_subagents(sessions: list[ImportedSession]) -> list[ImportedSessio
         child = msgspec.structs.replace(by_id[child.id], link=link)
         by_id[parent.id] = msgspec.structs.replace(parent, subagents=(*parent.subagents, child))
         nested.add(child.id)
+    for session in list(by_id.values()):
+        said = [
+            f"sub-agent thread {link.agent_id} (started by {link.tool} {link.tool_use_id}) has "
+            "no rollout among the files imported"
+            for link in session.spawned
+            if link.agent_id not in {a.id for a in session.subagents}
+        ]
+        if session.parent_id and session.id not in nested and session.parent_id != session.id:
+            said.append(
+                f"started by thread {session.parent_id}, whose rollout is not among the files "
+                "imported"
+            )
+        if said:
+            warnings = (*session.warnings, *said)
+            by_id[session.id] = msgspec.structs.replace(session, warnings=warnings)
     return [by_id.get(s.id, s) for s in sessions if s.id not in nested]

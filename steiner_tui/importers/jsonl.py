@@ -81,43 +81,64 @@ def read_lines(handle: IO[str], problems: list[LineProblem]) -> Iterator[tuple[i
         yield number, line
 
 
-def read_records(path: Path, problems: list[LineProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each line's JSON object with its number (from 1); blank lines are skipped, and a line
-    that is not a JSON object is added to ``problems`` and skipped (never fatal)."""
+def _numbered_lines(
+    path: Path, problems: list[LineProblem], end: int | None
+) -> Iterator[tuple[int, str]]:
     with open_transcript(path) as handle:
-        for number, line in read_lines(handle, problems):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                at = "" if exc.msg.endswith(" at") else " at"  # "Invalid control character at"
-                problems.append(LineProblem(number, f"not JSON: {exc.msg}{at} column {exc.colno}"))
-                continue
-            except RecursionError:
-                problems.append(LineProblem(number, "JSON nested too deeply to read"))
-                continue
-            except ValueError:  # an integer over Python's digit limit
-                limit = sys.get_int_max_str_digits()
-                problems.append(
-                    LineProblem(number, f"a number too long to read (over {limit} digits)")
-                )
-                continue
-            if not isinstance(record, dict):
-                problems.append(LineProblem(number, "not a JSON object"))
-                continue
-            yield number, record
+        if end is None:
+            yield from read_lines(handle, problems)
+            return
+        data = handle.buffer.read(end)
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if len(raw) > MAX_LINE_CHARS:
+            problems.append(
+                LineProblem(number, f"longer than {MAX_LINE_CHARS:,} characters: skipped")
+            )
+            continue
+        yield number, raw.decode("utf-8", "replace")
+
+
+def read_records(
+    path: Path, problems: list[LineProblem], end: int | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object with its number (from 1); blank lines are skipped, and a line
+    that is not a JSON object is added to ``problems`` and skipped (never fatal). ``end``
+    reads only the file's first ``end`` bytes (a followed file's complete lines)."""
+    for number, line in _numbered_lines(path, problems, end):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            at = "" if exc.msg.endswith(" at") else " at"  # "Invalid control character at"
+            problems.append(LineProblem(number, f"not JSON: {exc.msg}{at} column {exc.colno}"))
+            continue
+        except RecursionError:
+            problems.append(LineProblem(number, "JSON nested too deeply to read"))
+            continue
+        except ValueError:  # an integer over Python's digit limit
+            limit = sys.get_int_max_str_digits()
+            problems.append(LineProblem(number, f"a number too long to read (over {limit} digits)"))
+            continue
+        if not isinstance(record, dict):
+            problems.append(LineProblem(number, "not a JSON object"))
+            continue
+        yield number, record
 
 
 def read_each(
-    path: Path, problems: list[LineProblem], read: Callable[[int, dict[str, Any]], None]
+    path: Path,
+    problems: list[LineProblem],
+    read: Callable[[int, dict[str, Any]], None],
+    end: int | None = None,
 ) -> None:
-    """Hand each record of ``path`` to ``read``, line by line (see ``apply_each``).
+    """Hand each record of ``path`` (its first ``end`` bytes) to ``read``, line by line (see
+    ``apply_each``).
 
     Raises:
         OSError: the file cannot be read.
     """
-    apply_each(read_records(path, problems), problems, read)
+    apply_each(read_records(path, problems, end), problems, read)
 
 
 def apply_each(

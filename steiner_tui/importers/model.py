@@ -37,6 +37,9 @@ class ImportedRequest(msgspec.Struct, frozen=True):
     cache_creation_tokens: int = 0
     request_id: str = ""
     line: int = 0
+    last_line: int = 0
+    """The last line that wrote this request (Claude Code writes a reply block by block, the
+    output tokens complete on its last)."""
 
     @property
     def cache_read_share(self) -> float:
@@ -146,9 +149,9 @@ class ImportedSession(msgspec.Struct, frozen=True):
     """The thread that started this one (a Codex sub-agent's rollout names it); "" for none."""
     spawned: tuple[SubAgentLink, ...] = ()
     """The sub-agents this session's tool calls started (Codex), by the id of their thread."""
-    summarizers: tuple[ImportedSession, ...] = ()
-    """The agent's own compaction summarizers (Claude Code's ``acompact`` transcripts): calls
-    of the agent, not sub-agents the session started."""
+    own_calls: tuple[ImportedSession, ...] = ()
+    """Calls the agent made for itself, not sub-agents the session started: Claude Code's
+    compaction summarizers (``agent-acompact-*``) and cache warmups (2.0.x's ``Warmup``)."""
     window: AgentWindow = msgspec.field(default_factory=AgentWindow)
     """The agent's window and compaction point, with where each figure came from."""
     warnings: tuple[str, ...] = ()
@@ -166,7 +169,7 @@ class ImportedSession(msgspec.Struct, frozen=True):
             "requests": [request.to_json() for request in self.requests],
             "generations": [generation.to_json() for generation in self.generations],
             "subagents": [agent.to_json() for agent in self.subagents],
-            "summarizers": [agent.to_json() for agent in self.summarizers],
+            "own_calls": [agent.to_json() for agent in self.own_calls],
             "warnings": list(self.warnings),
             "link": self.link.to_json() if self.link is not None else None,
             "record_types": dict(sorted(self.record_types.items())),

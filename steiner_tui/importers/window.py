@@ -2,12 +2,13 @@
 
 The chart of an import draws the agent's own limits, not steiner's: a Codex rollout records
 its window (``model_context_window`` in its ``token_count`` and ``task_started`` events), and
-that figure wins. Claude Code records none, so its window is the model's (the engine's model
-table, else Anthropic's 200,000 for any ``claude-*`` model) and its compaction point follows
-Claude Code's rule: it compacts automatically at the window less ``min(max output, 20,000)``
-less a 13,000-token buffer (about 167,000 of 200,000; the real transcripts compact at
-167,094-170,251). Codex's own compaction point is not in the rollout and not known here, so
-none is drawn. Every figure says where it came from.
+that figure wins. Claude Code and Gemini CLI record none, so theirs is the model's (the
+engine's model table, else Anthropic's 200,000 for any ``claude-*`` model and Google's
+1,048,576 for any ``gemini-*`` one). Claude Code's compaction point follows its rule: it
+compacts automatically at the window less ``min(max output, 20,000)`` less a 13,000-token
+buffer (about 167,000 of 200,000; the real transcripts compact at 167,094-170,251). Codex's
+and Gemini CLI's compaction points are not in their files and not known here, so none is
+drawn. Every figure says where it came from.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ __all__ = [
     "CLAUDE_CODE_BUFFER",
     "CLAUDE_CODE_OUTPUT_CAP",
     "CLAUDE_WINDOW",
+    "GEMINI_WINDOW",
     "AgentWindow",
     "agent_window",
 ]
 
 CLAUDE_WINDOW = 200_000
 """The window of a ``claude-*`` model the model table does not list."""
+GEMINI_WINDOW = 1_048_576
+"""The window of a ``gemini-*`` model the model table does not list (Gemini 2.5 and 3)."""
 CLAUDE_CODE_OUTPUT_CAP = 20_000
 """Claude Code keeps room for at most this much of the model's max output."""
 CLAUDE_CODE_BUFFER = 13_000
@@ -70,8 +74,11 @@ def _model_window(model: str) -> tuple[int, int, str]:
     if model and is_known_model(model):
         info = lookup_model(model)
         return info.context_window, info.max_output, "the model table"
-    if model.strip().lower().rsplit("/", 1)[-1].startswith("claude-"):
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    if name.startswith("claude-"):
         return CLAUDE_WINDOW, 0, "every claude-* model's"
+    if name.startswith("gemini-"):
+        return GEMINI_WINDOW, 0, "every gemini-* model's"
     return 0, 0, "unknown"
 
 

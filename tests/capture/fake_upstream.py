@@ -140,6 +140,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._anthropic(raw, body, received)
         elif path.endswith("/responses"):
             self._responses(raw, body, received)
+        elif path.endswith("/responses/compact"):
+            # OpenAI's remote compaction: the history that replaces the old one, no usage.
+            summary = {"type": "input_text", "text": "Summary of the work so far (fake)."}
+            message = {"type": "message", "role": "user", "content": [summary]}
+            self._json(200, {"output": [message]}, received)
         elif path.endswith("/chat/completions"):
             self._chat(raw, body, received)
         else:

@@ -86,9 +86,9 @@ def test_subagents_linked_to_their_task_call(path: Path) -> None:
     folder = path.with_suffix("") / "subagents"
     files = {p.stem for p in folder.glob("agent-*.jsonl")}
     assert {a.id for a in session.subagents} == {f for f in files if "acompact" not in f}
-    assert {a.id for a in session.summarizers} == {f for f in files if "acompact" in f}
+    assert {a.id for a in session.own_calls} == {f for f in files if "acompact" in f}
     assert not session.warnings
-    for agent in (*session.subagents, *session.summarizers):
+    for agent in (*session.subagents, *session.own_calls):
         expected = raw_figures(Path(agent.path))
         assert sum(r.context_tokens for r in agent.requests) == expected["context"]
         assert agent.link is not None

@@ -200,3 +200,19 @@ def test_the_collab_event_links_a_sub_agent_when_the_call_output_is_missing(
 def test_a_sub_agent_imported_alone_stays_a_session_naming_its_parent() -> None:
     [child] = import_paths([next(SUBAGENT.glob(f"*{CHILD_ID}.jsonl"))]).sessions
     assert child.parent_id == PARENT_ID and child.link is None
+
+
+def test_a_missing_or_orphaned_codex_sub_agent_is_a_warning() -> None:
+    parent_file, child_file = sorted(SUBAGENT.glob("*.jsonl"))
+    [parent] = import_paths([parent_file]).sessions
+    assert not parent.subagents
+    assert parent.warnings == (
+        f"sub-agent thread {CHILD_ID} (started by spawn_agent {SPAWN_CALL}) has no rollout "
+        "among the files imported",
+    )
+    [child] = import_paths([child_file]).sessions
+    assert child.warnings == (
+        f"started by thread {PARENT_ID}, whose rollout is not among the files imported",
+    )
+    [both] = import_paths([SUBAGENT]).sessions
+    assert not both.warnings and not both.subagents[0].warnings

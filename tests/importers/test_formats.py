@@ -14,7 +14,7 @@ import pytest
 
 from steiner_tui.cli import main
 from steiner_tui.importers.claude import is_claude_record
-from steiner_tui.importers.discover import import_paths, kind_of
+from steiner_tui.importers.discover import UNKNOWN_FORMAT, import_paths, kind_of
 
 DATA = Path(__file__).parent / "data"
 GEMINI = DATA / "gemini-cli" / "session-01.json"
@@ -33,7 +33,7 @@ def test_a_gemini_session_object_is_no_claude_record() -> None:
 def test_each_format_by_its_shape(tmp_path: Path) -> None:
     one_line = tmp_path / "gemini-one-line.jsonl"  # the same object, on one line
     one_line.write_text(json.dumps(json.loads(GEMINI.read_text(encoding="utf-8"))) + "\n")
-    assert kind_of(one_line) == ""
+    assert kind_of(one_line) == kind_of(GEMINI) == "gemini-cli"
     assert kind_of(PI) == ""
     assert kind_of(CODEX) == "codex"
     if CLAUDE.exists():
@@ -43,13 +43,19 @@ def test_each_format_by_its_shape(tmp_path: Path) -> None:
 def test_an_unknown_format_is_named_and_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one_line = tmp_path / "gemini-one-line.jsonl"
-    one_line.write_text(json.dumps(json.loads(GEMINI.read_text(encoding="utf-8"))) + "\n")
-    result = import_paths([one_line, PI])
+    result = import_paths([PI])
     assert not result.sessions
-    assert [reason for _, reason in result.skipped] == [
-        "unknown format: not a Claude Code session or a Codex rollout"
-    ] * 2
+    assert result.skipped == ((str(PI), UNKNOWN_FORMAT),)
+    assert UNKNOWN_FORMAT.startswith("unknown format: not a Claude Code session")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     assert main(["import", str(PI)]) == 0
     assert f"skipped {PI}: unknown format" in capsys.readouterr().err
+
+
+def test_a_record_type_newer_than_the_importer_does_not_hide_the_format(tmp_path: Path) -> None:
+    if not CLAUDE.exists():
+        pytest.skip(f"the shared fixtures are not at {FIXTURES}")
+    copy = tmp_path / CLAUDE.name
+    newer = json.dumps({"type": "brand-new-record", "sessionId": "x"})
+    copy.write_text(newer + "\n" + CLAUDE.read_text(encoding="utf-8"), encoding="utf-8")
+    assert kind_of(copy) == "claude-code"

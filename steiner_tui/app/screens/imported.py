@@ -7,7 +7,9 @@ strip (``importers.figures``); the table lists the requests with their cache-rea
 output; ``l`` opens the lineage browser on the session's generations (each compaction's
 trigger, tokens before and the summary the agent wrote), ``v`` the conversation of the latest
 generation beside the chart (``imported_conversation``). Everything shown was computed by the
-importer.
+importer. Opened by ``watch`` on a transcript the agent is still writing, the screen shows it
+again each time complete lines are appended (``importers.follow``), and so does an open
+conversation beside it.
 """
 
 from __future__ import annotations
@@ -30,12 +32,17 @@ from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.figures import chart_rows
+from steiner_tui.importers.follow import FOLLOW_POLL_MS, TranscriptFollower
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import count, dollars
 
 __all__ = ["ImportedScreen", "compaction_label"]
+
+
+_OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
+"""What a call the agent made for itself is called (by its link's tool)."""
 
 
 def compaction_label(generation: dict[str, Any]) -> str:
@@ -86,9 +93,18 @@ class ImportedScreen(Screen[None]):
     ]
     """l opens the lineage browser, v the conversation; Escape or q closes."""
 
-    def __init__(self, session: dict[str, Any]) -> None:
+    def __init__(
+        self, session: dict[str, Any], *, follow: TranscriptFollower | None = None
+    ) -> None:
         super().__init__()
         self.session = session
+        self.follow = follow
+        """The transcript followed as the agent writes it (``watch``), or None."""
+        self._stop = asyncio.Event()
+        self._lineage: LineageScreen | None = None
+        """The lineage browser this screen opened (shown again on a followed compaction)."""
+        self._compactions = 0
+        """The compactions the lineage browser was last opened on."""
         self.sub_title = f"{session.get('source', '')} {session.get('id', '')}"
 
     def compose(self) -> ComposeResult:
@@ -100,7 +116,21 @@ class ImportedScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        session = self.session
+        table = self.query_one("#imported-requests", DataTable)
+        table.border_title = "Requests"
+        table.add_columns("#", "time", "model", "context", "cache read", "output", "cost", "cache")
+        self.show(self.session)
+        if self.follow is not None:
+            self.sub_title = f"{self.sub_title} · following"
+            self._follow_transcript(self.follow)
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+
+    def show(self, session: dict[str, Any]) -> None:
+        """Show ``session`` (``ImportedSession.to_json()`` data): again each time a followed
+        transcript grows, the table keeping its cursor."""
+        self.session = session
         requests = session.get("requests") or []
         generations = session.get("generations") or []
         context = sum(r["context_tokens"] for r in requests)
@@ -119,14 +149,15 @@ class ImportedScreen(Screen[None]):
             )
         )
         chart = self.query_one(RequestChart)
-        chart.border_title = "Context tokens per request"
+        chart.border_title = f"Context tokens per request ({len(requests)})"
         if generations:
             chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
         chart.view = import_chart_view(rows, window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
-        table.border_title = "Requests"
-        table.add_columns("#", "time", "model", "context", "cache read", "output", "cost", "cache")
+        cursor = table.cursor_row
+        following = table.row_count == 0 or cursor >= table.row_count - 1
+        table.clear()
         marks = {int(g["after_request"]): g for g in generations}
         for index, request in enumerate(requests):
             if index in marks:
@@ -152,16 +183,51 @@ class ImportedScreen(Screen[None]):
                 Text(cost_cell(row) if row is not None else "", justify="right"),
                 Text(cause_cell(row) if row is not None else ""),
             )
+        if self.follow is not None and following and table.row_count:
+            table.move_cursor(row=table.row_count - 1)
+        elif table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
+        shown = self._lineage
+        if shown is not None and self.app.screen is shown and len(generations) != self._compactions:
+            self.action_lineage()  # a followed session's new compaction
+        if self.follow is not None:
+            from steiner_tui.app.screens.imported_conversation import ImportedConversation
+
+            for screen in self.app.screen_stack:
+                if isinstance(screen, ImportedConversation):
+                    screen.follow(session)
+
+    @work(exclusive=True, group="imported-follow")
+    async def _follow_transcript(self, follower: TranscriptFollower) -> None:
+        """Show the transcript again each time complete lines are appended to it (watchfiles;
+        it is looked at anyway every ``FOLLOW_POLL_MS``)."""
+        from watchfiles import awatch  # its native module only for a followed transcript
+
+        async for _ in awatch(
+            follower.path,
+            debounce=100,
+            step=20,
+            rust_timeout=FOLLOW_POLL_MS,
+            yield_on_timeout=True,
+            stop_event=self._stop,
+        ):
+            try:
+                session = await asyncio.to_thread(follower.poll)
+            except (OSError, ValueError) as error:
+                self.notify(f"cannot read {follower.path}: {error}", severity="error", markup=False)
+                continue
+            if session is not None:
+                self.show(session.to_json())
 
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
         lines += list(self.session.get("warnings") or [])
-        agents = [*(self.session.get("subagents") or []), *(self.session.get("summarizers") or [])]
+        agents = [*(self.session.get("subagents") or []), *(self.session.get("own_calls") or [])]
         for agent in agents:
             link = agent.get("link") or {}
             context = sum(r["context_tokens"] for r in agent.get("requests") or [])
-            kind = "summarizer" if link.get("tool") == "compaction" else "sub-agent"
+            kind = _OWN_CALLS.get(str(link.get("tool")), "sub-agent")
             lines.append(
                 f"{kind} {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
                 f"{count(context)} input tokens · started by {link.get('tool') or '?'} "
@@ -181,6 +247,7 @@ class ImportedScreen(Screen[None]):
     async def action_lineage(self) -> None:
         """Open the lineage browser on the imported generations, each with its messages read
         from the transcript (off the UI thread), so what each summary dropped is checked."""
+        self._compactions = len(self.session.get("generations") or [])
         path = Path(str(self.session.get("path", "")))
         source = str(self.session.get("source", ""))
         try:
@@ -192,7 +259,12 @@ class ImportedScreen(Screen[None]):
                 markup=False,
             )
             return
-        self.app.push_screen(LineageScreen(lineage_of(self.session, transcript)))
+        replaced = self._lineage is not None and self.app.screen is self._lineage
+        self._lineage = LineageScreen(lineage_of(self.session, transcript))
+        if replaced:  # a followed session's new compaction: the lineage in its place
+            self.app.switch_screen(self._lineage)
+        else:
+            self.app.push_screen(self._lineage)
 
     def action_conversation(self) -> None:
         """Open the latest generation's conversation beside the chart."""

@@ -93,6 +93,16 @@ class ImportedConversation(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._figures()
+        self.load()
+
+    def follow(self, session: dict[str, Any]) -> None:
+        """The followed transcript grew (``watch``): its figures and conversation again."""
+        self.session = session
+        self._figures()
+        self.load()
+
+    def _figures(self) -> None:
         requests = self.session.get("requests") or []
         generations = self.session.get("generations") or []
         model = str(requests[-1]["model"]) if requests else ""
@@ -107,7 +117,6 @@ class ImportedConversation(Screen[None]):
                 f" · {shown}"
             )
         )
-        self.load()
 
     @work(exclusive=True, group="imported-conversation")
     async def load(self) -> None:

@@ -1,0 +1,76 @@
+"""``steiner-tui watch [PATH] [--agent claude|codex] [--json]``: follow a running session.
+
+Opens the workbench on a Claude Code session or a Codex rollout that the agent is still
+writing (default: the newest transcript of the current project, ``importers.follow``) and
+follows it as lines are appended: the chart, the requests, the sub-agents and ranking, the
+conversation (``v``) and, when opened, the lineage. No proxy is needed. ``--json`` prints one
+JSON line per new request instead (context, cache read, output, cost when known else null,
+window, the compaction before it), for status lines and scripts, until Ctrl-C. The workbench's
+modules are imported only for the workbench, so ``--json`` never loads Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from steiner_tui.importers.follow import (
+    FOLLOW_POLL_MS,
+    TranscriptFollower,
+    newest_transcript,
+    request_line,
+)
+
+__all__ = ["run"]
+
+
+def _print_requests(follower: TranscriptFollower) -> int:
+    """One line per settled request after those settled at the start, until Ctrl-C."""
+    from watchfiles import watch
+
+    printed = len(follower.settled())
+    try:
+        for _ in watch(
+            follower.path,
+            debounce=100,
+            step=20,
+            rust_timeout=FOLLOW_POLL_MS,
+            yield_on_timeout=True,
+        ):
+            session = follower.poll()
+            settled = follower.settled()
+            if session is None or len(settled) <= printed:
+                continue
+            for number in range(printed + 1, len(settled) + 1):
+                print(json.dumps(request_line(session, number), ensure_ascii=False), flush=True)
+            printed = len(settled)
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Follow ``args.path`` (default: the newest transcript of the current project)."""
+    home, cwd = Path.home(), Path.cwd()
+    path = Path(args.path).expanduser() if args.path else newest_transcript(home, cwd, args.agent)
+    if path is None:
+        print(
+            f"steiner-tui watch: no transcript of {cwd} in {home / '.claude' / 'projects'} or "
+            f"{home / '.codex' / 'sessions'}",
+            file=sys.stderr,
+        )
+        return 2
+    follower = TranscriptFollower(path)
+    try:
+        follower.poll()
+    except (OSError, ValueError) as exc:
+        print(f"steiner-tui watch: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        return _print_requests(follower)
+    from steiner_tui.app.readonly import ReadOnlyApp
+
+    ReadOnlyApp(transcript=follower).run()
+    return 0

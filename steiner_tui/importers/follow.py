@@ -1,0 +1,160 @@
+"""Following a transcript an agent is still writing: which file, its complete lines, and the
+requests that are settled.
+
+``steiner-tui watch`` opens the newest transcript of the current project (Claude Code's
+``~/.claude/projects/<the folder with every other character than a letter or digit made
+"-">/*.jsonl``, or the Codex rollout under ``~/.codex/sessions`` whose ``session_meta`` names
+the folder) and reads it again whenever it grows. Only complete lines are read: a last line
+the agent is still writing waits for its newline. A request is *settled* once a line after
+its last one exists (Claude Code writes a reply block by block, its output tokens complete on
+the last block's line); a Codex request is settled when written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from steiner_tui.importers.claude import import_claude_session
+from steiner_tui.importers.codex import import_codex_rollout
+from steiner_tui.importers.discover import kind_of
+from steiner_tui.importers.model import ImportedRequest, ImportedSession
+
+__all__ = [
+    "FOLLOW_POLL_MS",
+    "Agent",
+    "TranscriptFollower",
+    "claude_project_folder",
+    "newest_transcript",
+    "request_line",
+]
+
+Agent = Literal["claude", "codex"]
+
+_CHUNK = 1 << 16
+
+FOLLOW_POLL_MS = 500
+"""How long a follower's file watcher waits for a change before the file is looked at anyway."""
+
+
+def claude_project_folder(home: Path, cwd: Path) -> Path:
+    """Where Claude Code keeps the sessions of project ``cwd``."""
+    return home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+
+
+def _codex_cwd(path: Path) -> str:
+    """The folder a rollout's ``session_meta`` names ("" when its first line says none)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            record = json.loads(handle.readline())
+    except (OSError, ValueError, RecursionError):
+        return ""
+    payload = record.get("payload") if isinstance(record, dict) else None
+    return str(payload.get("cwd", "")) if isinstance(payload, dict) else ""
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def newest_transcript(home: Path, cwd: Path, agent: Agent | None = None) -> Path | None:
+    """The newest transcript of project ``cwd`` by ``agent`` (either agent when None)."""
+    found: list[Path] = []
+    if agent in (None, "claude"):
+        folder = claude_project_folder(home, cwd)
+        if folder.is_dir():
+            found += [p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")]
+    sessions = home / ".codex" / "sessions"
+    if agent in (None, "codex") and sessions.is_dir():
+        found += [p for p in sessions.rglob("rollout-*.jsonl") if _codex_cwd(p) == str(cwd)]
+    return max(found, key=_mtime, default=None)
+
+
+class TranscriptFollower:
+    """A transcript read up to its last complete line, again each time it grows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.end = 0
+        """The bytes read: up to and with the last complete line's newline."""
+        self.lines = 0
+        """The complete lines read."""
+        self.session: ImportedSession | None = None
+
+    def _grown(self) -> bool:
+        """Whether complete lines were added since the last read (a file cut shorter or
+        replaced is read from its start)."""
+        size = self.path.stat().st_size
+        if size < self.end:
+            self.end, self.lines = 0, 0
+        position = self.end
+        with self.path.open("rb") as handle:
+            handle.seek(position)
+            grown = False
+            while chunk := handle.read(_CHUNK):
+                last = chunk.rfind(b"\n")
+                if last >= 0:
+                    self.end = position + last + 1
+                    self.lines += chunk.count(b"\n")
+                    grown = True
+                    # Whatever follows the last newline of this chunk is read with the next.
+                    handle.seek(self.end)
+                    position = self.end
+                else:
+                    position += len(chunk)
+        return grown
+
+    def poll(self) -> ImportedSession | None:
+        """The session as its complete lines say, or None when none were added.
+
+        Raises:
+            OSError: the file cannot be read.
+            ValueError: the file is neither a Claude Code session nor a Codex rollout (the
+                agents whose transcripts grow by lines).
+        """
+        if not self._grown():
+            return None
+        kind = kind_of(self.path)
+        if kind == "codex":
+            self.session = import_codex_rollout(self.path, self.end)
+        elif kind == "claude-code":
+            self.session = import_claude_session(self.path, self.end)
+        else:
+            raise ValueError(f"{self.path}: not a Claude Code session or a Codex rollout")
+        return self.session
+
+    def settled(self) -> tuple[ImportedRequest, ...]:
+        """The requests no later line can change."""
+        if self.session is None:
+            return ()
+        requests = self.session.requests
+        if requests and requests[-1].last_line >= self.lines:
+            return requests[:-1]
+        return requests
+
+
+def request_line(session: ImportedSession, number: int) -> dict[str, Any]:
+    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it."""
+    request = session.requests[number - 1]
+    compaction = next((g for g in session.generations if g.after_request == number - 1), None)
+    window = session.window
+    return {
+        "request": number,
+        "time": request.time,
+        "model": request.model,
+        "context": request.context_tokens,
+        "cache_read": request.cache_read_tokens,
+        "output": request.output_tokens,
+        "cost": None,
+        "window": {"tokens": window.tokens or None, "source": window.source},
+        "compaction": (
+            {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
+            if compaction is not None
+            else None
+        ),
+    }

@@ -1,0 +1,149 @@
+"""Following a transcript the agent is still writing (``steiner-tui watch``), on a copy of a
+real Claude Code 1.0.108 session extended line by line: which file is followed, a partial last
+line waits for its end, and ``watch --json`` prints exactly one line per new request."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from steiner_tui.importers.claude import import_claude_session
+from steiner_tui.importers.follow import (
+    TranscriptFollower,
+    claude_project_folder,
+    newest_transcript,
+)
+
+REAL = (
+    Path(__file__).parent
+    / "data"
+    / "claude-code-1.0.108"
+    / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+)
+CODEX = Path(__file__).parent / "data" / "codex-0.135.0"
+LINES = REAL.read_bytes().splitlines(keepends=True)
+DEADLINE = 60.0
+
+
+def _settled_contexts(lines: int, tmp: Path) -> list[int]:
+    """The contexts of the requests settled once ``lines`` lines are written (computed on a
+    copy of that many lines, as a reader with no follower would see them)."""
+    copy = tmp / "prefix.jsonl"
+    copy.write_bytes(b"".join(LINES[:lines]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    return [r.context_tokens for r in follower.settled()]
+
+
+def test_the_newest_transcript_of_the_project(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "my.project"
+    folder = claude_project_folder(home, project)
+    assert folder.name == re.sub(r"[^A-Za-z0-9]", "-", str(project))  # as Claude Code names it
+    folder.mkdir(parents=True)
+    older, newer = folder / "older.jsonl", folder / "newer.jsonl"
+    older.write_bytes(REAL.read_bytes())
+    newer.write_bytes(REAL.read_bytes())
+    os.utime(older, (1, 1))
+    (folder / "agent-x.jsonl").write_bytes(REAL.read_bytes())  # a 2.0.x sub-agent's file
+    assert newest_transcript(home, project) == newer
+    assert newest_transcript(home, project, "codex") is None
+    rollout_home = tmp_path / "codex-home"
+    day = rollout_home / ".codex" / "sessions" / "2026" / "06" / "05"
+    day.mkdir(parents=True)
+    [rollout] = CODEX.glob("*.jsonl")
+    (day / rollout.name).write_bytes(rollout.read_bytes())
+    codex_project = Path("/tmp/agent-history-real-agent/codex/workspace")  # its session_meta's
+    assert newest_transcript(rollout_home, codex_project, "codex") == day / rollout.name
+    assert newest_transcript(rollout_home, project, "codex") is None
+
+
+def test_a_partial_last_line_waits_for_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(LINES[:4]))
+    follower = TranscriptFollower(path)
+    assert follower.poll() is not None
+    before = len(follower.session.requests) if follower.session else 0
+    line = LINES[4]
+    with path.open("ab") as handle:
+        handle.write(line[: len(line) // 2])
+    assert follower.poll() is None  # nothing complete was added
+    with path.open("ab") as handle:
+        handle.write(line[len(line) // 2 :])
+    session = follower.poll()
+    assert session is not None and not session.problems
+    expected = import_claude_session(_prefix(tmp_path, 5))
+    assert [r.context_tokens for r in session.requests] == [
+        r.context_tokens for r in expected.requests
+    ]
+    assert len(session.requests) >= before
+
+
+def _prefix(tmp: Path, lines: int) -> Path:
+    copy = tmp / f"prefix-{lines}.jsonl"
+    copy.write_bytes(b"".join(LINES[:lines]))
+    return copy
+
+
+def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    start = 8
+    path.write_bytes(b"".join(LINES[:start]))
+    printed: list[dict[str, object]] = []
+    with subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    ) as process:
+        stdout = process.stdout
+        assert stdout is not None
+        reader = threading.Thread(
+            target=lambda: printed.extend(json.loads(line) for line in stdout), daemon=True
+        )
+        reader.start()
+        try:
+            time.sleep(1.0)  # the command reads what is there before it follows
+            with path.open("ab") as handle:  # the background writer: a line at a time
+                for line in LINES[start:]:
+                    handle.write(line)
+                    handle.flush()
+                    time.sleep(0.02)
+            expected = _settled_contexts(len(LINES), tmp_path)
+            already = len(_settled_contexts(start, tmp_path))
+            end = time.monotonic() + DEADLINE
+            while len(printed) < len(expected) - already and time.monotonic() < end:
+                time.sleep(0.1)
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
+            reader.join(timeout=10)
+        errors = process.stderr.read().decode() if process.stderr else ""
+    assert process.returncode == 0, errors
+    assert [line["request"] for line in printed] == list(range(already + 1, len(expected) + 1))
+    assert [line["context"] for line in printed] == expected[already:]
+    assert all(line["cost"] is None for line in printed)
+    assert {json.dumps(line["window"]) for line in printed} == {
+        json.dumps({"tokens": 200_000, "source": "claude-sonnet-4-20250514: the model table"})
+    }
+
+
+def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "watch", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr.startswith(f"steiner-tui watch: no transcript of {tmp_path} in ")
+    assert str(tmp_path / "home" / ".claude" / "projects") in done.stderr

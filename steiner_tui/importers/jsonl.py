@@ -39,7 +39,7 @@ class NotATranscriptFile(OSError):
     """A named pipe, a socket or a device where a transcript file was expected."""
 
 
-def open_transcript(path: Path) -> IO[str]:
+def open_transcript(path: Path) -> io.TextIOWrapper:
     """``path`` opened as UTF-8 text (bad bytes replaced), never waiting on a pipe.
 
     Raises:
@@ -88,7 +88,7 @@ def _numbered_lines(
         if end is None:
             yield from read_lines(handle, problems)
             return
-        data = handle.buffer.read(end)
+        data = bytes(handle.buffer.read(end))
     for number, raw in enumerate(data.split(b"\n"), 1):
         if len(raw) > MAX_LINE_CHARS:
             problems.append(

@@ -31,6 +31,12 @@ def _print_requests(follower: TranscriptFollower) -> int:
     from watchfiles import watch
 
     printed = len(follower.settled())
+    # Said once everything already written is read: a script (or a test) appends after it.
+    print(
+        f"steiner-tui watch: following {follower.path} ({printed} requests so far)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         for _ in watch(
             follower.path,

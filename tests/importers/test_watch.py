@@ -109,7 +109,8 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
         )
         reader.start()
         try:
-            time.sleep(1.0)  # the command reads what is there before it follows
+            assert process.stderr is not None  # the command says once it has read what is there
+            assert "following" in process.stderr.readline().decode()
             with path.open("ab") as handle:  # the background writer: a line at a time
                 for line in LINES[start:]:
                     handle.write(line)

@@ -1,29 +1,30 @@
-"""The history archive (``history.md``) as a line-based view inside the lineage browser.
+"""A text of any length as lines, drawn only where they show: the history archive, a message.
 
-Compaction appends every summarized turn to the archive, so the words a summary dropped stay
-readable. An archive grows without bound (200 KB after a day's work), so it is shown as its
-Markdown source in a ``Log``, which draws only the lines on screen: a ``Markdown`` widget made
-one widget per block and froze the browser for a minute opening it. Section headings
-(``### User``) stand out; long lines are wrapped to the view's width by ``wrap_archive``, which
-the screen runs in a thread before handing the lines over a page at a time.
+``history.md`` grows without bound (200 KB after a day's work) and a tool result can be as long,
+so such a text is shown as it is (never read as Markdown or markup) in a ``Log``, which draws
+only the lines on screen: a ``Markdown`` widget made one widget per block and froze the lineage
+browser for a minute opening the archive. ``show`` wraps the text to the view's width in a
+thread and hands the lines over a page at a time, each its own step of the event loop, so the
+first page shows at once and no step costs more than a page. Markdown headings (``### User``)
+stand out.
 """
 
 from __future__ import annotations
 
+import asyncio
 import textwrap
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import ClassVar
 
 from rich.highlighter import Highlighter
 from rich.style import Style
 from rich.text import Text
-from textual.content import Content
 from textual.widgets import Log
 
-__all__ = ["HistoryView", "wrap_archive"]
+__all__ = ["PAGE", "TextLines", "wrap_lines"]
 
-_RETURN = "h or Esc to return"
+PAGE = 500
+"""Lines handed to the view per step of the event loop."""
 
 
 def _indent(line: str) -> str:
@@ -34,8 +35,8 @@ def _indent(line: str) -> str:
     return " " * (lead + len(marker))
 
 
-def wrap_archive(text: str, width: int) -> list[str]:
-    """The archive's lines, each at most ``width`` characters (list items indented)."""
+def wrap_lines(text: str, width: int) -> list[str]:
+    """The text's lines, each at most ``width`` characters (list items indented)."""
     lines: list[str] = []
     for line in text.expandtabs().splitlines():
         if len(line) <= width:
@@ -49,7 +50,7 @@ def wrap_archive(text: str, width: int) -> list[str]:
 
 
 class _Headings(Highlighter):
-    """Styles the archive's ``#`` headings with the view's heading component style."""
+    """Styles Markdown headings with the view's heading component style."""
 
     def __init__(self, style: Callable[[], Style]) -> None:
         self.style = style
@@ -59,28 +60,38 @@ class _Headings(Highlighter):
             text.stylize(self.style())
 
 
-class HistoryView(Log):
-    """The archive's lines, scrollable; hidden until the screen opens it."""
+class TextLines(Log):
+    """A text's lines, scrollable, wrapped to the view."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"history-view--heading"}
-    """The style of a section heading."""
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"text-lines--heading"}
+    """The style of a Markdown heading."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(highlight=True, auto_scroll=False, id=id)
-        self.highlighter = _Headings(lambda: self.get_component_rich_style("history-view--heading"))
+        self.highlighter = _Headings(lambda: self.get_component_rich_style("text-lines--heading"))
+        self.loading_lines = False
+        """Whether lines are still being handed over."""
 
-    def begin(self, path: Path) -> None:
-        """Empty the view and say that ``path`` is loading."""
+    async def show(self, text: str | Callable[[], str], width: int) -> None:
+        """Show ``text`` (or what reading it returns, called in a thread: a file) wrapped to
+        ``width`` columns, replacing what was shown.
+
+        Raises:
+            OSError: reading the text failed.
+        """
         self.clear()
-        self.border_title = Content(f"History archive · {path.name}")
-        self.border_subtitle = f"loading {path.name}… · {_RETURN}"
         self.scroll_home(animate=False)
+        self.loading_lines = True
+        try:
+            whole = await asyncio.to_thread(text) if callable(text) else text
+            lines = await asyncio.to_thread(wrap_lines, whole, width)
+            for start in range(0, len(lines), PAGE):
+                self.add(lines[start : start + PAGE])
+                await asyncio.sleep(0)
+        finally:
+            self.loading_lines = False
 
     def add(self, lines: Iterable[str]) -> None:
-        """Append a page of wrapped lines (``wrap_archive``)."""
+        """Append wrapped lines (``wrap_lines``)."""
         # One string: ``Log.write_lines`` splits each item and would drop an empty one.
         self.write_lines(["".join(f"{line}\n" for line in lines)])
-
-    def loaded(self) -> None:
-        """Say the archive is all there."""
-        self.border_subtitle = _RETURN

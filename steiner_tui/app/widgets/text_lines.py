@@ -23,7 +23,7 @@ from textual.widgets import Log
 
 __all__ = ["PAGE", "TextLines", "wrap_lines"]
 
-PAGE = 500
+PAGE = 5_000
 """Lines handed to the view per step of the event loop."""
 
 
@@ -69,8 +69,6 @@ class TextLines(Log):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(highlight=True, auto_scroll=False, id=id)
         self.highlighter = _Headings(lambda: self.get_component_rich_style("text-lines--heading"))
-        self.loading_lines = False
-        """Whether lines are still being handed over."""
 
     async def show(self, text: str | Callable[[], str], width: int) -> None:
         """Show ``text`` (or what reading it returns, called in a thread: a file) wrapped to
@@ -81,15 +79,11 @@ class TextLines(Log):
         """
         self.clear()
         self.scroll_home(animate=False)
-        self.loading_lines = True
-        try:
-            whole = await asyncio.to_thread(text) if callable(text) else text
-            lines = await asyncio.to_thread(wrap_lines, whole, width)
-            for start in range(0, len(lines), PAGE):
-                self.add(lines[start : start + PAGE])
-                await asyncio.sleep(0)
-        finally:
-            self.loading_lines = False
+        whole = await asyncio.to_thread(text) if callable(text) else text
+        lines = await asyncio.to_thread(wrap_lines, whole, width)
+        for start in range(0, len(lines), PAGE):
+            self.add(lines[start : start + PAGE])
+            await asyncio.sleep(0)
 
     def add(self, lines: Iterable[str]) -> None:
         """Append wrapped lines (``wrap_lines``)."""

@@ -20,7 +20,7 @@ from steiner_tui.app.widgets.lineage_view import (
     generation_reason,
     generation_row,
 )
-from steiner_tui.app.widgets.text_lines import TextLines
+from steiner_tui.app.widgets.text_lines import TextLines, wrap_lines
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.masking import MASK_MODE
 from steiner_tui.engine.compaction.triggers import MANUAL
@@ -458,3 +458,11 @@ async def test_the_table_keeps_gen_and_time_when_scrolled_and_fits_trigger_at_12
         header = table.render_line(0).text
         assert header.split()[:2] == ["Gen", "Time"]
         assert "12:20:05" in table.render_line(2).text
+
+
+def test_lines_are_wrapped_to_twenty_columns_at_the_narrowest() -> None:
+    assert wrap_lines("word " * 10, -4) == [
+        "word word word word",
+        "word word word word",
+        "word word",
+    ]

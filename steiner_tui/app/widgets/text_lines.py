@@ -25,6 +25,8 @@ __all__ = ["PAGE", "TextLines", "wrap_lines"]
 
 PAGE = 5_000
 """Lines handed to the view per step of the event loop."""
+_NARROWEST = 20
+"""The narrowest lines are wrapped to, however narrow the view."""
 
 
 def _indent(line: str) -> str:
@@ -36,7 +38,9 @@ def _indent(line: str) -> str:
 
 
 def wrap_lines(text: str, width: int) -> list[str]:
-    """The text's lines, each at most ``width`` characters (list items indented)."""
+    """The text's lines, each at most ``width`` characters (list items indented; 20 at the
+    narrowest, however narrow the view)."""
+    width = max(width, _NARROWEST)
     lines: list[str] = []
     for line in text.expandtabs().splitlines():
         if len(line) <= width:

@@ -48,9 +48,8 @@ from textual.pilot import Pilot  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 
 from steiner_tui.app.screens.inspector import InspectorScreen  # noqa: E402
-from steiner_tui.app.screens.lineage import LineageScreen  # noqa: E402
+from steiner_tui.app.screens.lineage import HISTORY_RETURN, LineageScreen  # noqa: E402
 from steiner_tui.app.widgets.lineage_detail import GenerationSummary  # noqa: E402
-from steiner_tui.app.widgets.lineage_history import HistoryView  # noqa: E402
 from steiner_tui.engine.compaction.history_render import render_history  # noqa: E402
 from steiner_tui.engine.compaction.lineage import ConversationLineage  # noqa: E402
 from steiner_tui.engine.events import CompactionOutcome, RequestSnapshot  # noqa: E402
@@ -207,8 +206,8 @@ def _summary_shown(screen: Screen[None]) -> bool:
 
 
 def _history_shown(screen: Screen[None]) -> bool:
-    views = screen.query(HistoryView)
-    return bool(views) and views.first().border_subtitle == "h or Esc to return"
+    views = screen.query("#history")
+    return bool(views) and views.first().border_subtitle == HISTORY_RETURN
 
 
 async def _stalls(opener: object, repeats: int) -> list[float]:

@@ -320,8 +320,9 @@ class Runner:
 
     def cost_ranking(self, snapshot: RequestSnapshot | None = None) -> tuple[CostItem, ...]:
         """What ``snapshot`` (default: the dry run of the next request) holds, largest first
-        (``engine.costs.rank_request``), counted with this session's estimator."""
-        counter = EstimatorCounter(self.context.estimator, self.model.model)
+        (``engine.costs.rank_request``), counted with this session's estimator, raw as the
+        snapshot's per-source figures are."""
+        counter = EstimatorCounter(self.context.estimator, self.model.model, calibrate=False)
         return rank_request(snapshot or self.preview(), counter, self.lineage.pins)
 
     def pinned_share(self, snapshot: RequestSnapshot) -> PinnedShare:

@@ -4,12 +4,16 @@
 estimate of a request over a conversation, and a summary writer: on the offline model its own
 extractive summarizer, fed exactly the summary request a stage would send (so an offline
 session's replay is exact); on any other model a stand-in text the size of the session's own
-summaries (or half the normal summary cap before the first one).
+summaries (or half the normal summary cap before the first one). The session's own setting
+(its threshold and mode) is not simulated: its result is the record (``observed``), so the
+what-if view never shows two figures for how the session went.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import msgspec
 
 from steiner_tui.agent.runner import Runner
 from steiner_tui.engine.budget import CompactionMode, summary_max_tokens
@@ -97,8 +101,12 @@ def what_if(
     summarize = session_summarizer(runner)
     note = _history_note(runner)
     pins = runner.lineage.pins
+    went = observed(requests, budget, estimate)
+    own = WhatIf(budget.soft_threshold, runner.compaction_mode)
     results = tuple(
-        simulate(
+        msgspec.structs.replace(went, setting=setting)
+        if setting == own
+        else simulate(
             requests,
             setting,
             budget=budget,
@@ -109,4 +117,4 @@ def what_if(
         )
         for setting in settings
     )
-    return observed(requests, budget, estimate), results
+    return went, results

@@ -19,8 +19,11 @@ that masking can take out (not pinned, not masked yet, 1 KB or more). Acting nev
 what was sent: masking makes a new generation (``compaction.masking``), recorded in the
 lineage. The UI renders these rows; ``steiner-tui context --json`` prints them as ``top``.
 
-Tokens come from a ``CostCounter`` (the session's estimator, calibrated), so a row is the
-engine's own figure for it.
+A block's row and a skill's row are the snapshot's own per-source figures (``sources``: the
+bytes and raw tokens the context panel and ``steiner-tui context`` show for the same item), so
+one item has one figure everywhere. What the sources do not break down (each tool result, each
+tool definition, the person's messages and the replies) is counted with a ``CostCounter``: the
+session's estimator, raw as the sources are (``agent.cost_counter``).
 """
 
 from __future__ import annotations
@@ -213,12 +216,18 @@ def rank_request(
             found = rows[(kind, label)] = _Row(kind, label, path=path)
         return found
 
+    # The snapshot's figure for each block (its message's framing with the first block of the
+    # message) and for each skill carried in envelopes; a snapshot without them is counted.
+    figures = {(str(f.source), f.path, f.name): f for f in snapshot.sources}
     for block in snapshot.blocks:
         kind = _BLOCK_KINDS.get(block.source)
         if kind is None:
             continue
         label = _block_label(block.source, block.path, block.content)
-        row(kind, label, block.path).add(counter.text_tokens(block.content), block.byte_size)
+        if not figures:
+            row(kind, label, block.path).add(counter.text_tokens(block.content), block.byte_size)
+        elif (figure := figures.pop((str(block.source), block.path, ""), None)) is not None:
+            row(kind, label, block.path).add(figure.tokens, figure.bytes)
 
     conversation = snapshot.messages[snapshot.block_message_count :]
     pinned = is_pinned_by(pins)
@@ -263,6 +272,10 @@ def rank_request(
         text = tool.json
         row("tool_definition", tool.name).add(counter.text_tokens(text), utf8_len(text))
 
+    for (source, _, name), figure in figures.items():
+        found = rows.get(("skill", name))
+        if source == ContextSource.SKILL and name and found is not None:
+            found.tokens, found.bytes = figure.tokens, figure.bytes
     items = [_item(found) for found in rows.values() if found.count]
     items.sort(key=lambda item: (-item.tokens, item.label))
     return tuple(items)

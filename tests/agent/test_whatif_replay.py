@@ -98,3 +98,22 @@ async def test_the_simulation_matches_a_replay_with_that_threshold(
     # Compacting at 2,500 re-sends more (summary requests) than at 3,500, which here also
     # sends less than never compacting.
     assert results[0].tokens_sent > off.tokens_sent > results[1].tokens_sent
+
+
+async def test_the_sessions_own_setting_is_how_it_went(project: Path, clock: ManualClock) -> None:
+    """What-if at the session's own threshold gave 11 compactions beside "as it went: 10": the
+    session's own setting is not simulated again, it is the record."""
+    (project / "src").mkdir()
+    (project / "src" / "parse.py").write_text("# TODO: parse\ndef parse(x):\n    return x\n")
+    driver, recorded = await _run(project, clock, 2500)
+    runner = driver.runner
+    own = WhatIf(runner.model.budget.soft_threshold, runner.compaction_mode)
+    as_it_went, (result, other) = what_if(runner, recorded, [own, WhatIf(own.threshold, "off")])
+    assert as_it_went.count > 0
+    assert result.setting == own and other.setting.mode == "off"
+    assert (result.compactions, result.prompt_tokens, result.tokens_sent) == (
+        as_it_went.compactions,
+        as_it_went.prompt_tokens,
+        as_it_went.tokens_sent,
+    )
+    assert result.cache_read_tokens == as_it_went.cache_read_tokens

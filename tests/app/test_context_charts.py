@@ -6,19 +6,26 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import msgspec
+import pytest
 from textual.app import App, ComposeResult
+from textual.color import Color
 from textual.content import Content
+from textual.theme import BUILTIN_THEMES
 from textual.widgets import Static
 
 from steiner_tui.app import messages as ui
 from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import (
+    AXIS,
     CHART_ROWS,
+    MIN_COLOUR_DISTANCE,
     TRIAL_COLOUR,
     RequestChart,
     SourceBar,
     chart_columns,
+    colour_distance,
+    source_colours,
     source_segments,
 )
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -99,7 +106,9 @@ async def test_the_chart_draws_requests_lines_compactions_and_reuse() -> None:
         await pilot.pause()
         lines = _lines(panel.query_one(RequestChart))
         assert lines[0] == "tokens per request · #1–#4"
-        plot, strip = lines[1 : CHART_ROWS + 1], lines[CHART_ROWS + 1]
+        # The scale's labels take the first five columns.
+        plot = [line[AXIS:] for line in lines[1 : CHART_ROWS + 1]]
+        strip = lines[CHART_ROWS + 1][AXIS:]
         assert plot[0].startswith("█") or "━" in plot[0]  # the hard limit (under the window)
         assert any("┄" in line for line in plot)  # the soft threshold
         assert any("╎" in line for line in plot)  # the compaction before request #4
@@ -122,7 +131,7 @@ async def test_a_what_if_trial_draws_its_threshold_and_where_it_would_compact() 
         plot = lines[1 : CHART_ROWS + 1]
         assert any("┈" in line for line in plot)  # the tried threshold, its own line
         marks = lines[CHART_ROWS + 2]
-        assert marks.index("▲") == 9  # under the fourth column (three cells each)
+        assert marks.index("▲") == AXIS + 9  # under the fourth column (three cells each)
         assert "what-if 8,000 (auto): 1 compaction" in lines[-1]
         assert chart.region.height == CHART_ROWS + 6  # room for the marks and their legend
 
@@ -256,3 +265,30 @@ async def test_a_cut_result_shows_in_its_tool_block_and_the_panel(app_for: AppFa
         assert "(the whole output: /tmp/results/c1.txt)" in static_text(block)
         note = static_text(screen.budget.query_one("#budget-cut", Static))
         assert note.startswith("last cut: read kept 12,000 B")
+
+
+@pytest.mark.parametrize("theme", sorted(BUILTIN_THEMES))
+async def test_each_source_has_a_colour_of_its_own_in_every_theme(theme: str) -> None:
+    """Two of the stacked bar's eight segments shared a colour: the theme's accent is its
+    warning colour in textual-dark, monokai's secondary is its error colour."""
+    async with PanelHost().run_test(size=(60, 44)) as pilot:
+        pilot.app.theme = theme
+        await pilot.pause()
+        variables = pilot.app.get_css_variables()
+        colours = [Color.parse(variables[c.removeprefix("$")]) for c in source_colours(pilot.app)]
+    # The ANSI themes have sixteen colours, lightened and darkened alike: fewer distinct ones.
+    assert len(colours) == 8 or (theme.startswith("ansi") and len(colours) >= 6)
+    for i, one in enumerate(colours):
+        for other in colours[i + 1 :]:
+            assert colour_distance(one, other) >= MIN_COLOUR_DISTANCE, (one, other)
+
+
+async def test_the_chart_labels_its_scale() -> None:
+    async with PanelHost().run_test(size=(60, 44)) as pilot:
+        panel = pilot.app.query_one(BudgetPanel)
+        panel.show(_view(history=(_summary(0, 4_000),)))
+        await pilot.pause()
+        plot = _lines(panel.query_one(RequestChart))[1 : CHART_ROWS + 1]
+    assert plot[0].startswith(" 33k ")  # the window
+    assert plot[CHART_ROWS // 2 - 1].startswith(" 16k ")
+    assert plot[-1].startswith("   0 ")

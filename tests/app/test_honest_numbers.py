@@ -8,13 +8,16 @@ replacing a bundled one, a keymap entry naming no binding) stays in the conversa
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from steiner_tui.app.app import make_app
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.transcript import NoticeEntry, UserEntry
+from steiner_tui.commands.context import build_report
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
-from tests.app.conftest import SIZE, AppFactory
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.helpers import finish, send
 
 
@@ -142,3 +145,42 @@ async def test_a_keymap_entry_naming_no_binding_is_a_warning(app_for: AppFactory
         ]
         await pilot.press("f12")  # the known one applies
         assert app.workbench.status.mode == "plan"
+
+
+async def test_every_view_of_one_request_shows_the_engines_one_figure(
+    project: Path, config_dir: Path
+) -> None:
+    """The preamble was 1,252 tokens in ``context``, 1,242 in the panel and 1,240 in the
+    ranking; a skill 165 B in the sidebar and 605 B in the panel. Each figure is computed once,
+    in the request's snapshot, and every view shows that number."""
+    request = request_for(project, config_dir, config={"skills": {"enabled": ["code-review"]}})
+    report = (await asyncio.to_thread(build_report, request)).data
+    app = make_app(request)
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        view = app.workbench.controller.budget_view()
+        sidebar = {row.name: row for row in app.workbench.controller.skill_rows()}
+    top = {item.label: item for item in view.top}
+    context = {(row["source"], row["name"]): row for row in report["sources"]}
+    ranked = {row["label"]: row for row in report["top"]}
+
+    preamble = view.row("preamble")
+    assert preamble is not None
+    figures = [
+        preamble.tokens,
+        context[("preamble", "")]["tokens"],
+        ranked["preamble"]["tokens"],
+        top["preamble"].tokens,
+    ]
+    assert len(set(figures)) == 1, figures
+
+    skill = view.row("skill · code-review")
+    assert skill is not None
+    assert len({
+        skill.bytes,
+        context[("skill", "code-review")]["bytes"],
+        ranked["code-review"]["bytes"],
+        top["code-review"].bytes,
+        sidebar["code-review"].size_bytes,
+    }) == 1  # fmt: skip
+    assert skill.tokens == ranked["code-review"]["tokens"] == top["code-review"].tokens

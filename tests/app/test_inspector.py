@@ -24,6 +24,7 @@ from steiner_tui.app.widgets.inspector_compare import (
 from steiner_tui.app.widgets.inspector_detail import RequestDetail
 from steiner_tui.app.widgets.inspector_format import message_line, short_path
 from steiner_tui.app.widgets.inspector_requests import MARK, PAGE, RequestTable
+from steiner_tui.app.widgets.text_lines import TextLines
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
@@ -289,13 +290,44 @@ async def test_enter_opens_a_message_whole_as_text() -> None:
         messages.move_cursor(row=messages.row_count - 1)
         await pilot.press("enter")
         await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
         view = pilot.app.screen
         assert isinstance(view, MessageScreen)
-        text = str(view.query_one("#message-text", Static).content)
-        assert text == long  # whole, markup shown as typed
+        text = view.query_one("#message-text", TextLines).lines
+        assert " ".join(text).split() == long.split()  # whole, markup shown as typed
         await pilot.press("escape")
         await pilot.pause()
         assert pilot.app.screen is screen
+
+
+class MessageHost(App[None]):
+    def __init__(self, message: Message) -> None:
+        super().__init__()
+        self.message = message
+
+    def on_mount(self) -> None:
+        self.push_screen(MessageScreen("message", self.message))
+
+
+async def _message_view(message: Message) -> tuple[int, list[str]]:
+    async with MessageHost(message).run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        return len(pilot.app.screen.query("*")), list(
+            pilot.app.screen.query_one("#message-text", TextLines).lines
+        )
+
+
+async def test_a_long_message_is_drawn_a_screen_at_a_time() -> None:
+    """A message was one ``Static`` laid out whole on the UI thread, however long; its
+    lines are drawn only where they show now."""
+    few, short = await _message_view(Message("tool", "one line", tool_call_id="c1"))
+    lines = "\n".join(f"line {n}: " + "x" * (n % 300) for n in range(20_000))
+    many, long = await _message_view(Message("tool", lines, tool_call_id="c2"))
+    assert few == many and short == ["(result of c1)", "", "one line"]
+    assert long[2] == "line 0: " and len(long) > 20_000
 
 
 def test_appended_messages_are_not_marked_changed() -> None:

@@ -13,14 +13,14 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Markdown, Static
 
-from steiner_tui.app.screens.lineage import NO_HISTORY_NOTICE, LineageScreen
-from steiner_tui.app.widgets.lineage_history import HistoryView
+from steiner_tui.app.screens.lineage import HISTORY_RETURN, NO_HISTORY_NOTICE, LineageScreen
 from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.app.widgets.lineage_view import (
     generation_heading,
     generation_reason,
     generation_row,
 )
+from steiner_tui.app.widgets.text_lines import TextLines, wrap_lines
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.masking import MASK_MODE
 from steiner_tui.engine.compaction.triggers import MANUAL
@@ -262,7 +262,7 @@ async def test_history_binding_opens_the_archive_and_escape_steps_back(tmp_path:
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.history_open and screen.has_class("-history")
-        history = screen.query_one(HistoryView)
+        history = screen.query_one(TextLines)
         assert history.display and history.has_focus
         assert "**user**: fix the budget test" in history.lines
         assert not screen.query_one(GenerationTable).display
@@ -290,8 +290,8 @@ async def _history_widgets(tmp_path: Path, sections: int) -> tuple[int, list[str
         await settle(pilot)
         await pilot.press("h")
         await settle(pilot)
-        history = app.screen.query_one(HistoryView)
-        assert history.border_subtitle == "h or Esc to return"
+        history = app.screen.query_one(TextLines)
+        assert history.border_subtitle == HISTORY_RETURN
         return len(history.query("*")), list(history.lines)
 
 
@@ -313,7 +313,7 @@ async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) ->
         await settle(pilot)
         await pilot.press("h")
         await settle(pilot)
-        lines = list(app.screen.query_one(HistoryView).lines)
+        lines = list(app.screen.query_one(TextLines).lines)
     assert all(len(line) <= 76 for line in lines)
     assert " ".join(lines).split() == f"### User {words} - {words}".split()
     item = next(n for n, line in enumerate(lines) if line.startswith("- "))
@@ -458,3 +458,11 @@ async def test_the_table_keeps_gen_and_time_when_scrolled_and_fits_trigger_at_12
         header = table.render_line(0).text
         assert header.split()[:2] == ["Gen", "Time"]
         assert "12:20:05" in table.render_line(2).text
+
+
+def test_lines_are_wrapped_to_twenty_columns_at_the_narrowest() -> None:
+    assert wrap_lines("word " * 10, -4) == [
+        "word word word word",
+        "word word word word",
+        "word word",
+    ]

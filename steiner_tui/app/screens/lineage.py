@@ -11,6 +11,7 @@ The screen renders the lineage it is given; it never changes it.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,23 +19,24 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.lineage_detail import GenerationFacts, GenerationSummary
-from steiner_tui.app.widgets.lineage_history import HistoryView, wrap_archive
 from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.app.widgets.lineage_view import GenerationView, build_generation_view
+from steiner_tui.app.widgets.text_lines import TextLines
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.history_archive import read_history_file
 
-__all__ = ["NO_HISTORY_NOTICE", "LineageScreen"]
+__all__ = ["HISTORY_RETURN", "NO_HISTORY_NOTICE", "LineageScreen"]
 
-_PAGE = 500
-"""Lines of the history archive handed to its view per step."""
+HISTORY_RETURN = "h or Esc to return"
+"""The history view's subtitle once the archive is all there."""
 NO_HISTORY_NOTICE = "No history archive yet: it is written when compaction first summarizes turns."
 
 
@@ -91,7 +93,7 @@ class LineageScreen(Screen[None]):
         with Horizontal(id="lineage-body"):
             yield GenerationSummary(id="summary-pane").data_bind(LineageScreen.view)
             yield GenerationFacts(id="facts-pane").data_bind(LineageScreen.view)
-        yield HistoryView(id="history")
+        yield TextLines(id="history")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -145,23 +147,18 @@ class LineageScreen(Screen[None]):
 
     @work(exclusive=True, group="lineage-history")
     async def _load_history(self, path: Path) -> None:
-        history = self.query_one(HistoryView)
-        history.begin(path)
+        history = self.query_one("#history", TextLines)
+        history.border_title = Content(f"History archive · {path.name}")
+        history.border_subtitle = f"loading {path.name}… · {HISTORY_RETURN}"
         self.history_open = True
         history.focus()
-        width = max(20, self.size.width - 6)  # the view's border, padding and scrollbar
         try:
-            text = await asyncio.to_thread(read_history_file, path)
+            # The view's width: its border, padding and scrollbar.
+            await history.show(partial(read_history_file, path), self.size.width - 6)
         except OSError as error:
             self.history_open = False
             self.notify(
                 f"Cannot read {path}: {error}", title="History", severity="error", markup=False
             )
             return
-        lines = await asyncio.to_thread(wrap_archive, text, width)
-        # A page at a time, each its own step of the event loop: the first page shows at once
-        # and no step costs more than a page, whatever the archive holds.
-        for start in range(0, len(lines), _PAGE):
-            history.add(lines[start : start + _PAGE])
-            await asyncio.sleep(0)
-        history.loaded()
+        history.border_subtitle = HISTORY_RETURN

@@ -1,7 +1,8 @@
 """One message of a request, whole: its text and tool calls, as plain text, scrollable.
 
 The request inspector's tables show a message's first line; Enter opens this view over them.
-The text is shown as it was sent, never read as Markdown or markup.
+The text is shown as it was sent, never read as Markdown or markup, in lines drawn only where
+they show (``TextLines``): a tool result can be hundreds of kilobytes.
 """
 
 from __future__ import annotations
@@ -9,16 +10,14 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
-from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from steiner_tui.app.widgets.inspector_format import count
+from steiner_tui.app.widgets.text_lines import TextLines
 from steiner_tui.engine.messages import Message, messages_bytes
-from steiner_tui.plain import printable
 
 __all__ = ["MessageScreen", "message_text"]
 
@@ -43,7 +42,7 @@ class MessageScreen(ModalScreen[None]):
     MessageScreen {
         align: center middle;
         background: $background 60%;
-        #message-body {
+        #message-text {
             width: 100%;
             max-width: 140;
             height: 100%;
@@ -69,15 +68,20 @@ class MessageScreen(ModalScreen[None]):
         self.message = message
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="message-body") as body:
-            body.border_title = self.heading
-            body.border_subtitle = f"{count(messages_bytes([self.message]))} B · Esc to go back"
-            yield Static(
-                Text(printable(message_text(self.message))), id="message-text", markup=False
-            )
+        lines = TextLines(id="message-text")
+        lines.border_title = self.heading
+        lines.border_subtitle = f"{count(messages_bytes([self.message]))} B · Esc to go back"
+        yield lines
 
     def on_mount(self) -> None:
-        self.query_one("#message-body").focus()
+        self.query_one("#message-text").focus()
+        self._show()
+
+    @work(exclusive=True)
+    async def _show(self) -> None:
+        view = self.query_one("#message-text", TextLines)
+        width = min(self.size.width, 140) - 6  # the view's border, padding and scrollbar
+        await view.show(message_text(self.message), width)
 
     def action_close(self) -> None:
         """Back to the request."""

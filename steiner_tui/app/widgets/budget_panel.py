@@ -16,7 +16,7 @@ that arrives before the parts are mounted is kept and shown once they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -27,7 +27,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, SourceRow
-from steiner_tui.app.widgets.context_charts import RequestChart, SourceBar, source_colour
+from steiner_tui.app.widgets.context_charts import (
+    RequestChart,
+    SourceBar,
+    source_colour,
+    source_colours,
+)
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
@@ -42,10 +47,11 @@ NUMBER_WIDTH = 8
 
 
 def format_rows(
-    rows: tuple[SourceRow, ...], *, swatches: bool = False, label_width: int = LABEL_WIDTH
+    rows: tuple[SourceRow, ...], *, swatches: Sequence[str] = (), label_width: int = LABEL_WIDTH
 ) -> Content:
-    """The per-source table: label, bytes, tokens, share, truncated mark (``swatches``: each
-    row led by the colour of its segment in the stacked bar). A label longer than its column
+    """The per-source table: label, bytes, tokens, share, truncated mark (``swatches``: the
+    stacked bar's colours, ``source_colours``; each row is then led by the colour of its
+    segment). A label longer than its column
     (``label_width``) is never cut: it takes its own line and the figures go on the next."""
     width = label_width - 2 if swatches else label_width
     lead = "  " if swatches else ""
@@ -56,7 +62,7 @@ def format_rows(
             f"{count(row.bytes):>{NUMBER_WIDTH}}{count(row.tokens):>{NUMBER_WIDTH}}"
             f"{row.share * 100:>4.0f}%"
         )
-        swatch = Content.styled("■ ", source_colour(position)) if swatches else Content("")
+        swatch = Content.styled("■ ", source_colour(position, swatches)) if swatches else Content()
         if len(row.label) <= width:
             line = swatch + Content(f"{row.label:<{width}}{figures}")
         else:
@@ -273,7 +279,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.query_one("#budget-over", Static).update(over_window(view))
         self.query_one("#budget-over").display = not view.fits
         self.query_one(SourceBar).rows = view.rows
-        rows = format_rows(view.rows, swatches=True, label_width=self._label_width())
+        rows = format_rows(
+            view.rows, swatches=source_colours(self.app), label_width=self._label_width()
+        )
         self.query_one("#budget-rows", Static).update(rows)
         self.query_one("#budget-notes", Static).update(_notes(view))
         self.query_one(CostRanking).show(view.top, view.project_root)
@@ -303,7 +311,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def on_resize(self) -> None:
         """Labels take the width the panel has."""
         if self._view is not None and self._parts:
-            rows = format_rows(self._view.rows, swatches=True, label_width=self._label_width())
+            rows = format_rows(
+                self._view.rows, swatches=source_colours(self.app), label_width=self._label_width()
+            )
             self.query_one("#budget-rows", Static).update(rows)
 
     def show_cut(self, name: str, cut: OutputCut | None) -> None:

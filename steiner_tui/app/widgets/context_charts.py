@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import msgspec
+from textual.app import App
+from textual.color import Color
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -32,26 +34,43 @@ from steiner_tui.engine.whatif import WhatIfResult
 from steiner_tui.units import count
 
 __all__ = [
+    "AXIS",
     "CHART_ROWS",
     "SOURCE_COLOURS",
     "TRIAL_COLOUR",
+    "MIN_COLOUR_DISTANCE",
+    "SEGMENT_COLOURS",
     "ChartColumn",
     "RequestChart",
     "SourceBar",
     "chart_columns",
+    "colour_distance",
     "source_colour",
+    "source_colours",
     "source_segments",
 ]
 
 SOURCE_COLOURS = (
-    "$primary", "$warning", "$success", "$error", "$foreground", "$secondary",
-    "$secondary-lighten-3", "$accent",
+    "$primary", "$warning", "$success", "$error", "$accent", "$secondary", "$foreground",
+    "$primary-lighten-3", "$success-darken-3", "$error-lighten-3", "$warning-darken-3",
+    "$accent-lighten-3", "$secondary-lighten-3", "$primary-darken-3", "$success-lighten-3",
+    "$error-darken-3", "$warning-lighten-3", "$accent-darken-3", "$secondary-darken-3",
 )  # fmt: skip
-"""The segment colours, in table order (repeating after eight sources)."""
+"""The theme colours a segment may take, by preference: the first eight that differ from each
+other (``source_colours``)."""
+SEGMENT_COLOURS = 8
+"""Colours of the segments, in table order (repeating after eight sources)."""
+MIN_COLOUR_DISTANCE = 48.0
+"""How far apart (in RGB) two segments' colours are at least: textual-dark's accent is its
+warning colour, monokai's secondary its error colour."""
+_PALETTES: dict[str, tuple[str, ...]] = {}
+"""``source_colours`` by theme name."""
 CHART_ROWS = 8
 """Rows of the tokens chart (each row is eight levels of a block glyph)."""
 MAX_COLUMN_CELLS = 3
 """The widest a request's column is drawn (with few requests, each gets several cells)."""
+AXIS = 5
+"""Columns of the chart's scale on its left (``_scale_label`` and a space)."""
 _LEVELS = " ▁▂▃▄▅▆▇█"
 _SHADES = " ░▒▓█"
 
@@ -61,6 +80,15 @@ TRIAL_COLOUR = "$secondary-lighten-2"
 theme beside the soft line's)."""
 _LINE_COLOURS = {"━": "$error", "┄": "$warning", "┈": TRIAL_COLOUR}
 _LINE_NAMES = {"━": "hard", "┄": "soft"}
+
+
+def _scale_label(tokens: int) -> str:
+    """Tokens in at most four characters: ``0``, ``950``, ``16k``, ``1.0M``."""
+    if tokens < 1000:
+        return str(tokens)
+    if tokens < 999_500:
+        return f"{tokens / 1000:.0f}k"
+    return f"{tokens / 1_000_000:.1f}M"
 
 
 def _tried(window: WindowFigures, trial: WhatIfResult | None) -> int:
@@ -100,9 +128,29 @@ def _shared_note(sharing: str) -> tuple[str | tuple[str, str], ...]:
     )
 
 
-def source_colour(position: int) -> str:
-    """The colour of the ``position``-th source of the table."""
-    return SOURCE_COLOURS[position % len(SOURCE_COLOURS)]
+def colour_distance(one: Color, other: Color) -> float:
+    """How far apart two colours are (Euclidean, in RGB)."""
+    return float(sum((a - b) ** 2 for a, b in zip(one.rgb, other.rgb, strict=True)) ** 0.5)
+
+
+def source_colours(app: App[object]) -> tuple[str, ...]:
+    """The segment colours in ``app``'s theme: ``SEGMENT_COLOURS`` of ``SOURCE_COLOURS``, in
+    order, each at least ``MIN_COLOUR_DISTANCE`` from those before it."""
+    palette = _PALETTES.get(app.theme)
+    if palette is None:
+        variables = app.get_css_variables()
+        chosen: list[tuple[str, Color]] = []
+        for name in SOURCE_COLOURS:
+            colour = Color.parse(variables[name.removeprefix("$")])
+            if all(colour_distance(colour, c) >= MIN_COLOUR_DISTANCE for _, c in chosen):
+                chosen.append((name, colour))
+        palette = _PALETTES[app.theme] = tuple(name for name, _ in chosen[:SEGMENT_COLOURS])
+    return palette
+
+
+def source_colour(position: int, palette: Sequence[str]) -> str:
+    """The colour of the ``position``-th source of the table (``palette``: ``source_colours``)."""
+    return palette[position % len(palette)]
 
 
 def source_segments(rows: Sequence[SourceRow], width: int) -> list[int]:
@@ -139,8 +187,9 @@ class SourceBar(Widget):
     def render(self) -> Content:
         width = self.size.width
         segments = source_segments(self.rows, width)
+        palette = source_colours(self.app)
         return Content.assemble(
-            *(("█" * cells, source_colour(i)) for i, cells in enumerate(segments) if cells)
+            *(("█" * cells, source_colour(i, palette)) for i, cells in enumerate(segments) if cells)
         )
 
 
@@ -226,10 +275,11 @@ class RequestChart(Widget):
     def render(self) -> Content:
         view = self.view
         width = self.size.width
-        if view is None or width < 8:
+        if view is None or width < 8 + AXIS:
             return Content("")
         # Each compaction takes a one-cell line: the newest request must still show.
         compactions = sum(row.compaction for row in view.history)
+        width -= AXIS  # the scale's labels
         columns = chart_columns(view.history, max(1, width - compactions))
         if not columns:
             title = Content.styled("tokens per request", "bold $text-muted")
@@ -244,9 +294,9 @@ class RequestChart(Widget):
         trial = self.whatif
         rows = self._line_rows(view.window, trial)
         lines = [title, *self._plot(columns, view.window, width, cells, rows)]
-        lines.append(self._reuse(columns, cells))
+        lines.append(Content(" " * AXIS) + self._reuse(columns, cells))
         if trial is not None:
-            lines.append(self._trial_marks(columns, cells, trial))
+            lines.append(Content(" " * AXIS) + self._trial_marks(columns, cells, trial))
         lines.append(self._legend(view, trial, _sharing(rows)))
         return Content("\n").join(lines)
 
@@ -265,7 +315,8 @@ class RequestChart(Widget):
         rows: dict[int, tuple[tuple[str, str], ...]],
     ) -> list[Content]:
         """The columns (``cells`` wide each) on the window's scale, and across the whole
-        ``width`` the lines of ``rows`` (``_line_rows``) and the window's top."""
+        ``width`` the lines of ``rows`` (``_line_rows``) and the window's top; on the left,
+        the scale: the window at the top, half of it and zero."""
         scale = window.context_size
         lines: list[Content] = []
         eighths = [min(CHART_ROWS * 8, round(c.tokens * CHART_ROWS * 8 / max(scale, 1)))
@@ -286,7 +337,9 @@ class RequestChart(Widget):
                     parts.extend(_line(line, used, cells))
                 used += cells
             parts.extend(_line(line, used, max(0, width - used)))
-            lines.append(Content.assemble(*parts))
+            level = {0: scale, CHART_ROWS // 2 - 1: scale // 2, CHART_ROWS - 1: 0}.get(row)
+            label = f"{_scale_label(level):>{AXIS - 1}} " if level is not None else " " * AXIS
+            lines.append(Content.assemble((label, "$text-muted"), *parts))
         return lines
 
     def _line_rows(

@@ -104,6 +104,8 @@ class SkillStatus(msgspec.Struct, frozen=True):
     name: str
     description: str
     size_bytes: int
+    """What the skill costs in a request: the bytes of its envelope (in force: the one sent; else
+    the one the next message would carry), the figure the context panel's row shows."""
     truncated: bool
     state: SkillState
     leftover_inactive: bool = False
@@ -153,6 +155,8 @@ class InteractiveSkills:
         self._enabled: dict[str, None] = dict.fromkeys(enabled)
         self._folded: tuple[tuple[Message, ...], SkillFold] = ((), fold_skills(()))
         """The last conversation folded, and its fold."""
+        self._envelope_bytes: dict[str, int] = {}
+        """Each discovered skill's activation envelope bytes, rendered once."""
 
     def replace_skills(self, skills: Mapping[str, Skill] | Iterable[Skill]) -> None:
         """Swap in a fresh discovery result; the enabled set is kept as is."""
@@ -160,6 +164,7 @@ class InteractiveSkills:
             self._skills = dict(skills)
         else:
             self._skills = {skill.name: skill for skill in skills}
+        self._envelope_bytes = {}
 
     @property
     def skills(self) -> Mapping[str, Skill]:
@@ -220,6 +225,13 @@ class InteractiveSkills:
         self._folded = (conversation, fold)
         return fold
 
+    def _envelope_size(self, name: str) -> int:
+        """The bytes of discovered skill ``name``'s activation envelope."""
+        size = self._envelope_bytes.get(name)
+        if size is None:
+            size = self._envelope_bytes[name] = utf8_len(activation_envelope(self._skills[name]))
+        return size
+
     def take_delta(self, messages: Iterable[Message]) -> list[str]:
         """The envelopes the next user message must carry, given the conversation so far."""
         effective = self._fold(messages).effective
@@ -231,14 +243,12 @@ class InteractiveSkills:
         in_force = {block.name: block for block in fold.effective}
         rows: list[SkillStatus] = []
         for name in sorted(self._skills.keys() | in_force.keys()):
-            active = name in in_force
+            block = in_force.get(name)
+            active = block is not None
             leftover = not active and name in fold.ever_activated
             skill = self._skills.get(name)
-            if skill is not None:
-                description, size, truncated = skill.description, skill.size_bytes, skill.truncated
-            else:
-                block = in_force[name]
-                description, size, truncated = "", utf8_len(block.skill_body), False
+            description, truncated = (skill.description, skill.truncated) if skill else ("", False)
+            size = utf8_len(block.text) if block is not None else self._envelope_size(name)
             state = _state(name in self._enabled, active)
             rows.append(SkillStatus(name, description, size, truncated, state, leftover))
         return rows

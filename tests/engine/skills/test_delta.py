@@ -147,9 +147,8 @@ def test_status_rows_carry_skill_details() -> None:
     big = make_skill("big", "q" * (SKILL_CONTENT_CAP_BYTES + 5), "large one")
     skills = InteractiveSkills([big])
     [row] = skills.states([])
-    assert row == SkillStatus(
-        "big", "large one", len(big.body.encode()), True, "inactive", leftover_inactive=False
-    )
+    size = len(activation_envelope(big).encode())  # what it costs: the envelope it would send
+    assert row == SkillStatus("big", "large one", size, True, "inactive", leftover_inactive=False)
 
 
 def test_in_force_skill_without_discovery_is_listed_and_deactivated() -> None:
@@ -157,7 +156,11 @@ def test_in_force_skill_without_discovery_is_listed_and_deactivated() -> None:
     conversation = [Message("user", prepend_skill_blocks([ghost], "x"))]
     skills = InteractiveSkills(SKILLS)
     row = next(s for s in skills.states(conversation) if s.name == "ghost")
-    assert (row.state, row.description, row.size_bytes) == ("pending_deactivation", "", 14)
+    assert (row.state, row.description, row.size_bytes) == (
+        "pending_deactivation",
+        "",
+        len(ghost.encode()),  # the envelope in force
+    )
     assert skills.take_delta(conversation) == [off("ghost")]
 
 

@@ -56,6 +56,12 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
             assert "  /model: rewrites ~41,800 cached tokens ≈ $0.16" in panel
             assert "  /compact: rewrites ~" in panel
             assert "  skill or threshold: appends after the conversation: cache kept" in panel
+            # The time left counts down between views (the panel's clock, given here).
+            app.workbench.budget.tick_cache_clock(elapsed=240)
+            assert "cache expires in 60 s (TTL 5 min)" in notes(app)
+            app.workbench.budget.tick_cache_clock(elapsed=400)
+            assert "cache expired 100 s ago (TTL 5 min)" in notes(app)
+            assert "before you act" not in notes(app)  # nothing cached is left to lose
 
             screen = app.workbench
             screen.toggle_skill(screen.controller.skill_rows()[0].name)

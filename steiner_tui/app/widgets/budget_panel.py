@@ -17,8 +17,10 @@ that arrives before the parts are mounted is kept and shown once they are.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from time import monotonic
 from typing import ClassVar
 
+import msgspec
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -43,6 +45,8 @@ from steiner_tui.units import byte_count, cache_summary, cost_parts, count, doll
 __all__ = ["BudgetPanel", "format_rows", "money_lines"]
 
 LABEL_WIDTH = 19
+CACHE_CLOCK_SECONDS = 30.0
+"""How often the time left until the cache expires is counted down."""
 NUMBER_WIDTH = 8
 
 
@@ -220,6 +224,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self._cut: tuple[str, OutputCut | None] | None = None
         self._parts = False
         """Whether the parts are mounted (with the first view or error)."""
+        self._shown_at = monotonic()
+        """When the view on show came (the cache's time left counts from there)."""
 
     def _new_parts(self) -> Iterator[Widget]:
         over, cut = Static(id="budget-over"), Static(id="budget-cut")
@@ -237,7 +243,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             yield WhatIfView(id="whatif")
 
     def on_mount(self) -> None:
-        """Title until the first view arrives."""
+        """Title until the first view arrives; the cache's time left counts down."""
+        self.set_interval(CACHE_CLOCK_SECONDS, self.tick_cache_clock)
         self.border_title = "Context"
         self.border_subtitle = "F10 · /context · Enter: inspector"
         self._show_pending(mounted=True)
@@ -268,7 +275,22 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def show(self, view: BudgetView) -> None:
         """Show ``view`` (once the panel's parts are mounted, if they are not yet)."""
         self._view, self._error = view, ""
+        self._shown_at = monotonic()
         self._show_pending()
+
+    def tick_cache_clock(self, elapsed: float | None = None) -> None:
+        """Count down the time left until the cache expires, ``elapsed`` seconds (default:
+        the time since the view came) after the view was built; the notes alone are redrawn."""
+        view = self._view
+        money = view.money if view is not None else None
+        if view is None or money is None or money.cache_left_seconds is None or not self._parts:
+            return
+        if elapsed is None:
+            elapsed = monotonic() - self._shown_at
+        left = money.cache_left_seconds - elapsed
+        ticked = msgspec.structs.replace(money, cache_left_seconds=left)
+        notes = _notes(msgspec.structs.replace(view, money=ticked))
+        self.query_one("#budget-notes", Static).update(notes)
 
     def _render_view(self, view: BudgetView) -> None:
         over = "" if view.fits else " · over the window"

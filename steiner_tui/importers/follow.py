@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from steiner_tui.engine.prices import price_for, request_cost
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.codex import import_codex_rollout
 from steiner_tui.importers.discover import kind_of
@@ -150,7 +151,7 @@ def request_line(session: ImportedSession, number: int) -> dict[str, Any]:
         "context": request.context_tokens,
         "cache_read": request.cache_read_tokens,
         "output": request.output_tokens,
-        "cost": None,
+        "cost": _cost(request),
         "window": {"tokens": window.tokens or None, "source": window.source},
         "compaction": (
             {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
@@ -158,3 +159,15 @@ def request_line(session: ImportedSession, number: int) -> dict[str, Any]:
             else None
         ),
     }
+
+
+def _cost(request: ImportedRequest) -> float | None:
+    """The request's dollars from the built-in price table (None: the model has no price)."""
+    cost = request_cost(
+        price_for(request.model),
+        prompt_tokens=request.context_tokens,
+        output_tokens=request.output_tokens,
+        cache_read_tokens=request.cache_read_tokens,
+        cache_write_tokens=request.cache_creation_tokens,
+    )
+    return round(cost.total_usd, 6) if cost is not None else None

@@ -47,8 +47,7 @@ with a NUL, so a path holding ``:`` still splits right."""
 _DEFINITION = ToolDefinition(
     name="grep",
     description=(
-        "Search file contents with a regular expression (ripgrep's Rust syntax: no look-around "
-        "or backreferences). Returns "
+        "Search file contents with a regular expression (Rust regex syntax). Returns "
         f"`path:line:text` lines, at most {MATCH_CAP}. Skips .git, .venv, node_modules, files "
         "ignored by the root .gitignore, and binary files."
     ),

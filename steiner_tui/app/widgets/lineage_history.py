@@ -13,6 +13,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown
 
+from steiner_tui.plain import one_line, printable
+
 __all__ = ["HistoryView"]
 
 
@@ -24,7 +26,7 @@ class HistoryView(VerticalScroll):
 
     async def show_archive(self, path: Path, text: str) -> None:
         """Render ``text`` (the contents of ``path``) and scroll to the top."""
-        self.border_title = Content(f"History archive · {path.name}")
+        self.border_title = Content(f"History archive · {one_line(path.name)}")
         self.border_subtitle = "h or Esc to return"
-        await self.query_one("#history-markdown", Markdown).update(text)
+        await self.query_one("#history-markdown", Markdown).update(printable(text))
         self.scroll_home(animate=False)

@@ -184,8 +184,17 @@ class Measured(msgspec.Struct):
 
 
 def _cpu(children: bool) -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """CPU seconds so far: the process's own with its waited-for children's (``grep`` runs
+    ripgrep as a child; ``children`` alone for a command timed by itself)."""
+    total = 0.0
+    for who in (
+        (resource.RUSAGE_CHILDREN,)
+        if children
+        else (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    ):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
 
 
 def _alternate(tool: Callable[[], ToolResult], floor: Callable[[], object]) -> Measured:

@@ -14,6 +14,9 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,6 +36,7 @@ from steiner_tui.engine.events import ErrorEvent, TextDelta
 from steiner_tui.plain import json_text, one_line, printable
 from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionInfo, SessionStore
+from tests.providers.loopback import LoopbackServer, json_reply
 
 CONTROLS = "".join(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)])
 SEQUENCES = (
@@ -151,3 +155,26 @@ def test_import(
         import_transcripts.run(argparse.Namespace(path=str(transcript), json=as_json))
         shown = capsys.readouterr()
         assert inert(shown.out) and inert(shown.err), shown
+
+
+def test_exec_prints_a_provider_error_body_as_text(tmp_path: Path) -> None:
+    """The real command against a loopback server whose 400 body sets the clipboard, the
+    title and clears the screen: what ``exec`` writes to its streams holds none of it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    body = {"error": {"message": "bad " + "".join(SEQUENCES), "type": "invalid_request_error"}}
+    with LoopbackServer(json_reply(400, body)) as server:
+        config = tmp_path / "xdg" / "steiner"
+        config.mkdir(parents=True)
+        (config / "config.toml").write_text(f'[providers.local]\nbase_url = "{server.url}/v1"\n')
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env |= {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "XDG_CACHE_HOME": str(tmp_path / "c")}
+        env.pop("OPENAI_BASE_URL", None)
+        done = subprocess.run(
+            [sys.executable, "-m", "steiner_tui", "--project", str(project), "exec", "hi",
+             "--model", "local/tiny"],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "bad ␛]52;c;SGVsbG8=␇␛]2;PWNED␛\\" in done.stderr, done.stderr
+    assert inert(done.stdout) and inert(done.stderr), done.stderr

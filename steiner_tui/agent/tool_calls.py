@@ -6,7 +6,9 @@ saying where the whole output is kept. Read results then pass through read dedup
 identical to an earlier full read becomes a short note pointing at that read's turn); other
 tools' output passes as given. Calls that never
 ran because the run was cancelled still get a result message, so the next request is valid for
-every provider (each tool call needs its result).
+every provider (each tool call needs its result). So do the calls past ``MAX_CALLS_PER_REPLY``
+in one reply (a reply of 10,000 calls ran every one): they are answered as not run, with the
+reason, and the person is told once.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Protocol
 import msgspec
 
 from steiner_tui.agent.model import MainModel
-from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted
+from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted, WarningEvent
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.file_tracker import FileTracker, observe_tool_result
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
@@ -32,6 +34,7 @@ from steiner_tui.tools.shaping import head_and_tail
 
 __all__ = [
     "CANCELLED_RESULT",
+    "MAX_CALLS_PER_REPLY",
     "ResultBudget",
     "ToolRunner",
     "bound_result",
@@ -39,6 +42,10 @@ __all__ = [
     "result_budget",
     "run_tool_calls",
 ]
+
+
+MAX_CALLS_PER_REPLY = 64
+"""The most tool calls of one reply that run (models ask for a handful at once)."""
 
 
 class ToolRunner(Protocol):
@@ -105,6 +112,17 @@ async def run_tool_calls(
     """
     done: set[str] = set()
     used = 0
+    over = list(calls[MAX_CALLS_PER_REPLY:])
+    calls = calls[:MAX_CALLS_PER_REPLY]
+    if over:
+        asked = len(calls) + len(over)
+        sink.emit(
+            WarningEvent(
+                "tool_calls_capped",
+                f"the model asked for {asked:,} tool calls in one reply: the first "
+                f"{len(calls)} ran, the other {len(over):,} were answered as not run",
+            )
+        )
     try:
         for position, call in enumerate(calls):
             sink.emit(ToolCallStarted(call, summarize_tool_call(call, str(ctx.project_root))))
@@ -134,8 +152,21 @@ async def run_tool_calls(
     except BaseException:
         for message in cancelled_results([c for c in calls if c.id not in done], ctx.turn):
             on_message(message)
+        for message in _not_run(over, len(calls) + len(over), ctx.turn):
+            on_message(message)
         raise
+    for message in _not_run(over, len(calls) + len(over), ctx.turn):
+        on_message(message)
     return tracker
+
+
+def _not_run(calls: Sequence[ToolCall], asked: int, turn: int) -> list[Message]:
+    """Result messages for the calls past the cap (their status reads as ``failed``)."""
+    text = (
+        f"error: not run: this reply asked for {asked:,} tool calls and at most "
+        f"{MAX_CALLS_PER_REPLY} run per reply; ask for fewer at a time"
+    )
+    return [Message("tool", text, name=c.name, tool_call_id=c.id, turn=turn) for c in calls]
 
 
 _SHRINK_ROUNDS = 5

@@ -48,8 +48,8 @@ def _bounded_zlib(body: bytes, wbits: int, limit: int, members: bool) -> bytes:
     while True:
         inflater = zlib.decompressobj(wbits)
         chunk = data
-        while chunk:
-            out += inflater.decompress(chunk, limit - len(out) + 1)
+        while chunk:  # a piece at a time: the output never holds two copies of a large body
+            out += inflater.decompress(chunk, min(_PIECE, limit - len(out) + 1))
             if len(out) > limit:
                 raise _TooLarge
             chunk = inflater.unconsumed_tail

@@ -25,6 +25,10 @@ request passes through it, is forwarded to the upstream and recorded as it was s
   it is pointed at the proxy with ``openai_base_url``) is answered at once with 426 Upgrade
   Required and nothing is recorded or forwarded: the proxy reads model calls as HTTP bodies,
   and Codex falls back to ``POST /v1/responses``.
+* Forwarding comes first, recording is best effort: a request is sent upstream while its body
+  is decoded (at most ``capture.encoding.DECODED_CAP``) and written in a thread, and a record
+  that cannot be written (a full disk) is told to ``on_problem``, never a failed request. A
+  reply is kept for its usage up to ``capture.store.RECORD_CAP``.
 """
 
 from __future__ import annotations
@@ -255,7 +259,8 @@ class CaptureProxy:
             return 0
 
     async def _record(self, write: Callable[..., None], *args: Any) -> None:
-        """``write(*args)`` in a thread, best effort: the agent's reply never waits on it."""
+        """``write(*args)`` in a thread, best effort: a write that fails is a problem told to
+        ``on_problem``, never a failed reply."""
         try:
             await asyncio.to_thread(write, *args)
         except OSError as exc:

@@ -47,6 +47,7 @@ from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import messages_bytes
 from steiner_tui.engine.prices import PRICES_AS_OF
 from steiner_tui.engine.serialize import to_jsonable
+from steiner_tui.plain import one_line, printable
 from steiner_tui.units import byte_count, count, token_count
 
 __all__ = ["ContextReport", "build_report", "run"]
@@ -182,7 +183,7 @@ def _table(title: str, columns: list[tuple[str, bool]], rows: list[tuple[str, ..
     for name, right in columns:
         table.add_column(name, justify="right" if right else "left", overflow="fold")
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))  # paths and hashes are data, not markup
+        table.add_row(*(Text(one_line(cell)) for cell in row))  # data: never markup, nor controls
     return table
 
 
@@ -241,7 +242,11 @@ def _print_tables(report: ContextReport) -> None:
         console.print(table)
     request, estimate, window = data["request"], data["estimate"], data["window"]
     console.print(
-        f"request #{request['index']} (dry run): {request['provider']}/{request['model']}"
+        Text(
+            one_line(
+                f"request #{request['index']} (dry run): {request['provider']}/{request['model']}"
+            )
+        )
     )
     console.print(f"tools: {byte_count(data['tools_bytes'])}")
     console.print(
@@ -282,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"steiner-tui context: {exc}", file=sys.stderr)
         return 2
     for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(printable(f"warning: {warning}"), file=sys.stderr)
     if args.json:
         print(json.dumps(report.data, indent=2))
     else:

@@ -16,10 +16,11 @@ installed files (never a guess on PATH).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import functools
 import importlib.metadata
-import os
+import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -38,17 +39,18 @@ MATCH_TEXT_CAP = 500
 _ARGV_BYTES = 256 * 1024
 """The most path bytes handed to one ripgrep process (well under the kernel's argument cap)."""
 _RG_OPTIONS = (
-    "--no-config", "--no-heading", "--with-filename", "--line-number", "--null", "--color=never",
-    "--no-ignore", "--hidden", "--crlf", "-j1", f"--max-filesize={MAX_FILE_BYTES}",
+    "--no-config", "--json", "--no-ignore", "--hidden", "--crlf", "-j1",
+    f"--max-filesize={MAX_FILE_BYTES}", f"--max-count={MATCH_CAP + 1}",
 )  # fmt: skip
-"""Files come from our walk, so ripgrep's own ignore rules are off; ``--null`` ends the path
-with a NUL, so a path holding ``:`` still splits right."""
+"""Files come from our walk, so ripgrep's own ignore rules are off; ``--json`` gives each match
+as one JSON line, so a path holding ``:`` or a line break still reads right, and each file's
+end says whether it held a NUL byte (binary: its matches are dropped); no file gives more
+matches than the cap."""
 
 _DEFINITION = ToolDefinition(
     name="grep",
     description=(
-        "Search file contents with a regular expression (ripgrep's Rust syntax: no look-around "
-        "or backreferences). Returns "
+        "Search file contents with a regular expression (Rust regex syntax). Returns "
         f"`path:line:text` lines, at most {MATCH_CAP}. Skips .git, .venv, node_modules, files "
         "ignored by the root .gitignore, and binary files."
     ),
@@ -211,20 +213,32 @@ async def _run_batch(options: list[str], relative: dict[str, str], matches: list
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
-        limit=MAX_FILE_BYTES + 4096,
+        limit=6 * MAX_FILE_BYTES + 4096,  # a line as JSON (a control character is 6)
     )
     assert process.stdout is not None
     async with _ended(process):
+        pending: list[str] = []  # a file's matches, kept once its end says it is text
         async for raw in process.stdout:
-            file, nul, rest = raw.partition(b"\0")
-            if not nul:  # "binary file matches" and such notes
-                continue
-            number, _, line = rest.partition(b":")
-            text = line.removesuffix(b"\n").removesuffix(b"\r").decode("utf-8", "replace")
-            name = relative.get(os.fsdecode(file), os.fsdecode(file))
-            matches.append(f"{name}:{int(number)}:{text[:MATCH_TEXT_CAP]}")
-            if len(matches) > MATCH_CAP:
-                break
+            message = json.loads(raw)
+            data = message.get("data", {})
+            if message.get("type") == "match":
+                file = _text(data["path"], "surrogateescape")
+                line = _text(data["lines"], "replace").removesuffix("\n").removesuffix("\r")
+                name = relative.get(file, file)
+                pending.append(f"{name}:{data['line_number']}:{line[:MATCH_TEXT_CAP]}")
+            elif message.get("type") == "end":
+                if data.get("binary_offset") is None:  # a NUL byte: a binary file, skipped
+                    matches.extend(pending)
+                pending = []
+                if len(matches) > MATCH_CAP:
+                    break
+
+
+def _text(value: dict[str, str], errors: str) -> str:
+    """A ``--json`` text: ``{"text": ...}``, or ``{"bytes": base64}`` when not UTF-8."""
+    if "text" in value:
+        return value["text"]
+    return base64.b64decode(value["bytes"]).decode("utf-8", errors)
 
 
 @contextlib.asynccontextmanager

@@ -57,6 +57,8 @@ NASTY = (
     "[$text-error]red",
     "\\[escaped]",
     "\x1b[31mred\x1b[0m",
+    "\x1b]52;c;SGVsbG8=\x07",  # OSC 52: the clipboard
+    "\x9b2J\x9d0;title\x9c",  # C1 CSI and OSC
     "__all__ **bold** `code`",
 )
 markupish = st.one_of(
@@ -120,6 +122,8 @@ async def _conversation(app_for: AppFactory, data: str) -> None:
         toasts = list(app.screen.query("Toast"))
         assert toasts and all(shown in _plain(t.render()) for t in toasts)
         assert app.is_running  # no [@click=app.quit] ran
+        drawn = app.export_screenshot()  # what the screen holds, every widget rendered
+        assert not any(ch in drawn for ch in "\x1b\x07\x9b\x9c\x9d"), "a control was drawn"
 
 
 @FUZZ

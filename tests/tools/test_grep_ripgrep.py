@@ -76,3 +76,19 @@ def test_a_cancelled_search_ends_its_process(
     assert wait_ended(pid), "the search process outlived its cancelled call"
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_odd_file_names_are_read_back_as_they_are(project: Path) -> None:
+    """ripgrep's JSON output names each file exactly: a colon, a line break or bytes that are
+    not UTF-8 in a name cannot be mistaken for the line number or the text."""
+    (project / "a:1:b.txt").write_text("needle one\n")
+    (project / "c\nd.txt").write_text("needle two\n")
+    odd = os.fsdecode(b"e\xff.txt")
+    (project / odd).write_text("needle three\r\n")
+    result = grep(project, "needle")
+    assert result.content.split("\n") == [
+        "a:1:b.txt:1:needle one",
+        "c",
+        "d.txt:1:needle two",
+        f"{odd}:1:needle three",
+    ]

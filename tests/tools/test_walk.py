@@ -2,8 +2,11 @@
 
 Each test holds the plain version as a reference: ``os.walk`` with a filter, a loop over the
 ``.gitignore`` lines (the last match wins), ``regex.search`` on every line of every file. The
-fast ones (one ``scandir`` per folder, the lines compiled into alternations, a file's whole
-text searched before its lines) must agree with them on every case, edges included.
+fast ones (one ``scandir`` per folder, the lines compiled into alternations, ripgrep) must agree
+with them on every case, edges included, for the patterns both regex engines read alike (no
+look-around, atomic groups or possessive quantifiers: ripgrep refuses those, see
+``test_grep_ripgrep.py``; a lone CR is a line end to ripgrep's ``$``, so the texts end their
+lines with LF or CRLF).
 """
 
 from __future__ import annotations

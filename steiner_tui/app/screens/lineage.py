@@ -30,6 +30,7 @@ from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.app.widgets.lineage_view import GenerationView, build_generation_view
 from steiner_tui.app.widgets.text_lines import TextLines
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.history_archive import read_history_file
 
@@ -148,7 +149,7 @@ class LineageScreen(Screen[None]):
     @work(exclusive=True, group="lineage-history")
     async def _load_history(self, path: Path) -> None:
         history = self.query_one("#history", TextLines)
-        history.border_title = Content(f"History archive · {path.name}")
+        history.border_title = Content(f"History archive · {one_line(path.name)}")
         history.border_subtitle = f"loading {path.name}… · {HISTORY_RETURN}"
         self.history_open = True
         history.focus()

@@ -27,6 +27,7 @@ from steiner_tui.app.widgets.inspector_format import message_line
 from steiner_tui.app.widgets.lineage_view import GenerationView, edit_line
 from steiner_tui.engine.compaction.diff import DroppedFacts
 from steiner_tui.engine.messages import Message
+from steiner_tui.plain import printable
 
 __all__ = ["GenerationFacts", "GenerationSummary"]
 
@@ -63,7 +64,7 @@ class GenerationSummary(VerticalScroll):
                         else "*This generation has no summary.*"
                     )
                 self.border_title = f"Summary · generation {view.generation.id}"
-                await self.query_one("#summary", Markdown).update(text)
+                await self.query_one("#summary", Markdown).update(printable(text))
                 self.rendered = view
                 self.scroll_home(animate=False)
 

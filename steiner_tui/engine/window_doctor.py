@@ -59,6 +59,7 @@ class WindowDoctor(msgspec.Struct, frozen=True):
 
     def line(self) -> str:
         """One line for the panel: the figures and, when the trigger is unreachable, why."""
+        # The other figures only where they differ from the one in force.
         seen = [
             f"{name} {value:,}"
             for name, value in (
@@ -66,7 +67,7 @@ class WindowDoctor(msgspec.Struct, frozen=True):
                 ("server", self.server),
                 ("registry", self.registry),
             )
-            if value
+            if value and value != self.effective
         ]
         told = f" ({', '.join(seen)})" if seen else ""
         guess = "" if self.known else ", a guess"

@@ -59,10 +59,7 @@ _DEFINITION = ToolDefinition(
         "properties": {
             "path": {
                 "type": "string",
-                "description": (
-                    "File path, relative to the project root (or absolute inside it), or a "
-                    "saved output's path as a note names it."
-                ),
+                "description": "File path, relative to the project root (or absolute inside it).",
             },
             "offset": {
                 "type": "integer",

@@ -155,7 +155,7 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             await app.workers.wait_for_complete()  # the limits worker asks in a thread
             await pilot.pause()
             notes = static_text(app.workbench.budget.query_one("#budget-notes", Static))
-            assert "window 4,096 from llama.cpp server (server 4,096) · reserve 1,024" in notes
+            assert "window 4,096 from llama.cpp server · reserve 1,024" in notes
             # A quarter for the reply and the margin leave the prompt under 70% of 4,096.
             assert "Fix: set max_output = 972 (or less) or compaction_threshold_tokens" in notes
             assert "tools: the server ignores them" in notes

@@ -90,3 +90,17 @@ async def test_every_stage_carries_the_ledger_the_emergency_one_included() -> No
     summary = result.lineage.active.summary
     assert summary.startswith("Emergency") and LEDGER_HEADING in summary
     assert ArtifactLedger.parse(summary) == build_ledger(_session())
+
+
+def test_work_put_off_is_an_open_todo() -> None:
+    ledger = build_ledger(
+        [
+            Message("user", "Not now, but later we should cache the rates. Thanks."),
+            Message("user", "The logging cleanup goes in a separate PR."),
+            Message("user", "Looks fine."),
+        ]
+    )
+    assert [(e.key, e.state) for e in ledger.current("todo")] == [
+        ("Not now, but later we should cache the rates", "open"),
+        ("The logging cleanup goes in a separate PR", "open"),
+    ]

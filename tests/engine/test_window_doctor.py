@@ -44,7 +44,7 @@ def test_a_configured_window_keeps_an_unset_max_output_to_a_quarter() -> None:
         True,
     )
     assert doctor.registry == 32768
-    assert "window 8,192 from config (config 8,192, registry 32,768)" in doctor.line()
+    assert "window 8,192 from config (registry 32,768) · reserve 2,048" in doctor.line()
     explicit = _offline(8192, max_output=4096)
     main = main_model_from_config(explicit, Path(), session_id="s", ref="offline/offline")
     assert main.info.max_output == 4096  # set explicitly: kept, and the doctor says so

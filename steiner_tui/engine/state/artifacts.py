@@ -9,7 +9,8 @@ or garble it:
   short description of the last edit (``write``, ``edit``; ``rm``, ``git rm``, ``git checkout
   --``, ``git restore`` in ``bash``);
 * **commands**: each command's latest exit status and its distinct error line;
-* **TODOs**: a user's ``TODO:`` lines, open until a later ``done: <same words>``;
+* **TODOs**: a user's ``TODO:`` lines and work put off ("not now", "later", "a separate
+  PR"), open until a later ``done: <same words>``;
 * **decisions**: "we decided / let's use / we'll go with ..." with the reason stated.
 
 Latest state wins: an entry is keyed (a path, a command, a decision's subject) and a later
@@ -56,6 +57,11 @@ _DECISION = re.compile(
 )
 _REASON = re.compile(r"\b(?:because|since|so that|as)\s+(?P<why>[^.;\n]+)", re.I)
 _TODO = re.compile(r"^\s*(?:[-*]\s*)?(?:TODO|to do)\s*[:\-]\s*(?P<what>.+)$", re.I | re.M)
+_DEFERRED = re.compile(
+    r"[^.!?\n]*\b(?:not now|later|(?:in|into|for) a separate (?:pr|pull request|change|commit)|"
+    r"goes in a separate (?:pr|pull request|change))\b[^.!?\n]*",
+    re.I,
+)
 _DONE = re.compile(r"^\s*(?:[-*]\s*)?done\s*:\s*(?P<what>.+)$", re.I | re.M)
 _REMOVE = re.compile(r"^(?:git\s+rm|rm)\s+(?:-\S+\s+)*(?P<paths>[^;&|]+)$")
 _REVERT = re.compile(
@@ -274,6 +280,9 @@ def _observe_text(book: _Book, message: Message) -> None:
         for match in _TODO.finditer(text):
             what = _clip(match.group("what"))
             book.put(Artifact("todo", what, "open"))
+        for match in _DEFERRED.finditer(text):  # "not now, later ...", "a separate PR"
+            if not _TODO.match(match.group(0)):
+                book.put(Artifact("todo", _clip(match.group(0).strip()), "open"))
     for match in _DONE.finditer(text):
         done = match.group("what").strip().lower()
         for entry in list(book.entries.values()):

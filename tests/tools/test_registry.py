@@ -24,7 +24,7 @@ from steiner_tui.tools.registry import (
 )
 from steiner_tui.tools.schema import check_schema, normalise_arguments, validate_arguments
 
-TOOLS_JSON_SHA256 = "0f22a3f47a758d6a034972853a46611708df461144821f0f4be80e607f3254e3"
+TOOLS_JSON_SHA256 = "95a7f141d10924a3f007865790fea0aaf111b2e8e6359056b75d2ed736dfe064"
 """Computed once from the definitions; a change here changes every session's cached prefix."""
 
 

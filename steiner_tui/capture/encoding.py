@@ -21,6 +21,7 @@ from collections.abc import Callable
 import msgspec
 import zstandard
 
+from steiner_tui.errors import CaptureError
 from steiner_tui.units import byte_count
 
 __all__ = ["DECODED_CAP", "Decoded", "decode_content"]
@@ -37,8 +38,8 @@ class Decoded(msgspec.Struct, frozen=True):
     problem: str = ""
 
 
-class _TooLarge(ValueError):
-    pass
+class _TooLarge(CaptureError, ValueError):
+    """A body inflating past the cap (caught here: the body is kept as it came)."""
 
 
 def _bounded_zlib(body: bytes, wbits: int, limit: int, members: bool) -> bytes:

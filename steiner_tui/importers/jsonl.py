@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from steiner_tui.errors import CaptureError
 from steiner_tui.importers.model import LineProblem
 
 __all__ = [
@@ -35,7 +36,7 @@ MAX_LINE_CHARS = 64 * 1024 * 1024
 _SKIP_PIECE = 1024 * 1024
 
 
-class NotATranscriptFile(OSError):
+class NotATranscriptFile(CaptureError, OSError):
     """A named pipe, a socket or a device where a transcript file was expected."""
 
 

@@ -304,7 +304,8 @@ def sections(summary: str) -> list[str]:
             out.append("")
             continue
         following = SECTION_HEADINGS[number + 1] if number + 1 < len(SECTION_HEADINGS) else None
-        end = summary.find(following, start) if following else -1
+        # The last section ends at the next heading too (the engine's artifact ledger follows).
+        end = summary.find(following or "\n## ", start + len(heading))
         out.append(summary[start + len(heading) : end if end >= 0 else len(summary)])
     return out
 

@@ -52,6 +52,7 @@ from steiner_tui.engine.compaction.turns import (
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger, strip_ledger
 
 __all__ = [
     "RecordedRequest",
@@ -193,6 +194,10 @@ class _Sim(msgspec.Struct):
         if not summarized:
             return None
         text = self.summarize(summarized, mode).strip()
+        # The artifact ledger rides with the summary, as the stage writes it.
+        earlier = next((m.content for m in conversation if m.role == "summary"), "")
+        ledger = build_ledger(summarized, ArtifactLedger.parse(earlier)).render()
+        text = f"{strip_ledger(text)}\n\n{ledger}" if ledger else strip_ledger(text)
         if self.history_note:
             text = f"{text}\n\n{self.history_note}" if text else self.history_note
         composed = compose_compacted_conversation(text, conversation, (*kept, *retained))

@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
+from steiner_tui.engine.skills.envelopes import strip_skill_blocks
 
 __all__ = [
     "LEDGER_HEADING",
@@ -275,7 +276,8 @@ def _replaces(new: str, old: str) -> bool:
 
 
 def _observe_text(book: _Book, message: Message) -> None:
-    text = message.content
+    # A skill's body is instructions, not the person's words: only their own text counts.
+    text = strip_skill_blocks(message.content) if message.role == "user" else message.content
     if message.role == "user":
         for match in _TODO.finditer(text):
             what = _clip(match.group("what"))
@@ -323,7 +325,9 @@ def build_ledger(
     book = _Book(base)
     results = _results(items)
     for message in items:
-        if message.role in ("user", "assistant"):
+        if message.role == "assistant" or (
+            message.role == "user" and message.source != SUB_AGENT_RESULT_SOURCE
+        ):
             _observe_text(book, message)
         for call in message.tool_calls:
             _observe_call(book, call, results.get(call.id))

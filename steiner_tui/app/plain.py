@@ -5,13 +5,19 @@ paths, provider errors) goes into ``Content(...)`` or ``rich.text.Text(...)``, n
 markup string. ``printable`` also replaces control characters (an escape sequence in a
 command's output, a stray NUL in a title) by their Unicode pictures (``␛``, ``␀``), so data can
 neither restyle nor move the terminal. Newlines and tabs are kept.
+
+``PlainToasts`` is where every toast of both apps is made plain: a toast is never markup (the
+workbench's and the read-only app's calls pass no ``markup``; Textual's own default is ``True``).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["printable"]
+from textual.app import App
+from textual.notifications import SeverityLevel
+
+__all__ = ["PlainToasts", "printable"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -24,3 +30,26 @@ def _picture(match: re.Match[str]) -> str:
 def printable(text: str) -> str:
     """``text`` with control characters (but newline and tab) as visible symbols (``␛``)."""
     return _CONTROL.sub(_picture, text)
+
+
+class PlainToasts(App[None]):
+    """An app whose toasts are text: never markup, control characters visible."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast of plain text (``markup`` is Textual's signature; it is never used: a
+        widget's ``notify`` passes ``True`` by default)."""
+        super().notify(
+            printable(message),
+            title=printable(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )

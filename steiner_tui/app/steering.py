@@ -145,6 +145,23 @@ class SteeringController:
         self.runner.pin(found)
         return True, label
 
+    def toggle_newest_reply(self) -> tuple[bool, str]:
+        """Pin or unpin the newest reply with text: ``(pinned now, label)``.
+
+        Raises:
+            ValueError: there is no reply yet.
+        """
+        runner = self.runner
+        conversation = runner.conversation
+        for message in reversed(conversation):
+            if message.role == "assistant" and message.content.strip():
+                label = pin_label(message, conversation)
+                if runner.unpin(pin_key(message)):
+                    return False, label
+                runner.pin(message)
+                return True, label
+        raise ValueError("no reply to pin yet (/pin N pins any message by its number)")
+
     def pins(self) -> list[str]:
         """The pinned messages of the active conversation, as ``#N label`` lines."""
         conversation = self.runner.conversation

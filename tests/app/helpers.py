@@ -32,6 +32,15 @@ async def finish(pilot: Pilot[None]) -> None:
             return
 
 
+async def key_alone(pilot: Pilot[None], key: str) -> None:
+    """Press ``key`` as a key of its own: the typing router holds a bound printable key until
+    no text follows it (``typing_route``); this waits for that, not for the other workers."""
+    await pilot.press(key)
+    app = pilot.app
+    await app.workers.wait_for_complete([w for w in app.workers if w.group == "typing"])
+    await pilot.pause()
+
+
 def static_text(widget: Static) -> str:
     """The plain text a Static shows."""
     visual = widget.visual

@@ -136,7 +136,7 @@ class LineageScreen(Screen[None]):
             return
         path = self.history_path
         if path is None or not path.is_file():
-            self.notify(NO_HISTORY_NOTICE, title="History", severity="warning", markup=False)
+            self.notify(NO_HISTORY_NOTICE, title="History", severity="warning")
             return
         self._load_history(path)
 
@@ -145,9 +145,7 @@ class LineageScreen(Screen[None]):
         try:
             text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
         except OSError as error:
-            self.notify(
-                f"Cannot read {path}: {error}", title="History", severity="error", markup=False
-            )
+            self.notify(f"Cannot read {path}: {error}", title="History", severity="error")
             return
         history = self.query_one(HistoryView)
         await history.show_archive(path, text)

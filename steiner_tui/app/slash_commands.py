@@ -1,0 +1,230 @@
+"""The workbench's slash commands and the compaction-mode key, carried out on its screen.
+
+``MainScreen`` parses what was submitted and hands a ``SlashCommand`` to ``SlashCommands.run``.
+What a command did is a notice in the conversation; why it did nothing is said by ``fail``.
+``/pin``, ``/unpin`` and ``/pins`` are the steering controller's (``steer_slash``);
+``/compaction save`` and ``/whatif N save`` write the project config only once the person has
+seen the change on the confirmation screen (``screens.config_save``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from steiner_tui.agent.interactive import DriverRefusal
+from steiner_tui.app.messages import Said
+from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.session import model_label
+from steiner_tui.app.slash import SlashCommand
+from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
+from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.widgets.budget_panel import not_saved
+from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.config import ConfigError
+from steiner_tui.engine.compaction.escalation import replacement_refusal
+from steiner_tui.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from steiner_tui.app.screens.main import MainScreen
+
+__all__ = ["MODE_HELP", "SlashCommands"]
+
+MODE_HELP = {
+    "auto": "compacts by itself at the soft trigger",
+    "ask": "asks before compacting",
+    "off": "never compacts by itself; warns near the hard limit",
+}
+
+
+def _saved(store: SessionStore, session_id: str) -> bool:
+    try:
+        return store.exists(session_id)
+    except ValueError:  # not a session id at all
+        return False
+
+
+class SlashCommands:
+    """What each ``/command`` does on the workbench ``screen``."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+
+    def fail(self, text: str, *, title: str = "", error: bool = False) -> None:
+        """Say why a command did nothing."""
+        self.screen.notify(text, title=title, severity="error" if error else "warning")
+
+    def say(self, text: str) -> None:
+        """Say what a command did (a notice in the conversation; the panel follows)."""
+        self.screen.post_message(Said(text))
+
+    async def run(self, command: SlashCommand) -> None:
+        """Carry out ``command``."""
+        screen, name, argument = self.screen, command.name, command.argument
+        if name == "compact":
+            screen.action_compact(argument)
+        elif name == "context":
+            screen.action_context()
+        elif name in ("lineage", "help"):
+            await screen.run_action(f"app.{name}")
+        elif name == "skills":
+            self.skills(argument)
+        elif name == "model":
+            self.model(argument)
+        elif name == "sessions":
+            self.sessions(argument)
+        elif name == "clear":
+            await self.clear()
+        elif name == "whatif":
+            self.what_if(argument)
+        elif name == "compaction":
+            self.compaction(argument)
+        elif name in STEER_COMMANDS:
+            try:
+                self.say(run_steer_command(screen.steering, name, argument))
+            except ValueError as error:
+                self.fail(str(error), title=f"/{name}")
+
+    def skills(self, name: str) -> None:
+        """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""
+        screen = self.screen
+        if not name:
+            if screen.panel_shown("skills"):
+                screen.skills.focus()
+            else:
+                screen.action_toggle_panel("skills")  # shown (over the conversation), focused
+            return
+        names = [row.name for row in screen.skill_rows()]
+        if name not in names:
+            known = ", ".join(names) or "none"
+            self.fail(f"no skill named {name!r} (skills: {known})", title="Skills", error=True)
+            return
+        screen.toggle_skill(name)
+
+    def model(self, name: str) -> None:
+        """``/model [name]``: switch to configured model ``name``; alone, show the model."""
+        screen = self.screen
+        if not name:
+            screen.notify(screen.controller.model_summary(), title="Model", timeout=12)
+            return
+        before = screen.driver.runner.model.ref
+        try:
+            model = screen.session.switch_model(name)
+        except (ConfigError, DriverRefusal) as error:
+            known = ", ".join(screen.session.model_refs) or "none in [models]"
+            text = f"cannot switch to {name!r}: {error} (configured: {known})"
+            self.fail(text, title="Model", error=True)
+            return
+        screen.status.model = model_label(model)
+        screen.call_later(screen.conversation.add, NoticeEntry(f"model: {before} → {model.ref}"))
+        screen.refresh_budget()
+        screen.learn_model_limits()
+
+    async def clear(self) -> None:
+        """``/clear``: a new, empty conversation (refused while a run generates)."""
+        screen = self.screen
+        if screen.busy and not screen.driver.busy:  # a run is starting: the driver is not yet
+            self.fail("cannot replace the conversation now: a run is starting")
+            return
+        try:
+            screen.controller.clear()
+        except DriverRefusal as refusal:
+            self.fail(str(refusal), title="Not now")
+            return
+        await screen.conversation.load([])
+        await screen.conversation.add(NoticeEntry("new conversation", "clear"))
+        screen.refresh_skills()
+        screen.refresh_budget()
+
+    def sessions(self, session_id: str = "") -> None:
+        """``/sessions [ID]``: the sessions screen, or resume ``ID`` (the app restarts on it)."""
+        screen = self.screen
+        config_dir = screen.session.config_dir
+        if config_dir is None:
+            self.fail("sessions are not recorded here (no config folder)")
+            return
+        from steiner_tui.app.screens.sessions import SessionsScreen
+
+        current = screen.session.session_id
+
+        def resume(chosen: str | None) -> None:
+            if not chosen or chosen == current:
+                return
+            refusal = replacement_refusal(screen.busy, screen.driver.pending_sub_agents)
+            if refusal is not None:
+                self.fail(f"cannot switch sessions now: {refusal}")
+                return
+            screen.app.exit(ResumeRequest(chosen))
+
+        store = SessionStore(config_dir / "sessions")
+        if not session_id:
+            screen.app.push_screen(SessionsScreen(store, current), resume)
+        elif session_id == current:
+            screen.notify(f"{session_id} is the session open now", title="Sessions")
+        elif not _saved(store, session_id):
+            text = f"no saved session {session_id!r} (/sessions lists them)"
+            self.fail(text, title="Sessions", error=True)
+        else:
+            resume(session_id)
+
+    def what_if(self, argument: str) -> None:
+        """``/whatif [tokens] [save]``: try ``tokens`` in the what-if view; ``save`` also
+        writes it to the project config."""
+        screen = self.screen
+        words = argument.split()
+        rest = [word for word in words if word != "save"]
+        budget = screen.steering.runner.model.budget
+        try:
+            threshold = int(rest[0].replace(",", "").replace("_", "")) if rest else 0
+        except ValueError:
+            self.fail(f"/whatif takes a number of tokens, not {rest[0]!r}", title="Context")
+            return
+        threshold = threshold or budget.soft_threshold
+        if not 0 < threshold < budget.context_size:
+            limit = f"{budget.context_size - 1:,}"
+            self.fail(f"the threshold must be between 1 and {limit}", title="Context")
+            return
+        screen.reveal_context_panel()
+        screen.budget.try_threshold(threshold)
+        if "save" in words:
+            screen.budget.save_threshold(WhatIfView.SaveRequested(threshold))
+
+    async def cycle_compaction(self) -> None:
+        """F4: the next compaction mode (auto, ask, off)."""
+        mode = self.screen.steering.set_mode("")
+        self.say(f"compaction mode: {mode} ({MODE_HELP[mode]})")
+
+    def compaction(self, argument: str) -> None:
+        """``/compaction [auto|ask|off] [save]``: set the mode live (no mode: the next one);
+        ``save`` also writes it to the project config, once the person confirms."""
+        screen = self.screen
+        words = argument.split()
+        rest = [word for word in words if word != "save"]
+        try:
+            mode = screen.steering.set_mode(rest[0] if rest else "")
+        except ValueError as error:
+            self.fail(str(error), title="/compaction")
+            return
+        text = f"compaction mode: {mode}"
+        if "save" not in words:
+            self.say(text)
+            return
+        from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
+
+        try:
+            confirm = ConfigSaveScreen.for_mode(screen.steering.session.project_root, mode)
+        except (ConfigError, OSError) as error:
+            self.say(text)
+            self.fail(str(error), title="/compaction")
+            return
+        screen.status.compaction = mode
+
+        def saved(outcome: SaveOutcome | None) -> None:
+            if outcome is not None and outcome.written is not None:
+                self.say(f"{text} (saved to {outcome.written})")
+                return
+            error = outcome.error if outcome is not None else ""
+            self.say(text)
+            why = not_saved(error, confirm.change.path)
+            screen.notify(why, title="/compaction", severity="warning" if error else "information")
+
+        screen.app.push_screen(confirm, saved)

@@ -48,6 +48,8 @@ class RunEnded(Message):
 
     status: str
     detail: str = ""
+    compaction: bool = False
+    """The run was a compaction asked for (``/compact``)."""
 
 
 class WorkbenchReady(Message):

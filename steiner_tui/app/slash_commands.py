@@ -1,7 +1,8 @@
 """The workbench's slash commands and the compaction-mode key, carried out on its screen.
 
 ``MainScreen`` parses what was submitted and hands a ``SlashCommand`` to ``SlashCommands.run``.
-What a command did is a notice in the conversation; why it did nothing is said by ``fail``.
+What a command did, what it answers and why it did nothing are entries in the conversation (a
+toast would be gone in five seconds; the conversation keeps them).
 ``/pin``, ``/unpin`` and ``/pins`` are the steering controller's (``steer_slash``);
 ``/compaction save`` and ``/whatif N save`` write the project config only once the person has
 seen the change on the confirmation screen (``screens.config_save``).
@@ -27,13 +28,32 @@ from steiner_tui.sessions import SessionStore
 if TYPE_CHECKING:
     from steiner_tui.app.screens.main import MainScreen
 
-__all__ = ["MODE_HELP", "SlashCommands"]
+__all__ = ["MODE_HELP", "SlashCommands", "nearest_ref"]
 
 MODE_HELP = {
     "auto": "compacts by itself at the soft trigger",
     "ask": "asks before compacting",
     "off": "never compacts by itself; warns near the hard limit",
 }
+
+
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+    ("claude-", "anthropic"),
+)  # fmt: skip
+"""Model-name beginnings and the provider that serves them (for ``/model NAME``'s hint)."""
+
+
+def nearest_ref(name: str, refs: tuple[str, ...]) -> str | None:
+    """The reference ``/model NAME`` probably meant: a configured one with that model name,
+    else the name under its family's provider (``gpt-5`` -> ``openai/gpt-5``)."""
+    if "/" in name:
+        return None
+    same = [ref for ref in refs if ref.rpartition("/")[2] == name]
+    if same:
+        return same[0]
+    lower = name.lower()
+    return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
 
 
 def _saved(store: SessionStore, session_id: str) -> bool:
@@ -50,8 +70,9 @@ class SlashCommands:
         self.screen = screen
 
     def fail(self, text: str, *, title: str = "", error: bool = False) -> None:
-        """Say why a command did nothing."""
-        self.screen.notify(text, title=title, severity="error" if error else "warning")
+        """Say why a command did nothing (``title``: the command, in front)."""
+        lead = f"{title}: " if title and not title.startswith("/") else f"{title} " if title else ""
+        self.screen.post_message(Said(lead + text, "error" if error else "warning"))
 
     def say(self, text: str) -> None:
         """Say what a command did (a notice in the conversation; the panel follows)."""
@@ -104,14 +125,17 @@ class SlashCommands:
         """``/model [name]``: switch to configured model ``name``; alone, show the model."""
         screen = self.screen
         if not name:
-            screen.notify(screen.controller.model_summary(), title="Model", timeout=12)
+            screen.post_message(Said(screen.controller.model_summary(), "info"))
             return
         before = screen.driver.runner.model.ref
         try:
             model = screen.session.switch_model(name)
         except (ConfigError, DriverRefusal) as error:
-            known = ", ".join(screen.session.model_refs) or "none in [models]"
+            refs = screen.session.model_refs
+            known = ", ".join(refs) or "none in [models]"
             text = f"cannot switch to {name!r}: {error} (configured: {known})"
+            if (near := nearest_ref(name, refs)) is not None:
+                text += f"; did you mean /model {near}?"
             self.fail(text, title="Model", error=True)
             return
         screen.status.model = model_label(model)
@@ -159,7 +183,7 @@ class SlashCommands:
         if not session_id:
             screen.app.push_screen(SessionsScreen(store, current), resume)
         elif session_id == current:
-            screen.notify(f"{session_id} is the session open now", title="Sessions")
+            screen.post_message(Said(f"{session_id} is the session open now", "info"))
         elif not _saved(store, session_id):
             text = f"no saved session {session_id!r} (/sessions lists them)"
             self.fail(text, title="Sessions", error=True)

@@ -48,6 +48,14 @@ def static_text(widget: Static) -> str:
     return visual.plain
 
 
+def said(app: SteinerApp) -> list[str]:
+    """The texts of the conversation's notices (what commands answered or refused)."""
+    from steiner_tui.app.transcript import NoticeEntry
+
+    entries = app.workbench.conversation.entries
+    return [entry.text for entry in entries if isinstance(entry, NoticeEntry)]
+
+
 def notices(messages: list[object]) -> list[str]:
     """The texts of the notifications among ``messages`` (a ``message_hook`` list)."""
     return [m.notification.message for m in messages if isinstance(m, Notify)]

@@ -11,7 +11,7 @@ from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.config import parse_config
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish, notices, send, static_text
+from tests.app.helpers import finish, notices, said, send, static_text
 from tests.providers.fake_servers import LLAMA_CPP, serving, url
 
 
@@ -159,7 +159,8 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             assert "tools: the server ignores them" in notes
             assert app.workbench.controller.budget_view().row("tool definitions") is None
             await send(pilot, "/model")
-            text = "\n".join(notices(messages))
+            await pilot.pause()
+            text = "\n".join([*said(app), *notices(messages)])
             assert "window 4,096 tokens (source: llama.cpp server)" in text
             assert "max output 1,024 (source: default)" in text
             assert "ignores tool definitions" in text  # the runner's warning

@@ -6,7 +6,7 @@ import pytest
 
 from steiner_tui.app.screens.help import HelpScreen, key_column, text_width
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish, notices, send
+from tests.app.helpers import finish, said, send
 
 
 async def test_up_and_down_walk_the_history(app_for: AppFactory) -> None:
@@ -57,7 +57,7 @@ async def test_unknown_slash_command_is_an_error_and_keeps_the_text(
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         await send(pilot, "/nope now")
-        assert any("unknown command /nope" in t for t in notices(messages))
+        assert any("unknown command /nope" in t for t in said(app))  # stays, not a toast
         assert app.workbench.prompt.text == "/nope now"
         assert app.session.driver.runner.conversation == ()
 
@@ -77,7 +77,8 @@ async def test_model_command_shows_the_offline_model(app_for: AppFactory) -> Non
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         await send(pilot, "/model")
-        text = "\n".join(notices(messages))
+        await pilot.pause()
+        text = "\n".join(said(app))
         assert "offline · not a language model" in text
         assert "32,768" in text
 
@@ -136,7 +137,8 @@ async def test_model_command_lists_configured_models(app_for: AppFactory) -> Non
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         await send(pilot, "/model")
-        assert any("configured: anthropic/claude-sonnet-4" in t for t in notices(messages))
+        await pilot.pause()
+        assert any("configured: anthropic/claude-sonnet-4" in t for t in said(app))
 
 
 async def test_help_is_per_screen_and_lists_every_key(app_for: AppFactory) -> None:

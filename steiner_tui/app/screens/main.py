@@ -251,7 +251,13 @@ class MainScreen(Screen[None]):
     @work(group="limits", exit_on_error=False)
     async def learn_model_limits(self) -> None:
         """Ask a local model's server for its window and tool support (off the UI loop)."""
-        if await self.driver.runner.learn_limits():
+        runner = self.driver.runner
+        learned = await runner.learn_limits()
+        model = runner.model
+        silent = model.limits_probe is not None and model.window_origin == "default"
+        # A local server down: its window is a guess, said at the top of the panel.
+        self.budget.warn_window("window unknown: server not answering" if silent else "")
+        if learned or silent:
             self.refresh_budget()
 
     @work(exclusive=True, group="load")
@@ -341,6 +347,7 @@ class MainScreen(Screen[None]):
     @on(Asked)
     async def _asked(self, message: Asked) -> None:
         await self.conversation.ask(message.entry)
+        self.status.waiting = True  # the status says the run waits for an answer
 
     @on(Said)
     async def _said(self, message: Said) -> None:
@@ -471,6 +478,7 @@ class MainScreen(Screen[None]):
     @on(PermissionPrompt.Done)
     @on(QuestionLeft)
     def _question_left(self) -> None:
+        self.status.waiting = self.conversation.open_question() is not None
         self.prompt.focus()
 
     def action_cancel_run(self) -> None:
@@ -536,7 +544,7 @@ class MainScreen(Screen[None]):
             parsed = parse_slash(event.text)
         except UnknownSlashCommand as error:
             if not self.completion.accept(self.completion.chosen):  # Enter on "/mo" completes
-                self.notify(str(error), title="Unknown command", severity="error")
+                await self.conversation.add(NoticeEntry(str(error), "error"))
             return
         if isinstance(parsed, SlashCommand):
             event.editor.sent(event.text)
@@ -654,7 +662,7 @@ class MainScreen(Screen[None]):
         except Exception as error:  # refusals and engine failures end the run, not the app
             detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
         finally:
-            self.post_message(RunEnded(status, detail))
+            self.post_message(RunEnded(status, detail, compaction))
 
     @on(RunEnded)
     async def _run_ended(self, message: RunEnded) -> None:
@@ -662,13 +670,16 @@ class MainScreen(Screen[None]):
         await self.conversation.end_reply(interrupted)
         self.conversation.close_open_items()
         if interrupted:
-            await self.conversation.add(NoticeEntry("interrupted (Esc)", "interrupted"))
+            text = "interrupted (Esc)"
+            if message.compaction:  # nothing of the summary is kept: said, not left to guess
+                text = "compaction abandoned (Esc): the conversation is unchanged"
+            await self.conversation.add(NoticeEntry(text, "interrupted"))
         elif message.status == "error" and message.detail:  # else the engine said why
             retry = self._retry_key(erred=True)
             await self.conversation.add(error_entry("run", message.detail, (), retry))
         elif message.detail:
             self.notify(message.detail)
-        self.busy = False
+        self.busy = self.status.waiting = False
         self.refresh_skills()
         self.refresh_budget()
         if not self.prompt.has_focus:

@@ -221,10 +221,14 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         """A dry-run worker is running."""
         self._started = False
         """``Shown`` was posted."""
+        self._window_note = ""
+        """Why the window figure is not the server's (said above the bar)."""
 
     def _new_parts(self) -> Iterator[Widget]:
         over, cut = Static(id="budget-over"), Static(id="budget-cut")
-        over.display = cut.display = False  # shown when there is something to say
+        note = Static(id="budget-window-note")
+        over.display = cut.display = note.display = False  # shown when there is something to say
+        yield note
         yield WindowBar()
         yield over
         yield SourceBar()
@@ -277,6 +281,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.set_class(view.preview, "-preview")
         self.set_class(not view.fits, "-over")
         self.query_one(WindowBar).figures = view.window
+        note = self.query_one("#budget-window-note", Static)
+        note.update(Content.styled(self._window_note, "bold $text-warning"))
+        note.display = bool(self._window_note)
         self.query_one("#budget-over", Static).update(over_window(view))
         self.query_one("#budget-over").display = not view.fits
         self.query_one(SourceBar).rows = view.rows
@@ -339,6 +346,11 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def attach(self, controller: SessionController, steering: SteeringController) -> None:
         """Compute figures from ``controller`` and steer through ``steering`` from now on."""
         self.controller, self.steering = controller, steering
+
+    def warn_window(self, text: str) -> None:
+        """Say ``text`` above the window bar (a local server that did not answer: its window
+        is a guess); "" takes it away. Shown with the next figures."""
+        self._window_note = text
 
     def refresh_figures(self) -> None:
         """Show the latest request's figures, or the dry run of the next one (in a worker)."""

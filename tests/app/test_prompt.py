@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from steiner_tui.app.screens.help import HelpScreen, key_column, text_width
+from steiner_tui.app.transcript import NoticeEntry
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, said, send
 
@@ -201,3 +202,42 @@ def test_the_help_s_key_column_leaves_the_descriptions_room() -> None:
     assert key_column(34, text_width(80)) == 28
     assert key_column(34, text_width(60)) == 20
     assert key_column(10, text_width(60)) == 12
+
+
+async def test_page_keys_scroll_the_conversation_from_the_prompt(app_for: AppFactory) -> None:
+    """PgUp, PgDn (and Home, End in an empty prompt) scroll the conversation while the prompt
+    keeps the focus; with text in the prompt Home and End move its cursor."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finish(pilot)
+        pane = app.workbench.conversation
+        await pane.load([NoticeEntry(f"line {n}") for n in range(60)])
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        prompt.focus()
+        bottom = pane.scroll_y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert pane.scroll_target_y < bottom and app.focused is prompt
+        await pilot.press("end")
+        await pilot.pause()
+        assert pane.scroll_target_y == pane.max_scroll_y
+        prompt.load_text("abc")
+        await pilot.press("home")
+        assert prompt.cursor_location == (0, 0) and pane.scroll_target_y == pane.max_scroll_y
+
+
+async def test_shift_tab_on_an_entry_moves_the_focus_back(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await finish(pilot)
+        screen = app.workbench
+        mode = screen.status.mode
+        entries = [w for w in screen.conversation.children if w.can_focus]
+        entries[-1].focus()
+        await pilot.pause()
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is not entries[-1] and screen.status.mode == mode

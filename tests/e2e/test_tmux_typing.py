@@ -15,6 +15,7 @@ import json
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from steiner_tui.commands.screenshots import write_sample_project
 from tests.e2e.test_tmux import (
     SESSION,
     START_DEADLINE,
+    STEP_DEADLINE,
     Tmux,
     _keys,
     _wait_for,
@@ -84,18 +86,39 @@ def test_bursts_and_pastes_land_whole_wherever_the_focus_is(
     expected: list[str] = []
     for round_, tabs in enumerate(TABS):
         for way in ("keys", "paste", "bracketed"):
+            # Idle, the prompt empty; then the focus moved (the pane's colours change).
+            _wait_for(tmux, PLACEHOLDER, absent=("generating",))
+            before = _colours(tmux)
             _keys(tmux, *["Tab"] * tabs)
+            _wait_for_change(tmux, before)
             if way == "keys":
                 tmux("send-keys", "-t", SESSION, "-l", BURST)
             else:
                 bracketed = ["-p"] if way == "bracketed" else []
                 tmux("paste-buffer", *bracketed, "-b", "burst", "-t", SESSION)
-            _wait_for(tmux, BURST[-30:])  # the end of it is in the prompt
-            _keys(tmux, "Enter")
+            _keys(tmux, "Enter")  # after the text in the terminal's stream, as a person would
             expected.append(BURST)
-            count = len(expected)
-            _wait_for(tmux, "Context · request #", PLACEHOLDER, absent=("generating",))
-            assert len(_sent(tmp_path / "config")) == count, (round_, way)
+            _wait_for_log(tmp_path / "config", len(expected), (round_, tabs, way))
     sent = _sent(tmp_path / "config")
     assert [text[-len(BURST) :] for text in sent] == expected
     assert all(BURST in text for text in sent)
+
+
+def _colours(run: Tmux) -> str:
+    return run("capture-pane", "-e", "-p", "-t", SESSION)
+
+
+def _wait_for_change(run: Tmux, before: str) -> None:
+    """Poll until the pane (with its colours) differs from ``before``: the focus has moved."""
+    end = time.monotonic() + STEP_DEADLINE
+    while _colours(run) == before and time.monotonic() < end:
+        time.sleep(0.05)  # polling interval only: the loop waits on the screen's content
+
+
+def _wait_for_log(config: Path, count: int, where: object) -> None:
+    """Poll the session log until it holds ``count`` messages of the person's."""
+    end = time.monotonic() + STEP_DEADLINE
+    while len(_sent(config)) < count:
+        if time.monotonic() > end:
+            pytest.fail(f"{where}: {count} messages expected, the log has {_sent(config)}")
+        time.sleep(0.05)  # polling interval only: the loop waits on the log's content

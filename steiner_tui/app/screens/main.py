@@ -487,7 +487,12 @@ class MainScreen(Screen[None]):
             self.workers.cancel_group(self, "run")
 
     def action_toggle_mode(self) -> None:
-        """Switch plan/build."""
+        """Switch plan/build; with a conversation entry focused, Shift+Tab moves the focus
+        back instead (as Tab moves it on)."""
+        focused = self.focused
+        if focused is not None and self.conversation in focused.ancestors:
+            self.focus_previous()
+            return
         mode = self.status.mode = self.controller.toggle_mode()
         self.refresh_budget()  # the panel shows the dry run, the notice in it
         self.notify(f"{mode} mode: the notice goes out with your next message", title="Mode")
@@ -579,6 +584,17 @@ class MainScreen(Screen[None]):
         self.completion.update()
         if self.completion.wants_sessions and self.attached:
             self.run_worker(self.completion.load_sessions(), group="completion", exclusive=True)
+
+    @on(PromptEditor.ScrollRequested)
+    async def _scroll_from_prompt(self, event: PromptEditor.ScrollRequested) -> None:
+        pane = self.conversation
+        actions = {
+            "pageup": pane.action_page_up_or_earlier,
+            "pagedown": pane.action_page_down_or_later,
+            "home": pane.action_home_or_first,
+            "end": pane.action_end_or_newest,
+        }
+        await actions[event.key]()
 
     @on(PromptEditor.CompletionRequested)
     def _completion_key(self, event: PromptEditor.CompletionRequested) -> None:

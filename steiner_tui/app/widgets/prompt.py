@@ -3,7 +3,8 @@
 Terminals report Shift+Enter as ``shift+enter`` only with the kitty keyboard protocol; many send
 plain Enter, and some send ``ctrl+j`` (a line feed). Both ``shift+enter`` and ``ctrl+j`` insert a
 newline, so there is always a key that works. Up on the first line and Down on the last line
-browse the prompt history; elsewhere they move the cursor as usual.
+browse the prompt history; elsewhere they move the cursor as usual. PgUp and PgDn scroll the
+conversation (``ScrollRequested``), and so do Home and End while the prompt is empty.
 
 While the dropdown under it lists slash-command completions (``completing``, set by the
 screen), Tab accepts the highlighted one, Up and Down move through them and Esc closes them;
@@ -33,6 +34,9 @@ from steiner_tui.app.paste import byte_size, paste_notice, save_pastes
 __all__ = ["PASTE_LIMIT", "PromptEditor"]
 
 _ACTIONS = frozenset({"submit", "newline", "complete", "close_completion"})
+_SCROLL_KEYS = frozenset({"pageup", "pagedown", "home", "end"})
+"""Keys that scroll the conversation from the prompt (Home and End only while it is empty:
+with text they move the cursor)."""
 
 PLACEHOLDER = "Ask anything · Ctrl+J new line · /help"
 PASTE_LIMIT = 100_000
@@ -89,6 +93,13 @@ class PromptEditor(TextArea):
             """The prompt that sent it."""
             return self.editor
 
+    class ScrollRequested(Message):
+        """PgUp, PgDn (and Home, End in an empty prompt) scroll the conversation: ``key``."""
+
+        def __init__(self, key: str) -> None:
+            self.key = key
+            super().__init__()
+
     class CompletionRequested(Message):
         """A completion key: ``accept``, ``next``, ``previous`` or ``close``."""
 
@@ -129,6 +140,11 @@ class PromptEditor(TextArea):
         ``_on_key`` is the TextArea extension point Textual's guide documents. Keys come from
         the active bindings, so the keymap can move them.
         """
+        if event.key in _SCROLL_KEYS and (event.key in ("pageup", "pagedown") or not self.text):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ScrollRequested(event.key))
+            return
         if not event.is_printable:
             active = self.screen.active_bindings.get(event.key)
             if active is not None and active.node is self and active.binding.action in _ACTIONS:

@@ -37,7 +37,9 @@ async def key_alone(pilot: Pilot[None], key: str) -> None:
     no text follows it (``typing_route``); this waits for that, not for the other workers."""
     await pilot.press(key)
     app = pilot.app
-    await app.workers.wait_for_complete([w for w in app.workers if w.group == "typing"])
+    typing = [w for w in app.workers if w.group == "typing"]
+    if typing:  # (an empty list would mean every worker to ``wait_for_complete``)
+        await app.workers.wait_for_complete(typing)
     await pilot.pause()
 
 

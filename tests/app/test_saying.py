@@ -81,3 +81,25 @@ async def test_esc_on_a_compaction_says_it_was_abandoned(app_for: AppFactory) ->
             "compaction abandoned (Esc): the conversation is unchanged",
             "interrupted (Esc)",
         ]
+
+
+async def test_pin_numbers_stay_across_a_compaction(app_for: AppFactory, project: Path) -> None:
+    """A message keeps its ``/pin`` number when a compaction summarizes the ones before it: the
+    numbers are not positions."""
+    app = _app(app_for, project, "off")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, BEFORE)
+        steering = app.workbench.steering
+
+        def numbers() -> dict[str, str]:
+            pairs = (line.split(" ", 1) for line in steering.numbered())
+            return {label: number for number, label in pairs}
+
+        before = numbers()
+        app.workbench.action_compact()
+        await finish(pilot)
+        assert app.workbench.driver.lineage.active.id == 1
+        after = numbers()
+        kept = set(before) & set(after)
+        assert kept and all(before[label] == after[label] for label in kept)

@@ -99,6 +99,8 @@ class MainScreen(Screen[None]):
     busy: reactive[bool] = reactive(False, bindings=True)
     """A run was started and has not ended (set before its worker starts, so a second Enter
     cannot start another run, which the exclusive worker group would cancel)."""
+    opened: reactive[bool] = reactive(False, bindings=True)
+    """The session is shown (until then the workbench's keys are drawn dimmed)."""
     pending_reload: reactive[bool] = reactive(False, bindings=True)
     """Files changed on disk wait for the next compaction (Ctrl+R reloads them now)."""
 
@@ -205,6 +207,7 @@ class MainScreen(Screen[None]):
         self.refresh_skills()
         self.show_conversation()
         self.learn_model_limits()
+        self.opened = True  # the keys are drawn enabled
 
     def _after_first_frame(self) -> None:
         # Focusing restyles the prompt, the panel computes a dry run, the watcher loads a
@@ -234,7 +237,6 @@ class MainScreen(Screen[None]):
             return
         self._show_session()
         self._focus_prompt()
-        self.refresh_bindings()  # the keys were drawn dimmed: no reactive changed
         self._after_first_frame()
 
     def _focus_prompt(self) -> None:

@@ -8,8 +8,6 @@ conversation its replies, tools and stored messages; the screen the rest).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.message import Message
 
 from steiner_tui.app.transcript import CompactionEntry, PermissionEntry, UnpinEntry
@@ -18,38 +16,46 @@ from steiner_tui.engine.events import EngineEvent
 __all__ = ["Asked", "EngineUpdate", "RunEnded", "Said", "WorkbenchReady"]
 
 
-@dataclass
+# Plain classes, not dataclasses: a dataclass compiles its methods when the module is
+# imported, on the start path (tests/test_startup_imports.py).
+
+
 class EngineUpdate(Message):
     """An engine event, exactly as the engine emitted it."""
 
-    event: EngineEvent
+    def __init__(self, event: EngineEvent) -> None:
+        self.event = event
+        super().__init__()
 
 
-@dataclass
 class Asked(Message):
     """A run waits on a question: a tool's permission, ``ask`` mode's compaction, or pins to
     drop (the entry's ``answer`` resolves the run's await)."""
 
-    entry: PermissionEntry | CompactionEntry | UnpinEntry
+    def __init__(self, entry: PermissionEntry | CompactionEntry | UnpinEntry) -> None:
+        self.entry = entry
+        super().__init__()
 
 
-@dataclass
 class Said(Message):
-    """A line for the conversation (what a key or a command did, or why it did nothing)."""
+    """A line for the conversation (what a key or a command did, or why it did nothing);
+    ``kind`` is the notice's (``NoticeEntry.kind``): ``steer`` also refreshes the panel."""
 
-    text: str
-    kind: str = "steer"
-    """The notice's kind (``NoticeEntry.kind``): ``steer`` also refreshes the context panel."""
+    def __init__(self, text: str, kind: str = "steer") -> None:
+        self.text = text
+        self.kind = kind
+        super().__init__()
 
 
-@dataclass
 class RunEnded(Message):
-    """A run (episode or manual compaction) ended: ``done``, ``cancelled`` or ``error``."""
+    """A run (episode or manual compaction) ended: ``done``, ``cancelled`` or ``error``;
+    ``compaction``: the run was a compaction asked for (``/compact``)."""
 
-    status: str
-    detail: str = ""
-    compaction: bool = False
-    """The run was a compaction asked for (``/compact``)."""
+    def __init__(self, status: str, detail: str = "", compaction: bool = False) -> None:
+        self.status = status
+        self.detail = detail
+        self.compaction = compaction
+        super().__init__()
 
 
 class WorkbenchReady(Message):

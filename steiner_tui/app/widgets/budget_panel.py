@@ -25,7 +25,6 @@ that arrives before the parts are mounted is kept and shown once they are.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -185,20 +184,19 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     class Shown(Message):
         """The panel's first figures (or why there are none) are shown: start-up is over."""
 
-    @dataclass
     class _Figures(Message):
         """A dry run's figures from the worker (``version``: the refresh they answer)."""
 
-        view: BudgetView | None
-        error: str
-        version: int
+        def __init__(self, view: BudgetView | None, error: str, version: int) -> None:
+            self.view, self.error, self.version = view, error, version
+            super().__init__()
 
-    @dataclass
     class _WhatIf(Message):
         """The what-if worker's figures (or why there are none)."""
 
-        figures: WhatIfFigures | None
-        error: str = ""
+        def __init__(self, figures: WhatIfFigures | None, error: str = "") -> None:
+            self.figures, self.error = figures, error
+            super().__init__()
 
     def __init__(
         self, *, whatif: bool = True, id: str | None = None, classes: str | None = None

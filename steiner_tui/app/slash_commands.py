@@ -10,23 +10,30 @@ seen the change on the confirmation screen (``screens.config_save``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from steiner_tui.agent.interactive import DriverRefusal
+from textual.screen import Screen
+
+from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
+from steiner_tui.agent.session import Session
+from steiner_tui.app.controller import SessionController
 from steiner_tui.app.messages import Said
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.session import model_label
 from steiner_tui.app.slash import SlashCommand
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
+from steiner_tui.app.steering import SteeringController
 from steiner_tui.app.transcript import NoticeEntry
-from steiner_tui.app.widgets.budget_panel import not_saved
+from steiner_tui.app.widgets.budget_panel import BudgetPanel, not_saved
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.skill_list import SkillList
+from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.escalation import replacement_refusal
+from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.sessions import SessionStore
-
-if TYPE_CHECKING:
-    from steiner_tui.app.screens.main import MainScreen
 
 __all__ = ["MODE_HELP", "SlashCommands", "nearest_ref"]
 
@@ -63,20 +70,55 @@ def _saved(store: SessionStore, session_id: str) -> bool:
         return False
 
 
-class SlashCommands:
-    """What each ``/command`` does on the workbench ``screen``."""
+class Workbench(Protocol):
+    """What the commands use of the workbench screen (beside Textual's ``Screen``)."""
 
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def controller(self) -> SessionController: ...
+    @property
+    def steering(self) -> SteeringController: ...
+    @property
+    def driver(self) -> InteractiveDriver: ...
+    @property
+    def budget(self) -> BudgetPanel: ...
+    @property
+    def conversation(self) -> ConversationPane: ...
+    @property
+    def status(self) -> StatusLine: ...
+    @property
+    def skills(self) -> SkillList: ...
+    def action_compact(self, steering: str = "") -> None: ...
+    def action_context(self) -> None: ...
+    def action_toggle_panel(self, panel: str) -> None: ...
+    def panel_shown(self, panel: str) -> bool: ...
+    def reveal_context_panel(self) -> None: ...
+    def refresh_budget(self) -> None: ...
+    def refresh_skills(self) -> None: ...
+    def learn_model_limits(self) -> object: ...
+    def skill_rows(self) -> Sequence[SkillStatus]: ...
+    def toggle_skill(self, name: str) -> None: ...
+
+
+class SlashCommands:
+    """What each ``/command`` does on the workbench ``screen`` (given as its Textual screen and
+    as the ``Workbench`` it is: this module does not import the screen's)."""
+
+    def __init__(self, screen: Screen[Any], workbench: Workbench) -> None:
+        self.textual = screen
+        self.screen = workbench
 
     def fail(self, text: str, *, title: str = "", error: bool = False) -> None:
         """Say why a command did nothing (``title``: the command, in front)."""
         lead = f"{title}: " if title and not title.startswith("/") else f"{title} " if title else ""
-        self.screen.post_message(Said(lead + text, "error" if error else "warning"))
+        self.textual.post_message(Said(lead + text, "error" if error else "warning"))
 
     def say(self, text: str) -> None:
         """Say what a command did (a notice in the conversation; the panel follows)."""
-        self.screen.post_message(Said(text))
+        self.textual.post_message(Said(text))
 
     async def run(self, command: SlashCommand) -> None:
         """Carry out ``command``."""
@@ -86,7 +128,7 @@ class SlashCommands:
         elif name == "context":
             screen.action_context()
         elif name in ("lineage", "help"):
-            await screen.run_action(f"app.{name}")
+            await self.textual.run_action(f"app.{name}")
         elif name == "skills":
             self.skills(argument)
         elif name == "model":
@@ -125,7 +167,7 @@ class SlashCommands:
         """``/model [name]``: switch to configured model ``name``; alone, show the model."""
         screen = self.screen
         if not name:
-            screen.post_message(Said(screen.controller.model_summary(), "info"))
+            self.textual.post_message(Said(screen.controller.model_summary(), "info"))
             return
         before = screen.driver.runner.model.ref
         try:
@@ -139,7 +181,9 @@ class SlashCommands:
             self.fail(text, title="Model", error=True)
             return
         screen.status.model = model_label(model)
-        screen.call_later(screen.conversation.add, NoticeEntry(f"model: {before} → {model.ref}"))
+        self.textual.call_later(
+            screen.conversation.add, NoticeEntry(f"model: {before} → {model.ref}")
+        )
         screen.refresh_budget()
         screen.learn_model_limits()
 
@@ -177,13 +221,13 @@ class SlashCommands:
             if refusal is not None:
                 self.fail(f"cannot switch sessions now: {refusal}")
                 return
-            screen.app.exit(ResumeRequest(chosen))
+            self.textual.app.exit(ResumeRequest(chosen))
 
         store = SessionStore(config_dir / "sessions")
         if not session_id:
-            screen.app.push_screen(SessionsScreen(store, current), resume)
+            self.textual.app.push_screen(SessionsScreen(store, current), resume)
         elif session_id == current:
-            screen.post_message(Said(f"{session_id} is the session open now", "info"))
+            self.textual.post_message(Said(f"{session_id} is the session open now", "info"))
         elif not _saved(store, session_id):
             text = f"no saved session {session_id!r} (/sessions lists them)"
             self.fail(text, title="Sessions", error=True)
@@ -249,6 +293,8 @@ class SlashCommands:
             error = outcome.error if outcome is not None else ""
             self.say(text)
             why = not_saved(error, confirm.change.path)
-            screen.notify(why, title="/compaction", severity="warning" if error else "information")
+            self.textual.notify(
+                why, title="/compaction", severity="warning" if error else "information"
+            )
 
-        screen.app.push_screen(confirm, saved)
+        self.textual.app.push_screen(confirm, saved)

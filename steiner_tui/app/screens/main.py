@@ -119,7 +119,7 @@ class MainScreen(Screen[None]):
         """The skills sidebar (mounted once it is shown or filled)."""
         self.panels = SidePanels(self, self.skills)
         """Docking by width, F9 / F10 and ``/context``."""
-        self.commands = SlashCommands(self)
+        self.commands = SlashCommands(self, self)
         """The slash commands (and F4)."""
         burst = request.config.typing_burst
         self.typing = TypingRouter(self, lambda: self.prompt, self.run_held_key, burst=burst)

@@ -6,8 +6,10 @@ focused widget (``SteinerApp.on_event``): a key the router takes is posted to th
 queue, the queue every key typed into the focused prompt goes through, so a burst that starts
 on a conversation entry and goes on in the prompt keeps its order.
 
-A printable key is text when the prompt already holds text, or when it comes within a typing
-burst that went to the prompt (less than ``BURST_SECONDS`` after the last key). Otherwise, if a
+A printable key is text when the prompt already holds text and the focus has not been moved
+since it was typed (F8, Tab or a click turn deliberately to a widget, whose keys then act), or
+when it comes within a typing burst that went to the prompt (less than ``BURST_SECONDS`` after
+the last key). Otherwise, if a
 binding of the focused widget (or the screen) takes it (the conversation's ``p``, the sidebar's
 Space and 1-9, the ranking's ``m``), it is held: keys that follow within ``BURST_SECONDS`` are
 held with it while bindings take them too (``+`` pressed five times moves the what-if threshold
@@ -57,6 +59,8 @@ class TypingRouter:
         """Waits out a held key's window (tests decide when it is over)."""
         self._text_until = float("-inf")
         """Until when a printable key continues a burst of text."""
+        self._typed_on: object = None
+        """The widget that had the focus when text was last typed (moved since: navigated)."""
         self._held: list[events.Key] = []
         """Bound keys waiting to see whether text follows them."""
         self._waiting: Worker[None] | None = None
@@ -80,11 +84,14 @@ class TypingRouter:
             return False
         if self._text_field_focused():
             self._flush_held()
+            self._typed_on = self.screen.focused
             return False
         now = self.clock()
         active = self.screen.active_bindings.get(event.key)
         bound = active is not None and active.enabled
-        if self._editor().text or now < self._text_until or (self._held and not bound):
+        # Text waits in the prompt and nobody turned elsewhere since (F8, Tab, a click would).
+        unsent = bool(self._editor().text) and self.screen.focused is self._typed_on
+        if unsent or now < self._text_until or (self._held and not bound):
             self._flush_held()
             self._to_editor(event)
             self._text_until = now + self.burst
@@ -107,6 +114,7 @@ class TypingRouter:
         editor = self._editor()
         if self.screen.focused is not editor:
             self.screen.set_focus(editor, scroll_visible=False)
+        self._typed_on = editor
         editor.post_message(event)
 
     def _flush_held(self) -> None:

@@ -305,11 +305,13 @@ class SkillsTable(_Table, frozen=True):
 
 class UiTable(_Table, frozen=True):
     """``[ui]``: the Textual theme (checked against the app's themes when the app starts), the
-    prompt's cursor blink and the file watcher (tests turn both off)."""
+    prompt's cursor blink, the file watcher (tests turn both off) and the typing burst window
+    (milliseconds; 0: a bound key acts at once, as pilot tests press keys)."""
 
     theme: str | None = None
     cursor_blink: bool = True
     watch_files: bool = True
+    typing_burst_ms: int = 80
 
 
 class ToolsTable(_Table, frozen=True):
@@ -448,6 +450,11 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     def cursor_blink(self) -> bool:
         """``[ui] cursor_blink``: the prompt's cursor blinks."""
         return self.tables.ui.cursor_blink
+
+    @property
+    def typing_burst(self) -> float:
+        """``[ui] typing_burst_ms`` in seconds: keys closer than this are one burst of typing."""
+        return max(0, self.tables.ui.typing_burst_ms) / 1000
 
     @property
     def watch_files(self) -> bool:

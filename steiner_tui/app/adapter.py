@@ -1,4 +1,4 @@
-"""The engine-to-UI adapter: an ``EventSink`` that posts Textual messages.
+"""The engine-to-UI adapter: an ``EventSink`` that posts each engine event as one Textual message.
 
 The runner emits events synchronously on whatever task or thread runs it. The app runs it in an
 async worker, so events arrive on the event-loop thread; a thread worker would emit from another
@@ -19,8 +19,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
-from steiner_tui.app import messages as ui
-from steiner_tui.app.subagent_view import delegate_summary
+from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.engine.events import (
     CompactionApplied,
     EngineEvent,
@@ -39,54 +38,32 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.units import byte_count
 
-__all__ = ["MAX_PENDING", "UiEventSink", "to_ui_message"]
+__all__ = ["MAX_PENDING", "SHOWN", "UiEventSink", "skill_notice"]
 
 MAX_PENDING = 200
 """Events kept while no screen is attached (older ones are dropped)."""
 
+SHOWN = (
+    TextDelta, ToolCallStarted, ToolCallFinished, RequestSnapshot, UsageReported, WarningEvent,
+    ErrorEvent, HealthEvent, MessageAppended, PinChanged, CompactionApplied, SkillTruncated,
+    SkillStateEvent, SubAgentUpdated,
+)  # fmt: skip
+"""The events the workbench shows; the others (reasoning deltas: the stored reply keeps them)
+are left to the session log."""
 
-def to_ui_message(event: EngineEvent) -> Message | None:
-    """The app message for ``event``, or None for events the UI does not show.
 
-    Reasoning deltas are not shown (the stored reply keeps them); the session log records them.
-    """
+def skill_notice(event: EngineEvent) -> tuple[str, bool] | None:
+    """What a skill event says, and whether it is a warning (None: not a skill event)."""
     match event:
-        case TextDelta(text=text):
-            return ui.ReplyDelta(text)
-        case ToolCallStarted(call=call, summary=summary):
-            if call.name == "delegate":  # the engine's summary keys leave out type and task
-                summary = delegate_summary(call.arguments or {})
-            return ui.ToolStarted(call.id, call.name, summary, call.arguments or {})
-        case ToolCallFinished(call=call, status=status, output=output, cut=cut):
-            return ui.ToolFinished(call.id, status, output, cut, call.name)
-        case RequestSnapshot():
-            return ui.RequestSent(event)
-        case UsageReported():
-            return ui.UsageReceived(event)
-        case WarningEvent(code=code, message=text):
-            return ui.EngineNotice("warning", code, text)
-        case ErrorEvent(code=code, message=text, remedies=remedies):
-            return ui.ErrorReported(code, text, remedies)
-        case HealthEvent():
-            return ui.HealthChanged(event)
-        case MessageAppended(message=message):
-            return ui.MessageStored(message)
-        case PinChanged(key=key, pinned=pinned):
-            return ui.PinsChanged(key, pinned)
-        case CompactionApplied(generation_id=generation, outcome=outcome):
-            return ui.Compacted(generation, outcome)
         case SkillTruncated(name=name, original_bytes=size, cap_bytes=cap):
-            text = f"skill {name!r} cut to {byte_count(cap)} (was {byte_count(size)})"
-            return ui.SkillNotice(name, text, warning=True)
+            return f"skill {name!r} cut to {byte_count(cap)} (was {byte_count(size)})", True
         case SkillStateEvent(name=name, state=state):
-            return ui.SkillNotice(name, f"skill {name!r} replayed as {state}")
-        case SubAgentUpdated(info=info):
-            return ui.SubAgentChanged(info)
+            return f"skill {name!r} replayed as {state}", False
     return None
 
 
 class UiEventSink:
-    """Forwards engine events to one message pump (the main screen) as app messages."""
+    """Forwards engine events to one message pump (the main screen), each as an ``EngineUpdate``."""
 
     def __init__(self) -> None:
         self._target: MessagePump | None = None
@@ -113,9 +90,9 @@ class UiEventSink:
 
     def emit(self, event: EngineEvent) -> None:
         """Translate ``event`` and post it; never raises, never blocks."""
-        message = to_ui_message(event)
-        if message is None:
+        if not isinstance(event, SHOWN):
             return
+        message = EngineUpdate(event)
         with self._lock:
             target = self._target
             if target is None:

@@ -12,12 +12,14 @@ up.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 from typing import Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual import events
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.keys import key_to_character
@@ -32,7 +34,7 @@ from steiner_tui.app.keymap_check import (
     class_bindings,
     keymap_conflicts,
 )
-from steiner_tui.app.plain import printable
+from steiner_tui.app.plain import PlainToasts
 from steiner_tui.app.resume_request import TrustGranted
 from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
@@ -108,7 +110,7 @@ def unknown_keymap_ids(keymap: dict[str, str] | None, known: frozenset[str]) -> 
     return [binding for binding in keymap or {} if binding not in known]
 
 
-class SteinerApp(App[None]):
+class SteinerApp(PlainToasts):
     """The workbench app for one session."""
 
     # main.tcss is loaded here: Textual loads a screen's CSS_PATH on push, not for the screen
@@ -139,6 +141,9 @@ class SteinerApp(App[None]):
         self.keymap = dict(request.config.keymap)
         """Binding id -> keys, from ``[keymap]``."""
         self._main = MainScreen(request, defer_open=defer_open)
+        self.started = asyncio.Event()
+        """Set once start-up is over and what it has to say is in the conversation (tests
+        wait for it instead of for a number of frames)."""
 
     @property
     def workbench(self) -> MainScreen:
@@ -159,24 +164,18 @@ class SteinerApp(App[None]):
         """The workbench is the base screen."""
         return self.workbench
 
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """A toast, its control characters visible (the workbench's own calls pass
-        ``markup=False``: what they show is data)."""
-        super().notify(
-            printable(message),
-            title=printable(title),
-            severity=severity,
-            timeout=timeout,
-            markup=markup,
-        )
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes from the terminal meet the workbench's typing router first, in the
+        order they came (``typing_route``): text reaches the prompt whatever has focus."""
+        workbench = self.workbench
+        if (
+            isinstance(event, events.Key | events.Paste)
+            and not event.is_forwarded
+            and self.screen is workbench
+            and workbench.typing.route(event)
+        ):
+            return
+        await super().on_event(event)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's system commands, with a Screenshot that says where it saved (or why not)."""
@@ -193,7 +192,7 @@ class SteinerApp(App[None]):
         config_dir = session.config_dir if session is not None else None
         result = save_screenshot(self, screenshot_folders(config_dir))
         severity: SeverityLevel = "information" if result.path is not None else "error"
-        self.notify(result.message, title="Screenshot", severity=severity, markup=False)
+        self.notify(result.message, title="Screenshot", severity=severity)
 
     def on_mount(self) -> None:
         """Apply the keymap from config (refreshing bindings only when there is one); ask
@@ -215,9 +214,7 @@ class SteinerApp(App[None]):
             try:
                 write_change(plan_trust_folder(self.request.project_root))
             except (ValueError, OSError) as error:  # trusted for this run all the same
-                self.notify(
-                    f"could not remember the trust: {error}", severity="error", markup=False
-                )
+                self.notify(f"could not remember the trust: {error}", severity="error")
         if answer in ("once", "always"):
             self.exit(TrustGranted())  # type: ignore[arg-type]  # read by commands.app
 
@@ -253,8 +250,11 @@ class SteinerApp(App[None]):
     async def on_workbench_ready(self) -> None:
         """Start-up is over: say which keymap entries name no binding, and which keys the
         keymap gives a binding that another binding takes (or loses to it)."""
-        if not self.keymap:  # nothing to check: the other screens stay unimported
-            return
+        if self.keymap:  # else nothing to check: the other screens stay unimported
+            await self._check_keymap()
+        self.started.set()
+
+    async def _check_keymap(self) -> None:
         config = self.request.config
         notices: list[str] = []
         for binding in unknown_keymap_ids(self.keymap, binding_ids()):

@@ -2,7 +2,7 @@
 
 ``CompactionBroker`` is the ``CompactionPolicy`` the session is built with (the runner asks it;
 the decision itself is the engine's). A question is posted to the main screen as
-``CompactionQuestionPosted`` (or ``UnpinQuestionPosted`` when the pins alone cannot fit) with a
+``Asked`` with a ``CompactionEntry`` (or an ``UnpinEntry`` when the pins alone cannot fit) with a
 callback that resolves the awaited answer on the loop that awaits it, as the permission broker
 does. With no screen attached every question is refused, as in exec.
 """
@@ -16,7 +16,8 @@ from typing import TypeVar
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from steiner_tui.app.messages import CompactionQuestionPosted, UnpinQuestionPosted
+from steiner_tui.app.messages import Asked
+from steiner_tui.app.transcript import CompactionEntry, UnpinEntry
 from steiner_tui.engine.compaction.policy import (
     CompactionAnswer,
     CompactionQuestion,
@@ -64,10 +65,10 @@ class CompactionBroker:
         target = self._target
         if target is None:
             return await self._headless.ask(question)
-        return await self._ask(target, lambda answer: CompactionQuestionPosted(question, answer))
+        return await self._ask(target, lambda answer: Asked(CompactionEntry(question, answer)))
 
     async def ask_unpin(self, question: PinsQuestion) -> PinsAnswer:
         target = self._target
         if target is None:
             return await self._headless.ask_unpin(question)
-        return await self._ask(target, lambda answer: UnpinQuestionPosted(question, answer))
+        return await self._ask(target, lambda answer: Asked(UnpinEntry(question, answer)))

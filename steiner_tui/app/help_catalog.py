@@ -40,7 +40,6 @@ _SECTIONS = {
     "UnpinPrompt": "Pins question (F8 turns to it)",
     "CostRanking": "Cost ranking",
     "WhatIfView": "What-if",
-    "SteeringScreen": "Workbench",
     "SubAgentPanel": "Sub-agent panel",
     "InspectorScreen": "Request inspector",
     "LineageScreen": "Lineage browser",

@@ -3,7 +3,8 @@
 The files go to ``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own steiner folder,
 inside the project so the ``read`` tool can page through them; numbered so no paste replaces
 another). A paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts of about
-one size, cut at line ends, each a file of its own. Nothing of the paste is lost, and the prompt
+one size, cut at line ends, each a file of its own. The folder is git-ignored by a
+``.steiner/.gitignore`` written with the first paste. Nothing of the paste is lost, and the prompt
 holds one line naming the files (``sessions.titles.paste_line``: a session's title leaves it
 out).
 """
@@ -53,6 +54,19 @@ def _write_next(folder: Path, data: bytes) -> str:
         return (PASTES_DIR / path.name).as_posix()
 
 
+IGNORE = "# steiner-tui: pasted text kept for the model, not part of the project\npastes/\n"
+"""The ``.steiner/.gitignore`` written with the first paste (an existing file is kept)."""
+
+
+def _ignore_pastes(steiner_dir: Path) -> None:
+    """Keep pastes out of git: ``.steiner/.gitignore`` ignores ``pastes/`` (written once)."""
+    try:
+        with (steiner_dir / ".gitignore").open("x", encoding="utf-8") as file:
+            file.write(IGNORE)
+    except FileExistsError:
+        return
+
+
 def save_pastes(project_root: Path, text: str, *, limit: int = MAX_FILE_BYTES) -> tuple[str, ...]:
     """Write ``text`` to the next free ``paste-<n>.txt`` files, at most ``limit`` bytes each;
     returns their project-relative paths, in order.
@@ -62,6 +76,7 @@ def save_pastes(project_root: Path, text: str, *, limit: int = MAX_FILE_BYTES) -
     """
     folder = project_root / PASTES_DIR
     folder.mkdir(parents=True, exist_ok=True)
+    _ignore_pastes(folder.parent)
     data = text.encode("utf-8", errors="surrogatepass")
     saved: list[str] = []
     start = 0

@@ -1,10 +1,10 @@
 """Permission prompts: the session's permission callback, answered inline in the conversation.
 
 ``PermissionBroker`` is the ``PermissionCallback`` handed to the ``PermissionPolicy``. When a
-tool asks, it posts ``PermissionAsked`` to the main screen and awaits a future; the inline
-prompt's a/A/r/R keys call the message's ``answer``, which resolves that future on the loop that
-awaits it (thread-safe, so it holds whether the runner runs on the UI loop or elsewhere). A
-cancelled run cancels the await; a late answer is then ignored.
+tool asks, it posts ``Asked`` (with a ``PermissionEntry``) to the main screen and awaits a
+future; the inline prompt's a/A/r/R keys call the entry's ``answer``, which resolves that
+future on the loop that awaits it (thread-safe, so it holds whether the runner runs on the UI
+loop or elsewhere). A cancelled run cancels the await; a late answer is then ignored.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import asyncio
 
 from textual.message_pump import MessagePump
 
-from steiner_tui.app.messages import PermissionAsked
+from steiner_tui.app.messages import Asked
+from steiner_tui.app.transcript import PermissionEntry
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = ["PermissionBroker"]
@@ -49,5 +50,5 @@ class PermissionBroker:
         def answer(decision: PermissionDecision) -> None:
             loop.call_soon_threadsafe(_resolve, future, decision)
 
-        target.post_message(PermissionAsked(request, answer))
+        target.post_message(Asked(PermissionEntry(request, answer)))
         return await future

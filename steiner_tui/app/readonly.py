@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
 from textual.screen import Screen
 
+from steiner_tui.app.plain import PlainToasts
 from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.importers.follow import TranscriptFollower
@@ -22,7 +22,7 @@ from steiner_tui.resources import styles_dir
 __all__ = ["ReadOnlyApp"]
 
 
-class ReadOnlyApp(App[None]):
+class ReadOnlyApp(PlainToasts):
     """Shows one capture or one imported session."""
 
     CSS_PATH = styles_dir() / "app.tcss"

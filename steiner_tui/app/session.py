@@ -2,7 +2,7 @@
 
 The session itself is built by the one factory (``agent.session_factory``): the app hands it a
 ``SessionRequest`` with its own event adapter and permission prompts as the sink and callback
-(``screens.workbench_base``). What is here is what the workbench shows before or beside it.
+(``workbench_session``). What is here is what the workbench shows before or beside it.
 
 A launch draws the workbench before the session is built (the first frame needs nothing of the
 engine), so ``planned_model_label`` names the model from the configuration alone; it also

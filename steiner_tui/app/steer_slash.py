@@ -6,7 +6,7 @@ Each returns the text the conversation shows as a notice (Textual-free, like the
 * ``/unpin N`` unpins it; ``/pins`` lists the pinned messages.
 
 ``/compaction [auto|ask|off] [save]`` and ``/whatif [tokens] [save]`` are the screen's
-(``screens.steer_keys``): their ``save`` asks to confirm the change of the project config on a
+(``slash_commands``): their ``save`` asks to confirm the change of the project config on a
 screen of its own, and ``/whatif`` sets the what-if view, whose figures are computed off the
 loop.
 """

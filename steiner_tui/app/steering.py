@@ -44,6 +44,8 @@ class SteeringController:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self._numbers: dict[str, int] = {}
+        """Each message's number, by its pin key (and which of equal ones it is)."""
 
     @property
     def runner(self) -> Runner:
@@ -73,22 +75,39 @@ class SteeringController:
 
     # -- pins -------------------------------------------------------------------------------
 
+    def _numbered(self) -> list[tuple[int, int]]:
+        """``(number, index)`` of each message of the active conversation. A message keeps the
+        number it was first given: a compaction numbers its summary anew and leaves the kept
+        messages' numbers as they were (equal messages are told apart by their order)."""
+        seen: dict[str, int] = {}
+        numbered = []
+        for index, message in enumerate(self.runner.conversation):
+            key = pin_key(message)
+            nth = seen[key] = seen.get(key, 0) + 1
+            number = self._numbers.setdefault(f"{key}#{nth}", len(self._numbers) + 1)
+            numbered.append((number, index))
+        return numbered
+
     def _message(self, number: int) -> Message:
-        conversation = self.runner.conversation
-        if not 1 <= number <= len(conversation):
-            raise ValueError(f"no message #{number}: the conversation has {len(conversation)}")
-        return conversation[number - 1]
+        index = dict(self._numbered()).get(number)
+        if index is None:
+            kept = len(self.runner.conversation)
+            raise ValueError(
+                f"no message #{number} in the conversation ({kept} messages; /pin lists them)"
+            )
+        return self.runner.conversation[index]
 
     def numbered(self) -> list[str]:
         """The recent pinnable messages, as ``#N label`` lines (``/pin`` with no number)."""
         conversation = self.runner.conversation
         pinned = is_pinned_by(self.runner.lineage.pins)
         lines = []
-        for number, message in enumerate(conversation, start=1):
+        for number, index in self._numbered():
+            message = conversation[index]
             if message.role not in PINNABLE_ROLES:
                 continue
             mark = " (pinned)" if pinned(message) else ""
-            lines.append(f"#{number} {pin_label(message, conversation[:number])}{mark}")
+            lines.append(f"#{number} {pin_label(message, conversation[: index + 1])}{mark}")
         return lines[-_LISTED:]
 
     def pin_number(self, number: int) -> str:
@@ -144,6 +163,23 @@ class SteeringController:
             )
         self.runner.pin(found)
         return True, label
+
+    def toggle_newest_reply(self) -> tuple[bool, str]:
+        """Pin or unpin the newest reply with text: ``(pinned now, label)``.
+
+        Raises:
+            ValueError: there is no reply yet.
+        """
+        runner = self.runner
+        conversation = runner.conversation
+        for message in reversed(conversation):
+            if message.role == "assistant" and message.content.strip():
+                label = pin_label(message, conversation)
+                if runner.unpin(pin_key(message)):
+                    return False, label
+                runner.pin(message)
+                return True, label
+        raise ValueError("no reply to pin yet (/pin N pins any message by its number)")
 
     def pins(self) -> list[str]:
         """The pinned messages of the active conversation, as ``#N label`` lines."""

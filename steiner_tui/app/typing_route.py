@@ -1,42 +1,147 @@
-"""Where a printable key goes when no text field has the focus: to the prompt editor.
+"""Where a printable key or a paste goes when no text field has the focus: to the prompt.
 
-Text is never lost and never turns into a command by accident. A key reaches the screen only
-when the focused widget did not take it (an editor or input takes every printable key itself).
-If an enabled binding takes the key (the skill sidebar's Space and 1-9, an open permission
-prompt's a/A/r/R after the user turned to it, the workbench's ``p`` that pins the focused tool
-result), the binding runs; otherwise the character goes to the prompt editor at its cursor,
-which takes the focus.
+Text is never lost, never reordered and never turns into a command by accident. The app routes
+keys one at a time, in the order the terminal sent them, before Textual hands them to the
+focused widget (``SteinerApp.on_event``): a key the router takes is posted to the prompt's own
+queue, the queue every key typed into the focused prompt goes through, so a burst that starts
+on a conversation entry and goes on in the prompt keeps its order.
+
+A printable key is text when the prompt already holds text and the focus has not been moved
+since it was typed (F8, Tab or a click turn deliberately to a widget, whose keys then act), or
+when it comes within a typing burst that went to the prompt (less than ``BURST_SECONDS`` after
+the last key). Otherwise, if a
+binding of the focused widget (or the screen) takes it (the conversation's ``p``, the sidebar's
+Space and 1-9, the ranking's ``m``), it is held: keys that follow within ``BURST_SECONDS`` are
+held with it while bindings take them too (``+`` pressed five times moves the what-if threshold
+five steps), and the first key no binding takes makes all of them text, in order ("please"
+typed onto an entry never pins it). Held keys that no such key follows run their bindings.
+A paste with no text field focused goes to the prompt too.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual import events
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
+from textual.worker import Worker
 
-__all__ = ["route_typing"]
+__all__ = ["BURST_SECONDS", "TypingRouter"]
+
+BURST_SECONDS = 0.08
+"""Keys closer than this are one burst of typing (a person's single key stands alone longer);
+``[ui] typing_burst_ms`` sets it (0: a bound key acts at once, never held)."""
 
 
-def route_typing(screen: Screen[Any], event: events.Key, editor: TextArea) -> bool:
-    """Send ``event``'s character to ``editor`` unless a focused widget binds its key.
+class TypingRouter:
+    """Routes printable keys and pastes of one screen to its prompt editor."""
 
-    Returns:
-        Whether the key went to the editor (the event is then stopped).
-    """
-    character = event.character
-    if not event.is_printable or character is None:
-        return False
-    focused = screen.focused
-    if focused is editor or isinstance(focused, TextArea | Input):
-        return False
-    active = screen.active_bindings.get(event.key)
-    if active is not None and active.enabled:
-        return False  # a key the focused widget, its containers or the screen binds
-    event.stop()
-    event.prevent_default()
-    editor.focus()
-    start, end = editor.selection
-    editor.replace(character, start, end, maintain_selection_offset=False)
-    return True
+    def __init__(
+        self,
+        screen: Screen[Any],
+        editor: Callable[[], TextArea],
+        run_binding: Callable[[events.Key], Awaitable[None]],
+        *,
+        burst: float = BURST_SECONDS,
+    ) -> None:
+        self.screen = screen
+        self._editor = editor
+        self._run_binding = run_binding
+        self.burst = burst
+        """The burst window, in seconds."""
+        self.clock: Callable[[], float] = time.monotonic
+        """When a key arrives (tests hold it still)."""
+        self.wait: Callable[[float], Awaitable[None]] = asyncio.sleep
+        """Waits out a held key's window (tests decide when it is over)."""
+        self._text_until = float("-inf")
+        """Until when a printable key continues a burst of text."""
+        self._typed_on: object = None
+        """The widget that had the focus when text was last typed (moved since: navigated)."""
+        self._held: list[events.Key] = []
+        """Bound keys waiting to see whether text follows them."""
+        self._waiting: Worker[None] | None = None
+        """Waits out the burst window of the held key (a worker: tests wait for workers)."""
+
+    def _text_field_focused(self) -> bool:
+        return isinstance(self.screen.focused, TextArea | Input)
+
+    def route(self, event: events.Event) -> bool:
+        """Take ``event`` if it is text for the prompt (or a key held); False: Textual's path."""
+        if isinstance(event, events.Paste):
+            self._release_held()
+            if self._text_field_focused():
+                return False
+            self._to_editor(event)
+            return True
+        if not isinstance(event, events.Key):
+            return False
+        if not event.is_printable or event.character is None:
+            self._release_held()  # Enter, Tab, F-keys: a key held before it was alone
+            return False
+        if self._text_field_focused():
+            self._flush_held()
+            self._typed_on = self.screen.focused
+            return False
+        now = self.clock()
+        active = self.screen.active_bindings.get(event.key)
+        bound = active is not None and active.enabled
+        # Text waits in the prompt and nobody turned elsewhere since (F8, Tab, a click would).
+        unsent = bool(self._editor().text) and self.screen.focused is self._typed_on
+        if unsent or now < self._text_until or (self._held and not bound):
+            self._flush_held()
+            self._to_editor(event)
+            self._text_until = now + self.burst
+            return True
+        if bound and not self.burst:
+            return False  # no window: the binding acts at once
+        if bound:
+            self._held.append(event)
+            self._stop_waiting()
+            held = list(self._held)
+            self._waiting = self.screen.run_worker(
+                self._held_alone(held), group="typing", exit_on_error=False
+            )
+            return True
+        self._to_editor(event)
+        self._text_until = now + self.burst
+        return True
+
+    def _to_editor(self, event: events.Event) -> None:
+        editor = self._editor()
+        if self.screen.focused is not editor:
+            self.screen.set_focus(editor, scroll_visible=False)
+        self._typed_on = editor
+        editor.post_message(event)
+
+    def _flush_held(self) -> None:
+        """Text followed the held keys: they were typed text too, sent first."""
+        held, self._held = self._held, []
+        self._stop_waiting()
+        for key in held:
+            self._to_editor(key)
+
+    def _release_held(self) -> None:
+        """Something other than text followed: the held keys were keys of their own."""
+        held, self._held = self._held, []
+        self._stop_waiting()
+        if held:
+            self.screen.call_next(self._run_all, held)
+
+    async def _run_all(self, held: list[events.Key]) -> None:
+        for key in held:
+            await self._run_binding(key)
+
+    def _stop_waiting(self) -> None:
+        # Not cancelled (a cancelled worker fails whoever waits for the workers): it finds the
+        # keys it waited for gone, and ends.
+        self._waiting = None
+
+    async def _held_alone(self, held: list[events.Key]) -> None:
+        await self.wait(self.burst)
+        if self._held == held:  # no text came after them: keys of their own
+            self._held, self._waiting = [], None
+            await self._run_all(held)

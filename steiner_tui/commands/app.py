@@ -30,8 +30,8 @@ from steiner_tui import paths
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest, TrustGranted
-from steiner_tui.app.screens.workbench_base import SessionOpenFailed
 from steiner_tui.app.session import planned_model_label
+from steiner_tui.app.workbench_session import SessionOpenFailed
 from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError

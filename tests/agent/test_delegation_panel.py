@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from steiner_tui.agent.delegation import SubAgentInfo
-from steiner_tui.app.messages import SubAgentChanged
+from steiner_tui.agent.delegation import SubAgentInfo, SubAgentUpdated
+from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
 from steiner_tui.app.subagent_view import format_row, format_transcript
 from steiner_tui.app.widgets.subagents import SubAgentPanel
@@ -53,7 +53,7 @@ async def test_panel_rows_follow_updates_and_enter_opens_transcript() -> None:
     app = _Host()
     async with app.run_test() as pilot:
         panel = app.query_one(SubAgentPanel)
-        panel.post_message(SubAgentChanged(SubAgentInfo("explore-1", "explore", "t")))
+        panel.post_message(EngineUpdate(SubAgentUpdated(SubAgentInfo("explore-1", "explore", "t"))))
         await pilot.pause()
         assert len(panel.agents) == 1
         assert panel.row("explore-1")[2] == "… queued"

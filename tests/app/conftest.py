@@ -72,8 +72,9 @@ def project(stable_tmp: Path) -> Path:
     return root
 
 
-QUIET = {"ui": {"cursor_blink": False, "watch_files": False}}
-"""The test configuration's ``[ui]``: no cursor blink, no file watcher."""
+QUIET = {"ui": {"cursor_blink": False, "watch_files": False, "typing_burst_ms": 0}}
+"""The test configuration's ``[ui]``: no cursor blink, no file watcher, and a bound key acts
+when pressed (the typing router's burst window is tested on its own, with a window)."""
 
 
 def quiet_config(tables: dict[str, Any] | None = None) -> Config:

@@ -32,11 +32,30 @@ async def finish(pilot: Pilot[None]) -> None:
             return
 
 
+async def key_alone(pilot: Pilot[None], key: str) -> None:
+    """Press ``key`` as a key of its own: the typing router holds a bound printable key until
+    no text follows it (``typing_route``); this waits for that, not for the other workers."""
+    await pilot.press(key)
+    app = pilot.app
+    typing = [w for w in app.workers if w.group == "typing"]
+    if typing:  # (an empty list would mean every worker to ``wait_for_complete``)
+        await app.workers.wait_for_complete(typing)
+    await pilot.pause()
+
+
 def static_text(widget: Static) -> str:
     """The plain text a Static shows."""
     visual = widget.visual
     assert isinstance(visual, Content)
     return visual.plain
+
+
+def said(app: SteinerApp) -> list[str]:
+    """The texts of the conversation's notices (what commands answered or refused)."""
+    from steiner_tui.app.transcript import NoticeEntry
+
+    entries = app.workbench.conversation.entries
+    return [entry.text for entry in entries if isinstance(entry, NoticeEntry)]
 
 
 def notices(messages: list[object]) -> list[str]:

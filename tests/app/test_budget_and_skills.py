@@ -11,7 +11,7 @@ from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.config import parse_config
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish, notices, send, static_text
+from tests.app.helpers import finish, notices, said, send, static_text
 from tests.providers.fake_servers import LLAMA_CPP, serving, url
 
 
@@ -152,8 +152,8 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
         messages: list[object] = []
         app = app_for(main)
         async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-            await app.workers.wait_for_complete()  # the limits worker asks in a thread
-            await pilot.pause()
+            # The limits worker asks in a thread, then the panel's dry run runs again: all of it.
+            await finish(pilot)
             notes = static_text(app.workbench.budget.query_one("#budget-notes", Static))
             assert "window 4,096 from llama.cpp server · reserve 1,024" in notes
             # A quarter for the reply and the margin leave the prompt under 70% of 4,096.
@@ -161,7 +161,8 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             assert "tools: the server ignores them" in notes
             assert app.workbench.controller.budget_view().row("tool definitions") is None
             await send(pilot, "/model")
-            text = "\n".join(notices(messages))
+            await pilot.pause()
+            text = "\n".join([*said(app), *notices(messages)])
             assert "window 4,096 tokens (source: llama.cpp server)" in text
             assert "max output 1,024 (source: default)" in text
             assert "ignores tool definitions" in text  # the runner's warning

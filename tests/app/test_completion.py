@@ -6,7 +6,7 @@ from steiner_tui.app.completion import CompletionSources, complete
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.completion_list import CompletionList
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import notices
+from tests.app.helpers import said
 
 MODELS = ("anthropic/claude-sonnet-4", "offline/offline")
 
@@ -112,6 +112,6 @@ async def test_an_unresolvable_model_is_refused_with_the_reason(app_for: AppFact
         app.workbench.prompt.load_text("/model nonsense-model-x")
         await pilot.press("enter")
         await pilot.pause()
-        errors = [t for t in notices(messages) if "nonsense-model-x" in t]
+        errors = [t for t in said(app) if "nonsense-model-x" in t]
         assert errors and "cannot switch" in errors[0] and "loop/small" in errors[0]
         assert app.session.driver.runner.model.ref == before

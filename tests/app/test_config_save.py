@@ -25,7 +25,7 @@ from steiner_tui.app.screens.help import HelpScreen
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from tests.app.conftest import AppFactory
-from tests.app.helpers import finish, notices, send, static_text
+from tests.app.helpers import finish, notices, said, send, static_text
 from tests.app.test_steering import THRESHOLD, config
 
 COMMENTED = """# the team's settings [bold]keep[/bold]
@@ -197,9 +197,10 @@ async def test_a_file_that_is_not_toml_is_reported_without_the_dialog(
         await send(pilot, "/compaction ask save")
         await finish(pilot)
         assert not isinstance(app.screen, ConfigSaveScreen)
-        said = notices(messages)
-        assert said[0].startswith(f"not saved: {_path(project)}: not valid TOML")
-        assert said[1].startswith(f"{_path(project)}: not valid TOML")
+        toasts = notices(messages)
+        assert toasts[0].startswith(f"not saved: {_path(project)}: not valid TOML")
+        # The command's error stays in the conversation.
+        assert any(t.startswith(f"/compaction {_path(project)}: not valid TOML") for t in said(app))
         assert _path(project).read_text(encoding="utf-8") == broken
         assert _threshold(app) == THRESHOLD
         assert app.workbench.driver.runner.compaction_mode == "ask"

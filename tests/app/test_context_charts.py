@@ -13,8 +13,8 @@ from textual.content import Content
 from textual.theme import BUILTIN_THEMES
 from textual.widgets import Static
 
-from steiner_tui.app import messages as ui
 from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
+from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import (
     AXIS,
@@ -29,7 +29,8 @@ from steiner_tui.app.widgets.context_charts import (
     source_segments,
 )
 from steiner_tui.app.widgets.tool_block import ToolBlock
-from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.events import OutputCut, ToolCallFinished
+from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.engine.whatif import WhatIf, WhatIfResult
 from tests.app.conftest import SIZE, AppFactory
@@ -255,7 +256,9 @@ async def test_a_cut_result_shows_in_its_tool_block_and_the_panel(app_for: AppFa
         screen = app.workbench
         await screen.conversation.tool_started("c1", "read", "read path=docs_big.md")
         cut = OutputCut(244_000, 12_000, 2_000, 120, "/tmp/results/c1.txt", 3_000)
-        screen.post_message(ui.ToolFinished("c1", "done", "line 1\nline 2", cut, "read"))
+        call = ToolCall("c1", "read", {"path": "docs_big.md"})
+        finished = ToolCallFinished(call, "done", "line 1\nline 2", cut=cut)
+        screen.post_message(EngineUpdate(finished))
         await pilot.pause()
         block = screen.conversation.query_one(ToolBlock)
         title = static_text(block).splitlines()[0]

@@ -20,7 +20,6 @@ from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.prompt import PromptEditor
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish
 
 APP = BindingLayer(
     "the app",
@@ -154,8 +153,10 @@ async def test_a_conflicting_keymap_entry_is_said_in_the_conversation(
 ) -> None:
     keymap = {"main.lineage": "ctrl+p", "main.toggle_context": "f6"}
     app = app_for(config={"keymap": keymap})
-    async with app.run_test(size=SIZE) as pilot:
-        await finish(pilot)
+    async with app.run_test(size=SIZE):
+        # Start-up's end, not a number of frames: under load the first figures (and so the
+        # check, which follows them) come later than any fixed wait.
+        await app.started.wait()
         notices = [e for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
         warnings = [e.text for e in notices if "[keymap]" in e.text]
         assert warnings == [

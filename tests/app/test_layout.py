@@ -164,3 +164,35 @@ async def test_whatif_shows_the_panel_it_focuses_at_80_columns(app_for: AppFacto
         assert view.region and screen.budget.region  # on screen, over the conversation
         assert screen.budget.region.intersection(view.region)  # scrolled into the panel's view
         assert view.threshold == 3000
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_panels_shown_over_the_conversation_never_cover_the_prompt(
+    app_for: AppFactory, size: tuple[int, int]
+) -> None:
+    """Both panels shown where they float (F9, F10): the prompt stays whole and visible, even
+    holding more lines than fit beside them (it scrolls instead of growing under them)."""
+    app = app_for()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        for panel in ("skills", "context"):
+            if not screen.panel_shown(panel):
+                screen.action_toggle_panel(panel)
+        screen.prompt.load_text("\n".join(f"line {n}" for n in range(12)))
+        await pilot.pause()
+        prompt = screen.prompt.region
+        for panel in (screen.skills, screen.query_one("#budget-slot")):
+            assert panel.display and panel.region.height > 0
+            assert not panel.region.overlaps(prompt), (panel, panel.region, prompt)
+
+
+async def test_the_context_panel_grows_with_a_wide_terminal(app_for: AppFactory) -> None:
+    """Docked at 140 columns it is 46 wide; at 200, wider (its labels need not wrap)."""
+    widths = []
+    for width in (140, 200):
+        app = app_for()
+        async with app.run_test(size=(width, 50)) as pilot:
+            await pilot.pause()
+            widths.append(app.workbench.query_one("#budget-slot").region.width)
+    assert widths[0] == 46 and widths[1] > 46

@@ -18,11 +18,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.content import Content
-from textual.notifications import Notify
 from textual.widgets import DataTable, Markdown
 
 import steiner_tui
-from steiner_tui.app.plain import one_line, printable
+from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.plain import PlainToasts, one_line, printable
+from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import (
     ErrorEntry,
@@ -44,7 +45,7 @@ from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionInfo, SessionStore
 from steiner_tui.tools.base import PermissionRequest
 from tests.app.conftest import AppFactory
-from tests.app.helpers import send, static_text
+from tests.app.helpers import said, send, static_text
 
 NASTY = (
     "[/]",
@@ -165,8 +166,9 @@ async def _sessions(title: str) -> None:
 
 
 async def test_a_steering_command_s_error_shows_its_argument_as_text(app_for: AppFactory) -> None:
-    """``/pin``, ``/unpin``, ``/compaction`` and ``/whatif`` name a wrong argument in a toast:
-    the argument is the person's text, shown as typed (a ``[@click=...]`` in it runs nothing)."""
+    """``/pin``, ``/unpin``, ``/compaction`` and ``/whatif`` name a wrong argument in the
+    conversation: the argument is the person's text, shown as typed (a ``[@click=...]`` in it
+    runs nothing)."""
     app = app_for()
     messages: list[object] = []
     async with app.run_test(
@@ -177,27 +179,26 @@ async def test_a_steering_command_s_error_shows_its_argument_as_text(app_for: Ap
             messages.clear()
             await send(pilot, f"/{command} [b]y[/b][@click=app.quit]z[/]")
             await pilot.pause()
-            shown = [m.notification for m in messages if isinstance(m, Notify)]
-            assert shown, command
-            assert all(not n.markup for n in shown), command
-            assert any("[b]y" in n.message for n in shown), command
-            toasts = [_plain(toast.render()) for toast in app.screen.query("Toast")]
-            assert any("[b]y" in text for text in toasts), command
+            texts = [t for t in said(app) if "[b]y" in t]
+            assert texts, command
+            rows = [static_text(row) for row in app.workbench.query(NoticeRow)]
+            assert any("[b]y[/b][@click=app.quit]z[/]" in row for row in rows), command
         assert app.is_running
 
 
 def test_every_notification_of_the_app_is_plain_text() -> None:
-    """Each ``notify`` call in the app passes ``markup=False``: what a toast shows is data (a
-    path, an id, a person's argument), never markup (the app's own ``notify`` forwards it)."""
+    """What a toast shows is data (a path, an id, a person's argument), never markup: both
+    apps' ``notify`` (``plain.PlainToasts``, the one place) forwards ``markup=False`` whatever
+    a caller passes, and no call in the app asks for markup."""
     package = Path(steiner_tui.__file__).parent
-    wrong = []
+    asking = []
     for path in sorted(package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue
             if node.func.attr != "notify" or isinstance(node.func.value, ast.Call):
-                continue  # super().notify(...): the app's forwarding call
-            markup = next((k.value for k in node.keywords if k.arg == "markup"), None)
-            if not (isinstance(markup, ast.Constant) and markup.value is False):
-                wrong.append(f"{path.relative_to(package)}:{node.lineno}")
-    assert wrong == []
+                continue  # super().notify(...): the one forwarding call
+            if any(k.arg == "markup" for k in node.keywords):
+                asking.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert asking == []
+    assert issubclass(SteinerApp, PlainToasts) and issubclass(ReadOnlyApp, PlainToasts)

@@ -71,3 +71,14 @@ def test_a_paste_over_the_read_limit_is_kept_in_parts_the_read_tool_opens(
 def test_a_part_without_line_ends_is_cut_between_characters(tmp_path: Path) -> None:
     saved = save_pastes(tmp_path, "é" * 5, limit=3)  # 2 bytes each: never half of one
     assert [(tmp_path / p).read_text(encoding="utf-8") for p in saved] == ["é", "é", "é", "é", "é"]
+
+
+def test_the_pastes_folder_is_git_ignored(tmp_path: Path) -> None:
+    """The first paste writes ``.steiner/.gitignore`` (ignoring ``pastes/``); a file there
+    already is the project's and is kept as it is."""
+    save_pastes(tmp_path, "one")
+    ignore = tmp_path / ".steiner" / ".gitignore"
+    assert "pastes/" in ignore.read_text(encoding="utf-8").splitlines()
+    ignore.write_text("mine\n", encoding="utf-8")
+    save_pastes(tmp_path, "two")
+    assert ignore.read_text(encoding="utf-8") == "mine\n"

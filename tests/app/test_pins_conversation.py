@@ -8,6 +8,7 @@ emergency stage's test has a small trigger and long turns."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -267,3 +268,46 @@ async def test_focused_entries_read_back_through_5000_messages(app_for: AppFacto
         newest = pane.widget_of(pane.entries[-1])
         assert newest is not None
         await _tab_to(pilot, newest)  # Tab reaches the entries of the run shown
+
+
+async def test_a_burst_typed_onto_an_entry_is_text_and_a_key_alone_pins(
+    app_for: AppFactory,
+) -> None:
+    """With a burst window (the default; the tests' config has none): "please compare" typed
+    onto a focused entry is text in the prompt (its ``p`` pinned nothing, no letter was lost);
+    ``p`` pressed alone pins. The router's clock is held still and its wait is a gate the test
+    opens, so what is a burst does not depend on how fast this machine is."""
+    app = app_for(config={"ui": {"typing_burst_ms": 80}})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("hello",))
+        router = app.workbench.typing
+        now = [0.0]
+        gate = asyncio.Event()
+
+        async def wait(_: float) -> None:
+            await gate.wait()
+
+        router.clock, router.wait = (lambda: now[0]), wait
+        runner = app.workbench.driver.runner
+        user = _shown(app, UserMessage)[-1]
+        user.focus()
+        await pilot.pause()
+        await pilot.press(*"please compare")
+        assert app.workbench.prompt.text == "please compare"
+        assert app.focused is app.workbench.prompt
+        assert runner.lineage.pins == ()
+        gate.set()
+        await finish(pilot)
+        assert runner.lineage.pins == ()
+        gate.clear()
+        app.workbench.prompt.clear()
+        now[0] += 1.0  # the burst is over
+        user.focus()
+        await pilot.pause()
+        await pilot.press("p")
+        assert runner.lineage.pins == ()  # held: it might start a burst
+        gate.set()
+        await finish(pilot)
+        assert len(runner.lineage.pins) == 1
+        assert app.workbench.prompt.text == ""

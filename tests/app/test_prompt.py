@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from steiner_tui.app.screens.help import HelpScreen, key_column, text_width
+from steiner_tui.app.transcript import NoticeEntry
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import finish, notices, send
+from tests.app.helpers import finish, said, send
 
 
 async def test_up_and_down_walk_the_history(app_for: AppFactory) -> None:
@@ -57,7 +58,7 @@ async def test_unknown_slash_command_is_an_error_and_keeps_the_text(
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         await send(pilot, "/nope now")
-        assert any("unknown command /nope" in t for t in notices(messages))
+        assert any("unknown command /nope" in t for t in said(app))  # stays, not a toast
         assert app.workbench.prompt.text == "/nope now"
         assert app.session.driver.runner.conversation == ()
 
@@ -77,7 +78,8 @@ async def test_model_command_shows_the_offline_model(app_for: AppFactory) -> Non
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         await send(pilot, "/model")
-        text = "\n".join(notices(messages))
+        await pilot.pause()
+        text = "\n".join(said(app))
         assert "offline · not a language model" in text
         assert "32,768" in text
 
@@ -136,7 +138,8 @@ async def test_model_command_lists_configured_models(app_for: AppFactory) -> Non
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         await send(pilot, "/model")
-        assert any("configured: anthropic/claude-sonnet-4" in t for t in notices(messages))
+        await pilot.pause()
+        assert any("configured: anthropic/claude-sonnet-4" in t for t in said(app))
 
 
 async def test_help_is_per_screen_and_lists_every_key(app_for: AppFactory) -> None:
@@ -199,3 +202,42 @@ def test_the_help_s_key_column_leaves_the_descriptions_room() -> None:
     assert key_column(34, text_width(80)) == 28
     assert key_column(34, text_width(60)) == 20
     assert key_column(10, text_width(60)) == 12
+
+
+async def test_page_keys_scroll_the_conversation_from_the_prompt(app_for: AppFactory) -> None:
+    """PgUp, PgDn (and Home, End in an empty prompt) scroll the conversation while the prompt
+    keeps the focus; with text in the prompt Home and End move its cursor."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finish(pilot)
+        pane = app.workbench.conversation
+        await pane.load([NoticeEntry(f"line {n}") for n in range(60)])
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        prompt.focus()
+        bottom = pane.scroll_y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert pane.scroll_target_y < bottom and app.focused is prompt
+        await pilot.press("end")
+        await pilot.pause()
+        assert pane.scroll_target_y == pane.max_scroll_y
+        prompt.load_text("abc")
+        await pilot.press("home")
+        assert prompt.cursor_location == (0, 0) and pane.scroll_target_y == pane.max_scroll_y
+
+
+async def test_shift_tab_on_an_entry_moves_the_focus_back(app_for: AppFactory) -> None:
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await finish(pilot)
+        screen = app.workbench
+        mode = screen.status.mode
+        entries = [w for w in screen.conversation.children if w.can_focus]
+        entries[-1].focus()
+        await pilot.pause()
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is not entries[-1] and screen.status.mode == mode

@@ -124,3 +124,27 @@ def test_new_messages_below_marker(snap_compare: SnapCompare, config_dir: Path) 
         await pilot.pause()
 
     assert snap_compare(_app(config_dir), terminal_size=(100, 30), run_before=scroll_up_then_output)
+
+
+async def _both_panels(pilot: Pilot[None]) -> None:
+    await pilot.pause()
+    await send(pilot, "what is in this project?")
+    await finish(pilot)
+    app = pilot.app
+    assert isinstance(app, SteinerApp)
+    screen = app.workbench
+    for panel in ("skills", "context"):
+        if not screen.panel_shown(panel):
+            screen.action_toggle_panel(panel)
+    await finish(pilot)
+    screen.prompt.focus()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_workbench_with_both_panels(
+    snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
+) -> None:
+    """The workbench after one exchange with both side panels shown: at 80x24 they float over
+    the conversation and stop above the prompt; at 200 columns the context panel is wider."""
+    assert snap_compare(_app(config_dir), terminal_size=size, run_before=_both_panels)

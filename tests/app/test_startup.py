@@ -20,8 +20,8 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.messages import WorkbenchReady
-from steiner_tui.app.screens.workbench_base import SessionOpenFailed
 from steiner_tui.app.session import OFFLINE_LABEL, planned_model_label
+from steiner_tui.app.workbench_session import SessionOpenFailed
 from steiner_tui.config import Config, ConfigError
 from tests.app.conftest import SESSION_DATE, SIZE, request_for
 from tests.app.helpers import static_text

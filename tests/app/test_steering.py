@@ -28,7 +28,7 @@ from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.offline import OfflineProvider
 from steiner_tui.sessions import SessionStore, fork_session
 from tests.app.conftest import SESSION_DATE, AppFactory, request_for
-from tests.app.helpers import finish, send, static_text
+from tests.app.helpers import finish, key_alone, send, static_text
 
 THRESHOLD = 4000
 BEFORE = ("hello", "what is in this project?", "search for TODO")
@@ -131,7 +131,7 @@ async def test_ask_compact_with_a_focus_steers_the_summary(
         await _turns(pilot, BEFORE)
         await send(pilot, "read big.md")
         await _question(pilot)
-        await pilot.press("f")
+        await key_alone(pilot, "f")  # a key of its own, not the start of a burst of typing
         await pilot.press(*"the parser")
         await pilot.press("enter")
         await finish(pilot)

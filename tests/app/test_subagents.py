@@ -21,13 +21,13 @@ from textual.widgets import Static
 
 from steiner_tui.agent.delegation import SubAgentInfo, SubAgentUpdated, render_sub_agent_result
 from steiner_tui.agent.model import MainModel
-from steiner_tui.app import messages as ui
-from steiner_tui.app.adapter import to_ui_message
+from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.app import make_app
 from steiner_tui.app.commands import SubAgentCommands
+from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
 from steiner_tui.app.subagent_view import panel_title, result_notice
-from steiner_tui.app.transcript import NoticeEntry, UserEntry
+from steiner_tui.app.transcript import NoticeEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.subagents import SubAgentPanel
 from steiner_tui.engine.events import ToolCallStarted
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
@@ -41,7 +41,7 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.helpers import finish, notices, send
+from tests.app.helpers import finish, notices, said, send
 
 PARENT_KEY = "key-1"
 CHILD_KEY = "key-1-explore-1"
@@ -93,14 +93,26 @@ def delegating_model(provider: DelegatingProvider) -> MainModel:
     return MainModel("fake", "offline", provider, INFO, prompt_cache_key=PARENT_KEY)
 
 
-def test_adapter_turns_sub_agent_updates_into_messages() -> None:
+async def test_sub_agent_updates_reach_the_workbench_and_delegate_calls_read_well(
+    app_for: AppFactory,
+) -> None:
+    """A ``SubAgentUpdated`` arrives as one ``EngineUpdate`` (no mirror class) and mounts the
+    panel; a delegate call's block names its type and the task's first line."""
     info = SubAgentInfo("explore-1", "explore", "look")
-    message = to_ui_message(SubAgentUpdated(info))
-    assert isinstance(message, ui.SubAgentChanged) and message.info is info
-    call = ToolCall("d1", "delegate", {"type": "code", "task": "Fix it\nin detail", "wait": False})
-    started = to_ui_message(ToolCallStarted(call, "delegate"))
-    assert isinstance(started, ui.ToolStarted)
-    assert started.summary == "delegate code (background) · Fix it"
+    sink = UiEventSink()
+    sink.emit(SubAgentUpdated(info))
+    app = app_for()
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.workbench
+        sink.attach(screen)
+        call = ToolCall(
+            "d1", "delegate", {"type": "code", "task": "Fix it\nin detail", "wait": False}
+        )
+        screen.post_message(EngineUpdate(ToolCallStarted(call, "delegate")))
+        await pilot.pause()
+        assert screen.has_sub_agents
+        tool = [e for e in screen.conversation.entries if isinstance(e, ToolEntry)][-1]
+        assert tool.summary == "delegate code (background) · Fix it"
 
 
 def test_panel_title_and_result_notice() -> None:
@@ -208,9 +220,9 @@ async def test_background_child_blocks_clear_until_done_then_reaches_the_parent(
         before = driver.runner.conversation
 
         await send(pilot, "/clear")
-        assert "cannot replace the conversation now: 1 sub-agent is still running" in " ".join(
-            notices(messages)
-        )
+        await pilot.pause()
+        refused = "cannot replace the conversation now: 1 sub-agent is still running"
+        assert any(refused in text for text in said(app))  # stays in the conversation
         assert driver.runner.conversation == before
 
         # Its transcript, opened while it runs, follows it to the end.

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from steiner_tui.app.adapter import UiEventSink, to_ui_message
+from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.budget_view import WindowFigures, build_budget_view
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.history import PromptHistory
-from steiner_tui.app.messages import ReplyDelta, RequestSent
+from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import (
     ReplyEntry,
@@ -185,9 +185,7 @@ def test_key_labels() -> None:
 def test_adapter_buffers_until_attached() -> None:
     sink = UiEventSink()
     sink.emit(TextDelta("hello"))
-    assert isinstance(to_ui_message(TextDelta("x")), ReplyDelta)
-    assert to_ui_message(UsageReported("m", 1, 1)) is not None
-    assert to_ui_message(ReasoningDelta("thinking")) is None
+    sink.emit(ReasoningDelta("thinking"))  # not shown: the session log keeps it
     posted: list[object] = []
 
     class Target:
@@ -196,6 +194,8 @@ def test_adapter_buffers_until_attached() -> None:
             return True
 
     sink.attach(Target())  # type: ignore[arg-type]
-    assert [type(m) for m in posted] == [ReplyDelta]
+    assert [type(m) for m in posted] == [EngineUpdate]
+    assert isinstance(posted[0], EngineUpdate) and posted[0].event == TextDelta("hello")
+    sink.emit(UsageReported("m", 1, 1))
     sink.emit(_snapshot(()))
-    assert isinstance(posted[-1], RequestSent)
+    assert len(posted) == 3 and isinstance(posted[-1], EngineUpdate)

@@ -224,9 +224,10 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
         ";", "new-session", "-d", "-x", "220", "-y", "60", "-s", SESSION, command,
     )  # fmt: skip
     _wait_for(tmux, "Skills", "dry run", PLACEHOLDER, deadline=START_DEADLINE)
-    # 220 columns: both panels docked (28 + 46), the conversation takes the rest. Polled, not
-    # read off the first frame: a capture can fall in the middle of a redraw.
-    _wait_for_width(tmux, 220 - 28 - 46)
+    # Polled, not read off the first frame: a capture can fall in the middle of a redraw.
+    # 220 columns: both panels docked, the context panel 30% of the width (66: it grows with
+    # the width), the conversation the rest.
+    _wait_for_width(tmux, 220 - 28 - 66)
     _resize(tmux, 120, 36)  # the context panel stays, the skills sidebar goes
     _wait_for_width(tmux, 120 - 46, shown=("Context ·",), absent=("Skills ·",))
     _resize(tmux, 100, 30)  # neither panel: the conversation has the whole width
@@ -238,7 +239,7 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
     _keys(tmux, "F10")
     _wait_for_width(tmux, 80)
     _resize(tmux, 160, 48)
-    _wait_for_width(tmux, 160 - 28 - 46, shown=("Skills ·", "Context ·"))
+    _wait_for_width(tmux, 160 - 28 - 48, shown=("Skills ·", "Context ·"))  # 30% of 160
     _keys(tmux, "C-q")
     status, screen = _wait_until_closed(tmux)
     assert status in ("", "0"), f"exit status {status}; the pane shows:\n{screen}"

@@ -27,12 +27,12 @@ from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.agent.session_factory import build_session
-from steiner_tui.app import messages as ui
 from steiner_tui.app.app import make_app
+from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.app.transcript import ErrorEntry
 from steiner_tui.commands.headless_io import HeadlessPermission, ReplyPrinter
 from steiner_tui.config import parse_config
-from steiner_tui.engine.events import FanoutSink, ListSink, UsageReported, WarningEvent
+from steiner_tui.engine.events import FanoutSink, ListSink, TextDelta, UsageReported, WarningEvent
 from tests.app.conftest import FIXTURE_PROJECT, SIZE, request_for
 from tests.app.helpers import finish, send, static_text
 from tests.llamacpp.conftest import REPO, LlamaServer
@@ -145,7 +145,7 @@ async def test_the_app_streams_and_esc_cancels_on_the_server(
     first_delta = asyncio.Event()
 
     def hook(message: object) -> None:
-        if isinstance(message, ui.ReplyDelta):
+        if isinstance(message, EngineUpdate) and isinstance(message.event, TextDelta):
             first_delta.set()
 
     app = make_app(request_for(project, config_dir, main))

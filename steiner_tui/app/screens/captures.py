@@ -123,7 +123,7 @@ class CapturesScreen(Screen[None]):
                 data: dict[str, Any] = load_import(self.base, item_id)
                 self.app.push_screen(ImportedScreen(data))
         except (OSError, ValueError, LookupError) as error:
-            self.notify(f"Cannot open {item_id}: {error}", severity="error", markup=False)
+            self.notify(f"Cannot open {item_id}: {error}", severity="error")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -142,7 +142,7 @@ class LineageScreen(Screen[None]):
             return
         path = self.history_path
         if path is None or not path.is_file():
-            self.notify(NO_HISTORY_NOTICE, title="History", severity="warning", markup=False)
+            self.notify(NO_HISTORY_NOTICE, title="History", severity="warning")
             return
         self._load_history(path)
 
@@ -158,8 +158,6 @@ class LineageScreen(Screen[None]):
             await history.show(partial(read_history_file, path), self.size.width - 6)
         except OSError as error:
             self.history_open = False
-            self.notify(
-                f"Cannot read {path}: {error}", title="History", severity="error", markup=False
-            )
+            self.notify(f"Cannot read {path}: {error}", title="History", severity="error")
             return
         history.border_subtitle = HISTORY_RETURN

@@ -1,37 +1,50 @@
 """The main screen: skills on the left, the conversation and prompt, the context budget right.
 
-The screen routes: widgets post what the user asked for, the adapter posts what the engine did,
-and the screen calls the controller (engine side) and tells widgets what to show. Runs happen in
-one exclusive async worker group, so engine events arrive on the UI loop in order; Esc cancels
-that worker and the runner keeps what streamed as an interrupted reply.
+The screen composes self-contained widgets and routes between them: the conversation shows
+replies, tools and questions (``ConversationPane.show_event``, ``ask``), the context panel
+computes its own figures and steers (``BudgetPanel``), ``p`` pins in the conversation. The
+screen keeps the layout (``SidePanels``), its own keys, the slash commands and the run worker.
+Engine events arrive as one message, ``EngineUpdate``, in the order the engine emitted them.
+Runs happen in one exclusive async worker group; Esc cancels that worker and the runner keeps
+what streamed as an interrupted reply. ``busy`` is the one run state: the status line and the
+context panel are bound to it, and the footer follows it.
+
+The session (``WorkbenchSession``) opens at once (tests, benchmarks) or after the first frame
+(a launch): until then every key of the workbench shows dimmed and does nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from textual import events, on, work
+from textual import events, getters, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Container
+from textual.binding import BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
 
-from steiner_tui.agent.interactive import DriverRefusal
-from steiner_tui.app import messages as ui
+from steiner_tui.agent.delegation.model import SubAgentInfo, SubAgentUpdated
+from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import LOG_FAILED, LOG_RESTORED
+from steiner_tui.app.adapter import skill_notice
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.completion import CompletionSources
+from steiner_tui.app.controller import SessionController
 from steiner_tui.app.help_catalog import key_label
-from steiner_tui.app.paste import byte_size, paste_notice, save_pastes
+from steiner_tui.app.main_keys import MAIN_BINDINGS
+from steiner_tui.app.messages import Asked, EngineUpdate, RunEnded, Said, WorkbenchReady
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resend import resend_text
-from steiner_tui.app.resume_request import ResumeRequest
-from steiner_tui.app.screens.panel_layout import PanelLayoutScreen
-from steiner_tui.app.session import model_label, planned_model_label
+from steiner_tui.app.screens.panel_layout import BREAKPOINTS, PANELS, WIDE_FROM, SidePanels
+from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
-from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
-from steiner_tui.app.transcript import NoticeEntry, error_entry
-from steiner_tui.app.typing_route import route_typing
+from steiner_tui.app.slash_commands import SlashCommands
+from steiner_tui.app.steering import SteeringController
+from steiner_tui.app.transcript import NoticeEntry, entries_from_messages, error_entry
+from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
 from steiner_tui.app.widgets.completion_list import CompletionList
@@ -42,93 +55,127 @@ from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.app.widgets.subagents import SUB_AGENT_PANEL_ID, BudgetSlot
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
-from steiner_tui.config import ConfigError
-from steiner_tui.engine.compaction.escalation import replacement_refusal
+from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
+from steiner_tui.engine.events import (
+    CompactionApplied,
+    ErrorEvent,
+    HealthEvent,
+    RequestSnapshot,
+    ToolCallFinished,
+    UsageReported,
+    WarningEvent,
+)
+from steiner_tui.engine.prompt.pending_reload import PendingReload
+from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
-from steiner_tui.sessions import SessionStore
+from steiner_tui.units import count, token_count
 
 __all__ = ["MainScreen"]
 
-_RUN = Binding.Group("Run")
-_PANELS = Binding.Group("Panels", compact=True)
+_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed", LOG_RESTORED})
+"""Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
+hard limit, why a compaction failed, and a session log written anew after its folder went."""
 
 
-def _saved(store: SessionStore, session_id: str) -> bool:
-    try:
-        return store.exists(session_id)
-    except ValueError:  # not a session id at all
-        return False
-
-
-class MainScreen(PanelLayoutScreen):
+class MainScreen(Screen[None]):
     """The workbench."""
 
     # Its sheet, styles/main.tcss, is in SteinerApp.CSS_PATH (the default screen's own
     # CSS_PATH is not loaded by Textual).
     AUTO_FOCUS = ""  # the prompt takes focus on the first resume (``on_screen_resume``)
     COMMANDS: ClassVar = {WorkbenchCommands, SubAgentCommands}
-    _last_sent: str | None = None
-    """The text of the last message sent from this screen (F5 resends it)."""
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
     HELP_WIDGETS: ClassVar = (
         SkillList, ConversationPane, ToolBlock, PermissionPrompt, CompactionPrompt, UnpinPrompt,
         BudgetPanel, CostRanking, WhatIfView,
     )  # fmt: skip
     """Widgets whose keys F1 lists even before one is on screen (``help_catalog``)."""
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
-                tooltip="Stop the reply; what streamed is kept and marked interrupted"),
-        Binding("shift+tab", "toggle_mode", "Mode", id="main.toggle_mode", key_display="⇧Tab",
-                tooltip="Switch plan/build mode; the notice goes out with your next message"),
-        Binding("ctrl+l", "app.lineage", "Lineage", id="main.lineage",
-                tooltip="Browse compaction generations"),
-        Binding("f2", "inspect", "Inspect", id="main.inspector",
-                tooltip="Inspect the latest request"),
-        Binding("ctrl+o", "sessions", "Sessions", id="main.sessions", show=False,
-                tooltip="Saved sessions: Enter resumes one, d deletes one"),
-        Binding("f3", "focus_subagents", "Sub-agents", id="main.subagents",
-                tooltip="Focus the sub-agent panel (Enter opens a child's transcript)"),
-        Binding("f9", "toggle_panel('skills')", "Skills", id="main.toggle_skills", group=_PANELS,
-                tooltip="Show or hide the skills sidebar (over the conversation when narrow)"),
-        Binding("f10", "toggle_panel('context')", "Context", id="main.toggle_context",
-                group=_PANELS,
-                tooltip="Show or hide the context panel (over the conversation when narrow)"),
-        Binding("ctrl+r", "reload_context", "Reload files", id="main.reload_context",
-                tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
-                "prefix); otherwise they apply at the next compaction"),
-        Binding("f5", "retry", "Retry", id="main.retry", group=_RUN,
-                tooltip="Send the message that got no reply, or whose reply an error cut off, "
-                "once more (it is not stored twice)"),
-        Binding("f8", "answer_permission", "Answer", id="main.permission", group=_RUN,
-                tooltip="Turn to the tool's permission request (then a, A, r or R; typing "
-                "never answers one)"),
-    ]  # fmt: skip
-    """Run control, mode, screens, sub-agents, the side panels and the permission key (shown
-    while a request waits; F3 says so when there is no sub-agent yet). Skills' 1-9 belong to
-    the sidebar (``SkillList``)."""
+    BINDINGS: ClassVar[list[BindingType]] = list(MAIN_BINDINGS)
+    """The workbench's own keys (``main_keys``)."""
+
+    busy: reactive[bool] = reactive(False, bindings=True)
+    """A run was started and has not ended (set before its worker starts, so a second Enter
+    cannot start another run, which the exclusive worker group would cancel)."""
+    opened: reactive[bool] = reactive(False, bindings=True)
+    """The session is shown (until then the workbench's keys are drawn dimmed)."""
+    pending_reload: reactive[bool] = reactive(False, bindings=True)
+    """Files changed on disk wait for the next compaction (Ctrl+R reloads them now)."""
+
+    conversation = getters.query_one("#conversation", ConversationPane)
+    prompt = getters.query_one("#prompt", PromptEditor)
+    budget = getters.query_one("#budget", BudgetPanel)
+    status = getters.query_one("#status", StatusLine)
+
+    def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
+        super().__init__()
+        self.request = request
+        """What the session is built from (configuration included)."""
+        self.hold = WorkbenchSession(request)
+        """The session, its controllers and the adapters that post its events here."""
+        self.skills = SkillList(id="skills")
+        """The skills sidebar (mounted once it is shown or filled)."""
+        self.panels = SidePanels(self, self.skills)
+        """Docking by width, F9 / F10 and ``/context``."""
+        self.commands = SlashCommands(self, self)
+        """The slash commands (and F4)."""
+        burst = request.config.typing_burst
+        self.typing = TypingRouter(self, lambda: self.prompt, self.run_held_key, burst=burst)
+        """Printable keys and pastes to the prompt, whatever has focus (``typing_route``)."""
+        self._last_sent: str | None = None
+        """The text of the last message sent from this screen (F5 resends it)."""
+        self._open_after_first_frame = defer_open
+        if not defer_open:
+            self.hold.open()
+
+    @property
+    def attached(self) -> bool:
+        """Whether the session is open."""
+        return self.hold.attached
+
+    @property
+    def session(self) -> Session:
+        """The session shown."""
+        return self.hold.session
+
+    @property
+    def controller(self) -> SessionController:
+        """Engine-side operations."""
+        return self.hold.controller
+
+    @property
+    def steering(self) -> SteeringController:
+        """The compaction mode, pins, cost ranking and what-if."""
+        return self.hold.steering
+
+    @property
+    def driver(self) -> InteractiveDriver:
+        """The session's driver."""
+        return self.hold.driver
 
     def compose(self) -> ComposeResult:
         # Flat: no wrapper containers (each costs a full-height paint and restyling on focus).
-        # The footer, the status line and the side panels are splits (styles/main.tcss), taken
-        # off the screen's edges in this order; the conversation and the prompt fill the rest.
-        # The focus order (skills, conversation, prompt, context) is the order of focusables.
-        # The side panels fill once the session is open; the context panel's dry-run request
-        # waits for the first frame (``_fill_budget``).
+        # The footer, the status line and the side panels are splits (styles/main.tcss); the
+        # focus order (skills, conversation, prompt, context) is the order of focusables.
         yield KeyFooter()
-        yield StatusLine(id="status")
-        yield from self.first_frame_skills()
+        yield StatusLine(id="status").data_bind(MainScreen.busy)
+        if self.attached or self.app.size.width >= WIDE_FROM:
+            yield self.skills  # docked in the first frame (else mounted when first needed)
         yield ConversationPane(id="conversation")
-        yield PromptEditor(id="prompt", cursor_blink=self.request.config.cursor_blink)
-        # The completion dropdown (#completions) mounts after the prompt when first needed.
+        blink = self.request.config.cursor_blink
+        yield PromptEditor(self.request.project_root, id="prompt", cursor_blink=blink)
         # A new session's panel first shows the dry run: composed with its class, the figures
         # restyle nothing when they come (a class added restyles the panel and its widgets).
         first = "-preview" if self.request.resume is None else None
-        with Container(id="budget-slot"):  # the sub-agent panel mounts under the budget
-            yield BudgetPanel(id="budget", classes=first)
+        with BudgetSlot(id="budget-slot"):  # the sub-agent panel mounts under the budget
+            yield BudgetPanel(id="budget", classes=first).data_bind(MainScreen.busy)
 
     def on_mount(self) -> None:
-        """Attach to the engine (a deferred session opens after the first frame)."""
+        """Take the width's class before the first frame (Textual sets it on the first resize,
+        after that frame: it would be laid out twice), and attach to the engine."""
+        self.add_class(self.panels.first_class(self.app.size.width), update=False)
         self.completion = PromptCompletion(
             self.prompt,
             lambda dropdown: self.mount(dropdown, after=self.prompt),
@@ -144,26 +191,372 @@ class MainScreen(PanelLayoutScreen):
                 self.status.model = planned_model_label(self.request)
             except ValueError as error:  # the session will not open: it says why
                 self.status.model = str(error)
-            self._open_after_first_frame = True  # on the first resume (``on_screen_resume``)
 
-    # -- prompt and commands ----------------------------------------------------------------
+    # -- opening and closing ---------------------------------------------------------------
+
+    def _show_session(self) -> None:
+        """Show the session's state and start receiving its events."""
+        self.status.model = self.controller.model_label
+        self.status.mode = self.driver.mode
+        self.status.compaction = self.steering.mode
+        self.conversation.steering = self.steering
+        self.prompt.project_root = self.session.project_root
+        self.budget.attach(self.controller, self.steering)
+        self.query_one(BudgetSlot).transcript = self.controller.sub_agent_transcript
+        self.hold.attach(self)
+        self.refresh_skills()
+        self.show_conversation()
+        self.learn_model_limits()
+        self.opened = True  # the keys are drawn enabled
+
+    def _after_first_frame(self) -> None:
+        # Focusing restyles the prompt, the panel computes a dry run, the watcher loads a
+        # native module: the first frame needs none of them.
+        self._focus_prompt()
+        self.refresh_budget()
+        self.run_worker(self.hold.warm(), group="warm", exit_on_error=False)
+
+    def on_screen_resume(self) -> None:
+        """Focus the prompt when nothing is focused on coming back; the first resume of a
+        launch opens the session once the first frame is drawn (what is typed meanwhile goes
+        into the focused prompt, in order)."""
+        if self.is_mounted:
+            self._focus_prompt()
+        if self._open_after_first_frame:
+            self._open_after_first_frame = False
+            self.call_next(self._open_deferred)  # after Textual draws the first frame
+
+    def _open_deferred(self) -> None:
+        from steiner_tui.app.workbench_session import SessionOpenFailed
+        from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+
+        try:
+            self.hold.open()
+        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
+            self.app.exit(SessionOpenFailed(str(error)))
+            return
+        self._show_session()
+        self._focus_prompt()
+        self._after_first_frame()
+
+    def _focus_prompt(self) -> None:
+        if self.focused is None:  # at once, not after the next frame as ``Widget.focus`` does
+            self.set_focus(self.prompt, scroll_visible=False)
+
+    @on(BudgetPanel.Shown)
+    def _started(self) -> None:
+        if self.request.config.watch_files:
+            plan = self.controller.watch_plan
+            self.run_worker(follow_files(plan, self.apply_file_changes), group="watch")
+        self.post_message(WorkbenchReady())
+
+    @work(group="limits", exit_on_error=False)
+    async def learn_model_limits(self) -> None:
+        """Ask a local model's server for its window and tool support (off the UI loop)."""
+        runner = self.driver.runner
+        learned = await runner.learn_limits()
+        model = runner.model
+        silent = model.limits_probe is not None and model.window_origin == "default"
+        # A local server down: its window is a guess, said at the top of the panel.
+        self.budget.warn_window("window unknown: server not answering" if silent else "")
+        if learned or silent:
+            self.refresh_budget()
+
+    @work(exclusive=True, group="load")
+    async def show_conversation(self) -> None:
+        """Show a resumed conversation, then what the session has to say at start."""
+        root = str(self.session.project_root)
+        conversation, errors = self.driver.runner.conversation, self.session.logged_errors
+        self.conversation.show_pins(self.driver.runner.lineage.pins)  # marked as they are made
+        statuses = self.session.tool_status.statuses
+        await self.conversation.load(entries_from_messages(conversation, root, errors, statuses))
+        for notice in self.session.notices:
+            await self.conversation.add(NoticeEntry(notice, "session"))
+
+    async def on_unmount(self) -> None:
+        """Detach from the engine; cancel sub-agents still running and wait for them."""
+        await self.hold.close()
+
+    # -- showing engine state ---------------------------------------------------------------
+
+    def refresh_skills(self) -> None:
+        """Show the driver's skill states (mounting the sidebar the first time)."""
+        if self.attached:
+            self.panels.mount_skills(self.conversation)
+            self.skills.show(self.controller.skill_rows())
+
+    def refresh_budget(self) -> None:
+        """Show the latest request's figures, or the dry run of the next one (in a worker)."""
+        if self.attached:
+            self.status.generation = self.driver.lineage.active.id
+            self.budget.refresh_figures()
+
+    def refresh_pending_reload(self) -> PendingReload | None:
+        """Show the changes waiting for the next compaction (and their cost) in the status line."""
+        pending = self.controller.pending_reload() if self.attached else None
+        self.status.pending_reload = pending.short if pending is not None else ""
+        self.pending_reload = pending is not None
+        return pending
+
+    @on(EngineUpdate)
+    async def _engine_event(self, message: EngineUpdate) -> None:
+        event = message.event
+        await self.conversation.show_event(event)
+        match event:
+            case ToolCallFinished(cut=cut, call=call) if cut is not None:
+                self.budget.show_cut(call.name, cut)
+            case RequestSnapshot():
+                self.refresh_budget()
+                if self.driver.runner.context.pending_reloads:
+                    self.refresh_pending_reload()  # its cost grows with every request
+            case UsageReported():
+                self.controller.observe_usage(event)
+                self.refresh_budget()
+            case HealthEvent():
+                self.controller.observe_health(event)
+                if event.severity != "info":
+                    self.notify(event.guidance, title="Session health", severity="warning")
+            case CompactionApplied(generation_id=generation, outcome=outcome):
+                text = (
+                    f"compacted into generation {generation}: "
+                    f"{count(outcome.before_tokens)} → {token_count(outcome.after_tokens)}"
+                )
+                await self.conversation.add(NoticeEntry(text, "compaction"))
+                self.refresh_budget()
+                self.refresh_pending_reload()  # the compaction applied the pending changes
+            case WarningEvent(code=code, message=text):
+                await self._warning(code, text)
+            case ErrorEvent(code=code, message=text, remedies=remedies):
+                await self.conversation.end_reply()
+                retry = self._retry_key(erred=True)
+                await self.conversation.add(error_entry(code, text, remedies, retry))
+            case SubAgentUpdated(info=info):
+                await self.query_one(BudgetSlot).show_agent(info, self.driver.busy)
+        said = skill_notice(event)
+        if said is not None:
+            self.notify(said[0], title="Skills", severity="warning" if said[1] else "information")
+            self.refresh_skills()
+
+    async def _warning(self, code: str, text: str) -> None:
+        if code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
+            await self.conversation.add(NoticeEntry(text, "warning"))
+        if code == LOG_FAILED:  # nothing from here on is saved: said where it stays
+            await self.conversation.add(NoticeEntry(text, "error"))
+            self.notify(text, title="Session not saved", severity="error")
+        else:  # the code is an identifier: the title says it in words
+            self.notify(text, title=code.replace("_", " ").capitalize(), severity="warning")
+
+    @on(Asked)
+    async def _asked(self, message: Asked) -> None:
+        await self.conversation.ask(message.entry)
+        self.status.waiting = True  # the status says the run waits for an answer
+
+    @on(Said)
+    async def _said(self, message: Said) -> None:
+        await self.conversation.add(NoticeEntry(message.text, message.kind))
+        if message.kind == "steer":
+            self.status.compaction = self.steering.mode
+            self.refresh_budget()
+
+    # -- sub-agents ---------------------------------------------------------------------------
+
+    @property
+    def has_sub_agents(self) -> bool:
+        """Whether the sub-agent panel is mounted (a child was started)."""
+        return self.query_one(BudgetSlot).has_sub_agents
+
+    def sub_agent_infos(self) -> tuple[SubAgentInfo, ...]:
+        """Every sub-agent of the session (``SubAgentHost``)."""
+        return self.controller.sub_agents()
+
+    def open_sub_agent(self, agent_id: str) -> None:
+        """Show ``agent_id``'s own transcript (``SubAgentHost``)."""
+        from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
+
+        transcript = self.controller.sub_agent_transcript
+        info = next((i for i in self.controller.sub_agents() if i.id == agent_id), None)
+        self.app.push_screen(SubAgentTranscriptScreen(agent_id, transcript, info))
+
+    def action_focus_subagents(self) -> None:
+        """Focus the sub-agent panel (showing the context panel); before the first
+        delegation there is none, and F3 says so."""
+        if self.has_sub_agents:
+            if not self.panels.shown("context"):
+                self.action_toggle_panel("context")
+            self.call_after_refresh(self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus)
+            return
+        self.notify(
+            "No sub-agents in this session yet: the model starts one with the delegate tool, "
+            "and F3 then focuses their panel.",
+            title="Sub-agents",
+        )
+
+    # -- live files ---------------------------------------------------------------------------
+
+    def apply_file_changes(self, changes: Iterable[tuple[object, str]]) -> frozenset[str]:
+        """Handle a batch of watchfiles changes; returns the partitions they touched.
+
+        AGENTS.md and project-context changes wait for the next compaction (the status line
+        says so, with the cost of reloading now); skill folders refresh the sidebar at once.
+        What the skills' rediscovery says for the first time is a toast and stays in the
+        conversation as a warning; said again by the next rescan, it is not repeated.
+        """
+        from pathlib import Path
+
+        changed = self.controller.apply_file_changes(Path(path) for _, path in changes)
+        partitions = changed.partitions
+        if StaticPartition.SKILLS in partitions:
+            self.refresh_skills()
+        for event in changed.skill_notices:
+            text = event.message if isinstance(event, WarningEvent) else skill_notice(event)
+            if text:
+                said = text if isinstance(text, str) else text[0]
+                self.call_later(self.conversation.add, NoticeEntry(said, "warning"))
+        pending = self.refresh_pending_reload()
+        if pending is not None and partitions - {StaticPartition.SKILLS}:
+            self.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
+        return frozenset(str(p) for p in partitions)
+
+    # -- the side panels ----------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A width that docks the sidebar shows it, mounted if it is not yet."""
+        if self.panels.shown("skills"):
+            self.panels.mount_skills(self.conversation)
+
+    def action_toggle_panel(self, panel: str) -> None:
+        """Show or hide a side panel (F9: skills, F10: context), at any width."""
+        if panel in PANELS:
+            if panel == "skills":
+                self.panels.mount_skills(self.conversation)
+            widget = self.skills if panel == "skills" else self.budget
+            self.panels.toggle(panel, widget, self.prompt)
+
+    def action_context(self) -> None:
+        """``/context``: the context panel enlarged, over the conversation."""
+        self.toggle_class("-context")
+        if self.has_class("-context"):
+            self.call_after_refresh(self.budget.focus)  # once it shows
+        else:
+            self.prompt.focus()
+
+    def reveal_context_panel(self) -> None:
+        """Show the context panel where the width hides it (``/whatif`` focuses a view in it)."""
+        if not self.panels.shown("context"):
+            self.action_toggle_panel("context")
+
+    def panel_shown(self, panel: str) -> bool:
+        """Whether ``panel`` is on screen (docked, over the conversation, or enlarged)."""
+        return self.panels.shown(panel)
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Cancel shows only while a run is generating, Retry while a message is unanswered,
+        Answer while a question waits, Reload while changed files wait. Until the session is
+        open every key of the workbench shows dimmed and does nothing."""
+        if not self.attached:
+            return None
+        if action == "cancel_run":
+            return self.busy
+        if action == "retry":
+            return not self.busy and self._unanswered() is not None
+        if action == "answer_permission":
+            return self.conversation.waiting
+        if action == "reload_context":
+            return self.pending_reload and not self.busy
+        return True
+
+    async def run_held_key(self, event: events.Key) -> None:
+        """Run the binding of a key the typing router held (it came alone, not in a burst)."""
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            await self.app.run_action(active.binding.action, active.node)
+
+    async def action_answer_permission(self) -> None:
+        """Focus the waiting question (its keys and buttons answer it)."""
+        await self.conversation.turn_to_question()
+
+    @on(PermissionPrompt.Done)
+    @on(QuestionLeft)
+    def _question_left(self) -> None:
+        self.status.waiting = self.conversation.open_question() is not None
+        self.prompt.focus()
+
+    def action_cancel_run(self) -> None:
+        """Cancel the running reply or compaction."""
+        if self.busy:
+            self.workers.cancel_group(self, "run")
+
+    def action_toggle_mode(self) -> None:
+        """Switch plan/build; with a conversation entry focused, Shift+Tab moves the focus
+        back instead (as Tab moves it on)."""
+        focused = self.focused
+        if focused is not None and self.conversation in focused.ancestors:
+            self.focus_previous()
+            return
+        mode = self.status.mode = self.controller.toggle_mode()
+        self.refresh_budget()  # the panel shows the dry run, the notice in it
+        self.notify(f"{mode} mode: the notice goes out with your next message", title="Mode")
+
+    async def action_cycle_compaction(self) -> None:
+        """Switch to the next compaction mode (auto, ask, off)."""
+        await self.commands.cycle_compaction()
+
+    async def action_inspect(self) -> None:
+        """Open the inspector on the latest request."""
+        await self.run_action("app.inspector")
+
+    def action_sessions(self, session_id: str = "") -> None:
+        """Open the sessions screen (or resume ``session_id``)."""
+        self.commands.sessions(session_id)
+
+    def model_command(self, name: str) -> None:
+        """``/model [name]``: switch to model ``name``; alone, show the model."""
+        self.commands.model(name)
+
+    async def clear_conversation(self) -> None:
+        """``/clear``: a new, empty conversation."""
+        await self.commands.clear()
+
+    def action_reload_context(self) -> None:
+        """Apply the files changed on disk now instead of at the next compaction."""
+        if self.busy:
+            self.notify("wait for the reply to finish", severity="warning")
+            return
+        pending = self.controller.pending_reload()
+        reloaded = self.controller.reload_now()
+        self.refresh_pending_reload()
+        if reloaded and pending is not None:
+            self.refresh_budget()
+            self.notify(f"reloaded {pending.label} for the next request", title="Files changed")
+
+    @on(SkillList.ToggleRequested)
+    def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
+        if self.attached:  # the sidebar lists no skill before, so this is a safeguard
+            self.toggle_skill(event.name)
+
+    @on(BudgetPanel.InspectRequested)
+    async def _inspect_requested(self) -> None:
+        await self.action_inspect()
+
+    # -- the prompt -------------------------------------------------------------------------
 
     @on(PromptEditor.Submitted)
     async def _submitted(self, event: PromptEditor.Submitted) -> None:
         if not self.attached:  # typed before the session opened: the text stays in the prompt
-            self.notify("The session is still opening.", severity="warning", markup=False)
+            self.notify("The session is still opening.", severity="warning")
             return
         try:
             parsed = parse_slash(event.text)
         except UnknownSlashCommand as error:
-            if self.completion.accept(self.completion.chosen):
-                return  # Enter on "/mo" completes it
-            self.notify(str(error), title="Unknown command", severity="error", markup=False)
+            if not self.completion.accept(self.completion.chosen):  # Enter on "/mo" completes
+                await self.conversation.add(NoticeEntry(str(error), "error"))
             return
         if isinstance(parsed, SlashCommand):
             event.editor.sent(event.text)
             self.completion.sent()
-            await self.run_slash(parsed)
+            await self.commands.run(parsed)
             return
         if self.busy:
             self.notify(
@@ -171,223 +564,12 @@ class MainScreen(PanelLayoutScreen):
                 "Your text stays in the prompt.",
                 title="Busy",
                 severity="warning",
-                markup=False,
             )
             return
         event.editor.sent(event.text)
         self._last_sent = parsed
-        self._set_busy(True)
+        self.busy = True
         self.run_episode(parsed)
-
-    async def run_slash(self, command: SlashCommand) -> None:
-        """Carry out a slash command."""
-        name = command.name
-        if name == "compact":
-            self.action_compact(command.argument)
-        elif name == "context":
-            self.action_context()
-        elif name == "lineage":
-            await self.run_action("app.lineage")
-        elif name == "skills":
-            self.skill_command(command.argument)
-        elif name == "model":
-            self.model_command(command.argument)
-        elif name == "sessions":
-            self.action_sessions(command.argument)
-        elif name == "clear":
-            await self.clear_conversation()
-        elif name == "help":
-            await self.run_action("app.help")
-        elif name == "whatif":
-            await self.what_if_command(command.argument)
-        elif name == "compaction":
-            await self.compaction_command(command.argument)
-        elif name in STEER_COMMANDS:
-            await self.steer(name, command.argument)
-
-    async def steer(self, name: str, argument: str) -> None:
-        """``/pin``, ``/unpin``, ``/pins``: a notice says what was done (``steer_slash``)."""
-        try:
-            text = run_steer_command(self.steering, name, argument)
-        except ValueError as error:
-            self.notify(str(error), title=f"/{name}", severity="warning", markup=False)
-            return
-        await self._steer_notice(text)
-
-    def model_choices(self) -> Sequence[str]:
-        """The configured model references (``/model NAME`` switches to one)."""
-        return self.session.model_refs if self.attached else ()
-
-    def skill_command(self, name: str) -> None:
-        """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""
-        if not name:
-            if self.panel_shown("skills"):
-                self.skills.focus()
-            else:
-                self.action_toggle_panel("skills")  # shown (over the conversation) and focused
-            return
-        names = [row.name for row in self.skill_rows()]
-        if name not in names:
-            known = ", ".join(names) or "none"
-            self.notify(
-                f"no skill named {name!r} (skills: {known})",
-                title="Skills",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.toggle_skill(name)
-
-    def model_command(self, name: str) -> None:
-        """``/model [name]``: switch to configured model ``name``; alone, show the model."""
-        if not name:
-            self.notify(self.controller.model_summary(), title="Model", timeout=12, markup=False)
-            return
-        self.switch_model(name)
-
-    def switch_model(self, ref: str) -> None:
-        """Switch the session to model ``ref`` from the next request on (validated by
-        resolving it from the configuration, as at start)."""
-        before = self.driver.runner.model.ref
-        try:
-            model = self.session.switch_model(ref)
-        except (ConfigError, DriverRefusal) as error:
-            known = ", ".join(self.session.model_refs) or "none in [models]"
-            self.notify(
-                f"cannot switch to {ref!r}: {error} (configured: {known})",
-                title="Model",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.status.model = model_label(model)
-        self.call_later(self.conversation.add, NoticeEntry(f"model: {before} → {model.ref}"))
-        self.refresh_budget()
-        self.learn_model_limits()
-
-    async def clear_conversation(self) -> None:
-        """``/clear``: a new, empty conversation (refused while a run generates)."""
-        if self.busy and not self.driver.busy:  # a run is starting: the driver is not busy yet
-            self.notify(
-                "cannot replace the conversation now: a run is starting",
-                severity="warning",
-                markup=False,
-            )
-            return
-
-        try:
-            self.controller.clear()
-        except DriverRefusal as refusal:
-            self.notify(str(refusal), title="Not now", severity="warning", markup=False)
-            return
-
-        await self.conversation.load([])
-        await self.conversation.add(NoticeEntry("new conversation", "clear"))
-        self.refresh_skills()
-        self.refresh_budget()
-
-    def action_sessions(self, session_id: str = "") -> None:
-        """Open the sessions screen (or resume ``session_id``, ``/sessions ID``); resuming
-        another session restarts the workbench on it."""
-        config_dir = self.session.config_dir
-        if config_dir is None:
-            self.notify(
-                "sessions are not recorded here (no config folder)",
-                severity="warning",
-                markup=False,
-            )
-            return
-        # Screens are imported when first opened: the first frame needs only the workbench.
-        from steiner_tui.app.screens.sessions import SessionsScreen
-
-        current = self.session.session_id
-
-        def resume(session_id: str | None) -> None:
-            if not session_id or session_id == current:
-                return
-            refusal = replacement_refusal(self.busy, self.driver.pending_sub_agents)
-            if refusal is not None:
-                self.notify(
-                    f"cannot switch sessions now: {refusal}", severity="warning", markup=False
-                )
-                return
-            self.app.exit(ResumeRequest(session_id))
-
-        store = SessionStore(config_dir / "sessions")
-        if session_id:
-            if session_id == current:
-                self.notify(f"{session_id} is the session open now", title="Sessions", markup=False)
-            elif not _saved(store, session_id):
-                self.notify(
-                    f"no saved session {session_id!r} (/sessions lists them)",
-                    title="Sessions",
-                    severity="error",
-                    markup=False,
-                )
-            else:
-                resume(session_id)
-            return
-        self.app.push_screen(SessionsScreen(store, current), resume)
-
-    def action_compact(self, steering: str = "") -> None:
-        """Compact now (``/compact [focus]``)."""
-        if self.busy:
-            self.notify(
-                "cannot compact while a reply is generating", severity="warning", markup=False
-            )
-            return
-        self._set_busy(True)
-        self.run_compaction(steering)
-
-    @property
-    def busy(self) -> bool:
-        """A run was started and has not ended (set before its worker starts, so a second
-        Enter cannot start another run, which the exclusive worker group would cancel)."""
-        return self.status.busy or self.driver.busy
-
-    def _set_busy(self, busy: bool) -> None:
-        self.status.busy = busy
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel shows only while a run is generating (idle, Escape has nothing to stop, and
-        the 80-column footer needs its room: F1 lists it); the reload key while files changed
-        on disk wait for the next compaction.
-
-        Until the session is open (a launch opens it after the first frame) every key of the
-        workbench shows dimmed and does nothing.
-        """
-        if not self.attached:
-            return None
-        if action == "cancel_run":
-            return self.busy
-        if action == "retry":
-            return self._unanswered() is not None and not self.busy
-        if action == "answer_permission":
-            return self._open_permission() is not None
-        if action == "reload_context":
-            return bool(self.driver.runner.context.pending_reloads) and not self.busy
-        if action == "pin_focused":  # elsewhere ``p`` is typed into the prompt
-            return True if self.pin_target() else None
-        return True
-
-    def action_reload_context(self) -> None:
-        """Apply the files changed on disk now instead of at the next compaction."""
-        if self.busy:
-            self.notify("wait for the reply to finish", severity="warning", markup=False)
-            return
-        pending = self.controller.pending_reload()
-        reloaded = self.controller.reload_now()
-        self.refresh_pending_reload()
-        if reloaded and pending is not None:
-            self.refresh_budget()
-            self.notify(
-                f"reloaded {pending.label} for the next request",
-                title="Files changed",
-                markup=False,
-            )
-
-    # -- completion -------------------------------------------------------------------------
 
     def completion_sources(self) -> CompletionSources:
         """What ``/model``, ``/skills`` and ``/sessions`` arguments can name."""
@@ -405,6 +587,17 @@ class MainScreen(PanelLayoutScreen):
         if self.completion.wants_sessions and self.attached:
             self.run_worker(self.completion.load_sessions(), group="completion", exclusive=True)
 
+    @on(PromptEditor.ScrollRequested)
+    async def _scroll_from_prompt(self, event: PromptEditor.ScrollRequested) -> None:
+        pane = self.conversation
+        actions = {
+            "pageup": pane.action_page_up_or_earlier,
+            "pagedown": pane.action_page_down_or_later,
+            "home": pane.action_home_or_first,
+            "end": pane.action_end_or_newest,
+        }
+        await actions[event.key]()
+
     @on(PromptEditor.CompletionRequested)
     def _completion_key(self, event: PromptEditor.CompletionRequested) -> None:
         self.completion.act(event.action)
@@ -413,11 +606,29 @@ class MainScreen(PanelLayoutScreen):
     def _completion_clicked(self, event: CompletionList.Accepted) -> None:
         self.completion.accept(event.completion)
 
-    # -- errors and retrying -----------------------------------------------------------------
+    # -- skills -----------------------------------------------------------------------------
+
+    def skill_rows(self) -> list[SkillStatus]:
+        """The skills, as the sidebar lists them (for the command palette)."""
+        return self.controller.skill_rows()
+
+    def toggle_skill(self, name: str) -> None:
+        """Toggle ``name``; the envelope goes out with the next message (the panel shows it)."""
+        try:
+            self.controller.toggle_skill(name)
+        except KeyError:
+            self.notify(f"skill {name!r} is no longer on disk", severity="warning")
+        self.refresh_skills()
+        self.refresh_budget()
+
+    def model_choices(self) -> Sequence[str]:
+        """The configured model references (``/model NAME`` switches to one)."""
+        return self.session.model_refs if self.attached else ()
+
+    # -- runs -------------------------------------------------------------------------------
 
     def _unanswered(self, *, erred: bool = False) -> str | None:
-        """The text F5 sends again (``resend_text``: the person's last message when it got no
-        reply, or an error cut its reply off), else None."""
+        """The text F5 sends again (``resend_text``), else None."""
         if not self.attached:
             return None
         entries = self.conversation.entries
@@ -429,166 +640,64 @@ class MainScreen(PanelLayoutScreen):
             return ""
         return key_label(self.request.config.keymap.get("main.retry", "f5"))
 
-    @on(ui.ErrorReported)
-    async def _error_reported(self, message: ui.ErrorReported) -> None:
-        await self.conversation.end_reply()
-        retry = self._retry_key(erred=True)
-        entry = error_entry(message.code, message.text, message.remedies, retry)
-        await self.conversation.add(entry)
-
     def action_retry(self) -> None:
         """Send the unanswered message once more (the runner does not store it twice)."""
         text = self._unanswered()
-        if text is None or self.busy:
-            return
-        self._set_busy(True)
-        self.run_episode(text)
+        if text is not None and not self.busy:
+            self.busy = True
+            self.run_episode(text)
 
-    @on(PromptEditor.LargePaste)
-    def _large_paste(self, event: PromptEditor.LargePaste) -> None:
-        self.keep_paste(event.text)
-
-    @work(group="paste", exit_on_error=False)
-    async def keep_paste(self, text: str) -> None:
-        """Keep a paste too long for the prompt in the project's ``.steiner/pastes/`` (the
-        ``read`` tool pages through it; in parts the read tool can open) and name the files in
-        the prompt."""
-        root = self.session.project_root if self.attached else self.request.project_root
-        # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        try:
-            saved = await asyncio.to_thread(save_pastes, root, text)
-        except OSError as error:
-            self.notify(
-                f"the paste ({byte_size(text)}) is too long for the prompt and could not be "
-                f"kept in a file: {error}. Save it to a file in the project and ask the "
-                "model to read it.",
-                title="Paste",
-                severity="error",
-                markup=False,
-            )
-            return
-        line, notice = paste_notice(byte_size(text), saved)
-        start, end = self.prompt.selection
-        self.prompt.replace(line, start, end, maintain_selection_offset=False)
-        self.prompt.focus()
-        self.notify(
-            notice,
-            title="Paste",
-            markup=False,
-        )
-
-    def on_key(self, event: events.Key) -> None:
-        """Printable keys no focused widget takes go to the prompt (``typing_route``)."""
-        route_typing(self, event, self.prompt)
-
-    def _open_permission(self) -> PermissionPrompt | CompactionPrompt | UnpinPrompt | None:
-        """The newest question waiting for an answer: a permission request, or ``ask`` mode's
-        compaction or unpin question (none takes the focus when it appears)."""
-        return self.conversation.open_question()
-
-    def action_answer_permission(self) -> None:
-        """Focus the waiting permission request (its keys and buttons answer it)."""
-        prompt = self._open_permission()
-        if prompt is not None:
-            prompt.focus()
-            prompt.scroll_visible()
-
-    @on(PermissionPrompt.Done)
-    @on(QuestionLeft)
-    def _permission_done(self) -> None:
-        self.refresh_bindings()
-        self.prompt.focus()
-
-    def action_cancel_run(self) -> None:
-        """Cancel the running reply or compaction."""
+    def action_compact(self, steering: str = "") -> None:
+        """Compact now (``/compact [focus]``)."""
         if self.busy:
-            self.workers.cancel_group(self, "run")
-
-    def action_toggle_mode(self) -> None:
-        """Switch plan/build."""
-        mode = self.controller.toggle_mode()
-        self.status.mode = mode
-        self.refresh_budget()  # the panel shows the dry run, the notice in it
-        self.notify(
-            f"{mode} mode: the notice goes out with your next message", title="Mode", markup=False
-        )
-
-    @on(SkillList.ToggleRequested)
-    def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
-        if self.attached:  # the sidebar lists no skill before, so this is a safeguard
-            self.toggle_skill(event.name)
-
-    def skill_rows(self) -> list[SkillStatus]:
-        """The skills, as the sidebar lists them (for the command palette)."""
-        return self.controller.skill_rows()
-
-    def toggle_skill(self, name: str) -> None:
-        """Toggle ``name``; the envelope goes out with the next message, and the panel shows
-        that next request (or the latest again when nothing is left pending)."""
-        try:
-            self.controller.toggle_skill(name)
-        except KeyError:
-            self.notify(f"skill {name!r} is no longer on disk", severity="warning", markup=False)
-        self.refresh_skills()
-        self.refresh_budget()  # the panel shows the dry run, the envelope in it
-
-    async def action_inspect(self) -> None:
-        """Open the inspector on the latest request."""
-        await self.run_action("app.inspector")
-
-    @on(BudgetPanel.InspectRequested)
-    async def _inspect_requested(self) -> None:
-        await self.action_inspect()
-
-    # -- runs -------------------------------------------------------------------------------
+            self.notify("cannot compact while a reply is generating", severity="warning")
+            return
+        self.busy = True
+        self.run_compaction(steering)
 
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_episode(self, text: str) -> None:
         """Send ``text`` and run the episode; the end is posted as ``RunEnded``."""
+        await self._run(self.driver.submit(text), compaction=False)
+
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def run_compaction(self, steering: str) -> None:
+        """Compact now; the end is posted as ``RunEnded``."""
+        await self._run(self.driver.compact(steering), compaction=True)
+
+    async def _run(self, run: object, *, compaction: bool) -> None:
         status, detail = "error", ""
         try:
-            result = await self.driver.submit(text)
-            # A run that ends in an error has already reported it (an ErrorEvent, shown once).
-            status, detail = result.status, "" if result.status == "error" else result.error
+            result = await run  # type: ignore[misc]
+            if compaction:
+                status = "done"
+                detail = "" if result is not None and result.applied else "nothing was compacted"
+            else:  # a run that ends in an error has already reported it (an ErrorEvent)
+                status, detail = result.status, "" if result.status == "error" else result.error
         except asyncio.CancelledError:
             status = "cancelled"
             raise
         except Exception as error:  # refusals and engine failures end the run, not the app
             detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
         finally:
-            self.post_message(ui.RunEnded(status, detail))
+            self.post_message(RunEnded(status, detail, compaction))
 
-    @work(exclusive=True, group="run", exit_on_error=False)
-    async def run_compaction(self, steering: str) -> None:
-        """Compact now; the end is posted as ``RunEnded``."""
-        status, detail = "error", ""
-        try:
-            outcome = await self.driver.compact(steering)
-            status = "done"
-            if outcome is None or not outcome.applied:
-                detail = "nothing was compacted"
-        except asyncio.CancelledError:
-            status = "cancelled"
-            raise
-        except Exception as error:
-            detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
-        finally:
-            self.post_message(ui.RunEnded(status, detail))
-
-    @on(ui.RunEnded)
-    async def _run_ended(self, message: ui.RunEnded) -> None:
+    @on(RunEnded)
+    async def _run_ended(self, message: RunEnded) -> None:
         interrupted = message.status == "cancelled"
         await self.conversation.end_reply(interrupted)
         self.conversation.close_open_items()
         if interrupted:
-            await self.conversation.add(NoticeEntry("interrupted (Esc)", "interrupted"))
+            text = "interrupted (Esc)"
+            if message.compaction:  # nothing of the summary is kept: said, not left to guess
+                text = "compaction abandoned (Esc): the conversation is unchanged"
+            await self.conversation.add(NoticeEntry(text, "interrupted"))
         elif message.status == "error" and message.detail:  # else the engine said why
             retry = self._retry_key(erred=True)
             await self.conversation.add(error_entry("run", message.detail, (), retry))
         elif message.detail:
-            self.notify(message.detail, markup=False)
-        self._set_busy(False)
+            self.notify(message.detail)
+        self.busy = self.status.waiting = False
         self.refresh_skills()
         self.refresh_budget()
         if not self.prompt.has_focus:

@@ -178,9 +178,7 @@ class SessionsScreen(Screen[str | None]):
         if row is None:
             return
         if row.problem:
-            self.notify(
-                f"Cannot resume {row.session_id}: {row.problem}", severity="error", markup=False
-            )
+            self.notify(f"Cannot resume {row.session_id}: {row.problem}", severity="error")
             return
         self.dismiss(row.session_id)
 
@@ -189,7 +187,7 @@ class SessionsScreen(Screen[str | None]):
         if row is None:
             return
         if row.session_id == self.current:
-            self.notify("The open session cannot be deleted.", severity="warning", markup=False)
+            self.notify("The open session cannot be deleted.", severity="warning")
             return
 
         def answered(delete: bool | None) -> None:
@@ -203,9 +201,9 @@ class SessionsScreen(Screen[str | None]):
         try:
             await asyncio.to_thread(self.store.delete, session_id)
         except (OSError, SessionNotFoundError, ValueError) as error:
-            self.notify(f"Cannot delete {session_id}: {error}", severity="error", markup=False)
+            self.notify(f"Cannot delete {session_id}: {error}", severity="error")
         else:
-            self.notify(f"Deleted session {session_id}.", markup=False)
+            self.notify(f"Deleted session {session_id}.")
         self.reload()
 
     def action_captures(self) -> None:

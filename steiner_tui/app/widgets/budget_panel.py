@@ -8,6 +8,14 @@ output that was cut to its budget, the notes with the compaction mode, and the w
 (``WhatIfView``). A request that cannot fit the window says so in the error colour. Enter
 asks the screen to open the request inspector on the request shown.
 
+In the workbench (``attach``) the panel computes its own figures: ``refresh_figures`` shows
+the latest request's, or assembles the dry run of the next one in a worker thread, never on the
+UI loop. One such worker runs at a time: a refresh asked for while it runs is answered by one
+more run when it ends (figures of an older refresh are never shown). The ranking's ``m`` masks
+a row and the what-if view's figures are computed in a worker too; ``w`` writes its threshold
+through the confirmation screen (``screens.config_save``). What they did is posted as ``Said``
+for the conversation.
+
 Before the first view (or error) the panel is its border and title alone: its parts are
 mounted with the first one, which they then show (until then they would be empty, yet a new
 session's first frame styled, laid out and drew ten more widgets). A view, an error or a cut
@@ -17,18 +25,23 @@ that arrives before the parts are mounted is kept and shown once they are.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from time import monotonic
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
+from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, SourceRow
+from steiner_tui.app.messages import Said
+from steiner_tui.app.steering import WhatIfFigures
 from steiner_tui.app.widgets.context_charts import (
     RequestChart,
     SourceBar,
@@ -38,11 +51,17 @@ from steiner_tui.app.widgets.context_charts import (
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
+from steiner_tui.config import ConfigError
 from steiner_tui.engine.cache_causes import minutes
+from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, cache_summary, cost_parts, count, dollars, token_count
 
-__all__ = ["BudgetPanel", "format_rows", "money_lines"]
+if TYPE_CHECKING:
+    from steiner_tui.app.controller import SessionController
+    from steiner_tui.app.steering import SteeringController
+
+__all__ = ["BudgetPanel", "format_rows", "money_lines", "not_saved"]
 
 LABEL_WIDTH = 19
 CACHE_CLOCK_SECONDS = 30.0
@@ -102,10 +121,18 @@ def cut_note(name: str, cut: OutputCut) -> Content:
     return Content.styled(text, "$text-warning")
 
 
+STRATEGY_LABELS = {
+    "tiktoken": "tokenizer count",
+    "heuristic": "character heuristic",
+    "provider_usage": "calibrated on reported usage",
+}
+"""How the estimate's strategy reads (the engine's names are identifiers)."""
+
+
 def _notes(view: BudgetView) -> Content:
+    strategy = STRATEGY_LABELS.get(view.strategy, view.strategy.replace("_", " "))
     lines = [
-        f"estimate {token_count(view.estimate_tokens)} · {view.strategy} · "
-        f"{view.confidence} confidence"
+        f"estimate {token_count(view.estimate_tokens)} · {strategy} · {view.confidence} confidence"
     ]
     doctor = view.window_doctor
     if doctor is not None:
@@ -208,8 +235,28 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     ]  # fmt: skip
     """Enter opens the inspector."""
 
+    busy: reactive[bool] = reactive(False)
+    """A run is going (bound to the screen's): masking and writing wait for it to end."""
+
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
+
+    class Shown(Message):
+        """The panel's first figures (or why there are none) are shown: start-up is over."""
+
+    class _Figures(Message):
+        """A dry run's figures from the worker (``version``: the refresh they answer)."""
+
+        def __init__(self, view: BudgetView | None, error: str, version: int) -> None:
+            self.view, self.error, self.version = view, error, version
+            super().__init__()
+
+    class _WhatIf(Message):
+        """The what-if worker's figures (or why there are none)."""
+
+        def __init__(self, figures: WhatIfFigures | None, error: str = "") -> None:
+            self.figures, self.error = figures, error
+            super().__init__()
 
     def __init__(
         self, *, whatif: bool = True, id: str | None = None, classes: str | None = None
@@ -226,10 +273,22 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         """Whether the parts are mounted (with the first view or error)."""
         self._shown_at = monotonic()
         """When the view on show came (the cache's time left counts from there)."""
+        self.controller: SessionController | None = None
+        self.steering: SteeringController | None = None
+        self._version = 0
+        """Counts the refreshes (a dry run answers the one it started for)."""
+        self._previewing = False
+        """A dry-run worker is running."""
+        self._started = False
+        """``Shown`` was posted."""
+        self._window_note = ""
+        """Why the window figure is not the server's (said above the bar)."""
 
     def _new_parts(self) -> Iterator[Widget]:
         over, cut = Static(id="budget-over"), Static(id="budget-cut")
-        over.display = cut.display = False  # shown when there is something to say
+        note = Static(id="budget-window-note")
+        over.display = cut.display = note.display = False  # shown when there is something to say
+        yield note
         yield WindowBar()
         yield over
         yield SourceBar()
@@ -298,6 +357,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.set_class(view.preview, "-preview")
         self.set_class(not view.fits, "-over")
         self.query_one(WindowBar).figures = view.window
+        note = self.query_one("#budget-window-note", Static)
+        note.update(Content.styled(self._window_note, "bold $text-warning"))
+        note.display = bool(self._window_note)
         self.query_one("#budget-over", Static).update(over_window(view))
         self.query_one("#budget-over").display = not view.fits
         self.query_one(SourceBar).rows = view.rows
@@ -358,3 +420,166 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def action_inspect(self) -> None:
         """Ask for the inspector."""
         self.post_message(self.InspectRequested())
+
+    # -- the workbench's figures ----------------------------------------------------------------
+
+    def attach(self, controller: SessionController, steering: SteeringController) -> None:
+        """Compute figures from ``controller`` and steer through ``steering`` from now on."""
+        self.controller, self.steering = controller, steering
+
+    def warn_window(self, text: str) -> None:
+        """Say ``text`` above the window bar (a local server that did not answer: its window
+        is a guess); "" takes it away. Shown with the next figures."""
+        self._window_note = text
+
+    def refresh_figures(self) -> None:
+        """Show the latest request's figures, or the dry run of the next one (in a worker)."""
+        controller = self.controller
+        if controller is None:
+            return
+        self._version += 1
+        sent = controller.sent_snapshot()
+        if sent is None or controller.wants_preview():
+            self._start_preview()
+            return
+        self._show_figures(controller.view_of(sent, False), "")
+
+    def _start_preview(self) -> None:
+        if not self._previewing:
+            self._previewing = True
+            self._preview(self._version)
+
+    @work(thread=True, group="preview", exit_on_error=False)
+    def _preview(self, version: int) -> None:
+        """Assemble the dry run of the next request off the UI loop; post its figures."""
+        assert self.controller is not None
+        try:
+            result = self._Figures(self.controller.preview_view(), "", version)
+        except Exception as error:  # the UI boundary: say why instead of crashing
+            result = self._Figures(None, f"cannot assemble the request: {error}", version)
+        self.post_message(result)
+
+    @on(_Figures)
+    def _figures_ready(self, message: _Figures) -> None:
+        self._previewing = False
+        if message.version != self._version:
+            # Out of date: the panel was refreshed while this dry run was assembled.
+            if self.controller is not None and self.controller.wants_preview():
+                self._start_preview()
+            return
+        self._show_figures(message.view, message.error)
+
+    def _show_figures(self, view: BudgetView | None, error: str) -> None:
+        if view is None:
+            self.show_error(error)
+        else:
+            self.show(view)
+        if not self._started:  # the first figures: start-up ends once they are drawn
+            self._started = True
+            self.call_after_refresh(self.post_message, self.Shown())
+
+    # -- steering: masking a row, what-if ----------------------------------------------------
+
+    def _say(self, text: str, *, warning: bool = False) -> None:
+        self.notify(text, title="Context", severity="warning" if warning else "information")
+
+    @on(CostRanking.ActRequested)
+    def _act_on_row(self, message: CostRanking.ActRequested) -> None:
+        """Mask the row's tool results (or a file's reads) in a new generation."""
+        steering = self.steering
+        if steering is None:
+            return
+        if self.busy:
+            self._say("wait for the reply to finish before masking", warning=True)
+            return
+        outcome = steering.act_on(message.item)
+        if outcome is None:
+            self._say(f"nothing to mask in {message.item.label}", warning=True)
+            return
+        verb = "dropped the reads of" if message.item.action == "drop_reads" else "masked"
+        self.post_message(
+            Said(
+                f"{verb} {message.item.label} for the next request (generation "
+                f"{steering.runner.lineage.active.id}, in the lineage)"
+            )
+        )
+
+    def try_threshold(self, threshold: int) -> None:
+        """Show ``threshold`` in the what-if view, focused (``/whatif N``)."""
+        for view in self.query(WhatIfView):
+            view.threshold = threshold
+            view.request()
+            self.call_after_refresh(_focus_in_sight, view)  # once the panel shows
+
+    @on(WhatIfView.Requested)
+    def _what_if_requested(self, message: WhatIfView.Requested) -> None:
+        if self.steering is not None:
+            self._simulate(message.threshold, message.mode)
+
+    @work(thread=True, exclusive=True, group="whatif", exit_on_error=False)
+    def _simulate(self, threshold: int, mode: AutoCompaction) -> None:
+        """Replay the session's requests at ``threshold`` off the UI loop."""
+        assert self.steering is not None
+        try:
+            figures: WhatIfFigures | None = None
+            if self.steering.snapshots():
+                figures = self.steering.what_if(threshold, mode)
+            ready = self._WhatIf(figures)
+        except Exception as error:  # the UI boundary: say why instead of crashing
+            ready = self._WhatIf(None, f"cannot simulate: {error}")
+        self.post_message(ready)
+
+    @on(_WhatIf)
+    def _what_if_ready(self, message: _WhatIf) -> None:
+        for view in self.query(WhatIfView):
+            if message.figures is not None:
+                view.show(message.figures)
+            elif message.error:
+                view.show_error(message.error)
+
+    @on(WhatIfView.SaveRequested)
+    def save_threshold(self, message: WhatIfView.SaveRequested) -> None:
+        """Show the threshold written into the project config; once written, use it."""
+        steering = self.steering
+        if steering is None:
+            return
+        if self.busy:
+            self._say("wait for the reply to finish", warning=True)
+            return
+        # Screens are imported when first opened; this one brings tomlkit (config_write).
+        from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
+
+        threshold = message.threshold
+        try:
+            screen = ConfigSaveScreen.for_threshold(
+                steering.session.project_root, steering.runner.model.ref, threshold
+            )
+        except (ConfigError, OSError) as error:
+            self._say(f"not saved: {error}", warning=True)
+            return
+
+        def saved(outcome: SaveOutcome | None) -> None:
+            if outcome is None or outcome.written is None:
+                error = outcome.error if outcome is not None else ""
+                self._say(not_saved(error, screen.change.path), warning=bool(error))
+                return
+            steering.use_threshold(threshold)
+            self.post_message(
+                Said(
+                    f"soft trigger {threshold:,} from now on; written to {outcome.written} as "
+                    "compaction_threshold_tokens"
+                )
+            )
+
+        self.app.push_screen(screen, saved)
+
+
+def not_saved(error: str, path: Path) -> str:
+    """Why the project config was not written: the write failed, or the person cancelled."""
+    return f"not saved: {error}" if error else f"not saved: nothing was written to {path}"
+
+
+def _focus_in_sight(widget: Widget) -> None:
+    """Focus ``widget`` and scroll its panel to it (the what-if view is at the panel's foot)."""
+    widget.focus()
+    widget.scroll_visible(animate=False)

@@ -42,7 +42,8 @@ names it."""
 
 
 class QuestionLeft(Message):
-    """The person left a question unanswered (Esc): the screen gives the prompt the focus."""
+    """The person answered a question, or left it unanswered (Esc): the screen gives the
+    prompt the focus (and says whether a question still waits)."""
 
 
 def _choice_text(choice: CompactionAnswer, entry: CompactionEntry) -> str:
@@ -158,6 +159,7 @@ class CompactionPrompt(Vertical, can_focus=True):
         self.entry.choice = choice
         self.entry.answer(choice)
         self._refresh()
+        self.post_message(QuestionLeft())
 
     def action_compact(self) -> None:
         self.give(CompactNow())
@@ -251,6 +253,7 @@ class UnpinPrompt(Static, can_focus=True):
             return
         self.entry.choice = choice
         self.entry.answer(choice)
+        self.post_message(QuestionLeft())
         self.update(_unpin_content(self.entry))
         self.set_class(False, "-open")
 

@@ -32,8 +32,14 @@ Replies are Textual's ``Markdown`` (``reply``); a streaming one is fed through
 ``Markdown.get_stream``.
 
 User messages, replies and tool blocks take the focus (Tab, a click), so that ``p`` pins the
-focused one; every entry of a pinned message shows the pin mark (``show_pins``, kept as the pin
-keys: an entry gets its mark whenever its widget is made).
+focused one (with the pane itself focused, the newest reply), through the steering controller;
+every entry of a pinned message shows the pin mark (``show_pins``, kept as the pin keys: an
+entry gets its mark whenever its widget is made).
+
+The pane owns the engine events that are the conversation itself (``show_event``: streamed
+text, tool calls, stored messages, pins) and the questions a run waits on (``ask``: a tool's
+permission, ``ask`` mode's compaction, pins to drop). ``waiting`` says whether one is open, so
+F8 shows only then; finding it costs the number of questions asked, not of entries.
 """
 
 from __future__ import annotations
@@ -47,10 +53,14 @@ from textual import events, on, widgets
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from steiner_tui.agent.delegation.model import SubAgentUpdated
+from steiner_tui.app.messages import Said
 from steiner_tui.app.plain import printable
+from steiner_tui.app.subagent_view import delegate_summary, result_notice
 from steiner_tui.app.transcript import (
     CompactionEntry,
     Entry,
@@ -61,8 +71,9 @@ from steiner_tui.app.transcript import (
     ToolEntry,
     UnpinEntry,
     UserEntry,
+    user_entry,
 )
-from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, UnpinPrompt
+from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
 from steiner_tui.app.widgets.error_row import ErrorRow
 from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.new_below import NewBelowMarker
@@ -71,13 +82,29 @@ from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.reply import INTERRUPTED_BADGE, mark_reply, reply_widget
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
-from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.compaction.pins import pin_key
+from steiner_tui.engine.events import (
+    EngineEvent,
+    MessageAppended,
+    OutputCut,
+    PinChanged,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
-__all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "widget_for"]
+    from steiner_tui.app.steering import SteeringController
+
+__all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "Question", "widget_for"]
+
+Question = PermissionEntry | CompactionEntry | UnpinEntry
+"""An entry a run waits on until it is answered."""
+QuestionWidget = PermissionPrompt | CompactionPrompt | UnpinPrompt
 
 WELCOME = (
     "Type below and press Enter.\n\n"
@@ -118,18 +145,6 @@ def _show_pin(widget: Widget, entry: Entry, pinned: bool) -> None:
         mark_reply(widget, interrupted=entry.interrupted, pinned=pinned)
 
 
-Question = PermissionEntry | CompactionEntry | UnpinEntry
-"""An entry that waits for the person's answer."""
-QuestionPrompt = PermissionPrompt | CompactionPrompt | UnpinPrompt
-"""The widget of a ``Question``."""
-
-
-def _waiting(question: Question) -> bool:
-    """Whether ``question`` still waits for an answer."""
-    answer = question.decision if isinstance(question, PermissionEntry) else question.choice
-    return answer is None and not question.closed
-
-
 class _Stream(msgspec.Struct):
     """The streaming reply's widget and the stream that feeds it."""
 
@@ -154,8 +169,14 @@ class ConversationPane(VerticalScroll):
                 tooltip="Scroll to the top; at the top, go to the first messages"),
         Binding("end", "end_or_newest", "Bottom", show=False, id="conversation.end",
                 tooltip="Scroll to the bottom, showing the newest messages"),
+        Binding("p", "pin", "Pin", id="main.pin", show=False,
+                tooltip="Pin or unpin the focused message, reply or tool result (the newest reply "
+                "when the conversation has focus): every compaction keeps it verbatim"),
     ]  # fmt: skip
-    """Scrolling keys; past either end of the mounted run they move the run."""
+    """Scrolling keys (past either end of the mounted run they move the run), and the pin key."""
+
+    waiting: reactive[bool] = reactive(False, bindings=True)
+    """A question (permission, compaction, pins) waits for an answer (F8 turns to it)."""
 
     def __init__(self, *, window: int = 40, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -178,9 +199,10 @@ class ConversationPane(VerticalScroll):
         """The person moved the view off the bottom (new output no longer follows it)."""
         self.pins: frozenset[str] = frozenset()
         """The pin keys of the pinned messages (their entries show the pin mark)."""
+        self.steering: SteeringController | None = None
+        """Pins and unpins (``p``), once the session is open."""
         self._questions: list[Question] = []
-        """The questions that waited for an answer when last looked at, oldest first (the
-        footer asks for the newest on every key: no walk over the entries or the widgets)."""
+        """The questions asked, oldest first (answered ones leave on the next look)."""
 
     def compose(self) -> ComposeResult:
         yield HiddenRow("earlier")
@@ -309,7 +331,7 @@ class ConversationPane(VerticalScroll):
             self.shown = range(len(self.entries), len(self.entries))
             self._reply = None
             self._tools = {e.call_id: e for e in self.entries if isinstance(e, ToolEntry)}
-            self._questions = [e for e in self.entries if isinstance(e, Question) and _waiting(e)]
+            self._questions = [e for e in self.entries if isinstance(e, Question) and _is_open(e)]
             end = len(self.entries)
             await self._show(range(max(0, end - self.window), end), at_bottom=True)
 
@@ -322,8 +344,6 @@ class ConversationPane(VerticalScroll):
         """
         if isinstance(entry, ToolEntry):
             self._tools[entry.call_id] = entry
-        elif isinstance(entry, Question):
-            self._questions.append(entry)
         wanted = isinstance(entry, UserEntry | PermissionEntry | CompactionEntry | UnpinEntry)
         async with self._moving:
             latest = self.showing_latest
@@ -556,19 +576,125 @@ class ConversationPane(VerticalScroll):
             if tool.status == "running":
                 self.tool_finished(tool.call_id, "cancelled", tool.output)
         for entry in self._questions:
-            if _waiting(entry):
+            if isinstance(entry, PermissionEntry) and entry.decision is None:
                 widget = self.widget_of(entry)
-                if isinstance(widget, QuestionPrompt):
+                if isinstance(widget, PermissionPrompt):
                     widget.close()
                 else:
                     entry.closed = True
-        self._questions = []
+            elif isinstance(entry, CompactionEntry | UnpinEntry) and entry.choice is None:
+                widget = self.widget_of(entry)
+                if isinstance(widget, CompactionPrompt | UnpinPrompt):
+                    widget.close()
+                else:
+                    entry.closed = True
+        self.waiting = self.open_question() is not None
 
-    def open_question(self) -> QuestionPrompt | None:
-        """The prompt of the newest question still waiting for an answer, if it is shown."""
-        self._questions = [entry for entry in self._questions if _waiting(entry)]
-        for entry in reversed(self._questions):
-            widget = self.widget_of(entry)
-            if isinstance(widget, QuestionPrompt):
-                return widget
-        return None
+    # -- engine events and questions ----------------------------------------------------------
+
+    async def show_event(self, event: EngineEvent) -> None:
+        """Show an engine event that is the conversation's: streamed text, a tool call starting
+        or ending, a message stored, a pin made or removed (other events: nothing)."""
+        match event:
+            case TextDelta(text=text):
+                await self.reply_delta(text)
+            case ToolCallStarted(call=call, summary=summary):
+                if call.name == "delegate":  # the engine's summary keys leave out type and task
+                    summary = delegate_summary(call.arguments or {})
+                await self.tool_started(call.id, call.name, summary, call.arguments or {})
+            case ToolCallFinished(call=call, status=status, output=output, cut=cut):
+                self.tool_finished(call.id, status, output, cut)
+            case MessageAppended(message=stored):
+                if stored.source == SUB_AGENT_RESULT_SOURCE:
+                    await self.add(NoticeEntry(result_notice(stored.content), "subagent"))
+                elif stored.role == "user":
+                    await self.add(user_entry(stored.content, pin_key(stored)))
+                elif stored.role == "assistant":
+                    await self.end_reply(stored.incomplete, pin_key(stored))
+                elif stored.role == "tool":
+                    self.result_stored(stored.tool_call_id, pin_key(stored))
+            case PinChanged(key=key, pinned=pinned):
+                if self.steering is not None:  # the lineage has every pin
+                    self.show_pins(self.steering.runner.lineage.pins)
+                else:
+                    self.show_pins(self.pins | {key} if pinned else self.pins - {key})
+            case SubAgentUpdated():
+                pass  # the sub-agent panel's
+
+    async def ask(self, entry: Question) -> None:
+        """Show a question the run waits on. Shown, never focused: text typed ahead stays in
+        the prompt, and only a deliberate action answers (F8 or a click)."""
+        self._questions.append(entry)
+        await self.add(entry)
+        self.waiting = True
+        if isinstance(entry, PermissionEntry):
+            self.notify(
+                f"{entry.request.tool} asks for permission: F8 to answer",
+                title="Permission",
+                severity="warning",
+            )
+
+    def open_question(self) -> Question | None:
+        """The newest question still waiting for an answer."""
+        self._questions = [q for q in self._questions if _is_open(q)]
+        return self._questions[-1] if self._questions else None
+
+    async def turn_to_question(self) -> QuestionWidget | None:
+        """Focus the newest open question (bringing the newest entries back to show it)."""
+        entry = self.open_question()
+        if entry is None:
+            return None
+        if self.widget_of(entry) is None:
+            await self.show_newest()
+        widget = self.widget_of(entry)
+        if not isinstance(widget, QuestionWidget):
+            return None
+        widget.focus()
+        widget.scroll_visible()
+        return widget
+
+    @on(PermissionPrompt.Done)
+    @on(QuestionLeft)
+    def _question_left(self) -> None:
+        self.waiting = self.open_question() is not None
+
+    # -- pins ---------------------------------------------------------------------------------
+
+    def _pin_entry(self) -> Entry | None:
+        focused = self.screen.focused
+        entry = self.entry_of(focused)
+        return entry if isinstance(entry, UserEntry | ReplyEntry | ToolEntry) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``p`` pins only with a message's entry, or the pane itself, focused (elsewhere in
+        the pane, a question's, it is not a key: the typing goes to the prompt)."""
+        if action == "pin":
+            return True if self._pin_entry() or self.screen.focused is self else None
+        return True
+
+    async def action_pin(self) -> None:
+        """Pin or unpin the focused entry's message, or the newest reply."""
+        steering = self.steering
+        if steering is None:
+            return
+        entry = self._pin_entry()
+        try:
+            if isinstance(entry, UserEntry | ReplyEntry | ToolEntry) and entry.key:
+                pinned, label = steering.toggle_key(entry.key)
+            elif isinstance(entry, ReplyEntry):
+                raise ValueError("the reply is still coming: pin it once it is complete")
+            elif isinstance(entry, ToolEntry):
+                pinned, label = steering.toggle_call(entry.call_id)
+            elif self.screen.focused is self:
+                pinned, label = steering.toggle_newest_reply()
+            else:
+                return
+        except ValueError as error:
+            self.notify(str(error), title="Context", severity="warning")
+            return
+        self.post_message(Said(f"{'pinned' if pinned else 'unpinned'} {label}"))
+
+
+def _is_open(entry: Question) -> bool:
+    answered = entry.decision if isinstance(entry, PermissionEntry) else entry.choice
+    return answered is None and not entry.closed

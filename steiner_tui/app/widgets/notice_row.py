@@ -1,4 +1,5 @@
-"""A one-line notice between messages (compaction, cleared conversation, errors)."""
+"""A notice between messages (compaction, cleared conversation, errors, a command's answer);
+one line is centred, a list of lines reads from the left."""
 
 from __future__ import annotations
 
@@ -24,10 +25,19 @@ class NoticeRow(Static):
         &.-interrupted, &.-error {
             color: $text-error;
         }
+        &.-warning {
+            color: $text-warning;
+        }
+        &.-lines {
+            text-align: left;
+            padding: 0 2;
+        }
     }
     """
 
     def __init__(self, entry: NoticeEntry) -> None:
-        super().__init__(Content(printable(entry.text)), classes=f"conversation-item -{entry.kind}")
+        lines = " -lines" if "\n" in entry.text else ""  # a list reads from the left
+        classes = f"conversation-item -{entry.kind}{lines}"
+        super().__init__(Content(printable(entry.text)), classes=classes)
         self.entry = entry
         """The entry shown."""

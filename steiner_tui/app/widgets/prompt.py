@@ -3,7 +3,8 @@
 Terminals report Shift+Enter as ``shift+enter`` only with the kitty keyboard protocol; many send
 plain Enter, and some send ``ctrl+j`` (a line feed). Both ``shift+enter`` and ``ctrl+j`` insert a
 newline, so there is always a key that works. Up on the first line and Down on the last line
-browse the prompt history; elsewhere they move the cursor as usual.
+browse the prompt history; elsewhere they move the cursor as usual. PgUp and PgDn scroll the
+conversation (``ScrollRequested``), and so do Home and End while the prompt is empty.
 
 While the dropdown under it lists slash-command completions (``completing``, set by the
 screen), Tab accepts the highlighted one, Up and Down move through them and Esc closes them;
@@ -11,28 +12,35 @@ otherwise Tab moves the focus and Esc is the screen's (cancel a run). The editor
 (``CompletionRequested``): the screen owns the list.
 
 A paste longer than ``PASTE_LIMIT`` characters is not put in the editor (laying out megabytes
-of text would freeze the app): the editor posts ``LargePaste`` and the screen keeps the text in
-a file the model can read, putting a line that names it in the prompt.
+of text would freeze the app): the editor keeps the text in files under the project
+(``paste.save_pastes``, in a worker thread) the model can read, and puts a line that names
+them in the prompt.
 """
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import ClassVar
 
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
 from steiner_tui.app.history import PromptHistory
+from steiner_tui.app.paste import byte_size, paste_notice, save_pastes
 
 __all__ = ["PASTE_LIMIT", "PromptEditor"]
 
 _ACTIONS = frozenset({"submit", "newline", "complete", "close_completion"})
+_SCROLL_KEYS = frozenset({"pageup", "pagedown", "home", "end"})
+"""Keys that scroll the conversation from the prompt (Home and End only while it is empty:
+with text they move the cursor)."""
 
 PLACEHOLDER = "Ask anything · Ctrl+J new line · /help"
 PASTE_LIMIT = 100_000
-"""Characters a paste may put in the editor; a longer one is kept in a file (``LargePaste``)."""
+"""Characters a paste may put in the editor; a longer one is kept in a file (``keep_paste``)."""
 
 
 class PromptEditor(TextArea):
@@ -85,6 +93,13 @@ class PromptEditor(TextArea):
             """The prompt that sent it."""
             return self.editor
 
+    class ScrollRequested(Message):
+        """PgUp, PgDn (and Home, End in an empty prompt) scroll the conversation: ``key``."""
+
+        def __init__(self, key: str) -> None:
+            self.key = key
+            super().__init__()
+
     class CompletionRequested(Message):
         """A completion key: ``accept``, ``next``, ``previous`` or ``close``."""
 
@@ -98,20 +113,9 @@ class PromptEditor(TextArea):
             """The prompt that asked."""
             return self.editor
 
-    class LargePaste(Message):
-        """A paste too long for the editor (over ``PASTE_LIMIT`` characters)."""
-
-        def __init__(self, editor: PromptEditor, text: str) -> None:
-            self.editor = editor
-            self.text = text
-            super().__init__()
-
-        @property
-        def control(self) -> PromptEditor:
-            """The prompt pasted into."""
-            return self.editor
-
-    def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self, project_root: Path, *, cursor_blink: bool = True, id: str | None = None
+    ) -> None:
         super().__init__(
             id=id,
             soft_wrap=True,
@@ -123,6 +127,8 @@ class PromptEditor(TextArea):
         """What was sent, for Up and Down."""
         self.completing = False
         """Whether completions are listed under the prompt (the screen sets it)."""
+        self.project_root = project_root
+        """Where a paste too long for the editor is kept (``.steiner/pastes/``)."""
 
     async def _on_key(self, event: events.Key) -> None:
         """Run the prompt's own bindings (send, new line) in the order keys were typed.
@@ -134,6 +140,11 @@ class PromptEditor(TextArea):
         ``_on_key`` is the TextArea extension point Textual's guide documents. Keys come from
         the active bindings, so the keymap can move them.
         """
+        if event.key in _SCROLL_KEYS and (event.key in ("pageup", "pagedown") or not self.text):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ScrollRequested(event.key))
+            return
         if not event.is_printable:
             active = self.screen.active_bindings.get(event.key)
             if active is not None and active.node is self and active.binding.action in _ACTIONS:
@@ -144,11 +155,36 @@ class PromptEditor(TextArea):
         await super()._on_key(event)
 
     def on_paste(self, event: events.Paste) -> None:
-        """A paste over ``PASTE_LIMIT`` goes to the screen instead of the editor."""
+        """A paste over ``PASTE_LIMIT`` is kept in files instead of the editor. A paste stops
+        here (the app routed it to the prompt: it must not come back to the app)."""
+        event.stop()
         if len(event.text) > PASTE_LIMIT:
             event.prevent_default()  # TextArea's own paste handler does not run
             event.stop()
-            self.post_message(self.LargePaste(self, event.text))
+            self.keep_paste(event.text)
+
+    @work(group="paste", exit_on_error=False)
+    async def keep_paste(self, text: str) -> None:
+        """Keep a paste too long for the editor in ``.steiner/pastes/`` (in parts the read
+        tool can open) and name the files in the prompt."""
+        # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        try:
+            saved = await asyncio.to_thread(save_pastes, self.project_root, text)
+        except OSError as error:
+            self.notify(
+                f"the paste ({byte_size(text)}) is too long for the prompt and could not be "
+                f"kept in a file: {error}. Save it to a file in the project and ask the "
+                "model to read it.",
+                title="Paste",
+                severity="error",
+            )
+            return
+        line, notice = paste_notice(byte_size(text), saved)
+        start, end = self.selection
+        self.replace(line, start, end, maintain_selection_offset=False)
+        self.focus()
+        self.notify(notice, title="Paste")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The completion keys act only while completions are listed."""

@@ -3,8 +3,8 @@
 The panel renders ``SubAgentInfo`` snapshots (id, type, status, turns, tokens, cache rate, as
 ``subagent_view`` formats them) as the rows of Textual's ``OptionList`` under a header row,
 in columns as wide as their widest cell; it never asks the manager for figures. The app's
-adapter turns each ``SubAgentUpdated`` engine event into a ``SubAgentChanged`` message and the
-screen calls ``update_agent``. Enter on a row opens ``screens.subagent_transcript`` with the
+adapter posts each ``SubAgentUpdated`` engine event as an ``EngineUpdate`` and the screen calls
+``update_agent``. Enter on a row opens ``screens.subagent_transcript`` with the
 child's own conversation, read through the ``transcript`` callable the panel was given
 (``SubAgentManager.transcript``). ``ChildTranscript`` is what the workbench needs of that
 screen to keep it current.
@@ -16,15 +16,24 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from textual import on
+from textual.containers import Container
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from steiner_tui.agent.delegation.model import SubAgentInfo
-from steiner_tui.app.messages import SubAgentChanged
-from steiner_tui.app.subagent_view import COLUMNS, TranscriptSource, format_row, panel_title
+from steiner_tui.agent.delegation.model import SubAgentInfo, SubAgentUpdated
+from steiner_tui.app.messages import EngineUpdate
+from steiner_tui.app.subagent_view import (
+    COLUMNS,
+    COMPACT_COLUMNS,
+    TranscriptSource,
+    format_row,
+    panel_title,
+)
 
-__all__ = ["ChildTranscript", "SubAgentPanel"]
+__all__ = ["SUB_AGENT_PANEL_ID", "BudgetSlot", "ChildTranscript", "SubAgentPanel"]
+
+SUB_AGENT_PANEL_ID = "subagents"
 
 
 @runtime_checkable
@@ -123,9 +132,10 @@ class SubAgentPanel(OptionList):
         elif self.agents:  # the first child, so Enter opens one at once (F3, then Enter)
             self.highlighted = 1
 
-    @on(SubAgentChanged)
-    def _changed(self, message: SubAgentChanged) -> None:
-        self.update_agent(message.info)
+    @on(EngineUpdate)
+    def _changed(self, message: EngineUpdate) -> None:
+        if isinstance(message.event, SubAgentUpdated):
+            self.update_agent(message.event.info)
 
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:
@@ -138,3 +148,37 @@ class SubAgentPanel(OptionList):
 
         info = self.agents.get(agent_id)
         self.app.push_screen(SubAgentTranscriptScreen(agent_id, self.transcript, info))
+
+
+class BudgetSlot(Container):
+    """The context panel's column: the panel, and the sub-agent panel under it, mounted on the
+    first child (a session that never delegates pays nothing for the table)."""
+
+    transcript: TranscriptSource | None = None
+    """Reads a child's conversation (set once the session is open)."""
+
+    @property
+    def has_sub_agents(self) -> bool:
+        """Whether the sub-agent panel is mounted (a child was started)."""
+        return bool(self.query(SubAgentPanel))
+
+    async def sub_agent_panel(self) -> SubAgentPanel:
+        """The sub-agent panel, mounted the first time it is needed."""
+        for panel in self.query(SubAgentPanel):
+            return panel
+        panel = SubAgentPanel(self.transcript, columns=COMPACT_COLUMNS, id=SUB_AGENT_PANEL_ID)
+        await self.mount(panel.add_class("-boxed"))
+        return panel
+
+    async def show_agent(self, info: SubAgentInfo, running: bool) -> None:
+        """Show a child's new snapshot (and in its transcript, if that is open); a background
+        child that ended says when the model gets its result (``running``: a run is going)."""
+        panel = await self.sub_agent_panel()
+        panel.update_agent(info)
+        screen = self.app.screen
+        if isinstance(screen, ChildTranscript) and screen.agent_id == info.id:
+            screen.show_info(info)
+        if not info.wait and not info.pending:
+            after = "before its next call" if running else "with your next message"
+            text = f"{info.id} {info.state}: the model gets its result {after}"
+            self.notify(text, title="Sub-agent")

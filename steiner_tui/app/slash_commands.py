@@ -1,0 +1,300 @@
+"""The workbench's slash commands and the compaction-mode key, carried out on its screen.
+
+``MainScreen`` parses what was submitted and hands a ``SlashCommand`` to ``SlashCommands.run``.
+What a command did, what it answers and why it did nothing are entries in the conversation (a
+toast would be gone in five seconds; the conversation keeps them).
+``/pin``, ``/unpin`` and ``/pins`` are the steering controller's (``steer_slash``);
+``/compaction save`` and ``/whatif N save`` write the project config only once the person has
+seen the change on the confirmation screen (``screens.config_save``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from textual.screen import Screen
+
+from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
+from steiner_tui.agent.session import Session
+from steiner_tui.app.controller import SessionController
+from steiner_tui.app.messages import Said
+from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.session import model_label
+from steiner_tui.app.slash import SlashCommand
+from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
+from steiner_tui.app.steering import SteeringController
+from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.widgets.budget_panel import BudgetPanel, not_saved
+from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.skill_list import SkillList
+from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.config import ConfigError
+from steiner_tui.engine.compaction.escalation import replacement_refusal
+from steiner_tui.engine.skills.delta import SkillStatus
+from steiner_tui.sessions import SessionStore
+
+__all__ = ["MODE_HELP", "SlashCommands", "nearest_ref"]
+
+MODE_HELP = {
+    "auto": "compacts by itself at the soft trigger",
+    "ask": "asks before compacting",
+    "off": "never compacts by itself; warns near the hard limit",
+}
+
+
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+    ("claude-", "anthropic"),
+)  # fmt: skip
+"""Model-name beginnings and the provider that serves them (for ``/model NAME``'s hint)."""
+
+
+def nearest_ref(name: str, refs: tuple[str, ...]) -> str | None:
+    """The reference ``/model NAME`` probably meant: a configured one with that model name,
+    else the name under its family's provider (``gpt-5`` -> ``openai/gpt-5``)."""
+    if "/" in name:
+        return None
+    same = [ref for ref in refs if ref.rpartition("/")[2] == name]
+    if same:
+        return same[0]
+    lower = name.lower()
+    return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
+
+
+def _saved(store: SessionStore, session_id: str) -> bool:
+    try:
+        return store.exists(session_id)
+    except ValueError:  # not a session id at all
+        return False
+
+
+class Workbench(Protocol):
+    """What the commands use of the workbench screen (beside Textual's ``Screen``)."""
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def controller(self) -> SessionController: ...
+    @property
+    def steering(self) -> SteeringController: ...
+    @property
+    def driver(self) -> InteractiveDriver: ...
+    @property
+    def budget(self) -> BudgetPanel: ...
+    @property
+    def conversation(self) -> ConversationPane: ...
+    @property
+    def status(self) -> StatusLine: ...
+    @property
+    def skills(self) -> SkillList: ...
+    def action_compact(self, steering: str = "") -> None: ...
+    def action_context(self) -> None: ...
+    def action_toggle_panel(self, panel: str) -> None: ...
+    def panel_shown(self, panel: str) -> bool: ...
+    def reveal_context_panel(self) -> None: ...
+    def refresh_budget(self) -> None: ...
+    def refresh_skills(self) -> None: ...
+    def learn_model_limits(self) -> object: ...
+    def skill_rows(self) -> Sequence[SkillStatus]: ...
+    def toggle_skill(self, name: str) -> None: ...
+
+
+class SlashCommands:
+    """What each ``/command`` does on the workbench ``screen`` (given as its Textual screen and
+    as the ``Workbench`` it is: this module does not import the screen's)."""
+
+    def __init__(self, screen: Screen[Any], workbench: Workbench) -> None:
+        self.textual = screen
+        self.screen = workbench
+
+    def fail(self, text: str, *, title: str = "", error: bool = False) -> None:
+        """Say why a command did nothing (``title``: the command, in front)."""
+        lead = f"{title}: " if title and not title.startswith("/") else f"{title} " if title else ""
+        self.textual.post_message(Said(lead + text, "error" if error else "warning"))
+
+    def say(self, text: str) -> None:
+        """Say what a command did (a notice in the conversation; the panel follows)."""
+        self.textual.post_message(Said(text))
+
+    async def run(self, command: SlashCommand) -> None:
+        """Carry out ``command``."""
+        screen, name, argument = self.screen, command.name, command.argument
+        if name == "compact":
+            screen.action_compact(argument)
+        elif name == "context":
+            screen.action_context()
+        elif name in ("lineage", "help"):
+            await self.textual.run_action(f"app.{name}")
+        elif name == "skills":
+            self.skills(argument)
+        elif name == "model":
+            self.model(argument)
+        elif name == "sessions":
+            self.sessions(argument)
+        elif name == "clear":
+            await self.clear()
+        elif name == "whatif":
+            self.what_if(argument)
+        elif name == "compaction":
+            self.compaction(argument)
+        elif name in STEER_COMMANDS:
+            try:
+                self.say(run_steer_command(screen.steering, name, argument))
+            except ValueError as error:
+                self.fail(str(error), title=f"/{name}")
+
+    def skills(self, name: str) -> None:
+        """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""
+        screen = self.screen
+        if not name:
+            if screen.panel_shown("skills"):
+                screen.skills.focus()
+            else:
+                screen.action_toggle_panel("skills")  # shown (over the conversation), focused
+            return
+        names = [row.name for row in screen.skill_rows()]
+        if name not in names:
+            known = ", ".join(names) or "none"
+            self.fail(f"no skill named {name!r} (skills: {known})", title="Skills", error=True)
+            return
+        screen.toggle_skill(name)
+
+    def model(self, name: str) -> None:
+        """``/model [name]``: switch to configured model ``name``; alone, show the model."""
+        screen = self.screen
+        if not name:
+            self.textual.post_message(Said(screen.controller.model_summary(), "info"))
+            return
+        before = screen.driver.runner.model.ref
+        try:
+            model = screen.session.switch_model(name)
+        except (ConfigError, DriverRefusal) as error:
+            refs = screen.session.model_refs
+            known = ", ".join(refs) or "none in [models]"
+            text = f"cannot switch to {name!r}: {error} (configured: {known})"
+            if (near := nearest_ref(name, refs)) is not None:
+                text += f"; did you mean /model {near}?"
+            self.fail(text, title="Model", error=True)
+            return
+        screen.status.model = model_label(model)
+        self.textual.call_later(
+            screen.conversation.add, NoticeEntry(f"model: {before} → {model.ref}")
+        )
+        screen.refresh_budget()
+        screen.learn_model_limits()
+
+    async def clear(self) -> None:
+        """``/clear``: a new, empty conversation (refused while a run generates)."""
+        screen = self.screen
+        if screen.busy and not screen.driver.busy:  # a run is starting: the driver is not yet
+            self.fail("cannot replace the conversation now: a run is starting")
+            return
+        try:
+            screen.controller.clear()
+        except DriverRefusal as refusal:
+            self.fail(str(refusal), title="Not now")
+            return
+        await screen.conversation.load([])
+        await screen.conversation.add(NoticeEntry("new conversation", "clear"))
+        screen.refresh_skills()
+        screen.refresh_budget()
+
+    def sessions(self, session_id: str = "") -> None:
+        """``/sessions [ID]``: the sessions screen, or resume ``ID`` (the app restarts on it)."""
+        screen = self.screen
+        config_dir = screen.session.config_dir
+        if config_dir is None:
+            self.fail("sessions are not recorded here (no config folder)")
+            return
+        from steiner_tui.app.screens.sessions import SessionsScreen
+
+        current = screen.session.session_id
+
+        def resume(chosen: str | None) -> None:
+            if not chosen or chosen == current:
+                return
+            refusal = replacement_refusal(screen.busy, screen.driver.pending_sub_agents)
+            if refusal is not None:
+                self.fail(f"cannot switch sessions now: {refusal}")
+                return
+            self.textual.app.exit(ResumeRequest(chosen))
+
+        store = SessionStore(config_dir / "sessions")
+        if not session_id:
+            self.textual.app.push_screen(SessionsScreen(store, current), resume)
+        elif session_id == current:
+            self.textual.post_message(Said(f"{session_id} is the session open now", "info"))
+        elif not _saved(store, session_id):
+            text = f"no saved session {session_id!r} (/sessions lists them)"
+            self.fail(text, title="Sessions", error=True)
+        else:
+            resume(session_id)
+
+    def what_if(self, argument: str) -> None:
+        """``/whatif [tokens] [save]``: try ``tokens`` in the what-if view; ``save`` also
+        writes it to the project config."""
+        screen = self.screen
+        words = argument.split()
+        rest = [word for word in words if word != "save"]
+        budget = screen.steering.runner.model.budget
+        try:
+            threshold = int(rest[0].replace(",", "").replace("_", "")) if rest else 0
+        except ValueError:
+            self.fail(f"/whatif takes a number of tokens, not {rest[0]!r}", title="Context")
+            return
+        threshold = threshold or budget.soft_threshold
+        if not 0 < threshold < budget.context_size:
+            limit = f"{budget.context_size - 1:,}"
+            self.fail(f"the threshold must be between 1 and {limit}", title="Context")
+            return
+        screen.reveal_context_panel()
+        screen.budget.try_threshold(threshold)
+        if "save" in words:
+            screen.budget.save_threshold(WhatIfView.SaveRequested(threshold))
+
+    async def cycle_compaction(self) -> None:
+        """F4: the next compaction mode (auto, ask, off)."""
+        mode = self.screen.steering.set_mode("")
+        self.say(f"compaction mode: {mode} ({MODE_HELP[mode]})")
+
+    def compaction(self, argument: str) -> None:
+        """``/compaction [auto|ask|off] [save]``: set the mode live (no mode: the next one);
+        ``save`` also writes it to the project config, once the person confirms."""
+        screen = self.screen
+        words = argument.split()
+        rest = [word for word in words if word != "save"]
+        try:
+            mode = screen.steering.set_mode(rest[0] if rest else "")
+        except ValueError as error:
+            self.fail(str(error), title="/compaction")
+            return
+        text = f"compaction mode: {mode}"
+        if "save" not in words:
+            self.say(text)
+            return
+        from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
+
+        try:
+            confirm = ConfigSaveScreen.for_mode(screen.steering.session.project_root, mode)
+        except (ConfigError, OSError) as error:
+            self.say(text)
+            self.fail(str(error), title="/compaction")
+            return
+        screen.status.compaction = mode
+
+        def saved(outcome: SaveOutcome | None) -> None:
+            if outcome is not None and outcome.written is not None:
+                self.say(f"{text} (saved to {outcome.written})")
+                return
+            error = outcome.error if outcome is not None else ""
+            self.say(text)
+            why = not_saved(error, confirm.change.path)
+            self.textual.notify(
+                why, title="/compaction", severity="warning" if error else "information"
+            )
+
+        self.textual.app.push_screen(confirm, saved)

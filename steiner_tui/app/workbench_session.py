@@ -1,0 +1,152 @@
+"""The workbench's hold on its session: built, attached to the screen, warmed, followed, closed.
+
+The session is built from a ``SessionRequest`` through the one session factory, with the
+workbench's event adapter (``UiEventSink``) and its inline questions (``PermissionBroker``,
+``CompactionBroker``) as the request's sink, permission callback and compaction policy: at once
+(tests, benchmarks), or after the first frame (a launch). Until it is open there is no
+controller, and reading one raises (the screen disables the keys that need one). This is a
+plain object the screen holds, not a screen class to inherit from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import msgspec
+from textual.message_pump import MessagePump
+
+from steiner_tui.agent.interactive import InteractiveDriver
+from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.session_factory import build_session
+from steiner_tui.app.adapter import UiEventSink
+from steiner_tui.app.compaction_broker import CompactionBroker
+from steiner_tui.app.controller import SessionController
+from steiner_tui.app.live_files import WatchPlan
+from steiner_tui.app.permission import PermissionBroker
+from steiner_tui.app.steering import SteeringController
+from steiner_tui.engine.events import FanoutSink
+
+__all__ = ["SessionOpenFailed", "Warmable", "WorkbenchSession", "follow_files"]
+
+
+class SessionOpenFailed(msgspec.Struct, frozen=True):
+    """The app's exit value when its session could not be opened (the CLI prints ``error``)."""
+
+    error: str
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A provider that can import its SDK ahead of the first call (the SDK providers)."""
+
+    async def warm(self) -> None:
+        """Import the SDK and build the client, off the UI loop."""
+        ...
+
+
+class WorkbenchSession:
+    """One session, its controllers, and the adapters that bring its events to a screen."""
+
+    def __init__(self, request: SessionRequest) -> None:
+        self.request = request
+        """What the session is built from (the sink and questions are added here)."""
+        self.events = UiEventSink()
+        """Posts the session's engine events to the screen."""
+        self.permissions = PermissionBroker()
+        """Answers the session's permission requests with inline prompts."""
+        self.compaction = CompactionBroker()
+        """Answers ``ask`` mode's questions and which pins to drop, inline."""
+        self._session: Session | None = None
+        self._controller: SessionController | None = None
+        self._steering: SteeringController | None = None
+
+    def open(self) -> Session:
+        """Build the session (the one factory).
+
+        Raises:
+            What ``build_session`` raises.
+        """
+        request = self.request
+        sink = self.events if request.sink is None else FanoutSink((request.sink, self.events))
+        session = build_session(
+            msgspec.structs.replace(
+                request, sink=sink, permission=self.permissions, compaction_policy=self.compaction
+            )
+        )
+        self._session = session
+        self._controller = SessionController(session)
+        self._steering = SteeringController(session)
+        return session
+
+    @property
+    def attached(self) -> bool:
+        """Whether the session is open."""
+        return self._session is not None
+
+    @property
+    def session(self) -> Session:
+        """The session (``RuntimeError`` while it is still opening)."""
+        if self._session is None:
+            raise RuntimeError("the session is still opening")
+        return self._session
+
+    @property
+    def controller(self) -> SessionController:
+        """Engine-side operations."""
+        if self._controller is None:
+            raise RuntimeError("the session is still opening")
+        return self._controller
+
+    @property
+    def steering(self) -> SteeringController:
+        """The compaction mode, pins, cost ranking and what-if."""
+        if self._steering is None:
+            raise RuntimeError("the session is still opening")
+        return self._steering
+
+    @property
+    def driver(self) -> InteractiveDriver:
+        """The session's driver."""
+        return self.session.driver
+
+    def attach(self, target: MessagePump) -> None:
+        """Post engine events and questions to ``target`` from now on."""
+        self.events.attach(target)
+        self.permissions.attach(target)
+        self.compaction.attach(target)
+
+    async def close(self) -> None:
+        """Stop posting; cancel sub-agents still running and wait for them."""
+        if not self.attached:
+            return
+        self.events.detach()
+        self.permissions.detach()
+        self.compaction.detach()
+        await self.session.stop_sub_agents()
+
+    async def warm(self) -> None:
+        """Import the provider's SDK (in a thread) before the first request needs it."""
+        provider = self.driver.runner.model.provider
+        if isinstance(provider, Warmable):
+            try:
+                await provider.warm()
+            except Exception:  # the first request reports what is wrong, in the conversation
+                return
+
+
+async def follow_files(
+    plan: WatchPlan, apply: Callable[[Iterable[tuple[object, str]]], object]
+) -> None:
+    """Hand every batch of changes under ``plan`` to ``apply`` until cancelled."""
+    # watchfiles loads a native module: imported when the watcher starts, after the first frame.
+    from watchfiles import awatch
+
+    async def follow(paths: tuple[Path, ...], recursive: bool) -> None:
+        if paths:
+            async for changes in awatch(*paths, recursive=recursive):
+                apply(changes)
+
+    await asyncio.gather(follow(plan.file_dirs(), False), follow(plan.root_dirs(), True))

@@ -86,7 +86,8 @@ async def test_commands_run_in_their_own_process_group(project: Path) -> None:
 
 
 PARENT = """
-import asyncio, sys
+import asyncio, signal, sys
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # the app's default, even when pytest runs under nohup
 from pathlib import Path
 from steiner_tui.tools.bash import run_command
 fifo = sys.argv[1]

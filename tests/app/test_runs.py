@@ -12,7 +12,7 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import GateProvider, WriteProvider, fake_model
-from tests.app.helpers import finish, notices, send
+from tests.app.helpers import finish, notices, said, send
 
 
 async def test_escape_cancels_and_marks_the_reply_interrupted(app_for: AppFactory) -> None:
@@ -119,9 +119,9 @@ async def test_clear_and_send_are_refused_while_busy(app_for: AppFactory) -> Non
         await provider.reached.wait()
         await send(pilot, "/clear")
         await send(pilot, "second")
-        texts = notices(messages)
-        assert any("cannot replace the conversation" in t for t in texts)
-        assert any("still generating" in t for t in texts)
+        await pilot.pause()
+        assert any("cannot replace the conversation" in t for t in said(app))  # it stays
+        assert any("still generating" in t for t in notices(messages))
         assert screen.prompt.text == "second"
         users = [e for e in screen.conversation.entries if isinstance(e, UserEntry)]
         assert [u.text for u in users] == ["first"]

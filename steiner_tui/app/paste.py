@@ -1,12 +1,17 @@
-"""A paste too long for the prompt is kept in files the model can read.
+"""Pastes: a long one is shown collapsed, a paste too long for the prompt is kept in files.
 
-The files go to ``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own steiner folder,
-inside the project so the ``read`` tool can page through them; numbered so no paste replaces
-another). A paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts of about
-one size, cut at line ends, each a file of its own. The folder is git-ignored by a
-``.steiner/.gitignore`` written with the first paste. Nothing of the paste is lost, and the prompt
-holds one line naming the files (``sessions.titles.paste_line``: a session's title leaves it
-out).
+A paste over ``PASTE_LINES`` lines is one placeholder line in the prompt (``placeholder``) and,
+once sent, a collapsed ``[pasted 600 lines]`` in the conversation; the model gets the whole
+text. The prompt keeps the text in memory until the message is sent, so a paste deleted before
+sending leaves nothing behind.
+
+A paste too long for the prompt is written, when its message is sent, to
+``<project>/.steiner/pastes/paste-<n>.txt`` (the project's own steiner folder, inside the
+project so the ``read`` tool can page through them; numbered so no paste replaces another). A
+paste larger than the read tool opens (``MAX_FILE_BYTES``) is kept in parts of about one size,
+cut at line ends, each a file of its own. The folder is git-ignored by a ``.steiner/.gitignore``
+written with the first such paste. Nothing of the paste is lost, and the message holds one line
+naming the files (``sessions.titles.paste_line``: a session's title leaves it out).
 """
 
 from __future__ import annotations
@@ -16,7 +21,18 @@ from pathlib import Path
 from steiner_tui.sessions.titles import paste_line
 from steiner_tui.tools.files import MAX_FILE_BYTES
 
-__all__ = ["PASTES_DIR", "byte_size", "paste_notice", "save_pastes"]
+__all__ = [
+    "PASTES_DIR",
+    "PASTE_LINES",
+    "byte_size",
+    "line_count",
+    "paste_notice",
+    "placeholder",
+    "save_pastes",
+]
+
+PASTE_LINES = 10
+"""A paste of more lines than this is shown collapsed, in the prompt and in the conversation."""
 
 PASTES_DIR = Path(".steiner") / "pastes"
 """Where long pastes are kept, relative to the project."""
@@ -25,6 +41,18 @@ PASTES_DIR = Path(".steiner") / "pastes"
 def byte_size(text: str) -> str:
     """``text``'s UTF-8 size in the workbench's one style: ``31,457,280 B``."""
     return f"{len(text.encode('utf-8', errors='surrogatepass')):,} B"
+
+
+def line_count(text: str) -> int:
+    """How many lines ``text`` shows (a final line end starts no new line)."""
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def placeholder(text: str, number: int, *, kept: bool) -> str:
+    """The prompt's line for paste ``number``: ``[pasted 600 lines #1]`` (``kept``: too long
+    for the prompt, named by its size and written to files when sent)."""
+    size = byte_size(text) if kept else f"{line_count(text):,} lines"
+    return f"[pasted {size} #{number}]"
 
 
 def _cut(data: bytes, start: int, limit: int) -> int:

@@ -1,4 +1,5 @@
-"""A paste too long for the prompt is kept in a file the model can read; nothing is lost."""
+"""Pastes: a long one shows collapsed and is sent whole; one too long for the prompt is kept in
+a file the model can read, written only when sent; nothing is lost."""
 
 from __future__ import annotations
 
@@ -6,32 +7,92 @@ from pathlib import Path
 
 from textual import events
 
+from steiner_tui.agent.model import MainModel
 from steiner_tui.app.paste import save_pastes
 from steiner_tui.app.widgets.prompt import PASTE_LIMIT
+from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.tools.files import MAX_FILE_BYTES
 from steiner_tui.tools.read import read_file
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import notices
+from tests.app.fakes import INFO, CallsProvider
+from tests.app.helpers import finish, notices, static_text
 
 
-async def test_a_huge_paste_is_kept_in_a_file_and_named_in_the_prompt(
+async def test_a_long_paste_shows_collapsed_and_the_model_gets_it_whole(
+    app_for: AppFactory,
+) -> None:
+    pasted = "".join(f"row {n} [b]x[/b]\r" for n in range(600))  # a terminal's newlines
+    provider = CallsProvider(text="Read it.")
+    app = app_for(MainModel("fake", "offline", provider, INFO))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        screen.prompt.focus()
+        await pilot.press(*"see: ")
+        app.post_message(events.Paste(pasted))
+        await pilot.pause()
+        assert screen.prompt.text == "see: [pasted 600 lines #1]"
+        await pilot.press("enter")
+        await finish(pilot)
+        whole = "see: " + pasted.replace("\r", "\n")
+        assert provider.requests[0].messages[-1].content == whole
+        shown = screen.conversation.query_one(UserMessage)
+        assert shown.collapsed
+        assert static_text(shown).splitlines()[-1] == "[pasted 600 lines] Enter expands"
+        assert len(static_text(shown).splitlines()) == 2
+        await pilot.click(shown)
+        await pilot.pause()
+        assert not shown.collapsed and static_text(shown) == whole
+        shown.focus()
+        await pilot.press("enter")
+        assert shown.collapsed
+        assert screen.prompt.text == ""
+        screen.prompt.focus()
+        await pilot.press("up")  # the history holds the placeholder, not 600 lines
+        assert screen.prompt.text == "see: [pasted 600 lines #1]"
+
+
+async def test_a_huge_paste_deleted_before_sending_writes_nothing(
+    app_for: AppFactory, project: Path
+) -> None:
+    big = "line of pasted text\n" * (3 * PASTE_LIMIT // 20)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        screen.prompt.focus()
+        app.post_message(events.Paste(big))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert screen.prompt.text == "[pasted 300,000 B #1]"
+        screen.prompt.clear()
+        await pilot.press(*"hello", "enter")
+        await finish(pilot)
+        assert not (project / ".steiner" / "pastes").exists()
+
+
+async def test_a_huge_paste_is_kept_in_a_file_when_sent_and_named_in_the_message(
     app_for: AppFactory, project: Path
 ) -> None:
     big = "line of pasted text\r" * (3 * PASTE_LIMIT // 20)  # a terminal's pasted newlines
     messages: list[object] = []
-    app = app_for()
+    provider = CallsProvider(text="Read it.")
+    app = app_for(MainModel("fake", "offline", provider, INFO))
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         screen = app.workbench
+        screen.prompt.focus()
         await pilot.press(*"see: ")
         app.post_message(events.Paste(big))
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        text = screen.prompt.text
-        assert text.startswith("see: (pasted ") and ".steiner/pastes/paste-1.txt" in text
-        assert len(text) < 200
         kept = project / ".steiner" / "pastes" / "paste-1.txt"
+        assert screen.prompt.text == "see: [pasted 300,000 B #1]" and not kept.exists()
+        await pilot.press("enter")
+        await finish(pilot)
+        sent = provider.requests[0].messages[-1].content
+        assert isinstance(sent, str)
+        assert sent.startswith("see: (pasted ") and ".steiner/pastes/paste-1.txt" in sent
+        assert len(sent) < 200
         assert kept.read_bytes() == big.replace("\r", "\n").encode()  # every line, as lines
         assert any("kept in .steiner/pastes/paste-1.txt" in n for n in notices(messages))
 

@@ -11,10 +11,12 @@ screen), Tab accepts the highlighted one, Up and Down move through them and Esc 
 otherwise Tab moves the focus and Esc is the screen's (cancel a run). The editor only asks
 (``CompletionRequested``): the screen owns the list.
 
-A paste longer than ``PASTE_LIMIT`` characters is not put in the editor (laying out megabytes
-of text would freeze the app): the editor keeps the text in files under the project
-(``paste.save_pastes``, in a worker thread) the model can read, and puts a line that names
-them in the prompt.
+A paste over ``PASTE_LINES`` lines, or longer than ``PASTE_LIMIT`` characters (laying out
+megabytes of text would freeze the app), is one placeholder line in the editor
+(``paste.placeholder``) while the text waits in memory. Enter sends the whole text in its place;
+a paste too long for the prompt is written to files under the project then (``paste.save_pastes``,
+in a worker thread), and the message names them for the model to read. A placeholder deleted
+before sending writes nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from steiner_tui.app.history import PromptHistory
-from steiner_tui.app.paste import byte_size, paste_notice, save_pastes
+from steiner_tui.app.paste import (
+    PASTE_LINES,
+    byte_size,
+    line_count,
+    paste_notice,
+    placeholder,
+    save_pastes,
+)
 
 __all__ = ["PASTE_LIMIT", "PromptEditor"]
 
@@ -40,7 +49,7 @@ with text they move the cursor)."""
 
 PLACEHOLDER = "Ask anything · Ctrl+J new line · /help"
 PASTE_LIMIT = 100_000
-"""Characters a paste may put in the editor; a longer one is kept in a file (``keep_paste``)."""
+"""Characters a paste may put in the editor; a longer one is kept in files when sent."""
 
 
 class PromptEditor(TextArea):
@@ -129,6 +138,12 @@ class PromptEditor(TextArea):
         """Whether completions are listed under the prompt (the screen sets it)."""
         self.project_root = project_root
         """Where a paste too long for the editor is kept (``.steiner/pastes/``)."""
+        self.pastes: dict[str, str] = {}
+        """Each placeholder in the editor (or its history) and the text it stands for."""
+        self._kept: dict[str, str] = {}
+        """A placeholder already written to files, and the line naming them."""
+        self._composed: dict[str, str] = {}
+        """A sent text and the placeholders it was composed of (for the history)."""
 
     async def _on_key(self, event: events.Key) -> None:
         """Run the prompt's own bindings (send, new line) in the order keys were typed.
@@ -155,36 +170,53 @@ class PromptEditor(TextArea):
         await super()._on_key(event)
 
     def on_paste(self, event: events.Paste) -> None:
-        """A paste over ``PASTE_LIMIT`` is kept in files instead of the editor. A paste stops
-        here (the app routed it to the prompt: it must not come back to the app)."""
+        """A paste over ``PASTE_LINES`` lines or ``PASTE_LIMIT`` characters goes in as one
+        placeholder line. A paste stops here (the app routed it to the prompt: it must not come
+        back to the app)."""
         event.stop()
-        if len(event.text) > PASTE_LIMIT:
-            event.prevent_default()  # TextArea's own paste handler does not run
-            event.stop()
-            self.keep_paste(event.text)
-
-    @work(group="paste", exit_on_error=False)
-    async def keep_paste(self, text: str) -> None:
-        """Keep a paste too long for the editor in ``.steiner/pastes/`` (in parts the read
-        tool can open) and name the files in the prompt."""
         # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        try:
-            saved = await asyncio.to_thread(save_pastes, self.project_root, text)
-        except OSError as error:
-            self.notify(
-                f"the paste ({byte_size(text)}) is too long for the prompt and could not be "
-                f"kept in a file: {error}. Save it to a file in the project and ask the "
-                "model to read it.",
-                title="Paste",
-                severity="error",
-            )
-            return
-        line, notice = paste_notice(byte_size(text), saved)
-        start, end = self.selection
-        self.replace(line, start, end, maintain_selection_offset=False)
-        self.focus()
-        self.notify(notice, title="Paste")
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        kept = len(text) > PASTE_LIMIT
+        if kept or line_count(text) > PASTE_LINES:
+            event.prevent_default()  # TextArea's own paste handler does not run
+            line = placeholder(text, len(self.pastes) + 1, kept=kept)
+            self.pastes[line] = text
+            start, end = self.selection
+            self.replace(line, start, end, maintain_selection_offset=False)
+            self.focus()
+
+    def _expanded(self, text: str) -> str:
+        """``text`` with each placeholder replaced by its paste (or the line naming its files)."""
+        for line, paste in self.pastes.items():
+            if line in text:
+                text = text.replace(line, self._kept.get(line, paste))
+        return text
+
+    @work(group="paste", exclusive=True, exit_on_error=False)
+    async def _keep_and_send(self, text: str, lines: list[str]) -> None:
+        """Write the pastes too long for the prompt to ``.steiner/pastes/`` (in parts the read
+        tool can open), then send ``text`` naming them."""
+        for line in lines:
+            paste = self.pastes[line]
+            try:
+                saved = await asyncio.to_thread(save_pastes, self.project_root, paste)
+            except OSError as error:
+                self.notify(
+                    f"the paste ({byte_size(paste)}) is too long for the prompt and could not "
+                    f"be kept in a file: {error}. Nothing was sent; save it to a file in the "
+                    "project and ask the model to read it.",
+                    title="Paste",
+                    severity="error",
+                )
+                return
+            self._kept[line], notice = paste_notice(byte_size(paste), saved)
+            self.notify(notice, title="Paste")
+        self._submit(text)
+
+    def _submit(self, text: str) -> None:
+        expanded = self._expanded(text)
+        self._composed[expanded] = text
+        self.post_message(self.Submitted(self, expanded))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The completion keys act only while completions are listed."""
@@ -202,8 +234,18 @@ class PromptEditor(TextArea):
 
     def action_submit(self) -> None:
         """Post ``Submitted`` unless the prompt is blank (the screen decides what happens)."""
-        if self.text.strip():
-            self.post_message(self.Submitted(self, self.text))
+        text = self.text
+        if not text.strip():
+            return
+        unwritten = [
+            line
+            for line, paste in self.pastes.items()
+            if line in text and line not in self._kept and len(paste) > PASTE_LIMIT
+        ]
+        if unwritten:
+            self._keep_and_send(text, unwritten)
+        else:
+            self._submit(text)
 
     def action_newline(self) -> None:
         """Insert a line break at the cursor, replacing any selection."""
@@ -211,8 +253,9 @@ class PromptEditor(TextArea):
         self.replace("\n", start, end, maintain_selection_offset=False)
 
     def sent(self, text: str) -> None:
-        """Record ``text`` in the history and empty the prompt."""
-        self.prompt_history.push(text)
+        """Record ``text`` in the history (as composed: pastes as placeholders) and empty the
+        prompt."""
+        self.prompt_history.push(self._composed.pop(text, text))
         self.clear()
 
     def _show(self, text: str) -> None:

@@ -97,6 +97,25 @@ async def test_a_huge_paste_is_kept_in_a_file_when_sent_and_named_in_the_message
         assert any("kept in .steiner/pastes/paste-1.txt" in n for n in notices(messages))
 
 
+async def test_text_typed_while_a_huge_paste_is_written_stays_in_the_prompt(
+    app_for: AppFactory,
+) -> None:
+    """Sending a huge paste waits for its files; what is typed meanwhile is not sent and not
+    cleared with the sent text."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        prompt.focus()
+        app.post_message(events.Paste("x" * (PASTE_LIMIT + 1)))
+        await pilot.pause()
+        sent = prompt.text
+        await pilot.press(*" and more")
+        prompt.sent(sent)
+        assert prompt.text == " and more"
+        assert prompt.pastes == {sent: "x" * (PASTE_LIMIT + 1)}  # Up can send it again
+
+
 async def test_a_paste_under_the_limit_goes_in_the_prompt(app_for: AppFactory) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:

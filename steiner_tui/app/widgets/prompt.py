@@ -142,6 +142,8 @@ class PromptEditor(TextArea):
         """Each placeholder in the editor (or its history) and the text it stands for."""
         self._kept: dict[str, str] = {}
         """A placeholder already written to files, and the line naming them."""
+        self._pasted = 0
+        """How many pastes were given placeholders (their numbers)."""
         self._composed: dict[str, str] = {}
         """A sent text and the placeholders it was composed of (for the history)."""
 
@@ -179,7 +181,8 @@ class PromptEditor(TextArea):
         kept = len(text) > PASTE_LIMIT
         if kept or line_count(text) > PASTE_LINES:
             event.prevent_default()  # TextArea's own paste handler does not run
-            line = placeholder(text, len(self.pastes) + 1, kept=kept)
+            self._pasted += 1
+            line = placeholder(text, self._pasted, kept=kept)
             self.pastes[line] = text
             start, end = self.selection
             self.replace(line, start, end, maintain_selection_offset=False)
@@ -253,10 +256,18 @@ class PromptEditor(TextArea):
         self.replace("\n", start, end, maintain_selection_offset=False)
 
     def sent(self, text: str) -> None:
-        """Record ``text`` in the history (as composed: pastes as placeholders) and empty the
-        prompt."""
-        self.prompt_history.push(self._composed.pop(text, text))
+        """Record ``text`` in the history (as composed: pastes as placeholders) and take it out
+        of the prompt: what was typed after it while its pastes were being written stays.
+        Pastes no placeholder names any more (neither the prompt nor its history) are let go."""
+        composed = self._composed.pop(text, text)
+        self.prompt_history.push(composed)
+        rest = self.text.removeprefix(composed) if self.text.startswith(composed) else self.text
         self.clear()
+        if rest:
+            self.insert(rest)
+        kept = "\n".join((*self.prompt_history.entries, rest))
+        self.pastes = {line: paste for line, paste in self.pastes.items() if line in kept}
+        self._kept = {line: files for line, files in self._kept.items() if line in self.pastes}
 
     def _show(self, text: str) -> None:
         self.load_text(text)

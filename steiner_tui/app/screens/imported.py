@@ -214,7 +214,7 @@ class ImportedScreen(Screen[None]):
             try:
                 session = await asyncio.to_thread(follower.poll)
             except (OSError, ValueError) as error:
-                self.notify(f"cannot read {follower.path}: {error}", severity="error", markup=False)
+                self.notify(f"cannot read {follower.path}: {error}", severity="error")
                 continue
             if session is not None:
                 self.show(session.to_json())
@@ -256,7 +256,6 @@ class ImportedScreen(Screen[None]):
             self.notify(
                 f"cannot read {path}: {error}; what the summaries dropped cannot be checked",
                 severity="error",
-                markup=False,
             )
             return
         replaced = self._lineage is not None and self.app.screen is self._lineage

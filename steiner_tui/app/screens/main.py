@@ -306,8 +306,9 @@ class MainScreen(Screen[None]):
         match event:
             case ToolCallFinished(cut=cut, call=call) if cut is not None:
                 self.budget.show_cut(call.name, cut)
-            case RequestSnapshot(compaction=False):  # the turn goes on: a compaction is over
-                self.conversation.end_compaction(_NOT_COMPACTED)
+            case RequestSnapshot():
+                if not event.compaction:  # the turn goes on: a compaction is over
+                    self.conversation.end_compaction(_NOT_COMPACTED)
                 self.refresh_budget()
                 if self.driver.runner.context.pending_reloads:
                     self.refresh_pending_reload()  # its cost grows with every request

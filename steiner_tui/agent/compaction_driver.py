@@ -53,8 +53,12 @@ from steiner_tui.engine.compaction.triggers import MASK_ON_REQUEST
 from steiner_tui.engine.events import (
     CompactionApplied,
     CompactionOutcome,
+    CompactionProgress,
+    EngineEvent,
     EventSink,
+    ReasoningDelta,
     StaticContextReloaded,
+    TextDelta,
     WarningEvent,
 )
 from steiner_tui.engine.frozen import FrozenDict
@@ -176,8 +180,9 @@ class CompactionDriver:
             CompactionCancelled: the task was cancelled (the lineage is adopted first).
             CompactionFailed: a cancellation that was not a ``CancelledError`` (likewise).
         """
+        progress = _ProgressSink(self.sink)
         env = CompactionEnv(
-            host=_Host(self, lineage.active.id),
+            host=_Host(self, lineage.active.id, progress),
             main=SummaryTarget(
                 alias=self.model.alias,
                 model=self.model.model,
@@ -187,7 +192,7 @@ class CompactionDriver:
                 vision=self.model.sees_images,
             ),
             clock=self.clock.now,
-            sink=self.sink,
+            sink=progress,
             archive=self.settings.archive,
             fallback=self.settings.fallback,
             main_session=self.session_id,
@@ -263,6 +268,41 @@ class CompactionDriver:
         return outcome
 
 
+PROGRESS_STEP = 16
+"""Estimated summary tokens between two ``CompactionProgress`` events of one call."""
+
+
+class _ProgressSink(msgspec.Struct):
+    """The compaction's sink: forwards every event and remembers the summary call that started
+    last (the engine's ``CompactionProgress``), which the call's streamed output updates."""
+
+    sink: EventSink
+    started: CompactionProgress | None = None
+    chars: int = 0
+    said: int = 0
+
+    def emit(self, event: EngineEvent) -> None:
+        if isinstance(event, CompactionProgress):
+            self.started, self.chars, self.said = event, 0, 0
+        self.sink.emit(event)
+
+    def output(self, event: EngineEvent) -> None:
+        """A streamed summary delta: say the tokens so far (characters / 4) every step."""
+        if self.started is None or not isinstance(event, TextDelta | ReasoningDelta):
+            return
+        self.chars += len(event.text)
+        tokens = self.chars // 4
+        if tokens - self.said >= PROGRESS_STEP:
+            self.said = tokens
+            self.sink.emit(msgspec.structs.replace(self.started, tokens=tokens))
+
+
+class _Counted(msgspec.Struct):
+    """An ``EventSink`` over a callable (the summary stream's deltas)."""
+
+    emit: Callable[[EngineEvent], None]
+
+
 class _Built(msgspec.Struct):
     """A summary request's assembly: its messages, blocks and (once made) its estimate."""
 
@@ -282,6 +322,7 @@ class _Host(msgspec.Struct):
 
     driver: CompactionDriver
     generation_id: int
+    progress: _ProgressSink | None = None
     built: dict[int, _Built] = msgspec.field(default_factory=dict)
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
@@ -363,8 +404,9 @@ class _Host(msgspec.Struct):
         driver.sink.emit(snapshot)
         cache = driver.cache
         driver.sink.emit(cache.fallback(snapshot) if target.fallback else cache.main(snapshot))
-        # Summary text is not streamed to the conversation pane: no sink for deltas.
-        collector = StreamCollector(None)
+        # Summary text is not streamed to the conversation pane: its deltas only count.
+        progress = self.progress
+        collector = StreamCollector(None if progress is None else _Counted(progress.output))
         await collector.consume(provider.stream(request))
         done = collector.done
         return SummaryResponse(collector.text, bool(done and done.clear_backend_state))

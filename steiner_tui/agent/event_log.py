@@ -11,7 +11,13 @@ import json
 from pathlib import Path
 from typing import IO
 
-from steiner_tui.engine.events import EngineEvent, MessageAppended, ReasoningDelta, TextDelta
+from steiner_tui.engine.events import (
+    CompactionProgress,
+    EngineEvent,
+    MessageAppended,
+    ReasoningDelta,
+    TextDelta,
+)
 from steiner_tui.engine.serialize import event_to_dict
 
 __all__ = ["JsonlEventLog"]
@@ -32,6 +38,8 @@ class JsonlEventLog:
     def emit(self, event: EngineEvent) -> None:
         if isinstance(event, (TextDelta, ReasoningDelta)):
             return  # the finished message carries the text
+        if isinstance(event, CompactionProgress) and event.tokens:
+            return  # the start of the call is logged; its outcome carries the rest
         line = json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":"))
         self._stream.write(line + "\n")
         if isinstance(event, MessageAppended):

@@ -22,6 +22,7 @@ from steiner_tui.agent.delegation.model import SubAgentUpdated
 from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.engine.events import (
     CompactionApplied,
+    CompactionProgress,
     EngineEvent,
     ErrorEvent,
     HealthEvent,
@@ -46,6 +47,7 @@ MAX_PENDING = 200
 SHOWN = (
     TextDelta, ToolCallStarted, ToolCallFinished, RequestSnapshot, UsageReported, WarningEvent,
     ErrorEvent, HealthEvent, MessageAppended, PinChanged, CompactionApplied, SkillTruncated,
+    CompactionProgress,
     SkillStateEvent, SubAgentUpdated,
 )  # fmt: skip
 """The events the workbench shows; the others (reasoning deltas: the stored reply keeps them)

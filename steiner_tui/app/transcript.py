@@ -34,6 +34,7 @@ from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 
 __all__ = [
     "CompactionEntry",
+    "CompactionRunEntry",
     "Entry",
     "ErrorEntry",
     "NoticeEntry",
@@ -131,6 +132,21 @@ class NoticeEntry(msgspec.Struct):
     kind: str = "info"
 
 
+class CompactionRunEntry(msgspec.Struct):
+    """A compaction running (``ended`` empty) or how it ended: its summary call's stage and
+    model, the output tokens so far (characters / 4), when it started (``time.monotonic``)
+    and, once ended, how long it took in seconds."""
+
+    stage: str
+    target: str
+    fallback: bool
+    started: float
+    tokens: int = 0
+    ended: str = ""
+    kind: str = "compaction"
+    took: float = 0.0
+
+
 Entry = (
     UserEntry
     | ReplyEntry
@@ -140,6 +156,7 @@ Entry = (
     | UnpinEntry
     | NoticeEntry
     | ErrorEntry
+    | CompactionRunEntry
 )
 
 _MODE_BADGES = {PLAN_MODE_NOTICE + "\n\n": "plan mode", BUILD_MODE_NOTICE + "\n\n": "build mode"}

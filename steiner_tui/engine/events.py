@@ -9,7 +9,8 @@ Events, by who emits them:
 * a turn: ``RequestSnapshot`` and ``CacheDiagnostic`` (before each model call), ``TextDelta``,
   ``ReasoningDelta``, ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``,
   ``UsageReported``, ``ErrorEvent``;
-* compaction: ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
+* compaction: ``CompactionProgress`` (a summary call started, and its output so far),
+  ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
   generation it created), ``HealthEvent``, ``CompactionAsked`` (``ask`` mode: the question and
   its answer) and ``PinChanged`` (a message was pinned or unpinned);
 * assembly and skills: ``WarningEvent``, ``SkillTruncated``, ``SkillStateEvent`` (replayed on
@@ -42,6 +43,7 @@ __all__ = [
     "CompactionApplied",
     "CompactionAsked",
     "CompactionOutcome",
+    "CompactionProgress",
     "EditKind",
     "EngineEvent",
     "ErrorEvent",
@@ -400,6 +402,22 @@ class CompactionApplied(EngineEvent, frozen=True):
     kind: ClassVar[str] = "compaction"
     generation_id: int
     outcome: CompactionOutcome
+
+
+class CompactionProgress(EngineEvent, frozen=True):
+    """A compaction summary call is running: the engine emits it (``tokens`` 0) as the call
+    starts, the runner again as its output streams in.
+
+    ``stage`` is ``normal`` or ``emergency``; ``target`` the summarizing model's ref;
+    ``fallback``: the compaction fallback model writes it. ``tokens`` is the output so far
+    (text and reasoning) estimated as characters / 4: servers report usage only at the end.
+    """
+
+    kind: ClassVar[str] = "compaction_progress"
+    stage: str
+    target: str
+    fallback: bool = False
+    tokens: int = 0
 
 
 class CompactionAsked(EngineEvent, frozen=True):

@@ -19,7 +19,12 @@ from steiner_tui.agent.cache_diagnostics import ColdStartMark
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import CacheDiagnostic, CompactionApplied, WarningEvent
+from steiner_tui.engine.events import (
+    CacheDiagnostic,
+    CompactionApplied,
+    CompactionProgress,
+    WarningEvent,
+)
 from steiner_tui.engine.provider import ChatRequest, ModelInfo, ProviderError
 from tests.agent.fakes import Reply, ScriptedProvider
 from tests.agent.test_compaction_runner_kit import (
@@ -87,6 +92,11 @@ async def test_fallback_used_when_main_cache_went_cold(project: Path, clock: Man
     assert (outcome.fallback_status, outcome.fallback_reason) == ("used", "idle 12m > 10m")
     assert outcome.modes == ("normal",)
     assert outcome.backend_state_cleared is False
+    # The conversation pane is told which stage and model write the summary, and its output.
+    progress: list[CompactionProgress] = session.sink.of(CompactionProgress)  # type: ignore[assignment]
+    assert progress[0] == CompactionProgress("normal", FALLBACK_REF, fallback=True)
+    streamed = len(summary_text("fallback")) // 4
+    assert [p.tokens for p in progress[1:]] == ([streamed] if streamed >= 16 else [])
     # Backend isolation: no main backend state, its own transport identity, nothing retired.
     (request,) = fallback.requests
     assert request.compaction is True

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from steiner_tui.app.app import make_app
-from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
+from steiner_tui.app.transcript import (
+    CompactionRunEntry,
+    ErrorEntry,
+    ReplyEntry,
+    UserEntry,
+)
 from steiner_tui.app.widgets.error_row import ErrorRow
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -163,10 +168,10 @@ async def test_a_failed_compaction_stays_in_the_conversation(app_for: AppFactory
             await finish(pilot)
         await send(pilot, "/compact")
         await finish(pilot)
-        notices = [e for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
-        assert any(
-            "compaction failed" in e.text and "connection refused" in e.text for e in notices
-        )
+        entries = app.workbench.conversation.entries
+        runs = [e for e in entries if isinstance(e, CompactionRunEntry)]
+        assert runs[-1].kind == "error"  # the compaction's own entry says why it failed
+        assert "compaction failed" in runs[-1].ended and "connection refused" in runs[-1].ended
 
 
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:
@@ -182,7 +187,8 @@ async def test_compact_works_after_an_error(app_for: AppFactory) -> None:
         entries = screen.conversation.entries
         assert isinstance(entries[1], ErrorEntry)  # the error stays where it happened
         last = entries[-1]
-        assert isinstance(last, NoticeEntry) and last.kind == "compaction"
+        assert isinstance(last, CompactionRunEntry) and last.kind == "compaction"
+        assert last.ended.startswith("compacted into generation 1")
         assert not screen.busy
 
 

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from steiner_tui.app.commands import WorkbenchCommands
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.transcript import CompactionRunEntry
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, send
@@ -27,8 +27,8 @@ async def test_compact_then_lineage_shows_two_generations(app_for: AppFactory) -
         await finish(pilot)
         lineage = app.session.driver.lineage
         assert len(lineage.generations) == 2
-        notes = [e.text for e in screen.conversation.entries if isinstance(e, NoticeEntry)]
-        assert any(t.startswith("compacted into generation 1") for t in notes)
+        runs = [e for e in screen.conversation.entries if isinstance(e, CompactionRunEntry)]
+        assert runs[-1].ended.startswith("compacted into generation 1")
         assert screen.controller.budget_view().compactions == 1
         assert screen.status.generation == 1
 

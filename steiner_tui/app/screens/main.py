@@ -75,6 +75,7 @@ from steiner_tui.units import count, token_count
 
 __all__ = ["MainScreen"]
 
+_NOT_COMPACTED = "compaction ended: nothing was compacted"
 _KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed", LOG_RESTORED})
 """Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
 hard limit, why a compaction failed, and a session log written anew after its folder went."""
@@ -306,6 +307,8 @@ class MainScreen(Screen[None]):
             case ToolCallFinished(cut=cut, call=call) if cut is not None:
                 self.budget.show_cut(call.name, cut)
             case RequestSnapshot():
+                if not event.compaction:  # the turn goes on: a compaction is over
+                    self.conversation.end_compaction(_NOT_COMPACTED)
                 self.refresh_budget()
                 if self.driver.runner.context.pending_reloads:
                     self.refresh_pending_reload()  # its cost grows with every request
@@ -321,7 +324,8 @@ class MainScreen(Screen[None]):
                     f"compacted into generation {generation}: "
                     f"{count(outcome.before_tokens)} → {token_count(outcome.after_tokens)}"
                 )
-                await self.conversation.add(NoticeEntry(text, "compaction"))
+                if not self.conversation.end_compaction(text):
+                    await self.conversation.add(NoticeEntry(text, "compaction"))
                 self.refresh_budget()
                 self.refresh_pending_reload()  # the compaction applied the pending changes
             case WarningEvent(code=code, message=text):
@@ -338,7 +342,9 @@ class MainScreen(Screen[None]):
             self.refresh_skills()
 
     async def _warning(self, code: str, text: str) -> None:
-        if code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
+        if code == "compaction_failed" and self.conversation.end_compaction(text, "error"):
+            pass  # the live entry says it
+        elif code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
             await self.conversation.add(NoticeEntry(text, "warning"))
         if code == LOG_FAILED:  # nothing from here on is saved: said where it stays
             await self.conversation.add(NoticeEntry(text, "error"))
@@ -687,16 +693,21 @@ class MainScreen(Screen[None]):
         interrupted = message.status == "cancelled"
         await self.conversation.end_reply(interrupted)
         self.conversation.close_open_items()
-        if interrupted:
-            text = "interrupted (Esc)"
-            if message.compaction:  # nothing of the summary is kept: said, not left to guess
-                text = "compaction abandoned (Esc): the conversation is unchanged"
+        abandoned = "compaction abandoned (Esc): the conversation is unchanged"
+        if interrupted and self.conversation.end_compaction(abandoned, "interrupted"):
+            pass  # nothing of the summary is kept: the live entry says so
+        elif interrupted:
+            text = abandoned if message.compaction else "interrupted (Esc)"
             await self.conversation.add(NoticeEntry(text, "interrupted"))
         elif message.status == "error" and message.detail:  # else the engine said why
             retry = self._retry_key(erred=True)
             await self.conversation.add(error_entry("run", message.detail, (), retry))
         elif message.detail:
             self.notify(message.detail)
+        if message.status == "error":  # a compaction still shown running ended with the run
+            self.conversation.end_compaction("compaction failed: the run stopped", "error")
+        else:
+            self.conversation.end_compaction(_NOT_COMPACTED)
         self.busy = self.status.waiting = False
         self.refresh_skills()
         self.refresh_budget()

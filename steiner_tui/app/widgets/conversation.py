@@ -45,6 +45,7 @@ F8 shows only then; finding it costs the number of questions asked, not of entri
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -63,6 +64,7 @@ from steiner_tui.app.plain import printable
 from steiner_tui.app.subagent_view import delegate_summary, result_notice
 from steiner_tui.app.transcript import (
     CompactionEntry,
+    CompactionRunEntry,
     Entry,
     ErrorEntry,
     NoticeEntry,
@@ -74,6 +76,7 @@ from steiner_tui.app.transcript import (
     user_entry,
 )
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
+from steiner_tui.app.widgets.compaction_row import CompactionRow
 from steiner_tui.app.widgets.error_row import ErrorRow
 from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.new_below import NewBelowMarker
@@ -84,6 +87,7 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.events import (
+    CompactionProgress,
     EngineEvent,
     MessageAppended,
     OutputCut,
@@ -136,6 +140,8 @@ def widget_for(entry: Entry, pinned: bool = False) -> Widget:
             return NoticeRow(entry)
         case ErrorEntry():
             return ErrorRow(entry)
+        case CompactionRunEntry():
+            return CompactionRow(entry)
 
 
 def _show_pin(widget: Widget, entry: Entry, pinned: bool) -> None:
@@ -203,6 +209,8 @@ class ConversationPane(VerticalScroll):
         """Pins and unpins (``p``), once the session is open."""
         self._questions: list[Question] = []
         """The questions asked, oldest first (answered ones leave on the next look)."""
+        self.compaction: CompactionRunEntry | None = None
+        """The compaction running (its live entry), if one is."""
 
     def compose(self) -> ComposeResult:
         yield HiddenRow("earlier")
@@ -590,6 +598,33 @@ class ConversationPane(VerticalScroll):
                     entry.closed = True
         self.waiting = self.open_question() is not None
 
+    # -- a compaction running -------------------------------------------------------------------
+
+    async def compaction_progress(self, event: CompactionProgress) -> None:
+        """A summary call started or its output grew: one live entry per compaction, which
+        the next stage (or the rerun on main after the fallback) takes over."""
+        entry = self.compaction
+        if entry is None:
+            entry = CompactionRunEntry(event.stage, event.target, event.fallback, time.monotonic())
+            self.compaction = entry
+            await self.add(entry)
+        entry.stage, entry.target, entry.fallback = event.stage, event.target, event.fallback
+        entry.tokens = event.tokens
+        widget = self.widget_of(entry)
+        if isinstance(widget, CompactionRow):
+            widget.refresh_entry()
+
+    def end_compaction(self, text: str, kind: str = "compaction") -> bool:
+        """The running compaction ended as ``text`` says; False when none was running."""
+        entry, self.compaction = self.compaction, None
+        if entry is None:
+            return False
+        entry.ended, entry.kind, entry.took = text, kind, time.monotonic() - entry.started
+        widget = self.widget_of(entry)
+        if isinstance(widget, CompactionRow):
+            widget.refresh_entry()
+        return True
+
     # -- engine events and questions ----------------------------------------------------------
 
     async def show_event(self, event: EngineEvent) -> None:
@@ -618,6 +653,8 @@ class ConversationPane(VerticalScroll):
                     self.show_pins(self.steering.runner.lineage.pins)
                 else:
                     self.show_pins(self.pins | {key} if pinned else self.pins - {key})
+            case CompactionProgress():
+                await self.compaction_progress(event)
             case SubAgentUpdated():
                 pass  # the sub-agent panel's
 

@@ -64,7 +64,7 @@ from steiner_tui.engine.compaction.turns import (
     NORMAL_RETAINED_TURNS,
     split_for_retention,
 )
-from steiner_tui.engine.events import EventSink, RoomEdit, WarningEvent
+from steiner_tui.engine.events import CompactionProgress, EventSink, RoomEdit, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger, strip_ledger
@@ -253,6 +253,7 @@ async def summarize_compaction_stage(
     retiring = request.retire_backend_state and not target.fallback
     if retiring and signal is not None:
         signal.retired = True
+    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback))
     response = await host.call_summary(request, target)
     cleared = (response.clear_backend_state or retiring) and not target.fallback
     text = usable_summary(response.text)

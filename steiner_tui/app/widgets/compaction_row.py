@@ -1,0 +1,69 @@
+"""A compaction as it runs: one line in the conversation, updated in place.
+
+A summary on a local model can take minutes; the line says which stage and model write it, the
+output so far and the time spent, ticking each second, and when it ends, what happened.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from steiner_tui.app.plain import printable
+from steiner_tui.app.transcript import CompactionRunEntry
+from steiner_tui.units import count
+
+__all__ = ["CompactionRow", "entry_text"]
+
+
+def _clock(seconds: float) -> str:
+    whole = int(max(0.0, seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def entry_text(entry: CompactionRunEntry, now: float) -> str:
+    """The line of a compaction at ``now`` (``time.monotonic``): running, or how it ended."""
+    stage = f"{entry.stage} stage, fallback model" if entry.fallback else f"{entry.stage} stage"
+    if entry.ended:
+        return f"{entry.ended} ({stage} {entry.target}, {_clock(entry.took)})"
+    return (
+        f"compacting ({stage} {entry.target}): ~{count(entry.tokens)} summary tokens so far "
+        f"(characters/4) · {_clock(now - entry.started)} · Esc abandons"
+    )
+
+
+class CompactionRow(Static):
+    """A compaction's line: live while it runs (a 1 s timer), then how it ended."""
+
+    DEFAULT_CSS = """
+    CompactionRow {
+        color: $text-accent;
+        text-align: center;
+        &.-interrupted, &.-error {
+            color: $text-error;
+        }
+    }
+    """
+
+    def __init__(self, entry: CompactionRunEntry) -> None:
+        super().__init__(classes=f"conversation-item -{entry.kind}")
+        self.entry = entry
+        """The entry shown."""
+        self._timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self.refresh_entry()
+        if not self.entry.ended:
+            self._timer = self.set_interval(1, self.refresh_entry)
+
+    def refresh_entry(self) -> None:
+        """Show the entry as it is now (stopping the clock once it has ended)."""
+        entry = self.entry
+        if entry.ended and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.set_classes(f"conversation-item -{entry.kind}")
+        self.update(Content(printable(entry_text(entry, time.monotonic()))))

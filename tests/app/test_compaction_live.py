@@ -1,0 +1,109 @@
+"""A compaction says what is happening while it runs: one entry with its stage, model, the
+summary's tokens so far and the time spent, which ends saying what happened."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from steiner_tui.app.transcript import CompactionRunEntry, NoticeEntry
+from steiner_tui.app.widgets.compaction_row import CompactionRow
+from steiner_tui.engine.provider import (
+    ChatRequest,
+    ModelInfo,
+    ProviderEvent,
+    StreamDone,
+    StreamText,
+    StreamUsage,
+)
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.fakes import INFO, fake_model
+from tests.app.helpers import finish, send, static_text
+
+CHUNK = "summary text. " * 4 + "12345678"
+"""64 characters: 16 tokens by characters/4."""
+
+
+@dataclass
+class SlowSummaryProvider:
+    """Answers turns at once; a summary streams three chunks, then waits on ``release``."""
+
+    alias: str = "fake"
+    stateful: bool = False
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def model_info(self, model: str) -> ModelInfo:
+        return INFO
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        if request.compaction:
+            for _ in range(3):
+                yield StreamText(CHUNK)
+            self.reached.set()
+            await self.release.wait()
+            yield StreamText("\n\nThe person asked two questions; both were answered.")
+        else:
+            yield StreamText("Answered.")
+        yield StreamUsage(100, 10)
+        yield StreamDone()
+
+
+async def test_a_running_compaction_shows_its_stage_tokens_and_outcome(
+    app_for: AppFactory,
+) -> None:
+    provider = SlowSummaryProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        for text in ("first question", "second question", "third question", "fourth question"):
+            await send(pilot, text)
+            await finish(pilot)
+        await send(pilot, "/compact")
+        await provider.reached.wait()
+        await pilot.pause()
+        row = screen.conversation.query_one(CompactionRow)
+        live = static_text(row)
+        assert live.startswith("compacting (normal stage fake/offline): ")
+        assert "~48 summary tokens so far (characters/4)" in live
+        assert "Esc abandons" in live
+
+        provider.release.set()
+        await finish(pilot)
+        entries = screen.conversation.entries
+        runs = [e for e in entries if isinstance(e, CompactionRunEntry)]
+        assert len(runs) == 1  # one entry, updated in place
+        assert runs[0].ended.startswith("compacted into generation 1: ")
+        assert " → " in runs[0].ended
+        done = static_text(screen.conversation.query_one(CompactionRow))
+        assert done.startswith("compacted into generation 1: ")
+        assert "(normal stage fake/offline, " in done
+        assert not any(isinstance(e, NoticeEntry) and "compacted" in e.text for e in entries)
+        assert len(app.session.driver.lineage.generations) == 2
+
+
+async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
+    provider = SlowSummaryProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        for text in ("first question", "second question", "third question", "fourth question"):
+            await send(pilot, text)
+            await finish(pilot)
+        await send(pilot, "/compact")
+        await provider.reached.wait()
+        await pilot.pause()
+        await pilot.press("escape")
+        await finish(pilot)
+        runs = [e for e in screen.conversation.entries if isinstance(e, CompactionRunEntry)]
+        assert len(runs) == 1
+        assert runs[0].ended == "compaction abandoned (Esc): the conversation is unchanged"
+        assert runs[0].kind == "interrupted"
+        row = screen.conversation.query_one(CompactionRow)
+        assert static_text(row).startswith("compaction abandoned (Esc)")
+        assert row.has_class("-interrupted")
+        assert len(app.session.driver.lineage.generations) == 1
+        assert not screen.busy

@@ -73,7 +73,7 @@ class WindowDoctor(msgspec.Struct, frozen=True):
         guess = "" if self.known else ", a guess"
         return (
             f"window {self.effective:,} from {self.source}{guess}{told} · reserve "
-            f"{self.reserve:,} · soft {self.soft:,} · hard {self.hard:,}"
+            f"{self.reserve:,} · soft {self.soft:,} · prompt room {self.hard:,}"
         )
 
     def as_json(self) -> dict[str, Any]:

@@ -335,12 +335,12 @@ async def test_typing_does_not_walk_the_conversation(
         await _loaded(pilot, pane, _entries(200))
         first = PermissionEntry(PermissionRequest("bash", "ls"), lambda _: None)
         second = PermissionEntry(PermissionRequest("bash", "pwd"), lambda _: None)
-        await pane.add(first)
-        await pane.add(second)
+        await pane.ask(first)
+        await pane.ask(second)
         await pilot.pause()
-        assert pane.open_question() is pane.widget_of(second)
+        assert pane.open_question() is second
         second.decision = "allow"
-        assert pane.open_question() is pane.widget_of(first)
+        assert pane.open_question() is first
         walks: list[str | None] = []
         query = pane.query
 

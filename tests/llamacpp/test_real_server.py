@@ -189,7 +189,7 @@ async def test_usage_and_drift_show_in_the_panel(
         assert view.calibration_samples == 2
         notes = static_text(screen.budget.query_one("#budget-notes", Static))
         assert f"vs reported {view.drift.reported:,} (request #2)" in notes
-        assert "window 8,192 from llama.cpp server (server 8,192)" in notes  # the window doctor
+        assert "window 8,192 from llama.cpp server ·" in notes  # the window doctor
 
 
 async def test_the_servers_context_error_is_clear_and_the_session_goes_on(

@@ -137,6 +137,7 @@ async def test_a_keymap_entry_naming_no_binding_is_a_warning(app_for: AppFactory
     app = app_for(config={"keymap": keymap})
     async with app.run_test(size=SIZE) as pilot:
         await finish(pilot)
+        await app.started.wait()  # the keymap check runs once start-up is over
         said = [e.text for e in app.workbench.conversation.entries if isinstance(e, NoticeEntry)]
         warnings = [text for text in said if "[keymap]" in text]
         assert warnings == [

@@ -76,8 +76,13 @@ def _run_parent(tmp_path: Path, command: str, how: str) -> tuple[subprocess.Pope
         return parent, int(reader.readline().split()[0])
 
 
+ESCAPED_BACKGROUND = "setsid sh -c 'exec sleep 300' > /dev/null 2>&1 & echo $! > {fifo}"
+"""A background child that leaves the group, its pid written by the command itself: the app
+may exit (ending it) before the child could write anything, and a reader would wait forever."""
+
+
 def test_background_children_end_with_the_app_s_normal_exit(tmp_path: Path) -> None:
-    for command in ("sleep 300 > /dev/null & echo $! > {fifo}", ESCAPES):
+    for command in ("sleep 300 > /dev/null & echo $! > {fifo}", ESCAPED_BACKGROUND):
         parent, child = _run_parent(tmp_path, command, "exit")
         try:
             out, _ = parent.communicate(timeout=120)

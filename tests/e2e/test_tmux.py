@@ -43,11 +43,8 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     # One server per test: a server told to exit at the last test's end may still hold a
     # shared socket name when the next test starts one ("server exited unexpectedly").
     socket = f"steiner-e2e-{os.getpid()}-{tmp_path.name}"
-    # pytest-xdist's workers carry COLUMNS=80 and LINES=24, which Textual would take over the
-    # pane's own size: the app in a 140-column pane drew 80 columns (no side panels).
-    inherited = {k: v for k, v in os.environ.items() if k not in {"COLUMNS", "LINES"}}
-    env = {
-        **inherited,
+    env = {  # COLUMNS and LINES are gone already (tests/conftest.py)
+        **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "XDG_DATA_HOME": str(tmp_path / "data"),

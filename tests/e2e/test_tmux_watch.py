@@ -5,67 +5,29 @@ session (1.0.108, ``tests/importers/data``) that a writer extends line by line.
 home whose ``.claude/projects`` holds the copy: it finds the transcript as it finds a running
 session's. Each time an appended line settles a request, the panel's request count ("N
 requests") and the chart's title ("Context tokens per request (N)") must follow; every step
-polls ``capture-pane`` within a generous deadline (no wall time is asserted). The test runs its
-own tmux server socket and kills it at the end.
+polls ``capture-pane`` within a generous deadline (no wall time is asserted), on the private
+tmux server of ``test_tmux``'s fixture.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
-import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from steiner_tui.importers.follow import TranscriptFollower, claude_project_folder
+from tests.e2e.test_tmux import (
+    SESSION,
+    START_DEADLINE,
+    Tmux,
+    _wait_for,
+    tmux,  # noqa: F401  (the fixture)
+)
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = REPO / "tests/importers/data/claude-code-1.0.108/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
-SESSION = "watch"
-START_DEADLINE = 90.0
-STEP_DEADLINE = 30.0
-
-Tmux = Callable[..., str]
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    binary = shutil.which("tmux")
-    if binary is None:
-        pytest.fail("the end-to-end test needs tmux on PATH (e.g. `apt-get install tmux`)")
-    socket = f"agents-watch-{os.getpid()}-{tmp_path.name}"
-
-    def run(*args: str) -> str:
-        done = subprocess.run(
-            [binary, "-L", socket, "-f", os.devnull, *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode:
-            pytest.fail(f"tmux {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
-        return done.stdout
-
-    try:
-        yield run
-    finally:
-        subprocess.run([binary, "-L", socket, "kill-server"], capture_output=True, check=False)
-
-
-def _wait_for(tmux: Tmux, *texts: str, deadline: float = STEP_DEADLINE) -> str:
-    end = time.monotonic() + deadline
-    while True:
-        screen = tmux("capture-pane", "-p", "-t", SESSION)
-        if all(text in screen for text in texts):
-            return screen
-        if time.monotonic() > end:
-            pytest.fail(f"{texts} not on screen after {deadline:.0f}s; the pane shows:\n{screen}")
-        time.sleep(0.05)  # polling interval only: the loop waits on the screen's content
 
 
 def _requests_after(lines: list[bytes], count: int, tmp: Path) -> int:
@@ -78,7 +40,7 @@ def _requests_after(lines: list[bytes], count: int, tmp: Path) -> int:
 
 
 @pytest.mark.slow
-def test_watch_follows_a_growing_transcript(tmux: Tmux, tmp_path: Path) -> None:
+def test_watch_follows_a_growing_transcript(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     folder = claude_project_folder(home, project)

@@ -90,13 +90,8 @@ def _numbered_lines(
             yield from read_lines(handle, problems)
             return
         data = bytes(handle.buffer.read(end))
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        if len(raw) > MAX_LINE_CHARS:
-            problems.append(
-                LineProblem(number, f"longer than {MAX_LINE_CHARS:,} characters: skipped")
-            )
-            continue
-        yield number, raw.decode("utf-8", "replace")
+    # A followed file's complete lines, through the same line cap as a whole file's.
+    yield from read_lines(io.TextIOWrapper(io.BytesIO(data), "utf-8", "replace"), problems)
 
 
 def read_records(

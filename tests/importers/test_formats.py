@@ -7,7 +7,6 @@ written on one line (as Gemini CLI's JSONL sessions begin) it was taken for Clau
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -20,8 +19,7 @@ DATA = Path(__file__).parent / "data"
 GEMINI = DATA / "gemini-cli" / "session-01.json"
 PI = DATA / "pi" / "session-01.jsonl"
 CODEX = DATA / "codex-0.135.0" / "rollout-019e9625-802f-7e91-840a-cfe88d14117a.jsonl"
-FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
-CLAUDE = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+CLAUDE = DATA / "claude-code-1.0.108" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
 
 
 def test_a_gemini_session_object_is_no_claude_record() -> None:
@@ -36,8 +34,7 @@ def test_each_format_by_its_shape(tmp_path: Path) -> None:
     assert kind_of(one_line) == kind_of(GEMINI) == "gemini-cli"
     assert kind_of(PI) == ""
     assert kind_of(CODEX) == "codex"
-    if CLAUDE.exists():
-        assert kind_of(CLAUDE) == "claude-code"
+    assert kind_of(CLAUDE) == "claude-code"
 
 
 def test_an_unknown_format_is_named_and_skipped(
@@ -53,8 +50,6 @@ def test_an_unknown_format_is_named_and_skipped(
 
 
 def test_a_record_type_newer_than_the_importer_does_not_hide_the_format(tmp_path: Path) -> None:
-    if not CLAUDE.exists():
-        pytest.skip(f"the shared fixtures are not at {FIXTURES}")
     copy = tmp_path / CLAUDE.name
     newer = json.dumps({"type": "brand-new-record", "sessionId": "x"})
     copy.write_text(newer + "\n" + CLAUDE.read_text(encoding="utf-8"), encoding="utf-8")

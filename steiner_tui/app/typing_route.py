@@ -30,6 +30,8 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker
 
+from steiner_tui.app.widgets.prompt import PromptEditor
+
 __all__ = ["BURST_SECONDS", "TypingRouter"]
 
 BURST_SECONDS = 0.08
@@ -43,7 +45,7 @@ class TypingRouter:
     def __init__(
         self,
         screen: Screen[Any],
-        editor: Callable[[], TextArea],
+        editor: Callable[[], PromptEditor],
         run_binding: Callable[[events.Key], Awaitable[None]],
         *,
         burst: float = BURST_SECONDS,
@@ -75,7 +77,12 @@ class TypingRouter:
             self._release_held()
             if self._text_field_focused():
                 return False
-            self._to_editor(event)
+            editor = self._editor()
+            self.screen.set_focus(editor, scroll_visible=False)
+            self._typed_on = editor
+            # Inserted now, not queued to the prompt: a key binding (Enter sends) acts at once
+            # when its key arrives, and would find the prompt without the paste.
+            editor.take_paste(event.text)
             return True
         if not isinstance(event, events.Key):
             return False

@@ -176,17 +176,25 @@ class PromptEditor(TextArea):
         placeholder line. A paste stops here (the app routed it to the prompt: it must not come
         back to the app)."""
         event.stop()
+        event.prevent_default()  # TextArea's own paste handler does not run: take_paste does
+        self.take_paste(event.text)
+
+    def take_paste(self, pasted: str) -> None:
+        """Insert ``pasted`` at the selection now (a placeholder line for a long one). The app's
+        typing router calls it for a paste that arrived elsewhere: at once, so an Enter that
+        follows the paste in the terminal's stream finds it in the prompt."""
         # Terminals send a pasted newline as CR (tmux's paste-buffer, xterm): keep lines.
-        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        text = pasted.replace("\r\n", "\n").replace("\r", "\n")
         kept = len(text) > PASTE_LIMIT
+        start, end = self.selection
         if kept or line_count(text) > PASTE_LINES:
-            event.prevent_default()  # TextArea's own paste handler does not run
             self._pasted += 1
             line = placeholder(text, self._pasted, kept=kept)
             self.pastes[line] = text
-            start, end = self.selection
             self.replace(line, start, end, maintain_selection_offset=False)
-            self.focus()
+        elif not self.read_only:
+            self.replace(pasted, start, end, maintain_selection_offset=False)
+        self.focus()
 
     def _expanded(self, text: str) -> str:
         """``text`` with each placeholder replaced by its paste (or the line naming its files)."""

@@ -56,7 +56,7 @@ from steiner_tui.engine.compaction.operation import CompactionEnv, compact_with_
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.provider import ChatRequest, StreamText
-from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger
+from steiner_tui.engine.state.artifacts import build_ledger
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.providers.offline import OFFLINE_MODEL_INFO, OfflineProvider
 from steiner_tui.providers.offline.textutil import heuristic_tokens, prompt_chars
@@ -148,7 +148,8 @@ async def run_session(
         outcome = result.outcome
         if not inflate and outcome.before_tokens:
             ratios.append(outcome.after_tokens / outcome.before_tokens)
-        carried = ArtifactLedger.parse(lineage.active.summary)
+        # What the active generation holds: the summary's ledger and the retained turns.
+        carried = build_ledger(lineage.active.messages, limit=None)
         have = {(e.kind, e.key): e for e in carried.entries}
         # Superseded decisions and passing commands may give way to the cap; nothing else.
         kept = [e for e in planted.entries if e.state not in ("superseded", "exit 0")]

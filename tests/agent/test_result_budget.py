@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from steiner_tui.agent.tool_calls import ResultBudget, bound_result
-from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.budget import ModelTokenBudget, soft_threshold_tokens
 from steiner_tui.engine.events import ToolCallFinished
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo
@@ -132,7 +132,7 @@ def test_the_budget_is_a_share_of_what_is_left_within_floor_and_ceiling(
     if window > 0:
         assert tokens <= max(TOOL_RESULT_FLOOR_TOKENS, window // 4)
         # Four results fit between the fixed part of a request and the soft trigger.
-        share = (budget.soft_threshold - fixed) // TOOL_RESULTS_UNDER_TRIGGER
+        share = (soft_threshold_tokens(window) - fixed) // TOOL_RESULTS_UNDER_TRIGGER
         assert tokens <= max(TOOL_RESULT_FLOOR_TOKENS, share)
         fit = budget.fit_request(prompt)
         room = window - fit.safety_margin - fit.reserve - prompt

@@ -127,6 +127,8 @@ def test_json_report(env: dict[str, str], project: Path) -> None:
     doctor = window["doctor"]
     assert (doctor["effective"], doctor["registry"], doctor["known"]) == (32768, 32768, True)
     assert doctor["soft_limit"] == window["soft_threshold"] and doctor["problem"] is None
+    # A quarter of the room the fixed part of a request leaves under the trigger.
+    assert doctor["tool_result_max"] == (doctor["soft_limit"] - doctor["fixed_prompt"]) // 4
 
 
 def test_table_report(env: dict[str, str], project: Path) -> None:

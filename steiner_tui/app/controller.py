@@ -159,7 +159,7 @@ class SessionController:
             compactions=len(self.driver.lineage.generations) - 1,
             health=self.health,
             window_origin=runner.model.window_origin,
-            window_doctor=runner.model.window_doctor(),
+            window_doctor=runner.window_doctor(),
             tools_ignored=runner.model.tools_ignored,
             pinned=runner.pinned_share(snapshot),
             compaction_mode=runner.compaction_mode,

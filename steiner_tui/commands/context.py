@@ -125,7 +125,7 @@ def _data(session: Session, snapshot: RequestSnapshot, top: tuple[CostItem, ...]
             "safety_margin": budget.safety_margin,
             "max_output": budget.max_output,
             "source": model.window_origin,
-            "doctor": model.window_doctor().as_json(),
+            "doctor": session.runner.window_doctor().as_json(),
         },
         "top": [item.as_json() for item in top],
         "price": None

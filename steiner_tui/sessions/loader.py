@@ -47,7 +47,7 @@ from steiner_tui.sessions.log_parse import (
 )
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
-from steiner_tui.sessions.records import LOG_FILE_NAME
+from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
 from steiner_tui.sessions.request_columns import RequestColumns
 
 __all__ = [
@@ -276,13 +276,32 @@ def _meta(session_id: str, state: LogState, lineage: ConversationLineage, size: 
     )
 
 
+def _check_version(session_id: str, data: bytes) -> None:
+    """Refuse a log of an older version: this one keeps no readers for them (a newer one
+    loads, with a problem saying so).
+
+    Raises:
+        SessionLoadError: the header says an older version.
+    """
+    try:
+        header = decode_record(data[: data.find(b"\n")] if b"\n" in data else data)
+    except (ValueError, RecursionError):
+        return  # a lost header: the parser reports it, the rest still loads
+    if isinstance(header, HeaderRecord) and header.version < LOG_VERSION:
+        raise SessionLoadError(
+            f"session {session_id!r} was written by an older development version of "
+            f"steiner-tui (log version {header.version}; this one reads version {LOG_VERSION})"
+            " and cannot be loaded"
+        )
+
+
 def load_session(directory: Path) -> LoadedSession:
     """Load the session in ``directory`` (``CONFIG/sessions/<id>/``).
 
     Raises:
         ValueError: the folder name is not a valid session id.
-        SessionLoadError: the folder or its ``session.jsonl`` cannot be read, or either is a
-            symbolic link.
+        SessionLoadError: the folder or its ``session.jsonl`` cannot be read, either is a
+            symbolic link, or the log is of another version.
     """
     session_id = validate_session_id(directory.name)
     path = directory / LOG_FILE_NAME
@@ -303,6 +322,7 @@ def load_session(directory: Path) -> LoadedSession:
         raise SessionLoadError(f"session {session_id!r}: no session log at {path}") from None
     except OSError as exc:
         raise SessionLoadError(f"session {session_id!r}: cannot read {path}: {exc}") from exc
+    _check_version(session_id, data)
     state = parse_log_bytes(data)
     as_logged = tuple(state.active.messages)
     logged = len(as_logged)

@@ -14,9 +14,9 @@ and tool call arguments are held once (``record_values.Interned``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from datetime import datetime
-from typing import cast, get_args
 
 import msgspec
 
@@ -24,16 +24,9 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import Remedy, RemedyAction
-from steiner_tui.sessions.record_values import (
-    Interned,
-    generation_of,
-    last_main_request_of,
-    message_of,
-    message_of_line,
-)
+from steiner_tui.engine.provider import Remedy
+from steiner_tui.sessions.record_values import Interned, generation_of, message_of_line
 from steiner_tui.sessions.records import (
-    FIRST_DELTA_REQUESTS,
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
@@ -41,7 +34,6 @@ from steiner_tui.sessions.records import (
     HeaderRecord,
     LastMainRequestRecord,
     MessageLine,
-    MessageRecord,
     ModeRecord,
     PartialRecord,
     PinRecord,
@@ -142,8 +134,6 @@ class LogState(msgspec.Struct):
     """Everything read so far."""
 
     header: SessionHeader | None = None
-    version: int = LOG_VERSION
-    """The layout of the records being read (the header's, or a ``resumed`` record's)."""
     done: list[ConversationGeneration] = msgspec.field(default_factory=list)
     """The generations before the active one."""
     active: ActiveGeneration = msgspec.field(default_factory=ActiveGeneration)
@@ -193,7 +183,6 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
         state.problem(line, "a header record after the start of the log was ignored")
         return
     _check_version(state, record.version, line)
-    state.version = record.version
     state.header = SessionHeader(
         session_id=record.session_id,
         project_root=record.project_root,
@@ -206,9 +195,9 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
     state.last_time = state.last_time or record.created
 
 
-def _check_version(state: LogState, version: int, line: int) -> None:
+def _check_version(state: LogState, version: int | None, line: int) -> None:
     """Records of a newer layout are read by this version's rules: say so (the log is kept)."""
-    if version > LOG_VERSION:
+    if version is not None and version > LOG_VERSION:
         state.problem(
             line,
             f"written by a newer steiner-tui (log version {version}; this one reads up to "
@@ -225,16 +214,6 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
             f"record for generation {gen} while generation {active} is active "
             "(a generation record is missing); applied to the active generation",
         )
-
-
-def _message(state: LogState, record: MessageRecord, line: int) -> None:
-    message = message_of(record.message, state.interned)
-    _check_gen(state, record.gen, line)
-    state.since_request.append(message)
-    state.active.messages.append(message)
-    state.active.drivers.append(record.driver)
-    state.message_lines.append(line)
-    state.clear_partial()
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
@@ -257,17 +236,13 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.tip
-    fields = request_fields(record, previous, state.version, state.since_request)
+    fields = request_fields(record, previous, state.since_request)
     shared: int = fields["shared"]
     available = previous.hash_count if previous is not None else 0
     if shared > available:
         raise ValueError(f"shares {shared} hashes with the request before, which has {available}")
-    if state.version >= FIRST_DELTA_REQUESTS:
-        # Any field may come from the record before: a lost line makes all of them uncertain.
-        exact = not state.damaged_since_request
-    else:
-        follows = previous is not None and fields["index"] == previous.index + 1
-        exact = not (shared and state.damaged_since_request and not follows)
+    # Any field may come from the record before: a lost line makes all of them uncertain.
+    exact = not state.damaged_since_request
     if not exact:
         state.problem(
             line,
@@ -279,7 +254,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
     state.damaged_since_request = False
     state.since_request = []
     time = state.tip.time
-    if record.usage and state.version >= FIRST_DELTA_REQUESTS:
+    if record.usage:
         state.requests.set_usage(record.usage)
         _implied_last_main(state, record.usage_at or time)
     state.last_time = record.usage_at or time or state.last_time
@@ -321,8 +296,8 @@ def _backend_state(state: LogState, record: BackendStateRecord, line: int) -> No
 
 
 def _last_main_request(state: LogState, record: LastMainRequestRecord, line: int) -> None:
-    state.last_main_request = last_main_request_of(record)
-    state.last_time = record.at or state.last_time
+    state.last_main_request = record.request
+    state.last_time = record.request.at or state.last_time
 
 
 def _pin(state: LogState, record: PinRecord, line: int) -> None:
@@ -343,27 +318,21 @@ def _skill(state: LogState, record: SkillRecord, line: int) -> None:
 
 
 def _error(state: LogState, record: ErrorRecord, line: int) -> None:
-    remedies = tuple(
-        Remedy(cast(RemedyAction, r.action), r.hint)
-        for r in record.remedies
-        if r.action in get_args(RemedyAction)  # an action this version does not know: left out
-    )
+    remedies: list[Remedy] = []
+    for remedy in record.remedies:
+        with contextlib.suppress(msgspec.ValidationError):  # an action this version does not know
+            remedies.append(msgspec.convert(remedy, Remedy))
     position = len(state.active.messages)
     state.errors.append(
-        LoggedError(state.active.id, position, record.code, record.message, remedies)
+        LoggedError(state.active.id, position, record.code, record.message, tuple(remedies))
     )
     _timestamped(state, record, line)
 
 
 def _usage(state: LogState, record: UsageRecord, line: int) -> None:
     request = state.tip
-    if (
-        state.version >= FIRST_DELTA_REQUESTS
-        and request is not None
-        and record.model == request.setting.model
-    ):
-        _implied_last_main(state, record.at)
     if request is not None and record.model == request.setting.model:
+        _implied_last_main(state, record.at)
         state.requests.set_usage(
             usage_values(
                 record.prompt_tokens,
@@ -381,9 +350,7 @@ def _timestamped(
     line: int,
 ) -> None:
     if isinstance(record, ResumedRecord):
-        if record.version is not None:
-            _check_version(state, record.version, line)
-            state.version = record.version
+        _check_version(state, record.version, line)
         # The resumed writer wrote what follows against the records read so far.
         state.damaged_since_request = False
         state.since_request = []
@@ -394,8 +361,6 @@ def _apply(state: LogState, record: Record, line: int) -> None:
     match record:
         case HeaderRecord():
             _header(state, record, line)
-        case MessageRecord():
-            _message(state, record, line)
         case MessageLine():
             _message_line(state, record, line)
         case PartialRecord():

@@ -80,7 +80,7 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
         return self.columns.message_hashes(self.position)
 
     def full_record(self) -> dict[str, Any]:
-        """The record with every hash written out (the form of a version 1 log)."""
+        """The record with every hash written out."""
         fields = self.flat()
         fields.pop("shared")
         fields["hashes"] = list(self.message_hashes)

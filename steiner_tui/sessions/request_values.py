@@ -8,22 +8,17 @@ hashes computed; the parser leaves them to be computed when asked for): both sid
 same rules to the same previous value, and the writer checks that its line resolves to exactly
 the snapshot's values (else it writes every field), so every request is rebuilt exactly.
 
-The rules (docs/design.md, "14. Durable context state"):
+The rules (docs/design.md, "14. Durable context state"): an absent field is the previous
+request record's value: the index is one more, the id is the previous id with its index
+replaced by the new one, ``shared`` is every hash of the previous request (the request extends
+it); the first request's previous is all defaults. Absent ``hashes`` are those of the messages
+the log appended since the previous request record (the message hash rule of docs/design.md
+"5. Message hashes and request snapshots" is so part of the format: changing it needs a new log
+version), and an absent ``prompt_bytes`` adds their bytes to the previous one's. An absent
+``raw_prompt_tokens`` is the record's ``estimated_prompt_tokens``, and the time may be written
+as ``elapsed`` seconds after the previous one's.
 
-* before version 4 an absent field is the type's default (``shared``: 0); version 1 and 2
-  numbered requests from 0 (read one higher);
-* from version 4 on an absent field is the previous request record's value: the index is one
-  more, the id is the previous id with its index replaced by the new one, ``shared`` is every
-  hash of the previous request (the request extends it); the first request's previous is all
-  defaults. Absent ``hashes`` are those of the messages the log appended since the previous
-  request record (the message hash rule of docs/design.md "5. Message hashes and request
-  snapshots" is so part of the format: changing it needs a new log version), and an absent
-  ``prompt_bytes`` adds their bytes to the previous one's. An absent ``raw_prompt_tokens`` is
-  the record's ``estimated_prompt_tokens``, and the time may be written as ``elapsed``
-  seconds after the previous one's. Before version 4 ``hashes`` holds the new hashes
-  (absent: none).
-
-A reply's usage is folded into its request (``with_usage``), and a version 4 usage (folded or
+A reply's usage is folded into its request (``with_usage``), and a usage (folded or
 a ``usage`` record of the request's model) says what the last main request is
 (``implied_last_main``), so the log writes a ``last_main_request`` record only when it differs.
 """
@@ -40,11 +35,7 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.snapshots import hash_messages
-from steiner_tui.sessions.records import (
-    FIRST_DELTA_REQUESTS,
-    FIRST_NUMBERED_FROM_ONE,
-    RequestEntry,
-)
+from steiner_tui.sessions.records import RequestEntry
 
 __all__ = [
     "LoggedRequest",
@@ -154,9 +145,9 @@ class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 
 _NONE = LoggedRequest()
-"""What a version 4 log's first request record is read against."""
+"""What a log's first request record is read against."""
 _SAME = (*_SETTING, "prompt_bytes", "estimated_prompt_tokens")
-"""The fields a version 4 record leaves out when they equal the previous record's."""
+"""The fields a record leaves out when they equal the previous record's."""
 
 
 def _derived_id(previous: PreviousRequest, index: int) -> str:
@@ -194,43 +185,16 @@ class PreviousRequest(Protocol):
 
 
 def request_fields(
-    entry: RequestEntry,
-    before: PreviousRequest | None,
-    version: int,
-    since: Sequence[Message] = (),
+    entry: RequestEntry, before: PreviousRequest | None, since: Sequence[Message] = ()
 ) -> dict[str, Any]:
-    """Every field of the ``LoggedRequest`` that ``entry`` says, read after ``before`` in a log
-    of ``version``, by name; ``hashes`` is None when the record derives them from ``since``
-    (they are then ``hash_messages(since)``, left for the caller to compute or defer).
+    """Every field of the ``LoggedRequest`` that ``entry`` says, read after ``before``, by name;
+    ``hashes`` is None when the record derives them from ``since`` (they are then
+    ``hash_messages(since)``, left for the caller to compute or defer).
 
     ``since`` are the messages the log appended after ``before`` (after the last
-    ``generation`` record when one came later): a version 4 record without ``hashes`` added
-    their hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
-
-    Raises:
-        ValueError: a record of a version before 4 has no index.
+    ``generation`` record when one came later): a record without ``hashes`` added their
+    hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
     """
-    if version < FIRST_DELTA_REQUESTS:
-        if entry.index is None:
-            raise ValueError("malformed request record: missing required field `index`")
-        fields = (*_SAME, "time", "raw_prompt_tokens")
-        given = {f: v for f in fields if (v := getattr(entry, f)) is not None}
-        index = entry.index + (1 if version < FIRST_NUMBERED_FROM_ONE else 0)
-        setting = RequestSetting(**{f: given.pop(f) for f in _SETTING if f in given})
-        if before is not None and setting == before.setting:
-            setting = before.setting
-        return {
-            "index": index,
-            "request_id": entry.request_id or "",
-            "time": None,
-            "shared": entry.shared or 0,
-            "hashes": entry.hashes or (),
-            "prompt_bytes": 0,
-            "estimated_prompt_tokens": 0,
-            "raw_prompt_tokens": 0,
-            "setting": setting,
-            **given,
-        }
     base: PreviousRequest = before or _NONE
     index = entry.index if entry.index is not None else base.index + 1
     settings = {f: v for f in _SETTING if (v := getattr(entry, f)) is not None}
@@ -260,25 +224,20 @@ def request_fields(
 def resolve_request(
     entry: RequestEntry,
     before: PreviousRequest | None,
-    version: int,
     since: Sequence[Message] = (),
     into: Callable[..., R] = LoggedRequest,  # type: ignore[assignment]
     **extra: Any,
 ) -> R:
-    """What ``entry`` says, read after ``before`` in a log of ``version`` (``request_fields``
-    with the hashes computed), built by ``into`` with the fields and ``extra``.
-
-    Raises:
-        ValueError: a record of a version before 4 has no index.
-    """
-    values = request_fields(entry, before, version, since)
+    """What ``entry`` says, read after ``before`` (``request_fields`` with the hashes computed),
+    built by ``into`` with the fields and ``extra``."""
+    values = request_fields(entry, before, since)
     if values["hashes"] is None:
         values["hashes"] = hash_messages(since)
     return into(**values, **extra)
 
 
 def _time(entry: RequestEntry, base: PreviousRequest) -> datetime | None:
-    """A version 4 record's time: given, or ``elapsed`` seconds after the previous one's."""
+    """A record's time: given, or ``elapsed`` seconds after the previous one's."""
     if entry.time is not None:
         return entry.time
     if entry.elapsed is not None and base.time is not None:
@@ -328,7 +287,7 @@ def request_delta(
     previous_hashes: Sequence[str] = (),
     since: Sequence[Message] = (),
 ) -> tuple[RequestEntry, LoggedRequest]:
-    """The version 4 line of ``snapshot`` after ``previous``, and what it resolves to.
+    """The line of ``snapshot`` after ``previous``, and what it resolves to.
 
     Args:
         snapshot: the request snapshot.
@@ -381,7 +340,7 @@ def request_delta(
         if full.raw_prompt_tokens == full.estimated_prompt_tokens
         else full.raw_prompt_tokens,
     )
-    if resolve_request(entry, previous, FIRST_DELTA_REQUESTS, since) != full:  # never expected
+    if resolve_request(entry, previous, since) != full:  # never expected
         entry = RequestEntry(**full.flat())
     return entry, full
 
@@ -408,7 +367,7 @@ def with_usage(
 def implied_last_main(
     request: PreviousRequest | None, cache_key: str, at: datetime | None
 ) -> LastMainRequest | None:
-    """The last main request a version 4 usage implies: its request's provider and model, the
+    """The last main request a usage implies: its request's provider and model, the
     log header's cache key, the usage's time (None: a compaction request, or no request)."""
     if request is None or request.setting.compaction:
         return None

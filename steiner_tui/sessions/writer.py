@@ -75,21 +75,17 @@ from steiner_tui.sessions.log_file import (
 )
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.partial_reply import PartialReply
-from steiner_tui.sessions.record_values import (
-    generation_record,
-    last_main_request_record,
-    message_line,
-)
+from steiner_tui.sessions.record_values import generation_record, message_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
     HeaderRecord,
+    LastMainRequestRecord,
     ModeRecord,
     PinRecord,
     Record,
-    RemedyRecord,
     ResumedRecord,
     SkillRecord,
     WarningRecord,
@@ -380,7 +376,7 @@ class SessionLog:
         lineage = runner.lineage
         tail: list[Record] = []
         if not self._last_main.is_zero:
-            tail.append(last_main_request_record(self._last_main))
+            tail.append(LastMainRequestRecord(request=self._last_main))
         if self._mode is not None:
             tail.append(ModeRecord(mode=self._mode, at=self._clock()))  # type: ignore[arg-type]
         old_fd, old_lock = self._fd, self._lock
@@ -461,9 +457,8 @@ class SessionLog:
             # the log resumes from exactly here.
             self._sync()
             self._flush_partial()
-            remedies = tuple(RemedyRecord(r.action, r.hint) for r in event.remedies)
             record = ErrorRecord(
-                code=event.code, message=event.message, at=self._clock(), remedies=remedies
+                code=event.code, message=event.message, at=self._clock(), remedies=event.remedies
             )
             self._write(record)
             if self._open:
@@ -594,7 +589,7 @@ class SessionLog:
             return
         last = self._runner.last_main_request
         if not last.is_zero and last != self._last_main:
-            self._write(last_main_request_record(last))
+            self._write(LastMainRequestRecord(request=last))
             self._last_main = last
 
     def _sync(self, appended: Message | None = None) -> None:

@@ -3,15 +3,12 @@
 * a property test over arbitrary records: every field, the id (derived from the index or of
   another form), the time with its offset (none, naive, fixed offsets, a zone whose offset
   changes), integers of any size, hashes written out or derived from the messages logged since;
-* the ids the columns derive equal the ids the request records resolve to one after the other,
-  in logs of version 1 to 4 and in a version 3 log resumed into version 4;
+* the ids the columns derive equal the ids the request records resolve to one after the other;
 * a loaded log holds equal message texts and equal tool call arguments once.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
@@ -24,10 +21,10 @@ from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.record_values import message_line, message_of_line
 from steiner_tui.sessions.records import (
+    LOG_VERSION,
     HeaderRecord,
     MessageLine,
     RequestEntry,
-    ResumedRecord,
     decode_record,
     encode_record,
 )
@@ -151,15 +148,13 @@ def test_columns_give_back_every_record_exactly(steps: list[dict[str, Any]]) -> 
 
 def _resolved_ids(data: bytes) -> list[str]:
     """Each request record's id as the records say it, read one after the other by
-    ``resolve_request`` (no columns), the log's version followed."""
-    version, ids = 0, list[str]()
+    ``resolve_request`` (no columns)."""
+    ids = list[str]()
     previous: LoggedRequest | None = None
     for raw in data.splitlines():
         record = decode_record(raw)
-        if isinstance(record, HeaderRecord | ResumedRecord):
-            version = record.version if record.version is not None else version
-        elif isinstance(record, RequestEntry):
-            previous = resolve_request(record, previous, version)
+        if isinstance(record, RequestEntry):
+            previous = resolve_request(record, previous)
             ids.append(previous.request_id)
     return ids
 
@@ -174,38 +169,7 @@ def _check_ids(directory: Path) -> list[str]:
     return ids
 
 
-def test_ids_equal_the_logged_ones_in_version_1_and_3_logs(tmp_path: Path) -> None:
-    for name in ("v1_session", "v3_session"):
-        directory = tmp_path / name
-        shutil.copytree(FIXTURES / name, directory)
-        assert _check_ids(directory)
-
-
-def _as_version_2(line: bytes) -> bytes:
-    """A version 3 line as version 2 wrote it: requests numbered from 0."""
-    record = json.loads(line)
-    if record["type"] == "header":
-        record["version"] = 2
-    elif record["type"] == "request":
-        record["index"] -= 1
-        stem = record["request_id"].rpartition("-")[0]
-        record["request_id"] = f"{stem}-{record['index']}"
-    return json.dumps(record, separators=(",", ":")).encode()
-
-
-def test_ids_equal_the_logged_ones_in_a_version_2_log(tmp_path: Path) -> None:
-    directory = tmp_path / "v2_session"
-    directory.mkdir()
-    lines = (FIXTURES / "v3_session" / "session.jsonl").read_bytes().splitlines()
-    (directory / "session.jsonl").write_bytes(b"\n".join(map(_as_version_2, lines)) + b"\n")
-    ids = _check_ids(directory)
-    # Read one higher than logged, so an id no longer ends in its number: kept as it is.
-    loaded = load_session(directory)
-    assert [r.index for r in loaded.requests][:2] == [1, 2]
-    assert ids[:2] == [f"{ids[0].rpartition('-')[0]}-{n}" for n in (0, 1)]
-
-
-async def test_ids_equal_the_logged_ones_in_a_version_4_log(open_session: OpenSession) -> None:
+async def test_ids_equal_the_logged_ones(open_session: OpenSession) -> None:
     harness = await _long_session(open_session, 12)
     ids = _check_ids(harness.session_dir)
     assert _written_ids(harness.session_dir) < len(ids) // 2  # most derived from the one before
@@ -215,29 +179,8 @@ def _written_ids(directory: Path) -> int:
     return (directory / "session.jsonl").read_bytes().count(b'"request_id"')
 
 
-def _install_v3(sessions_base: Path) -> Path:
-    sessions_base.mkdir(parents=True)
-    directory = sessions_base / "v3_session"
-    shutil.copytree(FIXTURES / "v3_session", directory)
-    (directory / "expected.json").unlink()
-    return directory
-
-
-async def test_ids_equal_the_logged_ones_in_a_version_3_log_resumed_into_version_4(
-    open_session: OpenSession, sessions_base: Path
-) -> None:
-    directory = _install_v3(sessions_base)
-    before = len(load_session(directory).requests)
-    resumed = open_session(resume="v3_session", window=6000)
-    for turn in range(3):
-        result = await resumed.driver.submit(f"more {turn}: " + "lorem ipsum " * 20)
-        assert result.status == "done", result.error
-    resumed.log.close()
-    assert len(_check_ids(directory)) > before
-
-
 def _write(directory: Path, messages: list[Message]) -> None:
-    lines = [encode_record(HeaderRecord(version=4, session_id=directory.name))]
+    lines = [encode_record(HeaderRecord(version=LOG_VERSION, session_id=directory.name))]
     lines += [encode_record(message_line(messages, p)) for p in range(len(messages))]
     directory.mkdir()
     (directory / "session.jsonl").write_bytes(b"".join(lines))
@@ -275,7 +218,7 @@ def test_a_loaded_log_holds_equal_texts_and_arguments_once(tmp_path: Path) -> No
 
 
 def test_arguments_equal_only_as_values_are_not_shared(tmp_path: Path) -> None:
-    lines = [encode_record(HeaderRecord(version=4, session_id="nan")).rstrip(b"\n")]
+    lines = [encode_record(HeaderRecord(version=LOG_VERSION, session_id="nan")).rstrip(b"\n")]
     for turn, arguments in enumerate(("NaN", "null", "1", "1.0", "true", "NaN"), start=1):
         lines += [
             b'{"type":"user","content":"q%d","turn":%d}' % (turn, turn),

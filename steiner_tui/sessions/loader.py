@@ -48,7 +48,6 @@ from steiner_tui.sessions.log_parse import (
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
-from steiner_tui.sessions.request_columns import RequestColumns
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -82,8 +81,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
         last_main_request: the last logged one (zero when none).
         problems: each bad line, in order.
         meta: ``meta.json`` when readable, else derived from the log.
-        requests: logged request metadata, in order (kept in columns, each record built
-            when asked for).
+        requests: logged request metadata, in order.
         mode: the last logged execution mode.
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
@@ -108,7 +106,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     last_main_request: LastMainRequest
     problems: tuple[LogProblem, ...]
     meta: SessionMeta
-    requests: RequestColumns = msgspec.field(default_factory=RequestColumns)
+    requests: tuple[RequestRecord, ...] = ()
     mode: str = "build"
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
@@ -352,7 +350,7 @@ def load_session(directory: Path) -> LoadedSession:
         last_main_request=state.last_main_request,
         problems=tuple(problems),
         meta=meta,
-        requests=state.requests,
+        requests=tuple(state.requests),
         mode=state.mode,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,

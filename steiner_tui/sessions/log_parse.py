@@ -5,11 +5,10 @@ Each line is decoded into its record (``records.decode_record``) and applied ins
 record's effect is applied only after it decoded completely, so a bad line changes nothing.
 
 Parsing is linear in the log: the active generation's messages grow in a list (turned into a
-tuple once, at the end), and the request records go into columns (``RequestColumns``), each
-with how many hashes it shares with the request before and its own new ones, kept as the
-messages they are the hashes of (``RequestRecord.message_hashes`` rebuilds them on demand), so
-neither the work nor the memory grows with the square of the conversation. Equal message texts
-and tool call arguments are held once (``record_values.Interned``).
+tuple once, at the end), and each request record keeps how many hashes it shares with the
+request before and its own new ones (``RequestRecord.message_hashes`` rebuilds them on
+demand), so neither the work nor the memory grows with the square of the conversation. Equal
+message texts and tool call arguments are held once (``record_values.Interned``).
 """
 
 from __future__ import annotations
@@ -45,8 +44,13 @@ from steiner_tui.sessions.records import (
     WarningRecord,
     decode_record,
 )
-from steiner_tui.sessions.request_columns import RequestColumns, RequestRecord, RequestTip
-from steiner_tui.sessions.request_values import implied_last_main, request_fields, usage_values
+from steiner_tui.engine.snapshots import hash_messages
+from steiner_tui.sessions.request_values import (
+    RequestRecord,
+    implied_last_main,
+    request_fields,
+    usage_values,
+)
 
 __all__ = [
     "ActiveGeneration",
@@ -138,9 +142,7 @@ class LogState(msgspec.Struct):
     """The generations before the active one."""
     active: ActiveGeneration = msgspec.field(default_factory=ActiveGeneration)
     last_main_request: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
-    requests: RequestColumns = msgspec.field(default_factory=RequestColumns)
-    tip: RequestTip | None = None
-    """The last request record read, as the next one is read against it."""
+    requests: list[RequestRecord] = msgspec.field(default_factory=list)
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
@@ -164,6 +166,11 @@ class LogState(msgspec.Struct):
     """The texts and tool call arguments read, so that equal ones are held once."""
     tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
+
+    @property
+    def tip(self) -> RequestRecord | None:
+        """The last request record read (the next one is read against it)."""
+        return self.requests[-1] if self.requests else None
 
     @property
     def generations(self) -> list[ConversationGeneration]:
@@ -250,12 +257,14 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             "before (its first "
             f"{shared} hashes) may be inexact",
         )
-    state.tip = state.requests.append(fields, state.since_request, exact=exact)
+    if fields["hashes"] is None:
+        fields["hashes"] = hash_messages(state.since_request)
+    tip = RequestRecord(**fields, exact=exact, usage=record.usage, previous=previous)
+    state.requests.append(tip)
     state.damaged_since_request = False
     state.since_request = []
-    time = state.tip.time
+    time = tip.time
     if record.usage:
-        state.requests.set_usage(record.usage)
         _implied_last_main(state, record.usage_at or time)
     state.last_time = record.usage_at or time or state.last_time
     state.clear_partial()
@@ -333,14 +342,14 @@ def _usage(state: LogState, record: UsageRecord, line: int) -> None:
     request = state.tip
     if request is not None and record.model == request.setting.model:
         _implied_last_main(state, record.at)
-        state.requests.set_usage(
-            usage_values(
+        if not request.usage:  # the first usage reported for a request stays
+            usage = usage_values(
                 record.prompt_tokens,
                 record.completion_tokens,
                 record.cache_read_tokens,
                 record.cache_write_tokens,
             )
-        )
+            state.requests[-1] = msgspec.structs.replace(request, usage=usage)
     _timestamped(state, record, line)
 
 

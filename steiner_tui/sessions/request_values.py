@@ -40,6 +40,7 @@ from steiner_tui.sessions.records import RequestEntry
 __all__ = [
     "LoggedRequest",
     "PreviousRequest",
+    "RequestRecord",
     "RequestSetting",
     "implied_last_main",
     "request_delta",
@@ -144,6 +145,43 @@ class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return self.setting.generation
 
 
+class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True):
+    """A logged request as a loaded session keeps it: what its record says, whether it is
+    exact (False: a damaged line came between it and the record before, so what it takes from
+    that one may be a lost record's), the reply's usage (prompt, completion, cache read, cache
+    write tokens; trailing zeros left out; empty: none logged) and the request logged before."""
+
+    exact: bool = True
+    usage: tuple[int, ...] = ()
+    previous: RequestRecord | None = None
+
+    def plain(self) -> LoggedRequest:
+        """The record without its place in the log (what a writer continues from)."""
+        return LoggedRequest(**{f: getattr(self, f) for f in LoggedRequest.__struct_fields__})
+
+    @property
+    def message_hashes(self) -> tuple[str, ...]:
+        """Every message hash of the request, in order: its own after the first ``shared`` of
+        the request before, and so on back."""
+        pieces: list[tuple[str, ...]] = []
+        node: RequestRecord | None = self
+        want = self.hash_count
+        while node is not None and want > 0:
+            if want > node.shared:
+                pieces.append(node.hashes[: want - node.shared])
+                want = node.shared
+            node = node.previous
+        return tuple(h for piece in reversed(pieces) for h in piece)
+
+    def full_record(self) -> dict[str, Any]:
+        """The record with every field and every hash written out."""
+        fields = self.flat()
+        fields.pop("shared")
+        fields["hashes"] = list(self.message_hashes)
+        data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
+        return data
+
+
 _NONE = LoggedRequest()
 """What a log's first request record is read against."""
 _SAME = (*_SETTING, "prompt_bytes", "estimated_prompt_tokens")
@@ -159,8 +197,7 @@ def _derived_id(previous: PreviousRequest, index: int) -> str:
 
 
 class PreviousRequest(Protocol):
-    """What a record is read against: the request record before it (a ``LoggedRequest``, or
-    the parser's ``request_columns.RequestTip``)."""
+    """What a record is read against: the request record before it."""
 
     @property
     def index(self) -> int: ...

@@ -105,7 +105,7 @@ async def test_request_records_do_not_grow_with_the_conversation(
     harness = await _long_session(open_session, 40)
     lines = _lines(harness.session_dir)
     requests = [line for line in lines if line.startswith(b'{"type":"request"')]
-    counts = [len(r.entry.hashes) for r in load_session(harness.session_dir).requests]
+    counts = [len(r.hashes) for r in load_session(harness.session_dir).requests]
     assert len(counts) == len(requests)
     assert sorted(counts)[len(counts) // 2] <= 3  # most add a user message and a reply or two
     half = len(requests) // 2

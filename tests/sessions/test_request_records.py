@@ -1,8 +1,7 @@
-"""Request records kept in columns (``RequestColumns``) give back exactly what was appended.
+"""Request records a loaded log keeps give back exactly what was logged.
 
-* a property test over arbitrary records: every field, the id (derived from the index or of
-  another form), the time with its offset (none, naive, fixed offsets, a zone whose offset
-  changes), integers of any size, hashes written out or derived from the messages logged since;
+* a property test over arbitrary records: every field, and every message hash rebuilt from the
+  records before (hashes written out or derived from the messages logged since);
 * the ids the columns derive equal the ids the request records resolve to one after the other;
 * a loaded log holds equal message texts and equal tool call arguments once.
 """
@@ -28,8 +27,12 @@ from steiner_tui.sessions.records import (
     decode_record,
     encode_record,
 )
-from steiner_tui.sessions.request_columns import RequestColumns
-from steiner_tui.sessions.request_values import LoggedRequest, RequestSetting, resolve_request
+from steiner_tui.sessions.request_values import (
+    LoggedRequest,
+    RequestRecord,
+    RequestSetting,
+    resolve_request,
+)
 from tests.sessions.conftest import OpenSession
 from tests.sessions.test_log_format import _long_session
 
@@ -112,38 +115,23 @@ def _fields(step: dict[str, Any], count: int, since: list[Message]) -> dict[str,
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_step, min_size=1, max_size=12))
-def test_columns_give_back_every_record_exactly(steps: list[dict[str, Any]]) -> None:
-    columns = RequestColumns()
-    expected: list[LoggedRequest] = []
+def test_records_give_back_every_hash_exactly(steps: list[dict[str, Any]]) -> None:
+    previous: RequestRecord | None = None
     full: list[tuple[str, ...]] = []
     for number, step in enumerate(steps):
         since = [Message("user", f"m{number}-{i}") for i in range(step["new"])]
         count = len(full[-1]) if full else 0
         fields = _fields(step, count, since)
-        tip = columns.append(fields, since, exact=step["exact"])
-        hashes = fields["hashes"] if fields["hashes"] is not None else hash_messages(since)
-        want = LoggedRequest(**{**fields, "hashes": hashes})
-        expected.append(want)
-        full.append((full[-1][: want.shared] if full else ()) + hashes)
-        assert tip.hash_count == len(full[-1])
-        assert (tip.index, tip.request_id, tip.time) == (want.index, want.request_id, want.time)
-    assert len(columns) == len(steps)
-    for position, (record, want) in enumerate(zip(columns, expected, strict=True)):
+        if fields["hashes"] is None:
+            fields["hashes"] = hash_messages(since)
+        record = RequestRecord(**fields, exact=step["exact"], previous=previous)
+        want = LoggedRequest(**fields)
+        full.append((full[-1][: want.shared] if full else ()) + want.hashes)
+        assert record.hash_count == len(full[-1])
         assert record.plain() == want
-        assert record.request_id == want.request_id
-        assert columns.request_id(position) == want.request_id
-        if want.time is not None:
-            assert record.time is not None
-            assert record.time.utcoffset() == want.time.utcoffset()
-            assert record.time.tzinfo == want.time.tzinfo
-            assert record.time.isoformat() == want.time.isoformat()  # written the same
-        assert record.message_hashes == full[position]
-        assert record.exact is steps[position]["exact"]
-        assert record.setting is columns[position].setting  # one object per setting
-    assert columns[-1].plain() == expected[-1]
-    assert [r.plain() for r in columns[1:3]] == expected[1:3]
-    assert columns.last_index() == max(step["index"] for step in steps)
-    assert RequestColumns().last_index() == 0
+        assert record.message_hashes == full[-1]
+        assert record.exact is step["exact"]
+        previous = record
 
 
 def _resolved_ids(data: bytes) -> list[str]:
@@ -164,7 +152,6 @@ def _check_ids(directory: Path) -> list[str]:
     assert loaded.problems == ()
     ids = _resolved_ids((directory / "session.jsonl").read_bytes())
     assert [r.request_id for r in loaded.requests] == ids
-    assert [loaded.requests.request_id(p) for p in range(len(ids))] == ids
     assert all(ids)
     return ids
 

@@ -1,7 +1,7 @@
 """A resumed session's earlier requests, as its log holds them, beside the ones made since.
 
 The snapshot store holds only the requests a process made; a resumed session's earlier
-requests are in its log, as request records (``request_values.RequestRecord``): each one's number, id,
+requests are in its log (``request_values.RequestRecord``): each one's number, id,
 time, model and provider, the estimate (tokens, raw tokens, strategy), the completion limit,
 the prompt, blocks and tools bytes, how many leading messages came from blocks, the generation,
 whether it was a compaction request, every message hash (so how much it repeats of the request

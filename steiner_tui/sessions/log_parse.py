@@ -24,6 +24,7 @@ from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
+from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.record_values import Interned, generation_of, message_of_line
 from steiner_tui.sessions.records import (
     LOG_VERSION,
@@ -44,7 +45,6 @@ from steiner_tui.sessions.records import (
     WarningRecord,
     decode_record,
 )
-from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.request_values import (
     RequestRecord,
     implied_last_main,

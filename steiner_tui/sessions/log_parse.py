@@ -340,7 +340,7 @@ def _error(state: LogState, record: ErrorRecord, line: int) -> None:
 
 def _usage(state: LogState, record: UsageRecord, line: int) -> None:
     request = state.tip
-    if request is not None and record.model == request.setting.model:
+    if request is not None and record.model == request.model:
         _implied_last_main(state, record.at)
         if not request.usage:  # the first usage reported for a request stays
             usage = usage_values(

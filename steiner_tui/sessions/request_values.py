@@ -25,9 +25,9 @@ a ``usage`` record of the request's model) says what the last main request is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -39,9 +39,7 @@ from steiner_tui.sessions.records import RequestEntry
 
 __all__ = [
     "LoggedRequest",
-    "PreviousRequest",
     "RequestRecord",
-    "RequestSetting",
     "implied_last_main",
     "request_delta",
     "request_fields",
@@ -52,12 +50,17 @@ __all__ = [
 ]
 
 
-R = TypeVar("R", bound="LoggedRequest")
+class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A request record with every field known (``hashes``: those after the ``shared`` ones)."""
 
-
-class RequestSetting(msgspec.Struct, frozen=True, gc=False):
-    """What seldom changes from one request to the next: consecutive records share one."""
-
+    index: int = 0
+    request_id: str = ""
+    time: datetime | None = None
+    shared: int = 0
+    hashes: tuple[str, ...] = ()
+    prompt_bytes: int = 0
+    estimated_prompt_tokens: int = 0
+    raw_prompt_tokens: int = 0
     model: str = ""
     provider: str = ""
     block_message_count: int = 0
@@ -68,81 +71,13 @@ class RequestSetting(msgspec.Struct, frozen=True, gc=False):
     compaction: bool = False
     generation: str = ""
 
-
-_SETTING = RequestSetting.__struct_fields__
-_DEFAULT = RequestSetting()
-
-
-class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
-    """A request record with every field known (``hashes``: those after the ``shared`` ones).
-
-    Build it with ``of`` (every field by name); ``flat`` gives them back.
-    """
-
-    index: int = 0
-    request_id: str = ""
-    time: datetime | None = None
-    shared: int = 0
-    hashes: tuple[str, ...] = ()
-    prompt_bytes: int = 0
-    estimated_prompt_tokens: int = 0
-    raw_prompt_tokens: int = 0
-    setting: RequestSetting = _DEFAULT
-
-    @classmethod
-    def of(cls, before: LoggedRequest | None = None, **fields: Any) -> LoggedRequest:
-        """A record of ``fields``, sharing ``before``'s setting when it is the same."""
-        setting = RequestSetting(**{f: fields.pop(f) for f in _SETTING if f in fields})
-        if before is not None and setting == before.setting:
-            setting = before.setting
-        return cls(**fields, setting=setting)
-
-    def flat(self) -> dict[str, Any]:
-        """Every field by name (the setting's included)."""
-        fields = {f: getattr(self, f) for f in LoggedRequest.__struct_fields__}
-        del fields["setting"]
-        fields.update(msgspec.structs.asdict(self.setting))
-        return fields
-
     @property
     def hash_count(self) -> int:
         return self.shared + len(self.hashes)
 
-    @property
-    def model(self) -> str:
-        return self.setting.model
-
-    @property
-    def provider(self) -> str:
-        return self.setting.provider
-
-    @property
-    def block_message_count(self) -> int:
-        return self.setting.block_message_count
-
-    @property
-    def blocks_bytes(self) -> int:
-        return self.setting.blocks_bytes
-
-    @property
-    def tools_bytes(self) -> int:
-        return self.setting.tools_bytes
-
-    @property
-    def max_tokens(self) -> int:
-        return self.setting.max_tokens
-
-    @property
-    def estimate_strategy(self) -> str:
-        return self.setting.estimate_strategy
-
-    @property
-    def compaction(self) -> bool:
-        return self.setting.compaction
-
-    @property
-    def generation(self) -> str:
-        return self.setting.generation
+    def flat(self) -> dict[str, Any]:
+        """Every field by name."""
+        return {f: getattr(self, f) for f in LoggedRequest.__struct_fields__}
 
 
 class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True):
@@ -157,7 +92,7 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
 
     def plain(self) -> LoggedRequest:
         """The record without its place in the log (what a writer continues from)."""
-        return LoggedRequest(**{f: getattr(self, f) for f in LoggedRequest.__struct_fields__})
+        return LoggedRequest(**self.flat())
 
     @property
     def message_hashes(self) -> tuple[str, ...]:
@@ -184,11 +119,14 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
 
 _NONE = LoggedRequest()
 """What a log's first request record is read against."""
-_SAME = (*_SETTING, "prompt_bytes", "estimated_prompt_tokens")
+_SAME = (
+    *LoggedRequest.__struct_fields__[LoggedRequest.__struct_fields__.index("model") :],
+    "estimated_prompt_tokens",
+)
 """The fields a record leaves out when they equal the previous record's."""
 
 
-def _derived_id(previous: PreviousRequest, index: int) -> str:
+def _derived_id(previous: LoggedRequest, index: int) -> str:
     """The previous id with its trailing index replaced (``s-4`` -> ``s-5``), else ``""``."""
     old = str(previous.index)
     if previous.request_id.endswith(f"-{old}"):
@@ -196,84 +134,48 @@ def _derived_id(previous: PreviousRequest, index: int) -> str:
     return ""
 
 
-class PreviousRequest(Protocol):
-    """What a record is read against: the request record before it."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def request_id(self) -> str: ...
-
-    @property
-    def time(self) -> datetime | None: ...
-
-    @property
-    def prompt_bytes(self) -> int: ...
-
-    @property
-    def estimated_prompt_tokens(self) -> int: ...
-
-    @property
-    def setting(self) -> RequestSetting: ...
-
-    @property
-    def hash_count(self) -> int: ...
-
-
 def request_fields(
-    entry: RequestEntry, before: PreviousRequest | None, since: Sequence[Message] = ()
+    entry: RequestEntry, before: LoggedRequest | None, since: Sequence[Message] = ()
 ) -> dict[str, Any]:
     """Every field of the ``LoggedRequest`` that ``entry`` says, read after ``before``, by name;
     ``hashes`` is None when the record derives them from ``since`` (they are then
-    ``hash_messages(since)``, left for the caller to compute or defer).
+    ``hash_messages(since)``).
 
     ``since`` are the messages the log appended after ``before`` (after the last
     ``generation`` record when one came later): a record without ``hashes`` added their
     hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
     """
-    base: PreviousRequest = before or _NONE
+    base = before or _NONE
+    fields = {f: v if (v := getattr(entry, f)) is not None else getattr(base, f) for f in _SAME}
     index = entry.index if entry.index is not None else base.index + 1
-    settings = {f: v for f in _SETTING if (v := getattr(entry, f)) is not None}
-    setting = msgspec.structs.replace(base.setting, **settings) if settings else base.setting
     prompt_bytes = entry.prompt_bytes
-    if prompt_bytes is None:
-        prompt_bytes = base.prompt_bytes + messages_bytes(since)
-    estimated = entry.estimated_prompt_tokens
-    if estimated is None:
-        estimated = base.estimated_prompt_tokens
     raw = entry.raw_prompt_tokens
-    return {
-        "index": index,
-        "request_id": entry.request_id
-        if entry.request_id is not None
-        else _derived_id(base, index),
-        "time": _time(entry, base),
-        "shared": entry.shared if entry.shared is not None else base.hash_count,
-        "hashes": entry.hashes,
-        "prompt_bytes": prompt_bytes,
-        "estimated_prompt_tokens": estimated,
-        "raw_prompt_tokens": raw if raw is not None else estimated,
-        "setting": setting,
-    }
+    fields.update(
+        index=index,
+        request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
+        time=_time(entry, base),
+        shared=entry.shared if entry.shared is not None else base.hash_count,
+        hashes=entry.hashes,
+        prompt_bytes=prompt_bytes
+        if prompt_bytes is not None
+        else base.prompt_bytes + messages_bytes(since),
+        raw_prompt_tokens=raw if raw is not None else fields["estimated_prompt_tokens"],
+    )
+    return fields
 
 
 def resolve_request(
-    entry: RequestEntry,
-    before: PreviousRequest | None,
-    since: Sequence[Message] = (),
-    into: Callable[..., R] = LoggedRequest,  # type: ignore[assignment]
-    **extra: Any,
-) -> R:
-    """What ``entry`` says, read after ``before`` (``request_fields`` with the hashes computed),
-    built by ``into`` with the fields and ``extra``."""
+    entry: RequestEntry, before: LoggedRequest | None, since: Sequence[Message] = ()
+) -> LoggedRequest:
+    """What ``entry`` says, read after ``before`` (``request_fields`` with the hashes
+    computed)."""
     values = request_fields(entry, before, since)
     if values["hashes"] is None:
         values["hashes"] = hash_messages(since)
-    return into(**values, **extra)
+    return LoggedRequest(**values)
 
 
-def _time(entry: RequestEntry, base: PreviousRequest) -> datetime | None:
+def _time(entry: RequestEntry, base: LoggedRequest) -> datetime | None:
     """A record's time: given, or ``elapsed`` seconds after the previous one's."""
     if entry.time is not None:
         return entry.time
@@ -334,8 +236,7 @@ def request_delta(
     """
     hashes = snapshot.message_hashes
     shared = shared_prefix(previous_hashes, hashes)
-    full = LoggedRequest.of(
-        previous,
+    full = LoggedRequest(
         index=snapshot.index,
         request_id=snapshot.request_id,
         model=snapshot.model,
@@ -355,22 +256,20 @@ def request_delta(
         generation=snapshot.generation_id,
     )
     base = previous or _NONE
-    derived_bytes = base.prompt_bytes + messages_bytes(since)
+    same_time = _same_time(full.time, base.time)
+    elapsed = None if same_time else _elapsed(full.time, base)
     changed: dict[str, Any] = {
         f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME
     }
     entry = RequestEntry(
+        **changed,
         index=None if full.index == base.index + 1 else full.index,
         request_id=None if full.request_id == _derived_id(base, full.index) else full.request_id,
         shared=None if shared == base.hash_count else shared,
         hashes=None if full.hashes == hash_messages(since) else full.hashes,
-        **changed,
-    )
-    same_time = _same_time(full.time, base.time)
-    elapsed = None if same_time else _elapsed(full.time, base)
-    entry = msgspec.structs.replace(
-        entry,
-        prompt_bytes=None if full.prompt_bytes == derived_bytes else full.prompt_bytes,
+        prompt_bytes=None
+        if full.prompt_bytes == base.prompt_bytes + messages_bytes(since)
+        else full.prompt_bytes,
         time=None if same_time or elapsed is not None else full.time,
         elapsed=elapsed,
         raw_prompt_tokens=None
@@ -395,17 +294,16 @@ def usage_values(
 def with_usage(
     entry: RequestEntry, full: LoggedRequest, usage: tuple[int, ...], at: datetime | None
 ) -> RequestEntry:
-    """``entry`` (resolving to ``full``) with its reply's usage folded in (the usage is
-    bookkeeping of the log: ``LoggedRequest`` does not keep it)."""
+    """``entry`` (resolving to ``full``) with its reply's usage folded in."""
     usage_at = None if _same_time(at, full.time) else at
     return msgspec.structs.replace(entry, usage=usage, usage_at=usage_at)
 
 
 def implied_last_main(
-    request: PreviousRequest | None, cache_key: str, at: datetime | None
+    request: LoggedRequest | None, cache_key: str, at: datetime | None
 ) -> LastMainRequest | None:
-    """The last main request a usage implies: its request's provider and model, the
-    log header's cache key, the usage's time (None: a compaction request, or no request)."""
-    if request is None or request.setting.compaction:
+    """The last main request a usage implies: its request's provider and model, the log
+    header's cache key, the usage's time (None: a compaction request, or no request)."""
+    if request is None or request.compaction:
         return None
-    return LastMainRequest(request.setting.provider, request.setting.model, cache_key, at)
+    return LastMainRequest(request.provider, request.model, cache_key, at)

@@ -36,7 +36,7 @@ from steiner_tui.sessions.earlier_requests import (
     request_stability,
 )
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.request_values import RequestRecord, RequestSetting
+from steiner_tui.sessions.request_values import RequestRecord
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import SUMMARY, OpenSession
 from tests.sessions.test_log_format import _long_session
@@ -75,7 +75,7 @@ def test_listing_computes_no_hash() -> None:
         prompt_bytes=9,
         estimated_prompt_tokens=4,
         raw_prompt_tokens=4,
-        setting=RequestSetting(model="m"),
+        model="m",
     )
     with patch.object(Message, "digest", side_effect=AssertionError("hashed")):
         (row,) = LoggedRequests([record], ConversationLineage()).summaries()

@@ -30,7 +30,6 @@ from steiner_tui.sessions.records import (
 from steiner_tui.sessions.request_values import (
     LoggedRequest,
     RequestRecord,
-    RequestSetting,
     resolve_request,
 )
 from tests.sessions.conftest import OpenSession
@@ -59,10 +58,10 @@ _ZONES: tuple[tzinfo | None, ...] = (
     timezone(timedelta(hours=-5, minutes=-30)),
     _Shifting(),
 )
-_SETTINGS = (
-    RequestSetting(model="m1", provider="p", max_tokens=4096),
-    RequestSetting(model="m2", provider="p", compaction=True, generation="1"),
-    RequestSetting(),
+_SETTINGS: tuple[dict[str, Any], ...] = (
+    {"model": "m1", "provider": "p", "max_tokens": 4096},
+    {"model": "m2", "provider": "p", "compaction": True, "generation": "1"},
+    {},
 )
 _ANY_INT = st.one_of(st.integers(0, 10_000), st.integers(-(2**70), 2**70))
 
@@ -109,7 +108,7 @@ def _fields(step: dict[str, Any], count: int, since: list[Message]) -> dict[str,
         "prompt_bytes": prompt_bytes,
         "estimated_prompt_tokens": estimated,
         "raw_prompt_tokens": raw,
-        "setting": _SETTINGS[step["setting"]],
+        **_SETTINGS[step["setting"]],
     }
 
 

@@ -87,16 +87,8 @@ class LogProblem(msgspec.Struct, frozen=True):
         return f"line {self.line_number}: {self.message}"
 
 
-class SessionHeader(msgspec.Struct, frozen=True):
-    """The log's first record: who the session is and which model it started on."""
-
-    session_id: str
-    project_root: str
-    created: datetime | None
-    alias: str
-    model: str
-    prompt_cache_key: str
-    forked_from: str = ""
+SessionHeader = HeaderRecord
+"""The log's first record: who the session is and which model it started on."""
 
 
 class ActiveGeneration(msgspec.Struct):
@@ -190,15 +182,7 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
         state.problem(line, "a header record after the start of the log was ignored")
         return
     _check_version(state, record.version, line)
-    state.header = SessionHeader(
-        session_id=record.session_id,
-        project_root=record.project_root,
-        created=record.created,
-        alias=record.alias,
-        model=record.model,
-        prompt_cache_key=record.prompt_cache_key,
-        forked_from=record.forked_from,
-    )
+    state.header = record
     state.last_time = state.last_time or record.created
 
 

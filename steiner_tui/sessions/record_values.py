@@ -12,7 +12,7 @@ import msgspec
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.frozen import freeze
-from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
@@ -177,7 +177,7 @@ def message_of_line(
     line: MessageLine, messages: Sequence[Message], interned: Interned | None = None
 ) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
-    texts and arguments are those ``interned`` holds when equal (``message_of``).
+    texts and arguments are those ``interned`` holds when equal.
 
     Raises:
         ValueError: the line has both ``content`` and ``json``.
@@ -204,7 +204,7 @@ def message_of_line(
             ToolCall(c.id, sys.intern(c.name), _arguments(interned, c.arguments), c.raw_arguments)
             for c in line.tool_calls
         ),
-        images=tuple(Image(image.media_type, image.data) for image in line.images),
+        images=line.images,
         name=name,
         tool_call_id=call_id,
         source=line.source,

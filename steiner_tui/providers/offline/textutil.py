@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.sources import SOURCES
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 
 __all__ = [
@@ -33,9 +34,7 @@ __all__ = [
 SESSION_DATE_SUFFIX = "recorded when this session started."
 """The session-date block's fixed ending (docs/design.md, "4. The session date")."""
 
-_CONTEXT_SOURCES = frozenset(
-    {"project_context", "session_date", "skill", "global_agents_md", "project_agents_md"}
-)
+_CONTEXT_SOURCES = frozenset(str(spec.source) for spec in SOURCES if spec.context)
 
 
 @functools.cache

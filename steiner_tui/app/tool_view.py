@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from textual.content import Content
+from textual.highlight import guess_language, highlight
 
 from steiner_tui.app.plain import printable
 
@@ -58,14 +59,10 @@ def _plain(output: str, running: bool) -> list[Content]:
 
 
 def _language(path: str) -> str:
-    from textual.highlight import guess_language  # Pygments: loaded when a block opens
-
     return guess_language("", path) if path else "text"
 
 
 def _highlighted(code: str, language: str) -> list[Content]:
-    from textual.highlight import highlight
-
     if not code:
         return []
     lines = highlight(printable(code), language=language, tab_size=4).split("\n")

@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import msgspec
 from textual.message_pump import MessagePump
+from watchfiles import awatch
 
 from steiner_tui.agent.interactive import InteractiveDriver
 from steiner_tui.agent.session import Session, SessionRequest
@@ -141,8 +142,6 @@ async def follow_files(
     plan: WatchPlan, apply: Callable[[Iterable[tuple[object, str]]], object]
 ) -> None:
     """Hand every batch of changes under ``plan`` to ``apply`` until cancelled."""
-    # watchfiles loads a native module: imported when the watcher starts, after the first frame.
-    from watchfiles import awatch
 
     async def follow(paths: tuple[Path, ...], recursive: bool) -> None:
         if paths:

@@ -57,11 +57,11 @@ _LAZY_SCREENS = (
 )
 """The screens imported when first opened (their bindings count for the keymap check).
 
-Speed: the one import deferral the app keeps. Importing them (with ``config_write``, ``tomlkit``
-and Textual's Markdown) before the first frame cost 100-140 ms of CPU, 19 % of the first
-frame of ``benchmarks/bench_startup.py``'s launch (A/B of 15 alternating launches, with the
-deferrals that paid less than 10 % and went: watchfiles, Pygments, Textual's Markdown for the
-first reply, parsing the command line twice)."""
+Speed: the one import deferral the app keeps. Importing them (with ``config_write`` and
+``tomlkit``) before the first frame made it 18 % later in ``benchmarks/bench_startup.py``'s
+launch (A/B of 15 alternating launches: +258 ms wall, +30 ms CPU, on a loaded machine); the
+deferrals that paid less than 10 % went (watchfiles, Pygments, Textual's Markdown, parsing the
+command line twice)."""
 
 _SCREEN_NAMES = {
     "MainScreen": "the workbench",

@@ -75,10 +75,6 @@ class AssembledPrompt(msgspec.Struct, frozen=True):
         return self.messages[: self.block_message_count]
 
     @property
-    def conversation_messages(self) -> tuple[Message, ...]:
-        return self.messages[self.block_message_count :]
-
-    @property
     def blocks_bytes(self) -> int:
         """BlocksBytes: the sum of the blocks' byte sizes."""
         return blocks_bytes(self.blocks)

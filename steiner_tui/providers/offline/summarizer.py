@@ -18,7 +18,7 @@ from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger
 from steiner_tui.providers.offline.extract import Item, collect_items
 from steiner_tui.providers.offline.facts import FINDINGS, PROBLEMS, REMAINING, STATE
-from steiner_tui.providers.offline.filelines import file_line
+from steiner_tui.providers.offline.filelines import FILE_LINE
 from steiner_tui.providers.offline.fitting import fit_summary
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
@@ -96,7 +96,7 @@ def _settled(items: list[Item], ledger: ArtifactLedger) -> list[Item]:
             k == "command" and f"`{key}` failed" in text for k, key in over
         ):
             continue
-        match = file_line().match(item.text)
+        match = FILE_LINE.match(item.text)
         if item.section == STATE and match and match.group(1) in gone:
             path = match.group(1)
             item = Item(item.section, f"`{path}` ({gone[path]})", item.rank, item.order)

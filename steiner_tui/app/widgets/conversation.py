@@ -50,14 +50,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
-from textual import events, on
+from textual import events, on, widgets
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
 from steiner_tui.app.messages import Said
@@ -100,6 +99,9 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
 
 if TYPE_CHECKING:
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
+
     from steiner_tui.app.steering import SteeringController
 
 __all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "Question", "widget_for"]
@@ -529,13 +531,13 @@ class ConversationPane(VerticalScroll):
             markdown = self._markdown(widget)
             # A widget made while the reply streamed already holds the text before this fragment.
             written = markdown.source
-            self._stream = _Stream(markdown, Markdown.get_stream(markdown))
+            self._stream = _Stream(markdown, widgets.Markdown.get_stream(markdown))
             text = self._reply.text[len(written) :]
         await self._stream.stream.write(text)
 
     @staticmethod
     def _markdown(widget: Widget) -> Markdown:
-        assert isinstance(widget, Markdown)
+        assert isinstance(widget, widgets.Markdown)
         return widget
 
     async def _stop_stream(self) -> None:

@@ -169,7 +169,11 @@ class Decoder:
         Raises:
             ConfigError: a value has the wrong type, is out of range or is refused.
         """
-        return msgspec.convert(self._check(data, kind, prefix or []), kind, dec_hook=self.dec_hook)
+        try:  # valid tables decode at once; the walk finds where the others are wrong
+            return msgspec.convert(data, kind, dec_hook=self.dec_hook)
+        except msgspec.ValidationError:
+            cleaned = self._check(data, kind, prefix or [])
+        return msgspec.convert(cleaned, kind, dec_hook=self.dec_hook)
 
     def _check(self, value: Any, kind: Any, path: KeyPath) -> Any:
         """``value`` checked against ``kind`` at ``path``, without its unknown keys."""

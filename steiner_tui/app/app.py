@@ -60,8 +60,8 @@ _LAZY_SCREENS = (
 Speed: the one import deferral the app keeps. Importing them (with ``config_write`` and
 ``tomlkit``) before the first frame made it 18 % later in ``benchmarks/bench_startup.py``'s
 launch (A/B of 15 alternating launches: +258 ms wall, +30 ms CPU, on a loaded machine); the
-deferrals that paid less than 10 % went (watchfiles, Pygments, parsing the command line twice,
-compiling regular expressions on first use)."""
+deferrals that paid less than 10 % went (parsing the command line twice, compiling regular
+expressions on first use), except three kept for issue 16's 1.5x (``widgets/reply.py``)."""
 
 _SCREEN_NAMES = {
     "MainScreen": "the workbench",

@@ -321,11 +321,6 @@ class SessionController:
             self.session.log.record_skill(name, enabled)
         return enabled
 
-    def skill_name_at(self, index: int) -> str | None:
-        """The name on sidebar row ``index`` (0-based), or None past the end."""
-        rows = self.skill_rows()
-        return rows[index].name if 0 <= index < len(rows) else None
-
     def toggle_mode(self) -> Mode:
         """Switch between build and plan; the notice goes out with the next message."""
         mode: Mode = "plan" if self.driver.mode == "build" else "build"

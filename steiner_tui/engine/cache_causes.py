@@ -43,6 +43,7 @@ from steiner_tui.engine.prices import (
     usd,
 )
 from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.prompt.sources import spec_of
 from steiner_tui.engine.snapshots import prefix_stability
 
 __all__ = [
@@ -90,16 +91,6 @@ _PROVIDER_CATEGORIES = {
 _NO_OPINION = ("unavailable", "not_found", "pending")
 """Provider reasons that name no cause: never a disagreement."""
 
-_SOURCE_NAMES = {
-    "preamble": "the preamble",
-    "global_agents_md": "global AGENTS.md",
-    "project_agents_md": "AGENTS.md",
-    "project_context": "a context file",
-    "skill": "a skill block",
-    "phase_prompt": "the phase prompt",
-    "session_date": "the session date",
-}
-
 
 class CacheTurn(msgspec.Struct, frozen=True):
     """One main request as the explanation reads it: its snapshot, when it was sent, the
@@ -143,7 +134,8 @@ def _changed_block(previous: RequestSnapshot, current: RequestSnapshot) -> Conte
 def _source_name(block: ContextBlock) -> str:
     if block.path and block.source != "skill":
         return block.path.rsplit("/", 1)[-1] if block.source.endswith("agents_md") else block.path
-    return _SOURCE_NAMES.get(block.source, block.source)
+    spec = spec_of(block.source)
+    return spec.cause_name if spec is not None and spec.cause_name else block.source
 
 
 def _estimated_reuse(

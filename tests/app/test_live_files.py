@@ -105,7 +105,7 @@ async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, proje
         await pilot.pause()
         assert changed == {"skills"}
         assert "docs-style" in [row.name for row in screen.controller.skill_rows()]
-        assert screen.skills.prompt_of("docs-style") is not None
+        assert screen.skills.get_option("docs-style").prompt
 
 
 async def test_a_broken_skill_is_said_once_not_on_every_rescan(

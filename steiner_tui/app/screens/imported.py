@@ -24,6 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
+from watchfiles import awatch
 
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
@@ -201,8 +202,6 @@ class ImportedScreen(Screen[None]):
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:
         """Show the transcript again each time complete lines are appended to it (watchfiles;
         it is looked at anyway every ``FOLLOW_POLL_MS``)."""
-        from watchfiles import awatch  # its native module only for a followed transcript
-
         async for _ in awatch(
             follower.path,
             debounce=100,

@@ -546,7 +546,6 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         if self.busy:
             self._say("wait for the reply to finish", warning=True)
             return
-        # Screens are imported when first opened; this one brings tomlkit (config_write).
         from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
 
         threshold = message.threshold

@@ -143,7 +143,6 @@ class SubAgentPanel(OptionList):
         if self.transcript is None or agent_id is None:
             return
         event.stop()
-        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
 
         info = self.agents.get(agent_id)

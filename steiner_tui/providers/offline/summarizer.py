@@ -18,7 +18,7 @@ from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.artifacts import LEDGER_HEADING, ArtifactLedger, build_ledger
 from steiner_tui.providers.offline.extract import Item, collect_items
 from steiner_tui.providers.offline.facts import FINDINGS, PROBLEMS, REMAINING, STATE
-from steiner_tui.providers.offline.filelines import file_line
+from steiner_tui.providers.offline.filelines import FILE_LINE
 from steiner_tui.providers.offline.fitting import fit_summary
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
@@ -103,7 +103,7 @@ def _settled(items: list[Item], ledger: ArtifactLedger) -> list[Item]:
         if any(k == "decision" and key in text for k, key in superseded):
             # a replaced choice quoted elsewhere (a request, open work) says it is over
             item = Item(item.section, f"{item.text} (superseded)", item.rank, item.order)
-        match = file_line().match(item.text)
+        match = FILE_LINE.match(item.text)
         if item.section == STATE and match and match.group(1) in gone:
             path = match.group(1)
             item = Item(item.section, f"`{path}` ({gone[path]})", item.rank, item.order)

@@ -68,6 +68,8 @@ LATER = (
     "urllib.request",
     # The file watcher's native module: imported when the watcher starts.
     "watchfiles",
+    # Claude's tokenizers: a Claude model's first count imports them (the offline model never).
+    "ctok",
     # Textual's Markdown and its parser: Textual imports its widgets when first used, and the
     # conversation uses it for the first reply shown.
     "textual.widgets._markdown",

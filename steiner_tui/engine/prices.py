@@ -43,7 +43,8 @@ __all__ = [
 ]
 
 PRICES_AS_OF = "2025-11-30"
-"""The date the built-in list prices were taken from the vendors' pricing pages."""
+"""The date the built-in list prices were taken from the vendors' pricing pages (one entry has
+another source, said beside it)."""
 
 PER_MILLION = 1_000_000
 
@@ -111,6 +112,12 @@ PRICE_TABLE = MappingProxyType(
         "claude-3-5-haiku": _anthropic(0.8, 4.0),
         "claude-3-opus": _anthropic(15.0, 75.0),
         "claude-3-haiku": _anthropic(0.25, 1.25),
+        # Claude Code's default model: no vendor page was at hand, so its price is Claude Code
+        # 2.1.328's own (its baked model catalog, @anthropic-ai/claude-code on npm, tier
+        # "tier_4_20_cache_read_0_20"); reads are 0.05x input there.
+        "claude-opus-5-5": ModelPrice(
+            input=4.0, output=20.0, cache_read=0.2, cache_write=5.0, cache_write_1h=8.0
+        ),
         # OpenAI: input, output, cached input (no write surcharge).
         "gpt-5": _openai(1.25, 10.0, 0.125),
         "gpt-5-chat": _openai(1.25, 10.0, 0.125),

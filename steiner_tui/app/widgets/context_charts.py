@@ -25,6 +25,7 @@ import msgspec
 from textual.app import App
 from textual.color import Color
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -264,8 +265,16 @@ class RequestChart(Widget):
         self._watch_sharing()
 
     def watch_view(self) -> None:
-        """The window's lines moved: the trial's line may share a row now, or no longer."""
+        """The window's lines moved: the trial's line may share a row now, or no longer. A
+        chart as high as what it draws (an import's, ``height: auto``) is measured again."""
         self._watch_sharing()
+        if self.styles.height is not None and self.styles.height.is_auto:
+            self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """``height: auto``: the lines drawn at ``width`` (``render`` draws at the size of the
+        last layout, none before the first)."""
+        return len(self._chart(width).split("\n"))
 
     def _watch_sharing(self) -> None:
         view, trial = self.view, self.whatif
@@ -273,8 +282,10 @@ class RequestChart(Widget):
         self.set_class(bool(_sharing(rows)), "-shared")
 
     def render(self) -> Content:
+        return self._chart(self.size.width)
+
+    def _chart(self, width: int) -> Content:
         view = self.view
-        width = self.size.width
         if view is None or width < 8 + AXIS:
             return Content("")
         # Each compaction takes a one-cell line: the newest request must still show.

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
@@ -170,6 +171,10 @@ async def test_masking_a_result_is_priced_before_it_is_taken(
             panel = notes(app)
             line = next(x for x in panel.splitlines() if x.startswith("  m on "))
             assert "big.txt: rewrites ~" in line and "cached tokens ≈ $" in line
+            # The status line says it too while the ranking (where m masks) has the focus.
+            app.workbench.budget.query_one(CostRanking).focus()
+            await pilot.pause()
+            assert app.workbench.status.cache_hint == line.strip()
 
 
 async def test_the_status_line_prices_an_action_before_it_is_taken(app_for: AppFactory) -> None:

@@ -56,7 +56,7 @@ from steiner_tui.config_decode import (
 from steiner_tui.config_trust import is_trusted, key_names, split_project
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
-from steiner_tui.engine.prices import ModelPrice
+from steiner_tui.engine.prices import ModelPrice, PriceOverrides, model_key
 
 __all__ = [
     "NAMED_KEYS",
@@ -399,6 +399,18 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def models(self) -> Mapping[str, ModelConfig]:
         return MappingProxyType(self.tables.models)
+
+    @property
+    def price_overrides(self) -> PriceOverrides:
+        """Each ``[models."<ref>"] price`` by the ref's model id (``anthropic/claude-x`` and
+        ``claude-x`` both price ``claude-x``; a bare id wins over a provider's ref): captures
+        and imports know a model id, not a ref."""
+        prices: dict[str, ModelPrice] = {}
+        for ref, table in self.tables.models.items():
+            key = model_key(ref)
+            if table.price is not None and (key not in prices or "/" not in ref):
+                prices[key] = table.price
+        return MappingProxyType(prices)
 
     @property
     def compaction_fallback(self) -> CompactionFallbackConfig:

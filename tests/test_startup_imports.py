@@ -68,6 +68,8 @@ LATER = (
     "urllib.request",
     # The file watcher's native module: imported when the watcher starts.
     "watchfiles",
+    # Claude's tokenizers: a Claude model's first count imports them (the offline model never).
+    "ctok",
     # Textual's Markdown and its parser: the conversation asks for it with the first reply.
     "textual.widgets._markdown",
     "markdown_it",

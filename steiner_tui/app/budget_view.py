@@ -121,6 +121,8 @@ class BudgetView(msgspec.Struct, frozen=True):
     confidence: str
     calibration_samples: int = 0
     calibration_factor: float = 1.0
+    tokenizer: str = ""
+    """The encoding the estimate counts with (``ctok-v4.8``, ``o200k_base``...; empty: unknown)."""
     drift: DriftFigures | None = None
     prefix: PrefixStability | None = None
     prefix_total: int = 0
@@ -215,6 +217,7 @@ def build_budget_view(
     previous: InspectedRequest | None = None,
     usage: tuple[int, UsageReported] | None = None,
     calibration: tuple[int, float] = (0, 1.0),
+    tokenizer: str = "",
     compactions: int = 0,
     health: HealthEvent | None = None,
     window_origin: str = "",
@@ -238,6 +241,7 @@ def build_budget_view(
             first request after the resume: the log's last main request).
         usage: ``(request index, usage)`` of the latest reported usage.
         calibration: ``(samples, factor)`` of the estimator's calibration for the model.
+        tokenizer: the encoding the estimator counts the model with.
         compactions: compactions applied in this session.
         health: the latest session health.
         window_origin: where the window figure came from.
@@ -272,6 +276,7 @@ def build_budget_view(
         confidence=snapshot.estimate_confidence,
         calibration_samples=calibration[0],
         calibration_factor=calibration[1],
+        tokenizer=tokenizer,
         drift=drift,
         prefix=stability,
         prefix_total=len(previous.message_hashes) if previous is not None else 0,

@@ -145,7 +145,8 @@ class SessionController:
     def view_of(self, snapshot: RequestSnapshot, preview: bool) -> BudgetView:
         """The panel's figures for ``snapshot``."""
         runner = self.driver.runner
-        calibration = runner.context.estimator.calibration
+        estimator = runner.context.estimator
+        calibration = estimator.calibration
         model = runner.model.model
         top = runner.cost_ranking(snapshot)
         return build_budget_view(
@@ -156,6 +157,7 @@ class SessionController:
             previous=None if preview else self._previous(snapshot),
             usage=self._usage,
             calibration=(calibration.samples(model), calibration.factor(model)),
+            tokenizer=estimator.choice(model).encoding,
             compactions=len(self.driver.lineage.generations) - 1,
             health=self.health,
             window_origin=runner.model.window_origin,

@@ -225,7 +225,8 @@ class SlashCommands:
 
         store = SessionStore(config_dir / "sessions")
         if not session_id:
-            self.textual.app.push_screen(SessionsScreen(store, current), resume)
+            prices = screen.session.request.config.price_overrides
+            self.textual.app.push_screen(SessionsScreen(store, current, prices), resume)
         elif session_id == current:
             self.textual.post_message(Said(f"{session_id} is the session open now", "info"))
         elif not _saved(store, session_id):

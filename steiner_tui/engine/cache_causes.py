@@ -34,7 +34,9 @@ import msgspec
 
 from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
 from steiner_tui.engine.prices import (
+    NO_OVERRIDES,
     ModelPrice,
+    PriceOverrides,
     RequestCost,
     cache_ttl_seconds,
     format_usd,
@@ -367,14 +369,15 @@ class UsageTurn(msgspec.Struct, frozen=True):
 
 
 def explain_usage(
-    turns: Sequence[UsageTurn], *, bytes_known: bool
+    turns: Sequence[UsageTurn], *, bytes_known: bool, prices: PriceOverrides = NO_OVERRIDES
 ) -> list[tuple[RequestCost | None, CacheExplanation]]:
-    """Each request's cost (``price_for`` its model; None: no price) and its cache reuse
-    explained against the request before it in its thread (``name_cause``)."""
+    """Each request's cost (``price_for`` its model, the config's ``prices`` first; None: no
+    price) and its cache reuse explained against the request before it in its thread
+    (``name_cause``)."""
     out: list[tuple[RequestCost | None, CacheExplanation]] = []
     last: dict[str, UsageTurn] = {}
     for turn in turns:
-        price = price_for(turn.model)
+        price = price_for(turn.model, overrides=prices)
         cost = request_cost(
             price,
             prompt_tokens=turn.prompt_tokens,

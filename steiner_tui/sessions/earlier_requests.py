@@ -21,7 +21,7 @@ the context panel's chart read one list, and ``request_stability`` compares any 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -29,6 +29,7 @@ import msgspec
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import ZERO_COST, ModelPrice, RequestCost, request_cost
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import (
     PrefixStability,
@@ -178,6 +179,27 @@ class LoggedRequests:
     def message_hashes(self, position: int) -> tuple[str, ...]:
         """Every message hash of the request at ``position``."""
         return self._requests[position].message_hashes
+
+    def cost(self, price_of: Callable[[str], ModelPrice | None]) -> RequestCost | None:
+        """What the requests whose usage the log holds cost (summary calls included), each
+        priced by ``price_of`` its model; None when one of them has no price."""
+        total = ZERO_COST
+        for record in self._requests:
+            usage = record.usage
+            if not usage:
+                continue
+            prompt, completion, read, write = (*usage, 0, 0, 0)[:4]
+            cost = request_cost(
+                price_of(record.model),
+                prompt_tokens=prompt,
+                output_tokens=completion,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
+            )
+            if cost is None:
+                return None
+            total += cost
+        return total
 
     def _messages(self) -> dict[str, Message]:
         if self._by_hash is None:

@@ -30,6 +30,7 @@ from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.agent.session_factory import LOG_FAILED, LOG_RESTORED
 from steiner_tui.app.adapter import skill_notice
+from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.completion import CompletionSources
 from steiner_tui.app.controller import SessionController
@@ -184,6 +185,8 @@ class MainScreen(Screen[None]):
             lambda: self.request.sessions_dir,
         )
         self.status.project = self.request.project_root.name
+        self.watch(self, "focused", self._show_cache_hint, init=False)
+        self.watch(self.budget, "cache_actions", self._show_cache_hint, init=False)
         if self.attached:
             self._show_session()
             self.call_after_refresh(self._after_first_frame)
@@ -590,8 +593,15 @@ class MainScreen(Screen[None]):
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:
         self.completion.update()
+        self._show_cache_hint()
         if self.completion.wants_sessions and self.attached:
             self.run_worker(self.completion.load_sessions(), group="completion", exclusive=True)
+
+    def _show_cache_hint(self) -> None:
+        """Say in the status line what the action about to be taken does to the cache."""
+        focused = self.focused.id if self.focused is not None else None
+        actions = self.budget.cache_actions
+        self.status.cache_hint = cache_hint(self.prompt.text, focused or "", actions)
 
     @on(PromptEditor.ScrollRequested)
     async def _scroll_from_prompt(self, event: PromptEditor.ScrollRequested) -> None:

@@ -52,7 +52,7 @@ from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.config import ConfigError
-from steiner_tui.engine.cache_causes import minutes
+from steiner_tui.engine.cache_causes import CacheEffect, minutes
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, cache_summary, cost_parts, count, dollars, token_count
@@ -123,14 +123,24 @@ def cut_note(name: str, cut: OutputCut) -> Content:
 
 STRATEGY_LABELS = {
     "tiktoken": "tokenizer count",
+    "ctok": "Claude tokenizer count",
     "heuristic": "character heuristic",
     "provider_usage": "calibrated on reported usage",
 }
 """How the estimate's strategy reads (the engine's names are identifiers)."""
 
 
+def _claude_tokenizer(view: BudgetView) -> str:
+    """``ctok v4.8`` when a Claude model is counted with ctok, else empty (the strategy says
+    which tokenizer the others use)."""
+    return view.tokenizer.replace("-", " ", 1) if view.tokenizer.startswith("ctok-") else ""
+
+
 def _notes(view: BudgetView) -> Content:
     strategy = STRATEGY_LABELS.get(view.strategy, view.strategy.replace("_", " "))
+    claude = _claude_tokenizer(view)
+    if view.strategy == "ctok" and claude:
+        strategy = f"Claude tokenizer count ({claude})"
     lines = [
         f"estimate {token_count(view.estimate_tokens)} · {strategy} · {view.confidence} confidence"
     ]
@@ -145,8 +155,10 @@ def _notes(view: BudgetView) -> Content:
         lines.append("tools: the server ignores them · not sent, not counted")
     if view.calibration_samples:
         reports = "report" if view.calibration_samples == 1 else "reports"
+        over = f" over {claude} counts" if claude else ""
         lines.append(
-            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} {reports}"
+            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} "
+            f"{reports}{over}"
         )
     drift = view.drift
     if drift is None:
@@ -237,6 +249,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
 
     busy: reactive[bool] = reactive(False)
     """A run is going (bound to the screen's): masking and writing wait for it to end."""
+    cache_actions: reactive[tuple[tuple[str, CacheEffect], ...]] = reactive(())
+    """What each action would do to the cache now (the figures shown; the status line says
+    the one about to be taken)."""
 
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
@@ -368,6 +383,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         )
         self.query_one("#budget-rows", Static).update(rows)
         self.query_one("#budget-notes", Static).update(_notes(view))
+        self.cache_actions = view.money.actions if view.money is not None else ()
         self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
         if self.whatif:

@@ -46,13 +46,11 @@ class TypingRouter:
         self,
         screen: Screen[Any],
         editor: Callable[[], PromptEditor],
-        run_binding: Callable[[events.Key], Awaitable[None]],
         *,
         burst: float = BURST_SECONDS,
     ) -> None:
         self.screen = screen
         self._editor = editor
-        self._run_binding = run_binding
         self.burst = burst
         """The burst window, in seconds."""
         self.clock: Callable[[], float] = time.monotonic
@@ -139,8 +137,10 @@ class TypingRouter:
             self.screen.call_next(self._run_all, held)
 
     async def _run_all(self, held: list[events.Key]) -> None:
-        for key in held:
-            await self._run_binding(key)
+        for key in held:  # each key's binding, as Textual would have run it
+            active = self.screen.active_bindings.get(key.key)
+            if active is not None and active.enabled:
+                await self.screen.app.run_action(active.binding.action, active.node)
 
     def _stop_waiting(self) -> None:
         # Not cancelled (a cancelled worker fails whoever waits for the workers): it finds the

@@ -186,7 +186,8 @@ class BudgetSlot(Container):
         """Focus the sub-agent panel (F3); before the first delegation there is none, and
         that is said."""
         if self.has_sub_agents:
-            self.call_after_refresh(self.query_one(SubAgentPanel).focus)
+            # The screen's queue: after the context panel's own focus, when F3 just showed it.
+            self.screen.call_after_refresh(self.query_one(SubAgentPanel).focus)
             return
         self.notify(
             "No sub-agents in this session yet: the model starts one with the delegate tool, "

@@ -62,8 +62,9 @@ class GenerationSummary(TextLines):
                     text = _NO_SUMMARY if view.previous_id is None else none
                 self.border_title = f"Summary · generation {view.generation.id}"
                 self.border_subtitle = "loading…"
-                # Before the first layout the pane has no width: 3 of the body's 5 parts.
-                width = self.scrollable_content_region.width or self.app.size.width * 3 // 5 - 4
+                # Before the first layout the pane has no width: 3 of the body's 5 parts, less
+                # its border, padding and scrollbar.
+                width = self.scrollable_content_region.width or self.app.size.width * 3 // 5 - 6
                 self.source = text
                 await self.show(text, width)
                 self.border_subtitle = ""

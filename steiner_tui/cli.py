@@ -253,19 +253,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     return build_parser().parse_args(args) if rest else parsed
 
 
-ESCAPE_DELAY_MS = "500"
-"""How long a lone ESC byte waits for the rest of its sequence before it is the Esc key
-(Textual reads ``ESCDELAY`` when it is imported; its default is 100 ms). Textual's reader
-applies this wait inside a bracketed paste too: a paste's end marker split by more than the
-wait (a terminal or tmux starved of CPU) became an Esc key, and the paste, the Enter after it
-and every key until the next paste were swallowed. 500 ms is tmux's own default escape-time;
-an ``ESCDELAY`` in the environment wins; terminals with the kitty keyboard protocol send Esc
-unambiguously and do not wait."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     guard_process()  # before any key is read: commands the model runs cannot read our memory
-    os.environ.setdefault("ESCDELAY", ESCAPE_DELAY_MS)  # before Textual is imported
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     module_name = _COMMANDS[args.command or "app"]  # argparse accepts only these commands
     module = import_command(module_name)

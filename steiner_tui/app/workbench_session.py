@@ -23,6 +23,7 @@ from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.agent.session_factory import build_session
 from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.compaction_broker import CompactionBroker
+from steiner_tui.app.completion import CompletionSources
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.live_files import WatchPlan
 from steiner_tui.app.permission import PermissionBroker
@@ -117,6 +118,16 @@ class WorkbenchSession:
         self.events.attach(target)
         self.permissions.attach(target)
         self.compaction.attach(target)
+
+    def completion_sources(self) -> CompletionSources:
+        """What ``/model``, ``/skills`` and ``/sessions`` arguments can name."""
+        if not self.attached:
+            return CompletionSources()
+        current = self.driver.runner.model.ref
+        refs = dict.fromkeys([*self.session.model_refs, current])
+        models = [(ref, "current" if ref == current else "") for ref in refs]
+        skills = [(row.name, row.state.replace("_", " ")) for row in self.controller.skill_rows()]
+        return CompletionSources(models, skills)
 
     async def close(self) -> None:
         """Stop posting; cancel sub-agents still running and wait for them."""

@@ -54,7 +54,13 @@ from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.cache_causes import CacheEffect, minutes
 from steiner_tui.engine.compaction.policy import AutoCompaction
-from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.events import (
+    EngineEvent,
+    HealthEvent,
+    OutputCut,
+    ToolCallFinished,
+    UsageReported,
+)
 from steiner_tui.units import byte_count, cache_summary, cost_parts, count, dollars, token_count
 
 if TYPE_CHECKING:
@@ -447,6 +453,32 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         """Say ``text`` above the window bar (a local server that did not answer: its window
         is a guess); "" takes it away. Shown with the next figures."""
         self._window_note = text
+
+    def observe(self, event: EngineEvent) -> None:
+        """Follow what the figures depend on: a tool output cut, reported usage, the
+        session's health (a toast when it is not good)."""
+        match event:
+            case ToolCallFinished(cut=cut, call=call) if cut is not None:
+                self.show_cut(call.name, cut)
+            case UsageReported() if self.controller is not None:
+                self.controller.observe_usage(event)
+            case HealthEvent() if self.controller is not None:
+                self.controller.observe_health(event)
+                if event.severity != "info":
+                    self.notify(event.guidance, title="Session health", severity="warning")
+
+    @work(group="limits", exit_on_error=False)
+    async def learn_model_limits(self) -> None:
+        """Ask a local model's server for its window and tool support (off the UI loop)."""
+        assert self.controller is not None
+        runner = self.controller.session.driver.runner
+        learned = await runner.learn_limits()
+        model = runner.model
+        silent = model.limits_probe is not None and model.window_origin == "default"
+        # A local server down: its window is a guess, said at the top of the panel.
+        self.warn_window("window unknown: server not answering" if silent else "")
+        if learned or silent:
+            self.refresh_figures()
 
     def refresh_figures(self) -> None:
         """Show the latest request's figures, or the dry run of the next one (in a worker)."""

@@ -24,6 +24,8 @@ class StatusLine(Widget):
     """The execution mode (``build`` or ``plan``)."""
     busy: reactive[bool] = reactive(False, toggle_class="-busy")
     """Whether a run is generating."""
+    compacting: reactive[str] = reactive("")
+    """The stage of the compaction running ("normal", "emergency, fallback model"), or ""."""
     waiting: reactive[bool] = reactive(False)
     """Whether the run waits on a question (``ask`` mode's, a permission, pins to drop)."""
     model: reactive[str] = reactive("")
@@ -70,6 +72,9 @@ class StatusLine(Widget):
     def _assemble(self, *, hint: bool, project: bool, cancel: bool, model: str) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
         generating = "● generating · Esc cancels" if cancel else "● generating"
+        if self.compacting:
+            generating = f"● compacting ({self.compacting})"
+            generating += " · Esc abandons" if cancel else ""
         if self.waiting:
             generating = "● waiting for your answer · F8" if cancel else "● waiting · F8"
         state = (generating, "$text-warning") if self.busy else ("idle", "")

@@ -546,6 +546,44 @@ def _check_context_files(config: Config, project_root: Path) -> None:
             )
 
 
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+    ("claude-", "anthropic"), ("offline", "offline"),
+)  # fmt: skip
+"""Model-name beginnings and the provider that serves them (for a "did you mean" hint)."""
+
+
+def nearest_ref(name: str, refs: Sequence[str]) -> str | None:
+    """The model reference ``name`` probably meant: a configured one with that model name,
+    else the name under its family's provider (``gpt-5`` -> ``openai/gpt-5``)."""
+    if "/" in name:
+        return None
+    same = [ref for ref in refs if ref.rpartition("/")[2] == name]
+    if same:
+        return same[0]
+    lower = name.lower()
+    return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
+
+
+def _bare_model_keys(config: Config) -> tuple[str, ...]:
+    """One warning for each ``[models."NAME"]`` that is no ``provider/model`` reference and
+    sets more than a ``price`` (which captures and imports match by model id): those settings
+    would apply to no model, silently."""
+    refs = [ref for ref in config.models if "/" in ref]
+    warnings = []
+    for name in config.models:
+        table = config.raw.get("models", {}).get(name, {})
+        ignored = sorted(key for key in table if key != "price")
+        if "/" not in name and ignored:
+            near = nearest_ref(name, refs)
+            hint = f'; did you mean [models."{near}"]?' if near else ""
+            warnings.append(
+                f'{config.where(("models", name))}: [models."{name}"] names no model '
+                f"(a model is provider/model), so {', '.join(ignored)} applies to none{hint}"
+            )
+    return tuple(warnings)
+
+
 def parse_config(
     tables: list[tuple[str, Mapping[str, Any]]], env: Mapping[str, str] | None = None
 ) -> Config:
@@ -575,7 +613,7 @@ def parse_config(
     if not isinstance(providers, Mapping):
         raise decoder.error(["providers"], "expected a table")
     built = _providers(providers, environment, decoder)
-    return Config(
+    config = Config(
         tables=decoded,
         providers=MappingProxyType(built),
         warnings=tuple(decoder.warnings),
@@ -583,6 +621,8 @@ def parse_config(
         raw=freeze(merged),
         env_base_url=environment.get("OPENAI_BASE_URL") or None,
     )
+    bare = _bare_model_keys(config)
+    return msgspec.structs.replace(config, warnings=(*config.warnings, *bare)) if bare else config
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -331,3 +331,27 @@ def test_unknown_theme_is_one_clear_error(files: tuple[Path, Path]) -> None:
 def test_secret_env_extends_the_deny_list() -> None:
     config = parse_config([("c", {"tools": {"secret_env": ["MY_*", "DB_PASSWORD"]}})])
     assert config.secret_env == ("MY_*", "DB_PASSWORD")
+
+
+def test_a_model_table_without_a_provider_is_a_warning_with_the_reference_meant() -> None:
+    config = parse_config(
+        [
+            (
+                "user.toml",
+                {
+                    "models": {
+                        "offline": {"context_window": 8192},
+                        "gpt-5": {"max_output": 1000},
+                        "claude-opus-5-5": {"price": {"input": 4.0, "output": 20.0}},
+                        "local/coder": {"context_window": 9000},
+                    }
+                },
+            )
+        ]
+    )
+    assert config.warnings == (
+        'user.toml: [models."offline"] names no model (a model is provider/model), so '
+        'context_window applies to none; did you mean [models."offline/offline"]?',
+        'user.toml: [models."gpt-5"] names no model (a model is provider/model), so '
+        'max_output applies to none; did you mean [models."openai/gpt-5"]?',
+    )  # a bare id's price is matched by model id (captures, imports): no warning

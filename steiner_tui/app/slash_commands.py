@@ -32,36 +32,17 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.whatif_view import WhatIfView
-from steiner_tui.config import ConfigError
+from steiner_tui.config import ConfigError, nearest_ref
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.sessions import SessionStore
 
-__all__ = ["MODE_HELP", "SlashCommands", "nearest_ref"]
+__all__ = ["MODE_HELP", "SlashCommands"]
 
 MODE_HELP = {
     "auto": "compacts by itself at the soft trigger",
     "ask": "asks before compacting",
     "off": "never compacts by itself; warns near the hard limit",
 }
-
-
-_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
-    ("claude-", "anthropic"),
-)  # fmt: skip
-"""Model-name beginnings and the provider that serves them (for ``/model NAME``'s hint)."""
-
-
-def nearest_ref(name: str, refs: tuple[str, ...]) -> str | None:
-    """The reference ``/model NAME`` probably meant: a configured one with that model name,
-    else the name under its family's provider (``gpt-5`` -> ``openai/gpt-5``)."""
-    if "/" in name:
-        return None
-    same = [ref for ref in refs if ref.rpartition("/")[2] == name]
-    if same:
-        return same[0]
-    lower = name.lower()
-    return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
 
 
 def _saved(store: SessionStore, session_id: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import (
@@ -466,7 +467,7 @@ def generation_of(
             messages.append(message_of(item))
     return ConversationGeneration(
         id=record.id,
-        messages=tuple(messages),
+        messages=Chain(messages),
         summary=record.summary,
         backend_state=record.backend_state,
         outcome=None if record.outcome is None else _outcome_of(record.outcome, record.summary),

@@ -237,13 +237,12 @@ class _Segment(msgspec.Struct, frozen=True):
         return tuple(messages), tuple(hashes)
 
 
-class RequestSummary(msgspec.Struct, frozen=True, gc=False):
+class RequestSummary(msgspec.Struct, frozen=True):
     """One stored request's figures, read without rebuilding its messages.
 
     ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
     leading messages equal the previous request's (0 for the first): the prefix a provider's
-    prompt cache can serve again. Its fields are plain values, so it is never tracked by the
-    garbage collector (``gc=False``): no collection walks the rows a page or a chart holds.
+    prompt cache can serve again.
     """
 
     position: int

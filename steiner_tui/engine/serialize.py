@@ -2,7 +2,8 @@
 
 Messages round-trip exactly (``message_from_dict(message_to_dict(m)) == m``); events are written
 one-way as ``{"type": kind, ...fields}`` with nested structs and dataclasses turned into dicts.
-Frozen mappings are thawed and tuples (and chains) become lists so ``json.dumps`` sees only plain values.
+Frozen mappings are thawed and tuples (and chains) become lists so ``json.dumps`` sees only
+plain values.
 """
 
 from __future__ import annotations

@@ -15,10 +15,15 @@ A second run forces the emergency stage every time (every conversation counts as
 and counts the planted turns' ledger entries missing after any of its compactions (superseded
 decisions and commands that passed are the cap's to drop).
 
+``--unseen`` runs five other sessions (Go, TypeScript, Rust, Kotlin, Python; ``unseen_*.py``)
+written from this harness's input format and the issue alone, without reading the summarizer
+or the ledger: realistic tool-using sessions of 108-131 messages in three segments, compacted
+after each, with 27-29 probes each phrased their own way.
+
 Targets: overall >= 90%, facts >= 70%, file changes with how >= 95%, TODOs and preferences
 >= 95%, 0 stale conflicts, 0 ledger entries lost by the emergency stage.
 
-Run: ``uv run python benchmarks/bench_compaction_probes.py``
+Run: ``uv run python benchmarks/bench_compaction_probes.py [--unseen]``
 """
 
 from __future__ import annotations
@@ -27,20 +32,23 @@ import asyncio
 import statistics
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import unseen_go, unseen_kotlin, unseen_python, unseen_rust, unseen_ts
 from benchmarks.planted_session import (
     LANGUAGES,
     PROBE_KINDS,
+    Probe,
     answered,
     build_probe_session,
     conflicted,
     noise_turns,
 )
+from benchmarks.unseen_log import UnseenSession
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -48,7 +56,7 @@ from steiner_tui.engine.compaction.operation import CompactionEnv, compact_with_
 from steiner_tui.engine.events import ListSink
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.provider import ChatRequest, StreamText
-from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger
+from steiner_tui.engine.state.artifacts import build_ledger
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.providers.offline import OFFLINE_MODEL_INFO, OfflineProvider
 from steiner_tui.providers.offline.textutil import heuristic_tokens, prompt_chars
@@ -61,6 +69,8 @@ TARGETS = {
     "todo": 0.95,
     "preference": 0.95,
 }
+SessionSource = Callable[[Path, int], tuple[list[list[Message]], list[Probe], int | None]]
+"""Builds session ``index`` in a project root: its segments, probes and planted-turn count."""
 PREAMBLE = Message("system", "You are a coding agent working in the user's repository.")
 
 
@@ -113,39 +123,49 @@ def _text(messages: Sequence[Message]) -> str:
     return "\n".join(m.content for m in messages)
 
 
-async def run_session(root: Path, index: int, *, inflate: bool = False) -> dict[str, object]:
-    """Compact session ``index`` three times; its probe figures, ratios and ledger losses."""
-    messages, probes, plant = build_probe_session(root, index)
-    # The ledger of the planted turns alone: what the ledger must still hold at the end.
-    planted = build_ledger(messages[:plant], limit=None)
+async def run_session(
+    root: Path,
+    segments: Sequence[Sequence[Message]],
+    probes: Sequence[Probe],
+    *,
+    plant: int | None = None,
+    inflate: bool = False,
+) -> dict[str, object]:
+    """Compact three times, appending the next segment after each compaction but the last;
+    the probe figures, ratios and ledger losses. The ledger must keep the entries of the
+    first ``plant`` messages (every message so far when None)."""
+    seen = list(segments[0])
     host = BenchHost(OfflineProvider(root), inflate=inflate)
     env = _env(host)
-    lineage = ConversationLineage.start(messages)
+    lineage = ConversationLineage.start(seen)
     ratios: list[float] = []
     lost = 0
     for n in range(COMPACTIONS):
+        # The ledger of the planted turns alone: what the ledger must still hold.
+        planted = build_ledger(seen[:plant] if plant is not None else seen, limit=None)
         result = await compact_with_lineage(lineage, env)
         lineage = result.lineage
         outcome = result.outcome
         if not inflate and outcome.before_tokens:
             ratios.append(outcome.after_tokens / outcome.before_tokens)
-        carried = ArtifactLedger.parse(lineage.active.summary)
+        # What the active generation holds: the summary's ledger and the retained turns.
+        carried = build_ledger(lineage.active.messages, limit=None)
         have = {(e.kind, e.key): e for e in carried.entries}
         # Superseded decisions and passing commands may give way to the cap; nothing else.
         kept = [e for e in planted.entries if e.state not in ("superseded", "exit 0")]
         lost = max(lost, sum(have.get((e.kind, e.key)) != e for e in kept))
-        if n < COMPACTIONS - 1:
-            more = noise_turns(root, 100 * (n + 1) + 10 * index, 20)
-            for message in more:
+        if n + 1 < len(segments):
+            for message in segments[n + 1]:
                 lineage = lineage.append(message)
+                seen.append(message)
     text = _text(lineage.active.messages)
     per_kind = {kind: [p for p in probes if p.kind == kind] for kind in PROBE_KINDS}
-    kept = {kind: sum(answered(p, text) for p in group) for kind, group in per_kind.items()}
+    kept_kinds = {kind: sum(answered(p, text) for p in group) for kind, group in per_kind.items()}
     totals = {kind: len(group) for kind, group in per_kind.items()}
     conflicts = [p for p in probes if conflicted(p, text)]
     missed = [p for p in probes if not answered(p, text)]
     return {
-        "kept": kept,
+        "kept": kept_kinds,
         "totals": totals,
         "conflicts": conflicts,
         "missed": missed,
@@ -154,26 +174,57 @@ async def run_session(root: Path, index: int, *, inflate: bool = False) -> dict[
     }
 
 
-def main() -> int:
-    """Run the five sessions (normal, then emergency forced); print figures; non-zero on a miss."""
+def _seen(root: Path, index: int) -> tuple[list[list[Message]], list[Probe], int | None]:
+    """Seen session ``index``: planted turns and filler, then 20 filler turns per compaction."""
+    messages, probes, plant = build_probe_session(root, index)
+    noise = [noise_turns(root, 100 * (n + 1) + 10 * index, 20) for n in range(COMPACTIONS - 1)]
+    return [messages, *noise], probes, plant
+
+
+def _unseen(builder: Callable[[], UnseenSession]) -> SessionSource:
+    def source(_root: Path, _index: int) -> tuple[list[list[Message]], list[Probe], int | None]:
+        session = builder()
+        return session.segments, session.probes, None
+
+    return source
+
+
+SEEN: tuple[tuple[str, SessionSource], ...] = tuple((lang.name, _seen) for lang in LANGUAGES)
+UNSEEN: tuple[tuple[str, SessionSource], ...] = tuple(
+    (module.__name__.removeprefix("benchmarks.unseen_"), _unseen(module.build))
+    for module in (unseen_go, unseen_ts, unseen_rust, unseen_kotlin, unseen_python)
+)
+"""Sessions written without reading the summarizer or the ledger (issue 31's acceptance on
+sessions the project has not seen): three segments each, compacted after each one."""
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Run the five sessions (normal, then emergency forced); print figures; non-zero on a miss.
+
+    ``--unseen`` runs the unseen set instead of the seen one."""
+    sessions = UNSEEN if "--unseen" in argv else SEEN
+    print(f"{'unseen' if sessions is UNSEEN else 'seen'} set, {COMPACTIONS} compactions")
     kept = dict.fromkeys(PROBE_KINDS, 0)
     totals = dict.fromkeys(PROBE_KINDS, 0)
     conflicts: list[str] = []
     ratios: list[float] = []
     lost = 0
-    for index, lang in enumerate(LANGUAGES):
+    for index, (name, source) in enumerate(sessions):
         with tempfile.TemporaryDirectory() as tmp:
-            figures = asyncio.run(run_session(Path(tmp), index))
-            forced = asyncio.run(run_session(Path(tmp), index, inflate=True))
+            segments, probes, plant = source(Path(tmp), index)
+            figures = asyncio.run(run_session(Path(tmp), segments, probes, plant=plant))
+            forced = asyncio.run(
+                run_session(Path(tmp), segments, probes, plant=plant, inflate=True)
+            )
         for kind in PROBE_KINDS:
             kept[kind] += figures["kept"][kind]  # type: ignore[index]
             totals[kind] += figures["totals"][kind]  # type: ignore[index]
-        conflicts += [f"{lang.name}: {p.kind} {p.all_of[0]}" for p in figures["conflicts"]]  # type: ignore[attr-defined]
+        conflicts += [f"{name}: {p.kind} {p.all_of[0]}" for p in figures["conflicts"]]  # type: ignore[attr-defined]
         ratios += figures["ratios"]  # type: ignore[arg-type]
         lost += int(forced["lost"])  # type: ignore[call-overload]
         shown = ", ".join(f"{r:.2f}" for r in figures["ratios"])  # type: ignore[attr-defined]
         missed = "; ".join(f"{p.kind}: {' + '.join(p.all_of)}" for p in figures["missed"])  # type: ignore[attr-defined]
-        print(f"{lang.name:<11} post/pre per compaction: {shown}")
+        print(f"{name:<11} post/pre per compaction: {shown}")
         if missed:
             print(f"{'':<11} missed: {missed}")
     all_met = True
@@ -200,4 +251,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -7,8 +7,7 @@ when chosen, so ``steiner-tui --version`` never pays for Textual or the SDKs.
 argparse cannot put an optional positional before sub-commands, so ``main`` takes a first
 positional argument that names no command as the project folder before parsing.
 
-The chosen command's module is imported with the garbage collector paused (``import_command``):
-see its docstring and ``docs/ARCHITECTURE.md``, "Start-up".
+The chosen command's module is imported with the garbage collector paused (``import_command``).
 """
 
 from __future__ import annotations
@@ -40,10 +39,8 @@ def _trust_option(command: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser(commands: bool = True) -> argparse.ArgumentParser:
-    """The command line's parser; without ``commands``, only the workbench's own options
-    (``--version``, ``--project``, ``--resume``, ``--model``), with no ``-h``
-    (see ``parse_arguments``)."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser."""
     parser = argparse.ArgumentParser(
         prog="steiner-tui",
         usage=(
@@ -52,7 +49,6 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         ),
         description="A workbench for LLM coding sessions that shows and steers their context.",
         epilog="With no command: open the workbench on the project (PATH or --project).",
-        add_help=commands,
     )
     parser.add_argument("--version", action="version", version=f"steiner-tui {__version__}")
     parser.add_argument("--project", default=".", help="project root (default: current folder)")
@@ -73,9 +69,6 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         "configured one; a resumed session's last)",
     )
     parser.add_argument("--trust-project", action="store_true", help=_TRUST_HELP)
-    if not commands:
-        parser.set_defaults(command=None)
-        return parser
     sub = parser.add_subparsers(dest="command")
 
     ctx = sub.add_parser("context", help="print what the next request sends, per source")
@@ -224,12 +217,11 @@ def split_project_path(argv: Sequence[str]) -> list[str]:
 def import_command(module_name: str) -> ModuleType:
     """Import a command's module with the garbage collector paused, then freeze what it made.
 
-    Importing the workbench makes tens of thousands of objects (classes, functions, constants)
-    that live as long as the program. Collecting while they are made finds no garbage but walks
-    them over and over, a full collection among them (``docs/ARCHITECTURE.md``, "Start-up", has
-    what it cost). ``gc.freeze`` then moves them out of the collector's sight, so its counts
-    start from zero and later full collections, while the UI runs, do not walk them either.
-    Only Python's public ``gc`` functions are used.
+    Speed: importing the workbench makes some 58,000 objects that live as long as the program;
+    collecting meanwhile frees nothing and walks them over and over. Without this the first
+    frame took 7-20 % longer (``benchmarks/bench_startup.py``'s launch, A/B of 15 and 21
+    alternating launches: +20-40 ms of CPU, +126-269 ms of wall time on a loaded machine).
+    ``gc.freeze`` keeps them out of later full collections too.
     """
     gc.disable()
     try:
@@ -240,17 +232,8 @@ def import_command(module_name: str) -> ModuleType:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    """``argv`` parsed, the project path made ``--project``.
-
-    Opening the workbench is the launch that is timed, so it parses with only the top-level
-    options: building every command's parser (a dozen ``ArgumentParser``s, each help text
-    looked up as a translation on disk) is about 1.5 % of a launch to the first frame. Anything
-    else (a command, ``-h``, an unknown option) is parsed by the whole parser, which lists the
-    commands and words its errors as always.
-    """
-    args = split_project_path(argv)
-    parsed, rest = build_parser(commands=False).parse_known_args(args)
-    return build_parser().parse_args(args) if rest else parsed
+    """``argv`` parsed, the project path made ``--project``."""
+    return build_parser().parse_args(split_project_path(argv))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

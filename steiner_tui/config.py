@@ -37,7 +37,7 @@ import re
 import tomllib
 import typing
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -56,7 +56,7 @@ from steiner_tui.config_decode import (
 from steiner_tui.config_trust import is_trusted, key_names, split_project
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
-from steiner_tui.engine.prices import ModelPrice
+from steiner_tui.engine.prices import ModelPrice, PriceOverrides, model_key
 
 __all__ = [
     "NAMED_KEYS",
@@ -401,6 +401,18 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         return MappingProxyType(self.tables.models)
 
     @property
+    def price_overrides(self) -> PriceOverrides:
+        """Each ``[models."<ref>"] price`` by the ref's model id (``anthropic/claude-x`` and
+        ``claude-x`` both price ``claude-x``; a bare id wins over a provider's ref): captures
+        and imports know a model id, not a ref."""
+        prices: dict[str, ModelPrice] = {}
+        for ref, table in self.tables.models.items():
+            key = model_key(ref)
+            if table.price is not None and (key not in prices or "/" not in ref):
+                prices[key] = table.price
+        return MappingProxyType(prices)
+
+    @property
     def compaction_fallback(self) -> CompactionFallbackConfig:
         return self.tables.compaction_fallback
 
@@ -429,10 +441,6 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def context_files(self) -> tuple[str, ...]:
         return self.tables.context.files
-
-    @property
-    def context_ignore(self) -> tuple[str, ...]:
-        return self.tables.context.ignore
 
     @property
     def skills_enabled(self) -> tuple[str, ...]:
@@ -476,27 +484,6 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         path = key.split(".") if isinstance(key, str) else list(key)
         found = files_setting(self.origins, path)
         return found[-1] if found else "defaults"
-
-    def with_overrides(self, overrides: Mapping[str, Any] | None = None, **top: Any) -> Config:
-        """A copy with ``overrides`` (nested tables, deep-merged) and top-level keys applied.
-
-        Example: ``config.with_overrides({"permissions": {"bash": "allow"}}, default_model="x")``.
-        Values are validated like file contents; errors name ``overrides``.
-        """
-        extra = _deep_merge(dict(overrides or {}), top)
-        env = {"OPENAI_BASE_URL": self.env_base_url} if self.env_base_url else {}
-        result = parse_config([*self.origins, ("overrides", extra)], env)
-        return self._holding_back(result).with_sources(self.sources)
-
-    def _holding_back(self, result: Config) -> Config:
-        if not self.trust_warning:
-            return result
-        return msgspec.structs.replace(
-            result,
-            untrusted=self.untrusted,
-            trust_warning=self.trust_warning,
-            warnings=(*result.warnings, self.trust_warning),
-        )
 
     @property
     def trusted_folders(self) -> tuple[str, ...]:
@@ -672,9 +659,3 @@ def load_config(
     if project_root is not None:
         _check_context_files(config, project_root)
     return config
-
-
-def iter_warnings(config: Config) -> Iterator[str]:
-    """The configuration's warnings, each prefixed ``config: `` (for notices and stderr)."""
-    for warning in config.warnings:
-        yield f"config: {warning}"

@@ -1,21 +1,24 @@
 """Decoding configuration tables into typed structures, with errors a person can act on.
 
-msgspec's strict decode says *what* is wrong (``Expected `int`, got `str` - at `$.ui.theme```);
-a user needs *where*: the file that set the key, the key as written in TOML and the value.
-``Decoder`` turns msgspec's errors into a ``ConfigError`` naming all three, drops unknown
-keys one at a time (warning once per file that holds each) and finds the entry of a ``dict``
-table that failed, whose key msgspec does not name. ``config`` declares the tables; this module
-knows nothing of them.
+A user needs *where* a value is wrong: the file that set the key, the key as written in TOML
+and the value. ``Decoder`` walks the tables along the declared types (``msgspec.Struct``
+fields, ``dict`` entries, array items), so every error and every unknown key is found at a
+known path: it checks each value's type, range (``msgspec.Meta``) and ``Literal`` options,
+drops unknown keys (warning once per file that holds each), runs the custom types' hook, and
+builds each struct that checks itself (``__post_init__``) where it stands. msgspec then decodes
+the cleaned tables. ``config`` declares the tables; this module knows nothing of them.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import operator
 import re
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime, time
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -27,26 +30,6 @@ __all__ = ["ConfigError", "Decoder", "KeyPath", "files_setting", "value_text"]
 
 
 _ABSENT = object()
-# msgspec's error texts, read only when a file has an error (compiled then, not at start).
-
-
-@functools.cache
-def _at() -> re.Pattern[str]:
-    return re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
-
-
-@functools.cache
-def _step() -> re.Pattern[str]:
-    return re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
-
-
-@functools.cache
-def _unknown() -> re.Pattern[str]:
-    return re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
-
-
-_EACH = "[...]"
-"""How msgspec names an entry of a ``dict`` in an error path (the key itself is not given)."""
 
 KeyPath = list[str | int]
 """A key's place in the tables: table names and array indices."""
@@ -84,72 +67,82 @@ def value_text(value: Any) -> str:
         return repr(value)
 
 
-_TYPE_WORDS = {
-    "int": "an integer",
-    "float": "a number",
-    "str": "a string",
-    "bool": "true or false",
-    "array": "an array",
-    "object": "a table",
-    "null": "nothing",
-    "datetime": "a date-time",
-    "date": "a date",
-    "time": "a time",
+_WORDS: dict[type, str] = {
+    bool: "true or false",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "an array",
+    dict: "a table",
+    datetime: "a date-time",
+    date: "a date",
+    time: "a time",
 }
+_GOT: dict[type, str] = {**_WORDS, bool: "a boolean"}
+_BOUNDS = (
+    ("gt", operator.gt, "above"),
+    ("ge", operator.ge, "of at least"),
+    ("lt", operator.lt, "below"),
+    ("le", operator.le, "of at most"),
+)
 
 
-def _words(kind: str, *, got: bool = False) -> str:
-    parts = [part.strip(" `") for part in kind.split("|")]
-    names = [
-        "a boolean" if got and part == "bool" else _TYPE_WORDS.get(part, part)
-        for part in parts
-        if part != "null"  # TOML has no null: an optional key is simply left out
-    ]
-    return " or ".join(dict.fromkeys(names))
+def _got(value: Any) -> str:
+    kind = next((k for k in _GOT if type(value) is k), None)
+    if kind is None:
+        kind = next((k for k in _GOT if isinstance(value, k)), type(value))
+    return _GOT.get(kind, type(value).__name__)
 
 
-def _reason(message: str, kind: Any) -> str:
-    """msgspec's message in plain words (options of a ``Literal`` listed)."""
-    if match := re.fullmatch(r"Expected (.+), got `(\w+)`", message):
-        return f"expected {_words(match.group(1))}, got {_words(match.group(2), got=True)}"
-    if message == "Expected `int` >= 1":
-        return "expected a positive integer"
-    if message == "Expected `int` >= 0":
-        return "expected an integer of 0 or more"
-    if match := re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (\S+)", message):
-        words = {">=": "of at least", ">": "above", "<=": "of at most", "<": "below"}
-        return f"expected {_words(match.group(1))} {words[match.group(2)]} {match.group(3)}"
-    if message.startswith("Invalid enum value"):
-        options = _literal_options(kind)
-        if options:
-            return "expected one of " + ", ".join(options)
-    return message[:1].lower() + message[1:]
+def _is(value: Any, kind: type) -> bool:
+    """``value`` is of the TOML type ``kind`` (a boolean is no integer; an integer is a number)."""
+    if kind is float:
+        return type(value) in (int, float)
+    return type(value) is kind or (kind is not int and isinstance(value, kind))
 
 
-def _literal_options(kind: Any) -> tuple[str, ...]:
-    for arg in (kind, *typing.get_args(kind)):
-        if typing.get_origin(arg) is Literal:
-            return tuple(str(option) for option in typing.get_args(arg))
-    return ()
+def _range_reason(value: float, kind: type, meta: Sequence[msgspec.Meta]) -> str | None:
+    for constraint in meta:
+        for name, holds, words in _BOUNDS:
+            bound = getattr(constraint, name)
+            if bound is None or holds(value, bound):
+                continue
+            if kind is int and bound == 0 and name in ("gt", "ge"):
+                return (
+                    "expected a positive integer"
+                    if name == "gt"
+                    else ("expected an integer of 0 or more")
+                )
+            return f"expected {_WORDS[kind]} {words} {bound}"
+    return None
 
 
-def _field_type(kind: Any, path: KeyPath) -> Any:
-    """The declared type at ``path`` inside ``kind`` (``Any`` when it cannot be followed)."""
-    for step in path:
-        while typing.get_origin(kind) is Annotated:
-            kind = typing.get_args(kind)[0]
-        options = [a for a in typing.get_args(kind) if a is not type(None)]
-        if typing.get_origin(kind) in (typing.Union, types.UnionType):
-            kind = options[0] if len(options) == 1 else kind
-        if isinstance(kind, type) and issubclass(kind, msgspec.Struct) and isinstance(step, str):
-            kind = typing.get_type_hints(kind, include_extras=True).get(step, Any)
-        elif typing.get_origin(kind) is dict:
-            kind = typing.get_args(kind)[1]
-        elif typing.get_origin(kind) in (tuple, list):
-            kind = typing.get_args(kind)[0]
+def _unwrap(kind: Any) -> tuple[Any, list[msgspec.Meta], bool]:
+    """``kind`` without ``Annotated`` and ``| None``, its constraints and whether it is
+    optional (TOML has no null; a built-in provider's unset fields are)."""
+    meta: list[msgspec.Meta] = []
+    optional = False
+    while True:
+        if typing.get_origin(kind) is Annotated:
+            kind, *extra = typing.get_args(kind)
+            meta.extend(m for m in extra if isinstance(m, msgspec.Meta))
+        elif typing.get_origin(kind) in (typing.Union, types.UnionType):
+            options = [a for a in typing.get_args(kind) if a is not type(None)]
+            optional = True
+            if len(options) != 1:
+                return kind, meta, optional
+            kind = options[0]
         else:
-            return Any
-    return kind
+            return kind, meta, optional
+
+
+@functools.cache
+def _fields(kind: type[msgspec.Struct]) -> tuple[dict[str, Any], frozenset[str]]:
+    """A struct's field types and its required fields."""
+    info = msgspec.inspect.type_info(kind)
+    assert isinstance(info, msgspec.inspect.StructType)
+    required = frozenset(f.name for f in info.fields if f.required)
+    return typing.get_type_hints(kind, include_extras=True), required
 
 
 def files_setting(origins: Sequence[tuple[str, Any]], path: Sequence[str | int]) -> list[str]:
@@ -158,12 +151,8 @@ def files_setting(origins: Sequence[tuple[str, Any]], path: Sequence[str | int])
 
 
 class Decoder:
-    """Decodes merged tables into a struct, turning msgspec errors into ``ConfigError``s.
-
-    Unknown keys are removed one at a time (each strict decode names the first it meets) and
-    reported per file that holds them; an error inside a ``dict`` table, whose key msgspec does
-    not name, is found again by decoding that table's entries one by one.
-    """
+    """Decodes merged tables into a struct, turning what is wrong into ``ConfigError``s and
+    unknown keys into warnings (module docstring)."""
 
     def __init__(
         self,
@@ -175,51 +164,79 @@ class Decoder:
         self.warnings: list[str] = []
 
     def decode(self, data: Any, kind: Any, prefix: KeyPath | None = None) -> Any:
-        """``data`` decoded as ``kind``, unknown keys dropped (and warned about)."""
-        return self.clean(data, kind, prefix or [])[0]
-
-    def clean(self, data: Any, kind: Any, prefix: KeyPath) -> tuple[Any, Any]:
-        """``(decoded, data without its unknown keys)``.
+        """``data`` decoded as ``kind``, unknown keys dropped (and warned about).
 
         Raises:
-            ConfigError: a value has the wrong type or is out of range.
+            ConfigError: a value has the wrong type, is out of range or is refused.
         """
-        while True:
+        try:  # valid tables decode at once; the walk finds where the others are wrong
+            return msgspec.convert(data, kind, dec_hook=self.dec_hook)
+        except msgspec.ValidationError:
+            cleaned = self._check(data, kind, prefix or [])
+        return msgspec.convert(cleaned, kind, dec_hook=self.dec_hook)
+
+    def _check(self, value: Any, kind: Any, path: KeyPath) -> Any:
+        """``value`` checked against ``kind`` at ``path``, without its unknown keys."""
+        kind, meta, optional = _unwrap(kind)
+        origin = typing.get_origin(kind)
+        if kind is Any or origin in (typing.Union, types.UnionType) or (optional and value is None):
+            return value
+        if origin is Literal:
+            options = typing.get_args(kind)
+            if not _is(value, type(options[0])):
+                raise self._expected(path, type(options[0]), value)
+            if value not in options:
+                raise self.error(path, "expected one of " + ", ".join(map(str, options)))
+            return value
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+            return self._struct(value, kind, path)
+        if origin in (dict, Mapping):
+            if not isinstance(value, Mapping):
+                raise self._expected(path, dict, value)
+            entry = typing.get_args(kind)[1]
+            return {key: self._check(item, entry, [*path, key]) for key, item in value.items()}
+        if origin in (tuple, list):
+            if not isinstance(value, list):
+                raise self._expected(path, list, value)
+            item_kind = typing.get_args(kind)[0]
+            return [self._check(item, item_kind, [*path, i]) for i, item in enumerate(value)]
+        if kind in _WORDS:
+            if not _is(value, kind):
+                raise self._expected(path, kind, value)
+            reason = _range_reason(value, kind, meta) if meta else None
+            if reason:
+                raise self.error(path, reason)
+            return value
+        if self.dec_hook is not None:
             try:
-                return msgspec.convert(data, kind, dec_hook=self.dec_hook), data
+                self.dec_hook(kind, value)
+            except ValueError as exc:
+                text = str(exc)
+                raise self.error(path, text[:1].lower() + text[1:]) from None
+        return value
+
+    def _struct(self, value: Any, kind: type[msgspec.Struct], path: KeyPath) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self._expected(path, dict, value)
+        hints, required = _fields(kind)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in hints:
+                out[key] = self._check(item, hints[key], [*path, key])
+            else:
+                self.warn_unknown([*path, key])
+        missing = next((name for name in hints if name in required and name not in out), None)
+        if missing is not None:
+            raise self.error([*path, missing], "is required")
+        if hasattr(kind, "__post_init__"):  # a struct that checks itself: build it here
+            try:
+                msgspec.convert(out, kind, dec_hook=self.dec_hook)
             except msgspec.ValidationError as exc:
-                data = self._handle(data, kind, prefix, str(exc))
+                raise self.error(path, str(exc)) from None
+        return out
 
-    def _handle(
-        self, data: dict[str, Any], kind: Any, prefix: KeyPath, text: str
-    ) -> dict[str, Any]:
-        match = _at().match(text)
-        message, where = (match.group("message"), match.group("path")) if match else (text, "")
-        steps: KeyPath = []
-        for name, index in _step().findall(where):
-            steps.append(name if name else (_EACH if index == "..." else int(index)))
-        if _EACH in steps:
-            cut = steps.index(_EACH)
-            return self._entries(data, kind, prefix, steps[:cut])
-        unknown = _unknown().match(message)
-        if unknown:
-            key = unknown.group("key")
-            self.warn_unknown([*prefix, *steps, key])
-            cleaned: dict[str, Any] = _without(data, [*steps, key])
-            return cleaned
-        full = [*prefix, *steps]
-        raise self.error(full, _reason(message, _field_type(kind, steps)))
-
-    def _entries(
-        self, data: dict[str, Any], kind: Any, prefix: KeyPath, at: KeyPath
-    ) -> dict[str, Any]:
-        table = _lookup(data, at)
-        entry_kind = _field_type(kind, [*at, _EACH])
-        cleaned = {
-            key: self.clean(value, entry_kind, [*prefix, *at, key])[1]
-            for key, value in table.items()
-        }
-        return _replace(data, at, cleaned)
+    def _expected(self, path: KeyPath, kind: type, value: Any) -> ConfigError:
+        return self.error(path, f"expected {_WORDS[kind]}, got {_got(value)}")
 
     def _files_with(self, path: KeyPath) -> list[str]:
         return files_setting(self.origins, path)
@@ -245,23 +262,3 @@ class Decoder:
             return ConfigError(f"{where}: '{_key_name(path)}': {reason}")
         where = files[-1] if files else "defaults"
         return ConfigError(f"{where}: '{_key_name(path)}' = {value_text(value)}: {reason}")
-
-
-def _without(data: Any, path: KeyPath) -> Any:
-    if not path:
-        return data
-    head, *rest = path
-    if isinstance(data, Mapping):
-        if not rest:
-            return {k: v for k, v in data.items() if k != head}
-        return {**data, head: _without(data[head], rest)}
-    if isinstance(data, list) and isinstance(head, int):
-        return [*data[:head], _without(data[head], rest), *data[head + 1 :]]
-    return data
-
-
-def _replace(data: dict[str, Any], path: KeyPath, value: Any) -> dict[str, Any]:
-    if not path:
-        return {str(key): item for key, item in value.items()}
-    head, *rest = path
-    return {**data, str(head): _replace(dict(data[str(head)]), rest, value) if rest else value}

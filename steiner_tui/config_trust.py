@@ -35,10 +35,6 @@ def _alias(ref: str) -> str:
     return ref.split("/", 1)[0] if "/" in ref else ref
 
 
-def _known_model(key: str, value: Any, aliases: Collection[str]) -> bool:
-    return key == "default_model" and isinstance(value, str) and _alias(value) in aliases
-
-
 def split_project(
     table: Mapping[str, Any], aliases: Collection[str], *, trusted: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:

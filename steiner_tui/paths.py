@@ -15,10 +15,8 @@ __all__ = [
     "cache_dir",
     "user_config_file",
     "global_agents_md",
-    "user_skills_dir",
     "sessions_dir",
     "project_config_file",
-    "project_skills_dir",
 ]
 
 APP_NAME = "steiner"
@@ -42,17 +40,9 @@ def global_agents_md() -> Path:
     return config_dir() / "AGENTS.md"
 
 
-def user_skills_dir() -> Path:
-    return config_dir() / "skills"
-
-
 def sessions_dir() -> Path:
     return config_dir() / "sessions"
 
 
 def project_config_file(root: Path) -> Path:
     return root / ".steiner" / "config.toml"
-
-
-def project_skills_dir(root: Path) -> Path:
-    return root / ".steiner" / "skills"

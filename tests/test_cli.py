@@ -48,27 +48,6 @@ def test_the_parsed_project_and_command() -> None:
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [
-        [],
-        ["/repo"],
-        ["--resume"],
-        ["--resume", "abc", "/repo"],
-        ["--resume", "context"],
-        ["--model", "offline", "/repo"],
-        ["--resume", "abc", "--model", "local/qwen"],
-        ["--project", "/a", "exec", "hi"],
-        ["context", "--json", "/r"],
-        ["sessions", "fork", "abc", "--message", "3"],
-    ],
-)
-def test_a_launch_parses_as_the_whole_parser_would(argv: list[str]) -> None:
-    """The workbench's launch parses with the top-level options alone, to the same values."""
-    whole = build_parser().parse_args(split_project_path(argv))
-    assert vars(parse_arguments(argv)) == vars(whole)
-
-
-@pytest.mark.parametrize(
     ("argv", "said"),
     [
         (["--bogus"], "unrecognized arguments: --bogus"),

@@ -188,18 +188,6 @@ def test_custom_provider_needs_a_type() -> None:
     assert (vllm.type, vllm.base_url, vllm.api_key_env) == ("openai", "http://h/v1", "")
 
 
-def test_with_overrides_revalidates_and_keeps_the_rest() -> None:
-    config = parse_config([("c", {"permissions": {"write": "allow"}, "ui": {"theme": "nord"}})])
-    changed = config.with_overrides({"permissions": {"bash": "allow"}}, default_model="openai/x")
-    assert changed.default_model == "openai/x"
-    assert changed.permission("bash") == "allow"
-    assert changed.permission("write") == "allow"
-    assert changed.theme == "nord"
-    assert config.default_model == "offline"
-    with pytest.raises(ConfigError, match=re.escape("overrides: 'permissions.edit'")):
-        config.with_overrides({"permissions": {"edit": "never"}})
-
-
 def test_config_is_immutable() -> None:
     config = Config()
     with pytest.raises(AttributeError):

@@ -131,15 +131,6 @@ def test_a_project_may_choose_a_model_of_the_user_s_providers(tmp_path: Path) ->
     assert config.default_model == "local/qwen" and config.untrusted == {}
 
 
-def test_overrides_keep_holding_back(tmp_path: Path) -> None:
-    root = hostile_project(tmp_path / "repo", "http://127.0.0.1:9/v1")
-    config = load_config(root, {}, user_file=tmp_path / "user.toml")
-    changed = config.with_overrides({"permissions": {"write": "allow"}})
-    assert changed.untrusted == config.untrusted
-    assert changed.permission("bash") == "ask"
-    assert sum("until this folder is trusted" in w for w in changed.warnings) == 1
-
-
 def test_trusting_a_folder_writes_it_into_the_user_config(tmp_path: Path) -> None:
     user = tmp_path / "conf" / "config.toml"
     user.parent.mkdir()

@@ -127,6 +127,8 @@ def test_json_report(env: dict[str, str], project: Path) -> None:
     doctor = window["doctor"]
     assert (doctor["effective"], doctor["registry"], doctor["known"]) == (32768, 32768, True)
     assert doctor["soft_limit"] == window["soft_threshold"] and doctor["problem"] is None
+    # A quarter of the room the fixed part of a request leaves under the trigger.
+    assert doctor["tool_result_max"] == (doctor["soft_limit"] - doctor["fixed_prompt"]) // 4
 
 
 def test_table_report(env: dict[str, str], project: Path) -> None:
@@ -217,3 +219,17 @@ def test_json_top_ranks_what_costs_the_most(env: dict[str, str], project: Path) 
     assert ("agents_md", str(project / "AGENTS.md")) in kinds
     assert ("tool_definition", "read") in kinds and ("preamble", "preamble") in kinds
     assert all(row["action"] == "" for row in top)  # a dry run holds no tool results
+
+
+def test_a_claude_model_is_counted_with_its_generations_ctok_family(
+    env: dict[str, str], project: Path
+) -> None:
+    env = {**env, "ANTHROPIC_API_KEY": "not-used-by-a-dry-run"}
+    done = context(env, "--json", "--model", "anthropic/claude-opus-4-7", str(project))
+    assert done.returncode == 0, done.stderr
+    estimate = json.loads(done.stdout)["estimate"]
+    assert (estimate["strategy"], estimate["tokenizer"]) == ("ctok", "ctok-v4.7")
+    assert estimate["confidence"] == "medium"
+    done = context(env, "--model", "anthropic/claude-sonnet-4-5", str(project))
+    assert done.returncode == 0, done.stderr
+    assert "ctok, medium, tokenizer ctok-v3" in " ".join(done.stdout.split())

@@ -1,10 +1,10 @@
-"""Start-up imports what the first frame needs and four things only later: the rest may load.
+"""Start-up imports what the first frame needs and five things only later: the rest may load.
 
-Every module imports what it uses at module level, with four exceptions that pay for
+Every module imports what it uses at module level, with five exceptions that pay for
 themselves: the provider SDKs (and their HTTP library), imported by a provider's first call;
-``watchfiles``, whose native module loads when the file watcher starts, after the first frame;
-the screens other than the workbench, imported when first opened; and ``jinja2``, imported by
-the first template render, which a launch makes after the first frame. These tests fail when an
+the screens other than the workbench, imported when first opened; Textual's Markdown, with the
+first reply; ``watchfiles``, when the watcher starts; and ``jinja2``, imported by the first
+template render, which a launch makes after the first frame. These tests fail when an
 import brings one of them onto the path to the first frame (or, except ``jinja2``, into
 building a session). They check ``sys.modules`` in a fresh interpreter, never the clock.
 """
@@ -68,8 +68,9 @@ LATER = (
     "urllib.request",
     # The file watcher's native module: imported when the watcher starts.
     "watchfiles",
-    # Textual's Markdown and its parser: Textual imports its widgets when first used, and the
-    # conversation uses it for the first reply shown.
+    # Claude's tokenizers: a Claude model's first count imports them (the offline model never).
+    "ctok",
+    # Textual's Markdown and its parser: the conversation asks for it with the first reply.
     "textual.widgets._markdown",
     "markdown_it",
     # Textual's DataTable: only screens opened later (inspector, lineage, sessions) use it.

@@ -10,7 +10,6 @@ unreadable, not really an image, or larger than the limit is reported and not at
 from __future__ import annotations
 
 import base64
-import functools
 import re
 from pathlib import Path
 
@@ -25,14 +24,12 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024
 """Providers reject larger images (Anthropic: 5 MB per image after encoding; OpenAI: 20 MB)."""
 
 
-@functools.cache
-def _candidate() -> re.Pattern[str]:
-    """An image path in a prompt (compiled when a prompt is first sent, not at start)."""
-    return re.compile(
-        r"""(?:^|(?<=\s))@?(?:"([^"]+\.(?:png|jpe?g|gif|webp))"|'([^']+\.(?:png|jpe?g|gif|webp))'"""
-        r"""|([^\s"'`]+\.(?:png|jpe?g|gif|webp)))(?=[\s.,;:!?)]|$)""",
-        re.IGNORECASE,
-    )
+_CANDIDATE = re.compile(
+    r"""(?:^|(?<=\s))@?(?:"([^"]+\.(?:png|jpe?g|gif|webp))"|'([^']+\.(?:png|jpe?g|gif|webp))'"""
+    r"""|([^\s"'`]+\.(?:png|jpe?g|gif|webp)))(?=[\s.,;:!?)]|$)""",
+    re.IGNORECASE,
+)
+"""An image path in a prompt (compiled when a prompt is first sent, not at start)."""
 
 
 class Attachments(msgspec.Struct, frozen=True):
@@ -52,7 +49,7 @@ def find_image_attachments(text: str, project_root: Path) -> Attachments:
     images: list[Image] = []
     problems: list[str] = []
     seen: set[Path] = set()
-    for match in _candidate().finditer(text):
+    for match in _CANDIDATE.finditer(text):
         word = next(group for group in match.groups() if group)
         path = _resolve(word, project_root)
         try:

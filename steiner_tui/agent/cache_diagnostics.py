@@ -13,7 +13,9 @@ process-wide mark where it is, and neither compare with nor move the main baseli
 The runner's diagnostics also keep the last main request with its reported usage, so each
 call's ``UsageReported`` carries its cost, the session's total and the named cause of its cache
 reuse (``engine.cache_causes``), and a dry run of the next request (or an action's preview) is
-explained against the same request.
+explained against the same request. A summary call's usage is priced into the session's total
+too (``summary_usage``), without a cause: it is no turn of the conversation. A resumed session's
+total starts from what its log's requests cost (``session_cost``, set by the session factory).
 """
 
 from __future__ import annotations
@@ -146,7 +148,7 @@ class CacheDiagnostics:
         total = None if cost is None or self.session_cost is None else self.session_cost + cost
         self.session_cost = total
         sent, explanation = self.sent, None
-        if sent is not None:
+        if sent is not None:  # (a summary call's usage never consumes a main request's)
             sent = msgspec.structs.replace(
                 sent,
                 prompt_tokens=usage.prompt_tokens,
@@ -174,6 +176,40 @@ class CacheDiagnostics:
             session_cost_usd=None if total is None else total.total_usd,
             session_cost=total,
             cache=explanation,
+            cache_miss_reason=usage.cache_miss_reason,
+        )
+
+    def summary_usage(
+        self,
+        usage: StreamUsage,
+        snapshot: RequestSnapshot,
+        *,
+        price: ModelPrice | None,
+    ) -> UsageReported:
+        """The event reporting a compaction summary call's ``usage``: its cost, added to the
+        session's total; the main request's cache baseline and the request in flight are left
+        as they are."""
+        cost = request_cost(
+            price,
+            prompt_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        total = None if cost is None or self.session_cost is None else self.session_cost + cost
+        self.session_cost = total
+        return UsageReported(
+            snapshot.model,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            snapshot.estimated_prompt_tokens,
+            request_id=snapshot.request_id,
+            cost_usd=None if cost is None else cost.total_usd,
+            cost=cost,
+            session_cost_usd=None if total is None else total.total_usd,
+            session_cost=total,
             cache_miss_reason=usage.cache_miss_reason,
         )
 

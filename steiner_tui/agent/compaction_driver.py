@@ -64,7 +64,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.prompt.blocks import ContextBlock
-from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.provider import ChatRequest, usage_problem
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -408,5 +408,9 @@ class _Host(msgspec.Struct):
         progress = self.progress
         collector = StreamCollector(None if progress is None else _Counted(progress.output))
         await collector.consume(provider.stream(request))
+        usage = collector.usage
+        if usage is not None and not usage_problem(usage):  # priced into the session's total
+            price = target.price if target.fallback else driver.model.price
+            driver.sink.emit(cache.summary_usage(usage, snapshot, price=price))
         done = collector.done
         return SummaryResponse(collector.text, bool(done and done.clear_backend_state))

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-import msgspec
-
 from steiner_tui.engine.events import EventSink
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt, AssemblyOptions, assemble
@@ -106,7 +104,3 @@ class ContextManager:
     def reload_pending(self) -> frozenset[StaticPartition]:
         """Apply the pending changes (the next compaction does, or the person asks)."""
         return self.cache.reload_pending()
-
-    def with_options(self, **changes: object) -> None:
-        """Change assembly inputs (e.g. preamble inputs); memoization keys decide what reloads."""
-        self.options = msgspec.structs.replace(self.options, **changes)

@@ -93,6 +93,7 @@ def compaction_fallback(
                 provider=resolved.provider,
                 stateful=bool(getattr(resolved.provider, "stateful", False)),
                 vision=resolved.info.vision,
+                price=resolved.price,
             )
 
         scope = cache_scope or main.prompt_cache_key

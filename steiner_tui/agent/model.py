@@ -160,8 +160,9 @@ class MainModel(msgspec.Struct, frozen=True):
     def budget(self) -> ModelTokenBudget:
         return ModelTokenBudget.for_model(self.info, threshold_tokens=self.threshold_tokens)
 
-    def window_doctor(self) -> WindowDoctor:
-        """Every window figure of the model and whether its budget can reach the trigger."""
+    def window_doctor(self, fixed_tokens: int = 0) -> WindowDoctor:
+        """Every window figure of the model and whether its budget can reach the trigger
+        (``fixed_tokens``: what a request with no conversation costs, see ``window_doctor``)."""
         configured = self.info.context_window if self.window_source == "config" else 0
         return window_doctor(
             self.budget,
@@ -171,6 +172,7 @@ class MainModel(msgspec.Struct, frozen=True):
             server=self.server_window,
             registry=self.registry_window,
             explicit_max=self.explicit_max_tokens,
+            fixed_tokens=fixed_tokens,
         )
 
 

@@ -85,6 +85,7 @@ from steiner_tui.engine.state.context_state import ContextState, build_context_s
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
+from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.providers.server_limits import ServerUnreachable
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 from steiner_tui.tools.results import ResultStore, TemporaryResultStore
@@ -616,12 +617,23 @@ class Runner:
                 self.context.estimator,
                 self.results,
                 prompt_tokens + self.tokens_of(reply),
+                self.fixed_tokens(),
             ),
         )
 
     def tokens_of(self, message: Message) -> int:
         """``message``'s calibrated tokens on the main model, alone."""
         return self.context.estimate(self.model.model, (message,), ()).tokens
+
+    def fixed_tokens(self) -> int:
+        """The calibrated tokens of a request with no conversation: what every request pays
+        (preamble, instruction files, session date, tool definitions)."""
+        return self.prepare(()).estimate.tokens
+
+    def window_doctor(self) -> WindowDoctor:
+        """The model's window figures, with the largest tool result this runner's fixed part
+        of a request leaves room for."""
+        return self.model.window_doctor(self.fixed_tokens())
 
 
 def seed_last_main_request_for(model: MainModel, seed: LastMainRequest) -> LastMainRequest:

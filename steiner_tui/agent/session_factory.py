@@ -54,6 +54,7 @@ from steiner_tui.engine.events import (
     ListSink,
     WarningEvent,
 )
+from steiner_tui.engine.prices import price_for
 from steiner_tui.engine.prompt.assembler import AssemblyOptions
 from steiner_tui.engine.prompt.files import LocalFileReader
 from steiner_tui.engine.prompt.preamble import PreambleInputs
@@ -300,8 +301,17 @@ def _build(
         or config.compaction_mode_for(identity.main.alias, identity.main.model),
         policy=request.compaction_policy,
     )
-    if loaded is not None:
+    earlier = LoggedRequests(loaded.requests, loaded.lineage) if loaded is not None else None
+    if loaded is not None and earlier is not None:
         runner.snapshots.next_index = next_request_number(loaded)
+        # The session's total goes on from what its earlier requests cost.
+        runner.cache.session_cost = earlier.cost(
+            lambda model: (
+                runner.model.price
+                if model == runner.model.model
+                else price_for(model, overrides=config.price_overrides)
+            )
+        )
     enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
     static = set(request.static_skills)  # delivered as blocks: never as envelopes too
     scan = ListSink()  # what the discovery says, so a rescan says only what is new
@@ -336,7 +346,7 @@ def _build(
         resumed=loaded is not None,
         tool_status=book,
         skill_scan=tuple(scan.events),
-        earlier=LoggedRequests(loaded.requests, loaded.lineage) if loaded is not None else None,
+        earlier=earlier,
     )
     if loaded is not None:
         session.logged_errors = loaded.errors

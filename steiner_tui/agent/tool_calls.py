@@ -74,15 +74,21 @@ class ResultBudget(msgspec.Struct, frozen=True):
 
 
 def result_budget(
-    model: MainModel, estimator: RequestEstimator, results: ResultStore, prompt_tokens: int
+    model: MainModel,
+    estimator: RequestEstimator,
+    results: ResultStore,
+    prompt_tokens: int,
+    fixed_tokens: int = 0,
 ) -> ResultBudget:
-    """Each result of a round within what the window has left after ``prompt_tokens``
-    (``engine.tool_budget``), counted with the main model's calibrated estimate."""
+    """Each result of a round within what the window has left after ``prompt_tokens``, and
+    within its share of the room ``fixed_tokens`` (a request with no conversation) leaves
+    under the soft trigger (``engine.tool_budget``), counted with the main model's calibrated
+    estimate."""
     heuristic = estimator.choice(model.model).encoding == HEURISTIC
 
     def tokens_for(used: int, pending: int) -> int:
         return tool_result_budget(
-            model.budget, prompt_tokens + used, pending, model.explicit_max_tokens
+            model.budget, prompt_tokens + used, pending, model.explicit_max_tokens, fixed_tokens
         )
 
     def count(text: str) -> int:

@@ -55,7 +55,13 @@ _LAZY_SCREENS = (
     "steiner_tui.app.screens.subagent_transcript",
     "steiner_tui.app.screens.trust",
 )
-"""The screens imported when first opened (their bindings count for the keymap check)."""
+"""The screens imported when first opened (their bindings count for the keymap check).
+
+Speed: the one import deferral the app keeps. Importing them (with ``config_write`` and
+``tomlkit``) before the first frame made it 18 % later in ``benchmarks/bench_startup.py``'s
+launch (A/B of 15 alternating launches: +258 ms wall, +30 ms CPU, on a loaded machine); the
+deferrals that paid less than 10 % went (parsing the command line twice, compiling regular
+expressions on first use), except three kept for issue 16's 1.5x (``widgets/reply.py``)."""
 
 _SCREEN_NAMES = {
     "MainScreen": "the workbench",
@@ -285,7 +291,6 @@ class SteinerApp(PlainToasts):
 
     def action_help(self) -> None:
         """Open the help on the current screen's keys (F1); the workbench adds its commands."""
-        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.help_catalog import screen_rows, section_name, slash_rows
         from steiner_tui.app.screens.help import HelpScreen
 
@@ -297,7 +302,6 @@ class SteinerApp(PlainToasts):
 
     def action_lineage(self) -> None:
         """Open the lineage browser on the session's lineage."""
-        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.lineage import LineageScreen
 
         driver = self.session.driver
@@ -305,7 +309,6 @@ class SteinerApp(PlainToasts):
 
     def action_inspector(self) -> None:
         """Open the request inspector on the latest request (the dry run before any)."""
-        # Screens are imported when first opened: the first frame needs only the workbench.
         from steiner_tui.app.screens.inspector import InspectorScreen
 
         requests = self.session.requests  # a resumed session's log's, then the store's

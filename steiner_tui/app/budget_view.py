@@ -26,12 +26,8 @@ from steiner_tui.engine.events import (
     SourceTokens,
     UsageReported,
 )
-from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.snapshots import (
-    TOOLS_SOURCE,
-    PrefixStability,
-    RequestSummary,
-)
+from steiner_tui.engine.prompt.sources import ContextSource, label_of
+from steiner_tui.engine.snapshots import PrefixStability, RequestSummary
 from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stability
 
@@ -45,17 +41,6 @@ __all__ = [
     "build_budget_view",
     "source_label",
 ]
-
-_LABELS = {
-    ContextSource.PREAMBLE: "preamble",
-    ContextSource.GLOBAL_AGENTS_MD: "global AGENTS.md",
-    ContextSource.PROJECT_AGENTS_MD: "project AGENTS.md",
-    ContextSource.PHASE_PROMPT: "phase prompt",
-    ContextSource.SESSION_DATE: "session date",
-    ContextSource.CONVERSATION_SUMMARY: "conversation summary",
-    ContextSource.CONVERSATION: "conversation",
-    TOOLS_SOURCE: "tool definitions",
-}
 
 
 class SourceRow(msgspec.Struct, frozen=True):
@@ -136,6 +121,8 @@ class BudgetView(msgspec.Struct, frozen=True):
     confidence: str
     calibration_samples: int = 0
     calibration_factor: float = 1.0
+    tokenizer: str = ""
+    """The encoding the estimate counts with (``ctok-v4.8``, ``o200k_base``...; empty: unknown)."""
     drift: DriftFigures | None = None
     prefix: PrefixStability | None = None
     prefix_total: int = 0
@@ -173,11 +160,9 @@ def source_label(row: SourceTokens, root: Path) -> str:
         path = Path(row.path)
         name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
         return f"context · {name}"
-    if row.source == ContextSource.SKILL:
-        if row.name:
-            return f"skill · {row.name}"
-        return f"skill · {Path(row.path).parent.name}" if row.path else "skill framing"
-    return _LABELS.get(row.source, row.source)
+    if row.source == ContextSource.SKILL and (row.name or row.path):
+        return f"skill · {row.name or Path(row.path).parent.name}"
+    return label_of(row.source)
 
 
 PINNED_SOURCE = "pinned"
@@ -186,7 +171,7 @@ PINNED_SOURCE = "pinned"
 
 def _carve_pinned(rows: _Rows, pinned: PinnedShare) -> None:
     """Move the pinned messages out of the conversation row into a row of their own."""
-    conversation = rows.rows.get(_LABELS[ContextSource.CONVERSATION])
+    conversation = rows.rows.get(label_of(ContextSource.CONVERSATION))
     if not pinned.count or conversation is None:
         return
     moved_bytes = min(pinned.bytes, conversation.bytes)
@@ -232,6 +217,7 @@ def build_budget_view(
     previous: InspectedRequest | None = None,
     usage: tuple[int, UsageReported] | None = None,
     calibration: tuple[int, float] = (0, 1.0),
+    tokenizer: str = "",
     compactions: int = 0,
     health: HealthEvent | None = None,
     window_origin: str = "",
@@ -255,6 +241,7 @@ def build_budget_view(
             first request after the resume: the log's last main request).
         usage: ``(request index, usage)`` of the latest reported usage.
         calibration: ``(samples, factor)`` of the estimator's calibration for the model.
+        tokenizer: the encoding the estimator counts the model with.
         compactions: compactions applied in this session.
         health: the latest session health.
         window_origin: where the window figure came from.
@@ -289,6 +276,7 @@ def build_budget_view(
         confidence=snapshot.estimate_confidence,
         calibration_samples=calibration[0],
         calibration_factor=calibration[1],
+        tokenizer=tokenizer,
         drift=drift,
         prefix=stability,
         prefix_total=len(previous.message_hashes) if previous is not None else 0,

@@ -31,8 +31,8 @@ class Workbench(Protocol):
         """Open the request inspector."""
         ...
 
-    async def clear_conversation(self) -> None:
-        """Start a new, empty conversation."""
+    async def slash(self, text: str) -> None:
+        """Carry out slash command ``text`` (``/model``, ``/clear``)."""
         ...
 
     def action_toggle_mode(self) -> None:
@@ -53,10 +53,6 @@ class Workbench(Protocol):
 
     def action_sessions(self, session_id: str = "") -> None:
         """Open the saved sessions."""
-        ...
-
-    def model_command(self, name: str) -> None:
-        """Show the model (``""``) or switch to ``name``."""
         ...
 
     def model_choices(self) -> Sequence[str]:
@@ -83,15 +79,19 @@ class WorkbenchCommands(ListedCommands):
                 "Saved sessions: resume or delete one (/sessions)",
                 screen.action_sessions,
             ),
-            ("Model", "The model and its limits (/model)", partial(screen.model_command, "")),
-            ("Clear conversation", "Start a new conversation (/clear)", screen.clear_conversation),
+            ("Model", "The model and its limits (/model)", partial(screen.slash, "/model")),
+            (
+                "Clear conversation",
+                "Start a new conversation (/clear)",
+                partial(screen.slash, "/clear"),
+            ),
             ("Toggle plan/build mode", "Switch the execution mode", screen.action_toggle_mode),
             ("Theme", "Change the colour theme", app.action_change_theme),
             ("Help", "Keys and slash commands (F1)", partial(app.run_action, "app.help")),
         ]
         for ref in screen.model_choices():
             commands.append(
-                (f"Switch model: {ref}", f"/model {ref}", partial(screen.model_command, ref))
+                (f"Switch model: {ref}", f"/model {ref}", partial(screen.slash, f"/model {ref}"))
             )
         for row in screen.skill_rows():
             state = row.state.replace("_", " ")

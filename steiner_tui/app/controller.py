@@ -145,7 +145,8 @@ class SessionController:
     def view_of(self, snapshot: RequestSnapshot, preview: bool) -> BudgetView:
         """The panel's figures for ``snapshot``."""
         runner = self.driver.runner
-        calibration = runner.context.estimator.calibration
+        estimator = runner.context.estimator
+        calibration = estimator.calibration
         model = runner.model.model
         top = runner.cost_ranking(snapshot)
         return build_budget_view(
@@ -156,10 +157,11 @@ class SessionController:
             previous=None if preview else self._previous(snapshot),
             usage=self._usage,
             calibration=(calibration.samples(model), calibration.factor(model)),
+            tokenizer=estimator.choice(model).encoding,
             compactions=len(self.driver.lineage.generations) - 1,
             health=self.health,
             window_origin=runner.model.window_origin,
-            window_doctor=runner.model.window_doctor(),
+            window_doctor=runner.window_doctor(),
             tools_ignored=runner.model.tools_ignored,
             pinned=runner.pinned_share(snapshot),
             compaction_mode=runner.compaction_mode,
@@ -320,11 +322,6 @@ class SessionController:
         if self.session.log is not None:
             self.session.log.record_skill(name, enabled)
         return enabled
-
-    def skill_name_at(self, index: int) -> str | None:
-        """The name on sidebar row ``index`` (0-based), or None past the end."""
-        rows = self.skill_rows()
-        return rows[index].name if 0 <= index < len(rows) else None
 
     def toggle_mode(self) -> Mode:
         """Switch between build and plan; the notice goes out with the next message."""

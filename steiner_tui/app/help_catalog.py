@@ -4,7 +4,8 @@ Help is per screen and read from the bindings themselves (bindings are data: eac
 a description and a tooltip). First the keys active right now, from ``Screen.active_bindings``
 (the focused widget, its containers, the screen, the app; the keys shown are the effective
 ones, after the config keymap); then the screen's and the app's keys that do nothing right now
-(F8 with no permission request waiting), saying so; then the keys of the screen's other
+(F8 with no permission request waiting), and the focused widget's (the prompt's Tab with no
+completion shown), saying so; then the keys of the screen's other
 widgets, which work once that widget has the focus (a screen names the widgets that may appear
 later, such as tool blocks, in ``HELP_WIDGETS``). Only bindings with an id or shown in the
 footer are listed, so a text area's dozens of editing keys stay out. The main screen adds its
@@ -128,7 +129,10 @@ def screen_rows(screen: Screen[Any], keymap: Mapping[str, str]) -> list[HelpRow]
     listed: set[str] = set()
     for node, keyed in by_node.items():
         rows.extend(_rows(section_name(type(node)), keyed, listed))
-    owners: tuple[type[DOMNode], ...] = (type(screen), type(screen.app))
+    # The focused widget's own keys that do nothing right now (Tab with no completion shown)
+    # too, beside the screen's and the app's.
+    focused = [type(node) for node in by_node if isinstance(node, Widget)]
+    owners = dict.fromkeys([*focused, type(screen), type(screen.app)])
     for owner in owners:
         idle = _class_keys(owner, keymap, set(listed))
         rows.extend(_rows(section_name(owner), idle, listed, IDLE_NOTE))

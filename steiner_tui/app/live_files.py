@@ -8,18 +8,31 @@ are snapshots and never change.
 watchfiles needs existing paths and applies one ``recursive`` flag per watcher, so the plan has
 two groups: the folders holding the watched files (not recursive: the project root may be huge)
 and the skill roots (recursive: a skill is a folder).
+
+``FileChangesShown`` is what the workbench does with a batch: the status line says what waits
+for the next compaction (Ctrl+R reloads it now), the sidebar follows skill folders at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
+from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
-__all__ = ["WatchPlan", "classify_change", "partitions_for"]
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
+    from steiner_tui.app.controller import SessionController
+    from steiner_tui.app.widgets.conversation import ConversationPane
+    from steiner_tui.app.widgets.status_line import StatusLine
+    from steiner_tui.engine.prompt.pending_reload import PendingReload
+
+__all__ = ["FileChangesShown", "FilesHost", "WatchPlan", "classify_change", "partitions_for"]
 
 
 class WatchPlan(msgspec.Struct, frozen=True):
@@ -64,3 +77,82 @@ def partitions_for(plan: WatchPlan, paths: Iterable[Path]) -> frozenset[StaticPa
     """The partitions touched by a batch of changed paths."""
     found = (classify_change(plan, path) for path in paths)
     return frozenset(partition for partition in found if partition is not None)
+
+
+class FilesHost(Protocol):
+    """What ``FileChangesShown`` uses of the workbench screen."""
+
+    pending_reload: bool
+    busy: bool
+
+    @property
+    def attached(self) -> bool: ...
+    @property
+    def controller(self) -> SessionController: ...
+    @property
+    def status(self) -> StatusLine: ...
+    def refresh_skills(self) -> None: ...
+    def refresh_budget(self) -> None: ...
+    @property
+    def conversation(self) -> ConversationPane: ...
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information"
+    ) -> None: ...
+
+
+class FileChangesShown:
+    """Changed files on the workbench ``screen``: pending reloads and refreshed skills."""
+
+    def __init__(self, screen: FilesHost) -> None:
+        self.screen = screen
+
+    def refresh_pending(self) -> PendingReload | None:
+        """Show the changes waiting for the next compaction (and their cost) in the status
+        line; Ctrl+R shows while there are some."""
+        screen = self.screen
+        pending = screen.controller.pending_reload() if screen.attached else None
+        screen.status.pending_reload = pending.short if pending is not None else ""
+        screen.pending_reload = pending is not None
+        return pending
+
+    def apply(self, changes: Iterable[tuple[object, str]]) -> frozenset[str]:
+        """Handle a batch of watchfiles changes; returns the partitions they touched.
+
+        AGENTS.md and project-context changes wait for the next compaction (the status line
+        says so, with the cost of reloading now); skill folders refresh the sidebar at once.
+        What the skills' rediscovery says for the first time is a toast and stays in the
+        conversation as a warning; said again by the next rescan, it is not repeated.
+        """
+        from steiner_tui.app.adapter import skill_notice
+        from steiner_tui.app.transcript import NoticeEntry
+
+        screen = self.screen
+        changed = screen.controller.apply_file_changes(Path(path) for _, path in changes)
+        partitions = changed.partitions
+        if StaticPartition.SKILLS in partitions:
+            screen.refresh_skills()
+        for event in changed.skill_notices:
+            said = event.message if isinstance(event, WarningEvent) else skill_notice(event)
+            if said:
+                text = said if isinstance(said, str) else said[0]
+                screen.conversation.call_later(
+                    screen.conversation.add, NoticeEntry(text, "warning")
+                )
+        pending = self.refresh_pending()
+        if pending is not None and partitions - {StaticPartition.SKILLS}:
+            screen.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
+        return frozenset(str(p) for p in partitions)
+
+    def reload_now(self) -> None:
+        """Apply the files changed on disk now instead of at the next compaction."""
+        screen = self.screen
+        if screen.busy:
+            screen.notify("wait for the reply to finish", severity="warning")
+            return
+        pending = screen.controller.pending_reload()
+        reloaded = screen.controller.reload_now()
+        self.refresh_pending()
+        if reloaded and pending is not None:
+            screen.refresh_budget()
+            text = f"reloaded {pending.label} for the next request"
+            screen.notify(text, title="Files changed")

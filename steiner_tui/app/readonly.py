@@ -16,6 +16,7 @@ from textual.screen import Screen
 from steiner_tui.app.plain import PlainToasts
 from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.follow import TranscriptFollower
 from steiner_tui.resources import styles_dir
 
@@ -35,8 +36,11 @@ class ReadOnlyApp(PlainToasts):
         imported: dict[str, Any] | None = None,
         follow: bool = True,
         transcript: TranscriptFollower | None = None,
+        prices: PriceOverrides = NO_OVERRIDES,
     ) -> None:
         super().__init__()
+        self.prices = prices
+        """The config's prices by model id (before the table)."""
         self._capture = capture
         self._imported = imported
         self._follow = follow
@@ -45,14 +49,14 @@ class ReadOnlyApp(PlainToasts):
     def first_screen(self) -> Screen[None]:
         if self._capture is not None:
             base, capture_id = self._capture
-            return CaptureWorkbench(base, capture_id, follow=self._follow)
+            return CaptureWorkbench(base, capture_id, follow=self._follow, prices=self.prices)
         transcript = self._transcript
         if transcript is not None:  # ``watch``: a transcript the agent is still writing
             session = transcript.session
             data = session.to_json() if session is not None else {"path": str(transcript.path)}
-            return ImportedScreen(data, follow=transcript)
+            return ImportedScreen(data, follow=transcript, prices=self.prices)
         assert self._imported is not None
-        return ImportedScreen(self._imported)
+        return ImportedScreen(self._imported, prices=self.prices)
 
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())

@@ -10,7 +10,6 @@ seen the change on the confirmation screen (``screens.config_save``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 from textual.screen import Screen
@@ -19,20 +18,22 @@ from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.session import Session
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.messages import Said
+from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
+from steiner_tui.app.screens.panel_layout import SidePanels
 from steiner_tui.app.session import model_label
-from steiner_tui.app.slash import SlashCommand
+from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
 from steiner_tui.app.steering import SteeringController
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel, not_saved
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.config import ConfigError
 from steiner_tui.engine.compaction.escalation import replacement_refusal
-from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.sessions import SessionStore
 
 __all__ = ["MODE_HELP", "SlashCommands", "nearest_ref"]
@@ -92,14 +93,12 @@ class Workbench(Protocol):
     @property
     def skills(self) -> SkillList: ...
     def action_compact(self, steering: str = "") -> None: ...
+    @property
+    def panels(self) -> SidePanels: ...
     def action_context(self) -> None: ...
     def action_toggle_panel(self, panel: str) -> None: ...
-    def panel_shown(self, panel: str) -> bool: ...
-    def reveal_context_panel(self) -> None: ...
     def refresh_budget(self) -> None: ...
     def refresh_skills(self) -> None: ...
-    def learn_model_limits(self) -> object: ...
-    def skill_rows(self) -> Sequence[SkillStatus]: ...
     def toggle_skill(self, name: str) -> None: ...
 
 
@@ -119,6 +118,24 @@ class SlashCommands:
     def say(self, text: str) -> None:
         """Say what a command did (a notice in the conversation; the panel follows)."""
         self.textual.post_message(Said(text))
+
+    async def submit(
+        self, text: str, editor: PromptEditor, completion: PromptCompletion
+    ) -> str | None:
+        """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
+        on "/mo" does, or said); else it is the message to send, returned."""
+        try:
+            parsed = parse_slash(text)
+        except UnknownSlashCommand as error:
+            if not completion.accept(completion.chosen):
+                await self.screen.conversation.add(NoticeEntry(str(error), "error"))
+            return None
+        if isinstance(parsed, SlashCommand):
+            editor.sent(text)
+            completion.sent()
+            await self.run(parsed)
+            return None
+        return parsed
 
     async def run(self, command: SlashCommand) -> None:
         """Carry out ``command``."""
@@ -151,12 +168,12 @@ class SlashCommands:
         """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""
         screen = self.screen
         if not name:
-            if screen.panel_shown("skills"):
+            if screen.panels.shown("skills"):
                 screen.skills.focus()
             else:
                 screen.action_toggle_panel("skills")  # shown (over the conversation), focused
             return
-        names = [row.name for row in screen.skill_rows()]
+        names = [row.name for row in screen.controller.skill_rows()]
         if name not in names:
             known = ", ".join(names) or "none"
             self.fail(f"no skill named {name!r} (skills: {known})", title="Skills", error=True)
@@ -185,7 +202,7 @@ class SlashCommands:
             screen.conversation.add, NoticeEntry(f"model: {before} → {model.ref}")
         )
         screen.refresh_budget()
-        screen.learn_model_limits()
+        screen.budget.learn_model_limits()
 
     async def clear(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""
@@ -225,7 +242,8 @@ class SlashCommands:
 
         store = SessionStore(config_dir / "sessions")
         if not session_id:
-            self.textual.app.push_screen(SessionsScreen(store, current), resume)
+            prices = screen.session.request.config.price_overrides
+            self.textual.app.push_screen(SessionsScreen(store, current, prices), resume)
         elif session_id == current:
             self.textual.post_message(Said(f"{session_id} is the session open now", "info"))
         elif not _saved(store, session_id):
@@ -251,7 +269,8 @@ class SlashCommands:
             limit = f"{budget.context_size - 1:,}"
             self.fail(f"the threshold must be between 1 and {limit}", title="Context")
             return
-        screen.reveal_context_panel()
+        if not screen.panels.shown("context"):  # the view is in it
+            screen.action_toggle_panel("context")
         screen.budget.try_threshold(threshold)
         if "save" in words:
             screen.budget.save_threshold(WhatIfView.SaveRequested(threshold))

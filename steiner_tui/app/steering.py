@@ -11,7 +11,6 @@ Writing a chosen mode or threshold into the project config is the confirmation s
 from __future__ import annotations
 
 import typing
-from collections.abc import Sequence
 
 import msgspec
 
@@ -193,10 +192,6 @@ class SteeringController:
 
     # -- what costs the most ----------------------------------------------------------------
 
-    def cost_rows(self, snapshot: RequestSnapshot) -> tuple[CostItem, ...]:
-        """What ``snapshot`` holds, largest first (the engine's ranking)."""
-        return self.runner.cost_ranking(snapshot)
-
     def act_on(self, row: CostItem) -> CompactionOutcome | None:
         """Mask what ``row`` offers to mask, in a new generation (None: nothing to mask)."""
         if not row.action or not row.call_ids:
@@ -216,11 +211,6 @@ class SteeringController:
         setting = WhatIf(threshold, mode or self.mode)
         observed, (trial,) = what_if(self.runner, self.snapshots(), [setting])
         return WhatIfFigures(observed, trial)
-
-    def what_ifs(self, thresholds: Sequence[int]) -> tuple[WhatIfResult, ...]:
-        """One simulated result per threshold (the lines over the chart)."""
-        settings = [WhatIf(t, self.mode) for t in thresholds]
-        return what_if(self.runner, self.snapshots(), settings)[1]
 
     def use_threshold(self, threshold: int) -> None:
         """Use ``threshold`` as the soft trigger from now on (once it is written to the

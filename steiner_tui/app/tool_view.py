@@ -58,7 +58,11 @@ def _plain(output: str, running: bool) -> list[Content]:
 
 
 def _language(path: str) -> str:
-    from textual.highlight import guess_language  # Pygments: loaded when a block opens
+    # Speed: Pygments loads when a block opens (5-6 ms of CPU, 2 % of the first frame); under
+    # the 10 % rule, kept with watchfiles' deferral (``workbench_session.follow_files``) for
+    # issue 16's 1.5x: without both, bench_startup's first frame was 1.59x the bare app against
+    # main's 1.52x in the same window.
+    from textual.highlight import guess_language
 
     return guess_language("", path) if path else "text"
 

@@ -15,7 +15,9 @@ Space and 1-9, the ranking's ``m``), it is held: keys that follow within ``BURST
 held with it while bindings take them too (``+`` pressed five times moves the what-if threshold
 five steps), and the first key no binding takes makes all of them text, in order ("please"
 typed onto an entry never pins it). Held keys that no such key follows run their bindings.
-A paste with no text field focused goes to the prompt too.
+A paste with no text field focused goes to the prompt too. Tab moves the focus as it arrives
+(Textual moves it once the key has been through the focused widget's queue), so a paste and
+an Enter right behind it are routed by where it leads.
 """
 
 from __future__ import annotations
@@ -46,13 +48,11 @@ class TypingRouter:
         self,
         screen: Screen[Any],
         editor: Callable[[], PromptEditor],
-        run_binding: Callable[[events.Key], Awaitable[None]],
         *,
         burst: float = BURST_SECONDS,
     ) -> None:
         self.screen = screen
         self._editor = editor
-        self._run_binding = run_binding
         self.burst = burst
         """The burst window, in seconds."""
         self.clock: Callable[[], float] = time.monotonic
@@ -88,7 +88,7 @@ class TypingRouter:
             return False
         if not event.is_printable or event.character is None:
             self._release_held()  # Enter, Tab, F-keys: a key held before it was alone
-            return False
+            return self._moved_on(event)
         if self._text_field_focused():
             self._flush_held()
             self._typed_on = self.screen.focused
@@ -117,6 +117,17 @@ class TypingRouter:
         self._text_until = now + self.burst
         return True
 
+    def _moved_on(self, event: events.Key) -> bool:
+        """Tab moves the focus as it arrives. Textual moves it once the key has come back up
+        through the focused widget's queue: a paste and an Enter right behind the Tab were
+        routed by the focus before it, and under load the Enter went to the widget the Tab
+        had moved to, leaving the paste unsent in the prompt."""
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or not active.enabled or active.binding.action != "app.focus_next":
+            return False
+        self.screen.focus_next()
+        return True
+
     def _to_editor(self, event: events.Event) -> None:
         editor = self._editor()
         if self.screen.focused is not editor:
@@ -139,8 +150,10 @@ class TypingRouter:
             self.screen.call_next(self._run_all, held)
 
     async def _run_all(self, held: list[events.Key]) -> None:
-        for key in held:
-            await self._run_binding(key)
+        for key in held:  # each key's binding, as Textual would have run it
+            active = self.screen.active_bindings.get(key.key)
+            if active is not None and active.enabled:
+                await self.screen.app.run_action(active.binding.action, active.node)
 
     def _stop_waiting(self) -> None:
         # Not cancelled (a cancelled worker fails whoever waits for the workers): it finds the

@@ -24,10 +24,11 @@ request has bytes per source and the usage the API reported, so:
 * **cache reuse**: a request's ``reused`` messages are its leading messages equal to the request
   it was compared with (``capture.report``'s prefix).
 * **cost and cache cause** (``request_costs``): each request with usage is priced from the
-  engine's price table, and its cache reuse is explained against the request it was compared
-  with (``engine.cache_causes.explain_usage``): the bytes name what changed (the model, the
-  system prompt, the tool list, an instruction file or reminder in the first changed message,
-  the agent's compaction), else the time between them or the provider.
+  config's prices for its model id, else the engine's price table, and its cache reuse is
+  explained against the request it was compared with (``engine.cache_causes.explain_usage``):
+  the bytes name what changed (the model, the system prompt, the tool list, an instruction file
+  or reminder in the first changed message, the agent's compaction), else the time between
+  them or the provider.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from steiner_tui.capture.wire import Block, DecodedRequest
 from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
 from steiner_tui.engine.events import CacheExplanation, SourceTokens
 from steiner_tui.engine.models import is_known_model, lookup_model
-from steiner_tui.engine.prices import RequestCost
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, RequestCost
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import TOOLS_SOURCE, RequestSummary
 
@@ -221,9 +222,10 @@ def _bytes_cause(request: CapturedRequest, compared: CapturedRequest) -> tuple[s
 
 
 def request_costs(
-    requests: Sequence[CapturedRequest],
+    requests: Sequence[CapturedRequest], prices: PriceOverrides = NO_OVERRIDES
 ) -> list[tuple[RequestCost | None, CacheExplanation] | None]:
-    """Each request's cost and cache cause (None: no usage reported), module docstring."""
+    """Each request's cost (the config's ``prices`` before the table) and cache cause (None:
+    no usage reported), module docstring."""
     by_seq = {request.recorded.seq: request for request in requests}
     thread_of: dict[int, str] = {}
     turns: list[UsageTurn] = []
@@ -248,18 +250,20 @@ def request_costs(
                 _bytes_cause(request, compared) if compared is not None else None,
             )
         )
-    explained = explain_usage(turns, bytes_known=True)
+    explained = explain_usage(turns, bytes_known=True, prices=prices)
     return [None if at is None else explained[at] for at in placed]
 
 
 def request_summaries(
-    requests: Sequence[CapturedRequest], window: ModelWindow
+    requests: Sequence[CapturedRequest],
+    window: ModelWindow,
+    prices: PriceOverrides = NO_OVERRIDES,
 ) -> tuple[RequestSummary, ...]:
     """One chart row per captured request, oldest first (its context reported or estimated,
     ``context_figures``; its cost and cache cause, ``request_costs``)."""
     rows: list[RequestSummary] = []
     figures = context_figures(requests)
-    costs = request_costs(requests)
+    costs = request_costs(requests, prices)
     for position, request in enumerate(requests):
         tokens = figures[position].tokens
         decoded = request.decoded

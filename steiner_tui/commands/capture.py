@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -151,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if command == "open":
         from steiner_tui.commands.capture_open import open_capture  # Textual only for `open`
 
-        return open_capture(args.id)
+        return open_capture(args.id, Path(args.project))
     try:
         return asyncio.run(_serve(args.port, args.upstream))
     except KeyboardInterrupt:

@@ -117,6 +117,7 @@ def _data(session: Session, snapshot: RequestSnapshot, top: tuple[CostItem, ...]
             "raw_tokens": snapshot.raw_prompt_tokens,
             "strategy": snapshot.estimate_strategy,
             "confidence": snapshot.estimate_confidence,
+            "tokenizer": session.runner.context.estimator.choice(snapshot.model).encoding,
         },
         "window": {
             "context_size": budget.context_size,
@@ -125,7 +126,7 @@ def _data(session: Session, snapshot: RequestSnapshot, top: tuple[CostItem, ...]
             "safety_margin": budget.safety_margin,
             "max_output": budget.max_output,
             "source": model.window_origin,
-            "doctor": model.window_doctor().as_json(),
+            "doctor": session.runner.window_doctor().as_json(),
         },
         "top": [item.as_json() for item in top],
         "price": None
@@ -251,7 +252,8 @@ def _print_tables(report: ContextReport) -> None:
     console.print(f"tools: {byte_count(data['tools_bytes'])}")
     console.print(
         f"estimate ({estimate['model']}): {token_count(estimate['tokens'])} "
-        f"(raw {count(estimate['raw_tokens'])}, {estimate['strategy']}, {estimate['confidence']})"
+        f"(raw {count(estimate['raw_tokens'])}, {estimate['strategy']}, {estimate['confidence']}, "
+        f"tokenizer {estimate['tokenizer']})"
     )
     console.print(
         f"window: context {count(window['context_size'])} (source: {window['source']}), "

@@ -5,8 +5,9 @@ writing (default: the newest transcript of the current project, ``importers.foll
 follows it as lines are appended: the chart, the requests, the sub-agents and ranking, the
 conversation (``v``) and, when opened, the lineage. No proxy is needed. ``--json`` prints one
 JSON line per new request instead (context, cache read, output, cost when known else null,
-window, the compaction before it), for status lines and scripts, until Ctrl-C. The workbench's
-modules are imported only for the workbench, so ``--json`` never loads Textual.
+window, the compaction before it), for status lines and scripts, until Ctrl-C. Costs use the
+config's ``[models."<ref>"] price`` for a request's model id before the built-in table. The
+workbench's modules are imported only for the workbench, so ``--json`` never loads Textual.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import json
 import sys
 from pathlib import Path
 
+from steiner_tui.commands.headless_io import load_project_config
+from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.follow import (
     FOLLOW_POLL_MS,
     TranscriptFollower,
@@ -26,7 +29,7 @@ from steiner_tui.importers.follow import (
 __all__ = ["run"]
 
 
-def _print_requests(follower: TranscriptFollower) -> int:
+def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int:
     """One line per settled request after those settled at the start, until Ctrl-C."""
     from watchfiles import watch
 
@@ -50,7 +53,8 @@ def _print_requests(follower: TranscriptFollower) -> int:
             if session is None or len(settled) <= printed:
                 continue
             for number in range(printed + 1, len(settled) + 1):
-                print(json.dumps(request_line(session, number), ensure_ascii=False), flush=True)
+                line = request_line(session, number, prices)
+                print(json.dumps(line, ensure_ascii=False), flush=True)
             printed = len(settled)
     except KeyboardInterrupt:
         return 0
@@ -74,9 +78,10 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"steiner-tui watch: {exc}", file=sys.stderr)
         return 2
+    prices = load_project_config(Path(args.project)).price_overrides
     if args.json:
-        return _print_requests(follower)
+        return _print_requests(follower, prices)
     from steiner_tui.app.readonly import ReadOnlyApp
 
-    ReadOnlyApp(transcript=follower).run()
+    ReadOnlyApp(transcript=follower, prices=prices).run()
     return 0

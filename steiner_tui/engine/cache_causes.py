@@ -34,7 +34,9 @@ import msgspec
 
 from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
 from steiner_tui.engine.prices import (
+    NO_OVERRIDES,
     ModelPrice,
+    PriceOverrides,
     RequestCost,
     cache_ttl_seconds,
     format_usd,
@@ -43,6 +45,7 @@ from steiner_tui.engine.prices import (
     usd,
 )
 from steiner_tui.engine.prompt.blocks import ContextBlock
+from steiner_tui.engine.prompt.sources import spec_of
 from steiner_tui.engine.snapshots import prefix_stability
 
 __all__ = [
@@ -90,16 +93,6 @@ _PROVIDER_CATEGORIES = {
 _NO_OPINION = ("unavailable", "not_found", "pending")
 """Provider reasons that name no cause: never a disagreement."""
 
-_SOURCE_NAMES = {
-    "preamble": "the preamble",
-    "global_agents_md": "global AGENTS.md",
-    "project_agents_md": "AGENTS.md",
-    "project_context": "a context file",
-    "skill": "a skill block",
-    "phase_prompt": "the phase prompt",
-    "session_date": "the session date",
-}
-
 
 class CacheTurn(msgspec.Struct, frozen=True):
     """One main request as the explanation reads it: its snapshot, when it was sent, the
@@ -143,7 +136,8 @@ def _changed_block(previous: RequestSnapshot, current: RequestSnapshot) -> Conte
 def _source_name(block: ContextBlock) -> str:
     if block.path and block.source != "skill":
         return block.path.rsplit("/", 1)[-1] if block.source.endswith("agents_md") else block.path
-    return _SOURCE_NAMES.get(block.source, block.source)
+    spec = spec_of(block.source)
+    return spec.cause_name if spec is not None and spec.cause_name else block.source
 
 
 def _estimated_reuse(
@@ -375,14 +369,15 @@ class UsageTurn(msgspec.Struct, frozen=True):
 
 
 def explain_usage(
-    turns: Sequence[UsageTurn], *, bytes_known: bool
+    turns: Sequence[UsageTurn], *, bytes_known: bool, prices: PriceOverrides = NO_OVERRIDES
 ) -> list[tuple[RequestCost | None, CacheExplanation]]:
-    """Each request's cost (``price_for`` its model; None: no price) and its cache reuse
-    explained against the request before it in its thread (``name_cause``)."""
+    """Each request's cost (``price_for`` its model, the config's ``prices`` first; None: no
+    price) and its cache reuse explained against the request before it in its thread
+    (``name_cause``)."""
     out: list[tuple[RequestCost | None, CacheExplanation]] = []
     last: dict[str, UsageTurn] = {}
     for turn in turns:
-        price = price_for(turn.model)
+        price = price_for(turn.model, overrides=prices)
         cost = request_cost(
             price,
             prompt_tokens=turn.prompt_tokens,

@@ -38,7 +38,7 @@ from steiner_tui.engine.compaction.pins import is_pinned_by, pin_label
 from steiner_tui.engine.compaction.room import MASK_PREFIX
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
-from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.prompt.sources import BlockKind, ContextSource, SourceSpec, spec_of
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.utf8 import utf8_len
@@ -53,22 +53,12 @@ __all__ = [
     "rank_request",
 ]
 
-CostKind = Literal[
-    "file",
-    "command",
-    "tool_result",
-    "tool_definition",
-    "skill",
-    "agents_md",
-    "context_file",
-    "preamble",
-    "session_date",
-    "phase_prompt",
-    "summary",
-    "pinned",
-    "messages",
-    "replies",
-]
+CostKind = (
+    BlockKind
+    | Literal["file", "command", "tool_result", "tool_definition", "summary", "pinned", "messages"]
+    | Literal["replies"]
+)
+"""A row's kind: a block's (its source's ``SourceSpec.kind``) or the conversation's."""
 CostAction = Literal["mask", "drop_reads", ""]
 
 _MIN_MASK_BYTES = 1024
@@ -144,32 +134,12 @@ class _Row(msgspec.Struct):
         self.count += 1
 
 
-_BLOCK_KINDS: dict[str, CostKind] = {
-    ContextSource.PREAMBLE: "preamble",
-    ContextSource.GLOBAL_AGENTS_MD: "agents_md",
-    ContextSource.PROJECT_AGENTS_MD: "agents_md",
-    ContextSource.PROJECT_CONTEXT: "context_file",
-    ContextSource.SKILL: "skill",
-    ContextSource.SESSION_DATE: "session_date",
-    ContextSource.PHASE_PROMPT: "phase_prompt",
-}
-_BLOCK_LABELS: dict[str, str] = {
-    ContextSource.PREAMBLE: "preamble",
-    ContextSource.GLOBAL_AGENTS_MD: "global AGENTS.md",
-    ContextSource.PROJECT_AGENTS_MD: "project AGENTS.md",
-    ContextSource.SESSION_DATE: "session date",
-    ContextSource.PHASE_PROMPT: "phase prompt",
-}
-
-
-def _block_label(source: str, path: str, content: str) -> str:
-    if source == ContextSource.SKILL:
+def _block_label(spec: SourceSpec, path: str, content: str) -> str:
+    if spec.source == ContextSource.SKILL:
         if content.startswith(_SKILL_HEADING):
             return content[len(_SKILL_HEADING) :].split("\n", 1)[0].strip()
-        return "skill framing"
-    if source == ContextSource.PROJECT_CONTEXT:
-        return path or "project context"
-    return path if source.endswith("agents_md") and path else _BLOCK_LABELS.get(source, source)
+        return spec.label
+    return path or spec.label
 
 
 def _read_path(message: Message, call: ToolCall | None) -> str:
@@ -220,10 +190,11 @@ def rank_request(
     # message) and for each skill carried in envelopes; a snapshot without them is counted.
     figures = {(str(f.source), f.path, f.name): f for f in snapshot.sources}
     for block in snapshot.blocks:
-        kind = _BLOCK_KINDS.get(block.source)
-        if kind is None:
+        spec = spec_of(block.source)
+        if spec is None or spec.kind is None:
             continue
-        label = _block_label(block.source, block.path, block.content)
+        kind: CostKind = spec.kind
+        label = _block_label(spec, block.path, block.content)
         if not figures:
             row(kind, label, block.path).add(counter.text_tokens(block.content), block.byte_size)
         elif (figure := figures.pop((str(block.source), block.path, ""), None)) is not None:

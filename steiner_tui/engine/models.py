@@ -9,8 +9,11 @@ the same window, a modest 1,024-token max output, because a small local model le
 4,096 tokens rambles for minutes. Callers apply config overrides with ``msgspec.structs.replace``
 on the returned ``ModelInfo``, and the provider factory the window a local server reports.
 
-The tokenizer is the model's native OpenAI encoding where it has one; every other family is
-counted with cl100k as a stand-in, and the ``offline`` model with the character heuristic.
+The tokenizer is the model's native OpenAI encoding where it has one; Claude models and unknown
+ones list none (``""``: chosen by model id, so ``claude-opus-4-7`` gets its own generation's
+tokenizer through ctok, ``tokens/claude.py``, and an unknown non-Claude id cl100k); every other
+family is counted with cl100k as a stand-in, and the ``offline`` model with the character
+heuristic.
 """
 
 from __future__ import annotations
@@ -43,7 +46,10 @@ it, this registry, or the default for a model nobody knows."""
 LOCAL_MAX_OUTPUT_TOKENS = 1024
 """The max output of an unknown model on a local server (``[models."<ref>"] max_output``)."""
 
-UNKNOWN_MODEL = ModelInfo(DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, False, "cl100k_base")
+_BY_ID = ""
+"""No tokenizer listed: the policy chooses one by model id (``tokens.choose_tokenizer``)."""
+
+UNKNOWN_MODEL = ModelInfo(DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, False, _BY_ID)
 UNKNOWN_LOCAL_MODEL = ModelInfo(
     DEFAULT_CONTEXT_WINDOW, LOCAL_MAX_OUTPUT_TOKENS, False, "cl100k_base"
 )
@@ -58,16 +64,16 @@ def _m(context: int, max_output: int, vision: bool, tokenizer: str = _CL100K) ->
 
 MODEL_REGISTRY = MappingProxyType(
     {
-        # Anthropic (counted with cl100k until calibrated).
-        "claude-opus-4": _m(200_000, 32_000, True),
-        "claude-opus-4-5": _m(200_000, 64_000, True),
-        "claude-sonnet-4": _m(200_000, 64_000, True),
-        "claude-haiku-4": _m(200_000, 64_000, True),
-        "claude-3-7-sonnet": _m(200_000, 64_000, True),
-        "claude-3-5-sonnet": _m(200_000, 8_192, True),
-        "claude-3-5-haiku": _m(200_000, 8_192, False),
-        "claude-3-opus": _m(200_000, 4_096, True),
-        "claude-3-haiku": _m(200_000, 4_096, True),
+        # Anthropic (each generation's tokenizer chosen by model id, calibrated by usage).
+        "claude-opus-4": _m(200_000, 32_000, True, _BY_ID),
+        "claude-opus-4-5": _m(200_000, 64_000, True, _BY_ID),
+        "claude-sonnet-4": _m(200_000, 64_000, True, _BY_ID),
+        "claude-haiku-4": _m(200_000, 64_000, True, _BY_ID),
+        "claude-3-7-sonnet": _m(200_000, 64_000, True, _BY_ID),
+        "claude-3-5-sonnet": _m(200_000, 8_192, True, _BY_ID),
+        "claude-3-5-haiku": _m(200_000, 8_192, False, _BY_ID),
+        "claude-3-opus": _m(200_000, 4_096, True, _BY_ID),
+        "claude-3-haiku": _m(200_000, 4_096, True, _BY_ID),
         # OpenAI.
         "gpt-5": _m(400_000, 128_000, True, _O200K),
         "gpt-5-chat": _m(128_000, 16_384, True, _O200K),

@@ -7,8 +7,9 @@ Every surface that shows money (the context panel, the inspector, ``exec``'s req
 Prices are the vendors' published list prices in dollars per million tokens, as of
 ``PRICES_AS_OF``. Ids are matched like the model registry's (``engine.models``): lower-cased,
 a routing prefix dropped, the longest prefix wins. A ``[models."<ref>"] price`` table in the
-config wins over the table; a model on a local server costs 0; any other model nobody priced has
-no price (``None``), which every surface says instead of showing $0.
+config wins over the table (for captures and imports, which know a model id but no ref, the
+config's prices by model id: ``PriceOverrides``); a model on a local server costs 0; any other
+model nobody priced has no price (``None``), which every surface says instead of showing $0.
 
 Usage is priced in four parts. ``prompt_tokens`` as the providers report it includes the tokens
 read from and written to the cache (``StreamUsage``), so the uncached input is what is left.
@@ -19,6 +20,7 @@ input price.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import msgspec
@@ -28,17 +30,21 @@ __all__ = [
     "PRICES_AS_OF",
     "PRICE_TABLE",
     "ModelPrice",
+    "NO_OVERRIDES",
+    "PriceOverrides",
     "ZERO_COST",
     "RequestCost",
     "cache_ttl_seconds",
     "format_usd",
+    "model_key",
     "price_for",
     "request_cost",
     "usd",
 ]
 
 PRICES_AS_OF = "2025-11-30"
-"""The date the built-in list prices were taken from the vendors' pricing pages."""
+"""The date the built-in list prices were taken from the vendors' pricing pages (one entry has
+another source, said beside it)."""
 
 PER_MILLION = 1_000_000
 
@@ -106,6 +112,12 @@ PRICE_TABLE = MappingProxyType(
         "claude-3-5-haiku": _anthropic(0.8, 4.0),
         "claude-3-opus": _anthropic(15.0, 75.0),
         "claude-3-haiku": _anthropic(0.25, 1.25),
+        # Claude Code's default model: no vendor page was at hand, so its price is Claude Code
+        # 2.1.328's own (its baked model catalog, @anthropic-ai/claude-code on npm, tier
+        # "tier_4_20_cache_read_0_20"); reads are 0.05x input there.
+        "claude-opus-5-5": ModelPrice(
+            input=4.0, output=20.0, cache_read=0.2, cache_write=5.0, cache_write_1h=8.0
+        ),
         # OpenAI: input, output, cached input (no write surcharge).
         "gpt-5": _openai(1.25, 10.0, 0.125),
         "gpt-5-chat": _openai(1.25, 10.0, 0.125),
@@ -135,20 +147,36 @@ _PREFIXES = sorted(PRICE_TABLE, key=len, reverse=True)
 _TTL_SECONDS = {"claude": 300, "gpt": 300, "o1": 300, "o3": 300, "o4": 300}
 
 
-def _key(model_id: str) -> str:
+PriceOverrides = Mapping[str, ModelPrice]
+"""The config's prices by model id, lower-cased without a routing prefix
+(``Config.price_overrides``): what a capture or an import, which knows no model ref, is priced
+with before the table."""
+
+NO_OVERRIDES: PriceOverrides = MappingProxyType({})
+
+
+def model_key(model_id: str) -> str:
+    """A model id as prices are looked up: lower-cased, without a routing prefix."""
     return model_id.strip().lower().rsplit("/", 1)[-1]
 
 
 def price_for(
-    model_id: str, *, override: ModelPrice | None = None, local: bool = False
+    model_id: str,
+    *,
+    override: ModelPrice | None = None,
+    local: bool = False,
+    overrides: PriceOverrides = NO_OVERRIDES,
 ) -> ModelPrice | None:
-    """The price of a model: the config's ``override``, else free on a ``local`` server,
-    else the table's longest matching prefix, else ``None`` (unknown, never $0)."""
+    """The price of a model: the config's ``override`` (or its price for the model's id in
+    ``overrides``), else free on a ``local`` server, else the table's longest matching prefix,
+    else ``None`` (unknown, never $0)."""
+    if override is None:
+        override = overrides.get(model_key(model_id))
     if override is not None:
         return override
     if local:
         return FREE
-    key = _key(model_id)
+    key = model_key(model_id)
     for prefix in _PREFIXES:
         if key.startswith(prefix):
             return PRICE_TABLE[prefix]
@@ -159,7 +187,7 @@ def cache_ttl_seconds(model_id: str) -> int | None:
     """How long the vendor keeps an unused cached prefix: Anthropic's default (ephemeral)
     breakpoints 5 minutes, OpenAI's in-memory retention 5 minutes at least; ``None`` for a
     model whose provider keeps no such cache that we know of."""
-    key = _key(model_id)
+    key = model_key(model_id)
     for prefix, seconds in _TTL_SECONDS.items():
         if key.startswith(prefix):
             return seconds

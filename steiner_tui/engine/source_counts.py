@@ -22,13 +22,11 @@ from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import SourceTokens
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes
-from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.prompt.sources import TOOLS_SOURCE, ContextSource
 from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_blocks, utf8_len
 
 __all__ = ["TOOLS_SOURCE", "RequestParts", "SourceCounter", "TokenCounter", "source_tokens"]
 
-TOOLS_SOURCE = "tools"
-"""The ``SourceTokens.source`` of the tool definitions."""
 _CONVERSATION = str(ContextSource.CONVERSATION)
 
 

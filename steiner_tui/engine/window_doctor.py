@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.tool_budget import tool_result_budget
 
 __all__ = ["WindowDoctor", "reply_reserve_cap", "window_doctor"]
 
@@ -38,6 +39,10 @@ class WindowDoctor(msgspec.Struct, frozen=True):
         margin: the safety margin.
         soft: the soft trigger (the prompt that starts compaction).
         hard: the largest prompt that fits with the reserve and the margin.
+        fixed: what a request with no conversation costs (0: not counted).
+        result: the largest tool result of a conversation's first round
+            (``engine.tool_budget``: on a small window the room ``fixed`` leaves under the
+            soft trigger decides it; 0: ``fixed`` not counted).
         problem: why the budget cannot work as drawn, with the fix ("" when it can).
     """
 
@@ -50,6 +55,8 @@ class WindowDoctor(msgspec.Struct, frozen=True):
     margin: int = 0
     soft: int = 0
     hard: int = 0
+    fixed: int = 0
+    result: int = 0
     problem: str = ""
 
     @property
@@ -71,9 +78,10 @@ class WindowDoctor(msgspec.Struct, frozen=True):
         ]
         told = f" ({', '.join(seen)})" if seen else ""
         guess = "" if self.known else ", a guess"
+        result = f" · tool result ≤ {self.result:,}" if self.result else ""
         return (
             f"window {self.effective:,} from {self.source}{guess}{told} · reserve "
-            f"{self.reserve:,} · soft {self.soft:,} · prompt room {self.hard:,}"
+            f"{self.reserve:,} · soft {self.soft:,} · prompt room {self.hard:,}{result}"
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -89,6 +97,8 @@ class WindowDoctor(msgspec.Struct, frozen=True):
             "safety_margin": self.margin,
             "soft_limit": self.soft,
             "hard_limit": self.hard,
+            "fixed_prompt": self.fixed or None,
+            "tool_result_max": self.result or None,
             "problem": self.problem or None,
         }
 
@@ -102,6 +112,7 @@ def window_doctor(
     server: int = 0,
     registry: int = 0,
     explicit_max: int = 0,
+    fixed_tokens: int = 0,
 ) -> WindowDoctor:
     """The doctor's figures for ``budget`` (``ref`` names the model in the fix).
 
@@ -113,6 +124,7 @@ def window_doctor(
         server: the window the server reported (0: none).
         registry: the registry's window (0: not listed).
         explicit_max: the model's explicit completion limit (0: none).
+        fixed_tokens: the calibrated tokens of a request with no conversation.
     """
     window = budget.context_size
     soft = budget.soft_threshold
@@ -139,5 +151,9 @@ def window_doctor(
         fit.safety_margin,
         soft,
         hard,
+        fixed_tokens,
+        tool_result_budget(budget, fixed_tokens, 1, explicit_max, fixed_tokens)
+        if fixed_tokens
+        else 0,
         problem,
     )

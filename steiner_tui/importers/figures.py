@@ -9,7 +9,8 @@ provider's prompt cache served again: for an import that is the request's cache-
 its context, which the transcript records (``reused`` over ``message_count`` is that share,
 counted in tokens here rather than in messages).
 
-Each request row carries its cost (the engine's price table) and its cache cause
+Each request row carries its cost (the config's prices for its model id, else the engine's
+price table) and its cache cause
 (``engine.cache_causes.explain_usage``), compared with the previous request of its model. An
 import has usage only, no request bodies: a compaction before it and the time since the previous
 request can be named, no source can (``USAGE_ONLY``).
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.engine.snapshots import RequestSummary
 
 __all__ = ["chart_rows"]
@@ -41,10 +43,12 @@ def chart_rows(
     requests: Sequence[Mapping[str, Any]],
     generations: Sequence[Mapping[str, Any]],
     window: int = 0,
+    prices: PriceOverrides = NO_OVERRIDES,
 ) -> tuple[RequestSummary, ...]:
     """The rows of an import (``ImportedSession.to_json``'s ``requests`` and ``generations``):
     one per request, oldest first, and one compaction row before the request after each
-    compaction. ``window`` (0: unknown) decides which requests did not fit."""
+    compaction. ``window`` (0: unknown) decides which requests did not fit; ``prices``: the
+    config's prices by model id."""
     before: dict[int, list[Mapping[str, Any]]] = {}
     for generation in generations:
         before.setdefault(int(generation.get("after_request") or 0), []).append(generation)
@@ -65,6 +69,7 @@ def chart_rows(
             for index, r in enumerate(requests)
         ],
         bytes_known=False,
+        prices=prices,
     )
 
     def add(

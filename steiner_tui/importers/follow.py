@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from steiner_tui.engine.prices import price_for, request_cost
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, price_for, request_cost
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.codex import import_codex_rollout
 from steiner_tui.importers.discover import kind_of
@@ -139,8 +139,11 @@ class TranscriptFollower:
         return requests
 
 
-def request_line(session: ImportedSession, number: int) -> dict[str, Any]:
-    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it."""
+def request_line(
+    session: ImportedSession, number: int, prices: PriceOverrides = NO_OVERRIDES
+) -> dict[str, Any]:
+    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it (priced with
+    the config's ``prices`` for its model id, else the table)."""
     request = session.requests[number - 1]
     compaction = next((g for g in session.generations if g.after_request == number - 1), None)
     window = session.window
@@ -151,7 +154,7 @@ def request_line(session: ImportedSession, number: int) -> dict[str, Any]:
         "context": request.context_tokens,
         "cache_read": request.cache_read_tokens,
         "output": request.output_tokens,
-        "cost": _cost(request),
+        "cost": _cost(request, prices),
         "window": {"tokens": window.tokens or None, "source": window.source},
         "compaction": (
             {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
@@ -161,10 +164,10 @@ def request_line(session: ImportedSession, number: int) -> dict[str, Any]:
     }
 
 
-def _cost(request: ImportedRequest) -> float | None:
-    """The request's dollars from the built-in price table (None: the model has no price)."""
+def _cost(request: ImportedRequest, prices: PriceOverrides) -> float | None:
+    """The request's dollars (None: the model has no price)."""
     cost = request_cost(
-        price_for(request.model),
+        price_for(request.model, overrides=prices),
         prompt_tokens=request.context_tokens,
         output_tokens=request.output_tokens,
         cache_read_tokens=request.cache_read_tokens,

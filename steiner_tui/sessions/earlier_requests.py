@@ -1,7 +1,7 @@
 """A resumed session's earlier requests, as its log holds them, beside the ones made since.
 
 The snapshot store holds only the requests a process made; a resumed session's earlier
-requests are in its log, as request records (``request_columns``): each one's number, id,
+requests are in its log (``request_values.RequestRecord``): each one's number, id,
 time, model and provider, the estimate (tokens, raw tokens, strategy), the completion limit,
 the prompt, blocks and tools bytes, how many leading messages came from blocks, the generation,
 whether it was a compaction request, every message hash (so how much it repeats of the request
@@ -12,15 +12,16 @@ of; a message whose hash equals one the log holds for the conversation is that m
 (``LoggedRequest.messages``), the others (the block messages, a summary as sent) are not
 recorded.
 
-``LoggedRequests`` reads them from the columns when asked: building it costs nothing on the
-resume path, a page of summaries costs what the page holds (no hash computed), and the lookup
-of messages by hash is built the first time a request is shown. ``SessionRequests`` lists the
+``LoggedRequests`` reads them when asked: building it costs nothing on the resume path, a page
+of summaries costs what the page holds, and the lookup of messages by hash is built the first
+time a request is shown. ``SessionRequests`` lists the
 log's requests first, then the store's, at one run of positions, so the request inspector and
 the context panel's chart read one list, and ``request_stability`` compares any two of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -28,6 +29,7 @@ import msgspec
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import ZERO_COST, ModelPrice, RequestCost, request_cost
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import (
     PrefixStability,
@@ -36,8 +38,7 @@ from steiner_tui.engine.snapshots import (
     message_source,
     prefix_stability,
 )
-from steiner_tui.sessions.request_columns import RequestColumns
-from steiner_tui.sessions.request_values import shared_prefix
+from steiner_tui.sessions.request_values import RequestRecord, shared_prefix
 
 __all__ = [
     "BLOCKS_SOURCE",
@@ -128,8 +129,9 @@ def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStabili
 class LoggedRequests:
     """The request records of a resumed session's log, read when asked (see the module doc)."""
 
-    def __init__(self, requests: RequestColumns, lineage: ConversationLineage) -> None:
+    def __init__(self, requests: Sequence[RequestRecord], lineage: ConversationLineage) -> None:
         self._requests = requests
+        self._last_index = max((r.index for r in requests), default=0)
         self._lineage = lineage
         self._by_hash: dict[str, Message] | None = None
         self._by_index: dict[int, int] | None = None
@@ -143,14 +145,31 @@ class LoggedRequests:
         """The figures of the requests at positions ``start`` to ``stop`` (oldest first)."""
         count = len(self._requests)
         stop = count if stop is None else min(stop, count)
-        return tuple(self._requests.summary(p) for p in range(max(0, start), stop))
+        return tuple(self._summary(p) for p in range(max(0, start), stop))
+
+    def _summary(self, position: int) -> RequestSummary:
+        record = self._requests[position]
+        return RequestSummary(
+            position=position,
+            index=record.index,
+            time=record.time,
+            model=record.model,
+            compaction=record.compaction,
+            generation_id=record.generation,
+            estimated_prompt_tokens=record.estimated_prompt_tokens,
+            max_tokens=record.max_tokens,
+            prompt_bytes=record.prompt_bytes,
+            message_count=record.hash_count,
+            reused=record.shared if position else 0,
+            logged=True,
+        )
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
         count = len(self._requests)
-        guess = count - 1 - (self._requests.last_index() - index)  # numbered one after another
-        if 0 <= guess < count and self._requests.summary(guess).index == index:
-            later = (self._requests.summary(p).index for p in range(guess + 1, count))
+        guess = count - 1 - (self._last_index - index)  # numbered one after another
+        if 0 <= guess < count and self._requests[guess].index == index:
+            later = (self._requests[p].index for p in range(guess + 1, count))
             if index not in later:
                 return guess
         if self._by_index is None:
@@ -159,7 +178,28 @@ class LoggedRequests:
 
     def message_hashes(self, position: int) -> tuple[str, ...]:
         """Every message hash of the request at ``position``."""
-        return self._requests.message_hashes(position)
+        return self._requests[position].message_hashes
+
+    def cost(self, price_of: Callable[[str], ModelPrice | None]) -> RequestCost | None:
+        """What the requests whose usage the log holds cost (summary calls included), each
+        priced by ``price_of`` its model; None when one of them has no price."""
+        total = ZERO_COST
+        for record in self._requests:
+            usage = record.usage
+            if not usage:
+                continue
+            prompt, completion, read, write = (*usage, 0, 0, 0)[:4]
+            cost = request_cost(
+                price_of(record.model),
+                prompt_tokens=prompt,
+                output_tokens=completion,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
+            )
+            if cost is None:
+                return None
+            total += cost
+        return total
 
     def _messages(self) -> dict[str, Message]:
         if self._by_hash is None:
@@ -203,7 +243,7 @@ class LoggedRequests:
                 None if i < record.block_message_count else known.get(digest)
                 for i, digest in enumerate(hashes)
             ),
-            usage=self._requests.usage(position),
+            usage=record.usage,
             exact=record.exact,
         )
         self._last = (position, request)

@@ -29,8 +29,9 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.sessions.history_archive import HISTORY_FILE_NAME
 from steiner_tui.sessions.ids import new_session_id, validate_session_id
 from steiner_tui.sessions.loader import LogProblem
-from steiner_tui.sessions.log_file import header_record, write_fresh_log
+from steiner_tui.sessions.log_file import write_fresh_log
 from steiner_tui.sessions.meta import SessionMeta, write_meta
+from steiner_tui.sessions.records import LOG_VERSION, HeaderRecord
 from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.titles import title_of
 
@@ -146,8 +147,15 @@ def fork_session(
     try:
         write_fresh_log(
             tmp,
-            header_record(
-                fork_id, loaded.project_root, now, alias, model, f"steiner-{fork_id}", origin
+            HeaderRecord(
+                version=LOG_VERSION,
+                session_id=fork_id,
+                project_root=loaded.project_root,
+                created=now,
+                alias=alias,
+                model=model,
+                prompt_cache_key=f"steiner-{fork_id}",
+                forked_from=origin,
             ),
             lineage,
             loaded.tool_statuses,

@@ -47,8 +47,7 @@ from steiner_tui.sessions.log_parse import (
 )
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
-from steiner_tui.sessions.records import LOG_FILE_NAME
-from steiner_tui.sessions.request_columns import RequestColumns
+from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -82,8 +81,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
         last_main_request: the last logged one (zero when none).
         problems: each bad line, in order.
         meta: ``meta.json`` when readable, else derived from the log.
-        requests: logged request metadata, in order (kept in columns, each record built
-            when asked for).
+        requests: logged request metadata, in order.
         mode: the last logged execution mode.
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
@@ -108,7 +106,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     last_main_request: LastMainRequest
     problems: tuple[LogProblem, ...]
     meta: SessionMeta
-    requests: RequestColumns = msgspec.field(default_factory=RequestColumns)
+    requests: tuple[RequestRecord, ...] = ()
     mode: str = "build"
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
@@ -276,13 +274,32 @@ def _meta(session_id: str, state: LogState, lineage: ConversationLineage, size: 
     )
 
 
+def _check_version(session_id: str, data: bytes) -> None:
+    """Refuse a log of an older version: this one keeps no readers for them (a newer one
+    loads, with a problem saying so).
+
+    Raises:
+        SessionLoadError: the header says an older version.
+    """
+    try:
+        header = decode_record(data[: data.find(b"\n")] if b"\n" in data else data)
+    except (ValueError, RecursionError):
+        return  # a lost header: the parser reports it, the rest still loads
+    if isinstance(header, HeaderRecord) and header.version < LOG_VERSION:
+        raise SessionLoadError(
+            f"session {session_id!r} was written by an older development version of "
+            f"steiner-tui (log version {header.version}; this one reads version {LOG_VERSION})"
+            " and cannot be loaded"
+        )
+
+
 def load_session(directory: Path) -> LoadedSession:
     """Load the session in ``directory`` (``CONFIG/sessions/<id>/``).
 
     Raises:
         ValueError: the folder name is not a valid session id.
-        SessionLoadError: the folder or its ``session.jsonl`` cannot be read, or either is a
-            symbolic link.
+        SessionLoadError: the folder or its ``session.jsonl`` cannot be read, either is a
+            symbolic link, or the log is of another version.
     """
     session_id = validate_session_id(directory.name)
     path = directory / LOG_FILE_NAME
@@ -303,6 +320,7 @@ def load_session(directory: Path) -> LoadedSession:
         raise SessionLoadError(f"session {session_id!r}: no session log at {path}") from None
     except OSError as exc:
         raise SessionLoadError(f"session {session_id!r}: cannot read {path}: {exc}") from exc
+    _check_version(session_id, data)
     state = parse_log_bytes(data)
     as_logged = tuple(state.active.messages)
     logged = len(as_logged)
@@ -332,7 +350,7 @@ def load_session(directory: Path) -> LoadedSession:
         last_main_request=state.last_main_request,
         problems=tuple(problems),
         meta=meta,
-        requests=state.requests,
+        requests=tuple(state.requests),
         mode=state.mode,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -23,7 +22,6 @@ from steiner_tui.sessions.record_values import (
 )
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
-    LOG_VERSION,
     HeaderRecord,
     PinRecord,
     Record,
@@ -32,7 +30,6 @@ from steiner_tui.sessions.records import (
 
 __all__ = [
     "append_whole",
-    "header_record",
     "open_for_append",
     "write_all",
     "write_fresh_log",
@@ -60,28 +57,6 @@ def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = wri
         with contextlib.suppress(OSError):  # a torn line would glue onto the next record
             os.ftruncate(fd, end)
         raise
-
-
-def header_record(
-    session_id: str,
-    project_root: str,
-    created: datetime | None,
-    alias: str,
-    model: str,
-    prompt_cache_key: str,
-    forked_from: str = "",
-) -> HeaderRecord:
-    """The first line of every log."""
-    return HeaderRecord(
-        version=LOG_VERSION,
-        session_id=session_id,
-        project_root=project_root,
-        created=created,
-        alias=alias,
-        model=model,
-        prompt_cache_key=prompt_cache_key,
-        forked_from=forked_from,
-    )
 
 
 def write_fresh_log(

@@ -5,18 +5,17 @@ Each line is decoded into its record (``records.decode_record``) and applied ins
 record's effect is applied only after it decoded completely, so a bad line changes nothing.
 
 Parsing is linear in the log: the active generation's messages grow in a list (turned into a
-tuple once, at the end), and the request records go into columns (``RequestColumns``), each
-with how many hashes it shares with the request before and its own new ones, kept as the
-messages they are the hashes of (``RequestRecord.message_hashes`` rebuilds them on demand), so
-neither the work nor the memory grows with the square of the conversation. Equal message texts
-and tool call arguments are held once (``record_values.Interned``).
+tuple once, at the end), and each request record keeps how many hashes it shares with the
+request before and its own new ones (``RequestRecord.message_hashes`` rebuilds them on
+demand), so neither the work nor the memory grows with the square of the conversation. Equal
+message texts and tool call arguments are held once (``record_values.Interned``).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from datetime import datetime
-from typing import cast, get_args
 
 import msgspec
 
@@ -25,16 +24,10 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import Remedy, RemedyAction
-from steiner_tui.sessions.record_values import (
-    Interned,
-    generation_of,
-    last_main_request_of,
-    message_of,
-    message_of_line,
-)
+from steiner_tui.engine.provider import Remedy
+from steiner_tui.engine.snapshots import hash_messages
+from steiner_tui.sessions.record_values import Interned, generation_of, message_of_line
 from steiner_tui.sessions.records import (
-    FIRST_DELTA_REQUESTS,
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
@@ -42,7 +35,6 @@ from steiner_tui.sessions.records import (
     HeaderRecord,
     LastMainRequestRecord,
     MessageLine,
-    MessageRecord,
     ModeRecord,
     PartialRecord,
     PinRecord,
@@ -54,8 +46,12 @@ from steiner_tui.sessions.records import (
     WarningRecord,
     decode_record,
 )
-from steiner_tui.sessions.request_columns import RequestColumns, RequestRecord, RequestTip
-from steiner_tui.sessions.request_values import implied_last_main, request_fields, usage_values
+from steiner_tui.sessions.request_values import (
+    RequestRecord,
+    implied_last_main,
+    request_fields,
+    usage_values,
+)
 
 __all__ = [
     "ActiveGeneration",
@@ -92,16 +88,8 @@ class LogProblem(msgspec.Struct, frozen=True):
         return f"line {self.line_number}: {self.message}"
 
 
-class SessionHeader(msgspec.Struct, frozen=True):
-    """The log's first record: who the session is and which model it started on."""
-
-    session_id: str
-    project_root: str
-    created: datetime | None
-    alias: str
-    model: str
-    prompt_cache_key: str
-    forked_from: str = ""
+SessionHeader = HeaderRecord
+"""The log's first record: who the session is and which model it started on."""
 
 
 class ActiveGeneration(msgspec.Struct):
@@ -143,15 +131,11 @@ class LogState(msgspec.Struct):
     """Everything read so far."""
 
     header: SessionHeader | None = None
-    version: int = LOG_VERSION
-    """The layout of the records being read (the header's, or a ``resumed`` record's)."""
     done: list[ConversationGeneration] = msgspec.field(default_factory=list)
     """The generations before the active one."""
     active: ActiveGeneration = msgspec.field(default_factory=ActiveGeneration)
     last_main_request: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
-    requests: RequestColumns = msgspec.field(default_factory=RequestColumns)
-    tip: RequestTip | None = None
-    """The last request record read, as the next one is read against it."""
+    requests: list[RequestRecord] = msgspec.field(default_factory=list)
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
@@ -177,6 +161,11 @@ class LogState(msgspec.Struct):
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
 
     @property
+    def tip(self) -> RequestRecord | None:
+        """The last request record read (the next one is read against it)."""
+        return self.requests[-1] if self.requests else None
+
+    @property
     def generations(self) -> list[ConversationGeneration]:
         """Every generation, the active one last (built; call once at the end)."""
         return [*self.done, self.active.freeze()]
@@ -194,22 +183,13 @@ def _header(state: LogState, record: HeaderRecord, line: int) -> None:
         state.problem(line, "a header record after the start of the log was ignored")
         return
     _check_version(state, record.version, line)
-    state.version = record.version
-    state.header = SessionHeader(
-        session_id=record.session_id,
-        project_root=record.project_root,
-        created=record.created,
-        alias=record.alias,
-        model=record.model,
-        prompt_cache_key=record.prompt_cache_key,
-        forked_from=record.forked_from,
-    )
+    state.header = record
     state.last_time = state.last_time or record.created
 
 
-def _check_version(state: LogState, version: int, line: int) -> None:
+def _check_version(state: LogState, version: int | None, line: int) -> None:
     """Records of a newer layout are read by this version's rules: say so (the log is kept)."""
-    if version > LOG_VERSION:
+    if version is not None and version > LOG_VERSION:
         state.problem(
             line,
             f"written by a newer steiner-tui (log version {version}; this one reads up to "
@@ -226,16 +206,6 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
             f"record for generation {gen} while generation {active} is active "
             "(a generation record is missing); applied to the active generation",
         )
-
-
-def _message(state: LogState, record: MessageRecord, line: int) -> None:
-    message = message_of(record.message, state.interned)
-    _check_gen(state, record.gen, line)
-    state.since_request.append(message)
-    state.active.messages.append(message)
-    state.active.drivers.append(record.driver)
-    state.message_lines.append(line)
-    state.clear_partial()
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
@@ -258,17 +228,13 @@ def _partial(state: LogState, record: PartialRecord, line: int) -> None:
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.tip
-    fields = request_fields(record, previous, state.version, state.since_request)
+    fields = request_fields(record, previous, state.since_request)
     shared: int = fields["shared"]
     available = previous.hash_count if previous is not None else 0
     if shared > available:
         raise ValueError(f"shares {shared} hashes with the request before, which has {available}")
-    if state.version >= FIRST_DELTA_REQUESTS:
-        # Any field may come from the record before: a lost line makes all of them uncertain.
-        exact = not state.damaged_since_request
-    else:
-        follows = previous is not None and fields["index"] == previous.index + 1
-        exact = not (shared and state.damaged_since_request and not follows)
+    # Any field may come from the record before: a lost line makes all of them uncertain.
+    exact = not state.damaged_since_request
     if not exact:
         state.problem(
             line,
@@ -276,12 +242,14 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             "before (its first "
             f"{shared} hashes) may be inexact",
         )
-    state.tip = state.requests.append(fields, state.since_request, exact=exact)
+    if fields["hashes"] is None:
+        fields["hashes"] = hash_messages(state.since_request)
+    tip = RequestRecord(**fields, exact=exact, usage=record.usage, previous=previous)
+    state.requests.append(tip)
     state.damaged_since_request = False
     state.since_request = []
-    time = state.tip.time
-    if record.usage and state.version >= FIRST_DELTA_REQUESTS:
-        state.requests.set_usage(record.usage)
+    time = tip.time
+    if record.usage:
         _implied_last_main(state, record.usage_at or time)
     state.last_time = record.usage_at or time or state.last_time
     state.clear_partial()
@@ -322,8 +290,8 @@ def _backend_state(state: LogState, record: BackendStateRecord, line: int) -> No
 
 
 def _last_main_request(state: LogState, record: LastMainRequestRecord, line: int) -> None:
-    state.last_main_request = last_main_request_of(record)
-    state.last_time = record.at or state.last_time
+    state.last_main_request = record.request
+    state.last_time = record.request.at or state.last_time
 
 
 def _pin(state: LogState, record: PinRecord, line: int) -> None:
@@ -344,35 +312,29 @@ def _skill(state: LogState, record: SkillRecord, line: int) -> None:
 
 
 def _error(state: LogState, record: ErrorRecord, line: int) -> None:
-    remedies = tuple(
-        Remedy(cast(RemedyAction, r.action), r.hint)
-        for r in record.remedies
-        if r.action in get_args(RemedyAction)  # an action this version does not know: left out
-    )
+    remedies: list[Remedy] = []
+    for remedy in record.remedies:
+        with contextlib.suppress(msgspec.ValidationError):  # an action this version does not know
+            remedies.append(msgspec.convert(remedy, Remedy))
     position = len(state.active.messages)
     state.errors.append(
-        LoggedError(state.active.id, position, record.code, record.message, remedies)
+        LoggedError(state.active.id, position, record.code, record.message, tuple(remedies))
     )
     _timestamped(state, record, line)
 
 
 def _usage(state: LogState, record: UsageRecord, line: int) -> None:
     request = state.tip
-    if (
-        state.version >= FIRST_DELTA_REQUESTS
-        and request is not None
-        and record.model == request.setting.model
-    ):
+    if request is not None and record.model == request.model:
         _implied_last_main(state, record.at)
-    if request is not None and record.model == request.setting.model:
-        state.requests.set_usage(
-            usage_values(
+        if not request.usage:  # the first usage reported for a request stays
+            usage = usage_values(
                 record.prompt_tokens,
                 record.completion_tokens,
                 record.cache_read_tokens,
                 record.cache_write_tokens,
             )
-        )
+            state.requests[-1] = msgspec.structs.replace(request, usage=usage)
     _timestamped(state, record, line)
 
 
@@ -382,9 +344,7 @@ def _timestamped(
     line: int,
 ) -> None:
     if isinstance(record, ResumedRecord):
-        if record.version is not None:
-            _check_version(state, record.version, line)
-            state.version = record.version
+        _check_version(state, record.version, line)
         # The resumed writer wrote what follows against the records read so far.
         state.damaged_since_request = False
         state.since_request = []
@@ -395,8 +355,6 @@ def _apply(state: LogState, record: Record, line: int) -> None:
     match record:
         case HeaderRecord():
             _header(state, record, line)
-        case MessageRecord():
-            _message(state, record, line)
         case MessageLine():
             _message_line(state, record, line)
         case PartialRecord():

@@ -1,31 +1,19 @@
-"""Engine values to session records and back: messages, generations, request snapshots.
-
-``records`` declares what a line of ``session.jsonl`` holds; this module maps the engine's
-immutable values onto those structures (the writer and ``fork`` call the ``*_record`` side,
-the parser and the loader the ``*_of`` side), so the engine never knows about the log and the
-record types never import the engine's behaviour. Request records have their own module
-(``request_values``).
+"""Messages and generations to session records and back, each saying only what the records
+before it do not (``records``); request records have their own module (``request_values``).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
 from steiner_tui.engine.chain import Chain
-from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.events import (
-    CompactionOutcome,
-    EditKind,
-    HealthEvent,
-    RoomEdit,
-)
-from steiner_tui.engine.frozen import freeze, thaw
-from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.frozen import freeze
+from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
@@ -33,31 +21,18 @@ from steiner_tui.sessions.records import (
     EMPTY_JSON,
     LINE_OF_ROLE,
     AnyMessageLine,
-    EditData,
     GenerationRecord,
-    HealthData,
-    ImageData,
-    LastMainRequestRecord,
-    MessageData,
     MessageLine,
-    MessageRecord,
-    OutcomeData,
-    ToolCallData,
     ToolCallLine,
 )
 
 __all__ = [
     "Interned",
+    "expected_name",
     "generation_of",
     "generation_record",
-    "last_main_request_of",
-    "last_main_request_record",
-    "expected_name",
-    "message_data",
     "message_line",
-    "message_of",
     "message_of_line",
-    "message_record",
     "status_of_line",
     "trusted_content",
 ]
@@ -99,59 +74,6 @@ def _text(interned: Interned | None, text: str) -> str:
 
 def _arguments(interned: Interned | None, arguments: Any) -> Any:
     return arguments if interned is None else interned.call_arguments(arguments)
-
-
-def message_data(message: Message) -> MessageData:
-    """The stored form of ``message``."""
-    return MessageData(
-        role=message.role,
-        content=message.content,
-        reasoning=message.reasoning,
-        tool_calls=tuple(
-            ToolCallData(
-                id=call.id,
-                name=call.name,
-                arguments=thaw(call.arguments) if call.arguments is not None else None,
-                raw_arguments=call.raw_arguments,
-            )
-            for call in message.tool_calls
-        ),
-        images=tuple(ImageData(media_type=i.media_type, data=i.data) for i in message.images),
-        name=message.name,
-        tool_call_id=message.tool_call_id,
-        source=message.source,
-        turn=message.turn,
-        incomplete=message.incomplete,
-    )
-
-
-def message_of(data: MessageData, interned: Interned | None = None) -> Message:
-    """The message ``data`` stores, its texts and arguments those ``interned`` holds when
-    equal (added there when new).
-
-    Raises:
-        ValueError: the role is unknown.
-    """
-    return Message(
-        data.role,
-        _text(interned, data.content),
-        reasoning=_text(interned, data.reasoning),
-        tool_calls=tuple(
-            ToolCall(call.id, call.name, _arguments(interned, call.arguments), call.raw_arguments)
-            for call in data.tool_calls
-        ),
-        images=tuple(Image(image.media_type, image.data) for image in data.images),
-        name=data.name,
-        tool_call_id=data.tool_call_id,
-        source=data.source,
-        turn=data.turn,
-        incomplete=data.incomplete,
-    )
-
-
-def message_record(gen: int, message: Message) -> MessageRecord:
-    """A ``message`` record; a user message also records its driver-composed prefix."""
-    return MessageRecord(gen=gen, message=message_data(message), driver=_driver(message))
 
 
 def _driver(message: Message) -> int | None:
@@ -228,7 +150,6 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
     imply it.
     """
     message = messages[position]
-    data = message_data(message)
     raw = _json_content(message)
     name: str | None = message.name
     if name == expected_name(messages, position, message.role, message.tool_call_id):
@@ -238,11 +159,11 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
     return LINE_OF_ROLE[message.role](
         content="" if raw is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
-        reasoning=data.reasoning,
+        reasoning=message.reasoning,
         tool_calls=tuple(
-            ToolCallLine(c.id, c.name, c.arguments, c.raw_arguments) for c in data.tool_calls
+            ToolCallLine(c.id, c.name, c.arguments, c.raw_arguments) for c in message.tool_calls
         ),
-        images=data.images,
+        images=message.images,
         name=name,
         tool_call_id=message.tool_call_id,
         source=message.source,
@@ -257,7 +178,7 @@ def message_of_line(
     line: MessageLine, messages: Sequence[Message], interned: Interned | None = None
 ) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
-    texts and arguments are those ``interned`` holds when equal (``message_of``).
+    texts and arguments are those ``interned`` holds when equal.
 
     Raises:
         ValueError: the line has both ``content`` and ``json``.
@@ -284,7 +205,7 @@ def message_of_line(
             ToolCall(c.id, sys.intern(c.name), _arguments(interned, c.arguments), c.raw_arguments)
             for c in line.tool_calls
         ),
-        images=tuple(Image(image.media_type, image.data) for image in line.images),
+        images=line.images,
         name=name,
         tool_call_id=call_id,
         source=line.source,
@@ -303,104 +224,14 @@ def trusted_content(message: Message, driver: int | None) -> str:
     Resume reads skill state from envelopes at the start of user messages. ``driver`` says
     where the driver's part ends; the rest is the user's own text, escaped here (the engine's
     rule, ``engine.skills.escape``) so that nothing in it can count as an envelope or a mode
-    notice. ``None`` (a version 1 log) keeps the content as it is.
+    notice. ``None`` (a message of a generation record) keeps the content as it is.
     """
     if driver is None or driver >= len(message.content):
         return message.content
     return message.content[:driver] + escape_user_text(message.content[driver:])
 
 
-# -- compaction outcomes and generations ---------------------------------------------------
-
-
-def _outcome_data(outcome: CompactionOutcome, summary: str) -> OutcomeData:
-    health = outcome.health
-    return OutcomeData(
-        applied=outcome.applied,
-        stage_count=outcome.stage_count,
-        modes=outcome.modes,
-        before_tokens=outcome.before_tokens,
-        after_tokens=outcome.after_tokens,
-        summary_model=outcome.summary_model,
-        fallback_status=outcome.fallback_status,
-        fallback_reason=outcome.fallback_reason,
-        backend_state_cleared=outcome.backend_state_cleared,
-        health=None
-        if health is None
-        else HealthData(
-            severity=health.severity,
-            state=health.state,
-            guidance=health.guidance,
-            stage_count=health.stage_count,
-        ),
-        at=outcome.at,
-        summarized_count=outcome.summarized_count,
-        retained_count=outcome.retained_count,
-        steering=outcome.steering,
-        manual=outcome.manual,
-        summary=None if outcome.summary == summary else outcome.summary,
-        edits=tuple(
-            EditData(
-                kind=e.kind,
-                where=e.where,
-                role=e.role,
-                label=e.label,
-                turn=e.turn,
-                bytes_before=e.bytes_before,
-                bytes_after=e.bytes_after,
-                tokens_before=e.tokens_before,
-                tokens_after=e.tokens_after,
-                saved_at=e.saved_at,
-                count=e.count,
-            )
-            for e in outcome.edits
-        ),
-        trigger=outcome.trigger,
-        notes=outcome.notes,
-    )
-
-
-def _outcome_of(data: OutcomeData, summary: str) -> CompactionOutcome:
-    health = data.health
-    return CompactionOutcome(
-        applied=data.applied,
-        stage_count=data.stage_count,
-        modes=data.modes,
-        before_tokens=data.before_tokens,
-        after_tokens=data.after_tokens,
-        summary_model=data.summary_model,
-        fallback_status=data.fallback_status,
-        fallback_reason=data.fallback_reason,
-        backend_state_cleared=data.backend_state_cleared,
-        health=None
-        if health is None
-        else HealthEvent(health.severity, health.state, health.guidance, health.stage_count),
-        at=data.at,
-        summarized_count=data.summarized_count,
-        retained_count=data.retained_count,
-        steering=data.steering,
-        manual=data.manual,
-        summary=summary if data.summary is None else data.summary,
-        edits=tuple(
-            RoomEdit(
-                cast(EditKind, e.kind),
-                "summary_request" if e.where == "summary_request" else "retained",
-                e.role,
-                e.label,
-                e.turn,
-                e.bytes_before,
-                e.bytes_after,
-                e.tokens_before,
-                e.tokens_after,
-                e.saved_at,
-                e.count,
-            )
-            for e in data.edits
-            if e.kind in ("masked", "summarized", "cut", "omitted")
-        ),
-        trigger=data.trigger,
-        notes=data.notes,
-    )
+# -- generations ---------------------------------------------------------------------------
 
 
 def generation_record(
@@ -421,25 +252,24 @@ def generation_record(
             the results written out in full are kept, where their text does not imply them.
     """
     index = {id(message): position for position, message in enumerate(before)}
-    messages: list[MessageData | int] = []
+    messages: list[Message | int] = []
     kept: dict[str, str] = {}
     for message in generation.messages:
         position = index.get(id(message))
         if position is not None and before[position] is message:
             messages.append(position)
             continue
-        messages.append(message_data(message))
+        messages.append(message)
         status = status_of_line(message, (statuses or {}).get(message.tool_call_id, ""))
         if status:
             kept[message.tool_call_id] = status
-    outcome = generation.outcome
     return GenerationRecord(
         id=generation.id,
         reset=reset,
         summary=generation.summary,
         backend_state=generation.backend_state,
         created_at=generation.created_at,
-        outcome=None if outcome is None else _outcome_data(outcome, generation.summary),
+        outcome=generation.outcome,
         messages=tuple(messages),
         statuses=kept,
     )
@@ -464,30 +294,12 @@ def generation_of(
                 raise ValueError(f"kept message {item} is not in the generation before")
             messages.append(before[item])
         else:
-            messages.append(message_of(item))
+            messages.append(item)
     return ConversationGeneration(
         id=record.id,
         messages=Chain(messages),
         summary=record.summary,
         backend_state=record.backend_state,
-        outcome=None if record.outcome is None else _outcome_of(record.outcome, record.summary),
+        outcome=record.outcome,
         created_at=record.created_at,
     )
-
-
-# -- the last main request ----------------------------------------------------
-
-
-def last_main_request_record(last: LastMainRequest) -> LastMainRequestRecord:
-    """A ``last_main_request`` record."""
-    return LastMainRequestRecord(
-        alias=last.provider_alias,
-        model=last.backend_model,
-        prompt_cache_key=last.prompt_cache_key,
-        at=last.at,
-    )
-
-
-def last_main_request_of(record: LastMainRequestRecord) -> LastMainRequest:
-    """The LastMainRequest ``record`` holds."""
-    return LastMainRequest(record.alias, record.model, record.prompt_cache_key, record.at)

@@ -23,13 +23,12 @@ from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.lock import holding_lock, is_locked
 from steiner_tui.sessions.meta import SessionMeta, own_meta
-from steiner_tui.sessions.record_values import message_of, message_of_line
+from steiner_tui.sessions.record_values import message_of_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     GenerationRecord,
     HeaderRecord,
     MessageLine,
-    MessageRecord,
     decode_record,
 )
 from steiner_tui.sessions.titles import message_title, readable_title
@@ -99,7 +98,7 @@ def _mtime(path: Path) -> datetime:
 
 
 def _first_message(lines: list[bytes]) -> Message | None:
-    """The first message of the log's first lines (``message`` or version 4 message records);
+    """The first message of the log's first lines;
     None when they hold none, or a generation record comes first (a fork, which has meta)."""
     for line in lines:
         try:
@@ -108,8 +107,6 @@ def _first_message(lines: list[bytes]) -> Message | None:
                 return message_of_line(record, ())[0]
         except (ValueError, RecursionError):
             continue  # a bad line: the loader reports it
-        if isinstance(record, MessageRecord):
-            return message_of(record.message)
         if isinstance(record, GenerationRecord):
             return None
     return None

@@ -69,28 +69,23 @@ from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_file import (
     append_whole,
-    header_record,
     open_for_append,
     write_all,
     write_fresh_log,
 )
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.partial_reply import PartialReply
-from steiner_tui.sessions.record_values import (
-    generation_record,
-    last_main_request_record,
-    message_line,
-)
+from steiner_tui.sessions.record_values import generation_record, message_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
     HeaderRecord,
+    LastMainRequestRecord,
     ModeRecord,
     PinRecord,
     Record,
-    RemedyRecord,
     ResumedRecord,
     SkillRecord,
     WarningRecord,
@@ -174,10 +169,6 @@ class SessionLog:
         monotonic: Callable[[], float] = time.monotonic,
         write: Callable[[int, bytes], None] = write_all,
     ) -> None:
-        self.session_dir = session_dir
-        self.path = session_dir / LOG_FILE_NAME
-        self.error: OSError | None = None
-        """The first write failure; once set, nothing more is written."""
         self.on_error: Callable[[str], None] | None = None
         """Told once, with ``failure``, when a write fails (the session's sink says it)."""
         self.on_restored: Callable[[str], None] | None = None
@@ -191,11 +182,21 @@ class SessionLog:
         )
         """The streamed reply not yet written as a ``partial`` record, and when one is due."""
         self._fd: int | None = None
+        self._runner: LoggedRun | None = None
+        self._mode: str | None = None
+        """The last execution mode recorded (written again when the log is restored)."""
+        self._begin(session_dir)
+
+    def _begin(self, session_dir: Path) -> None:
+        """Become the (not yet written) log of the session in ``session_dir``."""
+        self.session_dir = session_dir
+        self.path = session_dir / LOG_FILE_NAME
+        self.error: OSError | None = None
+        """The first write failure; once set, nothing more is written."""
         self._lock: SessionLock | None = None
         self._open = False
         """True once the log is on disk (a new session: its first message was appended)."""
         self._requests = RequestTrail()
-        self._runner: LoggedRun | None = None
         self._written = _Written()
         self._header_written = False
         self._last_main = LastMainRequest()
@@ -206,8 +207,6 @@ class SessionLog:
         """How tool calls ended (``ToolCallFinished``), until their result is written."""
         self._meta_written = False
         """True once ``meta.json`` is written (a new session: with its first message)."""
-        self._mode: str | None = None
-        """The last execution mode recorded (written again when the log is restored)."""
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -241,23 +240,9 @@ class SessionLog:
         """
         if (session_dir / LOG_FILE_NAME).exists():
             raise FileExistsError(f"session {session_dir.name!r} already has a log")
-        runner = self._runner
         self.close()
-        self.session_dir = session_dir
-        self.path = session_dir / LOG_FILE_NAME
-        self.error = None
-        self._closed = False
-        self._open = False
-        self._header_written = False
-        self._lock = None
-        self._early.clear()
-        self._requests = RequestTrail()
-        self._last_main = LastMainRequest()
-        self._written = _Written()
-        self._meta = SessionMeta(session_dir.name)
-        self._meta_written = False
-        self._statuses.clear()
-        self._runner = runner
+        self._begin(session_dir)
+        runner = self._runner
         if runner is not None:  # as ``bind`` does, but nothing of the old conversation is synced
             self._meta = SessionMeta(
                 session_dir.name,
@@ -357,13 +342,18 @@ class SessionLog:
     def _header(self) -> HeaderRecord:
         runner = self._runner
         model = runner.model if runner is not None else None
-        return header_record(
-            self.session_dir.name,
-            str(runner.project_root) if runner is not None else self._meta.project_root,
-            self._meta.created or self._clock(),
-            model.alias if model is not None else self._meta.alias,
-            model.model if model is not None else self._meta.model,
-            model.prompt_cache_key if model is not None else self._requests.cache_key,
+        return HeaderRecord(
+            version=LOG_VERSION,
+            session_id=self.session_dir.name,
+            project_root=str(runner.project_root)
+            if runner is not None
+            else self._meta.project_root,
+            created=self._meta.created or self._clock(),
+            alias=model.alias if model is not None else self._meta.alias,
+            model=model.model if model is not None else self._meta.model,
+            prompt_cache_key=model.prompt_cache_key
+            if model is not None
+            else self._requests.cache_key,
         )
 
     def _restore(self) -> None:
@@ -381,7 +371,7 @@ class SessionLog:
         lineage = runner.lineage
         tail: list[Record] = []
         if not self._last_main.is_zero:
-            tail.append(last_main_request_record(self._last_main))
+            tail.append(LastMainRequestRecord(request=self._last_main))
         if self._mode is not None:
             tail.append(ModeRecord(mode=self._mode, at=self._clock()))  # type: ignore[arg-type]
         old_fd, old_lock = self._fd, self._lock
@@ -462,9 +452,8 @@ class SessionLog:
             # the log resumes from exactly here.
             self._sync()
             self._flush_partial()
-            remedies = tuple(RemedyRecord(r.action, r.hint) for r in event.remedies)
             record = ErrorRecord(
-                code=event.code, message=event.message, at=self._clock(), remedies=remedies
+                code=event.code, message=event.message, at=self._clock(), remedies=event.remedies
             )
             self._write(record)
             if self._open:
@@ -595,7 +584,7 @@ class SessionLog:
             return
         last = self._runner.last_main_request
         if not last.is_zero and last != self._last_main:
-            self._write(last_main_request_record(last))
+            self._write(LastMainRequestRecord(request=last))
             self._last_main = last
 
     def _sync(self, appended: Message | None = None) -> None:

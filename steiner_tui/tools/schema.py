@@ -24,24 +24,15 @@ import math
 from collections.abc import Mapping
 from typing import Any, cast
 
-from jsonschema_rs import Draft202012Validator, ValidationError, ValidationErrorKind, meta
+from jsonschema_rs import Draft202012Validator, ValidationError, ValidationErrorKind
 
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.jsonenc import go_json
 
-__all__ = ["check_schema", "normalise_arguments", "validate_arguments"]
+__all__ = ["normalise_arguments", "validate_arguments"]
 
 _VALIDATORS: dict[str, Draft202012Validator] = {}
 """Validators by the schema's canonical JSON (schemas are constants; a handful exist)."""
-
-
-def check_schema(schema: Mapping[str, Any]) -> None:
-    """Check that ``schema`` is a valid Draft 2020-12 schema.
-
-    Raises:
-        jsonschema_rs.ValidationError: it is not (the message says where).
-    """
-    meta.validate(thaw(schema))
 
 
 def _validator(schema: Mapping[str, Any]) -> Draft202012Validator:

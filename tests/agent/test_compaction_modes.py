@@ -162,7 +162,8 @@ async def test_auto_asks_which_pins_to_drop_when_they_alone_cannot_fit(
 ) -> None:
     lineage = _tool_lineage(3, 1300)
     big = [m for m in lineage.active.messages if m.role == "tool"]
-    lineage = lineage.with_pins([pin_key(m) for m in big])
+    for message in big:
+        lineage = lineage.pin(pin_key(message))
     policy = Scripted(unpins=[Unpin((pin_key(big[0]), pin_key(big[1])))])
     session = _session(project, clock, "auto", policy, lineage=lineage)
     await session.say("go on")
@@ -179,9 +180,9 @@ async def test_headless_pins_that_cannot_fit_fail_naming_them(
 ) -> None:
     lineage = _tool_lineage(3, 1300)
     big = [m for m in lineage.active.messages if m.role == "tool"]
-    session = _session(
-        project, clock, "auto", None, lineage=lineage.with_pins([pin_key(m) for m in big])
-    )
+    for message in big:
+        lineage = lineage.pin(pin_key(message))
+    session = _session(project, clock, "auto", None, lineage=lineage)
     result = await session.driver.submit("go on")
     assert result.status == "error" and result.error_kind == "pins_too_large"
     assert "unpin some: read path=f" in result.error and "tokens" in result.error

@@ -44,6 +44,7 @@ from steiner_tui.engine.provider import (
 )
 from steiner_tui.sessions.loader import LoadedSession, SessionHeader
 from steiner_tui.sessions.meta import SessionMeta
+from steiner_tui.sessions.records import LOG_VERSION
 from tests.agent.fakes import Reply, ScriptedProvider
 
 SECTIONS = (
@@ -232,7 +233,13 @@ def continued(
 ) -> LoadedSession:
     """A saved session ``s1`` holding ``lineage`` (and ``seed``), as resume hands it over;
     ``directory`` is its folder (whole tool outputs a compaction masks are kept there)."""
-    header = SessionHeader("s1", "", None, "fake", "fake-model", cache_key)
+    header = SessionHeader(
+        version=LOG_VERSION,
+        session_id="s1",
+        alias="fake",
+        model="fake-model",
+        prompt_cache_key=cache_key,
+    )
     return LoadedSession(
         "s1",
         directory,

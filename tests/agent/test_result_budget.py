@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from steiner_tui.agent.tool_calls import ResultBudget, bound_result
-from steiner_tui.engine.budget import ModelTokenBudget
+from steiner_tui.engine.budget import ModelTokenBudget, soft_threshold_tokens
 from steiner_tui.engine.events import ToolCallFinished
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo
@@ -25,6 +25,7 @@ from steiner_tui.engine.tokens import default_encoding_loader, heuristic_tokens
 from steiner_tui.engine.tool_budget import (
     TOOL_RESULT_CEILING_TOKENS,
     TOOL_RESULT_FLOOR_TOKENS,
+    TOOL_RESULTS_UNDER_TRIGGER,
     tool_result_budget,
 )
 from steiner_tui.tools.base import ToolResult
@@ -120,15 +121,19 @@ def test_match_lists_never_exceed_their_budget(
     window=st.integers(0, 2_000_000),
     prompt=st.integers(0, 2_000_000),
     pending=st.integers(1, 20),
+    fixed=st.integers(0, 50_000),
 )
 def test_the_budget_is_a_share_of_what_is_left_within_floor_and_ceiling(
-    window: int, prompt: int, pending: int
+    window: int, prompt: int, pending: int, fixed: int
 ) -> None:
     budget = ModelTokenBudget(context_size=window, max_output=4096)
-    tokens = tool_result_budget(budget, prompt, pending)
+    tokens = tool_result_budget(budget, prompt, pending, fixed_tokens=fixed)
     assert TOOL_RESULT_FLOOR_TOKENS <= tokens <= TOOL_RESULT_CEILING_TOKENS
     if window > 0:
         assert tokens <= max(TOOL_RESULT_FLOOR_TOKENS, window // 4)
+        # Four results fit between the fixed part of a request and the soft trigger.
+        share = (soft_threshold_tokens(window) - fixed) // TOOL_RESULTS_UNDER_TRIGGER
+        assert tokens <= max(TOOL_RESULT_FLOOR_TOKENS, share)
         fit = budget.fit_request(prompt)
         room = window - fit.safety_margin - fit.reserve - prompt
         if tokens > TOOL_RESULT_FLOOR_TOKENS:

@@ -57,8 +57,7 @@ async def test_digit_key_toggles_a_skill_into_the_next_request(app_for: AppFacto
         await pilot.press(str(index + 1))
         state = {row.name: row.state for row in screen.controller.skill_rows()}
         assert state["release-notes"] == "pending_activation"
-        prompt = screen.skills.prompt_of("release-notes")
-        assert prompt is not None and "pending on" in prompt.plain
+        assert "pending on" in str(screen.skills.get_option("release-notes").prompt)
 
         await send(pilot, "hello")
         await finish(pilot)
@@ -127,7 +126,7 @@ async def test_skill_sidebar_keys_move_the_highlight_and_enter_toggles(
         await pilot.press("end", "home", "enter")
         states = {row.name: row.state for row in screen.controller.skill_rows()}
         assert states[names[0]] == "pending_activation"
-        assert "pending on" in str(screen.skills.prompt_of(names[0]))
+        assert "pending on" in str(screen.skills.get_option(names[0]).prompt)
 
 
 async def test_clicking_a_skill_row_toggles_that_skill(app_for: AppFactory) -> None:

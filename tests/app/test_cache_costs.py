@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
@@ -119,11 +120,14 @@ async def test_an_unknown_price_is_said_not_shown_as_zero(app_for: AppFactory) -
         app = app_for(anthropic(server, "claude-opus-4-8"))
         async with app.run_test(size=SIZE) as pilot:
             await finish(pilot)
+            # Counted with its generation's tokenizer (ctok), then calibrated by usage.
+            assert "· Claude tokenizer count (ctok v4.8) · medium confidence" in notes(app)
             await send(pilot, "first")
             await finish(pilot)
             panel = notes(app)
             assert "cost: price unknown for claude-opus-4-8" in panel
             assert "$0 " not in panel
+            assert "from 1 report over ctok v4.8 counts" in panel
 
 
 def test_the_panel_after_an_idle_gap(snap_compare: SnapCompare, app_for: AppFactory) -> None:
@@ -167,3 +171,40 @@ async def test_masking_a_result_is_priced_before_it_is_taken(
             panel = notes(app)
             line = next(x for x in panel.splitlines() if x.startswith("  m on "))
             assert "big.txt: rewrites ~" in line and "cached tokens ≈ $" in line
+            # The status line says it too while the ranking (where m masks) has the focus.
+            app.workbench.budget.query_one(CostRanking).focus()
+            await pilot.pause()
+            assert app.workbench.status.cache_hint == line.strip()
+
+
+async def test_the_status_line_prices_an_action_before_it_is_taken(app_for: AppFactory) -> None:
+    with LoopbackServer(reply(0, 41_800)) as server:
+        app = app_for(anthropic(server))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            screen = app.workbench
+            screen.prompt.load_text("/model gpt-4o")
+            await pilot.pause()
+            assert screen.status.cache_hint == ""  # nothing is cached before the first request
+            await send(pilot, "first")
+            await finish(pilot)
+            for typed, said_first in (
+                ("/model gpt-4o", "/model: rewrites ~41,800 cached tokens ≈ $0.16"),
+                ("/compact", "/compact: rewrites ~"),
+                ("/skills review", "/skills: appends after the conversation: cache kept"),
+                ("/whatif 90000 save", "/whatif save: appends after the conversation"),
+                ("/model", ""),  # alone it only shows the model
+                ("hello", ""),
+            ):
+                screen.prompt.load_text(typed)
+                await pilot.pause()
+                assert screen.status.cache_hint.startswith(said_first), typed
+                assert not said_first or said_first in screen.status.render().plain
+            screen.skills.focus()
+            await pilot.pause()
+            assert screen.status.cache_hint == (
+                "skill toggle: appends after the conversation: cache kept"
+            )
+            screen.prompt.focus()
+            await pilot.pause()
+            assert screen.status.cache_hint == ""

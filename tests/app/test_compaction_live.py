@@ -107,3 +107,22 @@ async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
         assert row.has_class("-interrupted")
         assert len(app.session.driver.lineage.generations) == 1
         assert not screen.busy
+
+
+async def test_the_status_says_a_compaction_runs_and_its_stage(app_for: AppFactory) -> None:
+    provider = SlowSummaryProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        status = app.workbench.status
+        for text in ("first question", "second question", "third question", "fourth question"):
+            await send(pilot, text)
+            await finish(pilot)
+        await send(pilot, "/compact")
+        await provider.reached.wait()
+        await pilot.pause()
+        line = status.render().plain
+        assert "● compacting (normal) · Esc abandons" in line and "generating" not in line
+        provider.release.set()
+        await finish(pilot)
+        assert status.compacting == "" and "idle" in status.render().plain

@@ -177,7 +177,7 @@ async def test_panels_shown_over_the_conversation_never_cover_the_prompt(
         await pilot.pause()
         screen = app.workbench
         for panel in ("skills", "context"):
-            if not screen.panel_shown(panel):
+            if not screen.panels.shown(panel):
                 screen.action_toggle_panel(panel)
         screen.prompt.load_text("\n".join(f"line {n}" for n in range(12)))
         await pilot.pause()

@@ -11,9 +11,10 @@ from textual.app import App
 from textual.message import Message as TextualMessage
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from steiner_tui.app.screens.lineage import HISTORY_RETURN, NO_HISTORY_NOTICE, LineageScreen
+from steiner_tui.app.widgets.lineage_detail import GenerationSummary
 from steiner_tui.app.widgets.lineage_table import GenerationTable
 from steiner_tui.app.widgets.lineage_view import (
     generation_heading,
@@ -207,7 +208,7 @@ async def test_select_generation_one_shows_summary_turns_skills_and_dropped() ->
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.view is not None and screen.view.generation.id == 1
-        assert screen.query_one("#summary", Markdown).source == SUMMARY_1
+        assert screen.query_one(GenerationSummary).source == SUMMARY_1
         retained = _text(screen, "#retained")
         assert "Now update the docs." in retained
         assert "Updated docs/budget.md" in retained
@@ -230,7 +231,7 @@ async def test_generation_zero_is_the_start() -> None:
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.view is not None and screen.view.generation.id == 0
-        assert "no summary" in screen.query_one("#summary", Markdown).source
+        assert "no summary" in screen.query_one(GenerationSummary).source
         assert "nothing to compare" in _text(screen, "#dropped")
         assert _text(screen, "#replayed") == "none"
 
@@ -425,10 +426,12 @@ async def test_moving_quickly_through_the_table_shows_the_last_summary() -> None
         screen = app.screen
         assert isinstance(screen, LineageScreen)
         assert screen.view is not None and screen.view.generation.id == 1
-        summary = screen.query_one("#summary", Markdown)
+        summary = screen.query_one(GenerationSummary)
         assert summary.source == SUMMARY_1
-        # Rendered, not only stored: its two headings and its list are on screen.
-        assert len(summary.query("MarkdownH2")) == 2 and len(summary.query("MarkdownBullet")) == 2
+        # Shown, not only stored: its two headings and its list are lines of the pane, as text.
+        lines = list(summary.lines)
+        assert len([line for line in lines if line.startswith("## ")]) == 2
+        assert len([line for line in lines if line.startswith("- ")]) == 2
         assert summary.region.height > 0
         assert screen.query_one("#summary-pane").border_title == "Summary · generation 1"
 

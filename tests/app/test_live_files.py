@@ -35,7 +35,7 @@ async def test_an_agents_change_waits_and_ctrl_r_reloads_only_agents(
 
         agents = project / "AGENTS.md"
         agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
-        changed = screen.apply_file_changes({(Change.modified, str(agents))})
+        changed = screen.files.apply({(Change.modified, str(agents))})
         assert changed == {"agents"}
         # Pending: the next request keeps the cached prefix byte for byte.
         await send(pilot, "again")
@@ -77,7 +77,7 @@ async def test_the_next_compaction_applies_a_pending_change(
             await finish(pilot)
         agents = project / "AGENTS.md"
         agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
-        screen.apply_file_changes({(Change.modified, str(agents))})
+        screen.files.apply({(Change.modified, str(agents))})
         assert screen.status.pending_reload
         await send(pilot, "/compact")
         await finish(pilot)
@@ -101,11 +101,11 @@ async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, proje
         skill.write_text(
             "---\nname: docs-style\ndescription: d\n---\nWrite plainly.\n", encoding="utf-8"
         )
-        changed = screen.apply_file_changes({(Change.added, str(skill))})
+        changed = screen.files.apply({(Change.added, str(skill))})
         await pilot.pause()
         assert changed == {"skills"}
         assert "docs-style" in [row.name for row in screen.controller.skill_rows()]
-        assert screen.skills.prompt_of("docs-style") is not None
+        assert screen.skills.get_option("docs-style").prompt
 
 
 async def test_a_broken_skill_is_said_once_not_on_every_rescan(
@@ -121,7 +121,7 @@ async def test_a_broken_skill_is_said_once_not_on_every_rescan(
         broken.parent.mkdir(parents=True)
 
         def rescan(path: Path) -> None:
-            screen.apply_file_changes({(Change.modified, str(path))})
+            screen.files.apply({(Change.modified, str(path))})
 
         def warned() -> list[str]:
             entries = screen.conversation.entries
@@ -163,7 +163,7 @@ async def test_preview_follows_a_context_file_change_once_reloaded(
         assert row is not None
         notes = project / "NOTES.md"
         notes.write_text("# Notes\n" + "more text " * 20, encoding="utf-8")
-        changed = screen.apply_file_changes({(Change.modified, str(notes))})
+        changed = screen.files.apply({(Change.modified, str(notes))})
         assert changed == {"project_context"}
         pending = screen.controller.pending_reload()
         assert pending is not None and pending.break_index is None  # nothing sent: free
@@ -173,7 +173,7 @@ async def test_preview_follows_a_context_file_change_once_reloaded(
         await pilot.pause()
         grown = screen.controller.budget_view().row("context · NOTES.md")
         assert grown is not None and grown.bytes > row.bytes
-        assert screen.apply_file_changes({(Change.modified, str(project / "README.md"))}) == set()
+        assert screen.files.apply({(Change.modified, str(project / "README.md"))}) == set()
 
 
 def test_classify_change(tmp_path: Path) -> None:

@@ -162,3 +162,25 @@ def test_the_pastes_folder_is_git_ignored(tmp_path: Path) -> None:
     ignore.write_text("mine\n", encoding="utf-8")
     save_pastes(tmp_path, "two")
     assert ignore.read_text(encoding="utf-8") == "mine\n"
+
+
+async def test_tab_moves_the_focus_as_it_arrives_so_a_paste_and_enter_behind_it_send(
+    app_for: AppFactory,
+) -> None:
+    """Tab, a bracketed paste and Enter sent at once from the prompt: the tmux test under load
+    lost the paste, because Tab moved the focus only after its trip through the prompt's queue
+    (the paste went to the prompt by the old focus, the Enter to the widget Tab led to). The
+    router moves the focus as Tab arrives, so what follows is routed by where it leads."""
+    provider = CallsProvider(text="Read it.")
+    app = app_for(MainModel("fake", "offline", provider, INFO))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        assert app.focused is screen.prompt
+        assert screen.typing.route(events.Key("tab", None))  # taken, not queued
+        assert app.focused is not screen.prompt  # at once
+        app.post_message(events.Paste("fix bug 2 now"))
+        app.post_message(events.Key("enter", "\r"))
+        await finish(pilot)
+        assert provider.requests[0].messages[-1].content == "fix bug 2 now"
+        assert screen.prompt.text == ""

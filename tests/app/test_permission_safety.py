@@ -140,3 +140,17 @@ async def test_a_click_on_a_button_answers(app_for: AppFactory, project: Path) -
         await finish(pilot)
         assert _entry(prompt).decision is PermissionDecision.REJECT_ONCE
         assert not (project / "ran.txt").exists()
+
+
+async def test_the_status_says_a_permission_question_waits(app_for: AppFactory) -> None:
+    app = app_for(fake_model(BashProvider()))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        status = app.workbench.status
+        await send(pilot, "run it")
+        await wait_for_prompt(pilot)
+        line = status.render().plain
+        assert "● waiting for your answer · F8" in line and "generating" not in line
+        await pilot.press("f8", "r")  # refused
+        await finish(pilot)
+        assert not status.waiting and "idle" in status.render().plain

@@ -134,7 +134,7 @@ async def _both_panels(pilot: Pilot[None]) -> None:
     assert isinstance(app, SteinerApp)
     screen = app.workbench
     for panel in ("skills", "context"):
-        if not screen.panel_shown(panel):
+        if not screen.panels.shown(panel):
             screen.action_toggle_panel(panel)
     await finish(pilot)
     screen.prompt.focus()

@@ -22,7 +22,7 @@ from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.messages import WorkbenchReady
 from steiner_tui.app.session import OFFLINE_LABEL, planned_model_label
 from steiner_tui.app.workbench_session import SessionOpenFailed
-from steiner_tui.config import Config, ConfigError
+from steiner_tui.config import Config, ConfigError, parse_config
 from tests.app.conftest import SESSION_DATE, SIZE, request_for
 from tests.app.helpers import static_text
 
@@ -79,7 +79,7 @@ async def test_a_deferred_session_opens_after_the_first_frame(
         assert screen.attached and app.session is screen.session
         assert screen.status.model == OFFLINE_LABEL
         rows = screen.controller.skill_rows()
-        assert rows and all(screen.skills.prompt_of(row.name) is not None for row in rows)
+        assert rows and all(screen.skills.get_option(row.name).prompt for row in rows)
         assert str(screen.skills.border_title).startswith("Skills · ")
         assert screen.prompt.has_focus
         assert screen.check_action("toggle_mode", ()) is True
@@ -246,9 +246,9 @@ def test_the_planned_label_names_the_model_and_checks_its_provider(project: Path
         return planned_model_label(SessionRequest(project, config, env=env))
 
     assert label(Config(), {}) == OFFLINE_LABEL
-    config = Config().with_overrides({}, default_model="anthropic/claude-sonnet-4-6")
+    config = parse_config([("c", {"default_model": "anthropic/claude-sonnet-4-6"})])
     assert label(config, {"ANTHROPIC_API_KEY": "sk-test"}) == config.default_model
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
         label(config, {})
     with pytest.raises(ConfigError, match="unknown provider 'nowhere'"):
-        label(Config().with_overrides({}, default_model="nowhere/x"), {})
+        label(parse_config([("c", {"default_model": "nowhere/x"})]), {})

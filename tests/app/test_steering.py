@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
@@ -339,9 +340,10 @@ async def test_pins_that_alone_cannot_fit_ask_which_to_unpin(
 ) -> None:
     for n in (1, 2, 3):
         (project / f"big{n}.md").write_text(f"# Big {n}\n" + f"{LINE} {n}\n" * 160)
-    info = ModelInfo(context_window=8000, max_output=1024, tokenizer="heuristic")
-    main = MainModel("offline", "offline", OfflineProvider(project), info, threshold_tokens=7900)
-    app = app_for(main)
+    # The reads are pinned on a 32k window; on 8k a read takes at most a quarter of the room
+    # under the trigger, so pinned reads alone no longer outgrow the window they were read on.
+    wide = ModelInfo(context_window=32_000, max_output=1024, tokenizer="heuristic")
+    app = app_for(MainModel("offline", "offline", OfflineProvider(project), wide))
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         runner = app.workbench.driver.runner
@@ -351,6 +353,9 @@ async def test_pins_that_alone_cannot_fit_ask_which_to_unpin(
             await pilot.press("p")
             await finish(pilot)
         assert len(runner.lineage.pins) == 2
+        info = msgspec.structs.replace(wide, context_window=8000)
+        provider = OfflineProvider(project)
+        runner.switch_model(MainModel("offline", "offline", provider, info, threshold_tokens=7900))
         await send(pilot, "read big3.md")
         for _ in range(500):
             await pilot.pause()

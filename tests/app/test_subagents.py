@@ -110,7 +110,7 @@ async def test_sub_agent_updates_reach_the_workbench_and_delegate_calls_read_wel
         )
         screen.post_message(EngineUpdate(ToolCallStarted(call, "delegate")))
         await pilot.pause()
-        assert screen.has_sub_agents
+        assert screen.slot.has_sub_agents
         tool = [e for e in screen.conversation.entries if isinstance(e, ToolEntry)][-1]
         assert tool.summary == "delegate code (background) · Fix it"
 

@@ -68,3 +68,32 @@ def test_an_unknown_price_is_none_never_zero(proxy: ProxyThread, tmp_path: Path)
     costs = request_costs(decode_all(recorded))
     assert [c[0] if c is not None else "no usage" for c in costs] == [None, None]
     assert [c[1].cause for c in costs if c is not None] == ["first", "kept"]
+
+
+def test_a_config_price_reaches_a_capture(proxy: ProxyThread, tmp_path: Path) -> None:
+    from steiner_tui.app.screens.readonly_figures import capture_budget_view
+    from steiner_tui.capture.snapshots import to_snapshots
+    from steiner_tui.config import parse_config
+
+    price = {"input": 2.0, "output": 10.0, "cache_read": 0.2, "cache_write": 2.5}
+    config = parse_config([("test", {"models": {"anthropic/claude-mystery-9": {"price": price}}})])
+    post(f"{proxy.url}/v1/messages", body("claude-mystery-9"), {"x-api-key": "k"})
+    _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    requests = decode_all(recorded)
+    figures = request_costs(requests, config.price_overrides)[0]
+    assert figures is not None and figures[0] is not None and requests[0].usage is not None
+    usage = requests[0].usage
+    assert figures[0].total_usd == pytest.approx(
+        (
+            usage.input_tokens * 2.0
+            + usage.cache_read_tokens * 0.2
+            + usage.cache_creation_tokens * 2.5
+            + usage.output_tokens * 10.0
+        )
+        / 1e6
+    )
+    view = capture_budget_view(requests, to_snapshots(requests), 0, config.price_overrides)
+    assert view.money is not None and view.money.priced
+    assert view.money.usage is not None and view.money.usage.cost_usd == figures[0].total_usd
+    unpriced = capture_budget_view(requests, to_snapshots(requests), 0)
+    assert unpriced.money is not None and not unpriced.money.priced

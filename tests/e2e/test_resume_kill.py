@@ -130,8 +130,8 @@ def _streaming(directory: Path) -> bool:
     return "partial" in tail and not MESSAGE_RECORDS.intersection(tail)
 
 
-MESSAGE_RECORDS = {"message", *LINE_OF_ROLE}
-"""The record types of a message (``message`` before log version 4, its role from then on)."""
+MESSAGE_RECORDS = set(LINE_OF_ROLE)
+"""The record types of a message (its role)."""
 
 
 def _pane_pid(term: Tmux) -> int:

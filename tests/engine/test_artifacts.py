@@ -104,3 +104,86 @@ def test_work_put_off_is_an_open_todo() -> None:
         ("Not now, but later we should cache the rates", "open"),
         ("The logging cleanup goes in a separate PR", "open"),
     ]
+
+
+def test_an_edit_says_which_names_it_adds_and_removes_and_edits_add_up() -> None:
+    first = _call(
+        1, "edit", "ok", path="app.py", old_string="x = load()", new_string="x = fetch_all(cache)"
+    )
+    second = _call(
+        2,
+        "edit",
+        "ok",
+        path="app.py",
+        old_string="def run():",
+        new_string="async def run_forever():\n    pass",
+    )
+    ledger = build_ledger([*first, *second])
+    (entry,) = ledger.entries
+    assert entry.detail == (
+        "+3 -2 lines: adds fetch_all, cache and removes load; adds run_forever, async, pass "
+        "and removes run"
+    )
+    # Carried through a summary, the next compaction adds to it rather than starting over.
+    third = _call(3, "edit", "ok", path="app.py", old_string="pass", new_string="await tick()")
+    (later,) = build_ledger(third, ledger).entries
+    assert later.detail.startswith("+4 -3 lines: adds fetch_all") and "tick" in later.detail
+
+
+def test_a_reverse_edit_or_a_chained_restore_reverts_and_rm_in_a_chain_deletes() -> None:
+    forth = _call(1, "edit", "ok", path="cli.go", old_string="v := 1", new_string="v := 2")
+    back = _call(2, "edit", "ok", path="cli.go", old_string="v := 2", new_string="v := 1")
+    chained = _call(
+        3,
+        "bash",
+        "[exit code: 0]",
+        command="git restore --source=HEAD -- ui.ts && rm -f old.css; git checkout HEAD -- b.md",
+    )
+    again = _call(4, "edit", "ok", path="b.md", old_string="# B", new_string="# Bee")
+    ledger = build_ledger([*forth, *back, *chained])
+    states = {e.key: e.state for e in ledger.entries if e.kind == "file"}
+    assert states == {
+        "cli.go": "reverted",
+        "ui.ts": "reverted",
+        "old.css": "deleted",
+        "b.md": "reverted",
+    }
+    edited = build_ledger(again, ledger).entries[-1]
+    assert edited.state == "edited" and "an earlier edit was reverted" in edited.detail
+
+
+def test_saying_that_item_is_finished_closes_the_todo_it_names() -> None:
+    ledger = build_ledger(
+        [
+            Message(
+                "user",
+                "TODO: bump the version in setup.cfg.\nTODO: write a migration guide for v3.",
+            ),
+            Message("assistant", "The v3 migration guide is written now, which closes that TODO."),
+        ]
+    )
+    assert {e.key: e.state for e in ledger.current("todo")} == {
+        "bump the version in setup.cfg.": "open",
+        "write a migration guide for v3.": "done",
+    }
+
+
+def test_choices_said_many_ways_and_a_reversal_supersedes_the_one_it_names() -> None:
+    ledger = build_ledger(
+        [
+            Message("user", "Let's look at the cache first."),  # looking around is no choice
+            Message("user", "Let's store sessions in Postgres, since it is already deployed."),
+            Message("user", "Log to a plain file for now, the collector is not ready."),
+            Message(
+                "user",
+                "About the log file: the collector shipped today, so switch to `journald` output.",
+            ),
+        ]
+    )
+    entries = {e.key: (e.state, e.detail) for e in ledger.entries}
+    assert entries == {
+        "store sessions in Postgres": ("current", "because it is already deployed"),
+        "Log to a plain file": ("superseded", "because the collector is not ready"),
+        "switch to 'journald' output": ("current", "because the collector shipped today"),
+    }
+    assert ArtifactLedger.parse(ledger.render()) == ledger  # a backtick in a key survives

@@ -15,7 +15,7 @@ from steiner_tui.engine.models import (
     lookup_model,
 )
 from steiner_tui.engine.provider import ModelInfo
-from steiner_tui.engine.tokens import native_encoding
+from steiner_tui.engine.tokens import choose_tokenizer, native_encoding
 
 
 def test_unknown_model_defaults() -> None:
@@ -82,7 +82,8 @@ def test_registry_tokenizers_follow_the_native_encoding() -> None:
     for prefix, info in MODEL_REGISTRY.items():
         if prefix == "offline":
             continue
-        assert info.tokenizer == (native_encoding(prefix) or "cl100k_base"), prefix
+        chosen = choose_tokenizer(prefix, info.tokenizer).encoding
+        assert chosen == (native_encoding(prefix) or "cl100k_base"), prefix
         assert 0 < info.max_output <= info.context_window, prefix
 
 

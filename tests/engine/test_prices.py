@@ -116,3 +116,14 @@ def test_the_docs_show_the_table_and_its_date() -> None:
         figures = (price.input, price.read, price.write, price.cache_write_1h, price.output)
         row = f"| `{prefix}` | " + " | ".join(number(v) for v in figures) + " |"
         assert row in docs, row
+
+
+def test_claude_codes_default_model_is_priced_as_claude_code_prices_it() -> None:
+    # Claude Code 2.1.328's baked model catalog: claude-opus-5-5 is "tier_4_20_cache_read_0_20"
+    # (input 4, output 20, cache_write_5m 5, cache_write_1h 8, cache_read 0.2).
+    opus = price_for("claude-opus-5-5")
+    assert opus == ModelPrice(
+        input=4.0, output=20.0, cache_read=0.2, cache_write=5.0, cache_write_1h=8.0
+    )
+    assert price_for("claude-opus-5-5-20260601") == opus
+    assert price_for("claude-opus-5") is None  # another model: not priced here

@@ -195,8 +195,7 @@ def test_tracker_rebuild_records_reads_and_leaves_messages() -> None:
     tracker = FileTracker.rebuild(messages)
     assert messages == before
     assert sorted(tracker.files()) == ["a.py", "b.py", "f.py"]
-    b = tracker.last_read("./b.py")
-    assert b is not None
+    b = next(read for read in reversed(tracker.reads) if read.path == "b.py")
     assert (b.turn, b.start_line, b.end_line, b.total_lines, b.file_hash) == (
         2,
         1,
@@ -204,7 +203,7 @@ def test_tracker_rebuild_records_reads_and_leaves_messages() -> None:
         40,
         "abc123",
     )
-    assert tracker.last_read("c.py") is None
+    assert all(read.path != "c.py" for read in tracker.reads)
 
 
 def test_dedup_note_for_identical_read() -> None:

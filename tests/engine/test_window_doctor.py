@@ -67,3 +67,22 @@ def test_the_warning_comes_once(tmp_path: Path) -> None:
     unreachable = [w for w in warnings if w.code == "window_unreachable"]
     assert len(unreachable) == 1
     assert unreachable[0].message.startswith("offline/offline: the soft trigger")
+
+
+def test_the_doctor_names_the_largest_tool_result_the_fixed_part_leaves_room_for(
+    tmp_path: Path,
+) -> None:
+    request = SessionRequest(
+        tmp_path, _offline(8192), env={}, session_id="s1", record=False, delegation=None
+    )
+    session = build_session(request)
+    try:
+        doctor = session.runner.window_doctor()
+    finally:
+        session.close()
+    # About 2,100 tokens of preamble and tool definitions under a 5,735 trigger: a quarter of
+    # the rest per result, so four reads fit before compaction is due.
+    assert 1_500 < doctor.fixed < doctor.soft
+    assert doctor.result == (doctor.soft - doctor.fixed) // 4 < 8192 // 4
+    assert doctor.line().endswith(f" · tool result ≤ {doctor.result:,}")
+    assert doctor.as_json()["tool_result_max"] == doctor.result

@@ -45,3 +45,49 @@ def test_each_request_is_priced_and_its_cause_named_from_usage_only() -> None:
     assert all(
         row.cache.detail == USAGE_ONLY for row in rows if row.cache and row.cache.cause == "unknown"
     )
+
+
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+def test_a_config_price_reaches_an_import() -> None:
+    from steiner_tui.config import parse_config
+    from steiner_tui.engine.prices import ModelPrice
+
+    assert MIXED is not None
+    data = import_claude_session(MIXED).to_json()
+    opus = [r for r in data["requests"] if r["model"].startswith("claude-opus-4-6")]
+    assert opus  # the fixture's unpriced model
+    price = {"input": 5.0, "output": 25.0, "cache_read": 0.5, "cache_write": 6.25}
+    tables = {"models": {"anthropic/claude-opus-4-6": {"price": price}}}
+    prices = parse_config([("test", tables)]).price_overrides
+    assert prices == {"claude-opus-4-6": ModelPrice(**price)}
+    rows = [
+        r for r in chart_rows(data["requests"], data["generations"], 0, prices) if not r.compaction
+    ]
+    assert all(row.cost_usd is not None for row in rows)
+    first = next(row for row in rows if row.model.startswith("claude-opus-4-6"))
+    request = opus[0]
+    uncached = request["context_tokens"] - request["cache_read_tokens"]
+    uncached -= request["cache_creation_tokens"]
+    expected = (
+        uncached * 5.0
+        + request["cache_read_tokens"] * 0.5
+        + request["cache_creation_tokens"] * 6.25
+        + request["output_tokens"] * 25.0
+    ) / 1e6
+    assert first.cost_usd == pytest.approx(expected)
+
+
+def test_config_prices_by_model_id_prefer_a_bare_ref() -> None:
+    from steiner_tui.config import parse_config
+
+    def price(input_: float) -> dict[str, float]:
+        return {"input": input_, "output": 1.0}
+
+    models = {
+        "anthropic/claude-x": {"price": price(3.0)},
+        "claude-x": {"price": price(2.0)},
+        "openai/GPT-Y": {"price": price(4.0)},
+        "anthropic/claude-z": {"context_window": 100_000},
+    }
+    prices = parse_config([("test", {"models": models})]).price_overrides
+    assert {key: p.input for key, p in prices.items()} == {"claude-x": 2.0, "gpt-y": 4.0}

@@ -169,3 +169,42 @@ async def test_each_request_asks_for_the_diagnostics_against_the_previous_messag
 def test_only_anthropics_own_endpoint_is_asked_by_default() -> None:
     assert AnthropicProvider("anthropic", "k", None).asks_for_diagnostics
     assert not AnthropicProvider("anthropic", "k", "http://127.0.0.1:9").asks_for_diagnostics
+
+
+async def test_the_session_total_holds_summary_calls_and_a_resumed_sessions_requests(
+    sessions: Sessions,
+) -> None:
+    summary = Reply(
+        parts=[
+            start(9_000, 0, 0),
+            block_start(0, {"type": "text", "text": ""}),
+            text(0, "## Summary\nWe said hello."),
+            block_stop(0),
+            *message_end("end_turn", 300),
+        ]
+    )
+    turns = (reply(0, 41_000), reply(41_000, 400), reply(41_400, 400))
+    with LoopbackServer(*turns, summary, reply(0, 2_000)) as server:
+        session = open_session(sessions, server)
+        for words in ("hello", "and more", "and the last"):
+            await session.driver.submit(words)
+        await session.driver.compact()
+        await session.driver.submit("again")
+        session.close_log()
+    *main, summarized, last = usages(session)
+    assert summarized.cache is None  # no turn of the conversation: no cause
+    # Sonnet: 9,000 uncached input at $3/M and 300 output at $15/M.
+    assert summarized.cost_usd == pytest.approx((9_000 * 3 + 300 * 15) / 1e6)
+    assert summarized.session_cost_usd == pytest.approx(
+        sum(u.cost_usd or 0 for u in (*main, summarized))
+    )
+    total = last.session_cost_usd
+    assert total == pytest.approx(sum(u.cost_usd or 0 for u in (*main, summarized, last)))
+
+    with LoopbackServer(reply(2_025, 500)) as server:
+        resumed = sessions.open(
+            WIRE.provider(server, timeout=5.0, max_retries=0), MODEL, resume=session.session_id
+        )
+        await resumed.driver.submit("and on")
+    (after,) = usages(resumed)
+    assert after.session_cost_usd == pytest.approx((total or 0) + (after.cost_usd or 0))

@@ -21,7 +21,12 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import RequestSnapshot, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.snapshots import RequestSummary, SnapshotStore, prefix_stability
+from steiner_tui.engine.snapshots import (
+    RequestSummary,
+    SnapshotStore,
+    hash_messages,
+    prefix_stability,
+)
 from steiner_tui.sessions.earlier_requests import (
     BLOCKS_SOURCE,
     LoggedRequest,
@@ -31,8 +36,7 @@ from steiner_tui.sessions.earlier_requests import (
     request_stability,
 )
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.request_columns import RequestColumns
-from steiner_tui.sessions.request_values import RequestSetting
+from steiner_tui.sessions.request_values import RequestRecord
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import SUMMARY, OpenSession
 from tests.sessions.test_log_format import _long_session
@@ -64,21 +68,17 @@ async def test_the_log_lists_every_earlier_request_as_the_store_did(
 
 
 def test_listing_computes_no_hash() -> None:
-    columns = RequestColumns()
-    fields = {
-        "index": 1,
-        "request_id": "s-1",
-        "time": None,
-        "shared": 0,
-        "hashes": None,  # derived from the messages logged since
-        "prompt_bytes": 9,
-        "estimated_prompt_tokens": 4,
-        "raw_prompt_tokens": 4,
-        "setting": RequestSetting(model="m"),
-    }
-    columns.append(fields, [Message("user", "hello")])
+    record = RequestRecord(
+        index=1,
+        request_id="s-1",
+        hashes=hash_messages([Message("user", "hello")]),
+        prompt_bytes=9,
+        estimated_prompt_tokens=4,
+        raw_prompt_tokens=4,
+        model="m",
+    )
     with patch.object(Message, "digest", side_effect=AssertionError("hashed")):
-        (row,) = LoggedRequests(columns, ConversationLineage()).summaries()
+        (row,) = LoggedRequests([record], ConversationLineage()).summaries()
     assert row.message_count == 1 and row.logged and row.time is None and row.model == "m"
 
 

@@ -6,8 +6,8 @@ from steiner_tui.app.transcript import ErrorEntry, UserEntry, entries_from_messa
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.sessions.log_parse import parse_log_bytes
-from steiner_tui.sessions.record_values import message_record
-from steiner_tui.sessions.records import ErrorRecord, RemedyRecord, decode_record, encode_record
+from steiner_tui.sessions.record_values import message_line
+from steiner_tui.sessions.records import ErrorRecord, decode_record, encode_record
 
 
 def _log(*records: object) -> bytes:
@@ -16,9 +16,10 @@ def _log(*records: object) -> bytes:
 
 def test_an_error_record_round_trips_its_remedies() -> None:
     record = ErrorRecord(
-        code="rate_limited", message="429", remedies=(RemedyRecord("wait", "wait, then retry"),)
+        code="rate_limited", message="429", remedies=(Remedy("wait", "wait, then retry"),)
     )
-    assert decode_record(encode_record(record)) == record
+    (error,) = parse_log_bytes(encode_record(record)).errors
+    assert error.remedies == record.remedies
 
 
 def test_an_old_error_record_loads_without_remedies() -> None:
@@ -29,13 +30,13 @@ def test_an_old_error_record_loads_without_remedies() -> None:
 
 def test_errors_are_placed_where_they_happened() -> None:
     data = _log(
-        message_record(0, Message("user", "first")),
+        message_line([Message("user", "first")], 0),
         ErrorRecord(
             code="rate_limited",
             message="429 [/]",
-            remedies=(RemedyRecord("wait", "wait"), RemedyRecord("teleport", "unknown action")),
+            remedies=(Remedy("wait", "wait"), {"action": "teleport", "hint": "unknown action"}),
         ),
-        message_record(0, Message("assistant", "answer")),
+        message_line([Message("user", "first"), Message("assistant", "answer")], 1),
     )
     state = parse_log_bytes(data)
     assert [p.message for p in state.problems] == ["the log does not start with a header record"]

@@ -1,10 +1,9 @@
 """The log format: typed records, linear size, exact request rebuilds, old logs.
 
 * every request record holds only what it added to the one before, and rebuilds
-  byte-for-byte into the full record a version 1 log would have held (the version 4
-  specifics are in ``test_log_version4``);
+  byte-for-byte into the full record (the delta rules are in ``test_log_version4``);
 * each message is stored once, retained messages of a compaction included;
-* a version 1 log (the fixture was written by the previous writer) still loads and resumes.
+* a log of an older development version (the fixtures) is refused with a clear message.
 """
 
 from __future__ import annotations
@@ -15,18 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ProviderError
-from steiner_tui.engine.serialize import message_to_dict
+from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
-from steiner_tui.sessions.record_values import message_of, message_record
+from steiner_tui.sessions.record_values import message_line, message_of_line
 from steiner_tui.sessions.records import (
     LOG_VERSION,
     HeaderRecord,
-    MessageRecord,
+    MessageLine,
     decode_record,
     encode_record,
 )
@@ -34,11 +34,11 @@ from steiner_tui.sessions.request_values import shared_prefix
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import SUMMARY, OpenSession
 
-FIXTURE = Path(__file__).parent / "fixtures" / "v1_session"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def _version1_request(snapshot: RequestSnapshot) -> dict[str, Any]:
-    """What the version 1 writer wrote for ``snapshot`` (every hash, no ``shared``)."""
+def _full_request(snapshot: RequestSnapshot) -> dict[str, Any]:
+    """Every field of ``snapshot``'s request record (every hash, no ``shared``)."""
     return {
         "type": "request",
         "index": snapshot.index,
@@ -96,7 +96,7 @@ async def test_every_request_rebuilds_byte_for_byte(open_session: OpenSession) -
     assert len(loaded.requests) == len(live)
     for rebuilt, snapshot in zip(loaded.requests, live, strict=True):
         assert rebuilt.exact
-        assert _canonical(rebuilt.full_record()) == _canonical(_version1_request(snapshot))
+        assert _canonical(rebuilt.full_record()) == _canonical(_full_request(snapshot))
 
 
 async def test_request_records_do_not_grow_with_the_conversation(
@@ -105,7 +105,7 @@ async def test_request_records_do_not_grow_with_the_conversation(
     harness = await _long_session(open_session, 40)
     lines = _lines(harness.session_dir)
     requests = [line for line in lines if line.startswith(b'{"type":"request"')]
-    counts = [len(r.entry.hashes) for r in load_session(harness.session_dir).requests]
+    counts = [len(r.hashes) for r in load_session(harness.session_dir).requests]
     assert len(counts) == len(requests)
     assert sorted(counts)[len(counts) // 2] <= 3  # most add a user message and a reply or two
     half = len(requests) // 2
@@ -127,85 +127,38 @@ async def test_each_message_is_stored_once(open_session: OpenSession) -> None:
     assert loaded.lineage == lineage
 
 
-def test_a_version_1_log_still_loads(tmp_path: Path) -> None:
-    directory = tmp_path / "v1_session"
-    shutil.copytree(FIXTURE, directory)
-    expected = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
-    loaded = load_session(directory)
-    assert loaded.problems == ()
-    assert json.loads(_lines(directory)[0])["version"] == 1
-    generations = [
-        {
-            "id": g.id,
-            "summary": g.summary,
-            "backend_state": g.backend_state,
-            "messages": [message_to_dict(m) for m in g.messages],
-            "outcome_summary": g.outcome.summary if g.outcome else None,
-        }
-        for g in loaded.lineage.generations
-    ]
-    assert generations == expected["generations"]
-    requests = [
-        {
-            "index": r.index,
-            "hashes": list(r.message_hashes),
-            "prompt_bytes": r.prompt_bytes,
-            "compaction": r.compaction,
-            "generation": r.generation,
-            "max_tokens": r.max_tokens,
-            "estimated_prompt_tokens": r.estimated_prompt_tokens,
-        }
-        for r in loaded.requests
-    ]
-    assert requests == expected["requests"]  # numbered from 1 as they load (logged from 0)
-    last = loaded.last_main_request
-    assert [last.provider_alias, last.backend_model, last.prompt_cache_key] == (
-        expected["last_main_request"]
-    )
-    assert loaded.mode == expected["mode"]
-    assert [list(t) for t in loaded.skill_toggles] == expected["skill_toggles"]
-
-
-async def test_a_version_1_log_resumes_and_continues_in_the_current_version(
-    open_session: OpenSession, sessions_base: Path
+@pytest.mark.parametrize("name", ["v1_session", "v3_session"])
+def test_a_log_of_an_older_version_is_refused_with_a_clear_message(
+    name: str, open_session: OpenSession, sessions_base: Path
 ) -> None:
-    _install_fixture(sessions_base)
-    before = load_session(sessions_base / "v1_session")
-    resumed = open_session(resume="v1_session", window=4000)
-    result = await resumed.driver.submit("one more question")
-    assert result.status == "done", result.error
-    resumed.log.close()
-    after = load_session(sessions_base / "v1_session")
-    assert after.problems == ()
-    assert after.lineage == resumed.runner.lineage
-    assert (
-        after.lineage.generations[: len(before.lineage.generations) - 1]
-        == (before.lineage.generations[:-1])
-    )
-    first_new = len(before.requests)
-    assert after.requests[first_new].entry.shared > 0  # relative to the version 1 record
-
-
-def _install_fixture(sessions_base: Path) -> None:
     sessions_base.mkdir(parents=True)
-    shutil.copytree(FIXTURE, sessions_base / "v1_session")
-    (sessions_base / "v1_session" / "expected.json").unlink()
+    shutil.copytree(FIXTURES / name, sessions_base / name)
+    version = json.loads(_lines(sessions_base / name)[0])["version"]
+    message = (
+        f"session '{name}' was written by an older development version of steiner-tui "
+        f"(log version {version}; this one reads version {LOG_VERSION}) and cannot be loaded"
+    )
+    with pytest.raises(SessionLoadError) as raised:
+        load_session(sessions_base / name)
+    assert str(raised.value) == message
+    with pytest.raises(SessionLoadError, match="older development version"):
+        open_session(resume=name)
 
 
 def test_records_round_trip_and_defaults_are_left_out() -> None:
-    header = HeaderRecord(version=2, session_id="s1", alias="a")
+    header = HeaderRecord(version=LOG_VERSION, session_id="s1", alias="a")
     line = encode_record(header)
-    assert line == b'{"type":"header","version":2,"session_id":"s1","alias":"a"}\n'
+    assert line == b'{"type":"header","version":%d,"session_id":"s1","alias":"a"}\n' % LOG_VERSION
     assert decode_record(line.rstrip(b"\n")) == header
 
 
 def test_lone_surrogates_round_trip_through_ascii_escapes() -> None:
-    record = message_record(0, Message("assistant", "x\ud800y"))
+    record = message_line([Message("assistant", "x\ud800y")], 0)
     line = encode_record(record)
     assert b"\\ud800" in line
     decoded = decode_record(line.rstrip(b"\n"))
-    assert isinstance(decoded, MessageRecord)
-    assert message_of(decoded.message).content == "x\ud800y"
+    assert isinstance(decoded, MessageLine)
+    assert message_of_line(decoded, ())[0].content == "x\ud800y"
 
 
 def test_shared_prefix() -> None:

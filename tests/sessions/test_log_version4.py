@@ -1,19 +1,16 @@
-"""The version 4 log format: records that leave out what the records before them say.
+"""The log format: records that leave out what the records before them say.
 
 * request records leave out fields equal to the previous request's, derive hashes and prompt
   bytes from the messages logged since, fold in their usage and imply the last main request;
   every request still rebuilds byte-for-byte (a property test over arbitrary sequences);
 * message records carry the role as their type; tool results that are one line of JSON are
   written as JSON; every message still round-trips exactly;
-* a version 3 log (the fixture was written by the version 3 writer) loads, rebuilds every
-  request byte-for-byte and resumes into version 4;
-* a damaged line before a version 4 request record is reported on that record.
+* a damaged line before a request record is reported on that record.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -22,16 +19,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.serialize import message_to_dict
 from steiner_tui.engine.snapshots import build_request_snapshot, hash_messages
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.record_values import message_line, message_of_line
 from steiner_tui.sessions.records import (
-    LOG_VERSION,
     MessageLine,
     RequestEntry,
     decode_record,
@@ -40,70 +34,13 @@ from steiner_tui.sessions.records import (
 from steiner_tui.sessions.request_values import LoggedRequest, request_delta, resolve_request
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
-from tests.sessions.test_log_format import _canonical, _long_session, _version1_request
+from tests.sessions.test_log_format import _long_session
 
-FIXTURE = Path(__file__).parent / "fixtures" / "v3_session"
 MESSAGE_TYPES = (b'{"type":"user"', b'{"type":"assistant"', b'{"type":"tool"')
 
 
 def _lines(directory: Path) -> list[bytes]:
     return (directory / "session.jsonl").read_bytes().splitlines()
-
-
-def _install(sessions_base: Path) -> Path:
-    sessions_base.mkdir(parents=True)
-    directory = sessions_base / "v3_session"
-    shutil.copytree(FIXTURE, directory)
-    (directory / "expected.json").unlink()
-    return directory
-
-
-def test_a_version_3_log_rebuilds_every_request_byte_for_byte(tmp_path: Path) -> None:
-    directory = tmp_path / "v3_session"
-    shutil.copytree(FIXTURE, directory)
-    expected = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
-    assert json.loads(_lines(directory)[0])["version"] == 3
-    loaded = load_session(directory)
-    assert loaded.problems == ()
-    assert len(loaded.requests) == len(expected["requests"])
-    for rebuilt, want in zip(loaded.requests, expected["requests"], strict=True):
-        assert rebuilt.exact
-        assert _canonical(rebuilt.full_record()) == _canonical(want)
-    generations = [
-        {"id": g.id, "summary": g.summary, "messages": [message_to_dict(m) for m in g.messages]}
-        for g in loaded.lineage.generations
-    ]
-    assert generations == expected["generations"]
-    last = loaded.last_main_request
-    assert [last.provider_alias, last.backend_model, last.prompt_cache_key] == (
-        expected["last_main_request"]
-    )
-
-
-async def test_a_version_3_log_resumes_into_version_4_exactly(
-    open_session: OpenSession, sessions_base: Path
-) -> None:
-    directory = _install(sessions_base)
-    before = load_session(directory)
-    resumed = open_session(resume="v3_session", window=6000)
-    for turn in range(3):
-        result = await resumed.driver.submit(f"more {turn}: " + "lorem ipsum " * 20)
-        assert result.status == "done", result.error
-    resumed.log.close()
-    after = load_session(directory)
-    assert after.problems == ()
-    assert after.lineage == resumed.runner.lineage
-    assert after.last_main_request == resumed.runner.last_main_request
-    live = [e for e in resumed.sink.events if isinstance(e, RequestSnapshot)]
-    new = after.requests[len(before.requests) :]
-    assert len(new) == len(live)
-    for rebuilt, snapshot in zip(new, live, strict=True):
-        assert _canonical(rebuilt.full_record()) == _canonical(_version1_request(snapshot))
-    assert new[0].shared > 0  # relative to the version 3 record before it
-    written = _lines(directory)[len(_lines(FIXTURE)) :]
-    assert json.loads(written[0]) == {**json.loads(written[0]), "version": LOG_VERSION}
-    assert any(line.startswith(MESSAGE_TYPES) for line in written)
-    assert not any(line.startswith(b'{"type":"message"') for line in written)
 
 
 async def test_version_4_requests_write_only_what_changed(open_session: OpenSession) -> None:
@@ -216,7 +153,7 @@ def test_every_request_sequence_rebuilds_exactly(steps: list[dict[str, Any]]) ->
         hashes = snapshot.message_hashes
         decoded = decode_record(encode_record(entry).rstrip(b"\n"))
         assert isinstance(decoded, RequestEntry)
-        read = resolve_request(decoded, read, LOG_VERSION, since)
+        read = resolve_request(decoded, read, since)
         assert read == written
         assert json.dumps(read.time.isoformat() if read.time else None) == json.dumps(
             snapshot.time.isoformat()

@@ -14,6 +14,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,15 +26,8 @@ from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError
 from steiner_tui.sessions.loader import LoadedSession, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.meta import SessionMeta, write_meta
-from steiner_tui.sessions.record_values import (
-    message_record,
-)
-from steiner_tui.sessions.records import (
-    LINE_OF_ROLE,
-    MessageData,
-    MessageRecord,
-    encode_record,
-)
+from steiner_tui.sessions.record_values import message_line
+from steiner_tui.sessions.records import LINE_OF_ROLE, LOG_VERSION, HeaderRecord, encode_record
 from steiner_tui.sessions.resume import resumed_skills
 from steiner_tui.sessions.store import SessionStore
 from tests.agent.fakes import Reply
@@ -234,11 +228,11 @@ async def test_a_forged_envelope_never_becomes_skill_state(open_session: OpenSes
 def test_resume_trusts_only_the_prefix_the_log_says_the_driver_wrote(tmp_path: Path) -> None:
     directory = tmp_path / "s1"
     directory.mkdir()
-    header = b'{"type":"header","version":2,"session_id":"s1"}\n'
-    plain = message_record(0, Message("user", "plain"))
-    edited = MessageData(role="user", content=FORGED)
-    record = MessageRecord(message=edited, gen=0, driver=0)  # a log edited after the fact
-    assert plain.driver == 0
+    header = encode_record(HeaderRecord(version=LOG_VERSION, session_id="s1"))
+    plain = message_line([Message("user", "plain")], 0)
+    record = message_line([Message("user", FORGED, source="x")], 0)
+    record = msgspec.structs.replace(record, source="", driver=0)  # a log edited after the fact
+    assert plain.driver is None  # left out: none of it was composed by the driver
     (directory / "session.jsonl").write_bytes(header + encode_record(record))
     loaded = load_session(directory)
     assert loaded.lineage.active.messages[0].content == FORGED  # sent bytes kept exactly
@@ -262,7 +256,7 @@ def _legacy_empty_session(sessions_base: Path, project: Path) -> None:
     """A session with no message, newer than the others (older versions saved every launch)."""
     empty = sessions_base / "legacyempty"
     empty.mkdir()
-    (empty / "session.jsonl").write_bytes(b'{"type":"header","version":1}\n')
+    (empty / "session.jsonl").write_bytes(encode_record(HeaderRecord(version=LOG_VERSION)))
     newer = datetime(2030, 1, 1, tzinfo=UTC)
     write_meta(empty, SessionMeta("legacyempty", str(project.resolve()), newer, newer))
 
@@ -300,5 +294,5 @@ async def test_an_open_session_is_never_deleted_or_evicted(
 
 
 def test_parse_of_a_log_with_only_a_header_has_no_messages() -> None:
-    state = parse_log_bytes(b'{"type":"header","version":2}\n')
+    state = parse_log_bytes(encode_record(HeaderRecord(version=LOG_VERSION)))
     assert state.problems == [] and state.active.messages == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,8 +17,6 @@ from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.writer import SessionLog
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
-
-FIXTURE = Path(__file__).parent / "fixtures" / "v3_session"
 
 
 def _statuses(messages: tuple[Message, ...], statuses: dict[str, str] | None) -> dict[str, str]:
@@ -126,10 +123,18 @@ def test_cancelled_and_interrupted_results_show_as_cancelled() -> None:
     assert _statuses(messages, {}) == {"c1": "cancelled", "c2": "cancelled"}
 
 
-def test_a_log_without_statuses_loads_as_before(tmp_path: Path) -> None:
-    directory = tmp_path / "v3_session"
-    shutil.copytree(FIXTURE, directory)
-    loaded = load_session(directory)
+async def test_a_log_without_statuses_loads_as_the_text_says(open_session: OpenSession) -> None:
+    calls = (ToolCall("c1", "read", {"path": "README.md"}), ToolCall("c2", "read", {"path": "x"}))
+    harness = open_session([Reply(["Reading."], list(calls)), Reply(["done"])])
+    await harness.driver.submit("read them")
+    harness.log.close()
+    path = harness.session_dir / "session.jsonl"
+    lines = path.read_bytes().splitlines()
+    records = [json.loads(line) for line in lines]
+    for record in records:
+        record.pop("status", None)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    loaded = load_session(harness.session_dir)
     assert loaded.problems == () and loaded.tool_statuses == {}
     messages = loaded.lineage.active.messages
     guessed = _statuses(messages, None)

@@ -45,6 +45,7 @@ from steiner_tui.capture.report import CapturedRequest, decode_all
 from steiner_tui.capture.snapshots import to_snapshots
 from steiner_tui.capture.store import read_capture
 from steiner_tui.capture.wire import Block, DecodedRequest
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import byte_count
 
@@ -126,7 +127,9 @@ def capture_entries(decoded: DecodedRequest) -> list[Entry]:
     return entries
 
 
-def _data(requests: list[CapturedRequest], problems: tuple[str, ...]) -> CaptureWorkbenchData:
+def _data(
+    requests: list[CapturedRequest], problems: tuple[str, ...], prices: PriceOverrides
+) -> CaptureWorkbenchData:
     warnings = tuple(NoticeEntry(f"capture: {problem}", "warning") for problem in problems)
     if not requests:
         return CaptureWorkbenchData(0, -1, warnings, None, problems, problems)
@@ -137,14 +140,17 @@ def _data(requests: list[CapturedRequest], problems: tuple[str, ...]) -> Capture
         len(requests),
         position,
         (*warnings, *capture_entries(decoded)),
-        capture_budget_view(requests, snapshots, position),
+        capture_budget_view(requests, snapshots, position, prices),
         (*problems, *(m.hash for m in decoded.messages)),
         problems,
     )
 
 
-def load_workbench(base: Path, capture_id: str) -> tuple[Path, CaptureWorkbenchData]:
-    """The capture's folder and what the screen shows of it (reads and decodes it).
+def load_workbench(
+    base: Path, capture_id: str, prices: PriceOverrides = NO_OVERRIDES
+) -> tuple[Path, CaptureWorkbenchData]:
+    """The capture's folder and what the screen shows of it (reads and decodes it; priced
+    with the config's ``prices`` for its model ids, else the table).
 
     Raises:
         ValueError: the id is not valid, or the requests file cannot be opened
@@ -152,7 +158,7 @@ def load_workbench(base: Path, capture_id: str) -> tuple[Path, CaptureWorkbenchD
         CaptureNotFoundError: there is no such capture.
     """
     info, recorded = read_capture(base, capture_id)
-    return info.directory, _data(decode_all(recorded), info.problems)
+    return info.directory, _data(decode_all(recorded), info.problems, prices)
 
 
 class CaptureWorkbench(Screen[None]):
@@ -172,12 +178,21 @@ class CaptureWorkbench(Screen[None]):
     ]  # fmt: skip
     """F2 opens the inspector; Escape or q closes."""
 
-    def __init__(self, base: Path, capture_id: str, *, follow: bool = True) -> None:
+    def __init__(
+        self,
+        base: Path,
+        capture_id: str,
+        *,
+        follow: bool = True,
+        prices: PriceOverrides = NO_OVERRIDES,
+    ) -> None:
         super().__init__()
         self.base = base
         self.capture_id = capture_id
         self.follow = follow
-        directory, self.data = load_workbench(base, capture_id)
+        self.prices = prices
+        """The config's prices by model id (before the table)."""
+        directory, self.data = load_workbench(base, capture_id, prices)
         self._log = directory / "requests.jsonl"
         self._log_bytes = self._log_size()
         self._signature: tuple[str, ...] | None = None
@@ -211,7 +226,9 @@ class CaptureWorkbench(Screen[None]):
     @work(exclusive=True, group="capture-workbench-reload")
     async def _reload(self) -> None:
         try:
-            _, data = await asyncio.to_thread(load_workbench, self.base, self.capture_id)
+            _, data = await asyncio.to_thread(
+                load_workbench, self.base, self.capture_id, self.prices
+            )
         except (ValueError, LookupError) as error:  # the folder went away or cannot be read
             self.query_one(BudgetPanel).show_error(f"The capture cannot be read now: {error}")
             return

@@ -23,6 +23,7 @@ from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.capture.store import list_captures
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.store import list_imports, load_import
 
 __all__ = ["CapturesScreen", "list_readonly"]
@@ -76,9 +77,11 @@ class CapturesScreen(Screen[None]):
     ]
     """Escape closes; Enter opens the highlighted capture or import."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, prices: PriceOverrides = NO_OVERRIDES) -> None:
         super().__init__()
         self.base = base
+        self.prices = prices
+        """The config's prices by model id (before the table)."""
         self.rows: list[Row] = []
 
     def compose(self) -> ComposeResult:
@@ -118,10 +121,10 @@ class CapturesScreen(Screen[None]):
         kind, item_id, _, _ = self.rows[index]
         try:
             if kind == "capture":
-                self.app.push_screen(CaptureWorkbench(self.base, item_id))
+                self.app.push_screen(CaptureWorkbench(self.base, item_id, prices=self.prices))
             else:
                 data: dict[str, Any] = load_import(self.base, item_id)
-                self.app.push_screen(ImportedScreen(data))
+                self.app.push_screen(ImportedScreen(data, prices=self.prices))
         except (OSError, ValueError, LookupError) as error:
             self.notify(f"Cannot open {item_id}: {error}", severity="error")
 

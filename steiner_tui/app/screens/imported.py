@@ -24,12 +24,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
+from watchfiles import awatch
 
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.follow import FOLLOW_POLL_MS, TranscriptFollower
@@ -94,10 +96,16 @@ class ImportedScreen(Screen[None]):
     """l opens the lineage browser, v the conversation; Escape or q closes."""
 
     def __init__(
-        self, session: dict[str, Any], *, follow: TranscriptFollower | None = None
+        self,
+        session: dict[str, Any],
+        *,
+        follow: TranscriptFollower | None = None,
+        prices: PriceOverrides = NO_OVERRIDES,
     ) -> None:
         super().__init__()
         self.session = session
+        self.prices = prices
+        """The config's prices by model id (before the table)."""
         self.follow = follow
         """The transcript followed as the agent writes it (``watch``), or None."""
         self._stop = asyncio.Event()
@@ -137,7 +145,7 @@ class ImportedScreen(Screen[None]):
         read = sum(r["cache_read_tokens"] for r in requests)
         share = f"{read / context:.0%}" if context else "-"
         window = import_window(session)
-        rows = chart_rows(requests, generations, window.tokens)
+        rows = chart_rows(requests, generations, window.tokens, self.prices)
         priced = [row for row in rows if not row.compaction]
         self.query_one("#imported-summary", Static).update(
             Text(
@@ -201,8 +209,6 @@ class ImportedScreen(Screen[None]):
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:
         """Show the transcript again each time complete lines are appended to it (watchfiles;
         it is looked at anyway every ``FOLLOW_POLL_MS``)."""
-        from watchfiles import awatch  # its native module only for a followed transcript
-
         async for _ in awatch(
             follower.path,
             debounce=100,
@@ -269,7 +275,7 @@ class ImportedScreen(Screen[None]):
         """Open the latest generation's conversation beside the chart."""
         from steiner_tui.app.screens.imported_conversation import ImportedConversation
 
-        self.app.push_screen(ImportedConversation(self.session))
+        self.app.push_screen(ImportedConversation(self.session, self.prices))
 
     def action_close(self) -> None:
         """Close the screen (the app, when it is the only one)."""

@@ -30,6 +30,7 @@ from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.transcript import TranscriptItem, read_conversation
 from steiner_tui.resources import styles_dir
@@ -79,9 +80,11 @@ class ImportedConversation(Screen[None]):
     ]  # fmt: skip
     """Escape or q closes."""
 
-    def __init__(self, session: dict[str, Any]) -> None:
+    def __init__(self, session: dict[str, Any], prices: PriceOverrides = NO_OVERRIDES) -> None:
         super().__init__()
         self.session = session
+        self.prices = prices
+        """The config's prices by model id (before the table)."""
         self.sub_title = f"{session.get('source', '')} {session.get('id', '')} · read-only"
 
     def compose(self) -> ComposeResult:
@@ -108,7 +111,9 @@ class ImportedConversation(Screen[None]):
         model = str(requests[-1]["model"]) if requests else ""
         window = import_window(self.session)
         chart = self.query_one(RequestChart)
-        chart.view = import_chart_view(chart_rows(requests, generations, window.tokens), window)
+        chart.view = import_chart_view(
+            chart_rows(requests, generations, window.tokens, self.prices), window
+        )
         shown = window_label(window)
         compactions = f"{len(generations)} compaction{'s' if len(generations) != 1 else ''}"
         self.query_one("#imported-side-summary", Static).update(

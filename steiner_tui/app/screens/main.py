@@ -1,13 +1,14 @@
 """The main screen: skills on the left, the conversation and prompt, the context budget right.
 
 The screen composes self-contained widgets and routes between them: the conversation shows
-replies, tools and questions (``ConversationPane.show_event``, ``ask``), the context panel
-computes its own figures and steers (``BudgetPanel``), ``p`` pins in the conversation. The
-screen keeps the layout (``SidePanels``), its own keys, the slash commands and the run worker.
-Engine events arrive as one message, ``EngineUpdate``, in the order the engine emitted them.
-Runs happen in one exclusive async worker group; Esc cancels that worker and the runner keeps
-what streamed as an interrupted reply. ``busy`` is the one run state: the status line and the
-context panel are bound to it, and the footer follows it.
+replies, tools, questions and how a run ended (``ConversationPane.show_event``, ``ask``,
+``run_ended``), the context panel computes its own figures, follows usage and health and
+steers (``BudgetPanel``), ``p`` pins in the conversation, the sub-agent panel opens children
+(``BudgetSlot``). The screen keeps the layout (``SidePanels``), its own keys, the slash
+commands and the run worker. Engine events arrive as one message, ``EngineUpdate``, in the
+order the engine emitted them. Runs happen in one exclusive async worker group; Esc cancels that
+worker and the runner keeps what streamed as an interrupted reply. ``busy`` is the one run
+state: the status line and the context panel are bound to it, and the footer follows it.
 
 The session (``WorkbenchSession``) opens at once (tests, benchmarks) or after the first frame
 (a launch): until then every key of the workbench shows dimmed and does nothing.
@@ -16,7 +17,8 @@ The session (``WorkbenchSession``) opens at once (tests, benchmarks) or after th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import ClassVar
 
 from textual import events, getters, on, work
@@ -28,22 +30,21 @@ from textual.screen import Screen
 from steiner_tui.agent.delegation.model import SubAgentInfo, SubAgentUpdated
 from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.session import Session, SessionRequest
-from steiner_tui.agent.session_factory import LOG_FAILED, LOG_RESTORED
 from steiner_tui.app.adapter import skill_notice
+from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
-from steiner_tui.app.completion import CompletionSources
 from steiner_tui.app.controller import SessionController
 from steiner_tui.app.help_catalog import key_label
+from steiner_tui.app.live_files import FileChangesShown
 from steiner_tui.app.main_keys import MAIN_BINDINGS
 from steiner_tui.app.messages import Asked, EngineUpdate, RunEnded, Said, WorkbenchReady
 from steiner_tui.app.prompt_completion import PromptCompletion
-from steiner_tui.app.resend import resend_text
-from steiner_tui.app.screens.panel_layout import BREAKPOINTS, PANELS, WIDE_FROM, SidePanels
+from steiner_tui.app.screens.panel_layout import BREAKPOINTS, WIDE_FROM, SidePanels
 from steiner_tui.app.session import planned_model_label
-from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
+from steiner_tui.app.slash import SlashCommand, parse_slash
 from steiner_tui.app.slash_commands import SlashCommands
 from steiner_tui.app.steering import SteeringController
-from steiner_tui.app.transcript import NoticeEntry, entries_from_messages, error_entry
+from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -55,30 +56,18 @@ from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
-from steiner_tui.app.widgets.subagents import SUB_AGENT_PANEL_ID, BudgetSlot
+from steiner_tui.app.widgets.subagents import BudgetSlot
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
-from steiner_tui.engine.events import (
-    CompactionApplied,
-    ErrorEvent,
-    HealthEvent,
-    RequestSnapshot,
-    ToolCallFinished,
-    UsageReported,
-    WarningEvent,
-)
-from steiner_tui.engine.prompt.pending_reload import PendingReload
-from steiner_tui.engine.prompt.static_cache import StaticPartition
+from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageReported
 from steiner_tui.engine.skills.delta import SkillStatus
-from steiner_tui.units import count, token_count
 
 __all__ = ["MainScreen"]
 
-_NOT_COMPACTED = "compaction ended: nothing was compacted"
-_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed", LOG_RESTORED})
-"""Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
-hard limit, why a compaction failed, and a session log written anew after its folder went."""
+_BUSY = (
+    "A reply is still generating: wait, or press Esc to cancel it. Your text stays in the prompt."
+)
 
 
 class MainScreen(Screen[None]):
@@ -109,6 +98,7 @@ class MainScreen(Screen[None]):
     prompt = getters.query_one("#prompt", PromptEditor)
     budget = getters.query_one("#budget", BudgetPanel)
     status = getters.query_one("#status", StatusLine)
+    slot = getters.query_one(BudgetSlot)
 
     def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
         super().__init__()
@@ -123,10 +113,10 @@ class MainScreen(Screen[None]):
         self.commands = SlashCommands(self, self)
         """The slash commands (and F4)."""
         burst = request.config.typing_burst
-        self.typing = TypingRouter(self, lambda: self.prompt, self.run_held_key, burst=burst)
+        self.typing = TypingRouter(self, lambda: self.prompt, burst=burst)
         """Printable keys and pastes to the prompt, whatever has focus (``typing_route``)."""
-        self._last_sent: str | None = None
-        """The text of the last message sent from this screen (F5 resends it)."""
+        self.files = FileChangesShown(self)
+        """Changed files: pending reloads (Ctrl+R) and the skills sidebar (``live_files``)."""
         self._open_after_first_frame = defer_open
         if not defer_open:
             self.hold.open()
@@ -180,10 +170,14 @@ class MainScreen(Screen[None]):
         self.completion = PromptCompletion(
             self.prompt,
             lambda dropdown: self.mount(dropdown, after=self.prompt),
-            self.completion_sources,
+            self.hold.completion_sources,
             lambda: self.request.sessions_dir,
         )
         self.status.project = self.request.project_root.name
+        self.watch(self, "focused", self._show_cache_hint, init=False)
+        self.watch(self.budget, "cache_actions", self._show_cache_hint, init=False)
+        for name in ("waiting", "compacting"):  # what the run waits on, what it is doing
+            self.watch(self.conversation, name, partial(setattr, self.status, name))
         if self.attached:
             self._show_session()
             self.call_after_refresh(self._after_first_frame)
@@ -201,13 +195,16 @@ class MainScreen(Screen[None]):
         self.status.mode = self.driver.mode
         self.status.compaction = self.steering.mode
         self.conversation.steering = self.steering
+        self.conversation.retry_label = key_label(
+            self.request.config.keymap.get("main.retry", "f5")
+        )
         self.prompt.project_root = self.session.project_root
         self.budget.attach(self.controller, self.steering)
-        self.query_one(BudgetSlot).transcript = self.controller.sub_agent_transcript
+        self.slot.transcript = self.controller.sub_agent_transcript
         self.hold.attach(self)
         self.refresh_skills()
-        self.show_conversation()
-        self.learn_model_limits()
+        self.run_worker(self.conversation.show_session(self.session), group="load", exclusive=True)
+        self.budget.learn_model_limits()
         self.opened = True  # the keys are drawn enabled
 
     def _after_first_frame(self) -> None:
@@ -248,31 +245,8 @@ class MainScreen(Screen[None]):
     def _started(self) -> None:
         if self.request.config.watch_files:
             plan = self.controller.watch_plan
-            self.run_worker(follow_files(plan, self.apply_file_changes), group="watch")
+            self.run_worker(follow_files(plan, self.files.apply), group="watch")
         self.post_message(WorkbenchReady())
-
-    @work(group="limits", exit_on_error=False)
-    async def learn_model_limits(self) -> None:
-        """Ask a local model's server for its window and tool support (off the UI loop)."""
-        runner = self.driver.runner
-        learned = await runner.learn_limits()
-        model = runner.model
-        silent = model.limits_probe is not None and model.window_origin == "default"
-        # A local server down: its window is a guess, said at the top of the panel.
-        self.budget.warn_window("window unknown: server not answering" if silent else "")
-        if learned or silent:
-            self.refresh_budget()
-
-    @work(exclusive=True, group="load")
-    async def show_conversation(self) -> None:
-        """Show a resumed conversation, then what the session has to say at start."""
-        root = str(self.session.project_root)
-        conversation, errors = self.driver.runner.conversation, self.session.logged_errors
-        self.conversation.show_pins(self.driver.runner.lineage.pins)  # marked as they are made
-        statuses = self.session.tool_status.statuses
-        await self.conversation.load(entries_from_messages(conversation, root, errors, statuses))
-        for notice in self.session.notices:
-            await self.conversation.add(NoticeEntry(notice, "session"))
 
     async def on_unmount(self) -> None:
         """Detach from the engine; cancel sub-agents still running and wait for them."""
@@ -292,70 +266,32 @@ class MainScreen(Screen[None]):
             self.status.generation = self.driver.lineage.active.id
             self.budget.refresh_figures()
 
-    def refresh_pending_reload(self) -> PendingReload | None:
-        """Show the changes waiting for the next compaction (and their cost) in the status line."""
-        pending = self.controller.pending_reload() if self.attached else None
-        self.status.pending_reload = pending.short if pending is not None else ""
-        self.pending_reload = pending is not None
-        return pending
-
     @on(EngineUpdate)
     async def _engine_event(self, message: EngineUpdate) -> None:
         event = message.event
         await self.conversation.show_event(event)
+        self.budget.observe(event)
         match event:
-            case ToolCallFinished(cut=cut, call=call) if cut is not None:
-                self.budget.show_cut(call.name, cut)
-            case RequestSnapshot():
-                if not event.compaction:  # the turn goes on: a compaction is over
-                    self.conversation.end_compaction(_NOT_COMPACTED)
+            case RequestSnapshot() | CompactionApplied():
                 self.refresh_budget()
-                if self.driver.runner.context.pending_reloads:
-                    self.refresh_pending_reload()  # its cost grows with every request
+                # A compaction applies the pending changes; their cost grows with each request.
+                if (
+                    isinstance(event, CompactionApplied)
+                    or self.driver.runner.context.pending_reloads
+                ):
+                    self.files.refresh_pending()
             case UsageReported():
-                self.controller.observe_usage(event)
                 self.refresh_budget()
-            case HealthEvent():
-                self.controller.observe_health(event)
-                if event.severity != "info":
-                    self.notify(event.guidance, title="Session health", severity="warning")
-            case CompactionApplied(generation_id=generation, outcome=outcome):
-                text = (
-                    f"compacted into generation {generation}: "
-                    f"{count(outcome.before_tokens)} → {token_count(outcome.after_tokens)}"
-                )
-                if not self.conversation.end_compaction(text):
-                    await self.conversation.add(NoticeEntry(text, "compaction"))
-                self.refresh_budget()
-                self.refresh_pending_reload()  # the compaction applied the pending changes
-            case WarningEvent(code=code, message=text):
-                await self._warning(code, text)
-            case ErrorEvent(code=code, message=text, remedies=remedies):
-                await self.conversation.end_reply()
-                retry = self._retry_key(erred=True)
-                await self.conversation.add(error_entry(code, text, remedies, retry))
             case SubAgentUpdated(info=info):
-                await self.query_one(BudgetSlot).show_agent(info, self.driver.busy)
+                await self.slot.show_agent(info, self.driver.busy)
         said = skill_notice(event)
         if said is not None:
             self.notify(said[0], title="Skills", severity="warning" if said[1] else "information")
             self.refresh_skills()
 
-    async def _warning(self, code: str, text: str) -> None:
-        if code == "compaction_failed" and self.conversation.end_compaction(text, "error"):
-            pass  # the live entry says it
-        elif code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
-            await self.conversation.add(NoticeEntry(text, "warning"))
-        if code == LOG_FAILED:  # nothing from here on is saved: said where it stays
-            await self.conversation.add(NoticeEntry(text, "error"))
-            self.notify(text, title="Session not saved", severity="error")
-        else:  # the code is an identifier: the title says it in words
-            self.notify(text, title=code.replace("_", " ").capitalize(), severity="warning")
-
     @on(Asked)
     async def _asked(self, message: Asked) -> None:
         await self.conversation.ask(message.entry)
-        self.status.waiting = True  # the status says the run waits for an answer
 
     @on(Said)
     async def _said(self, message: Said) -> None:
@@ -364,64 +300,23 @@ class MainScreen(Screen[None]):
             self.status.compaction = self.steering.mode
             self.refresh_budget()
 
-    # -- sub-agents ---------------------------------------------------------------------------
-
-    @property
-    def has_sub_agents(self) -> bool:
-        """Whether the sub-agent panel is mounted (a child was started)."""
-        return self.query_one(BudgetSlot).has_sub_agents
+    # -- sub-agents (``SubAgentHost``) -----------------------------------------------------------
 
     def sub_agent_infos(self) -> tuple[SubAgentInfo, ...]:
-        """Every sub-agent of the session (``SubAgentHost``)."""
+        """Every sub-agent of the session."""
         return self.controller.sub_agents()
 
     def open_sub_agent(self, agent_id: str) -> None:
-        """Show ``agent_id``'s own transcript (``SubAgentHost``)."""
-        from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
-
-        transcript = self.controller.sub_agent_transcript
+        """Show ``agent_id``'s own transcript."""
         info = next((i for i in self.controller.sub_agents() if i.id == agent_id), None)
-        self.app.push_screen(SubAgentTranscriptScreen(agent_id, transcript, info))
+        self.slot.open_transcript(agent_id, info)
 
     def action_focus_subagents(self) -> None:
         """Focus the sub-agent panel (showing the context panel); before the first
         delegation there is none, and F3 says so."""
-        if self.has_sub_agents:
-            if not self.panels.shown("context"):
-                self.action_toggle_panel("context")
-            self.call_after_refresh(self.query_one(f"#{SUB_AGENT_PANEL_ID}").focus)
-            return
-        self.notify(
-            "No sub-agents in this session yet: the model starts one with the delegate tool, "
-            "and F3 then focuses their panel.",
-            title="Sub-agents",
-        )
-
-    # -- live files ---------------------------------------------------------------------------
-
-    def apply_file_changes(self, changes: Iterable[tuple[object, str]]) -> frozenset[str]:
-        """Handle a batch of watchfiles changes; returns the partitions they touched.
-
-        AGENTS.md and project-context changes wait for the next compaction (the status line
-        says so, with the cost of reloading now); skill folders refresh the sidebar at once.
-        What the skills' rediscovery says for the first time is a toast and stays in the
-        conversation as a warning; said again by the next rescan, it is not repeated.
-        """
-        from pathlib import Path
-
-        changed = self.controller.apply_file_changes(Path(path) for _, path in changes)
-        partitions = changed.partitions
-        if StaticPartition.SKILLS in partitions:
-            self.refresh_skills()
-        for event in changed.skill_notices:
-            text = event.message if isinstance(event, WarningEvent) else skill_notice(event)
-            if text:
-                said = text if isinstance(text, str) else text[0]
-                self.call_later(self.conversation.add, NoticeEntry(said, "warning"))
-        pending = self.refresh_pending_reload()
-        if pending is not None and partitions - {StaticPartition.SKILLS}:
-            self.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
-        return frozenset(str(p) for p in partitions)
+        if self.slot.has_sub_agents and not self.panels.shown("context"):
+            self.action_toggle_panel("context")
+        self.slot.focus_agents()
 
     # -- the side panels ----------------------------------------------------------------------
 
@@ -432,28 +327,11 @@ class MainScreen(Screen[None]):
 
     def action_toggle_panel(self, panel: str) -> None:
         """Show or hide a side panel (F9: skills, F10: context), at any width."""
-        if panel in PANELS:
-            if panel == "skills":
-                self.panels.mount_skills(self.conversation)
-            widget = self.skills if panel == "skills" else self.budget
-            self.panels.toggle(panel, widget, self.prompt)
+        self.panels.show_or_hide(panel, self.budget, self.conversation, self.prompt)
 
     def action_context(self) -> None:
         """``/context``: the context panel enlarged, over the conversation."""
-        self.toggle_class("-context")
-        if self.has_class("-context"):
-            self.call_after_refresh(self.budget.focus)  # once it shows
-        else:
-            self.prompt.focus()
-
-    def reveal_context_panel(self) -> None:
-        """Show the context panel where the width hides it (``/whatif`` focuses a view in it)."""
-        if not self.panels.shown("context"):
-            self.action_toggle_panel("context")
-
-    def panel_shown(self, panel: str) -> bool:
-        """Whether ``panel`` is on screen (docked, over the conversation, or enlarged)."""
-        return self.panels.shown(panel)
+        self.panels.enlarge_context(self.budget, self.prompt)
 
     # -- keys ---------------------------------------------------------------------------------
 
@@ -466,18 +344,16 @@ class MainScreen(Screen[None]):
         if action == "cancel_run":
             return self.busy
         if action == "retry":
-            return not self.busy and self._unanswered() is not None
+            return not self.busy and self.conversation.unanswered() is not None
         if action == "answer_permission":
             return self.conversation.waiting
         if action == "reload_context":
             return self.pending_reload and not self.busy
         return True
 
-    async def run_held_key(self, event: events.Key) -> None:
-        """Run the binding of a key the typing router held (it came alone, not in a burst)."""
-        active = self.active_bindings.get(event.key)
-        if active is not None and active.enabled:
-            await self.app.run_action(active.binding.action, active.node)
+    def action_reload_context(self) -> None:
+        """Apply the files changed on disk now instead of at the next compaction."""
+        self.files.reload_now()
 
     async def action_answer_permission(self) -> None:
         """Focus the waiting question (its keys and buttons answer it)."""
@@ -486,7 +362,6 @@ class MainScreen(Screen[None]):
     @on(PermissionPrompt.Done)
     @on(QuestionLeft)
     def _question_left(self) -> None:
-        self.status.waiting = self.conversation.open_question() is not None
         self.prompt.focus()
 
     def action_cancel_run(self) -> None:
@@ -509,6 +384,7 @@ class MainScreen(Screen[None]):
         """Switch to the next compaction mode (auto, ask, off)."""
         await self.commands.cycle_compaction()
 
+    @on(BudgetPanel.InspectRequested)
     async def action_inspect(self) -> None:
         """Open the inspector on the latest request."""
         await self.run_action("app.inspector")
@@ -517,34 +393,16 @@ class MainScreen(Screen[None]):
         """Open the sessions screen (or resume ``session_id``)."""
         self.commands.sessions(session_id)
 
-    def model_command(self, name: str) -> None:
-        """``/model [name]``: switch to model ``name``; alone, show the model."""
-        self.commands.model(name)
-
-    async def clear_conversation(self) -> None:
-        """``/clear``: a new, empty conversation."""
-        await self.commands.clear()
-
-    def action_reload_context(self) -> None:
-        """Apply the files changed on disk now instead of at the next compaction."""
-        if self.busy:
-            self.notify("wait for the reply to finish", severity="warning")
-            return
-        pending = self.controller.pending_reload()
-        reloaded = self.controller.reload_now()
-        self.refresh_pending_reload()
-        if reloaded and pending is not None:
-            self.refresh_budget()
-            self.notify(f"reloaded {pending.label} for the next request", title="Files changed")
+    async def slash(self, text: str) -> None:
+        """Carry out the slash command ``text`` (the palette's ``/model``, ``/clear``)."""
+        command = parse_slash(text)
+        if isinstance(command, SlashCommand):
+            await self.commands.run(command)
 
     @on(SkillList.ToggleRequested)
     def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
         if self.attached:  # the sidebar lists no skill before, so this is a safeguard
             self.toggle_skill(event.name)
-
-    @on(BudgetPanel.InspectRequested)
-    async def _inspect_requested(self) -> None:
-        await self.action_inspect()
 
     # -- the prompt -------------------------------------------------------------------------
 
@@ -553,56 +411,33 @@ class MainScreen(Screen[None]):
         if not self.attached:  # typed before the session opened: the text stays in the prompt
             self.notify("The session is still opening.", severity="warning")
             return
-        try:
-            parsed = parse_slash(event.text)
-        except UnknownSlashCommand as error:
-            if not self.completion.accept(self.completion.chosen):  # Enter on "/mo" completes
-                await self.conversation.add(NoticeEntry(str(error), "error"))
-            return
-        if isinstance(parsed, SlashCommand):
-            event.editor.sent(event.text)
-            self.completion.sent()
-            await self.commands.run(parsed)
+        parsed = await self.commands.submit(event.text, event.editor, self.completion)
+        if parsed is None:  # a slash command
             return
         if self.busy:
-            self.notify(
-                "A reply is still generating: wait, or press Esc to cancel it. "
-                "Your text stays in the prompt.",
-                title="Busy",
-                severity="warning",
-            )
+            self.notify(_BUSY, title="Busy", severity="warning")
             return
         event.editor.sent(event.text)
-        self._last_sent = parsed
+        self.conversation.last_sent = parsed
         self.busy = True
         self.run_episode(parsed)
-
-    def completion_sources(self) -> CompletionSources:
-        """What ``/model``, ``/skills`` and ``/sessions`` arguments can name."""
-        if not self.attached:
-            return CompletionSources()
-        current = self.driver.runner.model.ref
-        refs = dict.fromkeys([*self.session.model_refs, current])
-        models = [(ref, "current" if ref == current else "") for ref in refs]
-        skills = [(row.name, row.state.replace("_", " ")) for row in self.skill_rows()]
-        return CompletionSources(models, skills)
 
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:
         self.completion.update()
+        self._show_cache_hint()
         if self.completion.wants_sessions and self.attached:
             self.run_worker(self.completion.load_sessions(), group="completion", exclusive=True)
 
+    def _show_cache_hint(self) -> None:
+        """Say in the status line what the action about to be taken does to the cache."""
+        focused = self.focused.id if self.focused is not None else None
+        actions = self.budget.cache_actions
+        self.status.cache_hint = cache_hint(self.prompt.text, focused or "", actions)
+
     @on(PromptEditor.ScrollRequested)
     async def _scroll_from_prompt(self, event: PromptEditor.ScrollRequested) -> None:
-        pane = self.conversation
-        actions = {
-            "pageup": pane.action_page_up_or_earlier,
-            "pagedown": pane.action_page_down_or_later,
-            "home": pane.action_home_or_first,
-            "end": pane.action_end_or_newest,
-        }
-        await actions[event.key]()
+        await self.conversation.scroll_from_prompt(event.key)
 
     @on(PromptEditor.CompletionRequested)
     def _completion_key(self, event: PromptEditor.CompletionRequested) -> None:
@@ -612,7 +447,7 @@ class MainScreen(Screen[None]):
     def _completion_clicked(self, event: CompletionList.Accepted) -> None:
         self.completion.accept(event.completion)
 
-    # -- skills -----------------------------------------------------------------------------
+    # -- skills and models ------------------------------------------------------------------
 
     def skill_rows(self) -> list[SkillStatus]:
         """The skills, as the sidebar lists them (for the command palette)."""
@@ -633,22 +468,9 @@ class MainScreen(Screen[None]):
 
     # -- runs -------------------------------------------------------------------------------
 
-    def _unanswered(self, *, erred: bool = False) -> str | None:
-        """The text F5 sends again (``resend_text``), else None."""
-        if not self.attached:
-            return None
-        entries = self.conversation.entries
-        return resend_text(self.driver.runner.conversation, entries, self._last_sent, erred=erred)
-
-    def _retry_key(self, *, erred: bool = False) -> str:
-        """The key that resends (as the keymap has it), "" when there is nothing to resend."""
-        if self._unanswered(erred=erred) is None:
-            return ""
-        return key_label(self.request.config.keymap.get("main.retry", "f5"))
-
     def action_retry(self) -> None:
         """Send the unanswered message once more (the runner does not store it twice)."""
-        text = self._unanswered()
+        text = self.conversation.unanswered()
         if text is not None and not self.busy:
             self.busy = True
             self.run_episode(text)
@@ -690,25 +512,8 @@ class MainScreen(Screen[None]):
 
     @on(RunEnded)
     async def _run_ended(self, message: RunEnded) -> None:
-        interrupted = message.status == "cancelled"
-        await self.conversation.end_reply(interrupted)
-        self.conversation.close_open_items()
-        abandoned = "compaction abandoned (Esc): the conversation is unchanged"
-        if interrupted and self.conversation.end_compaction(abandoned, "interrupted"):
-            pass  # nothing of the summary is kept: the live entry says so
-        elif interrupted:
-            text = abandoned if message.compaction else "interrupted (Esc)"
-            await self.conversation.add(NoticeEntry(text, "interrupted"))
-        elif message.status == "error" and message.detail:  # else the engine said why
-            retry = self._retry_key(erred=True)
-            await self.conversation.add(error_entry("run", message.detail, (), retry))
-        elif message.detail:
-            self.notify(message.detail)
-        if message.status == "error":  # a compaction still shown running ended with the run
-            self.conversation.end_compaction("compaction failed: the run stopped", "error")
-        else:
-            self.conversation.end_compaction(_NOT_COMPACTED)
-        self.busy = self.status.waiting = False
+        await self.conversation.run_ended(message.status, message.detail, message.compaction)
+        self.busy = False
         self.refresh_skills()
         self.refresh_budget()
         if not self.prompt.has_focus:

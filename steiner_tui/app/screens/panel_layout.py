@@ -65,6 +65,23 @@ class SidePanels:
             return False
         return screen.has_class(f"-{panel}-shown") or self.docked(panel)
 
+    def show_or_hide(
+        self, panel: str, budget: Widget, conversation: Widget, prompt: Widget
+    ) -> None:
+        """F9 (``skills``, mounted first) or F10 (``context``, the ``budget`` panel): toggle."""
+        if panel in PANELS:
+            if panel == "skills":
+                self.mount_skills(conversation)
+            self.toggle(panel, self.skills if panel == "skills" else budget, prompt)
+
+    def enlarge_context(self, budget: Widget, prompt: Widget) -> None:
+        """``/context``: the context panel enlarged over the conversation (or back)."""
+        self.screen.toggle_class("-context")
+        if self.screen.has_class("-context"):
+            self.screen.call_after_refresh(budget.focus)  # once it shows
+        else:
+            prompt.focus()
+
     def toggle(self, panel: str, widget: Widget, prompt: Widget) -> None:
         """Show or hide ``panel`` (its ``widget``), at any width.
 

@@ -38,7 +38,13 @@ from steiner_tui.capture.figures import (
 from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.events import RequestSnapshot, UsageReported
-from steiner_tui.engine.prices import FREE, ZERO_COST, price_for
+from steiner_tui.engine.prices import (
+    FREE,
+    NO_OVERRIDES,
+    ZERO_COST,
+    PriceOverrides,
+    price_for,
+)
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.ranking import rank_results
 from steiner_tui.importers.window import AgentWindow, agent_window
@@ -71,7 +77,10 @@ def latest_main(requests: Sequence[CapturedRequest]) -> int:
 
 
 def _usage(
-    requests: Sequence[CapturedRequest], snapshot: RequestSnapshot, position: int
+    requests: Sequence[CapturedRequest],
+    snapshot: RequestSnapshot,
+    position: int,
+    prices: PriceOverrides,
 ) -> tuple[int, UsageReported] | None:
     """The reply's usage as the panel's drift line reads it: the estimate is the reported
     context itself, so the drift is 0 (and the line says the figures are the API's); with its
@@ -79,7 +88,7 @@ def _usage(
     usage = requests[position].usage
     if usage is None:
         return None
-    costs = request_costs(requests[: position + 1])
+    costs = request_costs(requests[: position + 1], prices)
     figures = costs[position]
     cost, cache = figures if figures is not None else (None, None)
     parts = [c[0] for c in costs if c is not None]
@@ -101,19 +110,23 @@ def _usage(
 
 
 def capture_budget_view(
-    requests: Sequence[CapturedRequest], snapshots: Sequence[RequestSnapshot], position: int
+    requests: Sequence[CapturedRequest],
+    snapshots: Sequence[RequestSnapshot],
+    position: int,
+    prices: PriceOverrides = NO_OVERRIDES,
 ) -> BudgetView:
-    """The panel's figures for the captured request at ``position``."""
+    """The panel's figures for the captured request at ``position`` (priced with the config's
+    ``prices`` for its model id, else the table)."""
     snapshot = snapshots[position]
     window = model_window(snapshot.model)
-    history = request_summaries(requests, window)
+    history = request_summaries(requests, window, prices)
     largest = max((row.estimated_prompt_tokens for row in history), default=0)
     budget = ModelTokenBudget(window.tokens or max(largest, 1), snapshot.max_tokens or 0)
     results = [(r.tool, r.target, r.bytes) for r in requests[position].decoded.tool_results]
     # Each result costs its bytes' share of the reported context, as the source rows do.
     per_byte = snapshot.raw_prompt_tokens / max(sum(s.bytes for s in snapshot.sources), 1)
-    usage = _usage(requests, snapshot, position)
-    priced = price_for(snapshot.model)
+    usage = _usage(requests, snapshot, position, prices)
+    priced = price_for(snapshot.model, overrides=prices)
     money = None
     if priced != FREE:
         index, reported = usage if usage is not None else (0, None)

@@ -25,6 +25,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.captures import CapturesScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
@@ -117,10 +118,17 @@ class SessionsScreen(Screen[str | None]):
     empty: reactive[bool] = reactive(False, toggle_class="-empty")
     """True when there is no session to list."""
 
-    def __init__(self, store: SessionStore, current: str | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        current: str | None = None,
+        prices: PriceOverrides = NO_OVERRIDES,
+    ) -> None:
         super().__init__()
         self.store = store
         self.current = current
+        self.prices = prices
+        """The config's prices by model id, for the captures and imports opened from here."""
         self.rows: list[SessionInfo] = []
 
     def compose(self) -> ComposeResult:
@@ -208,7 +216,7 @@ class SessionsScreen(Screen[str | None]):
 
     def action_captures(self) -> None:
         """Open the list of captures and imports (read-only sessions)."""
-        self.app.push_screen(CapturesScreen(self.store.base))
+        self.app.push_screen(CapturesScreen(self.store.base, self.prices))
 
     def action_close(self) -> None:
         self.dismiss(None)

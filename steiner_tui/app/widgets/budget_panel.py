@@ -52,9 +52,15 @@ from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.config import ConfigError
-from steiner_tui.engine.cache_causes import minutes
+from steiner_tui.engine.cache_causes import CacheEffect, minutes
 from steiner_tui.engine.compaction.policy import AutoCompaction
-from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.events import (
+    EngineEvent,
+    HealthEvent,
+    OutputCut,
+    ToolCallFinished,
+    UsageReported,
+)
 from steiner_tui.units import byte_count, cache_summary, cost_parts, count, dollars, token_count
 
 if TYPE_CHECKING:
@@ -123,14 +129,24 @@ def cut_note(name: str, cut: OutputCut) -> Content:
 
 STRATEGY_LABELS = {
     "tiktoken": "tokenizer count",
+    "ctok": "Claude tokenizer count",
     "heuristic": "character heuristic",
     "provider_usage": "calibrated on reported usage",
 }
 """How the estimate's strategy reads (the engine's names are identifiers)."""
 
 
+def _claude_tokenizer(view: BudgetView) -> str:
+    """``ctok v4.8`` when a Claude model is counted with ctok, else empty (the strategy says
+    which tokenizer the others use)."""
+    return view.tokenizer.replace("-", " ", 1) if view.tokenizer.startswith("ctok-") else ""
+
+
 def _notes(view: BudgetView) -> Content:
     strategy = STRATEGY_LABELS.get(view.strategy, view.strategy.replace("_", " "))
+    claude = _claude_tokenizer(view)
+    if view.strategy == "ctok" and claude:
+        strategy = f"Claude tokenizer count ({claude})"
     lines = [
         f"estimate {token_count(view.estimate_tokens)} · {strategy} · {view.confidence} confidence"
     ]
@@ -145,8 +161,10 @@ def _notes(view: BudgetView) -> Content:
         lines.append("tools: the server ignores them · not sent, not counted")
     if view.calibration_samples:
         reports = "report" if view.calibration_samples == 1 else "reports"
+        over = f" over {claude} counts" if claude else ""
         lines.append(
-            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} {reports}"
+            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} "
+            f"{reports}{over}"
         )
     drift = view.drift
     if drift is None:
@@ -237,6 +255,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
 
     busy: reactive[bool] = reactive(False)
     """A run is going (bound to the screen's): masking and writing wait for it to end."""
+    cache_actions: reactive[tuple[tuple[str, CacheEffect], ...]] = reactive(())
+    """What each action would do to the cache now (the figures shown; the status line says
+    the one about to be taken)."""
 
     class InspectRequested(Message):
         """The user asked to inspect the request shown."""
@@ -368,6 +389,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         )
         self.query_one("#budget-rows", Static).update(rows)
         self.query_one("#budget-notes", Static).update(_notes(view))
+        self.cache_actions = view.money.actions if view.money is not None else ()
         self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
         if self.whatif:
@@ -431,6 +453,32 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         """Say ``text`` above the window bar (a local server that did not answer: its window
         is a guess); "" takes it away. Shown with the next figures."""
         self._window_note = text
+
+    def observe(self, event: EngineEvent) -> None:
+        """Follow what the figures depend on: a tool output cut, reported usage, the
+        session's health (a toast when it is not good)."""
+        match event:
+            case ToolCallFinished(cut=cut, call=call) if cut is not None:
+                self.show_cut(call.name, cut)
+            case UsageReported() if self.controller is not None:
+                self.controller.observe_usage(event)
+            case HealthEvent() if self.controller is not None:
+                self.controller.observe_health(event)
+                if event.severity != "info":
+                    self.notify(event.guidance, title="Session health", severity="warning")
+
+    @work(group="limits", exit_on_error=False)
+    async def learn_model_limits(self) -> None:
+        """Ask a local model's server for its window and tool support (off the UI loop)."""
+        assert self.controller is not None
+        runner = self.controller.session.driver.runner
+        learned = await runner.learn_limits()
+        model = runner.model
+        silent = model.limits_probe is not None and model.window_origin == "default"
+        # A local server down: its window is a guess, said at the top of the panel.
+        self.warn_window("window unknown: server not answering" if silent else "")
+        if learned or silent:
+            self.refresh_figures()
 
     def refresh_figures(self) -> None:
         """Show the latest request's figures, or the dry run of the next one (in a worker)."""
@@ -546,7 +594,6 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         if self.busy:
             self._say("wait for the reply to finish", warning=True)
             return
-        # Screens are imported when first opened; this one brings tomlkit (config_write).
         from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
 
         threshold = message.threshold

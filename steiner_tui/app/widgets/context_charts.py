@@ -25,6 +25,7 @@ import msgspec
 from textual.app import App
 from textual.color import Color
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -252,7 +253,7 @@ class RequestChart(Widget):
     RequestChart.-whatif.-shared {{ height: {CHART_ROWS + 7}; }}
     """
 
-    view: reactive[BudgetView | None] = reactive(None)
+    view: reactive[BudgetView | None] = reactive(None, layout=True)
     """The panel's figures (their history and window)."""
     whatif: reactive[WhatIfResult | None] = reactive(None)
     """The what-if view's trial (its threshold and where it would have compacted)."""
@@ -273,8 +274,15 @@ class RequestChart(Widget):
         self.set_class(bool(_sharing(rows)), "-shared")
 
     def render(self) -> Content:
+        return self._drawn(self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Measured at the width being laid out: with ``height: auto`` (the imported screen), a
+        # count taken from ``self.size`` before the first layout left the chart one line high.
+        return len(self._drawn(width).split("\n"))
+
+    def _drawn(self, width: int) -> Content:
         view = self.view
-        width = self.size.width
         if view is None or width < 8 + AXIS:
             return Content("")
         # Each compaction takes a one-cell line: the newest request must still show.

@@ -59,8 +59,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
+from steiner_tui.agent.session_factory import LOG_FAILED, LOG_RESTORED
 from steiner_tui.app.messages import Said
 from steiner_tui.app.plain import printable
+from steiner_tui.app.resend import resend_text
 from steiner_tui.app.subagent_view import delegate_summary, result_notice
 from steiner_tui.app.transcript import (
     CompactionEntry,
@@ -73,6 +75,8 @@ from steiner_tui.app.transcript import (
     ToolEntry,
     UnpinEntry,
     UserEntry,
+    entries_from_messages,
+    error_entry,
     user_entry,
 )
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -87,21 +91,27 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.events import (
+    CompactionApplied,
     CompactionProgress,
     EngineEvent,
+    ErrorEvent,
     MessageAppended,
     OutputCut,
     PinChanged,
+    RequestSnapshot,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    WarningEvent,
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
+from steiner_tui.units import count, token_count
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
+    from steiner_tui.agent.session import Session
     from steiner_tui.app.steering import SteeringController
 
 __all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "Question", "widget_for"]
@@ -119,6 +129,11 @@ WELCOME = (
     "toggle).\n\n"
     "F1 lists every key and /command."
 )
+_NOT_COMPACTED = "compaction ended: nothing was compacted"
+_ABANDONED = "compaction abandoned (Esc): the conversation is unchanged"
+_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed", LOG_RESTORED})
+"""Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
+hard limit, why a compaction failed, and a session log written anew after its folder went."""
 
 
 def widget_for(entry: Entry, pinned: bool = False) -> Widget:
@@ -183,6 +198,8 @@ class ConversationPane(VerticalScroll):
 
     waiting: reactive[bool] = reactive(False, bindings=True)
     """A question (permission, compaction, pins) waits for an answer (F8 turns to it)."""
+    compacting: reactive[str] = reactive("")
+    """The running compaction's stage ("normal", "emergency, fallback model"), else ""."""
 
     def __init__(self, *, window: int = 40, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -211,6 +228,10 @@ class ConversationPane(VerticalScroll):
         """The questions asked, oldest first (answered ones leave on the next look)."""
         self.compaction: CompactionRunEntry | None = None
         """The compaction running (its live entry), if one is."""
+        self.last_sent: str | None = None
+        """The text of the last message sent from this app (F5 resends it)."""
+        self.retry_label = "f5"
+        """The key that resends, as the keymap has it (error entries name it)."""
 
     def compose(self) -> ComposeResult:
         yield HiddenRow("earlier")
@@ -342,6 +363,16 @@ class ConversationPane(VerticalScroll):
             self._questions = [e for e in self.entries if isinstance(e, Question) and _is_open(e)]
             end = len(self.entries)
             await self._show(range(max(0, end - self.window), end), at_bottom=True)
+
+    async def show_session(self, session: Session) -> None:
+        """Show a resumed conversation, then what the session has to say at start."""
+        runner = session.driver.runner
+        self.show_pins(runner.lineage.pins)  # marked as they are made
+        root, statuses = str(session.project_root), session.tool_status.statuses
+        logged = entries_from_messages(runner.conversation, root, session.logged_errors, statuses)
+        await self.load(logged)
+        for notice in session.notices:
+            await self.add(NoticeEntry(notice, "session"))
 
     async def add(self, entry: Entry) -> Widget | None:
         """Append ``entry`` and show it (None: kept as data while reading back).
@@ -491,6 +522,16 @@ class ConversationPane(VerticalScroll):
         else:
             await self.show_newest()
 
+    async def scroll_from_prompt(self, key: str) -> None:
+        """PgUp / PgDn / Home / End pressed in the prompt: scroll (or move the run) here."""
+        actions = {
+            "pageup": self.action_page_up_or_earlier,
+            "pagedown": self.action_page_down_or_later,
+            "home": self.action_home_or_first,
+            "end": self.action_end_or_newest,
+        }
+        await actions[key]()
+
     async def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         """The wheel at the top shows the entries before."""
         if self._at_top and self.shown.start:
@@ -610,6 +651,7 @@ class ConversationPane(VerticalScroll):
             await self.add(entry)
         entry.stage, entry.target, entry.fallback = event.stage, event.target, event.fallback
         entry.tokens = event.tokens
+        self.compacting = f"{entry.stage}, fallback model" if entry.fallback else entry.stage
         widget = self.widget_of(entry)
         if isinstance(widget, CompactionRow):
             widget.refresh_entry()
@@ -617,6 +659,7 @@ class ConversationPane(VerticalScroll):
     def end_compaction(self, text: str, kind: str = "compaction") -> bool:
         """The running compaction ended as ``text`` says; False when none was running."""
         entry, self.compaction = self.compaction, None
+        self.compacting = ""
         if entry is None:
             return False
         entry.ended, entry.kind, entry.took = text, kind, time.monotonic() - entry.started
@@ -629,7 +672,8 @@ class ConversationPane(VerticalScroll):
 
     async def show_event(self, event: EngineEvent) -> None:
         """Show an engine event that is the conversation's: streamed text, a tool call starting
-        or ending, a message stored, a pin made or removed (other events: nothing)."""
+        or ending, a message stored, a pin made or removed, a compaction's progress and end, a
+        warning, an error (other events: nothing)."""
         match event:
             case TextDelta(text=text):
                 await self.reply_delta(text)
@@ -655,8 +699,66 @@ class ConversationPane(VerticalScroll):
                     self.show_pins(self.pins | {key} if pinned else self.pins - {key})
             case CompactionProgress():
                 await self.compaction_progress(event)
+            case RequestSnapshot(compaction=False):  # the turn goes on: a compaction is over
+                self.end_compaction(_NOT_COMPACTED)
+            case CompactionApplied(generation_id=generation, outcome=outcome):
+                text = (
+                    f"compacted into generation {generation}: "
+                    f"{count(outcome.before_tokens)} → {token_count(outcome.after_tokens)}"
+                )
+                if not self.end_compaction(text):
+                    await self.add(NoticeEntry(text, "compaction"))
+            case WarningEvent(code=code, message=text):
+                await self._warning(code, text)
+            case ErrorEvent(code=code, message=text, remedies=remedies):
+                await self.end_reply()
+                await self.add(error_entry(code, text, remedies, self.retry_key(erred=True)))
             case SubAgentUpdated():
                 pass  # the sub-agent panel's
+
+    async def _warning(self, code: str, text: str) -> None:
+        if code == "compaction_failed" and self.end_compaction(text, "error"):
+            pass  # the live entry says it
+        elif code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
+            await self.add(NoticeEntry(text, "warning"))
+        if code == LOG_FAILED:  # nothing from here on is saved: said where it stays
+            await self.add(NoticeEntry(text, "error"))
+            self.notify(text, title="Session not saved", severity="error")
+        else:  # the code is an identifier: the title says it in words
+            self.notify(text, title=code.replace("_", " ").capitalize(), severity="warning")
+
+    # -- how a run ended, and what F5 sends again ------------------------------------------------
+
+    async def run_ended(self, status: str, detail: str, compaction: bool) -> None:
+        """A run (``compaction``: ``/compact``) ended as ``status`` says: its reply, tools,
+        questions and compaction are closed, and an interruption or error is said."""
+        interrupted = status == "cancelled"
+        await self.end_reply(interrupted)
+        self.close_open_items()
+        if interrupted and self.end_compaction(_ABANDONED, "interrupted"):
+            pass  # nothing of the summary is kept: the live entry says so
+        elif interrupted:
+            text = _ABANDONED if compaction else "interrupted (Esc)"
+            await self.add(NoticeEntry(text, "interrupted"))
+        elif status == "error" and detail:  # else the engine said why
+            await self.add(error_entry("run", detail, (), self.retry_key(erred=True)))
+        elif detail:
+            self.notify(detail)
+        if status == "error":  # a compaction still shown running ended with the run
+            self.end_compaction("compaction failed: the run stopped", "error")
+        else:
+            self.end_compaction(_NOT_COMPACTED)
+
+    def unanswered(self, *, erred: bool = False) -> str | None:
+        """The text F5 sends again (``resend_text``), else None."""
+        if self.steering is None:
+            return None
+        conversation = self.steering.runner.conversation
+        return resend_text(conversation, self.entries, self.last_sent, erred=erred)
+
+    def retry_key(self, *, erred: bool = False) -> str:
+        """The key that resends, "" when there is nothing to resend."""
+        return "" if self.unanswered(erred=erred) is None else self.retry_label
 
     async def ask(self, entry: Question) -> None:
         """Show a question the run waits on. Shown, never focused: text typed ahead stays in

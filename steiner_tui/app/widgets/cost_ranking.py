@@ -22,21 +22,17 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from steiner_tui.engine.costs import CostItem
+from steiner_tui.engine.prompt.sources import SOURCES
 from steiner_tui.units import count
 
 __all__ = ["KIND_LABELS", "CostRanking", "ranking_line", "row_label"]
 
-KIND_LABELS = {
+KIND_LABELS: dict[str, str] = {
     "file": "read",
     "command": "bash",
     "tool_result": "tool",
     "tool_definition": "tool def",
-    "skill": "skill",
-    "agents_md": "AGENTS",
-    "context_file": "context",
-    "preamble": "prompt",
-    "session_date": "prompt",
-    "phase_prompt": "prompt",
+    **{spec.kind: spec.short for spec in SOURCES if spec.kind is not None},
     "summary": "summary",
     "pinned": "pinned",
     "messages": "chat",

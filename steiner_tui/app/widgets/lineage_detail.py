@@ -1,14 +1,15 @@
 """The lineage browser's detail panes for the generation on show.
 
-``GenerationSummary`` renders the summary as Markdown; ``GenerationFacts`` lists the turns
-compaction retained (as they were when it ran) apart from the messages sent since, what it
+``GenerationSummary`` shows the summary as text (``TextLines``: wrapped in a thread, drawn only
+where it shows, so a summary of any length never stalls the loop); ``GenerationFacts`` lists
+the turns compaction retained (as they were when it ran) apart from the messages sent since, what it
 masked, moved or cut to make room, the artifact ledger its summary carries (what changed
 since the generation before, the whole ledger folded), the pinned messages, the replayed
 skills, and the facts the summary dropped (paths, commands and identifiers first; bare numbers
 collapsed). Both hold a ``GenerationView`` reactive that the screen binds; they only display it.
 
 The summary pane renders the screen's latest view: updates are serialized and a view replaced
-while its Markdown was still being built is rendered again, so moving quickly through the
+while its lines were still being wrapped is rendered again, so moving quickly through the
 table never leaves the pane empty or showing another generation.
 """
 
@@ -21,24 +22,24 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from steiner_tui.app.widgets.inspector_format import message_line
 from steiner_tui.app.widgets.lineage_view import GenerationView, edit_line
+from steiner_tui.app.widgets.text_lines import TextLines
 from steiner_tui.engine.compaction.diff import DroppedFacts
 from steiner_tui.engine.messages import Message
-from steiner_tui.plain import printable
 
 __all__ = ["GenerationFacts", "GenerationSummary"]
 
 _MAX_TURNS = 200
 NUMBERS_SHOWN = 12
 """Numbers listed before the rest collapse (the ones that look like versions or sizes first)."""
-_NO_SUMMARY = "*Generation 0 is the start of the session: it has no summary.*"
+_NO_SUMMARY = "Generation 0 is the start of the session: it has no summary."
 
 
-class GenerationSummary(VerticalScroll):
-    """The summary that opens the generation, as Markdown."""
+class GenerationSummary(TextLines):
+    """The summary that opens the generation, as text."""
 
     view: reactive[GenerationView | None] = reactive(None)
     """The generation on show (None before the screen picks one)."""
@@ -47,10 +48,9 @@ class GenerationSummary(VerticalScroll):
         super().__init__(id=id)
         self._rendering = asyncio.Lock()
         self.rendered: GenerationView | None = None
-        """The view whose summary the Markdown shows (it trails ``view`` while it renders)."""
-
-    def compose(self) -> ComposeResult:
-        yield Markdown(id="summary")
+        """The view whose summary the lines show (it trails ``view`` while they are made)."""
+        self.source = ""
+        """The text shown (before wrapping)."""
 
     async def watch_view(self) -> None:
         async with self._rendering:
@@ -58,15 +58,17 @@ class GenerationSummary(VerticalScroll):
             while (view := self.view) is not None and view is not self.rendered:
                 text = view.parts.summary.strip()
                 if not text:
-                    text = (
-                        _NO_SUMMARY
-                        if view.previous_id is None
-                        else "*This generation has no summary.*"
-                    )
+                    none = "This generation has no summary."
+                    text = _NO_SUMMARY if view.previous_id is None else none
                 self.border_title = f"Summary · generation {view.generation.id}"
-                await self.query_one("#summary", Markdown).update(printable(text))
+                self.border_subtitle = "loading…"
+                # Before the first layout the pane has no width: 3 of the body's 5 parts, less
+                # its border, padding and scrollbar.
+                width = self.scrollable_content_region.width or self.app.size.width * 3 // 5 - 6
+                self.source = text
+                await self.show(text, width)
+                self.border_subtitle = ""
                 self.rendered = view
-                self.scroll_home(animate=False)
 
 
 def _turns(messages: Sequence[Message]) -> Content:

@@ -167,7 +167,6 @@ class PermissionPrompt(Vertical, can_focus=True):
                 if allow:
                     self._decide(decision)
 
-            # Screens are imported when first opened: the first frame needs only the workbench.
             from steiner_tui.app.screens.allow_always import ConfirmAllowAlways
 
             self.app.push_screen(ConfirmAllowAlways(self.entry.request.tool), confirmed)

@@ -105,14 +105,6 @@ class SkillList(OptionList):
         self.border_title = "Skills"  # until the first rows arrive
         self.border_subtitle = KEYS_HINT
 
-    def prompt_of(self, name: str) -> Content | None:
-        """What the row of skill ``name`` shows, if it is listed."""
-        for option in self.options:
-            if option.id == name:
-                prompt = option.prompt
-                return prompt if isinstance(prompt, Content) else None
-        return None
-
     @property
     def highlighted_name(self) -> str | None:
         """The highlighted skill's name."""

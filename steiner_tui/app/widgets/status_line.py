@@ -1,5 +1,5 @@
-"""The status line: execution mode, model, run state, compaction mode, project and pending
-file changes."""
+"""The status line: execution mode, model, run state, compaction mode, what the action about
+to be taken does to the prompt cache, project and pending file changes."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ class StatusLine(Widget):
     """The execution mode (``build`` or ``plan``)."""
     busy: reactive[bool] = reactive(False, toggle_class="-busy")
     """Whether a run is generating."""
+    compacting: reactive[str] = reactive("")
+    """The stage of the compaction running ("normal", "emergency, fallback model"), or ""."""
     waiting: reactive[bool] = reactive(False)
     """Whether the run waits on a question (``ask`` mode's, a permission, pins to drop)."""
     model: reactive[str] = reactive("")
@@ -34,6 +36,9 @@ class StatusLine(Widget):
     """The compaction mode (``auto``, ``ask``, ``off``)."""
     generation: reactive[int] = reactive(0)
     """The active conversation generation."""
+    cache_hint: reactive[str] = reactive("")
+    """What the action about to be taken does to the prompt cache (``app.cache_hint``; "" when
+    nothing about to be done touches it)."""
     pending_reload: reactive[str] = reactive("")
     """Files changed on disk that wait for the next compaction, and the cost of reloading now
     ("" when nothing is pending)."""
@@ -44,8 +49,8 @@ class StatusLine(Widget):
     def render(self) -> Content:
         """The row, fitted to the width: the key hint goes first, then the project, then
         "Esc cancels" (the footer has Esc too), then the model's label is shortened; the run
-        state, compaction mode, generation and a pending reload stay (the row is one line
-        high: what wrapped was never seen)."""
+        state, compaction mode, generation, the cache hint and a pending reload stay (the row is
+        one line high: what wrapped was never seen)."""
         width = self.size.width
         line = Content()
         for hint, project, cancel in (
@@ -67,6 +72,9 @@ class StatusLine(Widget):
     def _assemble(self, *, hint: bool, project: bool, cancel: bool, model: str) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
         generating = "● generating · Esc cancels" if cancel else "● generating"
+        if self.compacting:
+            generating = f"● compacting ({self.compacting})"
+            generating += " · Esc abandons" if cancel else ""
         if self.waiting:
             generating = "● waiting for your answer · F8" if cancel else "● waiting · F8"
         state = (generating, "$text-warning") if self.busy else ("idle", "")
@@ -79,6 +87,7 @@ class StatusLine(Widget):
             state,
             (f" │ compaction {self.compaction}", compaction_style),
             f" │ generation {self.generation}" if self.generation else "",
+            (f" │ {self.cache_hint}", "$text-warning") if self.cache_hint else "",
             f" │ {self.project}" if project else "",
         ]
         if self.pending_reload:

@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 from textual import on
 from textual.containers import Container
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -143,11 +144,17 @@ class SubAgentPanel(OptionList):
         if self.transcript is None or agent_id is None:
             return
         event.stop()
-        # Screens are imported when first opened: the first frame needs only the workbench.
-        from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
+        open_transcript(self, self.transcript, agent_id, self.agents.get(agent_id))
 
-        info = self.agents.get(agent_id)
-        self.app.push_screen(SubAgentTranscriptScreen(agent_id, self.transcript, info))
+
+def open_transcript(
+    widget: Widget, transcript: TranscriptSource, agent_id: str, info: SubAgentInfo | None
+) -> None:
+    """Push child ``agent_id``'s own transcript over ``widget``'s screen."""
+    # Screens are imported when first opened: the first frame needs only the workbench.
+    from steiner_tui.app.screens.subagent_transcript import SubAgentTranscriptScreen
+
+    widget.app.push_screen(SubAgentTranscriptScreen(agent_id, transcript, info))
 
 
 class BudgetSlot(Container):
@@ -169,6 +176,24 @@ class BudgetSlot(Container):
         panel = SubAgentPanel(self.transcript, columns=COMPACT_COLUMNS, id=SUB_AGENT_PANEL_ID)
         await self.mount(panel.add_class("-boxed"))
         return panel
+
+    def open_transcript(self, agent_id: str, info: SubAgentInfo | None) -> None:
+        """Show child ``agent_id``'s own transcript."""
+        if self.transcript is not None:
+            open_transcript(self, self.transcript, agent_id, info)
+
+    def focus_agents(self) -> None:
+        """Focus the sub-agent panel (F3); before the first delegation there is none, and
+        that is said."""
+        if self.has_sub_agents:
+            # The screen's queue: after the context panel's own focus, when F3 just showed it.
+            self.screen.call_after_refresh(self.query_one(SubAgentPanel).focus)
+            return
+        self.notify(
+            "No sub-agents in this session yet: the model starts one with the delegate tool, "
+            "and F3 then focuses their panel.",
+            title="Sub-agents",
+        )
 
     async def show_agent(self, info: SubAgentInfo, running: bool) -> None:
         """Show a child's new snapshot (and in its transcript, if that is open); a background

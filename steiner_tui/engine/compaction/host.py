@@ -34,6 +34,7 @@ import msgspec
 
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import ModelPrice
 from steiner_tui.engine.provider import ChatRequest, Provider
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -53,6 +54,8 @@ class SummaryTarget(msgspec.Struct, frozen=True):
         transport_session: a fallback's own transport identity (never the main session's).
         compaction_prompt: replaces the engine's system sentence and eight-section body when set.
         vision: the model sees images (a summary request keeps them, as a normal turn would).
+        price: a fallback target's price (None: unknown; a main target's summary is priced
+            as the main model's requests are).
     """
 
     alias: str
@@ -64,6 +67,7 @@ class SummaryTarget(msgspec.Struct, frozen=True):
     transport_session: str = ""
     compaction_prompt: str = ""
     vision: bool = False
+    price: ModelPrice | None = None
 
     @property
     def ref(self) -> str:

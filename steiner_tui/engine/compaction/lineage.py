@@ -121,10 +121,6 @@ class ConversationLineage(msgspec.Struct, frozen=True):
             return self
         return self.with_backend_state(None)
 
-    def with_pins(self, pins: Sequence[str]) -> ConversationLineage:
-        """The same lineage pinning exactly ``pins`` (in that order, duplicates dropped)."""
-        return msgspec.structs.replace(self, pins=tuple(dict.fromkeys(pins)))
-
     def pin(self, key: str) -> ConversationLineage:
         """The same lineage with ``key`` pinned (last in order; no change if it already is)."""
         return self if key in self.pins else msgspec.structs.replace(self, pins=(*self.pins, key))

@@ -27,8 +27,6 @@ from steiner_tui.engine.skills.discovery import SkillRoot
 
 __all__ = ["AssembledPrompt", "AssemblyOptions", "assemble", "budget_blocks"]
 
-_DIRECT_SOURCES = frozenset({str(ContextSource.PREAMBLE), str(ContextSource.PHASE_PROMPT)})
-
 
 class AssemblyOptions(msgspec.Struct, frozen=True):
     """What a request is assembled from, apart from the conversation.
@@ -77,10 +75,6 @@ class AssembledPrompt(msgspec.Struct, frozen=True):
         return tuple(self.messages[: self.block_message_count])
 
     @property
-    def conversation_messages(self) -> tuple[Message, ...]:
-        return tuple(self.messages[self.block_message_count :])
-
-    @property
     def blocks_bytes(self) -> int:
         """BlocksBytes: the sum of the blocks' byte sizes."""
         return blocks_bytes(self.blocks)
@@ -101,11 +95,6 @@ def budget_blocks(
     """
     out: list[ContextBlock] = []
     for block in blocks:
-        # The preamble and phase prompt never go through budgets (the reference appends them
-        # directly), so instructions are always delivered whole.
-        if block.source in _DIRECT_SOURCES:
-            out.append(block)
-            continue
         content, truncated, kept = apply_budget(remaining, block.source, block.content)
         if not kept:
             continue

@@ -176,14 +176,6 @@ class InteractiveSkills:
         """Enabled names in the order they were enabled."""
         return tuple(self._enabled)
 
-    @property
-    def unknown_enabled(self) -> tuple[str, ...]:
-        """Enabled names with no discovered skill (they cannot be activated)."""
-        return tuple(name for name in self._enabled if name not in self._skills)
-
-    def is_enabled(self, name: str) -> bool:
-        return name in self._enabled
-
     def enable(self, name: str) -> None:
         """Switch ``name`` on (no-op when already on; it keeps its place).
 

@@ -31,10 +31,6 @@ class SkillFold(msgspec.Struct, frozen=True):
     effective: tuple[SkillBlock, ...]
     ever_activated: frozenset[str]
 
-    @property
-    def active_names(self) -> frozenset[str]:
-        return frozenset(block.name for block in self.effective)
-
 
 def fold_skills(contents: Iterable[str], start: SkillFold | None = None) -> SkillFold:
     """Fold the leading envelopes of ``contents`` (user-role message texts, oldest first),

@@ -6,12 +6,17 @@ read from the tool calls themselves and the user's explicit words, so no summari
 or garble it:
 
 * **files**: created / edited / deleted / reverted, with the lines added and removed and a
-  short description of the last edit (``write``, ``edit``; ``rm``, ``git rm``, ``git checkout
-  --``, ``git restore`` in ``bash``);
+  short description of the edits since the last write (the names each adds and removes; the
+  first and latest stay when they are many) (``write``, ``edit``, an edit undoing the last
+  one; ``rm``, ``git rm``, ``git checkout --``, ``git restore`` in ``bash``, also as a step
+  of a ``&&``/``;`` chain);
 * **commands**: each command's latest exit status and its distinct error line;
 * **TODOs**: a user's ``TODO:`` lines and work put off ("not now", "later", "a separate
-  PR"), open until a later ``done: <same words>``;
-* **decisions**: "we decided / let's use / we'll go with ..." with the reason stated.
+  PR"), open until a later ``done: <same words>`` or a "that TODO is done" sharing its words;
+* **decisions**: "we decided / let's <verb> / we'll <verb> / switch to ...", a sentence
+  opening with "Use ..." and a user's "X for now", with the reason stated after (or, in "A,
+  so B", before); a reversal ("instead", "after all", "scratch that") supersedes the current
+  decision it shares the most words with.
 
 Latest state wins: an entry is keyed (a path, a command, a decision's subject) and a later
 event replaces it; a replaced decision stays, marked ``superseded``, never as current. The
@@ -51,23 +56,63 @@ _ERROR = re.compile(
     r"\bFAIL\b|\b[A-Z]+\d{2,}:"
 )
 _SEPARATOR = re.compile(r"^[\W_]+$")
+_LOOKING = "look|see|check|try|find|figure|start|dig|debug|investigate|run|read|review|have|get"
 _DECISION = re.compile(
-    r"\b(?:we(?:'ve| have)? decided(?: to)?|decided to|let's (?:use|go with|keep)|"
-    r"we'll (?:use|go with|keep)|we agreed(?: to)?|decision:)\s+(?P<what>[^.;\n]+)",
+    r"\b(?:we(?:'ve| have)? decided(?: to)?|decided to|we agreed(?: to)?|decision:|"
+    # "let's/we'll <verb>" chooses how the work is done, unless it only looks around
+    rf"(?:let's|we'll)(?!\s+(?:{_LOOKING})\b)|(?=switch to\s)|"
+    # an imperative choice opening a sentence: "Use X for Y", "Stick with X"
+    r"(?:^|(?<=[.!?:]\s))(?=(?:use|stick with)\s))\s*(?P<what>[^.;\n]+)",
     re.I,
 )
-_REASON = re.compile(r"\b(?:because|since|so that|as)\s+(?P<why>[^.;\n]+)", re.I)
+_PROVISIONAL = re.compile(
+    r"(?:^|(?<=[.!?:]\s))(?P<what>[^.!?\n:]*?),?\s+for now\b[,;]?\s*(?P<why>[^.!?\n]*)", re.I
+)
+"""A user's "X for now" is a choice made until a later one replaces it."""
+_REASON = re.compile(r"\b(?:because|since|so that|so|as)\s+(?P<why>[^.;\n]+)", re.I)
+_REVERSAL = re.compile(
+    r"\b(?:instead(?! of)|after all|scratch (?:that|the)|change of plan|actually|no longer|"
+    r"switch(?:ing)? to|drop (?:it|the|that))\b",
+    re.I,
+)
+"""Words that say a choice replaces an earlier one."""
+_WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
+_COMMON_TEXT = (
+    "that this with from then them they when what will would should could into over only "
+    "after before about because since there their these those just also here have been "
+    "instead actually plan change scratch drop switch let's we'll keep make sure"
+)
+_COMMON = frozenset(_COMMON_TEXT.split())
 _TODO = re.compile(r"^\s*(?:[-*]\s*)?(?:TODO|to do)\s*[:\-]\s*(?P<what>.+)$", re.I | re.M)
 _DEFERRED = re.compile(
-    r"[^.!?\n]*\b(?:not now|later|(?:in|into|for) a separate (?:pr|pull request|change|commit)|"
-    r"goes in a separate (?:pr|pull request|change))\b[^.!?\n]*",
+    r"\b(?:not now|later|(?:in|into|for) a separate (?:pr|pull request|change|commit)|"
+    r"goes in a separate (?:pr|pull request|change))\b",
     re.I,
 )
+_SENTENCE_END = re.compile(r"[.!?\n]")
 _DONE = re.compile(r"^\s*(?:[-*]\s*)?done\s*:\s*(?P<what>.+)$", re.I | re.M)
 _REMOVE = re.compile(r"^(?:git\s+rm|rm)\s+(?:-\S+\s+)*(?P<paths>[^;&|]+)$")
 _REVERT = re.compile(
-    r"^git\s+(?:checkout\s+(?:\S+\s+)?--|restore(?:\s+--\S+)*)\s+(?P<paths>[^;&|]+)$"
+    r"^git\s+(?:checkout\s+(?:\S+\s+)?--|restore(?:\s+-\S+)*(?:\s+--)?)\s+(?P<paths>[^;&|]+)$"
 )
+_STEPS = re.compile(r"\s*(?:&&|;)\s*")
+_TOKEN = re.compile(r"[A-Za-z_][\w./-]*\w")
+_DISTINCT = re.compile(r"[A-Z]\w*[A-Z]|[_./]|\w[A-Z]")
+_KEYWORDS_TEXT = (
+    "and are def else for from func function import let not new null none package pub "
+    "return self the this true false var val const use mut impl"
+)
+_KEYWORDS = frozenset(_KEYWORDS_TEXT.split())
+_COUNTS = re.compile(r"^\+(?P<added>\d+)(?: -(?P<removed>\d+))? lines: (?P<how>.*)$")
+_FILE_DETAIL_CHARS = 200
+_DONE_SAID = re.compile(
+    r"\b(?:(?:that|this|the)\s+(?:todo|item|task)\b[^.!?\n]*?\b(?:is|are|'s)\s+"
+    r"(?:now\s+)?(?:done|finished|complete|completed|closed)|"
+    r"(?:closes|completes|finishes|ticks off)\s+(?:that|this|the)\s+(?:todo|item|task))\b",
+    re.I,
+)
+"""A sentence saying an open TODO is finished without repeating its words ("so that TODO is
+done", "which closes that item"): the TODO it shares the most words with is done."""
 
 
 class Artifact(msgspec.Struct, frozen=True):
@@ -138,9 +183,14 @@ def strip_ledger(summary: str) -> str:
     return (summary[:at].rstrip() + "\n" + "\n".join(tail).strip()).strip()
 
 
-def _clip(text: str) -> str:
+def _clip(text: str, limit: int = _DETAIL_CHARS) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _key(text: str) -> str:
+    """An entry's key: clipped, without backticks (the ledger line quotes it in them)."""
+    return _clip(text.replace("`", "'"))
 
 
 def _lines(text: str) -> int:
@@ -151,6 +201,31 @@ def _joined(text: str) -> str:
     """A short one-line form of an edit's text (its lines joined by `` / ``)."""
     lines = " / ".join(line.strip() for line in text.splitlines() if line.strip())
     return lines if len(lines) <= 60 else lines[:59] + "…"
+
+
+def _names(text: str, other: str) -> list[str]:
+    """The identifiers and paths of ``text`` that ``other`` lacks, the distinctive ones
+    (CamelCase, snake_case, dotted, paths) first."""
+    known = set(_TOKEN.findall(other))
+    found = [t for t in dict.fromkeys(_TOKEN.findall(text)) if t not in known]
+    found = [t for t in found if len(t) > 2 and t.lower() not in _KEYWORDS]
+    return sorted(found, key=lambda t: _DISTINCT.search(t) is None)
+
+
+def _edit_how(old: str, new: str) -> str:
+    """A short description of an edit: the names it adds and removes, else its text."""
+    added, removed = _names(new, old)[:3], _names(old, new)[:2]
+    parts = [f"adds {', '.join(added)}"] if added else []
+    parts += [f"removes {', '.join(removed)}"] if removed else []
+    return " and ".join(parts) if parts else f"{_joined(old)!r} -> {_joined(new)!r}"
+
+
+def _join_how(earlier: str, latest: str) -> str:
+    """Two descriptions of a file's edits as one; the first and the latest stay when long."""
+    first = earlier.split("; ")[0]
+    joined = f"{earlier}; {latest}"
+    room = _FILE_DETAIL_CHARS - 24
+    return joined if len(joined) <= room else f"{first}; …; {latest}"[:room]
 
 
 def _first(text: str) -> str:
@@ -177,6 +252,8 @@ class _Book:
 
     def __init__(self, ledger: ArtifactLedger) -> None:
         self.entries: dict[tuple[str, str], Artifact] = {(e.kind, e.key): e for e in ledger.entries}
+        self.edits: dict[str, list[tuple[str, str]]] = {}
+        """Per path, the (old, new) texts of the edits since it was written or reverted."""
 
     def put(self, entry: Artifact) -> None:
         self.entries.pop((entry.kind, entry.key), None)  # latest last
@@ -189,7 +266,34 @@ class _Book:
         earlier = self.get("file", path)
         if earlier is not None and earlier.state == "created" and state == "edited":
             state = "created"  # still new to the project, edited since
+        if state not in ("edited", "created"):
+            self.edits.pop(path, None)
         self.put(Artifact("file", path, state, _clip(detail)))
+
+    def edit(self, path: str, old: str, new: str) -> None:
+        """An edit: its lines and a short description, added to the edits made since the
+        file was written or reverted; an edit that undoes the last one reverts it."""
+        earlier = self.get("file", path)
+        done = self.edits.setdefault(path, [])
+        if done and done[-1] == (new, old):
+            done.pop()
+            if not done and earlier is not None and earlier.state == "edited":
+                self.file(path, "reverted", "its edit undone by a reverse edit")
+                return
+        else:
+            done.append((old, new))
+        how = _edit_how(old, new)
+        added, removed = _lines(new), _lines(old)
+        counts = _COUNTS.match(earlier.detail) if earlier is not None else None
+        if counts and counts.group("removed") is not None:  # edits since the last write
+            added += int(counts.group("added"))
+            removed += int(counts.group("removed") or 0)
+            how = _join_how(counts.group("how"), how)
+        elif earlier is not None and earlier.state == "reverted":
+            how += "; an earlier edit was reverted"
+        detail = f"+{added} -{removed} lines: {how}" if old or new else ""
+        state = "created" if earlier is not None and earlier.state == "created" else "edited"
+        self.put(Artifact("file", path, state, _clip(detail, _FILE_DETAIL_CHARS)))
 
     def ledger(self, limit: int | None = LEDGER_LIMIT) -> ArtifactLedger:
         entries = list(self.entries.values())
@@ -233,13 +337,11 @@ def _observe_call(book: _Book, call: ToolCall, result: str | None) -> None:
         created = "(new file)" in result or "created" in result.lower()
         earlier = book.get("file", path)
         state = "created" if created or (earlier and earlier.state == "created") else "edited"
+        book.edits.pop(path, None)
         book.file(path, state, f"+{_lines(content)} lines: wrote {_first(content)[:60]!r}")
     elif call.name == "edit":
-        path = str(args.get("path", ""))
         old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
-        change = f"{_joined(old)!r} -> {_joined(new)!r}"
-        detail = f"+{_lines(new)} -{_lines(old)} lines: {change}" if old or new else ""
-        book.file(path, "edited", detail)
+        book.edit(str(args.get("path", "")), old, new)
     elif call.name == "bash":
         _observe_command(book, str(args.get("command", "")).strip(), result)
 
@@ -250,14 +352,16 @@ def _observe_command(book: _Book, command: str, result: str) -> None:
     codes = _EXIT.findall(result)
     code = int(codes[-1]) if codes else 0
     error = _error_line(result) if code != 0 else ""
-    book.put(Artifact("command", _clip(command), f"exit {code}", error))
+    book.put(Artifact("command", _key(command), f"exit {code}", error))
     if code != 0:
         return
-    for pattern, state in ((_REMOVE, "deleted"), (_REVERT, "reverted")):
-        match = pattern.match(command)
-        if match:
-            for path in match.group("paths").split():
-                book.file(path, state, f"by `{_clip(command)}`")
+    for step in _STEPS.split(command):  # "rm x && git add -A": each step of a chain
+        for pattern, state in ((_REMOVE, "deleted"), (_REVERT, "reverted")):
+            match = pattern.match(step)
+            if match:
+                for path in match.group("paths").split():
+                    if not path.startswith("-"):
+                        book.file(path, state, f"by `{_key(command)}`")
 
 
 _INSTEAD = re.compile(r"\b(?:instead of|rather than|over)\s+(?P<old>[\w./-]+)", re.I)
@@ -275,21 +379,29 @@ def _replaces(new: str, old: str) -> bool:
     return bool(re.search(rf"\b{re.escape(word)}s?\b", chosen))
 
 
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}
+
+
 def _observe_text(book: _Book, message: Message) -> None:
     # A skill's body is instructions, not the person's words: only their own text counts.
     text = strip_skill_blocks(message.content) if message.role == "user" else message.content
     if message.role == "user":
         for match in _TODO.finditer(text):
-            what = _clip(match.group("what"))
+            what = _key(match.group("what"))
             book.put(Artifact("todo", what, "open"))
-        for match in _DEFERRED.finditer(text):  # "not now, later ...", "a separate PR"
-            if not _TODO.match(match.group(0)):
-                book.put(Artifact("todo", _clip(match.group(0).strip()), "open"))
+        # "not now, later ...", "a separate PR": the sentence (split first: a search for the
+        # sentence around a match is quadratic on a long unpunctuated paste)
+        for sentence in _SENTENCE_END.split(text):
+            if _DEFERRED.search(sentence) and not _TODO.match(sentence):
+                book.put(Artifact("todo", _key(sentence.strip()), "open"))
     for match in _DONE.finditer(text):
         done = match.group("what").strip().lower()
         for entry in list(book.entries.values()):
             if entry.kind == "todo" and entry.state == "open" and done in entry.key.lower():
                 book.put(Artifact("todo", entry.key, "done"))
+    for match in _DONE_SAID.finditer(text):
+        _close_todo(book, _sentence_at(text, match.start()))
     if message.role not in ("user", "assistant"):
         return
     for match in _DECISION.finditer(text):
@@ -297,12 +409,60 @@ def _observe_text(book: _Book, message: Message) -> None:
         tail = text[match.end() : match.end() + 200]
         reason = _REASON.search(what) or _REASON.search(tail.split("\n\n")[0])
         core = _REASON.split(what)[0].strip() if _REASON.search(what) else what
-        for entry in list(book.entries.values()):
-            current = entry.kind == "decision" and entry.state == "current"
-            if current and _replaces(core, entry.key):
-                book.put(Artifact("decision", entry.key, "superseded", entry.detail))
-        why = f"because {reason.group('why').strip()}" if reason else ""
-        book.put(Artifact("decision", _clip(core), "current", _clip(why)))
+        why = reason.group("why").strip() if reason else _reason_before(text, match.start())
+        _decide(book, text, core, why)
+    if message.role == "user":
+        for match in _PROVISIONAL.finditer(text):
+            if _DECISION.search(match.group(0)) is None and match.group("what").strip():
+                _decide(book, text, match.group("what").strip(), match.group("why").strip())
+
+
+def _decide(book: _Book, text: str, core: str, why: str) -> None:
+    """Record decision ``core``; what it replaces ("instead of X", or a reversal such as
+    "after all" / "scratch that" naming the earlier choice's words) is superseded."""
+    current = [e for e in book.entries.values() if e.kind == "decision" and e.state == "current"]
+    replaced = [e for e in current if _replaces(core, e.key)]
+    if not replaced and _REVERSAL.search(text):
+        words = _content_words(text)
+        shared = [(len(words & _content_words(e.key)), i) for i, e in enumerate(current)]
+        best = max(shared, default=(0, -1))
+        replaced = [current[best[1]]] if best[0] else []
+    for entry in replaced:
+        if _WORD.findall(entry.key.lower()) != _WORD.findall(core.lower()):  # not a repeat
+            book.put(Artifact("decision", entry.key, "superseded", entry.detail))
+    core = core.rstrip(" ,;:-")
+    book.put(Artifact("decision", _key(core), "current", _clip(f"because {why}" if why else "")))
+
+
+def _sentence_at(text: str, at: int) -> str:
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n")) + 1
+    ends = [e for e in (text.find(mark, at) for mark in (". ", "\n")) if e >= 0]
+    return text[start : min(ends) if ends else len(text)]
+
+
+def _reason_before(text: str, at: int) -> str:
+    """A reason given before the choice: the clause before it in its sentence ("X parses
+    stderr, so switch to JSON"), else the sentence before it when that states something."""
+    sentence_start = max(text.rfind(mark, 0, at) for mark in (". ", "! ", "\n")) + 1
+    clause = text[sentence_start:at].split(":")[-1].strip(" ,;-")
+    cause = re.match(r"(?P<cause>.+?)[,;]?\s+so$", clause, flags=re.I)
+    if cause and len(cause.group("cause").split()) >= 3:
+        return cause.group("cause")
+    before = text[:sentence_start].rstrip(" .!\n")
+    previous = re.split(r"[.!?]\s|\n", before)[-1].split(":")[-1].strip()
+    return previous if len(previous.split()) >= 4 and not previous.endswith("?") else ""
+
+
+def _close_todo(book: _Book, sentence: str) -> None:
+    """Mark done the open TODO sharing the most words (two at least) with ``sentence``."""
+    words = _content_words(sentence.replace("-", " "))
+    best: tuple[int, Artifact | None] = (1, None)
+    for entry in book.entries.values():
+        if entry.kind == "todo" and entry.state == "open":
+            shared = len(words & _content_words(entry.key.replace("-", " ")))
+            best = (shared, entry) if shared > best[0] else best
+    if best[1] is not None:
+        book.put(Artifact("todo", best[1].key, "done"))
 
 
 def build_ledger(

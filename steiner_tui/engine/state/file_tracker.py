@@ -128,14 +128,6 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
         """Each tracked path mapped to its last read."""
         return {read.path: read for read in self.reads}
 
-    def last_read(self, path: str) -> TrackedRead | None:
-        """The most recent read of ``path``, or ``None``."""
-        key = normalize_read_path(path)
-        for read in reversed(self.reads):
-            if read.path == key:
-                return read
-        return None
-
     def matching_read(self, result: ReadResult) -> TrackedRead | None:
         """The most recent full read with the same path, range, total lines and hash."""
         if not result.is_full_copy:

@@ -28,7 +28,8 @@ from pathlib import Path
 
 import tiktoken
 
-from steiner_tui.engine.tokens.loader import Encoder, EncodingLoader
+from steiner_tui.engine.tokens.claude import CTOK_ENCODINGS, CtokEncodingSource
+from steiner_tui.engine.tokens.loader import Encoder, EncodingLoader, EncodingSource
 
 __all__ = [
     "CL100K_SHA256",
@@ -186,11 +187,14 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 
 def default_encoding_loader(cache_dir: Path | None) -> EncodingLoader:
-    """A loader for the bundled ``cl100k_base`` and ``o200k_base`` encodings.
+    """A loader for the bundled ``cl100k_base`` and ``o200k_base`` encodings and Claude's
+    (ctok's families, ``claude.py``).
 
     Args:
         cache_dir: Where the decompressed o200k file is kept; None decompresses in memory only.
     """
-    return EncodingLoader(
-        [BundledEncodingSource("cl100k_base"), BundledEncodingSource("o200k_base", cache_dir)]
-    )
+    sources: list[EncodingSource] = [
+        BundledEncodingSource("cl100k_base"),
+        BundledEncodingSource("o200k_base", cache_dir),
+    ]
+    return EncodingLoader(sources + [CtokEncodingSource(name) for name in CTOK_ENCODINGS])

@@ -20,9 +20,9 @@ __all__ = [
     "heuristic_tokens",
 ]
 
-Strategy = Literal["tiktoken", "heuristic", "provider_usage"]
+Strategy = Literal["tiktoken", "ctok", "heuristic", "provider_usage"]
 Confidence = Literal["low", "medium", "high"]
-STRATEGIES: tuple[Strategy, ...] = ("tiktoken", "heuristic", "provider_usage")
+STRATEGIES: tuple[Strategy, ...] = ("tiktoken", "ctok", "heuristic", "provider_usage")
 CONFIDENCES: tuple[Confidence, ...] = ("low", "medium", "high")
 
 

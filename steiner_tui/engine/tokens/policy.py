@@ -1,7 +1,8 @@
 """Which tokenizer counts a model's prompt, and how far to trust the count.
 
-OpenAI models are counted with their own encoding (``medium``: the tokenizer is right, the
-request framing is approximated). Everything else is counted with cl100k as a stand-in (``low``)
+OpenAI models are counted with their own encoding, Claude models with their generation's
+tokenizer as ctok reconstructs it (``claude.py``); both ``medium``: the tokenizer is right, the
+request framing is approximated. Everything else is counted with cl100k as a stand-in (``low``)
 until provider usage calibrates it. The character heuristic is used only when the model's
 tokenizer is configured as ``heuristic`` (the ``offline`` model, or a user's choice). A tokenizer
 is never replaced by another: when the o200k data is not installed, an o200k model's count fails
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import msgspec
 
+from steiner_tui.engine.tokens.claude import CTOK_ENCODINGS, claude_encoding
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy
 
 __all__ = [
@@ -44,13 +46,14 @@ def normalize_model_id(model_id: str) -> str:
 
 
 def native_encoding(model_id: str) -> str | None:
-    """The OpenAI encoding a model was trained with, or None for non-OpenAI models."""
+    """The encoding a model was trained with: OpenAI's, or Claude's generation as ctok
+    reconstructs it (``ctok-v3``...); None for other models."""
     key = normalize_model_id(model_id)
     if key.startswith(O200K_FAMILY):
         return O200K
     if key.startswith(CL100K_FAMILY):
         return CL100K
-    return None
+    return claude_encoding(key)
 
 
 class TokenizerChoice(msgspec.Struct, frozen=True):
@@ -61,8 +64,10 @@ class TokenizerChoice(msgspec.Struct, frozen=True):
 
     @property
     def strategy(self) -> Strategy:
-        """``heuristic`` for the character heuristic, else ``tiktoken``."""
-        return "heuristic" if self.encoding == HEURISTIC else "tiktoken"
+        """``heuristic`` for the character heuristic, ``ctok`` for Claude's, else ``tiktoken``."""
+        if self.encoding == HEURISTIC:
+            return "heuristic"
+        return "ctok" if self.encoding in CTOK_ENCODINGS else "tiktoken"
 
 
 def choose_tokenizer(model_id: str, tokenizer: str) -> TokenizerChoice:
@@ -71,11 +76,12 @@ def choose_tokenizer(model_id: str, tokenizer: str) -> TokenizerChoice:
     Args:
         model_id: The backend model id.
         tokenizer: The model's configured tokenizer (``ModelInfo.tokenizer``: ``o200k_base``,
-            ``cl100k_base`` or ``heuristic``; empty means "by model family").
+            ``cl100k_base``, a ctok family or ``heuristic``; empty means "by model id", as
+            Claude models and unknown ones are listed).
 
     Returns:
-        The choice; ``medium`` confidence when the encoding is the model's native OpenAI one,
-        ``low`` otherwise.
+        The choice; ``medium`` confidence when the encoding is the model's native one, ``low``
+        otherwise.
 
     Raises:
         ValueError: ``tokenizer`` names no known tokenizer.
@@ -84,6 +90,6 @@ def choose_tokenizer(model_id: str, tokenizer: str) -> TokenizerChoice:
     wanted = tokenizer.strip() or native or CL100K
     if wanted == HEURISTIC:
         return TokenizerChoice(HEURISTIC, "low")
-    if wanted not in (CL100K, O200K):
+    if wanted not in (CL100K, O200K) and wanted not in CTOK_ENCODINGS:
         raise ValueError(f"unknown tokenizer {tokenizer!r} for model {model_id!r}")
     return TokenizerChoice(wanted, "medium" if wanted == native else "low")

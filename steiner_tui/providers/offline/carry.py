@@ -10,11 +10,11 @@ from the transcript). Filler bullets an older summarizer let in are dropped.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from steiner_tui.providers.offline.facts import (
     ASSISTANT_SECTIONS,
+    COMMAND_LINE,
     DONE,
     NONE_RECORDED,
     PREFS,
@@ -22,10 +22,9 @@ from steiner_tui.providers.offline.facts import (
     TASK,
     USER_SECTIONS,
     Facts,
-    command_line,
     command_rank,
 )
-from steiner_tui.providers.offline.filelines import file_line, group_line
+from steiner_tui.providers.offline.filelines import FILE_LINE, GROUP_LINE
 from steiner_tui.providers.offline.filler import is_filler
 from steiner_tui.providers.offline.markers import (
     HISTORY_NOTE_MARKER,
@@ -40,26 +39,20 @@ ORIGINAL = "Original request: "
 UNANSWERED = "Unanswered: "
 
 
-@functools.cache
-def _heading() -> re.Pattern[str]:
-    return re.compile(r"^##\s*(\d)\.")
+_HEADING = re.compile(r"^##\s*(\d)\.")
 
 
-@functools.cache
-def _bullet() -> re.Pattern[str]:
-    return re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+_BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 
 
-@functools.cache
-def _count() -> re.Pattern[str]:
-    return re.compile(r"\d+")
+_COUNT = re.compile(r"\d+")
 
 
 def _rank(section: int, bullet: str) -> int:
     """The rank a carried bullet gets back: the rank the same fact would get when new."""
     if section == TASK:
         return 6 if bullet.startswith(ORIGINAL) else 3
-    command = command_line().match(bullet)
+    command = COMMAND_LINE.match(bullet)
     if command:
         code = command.group(2)
         return command_rank(bullet.endswith("(failed)") or (code is not None and code != "0"))
@@ -75,8 +68,8 @@ def _rank(section: int, bullet: str) -> int:
 
 
 def _absorb_files(facts: Facts, bullet: str, order: int) -> bool:
-    group = group_line().match(bullet)
-    single = file_line().match(bullet)
+    group = GROUP_LINE.match(bullet)
+    single = FILE_LINE.match(bullet)
     if group:
         paths = [group.group(1) + name for name in re.findall(r"`([^`]+)`", group.group(3))]
         verbs_text = group.group(2)
@@ -95,18 +88,18 @@ def absorb_summary(facts: Facts, text: str, order: int) -> int:
     section = -1
     for raw in text.splitlines():
         line = raw.strip()
-        heading = _heading().match(line)
+        heading = _HEADING.match(line)
         if heading:
             section = int(heading.group(1)) - 1
             continue
         if line.startswith("## "):
             section = -1  # another section (the engine's artifact ledger): not a summary's
             continue
-        bullet = _bullet().sub("", line)
+        bullet = _BULLET.sub("", line)
         if not 0 <= section < 8 or not bullet or bullet.startswith("#"):
             continue
         if bullet.startswith(LEFT_OUT_MARKER):
-            count = _count().search(bullet.removeprefix(LEFT_OUT_MARKER))
+            count = _COUNT.search(bullet.removeprefix(LEFT_OUT_MARKER))
             facts.left_out[section] += int(count.group()) if count else 0
             continue
         if bullet in (NONE_RECORDED, SUMMARY_NOTE) or bullet.startswith(

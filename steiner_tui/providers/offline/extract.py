@@ -73,16 +73,27 @@ class Extraction(msgspec.Struct, frozen=True):
 
 
 _PICK = re.compile(
-    r"^\s*(?:i'?ll take |let's (?:go with |take )?|go with )?(?:the\s+)?"
-    r"(?P<which>first|second|third|last|1st|2nd|3rd)(?:\s+(?:one|option))?\s*[.!]?\s*$",
-    re.I,
+    r"^\s*(?:i'?ll take |let's (?:go with |take )?|go with |(?:take |pick )?option )?(?:the\s+)?"
+    r"(?P<which>first|second|third|fourth|last|1st|2nd|3rd|4th|[1-6]|[a-f])"
+    r"(?:\s+(?:one|option))?\s*(?:[.!,:;)]+|\s+-+|\s*—|$)\s*(?P<why>.*)$",
+    re.I | re.S,
 )
-_PLACES = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1}
+_PLACES = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3}
+_PLACES |= {"4th": 3, "last": -1}
+_ENUMERATED = re.compile(r"(?:^|\s)\(?(?:[1-6]|[a-f])\)\s+")
+"""An option's marker inside a sentence: "(1) ...", "b) ..."."""
 
 
 def offered_options(text: str) -> list[str]:
-    """The options an assistant message offers: the list after its last colon
-    ("Two options: a Redis cache, or an in-memory LRU.")."""
+    """The options an assistant message offers: its enumerated items ("(1) ..., or (2) ...")
+    when it numbers them, else the list after its last colon ("Two options: a Redis cache,
+    or an in-memory LRU.")."""
+    marks = list(_ENUMERATED.finditer(text))
+    if len(marks) >= 2:
+        ends = [m.start() for m in marks[1:]] + [len(text)]
+        parts = [text[m.end() : end] for m, end in zip(marks, ends, strict=True)]
+        options = [re.sub(r"(?:,?\s+or|,)\s*$", "", p.strip()).strip().rstrip(".?!") for p in parts]
+        return options if all(options) and len(options) <= 6 else []
     if ":" not in text:
         return []
     tail = text.rsplit(":", 1)[1].strip().rstrip(".?!")
@@ -91,18 +102,29 @@ def offered_options(text: str) -> list[str]:
     return options if 2 <= len(options) <= 6 else []
 
 
+def _place(which: str) -> int:
+    """The index a pick names: an ordinal word, a number (1-based) or a letter (a = 0)."""
+    which = which.lower()
+    if which in _PLACES:
+        return _PLACES[which]
+    return int(which) - 1 if which.isdigit() else ord(which) - ord("a")
+
+
 def _picked(facts: Facts, text: str, offer: str, order: int) -> bool:
-    """A bare "the first one" resolved against the options offered just before: a decision."""
+    """A pick ("the first one", "go with 2", "b - it is smaller") resolved against the options
+    offered just before: a decision, with the reason the user gave after it."""
     match = _PICK.match(text)
     options = offered_options(offer) if match else []
     if not match or not options:
         return False
-    place = _PLACES[match.group("which").lower()]
+    place = _place(match.group("which"))
     if place >= len(options):
         return False
-    choice = options[place]
+    choice, why = options[place], " ".join(match.group("why").split())
+    said = text.strip() if not why else text.strip()[: match.start("why")].strip(" .!,:;-—")
     listed = ", ".join(options)
-    facts.add(FINDINGS, f'User: chose {choice} ("{text.strip()}" of: {listed})', 5, order)
+    reason = f" because {trim(why, SENTENCE_LIMIT)}" if why else ""
+    facts.add(FINDINGS, f'User: chose {choice}{reason} ("{said}" of: {listed})', 5, order)
     return True
 
 

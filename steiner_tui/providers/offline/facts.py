@@ -18,7 +18,6 @@ Items of rank 4 and up are never condensed (``ROUTINE`` and below may be). The e
 
 from __future__ import annotations
 
-import functools
 import re
 
 import msgspec
@@ -28,7 +27,7 @@ from steiner_tui.providers.offline.textutil import norm_key
 
 __all__ = [
     "ASSISTANT_SECTIONS",
-    "command_line",
+    "COMMAND_LINE",
     "DONE",
     "FINDINGS",
     "NONE_RECORDED",
@@ -71,11 +70,9 @@ ASSISTANT_SECTIONS: dict[Kind, tuple[int, int]] = {
 """Section and rank of each kind of assistant sentence."""
 
 
-@functools.cache
-def command_line() -> re.Pattern[str]:
-    """A command bullet: the command, then ``(exit N)`` or ``(failed)`` when it said how it
+COMMAND_LINE = re.compile(r"^`([^`]+)`(?: \((?:exit (-?\d+)|failed)\))?$")
+"""A command bullet: the command, then ``(exit N)`` or ``(failed)`` when it said how it
     ended."""
-    return re.compile(r"^`([^`]+)`(?: \((?:exit (-?\d+)|failed)\))?$")
 
 
 _VERB_ORDER = ("created", "written", "edited", "read", "mentioned")
@@ -109,7 +106,7 @@ def file_rank(verbs: list[str]) -> int:
 def _key(section: int, text: str) -> str:
     """Equal facts share a key: a command line by its command (the latest outcome wins),
     anything else by its words whoever said them."""
-    command = command_line().match(text)
+    command = COMMAND_LINE.match(text)
     if command:
         return f"{section}:{command.group(1)}"
     for speaker in _SPEAKERS:
@@ -132,7 +129,7 @@ class Facts:
         """Add a bullet; an equal one merges (the higher rank's wording, the later position)."""
         key = _key(section, text)
         old = self.items.pop(key, None)
-        if old is not None and old.rank > rank and not command_line().match(text):
+        if old is not None and old.rank > rank and not COMMAND_LINE.match(text):
             text = old.text  # a command's latest outcome wins, whatever the ranks
         self.items[key] = Item(section, text, max(rank, old.rank if old else 0), order)
 

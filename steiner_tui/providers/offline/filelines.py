@@ -7,23 +7,18 @@ The extractor reads both forms back when a summary is carried forward.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 
-__all__ = ["file_line", "group_line", "GROUP_MIN", "group_file_lines"]
+__all__ = ["FILE_LINE", "GROUP_LINE", "GROUP_MIN", "group_file_lines"]
 
 
-@functools.cache
-def file_line() -> re.Pattern[str]:
-    """One file: its path and its comma-separated verbs (read, edited, written, mentioned)."""
-    return re.compile(r"^`([^`]+)`(?: \(([^)]*)\))?$")
+FILE_LINE = re.compile(r"^`([^`]+)`(?: \(([^)]*)\))?$")
+"""One file: its path and its comma-separated verbs (read, edited, written, mentioned)."""
 
 
-@functools.cache
-def group_line() -> re.Pattern[str]:
-    """Several files of one folder with the same verbs: folder, verbs, backticked names."""
-    return re.compile(r"^`([^`]+/)` \(([^)]*)\): (`.+)$")
+GROUP_LINE = re.compile(r"^`([^`]+/)` \(([^)]*)\): (`.+)$")
+"""Several files of one folder with the same verbs: folder, verbs, backticked names."""
 
 
 GROUP_MIN = 3
@@ -36,7 +31,7 @@ def group_file_lines(texts: Sequence[str]) -> list[str]:
     """
     keys: list[tuple[str, str, str] | None] = []
     for text in texts:
-        match = file_line().match(text)
+        match = FILE_LINE.match(text)
         path = match.group(1) if match else ""
         if not match or "/" not in path or path.endswith("/"):
             keys.append(None)

@@ -9,7 +9,6 @@ it repeats a few words over and over. Plain checks on one line; deterministic.
 
 from __future__ import annotations
 
-import functools
 import re
 
 __all__ = ["LOREM_WORDS", "is_filler", "is_lorem", "is_repetitive"]
@@ -44,19 +43,13 @@ LOREM_WORDS = frozenset(_LOREM_TEXT.split())
 """The vocabulary of the common lorem-ipsum generators (words of three letters or more)."""
 
 
-@functools.cache
-def _word() -> re.Pattern[str]:
-    return re.compile(r"[^\W\d_]{2,}")
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-@functools.cache
-def _long_word() -> re.Pattern[str]:
-    return re.compile(r"[^\W\d_]{3,}")
+_LONG_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
-@functools.cache
-def _names() -> re.Pattern[str]:
-    return re.compile(r"`[^`]*`|\S*[/.]\S*\w")
+_NAMES = re.compile(r"`[^`]*`|\S*[/.]\S*\w")
 
 
 LOREM_SHARE = 0.6
@@ -70,7 +63,7 @@ REPEAT_MAX_DISTINCT = 0.3
 
 def is_lorem(text: str) -> bool:
     """Whether ``text`` is mostly placeholder Latin ("Lorem ipsum dolor sit amet, ...")."""
-    words = [w.lower() for w in _long_word().findall(text)]
+    words = [w.lower() for w in _LONG_WORD.findall(text)]
     latin = sum(w in LOREM_WORDS for w in words)
     return latin >= LOREM_MIN_WORDS and latin >= LOREM_SHARE * len(words)
 
@@ -80,10 +73,10 @@ def is_repetitive(text: str) -> bool:
 
     Code spans, paths and dotted names are not counted: a list of files is not repetition.
     """
-    words = [w.lower() for w in _word().findall(_names().sub(" ", text))]
+    words = [w.lower() for w in _WORD.findall(_NAMES.sub(" ", text))]
     return len(words) >= REPEAT_MIN_WORDS and len(set(words)) <= REPEAT_MAX_DISTINCT * len(words)
 
 
 def is_filler(text: str) -> bool:
     """Whether ``text`` (one sentence or line) is filler: no words, lorem, or repetition."""
-    return _word().search(text) is None or is_lorem(text) or is_repetitive(text)
+    return _WORD.search(text) is None or is_lorem(text) or is_repetitive(text)

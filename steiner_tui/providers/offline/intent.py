@@ -8,7 +8,6 @@ escape it.
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
@@ -19,39 +18,27 @@ from steiner_tui.providers.offline.textutil import find_paths
 __all__ = ["Intent", "classify", "notable_files"]
 
 
-@functools.cache
-def _overview() -> re.Pattern[str]:
-    return re.compile(
-        r"\b(what(?:'s| is) (?:in|inside) (?:this|the|my) "
-        r"(?:project|repo|repository|folder|directory|codebase)|overview|structure|layout|"
-        r"what (?:does|is) this (?:project|repo|repository)"
-        r"|describe (?:this|the) (?:project|repo|repository|codebase)|about this (?:project|repo)"
-        r"|tour of)\b",
-        re.I,
-    )
+_OVERVIEW = re.compile(
+    r"\b(what(?:'s| is) (?:in|inside) (?:this|the|my) "
+    r"(?:project|repo|repository|folder|directory|codebase)|overview|structure|layout|"
+    r"what (?:does|is) this (?:project|repo|repository)"
+    r"|describe (?:this|the) (?:project|repo|repository|codebase)|about this (?:project|repo)"
+    r"|tour of)\b",
+    re.I,
+)
 
 
-@functools.cache
-def _search() -> re.Pattern[str]:
-    return re.compile(
-        r"\b(?:grep|search(?:\s+for)?|find|look\s+for|where\s+is)\s+(.+)", re.I | re.S
-    )
+_SEARCH = re.compile(r"\b(?:grep|search(?:\s+for)?|find|look\s+for|where\s+is)\s+(.+)", re.I | re.S)
 
 
-@functools.cache
-def _slashed() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w@/.:~-])[\w.-]+(?:/[\w.-]+)+/?")
+_SLASHED = re.compile(r"(?<![\w@/.:~-])[\w.-]+(?:/[\w.-]+)+/?")
 
 
-@functools.cache
-def _regex_special() -> re.Pattern[str]:
-    """grep takes a regex; the user asked for literal text."""
-    return re.compile(r"([.^$*+?{}\[\]\\|()])")
+_REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
+"""grep takes a regex; the user asked for literal text."""
 
 
-@functools.cache
-def _quoted() -> re.Pattern[str]:
-    return re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
+_QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^']+)'")
 
 
 _FILLER_WORDS_TEXT = (
@@ -93,7 +80,7 @@ def _existing(text: str, root: Path) -> tuple[list[str], tuple[str, ...]]:
     missing: list[str] = []
     named = find_paths(text)
     # Folders are often named without a trailing slash ("in src/app"): existence decides.
-    slashed = [m.rstrip(".") for m in _slashed().findall(text) if m.rstrip(".") not in named]
+    slashed = [m.rstrip(".") for m in _SLASHED.findall(text) if m.rstrip(".") not in named]
     for candidate in [*named, *slashed]:
         rel = _inside(root, candidate)
         if rel is None:
@@ -105,7 +92,7 @@ def _existing(text: str, root: Path) -> tuple[list[str], tuple[str, ...]]:
 
 
 def _search_pattern(rest: str) -> str:
-    quoted = _quoted().search(rest)
+    quoted = _QUOTED.search(rest)
     if quoted:
         return next(g for g in quoted.groups() if g)
     for word in rest.split():
@@ -126,17 +113,17 @@ def classify(text: str, root: Path) -> Intent:
         The intent; ``chat`` when no rule applies.
     """
     existing, missing = _existing(text, root)
-    search = _search().search(text)
-    overview = _overview().search(text) is not None
+    search = _SEARCH.search(text)
+    overview = _OVERVIEW.search(text) is not None
     if search and not search.group(1).lower().startswith("out "):
         explicit = search.group(0).lower().startswith(("grep", "search"))
         pattern = _search_pattern(search.group(1))
-        quoted = _quoted().search(search.group(1)) is not None
+        quoted = _QUOTED.search(search.group(1)) is not None
         if pattern and pattern not in existing and (explicit or quoted or not overview):
             scope = next((p for p in existing if p not in pattern), "")
             return Intent(
                 "search",
-                pattern=_regex_special().sub(r"\\\1", pattern),
+                pattern=_REGEX_SPECIAL.sub(r"\\\1", pattern),
                 search_path=scope.rstrip("/"),
                 missing=missing,
             )

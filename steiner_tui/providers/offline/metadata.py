@@ -6,7 +6,6 @@ forgiving: a truncated or malformed file yields what can be recognised, never an
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import tomllib
@@ -18,19 +17,13 @@ from steiner_tui.providers.offline.textutil import trim
 __all__ = ["describe_file", "readme_summary"]
 
 
-@functools.cache
-def _dep_name() -> re.Pattern[str]:
-    return re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_DEP_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-@functools.cache
-def _py_def() -> re.Pattern[str]:
-    return re.compile(r"^(?:async\s+)?(class|def)\s+([A-Za-z_]\w*)", re.M)
+_PY_DEF = re.compile(r"^(?:async\s+)?(class|def)\s+([A-Za-z_]\w*)", re.M)
 
 
-@functools.cache
-def _md_heading() -> re.Pattern[str]:
-    return re.compile(r"^(#{1,3})\s+(.+?)\s*#*\s*$", re.M)
+_MD_HEADING = re.compile(r"^(#{1,3})\s+(.+?)\s*#*\s*$", re.M)
 
 
 _SKIP_PARA = ("#", "<!--", "[![", "![", "```", "---", "|")
@@ -43,7 +36,7 @@ def _names(items: Any) -> list[str]:
     if isinstance(items, list):
         out = []
         for item in items:
-            match = _dep_name().match(str(item))
+            match = _DEP_NAME.match(str(item))
             if match:
                 out.append(match.group(1))
         return out
@@ -58,7 +51,7 @@ def _listing(label: str, names: list[str]) -> str:
 
 def readme_summary(text: str) -> tuple[str, str]:
     """The README's title (first heading or first line) and its first prose paragraph."""
-    heading = _md_heading().search(text)
+    heading = _MD_HEADING.search(text)
     lines = [line.strip() for line in text.splitlines()]
     title = heading.group(2) if heading else next((x for x in lines if x), "")
     paragraph: list[str] = []
@@ -135,11 +128,11 @@ def _outline(path: str, text: str) -> list[str]:
     suffix = PurePosixPath(path).suffix.lower()
     if suffix in (".py", ".pyi"):
         doc = re.match(r'\s*(?:"""|\'\'\')\s*(.+)', text)
-        defs = [f"{kind} {name}" for kind, name in _py_def().findall(text)]
+        defs = [f"{kind} {name}" for kind, name in _PY_DEF.findall(text)]
         out = [f"Docstring: {trim(doc.group(1), 160)}"] if doc else []
         return out + ([_listing("Top-level definitions", defs)] if defs else [])
     if suffix in (".md", ".rst", ".txt"):
-        heads = [h for _, h in _md_heading().findall(text)]
+        heads = [h for _, h in _MD_HEADING.findall(text)]
         return [_listing("Headings", heads)] if heads else []
     filled = [trim(x, 100) for x in text.splitlines() if x.strip()][:3]
     return [f"Starts with: `{x}`" for x in filled]

@@ -24,7 +24,6 @@ the end find the exception line of a traceback and tell test commands from other
 
 from __future__ import annotations
 
-import functools
 import re
 from enum import Enum
 
@@ -55,111 +54,87 @@ def _words(pattern: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + pattern + r")\b", re.I)
 
 
-@functools.cache
-def _todo_mark() -> re.Pattern[str]:
-    return re.compile(
-        r"^(?:todo|fixme|xxx)\b|"
-        r"^(?:next steps?|remaining(?: work)?|still to do|follow[- ]ups?)\s*:|"
-        r"^(?:please\s+)?(?:don't|do not) forget\b|^(?:please\s+)?remember to\b",
-        re.I,
-    )
+_TODO_MARK = re.compile(
+    r"^(?:todo|fixme|xxx)\b|"
+    r"^(?:next steps?|remaining(?: work)?|still to do|follow[- ]ups?)\s*:|"
+    r"^(?:please\s+)?(?:don't|do not) forget\b|^(?:please\s+)?remember to\b",
+    re.I,
+)
 
 
-@functools.cache
-def _error_name() -> re.Pattern[str]:
-    """An exception's name or pytest's FAILED anywhere: an error line in tool output."""
-    return re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b")
+_ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b")
+"""An exception's name or pytest's FAILED anywhere: an error line in tool output."""
 
 
-@functools.cache
-def _problem_mark() -> re.Pattern[str]:
-    """A line that states an error outright: it starts with the exception or says the exit code."""
-    return re.compile(
-        r"^Traceback \(most recent call last\)|^(?:E\s+)?[\w.]*(?:Error|Exception)(?::|$)|"
-        r"^FAILED\b|^(?:error|ERROR|fatal|FATAL|panic)\s*:|\berror(?:\[\w+\])?:|\bnpm ERR!|"
-        r"\bnon-zero exit|\bexit(?:ed)? (?:code|status|with) [1-9]"
-    )
+_PROBLEM_MARK = re.compile(
+    r"^Traceback \(most recent call last\)|^(?:E\s+)?[\w.]*(?:Error|Exception)(?::|$)|"
+    r"^FAILED\b|^(?:error|ERROR|fatal|FATAL|panic)\s*:|\berror(?:\[\w+\])?:|\bnpm ERR!|"
+    r"\bnon-zero exit|\bexit(?:ed)? (?:code|status|with) [1-9]"
+)
+"""A line that states an error outright: it starts with the exception or says the exit code."""
 
 
-@functools.cache
-def _decision() -> re.Pattern[str]:
-    return _words(
-        r"decid\w*|decision|we(?:'ll| will| are going to) (?:use|go with|keep|store|stick with|"
-        r"switch to|ship|put|move to|drop|adopt)|"
-        r"let's (?:use|go with|keep|switch|stick|store|ship)|"
-        r"instead of|rather than|chose|chosen|choose to|going with|go with|settled on|agreed|"
-        r"switch(?:ed)? to|stick with|opted"
-    )
+_DECISION = _words(
+    r"decid\w*|decision|we(?:'ll| will| are going to) (?:use|go with|keep|store|stick with|"
+    r"switch to|ship|put|move to|drop|adopt)|"
+    r"let's (?:use|go with|keep|switch|stick|store|ship)|"
+    r"instead of|rather than|chose|chosen|choose to|going with|go with|settled on|agreed|"
+    r"switch(?:ed)? to|stick with|opted"
+)
 
 
-@functools.cache
-def _preference_start() -> re.Pattern[str]:
-    return re.compile(r"^(?:please\s+)?(?:always|never|don't|do not|avoid)\b", re.I)
+_PREFERENCE_START = re.compile(r"^(?:please\s+)?(?:always|never|don't|do not|avoid)\b", re.I)
 
 
-@functools.cache
-def _preference() -> re.Pattern[str]:
-    return _words(
-        r"please (?:always|never|don't|do not|avoid|stop)|"
-        r"i prefer|i'd prefer|i would prefer|i like|i want you to|i'd like you to|don't ever|"
-        r"do not ever|make sure to|from now on|in (?:the )?future|style|"
-        r"keep (?:\w+ ){0,3}(?:short|brief|concise|terse|small)|"
-        r"i (?:review|merge|deploy|release) on \w+|on (?:mon|tues|wednes|thurs|fri)days"
-    )
+_PREFERENCE = _words(
+    r"please (?:always|never|don't|do not|avoid|stop)|"
+    r"i prefer|i'd prefer|i would prefer|i like|i want you to|i'd like you to|don't ever|"
+    r"do not ever|make sure to|from now on|in (?:the )?future|style|"
+    r"keep (?:\w+ ){0,3}(?:short|brief|concise|terse|small)|"
+    r"i (?:review|merge|deploy|release) on \w+|on (?:mon|tues|wednes|thurs|fri)days"
+)
 
 
-@functools.cache
-def _problem() -> re.Pattern[str]:
-    return _words(
-        r"errors?|\w+error|\w+exception|exceptions?|traceback|fails?|failed|failing|failures?|"
-        r"broken|crash\w*|bugs?|regression|doesn't work|does not work|non-zero"
-    )
+_PROBLEM = _words(
+    r"errors?|\w+error|\w+exception|exceptions?|traceback|fails?|failed|failing|failures?|"
+    r"broken|crash\w*|bugs?|regression|doesn't work|does not work|non-zero"
+)
 
 
-@functools.cache
-def _todo() -> re.Pattern[str]:
-    return _words(
-        r"todo|fixme|next steps?|next up|then next|remaining (?:work|tasks?|steps?|items?|issues?)|"
-        r"what remains|still (?:need|needs|have|has) to|still to do|left to do|not yet|"
-        r"follow[- ]up|pending|afterwards|not now|later|for now|another time|"
-        r"separate (?:pr|pull request|change|commit|ticket|issue)"
-    )
+_TODO = _words(
+    r"todo|fixme|next steps?|next up|then next|remaining (?:work|tasks?|steps?|items?|issues?)|"
+    r"what remains|still (?:need|needs|have|has) to|still to do|left to do|not yet|"
+    r"follow[- ]up|pending|afterwards|not now|later|for now|another time|"
+    r"separate (?:pr|pull request|change|commit|ticket|issue)"
+)
 
 
-@functools.cache
-def _verification() -> re.Pattern[str]:
-    return _words(
-        r"acceptance|accepted when|done when|must pass|should pass|tests? (?:must|should|pass\w*)|"
-        r"pytest|verify|verified|verification|all (?:tests )?(?:pass|green)|passes|passing"
-    )
+_VERIFICATION = _words(
+    r"acceptance|accepted when|done when|must pass|should pass|tests? (?:must|should|pass\w*)|"
+    r"pytest|verify|verified|verification|all (?:tests )?(?:pass|green)|passes|passing"
+)
 
 
-@functools.cache
-def _done() -> re.Pattern[str]:
-    return re.compile(
-        r"\bi(?:'ve| have)? (?:added|fixed|implemented|created|updated|refactored|removed|wrote|"
-        r"changed|renamed|moved|replaced)\b|\b(?:is|are) now\b",
-        re.I,
-    )
+_DONE = re.compile(
+    r"\bi(?:'ve| have)? (?:added|fixed|implemented|created|updated|refactored|removed|wrote|"
+    r"changed|renamed|moved|replaced)\b|\b(?:is|are) now\b",
+    re.I,
+)
 
 
-@functools.cache
-def _number() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w./-])\d[\d,.:]*(?![\w/])")
+_NUMBER = re.compile(r"(?<![\w./-])\d[\d,.:]*(?![\w/])")
 
 
-@functools.cache
-def _test_command() -> re.Pattern[str]:
-    return _words(r"pytest|test|tests|ruff|mypy|lint|check|tox|nox|jest|vitest|cargo test|go test")
+_TEST_COMMAND = _words(
+    r"pytest|test|tests|ruff|mypy|lint|check|tox|nox|jest|vitest|cargo test|go test"
+)
 
 
-@functools.cache
-def _traceback_noise() -> re.Pattern[str]:
-    return re.compile(
-        r"^(?:traceback \(most recent call last\):?|file \".*\", line \d+.*|\^+|~+|"
-        r"during handling of the above exception.*|the above exception was the direct cause.*)$",
-        re.I,
-    )
+_TRACEBACK_NOISE = re.compile(
+    r"^(?:traceback \(most recent call last\):?|file \".*\", line \d+.*|\^+|~+|"
+    r"during handling of the above exception.*|the above exception was the direct cause.*)$",
+    re.I,
+)
 
 
 FACT_MIN_WORDS = 3
@@ -172,14 +147,8 @@ _ASKING = frozenset(_ASKING_TEXT.split())
 """First words of requests and questions: a number in one is not a stated fact."""
 
 
-@functools.cache
-def _later() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
-    """The checks after a preference, in order."""
-    return (
-        (Kind.PROBLEM, _problem()),
-        (Kind.TODO, _todo()),
-        (Kind.VERIFICATION, _verification()),
-    )
+_LATER = ((Kind.PROBLEM, _PROBLEM), (Kind.TODO, _TODO), (Kind.VERIFICATION, _VERIFICATION))
+"""The checks after a preference, in order."""
 
 
 def classify_sentence(sentence: str, *, by_user: bool) -> Kind | None:
@@ -196,33 +165,31 @@ def classify_sentence(sentence: str, *, by_user: bool) -> Kind | None:
     text = sentence.strip()
     if not text or is_filler(text):
         return None
-    if _todo_mark().search(text):
+    if _TODO_MARK.search(text):
         return Kind.TODO
-    if _problem_mark().search(text):
+    if _PROBLEM_MARK.search(text):
         return Kind.PROBLEM
-    if _decision().search(text):
+    if _DECISION.search(text):
         return Kind.DECISION
-    if by_user and (_preference_start().search(text) or _preference().search(text)):
+    if by_user and (_PREFERENCE_START.search(text) or _PREFERENCE.search(text)):
         return Kind.PREFERENCE
-    for kind, pattern in _later():
+    for kind, pattern in _LATER:
         if pattern.search(text):
             return kind
-    if by_user and _number().search(text) and _states(text):
+    if by_user and _NUMBER.search(text) and _states(text):
         return Kind.FACT
-    if not by_user and _done().search(text):
+    if not by_user and _DONE.search(text):
         return Kind.DONE
-    if not by_user and _states(text) and (_number().search(text) or _identifier().search(text)):
+    if not by_user and _states(text) and (_NUMBER.search(text) or _IDENTIFIER.search(text)):
         return Kind.FACT  # a finding: it names a number, an identifier or an error code
     return None
 
 
-@functools.cache
-def _identifier() -> re.Pattern[str]:
-    """A code identifier: backticked code, CamelCase, snake_case, a call, a file name."""
-    return re.compile(
-        r"`[^`]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z0-9]+_[a-z0-9_]+\b|\b\w+\(\)|"
-        r"\b[\w-]+\.(?:py|go|ts|js|rs|java|toml|json|ya?ml|md|sql|sh)\b"
-    )
+_IDENTIFIER = re.compile(
+    r"`[^`]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z0-9]+_[a-z0-9_]+\b|\b\w+\(\)|"
+    r"\b[\w-]+\.(?:py|go|ts|js|rs|java|toml|json|ya?ml|md|sql|sh)\b"
+)
+"""A code identifier: backticked code, CamelCase, snake_case, a call, a file name."""
 
 
 def _states(text: str) -> bool:
@@ -234,7 +201,7 @@ def _states(text: str) -> bool:
 
 def is_traceback_noise(line: str) -> bool:
     """Whether ``line`` is a traceback's header, frame or caret line (not its error line)."""
-    return _traceback_noise().match(line.strip()) is not None
+    return _TRACEBACK_NOISE.match(line.strip()) is not None
 
 
 def is_error_line(line: str) -> bool:
@@ -242,9 +209,9 @@ def is_error_line(line: str) -> bool:
     text = line.strip()
     if not text or is_filler(text) or is_traceback_noise(text):
         return False
-    return bool(_problem_mark().search(text) or _error_name().search(text))
+    return bool(_PROBLEM_MARK.search(text) or _ERROR_NAME.search(text))
 
 
 def is_test_command(command: str) -> bool:
     """Whether a shell command verifies work (tests, linters, type checks)."""
-    return _test_command().search(command) is not None
+    return _TEST_COMMAND.search(command) is not None

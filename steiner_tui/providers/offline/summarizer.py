@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger
+from steiner_tui.engine.state.artifacts import LEDGER_HEADING, ArtifactLedger, build_ledger
 from steiner_tui.providers.offline.extract import Item, collect_items
 from steiner_tui.providers.offline.facts import FINDINGS, PROBLEMS, REMAINING, STATE
-from steiner_tui.providers.offline.filelines import file_line
+from steiner_tui.providers.offline.filelines import FILE_LINE
 from steiner_tui.providers.offline.fitting import fit_summary
 from steiner_tui.providers.offline.markers import (
     EMERGENCY_MARKER,
@@ -70,7 +70,10 @@ def extractive_summary(
     """
     budget = max_tokens // 2 if emergency else max_tokens
     extraction = collect_items(messages)
-    items = _settled(extraction.items, build_ledger(messages, limit=None))
+    # A carried summary arrives as a system message: its ledger is the history so far.
+    carried = [m.content for m in messages if m.role in ("system", "summary")]
+    previous = ArtifactLedger.parse(next((c for c in reversed(carried) if LEDGER_HEADING in c), ""))
+    items = _settled(extraction.items, build_ledger(messages, previous, limit=None))
     steered = sorted(_steer(items, steering), key=lambda item: (item.section, item.order))
     return fit_summary(steered, budget, extraction.left_out)
 
@@ -85,6 +88,7 @@ def _settled(items: list[Item], ledger: ArtifactLedger) -> list[Item]:
         if e.state in ("superseded", "done") or (e.kind == "command" and e.state == "exit 0")
     }
     gone = {e.key: e.state for e in ledger.entries if e.state in ("reverted", "deleted")}
+    superseded = {(k, key) for k, key in over if k == "decision"}
     out = []
     for item in items:
         text = item.text.lower()
@@ -96,7 +100,10 @@ def _settled(items: list[Item], ledger: ArtifactLedger) -> list[Item]:
             k == "command" and f"`{key}` failed" in text for k, key in over
         ):
             continue
-        match = file_line().match(item.text)
+        if any(k == "decision" and key in text for k, key in superseded):
+            # a replaced choice quoted elsewhere (a request, open work) says it is over
+            item = Item(item.section, f"{item.text} (superseded)", item.rank, item.order)
+        match = FILE_LINE.match(item.text)
         if item.section == STATE and match and match.group(1) in gone:
             path = match.group(1)
             item = Item(item.section, f"`{path}` ({gone[path]})", item.rank, item.order)

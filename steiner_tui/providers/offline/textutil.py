@@ -7,11 +7,11 @@ so intent detection and summaries see only what the person typed.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prompt.sources import SOURCES
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 
 __all__ = [
@@ -33,29 +33,19 @@ __all__ = [
 SESSION_DATE_SUFFIX = "recorded when this session started."
 """The session-date block's fixed ending (docs/design.md, "4. The session date")."""
 
-_CONTEXT_SOURCES = frozenset(
-    {"project_context", "session_date", "skill", "global_agents_md", "project_agents_md"}
-)
+_CONTEXT_SOURCES = frozenset(str(spec.source) for spec in SOURCES if spec.context)
 
 
-@functools.cache
-def _sentence_split() -> re.Pattern[str]:
-    return re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
 
 
-@functools.cache
-def _list_marker() -> re.Pattern[str]:
-    return re.compile(r"^\s*(?:[-*+>]\s+|\d{1,3}[.)]\s+)+")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+>]\s+|\d{1,3}[.)]\s+)+")
 
 
-@functools.cache
-def _fence() -> re.Pattern[str]:
-    return re.compile(r"```[^\n]*\n?(.*?)```", re.DOTALL)
+_FENCE = re.compile(r"```[^\n]*\n?(.*?)```", re.DOTALL)
 
 
-@functools.cache
-def _code_span() -> re.Pattern[str]:
-    return re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 
 
 _EXTENSIONS = (
@@ -65,16 +55,14 @@ _EXTENSIONS = (
 )
 
 
-@functools.cache
-def _path() -> re.Pattern[str]:
-    return re.compile(
-        r"(?<![\w@/.:~-])"
-        r"((?:\.{1,2}/|/)?(?:[\w.-]+/)*(?:[\w-][\w.-]*\.(?:" + _EXTENSIONS + r")"
-        r"|Makefile|Dockerfile|README|LICENSE)"
-        r"|(?:\.{1,2}/)?(?:[\w-][\w.-]*/)+)"
-        r"(?![\w/])",
-        re.IGNORECASE,
-    )
+_PATH = re.compile(
+    r"(?<![\w@/.:~-])"
+    r"((?:\.{1,2}/|/)?(?:[\w.-]+/)*(?:[\w-][\w.-]*\.(?:" + _EXTENSIONS + r")"
+    r"|Makefile|Dockerfile|README|LICENSE)"
+    r"|(?:\.{1,2}/)?(?:[\w-][\w.-]*/)+)"
+    r"(?![\w/])",
+    re.IGNORECASE,
+)
 
 
 def heuristic_tokens(chars: int) -> int:
@@ -114,8 +102,8 @@ def sentences(text: str) -> list[str]:
     numbering is never mistaken for a stated number.
     """
     out: list[str] = []
-    for line in _fence().sub("\n", text).splitlines():
-        for part in _sentence_split().split(_list_marker().sub("", line)):
+    for line in _FENCE.sub("\n", text).splitlines():
+        for part in _SENTENCE_SPLIT.split(_LIST_MARKER.sub("", line)):
             part = part.strip(" \t-*>")
             if part:
                 out.append(part)
@@ -124,13 +112,13 @@ def sentences(text: str) -> list[str]:
 
 def code_blocks(text: str) -> list[str]:
     """The contents of the fenced code blocks in ``text`` (pasted output, logs, code)."""
-    return [match.group(1) for match in _fence().finditer(text)]
+    return [match.group(1) for match in _FENCE.finditer(text)]
 
 
 def code_spans(text: str) -> list[str]:
     """The inline code spans of ``text`` (commands, identifiers), in order, without repeats."""
     out: list[str] = []
-    for span in _code_span().findall(text):
+    for span in _CODE_SPAN.findall(text):
         if span.strip() and span not in out:
             out.append(span)
     return out
@@ -171,7 +159,7 @@ def norm_key(text: str) -> str:
 def find_paths(text: str, *, exclude: Sequence[str] = ()) -> list[str]:
     """File and directory paths mentioned in ``text``, in first-seen order, without URLs."""
     out: list[str] = []
-    for match in _path().finditer(text):
+    for match in _PATH.finditer(text):
         path = match.group(1).rstrip(".")
         start = match.start(1)
         if text[max(0, start - 3) : start] == "://" or path in exclude or path in out:

@@ -8,7 +8,6 @@ These parsers accept both so the model keeps working if a tool's presentation ch
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from typing import Any
@@ -30,24 +29,16 @@ __all__ = [
 ]
 
 
-@functools.cache
-def _line_number() -> re.Pattern[str]:
-    return re.compile(r"^\s*\d+(?:\t|→|\|| {2})")
+_LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|→|\|| {2})")
 
 
-@functools.cache
-def _error_line() -> re.Pattern[str]:
-    return re.compile(r"\b(error|errors|traceback|failed|failure|exception|fatal)\b", re.I)
+_ERROR_LINE = re.compile(r"\b(error|errors|traceback|failed|failure|exception|fatal)\b", re.I)
 
 
-@functools.cache
-def _exit() -> re.Pattern[str]:
-    return re.compile(r"exit(?:_code|code| code| status)?\W{0,3}(-?\d+)", re.I)
+_EXIT = re.compile(r"exit(?:_code|code| code| status)?\W{0,3}(-?\d+)", re.I)
 
 
-@functools.cache
-def _note_line() -> re.Pattern[str]:
-    return re.compile(r"^[\[(].*[\])]$")
+_NOTE_LINE = re.compile(r"^[\[(].*[\])]$")
 
 
 _NO_MATCH_PREFIXES = ("No files match ", "No matches for ")
@@ -91,19 +82,19 @@ def exit_code(content: str, meta: dict[str, Any] | None = None) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
     # The bash tool ends its output with "[exit code: N]": look at the end first.
-    tail = _exit().findall(content[-400:])
+    tail = _EXIT.findall(content[-400:])
     if tail:
         return int(tail[-1])
-    match = _exit().search(content[:400])
+    match = _EXIT.search(content[:400])
     return int(match.group(1)) if match else None
 
 
 def _strip_line_numbers(text: str) -> str:
     lines = text.splitlines()
     filled = [line for line in lines if line.strip()]
-    if not filled or sum(bool(_line_number().match(x)) for x in filled) < 0.8 * len(filled):
+    if not filled or sum(bool(_LINE_NUMBER.match(x)) for x in filled) < 0.8 * len(filled):
         return text
-    return "\n".join(_line_number().sub("", line, count=1) for line in lines)
+    return "\n".join(_LINE_NUMBER.sub("", line, count=1) for line in lines)
 
 
 def parse_tool_output(content: str) -> ToolOutput:
@@ -151,7 +142,7 @@ def glob_entries(content: str) -> list[str]:
         return [str(x) for x in items if isinstance(x, str) and x.strip()]
     lines = [line.strip() for line in content.splitlines()]
     return [
-        x for x in lines if x and not _note_line().match(x) and not x.startswith(_NO_MATCH_PREFIXES)
+        x for x in lines if x and not _NOTE_LINE.match(x) and not x.startswith(_NO_MATCH_PREFIXES)
     ]
 
 
@@ -194,7 +185,7 @@ def failure_lines(text: str, limit: int = 2) -> list[str]:
         stripped = line.strip()
         if (
             stripped
-            and _error_line().search(stripped)
+            and _ERROR_LINE.search(stripped)
             and stripped not in found
             and not is_traceback_noise(stripped)
             and not is_filler(stripped)

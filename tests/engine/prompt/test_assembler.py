@@ -95,7 +95,7 @@ def test_full_plan_in_order(tmp_path: Path, project: Path) -> None:
         *conversation,
     )
     assert prompt.block_message_count == 4
-    assert prompt.conversation_messages == tuple(conversation)
+    assert prompt.messages[prompt.block_message_count :] == tuple(conversation)
 
 
 def test_session_date_merges_into_project_context_without_phase(project: Path) -> None:

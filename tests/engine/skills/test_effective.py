@@ -72,5 +72,5 @@ def test_messages_only_user_role_counts() -> None:
 
 def test_fold_tracks_every_activated_name() -> None:
     fold = fold_skills([msg(on("a"), on("b")), msg(off("a")), msg(off("never"))])
-    assert fold.active_names == {"b"}
+    assert {block.name for block in fold.effective} == {"b"}
     assert fold.ever_activated == {"a", "b"}

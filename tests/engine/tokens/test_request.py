@@ -72,7 +72,7 @@ def test_per_message_formula() -> None:
         + len('{"cmd": ')
         + 2 * IMAGE_PLACEHOLDER_TOKENS
     )
-    assert estimator.raw_tokens("claude-sonnet-4", [message]) == expected
+    assert estimator.raw_tokens("mistral-large", [message]) == expected
     assert MESSAGE_FRAMING_TOKENS == 4
     assert IMAGE_PLACEHOLDER_TOKENS == 1000
 
@@ -80,10 +80,10 @@ def test_per_message_formula() -> None:
 def test_a_new_turn_encodes_only_the_new_message() -> None:
     estimator, encoder = _estimator()
     history = [Message("user", f"question {i}") for i in range(50)]
-    first = estimator.raw_tokens("claude-sonnet-4", history)
+    first = estimator.raw_tokens("mistral-large", history)
     encoder.texts.clear()
     new = Message("assistant", "the answer")
-    second = estimator.raw_tokens("claude-sonnet-4", [*history, new])
+    second = estimator.raw_tokens("mistral-large", [*history, new])
     assert encoder.texts == ["assistant", "the answer"]
     assert second == first + MESSAGE_FRAMING_TOKENS + len("assistant") + len("the answer")
 
@@ -91,11 +91,11 @@ def test_a_new_turn_encodes_only_the_new_message() -> None:
 def test_equal_messages_share_an_entry_and_changed_ones_do_not() -> None:
     estimator, encoder = _estimator()
     summary = Message("summary", "what happened so far")
-    estimator.raw_tokens("claude-sonnet-4", [to_provider_message(summary)])
+    estimator.raw_tokens("mistral-large", [to_provider_message(summary)])
     encoder.texts.clear()
-    estimator.raw_tokens("claude-sonnet-4", [to_provider_message(summary)])  # a new, equal object
+    estimator.raw_tokens("mistral-large", [to_provider_message(summary)])  # a new, equal object
     assert encoder.texts == []
-    estimator.raw_tokens("claude-sonnet-4", [Message("system", "what happened so far!")])
+    estimator.raw_tokens("mistral-large", [Message("system", "what happened so far!")])
     assert encoder.texts == ["what happened so far!"]  # the role was counted once, before
 
 
@@ -103,20 +103,20 @@ def test_a_text_counted_on_its_own_is_not_encoded_again_as_a_message() -> None:
     # A tool result is measured against its budget before it becomes a message (issue 32).
     estimator, encoder = _estimator()
     output = "line one\nline two\n" * 50
-    alone = estimator.count_text("claude-sonnet-4", output)
+    alone = estimator.count_text("mistral-large", output)
     encoder.texts.clear()
     message = Message("tool", output, tool_call_id="c1", name="read")
-    counted = estimator.message_tokens("claude-sonnet-4", [message])
+    counted = estimator.message_tokens("mistral-large", [message])
     assert output not in encoder.texts and alone < counted[0]
     fresh, _ = _estimator()
-    assert fresh.message_tokens("claude-sonnet-4", [message]) == counted
+    assert fresh.message_tokens("mistral-large", [message]) == counted
 
 
 def test_counts_are_cached_per_encoding() -> None:
     cl100k, o200k = _Source("cl100k_base"), _Source("o200k_base")
     estimator = RequestEstimator(EncodingLoader([cl100k, o200k]))
     messages = [Message("user", "hi")]
-    estimator.raw_tokens("claude-sonnet-4", messages)
+    estimator.raw_tokens("mistral-large", messages)
     estimator.raw_tokens("gpt-4o", messages)
     assert cl100k.encoder.texts == ["user", "hi"]
     assert o200k.encoder.texts == ["user", "hi"]
@@ -126,25 +126,25 @@ def test_tools_are_counted_once_per_tool_list() -> None:
     estimator, encoder = _estimator()
     tools = [ToolDefinition("read", "Read a file", {"type": "object"})]
     messages = [Message("user", "hi")]
-    with_tools = estimator.raw_tokens("claude-sonnet-4", messages, tools)
-    without = estimator.raw_tokens("claude-sonnet-4", messages)
+    with_tools = estimator.raw_tokens("mistral-large", messages, tools)
+    without = estimator.raw_tokens("mistral-large", messages)
     assert with_tools - without == len(tools_json(tools))
     encoder.texts.clear()
-    estimator.raw_tokens("claude-sonnet-4", messages, list(tools))
+    estimator.raw_tokens("mistral-large", messages, list(tools))
     assert encoder.texts == []
 
 
 def test_estimate_applies_calibration() -> None:
     estimator, _ = _estimator()
     messages = [Message("user", "x" * 96)]  # 4 + 4 + 96 = 104
-    assert estimator.estimate("claude-sonnet-4", messages) == TokenEstimate(
+    assert estimator.estimate("mistral-large", messages) == TokenEstimate(
         104, 104, "tiktoken", "low"
     )
-    estimator.calibration.observe("claude-sonnet-4", 208, 104)
-    assert estimator.estimate("claude-sonnet-4", messages) == TokenEstimate(
+    estimator.calibration.observe("mistral-large", 208, 104)
+    assert estimator.estimate("mistral-large", messages) == TokenEstimate(
         130, 104, "provider_usage", "medium"
     )
-    assert estimator.calibrated("claude-sonnet-4", 104).tokens == 130
+    assert estimator.calibrated("mistral-large", 104).tokens == 130
 
 
 def test_heuristic_counts_the_whole_request_as_one_text() -> None:
@@ -166,8 +166,8 @@ def test_heuristic_counts_the_whole_request_as_one_text() -> None:
 
 def test_count_text_uses_the_models_tokenizer() -> None:
     estimator, _ = _estimator()
-    assert estimator.count_text("claude-sonnet-4", "hello") == 5
-    assert estimator.count_text("claude-sonnet-4", "") == 0
+    assert estimator.count_text("mistral-large", "hello") == 5
+    assert estimator.count_text("mistral-large", "") == 0
 
 
 def test_tokenizer_override_from_config() -> None:
@@ -179,7 +179,30 @@ def test_tokenizer_override_from_config() -> None:
 def test_real_tokenizers_count_hello_world() -> None:
     estimator = RequestEstimator(default_encoding_loader(None))
     assert estimator.count_text("gpt-4o", "hello world") == 2
+    assert estimator.count_text("mistral-large", "hello world") == 2
     assert estimator.count_text("claude-sonnet-4", "hello world") == 2
+
+
+def test_claude_models_are_counted_by_ctok_without_its_one_message_frame() -> None:
+    import ctok
+
+    estimator = RequestEstimator(default_encoding_loader(None))
+    text = "NASA likes tokenizers. HELLO World, “quotes”.\n"
+    for model, version in (("claude-sonnet-4-5", "3.0"), ("claude-opus-4-7", "4.7")):
+        frame = ctok.token_count("x", version) - 1  # "x" is one token
+        assert estimator.count_text(model, text) == ctok.token_count(text, version) - frame
+    # v4.7 and v4.8 share a vocabulary; their frames differ, the content's count does not.
+    assert estimator.count_text("claude-sonnet-5", text) == estimator.count_text(
+        "claude-opus-4-7", text
+    )
+    estimate = estimator.estimate("claude-opus-4-7", [Message("user", text)])
+    assert estimate.strategy == "ctok" and estimate.confidence == "medium"
+    assert estimate.raw_tokens == MESSAGE_FRAMING_TOKENS + 1 + estimator.count_text(
+        "claude-opus-4-7", text
+    )
+    estimator.calibration.observe("claude-opus-4-7", 2 * estimate.raw_tokens, estimate.raw_tokens)
+    calibrated = estimator.estimate("claude-opus-4-7", [Message("user", text)])
+    assert calibrated.strategy == "provider_usage" and calibrated.raw_tokens == estimate.raw_tokens
     estimate = estimator.estimate("gpt-4o", [Message("user", "hello world")])
     assert estimate == TokenEstimate(7, 7, "tiktoken", "medium")  # 4 + "user" 1 + 2
 

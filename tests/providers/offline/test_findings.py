@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from steiner_tui.engine.compaction.pastes import collapse_text
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.state.artifacts import build_ledger
 from steiner_tui.providers.offline import extractive_summary
 from steiner_tui.providers.offline.extract import offered_options
 
@@ -96,3 +97,35 @@ def test_a_pasted_trace_reaches_the_summarizer_collapsed() -> None:
     assert len(lines) < 12 and "KeyError: 'currency'" in collapsed
     assert "similar lines collapsed for the summary" in collapsed
     assert collapse_text("short\ntext") == "short\ntext"
+
+
+def test_a_numbered_or_lettered_pick_with_a_reason_is_a_decision_with_it() -> None:
+    offer = "We could: (a) vendor the parser, or (b) pin the upstream release, or (c) fork it."
+    for pick, place in (("b - pinning keeps the diff small", 1), ("go with 3. forks rot", 2)):
+        messages = [
+            Message("user", "The parser breaks on tabs."),
+            Message("assistant", offer),
+            Message("user", pick),
+        ]
+        findings = _section(extractive_summary(messages, max_tokens=6000, emergency=False), 4)
+        choice = ("pin the upstream release", "fork it")[place - 1]
+        reason = pick.split(" ", 2)[-1] if place == 1 else "forks rot"
+        assert f"User: chose {choice} because {reason}" in findings
+    assert offered_options(offer) == ["vendor the parser", "pin the upstream release", "fork it"]
+
+
+def test_a_choice_replaced_after_a_compaction_is_marked_wherever_it_is_quoted() -> None:
+    first = [
+        Message("user", "Keep the retries in the client for now, the gateway has none yet."),
+        Message("user", "Let's make the timeout 5 seconds while we test it."),
+    ]
+    summary = extractive_summary(first, max_tokens=6000, emergency=False)
+    ledger = build_ledger(first).render()
+    later = [
+        Message("summary", f"{summary}\n\n{ledger}"),
+        Message("user", "The gateway retries now, so let's drop the client's retries after all."),
+    ]
+    again = extractive_summary(later, max_tokens=6000, emergency=False)
+    quoted = [line for line in again.splitlines() if "retries in the client" in line]
+    assert quoted and all(line.endswith("(superseded)") for line in quoted)
+    assert "timeout 5 seconds" in again and "timeout 5 seconds (superseded)" not in again

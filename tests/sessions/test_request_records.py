@@ -1,17 +1,13 @@
-"""Request records kept in columns (``RequestColumns``) give back exactly what was appended.
+"""Request records a loaded log keeps give back exactly what was logged.
 
-* a property test over arbitrary records: every field, the id (derived from the index or of
-  another form), the time with its offset (none, naive, fixed offsets, a zone whose offset
-  changes), integers of any size, hashes written out or derived from the messages logged since;
-* the ids the columns derive equal the ids the request records resolve to one after the other,
-  in logs of version 1 to 4 and in a version 3 log resumed into version 4;
+* a property test over arbitrary records: every field, and every message hash rebuilt from the
+  records before (hashes written out or derived from the messages logged since);
+* the ids the columns derive equal the ids the request records resolve to one after the other;
 * a loaded log holds equal message texts and equal tool call arguments once.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
@@ -24,15 +20,18 @@ from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.record_values import message_line, message_of_line
 from steiner_tui.sessions.records import (
+    LOG_VERSION,
     HeaderRecord,
     MessageLine,
     RequestEntry,
-    ResumedRecord,
     decode_record,
     encode_record,
 )
-from steiner_tui.sessions.request_columns import RequestColumns
-from steiner_tui.sessions.request_values import LoggedRequest, RequestSetting, resolve_request
+from steiner_tui.sessions.request_values import (
+    LoggedRequest,
+    RequestRecord,
+    resolve_request,
+)
 from tests.sessions.conftest import OpenSession
 from tests.sessions.test_log_format import _long_session
 
@@ -59,10 +58,10 @@ _ZONES: tuple[tzinfo | None, ...] = (
     timezone(timedelta(hours=-5, minutes=-30)),
     _Shifting(),
 )
-_SETTINGS = (
-    RequestSetting(model="m1", provider="p", max_tokens=4096),
-    RequestSetting(model="m2", provider="p", compaction=True, generation="1"),
-    RequestSetting(),
+_SETTINGS: tuple[dict[str, Any], ...] = (
+    {"model": "m1", "provider": "p", "max_tokens": 4096},
+    {"model": "m2", "provider": "p", "compaction": True, "generation": "1"},
+    {},
 )
 _ANY_INT = st.one_of(st.integers(0, 10_000), st.integers(-(2**70), 2**70))
 
@@ -109,57 +108,40 @@ def _fields(step: dict[str, Any], count: int, since: list[Message]) -> dict[str,
         "prompt_bytes": prompt_bytes,
         "estimated_prompt_tokens": estimated,
         "raw_prompt_tokens": raw,
-        "setting": _SETTINGS[step["setting"]],
+        **_SETTINGS[step["setting"]],
     }
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_step, min_size=1, max_size=12))
-def test_columns_give_back_every_record_exactly(steps: list[dict[str, Any]]) -> None:
-    columns = RequestColumns()
-    expected: list[LoggedRequest] = []
+def test_records_give_back_every_hash_exactly(steps: list[dict[str, Any]]) -> None:
+    previous: RequestRecord | None = None
     full: list[tuple[str, ...]] = []
     for number, step in enumerate(steps):
         since = [Message("user", f"m{number}-{i}") for i in range(step["new"])]
         count = len(full[-1]) if full else 0
         fields = _fields(step, count, since)
-        tip = columns.append(fields, since, exact=step["exact"])
-        hashes = fields["hashes"] if fields["hashes"] is not None else hash_messages(since)
-        want = LoggedRequest(**{**fields, "hashes": hashes})
-        expected.append(want)
-        full.append((full[-1][: want.shared] if full else ()) + hashes)
-        assert tip.hash_count == len(full[-1])
-        assert (tip.index, tip.request_id, tip.time) == (want.index, want.request_id, want.time)
-    assert len(columns) == len(steps)
-    for position, (record, want) in enumerate(zip(columns, expected, strict=True)):
+        if fields["hashes"] is None:
+            fields["hashes"] = hash_messages(since)
+        record = RequestRecord(**fields, exact=step["exact"], previous=previous)
+        want = LoggedRequest(**fields)
+        full.append((full[-1][: want.shared] if full else ()) + want.hashes)
+        assert record.hash_count == len(full[-1])
         assert record.plain() == want
-        assert record.request_id == want.request_id
-        assert columns.request_id(position) == want.request_id
-        if want.time is not None:
-            assert record.time is not None
-            assert record.time.utcoffset() == want.time.utcoffset()
-            assert record.time.tzinfo == want.time.tzinfo
-            assert record.time.isoformat() == want.time.isoformat()  # written the same
-        assert record.message_hashes == full[position]
-        assert record.exact is steps[position]["exact"]
-        assert record.setting is columns[position].setting  # one object per setting
-    assert columns[-1].plain() == expected[-1]
-    assert [r.plain() for r in columns[1:3]] == expected[1:3]
-    assert columns.last_index() == max(step["index"] for step in steps)
-    assert RequestColumns().last_index() == 0
+        assert record.message_hashes == full[-1]
+        assert record.exact is step["exact"]
+        previous = record
 
 
 def _resolved_ids(data: bytes) -> list[str]:
     """Each request record's id as the records say it, read one after the other by
-    ``resolve_request`` (no columns), the log's version followed."""
-    version, ids = 0, list[str]()
+    ``resolve_request`` (no columns)."""
+    ids = list[str]()
     previous: LoggedRequest | None = None
     for raw in data.splitlines():
         record = decode_record(raw)
-        if isinstance(record, HeaderRecord | ResumedRecord):
-            version = record.version if record.version is not None else version
-        elif isinstance(record, RequestEntry):
-            previous = resolve_request(record, previous, version)
+        if isinstance(record, RequestEntry):
+            previous = resolve_request(record, previous)
             ids.append(previous.request_id)
     return ids
 
@@ -169,43 +151,11 @@ def _check_ids(directory: Path) -> list[str]:
     assert loaded.problems == ()
     ids = _resolved_ids((directory / "session.jsonl").read_bytes())
     assert [r.request_id for r in loaded.requests] == ids
-    assert [loaded.requests.request_id(p) for p in range(len(ids))] == ids
     assert all(ids)
     return ids
 
 
-def test_ids_equal_the_logged_ones_in_version_1_and_3_logs(tmp_path: Path) -> None:
-    for name in ("v1_session", "v3_session"):
-        directory = tmp_path / name
-        shutil.copytree(FIXTURES / name, directory)
-        assert _check_ids(directory)
-
-
-def _as_version_2(line: bytes) -> bytes:
-    """A version 3 line as version 2 wrote it: requests numbered from 0."""
-    record = json.loads(line)
-    if record["type"] == "header":
-        record["version"] = 2
-    elif record["type"] == "request":
-        record["index"] -= 1
-        stem = record["request_id"].rpartition("-")[0]
-        record["request_id"] = f"{stem}-{record['index']}"
-    return json.dumps(record, separators=(",", ":")).encode()
-
-
-def test_ids_equal_the_logged_ones_in_a_version_2_log(tmp_path: Path) -> None:
-    directory = tmp_path / "v2_session"
-    directory.mkdir()
-    lines = (FIXTURES / "v3_session" / "session.jsonl").read_bytes().splitlines()
-    (directory / "session.jsonl").write_bytes(b"\n".join(map(_as_version_2, lines)) + b"\n")
-    ids = _check_ids(directory)
-    # Read one higher than logged, so an id no longer ends in its number: kept as it is.
-    loaded = load_session(directory)
-    assert [r.index for r in loaded.requests][:2] == [1, 2]
-    assert ids[:2] == [f"{ids[0].rpartition('-')[0]}-{n}" for n in (0, 1)]
-
-
-async def test_ids_equal_the_logged_ones_in_a_version_4_log(open_session: OpenSession) -> None:
+async def test_ids_equal_the_logged_ones(open_session: OpenSession) -> None:
     harness = await _long_session(open_session, 12)
     ids = _check_ids(harness.session_dir)
     assert _written_ids(harness.session_dir) < len(ids) // 2  # most derived from the one before
@@ -215,29 +165,8 @@ def _written_ids(directory: Path) -> int:
     return (directory / "session.jsonl").read_bytes().count(b'"request_id"')
 
 
-def _install_v3(sessions_base: Path) -> Path:
-    sessions_base.mkdir(parents=True)
-    directory = sessions_base / "v3_session"
-    shutil.copytree(FIXTURES / "v3_session", directory)
-    (directory / "expected.json").unlink()
-    return directory
-
-
-async def test_ids_equal_the_logged_ones_in_a_version_3_log_resumed_into_version_4(
-    open_session: OpenSession, sessions_base: Path
-) -> None:
-    directory = _install_v3(sessions_base)
-    before = len(load_session(directory).requests)
-    resumed = open_session(resume="v3_session", window=6000)
-    for turn in range(3):
-        result = await resumed.driver.submit(f"more {turn}: " + "lorem ipsum " * 20)
-        assert result.status == "done", result.error
-    resumed.log.close()
-    assert len(_check_ids(directory)) > before
-
-
 def _write(directory: Path, messages: list[Message]) -> None:
-    lines = [encode_record(HeaderRecord(version=4, session_id=directory.name))]
+    lines = [encode_record(HeaderRecord(version=LOG_VERSION, session_id=directory.name))]
     lines += [encode_record(message_line(messages, p)) for p in range(len(messages))]
     directory.mkdir()
     (directory / "session.jsonl").write_bytes(b"".join(lines))
@@ -275,7 +204,7 @@ def test_a_loaded_log_holds_equal_texts_and_arguments_once(tmp_path: Path) -> No
 
 
 def test_arguments_equal_only_as_values_are_not_shared(tmp_path: Path) -> None:
-    lines = [encode_record(HeaderRecord(version=4, session_id="nan")).rstrip(b"\n")]
+    lines = [encode_record(HeaderRecord(version=LOG_VERSION, session_id="nan")).rstrip(b"\n")]
     for turn, arguments in enumerate(("NaN", "null", "1", "1.0", "true", "NaN"), start=1):
         lines += [
             b'{"type":"user","content":"q%d","turn":%d}' % (turn, turn),

@@ -306,7 +306,7 @@ class _Counted(msgspec.Struct):
 class _Built(msgspec.Struct):
     """A summary request's assembly: its messages, blocks and (once made) its estimate."""
 
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     blocks: tuple[ContextBlock, ...]
     estimate: TokenEstimate | None = None
 

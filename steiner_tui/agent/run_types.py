@@ -7,6 +7,7 @@ request, ``model_call`` for the call itself), so none of them imports another's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
@@ -38,7 +39,7 @@ class PreparedTurn(msgspec.Struct, frozen=True):
     request: ChatRequest
     estimate: TokenEstimate
     fit: FitResult
-    hashes: tuple[str, ...] | None = None
+    hashes: Sequence[str] | None = None
     prompt_bytes: int | None = None
 
 

@@ -52,6 +52,7 @@ from steiner_tui.agent.run_types import (
 )
 from steiner_tui.agent.snapshot_builder import FIRST_REQUEST, SnapshotBuilder
 from steiner_tui.agent.tool_calls import ToolRunner, result_budget, run_tool_calls
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest, seed_last_main_request
@@ -193,7 +194,7 @@ class Runner:
         return self.state.lineage
 
     @property
-    def conversation(self) -> tuple[Message, ...]:
+    def conversation(self) -> Chain[Message]:
         return self.state.lineage.active.messages
 
     @property
@@ -379,7 +380,7 @@ class Runner:
         estimates) is assembled and counted whole.
         """
         tools = self.tool_definitions
-        hashes: tuple[str, ...] | None = None
+        hashes: Sequence[str] | None = None
         prompt_bytes: int | None = None
         if conversation is None:
             assembled, estimate, hashes, prompt_bytes = self._prepare_active(tools)
@@ -413,7 +414,7 @@ class Runner:
 
     def _prepare_active(
         self, tools: Sequence[ToolDefinition]
-    ) -> tuple[AssembledPrompt, TokenEstimate, tuple[str, ...], int]:
+    ) -> tuple[AssembledPrompt, TokenEstimate, Sequence[str], int]:
         model_id = self.model.model
         prefix = self.context.prefix()
         blocks = prefix.messages

@@ -56,7 +56,7 @@ class SnapshotBuilder:
         blocks: Sequence[ContextBlock] = (),
         dry_run: bool = False,
         fit: FitResult | None = None,
-        message_hashes: tuple[str, ...] | None = None,
+        message_hashes: Sequence[str] | None = None,
         prompt_bytes: int | None = None,
     ) -> RequestSnapshot:
         """The snapshot of ``request`` as it is sent, under the next index.

@@ -139,8 +139,8 @@ class RequestSnapshot(EngineEvent, frozen=True):
     model: str
     provider: str
     time: datetime
-    message_hashes: tuple[str, ...]
-    messages: tuple[Message, ...]
+    message_hashes: Sequence[str]
+    messages: Sequence[Message]
     blocks: tuple[ContextBlock, ...]
     block_message_count: int
     prompt_bytes: int

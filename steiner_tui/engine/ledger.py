@@ -10,15 +10,18 @@ Token estimation and calibration").
 The runner that owns the conversation says when it was replaced (``forget``: a compaction, a
 resume, ``/clear``); between those it only grows. ``sync`` checks that cheaply (the ends of what
 it holds are still in place, by identity) and adds the new messages; a conversation that does
-not pass the check, another model or another projection rebuilds it.
+not pass the check, another model or another projection rebuilds it. A view's messages and
+hashes are chains (``engine.chain``): the next view grows from them, sharing what they hold,
+so a request costs no copy of the conversation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tokens.request import RequestEstimator
 
@@ -38,8 +41,8 @@ class LedgerView(msgspec.Struct, frozen=True):
         images: images left in the conversation part.
     """
 
-    messages: tuple[Message, ...]
-    hashes: tuple[str, ...]
+    messages: Chain[Message]
+    hashes: Chain[str]
     prompt_bytes: int
     units: int
     images: int
@@ -55,7 +58,7 @@ class ConversationLedger:
     def __init__(self, estimator: RequestEstimator) -> None:
         self.estimator = estimator
         self._key: tuple[str, str, object] | None = None
-        self._source: tuple[Message, ...] = ()
+        self._source: Sequence[Message] = ()
         self._projected: list[Message] = []
         self._hashes: list[str] = []
         self._bytes = 0
@@ -71,11 +74,11 @@ class ConversationLedger:
 
     def sync(
         self,
-        conversation: tuple[Message, ...],
+        conversation: Sequence[Message],
         model_id: str,
         project: Callable[[Message], Message],
         projection_key: object,
-        prefix: tuple[Message, ...] = (),
+        prefix: Sequence[Message] = (),
     ) -> LedgerView:
         """The request over ``prefix`` and ``conversation`` for ``model_id``.
 
@@ -100,27 +103,25 @@ class ConversationLedger:
             held = 0
         if len(conversation) > held:
             self._extend(conversation, held, model_id, project)
-        messages, hashes = self._tuples(prefix)
+        messages, hashes = self._chains(prefix)
         view = LedgerView(messages, hashes, self._bytes, self._units, self._images)
         self._last = (conversation, prefix, view)
         return view
 
-    def _tuples(self, prefix: tuple[Message, ...]) -> tuple[tuple[Message, ...], tuple[str, ...]]:
-        """The view's messages and hashes. Over the same prefix, the last view's tuples plus
-        what was added since: one copy of the references per request, the least a new tuple
-        costs (tuple concatenation copies them in C, a few times faster than a chain)."""
+    def _chains(self, prefix: Sequence[Message]) -> tuple[Chain[Message], Chain[str]]:
+        """The view's messages and hashes: over the same prefix, the last view's chains grown
+        by what was added since."""
         last = self._last  # None after a reset
         if last is not None and (last[1] is prefix or last[1] == prefix):
             view = last[2]
             start = len(view.messages) - len(prefix)
-            return (
-                view.messages + tuple(self._projected[start:]),
-                view.hashes + tuple(self._hashes[start:]),
+            return view.messages.plus(self._projected[start:]), view.hashes.plus(
+                self._hashes[start:]
             )
-        digests = tuple(m.digest() for m in prefix)
-        return prefix + tuple(self._projected), digests + tuple(self._hashes)
+        digests = [m.digest() for m in prefix]
+        return Chain([*prefix, *self._projected]), Chain([*digests, *self._hashes])
 
-    def _extends(self, conversation: tuple[Message, ...], held: int) -> bool:
+    def _extends(self, conversation: Sequence[Message], held: int) -> bool:
         """Whether ``conversation`` still starts with what the ledger holds. Between two
         ``forget`` calls the owner only appends, so the ends being in place is enough."""
         source = self._source
@@ -140,7 +141,7 @@ class ConversationLedger:
 
     def _extend(
         self,
-        conversation: tuple[Message, ...],
+        conversation: Sequence[Message],
         start: int,
         model_id: str,
         project: Callable[[Message], Message],

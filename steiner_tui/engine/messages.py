@@ -49,13 +49,13 @@ INTERRUPTION_NOTE = (
 
 class _EncodedArguments:
     """The slot where a tool call keeps its encoded arguments: outside its fields, so outside
-    ``__init__``, equality, hash and repr (``msgspec`` supports a slots base with ``gc=False``)."""
+    ``__init__``, equality, hash and repr."""
 
     __slots__ = ("arguments_json",)
     arguments_json: str
 
 
-class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, gc=False):
+class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True):
     """A tool call made by the model. ``arguments`` is a JSON object or ``None``.
 
     The compact JSON of the arguments (``arguments_json``, ``null`` for none) is written once,
@@ -63,7 +63,6 @@ class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, gc=False):
     form (NaN, an infinity, a number beyond the float range) are kept only as
     ``raw_arguments``, as the reference's decoder would reject them: ``arguments`` is then None
     and the tool reports the malformed call to the model instead of a turn crashing on it later.
-    A call holds only JSON values, so it can be in no reference cycle (``gc=False``).
     """
 
     id: str
@@ -90,30 +89,15 @@ class Image(msgspec.Struct, frozen=True):
     data: str
 
 
-class _DerivedValues:
-    """The slots where a message caches what it derives on first use: outside its fields, so
-    outside ``__init__``, equality, hash and repr. A message never changes, so they never go
-    stale; a copy (``msgspec.structs.replace``) starts without them. Caching them here keeps
-    per-request work proportional to the *new* messages."""
-
-    __slots__ = ("_digest", "_size")
-    _digest: str
-    _size: int
-
-
-class _MessageHead(msgspec.Struct, _DerivedValues, frozen=True, gc=False):
+class _MessageHead(msgspec.Struct, frozen=True):
     """The two fields a message takes by position (``Message("user", "hello")``)."""
 
     role: str
     content: str = ""
 
 
-class Message(_MessageHead, frozen=True, kw_only=True, gc=False, cache_hash=True):
-    """One conversation message; immutable and equal by value, its hash computed once.
-
-    A message holds only strings, numbers and immutable values of its own, so it can be in no
-    reference cycle (``gc=False``: the collector never walks a long conversation's messages).
-    """
+class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
+    """One conversation message; immutable and equal by value, its hash computed once."""
 
     reasoning: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
@@ -127,21 +111,13 @@ class Message(_MessageHead, frozen=True, kw_only=True, gc=False, cache_hash=True
     @property
     def prompt_bytes(self) -> int:
         """UTF-8 bytes of role plus content (this message's share of a request's prompt bytes)."""
-        size = self._size
-        if size < 0:
-            size = len(self.role.encode()) + utf8_len(self.content)
-            msgspec.structs.force_setattr(self, "_size", size)
-        return size
+        return len(self.role.encode()) + utf8_len(self.content)
 
     def digest(self) -> str:
-        """The message's hash (``message_hash``), computed once: a message never changes."""
-        cached = self._digest
-        if not cached:
-            h = hashlib.sha256()
-            _update_hash(h, self)
-            cached = h.digest()[:4].hex()
-            msgspec.structs.force_setattr(self, "_digest", cached)
-        return cached
+        """The message's hash (``message_hash``)."""
+        h = hashlib.sha256()
+        _update_hash(h, self)
+        return h.digest()[:4].hex()
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -150,8 +126,6 @@ class Message(_MessageHead, frozen=True, kw_only=True, gc=False, cache_hash=True
             msgspec.structs.force_setattr(self, "tool_calls", tuple(self.tool_calls))
         if not isinstance(self.images, tuple):
             msgspec.structs.force_setattr(self, "images", tuple(self.images))
-        msgspec.structs.force_setattr(self, "_digest", "")
-        msgspec.structs.force_setattr(self, "_size", -1)
 
     def with_content(self, content: str) -> Message:
         """A copy with other content (everything else kept)."""
@@ -177,10 +151,7 @@ def _update_hash(h: Any, message: Message) -> None:
 
 
 def message_hash(message: Message) -> str:
-    """The message's 8-hex-digit hash: first 4 bytes of SHA-256 over the hash input.
-
-    Computed once per message object (messages are immutable) and cached on it.
-    """
+    """The message's 8-hex-digit hash: first 4 bytes of SHA-256 over the hash input."""
     return message.digest()
 
 

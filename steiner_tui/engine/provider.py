@@ -13,7 +13,7 @@ fails a call after retiring its backend transcript says so in the error's
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
 import msgspec
@@ -140,7 +140,7 @@ class ChatRequest(msgspec.Struct, frozen=True):
     then the conversation). ``messages`` use provider roles (no ``summary``)."""
 
     model: str
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     tools: tuple[ToolDefinition, ...] = ()
     max_tokens: int = 4096
     prompt_cache_key: str = ""

@@ -2,7 +2,8 @@
 
 Messages round-trip exactly (``message_from_dict(message_to_dict(m)) == m``); events are written
 one-way as ``{"type": kind, ...fields}`` with nested structs and dataclasses turned into dicts.
-Frozen mappings are thawed and tuples become lists so ``json.dumps`` sees only plain values.
+Frozen mappings are thawed and tuples (and chains) become lists so ``json.dumps`` sees only
+plain values.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.messages import Image, Message, ToolCall
@@ -113,7 +115,7 @@ def to_jsonable(value: Any) -> Any:
         return str(value)
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
+    if isinstance(value, (list, tuple, set, frozenset, Chain)):
         return [to_jsonable(v) for v in value]
     return value
 

@@ -38,6 +38,7 @@ from typing import Protocol
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import (
     CacheExplanation,
     EngineEvent,
@@ -113,19 +114,20 @@ def build_request_snapshot(
     generation_id: str = "",
     fits: bool = True,
     overflow_tokens: int = 0,
-    message_hashes: tuple[str, ...] | None = None,
+    message_hashes: Sequence[str] | None = None,
     prompt_bytes: int | None = None,
     counter: SourceCounter | None = None,
 ) -> RequestSnapshot:
     """Build the snapshot event of one request.
 
     Sequences are copied into tuples, so a list the caller keeps editing cannot reach the
-    event; messages, blocks and tools are immutable and shared as they are. A caller that
+    event (a ``Chain`` of messages or hashes is immutable and kept as it is); messages, blocks
+    and tools are immutable and shared as they are. A caller that
     keeps per-message figures (the runner's ledger) passes the hashes and prompt bytes it
     already has; they must be those of ``messages``. With ``counter`` the snapshot carries its
     per-source figures (``source_tokens``).
     """
-    msgs = tuple(messages)
+    msgs = messages if isinstance(messages, Chain) else tuple(messages)
     blks = tuple(blocks)
     tls = tuple(tools)
     tools_text = tools_json(tls) if tls else ""  # encoded once: its bytes, then its tokens
@@ -140,7 +142,7 @@ def build_request_snapshot(
         model=model,
         provider=provider,
         time=time,
-        message_hashes=message_hashes if message_hashes is not None else hash_messages(msgs),
+        message_hashes=hash_messages(msgs) if message_hashes is None else message_hashes,
         messages=msgs,
         blocks=blks,
         block_message_count=block_message_count,
@@ -203,11 +205,7 @@ def message_source(snapshot: RequestSnapshot, other: RequestSnapshot | None, ind
 
 def prefix_stability(a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
     """Compare the message hashes of request ``a`` with a later request ``b``."""
-    matching = 0
-    for left, right in zip(a.message_hashes, b.message_hashes, strict=False):
-        if left != right:
-            break
-        matching += 1
+    matching = shared_prefix(a.message_hashes, b.message_hashes)
     if matching == len(a.message_hashes):
         return PrefixStability(matching, None)
     source_snapshot, other = (b, a) if matching < len(b.message_hashes) else (a, b)
@@ -239,13 +237,12 @@ class _Segment(msgspec.Struct, frozen=True):
         return tuple(messages), tuple(hashes)
 
 
-class RequestSummary(msgspec.Struct, frozen=True, gc=False):
+class RequestSummary(msgspec.Struct, frozen=True):
     """One stored request's figures, read without rebuilding its messages.
 
     ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
     leading messages equal the previous request's (0 for the first): the prefix a provider's
-    prompt cache can serve again. Its fields are plain values, so it is never tracked by the
-    garbage collector (``gc=False``): no collection walks the rows a page or a chart holds.
+    prompt cache can serve again.
     """
 
     position: int
@@ -325,7 +322,7 @@ class SnapshotStore:
         self._by_index: dict[int, int] = {}
         self._blocks: dict[ContextBlock, ContextBlock] = {}
         # The latest request's messages, to find how much of its chain the next one shares.
-        self._tip_messages: tuple[Message, ...] = ()
+        self._tip_messages: Sequence[Message] = ()
         self._usage: dict[str, UsageReported] = {}
         self._lock = threading.Lock()
 
@@ -345,18 +342,8 @@ class SnapshotStore:
         request's."""
         messages = snapshot.messages
         # Messages are compared by value, not by hash: the hash leaves out fields such as
-        # tool_call_id, and a stored snapshot must show exactly what was sent. A request that
-        # repeats the previous one and adds to it (the usual case) is found by one tuple
-        # comparison, which checks each shared message by identity first.
-        tip = self._tip_messages
-        if len(messages) >= len(tip) and messages[: len(tip)] == tip:
-            matching = len(tip)
-        else:
-            matching = 0
-            for old, new in zip(tip, messages, strict=False):
-                if old is not new and old != new:
-                    break
-                matching += 1
+        # tool_call_id, and a stored snapshot must show exactly what was sent.
+        matching = shared_prefix(self._tip_messages, messages)
         parent = self._stored[-1].segment if self._stored else None
         while parent is not None and parent.length > matching:
             parent = parent.parent
@@ -366,7 +353,8 @@ class SnapshotStore:
         if not messages:
             return None, matching
         tail = messages[start:]
-        return _Segment(parent, tail, snapshot.message_hashes[start:], len(messages)), matching
+        hashes = tuple(snapshot.message_hashes[start:])
+        return _Segment(parent, tuple(tail), hashes, len(messages)), matching
 
     def _intern_blocks(self, blocks: tuple[ContextBlock, ...]) -> tuple[ContextBlock, ...]:
         previous = self._stored[-1].snapshot.blocks if self._stored else None

@@ -18,6 +18,7 @@ from typing import Protocol
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import SourceTokens
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes
@@ -77,7 +78,7 @@ class _Tally(msgspec.Struct):
     """``totals[i]``: the rows of the first ``i * _CHECKPOINT`` messages."""
     current: dict[_Key, _Row] = msgspec.field(default_factory=dict)
     """The rows of every message counted."""
-    request: tuple[Message, ...] | None = None
+    request: Sequence[Message] | None = None
     """The request messages (block messages, then ``messages``) counted last."""
 
     def keep(self, count: int) -> None:
@@ -122,11 +123,11 @@ def _shared(old: list[Message], new: Sequence[Message]) -> int:
 def _extended(tally: _Tally, messages: Sequence[Message], prefix: int) -> int:
     """How many of ``tally``'s messages lead ``messages[prefix:]``. A request that repeats the
     one counted last and adds to it (the usual case) is found by one comparison with that
-    request, with no copy of the conversation beyond the slice compared."""
+    request (none when it grew from it: ``chain.shared_prefix``)."""
     last = tally.request or ()
     held = len(tally.messages)
     extends = bool(last) and len(last) == prefix + held and len(messages) >= len(last)
-    if extends and tuple(messages[: len(last)]) == last:
+    if extends and shared_prefix(last, messages) == len(last):
         return held
     return _shared(tally.messages, messages[prefix:])
 
@@ -162,7 +163,7 @@ class SourceCounter:
             fresh = parts.messages[prefix + len(tally.messages) :]
             for message, count in zip(fresh, counter.message_tokens(model, fresh), strict=True):
                 tally.append(message, self._share(model, message, count))
-            tally.request = tuple(parts.messages)
+            tally.request = Chain.of(parts.messages)
             self._tally = tally
             for key, (size, tokens, truncated) in tally.current.items():
                 _add(rows, key, size, tokens, truncated)

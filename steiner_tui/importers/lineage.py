@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message, ToolCall
@@ -64,7 +65,7 @@ def lineage_of(
     def messages(number: int) -> tuple[Message, ...]:
         return transcript_messages(transcript[number]) if number < len(transcript) else ()
 
-    generations = [ConversationGeneration(0, messages(0), "", None, None, started)]
+    generations = [ConversationGeneration(0, Chain(messages(0)), "", None, None, started)]
     for number, generation in enumerate(session.get("generations") or [], 1):
         summary = str(generation.get("summary", ""))
         trigger = generation.get("trigger")
@@ -84,5 +85,5 @@ def lineage_of(
             trigger=str(trigger or ""),  # the transcript's own word: "auto" or "manual"
         )
         held = messages(number) or (Message("user", summary),)
-        generations.append(ConversationGeneration(number, held, summary, None, outcome, at))
+        generations.append(ConversationGeneration(number, Chain(held), summary, None, outcome, at))
     return ConversationLineage(tuple(generations))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from steiner_tui.engine.frozen import thaw
@@ -54,7 +55,7 @@ def _user_content(message: Message) -> str | list[dict[str, Any]]:
     return parts
 
 
-def _chat_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+def _chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     pending_images: list[dict[str, Any]] = []
 

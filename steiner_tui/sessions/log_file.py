@@ -76,7 +76,7 @@ def write_fresh_log(
     fd = os.open(session_dir / LOG_FILE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         write_all(fd, encode_record(header))
-        before: tuple[Message, ...] = ()
+        before: Sequence[Message] = ()
         for index, generation in enumerate(lineage.generations):
             record = generation_record(
                 generation, before=before, reset=index == 0, statuses=statuses

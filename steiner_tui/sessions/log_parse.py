@@ -19,6 +19,7 @@ from datetime import datetime
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
@@ -118,7 +119,7 @@ class ActiveGeneration(msgspec.Struct):
         """The generation (with ``messages``, equal to the list's, when given)."""
         return ConversationGeneration(
             self.id,
-            tuple(self.messages) if messages is None else messages,
+            Chain(self.messages if messages is None else messages),
             self.summary,
             self.backend_state,
             self.outcome,

@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.frozen import freeze
 from steiner_tui.engine.messages import Message, ToolCall
@@ -296,7 +297,7 @@ def generation_of(
             messages.append(item)
     return ConversationGeneration(
         id=record.id,
-        messages=tuple(messages),
+        messages=Chain(messages),
         summary=record.summary,
         backend_state=record.backend_state,
         outcome=record.outcome,

@@ -8,6 +8,7 @@ until its usage arrives (``request_values``; docs/design.md, "14. Durable contex
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
@@ -31,7 +32,7 @@ __all__ = ["RequestTrail"]
 class RequestTrail(msgspec.Struct):
     """The request records a log has written (see the module docstring)."""
 
-    hashes: tuple[str, ...] = ()
+    hashes: Sequence[str] = ()
     """Every message hash of the last request written."""
     last: LoggedRequest | None = None
     """The last request record written, as the parser reads it back."""

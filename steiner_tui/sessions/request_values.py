@@ -31,6 +31,7 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.engine.chain import shared_prefix
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
@@ -199,25 +200,6 @@ def _elapsed(time: datetime | None, base: LoggedRequest) -> float | None:
         seconds = int(seconds)
     derived = base.time + timedelta(seconds=seconds)
     return seconds if msgspec.json.encode(derived) == msgspec.json.encode(time) else None
-
-
-def shared_prefix(previous: Sequence[str], hashes: Sequence[str]) -> int:
-    """How many leading entries ``hashes`` shares with ``previous``.
-
-    The common case (the request extends the previous one) is one slice comparison; otherwise
-    a binary search over slice comparisons, both done in C.
-    """
-    limit = min(len(previous), len(hashes))
-    if tuple(previous[:limit]) == tuple(hashes[:limit]):
-        return limit
-    low, high = 0, limit  # previous[:low] matches; previous[:high] does not
-    while high - low > 1:
-        middle = (low + high) // 2
-        if tuple(previous[:middle]) == tuple(hashes[:middle]):
-            low = middle
-        else:
-            high = middle
-    return low
 
 
 def request_delta(

@@ -48,6 +48,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
@@ -130,7 +131,7 @@ class _Written(msgspec.Struct):
 
     generations: int = 1
     active_id: int = 0
-    messages: tuple[Message, ...] = ()
+    messages: Chain[Message] = Chain()
     backend: str | None = None
 
     @property
@@ -286,7 +287,7 @@ class SessionLog:
             len(loaded.lineage.generations),
             # A repair in the middle of the conversation: rewrite the lineage (a reset).
             -1 if loaded.rewritten else active.id,
-            loaded.as_logged,
+            Chain.of(loaded.as_logged),
             active.backend_state,
         )
         log._header_written = True  # a lost header is reported by the loader, never rewritten
@@ -590,7 +591,7 @@ class SessionLog:
         written = self._written
         if self._runner is None:
             if appended is not None:
-                written.messages += (appended,)
+                written.messages = written.messages.plus((appended,))
                 self._write(
                     message_line(written.messages, written.count - 1, self._status(appended))
                 )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-
 import msgspec
 import pytest
 
@@ -32,11 +30,10 @@ def test_a_copied_message_derives_its_own_values() -> None:
     assert copy.prompt_bytes == len("assistant") + len("a longer reply")
 
 
-def test_messages_and_calls_are_immutable_and_left_to_reference_counting() -> None:
+def test_messages_and_calls_are_immutable() -> None:
     call = ToolCall("c1", "read", {"path": "a.py"})
     message = Message("assistant", "", tool_calls=[call])  # type: ignore[arg-type]
     assert message.tool_calls == (call,)
-    assert not gc.is_tracked(message) and not gc.is_tracked(call)
     with pytest.raises(AttributeError):
         message.content = "changed"  # type: ignore[misc]
 

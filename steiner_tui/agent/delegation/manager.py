@@ -162,7 +162,7 @@ class SubAgentManager:
     def transcript(self, agent_id: str) -> tuple[Message, ...]:
         """The child's own conversation (its active generation; empty before it starts)."""
         runner = self._children[agent_id].runner
-        return runner.conversation if runner is not None else ()
+        return tuple(runner.conversation) if runner is not None else ()
 
     def lineage(self, agent_id: str) -> ConversationLineage | None:
         """The child's whole lineage (None before it starts)."""

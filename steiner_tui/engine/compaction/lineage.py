@@ -24,6 +24,7 @@ from datetime import datetime
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 
@@ -31,10 +32,13 @@ __all__ = ["ConversationGeneration", "ConversationLineage"]
 
 
 class ConversationGeneration(msgspec.Struct, frozen=True):
-    """One generation: its conversation, the summary it starts from, and how it came to be."""
+    """One generation: its conversation, the summary it starts from, and how it came to be.
+
+    The conversation is a ``Chain``: appending shares the messages before, not a copy of them.
+    """
 
     id: int
-    messages: tuple[Message, ...] = ()
+    messages: Chain[Message] = Chain()
     summary: str = ""
     """The summary text that opens this generation (``""`` for the first)."""
     backend_state: str | None = None
@@ -42,8 +46,8 @@ class ConversationGeneration(msgspec.Struct, frozen=True):
     created_at: datetime | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.messages, tuple):
-            msgspec.structs.force_setattr(self, "messages", tuple(self.messages))
+        if not isinstance(self.messages, Chain):
+            msgspec.structs.force_setattr(self, "messages", Chain(self.messages))
 
 
 class ConversationLineage(msgspec.Struct, frozen=True):
@@ -71,7 +75,7 @@ class ConversationLineage(msgspec.Struct, frozen=True):
         pins: Sequence[str] = (),
     ) -> ConversationLineage:
         """A lineage with one generation (id 0) holding ``messages``."""
-        generation = ConversationGeneration(0, tuple(messages), "", backend_state, None, at)
+        generation = ConversationGeneration(0, Chain.of(messages), "", backend_state, None, at)
         return cls((generation,), tuple(dict.fromkeys(pins)))
 
     @property
@@ -94,17 +98,18 @@ class ConversationLineage(msgspec.Struct, frozen=True):
         The new generation starts without backend state: its transcript does not exist yet.
         """
         generation = ConversationGeneration(
-            self.active.id + 1, tuple(new_messages), summary, None, outcome, at
+            self.active.id + 1, Chain.of(new_messages), summary, None, outcome, at
         )
         return ConversationLineage((*self.generations, generation), self.pins)
 
     def with_active_messages(self, messages: Sequence[Message]) -> ConversationLineage:
         """The same lineage with the active generation's conversation replaced."""
-        return self._with_active(msgspec.structs.replace(self.active, messages=tuple(messages)))
+        chain = Chain.of(messages)
+        return self._with_active(msgspec.structs.replace(self.active, messages=chain))
 
     def append(self, *messages: Message) -> ConversationLineage:
         """The same lineage with ``messages`` added to the active conversation."""
-        return self.with_active_messages(self.active.messages + messages)
+        return self.with_active_messages(self.active.messages.plus(messages))
 
     def with_backend_state(self, state: str | None) -> ConversationLineage:
         """The same lineage with the active generation's backend state set."""

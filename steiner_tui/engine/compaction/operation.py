@@ -172,7 +172,7 @@ async def compact_with_lineage(
             manual,
         )
         return await run_stages(
-            active.messages,
+            tuple(active.messages),
             inputs,
             clock=env.clock,
             prior_stages=prior_stages,

@@ -67,12 +67,12 @@ class AssembledPrompt(msgspec.Struct, frozen=True):
     """
 
     blocks: tuple[ContextBlock, ...]
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     block_message_count: int
 
     @property
     def block_messages(self) -> tuple[Message, ...]:
-        return self.messages[: self.block_message_count]
+        return tuple(self.messages[: self.block_message_count])
 
     @property
     def blocks_bytes(self) -> int:

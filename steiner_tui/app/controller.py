@@ -16,13 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import msgspec
-
 from steiner_tui.agent.cache_diagnostics import params_key
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.session import Session
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_view
-from steiner_tui.app.live_files import WatchPlan, partitions_for
+from steiner_tui.app.live_files import FileChanges, WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
 from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
 from steiner_tui.engine.costs import CostItem
@@ -47,7 +45,7 @@ from steiner_tui.sessions.earlier_requests import InspectedRequest
 from steiner_tui.tools.base import Mode
 from steiner_tui.units import count
 
-__all__ = ["FileChanges", "SessionController", "watch_plan_for"]
+__all__ = ["SessionController", "watch_plan_for"]
 
 HISTORY = 240
 """Requests the context panel's chart can show (the latest ones)."""
@@ -69,16 +67,6 @@ def watch_plan_for(session: Session) -> WatchPlan:
         context_files=tuple(path.resolve() for path in context),
         skill_roots=tuple(r.path.resolve() for r in session.skill_roots if not r.bundled),
     )
-
-
-class FileChanges(msgspec.Struct, frozen=True):
-    """What a batch of changed files did."""
-
-    partitions: frozenset[StaticPartition]
-    """The static-cache partitions the files belong to."""
-    skill_notices: tuple[EngineEvent, ...] = ()
-    """What rediscovering the skills said that the discovery before it had not (each is said
-    once, see ``Session.rescan_skills``)."""
 
 
 class SessionController:

@@ -21,18 +21,25 @@ from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
-from steiner_tui.engine.events import WarningEvent
+from steiner_tui.engine.events import EngineEvent, WarningEvent
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-    from steiner_tui.app.controller import SessionController
     from steiner_tui.app.widgets.conversation import ConversationPane
     from steiner_tui.app.widgets.status_line import StatusLine
     from steiner_tui.engine.prompt.pending_reload import PendingReload
 
-__all__ = ["FileChangesShown", "FilesHost", "WatchPlan", "classify_change", "partitions_for"]
+__all__ = [
+    "FileChanges",
+    "FileChangesShown",
+    "FileReloads",
+    "FilesHost",
+    "WatchPlan",
+    "classify_change",
+    "partitions_for",
+]
 
 
 class WatchPlan(msgspec.Struct, frozen=True):
@@ -79,6 +86,24 @@ def partitions_for(plan: WatchPlan, paths: Iterable[Path]) -> frozenset[StaticPa
     return frozenset(partition for partition in found if partition is not None)
 
 
+class FileChanges(msgspec.Struct, frozen=True):
+    """What a batch of changed files did."""
+
+    partitions: frozenset[StaticPartition]
+    """The static-cache partitions the files belong to."""
+    skill_notices: tuple[EngineEvent, ...] = ()
+    """What rediscovering the skills said that the discovery before it had not (each is said
+    once, see ``Session.rescan_skills``)."""
+
+
+class FileReloads(Protocol):
+    """What changed files ask of the session (``SessionController``)."""
+
+    def apply_file_changes(self, paths: Iterable[Path]) -> FileChanges: ...
+    def pending_reload(self) -> PendingReload | None: ...
+    def reload_now(self) -> frozenset[StaticPartition]: ...
+
+
 class FilesHost(Protocol):
     """What ``FileChangesShown`` uses of the workbench screen."""
 
@@ -88,7 +113,7 @@ class FilesHost(Protocol):
     @property
     def attached(self) -> bool: ...
     @property
-    def controller(self) -> SessionController: ...
+    def controller(self) -> FileReloads: ...
     @property
     def status(self) -> StatusLine: ...
     def refresh_skills(self) -> None: ...

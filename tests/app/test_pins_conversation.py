@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import msgspec
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -156,9 +157,10 @@ async def test_unpinning_from_the_question_takes_the_mark_away(
     one chosen loses its pin and its mark, the other keeps both."""
     for n in (1, 2, 3):
         (project / f"big{n}.md").write_text(f"# Big {n}\n" + f"{LINE} {n}\n" * 160)
-    info = ModelInfo(context_window=8000, max_output=1024, tokenizer="heuristic")
-    main = MainModel("offline", "offline", OfflineProvider(project), info, threshold_tokens=7900)
-    app = app_for(main)
+    # Pinned on a 32k window, then on 8k (where a read takes at most a quarter of the room
+    # under the trigger, so reads pinned there alone would still fit).
+    wide = ModelInfo(context_window=32_000, max_output=1024, tokenizer="heuristic")
+    app = app_for(MainModel("offline", "offline", OfflineProvider(project), wide))
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         runner = app.workbench.driver.runner
@@ -169,6 +171,9 @@ async def test_unpinning_from_the_question_takes_the_mark_away(
             await finish(pilot)
         blocks = _shown(app, ToolBlock)
         assert [_marked(b) for b in blocks] == [True, True]
+        info = msgspec.structs.replace(wide, context_window=8000)
+        provider = OfflineProvider(project)
+        runner.switch_model(MainModel("offline", "offline", provider, info, threshold_tokens=7900))
         await send(pilot, "read big3.md")
         for _ in range(500):
             await pilot.pause()

@@ -6,12 +6,14 @@ compaction ran, comes right after them, so it shows whole at 120 columns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell
 from steiner_tui.app.widgets.lineage_view import generation_row, lineage_scale
-from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 
 __all__ = ["GenerationTable"]
 
@@ -30,6 +32,8 @@ _COLUMNS = (
 )
 _REASON_WIDTH = 40
 _RIGHT_ALIGNED = frozenset({"gen", "before", "after"})
+_CHUNK = 20
+"""Rows added between two frames."""
 
 
 class GenerationTable(DataTable[Text]):
@@ -43,16 +47,28 @@ class GenerationTable(DataTable[Text]):
         self.clear(columns=True)
         for label, key in _COLUMNS:
             self.add_column(label, key=key)
-        scale = lineage_scale(lineage)
-        for generation in lineage.generations:
-            values = generation_row(generation, scale)
-            cells = []
-            for (_, key), value in zip(_COLUMNS, values, strict=True):
-                if key == "reason" and len(value) > _REASON_WIDTH:
-                    value = value[: _REASON_WIDTH - 1] + "…"
-                text = cell(value)
-                if key in _RIGHT_ALIGNED:
-                    text.justify = "right"
-                cells.append(text)
-            self.add_row(*cells, key=str(generation.id))
-        self.move_cursor(row=len(lineage.generations) - 1)
+        self._add_rows(lineage.generations, lineage_scale(lineage), 0)
+
+    def _add_rows(
+        self, generations: Sequence[ConversationGeneration], scale: int, start: int
+    ) -> None:
+        # A chunk at a time, a frame between chunks: the table measures new rows when idle,
+        # and measuring a hundred at once held the event loop four times as long as one.
+        for generation in generations[start : start + _CHUNK]:
+            self.add_row(*_cells(generation, scale), key=str(generation.id))
+        if start + _CHUNK < len(generations):
+            self.call_after_refresh(self._add_rows, generations, scale, start + _CHUNK)
+        else:
+            self.move_cursor(row=len(generations) - 1)
+
+
+def _cells(generation: ConversationGeneration, scale: int) -> list[Text]:
+    cells = []
+    for (_, key), value in zip(_COLUMNS, generation_row(generation, scale), strict=True):
+        if key == "reason" and len(value) > _REASON_WIDTH:
+            value = value[: _REASON_WIDTH - 1] + "…"
+        text = cell(value)
+        if key in _RIGHT_ALIGNED:
+            text.justify = "right"
+        cells.append(text)
+    return cells

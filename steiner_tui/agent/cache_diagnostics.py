@@ -138,15 +138,7 @@ class CacheDiagnostics:
     ) -> UsageReported:
         """The event reporting ``usage`` of the request in flight: its cost, the session's
         total, and its cache reuse explained (the request becomes ``last``)."""
-        cost = request_cost(
-            price,
-            prompt_tokens=usage.prompt_tokens,
-            output_tokens=usage.completion_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-        )
-        total = None if cost is None or self.session_cost is None else self.session_cost + cost
-        self.session_cost = total
+        cost, total = self._priced(usage, price)
         sent, explanation = self.sent, None
         if sent is not None:  # (a summary call's usage never consumes a main request's)
             sent = msgspec.structs.replace(
@@ -179,6 +171,21 @@ class CacheDiagnostics:
             cache_miss_reason=usage.cache_miss_reason,
         )
 
+    def _priced(
+        self, usage: StreamUsage, price: ModelPrice | None
+    ) -> tuple[RequestCost | None, RequestCost | None]:
+        """What ``usage`` cost, and the session's total with it added (None once unknown)."""
+        cost = request_cost(
+            price,
+            prompt_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        total = None if cost is None or self.session_cost is None else self.session_cost + cost
+        self.session_cost = total
+        return cost, total
+
     def summary_usage(
         self,
         usage: StreamUsage,
@@ -189,15 +196,7 @@ class CacheDiagnostics:
         """The event reporting a compaction summary call's ``usage``: its cost, added to the
         session's total; the main request's cache baseline and the request in flight are left
         as they are."""
-        cost = request_cost(
-            price,
-            prompt_tokens=usage.prompt_tokens,
-            output_tokens=usage.completion_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-        )
-        total = None if cost is None or self.session_cost is None else self.session_cost + cost
-        self.session_cost = total
+        cost, total = self._priced(usage, price)
         return UsageReported(
             snapshot.model,
             usage.prompt_tokens,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from steiner_tui.app.messages import RunEnded
-from steiner_tui.config import nearest_ref
 from steiner_tui.app.widgets.notice_row import NoticeRow
+from steiner_tui.config import nearest_ref
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, said, send, static_text
 from tests.app.test_steering import BEFORE, _app, _question, _turns

@@ -39,6 +39,18 @@ def _trust_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _resume_option(command: argparse.ArgumentParser, dest: str, what: str) -> None:
+    command.add_argument(
+        "--resume",
+        dest=dest,
+        nargs="?",
+        const="latest",
+        default=None,
+        metavar="ID",
+        help=f"{what} (default: the project's most recent one)",
+    )
+
+
 def _run_options(command: argparse.ArgumentParser, model_help: str) -> None:
     """The options of a command that runs a task (``exec``, ``oneshot``)."""
     command.add_argument("--model", default=None, help=model_help)
@@ -67,14 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"steiner-tui {__version__}")
     parser.add_argument("--project", default=".", help="project root (default: current folder)")
-    parser.add_argument(
-        "--resume",
-        nargs="?",
-        const="latest",
-        default=None,
-        metavar="ID",
-        help="resume a saved session (default: the project's most recent one)",
-    )
+    _resume_option(parser, "resume", "resume a saved session")
     parser.add_argument(
         "--model",
         dest="app_model",
@@ -93,15 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     _trust_option(ctx)
 
     ex = sub.add_parser("exec", help="run one task to completion and print the answer")
-    ex.add_argument(
-        "--resume",
-        dest="resume_session",
-        nargs="?",
-        const="latest",
-        default=None,
-        metavar="ID",
-        help="continue a saved session (default: the project's most recent one)",
-    )
+    _resume_option(ex, "resume_session", "continue a saved session")
     ex.add_argument(
         "prompt", nargs="?", default=None, help="the task (omitted or -: read from stdin)"
     )

@@ -161,15 +161,12 @@ class DecodedRequest(msgspec.Struct, frozen=True):
     @property
     def tools_bytes(self) -> int:
         """Bytes of every tool definition, the ``tools`` array's framing included."""
-        return sum(t.bytes for t in self.tools) + _tools_framing(self.accounting)
+        framing = (s.framing for s in self.accounting.sections if s.name == "tools")
+        return sum(t.bytes for t in self.tools) + next(framing, 0)
 
     @property
     def tool_results(self) -> tuple[ToolResult, ...]:
         return tuple(r for m in self.messages for r in m.tool_results)
-
-
-def _tools_framing(accounting: Accounting) -> int:
-    return next((s.framing for s in accounting.sections if s.name == "tools"), 0)
 
 
 def normal_form(value: Any) -> Any:

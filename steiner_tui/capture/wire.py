@@ -78,12 +78,8 @@ class Block(msgspec.Struct, frozen=True):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "source": self.source,
-            "path": self.path,
-            "role": self.role,
-            "where": self.where,
-            "bytes": self.bytes,
-            "cache_control": self.cache_control,
+            key: getattr(self, key)
+            for key in ("source", "path", "role", "where", "bytes", "cache_control")
         }
 
 
@@ -110,12 +106,7 @@ class ToolResult(msgspec.Struct, frozen=True):
     call_id: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool,
-            "target": self.target,
-            "bytes": self.bytes,
-            "message": self.message,
-        }
+        return {key: getattr(self, key) for key in ("tool", "target", "bytes", "message")}
 
 
 class WireMessage(msgspec.Struct, frozen=True):
@@ -134,11 +125,7 @@ class WireMessage(msgspec.Struct, frozen=True):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "role": self.role,
-            "kind": self.kind,
-            "bytes": self.bytes,
-            "hash": self.hash,
-            "cache_control": self.cache_control,
+            key: getattr(self, key) for key in ("role", "kind", "bytes", "hash", "cache_control")
         }
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "ToolResult",
     "WireMessage",
     "call_target",
+    "json_object",
     "digest",
     "normal_form",
 ]
@@ -183,18 +184,23 @@ TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "cmd", "pattern"
 """Argument names that say what a tool call is about, in the order they are looked for."""
 
 
-def call_target(arguments: Any) -> str:
-    """The file or command a tool call is about, from its arguments (a mapping, or its JSON
-    text as the OpenAI APIs send it); "" when none of ``TARGET_KEYS`` names one."""
-    if isinstance(arguments, str):
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, or the object its JSON text holds (tool arguments as
+    the OpenAI APIs send them); else an empty one."""
+    if isinstance(value, str):
         try:
-            arguments = json.loads(arguments)
+            value = json.loads(value)
         except ValueError:
-            return ""
-    if not isinstance(arguments, dict):
-        return ""
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def call_target(arguments: Any) -> str:
+    """The file or command a tool call is about, from its arguments (``json_object``); ""
+    when none of ``TARGET_KEYS`` names one."""
+    found = json_object(arguments)
     for key in TARGET_KEYS:
-        item = arguments.get(key)
+        item = found.get(key)
         if isinstance(item, str) and item:
             return item
         if isinstance(item, list) and item and all(isinstance(x, str) for x in item):

@@ -32,11 +32,11 @@ against Codex 0.169.0:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from steiner_tui.capture.wire import json_object
 from steiner_tui.importers.jsonl import apply_each, read_records, text_bytes
 from steiner_tui.importers.model import (
     ImportedGeneration,
@@ -95,28 +95,18 @@ def _request(usage: Any, model: str, time: str, line: int, response_id: str) -> 
 def _json_text(value: Any, key: str) -> str:
     """``key`` of ``value`` (an object, or its JSON) when it is a string, else "": a
     ``spawn_agent`` call's task (``message``), its output's thread id (``agent_id``)."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return ""
-    found = value.get(key) if isinstance(value, dict) else None
+    found = json_object(value).get(key)
     return found if isinstance(found, str) else ""
 
 
 def _command(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return ""
-    if isinstance(arguments, dict):
-        for key in ("cmd", "command", "path", "file_path"):
-            value = arguments.get(key)
-            if isinstance(value, str):
-                return value
-            if isinstance(value, list):
-                return " ".join(str(v) for v in value)
+    found = json_object(arguments)
+    for key in ("cmd", "command", "path", "file_path"):
+        value = found.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):
+            return " ".join(str(v) for v in value)
     return ""
 
 

@@ -39,6 +39,33 @@ def _trust_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _resume_option(command: argparse.ArgumentParser, dest: str, what: str) -> None:
+    command.add_argument(
+        "--resume",
+        dest=dest,
+        nargs="?",
+        const="latest",
+        default=None,
+        metavar="ID",
+        help=f"{what} (default: the project's most recent one)",
+    )
+
+
+def _run_options(command: argparse.ArgumentParser, model_help: str) -> None:
+    """The options of a command that runs a task (``exec``, ``oneshot``)."""
+    command.add_argument("--model", default=None, help=model_help)
+    command.add_argument(
+        "--yes", action="store_true", help="allow write, edit and bash without asking"
+    )
+    _trust_option(command)
+    command.add_argument(
+        "--compaction",
+        choices=("auto", "ask", "off"),
+        default=None,
+        help="compact by itself, ask first (refused: nobody can answer), or never by itself",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser."""
     parser = argparse.ArgumentParser(
@@ -52,14 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"steiner-tui {__version__}")
     parser.add_argument("--project", default=".", help="project root (default: current folder)")
-    parser.add_argument(
-        "--resume",
-        nargs="?",
-        const="latest",
-        default=None,
-        metavar="ID",
-        help="resume a saved session (default: the project's most recent one)",
-    )
+    _resume_option(parser, "resume", "resume a saved session")
     parser.add_argument(
         "--model",
         dest="app_model",
@@ -78,44 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
     _trust_option(ctx)
 
     ex = sub.add_parser("exec", help="run one task to completion and print the answer")
-    ex.add_argument(
-        "--resume",
-        dest="resume_session",
-        nargs="?",
-        const="latest",
-        default=None,
-        metavar="ID",
-        help="continue a saved session (default: the project's most recent one)",
-    )
+    _resume_option(ex, "resume_session", "continue a saved session")
     ex.add_argument(
         "prompt", nargs="?", default=None, help="the task (omitted or -: read from stdin)"
     )
     ex.add_argument("--skill", action="append", help="a skill to include (repeatable)")
-    ex.add_argument("--model", default=None, help="model reference, e.g. anthropic/claude-...")
     ex.add_argument("--mode", choices=("build", "plan"), default="build")
-    ex.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
     ex.add_argument("--events", default=None, help="append every engine event to this JSONL file")
     ex.add_argument("--no-delegate", action="store_true", help="run without sub-agents")
-    _trust_option(ex)
-    ex.add_argument(
-        "--compaction",
-        choices=("auto", "ask", "off"),
-        default=None,
-        help="compact by itself, ask first (refused: nobody can answer), or never by itself",
-    )
+    _run_options(ex, "model reference, e.g. anthropic/claude-...")
 
     one = sub.add_parser("oneshot", help="run a task through plan, build and verify phases")
     one.add_argument("task", help="the task")
     one.add_argument("--phases", default="", help="comma-separated subset of plan,build,verify")
-    one.add_argument("--model", default=None, help="model reference")
-    one.add_argument("--yes", action="store_true", help="allow write, edit and bash without asking")
-    _trust_option(one)
-    one.add_argument(
-        "--compaction",
-        choices=("auto", "ask", "off"),
-        default=None,
-        help="compact by itself, ask first (refused: nobody can answer), or never by itself",
-    )
+    _run_options(one, "model reference")
 
     shots = sub.add_parser("screenshots", help="regenerate the SVG and PNG screenshots")
     shots.add_argument("--out", default="screenshots", help="output folder (default: screenshots)")

@@ -33,12 +33,8 @@ the rest is decoded without them (``config_decode`` turns msgspec's errors into 
 
 from __future__ import annotations
 
-import re
 import tomllib
-import typing
-import unicodedata
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
@@ -54,14 +50,12 @@ from steiner_tui.config_decode import (
     value_text,
 )
 from steiner_tui.config_trust import is_trusted, key_names, split_project
+from steiner_tui.config_values import Duration, KeySpec, decode_hook
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 from steiner_tui.engine.prices import ModelPrice, PriceOverrides, model_key
 
 __all__ = [
-    "NAMED_KEYS",
-    "PERMISSION_VALUES",
-    "PROVIDER_TYPES",
     "CompactionFallbackConfig",
     "CompactionTable",
     "Config",
@@ -73,139 +67,14 @@ __all__ = [
     "TrustTable",
     "load_config",
     "parse_config",
-    "parse_duration",
-    "validate_key_spec",
 ]
 
 ProviderType = Literal["anthropic", "openai", "openai_responses", "offline"]
 Permission = Literal["ask", "allow", "deny"]
-PROVIDER_TYPES: tuple[str, ...] = typing.get_args(ProviderType)
-PERMISSION_VALUES: tuple[str, ...] = typing.get_args(Permission)
 
 Positive = Annotated[int, msgspec.Meta(gt=0)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 Seconds = Annotated[float, msgspec.Meta(gt=0)]
-
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-
-
-def parse_duration(text: str) -> timedelta:
-    """Parse ``90s``, ``10m``, ``1h30m``, ``250ms`` (``h m s ms us µs ns``; ``0`` is zero).
-
-    Raises:
-        ValueError: the text is not a duration.
-    """
-    value = text.strip()
-    if value == "0":
-        return timedelta(0)
-    pos, total = 0, 0.0
-    for match in _DURATION.finditer(value):
-        if match.start() != pos:
-            break
-        total += float(match.group(1)) * _UNITS[match.group(2)]
-        pos = match.end()
-    if pos == 0 or pos != len(value):
-        raise ValueError(f"not a duration: {text!r} (use e.g. 90s, 10m, 1h30m)")
-    return timedelta(seconds=total)
-
-
-class Duration(timedelta):
-    """A ``timedelta`` read from a duration string (``parse_duration``) or whole seconds."""
-
-
-class KeySpec(str):
-    """A keymap value: keys in ``App.set_keymap`` form, checked by ``validate_key_spec``."""
-
-
-_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
-NAMED_KEYS = frozenset(
-    {
-        *(f"f{number}" for number in range(1, 25)),
-        *[
-            "backspace",
-            "delete",
-            "down",
-            "end",
-            "enter",
-            "escape",
-            "home",
-            "insert",
-            "left",
-            "newline",
-            "pagedown",
-            "pageup",
-            "return",
-            "right",
-            "space",
-            "tab",
-            "up",
-            "at",
-            "backslash",
-            "minus",
-            "plus",
-            "slash",
-            "underscore",
-        ],
-    }
-)
-"""Textual's key names that are not a character's name (``tests/test_config.py`` checks them
-against Textual's own list)."""
-
-
-def _is_key_name(name: str) -> bool:
-    """A key Textual can send: a single printable character, a named key (``escape``, ``f2``)
-    or a character's Unicode name as Textual writes it (``question_mark``, ``less_than_sign``)."""
-    if len(name) == 1:
-        return name.isprintable() and not name.isspace()
-    if name in NAMED_KEYS:
-        return True
-    for spelled in (name, name.replace("_than", "-than").replace("hyphen_", "hyphen-")):
-        try:
-            character = unicodedata.lookup(spelled.replace("_", " "))
-        except KeyError:
-            continue
-        return len(character) == 1 and character.isprintable() and not character.isspace()
-    return False
-
-
-def validate_key_spec(spec: str) -> str:
-    """Check a keymap value such as ``"ctrl+q"`` or ``"f2,ctrl+i"``; return it unchanged.
-
-    Each comma-separated key is optional modifiers (``ctrl``, ``shift``, ``alt``, ``meta``,
-    ``super``, ``hyper``) joined by ``+`` to one key: a single printable character or a
-    Textual key name (``escape``, ``f1``, ``pageup``, ``question_mark``...). A word that names
-    no key (``"off"``, ``"none"``) is refused: Textual would bind it and the action would be
-    left without a key (``"off"`` for ``app.quit`` left no way to quit).
-
-    Raises:
-        ValueError: the spec is empty or a key is not of that form.
-    """
-    keys = [key.strip() for key in spec.split(",")]
-    if not spec.strip() or not all(keys):
-        raise ValueError('expected one or more keys separated by commas, e.g. "ctrl+q"')
-    for key in keys:
-        *modifiers, name = key.split("+") if key != "+" else ["+"]
-        unknown = [m for m in modifiers if m not in _MODIFIERS]
-        if unknown:
-            raise ValueError(f"{key!r} has an unknown modifier {unknown[0]!r}")
-        if not _is_key_name(name):
-            raise ValueError(f"{key!r} is not a key (use e.g. ctrl+q, f2, escape)")
-    return spec
-
-
-def _decode_hook(kind: type, value: Any) -> Any:
-    if kind is Duration:
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return Duration(seconds=value)
-        if isinstance(value, str):
-            return Duration(seconds=parse_duration(value).total_seconds())
-        raise ValueError('expected a duration such as "90s" or "1h30m", or whole seconds')
-    if kind is KeySpec:
-        if not isinstance(value, str):
-            raise ValueError('expected a string of keys such as "ctrl+q"')
-        return KeySpec(validate_key_spec(value))
-    raise NotImplementedError(kind)
 
 
 class _Table(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -377,13 +246,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     """The files that were read, user file first."""
     origins: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     """The ``(where, table)`` pairs merged, in precedence order (for ``where``)."""
-    raw: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
-    """The merged TOML tables (frozen), kept so overrides re-validate."""
-    env_base_url: str | None = None
     untrusted: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     """What the project file asks for that does not apply until its folder is trusted."""
-    trust_warning: str = ""
-    """The one warning naming the held-back keys (also in ``warnings``)."""
 
     def __repr__(self) -> str:
         # The raw tables may hold keys the schema refused (a pasted ``api_key``): never shown.
@@ -490,10 +354,6 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         """``[trust] folders`` of the user's file."""
         return self.tables.trust.folders
 
-    def with_sources(self, sources: tuple[Path, ...]) -> Config:
-        """The same configuration, remembering which files it was read from."""
-        return msgspec.structs.replace(self, sources=sources)
-
 
 def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(base)
@@ -565,14 +425,14 @@ def nearest_ref(name: str, refs: Sequence[str]) -> str | None:
     return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
 
 
-def _bare_model_keys(config: Config) -> tuple[str, ...]:
+def _bare_model_keys(config: Config, merged: Mapping[str, Any]) -> tuple[str, ...]:
     """One warning for each ``[models."NAME"]`` that is no ``provider/model`` reference and
     sets more than a ``price`` (which captures and imports match by model id): those settings
     would apply to no model, silently."""
     refs = [ref for ref in config.models if "/" in ref]
     warnings = []
     for name in config.models:
-        table = config.raw.get("models", {}).get(name, {})
+        table = merged.get("models", {}).get(name, {})
         ignored = sorted(key for key in table if key != "price")
         if "/" not in name and ignored:
             near = nearest_ref(name, refs)
@@ -600,28 +460,25 @@ def parse_config(
     Raises:
         ConfigError: a value has the wrong type or is out of range.
     """
-    environment = env or {}
     origins = [(where, thaw(table)) for where, table in tables]
     merged: dict[str, Any] = {}
     for where, table in origins:
         if not isinstance(table, Mapping):
             raise ConfigError(f"{where}: expected a table of settings")
         merged = _deep_merge(merged, table)
-    decoder = Decoder(origins, _decode_hook)
+    decoder = Decoder(origins, decode_hook)
     providers = merged.get("providers", {})
     decoded: ConfigTables = decoder.decode({**merged, "providers": {}}, ConfigTables)
     if not isinstance(providers, Mapping):
         raise decoder.error(["providers"], "expected a table")
-    built = _providers(providers, environment, decoder)
+    built = _providers(providers, env or {}, decoder)
     config = Config(
         tables=decoded,
         providers=MappingProxyType(built),
         warnings=tuple(decoder.warnings),
         origins=tuple((where, freeze(table)) for where, table in origins),
-        raw=freeze(merged),
-        env_base_url=environment.get("OPENAI_BASE_URL") or None,
     )
-    bare = _bare_model_keys(config)
+    bare = _bare_model_keys(config, merged)
     return msgspec.structs.replace(config, warnings=(*config.warnings, *bare)) if bare else config
 
 
@@ -683,7 +540,7 @@ def load_config(
         kept, held = split_project(project_table, user_config.providers, trusted=trusted)
         tables.append((str(project_path), kept))
         sources.append(project_path)
-    config = parse_config(tables, env).with_sources(tuple(sources))
+    config = msgspec.structs.replace(parse_config(tables, env), sources=tuple(sources))
     notes: list[str] = []
     if held.pop("trust", None) is not None:
         notes.append(f"{project_path}: '[trust]' is read only from {user_path}; ignored")
@@ -693,7 +550,7 @@ def load_config(
             f"{', '.join(key_names(held))} (trust it in the workbench's prompt, with "
             f"--trust-project, or in [trust] folders of {user_path})"
         )
-        config = msgspec.structs.replace(config, untrusted=freeze(held), trust_warning=notes[-1])
+        config = msgspec.structs.replace(config, untrusted=freeze(held))
     if notes:
         config = msgspec.structs.replace(config, warnings=(*config.warnings, *notes))
     if project_root is not None:

@@ -13,15 +13,8 @@ import pytest
 from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 
 from steiner_tui.commands.app import check_theme
-from steiner_tui.config import (
-    NAMED_KEYS,
-    Config,
-    ConfigError,
-    load_config,
-    parse_config,
-    parse_duration,
-    validate_key_spec,
-)
+from steiner_tui.config import Config, ConfigError, load_config, parse_config
+from steiner_tui.config_values import NAMED_KEYS, parse_duration, validate_key_spec
 from steiner_tui.providers.factory import build_provider
 
 

@@ -230,30 +230,18 @@ def build_budget_view(
     stateful: ParentUsage | None = None,
     money: MoneyFigures | None = None,
 ) -> BudgetView:
-    """The panel's figures for ``snapshot``.
+    """The panel's figures for ``snapshot`` (the dry run of the next request when
+    ``preview``). The arguments named as a ``BudgetView`` field are that field; besides them:
 
     Args:
-        snapshot: the request shown (the dry run of the next request, or one sent).
         budget: the main model's budget (window, soft threshold, hard limit).
-        project_root: for project-context labels.
-        preview: whether ``snapshot`` is the dry run of the next request.
         previous: the request before it, for cache-prefix stability (a resumed session's
             first request after the resume: the log's last main request).
         usage: ``(request index, usage)`` of the latest reported usage.
         calibration: ``(samples, factor)`` of the estimator's calibration for the model.
-        tokenizer: the encoding the estimator counts the model with.
-        compactions: compactions applied in this session.
-        health: the latest session health.
-        window_origin: where the window figure came from.
-        window_doctor: the model's window figures (the panel's doctor line).
-        tools_ignored: the model's server drops tool definitions (none are sent).
         pinned: what the pinned messages take (the engine's ``pinned_share``): their own row.
-        compaction_mode: the compaction mode.
-        top: the engine's ranking of what the request holds.
-        history: the latest requests' summaries, oldest first (for the chart).
         stateful: a stateful provider's parent usage: what decides compaction there is its
             reported usage against its trigger (floor + 10% when armed), not the estimate.
-        money: costs and the cache's state (None: a free model).
     """
     rows = _Rows()
     for source in snapshot.sources:

@@ -155,17 +155,13 @@ class ContextFigure(msgspec.Struct, frozen=True):
 _BYTES_PER_TOKEN = 4
 
 
-def _context_bytes(decoded: DecodedRequest) -> int:
-    return sum(source.bytes for source in request_sources(decoded, 0))
-
-
 def context_figures(requests: Sequence[CapturedRequest]) -> list[ContextFigure]:
     """Each request's context, reported or estimated (module docstring)."""
     out: list[ContextFigure] = []
     rate: tuple[int, float] | None = None  # the latest request with usage: its number, tokens/B
     for request in requests:
         usage = request.usage
-        size = _context_bytes(request.decoded)
+        size = sum(source.bytes for source in request_sources(request.decoded, 0))
         if usage is not None:
             out.append(ContextFigure(usage.context_tokens))
             if size:

@@ -279,6 +279,10 @@ def _raw_lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
         yield number, raw
 
 
+def _unreadable(path: Path, exc: OSError) -> CaptureUnreadableError:
+    return CaptureUnreadableError(f"cannot read {path}: {exc.strerror or exc.__class__.__name__}")
+
+
 def _opened(path: Path) -> IO[bytes] | None:
     """``path`` open for reading, or None when it does not exist.
 
@@ -290,9 +294,20 @@ def _opened(path: Path) -> IO[bytes] | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise CaptureUnreadableError(
-            f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
-        ) from exc
+        raise _unreadable(path, exc) from exc
+
+
+def _record(raw: bytes) -> dict[str, Any] | str:
+    """A line's record, or why it holds none."""
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 (byte {exc.start + 1})"
+    except ValueError as exc:
+        return f"not JSON ({exc})"
+    except RecursionError:
+        return "nested too deeply"
+    return record if isinstance(record, dict) else "not a JSON object"
 
 
 def _lines(path: Path, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -308,32 +323,15 @@ def _lines(path: Path, problems: list[str]) -> Iterator[tuple[int, dict[str, Any
     try:
         with handle:
             for number, raw in _raw_lines(handle):
-                if raw is None:
-                    problems.append(f"{path.name} line {number}: over {_LINE_CAP:,} bytes; skipped")
+                if raw is not None and not raw.strip():
                     continue
-                if not raw.strip():
-                    continue
-                try:
-                    record = json.loads(raw.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    problems.append(
-                        f"{path.name} line {number}: not UTF-8 (byte {exc.start + 1}); skipped"
-                    )
-                    continue
-                except ValueError as exc:
-                    problems.append(f"{path.name} line {number}: not JSON ({exc}); skipped")
-                    continue
-                except RecursionError:
-                    problems.append(f"{path.name} line {number}: nested too deeply; skipped")
-                    continue
-                if not isinstance(record, dict):
-                    problems.append(f"{path.name} line {number}: not a JSON object; skipped")
-                    continue
-                yield number, record
+                record = _record(raw) if raw is not None else f"over {_LINE_CAP:,} bytes"
+                if isinstance(record, str):
+                    problems.append(f"{path.name} line {number}: {record}; skipped")
+                else:
+                    yield number, record
     except OSError as exc:
-        raise CaptureUnreadableError(
-            f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
-        ) from exc
+        raise _unreadable(path, exc) from exc
 
 
 def _scan(path: Path) -> tuple[int, list[str]]:
@@ -368,9 +366,7 @@ def _scan(path: Path) -> tuple[int, list[str]]:
                 elif request:
                     seqs.add(int(written.group(2)))
     except OSError as exc:
-        raise CaptureUnreadableError(
-            f"cannot read {path}: {exc.strerror or exc.__class__.__name__}"
-        ) from exc
+        raise _unreadable(path, exc) from exc
     return len(seqs), problems
 
 

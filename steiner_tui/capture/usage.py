@@ -42,12 +42,7 @@ class Usage(msgspec.Struct, frozen=True):
         return self.input_tokens + self.cache_read_tokens + self.cache_creation_tokens
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_creation_tokens": self.cache_creation_tokens,
-            "output_tokens": self.output_tokens,
-        }
+        return msgspec.structs.asdict(self)
 
 
 def _int(value: Any) -> int:

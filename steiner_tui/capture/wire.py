@@ -24,6 +24,7 @@ __all__ = [
     "ToolResult",
     "WireMessage",
     "call_target",
+    "json_object",
     "digest",
     "normal_form",
 ]
@@ -78,12 +79,8 @@ class Block(msgspec.Struct, frozen=True):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "source": self.source,
-            "path": self.path,
-            "role": self.role,
-            "where": self.where,
-            "bytes": self.bytes,
-            "cache_control": self.cache_control,
+            key: getattr(self, key)
+            for key in ("source", "path", "role", "where", "bytes", "cache_control")
         }
 
 
@@ -110,12 +107,7 @@ class ToolResult(msgspec.Struct, frozen=True):
     call_id: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool,
-            "target": self.target,
-            "bytes": self.bytes,
-            "message": self.message,
-        }
+        return {key: getattr(self, key) for key in ("tool", "target", "bytes", "message")}
 
 
 class WireMessage(msgspec.Struct, frozen=True):
@@ -134,11 +126,7 @@ class WireMessage(msgspec.Struct, frozen=True):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "role": self.role,
-            "kind": self.kind,
-            "bytes": self.bytes,
-            "hash": self.hash,
-            "cache_control": self.cache_control,
+            key: getattr(self, key) for key in ("role", "kind", "bytes", "hash", "cache_control")
         }
 
 
@@ -161,15 +149,12 @@ class DecodedRequest(msgspec.Struct, frozen=True):
     @property
     def tools_bytes(self) -> int:
         """Bytes of every tool definition, the ``tools`` array's framing included."""
-        return sum(t.bytes for t in self.tools) + _tools_framing(self.accounting)
+        framing = (s.framing for s in self.accounting.sections if s.name == "tools")
+        return sum(t.bytes for t in self.tools) + next(framing, 0)
 
     @property
     def tool_results(self) -> tuple[ToolResult, ...]:
         return tuple(r for m in self.messages for r in m.tool_results)
-
-
-def _tools_framing(accounting: Accounting) -> int:
-    return next((s.framing for s in accounting.sections if s.name == "tools"), 0)
 
 
 def normal_form(value: Any) -> Any:
@@ -199,18 +184,23 @@ TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "cmd", "pattern"
 """Argument names that say what a tool call is about, in the order they are looked for."""
 
 
-def call_target(arguments: Any) -> str:
-    """The file or command a tool call is about, from its arguments (a mapping, or its JSON
-    text as the OpenAI APIs send it); "" when none of ``TARGET_KEYS`` names one."""
-    if isinstance(arguments, str):
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, or the object its JSON text holds (tool arguments as
+    the OpenAI APIs send them); else an empty one."""
+    if isinstance(value, str):
         try:
-            arguments = json.loads(arguments)
+            value = json.loads(value)
         except ValueError:
-            return ""
-    if not isinstance(arguments, dict):
-        return ""
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def call_target(arguments: Any) -> str:
+    """The file or command a tool call is about, from its arguments (``json_object``); ""
+    when none of ``TARGET_KEYS`` names one."""
+    found = json_object(arguments)
     for key in TARGET_KEYS:
-        item = arguments.get(key)
+        item = found.get(key)
         if isinstance(item, str) and item:
             return item
         if isinstance(item, list) and item and all(isinstance(x, str) for x in item):

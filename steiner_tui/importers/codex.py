@@ -32,11 +32,11 @@ against Codex 0.169.0:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from steiner_tui.capture.wire import json_object
 from steiner_tui.importers.jsonl import apply_each, read_records, text_bytes
 from steiner_tui.importers.model import (
     ImportedGeneration,
@@ -92,47 +92,26 @@ def _request(usage: Any, model: str, time: str, line: int, response_id: str) -> 
     )
 
 
-def _prompt(arguments: Any) -> str:
-    """A ``spawn_agent`` call's task (its ``message``), "" for any other call."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return ""
-    message = arguments.get("message") if isinstance(arguments, dict) else None
-    return message if isinstance(message, str) else ""
+def _json_text(value: Any, key: str) -> str:
+    """``key`` of ``value`` (an object, or its JSON) when it is a string, else "": a
+    ``spawn_agent`` call's task (``message``), its output's thread id (``agent_id``)."""
+    found = json_object(value).get(key)
+    return found if isinstance(found, str) else ""
 
 
 def _command(arguments: Any) -> str:
-
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return ""
-    if isinstance(arguments, dict):
-        for key in ("cmd", "command", "path", "file_path"):
-            value = arguments.get(key)
-            if isinstance(value, str):
-                return value
-            if isinstance(value, list):
-                return " ".join(str(v) for v in value)
+    found = json_object(arguments)
+    for key in ("cmd", "command", "path", "file_path"):
+        value = found.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):
+            return " ".join(str(v) for v in value)
     return ""
 
 
 SPAWN_TOOL = "spawn_agent"
 """The call that starts a sub-agent (Codex's ``multi_agent_v1`` namespace)."""
-
-
-def _spawned_id(output: Any) -> str:
-    """The thread id in a ``spawn_agent`` call's output (``{"agent_id": …}``), or ""."""
-    if isinstance(output, str):
-        try:
-            output = json.loads(output)
-        except ValueError:
-            return ""
-    agent = output.get("agent_id") if isinstance(output, dict) else None
-    return agent if isinstance(agent, str) else ""
 
 
 def _parent_of(meta: dict[str, Any]) -> str:
@@ -155,7 +134,7 @@ def _spawn_links(
     """Each sub-agent the rollout's ``spawn_agent`` calls started, with the call's id."""
     links: dict[str, SubAgentLink] = {}
     for call_id, (tool, _) in calls.items():
-        agent = _spawned_id(outputs.get(call_id)) if tool == SPAWN_TOOL else ""
+        agent = _json_text(outputs.get(call_id), "agent_id") if tool == SPAWN_TOOL else ""
         if agent:
             prompt = prompts.get(call_id, "")
             links[agent] = SubAgentLink(agent, call_id, tool, prompt, "function_call_output")
@@ -236,7 +215,7 @@ class _Reader:
             arguments = payload.get("arguments", payload.get("input", payload.get("action")))
             call_id = str(payload.get("call_id", ""))
             self.calls[call_id] = (str(payload.get("name", item_type)), _command(arguments))
-            self.prompts[call_id] = _prompt(arguments)
+            self.prompts[call_id] = _json_text(arguments, "message")
         elif item_type in ("function_call_output", "custom_tool_call_output"):
             call_id = str(payload.get("call_id", ""))
             tool, target = self.calls.get(call_id, ("?", ""))

@@ -77,15 +77,7 @@ class ImportedGeneration(msgspec.Struct, frozen=True):
     replacement_items: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "trigger": self.trigger,
-            "pre_tokens": self.pre_tokens,
-            "summary": self.summary,
-            "after_request": self.after_request,
-            "line": self.line,
-            "time": self.time,
-            "replacement_items": self.replacement_items,
-        }
+        return msgspec.structs.asdict(self)
 
 
 class SubAgentLink(msgspec.Struct, frozen=True):
@@ -98,13 +90,7 @@ class SubAgentLink(msgspec.Struct, frozen=True):
     via: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "agent_id": self.agent_id,
-            "tool_use_id": self.tool_use_id,
-            "tool": self.tool,
-            "description": self.description,
-            "via": self.via,
-        }
+        return msgspec.structs.asdict(self)
 
 
 class CostRow(msgspec.Struct, frozen=True):

@@ -28,10 +28,6 @@ __all__ = ["MAX_BREAKPOINTS", "message_blocks", "to_anthropic_params", "tool_par
 MAX_BREAKPOINTS = 4
 
 
-def _ephemeral() -> dict[str, str]:
-    return {"type": "ephemeral"}
-
-
 def _image_block(media_type: str, data: str) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
@@ -115,7 +111,7 @@ def to_anthropic_params(request: ChatRequest) -> dict[str, Any]:
         if block is not None and all(block is not m for m in marks):
             marks.append(block)
     for block in marks[:MAX_BREAKPOINTS]:
-        block["cache_control"] = _ephemeral()
+        block["cache_control"] = {"type": "ephemeral"}
 
     params: dict[str, Any] = {
         "model": request.model,

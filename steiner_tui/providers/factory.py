@@ -120,10 +120,6 @@ def _registry_lookup(local: bool) -> Lookup:
     return lookup
 
 
-def _registry_source(model: str) -> LimitSource:
-    return "registry" if is_known_model(model) else "default"
-
-
 def split_model_ref(config: Config, ref: str) -> tuple[str, str]:
     """``(alias, model id)`` of a ref; raises ``ConfigError`` for an unknown alias."""
     text = ref.strip()
@@ -253,7 +249,7 @@ def resolve_model(
             f"the context window ({info.context_window})"
         )
     provider = build_provider(provider_config, env, project_root=project_root, model_info=info_for)
-    registry: LimitSource = "registry" if lookup is not None else _registry_source(model)
+    registry: LimitSource = "registry" if lookup is not None or is_known_model(model) else "default"
     resolved = ResolvedModel(
         ref=ref.strip(),
         alias=alias,

@@ -85,10 +85,6 @@ class StreamReader(Protocol[EventT_contra]):
         ...
 
 
-def _default_model_info(model: str) -> ModelInfo:
-    return lookup_model(model)
-
-
 async def _close(client: _Closable) -> None:
     await client.close()
 
@@ -132,7 +128,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         self._connect_timeout = max(timeout, CONNECT_TIMEOUT)
         self._max_retries = max_retries
         self._key_env = key_env
-        self._model_info = model_info or _default_model_info
+        self._model_info = model_info or lookup_model
         self._clients: LoopClient[ClientT] = LoopClient(self._make_client, _close)
         self._rejects_images: set[str] = set()
 

@@ -14,6 +14,7 @@ from typing import Any
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import (
+    PATH_PARAMETER,
     binary_message,
     is_binary,
     load_file,
@@ -32,10 +33,7 @@ _DEFINITION = ToolDefinition(
     parameters={
         "type": "object",
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "File path, relative to the project root (or absolute inside it).",
-            },
+            "path": PATH_PARAMETER,
             "start_line": {
                 "type": "integer",
                 "minimum": 1,

@@ -14,9 +14,9 @@ from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
-from steiner_tui.tools.files import binary_message, is_binary, load_file, resolve_in_root
-from steiner_tui.tools.guards import ask_permission, plan_mode_refusal
-from steiner_tui.tools.safe_write import unwritable, write_inside
+from steiner_tui.tools.files import PATH_PARAMETER, binary_message, is_binary, load_file
+from steiner_tui.tools.guards import ask_permission, writable_target
+from steiner_tui.tools.safe_write import write_inside
 
 __all__ = ["EditTool"]
 
@@ -31,10 +31,7 @@ _DEFINITION = ToolDefinition(
     parameters={
         "type": "object",
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "File path, relative to the project root (or absolute inside it).",
-            },
+            "path": PATH_PARAMETER,
             "old_string": {"type": "string", "description": "The exact text to replace."},
             "new_string": {"type": "string", "description": "The text to put in its place."},
             "replace_all": {
@@ -58,15 +55,9 @@ class EditTool:
         old = str(arguments["old_string"])
         new = str(arguments["new_string"])
         replace_all = bool(arguments.get("replace_all", False))
-        target = resolve_in_root(ctx.project_root, given, "edit")
-        if isinstance(target, str):
-            return failed(target)
-        refusal = plan_mode_refusal(ctx, "edit", target)
-        if refusal is not None:
-            return refusal
-        reason = unwritable(ctx.project_root, target, "edit")
-        if reason is not None:
-            return failed(reason)
+        target = writable_target(ctx, "edit", given)
+        if isinstance(target, ToolResult):
+            return target
         if not old:
             return failed("old_string must not be empty; use write to create a file")
         if old == new:

@@ -23,6 +23,7 @@ from steiner_tui.errors import ToolError
 __all__ = [
     "BINARY_SNIFF_BYTES",
     "MAX_FILE_BYTES",
+    "PATH_PARAMETER",
     "ResolvedPath",
     "binary_message",
     "image_media_type",
@@ -38,6 +39,11 @@ __all__ = [
 ]
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
+PATH_PARAMETER = {
+    "type": "string",
+    "description": "File path, relative to the project root (or absolute inside it).",
+}
+"""The ``path`` parameter of the tools that take one file."""
 BINARY_SNIFF_BYTES = 8 * 1024
 _MIB = 1024 * 1024
 PRIVATE_HARD_LINK = (

@@ -13,9 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from steiner_tui.tools.base import PermissionRequest, ToolContext, ToolResult, failed, rejected
-from steiner_tui.tools.files import ResolvedPath
+from steiner_tui.tools.files import ResolvedPath, resolve_in_root
+from steiner_tui.tools.safe_write import unwritable
 
-__all__ = ["PLANS_DIR", "ask_permission", "plan_mode_bash_refusal", "plan_mode_refusal"]
+__all__ = [
+    "PLANS_DIR",
+    "ask_permission",
+    "plan_mode_bash_refusal",
+    "plan_mode_refusal",
+    "writable_target",
+]
 
 PLANS_DIR = ".steiner/plans"
 
@@ -28,6 +35,19 @@ def plan_mode_refusal(ctx: ToolContext, tool: str, target: ResolvedPath) -> Tool
     if target.path.is_relative_to(plans) and target.path != plans:
         return None
     return failed(f"plan mode: {tool} is limited to {PLANS_DIR}/ (tried {target.given})")
+
+
+def writable_target(ctx: ToolContext, tool: str, given: str) -> ResolvedPath | ToolResult:
+    """``given`` resolved inside the project, or a failed result: outside it, fenced off by
+    plan mode, or not to be written (``safe_write.unwritable``)."""
+    target = resolve_in_root(ctx.project_root, given, tool)
+    if isinstance(target, str):
+        return failed(target)
+    refusal = plan_mode_refusal(ctx, tool, target)
+    if refusal is not None:
+        return refusal
+    reason = unwritable(ctx.project_root, target, tool)
+    return target if reason is None else failed(reason)
 
 
 def plan_mode_bash_refusal(ctx: ToolContext) -> ToolResult | None:

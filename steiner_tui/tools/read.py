@@ -27,6 +27,7 @@ from steiner_tui.engine.state import line_cap_marker
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import (
+    PATH_PARAMETER,
     ResolvedPath,
     binary_message,
     image_media_type,
@@ -57,10 +58,7 @@ _DEFINITION = ToolDefinition(
     parameters={
         "type": "object",
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "File path, relative to the project root (or absolute inside it).",
-            },
+            "path": PATH_PARAMETER,
             "offset": {
                 "type": "integer",
                 "minimum": 1,

@@ -26,7 +26,6 @@ __all__ = [
     "DirectoryResultStore",
     "ResultStore",
     "TemporaryResultStore",
-    "temporary_result_store",
 ]
 
 RESULTS_FOLDER = "tool-results"
@@ -126,9 +125,3 @@ class TemporaryResultStore:
 
     def holds(self, given: str) -> Path | None:
         return self._store.holds(given) if self._store is not None else None
-
-
-def temporary_result_store(prefix: str = "steiner-results-") -> DirectoryResultStore:
-    """A store in a new folder under the system's temporary directory (runs without a session
-    folder); the folder stays after the run so the paths the model was given keep working."""
-    return DirectoryResultStore(Path(tempfile.mkdtemp(prefix=prefix)))

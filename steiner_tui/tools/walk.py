@@ -206,7 +206,7 @@ def walk_files(
         file_entries, dir_entries = listed
         if prefix != top and _ignores_itself(file_entries):
             continue
-        for entry in sorted(file_entries, key=_name):
+        for entry in sorted(file_entries, key=lambda entry: entry.name):
             name = entry.name
             relative = prefix + name
             if files.ignored(relative, name):
@@ -251,10 +251,6 @@ def _regular(entry: os.DirEntry[str]) -> bool:
         return entry.is_file()
     except OSError:
         return False
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def _list(folder: str) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]] | None:

@@ -12,9 +12,9 @@ from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
-from steiner_tui.tools.files import resolve_in_root
-from steiner_tui.tools.guards import ask_permission, plan_mode_refusal
-from steiner_tui.tools.safe_write import unwritable, write_inside
+from steiner_tui.tools.files import PATH_PARAMETER
+from steiner_tui.tools.guards import ask_permission, writable_target
+from steiner_tui.tools.safe_write import write_inside
 
 __all__ = ["WriteTool"]
 
@@ -28,10 +28,7 @@ _DEFINITION = ToolDefinition(
     parameters={
         "type": "object",
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "File path, relative to the project root (or absolute inside it).",
-            },
+            "path": PATH_PARAMETER,
             "content": {"type": "string", "description": "The complete new file content."},
         },
         "required": ["path", "content"],
@@ -48,17 +45,11 @@ class WriteTool:
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         given = str(arguments["path"])
         content = str(arguments["content"])
-        target = resolve_in_root(ctx.project_root, given, "write")
-        if isinstance(target, str):
-            return failed(target)
-        refusal = plan_mode_refusal(ctx, "write", target)
-        if refusal is not None:
-            return refusal
+        target = writable_target(ctx, "write", given)
+        if isinstance(target, ToolResult):
+            return target
         if target.path.is_dir():
             return failed(f"cannot write {given}: is a directory")
-        reason = unwritable(ctx.project_root, target, "write")
-        if reason is not None:
-            return failed(reason)
         data = content.encode("utf-8")
         summary = f"write {target.relative} ({len(data)} bytes)"
         rejection = await ask_permission(ctx, "write", summary, arguments)

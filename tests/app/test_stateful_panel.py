@@ -10,7 +10,7 @@ from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.app.budget_view import build_budget_view
-from steiner_tui.app.widgets.budget_panel import trigger_line
+from steiner_tui.app.widgets.budget_text import trigger_line
 from steiner_tui.engine.provider import ChatRequest
 from tests.agent.fakes import Reply
 from tests.agent.test_compaction_runner_kit import build_session, summary_text

@@ -21,7 +21,7 @@ import pytest
 
 from steiner_tui.app.screens.capture_workbench import load_workbench
 from steiner_tui.app.transcript import ToolEntry, UserEntry
-from steiner_tui.app.widgets.budget_panel import money_lines
+from steiner_tui.app.widgets.budget_text import money_lines
 from steiner_tui.capture.report import capture_report
 from steiner_tui.capture.store import read_capture
 from steiner_tui.engine.prices import price_for

@@ -4,9 +4,10 @@ It shows a ``BudgetView`` (built by the controller from request snapshots) and n
 the window bar, the request as a stacked bar by source over the per-source table (each row
 led by its segment's swatch), what costs the most (``CostRanking``, ``m`` masks a row), the
 chart of tokens per request with the cache-reuse strip (``context_charts``), the last tool
-output that was cut to its budget, the notes with the compaction mode, and the what-if view
-(``WhatIfView``). A request that cannot fit the window says so in the error colour. Enter
-asks the screen to open the request inspector on the request shown.
+output that was cut to its budget, the notes with the compaction mode (the words:
+``budget_text``), and the what-if view (``WhatIfView``). A request that cannot fit the window
+says so in the error colour. Enter asks the screen to open the request inspector on the
+request shown.
 
 In the workbench (``attach``) the panel computes its own figures: ``refresh_figures`` shows
 the latest request's, or assembles the dry run of the next one in a worker thread, never on the
@@ -24,7 +25,7 @@ that arrives before the parts are mounted is kept and shown once they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, ClassVar
@@ -39,20 +40,23 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from steiner_tui.app.budget_view import BudgetView, MoneyFigures, SourceRow
+from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.messages import Said
 from steiner_tui.app.steering import WhatIfFigures
-from steiner_tui.app.widgets.context_charts import (
-    RequestChart,
-    SourceBar,
-    source_colour,
-    source_colours,
+from steiner_tui.app.widgets.budget_text import (
+    LABEL_WIDTH,
+    NUMBER_WIDTH,
+    cut_note,
+    format_rows,
+    notes,
+    over_window,
 )
+from steiner_tui.app.widgets.context_charts import RequestChart, SourceBar, source_colours
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
 from steiner_tui.config import ConfigError
-from steiner_tui.engine.cache_causes import CacheEffect, minutes
+from steiner_tui.engine.cache_causes import CacheEffect
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.events import (
     EngineEvent,
@@ -61,187 +65,15 @@ from steiner_tui.engine.events import (
     ToolCallFinished,
     UsageReported,
 )
-from steiner_tui.units import byte_count, cache_summary, cost_parts, count, dollars, token_count
 
 if TYPE_CHECKING:
     from steiner_tui.app.controller import SessionController
     from steiner_tui.app.steering import SteeringController
 
-__all__ = ["BudgetPanel", "format_rows", "money_lines", "not_saved"]
+__all__ = ["BudgetPanel", "not_saved"]
 
-LABEL_WIDTH = 19
 CACHE_CLOCK_SECONDS = 30.0
 """How often the time left until the cache expires is counted down."""
-NUMBER_WIDTH = 8
-
-
-def format_rows(
-    rows: tuple[SourceRow, ...], *, swatches: Sequence[str] = (), label_width: int = LABEL_WIDTH
-) -> Content:
-    """The per-source table: label, bytes, tokens, share, truncated mark (``swatches``: the
-    stacked bar's colours, ``source_colours``; each row is then led by the colour of its
-    segment). A label longer than its column
-    (``label_width``) is never cut: it takes its own line and the figures go on the next."""
-    width = label_width - 2 if swatches else label_width
-    lead = "  " if swatches else ""
-    head = f"{lead}{'source':<{width}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'%':>5}"
-    lines: list[Content] = [Content.styled(head, "bold $text-muted")]
-    for position, row in enumerate(rows):
-        figures = (
-            f"{count(row.bytes):>{NUMBER_WIDTH}}{count(row.tokens):>{NUMBER_WIDTH}}"
-            f"{row.share * 100:>4.0f}%"
-        )
-        swatch = Content.styled("■ ", source_colour(position, swatches)) if swatches else Content()
-        if len(row.label) <= width:
-            line = swatch + Content(f"{row.label:<{width}}{figures}")
-        else:
-            lines.append(swatch + Content(row.label))
-            line = Content(f"{lead}{'':<{width}}{figures}")
-        if row.truncated:
-            line += Content.styled(" ✂", "$text-error")
-        lines.append(line)
-    if any(row.truncated for row in rows):
-        lines.append(Content.styled("✂ truncated by its byte budget", "$text-muted"))
-    return Content("\n").join(lines)
-
-
-def over_window(view: BudgetView) -> Content:
-    """The over-the-window line (empty when the request fits)."""
-    if view.fits:
-        return Content("")
-    return Content.styled(
-        f"over the window by {token_count(view.overflow_tokens)}: this request cannot be "
-        "sent · /compact makes room, /clear starts over",
-        "bold $text-error",
-    )
-
-
-def cut_note(name: str, cut: OutputCut) -> Content:
-    """What a bounded tool result left out, and where the whole output is."""
-    text = (
-        f"last cut: {name} kept {byte_count(cut.shown_bytes)} of {byte_count(cut.total_bytes)}"
-        f" · {count(cut.shown_lines)} of {count(cut.total_lines)} lines"
-    )
-    if cut.saved_at:
-        text += f" · whole output: {cut.saved_at}"
-    return Content.styled(text, "$text-warning")
-
-
-STRATEGY_LABELS = {
-    "tiktoken": "tokenizer count",
-    "ctok": "Claude tokenizer count",
-    "heuristic": "character heuristic",
-    "provider_usage": "calibrated on reported usage",
-}
-"""How the estimate's strategy reads (the engine's names are identifiers)."""
-
-
-def _claude_tokenizer(view: BudgetView) -> str:
-    """``ctok v4.8`` when a Claude model is counted with ctok, else empty (the strategy says
-    which tokenizer the others use)."""
-    return view.tokenizer.replace("-", " ", 1) if view.tokenizer.startswith("ctok-") else ""
-
-
-def _notes(view: BudgetView) -> Content:
-    strategy = STRATEGY_LABELS.get(view.strategy, view.strategy.replace("_", " "))
-    claude = _claude_tokenizer(view)
-    if view.strategy == "ctok" and claude:
-        strategy = f"Claude tokenizer count ({claude})"
-    lines = [
-        f"estimate {token_count(view.estimate_tokens)} · {strategy} · {view.confidence} confidence"
-    ]
-    doctor = view.window_doctor
-    if doctor is not None:
-        lines.append(doctor.line())
-    elif view.window_origin:
-        lines.append(
-            f"window {token_count(view.window.context_size)} · source: {view.window_origin}"
-        )
-    if view.tools_ignored:
-        lines.append("tools: the server ignores them · not sent, not counted")
-    if view.calibration_samples:
-        reports = "report" if view.calibration_samples == 1 else "reports"
-        over = f" over {claude} counts" if claude else ""
-        lines.append(
-            f"calibration ×{view.calibration_factor:.2f} from {view.calibration_samples} "
-            f"{reports}{over}"
-        )
-    drift = view.drift
-    if drift is None:
-        lines.append("drift: no provider usage yet")
-    else:
-        lines.append(
-            f"drift {drift.percent:+.0f}%: est {count(drift.estimated)} vs reported "
-            f"{count(drift.reported)} (request #{drift.request_index})"
-        )
-    prefix = view.prefix
-    if view.preview:
-        lines.append("cache prefix: nothing sent yet")
-    elif prefix is None:
-        lines.append("cache prefix: first request")
-    elif prefix.first_broken is None:
-        lines.append(f"cache prefix: all {prefix.matching} previous messages kept")
-    else:
-        lines.append(
-            f"cache prefix: {prefix.matching}/{view.prefix_total} kept · broke at "
-            f"#{prefix.first_broken} ({prefix.broken_source})"
-        )
-    health = view.health
-    state = f"{health.severity} · {health.state}" if health is not None else "ok"
-    lines.append(f"compactions {view.compactions} · health {state}")
-    lines.append(trigger_line(view))
-    if view.money is not None:
-        lines.extend(money_lines(view.money))
-    notes = Content("\n".join(lines))
-    if doctor is not None and doctor.problem:
-        notes += Content.styled("\n" + doctor.problem, "$text-warning")
-    return notes
-
-
-def trigger_line(view: BudgetView) -> str:
-    """What decides compaction: the soft trigger, or for a stateful provider its reported
-    usage against the trigger (the floor's when armed) and the cap."""
-    window = view.window
-    if not window.known:
-        trigger = "soft trigger unknown"
-    elif window.stateful:
-        usage = f"reported {count(window.used)}" if window.used else "no usage reported yet"
-        floor = f" (floor {count(window.floor)} + 10%)" if window.floor else ""
-        trigger = (
-            f"{usage} of trigger {count(window.soft_threshold)}{floor} · cap {count(window.cap)}"
-        )
-    else:
-        trigger = f"soft trigger {count(window.soft_threshold)}"
-    return f"compaction {view.compaction_mode} · {trigger}"
-
-
-def money_lines(money: MoneyFigures) -> list[str]:
-    """What the requests cost (the latest, its parts, the session) and what the cache did
-    with the latest and will do with the next one, and how long it lives on."""
-    lines: list[str] = []
-    usage = money.usage
-    if not money.priced:
-        lines.append(f'cost: price unknown for {money.model} ([models."…"] price sets one)')
-    elif usage is not None:
-        lines.append(
-            f"cost #{money.request_index} {dollars(usage.cost_usd)} · "
-            f"session {dollars(usage.session_cost_usd)}"
-        )
-        lines.append(f"  {cost_parts(usage.cost)}")
-    if usage is not None and usage.cache is not None:
-        lines.append(f"cache #{money.request_index}: {cache_summary(usage.cache)}")
-    if money.next_cache is not None:
-        lines.append(f"next request: {cache_summary(money.next_cache)}")
-    left, ttl = money.cache_left_seconds, money.ttl_seconds
-    if left is not None and ttl is not None:
-        if left >= 0:
-            lines.append(f"cache expires in {minutes(left)} (TTL {minutes(ttl)})")
-        else:
-            lines.append(f"cache expired {minutes(-left)} ago (TTL {minutes(ttl)})")
-    if money.actions and not (left is not None and left < 0):
-        lines.append("before you act, what the cache would lose:")
-        lines.extend(f"  {action}: {effect.text}" for action, effect in money.actions)
-    return lines
 
 
 class BudgetPanel(VerticalScroll, can_focus=True):
@@ -369,8 +201,9 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             elapsed = monotonic() - self._shown_at
         left = money.cache_left_seconds - elapsed
         ticked = msgspec.structs.replace(money, cache_left_seconds=left)
-        notes = _notes(msgspec.structs.replace(view, money=ticked))
-        self.query_one("#budget-notes", Static).update(notes)
+        self.query_one("#budget-notes", Static).update(
+            notes(msgspec.structs.replace(view, money=ticked))
+        )
 
     def _render_view(self, view: BudgetView) -> None:
         over = "" if view.fits else " · over the window"
@@ -384,11 +217,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self.query_one("#budget-over", Static).update(over_window(view))
         self.query_one("#budget-over").display = not view.fits
         self.query_one(SourceBar).rows = view.rows
-        rows = format_rows(
-            view.rows, swatches=source_colours(self.app), label_width=self._label_width()
-        )
-        self.query_one("#budget-rows", Static).update(rows)
-        self.query_one("#budget-notes", Static).update(_notes(view))
+        self._render_rows(view)
+        self.query_one("#budget-notes", Static).update(notes(view))
         self.cache_actions = view.money.actions if view.money is not None else ()
         self.query_one(CostRanking).show(view.top, view.project_root)
         window = view.window
@@ -414,13 +244,16 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         figures = 2 * NUMBER_WIDTH + 5
         return max(LABEL_WIDTH, min(48, inner - figures - 1)) if inner else LABEL_WIDTH
 
+    def _render_rows(self, view: BudgetView) -> None:
+        rows = format_rows(
+            view.rows, swatches=source_colours(self.app), label_width=self._label_width()
+        )
+        self.query_one("#budget-rows", Static).update(rows)
+
     def on_resize(self) -> None:
         """Labels take the width the panel has."""
         if self._view is not None and self._parts:
-            rows = format_rows(
-                self._view.rows, swatches=source_colours(self.app), label_width=self._label_width()
-            )
-            self.query_one("#budget-rows", Static).update(rows)
+            self._render_rows(self._view)
 
     def show_cut(self, name: str, cut: OutputCut | None) -> None:
         """Show what the latest bounded tool result cut (None: the note goes)."""

@@ -37,11 +37,8 @@ from steiner_tui.units import count
 __all__ = [
     "AXIS",
     "CHART_ROWS",
-    "SOURCE_COLOURS",
     "TRIAL_COLOUR",
     "MIN_COLOUR_DISTANCE",
-    "SEGMENT_COLOURS",
-    "ChartColumn",
     "RequestChart",
     "SourceBar",
     "chart_columns",

@@ -188,14 +188,10 @@ def _text_arg(call: ToolCall, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _command_text(call: ToolCall) -> str:
-    return trim(_text_arg(call, "command").replace("`", "'"), 160)
-
-
 def _tool_result(facts: Facts, call: ToolCall | None, message: Message, order: int) -> None:
     result = parse_tool_output(message.content)
     name = call.name if call else (message.name or "tool")
-    command = _command_text(call) if call else ""
+    command = trim(_text_arg(call, "command").replace("`", "'"), 160) if call else ""
     if command:
         code = exit_code(message.content, result.meta)
         outcome = f" (exit {code})" if code is not None else (" (failed)" if result.failed else "")

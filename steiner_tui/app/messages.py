@@ -1,5 +1,5 @@
 """The app's own messages: one for every engine event, one for a question a run waits on, one
-for a line a widget or a command has to say, and the run's end.
+for a line a widget or a command has to say, and the run's end (``run_to_end`` posts it).
 
 Engine events are not mirrored class by class: ``adapter.UiEventSink`` posts the engine's own
 frozen event inside one ``EngineUpdate``, and each widget matches the events it owns (the

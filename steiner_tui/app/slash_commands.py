@@ -1,6 +1,6 @@
 """The workbench's slash commands and the compaction-mode key, carried out on its screen.
 
-``MainScreen`` parses what was submitted and hands a ``SlashCommand`` to ``SlashCommands.run``.
+``submit`` takes what the prompt sent: a ``SlashCommand`` is run, a message returned to send.
 What a command did, what it answers and why it did nothing are entries in the conversation (a
 toast would be gone in five seconds; the conversation keeps them).
 ``/pin``, ``/unpin`` and ``/pins`` are the steering controller's (``steer_slash``);

@@ -3,11 +3,11 @@
 The panel renders ``SubAgentInfo`` snapshots (id, type, status, turns, tokens, cache rate, as
 ``subagent_view`` formats them) as the rows of Textual's ``OptionList`` under a header row,
 in columns as wide as their widest cell; it never asks the manager for figures. The app's
-adapter posts each ``SubAgentUpdated`` engine event as an ``EngineUpdate`` and the screen calls
-``update_agent``. Enter on a row opens ``screens.subagent_transcript`` with the
-child's own conversation, read through the ``transcript`` callable the panel was given
-(``SubAgentManager.transcript``). ``ChildTranscript`` is what the workbench needs of that
-screen to keep it current.
+adapter posts each ``SubAgentUpdated`` engine event as an ``EngineUpdate`` and the screen hands
+it to the slot (``BudgetSlot.show_agent``), which also lists the children for the palette.
+Enter on a row opens ``screens.subagent_transcript`` with the child's own conversation, read
+through the ``transcript`` callable the panel was given (``SubAgentManager.transcript``).
+``ChildTranscript`` is what the workbench needs of that screen to keep it current.
 """
 
 from __future__ import annotations

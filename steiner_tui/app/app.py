@@ -159,12 +159,12 @@ class SteinerApp(PlainToasts):
     @property
     def session(self) -> Session:
         """The session this app shows (``RuntimeError`` while it is still opening)."""
-        return self.workbench.session
+        return self.workbench.hold.session
 
     @property
     def opened_session(self) -> Session | None:
         """The session, once it is open (None before, or when opening it failed)."""
-        return self.workbench.session if self.workbench.attached else None
+        return self.workbench.hold.session if self.workbench.hold.attached else None
 
     def get_default_screen(self) -> Screen[None]:
         """The workbench is the base screen."""
@@ -286,7 +286,7 @@ class SteinerApp(PlainToasts):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The screens and commands that show the session wait until it is open."""
         if action in ("lineage", "inspector", "command_palette"):
-            return True if self.workbench.attached else None
+            return True if self.workbench.hold.attached else None
         return True
 
     def action_help(self) -> None:
@@ -313,7 +313,7 @@ class SteinerApp(PlainToasts):
 
         requests = self.session.requests  # a resumed session's log's, then the store's
         if not len(requests):  # the dry run the context panel shows
-            controller = self.workbench.controller
+            controller = self.workbench.hold.controller
             preview = controller.last_preview or controller.preview()
             self.push_screen(InspectorScreen((preview,), dry_run=True))
             return

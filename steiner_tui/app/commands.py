@@ -7,14 +7,16 @@ slash command would. A provider reaches its screen through a protocol (``Workben
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import partial
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.app.palette import Command, ListedCommands
 from steiner_tui.app.subagent_view import first_line
-from steiner_tui.engine.skills.delta import SkillStatus
+
+if TYPE_CHECKING:
+    from steiner_tui.app.slash_commands import SlashCommands
+    from steiner_tui.app.widgets.subagents import BudgetSlot
+    from steiner_tui.app.workbench_session import WorkbenchSession
 
 __all__ = ["SubAgentCommands", "SubAgentHost", "Workbench", "WorkbenchCommands"]
 
@@ -31,20 +33,18 @@ class Workbench(Protocol):
         """Open the request inspector."""
         ...
 
-    async def slash(self, text: str) -> None:
-        """Carry out slash command ``text`` (``/model``, ``/clear``)."""
+    @property
+    def commands(self) -> SlashCommands:
+        """The slash commands (``/model``, ``/clear``, ``/skills NAME``)."""
+        ...
+
+    @property
+    def hold(self) -> WorkbenchSession:
+        """The session (its models and skills)."""
         ...
 
     def action_toggle_mode(self) -> None:
         """Switch plan/build mode."""
-        ...
-
-    def toggle_skill(self, name: str) -> None:
-        """Toggle skill ``name``."""
-        ...
-
-    def skill_rows(self) -> Sequence[SkillStatus]:
-        """The skills, as the sidebar lists them."""
         ...
 
     def action_context(self) -> None:
@@ -53,10 +53,6 @@ class Workbench(Protocol):
 
     def action_sessions(self, session_id: str = "") -> None:
         """Open the saved sessions."""
-        ...
-
-    def model_choices(self) -> Sequence[str]:
-        """The configured model references."""
         ...
 
 
@@ -68,7 +64,7 @@ class WorkbenchCommands(ListedCommands):
         screen = self.screen
         if not isinstance(screen, Workbench):
             return []
-        app = self.app
+        app, slash = self.app, screen.commands.slash
         commands: list[Command] = [
             ("Compact now", "Summarize the conversation (/compact)", screen.action_compact),
             ("Context", "The context panel, wider (/context)", screen.action_context),
@@ -79,25 +75,22 @@ class WorkbenchCommands(ListedCommands):
                 "Saved sessions: resume or delete one (/sessions)",
                 screen.action_sessions,
             ),
-            ("Model", "The model and its limits (/model)", partial(screen.slash, "/model")),
-            (
-                "Clear conversation",
-                "Start a new conversation (/clear)",
-                partial(screen.slash, "/clear"),
-            ),
+            ("Model", "The model and its limits (/model)", partial(slash, "/model")),
+            ("Clear conversation", "Start a new conversation (/clear)", partial(slash, "/clear")),
             ("Toggle plan/build mode", "Switch the execution mode", screen.action_toggle_mode),
             ("Theme", "Change the colour theme", app.action_change_theme),
             ("Help", "Keys and slash commands (F1)", partial(app.run_action, "app.help")),
         ]
-        for ref in screen.model_choices():
+        if not screen.hold.attached:
+            return commands
+        for ref in screen.hold.session.model_refs:
             commands.append(
-                (f"Switch model: {ref}", f"/model {ref}", partial(screen.slash, f"/model {ref}"))
+                (f"Switch model: {ref}", f"/model {ref}", partial(slash, f"/model {ref}"))
             )
-        for row in screen.skill_rows():
+        toggle = screen.commands.toggle_skill
+        for row in screen.hold.controller.skill_rows():
             state = row.state.replace("_", " ")
-            commands.append(
-                (f"Toggle skill: {row.name}", state, partial(screen.toggle_skill, row.name))
-            )
+            commands.append((f"Toggle skill: {row.name}", state, partial(toggle, row.name)))
         return commands
 
 
@@ -105,12 +98,9 @@ class WorkbenchCommands(ListedCommands):
 class SubAgentHost(Protocol):
     """A screen showing sub-agents (the workbench); ``SubAgentCommands`` drives it."""
 
-    def sub_agent_infos(self) -> Sequence[SubAgentInfo]:
-        """Every child, in start order."""
-        ...
-
-    def open_sub_agent(self, agent_id: str) -> None:
-        """Open the transcript of ``agent_id``."""
+    @property
+    def slot(self) -> BudgetSlot:
+        """The sub-agent panel's slot: its children and their transcripts."""
         ...
 
     def action_focus_subagents(self) -> None:
@@ -128,12 +118,12 @@ class SubAgentCommands(ListedCommands):
         commands: list[Command] = [
             ("Sub-agents", "Focus the sub-agent panel", screen.action_focus_subagents)
         ]
-        for info in screen.sub_agent_infos():
+        for info in screen.slot.infos():
             commands.append(
                 (
                     f"Sub-agent transcript: {info.id}",
                     f"{info.state} · {first_line(info.task)}",
-                    partial(screen.open_sub_agent, info.id),
+                    partial(screen.slot.open_transcript, info.id),
                 )
             )
         return commands

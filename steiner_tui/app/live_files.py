@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
-from steiner_tui.engine.events import EngineEvent, WarningEvent
+from steiner_tui.engine.events import CompactionApplied, EngineEvent, RequestSnapshot, WarningEvent
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 if TYPE_CHECKING:
@@ -29,12 +29,12 @@ if TYPE_CHECKING:
 
     from steiner_tui.app.widgets.conversation import ConversationPane
     from steiner_tui.app.widgets.status_line import StatusLine
+    from steiner_tui.app.workbench_session import WorkbenchSession
     from steiner_tui.engine.prompt.pending_reload import PendingReload
 
 __all__ = [
     "FileChanges",
     "FileChangesShown",
-    "FileReloads",
     "FilesHost",
     "WatchPlan",
     "classify_change",
@@ -96,14 +96,6 @@ class FileChanges(msgspec.Struct, frozen=True):
     once, see ``Session.rescan_skills``)."""
 
 
-class FileReloads(Protocol):
-    """What changed files ask of the session (``SessionController``)."""
-
-    def apply_file_changes(self, paths: Iterable[Path]) -> FileChanges: ...
-    def pending_reload(self) -> PendingReload | None: ...
-    def reload_now(self) -> frozenset[StaticPartition]: ...
-
-
 class FilesHost(Protocol):
     """What ``FileChangesShown`` uses of the workbench screen."""
 
@@ -111,9 +103,7 @@ class FilesHost(Protocol):
     busy: bool
 
     @property
-    def attached(self) -> bool: ...
-    @property
-    def controller(self) -> FileReloads: ...
+    def hold(self) -> WorkbenchSession: ...
     @property
     def status(self) -> StatusLine: ...
     def refresh_skills(self) -> None: ...
@@ -131,11 +121,19 @@ class FileChangesShown:
     def __init__(self, screen: FilesHost) -> None:
         self.screen = screen
 
+    def observe(self, event: EngineEvent) -> None:
+        """A compaction applies the pending changes; their cost grows with each request."""
+        if isinstance(event, CompactionApplied) or (
+            isinstance(event, RequestSnapshot)
+            and self.screen.hold.driver.runner.context.pending_reloads
+        ):
+            self.refresh_pending()
+
     def refresh_pending(self) -> PendingReload | None:
         """Show the changes waiting for the next compaction (and their cost) in the status
         line; Ctrl+R shows while there are some."""
         screen = self.screen
-        pending = screen.controller.pending_reload() if screen.attached else None
+        pending = screen.hold.controller.pending_reload() if screen.hold.attached else None
         screen.status.pending_reload = pending.short if pending is not None else ""
         screen.pending_reload = pending is not None
         return pending
@@ -152,7 +150,7 @@ class FileChangesShown:
         from steiner_tui.app.transcript import NoticeEntry
 
         screen = self.screen
-        changed = screen.controller.apply_file_changes(Path(path) for _, path in changes)
+        changed = screen.hold.controller.apply_file_changes(Path(path) for _, path in changes)
         partitions = changed.partitions
         if StaticPartition.SKILLS in partitions:
             screen.refresh_skills()
@@ -174,8 +172,8 @@ class FileChangesShown:
         if screen.busy:
             screen.notify("wait for the reply to finish", severity="warning")
             return
-        pending = screen.controller.pending_reload()
-        reloaded = screen.controller.reload_now()
+        pending = screen.hold.controller.pending_reload()
+        reloaded = screen.hold.controller.reload_now()
         self.refresh_pending()
         if reloaded and pending is not None:
             screen.refresh_budget()

@@ -1,5 +1,5 @@
 """The app's own messages: one for every engine event, one for a question a run waits on, one
-for a line a widget or a command has to say, and the run's end.
+for a line a widget or a command has to say, and the run's end (``run_to_end`` posts it).
 
 Engine events are not mirrored class by class: ``adapter.UiEventSink`` posts the engine's own
 frozen event inside one ``EngineUpdate``, and each widget matches the events it owns (the
@@ -8,12 +8,17 @@ conversation its replies, tools and stored messages; the screen the rest).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 from textual.message import Message
 
+from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app.transcript import CompactionEntry, PermissionEntry, UnpinEntry
 from steiner_tui.engine.events import EngineEvent
 
-__all__ = ["Asked", "EngineUpdate", "RunEnded", "Said", "WorkbenchReady"]
+__all__ = ["Asked", "EngineUpdate", "RunEnded", "Said", "WorkbenchReady", "run_to_end"]
 
 
 # Plain classes, not dataclasses: a dataclass compiles its methods when the module is
@@ -56,6 +61,28 @@ class RunEnded(Message):
         self.detail = detail
         self.compaction = compaction
         super().__init__()
+
+
+async def run_to_end(
+    run: Awaitable[Any], post: Callable[[RunEnded], object], *, compaction: bool = False
+) -> None:
+    """Await ``run`` (an episode, or ``/compact``'s compaction) and ``post`` how it ended, a
+    cancelled one too (the cancellation goes on)."""
+    status, detail = "error", ""
+    try:
+        result = await run
+        if compaction:
+            status = "done"
+            detail = "" if result is not None and result.applied else "nothing was compacted"
+        else:  # a run that ends in an error has already reported it (an ErrorEvent)
+            status, detail = result.status, "" if result.status == "error" else result.error
+    except asyncio.CancelledError:
+        status = "cancelled"
+        raise
+    except Exception as error:  # refusals and engine failures end the run, not the app
+        detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
+    finally:
+        post(RunEnded(status, detail, compaction))
 
 
 class WorkbenchReady(Message):

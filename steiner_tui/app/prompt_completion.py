@@ -3,21 +3,25 @@
 The screen routes the prompt's changes and completion keys here; this keeps the dropdown
 (``CompletionList``) and the prompt's ``completing`` flag in step and applies an accepted
 candidate. Candidates come from ``app.completion``; what arguments can name comes from the
-screen (``sources``). Saved sessions are listed off the UI thread the first time ``/sessions``
-gets an argument, then kept. The dropdown is made and handed to the screen (``place``) the first
-time there is something to list: the first frame has one widget fewer to style and lay out.
+session (``WorkbenchSession.completion_sources``). Saved sessions are listed off the UI thread
+the first time ``/sessions`` gets an argument, then kept. The dropdown is made and mounted
+under the prompt the first time there is something to list: the first frame has one widget
+fewer to style and lay out.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from steiner_tui.app.completion import Completion, CompletionSources, complete
 from steiner_tui.app.widgets.completion_list import CompletionList
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.sessions.store import SessionStore
+
+if TYPE_CHECKING:
+    from steiner_tui.app.workbench_session import WorkbenchSession
 
 __all__ = ["PromptCompletion"]
 
@@ -25,26 +29,19 @@ __all__ = ["PromptCompletion"]
 class PromptCompletion:
     """Completes the prompt's slash commands into the dropdown under it."""
 
-    def __init__(
-        self,
-        editor: PromptEditor,
-        place: Callable[[CompletionList], object],
-        sources: Callable[[], CompletionSources],
-        sessions_dir: Callable[[], Path | None],
-    ) -> None:
+    def __init__(self, editor: PromptEditor, hold: WorkbenchSession) -> None:
         self.editor = editor
+        self.hold = hold
+        """What arguments can name (``completion_sources``), and where sessions are saved."""
         self.dropdown: CompletionList | None = None
-        """The dropdown, once there was something to list (``place`` mounts it)."""
-        self._place = place
-        self._sources = sources
-        self._sessions_dir = sessions_dir
+        """The dropdown, once there was something to list (mounted under the prompt)."""
         self._sessions: Sequence[tuple[str, str]] | None = None
         self._closed_for = ""
         """The text the user closed the list on (Esc): not reopened until it changes."""
 
     def sources(self) -> CompletionSources:
         """What arguments can name now (the sessions once listed)."""
-        base = self._sources()
+        base = self.hold.completion_sources()
         return CompletionSources(base.models, base.skills, self._sessions or ())
 
     @property
@@ -54,7 +51,7 @@ class PromptCompletion:
 
     async def load_sessions(self) -> None:
         """List the saved sessions (off the UI thread), then complete again."""
-        folder = self._sessions_dir()
+        folder = self.hold.request.sessions_dir
         if folder is None:
             self._sessions = ()
         else:
@@ -62,11 +59,14 @@ class PromptCompletion:
             self._sessions = tuple((row.session_id, row.problem or row.meta.title) for row in rows)
         self.update()
 
-    def update(self) -> None:
-        """Complete the prompt's text again."""
+    def update(self, *, load_sessions: bool = False) -> None:
+        """Complete the prompt's text again (``load_sessions``: list the saved sessions in a
+        worker if the text needs them)."""
         text = self.editor.text
         candidates = [] if text == self._closed_for else complete(text, self.sources())
         self._show(candidates)
+        if load_sessions and self.wants_sessions:
+            self.editor.run_worker(self.load_sessions(), group="completion", exclusive=True)
 
     @property
     def chosen(self) -> Completion | None:
@@ -77,7 +77,7 @@ class PromptCompletion:
         dropdown = self.dropdown
         if dropdown is None and candidates:
             dropdown = self.dropdown = CompletionList(id="completions")
-            self._place(dropdown)
+            self.editor.screen.mount(dropdown, after=self.editor)
         if dropdown is not None:
             dropdown.show(candidates)
         self.editor.completing = dropdown is not None and dropdown.is_open

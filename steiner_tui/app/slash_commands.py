@@ -1,6 +1,6 @@
 """The workbench's slash commands and the compaction-mode key, carried out on its screen.
 
-``MainScreen`` parses what was submitted and hands a ``SlashCommand`` to ``SlashCommands.run``.
+``submit`` takes what the prompt sent: a ``SlashCommand`` is run, a message returned to send.
 What a command did, what it answers and why it did nothing are entries in the conversation (a
 toast would be gone in five seconds; the conversation keeps them).
 ``/pin``, ``/unpin`` and ``/pins`` are the steering controller's (``steer_slash``);
@@ -14,9 +14,7 @@ from typing import Any, Protocol
 
 from textual.screen import Screen
 
-from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
-from steiner_tui.agent.session import Session
-from steiner_tui.app.controller import SessionController
+from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.app.messages import Said
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
@@ -24,7 +22,6 @@ from steiner_tui.app.screens.panel_layout import SidePanels
 from steiner_tui.app.session import model_label
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.steer_slash import STEER_COMMANDS, run_steer_command
-from steiner_tui.app.steering import SteeringController
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel, not_saved
 from steiner_tui.app.widgets.conversation import ConversationPane
@@ -32,12 +29,16 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.app.workbench_session import WorkbenchSession
 from steiner_tui.config import ConfigError, nearest_ref
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.sessions import SessionStore
 
 __all__ = ["MODE_HELP", "SlashCommands"]
 
+_BUSY = (
+    "A reply is still generating: wait, or press Esc to cancel it. Your text stays in the prompt."
+)
 MODE_HELP = {
     "auto": "compacts by itself at the soft trigger",
     "ask": "asks before compacting",
@@ -58,13 +59,7 @@ class Workbench(Protocol):
     @property
     def busy(self) -> bool: ...
     @property
-    def session(self) -> Session: ...
-    @property
-    def controller(self) -> SessionController: ...
-    @property
-    def steering(self) -> SteeringController: ...
-    @property
-    def driver(self) -> InteractiveDriver: ...
+    def hold(self) -> WorkbenchSession: ...
     @property
     def budget(self) -> BudgetPanel: ...
     @property
@@ -80,7 +75,6 @@ class Workbench(Protocol):
     def action_toggle_panel(self, panel: str) -> None: ...
     def refresh_budget(self) -> None: ...
     def refresh_skills(self) -> None: ...
-    def toggle_skill(self, name: str) -> None: ...
 
 
 class SlashCommands:
@@ -104,7 +98,11 @@ class SlashCommands:
         self, text: str, editor: PromptEditor, completion: PromptCompletion
     ) -> str | None:
         """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
-        on "/mo" does, or said); else it is the message to send, returned."""
+        on "/mo" does, or said); else it is the message to send, returned. Typed before the
+        session opened or while a run generates, it is not sent: it stays in the prompt."""
+        if not self.screen.hold.attached:
+            self.textual.notify("The session is still opening.", severity="warning")
+            return None
         try:
             parsed = parse_slash(text)
         except UnknownSlashCommand as error:
@@ -116,7 +114,18 @@ class SlashCommands:
             completion.sent()
             await self.run(parsed)
             return None
+        if self.screen.busy:
+            self.textual.notify(_BUSY, title="Busy", severity="warning")
+            return None
+        editor.sent(text)
+        self.screen.conversation.last_sent = parsed
         return parsed
+
+    async def slash(self, text: str) -> None:
+        """Carry out the slash command ``text`` (the palette's ``/model``, ``/clear``)."""
+        command = parse_slash(text)
+        if isinstance(command, SlashCommand):
+            await self.run(command)
 
     async def run(self, command: SlashCommand) -> None:
         """Carry out ``command``."""
@@ -141,7 +150,7 @@ class SlashCommands:
             self.compaction(argument)
         elif name in STEER_COMMANDS:
             try:
-                self.say(run_steer_command(screen.steering, name, argument))
+                self.say(run_steer_command(screen.hold.steering, name, argument))
             except ValueError as error:
                 self.fail(str(error), title=f"/{name}")
 
@@ -154,24 +163,33 @@ class SlashCommands:
             else:
                 screen.action_toggle_panel("skills")  # shown (over the conversation), focused
             return
-        names = [row.name for row in screen.controller.skill_rows()]
+        names = [row.name for row in screen.hold.controller.skill_rows()]
         if name not in names:
             known = ", ".join(names) or "none"
             self.fail(f"no skill named {name!r} (skills: {known})", title="Skills", error=True)
             return
-        screen.toggle_skill(name)
+        self.toggle_skill(name)
+
+    def toggle_skill(self, name: str) -> None:
+        """Toggle ``name``; the envelope goes out with the next message (the panel shows it)."""
+        try:
+            self.screen.hold.controller.toggle_skill(name)
+        except KeyError:
+            self.textual.notify(f"skill {name!r} is no longer on disk", severity="warning")
+        self.screen.refresh_skills()
+        self.screen.refresh_budget()
 
     def model(self, name: str) -> None:
         """``/model [name]``: switch to configured model ``name``; alone, show the model."""
         screen = self.screen
         if not name:
-            self.textual.post_message(Said(screen.controller.model_summary(), "info"))
+            self.textual.post_message(Said(screen.hold.controller.model_summary(), "info"))
             return
-        before = screen.driver.runner.model.ref
+        before = screen.hold.driver.runner.model.ref
         try:
-            model = screen.session.switch_model(name)
+            model = screen.hold.session.switch_model(name)
         except (ConfigError, DriverRefusal) as error:
-            refs = screen.session.model_refs
+            refs = screen.hold.session.model_refs
             known = ", ".join(refs) or "none in [models]"
             text = f"cannot switch to {name!r}: {error} (configured: {known})"
             if (near := nearest_ref(name, refs)) is not None:
@@ -188,11 +206,11 @@ class SlashCommands:
     async def clear(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""
         screen = self.screen
-        if screen.busy and not screen.driver.busy:  # a run is starting: the driver is not yet
+        if screen.busy and not screen.hold.driver.busy:  # a run is starting: the driver is not yet
             self.fail("cannot replace the conversation now: a run is starting")
             return
         try:
-            screen.controller.clear()
+            screen.hold.controller.clear()
         except DriverRefusal as refusal:
             self.fail(str(refusal), title="Not now")
             return
@@ -204,18 +222,18 @@ class SlashCommands:
     def sessions(self, session_id: str = "") -> None:
         """``/sessions [ID]``: the sessions screen, or resume ``ID`` (the app restarts on it)."""
         screen = self.screen
-        config_dir = screen.session.config_dir
+        config_dir = screen.hold.session.config_dir
         if config_dir is None:
             self.fail("sessions are not recorded here (no config folder)")
             return
         from steiner_tui.app.screens.sessions import SessionsScreen
 
-        current = screen.session.session_id
+        current = screen.hold.session.session_id
 
         def resume(chosen: str | None) -> None:
             if not chosen or chosen == current:
                 return
-            refusal = replacement_refusal(screen.busy, screen.driver.pending_sub_agents)
+            refusal = replacement_refusal(screen.busy, screen.hold.driver.pending_sub_agents)
             if refusal is not None:
                 self.fail(f"cannot switch sessions now: {refusal}")
                 return
@@ -223,7 +241,7 @@ class SlashCommands:
 
         store = SessionStore(config_dir / "sessions")
         if not session_id:
-            prices = screen.session.request.config.price_overrides
+            prices = screen.hold.session.request.config.price_overrides
             self.textual.app.push_screen(SessionsScreen(store, current, prices), resume)
         elif session_id == current:
             self.textual.post_message(Said(f"{session_id} is the session open now", "info"))
@@ -239,7 +257,7 @@ class SlashCommands:
         screen = self.screen
         words = argument.split()
         rest = [word for word in words if word != "save"]
-        budget = screen.steering.runner.model.budget
+        budget = screen.hold.steering.runner.model.budget
         try:
             threshold = int(rest[0].replace(",", "").replace("_", "")) if rest else 0
         except ValueError:
@@ -258,7 +276,7 @@ class SlashCommands:
 
     async def cycle_compaction(self) -> None:
         """F4: the next compaction mode (auto, ask, off)."""
-        mode = self.screen.steering.set_mode("")
+        mode = self.screen.hold.steering.set_mode("")
         self.say(f"compaction mode: {mode} ({MODE_HELP[mode]})")
 
     def compaction(self, argument: str) -> None:
@@ -268,7 +286,7 @@ class SlashCommands:
         words = argument.split()
         rest = [word for word in words if word != "save"]
         try:
-            mode = screen.steering.set_mode(rest[0] if rest else "")
+            mode = screen.hold.steering.set_mode(rest[0] if rest else "")
         except ValueError as error:
             self.fail(str(error), title="/compaction")
             return
@@ -279,7 +297,7 @@ class SlashCommands:
         from steiner_tui.app.screens.config_save import ConfigSaveScreen, SaveOutcome
 
         try:
-            confirm = ConfigSaveScreen.for_mode(screen.steering.session.project_root, mode)
+            confirm = ConfigSaveScreen.for_mode(screen.hold.steering.session.project_root, mode)
         except (ConfigError, OSError) as error:
             self.say(text)
             self.fail(str(error), title="/compaction")

@@ -82,6 +82,16 @@ class WorkbenchSession:
         self._steering = SteeringController(session)
         return session
 
+    def try_open(self) -> SessionOpenFailed | None:
+        """Build the session, or say why it cannot be opened (a launch exits with it)."""
+        from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+
+        try:
+            self.open()
+        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
+            return SessionOpenFailed(str(error))
+        return None
+
     @property
     def attached(self) -> bool:
         """Whether the session is open."""

@@ -64,11 +64,11 @@ async def test_ask_past_the_hard_fit_offers_no_send_and_sends_nothing_that_does_
         await pilot.press("c")
         await finish(pilot)
         assert "→ compact now" in static_text(prompt.query_one(".compaction-question"))
-        lineage = app.workbench.driver.lineage
+        lineage = app.workbench.hold.driver.lineage
         assert len(lineage.generations) == 2 and lineage.active.outcome is not None
         # Sent after the answer: the summary request, then the main request, which fits.
         assert len(provider.requests) >= sent + 2
-        snapshots = app.workbench.session.snapshots.all()
+        snapshots = app.workbench.hold.session.snapshots.all()
         assert all(s.estimated_prompt_tokens <= question.hard_limit for s in snapshots)
         main_sent = [s for s in snapshots if not s.compaction][-1]
         assert main_sent.estimated_prompt_tokens < question.prompt_tokens

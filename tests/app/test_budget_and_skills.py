@@ -34,7 +34,7 @@ async def test_preview_then_request_fill_the_panel(app_for: AppFactory) -> None:
         await finish(pilot)
 
         assert "request #" in str(panel.border_title)
-        view = app.workbench.controller.budget_view()
+        view = app.workbench.hold.controller.budget_view()
         assert not view.preview
         conversation = view.row("conversation")
         assert conversation is not None and conversation.bytes > 0 and conversation.tokens > 0
@@ -51,11 +51,11 @@ async def test_digit_key_toggles_a_skill_into_the_next_request(app_for: AppFacto
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         screen = app.workbench
-        names = [row.name for row in screen.controller.skill_rows()]
+        names = [row.name for row in screen.hold.controller.skill_rows()]
         index = names.index("release-notes")
         screen.skills.focus()
         await pilot.press(str(index + 1))
-        state = {row.name: row.state for row in screen.controller.skill_rows()}
+        state = {row.name: row.state for row in screen.hold.controller.skill_rows()}
         assert state["release-notes"] == "pending_activation"
         assert "pending on" in str(screen.skills.get_option("release-notes").prompt)
 
@@ -66,9 +66,9 @@ async def test_digit_key_toggles_a_skill_into_the_next_request(app_for: AppFacto
         assert latest is not None
         users = [m.content for m in latest.messages if m.role == "user"]
         assert any('<steiner-skill name="release-notes" state="active"' in c for c in users)
-        state = {row.name: row.state for row in screen.controller.skill_rows()}
+        state = {row.name: row.state for row in screen.hold.controller.skill_rows()}
         assert state["release-notes"] == "active"
-        view = screen.controller.budget_view()
+        view = screen.hold.controller.budget_view()
         skill_row = view.row("skill · release-notes")
         assert skill_row is not None and skill_row.tokens > 0
 
@@ -80,11 +80,11 @@ async def test_space_toggles_the_highlighted_skill(app_for: AppFactory) -> None:
         screen = app.workbench
         screen.skills.focus()
         screen.skills.highlighted = 0
-        first = screen.controller.skill_rows()[0].name
+        first = screen.hold.controller.skill_rows()[0].name
         await pilot.press("space")
-        assert screen.controller.skill_rows()[0].state == "pending_activation"
+        assert screen.hold.controller.skill_rows()[0].state == "pending_activation"
         await pilot.press("space")
-        assert screen.controller.skill_rows()[0].state == "inactive"
+        assert screen.hold.controller.skill_rows()[0].state == "inactive"
         assert first in app.session.driver.skills.skills
 
 
@@ -114,7 +114,7 @@ async def test_skill_sidebar_keys_move_the_highlight_and_enter_toggles(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        names = [row.name for row in screen.controller.skill_rows()]
+        names = [row.name for row in screen.hold.controller.skill_rows()]
         screen.skills.focus()
         assert screen.skills.highlighted_name == names[0]
         await pilot.press("down", "down")
@@ -124,7 +124,7 @@ async def test_skill_sidebar_keys_move_the_highlight_and_enter_toggles(
         await pilot.press("down")  # round to the first, as in any OptionList
         assert screen.skills.highlighted_name == names[0]
         await pilot.press("end", "home", "enter")
-        states = {row.name: row.state for row in screen.controller.skill_rows()}
+        states = {row.name: row.state for row in screen.hold.controller.skill_rows()}
         assert states[names[0]] == "pending_activation"
         assert "pending on" in str(screen.skills.get_option(names[0]).prompt)
 
@@ -134,11 +134,11 @@ async def test_clicking_a_skill_row_toggles_that_skill(app_for: AppFactory) -> N
     async with app.run_test(size=(160, 48)) as pilot:  # wide enough for the sidebar
         await pilot.pause()
         screen = app.workbench
-        second = screen.controller.skill_rows()[1].name
+        second = screen.hold.controller.skill_rows()[1].name
         # Border (1 row) then two lines per skill: the second skill's name is on row 3.
         await pilot.click("#skills", offset=(4, 3))
         assert screen.skills.highlighted_name == second
-        states = {row.name: row.state for row in screen.controller.skill_rows()}
+        states = {row.name: row.state for row in screen.hold.controller.skill_rows()}
         assert states[second] == "pending_activation"
 
 
@@ -158,7 +158,7 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             # A quarter for the reply and the margin leave the prompt under 70% of 4,096.
             assert "Fix: set max_output = 972 (or less) or compaction_threshold_tokens" in notes
             assert "tools: the server ignores them" in notes
-            assert app.workbench.controller.budget_view().row("tool definitions") is None
+            assert app.workbench.hold.controller.budget_view().row("tool definitions") is None
             await send(pilot, "/model")
             await pilot.pause()
             text = "\n".join([*said(app), *notices(messages)])
@@ -182,7 +182,7 @@ async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFa
         await pilot.press("1")
         await finish(pilot)
         assert "dry run" in str(panel.border_title)
-        name = screen.controller.skill_rows()[0].name
+        name = screen.hold.controller.skill_rows()[0].name
         assert f"skill · {name}" in _rows_text(panel)
 
         await send(pilot, "again")

@@ -15,7 +15,7 @@ async def test_figures_arriving_while_the_panel_closes_are_dropped(app_for: AppF
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         screen = app.workbench
-        view = screen.controller.budget_view()
+        view = screen.hold.controller.budget_view()
         panel = BudgetPanel(id="closing")
         await screen.mount(panel)
         removing = panel.remove()

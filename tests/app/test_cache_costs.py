@@ -65,7 +65,7 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
             assert "before you act" not in notes(app)  # nothing cached is left to lose
 
             screen = app.workbench
-            screen.toggle_skill(screen.controller.skill_rows()[0].name)
+            screen.commands.toggle_skill(screen.hold.controller.skill_rows()[0].name)
             screen.refresh_budget()
             await finish(pilot)
             assert (

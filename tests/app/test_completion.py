@@ -76,7 +76,7 @@ async def test_skills_command_toggles_a_named_skill(app_for: AppFactory) -> None
         assert [c.label for c in dropdown.candidates] == ["release-notes"]
         await pilot.press("tab", "enter")
         await pilot.pause()
-        state = {row.name: row.state for row in screen.controller.skill_rows()}
+        state = {row.name: row.state for row in screen.hold.controller.skill_rows()}
         assert state["release-notes"] == "pending_activation"
 
 

@@ -77,7 +77,7 @@ def _notices(app: SteinerApp) -> list[str]:
 
 
 def _threshold(app: SteinerApp) -> int:
-    return app.workbench.driver.runner.model.budget.soft_threshold
+    return app.workbench.hold.driver.runner.model.budget.soft_threshold
 
 
 async def test_w_shows_the_change_and_enter_writes_it_keeping_the_file(
@@ -154,7 +154,7 @@ async def test_compaction_save_confirms_then_writes(app_for: AppFactory, project
         await finish(pilot)
         await send(pilot, "/compaction ask save")
         assert _diff(app).splitlines()[-2:] == ["+[compaction]", '+mode = "ask"']
-        assert app.workbench.driver.runner.compaction_mode == "ask"  # live at once
+        assert app.workbench.hold.driver.runner.compaction_mode == "ask"  # live at once
         assert "mode" not in _path(project).read_text(encoding="utf-8")
         await pilot.press("enter")
         await finish(pilot)
@@ -177,7 +177,7 @@ async def test_compaction_save_cancelled_keeps_the_mode_for_the_session_only(
         await pilot.press("n")
         await finish(pilot)
         assert _path(project).read_text(encoding="utf-8") == before
-        assert app.workbench.driver.runner.compaction_mode == "off"
+        assert app.workbench.hold.driver.runner.compaction_mode == "off"
         assert _notices(app)[-1] == "compaction mode: off"
         assert f"not saved: nothing was written to {_path(project)}" in notices(messages)
 
@@ -203,7 +203,7 @@ async def test_a_file_that_is_not_toml_is_reported_without_the_dialog(
         assert any(t.startswith(f"/compaction {_path(project)}: not valid TOML") for t in said(app))
         assert _path(project).read_text(encoding="utf-8") == broken
         assert _threshold(app) == THRESHOLD
-        assert app.workbench.driver.runner.compaction_mode == "ask"
+        assert app.workbench.hold.driver.runner.compaction_mode == "ask"
 
 
 async def test_a_write_that_fails_is_reported_and_loses_nothing(

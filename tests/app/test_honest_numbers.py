@@ -32,17 +32,17 @@ async def test_the_dry_run_is_the_next_request_with_its_pending_skills_and_notic
         await finish(pilot)
         assert str(screen.budget.border_title) == "Context · request #1"
         # After the first request, toggles are previewed again until they are sent.
-        names = [row.name for row in screen.controller.skill_rows()]
-        screen.toggle_skill(names[0])
+        names = [row.name for row in screen.hold.controller.skill_rows()]
+        screen.commands.toggle_skill(names[0])
         await pilot.press("shift+tab")
         screen.refresh_budget()
         await finish(pilot)
         assert "dry run" in str(screen.budget.border_title)
-        preview = screen.controller.last_preview
+        preview = screen.hold.controller.last_preview
         assert preview is not None and preview.index == 2
         pending = preview.messages[-1]
         assert pending.role == "user" and pending.content.startswith(PLAN_MODE_NOTICE)
-        view = screen.controller.budget_view()
+        view = screen.hold.controller.budget_view()
         row = view.row(f"skill · {names[0]}")
         assert row is not None and row.tokens > 0
 
@@ -71,11 +71,11 @@ async def test_a_toggle_by_key_shows_the_next_request_at_once(app_for: AppFactor
         assert str(screen.budget.border_title) == "Context · request #1"
         screen.skills.focus()
         screen.skills.highlighted = 0
-        name = screen.controller.skill_rows()[0].name
+        name = screen.hold.controller.skill_rows()[0].name
         await pilot.press("space")
         await finish(pilot)
         assert "dry run" in str(screen.budget.border_title)
-        preview = screen.controller.last_preview
+        preview = screen.hold.controller.last_preview
         assert preview is not None and preview.index == 2
         assert any(s.name == name for s in preview.sources)
 
@@ -86,7 +86,7 @@ async def test_a_toggle_by_key_shows_the_next_request_at_once(app_for: AppFactor
         await pilot.press("shift+tab")
         await finish(pilot)
         assert "dry run" in str(screen.budget.border_title)
-        preview = screen.controller.last_preview
+        preview = screen.hold.controller.last_preview
         assert preview is not None and preview.messages[-1].content.startswith(PLAN_MODE_NOTICE)
 
 
@@ -159,8 +159,8 @@ async def test_every_view_of_one_request_shows_the_engines_one_figure(
     app = make_app(request)
     async with app.run_test(size=SIZE) as pilot:
         await finish(pilot)
-        view = app.workbench.controller.budget_view()
-        sidebar = {row.name: row for row in app.workbench.controller.skill_rows()}
+        view = app.workbench.hold.controller.budget_view()
+        sidebar = {row.name: row for row in app.workbench.hold.controller.skill_rows()}
     top = {item.label: item for item in view.top}
     context = {(row["source"], row["name"]): row for row in report["sources"]}
     ranked = {row["label"]: row for row in report["top"]}

@@ -74,13 +74,13 @@ async def test_the_inspector_lists_the_requests_made_before_the_resume(
         await pilot.press("escape")
 
         # The context panel's chart has the saved requests too.
-        history = resumed.workbench.controller.budget_view().history
+        history = resumed.workbench.hold.controller.budget_view().history
         assert [r.index for r in history] == indexes
 
         await send(pilot, "one more question")
         await finish(pilot)
         # The panel measures the new request's cache prefix against the log's last main one.
-        view = resumed.workbench.controller.budget_view()
+        view = resumed.workbench.hold.controller.budget_view()
         logged = [r for r in resumed.session.requests.summaries() if r.logged]
         last_main = next(r for r in reversed(logged) if not r.compaction)
         assert view.heading == f"request #{indexes[-1] + 1}"

@@ -43,7 +43,7 @@ async def test_an_agents_change_waits_and_ctrl_r_reloads_only_agents(
         latest = app.session.snapshots.latest()
         assert latest is not None and _agents_block(latest) == _agents_block(sent)
         assert {p: cache.loads(p) for p in StaticPartition} == before
-        pending = screen.controller.pending_reload()
+        pending = screen.hold.controller.pending_reload()
         assert pending is not None and pending.label == "AGENTS.md"
         # AGENTS.md sits in the first system message: reloading re-sends the whole prompt.
         assert pending.break_index == 0 and pending.resent_tokens > 0
@@ -104,7 +104,7 @@ async def test_new_skill_folder_refreshes_the_sidebar(app_for: AppFactory, proje
         changed = screen.files.apply({(Change.added, str(skill))})
         await pilot.pause()
         assert changed == {"skills"}
-        assert "docs-style" in [row.name for row in screen.controller.skill_rows()]
+        assert "docs-style" in [row.name for row in screen.hold.controller.skill_rows()]
         assert screen.skills.get_option("docs-style").prompt
 
 
@@ -159,19 +159,19 @@ async def test_preview_follows_a_context_file_change_once_reloaded(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        row = screen.controller.budget_view().row("context · NOTES.md")
+        row = screen.hold.controller.budget_view().row("context · NOTES.md")
         assert row is not None
         notes = project / "NOTES.md"
         notes.write_text("# Notes\n" + "more text " * 20, encoding="utf-8")
         changed = screen.files.apply({(Change.modified, str(notes))})
         assert changed == {"project_context"}
-        pending = screen.controller.pending_reload()
+        pending = screen.hold.controller.pending_reload()
         assert pending is not None and pending.break_index is None  # nothing sent: free
-        same = screen.controller.budget_view().row("context · NOTES.md")
+        same = screen.hold.controller.budget_view().row("context · NOTES.md")
         assert same is not None and same.bytes == row.bytes
         await pilot.press("ctrl+r")
         await pilot.pause()
-        grown = screen.controller.budget_view().row("context · NOTES.md")
+        grown = screen.hold.controller.budget_view().row("context · NOTES.md")
         assert grown is not None and grown.bytes > row.bytes
         assert screen.files.apply({(Change.modified, str(project / "README.md"))}) == set()
 

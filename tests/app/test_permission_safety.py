@@ -76,7 +76,7 @@ async def test_keys_typed_on_a_tool_block_go_to_the_prompt(app_for: AppFactory) 
         assert screen.prompt.text == "12aAr"
         assert app.focused is screen.prompt
         assert prompt.is_open
-        states = {row.name: row.state for row in screen.controller.skill_rows()}
+        states = {row.name: row.state for row in screen.hold.controller.skill_rows()}
         assert "pending_activation" not in states.values()  # digits did not toggle skills
         await pilot.press("escape")
         await finish(pilot)

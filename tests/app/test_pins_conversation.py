@@ -67,7 +67,7 @@ async def test_tab_reaches_messages_and_replies_and_p_pins_each_kind(
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         await _turns(pilot, ("read big.md",))
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         pane = _pane(app)
         user = _shown(app, UserMessage)[-1]
         reply = next(w for w in pane.children if isinstance(pane.entry_of(w), ReplyEntry))
@@ -101,11 +101,11 @@ async def test_typing_with_an_entry_focused_goes_to_the_prompt(app_for: AppFacto
         await pilot.press("h", "i")
         assert app.focused is app.workbench.prompt
         assert app.workbench.prompt.text == "hi"
-        assert app.workbench.driver.runner.lineage.pins == ()
+        assert app.workbench.hold.driver.runner.lineage.pins == ()
         # With the prompt focused, p is a letter: nothing is pinned.
         await pilot.press("p")
         assert app.workbench.prompt.text == "hip"
-        assert app.workbench.driver.runner.lineage.pins == ()
+        assert app.workbench.hold.driver.runner.lineage.pins == ()
 
 
 async def test_pin_n_marks_the_entry_and_unpin_takes_the_mark_away(app_for: AppFactory) -> None:
@@ -135,8 +135,8 @@ async def test_marks_show_after_resume_and_fork(project: Path, config_dir: Path)
         await pilot.press("p")
         await send(pilot, "/pin 1")
         await finish(pilot)
-        assert len(app.workbench.driver.runner.lineage.pins) == 2
-        session_id = app.workbench.session.session_id
+        assert len(app.workbench.hold.driver.runner.lineage.pins) == 2
+        session_id = app.workbench.hold.session.session_id
     store = SessionStore(config_dir / "sessions")
     fork_session(store, session_id, clock=lambda: SESSION_DATE, new_id="forked")
     for resume in ("latest", "forked"):
@@ -163,7 +163,7 @@ async def test_unpinning_from_the_question_takes_the_mark_away(
     app = app_for(MainModel("offline", "offline", OfflineProvider(project), wide))
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         for n in (1, 2):
             await _turns(pilot, (f"read big{n}.md",))
             _shown(app, ToolBlock)[-1].focus()
@@ -201,7 +201,7 @@ async def test_a_pin_survives_the_emergency_stage_with_its_mark(
     app = app_for(main)
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         await _turns(pilot, ("hello",))
         await send(pilot, "/pin 1")
         await finish(pilot)
@@ -294,7 +294,7 @@ async def test_a_burst_typed_onto_an_entry_is_text_and_a_key_alone_pins(
             await gate.wait()
 
         router.clock, router.wait = (lambda: now[0]), wait
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         user = _shown(app, UserMessage)[-1]
         user.focus()
         await pilot.pause()

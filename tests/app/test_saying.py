@@ -90,7 +90,7 @@ async def test_pin_numbers_stay_across_a_compaction(app_for: AppFactory, project
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         await _turns(pilot, BEFORE)
-        steering = app.workbench.steering
+        steering = app.workbench.hold.steering
 
         def numbers() -> dict[str, str]:
             pairs = (line.split(" ", 1) for line in steering.numbered())
@@ -99,7 +99,7 @@ async def test_pin_numbers_stay_across_a_compaction(app_for: AppFactory, project
         before = numbers()
         app.workbench.action_compact()
         await finish(pilot)
-        assert app.workbench.driver.lineage.active.id == 1
+        assert app.workbench.hold.driver.lineage.active.id == 1
         after = numbers()
         kept = set(before) & set(after)
         assert kept and all(before[label] == after[label] for label in kept)

@@ -29,7 +29,7 @@ async def test_compact_then_lineage_shows_two_generations(app_for: AppFactory) -
         assert len(lineage.generations) == 2
         runs = [e for e in screen.conversation.entries if isinstance(e, CompactionRunEntry)]
         assert runs[-1].ended.startswith("compacted into generation 1")
-        assert screen.controller.budget_view().compactions == 1
+        assert screen.hold.controller.budget_view().compactions == 1
         assert screen.status.generation == 1
 
         await pilot.press("ctrl+l")
@@ -75,7 +75,7 @@ async def test_palette_provider_lists_workbench_commands(app_for: AppFactory) ->
         hits = [hit async for hit in provider.search("release")]
         assert hits and str(hits[0].text) == "Toggle skill: release-notes"
         hits[0].command()
-        rows = {row.name: row.state for row in app.workbench.controller.skill_rows()}
+        rows = {row.name: row.state for row in app.workbench.hold.controller.skill_rows()}
         assert rows["release-notes"] == "pending_activation"
 
 

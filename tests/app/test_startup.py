@@ -38,7 +38,7 @@ class _Watching(ManualClock):
             app = self.app[0]
             screen = app.workbench
             self.seen.update(
-                attached=screen.attached,
+                attached=screen.hold.attached,
                 laid_out=screen.status.size.width > 0,
                 project=screen.status.project,
                 model=screen.status.model,
@@ -62,7 +62,7 @@ async def test_a_deferred_session_opens_after_the_first_frame(
     )
     app = make_app(request, defer_open=True)
     holder.append(app)
-    assert not app.workbench.attached
+    assert not app.workbench.hold.attached
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert seen == {
@@ -76,9 +76,9 @@ async def test_a_deferred_session_opens_after_the_first_frame(
             "palette_key": None,
         }
         screen = app.workbench
-        assert screen.attached and app.session is screen.session
+        assert screen.hold.attached and app.session is screen.hold.session
         assert screen.status.model == OFFLINE_LABEL
-        rows = screen.controller.skill_rows()
+        rows = screen.hold.controller.skill_rows()
         assert rows and all(screen.skills.get_option(row.name).prompt for row in rows)
         assert str(screen.skills.border_title).startswith("Skills · ")
         assert screen.prompt.has_focus
@@ -98,7 +98,7 @@ async def test_typing_ahead_while_the_session_opens_reaches_the_prompt_whole(
         await app.workers.wait_for_complete()
         await pilot.pause()
         screen = app.workbench
-        assert screen.attached
+        assert screen.hold.attached
         assert screen.prompt.text == "What does this do?"
         assert screen.prompt.has_focus
 
@@ -159,7 +159,7 @@ async def test_the_first_frame_is_laid_out_as_the_workbench_stays(
             pane = screen.conversation
             welcome = pane.query_one("#welcome").region
             at_bottom = welcome.bottom == pane.content_region.bottom
-            seen.append((classes, screen.focused is screen.prompt, at_bottom, screen.attached))
+            seen.append((classes, screen.focused is screen.prompt, at_bottom, screen.hold.attached))
 
     async with app.run_test(size=(width, 36), message_hook=hook) as pilot:
         await pilot.pause()

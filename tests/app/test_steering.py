@@ -71,7 +71,7 @@ async def _question(pilot: Pilot[None]) -> CompactionPrompt:
 
 
 def _generations(app: SteinerApp) -> int:
-    return len(app.workbench.driver.lineage.generations)
+    return len(app.workbench.hold.driver.lineage.generations)
 
 
 async def test_ask_pauses_before_the_request_and_compact_now_compacts(
@@ -82,18 +82,18 @@ async def test_ask_pauses_before_the_request_and_compact_now_compacts(
         await finish(pilot)
         assert app.workbench.status.compaction == "ask"
         await _turns(pilot, BEFORE)
-        sent = len(app.workbench.session.snapshots.all())
+        sent = len(app.workbench.hold.session.snapshots.all())
         await send(pilot, "read big.md")
         prompt = await _question(pilot)
         text = static_text(prompt.query_one(".compaction-question"))
         assert "reached the soft trigger (4,000)" in text
         assert "s send anyway" in text and "m mask the 1 largest tool result" in text
         # Paused: the request that crossed the trigger was not sent.
-        assert len(app.workbench.session.snapshots.all()) == sent + 1
+        assert len(app.workbench.hold.session.snapshots.all()) == sent + 1
         await pilot.press("c")
         await finish(pilot)
         assert _generations(app) == 2
-        assert app.workbench.driver.lineage.active.outcome is not None
+        assert app.workbench.hold.driver.lineage.active.outcome is not None
         assert "→ compact now" in static_text(prompt.query_one(".compaction-question"))
         assert not app.workbench.busy
 
@@ -136,7 +136,7 @@ async def test_ask_compact_with_a_focus_steers_the_summary(
         await pilot.press(*"the parser")
         await pilot.press("enter")
         await finish(pilot)
-        outcome = app.workbench.driver.lineage.active.outcome
+        outcome = app.workbench.hold.driver.lineage.active.outcome
         assert outcome is not None and outcome.steering == "the parser"
 
 
@@ -176,11 +176,11 @@ async def test_ask_send_anyway_sends_without_compacting(app_for: AppFactory, pro
         await _turns(pilot, BEFORE)
         await send(pilot, "read big.md")
         await _question(pilot)
-        sent = len(app.workbench.session.snapshots.all())
+        sent = len(app.workbench.hold.session.snapshots.all())
         await pilot.press("s")
         await finish(pilot)
         assert _generations(app) == 1
-        snapshots = app.workbench.session.snapshots.all()
+        snapshots = app.workbench.hold.session.snapshots.all()
         assert len(snapshots) > sent
         assert snapshots[sent].estimated_prompt_tokens >= THRESHOLD
 
@@ -196,7 +196,7 @@ async def test_ask_mask_largest_masks_in_a_new_generation(
         await _question(pilot)
         await pilot.press("m")
         await finish(pilot)
-        lineage = app.workbench.driver.lineage
+        lineage = app.workbench.hold.driver.lineage
         outcome = lineage.active.outcome
         assert outcome is not None and outcome.modes == (MASK_MODE,)
         results = [m for m in lineage.active.messages if m.role == "tool"]
@@ -214,7 +214,7 @@ async def test_off_never_compacts_and_warns_near_the_hard_limit(
         await finish(pilot)
         await _turns(pilot, (*BEFORE, "read big.md", "what is in this project?"))
         assert _generations(app) == 1
-        tokens = [s.estimated_prompt_tokens for s in app.workbench.session.snapshots.all()]
+        tokens = [s.estimated_prompt_tokens for s in app.workbench.hold.session.snapshots.all()]
         assert max(tokens) >= THRESHOLD
         assert not [p for p in app.screen.query(CompactionPrompt)]
 
@@ -223,7 +223,7 @@ async def test_the_mode_key_cycles_auto_ask_off_live(app_for: AppFactory) -> Non
     app = app_for()
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         app.workbench.conversation.focus()
         seen = []
         for _ in range(3):
@@ -244,7 +244,7 @@ async def test_pins_from_the_conversation_survive_compaction_and_show_in_the_lin
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
         await _turns(pilot, ("read big.md", *BEFORE))
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         block = app.screen.query(ToolBlock).first()
         block.focus()
         await pilot.press("p")
@@ -287,7 +287,7 @@ async def test_masking_from_the_ranking_makes_a_generation_in_the_lineage(
         ranking.highlighted = row
         await pilot.press("m")
         await finish(pilot)
-        lineage = app.workbench.driver.lineage
+        lineage = app.workbench.hold.driver.lineage
         outcome = lineage.active.outcome
         assert outcome is not None and outcome.modes == (MASK_MODE,)
         assert outcome.steering == "drop reads: big.md"
@@ -326,7 +326,7 @@ async def test_what_if_adjusts_the_threshold_and_writes_it_on_request(
         saved = tomllib.loads(written)
         assert saved["context"]["files"] == ["NOTES.md"]
         assert saved["models"]["offline/offline"]["compaction_threshold_tokens"] == 12000
-        assert app.workbench.driver.runner.model.budget.soft_threshold == 12000
+        assert app.workbench.hold.driver.runner.model.budget.soft_threshold == 12000
         await send(pilot, "/whatif 6000")
         await finish(pilot)
         assert view.figures.trial.setting.threshold == 6000
@@ -346,7 +346,7 @@ async def test_pins_that_alone_cannot_fit_ask_which_to_unpin(
     app = app_for(MainModel("offline", "offline", OfflineProvider(project), wide))
     async with app.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
-        runner = app.workbench.driver.runner
+        runner = app.workbench.hold.driver.runner
         for n in (1, 2):
             await _turns(pilot, (f"read big{n}.md",))
             app.screen.query(ToolBlock).last().focus()
@@ -391,20 +391,20 @@ async def test_pins_made_in_the_app_survive_resume_and_fork(
         await _turns(pilot, ("read big.md", "hello"))
         await send(pilot, "/pin 1")
         await finish(pilot)
-        pins = app.workbench.driver.runner.lineage.pins
+        pins = app.workbench.hold.driver.runner.lineage.pins
         assert len(pins) == 1
-        session_id = app.workbench.session.session_id
+        session_id = app.workbench.hold.session.session_id
     resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
     async with resumed.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
-        assert resumed.workbench.driver.runner.lineage.pins == pins
+        assert resumed.workbench.hold.driver.runner.lineage.pins == pins
         assert "pinned (1)" in static_text(resumed.screen.query_one("#budget-rows"))
     store = SessionStore(config_dir / "sessions")
     fork_session(store, session_id, clock=lambda: SESSION_DATE, new_id="forked")
     forked = make_app(request_for(project, config_dir, record=True, resume="forked"))
     async with forked.run_test(size=(120, 36)) as pilot:
         await finish(pilot)
-        assert forked.workbench.driver.runner.lineage.pins == pins
+        assert forked.workbench.hold.driver.runner.lineage.pins == pins
 
 
 class _WhatIfOnly(App[None]):

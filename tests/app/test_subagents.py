@@ -176,7 +176,7 @@ async def test_waited_child_shows_in_the_panel_and_returns_only_its_envelope(
         second = provider.requests[PARENT_KEY][1]
         assert [m.content for m in second.messages if m.role == "tool"] == [envelope]
         # The child's own transcript holds what the parent never saw.
-        child = screen.controller.sub_agent_transcript("explore-1")
+        child = screen.hold.controller.sub_agent_transcript("explore-1")
         assert [m.role for m in child] == ["user", "assistant", "tool", "assistant"]
         assert "Sample" in child[2].content
 

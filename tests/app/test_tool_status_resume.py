@@ -40,7 +40,9 @@ async def _read_them(project: Path, config_dir: Path) -> tuple[str, dict[str, st
         await pilot.pause()
         await send(pilot, "read them")
         await finish(pilot)
-        return app.workbench.session.session_id, _tools(list(app.workbench.conversation.entries))
+        return app.workbench.hold.session.session_id, _tools(
+            list(app.workbench.conversation.entries)
+        )
 
 
 async def test_a_failed_read_is_failed_after_resume_and_in_a_fork(
@@ -85,8 +87,8 @@ async def test_calls_cut_off_by_a_kill_show_as_cancelled_and_archive_as_before(
         assert _tools(list(resumed.workbench.conversation.entries)) == cancelled
         titles = [str(b.content).splitlines()[0] for b in resumed.screen.query(ToolBlock)]
         assert all(t.startswith("▶ ⊘ ") and t.endswith(" · cancelled") for t in titles), titles
-        messages = resumed.workbench.driver.runner.lineage.active.messages
-        reader = resumed.workbench.session.tool_status
+        messages = resumed.workbench.hold.driver.runner.lineage.active.messages
+        reader = resumed.workbench.hold.session.tool_status
         results = [m for m in messages if m.role == "tool"]
         assert {m.tool_call_id: reader(m) for m in results} == cancelled
         archived = render_history(messages, tool_status=reader)

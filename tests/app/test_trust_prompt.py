@@ -49,7 +49,7 @@ async def test_the_trust_prompt_shows_the_file_and_nothing_is_contacted(
         shown = str(screen.query_one("#trust-toml", Static).render())
         assert url_of(listener) in shown and 'bash = "allow"' in shown
         assert 'api_key_env = "GITHUB_TOKEN"' in shown
-        assert app.workbench.attached
+        assert app.workbench.hold.attached
         assert app.session.runner.model.ref != "evil/m"
         assert_contacted_by_nobody(listener)
         assert screen.query_one("#restricted", Button).has_focus

@@ -182,7 +182,7 @@ async def test_usage_and_drift_show_in_the_panel(
         await send(pilot, "Say it in three words.")
         await finish(pilot)
         screen = app.workbench
-        view = screen.controller.budget_view()
+        view = screen.hold.controller.budget_view()
         assert view.drift is not None and view.drift.reported > 0
         assert view.window.context_size == 8192 and view.window_origin == "llama.cpp server"
         assert view.tools_ignored and view.row("tool definitions") is None

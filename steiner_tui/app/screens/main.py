@@ -1,23 +1,23 @@
 """The main screen: skills on the left, the conversation and prompt, the context budget right.
 
 The screen composes self-contained widgets and routes between them: the conversation shows
-replies, tools, questions and how a run ended (``ConversationPane.show_event``, ``ask``,
-``run_ended``), the context panel computes its own figures, follows usage and health and
-steers (``BudgetPanel``), ``p`` pins in the conversation, the sub-agent panel opens children
-(``BudgetSlot``). The screen keeps the layout (``SidePanels``), its own keys, the slash
-commands and the run worker. Engine events arrive as one message, ``EngineUpdate``, in the
-order the engine emitted them. Runs happen in one exclusive async worker group; Esc cancels that
-worker and the runner keeps what streamed as an interrupted reply. ``busy`` is the one run
-state: the status line and the context panel are bound to it, and the footer follows it.
+replies, tools, questions and how a run ended (``ConversationPane``), the context panel computes
+its figures and steers (``BudgetPanel``), the sub-agent slot lists and opens children
+(``BudgetSlot``), changed files wait in ``live_files``, completion is ``PromptCompletion``'s.
+The session and its controllers are the screen's ``hold`` (``WorkbenchSession``); what is
+submitted, the slash commands and skill toggles are ``SlashCommands``'. The screen keeps the
+layout (``SidePanels``), its own keys and the run worker (``messages.run_to_end``). Engine
+events arrive as one message, ``EngineUpdate``, in the order the engine emitted them. Runs
+happen in one exclusive worker group; Esc cancels it and the runner keeps what streamed as an
+interrupted reply. ``busy`` is the one run state: the status line and the context panel are
+bound to it, and the footer follows it.
 
-The session (``WorkbenchSession``) opens at once (tests, benchmarks) or after the first frame
-(a launch): until then every key of the workbench shows dimmed and does nothing.
+The session opens at once (tests, benchmarks) or after the first frame (a launch): until then
+every key of the workbench shows dimmed and does nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
 from functools import partial
 from typing import ClassVar
 
@@ -27,23 +27,19 @@ from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from steiner_tui.agent.delegation.model import SubAgentInfo, SubAgentUpdated
-from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
-from steiner_tui.agent.session import Session, SessionRequest
+from steiner_tui.agent.delegation.model import SubAgentUpdated
+from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.adapter import skill_notice
 from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
-from steiner_tui.app.controller import SessionController
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.live_files import FileChangesShown
 from steiner_tui.app.main_keys import MAIN_BINDINGS
-from steiner_tui.app.messages import Asked, EngineUpdate, RunEnded, Said, WorkbenchReady
+from steiner_tui.app.messages import Asked, EngineUpdate, RunEnded, Said, WorkbenchReady, run_to_end
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.screens.panel_layout import BREAKPOINTS, WIDE_FROM, SidePanels
 from steiner_tui.app.session import planned_model_label
-from steiner_tui.app.slash import SlashCommand, parse_slash
 from steiner_tui.app.slash_commands import SlashCommands
-from steiner_tui.app.steering import SteeringController
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -61,13 +57,8 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
 from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageReported
-from steiner_tui.engine.skills.delta import SkillStatus
 
 __all__ = ["MainScreen"]
-
-_BUSY = (
-    "A reply is still generating: wait, or press Esc to cancel it. Your text stays in the prompt."
-)
 
 
 class MainScreen(Screen[None]):
@@ -121,38 +112,13 @@ class MainScreen(Screen[None]):
         if not defer_open:
             self.hold.open()
 
-    @property
-    def attached(self) -> bool:
-        """Whether the session is open."""
-        return self.hold.attached
-
-    @property
-    def session(self) -> Session:
-        """The session shown."""
-        return self.hold.session
-
-    @property
-    def controller(self) -> SessionController:
-        """Engine-side operations."""
-        return self.hold.controller
-
-    @property
-    def steering(self) -> SteeringController:
-        """The compaction mode, pins, cost ranking and what-if."""
-        return self.hold.steering
-
-    @property
-    def driver(self) -> InteractiveDriver:
-        """The session's driver."""
-        return self.hold.driver
-
     def compose(self) -> ComposeResult:
         # Flat: no wrapper containers (each costs a full-height paint and restyling on focus).
         # The footer, the status line and the side panels are splits (styles/main.tcss); the
         # focus order (skills, conversation, prompt, context) is the order of focusables.
         yield KeyFooter()
         yield StatusLine(id="status").data_bind(MainScreen.busy)
-        if self.attached or self.app.size.width >= WIDE_FROM:
+        if self.hold.attached or self.app.size.width >= WIDE_FROM:
             yield self.skills  # docked in the first frame (else mounted when first needed)
         yield ConversationPane(id="conversation")
         blink = self.request.config.cursor_blink
@@ -167,18 +133,13 @@ class MainScreen(Screen[None]):
         """Take the width's class before the first frame (Textual sets it on the first resize,
         after that frame: it would be laid out twice), and attach to the engine."""
         self.add_class(self.panels.first_class(self.app.size.width), update=False)
-        self.completion = PromptCompletion(
-            self.prompt,
-            lambda dropdown: self.mount(dropdown, after=self.prompt),
-            self.hold.completion_sources,
-            lambda: self.request.sessions_dir,
-        )
+        self.completion = PromptCompletion(self.prompt, self.hold)
         self.status.project = self.request.project_root.name
         self.watch(self, "focused", self._show_cache_hint, init=False)
         self.watch(self.budget, "cache_actions", self._show_cache_hint, init=False)
         for name in ("waiting", "compacting"):  # what the run waits on, what it is doing
             self.watch(self.conversation, name, partial(setattr, self.status, name))
-        if self.attached:
+        if self.hold.attached:
             self._show_session()
             self.call_after_refresh(self._after_first_frame)
         else:
@@ -191,19 +152,17 @@ class MainScreen(Screen[None]):
 
     def _show_session(self) -> None:
         """Show the session's state and start receiving its events."""
-        self.status.model = self.controller.model_label
-        self.status.mode = self.driver.mode
-        self.status.compaction = self.steering.mode
-        self.conversation.steering = self.steering
-        self.conversation.retry_label = key_label(
-            self.request.config.keymap.get("main.retry", "f5")
-        )
-        self.prompt.project_root = self.session.project_root
-        self.budget.attach(self.controller, self.steering)
-        self.slot.transcript = self.controller.sub_agent_transcript
-        self.hold.attach(self)
+        hold, controller, steering = self.hold, self.hold.controller, self.hold.steering
+        self.status.model, self.status.mode = controller.model_label, hold.driver.mode
+        self.status.compaction, self.conversation.steering = steering.mode, steering
+        keymap = self.request.config.keymap
+        self.conversation.retry_label = key_label(keymap.get("main.retry", "f5"))
+        self.prompt.project_root = hold.session.project_root
+        self.budget.attach(controller, steering)
+        self.slot.attach(controller)
+        hold.attach(self)
         self.refresh_skills()
-        self.run_worker(self.conversation.show_session(self.session), group="load", exclusive=True)
+        self.run_worker(self.conversation.show_session(hold.session), group="load", exclusive=True)
         self.budget.learn_model_limits()
         self.opened = True  # the keys are drawn enabled
 
@@ -225,16 +184,10 @@ class MainScreen(Screen[None]):
             self.call_next(self._open_deferred)  # after Textual draws the first frame
 
     def _open_deferred(self) -> None:
-        from steiner_tui.app.workbench_session import SessionOpenFailed
-        from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
-
-        try:
-            self.hold.open()
-        except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
-            self.app.exit(SessionOpenFailed(str(error)))
+        if (failed := self.hold.try_open()) is not None:
+            self.app.exit(failed)
             return
         self._show_session()
-        self._focus_prompt()
         self._after_first_frame()
 
     def _focus_prompt(self) -> None:
@@ -244,7 +197,7 @@ class MainScreen(Screen[None]):
     @on(BudgetPanel.Shown)
     def _started(self) -> None:
         if self.request.config.watch_files:
-            plan = self.controller.watch_plan
+            plan = self.hold.controller.watch_plan
             self.run_worker(follow_files(plan, self.files.apply), group="watch")
         self.post_message(WorkbenchReady())
 
@@ -256,14 +209,14 @@ class MainScreen(Screen[None]):
 
     def refresh_skills(self) -> None:
         """Show the driver's skill states (mounting the sidebar the first time)."""
-        if self.attached:
+        if self.hold.attached:
             self.panels.mount_skills(self.conversation)
-            self.skills.show(self.controller.skill_rows())
+            self.skills.show(self.hold.controller.skill_rows())
 
     def refresh_budget(self) -> None:
         """Show the latest request's figures, or the dry run of the next one (in a worker)."""
-        if self.attached:
-            self.status.generation = self.driver.lineage.active.id
+        if self.hold.attached:
+            self.status.generation = self.hold.driver.lineage.active.id
             self.budget.refresh_figures()
 
     @on(EngineUpdate)
@@ -271,21 +224,12 @@ class MainScreen(Screen[None]):
         event = message.event
         await self.conversation.show_event(event)
         self.budget.observe(event)
-        match event:
-            case RequestSnapshot() | CompactionApplied():
-                self.refresh_budget()
-                # A compaction applies the pending changes; their cost grows with each request.
-                if (
-                    isinstance(event, CompactionApplied)
-                    or self.driver.runner.context.pending_reloads
-                ):
-                    self.files.refresh_pending()
-            case UsageReported():
-                self.refresh_budget()
-            case SubAgentUpdated(info=info):
-                await self.slot.show_agent(info, self.driver.busy)
-        said = skill_notice(event)
-        if said is not None:
+        self.files.observe(event)
+        if isinstance(event, RequestSnapshot | CompactionApplied | UsageReported):
+            self.refresh_budget()
+        elif isinstance(event, SubAgentUpdated):
+            await self.slot.show_agent(event.info, self.hold.driver.busy)
+        if (said := skill_notice(event)) is not None:
             self.notify(said[0], title="Skills", severity="warning" if said[1] else "information")
             self.refresh_skills()
 
@@ -297,26 +241,8 @@ class MainScreen(Screen[None]):
     async def _said(self, message: Said) -> None:
         await self.conversation.add(NoticeEntry(message.text, message.kind))
         if message.kind == "steer":
-            self.status.compaction = self.steering.mode
+            self.status.compaction = self.hold.steering.mode
             self.refresh_budget()
-
-    # -- sub-agents (``SubAgentHost``) -----------------------------------------------------------
-
-    def sub_agent_infos(self) -> tuple[SubAgentInfo, ...]:
-        """Every sub-agent of the session."""
-        return self.controller.sub_agents()
-
-    def open_sub_agent(self, agent_id: str) -> None:
-        """Show ``agent_id``'s own transcript."""
-        info = next((i for i in self.controller.sub_agents() if i.id == agent_id), None)
-        self.slot.open_transcript(agent_id, info)
-
-    def action_focus_subagents(self) -> None:
-        """Focus the sub-agent panel (showing the context panel); before the first
-        delegation there is none, and F3 says so."""
-        if self.slot.has_sub_agents and not self.panels.shown("context"):
-            self.action_toggle_panel("context")
-        self.slot.focus_agents()
 
     # -- the side panels ----------------------------------------------------------------------
 
@@ -333,13 +259,20 @@ class MainScreen(Screen[None]):
         """``/context``: the context panel enlarged, over the conversation."""
         self.panels.enlarge_context(self.budget, self.prompt)
 
+    def action_focus_subagents(self) -> None:
+        """Focus the sub-agent panel (showing the context panel); before the first
+        delegation there is none, and F3 says so."""
+        if self.slot.has_sub_agents and not self.panels.shown("context"):
+            self.action_toggle_panel("context")
+        self.slot.focus_agents()
+
     # -- keys ---------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Cancel shows only while a run is generating, Retry while a message is unanswered,
         Answer while a question waits, Reload while changed files wait. Until the session is
         open every key of the workbench shows dimmed and does nothing."""
-        if not self.attached:
+        if not self.hold.attached:
             return None
         if action == "cancel_run":
             return self.busy
@@ -376,7 +309,7 @@ class MainScreen(Screen[None]):
         if focused is not None and self.conversation in focused.ancestors:
             self.focus_previous()
             return
-        mode = self.status.mode = self.controller.toggle_mode()
+        mode = self.status.mode = self.hold.controller.toggle_mode()
         self.refresh_budget()  # the panel shows the dry run, the notice in it
         self.notify(f"{mode} mode: the notice goes out with your next message", title="Mode")
 
@@ -393,41 +326,24 @@ class MainScreen(Screen[None]):
         """Open the sessions screen (or resume ``session_id``)."""
         self.commands.sessions(session_id)
 
-    async def slash(self, text: str) -> None:
-        """Carry out the slash command ``text`` (the palette's ``/model``, ``/clear``)."""
-        command = parse_slash(text)
-        if isinstance(command, SlashCommand):
-            await self.commands.run(command)
-
     @on(SkillList.ToggleRequested)
     def _toggle_requested(self, event: SkillList.ToggleRequested) -> None:
-        if self.attached:  # the sidebar lists no skill before, so this is a safeguard
-            self.toggle_skill(event.name)
+        if self.hold.attached:  # the sidebar lists no skill before, so this is a safeguard
+            self.commands.toggle_skill(event.name)
 
     # -- the prompt -------------------------------------------------------------------------
 
     @on(PromptEditor.Submitted)
     async def _submitted(self, event: PromptEditor.Submitted) -> None:
-        if not self.attached:  # typed before the session opened: the text stays in the prompt
-            self.notify("The session is still opening.", severity="warning")
-            return
-        parsed = await self.commands.submit(event.text, event.editor, self.completion)
-        if parsed is None:  # a slash command
-            return
-        if self.busy:
-            self.notify(_BUSY, title="Busy", severity="warning")
-            return
-        event.editor.sent(event.text)
-        self.conversation.last_sent = parsed
-        self.busy = True
-        self.run_episode(parsed)
+        text = await self.commands.submit(event.text, event.editor, self.completion)
+        if text is not None:  # a message to send (not a command, nothing in the way)
+            self.busy = True
+            self.run_episode(text)
 
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:
-        self.completion.update()
+        self.completion.update(load_sessions=self.hold.attached)
         self._show_cache_hint()
-        if self.completion.wants_sessions and self.attached:
-            self.run_worker(self.completion.load_sessions(), group="completion", exclusive=True)
 
     def _show_cache_hint(self) -> None:
         """Say in the status line what the action about to be taken does to the cache."""
@@ -446,25 +362,6 @@ class MainScreen(Screen[None]):
     @on(CompletionList.Accepted)
     def _completion_clicked(self, event: CompletionList.Accepted) -> None:
         self.completion.accept(event.completion)
-
-    # -- skills and models ------------------------------------------------------------------
-
-    def skill_rows(self) -> list[SkillStatus]:
-        """The skills, as the sidebar lists them (for the command palette)."""
-        return self.controller.skill_rows()
-
-    def toggle_skill(self, name: str) -> None:
-        """Toggle ``name``; the envelope goes out with the next message (the panel shows it)."""
-        try:
-            self.controller.toggle_skill(name)
-        except KeyError:
-            self.notify(f"skill {name!r} is no longer on disk", severity="warning")
-        self.refresh_skills()
-        self.refresh_budget()
-
-    def model_choices(self) -> Sequence[str]:
-        """The configured model references (``/model NAME`` switches to one)."""
-        return self.session.model_refs if self.attached else ()
 
     # -- runs -------------------------------------------------------------------------------
 
@@ -486,29 +383,12 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_episode(self, text: str) -> None:
         """Send ``text`` and run the episode; the end is posted as ``RunEnded``."""
-        await self._run(self.driver.submit(text), compaction=False)
+        await run_to_end(self.hold.driver.submit(text), self.post_message)
 
     @work(exclusive=True, group="run", exit_on_error=False)
     async def run_compaction(self, steering: str) -> None:
         """Compact now; the end is posted as ``RunEnded``."""
-        await self._run(self.driver.compact(steering), compaction=True)
-
-    async def _run(self, run: object, *, compaction: bool) -> None:
-        status, detail = "error", ""
-        try:
-            result = await run  # type: ignore[misc]
-            if compaction:
-                status = "done"
-                detail = "" if result is not None and result.applied else "nothing was compacted"
-            else:  # a run that ends in an error has already reported it (an ErrorEvent)
-                status, detail = result.status, "" if result.status == "error" else result.error
-        except asyncio.CancelledError:
-            status = "cancelled"
-            raise
-        except Exception as error:  # refusals and engine failures end the run, not the app
-            detail = str(error) if isinstance(error, DriverRefusal) else repr(error)
-        finally:
-            self.post_message(RunEnded(status, detail, compaction))
+        await run_to_end(self.hold.driver.compact(steering), self.post_message, compaction=True)
 
     @on(RunEnded)
     async def _run_ended(self, message: RunEnded) -> None:

@@ -62,14 +62,7 @@ class CompletionList(OptionList, can_focus=False):
     def show(self, candidates: Sequence[Completion]) -> None:
         """List ``candidates`` (none: hide), the first highlighted."""
         self.candidates = tuple(candidates)
-        self.set_options(
-            Option(
-                Content.assemble(
-                    (c.label, "bold"), ("  " + c.help if c.help else "", "$text-muted")
-                )
-            )
-            for c in self.candidates
-        )
+        self.set_options(Option(_prompt(c)) for c in self.candidates)
         self.highlighted = 0 if self.candidates else None
         self.set_class(self.is_open, "-open")
 

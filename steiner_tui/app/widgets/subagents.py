@@ -3,17 +3,17 @@
 The panel renders ``SubAgentInfo`` snapshots (id, type, status, turns, tokens, cache rate, as
 ``subagent_view`` formats them) as the rows of Textual's ``OptionList`` under a header row,
 in columns as wide as their widest cell; it never asks the manager for figures. The app's
-adapter posts each ``SubAgentUpdated`` engine event as an ``EngineUpdate`` and the screen calls
-``update_agent``. Enter on a row opens ``screens.subagent_transcript`` with the
-child's own conversation, read through the ``transcript`` callable the panel was given
-(``SubAgentManager.transcript``). ``ChildTranscript`` is what the workbench needs of that
-screen to keep it current.
+adapter posts each ``SubAgentUpdated`` engine event as an ``EngineUpdate`` and the screen hands
+it to the slot (``BudgetSlot.show_agent``), which also lists the children for the palette.
+Enter on a row opens ``screens.subagent_transcript`` with the child's own conversation, read
+through the ``transcript`` callable the panel was given (``SubAgentManager.transcript``).
+``ChildTranscript`` is what the workbench needs of that screen to keep it current.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual import on
 from textual.containers import Container
@@ -31,6 +31,9 @@ from steiner_tui.app.subagent_view import (
     format_row,
     panel_title,
 )
+
+if TYPE_CHECKING:
+    from steiner_tui.app.controller import SessionController
 
 __all__ = ["SUB_AGENT_PANEL_ID", "BudgetSlot", "ChildTranscript", "SubAgentPanel"]
 
@@ -163,6 +166,12 @@ class BudgetSlot(Container):
 
     transcript: TranscriptSource | None = None
     """Reads a child's conversation (set once the session is open)."""
+    infos: Callable[[], Sequence[SubAgentInfo]] = tuple
+    """Every child of the session, in start order (the palette lists them)."""
+
+    def attach(self, controller: SessionController) -> None:
+        """Read the session's children through ``controller`` from now on."""
+        self.transcript, self.infos = controller.sub_agent_transcript, controller.sub_agents
 
     @property
     def has_sub_agents(self) -> bool:
@@ -177,9 +186,10 @@ class BudgetSlot(Container):
         await self.mount(panel.add_class("-boxed"))
         return panel
 
-    def open_transcript(self, agent_id: str, info: SubAgentInfo | None) -> None:
+    def open_transcript(self, agent_id: str) -> None:
         """Show child ``agent_id``'s own transcript."""
         if self.transcript is not None:
+            info = next((i for i in self.infos() if i.id == agent_id), None)
             open_transcript(self, self.transcript, agent_id, info)
 
     def focus_agents(self) -> None:

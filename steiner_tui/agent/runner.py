@@ -422,7 +422,7 @@ class Runner:
             self.conversation, model_id, self._project, self.model.sees_images, blocks
         )
         estimator = self.context.estimator
-        units = sum(estimator.message_units(model_id, m) for m in blocks) + view.units
+        units = self._units_of(model_id, blocks) + view.units
         raw = estimator.raw_from_units(model_id, units, view.images, tools)
         assembled = AssembledPrompt(prefix.blocks, view.messages, len(blocks))
         prompt_bytes = sum(m.prompt_bytes for m in blocks) + view.prompt_bytes
@@ -627,8 +627,20 @@ class Runner:
 
     def fixed_tokens(self) -> int:
         """The calibrated tokens of a request with no conversation: what every request pays
-        (preamble, instruction files, session date, tool definitions)."""
-        return self.prepare(()).estimate.tokens
+        (preamble, instruction files, session date, tool definitions). Counted over the
+        memoized prefix as ``_prepare_active`` counts it: assembling a request anew for it
+        was a tenth of a turn's work."""
+        model_id = self.model.model
+        estimator = self.context.estimator
+        blocks = self.context.prefix().messages
+        raw = estimator.raw_from_units(
+            model_id, self._units_of(model_id, blocks), 0, self.tool_definitions
+        )
+        return estimator.calibrated(model_id, raw).tokens
+
+    def _units_of(self, model_id: str, blocks: Sequence[Message]) -> int:
+        estimator = self.context.estimator
+        return sum(estimator.message_units(model_id, m) for m in blocks)
 
     def window_doctor(self) -> WindowDoctor:
         """The model's window figures, with the largest tool result this runner's fixed part

@@ -186,6 +186,7 @@ class Runner:
         self._limits_learned = model.limits_probe is None
         self._limits_lock = asyncio.Lock()
         self._window_warned: set[str] = set()
+        self._window_checked: tuple[MainModel | None, str] = (None, "")
 
     # -- conversation -----------------------------------------------------------------------
 
@@ -261,7 +262,10 @@ class Runner:
     def check_window(self) -> str:
         """Warn once per problem when the model's budget cannot reach its soft trigger
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
-        problem = self.model.window_doctor().problem
+        model, problem = self._window_checked
+        if model is not self.model:  # a model's figures do not change: checked once each
+            problem = self.model.window_doctor().problem
+            self._window_checked = (self.model, problem)
         if problem and problem not in self._window_warned:
             self._window_warned.add(problem)
             self.sink.emit(WarningEvent("window_unreachable", f"{self.model.ref}: {problem}"))

@@ -5,8 +5,7 @@ the real ``SessionLog`` of this checkout and a ``SnapshotStore``: most turns rea
 file of this repository (1-40 KB; each pass over the files from another line, so no read
 repeats one before it), some run a bash command, every turn ends with a small reply, four
 messages a turn. It runs for the offline model (the character heuristic) and for gpt-4o
-(tiktoken's o200k). The model is the offline default's estimation path (the
-character heuristic) with a window large enough that nothing compacts: the worst case for
+(tiktoken's o200k), each with a window large enough that nothing compacts: the worst case for
 per-turn work.
 
 Engine work per turn is the processor time this process spends on the turn (one ``run``, whose
@@ -21,8 +20,11 @@ comes from a second session of the same traffic in the same process: once the so
 ``WINDOW_TURNS`` turns short of its size and the second session ``WINDOW_TURNS / 2`` turns short
 of 100 messages, their turns alternate (one small, one large), so a burst of load from elsewhere
 weighs on both figures alike. Printed: the median engine work of those turns in each session
-(around 100 messages, and the last ones up to 10,000), and their ratio (target under 1.5x: work
-depends on the new messages only).
+(around 100 messages, and the last ones up to 10,000), and their ratio (target at most
+``PER_TURN_TARGET``: work depends on the new messages only). Beside each, around 100, 1,000 and
+10,000 messages: tiktoken (o200k) encoding that turn's new text once, measured right after the
+turn (target: engine work at most ``TIKTOKEN_TARGET`` times it), and a naive peer recounting
+the whole conversation's text with tiktoken (printed as how many times the engine it takes).
 
 The soak's other figures are measured on what it wrote, with the measurements of the benchmarks
 that own them: session log bytes / distinct message text, and resume time at 10,000 / at 1,000

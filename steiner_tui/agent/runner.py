@@ -186,6 +186,7 @@ class Runner:
         self._limits_learned = model.limits_probe is None
         self._limits_lock = asyncio.Lock()
         self._window_warned: set[str] = set()
+        self._window_checked: tuple[MainModel | None, str] = (None, "")
 
     # -- conversation -----------------------------------------------------------------------
 
@@ -261,7 +262,10 @@ class Runner:
     def check_window(self) -> str:
         """Warn once per problem when the model's budget cannot reach its soft trigger
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
-        problem = self.model.window_doctor().problem
+        model, problem = self._window_checked
+        if model is not self.model:  # a model's figures do not change: checked once each
+            problem = self.model.window_doctor().problem
+            self._window_checked = (self.model, problem)
         if problem and problem not in self._window_warned:
             self._window_warned.add(problem)
             self.sink.emit(WarningEvent("window_unreachable", f"{self.model.ref}: {problem}"))
@@ -422,7 +426,7 @@ class Runner:
             self.conversation, model_id, self._project, self.model.sees_images, blocks
         )
         estimator = self.context.estimator
-        units = sum(estimator.message_units(model_id, m) for m in blocks) + view.units
+        units = self._units_of(model_id, blocks) + view.units
         raw = estimator.raw_from_units(model_id, units, view.images, tools)
         assembled = AssembledPrompt(prefix.blocks, view.messages, len(blocks))
         prompt_bytes = sum(m.prompt_bytes for m in blocks) + view.prompt_bytes
@@ -627,8 +631,20 @@ class Runner:
 
     def fixed_tokens(self) -> int:
         """The calibrated tokens of a request with no conversation: what every request pays
-        (preamble, instruction files, session date, tool definitions)."""
-        return self.prepare(()).estimate.tokens
+        (preamble, instruction files, session date, tool definitions). Counted over the
+        memoized prefix as ``_prepare_active`` counts it: assembling a request anew for it
+        was a tenth of a turn's work."""
+        model_id = self.model.model
+        estimator = self.context.estimator
+        blocks = self.context.prefix().messages
+        raw = estimator.raw_from_units(
+            model_id, self._units_of(model_id, blocks), 0, self.tool_definitions
+        )
+        return estimator.calibrated(model_id, raw).tokens
+
+    def _units_of(self, model_id: str, blocks: Sequence[Message]) -> int:
+        estimator = self.context.estimator
+        return sum(estimator.message_units(model_id, m) for m in blocks)
 
     def window_doctor(self) -> WindowDoctor:
         """The model's window figures, with the largest tool result this runner's fixed part

@@ -167,8 +167,10 @@ def explicit_max_tokens_value(
     if first:
         return first
     for mapping in (extra_params, params):
+        if not mapping:  # the usual case; asked several times a request
+            continue
         for key in MAX_TOKENS_KEYS:
-            value = _positive_int((mapping or {}).get(key))
+            value = _positive_int(mapping.get(key))
             if value:
                 return value
     return 0

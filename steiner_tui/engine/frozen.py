@@ -17,7 +17,7 @@ __all__ = ["FrozenDict", "freeze", "thaw"]
 class FrozenDict(dict[str, Any]):
     """A read-only ``dict``; equal to a plain dict with the same items."""
 
-    __slots__ = ()
+    __slots__ = ("_hash",)
 
     def _readonly(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("FrozenDict is immutable")
@@ -32,7 +32,11 @@ class FrozenDict(dict[str, Any]):
     __ior__ = _readonly
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
+        try:
+            return self._hash
+        except AttributeError:  # computed once: a tool call is hashed at every cache lookup
+            self._hash: int = hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
+            return self._hash
 
     def __copy__(self) -> FrozenDict:
         return self

@@ -11,6 +11,7 @@ message (read from the head of the log only) and the file's modification time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from datetime import datetime
@@ -20,7 +21,7 @@ import msgspec
 
 from steiner_tui.sessions.records import META_FILE_NAME
 
-__all__ = ["SessionMeta", "atomic_write", "own_meta", "read_meta", "write_meta"]
+__all__ = ["MetaFile", "SessionMeta", "atomic_write", "own_meta", "read_meta", "write_meta"]
 
 
 class SessionMeta(msgspec.Struct, frozen=True):
@@ -90,43 +91,63 @@ _SLACK = 64
 
 
 def write_meta(session_dir: Path, meta: SessionMeta) -> None:
-    """Write ``meta.json`` in ``session_dir``: created atomically, then rewritten in place.
+    """Write ``meta.json`` in ``session_dir`` (``MetaFile.write``, the file closed after)."""
+    file = MetaFile(session_dir)
+    try:
+        file.write(meta)
+    finally:
+        file.close()
+
+
+class MetaFile:
+    """An open session's ``meta.json``: created atomically, then rewritten in place.
 
     The file is rewritten at every turn boundary; creating a temporary file and renaming it
-    each time was the largest part of the session log's work per turn. So while the new text
-    fits the file, it is overwritten in place, padded with spaces to the file's length (JSON
-    allows trailing whitespace): no block is allocated, so a full disk cannot stop it half
-    way. A reader that catches a rewrite half done reads invalid JSON, which is read as
+    each time was the largest part of the session log's work per turn, and opening it by name
+    each time still cost several times the write itself. So it stays open, and while the new
+    text fits the file it is overwritten in place, padded with spaces to the file's length
+    (JSON allows trailing whitespace): no block is allocated, so a full disk cannot stop it
+    half way. A reader that catches a rewrite half done reads invalid JSON, which is read as
     missing, as after a crash (the list falls back to the log's head). Text that does not fit
-    is written whole and renamed into place, with ``_SLACK`` spaces of room.
-
-    Raises:
-        OSError: the folder cannot be written.
+    is written whole and renamed into place, with ``_SLACK`` spaces of room (and opened again
+    at the next write).
     """
-    try:
-        data = msgspec.json.encode(meta)
-    except UnicodeEncodeError:  # a title with lone surrogates: ASCII escapes carry it
-        data = json.dumps(msgspec.to_builtins(meta), ensure_ascii=True).encode()
-    path = session_dir / META_FILE_NAME
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        fd = -1
-    try:
-        size = os.fstat(fd).st_size if fd >= 0 else 0
+
+    def __init__(self, session_dir: Path) -> None:
+        self.path = session_dir / META_FILE_NAME
+        self._fd = -1
+
+    def write(self, meta: SessionMeta) -> None:
+        """Write ``meta``.
+
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        try:
+            data = msgspec.json.encode(meta)
+        except UnicodeEncodeError:  # a title with lone surrogates: ASCII escapes carry it
+            data = json.dumps(msgspec.to_builtins(meta), ensure_ascii=True).encode()
+        if self._fd < 0:
+            with contextlib.suppress(FileNotFoundError):
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        size = os.fstat(self._fd).st_size if self._fd >= 0 else 0
         if len(data) + 1 > size:
             # New, or longer than the room it has: written whole and renamed, with room to
             # spare, so a full disk never leaves half of it (its blocks are there afterwards).
-            atomic_write(path, data + b" " * _SLACK + b"\n", sync=False)
+            self.close()
+            atomic_write(self.path, data + b" " * _SLACK + b"\n", sync=False)
             return
         data = data + b" " * (size - len(data) - 1) + b"\n"
         view = memoryview(data)
         offset = 0
         while offset < len(view):
-            offset += os.pwrite(fd, view[offset:], offset)
-    finally:
-        if fd >= 0:
-            os.close(fd)
+            offset += os.pwrite(self._fd, view[offset:], offset)
+
+    def close(self) -> None:
+        """Close the file (the next ``write`` opens it again)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def read_meta(session_dir: Path) -> SessionMeta | None:

@@ -11,7 +11,8 @@ Attached to the runner's sink fan-out and bound to the runner, it appends one re
 * a tool result's line says how its call ended when its text does not (the runner's
   ``ToolCallFinished`` status, which it emits just before appending the result);
 * a pin or an unpin is a ``pin`` record, written when it happens (``PinChanged``);
-* ``meta.json`` is rewritten atomically (temporary file + ``os.replace``);
+* ``meta.json`` is created atomically (temporary file + ``os.replace``), then rewritten in
+  place (``meta.MetaFile``);
 * streamed text is recorded in bounded ``partial`` records (written, not fsynced) so a kill
   mid-stream still restores what was shown, as an ``incomplete`` reply.
 
@@ -73,7 +74,7 @@ from steiner_tui.sessions.log_file import (
     write_all,
     write_fresh_log,
 )
-from steiner_tui.sessions.meta import SessionMeta, write_meta
+from steiner_tui.sessions.meta import MetaFile, SessionMeta
 from steiner_tui.sessions.partial_reply import PartialReply
 from steiner_tui.sessions.record_values import generation_record, message_line
 from steiner_tui.sessions.records import (
@@ -201,6 +202,7 @@ class SessionLog:
         self._header_written = False
         self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
+        self._meta_file = MetaFile(session_dir)
         self._early: list[bytes] = []
         self._closed = False
         self._statuses: dict[str, str] = {}
@@ -385,6 +387,7 @@ class SessionLog:
             self._lock.release()
             self._lock = old_lock
             raise
+        self._meta_file.close()  # the removed folder's
         if old_fd is not None:
             os.close(old_fd)
         if old_lock is not None:
@@ -499,6 +502,7 @@ class SessionLog:
             self._fail(exc)
         finally:
             self._closed = True
+            self._meta_file.close()
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
@@ -663,5 +667,5 @@ class SessionLog:
             if not meta.title:
                 updates["title"] = title_of(lineage)
         self._meta = meta.replace(**updates)
-        write_meta(self.session_dir, self._meta)
+        self._meta_file.write(self._meta)
         self._meta_written = True

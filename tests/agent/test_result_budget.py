@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -170,3 +171,16 @@ async def test_a_huge_read_on_a_small_window_stays_within_its_budget(
     assert finished.cut.saved_at == "docs_big.md"  # type: ignore[attr-defined]
     assert finished.cut.total_lines == 40_000  # type: ignore[attr-defined]
     assert second.messages[-1].tool_call_id == "c1"
+
+
+@pytest.mark.parametrize("model_id", ["fake-model", "gpt-4o"])
+async def test_the_fixed_part_is_a_request_with_no_conversation(
+    make_runner: RunnerFactory, model_id: str
+) -> None:
+    """``fixed_tokens`` counts the memoized prefix; it is what a request without messages
+    estimates, before and after a turn (calibration included)."""
+    runner, _, _ = make_runner([Reply(["Hello."])])
+    runner.model = msgspec.structs.replace(runner.model, model=model_id)
+    assert runner.fixed_tokens() == runner.prepare(()).estimate.tokens
+    await runner.run(Message("user", "hi"))
+    assert runner.fixed_tokens() == runner.prepare(()).estimate.tokens

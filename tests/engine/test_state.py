@@ -147,6 +147,13 @@ def test_values_render_like_go() -> None:
         "[1 a]",
     ]
     assert go_sprint({"b": 1, "a": "x"}) == "map[a:x b:1]"
+    # Whole numbers below 1e6 take a short cut past Decimal: the same digits.
+    assert [go_sprint(v) for v in (-5, 999999.0, 120, -999999)] == [
+        "-5",
+        "999999",
+        "120",
+        "-999999",
+    ]
 
 
 def test_build_context_state() -> None:

@@ -17,6 +17,7 @@ from steiner_tui.cli import build_parser
 from steiner_tui.commands.sessions import execute
 from steiner_tui.engine.events import WarningEvent
 from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.meta import read_meta
 from steiner_tui.sessions.records import LOG_FILE_NAME
 from steiner_tui.sessions.resume import LATEST, find_session
 from steiner_tui.sessions.store import SessionStore
@@ -102,6 +103,9 @@ async def test_a_session_folder_removed_while_open_is_saved_again(
     assert loaded.problems == ()
     assert loaded.lineage == harness.runner.lineage
     assert loaded.meta.session_id == harness.session_id and loaded.meta.title == "one"
+    # meta.json is written again in the new folder (not into the removed one's open file).
+    meta = read_meta(harness.session_dir)
+    assert meta is not None and meta.messages == len(harness.runner.conversation)
     assert loaded.mode == "plan"
     assert loaded.last_main_request == harness.runner.last_main_request
     again = open_session(resume=harness.session_id)

@@ -165,6 +165,8 @@ def _go_float(number: float) -> str:
         return "+Inf" if number > 0 else "-Inf"
     if number == 0:
         return "0"
+    if number.is_integer() and abs(number) < 1e6:  # an offset or a limit: no Decimal needed
+        return str(int(number))
     # repr gives the shortest digits that read back as the same float.
     sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
     if not isinstance(exponent, int):  # pragma: no cover - NaN/Inf handled above

@@ -9,10 +9,15 @@ ran because the run was cancelled still get a result message, so the next reques
 every provider (each tool call needs its result). So do the calls past ``MAX_CALLS_PER_REPLY``
 in one reply (a reply of 10,000 calls ran every one): they are answered as not run, with the
 reason, and the person is told once.
+
+Results are measured (``bound_result``) in a worker thread: a tool's output is new text, and
+Claude's tokenizer takes about half a second for 25,000 tokens; the caller's event loop stays
+free, and the result's count is cached for the request that carries it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -143,7 +148,8 @@ async def run_tool_calls(
                 )
             result = await runner.execute(call, call_ctx)
             if budget is not None:
-                result = bound_result(call, result, allowed, budget)
+                # In a thread: counting a large result with ctok would hold the event loop.
+                result = await asyncio.to_thread(bound_result, call, result, allowed, budget)
                 used += budget.count_tokens(result.content)
             content = observe_tool_result(call.name, result.content, tracker)
             message = result_message(call, result, ctx.turn)

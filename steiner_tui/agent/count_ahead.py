@@ -6,9 +6,8 @@ as long. So whatever a request adds (the messages since the last one, a changed 
 tool list, a user message's skill envelopes) is counted here first, in a thread, filling the
 estimator's cache; the synchronous engine code that then assembles, estimates and describes
 the request (``Runner.prepare``, the snapshot's per-source rows, the cost ranking) only reads
-that cache. The
-counts are the same either way: only where they are made changes. The character heuristic is
-arithmetic and stays on the loop.
+that cache. The counts are the same either way: only where they are made changes. The
+character heuristic is arithmetic and stays on the loop.
 """
 
 from __future__ import annotations

@@ -624,19 +624,18 @@ class Runner:
             permission=self.permission,
             results=self.results,
         )
-        budget = await asyncio.to_thread(self._result_budget, reply, prompt_tokens)
+
+        def budget() -> ResultBudget:  # called in a thread: it counts the reply
+            return result_budget(
+                self.model,
+                self.context.estimator,
+                self.results,
+                prompt_tokens + self.tokens_of(reply),
+                self.fixed_tokens(),
+            )
+
         self.state.tracker = await run_tool_calls(
             reply.tool_calls, self.tools, ctx, self.state.tracker, self.sink, self.append, budget
-        )
-
-    def _result_budget(self, reply: Message, prompt_tokens: int) -> ResultBudget:
-        """The round's result budget; it counts the reply, so the run builds it in a thread."""
-        return result_budget(
-            self.model,
-            self.context.estimator,
-            self.results,
-            prompt_tokens + self.tokens_of(reply),
-            self.fixed_tokens(),
         )
 
     def tokens_of(self, message: Message) -> int:

@@ -2,19 +2,24 @@
 
 Claude's tokenizer (ctok) is pure Python: counting a 25,000-token tool result on the app's
 event loop froze the screen for about half a second. A fake Claude tokenizer, given to the
-estimator through its encoding loader, records the thread of every count it makes.
+estimator through its encoding loader, records the thread of every count it makes. A run
+cancelled while a count is in its thread still answers every tool call of the reply.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.engine.tokens import EncodingLoader, RequestEstimator
+from steiner_tui.engine.tool_results import CANCELLED_RESULT
 from tests.agent.conftest import RunnerFactory
 from tests.agent.fakes import Reply
 
@@ -23,13 +28,21 @@ CLAUDE = "claude-sonnet-4-5"
 
 
 class RecordingEncoder:
-    """A token per four characters; each text counted is kept with the thread that counted it."""
+    """A token per four characters; each text counted is kept with the thread that counted it.
+    A text containing ``hold`` is counted only once ``release`` is set (``holding`` says when
+    it is waiting)."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold: str) -> None:
         self.counted: list[tuple[int, str]] = []
+        self.hold = hold
+        self.holding = threading.Event()
+        self.release = threading.Event()
 
     def encode_ordinary(self, text: str) -> Sequence[int]:
         self.counted.append((threading.get_ident(), text))
+        if self.hold and self.hold in text:
+            self.holding.set()
+            self.release.wait(timeout=30)
         return range(max(1, len(text) // 4))
 
 
@@ -38,8 +51,8 @@ class RecordingSource:
 
     name = "ctok-v3"
 
-    def __init__(self) -> None:
-        self.encoder = RecordingEncoder()
+    def __init__(self, hold: str = "") -> None:
+        self.encoder = RecordingEncoder(hold)
 
     def available(self) -> bool:
         return True
@@ -80,3 +93,23 @@ async def test_a_turn_counts_its_new_text_off_the_event_loop(
     request = provider.requests[1]
     fresh = RequestEstimator(EncodingLoader([RecordingSource()]))
     assert request.raw_prompt_tokens == fresh.raw_tokens(CLAUDE, request.messages, request.tools)
+
+
+async def test_a_run_cancelled_while_the_reply_is_counted_still_answers_its_calls(
+    make_runner: RunnerFactory,
+) -> None:
+    source = RecordingSource(hold="counted slowly")
+    read = ToolCall("c1", "read", {"path": "README.md"})
+    runner, _, _ = make_runner(
+        [Reply(["counted slowly"], [read])],
+        estimator=RequestEstimator(EncodingLoader([source])),
+        model=CLAUDE,
+    )
+    task = asyncio.create_task(runner.run(Message("user", "read it")))
+    await asyncio.to_thread(source.encoder.holding.wait, 30)  # the reply, counted in a thread
+    task.cancel()
+    source.encoder.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [m.role for m in runner.conversation] == ["user", "assistant", "tool"]
+    assert runner.conversation[-1].content == CANCELLED_RESULT

@@ -1,4 +1,4 @@
-"""Engine work per turn over a 200-turn session against an instant fake provider.
+"""Engine work per turn over a 200-turn session, and the event loop while a big result arrives.
 
 Then, after each turn the next request is prepared once, as the runner does before its next model
 call: assembly, estimation, fit and snapshot over a conversation that just gained the turn's

@@ -16,6 +16,9 @@ Per model call:
 4. On success: LastMainRequest, calibration from usage, the assistant message, then tools
    (``tool_calls``, each result within its budget).
 
+Before step 1 (and after a compaction) what the request adds is counted in a worker thread
+(``count_ahead``), so the steps above, on the app's event loop, only read cached counts.
+
 The runner keeps the state those modules read and change (``RunnerState``, ``run_types``) and
 the operations on the conversation: pins, masking, manual compaction, model switches.
 
@@ -39,6 +42,7 @@ from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSett
 from steiner_tui.agent.compaction_gate import prepare_turn
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.cost_counter import EstimatorCounter
+from steiner_tui.agent.count_ahead import count_ahead
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.model_call import call_model
@@ -51,7 +55,7 @@ from steiner_tui.agent.run_types import (
     Status,
 )
 from steiner_tui.agent.snapshot_builder import FIRST_REQUEST, SnapshotBuilder
-from steiner_tui.agent.tool_calls import ToolRunner, result_budget, run_tool_calls
+from steiner_tui.agent.tool_calls import ResultBudget, ToolRunner, result_budget, run_tool_calls
 from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.archive import HistoryArchive
 from steiner_tui.engine.compaction.escalation import CompactionCounter
@@ -432,6 +436,19 @@ class Runner:
         prompt_bytes = sum(m.prompt_bytes for m in blocks) + view.prompt_bytes
         return assembled, estimator.calibrated(model_id, raw), view.hashes, prompt_bytes
 
+    async def count_next_request(self) -> None:
+        """Count what the next request adds in a worker thread (``agent.count_ahead``)."""
+        model_id = self.model.model
+        new = self.ledger.unsynced(self.conversation, model_id, self.model.sees_images)
+        await count_ahead(
+            self.context.estimator,
+            model_id,
+            self.context.prefix(),
+            new,
+            self._project,
+            self.tool_definitions,
+        )
+
     def preview(self, conversation: Sequence[Message] | None = None) -> RequestSnapshot:
         """The dry-run snapshot of the next request over ``conversation`` (default: the active
         one); nothing is sent or stored. Its ``fits`` says whether it can be sent as it is
@@ -515,6 +532,7 @@ class Runner:
             self.state.over_window = False
             if self.model.stateful:
                 self.state.parent_usage = self.parent_usage().after_compaction()
+            await self.count_next_request()
         return outcome, ""
 
     # -- one episode ------------------------------------------------------------------------
@@ -540,6 +558,7 @@ class Runner:
         reply = ""
         while True:
             self._drain_inbox()
+            await self.count_next_request()
             prepared_or_error = await prepare_turn(self, progress)
             if isinstance(prepared_or_error, RunResult):
                 return prepared_or_error
@@ -609,20 +628,18 @@ class Runner:
             permission=self.permission,
             results=self.results,
         )
-        self.state.tracker = await run_tool_calls(
-            reply.tool_calls,
-            self.tools,
-            ctx,
-            self.state.tracker,
-            self.sink,
-            self.append,
-            result_budget(
+
+        def budget() -> ResultBudget:  # called in a thread: it counts the reply
+            return result_budget(
                 self.model,
                 self.context.estimator,
                 self.results,
                 prompt_tokens + self.tokens_of(reply),
                 self.fixed_tokens(),
-            ),
+            )
+
+        self.state.tracker = await run_tool_calls(
+            reply.tool_calls, self.tools, ctx, self.state.tracker, self.sink, self.append, budget
         )
 
     def tokens_of(self, message: Message) -> int:

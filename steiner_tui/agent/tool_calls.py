@@ -9,10 +9,15 @@ ran because the run was cancelled still get a result message, so the next reques
 every provider (each tool call needs its result). So do the calls past ``MAX_CALLS_PER_REPLY``
 in one reply (a reply of 10,000 calls ran every one): they are answered as not run, with the
 reason, and the person is told once.
+
+The budget is made and each result measured (``bound_result``) in a worker thread: a reply and
+a tool's output are new text, and Claude's tokenizer takes about half a second for 25,000
+tokens; the caller's event loop stays free, and the counts are cached for the next request.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -105,13 +110,14 @@ async def run_tool_calls(
     tracker: FileTracker,
     sink: EventSink,
     on_message: MessageCallback,
-    budget: ResultBudget | None = None,
+    make_budget: Callable[[], ResultBudget] | None = None,
 ) -> FileTracker:
     """Run ``calls`` in order, appending each result message through ``on_message``.
 
-    With a ``budget``, every result is kept within the tokens it may take: tools shape their
-    output to it (``ToolContext.output_chars``), and what is still over is cut here
-    (``bound_result``), the whole output kept in the result store.
+    With ``make_budget`` (called in a worker thread: it may count the reply), every result is
+    kept within the tokens it may take: tools shape their output to it
+    (``ToolContext.output_chars``), and what is still over is cut here (``bound_result``), the
+    whole output kept in the result store.
 
     Returns the file tracker updated with this round's reads. Cancellation propagates after the
     remaining calls got their cancelled results.
@@ -130,6 +136,7 @@ async def run_tool_calls(
             )
         )
     try:
+        budget = None if make_budget is None else await asyncio.to_thread(make_budget)
         for position, call in enumerate(calls):
             sink.emit(ToolCallStarted(call, summarize_tool_call(call, str(ctx.project_root))))
             allowed = 0
@@ -143,7 +150,8 @@ async def run_tool_calls(
                 )
             result = await runner.execute(call, call_ctx)
             if budget is not None:
-                result = bound_result(call, result, allowed, budget)
+                # In a thread: counting a large result with ctok would hold the event loop.
+                result = await asyncio.to_thread(bound_result, call, result, allowed, budget)
                 used += budget.count_tokens(result.content)
             content = observe_tool_result(call.name, result.content, tracker)
             message = result_message(call, result, ctx.turn)

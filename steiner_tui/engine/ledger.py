@@ -108,6 +108,17 @@ class ConversationLedger:
         self._last = (conversation, prefix, view)
         return view
 
+    def unsynced(
+        self, conversation: Sequence[Message], model_id: str, projection_key: object
+    ) -> Sequence[Message]:
+        """The messages of ``conversation`` the next ``sync`` counts (all of them when it
+        starts over): counted beforehand (in a thread), they leave ``sync`` cache reads only."""
+        key = (model_id, self.estimator.units_key(model_id), projection_key)
+        held = len(self._source)
+        if key != self._key or not self._extends(conversation, held):
+            return conversation
+        return conversation[held:]
+
     def _chains(self, prefix: Sequence[Message]) -> tuple[Chain[Message], Chain[str]]:
         """The view's messages and hashes: over the same prefix, the last view's chains grown
         by what was added since."""

@@ -59,9 +59,16 @@ def retry_wait_hook(max_retries: int) -> Callable[[Any], Awaitable[None]]:
     return cap
 
 
-async def send_saying_waits(send: Coroutine[Any, Any, T]) -> AsyncIterator[str | T]:
-    """Run ``send``; yield each wait said meanwhile, then its result (a cancel ends it)."""
+async def send_saying_waits(
+    send: Coroutine[Any, Any, T], close: Callable[[T], Awaitable[None]]
+) -> AsyncIterator[str | T]:
+    """Run ``send``; yield each wait said meanwhile, then its result (a cancel ends it).
+
+    A result made but never handed over (the caller was cancelled as the send finished) is
+    closed with ``close``: it holds an open connection.
+    """
     waits: asyncio.Queue[str] = asyncio.Queue()
+    handed = False
     token = _WAITS.set(waits)
     try:
         sending = asyncio.ensure_future(send)  # the task copies the context: the hook sees it
@@ -79,9 +86,12 @@ async def send_saying_waits(send: Coroutine[Any, Any, T]) -> AsyncIterator[str |
                 yield said.result()
         while not waits.empty():
             yield waits.get_nowait()
+        handed = True
         yield sending.result()
     finally:
         if not sending.done():
             sending.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await sending
+        if not handed and not sending.cancelled() and sending.exception() is None:
+            await close(sending.result())

@@ -212,7 +212,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         params, reader = self._start(request)
         try:
             events: EventStream[EventT] | None = None
-            async for sent in send_saying_waits(self._send(client, params)):
+            async for sent in send_saying_waits(self._send(client, params), _close):
                 if isinstance(sent, str):
                     yield StreamNotice(sent)
                 else:

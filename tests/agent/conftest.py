@@ -45,13 +45,14 @@ def make_runner(project: Path, clock: ManualClock) -> RunnerFactory:
         stateful: bool = False,
         threshold: int | None = None,
         estimator: RequestEstimator | None = None,
+        model: str = "fake-model",
     ) -> tuple[Runner, ScriptedProvider, ListSink]:
         provider = ScriptedProvider(list(replies), stateful=stateful)
         if info is not None:
             provider.info = info
         main = MainModel(
             "fake",
-            "fake-model",
+            model,
             provider,
             provider.info,
             threshold_tokens=threshold,

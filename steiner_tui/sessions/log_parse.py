@@ -25,7 +25,6 @@ from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
-from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.record_values import Interned, generation_of, message_of_line
 from steiner_tui.sessions.records import (
     LOG_VERSION,
@@ -47,6 +46,7 @@ from steiner_tui.sessions.records import (
     decode_record,
 )
 from steiner_tui.sessions.request_values import (
+    LazyHashes,
     RequestRecord,
     implied_last_main,
     request_fields,
@@ -243,7 +243,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             f"{shared} hashes) may be inexact",
         )
     if fields["hashes"] is None:
-        fields["hashes"] = hash_messages(state.since_request)
+        fields["hashes"] = LazyHashes(state.since_request)
     tip = RequestRecord(**fields, exact=exact, usage=record.usage, previous=previous)
     state.requests.append(tip)
     state.damaged_since_request = False

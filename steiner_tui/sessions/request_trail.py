@@ -20,6 +20,7 @@ from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.records import RequestEntry, UsageRecord
 from steiner_tui.sessions.request_values import (
     LoggedRequest,
+    RequestRecord,
     implied_last_main,
     request_delta,
     usage_values,
@@ -42,18 +43,23 @@ class RequestTrail(msgspec.Struct):
     """Messages written since the last request or generation record (or the resume)."""
     cache_key: str = ""
     """The header's prompt cache key (what a usage implies for the last main request)."""
+    resumed_from: RequestRecord | None = None
+    """The log's last request, whose hashes are rebuilt when the next request is held (so
+    resuming does not wait for them)."""
 
     @classmethod
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
         last = loaded.requests[-1] if loaded.requests else None
         return cls(
-            last.message_hashes if last is not None else (),
-            last.plain() if last is not None else None,
+            last=last.plain() if last is not None else None,
             cache_key=loaded.prompt_cache_key,
+            resumed_from=last,
         )
 
     def hold(self, snapshot: RequestSnapshot) -> None:
         """Make ``snapshot``'s record the held one (take the one held before first)."""
+        if self.resumed_from is not None:
+            self.hashes, self.resumed_from = self.resumed_from.message_hashes, None
         self.pending, self.last = request_delta(snapshot, self.last, self.hashes, self.since)
         self.since = []
         self.hashes = snapshot.message_hashes

@@ -25,7 +25,7 @@ a ``usage`` record of the request's model) says what the last main request is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -58,7 +58,7 @@ class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     request_id: str = ""
     time: datetime | None = None
     shared: int = 0
-    hashes: tuple[str, ...] = ()
+    hashes: Sequence[str] = ()
     prompt_bytes: int = 0
     estimated_prompt_tokens: int = 0
     raw_prompt_tokens: int = 0
@@ -81,6 +81,29 @@ class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return {f: getattr(self, f) for f in LoggedRequest.__struct_fields__}
 
 
+class LazyHashes(Sequence[str]):
+    """The hashes of some messages, computed when first read (resume hashes nothing)."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._hashes: tuple[str, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.resolved)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.resolved[index]
+
+    @property
+    def resolved(self) -> tuple[str, ...]:
+        if self._hashes is None:
+            self._hashes = hash_messages(self._messages)
+        return self._hashes
+
+
 class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True):
     """A logged request as a loaded session keeps it: what its record says, whether it is
     exact (False: a damaged line came between it and the record before, so what it takes from
@@ -93,13 +116,13 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
 
     def plain(self) -> LoggedRequest:
         """The record without its place in the log (what a writer continues from)."""
-        return LoggedRequest(**self.flat())
+        return LoggedRequest(**{**self.flat(), "hashes": tuple(self.hashes)})
 
     @property
     def message_hashes(self) -> tuple[str, ...]:
         """Every message hash of the request, in order: its own after the first ``shared`` of
         the request before, and so on back."""
-        pieces: list[tuple[str, ...]] = []
+        pieces: list[Sequence[str]] = []
         node: RequestRecord | None = self
         want = self.hash_count
         while node is not None and want > 0:
@@ -248,7 +271,7 @@ def request_delta(
         index=None if full.index == base.index + 1 else full.index,
         request_id=None if full.request_id == _derived_id(base, full.index) else full.request_id,
         shared=None if shared == base.hash_count else shared,
-        hashes=None if full.hashes == hash_messages(since) else full.hashes,
+        hashes=None if full.hashes == hash_messages(since) else tuple(full.hashes),
         prompt_bytes=None
         if full.prompt_bytes == base.prompt_bytes + messages_bytes(since)
         else full.prompt_bytes,

@@ -1,22 +1,15 @@
 """A resumed session's earlier requests, as its log holds them, beside the ones made since.
 
-The snapshot store holds only the requests a process made; a resumed session's earlier
-requests are in its log (``request_values.RequestRecord``): each one's number, id,
-time, model and provider, the estimate (tokens, raw tokens, strategy), the completion limit,
-the prompt, blocks and tools bytes, how many leading messages came from blocks, the generation,
-whether it was a compaction request, every message hash (so how much it repeats of the request
-before), and the reply's usage when the log reported it. The log does not keep a request's
-blocks, tool definitions, per-source counts, estimate confidence or whether it fit the window
-(its summary row says it did: ``RequestSummary.fits``), nor the messages a request was made
-of; a message whose hash equals one the log holds for the conversation is that message
-(``LoggedRequest.messages``), the others (the block messages, a summary as sent) are not
-recorded.
+The snapshot store holds only the requests a process made; a resumed session's earlier ones
+are its log's request records (``request_values.RequestRecord``): their figures and message
+hashes, and the reply's usage when logged, but not their blocks, tool definitions, per-source
+counts, estimate confidence or whether they fit (``NOT_RECORDED``). A message whose hash equals
+one of the conversation's is that message (``LoggedRequest.messages``); block messages and a
+summary as sent are not recorded.
 
-``LoggedRequests`` reads them when asked: building it costs nothing on the resume path, a page
-of summaries costs what the page holds, and the lookup of messages by hash is built the first
-time a request is shown. ``SessionRequests`` lists the
-log's requests first, then the store's, at one run of positions, so the request inspector and
-the context panel's chart read one list, and ``request_stability`` compares any two of them.
+``LoggedRequests`` reads them when asked (a page of summaries costs what the page holds; the
+lookup by hash is built when a request is first shown). ``SessionRequests`` lists the log's
+requests, then the store's, at one run of positions, for the inspector and the context panel.
 """
 
 from __future__ import annotations
@@ -93,6 +86,13 @@ class LoggedRequest(msgspec.Struct, frozen=True):
     usage: tuple[int, ...] = ()
     exact: bool = True
 
+
+_AS_RECORDED = tuple(
+    f
+    for f in LoggedRequest.__struct_fields__
+    if f not in ("generation_id", "message_hashes", "messages")
+)
+"""The fields a ``LoggedRequest`` takes from its ``RequestRecord`` as they are."""
 
 InspectedRequest = RequestSnapshot | LoggedRequest
 """A request the inspector shows: made by this process, or read from the log."""
@@ -223,28 +223,13 @@ class LoggedRequests:
         hashes = record.message_hashes
         known = self._messages()
         request = LoggedRequest(
-            index=record.index,
-            request_id=record.request_id,
-            time=record.time,
-            model=record.model,
-            provider=record.provider,
+            **{f: getattr(record, f) for f in _AS_RECORDED},
             generation_id=record.generation,
-            compaction=record.compaction,
-            estimated_prompt_tokens=record.estimated_prompt_tokens,
-            raw_prompt_tokens=record.raw_prompt_tokens,
-            estimate_strategy=record.estimate_strategy,
-            max_tokens=record.max_tokens,
-            prompt_bytes=record.prompt_bytes,
-            blocks_bytes=record.blocks_bytes,
-            tools_bytes=record.tools_bytes,
-            block_message_count=record.block_message_count,
             message_hashes=hashes,
             messages=tuple(
                 None if i < record.block_message_count else known.get(digest)
                 for i, digest in enumerate(hashes)
             ),
-            usage=record.usage,
-            exact=record.exact,
         )
         self._last = (position, request)
         return request

@@ -219,13 +219,6 @@ def _message_line(state: LogState, record: MessageLine, line: int) -> None:
     state.clear_partial()
 
 
-def _partial(state: LogState, record: PartialRecord, line: int) -> None:
-    if not state.partial_text and not state.partial_reasoning:
-        state.partial_turn = record.turn
-    state.partial_text.append(record.text)
-    state.partial_reasoning.append(record.reasoning)
-
-
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.tip
     fields = request_fields(record, previous, state.since_request)
@@ -284,34 +277,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
     state.clear_partial()
 
 
-def _backend_state(state: LogState, record: BackendStateRecord, line: int) -> None:
-    _check_gen(state, record.gen, line)
-    state.active.backend_state = record.state
-
-
-def _last_main_request(state: LogState, record: LastMainRequestRecord, line: int) -> None:
-    state.last_main_request = record.request
-    state.last_time = record.request.at or state.last_time
-
-
-def _pin(state: LogState, record: PinRecord, line: int) -> None:
-    if record.pinned:
-        state.pins.setdefault(record.key)
-    else:
-        state.pins.pop(record.key, None)
-    state.last_time = record.at or state.last_time
-
-
-def _mode(state: LogState, record: ModeRecord, line: int) -> None:
-    state.mode = record.mode
-    state.last_time = record.at or state.last_time
-
-
-def _skill(state: LogState, record: SkillRecord, line: int) -> None:
-    state.skill_toggles.append((record.name, record.enabled))
-
-
-def _error(state: LogState, record: ErrorRecord, line: int) -> None:
+def _error(state: LogState, record: ErrorRecord) -> None:
     remedies: list[Remedy] = []
     for remedy in record.remedies:
         with contextlib.suppress(msgspec.ValidationError):  # an action this version does not know
@@ -320,10 +286,9 @@ def _error(state: LogState, record: ErrorRecord, line: int) -> None:
     state.errors.append(
         LoggedError(state.active.id, position, record.code, record.message, tuple(remedies))
     )
-    _timestamped(state, record, line)
 
 
-def _usage(state: LogState, record: UsageRecord, line: int) -> None:
+def _usage(state: LogState, record: UsageRecord) -> None:
     request = state.tip
     if request is not None and record.model == request.model:
         _implied_last_main(state, record.at)
@@ -335,20 +300,6 @@ def _usage(state: LogState, record: UsageRecord, line: int) -> None:
                 record.cache_write_tokens,
             )
             state.requests[-1] = msgspec.structs.replace(request, usage=usage)
-    _timestamped(state, record, line)
-
-
-def _timestamped(
-    state: LogState,
-    record: UsageRecord | ResumedRecord | WarningRecord | ErrorRecord,
-    line: int,
-) -> None:
-    if isinstance(record, ResumedRecord):
-        _check_version(state, record.version, line)
-        # The resumed writer wrote what follows against the records read so far.
-        state.damaged_since_request = False
-        state.since_request = []
-    state.last_time = record.at or state.last_time
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:
@@ -358,27 +309,41 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         case MessageLine():
             _message_line(state, record, line)
         case PartialRecord():
-            _partial(state, record, line)
+            if not state.partial_text and not state.partial_reasoning:
+                state.partial_turn = record.turn
+            state.partial_text.append(record.text)
+            state.partial_reasoning.append(record.reasoning)
         case RequestEntry():
             _request(state, record, line)
         case GenerationRecord():
             _generation(state, record, line)
         case BackendStateRecord():
-            _backend_state(state, record, line)
+            _check_gen(state, record.gen, line)
+            state.active.backend_state = record.state
         case LastMainRequestRecord():
-            _last_main_request(state, record, line)
+            state.last_main_request = record.request
+            state.last_time = record.request.at or state.last_time
         case PinRecord():
-            _pin(state, record, line)
+            if record.pinned:
+                state.pins.setdefault(record.key)
+            else:
+                state.pins.pop(record.key, None)
         case ModeRecord():
-            _mode(state, record, line)
+            state.mode = record.mode
         case SkillRecord():
-            _skill(state, record, line)
+            state.skill_toggles.append((record.name, record.enabled))
         case ErrorRecord():
-            _error(state, record, line)
+            _error(state, record)
         case UsageRecord():
-            _usage(state, record, line)
-        case ResumedRecord() | WarningRecord():
-            _timestamped(state, record, line)
+            _usage(state, record)
+        case ResumedRecord():
+            _check_version(state, record.version, line)
+            # The resumed writer wrote what follows against the records read so far.
+            state.damaged_since_request = False
+            state.since_request = []
+    timed = PinRecord | ModeRecord | ErrorRecord | UsageRecord | ResumedRecord | WarningRecord
+    if isinstance(record, timed):
+        state.last_time = record.at or state.last_time
 
 
 def _kind(record: Record) -> str:

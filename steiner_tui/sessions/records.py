@@ -1,22 +1,12 @@
 """The records of ``session.jsonl``: one msgspec ``Struct`` per line, tagged by ``type``.
 
 This module is the only place that turns records into bytes and back. Records hold the engine's
-own values where the engine has them (``Message``, ``CompactionOutcome``, ``LastMainRequest``,
-``Remedy``); what the log adds is what keeps every record independent of the conversation's
-length: a message line leaves out what the messages before it imply, a request record what the
-request record before it says (``request_values``), a generation record names the messages it
-keeps from the generation before by their index.
-
-* ``header``: always the first line; ``version`` is ``LOG_VERSION`` (a log of another version
-  is refused: this format keeps no readers for the development versions before it).
-* ``user``, ``assistant``, ``tool``, ``system``, ``summary``: a message appended to the active
-  generation (``MessageLine``).
-* ``partial``: a slice of a reply still streaming; left over at the end of the log, the
-  partials become an ``incomplete`` assistant message.
-* ``request``: a request snapshot's metadata and message hashes (``RequestEntry``).
-* ``generation``: a whole generation; ``reset: true`` starts the lineage over with it.
-* ``backend_state``, ``last_main_request``, ``pin``, ``usage``, ``mode``, ``skill``,
-  ``resumed``, ``warning``, ``error``: bookkeeping.
+own values where it has them (``Message``, ``CompactionOutcome``, ``LastMainRequest``,
+``Remedy``); what the log adds keeps every record independent of the conversation's length: a
+message line leaves out what the messages before it imply, a request record what the one
+before it says (``request_values``), a generation record names the messages it keeps from the
+generation before by their index. The first line is the ``header``; a log of another
+``LOG_VERSION`` is refused (no readers are kept for the development versions before it).
 
 Lines are compact UTF-8 JSON. Text holding lone surrogates (which UTF-8 cannot carry) is
 written with ASCII escapes; such a line, and a line that does not decode, is read again with the

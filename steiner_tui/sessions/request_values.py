@@ -1,26 +1,14 @@
 """Request records: a snapshot's metadata written as what differs from the request before.
 
-``records.RequestEntry`` is the line; ``LoggedRequest`` is what it says once the rules for
-absent fields are applied. The writer builds a line with ``request_delta`` against the
-``LoggedRequest`` of the record it wrote before, the parser reads it back with
-``request_fields`` against the one it read before (``resolve_request`` is the same with the
-hashes computed; the parser leaves them to be computed when asked for): both sides apply the
-same rules to the same previous value, and the writer checks that its line resolves to exactly
-the snapshot's values (else it writes every field), so every request is rebuilt exactly.
+``records.RequestEntry`` is the line; ``LoggedRequest`` is what it says once the rules for absent
+fields are applied against the record before (docs/design.md, "14. Durable context state"). The
+writer builds a line with ``request_delta`` and checks that it resolves to exactly the
+snapshot's values (else it writes every field); the parser reads it back with
+``request_fields``. Absent ``hashes`` are those of the messages logged since the record before
+(the message hash rule is so part of the format), computed only when read (``LazyHashes``).
 
-The rules (docs/design.md, "14. Durable context state"): an absent field is the previous
-request record's value: the index is one more, the id is the previous id with its index
-replaced by the new one, ``shared`` is every hash of the previous request (the request extends
-it); the first request's previous is all defaults. Absent ``hashes`` are those of the messages
-the log appended since the previous request record (the message hash rule of docs/design.md
-"5. Message hashes and request snapshots" is so part of the format: changing it needs a new log
-version), and an absent ``prompt_bytes`` adds their bytes to the previous one's. An absent
-``raw_prompt_tokens`` is the record's ``estimated_prompt_tokens``, and the time may be written
-as ``elapsed`` seconds after the previous one's.
-
-A reply's usage is folded into its request (``with_usage``), and a usage (folded or
-a ``usage`` record of the request's model) says what the last main request is
-(``implied_last_main``), so the log writes a ``last_main_request`` record only when it differs.
+A reply's usage is folded into its request (``with_usage``), and a usage says what the last
+main request is (``implied_last_main``), so ``last_main_request`` is written only when it differs.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The snapshot store holds only the requests a process made; a resumed session's e
 are its log's request records (``request_values.RequestRecord``): their figures and message
 hashes, and the reply's usage when logged, but not their blocks, tool definitions, per-source
 counts, estimate confidence or whether they fit (``NOT_RECORDED``). A message whose hash equals
-one of the conversation's is that message (``LoggedRequest.messages``); block messages and a
+one of the conversation's is that message (``RequestRecord.messages``); block messages and a
 summary as sent are not recorded.
 
 ``LoggedRequests`` reads them when asked (a page of summaries costs what the page holds; the
@@ -15,7 +15,6 @@ requests, then the store's, at one run of positions, for the inspector and the c
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
 
 import msgspec
 
@@ -57,42 +56,8 @@ NOT_RECORDED = (
 """What a request read from the log does not have (the inspector says so)."""
 
 
-class LoggedRequest(msgspec.Struct, frozen=True):
-    """One earlier request of a resumed session, as its log holds it (see the module doc).
-
-    ``messages`` is aligned with ``message_hashes``: the logged message with that hash, or
-    None where the log holds none (block messages, a summary as sent). ``usage`` is the
-    reply's (prompt, completion, cache read, cache write tokens; trailing zeros left out;
-    empty: none logged). ``exact`` is False when a damaged line preceded the record.
-    """
-
-    index: int
-    request_id: str
-    time: datetime | None
-    model: str
-    provider: str
-    generation_id: str
-    compaction: bool
-    estimated_prompt_tokens: int
-    raw_prompt_tokens: int
-    estimate_strategy: str
-    max_tokens: int
-    prompt_bytes: int
-    blocks_bytes: int
-    tools_bytes: int
-    block_message_count: int
-    message_hashes: tuple[str, ...]
-    messages: tuple[Message | None, ...]
-    usage: tuple[int, ...] = ()
-    exact: bool = True
-
-
-_AS_RECORDED = tuple(
-    f
-    for f in LoggedRequest.__struct_fields__
-    if f not in ("generation_id", "message_hashes", "messages")
-)
-"""The fields a ``LoggedRequest`` takes from its ``RequestRecord`` as they are."""
+LoggedRequest = RequestRecord
+"""One earlier request of a resumed session, as its log holds it (see the module doc)."""
 
 InspectedRequest = RequestSnapshot | LoggedRequest
 """A request the inspector shows: made by this process, or read from the log."""
@@ -155,7 +120,7 @@ class LoggedRequests:
             time=record.time,
             model=record.model,
             compaction=record.compaction,
-            generation_id=record.generation,
+            generation_id=record.generation_id,
             estimated_prompt_tokens=record.estimated_prompt_tokens,
             max_tokens=record.max_tokens,
             prompt_bytes=record.prompt_bytes,
@@ -222,10 +187,11 @@ class LoggedRequests:
         record = self._requests[position]
         hashes = record.message_hashes
         known = self._messages()
-        request = LoggedRequest(
-            **{f: getattr(record, f) for f in _AS_RECORDED},
-            generation_id=record.generation,
-            message_hashes=hashes,
+        request = msgspec.structs.replace(
+            record,
+            shared=0,
+            hashes=hashes,
+            previous=None,
             messages=tuple(
                 None if i < record.block_message_count else known.get(digest)
                 for i, digest in enumerate(hashes)

@@ -7,8 +7,7 @@ record's effect is applied only after it decoded completely, so a bad line chang
 Parsing is linear in the log: the active generation's messages grow in a list (turned into a
 tuple once, at the end), and each request record keeps how many hashes it shares with the
 request before and its own new ones (``RequestRecord.message_hashes`` rebuilds them on
-demand), so neither the work nor the memory grows with the square of the conversation. Equal
-message texts and tool call arguments are held once (``record_values.Interned``).
+demand), so neither the work nor the memory grows with the square of the conversation.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
-from steiner_tui.sessions.record_values import Interned, generation_of, message_of_line
+from steiner_tui.sessions.record_values import generation_of, message_of_line
 from steiner_tui.sessions.records import (
     LOG_VERSION,
     BackendStateRecord,
@@ -46,10 +45,9 @@ from steiner_tui.sessions.records import (
     decode_record,
 )
 from steiner_tui.sessions.request_values import (
-    LazyHashes,
     RequestRecord,
     implied_last_main,
-    request_fields,
+    read_request,
     usage_values,
 )
 
@@ -155,8 +153,6 @@ class LogState(msgspec.Struct):
     """Every error record, placed in its generation."""
     since_request: list[Message] = msgspec.field(default_factory=list)
     """The messages appended since the last request, generation or resumed record."""
-    interned: Interned = msgspec.field(default_factory=Interned)
-    """The texts and tool call arguments read, so that equal ones are held once."""
     tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
 
@@ -209,7 +205,7 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages, state.interned)
+    message, driver = message_of_line(record, state.active.messages)
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
@@ -221,30 +217,26 @@ def _message_line(state: LogState, record: MessageLine, line: int) -> None:
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.tip
-    fields = request_fields(record, previous, state.since_request)
-    shared: int = fields["shared"]
-    available = previous.hash_count if previous is not None else 0
-    if shared > available:
-        raise ValueError(f"shares {shared} hashes with the request before, which has {available}")
     # Any field may come from the record before: a lost line makes all of them uncertain.
     exact = not state.damaged_since_request
+    tip = read_request(record, previous, state.since_request, exact=exact, previous=previous)
+    available = previous.hash_count if previous is not None else 0
+    if tip.shared > available:
+        raise ValueError(
+            f"shares {tip.shared} hashes with the request before, which has {available}"
+        )
     if not exact:
         state.problem(
             line,
             "a damaged line precedes this request record; what it takes from the request "
-            "before (its first "
-            f"{shared} hashes) may be inexact",
+            f"before (its first {tip.shared} hashes) may be inexact",
         )
-    if fields["hashes"] is None:
-        fields["hashes"] = LazyHashes(state.since_request)
-    tip = RequestRecord(**fields, exact=exact, usage=record.usage, previous=previous)
     state.requests.append(tip)
     state.damaged_since_request = False
     state.since_request = []
-    time = tip.time
     if record.usage:
-        _implied_last_main(state, record.usage_at or time)
-    state.last_time = record.usage_at or time or state.last_time
+        _implied_last_main(state, record.usage_at or tip.time)
+    state.last_time = record.usage_at or tip.time or state.last_time
     state.clear_partial()
 
 

@@ -4,30 +4,22 @@ before it do not (``records``); request records have their own module (``request
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import msgspec
 
 from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.frozen import freeze
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
 from steiner_tui.sessions.records import (
-    EMPTY_JSON,
     LINE_OF_ROLE,
     AnyMessageLine,
     GenerationRecord,
     MessageLine,
-    ToolCallLine,
 )
 
 __all__ = [
-    "Interned",
     "expected_name",
     "generation_of",
     "generation_record",
@@ -36,44 +28,6 @@ __all__ = [
     "status_of_line",
     "trusted_content",
 ]
-
-
-# -- messages ------------------------------------------------------------------------------
-
-
-class Interned(msgspec.Struct):
-    """The values read so far that a log repeats, so that each is held once: message texts
-    (a command run again, a reply said again) and tool call arguments (a file read again).
-
-    The parser keeps one while it reads a log and drops it at the end.
-    """
-
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
-    """Frozen arguments by their ``repr``: equal as values and of the same types (``1``,
-    ``1.0`` and ``True`` stay apart, and so do ``None`` and a NaN the lenient reader let in)."""
-
-    def text(self, text: str) -> str:
-        """``text``, or the equal string read before it."""
-        return self.texts.setdefault(text, text)
-
-    def call_arguments(self, arguments: Any) -> Any:
-        """``arguments`` frozen, or the equal frozen arguments read before them."""
-        if arguments is None:
-            return None
-        key = repr(arguments)
-        frozen = self.arguments.get(key)
-        if frozen is None:
-            frozen = self.arguments[key] = freeze(arguments)
-        return frozen
-
-
-def _text(interned: Interned | None, text: str) -> str:
-    return text if interned is None else interned.text(text)
-
-
-def _arguments(interned: Interned | None, arguments: Any) -> Any:
-    return arguments if interned is None else interned.call_arguments(arguments)
 
 
 def _driver(message: Message) -> int | None:
@@ -118,24 +72,6 @@ def _expected_turn(messages: Sequence[Message], end: int, role: str) -> int | No
     return messages[end - 1].turn if end else 0
 
 
-def _json_content(message: Message) -> msgspec.Raw | None:
-    """A tool result's content as raw JSON when it is one line of valid JSON (else None)."""
-    content = message.content
-    if message.role != "tool" or not content.startswith("{") or not content.endswith("}"):
-        return None
-    try:
-        data = content.encode()
-    except UnicodeEncodeError:
-        return None
-    if b"\n" in data or b"\r" in data:
-        return None
-    try:
-        msgspec.json.decode(data, type=msgspec.Raw)
-    except msgspec.DecodeError:
-        return None
-    return msgspec.Raw(data)
-
-
 def status_of_line(message: Message, status: str) -> str:
     """What a tool line records of ``status``: "" when the result's text implies it."""
     if not status or message.role != "tool" or status == default_tool_status(message):
@@ -144,25 +80,21 @@ def status_of_line(message: Message, status: str) -> str:
 
 
 def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
-    """The version 4 line of ``messages[position]``, after the messages before it.
+    """The line of ``messages[position]``, after the messages before it.
 
     ``status``: how a tool result's call ended (the runner's), kept when the text does not
     imply it.
     """
     message = messages[position]
-    raw = _json_content(message)
     name: str | None = message.name
     if name == expected_name(messages, position, message.role, message.tool_call_id):
         name = None
     turn = message.turn
     driver = _driver(message)
     return LINE_OF_ROLE[message.role](
-        content="" if raw is not None else message.content,
-        json=EMPTY_JSON if raw is None else raw,
+        content=message.content,
         reasoning=message.reasoning,
-        tool_calls=tuple(
-            ToolCallLine(c.id, c.name, c.arguments, c.raw_arguments) for c in message.tool_calls
-        ),
+        tool_calls=message.tool_calls,
         images=message.images,
         name=name,
         tool_call_id=message.tool_call_id,
@@ -174,22 +106,10 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
     )
 
 
-def message_of_line(
-    line: MessageLine, messages: Sequence[Message], interned: Interned | None = None
-) -> tuple[Message, int | None]:
-    """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
-    texts and arguments are those ``interned`` holds when equal.
-
-    Raises:
-        ValueError: the line has both ``content`` and ``json``.
-    """
+def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Message, int | None]:
+    """The message ``line`` holds, appended after ``messages``, and its driver prefix."""
     role = str(type(line).__struct_config__.tag)
     end = len(messages)
-    content = line.content
-    if len(line.json):
-        if content:
-            raise ValueError("both content and json")
-        content = str(line.json, "utf-8")
     call = answered_call(messages, end, role, line.tool_call_id)
     # The call's own strings: a resumed session holds each name and id once.
     call_id = call.id if call is not None else line.tool_call_id
@@ -199,12 +119,9 @@ def message_of_line(
     turn = line.turn if line.turn is not None else _expected_turn(messages, end, role)
     message = Message(
         role,
-        _text(interned, content),
-        reasoning=_text(interned, line.reasoning),
-        tool_calls=tuple(
-            ToolCall(c.id, sys.intern(c.name), _arguments(interned, c.arguments), c.raw_arguments)
-            for c in line.tool_calls
-        ),
+        line.content,
+        reasoning=line.reasoning,
+        tool_calls=line.tool_calls,
         images=line.images,
         name=name,
         tool_call_id=call_id,

@@ -24,10 +24,9 @@ import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import CompactionOutcome
-from steiner_tui.engine.messages import Image, Message
+from steiner_tui.engine.messages import Image, Message, ToolCall
 
 __all__ = [
-    "EMPTY_JSON",
     "LINE_OF_ROLE",
     "LOG_FILE_NAME",
     "LOG_VERSION",
@@ -46,15 +45,15 @@ __all__ = [
     "RequestEntry",
     "ResumedRecord",
     "SkillRecord",
-    "ToolCallLine",
     "UsageRecord",
     "WarningRecord",
     "decode_record",
     "encode_record",
 ]
 
-LOG_VERSION = 5
-"""5: the engine's own values in the records. Earlier versions were development versions."""
+LOG_VERSION = 6
+"""6: tool calls as the engine's ``ToolCall``, one request record. Earlier versions were
+development versions."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 
@@ -74,19 +73,6 @@ class HeaderRecord(_Record, frozen=True, tag="header"):
     forked_from: str = ""
 
 
-class ToolCallLine(msgspec.Struct, frozen=True, array_like=True):
-    """A tool call in a message line: ``[id, name, arguments, raw_arguments]``."""
-
-    id: str
-    name: str
-    arguments: Any = None
-    raw_arguments: str = ""
-
-
-EMPTY_JSON = msgspec.Raw(b"")
-"""A message line's ``json`` when its content is written as a string."""
-
-
 class MessageLine(_Record, frozen=True):
     """A message appended to the active generation; its role is the record's type.
 
@@ -94,14 +80,13 @@ class MessageLine(_Record, frozen=True):
     line never shifts the turns after its own turn); ``driver`` (how many leading characters
     of a user message the driver composed) is 0; a tool result's ``name`` is that of the call
     with its ``tool_call_id`` in the assistant message before it. A tool result whose content
-    is one line of JSON is written as that JSON (``json``). ``status`` (``done``, ``failed``,
+    ``status`` (``done``, ``failed``,
     ``rejected``) is how a tool call ended when its text does not imply it.
     """
 
     content: str = ""
-    json: msgspec.Raw = EMPTY_JSON
     reasoning: str = ""
-    tool_calls: tuple[ToolCallLine, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
     images: tuple[Image, ...] = ()
     name: str | None = None
     tool_call_id: str = ""
@@ -151,29 +136,28 @@ class PartialRecord(_Record, frozen=True, tag="partial"):
 
 
 class RequestEntry(_Record, frozen=True, tag="request"):
-    """A request snapshot's metadata; an absent field is what the previous request record says
-    (``request_values``). ``shared`` leading hashes are the previous request's, ``hashes`` the
-    rest (absent: those of the messages logged since the previous request record)."""
+    """A request snapshot's metadata; an absent field is implied by the request record before
+    (``request_values``). ``hashes`` are the request's after the ``shared`` ones."""
 
     index: int | None = None
     request_id: str | None = None
+    time: datetime | None = None
     model: str | None = None
     provider: str | None = None
-    time: datetime | None = None
-    elapsed: float | None = None
-    """The time as seconds after the previous request record's."""
-    shared: int | None = None
-    hashes: tuple[str, ...] | None = None
-    block_message_count: int | None = None
-    prompt_bytes: int | None = None
-    blocks_bytes: int | None = None
-    tools_bytes: int | None = None
-    max_tokens: int | None = None
+    generation_id: str | None = msgspec.field(default=None, name="generation")
+    compaction: bool | None = None
     estimated_prompt_tokens: int | None = None
     raw_prompt_tokens: int | None = None
     estimate_strategy: str | None = None
-    compaction: bool | None = None
-    generation: str | None = None
+    max_tokens: int | None = None
+    prompt_bytes: int | None = None
+    blocks_bytes: int | None = None
+    tools_bytes: int | None = None
+    block_message_count: int | None = None
+    shared: int | None = None
+    hashes: tuple[str, ...] | None = None
+    elapsed: float | None = None
+    """The time as seconds after the previous request record's."""
     usage: tuple[int, ...] = ()
     """The reply's usage folded in (prompt, completion, cache read, cache write tokens;
     trailing zeros left out), when it arrived before any other record."""
@@ -297,9 +281,6 @@ def encode_record(record: Record) -> bytes:
         return _encoder().encode(record) + b"\n"
     except UnicodeEncodeError:
         # Lone surrogates: ASCII escapes carry them exactly.
-        if isinstance(record, MessageLine) and len(record.json):
-            text = bytes(record.json).decode()
-            record = msgspec.structs.replace(record, json=EMPTY_JSON, content=text)
         plain = msgspec.to_builtins(record)
         return (json.dumps(plain, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
 

@@ -19,12 +19,11 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.records import RequestEntry, UsageRecord
 from steiner_tui.sessions.request_values import (
-    LoggedRequest,
     RequestRecord,
     implied_last_main,
     request_delta,
+    same_time,
     usage_values,
-    with_usage,
 )
 
 __all__ = ["RequestTrail"]
@@ -35,7 +34,7 @@ class RequestTrail(msgspec.Struct):
 
     hashes: Sequence[str] = ()
     """Every message hash of the last request written."""
-    last: LoggedRequest | None = None
+    last: RequestRecord | None = None
     """The last request record written, as the parser reads it back."""
     pending: RequestEntry | None = None
     """A request record held until its usage or any other record comes."""
@@ -51,7 +50,7 @@ class RequestTrail(msgspec.Struct):
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
         last = loaded.requests[-1] if loaded.requests else None
         return cls(
-            last=last.plain() if last is not None else None,
+            last=msgspec.structs.replace(last, previous=None) if last is not None else None,
             cache_key=loaded.prompt_cache_key,
             resumed_from=last,
         )
@@ -82,7 +81,9 @@ class RequestTrail(msgspec.Struct):
                 event.cache_read_tokens,
                 event.cache_write_tokens,
             )
-            return with_usage(pending, request, usage, at), self._implied(at)
+            usage_at = None if same_time(at, request.time) else at
+            entry = msgspec.structs.replace(pending, usage=usage, usage_at=usage_at)
+            return entry, self._implied(at)
         if pending is not None:
             self.pending = pending  # written before the usage record
         record = UsageRecord(

@@ -17,14 +17,14 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import msgspec
+from msgspec.structs import replace
 
 from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
-from steiner_tui.sessions.record_values import generation_of, message_of_line
+from steiner_tui.sessions.record_values import kept_messages, message_of_line
 from steiner_tui.sessions.records import (
     LOG_VERSION,
     BackendStateRecord,
@@ -48,7 +48,6 @@ from steiner_tui.sessions.request_values import (
     RequestRecord,
     implied_last_main,
     read_request,
-    usage_values,
 )
 
 __all__ = [
@@ -91,37 +90,23 @@ SessionHeader = HeaderRecord
 
 
 class ActiveGeneration(msgspec.Struct):
-    """The generation records are being added to (messages in a list until the end)."""
+    """The generation records are being added to: its record, and its messages in a list
+    until the end (with the driver prefix of each, ``record_values.trusted_content``)."""
 
-    id: int = 0
+    record: GenerationRecord = GenerationRecord(id=0)
     messages: list[Message] = msgspec.field(default_factory=list)
     drivers: list[int | None] = msgspec.field(default_factory=list)
-    summary: str = ""
-    backend_state: str | None = None
-    outcome: CompactionOutcome | None = None
-    created_at: datetime | None = None
 
-    @classmethod
-    def of(cls, generation: ConversationGeneration) -> ActiveGeneration:
-        return cls(
-            generation.id,
-            list(generation.messages),
-            [None] * len(generation.messages),
-            generation.summary,
-            generation.backend_state,
-            generation.outcome,
-            generation.created_at,
-        )
+    @property
+    def id(self) -> int:
+        return self.record.id
 
     def freeze(self, messages: tuple[Message, ...] | None = None) -> ConversationGeneration:
         """The generation (with ``messages``, equal to the list's, when given)."""
+        r = self.record
+        chain = Chain(self.messages if messages is None else messages)
         return ConversationGeneration(
-            self.id,
-            Chain(self.messages if messages is None else messages),
-            self.summary,
-            self.backend_state,
-            self.outcome,
-            self.created_at,
+            r.id, chain, r.summary, r.backend_state, r.outcome, r.created_at
         )
 
 
@@ -249,23 +234,22 @@ def _implied_last_main(state: LogState, at: datetime | None) -> None:
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
-    generation = generation_of(record, state.active.messages)
+    messages = kept_messages(record, state.active.messages)
     if record.reset:
         state.done = []
         state.pins.clear()
-    elif generation.id <= state.active.id:
+    elif record.id <= state.active.id:
         state.problem(
-            line,
-            f"generation {generation.id} does not follow generation {state.active.id}; ignored",
+            line, f"generation {record.id} does not follow generation {state.active.id}; ignored"
         )
         return
     else:
         state.done.append(state.active.freeze())
     state.tool_statuses.update(record.statuses)
-    state.active = ActiveGeneration.of(generation)
+    state.active = ActiveGeneration(record, messages, [None] * len(messages))
     state.since_request = []
-    state.message_lines = [line] * len(generation.messages)
-    state.last_time = generation.created_at or state.last_time
+    state.message_lines = [line] * len(messages)
+    state.last_time = record.created_at or state.last_time
     state.clear_partial()
 
 
@@ -285,13 +269,7 @@ def _usage(state: LogState, record: UsageRecord) -> None:
     if request is not None and record.model == request.model:
         _implied_last_main(state, record.at)
         if not request.usage:  # the first usage reported for a request stays
-            usage = usage_values(
-                record.prompt_tokens,
-                record.completion_tokens,
-                record.cache_read_tokens,
-                record.cache_write_tokens,
-            )
-            state.requests[-1] = msgspec.structs.replace(request, usage=usage)
+            state.requests[-1] = replace(request, usage=record.usage)
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:
@@ -311,7 +289,7 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _generation(state, record, line)
         case BackendStateRecord():
             _check_gen(state, record.gen, line)
-            state.active.backend_state = record.state
+            state.active.record = replace(state.active.record, backend_state=record.state)
         case LastMainRequestRecord():
             state.last_main_request = record.request
             state.last_time = record.request.at or state.last_time

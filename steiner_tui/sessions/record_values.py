@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
@@ -21,8 +20,8 @@ from steiner_tui.sessions.records import (
 
 __all__ = [
     "expected_name",
-    "generation_of",
     "generation_record",
+    "kept_messages",
     "message_line",
     "message_of_line",
     "status_of_line",
@@ -192,17 +191,12 @@ def generation_record(
     )
 
 
-def generation_of(
-    record: GenerationRecord, before: Sequence[Message] = ()
-) -> ConversationGeneration:
-    """The generation ``record`` holds.
-
-    Args:
-        record: a ``generation`` record.
-        before: the messages of the generation active before it (indices point there).
+def kept_messages(record: GenerationRecord, before: Sequence[Message]) -> list[Message]:
+    """The messages of a ``generation`` record, its indices read in ``before`` (the messages
+    of the generation active before it).
 
     Raises:
-        ValueError: an index points past ``before``, or a message has an unknown role.
+        ValueError: an index points past ``before``.
     """
     messages: list[Message] = []
     for item in record.messages:
@@ -212,11 +206,4 @@ def generation_of(
             messages.append(before[item])
         else:
             messages.append(item)
-    return ConversationGeneration(
-        id=record.id,
-        messages=Chain(messages),
-        summary=record.summary,
-        backend_state=record.backend_state,
-        outcome=record.outcome,
-        created_at=record.created_at,
-    )
+    return messages

@@ -199,13 +199,11 @@ class PinRecord(_Record, frozen=True, tag="pin"):
 
 
 class UsageRecord(_Record, frozen=True, tag="usage"):
-    """A reply's token usage when it could not be folded into its request record."""
+    """A reply's token usage (as ``RequestEntry.usage``) when it could not be folded into its
+    request record."""
 
     model: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
+    usage: tuple[int, ...] = ()
     at: datetime | None = None
 
 

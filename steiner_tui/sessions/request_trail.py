@@ -74,26 +74,19 @@ class RequestTrail(msgspec.Struct):
         """The record to write for ``event``: the held request with the usage folded in, else
         a ``usage`` record; and the last main request it implies (None: none)."""
         request, pending = self.last, self.take()
+        usage = usage_values(
+            event.prompt_tokens,
+            event.completion_tokens,
+            event.cache_read_tokens,
+            event.cache_write_tokens,
+        )
         if pending is not None and request is not None and event.model == request.model:
-            usage = usage_values(
-                event.prompt_tokens,
-                event.completion_tokens,
-                event.cache_read_tokens,
-                event.cache_write_tokens,
-            )
             usage_at = None if same_time(at, request.time) else at
             entry = msgspec.structs.replace(pending, usage=usage, usage_at=usage_at)
             return entry, self._implied(at)
         if pending is not None:
             self.pending = pending  # written before the usage record
-        record = UsageRecord(
-            model=event.model,
-            prompt_tokens=event.prompt_tokens,
-            completion_tokens=event.completion_tokens,
-            cache_read_tokens=event.cache_read_tokens,
-            cache_write_tokens=event.cache_write_tokens,
-            at=at,
-        )
+        record = UsageRecord(model=event.model, usage=usage, at=at)
         same_model = request is not None and event.model == request.model
         return record, self._implied(at) if same_model else None
 

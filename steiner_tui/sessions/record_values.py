@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
@@ -19,7 +19,6 @@ from steiner_tui.sessions.records import (
 )
 
 __all__ = [
-    "expected_name",
     "generation_record",
     "kept_messages",
     "message_line",
@@ -37,45 +36,15 @@ def _driver(message: Message) -> int | None:
     return len(message.content) - len(split_skill_blocks(message.content)[2])
 
 
-def _calls_before(messages: Sequence[Message], end: int) -> tuple[ToolCall, ...]:
-    """The calls of the assistant message before the tool results that precede ``end``."""
-    position = end - 1
-    while position >= 0 and messages[position].role == "tool":
-        position -= 1
-    if position < 0 or messages[position].role != "assistant":
-        return ()
-    return messages[position].tool_calls
-
-
-def answered_call(
-    messages: Sequence[Message], end: int, role: str, call_id: str
-) -> ToolCall | None:
-    """The call a tool result at ``end`` answers: the one with its id in the assistant message
-    before it (None: not a tool result, or no such call)."""
-    if role != "tool":
-        return None
-    return next((c for c in _calls_before(messages, end) if c.id == call_id), None)
-
-
-def expected_name(messages: Sequence[Message], end: int, role: str, call_id: str) -> str:
-    """The name a line at ``end`` leaves out: a tool result's, that of the call it answers,
-    else empty."""
-    call = answered_call(messages, end, role, call_id)
-    return call.name if call is not None else ""
-
-
-def _expected_turn(messages: Sequence[Message], end: int, role: str) -> int | None:
-    """The turn a line leaves out: the previous message's (a user line always says its own)."""
-    if role == "user":
-        return None
-    return messages[end - 1].turn if end else 0
-
-
 def status_of_line(message: Message, status: str) -> str:
     """What a tool line records of ``status``: "" when the result's text implies it."""
     if not status or message.role != "tool" or status == default_tool_status(message):
         return ""
     return status
+
+
+_COPIED = MessageLine.__struct_fields__[: MessageLine.__struct_fields__.index("turn")]
+"""The fields a line and its message share."""
 
 
 def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
@@ -85,22 +54,13 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
     imply it.
     """
     message = messages[position]
-    name: str | None = message.name
-    if name == expected_name(messages, position, message.role, message.tool_call_id):
-        name = None
-    turn = message.turn
-    driver = _driver(message)
+    implied = message.role != "user" and message.turn == (
+        messages[position - 1].turn if position else 0
+    )
     return LINE_OF_ROLE[message.role](
-        content=message.content,
-        reasoning=message.reasoning,
-        tool_calls=message.tool_calls,
-        images=message.images,
-        name=name,
-        tool_call_id=message.tool_call_id,
-        source=message.source,
-        turn=None if turn == _expected_turn(messages, position, message.role) else turn,
-        incomplete=message.incomplete,
-        driver=driver or None,
+        **{f: getattr(message, f) for f in _COPIED},
+        turn=None if implied else message.turn,
+        driver=_driver(message) or None,
         status=status_of_line(message, status),
     )
 
@@ -108,26 +68,10 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
 def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix."""
     role = str(type(line).__struct_config__.tag)
-    end = len(messages)
-    call = answered_call(messages, end, role, line.tool_call_id)
-    # The call's own strings: a resumed session holds each name and id once.
-    call_id = call.id if call is not None else line.tool_call_id
-    name = line.name
-    if name is None:
-        name = call.name if call is not None else ""
-    turn = line.turn if line.turn is not None else _expected_turn(messages, end, role)
-    message = Message(
-        role,
-        line.content,
-        reasoning=line.reasoning,
-        tool_calls=line.tool_calls,
-        images=line.images,
-        name=name,
-        tool_call_id=call_id,
-        source=line.source,
-        turn=turn or 0,
-        incomplete=line.incomplete,
-    )
+    turn = line.turn
+    if turn is None:
+        turn = messages[-1].turn if messages and role != "user" else 0
+    message = Message(role, **{f: getattr(line, f) for f in _COPIED}, turn=turn)
     driver = line.driver
     if driver is None and role == "user" and not line.source:
         driver = 0

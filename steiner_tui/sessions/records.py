@@ -78,9 +78,7 @@ class MessageLine(_Record, frozen=True):
 
     Left out: ``turn`` is the previous message's (a user line always says its own, so a lost
     line never shifts the turns after its own turn); ``driver`` (how many leading characters
-    of a user message the driver composed) is 0; a tool result's ``name`` is that of the call
-    with its ``tool_call_id`` in the assistant message before it. A tool result whose content
-    ``status`` (``done``, ``failed``,
+    of a user message the driver composed) is 0. ``status`` (``done``, ``failed``,
     ``rejected``) is how a tool call ended when its text does not imply it.
     """
 
@@ -88,11 +86,11 @@ class MessageLine(_Record, frozen=True):
     reasoning: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     images: tuple[Image, ...] = ()
-    name: str | None = None
+    name: str = ""
     tool_call_id: str = ""
     source: str = ""
-    turn: int | None = None
     incomplete: bool = False
+    turn: int | None = None
     driver: int | None = None
     status: str = ""
 

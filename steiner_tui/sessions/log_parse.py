@@ -40,8 +40,8 @@ from steiner_tui.sessions.records import (
     RequestEntry,
     ResumedRecord,
     SkillRecord,
+    TimedRecord,
     UsageRecord,
-    WarningRecord,
     decode_record,
 )
 from steiner_tui.sessions.request_values import (
@@ -311,8 +311,7 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             # The resumed writer wrote what follows against the records read so far.
             state.damaged_since_request = False
             state.since_request = []
-    timed = PinRecord | ModeRecord | ErrorRecord | UsageRecord | ResumedRecord | WarningRecord
-    if isinstance(record, timed):
+    if isinstance(record, TimedRecord):
         state.last_time = record.at or state.last_time
 
 

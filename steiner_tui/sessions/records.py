@@ -45,6 +45,7 @@ __all__ = [
     "RequestEntry",
     "ResumedRecord",
     "SkillRecord",
+    "TimedRecord",
     "UsageRecord",
     "WarningRecord",
     "decode_record",
@@ -60,6 +61,12 @@ META_FILE_NAME = "meta.json"
 
 class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag_field="type"):
     """A line of the log."""
+
+
+class TimedRecord(_Record, frozen=True):
+    """A line that says when it happened."""
+
+    at: datetime | None = None
 
 
 class HeaderRecord(_Record, frozen=True, tag="header"):
@@ -118,11 +125,8 @@ class SummaryLine(MessageLine, frozen=True, tag="summary"):
 AnyMessageLine = UserLine | AssistantLine | ToolLine | SystemLine | SummaryLine
 
 LINE_OF_ROLE: dict[str, type[AnyMessageLine]] = {
-    "user": UserLine,
-    "assistant": AssistantLine,
-    "tool": ToolLine,
-    "system": SystemLine,
-    "summary": SummaryLine,
+    str(line.__struct_config__.tag): line
+    for line in (UserLine, AssistantLine, ToolLine, SystemLine, SummaryLine)
 }
 
 
@@ -187,51 +191,44 @@ class LastMainRequestRecord(_Record, frozen=True, tag="last_main_request"):
     request: LastMainRequest
 
 
-class PinRecord(_Record, frozen=True, tag="pin"):
+class PinRecord(TimedRecord, frozen=True, kw_only=True, tag="pin"):
     """A message pinned (or unpinned); a ``reset`` generation record clears the pins."""
 
     key: str
     pinned: bool = True
     label: str = ""
-    at: datetime | None = None
 
 
-class UsageRecord(_Record, frozen=True, tag="usage"):
+class UsageRecord(TimedRecord, frozen=True, tag="usage"):
     """A reply's token usage (as ``RequestEntry.usage``) when it could not be folded into its
     request record."""
 
     model: str = ""
     usage: tuple[int, ...] = ()
-    at: datetime | None = None
 
 
-class ModeRecord(_Record, frozen=True, tag="mode"):
+class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):
     mode: Literal["build", "plan"]
-    at: datetime | None = None
 
 
-class SkillRecord(_Record, frozen=True, tag="skill"):
+class SkillRecord(TimedRecord, frozen=True, kw_only=True, tag="skill"):
     name: str
     enabled: bool = False
-    at: datetime | None = None
 
 
-class ResumedRecord(_Record, frozen=True, tag="resumed"):
-    at: datetime | None = None
+class ResumedRecord(TimedRecord, frozen=True, tag="resumed"):
     version: int | None = None
     """The version of the records after this one (a log resumed by a newer app)."""
 
 
-class WarningRecord(_Record, frozen=True, tag="warning"):
+class WarningRecord(TimedRecord, frozen=True, tag="warning"):
     code: str = ""
     message: str = ""
-    at: datetime | None = None
 
 
-class ErrorRecord(_Record, frozen=True, tag="error"):
+class ErrorRecord(TimedRecord, frozen=True, tag="error"):
     code: str = ""
     message: str = ""
-    at: datetime | None = None
     remedies: tuple[Any, ...] = ()
     """``engine.provider.Remedy`` values (one whose action this version does not know is
     left out when read)."""
@@ -239,11 +236,7 @@ class ErrorRecord(_Record, frozen=True, tag="error"):
 
 Record = (
     HeaderRecord
-    | UserLine
-    | AssistantLine
-    | ToolLine
-    | SystemLine
-    | SummaryLine
+    | AnyMessageLine
     | PartialRecord
     | RequestEntry
     | GenerationRecord

@@ -122,9 +122,8 @@ class LogState(msgspec.Struct):
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
-    partial_text: list[str] = msgspec.field(default_factory=list)
-    partial_reasoning: list[str] = msgspec.field(default_factory=list)
-    partial_turn: int = 0
+    partials: list[PartialRecord] = msgspec.field(default_factory=list)
+    """The streamed reply since the last message (or request or generation) record."""
     last_time: datetime | None = None
     records: int = 0
     damaged_since_request: bool = False
@@ -145,15 +144,6 @@ class LogState(msgspec.Struct):
     def tip(self) -> RequestRecord | None:
         """The last request record read (the next one is read against it)."""
         return self.requests[-1] if self.requests else None
-
-    @property
-    def generations(self) -> list[ConversationGeneration]:
-        """Every generation, the active one last (built; call once at the end)."""
-        return [*self.done, self.active.freeze()]
-
-    def clear_partial(self) -> None:
-        self.partial_text.clear()
-        self.partial_reasoning.clear()
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(LogProblem(line, message))
@@ -197,7 +187,7 @@ def _message_line(state: LogState, record: MessageLine, line: int) -> None:
     state.active.messages.append(message)
     state.active.drivers.append(driver)
     state.message_lines.append(line)
-    state.clear_partial()
+    state.partials.clear()
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
@@ -222,7 +212,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
     if record.usage:
         _implied_last_main(state, record.usage_at or tip.time)
     state.last_time = record.usage_at or tip.time or state.last_time
-    state.clear_partial()
+    state.partials.clear()
 
 
 def _implied_last_main(state: LogState, at: datetime | None) -> None:
@@ -250,7 +240,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
     state.since_request = []
     state.message_lines = [line] * len(messages)
     state.last_time = record.created_at or state.last_time
-    state.clear_partial()
+    state.partials.clear()
 
 
 def _error(state: LogState, record: ErrorRecord) -> None:
@@ -279,10 +269,7 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         case MessageLine():
             _message_line(state, record, line)
         case PartialRecord():
-            if not state.partial_text and not state.partial_reasoning:
-                state.partial_turn = record.turn
-            state.partial_text.append(record.text)
-            state.partial_reasoning.append(record.reasoning)
+            state.partials.append(record)
         case RequestEntry():
             _request(state, record, line)
         case GenerationRecord():
@@ -313,10 +300,6 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             state.since_request = []
     if isinstance(record, TimedRecord):
         state.last_time = record.at or state.last_time
-
-
-def _kind(record: Record) -> str:
-    return str(type(record).__struct_config__.tag)
 
 
 def _lines(data: bytes) -> Iterator[bytes]:
@@ -352,7 +335,7 @@ def parse_log_bytes(data: bytes) -> LogState:
         except Exception as exc:
             text = str(exc) if isinstance(exc, ValueError) else repr(exc)
             if not text.startswith("malformed"):
-                text = f"malformed {_kind(record)} record: {text}"
+                text = f"malformed {type(record).__struct_config__.tag} record: {text}"
             state.problem(number, text)
             state.damaged_since_request |= isinstance(record, RequestEntry)
             continue

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
+from msgspec.structs import astuple
 
 from steiner_tui.engine.chain import shared_prefix
 from steiner_tui.engine.compaction.fallback import LastMainRequest
@@ -122,7 +123,7 @@ class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 _NONE = RequestRecord()
 """What a log's first request record is read against."""
 _WRITTEN = RequestEntry.__struct_fields__[: RequestEntry.__struct_fields__.index("elapsed")]
-"""The fields a record and the request it resolves to share."""
+"""The fields a record and the request it resolves to share, first in both and in one order."""
 
 
 def _derived_id(base: RequestRecord, index: int) -> str:
@@ -133,37 +134,29 @@ def _derived_id(base: RequestRecord, index: int) -> str:
     return ""
 
 
-def _implied(
-    base: RequestRecord, since: Sequence[Message], index: int | None, estimate: int
-) -> dict[str, Any]:
-    """What a record's absent fields are, read after ``base`` (the rest: ``base``'s)."""
-    index = base.index + 1 if index is None else index
-    return {
-        "index": index,
-        "request_id": _derived_id(base, index),
-        "shared": base.hash_count,
-        "hashes": LazyHashes(since),
-        "prompt_bytes": base.prompt_bytes + messages_bytes(since),
-        "raw_prompt_tokens": estimate,
-    }
-
-
 def read_request(
     entry: RequestEntry, base: RequestRecord | None, since: Sequence[Message] = (), **extra: Any
 ) -> RequestRecord:
     """What ``entry`` says, read after ``base`` with ``since`` the messages logged after it
     (after the last ``generation`` record when one came later); ``extra``: other fields."""
     base = base or _NONE
-    estimate = _or(entry.estimated_prompt_tokens, base.estimated_prompt_tokens)
-    implied = _implied(base, since, entry.index, estimate)
-    values = {f: _or(getattr(entry, f), implied.get(f, getattr(base, f))) for f in _WRITTEN}
+    pairs = zip(_WRITTEN, astuple(entry), astuple(base), strict=False)  # the shared fields
+    values = {f: b if g is None else g for f, g, b in pairs}
+    if entry.index is None:
+        values["index"] = base.index + 1
+    if entry.request_id is None:
+        values["request_id"] = _derived_id(base, values["index"])
     if entry.time is None and entry.elapsed is not None and base.time is not None:
         values["time"] = base.time + timedelta(seconds=entry.elapsed)
+    if entry.raw_prompt_tokens is None:
+        values["raw_prompt_tokens"] = values["estimated_prompt_tokens"]
+    if entry.shared is None:
+        values["shared"] = base.hash_count
+    if entry.hashes is None:
+        values["hashes"] = LazyHashes(since)
+    if entry.prompt_bytes is None:
+        values["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
     return RequestRecord(**values, usage=entry.usage, **extra)
-
-
-def _or(value: Any, default: Any) -> Any:
-    return default if value is None else value
 
 
 def same_time(a: datetime | None, b: datetime | None) -> bool:
@@ -196,11 +189,13 @@ def request_delta(
     shared = shared_prefix(previous_hashes, hashes)
     full = {f: getattr(snapshot, f) for f in _WRITTEN if f not in ("shared", "hashes")}
     full.update(shared=shared, hashes=tuple(hashes[shared:]))
-    base = previous or _NONE
-    implied = _implied(base, since, None, full["estimated_prompt_tokens"])
+    blank = read_request(RequestEntry(), previous, since)  # every field left out
     fields: dict[str, Any] = {
-        f: None if full[f] == implied.get(f, getattr(base, f)) else full[f] for f in _WRITTEN
+        f: None if full[f] == getattr(blank, f) else full[f] for f in _WRITTEN
     }
+    raw = full["raw_prompt_tokens"]
+    fields["raw_prompt_tokens"] = None if raw == full["estimated_prompt_tokens"] else raw
+    base = previous or _NONE
     same = same_time(full["time"], base.time)
     elapsed = None if same else _elapsed(full["time"], base)
     fields["time"] = None if same or elapsed is not None else full["time"]

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import msgspec
+
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
 from steiner_tui.sessions.records import (
+    EMPTY_JSON,
     LINE_OF_ROLE,
     AnyMessageLine,
     GenerationRecord,
@@ -43,8 +46,21 @@ def status_of_line(message: Message, status: str) -> str:
     return status
 
 
-_COPIED = MessageLine.__struct_fields__[: MessageLine.__struct_fields__.index("turn")]
-"""The fields a line and its message share."""
+_COPIED = MessageLine.__struct_fields__[2 : MessageLine.__struct_fields__.index("turn")]
+"""The fields a line and its message share, after ``content`` and ``json``."""
+
+
+def _json_content(message: Message) -> msgspec.Raw | None:
+    """A tool result's content as raw JSON when it is one line of valid JSON (else None)."""
+    content = message.content
+    if message.role != "tool" or not content.startswith("{") or not content.endswith("}"):
+        return None
+    try:
+        data = content.encode()
+        msgspec.json.decode(data, type=msgspec.Raw)
+    except (UnicodeEncodeError, msgspec.DecodeError):
+        return None
+    return None if b"\n" in data or b"\r" in data else msgspec.Raw(data)
 
 
 def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
@@ -57,7 +73,10 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
     implied = message.role != "user" and message.turn == (
         messages[position - 1].turn if position else 0
     )
+    raw = _json_content(message)
     return LINE_OF_ROLE[message.role](
+        content="" if raw is not None else message.content,
+        json=EMPTY_JSON if raw is None else raw,
         **{f: getattr(message, f) for f in _COPIED},
         turn=None if implied else message.turn,
         driver=_driver(message) or None,
@@ -66,12 +85,21 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
 
 
 def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Message, int | None]:
-    """The message ``line`` holds, appended after ``messages``, and its driver prefix."""
+    """The message ``line`` holds, appended after ``messages``, and its driver prefix.
+
+    Raises:
+        ValueError: the line has both ``content`` and ``json``.
+    """
     role = str(type(line).__struct_config__.tag)
+    content = line.content
+    if len(line.json):
+        if content:
+            raise ValueError("both content and json")
+        content = str(line.json, "utf-8")
     turn = line.turn
     if turn is None:
         turn = messages[-1].turn if messages and role != "user" else 0
-    message = Message(role, **{f: getattr(line, f) for f in _COPIED}, turn=turn)
+    message = Message(role, content, **{f: getattr(line, f) for f in _COPIED}, turn=turn)
     driver = line.driver
     if driver is None and role == "user" and not line.source:
         driver = 0

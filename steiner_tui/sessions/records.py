@@ -27,6 +27,7 @@ from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Image, Message, ToolCall
 
 __all__ = [
+    "EMPTY_JSON",
     "LINE_OF_ROLE",
     "LOG_FILE_NAME",
     "LOG_VERSION",
@@ -80,16 +81,22 @@ class HeaderRecord(_Record, frozen=True, tag="header"):
     forked_from: str = ""
 
 
+EMPTY_JSON = msgspec.Raw(b"")
+"""A message line's ``json`` when its content is written as a string."""
+
+
 class MessageLine(_Record, frozen=True):
     """A message appended to the active generation; its role is the record's type.
 
     Left out: ``turn`` is the previous message's (a user line always says its own, so a lost
     line never shifts the turns after its own turn); ``driver`` (how many leading characters
-    of a user message the driver composed) is 0. ``status`` (``done``, ``failed``,
+    of a user message the driver composed) is 0. A tool result whose content is one line of
+    JSON is written as that JSON (``json``). ``status`` (``done``, ``failed``,
     ``rejected``) is how a tool call ended when its text does not imply it.
     """
 
     content: str = ""
+    json: msgspec.Raw = EMPTY_JSON
     reasoning: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     images: tuple[Image, ...] = ()
@@ -270,6 +277,9 @@ def encode_record(record: Record) -> bytes:
         return _encoder().encode(record) + b"\n"
     except UnicodeEncodeError:
         # Lone surrogates: ASCII escapes carry them exactly.
+        if isinstance(record, MessageLine) and len(record.json):
+            text = bytes(record.json).decode()
+            record = msgspec.structs.replace(record, json=EMPTY_JSON, content=text)
         plain = msgspec.to_builtins(record)
         return (json.dumps(plain, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
 

@@ -95,7 +95,8 @@ class LoggedRequests:
     """The request records of a resumed session's log, read when asked (see the module doc)."""
 
     def __init__(self, requests: Sequence[RequestRecord], lineage: ConversationLineage) -> None:
-        self._requests = requests
+        self.records = requests
+        """The log's request records, oldest first (their ``messages`` not filled)."""
         self._last_index = max((r.index for r in requests), default=0)
         self._lineage = lineage
         self._by_hash: dict[str, Message] | None = None
@@ -104,16 +105,16 @@ class LoggedRequests:
         """The position and request ``at`` read last (the context panel asks again)."""
 
     def __len__(self) -> int:
-        return len(self._requests)
+        return len(self.records)
 
     def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]:
         """The figures of the requests at positions ``start`` to ``stop`` (oldest first)."""
-        count = len(self._requests)
+        count = len(self.records)
         stop = count if stop is None else min(stop, count)
         return tuple(self._summary(p) for p in range(max(0, start), stop))
 
     def _summary(self, position: int) -> RequestSummary:
-        record = self._requests[position]
+        record = self.records[position]
         return RequestSummary(
             position=position,
             index=record.index,
@@ -131,29 +132,24 @@ class LoggedRequests:
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
-        count = len(self._requests)
+        count = len(self.records)
         guess = count - 1 - (self._last_index - index)  # numbered one after another
-        if 0 <= guess < count and self._requests[guess].index == index:
-            later = (self._requests[p].index for p in range(guess + 1, count))
+        if 0 <= guess < count and self.records[guess].index == index:
+            later = (self.records[p].index for p in range(guess + 1, count))
             if index not in later:
                 return guess
         if self._by_index is None:
             self._by_index = {s.index: s.position for s in self.summaries()}
         return self._by_index.get(index)
 
-    def message_hashes(self, position: int) -> tuple[str, ...]:
-        """Every message hash of the request at ``position``."""
-        return self._requests[position].message_hashes
-
     def cost(self, price_of: Callable[[str], ModelPrice | None]) -> RequestCost | None:
         """What the requests whose usage the log holds cost (summary calls included), each
         priced by ``price_of`` its model; None when one of them has no price."""
         total = ZERO_COST
-        for record in self._requests:
-            usage = record.usage
-            if not usage:
+        for record in self.records:
+            if not record.usage:
                 continue
-            prompt, completion, read, write = (*usage, 0, 0, 0)[:4]
+            prompt, completion, read, write = (*record.usage, 0, 0, 0)[:4]
             cost = request_cost(
                 price_of(record.model),
                 prompt_tokens=prompt,
@@ -184,7 +180,7 @@ class LoggedRequests:
         last = self._last
         if last is not None and last[0] == position:
             return last[1]
-        record = self._requests[position]
+        record = self.records[position]
         hashes = record.message_hashes
         known = self._messages()
         request = msgspec.structs.replace(
@@ -224,7 +220,7 @@ class SessionRequests:
             earlier = self.earlier
             assert earlier is not None and len(earlier)
             first = self.store.at(0).message_hashes
-            last = earlier.message_hashes(len(earlier) - 1)
+            last = earlier.records[-1].message_hashes
             self._first_reused = shared_prefix(last, first)
         return self._first_reused
 
@@ -267,7 +263,7 @@ class SessionRequests:
             return None
         for number in range(index - 1, index - 1 - lookback, -1):
             position = earlier.position_of(number)
-            if position is not None and not earlier.summaries(position, position + 1)[0].compaction:
+            if position is not None and not earlier.records[position].compaction:
                 return earlier.at(position)
         return None
 

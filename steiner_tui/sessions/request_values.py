@@ -16,7 +16,7 @@ A reply's usage is folded into its request, and a usage says what the last main 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -52,14 +52,11 @@ class LazyHashes(Sequence[str]):
     def __len__(self) -> int:
         return len(self._messages)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.resolved)
-
     def __getitem__(self, index: Any) -> Any:
         return self.resolved[index]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+        return isinstance(other, Sequence) and self.resolved == tuple(other)
 
     __hash__ = None  # type: ignore[assignment]
 

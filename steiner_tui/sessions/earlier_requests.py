@@ -97,7 +97,6 @@ class LoggedRequests:
     def __init__(self, requests: Sequence[RequestRecord], lineage: ConversationLineage) -> None:
         self.records = requests
         """The log's request records, oldest first (their ``messages`` not filled)."""
-        self._last_index = max((r.index for r in requests), default=0)
         self._lineage = lineage
         self._by_hash: dict[str, Message] | None = None
         self._by_index: dict[int, int] | None = None
@@ -132,14 +131,8 @@ class LoggedRequests:
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
-        count = len(self.records)
-        guess = count - 1 - (self._last_index - index)  # numbered one after another
-        if 0 <= guess < count and self.records[guess].index == index:
-            later = (self.records[p].index for p in range(guess + 1, count))
-            if index not in later:
-                return guess
         if self._by_index is None:
-            self._by_index = {s.index: s.position for s in self.summaries()}
+            self._by_index = {r.index: p for p, r in enumerate(self.records)}
         return self._by_index.get(index)
 
     def cost(self, price_of: Callable[[str], ModelPrice | None]) -> RequestCost | None:

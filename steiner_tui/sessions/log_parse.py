@@ -13,7 +13,7 @@ demand), so neither the work nor the memory grows with the square of the convers
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import io
 from datetime import datetime
 
 import msgspec
@@ -302,25 +302,12 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         state.last_time = record.at or state.last_time
 
 
-def _lines(data: bytes) -> Iterator[bytes]:
-    """Each line of ``data`` without its newline (the one ending the last record is no line).
-
-    One line at a time, so parsing never holds a copy of the whole log as separate lines.
-    """
-    start, size = 0, len(data)
-    while start < size:
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = size
-        yield data[start:end]
-        start = end + 1
-
-
 def parse_log_bytes(data: bytes) -> LogState:
     """Parse a whole log; each bad line becomes a problem, the rest still applies."""
     state = LogState()
     number = 0
-    for number, raw in enumerate(_lines(data), start=1):
+    # One line at a time (with its newline), never a copy of the whole log as separate lines.
+    for number, raw in enumerate(io.BytesIO(data), start=1):
         try:
             record = decode_record(raw)
         except Exception as exc:

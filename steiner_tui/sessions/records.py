@@ -109,24 +109,19 @@ class MessageLine(_Record, frozen=True):
     status: str = ""
 
 
-class UserLine(MessageLine, frozen=True, tag="user"):
-    """A user message."""
+class UserLine(MessageLine, frozen=True, tag="user"): ...
 
 
-class AssistantLine(MessageLine, frozen=True, tag="assistant"):
-    """An assistant message."""
+class AssistantLine(MessageLine, frozen=True, tag="assistant"): ...
 
 
-class ToolLine(MessageLine, frozen=True, tag="tool"):
-    """A tool result."""
+class ToolLine(MessageLine, frozen=True, tag="tool"): ...
 
 
-class SystemLine(MessageLine, frozen=True, tag="system"):
-    """A system message."""
+class SystemLine(MessageLine, frozen=True, tag="system"): ...
 
 
-class SummaryLine(MessageLine, frozen=True, tag="summary"):
-    """A summary message."""
+class SummaryLine(MessageLine, frozen=True, tag="summary"): ...
 
 
 AnyMessageLine = UserLine | AssistantLine | ToolLine | SystemLine | SummaryLine

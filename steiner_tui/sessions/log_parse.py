@@ -326,11 +326,9 @@ def parse_log_bytes(data: bytes) -> LogState:
             state.problem(number, text)
             state.damaged_since_request |= isinstance(record, RequestEntry)
             continue
-        if number == 1 and not isinstance(record, HeaderRecord):
-            state.problem(1, "the log does not start with a header record")
         state.records += 1
     if not number:
         state.problems.append(LogProblem(1, "the log is empty (no header record)"))
     elif state.header is None and not any(p.line_number == 1 for p in state.problems):
-        state.problem(1, "the log does not start with a header record")
+        state.problems.insert(0, LogProblem(1, "the log does not start with a header record"))
     return state

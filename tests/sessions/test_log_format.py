@@ -1,7 +1,7 @@
 """The log format: typed records, linear size, exact request rebuilds, old logs.
 
 * every request record holds only what it added to the one before, and rebuilds
-  byte-for-byte into the full record (the delta rules are in ``test_log_version4``);
+  byte-for-byte into the full record (the delta rules are in ``test_log_deltas``);
 * each message is stored once, retained messages of a compaction included;
 * a log of an older development version (the fixtures) is refused with a clear message.
 """

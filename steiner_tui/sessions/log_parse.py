@@ -139,6 +139,8 @@ class LogState(msgspec.Struct):
     """The messages appended since the last request, generation or resumed record."""
     tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
+    """The message contents read, each held once (``record_values.message_of_line``)."""
 
     @property
     def tip(self) -> RequestRecord | None:
@@ -180,7 +182,7 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages)
+    message, driver = message_of_line(record, state.active.messages, state.texts)
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)

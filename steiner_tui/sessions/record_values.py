@@ -84,8 +84,12 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
     )
 
 
-def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Message, int | None]:
-    """The message ``line`` holds, appended after ``messages``, and its driver prefix.
+def message_of_line(
+    line: MessageLine, messages: Sequence[Message], texts: dict[str, str] | None = None
+) -> tuple[Message, int | None]:
+    """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
+    content is the equal one in ``texts`` when there is one (else added), so a file read again
+    or a command run again is held once.
 
     Raises:
         ValueError: the line has both ``content`` and ``json``.
@@ -96,6 +100,8 @@ def message_of_line(line: MessageLine, messages: Sequence[Message]) -> tuple[Mes
         if content:
             raise ValueError("both content and json")
         content = str(line.json, "utf-8")
+    if texts is not None:
+        content = texts.setdefault(content, content)
     turn = line.turn
     if turn is None:
         turn = messages[-1].turn if messages and role != "user" else 0

@@ -3,7 +3,8 @@
 * a property test over arbitrary records: every field, and every message hash rebuilt from the
   records before (hashes written out or derived from the messages logged since);
 * the ids a loaded log holds equal the ids the request records resolve to one after the other;
-* tool call arguments equal as JSON but not as values (``1``, ``1.0``, ``true``) stay apart.
+* a loaded log holds equal message texts once; tool call arguments equal as JSON but not as
+  values (``1``, ``1.0``, ``true``) stay apart.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def _write(directory: Path, messages: list[Message]) -> None:
     (directory / "session.jsonl").write_bytes(b"".join(lines))
 
 
-def test_a_loaded_log_keeps_equal_arguments_of_other_types_apart(tmp_path: Path) -> None:
+def test_a_loaded_log_holds_equal_texts_once_and_typed_arguments_apart(tmp_path: Path) -> None:
     listing = "total 8\n-rw-r--r-- 1 dev dev 120 a.py\n" * 40
     arguments: tuple[dict[str, Any], ...] = (
         {"command": "ls -la"},
@@ -188,6 +189,8 @@ def test_a_loaded_log_keeps_equal_arguments_of_other_types_apart(tmp_path: Path)
     assert loaded.problems == ()
     active = loaded.lineage.active.messages
     assert active == tuple(messages)
+    assert active[1].content is active[4].content  # equal texts held once
+    assert active[2].content is active[5].content
     calls = [m.tool_calls[0] for m in active if m.tool_calls]
     # Equal as Python values, not as JSON: each keeps its own type.
     assert [type(c.arguments["n"]) for c in calls[2:]] == [int, float, bool]

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import msgspec
+from msgspec.structs import astuple
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
@@ -19,6 +20,7 @@ from steiner_tui.sessions.records import (
     AnyMessageLine,
     GenerationRecord,
     MessageLine,
+    ToolCallLine,
 )
 
 __all__ = [
@@ -46,8 +48,8 @@ def status_of_line(message: Message, status: str) -> str:
     return status
 
 
-_COPIED = MessageLine.__struct_fields__[2 : MessageLine.__struct_fields__.index("turn")]
-"""The fields a line and its message share, after ``content`` and ``json``."""
+_COPIED = ("reasoning", "images", "name", "tool_call_id", "source", "incomplete")
+"""The fields a line and its message share as they are."""
 
 
 def _json_content(message: Message) -> msgspec.Raw | None:
@@ -78,6 +80,7 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
         content="" if raw is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
         **{f: getattr(message, f) for f in _COPIED},
+        tool_calls=tuple(ToolCallLine(*astuple(c)) for c in message.tool_calls),
         turn=None if implied else message.turn,
         driver=_driver(message) or None,
         status=status_of_line(message, status),
@@ -105,7 +108,10 @@ def message_of_line(
     turn = line.turn
     if turn is None:
         turn = messages[-1].turn if messages and role != "user" else 0
-    message = Message(role, content, **{f: getattr(line, f) for f in _COPIED}, turn=turn)
+    calls = tuple(ToolCall(*astuple(c)) for c in line.tool_calls)
+    message = Message(
+        role, content, **{f: getattr(line, f) for f in _COPIED}, tool_calls=calls, turn=turn
+    )
     driver = line.driver
     if driver is None and role == "user" and not line.source:
         driver = 0

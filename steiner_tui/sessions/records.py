@@ -24,7 +24,7 @@ import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import CompactionOutcome
-from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.messages import Image, Message
 
 __all__ = [
     "EMPTY_JSON",
@@ -47,6 +47,7 @@ __all__ = [
     "ResumedRecord",
     "SkillRecord",
     "TimedRecord",
+    "ToolCallLine",
     "UsageRecord",
     "WarningRecord",
     "decode_record",
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 LOG_VERSION = 6
-"""6: tool calls as the engine's ``ToolCall``, one request record. Earlier versions were
+"""6: one request record type, a tool result's name written. Earlier versions were
 development versions."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
@@ -81,6 +82,16 @@ class HeaderRecord(_Record, frozen=True, tag="header"):
     forked_from: str = ""
 
 
+class ToolCallLine(msgspec.Struct, frozen=True, array_like=True):
+    """A tool call in a message line, ``[id, name, arguments, raw_arguments]``: the engine's
+    ``ToolCall`` in a third fewer bytes."""
+
+    id: str
+    name: str
+    arguments: Any = None
+    raw_arguments: str = ""
+
+
 EMPTY_JSON = msgspec.Raw(b"")
 """A message line's ``json`` when its content is written as a string."""
 
@@ -98,7 +109,7 @@ class MessageLine(_Record, frozen=True):
     content: str = ""
     json: msgspec.Raw = EMPTY_JSON
     reasoning: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
+    tool_calls: tuple[ToolCallLine, ...] = ()
     images: tuple[Image, ...] = ()
     name: str = ""
     tool_call_id: str = ""

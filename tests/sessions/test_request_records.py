@@ -202,7 +202,7 @@ def test_arguments_equal_only_as_values_are_not_shared(tmp_path: Path) -> None:
     for turn, arguments in enumerate(("NaN", "null", "1", "1.0", "true", "NaN"), start=1):
         lines += [
             b'{"type":"user","content":"q%d","turn":%d}' % (turn, turn),
-            b'{"type":"assistant","tool_calls":[{"id":"c%d","name":"bash","arguments":{"a":%s}}]}'
+            b'{"type":"assistant","tool_calls":[["c%d","bash",{"a":%s},""]]}'
             % (turn, arguments.encode()),
             b'{"type":"tool","content":"done","tool_call_id":"c%d"}' % turn,
         ]

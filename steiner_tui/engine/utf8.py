@@ -28,7 +28,8 @@ def utf8(text: str) -> bytes:
 
 def utf8_len(text: str) -> int:
     """``len(utf8(text))``."""
-    return len(utf8(text))
+    # ``isascii`` reads a flag CPython keeps on the string: no pass over the text.
+    return len(text) if text.isascii() else len(utf8(text))
 
 
 def go_text(text: str) -> str:

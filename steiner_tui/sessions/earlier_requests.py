@@ -1,28 +1,20 @@
 """A resumed session's earlier requests, as its log holds them, beside the ones made since.
 
-The snapshot store holds only the requests a process made; a resumed session's earlier
-requests are in its log (``request_values.RequestRecord``): each one's number, id,
-time, model and provider, the estimate (tokens, raw tokens, strategy), the completion limit,
-the prompt, blocks and tools bytes, how many leading messages came from blocks, the generation,
-whether it was a compaction request, every message hash (so how much it repeats of the request
-before), and the reply's usage when the log reported it. The log does not keep a request's
-blocks, tool definitions, per-source counts, estimate confidence or whether it fit the window
-(its summary row says it did: ``RequestSummary.fits``), nor the messages a request was made
-of; a message whose hash equals one the log holds for the conversation is that message
-(``LoggedRequest.messages``), the others (the block messages, a summary as sent) are not
-recorded.
+The snapshot store holds only the requests a process made; a resumed session's earlier ones
+are its log's request records (``request_values.RequestRecord``): their figures and message
+hashes, and the reply's usage when logged, but not their blocks, tool definitions, per-source
+counts, estimate confidence or whether they fit (``NOT_RECORDED``). A message whose hash equals
+one of the conversation's is that message (``RequestRecord.messages``); block messages and a
+summary as sent are not recorded.
 
-``LoggedRequests`` reads them when asked: building it costs nothing on the resume path, a page
-of summaries costs what the page holds, and the lookup of messages by hash is built the first
-time a request is shown. ``SessionRequests`` lists the
-log's requests first, then the store's, at one run of positions, so the request inspector and
-the context panel's chart read one list, and ``request_stability`` compares any two of them.
+``LoggedRequests`` reads them when asked (a page of summaries costs what the page holds; the
+lookup by hash is built when a request is first shown). ``SessionRequests`` lists the log's
+requests, then the store's, at one run of positions, for the inspector and the context panel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
 
 import msgspec
 
@@ -64,35 +56,8 @@ NOT_RECORDED = (
 """What a request read from the log does not have (the inspector says so)."""
 
 
-class LoggedRequest(msgspec.Struct, frozen=True):
-    """One earlier request of a resumed session, as its log holds it (see the module doc).
-
-    ``messages`` is aligned with ``message_hashes``: the logged message with that hash, or
-    None where the log holds none (block messages, a summary as sent). ``usage`` is the
-    reply's (prompt, completion, cache read, cache write tokens; trailing zeros left out;
-    empty: none logged). ``exact`` is False when a damaged line preceded the record.
-    """
-
-    index: int
-    request_id: str
-    time: datetime | None
-    model: str
-    provider: str
-    generation_id: str
-    compaction: bool
-    estimated_prompt_tokens: int
-    raw_prompt_tokens: int
-    estimate_strategy: str
-    max_tokens: int
-    prompt_bytes: int
-    blocks_bytes: int
-    tools_bytes: int
-    block_message_count: int
-    message_hashes: tuple[str, ...]
-    messages: tuple[Message | None, ...]
-    usage: tuple[int, ...] = ()
-    exact: bool = True
-
+LoggedRequest = RequestRecord
+"""One earlier request of a resumed session, as its log holds it (see the module doc)."""
 
 InspectedRequest = RequestSnapshot | LoggedRequest
 """A request the inspector shows: made by this process, or read from the log."""
@@ -130,8 +95,8 @@ class LoggedRequests:
     """The request records of a resumed session's log, read when asked (see the module doc)."""
 
     def __init__(self, requests: Sequence[RequestRecord], lineage: ConversationLineage) -> None:
-        self._requests = requests
-        self._last_index = max((r.index for r in requests), default=0)
+        self.records = requests
+        """The log's request records, oldest first (their ``messages`` not filled)."""
         self._lineage = lineage
         self._by_hash: dict[str, Message] | None = None
         self._by_index: dict[int, int] | None = None
@@ -139,23 +104,23 @@ class LoggedRequests:
         """The position and request ``at`` read last (the context panel asks again)."""
 
     def __len__(self) -> int:
-        return len(self._requests)
+        return len(self.records)
 
     def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]:
         """The figures of the requests at positions ``start`` to ``stop`` (oldest first)."""
-        count = len(self._requests)
+        count = len(self.records)
         stop = count if stop is None else min(stop, count)
         return tuple(self._summary(p) for p in range(max(0, start), stop))
 
     def _summary(self, position: int) -> RequestSummary:
-        record = self._requests[position]
+        record = self.records[position]
         return RequestSummary(
             position=position,
             index=record.index,
             time=record.time,
             model=record.model,
             compaction=record.compaction,
-            generation_id=record.generation,
+            generation_id=record.generation_id,
             estimated_prompt_tokens=record.estimated_prompt_tokens,
             max_tokens=record.max_tokens,
             prompt_bytes=record.prompt_bytes,
@@ -166,29 +131,18 @@ class LoggedRequests:
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
-        count = len(self._requests)
-        guess = count - 1 - (self._last_index - index)  # numbered one after another
-        if 0 <= guess < count and self._requests[guess].index == index:
-            later = (self._requests[p].index for p in range(guess + 1, count))
-            if index not in later:
-                return guess
         if self._by_index is None:
-            self._by_index = {s.index: s.position for s in self.summaries()}
+            self._by_index = {r.index: p for p, r in enumerate(self.records)}
         return self._by_index.get(index)
-
-    def message_hashes(self, position: int) -> tuple[str, ...]:
-        """Every message hash of the request at ``position``."""
-        return self._requests[position].message_hashes
 
     def cost(self, price_of: Callable[[str], ModelPrice | None]) -> RequestCost | None:
         """What the requests whose usage the log holds cost (summary calls included), each
         priced by ``price_of`` its model; None when one of them has no price."""
         total = ZERO_COST
-        for record in self._requests:
-            usage = record.usage
-            if not usage:
+        for record in self.records:
+            if not record.usage:
                 continue
-            prompt, completion, read, write = (*usage, 0, 0, 0)[:4]
+            prompt, completion, read, write = (*record.usage, 0, 0, 0)[:4]
             cost = request_cost(
                 price_of(record.model),
                 prompt_tokens=prompt,
@@ -219,32 +173,18 @@ class LoggedRequests:
         last = self._last
         if last is not None and last[0] == position:
             return last[1]
-        record = self._requests[position]
+        record = self.records[position]
         hashes = record.message_hashes
         known = self._messages()
-        request = LoggedRequest(
-            index=record.index,
-            request_id=record.request_id,
-            time=record.time,
-            model=record.model,
-            provider=record.provider,
-            generation_id=record.generation,
-            compaction=record.compaction,
-            estimated_prompt_tokens=record.estimated_prompt_tokens,
-            raw_prompt_tokens=record.raw_prompt_tokens,
-            estimate_strategy=record.estimate_strategy,
-            max_tokens=record.max_tokens,
-            prompt_bytes=record.prompt_bytes,
-            blocks_bytes=record.blocks_bytes,
-            tools_bytes=record.tools_bytes,
-            block_message_count=record.block_message_count,
-            message_hashes=hashes,
+        request = msgspec.structs.replace(
+            record,
+            shared=0,
+            hashes=hashes,
+            previous=None,
             messages=tuple(
                 None if i < record.block_message_count else known.get(digest)
                 for i, digest in enumerate(hashes)
             ),
-            usage=record.usage,
-            exact=record.exact,
         )
         self._last = (position, request)
         return request
@@ -273,7 +213,7 @@ class SessionRequests:
             earlier = self.earlier
             assert earlier is not None and len(earlier)
             first = self.store.at(0).message_hashes
-            last = earlier.message_hashes(len(earlier) - 1)
+            last = earlier.records[-1].message_hashes
             self._first_reused = shared_prefix(last, first)
         return self._first_reused
 
@@ -316,7 +256,7 @@ class SessionRequests:
             return None
         for number in range(index - 1, index - 1 - lookback, -1):
             position = earlier.position_of(number)
-            if position is not None and not earlier.summaries(position, position + 1)[0].compaction:
+            if position is not None and not earlier.records[position].compaction:
                 return earlier.at(position)
         return None
 

@@ -327,12 +327,12 @@ def load_session(directory: Path) -> LoadedSession:
     skill_messages = _trusted(state, as_logged)
     repair = _repair_pairs(state.active.messages, state.message_lines)
     restored = False
-    text, reasoning = "".join(state.partial_text), "".join(state.partial_reasoning)
+    text = "".join(p.text for p in state.partials)
+    reasoning = "".join(p.reasoning for p in state.partials)
     if text or reasoning:
+        turn = state.partials[0].turn
         repair.messages.append(
-            Message(
-                "assistant", text, reasoning=reasoning, turn=state.partial_turn, incomplete=True
-            )
+            Message("assistant", text, reasoning=reasoning, turn=turn, incomplete=True)
         )
         restored = True
     state.active.messages = repair.messages

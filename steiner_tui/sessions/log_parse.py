@@ -7,26 +7,24 @@ record's effect is applied only after it decoded completely, so a bad line chang
 Parsing is linear in the log: the active generation's messages grow in a list (turned into a
 tuple once, at the end), and each request record keeps how many hashes it shares with the
 request before and its own new ones (``RequestRecord.message_hashes`` rebuilds them on
-demand), so neither the work nor the memory grows with the square of the conversation. Equal
-message texts and tool call arguments are held once (``record_values.Interned``).
+demand), so neither the work nor the memory grows with the square of the conversation.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import io
 from datetime import datetime
 
 import msgspec
+from msgspec.structs import replace
 
 from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.events import CompactionOutcome
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
-from steiner_tui.engine.snapshots import hash_messages
-from steiner_tui.sessions.record_values import Interned, generation_of, message_of_line
+from steiner_tui.sessions.record_values import kept_messages, message_of_line
 from steiner_tui.sessions.records import (
     LOG_VERSION,
     BackendStateRecord,
@@ -42,15 +40,14 @@ from steiner_tui.sessions.records import (
     RequestEntry,
     ResumedRecord,
     SkillRecord,
+    TimedRecord,
     UsageRecord,
-    WarningRecord,
     decode_record,
 )
 from steiner_tui.sessions.request_values import (
     RequestRecord,
     implied_last_main,
-    request_fields,
-    usage_values,
+    read_request,
 )
 
 __all__ = [
@@ -93,37 +90,23 @@ SessionHeader = HeaderRecord
 
 
 class ActiveGeneration(msgspec.Struct):
-    """The generation records are being added to (messages in a list until the end)."""
+    """The generation records are being added to: its record, and its messages in a list
+    until the end (with the driver prefix of each, ``record_values.trusted_content``)."""
 
-    id: int = 0
+    record: GenerationRecord = GenerationRecord(id=0)
     messages: list[Message] = msgspec.field(default_factory=list)
     drivers: list[int | None] = msgspec.field(default_factory=list)
-    summary: str = ""
-    backend_state: str | None = None
-    outcome: CompactionOutcome | None = None
-    created_at: datetime | None = None
 
-    @classmethod
-    def of(cls, generation: ConversationGeneration) -> ActiveGeneration:
-        return cls(
-            generation.id,
-            list(generation.messages),
-            [None] * len(generation.messages),
-            generation.summary,
-            generation.backend_state,
-            generation.outcome,
-            generation.created_at,
-        )
+    @property
+    def id(self) -> int:
+        return self.record.id
 
     def freeze(self, messages: tuple[Message, ...] | None = None) -> ConversationGeneration:
         """The generation (with ``messages``, equal to the list's, when given)."""
+        r = self.record
+        chain = Chain(self.messages if messages is None else messages)
         return ConversationGeneration(
-            self.id,
-            Chain(self.messages if messages is None else messages),
-            self.summary,
-            self.backend_state,
-            self.outcome,
-            self.created_at,
+            r.id, chain, r.summary, r.backend_state, r.outcome, r.created_at
         )
 
 
@@ -139,9 +122,8 @@ class LogState(msgspec.Struct):
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
-    partial_text: list[str] = msgspec.field(default_factory=list)
-    partial_reasoning: list[str] = msgspec.field(default_factory=list)
-    partial_turn: int = 0
+    partials: list[PartialRecord] = msgspec.field(default_factory=list)
+    """The streamed reply since the last message (or request or generation) record."""
     last_time: datetime | None = None
     records: int = 0
     damaged_since_request: bool = False
@@ -155,24 +137,15 @@ class LogState(msgspec.Struct):
     """Every error record, placed in its generation."""
     since_request: list[Message] = msgspec.field(default_factory=list)
     """The messages appended since the last request, generation or resumed record."""
-    interned: Interned = msgspec.field(default_factory=Interned)
-    """The texts and tool call arguments read, so that equal ones are held once."""
     tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
+    """The message contents read, each held once (``record_values.message_of_line``)."""
 
     @property
     def tip(self) -> RequestRecord | None:
         """The last request record read (the next one is read against it)."""
         return self.requests[-1] if self.requests else None
-
-    @property
-    def generations(self) -> list[ConversationGeneration]:
-        """Every generation, the active one last (built; call once at the end)."""
-        return [*self.done, self.active.freeze()]
-
-    def clear_partial(self) -> None:
-        self.partial_text.clear()
-        self.partial_reasoning.clear()
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(LogProblem(line, message))
@@ -209,50 +182,39 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages, state.interned)
+    message, driver = message_of_line(record, state.active.messages, state.texts)
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
     state.active.messages.append(message)
     state.active.drivers.append(driver)
     state.message_lines.append(line)
-    state.clear_partial()
-
-
-def _partial(state: LogState, record: PartialRecord, line: int) -> None:
-    if not state.partial_text and not state.partial_reasoning:
-        state.partial_turn = record.turn
-    state.partial_text.append(record.text)
-    state.partial_reasoning.append(record.reasoning)
+    state.partials.clear()
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
     previous = state.tip
-    fields = request_fields(record, previous, state.since_request)
-    shared: int = fields["shared"]
-    available = previous.hash_count if previous is not None else 0
-    if shared > available:
-        raise ValueError(f"shares {shared} hashes with the request before, which has {available}")
     # Any field may come from the record before: a lost line makes all of them uncertain.
     exact = not state.damaged_since_request
+    tip = read_request(record, previous, state.since_request, exact=exact, previous=previous)
+    available = previous.hash_count if previous is not None else 0
+    if tip.shared > available:
+        raise ValueError(
+            f"shares {tip.shared} hashes with the request before, which has {available}"
+        )
     if not exact:
         state.problem(
             line,
             "a damaged line precedes this request record; what it takes from the request "
-            "before (its first "
-            f"{shared} hashes) may be inexact",
+            f"before (its first {tip.shared} hashes) may be inexact",
         )
-    if fields["hashes"] is None:
-        fields["hashes"] = hash_messages(state.since_request)
-    tip = RequestRecord(**fields, exact=exact, usage=record.usage, previous=previous)
     state.requests.append(tip)
     state.damaged_since_request = False
     state.since_request = []
-    time = tip.time
     if record.usage:
-        _implied_last_main(state, record.usage_at or time)
-    state.last_time = record.usage_at or time or state.last_time
-    state.clear_partial()
+        _implied_last_main(state, record.usage_at or tip.time)
+    state.last_time = record.usage_at or tip.time or state.last_time
+    state.partials.clear()
 
 
 def _implied_last_main(state: LogState, at: datetime | None) -> None:
@@ -264,54 +226,26 @@ def _implied_last_main(state: LogState, at: datetime | None) -> None:
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
-    generation = generation_of(record, state.active.messages)
+    messages = kept_messages(record, state.active.messages)
     if record.reset:
         state.done = []
         state.pins.clear()
-    elif generation.id <= state.active.id:
+    elif record.id <= state.active.id:
         state.problem(
-            line,
-            f"generation {generation.id} does not follow generation {state.active.id}; ignored",
+            line, f"generation {record.id} does not follow generation {state.active.id}; ignored"
         )
         return
     else:
         state.done.append(state.active.freeze())
     state.tool_statuses.update(record.statuses)
-    state.active = ActiveGeneration.of(generation)
+    state.active = ActiveGeneration(record, messages, [None] * len(messages))
     state.since_request = []
-    state.message_lines = [line] * len(generation.messages)
-    state.last_time = generation.created_at or state.last_time
-    state.clear_partial()
+    state.message_lines = [line] * len(messages)
+    state.last_time = record.created_at or state.last_time
+    state.partials.clear()
 
 
-def _backend_state(state: LogState, record: BackendStateRecord, line: int) -> None:
-    _check_gen(state, record.gen, line)
-    state.active.backend_state = record.state
-
-
-def _last_main_request(state: LogState, record: LastMainRequestRecord, line: int) -> None:
-    state.last_main_request = record.request
-    state.last_time = record.request.at or state.last_time
-
-
-def _pin(state: LogState, record: PinRecord, line: int) -> None:
-    if record.pinned:
-        state.pins.setdefault(record.key)
-    else:
-        state.pins.pop(record.key, None)
-    state.last_time = record.at or state.last_time
-
-
-def _mode(state: LogState, record: ModeRecord, line: int) -> None:
-    state.mode = record.mode
-    state.last_time = record.at or state.last_time
-
-
-def _skill(state: LogState, record: SkillRecord, line: int) -> None:
-    state.skill_toggles.append((record.name, record.enabled))
-
-
-def _error(state: LogState, record: ErrorRecord, line: int) -> None:
+def _error(state: LogState, record: ErrorRecord) -> None:
     remedies: list[Remedy] = []
     for remedy in record.remedies:
         with contextlib.suppress(msgspec.ValidationError):  # an action this version does not know
@@ -320,35 +254,14 @@ def _error(state: LogState, record: ErrorRecord, line: int) -> None:
     state.errors.append(
         LoggedError(state.active.id, position, record.code, record.message, tuple(remedies))
     )
-    _timestamped(state, record, line)
 
 
-def _usage(state: LogState, record: UsageRecord, line: int) -> None:
+def _usage(state: LogState, record: UsageRecord) -> None:
     request = state.tip
     if request is not None and record.model == request.model:
         _implied_last_main(state, record.at)
         if not request.usage:  # the first usage reported for a request stays
-            usage = usage_values(
-                record.prompt_tokens,
-                record.completion_tokens,
-                record.cache_read_tokens,
-                record.cache_write_tokens,
-            )
-            state.requests[-1] = msgspec.structs.replace(request, usage=usage)
-    _timestamped(state, record, line)
-
-
-def _timestamped(
-    state: LogState,
-    record: UsageRecord | ResumedRecord | WarningRecord | ErrorRecord,
-    line: int,
-) -> None:
-    if isinstance(record, ResumedRecord):
-        _check_version(state, record.version, line)
-        # The resumed writer wrote what follows against the records read so far.
-        state.damaged_since_request = False
-        state.since_request = []
-    state.last_time = record.at or state.last_time
+            state.requests[-1] = replace(request, usage=record.usage)
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:
@@ -358,52 +271,45 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         case MessageLine():
             _message_line(state, record, line)
         case PartialRecord():
-            _partial(state, record, line)
+            state.partials.append(record)
         case RequestEntry():
             _request(state, record, line)
         case GenerationRecord():
             _generation(state, record, line)
         case BackendStateRecord():
-            _backend_state(state, record, line)
+            _check_gen(state, record.gen, line)
+            state.active.record = replace(state.active.record, backend_state=record.state)
         case LastMainRequestRecord():
-            _last_main_request(state, record, line)
+            state.last_main_request = record.request
+            state.last_time = record.request.at or state.last_time
         case PinRecord():
-            _pin(state, record, line)
+            if record.pinned:
+                state.pins.setdefault(record.key)
+            else:
+                state.pins.pop(record.key, None)
         case ModeRecord():
-            _mode(state, record, line)
+            state.mode = record.mode
         case SkillRecord():
-            _skill(state, record, line)
+            state.skill_toggles.append((record.name, record.enabled))
         case ErrorRecord():
-            _error(state, record, line)
+            _error(state, record)
         case UsageRecord():
-            _usage(state, record, line)
-        case ResumedRecord() | WarningRecord():
-            _timestamped(state, record, line)
-
-
-def _kind(record: Record) -> str:
-    return str(type(record).__struct_config__.tag)
-
-
-def _lines(data: bytes) -> Iterator[bytes]:
-    """Each line of ``data`` without its newline (the one ending the last record is no line).
-
-    One line at a time, so parsing never holds a copy of the whole log as separate lines.
-    """
-    start, size = 0, len(data)
-    while start < size:
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = size
-        yield data[start:end]
-        start = end + 1
+            _usage(state, record)
+        case ResumedRecord():
+            _check_version(state, record.version, line)
+            # The resumed writer wrote what follows against the records read so far.
+            state.damaged_since_request = False
+            state.since_request = []
+    if isinstance(record, TimedRecord):
+        state.last_time = record.at or state.last_time
 
 
 def parse_log_bytes(data: bytes) -> LogState:
     """Parse a whole log; each bad line becomes a problem, the rest still applies."""
     state = LogState()
     number = 0
-    for number, raw in enumerate(_lines(data), start=1):
+    # One line at a time (with its newline), never a copy of the whole log as separate lines.
+    for number, raw in enumerate(io.BytesIO(data), start=1):
         try:
             record = decode_record(raw)
         except Exception as exc:
@@ -418,15 +324,13 @@ def parse_log_bytes(data: bytes) -> LogState:
         except Exception as exc:
             text = str(exc) if isinstance(exc, ValueError) else repr(exc)
             if not text.startswith("malformed"):
-                text = f"malformed {_kind(record)} record: {text}"
+                text = f"malformed {type(record).__struct_config__.tag} record: {text}"
             state.problem(number, text)
             state.damaged_since_request |= isinstance(record, RequestEntry)
             continue
-        if number == 1 and not isinstance(record, HeaderRecord):
-            state.problem(1, "the log does not start with a header record")
         state.records += 1
     if not number:
         state.problems.append(LogProblem(1, "the log is empty (no header record)"))
     elif state.header is None and not any(p.line_number == 1 for p in state.problems):
-        state.problem(1, "the log does not start with a header record")
+        state.problems.insert(0, LogProblem(1, "the log does not start with a header record"))
     return state

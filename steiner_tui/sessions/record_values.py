@@ -4,15 +4,12 @@ before it do not (``records``); request records have their own module (``request
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import msgspec
+from msgspec.structs import astuple
 
-from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.frozen import freeze
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
@@ -27,53 +24,13 @@ from steiner_tui.sessions.records import (
 )
 
 __all__ = [
-    "Interned",
-    "expected_name",
-    "generation_of",
     "generation_record",
+    "kept_messages",
     "message_line",
     "message_of_line",
     "status_of_line",
     "trusted_content",
 ]
-
-
-# -- messages ------------------------------------------------------------------------------
-
-
-class Interned(msgspec.Struct):
-    """The values read so far that a log repeats, so that each is held once: message texts
-    (a command run again, a reply said again) and tool call arguments (a file read again).
-
-    The parser keeps one while it reads a log and drops it at the end.
-    """
-
-    texts: dict[str, str] = msgspec.field(default_factory=dict)
-    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
-    """Frozen arguments by their ``repr``: equal as values and of the same types (``1``,
-    ``1.0`` and ``True`` stay apart, and so do ``None`` and a NaN the lenient reader let in)."""
-
-    def text(self, text: str) -> str:
-        """``text``, or the equal string read before it."""
-        return self.texts.setdefault(text, text)
-
-    def call_arguments(self, arguments: Any) -> Any:
-        """``arguments`` frozen, or the equal frozen arguments read before them."""
-        if arguments is None:
-            return None
-        key = repr(arguments)
-        frozen = self.arguments.get(key)
-        if frozen is None:
-            frozen = self.arguments[key] = freeze(arguments)
-        return frozen
-
-
-def _text(interned: Interned | None, text: str) -> str:
-    return text if interned is None else interned.text(text)
-
-
-def _arguments(interned: Interned | None, arguments: Any) -> Any:
-    return arguments if interned is None else interned.call_arguments(arguments)
 
 
 def _driver(message: Message) -> int | None:
@@ -84,38 +41,15 @@ def _driver(message: Message) -> int | None:
     return len(message.content) - len(split_skill_blocks(message.content)[2])
 
 
-def _calls_before(messages: Sequence[Message], end: int) -> tuple[ToolCall, ...]:
-    """The calls of the assistant message before the tool results that precede ``end``."""
-    position = end - 1
-    while position >= 0 and messages[position].role == "tool":
-        position -= 1
-    if position < 0 or messages[position].role != "assistant":
-        return ()
-    return messages[position].tool_calls
+def status_of_line(message: Message, status: str) -> str:
+    """What a tool line records of ``status``: "" when the result's text implies it."""
+    if not status or message.role != "tool" or status == default_tool_status(message):
+        return ""
+    return status
 
 
-def answered_call(
-    messages: Sequence[Message], end: int, role: str, call_id: str
-) -> ToolCall | None:
-    """The call a tool result at ``end`` answers: the one with its id in the assistant message
-    before it (None: not a tool result, or no such call)."""
-    if role != "tool":
-        return None
-    return next((c for c in _calls_before(messages, end) if c.id == call_id), None)
-
-
-def expected_name(messages: Sequence[Message], end: int, role: str, call_id: str) -> str:
-    """The name a line at ``end`` leaves out: a tool result's, that of the call it answers,
-    else empty."""
-    call = answered_call(messages, end, role, call_id)
-    return call.name if call is not None else ""
-
-
-def _expected_turn(messages: Sequence[Message], end: int, role: str) -> int | None:
-    """The turn a line leaves out: the previous message's (a user line always says its own)."""
-    if role == "user":
-        return None
-    return messages[end - 1].turn if end else 0
+_COPIED = ("reasoning", "images", "name", "tool_call_id", "source", "incomplete")
+"""The fields a line and its message share as they are."""
 
 
 def _json_content(message: Message) -> msgspec.Raw | None:
@@ -125,92 +59,58 @@ def _json_content(message: Message) -> msgspec.Raw | None:
         return None
     try:
         data = content.encode()
-    except UnicodeEncodeError:
-        return None
-    if b"\n" in data or b"\r" in data:
-        return None
-    try:
         msgspec.json.decode(data, type=msgspec.Raw)
-    except msgspec.DecodeError:
+    except (UnicodeEncodeError, msgspec.DecodeError):
         return None
-    return msgspec.Raw(data)
-
-
-def status_of_line(message: Message, status: str) -> str:
-    """What a tool line records of ``status``: "" when the result's text implies it."""
-    if not status or message.role != "tool" or status == default_tool_status(message):
-        return ""
-    return status
+    return None if b"\n" in data or b"\r" in data else msgspec.Raw(data)
 
 
 def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
-    """The version 4 line of ``messages[position]``, after the messages before it.
+    """The line of ``messages[position]``, after the messages before it.
 
     ``status``: how a tool result's call ended (the runner's), kept when the text does not
     imply it.
     """
     message = messages[position]
+    implied = message.role != "user" and message.turn == (
+        messages[position - 1].turn if position else 0
+    )
     raw = _json_content(message)
-    name: str | None = message.name
-    if name == expected_name(messages, position, message.role, message.tool_call_id):
-        name = None
-    turn = message.turn
-    driver = _driver(message)
     return LINE_OF_ROLE[message.role](
         content="" if raw is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
-        reasoning=message.reasoning,
-        tool_calls=tuple(
-            ToolCallLine(c.id, c.name, c.arguments, c.raw_arguments) for c in message.tool_calls
-        ),
-        images=message.images,
-        name=name,
-        tool_call_id=message.tool_call_id,
-        source=message.source,
-        turn=None if turn == _expected_turn(messages, position, message.role) else turn,
-        incomplete=message.incomplete,
-        driver=driver or None,
+        **{f: getattr(message, f) for f in _COPIED},
+        tool_calls=tuple(ToolCallLine(*astuple(c)) for c in message.tool_calls),
+        turn=None if implied else message.turn,
+        driver=_driver(message) or None,
         status=status_of_line(message, status),
     )
 
 
 def message_of_line(
-    line: MessageLine, messages: Sequence[Message], interned: Interned | None = None
+    line: MessageLine, messages: Sequence[Message], texts: dict[str, str] | None = None
 ) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
-    texts and arguments are those ``interned`` holds when equal.
+    content is the equal one in ``texts`` when there is one (else added), so a file read again
+    or a command run again is held once.
 
     Raises:
         ValueError: the line has both ``content`` and ``json``.
     """
     role = str(type(line).__struct_config__.tag)
-    end = len(messages)
     content = line.content
     if len(line.json):
         if content:
             raise ValueError("both content and json")
         content = str(line.json, "utf-8")
-    call = answered_call(messages, end, role, line.tool_call_id)
-    # The call's own strings: a resumed session holds each name and id once.
-    call_id = call.id if call is not None else line.tool_call_id
-    name = line.name
-    if name is None:
-        name = call.name if call is not None else ""
-    turn = line.turn if line.turn is not None else _expected_turn(messages, end, role)
+    if texts is not None:
+        content = texts.setdefault(content, content)
+    turn = line.turn
+    if turn is None:
+        turn = messages[-1].turn if messages and role != "user" else 0
+    calls = tuple(ToolCall(*astuple(c)) for c in line.tool_calls)
     message = Message(
-        role,
-        _text(interned, content),
-        reasoning=_text(interned, line.reasoning),
-        tool_calls=tuple(
-            ToolCall(c.id, sys.intern(c.name), _arguments(interned, c.arguments), c.raw_arguments)
-            for c in line.tool_calls
-        ),
-        images=line.images,
-        name=name,
-        tool_call_id=call_id,
-        source=line.source,
-        turn=turn or 0,
-        incomplete=line.incomplete,
+        role, content, **{f: getattr(line, f) for f in _COPIED}, tool_calls=calls, turn=turn
     )
     driver = line.driver
     if driver is None and role == "user" and not line.source:
@@ -275,17 +175,12 @@ def generation_record(
     )
 
 
-def generation_of(
-    record: GenerationRecord, before: Sequence[Message] = ()
-) -> ConversationGeneration:
-    """The generation ``record`` holds.
-
-    Args:
-        record: a ``generation`` record.
-        before: the messages of the generation active before it (indices point there).
+def kept_messages(record: GenerationRecord, before: Sequence[Message]) -> list[Message]:
+    """The messages of a ``generation`` record, its indices read in ``before`` (the messages
+    of the generation active before it).
 
     Raises:
-        ValueError: an index points past ``before``, or a message has an unknown role.
+        ValueError: an index points past ``before``.
     """
     messages: list[Message] = []
     for item in record.messages:
@@ -295,11 +190,4 @@ def generation_of(
             messages.append(before[item])
         else:
             messages.append(item)
-    return ConversationGeneration(
-        id=record.id,
-        messages=Chain(messages),
-        summary=record.summary,
-        backend_state=record.backend_state,
-        outcome=record.outcome,
-        created_at=record.created_at,
-    )
+    return messages

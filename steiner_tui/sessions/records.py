@@ -1,22 +1,12 @@
 """The records of ``session.jsonl``: one msgspec ``Struct`` per line, tagged by ``type``.
 
 This module is the only place that turns records into bytes and back. Records hold the engine's
-own values where the engine has them (``Message``, ``CompactionOutcome``, ``LastMainRequest``,
-``Remedy``); what the log adds is what keeps every record independent of the conversation's
-length: a message line leaves out what the messages before it imply, a request record what the
-request record before it says (``request_values``), a generation record names the messages it
-keeps from the generation before by their index.
-
-* ``header``: always the first line; ``version`` is ``LOG_VERSION`` (a log of another version
-  is refused: this format keeps no readers for the development versions before it).
-* ``user``, ``assistant``, ``tool``, ``system``, ``summary``: a message appended to the active
-  generation (``MessageLine``).
-* ``partial``: a slice of a reply still streaming; left over at the end of the log, the
-  partials become an ``incomplete`` assistant message.
-* ``request``: a request snapshot's metadata and message hashes (``RequestEntry``).
-* ``generation``: a whole generation; ``reset: true`` starts the lineage over with it.
-* ``backend_state``, ``last_main_request``, ``pin``, ``usage``, ``mode``, ``skill``,
-  ``resumed``, ``warning``, ``error``: bookkeeping.
+own values where it has them (``Message``, ``CompactionOutcome``, ``LastMainRequest``,
+``Remedy``); what the log adds keeps every record independent of the conversation's length: a
+message line leaves out what the messages before it imply, a request record what the one
+before it says (``request_values``), a generation record names the messages it keeps from the
+generation before by their index. The first line is the ``header``; a log of another
+``LOG_VERSION`` is refused (no readers are kept for the development versions before it).
 
 Lines are compact UTF-8 JSON. Text holding lone surrogates (which UTF-8 cannot carry) is
 written with ASCII escapes; such a line, and a line that does not decode, is read again with the
@@ -56,6 +46,7 @@ __all__ = [
     "RequestEntry",
     "ResumedRecord",
     "SkillRecord",
+    "TimedRecord",
     "ToolCallLine",
     "UsageRecord",
     "WarningRecord",
@@ -63,14 +54,21 @@ __all__ = [
     "encode_record",
 ]
 
-LOG_VERSION = 5
-"""5: the engine's own values in the records. Earlier versions were development versions."""
+LOG_VERSION = 6
+"""6: one request record type, a tool result's name written. Earlier versions were
+development versions."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 
 
 class _Record(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, tag_field="type"):
     """A line of the log."""
+
+
+class TimedRecord(_Record, frozen=True):
+    """A line that says when it happened."""
+
+    at: datetime | None = None
 
 
 class HeaderRecord(_Record, frozen=True, tag="header"):
@@ -85,7 +83,8 @@ class HeaderRecord(_Record, frozen=True, tag="header"):
 
 
 class ToolCallLine(msgspec.Struct, frozen=True, array_like=True):
-    """A tool call in a message line: ``[id, name, arguments, raw_arguments]``."""
+    """A tool call in a message line, ``[id, name, arguments, raw_arguments]``: the engine's
+    ``ToolCall`` in a third fewer bytes."""
 
     id: str
     name: str
@@ -102,9 +101,8 @@ class MessageLine(_Record, frozen=True):
 
     Left out: ``turn`` is the previous message's (a user line always says its own, so a lost
     line never shifts the turns after its own turn); ``driver`` (how many leading characters
-    of a user message the driver composed) is 0; a tool result's ``name`` is that of the call
-    with its ``tool_call_id`` in the assistant message before it. A tool result whose content
-    is one line of JSON is written as that JSON (``json``). ``status`` (``done``, ``failed``,
+    of a user message the driver composed) is 0. A tool result whose content is one line of
+    JSON is written as that JSON (``json``). ``status`` (``done``, ``failed``,
     ``rejected``) is how a tool call ended when its text does not imply it.
     """
 
@@ -113,43 +111,35 @@ class MessageLine(_Record, frozen=True):
     reasoning: str = ""
     tool_calls: tuple[ToolCallLine, ...] = ()
     images: tuple[Image, ...] = ()
-    name: str | None = None
+    name: str = ""
     tool_call_id: str = ""
     source: str = ""
-    turn: int | None = None
     incomplete: bool = False
+    turn: int | None = None
     driver: int | None = None
     status: str = ""
 
 
-class UserLine(MessageLine, frozen=True, tag="user"):
-    """A user message."""
+class UserLine(MessageLine, frozen=True, tag="user"): ...
 
 
-class AssistantLine(MessageLine, frozen=True, tag="assistant"):
-    """An assistant message."""
+class AssistantLine(MessageLine, frozen=True, tag="assistant"): ...
 
 
-class ToolLine(MessageLine, frozen=True, tag="tool"):
-    """A tool result."""
+class ToolLine(MessageLine, frozen=True, tag="tool"): ...
 
 
-class SystemLine(MessageLine, frozen=True, tag="system"):
-    """A system message."""
+class SystemLine(MessageLine, frozen=True, tag="system"): ...
 
 
-class SummaryLine(MessageLine, frozen=True, tag="summary"):
-    """A summary message."""
+class SummaryLine(MessageLine, frozen=True, tag="summary"): ...
 
 
 AnyMessageLine = UserLine | AssistantLine | ToolLine | SystemLine | SummaryLine
 
 LINE_OF_ROLE: dict[str, type[AnyMessageLine]] = {
-    "user": UserLine,
-    "assistant": AssistantLine,
-    "tool": ToolLine,
-    "system": SystemLine,
-    "summary": SummaryLine,
+    str(line.__struct_config__.tag): line
+    for line in (UserLine, AssistantLine, ToolLine, SystemLine, SummaryLine)
 }
 
 
@@ -161,29 +151,28 @@ class PartialRecord(_Record, frozen=True, tag="partial"):
 
 
 class RequestEntry(_Record, frozen=True, tag="request"):
-    """A request snapshot's metadata; an absent field is what the previous request record says
-    (``request_values``). ``shared`` leading hashes are the previous request's, ``hashes`` the
-    rest (absent: those of the messages logged since the previous request record)."""
+    """A request snapshot's metadata; an absent field is implied by the request record before
+    (``request_values``). ``hashes`` are the request's after the ``shared`` ones."""
 
     index: int | None = None
     request_id: str | None = None
+    time: datetime | None = None
     model: str | None = None
     provider: str | None = None
-    time: datetime | None = None
-    elapsed: float | None = None
-    """The time as seconds after the previous request record's."""
-    shared: int | None = None
-    hashes: tuple[str, ...] | None = None
-    block_message_count: int | None = None
-    prompt_bytes: int | None = None
-    blocks_bytes: int | None = None
-    tools_bytes: int | None = None
-    max_tokens: int | None = None
+    generation_id: str | None = msgspec.field(default=None, name="generation")
+    compaction: bool | None = None
     estimated_prompt_tokens: int | None = None
     raw_prompt_tokens: int | None = None
     estimate_strategy: str | None = None
-    compaction: bool | None = None
-    generation: str | None = None
+    max_tokens: int | None = None
+    prompt_bytes: int | None = None
+    blocks_bytes: int | None = None
+    tools_bytes: int | None = None
+    block_message_count: int | None = None
+    shared: int | None = None
+    hashes: tuple[str, ...] | None = None
+    elapsed: float | None = None
+    """The time as seconds after the previous request record's."""
     usage: tuple[int, ...] = ()
     """The reply's usage folded in (prompt, completion, cache read, cache write tokens;
     trailing zeros left out), when it arrived before any other record."""
@@ -215,53 +204,44 @@ class LastMainRequestRecord(_Record, frozen=True, tag="last_main_request"):
     request: LastMainRequest
 
 
-class PinRecord(_Record, frozen=True, tag="pin"):
+class PinRecord(TimedRecord, frozen=True, kw_only=True, tag="pin"):
     """A message pinned (or unpinned); a ``reset`` generation record clears the pins."""
 
     key: str
     pinned: bool = True
     label: str = ""
-    at: datetime | None = None
 
 
-class UsageRecord(_Record, frozen=True, tag="usage"):
-    """A reply's token usage when it could not be folded into its request record."""
+class UsageRecord(TimedRecord, frozen=True, tag="usage"):
+    """A reply's token usage (as ``RequestEntry.usage``) when it could not be folded into its
+    request record."""
 
     model: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    at: datetime | None = None
+    usage: tuple[int, ...] = ()
 
 
-class ModeRecord(_Record, frozen=True, tag="mode"):
+class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):
     mode: Literal["build", "plan"]
-    at: datetime | None = None
 
 
-class SkillRecord(_Record, frozen=True, tag="skill"):
+class SkillRecord(TimedRecord, frozen=True, kw_only=True, tag="skill"):
     name: str
     enabled: bool = False
-    at: datetime | None = None
 
 
-class ResumedRecord(_Record, frozen=True, tag="resumed"):
-    at: datetime | None = None
+class ResumedRecord(TimedRecord, frozen=True, tag="resumed"):
     version: int | None = None
     """The version of the records after this one (a log resumed by a newer app)."""
 
 
-class WarningRecord(_Record, frozen=True, tag="warning"):
+class WarningRecord(TimedRecord, frozen=True, tag="warning"):
     code: str = ""
     message: str = ""
-    at: datetime | None = None
 
 
-class ErrorRecord(_Record, frozen=True, tag="error"):
+class ErrorRecord(TimedRecord, frozen=True, tag="error"):
     code: str = ""
     message: str = ""
-    at: datetime | None = None
     remedies: tuple[Any, ...] = ()
     """``engine.provider.Remedy`` values (one whose action this version does not know is
     left out when read)."""
@@ -269,11 +249,7 @@ class ErrorRecord(_Record, frozen=True, tag="error"):
 
 Record = (
     HeaderRecord
-    | UserLine
-    | AssistantLine
-    | ToolLine
-    | SystemLine
-    | SummaryLine
+    | AnyMessageLine
     | PartialRecord
     | RequestEntry
     | GenerationRecord

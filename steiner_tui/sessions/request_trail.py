@@ -19,11 +19,11 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.records import RequestEntry, UsageRecord
 from steiner_tui.sessions.request_values import (
-    LoggedRequest,
+    RequestRecord,
     implied_last_main,
     request_delta,
+    same_time,
     usage_values,
-    with_usage,
 )
 
 __all__ = ["RequestTrail"]
@@ -34,7 +34,7 @@ class RequestTrail(msgspec.Struct):
 
     hashes: Sequence[str] = ()
     """Every message hash of the last request written."""
-    last: LoggedRequest | None = None
+    last: RequestRecord | None = None
     """The last request record written, as the parser reads it back."""
     pending: RequestEntry | None = None
     """A request record held until its usage or any other record comes."""
@@ -42,18 +42,23 @@ class RequestTrail(msgspec.Struct):
     """Messages written since the last request or generation record (or the resume)."""
     cache_key: str = ""
     """The header's prompt cache key (what a usage implies for the last main request)."""
+    resumed_from: RequestRecord | None = None
+    """The log's last request, whose hashes are rebuilt when the next request is held (so
+    resuming does not wait for them)."""
 
     @classmethod
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
         last = loaded.requests[-1] if loaded.requests else None
         return cls(
-            last.message_hashes if last is not None else (),
-            last.plain() if last is not None else None,
+            last=msgspec.structs.replace(last, previous=None) if last is not None else None,
             cache_key=loaded.prompt_cache_key,
+            resumed_from=last,
         )
 
     def hold(self, snapshot: RequestSnapshot) -> None:
         """Make ``snapshot``'s record the held one (take the one held before first)."""
+        if self.resumed_from is not None:
+            self.hashes, self.resumed_from = self.resumed_from.message_hashes, None
         self.pending, self.last = request_delta(snapshot, self.last, self.hashes, self.since)
         self.since = []
         self.hashes = snapshot.message_hashes
@@ -69,24 +74,19 @@ class RequestTrail(msgspec.Struct):
         """The record to write for ``event``: the held request with the usage folded in, else
         a ``usage`` record; and the last main request it implies (None: none)."""
         request, pending = self.last, self.take()
+        usage = usage_values(
+            event.prompt_tokens,
+            event.completion_tokens,
+            event.cache_read_tokens,
+            event.cache_write_tokens,
+        )
         if pending is not None and request is not None and event.model == request.model:
-            usage = usage_values(
-                event.prompt_tokens,
-                event.completion_tokens,
-                event.cache_read_tokens,
-                event.cache_write_tokens,
-            )
-            return with_usage(pending, request, usage, at), self._implied(at)
+            usage_at = None if same_time(at, request.time) else at
+            entry = msgspec.structs.replace(pending, usage=usage, usage_at=usage_at)
+            return entry, self._implied(at)
         if pending is not None:
             self.pending = pending  # written before the usage record
-        record = UsageRecord(
-            model=event.model,
-            prompt_tokens=event.prompt_tokens,
-            completion_tokens=event.completion_tokens,
-            cache_read_tokens=event.cache_read_tokens,
-            cache_write_tokens=event.cache_write_tokens,
-            at=at,
-        )
+        record = UsageRecord(model=event.model, usage=usage, at=at)
         same_model = request is not None and event.model == request.model
         return record, self._implied(at) if same_model else None
 

@@ -1,26 +1,17 @@
 """Request records: a snapshot's metadata written as what differs from the request before.
 
-``records.RequestEntry`` is the line; ``LoggedRequest`` is what it says once the rules for
-absent fields are applied. The writer builds a line with ``request_delta`` against the
-``LoggedRequest`` of the record it wrote before, the parser reads it back with
-``request_fields`` against the one it read before (``resolve_request`` is the same with the
-hashes computed; the parser leaves them to be computed when asked for): both sides apply the
-same rules to the same previous value, and the writer checks that its line resolves to exactly
-the snapshot's values (else it writes every field), so every request is rebuilt exactly.
+``records.RequestEntry`` is the line, ``RequestRecord`` what it says once absent fields are read
+against the record before (docs/design.md, "14. Durable context state"): an absent field is the
+previous record's, except ``index`` (one more), ``shared`` (every hash of the previous
+request), ``hashes`` (those of the messages logged since: the message hash rule is part of the
+format; computed when read, ``LazyHashes``), ``prompt_bytes`` (the previous plus those
+messages' bytes), ``raw_prompt_tokens`` (the estimate), ``request_id`` (the previous with its
+trailing index replaced) and ``time`` (``elapsed`` seconds after the previous). So a record
+says only what is new and never grows with the conversation. ``request_delta`` writes one and
+checks that it reads back exactly (else it writes every field).
 
-The rules (docs/design.md, "14. Durable context state"): an absent field is the previous
-request record's value: the index is one more, the id is the previous id with its index
-replaced by the new one, ``shared`` is every hash of the previous request (the request extends
-it); the first request's previous is all defaults. Absent ``hashes`` are those of the messages
-the log appended since the previous request record (the message hash rule of docs/design.md
-"5. Message hashes and request snapshots" is so part of the format: changing it needs a new log
-version), and an absent ``prompt_bytes`` adds their bytes to the previous one's. An absent
-``raw_prompt_tokens`` is the record's ``estimated_prompt_tokens``, and the time may be written
-as ``elapsed`` seconds after the previous one's.
-
-A reply's usage is folded into its request (``with_usage``), and a usage (folded or
-a ``usage`` record of the request's model) says what the last main request is
-(``implied_last_main``), so the log writes a ``last_main_request`` record only when it differs.
+A reply's usage is folded into its request, and a usage says what the last main request is
+(``implied_last_main``), so ``last_main_request`` is written only when it differs.
 """
 
 from __future__ import annotations
@@ -30,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
+from msgspec.structs import astuple
 
 from steiner_tui.engine.chain import shared_prefix
 from steiner_tui.engine.compaction.fallback import LastMainRequest
@@ -39,67 +31,82 @@ from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.records import RequestEntry
 
 __all__ = [
-    "LoggedRequest",
+    "LazyHashes",
     "RequestRecord",
     "implied_last_main",
+    "read_request",
     "request_delta",
-    "request_fields",
-    "resolve_request",
+    "same_time",
     "shared_prefix",
     "usage_values",
-    "with_usage",
 ]
 
 
-class LoggedRequest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
-    """A request record with every field known (``hashes``: those after the ``shared`` ones)."""
+class LazyHashes(Sequence[str]):
+    """The hashes of some messages, computed when first read (resume hashes nothing)."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._hashes: tuple[str, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.resolved[index]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.resolved == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def resolved(self) -> tuple[str, ...]:
+        if self._hashes is None:
+            self._hashes = hash_messages(self._messages)
+        return self._hashes
+
+
+class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A logged request with every field known: its own ``hashes`` after the first ``shared``
+    of the request before (``previous``); the reply's ``usage`` (prompt, completion, cache
+    read, cache write tokens; trailing zeros left out; empty: none logged); ``exact`` False
+    when a damaged line came between it and the record before, so what it takes from that one
+    may be a lost record's. ``messages`` (filled when shown, ``LoggedRequests.at``) is aligned
+    with ``message_hashes``: the logged message with that hash, or None where the log holds
+    none (block messages, a summary as sent)."""
 
     index: int = 0
     request_id: str = ""
     time: datetime | None = None
-    shared: int = 0
-    hashes: tuple[str, ...] = ()
-    prompt_bytes: int = 0
-    estimated_prompt_tokens: int = 0
-    raw_prompt_tokens: int = 0
     model: str = ""
     provider: str = ""
-    block_message_count: int = 0
+    generation_id: str = ""
+    compaction: bool = False
+    estimated_prompt_tokens: int = 0
+    raw_prompt_tokens: int = 0
+    estimate_strategy: str = ""
+    max_tokens: int = 0
+    prompt_bytes: int = 0
     blocks_bytes: int = 0
     tools_bytes: int = 0
-    max_tokens: int = 0
-    estimate_strategy: str = ""
-    compaction: bool = False
-    generation: str = ""
+    block_message_count: int = 0
+    shared: int = 0
+    hashes: Sequence[str] = ()
+    usage: tuple[int, ...] = ()
+    exact: bool = True
+    previous: RequestRecord | None = None
+    messages: tuple[Message | None, ...] = ()
 
     @property
     def hash_count(self) -> int:
         return self.shared + len(self.hashes)
 
-    def flat(self) -> dict[str, Any]:
-        """Every field by name."""
-        return {f: getattr(self, f) for f in LoggedRequest.__struct_fields__}
-
-
-class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True):
-    """A logged request as a loaded session keeps it: what its record says, whether it is
-    exact (False: a damaged line came between it and the record before, so what it takes from
-    that one may be a lost record's), the reply's usage (prompt, completion, cache read, cache
-    write tokens; trailing zeros left out; empty: none logged) and the request logged before."""
-
-    exact: bool = True
-    usage: tuple[int, ...] = ()
-    previous: RequestRecord | None = None
-
-    def plain(self) -> LoggedRequest:
-        """The record without its place in the log (what a writer continues from)."""
-        return LoggedRequest(**self.flat())
-
     @property
     def message_hashes(self) -> tuple[str, ...]:
         """Every message hash of the request, in order: its own after the first ``shared`` of
         the request before, and so on back."""
-        pieces: list[tuple[str, ...]] = []
+        pieces: list[Sequence[str]] = []
         node: RequestRecord | None = self
         want = self.hash_count
         while node is not None and want > 0:
@@ -109,88 +116,52 @@ class RequestRecord(LoggedRequest, frozen=True, gc=False, eq=False, kw_only=True
             node = node.previous
         return tuple(h for piece in reversed(pieces) for h in piece)
 
-    def full_record(self) -> dict[str, Any]:
-        """The record with every field and every hash written out."""
-        fields = self.flat()
-        fields.pop("shared")
-        fields["hashes"] = list(self.message_hashes)
-        data: dict[str, Any] = msgspec.to_builtins({"type": "request", **fields})
-        return data
 
-
-_NONE = LoggedRequest()
+_NONE = RequestRecord()
 """What a log's first request record is read against."""
-_SAME = (
-    *LoggedRequest.__struct_fields__[LoggedRequest.__struct_fields__.index("model") :],
-    "estimated_prompt_tokens",
-)
-"""The fields a record leaves out when they equal the previous record's."""
+_WRITTEN = RequestEntry.__struct_fields__[: RequestEntry.__struct_fields__.index("elapsed")]
+"""The fields a record and the request it resolves to share, first in both and in one order."""
 
 
-def _derived_id(previous: LoggedRequest, index: int) -> str:
+def _derived_id(base: RequestRecord, index: int) -> str:
     """The previous id with its trailing index replaced (``s-4`` -> ``s-5``), else ``""``."""
-    old = str(previous.index)
-    if previous.request_id.endswith(f"-{old}"):
-        return previous.request_id[: -len(old)] + str(index)
+    old = str(base.index)
+    if base.request_id.endswith(f"-{old}"):
+        return base.request_id[: -len(old)] + str(index)
     return ""
 
 
-def request_fields(
-    entry: RequestEntry, before: LoggedRequest | None, since: Sequence[Message] = ()
-) -> dict[str, Any]:
-    """Every field of the ``LoggedRequest`` that ``entry`` says, read after ``before``, by name;
-    ``hashes`` is None when the record derives them from ``since`` (they are then
-    ``hash_messages(since)``).
-
-    ``since`` are the messages the log appended after ``before`` (after the last
-    ``generation`` record when one came later): a record without ``hashes`` added their
-    hashes, and their bytes to the previous ``prompt_bytes`` when it has none.
-    """
-    base = before or _NONE
-    fields = {f: v if (v := getattr(entry, f)) is not None else getattr(base, f) for f in _SAME}
-    index = entry.index if entry.index is not None else base.index + 1
-    prompt_bytes = entry.prompt_bytes
-    raw = entry.raw_prompt_tokens
-    fields.update(
-        index=index,
-        request_id=entry.request_id if entry.request_id is not None else _derived_id(base, index),
-        time=_time(entry, base),
-        shared=entry.shared if entry.shared is not None else base.hash_count,
-        hashes=entry.hashes,
-        prompt_bytes=prompt_bytes
-        if prompt_bytes is not None
-        else base.prompt_bytes + messages_bytes(since),
-        raw_prompt_tokens=raw if raw is not None else fields["estimated_prompt_tokens"],
-    )
-    return fields
+def read_request(
+    entry: RequestEntry, base: RequestRecord | None, since: Sequence[Message] = (), **extra: Any
+) -> RequestRecord:
+    """What ``entry`` says, read after ``base`` with ``since`` the messages logged after it
+    (after the last ``generation`` record when one came later); ``extra``: other fields."""
+    base = base or _NONE
+    pairs = zip(_WRITTEN, astuple(entry), astuple(base), strict=False)  # the shared fields
+    values = {f: b if g is None else g for f, g, b in pairs}
+    if entry.index is None:
+        values["index"] = base.index + 1
+    if entry.request_id is None:
+        values["request_id"] = _derived_id(base, values["index"])
+    if entry.time is None and entry.elapsed is not None and base.time is not None:
+        values["time"] = base.time + timedelta(seconds=entry.elapsed)
+    if entry.raw_prompt_tokens is None:
+        values["raw_prompt_tokens"] = values["estimated_prompt_tokens"]
+    if entry.shared is None:
+        values["shared"] = base.hash_count
+    if entry.hashes is None:
+        values["hashes"] = LazyHashes(since)
+    if entry.prompt_bytes is None:
+        values["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
+    return RequestRecord(**values, usage=entry.usage, **extra)
 
 
-def resolve_request(
-    entry: RequestEntry, before: LoggedRequest | None, since: Sequence[Message] = ()
-) -> LoggedRequest:
-    """What ``entry`` says, read after ``before`` (``request_fields`` with the hashes
-    computed)."""
-    values = request_fields(entry, before, since)
-    if values["hashes"] is None:
-        values["hashes"] = hash_messages(since)
-    return LoggedRequest(**values)
-
-
-def _time(entry: RequestEntry, base: LoggedRequest) -> datetime | None:
-    """A record's time: given, or ``elapsed`` seconds after the previous one's."""
-    if entry.time is not None:
-        return entry.time
-    if entry.elapsed is not None and base.time is not None:
-        return base.time + timedelta(seconds=entry.elapsed)
-    return base.time
-
-
-def _same_time(a: datetime | None, b: datetime | None) -> bool:
+def same_time(a: datetime | None, b: datetime | None) -> bool:
     """Equal, and written the same (the same offset)."""
     return a == b and (a is None or b is None or a.utcoffset() == b.utcoffset())
 
 
-def _elapsed(time: datetime | None, base: LoggedRequest) -> float | None:
+def _elapsed(time: datetime | None, base: RequestRecord) -> float | None:
     """The seconds from the previous request's time to ``time`` when they give back exactly
     the text of ``time`` (else None: the time is written)."""
     if time is None or base.time is None or time.utcoffset() != base.time.utcoffset():
@@ -204,63 +175,32 @@ def _elapsed(time: datetime | None, base: LoggedRequest) -> float | None:
 
 def request_delta(
     snapshot: RequestSnapshot,
-    previous: LoggedRequest | None,
+    previous: RequestRecord | None,
     previous_hashes: Sequence[str] = (),
     since: Sequence[Message] = (),
-) -> tuple[RequestEntry, LoggedRequest]:
-    """The line of ``snapshot`` after ``previous``, and what it resolves to.
-
-    Args:
-        snapshot: the request snapshot.
-        previous: the request record written before it (None: the first).
-        previous_hashes: every message hash of that request.
-        since: the messages written after that record (as ``resolve_request`` reads them).
-    """
+) -> tuple[RequestEntry, RequestRecord]:
+    """The line of ``snapshot`` after ``previous`` (the request record written before it, every
+    hash of it in ``previous_hashes``; None: the first), and what it reads back as; ``since``:
+    the messages written after that record."""
     hashes = snapshot.message_hashes
     shared = shared_prefix(previous_hashes, hashes)
-    full = LoggedRequest(
-        index=snapshot.index,
-        request_id=snapshot.request_id,
-        model=snapshot.model,
-        provider=snapshot.provider,
-        time=snapshot.time,
-        shared=shared,
-        hashes=tuple(hashes[shared:]),
-        block_message_count=snapshot.block_message_count,
-        prompt_bytes=snapshot.prompt_bytes,
-        blocks_bytes=snapshot.blocks_bytes,
-        tools_bytes=snapshot.tools_bytes,
-        max_tokens=snapshot.max_tokens,
-        estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
-        raw_prompt_tokens=snapshot.raw_prompt_tokens,
-        estimate_strategy=snapshot.estimate_strategy,
-        compaction=snapshot.compaction,
-        generation=snapshot.generation_id,
-    )
-    base = previous or _NONE
-    same_time = _same_time(full.time, base.time)
-    elapsed = None if same_time else _elapsed(full.time, base)
-    changed: dict[str, Any] = {
-        f: None if getattr(full, f) == getattr(base, f) else getattr(full, f) for f in _SAME
+    full = {f: getattr(snapshot, f) for f in _WRITTEN if f not in ("shared", "hashes")}
+    full.update(shared=shared, hashes=tuple(hashes[shared:]))
+    blank = read_request(RequestEntry(), previous, since)  # every field left out
+    fields: dict[str, Any] = {
+        f: None if full[f] == getattr(blank, f) else full[f] for f in _WRITTEN
     }
-    entry = RequestEntry(
-        **changed,
-        index=None if full.index == base.index + 1 else full.index,
-        request_id=None if full.request_id == _derived_id(base, full.index) else full.request_id,
-        shared=None if shared == base.hash_count else shared,
-        hashes=None if full.hashes == hash_messages(since) else full.hashes,
-        prompt_bytes=None
-        if full.prompt_bytes == base.prompt_bytes + messages_bytes(since)
-        else full.prompt_bytes,
-        time=None if same_time or elapsed is not None else full.time,
-        elapsed=elapsed,
-        raw_prompt_tokens=None
-        if full.raw_prompt_tokens == full.estimated_prompt_tokens
-        else full.raw_prompt_tokens,
-    )
-    if resolve_request(entry, previous, since) != full:  # never expected
-        entry = RequestEntry(**full.flat())
-    return entry, full
+    raw = full["raw_prompt_tokens"]
+    fields["raw_prompt_tokens"] = None if raw == full["estimated_prompt_tokens"] else raw
+    base = previous or _NONE
+    same = same_time(full["time"], base.time)
+    elapsed = None if same else _elapsed(full["time"], base)
+    fields["time"] = None if same or elapsed is not None else full["time"]
+    entry = RequestEntry(**fields, elapsed=elapsed)
+    record = RequestRecord(**full)
+    if read_request(entry, previous, since) != record:  # never expected
+        entry = RequestEntry(**full)
+    return entry, record
 
 
 def usage_values(
@@ -273,16 +213,8 @@ def usage_values(
     return tuple(values)
 
 
-def with_usage(
-    entry: RequestEntry, full: LoggedRequest, usage: tuple[int, ...], at: datetime | None
-) -> RequestEntry:
-    """``entry`` (resolving to ``full``) with its reply's usage folded in."""
-    usage_at = None if _same_time(at, full.time) else at
-    return msgspec.structs.replace(entry, usage=usage, usage_at=usage_at)
-
-
 def implied_last_main(
-    request: LoggedRequest | None, cache_key: str, at: datetime | None
+    request: RequestRecord | None, cache_key: str, at: datetime | None
 ) -> LastMainRequest | None:
     """The last main request a usage implies: its request's provider and model, the log
     header's cache key, the usage's time (None: a compaction request, or no request)."""

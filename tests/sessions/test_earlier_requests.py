@@ -207,7 +207,7 @@ def _logged(index: int, hashes: tuple[str, ...], blocks: int = 2) -> LoggedReque
         blocks_bytes=20,
         tools_bytes=0,
         block_message_count=blocks,
-        message_hashes=hashes,
+        hashes=hashes,
         messages=(None,) * len(hashes),
     )
 

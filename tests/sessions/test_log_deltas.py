@@ -3,8 +3,8 @@
 * request records leave out fields equal to the previous request's, derive hashes and prompt
   bytes from the messages logged since, fold in their usage and imply the last main request;
   every request still rebuilds byte-for-byte (a property test over arbitrary sequences);
-* message records carry the role as their type; tool results that are one line of JSON are
-  written as JSON; every message still round-trips exactly;
+* message records carry the role as their type and the engine's own tool calls; every message
+  still round-trips exactly;
 * a damaged line before a request record is reported on that record.
 """
 
@@ -31,7 +31,7 @@ from steiner_tui.sessions.records import (
     decode_record,
     encode_record,
 )
-from steiner_tui.sessions.request_values import LoggedRequest, request_delta, resolve_request
+from steiner_tui.sessions.request_values import RequestRecord, read_request, request_delta
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
 from tests.sessions.test_log_format import _long_session
@@ -43,7 +43,7 @@ def _lines(directory: Path) -> list[bytes]:
     return (directory / "session.jsonl").read_bytes().splitlines()
 
 
-async def test_version_4_requests_write_only_what_changed(open_session: OpenSession) -> None:
+async def test_requests_write_only_what_changed(open_session: OpenSession) -> None:
     calls = iter(range(100))
 
     def reply(request: ChatRequest) -> Reply:
@@ -123,8 +123,8 @@ _step = st.fixed_dictionaries(
 def test_every_request_sequence_rebuilds_exactly(steps: list[dict[str, Any]]) -> None:
     conversation: list[Message] = []
     time = datetime(2026, 9, 13, 9, 0, tzinfo=UTC)
-    written: LoggedRequest | None = None
-    read: LoggedRequest | None = None
+    written: RequestRecord | None = None
+    read: RequestRecord | None = None
     hashes: tuple[str, ...] = ()
     for index, step in enumerate(steps, start=1):
         since = [Message("user", f"m{len(conversation)}-{i}") for i in range(step["new"])]
@@ -153,7 +153,7 @@ def test_every_request_sequence_rebuilds_exactly(steps: list[dict[str, Any]]) ->
         hashes = snapshot.message_hashes
         decoded = decode_record(encode_record(entry).rstrip(b"\n"))
         assert isinstance(decoded, RequestEntry)
-        read = resolve_request(decoded, read, since)
+        read = read_request(decoded, read, since)
         assert read == written
         assert json.dumps(read.time.isoformat() if read.time else None) == json.dumps(
             snapshot.time.isoformat()

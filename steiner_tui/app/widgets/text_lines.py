@@ -86,8 +86,8 @@ class TextLines(Log):
         self.clear()
         self.scroll_home(animate=False)
         whole = await asyncio.to_thread(text) if callable(text) else text
-        whole = printable(whole)  # data, never control sequences for the terminal
-        lines = await asyncio.to_thread(wrap_lines, whole, width)
+        # Printable: data, never control sequences for the terminal.
+        lines = await asyncio.to_thread(lambda: wrap_lines(printable(whole), width))
         for start in range(0, len(lines), PAGE):
             self.add(lines[start : start + PAGE])
             await asyncio.sleep(0)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from steiner_tui.app.screens.inspector import InspectorScreen
@@ -246,6 +247,13 @@ class StoreHost(App[None]):
         self.push_screen(InspectorScreen(self.store))
 
 
+async def _rows_in(pilot: Pilot[None], table: RequestTable) -> None:
+    """Wait for the rows the table adds a chunk per frame."""
+    await pilot.pause()
+    while table.pending is not None:
+        await pilot.pause()
+
+
 async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
     monkeypatch: Any,
 ) -> None:
@@ -264,6 +272,7 @@ async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
         screen = pilot.app.screen
         assert isinstance(screen, InspectorScreen)
         table = screen.query_one(RequestTable)
+        await _rows_in(pilot, table)
         assert table.row_count == PAGE + 1  # the page and the "earlier" row
         first = _rows(table)[0]
         assert "50 earlier requests" in first[2]
@@ -271,7 +280,7 @@ async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
         table.move_cursor(row=0)
         await pilot.pause()
         await pilot.press("enter")
-        await pilot.pause()
+        await _rows_in(pilot, table)
         assert table.row_count == PAGE + 50 and table.start == 0  # all, from the first
         assert screen.selected == 49 and _rows(table)[49][1] == "50"
 

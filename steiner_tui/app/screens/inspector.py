@@ -162,9 +162,7 @@ class InspectorScreen(Screen[None]):
 
     def _show_rows(self, start: int, stop: int, position: int) -> None:
         """List the requests at positions ``start`` to ``stop``, highlighting ``position``."""
-        table = self.query_one(RequestTable)
-        table.load(self.store.summaries(start, stop))
-        table.move_cursor(row=table.row_of(position), animate=False)
+        self.query_one(RequestTable).load(self.store.summaries(start, stop), position)
         self.selected = position
 
     def show_requests(self, requests: Sequence[RequestSnapshot]) -> None:
@@ -188,8 +186,9 @@ class InspectorScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#requests")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        position = self.query_one(RequestTable).position_at(event.cursor_row)
-        if position is not None:
+        table = self.query_one(RequestTable)
+        position = table.position_at(event.cursor_row)
+        if position is not None and table.pending is None:  # not the first rows coming in
             self.selected = position
 
     @on(DataTable.RowSelected, "#requests")
@@ -197,8 +196,7 @@ class InspectorScreen(Screen[None]):
         if event.row_key.value == EARLIER_KEY:
             # The page before joins the list (the rows after it stay).
             table = self.query_one(RequestTable)
-            stop = table.start + table.row_count - table.lead_rows
-            self._show_rows(max(0, table.start - PAGE), stop, table.start - 1)
+            self._show_rows(max(0, table.start - PAGE), table.stop, table.start - 1)
 
     @on(RequestDetail.MessageOpened)
     def _message_opened(self, event: RequestDetail.MessageOpened) -> None:

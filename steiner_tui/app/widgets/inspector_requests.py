@@ -61,6 +61,8 @@ _RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes", "cost"})
 _MODEL_WIDTH = 28
 _REUSE_CELLS = 5
 _EIGHTHS = " ▏▎▍▌▋▊▉"
+_CHUNK = 25
+"""Rows added between two frames."""
 
 
 def reuse_cell(row: RequestSummary) -> str:
@@ -134,23 +136,37 @@ class RequestTable(DataTable[Text]):
         """The store position of the first request in the table."""
         self.marked: int | None = None
         """The marked request's position (None: none)."""
+        self.stop = 0
+        """The store position after the last request in the table."""
+        self.pending: Sequence[RequestSummary] | None = None
+        """The rows being added (None: all are in)."""
 
     @property
     def lead_rows(self) -> int:
         """Rows before the first request (1 while the "earlier" row shows)."""
         return 1 if self.start else 0
 
-    def load(self, rows: Sequence[RequestSummary]) -> None:
-        """Replace the rows with ``rows`` (consecutive positions, oldest first)."""
+    def load(self, rows: Sequence[RequestSummary], position: int) -> None:
+        """Replace the rows with ``rows`` (consecutive positions, oldest first) and highlight
+        store position ``position`` once they are all in."""
         self.clear(columns=True)
         for label, key in _COLUMNS:
             self.add_column(label, key=key, width=1 if key == "mark" else None)
         self.start = rows[0].position if rows else 0
+        self.stop = self.start + len(rows)
         if self.start:
             note = f"▲ {self.start:,} earlier requests · Enter shows them"
             cells = [cell(""), cell(""), cell(note, "italic"), *(cell("") for _ in _COLUMNS[3:])]
             self.add_row(*cells, key=EARLIER_KEY)
-        for row in rows:
+        self.pending = rows
+        self._add_rows(rows, 0, position)
+
+    def _add_rows(self, rows: Sequence[RequestSummary], first: int, position: int) -> None:
+        # A chunk at a time, a frame between chunks, as the lineage table: the table measures
+        # new rows when idle, and a page of 200 at once held the loop beside the detail's.
+        if rows is not self.pending:
+            return  # replaced by a later load
+        for row in rows[first : first + _CHUNK]:
             mark = MARK if row.position == self.marked else ""
             cells = [cell(mark, "bold")]
             for (_, key), value in zip(
@@ -162,6 +178,11 @@ class RequestTable(DataTable[Text]):
                     text.justify = "right"
                 cells.append(text)
             self.add_row(*cells, key=str(row.position))
+        if first + _CHUNK < len(rows):
+            self.call_after_refresh(self._add_rows, rows, first + _CHUNK, position)
+        else:
+            self.pending = None
+            self.move_cursor(row=self.row_of(position), animate=False)
 
     def position_at(self, row: int) -> int | None:
         """The store position shown on table row ``row`` (None: the "earlier" row)."""

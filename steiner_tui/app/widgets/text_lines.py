@@ -1,32 +1,38 @@
 """A text of any length as lines, drawn only where they show: the history archive, a message.
 
 ``history.md`` grows without bound (200 KB after a day's work) and a tool result can be as long,
-so such a text is shown as it is (never read as Markdown or markup) in a ``Log``, which draws
-only the lines on screen: a ``Markdown`` widget made one widget per block and froze the lineage
-browser for a minute opening the archive. ``show`` wraps the text to the view's width in a
-thread and hands the lines over a page at a time, each its own step of the event loop, so the
-first page shows at once and no step costs more than a page. Markdown headings (``### User``)
-stand out.
+so such a text is shown as it is (never read as Markdown or markup) by a Line API widget that
+draws only the lines on screen: a ``Markdown`` widget made one widget per block and froze the
+lineage browser for a minute opening the archive. ``show`` reads the text in a thread, then
+sanitizes, wraps and measures it a ``CHUNK`` per step of the event loop: no step costs more for
+a megabyte than for a line, and the first screen shows at once. Not in a thread: the work holds
+the GIL (``str.translate`` over a 1 MB archive held it 190 ms in one call) and a thread taking
+turns with the loop on a loaded machine stalled the loop longer than the steps do. Markdown
+headings (``### User``) stand out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from rich.highlighter import Highlighter
-from rich.style import Style
+from rich.cells import cell_len
+from rich.cells import get_character_cell_size as cell_size
 from rich.text import Text
-from textual.widgets import Log
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.selection import Selection
+from textual.strip import Strip
 
 from steiner_tui.plain import printable
 
-__all__ = ["PAGE", "TextLines", "wrap_lines"]
+__all__ = ["CHUNK", "TextLines", "wrap_lines"]
 
-PAGE = 5_000
-"""Lines handed to the view per step of the event loop."""
+CHUNK = 32_768
+"""Characters of text sanitized, wrapped and measured per step of the event loop (some 2 ms)."""
+
 _NARROWEST = 20
 """The narrowest lines are wrapped to, however narrow the view."""
 
@@ -55,26 +61,31 @@ def wrap_lines(text: str, width: int) -> list[str]:
     return lines
 
 
-class _Headings(Highlighter):
-    """Styles Markdown headings with the view's heading component style."""
-
-    def __init__(self, style: Callable[[], Style]) -> None:
-        self.style = style
-
-    def highlight(self, text: Text) -> None:
-        if text.plain.startswith("#"):
-            text.stylize(self.style())
-
-
-class TextLines(Log):
+class TextLines(ScrollView, can_focus=True):
     """A text's lines, scrollable, wrapped to the view."""
+
+    DEFAULT_CSS = """
+    TextLines {
+        background: $surface;
+        color: $text;
+        overflow: scroll;
+        &:focus {
+            background-tint: $foreground 5%;
+        }
+    }
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"text-lines--heading"}
     """The style of a Markdown heading."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(highlight=True, auto_scroll=False, id=id)
-        self.highlighter = _Headings(lambda: self.get_component_rich_style("text-lines--heading"))
+        super().__init__(id=id)
+        self._lines: list[str] = []
+
+    @property
+    def lines(self) -> Sequence[str]:
+        """The lines shown, wrapped."""
+        return self._lines
 
     async def show(self, text: str | Callable[[], str], width: int) -> None:
         """Show ``text`` (or what reading it returns, called in a thread: a file) wrapped to
@@ -83,16 +94,62 @@ class TextLines(Log):
         Raises:
             OSError: reading the text failed.
         """
-        self.clear()
+        self._show([], 0)
         self.scroll_home(animate=False)
         whole = await asyncio.to_thread(text) if callable(text) else text
-        whole = printable(whole)  # data, never control sequences for the terminal
-        lines = await asyncio.to_thread(wrap_lines, whole, width)
-        for start in range(0, len(lines), PAGE):
-            self.add(lines[start : start + PAGE])
+        lines: list[str] = []
+        widest = start = 0
+        while start < len(whole):
+            end = whole.find("\n", start + CHUNK) + 1 or len(whole)
+            chunk = wrap_lines(printable(whole[start:end]), width)
+            # An ASCII line is as wide as it is long (``isascii`` reads a flag, it does not scan);
+            # not ``cell_len``: its cache kept a tuple per line, garbage for a full collection.
+            widths = (len(n) if n.isascii() else sum(map(cell_size, n)) for n in chunk)
+            widest = max(widest, max(widths, default=0))
+            lines += chunk
+            if not start:
+                self._show(lines[:], widest)  # the first screen at once
+            start = end
             await asyncio.sleep(0)
+        # The rest in one update: each resizes the scrollbars and repaints the view.
+        self._show(lines, widest)
 
-    def add(self, lines: Iterable[str]) -> None:
-        """Append wrapped lines (``wrap_lines``)."""
-        # One string: ``Log.write_lines`` splits each item and would drop an empty one.
-        self.write_lines(["".join(f"{line}\n" for line in lines)])
+    def _show(self, lines: list[str], widest: int) -> None:
+        self._lines = lines
+        self.virtual_size = Size(widest, len(lines))
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        """The line at ``y`` on screen: the text's line at the scroll position plus ``y``."""
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        style = self.rich_style
+        width = self.size.width
+        if index >= len(self._lines):
+            return Strip.blank(width, style)
+        line = self._lines[index]
+        text = Text(line, no_wrap=True)
+        text.stylize(style)
+        if line.startswith("#"):
+            text.stylize(self.get_component_rich_style("text-lines--heading"))
+        selection = self.text_selection
+        span = selection.get_span(index) if selection is not None else None
+        if span is not None:
+            start, end = span
+            selected = self.screen.get_component_rich_style("screen--selection")
+            text.stylize(selected, start, len(text) if end == -1 else end)
+        strip = Strip(text.render(self.app.console), cell_len(line))
+        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_offsets(scroll_x, index)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text (``Log``'s selection, kept)."""
+        return selection.extract("\n".join(self._lines)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """Draw the selection."""
+        self.refresh()
+
+    def on_unmount(self) -> None:
+        # A closed screen is a reference cycle, freed by a full collection whenever one runs:
+        # a megabyte of lines left in it made that collection (during a keystroke) longer.
+        self._lines = []

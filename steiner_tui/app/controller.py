@@ -346,6 +346,11 @@ class SessionController:
         context.mark_changed(in_prefix)
         return FileChanges(changed, notices)
 
+    @property
+    def has_pending_reloads(self) -> bool:
+        """Whether changed context files wait for the next compaction."""
+        return bool(self.driver.runner.context.pending_reloads)
+
     def pending_reload(self) -> PendingReload | None:
         """The changes waiting for the next compaction, with the cost of reloading them now."""
         runner = self.driver.runner

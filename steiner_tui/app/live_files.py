@@ -29,13 +29,14 @@ if TYPE_CHECKING:
 
     from steiner_tui.app.widgets.conversation import ConversationPane
     from steiner_tui.app.widgets.status_line import StatusLine
-    from steiner_tui.app.workbench_session import WorkbenchSession
     from steiner_tui.engine.prompt.pending_reload import PendingReload
 
 __all__ = [
     "FileChanges",
     "FileChangesShown",
+    "FileReloads",
     "FilesHost",
+    "FilesSession",
     "WatchPlan",
     "classify_change",
     "partitions_for",
@@ -96,6 +97,25 @@ class FileChanges(msgspec.Struct, frozen=True):
     once, see ``Session.rescan_skills``)."""
 
 
+class FileReloads(Protocol):
+    """What changed files ask of the session (``SessionController``)."""
+
+    @property
+    def has_pending_reloads(self) -> bool: ...
+    def apply_file_changes(self, paths: Iterable[Path]) -> FileChanges: ...
+    def pending_reload(self) -> PendingReload | None: ...
+    def reload_now(self) -> frozenset[StaticPartition]: ...
+
+
+class FilesSession(Protocol):
+    """What changed files ask of the screen's hold on its session (``WorkbenchSession``)."""
+
+    @property
+    def attached(self) -> bool: ...
+    @property
+    def controller(self) -> FileReloads: ...
+
+
 class FilesHost(Protocol):
     """What ``FileChangesShown`` uses of the workbench screen."""
 
@@ -103,7 +123,7 @@ class FilesHost(Protocol):
     busy: bool
 
     @property
-    def hold(self) -> WorkbenchSession: ...
+    def hold(self) -> FilesSession: ...
     @property
     def status(self) -> StatusLine: ...
     def refresh_skills(self) -> None: ...
@@ -124,8 +144,7 @@ class FileChangesShown:
     def observe(self, event: EngineEvent) -> None:
         """A compaction applies the pending changes; their cost grows with each request."""
         if isinstance(event, CompactionApplied) or (
-            isinstance(event, RequestSnapshot)
-            and self.screen.hold.driver.runner.context.pending_reloads
+            isinstance(event, RequestSnapshot) and self.screen.hold.controller.has_pending_reloads
         ):
             self.refresh_pending()
 

@@ -72,12 +72,6 @@ def request_sources(request: InspectedRequest) -> tuple[str, ...]:
     return (BLOCKS_SOURCE,) * blocks + (conversation,) * (count - blocks)
 
 
-def _source(request: InspectedRequest, other: InspectedRequest, index: int) -> str:
-    if isinstance(request, RequestSnapshot):
-        return message_source(request, other if isinstance(other, RequestSnapshot) else None, index)
-    return request_sources(request)[index]
-
-
 def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStability:
     """How much of request ``a``'s message prefix a later request ``b`` repeats (the engine's
     ``prefix_stability`` for two snapshots; for a logged request, from its hashes, its
@@ -88,7 +82,10 @@ def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStabili
     if matching == len(a.message_hashes):
         return PrefixStability(matching, None)
     side, other = (b, a) if matching < len(b.message_hashes) else (a, b)
-    return PrefixStability(matching, matching, _source(side, other, matching))
+    if isinstance(side, RequestSnapshot):
+        snapshot = other if isinstance(other, RequestSnapshot) else None
+        return PrefixStability(matching, matching, message_source(side, snapshot, matching))
+    return PrefixStability(matching, matching, request_sources(side)[matching])
 
 
 class LoggedRequests:

@@ -134,7 +134,9 @@ class PartialRecord(_Record, frozen=True, tag="partial"):
 
 class RequestEntry(_Record, frozen=True, tag="request"):
     """A request snapshot's metadata; an absent field is implied by the request record before
-    (``request_values``). ``hashes`` are the request's after the ``shared`` ones."""
+    (``request_values``). ``hashes`` are the request's after the ``shared`` ones; ``elapsed``
+    the seconds since the previous record's time; ``usage`` the reply's (as ``usage_values``)
+    when it came before any other record, reported at ``usage_at`` (absent: ``time``)."""
 
     index: int | None = None
     request_id: str | None = None
@@ -154,12 +156,8 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     shared: int | None = None
     hashes: tuple[str, ...] | None = None
     elapsed: float | None = None
-    """The time as seconds after the previous request record's."""
     usage: tuple[int, ...] = ()
-    """The reply's usage folded in (prompt, completion, cache read, cache write tokens;
-    trailing zeros left out), when it arrived before any other record."""
     usage_at: datetime | None = None
-    """When the usage was reported (absent: the request's ``time``)."""
 
 
 class GenerationRecord(_Record, frozen=True, tag="generation"):

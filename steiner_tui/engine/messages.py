@@ -55,8 +55,9 @@ class _EncodedArguments:
     arguments_json: str
 
 
-class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True):
-    """A tool call made by the model. ``arguments`` is a JSON object or ``None``.
+class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, array_like=True):
+    """A tool call made by the model. ``arguments`` is a JSON object or ``None``; encoded as
+    ``[id, name, arguments, raw_arguments]`` (a session log's lines, a third fewer bytes).
 
     The compact JSON of the arguments (``arguments_json``, ``null`` for none) is written once,
     when the call is made: hashes, token counts and requests reuse it. Arguments with no JSON

@@ -1,15 +1,9 @@
 """A resumed session's earlier requests, as its log holds them, beside the ones made since.
 
 The snapshot store holds only the requests a process made; a resumed session's earlier ones
-are its log's request records (``request_values.RequestRecord``): their figures and message
-hashes, and the reply's usage when logged, but not their blocks, tool definitions, per-source
-counts, estimate confidence or whether they fit (``NOT_RECORDED``). A message whose hash equals
-one of the conversation's is that message (``RequestRecord.messages``); block messages and a
-summary as sent are not recorded.
-
-``LoggedRequests`` reads them when asked (a page of summaries costs what the page holds; the
-lookup by hash is built when a request is first shown). ``SessionRequests`` lists the log's
-requests, then the store's, at one run of positions, for the inspector and the context panel.
+are its log's request records: figures, message hashes and usage, not what ``NOT_RECORDED``
+lists. ``LoggedRequests`` reads them when asked (a page costs what it holds; the lookup by hash
+is built when a request is first shown); ``SessionRequests`` lists the log's, then the store's.
 """
 
 from __future__ import annotations
@@ -54,7 +48,13 @@ NOT_RECORDED = (
     "whether it fit the window",
 )
 """What a request read from the log does not have (the inspector says so)."""
-
+_SUMMARY = (
+    "index", "time", "model", "compaction", "generation_id", "estimated_prompt_tokens",
+    "max_tokens", "prompt_bytes",
+)  # fmt: skip
+"""The fields a logged request's summary takes as they are."""
+_USAGE = ("prompt_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""The ``request_cost`` arguments of a record's ``usage``, in order."""
 
 LoggedRequest = RequestRecord
 """One earlier request of a resumed session, as its log holds it (see the module doc)."""
@@ -72,12 +72,6 @@ def request_sources(request: InspectedRequest) -> tuple[str, ...]:
     return (BLOCKS_SOURCE,) * blocks + (conversation,) * (count - blocks)
 
 
-def _source(request: InspectedRequest, other: InspectedRequest, index: int) -> str:
-    if isinstance(request, RequestSnapshot):
-        return message_source(request, other if isinstance(other, RequestSnapshot) else None, index)
-    return request_sources(request)[index]
-
-
 def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStability:
     """How much of request ``a``'s message prefix a later request ``b`` repeats (the engine's
     ``prefix_stability`` for two snapshots; for a logged request, from its hashes, its
@@ -88,7 +82,10 @@ def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStabili
     if matching == len(a.message_hashes):
         return PrefixStability(matching, None)
     side, other = (b, a) if matching < len(b.message_hashes) else (a, b)
-    return PrefixStability(matching, matching, _source(side, other, matching))
+    if isinstance(side, RequestSnapshot):
+        snapshot = other if isinstance(other, RequestSnapshot) else None
+        return PrefixStability(matching, matching, message_source(side, snapshot, matching))
+    return PrefixStability(matching, matching, request_sources(side)[matching])
 
 
 class LoggedRequests:
@@ -115,15 +112,8 @@ class LoggedRequests:
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
         return RequestSummary(
-            position=position,
-            index=record.index,
-            time=record.time,
-            model=record.model,
-            compaction=record.compaction,
-            generation_id=record.generation_id,
-            estimated_prompt_tokens=record.estimated_prompt_tokens,
-            max_tokens=record.max_tokens,
-            prompt_bytes=record.prompt_bytes,
+            position,
+            **{f: getattr(record, f) for f in _SUMMARY},
             message_count=record.hash_count,
             reused=record.shared if position else 0,
             logged=True,
@@ -142,27 +132,12 @@ class LoggedRequests:
         for record in self.records:
             if not record.usage:
                 continue
-            prompt, completion, read, write = (*record.usage, 0, 0, 0)[:4]
-            cost = request_cost(
-                price_of(record.model),
-                prompt_tokens=prompt,
-                output_tokens=completion,
-                cache_read_tokens=read,
-                cache_write_tokens=write,
-            )
+            usage = dict(zip(_USAGE, (*record.usage, 0, 0), strict=False))
+            cost = request_cost(price_of(record.model), **usage)
             if cost is None:
                 return None
             total += cost
         return total
-
-    def _messages(self) -> dict[str, Message]:
-        if self._by_hash is None:
-            self._by_hash = {
-                message.digest(): message
-                for generation in self._lineage.generations
-                for message in generation.messages
-            }
-        return self._by_hash
 
     def at(self, position: int) -> LoggedRequest:
         """The request at ``position``, with the messages the log holds.
@@ -175,7 +150,10 @@ class LoggedRequests:
             return last[1]
         record = self.records[position]
         hashes = record.message_hashes
-        known = self._messages()
+        if self._by_hash is None:
+            generations = self._lineage.generations
+            self._by_hash = {m.digest(): m for g in generations for m in g.messages}
+        known = self._by_hash
         request = msgspec.structs.replace(
             record,
             shared=0,

@@ -1,13 +1,8 @@
 """Parse ``session.jsonl`` line by line into a ``LogState``; never raise for content.
 
-Each line is decoded into its record (``records.decode_record``) and applied inside its own
-``try``: a failure of any kind becomes a ``LogProblem`` for that line and parsing moves on. A
-record's effect is applied only after it decoded completely, so a bad line changes nothing.
-
-Parsing is linear in the log: the active generation's messages grow in a list (turned into a
-tuple once, at the end), and each request record keeps how many hashes it shares with the
-request before and its own new ones (``RequestRecord.message_hashes`` rebuilds them on
-demand), so neither the work nor the memory grows with the square of the conversation.
+Each line is decoded whole, then applied inside its own ``try``: any failure becomes a
+``LogProblem`` for that line and changes nothing. Parsing is linear in the log: messages grow in
+a list, and a request record keeps only its new hashes (``RequestRecord.message_hashes``).
 """
 
 from __future__ import annotations
@@ -44,11 +39,7 @@ from steiner_tui.sessions.records import (
     UsageRecord,
     decode_record,
 )
-from steiner_tui.sessions.request_values import (
-    RequestRecord,
-    implied_last_main,
-    read_request,
-)
+from steiner_tui.sessions.request_values import RequestRecord, implied_last_main, read_request
 
 __all__ = [
     "ActiveGeneration",

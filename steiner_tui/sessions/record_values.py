@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import msgspec
-from msgspec.structs import astuple
 
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
-from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.tool_results import default_tool_status
@@ -20,7 +19,6 @@ from steiner_tui.sessions.records import (
     AnyMessageLine,
     GenerationRecord,
     MessageLine,
-    ToolCallLine,
 )
 
 __all__ = [
@@ -48,7 +46,7 @@ def status_of_line(message: Message, status: str) -> str:
     return status
 
 
-_COPIED = ("reasoning", "images", "name", "tool_call_id", "source", "incomplete")
+_COPIED = ("reasoning", "tool_calls", "images", "name", "tool_call_id", "source", "incomplete")
 """The fields a line and its message share as they are."""
 
 
@@ -66,11 +64,8 @@ def _json_content(message: Message) -> msgspec.Raw | None:
 
 
 def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
-    """The line of ``messages[position]``, after the messages before it.
-
-    ``status``: how a tool result's call ended (the runner's), kept when the text does not
-    imply it.
-    """
+    """The line of ``messages[position]``, after the messages before it; ``status``: how a tool
+    result's call ended."""
     message = messages[position]
     implied = message.role != "user" and message.turn == (
         messages[position - 1].turn if position else 0
@@ -80,7 +75,6 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
         content="" if raw is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
         **{f: getattr(message, f) for f in _COPIED},
-        tool_calls=tuple(ToolCallLine(*astuple(c)) for c in message.tool_calls),
         turn=None if implied else message.turn,
         driver=_driver(message) or None,
         status=status_of_line(message, status),
@@ -108,10 +102,7 @@ def message_of_line(
     turn = line.turn
     if turn is None:
         turn = messages[-1].turn if messages and role != "user" else 0
-    calls = tuple(ToolCall(*astuple(c)) for c in line.tool_calls)
-    message = Message(
-        role, content, **{f: getattr(line, f) for f in _COPIED}, tool_calls=calls, turn=turn
-    )
+    message = Message(role, content, **{f: getattr(line, f) for f in _COPIED}, turn=turn)
     driver = line.driver
     if driver is None and role == "user" and not line.source:
         driver = 0
@@ -119,13 +110,9 @@ def message_of_line(
 
 
 def trusted_content(message: Message, driver: int | None) -> str:
-    """The content of a user message with only its driver-composed prefix left parsable.
-
-    Resume reads skill state from envelopes at the start of user messages. ``driver`` says
-    where the driver's part ends; the rest is the user's own text, escaped here (the engine's
-    rule, ``engine.skills.escape``) so that nothing in it can count as an envelope or a mode
-    notice. ``None`` (a message of a generation record) keeps the content as it is.
-    """
+    """The content of a user message with only its driver-composed prefix (``driver``
+    characters) left parsable: the rest is escaped (``engine.skills.escape``) so that nothing
+    the user typed counts as a skill envelope or mode notice. None: the content as it is."""
     if driver is None or driver >= len(message.content):
         return message.content
     return message.content[:driver] + escape_user_text(message.content[driver:])
@@ -141,16 +128,9 @@ def generation_record(
     reset: bool = False,
     statuses: Mapping[str, str] | None = None,
 ) -> GenerationRecord:
-    """A ``generation`` record holding the whole generation.
-
-    Args:
-        generation: the generation.
-        before: the messages of the generation the log held before this one; those kept are
-            written as their index there.
-        reset: the record starts the lineage over.
-        statuses: how tool calls ended, by call id (a fork's, from the source log); those of
-            the results written out in full are kept, where their text does not imply them.
-    """
+    """A ``generation`` record holding the whole generation: a message of ``before`` (the
+    generation logged before) as its index there; ``reset``: the lineage starts over;
+    ``statuses``: a fork's tool call statuses by call id, kept where the text does not say."""
     index = {id(message): position for position, message in enumerate(before)}
     messages: list[Message | int] = []
     kept: dict[str, str] = {}

@@ -1,16 +1,12 @@
 """The records of ``session.jsonl``: one msgspec ``Struct`` per line, tagged by ``type``.
 
-This module is the only place that turns records into bytes and back. Records hold the engine's
-own values where it has them (``Message``, ``CompactionOutcome``, ``LastMainRequest``,
-``Remedy``); what the log adds keeps every record independent of the conversation's length: a
-message line leaves out what the messages before it imply, a request record what the one
-before it says (``request_values``), a generation record names the messages it keeps from the
-generation before by their index. The first line is the ``header``; a log of another
-``LOG_VERSION`` is refused (no readers are kept for the development versions before it).
-
-Lines are compact UTF-8 JSON. Text holding lone surrogates (which UTF-8 cannot carry) is
-written with ASCII escapes; such a line, and a line that does not decode, is read again with the
-standard library's JSON reader, which accepts the escapes and says what is wrong with a bad line.
+Records hold the engine's own values where it has them; what the log adds keeps every record
+independent of the conversation's length: a message line leaves out what the messages before it
+imply, a request record what the one before it says (``request_values``), a generation record
+names the messages it keeps from the one before by index. A log of another ``LOG_VERSION`` is
+refused. Lines are compact UTF-8 JSON; text holding lone surrogates is written with ASCII
+escapes, and such a line or a bad one is read again with the standard library's reader, which
+accepts the escapes and says what is wrong.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import CompactionOutcome
-from steiner_tui.engine.messages import Image, Message
+from steiner_tui.engine.messages import Image, Message, ToolCall
 
 __all__ = [
     "EMPTY_JSON",
@@ -47,16 +43,15 @@ __all__ = [
     "ResumedRecord",
     "SkillRecord",
     "TimedRecord",
-    "ToolCallLine",
     "UsageRecord",
     "WarningRecord",
     "decode_record",
     "encode_record",
 ]
 
-LOG_VERSION = 6
-"""6: one request record type, a tool result's name written. Earlier versions were
-development versions."""
+LOG_VERSION = 7
+"""7: tool calls written as arrays everywhere (the engine's ``ToolCall``). Earlier versions
+were development versions."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 
@@ -82,34 +77,21 @@ class HeaderRecord(_Record, frozen=True, tag="header"):
     forked_from: str = ""
 
 
-class ToolCallLine(msgspec.Struct, frozen=True, array_like=True):
-    """A tool call in a message line, ``[id, name, arguments, raw_arguments]``: the engine's
-    ``ToolCall`` in a third fewer bytes."""
-
-    id: str
-    name: str
-    arguments: Any = None
-    raw_arguments: str = ""
-
-
 EMPTY_JSON = msgspec.Raw(b"")
 """A message line's ``json`` when its content is written as a string."""
 
 
 class MessageLine(_Record, frozen=True):
-    """A message appended to the active generation; its role is the record's type.
-
-    Left out: ``turn`` is the previous message's (a user line always says its own, so a lost
-    line never shifts the turns after its own turn); ``driver`` (how many leading characters
-    of a user message the driver composed) is 0. A tool result whose content is one line of
-    JSON is written as that JSON (``json``). ``status`` (``done``, ``failed``,
-    ``rejected``) is how a tool call ended when its text does not imply it.
-    """
+    """A message appended to the active generation; its role is the record's type. Left out:
+    ``turn`` is the previous message's (a user line always says its own, so a lost line never
+    shifts later turns); ``driver`` (leading characters of a user message the driver composed)
+    is 0. A tool result that is one line of JSON is written as JSON (``json``). ``status``:
+    how a tool call ended (``done``, ``failed``, ``rejected``) when its text does not say."""
 
     content: str = ""
     json: msgspec.Raw = EMPTY_JSON
     reasoning: str = ""
-    tool_calls: tuple[ToolCallLine, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
     images: tuple[Image, ...] = ()
     name: str = ""
     tool_call_id: str = ""
@@ -152,7 +134,9 @@ class PartialRecord(_Record, frozen=True, tag="partial"):
 
 class RequestEntry(_Record, frozen=True, tag="request"):
     """A request snapshot's metadata; an absent field is implied by the request record before
-    (``request_values``). ``hashes`` are the request's after the ``shared`` ones."""
+    (``request_values``). ``hashes`` are the request's after the ``shared`` ones; ``elapsed``
+    the seconds since the previous record's time; ``usage`` the reply's (as ``usage_values``)
+    when it came before any other record, reported at ``usage_at`` (absent: ``time``)."""
 
     index: int | None = None
     request_id: str | None = None
@@ -172,12 +156,8 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     shared: int | None = None
     hashes: tuple[str, ...] | None = None
     elapsed: float | None = None
-    """The time as seconds after the previous request record's."""
     usage: tuple[int, ...] = ()
-    """The reply's usage folded in (prompt, completion, cache read, cache write tokens;
-    trailing zeros left out), when it arrived before any other record."""
     usage_at: datetime | None = None
-    """When the usage was reported (absent: the request's ``time``)."""
 
 
 class GenerationRecord(_Record, frozen=True, tag="generation"):

@@ -1,17 +1,12 @@
 """Request records: a snapshot's metadata written as what differs from the request before.
 
 ``records.RequestEntry`` is the line, ``RequestRecord`` what it says once absent fields are read
-against the record before (docs/design.md, "14. Durable context state"): an absent field is the
-previous record's, except ``index`` (one more), ``shared`` (every hash of the previous
-request), ``hashes`` (those of the messages logged since: the message hash rule is part of the
-format; computed when read, ``LazyHashes``), ``prompt_bytes`` (the previous plus those
-messages' bytes), ``raw_prompt_tokens`` (the estimate), ``request_id`` (the previous with its
-trailing index replaced) and ``time`` (``elapsed`` seconds after the previous). So a record
-says only what is new and never grows with the conversation. ``request_delta`` writes one and
-checks that it reads back exactly (else it writes every field).
-
-A reply's usage is folded into its request, and a usage says what the last main request is
-(``implied_last_main``), so ``last_main_request`` is written only when it differs.
+against the record before (docs/design.md, "14. Durable context state"): the previous record's,
+except ``index`` (one more), ``shared`` (every previous hash), ``hashes`` (the messages logged
+since, hashed when read, ``LazyHashes``), ``prompt_bytes`` (plus their bytes),
+``raw_prompt_tokens`` (the estimate), ``request_id`` (index replaced) and ``time``
+(``elapsed`` seconds later). A reply's usage is folded into its request and implies the last
+main request (``implied_last_main``), so ``last_main_request`` is written only when it differs.
 """
 
 from __future__ import annotations
@@ -69,12 +64,9 @@ class LazyHashes(Sequence[str]):
 
 class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A logged request with every field known: its own ``hashes`` after the first ``shared``
-    of the request before (``previous``); the reply's ``usage`` (prompt, completion, cache
-    read, cache write tokens; trailing zeros left out; empty: none logged); ``exact`` False
-    when a damaged line came between it and the record before, so what it takes from that one
-    may be a lost record's. ``messages`` (filled when shown, ``LoggedRequests.at``) is aligned
-    with ``message_hashes``: the logged message with that hash, or None where the log holds
-    none (block messages, a summary as sent)."""
+    of ``previous``; ``usage`` as ``usage_values`` (empty: none logged); ``exact`` False when a
+    damaged line came before it. ``messages`` (filled when shown, ``LoggedRequests.at``): per
+    ``message_hashes``, the logged message with that hash, or None (block messages, a summary)."""
 
     index: int = 0
     request_id: str = ""
@@ -123,14 +115,6 @@ _WRITTEN = RequestEntry.__struct_fields__[: RequestEntry.__struct_fields__.index
 """The fields a record and the request it resolves to share, first in both and in one order."""
 
 
-def _derived_id(base: RequestRecord, index: int) -> str:
-    """The previous id with its trailing index replaced (``s-4`` -> ``s-5``), else ``""``."""
-    old = str(base.index)
-    if base.request_id.endswith(f"-{old}"):
-        return base.request_id[: -len(old)] + str(index)
-    return ""
-
-
 def read_request(
     entry: RequestEntry, base: RequestRecord | None, since: Sequence[Message] = (), **extra: Any
 ) -> RequestRecord:
@@ -141,8 +125,9 @@ def read_request(
     values = {f: b if g is None else g for f, g, b in pairs}
     if entry.index is None:
         values["index"] = base.index + 1
-    if entry.request_id is None:
-        values["request_id"] = _derived_id(base, values["index"])
+    if entry.request_id is None:  # the previous with its trailing index replaced, else ""
+        stem = base.request_id.removesuffix(f"-{base.index}")
+        values["request_id"] = f"{stem}-{values['index']}" if stem != base.request_id else ""
     if entry.time is None and entry.elapsed is not None and base.time is not None:
         values["time"] = base.time + timedelta(seconds=entry.elapsed)
     if entry.raw_prompt_tokens is None:
@@ -196,21 +181,15 @@ def request_delta(
     same = same_time(full["time"], base.time)
     elapsed = None if same else _elapsed(full["time"], base)
     fields["time"] = None if same or elapsed is not None else full["time"]
-    entry = RequestEntry(**fields, elapsed=elapsed)
-    record = RequestRecord(**full)
-    if read_request(entry, previous, since) != record:  # never expected
-        entry = RequestEntry(**full)
-    return entry, record
+    return RequestEntry(**fields, elapsed=elapsed), RequestRecord(**full)
 
 
 def usage_values(
     prompt: int, completion: int, cache_read: int = 0, cache_write: int = 0
 ) -> tuple[int, ...]:
     """The folded ``usage`` of a request record: trailing zeros left out."""
-    values = [prompt, completion, cache_read, cache_write]
-    while len(values) > 2 and values[-1] == 0:
-        values.pop()
-    return tuple(values)
+    values = (prompt, completion, cache_read, cache_write)
+    return values if cache_write else values[:3] if cache_read else values[:2]
 
 
 def implied_last_main(

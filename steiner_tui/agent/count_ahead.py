@@ -7,13 +7,15 @@ tool list, a user message's skill envelopes) is counted here first, in a thread,
 estimator's cache; the synchronous engine code that then assembles, estimates and describes
 the request (``Runner.prepare``, the snapshot's per-source rows, the cost ranking) only reads
 that cache. The counts are the same either way: only where they are made changes. The
-character heuristic is arithmetic and stays on the loop.
+character heuristic is arithmetic and stays on the loop, and so does a short text once the
+prefix is counted (``INLINE_CHARS``): the thread hop would cost more than the count.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
@@ -21,7 +23,20 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.tokens import HEURISTIC, RequestEstimator, TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
-__all__ = ["count_ahead"]
+__all__ = ["INLINE_CHARS", "count_ahead", "off_loop"]
+
+INLINE_CHARS = 8_000
+"""Text shorter than this is counted on the event loop: ctok counts it in under 10 ms (about
+1 MB/s), tiktoken in well under one, and the hop to a worker thread and back cost a tiktoken
+model's turn a quarter of its engine time in ``benchmarks/bench_soak.py``."""
+
+T = TypeVar("T")
+
+
+async def off_loop(work: Callable[[], T], chars: int) -> T:
+    """``work()``, which counts about ``chars`` characters: in a worker thread from
+    ``INLINE_CHARS`` on, at once below."""
+    return work() if chars < INLINE_CHARS else await asyncio.to_thread(work)
 
 
 async def count_ahead(
@@ -31,6 +46,8 @@ async def count_ahead(
     new: Sequence[Message],
     project: Callable[[Message], Message],
     tools: Sequence[ToolDefinition],
+    *,
+    counted_prefix: bool = False,
 ) -> None:
     """Count, in a worker thread, what the next request to ``model_id`` holds that
     ``estimator`` may not have counted yet.
@@ -42,6 +59,8 @@ async def count_ahead(
         new: the stored messages the request adds (``ConversationLedger.unsynced``).
         project: a stored message as the provider gets it.
         tools: the request's tool list.
+        counted_prefix: ``prefix`` and ``tools`` are those the last call counted (then only
+            ``new`` decides whether the count goes to a thread).
     """
     if estimator.units_key(model_id) == HEURISTIC:
         return
@@ -61,4 +80,5 @@ async def count_ahead(
         except TokenizerLoadError:
             return  # the request's own count reports it, as it does without counting ahead
 
-    await asyncio.to_thread(count)
+    chars = sum(len(message.content) for message in new)
+    await off_loop(count, chars if counted_prefix else INLINE_CHARS)

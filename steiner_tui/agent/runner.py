@@ -167,6 +167,8 @@ class Runner:
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
         self.ledger = ConversationLedger(context.estimator)
+        self._counted_ahead: tuple[object, ...] = ()
+        """The model id, prefix and tool list ``count_next_request`` counted last."""
         """The active conversation's per-message request figures, kept incrementally."""
         self.snapshots = SnapshotBuilder(self.session_id, self.clock, context.estimator)
         """Numbers this runner's requests and builds their snapshots (summaries included)."""
@@ -440,14 +442,17 @@ class Runner:
         """Count what the next request adds in a worker thread (``agent.count_ahead``)."""
         model_id = self.model.model
         new = self.ledger.unsynced(self.conversation, model_id, self.model.sees_images)
+        counted = (model_id, self.context.prefix(), self.tool_definitions)
         await count_ahead(
             self.context.estimator,
             model_id,
-            self.context.prefix(),
+            counted[1],
             new,
             self._project,
             self.tool_definitions,
+            counted_prefix=counted == self._counted_ahead,
         )
+        self._counted_ahead = counted
 
     def preview(self, conversation: Sequence[Message] | None = None) -> RequestSnapshot:
         """The dry-run snapshot of the next request over ``conversation`` (default: the active
@@ -629,7 +634,7 @@ class Runner:
             results=self.results,
         )
 
-        def budget() -> ResultBudget:  # called in a thread: it counts the reply
+        def budget() -> ResultBudget:  # it counts the reply: in a thread if that is long
             return result_budget(
                 self.model,
                 self.context.estimator,
@@ -638,8 +643,16 @@ class Runner:
                 self.fixed_tokens(),
             )
 
+        chars = len(reply.content) + sum(len(call.arguments_json) for call in reply.tool_calls)
         self.state.tracker = await run_tool_calls(
-            reply.tool_calls, self.tools, ctx, self.state.tracker, self.sink, self.append, budget
+            reply.tool_calls,
+            self.tools,
+            ctx,
+            self.state.tracker,
+            self.sink,
+            self.append,
+            budget,
+            chars,
         )
 
     def tokens_of(self, message: Message) -> int:

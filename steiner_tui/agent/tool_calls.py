@@ -17,12 +17,13 @@ tokens; the caller's event loop stays free, and the counts are cached for the ne
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Protocol
 
 import msgspec
 
+from steiner_tui.agent.count_ahead import off_loop
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted, WarningEvent
 from steiner_tui.engine.messages import Message, ToolCall
@@ -111,10 +112,12 @@ async def run_tool_calls(
     sink: EventSink,
     on_message: MessageCallback,
     make_budget: Callable[[], ResultBudget] | None = None,
+    reply_chars: int = 0,
 ) -> FileTracker:
     """Run ``calls`` in order, appending each result message through ``on_message``.
 
-    With ``make_budget`` (called in a worker thread: it may count the reply), every result is
+    With ``make_budget`` (it may count the reply, of ``reply_chars`` characters: in a worker
+    thread when that is long, ``count_ahead.off_loop``), every result is
     kept within the tokens it may take: tools shape their output to it
     (``ToolContext.output_chars``), and what is still over is cut here (``bound_result``), the
     whole output kept in the result store.
@@ -136,7 +139,7 @@ async def run_tool_calls(
             )
         )
     try:
-        budget = None if make_budget is None else await asyncio.to_thread(make_budget)
+        budget = None if make_budget is None else await off_loop(make_budget, reply_chars)
         for position, call in enumerate(calls):
             sink.emit(ToolCallStarted(call, summarize_tool_call(call, str(ctx.project_root))))
             allowed = 0
@@ -150,8 +153,10 @@ async def run_tool_calls(
                 )
             result = await runner.execute(call, call_ctx)
             if budget is not None:
-                # In a thread: counting a large result with ctok would hold the event loop.
-                result = await asyncio.to_thread(bound_result, call, result, allowed, budget)
+                # A large result in a thread: counting it with ctok would hold the event loop.
+                result = await off_loop(
+                    partial(bound_result, call, result, allowed, budget), len(result.content)
+                )
                 used += budget.count_tokens(result.content)
             content = observe_tool_result(call.name, result.content, tracker)
             message = result_message(call, result, ctx.turn)

@@ -179,11 +179,6 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             msgspec.structs.replace(info, vision=False) if model in self._rejects_images else info
         )
 
-    @property
-    def image_rejections(self) -> frozenset[str]:
-        """Models that rejected an image in this session (their images are left out)."""
-        return frozenset(self._rejects_images)
-
     async def warm(self) -> None:
         """Import the SDK and build this loop's client in a thread, ahead of the first call."""
         await self._clients.get()

@@ -81,13 +81,6 @@ class FileHistoryArchive:
             separator = "\n" if os.fstat(fd).st_size > 0 else ""
             handle.write(separator + text)
 
-    def read_history(self) -> str:
-        """The archive's text (``""`` before the first append)."""
-        try:
-            return read_history_file(self.history_path)
-        except FileNotFoundError:
-            return ""
-
 
 def read_history_file(path: Path) -> str:
     """The text of the ``history.md`` at ``path``, never through a symlink.

@@ -8,14 +8,14 @@ import pytest
 
 from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
 from steiner_tui.engine.messages import Message, ToolCall
-from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.sessions.history_archive import FileHistoryArchive, read_history_file
 
 
 def test_created_on_first_non_empty_append(tmp_path: Path) -> None:
     session_dir = tmp_path / "sessions" / "abc123"
     archive = FileHistoryArchive(session_dir)
     assert archive.history_path == session_dir / "history.md"
-    assert archive.read_history() == ""
+    assert not archive.history_path.exists()
     archive.append([])
     archive.append([Message("tool", "body only", tool_call_id="x")])
     assert not session_dir.exists()
@@ -42,7 +42,7 @@ def test_appends_in_source_order(tmp_path: Path) -> None:
         ]
     )
     archive.append([Message("summary", "Sum.\n[history archive: x]")])
-    assert archive.read_history() == (
+    assert read_history_file(archive.history_path) == (
         "### User\n\none\n\n### Assistant\n\n- ✓ bash command=ls\n  > a.txt\n\n### Summary\n\n"
         "Sum.\n"
     )

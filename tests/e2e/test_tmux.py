@@ -234,7 +234,9 @@ def test_resizing_keeps_the_conversation_readable_in_tmux(tmux: Tmux, tmp_path: 
     _keys(tmux, "F10")  # the context panel on demand, over the conversation
     _wait_for(tmux, "Context ·")
     _keys(tmux, "F10")
-    _wait_for_width(tmux, 80)
+    # Until the panel is gone: the conversation is 80 wide under the floating panel too, and an
+    # F10 handled after the resize below would hide the panel the wider screen docks.
+    _wait_for_width(tmux, 80, absent=("Context ·",))
     _resize(tmux, 160, 48)
     _wait_for_width(tmux, 160 - 28 - 48, shown=("Skills ·", "Context ·"))  # 30% of 160
     _keys(tmux, "C-q")

@@ -127,7 +127,7 @@ async def test_lists_requests_and_shows_the_latest_in_detail() -> None:
         assert screen.selected == 3 and not screen.comparing
         summary = str(screen.query_one("#request-summary", Static).content)
         assert "Request #3" in summary and "compaction request" in summary
-        assert "Estimate 550 tokens (raw 530 · tiktoken · high confidence)" in summary
+        assert "Estimate 550 tokens (raw 530 · tokenizer count · high confidence)" in summary
         assert "max tokens 8,192" in summary and "tools 1 (" in summary
 
 

@@ -94,6 +94,11 @@ STRATEGY_LABELS = {
 """How the estimate's strategy reads (the engine's names are identifiers)."""
 
 
+def strategy_label(strategy: str) -> str:
+    """The estimate's ``strategy`` as it reads on every screen (``STRATEGY_LABELS``)."""
+    return STRATEGY_LABELS.get(strategy, strategy.replace("_", " "))
+
+
 def _claude_tokenizer(view: BudgetView) -> str:
     """``ctok v4.8`` when a Claude model is counted with ctok, else empty (the strategy says
     which tokenizer the others use)."""
@@ -101,7 +106,7 @@ def _claude_tokenizer(view: BudgetView) -> str:
 
 
 def notes(view: BudgetView) -> Content:
-    strategy = STRATEGY_LABELS.get(view.strategy, view.strategy.replace("_", " "))
+    strategy = strategy_label(view.strategy)
     claude = _claude_tokenizer(view)
     if view.strategy == "ctok" and claude:
         strategy = f"Claude tokenizer count ({claude})"

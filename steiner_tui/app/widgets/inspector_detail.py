@@ -17,6 +17,7 @@ from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
+from steiner_tui.app.widgets.budget_text import strategy_label
 from steiner_tui.app.widgets.inspector_format import (
     cell,
     clock,
@@ -71,10 +72,10 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
         f"{name} · {clock(snapshot.time, date=True)} · "
         f"{snapshot.model} ({snapshot.provider}){generation}{kind}\n"
         f"Estimate {count(snapshot.estimated_prompt_tokens)} tokens "
-        f"(raw {count(snapshot.raw_prompt_tokens)} · {snapshot.estimate_strategy} · "
-        f"{snapshot.estimate_confidence} confidence) · max tokens {count(snapshot.max_tokens)}\n"
+        f"(raw {count(snapshot.raw_prompt_tokens)} · {strategy_label(snapshot.estimate_strategy)}"
+        f" · {snapshot.estimate_confidence} confidence)\n"
         f"Prompt {count(snapshot.prompt_bytes)} B · blocks {count(snapshot.blocks_bytes)} B · "
-        f"tools {tools} ({count(snapshot.tools_bytes)} B)"
+        f"tools {tools} ({count(snapshot.tools_bytes)} B) · max tokens {count(snapshot.max_tokens)}"
     )
 
 
@@ -106,7 +107,7 @@ def logged_summary(request: LoggedRequest) -> str:
         f"Request #{request.index} · {clock(request.time, date=True)} · "
         f"{request.model} ({request.provider}){generation}{kind} · from the session log{inexact}\n"
         f"Estimate {count(request.estimated_prompt_tokens)} tokens "
-        f"(raw {count(request.raw_prompt_tokens)} · {request.estimate_strategy}) · "
+        f"(raw {count(request.raw_prompt_tokens)} · {strategy_label(request.estimate_strategy)}) · "
         f"max tokens {count(request.max_tokens)} · reply usage: {usage}\n"
         f"Prompt {count(request.prompt_bytes)} B · blocks {count(request.blocks_bytes)} B · "
         f"tools {count(request.tools_bytes)} B · not recorded: {', '.join(NOT_RECORDED)}"

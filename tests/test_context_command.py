@@ -137,7 +137,7 @@ def test_table_report(env: dict[str, str], project: Path) -> None:
     done = context(env, str(project))
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    for text in ("project_context", "global_agents_md", "session_date", "truncated", *hashes):
+    for text in ("project context", "global AGENTS.md", "session date", "truncated", *hashes):
         assert text in out, text
     assert "estimate (offline):" in out
     assert "request #1 (dry run): offline/offline" in out

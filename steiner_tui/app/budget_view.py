@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 
+from steiner_tui.capture.figures import source_name
 from steiner_tui.engine.budget import ModelTokenBudget
 from steiner_tui.engine.cache_causes import CacheEffect
 from steiner_tui.engine.compaction.stateful import ParentUsage
@@ -26,7 +27,7 @@ from steiner_tui.engine.events import (
     SourceTokens,
     UsageReported,
 )
-from steiner_tui.engine.prompt.sources import ContextSource, label_of
+from steiner_tui.engine.prompt.sources import ContextSource, label_of, spec_of
 from steiner_tui.engine.snapshots import PrefixStability, RequestSummary
 from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stability
@@ -40,6 +41,7 @@ __all__ = [
     "WindowFigures",
     "build_budget_view",
     "source_label",
+    "sources_label",
 ]
 
 
@@ -163,6 +165,16 @@ def source_label(row: SourceTokens, root: Path) -> str:
     if row.source == ContextSource.SKILL and (row.name or row.path):
         return f"skill · {row.name or Path(row.path).parent.name}"
     return label_of(row.source)
+
+
+def sources_label(source: str) -> str:
+    """How a block's or message's ``source`` reads to a person: the panel's label of each
+    source merged into it (``preamble+project_agents_md``: ``preamble + project AGENTS.md``),
+    a captured request's sources as its panel names them."""
+    return " + ".join(
+        spec.label if (spec := spec_of(part)) is not None else source_name(part)
+        for part in source.split("+")
+    )
 
 
 PINNED_SOURCE = "pinned"

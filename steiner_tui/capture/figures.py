@@ -57,6 +57,7 @@ __all__ = [
     "request_sources",
     "request_summaries",
     "share_out",
+    "source_name",
 ]
 
 ANTHROPIC_WINDOW = 200_000
@@ -102,7 +103,12 @@ def _inside_messages(block: Block) -> bool:
 def _label(block: Block) -> str:
     if block.source == "instructions":
         return f"instructions · {block.path.rsplit('/', 1)[-1] or 'file'}"
-    return _SOURCE_NAMES.get(block.source, block.source)
+    return source_name(block.source)
+
+
+def source_name(source: str) -> str:
+    """How a captured block's ``source`` reads (its id when it has no other name)."""
+    return _SOURCE_NAMES.get(source, source)
 
 
 def share_out(total: int, weights: Sequence[int]) -> list[int]:

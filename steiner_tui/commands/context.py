@@ -46,6 +46,7 @@ from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import messages_bytes
 from steiner_tui.engine.prices import PRICES_AS_OF
+from steiner_tui.engine.prompt.sources import label_of
 from steiner_tui.engine.serialize import to_jsonable
 from steiner_tui.plain import one_line, printable
 from steiner_tui.units import byte_count, count, token_count
@@ -203,7 +204,7 @@ def _print_tables(report: ContextReport) -> None:
         ],
         [
             (
-                row["source"],
+                label_of(row["source"]),
                 row["path"] or "-",
                 row["role"],
                 count(row["bytes"]),
@@ -226,7 +227,7 @@ def _print_tables(report: ContextReport) -> None:
         [("source", False), ("path or skill", False), ("bytes", True), ("tokens", True)],
         [
             (
-                row["source"],
+                label_of(row["source"]),
                 row["name"] or row["path"] or "-",
                 count(row["bytes"]),
                 count(row["tokens"]),

@@ -22,6 +22,7 @@ model, the session log, the event log and the screen as ``[redacted: NAME]``.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Final
@@ -34,6 +35,7 @@ __all__ = [
     "SecretScrubber",
     "is_secret",
     "secret_names",
+    "split_environment",
     "tool_environment",
 ]
 
@@ -50,10 +52,15 @@ DENIED_PATTERNS: Final = (
 """Names (``fnmatch`` patterns, matched upper-cased) never passed to a tool subprocess."""
 
 
+@functools.lru_cache(maxsize=32)
+def _deny_list(extra: tuple[str, ...]) -> re.Pattern[str]:
+    """The built-in patterns and ``extra`` as one regex (compiled once per ``extra``)."""
+    return re.compile("|".join(fnmatch.translate(p.upper()) for p in (*DENIED_PATTERNS, *extra)))
+
+
 def is_secret(name: str, extra: Iterable[str] = ()) -> bool:
     """True when ``name`` is on the deny list (the built-in patterns plus ``extra``)."""
-    upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, p.upper()) for p in (*DENIED_PATTERNS, *extra))
+    return _deny_list(tuple(extra)).match(name.upper()) is not None
 
 
 def tool_environment(env: Mapping[str, str], extra: Iterable[str] = ()) -> dict[str, str]:
@@ -66,8 +73,30 @@ def tool_environment(env: Mapping[str, str], extra: Iterable[str] = ()) -> dict[
     Returns:
         A new dict.
     """
-    denied = tuple(extra)
-    return {key: value for key, value in env.items() if not is_secret(key, denied)}
+    return split_environment(env, extra)[0]
+
+
+def split_environment(
+    env: Mapping[str, str], extra: Iterable[str] = ()
+) -> tuple[dict[str, str], SecretScrubber]:
+    """``tool_environment(env, extra)`` (a new dict) and ``SecretScrubber(env, extra)``.
+
+    Every tool call asks for both, and filtering a 90-variable environment with ``fnmatch``
+    took longer than most tools: they are computed once per distinct environment, its names
+    and values compared on each call, so a variable set since (``os.environ``, a test's
+    ``setenv``) is seen at once.
+    """
+    kept, scrubber = _split(tuple(env.items()), tuple(extra))
+    return dict(kept), scrubber
+
+
+@functools.lru_cache(maxsize=8)
+def _split(
+    items: tuple[tuple[str, str], ...], extra: tuple[str, ...]
+) -> tuple[dict[str, str], SecretScrubber]:
+    denied = _deny_list(extra)
+    kept = {name: value for name, value in items if denied.match(name.upper()) is None}
+    return kept, SecretScrubber(dict(items), extra)
 
 
 def secret_names(config: Config | None) -> tuple[str, ...]:
@@ -92,10 +121,10 @@ class SecretScrubber:
     """
 
     def __init__(self, env: Mapping[str, str], extra: Iterable[str] = ()) -> None:
-        denied = tuple(extra)
+        denied = _deny_list(tuple(extra))
         values: dict[str, str] = {}
         for name, value in sorted(env.items()):
-            if len(value) >= MIN_SECRET_CHARS and is_secret(name, denied):
+            if len(value) >= MIN_SECRET_CHARS and denied.match(name.upper()):
                 values.setdefault(value, name)
         self._names = values
         # Longest first: a key that holds another one is replaced whole.

@@ -17,7 +17,7 @@ import msgspec
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.tooldefs import ToolDefinition, sort_tools
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
-from steiner_tui.tools.environment import SecretScrubber, tool_environment
+from steiner_tui.tools.environment import SecretScrubber, split_environment
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.schema import validate_arguments
 
@@ -91,13 +91,15 @@ class ToolExecutor:
             return failed(arguments)
         if self._policy is not None:
             ctx = msgspec.structs.replace(ctx, permission=self._policy)
-        source = os.environ if ctx.env is None else ctx.env
-        ctx = msgspec.structs.replace(ctx, env=tool_environment(source, self._secret_env))
+        env, scrubber = split_environment(
+            os.environ if ctx.env is None else ctx.env, self._secret_env
+        )
+        ctx = msgspec.structs.replace(ctx, env=env)
         try:
             result = await tool.run(arguments, ctx)
         except Exception as exc:
             result = failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-        return _scrubbed(result, SecretScrubber(source, self._secret_env))
+        return _scrubbed(result, scrubber)
 
 
 def _scrubbed(result: ToolResult, scrubber: SecretScrubber) -> ToolResult:

@@ -142,13 +142,13 @@ async def test_selected_request_shows_blocks_and_messages() -> None:
         detail = screen.query_one(RequestDetail)
         blocks = _rows(detail.query_one("#blocks", DataTable))
         assert [row[2] for row in blocks] == [
-            "preamble", "project_agents_md", "project_context", "session_date"
+            "preamble", "project AGENTS.md", "project context", "session date"
         ]  # fmt: skip
-        assert blocks[1][1:4] == ["system", "project_agents_md", "AGENTS.md"]
+        assert blocks[1][1:4] == ["system", "project AGENTS.md", "AGENTS.md"]
         assert blocks[2][5] == "cut" and blocks[0][5] == ""
         messages = _rows(detail.query_one("#messages", DataTable))
         assert len(messages) == len(snapshots[1].messages) == 5
-        assert messages[0][2] == "preamble+project_agents_md"
+        assert messages[0][2] == "preamble + project AGENTS.md"
         assert messages[4][1:3] == ["user", "conversation"]
         assert messages[4][4] == snapshots[1].message_hashes[4]
         assert messages[3][5] == "Hi! What shall we do?"
@@ -181,7 +181,7 @@ async def test_mark_then_select_compares_and_shows_the_first_divergence() -> Non
         heading = str(compare.query_one("#compare-heading", Static).content)
         assert heading == (
             "Request #0 → #2: 0 leading message(s) match · "
-            "first divergence at message 0 (project_agents_md)"
+            "first divergence at message 0 (project AGENTS.md)"
         )
         rows = _rows(compare.query_one("#compare-table", DataTable))
         assert rows[0][0] == DIVERGENCE and rows[0][4] == "≠"

@@ -103,3 +103,21 @@ async def test_pin_numbers_stay_across_a_compaction(app_for: AppFactory, project
         after = numbers()
         kept = set(before) & set(after)
         assert kept and all(before[label] == after[label] for label in kept)
+
+
+async def test_a_notice_that_wraps_reads_from_the_left(app_for: AppFactory) -> None:
+    """Centred line by line, a wrapped notice reads oddly: it reads from the left; a notice
+    on one line stays centred, and reads from the left once a narrower terminal wraps it."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await finish(pilot)
+        await send(pilot, "/whatif abc")
+        await send(pilot, "/model gpt-5")
+        await pilot.pause()
+        short, wrapped = list(app.workbench.query(NoticeRow))[-2:]
+        assert "did you mean /model openai/gpt-5?" in static_text(wrapped)
+        assert wrapped.has_class("-lines") and wrapped.styles.text_align == "left"
+        assert not short.has_class("-lines") and short.styles.text_align == "center"
+        await pilot.resize_terminal(40, 24)
+        await pilot.pause()
+        assert short.has_class("-lines") and short.styles.text_align == "left"

@@ -1,6 +1,6 @@
 """SVG snapshots of keys, commands and text at 80x24 and 160x48: the help over the workbench and
 over the inspector, the completion dropdown, opened read/edit/bash tool blocks, an error entry,
-a skill toggled in the sidebar (pending) and the sessions screen.
+commands' notices, a skill toggled in the sidebar (pending) and the sessions screen.
 
 Deterministic as ``test_snapshots``: the fixture project, fixed session id, date and clock, no
 watchers, no blink. Update with ``uv run pytest tests/app/test_snapshots_keys.py
@@ -27,6 +27,7 @@ from steiner_tui.engine.provider import Remedy
 from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionInfo, SessionStore
 from tests.app.conftest import FIXTURE_PROJECT, request_for
+from tests.app.helpers import finish, send
 
 SnapCompare = Callable[..., bool]
 SIZES = [(80, 24), (160, 48)]
@@ -158,6 +159,21 @@ def test_error_entry(snap_compare: SnapCompare, config_dir: Path, size: tuple[in
         await pilot.pause()
 
     assert snap_compare(_app(config_dir), terminal_size=size, run_before=error)
+
+
+@sized
+def test_command_notices(
+    snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
+) -> None:
+    """A command's answer on one line is centred; an error that wraps reads from the left."""
+
+    async def commands(pilot: Pilot[None]) -> None:
+        await finish(pilot)
+        for command in ("/whatif abc", "/model gpt-5"):
+            await send(pilot, command)
+        await pilot.pause()
+
+    assert snap_compare(_app(config_dir), terminal_size=size, run_before=commands)
 
 
 def test_a_pending_skill_in_the_sidebar(snap_compare: SnapCompare, config_dir: Path) -> None:

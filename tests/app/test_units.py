@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.app.adapter import UiEventSink
-from steiner_tui.app.budget_view import WindowFigures, build_budget_view
+from steiner_tui.app.budget_view import WindowFigures, build_budget_view, sources_label
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.history import PromptHistory
 from steiner_tui.app.messages import EngineUpdate
@@ -112,6 +112,14 @@ def _snapshot(messages: tuple[Message, ...], index: int = 1) -> RequestSnapshot:
         estimate=ESTIMATOR.estimate("offline", sent, ()),
         counter=SourceCounter(ESTIMATOR),
     )
+
+
+def test_a_source_reads_as_the_panel_names_it() -> None:
+    """Merged sources are each named; a captured request's and unknown ones keep a name."""
+    assert sources_label("preamble+project_agents_md") == "preamble + project AGENTS.md"
+    assert sources_label("session_date") == "session date"
+    assert sources_label("system_message") == "system message"
+    assert sources_label("blocks") == "blocks"
 
 
 def test_budget_view_names_the_sources_the_engine_counted() -> None:

@@ -44,6 +44,30 @@ async def test_secret_values_are_redacted_from_every_tool_result(tmp_path: Path)
             assert KEY not in result.reshape(200).content
 
 
+async def test_a_variable_set_after_the_first_call_is_kept_out_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The filtered environment is computed once per distinct environment: a variable set in
+    the app's environment after a first call is still kept from the next one, and scrubbed."""
+    (tmp_path / "leak.txt").write_text(f"late={KEY}\ncustom={DB}\n")
+    executor = ToolExecutor(
+        default_tools(),
+        PermissionPolicy(ScriptedPermission([D.ALLOW_ONCE] * 2)),
+        secret_env=["custom_*"],
+    )
+    ctx = ToolContext(project_root=tmp_path)  # the app's environment
+    first = await executor.execute(ToolCall("1", "bash", {"command": "env"}), ctx)
+    assert first.status == "done" and "LATE_TOKEN=" not in first.content
+    monkeypatch.setenv("LATE_TOKEN", KEY)
+    monkeypatch.setenv("custom_late", DB)
+    shell = await executor.execute(ToolCall("2", "bash", {"command": "env; cat leak.txt"}), ctx)
+    assert "LATE_TOKEN=" not in shell.content and "custom_late=" not in shell.content
+    assert "late=[redacted: LATE_TOKEN]" in shell.content
+    assert "custom=[redacted: custom_late]" in shell.content
+    read = await executor.execute(ToolCall("3", "read", {"path": "leak.txt"}), ctx)
+    assert KEY not in read.content and DB not in read.content
+
+
 def test_the_longest_secret_is_replaced_whole() -> None:
     scrubber = SecretScrubber({"A_KEY": "abcdefgh", "B_KEY": "abcdefghijkl"})
     assert scrubber.scrub("abcdefghijkl abcdefgh") == "[redacted: B_KEY] [redacted: A_KEY]"

@@ -41,6 +41,7 @@ from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.capture.figures import source_name
 from steiner_tui.capture.report import CapturedRequest, decode_all
 from steiner_tui.capture.snapshots import to_snapshots
 from steiner_tui.capture.store import read_capture
@@ -100,8 +101,7 @@ def capture_entries(decoded: DecodedRequest) -> list[Entry]:
     for index, message in enumerate(decoded.messages):
         if index in whole:
             block = whole[index]
-            label = "system message" if block.source == "system_message" else block.source
-            entries.append(NoticeEntry(f"{label} · {byte_count(block.bytes)}"))
+            entries.append(NoticeEntry(f"{source_name(block.source)} · {byte_count(block.bytes)}"))
         elif message.tool_results:
             for result in message.tool_results:
                 summary = f"{result.tool} {result.target.splitlines()[0] if result.target else ''}"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from steiner_tui.app.budget_view import BudgetView, MoneyFigures, SourceRow
+from steiner_tui.app.budget_view import BudgetView, MoneyFigures, SourceRow, sources_label
 from steiner_tui.app.widgets.context_charts import source_colour
 from steiner_tui.engine.cache_causes import minutes
 from steiner_tui.engine.events import OutputCut
@@ -147,7 +147,7 @@ def notes(view: BudgetView) -> Content:
     else:
         lines.append(
             f"cache prefix: {prefix.matching}/{view.prefix_total} kept · broke at "
-            f"#{prefix.first_broken} ({prefix.broken_source})"
+            f"#{prefix.first_broken} ({sources_label(prefix.broken_source)})"
         )
     health = view.health
     state = f"{health.severity} · {health.state}" if health is not None else "ok"

@@ -17,8 +17,9 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
+from steiner_tui.app.budget_view import sources_label
 from steiner_tui.app.widgets.inspector_detail import NOT_IN_LOG, message_sources
-from steiner_tui.app.widgets.inspector_format import cell, message_line
+from steiner_tui.app.widgets.inspector_format import cell, first_line, message_line
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import PrefixStability
@@ -36,6 +37,9 @@ __all__ = [
 ]
 
 CONVERSATION = str(ContextSource.CONVERSATION)
+_FIXED_COLUMNS = 60
+"""Columns the compare table gives to everything but the source and the first line (mark,
+number, roles, hashes, change, cell padding, border and scrollbar)."""
 DIVERGENCE = "▶"
 """Marks the first divergent message in the compare table."""
 KEPT, CHANGED, APPENDED, REMOVED = "=", "≠", "+", "−"
@@ -54,7 +58,7 @@ def compare_heading(a: InspectedRequest, b: InspectedRequest, stability: PrefixS
         )
     return pair + (
         f"{stability.matching} leading message(s) match · first divergence at message "
-        f"{stability.first_broken} ({stability.broken_source})"
+        f"{stability.first_broken} ({sources_label(stability.broken_source)})"
     )
 
 
@@ -67,7 +71,7 @@ def compare_rows(a: InspectedRequest, b: InspectedRequest) -> list[tuple[str, ..
     first line.
 
     The first line is B's where B has the message (and, read from the log, the log holds
-    it), else A's; the source is a block source
+    it), else A's; the source (its label) is a block source
     when either side's message came from blocks, else ``conversation``.
     """
     stability = request_stability(a, b)
@@ -96,7 +100,7 @@ def compare_rows(a: InspectedRequest, b: InspectedRequest) -> list[tuple[str, ..
                 change,
                 right[1] if right else "—",
                 _role(right[0]) if right else "",
-                source,
+                sources_label(source),
                 message_line(shown, 60) if shown is not None else NOT_IN_LOG,
             )
         )
@@ -125,9 +129,13 @@ class RequestCompare(Vertical):
         a, b = pair
         stability = request_stability(a, b)
         self.query_one("#compare-heading", Static).update(compare_heading(a, b, stability))
-        for row in compare_rows(a, b):
-            style = "bold" if row[0] else ("italic" if row[4] == CHANGED else "")
-            table.add_row(*(cell(value, style) for value in row))
+        rows = compare_rows(a, b)
+        # The first lines take the width the sources leave (no sideways scrolling).
+        sources = max((len(row[7]) for row in rows), default=0)
+        width = max(30, self.size.width - _FIXED_COLUMNS - sources)
+        for *values, line in rows:
+            style = "bold" if values[0] else ("italic" if values[4] == CHANGED else "")
+            table.add_row(*(cell(value, style) for value in (*values, first_line(line, width))))
         table.border_title = f"A #{a.index} · B #{b.index}"
         if stability.first_broken is not None:
             table.move_cursor(row=stability.first_broken, animate=False)

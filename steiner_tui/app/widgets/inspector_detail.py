@@ -17,6 +17,7 @@ from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
+from steiner_tui.app.budget_view import sources_label
 from steiner_tui.app.widgets.budget_text import strategy_label
 from steiner_tui.app.widgets.inspector_format import (
     cell,
@@ -208,7 +209,7 @@ class RequestDetail(Vertical):
             blocks.add_row(
                 cell(number),
                 cell(block.role),
-                cell(block.source),
+                cell(sources_label(block.source)),
                 cell(short_path(block.path) if block.path else "—"),
                 size,
                 cell("cut" if block.truncated else ""),
@@ -222,11 +223,11 @@ class RequestDetail(Vertical):
         messages.clear()
         self._line_width = width = max(30, self.size.width - _FIXED_COLUMNS)
         first = self.first_shown
+        sources = [sources_label(s) for s in message_sources(snapshot)[first:]]
         if first:
             note = cell(f"▲ {first:,} earlier messages · Enter shows them", "italic")
             messages.add_row(cell(""), cell(""), cell(""), cell(""), cell(""), note,
                              key=EARLIER_MESSAGES)  # fmt: skip
-        sources = message_sources(snapshot)
         for number in range(first, len(snapshot.messages)):
             message = snapshot.messages[number]
             size = cell(count(messages_bytes([message])) if message is not None else "—")
@@ -234,7 +235,7 @@ class RequestDetail(Vertical):
             messages.add_row(
                 cell(number),
                 cell(message.role if message is not None else "—"),
-                cell(sources[number]),
+                cell(sources[number - first]),
                 size,
                 cell(snapshot.message_hashes[number]),
                 cell(message_line(message, width))
@@ -262,7 +263,7 @@ class RequestDetail(Vertical):
             self._fill_messages(snapshot)
             return
         number = int(key)
-        source = message_sources(snapshot)[number]
+        source = sources_label(message_sources(snapshot)[number])
         message, digest = snapshot.messages[number], snapshot.message_hashes[number]
         if message is None:  # the log does not hold it: nothing to open
             return

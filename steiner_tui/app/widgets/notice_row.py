@@ -1,8 +1,9 @@
 """A notice between messages (compaction, cleared conversation, errors, a command's answer);
-one line is centred, a list of lines reads from the left."""
+one line is centred, a notice that wraps or lists lines reads from the left."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.content import Content
 from textual.widgets import Static
 
@@ -36,8 +37,14 @@ class NoticeRow(Static):
     """
 
     def __init__(self, entry: NoticeEntry) -> None:
-        lines = " -lines" if "\n" in entry.text else ""  # a list reads from the left
-        classes = f"conversation-item -{entry.kind}{lines}"
-        super().__init__(Content(printable(entry.text)), classes=classes)
+        self._text = Content(printable(entry.text))
+        self._list = "\n" in entry.text
+        lines = " -lines" if self._list else ""
+        super().__init__(self._text, classes=f"conversation-item -{entry.kind}{lines}")
         self.entry = entry
         """The entry shown."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        # A centred paragraph reads oddly (each line centred on its own): wrapped, it reads
+        # from the left like a list.
+        self.set_class(self._list or self._text.cell_length > self.outer_size.width, "-lines")

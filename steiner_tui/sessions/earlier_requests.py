@@ -129,11 +129,14 @@ class LoggedRequests:
         """What the requests whose usage the log holds cost (summary calls included), each
         priced by ``price_of`` its model; None when one of them has no price."""
         total = ZERO_COST
+        prices: dict[str, ModelPrice | None] = {}  # a long session asks the same few models
         for record in self.records:
             if not record.usage:
                 continue
+            if record.model not in prices:
+                prices[record.model] = price_of(record.model)
             usage = dict(zip(_USAGE, (*record.usage, 0, 0), strict=False))
-            cost = request_cost(price_of(record.model), **usage)
+            cost = request_cost(prices[record.model], **usage)
             if cost is None:
                 return None
             total += cost

@@ -112,7 +112,8 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
     @property
     def prompt_bytes(self) -> int:
         """UTF-8 bytes of role plus content (this message's share of a request's prompt bytes)."""
-        return len(self.role.encode()) + utf8_len(self.content)
+        content = self.content  # roles are ASCII; ``isascii`` reads a flag (``utf8_len``)
+        return len(self.role) + (len(content) if content.isascii() else utf8_len(content))
 
     def digest(self) -> str:
         """The message's hash (``message_hash``)."""

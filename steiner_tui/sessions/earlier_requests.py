@@ -53,8 +53,6 @@ _SUMMARY = (
     "max_tokens", "prompt_bytes",
 )  # fmt: skip
 """The fields a logged request's summary takes as they are."""
-_USAGE = ("prompt_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-"""The ``request_cost`` arguments of a record's ``usage``, in order."""
 
 LoggedRequest = RequestRecord
 """One earlier request of a resumed session, as its log holds it (see the module doc)."""
@@ -135,8 +133,14 @@ class LoggedRequests:
                 continue
             if record.model not in prices:
                 prices[record.model] = price_of(record.model)
-            usage = dict(zip(_USAGE, (*record.usage, 0, 0), strict=False))
-            cost = request_cost(prices[record.model], **usage)
+            prompt, output, read, write = (*record.usage, 0, 0, 0, 0)[:4]
+            cost = request_cost(
+                prices[record.model],
+                prompt_tokens=prompt,
+                output_tokens=output,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
+            )
             if cost is None:
                 return None
             total += cost

@@ -163,8 +163,11 @@ def _drop_repeats(
             key = ("calls", message.tool_calls[0].id)
         elif message.role == "user" and message.source != SUB_AGENT_RESULT_SOURCE:
             key = ("user", message.content)
-        same = earlier.get(key, ()) if key is not None else ()
-        first = next((at for other, at in same if other == message), None)
+        first = None
+        for other, at in earlier.get(key, ()) if key is not None else ():
+            if other == message:
+                first = at
+                break
         if first is None and kept and kept[-1] == message and message.role != "tool":
             first = kept_lines[-1]
         if first is not None:

@@ -142,7 +142,9 @@ def read_request(
     if entry.prompt_bytes is None:
         values["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
     # Every other field is the base's (one copy in C); those not read from a line start over.
-    return replace(base, **{**_FRESH, **values, "usage": entry.usage, **extra})
+    values.update(_FRESH, usage=entry.usage)
+    values.update(extra)
+    return replace(base, **values)
 
 
 def same_time(a: datetime | None, b: datetime | None) -> bool:

@@ -112,12 +112,22 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
     @property
     def prompt_bytes(self) -> int:
         """UTF-8 bytes of role plus content (this message's share of a request's prompt bytes)."""
-        return len(self.role.encode()) + utf8_len(self.content)
+        content = self.content  # roles are ASCII; ``isascii`` reads a flag (``utf8_len``)
+        return len(self.role) + (len(content) if content.isascii() else utf8_len(content))
 
     def digest(self) -> str:
         """The message's hash (``message_hash``)."""
-        h = hashlib.sha256()
-        _update_hash(h, self)
+        try:  # text without lone surrogates (nearly all) encodes as it is: no helper calls
+            h = hashlib.sha256(self.role.encode())
+            h.update(self.content.encode())
+            if self.reasoning:
+                h.update(self.reasoning.encode())
+        except UnicodeEncodeError:
+            h = hashlib.sha256()
+            _update_hash(h, self)
+            return h.digest()[:4].hex()
+        if self.tool_calls or self.images:
+            _update_extras(h, self)
         return h.digest()[:4].hex()
 
     def __post_init__(self) -> None:
@@ -142,6 +152,11 @@ def _update_hash(h: Any, message: Message) -> None:
     h.update(utf8(message.role))
     h.update(utf8(message.content))
     h.update(utf8(message.reasoning))
+    _update_extras(h, message)
+
+
+def _update_extras(h: Any, message: Message) -> None:
+    """The tool calls' and images' part of the hash input."""
     for call in message.tool_calls:
         h.update(utf8(call.name))
         h.update(call.arguments_json.encode())

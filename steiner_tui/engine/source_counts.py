@@ -28,6 +28,8 @@ from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_b
 __all__ = ["TOOLS_SOURCE", "RequestParts", "SourceCounter", "TokenCounter", "source_tokens"]
 
 _CONVERSATION = str(ContextSource.CONVERSATION)
+_CONVERSATION_KEY = (_CONVERSATION, "", "")
+_SUMMARY_KEY = (str(ContextSource.CONVERSATION_SUMMARY), "", "")
 
 
 class TokenCounter(Protocol):
@@ -240,8 +242,7 @@ class SourceCounter:
                 size -= envelope_bytes
                 count -= envelope_tokens
         summary = message.role in ("system", "summary")
-        source = ContextSource.CONVERSATION_SUMMARY if summary else ContextSource.CONVERSATION
-        share.append(((str(source), "", ""), size, count, False))
+        share.append((_SUMMARY_KEY if summary else _CONVERSATION_KEY, size, count, False))
         return tuple(share)
 
 

@@ -53,8 +53,6 @@ _SUMMARY = (
     "max_tokens", "prompt_bytes",
 )  # fmt: skip
 """The fields a logged request's summary takes as they are."""
-_USAGE = ("prompt_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-"""The ``request_cost`` arguments of a record's ``usage``, in order."""
 
 LoggedRequest = RequestRecord
 """One earlier request of a resumed session, as its log holds it (see the module doc)."""
@@ -129,11 +127,20 @@ class LoggedRequests:
         """What the requests whose usage the log holds cost (summary calls included), each
         priced by ``price_of`` its model; None when one of them has no price."""
         total = ZERO_COST
+        prices: dict[str, ModelPrice | None] = {}  # a long session asks the same few models
         for record in self.records:
             if not record.usage:
                 continue
-            usage = dict(zip(_USAGE, (*record.usage, 0, 0), strict=False))
-            cost = request_cost(price_of(record.model), **usage)
+            if record.model not in prices:
+                prices[record.model] = price_of(record.model)
+            prompt, output, read, write = (*record.usage, 0, 0, 0, 0)[:4]
+            cost = request_cost(
+                prices[record.model],
+                prompt_tokens=prompt,
+                output_tokens=output,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
+            )
             if cost is None:
                 return None
             total += cost

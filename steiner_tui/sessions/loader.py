@@ -152,16 +152,22 @@ def _drop_repeats(
     kept: list[Message] = []
     kept_lines: list[int] = []
     problems: list[LogProblem] = []
-    earlier: dict[object, int] = {}
+    # Keyed by call id, not by the whole message: hashing every tool call's arguments cost
+    # more than comparing the few messages that share an id.
+    earlier: dict[object, list[tuple[Message, int]]] = {}
     for message, line in zip(messages, lines, strict=True):
         key: object = None
         if message.role == "tool":
-            key = ("tool", message.tool_call_id, message)
+            key = ("tool", message.tool_call_id)
         elif message.role == "assistant" and message.tool_calls:
-            key = ("calls", message.tool_calls[0].id, message)
+            key = ("calls", message.tool_calls[0].id)
         elif message.role == "user" and message.source != SUB_AGENT_RESULT_SOURCE:
-            key = ("user", message)
-        first = earlier.get(key) if key is not None else None
+            key = ("user", message.content)
+        first = None
+        for other, at in earlier.get(key, ()) if key is not None else ():
+            if other == message:
+                first = at
+                break
         if first is None and kept and kept[-1] == message and message.role != "tool":
             first = kept_lines[-1]
         if first is not None:
@@ -170,7 +176,7 @@ def _drop_repeats(
             )
             continue
         if key is not None:
-            earlier[key] = line
+            earlier.setdefault(key, []).append((message, line))
         kept.append(message)
         kept_lines.append(line)
     return kept, kept_lines, problems

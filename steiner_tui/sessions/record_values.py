@@ -102,7 +102,18 @@ def message_of_line(
     turn = line.turn
     if turn is None:
         turn = messages[-1].turn if messages and role != "user" else 0
-    message = Message(role, content, **{f: getattr(line, f) for f in _COPIED}, turn=turn)
+    message = Message(
+        role,
+        content,
+        reasoning=line.reasoning,  # ``_COPIED`` by name: a dict of them cost a third of this
+        tool_calls=line.tool_calls,
+        images=line.images,
+        name=line.name,
+        tool_call_id=line.tool_call_id,
+        source=line.source,
+        incomplete=line.incomplete,
+        turn=turn,
+    )
     driver = line.driver
     if driver is None and role == "user" and not line.source:
         driver = 0

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
-from msgspec.structs import astuple
+from msgspec.structs import astuple, replace
 
 from steiner_tui.engine.chain import shared_prefix
 from steiner_tui.engine.compaction.fallback import LastMainRequest
@@ -111,6 +111,8 @@ class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 _NONE = RequestRecord()
 """What a log's first request record is read against."""
+_FRESH = {"exact": True, "previous": None, "messages": ()}
+"""The fields of a request record that no line says."""
 _WRITTEN = RequestEntry.__struct_fields__[: RequestEntry.__struct_fields__.index("elapsed")]
 """The fields a record and the request it resolves to share, first in both and in one order."""
 
@@ -121,24 +123,28 @@ def read_request(
     """What ``entry`` says, read after ``base`` with ``since`` the messages logged after it
     (after the last ``generation`` record when one came later); ``extra``: other fields."""
     base = base or _NONE
-    pairs = zip(_WRITTEN, astuple(entry), astuple(base), strict=False)  # the shared fields
-    values = {f: b if g is None else g for f, g, b in pairs}
-    if entry.index is None:
-        values["index"] = base.index + 1
+    written = zip(_WRITTEN, astuple(entry), strict=False)  # the shared fields
+    values: dict[str, Any] = {f: g for f, g in written if g is not None}
+    index = values.setdefault("index", base.index + 1)
     if entry.request_id is None:  # the previous with its trailing index replaced, else ""
         stem = base.request_id.removesuffix(f"-{base.index}")
-        values["request_id"] = f"{stem}-{values['index']}" if stem != base.request_id else ""
+        values["request_id"] = f"{stem}-{index}" if stem != base.request_id else ""
     if entry.time is None and entry.elapsed is not None and base.time is not None:
         values["time"] = base.time + timedelta(seconds=entry.elapsed)
     if entry.raw_prompt_tokens is None:
-        values["raw_prompt_tokens"] = values["estimated_prompt_tokens"]
+        values["raw_prompt_tokens"] = values.get(
+            "estimated_prompt_tokens", base.estimated_prompt_tokens
+        )
     if entry.shared is None:
         values["shared"] = base.hash_count
     if entry.hashes is None:
         values["hashes"] = LazyHashes(since)
     if entry.prompt_bytes is None:
         values["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
-    return RequestRecord(**values, usage=entry.usage, **extra)
+    # Every other field is the base's (one copy in C); those not read from a line start over.
+    values.update(_FRESH, usage=entry.usage)
+    values.update(extra)
+    return replace(base, **values)
 
 
 def same_time(a: datetime | None, b: datetime | None) -> bool:

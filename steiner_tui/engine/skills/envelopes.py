@@ -20,7 +20,7 @@ from typing import Final
 
 import msgspec
 
-from steiner_tui.engine.skills.modes import detect_mode_notice
+from steiner_tui.engine.skills.modes import MODE_NOTICES, detect_mode_notice
 from steiner_tui.engine.skills.quote import go_quote, go_unquote
 from steiner_tui.engine.templates import template_source
 
@@ -49,6 +49,8 @@ INACTIVE: Final = "inactive"
 
 _OPEN: Final = "<steiner-skill name="
 _CLOSE: Final = "\n</steiner-skill>"
+_OPENINGS: Final = (_OPEN, *MODE_NOTICES.values())
+"""How a message with a mode notice or an envelope starts."""
 _ACTIVE_HEADING: Final = "## Active Skill: "
 _MAX_N_DIGITS: Final = 19
 _MAX_N: Final = 2**63 - 1
@@ -214,6 +216,8 @@ def split_skill_blocks(content: str) -> tuple[str, list[SkillBlock], str]:
     Returns:
         ``(notice prefix, blocks, rest)``; ``prefix + envelopes + rest`` rebuilds ``content``.
     """
+    if not content.startswith(_OPENINGS):  # nearly every message: nothing to look for
+        return "", [], content
     prefix = detect_mode_notice(content)
     pos = len(prefix)
     blocks: list[SkillBlock] = []

@@ -94,6 +94,7 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
         """
         call_names: dict[str, str] = {}
         reads: list[TrackedRead] = []
+        parsed: dict[str, ReadResult | None] = {}  # a file read again with the same result
         for message in messages:
             if message.role == "assistant":
                 for call in message.tool_calls:
@@ -104,7 +105,10 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
             name = call_names.get(message.tool_call_id, message.name)
             if name != READ_TOOL_NAME:
                 continue
-            tracked = _track(parse_read_result(message.content), message.turn)
+            content = message.content
+            if content not in parsed:
+                parsed[content] = parse_read_result(content)
+            tracked = _track(parsed[content], message.turn)
             if tracked is not None:
                 reads.append(tracked)
         return cls(tuple(reads))

@@ -55,6 +55,8 @@ def _arguments_text(call: ToolCall) -> str:
 
 def _message_chars(message: Message) -> int:
     chars = len(message.role) + len(message.content) + len(message.reasoning)
+    if not message.tool_calls:  # most messages: no generator to make
+        return chars
     return chars + sum(len(c.name) + len(_arguments_text(c)) for c in message.tool_calls)
 
 

@@ -13,7 +13,10 @@ imports had freed (compiling modules, for one) for the load to reuse: the same l
 
 Printed per size: log bytes (``session.jsonl`` and ``session.text``, the large texts it keeps
 outside JSON), distinct message text bytes, their ratio (target < 1.05x; on chatty
-traffic, a question and a reply of prose per turn, < 1.1x at the largest size), resume
+traffic, a question and a reply of prose per turn, < 1.1x at the largest size). Message text is
+what the model reads of each message: its role, its content, and each tool call's name and
+arguments (compact JSON); the ratio over role and content alone (as measured before tool calls
+were counted) is printed beside it as information. resume
 seconds, resident memory after resume / message text (target < 3x), and resume time at 10k /
 at 1k (target < 12x, linear). Each target says plainly whether it was met, and the exit status
 is 1 when one was missed.
@@ -93,8 +96,9 @@ _CHATTY = (
 CHATTY_WORDS = _CHATTY.split()
 
 
-def write_log(directory: Path, messages: int, *, chatty: bool = False) -> int:
-    """Write a session of ``messages`` messages; return the distinct message text bytes.
+def write_log(directory: Path, messages: int, *, chatty: bool = False) -> tuple[int, int]:
+    """Write a session of ``messages`` messages; return the distinct message text bytes (role,
+    content, tool calls' names and arguments) and those of roles and contents alone.
 
     ``chatty``: no tools, a question of a line or two and a reply of a paragraph or three per
     turn (where each record's framing weighs most), instead of a file read per turn.
@@ -113,14 +117,15 @@ def write_log(directory: Path, messages: int, *, chatty: bool = False) -> int:
     log.bind(runner)  # type: ignore[arg-type]
     payloads = _payloads()
     conversation: list[Message] = []
-    text_bytes = 0
+    text_bytes = calls_bytes = 0
     index = 0
 
     def append(message: Message) -> None:
-        nonlocal text_bytes
+        nonlocal text_bytes, calls_bytes
         conversation.append(message)
         runner.lineage = ConversationLineage.start(conversation)
         text_bytes += len(message.content.encode()) + len(message.role)
+        calls_bytes += sum(len(c.name) + len(c.arguments_json) for c in message.tool_calls)
         log.emit(MessageAppended(message))
 
     def request() -> None:
@@ -165,7 +170,7 @@ def write_log(directory: Path, messages: int, *, chatty: bool = False) -> int:
         request()
         append(Message("assistant", f"It is module {turn}; it does its job.", turn=turn))
     log.close()
-    return text_bytes
+    return text_bytes + calls_bytes, text_bytes
 
 
 RESUME = """
@@ -220,8 +225,9 @@ print(json.dumps({"orjson": parse, "load": load, "build": build}))
 """
 """One resume to a usable session in a fresh interpreter, its imports done first: processor
 seconds of an orjson parse of the log line by line, plus reading and decoding its
-``session.text`` (the baseline: the texts the lines would otherwise hold as JSON strings), of ``load_session``, and of
-building the session from it (``build_session``, then the dry run of its next request)."""
+``session.text`` (the baseline: the texts the lines would otherwise hold as JSON strings), of
+``load_session``, and of building the session from it (``build_session``, then the dry run of
+its next request)."""
 
 
 def resume_to_usable(directory: Path, project: Path) -> dict[str, float]:
@@ -266,7 +272,7 @@ def main(argv: list[str]) -> int:
         for size in sizes:
             directory = Path(tmp) / f"bench{size}"
             started = time.perf_counter()
-            text = write_log(directory, size)
+            text, contents = write_log(directory, size)
             written = time.perf_counter() - started
             log_bytes = log_size(directory)
             result = resume(directory)
@@ -276,7 +282,8 @@ def main(argv: list[str]) -> int:
             missed += memory_ratio >= MEMORY_TARGET
             print(
                 f"{size:>6} messages: log {log_bytes / 1e6:8.1f} MB, text {text / 1e6:6.1f} MB, "
-                f"log/text {verdict(log_ratio, LOG_TARGET)}; written in {written:.1f}s; "
+                f"log/text {verdict(log_ratio, LOG_TARGET)} (over role and content alone: "
+                f"{log_bytes / contents:.3f}x, information); written in {written:.1f}s; "
                 f"resume {result['seconds']:.2f}s, rss +{result['rss'] / 1e6:.0f} MB, "
                 f"rss/text {verdict(memory_ratio, MEMORY_TARGET)}; "
                 f"{result['messages']} messages, {result['problems']} problems",
@@ -284,12 +291,12 @@ def main(argv: list[str]) -> int:
             )
         size = max(sizes)
         directory = Path(tmp) / f"chatty{size}"
-        text = write_log(directory, size, chatty=True)
+        text, _ = write_log(directory, size, chatty=True)  # no tool calls
         log_ratio = log_size(directory) / text
         missed += log_ratio >= CHATTY_TARGET
         print(
             f"{size:>6} chatty messages: text {text / 1e6:6.1f} MB, "
-            f"log/text {verdict(log_ratio, CHATTY_TARGET)}"
+            f"log/text {verdict(log_ratio, CHATTY_TARGET)} ({log_ratio:.3f}x)"
         )
     if 1000 in times and 10000 in times:
         linear = times[10000] / times[1000]

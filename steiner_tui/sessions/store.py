@@ -110,7 +110,7 @@ def _first_message(lines: list[bytes], directory: Path) -> Message | None:
                 texts = b""
                 if record.text is not None:
                     with (directory / TEXT_FILE_NAME).open("rb") as handle:
-                        texts = handle.read(min(sum(record.text), _HEAD_BYTES))
+                        texts = handle.read(sum(record.text))  # the first text: from 0
                 return message_of_line(record, (), stored=StoredTexts(texts))[0]
         except (ValueError, RecursionError, OSError):
             continue  # a bad line or a lost text: the loader reports it

@@ -257,3 +257,16 @@ async def test_a_folder_removed_while_open_is_saved_again_with_its_texts(
     loaded = load_session(directory)
     assert loaded.problems == ()
     assert loaded.lineage == harness.runner.lineage
+
+
+async def test_without_meta_the_list_titles_a_session_from_its_first_text(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+    (directory / "meta.json").unlink()
+    info = SessionStore(directory.parent).info(directory.name)
+    assert info.problem == "" and info.meta.title == "explain this:"
+    sizes = (directory / "session.jsonl").stat().st_size + (
+        directory / TEXT_FILE_NAME
+    ).stat().st_size
+    assert info.meta.size_bytes == sizes

@@ -282,8 +282,9 @@ def main(argv: list[str]) -> int:
             missed += memory_ratio >= MEMORY_TARGET
             print(
                 f"{size:>6} messages: log {log_bytes / 1e6:8.1f} MB, text {text / 1e6:6.1f} MB, "
-                f"log/text {verdict(log_ratio, LOG_TARGET)} (over role and content alone: "
-                f"{log_bytes / contents:.3f}x, information); written in {written:.1f}s; "
+                f"log/text {verdict(log_ratio, LOG_TARGET)} ({log_ratio:.3f}x; over role and "
+                f"content alone: {log_bytes / contents:.3f}x, information); written in "
+                f"{written:.1f}s; "
                 f"resume {result['seconds']:.2f}s, rss +{result['rss'] / 1e6:.0f} MB, "
                 f"rss/text {verdict(memory_ratio, MEMORY_TARGET)}; "
                 f"{result['messages']} messages, {result['problems']} problems",

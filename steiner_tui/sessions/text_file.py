@@ -63,7 +63,7 @@ class TextFile:
             fd = texts._open()
             if referred > texts.end:
                 os.ftruncate(fd, referred)
-                texts.end = referred
+                texts.end, texts._dirty = referred, True
         return texts
 
     def _open(self) -> int:

@@ -101,16 +101,18 @@ def _mtime(path: Path) -> datetime:
 
 def _first_message(lines: list[bytes], directory: Path) -> Message | None:
     """The first message of the log's first lines (its text, when in ``session.text``, read
-    from the head of that file); None when they hold none, or a generation record comes first
-    (a fork, which has meta)."""
+    from the head of that file); None when they hold none, its text is beyond that head, or a
+    generation record comes first (a fork, which has meta)."""
     for line in lines:
         try:
             record = decode_record(line.rstrip(b"\n"))
             if isinstance(record, MessageLine):
                 texts = b""
                 if record.text is not None:
+                    if sum(record.text) > _HEAD_BYTES:
+                        return None  # beyond the head read, as a line beyond it is
                     with (directory / TEXT_FILE_NAME).open("rb") as handle:
-                        texts = handle.read(sum(record.text))  # the first text: from 0
+                        texts = handle.read(_HEAD_BYTES)
                 return message_of_line(record, (), stored=StoredTexts(texts))[0]
         except (ValueError, RecursionError, OSError):
             continue  # a bad line or a lost text: the loader reports it

@@ -11,8 +11,12 @@ to the system first. Without that last step the figure depended on how much memo
 imports had freed (compiling modules, for one) for the load to reuse: the same log measured
 1.6x or 3.0x depending on whether the checkout's bytecode was cached.
 
-Printed per size: log bytes, distinct message text bytes, their ratio (target < 1.05x; on chatty
-traffic, a question and a reply of prose per turn, < 1.1x at the largest size), resume
+Printed per size: log bytes (``session.jsonl`` and ``session.text``, the large texts it keeps
+outside JSON), distinct message text bytes, their ratio (target < 1.05x; on chatty
+traffic, a question and a reply of prose per turn, < 1.1x at the largest size). Message text is
+what the model reads of each message: its role, its content, and each tool call's name and
+arguments (compact JSON); the ratio over role and content alone (as measured before tool calls
+were counted) is printed beside it as information. resume
 seconds, resident memory after resume / message text (target < 3x), and resume time at 10k /
 at 1k (target < 12x, linear). Each target says plainly whether it was met, and the exit status
 is 1 when one was missed.
@@ -92,8 +96,9 @@ _CHATTY = (
 CHATTY_WORDS = _CHATTY.split()
 
 
-def write_log(directory: Path, messages: int, *, chatty: bool = False) -> int:
-    """Write a session of ``messages`` messages; return the distinct message text bytes.
+def write_log(directory: Path, messages: int, *, chatty: bool = False) -> tuple[int, int]:
+    """Write a session of ``messages`` messages; return the distinct message text bytes (role,
+    content, tool calls' names and arguments) and those of roles and contents alone.
 
     ``chatty``: no tools, a question of a line or two and a reply of a paragraph or three per
     turn (where each record's framing weighs most), instead of a file read per turn.
@@ -112,14 +117,15 @@ def write_log(directory: Path, messages: int, *, chatty: bool = False) -> int:
     log.bind(runner)  # type: ignore[arg-type]
     payloads = _payloads()
     conversation: list[Message] = []
-    text_bytes = 0
+    text_bytes = calls_bytes = 0
     index = 0
 
     def append(message: Message) -> None:
-        nonlocal text_bytes
+        nonlocal text_bytes, calls_bytes
         conversation.append(message)
         runner.lineage = ConversationLineage.start(conversation)
         text_bytes += len(message.content.encode()) + len(message.role)
+        calls_bytes += sum(len(c.name) + len(c.arguments_json) for c in message.tool_calls)
         log.emit(MessageAppended(message))
 
     def request() -> None:
@@ -164,7 +170,7 @@ def write_log(directory: Path, messages: int, *, chatty: bool = False) -> int:
         request()
         append(Message("assistant", f"It is module {turn}; it does its job.", turn=turn))
     log.close()
-    return text_bytes
+    return text_bytes + calls_bytes, text_bytes
 
 
 RESUME = """
@@ -201,6 +207,9 @@ start = time.process_time()
 with (directory / "session.jsonl").open("rb") as log:
     for line in log:
         orjson.loads(line)
+texts = directory / "session.text"
+if texts.is_file():  # the log's large texts, outside JSON: read and decoded as a parser would
+    texts.read_bytes().decode()
 parse = time.process_time() - start
 start = time.process_time()
 loaded = load_session(directory)
@@ -215,8 +224,10 @@ session.close()
 print(json.dumps({"orjson": parse, "load": load, "build": build}))
 """
 """One resume to a usable session in a fresh interpreter, its imports done first: processor
-seconds of an orjson parse of the log line by line (the baseline), of ``load_session``, and of
-building the session from it (``build_session``, then the dry run of its next request).
+seconds of an orjson parse of the log line by line, plus reading and decoding its
+``session.text`` (the baseline: the texts the lines would otherwise hold as JSON strings), of
+``load_session``, and of building the session from it (``build_session``, then the dry run of
+its next request).
 
 "Its imports" are what the app has imported when it resumes. The app loads the session before
 its first frame and builds it after (``commands.app``, ``app.workbench_session``); of the
@@ -243,6 +254,12 @@ def resume_to_usable(directory: Path, project: Path) -> dict[str, float]:
     return result
 
 
+def log_size(directory: Path) -> int:
+    """Bytes of a session's log: ``session.jsonl`` and, when it has one, ``session.text``."""
+    files = (directory / "session.jsonl", directory / "session.text")
+    return sum(f.stat().st_size for f in files if f.is_file())
+
+
 def resume(directory: Path) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, "-c", RESUME, str(directory), str(SOURCE)],
@@ -267,9 +284,9 @@ def main(argv: list[str]) -> int:
         for size in sizes:
             directory = Path(tmp) / f"bench{size}"
             started = time.perf_counter()
-            text = write_log(directory, size)
+            text, contents = write_log(directory, size)
             written = time.perf_counter() - started
-            log_bytes = (directory / "session.jsonl").stat().st_size
+            log_bytes = log_size(directory)
             result = resume(directory)
             times[size] = result["seconds"]
             log_ratio, memory_ratio = log_bytes / text, result["rss"] / text
@@ -277,7 +294,9 @@ def main(argv: list[str]) -> int:
             missed += memory_ratio >= MEMORY_TARGET
             print(
                 f"{size:>6} messages: log {log_bytes / 1e6:8.1f} MB, text {text / 1e6:6.1f} MB, "
-                f"log/text {verdict(log_ratio, LOG_TARGET)}; written in {written:.1f}s; "
+                f"log/text {verdict(log_ratio, LOG_TARGET)} ({log_ratio:.3f}x; over role and "
+                f"content alone: {log_bytes / contents:.3f}x, information); written in "
+                f"{written:.1f}s; "
                 f"resume {result['seconds']:.2f}s, rss +{result['rss'] / 1e6:.0f} MB, "
                 f"rss/text {verdict(memory_ratio, MEMORY_TARGET)}; "
                 f"{result['messages']} messages, {result['problems']} problems",
@@ -285,12 +304,12 @@ def main(argv: list[str]) -> int:
             )
         size = max(sizes)
         directory = Path(tmp) / f"chatty{size}"
-        text = write_log(directory, size, chatty=True)
-        log_ratio = (directory / "session.jsonl").stat().st_size / text
+        text, _ = write_log(directory, size, chatty=True)  # no tool calls
+        log_ratio = log_size(directory) / text
         missed += log_ratio >= CHATTY_TARGET
         print(
             f"{size:>6} chatty messages: text {text / 1e6:6.1f} MB, "
-            f"log/text {verdict(log_ratio, CHATTY_TARGET)}"
+            f"log/text {verdict(log_ratio, CHATTY_TARGET)} ({log_ratio:.3f}x)"
         )
     if 1000 in times and 10000 in times:
         linear = times[10000] / times[1000]

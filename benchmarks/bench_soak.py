@@ -27,18 +27,19 @@ turn (target: engine work at most ``TIKTOKEN_TARGET`` times it), and a naive pee
 the whole conversation's text with tiktoken (printed as how many times the engine it takes).
 
 The soak's other figures are measured on what it wrote, with the measurements of the benchmarks
-that own them: session log bytes / distinct message text, and resume time at 10,000 / at 1,000
-messages and resident memory after resume / message text, each resume in a fresh interpreter
-(``bench_session_log.resume``: the resident memory that interpreter holds after loading the
-session minus what it held just before, its imports done and the memory they freed handed
-back, i.e. what resuming costs) over the soak's own log and over a copy of it taken at 1,000
+that own them: session log bytes (``session.jsonl`` and ``session.text``) / distinct message text
+(role, content and tool calls' names and arguments, as ``bench_session_log`` counts it), and resume
+time at 10,000 / at 1,000 messages and resident memory after resume / message text, each resume in
+a fresh interpreter (``bench_session_log.resume``: the resident memory that interpreter holds after
+loading the session minus what it held just before, its imports done and the memory they freed
+handed back, i.e. what resuming costs) over the soak's own log and over a copy of it taken at 1,000
 messages, each resumed ``RESUMES`` times in alternation with the other (the median time and the
-median memory), with the checkout's bytecode written first (``compile_source``). The loader
-leaves message hashes to be computed when asked for, so the memory a resumed session holds
-once it has rebuilt every hash of the last request (as it does before its first request) is
-printed beside it as information. Inspector open time at 10,000 / at 100
-requests (``bench_inspector.open_ratio``) is measured over stores filled with the soak's
-requests (replayed from the first when the soak made fewer than 10,000).
+median memory), with the checkout's bytecode written first (``compile_source``). The loader leaves
+message hashes to be computed when asked for, so the memory a resumed session holds once it has
+rebuilt every hash of the last request (as it does before its first request) is printed beside it
+as information. Inspector open time at 10,000 / at 100 requests (``bench_inspector.open_ratio``) is
+measured over stores filled with the soak's requests (replayed from the first when the soak made
+fewer than 10,000).
 
 Each figure says its target and whether it met; a miss makes the script exit 1.
 
@@ -67,7 +68,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_inspector import open_ratio, replayed  # noqa: E402
-from bench_session_log import RESUME, SOURCE, resume, resume_to_usable  # noqa: E402
+from bench_session_log import RESUME, SOURCE, log_size, resume, resume_to_usable  # noqa: E402
 
 from steiner_tui.agent.clock import ManualClock  # noqa: E402
 from steiner_tui.agent.model import MainModel  # noqa: E402
@@ -341,14 +342,28 @@ def median_work(work: dict[int, float], window: list[int]) -> float:
 
 
 def message_text(soak: Soak) -> int:
-    """Bytes of the distinct message text (role and content), as bench_session_log counts."""
+    """Bytes of the distinct message text (role and content)."""
     return sum(len(m.content.encode()) + len(m.role) for m in soak.runner.conversation)
 
 
+def calls_text(soak: Soak) -> int:
+    """Bytes of the tool calls' names and arguments (compact JSON): message text too."""
+    messages = soak.runner.conversation
+    return sum(len(c.name) + len(c.arguments_json) for m in messages for c in m.tool_calls)
+
+
 def log_bytes_per_message_text(soak: Soak) -> float | None:
-    """Session log bytes / distinct message text bytes (target < 1.3x)."""
+    """Session log bytes (``bench_session_log.log_size``) / distinct message text bytes: role,
+    content and tool calls, as bench_session_log counts (over role and content alone printed
+    as information)."""
     log = soak.session_dir / "session.jsonl"
-    return log.stat().st_size / message_text(soak) if log.is_file() else None
+    if not log.is_file():
+        return None
+    size, contents = log_size(soak.session_dir), message_text(soak)
+    print(f"session log bytes / role and content alone: {size / contents:.3f}x (information)")
+    ratio = size / (contents + calls_text(soak))
+    print(f"session log bytes / message text with tool calls: {ratio:.3f}x")
+    return ratio
 
 
 def compile_source() -> None:
@@ -467,7 +482,8 @@ def per_turn_table(large: Soak, small: Soak, model_id: str) -> bool:
 
 def usable_resume_ratio(soak: Soak) -> float:
     """Resume to a usable session (``load_session`` + build) / an orjson line-by-line parse of
-    the same log (target <= 2x), the median of ``RESUMES`` resumes in fresh interpreters."""
+    the same log, its ``session.text`` read and decoded (``bench_session_log.RESUME_BUILD``;
+    target <= 2x), the median of ``RESUMES`` resumes in fresh interpreters."""
     runs = [resume_to_usable(soak.session_dir, ROOT) for _ in range(RESUMES)]
     ratios = [(r["load"] + r["build"]) / r["orjson"] for r in runs]
     best = min(runs, key=lambda r: r["load"] + r["build"])
@@ -510,7 +526,11 @@ def main(argv: list[str]) -> int:
             if model_id != models[0]:
                 continue
             others = (
-                ("session log bytes / message text (file-heavy)", log_bytes_per_message_text, 1.05),
+                (
+                    "session log bytes / message text with tool calls (file-heavy)",
+                    log_bytes_per_message_text,
+                    1.05,
+                ),
                 ("resume to a usable session / orjson parse of the log", usable_resume_ratio, 2.0),
                 (f"resume time {messages:,} / {CHECKPOINT:,} messages", resume_ratio, 12.0),
                 ("resident memory after resume / message text", memory_after_resume, 3.0),

@@ -1,13 +1,13 @@
 """Fork a session at a generation or a message into a new session id.
 
 The fork's log is written fresh (a header naming the source, then one ``generation`` record per
-generation kept) into a hidden temporary folder, fsynced, and renamed into place, so a fork
-exists whole or not at all. Backend states are dropped: a stateful provider's transcript belongs
-to the source session. ``history.md`` is copied, so archive notes in kept summaries still find
-the summarized turns. The fork gets its own prompt cache key (``steiner-<new id>``). The pins
-are kept (a ``pin`` record each, after the generations), and so are the tool calls' statuses the
-source log recorded (``statuses`` in the ``generation`` records): a resumed fork shows a failed
-call as failed, as the source does.
+generation kept, their large texts in its own ``session.text``) into a hidden temporary folder,
+fsynced, and renamed into place, so a fork exists whole or not at all. Backend states are dropped:
+a stateful provider's transcript belongs to the source session. ``history.md`` is copied, so
+archive notes in kept summaries still find the summarized turns. The fork gets its own prompt cache
+key (``steiner-<new id>``). The pins are kept (a ``pin`` record each, after the generations), and
+so are the tool calls' statuses the source log recorded (``statuses`` in the ``generation``
+records): a resumed fork shows a failed call as failed, as the source does.
 
 The temporary folder is named ``.fork-<id>-<pid>-<random>``: a fork killed before its rename
 leaves it behind, and ``remove_stale_forks`` (run by every fork, and when the workbench or
@@ -31,8 +31,9 @@ from steiner_tui.sessions.ids import new_session_id, validate_session_id
 from steiner_tui.sessions.loader import LogProblem
 from steiner_tui.sessions.log_file import write_fresh_log
 from steiner_tui.sessions.meta import SessionMeta, write_meta
-from steiner_tui.sessions.records import LOG_VERSION, HeaderRecord
+from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord
 from steiner_tui.sessions.store import SessionStore
+from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 from steiner_tui.sessions.titles import title_of
 
 __all__ = ["ForkResult", "cut_lineage", "fork_session", "remove_stale_forks"]
@@ -163,7 +164,8 @@ def fork_session(
         history = loaded.directory / HISTORY_FILE_NAME
         if history.is_file() and not history.is_symlink():
             shutil.copy2(history, tmp / HISTORY_FILE_NAME)
-        size = (tmp / "session.jsonl").stat().st_size
+        files = (tmp / LOG_FILE_NAME, tmp / TEXT_FILE_NAME)
+        size = sum(f.stat().st_size for f in files if f.exists())
         meta = SessionMeta(
             fork_id,
             project_root=loaded.project_root,

@@ -1,10 +1,12 @@
-"""Read ``session.jsonl`` back into a lineage, tolerating whatever a crash or a disk left behind.
+"""Read ``session.jsonl`` (and its ``session.text``, read once) back into a lineage, tolerating
+whatever a crash or a disk left behind.
 
 Every line is parsed on its own. A line that is not UTF-8, not JSON, not an object, of an unknown
 type, or malformed for its type becomes a ``LogProblem`` with its 1-based line number, and the
 rest of the log still loads. Only an unreadable folder or log raises (``SessionLoadError``), and
-so does a log or session folder that is a symbolic link: resuming would append outside the
-sessions folder.
+so does a log, its ``session.text`` or session folder that is a symbolic link: resuming would
+append outside the sessions folder. A record whose text is missing from ``session.text``
+(``text_file``) is a problem of its line, which is dropped as a torn line is.
 
 Repairs make a log cut by a crash or damaged on disk usable again, because every provider
 requires each tool result to follow the assistant message that called it, and each call to
@@ -48,6 +50,7 @@ from steiner_tui.sessions.log_parse import (
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
+from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -97,6 +100,9 @@ class LoadedSession(msgspec.Struct, frozen=True):
         tool_statuses: how tool calls ended (``done``, ``failed``, ``rejected``), by call id,
             where the log recorded it; other results read as their text says
             (``engine.tool_results.default_tool_status``).
+        texts_referred: the end of the furthest text the records refer to in
+            ``session.text`` (a resumed log appends its texts from there on, or from the
+            file's end when that is further).
     """
 
     session_id: str
@@ -117,6 +123,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     as_logged: tuple[Message, ...] = ()
     errors: tuple[LoggedError, ...] = ()
     tool_statuses: Mapping[str, str] = msgspec.field(default_factory=dict)
+    texts_referred: int = 0
 
     @property
     def prompt_cache_key(self) -> str:
@@ -309,8 +316,9 @@ def load_session(directory: Path) -> LoadedSession:
     """
     session_id = validate_session_id(directory.name)
     path = directory / LOG_FILE_NAME
+    text_path = directory / TEXT_FILE_NAME
     try:
-        for link in (directory, path):
+        for link in (directory, path, text_path):
             if link.is_symlink():
                 raise SessionLoadError(
                     f"session {session_id!r}: {link} is a symbolic link; refusing to read or "
@@ -327,7 +335,13 @@ def load_session(directory: Path) -> LoadedSession:
     except OSError as exc:
         raise SessionLoadError(f"session {session_id!r}: cannot read {path}: {exc}") from exc
     _check_version(session_id, data)
-    state = parse_log_bytes(data)
+    try:
+        texts = text_path.read_bytes()
+    except FileNotFoundError:
+        texts = b""  # none was needed, or it was lost: each record that needs it says so
+    except OSError as exc:
+        raise SessionLoadError(f"session {session_id!r}: cannot read {text_path}: {exc}") from exc
+    state = parse_log_bytes(data, texts)
     as_logged = tuple(state.active.messages)
     logged = len(as_logged)
     skill_messages = _trusted(state, as_logged)
@@ -347,7 +361,7 @@ def load_session(directory: Path) -> LoadedSession:
     active = state.active.freeze(as_logged if same else None)
     lineage = ConversationLineage((*state.done, active), tuple(state.pins))
     problems = sorted((*state.problems, *repair.problems), key=lambda p: p.line_number)
-    meta = own_meta(directory) or _meta(session_id, state, lineage, len(data))
+    meta = own_meta(directory) or _meta(session_id, state, lineage, len(data) + len(texts))
     return LoadedSession(
         session_id=session_id,
         directory=directory,
@@ -367,4 +381,5 @@ def load_session(directory: Path) -> LoadedSession:
         as_logged=as_logged,
         errors=tuple(e for e in state.errors if e.generation == state.active.id),
         tool_statuses=state.tool_statuses,
+        texts_referred=state.stored.referred,
     )

@@ -27,6 +27,7 @@ from steiner_tui.sessions.records import (
     Record,
     encode_record,
 )
+from steiner_tui.sessions.text_file import TextFile
 
 __all__ = [
     "append_whole",
@@ -67,19 +68,20 @@ def write_fresh_log(
     tail: Sequence[Record] = (),
 ) -> None:
     """Write a complete log (header, then one ``generation`` record per generation, the pins,
-    then ``tail``), fsynced.
+    then ``tail``), its large texts in ``session.text``, both fsynced.
 
     Used for forks (the caller writes into a temporary folder and renames it into place) and
     for a log whose folder was removed while its session was open (``SessionLog``).
     ``statuses``: how tool calls ended, by call id (the source log's), kept with the results.
     """
     fd = os.open(session_dir / LOG_FILE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    texts = TextFile(session_dir)
     try:
         write_all(fd, encode_record(header))
         before: Sequence[Message] = ()
         for index, generation in enumerate(lineage.generations):
             record = generation_record(
-                generation, before=before, reset=index == 0, statuses=statuses
+                generation, before=before, reset=index == 0, statuses=statuses, texts=texts
             )
             write_all(fd, encode_record(record))
             before = generation.messages
@@ -87,8 +89,10 @@ def write_fresh_log(
             write_all(fd, encode_record(PinRecord(key=key)))
         for extra in tail:
             write_all(fd, encode_record(extra))
+        texts.sync()
         os.fsync(fd)
     finally:
+        texts.close()
         os.close(fd)
 
 

@@ -40,6 +40,7 @@ from steiner_tui.sessions.records import (
     decode_record,
 )
 from steiner_tui.sessions.request_values import RequestRecord, implied_last_main, read_request
+from steiner_tui.sessions.text_file import LostText, StoredTexts
 
 __all__ = [
     "ActiveGeneration",
@@ -132,6 +133,8 @@ class LogState(msgspec.Struct):
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
     texts: dict[str, str] = msgspec.field(default_factory=dict)
     """The message contents read, each held once (``record_values.message_of_line``)."""
+    stored: StoredTexts = msgspec.field(default_factory=StoredTexts)
+    """``session.text``, where the records' large texts are."""
 
     @property
     def tip(self) -> RequestRecord | None:
@@ -173,7 +176,7 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages, state.texts)
+    message, driver = message_of_line(record, state.active.messages, state.texts, state.stored)
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
@@ -217,7 +220,7 @@ def _implied_last_main(state: LogState, at: datetime | None) -> None:
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
-    messages = kept_messages(record, state.active.messages)
+    messages = kept_messages(record, state.active.messages, state.stored)
     if record.reset:
         state.done = []
         state.pins.clear()
@@ -295,9 +298,10 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         state.last_time = record.at or state.last_time
 
 
-def parse_log_bytes(data: bytes) -> LogState:
-    """Parse a whole log; each bad line becomes a problem, the rest still applies."""
-    state = LogState()
+def parse_log_bytes(data: bytes, texts: bytes = b"") -> LogState:
+    """Parse a whole log (``texts``: its ``session.text``); each bad line becomes a problem,
+    the rest still applies."""
+    state = LogState(stored=StoredTexts(texts))
     number = 0
     # One line at a time (with its newline), never a copy of the whole log as separate lines.
     for number, raw in enumerate(io.BytesIO(data), start=1):
@@ -314,8 +318,11 @@ def parse_log_bytes(data: bytes) -> LogState:
             _apply(state, record, number)
         except Exception as exc:
             text = str(exc) if isinstance(exc, ValueError) else repr(exc)
-            if not text.startswith("malformed"):
-                text = f"malformed {type(record).__struct_config__.tag} record: {text}"
+            tag = type(record).__struct_config__.tag
+            if isinstance(exc, LostText):
+                text = f"the {tag} record was lost: {text}"
+            elif not text.startswith("malformed"):
+                text = f"malformed {tag} record: {text}"
             state.problem(number, text)
             state.damaged_since_request |= isinstance(record, RequestEntry)
             continue

@@ -36,7 +36,7 @@ class SessionMeta(msgspec.Struct, frozen=True):
         model: backend model id.
         generations: how many generations the lineage has.
         messages: messages in the active generation.
-        size_bytes: size of ``session.jsonl``.
+        size_bytes: size of ``session.jsonl`` and ``session.text``.
         title: the first line of the first real user message (envelopes stripped).
         forked_from: ``<id>@g<generation>[:m<messages>]`` for a fork, else ``""``.
     """

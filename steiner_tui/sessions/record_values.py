@@ -20,6 +20,7 @@ from steiner_tui.sessions.records import (
     GenerationRecord,
     MessageLine,
 )
+from steiner_tui.sessions.text_file import StoredTexts, TextFile
 
 __all__ = [
     "generation_record",
@@ -63,17 +64,28 @@ def _json_content(message: Message) -> msgspec.Raw | None:
     return None if b"\n" in data or b"\r" in data else msgspec.Raw(data)
 
 
-def message_line(messages: Sequence[Message], position: int, status: str = "") -> AnyMessageLine:
+def message_line(
+    messages: Sequence[Message],
+    position: int,
+    status: str = "",
+    texts: TextFile | None = None,
+) -> AnyMessageLine:
     """The line of ``messages[position]``, after the messages before it; ``status``: how a tool
-    result's call ended."""
+    result's call ended; ``texts``: where a large content goes (written now, before the line).
+
+    Raises:
+        OSError: the content could not be written to ``texts``.
+    """
     message = messages[position]
     implied = message.role != "user" and message.turn == (
         messages[position - 1].turn if position else 0
     )
-    raw = _json_content(message)
+    span = texts.put(message.content) if texts is not None else None
+    raw = None if span is not None else _json_content(message)
     return LINE_OF_ROLE[message.role](
-        content="" if raw is not None else message.content,
+        content="" if raw is not None or span is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
+        text=span,
         **{f: getattr(message, f) for f in _COPIED},
         turn=None if implied else message.turn,
         driver=_driver(message) or None,
@@ -82,21 +94,28 @@ def message_line(messages: Sequence[Message], position: int, status: str = "") -
 
 
 def message_of_line(
-    line: MessageLine, messages: Sequence[Message], texts: dict[str, str] | None = None
+    line: MessageLine,
+    messages: Sequence[Message],
+    texts: dict[str, str] | None = None,
+    stored: StoredTexts | None = None,
 ) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
     content is the equal one in ``texts`` when there is one (else added), so a file read again
-    or a command run again is held once.
+    or a command run again is held once; ``stored``: ``session.text`` (none: empty).
 
     Raises:
-        ValueError: the line has both ``content`` and ``json``.
+        ValueError: the line has more than one of ``content``, ``json`` and ``text``.
+        LostText: its text is not in ``stored``.
     """
     role = str(type(line).__struct_config__.tag)
     content = line.content
-    if len(line.json):
-        if content:
-            raise ValueError("both content and json")
-        content = str(line.json, "utf-8")
+    if len(line.json) or line.text is not None:
+        if content or (len(line.json) and line.text is not None):
+            raise ValueError("more than one of content, json and text")
+        if line.text is not None:
+            content = (stored or StoredTexts()).read(line.text)
+        else:
+            content = str(line.json, "utf-8")
     if texts is not None:
         content = texts.setdefault(content, content)
     turn = line.turn
@@ -138,18 +157,29 @@ def generation_record(
     before: Sequence[Message] = (),
     reset: bool = False,
     statuses: Mapping[str, str] | None = None,
+    texts: TextFile | None = None,
 ) -> GenerationRecord:
     """A ``generation`` record holding the whole generation: a message of ``before`` (the
     generation logged before) as its index there; ``reset``: the lineage starts over;
-    ``statuses``: a fork's tool call statuses by call id, kept where the text does not say."""
+    ``statuses``: a fork's tool call statuses by call id, kept where the text does not say;
+    ``texts``: where large contents go (written now, before the record).
+
+    Raises:
+        OSError: a content could not be written to ``texts``.
+    """
     index = {id(message): position for position, message in enumerate(before)}
     messages: list[Message | int] = []
+    spans: dict[int, tuple[int, int]] = {}
     kept: dict[str, str] = {}
     for message in generation.messages:
         position = index.get(id(message))
         if position is not None and before[position] is message:
             messages.append(position)
             continue
+        span = texts.put(message.content) if texts is not None else None
+        if span is not None:
+            spans[len(messages)] = span
+            message = message.with_content("")
         messages.append(message)
         status = status_of_line(message, (statuses or {}).get(message.tool_call_id, ""))
         if status:
@@ -162,16 +192,20 @@ def generation_record(
         created_at=generation.created_at,
         outcome=generation.outcome,
         messages=tuple(messages),
+        texts=spans,
         statuses=kept,
     )
 
 
-def kept_messages(record: GenerationRecord, before: Sequence[Message]) -> list[Message]:
+def kept_messages(
+    record: GenerationRecord, before: Sequence[Message], stored: StoredTexts | None = None
+) -> list[Message]:
     """The messages of a ``generation`` record, its indices read in ``before`` (the messages
-    of the generation active before it).
+    of the generation active before it), its texts in ``stored`` (``session.text``).
 
     Raises:
-        ValueError: an index points past ``before``.
+        ValueError: an index points past ``before``, or a text is not a message's.
+        LostText: a text is not in ``stored``.
     """
     messages: list[Message] = []
     for item in record.messages:
@@ -181,4 +215,9 @@ def kept_messages(record: GenerationRecord, before: Sequence[Message]) -> list[M
             messages.append(before[item])
         else:
             messages.append(item)
+    for position, span in record.texts.items():
+        new = record.messages[position] if 0 <= position < len(messages) else None
+        if not isinstance(new, Message) or new.content:
+            raise ValueError(f"text for message {position}, which is not a new empty message")
+        messages[position] = new.with_content((stored or StoredTexts()).read(span))
     return messages

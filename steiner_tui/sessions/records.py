@@ -49,9 +49,10 @@ __all__ = [
     "encode_record",
 ]
 
-LOG_VERSION = 7
-"""7: tool calls written as arrays everywhere (the engine's ``ToolCall``). Earlier versions
-were development versions."""
+LOG_VERSION = 8
+"""8: message texts of 1 KB and more in ``session.text`` (``text_file``); a request record's
+estimate left out when its usage's prompt tokens say it. Earlier versions were development
+versions."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 
@@ -85,11 +86,14 @@ class MessageLine(_Record, frozen=True):
     """A message appended to the active generation; its role is the record's type. Left out:
     ``turn`` is the previous message's (a user line always says its own, so a lost line never
     shifts later turns); ``driver`` (leading characters of a user message the driver composed)
-    is 0. A tool result that is one line of JSON is written as JSON (``json``). ``status``:
-    how a tool call ended (``done``, ``failed``, ``rejected``) when its text does not say."""
+    is 0. A content of ``text_file.TEXT_MIN_BYTES`` or more is in ``session.text`` at
+    ``text`` (``[offset, length]`` in bytes); else a tool result that is one line of JSON is
+    written as JSON (``json``). ``status``: how a tool call ended (``done``, ``failed``,
+    ``rejected``) when its text does not say."""
 
     content: str = ""
     json: msgspec.Raw = EMPTY_JSON
+    text: tuple[int, int] | None = None
     reasoning: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     images: tuple[Image, ...] = ()
@@ -136,7 +140,8 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     """A request snapshot's metadata; an absent field is implied by the request record before
     (``request_values``). ``hashes`` are the request's after the ``shared`` ones; ``elapsed``
     the seconds since the previous record's time; ``usage`` the reply's (as ``usage_values``)
-    when it came before any other record, reported at ``usage_at`` (absent: ``time``)."""
+    when it came before any other record, reported at ``usage_at`` (absent: ``time``); an
+    absent ``estimated_prompt_tokens`` is the usage's prompt tokens when it has a usage."""
 
     index: int | None = None
     request_id: str | None = None
@@ -169,6 +174,9 @@ class GenerationRecord(_Record, frozen=True, tag="generation"):
     outcome: CompactionOutcome | None = None
     messages: tuple[Message | int, ...] = ()
     """Each message, or its index in the generation before (a retained message)."""
+    texts: dict[int, tuple[int, int]] = {}
+    """Where the content of a message (by its position in ``messages``, written with an
+    empty content) is in ``session.text``, as ``MessageLine.text``."""
     statuses: dict[str, str] = {}
     """A fork's: tool calls' statuses by call id, as ``MessageLine.status``."""
 

@@ -82,7 +82,14 @@ class RequestTrail(msgspec.Struct):
         )
         if pending is not None and request is not None and event.model == request.model:
             usage_at = None if same_time(at, request.time) else at
-            entry = msgspec.structs.replace(pending, usage=usage, usage_at=usage_at)
+            # The usage's prompt tokens stand for an equal estimate (``read_request``).
+            estimate = request.estimated_prompt_tokens
+            entry = msgspec.structs.replace(
+                pending,
+                usage=usage,
+                usage_at=usage_at,
+                estimated_prompt_tokens=None if estimate == usage[0] else estimate,
+            )
             return entry, self._implied(at)
         if pending is not None:
             self.pending = pending  # written before the usage record

@@ -2,7 +2,8 @@
 
 ``records.RequestEntry`` is the line, ``RequestRecord`` what it says once absent fields are read
 against the record before (docs/design.md, "14. Durable context state"): the previous record's,
-except ``index`` (one more), ``shared`` (every previous hash), ``hashes`` (the messages logged
+except ``index`` (one more), ``estimated_prompt_tokens`` (the usage's prompt tokens when
+the record has a usage), ``shared`` (every previous hash), ``hashes`` (the messages logged
 since, hashed when read, ``LazyHashes``), ``prompt_bytes`` (plus their bytes),
 ``raw_prompt_tokens`` (the estimate), ``request_id`` (index replaced) and ``time``
 (``elapsed`` seconds later). A reply's usage is folded into its request and implies the last
@@ -131,6 +132,8 @@ def read_request(
         values["request_id"] = f"{stem}-{index}" if stem != base.request_id else ""
     if entry.time is None and entry.elapsed is not None and base.time is not None:
         values["time"] = base.time + timedelta(seconds=entry.elapsed)
+    if entry.estimated_prompt_tokens is None and entry.usage:
+        values["estimated_prompt_tokens"] = entry.usage[0]
     if entry.raw_prompt_tokens is None:
         values["raw_prompt_tokens"] = values.get(
             "estimated_prompt_tokens", base.estimated_prompt_tokens

@@ -3,7 +3,8 @@
 ``SessionStore`` is handed its base folder (``paths.sessions_dir()`` in the app, a temporary
 folder in tests). Every id that reaches a path is validated first; folders whose names are not
 valid ids (such as a fork's hidden temporary folder) are never listed or touched. Deleting or
-evicting a session removes its whole folder: the log, ``meta.json`` and ``history.md``.
+evicting a session removes its whole folder: the log, ``session.text``, ``meta.json`` and
+``history.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from steiner_tui.sessions.records import (
     MessageLine,
     decode_record,
 )
+from steiner_tui.sessions.text_file import TEXT_FILE_NAME, StoredTexts
 from steiner_tui.sessions.titles import message_title, readable_title
 
 __all__ = [
@@ -97,16 +99,23 @@ def _mtime(path: Path) -> datetime:
         return _EPOCH
 
 
-def _first_message(lines: list[bytes]) -> Message | None:
-    """The first message of the log's first lines;
-    None when they hold none, or a generation record comes first (a fork, which has meta)."""
+def _first_message(lines: list[bytes], directory: Path) -> Message | None:
+    """The first message of the log's first lines (its text, when in ``session.text``, read
+    from the head of that file); None when they hold none, its text is beyond that head, or a
+    generation record comes first (a fork, which has meta)."""
     for line in lines:
         try:
             record = decode_record(line.rstrip(b"\n"))
             if isinstance(record, MessageLine):
-                return message_of_line(record, ())[0]
-        except (ValueError, RecursionError):
-            continue  # a bad line: the loader reports it
+                texts = b""
+                if record.text is not None:
+                    if sum(record.text) > _HEAD_BYTES:
+                        return None  # beyond the head read, as a line beyond it is
+                    with (directory / TEXT_FILE_NAME).open("rb") as handle:
+                        texts = handle.read(_HEAD_BYTES)
+                return message_of_line(record, (), stored=StoredTexts(texts))[0]
+        except (ValueError, RecursionError, OSError):
+            continue  # a bad line or a lost text: the loader reports it
         if isinstance(record, GenerationRecord):
             return None
     return None
@@ -126,7 +135,7 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
         with log.open("rb") as handle:
             first = handle.readline()
             head = handle.read(_HEAD_BYTES).splitlines(keepends=True)
-        size = log.stat().st_size
+        size = sum(f.stat().st_size for f in (log, directory / TEXT_FILE_NAME) if f.exists())
     except FileNotFoundError:
         return SessionMeta(session_id, last_activity=_mtime(directory)), "no session log"
     except OSError as error:
@@ -134,7 +143,7 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
         return SessionMeta(session_id, last_activity=_mtime(directory)), problem
     if head and not head[-1].endswith(b"\n"):
         head.pop()  # cut by the budget (or torn)
-    message = _first_message(head)
+    message = _first_message(head, directory)
     try:
         header = decode_record(first.rstrip(b"\n"))
     except (ValueError, RecursionError):
@@ -157,19 +166,23 @@ def _meta_from_header(directory: Path) -> tuple[SessionMeta, str]:
 
 
 def _unusable(directory: Path) -> str:
-    """Why the session in ``directory`` cannot be resumed ("": it can be tried): the folder or
-    its log is a symbolic link (never read through), or the person may not read or write it
-    (``meta.json`` is replaced in the folder, the log appended to)."""
+    """Why the session in ``directory`` cannot be resumed ("": it can be tried): the folder,
+    its log or its ``session.text`` is a symbolic link (never read through), or the person may
+    not read or write it (``meta.json`` is replaced in the folder, the log and the texts
+    appended to)."""
     log = directory / LOG_FILE_NAME
     try:
         for path, name, search in (
             (directory, "the session folder", os.X_OK),
             (log, LOG_FILE_NAME, 0),
+            (directory / TEXT_FILE_NAME, TEXT_FILE_NAME, 0),
         ):
             if path.is_symlink():
                 return f"{name} is a symbolic link"
             if path is log and not log.exists():
                 break
+            if not path.exists():  # no text was large enough for it yet
+                continue
             if not os.access(path, os.R_OK | search):
                 return f"{name} cannot be read (permission denied)"
             if not os.access(path, os.W_OK):

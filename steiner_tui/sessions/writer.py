@@ -1,10 +1,13 @@
 """``SessionLog``: the event sink that makes a session durable.
 
 Attached to the runner's sink fan-out and bound to the runner, it appends one record per line to
-``session.jsonl`` (see ``records``) and keeps ``meta.json`` current. Crash safety:
+``session.jsonl`` (see ``records``), large message texts to ``session.text`` (``text_file``),
+and keeps ``meta.json`` current. Crash safety:
 
 * every line goes to the kernel in one ``write()`` on an unbuffered descriptor, so a killed
   process leaves each line whole or absent (a torn last line is terminated before appending);
+* a text goes to ``session.text`` before the line that refers to it, and is fsynced before
+  the log;
 * ``fsync`` on turn boundaries: after an assistant reply without tool calls, after compaction,
   after binding and on close; and after a new session's first message, so that ``meta.json``
   exists (listing and resuming a session killed in its first turn) from then on;
@@ -93,6 +96,7 @@ from steiner_tui.sessions.records import (
     encode_record,
 )
 from steiner_tui.sessions.request_trail import RequestTrail
+from steiner_tui.sessions.text_file import TextFile
 from steiner_tui.sessions.titles import title_of
 
 __all__ = ["LoggedRun", "SessionLog"]
@@ -192,6 +196,7 @@ class SessionLog:
         """Become the (not yet written) log of the session in ``session_dir``."""
         self.session_dir = session_dir
         self.path = session_dir / LOG_FILE_NAME
+        self._texts = TextFile(session_dir)
         self.error: OSError | None = None
         """The first write failure; once set, nothing more is written."""
         self._lock: SessionLock | None = None
@@ -276,7 +281,10 @@ class SessionLog:
         log._lock = SessionLock.acquire(loaded.directory)
         try:
             log._fd = open_for_append(log.path)
+            log._texts = TextFile.resume(loaded.directory, loaded.texts_referred)
         except BaseException:
+            if log._fd is not None:
+                os.close(log._fd)
             log._lock.release()
             raise
         if os.fstat(log._fd).st_size == 0:
@@ -383,6 +391,8 @@ class SessionLog:
             header = self._header()
             write_fresh_log(self.session_dir, header, lineage, tail=tail)
             self._fd = open_for_append(self.path)
+            self._texts.close()
+            self._texts = TextFile.resume(self.session_dir, 0)
         except BaseException:
             self._lock.release()
             self._lock = old_lock
@@ -503,6 +513,7 @@ class SessionLog:
         finally:
             self._closed = True
             self._meta_file.close()
+            self._texts.close()
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
@@ -597,7 +608,9 @@ class SessionLog:
             if appended is not None:
                 written.messages = written.messages.plus((appended,))
                 self._write(
-                    message_line(written.messages, written.count - 1, self._status(appended))
+                    message_line(
+                        written.messages, written.count - 1, self._status(appended), self._texts
+                    )
                 )
                 self._requests.since.append(appended)
             return
@@ -611,20 +624,24 @@ class SessionLog:
             intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
             if intact:
                 for position in range(count, len(messages)):
-                    self._write(message_line(messages, position, self._status(messages[position])))
+                    status = self._status(messages[position])
+                    self._write(message_line(messages, position, status, self._texts))
                     self._requests.since.append(messages[position])
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
                 before = messages
                 for generation in generations[known:]:
-                    self._write(generation_record(generation, before=before))
+                    self._write(generation_record(generation, before=before, texts=self._texts))
                     self._requests.since = []
                     before = generation.messages
                 self._remember(lineage)
                 return
         before = written.messages
         for index, generation in enumerate(generations):
-            self._write(generation_record(generation, before=before, reset=index == 0))
+            record = generation_record(
+                generation, before=before, reset=index == 0, texts=self._texts
+            )
+            self._write(record)
             before = generation.messages
         self._requests.since = []
         for key in lineage.pins:  # a reset clears the pins: write those still held
@@ -652,11 +669,13 @@ class SessionLog:
             self._restore()
             assert self._fd is not None
         self._flush_request()
+        self._texts.sync()  # before the log that refers to them
         os.fsync(self._fd)
         meta = self._meta
         updates: dict[str, Any] = {
             "last_activity": self._clock(),
-            "size_bytes": os.fstat(self._fd).st_size,  # after the flush: not the check's
+            # after the flush: not the check's
+            "size_bytes": os.fstat(self._fd).st_size + self._texts.end,
         }
         if self._runner is not None:
             lineage = self._runner.lineage

@@ -66,7 +66,12 @@ def _sent(config: Path) -> list[str]:
         for line in log.read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             if record.get("type") == "user" and not record.get("source"):
-                texts.append(str(record.get("content", "")))
+                content = str(record.get("content", ""))
+                if "text" in record:  # a large message: its text is in session.text
+                    offset, length = record["text"]
+                    stored = (log.parent / "session.text").read_bytes()
+                    content = stored[offset : offset + length].decode()
+                texts.append(content)
     return texts
 
 

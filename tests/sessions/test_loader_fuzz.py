@@ -16,6 +16,7 @@ from steiner_tui.engine.messages import ToolCall
 from steiner_tui.sessions.loader import LOST_TOOL_CALL_NOTE, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.records import LINE_OF_ROLE
+from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import open_test_session
 
@@ -51,10 +52,11 @@ def _corrupt(line: bytes, how: tuple[str, object]) -> bytes:
     return b"[" + line[1:]
 
 
-def _sample_log() -> bytes:
-    """A real log: a skill envelope, a tool call round and its answer."""
+def _sample_log() -> tuple[bytes, bytes]:
+    """A real log and its ``session.text``: a skill envelope, a tool call round and its
+    answer."""
 
-    async def build(base: Path) -> bytes:
+    async def build(base: Path) -> tuple[bytes, bytes]:
         project = base / "project"
         project.mkdir()
         (project / "README.md").write_text("# Demo\n", encoding="utf-8")
@@ -66,13 +68,14 @@ def _sample_log() -> bytes:
         harness.driver.toggle_skill("code-review")
         await harness.driver.submit("what is this?")
         harness.log.close()
-        return (harness.session_dir / "session.jsonl").read_bytes()
+        directory = harness.session_dir
+        return (directory / "session.jsonl").read_bytes(), (directory / TEXT_FILE_NAME).read_bytes()
 
     with tempfile.TemporaryDirectory() as tmp:
         return asyncio.run(build(Path(tmp)))
 
 
-SAMPLE = _sample_log()
+SAMPLE, SAMPLE_TEXTS = _sample_log()
 SAMPLE_LINES = SAMPLE.split(b"\n")[:-1]
 
 
@@ -83,7 +86,7 @@ def test_corrupted_lines_are_each_reported(corruptions: dict[int, tuple[str, obj
     for index, how in corruptions.items():
         lines[index] = _corrupt(lines[index], how)
         assume(not _is_record(lines[index]))
-    state = parse_log_bytes(b"\n".join(lines) + b"\n")
+    state = parse_log_bytes(b"\n".join(lines) + b"\n", SAMPLE_TEXTS)
     reported = {p.line_number for p in state.problems}
     assert {index + 1 for index in corruptions} <= reported
     # Problems name only corrupted lines, or the record that depended on a lost one.
@@ -139,6 +142,7 @@ def test_intact_lines_still_load_around_corruption(tmp_path: Path) -> None:
     victim = messages[1]
     lines[victim] = lines[victim][:10]
     (directory / "session.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    (directory / TEXT_FILE_NAME).write_bytes(SAMPLE_TEXTS)
     loaded = load_session(directory)
     # The lost line is the assistant's tool call: its result would be an orphan, so the call is
     # restored as lost right before it, and both are reported.

@@ -1,0 +1,144 @@
+"""``session.text``: message texts of ``TEXT_MIN_BYTES`` and more, kept outside JSON escaping.
+
+A file read or a command's output is mostly newlines, quotes and backslashes, which a JSON
+string escapes (4-5% of source text, more for JSON inside JSON). So the log keeps a large
+message content in this append-only file of raw UTF-8 next to ``session.jsonl``, and the
+record holds only ``[offset, length]`` in bytes (``records.MessageLine.text``,
+``GenerationRecord.texts``); ``session.jsonl`` stays one JSON object per line.
+
+Crash safety follows the log's: a text is handed to the kernel (one ``write()``) before the
+record that refers to it, and at a turn boundary this file is fsynced before the log. A failed
+write is cut back, so the file never ends with part of a text. A text whose bytes are missing
+(past the file's end: a torn write, a truncated or lost file) or zeroed is reported with its
+record, which is dropped as a torn line is (``LostText``). A resumed log first extends a short
+file with zero bytes up to the end its records refer to, so those records stay reported as
+lost rather than reading texts appended later: this is why a text holding a NUL character is
+never stored here (its line keeps it, escaped).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+__all__ = ["TEXT_FILE_NAME", "TEXT_MIN_BYTES", "LostText", "StoredTexts", "TextFile"]
+
+TEXT_FILE_NAME = "session.text"
+TEXT_MIN_BYTES = 1024
+"""The smallest content kept in ``session.text``: below it the ``[offset, length]`` and the
+second write cost more than the escapes they save (prose escapes almost nothing). Log bytes /
+message text at 2,000 messages of ``benchmarks/bench_session_log.py`` with 256 / 512 / 1024 /
+2048 / 4096 / no threshold: source files 1.039 / 1.039 / 1.039 / 1.040 / 1.045 / 1.082x,
+chatty prose 1.077 / 1.075 / 1.074 / 1.070 / 1.070 / 1.070x."""
+
+Span = tuple[int, int]
+
+
+class LostText(ValueError):
+    """A record's text is not (wholly) in ``session.text``."""
+
+
+class TextFile:
+    """Appends texts to ``<session_dir>/session.text``, opening (or creating) it with its
+    first text."""
+
+    def __init__(self, session_dir: Path) -> None:
+        self.path = session_dir / TEXT_FILE_NAME
+        self.end = 0
+        """Where the next text goes: the file's end (known once it is open)."""
+        self._fd: int | None = None
+        self._dirty = False
+
+    @classmethod
+    def resume(cls, session_dir: Path, referred: int) -> TextFile:
+        """The file of a resumed log whose records refer to bytes up to ``referred``: a file
+        that ends before is extended with zeros to there, so those records stay lost.
+
+        Raises:
+            OSError: the file cannot be opened or extended (or is a symbolic link).
+        """
+        texts = cls(session_dir)
+        if referred > 0 or texts.path.exists():
+            fd = texts._open()
+            if referred > texts.end:
+                os.ftruncate(fd, referred)
+                texts.end, texts._dirty = referred, True
+        return texts
+
+    def _open(self) -> int:
+        if self._fd is None:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+            self._fd = os.open(self.path, flags, 0o600)
+            self.end = os.fstat(self._fd).st_size  # appends go to the end, whatever is there
+        return self._fd
+
+    def put(self, content: str) -> Span | None:
+        """Append ``content`` and return where it is; None (nothing written) when it stays in
+        its record: under ``TEXT_MIN_BYTES``, holding NUL or unpaired surrogates.
+
+        Raises:
+            OSError: the write failed (the file is cut back to where it ended).
+        """
+        if len(content) < TEXT_MIN_BYTES // 4 or "\0" in content:
+            return None
+        try:
+            data = content.encode()
+        except UnicodeEncodeError:
+            return None
+        if len(data) < TEXT_MIN_BYTES:
+            return None
+        fd = self._open()
+        start = self.end
+        view = memoryview(data)
+        try:
+            while view:  # one write(), looping only on a short one (as the log's lines)
+                view = view[os.write(fd, view) :]
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise
+        self.end = start + len(data)
+        self._dirty = True
+        return start, len(data)
+
+    def sync(self) -> None:
+        """Make every text written so far durable (before the log that refers to them)."""
+        if self._fd is not None and self._dirty:
+            os.fsync(self._fd)
+            self._dirty = False
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class StoredTexts:
+    """``session.text`` as read once by the loader: each record's text taken from it."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        self.data = data
+        self.referred = 0
+        """The end of the furthest text a record referred to (a resumed log starts there)."""
+
+    def read(self, span: Span) -> str:
+        """The text at ``span``.
+
+        Raises:
+            LostText: it is not wholly in the file, is zeroed, or is not UTF-8.
+        """
+        offset, length = span
+        end = offset + length
+        if offset < 0 or length < 0:
+            raise LostText(f"its text has no place in {TEXT_FILE_NAME} ({offset}, {length})")
+        self.referred = max(self.referred, end)
+        where = f"its text (bytes {offset}-{end} of {TEXT_FILE_NAME})"
+        if end > len(self.data):
+            raise LostText(f"{where} is missing (the file ends at byte {len(self.data)})")
+        if self.data.find(b"\0", offset, end) >= 0:
+            raise LostText(f"{where} was zeroed")
+        try:
+            return str(memoryview(self.data)[offset:end], "utf-8")
+        except UnicodeDecodeError as exc:
+            raise LostText(f"{where} is not valid UTF-8 (byte {offset + exc.start})") from None

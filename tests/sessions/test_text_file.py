@@ -1,0 +1,272 @@
+"""``session.text``: large message texts outside JSON, read back exactly, lost ones reported.
+
+* contents of ``TEXT_MIN_BYTES`` and more are written raw to ``session.text``, the line holding
+  ``[offset, length]``; smaller ones, and ones holding NUL or lone surrogates, stay inline;
+* a text cut off (a torn write, a truncated or lost file) or zeroed is a problem of its line,
+  and the message is handled as a torn line's; resuming keeps those records lost;
+* a fork writes its own ``session.text``; a log of version 7 is refused clearly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.engine.events import MessageAppended, UsageReported
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.snapshots import build_request_snapshot
+from steiner_tui.sessions.errors import SessionLoadError
+from steiner_tui.sessions.fork import fork_session
+from steiner_tui.sessions.loader import LOST_TOOL_RESULT, load_session
+from steiner_tui.sessions.record_values import message_line
+from steiner_tui.sessions.records import LOG_VERSION
+from steiner_tui.sessions.store import SessionStore
+from steiner_tui.sessions.text_file import TEXT_FILE_NAME, TEXT_MIN_BYTES, TextFile
+from steiner_tui.sessions.writer import SessionLog
+from tests.agent.fakes import Reply
+from tests.sessions.conftest import OpenSession
+
+BIG = "".join(f'line {i}: "quoted" \\ and a tab\there\n' for i in range(80))
+"""A file's worth of text that JSON escapes heavily (about 3 KB)."""
+
+
+def _lines(directory: Path) -> list[dict[str, object]]:
+    data = (directory / "session.jsonl").read_bytes()
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def _message_lines(directory: Path) -> list[dict[str, object]]:
+    roles = {"user", "assistant", "tool", "system", "summary"}
+    return [line for line in _lines(directory) if line["type"] in roles]
+
+
+async def _session_with_texts(open_session: OpenSession, project: Path) -> tuple[Path, object]:
+    """A session whose user message and read result are large, and whose reply is small."""
+    (project / "big.py").write_text(BIG, encoding="utf-8")
+    call = ToolCall("c1", "read", {"path": "big.py"})
+    harness = open_session([Reply(["Reading."], [call]), Reply(["It is big."])])
+    await harness.driver.submit("explain this:\n" + BIG)
+    harness.log.close()
+    return harness.session_dir, harness.runner.lineage
+
+
+async def test_large_texts_round_trip_through_the_text_file(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, lineage = await _session_with_texts(open_session, project)
+    messages = lineage.active.messages  # type: ignore[attr-defined]
+    texts = (directory / TEXT_FILE_NAME).read_bytes()
+    log = (directory / "session.jsonl").read_bytes()
+    lines = _message_lines(directory)
+    assert [line["type"] for line in lines] == ["user", "assistant", "tool", "assistant"]
+    user, call, result, reply = lines
+    for line, message in ((user, messages[0]), (result, messages[2])):
+        offset, length = line["text"]  # type: ignore[misc]
+        assert "content" not in line and "json" not in line
+        assert texts[offset : offset + length] == message.content.encode()
+    assert BIG.encode() in texts and b'"quoted"' not in log  # raw there, nothing escaped here
+    assert call["content"] == "Reading." and reply["content"] == "It is big."
+    loaded = load_session(directory)
+    assert loaded.problems == ()
+    assert loaded.lineage == lineage
+    assert loaded.meta.size_bytes == len(log) + len(texts)
+
+
+def test_the_threshold_and_what_stays_inline(tmp_path: Path) -> None:
+    texts = TextFile(tmp_path)
+    small = "x" * (TEXT_MIN_BYTES - 1)
+    large = "x" * TEXT_MIN_BYTES
+    wide = "é" * (TEXT_MIN_BYTES // 2)  # TEXT_MIN_BYTES bytes in UTF-8
+    cases = {
+        small: None,
+        large: (0, TEXT_MIN_BYTES),
+        wide: (TEXT_MIN_BYTES, TEXT_MIN_BYTES),
+        "\0" + large: None,  # NUL marks a lost text
+        "\ud800" + large: None,  # no UTF-8 form: the line escapes it
+    }
+    for content, span in cases.items():
+        line = message_line([Message("user", content, turn=1)], 0, texts=texts)
+        assert line.text == span
+        assert line.content == ("" if span else content)
+    texts.close()
+    assert (tmp_path / TEXT_FILE_NAME).read_bytes() == (large + wide).encode()
+
+
+def test_a_session_without_large_texts_has_no_text_file(tmp_path: Path) -> None:
+    directory = tmp_path / "s1"
+    log = SessionLog.create(directory, clock=lambda: datetime(2026, 9, 13, tzinfo=UTC))
+    log.emit(MessageAppended(Message("user", "hello", turn=1)))
+    log.close()
+    assert not (directory / TEXT_FILE_NAME).exists()
+    assert load_session(directory).lineage.active.messages == (Message("user", "hello", turn=1),)
+
+
+async def test_a_text_cut_off_is_reported_and_stays_lost_after_resuming(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+    path = directory / TEXT_FILE_NAME
+    size = path.stat().st_size
+    os.truncate(path, size - 10)  # the read result's text was torn
+    numbered = list(enumerate(_lines(directory), start=1))
+    tool_line = next(n for n, line in numbered if line["type"] == "tool")
+    call_line = next(n for n, line in numbered if line.get("tool_calls"))
+    loaded = load_session(directory)
+    start = _message_lines(directory)[2]["text"][0]  # type: ignore[index]
+    assert [str(p) for p in loaded.problems] == [
+        f"line {call_line}: tool call c1 (read) had no result (its line was lost); a result "
+        "saying so was added",
+        f"line {tool_line}: the tool record was lost: its text (bytes {start}-{size} of "
+        f"{TEXT_FILE_NAME}) is missing (the file ends at byte {size - 10})",
+    ]
+    roles = [(m.role, m.content == LOST_TOOL_RESULT) for m in loaded.lineage.active.messages]
+    assert roles == [("user", False), ("assistant", False), ("tool", True), ("assistant", False)]
+
+    resumed = open_session(resume=directory.name)
+    assert path.stat().st_size == size  # extended with zeros to where the records refer
+    await resumed.driver.submit("and now this:\n" + BIG)
+    resumed.log.close()
+    again = load_session(directory)
+    assert [p.line_number for p in again.problems][:1] == [tool_line]
+    assert "was zeroed" in again.problems[0].message
+    assert again.lineage.active.messages[-2].content == "and now this:\n" + BIG
+
+
+async def test_a_missing_text_file_loses_only_the_large_messages(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+    (directory / TEXT_FILE_NAME).unlink()
+    loaded = load_session(directory)
+    lost = [p for p in loaded.problems if "the file ends at byte 0" in p.message]
+    assert [p.message.split(":")[0] for p in lost] == [
+        "the user record was lost",
+        "the tool record was lost",
+    ]
+    kept = [m.content for m in loaded.lineage.active.messages if m.role == "assistant"]
+    assert "Reading." in kept and "It is big." in kept
+
+
+async def test_a_symlinked_text_file_is_refused(
+    open_session: OpenSession, project: Path, tmp_path: Path
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+    elsewhere = tmp_path / "elsewhere.text"
+    (directory / TEXT_FILE_NAME).rename(elsewhere)
+    (directory / TEXT_FILE_NAME).symlink_to(elsewhere)
+    with pytest.raises(SessionLoadError, match="symbolic link"):
+        load_session(directory)
+    info = SessionStore(directory.parent).info(directory.name)
+    assert info.problem == f"{TEXT_FILE_NAME} is a symbolic link"
+
+
+async def test_a_fork_writes_its_own_text_file(
+    open_session: OpenSession, project: Path, sessions_base: Path, clock: ManualClock
+) -> None:
+    directory, lineage = await _session_with_texts(open_session, project)
+    store = SessionStore(sessions_base)
+    fork = fork_session(store, directory.name, clock=clock.now)
+    store.delete(directory.name)  # the fork depends on nothing of its source
+    generation = next(line for line in _lines(fork.directory) if line["type"] == "generation")
+    assert sorted(generation["texts"]) == ["0", "2"]  # type: ignore[arg-type]
+    loaded = load_session(fork.directory)
+    assert loaded.problems == ()
+    assert loaded.lineage.active.messages == lineage.active.messages  # type: ignore[attr-defined]
+    texts = (fork.directory / TEXT_FILE_NAME).read_bytes()
+    log = (fork.directory / "session.jsonl").read_bytes()
+    assert BIG.encode() in texts and b'"quoted"' not in log
+    assert loaded.meta.size_bytes == len(log) + len(texts)
+
+
+def test_a_version_7_log_is_refused_as_an_older_development_version(tmp_path: Path) -> None:
+    directory = tmp_path / "v7_session"
+    directory.mkdir()
+    (directory / "session.jsonl").write_bytes(
+        b'{"type":"header","version":7,"session_id":"v7_session"}\n'
+        b'{"type":"user","content":"hello","turn":1}\n'
+    )
+    with pytest.raises(SessionLoadError) as raised:
+        load_session(directory)
+    assert str(raised.value) == (
+        "session 'v7_session' was written by an older development version of steiner-tui "
+        f"(log version 7; this one reads version {LOG_VERSION}) and cannot be loaded"
+    )
+
+
+@dataclass
+class _Estimate:
+    tokens: int
+    raw_tokens: int
+    strategy: str = "heuristic"
+    confidence: str = "low"
+
+
+def test_a_request_leaves_out_an_estimate_its_usage_says(tmp_path: Path) -> None:
+    """The usage's prompt tokens stand for an equal estimate; another estimate is written,
+    also one equal to the request before's (absent would read the usage's)."""
+    directory = tmp_path / "s1"
+    time = datetime(2026, 9, 13, tzinfo=UTC)
+    log = SessionLog.create(directory, clock=lambda: time)
+    conversation = [Message("user", "hello", turn=1)]
+    log.emit(MessageAppended(conversation[0]))
+    for index, (estimate, prompt) in enumerate(((100, 100), (100, 120), (130, 125)), start=1):
+        snapshot = build_request_snapshot(
+            request_id=f"r-{index}",
+            index=index,
+            model="m",
+            provider="p",
+            time=time,
+            messages=conversation,
+            blocks=(),
+            block_message_count=0,
+            tools=(),
+            max_tokens=4096,
+            estimate=_Estimate(estimate, estimate),
+        )
+        log.emit(snapshot)
+        log.emit(UsageReported(model="m", prompt_tokens=prompt, completion_tokens=5))
+    log.close()
+    requests = [line for line in _lines(directory) if line["type"] == "request"]
+    assert [(r.get("estimated_prompt_tokens"), r["usage"]) for r in requests] == [
+        (None, [100, 5]),
+        (100, [120, 5]),
+        (130, [125, 5]),
+    ]
+    loaded = load_session(directory)
+    assert [r.estimated_prompt_tokens for r in loaded.requests] == [100, 100, 130]
+    assert [r.raw_prompt_tokens for r in loaded.requests] == [100, 100, 130]
+
+
+async def test_a_folder_removed_while_open_is_saved_again_with_its_texts(
+    open_session: OpenSession,
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("first:\n" + BIG)
+    shutil.rmtree(harness.session_dir)
+    await harness.driver.submit("second:\n" + BIG)
+    harness.log.close()
+    directory = harness.session_dir
+    assert (directory / TEXT_FILE_NAME).read_bytes().count(BIG.encode()) == 2
+    loaded = load_session(directory)
+    assert loaded.problems == ()
+    assert loaded.lineage == harness.runner.lineage
+
+
+async def test_without_meta_the_list_titles_a_session_from_its_first_text(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+    (directory / "meta.json").unlink()
+    info = SessionStore(directory.parent).info(directory.name)
+    assert info.problem == "" and info.meta.title == "explain this:"
+    sizes = (directory / "session.jsonl").stat().st_size + (
+        directory / TEXT_FILE_NAME
+    ).stat().st_size
+    assert info.meta.size_bytes == sizes

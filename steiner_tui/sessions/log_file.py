@@ -5,13 +5,15 @@ a killed process leaves each line whole or absent; ``append_whole`` also cuts th
 where it ended when a write fails part-way (a full disk took part of a line), so the log always
 ends with a whole record. ``open_for_append`` first ends a torn last
 line with a newline, so the next record never glues onto it and the torn line stays one bad
-line for the loader to report.
+line for the loader to report. ``GroupCommit`` fsyncs an open log at most once per interval
+(the durability rule is ``SessionLog``'s).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -29,6 +31,8 @@ from steiner_tui.sessions.records import (
 )
 
 __all__ = [
+    "COMMIT_INTERVAL",
+    "GroupCommit",
     "append_whole",
     "open_for_append",
     "write_all",
@@ -107,3 +111,88 @@ def open_for_append(path: Path) -> int:
     if torn:
         write_all(fd, b"\n")
     return fd
+
+
+COMMIT_INTERVAL = 0.1
+"""Seconds a turn boundary's fsync may wait for the boundaries after it (``GroupCommit``)."""
+
+
+class GroupCommit:
+    """fsyncs one log at most once per ``interval`` seconds, in one flusher thread.
+
+    ``due`` asks for an fsync: the first ask starts the interval, asks during it join that
+    fsync, so a burst of short turns costs one fsync instead of one each. ``close`` fsyncs at
+    once and stops the thread. The thread syncs its own duplicate of the descriptor, so the log's
+    descriptor may be closed or replaced whatever the thread is doing. An fsync that failed in
+    the thread is raised by the next ``due`` or by ``close``.
+    """
+
+    def __init__(self, fd: int, interval: float = COMMIT_INTERVAL) -> None:
+        self.interval = interval
+        self._fd = os.dup(fd)
+        self._wake = threading.Condition()
+        self._due = False
+        self._stopping = False
+        self._error: OSError | None = None
+        self._thread: threading.Thread | None = None
+
+    def due(self) -> None:
+        """Ask for an fsync within ``interval`` seconds.
+
+        Raises:
+            OSError: an earlier fsync failed.
+        """
+        with self._wake:
+            self._raise()
+            if self._due:
+                return
+            self._due = True
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name=f"fsync-{self._fd}", daemon=True
+                )
+                self._thread.start()
+            else:
+                self._wake.notify()
+
+    def close(self) -> None:
+        """fsync now, stop the thread, release the duplicate descriptor.
+
+        Raises:
+            OSError: this fsync or an earlier one failed.
+        """
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join()
+        try:
+            with self._wake:
+                self._raise()
+            os.fsync(self._fd)
+        finally:
+            os.close(self._fd)
+
+    def _raise(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def _run(self) -> None:
+        with self._wake:
+            while True:
+                while not self._due and not self._stopping:
+                    self._wake.wait()
+                if not self._stopping:
+                    self._wake.wait(self.interval)  # the boundaries after it join this fsync
+                if self._stopping:
+                    return  # ``close`` fsyncs
+                self._due = False
+                self._wake.release()
+                error: OSError | None = None
+                try:
+                    os.fsync(self._fd)
+                except OSError as failed:
+                    error = failed
+                self._wake.acquire()
+                self._error = self._error or error

@@ -5,9 +5,15 @@ Attached to the runner's sink fan-out and bound to the runner, it appends one re
 
 * every line goes to the kernel in one ``write()`` on an unbuffered descriptor, so a killed
   process leaves each line whole or absent (a torn last line is terminated before appending);
-* ``fsync`` on turn boundaries: after an assistant reply without tool calls, after compaction,
-  after binding and on close; and after a new session's first message, so that ``meta.json``
-  exists (listing and resuming a session killed in its first turn) from then on;
+* ``fsync`` after turn boundaries (an assistant reply without tool calls, a compaction, an
+  error that ends a turn), as a group commit: within ``commit_interval`` seconds
+  (``log_file.COMMIT_INTERVAL``, 0.1) of the boundary, one flusher thread syncing every
+  boundary of that interval at once (``log_file.GroupCommit``). The lines are written at once
+  either way, so a killed process loses nothing; a power loss or a kernel crash can lose the
+  turns of the last interval, never more, and never part of a line. The fsync is made at once
+  on ``sync`` (binding included), on close, before ``meta.json`` is replaced by a rename, and
+  after a new session's first message, so that ``meta.json`` exists (listing and resuming a
+  session killed in its first turn) from then on;
 * a tool result's line says how its call ended when its text does not (the runner's
   ``ToolCallFinished`` status, which it emits just before appending the result);
 * a pin or an unpin is a ``pin`` record, written when it happens (``PinChanged``);
@@ -69,6 +75,8 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_file import (
+    COMMIT_INTERVAL,
+    GroupCommit,
     append_whole,
     open_for_append,
     write_all,
@@ -158,6 +166,7 @@ class SessionLog:
             every delta).
         monotonic: the interval clock (tests may inject one).
         write: hands one or more whole lines to the kernel (tests inject a failing one).
+        commit_interval: the longest a turn boundary waits for its fsync (0: none waits).
     """
 
     def __init__(
@@ -169,6 +178,7 @@ class SessionLog:
         partial_interval: float = 0.1,
         monotonic: Callable[[], float] = time.monotonic,
         write: Callable[[int, bytes], None] = write_all,
+        commit_interval: float = COMMIT_INTERVAL,
     ) -> None:
         self.on_error: Callable[[str], None] | None = None
         """Told once, with ``failure``, when a write fails (the session's sink says it)."""
@@ -183,6 +193,9 @@ class SessionLog:
         )
         """The streamed reply not yet written as a ``partial`` record, and when one is due."""
         self._fd: int | None = None
+        self._commit_interval = commit_interval
+        self._commit: GroupCommit | None = None
+        """The fsyncs of the log open on ``_fd`` (made at its first boundary)."""
         self._runner: LoggedRun | None = None
         self._mode: str | None = None
         """The last execution mode recorded (written again when the log is restored)."""
@@ -202,7 +215,7 @@ class SessionLog:
         self._header_written = False
         self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
-        self._meta_file = MetaFile(session_dir)
+        self._meta_file = MetaFile(session_dir, before_replace=self._fsync_now)
         self._early: list[bytes] = []
         self._closed = False
         self._statuses: dict[str, str] = {}
@@ -388,6 +401,7 @@ class SessionLog:
             self._lock = old_lock
             raise
         self._meta_file.close()  # the removed folder's
+        self._end_commits()  # the removed file's
         if old_fd is not None:
             os.close(old_fd)
         if old_lock is not None:
@@ -482,7 +496,7 @@ class SessionLog:
                 self._materialize()
             if self._open:
                 self._sync()
-                self._boundary()
+                self._boundary(now=True)
         except OSError as exc:
             self._fail(exc)
 
@@ -497,12 +511,13 @@ class SessionLog:
             if self.error is None and self._open:
                 self._flush_partial()
                 self._sync()
-                self._boundary()
+                self._boundary(now=True)
         except OSError as exc:
             self._fail(exc)
         finally:
             self._closed = True
             self._meta_file.close()
+            self._end_commits()
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
@@ -644,7 +659,23 @@ class SessionLog:
             len(lineage.generations), active.id, active.messages, active.backend_state
         )
 
-    def _boundary(self) -> None:
+    def _fsync_now(self) -> None:
+        """fsync the log at once (a pending group commit then finds nothing to add)."""
+        if self._fd is not None and self._open:
+            os.fsync(self._fd)
+
+    def _end_commits(self) -> None:
+        """Stop the group commit of the log open now (its fsync at once, a failure kept)."""
+        commit, self._commit = self._commit, None
+        if commit is not None:
+            try:
+                commit.close()
+            except OSError as exc:
+                self._fail(exc)
+
+    def _boundary(self, *, now: bool = False) -> None:
+        """A turn boundary: the held request written, the log fsynced (``now``, or the first
+        time: at once; else as a group commit), ``meta.json`` brought up to date."""
         if not self._open:
             return
         assert self._fd is not None
@@ -652,7 +683,12 @@ class SessionLog:
             self._restore()
             assert self._fd is not None
         self._flush_request()
-        os.fsync(self._fd)
+        if now or not self._meta_written or self._commit_interval <= 0:
+            os.fsync(self._fd)
+        else:
+            if self._commit is None:
+                self._commit = GroupCommit(self._fd, self._commit_interval)
+            self._commit.due()
         meta = self._meta
         updates: dict[str, Any] = {
             "last_activity": self._clock(),

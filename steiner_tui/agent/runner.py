@@ -167,6 +167,8 @@ class Runner:
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
         self.ledger = ConversationLedger(context.estimator)
+        self._definitions: tuple[ToolRunner | None, tuple[ToolDefinition, ...]] = (None, ())
+        """The tool runner whose definitions ``tool_definitions`` holds, and those."""
         self._counted_ahead: tuple[object, ...] = ()
         """The model id, prefix and tool list ``count_next_request`` counted last."""
         """The active conversation's per-message request figures, kept incrementally."""
@@ -211,9 +213,14 @@ class Runner:
     @property
     def tool_definitions(self) -> tuple[ToolDefinition, ...]:
         """The tools requests carry: none when the model's server said it ignores them."""
-        if self.tools is None or self.model.tools_ignored:
+        tools = self.tools
+        if tools is None or self.model.tools_ignored:
             return ()
-        return self.tools.definitions()
+        held, definitions = self._definitions
+        if held is not tools:  # a runner's tools are fixed: asked for seven times a turn
+            definitions = tools.definitions()
+            self._definitions = (tools, definitions)
+        return definitions
 
     def switch_model(self, model: MainModel) -> None:
         """Answer with ``model`` from the next call on (``/model NAME``).

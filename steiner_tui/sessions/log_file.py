@@ -47,9 +47,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> None:
+def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> int:
     """Append ``data`` (whole lines) to the log open on ``fd`` with ``write``; a failed write
-    leaves no part of it.
+    leaves no part of it. Returns the log's size after it.
 
     Raises:
         OSError: the write failed (the log is cut back to where it ended before).
@@ -61,6 +61,7 @@ def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = wri
         with contextlib.suppress(OSError):  # a torn line would glue onto the next record
             os.ftruncate(fd, end)
         raise
+    return end + len(data)
 
 
 def write_fresh_log(

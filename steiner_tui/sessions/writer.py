@@ -152,6 +152,21 @@ class _Written(msgspec.Struct):
         return self.messages[-1] if self.messages else None
 
 
+_LOGGED = (
+    TextDelta,
+    ReasoningDelta,
+    MessageAppended,
+    ToolCallFinished,
+    RequestSnapshot,
+    CompactionApplied,
+    PinChanged,
+    UsageReported,
+    WarningEvent,
+    ErrorEvent,
+)
+"""The events the log records something of."""
+
+
 class SessionLog:
     """Appends a session's records to ``<session_dir>/session.jsonl`` (an ``EventSink``).
 
@@ -211,7 +226,12 @@ class SessionLog:
         self._open = False
         """True once the log is on disk (a new session: its first message was appended)."""
         self._requests = RequestTrail()
+        self._size = -1
+        """The log's size after the last append (-1: none yet, or a log written anew)."""
         self._written = _Written()
+        self._remembered: ConversationLineage | None = None
+        """The lineage ``_written`` was last brought up to (nothing to write while it is the
+        runner's)."""
         self._header_written = False
         self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
@@ -400,6 +420,7 @@ class SessionLog:
             self._lock.release()
             self._lock = old_lock
             raise
+        self._size = -1
         self._meta_file.close()  # the removed folder's
         self._end_commits()  # the removed file's
         if old_fd is not None:
@@ -426,6 +447,8 @@ class SessionLog:
             self._fail(exc)
 
     def _handle(self, event: EngineEvent) -> None:
+        if not isinstance(event, _LOGGED):
+            return  # most of a turn's events: one check instead of ten
         if isinstance(event, TextDelta):
             self._stream(text=event.text)
         elif isinstance(event, ReasoningDelta):
@@ -560,7 +583,7 @@ class SessionLog:
 
     def _append(self, data: bytes) -> None:
         assert self._fd is not None
-        append_whole(self._fd, data, self.write)
+        self._size = append_whole(self._fd, data, self.write)
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)
@@ -617,6 +640,8 @@ class SessionLog:
                 self._requests.since.append(appended)
             return
         lineage = self._runner.lineage
+        if lineage is self._remembered:
+            return
         generations = lineage.generations
         known = written.generations
         if len(generations) >= known and generations[known - 1].id == written.active_id:
@@ -655,6 +680,7 @@ class SessionLog:
 
     def _remember(self, lineage: ConversationLineage) -> None:
         active = lineage.active
+        self._remembered = lineage
         self._written = _Written(
             len(lineage.generations), active.id, active.messages, active.backend_state
         )
@@ -692,7 +718,7 @@ class SessionLog:
         meta = self._meta
         updates: dict[str, Any] = {
             "last_activity": self._clock(),
-            "size_bytes": os.fstat(self._fd).st_size,  # after the flush: not the check's
+            "size_bytes": self._size if self._size >= 0 else os.fstat(self._fd).st_size,
         }
         if self._runner is not None:
             lineage = self._runner.lineage

@@ -80,8 +80,10 @@ class RequestTrail(msgspec.Struct):
             event.cache_read_tokens,
             event.cache_write_tokens,
         )
-        if pending is not None and request is not None and event.model == request.model:
+        foldable = pending is not None and not pending.usage  # not folded already
+        if foldable and request is not None and event.model == request.model:
             usage_at = None if same_time(at, request.time) else at
+            assert pending is not None
             entry = msgspec.structs.replace(pending, usage=usage, usage_at=usage_at)
             return entry, self._implied(at)
         if pending is not None:

@@ -30,13 +30,15 @@ conversation (retained messages by index), and anything else (a cleared or repla
 conversation) a ``reset``. Request records say only what differs from the request record
 before (``request_values``); each is held until its reply's usage arrives, which is folded in,
 or until any other record is written (a kill while it is held loses a request that got no
-reply yet: resuming numbers the next one after the last logged). A sink must not raise: a
-write failure is kept in ``error`` and stops further writes. A write that fails part-way (a full
-disk takes part of a line) is cut off again, so the log ends with a whole record and what was
-saved resumes as it was; ``on_error`` is told once, with ``failure`` (the file and the reason),
-so the person learns at once that nothing from there on is saved. A log whose folder was
-removed while the session was open (its file unlinked) is written anew from the runner's
-lineage at the next turn boundary or on close, and ``on_restored`` says so.
+reply yet: resuming numbers the next one after the last logged). Folded, it is held until the
+next record, the reply's message that the runner appends at once, and both go in one write.
+A sink must not raise: a write failure is kept in ``error`` and stops further writes. A write
+that fails part-way (a full disk takes part of a line) is cut off again, so the log ends with
+a whole record and what was saved resumes as it was; ``on_error`` is told once, with
+``failure`` (the file and the reason), so the person learns at once that nothing from there on
+is saved. A log whose folder was removed while the session was open (its file unlinked) is
+written anew from the runner's lineage at the next turn boundary or on close, and
+``on_restored`` says so.
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -95,6 +97,7 @@ from steiner_tui.sessions.records import (
     ModeRecord,
     PinRecord,
     Record,
+    RequestEntry,
     ResumedRecord,
     SkillRecord,
     WarningRecord,
@@ -607,7 +610,11 @@ class SessionLog:
         # The runner notes its last main request as the usage arrives: the same moment.
         at = last.at if last is not None and last.at is not None else self._clock()
         record, implied = self._requests.usage(event, at)
-        self._write(record)
+        if isinstance(record, RequestEntry):
+            # Held again, now with its usage: the reply follows at once, in the same write.
+            self._requests.pending = record
+        else:
+            self._write(record)
         if implied is not None:
             self._last_main = implied
 
@@ -650,9 +657,12 @@ class SessionLog:
             count = written.count
             intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
             if intact:
-                for position in range(count, len(messages)):
-                    self._write(message_line(messages, position, self._status(messages[position])))
-                    self._requests.since.append(messages[position])
+                start = max(count - 1, 0)  # the new messages, after the one before them
+                window = messages[start:]
+                for position in range(count - start, len(window)):
+                    message = window[position]
+                    self._write(message_line(window, position, self._status(message)))
+                    self._requests.since.append(message)
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
                 before = messages

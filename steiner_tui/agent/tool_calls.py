@@ -10,9 +10,10 @@ every provider (each tool call needs its result). So do the calls past ``MAX_CAL
 in one reply (a reply of 10,000 calls ran every one): they are answered as not run, with the
 reason, and the person is told once.
 
-The budget is made and each result measured (``bound_result``) in a worker thread: a reply and
-a tool's output are new text, and Claude's tokenizer takes about half a second for 25,000
-tokens; the caller's event loop stays free, and the counts are cached for the next request.
+The budget is made and each result measured (``bound_result``) in a worker thread when the text
+is long for its tokenizer (``count_ahead.inline_chars``): a reply and a tool's output are new
+text, and Claude's tokenizer takes about half a second for 25,000 tokens; the caller's event
+loop stays free, and the counts are cached for the next request.
 """
 
 from __future__ import annotations

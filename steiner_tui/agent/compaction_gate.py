@@ -52,7 +52,6 @@ from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_sto
 from steiner_tui.engine.compaction.triggers import ASK_COMPACT, ASK_MASK, asked, request_trigger
 from steiner_tui.engine.events import CompactionOutcome, ErrorEvent, EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tokens import TokenizerLoadError
 
 __all__ = ["MAX_QUESTIONS", "GateHost", "prepare_turn"]
@@ -78,7 +77,7 @@ class GateHost(Protocol):
 
     def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn: ...
 
-    def refresh_context_state(self) -> ContextState: ...
+    def note_context_state(self) -> None: ...
 
     def mask_results(
         self, call_ids: Sequence[str], *, reason: str = "", trigger: str = ...
@@ -112,7 +111,7 @@ async def prepare_turn(host: GateHost, progress: EpisodeProgress) -> PreparedTur
 async def _prepare_fitting_turn(
     host: GateHost, progress: EpisodeProgress
 ) -> PreparedTurn | RunResult:
-    host.refresh_context_state()
+    host.note_context_state()
     prepared = host.prepare()
     if host.model.stateful and host.parent_usage().decision() == "cap_stop":
         # The design's cap: stop before any compaction; /compact or /clear clears it.

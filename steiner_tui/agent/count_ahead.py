@@ -8,12 +8,15 @@ estimator's cache; the synchronous engine code that then assembles, estimates an
 the request (``Runner.prepare``, the snapshot's per-source rows, the cost ranking) only reads
 that cache. The counts are the same either way: only where they are made changes. The
 character heuristic is arithmetic and stays on the loop, and so does a short text once the
-prefix is counted (``INLINE_CHARS``): the thread hop would cost more than the count.
+prefix is counted (``inline_chars``): the thread hop would cost more than the count. Such a
+text is not counted ahead at all: the synchronous code counts it where it needs it, as it
+would have here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -23,20 +26,34 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.tokens import HEURISTIC, RequestEstimator, TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
-__all__ = ["INLINE_CHARS", "count_ahead", "off_loop"]
+__all__ = ["INLINE_CHARS", "NATIVE_INLINE_CHARS", "count_ahead", "inline_chars", "off_loop"]
 
 INLINE_CHARS = 8_000
 """Text shorter than this is counted on the event loop: ctok counts it in under 10 ms (about
 1 MB/s), tiktoken in well under one, and the hop to a worker thread and back cost a tiktoken
 model's turn a quarter of its engine time in ``benchmarks/bench_soak.py``."""
 
+NATIVE_INLINE_CHARS = 64_000
+"""The same for tiktoken (native code, 10-20 characters a microsecond: 64,000 in well under
+10 ms): a tool result of a few thousand characters hopped to a thread twice a turn, for about
+a tenth of a turn's engine time."""
+
+
+def inline_chars(strategy: str) -> int:
+    """How long a text the ``strategy``'s tokenizer counts on the event loop
+    (``TokenEstimate.strategy``: the heuristic is arithmetic, any length)."""
+    if strategy == "heuristic":
+        return sys.maxsize
+    return NATIVE_INLINE_CHARS if strategy == "tiktoken" else INLINE_CHARS
+
+
 T = TypeVar("T")
 
 
-async def off_loop(work: Callable[[], T], chars: int) -> T:
-    """``work()``, which counts about ``chars`` characters: in a worker thread from
-    ``INLINE_CHARS`` on, at once below."""
-    return work() if chars < INLINE_CHARS else await asyncio.to_thread(work)
+async def off_loop(work: Callable[[], T], chars: int, limit: int = INLINE_CHARS) -> T:
+    """``work()``, which counts about ``chars`` characters: in a worker thread from ``limit``
+    (``inline_chars``) on, at once below."""
+    return work() if chars < limit else await asyncio.to_thread(work)
 
 
 async def count_ahead(
@@ -60,10 +77,14 @@ async def count_ahead(
         project: a stored message as the provider gets it.
         tools: the request's tool list.
         counted_prefix: ``prefix`` and ``tools`` are those the last call counted (then only
-            ``new`` decides whether the count goes to a thread).
+            ``new`` decides whether anything is counted ahead).
     """
     if estimator.units_key(model_id) == HEURISTIC:
         return
+    chars = sum(len(message.content) for message in new)
+    limit = inline_chars(estimator.choice(model_id).strategy)
+    if counted_prefix and chars < limit:
+        return  # counted where it is needed, as fast as here
 
     def count() -> None:
         messages = [*prefix.messages, *(project(message) for message in new)]
@@ -80,5 +101,4 @@ async def count_ahead(
         except TokenizerLoadError:
             return  # the request's own count reports it, as it does without counting ahead
 
-    chars = sum(len(message.content) for message in new)
-    await off_loop(count, chars if counted_prefix else INLINE_CHARS)
+    await asyncio.to_thread(count)

@@ -17,9 +17,10 @@ from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.stateful import ParentUsage
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.engine.state.context_state import ContextState
+from steiner_tui.engine.state.context_state import ContextState, build_context_state
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate
 
@@ -72,14 +73,21 @@ class RunnerState(msgspec.Struct):
     turn: int = 0
     tracker: FileTracker = msgspec.field(default_factory=FileTracker)
     """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
-    context: ContextState = msgspec.field(default_factory=ContextState)
-    """The durable context state, rebuilt before every model call (compaction carries it)."""
+    context_of: tuple[Sequence[Message], int, str] = ((), 0, "")
+    """What ``context`` is built from: the active conversation, the turn and the project root
+    before the last model call."""
     over_window: bool = False
     """The provider said the last request was too large: the next one compacts first."""
     off_warned: int = -1
     """The generation ``off`` mode last warned in about the nearing hard limit."""
     compacted_turn: int = -1
     """The turn the last compaction before a request ran in (a second one says why)."""
+
+    @property
+    def context(self) -> ContextState:
+        """The durable context state before the last model call (compaction carries it),
+        built when asked: every call notes it, few read it."""
+        return build_context_state(*self.context_of)
 
 
 def labelled(ref: str, message: str) -> str:

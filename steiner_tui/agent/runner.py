@@ -85,7 +85,7 @@ from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
-from steiner_tui.engine.state.context_state import ContextState, build_context_state
+from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -167,6 +167,9 @@ class Runner:
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
         self.ledger = ConversationLedger(context.estimator)
+        self._definitions: tuple[ToolRunner | None, tuple[ToolDefinition, ...]] = (None, ())
+        """The tool runner whose definitions ``tool_definitions`` holds, and those."""
+        self._prefix_units: tuple[str, Sequence[Message] | None, int] = ("", None, 0)
         self._counted_ahead: tuple[object, ...] = ()
         """The model id, prefix and tool list ``count_next_request`` counted last."""
         """The active conversation's per-message request figures, kept incrementally."""
@@ -211,9 +214,14 @@ class Runner:
     @property
     def tool_definitions(self) -> tuple[ToolDefinition, ...]:
         """The tools requests carry: none when the model's server said it ignores them."""
-        if self.tools is None or self.model.tools_ignored:
+        tools = self.tools
+        if tools is None or self.model.tools_ignored:
             return ()
-        return self.tools.definitions()
+        held, definitions = self._definitions
+        if held is not tools:  # a runner's tools are fixed: asked for seven times a turn
+            definitions = tools.definitions()
+            self._definitions = (tools, definitions)
+        return definitions
 
     def switch_model(self, model: MainModel) -> None:
         """Answer with ``model`` from the next call on (``/model NAME``).
@@ -342,11 +350,14 @@ class Runner:
         counter = EstimatorCounter(self.context.estimator, self.model.model, calibrate=False)
         return pinned_share(snapshot, counter, self.lineage.pins)
 
+    def note_context_state(self) -> None:
+        """Note what the durable context state is built from (before every model call): it is
+        built when read (``RunnerState.context``)."""
+        self.state.context_of = (self.conversation, self.state.turn, str(self.project_root))
+
     def refresh_context_state(self) -> ContextState:
-        """Rebuild the durable context state from the active generation (every model call)."""
-        self.state.context = build_context_state(
-            self.conversation, self.state.turn, str(self.project_root)
-        )
+        """The durable context state of the active generation, now."""
+        self.note_context_state()
         return self.state.context
 
     def next_turn(self) -> int:
@@ -673,8 +684,15 @@ class Runner:
         return estimator.calibrated(model_id, raw).tokens
 
     def _units_of(self, model_id: str, blocks: Sequence[Message]) -> int:
+        """The summed ``message_units`` of the prefix's ``blocks`` (the memoized prefix's
+        are kept: asked three times a turn)."""
+        held_model, held_blocks, units = self._prefix_units
+        if held_model == model_id and held_blocks is blocks:
+            return units
         estimator = self.context.estimator
-        return sum(estimator.message_units(model_id, m) for m in blocks)
+        units = sum(estimator.message_units(model_id, m) for m in blocks)
+        self._prefix_units = (model_id, blocks, units)
+        return units
 
     def window_doctor(self) -> WindowDoctor:
         """The model's window figures, with the largest tool result this runner's fixed part

@@ -10,9 +10,10 @@ every provider (each tool call needs its result). So do the calls past ``MAX_CAL
 in one reply (a reply of 10,000 calls ran every one): they are answered as not run, with the
 reason, and the person is told once.
 
-The budget is made and each result measured (``bound_result``) in a worker thread: a reply and
-a tool's output are new text, and Claude's tokenizer takes about half a second for 25,000
-tokens; the caller's event loop stays free, and the counts are cached for the next request.
+The budget is made and each result measured (``bound_result``) in a worker thread when the text
+is long for its tokenizer (``count_ahead.inline_chars``): a reply and a tool's output are new
+text, and Claude's tokenizer takes about half a second for 25,000 tokens; the caller's event
+loop stays free, and the counts are cached for the next request.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Protocol
 
 import msgspec
 
-from steiner_tui.agent.count_ahead import off_loop
+from steiner_tui.agent.count_ahead import INLINE_CHARS, inline_chars, off_loop
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted, WarningEvent
 from steiner_tui.engine.messages import Message, ToolCall
@@ -71,12 +72,15 @@ class ResultBudget(msgspec.Struct, frozen=True):
         count_tokens: a text's calibrated tokens on the main model.
         chars_per_token: characters per token assumed when tools shape their output.
         results: where whole outputs are kept (None: nowhere).
+        inline_chars: a result this long or longer is measured in a worker thread
+            (``count_ahead.inline_chars``).
     """
 
     tokens_for: Callable[[int, int], int]
     count_tokens: Callable[[str], int]
     chars_per_token: int = 4
     results: ResultStore | None = None
+    inline_chars: int = INLINE_CHARS
 
 
 def result_budget(
@@ -90,7 +94,7 @@ def result_budget(
     within its share of the room ``fixed_tokens`` (a request with no conversation) leaves
     under the soft trigger (``engine.tool_budget``), counted with the main model's calibrated
     estimate."""
-    heuristic = estimator.choice(model.model).encoding == HEURISTIC
+    choice = estimator.choice(model.model)
 
     def tokens_for(used: int, pending: int) -> int:
         return tool_result_budget(
@@ -101,7 +105,8 @@ def result_budget(
         raw = estimator.count_text(model.model, text) + MESSAGE_FRAMING_TOKENS
         return estimator.calibrated(model.model, raw).tokens
 
-    return ResultBudget(tokens_for, count, 4 if heuristic else 3, results)
+    per_token = 4 if choice.encoding == HEURISTIC else 3
+    return ResultBudget(tokens_for, count, per_token, results, inline_chars(choice.strategy))
 
 
 async def run_tool_calls(
@@ -155,7 +160,9 @@ async def run_tool_calls(
             if budget is not None:
                 # A large result in a thread: counting it with ctok would hold the event loop.
                 result = await off_loop(
-                    partial(bound_result, call, result, allowed, budget), len(result.content)
+                    partial(bound_result, call, result, allowed, budget),
+                    len(result.content),
+                    budget.inline_chars,
                 )
                 used += budget.count_tokens(result.content)
             content = observe_tool_result(call.name, result.content, tracker)

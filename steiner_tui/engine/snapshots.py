@@ -57,6 +57,7 @@ from steiner_tui.engine.source_counts import (
     source_tokens,
 )
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
+from steiner_tui.engine.utf8 import utf8_len
 
 __all__ = [
     "TOOLS_SOURCE",
@@ -131,7 +132,7 @@ def build_request_snapshot(
     blks = tuple(blocks)
     tls = tuple(tools)
     tools_text = tools_json(tls) if tls else ""  # encoded once: its bytes, then its tokens
-    tools_size = len(tools_text.encode()) if tls else 0
+    tools_size = utf8_len(tools_text) if tls else 0
     sources: tuple[SourceTokens, ...] = ()
     if counter is not None:
         parts = RequestParts(msgs, blks, block_message_count, tools_text, tools_size)

@@ -2,9 +2,11 @@
 
 The tool list is part of the cacheable prefix, so its bytes must not change within a session:
 definitions are sorted by name and encoded as compact JSON in one fixed byte form (``jsonenc``).
-A request snapshot's ``tools_bytes`` is the length of that encoding, computed on every request,
-never memoized by the list's identity: a list rebuilt with other content must not reuse a size.
-Each definition caches its own encoding (it is immutable), so computing it is a join.
+A request snapshot's ``tools_bytes`` is the length of that encoding, never memoized by the
+list's identity: a list rebuilt with other content must not reuse a size. Each definition
+caches its own encoding (it is immutable), so computing it is a join; the last list's join is
+kept, for a list equal to it (item by item: the same definitions, or equal ones). A turn asks
+for it five times, and one string keeps its hash for the token cache's lookups.
 """
 
 from __future__ import annotations
@@ -67,10 +69,20 @@ def sort_tools(tools: Iterable[ToolDefinition]) -> tuple[ToolDefinition, ...]:
     return tuple(sorted(tools, key=lambda t: t.name))
 
 
+_last_json: tuple[tuple[ToolDefinition, ...], str] = ((), "[]")
+"""The last list ``tools_json`` encoded, and its encoding."""
+
+
 def tools_json(tools: Iterable[ToolDefinition]) -> str:
     """The byte-stable encoding of a tool list (``[]`` when empty): the list of the
     definitions' own encodings, in order (the same bytes as encoding the list at once)."""
-    return "[" + ",".join(t.json for t in tools) + "]"
+    global _last_json
+    items = tuple(tools)
+    last, text = _last_json
+    if items != last:
+        text = "[" + ",".join(t.json for t in items) + "]"
+        _last_json = (items, text)
+    return text
 
 
 def tools_bytes(tools: Iterable[ToolDefinition]) -> int:

@@ -5,13 +5,15 @@ a killed process leaves each line whole or absent; ``append_whole`` also cuts th
 where it ended when a write fails part-way (a full disk took part of a line), so the log always
 ends with a whole record. ``open_for_append`` first ends a torn last
 line with a newline, so the next record never glues onto it and the torn line stays one bad
-line for the loader to report.
+line for the loader to report. ``GroupCommit`` fsyncs an open log at most once per interval
+(the durability rule is ``SessionLog``'s).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -30,6 +32,8 @@ from steiner_tui.sessions.records import (
 from steiner_tui.sessions.text_file import TextFile
 
 __all__ = [
+    "COMMIT_INTERVAL",
+    "GroupCommit",
     "append_whole",
     "open_for_append",
     "write_all",
@@ -44,9 +48,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> None:
+def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> int:
     """Append ``data`` (whole lines) to the log open on ``fd`` with ``write``; a failed write
-    leaves no part of it.
+    leaves no part of it. Returns the log's size after it.
 
     Raises:
         OSError: the write failed (the log is cut back to where it ended before).
@@ -58,6 +62,7 @@ def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = wri
         with contextlib.suppress(OSError):  # a torn line would glue onto the next record
             os.ftruncate(fd, end)
         raise
+    return end + len(data)
 
 
 def write_fresh_log(
@@ -111,3 +116,99 @@ def open_for_append(path: Path) -> int:
     if torn:
         write_all(fd, b"\n")
     return fd
+
+
+COMMIT_INTERVAL = 0.1
+"""Seconds a turn boundary's fsync may wait for the boundaries after it (``GroupCommit``)."""
+
+
+class GroupCommit:
+    """fsyncs one log at most once per ``interval`` seconds, in one flusher thread.
+
+    ``due`` asks for an fsync: the first ask starts the interval, asks during it join that
+    fsync, so a burst of short turns costs one fsync instead of one each. ``close`` fsyncs at
+    once and stops the thread. The thread syncs its own duplicates of the descriptors, so the
+    log's may be closed or replaced whatever the thread is doing. The log's texts
+    (``session.text``), once ``due`` names their descriptor, are fsynced before the log. An
+    fsync that failed in the thread is raised by the next ``due`` or by ``close``.
+    """
+
+    def __init__(self, fd: int, interval: float = COMMIT_INTERVAL) -> None:
+        self.interval = interval
+        self._fds = [os.dup(fd)]
+        """The descriptors synced, in order: the texts' (once known), then the log's."""
+        self._texts: int | None = None
+        self._wake = threading.Condition()
+        self._due = False
+        self._stopping = False
+        self._error: OSError | None = None
+        self._thread: threading.Thread | None = None
+
+    def due(self, texts: int | None = None) -> None:
+        """Ask for an fsync within ``interval`` seconds (``texts``: the descriptor of the log's
+        texts, when open, synced first from now on).
+
+        Raises:
+            OSError: an earlier fsync failed.
+        """
+        with self._wake:
+            self._raise()
+            if texts is not None and self._texts is None:
+                self._texts = texts
+                self._fds.insert(0, os.dup(texts))
+            if self._due:
+                return
+            self._due = True
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name=f"fsync-{self._fds[-1]}", daemon=True
+                )
+                self._thread.start()
+            else:
+                self._wake.notify()
+
+    def close(self) -> None:
+        """fsync now, stop the thread, release the duplicate descriptor.
+
+        Raises:
+            OSError: this fsync or an earlier one failed.
+        """
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join()
+        try:
+            with self._wake:
+                self._raise()
+            for fd in self._fds:
+                os.fsync(fd)
+        finally:
+            for fd in self._fds:
+                os.close(fd)
+
+    def _raise(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def _run(self) -> None:
+        with self._wake:
+            while True:
+                while not self._due and not self._stopping:
+                    self._wake.wait()
+                if not self._stopping:
+                    self._wake.wait(self.interval)  # the boundaries after it join this fsync
+                if self._stopping:
+                    return  # ``close`` fsyncs
+                self._due = False
+                fds = tuple(self._fds)
+                self._wake.release()
+                error: OSError | None = None
+                try:
+                    for fd in fds:
+                        os.fsync(fd)
+                except OSError as failed:
+                    error = failed
+                self._wake.acquire()
+                self._error = self._error or error

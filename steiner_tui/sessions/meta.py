@@ -2,11 +2,12 @@
 
 It is created atomically (a temporary file in the same folder renamed into place), then
 rewritten in place at each turn boundary, padded to its old length. It is never fsynced: only
-the log is (once per turn boundary). A reader that catches a rewrite half done, or a file a
-power loss left empty, reads it as missing. A new session writes it with its first message,
-then at every turn boundary. A missing, unreadable or another session's ``meta.json`` (a folder
-copied under a new id) is not an error; the list falls back to the log's header line, its first
-message (read from the head of the log only) and the file's modification time.
+the log is (after each turn boundary, ``writer``). A reader that catches a rewrite half done,
+or a file a power loss left empty, reads it as missing. A new session writes it with its
+first message, then at every turn boundary. A missing, unreadable or another session's
+``meta.json`` (a folder copied under a new id) is not an error; the list falls back to the
+log's header line, its first message (read from the head of the log only) and the file's
+modification time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -110,12 +112,16 @@ class MetaFile:
     half way. A reader that catches a rewrite half done reads invalid JSON, which is read as
     missing, as after a crash (the list falls back to the log's head). Text that does not fit
     is written whole and renamed into place, with ``_SLACK`` spaces of room (and opened again
-    at the next write).
+    at the next write), after ``before_replace`` (the session log fsyncs itself first, so the
+    renamed file never claims more than a power loss leaves of the log).
     """
 
-    def __init__(self, session_dir: Path) -> None:
+    def __init__(self, session_dir: Path, before_replace: Callable[[], None] | None = None) -> None:
         self.path = session_dir / META_FILE_NAME
         self._fd = -1
+        self._size = 0
+        """The file's size (only this session writes it while open)."""
+        self._before_replace = before_replace
 
     def write(self, meta: SessionMeta) -> None:
         """Write ``meta``.
@@ -130,11 +136,14 @@ class MetaFile:
         if self._fd < 0:
             with contextlib.suppress(FileNotFoundError):
                 self._fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        size = os.fstat(self._fd).st_size if self._fd >= 0 else 0
+                self._size = os.fstat(self._fd).st_size
+        size = self._size if self._fd >= 0 else 0
         if len(data) + 1 > size:
             # New, or longer than the room it has: written whole and renamed, with room to
             # spare, so a full disk never leaves half of it (its blocks are there afterwards).
             self.close()
+            if self._before_replace is not None:
+                self._before_replace()
             atomic_write(self.path, data + b" " * _SLACK + b"\n", sync=False)
             return
         data = data + b" " * (size - len(data) - 1) + b"\n"

@@ -80,8 +80,10 @@ class RequestTrail(msgspec.Struct):
             event.cache_read_tokens,
             event.cache_write_tokens,
         )
-        if pending is not None and request is not None and event.model == request.model:
+        foldable = pending is not None and not pending.usage  # not folded already
+        if foldable and request is not None and event.model == request.model:
             usage_at = None if same_time(at, request.time) else at
+            assert pending is not None
             # The usage's prompt tokens stand for an equal estimate (``read_request``).
             estimate = request.estimated_prompt_tokens
             entry = msgspec.structs.replace(

@@ -39,11 +39,12 @@ __all__ = [
 
 
 class LazyHashes(Sequence[str]):
-    """The hashes of some messages, computed when first read (resume hashes nothing)."""
+    """The hashes of some messages, computed when first read (resume hashes nothing), or given
+    (``known``: the writer has them from the request's snapshot)."""
 
-    def __init__(self, messages: Sequence[Message]) -> None:
+    def __init__(self, messages: Sequence[Message], known: Sequence[str] | None = None) -> None:
         self._messages = messages
-        self._hashes: tuple[str, ...] | None = None
+        self._hashes: tuple[str, ...] | None = None if known is None else tuple(known)
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -119,10 +120,31 @@ _WRITTEN = RequestEntry.__struct_fields__[: RequestEntry.__struct_fields__.index
 
 
 def read_request(
-    entry: RequestEntry, base: RequestRecord | None, since: Sequence[Message] = (), **extra: Any
+    entry: RequestEntry,
+    base: RequestRecord | None,
+    since: Sequence[Message] = (),
+    *,
+    since_hashes: Sequence[str] | None = None,
+    **extra: Any,
 ) -> RequestRecord:
     """What ``entry`` says, read after ``base`` with ``since`` the messages logged after it
-    (after the last ``generation`` record when one came later); ``extra``: other fields."""
+    (after the last ``generation`` record when one came later; ``since_hashes``: their hashes,
+    when known); ``extra``: other fields."""
+    values = _read_values(entry, base, since, since_hashes)
+    # Every other field is the base's (one copy in C); those not read from a line start over.
+    values.update(_FRESH, usage=entry.usage)
+    values.update(extra)
+    return replace(base or _NONE, **values)
+
+
+def _read_values(
+    entry: RequestEntry,
+    base: RequestRecord | None,
+    since: Sequence[Message],
+    since_hashes: Sequence[str] | None,
+) -> dict[str, Any]:
+    """``read_request``'s fields that ``entry`` says or implies (of ``_WRITTEN``); the others
+    are ``base``'s."""
     base = base or _NONE
     written = zip(_WRITTEN, astuple(entry), strict=False)  # the shared fields
     values: dict[str, Any] = {f: g for f, g in written if g is not None}
@@ -141,13 +163,10 @@ def read_request(
     if entry.shared is None:
         values["shared"] = base.hash_count
     if entry.hashes is None:
-        values["hashes"] = LazyHashes(since)
+        values["hashes"] = LazyHashes(since, since_hashes)
     if entry.prompt_bytes is None:
         values["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
-    # Every other field is the base's (one copy in C); those not read from a line start over.
-    values.update(_FRESH, usage=entry.usage)
-    values.update(extra)
-    return replace(base, **values)
+    return values
 
 
 def same_time(a: datetime | None, b: datetime | None) -> bool:
@@ -178,19 +197,40 @@ def request_delta(
     the messages written after that record."""
     hashes = snapshot.message_hashes
     shared = shared_prefix(previous_hashes, hashes)
-    full = {f: getattr(snapshot, f) for f in _WRITTEN if f not in ("shared", "hashes")}
+    values = astuple(snapshot)
+    full = {f: values[i] for f, i in _FROM_SNAPSHOT}
     full.update(shared=shared, hashes=tuple(hashes[shared:]))
-    blank = read_request(RequestEntry(), previous, since)  # every field left out
+    # What the line reads back as with every field left out.
+    base = previous or _NONE
+    blank = _read_values(_BLANK, previous, since, _tail_hashes(snapshot, since))
     fields: dict[str, Any] = {
-        f: None if full[f] == getattr(blank, f) else full[f] for f in _WRITTEN
+        f: None if full[f] == blank.get(f, getattr(base, f)) else full[f] for f in _WRITTEN
     }
     raw = full["raw_prompt_tokens"]
     fields["raw_prompt_tokens"] = None if raw == full["estimated_prompt_tokens"] else raw
-    base = previous or _NONE
     same = same_time(full["time"], base.time)
     elapsed = None if same else _elapsed(full["time"], base)
     fields["time"] = None if same or elapsed is not None else full["time"]
     return RequestEntry(**fields, elapsed=elapsed), RequestRecord(**full)
+
+
+_BLANK = RequestEntry()
+_FROM_SNAPSHOT = tuple(
+    (f, RequestSnapshot.__struct_fields__.index(f))
+    for f in _WRITTEN
+    if f not in ("shared", "hashes")
+)
+"""The written fields a snapshot holds as they are, and their places in it."""
+
+
+def _tail_hashes(snapshot: RequestSnapshot, since: Sequence[Message]) -> Sequence[str] | None:
+    """The hashes of ``since`` when they are the last messages of ``snapshot`` (the same
+    objects: sent as stored), else None: the ledger hashed them already."""
+    messages, count = snapshot.messages, len(since)
+    start = len(messages) - count
+    if start < 0 or any(messages[start + i] is not m for i, m in enumerate(since)):
+        return None
+    return snapshot.message_hashes[start:]
 
 
 def usage_values(

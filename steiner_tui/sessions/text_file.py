@@ -102,6 +102,11 @@ class TextFile:
         self._dirty = True
         return start, len(data)
 
+    @property
+    def descriptor(self) -> int | None:
+        """The open file's descriptor (None: no text written or resumed yet)."""
+        return self._fd
+
     def sync(self) -> None:
         """Make every text written so far durable (before the log that refers to them)."""
         if self._fd is not None and self._dirty:

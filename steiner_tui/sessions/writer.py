@@ -8,9 +8,15 @@ and keeps ``meta.json`` current. Crash safety:
   process leaves each line whole or absent (a torn last line is terminated before appending);
 * a text goes to ``session.text`` before the line that refers to it, and is fsynced before
   the log;
-* ``fsync`` on turn boundaries: after an assistant reply without tool calls, after compaction,
-  after binding and on close; and after a new session's first message, so that ``meta.json``
-  exists (listing and resuming a session killed in its first turn) from then on;
+* ``fsync`` after turn boundaries (an assistant reply without tool calls, a compaction, an
+  error that ends a turn), as a group commit: within ``commit_interval`` seconds
+  (``log_file.COMMIT_INTERVAL``, 0.1) of the boundary, one flusher thread syncing every
+  boundary of that interval at once (``log_file.GroupCommit``). The lines are written at once
+  either way, so a killed process loses nothing; a power loss or a kernel crash can lose the
+  turns of the last interval, never more, and never part of a line. The fsync is made at once
+  on ``sync`` (binding included), on close, before ``meta.json`` is replaced by a rename, and
+  after a new session's first message, so that ``meta.json`` exists (listing and resuming a
+  session killed in its first turn) from then on;
 * a tool result's line says how its call ended when its text does not (the runner's
   ``ToolCallFinished`` status, which it emits just before appending the result);
 * a pin or an unpin is a ``pin`` record, written when it happens (``PinChanged``);
@@ -27,13 +33,15 @@ conversation (retained messages by index), and anything else (a cleared or repla
 conversation) a ``reset``. Request records say only what differs from the request record
 before (``request_values``); each is held until its reply's usage arrives, which is folded in,
 or until any other record is written (a kill while it is held loses a request that got no
-reply yet: resuming numbers the next one after the last logged). A sink must not raise: a
-write failure is kept in ``error`` and stops further writes. A write that fails part-way (a full
-disk takes part of a line) is cut off again, so the log ends with a whole record and what was
-saved resumes as it was; ``on_error`` is told once, with ``failure`` (the file and the reason),
-so the person learns at once that nothing from there on is saved. A log whose folder was
-removed while the session was open (its file unlinked) is written anew from the runner's
-lineage at the next turn boundary or on close, and ``on_restored`` says so.
+reply yet: resuming numbers the next one after the last logged). Folded, it is held until the
+next record, the reply's message that the runner appends at once, and both go in one write.
+A sink must not raise: a write failure is kept in ``error`` and stops further writes. A write
+that fails part-way (a full disk takes part of a line) is cut off again, so the log ends with
+a whole record and what was saved resumes as it was; ``on_error`` is told once, with
+``failure`` (the file and the reason), so the person learns at once that nothing from there on
+is saved. A log whose folder was removed while the session was open (its file unlinked) is
+written anew from the runner's lineage at the next turn boundary or on close, and
+``on_restored`` says so.
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -72,6 +80,8 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_file import (
+    COMMIT_INTERVAL,
+    GroupCommit,
     append_whole,
     open_for_append,
     write_all,
@@ -90,6 +100,7 @@ from steiner_tui.sessions.records import (
     ModeRecord,
     PinRecord,
     Record,
+    RequestEntry,
     ResumedRecord,
     SkillRecord,
     WarningRecord,
@@ -148,6 +159,21 @@ class _Written(msgspec.Struct):
         return self.messages[-1] if self.messages else None
 
 
+_LOGGED = (
+    TextDelta,
+    ReasoningDelta,
+    MessageAppended,
+    ToolCallFinished,
+    RequestSnapshot,
+    CompactionApplied,
+    PinChanged,
+    UsageReported,
+    WarningEvent,
+    ErrorEvent,
+)
+"""The events the log records something of."""
+
+
 class SessionLog:
     """Appends a session's records to ``<session_dir>/session.jsonl`` (an ``EventSink``).
 
@@ -162,6 +188,7 @@ class SessionLog:
             every delta).
         monotonic: the interval clock (tests may inject one).
         write: hands one or more whole lines to the kernel (tests inject a failing one).
+        commit_interval: the longest a turn boundary waits for its fsync (0: none waits).
     """
 
     def __init__(
@@ -173,6 +200,7 @@ class SessionLog:
         partial_interval: float = 0.1,
         monotonic: Callable[[], float] = time.monotonic,
         write: Callable[[int, bytes], None] = write_all,
+        commit_interval: float = COMMIT_INTERVAL,
     ) -> None:
         self.on_error: Callable[[str], None] | None = None
         """Told once, with ``failure``, when a write fails (the session's sink says it)."""
@@ -187,6 +215,9 @@ class SessionLog:
         )
         """The streamed reply not yet written as a ``partial`` record, and when one is due."""
         self._fd: int | None = None
+        self._commit_interval = commit_interval
+        self._commit: GroupCommit | None = None
+        """The fsyncs of the log open on ``_fd`` (made at its first boundary)."""
         self._runner: LoggedRun | None = None
         self._mode: str | None = None
         """The last execution mode recorded (written again when the log is restored)."""
@@ -203,11 +234,16 @@ class SessionLog:
         self._open = False
         """True once the log is on disk (a new session: its first message was appended)."""
         self._requests = RequestTrail()
+        self._size = -1
+        """The log's size after the last append (-1: none yet, or a log written anew)."""
         self._written = _Written()
+        self._remembered: ConversationLineage | None = None
+        """The lineage ``_written`` was last brought up to (nothing to write while it is the
+        runner's)."""
         self._header_written = False
         self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
-        self._meta_file = MetaFile(session_dir)
+        self._meta_file = MetaFile(session_dir, before_replace=self._fsync_now)
         self._early: list[bytes] = []
         self._closed = False
         self._statuses: dict[str, str] = {}
@@ -397,7 +433,9 @@ class SessionLog:
             self._lock.release()
             self._lock = old_lock
             raise
+        self._size = -1
         self._meta_file.close()  # the removed folder's
+        self._end_commits()  # the removed file's
         if old_fd is not None:
             os.close(old_fd)
         if old_lock is not None:
@@ -422,6 +460,8 @@ class SessionLog:
             self._fail(exc)
 
     def _handle(self, event: EngineEvent) -> None:
+        if not isinstance(event, _LOGGED):
+            return  # most of a turn's events: one check instead of ten
         if isinstance(event, TextDelta):
             self._stream(text=event.text)
         elif isinstance(event, ReasoningDelta):
@@ -492,7 +532,7 @@ class SessionLog:
                 self._materialize()
             if self._open:
                 self._sync()
-                self._boundary()
+                self._boundary(now=True)
         except OSError as exc:
             self._fail(exc)
 
@@ -507,12 +547,13 @@ class SessionLog:
             if self.error is None and self._open:
                 self._flush_partial()
                 self._sync()
-                self._boundary()
+                self._boundary(now=True)
         except OSError as exc:
             self._fail(exc)
         finally:
             self._closed = True
             self._meta_file.close()
+            self._end_commits()
             self._texts.close()
             if self._fd is not None:
                 os.close(self._fd)
@@ -556,7 +597,7 @@ class SessionLog:
 
     def _append(self, data: bytes) -> None:
         assert self._fd is not None
-        append_whole(self._fd, data, self.write)
+        self._size = append_whole(self._fd, data, self.write)
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)
@@ -580,7 +621,11 @@ class SessionLog:
         # The runner notes its last main request as the usage arrives: the same moment.
         at = last.at if last is not None and last.at is not None else self._clock()
         record, implied = self._requests.usage(event, at)
-        self._write(record)
+        if isinstance(record, RequestEntry):
+            # Held again, now with its usage: the reply follows at once, in the same write.
+            self._requests.pending = record
+        else:
+            self._write(record)
         if implied is not None:
             self._last_main = implied
 
@@ -615,6 +660,8 @@ class SessionLog:
                 self._requests.since.append(appended)
             return
         lineage = self._runner.lineage
+        if lineage is self._remembered:
+            return
         generations = lineage.generations
         known = written.generations
         if len(generations) >= known and generations[known - 1].id == written.active_id:
@@ -623,10 +670,12 @@ class SessionLog:
             count = written.count
             intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
             if intact:
-                for position in range(count, len(messages)):
-                    status = self._status(messages[position])
-                    self._write(message_line(messages, position, status, self._texts))
-                    self._requests.since.append(messages[position])
+                start = max(count - 1, 0)  # the new messages, after the one before them
+                window = messages[start:]
+                for position in range(count - start, len(window)):
+                    message = window[position]
+                    self._write(message_line(window, position, self._status(message), self._texts))
+                    self._requests.since.append(message)
                 if previous.backend_state != written.backend:
                     self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
                 before = messages
@@ -657,11 +706,28 @@ class SessionLog:
 
     def _remember(self, lineage: ConversationLineage) -> None:
         active = lineage.active
+        self._remembered = lineage
         self._written = _Written(
             len(lineage.generations), active.id, active.messages, active.backend_state
         )
 
-    def _boundary(self) -> None:
+    def _fsync_now(self) -> None:
+        """fsync the log at once (a pending group commit then finds nothing to add)."""
+        if self._fd is not None and self._open:
+            os.fsync(self._fd)
+
+    def _end_commits(self) -> None:
+        """Stop the group commit of the log open now (its fsync at once, a failure kept)."""
+        commit, self._commit = self._commit, None
+        if commit is not None:
+            try:
+                commit.close()
+            except OSError as exc:
+                self._fail(exc)
+
+    def _boundary(self, *, now: bool = False) -> None:
+        """A turn boundary: the held request written, the log fsynced (``now``, or the first
+        time: at once; else as a group commit), ``meta.json`` brought up to date."""
         if not self._open:
             return
         assert self._fd is not None
@@ -669,13 +735,18 @@ class SessionLog:
             self._restore()
             assert self._fd is not None
         self._flush_request()
-        self._texts.sync()  # before the log that refers to them
-        os.fsync(self._fd)
+        if now or not self._meta_written or self._commit_interval <= 0:
+            self._texts.sync()  # before the log that refers to them
+            os.fsync(self._fd)
+        else:
+            if self._commit is None:
+                self._commit = GroupCommit(self._fd, self._commit_interval)
+            self._commit.due(self._texts.descriptor)
         meta = self._meta
         updates: dict[str, Any] = {
             "last_activity": self._clock(),
-            # after the flush: not the check's
-            "size_bytes": os.fstat(self._fd).st_size + self._texts.end,
+            "size_bytes": (self._size if self._size >= 0 else os.fstat(self._fd).st_size)
+            + self._texts.end,
         }
         if self._runner is not None:
             lineage = self._runner.lineage

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.read_results import (
     ReadResult,
@@ -70,10 +71,11 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
     Dedup looks a read up by its match key (``matching_read``: one dict lookup, where a scan of
     every tracked read cost 0.48 ms at 2,500 reads). The index is built on first use and handed
     to the tracker ``record`` returns (a conversation only ever extends its latest tracker);
-    an older tracker asked again builds its own.
+    an older tracker asked again builds its own. The reads are a chain (``engine.chain``), so
+    ``record`` does not copy every read before it.
     """
 
-    reads: tuple[TrackedRead, ...] = ()
+    reads: Sequence[TrackedRead] = ()
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "_matches", None)
@@ -119,7 +121,7 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
         tracked = _track(parsed, turn)
         if tracked is None:
             return self
-        extended = FileTracker((*self.reads, tracked))
+        extended = FileTracker(Chain.of(self.reads).plus((tracked,)))
         matches = self._matches
         if matches is not None:  # handed on: this tracker rebuilds its own if asked again
             msgspec.structs.force_setattr(self, "_matches", None)

@@ -81,6 +81,14 @@ class CountCache:
         """Characters currently held by keys."""
         return self._young_chars + self._old_chars
 
+    def get(self, key: CountKey) -> int | None:
+        """The count of one key (None: a miss). A young hit takes no lock: a dict read is
+        atomic, and a rotation meanwhile can only turn a hit into a miss (counted again)."""
+        count = self._young.get(key)
+        if count is None and self._old:
+            count = self.get_many((key,))[0]
+        return count
+
     def get_many(self, messages: Sequence[CountKey]) -> list[int | None]:
         """Counts for ``messages`` in order (None for a miss); old hits are promoted."""
         out: list[int | None] = []

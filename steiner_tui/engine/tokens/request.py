@@ -224,7 +224,7 @@ class RequestEstimator:
 
     def _counts(self, encoding: str, encoder: Encoder, messages: Sequence[Message]) -> list[int]:
         cache = self._cache(encoding)
-        found = cache.get_many(messages)
+        found = [cache.get(messages[0])] if len(messages) == 1 else cache.get_many(messages)
         counts: list[int] = []
         fresh: list[tuple[CountKey, int]] = []
         for count, message in zip(found, messages, strict=True):
@@ -242,7 +242,7 @@ class RequestEstimator:
         is measured against its budget (``count_text``) before it becomes a message."""
         role = self._short_tokens(cache, encoder, message.role)
         content = message.content
-        counted = cache.get_many((content,))[0] if content else 0
+        counted = cache.get(content) if content else 0
         tokens = role + (len(encoder.encode_ordinary(content)) if counted is None else counted)
         if message.reasoning:
             tokens += len(encoder.encode_ordinary(message.reasoning))
@@ -255,7 +255,7 @@ class RequestEstimator:
     def _short_tokens(self, cache: CountCache, encoder: Encoder, text: str) -> int:
         if not text:
             return 0
-        count = cache.get_many((text,))[0]
+        count = cache.get(text)
         if count is None:
             count = len(encoder.encode_ordinary(text))
             cache.put_many(((text, count),))
@@ -265,7 +265,7 @@ class RequestEstimator:
         if not text:
             return 0
         cache = self._cache(encoding)
-        count = cache.get_many((text,))[0]
+        count = cache.get(text)
         if count is None:
             count = len(encoder.encode_ordinary(text))
             cache.put_many(((text, count),))

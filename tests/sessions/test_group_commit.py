@@ -23,11 +23,14 @@ class Syncs:
 
     def __init__(self) -> None:
         self.count = 0
+        self.files: list[int] = []
+        """The inode of each file synced, in order."""
         self.done = threading.Event()
         self.fail: OSError | None = None
 
     def __call__(self, fd: int) -> None:
         self.count += 1
+        self.files.append(os.fstat(fd).st_ino)
         self.done.set()
         error, self.fail = self.fail, None
         if error is not None:
@@ -77,3 +80,18 @@ def test_a_failed_fsync_is_raised_by_the_next_boundary(syncs: Syncs, fd: int) ->
             commit.due()
             threading.Event().wait(0.01)
     commit.close()
+
+
+def test_the_texts_are_synced_before_the_log_that_refers_to_them(
+    syncs: Syncs, fd: int, tmp_path: Path
+) -> None:
+    texts = os.open(tmp_path / "session.text", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        commit = GroupCommit(fd, interval=0.01)
+        commit.due(texts)
+        assert syncs.done.wait(5)
+        commit.close()
+    finally:
+        os.close(texts)
+    log, text = os.fstat(fd).st_ino, (tmp_path / "session.text").stat().st_ino
+    assert syncs.files == [text, log, text, log]  # the interval's fsync, then the close's

@@ -22,6 +22,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from steiner_tui.errors import SessionError
+
 __all__ = ["TEXT_FILE_NAME", "TEXT_MIN_BYTES", "LostText", "StoredTexts", "TextFile"]
 
 TEXT_FILE_NAME = "session.text"
@@ -35,7 +37,7 @@ chatty prose 1.077 / 1.075 / 1.074 / 1.070 / 1.070 / 1.070x."""
 Span = tuple[int, int]
 
 
-class LostText(ValueError):
+class LostText(SessionError, ValueError):
     """A record's text is not (wholly) in ``session.text``."""
 
 

@@ -42,7 +42,7 @@ def _check_context_command(program: Path, repo: Path, env: dict[str, str]) -> No
         [str(program), "context"], capture_output=True, text=True, env=env, cwd=repo, timeout=120
     )
     assert table.returncode == 0, table.stderr
-    assert "project_agents_md" in table.stdout
+    assert "project AGENTS.md" in table.stdout  # the label a person reads
     report = subprocess.run(
         [str(program), "context", "--json"],
         capture_output=True,

@@ -99,7 +99,8 @@ class SlashCommands:
     ) -> str | None:
         """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
         on "/mo" does, or said); else it is the message to send, returned. Typed before the
-        session opened or while a run generates, it is not sent: it stays in the prompt."""
+        session opened or while a run generates, a message (or ``/compact``) is not sent: it
+        stays in the prompt."""
         if not self.screen.hold.attached:
             self.textual.notify("The session is still opening.", severity="warning")
             return None
@@ -110,6 +111,9 @@ class SlashCommands:
                 await self.screen.conversation.add(NoticeEntry(str(error), "error"))
             return None
         if isinstance(parsed, SlashCommand):
+            if parsed.name == "compact" and self.screen.busy:  # kept to send once it ends
+                self.screen.action_compact(parsed.argument)
+                return None
             editor.sent(text)
             completion.sent()
             await self.run(parsed)

@@ -196,3 +196,25 @@ async def test_the_context_panel_grows_with_a_wide_terminal(app_for: AppFactory)
             await pilot.pause()
             widths.append(app.workbench.query_one("#budget-slot").region.width)
     assert widths[0] == 46 and widths[1] > 46
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_toasts_never_cover_the_prompt_or_the_status_line(
+    app_for: AppFactory, size: tuple[int, int]
+) -> None:
+    """A toast ("Busy: your text stays in the prompt") hid the very text it spoke of at 80x24:
+    toasts show at the top, clear of the prompt, the status line and the footer."""
+    app = app_for()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        for severity in ("information", "warning", "error"):
+            app.notify("A reply is still generating: wait, or press Esc. " * 2, title="Busy",
+                       severity=severity)  # fmt: skip
+        await pilot.pause()
+        toasts = list(app.screen.query("Toast"))
+        assert len(toasts) == 3
+        kept_clear = (screen.prompt, screen.status, screen.query_one("Footer"))
+        for toast in toasts:
+            for widget in kept_clear:
+                assert not toast.region.overlaps(widget.region), (toast.region, widget)

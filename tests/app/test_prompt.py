@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual import events
 
 from steiner_tui.app.screens.help import HelpScreen, key_column, text_width
 from steiner_tui.app.transcript import NoticeEntry
@@ -241,3 +242,21 @@ async def test_shift_tab_on_an_entry_moves_the_focus_back(app_for: AppFactory) -
         await pilot.press("shift+tab")
         await pilot.pause()
         assert app.focused is not entries[-1] and screen.status.mode == mode
+
+
+async def test_editing_keys_act_in_the_order_they_were_typed(app_for: AppFactory) -> None:
+    """Backspace, the arrows, F7 (select all): the editor's own keys act in the order the
+    terminal sent them. They ran once the key had bubbled up to the app, after the characters
+    typed behind them: F7, Backspace, "rep 4", Enter sent "rep " (the 4 deleted)."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        prompt.focus()
+        prompt.load_text("old text")
+        await pilot.pause()
+        keys = ["f7", "backspace", "a", "b", "c", "backspace", "x", "left", "y", "end", "z"]
+        for key in keys:  # as the terminal sends them: no wait between two keys
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        assert prompt.text == "abyxz"

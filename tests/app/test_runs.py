@@ -130,6 +130,25 @@ async def test_clear_and_send_are_refused_while_busy(app_for: AppFactory) -> Non
         assert any(isinstance(e, ReplyEntry) for e in screen.conversation.entries)
 
 
+async def test_compact_while_busy_stays_in_the_prompt_and_says_why(app_for: AppFactory) -> None:
+    """``/compact focus`` typed while a reply generated was taken out of the prompt and refused
+    in a toast gone in five seconds: it stays in the prompt, the refusal in the conversation."""
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "first")
+        await provider.reached.wait()
+        await send(pilot, "/compact keep the file list")
+        await pilot.pause()
+        assert screen.prompt.text == "/compact keep the file list"
+        assert any("cannot compact while a reply is generating" in t for t in said(app))
+        provider.release.set()
+        await finish(pilot)
+        assert screen.prompt.text == "/compact keep the file list"
+
+
 async def test_a_second_enter_before_the_run_starts_is_refused(app_for: AppFactory) -> None:
     provider = GateProvider()
     messages: list[object] = []

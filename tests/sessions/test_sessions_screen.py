@@ -157,3 +157,26 @@ async def test_a_big_paste_is_titled_by_the_users_words_or_as_pasted_text(
     assert execute(argparse.Namespace(sessions_command="list"), sessions_base, out, out) == 0
     shown = out.getvalue()
     assert all(title in shown for title in titles) and "(pasted" not in shown, shown
+
+
+async def test_at_80_columns_the_title_shows_and_minor_columns_give_way(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    """The title is how a session is recognised: at 80 columns size, generations and model
+    make room for it, at 200 every column is back."""
+    ids = await _sessions(open_session, clock)
+    app = _Host(SessionStore(sessions_base), current=ids[1])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("#sessions", DataTable)
+        columns = list(table.columns.values())
+        assert str(columns[-1].key.value) == "title"
+        before = sum(c.get_render_width(table) for c in columns[:-1])
+        assert before + len("beta question") + 2 <= table.scrollable_content_region.width
+        assert str(table.get_row_at(0)[-1]) == "beta question"
+        await pilot.resize_terminal(200, 30)
+        await pilot.pause()
+        assert [str(c.key.value) for c in table.columns.values()] == [
+            "id", "project", "last activity", "model", "gen", "size", "title"
+        ]  # fmt: skip

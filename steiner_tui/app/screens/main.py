@@ -375,7 +375,7 @@ class MainScreen(Screen[None]):
     def action_compact(self, steering: str = "") -> None:
         """Compact now (``/compact [focus]``)."""
         if self.busy:
-            self.notify("cannot compact while a reply is generating", severity="warning")
+            self.post_message(Said("cannot compact while a reply is generating", "warning"))
             return
         self.busy = True
         self.run_compaction(steering)

@@ -1,9 +1,11 @@
 """The sessions browser: every saved session, resume one with Enter, delete one with ``d``.
 
 The table shows id, project, last activity, model, generations, size and title, most recently
-active first. Enter dismisses the screen with the chosen id (the app resumes it: replacing the
-conversation is the app's job and goes through the driver's replacement guard). ``d`` asks for
-confirmation, then deletes the session's whole folder; the open session cannot be deleted.
+active first; on a narrow screen size, generations, model and then project give way so the title
+(how a session is recognised) shows. Enter dismisses the screen with the chosen id (the app
+resumes it: replacing the conversation is the app's job and goes through the driver's
+replacement guard). ``d`` asks for confirmation, then deletes the session's whole folder; the
+open session cannot be deleted.
 ``c`` lists the read-only sessions: captures and imported transcripts.
 Listing and deleting run off the UI thread.
 """
@@ -38,6 +40,12 @@ EMPTY_NOTICE = "No saved sessions yet: every conversation is saved as you work."
 MAX_WIDTHS = {"project": 40, "title": 60}
 """Columns wider than this are cut (with …); every other column is as wide as its widest cell."""
 _RIGHT = frozenset({"gen", "size"})
+GIVE_WAY = ("size", "gen", "model", "project")
+"""Columns dropped, in this order, while the title would get fewer than ``TITLE_ROOM`` cells."""
+TITLE_ROOM = 30
+"""The title's cells (at most) that the other columns make room for."""
+_FRAME = 4
+"""Cells of the screen's width the table's border and scroll bar take."""
 
 
 def session_row(row: SessionInfo) -> tuple[str, ...]:
@@ -56,6 +64,17 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
             row.label,
         )
     )
+
+
+def _fitting(widths: dict[str, int], room: int) -> list[str]:
+    """The columns to show in ``room`` cells (each column takes two more for its padding)."""
+    shown = list(widths)
+    title = min(widths["title"], TITLE_ROOM) + 2
+    for column in GIVE_WAY:
+        if sum(widths[c] + 2 for c in shown if c != "title") + title <= room:
+            break
+        shown.remove(column)
+    return shown
 
 
 class ConfirmDeleteScreen(ModalScreen[bool]):
@@ -130,6 +149,8 @@ class SessionsScreen(Screen[str | None]):
         self.prices = prices
         """The config's prices by model id, for the captures and imports opened from here."""
         self.rows: list[SessionInfo] = []
+        self.widths: dict[str, int] = dict.fromkeys(COLUMNS, 0)
+        """Each column's width for the rows listed (before narrow screens drop some)."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -156,20 +177,35 @@ class SessionsScreen(Screen[str | None]):
             if row.session_id == self.current:
                 label = (f"{label[0]} (open)", *label[1:])
             labels.append(label)
-        table.clear(columns=True)
+        self.widths = widths = {}
         for index, column in enumerate(COLUMNS):
             widest = max((cell_len(label[index]) for label in labels), default=0)
-            width = min(max(widest, len(column)), MAX_WIDTHS.get(column, widest + len(column)))
-            table.add_column(column, key=column, width=width)
+            widths[column] = min(
+                max(widest, len(column)), MAX_WIDTHS.get(column, widest + len(column))
+            )
+        shown = _fitting(widths, self.size.width - _FRAME)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        for column in shown:
+            table.add_column(column, key=column, width=widths[column])
         for row, label in zip(rows, labels, strict=True):
             cells = [
                 Text(value, no_wrap=True, overflow="ellipsis", end="",
                      justify="right" if column in _RIGHT else "left")
                 for column, value in zip(COLUMNS, label, strict=True)
+                if column in shown
             ]  # fmt: skip
             table.add_row(*cells, key=row.session_id)
+        table.move_cursor(row=cursor)
         self.empty = not rows
         self.sub_title = f"{len(rows)} session{'s' if len(rows) != 1 else ''}"
+
+    def on_resize(self) -> None:
+        table = self.query_one("#sessions", DataTable)
+        if self.rows and _fitting(self.widths, self.size.width - _FRAME) != [
+            str(column.key.value) for column in table.columns.values()
+        ]:
+            self.show_rows(self.rows)
 
     def _highlighted(self) -> SessionInfo | None:
         table = self.query_one("#sessions", DataTable)

@@ -148,14 +148,17 @@ class PromptEditor(TextArea):
         """A sent text and the placeholders it was composed of (for the history)."""
 
     async def _on_key(self, event: events.Key) -> None:
-        """Run the prompt's own bindings (send, new line) in the order keys were typed.
+        """Run the prompt's own bindings (send, new line) and the TextArea's (Backspace, the
+        arrows, F7...) in the order keys were typed.
 
         ``TextArea._on_key`` inserts a newline for Enter and stops the event, so a normal binding
         never sees it, and a priority binding runs as soon as the app reads the key: before the
         characters typed just ahead of it have reached this editor (a fast typist or a paste
-        would send half a line). Handling them here keeps the editor's queue order. Overriding
-        ``_on_key`` is the TextArea extension point Textual's guide documents. Keys come from
-        the active bindings, so the keymap can move them.
+        would send half a line). A normal binding runs once the key has bubbled up to the app,
+        after the characters typed behind it (F7, Backspace, "rep 4" left "rep "). Handling
+        them here keeps the editor's queue order. Overriding ``_on_key`` is the TextArea
+        extension point Textual's guide documents. Keys come from the active bindings, so the
+        keymap can move them.
         """
         if event.key in _SCROLL_KEYS and (event.key in ("pageup", "pagedown") or not self.text):
             event.stop()
@@ -164,7 +167,11 @@ class PromptEditor(TextArea):
             return
         if not event.is_printable:
             active = self.screen.active_bindings.get(event.key)
-            if active is not None and active.node is self and active.binding.action in _ACTIONS:
+            if (
+                active is not None
+                and active.node is self
+                and (active.enabled or active.binding.action in _ACTIONS)
+            ):
                 event.stop()
                 event.prevent_default()
                 await self.run_action(active.binding.action)

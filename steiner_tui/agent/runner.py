@@ -23,14 +23,12 @@ The runner keeps the state those modules read and change (``RunnerState``, ``run
 the operations on the conversation: pins, masking, manual compaction, model switches.
 
 Server limits: before its first request the runner asks a local model's server for its window
-and tool support (``learn_limits``, once, in a thread; the app starts it as soon as the session
-opens). A server whose chat template drops tool definitions gets none: the estimate, the
-snapshot and the request then all say what the model really sees.
+and tool support (``learn_limits``, ``model_limits``). Request counts and their caches are
+``request_counting``'s.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -42,11 +40,12 @@ from steiner_tui.agent.compaction_driver import CompactionDriver, CompactionSett
 from steiner_tui.agent.compaction_gate import prepare_turn
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.cost_counter import EstimatorCounter
-from steiner_tui.agent.count_ahead import count_ahead
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.model_call import call_model
+from steiner_tui.agent.model_limits import ModelLimits, learned_events
 from steiner_tui.agent.pinning import pin_message, pinned_messages, unpin_key
+from steiner_tui.agent.request_counting import RequestCounter
 from steiner_tui.agent.run_types import (
     EpisodeProgress,
     PreparedTurn,
@@ -78,19 +77,13 @@ from steiner_tui.engine.events import (
     EventSink,
     MessageAppended,
     RequestSnapshot,
-    WarningEvent,
 )
-from steiner_tui.engine.ledger import ConversationLedger
 from steiner_tui.engine.messages import Message, to_provider_message
-from steiner_tui.engine.prompt.assembler import AssembledPrompt
-from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.state.file_tracker import FileTracker
-from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.engine.window_doctor import WindowDoctor
-from steiner_tui.providers.server_limits import ServerUnreachable
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
 from steiner_tui.tools.results import ResultStore, TemporaryResultStore
 
@@ -166,13 +159,10 @@ class Runner:
             self.state.turn = max((m.turn for m in lineage.active.messages), default=0)
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
-        self.ledger = ConversationLedger(context.estimator)
+        self.counter = RequestCounter(context, self._project)
+        """Counts requests (the ledger, the memoized prefix, what was counted ahead)."""
         self._definitions: tuple[ToolRunner | None, tuple[ToolDefinition, ...]] = (None, ())
         """The tool runner whose definitions ``tool_definitions`` holds, and those."""
-        self._prefix_units: tuple[str, Sequence[Message] | None, int] = ("", None, 0)
-        self._counted_ahead: tuple[object, ...] = ()
-        """The model id, prefix and tool list ``count_next_request`` counted last."""
-        """The active conversation's per-message request figures, kept incrementally."""
         self.snapshots = SnapshotBuilder(self.session_id, self.clock, context.estimator)
         """Numbers this runner's requests and builds their snapshots (summaries included)."""
         self.cache = CacheDiagnostics()
@@ -192,10 +182,8 @@ class Runner:
         )
         self.inbox: Callable[[], Sequence[Message]] | None = None
         """Messages to append before the next model call (background sub-agent results)."""
-        self._limits_learned = model.limits_probe is None
-        self._limits_lock = asyncio.Lock()
-        self._window_warned: set[str] = set()
-        self._window_checked: tuple[MainModel | None, str] = (None, "")
+        self.limits = ModelLimits(model)
+        """Whether the server's limits were learned, and the window problems told."""
 
     # -- conversation -----------------------------------------------------------------------
 
@@ -234,7 +222,7 @@ class Runner:
         """
         self.model = model
         self.compactor.model = model
-        self._limits_learned = model.limits_probe is None
+        self.limits.forget(model)
         self.state.lineage = self.state.lineage.clear_backend_state()
 
     async def learn_limits(self) -> bool:
@@ -246,44 +234,19 @@ class Runner:
         Returns:
             True when the server answered and the model's limits were updated.
         """
-        if self._limits_learned:
-            return False
-        async with self._limits_lock:
-            probe = self.model.limits_probe
-            if self._limits_learned or probe is None:
-                return False
-            try:
-                limits = await asyncio.to_thread(probe)
-            except ServerUnreachable:
-                return False
-            self._limits_learned = True
+        limits = await self.limits.learn(lambda: self.model)
         if limits is None:
             return False
         self.model = self.model.with_server_limits(limits)
         self.compactor.model = self.model  # summaries on main use the learned limits too
-        if self.model.threshold_error:
-            self.sink.emit(ErrorEvent("config", self.model.threshold_error))
-        if self.model.tools_ignored and self.tools is not None:
-            self.sink.emit(
-                WarningEvent(
-                    "tools_ignored",
-                    f"{self.model.ref}: the {limits.server} server's chat template ignores "
-                    "tool definitions; they are not sent (the model cannot call tools)",
-                )
-            )
+        for event in learned_events(self.model, limits.server, self.tools is not None):
+            self.sink.emit(event)
         return True
 
     def check_window(self) -> str:
         """Warn once per problem when the model's budget cannot reach its soft trigger
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
-        model, problem = self._window_checked
-        if model is not self.model:  # a model's figures do not change: checked once each
-            problem = self.model.window_doctor().problem
-            self._window_checked = (self.model, problem)
-        if problem and problem not in self._window_warned:
-            self._window_warned.add(problem)
-            self.sink.emit(WarningEvent("window_unreachable", f"{self.model.ref}: {problem}"))
-        return problem
+        return self.limits.check_window(self.model, self.sink.emit)
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
@@ -294,7 +257,7 @@ class Runner:
         """Replace the lineage (compaction results, resume)."""
         self.state.lineage = lineage
         self.state.tracker = FileTracker.rebuild(lineage.active.messages)
-        self.ledger.forget()
+        self.counter.ledger.forget()
 
     def replace_conversation(self, lineage: ConversationLineage) -> None:
         """Swap in another conversation (``/clear``, resume, fork): what the provider reported
@@ -396,36 +359,12 @@ class Runner:
     def prepare(self, conversation: Sequence[Message] | None = None) -> PreparedTurn:
         """Assemble and estimate a request over ``conversation`` (default: the active one).
 
-        The active conversation goes through the runner's ledger, so a request costs what the
-        messages added since the last one cost; any other conversation (compaction's
-        estimates) is assembled and counted whole.
+        (``RequestCounter.prepare``).
         """
-        tools = self.tool_definitions
-        hashes: Sequence[str] | None = None
-        prompt_bytes: int | None = None
-        if conversation is None:
-            assembled, estimate, hashes, prompt_bytes = self._prepare_active(tools)
-            messages = assembled.messages
-        else:
-            assembled = self.context.assemble(tuple(conversation))
-            messages = assembled.messages
-            if not self.model.sees_images:
-                messages, _ = strip_images(messages)
-            estimate = self.context.estimate(self.model.model, messages, tools)
-        fit = self.model.budget.fit_request(estimate.tokens, self.model.explicit_max_tokens)
-        request = ChatRequest(
-            model=self.model.model,
-            messages=messages,
-            tools=tools,
-            max_tokens=fit.reserve,
-            prompt_cache_key=self.model.prompt_cache_key,
-            transport_session=self.session_id,
-            backend_state=self.state.lineage.active.backend_state if self.model.stateful else None,
-            cacheable_prefix_messages=assembled.block_message_count,
-            raw_prompt_tokens=estimate.raw_tokens,
-            extra_body=self.model.request_fields,
+        active = self.state.lineage.active
+        return self.counter.prepare(
+            self.model, self.tool_definitions, self.session_id, active, conversation
         )
-        return PreparedTurn(assembled, request, estimate, fit, hashes, prompt_bytes)
 
     def _project(self, message: Message) -> Message:
         projected = to_provider_message(message)
@@ -433,37 +372,9 @@ class Runner:
             projected = strip_images((projected,))[0][0]
         return projected
 
-    def _prepare_active(
-        self, tools: Sequence[ToolDefinition]
-    ) -> tuple[AssembledPrompt, TokenEstimate, Sequence[str], int]:
-        model_id = self.model.model
-        prefix = self.context.prefix()
-        blocks = prefix.messages
-        view = self.ledger.sync(
-            self.conversation, model_id, self._project, self.model.sees_images, blocks
-        )
-        estimator = self.context.estimator
-        units = self._units_of(model_id, blocks) + view.units
-        raw = estimator.raw_from_units(model_id, units, view.images, tools)
-        assembled = AssembledPrompt(prefix.blocks, view.messages, len(blocks))
-        prompt_bytes = sum(m.prompt_bytes for m in blocks) + view.prompt_bytes
-        return assembled, estimator.calibrated(model_id, raw), view.hashes, prompt_bytes
-
     async def count_next_request(self) -> None:
         """Count what the next request adds in a worker thread (``agent.count_ahead``)."""
-        model_id = self.model.model
-        new = self.ledger.unsynced(self.conversation, model_id, self.model.sees_images)
-        counted = (model_id, self.context.prefix(), self.tool_definitions)
-        await count_ahead(
-            self.context.estimator,
-            model_id,
-            counted[1],
-            new,
-            self._project,
-            self.tool_definitions,
-            counted_prefix=counted == self._counted_ahead,
-        )
-        self._counted_ahead = counted
+        await self.counter.count_next(self.model, self.conversation, self.tool_definitions)
 
     def preview(self, conversation: Sequence[Message] | None = None) -> RequestSnapshot:
         """The dry-run snapshot of the next request over ``conversation`` (default: the active
@@ -672,27 +583,8 @@ class Runner:
 
     def fixed_tokens(self) -> int:
         """The calibrated tokens of a request with no conversation: what every request pays
-        (preamble, instruction files, session date, tool definitions). Counted over the
-        memoized prefix as ``_prepare_active`` counts it: assembling a request anew for it
-        was a tenth of a turn's work."""
-        model_id = self.model.model
-        estimator = self.context.estimator
-        blocks = self.context.prefix().messages
-        raw = estimator.raw_from_units(
-            model_id, self._units_of(model_id, blocks), 0, self.tool_definitions
-        )
-        return estimator.calibrated(model_id, raw).tokens
-
-    def _units_of(self, model_id: str, blocks: Sequence[Message]) -> int:
-        """The summed ``message_units`` of the prefix's ``blocks`` (the memoized prefix's
-        are kept: asked three times a turn)."""
-        held_model, held_blocks, units = self._prefix_units
-        if held_model == model_id and held_blocks is blocks:
-            return units
-        estimator = self.context.estimator
-        units = sum(estimator.message_units(model_id, m) for m in blocks)
-        self._prefix_units = (model_id, blocks, units)
-        return units
+        (``RequestCounter.fixed_tokens``)."""
+        return self.counter.fixed_tokens(self.model.model, self.tool_definitions)
 
     def window_doctor(self) -> WindowDoctor:
         """The model's window figures, with the largest tool result this runner's fixed part

@@ -70,9 +70,10 @@ class RequestTrail(msgspec.Struct):
 
     def usage(
         self, event: UsageReported, at: datetime
-    ) -> tuple[RequestEntry | UsageRecord, LastMainRequest | None]:
-        """The record to write for ``event``: the held request with the usage folded in, else
-        a ``usage`` record; and the last main request it implies (None: none)."""
+    ) -> tuple[UsageRecord | None, LastMainRequest | None]:
+        """Fold ``event`` into the held request record, held again (the reply follows at once,
+        in the same write), else the ``usage`` record to write; and the last main request it
+        implies (None: none)."""
         request, pending = self.last, self.take()
         usage = usage_values(
             event.prompt_tokens,
@@ -86,13 +87,13 @@ class RequestTrail(msgspec.Struct):
             assert pending is not None
             # The usage's prompt tokens stand for an equal estimate (``read_request``).
             estimate = request.estimated_prompt_tokens
-            entry = msgspec.structs.replace(
+            self.pending = msgspec.structs.replace(
                 pending,
                 usage=usage,
                 usage_at=usage_at,
                 estimated_prompt_tokens=None if estimate == usage[0] else estimate,
             )
-            return entry, self._implied(at)
+            return None, self._implied(at)
         if pending is not None:
             self.pending = pending  # written before the usage record
         record = UsageRecord(model=event.model, usage=usage, at=at)

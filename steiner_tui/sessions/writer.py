@@ -25,12 +25,9 @@ and keeps ``meta.json`` current. Crash safety:
 * streamed text is recorded in bounded ``partial`` records (written, not fsynced) so a kill
   mid-stream still restores what was shown, as an ``incomplete`` reply.
 
-The log follows the runner's lineage rather than trusting events alone: on each structural event
-it compares the lineage with what it has written (generation count, active id, message count and
-the identity of the last written message) and writes exactly what is missing. Appended messages
-become ``message`` records, compaction a ``generation`` record with the new generation's whole
-conversation (retained messages by index), and anything else (a cleared or replaced
-conversation) a ``reset``. Request records say only what differs from the request record
+The log follows the runner's lineage rather than trusting events alone, writing exactly what
+is missing (``lineage_sync``); what it reads off the runner is a ``LoggedRun``
+(``followed_run``). Request records say only what differs from the request record
 before (``request_values``); each is held until its reply's usage arrives, which is folded in,
 or until any other record is written (a kill while it is held loses a request that got no
 reply yet: resuming numbers the next one after the last logged). Folded, it is held until the
@@ -41,7 +38,7 @@ a whole record and what was saved resumes as it was; ``on_error`` is told once, 
 ``failure`` (the file and the reason), so the person learns at once that nothing from there on
 is saved. A log whose folder was removed while the session was open (its file unlinked) is
 written anew from the runner's lineage at the next turn boundary or on close, and
-``on_restored`` says so.
+``on_restored`` says so (``log_restore``).
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -56,11 +53,8 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import msgspec
-
-from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
@@ -77,30 +71,25 @@ from steiner_tui.engine.events import (
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message
+from steiner_tui.sessions.followed_run import LoggedRun, header_record, meta_at_boundary, new_meta
+from steiner_tui.sessions.lineage_sync import Written, write_missing
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
-from steiner_tui.sessions.log_file import (
-    COMMIT_INTERVAL,
-    GroupCommit,
-    append_whole,
-    open_for_append,
-    write_all,
-    write_fresh_log,
-)
+from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit, append_whole, write_all
+from steiner_tui.sessions.log_open import create_log, open_log
+from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
 from steiner_tui.sessions.partial_reply import PartialReply
-from steiner_tui.sessions.record_values import generation_record, message_line
+from steiner_tui.sessions.record_values import message_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
-    BackendStateRecord,
     ErrorRecord,
     HeaderRecord,
     LastMainRequestRecord,
     ModeRecord,
     PinRecord,
     Record,
-    RequestEntry,
     ResumedRecord,
     SkillRecord,
     WarningRecord,
@@ -108,55 +97,8 @@ from steiner_tui.sessions.records import (
 )
 from steiner_tui.sessions.request_trail import RequestTrail
 from steiner_tui.sessions.text_file import TextFile
-from steiner_tui.sessions.titles import title_of
 
 __all__ = ["LoggedRun", "SessionLog"]
-
-
-class _Model(Protocol):
-    @property
-    def alias(self) -> str: ...
-    @property
-    def model(self) -> str: ...
-    @property
-    def prompt_cache_key(self) -> str: ...
-
-
-class _Turn(Protocol):
-    @property
-    def turn(self) -> int: ...
-
-
-class LoggedRun(Protocol):
-    """What the log reads off the runner it follows (``agent.runner.Runner`` has it)."""
-
-    @property
-    def project_root(self) -> Path: ...
-    @property
-    def model(self) -> _Model: ...
-    @property
-    def lineage(self) -> ConversationLineage: ...
-    @property
-    def last_main_request(self) -> LastMainRequest: ...
-    @property
-    def state(self) -> _Turn: ...
-
-
-class _Written(msgspec.Struct):
-    """What the log holds: generations, active id, active messages, backend state."""
-
-    generations: int = 1
-    active_id: int = 0
-    messages: Chain[Message] = Chain()
-    backend: str | None = None
-
-    @property
-    def count(self) -> int:
-        return len(self.messages)
-
-    @property
-    def last(self) -> Message | None:
-        return self.messages[-1] if self.messages else None
 
 
 _LOGGED = (
@@ -236,7 +178,7 @@ class SessionLog:
         self._requests = RequestTrail()
         self._size = -1
         """The log's size after the last append (-1: none yet, or a log written anew)."""
-        self._written = _Written()
+        self._written = Written()
         self._remembered: ConversationLineage | None = None
         """The lineage ``_written`` was last brought up to (nothing to write while it is the
         runner's)."""
@@ -287,13 +229,7 @@ class SessionLog:
         self._begin(session_dir)
         runner = self._runner
         if runner is not None:  # as ``bind`` does, but nothing of the old conversation is synced
-            self._meta = SessionMeta(
-                session_dir.name,
-                project_root=str(runner.project_root),
-                created=self._clock(),
-                alias=runner.model.alias,
-                model=runner.model.model,
-            )
+            self._meta = new_meta(session_dir.name, runner, self._clock())
 
     @property
     def on_disk(self) -> bool:
@@ -314,28 +250,13 @@ class SessionLog:
             OSError: the log cannot be opened for appending (or is a symbolic link).
         """
         log = cls(loaded.directory, clock=clock, **options)
-        log._lock = SessionLock.acquire(loaded.directory)
-        try:
-            log._fd = open_for_append(log.path)
-            log._texts = TextFile.resume(loaded.directory, loaded.texts_referred)
-        except BaseException:
-            if log._fd is not None:
-                os.close(log._fd)
-            log._lock.release()
-            raise
+        log._fd, log._lock, log._texts = open_log(loaded.directory, loaded.texts_referred)
         if os.fstat(log._fd).st_size == 0:
             # Nothing of it was ever written (killed, or a full disk, at its first write): it
             # goes on as a new session does, its header first, with its first message.
             return log
         log._open = True
-        active = loaded.lineage.active
-        log._written = _Written(
-            len(loaded.lineage.generations),
-            # A repair in the middle of the conversation: rewrite the lineage (a reset).
-            -1 if loaded.rewritten else active.id,
-            Chain.of(loaded.as_logged),
-            active.backend_state,
-        )
+        log._written = Written.resumed(loaded)
         log._header_written = True  # a lost header is reported by the loader, never rewritten
         log._requests = RequestTrail.resumed(loaded)
         log._last_main = loaded.last_main_request
@@ -349,14 +270,7 @@ class SessionLog:
         runner's conversation already has messages), fsync."""
         self._runner = runner
         if not self._header_written:
-            model = runner.model
-            self._meta = SessionMeta(
-                self.session_dir.name,
-                project_root=str(runner.project_root),
-                created=self._clock(),
-                alias=model.alias,
-                model=model.model,
-            )
+            self._meta = new_meta(self.session_dir.name, runner, self._clock())
         self.sync()
 
     def _materialize(self) -> None:
@@ -368,16 +282,7 @@ class SessionLog:
         if self._open:
             return
         if self._fd is None:  # else an empty log, resumed: locked and open already
-            self._lock = SessionLock.acquire(self.session_dir)
-            try:
-                self._fd = os.open(
-                    self.path,
-                    os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                    0o600,
-                )
-            except BaseException:
-                self._lock.release()
-                raise
+            self._fd, self._lock = create_log(self.session_dir)
         self._open = True
         header = self._header()
         self._requests.cache_key = header.prompt_cache_key
@@ -386,27 +291,13 @@ class SessionLog:
         self._early.clear()
 
     def _header(self) -> HeaderRecord:
-        runner = self._runner
-        model = runner.model if runner is not None else None
-        return HeaderRecord(
-            version=LOG_VERSION,
-            session_id=self.session_dir.name,
-            project_root=str(runner.project_root)
-            if runner is not None
-            else self._meta.project_root,
-            created=self._meta.created or self._clock(),
-            alias=model.alias if model is not None else self._meta.alias,
-            model=model.model if model is not None else self._meta.model,
-            prompt_cache_key=model.prompt_cache_key
-            if model is not None
-            else self._requests.cache_key,
+        return header_record(
+            self.session_dir.name, self._runner, self._meta, self._requests.cache_key, self._clock
         )
 
     def _restore(self) -> None:
-        """Write the log anew from the runner's lineage: its file was removed while open (the
-        session folder deleted), so nothing saved is left, and the records appended since went
-        with it. The conversation, its generations, pins, last main request and mode are
-        written again; the request history, errors and tool statuses before now are not.
+        """Write the log anew from the runner's lineage (``log_restore``): its file was removed
+        while open (the session folder deleted).
 
         Raises:
             OSError: the folder or the log cannot be created again.
@@ -415,24 +306,13 @@ class SessionLog:
         if runner is None:
             return
         lineage = runner.lineage
-        tail: list[Record] = []
-        if not self._last_main.is_zero:
-            tail.append(LastMainRequestRecord(request=self._last_main))
-        if self._mode is not None:
-            tail.append(ModeRecord(mode=self._mode, at=self._clock()))  # type: ignore[arg-type]
+        tail = restored_tail(self._last_main, self._mode, self._clock)
         old_fd, old_lock = self._fd, self._lock
         self._requests.take()  # said against request records the new log does not hold
-        self._lock = SessionLock.acquire(self.session_dir)  # creates the folder again
-        try:
-            header = self._header()
-            write_fresh_log(self.session_dir, header, lineage, tail=tail)
-            self._fd = open_for_append(self.path)
-            self._texts.close()
-            self._texts = TextFile.resume(self.session_dir, 0)
-        except BaseException:
-            self._lock.release()
-            self._lock = old_lock
-            raise
+        header = self._header()
+        self._fd, self._lock, self._texts = rewrite_log(
+            self.session_dir, header, lineage, tail, self._texts
+        )
         self._size = -1
         self._meta_file.close()  # the removed folder's
         self._end_commits()  # the removed file's
@@ -443,11 +323,7 @@ class SessionLog:
         self._requests = RequestTrail(cache_key=header.prompt_cache_key)
         self._remember(lineage)
         if self.on_restored is not None:
-            self.on_restored(
-                f"the session folder {self.session_dir} was removed while the session was "
-                "open; the conversation was saved there again from memory (its request "
-                "history before now was not)"
-            )
+            self.on_restored(restored_note(self.session_dir))
 
     # -- the sink ---------------------------------------------------------------------------
 
@@ -621,10 +497,7 @@ class SessionLog:
         # The runner notes its last main request as the usage arrives: the same moment.
         at = last.at if last is not None and last.at is not None else self._clock()
         record, implied = self._requests.usage(event, at)
-        if isinstance(record, RequestEntry):
-            # Held again, now with its usage: the reply follows at once, in the same write.
-            self._requests.pending = record
-        else:
+        if record is not None:
             self._write(record)
         if implied is not None:
             self._last_main = implied
@@ -652,49 +525,22 @@ class SessionLog:
         if self._runner is None:
             if appended is not None:
                 written.messages = written.messages.plus((appended,))
-                self._write(
-                    message_line(
-                        written.messages, written.count - 1, self._status(appended), self._texts
-                    )
-                )
+                status = self._status(appended)
+                self._write(message_line(written.messages, written.count - 1, status, self._texts))
                 self._requests.since.append(appended)
             return
         lineage = self._runner.lineage
         if lineage is self._remembered:
             return
-        generations = lineage.generations
-        known = written.generations
-        if len(generations) >= known and generations[known - 1].id == written.active_id:
-            previous = generations[known - 1]
-            messages = previous.messages
-            count = written.count
-            intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
-            if intact:
-                start = max(count - 1, 0)  # the new messages, after the one before them
-                window = messages[start:]
-                for position in range(count - start, len(window)):
-                    message = window[position]
-                    self._write(message_line(window, position, self._status(message), self._texts))
-                    self._requests.since.append(message)
-                if previous.backend_state != written.backend:
-                    self._write(BackendStateRecord(gen=previous.id, state=previous.backend_state))
-                before = messages
-                for generation in generations[known:]:
-                    self._write(generation_record(generation, before=before, texts=self._texts))
-                    self._requests.since = []
-                    before = generation.messages
-                self._remember(lineage)
-                return
-        before = written.messages
-        for index, generation in enumerate(generations):
-            record = generation_record(
-                generation, before=before, reset=index == 0, texts=self._texts
-            )
-            self._write(record)
-            before = generation.messages
-        self._requests.since = []
-        for key in lineage.pins:  # a reset clears the pins: write those still held
-            self._write(PinRecord(key=key, at=self._clock()))
+        write_missing(
+            written,
+            lineage,
+            write=self._write,
+            texts=self._texts,
+            trail=self._requests,
+            status=self._status,
+            clock=self._clock,
+        )
         self._remember(lineage)
 
     def _status(self, message: Message) -> str:
@@ -705,11 +551,8 @@ class SessionLog:
         return self._statuses.pop(message.tool_call_id, "")
 
     def _remember(self, lineage: ConversationLineage) -> None:
-        active = lineage.active
         self._remembered = lineage
-        self._written = _Written(
-            len(lineage.generations), active.id, active.messages, active.backend_state
-        )
+        self._written = Written.of(lineage)
 
     def _fsync_now(self) -> None:
         """fsync the log at once (a pending group commit then finds nothing to add)."""
@@ -742,20 +585,9 @@ class SessionLog:
             if self._commit is None:
                 self._commit = GroupCommit(self._fd, self._commit_interval)
             self._commit.due(self._texts.descriptor)
-        meta = self._meta
-        updates: dict[str, Any] = {
-            "last_activity": self._clock(),
-            "size_bytes": (self._size if self._size >= 0 else os.fstat(self._fd).st_size)
-            + self._texts.end,
-        }
-        if self._runner is not None:
-            lineage = self._runner.lineage
-            updates["generations"] = len(lineage.generations)
-            updates["messages"] = len(lineage.active.messages)
-            updates["alias"] = self._runner.model.alias
-            updates["model"] = self._runner.model.model
-            if not meta.title:
-                updates["title"] = title_of(lineage)
-        self._meta = meta.replace(**updates)
+        size = self._size if self._size >= 0 else os.fstat(self._fd).st_size
+        self._meta = meta_at_boundary(
+            self._meta, self._runner, at=self._clock(), size=size + self._texts.end
+        )
         self._meta_file.write(self._meta)
         self._meta_written = True

@@ -74,8 +74,6 @@ class Chain(Sequence[T]):
     @overload
     def __getitem__(self, index: slice) -> tuple[T, ...]: ...
     def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
-        if index.__class__ is int and 0 <= index < self._length:  # type: ignore[operator]
-            return self._items[index]  # type: ignore[index]  # the usual case, checked first
         if isinstance(index, slice):
             start, stop, step = index.indices(self._length)
             if step == 1:

@@ -136,7 +136,7 @@ class ConversationLedger:
         """Whether ``conversation`` still starts with what the ledger holds. Between two
         ``forget`` calls the owner only appends, so the ends being in place is enough."""
         source = self._source
-        if not held:
+        if not held or (isinstance(conversation, Chain) and conversation.extends(source)):
             return True
         if len(conversation) < held:
             return False

@@ -12,6 +12,7 @@ main request (``implied_last_main``), so ``last_main_request`` is written only w
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -228,7 +229,7 @@ def _tail_hashes(snapshot: RequestSnapshot, since: Sequence[Message]) -> Sequenc
     objects: sent as stored), else None: the ledger hashed them already."""
     messages, count = snapshot.messages, len(since)
     start = len(messages) - count
-    if start < 0 or any(messages[start + i] is not m for i, m in enumerate(since)):
+    if start < 0 or not all(map(operator.is_, messages[start:], since)):
         return None
     return snapshot.message_hashes[start:]
 

@@ -96,7 +96,9 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
         """
         call_names: dict[str, str] = {}
         reads: list[TrackedRead] = []
-        parsed: dict[str, ReadResult | None] = {}  # a file read again with the same result
+        # A file read again with the same result is parsed once; what is held is the read, not
+        # its output (holding every output left 20 MB more resident after a 10k resume).
+        parsed: dict[str, TrackedRead | None] = {}
         for message in messages:
             if message.role == "assistant":
                 for call in message.tool_calls:
@@ -109,10 +111,10 @@ class FileTracker(msgspec.Struct, _Index, frozen=True):
                 continue
             content = message.content
             if content not in parsed:
-                parsed[content] = parse_read_result(content)
-            tracked = _track(parsed[content], message.turn)
+                parsed[content] = _track(parse_read_result(content), 1)
+            tracked = parsed[content]
             if tracked is not None:
-                reads.append(tracked)
+                reads.append(msgspec.structs.replace(tracked, turn=message.turn))
         return cls(tuple(reads))
 
     def record(self, result: ReadResult | Mapping[str, Any], turn: int) -> FileTracker:

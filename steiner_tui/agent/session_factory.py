@@ -87,7 +87,7 @@ from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
-__all__ = ["LOG_FAILED", "LOG_RESTORED", "STOPPED_MID_REPLY", "build_session"]
+__all__ = ["LOG_FAILED", "LOG_RESTORED", "NO_ANSWER", "STOPPED_MID_REPLY", "build_session"]
 
 LOG_FAILED = "session_log"
 """The code of the warning that says the session log cannot be written any more."""
@@ -97,6 +97,9 @@ removed while the session was open)."""
 
 STOPPED_MID_REPLY = "the app stopped while a reply streamed: what came is kept, marked interrupted"
 """The notice of a resumed session whose log ended in the middle of a reply."""
+NO_ANSWER = "the last turn ended without the model's answer: send a message to go on"
+"""The notice of a resumed session whose conversation ends in a question or a tool result (the
+app stopped, or the request failed, before the answer: e.g. killed while compacting)."""
 
 
 class _Warnings(msgspec.Struct):
@@ -370,6 +373,8 @@ def _notices(
         notices.append(f"resumed session {loaded.session_id} ({count} messages)")
         if loaded.restored_incomplete:
             notices.append(STOPPED_MID_REPLY)
+        elif count and runner.conversation[-1].role in ("user", "tool"):
+            notices.append(NO_ANSWER)
         if repaired := loaded.repaired_tool_results:
             calls = "1 tool call" if repaired == 1 else f"{repaired} tool calls"
             notices.append(f"{calls} had no result when the app stopped: marked interrupted")

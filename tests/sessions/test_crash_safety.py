@@ -6,7 +6,7 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
+from steiner_tui.agent.session_factory import NO_ANSWER, STOPPED_MID_REPLY
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
@@ -143,6 +143,25 @@ async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> 
     assert loaded.repaired_tool_results == 1
     resumed = open_session(resume="midtool")
     assert "1 tool call had no result when the app stopped" in "\n".join(resumed.session.notices)
+
+
+async def test_a_turn_killed_before_its_answer_says_so(open_session: OpenSession) -> None:
+    # Killed after the tool result, while compacting or waiting for the model: the log ends at
+    # the result, and the resumed session says the turn has no answer yet.
+    call = ToolCall("c1", "read", {"path": "README.md"})
+    harness = open_session([Reply(["Reading."], [call]), Reply(["done"])])
+    await harness.driver.submit("read it")
+    harness.log.close()
+    directory = harness.session_dir
+    lines = (directory / "session.jsonl").read_bytes().splitlines(keepends=True)
+    answer = next(i for i, line in enumerate(lines) if b'"content":"done"' in line)
+    _copy(directory, "noanswer", b"".join(lines[:answer]))
+    resumed = open_session(resume="noanswer")
+    assert resumed.driver.lineage.active.messages[-1].role == "tool"
+    assert NO_ANSWER in resumed.session.notices
+    assert STOPPED_MID_REPLY not in resumed.session.notices
+    # A session that ended with an answer says nothing of the kind.
+    assert NO_ANSWER not in open_session(resume=directory.name).session.notices
 
 
 async def test_torn_last_line_is_terminated_before_appending(open_session: OpenSession) -> None:

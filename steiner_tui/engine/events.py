@@ -159,7 +159,9 @@ class RequestSnapshot(EngineEvent, frozen=True):
     next request that cannot be sent, which the UI shows as "over the window"."""
     overflow_tokens: int = 0
     """Tokens over the window when it does not fit (0 when it does)."""
-    sources: tuple[SourceTokens, ...] = ()
+    sources: Sequence[SourceTokens] = ()
+    """Counted when first read (``source_counts.CountedSources``) when the snapshot was built
+    with a counter."""
 
 
 class CacheDiagnostic(EngineEvent, frozen=True):

@@ -51,6 +51,7 @@ from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.source_counts import (
     TOOLS_SOURCE,
+    CountedSources,
     RequestParts,
     SourceCounter,
     TokenCounter,
@@ -133,10 +134,10 @@ def build_request_snapshot(
     tls = tuple(tools)
     tools_text = tools_json(tls) if tls else ""  # encoded once: its bytes, then its tokens
     tools_size = utf8_len(tools_text) if tls else 0
-    sources: tuple[SourceTokens, ...] = ()
+    sources: Sequence[SourceTokens] = ()
     if counter is not None:
         parts = RequestParts(msgs, blks, block_message_count, tools_text, tools_size)
-        sources = counter.count(model, parts, estimate.raw_tokens)
+        sources = CountedSources(counter, model, parts, estimate.raw_tokens)
     return RequestSnapshot(
         request_id=request_id,
         index=index,

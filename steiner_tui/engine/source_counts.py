@@ -13,8 +13,8 @@ request snapshot.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 import msgspec
 
@@ -25,7 +25,14 @@ from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes
 from steiner_tui.engine.prompt.sources import TOOLS_SOURCE, ContextSource
 from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_blocks, utf8_len
 
-__all__ = ["TOOLS_SOURCE", "RequestParts", "SourceCounter", "TokenCounter", "source_tokens"]
+__all__ = [
+    "TOOLS_SOURCE",
+    "CountedSources",
+    "RequestParts",
+    "SourceCounter",
+    "TokenCounter",
+    "source_tokens",
+]
 
 _CONVERSATION = str(ContextSource.CONVERSATION)
 _CONVERSATION_KEY = (_CONVERSATION, "", "")
@@ -132,6 +139,53 @@ def _extended(tally: _Tally, messages: Sequence[Message], prefix: int) -> int:
     if extends and shared_prefix(last, messages) == len(last):
         return held
     return _shared(tally.messages, messages[prefix:])
+
+
+class CountedSources(Sequence[SourceTokens]):
+    """A request's per-source rows (``SourceCounter.count``), counted when first read.
+
+    Most requests' rows are never shown (the panel shows the latest request's), and counting
+    them on every request was a tenth of a turn's engine work; the counter gives the same rows
+    whenever it is asked.
+    """
+
+    __slots__ = ("_count", "_rows")
+
+    def __init__(self, counter: SourceCounter, model: str, parts: RequestParts, raw: int) -> None:
+        self._count: tuple[SourceCounter, str, RequestParts, int] | None = (
+            counter,
+            model,
+            parts,
+            raw,
+        )
+        self._rows: tuple[SourceTokens, ...] = ()
+
+    @property
+    def rows(self) -> tuple[SourceTokens, ...]:
+        """The rows, counted now if they were not yet."""
+        count = self._count
+        if count is not None:
+            counter, model, parts, raw = count
+            self._rows = counter.count(model, parts, raw)
+            self._count = None  # the request's parts are not held any longer
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.rows[index]
+
+    def __iter__(self) -> Iterator[SourceTokens]:
+        return iter(self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.rows == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.rows)
 
 
 class SourceCounter:

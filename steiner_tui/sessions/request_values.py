@@ -147,8 +147,10 @@ def _read_values(
     """``read_request``'s fields that ``entry`` says or implies (of ``_WRITTEN``); the others
     are ``base``'s."""
     base = base or _NONE
-    written = zip(_WRITTEN, astuple(entry), strict=False)  # the shared fields
-    values: dict[str, Any] = {f: g for f, g in written if g is not None}
+    values: dict[str, Any] = {}
+    if entry is not _BLANK:
+        written = zip(_WRITTEN, astuple(entry), strict=False)  # the shared fields
+        values = {f: g for f, g in written if g is not None}
     index = values.setdefault("index", base.index + 1)
     if entry.request_id is None:  # the previous with its trailing index replaced, else ""
         stem = base.request_id.removesuffix(f"-{base.index}")
@@ -203,10 +205,9 @@ def request_delta(
     full.update(shared=shared, hashes=tuple(hashes[shared:]))
     # What the line reads back as with every field left out.
     base = previous or _NONE
-    blank = _read_values(_BLANK, previous, since, _tail_hashes(snapshot, since))
-    fields: dict[str, Any] = {
-        f: None if full[f] == blank.get(f, getattr(base, f)) else full[f] for f in _WRITTEN
-    }
+    blank = dict(zip(_WRITTEN, astuple(base), strict=False))  # the base's, and then
+    blank.update(_read_values(_BLANK, previous, since, _tail_hashes(snapshot, since)))
+    fields: dict[str, Any] = {f: None if v == blank[f] else v for f, v in full.items()}
     raw = full["raw_prompt_tokens"]
     fields["raw_prompt_tokens"] = None if raw == full["estimated_prompt_tokens"] else raw
     same = same_time(full["time"], base.time)

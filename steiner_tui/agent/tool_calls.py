@@ -27,6 +27,7 @@ import msgspec
 from steiner_tui.agent.count_ahead import INLINE_CHARS, inline_chars, off_loop
 from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted, WarningEvent
+from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.file_tracker import FileTracker, observe_tool_result
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
@@ -250,7 +251,10 @@ def _cut_here(
         )
     if cut is not None:
         cut = msgspec.structs.replace(cut, budget_tokens=budget_tokens)
-    return msgspec.structs.replace(result, content=shaped.text, cut=cut)
+    # The fields describe the whole output, which the model no longer sees whole: ``capped``,
+    # as a read says of a range cut short, so this one never stands in for a later read.
+    data = FrozenDict({**result.data, "capped": True}) if result.data else result.data
+    return msgspec.structs.replace(result, content=shaped.text, cut=cut, data=data)
 
 
 def cancelled_results(calls: Sequence[ToolCall], turn: int) -> list[Message]:

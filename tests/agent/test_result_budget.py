@@ -22,6 +22,7 @@ from steiner_tui.engine.budget import ModelTokenBudget, soft_threshold_tokens
 from steiner_tui.engine.events import ToolCallFinished
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo
+from steiner_tui.engine.state.read_results import parse_read_result
 from steiner_tui.engine.tokens import default_encoding_loader, heuristic_tokens
 from steiner_tui.engine.tool_budget import (
     TOOL_RESULT_CEILING_TOKENS,
@@ -184,3 +185,18 @@ async def test_the_fixed_part_is_a_request_with_no_conversation(
     assert runner.fixed_tokens() == runner.prepare(()).estimate.tokens
     await runner.run(Message("user", "hi"))
     assert runner.fixed_tokens() == runner.prepare(()).estimate.tokens
+
+
+def test_a_read_cut_by_the_runner_never_stands_in_for_a_later_read(tmp_path: Path) -> None:
+    # A read whose own window could not fit is cut to its head and tail here: its fields still
+    # describe the whole file, so they must say the model did not see it whole.
+    (tmp_path / "f.txt").write_text("line\n" * 50, encoding="utf-8")
+    whole = read_file(tmp_path, "f.txt", max_chars=100_000)
+    assert parse_read_result(whole.data).is_full_copy  # type: ignore[union-attr]
+    unshaped = whole.with_reshape(None)
+    budget = ResultBudget(lambda used, pending: 40, _heuristic, 4)
+    bounded = bound_result(ToolCall("r", "read", {"path": "f.txt"}), unshaped, 40, budget)
+    assert bounded.cut is not None
+    tracked = parse_read_result(bounded.data)
+    assert tracked is not None and tracked.path == "f.txt"  # still a read of that file
+    assert not tracked.is_full_copy

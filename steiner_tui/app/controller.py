@@ -142,7 +142,7 @@ class SessionController:
             budget=runner.model.budget,
             project_root=self.session.project_root,
             preview=preview,
-            previous=None if preview else self._previous(snapshot),
+            previous=self.sent_snapshot() if preview else self._previous(snapshot),
             usage=self._usage,
             calibration=(calibration.samples(model), calibration.factor(model)),
             tokenizer=estimator.choice(model).encoding,

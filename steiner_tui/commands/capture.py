@@ -79,12 +79,16 @@ async def _serve(port: int, upstream: str | None) -> int:
 
 
 def _list() -> int:
-    for info in list_captures(paths.sessions_dir()):
+    captures = list_captures(paths.sessions_dir())
+    if not captures:
+        print("no captures yet (steiner-tui capture starts one)")
+    for info in captures:
         created = info.created.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         damaged = f"  {len(info.problems)} unreadable (capture show)" if info.problems else ""
         print(
             one_line(
-                f"{info.capture_id}  {created}  {info.requests} requests  {info.upstream or '-'}"
+                f"{info.capture_id}  {created}  {info.requests} "
+                f"request{'' if info.requests == 1 else 's'}  {info.upstream or '-'}"
                 f"{damaged}"
             )
         )

@@ -41,7 +41,7 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
         Text(
             printable(
                 f"{indent}{session.id}  {session.source} {session.version}  "
-                f"{len(requests)} requests"
+                f"{len(requests)} request{'' if len(requests) == 1 else 's'}"
                 f" · input tokens, all requests {count(context)} (cache read {share})"
                 f" · output {count(output)}"
                 f" · max {count(max((r.context_tokens for r in requests), default=0))}"

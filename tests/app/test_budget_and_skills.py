@@ -184,6 +184,12 @@ async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFa
         assert "dry run" in str(panel.border_title)
         name = screen.hold.controller.skill_rows()[0].name
         assert f"skill · {name}" in _rows_text(panel)
+        # The envelope goes after the conversation: the dry run keeps the sent prefix, and
+        # the panel says so instead of "nothing sent yet".
+        view = screen.hold.controller.budget_view()
+        assert view.prefix is not None and view.prefix.first_broken is None
+        notes = static_text(panel.query_one("#budget-notes", Static))
+        assert f"cache prefix: all {view.prefix.matching} previous messages kept" in notes
 
         await send(pilot, "again")
         await finish(pilot)

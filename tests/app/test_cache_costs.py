@@ -115,6 +115,30 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
             )
 
 
+async def test_after_a_model_switch_nothing_is_cached_for_the_new_model(
+    app_for: AppFactory,
+) -> None:
+    """A cache belongs to one model: once switched, the panel does not count down the old
+    model's cache nor price actions against it; back on the old model, it does again."""
+    with LoopbackServer(reply(0, 41_800)) as server:
+        app = app_for(anthropic(server))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "first")
+            await finish(pilot)
+            assert "cache expires in 5 min" in notes(app)
+            runner = app.session.runner
+            runner.switch_model(anthropic(server, "claude-haiku-4-5"))
+            app.workbench.refresh_budget()
+            await finish(pilot)
+            panel = notes(app)
+            assert "cache expires" not in panel and "before you act" not in panel
+            runner.switch_model(anthropic(server))
+            app.workbench.refresh_budget()
+            await finish(pilot)
+            assert "  /model: rewrites ~41,800 cached tokens ≈ $0.16" in notes(app)
+
+
 async def test_an_unknown_price_is_said_not_shown_as_zero(app_for: AppFactory) -> None:
     with LoopbackServer(reply(0, 1_000)) as server:
         app = app_for(anthropic(server, "claude-opus-4-8"))

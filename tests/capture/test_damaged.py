@@ -136,3 +136,14 @@ def test_capture_show_and_list_say_what_was_skipped(
     path.mkdir()
     assert main(["capture", "show", "damaged"]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_capture_list_says_when_there_is_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert main(["capture", "list"]) == 0
+    assert "no captures yet (steiner-tui capture starts one)" in capsys.readouterr().out
+    two_requests(tmp_path / "steiner" / "sessions", "one")
+    assert main(["capture", "list"]) == 0
+    assert " 2 requests " in capsys.readouterr().out

@@ -166,6 +166,7 @@ def test_import_command_json(
     assert main(["import", str(FIXTURES)]) == 0
     text = capsys.readouterr().out
     assert "compaction after request" in text and "What costs the most" in text
+    assert " 1 request · " in text and " 1 requests" not in text  # a compaction's summarizer
 
 
 def test_a_sub_agent_imported_alone_keeps_its_parents_import(

@@ -138,10 +138,8 @@ def notes(view: BudgetView) -> Content:
             f"{count(drift.reported)} (request #{drift.request_index})"
         )
     prefix = view.prefix
-    if view.preview:
-        lines.append("cache prefix: nothing sent yet")
-    elif prefix is None:
-        lines.append("cache prefix: first request")
+    if prefix is None:
+        lines.append(f"cache prefix: {'nothing sent yet' if view.preview else 'first request'}")
     elif prefix.first_broken is None:
         lines.append(f"cache prefix: all {prefix.matching} previous messages kept")
     else:

@@ -169,4 +169,7 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     if intent.missing:
         names = ", ".join(f"`{p}`" for p in intent.missing)
         body += f"\n\nNot found under the project root: {names}."
+    if intent.outside:
+        names = ", ".join(f"`{p}`" for p in intent.outside)
+        body += f"\n\nOutside the project root, so not read: {names}."
     return Reply(f"{body}\n\n{context_line(messages)}\n\n{HONESTY_NOTE}")

@@ -60,6 +60,8 @@ class Intent(msgspec.Struct, frozen=True):
     search_path: str = ""
     missing: tuple[str, ...] = ()
     """Paths the message named that do not exist under the project root."""
+    outside: tuple[str, ...] = ()
+    """Paths the message named that exist but lead out of the project root (a link, ``..``)."""
 
 
 def _inside(root: Path, candidate: str) -> str | None:
@@ -75,9 +77,19 @@ def _inside(root: Path, candidate: str) -> str | None:
     return rel.as_posix() + ("/" if target.is_dir() else "")
 
 
-def _existing(text: str, root: Path) -> tuple[list[str], tuple[str, ...]]:
+def _escapes(root: Path, candidate: str) -> bool:
+    """Whether ``candidate`` exists but resolves outside ``root``: the read tool refuses it."""
+    try:
+        target = (root / candidate).resolve()
+        return target.exists() and not target.is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+def _existing(text: str, root: Path) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
     found: list[str] = []
     missing: list[str] = []
+    outside: list[str] = []
     named = find_paths(text)
     # Folders are often named without a trailing slash ("in src/app"): existence decides.
     slashed = [m.rstrip(".") for m in _SLASHED.findall(text) if m.rstrip(".") not in named]
@@ -85,10 +97,10 @@ def _existing(text: str, root: Path) -> tuple[list[str], tuple[str, ...]]:
         rel = _inside(root, candidate)
         if rel is None:
             if candidate in named and not candidate.endswith("/"):
-                missing.append(candidate)
+                (outside if _escapes(root, candidate) else missing).append(candidate)
         elif rel not in found:
             found.append(rel)
-    return found, tuple(missing)
+    return found, tuple(missing), tuple(outside)
 
 
 def _search_pattern(rest: str) -> str:
@@ -112,7 +124,7 @@ def classify(text: str, root: Path) -> Intent:
     Returns:
         The intent; ``chat`` when no rule applies.
     """
-    existing, missing = _existing(text, root)
+    existing, missing, outside = _existing(text, root)
     search = _SEARCH.search(text)
     overview = _OVERVIEW.search(text) is not None
     if search and not search.group(1).lower().startswith("out "):
@@ -126,13 +138,14 @@ def classify(text: str, root: Path) -> Intent:
                 pattern=_REGEX_SPECIAL.sub(r"\\\1", pattern),
                 search_path=scope.rstrip("/"),
                 missing=missing,
+                outside=outside,
             )
     files = tuple(p for p in existing if not p.endswith("/"))[:MAX_FILES]
     if files:
-        return Intent("file", paths=files, missing=missing)
+        return Intent("file", paths=files, missing=missing, outside=outside)
     if overview:
-        return Intent("overview", missing=missing)
-    return Intent("chat", missing=missing)
+        return Intent("overview", missing=missing, outside=outside)
+    return Intent("chat", missing=missing, outside=outside)
 
 
 def notable_files(entries: list[str], root: Path) -> list[str]:

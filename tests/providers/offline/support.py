@@ -50,6 +50,7 @@ def render_chart(rows):
 
 def make_project(root: Path) -> Path:
     """A small Python project with a README, pyproject and a package."""
+    root.mkdir(parents=True, exist_ok=True)
     (root / "README.md").write_text(README)
     (root / "pyproject.toml").write_text(PYPROJECT)
     (root / "src" / "demo_widget").mkdir(parents=True)

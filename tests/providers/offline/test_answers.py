@@ -83,6 +83,16 @@ async def test_search_scope_and_missing_paths(tmp_path: Path) -> None:
     assert "Not found under the project root: `docs/nowhere.md`." in _final(missing)
 
 
+async def test_a_link_out_of_the_project_is_named_as_outside(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "project")
+    (tmp_path / "elsewhere.txt").write_text("not the project's\n")
+    (root / "outside.txt").symlink_to(tmp_path / "elsewhere.txt")
+    messages = await drive(root, "read outside.txt")
+    assert tool_rounds(messages) == []
+    assert "Outside the project root, so not read: `outside.txt`." in _final(messages)
+    assert "Not found" not in _final(messages)
+
+
 @pytest.mark.parametrize(
     "prompt", ["what is in this project?", "show README.md", "grep Chart", "hi"]
 )

@@ -277,6 +277,7 @@ class Session:
             new_id = new_session_id()
             folder = log.session_dir.parent / new_id
             log.start_new_session(folder)
+            self.snapshots.clear()  # numbered from 1 again: the old requests stay in their log
             self.runner.start_new_session(
                 new_id,
                 prompt_cache_key=cache_key_for(new_id),

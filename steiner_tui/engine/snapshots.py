@@ -331,6 +331,16 @@ class SnapshotStore:
     def __len__(self) -> int:
         return len(self._stored)
 
+    def clear(self) -> None:
+        """Forget every request: a new session numbers its requests from 1 again, and the old
+        numbers would be taken for its own (the saved session's stay in its log)."""
+        with self._lock:
+            self._stored.clear()
+            self._by_index.clear()
+            self._blocks.clear()
+            self._tip_messages = ()
+            self._usage.clear()
+
     def emit(self, event: EngineEvent) -> None:
         """Store request snapshots and their usage; ignore every other event."""
         if isinstance(event, RequestSnapshot):

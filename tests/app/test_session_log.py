@@ -101,6 +101,11 @@ async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> No
         assert session.log is not None and session.log.session_dir == folder
         assert SessionStore(config_dir / "sessions").is_open(new_id)
         assert not SessionStore(config_dir / "sessions").is_open("before-clear")
+        # The chart, the inspector and /whatif show the new session's requests only.
+        controller = app.workbench.hold.controller
+        history = controller.view_of(*controller.shown_snapshot()).history
+        assert [row.index for row in history] == [1]
+        assert len(session.requests) == len(session.snapshots) == 1
         await send(pilot, "/lineage")
         lineage = app.screen
         assert isinstance(lineage, LineageScreen) and lineage.history_path == folder / "history.md"

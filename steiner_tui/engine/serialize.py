@@ -2,7 +2,7 @@
 
 Messages round-trip exactly (``message_from_dict(message_to_dict(m)) == m``); events are written
 one-way as ``{"type": kind, ...fields}`` with nested structs and dataclasses turned into dicts.
-Frozen mappings are thawed and tuples (and chains) become lists so ``json.dumps`` sees only
+Frozen mappings are thawed and sequences (tuples, chains) become lists so ``json.dumps`` sees only
 plain values.
 """
 
@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.messages import Image, Message, ToolCall
@@ -115,8 +114,8 @@ def to_jsonable(value: Any) -> Any:
         return str(value)
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset, Chain)):
-        return [to_jsonable(v) for v in value]
+    if isinstance(value, (Sequence, set, frozenset)) and not isinstance(value, (str, bytes)):
+        return [to_jsonable(v) for v in value]  # tuples, chains, a snapshot's counted sources
     return value
 
 

@@ -126,16 +126,23 @@ async def test_resuming_a_killed_session_keeps_the_prefix(open_session: OpenSess
     assert again.lineage.active.messages[3].incomplete
 
 
-async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> None:
+async def _read_turn_cut(open_session: OpenSession, name: str, before: bytes) -> Path:
+    """A turn that read a file and answered "done", its log copied to ``name`` without the
+    first line holding ``before`` and every line after it; the folder of the whole log."""
     call = ToolCall("c1", "read", {"path": "README.md"})
     harness = open_session([Reply(["Reading."], [call]), Reply(["done"])])
     await harness.driver.submit("read it")
     harness.log.close()
     directory = harness.session_dir
     lines = (directory / "session.jsonl").read_bytes().splitlines(keepends=True)
-    cut = next(i for i, line in enumerate(lines) if b'"tool_call_id":"c1"' in line)
-    copy = _copy(directory, "midtool", b"".join(lines[:cut]))
-    loaded = load_session(copy)
+    cut = next(i for i, line in enumerate(lines) if before in line)
+    _copy(directory, name, b"".join(lines[:cut]))
+    return directory
+
+
+async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> None:
+    directory = await _read_turn_cut(open_session, "midtool", b'"tool_call_id":"c1"')
+    loaded = load_session(directory.parent / "midtool")
     assert loaded.problems == ()
     last = loaded.lineage.active.messages[-1]
     assert last.role == "tool" and last.tool_call_id == "c1"
@@ -148,14 +155,7 @@ async def test_interrupted_tool_calls_get_results(open_session: OpenSession) -> 
 async def test_a_turn_killed_before_its_answer_says_so(open_session: OpenSession) -> None:
     # Killed after the tool result, while compacting or waiting for the model: the log ends at
     # the result, and the resumed session says the turn has no answer yet.
-    call = ToolCall("c1", "read", {"path": "README.md"})
-    harness = open_session([Reply(["Reading."], [call]), Reply(["done"])])
-    await harness.driver.submit("read it")
-    harness.log.close()
-    directory = harness.session_dir
-    lines = (directory / "session.jsonl").read_bytes().splitlines(keepends=True)
-    answer = next(i for i, line in enumerate(lines) if b'"content":"done"' in line)
-    _copy(directory, "noanswer", b"".join(lines[:answer]))
+    directory = await _read_turn_cut(open_session, "noanswer", b'"content":"done"')
     resumed = open_session(resume="noanswer")
     assert resumed.driver.lineage.active.messages[-1].role == "tool"
     assert NO_ANSWER in resumed.session.notices

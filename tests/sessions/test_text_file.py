@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.events import MessageAppended, UsageReported
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import build_request_snapshot
+from steiner_tui.engine.tokens.estimate import TokenEstimate
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import LOST_TOOL_RESULT, load_session
@@ -200,14 +200,6 @@ def test_a_version_7_log_is_refused_as_an_older_development_version(tmp_path: Pa
     )
 
 
-@dataclass
-class _Estimate:
-    tokens: int
-    raw_tokens: int
-    strategy: str = "heuristic"
-    confidence: str = "low"
-
-
 def test_a_request_leaves_out_an_estimate_its_usage_says(tmp_path: Path) -> None:
     """The usage's prompt tokens stand for an equal estimate; another estimate is written,
     also one equal to the request before's (absent would read the usage's)."""
@@ -228,7 +220,7 @@ def test_a_request_leaves_out_an_estimate_its_usage_says(tmp_path: Path) -> None
             block_message_count=0,
             tools=(),
             max_tokens=4096,
-            estimate=_Estimate(estimate, estimate),
+            estimate=TokenEstimate(estimate, estimate, "heuristic", "low"),
         )
         log.emit(snapshot)
         log.emit(UsageReported(model="m", prompt_tokens=prompt, completion_tokens=5))

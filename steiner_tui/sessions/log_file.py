@@ -11,10 +11,9 @@ line for the loader to report. ``GroupCommit`` fsyncs an open log at most once p
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -30,39 +29,14 @@ from steiner_tui.sessions.records import (
     encode_record,
 )
 from steiner_tui.sessions.text_file import TextFile
+from steiner_tui.sessions.whole_append import write_all
 
 __all__ = [
     "COMMIT_INTERVAL",
     "GroupCommit",
-    "append_whole",
     "open_for_append",
-    "write_all",
     "write_fresh_log",
 ]
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write ``data`` to ``fd`` in one ``write()`` (looping only on a short write)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> int:
-    """Append ``data`` (whole lines) to the log open on ``fd`` with ``write``; a failed write
-    leaves no part of it. Returns the log's size after it.
-
-    Raises:
-        OSError: the write failed (the log is cut back to where it ended before).
-    """
-    end = os.lseek(fd, 0, os.SEEK_END)
-    try:
-        write(fd, data)
-    except OSError:
-        with contextlib.suppress(OSError):  # a torn line would glue onto the next record
-            os.ftruncate(fd, end)
-        raise
-    return end + len(data)
 
 
 def write_fresh_log(

@@ -18,11 +18,11 @@ never stored here (its line keeps it, escaped).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
 from steiner_tui.errors import SessionError
+from steiner_tui.sessions.whole_append import append_whole
 
 __all__ = ["TEXT_FILE_NAME", "TEXT_MIN_BYTES", "LostText", "StoredTexts", "TextFile"]
 
@@ -90,19 +90,9 @@ class TextFile:
             return None
         if len(data) < TEXT_MIN_BYTES:
             return None
-        fd = self._open()
-        start = self.end
-        view = memoryview(data)
-        try:
-            while view:  # one write(), looping only on a short one (as the log's lines)
-                view = view[os.write(fd, view) :]
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, start)
-            raise
-        self.end = start + len(data)
+        self.end = append_whole(self._open(), data)
         self._dirty = True
-        return start, len(data)
+        return self.end - len(data), len(data)
 
     @property
     def descriptor(self) -> int | None:

@@ -75,7 +75,7 @@ from steiner_tui.sessions.followed_run import LoggedRun, header_record, meta_at_
 from steiner_tui.sessions.lineage_sync import Written, write_missing
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
-from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit, append_whole, write_all
+from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
@@ -97,6 +97,7 @@ from steiner_tui.sessions.records import (
 )
 from steiner_tui.sessions.request_trail import RequestTrail
 from steiner_tui.sessions.text_file import TextFile
+from steiner_tui.sessions.whole_append import append_whole, write_all
 
 __all__ = ["LoggedRun", "SessionLog"]
 
@@ -150,7 +151,7 @@ class SessionLog:
         """Told, with what was saved again, when the log was written anew because its folder
         was removed while the session was open (the session's sink says it)."""
         self.write = write
-        """Hands lines to the kernel in one ``write()`` (``log_file.write_all``)."""
+        """Hands lines to the kernel in one ``write()`` (``whole_append.write_all``)."""
         self._clock = clock
         self.partial = PartialReply(
             every_bytes=partial_bytes, every_seconds=partial_interval, clock=monotonic

@@ -97,6 +97,12 @@ class CacheDiagnostics:
         self.session_cost: RequestCost | None = ZERO_COST
         """What the session's calls cost so far (None once one of them had no price)."""
 
+    def last_of(self, model: str) -> CacheTurn | None:
+        """``last`` while the provider may still cache it for ``model``: a cache belongs to
+        one model, so after ``/model`` nothing is cached until that model is back."""
+        last = self.last
+        return last if last is not None and last.snapshot.model == model else None
+
     def main(self, snapshot: RequestSnapshot) -> CacheDiagnostic:
         """The diagnostic of a main-session call (normal turn or main summary); it moves the
         baseline and takes the cold-start mark."""

@@ -22,7 +22,7 @@ from steiner_tui.agent.session import Session
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_view
 from steiner_tui.app.live_files import FileChanges, WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
-from steiner_tui.engine.cache_causes import CacheEffect, CacheTurn, cache_effect
+from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import (
     EngineEvent,
@@ -171,7 +171,7 @@ class SessionController:
         cache = runner.cache
         ttl = cache_ttl_seconds(model.model)
         left = None
-        if (last := self._cached()) is not None and ttl is not None:
+        if (last := cache.last_of(model.model)) is not None and ttl is not None:
             left = ttl - (now - last.at).total_seconds()
         next_cache = None
         if preview and cache.last is not None:
@@ -189,15 +189,6 @@ class SessionController:
             self.action_effects(top),
         )
 
-    def _cached(self) -> CacheTurn | None:
-        """The last main request while the provider may still cache it for this model (a
-        cache belongs to one model: after ``/model`` nothing is cached until it is back)."""
-        runner = self.driver.runner
-        last = runner.cache.last
-        if last is None or last.snapshot.model != runner.model.model:
-            return None
-        return last
-
     def action_effects(self, top: Sequence[CostItem] = ()) -> tuple[tuple[str, CacheEffect], ...]:
         """What each action would do to the provider's cache if taken now: ``/compact``
         (a new conversation after the context blocks), ``/model`` (all of it, priced at this
@@ -205,7 +196,7 @@ class SessionController:
         the largest result the ranking (``top``) offers to mask (from its first message), and
         a skill toggle or a threshold change (appended after the conversation)."""
         runner = self.driver.runner
-        last = self._cached()
+        last = runner.cache.last_of(runner.model.model)
         if last is None:
             return ()
         model = runner.model

@@ -297,3 +297,15 @@ def test_exec_prints_each_requests_cost_and_events_carry_it(
     assert {"reused_tokens", "rewritten_tokens", "cause", "detail", "cost_usd"} <= set(
         usage["cache"]
     )
+
+
+def test_the_offline_model_names_the_project_context_it_was_sent(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    # The project context and the session date travel merged in one user message.
+    (sample_project / "NOTES.md").write_text("The release branch is `main`.\n")
+    (sample_project / ".steiner").mkdir()
+    (sample_project / ".steiner" / "config.toml").write_text('[context]\nfiles = ["NOTES.md"]\n')
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "hello")
+    assert out.returncode == 0, out.stderr
+    assert "Visible sources: system instructions, project context, the session date." in out.stdout

@@ -4,6 +4,8 @@ named, sources never (the real Claude Code fixtures)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from steiner_tui.engine.cache_causes import USAGE_ONLY
 from steiner_tui.engine.prices import PRICE_TABLE
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.figures import chart_rows
+from steiner_tui.units import dollars
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 MIXED = next(iter(sorted(FIXTURES.glob("ae4a77f8*.jsonl"))), None)
@@ -91,3 +94,32 @@ def test_config_prices_by_model_id_prefer_a_bare_ref() -> None:
     }
     prices = parse_config([("test", {"models": models})]).price_overrides
     assert {key: p.input for key, p in prices.items()} == {"claude-x": 2.0, "gpt-y": 4.0}
+
+
+def test_the_import_command_prints_each_sessions_cost_as_the_import_screen_does(
+    tmp_path: Path,
+) -> None:
+    folder = Path(__file__).parent / "data" / "claude-code-2.0.28"
+    main = import_claude_session(folder / "74540f63-2907-49ff-a887-c1aa26959730.jsonl")
+    data = main.to_json()
+    rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
+    total = sum(r.cost_usd or 0 for r in rows)
+    assert total > 0
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env |= {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(tmp_path), "import", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith(main.id))
+    assert lines[head + 2] == (
+        f"  cost {dollars(total)} · cache causes: usage only, no request bodies "
+        "(compactions and time named)"
+    )
+    assert sum(line.lstrip().startswith("cost $") for line in lines) == 4  # and each sub-agent

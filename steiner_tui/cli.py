@@ -51,6 +51,13 @@ def _resume_option(command: argparse.ArgumentParser, dest: str, what: str) -> No
     )
 
 
+def _port(value: str) -> int:
+    """A TCP port from the command line (0: any free one)."""
+    if not value.isdecimal() or int(value) > 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port (0 to 65535)")
+    return int(value)
+
+
 def _run_options(command: argparse.ArgumentParser, model_help: str) -> None:
     """The options of a command that runs a task (``exec``, ``oneshot``)."""
     command.add_argument("--model", default=None, help=model_help)
@@ -117,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     shots.add_argument("--out", default="screenshots", help="output folder (default: screenshots)")
 
     cap = sub.add_parser("capture", help="record an agent's requests through a local proxy")
-    cap.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
+    cap.add_argument("--port", type=_port, default=8765, help="port on 127.0.0.1 (default 8765)")
     cap.add_argument("--upstream", default=None, help="API base URL (default: the real APIs)")
     cap_sub = cap.add_subparsers(dest="capture_command")
     cap_sub.add_parser("list", help="list captures, newest first")

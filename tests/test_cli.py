@@ -64,6 +64,17 @@ def test_a_wrong_command_line_is_told_as_before(
     assert said in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_a_capture_port_out_of_range_is_a_usage_error(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 99999 reached the socket's bind and ended in an OverflowError's traceback.
+    with pytest.raises(SystemExit) as exited:
+        parse_arguments(["capture", "--port", port])
+    assert exited.value.code == 2
+    assert f"argument --port: {port!r} is not a port (0 to 65535)" in capsys.readouterr().err
+
+
 def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_arguments(["--help"])

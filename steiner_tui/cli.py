@@ -77,9 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line's parser."""
     parser = argparse.ArgumentParser(
         prog="steiner-tui",
-        usage=(
-            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]] [--model REF] "
-            "[--trust-project] [COMMAND] ..."
+        usage=(  # two lines, as argparse wraps a usage it writes (aligned after "usage: ")
+            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]]\n"
+            "                   [--model REF] [--trust-project] [COMMAND] ..."
         ),
         description="A workbench for LLM coding sessions that shows and steers their context.",
         epilog="With no command: open the workbench on the project (PATH or --project).",
@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
         "configured one; a resumed session's last)",
     )
     parser.add_argument("--trust-project", action="store_true", help=_TRUST_HELP)
-    sub = parser.add_subparsers(dest="command")
+    # Without ``prog`` each command's usage and errors would begin with the usage above.
+    sub = parser.add_subparsers(dest="command", prog="steiner-tui")
 
     ctx = sub.add_parser("context", help="print what the next request sends, per source")
     ctx.add_argument("path", nargs="?", default=None, help="project directory (default: .)")

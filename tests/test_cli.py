@@ -75,6 +75,33 @@ def test_a_capture_port_out_of_range_is_a_usage_error(
     assert f"argument --port: {port!r} is not a port (0 to 65535)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "usage", "said"),
+    [
+        (["exec", "--mode", "x"], "usage: steiner-tui exec [-h]", "steiner-tui exec: error: "),
+        (["capture", "show"], "usage: steiner-tui capture show [-h]", "capture show: error: "),
+    ],
+)
+def test_a_commands_usage_and_error_name_the_command_alone(
+    argv: list[str], usage: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # They began with the whole usage line of steiner-tui itself, "[COMMAND] ..." included.
+    with pytest.raises(SystemExit):
+        parse_arguments(argv)
+    err = capsys.readouterr().err
+    assert err.startswith(usage) and said in err and "[COMMAND]" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["exec", "--help"], ["sessions", "fork", "-h"]])
+def test_help_fits_an_80_column_terminal(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        parse_arguments(argv)
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= 80
+
+
 def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_arguments(["--help"])

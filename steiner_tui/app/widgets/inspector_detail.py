@@ -57,6 +57,8 @@ EARLIER_MESSAGES = "earlier"
 NOT_IN_LOG = "not recorded in the session log"
 """The first line of a logged request's message that the log does not hold."""
 _USAGE_NAMES = ("prompt", "completion", "cache read", "cache write")
+_NARROWEST_LINE = len(NOT_IN_LOG)
+"""The first lines' column at the narrowest (the table scrolls sideways below)."""
 _MESSAGE_COLUMNS = ("#", "Role", "Source", "Bytes", "Hash", "First line")
 _FRAME = 4 + 2 * len(_MESSAGE_COLUMNS)
 """The messages table's border and scrollbar, and its columns' padding."""
@@ -222,8 +224,6 @@ class RequestDetail(Vertical):
     def _fill_messages(self, snapshot: InspectedRequest) -> None:
         messages = self.query_one("#messages", DataTable)
         cursor = messages.cursor_row
-        messages.clear(columns=True)  # a column keeps the width of its widest cell otherwise
-        messages.add_columns(*_MESSAGE_COLUMNS)
         first = self.first_shown
         sources = [sources_label(s) for s in message_sources(snapshot)[first:]]
         rows = [
@@ -236,12 +236,17 @@ class RequestDetail(Vertical):
             )
             for number, message in enumerate(snapshot.messages[first:], first)
         ]
-        # The first lines take what the other columns, as wide as their cells, leave.
-        self._fixed = _FRAME + sum(
-            max(len(head), *(len(row[column]) for row in rows))
+        # Columns as wide as their cells, set here rather than measured when the table is next
+        # idle: the first lines take what the others leave.
+        widths = [
+            max([len(head), *(len(row[column]) for row in rows)])
             for column, head in enumerate(_MESSAGE_COLUMNS[:-1])
-        )
-        self._line_width = width = max(30, self.size.width - self._fixed)
+        ]
+        self._fixed = _FRAME + sum(widths)
+        self._line_width = width = max(_NARROWEST_LINE, self.size.width - self._fixed)
+        messages.clear(columns=True)
+        for head, column_width in zip(_MESSAGE_COLUMNS, (*widths, width), strict=True):
+            messages.add_column(head, width=column_width)
         if first:
             note = cell(f"▲ {first:,} earlier messages · Enter shows them", "italic")
             messages.add_row(cell(""), cell(""), cell(""), cell(""), cell(""), note,
@@ -263,7 +268,7 @@ class RequestDetail(Vertical):
     def on_resize(self, event: events.Resize) -> None:
         """The first lines take the width the table has."""
         snapshot = self.snapshot
-        width = max(30, event.size.width - self._fixed)
+        width = max(_NARROWEST_LINE, event.size.width - self._fixed)
         if snapshot is not None and width != self._line_width:
             self._fill_messages(snapshot)
 

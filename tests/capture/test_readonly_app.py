@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.capture_view import CaptureScreen
@@ -235,6 +236,16 @@ async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
         assert generations[1].outcome is not None
         assert generations[1].outcome.before_tokens == session.generations[0].pre_tokens
         assert generations[1].outcome.trigger == session.generations[0].trigger == "auto"
+
+
+async def test_an_imports_summary_counts_in_words_that_agree() -> None:
+    folder = Path(__file__).parents[1] / "importers" / "data" / "claude-code-2.0.28"
+    session = import_claude_session(folder / "74540f63-2907-49ff-a887-c1aa26959730.jsonl")
+    app = ReadOnlyApp(imported=session.to_json())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        summary = str(app.screen.query_one("#imported-summary", Static).render())
+        assert "0 compactions · 1 sub-agent\n" in summary  # was "1 sub-agents"
 
 
 def test_capture_list_and_show(

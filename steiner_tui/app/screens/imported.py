@@ -46,6 +46,10 @@ _OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
 """What a call the agent made for itself is called (by its link's tool)."""
 
 
+def _counted(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def compaction_label(generation: dict[str, Any]) -> str:
     """``▼ compaction (auto, 167,094 before)``."""
     trigger = generation.get("trigger") or "trigger not recorded"
@@ -134,11 +138,12 @@ class ImportedScreen(Screen[None]):
         priced = [row for row in rows if not row.compaction]
         self.query_one("#imported-summary", Static).update(
             Text(
-                f"{session.get('path', '')}\n{len(requests)} requests · input tokens, all "
-                f"requests {count(context)}, {share} read from the cache · output "
+                f"{session.get('path', '')}\n{_counted(len(requests), 'request')} · input "
+                f"tokens, all requests {count(context)}, {share} read from the cache · output "
                 f"{count(sum(r['output_tokens'] for r in requests))} · "
-                f"{len(generations)} compaction{'s' if len(generations) != 1 else ''} · "
-                f"{len(session.get('subagents') or [])} sub-agents\n{session_cost(priced)}"
+                f"{_counted(len(generations), 'compaction')} · "
+                f"{_counted(len(session.get('subagents') or []), 'sub-agent')}\n"
+                f"{session_cost(priced)}"
             )
         )
         chart = self.query_one(RequestChart)

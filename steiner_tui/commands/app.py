@@ -23,7 +23,6 @@ import os
 import sys
 from pathlib import Path
 
-import msgspec
 from textual.theme import BUILTIN_THEMES
 
 from steiner_tui import paths
@@ -127,25 +126,29 @@ def _start(
     Raises:
         ConfigError, ValueError, SessionNotFoundError, SessionLoadError: as above.
     """
-    config = load_config(root, os.environ, trust_project=trust)
-    check_theme(config)
-    config_dir = paths.config_dir()
-    remove_stale_forks(paths.sessions_dir())  # forks killed before they were renamed into place
-    request = SessionRequest(
-        root,
-        config,
-        config_dir=config_dir,
-        env=os.environ,
-        model=model,
-        estimator=make_estimator(),
-    )
+    sessions = paths.sessions_dir()
+    remove_stale_forks(sessions)  # forks killed before they were renamed into place
+    loaded = None
     if resume is not None:
-        sessions = paths.sessions_dir()
         loaded = find_session(root, resume, sessions)
         if SessionStore(sessions).is_open(loaded.session_id):
             raise SessionBusyError(
                 f"session {loaded.session_id!r} is open in a running steiner-tui"
             )
-        request = msgspec.structs.replace(request, resume=loaded)
+        # The session goes on in its own project, wherever the command is run: its config,
+        # the status line and the pastes folder are that project's too.
+        recorded = Path(loaded.project_root) if loaded.project_root else root
+        root = recorded if recorded.is_dir() else root
+    config = load_config(root, os.environ, trust_project=trust)
+    check_theme(config)
+    request = SessionRequest(
+        root,
+        config,
+        config_dir=paths.config_dir(),
+        env=os.environ,
+        model=model,
+        estimator=make_estimator(),
+        resume=loaded,
+    )
     planned_model_label(request)  # an unknown provider or a missing key stops here
     return request

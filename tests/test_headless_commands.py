@@ -309,3 +309,26 @@ def test_the_offline_model_names_the_project_context_it_was_sent(
     out = _run(tmp_path, "--project", str(sample_project), "exec", "hello")
     assert out.returncode == 0, out.stderr
     assert "Visible sources: system instructions, project context, the session date." in out.stdout
+
+
+def test_exec_resume_by_id_from_another_folder_reads_the_sessions_project_config(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    (sample_project / ".steiner").mkdir()
+    (sample_project / ".steiner" / "config.toml").write_text("[ui]\nbogus = 1\n")
+    first = _run(tmp_path, "--project", str(sample_project), "exec", "hello")
+    assert first.returncode == 0, first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].strip()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "exec", "--resume", session_id, "again"],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        cwd=elsewhere,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stderr
+    # The session goes on in its project: its config (here, its unknown key) as well.
+    assert "unknown key 'ui.bogus' ignored" in again.stderr

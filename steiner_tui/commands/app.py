@@ -35,7 +35,7 @@ from steiner_tui.commands.headless_io import keep_compiled_templates, make_estim
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError
 from steiner_tui.sessions.fork import remove_stale_forks
-from steiner_tui.sessions.resume import find_session
+from steiner_tui.sessions.resume import find_session, resumed_project
 from steiner_tui.sessions.store import SessionStore
 
 __all__ = ["resume_command", "resume_hint", "run"]
@@ -135,10 +135,7 @@ def _start(
             raise SessionBusyError(
                 f"session {loaded.session_id!r} is open in a running steiner-tui"
             )
-        # The session goes on in its own project, wherever the command is run: its config,
-        # the status line and the pastes folder are that project's too.
-        recorded = Path(loaded.project_root) if loaded.project_root else root
-        root = recorded if recorded.is_dir() else root
+        root = resumed_project(loaded, root)
     config = load_config(root, os.environ, trust_project=trust)
     check_theme(config)
     request = SessionRequest(

@@ -78,26 +78,27 @@ def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> No
                 )
             )
         )
-    # A terminal's width (a pipe gets 160): columns give way to the title, which is cut with
-    # "…" rather than every cell folded onto more lines.
-    width = shutil.get_terminal_size().columns if out.isatty() else 160
+    # On a terminal, its width: columns give way to the title, which is cut with "…" rather
+    # than every cell folded onto more lines. A pipe gets every column, 160 wide, folded.
+    terminal = out.isatty()
+    width = shutil.get_terminal_size().columns if terminal else 160
     widths = {c: max(len(c), *(len(one_line(r[c])) for r in cells)) for c in _COLUMNS}
     shown = list(_COLUMNS)
-    for column in _GIVE_WAY:  # a column takes its width and 3 (" │ "), the table 1 more
+    for column in _GIVE_WAY if terminal else ():  # a column: its width and " │ ", the table 1
         if sum(widths[c] + 3 for c in shown if c != "title") + _TITLE_ROOM + 4 <= width:
             break
         shown.remove(column)
-    others = sum(widths[c] + 3 for c in shown if c != "title")
+    room = width - sum(widths[c] + 3 for c in shown if c != "title") - 4
     table = Table(title=Text(f"Sessions ({len(rows)})"))
     for name in shown:
-        title = name == "title"
+        cut = terminal and name == "title"
         table.add_column(
             name,
             justify="right" if name in ("generations", "size") else "left",
-            overflow="ellipsis" if title else "fold",
-            no_wrap=title,
-            min_width=None if title else widths[name],
-            max_width=max(_TITLE_ROOM, width - others - 4) if title else None,
+            overflow="ellipsis" if cut else "fold",
+            no_wrap=cut,
+            min_width=widths[name] if terminal and not cut else None,
+            max_width=max(_TITLE_ROOM, room) if cut else None,
         )
     for row_cells in cells:
         table.add_row(*(Text(one_line(row_cells[c])) for c in shown))  # data, never markup

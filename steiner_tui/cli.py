@@ -19,6 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from urllib.parse import urlsplit
 
 from steiner_tui import __version__
 from steiner_tui.process_guard import guard_process
@@ -56,6 +57,16 @@ def _port(value: str) -> int:
     if not value.isdecimal() or int(value) > 65535:
         raise argparse.ArgumentTypeError(f"{value!r} is not a port (0 to 65535)")
     return int(value)
+
+
+def _upstream(value: str) -> str:
+    """An API base URL from the command line: http or https, with a host."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an http(s) URL (e.g. http://127.0.0.1:8080)"
+        )
+    return value
 
 
 def _run_options(command: argparse.ArgumentParser, model_help: str) -> None:
@@ -126,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cap = sub.add_parser("capture", help="record an agent's requests through a local proxy")
     cap.add_argument("--port", type=_port, default=8765, help="port on 127.0.0.1 (default 8765)")
-    cap.add_argument("--upstream", default=None, help="API base URL (default: the real APIs)")
+    cap.add_argument(
+        "--upstream", type=_upstream, default=None, help="API base URL (default: the real APIs)"
+    )
     cap_sub = cap.add_subparsers(dest="capture_command")
     cap_sub.add_parser("list", help="list captures, newest first")
     cap_show = cap_sub.add_parser("show", help="print a capture's requests")

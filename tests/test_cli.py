@@ -75,6 +75,23 @@ def test_a_capture_port_out_of_range_is_a_usage_error(
     assert f"argument --port: {port!r} is not a port (0 to 65535)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("upstream", ["notaurl", "api.anthropic.com", "ftp://x", "http://"])
+def test_a_capture_upstream_that_is_not_an_http_url_is_a_usage_error(
+    upstream: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was taken as given: the proxy ran, and every request it forwarded failed.
+    with pytest.raises(SystemExit) as exited:
+        parse_arguments(["capture", "--upstream", upstream])
+    assert exited.value.code == 2
+    said = f"argument --upstream: {upstream!r} is not an http(s) URL (e.g. http://127.0.0.1:8080)"
+    assert said in capsys.readouterr().err
+
+
+def test_a_capture_upstream_url_is_taken() -> None:
+    args = parse_arguments(["capture", "--upstream", "http://127.0.0.1:9/v1"])
+    assert args.upstream == "http://127.0.0.1:9/v1"
+
+
 @pytest.mark.parametrize(
     ("argv", "usage", "said"),
     [

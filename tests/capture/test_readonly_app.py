@@ -248,6 +248,14 @@ async def test_an_imports_summary_counts_in_words_that_agree() -> None:
         assert "0 compactions · 1 sub-agent\n" in summary  # was "1 sub-agents"
 
 
+def test_the_captures_list_counts_in_words_that_agree(tmp_path: Path) -> None:
+    from steiner_tui.app.screens.captures import list_readonly
+
+    write_capture(tmp_path).close()  # one request
+    [(kind, _, _, what)] = list_readonly(tmp_path)
+    assert kind == "capture" and what.startswith("1 request · "), what  # was "1 requests"
+
+
 def test_capture_list_and_show(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,6 +25,7 @@ from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.capture.store import list_captures
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.store import list_imports, load_import
+from steiner_tui.units import counted
 
 __all__ = ["CapturesScreen", "list_readonly"]
 
@@ -41,7 +42,7 @@ def list_readonly(base: Path) -> list[Row]:
             "capture",
             c.capture_id,
             c.created.astimezone().strftime("%Y-%m-%d %H:%M"),
-            f"{c.requests} requests · {c.upstream or 'the real APIs'}"
+            f"{counted(c.requests, 'request')} · {c.upstream or 'the real APIs'}"
             + (f" · {len(c.problems)} unreadable" if c.problems else ""),
         )
         for c in list_captures(base)
@@ -58,8 +59,8 @@ def list_readonly(base: Path) -> list[Row]:
                 "import",
                 session_id,
                 when,
-                f"{data.get('source', '')} · {len(requests)} requests · "
-                f"{len(data.get('generations') or [])} compactions",
+                f"{data.get('source', '')} · {counted(len(requests), 'request')} · "
+                f"{counted(len(data.get('generations') or []), 'compaction')}",
             )
         )
     return rows

@@ -37,17 +37,13 @@ from steiner_tui.importers.follow import FOLLOW_POLL_MS, TranscriptFollower
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
-from steiner_tui.units import count
+from steiner_tui.units import count, counted
 
 __all__ = ["ImportedScreen", "compaction_label"]
 
 
 _OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
 """What a call the agent made for itself is called (by its link's tool)."""
-
-
-def _counted(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def compaction_label(generation: dict[str, Any]) -> str:
@@ -138,11 +134,11 @@ class ImportedScreen(Screen[None]):
         priced = [row for row in rows if not row.compaction]
         self.query_one("#imported-summary", Static).update(
             Text(
-                f"{session.get('path', '')}\n{_counted(len(requests), 'request')} · input "
+                f"{session.get('path', '')}\n{counted(len(requests), 'request')} · input "
                 f"tokens, all requests {count(context)}, {share} read from the cache · output "
                 f"{count(sum(r['output_tokens'] for r in requests))} · "
-                f"{_counted(len(generations), 'compaction')} · "
-                f"{_counted(len(session.get('subagents') or []), 'sub-agent')}\n"
+                f"{counted(len(generations), 'compaction')} · "
+                f"{counted(len(session.get('subagents') or []), 'sub-agent')}\n"
                 f"{session_cost(priced)}"
             )
         )

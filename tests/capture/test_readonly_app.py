@@ -376,3 +376,33 @@ async def test_the_sessions_screen_opens_captures_and_imports(tmp_path: Path) ->
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_the_captures_list_gives_what_the_width_left(tmp_path: Path) -> None:
+    """An import's 36-character id pushed "what" past the table's edge, cut without a mark
+    (below 89 columns it still scrolls sideways: "what" keeps 20)."""
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from steiner_tui.app.screens.captures import CapturesScreen
+    from steiner_tui.importers.store import save_import
+
+    write_capture(tmp_path).close()
+    session = import_claude_session(write_sample_transcript(tmp_path / "claude"))
+    save_import(tmp_path, session)
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(CapturesScreen(tmp_path))
+
+    app = Host()
+    async with app.run_test(size=(120, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        for size, end in (((120, 24), "1 compaction"), ((90, 24), "…"), ((150, 24), "n")):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            used = sum(c.get_render_width(table) for c in table.columns.values())
+            assert used <= table.scrollable_content_region.width, size
+            assert table.render_line(2).text.rstrip().endswith(end), size

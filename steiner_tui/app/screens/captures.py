@@ -31,6 +31,10 @@ __all__ = ["CapturesScreen", "list_readonly"]
 
 EMPTY = "No captures or imports yet: run `steiner-tui capture` or `steiner-tui import`."
 
+_HEADS = ("kind", "id", "when", "what")
+_FRAME = 2 + 2 * len(_HEADS)
+"""The table's scrollbar and its columns' padding."""
+
 Row = tuple[str, str, str, str]
 """Kind (``capture`` or ``import``), id, when, what."""
 
@@ -84,6 +88,7 @@ class CapturesScreen(Screen[None]):
         self.prices = prices
         """The config's prices by model id (before the table)."""
         self.rows: list[Row] = []
+        self._what_width = 0
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -92,7 +97,6 @@ class CapturesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("kind", "id", "when", "what")
         self.reload()
 
     @work(exclusive=True, group="captures-list")
@@ -101,13 +105,26 @@ class CapturesScreen(Screen[None]):
         self.show_rows(await asyncio.to_thread(list_readonly, self.base))
 
     def show_rows(self, rows: list[Row]) -> None:
+        """List ``rows``: "what" takes the width the other columns leave (20 at the least),
+        cut with "…"."""
         self.rows = rows
         table = self.query_one(DataTable)
-        table.clear()
+        cursor = table.cursor_row
+        widths = [max([len(name), *(len(row[n]) for row in rows)]) for n, name in enumerate(_HEADS)]
+        widths[-1] = self._what_width = max(20, self.size.width - _FRAME - sum(widths[:-1]))
+        table.clear(columns=True)
+        for name, width in zip(_HEADS, widths, strict=True):
+            table.add_column(name, width=width)
         for row in rows:
-            table.add_row(*(Text(cell) for cell in row))
+            table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in row))
+        table.move_cursor(row=cursor)
         self.query_one("#readonly-empty", Static).display = not rows
         self.sub_title = f"{len(rows)} read-only"
+
+    def on_resize(self) -> None:
+        others = sum(c.width for c in list(self.query_one(DataTable).columns.values())[:-1])
+        if self.rows and max(20, self.size.width - _FRAME - others) != self._what_width:
+            self.show_rows(self.rows)
 
     @on(DataTable.RowSelected, "#readonly-items")
     def _selected(self, event: DataTable.RowSelected) -> None:

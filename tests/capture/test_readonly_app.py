@@ -406,3 +406,16 @@ async def test_the_captures_list_gives_what_the_width_left(tmp_path: Path) -> No
             used = sum(c.get_render_width(table) for c in table.columns.values())
             assert used <= table.scrollable_content_region.width, size
             assert table.render_line(2).text.rstrip().endswith(end), size
+
+
+async def test_a_one_request_capture_says_one_request(tmp_path: Path) -> None:
+    write_capture(tmp_path).close()
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureWorkbench)
+        assert " · 1 request · " in str(app.screen.sub_title)  # was "1 requests"
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+        assert " · 1 request · " in str(app.screen.sub_title)

@@ -332,3 +332,24 @@ def test_exec_resume_by_id_from_another_folder_reads_the_sessions_project_config
     assert again.returncode == 0, again.stderr
     # The session goes on in its project: its config (here, its unknown key) as well.
     assert "unknown key 'ui.bogus' ignored" in again.stderr
+
+
+def test_a_resumed_session_of_one_message_says_one_message(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    folder = tmp_path / "xdg" / "steiner" / "sessions" / "a1b2c3d4e5f6"
+    folder.mkdir(parents=True)
+    header = {
+        "type": "header",
+        "version": 8,
+        "session_id": "a1b2c3d4e5f6",
+        "project_root": str(sample_project.resolve()),
+        "created": "2026-12-05T06:53:38Z",
+        "alias": "offline",
+        "model": "offline",
+    }
+    user = {"type": "user", "content": "hello", "turn": 1}  # the app stopped before any reply
+    (folder / "session.jsonl").write_text(f"{json.dumps(header)}\n{json.dumps(user)}\n")
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "--resume", "a1b2c3d4e5f6", "hi")
+    assert out.returncode == 0, out.stderr
+    assert "steiner-tui: resumed session a1b2c3d4e5f6 (1 message)\n" in out.stderr  # "1 messages"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import msgspec
 import pytest
 
@@ -52,6 +54,7 @@ def test_a_digest_from_the_contents_bytes_is_the_messages_digest(message: Messag
     fed = Message(**msgspec.structs.asdict(message))
     assert fed.digest_from(memoryview(b"<" + data + b">")[1:-1]) == expected
     assert fed.digest() == expected == message_hash(message)
+    assert copy.copy(fed).digest() == expected  # a copy skips ``__post_init__``
     assert fed.prompt_bytes == len(message.role) + len(data)
 
 

@@ -55,6 +55,11 @@ def test_a_digest_from_the_contents_bytes_is_the_messages_digest(message: Messag
     assert fed.digest_from(memoryview(b"<" + data + b">")[1:-1]) == expected
     assert fed.digest() == expected == message_hash(message)
     assert copy.copy(fed).digest() == expected  # a copy skips ``__post_init__``
+    other = fed.with_content("ü")  # derives its own digest and size
+    assert (other.digest(), other.prompt_bytes) == (
+        Message(**msgspec.structs.asdict(other)).digest(),
+        len(message.role) + 2,
+    )
     assert fed.prompt_bytes == len(message.role) + len(data)
 
 

@@ -118,12 +118,12 @@ def _plain(value: Any) -> bool:
         return bool(-_SAFE_INT <= value <= _SAFE_INT)
     # Loops, not ``all`` over generators: a tool call's arguments are checked at every call.
     if isinstance(value, dict):
-        for key, item in value.items():
+        for key, item in value.items():  # noqa: SIM110
             if type(key) is not str or not _plain(item):
                 return False
         return True
     if kind is tuple or kind is list:
-        for item in value:
+        for item in value:  # noqa: SIM110
             if not _plain(item):
                 return False
         return True

@@ -22,6 +22,7 @@ from types import ModuleType
 from urllib.parse import urlsplit
 
 from steiner_tui import __version__
+from steiner_tui.gc_pause import gc_paused
 from steiner_tui.process_guard import guard_process
 
 __all__ = ["build_parser", "import_command", "main", "parse_arguments", "split_project_path"]
@@ -240,11 +241,10 @@ def import_command(module_name: str) -> ModuleType:
     alternating launches: +20-40 ms of CPU, +126-269 ms of wall time on a loaded machine).
     ``gc.freeze`` keeps them out of later full collections too.
     """
-    gc.disable()
     try:
-        return importlib.import_module(module_name)
+        with gc_paused():
+            return importlib.import_module(module_name)
     finally:
-        gc.enable()
         gc.freeze()
 
 

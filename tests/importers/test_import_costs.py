@@ -18,7 +18,7 @@ from steiner_tui.units import dollars
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 MIXED = next(iter(sorted(FIXTURES.glob("ae4a77f8*.jsonl"))), None)
-"""A session whose requests go to two models: Haiku (priced) and Opus 4.6 (not in the table)."""
+"""A session whose requests go to two models: Haiku 4.5 and Opus 4.6."""
 
 
 @pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
@@ -27,21 +27,21 @@ def test_each_request_is_priced_and_its_cause_named_from_usage_only() -> None:
     data = import_claude_session(MIXED).to_json()
     rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
     assert len(rows) == len(data["requests"])
-    haiku = PRICE_TABLE["claude-haiku-4"]
     for row, request in zip(rows, data["requests"], strict=True):
         assert row.reported and row.cache is not None
-        if request["model"].startswith("claude-haiku-4-5"):
-            uncached = request["context_tokens"] - request["cache_read_tokens"]
-            uncached -= request["cache_creation_tokens"]
-            expected = (
-                uncached * haiku.input
-                + request["cache_read_tokens"] * haiku.read
-                + request["cache_creation_tokens"] * haiku.write
-                + request["output_tokens"] * haiku.output
-            ) / 1e6
-            assert row.cost_usd == pytest.approx(expected)
-        else:
-            assert row.cost_usd is None  # an unknown price is never $0
+        model = request["model"]
+        price = PRICE_TABLE[
+            "claude-haiku-4" if model.startswith("claude-haiku") else "claude-opus-4-6"
+        ]
+        uncached = request["context_tokens"] - request["cache_read_tokens"]
+        uncached -= request["cache_creation_tokens"]
+        expected = (
+            uncached * price.input
+            + request["cache_read_tokens"] * price.read
+            + request["cache_creation_tokens"] * price.write
+            + request["output_tokens"] * price.output
+        ) / 1e6
+        assert row.cost_usd == pytest.approx(expected)
     causes = {row.cache.cause for row in rows if row.cache is not None}
     assert causes <= {"first", "kept", "compaction", "idle", "unknown"}
     assert "compaction" in causes
@@ -58,8 +58,8 @@ def test_a_config_price_reaches_an_import() -> None:
     assert MIXED is not None
     data = import_claude_session(MIXED).to_json()
     opus = [r for r in data["requests"] if r["model"].startswith("claude-opus-4-6")]
-    assert opus  # the fixture's unpriced model
-    price = {"input": 5.0, "output": 25.0, "cache_read": 0.5, "cache_write": 6.25}
+    assert opus
+    price = {"input": 7.0, "output": 30.0, "cache_read": 0.7, "cache_write": 8.0}  # not the table's
     tables = {"models": {"anthropic/claude-opus-4-6": {"price": price}}}
     prices = parse_config([("test", tables)]).price_overrides
     assert prices == {"claude-opus-4-6": ModelPrice(**price)}
@@ -72,10 +72,10 @@ def test_a_config_price_reaches_an_import() -> None:
     uncached = request["context_tokens"] - request["cache_read_tokens"]
     uncached -= request["cache_creation_tokens"]
     expected = (
-        uncached * 5.0
-        + request["cache_read_tokens"] * 0.5
-        + request["cache_creation_tokens"] * 6.25
-        + request["output_tokens"] * 25.0
+        uncached * 7.0
+        + request["cache_read_tokens"] * 0.7
+        + request["cache_creation_tokens"] * 8.0
+        + request["output_tokens"] * 30.0
     ) / 1e6
     assert first.cost_usd == pytest.approx(expected)
 

@@ -37,7 +37,7 @@ from steiner_tui.sessions.errors import SessionBusyError
 from steiner_tui.sessions.fork import fork_session, remove_stale_forks
 from steiner_tui.sessions.loader import SessionLoadError
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
-from steiner_tui.units import byte_count
+from steiner_tui.units import byte_count, counted
 
 __all__ = ["execute", "run"]
 
@@ -203,7 +203,7 @@ def execute(
             active = fork.lineage.active
             print(
                 f"forked {args.id} into {fork.session_id} "
-                f"(generation {active.id}, {len(active.messages)} messages)",
+                f"(generation {active.id}, {counted(len(active.messages), 'message')})",
                 file=out,
             )
             for problem in fork.source_problems:

@@ -68,7 +68,7 @@ async def test_list_delete_evict_fork(
     assert "fake/fake-model" in out and "question 2" in out
 
     code, out, _ = _run(sessions_base, "fork", ids[0], "--message", "1")
-    assert code == 0 and f"forked {ids[0]} into" in out and "1 messages" in out
+    assert code == 0 and f"forked {ids[0]} into" in out and "(generation 0, 1 message)" in out
     fork_id = out.split(" into ")[1].split()[0]
     assert SessionStore(sessions_base).exists(fork_id)
 

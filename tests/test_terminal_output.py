@@ -152,7 +152,9 @@ def test_import(
     transcript.write_text(json.dumps(record) + "\n" + text.replace("\n", " ") + "\n{\n")
     for as_json in (False, True):
         capsys.readouterr()
-        import_transcripts.run(argparse.Namespace(path=str(transcript), json=as_json))
+        import_transcripts.run(
+            argparse.Namespace(path=str(transcript), json=as_json, project=str(folder))
+        )
         shown = capsys.readouterr()
         assert inert(shown.out) and inert(shown.err), shown
 

@@ -134,6 +134,8 @@ class SessionLog:
         commit_interval: the longest a turn boundary waits for its fsync (0: none waits).
     """
 
+    accepts = _LOGGED
+
     def __init__(
         self,
         session_dir: Path,

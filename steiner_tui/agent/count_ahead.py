@@ -10,7 +10,8 @@ that cache. The counts are the same either way: only where they are made changes
 character heuristic is arithmetic and stays on the loop, and so does a short text once the
 prefix is counted (``inline_chars``): the thread hop would cost more than the count. Such a
 text is not counted ahead at all: the synchronous code counts it where it needs it, as it
-would have here.
+would have here. The tokenizer is built in a thread too, then first used on the loop
+(``RequestEstimator.claim``): the thread that uses tiktoken first counts fastest with it.
 """
 
 from __future__ import annotations
@@ -81,6 +82,14 @@ async def count_ahead(
     """
     if estimator.units_key(model_id) == HEURISTIC:
         return
+    if not estimator.claimed(model_id):
+        # Built in a thread, then first used here, on the loop that counts nearly everything
+        # (``RequestEstimator.claim``), before the thread below counts with it.
+        try:
+            await asyncio.to_thread(estimator.load, model_id)
+            estimator.claim(model_id)
+        except TokenizerLoadError:
+            return  # the request's own count reports it, as it does without counting ahead
     chars = sum(len(message.content) for message in new)
     limit = inline_chars(estimator.choice(model_id).strategy)
     if counted_prefix and chars < limit:

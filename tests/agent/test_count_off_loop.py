@@ -98,6 +98,34 @@ async def test_a_turn_counts_its_new_text_off_the_event_loop(
     assert request.raw_prompt_tokens == fresh.raw_tokens(CLAUDE, request.messages, request.tools)
 
 
+async def test_the_tokenizer_is_built_off_the_loop_and_counts_first_on_it(
+    make_runner: RunnerFactory,
+) -> None:
+    # tiktoken counts fastest on the thread that used it first: the loop, which counts
+    # nearly everything, even though the first request's prefix is counted in a thread.
+    loop = threading.get_ident()
+    built: list[int] = []
+
+    class BuiltWhere(RecordingSource):
+        def build(self) -> RecordingEncoder:
+            built.append(threading.get_ident())
+            return super().build()
+
+    source = BuiltWhere()
+    estimator = RequestEstimator(EncodingLoader([source]))
+    runner, _, _ = make_runner(
+        [Reply(["One."]), Reply(["Two."])], estimator=estimator, model=CLAUDE
+    )
+    await runner.run(Message("user", "first"))
+    await runner.run(Message("user", "second"))
+    assert built and built[0] != loop
+    threads = [thread for thread, _ in source.encoder.counted]
+    assert threads[0] == loop and loop in threads[1:] and set(threads) != {loop}
+    assert estimator.claimed(CLAUDE)
+    claim = source.encoder.counted[0][1]
+    assert [text for _, text in source.encoder.counted].count(claim) == 1
+
+
 async def test_a_run_cancelled_while_the_reply_is_counted_still_answers_its_calls(
     make_runner: RunnerFactory,
 ) -> None:

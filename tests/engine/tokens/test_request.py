@@ -176,6 +176,22 @@ def test_tokenizer_override_from_config() -> None:
     assert estimator.choice("gpt-4o").encoding == "heuristic"
 
 
+def test_a_tokenizer_is_loaded_without_counting_and_claimed_once_by_one_count() -> None:
+    estimator, encoder = _estimator()
+    assert not estimator.claimed("mistral-large") and estimator.claimed("offline")
+    estimator.load("mistral-large")  # cl100k_base, built
+    assert encoder.texts == []
+    estimator.claim("mistral-large")
+    estimator.claim("mistral-large")
+    assert len(encoder.texts) == 1 and estimator.claimed("mistral-large")
+    # The claim counts a text that takes every branch of the split patterns.
+    claim = encoder.texts[0]
+    for kind in ("'s", "WORDS", "words", "123", "+-", "\n\n", "\r\n", "  \n", "\u00e9"):
+        assert kind in claim
+    estimator.claim("offline")  # the heuristic: nothing to claim
+    assert len(encoder.texts) == 1
+
+
 def test_real_tokenizers_count_hello_world() -> None:
     estimator = RequestEstimator(default_encoding_loader(None))
     assert estimator.count_text("gpt-4o", "hello world") == 2

@@ -476,7 +476,7 @@ class SessionLog:
 
     def _append(self, data: bytes) -> None:
         assert self._fd is not None
-        self._size = append_whole(self._fd, data, self.write)
+        self._size = append_whole(self._fd, data, self.write, self._size)
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)

@@ -245,6 +245,16 @@ def test_old_generation_hits_are_promoted() -> None:
     assert cache.get_many([first]) == [1]
 
 
+def test_one_key_lookups_find_old_keys_and_miss_new_ones_after_a_rotation() -> None:
+    cache = CountCache(max_entries=8, max_chars=1_000_000)  # rotates every 4 entries
+    first = Message("user", "first")
+    cache.put_many([(first, 1), *((Message("user", str(i)), i) for i in range(3))])
+    assert cache.get(Message("user", "never counted")) is None  # in neither generation
+    assert cache.get(first) == 1  # old: promoted
+    cache.put_many((Message("user", f"c{i}"), i) for i in range(3))
+    assert cache.get(first) == 1 and cache.get("first") is None
+
+
 def test_cache_rejects_silly_bounds() -> None:
     with pytest.raises(ValueError):
         CountCache(max_entries=0)

@@ -27,7 +27,14 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.tokens import HEURISTIC, RequestEstimator, TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
-__all__ = ["INLINE_CHARS", "NATIVE_INLINE_CHARS", "count_ahead", "inline_chars", "off_loop"]
+__all__ = [
+    "INLINE_CHARS",
+    "NATIVE_INLINE_CHARS",
+    "claim_on_loop",
+    "count_ahead",
+    "inline_chars",
+    "off_loop",
+]
 
 INLINE_CHARS = 8_000
 """Text shorter than this is counted on the event loop: ctok counts it in under 10 ms (about
@@ -57,6 +64,19 @@ async def off_loop(work: Callable[[], T], chars: int, limit: int = INLINE_CHARS)
     return work() if chars < limit else await asyncio.to_thread(work)
 
 
+async def claim_on_loop(estimator: RequestEstimator, model_id: str) -> None:
+    """Build ``model_id``'s tokenizer in a worker thread, then count with it first here, on the
+    event loop that counts nearly everything (``RequestEstimator.claim``); at once when that
+    was done. A tokenizer that fails to load is left to the count that needs it to report."""
+    if estimator.claimed(model_id):
+        return
+    try:
+        await asyncio.to_thread(estimator.load, model_id)
+        estimator.claim(model_id)
+    except TokenizerLoadError:
+        return
+
+
 async def count_ahead(
     estimator: RequestEstimator,
     model_id: str,
@@ -82,14 +102,7 @@ async def count_ahead(
     """
     if estimator.units_key(model_id) == HEURISTIC:
         return
-    if not estimator.claimed(model_id):
-        # Built in a thread, then first used here, on the loop that counts nearly everything
-        # (``RequestEstimator.claim``), before the thread below counts with it.
-        try:
-            await asyncio.to_thread(estimator.load, model_id)
-            estimator.claim(model_id)
-        except TokenizerLoadError:
-            return  # the request's own count reports it, as it does without counting ahead
+    await claim_on_loop(estimator, model_id)  # before the thread below counts with it
     chars = sum(len(message.content) for message in new)
     limit = inline_chars(estimator.choice(model_id).strategy)
     if counted_prefix and chars < limit:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from steiner_tui.agent.count_ahead import INLINE_CHARS
+from steiner_tui.agent.count_ahead import INLINE_CHARS, claim_on_loop
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo
@@ -124,6 +124,25 @@ async def test_the_tokenizer_is_built_off_the_loop_and_counts_first_on_it(
     assert estimator.claimed(CLAUDE)
     claim = source.encoder.counted[0][1]
     assert [text for _, text in source.encoder.counted].count(claim) == 1
+
+
+async def test_a_claim_builds_off_the_loop_counts_once_on_it_and_leaves_failures() -> None:
+    # The app's context panel claims before its dry run's thread counts (budget_panel).
+    loop = threading.get_ident()
+    source = RecordingSource()
+    estimator = RequestEstimator(EncodingLoader([source]))
+    await claim_on_loop(estimator, CLAUDE)
+    await claim_on_loop(estimator, CLAUDE)
+    assert [thread for thread, _ in source.encoder.counted] == [loop]
+    assert estimator.claimed(CLAUDE)
+
+    class Broken(RecordingSource):
+        def build(self) -> RecordingEncoder:
+            raise OSError("no data file")
+
+    broken = RequestEstimator(EncodingLoader([Broken()]))
+    await claim_on_loop(broken, CLAUDE)  # reported by the count that needs it
+    assert not broken.claimed(CLAUDE)
 
 
 async def test_a_run_cancelled_while_the_reply_is_counted_still_answers_its_calls(

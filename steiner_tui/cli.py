@@ -19,8 +19,10 @@ import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from urllib.parse import urlsplit
 
 from steiner_tui import __version__
+from steiner_tui.gc_pause import gc_paused
 from steiner_tui.process_guard import guard_process
 
 __all__ = ["build_parser", "import_command", "main", "parse_arguments", "split_project_path"]
@@ -51,6 +53,23 @@ def _resume_option(command: argparse.ArgumentParser, dest: str, what: str) -> No
     )
 
 
+def _port(value: str) -> int:
+    """A TCP port from the command line (0: any free one)."""
+    if not value.isdecimal() or int(value) > 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port (0 to 65535)")
+    return int(value)
+
+
+def _upstream(value: str) -> str:
+    """An API base URL from the command line: http or https, with a host."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an http(s) URL (e.g. http://127.0.0.1:8080)"
+        )
+    return value
+
+
 def _run_options(command: argparse.ArgumentParser, model_help: str) -> None:
     """The options of a command that runs a task (``exec``, ``oneshot``)."""
     command.add_argument("--model", default=None, help=model_help)
@@ -70,9 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line's parser."""
     parser = argparse.ArgumentParser(
         prog="steiner-tui",
-        usage=(
-            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]] [--model REF] "
-            "[--trust-project] [COMMAND] ..."
+        usage=(  # two lines, as argparse wraps a usage it writes (aligned after "usage: ")
+            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]]\n"
+            "                   [--model REF] [--trust-project] [COMMAND] ..."
         ),
         description="A workbench for LLM coding sessions that shows and steers their context.",
         epilog="With no command: open the workbench on the project (PATH or --project).",
@@ -89,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         "configured one; a resumed session's last)",
     )
     parser.add_argument("--trust-project", action="store_true", help=_TRUST_HELP)
-    sub = parser.add_subparsers(dest="command")
+    # Without ``prog`` each command's usage and errors would begin with the usage above.
+    sub = parser.add_subparsers(dest="command", prog="steiner-tui")
 
     ctx = sub.add_parser("context", help="print what the next request sends, per source")
     ctx.add_argument("path", nargs="?", default=None, help="project directory (default: .)")
@@ -117,8 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     shots.add_argument("--out", default="screenshots", help="output folder (default: screenshots)")
 
     cap = sub.add_parser("capture", help="record an agent's requests through a local proxy")
-    cap.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765)")
-    cap.add_argument("--upstream", default=None, help="API base URL (default: the real APIs)")
+    cap.add_argument("--port", type=_port, default=8765, help="port on 127.0.0.1 (default 8765)")
+    cap.add_argument(
+        "--upstream", type=_upstream, default=None, help="API base URL (default: the real APIs)"
+    )
     cap_sub = cap.add_subparsers(dest="capture_command")
     cap_sub.add_parser("list", help="list captures, newest first")
     cap_show = cap_sub.add_parser("show", help="print a capture's requests")
@@ -219,11 +241,10 @@ def import_command(module_name: str) -> ModuleType:
     alternating launches: +20-40 ms of CPU, +126-269 ms of wall time on a loaded machine).
     ``gc.freeze`` keeps them out of later full collections too.
     """
-    gc.disable()
     try:
-        return importlib.import_module(module_name)
+        with gc_paused():
+            return importlib.import_module(module_name)
     finally:
-        gc.enable()
         gc.freeze()
 
 

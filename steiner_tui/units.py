@@ -17,6 +17,7 @@ __all__ = [
     "cache_summary",
     "cost_parts",
     "count",
+    "counted",
     "dollars",
     "token_count",
 ]
@@ -28,6 +29,11 @@ PRICE_UNKNOWN = format_usd(None)
 def count(value: int) -> str:
     """An exact count with thousands separators: ``12,345``."""
     return f"{value:,}"
+
+
+def counted(value: int, noun: str) -> str:
+    """A count and what it counts, plural but for one: ``1 request``, ``2,467 requests``."""
+    return f"{value:,} {noun}{'' if value == 1 else 's'}"
 
 
 def byte_count(value: int) -> str:

@@ -12,9 +12,14 @@ from __future__ import annotations
 import os
 import pty
 import select
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
+
+from steiner_tui.commands.app import _start
 
 ALTERNATE_SCREEN = b"\x1b[?1049h"
 DEADLINE = 120.0
@@ -78,3 +83,32 @@ def test_model_chooses_the_workbench_s_model(tmp_path: Path) -> None:
     assert code == 2, output
     assert b"steiner-tui: provider 'anthropic' needs an API key" in output
     assert ALTERNATE_SCREEN not in output
+
+
+def test_a_session_resumed_by_id_from_another_folder_opens_in_its_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The printed ``steiner-tui --resume ID`` run from another folder: the engine went on in
+    the session's project, but its config, its status line and its pastes folder were the
+    current folder's."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / ".steiner").mkdir(parents=True)
+    (project / ".steiner" / "config.toml").write_text('[context]\nfiles = ["NOTES.md"]\n')
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(project), "exec", "hello"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    session_id = done.stderr.rsplit("session: ", 1)[1].strip()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    request = _start(elsewhere, session_id)
+    assert request.project_root == project.resolve()
+    assert project.resolve() / ".steiner" / "config.toml" in request.config.sources
+    assert _start(elsewhere, None).project_root == elsewhere  # a new session: where it is run

@@ -64,6 +64,61 @@ def test_a_wrong_command_line_is_told_as_before(
     assert said in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_a_capture_port_out_of_range_is_a_usage_error(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 99999 reached the socket's bind and ended in an OverflowError's traceback.
+    with pytest.raises(SystemExit) as exited:
+        parse_arguments(["capture", "--port", port])
+    assert exited.value.code == 2
+    assert f"argument --port: {port!r} is not a port (0 to 65535)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("upstream", ["notaurl", "api.anthropic.com", "ftp://x", "http://"])
+def test_a_capture_upstream_that_is_not_an_http_url_is_a_usage_error(
+    upstream: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was taken as given: the proxy ran, and every request it forwarded failed.
+    with pytest.raises(SystemExit) as exited:
+        parse_arguments(["capture", "--upstream", upstream])
+    assert exited.value.code == 2
+    said = f"argument --upstream: {upstream!r} is not an http(s) URL (e.g. http://127.0.0.1:8080)"
+    assert said in capsys.readouterr().err
+
+
+def test_a_capture_upstream_url_is_taken() -> None:
+    args = parse_arguments(["capture", "--upstream", "http://127.0.0.1:9/v1"])
+    assert args.upstream == "http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "said"),
+    [
+        (["exec", "--mode", "x"], "usage: steiner-tui exec [-h]", "steiner-tui exec: error: "),
+        (["capture", "show"], "usage: steiner-tui capture show [-h]", "capture show: error: "),
+    ],
+)
+def test_a_commands_usage_and_error_name_the_command_alone(
+    argv: list[str], usage: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # They began with the whole usage line of steiner-tui itself, "[COMMAND] ..." included.
+    with pytest.raises(SystemExit):
+        parse_arguments(argv)
+    err = capsys.readouterr().err
+    assert err.startswith(usage) and said in err and "[COMMAND]" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["exec", "--help"], ["sessions", "fork", "-h"]])
+def test_help_fits_an_80_column_terminal(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        parse_arguments(argv)
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= 80
+
+
 def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_arguments(["--help"])

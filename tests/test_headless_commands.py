@@ -297,3 +297,59 @@ def test_exec_prints_each_requests_cost_and_events_carry_it(
     assert {"reused_tokens", "rewritten_tokens", "cause", "detail", "cost_usd"} <= set(
         usage["cache"]
     )
+
+
+def test_the_offline_model_names_the_project_context_it_was_sent(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    # The project context and the session date travel merged in one user message.
+    (sample_project / "NOTES.md").write_text("The release branch is `main`.\n")
+    (sample_project / ".steiner").mkdir()
+    (sample_project / ".steiner" / "config.toml").write_text('[context]\nfiles = ["NOTES.md"]\n')
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "hello")
+    assert out.returncode == 0, out.stderr
+    assert "Visible sources: system instructions, project context, the session date." in out.stdout
+
+
+def test_exec_resume_by_id_from_another_folder_reads_the_sessions_project_config(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    (sample_project / ".steiner").mkdir()
+    (sample_project / ".steiner" / "config.toml").write_text("[ui]\nbogus = 1\n")
+    first = _run(tmp_path, "--project", str(sample_project), "exec", "hello")
+    assert first.returncode == 0, first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].strip()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "exec", "--resume", session_id, "again"],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        cwd=elsewhere,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stderr
+    # The session goes on in its project: its config (here, its unknown key) as well.
+    assert "unknown key 'ui.bogus' ignored" in again.stderr
+
+
+def test_a_resumed_session_of_one_message_says_one_message(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    folder = tmp_path / "xdg" / "steiner" / "sessions" / "a1b2c3d4e5f6"
+    folder.mkdir(parents=True)
+    header = {
+        "type": "header",
+        "version": 8,
+        "session_id": "a1b2c3d4e5f6",
+        "project_root": str(sample_project.resolve()),
+        "created": "2026-12-05T06:53:38Z",
+        "alias": "offline",
+        "model": "offline",
+    }
+    user = {"type": "user", "content": "hello", "turn": 1}  # the app stopped before any reply
+    (folder / "session.jsonl").write_text(f"{json.dumps(header)}\n{json.dumps(user)}\n")
+    out = _run(tmp_path, "--project", str(sample_project), "exec", "--resume", "a1b2c3d4e5f6", "hi")
+    assert out.returncode == 0, out.stderr
+    assert "steiner-tui: resumed session a1b2c3d4e5f6 (1 message)\n" in out.stderr  # "1 messages"

@@ -71,8 +71,9 @@ class RunnerState(msgspec.Struct):
     """The last main request sent (a manual ``/compact`` summarizes with its tools)."""
     parent_usage: ParentUsage | None = None
     turn: int = 0
-    tracker: FileTracker = msgspec.field(default_factory=FileTracker)
-    """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
+    tracked: FileTracker | Sequence[Message] = msgspec.field(default_factory=FileTracker)
+    """The reads of the active generation (``tracker``), or the messages they are read from
+    when first asked for (``track``)."""
     context_of: tuple[Sequence[Message], int, str] = ((), 0, "")
     """What ``context`` is built from: the active conversation, the turn and the project root
     before the last model call."""
@@ -82,6 +83,24 @@ class RunnerState(msgspec.Struct):
     """The generation ``off`` mode last warned in about the nearing hard limit."""
     compacted_turn: int = -1
     """The turn the last compaction before a request ran in (a second one says why)."""
+
+    @property
+    def tracker(self) -> FileTracker:
+        """The reads of the active generation (read dedup), rebuilt when a lineage is adopted."""
+        tracked = self.tracked
+        if not isinstance(tracked, FileTracker):
+            tracked = self.tracked = FileTracker.rebuild(tracked)
+        return tracked
+
+    @tracker.setter
+    def tracker(self, tracker: FileTracker) -> None:
+        self.tracked = tracker
+
+    def track(self, messages: Sequence[Message]) -> None:
+        """Track the reads of ``messages`` (an adopted lineage's), parsed when the tracker is
+        first asked for: at the first tool call, as no request needs it (a resumed session of
+        10,000 messages parses some 2,000 read results, ``benchmarks/bench_session_log.py``)."""
+        self.tracked = messages
 
     @property
     def context(self) -> ContextState:

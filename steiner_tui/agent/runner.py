@@ -81,7 +81,6 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState
-from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
@@ -155,7 +154,7 @@ class Runner:
         self.state = RunnerState()
         if lineage is not None:
             self.state.lineage = lineage
-            self.state.tracker = FileTracker.rebuild(lineage.active.messages)
+            self.state.track(lineage.active.messages)
             self.state.turn = max((m.turn for m in lineage.active.messages), default=0)
         if seed_last_main_request is not None:
             self.state.last_main_request = seed_last_main_request_for(model, seed_last_main_request)
@@ -256,7 +255,7 @@ class Runner:
     def adopt_lineage(self, lineage: ConversationLineage) -> None:
         """Replace the lineage (compaction results, resume)."""
         self.state.lineage = lineage
-        self.state.tracker = FileTracker.rebuild(lineage.active.messages)
+        self.state.track(lineage.active.messages)
         self.counter.ledger.forget()
 
     def replace_conversation(self, lineage: ConversationLineage) -> None:

@@ -86,6 +86,7 @@ from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.registry import default_tools
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
+from steiner_tui.units import counted
 
 __all__ = ["LOG_FAILED", "LOG_RESTORED", "NO_ANSWER", "STOPPED_MID_REPLY", "build_session"]
 
@@ -371,7 +372,7 @@ def _notices(
     notices: list[str] = []
     if loaded is not None:
         count = len(runner.conversation)
-        notices.append(f"resumed session {loaded.session_id} ({count} messages)")
+        notices.append(f"resumed session {loaded.session_id} ({counted(count, 'message')})")
         if loaded.restored_incomplete:
             notices.append(STOPPED_MID_REPLY)
         elif count and runner.conversation[-1].role in ("user", "tool"):

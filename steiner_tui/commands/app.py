@@ -23,7 +23,6 @@ import os
 import sys
 from pathlib import Path
 
-import msgspec
 from textual.theme import BUILTIN_THEMES
 
 from steiner_tui import paths
@@ -36,7 +35,7 @@ from steiner_tui.commands.headless_io import keep_compiled_templates, make_estim
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError
 from steiner_tui.sessions.fork import remove_stale_forks
-from steiner_tui.sessions.resume import find_session
+from steiner_tui.sessions.resume import find_session, resumed_project
 from steiner_tui.sessions.store import SessionStore
 
 __all__ = ["resume_command", "resume_hint", "run"]
@@ -127,25 +126,26 @@ def _start(
     Raises:
         ConfigError, ValueError, SessionNotFoundError, SessionLoadError: as above.
     """
-    config = load_config(root, os.environ, trust_project=trust)
-    check_theme(config)
-    config_dir = paths.config_dir()
-    remove_stale_forks(paths.sessions_dir())  # forks killed before they were renamed into place
-    request = SessionRequest(
-        root,
-        config,
-        config_dir=config_dir,
-        env=os.environ,
-        model=model,
-        estimator=make_estimator(),
-    )
+    sessions = paths.sessions_dir()
+    remove_stale_forks(sessions)  # forks killed before they were renamed into place
+    loaded = None
     if resume is not None:
-        sessions = paths.sessions_dir()
         loaded = find_session(root, resume, sessions)
         if SessionStore(sessions).is_open(loaded.session_id):
             raise SessionBusyError(
                 f"session {loaded.session_id!r} is open in a running steiner-tui"
             )
-        request = msgspec.structs.replace(request, resume=loaded)
+        root = resumed_project(loaded, root)
+    config = load_config(root, os.environ, trust_project=trust)
+    check_theme(config)
+    request = SessionRequest(
+        root,
+        config,
+        config_dir=paths.config_dir(),
+        env=os.environ,
+        model=model,
+        estimator=make_estimator(),
+        resume=loaded,
+    )
     planned_model_label(request)  # an unknown provider or a missing key stops here
     return request

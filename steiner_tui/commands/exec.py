@@ -54,7 +54,8 @@ from steiner_tui.commands.headless_io import (
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
 from steiner_tui.plain import printable
 from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
-from steiner_tui.sessions.resume import LATEST
+from steiner_tui.sessions.loader import LoadedSession
+from steiner_tui.sessions.resume import LATEST, find_session, resumed_project
 
 __all__ = ["SubAgentProgress", "run"]
 
@@ -103,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
             "steiner-tui exec: a prompt is required (as an argument, or on stdin)", file=sys.stderr
         )
         return 2
+    loaded: LoadedSession | None = None
+    if resume is not None:
+        try:
+            loaded = find_session(project, resume, paths.sessions_dir())
+        except (ValueError, SessionNotFoundError, SessionLoadError) as error:
+            print(printable(f"steiner-tui: {error}"), file=sys.stderr)
+            return 2
+        project = resumed_project(loaded, project)
     config = load_project_config(project, trust_project=getattr(args, "trust_project", False))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
     printer, progress = ReplyPrinter(), ProgressSink()
@@ -114,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         config,
         config_dir=paths.config_dir(),
         model=args.model,
-        resume=resume,
+        resume=loaded,
         static_skills=tuple(args.skill or ()),
         delegation=None if args.no_delegate else DEFAULT_DELEGATION,
         sink=sink,

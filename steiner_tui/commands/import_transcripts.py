@@ -4,7 +4,8 @@ PATH is a transcript or a folder; without it, ``~/.claude/projects``, ``~/.codex
 ``~/.gemini/tmp``.
 Each session is saved read-only in the sessions folder (``steiner-tui capture open`` and the
 workbench open it by id) and reported: requests with their context, cache-read share, output
-tokens and model; compactions; sub-agents and the tool call that started them; what tool
+tokens and model; what its requests cost (the import screen's line: the config's prices,
+else the price table); compactions; sub-agents and the tool call that started them; what tool
 results cost the most; unknown record types and unreadable lines. ``--json`` prints
 ``{"sessions": [...]}``.
 """
@@ -21,7 +22,10 @@ from rich.table import Table
 from rich.text import Text
 
 from steiner_tui import paths
+from steiner_tui.commands.headless_io import load_project_config
+from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.discover import default_paths, import_paths
+from steiner_tui.importers.figures import chart_rows, session_cost
 from steiner_tui.importers.model import ImportedSession
 from steiner_tui.importers.store import save_import
 from steiner_tui.plain import json_text, one_line, printable
@@ -30,7 +34,9 @@ from steiner_tui.units import count
 __all__ = ["run"]
 
 
-def _print(console: Console, session: ImportedSession, indent: str = "") -> None:
+def _print(
+    console: Console, session: ImportedSession, prices: PriceOverrides, indent: str = ""
+) -> None:
     requests = session.requests
     context = sum(r.context_tokens for r in requests)
     read = sum(r.cache_read_tokens for r in requests)
@@ -59,6 +65,11 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
         console.print(Text(f"{indent}  window {count(window.tokens)} ({window.source}){trigger}"))
     else:
         console.print(Text(printable(f"{indent}  window {window.source}")))
+    rows = chart_rows(
+        [r.to_json() for r in requests], [g.to_json() for g in session.generations], prices=prices
+    )
+    cost = session_cost([row for row in rows if not row.compaction])
+    console.print(Text(printable(f"{indent}  {cost}")))
     if session.link is not None:
         link = session.link
         console.print(
@@ -88,9 +99,9 @@ def _print(console: Console, session: ImportedSession, indent: str = "") -> None
     for warning in session.warnings:
         console.print(Text(printable(f"{indent}  {warning}")))
     for agent in session.subagents:
-        _print(console, agent, indent + "  ")
+        _print(console, agent, prices, indent + "  ")
     for agent in session.own_calls:
-        _print(console, agent, indent + "  ")
+        _print(console, agent, prices, indent + "  ")
 
 
 def _ranking(console: Console, session: ImportedSession) -> None:
@@ -145,12 +156,13 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
+    prices = load_project_config(Path(args.project)).price_overrides
     console = Console(markup=False, highlight=False)
     if not kept:
         console.print(
             Text(printable(f"No transcripts found in {', '.join(str(t) for t in targets)}."))
         )
     for session in kept:
-        _print(console, session)
+        _print(console, session, prices)
         _ranking(console, session)
     return 0

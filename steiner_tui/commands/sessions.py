@@ -20,6 +20,7 @@ input (a bad id, a bad configuration, or no confirmation).
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -36,7 +37,7 @@ from steiner_tui.sessions.errors import SessionBusyError
 from steiner_tui.sessions.fork import fork_session, remove_stale_forks
 from steiner_tui.sessions.loader import SessionLoadError
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
-from steiner_tui.units import byte_count
+from steiner_tui.units import byte_count, counted
 
 __all__ = ["execute", "run"]
 
@@ -45,36 +46,63 @@ def _when(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+_COLUMNS = ("id", "project", "last activity", "model", "generations", "size", "title")
+_GIVE_WAY = ("size", "generations", "model", "project")
+"""Columns left out, in this order, while a terminal is too narrow for the title's 30."""
+_TITLE_ROOM = 30
+
+
 def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> None:
     if not rows:
         print("no saved sessions", file=out)
         return
-    table = Table(title=Text(f"Sessions ({len(rows)})"))
-    for name, justify in (
-        ("id", "left"),
-        ("project", "left"),
-        ("last activity", "left"),
-        ("model", "left"),
-        ("generations", "right"),
-        ("size", "right"),
-        ("title", "left"),
-    ):
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    cells = []
     for row in rows:
         meta = row.meta
         model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
         open_now = " (open)" if store.is_open(row.session_id) else ""
-        cells = (
-            row.session_id + open_now,
-            meta.project_root or "-",
-            _when(row.last_activity),
-            model or "-",
-            str(meta.generations),
-            byte_count(meta.size_bytes),
-            row.label,
+        cells.append(
+            dict(
+                zip(
+                    _COLUMNS,
+                    (
+                        row.session_id + open_now,
+                        meta.project_root or "-",
+                        _when(row.last_activity),
+                        model or "-",
+                        str(meta.generations),
+                        byte_count(meta.size_bytes),
+                        row.label,
+                    ),
+                    strict=True,
+                )
+            )
         )
-        table.add_row(*(Text(one_line(cell)) for cell in cells))  # data, never markup
-    Console(file=out, width=160, color_system=None, markup=False).print(table)
+    # On a terminal, its width: columns give way to the title, which is cut with "…" rather
+    # than every cell folded onto more lines. A pipe gets every column, 160 wide, folded.
+    terminal = out.isatty()
+    width = shutil.get_terminal_size().columns if terminal else 160
+    widths = {c: max(len(c), *(len(one_line(r[c])) for r in cells)) for c in _COLUMNS}
+    shown = list(_COLUMNS)
+    for column in _GIVE_WAY if terminal else ():  # a column: its width and " │ ", the table 1
+        if sum(widths[c] + 3 for c in shown if c != "title") + _TITLE_ROOM + 4 <= width:
+            break
+        shown.remove(column)
+    room = width - sum(widths[c] + 3 for c in shown if c != "title") - 4
+    table = Table(title=Text(f"Sessions ({len(rows)})"))
+    for name in shown:
+        cut = terminal and name == "title"
+        table.add_column(
+            name,
+            justify="right" if name in ("generations", "size") else "left",
+            overflow="ellipsis" if cut else "fold",
+            no_wrap=cut,
+            min_width=widths[name] if terminal and not cut else None,
+            max_width=max(_TITLE_ROOM, room) if cut else None,
+        )
+    for row_cells in cells:
+        table.add_row(*(Text(one_line(row_cells[c])) for c in shown))  # data, never markup
+    Console(file=out, width=width, color_system=None, markup=False).print(table)
 
 
 def _keep_from_config(project: Path) -> int:
@@ -175,7 +203,7 @@ def execute(
             active = fork.lineage.active
             print(
                 f"forked {args.id} into {fork.session_id} "
-                f"(generation {active.id}, {len(active.messages)} messages)",
+                f"(generation {active.id}, {counted(len(active.messages), 'message')})",
                 file=out,
             )
             for problem in fork.source_problems:

@@ -25,6 +25,7 @@ from steiner_tui.importers.follow import (
     newest_transcript,
     request_line,
 )
+from steiner_tui.plain import printable
 
 __all__ = ["run"]
 
@@ -71,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
             f"{home / '.codex' / 'sessions'}",
             file=sys.stderr,
         )
+        return 2
+    if not path.exists():
+        print(printable(f"steiner-tui watch: {path} does not exist"), file=sys.stderr)
         return 2
     follower = TranscriptFollower(path)
     try:

@@ -48,8 +48,13 @@ class FrozenDict(dict[str, Any]):
         return (FrozenDict, (dict(self),))
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def freeze(value: Any) -> Any:
     """Return a deep, immutable copy of a JSON-like value (mappings, sequences, scalars)."""
+    if type(value) in _SCALARS:  # most values: no abstract class asked
+        return value
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):

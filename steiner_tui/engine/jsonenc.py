@@ -116,10 +116,17 @@ def _plain(value: Any) -> bool:
         return True
     if kind is int:
         return bool(-_SAFE_INT <= value <= _SAFE_INT)
+    # Loops, not ``all`` over generators: a tool call's arguments are checked at every call.
     if isinstance(value, dict):
-        return all(type(k) is str for k in value) and all(_plain(v) for v in value.values())
+        for key, item in value.items():  # noqa: SIM110
+            if type(key) is not str or not _plain(item):
+                return False
+        return True
     if kind is tuple or kind is list:
-        return all(_plain(v) for v in value)
+        for item in value:  # noqa: SIM110
+            if not _plain(item):
+                return False
+        return True
     return False
 
 

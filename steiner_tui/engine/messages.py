@@ -55,7 +55,7 @@ class _EncodedArguments:
     arguments_json: str
 
 
-class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, array_like=True):
+class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, array_like=True, gc=False):
     """A tool call made by the model. ``arguments`` is a JSON object or ``None``; encoded as
     ``[id, name, arguments, raw_arguments]`` (a session log's lines, a third fewer bytes).
 
@@ -83,15 +83,29 @@ class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, array_like=True):
         msgspec.structs.force_setattr(self, "arguments_json", encoded)
 
 
-class Image(msgspec.Struct, frozen=True):
+class Image(msgspec.Struct, frozen=True, gc=False):
     """An attached image: its media type and base64 data."""
 
     media_type: str
     data: str
 
 
-class _MessageHead(msgspec.Struct, frozen=True):
-    """The two fields a message takes by position (``Message("user", "hello")``)."""
+class _Memo:
+    """The slots where a message keeps what it computed once: outside its fields, so outside
+    ``__init__``, equality, hash and repr, and a copy with another content starts without."""
+
+    __slots__ = ("_content_bytes", "_digest")
+    _digest: str | None
+    _content_bytes: int
+
+
+class _MessageHead(msgspec.Struct, _Memo, frozen=True, gc=False):
+    """The two fields a message takes by position (``Message("user", "hello")``).
+
+    No message is collected as garbage (``gc=False``): its fields are strings, numbers and
+    tuples of tool calls and images, whose arguments are frozen JSON values, so it cannot be
+    part of a reference cycle; tens of thousands of them live as long as a session.
+    """
 
     role: str
     content: str = ""
@@ -113,26 +127,50 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
     def prompt_bytes(self) -> int:
         """UTF-8 bytes of role plus content (this message's share of a request's prompt bytes)."""
         content = self.content  # roles are ASCII; ``isascii`` reads a flag (``utf8_len``)
-        return len(self.role) + (len(content) if content.isascii() else utf8_len(content))
+        if content.isascii():
+            return len(self.role) + len(content)
+        try:
+            return len(self.role) + self._content_bytes
+        except AttributeError:
+            size = utf8_len(content)
+            msgspec.structs.force_setattr(self, "_content_bytes", size)
+            return len(self.role) + size
 
     def digest(self) -> str:
-        """The message's hash (``message_hash``)."""
-        try:  # text without lone surrogates (nearly all) encodes as it is: no helper calls
-            h = hashlib.sha256(self.role.encode())
-            h.update(self.content.encode())
-            if self.reasoning:
-                h.update(self.reasoning.encode())
-        except UnicodeEncodeError:
-            h = hashlib.sha256()
-            _update_hash(h, self)
-            return h.digest()[:4].hex()
-        if self.tool_calls or self.images:
-            _update_extras(h, self)
-        return h.digest()[:4].hex()
+        """The message's hash (``message_hash``), computed once."""
+        try:
+            known = self._digest
+        except AttributeError:  # a ``copy.copy``, which skips ``__post_init__``
+            known = None
+        return known if known is not None else self.digest_from(utf8(self.content))
+
+    def digest_from(self, content: bytes | memoryview) -> str:
+        """The message's hash with ``content`` as its content's UTF-8 (``utf8``), which a
+        reader of raw bytes has in hand: the content is not encoded again. Kept, with the
+        content's size, as the message's."""
+        role = self.role.encode()  # roles are ASCII
+        # One buffer for a short content: a message of a few words hashed in a third the time.
+        h = hashlib.sha256(role + content) if len(content) < 4096 else hashlib.sha256(role)
+        if len(content) >= 4096:
+            h.update(content)
+        if self.reasoning or self.tool_calls or self.images:
+            h.update(utf8(self.reasoning))
+            for call in self.tool_calls:
+                h.update(utf8(call.name))
+                h.update(call.arguments_json.encode())
+                h.update(utf8(call.raw_arguments))
+            for image in self.images:
+                h.update(utf8(image.media_type))
+                h.update(utf8(image.data))
+        digest = h.digest()[:4].hex()
+        msgspec.structs.force_setattr(self, "_digest", digest)
+        msgspec.structs.force_setattr(self, "_content_bytes", len(content))
+        return digest
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise ValueError(f"unknown message role {self.role!r}; expected one of {ROLES}")
+        msgspec.structs.force_setattr(self, "_digest", None)
         if not isinstance(self.tool_calls, tuple):
             msgspec.structs.force_setattr(self, "tool_calls", tuple(self.tool_calls))
         if not isinstance(self.images, tuple):
@@ -146,24 +184,6 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
 def is_real_user_message(message: Message) -> bool:
     """User role and not a sub-agent result (the retention anchor's definition)."""
     return message.role == "user" and message.source != SUB_AGENT_RESULT_SOURCE
-
-
-def _update_hash(h: Any, message: Message) -> None:
-    h.update(utf8(message.role))
-    h.update(utf8(message.content))
-    h.update(utf8(message.reasoning))
-    _update_extras(h, message)
-
-
-def _update_extras(h: Any, message: Message) -> None:
-    """The tool calls' and images' part of the hash input."""
-    for call in message.tool_calls:
-        h.update(utf8(call.name))
-        h.update(call.arguments_json.encode())
-        h.update(utf8(call.raw_arguments))
-    for image in message.images:
-        h.update(utf8(image.media_type))
-        h.update(utf8(image.data))
 
 
 def message_hash(message: Message) -> str:

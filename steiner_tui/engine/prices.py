@@ -43,8 +43,8 @@ __all__ = [
 ]
 
 PRICES_AS_OF = "2025-11-30"
-"""The date the built-in list prices were taken from the vendors' pricing pages (one entry has
-another source, said beside it)."""
+"""The date the built-in list prices were taken from the vendors' pricing pages (two entries
+are later or have another source, said beside them)."""
 
 PER_MILLION = 1_000_000
 
@@ -101,7 +101,11 @@ PRICE_TABLE = MappingProxyType(
     {
         # Anthropic: writes 1.25x input (5 min) or 2x (1 h), reads 0.1x.
         "claude-opus-4-5": _anthropic(5.0, 25.0),
-        # Opus 4 and 4.1 (ids claude-opus-4-0, -4-1, -4-20250514); later Opus ids are unpriced.
+        # Opus 4.6 (the real Claude Code transcripts' model): after the table's date, from its
+        # own vendor page (platform.claude.com, models/opus-4-6: $5 in, $25 out; Anthropic's
+        # cache rates are the same multiples for every model).
+        "claude-opus-4-6": _anthropic(5.0, 25.0),
+        # Opus 4 and 4.1 (ids claude-opus-4-0, -4-1, -4-20250514); Opus 4.7 and later are unpriced.
         "claude-opus-4-0": _anthropic(15.0, 75.0),
         "claude-opus-4-1": _anthropic(15.0, 75.0),
         "claude-opus-4-2025": _anthropic(15.0, 75.0),

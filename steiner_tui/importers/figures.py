@@ -13,7 +13,8 @@ Each request row carries its cost (the config's prices for its model id, else th
 price table) and its cache cause
 (``engine.cache_causes.explain_usage``), compared with the previous request of its model. An
 import has usage only, no request bodies: a compaction before it and the time since the previous
-request can be named, no source can (``USAGE_ONLY``).
+request can be named, no source can (``USAGE_ONLY``). ``session_cost`` sums the rows into the
+one line that the import screen and ``steiner-tui import`` print.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from typing import Any
 from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.units import dollars
 
-__all__ = ["chart_rows"]
+__all__ = ["chart_rows", "session_cost"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _COMPACTED = ("compaction", "compaction: a new generation replaced the conversation")
@@ -116,3 +118,17 @@ def chart_rows(
         for generation in generations_left:
             add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
     return tuple(rows)
+
+
+def session_cost(rows: Sequence[RequestSummary]) -> str:
+    """What the import's requests cost by the price table, and what its causes rest on."""
+    unpriced = ", ".join(sorted({row.model for row in rows if row.cost_usd is None}))
+    priced = [row.cost_usd for row in rows if row.cost_usd is not None]
+    total = dollars(sum(priced))
+    if not unpriced:
+        cost = f"cost {total}"
+    elif priced:
+        cost = f"cost {total} + the requests of {unpriced} (price unknown)"
+    else:
+        cost = f"cost: price unknown for {unpriced}"
+    return f"{cost} · cache causes: usage only, no request bodies (compactions and time named)"

@@ -37,6 +37,7 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.tool_results import INTERRUPTED_TOOL_RESULT
+from steiner_tui.gc_pause import gc_paused
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.log_parse import (
@@ -341,6 +342,12 @@ def load_session(directory: Path) -> LoadedSession:
         texts = b""  # none was needed, or it was lost: each record that needs it says so
     except OSError as exc:
         raise SessionLoadError(f"session {session_id!r}: cannot read {text_path}: {exc}") from exc
+    with gc_paused():  # some 30,000 objects that live on (a 10,000-message log): ``gc_pause``
+        return _loaded(directory, session_id, data, texts)
+
+
+def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> LoadedSession:
+    """``load_session``'s session from its log ``data`` and ``session.text`` bytes."""
     state = parse_log_bytes(data, texts)
     as_logged = tuple(state.active.messages)
     logged = len(as_logged)

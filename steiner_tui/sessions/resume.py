@@ -34,6 +34,7 @@ __all__ = [
     "resumed_cache_key",
     "resumed_date",
     "resumed_mode",
+    "resumed_project",
     "resumed_skills",
 ]
 
@@ -67,6 +68,14 @@ def find_session(project_root: Path, resume: str, sessions_base: Path) -> Loaded
             raise SessionNotFoundError(f"no saved session for {root} in {sessions_base}")
         resume = row.session_id
     return store.load(resume)
+
+
+def resumed_project(loaded: LoadedSession, given: Path) -> Path:
+    """The folder a resumed session goes on in: the project it recorded, wherever the command
+    runs (``given`` when it recorded none or that folder is gone). Its config, pastes and
+    status line are that project's, as its tools are."""
+    recorded = Path(loaded.project_root) if loaded.project_root else given
+    return recorded if recorded.is_dir() else given
 
 
 def resumed_cache_key(loaded: LoadedSession) -> str:

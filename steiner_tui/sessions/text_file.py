@@ -126,6 +126,14 @@ class StoredTexts:
         Raises:
             LostText: it is not wholly in the file, is zeroed, or is not UTF-8.
         """
+        return self.read_utf8(span)[0]
+
+    def read_utf8(self, span: Span) -> tuple[str, memoryview]:
+        """The text at ``span`` and its bytes in the file (its UTF-8, for a hash of it).
+
+        Raises:
+            LostText: it is not wholly in the file, is zeroed, or is not UTF-8.
+        """
         offset, length = span
         end = offset + length
         if offset < 0 or length < 0:
@@ -136,7 +144,8 @@ class StoredTexts:
             raise LostText(f"{where} is missing (the file ends at byte {len(self.data)})")
         if self.data.find(b"\0", offset, end) >= 0:
             raise LostText(f"{where} was zeroed")
+        data = memoryview(self.data)[offset:end]
         try:
-            return str(memoryview(self.data)[offset:end], "utf-8")
+            return str(data, "utf-8"), data
         except UnicodeDecodeError as exc:
             raise LostText(f"{where} is not valid UTF-8 (byte {offset + exc.start})") from None

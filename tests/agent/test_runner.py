@@ -20,6 +20,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.messages import INTERRUPTION_NOTE, Image, Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo, ProviderError
+from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import EncodingLoader, RequestEstimator
 from tests.agent.conftest import RunnerFactory
 from tests.agent.fakes import Reply
@@ -66,6 +67,28 @@ async def test_repeated_read_is_deduplicated(make_runner: RunnerFactory) -> None
     await runner.run(Message("user", "read it again"))
     second = next(m for m in runner.conversation if m.tool_call_id == "c2")
     assert "[file unchanged since turn 1: lines 1-3 of 3 in README.md]" in second.content
+
+
+async def test_an_adopted_conversations_reads_are_tracked_at_the_first_tool_call(
+    make_runner: RunnerFactory,
+) -> None:
+    first, _, _ = make_runner(
+        [Reply([], [ToolCall("c1", "read", {"path": "README.md"})]), Reply(["ok"])]
+    )
+    await first.run(Message("user", "read it"))
+    call = ToolCall("c2", "read", {"path": "README.md"})
+    runner, _, _ = make_runner([Reply([], [call]), Reply(["again"])])
+    runner.replace_conversation(first.lineage)
+    assert not isinstance(runner.state.tracked, FileTracker)  # no request needs it before
+    runner.preview()
+    assert not isinstance(runner.state.tracked, FileTracker)
+    await runner.run(Message("user", "read it again"))
+    second = next(m for m in runner.conversation if m.tool_call_id == "c2")
+    assert "[file unchanged since turn 1: lines 1-3 of 3 in README.md]" in second.content
+    assert (runner.state.tracker.reads[0].path, runner.state.tracker.reads[0].turn) == (
+        "README.md",
+        1,
+    )
 
 
 async def test_cancellation_keeps_partial_reply_as_incomplete(

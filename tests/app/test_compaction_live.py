@@ -7,6 +7,9 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+
 from steiner_tui.app.transcript import CompactionRunEntry, NoticeEntry
 from steiner_tui.app.widgets.compaction_row import CompactionRow
 from steiner_tui.engine.provider import (
@@ -126,3 +129,31 @@ async def test_the_status_says_a_compaction_runs_and_its_stage(app_for: AppFacto
         provider.release.set()
         await finish(pilot)
         assert status.compacting == "" and "idle" in status.render().plain
+
+
+class _RowApp(App[None]):
+    def __init__(self, entry: CompactionRunEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def compose(self) -> ComposeResult:
+        yield CompactionRow(self.entry)
+
+
+async def test_a_compaction_line_too_wide_breaks_between_its_parts() -> None:
+    # 84 columns in one line: its "(stage model, clock)" goes whole onto a second line.
+    entry = CompactionRunEntry("normal", "offline/offline", False, 0.0)
+    entry.ended, entry.took = "compacted into generation 1: 3,283 → 3,389 tok", 0.4
+    app = _RowApp(entry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        row = app.query_one(CompactionRow)
+        lines = [s.text.strip() for s in row.render_lines(Region(0, 0, 80, row.size.height))]
+        assert lines == [
+            "compacted into generation 1: 3,283 → 3,389 tok",
+            "(normal stage offline/offline, 0:00)",
+        ]
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        lines = [s.text.strip() for s in row.render_lines(Region(0, 0, 120, row.size.height))]
+        assert lines == [f"{entry.ended} (normal stage offline/offline, 0:00)"]

@@ -285,6 +285,22 @@ async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
         assert screen.selected == 49 and _rows(table)[49][1] == "50"
 
 
+async def test_the_first_lines_take_the_width_the_other_columns_leave() -> None:
+    """A wide source ("project context + session date") pushed the first lines past the
+    table's edge at 120 columns; resized from 80, they kept their 30 characters."""
+    long = "word " * 80
+    snapshots = (_snapshot(1, "Use uv.", [Message("user", long)]),)
+    async with InspectorHost(snapshots).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        messages = pilot.app.screen.query_one("#messages", DataTable)
+        for size in ((120, 36), (160, 48), (100, 30)):  # at 80 the other columns take 60
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            room = messages.scrollable_content_region.width
+            used = sum(c.get_render_width(messages) for c in messages.columns.values())
+            assert room - 4 <= used <= room, size
+
+
 async def test_enter_opens_a_message_whole_as_text() -> None:
     long = "line one [bold]not markup[/bold] " + "word " * 80 + "\nline two\nline three"
     snapshots = (_snapshot(1, "Use uv.", [Message("user", long)]),)
@@ -294,7 +310,8 @@ async def test_enter_opens_a_message_whole_as_text() -> None:
         assert isinstance(screen, InspectorScreen)
         messages = screen.query_one("#messages", DataTable)
         first_line = str(messages.get_row_at(messages.row_count - 1)[5])
-        assert len(first_line) > 60  # the width the table has, not 50 characters
+        # the width the other columns leave (54 here: wider, it ran past the edge), not 50
+        assert len(first_line) > 50
         messages.focus()
         messages.move_cursor(row=messages.row_count - 1)
         await pilot.press("enter")

@@ -321,6 +321,25 @@ async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) ->
     assert lines[item + 1].startswith("  word")  # a list item's lines align under its text
 
 
+async def test_the_history_view_wraps_again_when_the_terminal_is_resized(tmp_path: Path) -> None:
+    archive = tmp_path / "history.md"
+    words = " ".join(f"word{n}" for n in range(100))
+    archive.write_text(f"### User\n\n{words}\n\n- {words}\n")
+    app = LineageHost(sample_lineage(), history_path=archive)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        history = app.screen.query_one(TextLines)
+        for size in ((80, 24), (120, 36)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            width = history.scrollable_content_region.width
+            lines = list(history.lines)
+            assert max(len(line) for line in lines) in range(width - 8, width + 1), size
+            assert " ".join(lines).split() == f"### User {words} - {words}".split()
+
+
 def test_lineage_snapshot(snap_compare: Any) -> None:
     async def select_generation_1(pilot: Pilot[None]) -> None:
         await settle(pilot)

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.capture_view import CaptureScreen
@@ -237,6 +238,24 @@ async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
         assert generations[1].outcome.trigger == session.generations[0].trigger == "auto"
 
 
+async def test_an_imports_summary_counts_in_words_that_agree() -> None:
+    folder = Path(__file__).parents[1] / "importers" / "data" / "claude-code-2.0.28"
+    session = import_claude_session(folder / "74540f63-2907-49ff-a887-c1aa26959730.jsonl")
+    app = ReadOnlyApp(imported=session.to_json())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        summary = str(app.screen.query_one("#imported-summary", Static).render())
+        assert "0 compactions · 1 sub-agent\n" in summary  # was "1 sub-agents"
+
+
+def test_the_captures_list_counts_in_words_that_agree(tmp_path: Path) -> None:
+    from steiner_tui.app.screens.captures import list_readonly
+
+    write_capture(tmp_path).close()  # one request
+    [(kind, _, _, what)] = list_readonly(tmp_path)
+    assert kind == "capture" and what.startswith("1 request · "), what  # was "1 requests"
+
+
 def test_capture_list_and_show(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,3 +376,46 @@ async def test_the_sessions_screen_opens_captures_and_imports(tmp_path: Path) ->
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_the_captures_list_gives_what_the_width_left(tmp_path: Path) -> None:
+    """An import's 36-character id pushed "what" past the table's edge, cut without a mark
+    (below 89 columns it still scrolls sideways: "what" keeps 20)."""
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from steiner_tui.app.screens.captures import CapturesScreen
+    from steiner_tui.importers.store import save_import
+
+    write_capture(tmp_path).close()
+    session = import_claude_session(write_sample_transcript(tmp_path / "claude"))
+    save_import(tmp_path, session)
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(CapturesScreen(tmp_path))
+
+    app = Host()
+    async with app.run_test(size=(120, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        for size, end in (((120, 24), "1 compaction"), ((90, 24), "…"), ((150, 24), "n")):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            used = sum(c.get_render_width(table) for c in table.columns.values())
+            assert used <= table.scrollable_content_region.width, size
+            assert table.render_line(2).text.rstrip().endswith(end), size
+
+
+async def test_a_one_request_capture_says_one_request(tmp_path: Path) -> None:
+    write_capture(tmp_path).close()
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureWorkbench)
+        assert " · 1 request · " in str(app.screen.sub_title)  # was "1 requests"
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+        assert " · 1 request · " in str(app.screen.sub_title)

@@ -127,3 +127,11 @@ def test_claude_codes_default_model_is_priced_as_claude_code_prices_it() -> None
     )
     assert price_for("claude-opus-5-5-20260601") == opus
     assert price_for("claude-opus-5") is None  # another model: not priced here
+
+
+def test_opus_4_6_is_priced_as_its_vendor_page_says() -> None:
+    # platform.claude.com, models/opus-4-6: $5 / MTok in, $25 out; cache at Anthropic's multiples.
+    assert price_for("anthropic/claude-opus-4-6") == ModelPrice(
+        input=5.0, output=25.0, cache_read=0.5, cache_write=6.25, cache_write_1h=10.0
+    )
+    assert price_for("claude-opus-4-7") is None  # later Opus ids stay unpriced

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+
 import msgspec
 import pytest
 
-from steiner_tui.engine.messages import Message, ToolCall, message_hash
+from steiner_tui.engine.messages import Image, Message, ToolCall, message_hash
 from steiner_tui.engine.serialize import to_jsonable
 from steiner_tui.engine.tooldefs import ToolDefinition
 
@@ -28,6 +30,37 @@ def test_a_copied_message_derives_its_own_values() -> None:
     assert copy.digest() == Message("assistant", "a longer reply", turn=1).digest()
     assert copy.digest() != original.digest()
     assert copy.prompt_bytes == len("assistant") + len("a longer reply")
+
+
+DIGESTED = (
+    Message("tool", "naïve → ünïcode 😀\n" * 100, name="read", tool_call_id="c1", turn=2),
+    Message(
+        "assistant",
+        "Reading.",
+        reasoning="first — the file",
+        turn=2,
+        tool_calls=(ToolCall("c1", "read", {"path": "ä.py", "limit": 1.0}),),
+    ),
+    Message("user", "see", images=(Image("image/png", "iVBORw0KGgo="),), turn=3),
+    Message("tool", '{"path":"a.py","output":"x"}', name="read", tool_call_id="c2"),
+    Message("user", ""),
+)
+
+
+@pytest.mark.parametrize("message", DIGESTED)
+def test_a_digest_from_the_contents_bytes_is_the_messages_digest(message: Message) -> None:
+    expected = Message(**msgspec.structs.asdict(message)).digest()
+    data = message.content.encode()
+    fed = Message(**msgspec.structs.asdict(message))
+    assert fed.digest_from(memoryview(b"<" + data + b">")[1:-1]) == expected
+    assert fed.digest() == expected == message_hash(message)
+    assert copy.copy(fed).digest() == expected  # a copy skips ``__post_init__``
+    other = fed.with_content("ü")  # derives its own digest and size
+    assert (other.digest(), other.prompt_bytes) == (
+        Message(**msgspec.structs.asdict(other)).digest(),
+        len(message.role) + 2,
+    )
+    assert fed.prompt_bytes == len(message.role) + len(data)
 
 
 def test_messages_and_calls_are_immutable() -> None:

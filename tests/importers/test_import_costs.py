@@ -4,6 +4,8 @@ named, sources never (the real Claude Code fixtures)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,10 +14,11 @@ from steiner_tui.engine.cache_causes import USAGE_ONLY
 from steiner_tui.engine.prices import PRICE_TABLE
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.figures import chart_rows
+from steiner_tui.units import dollars
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 MIXED = next(iter(sorted(FIXTURES.glob("ae4a77f8*.jsonl"))), None)
-"""A session whose requests go to two models: Haiku (priced) and Opus 4.6 (not in the table)."""
+"""A session whose requests go to two models: Haiku 4.5 and Opus 4.6."""
 
 
 @pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
@@ -24,21 +27,21 @@ def test_each_request_is_priced_and_its_cause_named_from_usage_only() -> None:
     data = import_claude_session(MIXED).to_json()
     rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
     assert len(rows) == len(data["requests"])
-    haiku = PRICE_TABLE["claude-haiku-4"]
     for row, request in zip(rows, data["requests"], strict=True):
         assert row.reported and row.cache is not None
-        if request["model"].startswith("claude-haiku-4-5"):
-            uncached = request["context_tokens"] - request["cache_read_tokens"]
-            uncached -= request["cache_creation_tokens"]
-            expected = (
-                uncached * haiku.input
-                + request["cache_read_tokens"] * haiku.read
-                + request["cache_creation_tokens"] * haiku.write
-                + request["output_tokens"] * haiku.output
-            ) / 1e6
-            assert row.cost_usd == pytest.approx(expected)
-        else:
-            assert row.cost_usd is None  # an unknown price is never $0
+        model = request["model"]
+        price = PRICE_TABLE[
+            "claude-haiku-4" if model.startswith("claude-haiku") else "claude-opus-4-6"
+        ]
+        uncached = request["context_tokens"] - request["cache_read_tokens"]
+        uncached -= request["cache_creation_tokens"]
+        expected = (
+            uncached * price.input
+            + request["cache_read_tokens"] * price.read
+            + request["cache_creation_tokens"] * price.write
+            + request["output_tokens"] * price.output
+        ) / 1e6
+        assert row.cost_usd == pytest.approx(expected)
     causes = {row.cache.cause for row in rows if row.cache is not None}
     assert causes <= {"first", "kept", "compaction", "idle", "unknown"}
     assert "compaction" in causes
@@ -55,8 +58,8 @@ def test_a_config_price_reaches_an_import() -> None:
     assert MIXED is not None
     data = import_claude_session(MIXED).to_json()
     opus = [r for r in data["requests"] if r["model"].startswith("claude-opus-4-6")]
-    assert opus  # the fixture's unpriced model
-    price = {"input": 5.0, "output": 25.0, "cache_read": 0.5, "cache_write": 6.25}
+    assert opus
+    price = {"input": 7.0, "output": 30.0, "cache_read": 0.7, "cache_write": 8.0}  # not the table's
     tables = {"models": {"anthropic/claude-opus-4-6": {"price": price}}}
     prices = parse_config([("test", tables)]).price_overrides
     assert prices == {"claude-opus-4-6": ModelPrice(**price)}
@@ -69,10 +72,10 @@ def test_a_config_price_reaches_an_import() -> None:
     uncached = request["context_tokens"] - request["cache_read_tokens"]
     uncached -= request["cache_creation_tokens"]
     expected = (
-        uncached * 5.0
-        + request["cache_read_tokens"] * 0.5
-        + request["cache_creation_tokens"] * 6.25
-        + request["output_tokens"] * 25.0
+        uncached * 7.0
+        + request["cache_read_tokens"] * 0.7
+        + request["cache_creation_tokens"] * 8.0
+        + request["output_tokens"] * 30.0
     ) / 1e6
     assert first.cost_usd == pytest.approx(expected)
 
@@ -91,3 +94,32 @@ def test_config_prices_by_model_id_prefer_a_bare_ref() -> None:
     }
     prices = parse_config([("test", {"models": models})]).price_overrides
     assert {key: p.input for key, p in prices.items()} == {"claude-x": 2.0, "gpt-y": 4.0}
+
+
+def test_the_import_command_prints_each_sessions_cost_as_the_import_screen_does(
+    tmp_path: Path,
+) -> None:
+    folder = Path(__file__).parent / "data" / "claude-code-2.0.28"
+    main = import_claude_session(folder / "74540f63-2907-49ff-a887-c1aa26959730.jsonl")
+    data = main.to_json()
+    rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
+    total = sum(r.cost_usd or 0 for r in rows)
+    assert total > 0
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env |= {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(tmp_path), "import", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith(main.id))
+    assert lines[head + 2] == (
+        f"  cost {dollars(total)} · cache causes: usage only, no request bodies "
+        "(compactions and time named)"
+    )
+    assert sum(line.lstrip().startswith("cost $") for line in lines) == 4  # and each sub-agent

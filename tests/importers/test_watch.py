@@ -149,3 +149,18 @@ def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
     assert done.returncode == 2 and not done.stdout
     assert done.stderr.startswith(f"steiner-tui watch: no transcript of {tmp_path} in ")
     assert str(tmp_path / "home" / ".claude" / "projects") in done.stderr
+
+
+def test_watch_on_a_missing_path_says_it_does_not_exist(tmp_path: Path) -> None:
+    missing = tmp_path / "gone.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "watch", "--json", str(missing)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+        check=False,
+    )
+    # It said "[Errno 2] No such file or directory: '…'", where import says this.
+    assert (done.returncode, done.stderr) == (2, f"steiner-tui watch: {missing} does not exist\n")

@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ async def test_list_delete_evict_fork(
     assert "fake/fake-model" in out and "question 2" in out
 
     code, out, _ = _run(sessions_base, "fork", ids[0], "--message", "1")
-    assert code == 0 and f"forked {ids[0]} into" in out and "1 messages" in out
+    assert code == 0 and f"forked {ids[0]} into" in out and "(generation 0, 1 message)" in out
     fork_id = out.split(" into ")[1].split()[0]
     assert SessionStore(sessions_base).exists(fork_id)
 
@@ -164,3 +165,21 @@ def test_sessions_list_prints_any_title_as_text(title: str) -> None:
         assert code == 0, err
         # control characters are shown as visible symbols (the terminal sanitizer)
         assert "fuzzsession1" in out and one_line(title).strip() in out
+
+
+async def test_list_on_an_80_column_terminal_fits_it(
+    open_session: OpenSession, sessions_base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It drew 160 columns whatever the terminal: at 80 every row wrapped onto the next."""
+    harness = open_session()
+    await harness.driver.submit("what files are in this project? read README.md and NOTES.md")
+    harness.log.close()
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _Terminal()
+    assert execute(build_parser().parse_args(["sessions", "list"]), sessions_base, out, out) == 0
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    row = next(line for line in lines if harness.session_id in line)
+    cut = row.rstrip(" │")
+    assert "what files are in" in cut and cut.endswith("…")
+    assert len(lines) == 6  # title, three rules, header, one row: nothing wrapped

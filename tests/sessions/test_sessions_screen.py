@@ -180,3 +180,25 @@ async def test_at_80_columns_the_title_shows_and_minor_columns_give_way(
         assert [str(c.key.value) for c in table.columns.values()] == [
             "id", "project", "last activity", "model", "gen", "size", "title"
         ]  # fmt: skip
+
+
+async def test_a_long_title_is_cut_with_an_ellipsis_inside_the_screen(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    """At 120 columns a 60-cell title ran past the table's edge, cut without a mark."""
+    harness = open_session()
+    await harness.driver.submit("what files are in this project? " * 3)
+    harness.log.close()
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test(size=(120, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("#sessions", DataTable)
+        for size in ((120, 24), (100, 24), (160, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            columns = list(table.columns.values())
+            assert str(columns[-1].key.value) == "title"
+            total = sum(c.get_render_width(table) for c in columns)
+            assert total <= table.scrollable_content_region.width, size
+            assert table.render_line(1).text.rstrip(" │").endswith("…"), size

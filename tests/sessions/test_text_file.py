@@ -15,6 +15,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
@@ -77,6 +78,30 @@ async def test_large_texts_round_trip_through_the_text_file(
     assert loaded.problems == ()
     assert loaded.lineage == lineage
     assert loaded.meta.size_bytes == len(log) + len(texts)
+
+
+def test_messages_hashed_from_the_bytes_read_hash_as_messages_do(tmp_path: Path) -> None:
+    directory = tmp_path / "s1"
+    log = SessionLog.create(directory, clock=lambda: datetime(2026, 9, 13, tzinfo=UTC))
+    calls = (ToolCall("c1", "read", {"path": "ä.py"}), ToolCall("c2", "bash", {"command": "ls"}))
+    written = (
+        Message("user", "explain — this:\n" + BIG + "ü😀", turn=1),
+        Message("assistant", "Reading.", reasoning="the file first", tool_calls=calls, turn=1),
+        Message("tool", '{"path":"ä.py","output":"é"}', name="read", tool_call_id="c1", turn=1),
+        Message("tool", "ö" * TEXT_MIN_BYTES, name="bash", tool_call_id="c2", turn=1),
+    )
+    for message in written:
+        log.emit(MessageAppended(message))
+    log.close()
+    lines = _message_lines(directory)
+    assert [bool(line.get("text")) for line in lines] == [True, False, False, True]
+    assert "json" in lines[2]
+    loaded = load_session(directory).lineage.active.messages
+    assert loaded == written
+    for read, message in zip(loaded, written, strict=True):
+        fresh = Message(**msgspec.structs.asdict(message))
+        assert read.digest() == fresh.digest()
+        assert read.prompt_bytes == fresh.prompt_bytes
 
 
 def test_the_threshold_and_what_stays_inline(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from steiner_tui.capture.report import decode_all
 from steiner_tui.capture.snapshots import to_snapshots
 from steiner_tui.capture.store import read_capture
 from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.units import counted
 
 __all__ = ["CaptureScreen", "load_capture_snapshots"]
 
@@ -46,7 +47,7 @@ class CaptureScreen(InspectorScreen):
         self.follow = follow
         self._log = directory / "requests.jsonl"
         self._log_bytes = self._log_size()
-        self.sub_title = f"{capture_id} · {len(snapshots)} requests · read-only"
+        self.sub_title = f"{capture_id} · {counted(len(snapshots), 'request')} · read-only"
 
     def _log_size(self) -> int:
         try:
@@ -73,7 +74,7 @@ class CaptureScreen(InspectorScreen):
 
     def _show_snapshots(self, snapshots: list[RequestSnapshot]) -> None:
         self.show_requests(snapshots)
-        self.sub_title = f"{self.capture_id} · {len(snapshots)} requests · read-only"
+        self.sub_title = f"{self.capture_id} · {counted(len(snapshots), 'request')} · read-only"
 
     def action_close(self) -> None:
         """Close the capture (the app, when it is the only screen)."""

@@ -48,7 +48,7 @@ from steiner_tui.capture.store import read_capture
 from steiner_tui.capture.wire import Block, DecodedRequest
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.resources import styles_dir
-from steiner_tui.units import byte_count
+from steiner_tui.units import byte_count, counted
 
 __all__ = ["CaptureWorkbench", "CaptureWorkbenchData", "capture_entries", "load_workbench"]
 
@@ -237,7 +237,9 @@ class CaptureWorkbench(Screen[None]):
     async def _show(self, data: CaptureWorkbenchData) -> None:
         self.data = data
         shown = f"request #{data.position + 1}" if data.position >= 0 else "no requests yet"
-        self.sub_title = f"{self.capture_id} · {data.requests} requests · {shown} · read-only"
+        self.sub_title = (
+            f"{self.capture_id} · {counted(data.requests, 'request')} · {shown} · read-only"
+        )
         panel = self.query_one(BudgetPanel)
         if data.view is not None:
             panel.show(data.view)

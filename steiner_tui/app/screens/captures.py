@@ -25,10 +25,15 @@ from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.capture.store import list_captures
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.store import list_imports, load_import
+from steiner_tui.units import counted
 
 __all__ = ["CapturesScreen", "list_readonly"]
 
 EMPTY = "No captures or imports yet: run `steiner-tui capture` or `steiner-tui import`."
+
+_HEADS = ("kind", "id", "when", "what")
+_FRAME = 2 + 2 * len(_HEADS)
+"""The table's scrollbar and its columns' padding."""
 
 Row = tuple[str, str, str, str]
 """Kind (``capture`` or ``import``), id, when, what."""
@@ -41,7 +46,7 @@ def list_readonly(base: Path) -> list[Row]:
             "capture",
             c.capture_id,
             c.created.astimezone().strftime("%Y-%m-%d %H:%M"),
-            f"{c.requests} requests · {c.upstream or 'the real APIs'}"
+            f"{counted(c.requests, 'request')} · {c.upstream or 'the real APIs'}"
             + (f" · {len(c.problems)} unreadable" if c.problems else ""),
         )
         for c in list_captures(base)
@@ -58,8 +63,8 @@ def list_readonly(base: Path) -> list[Row]:
                 "import",
                 session_id,
                 when,
-                f"{data.get('source', '')} · {len(requests)} requests · "
-                f"{len(data.get('generations') or [])} compactions",
+                f"{data.get('source', '')} · {counted(len(requests), 'request')} · "
+                f"{counted(len(data.get('generations') or []), 'compaction')}",
             )
         )
     return rows
@@ -83,6 +88,7 @@ class CapturesScreen(Screen[None]):
         self.prices = prices
         """The config's prices by model id (before the table)."""
         self.rows: list[Row] = []
+        self._what_width = 0
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -91,7 +97,6 @@ class CapturesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("kind", "id", "when", "what")
         self.reload()
 
     @work(exclusive=True, group="captures-list")
@@ -100,13 +105,26 @@ class CapturesScreen(Screen[None]):
         self.show_rows(await asyncio.to_thread(list_readonly, self.base))
 
     def show_rows(self, rows: list[Row]) -> None:
+        """List ``rows``: "what" takes the width the other columns leave (20 at the least),
+        cut with "…"."""
         self.rows = rows
         table = self.query_one(DataTable)
-        table.clear()
+        cursor = table.cursor_row
+        widths = [max([len(name), *(len(row[n]) for row in rows)]) for n, name in enumerate(_HEADS)]
+        widths[-1] = self._what_width = max(20, self.size.width - _FRAME - sum(widths[:-1]))
+        table.clear(columns=True)
+        for name, width in zip(_HEADS, widths, strict=True):
+            table.add_column(name, width=width)
         for row in rows:
-            table.add_row(*(Text(cell) for cell in row))
+            table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in row))
+        table.move_cursor(row=cursor)
         self.query_one("#readonly-empty", Static).display = not rows
         self.sub_title = f"{len(rows)} read-only"
+
+    def on_resize(self) -> None:
+        others = sum(c.width for c in list(self.query_one(DataTable).columns.values())[:-1])
+        if self.rows and max(20, self.size.width - _FRAME - others) != self._what_width:
+            self.show_rows(self.rows)
 
     @on(DataTable.RowSelected, "#readonly-items")
     def _selected(self, event: DataTable.RowSelected) -> None:

@@ -32,13 +32,12 @@ from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
-from steiner_tui.engine.snapshots import RequestSummary
-from steiner_tui.importers.figures import chart_rows
+from steiner_tui.importers.figures import chart_rows, session_cost
 from steiner_tui.importers.follow import FOLLOW_POLL_MS, TranscriptFollower
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
-from steiner_tui.units import count, dollars
+from steiner_tui.units import count, counted
 
 __all__ = ["ImportedScreen", "compaction_label"]
 
@@ -53,20 +52,6 @@ def compaction_label(generation: dict[str, Any]) -> str:
     pre = generation.get("pre_tokens")
     before = f", {count(pre)} before" if isinstance(pre, int) else ""
     return f"▼ compaction ({trigger}{before})"
-
-
-def session_cost(rows: list[RequestSummary]) -> str:
-    """What the import's requests cost by the price table, and what its causes rest on."""
-    unpriced = ", ".join(sorted({row.model for row in rows if row.cost_usd is None}))
-    priced = [row.cost_usd for row in rows if row.cost_usd is not None]
-    total = dollars(sum(priced))
-    if not unpriced:
-        cost = f"cost {total}"
-    elif priced:
-        cost = f"cost {total} + the requests of {unpriced} (price unknown)"
-    else:
-        cost = f"cost: price unknown for {unpriced}"
-    return f"{cost} · cache causes: usage only, no request bodies (compactions and time named)"
 
 
 class ImportedScreen(Screen[None]):
@@ -149,11 +134,12 @@ class ImportedScreen(Screen[None]):
         priced = [row for row in rows if not row.compaction]
         self.query_one("#imported-summary", Static).update(
             Text(
-                f"{session.get('path', '')}\n{len(requests)} requests · input tokens, all "
-                f"requests {count(context)}, {share} read from the cache · output "
+                f"{session.get('path', '')}\n{counted(len(requests), 'request')} · input "
+                f"tokens, all requests {count(context)}, {share} read from the cache · output "
                 f"{count(sum(r['output_tokens'] for r in requests))} · "
-                f"{len(generations)} compaction{'s' if len(generations) != 1 else ''} · "
-                f"{len(session.get('subagents') or [])} sub-agents\n{session_cost(priced)}"
+                f"{counted(len(generations), 'compaction')} · "
+                f"{counted(len(session.get('subagents') or []), 'sub-agent')}\n"
+                f"{session_cost(priced)}"
             )
         )
         chart = self.query_one(RequestChart)

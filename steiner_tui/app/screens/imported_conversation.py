@@ -34,6 +34,7 @@ from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.importers.transcript import TranscriptItem, read_conversation
 from steiner_tui.resources import styles_dir
+from steiner_tui.units import counted
 
 __all__ = ["ImportedConversation", "import_entries"]
 
@@ -115,11 +116,11 @@ class ImportedConversation(Screen[None]):
             chart_rows(requests, generations, window.tokens, self.prices), window
         )
         shown = window_label(window)
-        compactions = f"{len(generations)} compaction{'s' if len(generations) != 1 else ''}"
+        compactions = counted(len(generations), "compaction")
         self.query_one("#imported-side-summary", Static).update(
             Text(
-                f"{len(requests)} requests · {compactions} · {model or 'model not recorded'}"
-                f" · {shown}"
+                f"{counted(len(requests), 'request')} · {compactions} · "
+                f"{model or 'model not recorded'} · {shown}"
             )
         )
 

@@ -66,15 +66,17 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
     )
 
 
-def _fitting(widths: dict[str, int], room: int) -> list[str]:
-    """The columns to show in ``room`` cells (each column takes two more for its padding)."""
+def _fitting(widths: dict[str, int], room: int) -> tuple[list[str], int]:
+    """The columns to show in ``room`` cells (each column takes two more for its padding), and
+    the title's width: what the others leave of ``room``, ``TITLE_ROOM`` at least."""
     shown = list(widths)
-    title = min(widths["title"], TITLE_ROOM) + 2
+    title = min(widths["title"], TITLE_ROOM)
     for column in GIVE_WAY:
-        if sum(widths[c] + 2 for c in shown if c != "title") + title <= room:
+        if sum(widths[c] + 2 for c in shown if c != "title") + title + 2 <= room:
             break
         shown.remove(column)
-    return shown
+    left = room - sum(widths[c] + 2 for c in shown if c != "title") - 2
+    return shown, max(title, min(widths["title"], left))
 
 
 class ConfirmDeleteScreen(ModalScreen[bool]):
@@ -151,6 +153,8 @@ class SessionsScreen(Screen[str | None]):
         self.rows: list[SessionInfo] = []
         self.widths: dict[str, int] = dict.fromkeys(COLUMNS, 0)
         """Each column's width for the rows listed (before narrow screens drop some)."""
+        self.fitted: tuple[list[str], int] = ([], 0)
+        """The columns shown and the title's width."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -183,11 +187,13 @@ class SessionsScreen(Screen[str | None]):
             widths[column] = min(
                 max(widest, len(column)), MAX_WIDTHS.get(column, widest + len(column))
             )
-        shown = _fitting(widths, self.size.width - _FRAME)
+        shown, title = self.fitted = _fitting(widths, self.size.width - _FRAME)
         cursor = table.cursor_row
         table.clear(columns=True)
         for column in shown:
-            table.add_column(column, key=column, width=widths[column])
+            table.add_column(
+                column, key=column, width=title if column == "title" else widths[column]
+            )
         for row, label in zip(rows, labels, strict=True):
             cells = [
                 Text(value, no_wrap=True, overflow="ellipsis", end="",
@@ -201,10 +207,7 @@ class SessionsScreen(Screen[str | None]):
         self.sub_title = f"{len(rows)} session{'s' if len(rows) != 1 else ''}"
 
     def on_resize(self) -> None:
-        table = self.query_one("#sessions", DataTable)
-        if self.rows and _fitting(self.widths, self.size.width - _FRAME) != [
-            str(column.key.value) for column in table.columns.values()
-        ]:
+        if self.rows and _fitting(self.widths, self.size.width - _FRAME) != self.fitted:
             self.show_rows(self.rows)
 
     def _highlighted(self) -> SessionInfo | None:

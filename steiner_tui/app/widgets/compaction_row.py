@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
@@ -24,11 +25,15 @@ def _clock(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-def entry_text(entry: CompactionRunEntry, now: float) -> str:
-    """The line of a compaction at ``now`` (``time.monotonic``): running, or how it ended."""
+def entry_text(entry: CompactionRunEntry, now: float, width: int = 0) -> str:
+    """The line of a compaction at ``now`` (``time.monotonic``): running, or how it ended; an
+    end wider than ``width`` puts its stage, model and time on a second line."""
     stage = f"{entry.stage} stage, fallback model" if entry.fallback else f"{entry.stage} stage"
     if entry.ended:
-        return f"{entry.ended} ({stage} {entry.target}, {_clock(entry.took)})"
+        tail = f"({stage} {entry.target}, {_clock(entry.took)})"
+        # Wrapped, the centred line would leave a word or two alone on its last row.
+        wide = width and cell_len(entry.ended) + 1 + cell_len(tail) > width
+        return f"{entry.ended}\n{tail}" if wide else f"{entry.ended} {tail}"
     return (
         f"compacting ({stage} {entry.target}): ~{count(entry.tokens)} summary tokens so far "
         f"(characters/4) · {_clock(now - entry.started)} · Esc abandons"
@@ -66,4 +71,8 @@ class CompactionRow(Static):
             self._timer.stop()
             self._timer = None
         self.set_classes(f"conversation-item -{entry.kind}")
-        self.update(Content(printable(entry_text(entry, time.monotonic()))))
+        text = entry_text(entry, time.monotonic(), self.content_size.width)
+        self.update(Content(printable(text)))
+
+    def on_resize(self) -> None:
+        self.refresh_entry()

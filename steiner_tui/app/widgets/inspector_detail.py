@@ -57,9 +57,11 @@ EARLIER_MESSAGES = "earlier"
 NOT_IN_LOG = "not recorded in the session log"
 """The first line of a logged request's message that the log does not hold."""
 _USAGE_NAMES = ("prompt", "completion", "cache read", "cache write")
-_FIXED_COLUMNS = 52
-"""Columns the messages table gives to everything but the first line (number, role, source,
-bytes, hash, cell padding, border and scrollbar)."""
+_NARROWEST_LINE = len(NOT_IN_LOG)
+"""The first lines' column at the narrowest (the table scrolls sideways below)."""
+_MESSAGE_COLUMNS = ("#", "Role", "Source", "Bytes", "Hash", "First line")
+_FRAME = 4 + 2 * len(_MESSAGE_COLUMNS)
+"""The messages table's border and scrollbar, and its columns' padding."""
 
 
 def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
@@ -165,6 +167,7 @@ class RequestDetail(Vertical):
         """The store's figures of the request on show (its cost and cache cause, once its
         usage came), set by the screen before ``snapshot``."""
         self._line_width = 0
+        self._fixed = _FRAME
 
     def compose(self) -> ComposeResult:
         yield Static(id="request-summary", markup=False)
@@ -177,7 +180,7 @@ class RequestDetail(Vertical):
         blocks.add_columns("#", "Role", "Source", "Path", "Bytes", "Cut")
         messages = self.query_one("#messages", DataTable)
         messages.border_title = "Messages"
-        messages.add_columns("#", "Role", "Source", "Bytes", "Hash", "First line")
+        messages.add_columns(*_MESSAGE_COLUMNS)
 
     def watch_snapshot(self, snapshot: InspectedRequest | None) -> None:
         blocks = self.query_one("#blocks", DataTable)
@@ -220,34 +223,52 @@ class RequestDetail(Vertical):
 
     def _fill_messages(self, snapshot: InspectedRequest) -> None:
         messages = self.query_one("#messages", DataTable)
-        messages.clear()
-        self._line_width = width = max(30, self.size.width - _FIXED_COLUMNS)
+        cursor = messages.cursor_row
         first = self.first_shown
         sources = [sources_label(s) for s in message_sources(snapshot)[first:]]
+        rows = [
+            (
+                str(number),
+                message.role if message is not None else "—",
+                sources[number - first],
+                count(messages_bytes([message])) if message is not None else "—",
+                snapshot.message_hashes[number],
+            )
+            for number, message in enumerate(snapshot.messages[first:], first)
+        ]
+        # Columns as wide as their cells, set here rather than measured when the table is next
+        # idle: the first lines take what the others leave.
+        widths = [
+            max([len(head), *(len(row[column]) for row in rows)])
+            for column, head in enumerate(_MESSAGE_COLUMNS[:-1])
+        ]
+        self._fixed = _FRAME + sum(widths)
+        self._line_width = width = max(_NARROWEST_LINE, self.size.width - self._fixed)
+        messages.clear(columns=True)
+        for head, column_width in zip(_MESSAGE_COLUMNS, (*widths, width), strict=True):
+            messages.add_column(head, width=column_width)
         if first:
             note = cell(f"▲ {first:,} earlier messages · Enter shows them", "italic")
             messages.add_row(cell(""), cell(""), cell(""), cell(""), cell(""), note,
                              key=EARLIER_MESSAGES)  # fmt: skip
-        for number in range(first, len(snapshot.messages)):
-            message = snapshot.messages[number]
-            size = cell(count(messages_bytes([message])) if message is not None else "—")
+        for row, message in zip(rows, snapshot.messages[first:], strict=True):
+            size = cell(row[3])
             size.justify = "right"
             messages.add_row(
-                cell(number),
-                cell(message.role if message is not None else "—"),
-                cell(sources[number - first]),
+                *map(cell, row[:3]),
                 size,
-                cell(snapshot.message_hashes[number]),
+                cell(row[4]),
                 cell(message_line(message, width))
                 if message is not None
                 else cell(NOT_IN_LOG, "italic"),
-                key=str(number),
+                key=row[0],
             )
+        messages.move_cursor(row=cursor)
 
     def on_resize(self, event: events.Resize) -> None:
         """The first lines take the width the table has."""
         snapshot = self.snapshot
-        width = max(30, event.size.width - _FIXED_COLUMNS)
+        width = max(_NARROWEST_LINE, event.size.width - self._fixed)
         if snapshot is not None and width != self._line_width:
             self._fill_messages(snapshot)
 

@@ -81,6 +81,10 @@ class TextLines(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._lines: list[str] = []
+        self._text = ""
+        self._width = 0
+        self._wraps = 0
+        """How many wraps began: a wrap that a later one replaced stops at its next step."""
 
     @property
     def lines(self) -> Sequence[str]:
@@ -89,14 +93,22 @@ class TextLines(ScrollView, can_focus=True):
 
     async def show(self, text: str | Callable[[], str], width: int) -> None:
         """Show ``text`` (or what reading it returns, called in a thread: a file) wrapped to
-        ``width`` columns, replacing what was shown.
+        ``width`` columns (the view's own width once it has one), replacing what was shown.
 
         Raises:
             OSError: reading the text failed.
         """
+        self._wraps += 1
+        self._text, self._width = "", 0
         self._show([], 0)
         self.scroll_home(animate=False)
         whole = await asyncio.to_thread(text) if callable(text) else text
+        await self._wrap(whole, self.scrollable_content_region.width or width)
+
+    async def _wrap(self, whole: str, width: int) -> None:
+        self._wraps += 1
+        wrap = self._wraps
+        self._text, self._width = whole, width
         lines: list[str] = []
         widest = start = 0
         while start < len(whole):
@@ -111,8 +123,16 @@ class TextLines(ScrollView, can_focus=True):
                 self._show(lines[:], widest)  # the first screen at once
             start = end
             await asyncio.sleep(0)
+            if wrap != self._wraps:  # a resize or another text took over
+                return
         # The rest in one update: each resizes the scrollbars and repaints the view.
         self._show(lines, widest)
+
+    def on_resize(self) -> None:
+        # A view wrapped to another width would cut its lines (or leave half of it empty).
+        width = self.scrollable_content_region.width
+        if self._text and width and width != self._width:
+            self.run_worker(self._wrap(self._text, width), group="wrap", exclusive=True)
 
     def _show(self, lines: list[str], widest: int) -> None:
         self._lines = lines

@@ -32,7 +32,7 @@ from textual.widgets import Static
 from steiner_tui.app.steering import WhatIfFigures
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.whatif import WhatIfResult
-from steiner_tui.units import count
+from steiner_tui.units import count, counted
 
 __all__ = ["WhatIfView", "result_line", "threshold_step"]
 
@@ -181,7 +181,9 @@ class WhatIfView(Static, can_focus=True):
         setting = trial.setting
         marker = " (now)" if setting.threshold == self.current else ""
         lines = [
-            Content.assemble(("what-if", "bold"), f" · {len(observed.prompt_tokens)} requests"),
+            Content.assemble(
+                ("what-if", "bold"), f" · {counted(len(observed.prompt_tokens), 'request')}"
+            ),
             Content.assemble(
                 ("as it went ", "$text-muted"), f"{count(self.current)}: {_where(observed)}"
             ),

@@ -115,24 +115,49 @@ def _is_summary(m: Message) -> bool:
     return m.role == "system" and SUMMARY_MARKER in m.content
 
 
-_SOURCE_CHECKS: tuple[tuple[str, Callable[[Message], bool]], ...] = (
-    ("system instructions", lambda m: m.role == "system" and not _is_summary(m)),
-    ("a summary of earlier conversation", _is_summary),
-    ("project context", lambda m: m.role == "user" and m.source == "project_context"),
-    ("the session date", lambda m: m.role == "user" and SESSION_DATE_SUFFIX in m.content),
-    ("active skills", lambda m: m.role == "user" and "<steiner-skill " in m.content),
+_SKILL_FRAMING = "## Enabled skills\n"
+"""How exec's skill framing block starts (``templates/preamble_skill_framing.md.j2``)."""
+
+
+def _project_context_in(message: Message) -> bool:
+    # Consecutive user blocks merge into one message that keeps no source: project context,
+    # then exec's skill framing, then the session date line. What precedes both is the context.
+    text = message.content
+    if text.endswith(SESSION_DATE_SUFFIX):
+        text = text.rpartition("\n")[0]
+    return bool(text.partition(_SKILL_FRAMING)[0].strip())
+
+
+_SOURCE_CHECKS: tuple[tuple[str, Callable[[Message, bool], bool]], ...] = (
+    ("system instructions", lambda m, _: m.role == "system" and not _is_summary(m)),
+    ("a summary of earlier conversation", lambda m, _: _is_summary(m)),
+    ("project context", lambda m, block: block and m.role == "user" and _project_context_in(m)),
+    ("the session date", lambda m, _: m.role == "user" and SESSION_DATE_SUFFIX in m.content),
+    (
+        "active skills",
+        lambda m, block: (
+            m.role == "user"
+            and ("<steiner-skill " in m.content or (block and _SKILL_FRAMING in m.content))
+        ),
+    ),
 )
-"""Which context sources a request visibly carries, checked per message."""
+"""Which context sources a request visibly carries, checked per message (and whether it is one
+of the request's block messages, its first ``cacheable_prefix_messages``)."""
 
 
-def context_line(messages: Sequence[Message]) -> str:
-    """One sentence on what this request carried: message count, tokens, roles and sources."""
+def context_line(messages: Sequence[Message], block_messages: int = 0) -> str:
+    """One sentence on what this request carried: message count, tokens, roles and sources
+    (``block_messages``: how many leading messages are assembled context blocks)."""
     tokens = heuristic_tokens(prompt_chars(messages))
     roles = Counter(m.role for m in messages)
     role_text = ", ".join(
         f"{roles[r]} {r}" for r in ("system", "user", "assistant", "tool") if r in roles
     )
-    sources = [label for label, check in _SOURCE_CHECKS if any(check(m) for m in messages)]
+    sources = [
+        label
+        for label, check in _SOURCE_CHECKS
+        if any(check(m, i < block_messages) for i, m in enumerate(messages))
+    ]
     seen = f" Visible sources: {', '.join(sources)}." if sources else ""
     return f"I received {len(messages)} messages (~{tokens} tokens): {role_text}.{seen}"
 
@@ -172,4 +197,6 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     if intent.outside:
         names = ", ".join(f"`{p}`" for p in intent.outside)
         body += f"\n\nOutside the project root, so not read: {names}."
-    return Reply(f"{body}\n\n{context_line(messages)}\n\n{HONESTY_NOTE}")
+    return Reply(
+        f"{body}\n\n{context_line(messages, request.cacheable_prefix_messages)}\n\n{HONESTY_NOTE}"
+    )

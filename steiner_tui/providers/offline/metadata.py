@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from itertools import islice
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -133,9 +134,10 @@ def _outline(path: str, text: str) -> list[str]:
         return out + ([_listing("Top-level definitions", defs)] if defs else [])
     if suffix in (".md", ".rst", ".txt"):
         heads = [h for _, h in _MD_HEADING.findall(text)]
-        return [_listing("Headings", heads)] if heads else []
-    filled = [trim(x, 100) for x in text.splitlines() if x.strip()][:3]
-    return [f"Starts with: `{x}`" for x in filled]
+        if heads:
+            return [_listing("Headings", heads)]
+    filled = islice(((n, x) for n, x in enumerate(text.splitlines(), 1) if x.strip()), 3)
+    return [f"Line {n}: `{trim(x, 100)}`" for n, x in filled]
 
 
 def describe_file(path: str, text: str) -> list[str]:

@@ -164,3 +164,16 @@ async def test_context_blocks_are_not_taken_for_the_request(tmp_path: Path) -> N
     reply = await ask(OfflineProvider(root), request)
     assert reply.calls[0].name == "grep"
     assert dict(reply.calls[0].arguments or {}) == {"pattern": "nothing_here"}
+
+
+@pytest.mark.parametrize("name", ["server.log", "notes.txt"])
+async def test_a_file_without_headings_is_outlined_by_its_first_lines(
+    tmp_path: Path, name: str
+) -> None:
+    # A log said "Starts with:" before each of its first three lines; a .txt said nothing.
+    root = make_project(tmp_path)
+    (root / name).write_text("first entry\n\nsecond entry\nthird entry\nfourth entry\n")
+    answer = _final(await drive(root, f"read {name}"))
+    assert "Line 1: `first entry`" in answer
+    assert "Line 3: `second entry`" in answer and "Line 4: `third entry`" in answer
+    assert "fourth entry" not in answer and "Starts with" not in answer

@@ -10,7 +10,8 @@ that cache. The counts are the same either way: only where they are made changes
 character heuristic is arithmetic and stays on the loop, and so does a short text once the
 prefix is counted (``inline_chars``): the thread hop would cost more than the count. Such a
 text is not counted ahead at all: the synchronous code counts it where it needs it, as it
-would have here.
+would have here. The tokenizer is built in a thread too, then first used on the loop
+(``RequestEstimator.claim``): the thread that uses tiktoken first counts fastest with it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.tokens import HEURISTIC, RequestEstimator, TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
-__all__ = ["INLINE_CHARS", "NATIVE_INLINE_CHARS", "count_ahead", "inline_chars", "off_loop"]
+__all__ = [
+    "INLINE_CHARS",
+    "NATIVE_INLINE_CHARS",
+    "claim_on_loop",
+    "count_ahead",
+    "inline_chars",
+    "off_loop",
+]
 
 INLINE_CHARS = 8_000
 """Text shorter than this is counted on the event loop: ctok counts it in under 10 ms (about
@@ -56,6 +64,19 @@ async def off_loop(work: Callable[[], T], chars: int, limit: int = INLINE_CHARS)
     return work() if chars < limit else await asyncio.to_thread(work)
 
 
+async def claim_on_loop(estimator: RequestEstimator, model_id: str) -> None:
+    """Build ``model_id``'s tokenizer in a worker thread, then count with it first here, on the
+    event loop that counts nearly everything (``RequestEstimator.claim``); at once when that
+    was done. A tokenizer that fails to load is left to the count that needs it to report."""
+    if estimator.claimed(model_id):
+        return
+    try:
+        await asyncio.to_thread(estimator.load, model_id)
+        estimator.claim(model_id)
+    except TokenizerLoadError:
+        return
+
+
 async def count_ahead(
     estimator: RequestEstimator,
     model_id: str,
@@ -81,6 +102,7 @@ async def count_ahead(
     """
     if estimator.units_key(model_id) == HEURISTIC:
         return
+    await claim_on_loop(estimator, model_id)  # before the thread below counts with it
     chars = sum(len(message.content) for message in new)
     limit = inline_chars(estimator.choice(model_id).strategy)
     if counted_prefix and chars < limit:

@@ -28,7 +28,7 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import cast
+from typing import ClassVar, cast
 
 import msgspec
 
@@ -108,6 +108,7 @@ class _Warnings(msgspec.Struct):
 
     texts: list[str] = msgspec.field(default_factory=list)
     open: bool = True
+    accepts: ClassVar[tuple[type[EngineEvent], ...]] = (WarningEvent,)
 
     def emit(self, event: EngineEvent) -> None:
         if self.open and isinstance(event, WarningEvent):

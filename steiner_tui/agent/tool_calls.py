@@ -29,7 +29,8 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted, WarningEvent
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, ToolCall
-from steiner_tui.engine.state.file_tracker import FileTracker, observe_tool_result
+from steiner_tui.engine.state.file_tracker import READ_TOOL_NAME, FileTracker, observe_tool_result
+from steiner_tui.engine.state.read_results import parse_read_result
 from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.tokens.policy import HEURISTIC
 from steiner_tui.engine.tokens.request import MESSAGE_FRAMING_TOKENS, RequestEstimator
@@ -166,12 +167,13 @@ async def run_tool_calls(
                     budget.inline_chars,
                 )
                 used += budget.count_tokens(result.content)
-            content = observe_tool_result(call.name, result.content, tracker)
+            read = parse_read_result(result.data) if call.name == READ_TOOL_NAME else None
+            content = observe_tool_result(call.name, result.content, tracker, read)
             message = result_message(call, result, ctx.turn)
             if content != result.content:
                 message = message.with_content(content)
-            if call.name == "read" and result.status == "done" and content == result.content:
-                tracker = tracker.record(result.data, ctx.turn)
+            if read is not None and result.status == "done" and content == result.content:
+                tracker = tracker.record(read, ctx.turn)
             done.add(call.id)
             # The status first: the session log writes it with the result message.
             sink.emit(ToolCallFinished(call, result.status, result.display or content, result.cut))

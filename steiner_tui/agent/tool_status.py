@@ -21,6 +21,8 @@ __all__ = ["ToolStatusBook"]
 class ToolStatusBook:
     """An ``EventSink`` that records tool statuses, and a status reader for the archive."""
 
+    accepts = (ToolCallFinished,)
+
     def __init__(self, recorded: Mapping[str, str] | None = None) -> None:
         self._statuses: dict[str, str] = dict(recorded or {})
 

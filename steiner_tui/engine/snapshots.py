@@ -319,6 +319,8 @@ class SnapshotStore:
     Stored values are immutable, so readers get them without defensive copies.
     """
 
+    accepts = (RequestSnapshot, UsageReported)
+
     def __init__(self) -> None:
         self._stored: list[_StoredSnapshot] = []
         self._by_index: dict[int, int] = {}

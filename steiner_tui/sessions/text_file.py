@@ -90,7 +90,8 @@ class TextFile:
             return None
         if len(data) < TEXT_MIN_BYTES:
             return None
-        self.end = append_whole(self._open(), data)
+        fd = self._open()  # ``end`` is the file's end from here
+        self.end = append_whole(fd, data, end=self.end)
         self._dirty = True
         return self.end - len(data), len(data)
 

@@ -22,14 +22,21 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def append_whole(fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all) -> int:
+def append_whole(
+    fd: int, data: bytes, write: Callable[[int, bytes], None] = write_all, end: int = -1
+) -> int:
     """Append ``data`` (whole lines or a whole text) to the file open on ``fd`` with
     ``write``; a failed write leaves no part of it. Returns the file's size after it.
+
+    ``end``: the file's size before, when the caller keeps it (it alone appends, under the
+    session's lock); -1 asks the kernel, a system call that cost about as much as the
+    write itself.
 
     Raises:
         OSError: the write failed (the file is cut back to where it ended before).
     """
-    end = os.lseek(fd, 0, os.SEEK_END)
+    if end < 0:
+        end = os.lseek(fd, 0, os.SEEK_END)
     try:
         write(fd, data)
     except OSError:

@@ -134,6 +134,8 @@ class SessionLog:
         commit_interval: the longest a turn boundary waits for its fsync (0: none waits).
     """
 
+    accepts = _LOGGED
+
     def __init__(
         self,
         session_dir: Path,
@@ -474,7 +476,7 @@ class SessionLog:
 
     def _append(self, data: bytes) -> None:
         assert self._fd is not None
-        self._size = append_whole(self._fd, data, self.write)
+        self._size = append_whole(self._fd, data, self.write, self._size)
 
     def _write(self, record: Record) -> None:
         line = encode_record(record)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from steiner_tui.agent.count_ahead import INLINE_CHARS
+from steiner_tui.agent.count_ahead import INLINE_CHARS, claim_on_loop
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ModelInfo
@@ -96,6 +96,53 @@ async def test_a_turn_counts_its_new_text_off_the_event_loop(
     request = provider.requests[1]
     fresh = RequestEstimator(EncodingLoader([RecordingSource()]))
     assert request.raw_prompt_tokens == fresh.raw_tokens(CLAUDE, request.messages, request.tools)
+
+
+async def test_the_tokenizer_is_built_off_the_loop_and_counts_first_on_it(
+    make_runner: RunnerFactory,
+) -> None:
+    # tiktoken counts fastest on the thread that used it first: the loop, which counts
+    # nearly everything, even though the first request's prefix is counted in a thread.
+    loop = threading.get_ident()
+    built: list[int] = []
+
+    class BuiltWhere(RecordingSource):
+        def build(self) -> RecordingEncoder:
+            built.append(threading.get_ident())
+            return super().build()
+
+    source = BuiltWhere()
+    estimator = RequestEstimator(EncodingLoader([source]))
+    runner, _, _ = make_runner(
+        [Reply(["One."]), Reply(["Two."])], estimator=estimator, model=CLAUDE
+    )
+    await runner.run(Message("user", "first"))
+    await runner.run(Message("user", "second"))
+    assert built and built[0] != loop
+    threads = [thread for thread, _ in source.encoder.counted]
+    assert threads[0] == loop and loop in threads[1:] and set(threads) != {loop}
+    assert estimator.claimed(CLAUDE)
+    claim = source.encoder.counted[0][1]
+    assert [text for _, text in source.encoder.counted].count(claim) == 1
+
+
+async def test_a_claim_builds_off_the_loop_counts_once_on_it_and_leaves_failures() -> None:
+    # The app's context panel claims before its dry run's thread counts (budget_panel).
+    loop = threading.get_ident()
+    source = RecordingSource()
+    estimator = RequestEstimator(EncodingLoader([source]))
+    await claim_on_loop(estimator, CLAUDE)
+    await claim_on_loop(estimator, CLAUDE)
+    assert [thread for thread, _ in source.encoder.counted] == [loop]
+    assert estimator.claimed(CLAUDE)
+
+    class Broken(RecordingSource):
+        def build(self) -> RecordingEncoder:
+            raise OSError("no data file")
+
+    broken = RequestEstimator(EncodingLoader([Broken()]))
+    await claim_on_loop(broken, CLAUDE)  # reported by the count that needs it
+    assert not broken.claimed(CLAUDE)
 
 
 async def test_a_run_cancelled_while_the_reply_is_counted_still_answers_its_calls(

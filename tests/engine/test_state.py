@@ -283,6 +283,20 @@ def test_observe_tool_result_passes_other_tools_through() -> None:
     assert observe_tool_result("read", _read_json(), tracker) != _read_json()
 
 
+def test_a_read_whose_fields_match_no_tracked_read_keeps_its_text_unparsed() -> None:
+    tracker = FileTracker.rebuild(_read_turn("r1", _read_json(), 2))
+    other = parse_read_result(json.loads(_read_json("b.py")))
+    same = parse_read_result(json.loads(_read_json()))
+    assert other is not None and same is not None
+    # Told by its fields that nothing matches, the text is kept as it is, JSON or not.
+    assert observe_tool_result("read", "not parsed", tracker, other) == "not parsed"
+    assert observe_tool_result("read", _read_json("b.py"), tracker, other) == _read_json("b.py")
+    # Fields that match: the text decides, as without them.
+    noted = observe_tool_result("read", _read_json(), tracker, same)
+    assert noted == observe_tool_result("read", _read_json(), tracker) != _read_json()
+    assert observe_tool_result("read", "not json", tracker, same) == "not json"
+
+
 def test_record_is_immutable_and_skips_unturned_reads() -> None:
     empty = FileTracker()
     fields = json.loads(_read_json())

@@ -17,6 +17,7 @@ import pytest
 from steiner_tui.engine.events import WarningEvent
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.meta import SessionMeta, read_meta, write_meta
+from steiner_tui.sessions.whole_append import append_whole
 from tests.sessions.conftest import OpenSession
 
 
@@ -29,6 +30,19 @@ def _disk_full_after(half: bool = True) -> Callable[[int, bytes], None]:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     return write
+
+
+def _count_lseeks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every ``os.lseek`` from now on, as the offsets it was asked for."""
+    asked: list[int] = []
+    lseek = os.lseek
+
+    def counted(fd: int, offset: int, how: int) -> int:
+        asked.append(offset)
+        return lseek(fd, offset, how)
+
+    monkeypatch.setattr(os, "lseek", counted)
+    return asked
 
 
 def _log_warnings(events: list[object]) -> list[WarningEvent]:
@@ -66,6 +80,36 @@ async def test_what_was_saved_before_a_full_disk_stays_whole(open_session: OpenS
     loaded = load_session(harness.session_dir)
     assert loaded.problems == ()
     assert loaded.lineage.active.messages == saved.active.messages
+
+
+def test_an_append_told_where_the_file_ends_cuts_a_failed_write_back_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "log"
+    path.write_bytes(b"kept\n")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        assert append_whole(fd, b"more\n") == 10  # the end asked of the kernel
+        asked = _count_lseeks(monkeypatch)
+        assert append_whole(fd, b"next\n", end=10) == 15
+        with pytest.raises(OSError):
+            append_whole(fd, b"a torn line\n", _disk_full_after(), end=15)
+        assert asked == []
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"kept\nmore\nnext\n"
+
+
+async def test_a_turn_appends_without_asking_where_the_log_ends(
+    open_session: OpenSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("first question")
+    asked = _count_lseeks(monkeypatch)
+    await harness.driver.submit("second question")
+    harness.session.close()
+    assert asked == []
+    assert load_session(harness.session_dir).lineage == harness.runner.lineage
 
 
 async def test_a_resumed_log_that_lands_nothing_is_reported(open_session: OpenSession) -> None:

@@ -40,6 +40,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from steiner_tui.agent.count_ahead import claim_on_loop
 from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.messages import Said
 from steiner_tui.app.steering import WhatIfFigures
@@ -328,7 +329,17 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def _start_preview(self) -> None:
         if not self._previewing:
             self._previewing = True
-            self._preview(self._version)
+            self._claim_then_preview(self._version)
+
+    @work(group="preview", exit_on_error=False)
+    async def _claim_then_preview(self, version: int) -> None:
+        """The dry run, once the model's tokenizer has counted first on this loop: the thread
+        that counts with tiktoken first counts fastest (``RequestEstimator.claim``), and the
+        loop counts every turn; the dry run's thread would take it at start-up."""
+        assert self.controller is not None
+        runner = self.controller.session.driver.runner
+        await claim_on_loop(runner.context.estimator, runner.model.model)
+        self._preview(version)
 
     @work(thread=True, group="preview", exit_on_error=False)
     def _preview(self, version: int) -> None:

@@ -204,8 +204,18 @@ def apply_read_dedup(content: str, tracker: FileTracker) -> str:
     return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
 
 
-def observe_tool_result(tool_name: str, content: str, tracker: FileTracker) -> str:
-    """The content to store for a tool result: read results pass dedup, others pass as given."""
-    if tool_name == READ_TOOL_NAME:
-        return apply_read_dedup(content, tracker)
-    return content
+def observe_tool_result(
+    tool_name: str, content: str, tracker: FileTracker, fields: ReadResult | None = None
+) -> str:
+    """The content to store for a tool result: read results pass dedup, others pass as given.
+
+    ``fields``: the read as its tool gave it (``ToolResult.data``), when known: a read that
+    matches no tracked read by them is kept without parsing its text (the text is their JSON,
+    a few KB that decoding took longer than the rest of a turn's dedup). One that matches is
+    decided by its text, as without them.
+    """
+    if tool_name != READ_TOOL_NAME:
+        return content
+    if fields is not None and tracker.matching_read(fields) is None:
+        return content
+    return apply_read_dedup(content, tracker)

@@ -176,6 +176,22 @@ def test_tokenizer_override_from_config() -> None:
     assert estimator.choice("gpt-4o").encoding == "heuristic"
 
 
+def test_a_tokenizer_is_loaded_without_counting_and_claimed_once_by_one_count() -> None:
+    estimator, encoder = _estimator()
+    assert not estimator.claimed("mistral-large") and estimator.claimed("offline")
+    estimator.load("mistral-large")  # cl100k_base, built
+    assert encoder.texts == []
+    estimator.claim("mistral-large")
+    estimator.claim("mistral-large")
+    assert len(encoder.texts) == 1 and estimator.claimed("mistral-large")
+    # The claim counts a text that takes every branch of the split patterns.
+    claim = encoder.texts[0]
+    for kind in ("'s", "WORDS", "words", "123", "+-", "\n\n", "\r\n", "  \n", "\u00e9"):
+        assert kind in claim
+    estimator.claim("offline")  # the heuristic: nothing to claim
+    assert len(encoder.texts) == 1
+
+
 def test_real_tokenizers_count_hello_world() -> None:
     estimator = RequestEstimator(default_encoding_loader(None))
     assert estimator.count_text("gpt-4o", "hello world") == 2
@@ -227,6 +243,16 @@ def test_old_generation_hits_are_promoted() -> None:
     assert cache.get_many([first]) == [1]  # promoted before the next rotation drops it
     cache.put_many((Message("user", f"c{i}"), i) for i in range(3))
     assert cache.get_many([first]) == [1]
+
+
+def test_one_key_lookups_find_old_keys_and_miss_new_ones_after_a_rotation() -> None:
+    cache = CountCache(max_entries=8, max_chars=1_000_000)  # rotates every 4 entries
+    first = Message("user", "first")
+    cache.put_many([(first, 1), *((Message("user", str(i)), i) for i in range(3))])
+    assert cache.get(Message("user", "never counted")) is None  # in neither generation
+    assert cache.get(first) == 1  # old: promoted
+    cache.put_many((Message("user", f"c{i}"), i) for i in range(3))
+    assert cache.get(first) == 1 and cache.get("first") is None
 
 
 def test_cache_rejects_silly_bounds() -> None:

@@ -175,4 +175,14 @@ def _finish_call(
         turn=host.state.turn,
     )
     host.append(message)
+    if done is not None and done.stop_reason == "length":
+        # Otherwise a reply cut mid-sentence looks like a finished one.
+        host.sink.emit(WarningEvent("reply_limit", _at_limit(model.ref, request.max_tokens)))
     return message
+
+
+def _at_limit(ref: str, max_tokens: int) -> str:
+    return (
+        f"{ref}: the reply stopped at the completion limit ({max_tokens:,} tokens) and may be "
+        f'cut short; max_tokens under [models."{ref}"] raises it'
+    )

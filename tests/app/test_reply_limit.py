@@ -1,0 +1,38 @@
+"""A reply the server stopped at the completion limit says so, over a loopback Chat Completions
+server (llama.cpp ends such a stream with ``finish_reason: "length"``)."""
+
+from __future__ import annotations
+
+from steiner_tui.agent.model import MainModel
+from steiner_tui.providers.openai_chat import OpenAIChatProvider
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.helpers import finish, said, send
+from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
+from tests.providers.protocols import chunk
+
+
+def chat(server: LoopbackServer) -> MainModel:
+    provider = OpenAIChatProvider("llama", "sk-test", f"{server.url}/v1", max_retries=0)
+    return MainModel("llama", "smollm2", provider, provider.model_info("smollm2"))
+
+
+def replying(finish_reason: str) -> list[bytes]:
+    return [
+        chunk({"role": "assistant", "content": "the files are"}),
+        chunk({}, finish=finish_reason),
+        sse_data("[DONE]"),
+    ]
+
+
+async def test_a_reply_cut_at_the_completion_limit_is_marked(app_for: AppFactory) -> None:
+    with LoopbackServer(sse_reply(replying("length")), sse_reply(replying("stop"))) as server:
+        app = app_for(chat(server))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "what files?")
+            await finish(pilot)
+            [limit] = [text for text in said(app) if "completion limit" in text]
+            assert limit.startswith("llama/smollm2: the reply stopped at the completion limit (")
+            await send(pilot, "again")
+            await finish(pilot)
+            assert len([text for text in said(app) if "completion limit" in text]) == 1

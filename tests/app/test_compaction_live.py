@@ -12,6 +12,7 @@ from textual.geometry import Region
 
 from steiner_tui.app.transcript import CompactionRunEntry, NoticeEntry
 from steiner_tui.app.widgets.compaction_row import CompactionRow
+from steiner_tui.engine.events import CompactionApplied, CompactionOutcome, CompactionProgress
 from steiner_tui.engine.provider import (
     ChatRequest,
     ModelInfo,
@@ -157,3 +158,20 @@ async def test_a_compaction_line_too_wide_breaks_between_its_parts() -> None:
         await pilot.pause()
         lines = [s.text.strip() for s in row.render_lines(Region(0, 0, 120, row.size.height))]
         assert lines == [f"{entry.ended} (normal stage offline/offline, 0:00)"]
+
+
+async def test_the_ended_line_names_the_stage_that_applied(app_for: AppFactory) -> None:
+    """A real llama.cpp run: the normal stage applied, the emergency stage after it was
+    rejected (its summary larger than its input); the line said "emergency stage"."""
+    app = app_for(fake_model(SlowSummaryProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        conversation = app.workbench.conversation
+        for stage in ("normal", "emergency"):
+            await conversation.show_event(CompactionProgress(stage, "llama/smollm2", tokens=90))
+        outcome = CompactionOutcome(True, 1, ("normal",), before_tokens=2922, after_tokens=2951)
+        await conversation.show_event(CompactionApplied(1, outcome))
+        await pilot.pause()
+        line = static_text(conversation.query_one(CompactionRow))
+        assert line.startswith("compacted into generation 1: 2,922 → 2,951 tok")
+        assert "(normal stage llama/smollm2, " in line

@@ -361,6 +361,9 @@ class ConversationPane(EntryWindow):
                     f"compacted into generation {generation}: "
                     f"{count(outcome.before_tokens)} → {token_count(outcome.after_tokens)}"
                 )
+                if self.compaction is not None and outcome.modes:
+                    # The last stage run may have been rejected: name the ones applied.
+                    self.compaction.stage = " + ".join(outcome.modes)
                 if not self.end_compaction(text):
                     await self.add(NoticeEntry(text, "compaction"))
             case WarningEvent(code=code, message=text):

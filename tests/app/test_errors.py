@@ -212,3 +212,25 @@ async def test_a_resumed_session_shows_the_same_error_entry(
         assert isinstance(error, ErrorEntry) and error.code == "rate_limited"
         assert [r.action for r in error.remedies] == ["wait", "switch_model"]
         assert "slow down [bold]now[/]" in error.text
+
+
+async def test_the_retry_key_is_said_once_when_two_remedies_resend(app_for: AppFactory) -> None:
+    """A llama.cpp server that went away: "check that … is up" and "send the message again"
+    both resend, and both lines ended "— F5 resends your message"."""
+    refused = ProviderError(
+        "connection",
+        "llama/smollm2: could not connect to the API at http://127.0.0.1:9/v1/chat/completions",
+        remedies=(
+            Remedy("check_server", "check that http://127.0.0.1:9/v1 is up and reachable"),
+            Remedy("retry", "send the message again"),
+        ),
+    )
+    app = app_for(fake_model(FailingProvider(refused)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "hello there")
+        await finish(pilot)
+        text = static_text(app.workbench.conversation.query_one(ErrorRow))
+        assert text.count("F5 resends your message") == 1
+        assert "is up and reachable — F5 resends your message" in text
+        assert "  · send the message again\n" in text + "\n"

@@ -23,12 +23,14 @@ def error_content(entry: ErrorEntry) -> Content:
     lines = [Content.assemble(("✗ error ", "bold $text-error"), Content(printable(entry.text)))]
     if entry.remedies:
         lines.append(Content.styled("what you can do:", "$text-muted"))
+    key_said = not entry.retry  # the key is said once, on the first remedy that resends
     for remedy in entry.remedies:
         line = Content.assemble("  · ", Content(printable(remedy.hint)))
-        if entry.retry and remedy.action in RETRY_ACTIONS:
+        if not key_said and remedy.action in RETRY_ACTIONS:
             line += Content.assemble(" — ", (f"{entry.retry} resends your message", "bold"))
+            key_said = True
         lines.append(line)
-    if entry.retry and not any(r.action in RETRY_ACTIONS for r in entry.remedies):
+    if not key_said:
         lines.append(Content.assemble("  · ", (f"{entry.retry} sends your message again", "bold")))
     return Content("\n").join(lines)
 

@@ -82,7 +82,8 @@ class RunnerState(msgspec.Struct):
     off_warned: int = -1
     """The generation ``off`` mode last warned in about the nearing hard limit."""
     compacted_turn: int = -1
-    """The turn the last compaction before a request ran in (a second one says why)."""
+    """The turn the last compaction before a request of this run ran in (a second one says
+    why)."""
 
     @property
     def tracker(self) -> FileTracker:

@@ -467,6 +467,8 @@ class Runner:
         """Run one episode, optionally starting with ``user_message``."""
 
         progress = EpisodeProgress()
+        # "Again" is within one run: a resend of a failed one (same turn) starts afresh.
+        self.state.compacted_turn = -1
         await self.learn_limits()
         self.check_window()
         if self.model.threshold_error:  # e.g. a server's window below the threshold

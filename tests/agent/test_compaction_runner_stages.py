@@ -15,7 +15,7 @@ from pathlib import Path
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.events import ErrorEvent, WarningEvent
 from steiner_tui.engine.messages import Message, ToolCall
-from steiner_tui.engine.provider import ChatRequest
+from steiner_tui.engine.provider import ChatRequest, ProviderError
 from tests.agent.fakes import Reply
 from tests.agent.test_compaction_runner_kit import (
     build_session,
@@ -186,3 +186,30 @@ async def test_manual_compaction_starts_its_own_count(project: Path, clock: Manu
     assert outcome is not None and outcome.manual
     assert session.health() == [("info", "stable", 1)]
     assert session.lineage.active.messages[0] == Message("summary", summary_text("normal"))
+
+
+async def test_a_resend_after_a_failed_run_is_not_compacting_again(
+    project: Path, clock: ManualClock
+) -> None:
+    """A llama.cpp server stopped mid-compaction, started again, F5: the resend's compaction
+    said "compacting again in turn N: this turn's tool results took the prompt to …" though
+    the turn had no tools and the first run had ended in an error."""
+    down = False
+
+    def answer(request: ChatRequest) -> Reply:
+        if down:
+            return Reply(error=ProviderError("connection", "fake: could not connect"))
+        return _by_mode(request)
+
+    session = build_session(project, clock, answer=answer)
+    for turn in range(4):
+        await session.say(f"small request {turn}")
+    for turn in range(2):
+        await session.say(padded(f"big request {turn}", 230))
+    last = padded("big request 2", 230)
+    down = True
+    assert (await session.driver.submit(last)).status == "error"
+    down = False
+    await session.say(last)
+    assert [w for w in session.sink.of(WarningEvent) if w.code == "compaction_again"] == []
+    assert "again in turn" not in session.outcomes()[-1].trigger

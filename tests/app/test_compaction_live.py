@@ -12,7 +12,12 @@ from textual.geometry import Region
 
 from steiner_tui.app.transcript import CompactionRunEntry, NoticeEntry
 from steiner_tui.app.widgets.compaction_row import CompactionRow
-from steiner_tui.engine.events import CompactionApplied, CompactionOutcome, CompactionProgress
+from steiner_tui.engine.events import (
+    CompactionApplied,
+    CompactionOutcome,
+    CompactionProgress,
+    WarningEvent,
+)
 from steiner_tui.engine.provider import (
     ChatRequest,
     ModelInfo,
@@ -23,7 +28,7 @@ from steiner_tui.engine.provider import (
 )
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import INFO, fake_model
-from tests.app.helpers import finish, send, static_text
+from tests.app.helpers import finish, said, send, static_text
 
 CHUNK = "summary text. " * 4 + "12345678"
 """64 characters: 16 tokens by characters/4."""
@@ -175,3 +180,17 @@ async def test_the_ended_line_names_the_stage_that_applied(app_for: AppFactory) 
         line = static_text(conversation.query_one(CompactionRow))
         assert line.startswith("compacted into generation 1: 2,922 → 2,951 tok")
         assert "(normal stage llama/smollm2, " in line
+
+
+async def test_a_rejected_summary_stays_in_the_conversation(app_for: AppFactory) -> None:
+    """On llama.cpp the line ended "compaction ended: nothing was compacted"; why (the
+    summary was larger than its input) was only a toast, gone in seconds."""
+    app = app_for(fake_model(SlowSummaryProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        conversation = app.workbench.conversation
+        await conversation.show_event(CompactionProgress("emergency", "llama/smollm2"))
+        why = "the emergency summary from llama/smollm2 was rejected: the summary is larger"
+        await conversation.show_event(WarningEvent("summary_rejected", why))
+        await pilot.pause()
+        assert why in said(app)

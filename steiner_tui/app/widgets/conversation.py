@@ -95,10 +95,12 @@ WELCOME = (
 )
 _NOT_COMPACTED = "compaction ended: nothing was compacted"
 _ABANDONED = "compaction abandoned (Esc): the conversation is unchanged"
-_KEPT_NOTICES = frozenset({"compaction_off", "compaction_failed", "reply_limit", LOG_RESTORED})
+_KEPT_NOTICES = frozenset(
+    {"compaction_off", "compaction_failed", "summary_rejected", "reply_limit", LOG_RESTORED}
+)
 """Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
-hard limit, why a compaction failed, a reply cut at the completion limit, and a session log
-written anew after its folder went."""
+hard limit, why a compaction failed or a summary was rejected, a reply cut at the completion
+limit, and a session log written anew after its folder went."""
 
 
 def widget_for(entry: Entry, pinned: bool = False) -> Widget:

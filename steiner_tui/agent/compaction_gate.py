@@ -204,9 +204,9 @@ def _window_error(
 ) -> RunResult:
     fit = prepared.fit
     text = (
-        f"request exceeds context window: ~{prepared.estimate.tokens} prompt tokens + "
-        f"{fit.reserve} reserved + {fit.safety_margin} margin > "
-        f"{host.model.budget.context_size}"
+        f"request exceeds context window: ~{prepared.estimate.tokens:,} prompt tokens + "
+        f"{fit.reserve:,} reserved + {fit.safety_margin:,} margin > "
+        f"{host.model.budget.context_size:,}"
     )
     if host.state.over_window and fit.fits:
         text = "the provider rejected the last request as too large for the model's window"

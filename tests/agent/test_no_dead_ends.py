@@ -8,6 +8,7 @@ says "over the window" as data (the preview's ``fits``, an ``over_window`` healt
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import count
 from pathlib import Path
@@ -157,6 +158,12 @@ async def test_a_request_that_can_never_fit_says_over_the_window(
     session = build_session(project, clock, window=4000)
     result = await session.driver.submit("hi")
     assert (result.status, result.error_kind) == ("error", "context_window")
+    # Figures grouped as everywhere else (it said "~3814 prompt tokens ... > 4096").
+    assert re.fullmatch(
+        r"request exceeds context window: ~\d{1,3}(,\d{3})+ prompt tokens \+ \d+ reserved "
+        r"\+ \d+ margin > 4,000",
+        result.error,
+    ), result.error
     health = session.sink.of(HealthEvent)
     assert [(h.severity, h.state) for h in health][-1] == ("critical", "over_window")  # type: ignore[attr-defined]
     assert session.runner.conversation[-1] == Message("user", "hi", turn=1)

@@ -327,6 +327,8 @@ def remedies_for(
         return (Remedy("retry", "retry: server errors are often brief"), switch)
     if kind == "connection" and call.phase == "connect":
         return (Remedy("check_server", f"check that {call.base_url} is up and reachable"), retry)
+    if kind == "connection" and not call.events:
+        return (Remedy("retry", "retry: the connection dropped before the reply began"), switch)
     if kind == "connection":
         return (Remedy("retry", "retry: the reply was cut off, what streamed is kept"), switch)
     if kind == "timeout":

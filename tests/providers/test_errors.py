@@ -51,8 +51,19 @@ def test_remedies_name_the_setting_the_key_and_the_wait() -> None:
 
 
 def test_a_dropped_stream_is_retried_not_checked() -> None:
-    streaming = CallContext("local/qwen", phase="stream")
-    assert remedies_for("connection", streaming)[0].action == "retry"
+    streaming = CallContext("local/qwen", phase="stream", events=3)
+    assert remedies_for("connection", streaming)[0] == Remedy(
+        "retry", "retry: the reply was cut off, what streamed is kept"
+    )
+
+
+def test_a_stream_dropped_before_any_event_keeps_nothing() -> None:
+    """llama.cpp stopped while reading the prompt: "dropped mid-stream after 0 events", and
+    the remedy said "what streamed is kept" when nothing had."""
+    empty = CallContext("local/qwen", phase="stream", events=0)
+    assert remedies_for("connection", empty)[0] == Remedy(
+        "retry", "retry: the connection dropped before the reply began"
+    )
 
 
 def test_with_remedies_keeps_the_error_and_adds_its_remedies() -> None:

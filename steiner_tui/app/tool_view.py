@@ -29,6 +29,7 @@ from typing import Any
 from textual.content import Content
 
 from steiner_tui.app.plain import printable
+from steiner_tui.units import counted
 
 __all__ = ["MAX_LINES", "tool_body"]
 
@@ -46,7 +47,7 @@ def _cut(lines: list[Content]) -> list[Content]:
     if len(lines) <= MAX_LINES:
         return lines
     hidden = len(lines) - MAX_LINES
-    more = Content.styled(f"… {hidden:,} more line{'s' if hidden != 1 else ''}", "$text-muted")
+    more = Content.styled(f"… {counted(hidden, 'more line')}", "$text-muted")
     return [*lines[:MAX_LINES], more]
 
 

@@ -31,7 +31,7 @@ from steiner_tui.capture.store import (
     read_capture,
 )
 from steiner_tui.plain import json_text, one_line, printable
-from steiner_tui.units import count
+from steiner_tui.units import count, counted
 
 __all__ = ["log_line", "run"]
 
@@ -87,8 +87,8 @@ def _list() -> int:
         damaged = f"  {len(info.problems)} unreadable (capture show)" if info.problems else ""
         print(
             one_line(
-                f"{info.capture_id}  {created}  {info.requests} "
-                f"request{'' if info.requests == 1 else 's'}  {info.upstream or '-'}"
+                f"{info.capture_id}  {created}  {counted(info.requests, 'request')}  "
+                f"{info.upstream or '-'}"
                 f"{damaged}"
             )
         )

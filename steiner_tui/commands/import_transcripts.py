@@ -29,7 +29,7 @@ from steiner_tui.importers.figures import chart_rows, session_cost
 from steiner_tui.importers.model import ImportedSession
 from steiner_tui.importers.store import save_import
 from steiner_tui.plain import json_text, one_line, printable
-from steiner_tui.units import count
+from steiner_tui.units import count, counted
 
 __all__ = ["run"]
 
@@ -47,7 +47,7 @@ def _print(
         Text(
             printable(
                 f"{indent}{session.id}  {session.source} {session.version}  "
-                f"{len(requests)} request{'' if len(requests) == 1 else 's'}"
+                f"{counted(len(requests), 'request')}"
                 f" · input tokens, all requests {count(context)} (cache read {share})"
                 f" · output {count(output)}"
                 f" · max {count(max((r.context_tokens for r in requests), default=0))}"

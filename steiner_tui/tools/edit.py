@@ -17,6 +17,7 @@ from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import PATH_PARAMETER, binary_message, is_binary, load_file
 from steiner_tui.tools.guards import ask_permission, writable_target
 from steiner_tui.tools.safe_write import write_inside
+from steiner_tui.units import counted
 
 __all__ = ["EditTool"]
 
@@ -82,8 +83,7 @@ class EditTool:
                 f"old_string matches {count} places in {given}; add context to make it "
                 "unique or set replace_all"
             )
-        plural = "s" if count != 1 else ""
-        summary = f"edit {target.relative}: replace {count} occurrence{plural}"
+        summary = f"edit {target.relative}: replace {counted(count, 'occurrence')}"
         rejection = await ask_permission(ctx, "edit", summary, arguments)
         if rejection is not None:
             return rejection
@@ -93,6 +93,6 @@ class EditTool:
         if error:
             return failed(f"cannot edit {given}: {error}")
         return ToolResult(
-            content=f"Edited {target.relative}: replaced {count} occurrence{plural}.",
+            content=f"Edited {target.relative}: replaced {counted(count, 'occurrence')}.",
             data={"path": target.relative, "replacements": count},
         )

@@ -44,6 +44,7 @@ from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.snapshots import RequestSummary, SnapshotStore
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.earlier_requests import InspectedRequest, SessionRequests
+from steiner_tui.units import counted
 
 __all__ = ["InspectorScreen"]
 
@@ -62,7 +63,7 @@ class RequestList(Protocol):
 
 def _subtitle(requests: RequestList) -> str:
     count = len(requests)
-    text = f"{count:,} request{'s' if count != 1 else ''}"
+    text = counted(count, "request")
     logged = requests.logged if isinstance(requests, SessionRequests) else 0
     if logged:
         text += f" · {logged:,} from the session log · {LOGGED_KIND}: {LOGGED_LEGEND}"

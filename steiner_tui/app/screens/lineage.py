@@ -33,6 +33,7 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.history_archive import read_history_file
+from steiner_tui.units import counted
 
 __all__ = ["HISTORY_RETURN", "NO_HISTORY_NOTICE", "LineageScreen"]
 
@@ -85,7 +86,7 @@ class LineageScreen(Screen[None]):
         self.history_path = history_path
         self._views: dict[int, GenerationView] = {}
         count = len(lineage.generations)
-        self.sub_title = f"{count} generation{'s' if count != 1 else ''}"
+        self.sub_title = counted(count, "generation")
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)

@@ -31,7 +31,7 @@ from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
-from steiner_tui.units import byte_count
+from steiner_tui.units import byte_count, counted
 
 __all__ = ["ConfirmDeleteScreen", "SessionsScreen", "session_row"]
 
@@ -204,7 +204,7 @@ class SessionsScreen(Screen[str | None]):
             table.add_row(*cells, key=row.session_id)
         table.move_cursor(row=cursor)
         self.empty = not rows
-        self.sub_title = f"{len(rows)} session{'s' if len(rows) != 1 else ''}"
+        self.sub_title = counted(len(rows), "session")
 
     def on_resize(self) -> None:
         if self.rows and _fitting(self.widths, self.size.width - _FRAME) != self.fitted:

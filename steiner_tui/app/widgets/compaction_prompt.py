@@ -30,7 +30,7 @@ from steiner_tui.engine.compaction.policy import (
     SendAnyway,
     Unpin,
 )
-from steiner_tui.units import token_count
+from steiner_tui.units import counted, token_count
 
 __all__ = ["CompactionPrompt", "QuestionLeft", "UnpinPrompt"]
 
@@ -53,7 +53,7 @@ def _choice_text(choice: CompactionAnswer, entry: CompactionEntry) -> str:
         return "→ sent as it is"
     if isinstance(choice, MaskLargest):
         count = len(entry.question.maskable)
-        return f"→ masked the {count} largest tool result" + ("s" if count != 1 else "")
+        return f"→ masked the {counted(count, 'largest tool result')}"
     return "→ refused"
 
 
@@ -80,7 +80,7 @@ def _question_content(entry: CompactionEntry, focused: bool = False) -> Content:
         saves = token_count(question.mask_saves)
         keys.append(
             Content.from_markup("[b]m[/b] mask ")
-            + Content(f"the {count} largest tool result{'s' if count != 1 else ''} (~{saves})")
+            + Content(f"the {counted(count, 'largest tool result')} (~{saves})")
         )
     return head + _keys_line(keys, focused)
 

@@ -32,7 +32,7 @@ from textual.widget import Widget
 from steiner_tui.app.budget_view import BudgetView, SourceRow, WindowFigures
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.engine.whatif import WhatIfResult
-from steiner_tui.units import count
+from steiner_tui.units import count, counted
 
 __all__ = [
     "AXIS",
@@ -419,6 +419,6 @@ class RequestChart(Widget):
             "\n",
             ("┈ ▲", TRIAL_COLOUR),
             f" what-if {count(trial.setting.threshold)} ({trial.setting.mode}): "
-            f"{count(trial.count)} compaction{'s' if trial.count != 1 else ''}",
+            f"{counted(trial.count, 'compaction')}",
             *_shared_note(sharing),
         )  # fmt: skip

@@ -57,7 +57,7 @@ def _where(result: WhatIfResult) -> str:
     """``never compacts``, ``1 compaction (#4)``, ``8 compactions (#1, #2, #3…)``."""
     if not result.compactions:
         return "never compacts"
-    times = f"{result.count} compaction{'s' if result.count != 1 else ''}"
+    times = counted(result.count, "compaction")
     shown = ", ".join(f"#{p + 1}" for p in result.compactions[:3])
     more = "…" if len(result.compactions) > 3 else ""
     return f"{times} ({shown}{more})"

@@ -23,6 +23,7 @@ from steiner_tui.providers.offline.toolresults import (
     grep_matches,
     parse_tool_output,
 )
+from steiner_tui.units import counted
 
 __all__ = ["Exchange", "chat_answer", "file_answer", "overview_answer", "search_answer"]
 
@@ -85,10 +86,7 @@ def _layout(entries: list[str], truncated: bool) -> list[str]:
     kinds = Counter(PurePosixPath(e).suffix for e in entries if PurePosixPath(e).suffix)
     lines = []
     if per_dir:
-        shown = [
-            f"`{d}` ({n} file{'s' if n != 1 else ''})"
-            for d, n in sorted(per_dir.items())[:MAX_LISTED]
-        ]
+        shown = [f"`{d}` ({counted(n, 'file')})" for d, n in sorted(per_dir.items())[:MAX_LISTED]]
         more = f" and {len(per_dir) - MAX_LISTED} more" if len(per_dir) > MAX_LISTED else ""
         lines.append(f"- Directories ({len(per_dir)}): {', '.join(shown)}{more}")
     if files:

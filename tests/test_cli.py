@@ -53,6 +53,20 @@ def test_the_parsed_project_and_command() -> None:
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["/repo", "extra"], "invalid choice: 'extra'"),
         (["--project"], "expected one argument"),
+        # A port out of range reached the socket's bind and ended in an OverflowError's
+        # traceback; an upstream that is not a URL was taken, and every request forwarded failed.
+        *(
+            (["capture", "--port", port], f"argument --port: {port!r} is not a port (0 to 65535)")
+            for port in ("99999", "-1", "http")
+        ),
+        *(
+            (
+                ["capture", "--upstream", upstream],
+                f"argument --upstream: {upstream!r} is not an http(s) URL "
+                "(e.g. http://127.0.0.1:8080)",
+            )
+            for upstream in ("notaurl", "api.anthropic.com", "ftp://x", "http://")
+        ),
     ],
 )
 def test_a_wrong_command_line_is_told_as_before(
@@ -61,29 +75,6 @@ def test_a_wrong_command_line_is_told_as_before(
     with pytest.raises(SystemExit) as exited:
         parse_arguments(argv)
     assert exited.value.code == 2
-    assert said in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("port", ["99999", "-1", "http"])
-def test_a_capture_port_out_of_range_is_a_usage_error(
-    port: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # 99999 reached the socket's bind and ended in an OverflowError's traceback.
-    with pytest.raises(SystemExit) as exited:
-        parse_arguments(["capture", "--port", port])
-    assert exited.value.code == 2
-    assert f"argument --port: {port!r} is not a port (0 to 65535)" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("upstream", ["notaurl", "api.anthropic.com", "ftp://x", "http://"])
-def test_a_capture_upstream_that_is_not_an_http_url_is_a_usage_error(
-    upstream: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # It was taken as given: the proxy ran, and every request it forwarded failed.
-    with pytest.raises(SystemExit) as exited:
-        parse_arguments(["capture", "--upstream", upstream])
-    assert exited.value.code == 2
-    said = f"argument --upstream: {upstream!r} is not an http(s) URL (e.g. http://127.0.0.1:8080)"
     assert said in capsys.readouterr().err
 
 

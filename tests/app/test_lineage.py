@@ -305,11 +305,17 @@ async def test_the_history_view_does_not_grow_with_the_archive(tmp_path: Path) -
     assert large[: len(small)] == small and "### Assistant" in large and len(large) > 400 * 10
 
 
-async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) -> None:
+def _long_lines_archive(tmp_path: Path) -> tuple[str, LineageHost]:
+    """A history archive whose paragraph and list item are each a 100-word line, and a host
+    showing it."""
     archive = tmp_path / "history.md"
     words = " ".join(f"word{n}" for n in range(100))
     archive.write_text(f"### User\n\n{words}\n\n- {words}\n")
-    app = LineageHost(sample_lineage(), history_path=archive)
+    return words, LineageHost(sample_lineage(), history_path=archive)
+
+
+async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) -> None:
+    words, app = _long_lines_archive(tmp_path)
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
         await pilot.press("h")
@@ -322,10 +328,7 @@ async def test_the_history_view_wraps_long_lines_to_its_width(tmp_path: Path) ->
 
 
 async def test_the_history_view_wraps_again_when_the_terminal_is_resized(tmp_path: Path) -> None:
-    archive = tmp_path / "history.md"
-    words = " ".join(f"word{n}" for n in range(100))
-    archive.write_text(f"### User\n\n{words}\n\n- {words}\n")
-    app = LineageHost(sample_lineage(), history_path=archive)
+    words, app = _long_lines_archive(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("h")

@@ -136,9 +136,10 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
     }
 
 
-def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "steiner_tui", "watch", "--json"],
+def _watch(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``steiner-tui watch --json`` in ``tmp_path``, its home ``tmp_path/home``."""
+    return subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "watch", "--json", *args],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -146,6 +147,10 @@ def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
         timeout=120,
         check=False,
     )
+
+
+def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
+    done = _watch(tmp_path)
     assert done.returncode == 2 and not done.stdout
     assert done.stderr.startswith(f"steiner-tui watch: no transcript of {tmp_path} in ")
     assert str(tmp_path / "home" / ".claude" / "projects") in done.stderr
@@ -153,14 +158,6 @@ def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
 
 def test_watch_on_a_missing_path_says_it_does_not_exist(tmp_path: Path) -> None:
     missing = tmp_path / "gone.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "steiner_tui", "watch", "--json", str(missing)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "HOME": str(tmp_path / "home")},
-        timeout=120,
-        check=False,
-    )
+    done = _watch(tmp_path, str(missing))
     # It said "[Errno 2] No such file or directory: '…'", where import says this.
     assert (done.returncode, done.stderr) == (2, f"steiner-tui watch: {missing} does not exist\n")

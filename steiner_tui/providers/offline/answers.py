@@ -159,7 +159,7 @@ def context_line(messages: Sequence[Message], block_messages: int = 0) -> str:
         if any(check(m, i < block_messages) for i, m in enumerate(messages))
     ]
     seen = f" Visible sources: {', '.join(sources)}." if sources else ""
-    return f"I received {len(messages)} messages (~{tokens} tokens): {role_text}.{seen}"
+    return f"I received {len(messages)} messages (~{tokens:,} tokens): {role_text}.{seen}"
 
 
 def reply_to(request: ChatRequest, root: Path) -> Reply:

@@ -87,3 +87,9 @@ def test_context_line_names_visible_sources() -> None:
         "Visible sources: system instructions, a summary of earlier conversation, "
         "the session date." in line
     )
+
+
+def test_context_line_groups_its_token_figure() -> None:
+    # As every other figure: it said "~12008 tokens".
+    line = context_line([Message("user", "x" * 48_000)])
+    assert line.startswith("I received 1 messages (~12,008 tokens)")

@@ -379,8 +379,8 @@ async def test_the_sessions_screen_opens_captures_and_imports(tmp_path: Path) ->
 
 
 async def test_the_captures_list_gives_what_the_width_left(tmp_path: Path) -> None:
-    """An import's 36-character id pushed "what" past the table's edge, cut without a mark
-    (below 89 columns it still scrolls sideways: "what" keeps 20)."""
+    """An import's 36-character id pushed "what" past the table's edge, cut without a mark;
+    below 89 columns the list scrolled sideways ("what" kept 20): now the id gives way first."""
     from textual.app import App
     from textual.widgets import DataTable
 
@@ -400,7 +400,8 @@ async def test_the_captures_list_gives_what_the_width_left(tmp_path: Path) -> No
         await app.workers.wait_for_complete()
         await pilot.pause()
         table = app.screen.query_one(DataTable)
-        for size, end in (((120, 24), "1 compaction"), ((90, 24), "…"), ((150, 24), "n")):
+        sizes = (((120, 24), "1 compaction"), ((90, 24), "…"), ((80, 24), "…"), ((60, 24), "…"))
+        for size, end in (*sizes, ((150, 24), "n")):
             await pilot.resize_terminal(*size)
             await pilot.pause()
             used = sum(c.get_render_width(table) for c in table.columns.values())

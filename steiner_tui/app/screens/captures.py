@@ -34,6 +34,10 @@ EMPTY = "No captures or imports yet: run `steiner-tui capture` or `steiner-tui i
 _HEADS = ("kind", "id", "when", "what")
 _FRAME = 2 + 2 * len(_HEADS)
 """The table's scrollbar and its columns' padding."""
+WHAT_ROOM = 20
+"""The cells of "what" that a long id (an import's 36) gives way for, down to ``ID_ROOM``."""
+ID_ROOM = 12
+"""The id's cells at the least: the whole of the app's own ids."""
 
 Row = tuple[str, str, str, str]
 """Kind (``capture`` or ``import``), id, when, what."""
@@ -70,6 +74,17 @@ def list_readonly(base: Path) -> list[Row]:
     return rows
 
 
+def column_widths(rows: list[Row], room: int) -> list[int]:
+    """Each column's width in ``room`` cells: kind and when as wide as their cells, "what"
+    what the others leave; the id as wide as its cells while "what" keeps ``WHAT_ROOM``, else
+    cut (with "…"), ``ID_ROOM`` at the least."""
+    kind, name, when = (
+        max([len(head), *(len(row[n]) for row in rows)]) for n, head in enumerate(_HEADS[:3])
+    )
+    name = max(min(ID_ROOM, name), min(name, room - kind - when - WHAT_ROOM))
+    return [kind, name, when, max(len(_HEADS[-1]), room - kind - name - when)]
+
+
 class CapturesScreen(Screen[None]):
     """Pick a capture or an import to open read-only."""
 
@@ -88,7 +103,8 @@ class CapturesScreen(Screen[None]):
         self.prices = prices
         """The config's prices by model id (before the table)."""
         self.rows: list[Row] = []
-        self._what_width = 0
+        self.widths: list[int] = []
+        """The columns' widths for the rows listed and the screen's width."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -105,15 +121,13 @@ class CapturesScreen(Screen[None]):
         self.show_rows(await asyncio.to_thread(list_readonly, self.base))
 
     def show_rows(self, rows: list[Row]) -> None:
-        """List ``rows``: "what" takes the width the other columns leave (20 at the least),
-        cut with "…"."""
+        """List ``rows`` in the screen's width (``column_widths``), cells cut with "…"."""
         self.rows = rows
         table = self.query_one(DataTable)
         cursor = table.cursor_row
-        widths = [max([len(name), *(len(row[n]) for row in rows)]) for n, name in enumerate(_HEADS)]
-        widths[-1] = self._what_width = max(20, self.size.width - _FRAME - sum(widths[:-1]))
+        self.widths = column_widths(rows, self.size.width - _FRAME)
         table.clear(columns=True)
-        for name, width in zip(_HEADS, widths, strict=True):
+        for name, width in zip(_HEADS, self.widths, strict=True):
             table.add_column(name, width=width)
         for row in rows:
             table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in row))
@@ -122,8 +136,7 @@ class CapturesScreen(Screen[None]):
         self.sub_title = f"{len(rows)} read-only"
 
     def on_resize(self) -> None:
-        others = sum(c.width for c in list(self.query_one(DataTable).columns.values())[:-1])
-        if self.rows and max(20, self.size.width - _FRAME - others) != self._what_width:
+        if self.rows and column_widths(self.rows, self.size.width - _FRAME) != self.widths:
             self.show_rows(self.rows)
 
     @on(DataTable.RowSelected, "#readonly-items")

@@ -375,7 +375,7 @@ def test_inspector_snapshot_at_each_size(snap_compare: Any, size: tuple[int, int
 async def test_a_short_terminal_still_shows_the_messages(size: tuple[int, int]) -> None:
     """With a dozen requests listed and four blocks, the messages keep rows of their own: on a
     short terminal the request list and the blocks take a share of the height, not their
-    tallest (which left the messages their border alone at 80x24); below 22 rows the blocks
+    tallest (which left the messages their border alone at 80x24); below 25 rows the blocks
     are left out."""
     hello = [Message("user", "hello"), Message("assistant", "Hi!"), Message("user", "go on")]
     snapshots = tuple(_snapshot(index, "Use uv.", hello) for index in range(12))
@@ -386,5 +386,17 @@ async def test_a_short_terminal_still_shows_the_messages(size: tuple[int, int]) 
         messages = screen.query_one("#messages", DataTable)
         blocks = screen.query_one("#blocks", DataTable)
         assert messages.size.height >= 4  # the header and three messages at least
-        assert blocks.size.height >= 3 or (size[1] < 22 and not blocks.display)
+        assert blocks.size.height >= 3 or (size[1] < 25 and not blocks.display)
         assert screen.query_one(RequestTable).size.height >= (3 if size[1] < 22 else 4)
+
+
+async def test_at_80x24_the_messages_get_the_rows() -> None:
+    """The list, the figures and the blocks left the messages two rows at 80x24 (fewer with
+    more blocks): below 25 rows the blocks give theirs to the messages."""
+    hello = [Message("user", f"line {n}") for n in range(12)]
+    snapshots = tuple(_snapshot(index, "Use uv.", hello) for index in range(12))
+    async with InspectorHost(snapshots).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        messages = pilot.app.screen.query_one("#messages", DataTable)
+        assert messages.scrollable_content_region.height - 1 >= 7  # rows under the header
+        assert pilot.app.screen.query_one(RequestTable).scrollable_content_region.height >= 3

@@ -83,9 +83,10 @@ class InspectorScreen(Screen[None]):
     CSS_PATH = styles_dir() / "inspector.tcss"
     TITLE = "Request inspector"
     AUTO_FOCUS = "#requests"
-    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (22, "-short"), (34, "-tall")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (25, "-short"), (34, "-tall")]  # noqa: RUF012
     """Below 34 rows the request list and the blocks share the height with the messages;
-    below 22 the blocks are left out (the messages' sources name them; styles/inspector.tcss)."""
+    below 25 (80x24) the blocks are left out, the messages' sources name them: with them the
+    messages had two rows there (styles/inspector.tcss)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

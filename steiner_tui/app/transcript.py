@@ -206,7 +206,8 @@ def entries_from_messages(
 ) -> list[Entry]:
     """Entries for a stored conversation (resume, or a conversation loaded for a benchmark).
 
-    ``errors`` (the log's, for this generation) are placed after the messages before them.
+    ``errors`` (the log's, for this generation) are placed after the messages before them;
+    a kept warning among them is its notice, as the live conversation shows it.
     ``tool_statuses`` (by call id) say how tool calls ended as the runner reported them; a
     result without one shows what its text implies (``engine.tool_results.default_tool_status``:
     ``cancelled`` for a call that never ran or was interrupted, as live).
@@ -217,8 +218,7 @@ def entries_from_messages(
     pending = sorted(errors, key=lambda e: e.position)
     for index, message in enumerate(messages):
         while pending and pending[0].position <= index:
-            error = pending.pop(0)
-            entries.append(error_entry(error.code, error.message, error.remedies))
+            entries.append(_logged(pending.pop(0)))
         if message.role == "user":
             entries.append(user_entry(message.content, pin_key(message)))
         elif message.role == "summary":
@@ -239,5 +239,11 @@ def entries_from_messages(
                 found.status = statuses.get(message.tool_call_id) or default_tool_status(message)
                 found.output = message.content
                 found.key = pin_key(message)
-    entries.extend(error_entry(e.code, e.message, e.remedies) for e in pending)
+    entries.extend(_logged(e) for e in pending)
     return entries
+
+
+def _logged(error: LoggedError) -> Entry:
+    if error.warning:
+        return NoticeEntry(error.message, "warning")
+    return error_entry(error.code, error.message, error.remedies)

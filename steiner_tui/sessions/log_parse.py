@@ -37,12 +37,14 @@ from steiner_tui.sessions.records import (
     SkillRecord,
     TimedRecord,
     UsageRecord,
+    WarningRecord,
     decode_record,
 )
 from steiner_tui.sessions.request_values import RequestRecord, implied_last_main, read_request
 from steiner_tui.sessions.text_file import LostText, StoredTexts
 
 __all__ = [
+    "KEPT_WARNINGS",
     "ActiveGeneration",
     "LogProblem",
     "LoggedError",
@@ -53,11 +55,17 @@ __all__ = [
 ]
 
 
+KEPT_WARNINGS = frozenset({"reply_limit"})
+"""Warnings a resumed conversation shows where they were, as the live one keeps them: a reply
+cut at the completion limit."""
+
+
 class LoggedError(msgspec.Struct, frozen=True):
-    """A turn that ended in an error, where it happened in its generation's conversation.
+    """A turn that ended in an error (or a ``KEPT_WARNINGS`` warning: ``warning``), where it
+    happened in its generation's conversation.
 
     ``position`` is how many messages of generation ``generation`` came before it, so a resumed
-    conversation shows the error entry where it was.
+    conversation shows the error entry (the warning's notice) where it was.
     """
 
     generation: int
@@ -65,6 +73,7 @@ class LoggedError(msgspec.Struct, frozen=True):
     code: str
     message: str
     remedies: tuple[Remedy, ...] = ()
+    warning: bool = False
 
 
 class LogProblem(msgspec.Struct, frozen=True):
@@ -126,7 +135,7 @@ class LogState(msgspec.Struct):
     pins: dict[str, None] = msgspec.field(default_factory=dict)
     """The pin keys held, in the order they were pinned."""
     errors: list[LoggedError] = msgspec.field(default_factory=list)
-    """Every error record, placed in its generation."""
+    """Every error record and kept warning, placed in its generation."""
     since_request: list[Message] = msgspec.field(default_factory=list)
     """The messages appended since the last request, generation or resumed record."""
     tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
@@ -287,6 +296,9 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             state.skill_toggles.append((record.name, record.enabled))
         case ErrorRecord():
             _error(state, record)
+        case WarningRecord(code=code, message=message) if code in KEPT_WARNINGS:
+            at = len(state.active.messages)
+            state.errors.append(LoggedError(state.active.id, at, code, message, warning=True))
         case UsageRecord():
             _usage(state, record)
         case ResumedRecord():

@@ -3,9 +3,13 @@ server (llama.cpp ends such a stream with ``finish_reason: "length"``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from steiner_tui.agent.model import MainModel
+from steiner_tui.app.app import make_app
+from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
-from tests.app.conftest import SIZE, AppFactory
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.helpers import finish, said, send
 from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
 from tests.providers.protocols import chunk
@@ -36,3 +40,26 @@ async def test_a_reply_cut_at_the_completion_limit_is_marked(app_for: AppFactory
             await send(pilot, "again")
             await finish(pilot)
             assert len([text for text in said(app) if "completion limit" in text]) == 1
+
+
+async def test_a_resumed_session_shows_the_limit_where_it_was(
+    project: Path, config_dir: Path
+) -> None:
+    with LoopbackServer(sse_reply(replying("length")), sse_reply(replying("stop"))) as server:
+        app = make_app(request_for(project, config_dir, chat(server), record=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "what files?")
+            await finish(pilot)
+            await send(pilot, "again")
+            await finish(pilot)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        entries = resumed.workbench.conversation.entries
+        kinds = [type(e) for e in entries[:5]]
+        assert kinds == [UserEntry, ReplyEntry, NoticeEntry, UserEntry, ReplyEntry]
+        limit = entries[2]
+        assert isinstance(limit, NoticeEntry) and limit.kind == "warning"
+        assert limit.text.startswith("llama/smollm2: the reply stopped at the completion limit (")
+        assert len([text for text in said(resumed) if "completion limit" in text]) == 1

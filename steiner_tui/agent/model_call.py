@@ -37,6 +37,7 @@ from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
+    RequestCancelled,
     RequestSnapshot,
     WarningEvent,
 )
@@ -86,6 +87,7 @@ async def call_model(
         try:
             await collector.consume(host.model.provider.stream(prepared.request))
         except asyncio.CancelledError:
+            host.sink.emit(RequestCancelled(snapshot.request_id, len(collector.text)))
             _keep_partial(host, collector)
             raise
         except ProviderError as error:

@@ -8,7 +8,7 @@ Events, by who emits them:
 
 * a turn: ``RequestSnapshot`` and ``CacheDiagnostic`` (before each model call), ``TextDelta``,
   ``ReasoningDelta``, ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``,
-  ``UsageReported``, ``ErrorEvent``;
+  ``UsageReported``, ``ErrorEvent``, ``RequestCancelled`` (Esc: no usage will come);
 * compaction: ``CompactionProgress`` (a summary call started, and its output so far),
   ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
   generation it created), ``HealthEvent``, ``CompactionAsked`` (``ask`` mode: the question and
@@ -55,6 +55,7 @@ __all__ = [
     "OutputCut",
     "PinChanged",
     "ReasoningDelta",
+    "RequestCancelled",
     "RoomEdit",
     "RequestSnapshot",
     "SkillStateEvent",
@@ -305,6 +306,15 @@ class UsageReported(EngineEvent, frozen=True):
     session_cost: RequestCost | None = None
     cache: CacheExplanation | None = None
     cache_miss_reason: str = ""
+
+
+class RequestCancelled(EngineEvent, frozen=True):
+    """A main request cancelled (Esc) before its reply ended: no usage will come for it.
+    ``streamed_chars``: the reply's text that had arrived (kept, marked incomplete)."""
+
+    kind: ClassVar[str] = "request_cancelled"
+    request_id: str
+    streamed_chars: int = 0
 
 
 class ErrorEvent(EngineEvent, frozen=True):

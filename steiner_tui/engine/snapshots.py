@@ -32,7 +32,7 @@ that is and which source changed there.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -42,6 +42,7 @@ from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import (
     CacheExplanation,
     EngineEvent,
+    RequestCancelled,
     RequestSnapshot,
     SourceTokens,
     UsageReported,
@@ -270,6 +271,10 @@ class RequestSummary(msgspec.Struct, frozen=True):
     """What the request cost (None: not reported, or the model has no price)."""
     cache: CacheExplanation | None = None
     """Why the cache reused what it did of the request (``engine.cache_causes``)."""
+    cancelled: bool = False
+    """Cancelled (Esc) before its usage came: its cost and cache figures will not come."""
+    streamed_chars: int = 0
+    """A cancelled request's: the characters of its reply that had arrived."""
 
     @property
     def reuse(self) -> float:
@@ -288,9 +293,13 @@ class _StoredSnapshot(msgspec.Struct, frozen=True):
 
 
 def _summary(
-    position: int, stored: _StoredSnapshot, usage: UsageReported | None = None
+    position: int,
+    stored: _StoredSnapshot,
+    usages: Mapping[str, UsageReported],
+    cancels: Mapping[str, RequestCancelled],
 ) -> RequestSummary:
     s = stored.snapshot
+    usage, cancelled = usages.get(s.request_id), cancels.get(s.request_id)
     return RequestSummary(
         position=position,
         index=s.index,
@@ -308,6 +317,8 @@ def _summary(
         reported=usage is not None,
         cost_usd=usage.cost_usd if usage is not None else None,
         cache=usage.cache if usage is not None else None,
+        cancelled=cancelled is not None,
+        streamed_chars=cancelled.streamed_chars if cancelled is not None else 0,
     )
 
 
@@ -315,11 +326,12 @@ class SnapshotStore:
     """Keeps every request snapshot of a session, sharing structure between them.
 
     It is also an ``EventSink``: ``emit`` stores ``RequestSnapshot`` events, and keeps each
-    ``UsageReported`` beside its request (its cost and cache cause, in ``summaries``).
+    ``UsageReported`` beside its request (its cost and cache cause, in ``summaries``), and each
+    ``RequestCancelled`` (why those never came).
     Stored values are immutable, so readers get them without defensive copies.
     """
 
-    accepts = (RequestSnapshot, UsageReported)
+    accepts = (RequestSnapshot, UsageReported, RequestCancelled)
 
     def __init__(self) -> None:
         self._stored: list[_StoredSnapshot] = []
@@ -328,6 +340,7 @@ class SnapshotStore:
         # The latest request's messages, to find how much of its chain the next one shares.
         self._tip_messages: Sequence[Message] = ()
         self._usage: dict[str, UsageReported] = {}
+        self._cancelled: dict[str, RequestCancelled] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -342,6 +355,7 @@ class SnapshotStore:
             self._blocks.clear()
             self._tip_messages = ()
             self._usage.clear()
+            self._cancelled.clear()
 
     def emit(self, event: EngineEvent) -> None:
         """Store request snapshots and their usage; ignore every other event."""
@@ -350,6 +364,9 @@ class SnapshotStore:
         elif isinstance(event, UsageReported) and event.request_id:
             with self._lock:
                 self._usage[event.request_id] = event
+        elif isinstance(event, RequestCancelled):
+            with self._lock:
+                self._cancelled[event.request_id] = event
 
     def _segment_for(self, snapshot: RequestSnapshot) -> tuple[_Segment | None, int]:
         """The segment holding the snapshot's messages, and how many lead with the previous
@@ -449,9 +466,8 @@ class SnapshotStore:
         with self._lock:
             stored = self._stored
             stop = len(stored) if stop is None else min(stop, len(stored))
-            usage = self._usage
             return tuple(
-                _summary(p, stored[p], usage.get(stored[p].snapshot.request_id))
+                _summary(p, stored[p], self._usage, self._cancelled)
                 for p in range(max(0, start), stop)
             )
 

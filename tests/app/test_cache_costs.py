@@ -18,6 +18,7 @@ from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory
+from tests.app.fakes import GateProvider, fake_model
 from tests.app.helpers import finish, send, static_text
 from tests.providers.loopback import LoopbackServer, Reply
 from tests.providers.protocols import block_start, block_stop, delta, message_end, text
@@ -113,6 +114,32 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
                 "Cost $0.05 · cache: model changed: claude-sonnet-4-6 → claude-haiku-4-5 "
                 "(a cache belongs to one model); rewrote 42,700 tok ≈ $0.05"
             )
+
+
+async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
+    app_for: AppFactory,
+) -> None:
+    """Its Cache and Cost cells were blank, as a request's still waiting for its usage."""
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        await pilot.press("escape")
+        await finish(pilot)
+        await pilot.press("f2")
+        await finish(pilot)
+        table = app.screen.query_one(RequestTable)
+        assert (str(table.get_cell("0", "cause")), str(table.get_cell("0", "cost"))) == (
+            "cancelled",
+            "unknown",
+        )
+        summary = static_text(app.screen.query_one("#request-summary", Static))
+        assert summary.endswith(
+            "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
+            "the 14 characters of reply streamed are kept, marked interrupted"
+        )
 
 
 async def test_after_a_model_switch_nothing_is_cached_for_the_new_model(

@@ -23,6 +23,7 @@ from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.units import dollars
 
 __all__ = [
+    "CANCELLED",
     "EARLIER_KEY",
     "LOGGED_KIND",
     "LOGGED_LEGEND",
@@ -43,6 +44,8 @@ LOGGED_KIND = "log"
 """Added to the kind of a request read from the session log (a resumed session's earlier)."""
 LOGGED_LEGEND = "no blocks, tools or tokens per source"
 """What the ``log`` mark means (the screen's subtitle says it)."""
+CANCELLED = "cancelled"
+"""The cache cell of a request cancelled (Esc) before its usage came."""
 
 _COLUMNS = (
     ("", "mark"),
@@ -78,10 +81,11 @@ def reuse_cell(row: RequestSummary) -> str:
 
 def cause_cell(row: RequestSummary) -> str:
     """The cache cause of a reported request (``≠`` when the provider names another), with
-    the dollars its rewrite cost; "" before its usage came."""
+    the dollars its rewrite cost; ``cancelled`` (Esc: no usage will come); "" before its usage
+    came."""
     cache = row.cache
     if cache is None:
-        return ""
+        return CANCELLED if row.cancelled else ""
     text = cache.cause + (" ≠" if cache.disagrees else "")
     if cache.rewritten_tokens:
         text += f" {dollars(cache.cost_usd) if cache.cost_usd is not None else '?'}"
@@ -89,9 +93,10 @@ def cause_cell(row: RequestSummary) -> str:
 
 
 def cost_cell(row: RequestSummary) -> str:
-    """The request's cost; ``?`` for a model with no price; "" before its usage came."""
+    """The request's cost; ``?`` for a model with no price; ``unknown`` for a cancelled
+    request; "" before its usage came."""
     if not row.reported:
-        return ""
+        return "unknown" if row.cancelled else ""
     return dollars(row.cost_usd) if row.cost_usd is not None else "?"
 
 

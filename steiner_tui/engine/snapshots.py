@@ -358,7 +358,7 @@ class SnapshotStore:
             self._cancelled.clear()
 
     def emit(self, event: EngineEvent) -> None:
-        """Store request snapshots and their usage; ignore every other event."""
+        """Store request snapshots, their usage and cancellations; ignore every other event."""
         if isinstance(event, RequestSnapshot):
             self.store(event)
         elif isinstance(event, UsageReported) and event.request_id:

@@ -20,6 +20,7 @@ total starts from what its log's requests cost (``session_cost``, set by the ses
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping
 from datetime import datetime
@@ -57,6 +58,8 @@ class ColdStartMark:
 
     def take(self) -> bool:
         """True exactly once: for the first caller."""
+        if self._taken:  # every call after the first: it never goes back
+            return False
         with self._lock:
             first = not self._taken
             self._taken = True
@@ -76,7 +79,12 @@ def _prefix_hash(snapshot: RequestSnapshot) -> str:
     count = snapshot.block_message_count
     if count <= 0:
         return ""
-    return cumulative_prefix_hashes(snapshot.message_hashes[:count])[-1]
+    return _chained(tuple(snapshot.message_hashes[:count]))
+
+
+@functools.lru_cache(maxsize=8)  # every request's prefix is the one before it, but for edits
+def _chained(hashes: tuple[str, ...]) -> str:
+    return cumulative_prefix_hashes(hashes)[-1]
 
 
 class CacheDiagnostics:

@@ -25,7 +25,16 @@ from steiner_tui.providers.server_limits import ServerLimits
 __all__ = ["MainModel"]
 
 
-class MainModel(msgspec.Struct, frozen=True):
+class _Derived:
+    """The slot where a model keeps what every request derives from its fields (made in
+    ``__post_init__``, which a replaced copy runs again): outside its fields, so outside
+    ``__init__``, equality and repr."""
+
+    __slots__ = ("_derived",)
+    _derived: tuple[ModelTokenBudget, int, FrozenDict]
+
+
+class MainModel(msgspec.Struct, _Derived, frozen=True):
     """A resolved main model.
 
     Attributes:
@@ -81,6 +90,13 @@ class MainModel(msgspec.Struct, frozen=True):
         if not self.priced:
             msgspec.structs.force_setattr(self, "price", price_for(self.model))
             msgspec.structs.force_setattr(self, "priced", True)
+        merged = {**self.params, **self.extra_params}
+        derived = (
+            ModelTokenBudget.for_model(self.info, threshold_tokens=self.threshold_tokens),
+            explicit_max_tokens_value(self.max_tokens, self.extra_params, self.params),
+            FrozenDict({k: v for k, v in merged.items() if k not in MAX_TOKENS_KEYS}),
+        )
+        msgspec.structs.force_setattr(self, "_derived", derived)
 
     @property
     def ref(self) -> str:
@@ -147,18 +163,17 @@ class MainModel(msgspec.Struct, frozen=True):
     @property
     def explicit_max_tokens(self) -> int:
         """The explicit completion limit: ``max_tokens``, then ``extra_params``, then ``params``."""
-        return explicit_max_tokens_value(self.max_tokens, self.extra_params, self.params)
+        return self._derived[1]
 
     @property
     def request_fields(self) -> FrozenDict:
         """``params`` then ``extra_params`` (which win), without the max-tokens keys: those set
         the reserve, which every request carries in its provider's own max-tokens field."""
-        merged = {**self.params, **self.extra_params}
-        return FrozenDict({k: v for k, v in merged.items() if k not in MAX_TOKENS_KEYS})
+        return self._derived[2]
 
     @property
     def budget(self) -> ModelTokenBudget:
-        return ModelTokenBudget.for_model(self.info, threshold_tokens=self.threshold_tokens)
+        return self._derived[0]
 
     def window_doctor(self, fixed_tokens: int = 0) -> WindowDoctor:
         """Every window figure of the model and whether its budget can reach the trigger

@@ -191,6 +191,8 @@ async def run_tool_calls(
 
 def _not_run(calls: Sequence[ToolCall], asked: int, turn: int) -> list[Message]:
     """Result messages for the calls past the cap (their status reads as ``failed``)."""
+    if not calls:  # every round under the cap: its text is not made
+        return []
     text = (
         f"error: not run: this reply asked for {asked:,} tool calls and at most "
         f"{MAX_CALLS_PER_REPLY} run per reply; ask for fewer at a time"

@@ -20,6 +20,7 @@ input price.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -187,6 +188,7 @@ def price_for(
     return None
 
 
+@functools.lru_cache(maxsize=64)  # asked at every main request's usage
 def cache_ttl_seconds(model_id: str) -> int | None:
     """How long the vendor keeps an unused cached prefix: Anthropic's default (ephemeral)
     breakpoints 5 minutes, OpenAI's in-memory retention 5 minutes at least; ``None`` for a

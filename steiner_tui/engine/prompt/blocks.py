@@ -48,7 +48,8 @@ class ContextBlock(msgspec.Struct, frozen=True):
     @property
     def byte_size(self) -> int:
         """UTF-8 length of ``content`` (lone surrogates count as three bytes)."""
-        return len(self.content.encode("utf-8", "surrogatepass"))
+        content = self.content  # asked for every request's snapshot: ASCII is not encoded
+        return len(content) if content.isascii() else len(content.encode("utf-8", "surrogatepass"))
 
 
 def blocks_bytes(blocks: Iterable[ContextBlock]) -> int:

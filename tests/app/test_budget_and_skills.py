@@ -7,7 +7,9 @@ from pathlib import Path
 from textual.widgets import Static
 
 from steiner_tui.agent.from_config import main_model_from_config
+from steiner_tui.app.budget_view import SourceRow
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.budget_text import LABEL_WIDTH, NUMBER_WIDTH, format_rows
 from steiner_tui.config import parse_config
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory
@@ -197,3 +199,15 @@ async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFa
         await pilot.press("shift+tab")
         await finish(pilot)
         assert "dry run" in str(panel.border_title)
+
+
+def test_figures_of_a_long_session_stay_apart_within_the_width() -> None:
+    """A resumed 10,000-message session's conversation, 18,747,328 B and 4,723,193 tokens,
+    read "18,747,3284,723,193" in the panel: figures wider than their column ran together."""
+    rows = (
+        SourceRow("preamble", "preamble", 4_960, 1_241, 0.0),
+        SourceRow("conversation", "conversation", 18_747_328, 4_723_193, 1.0),
+    )
+    lines = format_rows(rows).plain.splitlines()
+    assert lines[2].split() == ["conversation", "18,747,328", "4,723,193", "100%"]
+    assert {len(line) for line in lines} == {LABEL_WIDTH + 2 * NUMBER_WIDTH + 5}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 from steiner_tui.providers.offline import HONESTY_NOTE, MAX_TOOL_ROUNDS, OfflineProvider
+from steiner_tui.providers.offline.writeup import file_answer
 from tests.providers.offline.support import ask, drive, make_project, tool_defs, tool_rounds
 
 
@@ -177,3 +179,15 @@ async def test_a_file_without_headings_is_outlined_by_its_first_lines(
     assert "Line 1: `first entry`" in answer
     assert "Line 3: `second entry`" in answer and "Line 4: `third entry`" in answer
     assert "fourth entry" not in answer and "Starts with" not in answer
+
+
+def test_a_read_the_engine_deduplicated_is_not_described_as_the_file() -> None:
+    """ "read README.md" after an overview: the read came back as the dedup note, and the
+    answer gave the note as the README's title and first paragraph."""
+    note = "[file unchanged since turn 1: lines 1-4 of 4 in README.md]"
+    content = json.dumps(
+        {"path": "README.md", "startLine": 1, "endLine": 4, "totalLines": 4, "output": note}
+    )
+    answer = file_answer([(ToolCall("c1", "read", {"path": "README.md"}), content)])
+    assert "Title" not in answer and "First paragraph" not in answer
+    assert f"**README.md**: {note}" in answer

@@ -505,14 +505,16 @@ def fit_summary_input(
             break
         # The oldest turns are left out whole (an earlier summary at the start stays).
         keep = 1 if plan.messages and plan.messages[0].role == "summary" else 0
-        turns = retention_turns(plan.messages[keep:])
         dropped = 0
         dropped_tokens: list[int] = []
-        while len(turns) > 1 and plan.total - sum(dropped_tokens) > budget:
-            count = len(turns[0])
-            dropped_tokens += plan.tokens[keep + dropped : keep + dropped + count]
-            dropped += count
-            turns = turns[1:]
+        remaining = plan.total  # kept as it goes: summed again per turn, it was quadratic
+        for turn in retention_turns(plan.messages[keep:])[:-1]:  # the latest turn stays
+            if remaining <= budget:
+                break
+            tokens = plan.tokens[keep + dropped : keep + dropped + len(turn)]
+            dropped_tokens += tokens
+            remaining -= sum(tokens)
+            dropped += len(turn)
         if dropped:
             gone = plan.messages[keep : keep + dropped]
             plan.edits.append(_moved_edit("omitted", "summary_request", gone, dropped_tokens))

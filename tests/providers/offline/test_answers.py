@@ -191,3 +191,19 @@ def test_a_read_the_engine_deduplicated_is_not_described_as_the_file() -> None:
     answer = file_answer([(ToolCall("c1", "read", {"path": "README.md"}), content)])
     assert "Title" not in answer and "First paragraph" not in answer
     assert f"**README.md**: {note}" in answer
+
+
+async def test_files_named_past_the_cap_are_said_to_be_unread(tmp_path: Path) -> None:
+    """A 30 MB paste kept in 4 parts named 4 files to read in order: the answer covered
+    3 and said nothing of the 4th."""
+    root = make_project(tmp_path)
+    for part in range(1, 5):
+        (root / f"paste-{part}.txt").write_text(f"part {part}\n")
+    prompt = "read paste-1.txt, paste-2.txt, paste-3.txt, paste-4.txt in order"
+    messages = await drive(root, prompt)
+    assert [str((c.arguments or {})["path"]) for c in tool_rounds(messages)[0]] == [
+        "paste-1.txt",
+        "paste-2.txt",
+        "paste-3.txt",
+    ]
+    assert "Not read this turn (3 files at most): `paste-4.txt`." in _final(messages)

@@ -241,6 +241,28 @@ def test_a_resumed_session_goes_on_with_the_model_it_last_used(
     assert load_session(directory).requests[-1].provider == "offline"
 
 
+def test_a_session_whose_first_reply_never_came_resumes_with_its_own_model(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    """Its server was down (or the app was killed mid-reply): no request ever finished, and
+    ``--resume`` went on with the configured default, saying nothing."""
+    config = tmp_path / "xdg" / "steiner" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[providers.down]\ntype = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        "max_retries = 0\n"
+        '[models."down/m"]\ncontext_window = 32768\n',
+        encoding="utf-8",
+    )
+    project = ("--project", str(sample_project))
+    first = _run(tmp_path, *project, "exec", "--model", "down/m", "hi")
+    assert first.returncode == 1 and "could not connect" in first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].split()[0]
+    _run(tmp_path, *project, "exec", "--resume", "again")  # no --model
+    directory = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").session_dir(session_id)
+    assert [r.provider for r in load_session(directory).requests] == ["down", "down"]
+
+
 def test_exec_reads_the_prompt_from_standard_input(tmp_path: Path, sample_project: Path) -> None:
     """``printf ... | steiner-tui exec`` said "a prompt is required"; a piped prompt (or ``-``)
     is the task, and an empty one is still a clear error."""

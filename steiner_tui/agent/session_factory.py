@@ -184,10 +184,9 @@ def _resumed_model(
     provider left the configuration, its API key is missing), the configured default answers
     and the note says why.
     """
-    last = loaded.last_main_request
-    if request.model is not None or last.is_zero or not last.provider_alias:
+    ref = _last_used(loaded)
+    if request.model is not None or not ref:
         return _main_model(request, root, loaded.session_id, env), ""
-    ref = f"{last.provider_alias}/{last.backend_model}"
     try:
         model = main_model_from_config(
             request.config, root, session_id=loaded.session_id, ref=ref, env=env
@@ -199,6 +198,20 @@ def _resumed_model(
             f"it goes on with {main.alias}/{main.model}"
         )
     return model, ""
+
+
+def _last_used(loaded: LoadedSession) -> str:
+    """The ref of the model the session last used: its last answered request's, else (no reply
+    ever came: the server was down, the app was killed mid-reply) its last request's, else
+    the one it was opened with; empty when the log names none."""
+    last = loaded.last_main_request
+    if not last.is_zero and last.provider_alias:
+        return f"{last.provider_alias}/{last.backend_model}"
+    asked = [r for r in loaded.requests if not r.compaction and r.provider]
+    if asked:
+        return f"{asked[-1].provider}/{asked[-1].model}"
+    header = loaded.header
+    return f"{header.alias}/{header.model}" if header is not None and header.alias else ""
 
 
 def build_session(request: SessionRequest) -> Session:

@@ -40,6 +40,7 @@ from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.resources import styles_dir
 
 __all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
@@ -147,6 +148,8 @@ class SteinerApp(PlainToasts):
         self.keymap = dict(request.config.keymap)
         """Binding id -> keys, from ``[keymap]``."""
         self._main = MainScreen(request, defer_open=defer_open)
+        self._typing_over: TypingRouter | None = None
+        """The router of the screen over the workbench (``_typing``)."""
         self.started = asyncio.Event()
         """Set once start-up is over and what it has to say is in the conversation (tests
         wait for it instead of for a number of frames)."""
@@ -171,17 +174,28 @@ class SteinerApp(PlainToasts):
         return self.workbench
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys and pastes from the terminal meet the workbench's typing router first, in the
-        order they came (``typing_route``): text reaches the prompt whatever has focus."""
-        workbench = self.workbench
+        """Keys and pastes from the terminal meet a typing router first, in the order they
+        came (``typing_route``): text reaches the prompt whatever has focus, on whatever
+        screen."""
         if (
             isinstance(event, events.Key | events.Paste)
             and not event.is_forwarded
-            and self.screen is workbench
-            and workbench.typing.route(event)
+            and self._typing().route(event)
         ):
             return
         await super().on_event(event)
+
+    def _typing(self) -> TypingRouter:
+        """The workbench's router, or one over the screen shown above it (typed text was lost
+        there: the rest of a sentence after ``A`` opened the allow-always dialog)."""
+        workbench = self.workbench
+        if self.screen is workbench:
+            return workbench.typing
+        if self._typing_over is None or self._typing_over.screen is not self.screen:
+            self._typing_over = TypingRouter(
+                self.screen, lambda: workbench.prompt, burst=workbench.typing.burst
+            )
+        return self._typing_over
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's system commands, with a Screenshot that says where it saved (or why not)."""

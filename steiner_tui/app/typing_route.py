@@ -15,7 +15,9 @@ Space and 1-9, the ranking's ``m``), it is held: keys that follow within ``BURST
 held with it while bindings take them too (``+`` pressed five times moves the what-if threshold
 five steps), and the first key no binding takes makes all of them text, in order ("please"
 typed onto an entry never pins it). Held keys that no such key follows run their bindings.
-A paste with no text field focused goes to the prompt too. Tab moves the focus as it arrives
+A paste with no text field focused goes to the prompt too. A screen over the workbench (the
+inspector, a dialog) gets a router of its own, over the same prompt: what is typed there waits
+in the prompt, which keeps its focus where it was. Tab moves the focus as it arrives
 (Textual moves it once the key has been through the focused widget's queue), so a paste and
 an Enter right behind it are routed by where it leads.
 """
@@ -78,8 +80,7 @@ class TypingRouter:
             if self._text_field_focused():
                 return False
             editor = self._editor()
-            self.screen.set_focus(editor, scroll_visible=False)
-            self._typed_on = editor
+            self._focus(editor)
             # Inserted now, not queued to the prompt: a key binding (Enter sends) acts at once
             # when its key arrives, and would find the prompt without the paste.
             editor.take_paste(event.text)
@@ -130,10 +131,14 @@ class TypingRouter:
 
     def _to_editor(self, event: events.Event) -> None:
         editor = self._editor()
-        if self.screen.focused is not editor:
+        self._focus(editor)
+        editor.post_message(event)
+
+    def _focus(self, editor: PromptEditor) -> None:
+        """Focus the prompt when it is on this router's screen (over the workbench, it waits)."""
+        if editor.screen is self.screen and self.screen.focused is not editor:
             self.screen.set_focus(editor, scroll_visible=False)
         self._typed_on = editor
-        editor.post_message(event)
 
     def _flush_held(self) -> None:
         """Text followed the held keys: they were typed text too, sent first."""

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from steiner_tui.agent.from_config import main_model_from_config
+from steiner_tui.app.budget_view import SourceRow
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
+from steiner_tui.app.widgets.budget_text import LABEL_WIDTH, NUMBER_WIDTH, format_rows
+from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.config import parse_config
+from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, notices, said, send, static_text
@@ -197,3 +202,39 @@ async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFa
         await pilot.press("shift+tab")
         await finish(pilot)
         assert "dry run" in str(panel.border_title)
+
+
+def test_figures_of_a_long_session_stay_apart_within_the_width() -> None:
+    """A resumed 10,000-message session's conversation, 18,747,328 B and 4,723,193 tokens,
+    read "18,747,3284,723,193" in the panel: figures wider than their column ran together."""
+    rows = (
+        SourceRow("preamble", "preamble", 4_960, 1_241, 0.0),
+        SourceRow("conversation", "conversation", 18_747_328, 4_723_193, 1.0),
+    )
+    lines = format_rows(rows).plain.splitlines()
+    assert lines[2].split() == ["conversation", "18,747,328", "4,723,193", "100%"]
+    assert {len(line) for line in lines} == {LABEL_WIDTH + 2 * NUMBER_WIDTH + 5}
+
+
+async def test_the_ranking_keeps_each_row_on_one_line_with_its_figure_apart() -> None:
+    """A 10,000-message session's ranking read "…e steiner_tui/agent273,936 m", and a file
+    read 8 times that offers a mask put its ``m`` on a line of its own."""
+    items = [
+        CostItem("bash", "bash command=ls -la steiner_tui/engine steiner_tui/agent", 273_936,
+                 1_000_000, call_ids=("c1",), action="mask"),
+        CostItem("file", "steiner_tui/agent/runner.py", 64_522, 250_000, count=8,
+                 path="steiner_tui/agent/runner.py", call_ids=("c2",), action="drop_reads"),
+    ]  # fmt: skip
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield CostRanking()
+
+    async with Host().run_test(size=(41, 10)) as pilot:
+        ranking = pilot.app.query_one(CostRanking)
+        ranking.show(items)
+        await pilot.pause()
+        rows = [str(ranking.get_option_at_index(i).prompt) for i in range(2)]
+        assert rows[0].endswith(" 273,936 m") and "agent" in rows[0]
+        assert rows[1].endswith(" 64,522 ×8 m")
+        assert all(len(row) <= ranking.scrollable_content_region.width for row in rows)

@@ -285,6 +285,19 @@ async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
         assert screen.selected == 49 and _rows(table)[49][1] == "50"
 
 
+async def test_the_earlier_requests_row_leaves_the_figures_in_view_at_80_columns() -> None:
+    """Its note in the Time column ("▲ 4,800 earlier requests · Enter shows them") made that
+    column 45 wide: at 80 columns a resumed long session listed no token figure at all."""
+    store = _long_store(PAGE + 50)
+    async with StoreHost(store).run_test(size=(80, 24)) as pilot:
+        table = pilot.app.screen.query_one(RequestTable)
+        await _rows_in(pilot, table)
+        assert "50 earlier requests" in _rows(table)[0][2]
+        widths = {key.value: c.get_render_width(table) for key, c in table.columns.items()}
+        upto = list(widths)[: list(widths).index("tokens") + 1]
+        assert sum(widths[key] for key in upto) <= table.scrollable_content_region.width
+
+
 async def test_the_first_lines_take_the_width_the_other_columns_leave() -> None:
     """A wide source ("project context + session date") pushed the first lines past the
     table's edge at 120 columns; resized from 80, they kept their 30 characters."""

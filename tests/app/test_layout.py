@@ -103,6 +103,24 @@ async def test_resizing_moves_between_the_layouts(app_for: AppFactory) -> None:
         assert screen.conversation.outer_size.width == 80
 
 
+async def test_narrowing_from_two_docked_panels_keeps_the_app_running(
+    app_for: AppFactory,
+) -> None:
+    """150 to 60 columns: one frame still docked both panels (74 columns), the prompt had no
+    width, and Textual's TextArea raised wrapping its placeholder: the app quit with a
+    traceback."""
+    app = app_for()
+    async with app.run_test(size=(150, 45)) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        for size in ((60, 20), (100, 30), (150, 45), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        screen = app.workbench
+        assert _docked(screen) == (False, False)
+        assert screen.prompt.outer_size.width == 80
+
+
 async def test_context_enlarges_the_panel_over_the_conversation(app_for: AppFactory) -> None:
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:

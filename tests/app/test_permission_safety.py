@@ -127,6 +127,37 @@ async def test_allow_always_asks_for_a_confirmation(app_for: AppFactory, project
         assert (project / "ran.txt").exists()
 
 
+async def test_what_is_typed_over_the_workbench_waits_in_the_prompt(
+    app_for: AppFactory, project: Path
+) -> None:
+    """F8 then "Also ok" typed slowly: ``A`` opened the allow-always dialog, which swallowed
+    "lso ok"; text typed in the inspector (F2) was lost the same way. It waits in the prompt,
+    and the dialog is still answered only by its buttons."""
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        await pilot.press("f8", "A")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmAllowAlways)
+        await pilot.press(*"lso ok")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmAllowAlways)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.workbench.prompt.text == "lso ok"
+        assert prompt.is_open and not (project / "ran.txt").exists()
+
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press(*" then")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.workbench.prompt.text == "lso ok then"
+
+
 async def test_a_click_on_a_button_answers(app_for: AppFactory, project: Path) -> None:
     provider = BashProvider()
     app = app_for(fake_model(provider))

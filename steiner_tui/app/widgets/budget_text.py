@@ -39,14 +39,18 @@ def format_rows(
     """The per-source table: label, bytes, tokens, share, truncated mark (``swatches``: the
     stacked bar's colours, ``source_colours``; each row is then led by the colour of its
     segment). A label longer than its column
-    (``label_width``) is never cut: it takes its own line and the figures go on the next."""
-    width = label_width - 2 if swatches else label_width
+    (``label_width``) is never cut: it takes its own line and the figures go on the next.
+    A figure wider than ``NUMBER_WIDTH`` widens its column by what the label column gives up,
+    so figures never run together and a line stays as wide."""
+    bytes_width = max([NUMBER_WIDTH, *(len(count(row.bytes)) + 1 for row in rows)])
+    tokens_width = max([NUMBER_WIDTH, *(len(count(row.tokens)) + 1 for row in rows)])
     lead = "  " if swatches else ""
-    head = f"{lead}{'source':<{width}}{'bytes':>{NUMBER_WIDTH}}{'tok':>{NUMBER_WIDTH}}{'%':>5}"
+    width = label_width - len(lead) - (bytes_width - NUMBER_WIDTH) - (tokens_width - NUMBER_WIDTH)
+    head = f"{lead}{'source':<{width}}{'bytes':>{bytes_width}}{'tok':>{tokens_width}}{'%':>5}"
     lines: list[Content] = [Content.styled(head, "bold $text-muted")]
     for position, row in enumerate(rows):
         figures = (
-            f"{count(row.bytes):>{NUMBER_WIDTH}}{count(row.tokens):>{NUMBER_WIDTH}}"
+            f"{count(row.bytes):>{bytes_width}}{count(row.tokens):>{tokens_width}}"
             f"{row.share * 100:>4.0f}%"
         )
         swatch = Content.styled("■ ", source_colour(position, swatches)) if swatches else Content()

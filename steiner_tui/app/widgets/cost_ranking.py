@@ -41,6 +41,9 @@ KIND_LABELS: dict[str, str] = {
 """The short kind shown before each row's label."""
 
 _LABEL_WIDTH = 20
+_ROW_WIDTH = 39
+"""What the docked context panel (46 columns) gives a row, before the ranking is laid out."""
+_FIGURE_WIDTH = 7
 _SHOWN = 40
 """How many rows the panel lists (all of them: ``steiner-tui context --json``'s ``top``); a
 dozen show at once, all of them while ``/context`` expands the panel."""
@@ -62,21 +65,33 @@ def row_label(item: CostItem, root: Path | None = None) -> str:
     return item.label
 
 
-def ranking_line(item: CostItem, root: Path | None = None, width: int = _LABEL_WIDTH) -> Content:
-    """One row: kind, label (its end, where a path is told apart), tokens, reads, key."""
+def _marks(item: CostItem) -> Content:
+    """What follows a row's figure: its reads, and its key (or that it is pinned)."""
+    marks = []
+    if item.kind == "file" and item.count > 1:
+        marks.append(Content.styled(f" ×{item.count}", "$text-accent"))
+    if item.pinned:
+        marks.append(Content.styled(" pin", "$text-success"))
+    elif item.action:
+        marks.append(Content.styled(" m", "bold $text-warning"))
+    return Content("").join(marks)
+
+
+def ranking_line(
+    item: CostItem,
+    root: Path | None = None,
+    width: int = _LABEL_WIDTH,
+    figure: int = _FIGURE_WIDTH,
+) -> Content:
+    """One row: kind, label (its end, where a path is told apart, in ``width``), tokens (in
+    ``figure``), reads, key."""
     kind = KIND_LABELS.get(item.kind, item.kind)
-    line = Content.assemble(
+    return Content.assemble(
         (f"{kind:<9}", "$text-muted"),
         f"{_short(row_label(item, root), width):<{width}}",
-        f"{count(item.tokens):>7}",
+        f"{count(item.tokens):>{figure}}",
+        _marks(item),
     )
-    if item.kind == "file" and item.count > 1:
-        line += Content.styled(f" ×{item.count}", "$text-accent")
-    if item.pinned:
-        line += Content.styled(" pin", "$text-success")
-    elif item.action:
-        line += Content.styled(" m", "bold $text-warning")
-    return line
 
 
 class CostRanking(OptionList):
@@ -114,7 +129,13 @@ class CostRanking(OptionList):
             return
         highlighted = self.highlighted
         self.items = shown
-        self.set_options(Option(ranking_line(item, root)) for item in shown)
+        # Figures never run into their labels (a column as wide as the widest, plus a space),
+        # and the labels give up what a row needs beyond the room, so each row is one line.
+        figure = max([_FIGURE_WIDTH, *(len(count(item.tokens)) + 1 for item in shown)])
+        marks = max((len(_marks(item).plain) for item in shown), default=0)
+        room = self.scrollable_content_region.width or _ROW_WIDTH
+        width = max(1, min(_LABEL_WIDTH, room - 9 - figure - marks))
+        self.set_options(Option(ranking_line(item, root, width, figure)) for item in shown)
         if shown:
             self.highlighted = min(highlighted or 0, len(shown) - 1)
 

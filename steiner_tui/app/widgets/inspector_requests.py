@@ -160,8 +160,11 @@ class RequestTable(DataTable[Text]):
         self.start = rows[0].position if rows else 0
         self.stop = self.start + len(rows)
         if self.start:
-            note = f"▲ {self.start:,} earlier requests · Enter shows them"
-            cells = [cell(""), cell(""), cell(note, "italic"), *(cell("") for _ in _COLUMNS[3:])]
+            # Split over two columns: one cell as wide as the whole note pushed every figure
+            # off an 80-column table.
+            note = (f"▲ {self.start:,} earlier requests", "· Enter")
+            cells = [cell(""), cell(""), *(cell(part, "italic") for part in note)]
+            cells += [cell("") for _ in _COLUMNS[len(cells) :]]
             self.add_row(*cells, key=EARLIER_KEY)
         self.pending = rows
         self._add_rows(rows, 0, position)

@@ -18,7 +18,7 @@ import msgspec
 from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import Message, ToolCall, is_real_user_message
 from steiner_tui.engine.provider import ChatRequest
-from steiner_tui.providers.offline.intent import Intent, classify, notable_files
+from steiner_tui.providers.offline.intent import MAX_FILES, Intent, classify, notable_files
 from steiner_tui.providers.offline.markers import (
     OFFLINE_NOTE_MARKER,
     OWN_CALL_PREFIX,
@@ -197,6 +197,9 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     if intent.outside:
         names = ", ".join(f"`{p}`" for p in intent.outside)
         body += f"\n\nOutside the project root, so not read: {names}."
+    if intent.unread:
+        names = ", ".join(f"`{p}`" for p in intent.unread)
+        body += f"\n\nNot read this turn ({MAX_FILES} files at most): {names}."
     return Reply(
         f"{body}\n\n{context_line(messages, request.cacheable_prefix_messages)}\n\n{HONESTY_NOTE}"
     )

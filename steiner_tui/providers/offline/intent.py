@@ -62,6 +62,8 @@ class Intent(msgspec.Struct, frozen=True):
     """Paths the message named that do not exist under the project root."""
     outside: tuple[str, ...] = ()
     """Paths the message named that exist but lead out of the project root (a link, ``..``)."""
+    unread: tuple[str, ...] = ()
+    """Files the message named past the first ``MAX_FILES`` (the answer says so)."""
 
 
 def _inside(root: Path, candidate: str) -> str | None:
@@ -140,9 +142,15 @@ def classify(text: str, root: Path) -> Intent:
                 missing=missing,
                 outside=outside,
             )
-    files = tuple(p for p in existing if not p.endswith("/"))[:MAX_FILES]
+    files = tuple(p for p in existing if not p.endswith("/"))
     if files:
-        return Intent("file", paths=files, missing=missing, outside=outside)
+        return Intent(
+            "file",
+            paths=files[:MAX_FILES],
+            missing=missing,
+            outside=outside,
+            unread=files[MAX_FILES:],
+        )
     if overview:
         return Intent("overview", missing=missing, outside=outside)
     return Intent("chat", missing=missing, outside=outside)

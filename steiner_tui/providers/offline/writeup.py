@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from steiner_tui.engine.messages import ToolCall
+from steiner_tui.engine.state.read_results import FILE_UNCHANGED_PREFIX
 from steiner_tui.providers.offline.markers import ECHO_OPENING
 from steiner_tui.providers.offline.metadata import describe_file
 from steiner_tui.providers.offline.textutil import trim
@@ -73,6 +74,9 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
         if result.failed:
             reason = (failure_lines(result.text, 1) or [result.text.strip()])[0]
             out.append(f"**{path}** could not be read: {trim(reason, 160)}")
+            continue
+        if result.text.startswith(FILE_UNCHANGED_PREFIX):  # the engine's note, not the file
+            out.append(f"**{path}**: {trim(result.text.strip(), 200)}")
             continue
         lines = [f"**{path}** ({result.total_lines} lines)"]
         lines += [f"- {fact}" for fact in describe_file(path, result.text)]

@@ -8,7 +8,13 @@ from __future__ import annotations
 from steiner_tui.engine.compaction.host import SummaryResponse
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import compact_with_lineage
-from steiner_tui.engine.compaction.room import MASK_PREFIX, Sizer, fit_retained_tail
+from steiner_tui.engine.compaction.room import (
+    MASK_PREFIX,
+    Sizer,
+    fit_retained_tail,
+    fit_summary_input,
+    mask_retained,
+)
 from steiner_tui.engine.messages import Message, ToolCall
 from tests.engine.compaction.fakes import FakeHost, main_target, make_env, said, text, tokens_of
 
@@ -132,3 +138,53 @@ def test_the_latest_turns_results_are_masked_last() -> None:
     )
     assert [(e.kind, e.label) for e in edits] == [("masked", "read path=old.py")]
     assert kept[6] == tail[6]  # the read of this turn is whole
+
+
+class _CountedCalls(tuple[ToolCall, ...]):
+    """A message's tool calls that count how often they are looked through."""
+
+    looked = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        _CountedCalls.looked += 1
+        return super().__iter__()
+
+
+def test_masking_many_results_looks_through_the_calls_once() -> None:
+    """A resumed 10,000-message session held the loop 3.5 s compacting: each of 5,000 masked
+    results searched the whole conversation back for its call (1.1 s of it)."""
+    turns = 200
+    tail = []
+    for turn in range(1, turns + 1):
+        user, assistant, result, done = _read_turn(turn, 400, f"f{turn}.py")
+        calls = _CountedCalls(assistant.tool_calls)
+        tail += [user, Message("assistant", "", tool_calls=calls, turn=turn), result, done]
+    _CountedCalls.looked = 0
+    _, edits = mask_retained(tail, 2000, sizer=SIZER)
+    assert len(edits) == turns - 1  # all but the latest turn's result, never masked
+    assert edits[0].label.startswith("read path=f")
+    assert _CountedCalls.looked <= 2 * turns
+
+
+class _CountedTokens(int):
+    """A message's tokens that count how often they are added up."""
+
+    added = 0
+
+    def __radd__(self, other: int) -> int:
+        _CountedTokens.added += 1
+        return int(other) + int(self)
+
+
+def test_the_oldest_turns_are_left_out_of_the_summary_request_in_one_pass() -> None:
+    """The oldest turns are left out whole, the latest kept, with one ``omitted`` edit; the
+    tokens are added up once per pass, not once per turn left out (a 10,000-message session
+    summed its whole plan again for each of 2,500 turns)."""
+    turns = 300
+    items = [Message("user", text(100, f"q{turn}"), turn=turn) for turn in range(1, turns + 1)]
+    sizer = Sizer(lambda m: _CountedTokens(tokens_of((m,))), lambda m: "")
+    _CountedTokens.added = 0
+    sent, edits = fit_summary_input(items, fits=_fits_under(1000), budget_tokens=1000, sizer=sizer)
+    assert sent == tuple(items[-len(sent) :]) and 0 < len(sent) < turns
+    assert [(e.kind, e.count) for e in edits] == [("omitted", turns - len(sent))]
+    assert _CountedTokens.added <= 10 * turns

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 from steiner_tui.providers.offline import HONESTY_NOTE, MAX_TOOL_ROUNDS, OfflineProvider
+from steiner_tui.providers.offline.writeup import file_answer
 from tests.providers.offline.support import ask, drive, make_project, tool_defs, tool_rounds
 
 
@@ -177,3 +179,31 @@ async def test_a_file_without_headings_is_outlined_by_its_first_lines(
     assert "Line 1: `first entry`" in answer
     assert "Line 3: `second entry`" in answer and "Line 4: `third entry`" in answer
     assert "fourth entry" not in answer and "Starts with" not in answer
+
+
+def test_a_read_the_engine_deduplicated_is_not_described_as_the_file() -> None:
+    """ "read README.md" after an overview: the read came back as the dedup note, and the
+    answer gave the note as the README's title and first paragraph."""
+    note = "[file unchanged since turn 1: lines 1-4 of 4 in README.md]"
+    content = json.dumps(
+        {"path": "README.md", "startLine": 1, "endLine": 4, "totalLines": 4, "output": note}
+    )
+    answer = file_answer([(ToolCall("c1", "read", {"path": "README.md"}), content)])
+    assert "Title" not in answer and "First paragraph" not in answer
+    assert f"**README.md**: {note}" in answer
+
+
+async def test_files_named_past_the_cap_are_said_to_be_unread(tmp_path: Path) -> None:
+    """A 30 MB paste kept in 4 parts named 4 files to read in order: the answer covered
+    3 and said nothing of the 4th."""
+    root = make_project(tmp_path)
+    for part in range(1, 5):
+        (root / f"paste-{part}.txt").write_text(f"part {part}\n")
+    prompt = "read paste-1.txt, paste-2.txt, paste-3.txt, paste-4.txt in order"
+    messages = await drive(root, prompt)
+    assert [str((c.arguments or {})["path"]) for c in tool_rounds(messages)[0]] == [
+        "paste-1.txt",
+        "paste-2.txt",
+        "paste-3.txt",
+    ]
+    assert "Not read this turn (3 files at most): `paste-4.txt`." in _final(messages)

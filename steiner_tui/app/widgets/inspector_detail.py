@@ -84,18 +84,18 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
 
 def money_summary(figures: RequestSummary | None) -> str:
     """``\nCost $0.17 · cache: <cause's words>; rewrote … ≈ $0.16`` once the request's usage
-    came; for a request cancelled before, that it was and what of its reply is kept ("" before
-    its usage came, and for a dry run)."""
-    if figures is not None and figures.cancelled:
+    came; for a request cancelled or failed before, that it was (and the error's words) and
+    what of its reply is kept ("" before its usage came, and for a dry run)."""
+    if figures is not None and (figures.cancelled or figures.error):
         streamed = figures.streamed_chars
         kept = (
             f"the {count(streamed)} characters of reply streamed are kept, marked interrupted"
             if streamed
             else "no reply had streamed"
         )
-        return (
-            "\nCancelled (Esc) before the provider reported usage: cost and cache unknown · " + kept
-        )
+        ended = "Cancelled (Esc)" if figures.cancelled else "Failed"
+        line = f"\n{ended} before the provider reported usage: cost and cache unknown · {kept}"
+        return line + (f"\n{figures.error}" if figures.error else "")
     if figures is None or not figures.reported:
         return ""
     line = f"\nCost {dollars(figures.cost_usd)}"

@@ -25,6 +25,7 @@ from steiner_tui.units import dollars
 __all__ = [
     "CANCELLED",
     "EARLIER_KEY",
+    "FAILED",
     "LOGGED_KIND",
     "LOGGED_LEGEND",
     "MARK",
@@ -46,6 +47,8 @@ LOGGED_LEGEND = "no blocks, tools or tokens per source"
 """What the ``log`` mark means (the screen's subtitle says it)."""
 CANCELLED = "cancelled"
 """The cache cell of a request cancelled (Esc) before its usage came."""
+FAILED = "failed"
+"""The cache cell of a request that ended in a provider error before its usage came."""
 
 _COLUMNS = (
     ("", "mark"),
@@ -81,11 +84,11 @@ def reuse_cell(row: RequestSummary) -> str:
 
 def cause_cell(row: RequestSummary) -> str:
     """The cache cause of a reported request (``≠`` when the provider names another), with
-    the dollars its rewrite cost; ``cancelled`` (Esc: no usage will come); "" before its usage
-    came."""
+    the dollars its rewrite cost; ``cancelled`` (Esc) or ``failed`` (a provider error): no usage
+    will come; "" before its usage came."""
     cache = row.cache
     if cache is None:
-        return CANCELLED if row.cancelled else ""
+        return CANCELLED if row.cancelled else FAILED if row.error else ""
     text = cache.cause + (" ≠" if cache.disagrees else "")
     if cache.rewritten_tokens:
         text += f" {dollars(cache.cost_usd) if cache.cost_usd is not None else '?'}"
@@ -93,10 +96,10 @@ def cause_cell(row: RequestSummary) -> str:
 
 
 def cost_cell(row: RequestSummary) -> str:
-    """The request's cost; ``?`` for a model with no price; ``unknown`` for a cancelled
-    request; "" before its usage came."""
+    """The request's cost; ``?`` for a model with no price; ``unknown`` for a cancelled or
+    failed request; "" before its usage came."""
     if not row.reported:
-        return "unknown" if row.cancelled else ""
+        return "unknown" if row.cancelled or row.error else ""
     return dollars(row.cost_usd) if row.cost_usd is not None else "?"
 
 

@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from textual.widgets import Static
+
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import (
     CompactionRunEntry,
@@ -16,6 +18,7 @@ from steiner_tui.app.transcript import (
     UserEntry,
 )
 from steiner_tui.app.widgets.error_row import ErrorRow
+from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -175,6 +178,31 @@ async def test_a_failed_compaction_stays_in_the_conversation(app_for: AppFactory
         runs = [e for e in entries if isinstance(e, CompactionRunEntry)]
         assert runs[-1].kind == "error"  # the compaction's own entry says why it failed
         assert "compaction failed" in runs[-1].ended and "connection refused" in runs[-1].ended
+
+
+async def test_a_failed_summary_request_says_so_in_the_inspector(app_for: AppFactory) -> None:
+    """Its Cache and Cost cells were blank, as a request's still waiting for its usage."""
+    app = app_for(fake_model(SummaryDownProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in ("first", "second", "/compact"):
+            await send(pilot, text)
+            await finish(pilot)
+        await pilot.press("f2")
+        await finish(pilot)
+        table = app.screen.query_one(RequestTable)
+        key = str(table.row_count - 1)
+        assert str(table.get_cell(key, "kind")) == "compaction"
+        assert (str(table.get_cell(key, "cause")), str(table.get_cell(key, "cost"))) == (
+            "failed",
+            "unknown",
+        )
+        summary = static_text(app.screen.query_one("#request-summary", Static))
+        assert summary.endswith(
+            "Failed before the provider reported usage: cost and cache unknown · "
+            "a summary cut short is not kept\n"
+            "fake/offline: fake: connection refused (127.0.0.1:9)"
+        )
 
 
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:

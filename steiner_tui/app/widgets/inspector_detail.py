@@ -94,7 +94,9 @@ def money_summary(figures: RequestSummary | None) -> str:
     if figures is not None and (figures.cancelled or figures.error):
         streamed = figures.streamed_chars
         kept = (
-            f"the {count(streamed)} characters of reply streamed are kept, marked interrupted"
+            "a summary cut short is not kept"
+            if figures.compaction
+            else f"the {count(streamed)} characters of reply streamed are kept, marked interrupted"
             if streamed
             else "no reply had streamed"
         )

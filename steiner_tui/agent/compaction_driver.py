@@ -29,6 +29,7 @@ from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.context_manager import ContextManager
 from steiner_tui.agent.images import strip_images
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.run_types import labelled
 from steiner_tui.agent.snapshot_builder import SnapshotBuilder
 from steiner_tui.agent.streaming import StreamCollector
 from steiner_tui.engine.compaction.archive import HistoryArchive
@@ -57,6 +58,7 @@ from steiner_tui.engine.events import (
     EngineEvent,
     EventSink,
     ReasoningDelta,
+    RequestFailed,
     StaticContextReloaded,
     TextDelta,
     WarningEvent,
@@ -64,7 +66,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.prompt.blocks import ContextBlock
-from steiner_tui.engine.provider import ChatRequest, usage_problem
+from steiner_tui.engine.provider import ChatRequest, ProviderError, usage_problem
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tokens import TokenEstimate
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -407,7 +409,12 @@ class _Host(msgspec.Struct):
         # Summary text is not streamed to the conversation pane: its deltas only count.
         progress = self.progress
         collector = StreamCollector(None if progress is None else _Counted(progress.output))
-        await collector.consume(provider.stream(request))
+        try:
+            await collector.consume(provider.stream(request))
+        except ProviderError as error:
+            said = labelled(f"{target.alias}/{target.model}", error.message)
+            driver.sink.emit(RequestFailed(snapshot.request_id, said))
+            raise
         usage = collector.usage
         if usage is not None and not usage_problem(usage):  # priced into the session's total
             price = target.price if target.fallback else driver.model.price

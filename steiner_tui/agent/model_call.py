@@ -38,6 +38,7 @@ from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
     RequestCancelled,
+    RequestFailed,
     RequestSnapshot,
     WarningEvent,
 )
@@ -91,6 +92,8 @@ async def call_model(
             _keep_partial(host, collector)
             raise
         except ProviderError as error:
+            text = labelled(host.model.ref, error.message)
+            host.sink.emit(RequestFailed(snapshot.request_id, text, len(collector.text)))
             if (
                 error.kind == "image_rejected"
                 and not retried_without_images
@@ -100,7 +103,6 @@ async def call_model(
                 prepared = _without_images(host.context, prepared)
                 continue
             _keep_partial(host, collector)
-            text = labelled(host.model.ref, error.message)
             if error.kind == "context_length" and not collector.has_output:
                 host.state.over_window = True  # the next request compacts first
                 if progress is not None and not progress.retried_too_large:

@@ -4,7 +4,8 @@
   one line per request (never a header or a key). Point Claude Code at it with
   ``ANTHROPIC_BASE_URL=http://127.0.0.1:N``, Codex with a ``[model_providers]`` entry whose
   ``base_url`` is ``http://127.0.0.1:N/v1`` (README, "Capture and import").
-* ``capture list`` lists captures, newest first, the id first on each line.
+* ``capture list`` lists captures, newest first, the id first on each line; on a terminal the
+  upstream is cut with "…" to fit its width (a pipe gets each line whole).
 * ``capture show ID [--json]`` prints each request's blocks, tools, messages, usage and prefix
   (``--json``: ``{"requests": [...]}``).
 * ``capture open ID`` opens it in the workbench, read-only, following it while it grows.
@@ -15,9 +16,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import sys
 from pathlib import Path
+from typing import TextIO
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
@@ -78,20 +82,20 @@ async def _serve(port: int, upstream: str | None) -> int:
     return 0
 
 
-def _list() -> int:
+def _list(out: TextIO) -> int:
     captures = list_captures(paths.sessions_dir())
     if not captures:
-        print("no captures yet (steiner-tui capture starts one)")
+        print("no captures yet (steiner-tui capture starts one)", file=out)
+    width = shutil.get_terminal_size().columns if out.isatty() else 0
     for info in captures:
         created = info.created.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         damaged = f"  {len(info.problems)} unreadable (capture show)" if info.problems else ""
-        print(
-            one_line(
-                f"{info.capture_id}  {created}  {counted(info.requests, 'request')}  "
-                f"{info.upstream or '-'}"
-                f"{damaged}"
-            )
-        )
+        head = one_line(f"{info.capture_id}  {created}  {counted(info.requests, 'request')}  ")
+        upstream, damaged = one_line(info.upstream or "-"), one_line(damaged)
+        room = width - cell_len(head) - cell_len(damaged)
+        if width and cell_len(upstream) > room:
+            upstream = set_cell_size(upstream, max(0, room - 1)) + "…"
+        print(head + upstream + damaged, file=out)
     return 0
 
 
@@ -150,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the proxy, or list, show or open captures."""
     command = getattr(args, "capture_command", None)
     if command == "list":
-        return _list()
+        return _list(sys.stdout)
     if command == "show":
         return _show(args.id, args.json)
     if command == "open":

@@ -8,7 +8,8 @@ Events, by who emits them:
 
 * a turn: ``RequestSnapshot`` and ``CacheDiagnostic`` (before each model call), ``TextDelta``,
   ``ReasoningDelta``, ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``,
-  ``UsageReported``, ``ErrorEvent``, ``RequestCancelled`` (Esc: no usage will come);
+  ``UsageReported``, ``ErrorEvent``, ``RequestCancelled`` (Esc) and ``RequestFailed`` (a
+  provider error): no usage will come;
 * compaction: ``CompactionProgress`` (a summary call started, and its output so far),
   ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
   generation it created), ``HealthEvent``, ``CompactionAsked`` (``ask`` mode: the question and
@@ -56,6 +57,7 @@ __all__ = [
     "PinChanged",
     "ReasoningDelta",
     "RequestCancelled",
+    "RequestFailed",
     "RoomEdit",
     "RequestSnapshot",
     "SkillStateEvent",
@@ -314,6 +316,16 @@ class RequestCancelled(EngineEvent, frozen=True):
 
     kind: ClassVar[str] = "request_cancelled"
     request_id: str
+    streamed_chars: int = 0
+
+
+class RequestFailed(EngineEvent, frozen=True):
+    """A main request ended in a provider error before its usage came (none will; the turn's
+    ``ErrorEvent``, or its retry, follows). ``message``: the error's words."""
+
+    kind: ClassVar[str] = "request_failed"
+    request_id: str
+    message: str
     streamed_chars: int = 0
 
 

@@ -43,6 +43,7 @@ from steiner_tui.engine.events import (
     CacheExplanation,
     EngineEvent,
     RequestCancelled,
+    RequestFailed,
     RequestSnapshot,
     SourceTokens,
     UsageReported,
@@ -273,8 +274,10 @@ class RequestSummary(msgspec.Struct, frozen=True):
     """Why the cache reused what it did of the request (``engine.cache_causes``)."""
     cancelled: bool = False
     """Cancelled (Esc) before its usage came: its cost and cache figures will not come."""
+    error: str = ""
+    """Ended in a provider error before its usage came: the error's words."""
     streamed_chars: int = 0
-    """A cancelled request's: the characters of its reply that had arrived."""
+    """A cancelled or failed request's: the characters of its reply that had arrived."""
 
     @property
     def reuse(self) -> float:
@@ -296,10 +299,10 @@ def _summary(
     position: int,
     stored: _StoredSnapshot,
     usages: Mapping[str, UsageReported],
-    cancels: Mapping[str, RequestCancelled],
+    ends: Mapping[str, RequestCancelled | RequestFailed],
 ) -> RequestSummary:
     s = stored.snapshot
-    usage, cancelled = usages.get(s.request_id), cancels.get(s.request_id)
+    usage, end = usages.get(s.request_id), ends.get(s.request_id)
     return RequestSummary(
         position=position,
         index=s.index,
@@ -317,8 +320,9 @@ def _summary(
         reported=usage is not None,
         cost_usd=usage.cost_usd if usage is not None else None,
         cache=usage.cache if usage is not None else None,
-        cancelled=cancelled is not None,
-        streamed_chars=cancelled.streamed_chars if cancelled is not None else 0,
+        cancelled=isinstance(end, RequestCancelled),
+        error=end.message if isinstance(end, RequestFailed) else "",
+        streamed_chars=end.streamed_chars if end is not None else 0,
     )
 
 
@@ -327,11 +331,11 @@ class SnapshotStore:
 
     It is also an ``EventSink``: ``emit`` stores ``RequestSnapshot`` events, and keeps each
     ``UsageReported`` beside its request (its cost and cache cause, in ``summaries``), and each
-    ``RequestCancelled`` (why those never came).
+    ``RequestCancelled`` and ``RequestFailed`` (why those never came).
     Stored values are immutable, so readers get them without defensive copies.
     """
 
-    accepts = (RequestSnapshot, UsageReported, RequestCancelled)
+    accepts = (RequestSnapshot, UsageReported, RequestCancelled, RequestFailed)
 
     def __init__(self) -> None:
         self._stored: list[_StoredSnapshot] = []
@@ -340,7 +344,7 @@ class SnapshotStore:
         # The latest request's messages, to find how much of its chain the next one shares.
         self._tip_messages: Sequence[Message] = ()
         self._usage: dict[str, UsageReported] = {}
-        self._cancelled: dict[str, RequestCancelled] = {}
+        self._ended: dict[str, RequestCancelled | RequestFailed] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -355,7 +359,7 @@ class SnapshotStore:
             self._blocks.clear()
             self._tip_messages = ()
             self._usage.clear()
-            self._cancelled.clear()
+            self._ended.clear()
 
     def emit(self, event: EngineEvent) -> None:
         """Store request snapshots, their usage and cancellations; ignore every other event."""
@@ -364,9 +368,9 @@ class SnapshotStore:
         elif isinstance(event, UsageReported) and event.request_id:
             with self._lock:
                 self._usage[event.request_id] = event
-        elif isinstance(event, RequestCancelled):
+        elif isinstance(event, (RequestCancelled, RequestFailed)):
             with self._lock:
-                self._cancelled[event.request_id] = event
+                self._ended[event.request_id] = event
 
     def _segment_for(self, snapshot: RequestSnapshot) -> tuple[_Segment | None, int]:
         """The segment holding the snapshot's messages, and how many lead with the previous
@@ -467,8 +471,7 @@ class SnapshotStore:
             stored = self._stored
             stop = len(stored) if stop is None else min(stop, len(stored))
             return tuple(
-                _summary(p, stored[p], self._usage, self._cancelled)
-                for p in range(max(0, start), stop)
+                _summary(p, stored[p], self._usage, self._ended) for p in range(max(0, start), stop)
             )
 
     def prefix_stability(self, a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:

@@ -55,9 +55,19 @@ __all__ = [
 ]
 
 
-KEPT_WARNINGS = frozenset({"reply_limit"})
-"""Warnings a resumed conversation shows where they were, as the live one keeps them: a reply
-cut at the completion limit."""
+KEPT_WARNINGS = frozenset(
+    {
+        "compaction_off",
+        "compaction_failed",
+        "summary_rejected",
+        "reply_limit",
+        "session_log_restored",
+    }
+)
+"""Engine warnings that stay in the conversation as well as in a toast, and that a resumed
+conversation shows where they were: ``off`` nearing the hard limit, why a compaction failed or
+a summary was rejected, a reply cut at the completion limit, and a session log written anew
+after its folder went (``agent.session_factory.LOG_RESTORED``)."""
 
 
 class LoggedError(msgspec.Struct, frozen=True):

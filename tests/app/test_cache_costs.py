@@ -20,7 +20,7 @@ from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import GateProvider, fake_model
 from tests.app.helpers import finish, send, static_text
-from tests.providers.loopback import LoopbackServer, Reply
+from tests.providers.loopback import LoopbackServer, Reply, sse_reply
 from tests.providers.protocols import block_start, block_stop, delta, message_end, text
 from tests.providers.protocols import message_start as start
 
@@ -140,6 +140,34 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
             "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
             "the 14 characters of reply streamed are kept, marked interrupted"
         )
+
+
+async def test_a_request_that_failed_says_so_and_why_in_the_inspector(
+    app_for: AppFactory,
+) -> None:
+    """Its Cache and Cost cells were blank, as a request's still waiting for its usage."""
+    parts = [start(25, 0, 0), block_start(0, {"type": "text", "text": ""}), text(0, "so far")]
+    with LoopbackServer(sse_reply(parts, end="drop")) as server:
+        app = app_for(anthropic(server))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "hello")
+            await finish(pilot)
+            await pilot.press("f2")
+            await finish(pilot)
+            table = app.screen.query_one(RequestTable)
+            assert (str(table.get_cell("0", "cause")), str(table.get_cell("0", "cost"))) == (
+                "failed",
+                "unknown",
+            )
+            summary = static_text(app.screen.query_one("#request-summary", Static))
+            assert summary.endswith(
+                "Failed before the provider reported usage: cost and cache unknown · "
+                "the 6 characters of reply streamed are kept, marked interrupted\n"
+                "anthropic/claude-sonnet-4-6: the connection was dropped mid-stream after 3 "
+                "events: peer closed connection without sending complete message body "
+                "(incomplete chunked read)"
+            )
 
 
 async def test_after_a_model_switch_nothing_is_cached_for_the_new_model(

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from textual.widgets import Static
 
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import (
     CompactionRunEntry,
     ErrorEntry,
+    NoticeEntry,
     ReplyEntry,
     UserEntry,
 )
 from steiner_tui.app.widgets.error_row import ErrorRow
+from steiner_tui.app.widgets.inspector_requests import RequestTable
+from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.provider import (
     ChatRequest,
     ModelInfo,
@@ -24,7 +30,7 @@ from steiner_tui.engine.provider import (
     StreamText,
     StreamUsage,
 )
-from tests.app.conftest import SIZE, AppFactory, request_for
+from tests.app.conftest import SESSION_ID, SIZE, AppFactory, request_for
 from tests.app.fakes import INFO, FailingProvider, GateProvider, fake_model
 from tests.app.helpers import finish, send, static_text
 
@@ -174,6 +180,31 @@ async def test_a_failed_compaction_stays_in_the_conversation(app_for: AppFactory
         assert "compaction failed" in runs[-1].ended and "connection refused" in runs[-1].ended
 
 
+async def test_a_failed_summary_request_says_so_in_the_inspector(app_for: AppFactory) -> None:
+    """Its Cache and Cost cells were blank, as a request's still waiting for its usage."""
+    app = app_for(fake_model(SummaryDownProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in ("first", "second", "/compact"):
+            await send(pilot, text)
+            await finish(pilot)
+        await pilot.press("f2")
+        await finish(pilot)
+        table = app.screen.query_one(RequestTable)
+        key = str(table.row_count - 1)
+        assert str(table.get_cell(key, "kind")) == "compaction"
+        assert (str(table.get_cell(key, "cause")), str(table.get_cell(key, "cost"))) == (
+            "failed",
+            "unknown",
+        )
+        summary = static_text(app.screen.query_one("#request-summary", Static))
+        assert summary.endswith(
+            "Failed before the provider reported usage: cost and cache unknown · "
+            "a summary cut short is not kept\n"
+            "fake/offline: fake: connection refused (127.0.0.1:9)"
+        )
+
+
 async def test_compact_works_after_an_error(app_for: AppFactory) -> None:
     app = app_for(fake_model(FailingProvider(failures=1)))
     async with app.run_test(size=SIZE) as pilot:
@@ -212,6 +243,49 @@ async def test_a_resumed_session_shows_the_same_error_entry(
         assert isinstance(error, ErrorEntry) and error.code == "rate_limited"
         assert [r.action for r in error.remedies] == ["wait", "switch_model"]
         assert "slow down [bold]now[/]" in error.text
+
+
+async def test_a_resumed_session_shows_the_warnings_the_live_one_kept(
+    project: Path, config_dir: Path
+) -> None:
+    """Only a reply cut at its limit came back; a failed compaction, a rejected summary, ``off``
+    nearing the limit and a log written anew were lost on resume (the log has them all)."""
+    app = make_app(request_for(project, config_dir, fake_model(SummaryDownProvider()), record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "first")
+        await finish(pilot)
+        shutil.rmtree(config_dir / "sessions" / SESSION_ID)
+        await send(pilot, "second")
+        await finish(pilot)
+        sink = app.session.runner.sink
+        sink.emit(WarningEvent("summary_rejected", "summary rejected: it lost 2 files"))
+        await send(pilot, "/compact")
+        await finish(pilot)
+        sink.emit(WarningEvent("compaction_off", "compaction is off: 95% of the hard limit"))
+        await send(pilot, "third")
+        await finish(pilot)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        entries = resumed.workbench.conversation.entries
+        shown = [
+            e.text.split(" /")[0].split(":")[0] if isinstance(e, NoticeEntry) else type(e).__name__
+            for e in entries
+            if not isinstance(e, NoticeEntry) or e.kind == "warning"
+        ]
+        assert shown == [
+            "UserEntry",
+            "ReplyEntry",
+            "UserEntry",
+            "ReplyEntry",
+            "the session folder",
+            "summary rejected",
+            "compaction failed",
+            "compaction is off",
+            "UserEntry",
+            "ReplyEntry",
+        ]
 
 
 async def test_the_retry_key_is_said_once_when_two_remedies_resend(app_for: AppFactory) -> None:

@@ -275,7 +275,7 @@ async def test_a_long_session_lists_a_page_and_rebuilds_only_what_it_shows(
         await _rows_in(pilot, table)
         assert table.row_count == PAGE + 1  # the page and the "earlier" row
         first = _rows(table)[0]
-        assert "50 earlier requests" in first[2]
+        assert "50 earlier requests" in first[3]  # the model column: the widest
         assert rebuilt == [PAGE + 49] and screen.selected == PAGE + 49
         table.move_cursor(row=0)
         await pilot.pause()
@@ -413,3 +413,29 @@ async def test_at_80x24_the_messages_get_the_rows() -> None:
         messages = pilot.app.screen.query_one("#messages", DataTable)
         assert messages.scrollable_content_region.height - 1 >= 7  # rows under the header
         assert pilot.app.screen.query_one(RequestTable).scrollable_content_region.height >= 3
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_requests_and_messages_fit_the_width(size: tuple[int, int]) -> None:
+    """Both tables scrolled sideways at 80 columns (the list by 28 cells): the columns least
+    needed give way there, and every column is back at 120."""
+    merged = [Message("user", "hello " * 30), Message("assistant", "Hi!")]
+    snapshots = (*sample_snapshots(), _snapshot(4, "Use uv.", merged, compaction=True))
+    async with InspectorHost(snapshots).run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        requests = screen.query_one(RequestTable)
+        await _rows_in(pilot, requests)
+        messages = screen.query_one("#messages", DataTable)
+        for table in (requests, messages):
+            assert table.max_scroll_x == 0, (size, type(table).__name__)
+        assert {"index", "model", "kind", "tokens", "reuse", "cause", "cost"} <= set(
+            str(key.value) for key in requests.columns
+        )
+        assert {"#", "Role", "Source", "First line"} <= {
+            str(c.label) for c in messages.columns.values()
+        }
+        if size[0] >= 120:
+            assert len(requests.columns) == 11 and len(messages.columns) == 6
+        first_line = str(messages.get_row_at(messages.row_count - 2)[-1])
+        assert first_line.startswith("hello hello") and first_line.endswith("…")

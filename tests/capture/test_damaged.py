@@ -8,7 +8,9 @@ error naming it, and the capture is still listed.
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,31 @@ def test_capture_list_says_when_there_is_none(
     two_requests(tmp_path / "steiner" / "sessions", "one")
     assert main(["capture", "list"]) == 0
     assert " 2 requests " in capsys.readouterr().out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_capture_list_fits_the_terminal_and_a_pipe_keeps_every_character(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long upstream address ran each line past 80 columns on a terminal."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "80")
+    upstream = "https://gateway.internal.example.com/anthropic/v1/proxy/" + "x" * 40
+    writer = CaptureWriter(tmp_path / "steiner" / "sessions", upstream, "long-upstream")
+    writer.close()
+    damage(two_requests(tmp_path / "steiner" / "sessions"))
+    for out, whole in ((_Terminal(), False), (io.StringIO(), True)):
+        monkeypatch.setattr(sys, "stdout", out)
+        assert main(["capture", "list"]) == 0
+        lines = out.getvalue().splitlines()
+        assert len(lines) == 2
+        line = next(line for line in lines if line.startswith("long-upstream "))
+        assert (upstream in line) == whole
+        if not whole:
+            assert max(len(line) for line in lines) <= 80
+            assert line.endswith("…") and "0 requests  https://gateway.internal" in line
+        assert "4 unreadable" in next(line for line in lines if line.startswith("damaged "))

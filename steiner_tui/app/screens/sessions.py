@@ -26,7 +26,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.captures import CapturesScreen
-from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON, fit_columns
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
@@ -67,16 +67,8 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
 
 
 def _fitting(widths: dict[str, int], room: int) -> tuple[list[str], int]:
-    """The columns to show in ``room`` cells (each column takes two more for its padding), and
-    the title's width: what the others leave of ``room``, ``TITLE_ROOM`` at least."""
-    shown = list(widths)
-    title = min(widths["title"], TITLE_ROOM)
-    for column in GIVE_WAY:
-        if sum(widths[c] + 2 for c in shown if c != "title") + title + 2 <= room:
-            break
-        shown.remove(column)
-    left = room - sum(widths[c] + 2 for c in shown if c != "title") - 2
-    return shown, max(title, min(widths["title"], left))
+    """The columns to show in ``room`` cells, and the title's width."""
+    return fit_columns(widths, room, GIVE_WAY, "title", TITLE_ROOM)
 
 
 class ConfirmDeleteScreen(ModalScreen[bool]):

@@ -27,7 +27,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
-from steiner_tui.agent.session_factory import LOG_FAILED, LOG_RESTORED
+from steiner_tui.agent.session_factory import LOG_FAILED
 from steiner_tui.app.messages import Said
 from steiner_tui.app.plain import printable
 from steiner_tui.app.resend import resend_text
@@ -72,6 +72,7 @@ from steiner_tui.engine.events import (
     WarningEvent,
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
+from steiner_tui.sessions.log_parse import KEPT_WARNINGS
 from steiner_tui.units import count, token_count
 
 if TYPE_CHECKING:
@@ -95,12 +96,6 @@ WELCOME = (
 )
 _NOT_COMPACTED = "compaction ended: nothing was compacted"
 _ABANDONED = "compaction abandoned (Esc): the conversation is unchanged"
-_KEPT_NOTICES = frozenset(
-    {"compaction_off", "compaction_failed", "summary_rejected", "reply_limit", LOG_RESTORED}
-)
-"""Engine warnings that stay in the conversation as well as in a toast: ``off`` nearing the
-hard limit, why a compaction failed or a summary was rejected, a reply cut at the completion
-limit, and a session log written anew after its folder went."""
 
 
 def widget_for(entry: Entry, pinned: bool = False) -> Widget:
@@ -379,7 +374,7 @@ class ConversationPane(EntryWindow):
     async def _warning(self, code: str, text: str) -> None:
         if code == "compaction_failed" and self.end_compaction(text, "error"):
             pass  # the live entry says it
-        elif code in _KEPT_NOTICES:  # stays in the conversation, not only a toast
+        elif code in KEPT_WARNINGS:  # stays in the conversation, not only a toast
             await self.add(NoticeEntry(text, "warning"))
         if code == LOG_FAILED:  # nothing from here on is saved: said where it stays
             await self.add(NoticeEntry(text, "error"))

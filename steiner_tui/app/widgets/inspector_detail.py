@@ -5,7 +5,8 @@ resumed session's earlier request, from what its log keeps (``LoggedRequest``: n
 per-source counts or estimate confidence, and only the messages whose hash the log holds; each
 gap says "not recorded"); nothing is re-estimated or re-assembled here. The messages table
 shows the newest ``MESSAGE_PAGE`` messages (a first row brings in the ones before), each
-message's first line as wide as the table allows; Enter on a message opens it whole.
+message's first line as wide as the table allows (the hash and bytes give way for it on a
+narrow screen); Enter on a message opens it whole.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from steiner_tui.app.widgets.inspector_format import (
     cell,
     clock,
     count,
+    first_line,
+    fit_columns,
     message_line,
     short_path,
 )
@@ -57,11 +60,13 @@ EARLIER_MESSAGES = "earlier"
 NOT_IN_LOG = "not recorded in the session log"
 """The first line of a logged request's message that the log does not hold."""
 _USAGE_NAMES = ("prompt", "completion", "cache read", "cache write")
-_NARROWEST_LINE = len(NOT_IN_LOG)
-"""The first lines' column at the narrowest (the table scrolls sideways below)."""
+_LINE_ROOM = 24
+"""The first lines' cells the hash, then the bytes, give way for (the table scrolls sideways
+below)."""
 _MESSAGE_COLUMNS = ("#", "Role", "Source", "Bytes", "Hash", "First line")
-_FRAME = 4 + 2 * len(_MESSAGE_COLUMNS)
-"""The messages table's border and scrollbar, and its columns' padding."""
+_GIVE_WAY = ("Hash", "Bytes")
+_FRAME = 4
+"""The messages table's border and scrollbar."""
 
 
 def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
@@ -84,18 +89,20 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
 
 def money_summary(figures: RequestSummary | None) -> str:
     """``\nCost $0.17 · cache: <cause's words>; rewrote … ≈ $0.16`` once the request's usage
-    came; for a request cancelled before, that it was and what of its reply is kept ("" before
-    its usage came, and for a dry run)."""
-    if figures is not None and figures.cancelled:
+    came; for a request cancelled or failed before, that it was (and the error's words) and
+    what of its reply is kept ("" before its usage came, and for a dry run)."""
+    if figures is not None and (figures.cancelled or figures.error):
         streamed = figures.streamed_chars
         kept = (
-            f"the {count(streamed)} characters of reply streamed are kept, marked interrupted"
+            "a summary cut short is not kept"
+            if figures.compaction
+            else f"the {count(streamed)} characters of reply streamed are kept, marked interrupted"
             if streamed
             else "no reply had streamed"
         )
-        return (
-            "\nCancelled (Esc) before the provider reported usage: cost and cache unknown · " + kept
-        )
+        ended = "Cancelled (Esc)" if figures.cancelled else "Failed"
+        line = f"\n{ended} before the provider reported usage: cost and cache unknown · {kept}"
+        return line + (f"\n{figures.error}" if figures.error else "")
     if figures is None or not figures.reported:
         return ""
     line = f"\nCost {dollars(figures.cost_usd)}"
@@ -177,8 +184,8 @@ class RequestDetail(Vertical):
         self.figures: RequestSummary | None = None
         """The store's figures of the request on show (its cost and cache cause, once its
         usage came), set by the screen before ``snapshot``."""
-        self._line_width = 0
-        self._fixed = _FRAME
+        self._widths: dict[str, int] = {}
+        self._fitted: tuple[list[str], int] = ([], 0)
 
     def compose(self) -> ComposeResult:
         yield Static(id="request-summary", markup=False)
@@ -249,38 +256,39 @@ class RequestDetail(Vertical):
         ]
         # Columns as wide as their cells, set here rather than measured when the table is next
         # idle: the first lines take what the others leave.
-        widths = [
-            max([len(head), *(len(row[column]) for row in rows)])
+        self._widths = {
+            head: max([len(head), *(len(row[column]) for row in rows)])
             for column, head in enumerate(_MESSAGE_COLUMNS[:-1])
-        ]
-        self._fixed = _FRAME + sum(widths)
-        self._line_width = width = max(_NARROWEST_LINE, self.size.width - self._fixed)
+        }
+        shown, width = self._fitted = self._fit(self.size.width)
         messages.clear(columns=True)
-        for head, column_width in zip(_MESSAGE_COLUMNS, (*widths, width), strict=True):
-            messages.add_column(head, width=column_width)
+        for head in shown:
+            messages.add_column(head, width=self._widths.get(head, width))
         if first:
-            note = cell(f"▲ {first:,} earlier messages · Enter shows them", "italic")
-            messages.add_row(cell(""), cell(""), cell(""), cell(""), cell(""), note,
+            note = first_line(f"▲ {first:,} earlier messages · Enter shows them", width)
+            messages.add_row(*(cell("") for _ in shown[:-1]), cell(note, "italic"),
                              key=EARLIER_MESSAGES)  # fmt: skip
         for row, message in zip(rows, snapshot.messages[first:], strict=True):
-            size = cell(row[3])
-            size.justify = "right"
-            messages.add_row(
-                *map(cell, row[:3]),
-                size,
-                cell(row[4]),
+            named = zip(_MESSAGE_COLUMNS[:-1], row, strict=True)
+            cells = [cell(value) for head, value in named if head in shown]
+            if "Bytes" in shown:
+                cells[shown.index("Bytes")].justify = "right"
+            line = (
                 cell(message_line(message, width))
                 if message is not None
-                else cell(NOT_IN_LOG, "italic"),
-                key=row[0],
+                else cell(first_line(NOT_IN_LOG, width), "italic")
             )
+            messages.add_row(*cells, line, key=row[0])
         messages.move_cursor(row=cursor)
+
+    def _fit(self, width: int) -> tuple[list[str], int]:
+        widths = {**self._widths, _MESSAGE_COLUMNS[-1]: width}  # as wide as it is given
+        return fit_columns(widths, width - _FRAME, _GIVE_WAY, _MESSAGE_COLUMNS[-1], _LINE_ROOM)
 
     def on_resize(self, event: events.Resize) -> None:
         """The first lines take the width the table has."""
         snapshot = self.snapshot
-        width = max(_NARROWEST_LINE, event.size.width - self._fixed)
-        if snapshot is not None and width != self._line_width:
+        if snapshot is not None and self._fit(event.size.width) != self._fitted:
             self._fill_messages(snapshot)
 
     @on(DataTable.RowSelected, "#messages")

@@ -2,10 +2,12 @@
 
 They turn engine values (messages, counts, times) into the short strings the tables show. Every
 cell goes through ``cell`` so that text from the conversation is never read as Rich markup.
+``fit_columns`` says which columns a table shows in the width it has (the sessions list too).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -16,7 +18,16 @@ from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.plain import one_line
 from steiner_tui.units import count
 
-__all__ = ["HEADER_ICON", "cell", "clock", "count", "first_line", "message_line", "short_path"]
+__all__ = [
+    "HEADER_ICON",
+    "cell",
+    "clock",
+    "count",
+    "first_line",
+    "fit_columns",
+    "message_line",
+    "short_path",
+]
 
 HEADER_ICON = "≡"
 """The header icon of the inspector and lineage screens: a glyph every monospace font has."""
@@ -26,6 +37,23 @@ def cell(value: object, style: str = "") -> Text:
     """A DataTable cell showing ``value`` literally (never parsed as markup, control
     characters as symbols)."""
     return Text(one_line(str(value)), style=style, no_wrap=True, end="")
+
+
+def fit_columns(
+    widths: Mapping[str, int], room: int, give_way: Sequence[str], main: str, least: int
+) -> tuple[list[str], int]:
+    """The columns of ``widths`` (each as wide as its widest cell) to show in ``room`` cells,
+    each taking two more for its padding: those of ``give_way`` dropped, in this order, while
+    ``main`` would get fewer than ``least`` cells; and ``main``'s width, what the others leave
+    (``least`` at least, its own width at most: it is cut with "…")."""
+    shown = list(widths)
+    least = min(widths[main], least)
+    for column in give_way:
+        if sum(widths[c] + 2 for c in shown if c != main) + least + 2 <= room:
+            break
+        shown.remove(column)
+    left = room - sum(widths[c] + 2 for c in shown if c != main) - 2
+    return shown, max(least, min(widths[main], left))
 
 
 def clock(value: datetime | None, *, date: bool = False) -> str:

@@ -8,23 +8,28 @@ before it (the prefix a provider's cache can reuse), the cause the runner named 
 cache reused of it (with the dollars a rewrite cost) and what it cost, once its usage came. A
 resumed session's earlier requests, read from its log, are marked ``log`` in the kind column:
 the log keeps every figure of the row, not the request's blocks, tools or per-source counts
-(the detail says which).
+(the detail says which). On a narrow screen the columns the detail repeats give way
+(``GIVE_WAY``) and the model is cut with "…", so the list never scrolls sideways at 80 columns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 
-from steiner_tui.app.widgets.inspector_format import cell, clock, count
+from steiner_tui.app.widgets.inspector_format import cell, clock, count, first_line, fit_columns
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.units import dollars
 
 __all__ = [
     "CANCELLED",
     "EARLIER_KEY",
+    "FAILED",
+    "GIVE_WAY",
     "LOGGED_KIND",
     "LOGGED_LEGEND",
     "MARK",
@@ -46,6 +51,8 @@ LOGGED_LEGEND = "no blocks, tools or tokens per source"
 """What the ``log`` mark means (the screen's subtitle says it)."""
 CANCELLED = "cancelled"
 """The cache cell of a request cancelled (Esc) before its usage came."""
+FAILED = "failed"
+"""The cache cell of a request that ended in a provider error before its usage came."""
 
 _COLUMNS = (
     ("", "mark"),
@@ -62,6 +69,12 @@ _COLUMNS = (
 )
 _RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes", "cost"})
 _MODEL_WIDTH = 28
+GIVE_WAY = ("bytes", "time", "messages")
+"""Columns dropped, in this order, while the model would get fewer than ``_MODEL_ROOM`` cells
+(the detail says each of them)."""
+_MODEL_ROOM = 12
+_FRAME = 4
+"""Cells of the table's width its border and scroll bar take."""
 _REUSE_CELLS = 5
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 _CHUNK = 25
@@ -81,11 +94,11 @@ def reuse_cell(row: RequestSummary) -> str:
 
 def cause_cell(row: RequestSummary) -> str:
     """The cache cause of a reported request (``≠`` when the provider names another), with
-    the dollars its rewrite cost; ``cancelled`` (Esc: no usage will come); "" before its usage
-    came."""
+    the dollars its rewrite cost; ``cancelled`` (Esc) or ``failed`` (a provider error): no usage
+    will come; "" before its usage came."""
     cache = row.cache
     if cache is None:
-        return CANCELLED if row.cancelled else ""
+        return CANCELLED if row.cancelled else FAILED if row.error else ""
     text = cache.cause + (" ≠" if cache.disagrees else "")
     if cache.rewritten_tokens:
         text += f" {dollars(cache.cost_usd) if cache.cost_usd is not None else '?'}"
@@ -93,10 +106,10 @@ def cause_cell(row: RequestSummary) -> str:
 
 
 def cost_cell(row: RequestSummary) -> str:
-    """The request's cost; ``?`` for a model with no price; ``unknown`` for a cancelled
-    request; "" before its usage came."""
+    """The request's cost; ``?`` for a model with no price; ``unknown`` for a cancelled or
+    failed request; "" before its usage came."""
     if not row.reported:
-        return "unknown" if row.cancelled else ""
+        return "unknown" if row.cancelled or row.error else ""
     return dollars(row.cost_usd) if row.cost_usd is not None else "?"
 
 
@@ -145,6 +158,13 @@ class RequestTable(DataTable[Text]):
         """The store position after the last request in the table."""
         self.pending: Sequence[RequestSummary] | None = None
         """The rows being added (None: all are in)."""
+        self.loaded: tuple[Sequence[RequestSummary], int] = ((), 0)
+        """The rows last loaded and the position highlighted then (loaded again on a resize
+        that shows other columns)."""
+        self.widths: dict[str, int] = {}
+        """Each column's width for the rows loaded (before a narrow table drops some)."""
+        self.fitted: tuple[list[str], int] = ([], 0)
+        """The columns shown and the model's width (``fit_columns``)."""
 
     @property
     def lead_rows(self) -> int:
@@ -153,33 +173,60 @@ class RequestTable(DataTable[Text]):
 
     def load(self, rows: Sequence[RequestSummary], position: int) -> None:
         """Replace the rows with ``rows`` (consecutive positions, oldest first) and highlight
-        store position ``position`` once they are all in."""
+        store position ``position`` once they are all in. The columns are as wide as their
+        cells, in the table's width (``GIVE_WAY``)."""
+        self.loaded = (rows, position)
         self.clear(columns=True)
-        for label, key in _COLUMNS:
-            self.add_column(label, key=key, width=1 if key == "mark" else None)
         self.start = rows[0].position if rows else 0
         self.stop = self.start + len(rows)
-        if self.start:
-            # Split over two columns: one cell as wide as the whole note pushed every figure
-            # off an 80-column table.
-            note = (f"▲ {self.start:,} earlier requests", "· Enter")
-            cells = [cell(""), cell(""), *(cell(part, "italic") for part in note)]
-            cells += [cell("") for _ in _COLUMNS[len(cells) :]]
+        note = f"▲ {self.start:,} earlier requests · Enter shows them" if self.start else ""
+        texts = [request_row(row, dry_run=self.dry_run) for row in rows]
+        self.widths = {"mark": 1} | {
+            key: max([cell_len(label), *(cell_len(text[n]) for text in texts)])
+            for n, (label, key) in enumerate(_COLUMNS[1:])
+        }
+        self.widths["model"] = max(self.widths["model"], cell_len(note))
+        shown, model = self.fitted = fit_columns(
+            self.widths, self._room(), GIVE_WAY, "model", _MODEL_ROOM
+        )
+        for label, key in _COLUMNS:
+            if key in shown:
+                self.add_column(label, key=key, width=model if key == "model" else self.widths[key])
+        if note:
+            # In the model column, the widest: the Time column it sat in was made 45 wide by it.
+            cells = [cell(note, "italic") if k == "model" else cell("") for k in shown]
+            cells[shown.index("model")].overflow = "ellipsis"
             self.add_row(*cells, key=EARLIER_KEY)
         self.pending = rows
         self._add_rows(rows, 0, position)
+
+    def _room(self) -> int:
+        # Before its first layout the table has no width: it spans the screen's.
+        return (self.outer_size.width or self.screen.size.width) - _FRAME
+
+    def on_resize(self, event: events.Resize) -> None:
+        if (
+            self.widths
+            and fit_columns(self.widths, self._room(), GIVE_WAY, "model", _MODEL_ROOM)
+            != self.fitted
+        ):
+            self.load(*self.loaded)
 
     def _add_rows(self, rows: Sequence[RequestSummary], first: int, position: int) -> None:
         # A chunk at a time, a frame between chunks, as the lineage table: the table measures
         # new rows when idle, and a page of 200 at once held the loop beside the detail's.
         if rows is not self.pending:
             return  # replaced by a later load
+        shown, model = self.fitted
         for row in rows[first : first + _CHUNK]:
             mark = MARK if row.position == self.marked else ""
             cells = [cell(mark, "bold")]
             for (_, key), value in zip(
                 _COLUMNS[1:], request_row(row, dry_run=self.dry_run), strict=True
             ):
+                if key not in shown:
+                    continue
+                value = first_line(value, model) if key == "model" else value
                 style = "bold" if key == "kind" and not row.fits else ""
                 text = cell(value, "italic" if key == "kind" and row.logged else style)
                 if key in _RIGHT_ALIGNED:

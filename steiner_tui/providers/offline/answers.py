@@ -39,6 +39,7 @@ from steiner_tui.providers.offline.writeup import (
     overview_answer,
     search_answer,
 )
+from steiner_tui.units import counted
 
 __all__ = ["HONESTY_NOTE", "MAX_TOOL_ROUNDS", "OVERVIEW_GLOB", "Reply", "context_line", "reply_to"]
 
@@ -159,7 +160,8 @@ def context_line(messages: Sequence[Message], block_messages: int = 0) -> str:
         if any(check(m, i < block_messages) for i, m in enumerate(messages))
     ]
     seen = f" Visible sources: {', '.join(sources)}." if sources else ""
-    return f"I received {len(messages)} messages (~{tokens:,} tokens): {role_text}.{seen}"
+    received = f"{counted(len(messages), 'message')} (~{counted(tokens, 'token')})"
+    return f"I received {received}: {role_text}.{seen}"
 
 
 def reply_to(request: ChatRequest, root: Path) -> Reply:

@@ -78,7 +78,7 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
         if result.text.startswith(FILE_UNCHANGED_PREFIX):  # the engine's note, not the file
             out.append(f"**{path}**: {trim(result.text.strip(), 200)}")
             continue
-        lines = [f"**{path}** ({result.total_lines} lines)"]
+        lines = [f"**{path}** ({counted(result.total_lines, 'line')})"]
         lines += [f"- {fact}" for fact in describe_file(path, result.text)]
         out.append("\n".join(lines))
     return out
@@ -110,7 +110,7 @@ def overview_answer(exchanges: Sequence[Exchange], root: Path) -> str:
         if call.name != "glob" or content is None:
             continue
         entries = [_relative(e, root) for e in glob_entries(content)]
-        head = f"**Layout** (`glob` `{_arg(call, 'pattern')}`: {len(entries)} paths)"
+        head = f"**Layout** (`glob` `{_arg(call, 'pattern')}`: {counted(len(entries), 'path')})"
         parts.append("\n".join([head, *_layout(entries, glob_truncated(content))]))
     reads = _read_sections(exchanges)
     parts += reads
@@ -143,8 +143,8 @@ def search_answer(exchanges: Sequence[Exchange]) -> str:
             continue
         files = sorted({path for path, _ in matches})
         head = (
-            f"`grep` for `{pattern}`{scope} found {len(matches)} matching lines "
-            f"in {len(files)} files:"
+            f"`grep` for `{pattern}`{scope} found {counted(len(matches), 'matching line')} "
+            f"in {counted(len(files), 'file')}:"
         )
         shown = [f"- `{path}`: {trim(text, 100)}" for path, text in matches[:MAX_MATCHES]]
         if len(matches) > MAX_MATCHES:

@@ -73,6 +73,15 @@ async def test_find_runs_grep_and_reports_matches(tmp_path: Path) -> None:
     assert "`src/demo_widget/core.py`" in answer and "`tests/test_core.py`" in answer
 
 
+async def test_a_count_of_one_is_singular(tmp_path: Path) -> None:
+    # It said "found 1 matching lines in 1 files" and "(1 lines)".
+    root = make_project(tmp_path)
+    answer = _final(await drive(root, "search for 'render_chart' in tests/test_core.py"))
+    assert "found 1 matching line in 1 file:" in answer
+    answer = _final(await drive(root, "What does tests/test_core.py do?"))
+    assert "**tests/test_core.py** (1 line)" in answer
+
+
 async def test_search_scope_and_missing_paths(tmp_path: Path) -> None:
     root = make_project(tmp_path)
     messages = await drive(root, "search for 'Chart' in src/demo_widget")

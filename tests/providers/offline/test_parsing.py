@@ -92,4 +92,4 @@ def test_context_line_names_visible_sources() -> None:
 def test_context_line_groups_its_token_figure() -> None:
     # As every other figure: it said "~12008 tokens".
     line = context_line([Message("user", "x" * 48_000)])
-    assert line.startswith("I received 1 messages (~12,008 tokens)")
+    assert line.startswith("I received 1 message (~12,008 tokens)")  # was "1 messages"

@@ -20,6 +20,7 @@ and the process-wide cold-start mark alone.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Collection, Sequence
 
 import msgspec
@@ -58,7 +59,7 @@ from steiner_tui.engine.events import (
     EngineEvent,
     EventSink,
     ReasoningDelta,
-    RequestFailed,
+    RequestStopped,
     StaticContextReloaded,
     TextDelta,
     WarningEvent,
@@ -411,9 +412,12 @@ class _Host(msgspec.Struct):
         collector = StreamCollector(None if progress is None else _Counted(progress.output))
         try:
             await collector.consume(provider.stream(request))
+        except asyncio.CancelledError:
+            driver.sink.emit(RequestStopped(snapshot.request_id))
+            raise
         except ProviderError as error:
             said = labelled(f"{target.alias}/{target.model}", error.message)
-            driver.sink.emit(RequestFailed(snapshot.request_id, said))
+            driver.sink.emit(RequestStopped(snapshot.request_id, said))
             raise
         usage = collector.usage
         if usage is not None and not usage_problem(usage):  # priced into the session's total

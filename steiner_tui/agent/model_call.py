@@ -37,8 +37,7 @@ from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
-    RequestCancelled,
-    RequestFailed,
+    RequestStopped,
     RequestSnapshot,
     WarningEvent,
 )
@@ -88,12 +87,12 @@ async def call_model(
         try:
             await collector.consume(host.model.provider.stream(prepared.request))
         except asyncio.CancelledError:
-            host.sink.emit(RequestCancelled(snapshot.request_id, len(collector.text)))
+            host.sink.emit(RequestStopped(snapshot.request_id, streamed_chars=len(collector.text)))
             _keep_partial(host, collector)
             raise
         except ProviderError as error:
             text = labelled(host.model.ref, error.message)
-            host.sink.emit(RequestFailed(snapshot.request_id, text, len(collector.text)))
+            host.sink.emit(RequestStopped(snapshot.request_id, text, len(collector.text)))
             if (
                 error.kind == "image_rejected"
                 and not retried_without_images

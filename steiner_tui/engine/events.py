@@ -8,8 +8,8 @@ Events, by who emits them:
 
 * a turn: ``RequestSnapshot`` and ``CacheDiagnostic`` (before each model call), ``TextDelta``,
   ``ReasoningDelta``, ``ToolCallStarted``, ``ToolCallFinished``, ``MessageAppended``,
-  ``UsageReported``, ``ErrorEvent``, ``RequestCancelled`` (Esc) and ``RequestFailed`` (a
-  provider error): no usage will come;
+  ``UsageReported``, ``ErrorEvent``, ``RequestStopped`` (Esc or a provider error: no usage
+  will come);
 * compaction: ``CompactionProgress`` (a summary call started, and its output so far),
   ``CompactionApplied`` (its payload, ``CompactionOutcome``, is also recorded on the
   generation it created), ``HealthEvent``, ``CompactionAsked`` (``ask`` mode: the question and
@@ -56,8 +56,7 @@ __all__ = [
     "OutputCut",
     "PinChanged",
     "ReasoningDelta",
-    "RequestCancelled",
-    "RequestFailed",
+    "RequestStopped",
     "RoomEdit",
     "RequestSnapshot",
     "SkillStateEvent",
@@ -310,22 +309,15 @@ class UsageReported(EngineEvent, frozen=True):
     cache_miss_reason: str = ""
 
 
-class RequestCancelled(EngineEvent, frozen=True):
-    """A main request cancelled (Esc) before its reply ended: no usage will come for it.
-    ``streamed_chars``: the reply's text that had arrived (kept, marked incomplete)."""
+class RequestStopped(EngineEvent, frozen=True):
+    """A request that ended before its usage came (none will for it): cancelled (Esc), or
+    failed with a provider error (``error``: its words; the turn's ``ErrorEvent``, or its retry,
+    follows). ``streamed_chars``: the reply's text that had arrived (a main reply's is kept,
+    marked incomplete)."""
 
-    kind: ClassVar[str] = "request_cancelled"
+    kind: ClassVar[str] = "request_stopped"
     request_id: str
-    streamed_chars: int = 0
-
-
-class RequestFailed(EngineEvent, frozen=True):
-    """A main request ended in a provider error before its usage came (none will; the turn's
-    ``ErrorEvent``, or its retry, follows). ``message``: the error's words."""
-
-    kind: ClassVar[str] = "request_failed"
-    request_id: str
-    message: str
+    error: str = ""
     streamed_chars: int = 0
 
 

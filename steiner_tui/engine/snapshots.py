@@ -42,8 +42,7 @@ from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import (
     CacheExplanation,
     EngineEvent,
-    RequestCancelled,
-    RequestFailed,
+    RequestStopped,
     RequestSnapshot,
     SourceTokens,
     UsageReported,
@@ -299,7 +298,7 @@ def _summary(
     position: int,
     stored: _StoredSnapshot,
     usages: Mapping[str, UsageReported],
-    ends: Mapping[str, RequestCancelled | RequestFailed],
+    ends: Mapping[str, RequestStopped],
 ) -> RequestSummary:
     s = stored.snapshot
     usage, end = usages.get(s.request_id), ends.get(s.request_id)
@@ -320,8 +319,8 @@ def _summary(
         reported=usage is not None,
         cost_usd=usage.cost_usd if usage is not None else None,
         cache=usage.cache if usage is not None else None,
-        cancelled=isinstance(end, RequestCancelled),
-        error=end.message if isinstance(end, RequestFailed) else "",
+        cancelled=end is not None and not end.error,
+        error=end.error if end is not None else "",
         streamed_chars=end.streamed_chars if end is not None else 0,
     )
 
@@ -331,11 +330,11 @@ class SnapshotStore:
 
     It is also an ``EventSink``: ``emit`` stores ``RequestSnapshot`` events, and keeps each
     ``UsageReported`` beside its request (its cost and cache cause, in ``summaries``), and each
-    ``RequestCancelled`` and ``RequestFailed`` (why those never came).
+    ``RequestStopped`` (why those never came).
     Stored values are immutable, so readers get them without defensive copies.
     """
 
-    accepts = (RequestSnapshot, UsageReported, RequestCancelled, RequestFailed)
+    accepts = (RequestSnapshot, UsageReported, RequestStopped)
 
     def __init__(self) -> None:
         self._stored: list[_StoredSnapshot] = []
@@ -344,7 +343,7 @@ class SnapshotStore:
         # The latest request's messages, to find how much of its chain the next one shares.
         self._tip_messages: Sequence[Message] = ()
         self._usage: dict[str, UsageReported] = {}
-        self._ended: dict[str, RequestCancelled | RequestFailed] = {}
+        self._ended: dict[str, RequestStopped] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -362,13 +361,13 @@ class SnapshotStore:
             self._ended.clear()
 
     def emit(self, event: EngineEvent) -> None:
-        """Store request snapshots, their usage and cancellations; ignore every other event."""
+        """Store request snapshots, their usage and why it never came; ignore every other event."""
         if isinstance(event, RequestSnapshot):
             self.store(event)
         elif isinstance(event, UsageReported) and event.request_id:
             with self._lock:
                 self._usage[event.request_id] = event
-        elif isinstance(event, (RequestCancelled, RequestFailed)):
+        elif isinstance(event, RequestStopped):
             with self._lock:
                 self._ended[event.request_id] = event
 

@@ -285,6 +285,8 @@ class _Reader:
             uncached = _int(usage.get("input_tokens"))
             read = _int(usage.get("cache_read_input_tokens"))
             created = _int(usage.get("cache_creation_input_tokens"))
+            split = usage.get("cache_creation")
+            hour = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
             out.append(
                 ImportedRequest(
                     uncached + read + created,
@@ -297,6 +299,7 @@ class _Reader:
                     key,
                     entry["line"],
                     entry["last"],
+                    min(hour, created),
                 )
             )
         return tuple(out)

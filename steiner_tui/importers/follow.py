@@ -172,5 +172,6 @@ def _cost(request: ImportedRequest, prices: PriceOverrides) -> float | None:
         output_tokens=request.output_tokens,
         cache_read_tokens=request.cache_read_tokens,
         cache_write_tokens=request.cache_creation_tokens,
+        cache_write_1h_tokens=request.cache_write_1h_tokens,
     )
     return round(cost.total_usd, 6) if cost is not None else None

@@ -146,6 +146,31 @@ async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
     writer.close()
 
 
+async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
+    tmp_path: Path,
+) -> None:
+    writer = write_capture(tmp_path)  # 3 input, 14,000 written, 12 output
+    _, second = sample_claude_requests()
+    seq = writer.request("POST", "/v1/messages?beta=true", second)
+    # Reads 13,000 of the 14,000 the first wrote: 1,000 written again.
+    writer.reply(seq, 200, "text/event-stream", 100, Usage(57, 13_000, 1_292, 30))
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+        table = app.screen.query_one(RequestTable)
+        rows = [table.get_row_at(row) for row in range(2)]
+        causes = [str(row[table.get_column_index("cause")]) for row in rows]
+        costs = [str(row[table.get_column_index("cost")]) for row in rows]
+    writer.close()
+    # claude-opus-5-5: $4 in, $0.20 read, $5 write, $20 out.
+    assert causes[0] == "first"
+    assert causes[1].endswith(" $0.0050"), causes  # 1,000 rewritten at $5/M
+    assert costs == ["$0.07", "$0.0099"]  # $0.070252 and $0.009888
+
+
 CODEX_BODY = {
     "model": "my-local-model",
     "stream": True,

@@ -256,7 +256,9 @@ class CaptureWorkbench(Screen[None]):
 
     def action_open_inspector(self) -> None:
         """The request inspector over the capture, on its latest request."""
-        self.app.push_screen(CaptureScreen(self.base, self.capture_id, follow=self.follow))
+        self.app.push_screen(
+            CaptureScreen(self.base, self.capture_id, follow=self.follow, prices=self.prices)
+        )
 
     def action_close(self) -> None:
         """Close the capture (the app, when it is the only screen)."""

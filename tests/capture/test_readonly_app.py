@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import DataTable, Footer, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.capture_view import CaptureScreen
@@ -232,6 +232,30 @@ async def test_a_codex_capture_with_an_unknown_model(tmp_path: Path) -> None:
         assert isinstance(screen, CaptureScreen)
         roles = [m.role for m in screen.snapshot_at(0).messages]
         assert roles == ["system", "user", "assistant", "tool"]
+
+
+MIXED = next(iter(sorted(Path("/work/shared/fixtures/claude-code").glob("ae4a77f8*.jsonl"))), None)
+"""A real Claude Code session (217 requests, a compaction, a sub-agent)."""
+
+
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_an_imports_requests_with_their_causes_and_costs_show_at_80x24() -> None:
+    assert MIXED is not None
+    path = MIXED
+    app = ReadOnlyApp(imported=import_claude_session(path).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert table.has_focus
+        # Its border, header row and at least four requests, above the footer.
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+        # Each request's figures, its cost and its cache cause come first: they fit 80 columns.
+        columns = list(table.columns.values())
+        labels = [str(c.label) for c in columns]
+        assert labels.index("cache") < labels.index("time") < labels.index("model")
+        used = sum(c.get_render_width(table) for c in columns[: labels.index("cache") + 1])
+        assert used <= table.content_region.width
 
 
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:

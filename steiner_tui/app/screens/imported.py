@@ -111,8 +111,11 @@ class ImportedScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"
-        table.add_columns("#", "time", "model", "context", "cache read", "output", "cost", "cache")
+        # The figures, cost and cache cause first: they are what fits 80 columns.
+        table.add_columns("#", "context", "cache read", "output", "cost", "cache", "time", "model")
         self.show(self.session)
+        # On a short terminal (80x24) the screen scrolls: it opens on the requests.
+        self.call_after_refresh(table.scroll_visible, animate=False, top=False)
         if self.follow is not None:
             self.sub_title = f"{self.sub_title} · following"
             self._follow_transcript(self.follow)
@@ -155,27 +158,20 @@ class ImportedScreen(Screen[None]):
         marks = {int(g["after_request"]): g for g in generations}
         for index, request in enumerate(requests):
             if index in marks:
-                table.add_row(
-                    Text("▼"),
-                    Text(compaction_label(marks[index])),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                )
+                blank = [Text("") for _ in range(5)]
+                label = Text(compaction_label(marks[index]))
+                table.add_row(Text("▼"), *blank, label, Text(""))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
             table.add_row(
                 Text(str(index + 1), justify="right"),
-                Text(str(request["time"])[:19].replace("T", " ")),
-                Text(str(request["model"])),
                 Text(count(request["context_tokens"]), justify="right"),
                 Text(share, justify="right"),
                 Text(count(request["output_tokens"]), justify="right"),
                 Text(cost_cell(row) if row is not None else "", justify="right"),
                 Text(cause_cell(row) if row is not None else ""),
+                Text(str(request["time"])[:19].replace("T", " ")),
+                Text(str(request["model"])),
             )
         if self.follow is not None and following and table.row_count:
             table.move_cursor(row=table.row_count - 1)

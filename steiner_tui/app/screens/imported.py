@@ -98,7 +98,6 @@ class ImportedScreen(Screen[None]):
         """The lineage browser this screen opened (shown again on a followed compaction)."""
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
-        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}"
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -117,7 +116,6 @@ class ImportedScreen(Screen[None]):
         # On a short terminal (80x24) the screen scrolls: it opens on the requests.
         self.call_after_refresh(table.scroll_visible, animate=False, top=False)
         if self.follow is not None:
-            self.sub_title = f"{self.sub_title} · following"
             self._follow_transcript(self.follow)
 
     def on_unmount(self) -> None:
@@ -127,6 +125,9 @@ class ImportedScreen(Screen[None]):
         """Show ``session`` (``ImportedSession.to_json()`` data): again each time a followed
         transcript grows, the table keeping its cursor."""
         self.session = session
+        # A followed file replaced by another session's names that one.
+        live = " · following" if self.follow is not None else ""
+        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}{live}"
         requests = session.get("requests") or []
         generations = session.get("generations") or []
         context = sum(r["context_tokens"] for r in requests)
@@ -191,6 +192,7 @@ class ImportedScreen(Screen[None]):
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:
         """Show the transcript again each time complete lines are appended to it (watchfiles;
         it is looked at anyway every ``FOLLOW_POLL_MS``)."""
+        failed = ""
         async for _ in awatch(
             follower.path,
             debounce=100,
@@ -202,8 +204,11 @@ class ImportedScreen(Screen[None]):
             try:
                 session = await asyncio.to_thread(follower.poll)
             except (OSError, ValueError) as error:
-                self.notify(f"cannot read {follower.path}: {error}", severity="error")
+                said, failed = failed, f"cannot read {follower.path}: {error}"
+                if failed != said:  # once, not at every poll while the file is missing
+                    self.notify(failed, severity="error")
                 continue
+            failed = ""
             if session is not None:
                 self.show(session.to_json())
 

@@ -42,6 +42,9 @@ class ImportedRequest(msgspec.Struct, frozen=True):
     output tokens complete on its last)."""
     cache_write_1h_tokens: int = 0
     """The part of ``cache_creation_tokens`` written with a 1-hour TTL (priced 2x input)."""
+    ended: bool = True
+    """Whether its reply has ended: a later request, or the end of its turn, was written after
+    it (Claude Code writes tool results and progress between the blocks of one reply)."""
 
     @property
     def cache_read_share(self) -> float:

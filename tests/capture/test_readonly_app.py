@@ -171,6 +171,26 @@ async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
     assert costs == ["$0.07", "$0.0099"]  # $0.070252 and $0.009888
 
 
+async def test_a_capture_at_80x24_stacks_the_conversation_over_the_panel(
+    tmp_path: Path,
+) -> None:
+    writer = write_capture(tmp_path)
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        conversation = app.screen.query_one(ConversationPane).region
+        panel = app.screen.query_one(BudgetPanel).region
+        # Side by side the conversation had 24 columns; stacked, each has the width.
+        assert conversation.width >= 60 and panel.width >= 60, (conversation, panel)
+        assert conversation.height >= 8 and panel.height >= 8, (conversation, panel)
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        conversation = app.screen.query_one(ConversationPane).region
+        panel = app.screen.query_one(BudgetPanel).region
+        assert conversation.y == panel.y and conversation.right <= panel.x  # side by side
+    writer.close()
+
+
 CODEX_BODY = {
     "model": "my-local-model",
     "stream": True,

@@ -36,6 +36,7 @@ from textual.widgets import Footer, Header
 
 from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from steiner_tui.app.screens.readonly_figures import capture_budget_view, latest_main
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -170,6 +171,8 @@ class CaptureWorkbench(Screen[None]):
     ]
     TITLE = "Capture"
     AUTO_FOCUS = "#budget"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_CONVERSATION + 56, "-wide")]  # noqa: RUF012
+    """Below a 60-column conversation beside the 56-column panel, the two are stacked."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "open_inspector", "Inspector", id="capture.inspect",

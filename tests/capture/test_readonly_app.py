@@ -315,6 +315,8 @@ async def test_an_imports_summary_counts_in_words_that_agree() -> None:
         await pilot.pause()
         summary = str(app.screen.query_one("#imported-summary", Static).render())
         assert "0 compactions · 1 sub-agent\n" in summary  # was "1 sub-agents"
+        extra = str(app.screen.query_one("#imported-extra", Static).render())
+        assert re.search(r": 1 request, ", extra), extra  # a summarizer's one request
 
 
 def test_the_captures_list_counts_in_words_that_agree(tmp_path: Path) -> None:

@@ -221,8 +221,9 @@ class ImportedScreen(Screen[None]):
             link = agent.get("link") or {}
             context = sum(r["context_tokens"] for r in agent.get("requests") or [])
             kind = _OWN_CALLS.get(str(link.get("tool")), "sub-agent")
+            requests = counted(len(agent.get("requests") or []), "request")
             lines.append(
-                f"{kind} {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
+                f"{kind} {agent.get('id')}: {requests}, "
                 f"{count(context)} input tokens · started by {link.get('tool') or '?'} "
                 f"{link.get('tool_use_id') or ''} {link.get('description') or ''}".rstrip()
             )

@@ -250,6 +250,7 @@ def request_costs(
                 usage.cache_creation_tokens,
                 thread_of[seq],
                 _bytes_cause(request, compared) if compared is not None else None,
+                usage.cache_creation_1h_tokens,
             )
         )
     explained = explain_usage(turns, bytes_known=True, prices=prices)

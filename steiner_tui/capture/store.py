@@ -380,6 +380,7 @@ def _usage(value: Any) -> Usage | None:
         int(value.get("cache_read_tokens", 0)),
         int(value.get("cache_creation_tokens", 0)),
         int(value.get("output_tokens", 0)),
+        int(value.get("cache_creation_1h_tokens", 0)),
     )
 
 

@@ -36,13 +36,19 @@ class Usage(msgspec.Struct, frozen=True):
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
     output_tokens: int = 0
+    cache_creation_1h_tokens: int = 0
+    """The part of ``cache_creation_tokens`` written for an hour (Anthropic's
+    ``cache_creation.ephemeral_1h_input_tokens``), priced 2x input."""
 
     @property
     def context_tokens(self) -> int:
         return self.input_tokens + self.cache_read_tokens + self.cache_creation_tokens
 
     def to_json(self) -> dict[str, int]:
-        return msgspec.structs.asdict(self)
+        figures = msgspec.structs.asdict(self)
+        if not self.cache_creation_1h_tokens:  # the four figures every API reports
+            del figures["cache_creation_1h_tokens"]
+        return figures
 
 
 def _int(value: Any) -> int:
@@ -66,7 +72,7 @@ def _events(reply: bytes) -> list[dict[str, Any]]:
 def _anthropic(values: list[dict[str, Any]]) -> Usage | None:
     found = False
     figures = {"input_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
-    output = 0
+    output = hour = 0
     for value in values:
         kind = value.get("type")
         usage: Any = None
@@ -82,6 +88,8 @@ def _anthropic(values: list[dict[str, Any]]) -> Usage | None:
                 figures[key] = _int(usage.get(key))
         if usage.get("output_tokens") is not None:
             output = _int(usage.get("output_tokens"))
+        if isinstance(split := usage.get("cache_creation"), dict):
+            hour = _int(split.get("ephemeral_1h_input_tokens"))
     if not found:
         return None
     return Usage(
@@ -89,6 +97,7 @@ def _anthropic(values: list[dict[str, Any]]) -> Usage | None:
         figures["cache_read_input_tokens"],
         figures["cache_creation_input_tokens"],
         output,
+        min(hour, figures["cache_creation_input_tokens"]),
     )
 
 

@@ -26,6 +26,7 @@ from steiner_tui.importers.follow import (
     request_line,
 )
 from steiner_tui.plain import printable
+from steiner_tui.units import counted
 
 __all__ = ["run"]
 
@@ -37,7 +38,7 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
     printed = len(follower.settled())
     # Said once everything already written is read: a script (or a test) appends after it.
     print(
-        f"steiner-tui watch: following {follower.path} ({printed} requests so far)",
+        f"steiner-tui watch: following {follower.path} ({counted(printed, 'request')} so far)",
         file=sys.stderr,
         flush=True,
     )

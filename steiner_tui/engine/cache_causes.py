@@ -366,6 +366,8 @@ class UsageTurn(msgspec.Struct, frozen=True):
     cache_write_tokens: int = 0
     thread: str = ""
     bytes_cause: tuple[str, str] | None = None
+    cache_write_1h_tokens: int = 0
+    """The part of ``cache_write_tokens`` written with a 1-hour TTL (Claude Code's breakpoints)."""
 
 
 def explain_usage(
@@ -376,6 +378,8 @@ def explain_usage(
     (``name_cause``)."""
     out: list[tuple[RequestCost | None, CacheExplanation]] = []
     last: dict[str, UsageTurn] = {}
+    one_hour: dict[str, bool] = {}
+    """Whether the thread's last write was for an hour: its prefix outlives five idle minutes."""
     for turn in turns:
         price = price_for(turn.model, overrides=prices)
         cost = request_cost(
@@ -384,9 +388,15 @@ def explain_usage(
             output_tokens=turn.output_tokens,
             cache_read_tokens=turn.cache_read_tokens,
             cache_write_tokens=turn.cache_write_tokens,
+            cache_write_1h_tokens=turn.cache_write_1h_tokens,
         )
         previous = last.get(turn.thread)
         last[turn.thread] = turn
+        ttl = 3600 if one_hour.get(turn.thread) else cache_ttl_seconds(turn.model)
+        if turn.cache_write_tokens:
+            one_hour[turn.thread] = turn.cache_write_1h_tokens > 0
+        if price is not None and one_hour.get(turn.thread):
+            price = msgspec.structs.replace(price, cache_write=price.write_1h)
         if previous is None:
             detail = "first request of its thread: no earlier one to compare with"
             out.append((cost, CacheExplanation(turn.cache_read_tokens, 0, "first", detail, 0.0)))
@@ -397,7 +407,7 @@ def explain_usage(
             cached_before=cached or previous.prompt_tokens,
             bytes_cause=turn.bytes_cause,
             idle_seconds=(turn.at - previous.at).total_seconds(),
-            ttl_seconds=cache_ttl_seconds(turn.model),
+            ttl_seconds=ttl,
             price=price,
             bytes_known=bytes_known,
         )

@@ -79,6 +79,11 @@ class ModelPrice(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         """Cache write (the default TTL), $/M tokens."""
         return self.input if self.cache_write is None else self.cache_write
 
+    @property
+    def write_1h(self) -> float:
+        """Cache write with a 1-hour TTL, $/M tokens (the default write where none is set)."""
+        return self.write if self.cache_write_1h is None else self.cache_write_1h
+
 
 FREE = ModelPrice(input=0.0, output=0.0, cache_read=0.0, cache_write=0.0)
 """A model on a local server."""
@@ -247,6 +252,7 @@ def request_cost(
     output_tokens: int,
     cache_read_tokens: int = 0,
     cache_write_tokens: int = 0,
+    cache_write_1h_tokens: int = 0,
 ) -> RequestCost | None:
     """What one request's reported usage costs (``None`` when the price is unknown).
 
@@ -256,6 +262,7 @@ def request_cost(
         output_tokens: the completion's tokens (reasoning included).
         cache_read_tokens: prompt tokens read from the cache.
         cache_write_tokens: prompt tokens written to the cache.
+        cache_write_1h_tokens: the part of them written with a 1-hour TTL (Claude Code's).
     """
     if price is None:
         return None
@@ -263,6 +270,7 @@ def request_cost(
     return RequestCost(
         usd(uncached, price.input),
         usd(cache_read_tokens, price.read),
-        usd(cache_write_tokens, price.write),
+        usd(cache_write_tokens - cache_write_1h_tokens, price.write)
+        + usd(cache_write_1h_tokens, price.write_1h),
         usd(output_tokens, price.output),
     )

@@ -130,6 +130,9 @@ class _Reader:
         self.results: list[tuple[str, str, int]] = []
         self.agent_links: dict[str, SubAgentLink] = {}
         self.session_id = ""
+        self.turn_end = 0
+        """The last line that ends a turn: a system line (Claude Code's stop hook summary, turn
+        duration) or a prompt; a reply's blocks and tool results come before it."""
         self.cwd = ""
         self.version = ""
 
@@ -150,6 +153,8 @@ class _Reader:
         self.session_id = self.session_id or str(record.get("sessionId", ""))
         self.cwd = self.cwd or str(record.get("cwd", ""))
         self.version = self.version or str(record.get("version", ""))
+        if kind == "system" or (kind == "user" and not _is_tool_result(record)):
+            self.turn_end = number
         if kind == "assistant":
             self._assistant(number, record)
         elif kind == "user":
@@ -280,11 +285,14 @@ class _Reader:
 
     def requests_list(self) -> tuple[ImportedRequest, ...]:
         out: list[ImportedRequest] = []
-        for key, entry in self.requests.items():
+        last = len(self.requests) - 1
+        for index, (key, entry) in enumerate(self.requests.items()):
             usage = entry["first"]
             uncached = _int(usage.get("input_tokens"))
             read = _int(usage.get("cache_read_input_tokens"))
             created = _int(usage.get("cache_creation_input_tokens"))
+            split = usage.get("cache_creation")
+            hour = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
             out.append(
                 ImportedRequest(
                     uncached + read + created,
@@ -297,6 +305,8 @@ class _Reader:
                     key,
                     entry["line"],
                     entry["last"],
+                    min(hour, created),
+                    index < last or self.turn_end > entry["last"],
                 )
             )
         return tuple(out)
@@ -459,4 +469,13 @@ def import_claude_session(path: Path, end: int | None = None) -> ImportedSession
         subagents=tuple(subagents),
         own_calls=tuple(own_calls),
         warnings=tuple(warnings),
+    )
+
+
+def _is_tool_result(record: dict[str, Any]) -> bool:
+    """Whether a user line carries tool results (written while the reply still streams)."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "tool_result" for part in content
     )

@@ -67,6 +67,7 @@ def chart_rows(
                 int(r.get("cache_creation_tokens") or 0),
                 str(r.get("model") or ""),
                 _COMPACTED if index in compacted_before else None,
+                int(r.get("cache_write_1h_tokens") or 0),
             )
             for index, r in enumerate(requests)
         ],

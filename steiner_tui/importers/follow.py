@@ -5,9 +5,10 @@ requests that are settled.
 ``~/.claude/projects/<the folder with every other character than a letter or digit made
 "-">/*.jsonl``, or the Codex rollout under ``~/.codex/sessions`` whose ``session_meta`` names
 the folder) and reads it again whenever it grows. Only complete lines are read: a last line
-the agent is still writing waits for its newline. A request is *settled* once a line after
-its last one exists (Claude Code writes a reply block by block, its output tokens complete on
-the last block's line); a Codex request is settled when written.
+the agent is still writing waits for its newline. A request is *settled* once a later
+request or the end of its turn is written (Claude Code writes a reply block by block, its
+output tokens complete on the last block's line, and runs tool calls in between, so their
+results and progress lines come before it); a Codex request is settled when written.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ class TranscriptFollower:
         if self.session is None:
             return ()
         requests = self.session.requests
-        if requests and requests[-1].last_line >= self.lines:
+        if requests and (requests[-1].last_line >= self.lines or not requests[-1].ended):
             return requests[:-1]
         return requests
 
@@ -172,5 +173,6 @@ def _cost(request: ImportedRequest, prices: PriceOverrides) -> float | None:
         output_tokens=request.output_tokens,
         cache_read_tokens=request.cache_read_tokens,
         cache_write_tokens=request.cache_creation_tokens,
+        cache_write_1h_tokens=request.cache_write_1h_tokens,
     )
     return round(cost.total_usd, 6) if cost is not None else None

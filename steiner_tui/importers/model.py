@@ -40,6 +40,11 @@ class ImportedRequest(msgspec.Struct, frozen=True):
     last_line: int = 0
     """The last line that wrote this request (Claude Code writes a reply block by block, the
     output tokens complete on its last)."""
+    cache_write_1h_tokens: int = 0
+    """The part of ``cache_creation_tokens`` written with a 1-hour TTL (priced 2x input)."""
+    ended: bool = True
+    """Whether its reply has ended: a later request, or the end of its turn, was written after
+    it (Claude Code writes tool results and progress between the blocks of one reply)."""
 
     @property
     def cache_read_share(self) -> float:
@@ -52,6 +57,7 @@ class ImportedRequest(msgspec.Struct, frozen=True):
             "cache_read_tokens": self.cache_read_tokens,
             "cache_read_share": round(self.cache_read_share, 4),
             "cache_creation_tokens": self.cache_creation_tokens,
+            "cache_write_1h_tokens": self.cache_write_1h_tokens,
             "output_tokens": self.output_tokens,
             "model": self.model,
             "time": self.time,

@@ -97,3 +97,42 @@ def test_a_config_price_reaches_a_capture(proxy: ProxyThread, tmp_path: Path) ->
     assert view.money.usage is not None and view.money.usage.cost_usd == figures[0].total_usd
     unpriced = capture_budget_view(requests, to_snapshots(requests), 0)
     assert unpriced.money is not None and not unpriced.money.priced
+
+
+def test_a_one_hour_cache_write_in_a_reply_is_priced_at_its_rate(tmp_path: Path) -> None:
+    """Claude Code logged in with a subscription writes its breakpoints for an hour; the
+    reply's ``cache_creation`` splits the write by TTL, and the hour is 2x input, not 1.25x."""
+    from steiner_tui.capture.decode import API_ANTHROPIC
+    from steiner_tui.capture.store import CaptureWriter
+    from steiner_tui.capture.usage import reply_usage
+
+    start = {
+        "type": "message_start",
+        "message": {
+            "usage": {
+                "input_tokens": 3,
+                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 8_000,
+                "cache_creation": {
+                    "ephemeral_5m_input_tokens": 0,
+                    "ephemeral_1h_input_tokens": 8_000,
+                },
+                "output_tokens": 1,
+            }
+        },
+    }
+    delta = {"type": "message_delta", "usage": {"output_tokens": 40}}
+    stream = b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (start, delta)
+    )
+    usage = reply_usage(API_ANTHROPIC, "text/event-stream", stream)
+    assert usage is not None and usage.cache_creation_1h_tokens == 8_000
+    writer = CaptureWriter(tmp_path, "http://upstream", "hour")
+    seq = writer.request("POST", "/v1/messages", json.dumps(body("claude-opus-4-6")).encode())
+    writer.reply(seq, 200, "text/event-stream", len(stream), usage)
+    writer.close()
+    _, recorded = read_capture(tmp_path, "hour")
+    [(cost, _)] = [c for c in request_costs(decode_all(recorded)) if c is not None]
+    assert cost is not None
+    assert cost.cache_write_usd == pytest.approx(8_000 * 10 / 1e6)  # Opus 4.6: $5 in, $10 1 h
+    assert cost.total_usd == pytest.approx((3 * 5 + 8_000 * 10 + 40 * 25) / 1e6)

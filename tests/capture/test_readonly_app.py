@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import DataTable, Footer, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.capture_view import CaptureScreen
@@ -146,6 +146,51 @@ async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
     writer.close()
 
 
+async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
+    tmp_path: Path,
+) -> None:
+    writer = write_capture(tmp_path)  # 3 input, 14,000 written, 12 output
+    _, second = sample_claude_requests()
+    seq = writer.request("POST", "/v1/messages?beta=true", second)
+    # Reads 13,000 of the 14,000 the first wrote: 1,000 written again.
+    writer.reply(seq, 200, "text/event-stream", 100, Usage(57, 13_000, 1_292, 30))
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+        table = app.screen.query_one(RequestTable)
+        rows = [table.get_row_at(row) for row in range(2)]
+        causes = [str(row[table.get_column_index("cause")]) for row in rows]
+        costs = [str(row[table.get_column_index("cost")]) for row in rows]
+    writer.close()
+    # claude-opus-5-5: $4 in, $0.20 read, $5 write, $20 out.
+    assert causes[0] == "first"
+    assert causes[1].endswith(" $0.0050"), causes  # 1,000 rewritten at $5/M
+    assert costs == ["$0.07", "$0.0099"]  # $0.070252 and $0.009888
+
+
+async def test_a_capture_at_80x24_stacks_the_conversation_over_the_panel(
+    tmp_path: Path,
+) -> None:
+    writer = write_capture(tmp_path)
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        conversation = app.screen.query_one(ConversationPane).region
+        panel = app.screen.query_one(BudgetPanel).region
+        # Side by side the conversation had 24 columns; stacked, each has the width.
+        assert conversation.width >= 60 and panel.width >= 60, (conversation, panel)
+        assert conversation.height >= 8 and panel.height >= 8, (conversation, panel)
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        conversation = app.screen.query_one(ConversationPane).region
+        panel = app.screen.query_one(BudgetPanel).region
+        assert conversation.y == panel.y and conversation.right <= panel.x  # side by side
+    writer.close()
+
+
 CODEX_BODY = {
     "model": "my-local-model",
     "stream": True,
@@ -209,6 +254,30 @@ async def test_a_codex_capture_with_an_unknown_model(tmp_path: Path) -> None:
         assert roles == ["system", "user", "assistant", "tool"]
 
 
+MIXED = next(iter(sorted(Path("/work/shared/fixtures/claude-code").glob("ae4a77f8*.jsonl"))), None)
+"""A real Claude Code session (217 requests, a compaction, a sub-agent)."""
+
+
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_an_imports_requests_with_their_causes_and_costs_show_at_80x24() -> None:
+    assert MIXED is not None
+    path = MIXED
+    app = ReadOnlyApp(imported=import_claude_session(path).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert table.has_focus
+        # Its border, header row and at least four requests, above the footer.
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+        # Each request's figures, its cost and its cache cause come first: they fit 80 columns.
+        columns = list(table.columns.values())
+        labels = [str(c.label) for c in columns]
+        assert labels.index("cache") < labels.index("time") < labels.index("model")
+        used = sum(c.get_render_width(table) for c in columns[: labels.index("cache") + 1])
+        assert used <= table.content_region.width
+
+
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
     session = import_claude_session(write_sample_transcript(tmp_path))
     app = ReadOnlyApp(imported=session.to_json())
@@ -246,6 +315,8 @@ async def test_an_imports_summary_counts_in_words_that_agree() -> None:
         await pilot.pause()
         summary = str(app.screen.query_one("#imported-summary", Static).render())
         assert "0 compactions · 1 sub-agent\n" in summary  # was "1 sub-agents"
+        extra = str(app.screen.query_one("#imported-extra", Static).render())
+        assert re.search(r": 1 request, ", extra), extra  # a summarizer's one request
 
 
 def test_the_captures_list_counts_in_words_that_agree(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from steiner_tui.importers.follow import TranscriptFollower
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 SESSION = FIXTURES / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+OTHER = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 
 
 @pytest.mark.slow
@@ -53,3 +54,38 @@ async def test_the_workbench_and_its_lineage_follow_a_growing_session(tmp_path: 
         assert len(shown.lineage.generations) == 2
         assert len(screen.session["requests"]) > before
         assert len(app.screen_stack) == 3  # the first lineage was replaced, not stacked
+
+
+@pytest.mark.slow
+async def test_a_replaced_transcript_is_named_and_a_deleted_one_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(SESSION.read_bytes().splitlines(keepends=True)[:40]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        assert screen.sub_title == f"claude-code {SESSION.stem} · following"
+        other = OTHER
+        replacement = tmp_path / "other.tmp"
+        replacement.write_bytes(b"".join(other.read_bytes().splitlines(keepends=True)[:60]))
+        replacement.replace(copy)  # as an editor or a log rotation replaces a file
+        for _ in range(300):
+            if screen.session.get("id") == other.stem:
+                break
+            await pilot.pause(0.1)
+        assert screen.sub_title == f"claude-code {other.stem} · following"
+        said: list[str] = []
+        monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
+        copy.unlink()
+        for _ in range(300):
+            if said:
+                break
+            await pilot.pause(0.1)
+        for _ in range(30):  # several more polls of the missing file
+            await pilot.pause(0.1)
+        assert len(said) == 1 and "No such file" in said[0], said

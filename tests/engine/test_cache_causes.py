@@ -174,3 +174,23 @@ def test_the_effect_of_an_action_before_it_is_taken() -> None:
     assert effect(0, after=400).text == "the cache has expired: nothing to rewrite"
     none = cache_effect(None, at=T0, ttl_seconds=300, price=SONNET, from_message=0)
     assert none.kept
+
+
+def test_a_one_hour_cache_outlives_five_idle_minutes_and_its_rewrite_costs_2x_input() -> None:
+    from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
+
+    start = datetime(2026, 2, 11, tzinfo=UTC)
+    model = "claude-opus-4-6"
+    one_hour = [  # Claude Code writes its breakpoints with a 1-hour TTL
+        UsageTurn(start, model, 20_000, 10, 0, 20_000, cache_write_1h_tokens=20_000),
+        UsageTurn(start + timedelta(minutes=7), model, 21_000, 10, 15_000, 6_000, "", None, 6_000),
+    ]
+    (_, _), (cost, second) = explain_usage(one_hour, bytes_known=False)
+    assert (second.cause, second.rewritten_tokens) == ("unknown", 5_000)  # not "idle 7 min"
+    assert second.cost_usd == pytest.approx(5_000 * 10 / 1e6)  # $10/M, 2x Opus 4.6's input
+    assert cost is not None and cost.cache_write_usd == pytest.approx(6_000 * 10 / 1e6)
+    five_minutes = [msgspec.structs.replace(t, cache_write_1h_tokens=0) for t in one_hour]
+    (_, _), (cost, second) = explain_usage(five_minutes, bytes_known=False)
+    assert second.cause == "idle" and second.cost_usd == pytest.approx(5_000 * 6.25 / 1e6)
+    late = [one_hour[0], msgspec.structs.replace(one_hour[1], at=start + timedelta(minutes=61))]
+    assert explain_usage(late, bytes_known=False)[1][1].cause == "idle"

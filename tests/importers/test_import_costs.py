@@ -123,3 +123,27 @@ def test_the_import_command_prints_each_sessions_cost_as_the_import_screen_does(
         "(compactions and time named)"
     )
     assert sum(line.lstrip().startswith("cost $") for line in lines) == 4  # and each sub-agent
+
+
+ONE_HOUR = next(iter(sorted(FIXTURES.glob("258c7280*.jsonl"))), None)
+"""A session whose every cache write is Claude Code's 1-hour one (``ephemeral_1h_input_tokens``)."""
+
+
+@pytest.mark.skipif(ONE_HOUR is None, reason="the Claude Code fixtures are not there")
+def test_a_one_hour_cache_write_is_priced_at_twice_the_input() -> None:
+    from steiner_tui.importers.follow import TranscriptFollower, request_line
+
+    assert ONE_HOUR is not None
+    session = import_claude_session(ONE_HOUR)
+    first = session.requests[0]
+    # Its usage: 3 input, 17,842 read, 8,037 written for 1 h, 441 output; Opus 4.6 at $5/$25.
+    assert (first.input_tokens, first.cache_read_tokens) == (3, 17_842)
+    assert (first.cache_creation_tokens, first.cache_write_1h_tokens) == (8_037, 8_037)
+    expected = (3 * 5 + 17_842 * 0.5 + 8_037 * 10 + 441 * 25) / 1e6  # $0.100331
+    data = session.to_json()
+    row = next(r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction)
+    assert row.cost_usd == pytest.approx(expected)
+    follower = TranscriptFollower(ONE_HOUR)
+    assert follower.poll() is not None
+    assert follower.session is not None
+    assert request_line(follower.session, 1)["cost"] == pytest.approx(expected, abs=1e-6)

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.follow import (
     TranscriptFollower,
@@ -161,3 +163,33 @@ def test_watch_on_a_missing_path_says_it_does_not_exist(tmp_path: Path) -> None:
     done = _watch(tmp_path, str(missing))
     # It said "[Errno 2] No such file or directory: '…'", where import says this.
     assert (done.returncode, done.stderr) == (2, f"steiner-tui watch: {missing} does not exist\n")
+
+
+FIXTURE = (
+    Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
+    / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+)
+
+
+@pytest.mark.skipif(not FIXTURE.exists(), reason="the Claude Code fixtures are not there")
+def test_a_request_is_settled_only_once_its_reply_has_ended(tmp_path: Path) -> None:
+    """Claude Code 2.1 runs tool calls while the reply streams: progress lines and tool
+    results come between the blocks of one request (its third request: lines 49-79, output 8
+    until its last block says 780). A settled request's figures are its final ones."""
+    lines = FIXTURE.read_bytes().splitlines(keepends=True)[:160]
+    final = import_claude_session(_write(tmp_path, lines)).requests
+    assert final[2].output_tokens == 780
+    for count in range(1, len(lines) + 1):
+        follower = TranscriptFollower(_write(tmp_path, lines[:count]))
+        follower.poll()
+        settled = follower.settled()
+        assert [r.output_tokens for r in settled] == [
+            r.output_tokens for r in final[: len(settled)]
+        ], f"after {count} lines"
+    assert len(settled) >= 5
+
+
+def _write(tmp: Path, lines: list[bytes]) -> Path:
+    path = tmp / "s.jsonl"
+    path.write_bytes(b"".join(lines))
+    return path

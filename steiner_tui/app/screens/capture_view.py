@@ -15,19 +15,32 @@ from textual import work
 from textual.binding import Binding, BindingType
 
 from steiner_tui.app.screens.inspector import InspectorScreen
+from steiner_tui.app.screens.readonly_figures import usage_events
 from steiner_tui.capture.report import decode_all
 from steiner_tui.capture.snapshots import to_snapshots
 from steiner_tui.capture.store import read_capture
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
+from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.units import counted
 
 __all__ = ["CaptureScreen", "load_capture_snapshots"]
 
 
-def load_capture_snapshots(base: Path, capture_id: str) -> tuple[Path, list[RequestSnapshot]]:
-    """The capture's folder and its requests as snapshots."""
+def load_capture_snapshots(
+    base: Path, capture_id: str, prices: PriceOverrides = NO_OVERRIDES
+) -> tuple[Path, SnapshotStore]:
+    """The capture's folder and its requests as snapshots, each with its reply's usage, cost
+    and cache cause (priced with the config's ``prices`` before the table)."""
     info, recorded = read_capture(base, capture_id)
-    return info.directory, to_snapshots(decode_all(recorded))
+    requests = decode_all(recorded)
+    snapshots = to_snapshots(requests)
+    store = SnapshotStore()
+    for snapshot in snapshots:
+        store.store(snapshot)
+    for usage in usage_events(requests, snapshots, prices):
+        if usage is not None:
+            store.emit(usage)
+    return info.directory, store
 
 
 class CaptureScreen(InspectorScreen):
@@ -39,12 +52,21 @@ class CaptureScreen(InspectorScreen):
     ]
     """q closes (Escape too, as in the inspector)."""
 
-    def __init__(self, base: Path, capture_id: str, *, follow: bool = True) -> None:
-        directory, snapshots = load_capture_snapshots(base, capture_id)
+    def __init__(
+        self,
+        base: Path,
+        capture_id: str,
+        *,
+        follow: bool = True,
+        prices: PriceOverrides = NO_OVERRIDES,
+    ) -> None:
+        directory, snapshots = load_capture_snapshots(base, capture_id, prices)
         super().__init__(snapshots)
         self.base = base
         self.capture_id = capture_id
         self.follow = follow
+        self.prices = prices
+        """The config's prices by model id (before the table)."""
         self._log = directory / "requests.jsonl"
         self._log_bytes = self._log_size()
         self.sub_title = f"{capture_id} · {counted(len(snapshots), 'request')} · read-only"
@@ -69,10 +91,10 @@ class CaptureScreen(InspectorScreen):
 
     @work(thread=True, exclusive=True, group="capture-reload")
     def _reload(self) -> None:
-        _, snapshots = load_capture_snapshots(self.base, self.capture_id)
+        _, snapshots = load_capture_snapshots(self.base, self.capture_id, self.prices)
         self.app.call_from_thread(self._show_snapshots, snapshots)
 
-    def _show_snapshots(self, snapshots: list[RequestSnapshot]) -> None:
+    def _show_snapshots(self, snapshots: SnapshotStore) -> None:
         self.show_requests(snapshots)
         self.sub_title = f"{self.capture_id} · {counted(len(snapshots), 'request')} · read-only"
 

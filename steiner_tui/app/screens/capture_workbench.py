@@ -36,6 +36,7 @@ from textual.widgets import Footer, Header
 
 from steiner_tui.app.budget_view import BudgetView
 from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from steiner_tui.app.screens.readonly_figures import capture_budget_view, latest_main
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
@@ -170,6 +171,8 @@ class CaptureWorkbench(Screen[None]):
     ]
     TITLE = "Capture"
     AUTO_FOCUS = "#budget"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_CONVERSATION + 56, "-wide")]  # noqa: RUF012
+    """Below a 60-column conversation beside the 56-column panel, the two are stacked."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "open_inspector", "Inspector", id="capture.inspect",
@@ -256,7 +259,9 @@ class CaptureWorkbench(Screen[None]):
 
     def action_open_inspector(self) -> None:
         """The request inspector over the capture, on its latest request."""
-        self.app.push_screen(CaptureScreen(self.base, self.capture_id, follow=self.follow))
+        self.app.push_screen(
+            CaptureScreen(self.base, self.capture_id, follow=self.follow, prices=self.prices)
+        )
 
     def action_close(self) -> None:
         """Close the capture (the app, when it is the only screen)."""

@@ -98,7 +98,6 @@ class ImportedScreen(Screen[None]):
         """The lineage browser this screen opened (shown again on a followed compaction)."""
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
-        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}"
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -111,10 +110,12 @@ class ImportedScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#imported-requests", DataTable)
         table.border_title = "Requests"
-        table.add_columns("#", "time", "model", "context", "cache read", "output", "cost", "cache")
+        # The figures, cost and cache cause first: they are what fits 80 columns.
+        table.add_columns("#", "context", "cache read", "output", "cost", "cache", "time", "model")
         self.show(self.session)
+        # On a short terminal (80x24) the screen scrolls: it opens on the requests.
+        self.call_after_refresh(table.scroll_visible, animate=False, top=False)
         if self.follow is not None:
-            self.sub_title = f"{self.sub_title} · following"
             self._follow_transcript(self.follow)
 
     def on_unmount(self) -> None:
@@ -124,6 +125,9 @@ class ImportedScreen(Screen[None]):
         """Show ``session`` (``ImportedSession.to_json()`` data): again each time a followed
         transcript grows, the table keeping its cursor."""
         self.session = session
+        # A followed file replaced by another session's names that one.
+        live = " · following" if self.follow is not None else ""
+        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}{live}"
         requests = session.get("requests") or []
         generations = session.get("generations") or []
         context = sum(r["context_tokens"] for r in requests)
@@ -155,27 +159,20 @@ class ImportedScreen(Screen[None]):
         marks = {int(g["after_request"]): g for g in generations}
         for index, request in enumerate(requests):
             if index in marks:
-                table.add_row(
-                    Text("▼"),
-                    Text(compaction_label(marks[index])),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                    Text(""),
-                )
+                blank = [Text("") for _ in range(5)]
+                label = Text(compaction_label(marks[index]))
+                table.add_row(Text("▼"), *blank, label, Text(""))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
             table.add_row(
                 Text(str(index + 1), justify="right"),
-                Text(str(request["time"])[:19].replace("T", " ")),
-                Text(str(request["model"])),
                 Text(count(request["context_tokens"]), justify="right"),
                 Text(share, justify="right"),
                 Text(count(request["output_tokens"]), justify="right"),
                 Text(cost_cell(row) if row is not None else "", justify="right"),
                 Text(cause_cell(row) if row is not None else ""),
+                Text(str(request["time"])[:19].replace("T", " ")),
+                Text(str(request["model"])),
             )
         if self.follow is not None and following and table.row_count:
             table.move_cursor(row=table.row_count - 1)
@@ -195,6 +192,7 @@ class ImportedScreen(Screen[None]):
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:
         """Show the transcript again each time complete lines are appended to it (watchfiles;
         it is looked at anyway every ``FOLLOW_POLL_MS``)."""
+        failed = ""
         async for _ in awatch(
             follower.path,
             debounce=100,
@@ -206,8 +204,11 @@ class ImportedScreen(Screen[None]):
             try:
                 session = await asyncio.to_thread(follower.poll)
             except (OSError, ValueError) as error:
-                self.notify(f"cannot read {follower.path}: {error}", severity="error")
+                said, failed = failed, f"cannot read {follower.path}: {error}"
+                if failed != said:  # once, not at every poll while the file is missing
+                    self.notify(failed, severity="error")
                 continue
+            failed = ""
             if session is not None:
                 self.show(session.to_json())
 
@@ -220,8 +221,9 @@ class ImportedScreen(Screen[None]):
             link = agent.get("link") or {}
             context = sum(r["context_tokens"] for r in agent.get("requests") or [])
             kind = _OWN_CALLS.get(str(link.get("tool")), "sub-agent")
+            requests = counted(len(agent.get("requests") or []), "request")
             lines.append(
-                f"{kind} {agent.get('id')}: {len(agent.get('requests') or [])} requests, "
+                f"{kind} {agent.get('id')}: {requests}, "
                 f"{count(context)} input tokens · started by {link.get('tool') or '?'} "
                 f"{link.get('tool_use_id') or ''} {link.get('description') or ''}".rstrip()
             )

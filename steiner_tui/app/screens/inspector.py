@@ -167,10 +167,10 @@ class InspectorScreen(Screen[None]):
         self.query_one(RequestTable).load(self.store.summaries(start, stop), position)
         self.selected = position
 
-    def show_requests(self, requests: Sequence[RequestSnapshot]) -> None:
+    def show_requests(self, requests: RequestList | Sequence[RequestSnapshot]) -> None:
         """List ``requests`` instead (a capture that grew), keeping the highlighted position."""
         selected = self.selected
-        self.store = _store_of(requests)
+        self.store = _store_of(requests) if isinstance(requests, Sequence) else requests
         self._rebuilt.clear()
         count = len(self.store)
         self.sub_title = _subtitle(self.store)

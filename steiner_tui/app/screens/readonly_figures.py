@@ -43,6 +43,7 @@ from steiner_tui.engine.prices import (
     NO_OVERRIDES,
     ZERO_COST,
     PriceOverrides,
+    RequestCost,
     price_for,
 )
 from steiner_tui.engine.snapshots import RequestSummary
@@ -56,6 +57,7 @@ __all__ = [
     "import_chart_view",
     "import_window",
     "latest_main",
+    "usage_events",
     "window_label",
 ]
 
@@ -76,37 +78,42 @@ def latest_main(requests: Sequence[CapturedRequest]) -> int:
     return len(requests) - 1
 
 
-def _usage(
+def usage_events(
     requests: Sequence[CapturedRequest],
-    snapshot: RequestSnapshot,
-    position: int,
+    snapshots: Sequence[RequestSnapshot],
     prices: PriceOverrides,
-) -> tuple[int, UsageReported] | None:
-    """The reply's usage as the panel's drift line reads it: the estimate is the reported
-    context itself, so the drift is 0 (and the line says the figures are the API's); with its
-    cost, the capture's total up to it and its cache cause (``capture.figures.request_costs``)."""
-    usage = requests[position].usage
-    if usage is None:
-        return None
-    costs = request_costs(requests[: position + 1], prices)
-    figures = costs[position]
-    cost, cache = figures if figures is not None else (None, None)
-    parts = [c[0] for c in costs if c is not None]
-    total = None if any(p is None for p in parts) else sum((p for p in parts if p), ZERO_COST)
-    reported = UsageReported(
-        model=snapshot.model,
-        prompt_tokens=usage.context_tokens,
-        completion_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_creation_tokens,
-        estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
-        cost_usd=cost.total_usd if cost is not None else None,
-        cost=cost,
-        session_cost_usd=total.total_usd if total is not None else None,
-        session_cost=total,
-        cache=cache,
-    )
-    return snapshot.index, reported
+) -> list[UsageReported | None]:
+    """Each captured request's reported usage as the workbench records a reply's (None: its
+    reply has not ended): the estimate is the reported context itself, so the drift is 0;
+    with its cost, the capture's total up to it and its cache cause (``request_costs``)."""
+    out: list[UsageReported | None] = []
+    total: RequestCost | None = ZERO_COST
+    for request, snapshot, figures in zip(
+        requests, snapshots, request_costs(requests, prices), strict=True
+    ):
+        usage = request.usage
+        if usage is None or figures is None:
+            out.append(None)
+            continue
+        cost, cache = figures
+        total = None if total is None or cost is None else total + cost
+        out.append(
+            UsageReported(
+                model=snapshot.model,
+                prompt_tokens=usage.context_tokens,
+                completion_tokens=usage.output_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_creation_tokens,
+                estimated_prompt_tokens=snapshot.estimated_prompt_tokens,
+                request_id=snapshot.request_id,
+                cost_usd=cost.total_usd if cost is not None else None,
+                cost=cost,
+                session_cost_usd=total.total_usd if total is not None else None,
+                session_cost=total,
+                cache=cache,
+            )
+        )
+    return out
 
 
 def capture_budget_view(
@@ -125,7 +132,8 @@ def capture_budget_view(
     results = [(r.tool, r.target, r.bytes) for r in requests[position].decoded.tool_results]
     # Each result costs its bytes' share of the reported context, as the source rows do.
     per_byte = snapshot.raw_prompt_tokens / max(sum(s.bytes for s in snapshot.sources), 1)
-    usage = _usage(requests, snapshot, position, prices)
+    reported = usage_events(requests[: position + 1], snapshots[: position + 1], prices)[-1]
+    usage = (snapshot.index, reported) if reported is not None else None
     priced = price_for(snapshot.model, overrides=prices)
     money = None
     if priced != FREE:

@@ -37,8 +37,8 @@ from steiner_tui.engine.compaction.stateful import ParentUsage
 from steiner_tui.engine.events import (
     ErrorEvent,
     EventSink,
-    RequestStopped,
     RequestSnapshot,
+    RequestStopped,
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message

@@ -42,8 +42,8 @@ from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import (
     CacheExplanation,
     EngineEvent,
-    RequestStopped,
     RequestSnapshot,
+    RequestStopped,
     SourceTokens,
     UsageReported,
 )

@@ -282,9 +282,11 @@ def _plan_stage(
         mode, inputs.steering, target.compaction_prompt, inputs.context_state
     )
 
+    collapsed: dict[int, tuple[Message, Message]] = {}
+
     def build(part: Sequence[Message]) -> ChatRequest:
         # Pasted logs and stack traces reach the summarizer collapsed (``pastes``).
-        shown = collapse_pastes(part)
+        shown = collapse_pastes(part, collapsed)
         built = host.build_summary_request(shown, instruction, target, max_tokens, inputs.tools)
         return finalize_summary_request(built, target, inputs.backend_state, max_tokens)
 

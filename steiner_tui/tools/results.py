@@ -73,9 +73,12 @@ class DirectoryResultStore:
 
     def save(self, key: str, text: str) -> str:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8", errors="replace")
+        try:
+            tmp.write_text(text, encoding="utf-8", errors="replace")
+        except FileNotFoundError:  # made here, not at every save: compaction saves thousands
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8", errors="replace")
         tmp.replace(path)
         return str(path)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import msgspec
@@ -51,3 +52,16 @@ async def test_only_saved_outputs_are_a_second_root(project: Path, tmp_path: Pat
     kept = await ReadTool().run({"path": str(tmp_path / "results" / "kept.txt")}, ctx)
     assert kept.status == "done" and "kept text" in kept.content
     assert TemporaryResultStore().holds(str(tmp_path / "results" / "kept.txt")) is None
+
+
+def test_the_store_makes_its_folder_on_first_save_and_again_when_it_is_removed(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "session" / "tool-results"
+    store = DirectoryResultStore(folder)
+    assert store.location("c1") is None and not folder.exists()
+    first = store.save("c1", "whole output\n")
+    shutil.rmtree(tmp_path / "session")  # the session's folder removed while it is open
+    second = store.save("c2", "another\n")
+    assert Path(second).read_text(encoding="utf-8") == "another\n"
+    assert store.location("c1") is None and Path(first).parent == Path(second).parent

@@ -64,13 +64,26 @@ def collapse_text(text: str) -> str:
     return "\n".join(out[:-1])
 
 
-def collapse_pastes(messages: Sequence[Message]) -> tuple[Message, ...]:
-    """``messages`` with pasted logs collapsed in user and tool messages (others as given)."""
+def collapse_pastes(
+    messages: Sequence[Message], seen: dict[int, tuple[Message, Message]] | None = None
+) -> tuple[Message, ...]:
+    """``messages`` with pasted logs collapsed in user and tool messages (others as given).
+
+    ``seen`` keeps each message's collapsed form by identity across calls: fitting a summary
+    input builds its request again for every part it tries, over the same messages.
+    """
     out = []
     for message in messages:
+        known = None if seen is None else seen.get(id(message))
+        if known is not None and known[0] is message:
+            out.append(known[1])
+            continue
+        shown = message
         if message.role in ("user", "tool"):
             text = collapse_text(message.content)
             if text != message.content:
-                message = message.with_content(text)
-        out.append(message)
+                shown = message.with_content(text)
+        if seen is not None:
+            seen[id(message)] = (message, shown)
+        out.append(shown)
     return tuple(out)

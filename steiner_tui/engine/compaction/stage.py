@@ -22,7 +22,9 @@ the static prefix, the completion reserve and an emergency summary's cap), the s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -39,6 +41,7 @@ from steiner_tui.engine.compaction.pins import (
     pinned_indexes,
 )
 from steiner_tui.engine.compaction.retention import (
+    ComposedConversation,
     anchor_real_user_retention,
     compose_compacted_conversation,
     is_pending_sub_agents_message,
@@ -135,6 +138,11 @@ async def summarize_compaction_stage(
 ) -> StageResult:
     """Run one stage over the working conversation.
 
+    The stage's pure work (splitting, fitting, masking with its saved outputs, building and
+    estimating the request, fitting the last tail) runs in a worker thread: on a long session it
+    takes seconds, and the event loop stays free for the screen and a cancel. The summary call
+    and every event stay on the loop, in their order.
+
     Args:
         inputs: the operation's shared inputs.
         mode: ``normal`` (3 turns, anchored) or ``emergency`` (1 turn).
@@ -150,6 +158,65 @@ async def summarize_compaction_stage(
         CompactionFallbackNotFit: the plan does not fit a fallback target.
         EmptyCompactionSummary: a fallback target returned an empty summary.
     """
+    plan = await asyncio.to_thread(_plan_stage, inputs, mode, messages, origins)
+    if isinstance(plan, StageResult):
+        return plan
+    host, target, request = inputs.host, inputs.target, plan.request
+    retiring = request.retire_backend_state and not target.fallback
+    if retiring and signal is not None:
+        signal.retired = True
+    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback))
+    response = await host.call_summary(request, target)
+    cleared = (response.clear_backend_state or retiring) and not target.fallback
+    text = usable_summary(response.text)
+    problem = summary_problem(response.text, plan.part_chars)
+    if text is None or problem:
+        if target.fallback:
+            raise EmptyCompactionSummary(target.ref, problem if text else "")
+        if text is not None:
+            said = f"the {mode} summary from {target.ref} was rejected: {problem}"
+            inputs.sink.emit(WarningEvent("summary_rejected", said))
+        return StageResult(False, cleared=cleared, rejected=problem)
+    archived_sources = tuple(origin for origin in plan.summary_origins if origin is not None)
+    text = await asyncio.to_thread(_with_ledger, text, messages, plan.summarized)
+    summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
+    composed, tail_edits = await asyncio.to_thread(_lay_out, inputs, mode, messages, plan, summary)
+    return StageResult(
+        True,
+        composed.messages,
+        composed.origins,
+        summary,
+        archived_sources,
+        archived,
+        cleared,
+        (*tail_edits, *plan.input_edits),
+    )
+
+
+@dataclass
+class _Plan:
+    """A stage's work before its summary call, handed from the worker thread to the loop."""
+
+    summarized: Sequence[Message]
+    retained: Sequence[Message]
+    summary_origins: tuple[Message | None, ...]
+    tail_origins: tuple[Message | None, ...]
+    tail_edits: tuple[RoomEdit, ...]
+    input_edits: tuple[RoomEdit, ...]
+    overhead: int
+    request: ChatRequest
+    part_chars: int
+    sizer: Sizer
+    pinned: Callable[[Message], bool]
+
+
+def _plan_stage(
+    inputs: StageInputs,
+    mode: CompactionMode,
+    messages: Sequence[Message],
+    origins: Sequence[Message | None],
+) -> _Plan | StageResult:
+    """The stage up to its summary call: its plan, or its result when it calls no summary."""
     host, main, target = inputs.host, inputs.main, inputs.target
     keep = NORMAL_RETAINED_TURNS if mode == "normal" else EMERGENCY_RETAINED_TURNS
     origin_of = {id(m): o for m, o in zip(messages, origins, strict=True)}
@@ -215,9 +282,11 @@ async def summarize_compaction_stage(
         mode, inputs.steering, target.compaction_prompt, inputs.context_state
     )
 
+    collapsed: dict[int, tuple[Message, Message]] = {}
+
     def build(part: Sequence[Message]) -> ChatRequest:
         # Pasted logs and stack traces reach the summarizer collapsed (``pastes``).
-        shown = collapse_pastes(part)
+        shown = collapse_pastes(part, collapsed)
         built = host.build_summary_request(shown, instruction, target, max_tokens, inputs.tools)
         return finalize_summary_request(built, target, inputs.backend_state, max_tokens)
 
@@ -250,30 +319,41 @@ async def summarize_compaction_stage(
         if target.fallback:
             raise CompactionFallbackNotFit(target.ref)
         return StageResult(False)
-    retiring = request.retire_backend_state and not target.fallback
-    if retiring and signal is not None:
-        signal.retired = True
-    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback))
-    response = await host.call_summary(request, target)
-    cleared = (response.clear_backend_state or retiring) and not target.fallback
-    text = usable_summary(response.text)
-    problem = summary_problem(response.text, part_chars)
-    if text is None or problem:
-        if target.fallback:
-            raise EmptyCompactionSummary(target.ref, problem if text else "")
-        if text is not None:
-            said = f"the {mode} summary from {target.ref} was rejected: {problem}"
-            inputs.sink.emit(WarningEvent("summary_rejected", said))
-        return StageResult(False, cleared=cleared, rejected=problem)
-    archived_sources = tuple(origin for origin in summary_origins if origin is not None)
-    # The artifact ledger rides with every summary, whoever wrote it (``state.artifacts``).
-    # Its base is the working conversation's own summary, whole: the copy in ``summarized``
-    # may have been cut to fit.
+    return _Plan(
+        summarized,
+        retained,
+        summary_origins,
+        tail_origins,
+        tail_edits,
+        input_edits,
+        overhead,
+        request,
+        part_chars,
+        sizer,
+        pinned,
+    )
+
+
+def _with_ledger(text: str, messages: Sequence[Message], summarized: Sequence[Message]) -> str:
+    """``text`` with the artifact ledger, which rides with every summary, whoever wrote it
+    (``state.artifacts``). Its base is the working conversation's own summary, whole: the copy
+    in ``summarized`` may have been cut to fit."""
     earlier = next((m.content for m in messages if m.role == "summary"), "")
     ledger = build_ledger(summarized, ArtifactLedger.parse(earlier)).render()
-    text = f"{strip_ledger(text)}\n\n{ledger}" if ledger else strip_ledger(text)
-    summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
+    return f"{strip_ledger(text)}\n\n{ledger}" if ledger else strip_ledger(text)
+
+
+def _lay_out(
+    inputs: StageInputs,
+    mode: CompactionMode,
+    messages: Sequence[Message],
+    plan: _Plan,
+    summary: str,
+) -> tuple[ComposedConversation, tuple[RoomEdit, ...]]:
+    """The new working conversation around ``summary``, with the tail's edits."""
+    host, main = inputs.host, inputs.main
     pending = inputs.pending_sub_agents
+    retained, tail_edits, tail_origins = plan.retained, plan.tail_edits, plan.tail_origins
 
     def state_fits(tail: Sequence[Message]) -> bool:
         state = compose_compacted_conversation(summary, messages, tail, pending).messages
@@ -281,8 +361,7 @@ async def summarize_compaction_stage(
 
     if mode == "emergency" and retained and not state_fits(retained):
         # The last stage: its state, summary included, must fit; the tail is masked or cut.
-        if overhead < 0:
-            overhead = host.estimate_conversation(())
+        overhead = plan.overhead if plan.overhead >= 0 else host.estimate_conversation(())
         room = host.message_tokens(Message("summary", summary), main)
         before_late = retained
         _, retained, late, from_late = fit_retained_tail(
@@ -290,24 +369,15 @@ async def summarize_compaction_stage(
             retained,
             fits=state_fits,
             budget_tokens=_tail_budget(main, overhead, room),
-            sizer=sizer,
+            sizer=plan.sizer,
             move_turns=False,
-            pinned=pinned,
+            pinned=plan.pinned,
         )
         tail_edits = (*tail_edits, *late)
         origin_at = {id(m): o for m, o in zip(before_late, tail_origins, strict=True)}
         tail_origins = tuple(origin_at.get(id(m)) for m in from_late)
     composed = compose_compacted_conversation(summary, messages, retained, pending, tail_origins)
-    return StageResult(
-        True,
-        composed.messages,
-        composed.origins,
-        summary,
-        archived_sources,
-        archived,
-        cleared,
-        (*tail_edits, *input_edits),
-    )
+    return composed, tail_edits
 
 
 def _tail_budget(main: SummaryTarget, overhead: int, room: int) -> int:

@@ -86,7 +86,7 @@ async def run_stages(
     notes: list[str] = []
     signal = RetirementSignal()
     try:
-        before = host.estimate_conversation(messages)
+        before = await asyncio.to_thread(host.estimate_conversation, messages)
         working: tuple[Message, ...] = messages
         origins: tuple[Message | None, ...] = messages
         after = before
@@ -119,23 +119,25 @@ async def run_stages(
             summarized += len(stage.sources)
             if stage.archived:
                 batches.append(stage.sources)
-            after = host.estimate_conversation(working)
+            after = await asyncio.to_thread(host.estimate_conversation, working)
             if relieve and after > target:
                 # Before escalating: the largest retained tool results give way first.
-                working, masked = _relieve(inputs, working, after, target)
+                working, masked, after = await asyncio.to_thread(
+                    _relieve, inputs, working, after, target
+                )
                 if masked:
                     edits.extend(masked)
-                    after = host.estimate_conversation(working)
                     notes.append(f"{len(masked)} retained tool results masked to leave room")
         masked_only = False
         if not modes and notes and not main.stateful:
             # Every summary was rejected: the largest tool results give way instead.
-            working, masked = _relieve(inputs, working, after, main.budget.relief_target)
+            working, masked, after = await asyncio.to_thread(
+                _relieve, inputs, working, after, main.budget.relief_target
+            )
             if masked:
                 masked_only = True
                 summary = next((m.content for m in working if m.role == "summary"), "")
                 edits.extend(masked)
-                after = host.estimate_conversation(working)
                 notes.append(f"{len(masked)} tool results masked in place of a summary")
     except asyncio.CancelledError as err:
         retired = cleared or signal.retired or is_backend_state_retired(err)
@@ -179,12 +181,15 @@ async def run_stages(
 
 def _relieve(
     inputs: StageInputs, working: tuple[Message, ...], after: int, target: int
-) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...]]:
+) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...], int]:
     """``working`` with its largest retained tool results masked until the prompt is about
-    ``target`` (never the latest turn's, never a pinned one)."""
+    ``target`` (never the latest turn's, never a pinned one), and its new estimate (``after``
+    when nothing was masked). Run in a worker thread: it masks and saves thousands of results
+    on a long session."""
     host, main = inputs.host, inputs.main
     sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
     overhead = after - sum(sizer.message_tokens(m) for m in working)
-    return mask_retained(
+    relieved, masked = mask_retained(
         working, max(0, target - overhead), sizer=sizer, pinned=is_pinned_by(inputs.pins)
     )
+    return relieved, masked, host.estimate_conversation(relieved) if masked else after

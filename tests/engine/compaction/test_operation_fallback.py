@@ -14,7 +14,7 @@ from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import CompactionEnv, compact_with_lineage
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ProviderError
+from steiner_tui.engine.provider import ChatRequest, ProviderError
 from tests.engine.compaction.fakes import (
     T0,
     Clock,
@@ -250,13 +250,20 @@ async def test_both_stages_share_the_fallback_target() -> None:
 
 
 async def test_pending_cancellation_request_blocks_the_rerun() -> None:
-    host = FakeHost([ProviderError("connection", "reset by peer")])
+    def reset_as_the_time_limit_ran_out(
+        request: ChatRequest, target: SummaryTarget
+    ) -> SummaryResponse:
+        task = asyncio.current_task()
+        assert task is not None
+        # The turn's time limit ran out during the call: a cancellation is pending. (One
+        # pending before the compaction ends it at its first step, run in a worker thread.)
+        task.cancel()
+        raise ProviderError("connection", "reset by peer")
+
+    host = FakeHost([reset_as_the_time_limit_ran_out])
     env = env_with(host, Resolver(fallback_target()))
 
     async def cancelled_while_compacting() -> object:
-        task = asyncio.current_task()
-        assert task is not None
-        task.cancel()  # the turn's time limit ran out: a cancellation is pending
         return await compact_with_lineage(lineage(), env)
 
     with pytest.raises(CompactionFailed, match="reset by peer") as raised:

@@ -4,7 +4,7 @@ resolved against the options offered, and never an old state as current."""
 
 from __future__ import annotations
 
-from steiner_tui.engine.compaction.pastes import collapse_text
+from steiner_tui.engine.compaction.pastes import collapse_pastes, collapse_text
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.artifacts import build_ledger
 from steiner_tui.providers.offline import extractive_summary
@@ -97,6 +97,13 @@ def test_a_pasted_trace_reaches_the_summarizer_collapsed() -> None:
     assert len(lines) < 12 and "KeyError: 'currency'" in collapsed
     assert "similar lines collapsed for the summary" in collapsed
     assert collapse_text("short\ntext") == "short\ntext"
+    # Fitting a summary input builds its request for each part it tries: collapsed once each.
+    pasted, asked = Message("user", f"It broke:\n\n{text}"), Message("assistant", "Looking.")
+    seen: dict[int, tuple[Message, Message]] = {}
+    first = collapse_pastes((pasted, asked), seen)
+    again = collapse_pastes((pasted,), seen)
+    assert first == collapse_pastes((pasted, asked)) and first[1] is asked
+    assert again[0] is first[0] and first[0].content != pasted.content
 
 
 def test_a_numbered_or_lettered_pick_with_a_reason_is_a_decision_with_it() -> None:

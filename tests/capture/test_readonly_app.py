@@ -146,6 +146,24 @@ async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
     writer.close()
 
 
+async def test_an_empty_captures_panel_is_titled_as_waiting_not_as_an_error(
+    tmp_path: Path,
+) -> None:
+    """Its title said "Context · error" above a message that only said nothing had been
+    captured yet."""
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1")
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.screen.query_one(BudgetPanel)
+        assert str(panel.border_title) == "Context · nothing captured yet"
+        rows = panel.query_one("#budget-rows", Static)
+        assert str(rows.render()).startswith("No request captured yet")
+    writer.close()
+
+
 async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
     tmp_path: Path,
 ) -> None:

@@ -247,7 +247,9 @@ class CaptureWorkbench(Screen[None]):
         if data.view is not None:
             panel.show(data.view)
         else:
-            panel.show_error("No request captured yet: point the agent at the proxy.")
+            panel.show_nothing(
+                "nothing captured yet", "No request captured yet: point the agent at the proxy."
+            )
         if data.signature != self._signature:
             self._signature = data.signature
             await self.query_one(ConversationPane).load(list(data.entries))

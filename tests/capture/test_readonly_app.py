@@ -189,6 +189,31 @@ async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
     assert costs == ["$0.07", "$0.0099"]  # $0.070252 and $0.009888
 
 
+async def test_the_capture_inspector_keeps_its_cost_column_on_screen_at_80_columns(
+    tmp_path: Path,
+) -> None:
+    """Eleven requests, each rewriting the cache ("conversation $0.07"): the list ran three
+    cells past the edge at 80 columns, the Cost column off screen. It fits as the main
+    inspector's does (``fit_columns``): the reuse bar gives way too, and comes back at 120."""
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1")
+    first, second = sample_claude_requests()
+    for n in range(11):
+        seq = writer.request("POST", "/v1/messages?beta=true", second if n % 2 else first)
+        writer.reply(seq, 200, "text/event-stream", 100, Usage(57, 1000 if n else 0, 13_292, 30))
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        table = app.screen.query_one(RequestTable)
+        assert table.max_scroll_x == 0
+        assert {"index", "model", "tokens", "cause", "cost"} <= {k.value for k in table.columns}
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        assert "reuse" in {k.value for k in table.columns} and table.max_scroll_x == 0
+    writer.close()
+
+
 async def test_a_capture_at_80x24_stacks_the_conversation_over_the_panel(
     tmp_path: Path,
 ) -> None:

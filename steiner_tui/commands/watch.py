@@ -5,9 +5,11 @@ writing (default: the newest transcript of the current project, ``importers.foll
 follows it as lines are appended: the chart, the requests, the sub-agents and ranking, the
 conversation (``v``) and, when opened, the lineage. No proxy is needed. ``--json`` prints one
 JSON line per new request instead (context, cache read, output, cost when known else null,
-window, the compaction before it), for status lines and scripts, until Ctrl-C. Costs use the
-config's ``[models."<ref>"] price`` for a request's model id before the built-in table. The
-workbench's modules are imported only for the workbench, so ``--json`` never loads Textual.
+window, the compaction before it), for status lines and scripts, until Ctrl-C; a last request
+that no later line settles is printed once the transcript has ended (``importers.follow``).
+Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in
+table. The workbench's modules are imported only for the workbench, so ``--json`` never loads
+Textual.
 """
 
 from __future__ import annotations
@@ -31,18 +33,32 @@ from steiner_tui.units import counted
 __all__ = ["run"]
 
 
+def _print_new(
+    follower: TranscriptFollower, printed: int, prices: PriceOverrides, *, ended: bool
+) -> int:
+    """Print the requests settled after the first ``printed``; how many are printed now."""
+    settled = follower.settled(ended=ended)
+    session = follower.session
+    if session is None:
+        return printed
+    for number in range(printed + 1, len(settled) + 1):
+        print(json.dumps(request_line(session, number, prices), ensure_ascii=False), flush=True)
+    return max(printed, len(settled))
+
+
 def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int:
-    """One line per settled request after those settled at the start, until Ctrl-C."""
+    """One line per settled request after those settled at the start, until Ctrl-C; a last
+    request no later line settles is printed once the transcript has ended (idle, or Ctrl-C)."""
     from watchfiles import watch
 
     printed = len(follower.settled())
-    # Said once everything already written is read: a script (or a test) appends after it.
-    print(
-        f"steiner-tui watch: following {follower.path} ({counted(printed, 'request')} so far)",
-        file=sys.stderr,
-        flush=True,
-    )
     try:
+        # Said once everything already written is read: a script (or a test) appends after it.
+        print(
+            f"steiner-tui watch: following {follower.path} ({counted(printed, 'request')} so far)",
+            file=sys.stderr,
+            flush=True,
+        )
         for _ in watch(
             follower.path,
             debounce=100,
@@ -50,16 +66,11 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
             rust_timeout=FOLLOW_POLL_MS,
             yield_on_timeout=True,
         ):
-            session = follower.poll()
-            settled = follower.settled()
-            if session is None or len(settled) <= printed:
-                continue
-            for number in range(printed + 1, len(settled) + 1):
-                line = request_line(session, number, prices)
-                print(json.dumps(line, ensure_ascii=False), flush=True)
-            printed = len(settled)
+            follower.poll()
+            printed = _print_new(follower, printed, prices, ended=follower.idle())
     except KeyboardInterrupt:
-        return 0
+        follower.poll()
+        _print_new(follower, printed, prices, ended=True)
     return 0
 
 

@@ -9,12 +9,20 @@ the agent is still writing waits for its newline. A request is *settled* once a 
 request or the end of its turn is written (Claude Code writes a reply block by block, its
 output tokens complete on the last block's line, and runs tool calls in between, so their
 results and progress lines come before it); a Codex request is settled when written.
+
+A transcript that stops mid-turn (Claude Code killed, or its last line never followed by a
+system line or prompt) would keep its last request unsettled for ever. So a transcript has
+*ended* when the watch ends (Ctrl-C) or when no complete line was added for ``WATCH_IDLE_S``
+(longer than one reply block takes to stream, so a reply still being written is not cut);
+then its last request is settled as it stands.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +34,7 @@ from steiner_tui.importers.model import ImportedRequest, ImportedSession
 
 __all__ = [
     "FOLLOW_POLL_MS",
+    "WATCH_IDLE_S",
     "Agent",
     "TranscriptFollower",
     "claude_project_folder",
@@ -39,6 +48,8 @@ _CHUNK = 1 << 16
 
 FOLLOW_POLL_MS = 500
 """How long a follower's file watcher waits for a change before the file is looked at anyway."""
+WATCH_IDLE_S = 300.0
+"""Seconds without a complete line added after which a transcript has ended."""
 
 
 def claude_project_folder(home: Path, cwd: Path) -> Path:
@@ -80,8 +91,11 @@ def newest_transcript(home: Path, cwd: Path, agent: Agent | None = None) -> Path
 class TranscriptFollower:
     """A transcript read up to its last complete line, again each time it grows."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
         self.path = path
+        self._clock = clock
+        self.grown_at = clock()
+        """When complete lines were last added (``clock``'s time)."""
         self.end = 0
         """The bytes read: up to and with the last complete line's newline."""
         self.lines = 0
@@ -121,6 +135,7 @@ class TranscriptFollower:
         """
         if not self._grown():
             return None
+        self.grown_at = self._clock()
         kind = kind_of(self.path)
         if kind == "codex":
             self.session = import_codex_rollout(self.path, self.end)
@@ -130,11 +145,18 @@ class TranscriptFollower:
             raise ValueError(f"{self.path}: not a Claude Code session or a Codex rollout")
         return self.session
 
-    def settled(self) -> tuple[ImportedRequest, ...]:
-        """The requests no later line can change."""
+    def idle(self) -> bool:
+        """Whether no complete line was added for ``WATCH_IDLE_S``: the transcript has ended."""
+        return self._clock() - self.grown_at >= WATCH_IDLE_S
+
+    def settled(self, *, ended: bool = False) -> tuple[ImportedRequest, ...]:
+        """The requests no later line can change (``ended``: the transcript has ended, its
+        last request too)."""
         if self.session is None:
             return ()
         requests = self.session.requests
+        if ended:
+            return requests
         if requests and (requests[-1].last_line >= self.lines or not requests[-1].ended):
             return requests[:-1]
         return requests

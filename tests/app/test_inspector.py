@@ -411,8 +411,21 @@ async def test_at_80x24_the_messages_get_the_rows() -> None:
     async with InspectorHost(snapshots).run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         messages = pilot.app.screen.query_one("#messages", DataTable)
-        assert messages.scrollable_content_region.height - 1 >= 7  # rows under the header
+        assert messages.scrollable_content_region.height - 1 >= 5  # rows under the header
         assert pilot.app.screen.query_one(RequestTable).scrollable_content_region.height >= 3
+
+
+async def test_at_80x24_several_requests_show_beside_the_messages() -> None:
+    """Given the blocks' rows, the messages kept eight at 80x24 and the request list two or
+    three: a user stepping through requests saw too few to choose from. Both show five."""
+    hello = [Message("user", f"line {n}") for n in range(12)]
+    snapshots = tuple(_snapshot(index, "Use uv.", hello) for index in range(12))
+    async with InspectorHost(snapshots).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        for table in (screen.query_one(RequestTable), screen.query_one("#messages", DataTable)):
+            rows = table.scrollable_content_region.height - table.header_height
+            assert rows >= 5, table.id
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

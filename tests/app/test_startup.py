@@ -23,8 +23,9 @@ from steiner_tui.app.messages import WorkbenchReady
 from steiner_tui.app.session import OFFLINE_LABEL, planned_model_label
 from steiner_tui.app.workbench_session import SessionOpenFailed
 from steiner_tui.config import Config, ConfigError, parse_config
+from steiner_tui.sessions.resume import find_session
 from tests.app.conftest import SESSION_DATE, SIZE, request_for
-from tests.app.helpers import static_text
+from tests.app.helpers import finish, send, static_text
 
 
 class _Watching(ManualClock):
@@ -252,3 +253,38 @@ def test_the_planned_label_names_the_model_and_checks_its_provider(project: Path
         label(config, {})
     with pytest.raises(ConfigError, match="unknown provider 'nowhere'"):
         label(parse_config([("c", {"default_model": "nowhere/x"})]), {})
+
+
+async def test_a_resumed_session_shows_its_own_state_from_the_first_frame(
+    project: Path, config_dir: Path
+) -> None:
+    """The welcome of a new session showed until the resumed conversation was read (0.4 s
+    with 10,000 messages): from the first frame the conversation says which session loads and
+    how many messages; the welcome never shows."""
+    first = make_app(request_for(project, config_dir, record=True))
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in [bold]this[/bold] project?")
+        await finish(pilot)
+    first.session.close()
+    loaded = find_session(project, "latest", config_dir / "sessions")
+    app = make_app(request_for(project, config_dir, record=True, resume=loaded), defer_open=True)
+    shown: list[str] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, events.Resize) and not shown and app.workbench.is_mounted:
+            pane = app.workbench.conversation
+            welcome = pane.query_one("#welcome", Static)
+            shown.append(static_text(welcome) if welcome.display else "")
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        count = len(loaded.as_logged)
+        assert shown == [
+            f"Loading {count} messages of session {loaded.session_id}: "
+            "what is in [bold]this[/bold] project?…"
+        ]
+        pane = app.workbench.conversation
+        assert pane.entries and not pane.query_one("#welcome").display

@@ -146,6 +146,27 @@ async def test_a_capture_in_the_workbench_shows_the_latest_request_and_follows(
     writer.close()
 
 
+async def test_an_empty_captures_panel_is_titled_as_waiting_not_as_an_error(
+    tmp_path: Path,
+) -> None:
+    """Its title said "Context · error" above a message that only said nothing had been
+    captured yet."""
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1")
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.screen.query_one(BudgetPanel)
+        assert str(panel.border_title) == "Context · nothing captured yet"
+        rows = panel.query_one("#budget-rows", Static)
+        assert str(rows.render()).startswith("No request captured yet")
+        # Not the workbench's "Type below and press Enter": a capture has no prompt.
+        welcome = app.screen.query_one(ConversationPane).query_one("#welcome", Static)
+        assert str(welcome.render()).startswith("Nothing captured yet")
+    writer.close()
+
+
 async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
     tmp_path: Path,
 ) -> None:
@@ -169,6 +190,31 @@ async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
     assert causes[0] == "first"
     assert causes[1].endswith(" $0.0050"), causes  # 1,000 rewritten at $5/M
     assert costs == ["$0.07", "$0.0099"]  # $0.070252 and $0.009888
+
+
+async def test_the_capture_inspector_keeps_its_cost_column_on_screen_at_80_columns(
+    tmp_path: Path,
+) -> None:
+    """Eleven requests, each rewriting the cache ("conversation $0.07"): the list ran three
+    cells past the edge at 80 columns, the Cost column off screen. It fits as the main
+    inspector's does (``fit_columns``): the reuse bar gives way too, and comes back at 120."""
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1")
+    first, second = sample_claude_requests()
+    for n in range(11):
+        seq = writer.request("POST", "/v1/messages?beta=true", second if n % 2 else first)
+        writer.reply(seq, 200, "text/event-stream", 100, Usage(57, 1000 if n else 0, 13_292, 30))
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        table = app.screen.query_one(RequestTable)
+        assert table.max_scroll_x == 0
+        assert {"index", "model", "tokens", "cause", "cost"} <= {k.value for k in table.columns}
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        assert "reuse" in {k.value for k in table.columns} and table.max_scroll_x == 0
+    writer.close()
 
 
 async def test_a_capture_at_80x24_stacks_the_conversation_over_the_panel(

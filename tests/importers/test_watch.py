@@ -18,6 +18,7 @@ import pytest
 
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.follow import (
+    WATCH_IDLE_S,
     TranscriptFollower,
     claude_project_folder,
     newest_transcript,
@@ -129,8 +130,10 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
             reader.join(timeout=10)
         errors = process.stderr.read().decode() if process.stderr else ""
     assert process.returncode == 0, errors
-    assert [line["request"] for line in printed] == list(range(already + 1, len(expected) + 1))
-    assert [line["context"] for line in printed] == expected[already:]
+    # Ctrl-C ends the watch: the last request, which no later line settles, comes last.
+    last = import_claude_session(REAL).requests[-1].context_tokens
+    assert [line["request"] for line in printed] == list(range(already + 1, len(expected) + 2))
+    assert [line["context"] for line in printed] == [*expected[already:], last]
     # claude-sonnet-4 has a price in the built-in table: every request has its dollars.
     assert all(isinstance(line["cost"], float) and line["cost"] > 0 for line in printed)
     assert {json.dumps(line["window"]) for line in printed} == {
@@ -193,3 +196,42 @@ def _write(tmp: Path, lines: list[bytes]) -> Path:
     path = tmp / "s.jsonl"
     path.write_bytes(b"".join(lines))
     return path
+
+
+def test_a_transcript_that_stops_mid_turn_settles_its_last_request_once_idle(
+    tmp_path: Path,
+) -> None:
+    """The real session ends on a reply with no system line or prompt after it (Claude Code
+    stopped mid-turn): its last request never settled. Once nothing is added for
+    ``WATCH_IDLE_S`` the transcript has ended, and so has that request."""
+    now = [100.0]
+    follower = TranscriptFollower(_write(tmp_path, LINES), clock=lambda: now[0])
+    session = follower.poll()
+    assert session is not None and len(follower.settled()) == len(session.requests) - 1
+    now[0] += WATCH_IDLE_S - 1
+    assert not follower.idle()
+    now[0] += 1
+    assert follower.idle() and follower.settled(ended=True) == session.requests
+    with (tmp_path / "s.jsonl").open("ab") as handle:
+        handle.write(LINES[-1])  # a line added: idle again only WATCH_IDLE_S later
+    follower.poll()
+    assert not follower.idle()
+
+
+def test_watch_json_prints_the_last_request_when_the_watch_ends(tmp_path: Path) -> None:
+    """Ctrl-C ends the watch: a last request that no later line settled is printed then."""
+    path = _write(tmp_path, LINES)
+    with subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    ) as process:
+        assert process.stderr is not None and process.stdout is not None
+        assert "(9 requests so far)" in process.stderr.readline().decode()
+        process.send_signal(signal.SIGINT)
+        out, errors = process.communicate(timeout=30)
+    assert process.returncode == 0, errors
+    printed = [json.loads(line) for line in out.splitlines()]
+    assert [line["request"] for line in printed] == [10]
+    assert printed[0]["context"] == import_claude_session(REAL).requests[-1].context_tokens

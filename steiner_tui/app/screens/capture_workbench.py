@@ -53,6 +53,13 @@ from steiner_tui.units import byte_count, counted
 
 __all__ = ["CaptureWorkbench", "CaptureWorkbenchData", "capture_entries", "load_workbench"]
 
+NOTHING_CAPTURED = (
+    "Nothing captured yet: the conversation of the latest request shows here once the agent "
+    "sends one through the proxy."
+)
+"""What the conversation says before the first request (not the workbench's welcome: a
+capture has no prompt)."""
+
 _CALL_KINDS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _BADGES = {"instructions": "", "reminder": "reminder", "environment": "environment"}
 
@@ -202,7 +209,7 @@ class CaptureWorkbench(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
-        yield ConversationPane(id="conversation")
+        yield ConversationPane(id="conversation", empty=NOTHING_CAPTURED)
         yield BudgetPanel(whatif=False, id="budget")  # nothing to try: the agent compacts
         yield Footer()
 
@@ -247,7 +254,9 @@ class CaptureWorkbench(Screen[None]):
         if data.view is not None:
             panel.show(data.view)
         else:
-            panel.show_error("No request captured yet: point the agent at the proxy.")
+            panel.show_nothing(
+                "nothing captured yet", "No request captured yet: point the agent at the proxy."
+            )
         if data.signature != self._signature:
             self._signature = data.signature
             await self.query_one(ConversationPane).load(list(data.entries))

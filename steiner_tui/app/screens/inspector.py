@@ -83,10 +83,11 @@ class InspectorScreen(Screen[None]):
     CSS_PATH = styles_dir() / "inspector.tcss"
     TITLE = "Request inspector"
     AUTO_FOCUS = "#requests"
-    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (25, "-short"), (34, "-tall")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (22, "-small"), (25, "-short"), (34, "-tall")]  # noqa: RUF012
     """Below 34 rows the request list and the blocks share the height with the messages;
     below 25 (80x24) the blocks are left out, the messages' sources name them: with them the
-    messages had two rows there (styles/inspector.tcss)."""
+    messages had two rows there; from 22 to 24 the list takes a larger share, five requests
+    at 80x24 (styles/inspector.tcss)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

@@ -38,7 +38,7 @@ from steiner_tui.app.main_keys import MAIN_BINDINGS
 from steiner_tui.app.messages import Asked, EngineUpdate, RunEnded, Said, WorkbenchReady, run_to_end
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.screens.panel_layout import BREAKPOINTS, WIDE_FROM, SidePanels
-from steiner_tui.app.session import planned_model_label
+from steiner_tui.app.session import opening_text, planned_model_label
 from steiner_tui.app.slash_commands import SlashCommands
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.typing_route import TypingRouter
@@ -120,7 +120,7 @@ class MainScreen(Screen[None]):
         yield StatusLine(id="status").data_bind(MainScreen.busy)
         if self.hold.attached or self.app.size.width >= WIDE_FROM:
             yield self.skills  # docked in the first frame (else mounted when first needed)
-        yield ConversationPane(id="conversation")
+        yield ConversationPane(id="conversation", empty=opening_text(self.request))
         blink = self.request.config.cursor_blink
         yield PromptEditor(self.request.project_root, id="prompt", cursor_blink=blink)
         # A new session's panel first shows the dry run: composed with its class, the figures

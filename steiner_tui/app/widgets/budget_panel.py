@@ -121,7 +121,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         super().__init__(id=id, classes=classes)
         self.whatif = whatif
         self._view: BudgetView | None = None
-        self._error = ""
+        self._message: tuple[str, str, str] | None = None
+        """Instead of a view: the title's heading, the text and its style."""
         self._cut: tuple[str, OutputCut | None] | None = None
         self._parts = False
         """Whether the parts are mounted (with the first view or error)."""
@@ -165,7 +166,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
     def _show_pending(self, *, mounted: bool = False) -> None:
         """Show what arrived, mounting the parts first if they are not yet (``mounted``: from
         ``on_mount``, before Textual counts the panel as mounted)."""
-        if not (mounted or self.is_mounted) or (self._view is None and not self._error):
+        if not (mounted or self.is_mounted) or (self._view is None and self._message is None):
             return
         first = not self._parts
         if first:
@@ -176,18 +177,17 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             return  # the panel is closing (the app quits): its parts are not mounted any more
         if self._view is not None:
             self._render_view(self._view)
-        else:
+        elif self._message is not None:
             self.remove_class("-preview")  # no request to show, dry run or sent
-            self.border_title = "Context · error"
-            self.query_one("#budget-rows", Static).update(
-                Content.styled(self._error, "$text-error")
-            )
+            heading, text, style = self._message
+            self.border_title = f"Context · {heading}"
+            self.query_one("#budget-rows", Static).update(Content.styled(text, style))
         if first and self._cut is not None:
             self._render_cut(*self._cut)
 
     def show(self, view: BudgetView) -> None:
         """Show ``view`` (once the panel's parts are mounted, if they are not yet)."""
-        self._view, self._error = view, ""
+        self._view, self._message = view, None
         self._shown_at = monotonic()
         self._show_pending()
 
@@ -270,7 +270,13 @@ class BudgetPanel(VerticalScroll, can_focus=True):
 
     def show_error(self, text: str) -> None:
         """The request cannot be assembled (e.g. a misconfigured project): say why."""
-        self._view, self._error = None, text
+        self._view, self._message = None, ("error", text, "$text-error")
+        self._show_pending()
+
+    def show_nothing(self, heading: str, text: str) -> None:
+        """There is no request to show yet: ``heading`` in the title (what the panel waits
+        for), ``text`` below it (what brings one)."""
+        self._view, self._message = None, (heading, text, "$text-muted")
         self._show_pending()
 
     def action_inspect(self) -> None:

@@ -25,6 +25,7 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Static
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
 from steiner_tui.agent.session_factory import LOG_FAILED
@@ -159,8 +160,10 @@ class ConversationPane(EntryWindow):
     compacting: reactive[str] = reactive("")
     """The running compaction's stage ("normal", "emergency, fallback model"), else ""."""
 
-    def __init__(self, *, window: int = 40, id: str | None = None) -> None:
-        super().__init__(window=window, id=id)
+    def __init__(
+        self, *, window: int = 40, id: str | None = None, empty: str | None = None
+    ) -> None:
+        super().__init__(window=window, id=id, empty=empty)
         self.reply = ReplyStream()
         """The reply streaming now."""
         self._tools: dict[str, ToolEntry] = {}
@@ -224,6 +227,7 @@ class ConversationPane(EntryWindow):
         root, statuses = str(session.project_root), session.tool_status.statuses
         logged = entries_from_messages(runner.conversation, root, session.logged_errors, statuses)
         await self.load(logged)
+        self.query_one("#welcome", Static).update(self.EMPTY)  # shown again after /clear
         for notice in session.notices:
             await self.add(NoticeEntry(notice, "session"))
 

@@ -56,8 +56,12 @@ class EntryWindow(VerticalScroll):
     EMPTY = ""
     """The text shown while there is no entry (``#welcome``)."""
 
-    def __init__(self, *, window: int = 40, id: str | None = None) -> None:
+    def __init__(
+        self, *, window: int = 40, id: str | None = None, empty: str | None = None
+    ) -> None:
         super().__init__(id=id)
+        self.empty = self.EMPTY if empty is None else empty
+        """What shows while there is no entry at first (``EMPTY`` unless given)."""
         self.window = window
         """How many entries have widgets at most."""
         self.entries: list[Entry] = []
@@ -75,7 +79,7 @@ class EntryWindow(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield HiddenRow("earlier")
-        yield Static(self.EMPTY, id="welcome")
+        yield Static(self.empty, id="welcome", markup=False)
         yield HiddenRow("later")
         yield NewBelowMarker(id="new-below")
 

@@ -161,6 +161,9 @@ async def test_an_empty_captures_panel_is_titled_as_waiting_not_as_an_error(
         assert str(panel.border_title) == "Context · nothing captured yet"
         rows = panel.query_one("#budget-rows", Static)
         assert str(rows.render()).startswith("No request captured yet")
+        # None of the figures' parts, empty: a ranking heading and a chart's lone bar were.
+        shown = [w for w in panel.children if w.display]
+        assert [w.id for w in shown] == ["budget-rows"]
         # Not the workbench's "Type below and press Enter": a capture has no prompt.
         welcome = app.screen.query_one(ConversationPane).query_one("#welcome", Static)
         assert str(welcome.render()).startswith("Nothing captured yet")

@@ -175,6 +175,8 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             self.mount_all(self._new_parts())
         if not self.query(WindowBar):
             return  # the panel is closing (the app quits): its parts are not mounted any more
+        # No request to show: only what the message says, none of the figures' empty parts.
+        self.set_class(self._view is None, "-message")
         if self._view is not None:
             self._render_view(self._view)
         elif self._message is not None:

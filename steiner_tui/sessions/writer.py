@@ -65,6 +65,7 @@ from steiner_tui.engine.events import (
     PinChanged,
     ReasoningDelta,
     RequestSnapshot,
+    RequestStopped,
     TextDelta,
     ToolCallFinished,
     UsageReported,
@@ -112,6 +113,7 @@ _LOGGED = (
     CompactionApplied,
     PinChanged,
     UsageReported,
+    RequestStopped,
     WarningEvent,
     ErrorEvent,
 )
@@ -375,7 +377,7 @@ class SessionLog:
             self._write(
                 PinRecord(key=event.key, pinned=event.pinned, label=event.label, at=self._clock())
             )
-        elif isinstance(event, UsageReported):
+        elif isinstance(event, UsageReported | RequestStopped):
             self._usage(event)
         elif isinstance(event, WarningEvent):
             self._sync()
@@ -486,13 +488,15 @@ class SessionLog:
         if pending is not None:
             self._write(pending)
 
-    def _usage(self, event: UsageReported) -> None:
-        """Fold the usage into its held request record, else write a ``usage`` record; either
-        implies the last main request (``request_values.implied_last_main``)."""
-        last = self._runner.last_main_request if self._runner is not None else None
-        # The runner notes its last main request as the usage arrives: the same moment.
-        at = last.at if last is not None and last.at is not None else self._clock()
-        record, implied = self._requests.usage(event, at)
+    def _usage(self, event: UsageReported | RequestStopped) -> None:
+        """Fold the usage (or why none will come) into its held request record, else write a
+        ``usage`` record; a usage implies the last main request (``implied_last_main``)."""
+        if isinstance(event, RequestStopped):
+            record, implied = self._requests.stopped(event, self._clock()), None
+        else:  # the runner notes its last main request as the usage arrives: the same moment
+            last = self._runner.last_main_request if self._runner is not None else None
+            at = last.at if last is not None and last.at is not None else self._clock()
+            record, implied = self._requests.usage(event, at)
         if record is not None:
             self._write(record)
         if implied is not None:

@@ -50,7 +50,7 @@ NOT_RECORDED = (
 """What a request read from the log does not have (the inspector says so)."""
 _SUMMARY = (
     "index", "time", "model", "compaction", "generation_id", "estimated_prompt_tokens",
-    "max_tokens", "prompt_bytes",
+    "max_tokens", "prompt_bytes", "cancelled", "error", "streamed_chars",
 )  # fmt: skip
 """The fields a logged request's summary takes as they are."""
 

@@ -40,7 +40,12 @@ from steiner_tui.sessions.records import (
     WarningRecord,
     decode_record,
 )
-from steiner_tui.sessions.request_values import RequestRecord, implied_last_main, read_request
+from steiner_tui.sessions.request_values import (
+    RequestRecord,
+    implied_last_main,
+    read_request,
+    stop_values,
+)
 from steiner_tui.sessions.text_file import LostText, StoredTexts
 
 __all__ = [
@@ -271,10 +276,14 @@ def _error(state: LogState, record: ErrorRecord) -> None:
 
 def _usage(state: LogState, record: UsageRecord) -> None:
     request = state.tip
-    if request is not None and record.model == request.model:
-        _implied_last_main(state, record.at)
-        if not request.usage:  # the first usage reported for a request stays
-            state.requests[-1] = replace(request, usage=record.usage)
+    if request is None or record.model != request.model:
+        return
+    if not record.usage:  # why none will come
+        state.requests[-1] = replace(request, **stop_values(record.stopped, record.streamed))
+        return
+    _implied_last_main(state, record.at)
+    if not request.usage:  # the first usage reported for a request stays
+        state.requests[-1] = replace(request, usage=record.usage)
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:

@@ -141,7 +141,9 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     (``request_values``). ``hashes`` are the request's after the ``shared`` ones; ``elapsed``
     the seconds since the previous record's time; ``usage`` the reply's (as ``usage_values``)
     when it came before any other record, reported at ``usage_at`` (absent: ``time``); an
-    absent ``estimated_prompt_tokens`` is the usage's prompt tokens when it has a usage."""
+    absent ``estimated_prompt_tokens`` is the usage's prompt tokens when it has a usage;
+    ``stopped``, when no usage will come: "" cancelled (Esc), else the provider error's words,
+    ``streamed`` the reply's characters that had arrived (absent: not stopped)."""
 
     index: int | None = None
     request_id: str | None = None
@@ -163,6 +165,8 @@ class RequestEntry(_Record, frozen=True, tag="request"):
     elapsed: float | None = None
     usage: tuple[int, ...] = ()
     usage_at: datetime | None = None
+    stopped: str | None = None
+    streamed: int = 0
 
 
 class GenerationRecord(_Record, frozen=True, tag="generation"):
@@ -201,11 +205,13 @@ class PinRecord(TimedRecord, frozen=True, kw_only=True, tag="pin"):
 
 
 class UsageRecord(TimedRecord, frozen=True, tag="usage"):
-    """A reply's token usage (as ``RequestEntry.usage``) when it could not be folded into its
-    request record."""
+    """A reply's token usage (as ``RequestEntry.usage``), or why none will come (``stopped``,
+    ``streamed``: as ``RequestEntry``'s), when it could not be folded into its request record."""
 
     model: str = ""
     usage: tuple[int, ...] = ()
+    stopped: str | None = None
+    streamed: int = 0
 
 
 class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):

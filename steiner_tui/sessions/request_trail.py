@@ -14,7 +14,7 @@ from datetime import datetime
 import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import RequestSnapshot, UsageReported
+from steiner_tui.engine.events import RequestSnapshot, RequestStopped, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.records import RequestEntry, UsageRecord
@@ -99,6 +99,19 @@ class RequestTrail(msgspec.Struct):
         record = UsageRecord(model=event.model, usage=usage, at=at)
         same_model = request is not None and event.model == request.model
         return record, self._implied(at) if same_model else None
+
+    def stopped(self, event: RequestStopped, at: datetime) -> UsageRecord | None:
+        """Fold why ``event``'s request got no usage into its held record, else the ``usage``
+        record that says it (None: not the last request written)."""
+        request = self.last
+        if request is None or request.request_id != event.request_id:
+            return None
+        stopped, streamed = event.error, event.streamed_chars
+        pending = self.pending
+        if pending is not None and not pending.usage:
+            self.pending = msgspec.structs.replace(pending, stopped=stopped, streamed=streamed)
+            return None
+        return UsageRecord(model=request.model, at=at, stopped=stopped, streamed=streamed)
 
     def _implied(self, at: datetime) -> LastMainRequest | None:
         return implied_last_main(self.last, self.cache_key, at)

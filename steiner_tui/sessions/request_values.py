@@ -35,6 +35,7 @@ __all__ = [
     "request_delta",
     "same_time",
     "shared_prefix",
+    "stop_values",
     "usage_values",
 ]
 
@@ -69,8 +70,9 @@ class LazyHashes(Sequence[str]):
 
 class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A logged request with every field known: its own ``hashes`` after the first ``shared``
-    of ``previous``; ``usage`` as ``usage_values`` (empty: none logged); ``exact`` False when a
-    damaged line came before it. ``messages`` (filled when shown, ``LoggedRequests.at``): per
+    of ``previous``; ``usage`` as ``usage_values`` (empty: none logged); ``cancelled``,
+    ``error`` and ``streamed_chars`` as ``RequestSummary``'s (``stop_values``); ``exact`` False
+    when a damaged line came before it. ``messages`` (filled when shown, ``LoggedRequests.at``): per
     ``message_hashes``, the logged message with that hash, or None (block messages, a summary)."""
 
     index: int = 0
@@ -91,6 +93,9 @@ class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     shared: int = 0
     hashes: Sequence[str] = ()
     usage: tuple[int, ...] = ()
+    cancelled: bool = False
+    error: str = ""
+    streamed_chars: int = 0
     exact: bool = True
     previous: RequestRecord | None = None
     messages: tuple[Message | None, ...] = ()
@@ -135,7 +140,7 @@ def read_request(
     when known); ``extra``: other fields."""
     values = _read_values(entry, base, since, since_hashes)
     # Every other field is the base's (one copy in C); those not read from a line start over.
-    values.update(_FRESH, usage=entry.usage)
+    values.update(_FRESH, usage=entry.usage, **stop_values(entry.stopped, entry.streamed))
     values.update(extra)
     return replace(base or _NONE, **values)
 
@@ -244,6 +249,14 @@ def usage_values(
     """The folded ``usage`` of a request record: trailing zeros left out."""
     values = (prompt, completion, cache_read, cache_write)
     return values if cache_write else values[:3] if cache_read else values[:2]
+
+
+def stop_values(stopped: str | None, streamed: int) -> dict[str, Any]:
+    """A logged request's ``cancelled``, ``error`` and ``streamed_chars`` from its line's
+    ``stopped`` and ``streamed`` (None: not stopped, or a log from before they were written)."""
+    if stopped is None:
+        return {"cancelled": False, "error": "", "streamed_chars": 0}
+    return {"cancelled": not stopped, "error": stopped, "streamed_chars": streamed}
 
 
 def implied_last_main(

@@ -35,10 +35,10 @@ next record, the reply's message that the runner appends at once, and both go in
 A sink must not raise: a write failure is kept in ``error`` and stops further writes. A write
 that fails part-way (a full disk takes part of a line) is cut off again, so the log ends with
 a whole record and what was saved resumes as it was; ``on_error`` is told once, with
-``failure`` (the file and the reason), so the person learns at once that nothing from there on
-is saved. A log whose folder was removed while the session was open (its file unlinked) is
-written anew from the runner's lineage at the next turn boundary or on close, and
-``on_restored`` says so (``log_restore``).
+``failure`` (``log_failure``: the file and the reason), so the person learns at once that
+nothing from there on is saved. A log whose folder was removed while the session was open
+(its file unlinked) is written anew from the runner's lineage at the next turn boundary or on
+close, and ``on_restored`` says so (``log_restore``).
 
 A new session touches the disk only when its first message is appended: until then nothing is
 written (records seen earlier, a mode change or a skill toggle, wait in memory), so a launch
@@ -65,6 +65,7 @@ from steiner_tui.engine.events import (
     PinChanged,
     ReasoningDelta,
     RequestSnapshot,
+    RequestStopped,
     TextDelta,
     ToolCallFinished,
     UsageReported,
@@ -75,6 +76,7 @@ from steiner_tui.sessions.followed_run import LoggedRun, header_record, meta_at_
 from steiner_tui.sessions.lineage_sync import Written, write_missing
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
+from steiner_tui.sessions.log_failure import failure_note
 from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
@@ -111,6 +113,7 @@ _LOGGED = (
     CompactionApplied,
     PinChanged,
     UsageReported,
+    RequestStopped,
     WarningEvent,
     ErrorEvent,
 )
@@ -374,7 +377,7 @@ class SessionLog:
             self._write(
                 PinRecord(key=event.key, pinned=event.pinned, label=event.label, at=self._clock())
             )
-        elif isinstance(event, UsageReported):
+        elif isinstance(event, UsageReported | RequestStopped):
             self._usage(event)
         elif isinstance(event, WarningEvent):
             self._sync()
@@ -457,15 +460,7 @@ class SessionLog:
     @property
     def failure(self) -> str:
         """What the first write failure means for the session ("" while the log is written)."""
-        error = self.error
-        if error is None:
-            return ""
-        where = error.filename or self.path
-        reason = error.strerror or str(error)
-        return (
-            f"the session log stopped: cannot write {where} ({reason}). What was saved before "
-            "is kept and resumes; from here on this session is not saved."
-        )
+        return failure_note(self.error, self.path)
 
     def _fail(self, error: OSError) -> None:
         if self.error is not None:
@@ -493,13 +488,15 @@ class SessionLog:
         if pending is not None:
             self._write(pending)
 
-    def _usage(self, event: UsageReported) -> None:
-        """Fold the usage into its held request record, else write a ``usage`` record; either
-        implies the last main request (``request_values.implied_last_main``)."""
-        last = self._runner.last_main_request if self._runner is not None else None
-        # The runner notes its last main request as the usage arrives: the same moment.
-        at = last.at if last is not None and last.at is not None else self._clock()
-        record, implied = self._requests.usage(event, at)
+    def _usage(self, event: UsageReported | RequestStopped) -> None:
+        """Fold the usage (or why none will come) into its held request record, else write a
+        ``usage`` record; a usage implies the last main request (``implied_last_main``)."""
+        if isinstance(event, RequestStopped):
+            record, implied = self._requests.stopped(event, self._clock()), None
+        else:  # the runner notes its last main request as the usage arrives: the same moment
+            last = self._runner.last_main_request if self._runner is not None else None
+            at = last.at if last is not None and last.at is not None else self._clock()
+            record, implied = self._requests.usage(event, at)
         if record is not None:
             self._write(record)
         if implied is not None:

@@ -142,6 +142,33 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
         )
 
 
+async def test_a_cancelled_request_says_so_again_after_a_resume(app_for: AppFactory) -> None:
+    """The log keeps why a request got no usage: resumed, its row and detail read as live."""
+    provider = GateProvider()
+    app = app_for(fake_model(provider), record=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        await pilot.press("escape")
+        await finish(pilot)
+    resumed = app_for(record=True, resume="latest")
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await pilot.press("f2")
+        await finish(pilot)
+        table = resumed.screen.query_one(RequestTable)
+        assert (str(table.get_cell("0", "cause")), str(table.get_cell("0", "cost"))) == (
+            "cancelled",
+            "unknown",
+        )
+        summary = static_text(resumed.screen.query_one("#request-summary", Static))
+        assert summary.endswith(
+            "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
+            "the 14 characters of reply streamed are kept, marked interrupted"
+        )
+
+
 async def test_a_request_that_failed_says_so_and_why_in_the_inspector(
     app_for: AppFactory,
 ) -> None:

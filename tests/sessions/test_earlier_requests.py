@@ -4,7 +4,8 @@
   log keeps them all), marked ``logged``, and no hash is computed to list them;
 * a request read back has every message hash, and the message wherever the log holds one
   with that hash (never a block message: the log keeps no blocks);
-* the reply's usage is kept for the request it answers, folded or as a ``usage`` record;
+* the reply's usage is kept for the request it answers, folded or as a ``usage`` record, and
+  so is why none came (cancelled, or failed), read back as the store reads it live;
 * the requests made after the resume follow at the next positions, the first one's cache
   reuse measured against the log's last request, and any two compare as the store's would;
 * ``/clear`` starts a session of its own: the saved session's requests stay with it.
@@ -12,21 +13,31 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
 import msgspec
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import RequestSnapshot, UsageReported
+from steiner_tui.engine.events import (
+    MessageAppended,
+    RequestSnapshot,
+    RequestStopped,
+    UsageReported,
+    WarningEvent,
+)
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.snapshots import (
     RequestSummary,
     SnapshotStore,
+    build_request_snapshot,
     hash_messages,
     prefix_stability,
 )
+from steiner_tui.engine.tokens.estimate import TokenEstimate
 from steiner_tui.sessions.earlier_requests import (
     BLOCKS_SOURCE,
     LoggedRequest,
@@ -37,6 +48,7 @@ from steiner_tui.sessions.earlier_requests import (
 )
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.request_values import RequestRecord
+from steiner_tui.sessions.writer import SessionLog
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import SUMMARY, OpenSession
 from tests.sessions.test_log_format import _long_session
@@ -125,6 +137,68 @@ async def test_the_usage_of_each_reply_is_kept_with_its_request(
     usages = [logged.at(p).usage for p in range(len(logged))]
     assert [u[0] for u in usages] == [e.prompt_tokens for e in reported]
     assert all(len(u) >= 2 for u in usages)
+
+
+def test_why_a_request_got_no_usage_is_kept_folded_or_as_a_usage_record(
+    tmp_path: Path,
+) -> None:
+    """Cancelled and held: folded into its request line; failed after another record: a
+    ``usage`` record; a request with a usage (as an older log's) reads as not stopped."""
+    time = datetime(2026, 9, 13, tzinfo=UTC)
+    log, store = SessionLog.create(tmp_path / "s1", clock=lambda: time), SnapshotStore()
+    conversation = [Message("user", "hello", turn=1)]
+    log.emit(MessageAppended(conversation[0]))
+    events: list[Any] = []
+    for index in (1, 2, 3):
+        events.append(
+            build_request_snapshot(
+                request_id=f"r-{index}",
+                index=index,
+                model="m",
+                provider="p",
+                time=time,
+                messages=conversation,
+                blocks=(),
+                block_message_count=0,
+                tools=(),
+                max_tokens=4096,
+                estimate=TokenEstimate(100, 100, "heuristic", "low"),
+            )
+        )
+        if index == 1:
+            events.append(RequestStopped("r-1", streamed_chars=7))
+        elif index == 2:
+            events.append(WarningEvent("w", "a record between"))
+            events.append(RequestStopped("r-2", "p/m: overloaded"))
+        else:
+            events.append(
+                UsageReported(model="m", prompt_tokens=100, completion_tokens=5, request_id="r-3")
+            )
+    for event in events:
+        log.emit(event)
+        store.emit(event)
+    log.close()
+    lines = [
+        msgspec.json.decode(line)
+        for line in (tmp_path / "s1" / "session.jsonl").read_bytes().splitlines()
+    ]
+    said = [
+        (r["type"], r.get("stopped"), r.get("streamed"))
+        for r in lines
+        if r["type"] in ("request", "usage")
+    ]
+    assert said == [
+        ("request", "", 7),
+        ("request", None, None),
+        ("usage", "p/m: overloaded", None),
+        ("request", None, None),
+    ]
+    loaded = load_session(tmp_path / "s1")
+    logged = LoggedRequests(loaded.requests, loaded.lineage).summaries()
+    live = store.summaries()
+    ended = [(r.cancelled, r.error, r.streamed_chars) for r in logged]
+    assert ended == [(r.cancelled, r.error, r.streamed_chars) for r in live]
+    assert ended == [(True, "", 7), (False, "p/m: overloaded", 0), (False, "", 0)]
 
 
 async def test_requests_after_the_resume_follow_and_compare_with_earlier_ones(

@@ -213,7 +213,8 @@ class RequestDetail(Vertical):
             return
         self.first_shown = max(0, len(snapshot.messages) - MESSAGE_PAGE)
         if isinstance(snapshot, LoggedRequest):
-            summary.update(printable(logged_summary(snapshot)))
+            # A logged request stopped before its usage came says so as a live one does.
+            summary.update(printable(logged_summary(snapshot) + money_summary(self.figures)))
             self._fill_messages(snapshot)
             blocks.border_subtitle = f"not recorded · {count(snapshot.blocks_bytes)} B"
             messages.border_subtitle = (

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import msgspec
 
@@ -193,8 +192,7 @@ async def summarize_compaction_stage(
     )
 
 
-@dataclass
-class _Plan:
+class _Plan(msgspec.Struct):
     """A stage's work before its summary call, handed from the worker thread to the loop."""
 
     summarized: Sequence[Message]

@@ -349,6 +349,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         found = files_setting(self.origins, path)
         return found[-1] if found else "defaults"
 
+    def error(self, path: Sequence[str], reason: str) -> ConfigError:
+        """The error for the value at ``path``, naming the file that set it and its value."""
+        return Decoder(list(self.origins)).error(list(path), reason)
+
     @property
     def trusted_folders(self) -> tuple[str, ...]:
         """``[trust] folders`` of the user's file."""

@@ -15,7 +15,7 @@ from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 from steiner_tui.commands.app import check_theme
 from steiner_tui.config import Config, ConfigError, load_config, parse_config
 from steiner_tui.config_values import NAMED_KEYS, parse_duration, validate_key_spec
-from steiner_tui.providers.factory import build_provider
+from steiner_tui.providers.factory import build_provider, resolve_model
 
 
 def write(path: Path, text: str) -> Path:
@@ -122,6 +122,20 @@ def test_threshold_must_be_below_the_window() -> None:
     assert '"openai/gpt-4o"' in message
     assert "(1000)" in message
     assert "below the context window" in message
+
+
+def test_a_threshold_above_the_registry_window_names_its_file_and_table() -> None:
+    """The table as written (``[models."offline"]``, not the resolved ``offline/offline``),
+    the file that set it (a project's file, not the user's) and what to do."""
+    project = {"models": {"offline": {"compaction_threshold_tokens": 40000}}}
+    config = parse_config([("user.toml", {}), ("/p/.steiner/config.toml", project)])
+    with pytest.raises(ConfigError) as caught:
+        resolve_model(config, "offline", {})
+    assert str(caught.value) == (
+        '/p/.steiner/config.toml: models."offline": compaction_threshold_tokens (40000) must be '
+        "below the context window of offline/offline (32768, source: registry); lower it, "
+        "or set context_window"
+    )
 
 
 def test_threshold_check_sees_the_merged_values() -> None:

@@ -243,13 +243,15 @@ def resolve_model(
     info = info_for(model)
     override = _overrides(config, alias, model)
     threshold = override.compaction_threshold_tokens if override else None
+    registry: LimitSource = "registry" if lookup is not None or is_known_model(model) else "default"
     if threshold is not None and threshold >= info.context_window:
+        table = f"{alias}/{model}" if f"{alias}/{model}" in config.models else model
         raise ConfigError(
-            f'models."{alias}/{model}": compaction_threshold_tokens ({threshold}) must be below '
-            f"the context window ({info.context_window})"
+            f'{config.where(["models", table])}: models."{table}": compaction_threshold_tokens '
+            f"({threshold}) must be below the context window of {alias}/{model} "
+            f"({info.context_window}, source: {registry}); lower it, or set context_window"
         )
     provider = build_provider(provider_config, env, project_root=project_root, model_info=info_for)
-    registry: LimitSource = "registry" if lookup is not None or is_known_model(model) else "default"
     resolved = ResolvedModel(
         ref=ref.strip(),
         alias=alias,

@@ -138,6 +138,21 @@ def test_a_threshold_above_the_registry_window_names_its_file_and_table() -> Non
     )
 
 
+@pytest.mark.parametrize(
+    "key", ["context_window", "max_output", "compaction_threshold_tokens", "max_tokens"]
+)
+def test_a_token_figure_larger_than_any_window_is_refused(key: str) -> None:
+    """A stray digit (``context_window = 1310720000``) would make the window never fill:
+    nothing is compacted and every request overflows the model's real window."""
+    table = {"models": {"offline": {key: 2**63 - 1}}}
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("config.toml", table)])
+    assert str(caught.value) == (
+        f"config.toml: 'models.offline.{key}' = 9223372036854775807: "
+        "expected an integer of at most 10000000"
+    )
+
+
 def test_threshold_check_sees_the_merged_values() -> None:
     user = {"models": {"m": {"compaction_threshold_tokens": 5000}}}
     project = {"models": {"m": {"context_window": 4000}}}

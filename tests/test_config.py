@@ -153,6 +153,22 @@ def test_a_token_figure_larger_than_any_window_is_refused(key: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("ref", "reason"),
+    [
+        ("nope/x", "unknown provider 'nope'"),
+        ("", "names no provider (a model is provider/model)"),
+    ],
+)
+def test_a_default_model_of_no_provider_names_its_file(ref: str, reason: str) -> None:
+    config = parse_config([("config.toml", {"default_model": ref})])
+    with pytest.raises(ConfigError) as caught:
+        resolve_model(config, config.default_model, {})
+    known = "anthropic, local, offline, openai, openai_responses"
+    expected = f"config.toml: 'default_model' = \"{ref}\": {reason} (known: {known})"
+    assert str(caught.value) == expected
+
+
 def test_threshold_check_sees_the_merged_values() -> None:
     user = {"models": {"m": {"compaction_threshold_tokens": 5000}}}
     project = {"models": {"m": {"context_window": 4000}}}

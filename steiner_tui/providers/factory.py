@@ -127,7 +127,11 @@ def split_model_ref(config: Config, ref: str) -> tuple[str, str]:
     provider = config.providers.get(alias)
     if provider is None:
         known = ", ".join(sorted(config.providers))
-        raise ConfigError(f"model {ref!r}: unknown provider {alias!r} (known: {known})")
+        reason = f"unknown provider {alias!r}" if alias else "names no provider"
+        if text == config.default_model.strip() and config.where("default_model") != "defaults":
+            hint = "" if alias else " (a model is provider/model)"
+            raise config.error(["default_model"], f"{reason}{hint} (known: {known})")
+        raise ConfigError(f"model {ref!r}: {reason} (known: {known})")
     if not model:
         if provider.type != "offline":
             raise ConfigError(f"model {ref!r}: name a model, e.g. {alias}/<model id>")

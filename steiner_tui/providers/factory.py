@@ -178,7 +178,8 @@ def api_key_for(provider: ProviderConfig, env: Mapping[str, str]) -> str:
     if not key:
         raise ConfigError(
             f"provider {provider.alias!r} needs an API key: set {provider.api_key_env} in the "
-            "environment (keys are never read from config files), or use the offline model"
+            "environment (keys are never read from config files), or use the offline model "
+            "(--model offline; /model offline in the workbench)"
         )
     return key
 

@@ -183,7 +183,7 @@ class UiTable(_Table, frozen=True):
     theme: str | None = None
     cursor_blink: bool = True
     watch_files: bool = True
-    typing_burst_ms: int = 80
+    typing_burst_ms: NonNegative = 80
 
 
 class ToolsTable(_Table, frozen=True):
@@ -329,7 +329,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def typing_burst(self) -> float:
         """``[ui] typing_burst_ms`` in seconds: keys closer than this are one burst of typing."""
-        return max(0, self.tables.ui.typing_burst_ms) / 1000
+        return self.tables.ui.typing_burst_ms / 1000
 
     @property
     def watch_files(self) -> bool:

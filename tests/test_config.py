@@ -169,6 +169,14 @@ def test_a_default_model_of_no_provider_names_its_file(ref: str, reason: str) ->
     assert str(caught.value) == expected
 
 
+def test_a_negative_typing_burst_is_refused_not_taken_as_zero() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("config.toml", {"ui": {"typing_burst_ms": -5}})])
+    assert str(caught.value) == (
+        "config.toml: 'ui.typing_burst_ms' = -5: expected an integer of 0 or more"
+    )
+
+
 def test_threshold_check_sees_the_merged_values() -> None:
     user = {"models": {"m": {"compaction_threshold_tokens": 5000}}}
     project = {"models": {"m": {"context_window": 4000}}}

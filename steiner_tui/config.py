@@ -499,7 +499,10 @@ def _read(path: Path) -> dict[str, Any] | None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}: not valid UTF-8 (byte {exc.start + 1}), on line {line}"
+        ) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

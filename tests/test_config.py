@@ -264,6 +264,16 @@ def test_invalid_utf8_names_the_file(files: tuple[Path, Path]) -> None:
     assert str(user) in str(caught.value)
 
 
+def test_invalid_utf8_names_the_line(files: tuple[Path, Path]) -> None:
+    """A byte offset alone leaves the person counting; an editor goes to a line."""
+    user, root = files
+    user.parent.mkdir(parents=True)
+    user.write_bytes(b'[ui]\ntheme = "textual-dark"\n# caf\xe9 (latin-1)\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(root, {}, user_file=user)
+    assert str(caught.value) == f"{user}: not valid UTF-8 (byte 34), on line 3"
+
+
 def test_negative_context_budget_names_file_key_and_value(files: tuple[Path, Path]) -> None:
     user, root = files
     path = write(root / ".steiner" / "config.toml", "[context]\nbudget_bytes = -100\n")

@@ -54,6 +54,7 @@ from steiner_tui.config_values import Duration, KeySpec, decode_hook
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 from steiner_tui.engine.prices import ModelPrice, PriceOverrides, model_key
+from steiner_tui.engine.provider import LARGEST_WINDOW
 
 __all__ = [
     "CompactionFallbackConfig",
@@ -75,6 +76,8 @@ Permission = Literal["ask", "allow", "deny"]
 Positive = Annotated[int, msgspec.Meta(gt=0)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 Seconds = Annotated[float, msgspec.Meta(gt=0)]
+Tokens = Annotated[int, msgspec.Meta(gt=0, le=LARGEST_WINDOW)]
+"""A token figure of a model: no window holds more than ``LARGEST_WINDOW``."""
 
 
 class _Table(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -98,15 +101,15 @@ class ProviderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class ModelConfig(_Table, frozen=True):
     """Overrides for one model ref (``alias/model``); ``None`` keeps the registry's value."""
 
-    context_window: Positive | None = None
+    context_window: Tokens | None = None
     """The window in tokens; wins over what the server reports and over the registry."""
-    max_output: Positive | None = None
+    max_output: Tokens | None = None
     """The model's largest reply in tokens (the default completion reserve)."""
     vision: bool | None = None
-    compaction_threshold_tokens: Positive | None = None
+    compaction_threshold_tokens: Tokens | None = None
     compaction_mode: AutoCompaction | None = None
     """This model's compaction mode (``auto``, ``ask``, ``off``); wins over ``[compaction]``."""
-    max_tokens: Positive | None = None
+    max_tokens: Tokens | None = None
     """An explicit completion limit: lowers the reserve (and the request's max tokens)."""
     params: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     """Request fields sent with every call (``temperature``, ``top_p``, ``seed``...)."""
@@ -180,7 +183,7 @@ class UiTable(_Table, frozen=True):
     theme: str | None = None
     cursor_blink: bool = True
     watch_files: bool = True
-    typing_burst_ms: int = 80
+    typing_burst_ms: NonNegative = 80
 
 
 class ToolsTable(_Table, frozen=True):
@@ -326,7 +329,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def typing_burst(self) -> float:
         """``[ui] typing_burst_ms`` in seconds: keys closer than this are one burst of typing."""
-        return max(0, self.tables.ui.typing_burst_ms) / 1000
+        return self.tables.ui.typing_burst_ms / 1000
 
     @property
     def watch_files(self) -> bool:
@@ -348,6 +351,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         path = key.split(".") if isinstance(key, str) else list(key)
         found = files_setting(self.origins, path)
         return found[-1] if found else "defaults"
+
+    def error(self, path: Sequence[str], reason: str) -> ConfigError:
+        """The error for the value at ``path``, naming the file that set it and its value."""
+        return Decoder(list(self.origins)).error(list(path), reason)
 
     @property
     def trusted_folders(self) -> tuple[str, ...]:
@@ -492,7 +499,10 @@ def _read(path: Path) -> dict[str, Any] | None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}: not valid UTF-8 (byte {exc.start + 1}), on line {line}"
+        ) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.commands.app import _start
+from steiner_tui.sessions.lock import SessionLock
 
 ALTERNATE_SCREEN = b"\x1b[?1049h"
 DEADLINE = 120.0
@@ -74,6 +75,25 @@ def test_a_session_that_cannot_open_ends_the_app_with_its_error(tmp_path: Path) 
     assert ALTERNATE_SCREEN in output  # the workbench was drawn before the session opened
     after_app = output.rsplit(b"\x1b[?1049l", 1)[-1]
     assert b"steiner-tui: " in after_app and b"sessions" in after_app, output[-2000:]
+
+
+def test_a_session_open_in_another_app_is_refused_with_the_way_on(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    project = str(tmp_path / "project")
+    argv = [sys.executable, "-m", "steiner_tui", "--project", project, "exec", "hi"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    session_id = done.stderr.rsplit("session: ", 1)[1].split()[0]
+    lock = SessionLock.acquire(tmp_path / "xdg" / "steiner" / "sessions" / session_id)
+    try:
+        code, output = _launch(tmp_path, "", "--resume", session_id)
+    finally:
+        lock.release()
+    assert code == 2, output
+    assert b"is open in a running steiner-tui" in output
+    assert f"steiner-tui sessions fork {session_id}".encode() in output.replace(b"\r\n", b"")
+    assert ALTERNATE_SCREEN not in output
 
 
 def test_model_chooses_the_workbench_s_model(tmp_path: Path) -> None:

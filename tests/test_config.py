@@ -15,7 +15,7 @@ from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
 from steiner_tui.commands.app import check_theme
 from steiner_tui.config import Config, ConfigError, load_config, parse_config
 from steiner_tui.config_values import NAMED_KEYS, parse_duration, validate_key_spec
-from steiner_tui.providers.factory import build_provider
+from steiner_tui.providers.factory import build_provider, resolve_model
 
 
 def write(path: Path, text: str) -> Path:
@@ -124,6 +124,59 @@ def test_threshold_must_be_below_the_window() -> None:
     assert "below the context window" in message
 
 
+def test_a_threshold_above_the_registry_window_names_its_file_and_table() -> None:
+    """The table as written (``[models."offline"]``, not the resolved ``offline/offline``),
+    the file that set it (a project's file, not the user's) and what to do."""
+    project = {"models": {"offline": {"compaction_threshold_tokens": 40000}}}
+    config = parse_config([("user.toml", {}), ("/p/.steiner/config.toml", project)])
+    with pytest.raises(ConfigError) as caught:
+        resolve_model(config, "offline", {})
+    assert str(caught.value) == (
+        '/p/.steiner/config.toml: models."offline": compaction_threshold_tokens (40000) must be '
+        "below the context window of offline/offline (32768, source: registry); lower it, "
+        "or set context_window"
+    )
+
+
+@pytest.mark.parametrize(
+    "key", ["context_window", "max_output", "compaction_threshold_tokens", "max_tokens"]
+)
+def test_a_token_figure_larger_than_any_window_is_refused(key: str) -> None:
+    """A stray digit (``context_window = 1310720000``) would make the window never fill:
+    nothing is compacted and every request overflows the model's real window."""
+    table = {"models": {"offline": {key: 2**63 - 1}}}
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("config.toml", table)])
+    assert str(caught.value) == (
+        f"config.toml: 'models.offline.{key}' = 9223372036854775807: "
+        "expected an integer of at most 10000000"
+    )
+
+
+@pytest.mark.parametrize(
+    ("ref", "reason"),
+    [
+        ("nope/x", "unknown provider 'nope'"),
+        ("", "names no provider (a model is provider/model)"),
+    ],
+)
+def test_a_default_model_of_no_provider_names_its_file(ref: str, reason: str) -> None:
+    config = parse_config([("config.toml", {"default_model": ref})])
+    with pytest.raises(ConfigError) as caught:
+        resolve_model(config, config.default_model, {})
+    known = "anthropic, local, offline, openai, openai_responses"
+    expected = f"config.toml: 'default_model' = \"{ref}\": {reason} (known: {known})"
+    assert str(caught.value) == expected
+
+
+def test_a_negative_typing_burst_is_refused_not_taken_as_zero() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("config.toml", {"ui": {"typing_burst_ms": -5}})])
+    assert str(caught.value) == (
+        "config.toml: 'ui.typing_burst_ms' = -5: expected an integer of 0 or more"
+    )
+
+
 def test_threshold_check_sees_the_merged_values() -> None:
     user = {"models": {"m": {"compaction_threshold_tokens": 5000}}}
     project = {"models": {"m": {"context_window": 4000}}}
@@ -209,6 +262,16 @@ def test_invalid_utf8_names_the_file(files: tuple[Path, Path]) -> None:
     with pytest.raises(ConfigError, match=r"not valid UTF-8 \(byte 21\)") as caught:
         load_config(root, {}, user_file=user)
     assert str(user) in str(caught.value)
+
+
+def test_invalid_utf8_names_the_line(files: tuple[Path, Path]) -> None:
+    """A byte offset alone leaves the person counting; an editor goes to a line."""
+    user, root = files
+    user.parent.mkdir(parents=True)
+    user.write_bytes(b'[ui]\ntheme = "textual-dark"\n# caf\xe9 (latin-1)\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(root, {}, user_file=user)
+    assert str(caught.value) == f"{user}: not valid UTF-8 (byte 34), on line 3"
 
 
 def test_negative_context_budget_names_file_key_and_value(files: tuple[Path, Path]) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.store import SessionStore
 from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
 
@@ -375,3 +376,21 @@ def test_a_resumed_session_of_one_message_says_one_message(
     out = _run(tmp_path, "--project", str(sample_project), "exec", "--resume", "a1b2c3d4e5f6", "hi")
     assert out.returncode == 0, out.stderr
     assert "steiner-tui: resumed session a1b2c3d4e5f6 (1 message)\n" in out.stderr  # "1 messages"
+
+
+def test_resuming_a_session_open_elsewhere_says_how_to_go_on(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    project = ("--project", str(sample_project))
+    first = _run(tmp_path, *project, "exec", "hi")
+    session_id = first.stderr.rsplit("session: ", 1)[1].split()[0]
+    directory = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").session_dir(session_id)
+    lock = SessionLock.acquire(directory)  # another app has it open
+    try:
+        second = _run(tmp_path, *project, "exec", "--resume", session_id, "more")
+    finally:
+        lock.release()
+    assert second.returncode == 2
+    assert f"session '{session_id}' is open in another steiner-tui" in second.stderr
+    assert f"fork it to go on here: steiner-tui sessions fork {session_id}" in second.stderr
+    assert len(load_session(directory).as_logged) == 2  # nothing written to it

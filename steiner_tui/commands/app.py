@@ -33,7 +33,12 @@ from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.workbench_session import SessionOpenFailed
 from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
 from steiner_tui.config import Config, ConfigError, load_config
-from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.errors import (
+    SessionBusyError,
+    SessionLoadError,
+    SessionNotFoundError,
+    busy_hint,
+)
 from steiner_tui.sessions.fork import remove_stale_forks
 from steiner_tui.sessions.resume import find_session, resumed_project
 from steiner_tui.sessions.store import SessionStore
@@ -133,7 +138,8 @@ def _start(
         loaded = find_session(root, resume, sessions)
         if SessionStore(sessions).is_open(loaded.session_id):
             raise SessionBusyError(
-                f"session {loaded.session_id!r} is open in a running steiner-tui"
+                f"session {loaded.session_id!r} is open in a running steiner-tui; "
+                + busy_hint(loaded.session_id)
             )
         root = resumed_project(loaded, root)
     config = load_config(root, os.environ, trust_project=trust)

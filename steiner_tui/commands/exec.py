@@ -53,7 +53,12 @@ from steiner_tui.commands.headless_io import (
 )
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
 from steiner_tui.plain import printable
-from steiner_tui.sessions.errors import SessionLoadError, SessionNotFoundError
+from steiner_tui.sessions.errors import (
+    SessionBusyError,
+    SessionLoadError,
+    SessionNotFoundError,
+    busy_hint,
+)
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.resume import LATEST, find_session, resumed_project
 
@@ -134,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         session = build_session(request)
     except (ValueError, SessionNotFoundError, SessionLoadError) as error:
-        print(printable(f"steiner-tui: {error}"), file=sys.stderr)
+        busy = loaded if isinstance(error, SessionBusyError) else None
+        hint = f"; {busy_hint(busy.session_id)}" if busy is not None else ""
+        print(printable(f"steiner-tui: {error}{hint}"), file=sys.stderr)
         return 2
     except OSError as error:
         print(printable(f"steiner-tui: cannot save the session: {error}"), file=sys.stderr)

@@ -127,7 +127,11 @@ def split_model_ref(config: Config, ref: str) -> tuple[str, str]:
     provider = config.providers.get(alias)
     if provider is None:
         known = ", ".join(sorted(config.providers))
-        raise ConfigError(f"model {ref!r}: unknown provider {alias!r} (known: {known})")
+        reason = f"unknown provider {alias!r}" if alias else "names no provider"
+        if text == config.default_model.strip() and config.where("default_model") != "defaults":
+            hint = "" if alias else " (a model is provider/model)"
+            raise config.error(["default_model"], f"{reason}{hint} (known: {known})")
+        raise ConfigError(f"model {ref!r}: {reason} (known: {known})")
     if not model:
         if provider.type != "offline":
             raise ConfigError(f"model {ref!r}: name a model, e.g. {alias}/<model id>")
@@ -174,7 +178,8 @@ def api_key_for(provider: ProviderConfig, env: Mapping[str, str]) -> str:
     if not key:
         raise ConfigError(
             f"provider {provider.alias!r} needs an API key: set {provider.api_key_env} in the "
-            "environment (keys are never read from config files), or use the offline model"
+            "environment (keys are never read from config files), or use the offline model "
+            "(--model offline; /model offline in the workbench)"
         )
     return key
 
@@ -243,13 +248,15 @@ def resolve_model(
     info = info_for(model)
     override = _overrides(config, alias, model)
     threshold = override.compaction_threshold_tokens if override else None
+    registry: LimitSource = "registry" if lookup is not None or is_known_model(model) else "default"
     if threshold is not None and threshold >= info.context_window:
+        table = f"{alias}/{model}" if f"{alias}/{model}" in config.models else model
         raise ConfigError(
-            f'models."{alias}/{model}": compaction_threshold_tokens ({threshold}) must be below '
-            f"the context window ({info.context_window})"
+            f'{config.where(["models", table])}: models."{table}": compaction_threshold_tokens '
+            f"({threshold}) must be below the context window of {alias}/{model} "
+            f"({info.context_window}, source: {registry}); lower it, or set context_window"
         )
     provider = build_provider(provider_config, env, project_root=project_root, model_info=info_for)
-    registry: LimitSource = "registry" if lookup is not None or is_known_model(model) else "default"
     resolved = ResolvedModel(
         ref=ref.strip(),
         alias=alias,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from steiner_tui.errors import SessionError
 
-__all__ = ["SessionBusyError", "SessionLoadError", "SessionNotFoundError"]
+__all__ = ["SessionBusyError", "SessionLoadError", "SessionNotFoundError", "busy_hint"]
 
 
 class SessionLoadError(SessionError):
@@ -21,3 +21,8 @@ class SessionNotFoundError(SessionError, LookupError):
 
 class SessionBusyError(SessionLoadError):
     """The session is open in a running app (its lock is held); it is left alone."""
+
+
+def busy_hint(session_id: str) -> str:
+    """What to do when resuming a session another app has open (its lock is never broken)."""
+    return f"close it there, or fork it to go on here: steiner-tui sessions fork {session_id}"

@@ -111,3 +111,14 @@ def test_two_resolutions_of_one_ref_are_equal_though_each_built_its_provider() -
     assert first.provider is not second.provider
     assert first == second and hash(first) == hash(second)
     assert first.limits_probe is not None and "provider" not in repr(first)
+
+
+def test_a_missing_key_says_how_to_go_on_without_it() -> None:
+    """ "Use the offline model" alone does not say how: the flag does."""
+    table = {"providers": {"p": {"type": "openai", "api_key_env": "MY_MISSING_KEY"}}}
+    config = parse_config([("c", table)])
+    with pytest.raises(ConfigError) as caught:
+        resolve_model(config, "p/gpt-4o", {})
+    assert str(caught.value).endswith(
+        "or use the offline model (--model offline; /model offline in the workbench)"
+    )

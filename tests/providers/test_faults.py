@@ -162,6 +162,22 @@ async def test_auth_error_is_not_retried_and_names_the_key(wire: Wire, sessions:
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_model_that_does_not_exist_says_so(wire: Wire, sessions: Sessions) -> None:
+    said = "model: nope" if wire.name == "anthropic" else "The model `nope` does not exist"
+    with LoopbackServer(wire.error(404, said), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=2)
+        assert result.status == "error"
+        error = the_error(session, wire, "bad_request")
+        expected = "the model does not exist here, or this key cannot use it (HTTP 404): "
+        assert expected + said in error.message
+        assert (
+            error.remedies[0].hint
+            == "check the model id and its [models] settings, or switch model"
+        )
+        assert len(server.requests) == 1
+        await resumes(sessions, wire, session, server)
+
+
 # -- the connection -------------------------------------------------------------------------
 
 

@@ -375,3 +375,27 @@ def test_a_resumed_session_of_one_message_says_one_message(
     out = _run(tmp_path, "--project", str(sample_project), "exec", "--resume", "a1b2c3d4e5f6", "hi")
     assert out.returncode == 0, out.stderr
     assert "steiner-tui: resumed session a1b2c3d4e5f6 (1 message)\n" in out.stderr  # "1 messages"
+
+
+def test_exec_says_what_to_do_about_a_provider_error_on_its_one_line(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    with LoopbackServer(AnthropicWire().error(401, "invalid x-api-key")) as server:
+        xdg = tmp_path / "xdg" / "steiner"
+        xdg.mkdir(parents=True)
+        (xdg / "config.toml").write_text(
+            f'[providers.anthropic]\nbase_url = "{server.url}"\napi_key_env = "T_KEY"\n'
+        )
+        out = subprocess.run(
+            [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec", "hi",
+             "--model", "anthropic/claude-sonnet-4-6"],
+            capture_output=True, text=True, env={**_env(tmp_path), "T_KEY": "bad"}, timeout=120,
+        )  # fmt: skip
+    assert out.returncode == 1
+    [error] = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
+    assert error == (
+        "error: anthropic/claude-sonnet-4-6: authentication failed (HTTP 401): invalid x-api-key"
+        "; what you can do: set T_KEY to a valid key, then retry"
+    )

@@ -178,6 +178,20 @@ async def test_a_model_that_does_not_exist_says_so(wire: Wire, sessions: Session
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_again(
+    wire: Wire, sessions: Sessions
+) -> None:
+    too_long = wire.error(400, "prompt is too long: 250000 tokens > 200000 maximum")
+    with LoopbackServer(too_long, too_long, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=2)
+        assert result.status == "error"
+        error = the_error(session, wire, "context_length")
+        assert "context window (HTTP 400): prompt is too long" in error.message
+        assert error.remedies[0].action == "compact"
+        assert len(server.requests) == 1  # compacting freed nothing: the same request would fail
+        await resumes(sessions, wire, session, server)
+
+
 # -- the connection -------------------------------------------------------------------------
 
 

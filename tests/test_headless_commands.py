@@ -8,12 +8,13 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.store import SessionStore
-from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
+from tests.providers.loopback import LoopbackServer, Reply, sse_data, sse_reply
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -377,25 +378,43 @@ def test_a_resumed_session_of_one_message_says_one_message(
     assert "steiner-tui: resumed session a1b2c3d4e5f6 (1 message)\n" in out.stderr  # "1 messages"
 
 
+def _exec_on(server: LoopbackServer, tmp_path: Path, project: Path, *args: str) -> Any:
+    """``exec`` with the Anthropic provider on ``server`` and the key ``bad`` in ``T_KEY``."""
+    config = tmp_path / "xdg" / "steiner" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[providers.anthropic]\nbase_url = "{server.url}"\napi_key_env = "T_KEY"\n')
+    return subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(project), "exec",
+         "--model", "anthropic/claude-sonnet-4-6", *args],
+        capture_output=True, text=True, env={**_env(tmp_path), "T_KEY": "bad"}, timeout=120,
+    )  # fmt: skip
+
+
 def test_exec_says_what_to_do_about_a_provider_error_on_its_one_line(
     tmp_path: Path, sample_project: Path
 ) -> None:
     from tests.providers.protocols import AnthropicWire
 
     with LoopbackServer(AnthropicWire().error(401, "invalid x-api-key")) as server:
-        xdg = tmp_path / "xdg" / "steiner"
-        xdg.mkdir(parents=True)
-        (xdg / "config.toml").write_text(
-            f'[providers.anthropic]\nbase_url = "{server.url}"\napi_key_env = "T_KEY"\n'
-        )
-        out = subprocess.run(
-            [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec", "hi",
-             "--model", "anthropic/claude-sonnet-4-6"],
-            capture_output=True, text=True, env={**_env(tmp_path), "T_KEY": "bad"}, timeout=120,
-        )  # fmt: skip
+        out = _exec_on(server, tmp_path, sample_project, "hi")
     assert out.returncode == 1
     [error] = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
     assert error == (
         "error: anthropic/claude-sonnet-4-6: authentication failed (HTTP 401): invalid x-api-key"
         "; what you can do: set T_KEY to a valid key, then retry"
     )
+
+
+def test_exec_resume_says_the_error_the_last_turn_ended_in(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    wire = AnthropicWire()
+    answer = Reply(parts=wire.text_reply("Back."))
+    with LoopbackServer(wire.error(401, "invalid x-api-key"), answer) as server:
+        assert _exec_on(server, tmp_path, sample_project, "hi").returncode == 1
+        again = _exec_on(server, tmp_path, sample_project, "--resume", "go on")
+    assert again.returncode == 0, again.stderr
+    said = "steiner-tui: the last turn ended in an error: anthropic/claude-sonnet-4-6: "
+    assert said + "authentication failed (HTTP 401): invalid x-api-key" in again.stderr

@@ -378,7 +378,7 @@ def test_a_resumed_session_of_one_message_says_one_message(
     assert "steiner-tui: resumed session a1b2c3d4e5f6 (1 message)\n" in out.stderr  # "1 messages"
 
 
-def _exec_on(server: LoopbackServer, tmp_path: Path, project: Path, *args: str) -> Any:
+def _exec_on(server: LoopbackServer, tmp_path: Path, project: Path, *args: str, **run: Any) -> Any:
     """``exec`` with the Anthropic provider on ``server`` and the key ``bad`` in ``T_KEY``."""
     config = tmp_path / "xdg" / "steiner" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -386,7 +386,8 @@ def _exec_on(server: LoopbackServer, tmp_path: Path, project: Path, *args: str) 
     return subprocess.run(
         [sys.executable, "-m", "steiner_tui", "--project", str(project), "exec",
          "--model", "anthropic/claude-sonnet-4-6", *args],
-        capture_output=True, text=True, env={**_env(tmp_path), "T_KEY": "bad"}, timeout=120,
+        text=True, env={**_env(tmp_path), "T_KEY": "bad"}, timeout=120,
+        **({"capture_output": True} | run),
     )  # fmt: skip
 
 
@@ -418,3 +419,17 @@ def test_exec_resume_says_the_error_the_last_turn_ended_in(
     assert again.returncode == 0, again.stderr
     said = "steiner-tui: the last turn ended in an error: anthropic/claude-sonnet-4-6: "
     assert said + "authentication failed (HTTP 401): invalid x-api-key" in again.stderr
+
+
+def test_exec_ends_the_reply_line_before_its_cost_line_on_one_terminal(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    with LoopbackServer(Reply(parts=AnthropicWire().text_reply("Done."))) as server:
+        out = _exec_on(
+            server, tmp_path, sample_project, "hi",
+            capture_output=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stdout
+    assert "\nDone.\n  $0.0009 (" in out.stdout  # stdout and stderr as a terminal shows them

@@ -124,8 +124,9 @@ def _usage_line(event: UsageReported) -> str:
 class ReplyPrinter(msgspec.Struct):
     """Writes the model's text to ``out`` (stdout) as it streams, its reasoning to ``err``.
 
-    A reply cut by tool calls ends its line before their progress lines go to stderr, so the
-    two streams do not run into each other on a terminal; ``finish`` ends the last line.
+    A reply cut by tool calls, a warning, an error or its cost line ends its line before they
+    go to stderr, so the two streams do not run into each other on a terminal; ``finish`` ends
+    the last line.
     """
 
     out: TextIO = sys.stdout
@@ -141,7 +142,7 @@ class ReplyPrinter(msgspec.Struct):
         elif isinstance(event, ReasoningDelta):
             self.err.write(printable(event.text))
             self.err.flush()
-        elif isinstance(event, ToolCallStarted | ErrorEvent):
+        elif isinstance(event, ToolCallStarted | ErrorEvent | WarningEvent | UsageReported):
             self.finish()
 
     def finish(self) -> None:

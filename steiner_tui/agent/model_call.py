@@ -108,7 +108,8 @@ async def call_model(
                 if progress is not None and not progress.retried_too_large:
                     # Not the end yet: the run compacts and sends it once more.
                     progress.too_large = (prepared.request.messages, failed)
-                    host.sink.emit(WarningEvent("context_length", _RETRY_TOO_LARGE))
+                    too_large = labelled(host.model.ref, _RETRY_TOO_LARGE)
+                    host.sink.emit(WarningEvent("context_length", too_large))
                     return RunResult("error", error=text, error_kind=error.kind)
             host.sink.emit(failed)
             return RunResult("error", error=text, error_kind=error.kind)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from steiner_tui.engine.events import ErrorEvent, ToolCallFinished, UsageReported
+from steiner_tui.engine.events import ErrorEvent, ToolCallFinished, UsageReported, WarningEvent
 from steiner_tui.engine.messages import Image, Message
 from steiner_tui.engine.provider import Remedy
 from tests.providers.loopback import LoopbackServer, Reply, mentions
@@ -189,6 +189,8 @@ async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_ag
         assert "context window (HTTP 400): prompt is too long" in error.message
         assert error.remedies[0].action == "compact"
         assert len(server.requests) == 1  # compacting freed nothing: the same request would fail
+        [warned] = [e for e in session.events(WarningEvent) if e.code == "context_length"]
+        assert warned.message.startswith(f"{wire.label}: the provider found the request too large")
         await resumes(sessions, wire, session, server)
 
 

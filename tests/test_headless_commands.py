@@ -8,13 +8,14 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.store import SessionStore
-from tests.providers.loopback import LoopbackServer, sse_data, sse_reply
+from tests.providers.loopback import LoopbackServer, Reply, sse_data, sse_reply
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -394,3 +395,60 @@ def test_resuming_a_session_open_elsewhere_says_how_to_go_on(
     assert f"session '{session_id}' is open in another steiner-tui" in second.stderr
     assert f"fork it to go on here: steiner-tui sessions fork {session_id}" in second.stderr
     assert len(load_session(directory).as_logged) == 2  # nothing written to it
+
+
+def _exec_on(server: LoopbackServer, tmp_path: Path, project: Path, *args: str, **run: Any) -> Any:
+    """``exec`` with the Anthropic provider on ``server`` and the key ``bad`` in ``T_KEY``."""
+    config = tmp_path / "xdg" / "steiner" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[providers.anthropic]\nbase_url = "{server.url}"\napi_key_env = "T_KEY"\n')
+    return subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(project), "exec",
+         "--model", "anthropic/claude-sonnet-4-6", *args],
+        text=True, env={**_env(tmp_path), "T_KEY": "bad"}, timeout=120,
+        **({"capture_output": True} | run),
+    )  # fmt: skip
+
+
+def test_exec_says_what_to_do_about_a_provider_error_on_its_one_line(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    with LoopbackServer(AnthropicWire().error(401, "invalid x-api-key")) as server:
+        out = _exec_on(server, tmp_path, sample_project, "hi")
+    assert out.returncode == 1
+    [error] = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
+    assert error == (
+        "error: anthropic/claude-sonnet-4-6: authentication failed (HTTP 401): invalid x-api-key"
+        "; what you can do: set T_KEY to a valid key, then retry"
+    )
+
+
+def test_exec_resume_says_the_error_the_last_turn_ended_in(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    wire = AnthropicWire()
+    answer = Reply(parts=wire.text_reply("Back."))
+    with LoopbackServer(wire.error(401, "invalid x-api-key"), answer) as server:
+        assert _exec_on(server, tmp_path, sample_project, "hi").returncode == 1
+        again = _exec_on(server, tmp_path, sample_project, "--resume", "go on")
+    assert again.returncode == 0, again.stderr
+    said = "steiner-tui: the last turn ended in an error: anthropic/claude-sonnet-4-6: "
+    assert said + "authentication failed (HTTP 401): invalid x-api-key" in again.stderr
+
+
+def test_exec_ends_the_reply_line_before_its_cost_line_on_one_terminal(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    from tests.providers.protocols import AnthropicWire
+
+    with LoopbackServer(Reply(parts=AnthropicWire().text_reply("Done."))) as server:
+        out = _exec_on(
+            server, tmp_path, sample_project, "hi",
+            capture_output=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stdout
+    assert "\nDone.\n  $0.0009 (" in out.stdout  # stdout and stderr as a terminal shows them

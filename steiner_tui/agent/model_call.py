@@ -6,7 +6,7 @@ for the session (``MainModel.sees_images``), so later turns send one request, al
 images. Cancellation stores what was streamed as an ``incomplete`` assistant message; provider
 errors do the same and end the call with an ``ErrorEvent`` carrying the error's remedies, except
 a first ``context_length`` rejection with nothing streamed: the runner compacts and sends once
-more. Nothing the user saw is lost.
+more (unless compacting left the request unchanged). Nothing the user saw is lost.
 
 On success: the ``LastMainRequest``, calibration from the reported usage, a stateful provider's
 backend state, and the assistant message appended to the conversation.
@@ -49,7 +49,7 @@ __all__ = ["CallHost", "call_model"]
 
 _RETRY_TOO_LARGE = (
     "the provider found the request too large for the model's window; "
-    "compacting and sending it once more"
+    "compacting, and sending it once more if that made it smaller"
 )
 
 
@@ -102,13 +102,16 @@ async def call_model(
                 prepared = _without_images(host.context, prepared)
                 continue
             _keep_partial(host, collector)
+            failed = ErrorEvent(error.kind, text, error.remedies)
             if error.kind == "context_length" and not collector.has_output:
                 host.state.over_window = True  # the next request compacts first
                 if progress is not None and not progress.retried_too_large:
                     # Not the end yet: the run compacts and sends it once more.
-                    host.sink.emit(WarningEvent("context_length", _RETRY_TOO_LARGE))
+                    progress.too_large = (prepared.request.messages, failed)
+                    too_large = labelled(host.model.ref, _RETRY_TOO_LARGE)
+                    host.sink.emit(WarningEvent("context_length", too_large))
                     return RunResult("error", error=text, error_kind=error.kind)
-            host.sink.emit(ErrorEvent(error.kind, text, error.remedies))
+            host.sink.emit(failed)
             return RunResult("error", error=text, error_kind=error.kind)
         break
     return _finish_call(host, prepared.request, prepared.estimate, collector)

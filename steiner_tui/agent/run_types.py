@@ -17,6 +17,7 @@ from steiner_tui.engine.compaction.escalation import CompactionCounter
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.stateful import ParentUsage
+from steiner_tui.engine.events import ErrorEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.assembler import AssembledPrompt
 from steiner_tui.engine.provider import ChatRequest
@@ -60,6 +61,9 @@ class EpisodeProgress(msgspec.Struct):
     tool_rounds: int = 0
     retried_too_large: bool = False
     """The provider rejected a request as too large once in this episode (it was retried)."""
+    too_large: tuple[Sequence[Message], ErrorEvent] | None = None
+    """The messages of the request rejected as too large, and the error it ends on if its retry
+    would send them unchanged (compacting freed nothing)."""
 
 
 class RunnerState(msgspec.Struct):

@@ -6,8 +6,8 @@ terminal: ``echo "what changed?" | steiner-tui exec``.
 The run is saved as a session, as the app saves its sessions (``sessions list`` shows it and
 ``steiner-tui --resume ID`` opens it). ``--resume ID`` continues a saved session headless, and
 ``--resume`` alone the project's most recent one: the same runner, log and compaction path, the
-conversation and the prompt cache key restored exactly. With a single word after ``--resume``
-that word is the prompt, not an id.
+conversation and the prompt cache key restored exactly; a last turn that ended in an error says
+that error first. With a single word after ``--resume`` that word is the prompt, not an id.
 
 The answer streams to stdout as the model writes it; progress goes to stderr: each request as
 it is sent, tool calls, sub-agents, warnings, an error once, labelled once with the model, and
@@ -148,6 +148,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for notice in session.notices:  # what the workbench shows at start: resume, log, config
         print(printable(f"steiner-tui: {notice}"), file=sys.stderr)
+    ended = [error for error in session.logged_errors if not error.warning][-1:]
+    if ended and ended[0].position == len(session.runner.conversation):
+        # The workbench shows it in place in the conversation; here it is said once.
+        said = f"steiner-tui: the last turn ended in an error: {ended[0].message}"
+        print(printable(said), file=sys.stderr)
     if resume is None or args.mode != "build":  # a resumed session keeps its mode by default
         session.driver.set_mode(args.mode)  # a notice goes out when the mode changes
     try:

@@ -70,7 +70,8 @@ def keep_compiled_templates() -> None:
 
 
 class ProgressSink(msgspec.Struct):
-    """Writes one line per request sent, tool call, warning and error to ``stream`` (stderr).
+    """Writes one line per request sent, tool call, warning and error to ``stream`` (stderr);
+    an error's line ends with the first thing the user can do about it.
 
     Attributes:
         errors: how many errors it wrote (the command prints a failure only when none was).
@@ -99,6 +100,10 @@ class ProgressSink(msgspec.Struct):
         elif isinstance(event, ErrorEvent):
             self.errors += 1
             line = f"error: {event.message}"
+            # The workbench's slash commands ("(/compact)", "(/model)") mean nothing here.
+            hint = next((r.hint for r in event.remedies if "(/" not in r.hint), "")
+            if hint:
+                line += f"; what you can do: {hint}"
         elif isinstance(event, HealthEvent):
             line = f"context health: {event.severity}/{event.state}: {event.guidance}"
         if line:
@@ -119,8 +124,9 @@ def _usage_line(event: UsageReported) -> str:
 class ReplyPrinter(msgspec.Struct):
     """Writes the model's text to ``out`` (stdout) as it streams, its reasoning to ``err``.
 
-    A reply cut by tool calls ends its line before their progress lines go to stderr, so the
-    two streams do not run into each other on a terminal; ``finish`` ends the last line.
+    A reply cut by tool calls, a warning, an error or its cost line ends its line before they
+    go to stderr, so the two streams do not run into each other on a terminal; ``finish`` ends
+    the last line.
     """
 
     out: TextIO = sys.stdout
@@ -136,7 +142,7 @@ class ReplyPrinter(msgspec.Struct):
         elif isinstance(event, ReasoningDelta):
             self.err.write(printable(event.text))
             self.err.flush()
-        elif isinstance(event, ToolCallStarted | ErrorEvent):
+        elif isinstance(event, ToolCallStarted | ErrorEvent | WarningEvent | UsageReported):
             self.finish()
 
     def finish(self) -> None:

@@ -11,12 +11,12 @@ mid-stream" after them; a read timeout is "no response" before and "the stream s
 
 Kinds: 401/403 ``auth``; 429 ``rate_limit`` (``retry_after`` from ``retry-after-ms`` or
 ``retry-after``); 408 and timeouts ``timeout``; 5xx/529 ``server``; transport failures
-``connection``; unparsable stream data ``protocol``; other 4xx ``bad_request``, refined to
-``context_length`` from the API's message, or to ``image_rejected`` when the request had images
-and the message is about one. Statuses the SDK retries (408, 409, 429, 5xx) say how many retries
-were made and that they are used up. Every message starts with the label (``alias/model``) once,
-then the HTTP status when there is one, then the API's own words; ``remedies_for`` adds what the
-user can do about each kind.
+``connection``; unparsable stream data ``protocol``; other 4xx ``bad_request`` (a 404 about the
+model says the model does not exist), refined to ``context_length`` from the API's message, or
+to ``image_rejected`` when the request had images and the message is about one. Statuses the
+SDK retries (408, 409, 429, 5xx) say how many retries were made and that they are used up. Every
+message starts with the label (``alias/model``) once, then the HTTP status when there is one,
+then the API's own words; ``remedies_for`` adds what the user can do about each kind.
 """
 
 from __future__ import annotations
@@ -162,6 +162,8 @@ def classify_api_message(status: int, message: str, *, has_images: bool = True) 
         return "server", "server error"
     if any(marker in lowered for marker in _CONTEXT_MARKERS):
         return "context_length", "the request is larger than the model's context window"
+    if status == 404 and "model" in lowered:
+        return "bad_request", "the model does not exist here, or this key cannot use it"
     if has_images and any(marker in lowered for marker in _IMAGE_MARKERS):
         return "image_rejected", "an image in the request was rejected"
     return "bad_request", "the request was rejected"

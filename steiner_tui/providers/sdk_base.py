@@ -209,7 +209,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             events: EventStream[EventT] | None = None
             async for sent in send_saying_waits(self._send(client, params), _close):
                 if isinstance(sent, str):
-                    yield StreamNotice(sent)
+                    yield StreamNotice(f"{call.label}: {sent}")  # which provider waits
                 else:
                     events = sent
             assert events is not None

@@ -280,6 +280,7 @@ class Wire(ABC):
 _ANTHROPIC_ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
+    404: "not_found_error",
     429: "rate_limit_error",
     500: "api_error",
     503: "api_error",
@@ -385,7 +386,7 @@ class ChatWire(Wire):
         return chunk(None).replace(b'"choices": []', b'"choices": [{"index": 0}]')
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
-        codes = {401: "invalid_api_key", 429: "rate_limit_exceeded"}
+        codes = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
         return openai_error(message, codes.get(status))
 
 

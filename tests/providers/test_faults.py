@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from steiner_tui.engine.events import ErrorEvent, ToolCallFinished, UsageReported
+from steiner_tui.engine.events import ErrorEvent, ToolCallFinished, UsageReported, WarningEvent
 from steiner_tui.engine.messages import Image, Message
 from steiner_tui.engine.provider import Remedy
 from tests.providers.loopback import LoopbackServer, Reply, mentions
@@ -159,6 +159,38 @@ async def test_auth_error_is_not_retried_and_names_the_key(wire: Wire, sessions:
         hint = f"set {wire.key_env} to a valid key, then retry"
         assert error.remedies[0] == Remedy("set_key", hint)
         assert len(server.requests) == 1
+        await resumes(sessions, wire, session, server)
+
+
+async def test_a_model_that_does_not_exist_says_so(wire: Wire, sessions: Sessions) -> None:
+    said = "model: nope" if wire.name == "anthropic" else "The model `nope` does not exist"
+    with LoopbackServer(wire.error(404, said), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=2)
+        assert result.status == "error"
+        error = the_error(session, wire, "bad_request")
+        expected = "the model does not exist here, or this key cannot use it (HTTP 404): "
+        assert expected + said in error.message
+        assert (
+            error.remedies[0].hint
+            == "check the model id and its [models] settings, or switch model"
+        )
+        assert len(server.requests) == 1
+        await resumes(sessions, wire, session, server)
+
+
+async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_again(
+    wire: Wire, sessions: Sessions
+) -> None:
+    too_long = wire.error(400, "prompt is too long: 250000 tokens > 200000 maximum")
+    with LoopbackServer(too_long, too_long, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=2)
+        assert result.status == "error"
+        error = the_error(session, wire, "context_length")
+        assert "context window (HTTP 400): prompt is too long" in error.message
+        assert error.remedies[0].action == "compact"
+        assert len(server.requests) == 1  # compacting freed nothing: the same request would fail
+        [warned] = [e for e in session.events(WarningEvent) if e.code == "context_length"]
+        assert warned.message.startswith(f"{wire.label}: the provider found the request too large")
         await resumes(sessions, wire, session, server)
 
 

@@ -50,6 +50,7 @@ async def test_an_hour_long_retry_after_is_capped_and_said(
     assert (result.status, result.reply) == ("done", "fine")
     [said] = [e for e in session.events(WarningEvent) if e.code == "provider_wait"]
     assert "asks to wait 3600 s before a retry; waiting 0.05 s (at most 0.05 s)" in said.message
+    assert said.message.startswith(f"{wire.label}: HTTP 429: ")  # which provider is waited on
 
 
 async def _said(events: Callable[[type[WarningEvent]], list[WarningEvent]]) -> None:

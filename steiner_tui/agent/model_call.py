@@ -75,6 +75,12 @@ async def call_model(
 ) -> Message | RunResult:
     """Send ``prepared`` and stream the reply; the assistant message appended, or how the
     call ended (``progress`` None: a ``context_length`` rejection is not retried)."""
+    if progress is not None:
+        rejected, progress.too_large = progress.too_large, None
+        if rejected is not None and prepared.request.messages == rejected[0]:
+            # Compacting freed nothing: the provider would reject the same request again.
+            host.sink.emit(rejected[1])
+            return RunResult("error", error=rejected[1].message, error_kind="context_length")
     retried_without_images = False
     while True:
         # Every request actually sent has its own snapshot, the image-free retry included.

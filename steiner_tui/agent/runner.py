@@ -490,11 +490,6 @@ class Runner:
             prepared_or_error = await prepare_turn(self, progress)
             if isinstance(prepared_or_error, RunResult):
                 return prepared_or_error
-            rejected, progress.too_large = progress.too_large, None
-            if rejected is not None and prepared_or_error.request.messages == rejected[0]:
-                # Compacting freed nothing: the provider would reject the same request again.
-                self.sink.emit(rejected[1])
-                return RunResult("error", error=rejected[1].message, error_kind="context_length")
             outcome = await call_model(self, prepared_or_error, progress)
             if isinstance(outcome, RunResult):
                 if outcome.error_kind == "context_length" and not progress.retried_too_large:

@@ -254,6 +254,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
         )
         return
     else:
+        _carry_errors(state, record)
         state.done.append(state.active.freeze())
     state.tool_statuses.update(record.statuses)
     state.active = ActiveGeneration(record, messages, [None] * len(messages))
@@ -261,6 +262,16 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
     state.message_lines = [line] * len(messages)
     state.last_time = record.created_at or state.last_time
     state.partials.clear()
+
+
+def _carry_errors(state: LogState, record: GenerationRecord) -> None:
+    """An error or kept warning that follows a message the new generation retains follows it
+    there too, as the live conversation shows it after a compaction."""
+    moved = {item: new for new, item in enumerate(record.messages) if isinstance(item, int)}
+    for error in [e for e in state.errors if e.generation == state.active.id]:
+        new = moved.get(error.position - 1)
+        if new is not None:
+            state.errors.append(replace(error, generation=record.id, position=new + 1))
 
 
 def _error(state: LogState, record: ErrorRecord) -> None:

@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
-from msgspec.structs import replace
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -48,6 +47,7 @@ from steiner_tui.sessions.log_parse import (
     RequestRecord,
     SessionHeader,
     parse_log_bytes,
+    stop_cut_request,
 )
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
@@ -55,7 +55,6 @@ from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecor
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 
 __all__ = [
-    "APP_STOPPED",
     "INTERRUPTED_TOOL_RESULT",
     "LOST_TOOL_CALL_NOTE",
     "LOST_TOOL_RESULT",
@@ -67,8 +66,6 @@ __all__ = [
     "load_session",
 ]
 
-APP_STOPPED = "the app stopped while the reply streamed"
-"""Why the request whose reply a stopped app cut off has no usage (the inspector's error)."""
 LOST_TOOL_RESULT = (
     "The result of this tool call was lost from the session log; the call may or may not have run."
 )
@@ -366,10 +363,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
             Message("assistant", text, reasoning=reasoning, turn=turn, incomplete=True)
         )
         restored = True
-        tip = state.requests[-1] if state.requests else None
-        if tip is not None and not (tip.usage or tip.cancelled or tip.error):
-            stopped = replace(tip, error=APP_STOPPED, streamed_chars=len(text))
-            state.requests[-1] = stopped
+        stop_cut_request(state)
     state.active.messages = repair.messages
     # Nothing repaired: the generation shares the tuple of logged messages.
     same = len(repair.messages) == logged and not repair.in_place

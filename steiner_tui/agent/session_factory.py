@@ -319,17 +319,20 @@ def _build(
         or config.compaction_mode_for(identity.main.alias, identity.main.model),
         policy=request.compaction_policy,
     )
-    earlier = LoggedRequests(loaded.requests, loaded.lineage) if loaded is not None else None
-    if loaded is not None and earlier is not None:
-        runner.snapshots.next_index = next_request_number(loaded)
-        # The session's total goes on from what its earlier requests cost.
-        runner.cache.session_cost = earlier.cost(
+    earlier = None
+    if loaded is not None:
+        earlier = LoggedRequests(
+            loaded.requests,
+            loaded.lineage,
             lambda model: (
                 runner.model.price
                 if model == runner.model.model
                 else price_for(model, overrides=config.price_overrides)
-            )
+            ),
         )
+        runner.snapshots.next_index = next_request_number(loaded)
+        # The session's total goes on from what its earlier requests cost.
+        runner.cache.session_cost = earlier.cost()
     enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
     static = set(request.static_skills)  # delivered as blocks: never as envelopes too
     scan = ListSink()  # what the discovery says, so a rescan says only what is new

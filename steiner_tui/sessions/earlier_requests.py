@@ -89,10 +89,17 @@ def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStabili
 class LoggedRequests:
     """The request records of a resumed session's log, read when asked (see the module doc)."""
 
-    def __init__(self, requests: Sequence[RequestRecord], lineage: ConversationLineage) -> None:
+    def __init__(
+        self,
+        requests: Sequence[RequestRecord],
+        lineage: ConversationLineage,
+        price_of: Callable[[str], ModelPrice | None] = lambda model: None,
+    ) -> None:
         self.records = requests
         """The log's request records, oldest first (their ``messages`` not filled)."""
         self._lineage = lineage
+        self._price_of = price_of
+        self._prices: dict[str, ModelPrice | None] = {}  # a long session asks the same few
         self._by_hash: dict[str, Message] | None = None
         self._by_index: dict[int, int] | None = None
         self._last: tuple[int, LoggedRequest] | None = None
@@ -109,12 +116,15 @@ class LoggedRequests:
 
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
+        cost = self._priced(record) if record.usage else None
         return RequestSummary(
             position,
             **{f: getattr(record, f) for f in _SUMMARY},
             message_count=record.hash_count,
             reused=record.shared if position else 0,
             logged=True,
+            reported=bool(record.usage),
+            cost_usd=cost.total_usd if cost is not None else None,
         )
 
     def position_of(self, index: int) -> int | None:
@@ -123,27 +133,29 @@ class LoggedRequests:
             self._by_index = {r.index: p for p, r in enumerate(self.records)}
         return self._by_index.get(index)
 
-    def cost(self, price_of: Callable[[str], ModelPrice | None]) -> RequestCost | None:
+    def _priced(self, record: RequestRecord) -> RequestCost | None:
+        """What ``record``'s usage cost at its model's price (None: no price)."""
+        if record.model not in self._prices:
+            self._prices[record.model] = self._price_of(record.model)
+        prompt, output, read, write = (*record.usage, 0, 0, 0, 0)[:4]
+        return request_cost(
+            self._prices[record.model],
+            prompt_tokens=prompt,
+            output_tokens=output,
+            cache_read_tokens=read,
+            cache_write_tokens=write,
+        )
+
+    def cost(self) -> RequestCost | None:
         """What the requests whose usage the log holds cost (summary calls included), each
         priced by ``price_of`` its model; None when one of them has no price."""
         total = ZERO_COST
-        prices: dict[str, ModelPrice | None] = {}  # a long session asks the same few models
         for record in self.records:
-            if not record.usage:
-                continue
-            if record.model not in prices:
-                prices[record.model] = price_of(record.model)
-            prompt, output, read, write = (*record.usage, 0, 0, 0, 0)[:4]
-            cost = request_cost(
-                prices[record.model],
-                prompt_tokens=prompt,
-                output_tokens=output,
-                cache_read_tokens=read,
-                cache_write_tokens=write,
-            )
-            if cost is None:
-                return None
-            total += cost
+            if record.usage:
+                cost = self._priced(record)
+                if cost is None:
+                    return None
+                total += cost
         return total
 
     def at(self, position: int) -> LoggedRequest:

@@ -47,6 +47,7 @@ from steiner_tui.sessions.log_parse import (
     RequestRecord,
     SessionHeader,
     parse_log_bytes,
+    stop_cut_request,
 )
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
@@ -362,6 +363,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
             Message("assistant", text, reasoning=reasoning, turn=turn, incomplete=True)
         )
         restored = True
+        stop_cut_request(state)
     state.active.messages = repair.messages
     # Nothing repaired: the generation shares the tuple of logged messages.
     same = len(repair.messages) == logged and not repair.in_place

@@ -49,6 +49,7 @@ from steiner_tui.sessions.request_values import (
 from steiner_tui.sessions.text_file import LostText, StoredTexts
 
 __all__ = [
+    "APP_STOPPED",
     "KEPT_WARNINGS",
     "ActiveGeneration",
     "LogProblem",
@@ -57,9 +58,12 @@ __all__ = [
     "RequestRecord",
     "SessionHeader",
     "parse_log_bytes",
+    "stop_cut_request",
 ]
 
 
+APP_STOPPED = "the app stopped while the reply streamed"
+"""Why the request whose reply a stopped app cut off has no usage (the inspector's error)."""
 KEPT_WARNINGS = frozenset(
     {
         "compaction_off",
@@ -254,6 +258,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
         )
         return
     else:
+        _carry_errors(state, record)
         state.done.append(state.active.freeze())
     state.tool_statuses.update(record.statuses)
     state.active = ActiveGeneration(record, messages, [None] * len(messages))
@@ -261,6 +266,26 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
     state.message_lines = [line] * len(messages)
     state.last_time = record.created_at or state.last_time
     state.partials.clear()
+
+
+def stop_cut_request(state: LogState) -> None:
+    """The request whose reply the partial records hold got no usage and never will when the
+    app stopped before it came: it ends with ``APP_STOPPED`` and what streamed, as a dropped
+    connection does."""
+    tip = state.tip
+    if state.partials and tip is not None and not (tip.usage or tip.cancelled or tip.error):
+        streamed = sum(len(p.text) for p in state.partials)
+        state.requests[-1] = replace(tip, error=APP_STOPPED, streamed_chars=streamed)
+
+
+def _carry_errors(state: LogState, record: GenerationRecord) -> None:
+    """An error or kept warning that follows a message the new generation retains follows it
+    there too, as the live conversation shows it after a compaction."""
+    moved = {item: new for new, item in enumerate(record.messages) if isinstance(item, int)}
+    for error in [e for e in state.errors if e.generation == state.active.id]:
+        new = moved.get(error.position - 1)
+        if new is not None:
+            state.errors.append(replace(error, generation=record.id, position=new + 1))
 
 
 def _error(state: LogState, record: ErrorRecord) -> None:
@@ -322,6 +347,7 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _usage(state, record)
         case ResumedRecord():
             _check_version(state, record.version, line)
+            stop_cut_request(state)
             # The resumed writer wrote what follows against the records read so far.
             state.damaged_since_request = False
             state.since_request = []

@@ -16,7 +16,7 @@ from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.widgets.inspector_compare import RequestCompare
 from steiner_tui.app.widgets.inspector_detail import NOT_IN_LOG
-from steiner_tui.app.widgets.inspector_requests import RequestTable
+from steiner_tui.app.widgets.inspector_requests import RequestTable, cost_cell
 from tests.app.conftest import SIZE, request_for
 from tests.app.helpers import finish, send, static_text
 
@@ -116,3 +116,26 @@ async def test_the_lineage_browser_after_a_resume_has_every_generation(
         await pilot.press("ctrl+l")
         assert isinstance(resumed.screen, LineageScreen)
         assert len(resumed.screen.lineage.generations) == 2
+
+
+async def test_a_resumed_request_with_usage_keeps_its_cost(project: Path, config_dir: Path) -> None:
+    """The log keeps each request's usage, but a resumed row had no cost: a blank Cost cell
+    (what a request still waiting for its usage shows) beside 'unknown' for a cancelled one."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in TURNS:
+            await send(pilot, text)
+            await finish(pilot)
+        live = [cost_cell(row) for row in app.session.snapshots.summaries()]
+    assert all(live)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await pilot.press("f2")
+        table = resumed.screen.query_one(RequestTable)
+        [cost] = [key for key, column in table.columns.items() if str(column.label) == "Cost"]
+        assert [
+            str(table.get_cell_at(table.get_cell_coordinate(r.key, cost)))
+            for r in table.ordered_rows
+        ] == live

@@ -63,3 +63,32 @@ async def test_a_resumed_session_shows_the_limit_where_it_was(
         assert isinstance(limit, NoticeEntry) and limit.kind == "warning"
         assert limit.text.startswith("llama/smollm2: the reply stopped at the completion limit (")
         assert len([text for text in said(resumed) if "completion limit" in text]) == 1
+
+
+async def test_a_resumed_session_shows_the_limit_of_a_reply_a_compaction_kept(
+    project: Path, config_dir: Path
+) -> None:
+    """The log places a warning in the generation it came in; a compaction that keeps the cut
+    reply (the last turn) left its warning behind, so the resumed reply had none."""
+    turns = [sse_reply(replying("stop")) for _ in range(3)]
+    summary = [chunk({"content": "The person asked about files."}), chunk({}, finish="stop")]
+    with LoopbackServer(
+        *turns, sse_reply(replying("length")), sse_reply([*summary, sse_data("[DONE]")])
+    ) as server:
+        app = make_app(request_for(project, config_dir, chat(server), record=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            for text in ("one?", "two?", "three?", "what files?"):
+                await send(pilot, text)
+                await finish(pilot)
+            await send(pilot, "/compact")
+            await finish(pilot)
+            assert app.session.runner.lineage.active.id == 1
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        entries = resumed.workbench.conversation.entries
+        [reply] = [i for i, e in enumerate(entries) if isinstance(e, ReplyEntry)][-1:]
+        limit = entries[reply + 1]
+        assert isinstance(limit, NoticeEntry) and limit.kind == "warning"
+        assert limit.text.startswith("llama/smollm2: the reply stopped at the completion limit (")

@@ -10,6 +10,7 @@ from steiner_tui.agent.session_factory import NO_ANSWER, STOPPED_MID_REPLY
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
 
@@ -70,6 +71,12 @@ async def test_streamed_text_is_restored_as_incomplete(open_session: OpenSession
     # Resumed, the session says what happened, not only how many messages it has.
     resumed = open_session(resume="killed1")
     assert any(STOPPED_MID_REPLY in notice for notice in resumed.session.notices)
+    # Its request got no usage and never will: the inspector says why, not a blank cost.
+    [request] = resumed.session.requests.summaries()
+    assert request.error == APP_STOPPED and request.streamed_chars == len("Hello wor")
+    resumed.log.close()  # and again, past the resumed record and the restored reply
+    [request] = load_session(killed).requests
+    assert request.error == APP_STOPPED and request.streamed_chars == len("Hello wor")
 
 
 async def test_partial_records_are_bounded_by_size(open_session: OpenSession) -> None:

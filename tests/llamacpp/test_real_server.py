@@ -103,7 +103,8 @@ async def test_exec_streams_each_piece_to_stdout_and_records_usage(
     finally:
         session.close()
     assert result.status == "done", result.error
-    assert result.reply and "".join(out.parts) == result.reply
+    # Written as streamed; its line ended when the usage came (before the cost line).
+    assert result.reply and "".join(out.parts) in (result.reply, result.reply + "\n")
     assert len(out.parts) > 1  # written piece by piece, as the server streamed them
     (usage,) = [e for e in events.events if isinstance(e, UsageReported)]
     assert usage.prompt_tokens > 0 and 0 < usage.completion_tokens <= SHORT

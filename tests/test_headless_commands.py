@@ -425,6 +425,17 @@ def test_exec_says_what_to_do_about_a_provider_error_on_its_one_line(
     )
 
 
+def test_exec_joins_an_error_that_ends_in_a_full_stop_to_what_to_do(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    """OpenAI's messages end in a full stop: the line read "provided.; what you can do"."""
+    from tests.providers.protocols import AnthropicWire
+
+    with LoopbackServer(AnthropicWire().error(401, "Incorrect API key provided.")) as server:
+        out = _exec_on(server, tmp_path, sample_project, "hi")
+    assert "Incorrect API key provided; what you can do: set T_KEY" in out.stderr
+
+
 def test_exec_resume_says_the_error_the_last_turn_ended_in(
     tmp_path: Path, sample_project: Path
 ) -> None:

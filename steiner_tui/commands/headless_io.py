@@ -102,8 +102,8 @@ class ProgressSink(msgspec.Struct):
             line = f"error: {event.message}"
             # The workbench's slash commands ("(/compact)", "(/model)") mean nothing here.
             hint = next((r.hint for r in event.remedies if "(/" not in r.hint), "")
-            if hint:
-                line += f"; what you can do: {hint}"
+            if hint:  # one sentence: an error's own full stop goes ("provided.; what")
+                line = f"{line.removesuffix('.')}; what you can do: {hint}"
         elif isinstance(event, HealthEvent):
             line = f"context health: {event.severity}/{event.state}: {event.guidance}"
         if line:

@@ -61,3 +61,19 @@ def said(app: SteinerApp) -> list[str]:
 def notices(messages: list[object]) -> list[str]:
     """The texts of the notifications among ``messages`` (a ``message_hook`` list)."""
     return [m.notification.message for m in messages if isinstance(m, Notify)]
+
+
+async def inspected(
+    pilot: Pilot[None], *columns: str, row: int = -1
+) -> tuple[tuple[str, ...], str]:
+    """Open the inspector (F2): the cells of ``columns`` in request row ``row`` (-1: the last),
+    and the detail of the request selected."""
+    from steiner_tui.app.widgets.inspector_requests import RequestTable
+
+    await pilot.press("f2")
+    await finish(pilot)
+    screen = pilot.app.screen
+    table = screen.query_one(RequestTable)
+    key = str(table.row_count - 1 if row < 0 else row)
+    cells = tuple(str(table.get_cell(key, column)) for column in columns)
+    return cells, static_text(screen.query_one("#request-summary", Static))

@@ -19,7 +19,7 @@ from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import GateProvider, fake_model
-from tests.app.helpers import finish, send, static_text
+from tests.app.helpers import finish, inspected, send, static_text
 from tests.providers.loopback import LoopbackServer, Reply, sse_reply
 from tests.providers.protocols import block_start, block_stop, delta, message_end, text
 from tests.providers.protocols import message_start as start
@@ -128,14 +128,8 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
         await provider.reached.wait()
         await pilot.press("escape")
         await finish(pilot)
-        await pilot.press("f2")
-        await finish(pilot)
-        table = app.screen.query_one(RequestTable)
-        assert (str(table.get_cell("0", "cause")), str(table.get_cell("0", "cost"))) == (
-            "cancelled",
-            "unknown",
-        )
-        summary = static_text(app.screen.query_one("#request-summary", Static))
+        cells, summary = await inspected(pilot, "cause", "cost", row=0)
+        assert cells == ("cancelled", "unknown")
         assert summary.endswith(
             "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
             "the 14 characters of reply streamed are kept, marked interrupted"
@@ -155,14 +149,8 @@ async def test_a_cancelled_request_says_so_again_after_a_resume(app_for: AppFact
     resumed = app_for(record=True, resume="latest")
     async with resumed.run_test(size=SIZE) as pilot:
         await finish(pilot)
-        await pilot.press("f2")
-        await finish(pilot)
-        table = resumed.screen.query_one(RequestTable)
-        assert (str(table.get_cell("0", "cause")), str(table.get_cell("0", "cost"))) == (
-            "cancelled",
-            "unknown",
-        )
-        summary = static_text(resumed.screen.query_one("#request-summary", Static))
+        cells, summary = await inspected(pilot, "cause", "cost", row=0)
+        assert cells == ("cancelled", "unknown")
         assert summary.endswith(
             "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
             "the 14 characters of reply streamed are kept, marked interrupted"
@@ -180,14 +168,8 @@ async def test_a_request_that_failed_says_so_and_why_in_the_inspector(
             await finish(pilot)
             await send(pilot, "hello")
             await finish(pilot)
-            await pilot.press("f2")
-            await finish(pilot)
-            table = app.screen.query_one(RequestTable)
-            assert (str(table.get_cell("0", "cause")), str(table.get_cell("0", "cost"))) == (
-                "failed",
-                "unknown",
-            )
-            summary = static_text(app.screen.query_one("#request-summary", Static))
+            cells, summary = await inspected(pilot, "cause", "cost", row=0)
+            assert cells == ("failed", "unknown")
             assert summary.endswith(
                 "Failed before the provider reported usage: cost and cache unknown · "
                 "the 6 characters of reply streamed are kept, marked interrupted\n"

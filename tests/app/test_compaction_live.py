@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 
 from textual.app import App, ComposeResult
 from textual.geometry import Region
-from textual.widgets import Static
 
 from steiner_tui.app.transcript import CompactionRunEntry, NoticeEntry
 from steiner_tui.app.widgets.compaction_row import CompactionRow
-from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.engine.events import (
     CompactionApplied,
     CompactionOutcome,
@@ -30,7 +28,7 @@ from steiner_tui.engine.provider import (
 )
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import INFO, fake_model
-from tests.app.helpers import finish, said, send, static_text
+from tests.app.helpers import finish, inspected, said, send, static_text
 
 CHUNK = "summary text. " * 4 + "12345678"
 """64 characters: 16 tokens by characters/4."""
@@ -119,13 +117,8 @@ async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
         assert len(app.session.driver.lineage.generations) == 1
         assert not screen.busy
         # Its summary request says it was cancelled, not blanks as a request still waiting.
-        await pilot.press("f2")
-        await finish(pilot)
-        table = app.screen.query_one(RequestTable)
-        key = str(table.row_count - 1)
-        cells = [str(table.get_cell(key, c)) for c in ("kind", "cause", "cost")]
-        assert cells == ["compaction", "cancelled", "unknown"]
-        summary = static_text(app.screen.query_one("#request-summary", Static))
+        cells, summary = await inspected(pilot, "kind", "cause", "cost")
+        assert cells == ("compaction", "cancelled", "unknown")
         assert summary.endswith(
             "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
             "a summary cut short is not kept"

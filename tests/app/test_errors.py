@@ -7,8 +7,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from textual.widgets import Static
-
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import (
     CompactionRunEntry,
@@ -18,7 +16,6 @@ from steiner_tui.app.transcript import (
     UserEntry,
 )
 from steiner_tui.app.widgets.error_row import ErrorRow
-from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.provider import (
     ChatRequest,
@@ -32,7 +29,7 @@ from steiner_tui.engine.provider import (
 )
 from tests.app.conftest import SESSION_ID, SIZE, AppFactory, request_for
 from tests.app.fakes import INFO, FailingProvider, GateProvider, fake_model
-from tests.app.helpers import finish, send, static_text
+from tests.app.helpers import finish, inspected, send, static_text
 
 
 async def test_a_provider_error_is_an_entry_with_its_remedies(app_for: AppFactory) -> None:
@@ -188,16 +185,8 @@ async def test_a_failed_summary_request_says_so_in_the_inspector(app_for: AppFac
         for text in ("first", "second", "/compact"):
             await send(pilot, text)
             await finish(pilot)
-        await pilot.press("f2")
-        await finish(pilot)
-        table = app.screen.query_one(RequestTable)
-        key = str(table.row_count - 1)
-        assert str(table.get_cell(key, "kind")) == "compaction"
-        assert (str(table.get_cell(key, "cause")), str(table.get_cell(key, "cost"))) == (
-            "failed",
-            "unknown",
-        )
-        summary = static_text(app.screen.query_one("#request-summary", Static))
+        cells, summary = await inspected(pilot, "kind", "cause", "cost")
+        assert cells == ("compaction", "failed", "unknown")
         assert summary.endswith(
             "Failed before the provider reported usage: cost and cache unknown · "
             "a summary cut short is not kept\n"

@@ -136,13 +136,16 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
             msgspec.structs.force_setattr(self, "_content_bytes", size)
             return len(self.role) + size
 
-    def digest(self) -> str:
-        """The message's hash (``message_hash``), computed once."""
+    def digest(self, content: bytes | None = None) -> str:
+        """The message's hash (``message_hash``), computed once; ``content``: its content's
+        UTF-8 when the caller has it (not encoded again)."""
         try:
             known = self._digest
         except AttributeError:  # a ``copy.copy``, which skips ``__post_init__``
             known = None
-        return known if known is not None else self.digest_from(utf8(self.content))
+        if known is not None:
+            return known
+        return self.digest_from(utf8(self.content) if content is None else content)
 
     def digest_from(self, content: bytes | memoryview) -> str:
         """The message's hash with ``content`` as its content's UTF-8 (``utf8``), which a
@@ -166,6 +169,12 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
         msgspec.structs.force_setattr(self, "_digest", digest)
         msgspec.structs.force_setattr(self, "_content_bytes", len(content))
         return digest
+
+    def take_digest(self, digest: str, content_bytes: int) -> None:
+        """Keep ``digest`` as the message's hash and ``content_bytes`` as its content's UTF-8
+        size without computing them: a session log stores them for a large text."""
+        msgspec.structs.force_setattr(self, "_digest", digest)
+        msgspec.structs.force_setattr(self, "_content_bytes", content_bytes)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:

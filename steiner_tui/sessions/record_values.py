@@ -20,7 +20,7 @@ from steiner_tui.sessions.records import (
     GenerationRecord,
     MessageLine,
 )
-from steiner_tui.sessions.text_file import StoredTexts, TextFile
+from steiner_tui.sessions.text_file import Span, StoredTexts, TextFile
 
 __all__ = [
     "generation_record",
@@ -80,12 +80,14 @@ def message_line(
     implied = message.role != "user" and message.turn == (
         messages[position - 1].turn if position else 0
     )
-    span = texts.put(message.content) if texts is not None else None
-    raw = None if span is not None else _json_content(message)
+    placed = texts.put(message.content) if texts is not None else None
+    raw = None if placed is not None else _json_content(message)
     return LINE_OF_ROLE[message.role](
-        content="" if raw is not None or span is not None else message.content,
+        content="" if raw is not None or placed is not None else message.content,
         json=EMPTY_JSON if raw is None else raw,
-        text=span,
+        text=None if placed is None else placed.span,
+        digest="" if placed is None else message.digest(placed.data),
+        crc=None if placed is None else placed.crc,
         reasoning=message.reasoning,  # ``_COPIED`` by name, as in ``message_of_line``
         tool_calls=message.tool_calls,
         images=message.images,
@@ -107,7 +109,8 @@ def message_of_line(
 ) -> tuple[Message, int | None]:
     """The message ``line`` holds, appended after ``messages``, and its driver prefix; its
     content is the equal one in ``texts`` when there is one (else added), so a file read again
-    or a command run again is held once; ``stored``: ``session.text`` (none: empty).
+    or a command run again is held once (a text with a CRC-32: the equal one in ``stored``,
+    ``session.text``; none: empty).
 
     Raises:
         ValueError: the line has more than one of ``content``, ``json`` and ``text``.
@@ -116,14 +119,19 @@ def message_of_line(
     role = str(type(line).__struct_config__.tag)
     content = line.content
     utf8: bytes | memoryview | None = None
+    checked = line.crc is not None
+    if checked != bool(line.digest) or (checked and line.text is None):
+        raise ValueError("a digest and a crc come together, with a text")
     if len(line.json) or line.text is not None:
         if content or (len(line.json) and line.text is not None):
             raise ValueError("more than one of content, json and text")
-        if line.text is not None:
+        if line.text is not None and line.crc is not None:
+            content = _checked_text(line.digest, line.text, line.crc, stored)
+        elif line.text is not None:
             content, utf8 = (stored or StoredTexts()).read_utf8(line.text)
         else:
             content, utf8 = str(line.json, "utf-8"), memoryview(line.json)
-    if texts is not None:
+    if texts is not None and not checked:
         content = texts.setdefault(content, content)
     turn = line.turn
     if turn is None:
@@ -140,12 +148,31 @@ def message_of_line(
         incomplete=line.incomplete,
         turn=turn,
     )
-    if utf8 is not None:  # hashed from the bytes read: not encoded again (18 MB at 10,000)
+    if checked and line.text is not None:
+        message.take_digest(line.digest, line.text[1])
+    elif utf8 is not None:  # hashed from the bytes read: not encoded again
         message.digest_from(utf8)
     driver = line.driver
     if driver is None and role == "user" and not line.source:
         driver = 0
     return message, driver
+
+
+def _checked_text(digest: str, span: Span, crc: int, stored: StoredTexts | None) -> str:
+    """The text at ``span`` of a line that stores its message's ``digest`` and the text's
+    CRC-32 (``crc``).
+
+    Raises:
+        ValueError: the digest is not 8 lowercase hex digits.
+        LostText: the text is not in ``stored``, or not the one written (``StoredTexts.read``).
+    """
+    if len(digest) != _DIGEST_LENGTH or digest.strip(_HEX):
+        raise ValueError(f"digest {digest!r} is not {_DIGEST_LENGTH} lowercase hex digits")
+    return (stored or StoredTexts()).read(span, crc)
+
+
+_DIGEST_LENGTH = 8
+_HEX = "0123456789abcdef"
 
 
 def trusted_content(message: Message, driver: int | None) -> str:
@@ -185,9 +212,9 @@ def generation_record(
         if position is not None and before[position] is message:
             messages.append(position)
             continue
-        span = texts.put(message.content) if texts is not None else None
-        if span is not None:
-            spans[len(messages)] = span
+        placed = texts.put(message.content) if texts is not None else None
+        if placed is not None:
+            spans[len(messages)] = placed.span
             message = message.with_content("")
         messages.append(message)
         status = status_of_line(message, (statuses or {}).get(message.tool_call_id, ""))

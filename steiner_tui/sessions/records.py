@@ -94,6 +94,11 @@ class MessageLine(_Record, frozen=True):
     content: str = ""
     json: msgspec.Raw = EMPTY_JSON
     text: tuple[int, int] | None = None
+    digest: str = ""
+    """With ``text``: the message's hash (``message_hash``) as written, which a loader takes
+    instead of hashing the text again (a log written before has none: it is hashed)."""
+    crc: int | None = None
+    """With ``digest``: the CRC-32 of the text's bytes, checked before the digest is taken."""
     reasoning: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     images: tuple[Image, ...] = ()

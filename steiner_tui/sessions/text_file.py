@@ -19,12 +19,22 @@ never stored here (its line keeps it, escaped).
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 from steiner_tui.errors import SessionError
 from steiner_tui.sessions.whole_append import append_whole
 
-__all__ = ["TEXT_FILE_NAME", "TEXT_MIN_BYTES", "LostText", "StoredTexts", "TextFile"]
+__all__ = [
+    "TEXT_FILE_NAME",
+    "TEXT_MIN_BYTES",
+    "LostText",
+    "Placed",
+    "Span",
+    "StoredTexts",
+    "TextFile",
+]
 
 TEXT_FILE_NAME = "session.text"
 TEXT_MIN_BYTES = 1024
@@ -39,6 +49,16 @@ Span = tuple[int, int]
 
 class LostText(SessionError, ValueError):
     """A record's text is not (wholly) in ``session.text``."""
+
+
+class Placed(NamedTuple):
+    """A text written to the file."""
+
+    span: Span
+    crc: int
+    """The CRC-32 of its bytes, which a loader checks them against (``StoredTexts.read``)."""
+    data: bytes
+    """Its UTF-8."""
 
 
 class TextFile:
@@ -75,7 +95,7 @@ class TextFile:
             self.end = os.fstat(self._fd).st_size  # appends go to the end, whatever is there
         return self._fd
 
-    def put(self, content: str) -> Span | None:
+    def put(self, content: str) -> Placed | None:
         """Append ``content`` and return where it is; None (nothing written) when it stays in
         its record: under ``TEXT_MIN_BYTES``, holding NUL or unpaired surrogates.
 
@@ -93,7 +113,7 @@ class TextFile:
         fd = self._open()  # ``end`` is the file's end from here
         self.end = append_whole(fd, data, end=self.end)
         self._dirty = True
-        return self.end - len(data), len(data)
+        return Placed((self.end - len(data), len(data)), zlib.crc32(data), data)
 
     @property
     def descriptor(self) -> int | None:
@@ -119,21 +139,40 @@ class StoredTexts:
         self.data = data
         self.referred = 0
         """The end of the furthest text a record referred to (a resumed log starts there)."""
+        self._decoded: dict[tuple[int, int], tuple[int, str]] = {}
+        """By CRC-32 and length: where a checked text is, and its text."""
 
-    def read(self, span: Span) -> str:
-        """The text at ``span``.
+    def read(self, span: Span, crc: int) -> str:
+        """The text at ``span``, whose bytes had the CRC-32 ``crc`` when written; the same
+        string for each span of the same bytes (decoded once, and a file read again is held
+        once, without hashing the strings).
 
         Raises:
-            LostText: it is not wholly in the file, is zeroed, or is not UTF-8.
+            LostText: as ``read_utf8``, or its bytes are not the ones written (the CRC-32
+                differs: the file was edited, or is another session's).
         """
-        return self.read_utf8(span)[0]
+        view, where = self._view(span)
+        if zlib.crc32(view) != crc:
+            raise LostText(f"{where} is not the text written there (its CRC-32 differs)")
+        key = (crc, len(view))
+        seen = self._decoded.get(key)
+        if seen is not None and self.data.startswith(view, seen[0]):  # ``==`` of views: 40x
+            return seen[1]
+        text = self._decode(view, span, where)
+        self._decoded[key] = span[0], text
+        return text
 
     def read_utf8(self, span: Span) -> tuple[str, memoryview]:
-        """The text at ``span`` and its bytes in the file (its UTF-8, for a hash of it).
+        """The text at ``span`` (written without a CRC-32) and its bytes in the file (its
+        UTF-8, for a hash of it).
 
         Raises:
             LostText: it is not wholly in the file, is zeroed, or is not UTF-8.
         """
+        view, where = self._view(span)
+        return self._decode(view, span, where), view
+
+    def _view(self, span: Span) -> tuple[memoryview, str]:
         offset, length = span
         end = offset + length
         if offset < 0 or length < 0:
@@ -144,8 +183,11 @@ class StoredTexts:
             raise LostText(f"{where} is missing (the file ends at byte {len(self.data)})")
         if self.data.find(b"\0", offset, end) >= 0:
             raise LostText(f"{where} was zeroed")
-        data = memoryview(self.data)[offset:end]
+        return memoryview(self.data)[offset:end], where
+
+    @staticmethod
+    def _decode(view: memoryview, span: Span, where: str) -> str:
         try:
-            return str(data, "utf-8"), data
+            return str(view, "utf-8")
         except UnicodeDecodeError as exc:
-            raise LostText(f"{where} is not valid UTF-8 (byte {offset + exc.start})") from None
+            raise LostText(f"{where} is not valid UTF-8 (byte {span[0] + exc.start})") from None

@@ -4,7 +4,10 @@
   ``[offset, length]``; smaller ones, and ones holding NUL or lone surrogates, stay inline;
 * a text cut off (a torn write, a truncated or lost file) or zeroed is a problem of its line,
   and the message is handled as a torn line's; resuming keeps those records lost;
-* a fork writes its own ``session.text``; a log of version 7 is refused clearly.
+* a fork writes its own ``session.text``; a log of version 7 is refused clearly;
+* a text's line stores its message's digest and the text's CRC-32: the digest is taken, not
+  computed, once the CRC-32 matches; a text edited since is reported as lost; a line without
+  them (an older log) is hashed.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -287,3 +292,74 @@ async def test_without_meta_the_list_titles_a_session_from_its_first_text(
         directory / TEXT_FILE_NAME
     ).stat().st_size
     assert info.meta.size_bytes == sizes
+
+
+def _rewrite_lines(directory: Path, change: Callable[[dict[str, object]], None]) -> None:
+    lines = _lines(directory)
+    for line in lines:
+        change(line)
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    (directory / "session.jsonl").write_bytes(data)
+
+
+async def test_a_text_line_stores_its_digest_and_crc_and_an_older_line_is_hashed(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, lineage = await _session_with_texts(open_session, project)
+    messages = lineage.active.messages  # type: ignore[attr-defined]
+    texts = (directory / TEXT_FILE_NAME).read_bytes()
+    user, _, result, _ = _message_lines(directory)
+    for line, message in ((user, messages[0]), (result, messages[2])):
+        offset, length = line["text"]  # type: ignore[misc]
+        assert line["digest"] == message.digest()
+        assert line["crc"] == zlib.crc32(texts[offset : offset + length])
+
+    def older(line: dict[str, object]) -> None:  # as a log written before the digests
+        line.pop("digest", None)
+        line.pop("crc", None)
+
+    _rewrite_lines(directory, older)
+    loaded = load_session(directory)
+    assert loaded.problems == () and loaded.lineage == lineage
+    for read in loaded.lineage.active.messages:
+        assert read.digest() == Message(**msgspec.structs.asdict(read)).digest()
+
+
+async def test_a_text_edited_in_place_is_reported_not_taken_with_its_stored_digest(
+    open_session: OpenSession, project: Path
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+    path = directory / TEXT_FILE_NAME
+    texts = path.read_bytes()
+    path.write_bytes(texts.replace(b'"quoted"', b"'quoted'", 1))  # same length, still UTF-8
+    start, length = _message_lines(directory)[0]["text"]  # type: ignore[misc]
+    loaded = load_session(directory)
+    assert [p.message for p in loaded.problems][:1] == [
+        f"the user record was lost: its text (bytes {start}-{start + length} of "
+        f"{TEXT_FILE_NAME}) is not the text written there (its CRC-32 differs)"
+    ]
+    assert all(m.content != "explain this:\n" + BIG for m in loaded.lineage.active.messages)
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"digest": "ABCD1234"}, "digest 'ABCD1234' is not 8 lowercase hex digits"),
+        ({"digest": ""}, "a digest and a crc come together, with a text"),
+        ({"crc": None}, "a digest and a crc come together, with a text"),
+    ],
+)
+async def test_a_text_lines_bad_digest_or_crc_is_a_problem_of_its_line(
+    open_session: OpenSession, project: Path, change: dict[str, object], error: str
+) -> None:
+    directory, _ = await _session_with_texts(open_session, project)
+
+    def damage(line: dict[str, object]) -> None:
+        if line["type"] == "user":
+            line.update(change)
+            if line["digest"] == "" or line["crc"] is None:
+                del line["digest" if line["digest"] == "" else "crc"]
+
+    _rewrite_lines(directory, damage)
+    problems = [p.message for p in load_session(directory).problems]
+    assert any(error in message for message in problems), problems

@@ -47,7 +47,7 @@ from steiner_tui.engine.events import (
     SourceTokens,
     UsageReported,
 )
-from steiner_tui.engine.messages import Message, message_hash, messages_bytes
+from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes, blocks_bytes
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.source_counts import (
@@ -97,7 +97,7 @@ def hash_messages(messages: Iterable[Message]) -> tuple[str, ...]:
     Not memoized here (each message caches its own hash): a process-wide memo would keep large
     tool outputs alive after their session is gone.
     """
-    return tuple(message_hash(message) for message in messages)
+    return tuple([message.digest() for message in messages])  # ``message_hash``, no call each
 
 
 def build_request_snapshot(

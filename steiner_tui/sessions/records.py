@@ -50,9 +50,10 @@ __all__ = [
 ]
 
 LOG_VERSION = 8
-"""8: message texts of 1 KB and more in ``session.text`` (``text_file``); a request record's
-estimate left out when its usage's prompt tokens say it. Earlier versions were development
-versions."""
+"""8: message texts of 1 KB and more in ``session.text`` (``text_file``), later with their
+message's digest and CRC-32 (``MessageLine.digest``: a line without is read as before); a
+request record's estimate left out when its usage's prompt tokens say it. Earlier versions
+were development versions."""
 LOG_FILE_NAME = "session.jsonl"
 META_FILE_NAME = "meta.json"
 

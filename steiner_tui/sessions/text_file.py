@@ -151,14 +151,15 @@ class StoredTexts:
             LostText: as ``read_utf8``, or its bytes are not the ones written (the CRC-32
                 differs: the file was edited, or is another session's).
         """
-        view, where = self._view(span)
+        view = self._view(span, zeroed=False)  # no text written has NUL: the CRC-32 tells
         if zlib.crc32(view) != crc:
-            raise LostText(f"{where} is not the text written there (its CRC-32 differs)")
+            self._view(span)  # zeroed, said as such
+            raise LostText(f"{_where(span)} is not the text written there (its CRC-32 differs)")
         key = (crc, len(view))
         seen = self._decoded.get(key)
         if seen is not None and self.data.startswith(view, seen[0]):  # ``==`` of views: 40x
             return seen[1]
-        text = self._decode(view, span, where)
+        text = _decoded(view, span)
         self._decoded[key] = span[0], text
         return text
 
@@ -169,25 +170,30 @@ class StoredTexts:
         Raises:
             LostText: it is not wholly in the file, is zeroed, or is not UTF-8.
         """
-        view, where = self._view(span)
-        return self._decode(view, span, where), view
+        view = self._view(span)
+        return _decoded(view, span), view
 
-    def _view(self, span: Span) -> tuple[memoryview, str]:
+    def _view(self, span: Span, *, zeroed: bool = True) -> memoryview:
+        """The bytes at ``span``; ``zeroed``: check that they are not zeros."""
         offset, length = span
         end = offset + length
         if offset < 0 or length < 0:
             raise LostText(f"its text has no place in {TEXT_FILE_NAME} ({offset}, {length})")
-        self.referred = max(self.referred, end)
-        where = f"its text (bytes {offset}-{end} of {TEXT_FILE_NAME})"
+        if end > self.referred:
+            self.referred = end
         if end > len(self.data):
-            raise LostText(f"{where} is missing (the file ends at byte {len(self.data)})")
-        if self.data.find(b"\0", offset, end) >= 0:
-            raise LostText(f"{where} was zeroed")
-        return memoryview(self.data)[offset:end], where
+            raise LostText(f"{_where(span)} is missing (the file ends at byte {len(self.data)})")
+        if zeroed and self.data.find(b"\0", offset, end) >= 0:
+            raise LostText(f"{_where(span)} was zeroed")
+        return memoryview(self.data)[offset:end]
 
-    @staticmethod
-    def _decode(view: memoryview, span: Span, where: str) -> str:
-        try:
-            return str(view, "utf-8")
-        except UnicodeDecodeError as exc:
-            raise LostText(f"{where} is not valid UTF-8 (byte {span[0] + exc.start})") from None
+
+def _where(span: Span) -> str:
+    return f"its text (bytes {span[0]}-{span[0] + span[1]} of {TEXT_FILE_NAME})"
+
+
+def _decoded(view: memoryview, span: Span) -> str:
+    try:
+        return str(view, "utf-8")
+    except UnicodeDecodeError as exc:
+        raise LostText(f"{_where(span)} is not valid UTF-8 (byte {span[0] + exc.start})") from None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
@@ -104,6 +105,8 @@ def _encode(value: Any, out: Callable[[str], None]) -> None:
 
 
 _BYTE_ESCAPES = tuple((chr(raw).encode(), escaped.encode()) for raw, escaped in _ESCAPES.items())
+_ESCAPED = re.compile(b"|".join(re.escape(raw) for raw, _ in _BYTE_ESCAPES))
+"""Any of them: one search, where five ``in`` tests took 1 us a tool call (2,500 at a resume)."""
 _SAFE_INT = 2**53
 
 
@@ -146,8 +149,8 @@ def go_json(value: Any) -> str:
         except UnicodeEncodeError:
             pass
         else:
-            for raw, escaped in _BYTE_ESCAPES:
-                if raw in data:
+            if _ESCAPED.search(data) is not None:
+                for raw, escaped in _BYTE_ESCAPES:
                     data = data.replace(raw, escaped)
             return data.decode()
     parts: list[str] = []

@@ -207,7 +207,7 @@ def _last_used(loaded: LoadedSession) -> str:
     last = loaded.last_main_request
     if not last.is_zero and last.provider_alias:
         return f"{last.provider_alias}/{last.backend_model}"
-    asked = [r for r in loaded.requests if not r.compaction and r.provider]
+    asked = [r for r in loaded.requests.heads if not r.compaction and r.provider]
     if asked:
         return f"{asked[-1].provider}/{asked[-1].model}"
     header = loaded.header

@@ -2,13 +2,14 @@
 
 The snapshot store holds only the requests a process made; a resumed session's earlier ones
 are its log's request records: figures, message hashes and usage, not what ``NOT_RECORDED``
-lists. ``LoggedRequests`` reads them when asked (a page costs what it holds; the lookup by hash
-is built when a request is first shown); ``SessionRequests`` lists the log's, then the store's.
+lists. ``LoggedRequests`` reads them when asked (the records when one is first shown, the lookup
+by hash then too; the session's cost and the lookup by number from the records' heads only);
+``SessionRequests`` lists the log's, then the store's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import msgspec
 
@@ -24,7 +25,7 @@ from steiner_tui.engine.snapshots import (
     message_source,
     prefix_stability,
 )
-from steiner_tui.sessions.request_values import RequestRecord, shared_prefix
+from steiner_tui.sessions.request_values import LoggedRecords, RequestRecord, shared_prefix
 
 __all__ = [
     "BLOCKS_SOURCE",
@@ -91,12 +92,13 @@ class LoggedRequests:
 
     def __init__(
         self,
-        requests: Sequence[RequestRecord],
+        requests: LoggedRecords,
         lineage: ConversationLineage,
         price_of: Callable[[str], ModelPrice | None] = lambda model: None,
     ) -> None:
         self.records = requests
-        """The log's request records, oldest first (their ``messages`` not filled)."""
+        """The log's request records, oldest first (their ``messages`` not filled; each read
+        when first asked for, ``LoggedRecords``)."""
         self._lineage = lineage
         self._price_of = price_of
         self._prices: dict[str, ModelPrice | None] = {}  # a long session asks the same few
@@ -116,7 +118,7 @@ class LoggedRequests:
 
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
-        cost = self._priced(record) if record.usage else None
+        cost = self._priced(record.model, record.usage) if record.usage else None
         return RequestSummary(
             position,
             **{f: getattr(record, f) for f in _SUMMARY},
@@ -130,16 +132,16 @@ class LoggedRequests:
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
         if self._by_index is None:
-            self._by_index = {r.index: p for p, r in enumerate(self.records)}
+            self._by_index = {r.index: p for p, r in enumerate(self.records.heads)}
         return self._by_index.get(index)
 
-    def _priced(self, record: RequestRecord) -> RequestCost | None:
-        """What ``record``'s usage cost at its model's price (None: no price)."""
-        if record.model not in self._prices:
-            self._prices[record.model] = self._price_of(record.model)
-        prompt, output, read, write = (*record.usage, 0, 0, 0, 0)[:4]
+    def _priced(self, model: str, usage: tuple[int, ...]) -> RequestCost | None:
+        """What ``usage`` cost at ``model``'s price (None: no price)."""
+        if model not in self._prices:
+            self._prices[model] = self._price_of(model)
+        prompt, output, read, write = (*usage, 0, 0, 0, 0)[:4]
         return request_cost(
-            self._prices[record.model],
+            self._prices[model],
             prompt_tokens=prompt,
             output_tokens=output,
             cache_read_tokens=read,
@@ -147,15 +149,23 @@ class LoggedRequests:
         )
 
     def cost(self) -> RequestCost | None:
-        """What the requests whose usage the log holds cost (summary calls included), each
-        priced by ``price_of`` its model; None when one of them has no price."""
+        """What the requests whose usage the log holds cost (summary calls included), priced
+        by ``price_of`` their model: each model's tokens summed, then priced once (the
+        uncached prompt tokens clamped per request, as ``request_cost`` does); None when one
+        of them has no price."""
+        tokens: dict[str, tuple[int, int, int, int]] = {}
+        for head in self.records.heads:
+            if head.usage:
+                prompt, output, read, write = (*head.usage, 0, 0, 0, 0)[:4]
+                u, o, r, w = tokens.get(head.model, (0, 0, 0, 0))
+                uncached = max(prompt - read - write, 0)
+                tokens[head.model] = (u + uncached, o + output, r + read, w + write)
         total = ZERO_COST
-        for record in self.records:
-            if record.usage:
-                cost = self._priced(record)
-                if cost is None:
-                    return None
-                total += cost
+        for model, (uncached, output, read, write) in tokens.items():
+            cost = self._priced(model, (uncached + read + write, output, read, write))
+            if cost is None:
+                return None
+            total += cost
         return total
 
     def at(self, position: int) -> LoggedRequest:
@@ -253,7 +263,7 @@ class SessionRequests:
             return None
         for number in range(index - 1, index - 1 - lookback, -1):
             position = earlier.position_of(number)
-            if position is not None and not earlier.records[position].compaction:
+            if position is not None and not earlier.records.heads[position].compaction:
                 return earlier.at(position)
         return None
 

@@ -52,6 +52,7 @@ from steiner_tui.sessions.log_parse import (
 from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
+from steiner_tui.sessions.request_values import LoggedRecords
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 
 __all__ = [
@@ -86,7 +87,8 @@ class LoadedSession(msgspec.Struct, frozen=True):
         last_main_request: the last logged one (zero when none).
         problems: each bad line, in order.
         meta: ``meta.json`` when readable, else derived from the log.
-        requests: logged request metadata, in order.
+        requests: logged request metadata, in order (each record read when first asked for;
+            what resume needs of them is in ``requests.heads``).
         mode: the last logged execution mode.
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
@@ -114,7 +116,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     last_main_request: LastMainRequest
     problems: tuple[LogProblem, ...]
     meta: SessionMeta
-    requests: tuple[RequestRecord, ...] = ()
+    requests: LoggedRecords = msgspec.field(default_factory=LoggedRecords)
     mode: str = "build"
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
@@ -379,7 +381,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
         last_main_request=state.last_main_request,
         problems=tuple(problems),
         meta=meta,
-        requests=tuple(state.requests),
+        requests=state.requests,
         mode=state.mode,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,

@@ -2,7 +2,8 @@
 
 Each line is decoded whole, then applied inside its own ``try``: any failure becomes a
 ``LogProblem`` for that line and changes nothing. Parsing is linear in the log: messages grow in
-a list, and a request record keeps only its new hashes (``RequestRecord.message_hashes``).
+a list, and a request record keeps only its new hashes (``RequestRecord.message_hashes``);
+request records are read whole only when asked for (``request_values.LoggedRecords``).
 """
 
 from __future__ import annotations
@@ -41,9 +42,9 @@ from steiner_tui.sessions.records import (
     decode_record,
 )
 from steiner_tui.sessions.request_values import (
+    LoggedRecords,
     RequestRecord,
     implied_last_main,
-    read_request,
     stop_values,
 )
 from steiner_tui.sessions.text_file import LostText, StoredTexts
@@ -138,7 +139,7 @@ class LogState(msgspec.Struct):
     """The generations before the active one."""
     active: ActiveGeneration = msgspec.field(default_factory=ActiveGeneration)
     last_main_request: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
-    requests: list[RequestRecord] = msgspec.field(default_factory=list)
+    requests: LoggedRecords = msgspec.field(default_factory=LoggedRecords)
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
@@ -163,11 +164,6 @@ class LogState(msgspec.Struct):
     """The message contents read, each held once (``record_values.message_of_line``)."""
     stored: StoredTexts = msgspec.field(default_factory=StoredTexts)
     """``session.text``, where the records' large texts are."""
-
-    @property
-    def tip(self) -> RequestRecord | None:
-        """The last request record read (the next one is read against it)."""
-        return self.requests[-1] if self.requests else None
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(LogProblem(line, message))
@@ -215,22 +211,15 @@ def _message_line(state: LogState, record: MessageLine, line: int) -> None:
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
-    previous = state.tip
     # Any field may come from the record before: a lost line makes all of them uncertain.
     exact = not state.damaged_since_request
-    tip = read_request(record, previous, state.since_request, exact=exact, previous=previous)
-    available = previous.hash_count if previous is not None else 0
-    if tip.shared > available:
-        raise ValueError(
-            f"shares {tip.shared} hashes with the request before, which has {available}"
-        )
+    tip = state.requests.add(record, state.since_request, exact)
     if not exact:
         state.problem(
             line,
             "a damaged line precedes this request record; what it takes from the request "
             f"before (its first {tip.shared} hashes) may be inexact",
         )
-    state.requests.append(tip)
     state.damaged_since_request = False
     state.since_request = []
     if record.usage:
@@ -240,7 +229,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
 
 
 def _implied_last_main(state: LogState, at: datetime | None) -> None:
-    request = state.tip
+    request = state.requests.last
     key = state.header.prompt_cache_key if state.header is not None else ""
     implied = implied_last_main(request, key, at)
     if implied is not None:
@@ -272,10 +261,10 @@ def stop_cut_request(state: LogState) -> None:
     """The request whose reply the partial records hold got no usage and never will when the
     app stopped before it came: it ends with ``APP_STOPPED`` and what streamed, as a dropped
     connection does."""
-    tip = state.tip
+    tip = state.requests.last
     if state.partials and tip is not None and not (tip.usage or tip.cancelled or tip.error):
         streamed = sum(len(p.text) for p in state.partials)
-        state.requests[-1] = replace(tip, error=APP_STOPPED, streamed_chars=streamed)
+        state.requests.end_last(error=APP_STOPPED, streamed_chars=streamed)
 
 
 def _carry_errors(state: LogState, record: GenerationRecord) -> None:
@@ -300,15 +289,15 @@ def _error(state: LogState, record: ErrorRecord) -> None:
 
 
 def _usage(state: LogState, record: UsageRecord) -> None:
-    request = state.tip
+    request = state.requests.last
     if request is None or record.model != request.model:
         return
     if not record.usage:  # why none will come
-        state.requests[-1] = replace(request, **stop_values(record.stopped, record.streamed))
+        state.requests.end_last(**stop_values(record.stopped, record.streamed))
         return
     _implied_last_main(state, record.at)
     if not request.usage:  # the first usage reported for a request stays
-        state.requests[-1] = replace(request, usage=record.usage)
+        state.requests.end_last(usage=record.usage)
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
+from msgspec.structs import replace
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import RequestSnapshot, RequestStopped, UsageReported
@@ -42,23 +43,24 @@ class RequestTrail(msgspec.Struct):
     """Messages written since the last request or generation record (or the resume)."""
     cache_key: str = ""
     """The header's prompt cache key (what a usage implies for the last main request)."""
-    resumed_from: RequestRecord | None = None
-    """The log's last request, whose hashes are rebuilt when the next request is held (so
-    resuming does not wait for them)."""
+    resumed_from: Sequence[RequestRecord] = ()
+    """The log's request records, of which the last is read (and its hashes rebuilt) when the
+    trail is first used (so resuming does not wait for them)."""
 
     @classmethod
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
-        last = loaded.requests[-1] if loaded.requests else None
-        return cls(
-            last=msgspec.structs.replace(last, previous=None) if last is not None else None,
-            cache_key=loaded.prompt_cache_key,
-            resumed_from=last,
-        )
+        return cls(cache_key=loaded.prompt_cache_key, resumed_from=loaded.requests)
+
+    def _settle(self) -> None:
+        """Take the resumed log's last request as the last one written (once)."""
+        if self.resumed_from:
+            last = self.resumed_from[-1]
+            self.last, self.hashes = replace(last, previous=None), last.message_hashes
+        self.resumed_from = ()
 
     def hold(self, snapshot: RequestSnapshot) -> None:
         """Make ``snapshot``'s record the held one (take the one held before first)."""
-        if self.resumed_from is not None:
-            self.hashes, self.resumed_from = self.resumed_from.message_hashes, None
+        self._settle()
         self.pending, self.last = request_delta(snapshot, self.last, self.hashes, self.since)
         self.since = []
         self.hashes = snapshot.message_hashes
@@ -74,6 +76,7 @@ class RequestTrail(msgspec.Struct):
         """Fold ``event`` into the held request record, held again (the reply follows at once,
         in the same write), else the ``usage`` record to write; and the last main request it
         implies (None: none)."""
+        self._settle()
         request, pending = self.last, self.take()
         usage = usage_values(
             event.prompt_tokens,
@@ -87,7 +90,7 @@ class RequestTrail(msgspec.Struct):
             assert pending is not None
             # The usage's prompt tokens stand for an equal estimate (``read_request``).
             estimate = request.estimated_prompt_tokens
-            self.pending = msgspec.structs.replace(
+            self.pending = replace(
                 pending,
                 usage=usage,
                 usage_at=usage_at,
@@ -103,13 +106,14 @@ class RequestTrail(msgspec.Struct):
     def stopped(self, event: RequestStopped, at: datetime) -> UsageRecord | None:
         """Fold why ``event``'s request got no usage into its held record, else the ``usage``
         record that says it (None: not the last request written)."""
+        self._settle()
         request = self.last
         if request is None or request.request_id != event.request_id:
             return None
         stopped, streamed = event.error, event.streamed_chars
         pending = self.pending
         if pending is not None and not pending.usage:
-            self.pending = msgspec.structs.replace(pending, stopped=stopped, streamed=streamed)
+            self.pending = replace(pending, stopped=stopped, streamed=streamed)
             return None
         return UsageRecord(model=request.model, at=at, stopped=stopped, streamed=streamed)
 

@@ -8,14 +8,18 @@ since, hashed when read, ``LazyHashes``), ``prompt_bytes`` (plus their bytes),
 ``raw_prompt_tokens`` (the estimate), ``request_id`` (index replaced) and ``time``
 (``elapsed`` seconds later). A reply's usage is folded into its request and implies the last
 main request (``implied_last_main``), so ``last_main_request`` is written only when it differs.
+
+Resume reads only each record's ``RequestHead`` (what the session's cost, its next request
+number and its last main request need); ``LoggedRecords`` reads the whole records when one is
+first asked for (the inspector, the cache diagnostic, the next request written after them).
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 from msgspec.structs import astuple, replace
@@ -29,6 +33,8 @@ from steiner_tui.sessions.records import RequestEntry
 
 __all__ = [
     "LazyHashes",
+    "LoggedRecords",
+    "RequestHead",
     "RequestRecord",
     "implied_last_main",
     "read_request",
@@ -162,8 +168,8 @@ def _read_values(
     if entry.request_id is None:  # the previous with its trailing index replaced, else ""
         stem = base.request_id.removesuffix(f"-{base.index}")
         values["request_id"] = f"{stem}-{index}" if stem != base.request_id else ""
-    if entry.time is None and entry.elapsed is not None and base.time is not None:
-        values["time"] = base.time + timedelta(seconds=entry.elapsed)
+    if entry.time is None:
+        values["time"] = _time(entry, base.time)
     if entry.estimated_prompt_tokens is None and entry.usage:
         values["estimated_prompt_tokens"] = entry.usage[0]
     if entry.raw_prompt_tokens is None:
@@ -177,6 +183,123 @@ def _read_values(
     if entry.prompt_bytes is None:
         values["prompt_bytes"] = base.prompt_bytes + messages_bytes(since)
     return values
+
+
+class RequestHead(msgspec.Struct, frozen=True, gc=False):
+    """What resume needs of a request record, read from its line and the head before it
+    (``head_of``); ``usage`` and the stop fields as the record's, usage records included."""
+
+    index: int = 0
+    time: datetime | None = None
+    model: str = ""
+    provider: str = ""
+    compaction: bool = False
+    shared: int = 0
+    hash_count: int = 0
+    usage: tuple[int, ...] = ()
+    cancelled: bool = False
+    error: str = ""
+    streamed_chars: int = 0
+
+
+def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
+    """The head of the record ``entry`` reads as after ``base`` with ``since`` messages logged
+    in between (the fields as ``read_request`` reads them).
+
+    Raises:
+        ValueError: ``entry`` shares more hashes than ``base`` has.
+    """
+    shared = base.hash_count if entry.shared is None else entry.shared
+    if shared > base.hash_count:
+        raise ValueError(
+            f"shares {shared} hashes with the request before, which has {base.hash_count}"
+        )
+    return RequestHead(
+        base.index + 1 if entry.index is None else entry.index,
+        _time(entry, base.time),
+        base.model if entry.model is None else entry.model,
+        base.provider if entry.provider is None else entry.provider,
+        base.compaction if entry.compaction is None else entry.compaction,
+        shared,
+        shared + (since if entry.hashes is None else len(entry.hashes)),
+        entry.usage,
+        **stop_values(entry.stopped, entry.streamed),
+    )
+
+
+def _time(entry: RequestEntry, base: datetime | None) -> datetime | None:
+    if entry.time is None and entry.elapsed is not None and base is not None:
+        return base + timedelta(seconds=entry.elapsed)
+    return base if entry.time is None else entry.time
+
+
+class LoggedRecords(Sequence[RequestRecord]):
+    """A log's request records: each line's head read at once, the records when one is
+    first asked for (every one then, each read against the one before)."""
+
+    def __init__(self) -> None:
+        self.heads: list[RequestHead] = []
+        """Each record's head, oldest first."""
+        self._lines: list[tuple[RequestEntry, Sequence[Message], bool]] = []
+        self._records: list[RequestRecord] | None = None
+
+    def add(self, entry: RequestEntry, since: Sequence[Message], exact: bool) -> RequestHead:
+        """Add the record of ``entry``, logged after the messages ``since`` (``exact``: as
+        ``RequestRecord.exact``), and return its head.
+
+        Raises:
+            ValueError: as ``head_of``.
+        """
+        head = head_of(entry, self.heads[-1] if self.heads else _NO_HEAD, len(since))
+        self.heads.append(head)
+        self._lines.append((entry, since, exact))
+        self._records = None
+        return head
+
+    def end_last(self, **stopped: Any) -> None:
+        """Give the last record ``usage`` or the stop fields that a later record says."""
+        self.heads[-1] = replace(self.heads[-1], **stopped)
+        self._records = None
+
+    @property
+    def last(self) -> RequestHead | None:
+        return self.heads[-1] if self.heads else None
+
+    def __len__(self) -> int:
+        return len(self.heads)
+
+    @overload
+    def __getitem__(self, index: int) -> RequestRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[RequestRecord]: ...
+    def __getitem__(self, index: int | slice) -> RequestRecord | list[RequestRecord]:
+        return self._read()[index]
+
+    def __iter__(self) -> Iterator[RequestRecord]:
+        return iter(self._read())
+
+    def _read(self) -> list[RequestRecord]:
+        if self._records is None:
+            records: list[RequestRecord] = []
+            base = None
+            for (entry, since, exact), head in zip(self._lines, self.heads, strict=True):
+                base = read_request(
+                    entry,
+                    base,
+                    since,
+                    exact=exact,
+                    previous=base,
+                    usage=head.usage,  # and the stop fields: as later records may say
+                    cancelled=head.cancelled,
+                    error=head.error,
+                    streamed_chars=head.streamed_chars,
+                )
+                records.append(base)
+            self._records = records
+        return self._records
+
+
+_NO_HEAD = RequestHead()
 
 
 def same_time(a: datetime | None, b: datetime | None) -> bool:
@@ -260,7 +383,7 @@ def stop_values(stopped: str | None, streamed: int) -> dict[str, Any]:
 
 
 def implied_last_main(
-    request: RequestRecord | None, cache_key: str, at: datetime | None
+    request: RequestRecord | RequestHead | None, cache_key: str, at: datetime | None
 ) -> LastMainRequest | None:
     """The last main request a usage implies: its request's provider and model, the log
     header's cache key, the usage's time (None: a compaction request, or no request)."""

@@ -104,4 +104,4 @@ def resumed_mode(loaded: LoadedSession) -> str:
 
 def next_request_number(loaded: LoadedSession) -> int:
     """The number of the resumed session's next request: after the last one logged (from 1)."""
-    return max((r.index for r in loaded.requests), default=0) + 1
+    return max((r.index for r in loaded.requests.heads), default=0) + 1

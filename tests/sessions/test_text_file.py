@@ -31,7 +31,7 @@ from steiner_tui.engine.tokens.estimate import TokenEstimate
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import LOST_TOOL_RESULT, load_session
-from steiner_tui.sessions.record_values import message_line
+from steiner_tui.sessions.record_values import DIGEST_MIN_BYTES, message_line
 from steiner_tui.sessions.records import LOG_VERSION
 from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME, TEXT_MIN_BYTES, TextFile
@@ -363,3 +363,23 @@ async def test_a_text_lines_bad_digest_or_crc_is_a_problem_of_its_line(
     _rewrite_lines(directory, damage)
     problems = [p.message for p in load_session(directory).problems]
     assert any(error in message for message in problems), problems
+
+
+def test_a_text_under_the_digest_threshold_is_hashed_at_load(tmp_path: Path) -> None:
+    directory = tmp_path / "s1"
+    log = SessionLog.create(directory, clock=lambda: datetime(2026, 9, 13, tzinfo=UTC))
+    small = Message("user", "x" * (DIGEST_MIN_BYTES - 1), turn=1)
+    large = Message("user", "y" * DIGEST_MIN_BYTES, turn=2)
+    log.emit(MessageAppended(small))
+    log.emit(MessageAppended(large))
+    log.close()
+    lines = _message_lines(directory)
+    assert [("text" in line, "digest" in line, "crc" in line) for line in lines] == [
+        (True, False, False),
+        (True, True, True),
+    ]
+    loaded = load_session(directory).lineage.active.messages
+    assert loaded == (small, large)
+    assert [m.digest() for m in loaded] == [
+        Message(**msgspec.structs.asdict(m)).digest() for m in (small, large)
+    ]

@@ -1,11 +1,10 @@
 """Load and render the jinja2 prompt templates in ``templates/``.
 
 The environment (``engine.template_environment``: strict variables, bytes kept exactly, the
-compiled templates kept between launches) is built on the first render that needs it, and
-jinja2 is imported with it: a template of only text, variables and ``if`` is rendered without
-(``engine.plain_templates``). A launch renders its first template when the session builds its
-first request, after the workbench's first frame, so the frame does not wait for jinja2
-(docs/ARCHITECTURE.md, "Start-up", has what that import cost).
+compiled templates kept between launches) is built on the first render, and jinja2 is imported
+with it. A launch renders its first template when the session builds its first request, after
+the workbench's first frame, so the frame does not wait for jinja2 (docs/ARCHITECTURE.md,
+"Start-up", has what that import cost).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from steiner_tui.engine.plain_templates import render_plain
 from steiner_tui.resources import templates_dir
 
 if TYPE_CHECKING:
@@ -55,22 +53,7 @@ def render_template(name: str, /, **variables: Any) -> str:
         jinja2.UndefinedError: when the template uses a variable that was not given.
         jinja2.TemplateNotFound: when ``name`` is not in ``templates/``.
     """
-    source = _source(name)
-    plain = None if source is None else render_plain(source, variables)
-    if plain is not None:  # no jinja2 to import (``plain_templates``)
-        return plain
     return _environment().get_template(name).render(**variables)
-
-
-def _source(name: str) -> str | None:
-    """The text of template ``name``; None when it is not a readable file of ``templates/``
-    (jinja2 says why)."""
-    if "/" in name or "\\" in name or name.startswith("."):
-        return None
-    try:
-        return template_source(name)
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def template_source(name: str) -> str:

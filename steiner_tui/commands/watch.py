@@ -59,6 +59,7 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
             file=sys.stderr,
             flush=True,
         )
+        said, restarts = "", 0
         for _ in watch(
             follower.path,
             debounce=100,
@@ -66,12 +67,40 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
             rust_timeout=FOLLOW_POLL_MS,
             yield_on_timeout=True,
         ):
-            follower.poll()
+            try:
+                follower.poll()
+            except (OSError, ValueError) as exc:
+                failed = _unreadable(follower.path, exc)
+                if failed != said:  # once, not at every poll while the file is missing
+                    print(failed, file=sys.stderr, flush=True)
+                said = failed
+                continue
+            said = ""
+            if follower.restarts != restarts:  # its numbers start again: so does the printing
+                restarts, printed = follower.restarts, 0
+                print(
+                    printable(
+                        f"steiner-tui watch: {follower.path} was cut shorter or replaced: "
+                        "its requests from #1"
+                    ),
+                    file=sys.stderr,
+                    flush=True,
+                )
             printed = _print_new(follower, printed, prices, ended=follower.idle())
     except KeyboardInterrupt:
-        follower.poll()
+        try:
+            follower.poll()
+        except (OSError, ValueError):
+            return 0
         _print_new(follower, printed, prices, ended=True)
     return 0
+
+
+def _unreadable(path: Path, exc: Exception) -> str:
+    """What the watch says of a followed file it cannot read now."""
+    if isinstance(exc, FileNotFoundError):
+        return printable(f"steiner-tui watch: {path} is gone; waiting for it to come back")
+    return printable(f"steiner-tui watch: cannot read {path}: {exc}; waiting for it to change")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -101,13 +101,22 @@ class TranscriptFollower:
         self.lines = 0
         """The complete lines read."""
         self.session: ImportedSession | None = None
+        self.restarts = 0
+        """How many times the file was read again from its start (cut shorter or replaced)."""
+        self._inode = -1
 
     def _grown(self) -> bool:
         """Whether complete lines were added since the last read (a file cut shorter or
-        replaced is read from its start)."""
-        size = self.path.stat().st_size
-        if size < self.end:
+        replaced, even by a longer one, is read from its start)."""
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            self._inode = -1  # deleted: what comes in its place is read from its start
+            raise
+        if stat.st_size < self.end or (self.end and stat.st_ino != self._inode):
             self.end, self.lines = 0, 0
+            self.restarts += 1
+        self._inode = stat.st_ino
         position = self.end
         with self.path.open("rb") as handle:
             handle.seek(position)

@@ -327,6 +327,29 @@ async def test_an_imports_requests_with_their_causes_and_costs_show_at_80x24() -
         assert used <= table.content_region.width
 
 
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_an_imports_requests_stay_on_screen_when_the_terminal_is_resized() -> None:
+    """Widened, then back to 80x24 (a tmux split, a window moved): the screen scrolled back to
+    its top and the focused requests table stayed out of sight, Up and Down moving a cursor
+    nobody could see."""
+    assert MIXED is not None
+    app = ReadOnlyApp(imported=import_claude_session(MIXED).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        table.move_cursor(row=table.row_count - 1)  # the newest, as a followed session's is
+        await pilot.pause()
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+        # The cursor's row (the last request) is among the rows shown.
+        assert table.cursor_row == table.row_count - 1
+        assert table.scroll_y == table.max_scroll_y
+
+
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
     session = import_claude_session(write_sample_transcript(tmp_path))
     app = ReadOnlyApp(imported=session.to_json())

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -113,10 +113,20 @@ class ImportedScreen(Screen[None]):
         # The figures, cost and cache cause first: they are what fits 80 columns.
         table.add_columns("#", "context", "cache read", "output", "cost", "cache", "time", "model")
         self.show(self.session)
-        # On a short terminal (80x24) the screen scrolls: it opens on the requests.
-        self.call_after_refresh(table.scroll_visible, animate=False, top=False)
+        self.on_resize()
         if self.follow is not None:
             self._follow_transcript(self.follow)
+
+    def on_resize(self, _event: events.Resize | None = None) -> None:
+        """On a short terminal (80x24) the screen scrolls: it opens on the requests, and a
+        resize (which scrolls it back to its top) brings them and their cursor into view."""
+        table = self.query_one("#imported-requests", DataTable)
+
+        def into_view() -> None:
+            table.scroll_visible(animate=False, top=False)
+            table.move_cursor(row=table.cursor_row, animate=False)
+
+        self.call_after_refresh(into_view)
 
     def on_unmount(self) -> None:
         self._stop.set()

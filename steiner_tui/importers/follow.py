@@ -26,10 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, price_for, request_cost
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.codex import import_codex_rollout
 from steiner_tui.importers.discover import kind_of
+from steiner_tui.importers.figures import explained_usage
 from steiner_tui.importers.model import ImportedRequest, ImportedSession
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "claude_project_folder",
     "newest_transcript",
     "request_line",
+    "request_lines",
 ]
 
 Agent = Literal["claude", "codex"]
@@ -171,39 +173,54 @@ class TranscriptFollower:
         return requests
 
 
+def request_lines(
+    session: ImportedSession, numbers: range, prices: PriceOverrides = NO_OVERRIDES
+) -> list[dict[str, Any]]:
+    """Requests ``numbers`` (from 1) of ``session`` as ``watch --json`` prints them: priced with
+    the config's ``prices`` for their model id, else the table, and their cache cause and the
+    dollars its rewrite cost, as the import screen's ``cache`` column (``explained_usage``)."""
+    if not numbers:
+        return []
+    explained = explained_usage(
+        [r.to_json() for r in session.requests[: numbers.stop - 1]],
+        [{"after_request": g.after_request} for g in session.generations],
+        prices,
+    )
+    window = session.window
+    lines = []
+    for number in numbers:
+        request = session.requests[number - 1]
+        compaction = next((g for g in session.generations if g.after_request == number - 1), None)
+        cost, cache = explained[number - 1]
+        lines.append(
+            {
+                "request": number,
+                "time": request.time,
+                "model": request.model,
+                "context": request.context_tokens,
+                "cache_read": request.cache_read_tokens,
+                "output": request.output_tokens,
+                "cost": round(cost.total_usd, 6) if cost is not None else None,
+                "cache": {
+                    "cause": cache.cause,
+                    "detail": cache.detail,
+                    "reused_tokens": cache.reused_tokens,
+                    "rewritten_tokens": cache.rewritten_tokens,
+                    "cost_usd": cache.cost_usd,
+                },
+                "window": {"tokens": window.tokens or None, "source": window.source},
+                "compaction": (
+                    {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
+                    if compaction is not None
+                    else None
+                ),
+            }
+        )
+    return lines
+
+
 def request_line(
     session: ImportedSession, number: int, prices: PriceOverrides = NO_OVERRIDES
 ) -> dict[str, Any]:
-    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it (priced with
-    the config's ``prices`` for its model id, else the table)."""
-    request = session.requests[number - 1]
-    compaction = next((g for g in session.generations if g.after_request == number - 1), None)
-    window = session.window
-    return {
-        "request": number,
-        "time": request.time,
-        "model": request.model,
-        "context": request.context_tokens,
-        "cache_read": request.cache_read_tokens,
-        "output": request.output_tokens,
-        "cost": _cost(request, prices),
-        "window": {"tokens": window.tokens or None, "source": window.source},
-        "compaction": (
-            {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
-            if compaction is not None
-            else None
-        ),
-    }
-
-
-def _cost(request: ImportedRequest, prices: PriceOverrides) -> float | None:
-    """The request's dollars (None: the model has no price)."""
-    cost = request_cost(
-        price_for(request.model, overrides=prices),
-        prompt_tokens=request.context_tokens,
-        output_tokens=request.output_tokens,
-        cache_read_tokens=request.cache_read_tokens,
-        cache_write_tokens=request.cache_creation_tokens,
-        cache_write_1h_tokens=request.cache_write_1h_tokens,
-    )
-    return round(cost.total_usd, 6) if cost is not None else None
+    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it."""
+    return request_lines(session, range(number, number + 1), prices)[0]

@@ -350,6 +350,23 @@ async def test_an_imports_requests_stay_on_screen_when_the_terminal_is_resized()
         assert table.scroll_y == table.max_scroll_y
 
 
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_the_costliest_cache_miss_is_named_and_found_at_80x24() -> None:
+    """Which miss cost the most took reading 217 rows' cache column, five at a time at 80x24.
+    The table's border names it, and ``c`` takes the cursor to it."""
+    assert MIXED is not None
+    app = ReadOnlyApp(imported=import_claude_session(MIXED).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert str(table.border_subtitle) == "costliest miss #139 compaction $0.07 · c"
+        await pilot.press("c")
+        await pilot.pause()
+        assert str(table.get_row_at(table.cursor_row)[0]) == "139"
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+
+
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
     session = import_claude_session(write_sample_transcript(tmp_path))
     app = ReadOnlyApp(imported=session.to_json())

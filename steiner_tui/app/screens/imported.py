@@ -3,10 +3,11 @@
 The chart is the workbench's tokens-per-request chart (``RequestChart``): each request's context
 (input, cache read and cache creation) on the scale of the model's window, with the window's
 lines, every compaction marked, and the cache-read share of each request as the cache-reuse
-strip (``importers.figures``); the table lists the requests with their cache-read share and
-output; ``l`` opens the lineage browser on the session's generations (each compaction's
-trigger, tokens before and the summary the agent wrote), ``v`` the conversation of the latest
-generation beside the chart (``imported_conversation``). Everything shown was computed by the
+strip (``importers.figures``); the table lists the requests with their cache-read share,
+output, cost and cache cause, its border naming the costliest cache miss (``c`` goes to it);
+``l`` opens the lineage browser on the session's generations (each compaction's trigger, tokens
+before and the summary the agent wrote), ``v`` the conversation of the latest generation beside
+the chart (``imported_conversation``). Everything shown was computed by the
 importer. Opened by ``watch`` on a transcript the agent is still writing, the screen shows it
 again each time complete lines are appended (``importers.follow``), and so does an open
 conversation beside it.
@@ -76,9 +77,17 @@ class ImportedScreen(Screen[None]):
             id="imported.conversation",
             tooltip="The latest generation's conversation beside the chart",
         ),
+        Binding(
+            "c",
+            "costliest",
+            "Costliest miss",
+            id="imported.costliest",
+            tooltip="The request whose cache miss cost the most",
+        ),
         Binding("escape,q", "close", "Back", id="imported.close", tooltip="Close"),
     ]
-    """l opens the lineage browser, v the conversation; Escape or q closes."""
+    """l opens the lineage browser, v the conversation, c goes to the costliest cache miss;
+    Escape or q closes."""
 
     def __init__(
         self,
@@ -98,6 +107,8 @@ class ImportedScreen(Screen[None]):
         """The lineage browser this screen opened (shown again on a followed compaction)."""
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
+        self._costliest: int | None = None
+        """The table row of the request whose cache miss cost the most (None: no miss)."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -167,6 +178,16 @@ class ImportedScreen(Screen[None]):
         following = table.row_count == 0 or cursor >= table.row_count - 1
         table.clear()
         marks = {int(g["after_request"]): g for g in generations}
+        misses = [r for r in priced if r.cache is not None and r.cache.rewritten_tokens]
+        costliest = max(
+            misses,
+            key=lambda r: (r.cache.cost_usd or 0, r.cache.rewritten_tokens) if r.cache else (0, 0),
+            default=None,
+        )
+        self._costliest = None
+        table.border_subtitle = (
+            f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None
+        )
         for index, request in enumerate(requests):
             if index in marks:
                 blank = [Text("") for _ in range(5)]
@@ -174,6 +195,8 @@ class ImportedScreen(Screen[None]):
                 table.add_row(Text("▼"), *blank, label, Text(""))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
+            if row is not None and row is costliest:
+                self._costliest = table.row_count
             table.add_row(
                 Text(str(index + 1), justify="right"),
                 Text(count(request["context_tokens"]), justify="right"),
@@ -268,6 +291,15 @@ class ImportedScreen(Screen[None]):
             self.app.switch_screen(self._lineage)
         else:
             self.app.push_screen(self._lineage)
+
+    def action_costliest(self) -> None:
+        """Move the cursor to the request whose cache miss cost the most."""
+        if self._costliest is None:
+            self.notify("no cache miss in this session")
+            return
+        table = self.query_one("#imported-requests", DataTable)
+        table.move_cursor(row=self._costliest, animate=False)
+        table.focus()
 
     def action_conversation(self) -> None:
         """Open the latest generation's conversation beside the chart."""

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
@@ -89,3 +90,37 @@ async def test_a_replaced_transcript_is_named_and_a_deleted_one_said_once(
         for _ in range(30):  # several more polls of the missing file
             await pilot.pause(0.1)
         assert len(said) == 1 and "No such file" in said[0], said
+
+
+async def test_a_reply_still_streaming_is_marked_until_its_figures_are_final(
+    tmp_path: Path,
+) -> None:
+    """Claude Code writes a reply block by block: the third request of OTHER says output 8 on
+    its first blocks (lines 49-79) and 780 on its last. The table showed 8 and the cost of 8,
+    as if final; a row whose reply has not ended now says so (``…``) until it has."""
+    lines = OTHER.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:60]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        table = screen.query_one("#imported-requests", DataTable)
+
+        def third() -> list[str]:
+            return [str(cell) for cell in table.get_row_at(table.row_count - 1)]
+
+        assert table.row_count == 3
+        assert third()[3] == "8 …" and third()[4].endswith(" …")
+        assert str(table.get_row_at(1)[3]) == "196"  # a settled request: its own figures
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[60:160]))
+        for _ in range(300):
+            if table.row_count > 3:
+                break
+            await pilot.pause(0.1)
+        assert str(table.get_row_at(2)[3]) == "780"
+        assert not str(table.get_row_at(2)[4]).endswith("…")

@@ -178,6 +178,8 @@ class ImportedScreen(Screen[None]):
         following = table.row_count == 0 or cursor >= table.row_count - 1
         table.clear()
         marks = {int(g["after_request"]): g for g in generations}
+        follow = self.follow
+        settled = len(follow.settled(ended=follow.idle())) if follow else len(requests)
         misses = [r for r in priced if r.cache is not None and r.cache.rewritten_tokens]
         costliest = max(
             misses,
@@ -197,12 +199,13 @@ class ImportedScreen(Screen[None]):
             row = priced[index] if index < len(priced) else None
             if row is not None and row is costliest:
                 self._costliest = table.row_count
+            streaming = " …" if index >= settled else ""  # its output (and cost) still grow
             table.add_row(
                 Text(str(index + 1), justify="right"),
                 Text(count(request["context_tokens"]), justify="right"),
                 Text(share, justify="right"),
-                Text(count(request["output_tokens"]), justify="right"),
-                Text(cost_cell(row) if row is not None else "", justify="right"),
+                Text(count(request["output_tokens"]) + streaming, justify="right"),
+                Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
                 Text(cause_cell(row) if row is not None else ""),
                 Text(str(request["time"])[:19].replace("T", " ")),
                 Text(str(request["model"])),

@@ -108,6 +108,8 @@ class ImportedScreen(Screen[None]):
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
         self._costliest: int | None = None
+        self._streaming = False
+        """Whether the last request's reply is still being written (its row marked ``…``)."""
         """The table row of the request whose cache miss cost the most (None: no miss)."""
 
     def compose(self) -> ComposeResult:
@@ -180,6 +182,7 @@ class ImportedScreen(Screen[None]):
         marks = {int(g["after_request"]): g for g in generations}
         follow = self.follow
         settled = len(follow.settled(ended=follow.idle())) if follow else len(requests)
+        self._streaming = settled < len(requests)
         misses = [r for r in priced if r.cache is not None and r.cache.rewritten_tokens]
         costliest = max(
             misses,
@@ -247,6 +250,8 @@ class ImportedScreen(Screen[None]):
             failed = ""
             if session is not None:
                 self.show(session.to_json())
+            elif self._streaming and follower.idle():  # ended mid-reply: its last figures stand
+                self.show(self.session)
 
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""

@@ -580,3 +580,33 @@ async def test_a_one_request_capture_says_one_request(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, CaptureScreen)
         assert " · 1 request · " in str(app.screen.sub_title)
+
+
+def test_two_sessions_through_one_proxy_each_reuse_their_own_prefix(tmp_path: Path) -> None:
+    """Two Claude Code sessions at once through one proxy interleave in the capture. The
+    chart compared each request with its own session's, but the inspector's cache-reuse column
+    compared it with the request recorded just before (the other session's): 0% for every
+    request of both."""
+    from steiner_tui.app.screens.capture_view import load_capture_snapshots
+    from steiner_tui.capture.report import decode_all
+    from steiner_tui.capture.store import read_capture
+
+    first, second = sample_claude_requests()
+
+    def other(body: bytes) -> bytes:  # the same agent in another folder: its own system prompt
+        data = json.loads(body)
+        data["system"][-1]["text"] += " Primary working directory: /elsewhere"
+        data["messages"][0]["content"] = [{"type": "text", "text": "another question"}]
+        return json.dumps(data).encode()
+
+    writer = CaptureWriter(tmp_path, "http://upstream", "two")
+    for body in (first, other(first), second, other(second)):
+        seq = writer.request("POST", "/v1/messages?beta=true", body)
+        writer.reply(seq, 200, "text/event-stream", 100, Usage(3, 0, 14_000, 12))
+    writer.close()
+    _, store = load_capture_snapshots(tmp_path, "two")
+    inspected = [row.reused for row in store.summaries()]
+    requests = decode_all(read_capture(tmp_path, "two")[1])
+    charted = [r.prefix.matching_messages if i else 0 for i, r in enumerate(requests)]
+    assert inspected == charted
+    assert inspected[2] > 0 and inspected[3] > 0

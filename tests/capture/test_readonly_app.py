@@ -367,6 +367,20 @@ async def test_the_costliest_cache_miss_is_named_and_found_at_80x24() -> None:
         assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
 
 
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_the_sessions_bill_shows_at_80x24() -> None:
+    """At 80x24 the screen opens on the requests and no key scrolls it back up: the session's
+    cost, in the summary above the chart, could not be read. The table's title carries it."""
+    assert MIXED is not None
+    app = ReadOnlyApp(imported=import_claude_session(MIXED).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert str(table.border_title) == "Requests · cost $5.32"
+        summary = app.screen.query_one("#imported-summary", Static)
+        assert "cost $5.32 ·" in str(summary.render())
+
+
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
     session = import_claude_session(write_sample_transcript(tmp_path))
     app = ReadOnlyApp(imported=session.to_json())

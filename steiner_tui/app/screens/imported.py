@@ -122,7 +122,6 @@ class ImportedScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#imported-requests", DataTable)
-        table.border_title = "Requests"
         # The figures, cost and cache cause first: they are what fits 80 columns.
         table.add_columns("#", "context", "cache read", "output", "cost", "cache", "time", "model")
         self.show(self.session)
@@ -176,6 +175,8 @@ class ImportedScreen(Screen[None]):
         chart.view = import_chart_view(rows, window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
+        # Where 80x24 shows it: the screen opens on the table, the summary above it.
+        table.border_title = f"Requests · {session_cost(priced).split(' · ')[0]}"
         cursor = table.cursor_row
         following = table.row_count == 0 or cursor >= table.row_count - 1
         table.clear()

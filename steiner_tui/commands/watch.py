@@ -62,7 +62,9 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
         )
         said, restarts = "", 0
         for _ in watch(
-            follower.path,
+            follower.path.parent,
+            watch_filter=follower.watched,
+            recursive=False,
             debounce=100,
             step=20,
             rust_timeout=FOLLOW_POLL_MS,

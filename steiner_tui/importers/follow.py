@@ -107,6 +107,11 @@ class TranscriptFollower:
         """How many times the file was read again from its start (cut shorter or replaced)."""
         self._inode = -1
 
+    def watched(self, _change: object, path: str) -> bool:
+        """Whether a change in the file's folder is to the file (a ``watchfiles`` filter: the
+        folder is watched, not the file, which may be deleted, or replaced, at any moment)."""
+        return Path(path).name == self.path.name  # the folder is watched without its subfolders
+
     def _grown(self) -> bool:
         """Whether complete lines were added since the last read (a file cut shorter or
         replaced, even by a longer one, is read from its start)."""

@@ -234,7 +234,9 @@ class ImportedScreen(Screen[None]):
         it is looked at anyway every ``FOLLOW_POLL_MS``)."""
         failed = ""
         async for _ in awatch(
-            follower.path,
+            follower.path.parent,
+            watch_filter=follower.watched,
+            recursive=False,
             debounce=100,
             step=20,
             rust_timeout=FOLLOW_POLL_MS,

@@ -6,9 +6,10 @@ requests that are settled.
 "-">/*.jsonl``, or the Codex rollout under ``~/.codex/sessions`` whose ``session_meta`` names
 the folder) and reads it again whenever it grows. Only complete lines are read: a last line
 the agent is still writing waits for its newline. A request is *settled* once a later
-request or the end of its turn is written (Claude Code writes a reply block by block, its
-output tokens complete on the last block's line, and runs tool calls in between, so their
-results and progress lines come before it); a Codex request is settled when written.
+request, the end of its turn, or a line of its reply with a ``stop_reason`` is written (Claude
+Code writes a reply block by block, its output tokens complete on the last block's line, and
+runs tool calls in between, so their results and progress lines come before it; it writes a
+``stop_reason`` once the reply has ended); a Codex request is settled when written.
 
 A transcript that stops mid-turn (Claude Code killed, or its last line never followed by a
 system line or prompt) would keep its last request unsettled for ever. So a transcript has
@@ -100,8 +101,6 @@ class TranscriptFollower:
         """When complete lines were last added (``clock``'s time)."""
         self.end = 0
         """The bytes read: up to and with the last complete line's newline."""
-        self.lines = 0
-        """The complete lines read."""
         self.session: ImportedSession | None = None
         self.restarts = 0
         """How many times the file was read again from its start (cut shorter or replaced)."""
@@ -121,7 +120,7 @@ class TranscriptFollower:
             self._inode = -1  # deleted: what comes in its place is read from its start
             raise
         if stat.st_size < self.end or (self.end and stat.st_ino != self._inode):
-            self.end, self.lines = 0, 0
+            self.end = 0
             self.restarts += 1
         self._inode = stat.st_ino
         position = self.end
@@ -132,7 +131,6 @@ class TranscriptFollower:
                 last = chunk.rfind(b"\n")
                 if last >= 0:
                     self.end = position + last + 1
-                    self.lines += chunk.count(b"\n")
                     grown = True
                     # Whatever follows the last newline of this chunk is read with the next.
                     handle.seek(self.end)
@@ -173,7 +171,7 @@ class TranscriptFollower:
         requests = self.session.requests
         if ended:
             return requests
-        if requests and (requests[-1].last_line >= self.lines or not requests[-1].ended):
+        if requests and not requests[-1].ended:
             return requests[:-1]
         return requests
 

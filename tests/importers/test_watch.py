@@ -304,3 +304,18 @@ def test_a_file_cut_shorter_or_replaced_by_a_longer_one_is_read_again(tmp_path: 
     session = follower.poll()
     assert session is not None and follower.restarts == 2
     assert len(session.requests) == len(import_claude_session(REAL).requests)
+
+
+def test_a_reply_whose_line_says_why_it_stopped_is_settled_at_once(tmp_path: Path) -> None:
+    """Claude Code writes ``stop_reason`` only once a reply has ended (1.0.108: on its last
+    block's line, with the final output; 2.1.328: on every block's line). Such a request's
+    figures are final: ``claude -p`` ends on an ``end_turn`` reply followed only by
+    ``last-prompt`` and ``cost-state`` lines, so its last request waited five idle minutes (or
+    Ctrl-C) for a later request or a prompt that never came."""
+    follower = TranscriptFollower(_write(tmp_path, LINES[:8]))  # line 8: stop_reason tool_use
+    follower.poll()
+    assert follower.session is not None
+    assert [r.output_tokens for r in follower.settled()] == [263, 302]
+    follower = TranscriptFollower(_write(tmp_path, LINES[:7]))  # its first blocks: output 25
+    follower.poll()
+    assert [r.output_tokens for r in follower.settled()] == [263]

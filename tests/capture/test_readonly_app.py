@@ -624,3 +624,22 @@ def test_two_sessions_through_one_proxy_each_reuse_their_own_prefix(tmp_path: Pa
     charted = [r.prefix.matching_messages if i else 0 for i, r in enumerate(requests)]
     assert inspected == charted
     assert inspected[2] > 0 and inspected[3] > 0
+
+
+def test_a_claude_code_capture_draws_claude_codes_own_compaction_point(tmp_path: Path) -> None:
+    """The capture's panel said "compaction the agent's own · soft trigger 140,000" (70% of the
+    window) for Claude Code, which compacts at window - min(max output, 20,000) - 13,000 =
+    167,000, as ``watch`` on the same session says. Its requests name it: the system prompt's
+    first block is ``x-anthropic-billing-header: cc_version=…``."""
+    from steiner_tui.app.screens.readonly_figures import capture_budget_view
+    from steiner_tui.capture.report import decode_all
+    from steiner_tui.capture.snapshots import to_snapshots
+    from steiner_tui.capture.store import read_capture
+    from steiner_tui.importers.window import agent_window
+
+    writer = write_capture(tmp_path)
+    writer.close()
+    requests = decode_all(read_capture(tmp_path, "cap1")[1])
+    view = capture_budget_view(requests, to_snapshots(requests), 0)
+    claude_code = agent_window("claude-code", "claude-opus-5-5")
+    assert view.window.soft_threshold == claude_code.trigger == 167_000

@@ -5,8 +5,9 @@ writing (default: the newest transcript of the current project, ``importers.foll
 follows it as lines are appended: the chart, the requests, the sub-agents and ranking, the
 conversation (``v``) and, when opened, the lineage. No proxy is needed. ``--json`` prints one
 JSON line per new request instead (context, cache read, output, cost when known else null,
-window, the compaction before it), for status lines and scripts, until Ctrl-C; a last request
-that no later line settles is printed once the transcript has ended (``importers.follow``).
+the cache cause with the dollars of its rewrite, window, the compaction before it), for
+status lines and scripts, until Ctrl-C; a last request that no later line settles is printed
+once the transcript has ended (``importers.follow``).
 Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in
 table. The workbench's modules are imported only for the workbench, so ``--json`` never loads
 Textual.
@@ -25,7 +26,7 @@ from steiner_tui.importers.follow import (
     FOLLOW_POLL_MS,
     TranscriptFollower,
     newest_transcript,
-    request_line,
+    request_lines,
 )
 from steiner_tui.plain import printable
 from steiner_tui.units import counted
@@ -41,8 +42,8 @@ def _print_new(
     session = follower.session
     if session is None:
         return printed
-    for number in range(printed + 1, len(settled) + 1):
-        print(json.dumps(request_line(session, number, prices), ensure_ascii=False), flush=True)
+    for line in request_lines(session, range(printed + 1, len(settled) + 1), prices):
+        print(json.dumps(line, ensure_ascii=False), flush=True)
     return max(printed, len(settled))
 
 
@@ -59,19 +60,50 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
             file=sys.stderr,
             flush=True,
         )
+        said, restarts = "", 0
         for _ in watch(
-            follower.path,
+            follower.path.parent,
+            watch_filter=follower.watched,
+            recursive=False,
             debounce=100,
             step=20,
             rust_timeout=FOLLOW_POLL_MS,
             yield_on_timeout=True,
         ):
-            follower.poll()
+            try:
+                follower.poll()
+            except (OSError, ValueError) as exc:
+                failed = _unreadable(follower.path, exc)
+                if failed != said:  # once, not at every poll while the file is missing
+                    print(failed, file=sys.stderr, flush=True)
+                said = failed
+                continue
+            said = ""
+            if follower.restarts != restarts:  # its numbers start again: so does the printing
+                restarts, printed = follower.restarts, 0
+                print(
+                    printable(
+                        f"steiner-tui watch: {follower.path} was cut shorter or replaced: "
+                        "its requests from #1"
+                    ),
+                    file=sys.stderr,
+                    flush=True,
+                )
             printed = _print_new(follower, printed, prices, ended=follower.idle())
     except KeyboardInterrupt:
-        follower.poll()
+        try:
+            follower.poll()
+        except (OSError, ValueError):
+            return 0
         _print_new(follower, printed, prices, ended=True)
     return 0
+
+
+def _unreadable(path: Path, exc: Exception) -> str:
+    """What the watch says of a followed file it cannot read now."""
+    if isinstance(exc, FileNotFoundError):
+        return printable(f"steiner-tui watch: {path} is gone; waiting for it to come back")
+    return printable(f"steiner-tui watch: cannot read {path}: {exc}; waiting for it to change")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -396,10 +396,12 @@ class SnapshotStore:
             return previous
         return tuple(self._blocks.setdefault(b, b) for b in blocks)
 
-    def store(self, snapshot: RequestSnapshot) -> None:
-        """Add ``snapshot`` (the latest request)."""
+    def store(self, snapshot: RequestSnapshot, reused: int | None = None) -> None:
+        """Add ``snapshot`` (the latest request); ``reused``: how many of its messages lead
+        with the request it follows, when that is not the previous one (None: counted here)."""
         with self._lock:
-            segment, reused = self._segment_for(snapshot)
+            segment, matching = self._segment_for(snapshot)
+            reused = matching if reused is None else reused
             previous = self._stored[-1].snapshot if self._stored else None
             tools = snapshot.tools
             if previous is not None and previous.tools == tools:

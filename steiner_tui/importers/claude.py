@@ -219,10 +219,13 @@ class _Reader:
                 "time": str(record.get("timestamp", "")),
                 "line": number,
                 "last": number,
+                "stopped": message.get("stop_reason") is not None,
             }
         else:
             entry["output"] = _int(usage.get("output_tokens"))
             entry["last"] = number
+            # Written once the reply has ended: its usage is final, its turn may go on.
+            entry["stopped"] = entry["stopped"] or message.get("stop_reason") is not None
 
     def _user(self, number: int, record: dict[str, Any]) -> None:
         message = record.get("message")
@@ -306,7 +309,7 @@ class _Reader:
                     entry["line"],
                     entry["last"],
                     min(hour, created),
-                    index < last or self.turn_end > entry["last"],
+                    index < last or self.turn_end > entry["last"] or entry["stopped"],
                 )
             )
         return tuple(out)

@@ -24,11 +24,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
-from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
+from steiner_tui.engine.events import CacheExplanation
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, RequestCost
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.units import dollars
 
-__all__ = ["chart_rows", "session_cost"]
+__all__ = ["chart_rows", "explained_usage", "session_cost"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _COMPACTED = ("compaction", "compaction: a new generation replaced the conversation")
@@ -55,25 +56,7 @@ def chart_rows(
     for generation in generations:
         before.setdefault(int(generation.get("after_request") or 0), []).append(generation)
     rows: list[RequestSummary] = []
-    compacted_before = {int(g.get("after_request") or 0) for g in generations}
-    explained = explain_usage(
-        [
-            UsageTurn(
-                _time(r.get("time")),
-                str(r.get("model") or ""),
-                int(r.get("context_tokens") or 0),
-                int(r.get("output_tokens") or 0),
-                int(r.get("cache_read_tokens") or 0),
-                int(r.get("cache_creation_tokens") or 0),
-                str(r.get("model") or ""),
-                _COMPACTED if index in compacted_before else None,
-                int(r.get("cache_write_1h_tokens") or 0),
-            )
-            for index, r in enumerate(requests)
-        ],
-        bytes_known=False,
-        prices=prices,
-    )
+    explained = explained_usage(requests, generations, prices)
 
     def add(
         tokens: int, read: int, model: str, time: datetime, compaction: bool, request: int = -1
@@ -119,6 +102,33 @@ def chart_rows(
         for generation in generations_left:
             add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
     return tuple(rows)
+
+
+def explained_usage(
+    requests: Sequence[Mapping[str, Any]],
+    generations: Sequence[Mapping[str, Any]],
+    prices: PriceOverrides = NO_OVERRIDES,
+) -> list[tuple[RequestCost | None, CacheExplanation]]:
+    """Each request's cost and cache cause (``explain_usage``), a compaction before it named."""
+    compacted_before = {int(g.get("after_request") or 0) for g in generations}
+    return explain_usage(
+        [
+            UsageTurn(
+                _time(r.get("time")),
+                str(r.get("model") or ""),
+                int(r.get("context_tokens") or 0),
+                int(r.get("output_tokens") or 0),
+                int(r.get("cache_read_tokens") or 0),
+                int(r.get("cache_creation_tokens") or 0),
+                str(r.get("model") or ""),
+                _COMPACTED if index in compacted_before else None,
+                int(r.get("cache_write_1h_tokens") or 0),
+            )
+            for index, r in enumerate(requests)
+        ],
+        bytes_known=False,
+        prices=prices,
+    )
 
 
 def session_cost(rows: Sequence[RequestSummary]) -> str:

@@ -6,9 +6,10 @@ requests that are settled.
 "-">/*.jsonl``, or the Codex rollout under ``~/.codex/sessions`` whose ``session_meta`` names
 the folder) and reads it again whenever it grows. Only complete lines are read: a last line
 the agent is still writing waits for its newline. A request is *settled* once a later
-request or the end of its turn is written (Claude Code writes a reply block by block, its
-output tokens complete on the last block's line, and runs tool calls in between, so their
-results and progress lines come before it); a Codex request is settled when written.
+request, the end of its turn, or a line of its reply with a ``stop_reason`` is written (Claude
+Code writes a reply block by block, its output tokens complete on the last block's line, and
+runs tool calls in between, so their results and progress lines come before it; it writes a
+``stop_reason`` once the reply has ended); a Codex request is settled when written.
 
 A transcript that stops mid-turn (Claude Code killed, or its last line never followed by a
 system line or prompt) would keep its last request unsettled for ever. So a transcript has
@@ -26,10 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, price_for, request_cost
+from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.codex import import_codex_rollout
 from steiner_tui.importers.discover import kind_of
+from steiner_tui.importers.figures import explained_usage
 from steiner_tui.importers.model import ImportedRequest, ImportedSession
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "claude_project_folder",
     "newest_transcript",
     "request_line",
+    "request_lines",
 ]
 
 Agent = Literal["claude", "codex"]
@@ -98,16 +101,28 @@ class TranscriptFollower:
         """When complete lines were last added (``clock``'s time)."""
         self.end = 0
         """The bytes read: up to and with the last complete line's newline."""
-        self.lines = 0
-        """The complete lines read."""
         self.session: ImportedSession | None = None
+        self.restarts = 0
+        """How many times the file was read again from its start (cut shorter or replaced)."""
+        self._inode = -1
+
+    def watched(self, _change: object, path: str) -> bool:
+        """Whether a change in the file's folder is to the file (a ``watchfiles`` filter: the
+        folder is watched, not the file, which may be deleted, or replaced, at any moment)."""
+        return Path(path).name == self.path.name  # the folder is watched without its subfolders
 
     def _grown(self) -> bool:
         """Whether complete lines were added since the last read (a file cut shorter or
-        replaced is read from its start)."""
-        size = self.path.stat().st_size
-        if size < self.end:
-            self.end, self.lines = 0, 0
+        replaced, even by a longer one, is read from its start)."""
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            self._inode = -1  # deleted: what comes in its place is read from its start
+            raise
+        if stat.st_size < self.end or (self.end and stat.st_ino != self._inode):
+            self.end = 0
+            self.restarts += 1
+        self._inode = stat.st_ino
         position = self.end
         with self.path.open("rb") as handle:
             handle.seek(position)
@@ -116,7 +131,6 @@ class TranscriptFollower:
                 last = chunk.rfind(b"\n")
                 if last >= 0:
                     self.end = position + last + 1
-                    self.lines += chunk.count(b"\n")
                     grown = True
                     # Whatever follows the last newline of this chunk is read with the next.
                     handle.seek(self.end)
@@ -157,44 +171,59 @@ class TranscriptFollower:
         requests = self.session.requests
         if ended:
             return requests
-        if requests and (requests[-1].last_line >= self.lines or not requests[-1].ended):
+        if requests and not requests[-1].ended:
             return requests[:-1]
         return requests
+
+
+def request_lines(
+    session: ImportedSession, numbers: range, prices: PriceOverrides = NO_OVERRIDES
+) -> list[dict[str, Any]]:
+    """Requests ``numbers`` (from 1) of ``session`` as ``watch --json`` prints them: priced with
+    the config's ``prices`` for their model id, else the table, and their cache cause and the
+    dollars its rewrite cost, as the import screen's ``cache`` column (``explained_usage``)."""
+    if not numbers:
+        return []
+    explained = explained_usage(
+        [r.to_json() for r in session.requests[: numbers.stop - 1]],
+        [{"after_request": g.after_request} for g in session.generations],
+        prices,
+    )
+    window = session.window
+    lines = []
+    for number in numbers:
+        request = session.requests[number - 1]
+        compaction = next((g for g in session.generations if g.after_request == number - 1), None)
+        cost, cache = explained[number - 1]
+        lines.append(
+            {
+                "request": number,
+                "time": request.time,
+                "model": request.model,
+                "context": request.context_tokens,
+                "cache_read": request.cache_read_tokens,
+                "output": request.output_tokens,
+                "cost": round(cost.total_usd, 6) if cost is not None else None,
+                "cache": {
+                    "cause": cache.cause,
+                    "detail": cache.detail,
+                    "reused_tokens": cache.reused_tokens,
+                    "rewritten_tokens": cache.rewritten_tokens,
+                    "cost_usd": cache.cost_usd,
+                },
+                "window": {"tokens": window.tokens or None, "source": window.source},
+                "compaction": (
+                    {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
+                    if compaction is not None
+                    else None
+                ),
+            }
+        )
+    return lines
 
 
 def request_line(
     session: ImportedSession, number: int, prices: PriceOverrides = NO_OVERRIDES
 ) -> dict[str, Any]:
-    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it (priced with
-    the config's ``prices`` for its model id, else the table)."""
-    request = session.requests[number - 1]
-    compaction = next((g for g in session.generations if g.after_request == number - 1), None)
-    window = session.window
-    return {
-        "request": number,
-        "time": request.time,
-        "model": request.model,
-        "context": request.context_tokens,
-        "cache_read": request.cache_read_tokens,
-        "output": request.output_tokens,
-        "cost": _cost(request, prices),
-        "window": {"tokens": window.tokens or None, "source": window.source},
-        "compaction": (
-            {"trigger": compaction.trigger, "pre_tokens": compaction.pre_tokens}
-            if compaction is not None
-            else None
-        ),
-    }
-
-
-def _cost(request: ImportedRequest, prices: PriceOverrides) -> float | None:
-    """The request's dollars (None: the model has no price)."""
-    cost = request_cost(
-        price_for(request.model, overrides=prices),
-        prompt_tokens=request.context_tokens,
-        output_tokens=request.output_tokens,
-        cache_read_tokens=request.cache_read_tokens,
-        cache_write_tokens=request.cache_creation_tokens,
-        cache_write_1h_tokens=request.cache_write_1h_tokens,
-    )
-    return round(cost.total_usd, 6) if cost is not None else None
+    """Request ``number`` (from 1) of ``session`` as ``watch --json`` prints it."""
+    return request_lines(session, range(number, number + 1), prices)[0]

@@ -327,6 +327,60 @@ async def test_an_imports_requests_with_their_causes_and_costs_show_at_80x24() -
         assert used <= table.content_region.width
 
 
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_an_imports_requests_stay_on_screen_when_the_terminal_is_resized() -> None:
+    """Widened, then back to 80x24 (a tmux split, a window moved): the screen scrolled back to
+    its top and the focused requests table stayed out of sight, Up and Down moving a cursor
+    nobody could see."""
+    assert MIXED is not None
+    app = ReadOnlyApp(imported=import_claude_session(MIXED).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        table.move_cursor(row=table.row_count - 1)  # the newest, as a followed session's is
+        await pilot.pause()
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+        # The cursor's row (the last request) is among the rows shown.
+        assert table.cursor_row == table.row_count - 1
+        assert table.scroll_y == table.max_scroll_y
+
+
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_the_costliest_cache_miss_is_named_and_found_at_80x24() -> None:
+    """Which miss cost the most took reading 217 rows' cache column, five at a time at 80x24.
+    The table's border names it, and ``c`` takes the cursor to it."""
+    assert MIXED is not None
+    app = ReadOnlyApp(imported=import_claude_session(MIXED).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert str(table.border_subtitle) == "costliest miss #139 compaction $0.07 · c"
+        await pilot.press("c")
+        await pilot.pause()
+        assert str(table.get_row_at(table.cursor_row)[0]) == "139"
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+
+
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+async def test_the_sessions_bill_shows_at_80x24() -> None:
+    """At 80x24 the screen opens on the requests and no key scrolls it back up: the session's
+    cost, in the summary above the chart, could not be read. The table's title carries it."""
+    assert MIXED is not None
+    app = ReadOnlyApp(imported=import_claude_session(MIXED).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert str(table.border_title) == "Requests · cost $5.32"
+        summary = app.screen.query_one("#imported-summary", Static)
+        assert "cost $5.32 ·" in str(summary.render())
+
+
 async def test_an_import_shows_its_chart_and_lineage(tmp_path: Path) -> None:
     session = import_claude_session(write_sample_transcript(tmp_path))
     app = ReadOnlyApp(imported=session.to_json())
@@ -540,3 +594,52 @@ async def test_a_one_request_capture_says_one_request(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, CaptureScreen)
         assert " · 1 request · " in str(app.screen.sub_title)
+
+
+def test_two_sessions_through_one_proxy_each_reuse_their_own_prefix(tmp_path: Path) -> None:
+    """Two Claude Code sessions at once through one proxy interleave in the capture. The
+    chart compared each request with its own session's, but the inspector's cache-reuse column
+    compared it with the request recorded just before (the other session's): 0% for every
+    request of both."""
+    from steiner_tui.app.screens.capture_view import load_capture_snapshots
+    from steiner_tui.capture.report import decode_all
+    from steiner_tui.capture.store import read_capture
+
+    first, second = sample_claude_requests()
+
+    def other(body: bytes) -> bytes:  # the same agent in another folder: its own system prompt
+        data = json.loads(body)
+        data["system"][-1]["text"] += " Primary working directory: /elsewhere"
+        data["messages"][0]["content"] = [{"type": "text", "text": "another question"}]
+        return json.dumps(data).encode()
+
+    writer = CaptureWriter(tmp_path, "http://upstream", "two")
+    for body in (first, other(first), second, other(second)):
+        seq = writer.request("POST", "/v1/messages?beta=true", body)
+        writer.reply(seq, 200, "text/event-stream", 100, Usage(3, 0, 14_000, 12))
+    writer.close()
+    _, store = load_capture_snapshots(tmp_path, "two")
+    inspected = [row.reused for row in store.summaries()]
+    requests = decode_all(read_capture(tmp_path, "two")[1])
+    charted = [r.prefix.matching_messages if i else 0 for i, r in enumerate(requests)]
+    assert inspected == charted
+    assert inspected[2] > 0 and inspected[3] > 0
+
+
+def test_a_claude_code_capture_draws_claude_codes_own_compaction_point(tmp_path: Path) -> None:
+    """The capture's panel said "compaction the agent's own · soft trigger 140,000" (70% of the
+    window) for Claude Code, which compacts at window - min(max output, 20,000) - 13,000 =
+    167,000, as ``watch`` on the same session says. Its requests name it: the system prompt's
+    first block is ``x-anthropic-billing-header: cc_version=…``."""
+    from steiner_tui.app.screens.readonly_figures import capture_budget_view
+    from steiner_tui.capture.report import decode_all
+    from steiner_tui.capture.snapshots import to_snapshots
+    from steiner_tui.capture.store import read_capture
+    from steiner_tui.importers.window import agent_window
+
+    writer = write_capture(tmp_path)
+    writer.close()
+    requests = decode_all(read_capture(tmp_path, "cap1")[1])
+    view = capture_budget_view(requests, to_snapshots(requests), 0)
+    claude_code = agent_window("claude-code", "claude-opus-5-5")
+    assert view.window.soft_threshold == claude_code.trigger == 167_000

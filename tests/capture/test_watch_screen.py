@@ -8,11 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.importers.follow import TranscriptFollower
+from steiner_tui.importers.follow import WATCH_IDLE_S, TranscriptFollower
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 SESSION = FIXTURES / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
@@ -89,3 +90,46 @@ async def test_a_replaced_transcript_is_named_and_a_deleted_one_said_once(
         for _ in range(30):  # several more polls of the missing file
             await pilot.pause(0.1)
         assert len(said) == 1 and "No such file" in said[0], said
+
+
+@pytest.mark.slow
+async def test_a_reply_still_streaming_is_marked_until_its_figures_are_final(
+    tmp_path: Path,
+) -> None:
+    """Claude Code writes a reply block by block: the third request of OTHER says output 8 on
+    its first blocks (lines 49-79) and 780 on its last. The table showed 8 and the cost of 8,
+    as if final; a row whose reply has not ended now says so (``…``) until it has."""
+    lines = OTHER.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:60]))
+    now = [0.0]
+    follower = TranscriptFollower(copy, clock=lambda: now[0])
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        table = screen.query_one("#imported-requests", DataTable)
+
+        def third() -> list[str]:
+            return [str(cell) for cell in table.get_row_at(table.row_count - 1)]
+
+        assert table.row_count == 3
+        assert third()[3] == "8 …" and third()[4].endswith(" …")
+        assert str(table.get_row_at(1)[3]) == "196"  # a settled request: its own figures
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[60:160]))
+        for _ in range(300):
+            if table.row_count > 3:
+                break
+            await pilot.pause(0.1)
+        assert str(table.get_row_at(2)[3]) == "780"
+        assert not str(table.get_row_at(2)[4]).endswith("…")
+        assert third()[3].endswith(" …")  # the newest reply, written in part
+        now[0] += WATCH_IDLE_S  # nothing more comes (the agent was killed): it has ended
+        for _ in range(300):
+            if not third()[3].endswith("…"):
+                break
+            await pilot.pause(0.1)
+        assert not third()[3].endswith("…") and not third()[4].endswith("…")

@@ -147,3 +147,32 @@ def test_a_one_hour_cache_write_is_priced_at_twice_the_input() -> None:
     assert follower.poll() is not None
     assert follower.session is not None
     assert request_line(follower.session, 1)["cost"] == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
+def test_watch_json_says_why_the_cache_missed_and_what_the_miss_cost() -> None:
+    """``watch --json`` gave a request's cost but not its cache cause: a script could not tell
+    a miss from a hit, nor what it cost, as the screen's ``cache`` column does. Each line now
+    carries ``cache`` as ``exec --events`` does, the screen's figures."""
+    from steiner_tui.importers.follow import request_line
+
+    assert MIXED is not None
+    session = import_claude_session(MIXED)
+    data = session.to_json()
+    rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
+    after = session.generations[0].after_request + 1  # the request after the compaction
+    for number in (1, 2, after):
+        line = request_line(session, number)
+        cache = rows[number - 1].cache
+        assert cache is not None
+        assert line["cache"] == {
+            "cause": cache.cause,
+            "detail": cache.detail,
+            "reused_tokens": cache.reused_tokens,
+            "rewritten_tokens": cache.rewritten_tokens,
+            "cost_usd": cache.cost_usd,
+        }
+        assert line["cost"] == pytest.approx(rows[number - 1].cost_usd, abs=1e-6)
+    miss = request_line(session, after)["cache"]
+    assert miss["cause"] == "compaction" and miss["rewritten_tokens"] > 0
+    assert dollars(miss["cost_usd"]) == "$0.07"  # as the screen's "compaction $0.07"

@@ -74,3 +74,21 @@ async def test_a_missing_transcript_says_so() -> None:
         await pilot.pause()
         [entry] = app.screen.query_one(ConversationPane).entries
         assert isinstance(entry, NoticeEntry) and "cannot read" in entry.text
+
+
+async def test_at_80_columns_the_conversation_is_not_squeezed_beside_the_chart() -> None:
+    """At 80x24 the 56-column chart beside it left the conversation 24 columns, its tool
+    calls cut to "Bash echo step0; …"; under 60 + 56 columns the two are one over the other,
+    as a capture's are."""
+    app = ReadOnlyApp(imported=import_claude_session(CLAUDE).to_json())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedConversation)
+        conversation = screen.query_one(ConversationPane).region
+        side = screen.query_one("#imported-side").region
+        assert conversation.width == 80 and side.width == 80
+        assert conversation.height >= 8 and side.height >= 8

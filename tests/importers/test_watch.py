@@ -235,3 +235,87 @@ def test_watch_json_prints_the_last_request_when_the_watch_ends(tmp_path: Path) 
     printed = [json.loads(line) for line in out.splitlines()]
     assert [line["request"] for line in printed] == [10]
     assert printed[0]["context"] == import_claude_session(REAL).requests[-1].context_tokens
+
+
+def _read_lines(stream: object, into: list[str]) -> threading.Thread:
+    """A thread reading ``stream``'s lines into ``into`` as they come."""
+    thread = threading.Thread(
+        target=lambda: into.extend(line.decode() for line in stream),  # type: ignore[attr-defined]
+        daemon=True,
+    )
+    thread.start()
+    return thread
+
+
+def _until(condition: object) -> None:
+    end = time.monotonic() + DEADLINE
+    while not condition() and time.monotonic() < end:  # type: ignore[operator]
+        time.sleep(0.1)
+
+
+def test_watch_json_goes_on_when_its_file_is_deleted_and_written_again(tmp_path: Path) -> None:
+    """The transcript deleted (a rotation), then written again: ``--json`` stopped on a
+    "[Errno 2] No such file" traceback; and a file written again in its place printed nothing,
+    its request numbers being under those printed. Now it says so once on stderr, waits, and
+    prints the new file's requests from #1."""
+    path = _write(tmp_path, LINES[:8])
+    out: list[str] = []
+    errors: list[str] = []
+    with subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    ) as process:
+        assert process.stderr is not None and process.stdout is not None
+        assert "following" in process.stderr.readline().decode()
+        threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]
+        try:
+            path.unlink()
+            _until(lambda: errors)
+            assert process.poll() is None, "".join(errors)
+            path.write_bytes(b"".join(LINES))
+            expected = _settled_contexts(len(LINES), tmp_path)
+            _until(lambda: len(out) >= len(expected))
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
+            for thread in threads:
+                thread.join(timeout=10)
+    assert process.returncode == 0, "".join(errors)
+    assert errors[0] == f"steiner-tui watch: {path} is gone; waiting for it to come back\n"
+    replaced = f"steiner-tui watch: {path} was cut shorter or replaced: its requests from #1\n"
+    assert errors[1] == replaced
+    printed = [json.loads(line) for line in out]
+    assert [line["request"] for line in printed] == list(range(1, len(expected) + 2))
+    assert [line["context"] for line in printed[:-1]] == expected
+
+
+def test_a_file_cut_shorter_or_replaced_by_a_longer_one_is_read_again(tmp_path: Path) -> None:
+    path = _write(tmp_path, LINES)
+    follower = TranscriptFollower(path)
+    follower.poll()
+    assert follower.restarts == 0
+    path.write_bytes(b"".join(LINES[:5]))  # truncated and written again
+    assert follower.poll() is not None and follower.restarts == 1
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_bytes(b"".join(LINES))
+    replacement.replace(path)  # a longer file in its place: the same bytes read from the start
+    session = follower.poll()
+    assert session is not None and follower.restarts == 2
+    assert len(session.requests) == len(import_claude_session(REAL).requests)
+
+
+def test_a_reply_whose_line_says_why_it_stopped_is_settled_at_once(tmp_path: Path) -> None:
+    """Claude Code writes ``stop_reason`` only once a reply has ended (1.0.108: on its last
+    block's line, with the final output; 2.1.328: on every block's line). Such a request's
+    figures are final: ``claude -p`` ends on an ``end_turn`` reply followed only by
+    ``last-prompt`` and ``cost-state`` lines, so its last request waited five idle minutes (or
+    Ctrl-C) for a later request or a prompt that never came."""
+    follower = TranscriptFollower(_write(tmp_path, LINES[:8]))  # line 8: stop_reason tool_use
+    follower.poll()
+    assert follower.session is not None
+    assert [r.output_tokens for r in follower.settled()] == [263, 302]
+    follower = TranscriptFollower(_write(tmp_path, LINES[:7]))  # its first blocks: output 25
+    follower.poll()
+    assert [r.output_tokens for r in follower.settled()] == [263]

@@ -3,10 +3,11 @@
 The chart is the workbench's tokens-per-request chart (``RequestChart``): each request's context
 (input, cache read and cache creation) on the scale of the model's window, with the window's
 lines, every compaction marked, and the cache-read share of each request as the cache-reuse
-strip (``importers.figures``); the table lists the requests with their cache-read share and
-output; ``l`` opens the lineage browser on the session's generations (each compaction's
-trigger, tokens before and the summary the agent wrote), ``v`` the conversation of the latest
-generation beside the chart (``imported_conversation``). Everything shown was computed by the
+strip (``importers.figures``); the table lists the requests with their cache-read share,
+output, cost and cache cause, its border naming the costliest cache miss (``c`` goes to it);
+``l`` opens the lineage browser on the session's generations (each compaction's trigger, tokens
+before and the summary the agent wrote), ``v`` the conversation of the latest generation beside
+the chart (``imported_conversation``). Everything shown was computed by the
 importer. Opened by ``watch`` on a transcript the agent is still writing, the screen shows it
 again each time complete lines are appended (``importers.follow``), and so does an open
 conversation beside it.
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -76,9 +77,17 @@ class ImportedScreen(Screen[None]):
             id="imported.conversation",
             tooltip="The latest generation's conversation beside the chart",
         ),
+        Binding(
+            "c",
+            "costliest",
+            "Costliest miss",
+            id="imported.costliest",
+            tooltip="The request whose cache miss cost the most",
+        ),
         Binding("escape,q", "close", "Back", id="imported.close", tooltip="Close"),
     ]
-    """l opens the lineage browser, v the conversation; Escape or q closes."""
+    """l opens the lineage browser, v the conversation, c goes to the costliest cache miss;
+    Escape or q closes."""
 
     def __init__(
         self,
@@ -98,6 +107,10 @@ class ImportedScreen(Screen[None]):
         """The lineage browser this screen opened (shown again on a followed compaction)."""
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
+        self._costliest: int | None = None
+        self._streaming = False
+        """Whether the last request's reply is still being written (its row marked ``…``)."""
+        """The table row of the request whose cache miss cost the most (None: no miss)."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -109,14 +122,23 @@ class ImportedScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#imported-requests", DataTable)
-        table.border_title = "Requests"
         # The figures, cost and cache cause first: they are what fits 80 columns.
         table.add_columns("#", "context", "cache read", "output", "cost", "cache", "time", "model")
         self.show(self.session)
-        # On a short terminal (80x24) the screen scrolls: it opens on the requests.
-        self.call_after_refresh(table.scroll_visible, animate=False, top=False)
+        self.on_resize()
         if self.follow is not None:
             self._follow_transcript(self.follow)
+
+    def on_resize(self, _event: events.Resize | None = None) -> None:
+        """On a short terminal (80x24) the screen scrolls: it opens on the requests, and a
+        resize (which scrolls it back to its top) brings them and their cursor into view."""
+        table = self.query_one("#imported-requests", DataTable)
+
+        def into_view() -> None:
+            table.scroll_visible(animate=False, top=False)
+            table.move_cursor(row=table.cursor_row, animate=False)
+
+        self.call_after_refresh(into_view)
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -153,10 +175,25 @@ class ImportedScreen(Screen[None]):
         chart.view = import_chart_view(rows, window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
+        # Where 80x24 shows it: the screen opens on the table, the summary above it.
+        table.border_title = f"Requests · {session_cost(priced).split(' · ')[0]}"
         cursor = table.cursor_row
         following = table.row_count == 0 or cursor >= table.row_count - 1
         table.clear()
         marks = {int(g["after_request"]): g for g in generations}
+        follow = self.follow
+        settled = len(follow.settled(ended=follow.idle())) if follow else len(requests)
+        self._streaming = settled < len(requests)
+        misses = [r for r in priced if r.cache is not None and r.cache.rewritten_tokens]
+        costliest = max(
+            misses,
+            key=lambda r: (r.cache.cost_usd or 0, r.cache.rewritten_tokens) if r.cache else (0, 0),
+            default=None,
+        )
+        self._costliest = None
+        table.border_subtitle = (
+            f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None
+        )
         for index, request in enumerate(requests):
             if index in marks:
                 blank = [Text("") for _ in range(5)]
@@ -164,12 +201,15 @@ class ImportedScreen(Screen[None]):
                 table.add_row(Text("▼"), *blank, label, Text(""))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
+            if row is not None and row is costliest:
+                self._costliest = table.row_count
+            streaming = " …" if index >= settled else ""  # its output (and cost) still grow
             table.add_row(
                 Text(str(index + 1), justify="right"),
                 Text(count(request["context_tokens"]), justify="right"),
                 Text(share, justify="right"),
-                Text(count(request["output_tokens"]), justify="right"),
-                Text(cost_cell(row) if row is not None else "", justify="right"),
+                Text(count(request["output_tokens"]) + streaming, justify="right"),
+                Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
                 Text(cause_cell(row) if row is not None else ""),
                 Text(str(request["time"])[:19].replace("T", " ")),
                 Text(str(request["model"])),
@@ -194,7 +234,9 @@ class ImportedScreen(Screen[None]):
         it is looked at anyway every ``FOLLOW_POLL_MS``)."""
         failed = ""
         async for _ in awatch(
-            follower.path,
+            follower.path.parent,
+            watch_filter=follower.watched,
+            recursive=False,
             debounce=100,
             step=20,
             rust_timeout=FOLLOW_POLL_MS,
@@ -211,6 +253,8 @@ class ImportedScreen(Screen[None]):
             failed = ""
             if session is not None:
                 self.show(session.to_json())
+            elif self._streaming and follower.idle():  # ended mid-reply: its last figures stand
+                self.show(self.session)
 
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
@@ -258,6 +302,15 @@ class ImportedScreen(Screen[None]):
             self.app.switch_screen(self._lineage)
         else:
             self.app.push_screen(self._lineage)
+
+    def action_costliest(self) -> None:
+        """Move the cursor to the request whose cache miss cost the most."""
+        if self._costliest is None:
+            self.notify("no cache miss in this session")
+            return
+        table = self.query_one("#imported-requests", DataTable)
+        table.move_cursor(row=self._costliest, animate=False)
+        table.focus()
 
     def action_conversation(self) -> None:
         """Open the latest generation's conversation beside the chart."""

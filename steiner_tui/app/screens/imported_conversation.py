@@ -21,6 +21,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from steiner_tui.app.screens.readonly_figures import (
     import_chart_view,
     import_window,
@@ -74,6 +75,8 @@ class ImportedConversation(Screen[None]):
     ]
     TITLE = "Imported conversation"
     AUTO_FOCUS = "#conversation"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (MIN_CONVERSATION + 56, "-wide")]  # noqa: RUF012
+    """Below a 60-column conversation beside the 56-column chart, the two are stacked."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Back", id="imported_conversation.close",

@@ -3,7 +3,8 @@
 The context panel (``BudgetPanel``) and its tokens-per-request chart (``RequestChart``) show a
 ``BudgetView``. For a capture it is built like the workbench's own (``build_budget_view``) from
 the latest captured request's snapshot, with the capture's chart rows (``capture.figures``) as
-its history and the engine's ranking of the request's tool results; for an import, which holds
+its history and the engine's ranking of the request's tool results, and Claude Code's own
+compaction point when its requests name it (as an import's, below); for an import, which holds
 no request bodies, it carries only the agent's own window and compaction point
 (``importers.window``: what the transcript records, else the agent's rule, saying which) and
 the chart rows (``importers.figures``).
@@ -116,6 +117,10 @@ def usage_events(
     return out
 
 
+_CLAUDE_CODE = b"x-anthropic-billing-header: cc_version="
+"""The first system block of a Claude Code request (2.1.x)."""
+
+
 def capture_budget_view(
     requests: Sequence[CapturedRequest],
     snapshots: Sequence[RequestSnapshot],
@@ -128,7 +133,12 @@ def capture_budget_view(
     window = model_window(snapshot.model)
     history = request_summaries(requests, window, prices)
     largest = max((row.estimated_prompt_tokens for row in history), default=0)
-    budget = ModelTokenBudget(window.tokens or max(largest, 1), snapshot.max_tokens or 0)
+    # Claude Code names itself in its first system block; it compacts by its own rule.
+    claude_code = _CLAUDE_CODE in requests[position].recorded.body
+    trigger = agent_window("claude-code", snapshot.model).trigger if claude_code else 0
+    budget = ModelTokenBudget(
+        window.tokens or max(largest, 1), snapshot.max_tokens or 0, threshold_tokens=trigger or None
+    )
     results = [(r.tool, r.target, r.bytes) for r in requests[position].decoded.tool_results]
     # Each result costs its bytes' share of the reported context, as the source rows do.
     per_byte = snapshot.raw_prompt_tokens / max(sum(s.bytes for s in snapshot.sources), 1)

@@ -172,6 +172,29 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             assert "ignores tool definitions" in text  # the runner's warning
 
 
+async def test_after_a_model_switch_the_panel_shows_the_next_request_on_that_model(
+    app_for: AppFactory, project: Path
+) -> None:
+    """The last request went to the old model: after /model the panel shows the dry run on
+    the new one (its window, tokenizer and tools), not the old request under the new window."""
+    with serving(LLAMA_CPP) as server:
+        providers = {"providers": {"local": {"base_url": url(server)}}}
+        app = app_for(config={**providers, "models": {"local/tiny": {"max_tokens": 300}}})
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "hello")
+            await finish(pilot)
+            panel = app.workbench.budget
+            assert "request #" in str(panel.border_title)
+            await send(pilot, "/model local/tiny")
+            await finish(pilot)
+            assert "dry run" in str(panel.border_title)
+            view = app.workbench.hold.controller.budget_view()
+            assert view.row("tool definitions") is None  # the server ignores them
+            notes = static_text(panel.query_one("#budget-notes", Static))
+            assert "window 4,096 from llama.cpp server · reserve 300" in notes
+
+
 async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFactory) -> None:
     """A skill toggled (or the mode switched) after a request waits for the next message: the
     panel turns to the dry run of that message, the skill's envelope in it."""

@@ -333,6 +333,7 @@ def _build(
         runner.snapshots.next_index = next_request_number(loaded)
         # The session's total goes on from what its earlier requests cost.
         runner.cache.session_cost = earlier.cost()
+        runner.cache.resumed = True
     enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
     static = set(request.static_skills)  # delivered as blocks: never as envelopes too
     scan = ListSink()  # what the discovery says, so a rescan says only what is new

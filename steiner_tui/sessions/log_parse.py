@@ -28,6 +28,7 @@ from steiner_tui.sessions.records import (
     HeaderRecord,
     LastMainRequestRecord,
     MessageLine,
+    ModelRecord,
     ModeRecord,
     PartialRecord,
     PinRecord,
@@ -141,6 +142,8 @@ class LogState(msgspec.Struct):
     requests: list[RequestRecord] = msgspec.field(default_factory=list)
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
+    switched_model: str = ""
+    """The ref of a ``/model`` switch that no main request has gone to since ("": none)."""
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
     partials: list[PartialRecord] = msgspec.field(default_factory=list)
     """The streamed reply since the last message (or request or generation) record."""
@@ -231,6 +234,8 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             f"before (its first {tip.shared} hashes) may be inexact",
         )
     state.requests.append(tip)
+    if not tip.compaction:
+        state.switched_model = ""
     state.damaged_since_request = False
     state.since_request = []
     if record.usage:
@@ -336,6 +341,8 @@ def _apply(state: LogState, record: Record, line: int) -> None:
                 state.pins.pop(record.key, None)
         case ModeRecord():
             state.mode = record.mode
+        case ModelRecord():
+            state.switched_model = record.ref
         case SkillRecord():
             state.skill_toggles.append((record.name, record.enabled))
         case ErrorRecord():

@@ -104,6 +104,8 @@ class CacheDiagnostics:
         """The main request in flight, waiting for its usage."""
         self.session_cost: RequestCost | None = ZERO_COST
         """What the session's calls cost so far (None once one of them had no price)."""
+        self.resumed = False
+        """The session was resumed: its requests before this process are in the log only."""
 
     def last_of(self, model: str) -> CacheTurn | None:
         """``last`` while the provider may still cache it for ``model``: a cache belongs to
@@ -167,6 +169,7 @@ class CacheDiagnostics:
                 price=price,
                 ttl_seconds=cache_ttl_seconds(sent.snapshot.model),
                 provider_reason=usage.cache_miss_reason,
+                resumed=self.resumed,
             )
             self.last, self.sent = sent, None
         return UsageReported(

@@ -196,7 +196,9 @@ def _question(
         is_pinned_by(host.lineage.pins),
         mask_needed(budget, tokens, prepared.fit),
     )
-    return question_for(budget, tokens, fits=fits, forced=forced, maskable=maskable)
+    return question_for(
+        budget, tokens, fits=fits, forced=forced, maskable=maskable, reserve=prepared.fit.reserve
+    )
 
 
 def _window_error(

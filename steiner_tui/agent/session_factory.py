@@ -201,9 +201,12 @@ def _resumed_model(
 
 
 def _last_used(loaded: LoadedSession) -> str:
-    """The ref of the model the session last used: its last answered request's, else (no reply
-    ever came: the server was down, the app was killed mid-reply) its last request's, else
-    the one it was opened with; empty when the log names none."""
+    """The ref of the model the session last used: a ``/model`` switch no turn went to yet,
+    else its last answered request's, else (no reply ever came: the server was down, the app
+    was killed mid-reply) its last request's, else the one it was opened with; empty when the
+    log names none."""
+    if loaded.switched_model:
+        return loaded.switched_model
     last = loaded.last_main_request
     if not last.is_zero and last.provider_alias:
         return f"{last.provider_alias}/{last.backend_model}"
@@ -333,6 +336,7 @@ def _build(
         runner.snapshots.next_index = next_request_number(loaded)
         # The session's total goes on from what its earlier requests cost.
         runner.cache.session_cost = earlier.cost()
+        runner.cache.resumed = True
     enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
     static = set(request.static_skills)  # delivered as blocks: never as envelopes too
     scan = ListSink()  # what the discovery says, so a rescan says only what is new

@@ -5,10 +5,10 @@ the main screen calls it and hands the results to widgets that only display them
 session (its snapshot store and driver); it never recomputes what the engine already knows.
 
 The context panel shows the dry run of the next request while there is one to show (nothing
-sent yet in this conversation, or skill toggles and a mode change waiting for the next message),
-and the latest request sent otherwise. The dry run is assembled by the engine like any request
-(``Session.preview``); the screen asks for it in a worker thread (``preview_view``), never on
-the UI loop.
+sent yet in this conversation, skill toggles and a mode change waiting for the next message, or
+a model switched since the last request), and the latest request sent otherwise. The dry run
+is assembled by the engine like any request (``Session.preview``); the screen asks for it in a
+worker thread (``preview_view``), never on the UI loop.
 """
 
 from __future__ import annotations
@@ -92,10 +92,14 @@ class SessionController:
         return None
 
     def wants_preview(self) -> bool:
-        """Whether the panel shows the dry run: nothing sent yet, something pending, or the
-        conversation was compacted or masked since the last request."""
+        """Whether the panel shows the dry run: nothing sent yet, something pending, the
+        conversation was compacted or masked since the last request, or the last request went
+        to another model (``/model``: its window, tokenizer and tools no longer apply)."""
         sent = self.sent_snapshot()
         if sent is None or self.driver.has_pending:
+            return True
+        model = self.driver.runner.model
+        if (sent.provider, sent.model) != (model.alias, model.model):
             return True
         return str(sent.generation_id) != str(self.driver.lineage.active.id)
 

@@ -200,6 +200,8 @@ class SlashCommands:
                 text += f"; did you mean /model {near}?"
             self.fail(text, title="Model", error=True)
             return
+        if (log := screen.hold.session.log) is not None:
+            log.record_model(model.ref)
         screen.status.model = model_label(model)
         self.textual.call_later(
             screen.conversation.add, NoticeEntry(f"model: {before} → {model.ref}")

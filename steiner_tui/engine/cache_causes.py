@@ -53,6 +53,7 @@ __all__ = [
     "CacheEffect",
     "CacheExplanation",
     "CacheTurn",
+    "FIRST_SINCE_RESUME",
     "cache_effect",
     "USAGE_ONLY",
     "UsageTurn",
@@ -200,6 +201,10 @@ def _agrees(cause: str, reason: str) -> bool:
     return any(word in lowered for word in _PROVIDER_CATEGORIES.get(cause, ()))
 
 
+FIRST_SINCE_RESUME = "first request since the resume: the log keeps no blocks or tools to compare"
+"""The cause of a resumed session's first request: earlier ones exist, in its log only."""
+
+
 def explain_cache(
     previous: CacheTurn | None,
     current: CacheTurn,
@@ -207,11 +212,14 @@ def explain_cache(
     price: ModelPrice | None,
     ttl_seconds: int | None,
     provider_reason: str = "",
+    resumed: bool = False,
 ) -> CacheExplanation:
     """Name why ``current`` reused less of the cache than ``previous`` left in it.
 
     Args:
-        previous: the last main request before ``current`` (None: ``current`` is the first).
+        previous: the last main request before ``current`` (None: ``current`` is the first,
+            of the session or, ``resumed``, since a resume: the log's requests keep no blocks
+            or tools to compare with).
         current: the request to explain; without reported usage the figures are estimated.
         price: ``current``'s model price (rewritten tokens at its cache-write price).
         ttl_seconds: how long the provider keeps an unused prefix (None: no cache we know).
@@ -224,7 +232,7 @@ def explain_cache(
             reused,
             0,
             "first",
-            "first request: no earlier one to compare with",
+            FIRST_SINCE_RESUME if resumed else "first request: no earlier one to compare with",
             0.0,
             provider_reason,
         )

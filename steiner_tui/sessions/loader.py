@@ -90,6 +90,8 @@ class LoadedSession(msgspec.Struct, frozen=True):
         requests: logged request metadata, in order (each record read when first asked for;
             what resume needs of them is in ``requests.heads``).
         mode: the last logged execution mode.
+        switched_model: the ref of a ``/model`` switch no main request went to since ("":
+            none): the model the person chose last.
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
         logged_messages: how many messages of the active generation are in the log (the
@@ -118,6 +120,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     meta: SessionMeta
     requests: LoggedRecords = msgspec.field(default_factory=LoggedRecords)
     mode: str = "build"
+    switched_model: str = ""
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
     logged_messages: int = 0
@@ -383,6 +386,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
         meta=meta,
         requests=state.requests,
         mode=state.mode,
+        switched_model=state.switched_model,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,
         logged_messages=logged,

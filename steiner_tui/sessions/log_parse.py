@@ -29,6 +29,7 @@ from steiner_tui.sessions.records import (
     HeaderRecord,
     LastMainRequestRecord,
     MessageLine,
+    ModelRecord,
     ModeRecord,
     PartialRecord,
     PinRecord,
@@ -142,6 +143,8 @@ class LogState(msgspec.Struct):
     requests: LoggedRecords = msgspec.field(default_factory=LoggedRecords)
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
+    switched_model: str = ""
+    """The ref of a ``/model`` switch that no main request has gone to since ("": none)."""
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
     partials: list[PartialRecord] = msgspec.field(default_factory=list)
     """The streamed reply since the last message (or request or generation) record."""
@@ -220,6 +223,8 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
             "a damaged line precedes this request record; what it takes from the request "
             f"before (its first {tip.shared} hashes) may be inexact",
         )
+    if not tip.compaction:
+        state.switched_model = ""
     state.damaged_since_request = False
     state.since_request = []
     if record.usage:
@@ -325,6 +330,8 @@ def _apply(state: LogState, record: Record, line: int) -> None:
                 state.pins.pop(record.key, None)
         case ModeRecord():
             state.mode = record.mode
+        case ModelRecord():
+            state.switched_model = record.ref
         case SkillRecord():
             state.skill_toggles.append((record.name, record.enabled))
         case ErrorRecord():

@@ -36,6 +36,7 @@ __all__ = [
     "LastMainRequestRecord",
     "MessageLine",
     "ModeRecord",
+    "ModelRecord",
     "PartialRecord",
     "PinRecord",
     "Record",
@@ -224,6 +225,12 @@ class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):
     mode: Literal["build", "plan"]
 
 
+class ModelRecord(TimedRecord, frozen=True, kw_only=True, tag="model"):
+    """A ``/model`` switch: the model the session answers with from its next request on."""
+
+    ref: str
+
+
 class SkillRecord(TimedRecord, frozen=True, kw_only=True, tag="skill"):
     name: str
     enabled: bool = False
@@ -258,6 +265,7 @@ Record = (
     | PinRecord
     | UsageRecord
     | ModeRecord
+    | ModelRecord
     | SkillRecord
     | ResumedRecord
     | WarningRecord

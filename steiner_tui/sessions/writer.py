@@ -89,6 +89,7 @@ from steiner_tui.sessions.records import (
     ErrorRecord,
     HeaderRecord,
     LastMainRequestRecord,
+    ModelRecord,
     ModeRecord,
     PinRecord,
     Record,
@@ -400,6 +401,10 @@ class SessionLog:
         """Record an execution-mode change (``build``/``plan``)."""
         self._mode = mode
         self._safe(ModeRecord(mode=mode, at=self._clock()))  # type: ignore[arg-type]
+
+    def record_model(self, ref: str) -> None:
+        """Record a ``/model`` switch (kept on resume even before a request goes to it)."""
+        self._safe(ModelRecord(ref=ref, at=self._clock()))
 
     def record_skill(self, name: str, enabled: bool) -> None:
         """Record a skill toggle (it reaches the model with the next message's envelopes)."""

@@ -101,3 +101,24 @@ def test_a_compaction_that_frees_little_is_ineffective() -> None:
     health = noted_health(HealthEvent("info", "stable", "continue", 1), note)
     assert (health.severity, health.state) == ("warning", "fragile")
     assert health.guidance.startswith(note)
+
+
+def test_one_retained_result_masked_to_leave_room_is_said_in_the_singular(
+    tmp_path: Path,
+) -> None:
+    lines = (f"{i:07d} INFO worker-{i % 9} processed job {i * 7919}\n" for i in range(20_000))
+    (tmp_path / "big.log").write_text("".join(lines), encoding="utf-8")
+    config = parse_config([("c", {"models": {"offline/offline": {"context_window": 8000}}})])
+    sink = ListSink()
+    session = build_session(
+        SessionRequest(
+            tmp_path, config, env={}, session_id="s1", record=False, delegation=None, sink=sink
+        )
+    )
+    try:
+        for _ in range(6):
+            asyncio.run(session.runner.run(Message("user", "read big.log")))
+    finally:
+        session.close()
+    notes = [n for e in sink.events if isinstance(e, CompactionApplied) for n in e.outcome.notes]
+    assert "1 retained tool result masked to leave room" in notes, notes

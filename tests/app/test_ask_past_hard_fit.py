@@ -53,7 +53,9 @@ async def test_ask_past_the_hard_fit_offers_no_send_and_sends_nothing_that_does_
         assert question.reason == "over_window" and not question.can_send
         assert question.prompt_tokens > question.hard_limit
         text = static_text(prompt.query_one(".compaction-question"))
-        assert "does not fit the window (8,000)" in text
+        # Under 8,000 tokens, yet over: the reply's reserve is what the prompt cannot take.
+        reserve = f"does not fit the window (8,000) with {INFO.max_output:,} kept for the reply"
+        assert reserve in text
         assert "c compact now" in text and "send anyway" not in text
         assert len(provider.requests) == sent  # nothing was sent
         await pilot.press("s")  # not offered: typed into the prompt, as any key no one takes

@@ -16,6 +16,7 @@ from steiner_tui.config import parse_config
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory
+from tests.app.fakes import GateProvider, fake_model
 from tests.app.helpers import finish, notices, said, send, static_text
 from tests.providers.fake_servers import LLAMA_CPP, serving, url
 
@@ -172,6 +173,29 @@ async def test_the_panel_and_model_say_the_window_came_from_the_server(
             assert "ignores tool definitions" in text  # the runner's warning
 
 
+async def test_after_a_model_switch_the_panel_shows_the_next_request_on_that_model(
+    app_for: AppFactory, project: Path
+) -> None:
+    """The last request went to the old model: after /model the panel shows the dry run on
+    the new one (its window, tokenizer and tools), not the old request under the new window."""
+    with serving(LLAMA_CPP) as server:
+        providers = {"providers": {"local": {"base_url": url(server)}}}
+        app = app_for(config={**providers, "models": {"local/tiny": {"max_tokens": 300}}})
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "hello")
+            await finish(pilot)
+            panel = app.workbench.budget
+            assert "request #" in str(panel.border_title)
+            await send(pilot, "/model local/tiny")
+            await finish(pilot)
+            assert "dry run" in str(panel.border_title)
+            view = app.workbench.hold.controller.budget_view()
+            assert view.row("tool definitions") is None  # the server ignores them
+            notes = static_text(panel.query_one("#budget-notes", Static))
+            assert "window 4,096 from llama.cpp server · reserve 300" in notes
+
+
 async def test_a_toggle_after_a_request_shows_the_dry_run_with_it(app_for: AppFactory) -> None:
     """A skill toggled (or the mode switched) after a request waits for the next message: the
     panel turns to the dry run of that message, the skill's envelope in it."""
@@ -238,3 +262,26 @@ async def test_the_ranking_keeps_each_row_on_one_line_with_its_figure_apart() ->
         assert rows[0].endswith(" 273,936 m") and "agent" in rows[0]
         assert rows[1].endswith(" 64,522 ×8 m")
         assert all(len(row) <= ranking.scrollable_content_region.width for row in rows)
+
+
+async def test_a_toggle_is_in_force_in_the_sidebar_once_its_message_is_sent(
+    app_for: AppFactory,
+) -> None:
+    """The envelope went with the message: while its reply streams, the sidebar said the skill
+    was still "pending on" (and the panel already listed it as sent)."""
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        screen.skills.focus()
+        await pilot.press("1")
+        await pilot.pause()
+        assert str(screen.skills.border_subtitle).startswith("1 pending")
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        await pilot.pause()
+        assert "pending" not in str(screen.skills.border_subtitle)
+        assert str(screen.skills.border_title).startswith("Skills · 1/")
+        provider.release.set()
+        await finish(pilot)

@@ -15,6 +15,7 @@ from steiner_tui.app.transcript import Entry, NoticeEntry, PermissionEntry, Repl
 from steiner_tui.app.widgets.conversation import INTERRUPTED_BADGE, ConversationPane
 from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.tools.base import PermissionRequest
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import static_text
@@ -355,3 +356,12 @@ async def test_typing_does_not_walk_the_conversation(
         assert walks == []
         await pilot.press("f8")
         assert app.focused is pane.widget_of(first)
+
+
+def test_a_message_that_is_only_a_skill_replay_shows_no_empty_line() -> None:
+    """After a compaction the active skills come back as a message of envelopes alone: its
+    badges are all it shows, not the badges over an empty line."""
+    replay = UserMessage(UserEntry("", badges=("+terse-review",)))
+    assert str(replay.content) == " +terse-review  "
+    sent = UserMessage(UserEntry("go on", badges=("+terse-review",)))
+    assert str(sent.content).split("\n") == [" +terse-review  ", "go on"]

@@ -139,3 +139,21 @@ async def test_a_resumed_request_with_usage_keeps_its_cost(project: Path, config
             str(table.get_cell_at(table.get_cell_coordinate(r.key, cost)))
             for r in table.ordered_rows
         ] == live
+
+
+async def test_the_first_request_after_a_resume_does_not_claim_to_have_no_earlier_one(
+    project: Path, config_dir: Path
+) -> None:
+    """The requests before the resume are listed right above it: its cache cause says the
+    log cannot be compared with, not that there was no earlier request."""
+    await _saved_session(project, config_dir)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "and NOTES.md?")
+        await finish(pilot)
+        await pilot.press("f2", "up")  # the reply's request, then the one the message made
+        await finish(pilot)
+        detail = static_text(resumed.screen.query_one("#request-summary", Static))
+    assert "Request #9 " in detail and "no earlier one" not in detail
+    assert "cache: first request since the resume: the log keeps no blocks or tools" in detail

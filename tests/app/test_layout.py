@@ -153,6 +153,24 @@ async def test_f10_closes_the_enlarged_context_panel(
         assert screen.budget.region.width == 46 and app.focused is screen.budget
 
 
+async def test_f9_over_the_enlarged_context_panel_shows_the_sidebar_whole(
+    app_for: AppFactory,
+) -> None:
+    """At 80 columns ``/context`` (70 wide) covered the sidebar F9 then showed, focused: its
+    skills were cut to "1 code-r" and Space toggled one the person could not read."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "/context")
+        await pilot.pause()
+        await pilot.press("f9")
+        await pilot.pause()
+        skills, slot = screen.skills, screen.query_one("#budget-slot")
+        assert skills.region.width == 28 and app.focused is skills
+        assert not (slot.display and slot.region.overlaps(skills.region)), slot.region
+
+
 async def test_the_welcome_names_the_panels_by_their_keys_not_their_place(
     app_for: AppFactory,
 ) -> None:

@@ -135,6 +135,20 @@ def test_a_heading_counts_stages_in_words() -> None:
     assert "stage(s)" not in generation_heading(first) + heading
 
 
+def test_a_heading_says_a_rejected_summary_once() -> None:
+    """The health guidance already carries the rejection: the notes do not repeat it."""
+    rejected = "normal summary rejected: the summary (4,530 characters) is larger than its input"
+    health = HealthEvent("warning", "fragile", f"{rejected}; restart soon in a fresh session", 2)
+    outcome = CompactionOutcome(
+        applied=True, stage_count=1, modes=("emergency",), before_tokens=3_206,
+        after_tokens=1_618, health=health, at=T1, notes=(rejected, "another note"),
+    )  # fmt: skip
+    lineage = ConversationLineage.start([Message("user", "hi")], at=T0)
+    lineage = lineage.advance([Message("summary", "s")], "s", outcome, T1)
+    heading = generation_heading(lineage.generations[1])
+    assert heading.count(rejected) == 1 and heading.endswith(" · another note")
+
+
 def test_a_masking_generation_says_it_masked_and_why() -> None:
     lineage = sample_lineage()
     edit = RoomEdit("masked", "retained", "tool", "read big.md", 3, 24_000, 300, 6_000, 70)

@@ -141,3 +141,29 @@ async def test_a_log_that_stops_being_written_says_so_in_the_conversation(
         assert len(errors) == 1
         assert str(app.session.log.path) in errors[0].text
         assert "No space left on device" in errors[0].text
+
+
+async def test_a_model_switch_with_no_turn_after_it_is_kept_on_resume(
+    project: Path, config_dir: Path
+) -> None:
+    """``/model`` then quit (or a ``/compact`` cut short): no turn went to the new model, yet
+    it is the one the person chose; the resumed session answers with it."""
+    other = {"providers": {"other": {"type": "offline"}}, "models": {"other/offline": {}}}
+    app = make_app(request_for(project, config_dir, record=True, config=other))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await send(pilot, "/model other/offline")
+        await finish(pilot)
+    resumed = make_app(request_for(project, config_dir, record=True, config=other, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert resumed.session.runner.model.ref == "other/offline"
+        await send(pilot, "/model offline/offline")  # and back, then a turn on it
+        await send(pilot, "and README.md?")
+        await finish(pilot)
+    again = make_app(request_for(project, config_dir, record=True, config=other, resume="latest"))
+    async with again.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert again.session.runner.model.ref == "offline/offline"

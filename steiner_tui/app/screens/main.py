@@ -227,6 +227,8 @@ class MainScreen(Screen[None]):
         self.files.observe(event)
         if isinstance(event, RequestSnapshot | CompactionApplied | UsageReported):
             self.refresh_budget()
+            if isinstance(event, RequestSnapshot):  # its envelopes are sent: no longer pending
+                self.refresh_skills()
         elif isinstance(event, SubAgentUpdated):
             await self.slot.show_agent(event.info, self.hold.driver.busy)
         if (said := skill_notice(event)) is not None:

@@ -87,13 +87,16 @@ class SidePanels:
 
         The choice holds across resizes; a choice that matches what the width shows anyway is
         forgotten, so the panel follows the width again. F10 on the panel ``/context`` enlarged
-        hides it (shown again, it is its usual size). A panel shown gets the focus; hiding
+        hides it (shown again, it is its usual size), and so does F9 on a narrow screen, where
+        the enlarged panel would cover the sidebar. A panel shown gets the focus; hiding
         the focused one gives it back to the prompt.
         """
         screen = self.screen
         show = not self.shown(panel)
-        if panel == "context":
-            screen.remove_class("-context")  # F10 hides ``/context``'s enlarged panel too
+        if panel == "context" or (show and screen.has_class("-narrow")):
+            # F10 hides ``/context``'s enlarged panel too; on a narrow screen it would cover
+            # the sidebar F9 shows (and focuses).
+            screen.remove_class("-context")
         follows_width = show == self.docked(panel)
         screen.set_class(show and not follows_width, f"-{panel}-shown")
         screen.set_class(not show and not follows_width, f"-{panel}-hidden")

@@ -209,10 +209,12 @@ def generation_heading(generation: ConversationGeneration) -> str:
         parts.append(_asked(outcome))
     if outcome.edits:
         parts.append(f"to make room: {_edit_counts(outcome.edits)}")
+    guidance = ""
     if outcome.health is not None:
         health = outcome.health
-        parts.append(f"health {health.state} ({health.severity}): {health.guidance}")
-    parts.extend(outcome.notes)
+        guidance = health.guidance
+        parts.append(f"health {health.state} ({health.severity}): {guidance}")
+    parts.extend(note for note in outcome.notes if note not in guidance)  # said once
     return " · ".join(parts)
 
 

@@ -41,7 +41,7 @@ def _content(entry: UserEntry, pinned: bool, collapsed: bool = False) -> Content
         parts.extend([(f" {PIN_MARK} ", "$text-primary on $primary-muted"), " "])
     for badge in entry.badges:
         parts.extend([(f" {printable(badge)} ", "$text-accent on $accent-muted"), " "])
-    if entry.badges or pinned:
+    if (entry.badges or pinned) and entry.text:
         parts.append("\n")
     parts.append(_text(entry.text, collapsed))
     return Content.assemble(*parts)

@@ -165,6 +165,7 @@ class CompactionQuestion(msgspec.Struct, frozen=True):
         can_send: "send anyway" is offered (the hard fit holds and the provider did not reject
             the request as too large).
         maskable: what "mask the largest tool results" would mask (empty: not offered).
+        reserve: the tokens kept for the reply (a prompt under the window can still not fit).
     """
 
     reason: QuestionReason
@@ -174,6 +175,7 @@ class CompactionQuestion(msgspec.Struct, frozen=True):
     context_size: int
     can_send: bool
     maskable: tuple[MaskCandidate, ...] = ()
+    reserve: int = 0
 
     @property
     def mask_saves(self) -> int:
@@ -184,7 +186,8 @@ class CompactionQuestion(msgspec.Struct, frozen=True):
         """The question, in words (the prompt in the conversation, exec's message)."""
         why = {
             "soft_trigger": f"reached the soft trigger ({self.soft_threshold:,})",
-            "over_window": f"does not fit the window ({self.context_size:,})",
+            "over_window": f"does not fit the window ({self.context_size:,})"
+            + (f" with {self.reserve:,} kept for the reply" if self.reserve else ""),
             "too_large": "was rejected by the provider as too large for the window",
         }[self.reason]
         return f"The next request (~{self.prompt_tokens:,} prompt tokens) {why}."
@@ -286,9 +289,11 @@ def question_for(
     fits: bool,
     forced: bool,
     maskable: tuple[MaskCandidate, ...],
+    reserve: int = 0,
 ) -> CompactionQuestion:
     """The question ``ask`` asks about a request of ``prompt_tokens`` (``fits``: the hard fit
-    holds; ``forced``: the provider rejected the last request as too large)."""
+    holds; ``forced``: the provider rejected the last request as too large; ``reserve``: the
+    tokens kept for the reply)."""
     reason: QuestionReason = "soft_trigger" if fits else "over_window"
     if forced:
         reason = "too_large"
@@ -300,6 +305,7 @@ def question_for(
         budget.context_size,
         can_send=fits and not forced,
         maskable=maskable,
+        reserve=reserve,
     )
 
 

@@ -127,7 +127,8 @@ async def run_stages(
                 )
                 if masked:
                     edits.extend(masked)
-                    notes.append(f"{len(masked)} retained tool results masked to leave room")
+                    results = "result" if len(masked) == 1 else "results"
+                    notes.append(f"{len(masked)} retained tool {results} masked to leave room")
         masked_only = False
         if not modes and notes and not main.stateful:
             # Every summary was rejected: the largest tool results give way instead.

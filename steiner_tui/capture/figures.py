@@ -44,7 +44,7 @@ from steiner_tui.engine.events import CacheExplanation, SourceTokens
 from steiner_tui.engine.models import is_known_model, lookup_model
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, RequestCost
 from steiner_tui.engine.prompt.sources import ContextSource
-from steiner_tui.engine.snapshots import TOOLS_SOURCE, RequestSummary
+from steiner_tui.engine.snapshots import TOOL_RESULTS_SOURCE, TOOLS_SOURCE, RequestSummary
 
 __all__ = [
     "ANTHROPIC_WINDOW",
@@ -136,9 +136,12 @@ def request_sources(decoded: DecodedRequest, tokens: int) -> tuple[SourceTokens,
         rows.append((TOOLS_SOURCE, "", decoded.tools_bytes))
     # Tool definitions inside an input item (Codex's ``additional_tools``) are tools, not talk.
     inside += sum(t.bytes for t in decoded.tools if t.where.startswith("input["))
-    conversation = sum(m.bytes for m in decoded.messages) - inside
+    results = sum(r.bytes for m in decoded.messages for r in m.tool_results)
+    conversation = sum(m.bytes for m in decoded.messages) - inside - results
     if conversation > 0:
         rows.append((ContextSource.CONVERSATION, "", conversation))
+    if results > 0:
+        rows.append((TOOL_RESULTS_SOURCE, "", results))
     shares = share_out(tokens, [size for _, _, size in rows])
     return tuple(
         SourceTokens(source, size, share, path)

@@ -51,6 +51,7 @@ from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes, blocks_bytes
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.source_counts import (
+    TOOL_RESULTS_SOURCE,
     TOOLS_SOURCE,
     CountedSources,
     RequestParts,
@@ -63,6 +64,7 @@ from steiner_tui.engine.utf8 import utf8_len
 
 __all__ = [
     "TOOLS_SOURCE",
+    "TOOL_RESULTS_SOURCE",
     "EstimateLike",
     "PrefixStability",
     "RequestParts",

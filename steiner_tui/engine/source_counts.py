@@ -22,11 +22,12 @@ from steiner_tui.engine.chain import Chain, shared_prefix
 from steiner_tui.engine.events import SourceTokens
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes
-from steiner_tui.engine.prompt.sources import TOOLS_SOURCE, ContextSource
+from steiner_tui.engine.prompt.sources import TOOL_RESULTS_SOURCE, TOOLS_SOURCE, ContextSource
 from steiner_tui.engine.skills.envelopes import TRUNCATION_MARKER, split_skill_blocks, utf8_len
 
 __all__ = [
     "TOOLS_SOURCE",
+    "TOOL_RESULTS_SOURCE",
     "CountedSources",
     "RequestParts",
     "SourceCounter",
@@ -37,6 +38,7 @@ __all__ = [
 _CONVERSATION = str(ContextSource.CONVERSATION)
 _CONVERSATION_KEY = (_CONVERSATION, "", "")
 _SUMMARY_KEY = (str(ContextSource.CONVERSATION_SUMMARY), "", "")
+_TOOL_RESULTS_KEY = (TOOL_RESULTS_SOURCE, "", "")
 
 
 class TokenCounter(Protocol):
@@ -282,7 +284,8 @@ class SourceCounter:
     def _share(
         self, model: str, message: Message, count: int
     ) -> tuple[tuple[_Key, int, int, bool], ...]:
-        """One conversation message's rows: its skill envelopes, then the rest of it."""
+        """One conversation message's rows: its skill envelopes, then the rest of it (a tool
+        message's in the tool results' row)."""
         share: list[tuple[_Key, int, int, bool]] = []
         size = message.prompt_bytes
         if message.role == "user" and message.content.startswith(_DRIVER_OPENINGS):
@@ -295,8 +298,13 @@ class SourceCounter:
                 share.append((key, envelope_bytes, envelope_tokens, cut))
                 size -= envelope_bytes
                 count -= envelope_tokens
-        summary = message.role in ("system", "summary")
-        share.append((_SUMMARY_KEY if summary else _CONVERSATION_KEY, size, count, False))
+        if message.role == "tool":
+            key = _TOOL_RESULTS_KEY
+        elif message.role in ("system", "summary"):
+            key = _SUMMARY_KEY
+        else:
+            key = _CONVERSATION_KEY
+        share.append((key, size, count, False))
         return tuple(share)
 
 
@@ -307,10 +315,11 @@ def source_tokens(
 
     Rows: one per block (a message's framing goes to its first block), one per skill carried
     in an envelope of a user message (the driver's envelopes, split out of the conversation),
-    ``conversation_summary`` for a summary, ``conversation`` for the rest of the conversation,
-    and ``tools`` for the tool definitions. Every message and every text is counted through
-    ``counter``'s cache, so the rows add up to ``raw_tokens``; a ``SourceCounter`` (which the
-    runner keeps) also remembers the conversation, so a new message costs one count.
+    ``conversation_summary`` for a summary, ``tool_results`` for the tool messages,
+    ``conversation`` for the rest of the conversation, and ``tools`` for the tool
+    definitions. Every message and every text is counted through ``counter``'s cache, so the
+    rows add up to ``raw_tokens``; a ``SourceCounter`` (which the runner keeps) also remembers
+    the conversation, so a new message costs one count.
 
     Args:
         counter: the estimator.

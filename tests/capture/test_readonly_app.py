@@ -643,3 +643,19 @@ def test_a_claude_code_capture_draws_claude_codes_own_compaction_point(tmp_path:
     view = capture_budget_view(requests, to_snapshots(requests), 0)
     claude_code = agent_window("claude-code", "claude-opus-5-5")
     assert view.window.soft_threshold == claude_code.trigger == 167_000
+
+
+def test_a_captured_request_counts_its_tool_results_apart() -> None:
+    """The tool results a captured request carries get their own row, out of the
+    conversation's; the rows still share out all of the request's tokens."""
+    from steiner_tui.capture.decode import decode_request
+    from steiner_tui.capture.figures import request_sources
+
+    _, second = sample_claude_requests()
+    decoded = decode_request("/v1/messages", second)
+    results = sum(r.bytes for m in decoded.messages for r in m.tool_results)
+    assert results > 0
+    rows = request_sources(decoded, 10_000)
+    [tool_results] = [row for row in rows if row.source == "tool_results"]
+    assert tool_results.bytes == results
+    assert sum(row.tokens for row in rows) == 10_000

@@ -324,6 +324,27 @@ def test_sources_split_blocks_envelopes_conversation_and_tools() -> None:
     assert by_name[TOOLS_SOURCE].tokens == len(tools_json([read_tool()]))
 
 
+def test_sources_give_tool_results_a_row_of_their_own() -> None:
+    """What a read or a command brought in is counted apart from the rest of the conversation:
+    the tool message's bytes and tokens, the call that asked for it staying conversation."""
+    source = _Source("cl100k_base")
+    estimator = RequestEstimator(EncodingLoader([source]))  # type: ignore[list-item]
+    call = ToolCall("c1", "read", {"path": "README.md"})
+    result = Message("tool", "# Title\nA long file.", tool_call_id="c1", name="read")
+    conversation = [
+        Message("user", "read it"),
+        Message("assistant", "", tool_calls=(call,)),
+        result,
+        Message("assistant", "done"),
+    ]
+    snapshot = _counted(estimator, conversation, [read_tool()])
+    rows = {r.source: r for r in snapshot.sources}
+    assert list(rows)[-3:] == ["conversation", "tool_results", TOOLS_SOURCE]
+    assert rows["tool_results"].bytes == result.prompt_bytes
+    assert rows["tool_results"].tokens == estimator.message_tokens("gpt-4", [result])[0]
+    assert sum(r.tokens for r in snapshot.sources) == snapshot.raw_prompt_tokens
+
+
 def test_sources_count_each_message_and_text_once() -> None:
     source = _Source("cl100k_base")
     estimator = RequestEstimator(EncodingLoader([source]))  # type: ignore[list-item]

@@ -28,6 +28,7 @@ __all__ = [
     "SourceSpec",
     "SourceStep",
     "TOOLS_SOURCE",
+    "TOOL_RESULTS_SOURCE",
     "UNBUDGETED_SOURCES",
     "is_system_zone",
     "label_of",
@@ -52,6 +53,9 @@ class ContextSource(StrEnum):
 
 TOOLS_SOURCE: Final = "tools"
 """The source of the tool definitions' row (they are sent beside the messages, not as a block)."""
+TOOL_RESULTS_SOURCE: Final = "tool_results"
+"""The source of the tool results' row: the conversation's tool messages, counted apart from
+the rest of it (what a read or a command brought in is what a person looks for first)."""
 
 BlockKind = Literal[
     "preamble", "agents_md", "context_file", "skill", "phase_prompt", "session_date"
@@ -66,7 +70,7 @@ class SourceSpec(msgspec.Struct, frozen=True):
     """What one context source is.
 
     Attributes:
-        source: its id (a ``ContextSource``, or ``TOOLS_SOURCE``).
+        source: its id (a ``ContextSource``, ``TOOL_RESULTS_SOURCE`` or ``TOOLS_SOURCE``).
         label: how the context panel and the ranking name its row.
         step: its step of the assembly plan (0: not assembled as a block).
         note: what the plan says of the step.
@@ -110,6 +114,7 @@ SOURCES: Final[tuple[SourceSpec, ...]] = (
                kind="session_date", short="prompt", cause_name="the session date", context=True),
     SourceSpec(_S.CONVERSATION, "conversation", 7, "pass-through"),
     SourceSpec(_S.CONVERSATION_SUMMARY, "conversation summary", system=True),
+    SourceSpec(TOOL_RESULTS_SOURCE, "tool results"),
     SourceSpec(TOOLS_SOURCE, "tool definitions"),
 )  # fmt: skip
 """Every source, in assembly order (the conversation's summary and the tools outside the plan)."""

@@ -42,18 +42,17 @@ class PhaseResult(msgspec.Struct, frozen=True):
 async def run_exec(session: Session, prompt: str) -> RunResult:
     """Run one task to completion in ``session``; background children are waited for.
 
-    The caller closes the session (its log, children still running).
+    Children still running and the providers' connections end with it (``Session.stop``);
+    the caller closes the session's log.
     """
     runner, manager = session.runner, session.sub_agents
-    result = await session.driver.submit(prompt)
-    if manager is None:
-        return result
     try:
-        while result.status == "done":
+        result = await session.driver.submit(prompt)
+        while manager is not None and result.status == "done":
             await manager.wait_all()
             late = manager.drain_results()
             if not late:
-                return result
+                break
             for envelope in late:  # as the runner's inbox would deliver them
                 runner.append(
                     msgspec.structs.replace(envelope, turn=envelope.turn or runner.state.turn)
@@ -61,7 +60,7 @@ async def run_exec(session: Session, prompt: str) -> RunResult:
             result = await runner.run()
         return result
     finally:
-        await manager.aclose()
+        await session.stop()
 
 
 async def run_oneshot(
@@ -98,6 +97,7 @@ async def run_oneshot(
         try:
             result = await session.driver.submit(task)
         finally:
+            await session.stop()
             session.close()
         results.append(PhaseResult(phase, session.session_id, result))
         if result.status != "done":

@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import msgspec
 
@@ -36,6 +37,7 @@ from steiner_tui.engine.events import (
     ListSink,
     RequestSnapshot,
 )
+from steiner_tui.engine.provider import Provider
 from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator
@@ -118,6 +120,13 @@ class SessionRequest(msgspec.Struct, frozen=True):
         return self.config_dir / "sessions" if self.config_dir is not None else None
 
 
+@runtime_checkable
+class _Closable(Protocol):
+    """A provider holding connections (the SDK providers' HTTP client)."""
+
+    async def aclose(self) -> None: ...
+
+
 class Session:
     """One running session: the driver and everything built around it.
 
@@ -172,6 +181,9 @@ class Session:
         self.skill_scan = skill_scan
         """What the latest discovery of the skills said (warnings, skills cut to the cap):
         the build's, then each ``rescan_skills``'s."""
+        self._providers: list[Provider] = [driver.runner.model.provider]
+        """Every model's provider this session used (``/model`` replaces them), closed by
+        ``stop``."""
 
     # -- what the session is ----------------------------------------------------------------
 
@@ -248,6 +260,7 @@ class Session:
         runner.switch_model(
             msgspec.structs.replace(model, prompt_cache_key=runner.model.prompt_cache_key)
         )
+        self._providers.append(model.provider)
         return runner.model
 
     # -- what the next request is -----------------------------------------------------------
@@ -295,10 +308,19 @@ class Session:
 
     # -- ending -----------------------------------------------------------------------------
 
-    async def stop_sub_agents(self) -> None:
-        """Cancel the children still running and wait until they have ended."""
+    async def stop(self) -> None:
+        """Cancel the children still running and wait until they have ended; then close the
+        providers' HTTP clients, on the loop that opened their connections.
+
+        A connection left open in a client's pool (a server that keeps it alive after a
+        stream, as llama.cpp does for a moment) is closed otherwise only by the garbage
+        collector, after the loop has ended, with a ResourceWarning.
+        """
         if self.sub_agents is not None:
             await self.sub_agents.aclose()
+        for provider in self._providers:
+            if isinstance(provider, _Closable):
+                await provider.aclose()
 
     def close(self) -> None:
         """Cancel running children, flush and close the session log (idempotent)."""

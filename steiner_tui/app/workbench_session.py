@@ -140,13 +140,14 @@ class WorkbenchSession:
         return CompletionSources(models, skills)
 
     async def close(self) -> None:
-        """Stop posting; cancel sub-agents still running and wait for them."""
+        """Stop posting; cancel sub-agents still running and wait for them; close the
+        providers' connections."""
         if not self.attached:
             return
         self.events.detach()
         self.permissions.detach()
         self.compaction.detach()
-        await self.session.stop_sub_agents()
+        await self.session.stop()
 
     async def warm(self) -> None:
         """Import the provider's SDK (in a thread) before the first request needs it."""

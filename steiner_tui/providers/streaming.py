@@ -85,7 +85,8 @@ class LoopClient(Generic[ClientT]):
         if self._client is not None and self._loop is loop:
             await self._closer(made)  # a concurrent first call built one meanwhile
             return self._client
-        # A client of a finished loop cannot be closed from here; its pool dies with the loop.
+        # A client of a finished loop cannot be closed from here: its session closed it before
+        # that loop ended (``Session.stop``), or a pooled socket waits for the collector.
         self._client, self._loop = made, loop
         return made
 

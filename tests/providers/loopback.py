@@ -7,17 +7,22 @@ and take no reply. A reply ends ``complete`` (terminating chunk), ``drop`` (sock
 mid-body: the client sees the connection cut) or ``stall`` (the handler waits after its parts);
 ``stall_before_headers`` makes it wait before sending anything at all. A stalled handler waits
 on an event the test controls (``release()``, also set by ``stop()``; bounded by
-``STALL_LIMIT_SECONDS`` so a broken test cannot hang the server): the client's own timeout fires
-first. Requests are recorded for assertions. The server binds port 0 and stops itself on
-``stop()`` or leaving its ``with`` block. A reply can be meant for some requests only
-(``when``), e.g. the one that carries a later turn's text.
+``STALL_LIMIT_SECONDS`` so a broken test cannot hang the server), or until the client closes
+the connection: the client's own timeout fires first. A reply may keep its connection open
+(``keep_alive``, as llama.cpp's stays open a moment after a stream): the client pools it, and
+``wait_closed`` says whether the client closed every connection it made. Requests are recorded
+for assertions. The server binds port 0 and stops itself on ``stop()`` or leaving its ``with``
+block. A reply can be meant for some requests only (``when``), e.g. the one that carries a
+later turn's text.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,6 +81,8 @@ class Reply:
     """Only for requests this accepts (taken before replies for any request). A test that
     gives up on a request under load may leave its reply queued: a later turn's reply marked
     with ``when`` still goes to that turn."""
+    keep_alive: bool = False
+    """Keep the connection open after a complete reply (the client pools it for the next)."""
 
 
 def sse_reply(parts: list[bytes], end: Literal["complete", "drop", "stall"] = "complete") -> Reply:
@@ -105,6 +112,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def handle(self) -> None:
+        with self.server.connections:
+            self.server.open_connections += 1
+        try:
+            super().handle()  # until the client closes a connection kept alive
+        finally:
+            with self.server.connections:
+                self.server.open_connections -= 1
+                self.server.connections.notify_all()
+
     def _not_found(self) -> None:
         self.close_connection = True
         self.send_response(404)
@@ -126,13 +143,14 @@ class _Handler(BaseHTTPRequestHandler):
         request = Recorded(self.path, headers, json.loads(raw))
         self.server.record(request)
         reply = self.server.next_reply(request)
-        self.close_connection = True
+        self.close_connection = not (reply.keep_alive and reply.end == "complete")
         if reply.stall_before_headers:
-            self.server.released.wait(STALL_LIMIT_SECONDS)
+            self._stall()
             return
         self.send_response(reply.status)
         self.send_header("content-type", reply.content_type)
-        self.send_header("connection", "close")
+        if self.close_connection:
+            self.send_header("connection", "close")
         for name, value in reply.headers.items():
             self.send_header(name, value)
         if reply.content_type == "application/json":
@@ -152,7 +170,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
         else:
-            self.server.released.wait(STALL_LIMIT_SECONDS)
+            self._stall()
+
+    def _stall(self) -> None:
+        """Wait for ``release()``, or until the client closes the connection."""
+        deadline = time.monotonic() + STALL_LIMIT_SECONDS
+        while not self.server.released.wait(0.02) and time.monotonic() < deadline:
+            try:
+                readable, _, _ = select.select([self.connection], [], [], 0)
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    return
+            except OSError:  # reset by the client
+                return
 
 
 class _Server(ThreadingHTTPServer):
@@ -164,6 +193,9 @@ class _Server(ThreadingHTTPServer):
         self.requests: list[Recorded] = []
         self.released = threading.Event()
         """Set by the test (``release()``) or ``stop()``: stalled handlers return."""
+        self.connections = threading.Condition()
+        self.open_connections = 0
+        """Connections accepted and not yet closed by the client."""
         self._lock = threading.Lock()
 
     def record(self, request: Recorded) -> None:
@@ -200,6 +232,13 @@ class LoopbackServer:
     @property
     def requests(self) -> list[Recorded]:
         return self._server.requests
+
+    def wait_closed(self) -> bool:
+        """Whether the client has closed every connection it made (waits for it, bounded)."""
+        with self._server.connections:
+            return self._server.connections.wait_for(
+                lambda: self._server.open_connections == 0, STALL_LIMIT_SECONDS
+            )
 
     def release(self) -> None:
         """Let stalled handlers return (the ones still waiting close their connection)."""

@@ -202,7 +202,8 @@ class MainScreen(Screen[None]):
         self.post_message(WorkbenchReady())
 
     async def on_unmount(self) -> None:
-        """Detach from the engine; cancel sub-agents still running and wait for them."""
+        """Detach from the engine; cancel sub-agents still running and wait for them; close the
+        providers' connections."""
         await self.hold.close()
 
     # -- showing engine state ---------------------------------------------------------------

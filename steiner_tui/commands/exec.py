@@ -50,6 +50,7 @@ from steiner_tui.commands.headless_io import (
     keep_compiled_templates,
     load_project_config,
     make_estimator,
+    project_folder,
 )
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
 from steiner_tui.plain import printable
@@ -97,9 +98,8 @@ def prompt_and_resume(args: argparse.Namespace) -> tuple[str | None, str | None]
 
 def run(args: argparse.Namespace) -> int:
     keep_compiled_templates()
-    project = Path(args.project).resolve()
-    if not project.is_dir():
-        print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
+    project = project_folder(args.project, "exec")
+    if project is None:
         return 2
     prompt, resume = prompt_and_resume(args)
     if prompt in (None, "-") and not sys.stdin.isatty():

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 
 from steiner_tui import paths
 from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
@@ -20,6 +19,7 @@ from steiner_tui.commands.headless_io import (
     keep_compiled_templates,
     load_project_config,
     make_estimator,
+    project_folder,
 )
 from steiner_tui.plain import printable
 from steiner_tui.sessions.ids import new_session_id
@@ -29,9 +29,8 @@ __all__ = ["run"]
 
 def run(args: argparse.Namespace) -> int:
     keep_compiled_templates()
-    project = Path(args.project).resolve()
-    if not project.is_dir():
-        print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
+    project = project_folder(args.project, "oneshot")
+    if project is None:
         return 2
     phases = tuple(args.phases.split(",")) if args.phases else DEFAULT_PHASES
     unknown = [p for p in phases if p not in DEFAULT_PHASES]

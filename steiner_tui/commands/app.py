@@ -31,6 +31,7 @@ from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest, TrustGranted
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.workbench_session import SessionOpenFailed
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import (
     keep_compiled_templates,
     make_estimator,
@@ -63,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             request = _start(root, resume, model, trust=trust)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
-            print(f"steiner-tui: {error}", file=sys.stderr)
-            return 2
+            return refuse(str(error))
         app = make_app(request, defer_open=True)
         try:
             result = app.run()
@@ -72,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
             if (session := app.opened_session) is not None:
                 session.close()
         if isinstance(result, SessionOpenFailed):
-            print(f"steiner-tui: {result.error}", file=sys.stderr)
-            return 2
+            return refuse(str(result.error))
         if isinstance(result, TrustGranted):  # the same session again, the project trusted
             trust = True
             continue

@@ -39,6 +39,7 @@ from steiner_tui import paths
 from steiner_tui.agent.cache_diagnostics import params_key
 from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.agent.session_factory import build_session
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import (
     keep_compiled_templates,
     make_estimator,
@@ -286,11 +287,9 @@ def run(args: argparse.Namespace) -> int:
         )
         report = build_report(request)
     except ConfigError as exc:
-        print(f"steiner-tui context: configuration error: {exc}", file=sys.stderr)
-        return 2
+        return refuse(f"configuration error: {exc}", "context")
     except ValueError as exc:
-        print(f"steiner-tui context: {exc}", file=sys.stderr)
-        return 2
+        return refuse(str(exc), "context")
     for warning in report.warnings:
         print(printable(f"warning: {warning}"), file=sys.stderr)
     if args.json:

@@ -16,6 +16,7 @@ from typing import TextIO
 import msgspec
 
 from steiner_tui import paths
+from steiner_tui.commands import refuse
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.engine.events import (
     EngineEvent,
@@ -65,7 +66,7 @@ def project_folder(raw: str | Path, command: str = "") -> Path | None:
     root = Path(raw).expanduser().resolve()
     if root.is_dir():
         return root
-    print(f"steiner-tui{' ' + command if command else ''}: {root} is not a folder", file=sys.stderr)
+    refuse(f"{root} is not a folder", command)
     return None
 
 

@@ -13,6 +13,7 @@ import sys
 from steiner_tui import paths
 from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
 from steiner_tui.agent.session import SessionRequest
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
@@ -62,11 +63,9 @@ def run(args: argparse.Namespace) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except ValueError as error:  # ConfigError: the model cannot be resolved
-        print(printable(f"steiner-tui: {error}"), file=sys.stderr)
-        return 2
+        return refuse(str(error))
     except OSError as error:
-        print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
-        return 2
+        return refuse(f"cannot save the session: {error}")
     for phase in results:
         print(printable(f"## {phase.phase}\n\n{phase.result.reply or phase.result.error}\n"))
     return 0 if results and all(p.result.status == "done" for p in results) else 1

@@ -51,6 +51,7 @@ from steiner_tui.config_decode import (
 )
 from steiner_tui.config_trust import is_trusted, key_names, split_project
 from steiner_tui.config_values import Duration, KeySpec, decode_hook
+from steiner_tui.engine.budget import threshold_problem
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
 from steiner_tui.engine.prices import ModelPrice, PriceOverrides, model_key
@@ -123,12 +124,8 @@ class ModelConfig(_Table, frozen=True):
         # Tables decode as dicts; the request fields are kept deep-frozen.
         msgspec.structs.force_setattr(self, "params", freeze(self.params))
         msgspec.structs.force_setattr(self, "extra_params", freeze(self.extra_params))
-        window, threshold = self.context_window, self.compaction_threshold_tokens
-        if window is not None and threshold is not None and threshold >= window:
-            raise ValueError(
-                f"compaction_threshold_tokens ({threshold}) must be below the context window "
-                f"({window})"
-            )
+        if problem := threshold_problem(self.compaction_threshold_tokens, self.context_window or 0):
+            raise ValueError(problem)
 
 
 class CompactionFallbackConfig(_Table, frozen=True):

@@ -124,6 +124,12 @@ def test_threshold_must_be_below_the_window() -> None:
     assert "below the context window" in message
 
 
+@pytest.mark.parametrize("bad", [0, -1])
+def test_threshold_must_be_positive(bad: int) -> None:
+    with pytest.raises(ConfigError, match="compaction_threshold_tokens"):
+        parse_config([("config.toml", {"models": {"m": {"compaction_threshold_tokens": bad}}})])
+
+
 def test_a_threshold_above_the_registry_window_names_its_file_and_table() -> None:
     """The table as written (``[models."offline"]``, not the resolved ``offline/offline``),
     the file that set it (a project's file, not the user's) and what to do."""

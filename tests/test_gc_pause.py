@@ -62,7 +62,7 @@ def test_a_log_is_parsed_with_the_collector_paused(
         return parse(data, texts)
 
     monkeypatch.setattr(loader, "parse_log_bytes", parse_noting)
-    assert loader.load_session(directory).logged_messages == 1
+    assert len(loader.load_session(directory).as_logged) == 1
     assert seen == [False] and gc.isenabled()
 
     def parse_failing(data: bytes, texts: bytes = b"") -> LogState:

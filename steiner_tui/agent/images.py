@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from steiner_tui.engine.messages import Message
 
 __all__ = ["IMAGE_PLACEHOLDER", "strip_images"]
@@ -26,17 +28,5 @@ def strip_images(messages: Sequence[Message]) -> tuple[tuple[Message, ...], bool
         changed = True
         notes = "\n".join(IMAGE_PLACEHOLDER.format(media_type=i.media_type) for i in message.images)
         content = f"{message.content}\n{notes}" if message.content else notes
-        out.append(
-            Message(
-                message.role,
-                content,
-                reasoning=message.reasoning,
-                tool_calls=message.tool_calls,
-                name=message.name,
-                tool_call_id=message.tool_call_id,
-                source=message.source,
-                turn=message.turn,
-                incomplete=message.incomplete,
-            )
-        )
+        out.append(msgspec.structs.replace(message, content=content, images=()))
     return tuple(out), changed

@@ -133,9 +133,14 @@ class InteractiveDriver:
         finally:
             self.busy = False
 
-    def replace_lineage(self, lineage: ConversationLineage) -> None:
-        """Swap the conversation (``/clear``, resume, fork); refused while anything runs."""
+    def refuse_replacement(self) -> None:
+        """Raise ``DriverRefusal`` while the conversation may not be swapped (a run generates,
+        or a sub-agent is pending)."""
         refusal = replacement_refusal(self.busy, self.pending_sub_agents)
         if refusal is not None:
             raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
+
+    def replace_lineage(self, lineage: ConversationLineage) -> None:
+        """Swap the conversation (``/clear``, resume, fork); refused while anything runs."""
+        self.refuse_replacement()
         self.runner.replace_conversation(lineage)

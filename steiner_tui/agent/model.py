@@ -14,7 +14,12 @@ from typing import Any
 
 import msgspec
 
-from steiner_tui.engine.budget import MAX_TOKENS_KEYS, ModelTokenBudget, explicit_max_tokens_value
+from steiner_tui.engine.budget import (
+    MAX_TOKENS_KEYS,
+    ModelTokenBudget,
+    explicit_max_tokens_value,
+    threshold_problem,
+)
 from steiner_tui.engine.frozen import FrozenDict, freeze
 from steiner_tui.engine.models import LimitSource
 from steiner_tui.engine.prices import ModelPrice, price_for
@@ -140,14 +145,11 @@ class MainModel(msgspec.Struct, _Derived, frozen=True):
         ("" when it is below, or unset). A window learned from a server can be smaller than
         the threshold configured for it: that is the same configuration error, never a silent
         70% trigger."""
-        threshold, window = self.threshold_tokens, self.info.context_window
-        if threshold is None or window <= 0 or threshold < window:
+        problem = threshold_problem(self.threshold_tokens, self.info.context_window)
+        if not problem:
             return ""
         said = f" the {self.window_origin} reports" if self.window_source == "server" else ""
-        return (
-            f'models."{self.ref}": compaction_threshold_tokens ({threshold}) must be below the '
-            f"context window ({window}){said}"
-        )
+        return f'models."{self.ref}": {problem}{said}'
 
     @property
     def window_origin(self) -> str:

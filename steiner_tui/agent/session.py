@@ -28,7 +28,6 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.tool_status import ToolStatusBook
 from steiner_tui.config import Config
-from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.policy import AutoCompaction, CompactionPolicy
 from steiner_tui.engine.events import (
@@ -282,9 +281,7 @@ class Session:
             DriverRefusal: while a run is generating or a sub-agent is pending.
         """
         driver = self.driver
-        refusal = replacement_refusal(driver.busy, driver.pending_sub_agents)
-        if refusal is not None:
-            raise DriverRefusal(f"cannot replace the conversation now: {refusal}")
+        driver.refuse_replacement()
         log = self.log
         if log is not None:
             new_id = new_session_id()

@@ -3,7 +3,7 @@
 Everything comes from the snapshot (its per-source figures, estimate, reserve) and from what the
 engine reported (usage, calibration, health, lineage); nothing about the request is counted or
 split here. The engine computed each source's bytes and raw tokens when it built the snapshot
-(``engine.snapshots.source_tokens``: blocks, the skill envelopes carried in the conversation,
+(``engine.source_counts.SourceCounter``: blocks, the skill envelopes carried in the conversation,
 the rest of the conversation, the tool definitions); this module names them and merges the
 rows that share a name. Row tokens are raw tokenizer counts and add up to the raw estimate; the
 calibrated estimate is shown beside them.

@@ -31,7 +31,12 @@ from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest, TrustGranted
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.workbench_session import SessionOpenFailed
-from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
+from steiner_tui.commands import refuse
+from steiner_tui.commands.headless_io import (
+    keep_compiled_templates,
+    make_estimator,
+    project_folder,
+)
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.sessions.errors import (
     SessionBusyError,
@@ -49,9 +54,8 @@ __all__ = ["resume_command", "resume_hint", "run"]
 def run(args: argparse.Namespace) -> int:
     """Open the workbench on ``args.project`` and run the app until it quits."""
     keep_compiled_templates()
-    root = Path(getattr(args, "project", ".")).expanduser().resolve()
-    if not root.is_dir():
-        print(f"steiner-tui: {root} is not a folder", file=sys.stderr)
+    root = project_folder(getattr(args, "project", "."))
+    if root is None:
         return 2
     resume: str | None = getattr(args, "resume", None)
     model: str | None = getattr(args, "app_model", None)
@@ -60,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             request = _start(root, resume, model, trust=trust)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
-            print(f"steiner-tui: {error}", file=sys.stderr)
-            return 2
+            return refuse(str(error))
         app = make_app(request, defer_open=True)
         try:
             result = app.run()
@@ -69,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
             if (session := app.opened_session) is not None:
                 session.close()
         if isinstance(result, SessionOpenFailed):
-            print(f"steiner-tui: {result.error}", file=sys.stderr)
-            return 2
+            return refuse(str(result.error))
         if isinstance(result, TrustGranted):  # the same session again, the project trusted
             trust = True
             continue

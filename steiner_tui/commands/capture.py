@@ -34,6 +34,7 @@ from steiner_tui.capture.store import (
     list_captures,
     read_capture,
 )
+from steiner_tui.commands import refuse
 from steiner_tui.plain import json_text, one_line, printable
 from steiner_tui.units import count, counted
 
@@ -103,8 +104,7 @@ def _show(capture_id: str, as_json: bool) -> int:
     try:
         info, recorded = read_capture(paths.sessions_dir(), capture_id)
     except (ValueError, CaptureNotFoundError) as exc:
-        print(printable(f"steiner-tui capture: {exc}"), file=sys.stderr)
-        return 2
+        return refuse(str(exc), "capture")
     for problem in info.problems:  # what was skipped; the rest is shown
         print(printable(f"steiner-tui capture: {info.directory}: {problem}"), file=sys.stderr)
     report = capture_report(recorded)

@@ -13,6 +13,7 @@ from pathlib import Path
 from steiner_tui import paths
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.capture.store import CaptureNotFoundError, read_capture
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.importers.store import load_import
 
@@ -28,8 +29,7 @@ def open_capture(item_id: str, project: Path) -> int:
         read_capture(base, item_id)
         app = ReadOnlyApp(capture=(base, item_id), prices=prices)
     except ValueError as exc:
-        print(f"steiner-tui capture: {exc}", file=sys.stderr)
-        return 2
+        return refuse(str(exc), "capture")
     except CaptureNotFoundError:
         try:
             app = ReadOnlyApp(imported=load_import(base, item_id), prices=prices)

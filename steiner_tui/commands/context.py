@@ -28,7 +28,6 @@ import asyncio
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -40,7 +39,12 @@ from steiner_tui import paths
 from steiner_tui.agent.cache_diagnostics import params_key
 from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.agent.session_factory import build_session
-from steiner_tui.commands.headless_io import keep_compiled_templates, make_estimator
+from steiner_tui.commands import refuse
+from steiner_tui.commands.headless_io import (
+    keep_compiled_templates,
+    make_estimator,
+    project_folder,
+)
 from steiner_tui.config import ConfigError, load_config
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import ListSink, RequestSnapshot, WarningEvent
@@ -268,9 +272,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the context report of the project at ``args.path`` (default: ``--project``)."""
     keep_compiled_templates()
     raw = args.path if getattr(args, "path", None) else getattr(args, "project", ".")
-    root = Path(raw).expanduser().resolve()
-    if not root.is_dir():
-        print(f"steiner-tui context: {root} is not a folder", file=sys.stderr)
+    root = project_folder(raw, "context")
+    if root is None:
         return 2
     try:
         request = SessionRequest(
@@ -284,11 +287,9 @@ def run(args: argparse.Namespace) -> int:
         )
         report = build_report(request)
     except ConfigError as exc:
-        print(f"steiner-tui context: configuration error: {exc}", file=sys.stderr)
-        return 2
+        return refuse(f"configuration error: {exc}", "context")
     except ValueError as exc:
-        print(f"steiner-tui context: {exc}", file=sys.stderr)
-        return 2
+        return refuse(str(exc), "context")
     for warning in report.warnings:
         print(printable(f"warning: {warning}"), file=sys.stderr)
     if args.json:

@@ -43,6 +43,7 @@ from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.runner import RunResult
 from steiner_tui.agent.session import DEFAULT_DELEGATION, SessionRequest
 from steiner_tui.agent.session_factory import build_session
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
@@ -50,6 +51,7 @@ from steiner_tui.commands.headless_io import (
     keep_compiled_templates,
     load_project_config,
     make_estimator,
+    project_folder,
 )
 from steiner_tui.engine.events import EngineEvent, EventSink, FanoutSink
 from steiner_tui.plain import printable
@@ -97,9 +99,8 @@ def prompt_and_resume(args: argparse.Namespace) -> tuple[str | None, str | None]
 
 def run(args: argparse.Namespace) -> int:
     keep_compiled_templates()
-    project = Path(args.project).resolve()
-    if not project.is_dir():
-        print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
+    project = project_folder(args.project, "exec")
+    if project is None:
         return 2
     prompt, resume = prompt_and_resume(args)
     if prompt in (None, "-") and not sys.stdin.isatty():
@@ -114,8 +115,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             loaded = find_session(project, resume, paths.sessions_dir())
         except (ValueError, SessionNotFoundError, SessionLoadError) as error:
-            print(printable(f"steiner-tui: {error}"), file=sys.stderr)
-            return 2
+            return refuse(str(error))
         project = resumed_project(loaded, project)
     config = load_project_config(project, trust_project=getattr(args, "trust_project", False))
     event_log = JsonlEventLog(Path(args.events)) if args.events else None
@@ -141,11 +141,9 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, SessionNotFoundError, SessionLoadError) as error:
         busy = loaded if isinstance(error, SessionBusyError) else None
         hint = f"; {busy_hint(busy.session_id)}" if busy is not None else ""
-        print(printable(f"steiner-tui: {error}{hint}"), file=sys.stderr)
-        return 2
+        return refuse(f"{error}{hint}")
     except OSError as error:
-        print(printable(f"steiner-tui: cannot save the session: {error}"), file=sys.stderr)
-        return 2
+        return refuse(f"cannot save the session: {error}")
     for notice in session.notices:  # what the workbench shows at start: resume, log, config
         print(printable(f"steiner-tui: {notice}"), file=sys.stderr)
     ended = [error for error in session.logged_errors if not error.warning][-1:]

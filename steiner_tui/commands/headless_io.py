@@ -16,6 +16,7 @@ from typing import TextIO
 import msgspec
 
 from steiner_tui import paths
+from steiner_tui.commands import refuse
 from steiner_tui.config import Config, ConfigError, load_config
 from steiner_tui.engine.events import (
     EngineEvent,
@@ -42,6 +43,7 @@ __all__ = [
     "keep_compiled_templates",
     "load_project_config",
     "make_estimator",
+    "project_folder",
 ]
 
 
@@ -56,6 +58,16 @@ def load_project_config(project_root: Path, *, trust_project: bool = False) -> C
         return load_config(project_root, os.environ, trust_project=trust_project)
     except ConfigError as error:
         raise SystemExit(f"steiner-tui: configuration error: {error}") from error
+
+
+def project_folder(raw: str | Path, command: str = "") -> Path | None:
+    """``raw`` resolved (``~`` expanded), or None once stderr says it is not a folder (each
+    command that takes a project folder checks it here, with one wording)."""
+    root = Path(raw).expanduser().resolve()
+    if root.is_dir():
+        return root
+    refuse(f"{root} is not a folder", command)
+    return None
 
 
 def make_estimator() -> RequestEstimator:

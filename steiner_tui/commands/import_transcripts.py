@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from steiner_tui import paths
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.discover import default_paths, import_paths
@@ -128,8 +129,7 @@ def run(args: argparse.Namespace) -> int:
     given = getattr(args, "path", None)
     targets = [Path(given).expanduser()] if given else default_paths(Path.home())
     if given and not targets[0].exists():
-        print(printable(f"steiner-tui import: {targets[0]} does not exist"), file=sys.stderr)
-        return 2
+        return refuse(f"{targets[0]} does not exist", "import")
     result = import_paths(targets)
     base = paths.sessions_dir()
     kept = []

@@ -9,17 +9,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 
 from steiner_tui import paths
 from steiner_tui.agent.headless import DEFAULT_PHASES, PhaseResult, run_oneshot
 from steiner_tui.agent.session import SessionRequest
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import (
     HeadlessPermission,
     ProgressSink,
     keep_compiled_templates,
     load_project_config,
     make_estimator,
+    project_folder,
 )
 from steiner_tui.plain import printable
 from steiner_tui.sessions.ids import new_session_id
@@ -29,9 +30,8 @@ __all__ = ["run"]
 
 def run(args: argparse.Namespace) -> int:
     keep_compiled_templates()
-    project = Path(args.project).resolve()
-    if not project.is_dir():
-        print(f"steiner-tui: project folder {project} does not exist", file=sys.stderr)
+    project = project_folder(args.project, "oneshot")
+    if project is None:
         return 2
     phases = tuple(args.phases.split(",")) if args.phases else DEFAULT_PHASES
     unknown = [p for p in phases if p not in DEFAULT_PHASES]
@@ -63,11 +63,9 @@ def run(args: argparse.Namespace) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except ValueError as error:  # ConfigError: the model cannot be resolved
-        print(printable(f"steiner-tui: {error}"), file=sys.stderr)
-        return 2
+        return refuse(str(error))
     except OSError as error:
-        print(f"steiner-tui: cannot save the session: {error}", file=sys.stderr)
-        return 2
+        return refuse(f"cannot save the session: {error}")
     for phase in results:
         print(printable(f"## {phase.phase}\n\n{phase.result.reply or phase.result.error}\n"))
     return 0 if results and all(p.result.status == "done" for p in results) else 1

@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.follow import (
@@ -118,14 +119,12 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if not path.exists():
-        print(printable(f"steiner-tui watch: {path} does not exist"), file=sys.stderr)
-        return 2
+        return refuse(f"{path} does not exist", "watch")
     follower = TranscriptFollower(path)
     try:
         follower.poll()
     except (OSError, ValueError) as exc:
-        print(f"steiner-tui watch: {exc}", file=sys.stderr)
-        return 2
+        return refuse(str(exc), "watch")
     prices = load_project_config(Path(args.project)).price_overrides
     if args.json:
         return _print_requests(follower, prices)

@@ -43,7 +43,7 @@ __all__ = [
     "should_compact_prompt",
     "soft_threshold_tokens",
     "summary_max_tokens",
-    "validate_threshold",
+    "threshold_problem",
 ]
 
 SOFT_TRIGGER_PERCENT = 70
@@ -109,21 +109,16 @@ def should_compact_prompt(
     return prompt_tokens * 100 >= context_size * SOFT_TRIGGER_PERCENT
 
 
-def validate_threshold(threshold_tokens: int | None, context_window: int) -> None:
-    """Config validation of ``compaction_threshold_tokens`` (None means unset).
-
-    Raises:
-        ValueError: The threshold is not positive, or not below the context window.
-    """
-    if threshold_tokens is None:
-        return
-    if threshold_tokens <= 0:
-        raise ValueError(f"compaction_threshold_tokens must be positive, got {threshold_tokens}")
-    if threshold_tokens >= context_window:
-        raise ValueError(
-            f"compaction_threshold_tokens ({threshold_tokens}) must be below the context "
-            f"window ({context_window})"
-        )
+def threshold_problem(threshold_tokens: int | None, context_window: int) -> str:
+    """Why ``compaction_threshold_tokens`` cannot stand against ``context_window``, as the
+    config and the model (a window learned from a server) both report it; "" when it is
+    unset, below the window, or the window is unknown (0)."""
+    if threshold_tokens is None or context_window <= 0 or threshold_tokens < context_window:
+        return ""
+    return (
+        f"compaction_threshold_tokens ({threshold_tokens}) must be below the context window "
+        f"({context_window})"
+    )
 
 
 def derive_summary_max_tokens(

@@ -1,7 +1,7 @@
-"""Plain-JSON forms of messages and events, for the event log and the session log.
+"""Plain-JSON forms of messages and events, for the event log and `context --json`.
 
-Messages round-trip exactly (``message_from_dict(message_to_dict(m)) == m``); events are written
-one-way as ``{"type": kind, ...fields}`` with nested structs and dataclasses turned into dicts.
+Messages are written compactly (defaults left out); events as ``{"type": kind, ...fields}`` with
+nested structs and dataclasses turned into dicts. Both one-way: nothing here reads them back.
 Frozen mappings are thawed and sequences (tuples, chains) become lists so ``json.dumps`` sees only
 plain values.
 """
@@ -19,9 +19,9 @@ import msgspec
 
 from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.frozen import thaw
-from steiner_tui.engine.messages import Image, Message, ToolCall
+from steiner_tui.engine.messages import Message
 
-__all__ = ["event_to_dict", "message_from_dict", "message_to_dict", "to_jsonable"]
+__all__ = ["event_to_dict", "message_to_dict", "to_jsonable"]
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
@@ -50,45 +50,6 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     if message.incomplete:
         out["incomplete"] = True
     return out
-
-
-def message_from_dict(data: Mapping[str, Any]) -> Message:
-    """Rebuild a message written by ``message_to_dict``.
-
-    Raises:
-        ValueError: when a field has the wrong type or the role is unknown.
-    """
-    try:
-        calls = tuple(
-            ToolCall(
-                id=str(c["id"]),
-                name=str(c["name"]),
-                arguments=c.get("arguments"),
-                raw_arguments=str(c.get("raw_arguments", "")),
-            )
-            for c in data.get("tool_calls", ())
-        )
-        images = tuple(
-            Image(media_type=str(i["media_type"]), data=str(i["data"]))
-            for i in data.get("images", ())
-        )
-        content = data.get("content", "")
-        if not isinstance(content, str):
-            raise ValueError("content must be a string")
-        return Message(
-            str(data["role"]),
-            content,
-            reasoning=str(data.get("reasoning", "")),
-            tool_calls=calls,
-            images=images,
-            name=str(data.get("name", "")),
-            tool_call_id=str(data.get("tool_call_id", "")),
-            source=str(data.get("source", "")),
-            turn=int(data.get("turn", 0)),
-            incomplete=bool(data.get("incomplete", False)),
-        )
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"malformed message record: {exc!r}") from exc
 
 
 def to_jsonable(value: Any) -> Any:

@@ -2,7 +2,7 @@
 
 ``build_request_snapshot`` makes the per-request event (hashes, bytes, blocks, tools, estimate)
 before the call. Given a ``SourceCounter`` (``source_counts``; the runner's, over its
-estimator) it also says what each source costs (``source_tokens``): each block, each skill
+estimator) it also says what each source costs (``SourceCounter.count``): each block, each skill
 envelope carried in the conversation, the rest of the conversation and the tool definitions,
 in bytes and raw tokens.
 The counts come from the estimator's one cache (per message and per text), and the counter
@@ -57,7 +57,6 @@ from steiner_tui.engine.source_counts import (
     RequestParts,
     SourceCounter,
     TokenCounter,
-    source_tokens,
 )
 from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 from steiner_tui.engine.utf8 import utf8_len
@@ -76,7 +75,6 @@ __all__ = [
     "hash_messages",
     "message_source",
     "prefix_stability",
-    "source_tokens",
 ]
 
 
@@ -130,7 +128,7 @@ def build_request_snapshot(
     and tools are immutable and shared as they are. A caller that
     keeps per-message figures (the runner's ledger) passes the hashes and prompt bytes it
     already has; they must be those of ``messages``. With ``counter`` the snapshot carries its
-    per-source figures (``source_tokens``).
+    per-source figures (``SourceCounter.count``).
     """
     msgs = messages if isinstance(messages, Chain) else tuple(messages)
     blks = tuple(blocks)

@@ -32,7 +32,6 @@ __all__ = [
     "RequestParts",
     "SourceCounter",
     "TokenCounter",
-    "source_tokens",
 ]
 
 _CONVERSATION = str(ContextSource.CONVERSATION)
@@ -191,7 +190,7 @@ class CountedSources(Sequence[SourceTokens]):
 
 
 class SourceCounter:
-    """Counts what each source of a request costs (``source_tokens``), remembering the
+    """Counts what each source of a request costs (``count``), remembering the
     conversation it counted last, so a request that repeats it costs one count per new message.
 
     Thread-safe (the app's dry run is counted in a worker thread while a run may count its own
@@ -210,7 +209,21 @@ class SourceCounter:
         """The block rows counted last, with the model, blocks and block messages they are of."""
 
     def count(self, model: str, parts: RequestParts, raw_tokens: int) -> tuple[SourceTokens, ...]:
-        """See ``source_tokens``."""
+        """What each source of a request costs, in request order.
+
+        Rows: one per block (a message's framing goes to its first block), one per skill
+        carried in an envelope of a user message (the driver's envelopes, split out of the
+        conversation), ``conversation_summary`` for a summary, ``tool_results`` for the tool
+        messages, ``conversation`` for the rest of the conversation, and ``tools`` for the tool
+        definitions. Every message and every text
+        is counted through the counter's cache, so the rows add up to ``raw_tokens``; the
+        conversation counted last is remembered, so a new message costs one count.
+
+        Args:
+            model: the request's model (its tokenizer counts).
+            parts: the request's messages, blocks and tool list.
+            raw_tokens: the request's uncalibrated estimate (what the rows add up to).
+        """
         with self._lock:
             counter, prefix = self.counter, parts.block_message_count
             rows = dict(self._block_rows(model, parts))
@@ -306,25 +319,3 @@ class SourceCounter:
             key = _CONVERSATION_KEY
         share.append((key, size, count, False))
         return tuple(share)
-
-
-def source_tokens(
-    counter: TokenCounter, model: str, parts: RequestParts, raw_tokens: int
-) -> tuple[SourceTokens, ...]:
-    """What each source of a request costs, in request order.
-
-    Rows: one per block (a message's framing goes to its first block), one per skill carried
-    in an envelope of a user message (the driver's envelopes, split out of the conversation),
-    ``conversation_summary`` for a summary, ``tool_results`` for the tool messages,
-    ``conversation`` for the rest of the conversation, and ``tools`` for the tool
-    definitions. Every message and every text is counted through ``counter``'s cache, so the
-    rows add up to ``raw_tokens``; a ``SourceCounter`` (which the runner keeps) also remembers
-    the conversation, so a new message costs one count.
-
-    Args:
-        counter: the estimator.
-        model: the request's model (its tokenizer counts).
-        parts: the request's messages, blocks and tool list.
-        raw_tokens: the request's uncalibrated estimate (what the rows add up to).
-    """
-    return SourceCounter(counter).count(model, parts, raw_tokens)

@@ -94,14 +94,13 @@ class LoadedSession(msgspec.Struct, frozen=True):
             none): the model the person chose last.
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
-        logged_messages: how many messages of the active generation are in the log (the
-            repairs come after them and are written when the session is resumed).
         skill_toggles: the logged skill toggles, in order.
         rewritten: a repair changed the middle of the active generation, so a resumed log
             rewrites the lineage instead of appending to it.
         skill_messages: the active messages as skill state is read from them: only what the
             driver composed is parsable (``record_values.trusted_content``).
-        as_logged: the active generation's messages as the log holds them (before repairs).
+        as_logged: the active generation's messages as the log holds them (before repairs,
+            which come after them and are written when the session is resumed).
         errors: the errors logged in the active generation, each where it happened.
         tool_statuses: how tool calls ended (``done``, ``failed``, ``rejected``), by call id,
             where the log recorded it; other results read as their text says
@@ -123,7 +122,6 @@ class LoadedSession(msgspec.Struct, frozen=True):
     switched_model: str = ""
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
-    logged_messages: int = 0
     skill_toggles: tuple[tuple[str, bool], ...] = msgspec.field(default=())
     rewritten: bool = False
     skill_messages: tuple[Message, ...] = ()
@@ -389,7 +387,6 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
         switched_model=state.switched_model,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,
-        logged_messages=logged,
         skill_toggles=tuple(state.skill_toggles),
         rewritten=repair.in_place,
         skill_messages=skill_messages,

@@ -21,7 +21,7 @@ from steiner_tui.tools.base import (
 )
 from steiner_tui.tools.executor import ToolExecutor
 from steiner_tui.tools.permissions import PermissionPolicy, PermissionRule
-from steiner_tui.tools.registry import default_tool_definitions, default_tools, read_only_tools
+from steiner_tui.tools.registry import default_tools, read_only_tools
 
 __all__ = [
     "Mode",
@@ -35,7 +35,6 @@ __all__ = [
     "ToolExecutor",
     "ToolResult",
     "ToolStatus",
-    "default_tool_definitions",
     "default_tools",
     "failed",
     "read_only_tools",

@@ -120,7 +120,6 @@ class ToolResult(msgspec.Struct, frozen=True, dict=True):
         data: Structured fields (deep-frozen), e.g. the read result's fields.
         images: Images sent with the result (a read of an image file).
         display: Text shown to the user (``display_file``).
-        omit_from_history: True when the call is left out of the history archive.
         cut: what of the output the model does not get (None: it gets all of it).
         reshape: the same result shaped to about ``n`` characters (None: the runner's own
             head-and-tail cut applies when the result is over its budget). Not a field: it
@@ -135,7 +134,6 @@ class ToolResult(msgspec.Struct, frozen=True, dict=True):
     data: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     images: tuple[Image, ...] = ()
     display: str = ""
-    omit_from_history: bool = False
     cut: OutputCut | None = None
 
     def __post_init__(self) -> None:

@@ -93,5 +93,4 @@ def display_file(
         content=f"Displayed {target.relative} (lines {start}-{end} of {total}) to the user.",
         data={"path": target.relative, "startLine": start, "endLine": end, "totalLines": total},
         display=shown,
-        omit_from_history=True,
     )

@@ -91,7 +91,7 @@ class EditTool:
         data = updated.encode("utf-8")
         error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "edit")
         if error:
-            return failed(f"cannot edit {given}: {error}")
+            return failed(error)
         return ToolResult(
             content=f"Edited {target.relative}: replaced {counted(count, 'occurrence')}.",
             data={"path": target.relative, "replacements": count},

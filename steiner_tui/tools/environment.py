@@ -33,7 +33,6 @@ __all__ = [
     "DENIED_PATTERNS",
     "MIN_SECRET_CHARS",
     "SecretScrubber",
-    "is_secret",
     "secret_names",
     "split_environment",
     "tool_environment",
@@ -56,11 +55,6 @@ DENIED_PATTERNS: Final = (
 def _deny_list(extra: tuple[str, ...]) -> re.Pattern[str]:
     """The built-in patterns and ``extra`` as one regex (compiled once per ``extra``)."""
     return re.compile("|".join(fnmatch.translate(p.upper()) for p in (*DENIED_PATTERNS, *extra)))
-
-
-def is_secret(name: str, extra: Iterable[str] = ()) -> bool:
-    """True when ``name`` is on the deny list (the built-in patterns plus ``extra``)."""
-    return _deny_list(tuple(extra)).match(name.upper()) is not None
 
 
 def tool_environment(env: Mapping[str, str], extra: Iterable[str] = ()) -> dict[str, str]:

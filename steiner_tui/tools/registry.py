@@ -7,7 +7,6 @@ and are the same bytes in every call and every process.
 
 from __future__ import annotations
 
-from steiner_tui.engine.tooldefs import ToolDefinition, sort_tools
 from steiner_tui.tools.base import Tool
 from steiner_tui.tools.bash import BashTool
 from steiner_tui.tools.display_file import DisplayFileTool
@@ -18,7 +17,7 @@ from steiner_tui.tools.grep import GrepTool
 from steiner_tui.tools.read import ReadTool
 from steiner_tui.tools.write import WriteTool
 
-__all__ = ["ToolExecutor", "default_tool_definitions", "default_tools", "read_only_tools"]
+__all__ = ["ToolExecutor", "default_tools", "read_only_tools"]
 
 
 def default_tools() -> tuple[Tool, ...]:
@@ -38,8 +37,3 @@ def default_tools() -> tuple[Tool, ...]:
 def read_only_tools() -> tuple[Tool, ...]:
     """The built-in tools that never change anything (what the offline model may call)."""
     return tuple(tool for tool in default_tools() if tool.read_only)
-
-
-def default_tool_definitions() -> tuple[ToolDefinition, ...]:
-    """The built-in tool definitions, sorted by name."""
-    return sort_tools(tool.definition for tool in default_tools())

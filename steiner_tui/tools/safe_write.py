@@ -43,36 +43,37 @@ def unwritable(root: Path, target: ResolvedPath, verb: str) -> str | None:
     except OSError:
         return None
     if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-        return _hard_link(verb, target.given, info.st_nlink)
+        return f"cannot {verb} {target.given}: {_hard_link(info.st_nlink)}"
     return None
 
 
-def _hard_link(verb: str, given: str, links: int) -> str:
+def _hard_link(links: int) -> str:
     return (
-        f"cannot {verb} {given}: the file has {links} hard links, and its other names may be "
-        "outside the project (writing it would change them too)"
+        f"the file has {links} hard links, and its other names may be outside the project "
+        "(writing it would change them too)"
     )
 
 
 def write_inside(root: Path, target: ResolvedPath, data: bytes, verb: str) -> str:
-    """Write ``data`` to ``target`` (parents created), following no symlink; an error message,
-    or ``""`` when written.
+    """Write ``data`` to ``target`` (parents created), following no symlink; an error message
+    (``cannot VERB PATH: ...``, as ``unwritable`` and ``files.load_file`` say it), or ``""``
+    when written.
 
     The path is resolved again first: it must still name the same file inside the project.
     """
     again = resolve_in_root(root, target.given, verb)
     if isinstance(again, str) or again.path != target.path:
-        return "a symlink on its path changed while permission was asked; nothing written"
-    reason = unwritable(root, again, verb)
-    if reason is not None:
-        return reason.removeprefix(f"cannot {verb} {target.given}: ")
-    parts = again.path.relative_to(root.resolve()).parts
-    try:
-        return _write(root.resolve(), parts, data)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            return "a symlink was put on its path; nothing written"
-        return exc.strerror or str(exc)
+        error = "a symlink on its path changed while permission was asked; nothing written"
+    elif (reason := unwritable(root, again, verb)) is not None:
+        return reason
+    else:
+        try:
+            error = _write(root.resolve(), again.path.relative_to(root.resolve()).parts, data)
+        except OSError as exc:
+            error = exc.strerror or str(exc)
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                error = "a symlink was put on its path; nothing written"
+    return f"cannot {verb} {target.given}: {error}" if error else ""
 
 
 def _write(real_root: Path, parts: tuple[str, ...], data: bytes) -> str:
@@ -98,7 +99,7 @@ def _write(real_root: Path, parts: tuple[str, ...], data: bytes) -> str:
         if not stat.S_ISREG(info.st_mode):
             return "not a regular file"
         if info.st_nlink > 1:
-            return _hard_link("write", parts[-1], info.st_nlink).split(": ", 1)[1]
+            return _hard_link(info.st_nlink)
         os.ftruncate(fd, 0)
         view = memoryview(data)
         while view:

@@ -58,7 +58,7 @@ class WriteTool:
         created = not target.path.exists()
         error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "write")
         if error:
-            return failed(f"cannot write {given}: {error}")
+            return failed(error)
         note = " (new file)" if created else ""
         return ToolResult(
             content=f"Wrote {len(data)} bytes to {target.relative}{note}.",

@@ -19,7 +19,7 @@ from steiner_tui.engine.budget import (
     should_compact_prompt,
     soft_threshold_tokens,
     summary_max_tokens,
-    validate_threshold,
+    threshold_problem,
 )
 from steiner_tui.engine.models import lookup_model
 
@@ -75,13 +75,14 @@ def test_unknown_context_never_compacts(context: int) -> None:
     assert not should_compact_prompt(10**9, context, 256, threshold_tokens=1)
 
 
-def test_validate_threshold() -> None:
-    validate_threshold(None, 200000)
-    validate_threshold(1, 200000)
-    validate_threshold(199999, 200000)
-    for bad in (200000, 200001, 0, -1):
-        with pytest.raises(ValueError, match="compaction_threshold_tokens"):
-            validate_threshold(bad, 200000)
+def test_threshold_problem() -> None:
+    for fine in (None, 1, 199999):
+        assert threshold_problem(fine, 200000) == ""
+    assert threshold_problem(200000, 0) == ""  # the window is not known
+    for bad in (200000, 200001):
+        assert threshold_problem(bad, 200000) == (
+            f"compaction_threshold_tokens ({bad}) must be below the context window (200000)"
+        )
 
 
 @pytest.mark.parametrize(

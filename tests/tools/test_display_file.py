@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from steiner_tui.engine.compaction.history_render import OMITTED_TOOLS
 from steiner_tui.tools.display_file import DisplayFileTool, display_file
 from tests.tools.conftest import make_ctx
 
@@ -14,7 +15,7 @@ async def test_display_whole_file(project: Path) -> None:
     result = await DisplayFileTool().run({"path": "a.py"}, ctx)
     assert result.status == "done"
     assert result.display == "one\ntwo\nthree"
-    assert result.omit_from_history is True
+    assert DisplayFileTool.definition.name in OMITTED_TOOLS  # left out of the history archive
     assert result.content == "Displayed a.py (lines 1-3 of 3) to the user."
     assert permission.requests == []
 

@@ -20,7 +20,6 @@ from steiner_tui.tools.base import ToolContext, ToolResult, result_message
 from steiner_tui.tools.delegate import DelegateTool
 from steiner_tui.tools.registry import (
     ToolExecutor,
-    default_tool_definitions,
     default_tools,
     read_only_tools,
 )
@@ -28,6 +27,11 @@ from steiner_tui.tools.schema import normalise_arguments, validate_arguments
 
 TOOLS_JSON_SHA256 = "9dacea6dd487a6decf54e3f892c8dc44c7b677e5485eaa9272bb60d31db170aa"
 """Computed once from the definitions; a change here changes every session's cached prefix."""
+
+
+def definitions() -> tuple[ToolDefinition, ...]:
+    """The built-in tools' definitions as a session sends them."""
+    return ToolExecutor(default_tools()).definitions()
 
 
 def test_default_tools_sorted() -> None:
@@ -39,12 +43,12 @@ def test_default_tools_sorted() -> None:
         "grep",
         "read",
     ]
-    assert [d.name for d in default_tool_definitions()] == names
+    assert [d.name for d in definitions()] == names
 
 
 def test_definitions_are_byte_stable() -> None:
-    first = tools_json(default_tool_definitions())
-    second = tools_json(default_tool_definitions())
+    first = tools_json(definitions())
+    second = tools_json(definitions())
     assert first == second
     assert hashlib.sha256(first.encode()).hexdigest() == TOOLS_JSON_SHA256
 
@@ -52,9 +56,10 @@ def test_definitions_are_byte_stable() -> None:
 def test_definitions_are_byte_stable_across_processes() -> None:
     code = (
         "import hashlib\n"
-        "from steiner_tui.tools.registry import default_tool_definitions\n"
+        "from steiner_tui.tools.registry import ToolExecutor, default_tools\n"
         "from steiner_tui.engine.tooldefs import tools_json\n"
-        "print(hashlib.sha256(tools_json(default_tool_definitions()).encode()).hexdigest())\n"
+        "definitions = ToolExecutor(default_tools()).definitions()\n"
+        "print(hashlib.sha256(tools_json(definitions).encode()).hexdigest())\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -67,7 +72,7 @@ def test_definitions_are_byte_stable_across_processes() -> None:
 
 
 def test_every_parameter_is_described() -> None:
-    for definition in default_tool_definitions():
+    for definition in definitions():
         assert definition.description
         params = definition.parameters
         assert params["type"] == "object"
@@ -78,7 +83,7 @@ def test_every_parameter_is_described() -> None:
 
 
 def test_validation_messages() -> None:
-    schema = default_tool_definitions()[5].parameters  # read
+    schema = definitions()[5].parameters  # read
     assert validate_arguments("read", schema, None) == (
         "invalid arguments for read: expected a JSON object"
     )
@@ -97,18 +102,18 @@ def test_validation_messages() -> None:
 
 
 def test_validation_normalises_small_slips() -> None:
-    schema = default_tool_definitions()[5].parameters  # read
+    schema = definitions()[5].parameters  # read
     args = {"path": "a", "offset": "3", "limit": 5.0, "extra": 1}
     assert validate_arguments("read", schema, args) == {"path": "a", "offset": 3, "limit": 5}
     assert validate_arguments("read", schema, {"path": "a", "offset": None}) == {"path": "a"}
-    bash = default_tool_definitions()[0].parameters
+    bash = definitions()[0].parameters
     assert validate_arguments("bash", bash, {"command": "x", "timeout": 601}) == (
         "invalid arguments for bash: 'timeout' must be at most 600, got 601"
     )
     assert validate_arguments("bash", bash, {"command": "x", "timeout": 0}) == (
         "invalid arguments for bash: 'timeout' must be more than 0, got 0"
     )
-    edit = default_tool_definitions()[2].parameters
+    edit = definitions()[2].parameters
     args = {"path": "p", "old_string": "a", "new_string": "b", "replace_all": "true"}
     assert validate_arguments("edit", edit, args)["replace_all"] is True  # type: ignore[index]
 
@@ -190,14 +195,14 @@ def test_result_message_and_frozen_result() -> None:
 
 
 def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:
-    for definition in (*default_tool_definitions(), DelegateTool.definition):
+    for definition in (*definitions(), DelegateTool.definition):
         meta.validate(thaw(definition.parameters))
     with pytest.raises(ValueError, match="anyOf"):
         meta.validate({"type": 3})
 
 
 def test_validation_reports_every_error_naming_each_argument() -> None:
-    schema = default_tool_definitions()[5].parameters  # read
+    schema = definitions()[5].parameters  # read
     assert validate_arguments("read", schema, {"offset": "x", "limit": 0}) == (
         "invalid arguments for read: missing required argument 'path'; "
         "'offset' must be an integer, got string; 'limit' must be at least 1, got 0"

@@ -30,7 +30,6 @@ from steiner_tui.app.budget_view import (
     build_budget_view,
 )
 from steiner_tui.capture.figures import (
-    ModelWindow,
     is_compaction_call,
     model_window,
     request_costs,
@@ -66,7 +65,7 @@ AGENT_COMPACTION = "the agent's own"
 """The compaction mode shown: the agent decides when it compacts, not steiner."""
 
 
-def _unknown_window(window: ModelWindow, used: int, largest: int) -> WindowFigures:
+def _unknown_window(used: int, largest: int) -> WindowFigures:
     scale = max(largest, used, 1)
     return WindowFigures(scale, used, 0, scale, scale, known=False)
 
@@ -167,7 +166,7 @@ def capture_budget_view(
     return msgspec.structs.replace(
         view,
         heading=f"{view.heading} · window unknown",
-        window=_unknown_window(window, snapshot.estimated_prompt_tokens, largest),
+        window=_unknown_window(snapshot.estimated_prompt_tokens, largest),
     )
 
 

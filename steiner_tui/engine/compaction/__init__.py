@@ -46,7 +46,6 @@ from steiner_tui.engine.compaction.operation import (
     CompactionEnv,
     CompactionResult,
     commit_compaction,
-    compact_manually,
     compact_with_lineage,
     snapshot_tools,
 )
@@ -97,7 +96,6 @@ __all__ = [
     "anchor_real_user_retention",
     "commit_compaction",
     "commit_history_archive",
-    "compact_manually",
     "compact_with_lineage",
     "compaction_cache_cold",
     "compaction_health",

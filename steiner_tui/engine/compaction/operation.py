@@ -1,9 +1,9 @@
 """The compaction operation: stages, fallback selection, rerun on main, and the outcome.
 
-``compact_with_lineage`` is the one entry point (manual ``/compact`` goes through
-``compact_manually``). It selects the summary target once, runs the normal stage and, when that
-did not apply or its result still needs compaction, the emergency stage on the same target, and
-returns ``CompactionResult(lineage, outcome, backend_state_retired)``:
+``compact_with_lineage`` is the one entry point (manual ``/compact`` too: ``manual=True``, tools
+from the last parent request, ``snapshot_tools``). It selects the summary target once, runs the
+normal stage and, when that did not apply or its result still needs compaction, the emergency
+stage on the same target, and returns ``CompactionResult(lineage, outcome, backend_state_retired)``:
 
 * applied: the lineage gains one generation (summary + replayed skills + retained turns +
   pending line) recording the outcome; nothing is archived yet.
@@ -46,7 +46,6 @@ from steiner_tui.engine.compaction.reasons import fallback_failed_reason, fallba
 from steiner_tui.engine.compaction.stage import StageInputs
 from steiner_tui.engine.compaction.stage_runner import StagesResult, run_stages
 from steiner_tui.engine.compaction.summary_request import CompactionFallbackNotFit
-from steiner_tui.engine.compaction.triggers import MANUAL
 from steiner_tui.engine.events import FALLBACK_SKIPPED, FALLBACK_USED, CompactionOutcome, EventSink
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
@@ -57,7 +56,6 @@ __all__ = [
     "CompactionEnv",
     "CompactionResult",
     "commit_compaction",
-    "compact_manually",
     "compact_with_lineage",
     "snapshot_tools",
 ]
@@ -225,33 +223,6 @@ async def compact_with_lineage(
     if not isolated.outcome.applied:
         return _finish(lineage, isolated, "", "")
     return _finish(lineage, isolated, FALLBACK_USED, selection.reason)
-
-
-async def compact_manually(
-    lineage: ConversationLineage,
-    env: CompactionEnv,
-    *,
-    steering: str = "",
-    last_parent_request: ChatRequest | None = None,
-    pending_sub_agents: Sequence[tuple[str, str, str]] = (),
-    last_main_request: LastMainRequest | None = None,
-) -> CompactionResult:
-    """Manual ``/compact [steering]``: tools from the last parent request, stages from zero.
-
-    The caller refuses it while a run is generating (``replacement_refusal``) and, on failure,
-    keeps ``lineage_after_failure(lineage, failure)``.
-    """
-    return await compact_with_lineage(
-        lineage,
-        env,
-        tools=snapshot_tools(last_parent_request),
-        steering=steering,
-        manual=True,
-        pending_sub_agents=pending_sub_agents,
-        last_main_request=last_main_request,
-        prior_stages=0,
-        trigger=MANUAL,
-    )
 
 
 def commit_compaction(

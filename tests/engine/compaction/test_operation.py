@@ -8,7 +8,6 @@ from steiner_tui.engine.compaction.host import SummaryResponse, SummaryTarget
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import (
     commit_compaction,
-    compact_manually,
     compact_with_lineage,
     snapshot_tools,
 )
@@ -192,11 +191,14 @@ async def test_manual_compaction_uses_steering_and_last_parent_tools() -> None:
     env = make_env(host)
     lineage = ConversationLineage.start(conversation(6))
     last = ChatRequest(model="main-model", messages=(), tools=(READ,))
-    result = await compact_manually(lineage, env, steering="focus on X", last_parent_request=last)
+    tools = snapshot_tools(last)  # as the runner's /compact asks
+    result = await compact_with_lineage(
+        lineage, env, tools=tools, steering="focus on X", manual=True
+    )
     assert result.outcome.manual and result.outcome.steering == "focus on X"
     assert host.builds[0][1].endswith("Additional user steering for this compaction:\n\nfocus on X")
     assert host.builds[0][4] == (READ,)
-    await compact_manually(lineage, env)
+    await compact_with_lineage(lineage, env, tools=snapshot_tools(None), manual=True)
     assert host.builds[1][4] == ()
     assert snapshot_tools(None) == ()
 

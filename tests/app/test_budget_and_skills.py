@@ -240,6 +240,21 @@ def test_figures_of_a_long_session_stay_apart_within_the_width() -> None:
     assert {len(line) for line in lines} == {LABEL_WIDTH + 2 * NUMBER_WIDTH + 5}
 
 
+def test_a_label_takes_the_columns_small_figures_do_not_need() -> None:
+    """At 80 columns "context · NOTES.md" went onto a line of its own, its figures on the next,
+    while its 64 bytes and 17 tokens left five spare columns each."""
+    rows = (
+        SourceRow("preamble", "preamble", 4_960, 1_242, 0.9),
+        SourceRow("context · NOTES.md", "project_context", 64, 17, 0.1),
+    )
+    lines = format_rows(rows, swatches=("red", "blue")).plain.splitlines()
+    assert len(lines) == 3
+    assert lines[2].split() == ["■", "context", "·", "NOTES.md", "64", "17", "10%"]
+    assert {len(line) for line in lines} == {LABEL_WIDTH + 2 * NUMBER_WIDTH + 5}
+    wide = (SourceRow("a label far too long to fit", "conversation", 18_747_328, 4_723_193, 1.0),)
+    assert len(format_rows(wide).plain.splitlines()) == 3  # no room: it takes its own line
+
+
 async def test_the_ranking_keeps_each_row_on_one_line_with_its_figure_apart() -> None:
     """A 10,000-message session's ranking read "…e steiner_tui/agent273,936 m", and a file
     read 8 times that offers a mask put its ``m`` on a line of its own."""

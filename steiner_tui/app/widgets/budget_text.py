@@ -41,11 +41,21 @@ def format_rows(
     segment). A label longer than its column
     (``label_width``) is never cut: it takes its own line and the figures go on the next.
     A figure wider than ``NUMBER_WIDTH`` widens its column by what the label column gives up,
-    so figures never run together and a line stays as wide."""
-    bytes_width = max([NUMBER_WIDTH, *(len(count(row.bytes)) + 1 for row in rows)])
-    tokens_width = max([NUMBER_WIDTH, *(len(count(row.tokens)) + 1 for row in rows)])
+    so figures never run together and a line stays as wide; the other way, when every label
+    fits in what the figures do not need, the label column takes it."""
+    bytes_least = max([len(" bytes"), *(len(count(row.bytes)) + 1 for row in rows)])
+    tokens_least = max([len(" tok"), *(len(count(row.tokens)) + 1 for row in rows)])
+    bytes_width, tokens_width = max(NUMBER_WIDTH, bytes_least), max(NUMBER_WIDTH, tokens_least)
     lead = "  " if swatches else ""
     width = label_width - len(lead) - (bytes_width - NUMBER_WIDTH) - (tokens_width - NUMBER_WIDTH)
+    longest = max((len(row.label) for row in rows), default=0)
+    if longest > width:  # the figures give a label the columns they do not need, if that fits
+        spare = bytes_width - bytes_least + tokens_width - tokens_least
+        if longest - width <= spare:
+            given = min(longest - width, bytes_width - bytes_least)
+            bytes_width -= given
+            tokens_width -= longest - width - given
+            width = longest
     head = f"{lead}{'source':<{width}}{'bytes':>{bytes_width}}{'tok':>{tokens_width}}{'%':>5}"
     lines: list[Content] = [Content.styled(head, "bold $text-muted")]
     for position, row in enumerate(rows):

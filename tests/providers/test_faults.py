@@ -178,6 +178,25 @@ async def test_a_model_that_does_not_exist_says_so(wire: Wire, sessions: Session
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_path_the_server_does_not_serve_says_to_check_base_url(
+    wire: Wire, sessions: Sessions
+) -> None:
+    # llama.cpp's answer to a path it does not serve (a base_url without /v1 on Ollama, with
+    # /v2 or /chat/completions on any server): nothing about a model in it.
+    with LoopbackServer(wire.error(404, "File Not Found"), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=2)
+        assert result.status == "error"
+        error = the_error(session, wire, "bad_request")
+        assert "nothing answers at " in error.message and "(HTTP 404)" in error.message
+        assert error.message.endswith(": File Not Found")
+        [remedy, *_] = error.remedies
+        assert remedy.action == "check_server"
+        assert remedy.hint.startswith(f"check base_url under [providers.{wire.name}] (now ")
+        assert "/v1" in remedy.hint
+        assert len(server.requests) == 1
+        await resumes(sessions, wire, session, server)
+
+
 async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_again(
     wire: Wire, sessions: Sessions
 ) -> None:

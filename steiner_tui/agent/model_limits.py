@@ -37,7 +37,8 @@ class ModelLimits:
         """Ask the server of the ``current`` model for its limits, once it answers (the probe
         runs in a thread); later calls, and calls while it runs, wait for that answer. A server
         that could not be reached is asked again by the next call: it may have been started
-        since. The limits when the server answered (None: nothing learned)."""
+        since, and so is one whose window is provisional (the model not loaded yet). The
+        limits when the server answered (None: nothing learned)."""
         if self.learned:
             return None
         async with self._lock:
@@ -48,7 +49,7 @@ class ModelLimits:
                 limits = await asyncio.to_thread(probe)
             except ServerUnreachable:
                 return None
-            self.learned = True
+            self.learned = limits is None or not limits.provisional
         return limits
 
     def check_window(self, model: MainModel, emit: Callable[[EngineEvent], None]) -> str:

@@ -236,10 +236,12 @@ class Runner:
         limits = await self.limits.learn(lambda: self.model)
         if limits is None:
             return False
+        told = self.model.server
         self.model = self.model.with_server_limits(limits)
         self.compactor.model = self.model  # summaries on main use the learned limits too
         for event in learned_events(self.model, limits.server, self.tools is not None):
-            self.sink.emit(event)
+            if not told or isinstance(event, ErrorEvent):  # a provisional answer told once
+                self.sink.emit(event)
         return True
 
     def check_window(self) -> str:

@@ -54,13 +54,53 @@ def test_llama_cpp_models_meta_when_props_is_off() -> None:
         assert probe_server_limits(url(server), "x") == ServerLimits("llama.cpp", 4096)
 
 
-def test_ollama_without_num_ctx_reports_the_model_context_length() -> None:
+def _ollama(running: list[dict[str, Any]], num_ctx: bool = False) -> dict[Any, Any]:
+    """The Ollama fake with ``running`` in ``/api/ps``; its Modelfile sets no ``num_ctx``
+    unless ``num_ctx``."""
     show = dict(OLLAMA[("POST", "/api/show")][1])
-    show["parameters"] = 'stop "<|im_end|>"'
-    del show["capabilities"]
-    with serving({("POST", "/api/show"): (200, show)}) as server:
+    if not num_ctx:
+        show["parameters"] = 'stop "<|im_end|>"'
+    return {
+        **OLLAMA,
+        ("POST", "/api/show"): (200, show),
+        ("GET", "/api/ps"): (200, {"models": running}),
+    }
+
+
+def test_ollama_runs_a_model_it_has_not_loaded_with_its_default_window_not_the_trained_one() -> (
+    None
+):
+    """Ollama loads a model with ``num_ctx`` from its Modelfile, else its default (4,096 under
+    24 GiB of VRAM, docs/context-length), never the model's trained ``context_length``, and
+    it drops what does not fit without an error. Until the model runs, that default is the
+    figure, marked provisional: ``/api/ps`` tells the real one once it is loaded."""
+    with serving(_ollama([])) as server:
         assert probe_server_limits(url(server), "qwen2.5-coder:7b") == ServerLimits(
-            "Ollama", 32768, None
+            "Ollama", 4096, True, provisional=True
+        )
+    assert ("GET", "/api/ps") in server.seen
+
+
+def test_ollama_tells_the_window_of_a_running_model_in_api_ps() -> None:
+    running = {
+        "name": "qwen2.5-coder:latest",
+        "model": "qwen2.5-coder:latest",
+        "context_length": 16384,
+    }
+    with serving(_ollama([running])) as server:
+        assert probe_server_limits(url(server), "qwen2.5-coder") == ServerLimits(
+            "Ollama", 16384, True
+        )
+
+
+def test_lm_studio_loads_a_model_with_its_default_window_not_the_maximum() -> None:
+    models = dict(LM_STUDIO[("GET", "/api/v0/models")][1])
+    models["data"] = [
+        {"id": "qwen2.5-7b-instruct", "state": "not-loaded", "max_context_length": 32768}
+    ]
+    with serving({**LM_STUDIO, ("GET", "/api/v0/models"): (200, models)}) as server:
+        assert probe_server_limits(url(server), "qwen2.5-7b-instruct") == ServerLimits(
+            "LM Studio", 4096, provisional=True
         )
 
 
@@ -149,6 +189,20 @@ async def test_a_server_started_after_the_session_is_asked_before_the_next_run(
         assert not await runner.learn_limits()  # once it has answered, once
     assert runner.model.window_source == "server" and runner.prepare().request.tools == ()
     assert [e.code for e in sink.events if isinstance(e, WarningEvent)] == ["tools_ignored"]
+
+
+async def test_a_provisional_window_is_asked_again_until_the_model_runs(tmp_path: Path) -> None:
+    with serving(_ollama([])) as server:
+        table = {"providers": {"local": {"base_url": url(server)}}}
+        runner, sink = _runner(tmp_path, table)
+        assert await runner.learn_limits()
+        assert runner.model.info.context_window == 4096
+        running = {"name": "tiny", "model": "tiny", "context_length": 16384}
+        server.routes = _ollama([running])  # the first request loaded it
+        assert await runner.learn_limits()
+        assert not await runner.learn_limits()  # a figure the server runs with: once
+    assert (runner.model.info.context_window, runner.model.window_source) == (16384, "server")
+    assert not [e for e in sink.events if isinstance(e, WarningEvent | ErrorEvent)]
 
 
 async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:

@@ -491,14 +491,14 @@ class Runner:
             await self.count_next_request()
             prepared_or_error = await prepare_turn(self, progress)
             if isinstance(prepared_or_error, RunResult):
-                return prepared_or_error
+                return self._ask_server_again(prepared_or_error)
             outcome = await call_model(self, prepared_or_error, progress)
             if isinstance(outcome, RunResult):
                 if outcome.error_kind == "context_length" and not progress.retried_too_large:
                     # The provider counted more than we did: compact, then try once more.
                     progress.retried_too_large = True
                     continue
-                return outcome
+                return self._ask_server_again(outcome)
             reply = outcome.content
             if not outcome.tool_calls:
                 return RunResult("done", reply=reply)
@@ -508,6 +508,14 @@ class Runner:
                 message = f"stopped after {MAX_TOOL_ROUNDS} tool rounds in one episode"
                 self.sink.emit(ErrorEvent("tool_rounds", message))
                 return RunResult("error", reply=reply, error=message, error_kind="tool_rounds")
+
+    def _ask_server_again(self, result: RunResult) -> RunResult:
+        """After a request too large for a window the server told, ask the server again at the
+        next run: it may have been restarted with another context size since."""
+        too_large = result.error_kind in ("context_window", "context_length")
+        if too_large and self.model.window_source == "server":
+            self.limits.forget(self.model)
+        return result
 
     def _recheck_last_main_request(self) -> None:
         """Keep the last main request only while it is this model's (alias, backend model and

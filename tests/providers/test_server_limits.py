@@ -205,6 +205,25 @@ async def test_a_provisional_window_is_asked_again_until_the_model_runs(tmp_path
     assert not [e for e in sink.events if isinstance(e, WarningEvent | ErrorEvent)]
 
 
+async def test_a_server_window_too_small_is_asked_again_after_the_error(tmp_path: Path) -> None:
+    """A window the request cannot fit stops the run; the person restarts the server with a
+    larger context and sends again (F5): the server is asked again, not the old figure kept."""
+    props = dict(LLAMA_CPP[("GET", "/props")][1])
+    small = {
+        **LLAMA_CPP,
+        ("GET", "/props"): (200, {**props, "default_generation_settings": {"n_ctx": 512}}),
+    }
+    with serving(small) as server:
+        runner, sink = _runner(tmp_path, {"providers": {"local": {"base_url": url(server)}}})
+        result = await runner.run(Message("user", "hello"))
+        assert (result.status, result.error_kind) == ("error", "context_window")
+        [error] = [e for e in sink.events if isinstance(e, ErrorEvent)]
+        assert "--ctx-size" in error.remedies[0].hint
+        server.routes = LLAMA_CPP  # restarted with 4,096
+        await runner.learn_limits()
+    assert runner.model.info.context_window == 4096
+
+
 async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:
     with serving(LLAMA_CPP) as server:
         table = {
@@ -263,3 +282,13 @@ def test_a_small_learned_window_keeps_an_unconfigured_max_output_to_a_quarter() 
     assert learned.budget.fit_request(1000).fits  # 1000 + 512 + 256 margin <= 2048
     configured = msgspec.structs.replace(main, max_output_source="config")
     assert configured.with_server_limits(ServerLimits("Ollama", 2048)).info.max_output == 8192
+
+
+def test_a_window_learned_again_keeps_the_quarter_of_the_new_one() -> None:
+    """A provisional window (Ollama before it loads the model), then the one it runs with:
+    the reserve is a quarter of the new window, not of the first one it was capped to."""
+    config = parse_config([])
+    main = main_model_from_config(config, Path(), session_id="s", ref="local/qwen2.5-coder:7b")
+    first = main.with_server_limits(ServerLimits("Ollama", 4096, True, provisional=True))
+    assert first.info.max_output == 1024
+    assert first.with_server_limits(ServerLimits("Ollama", 16384, True)).info.max_output == 4096

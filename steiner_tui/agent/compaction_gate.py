@@ -222,10 +222,13 @@ def _window_error(
     return RunResult("error", error=text, error_kind="context_window")
 
 
-_WINDOW_SETTINGS = (
-    "llama.cpp --ctx-size, Ollama OLLAMA_CONTEXT_LENGTH, vLLM --max-model-len, LM Studio's "
-    "context length"
-)
+_WINDOW_SETTINGS = {
+    "llama.cpp": "--ctx-size",
+    "Ollama": "OLLAMA_CONTEXT_LENGTH, or num_ctx in a Modelfile",
+    "vLLM": "--max-model-len",
+    "LM Studio": "the context length it loads the model with",
+}
+"""Where each kind of server takes the window it runs a model with."""
 
 
 def _no_room(host: GateHost, kept: int) -> tuple[Remedy, ...]:
@@ -237,7 +240,8 @@ def _no_room(host: GateHost, kept: int) -> tuple[Remedy, ...]:
     if fixed <= room:
         return ()
     where = {
-        "server": f"start the {model.server} server with a larger context ({_WINDOW_SETTINGS})",
+        "server": f"give the {model.server} server a larger context "
+        f"({_WINDOW_SETTINGS.get(model.server, 'its context size')})",
         "config": f'raise context_window under [models."{model.ref}"]',
     }.get(
         model.window_source,
@@ -246,7 +250,7 @@ def _no_room(host: GateHost, kept: int) -> tuple[Remedy, ...]:
     hint = (
         f"compacting cannot make room: a request with no conversation takes ~{fixed:,} tokens "
         f"(preamble, instructions, tool definitions), more than the {room:,} left for the "
-        f"prompt of the {window:,}-token window; {where}, then send it again"
+        f"prompt of the {window:,}-token window; {where}"
     )
     return (
         Remedy("check_server", hint),

@@ -28,7 +28,8 @@ as the SDKs are by a provider's first call: a session that never probes (the off
 hosted API) imports no HTTP client. A server that answers none of these (a hosted API) gives
 None: the registry's figures stay. A server that is not there (every request refused, or no
 connection in time) raises ``ServerUnreachable``: the runner asks again before its next
-request, so a server started after the workbench still tells its window and tool support.
+request, so a server started after the workbench still tells its window and tool support; so
+does one that said nothing but 503 (``ServerLoading``: llama.cpp while it loads the model).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "LOAD_DEFAULT_WINDOW",
     "PROBE_TIMEOUT",
     "ServerLimits",
+    "ServerLoading",
     "ServerUnreachable",
     "api_roots",
     "probe_server_limits",
@@ -66,6 +68,10 @@ made)."""
 
 class ServerUnreachable(SteinerError, OSError):
     """No connection to the server: refused, or not made in time (it may be started later)."""
+
+
+class ServerLoading(ServerUnreachable):
+    """The server answered 503, as llama.cpp does until its model is loaded: ask it later."""
 
 
 class ServerLimits(msgspec.Struct, frozen=True):
@@ -219,7 +225,11 @@ def _http_fetch(api_key: str) -> Fetch:
                         break
         except (httpx2.ConnectError, httpx2.ConnectTimeout) as error:  # nobody there
             raise ServerUnreachable(str(error)) from error
-        except httpx2.HTTPError as error:  # timed out answering, an error status
+        except httpx2.HTTPStatusError as error:
+            if error.response.status_code == 503:
+                raise ServerLoading(str(error)) from error
+            raise OSError(str(error)) from error
+        except httpx2.HTTPError as error:  # timed out answering
             raise OSError(str(error)) from error
         return json.loads(bytes(data[:_MAX_BODY]))
 
@@ -248,7 +258,8 @@ def probe_server_limits(
         support said before it; else a provisional window or tool support; else None.
 
     Raises:
-        ServerUnreachable: no request reached the server.
+        ServerUnreachable: no request reached the server, or (``ServerLoading``) it said
+            nothing but 503.
     """
     call = fetch or _http_fetch(api_key)
     api, root = api_roots(base_url)
@@ -263,6 +274,7 @@ def probe_server_limits(
     )
     found: ServerLimits | None = None
     unreachable: ServerUnreachable | None = None
+    loading: ServerLoading | None = None
     reached = False
     for url, body, read in steps:
         left = deadline - time.monotonic()
@@ -270,6 +282,9 @@ def probe_server_limits(
             break
         try:
             answer = read(call(url, body, left))
+        except ServerLoading as error:
+            reached, loading = True, error
+            continue
         except ServerUnreachable as error:
             unreachable = error
             continue
@@ -290,6 +305,8 @@ def probe_server_limits(
             )
         if found.context_window is not None and not found.provisional:
             return found
+    if found is None and loading is not None:
+        raise loading
     if not reached and unreachable is not None:
         raise unreachable
     return found

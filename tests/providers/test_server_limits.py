@@ -224,6 +224,24 @@ async def test_a_server_window_too_small_is_asked_again_after_the_error(tmp_path
     assert runner.model.info.context_window == 4096
 
 
+LOADING = (503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+"""What llama.cpp answers while it loads the model."""
+
+
+async def test_a_server_still_loading_its_model_is_asked_again(tmp_path: Path) -> None:
+    """llama.cpp answers 503 until the model is loaded: that is no answer about the window, so
+    the next run asks again, as for a server not started yet."""
+    loading = {("GET", "/props"): LOADING, ("GET", "/v1/models"): LOADING}
+    with serving(loading) as server:
+        with pytest.raises(ServerUnreachable, match="503"):
+            probe_server_limits(url(server), "tiny")
+        runner, _ = _runner(tmp_path, {"providers": {"local": {"base_url": url(server)}}})
+        assert not await runner.learn_limits()
+        server.routes = LLAMA_CPP  # loaded
+        assert await runner.learn_limits()
+    assert (runner.model.info.context_window, runner.model.window_source) == (4096, "server")
+
+
 async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:
     with serving(LLAMA_CPP) as server:
         table = {

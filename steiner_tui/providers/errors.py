@@ -57,6 +57,7 @@ _CONTEXT_MARKERS = (
     "too many tokens",
 )
 _IMAGE_MARKERS = ("image",)
+_LOADING = "the server is still loading the model"
 _RETRIED_STATUSES = frozenset({408, 409, 429})
 _RETRY_COUNT_HEADER = "x-stainless-retry-count"
 """The SDKs number each attempt of a request in this header (0 for the first)."""
@@ -159,6 +160,8 @@ def classify_api_message(status: int, message: str, *, has_images: bool = True) 
         return "rate_limit", "rate limited"
     if status == 408:
         return "timeout", "the server timed out the request"
+    if status == 503 and "loading" in lowered:  # llama.cpp until its model is loaded
+        return "server", _LOADING
     if status >= 500:
         return "server", "server error"
     if any(marker in lowered for marker in _CONTEXT_MARKERS):
@@ -230,7 +233,11 @@ def _status_error(call: CallContext, exc: Any) -> ProviderError:
     text = f"{call.label}: {what} ({where}): {message}"
     if retry_after is not None:
         text += f"; the server asks to wait {retry_after:g}s before the next request"
-    return ProviderError(kind, text, status=status, retry_after=retry_after)
+    remedies = ()
+    if what == _LOADING:
+        wait = Remedy("wait", "wait until the server has loaded the model, then retry")
+        remedies = (wait, *remedies_for(kind, call)[1:])
+    return ProviderError(kind, text, status=status, retry_after=retry_after, remedies=remedies)
 
 
 def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:

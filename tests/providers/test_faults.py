@@ -149,6 +149,21 @@ async def test_server_errors_say_the_retries_are_exhausted(
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_server_still_loading_its_model_says_to_wait(
+    wire: Wire, sessions: Sessions
+) -> None:
+    loading = wire.error(503, "Loading model", FAST_RETRY)  # llama.cpp until it has loaded
+    with LoopbackServer(loading, loading, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=1)
+        assert result.status == "error"
+        error = the_error(session, wire, "server")
+        assert "the server is still loading the model (HTTP 503, after 1 retry" in error.message
+        assert error.remedies[0] == Remedy(
+            "wait", "wait until the server has loaded the model, then retry"
+        )
+        await resumes(sessions, wire, session, server)
+
+
 async def test_auth_error_is_not_retried_and_names_the_key(wire: Wire, sessions: Sessions) -> None:
     with LoopbackServer(wire.error(401, "Incorrect API key provided"), recovered(wire)) as server:
         session, result = await turn(sessions, wire, server, max_retries=2)

@@ -233,7 +233,7 @@ def _status_error(call: CallContext, exc: Any) -> ProviderError:
     text = f"{call.label}: {what} ({where}): {message}"
     if retry_after is not None:
         text += f"; the server asks to wait {retry_after:g}s before the next request"
-    remedies = ()
+    remedies: tuple[Remedy, ...] = ()
     if what == _LOADING:
         wait = Remedy("wait", "wait until the server has loaded the model, then retry")
         remedies = (wait, *remedies_for(kind, call)[1:])

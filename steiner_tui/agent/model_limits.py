@@ -52,12 +52,15 @@ class ModelLimits:
             self.learned = limits is None or not limits.provisional
         return limits
 
-    def check_window(self, model: MainModel, emit: Callable[[EngineEvent], None]) -> str:
-        """Warn once per problem when ``model``'s budget cannot reach its soft trigger
+    def check_window(
+        self, model: MainModel, emit: Callable[[EngineEvent], None], fixed: Callable[[], int]
+    ) -> str:
+        """Warn once per problem when ``model``'s budget cannot reach its soft trigger, or
+        ``fixed`` (the tokens of a request with no conversation) is past its prompt room
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
         checked, problem = self._checked
         if checked is not model:  # a model's figures do not change: checked once each
-            problem = model.window_doctor().problem
+            problem = model.window_doctor(fixed()).problem
             self._checked = (model, problem)
         if problem and problem not in self._warned:
             self._warned.add(problem)

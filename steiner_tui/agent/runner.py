@@ -81,6 +81,7 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState
+from steiner_tui.engine.tokens import TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
@@ -247,7 +248,14 @@ class Runner:
     def check_window(self) -> str:
         """Warn once per problem when the model's budget cannot reach its soft trigger
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
-        return self.limits.check_window(self.model, self.sink.emit)
+        return self.limits.check_window(self.model, self.sink.emit, self._fixed_or_none)
+
+    def _fixed_or_none(self) -> int:
+        """``fixed_tokens``, or 0 when the tokenizer cannot be loaded (the run says so)."""
+        try:
+            return self.fixed_tokens()
+        except TokenizerLoadError:
+            return 0
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
@@ -472,7 +480,6 @@ class Runner:
         # "Again" is within one run: a resend of a failed one (same turn) starts afresh.
         self.state.compacted_turn = -1
         await self.learn_limits()
-        self.check_window()
         if self.model.threshold_error:  # e.g. a server's window below the threshold
             self.sink.emit(ErrorEvent("config", self.model.threshold_error))
             return RunResult("error", error=self.model.threshold_error, error_kind="config")
@@ -489,6 +496,7 @@ class Runner:
         while True:
             self._drain_inbox()
             await self.count_next_request()
+            self.check_window()  # once counted: it compares what every request costs
             prepared_or_error = await prepare_turn(self, progress)
             if isinstance(prepared_or_error, RunResult):
                 return self._ask_server_again(prepared_or_error)

@@ -125,6 +125,11 @@ class MainModel(msgspec.Struct, _Derived, frozen=True):
         tools_ignored = limits.tools_supported is False
         model = msgspec.structs.replace(self, server=limits.server, tools_ignored=tools_ignored)
         window = limits.context_window
+        threshold = self.threshold_tokens
+        if limits.provisional and threshold is not None and window is not None:
+            # A threshold set for the window the server is started with: the default the
+            # model is loaded with otherwise is no reason to stop the request that loads it.
+            window = window if threshold < window else None
         if window is None:
             return model
         model = msgspec.structs.replace(model, server_window=window)

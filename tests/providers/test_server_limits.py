@@ -310,3 +310,19 @@ def test_a_window_learned_again_keeps_the_quarter_of_the_new_one() -> None:
     first = main.with_server_limits(ServerLimits("Ollama", 4096, True, provisional=True))
     assert first.info.max_output == 1024
     assert first.with_server_limits(ServerLimits("Ollama", 16384, True)).info.max_output == 4096
+
+
+async def test_a_provisional_window_below_the_threshold_does_not_stop_the_first_run(
+    tmp_path: Path,
+) -> None:
+    """A threshold set for the window Ollama is started with (OLLAMA_CONTEXT_LENGTH) is above
+    the provisional default: stopping there would never let a request load the model."""
+    with serving(_ollama([])) as server:
+        table = {
+            "providers": {"local": {"base_url": url(server)}},
+            "models": {"local/tiny": {"compaction_threshold_tokens": 20000}},
+        }
+        runner, _ = _runner(tmp_path, table)
+        assert await runner.learn_limits()
+    assert runner.model.threshold_error == ""
+    assert runner.model.info.context_window > 20000  # the figure from before, until it runs

@@ -52,6 +52,7 @@ from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_sto
 from steiner_tui.engine.compaction.triggers import ASK_COMPACT, ASK_MASK, asked, request_trigger
 from steiner_tui.engine.events import CompactionOutcome, ErrorEvent, EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.provider import Remedy
 from steiner_tui.engine.tokens import TokenizerLoadError
 
 __all__ = ["MAX_QUESTIONS", "GateHost", "prepare_turn"]
@@ -95,6 +96,8 @@ class GateHost(Protocol):
     def parent_usage(self) -> ParentUsage: ...
 
     def tokens_of(self, message: Message) -> int: ...
+
+    def fixed_tokens(self) -> int: ...
 
 
 async def prepare_turn(host: GateHost, progress: EpisodeProgress) -> PreparedTurn | RunResult:
@@ -215,8 +218,46 @@ def _window_error(
     if off:
         text = off_stop_message(text)
     host.sink.emit(over_window_health(progress.compactions.stages))
-    host.sink.emit(ErrorEvent("context_window", text))
+    host.sink.emit(
+        ErrorEvent("context_window", text, remedies=_no_room(host, fit.reserve + fit.safety_margin))
+    )
     return RunResult("error", error=text, error_kind="context_window")
+
+
+_WINDOW_SETTINGS = {
+    "llama.cpp": "--ctx-size",
+    "Ollama": "OLLAMA_CONTEXT_LENGTH, or num_ctx in a Modelfile",
+    "vLLM": "--max-model-len",
+    "LM Studio": "the context length it loads the model with",
+}
+"""Where each kind of server takes the window it runs a model with."""
+
+
+def _no_room(host: GateHost, kept: int) -> tuple[Remedy, ...]:
+    """When a request with no conversation is already past the prompt room, what gives room
+    (compacting cannot: the app's default remedies would offer it); else () for those."""
+    model, fixed = host.model, host.fixed_tokens()
+    window = model.budget.context_size
+    room = window - kept  # what the reply reserve and the safety margin leave
+    if fixed <= room:
+        return ()
+    where = {
+        "server": f"give the {model.server} server a larger context "
+        f"({_WINDOW_SETTINGS.get(model.server, 'its context size')})",
+        "config": f'raise context_window under [models."{model.ref}"]',
+    }.get(
+        model.window_source,
+        f'set context_window under [models."{model.ref}"] to the window the model has',
+    )
+    hint = (
+        f"compacting cannot make room: a request with no conversation takes ~{fixed:,} tokens "
+        f"(preamble, instructions, tool definitions), more than the {room:,} left for the "
+        f"prompt of the {window:,}-token window; {where}"
+    )
+    return (
+        Remedy("check_server", hint),
+        Remedy("switch_model", "switch to a model with a larger context window (/model)"),
+    )
 
 
 def _warn_near_hard_limit(host: GateHost, prepared: PreparedTurn) -> None:

@@ -84,6 +84,9 @@ class MainModel(msgspec.Struct, _Derived, frozen=True):
     """The registry's window for the model (0: not listed)."""
     server_window: int = 0
     """The window the server reported (0: not asked, or it did not say)."""
+    unlearned_max_output: int = 0
+    """The max output before a server's window capped it (0: not capped), so that a window
+    learned again (a provisional one, a restarted server) caps that, not the capped one."""
     price: ModelPrice | None = None
     """Dollars per million tokens (None: unknown), as resolved from the config when
     ``priced``; else the built-in table's (``engine.prices.price_for``)."""
@@ -127,6 +130,11 @@ class MainModel(msgspec.Struct, _Derived, frozen=True):
         tools_ignored = limits.tools_supported is False
         model = msgspec.structs.replace(self, server=limits.server, tools_ignored=tools_ignored)
         window = limits.context_window
+        threshold = self.threshold_tokens
+        if limits.provisional and threshold is not None and window is not None:
+            # A threshold set for the window the server is started with: the default the
+            # model is loaded with otherwise is no reason to stop the request that loads it.
+            window = window if threshold < window else None
         if window is None:
             return model
         model = msgspec.structs.replace(model, server_window=window)
@@ -134,9 +142,9 @@ class MainModel(msgspec.Struct, _Derived, frozen=True):
             return model
         info = msgspec.structs.replace(self.info, context_window=window)
         if self.max_output_source != "config":
-            info = msgspec.structs.replace(
-                info, max_output=min(info.max_output, reply_reserve_cap(window))
-            )
+            before = self.unlearned_max_output or info.max_output
+            info = msgspec.structs.replace(info, max_output=min(before, reply_reserve_cap(window)))
+            model = msgspec.structs.replace(model, unlearned_max_output=before)
         return msgspec.structs.replace(model, info=info, window_source="server")
 
     @property

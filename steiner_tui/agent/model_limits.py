@@ -37,7 +37,8 @@ class ModelLimits:
         """Ask the server of the ``current`` model for its limits, once it answers (the probe
         runs in a thread); later calls, and calls while it runs, wait for that answer. A server
         that could not be reached is asked again by the next call: it may have been started
-        since. The limits when the server answered (None: nothing learned)."""
+        since, and so is one whose window is provisional (the model not loaded yet). The
+        limits when the server answered (None: nothing learned)."""
         if self.learned:
             return None
         async with self._lock:
@@ -48,15 +49,18 @@ class ModelLimits:
                 limits = await asyncio.to_thread(probe)
             except ServerUnreachable:
                 return None
-            self.learned = True
+            self.learned = limits is None or not limits.provisional
         return limits
 
-    def check_window(self, model: MainModel, emit: Callable[[EngineEvent], None]) -> str:
-        """Warn once per problem when ``model``'s budget cannot reach its soft trigger
+    def check_window(
+        self, model: MainModel, emit: Callable[[EngineEvent], None], fixed: Callable[[], int]
+    ) -> str:
+        """Warn once per problem when ``model``'s budget cannot reach its soft trigger, or
+        ``fixed`` (the tokens of a request with no conversation) is past its prompt room
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
         checked, problem = self._checked
         if checked is not model:  # a model's figures do not change: checked once each
-            problem = model.window_doctor().problem
+            problem = model.window_doctor(fixed()).problem
             self._checked = (model, problem)
         if problem and problem not in self._warned:
             self._warned.add(problem)

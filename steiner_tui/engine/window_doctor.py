@@ -5,8 +5,9 @@ budget built on it reserves room for the reply and a safety margin. When reserve
 leave less room for the prompt than the soft trigger, the trigger can never be reached: every
 request that grows past the room is forced into compaction by the hard fit, with a prompt the
 panel said was well under the trigger (issue 31: a 4,096 reply reserve in an 8,192 window).
-The doctor names that case once, with the fix, and the panel and ``context --json`` show its
-figures (docs/design.md, "7. The window: soft trigger, hard fit, reserves").
+The doctor names that case once, with the fix (or, when a request with no conversation is
+already past the room, that only a larger window helps), and the panel and ``context --json``
+show its figures (docs/design.md, "7. The window: soft trigger, hard fit, reserves").
 """
 
 from __future__ import annotations
@@ -131,7 +132,14 @@ def window_doctor(
     fit = budget.fit_request(soft, explicit_max)
     hard = max(0, window - fit.reserve - fit.safety_margin)
     problem = ""
-    if window > 0 and not fit.fits:
+    if window > 0 and fixed_tokens > hard:  # nothing the budget's settings do can help
+        problem = (
+            f"a request with no conversation takes ~{fixed_tokens:,} tokens (preamble, "
+            f"instructions, tool definitions), more than the {hard:,} the {window:,}-token "
+            "window leaves for the prompt: no compaction can make room; give the model a "
+            "larger window"
+        )
+    elif window > 0 and not fit.fits:
         # The fix: a reply reserve that leaves the trigger room, or a trigger under the room.
         reserve = min(reply_reserve_cap(window), window - soft - fit.safety_margin)
         output = f"max_output = {reserve:,} (or less) or " if reserve > 0 else ""

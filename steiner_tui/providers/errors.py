@@ -12,7 +12,8 @@ mid-stream" after them; a read timeout is "no response" before and "the stream s
 Kinds: 401/403 ``auth``; 429 ``rate_limit`` (``retry_after`` from ``retry-after-ms`` or
 ``retry-after``); 408 and timeouts ``timeout``; 5xx/529 ``server``; transport failures
 ``connection``; unparsable stream data ``protocol``; other 4xx ``bad_request`` (a 404 about the
-model says the model does not exist), refined to ``context_length`` from the API's message, or
+model says the model does not exist; any other 404 names the URL and says to check the base
+URL: the server serves no such path), refined to ``context_length`` from the API's message, or
 to ``image_rejected`` when the request had images and the message is about one. Statuses the
 SDK retries (408, 409, 429, 5xx) say how many retries were made and that they are used up. Every
 message starts with the label (``alias/model``) once, then the HTTP status when there is one,
@@ -56,6 +57,7 @@ _CONTEXT_MARKERS = (
     "too many tokens",
 )
 _IMAGE_MARKERS = ("image",)
+_LOADING = "the server is still loading the model"
 _RETRIED_STATUSES = frozenset({408, 409, 429})
 _RETRY_COUNT_HEADER = "x-stainless-retry-count"
 """The SDKs number each attempt of a request in this header (0 for the first)."""
@@ -158,6 +160,8 @@ def classify_api_message(status: int, message: str, *, has_images: bool = True) 
         return "rate_limit", "rate limited"
     if status == 408:
         return "timeout", "the server timed out the request"
+    if status == 503 and "loading" in lowered:  # llama.cpp until its model is loaded
+        return "server", _LOADING
     if status >= 500:
         return "server", "server error"
     if any(marker in lowered for marker in _CONTEXT_MARKERS):
@@ -224,10 +228,31 @@ def _status_error(call: CallContext, exc: Any) -> ProviderError:
     if status in _RETRIED_STATUSES or status >= 500:
         where += ", " + _retry_note(retries_made(response.request.headers), call.max_retries)
     retry_after = parse_retry_after(response.headers) if kind == "rate_limit" else None
+    if status == 404 and kind == "bad_request" and "model" not in message.lower():
+        return _no_such_path(call, str(response.request.url), message)
     text = f"{call.label}: {what} ({where}): {message}"
     if retry_after is not None:
         text += f"; the server asks to wait {retry_after:g}s before the next request"
-    return ProviderError(kind, text, status=status, retry_after=retry_after)
+    remedies: tuple[Remedy, ...] = ()
+    if what == _LOADING:
+        wait = Remedy("wait", "wait until the server has loaded the model, then retry")
+        remedies = (wait, *remedies_for(kind, call)[1:])
+    return ProviderError(kind, text, status=status, retry_after=retry_after, remedies=remedies)
+
+
+def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:
+    """A 404 that names no model: the server serves no such path, so the base URL is wrong."""
+    hint = (
+        f"check base_url under [providers.{call.alias}] (now {call.base_url}): "
+        "OpenAI-compatible servers (llama.cpp, Ollama, vLLM, LM Studio) serve their API under "
+        "/v1, e.g. http://127.0.0.1:8080/v1"
+    )
+    return ProviderError(
+        "bad_request",
+        f"{call.label}: nothing answers at {url} (HTTP 404): {message}",
+        status=404,
+        remedies=(Remedy("check_server", hint),),
+    )
 
 
 def _cause(exc: BaseException) -> str:

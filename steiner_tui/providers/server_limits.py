@@ -9,9 +9,17 @@ endpoint, first answer wins:
   and ``chat_template_caps.supports_tools`` (false: its chat template drops tool definitions);
 * vLLM, and llama.cpp again: ``GET /v1/models``: the model's ``max_model_len`` (vLLM) or its
   ``meta.n_ctx`` / ``meta.n_ctx_train`` (llama.cpp);
-* LM Studio: ``GET /api/v0/models``: ``loaded_context_length``, else ``max_context_length``;
-* Ollama: ``POST /api/show``: the ``num_ctx`` it runs with (``parameters``), else the model's
-  ``<architecture>.context_length``; ``capabilities`` lists ``tools`` when it takes them.
+* LM Studio: ``GET /api/v0/models``: ``loaded_context_length`` of a loaded model;
+* Ollama: ``GET /api/ps``: the ``context_length`` of a running model; ``POST /api/show``: the
+  ``num_ctx`` of its Modelfile (``parameters``); ``capabilities`` lists ``tools`` when it
+  takes them.
+
+A model that Ollama or LM Studio has not loaded yet has no window to tell: each loads it with
+its own default (4,096 tokens for Ollama under 24 GiB of VRAM and for LM Studio's loader)
+unless something sets one, never with the model's trained maximum (``context_length``,
+``max_context_length``), and both cut a prompt that does not fit without an error. So the
+figure is then that default, capped by the maximum, and ``provisional``: the runner asks
+again before its next request, by when the first one has loaded the model.
 
 ``probe_server_limits`` blocks (a short timeout per request and a deadline for the whole probe):
 the runner calls it in a thread, once, before its first request, and never at import. It asks
@@ -20,7 +28,8 @@ as the SDKs are by a provider's first call: a session that never probes (the off
 hosted API) imports no HTTP client. A server that answers none of these (a hosted API) gives
 None: the registry's figures stay. A server that is not there (every request refused, or no
 connection in time) raises ``ServerUnreachable``: the runner asks again before its next
-request, so a server started after the workbench still tells its window and tool support.
+request, so a server started after the workbench still tells its window and tool support; so
+does one that said nothing but 503 (``ServerLoading``: llama.cpp while it loads the model).
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ import msgspec
 from steiner_tui.errors import SteinerError
 
 __all__ = [
+    "LOAD_DEFAULT_WINDOW",
     "PROBE_TIMEOUT",
     "ServerLimits",
+    "ServerLoading",
     "ServerUnreachable",
     "api_roots",
     "probe_server_limits",
@@ -44,6 +55,8 @@ __all__ = [
 
 PROBE_TIMEOUT = 3.0
 """Seconds for the whole probe (each request gets what is left of it)."""
+LOAD_DEFAULT_WINDOW = 4096
+"""The window Ollama and LM Studio load a model with when nothing sets one."""
 _MAX_BODY = 8 << 20
 """Largest body read (a hosted API's model list can be long; a local one is small)."""
 
@@ -57,6 +70,10 @@ class ServerUnreachable(SteinerError, OSError):
     """No connection to the server: refused, or not made in time (it may be started later)."""
 
 
+class ServerLoading(ServerUnreachable):
+    """The server answered 503, as llama.cpp does until its model is loaded: ask it later."""
+
+
 class ServerLimits(msgspec.Struct, frozen=True):
     """What one server said about a model.
 
@@ -65,11 +82,14 @@ class ServerLimits(msgspec.Struct, frozen=True):
             ``Ollama``).
         context_window: the window it serves the model with (None: it did not say).
         tools_supported: whether it passes tool definitions to the model (None: it did not say).
+        provisional: the model is not loaded yet: ``context_window`` is the window the server
+            will load it with by default, to be asked again once the model runs.
     """
 
     server: str
     context_window: int | None = None
     tools_supported: bool | None = None
+    provisional: bool = False
 
 
 def api_roots(base_url: str) -> tuple[str, str]:
@@ -128,8 +148,13 @@ def _lm_studio(body: Any, model: str) -> ServerLimits | None:
     row = _entry(body.get("data") if isinstance(body, Mapping) else None, model)
     if row is None:
         return None
-    window = _positive(row.get("loaded_context_length")) or _positive(row.get("max_context_length"))
-    return ServerLimits("LM Studio", window) if window is not None else None
+    loaded = _positive(row.get("loaded_context_length"))
+    if loaded is not None:
+        return ServerLimits("LM Studio", loaded)
+    most = _positive(row.get("max_context_length"))
+    if most is None:
+        return None
+    return ServerLimits("LM Studio", min(most, LOAD_DEFAULT_WINDOW), provisional=True)
 
 
 def _ollama_num_ctx(parameters: Any) -> int | None:
@@ -156,12 +181,25 @@ def _ollama_show(body: Any) -> ServerLimits | None:
             ),
             None,
         )
-    window = _ollama_num_ctx(body.get("parameters")) or trained
+    window = _ollama_num_ctx(body.get("parameters"))
     capabilities = body.get("capabilities")
     tools = "tools" in capabilities if isinstance(capabilities, list) else None
+    if window is None and trained is not None:
+        return ServerLimits("Ollama", min(trained, LOAD_DEFAULT_WINDOW), tools, provisional=True)
     if window is None and tools is None:
         return None
     return ServerLimits("Ollama", window, tools)
+
+
+def _ollama_ps(body: Any, model: str) -> ServerLimits | None:
+    """The window of ``model`` among the running ones (a name without a tag is ``:latest``)."""
+    rows = body.get("models") if isinstance(body, Mapping) else None
+    names = {model, f"{model}:latest"}
+    for row in rows if isinstance(rows, list) else ():
+        if isinstance(row, Mapping) and names & {row.get("name"), row.get("model")}:
+            window = _positive(row.get("context_length"))
+            return ServerLimits("Ollama", window) if window is not None else None
+    return None
 
 
 def _http_fetch(api_key: str) -> Fetch:
@@ -187,7 +225,11 @@ def _http_fetch(api_key: str) -> Fetch:
                         break
         except (httpx2.ConnectError, httpx2.ConnectTimeout) as error:  # nobody there
             raise ServerUnreachable(str(error)) from error
-        except httpx2.HTTPError as error:  # timed out answering, an error status
+        except httpx2.HTTPStatusError as error:
+            if error.response.status_code == 503:
+                raise ServerLoading(str(error)) from error
+            raise OSError(str(error)) from error
+        except httpx2.HTTPError as error:  # timed out answering
             raise OSError(str(error)) from error
         return json.loads(bytes(data[:_MAX_BODY]))
 
@@ -212,10 +254,12 @@ def probe_server_limits(
         fetch: the HTTP call (default: ``httpx2``); tests and callers may inject their own.
 
     Returns:
-        The first flavour's answer that names a window or tool support, else None.
+        The first flavour's answer that names a window the model runs with, with the tool
+        support said before it; else a provisional window or tool support; else None.
 
     Raises:
-        ServerUnreachable: no request reached the server.
+        ServerUnreachable: no request reached the server, or (``ServerLoading``) it said
+            nothing but 503.
     """
     call = fetch or _http_fetch(api_key)
     api, root = api_roots(base_url)
@@ -226,9 +270,11 @@ def probe_server_limits(
         (f"{api}/models", None, lambda body: _openai_models(body, model)),
         (f"{root}/api/v0/models", None, lambda body: _lm_studio(body, model)),
         (f"{root}/api/show", show, _ollama_show),
+        (f"{root}/api/ps", None, lambda body: _ollama_ps(body, model)),
     )
     found: ServerLimits | None = None
     unreachable: ServerUnreachable | None = None
+    loading: ServerLoading | None = None
     reached = False
     for url, body, read in steps:
         left = deadline - time.monotonic()
@@ -236,6 +282,9 @@ def probe_server_limits(
             break
         try:
             answer = read(call(url, body, left))
+        except ServerLoading as error:
+            reached, loading = True, error
+            continue
         except ServerUnreachable as error:
             unreachable = error
             continue
@@ -248,10 +297,16 @@ def probe_server_limits(
             continue
         if found is None:
             found = answer
-        elif found.context_window is None:  # llama.cpp's /props without n_ctx: keep its caps
-            found = ServerLimits(found.server, answer.context_window, found.tools_supported)
-        if found.context_window is not None:
+        elif answer.context_window is not None and (
+            found.context_window is None or (found.provisional and not answer.provisional)
+        ):  # llama.cpp's /props without n_ctx, Ollama's /api/show: keep their caps
+            found = ServerLimits(
+                found.server, answer.context_window, found.tools_supported, answer.provisional
+            )
+        if found.context_window is not None and not found.provisional:
             return found
+    if found is None and loading is not None:
+        raise loading
     if not reached and unreachable is not None:
         raise unreachable
     return found

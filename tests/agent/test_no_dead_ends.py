@@ -167,3 +167,25 @@ async def test_a_request_that_can_never_fit_says_over_the_window(
     health = session.sink.of(HealthEvent)
     assert [(h.severity, h.state) for h in health][-1] == ("critical", "over_window")  # type: ignore[attr-defined]
     assert session.runner.conversation[-1] == Message("user", "hi", turn=1)
+
+
+async def test_a_window_the_fixed_part_alone_overflows_says_compacting_cannot_help(
+    project: Path, clock: ManualClock
+) -> None:
+    """The preamble, instructions and tools alone are past the prompt room: offering /compact
+    sends the person round in circles; the error says why not and what gives room."""
+    (project / "AGENTS.md").write_text("rules " * 4000, encoding="utf-8")
+    session = build_session(project, clock, window=4000)
+    fixed = session.runner.fixed_tokens()
+    result = await session.driver.submit("hi")
+    assert (result.status, result.error_kind) == ("error", "context_window")
+    [error] = session.sink.of(ErrorEvent)
+    hints = [remedy.hint for remedy in error.remedies]  # type: ignore[attr-defined]
+    assert hints[0].startswith(
+        f"compacting cannot make room: a request with no conversation takes ~{fixed:,} tokens "
+        "(preamble, instructions, tool definitions), more than the "
+    )
+    assert "of the 4,000-token window" in hints[0]
+    assert 'context_window under [models."fake/fake-model"]' in hints[0]
+    assert [remedy.action for remedy in error.remedies] == ["check_server", "switch_model"]  # type: ignore[attr-defined]
+    assert not any("/compact" in hint for hint in hints)

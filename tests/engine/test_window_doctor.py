@@ -32,6 +32,33 @@ def test_an_unreachable_soft_trigger_is_named_with_the_fix() -> None:
     assert fine.problem == "" and fine.hard == 8192 - 2048 - 256 >= fine.soft
 
 
+def test_a_window_the_fixed_part_alone_overflows_is_named_not_the_trigger() -> None:
+    """llama.cpp run with -c 1024: the preamble alone (1,063 tokens) is past the 512-token
+    prompt room. A smaller max output or threshold cannot help; the doctor says what can."""
+    budget = ModelTokenBudget(1024, 256)
+    doctor = window_doctor(budget, ref="local/m", source="llama.cpp server", fixed_tokens=1134)
+    assert doctor.problem == (
+        "a request with no conversation takes ~1,134 tokens (preamble, instructions, tool "
+        "definitions), more than the 512 the 1,024-token window leaves for the prompt: no "
+        "compaction can make room; give the model a larger window"
+    )
+
+
+def test_the_warning_names_the_fixed_part_past_a_small_window(tmp_path: Path) -> None:
+    sink = ListSink()
+    request = SessionRequest(
+        tmp_path, _offline(1024), env={}, session_id="s1", record=False, delegation=None, sink=sink
+    )
+    session = build_session(request)
+    try:
+        asyncio.run(session.runner.run())
+    finally:
+        session.close()
+    [warning] = [e for e in sink.events if isinstance(e, WarningEvent)]
+    assert warning.code == "window_unreachable"
+    assert warning.message.startswith("offline/offline: a request with no conversation takes ~")
+
+
 def test_a_configured_window_keeps_an_unset_max_output_to_a_quarter() -> None:
     main = main_model_from_config(_offline(8192), Path(), session_id="s", ref="offline/offline")
     assert (main.info.context_window, main.info.max_output) == (8192, 2048)

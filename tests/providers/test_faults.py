@@ -149,6 +149,21 @@ async def test_server_errors_say_the_retries_are_exhausted(
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_server_still_loading_its_model_says_to_wait(
+    wire: Wire, sessions: Sessions
+) -> None:
+    loading = wire.error(503, "Loading model", FAST_RETRY)  # llama.cpp until it has loaded
+    with LoopbackServer(loading, loading, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=1)
+        assert result.status == "error"
+        error = the_error(session, wire, "server")
+        assert "the server is still loading the model (HTTP 503, after 1 retry" in error.message
+        assert error.remedies[0] == Remedy(
+            "wait", "wait until the server has loaded the model, then retry"
+        )
+        await resumes(sessions, wire, session, server)
+
+
 async def test_auth_error_is_not_retried_and_names_the_key(wire: Wire, sessions: Sessions) -> None:
     with LoopbackServer(wire.error(401, "Incorrect API key provided"), recovered(wire)) as server:
         session, result = await turn(sessions, wire, server, max_retries=2)
@@ -174,6 +189,25 @@ async def test_a_model_that_does_not_exist_says_so(wire: Wire, sessions: Session
             error.remedies[0].hint
             == "check the model id and its [models] settings, or switch model"
         )
+        assert len(server.requests) == 1
+        await resumes(sessions, wire, session, server)
+
+
+async def test_a_path_the_server_does_not_serve_says_to_check_base_url(
+    wire: Wire, sessions: Sessions
+) -> None:
+    # llama.cpp's answer to a path it does not serve (a base_url without /v1 on Ollama, with
+    # /v2 or /chat/completions on any server): nothing about a model in it.
+    with LoopbackServer(wire.error(404, "File Not Found"), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server, max_retries=2)
+        assert result.status == "error"
+        error = the_error(session, wire, "bad_request")
+        assert "nothing answers at " in error.message and "(HTTP 404)" in error.message
+        assert error.message.endswith(": File Not Found")
+        [remedy, *_] = error.remedies
+        assert remedy.action == "check_server"
+        assert remedy.hint.startswith(f"check base_url under [providers.{wire.name}] (now ")
+        assert "/v1" in remedy.hint
         assert len(server.requests) == 1
         await resumes(sessions, wire, session, server)
 

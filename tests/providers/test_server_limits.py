@@ -54,13 +54,53 @@ def test_llama_cpp_models_meta_when_props_is_off() -> None:
         assert probe_server_limits(url(server), "x") == ServerLimits("llama.cpp", 4096)
 
 
-def test_ollama_without_num_ctx_reports_the_model_context_length() -> None:
+def _ollama(running: list[dict[str, Any]], num_ctx: bool = False) -> dict[Any, Any]:
+    """The Ollama fake with ``running`` in ``/api/ps``; its Modelfile sets no ``num_ctx``
+    unless ``num_ctx``."""
     show = dict(OLLAMA[("POST", "/api/show")][1])
-    show["parameters"] = 'stop "<|im_end|>"'
-    del show["capabilities"]
-    with serving({("POST", "/api/show"): (200, show)}) as server:
+    if not num_ctx:
+        show["parameters"] = 'stop "<|im_end|>"'
+    return {
+        **OLLAMA,
+        ("POST", "/api/show"): (200, show),
+        ("GET", "/api/ps"): (200, {"models": running}),
+    }
+
+
+def test_ollama_runs_a_model_it_has_not_loaded_with_its_default_window_not_the_trained_one() -> (
+    None
+):
+    """Ollama loads a model with ``num_ctx`` from its Modelfile, else its default (4,096 under
+    24 GiB of VRAM, docs/context-length), never the model's trained ``context_length``, and
+    it drops what does not fit without an error. Until the model runs, that default is the
+    figure, marked provisional: ``/api/ps`` tells the real one once it is loaded."""
+    with serving(_ollama([])) as server:
         assert probe_server_limits(url(server), "qwen2.5-coder:7b") == ServerLimits(
-            "Ollama", 32768, None
+            "Ollama", 4096, True, provisional=True
+        )
+    assert ("GET", "/api/ps") in server.seen
+
+
+def test_ollama_tells_the_window_of_a_running_model_in_api_ps() -> None:
+    running = {
+        "name": "qwen2.5-coder:latest",
+        "model": "qwen2.5-coder:latest",
+        "context_length": 16384,
+    }
+    with serving(_ollama([running])) as server:
+        assert probe_server_limits(url(server), "qwen2.5-coder") == ServerLimits(
+            "Ollama", 16384, True
+        )
+
+
+def test_lm_studio_loads_a_model_with_its_default_window_not_the_maximum() -> None:
+    models = dict(LM_STUDIO[("GET", "/api/v0/models")][1])
+    models["data"] = [
+        {"id": "qwen2.5-7b-instruct", "state": "not-loaded", "max_context_length": 32768}
+    ]
+    with serving({**LM_STUDIO, ("GET", "/api/v0/models"): (200, models)}) as server:
+        assert probe_server_limits(url(server), "qwen2.5-7b-instruct") == ServerLimits(
+            "LM Studio", 4096, provisional=True
         )
 
 
@@ -151,6 +191,57 @@ async def test_a_server_started_after_the_session_is_asked_before_the_next_run(
     assert [e.code for e in sink.events if isinstance(e, WarningEvent)] == ["tools_ignored"]
 
 
+async def test_a_provisional_window_is_asked_again_until_the_model_runs(tmp_path: Path) -> None:
+    with serving(_ollama([])) as server:
+        table = {"providers": {"local": {"base_url": url(server)}}}
+        runner, sink = _runner(tmp_path, table)
+        assert await runner.learn_limits()
+        assert runner.model.info.context_window == 4096
+        running = {"name": "tiny", "model": "tiny", "context_length": 16384}
+        server.routes = _ollama([running])  # the first request loaded it
+        assert await runner.learn_limits()
+        assert not await runner.learn_limits()  # a figure the server runs with: once
+    assert (runner.model.info.context_window, runner.model.window_source) == (16384, "server")
+    assert not [e for e in sink.events if isinstance(e, WarningEvent | ErrorEvent)]
+
+
+async def test_a_server_window_too_small_is_asked_again_after_the_error(tmp_path: Path) -> None:
+    """A window the request cannot fit stops the run; the person restarts the server with a
+    larger context and sends again (F5): the server is asked again, not the old figure kept."""
+    props = dict(LLAMA_CPP[("GET", "/props")][1])
+    small = {
+        **LLAMA_CPP,
+        ("GET", "/props"): (200, {**props, "default_generation_settings": {"n_ctx": 512}}),
+    }
+    with serving(small) as server:
+        runner, sink = _runner(tmp_path, {"providers": {"local": {"base_url": url(server)}}})
+        result = await runner.run(Message("user", "hello"))
+        assert (result.status, result.error_kind) == ("error", "context_window")
+        [error] = [e for e in sink.events if isinstance(e, ErrorEvent)]
+        assert "--ctx-size" in error.remedies[0].hint
+        server.routes = LLAMA_CPP  # restarted with 4,096
+        await runner.learn_limits()
+    assert runner.model.info.context_window == 4096
+
+
+LOADING = (503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+"""What llama.cpp answers while it loads the model."""
+
+
+async def test_a_server_still_loading_its_model_is_asked_again(tmp_path: Path) -> None:
+    """llama.cpp answers 503 until the model is loaded: that is no answer about the window, so
+    the next run asks again, as for a server not started yet."""
+    loading = {("GET", "/props"): LOADING, ("GET", "/v1/models"): LOADING}
+    with serving(loading) as server:
+        with pytest.raises(ServerUnreachable, match="503"):
+            probe_server_limits(url(server), "tiny")
+        runner, _ = _runner(tmp_path, {"providers": {"local": {"base_url": url(server)}}})
+        assert not await runner.learn_limits()
+        server.routes = LLAMA_CPP  # loaded
+        assert await runner.learn_limits()
+    assert (runner.model.info.context_window, runner.model.window_source) == (4096, "server")
+
+
 async def test_a_configured_window_wins_over_the_server(tmp_path: Path) -> None:
     with serving(LLAMA_CPP) as server:
         table = {
@@ -209,3 +300,29 @@ def test_a_small_learned_window_keeps_an_unconfigured_max_output_to_a_quarter() 
     assert learned.budget.fit_request(1000).fits  # 1000 + 512 + 256 margin <= 2048
     configured = msgspec.structs.replace(main, max_output_source="config")
     assert configured.with_server_limits(ServerLimits("Ollama", 2048)).info.max_output == 8192
+
+
+def test_a_window_learned_again_keeps_the_quarter_of_the_new_one() -> None:
+    """A provisional window (Ollama before it loads the model), then the one it runs with:
+    the reserve is a quarter of the new window, not of the first one it was capped to."""
+    config = parse_config([])
+    main = main_model_from_config(config, Path(), session_id="s", ref="local/qwen2.5-coder:7b")
+    first = main.with_server_limits(ServerLimits("Ollama", 4096, True, provisional=True))
+    assert first.info.max_output == 1024
+    assert first.with_server_limits(ServerLimits("Ollama", 16384, True)).info.max_output == 4096
+
+
+async def test_a_provisional_window_below_the_threshold_does_not_stop_the_first_run(
+    tmp_path: Path,
+) -> None:
+    """A threshold set for the window Ollama is started with (OLLAMA_CONTEXT_LENGTH) is above
+    the provisional default: stopping there would never let a request load the model."""
+    with serving(_ollama([])) as server:
+        table = {
+            "providers": {"local": {"base_url": url(server)}},
+            "models": {"local/tiny": {"compaction_threshold_tokens": 20000}},
+        }
+        runner, _ = _runner(tmp_path, table)
+        assert await runner.learn_limits()
+    assert runner.model.threshold_error == ""
+    assert runner.model.info.context_window > 20000  # the figure from before, until it runs

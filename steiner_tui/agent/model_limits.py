@@ -13,7 +13,9 @@ import asyncio
 from collections.abc import Callable
 
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.run_types import RunResult
 from steiner_tui.engine.events import EngineEvent, ErrorEvent, WarningEvent
+from steiner_tui.engine.tokens import TokenizerLoadError
 from steiner_tui.providers.server_limits import ServerLimits, ServerUnreachable
 
 __all__ = ["ModelLimits", "learned_events"]
@@ -52,6 +54,14 @@ class ModelLimits:
             self.learned = limits is None or not limits.provisional
         return limits
 
+    def after_run(self, model: MainModel, result: RunResult) -> RunResult:
+        """``result``; after a request too large for a window the server told, the server is
+        asked again at the next run: it may have been restarted with another context size."""
+        too_large = result.error_kind in ("context_window", "context_length")
+        if too_large and model.window_source == "server":
+            self.forget(model)
+        return result
+
     def check_window(
         self, model: MainModel, emit: Callable[[EngineEvent], None], fixed: Callable[[], int]
     ) -> str:
@@ -60,7 +70,11 @@ class ModelLimits:
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
         checked, problem = self._checked
         if checked is not model:  # a model's figures do not change: checked once each
-            problem = model.window_doctor(fixed()).problem
+            try:
+                tokens = fixed()
+            except TokenizerLoadError:  # the run says so; the budget is checked without it
+                tokens = 0
+            problem = model.window_doctor(tokens).problem
             self._checked = (model, problem)
         if problem and problem not in self._warned:
             self._warned.add(problem)
@@ -68,13 +82,16 @@ class ModelLimits:
         return problem
 
 
-def learned_events(model: MainModel, server: str, has_tools: bool) -> list[EngineEvent]:
+def learned_events(
+    model: MainModel, server: str, has_tools: bool, again: bool = False
+) -> list[EngineEvent]:
     """What to tell once ``model`` took its server's limits: a threshold the window cannot
-    hold, tools the server's chat template ignores."""
+    hold, tools the server's chat template ignores (``again``: the server was asked before,
+    its answer provisional; only an error is told a second time)."""
     events: list[EngineEvent] = []
     if model.threshold_error:
         events.append(ErrorEvent("config", model.threshold_error))
-    if model.tools_ignored and has_tools:
+    if model.tools_ignored and has_tools and not again:
         events.append(
             WarningEvent(
                 "tools_ignored",

@@ -81,7 +81,6 @@ from steiner_tui.engine.events import (
 from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.state.context_state import ContextState
-from steiner_tui.engine.tokens import TokenizerLoadError
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.engine.window_doctor import WindowDoctor
 from steiner_tui.tools.base import Mode, PermissionCallback, ToolContext, reject_all
@@ -237,25 +236,17 @@ class Runner:
         limits = await self.limits.learn(lambda: self.model)
         if limits is None:
             return False
-        told = self.model.server
+        again = bool(self.model.server)
         self.model = self.model.with_server_limits(limits)
         self.compactor.model = self.model  # summaries on main use the learned limits too
-        for event in learned_events(self.model, limits.server, self.tools is not None):
-            if not told or isinstance(event, ErrorEvent):  # a provisional answer told once
-                self.sink.emit(event)
+        for event in learned_events(self.model, limits.server, self.tools is not None, again):
+            self.sink.emit(event)
         return True
 
     def check_window(self) -> str:
         """Warn once per problem when the model's budget cannot reach its soft trigger
         (``engine.window_doctor``); returns the problem ("" when there is none)."""
-        return self.limits.check_window(self.model, self.sink.emit, self._fixed_or_none)
-
-    def _fixed_or_none(self) -> int:
-        """``fixed_tokens``, or 0 when the tokenizer cannot be loaded (the run says so)."""
-        try:
-            return self.fixed_tokens()
-        except TokenizerLoadError:
-            return 0
+        return self.limits.check_window(self.model, self.sink.emit, self.fixed_tokens)
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the active conversation and tell the sinks."""
@@ -499,14 +490,14 @@ class Runner:
             self.check_window()  # once counted: it compares what every request costs
             prepared_or_error = await prepare_turn(self, progress)
             if isinstance(prepared_or_error, RunResult):
-                return self._ask_server_again(prepared_or_error)
+                return self.limits.after_run(self.model, prepared_or_error)
             outcome = await call_model(self, prepared_or_error, progress)
             if isinstance(outcome, RunResult):
                 if outcome.error_kind == "context_length" and not progress.retried_too_large:
                     # The provider counted more than we did: compact, then try once more.
                     progress.retried_too_large = True
                     continue
-                return self._ask_server_again(outcome)
+                return self.limits.after_run(self.model, outcome)
             reply = outcome.content
             if not outcome.tool_calls:
                 return RunResult("done", reply=reply)
@@ -516,14 +507,6 @@ class Runner:
                 message = f"stopped after {MAX_TOOL_ROUNDS} tool rounds in one episode"
                 self.sink.emit(ErrorEvent("tool_rounds", message))
                 return RunResult("error", reply=reply, error=message, error_kind="tool_rounds")
-
-    def _ask_server_again(self, result: RunResult) -> RunResult:
-        """After a request too large for a window the server told, ask the server again at the
-        next run: it may have been restarted with another context size since."""
-        too_large = result.error_kind in ("context_window", "context_length")
-        if too_large and self.model.window_source == "server":
-            self.limits.forget(self.model)
-        return result
 
     def _recheck_last_main_request(self) -> None:
         """Keep the last main request only while it is this model's (alias, backend model and

@@ -47,8 +47,8 @@ def token_count(value: int) -> str:
 
 
 def dollars(value: float | None) -> str:
-    """A cost: ``$0.16``, ``$0.0042`` under a cent, ``$0`` for nothing, ``price unknown``
-    for ``None`` (``engine.prices.format_usd``)."""
+    """A cost: ``$0.16``, ``$0.0042`` under a cent, ``<$0.0001`` under that, ``$0`` for
+    nothing, ``price unknown`` for ``None`` (``engine.prices.format_usd``)."""
     return format_usd(value)
 
 

@@ -19,7 +19,12 @@ from steiner_tui.engine.compaction.fallback import CompactionFallback, Compactio
 from steiner_tui.engine.compaction.host import SummaryTarget
 from steiner_tui.providers.factory import ResolvedModel, resolve_model, split_model_ref
 
-__all__ = ["compaction_fallback", "extra_skill_roots", "main_model_from_config"]
+__all__ = [
+    "compaction_fallback",
+    "extra_skill_roots",
+    "main_model_from_config",
+    "take_fallback_providers",
+]
 
 _FALLBACK_TARGETS: CompactionFallbackTargets[SummaryTarget] = CompactionFallbackTargets()
 """Process-wide memo of built fallback targets, keyed by (alias, model, cache scope)."""
@@ -100,6 +105,12 @@ def compaction_fallback(
         return _FALLBACK_TARGETS.get(alias, model, scope, scope, build)
 
     return CompactionFallback(settings.model, settings.after, resolve)
+
+
+def take_fallback_providers() -> list[object]:
+    """The providers of every fallback target built so far, forgotten, for the ending session
+    to close (one session runs at a time in a process: the app's, exec's, a oneshot phase's)."""
+    return [target.provider for target in _FALLBACK_TARGETS.take_all()]
 
 
 def extra_skill_roots(config: Config, project_root: Path) -> tuple[Path, ...]:

@@ -22,6 +22,7 @@ from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.delegation import DelegationSettings, SubAgentManager
 from steiner_tui.agent.from_config import (
     main_model_from_config,
+    take_fallback_providers,
 )
 from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
@@ -311,11 +312,12 @@ class Session:
 
         A connection left open in a client's pool (a server that keeps it alive after a
         stream, as llama.cpp does for a moment) is closed otherwise only by the garbage
-        collector, after the loop has ended, with a ResourceWarning.
+        collector, after the loop has ended, with a ResourceWarning. The compaction fallback's
+        providers are kept in a process-wide memo; they close here too.
         """
         if self.sub_agents is not None:
             await self.sub_agents.aclose()
-        for provider in self._providers:
+        for provider in [*self._providers, *take_fallback_providers()]:
             if isinstance(provider, _Closable):
                 await provider.aclose()
 

@@ -74,6 +74,7 @@ from steiner_tui.sessions.resume import (
     find_session,
     next_request_number,
     resumed_cache_key,
+    resumed_compaction_mode,
     resumed_date,
     resumed_mode,
     resumed_skills,
@@ -319,6 +320,7 @@ def _build(
         if identity.folder is None
         else DirectoryResultStore(identity.folder / RESULTS_FOLDER),
         compaction_mode=request.compaction_mode
+        or resumed_compaction_mode(loaded)
         or config.compaction_mode_for(identity.main.alias, identity.main.model),
         policy=request.compaction_policy,
     )

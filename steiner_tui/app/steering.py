@@ -70,6 +70,8 @@ class SteeringController:
         else:
             raise ValueError(f"compaction mode must be auto, ask or off, not {text.strip()!r}")
         self.runner.compaction_mode = mode
+        if self.session.log is not None:
+            self.session.log.record_model(compaction=mode)
         return mode
 
     # -- pins -------------------------------------------------------------------------------

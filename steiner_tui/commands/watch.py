@@ -5,7 +5,7 @@ writing (default: the newest transcript of the current project, ``importers.foll
 follows it as lines are appended: the chart, the requests, the sub-agents and ranking, the
 conversation (``v``) and, when opened, the lineage. No proxy is needed. ``--json`` prints one
 JSON line per new request instead (context, cache read, output, cost when known else null,
-the cache cause with the dollars of its rewrite, window, the compaction before it), for
+the cache cause with the dollars of its rewrite, its model's window, the compaction before it), for
 status lines and scripts, until Ctrl-C; a last request that no later line settles is printed
 once the transcript has ended (``importers.follow``).
 Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in

@@ -231,12 +231,15 @@ ZERO_COST = RequestCost(0.0, 0.0, 0.0, 0.0)
 
 
 def format_usd(value: float | None) -> str:
-    """A cost: ``$0.16``, ``$0.0042`` under a cent, ``$0`` for nothing, ``price unknown``
-    for ``None`` (never shown as $0)."""
+    """A cost: ``$0.16``, ``$0.0042`` under a cent, ``<$0.0001`` under that (a few tokens
+    cost something: never ``$0.0000``), ``$0`` for nothing, ``price unknown`` for ``None``
+    (never shown as $0)."""
     if value is None:
         return "price unknown"
     if value == 0:
         return "$0"
+    if value < 0.00005:  # what would round to $0.0000
+        return "<$0.0001"
     return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
 
 

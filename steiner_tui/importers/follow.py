@@ -33,6 +33,7 @@ from steiner_tui.importers.codex import import_codex_rollout
 from steiner_tui.importers.discover import kind_of
 from steiner_tui.importers.figures import explained_usage
 from steiner_tui.importers.model import ImportedRequest, ImportedSession
+from steiner_tui.importers.window import AgentWindow, agent_window
 
 __all__ = [
     "FOLLOW_POLL_MS",
@@ -181,7 +182,9 @@ def request_lines(
 ) -> list[dict[str, Any]]:
     """Requests ``numbers`` (from 1) of ``session`` as ``watch --json`` prints them: priced with
     the config's ``prices`` for their model id, else the table, and their cache cause and the
-    dollars its rewrite cost, as the import screen's ``cache`` column (``explained_usage``)."""
+    dollars its rewrite cost, as the import screen's ``cache`` column (``explained_usage``),
+    and the window of their own model (Claude Code sends some requests to Haiku): the session's
+    for its latest model, which a Codex rollout records."""
     if not numbers:
         return []
     explained = explained_usage(
@@ -189,10 +192,13 @@ def request_lines(
         [{"after_request": g.after_request} for g in session.generations],
         prices,
     )
-    window = session.window
+    windows: dict[str, AgentWindow] = {session.requests[-1].model: session.window}
     lines = []
     for number in numbers:
         request = session.requests[number - 1]
+        window = windows.get(request.model) or windows.setdefault(
+            request.model, agent_window(session.source, request.model)
+        )
         compaction = next((g for g in session.generations if g.after_request == number - 1), None)
         cost, cache = explained[number - 1]
         lines.append(

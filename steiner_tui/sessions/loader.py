@@ -92,6 +92,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
         mode: the last logged execution mode.
         switched_model: the ref of a ``/model`` switch no main request went to since ("":
             none): the model the person chose last.
+        compaction_mode: the compaction mode last set live (F4, ``/compaction``; "": none).
         restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
         repaired_tool_results: interrupted results added for calls that had none.
         skill_toggles: the logged skill toggles, in order.
@@ -120,6 +121,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     requests: LoggedRecords = msgspec.field(default_factory=LoggedRecords)
     mode: str = "build"
     switched_model: str = ""
+    compaction_mode: str = ""
     restored_incomplete: bool = False
     repaired_tool_results: int = 0
     skill_toggles: tuple[tuple[str, bool], ...] = msgspec.field(default=())
@@ -385,6 +387,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
         requests=state.requests,
         mode=state.mode,
         switched_model=state.switched_model,
+        compaction_mode=state.compaction_mode,
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,
         skill_toggles=tuple(state.skill_toggles),

@@ -145,6 +145,8 @@ class LogState(msgspec.Struct):
     mode: str = "build"
     switched_model: str = ""
     """The ref of a ``/model`` switch that no main request has gone to since ("": none)."""
+    compaction_mode: str = ""
+    """The last compaction mode set live ("": none)."""
     skill_toggles: list[tuple[str, bool]] = msgspec.field(default_factory=list)
     partials: list[PartialRecord] = msgspec.field(default_factory=list)
     """The streamed reply since the last message (or request or generation) record."""
@@ -331,7 +333,8 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         case ModeRecord():
             state.mode = record.mode
         case ModelRecord():
-            state.switched_model = record.ref
+            state.switched_model = record.ref or state.switched_model
+            state.compaction_mode = record.compaction or state.compaction_mode
         case SkillRecord():
             state.skill_toggles.append((record.name, record.enabled))
         case ErrorRecord():

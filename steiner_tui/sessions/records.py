@@ -226,9 +226,12 @@ class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):
 
 
 class ModelRecord(TimedRecord, frozen=True, kw_only=True, tag="model"):
-    """A ``/model`` switch: the model the session answers with from its next request on."""
+    """A choice of how the session's model is used, kept on resume: a ``/model`` switch
+    (``ref``, the model that answers from the next request on) or a compaction mode set live
+    (``compaction``: F4, ``/compaction``); "" leaves the other as it was."""
 
-    ref: str
+    ref: str = ""
+    compaction: Literal["", "auto", "ask", "off"] = ""
 
 
 class SkillRecord(TimedRecord, frozen=True, kw_only=True, tag="skill"):

@@ -11,6 +11,7 @@ session factory (``agent.session_factory``) builds the runner, the driver and th
 * the enabled skill set is seeded from the envelopes already sent (``resumed_skills``), and
   every replayed envelope is reported as a ``skill_state`` event; only envelopes the driver
   composed count (``LoadedSession.skill_messages``), never text the user typed;
+* a compaction mode set live (F4, ``/compaction``) is kept (``resumed_compaction_mode``);
 * request numbering goes on after the last logged request (``next_request_number``);
 * the session date is the one it started with (``resumed_date``: its header's ``created``), so
   its date line keeps the bytes it had and the cached prefix survives the resume; ParentUsage
@@ -19,9 +20,11 @@ session factory (``agent.session_factory``) builds the runner, the driver and th
 
 from __future__ import annotations
 
+import typing
 from datetime import datetime
 from pathlib import Path
 
+from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction
 from steiner_tui.engine.skills.effective import effective_skills_of_messages
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.store import SessionNotFoundError, SessionStore
@@ -32,6 +35,7 @@ __all__ = [
     "find_session",
     "next_request_number",
     "resumed_cache_key",
+    "resumed_compaction_mode",
     "resumed_date",
     "resumed_mode",
     "resumed_project",
@@ -100,6 +104,13 @@ def resumed_skills(loaded: LoadedSession) -> tuple[str, ...]:
 def resumed_mode(loaded: LoadedSession) -> str:
     """The last logged execution mode (``build`` when the log holds none it knows)."""
     return loaded.mode if loaded.mode in ("build", "plan") else "build"
+
+
+def resumed_compaction_mode(loaded: LoadedSession | None) -> AutoCompaction | None:
+    """The compaction mode last set live in the session (F4, ``/compaction``); None: none was,
+    the configuration's applies."""
+    mode = loaded.compaction_mode if loaded is not None else ""
+    return typing.cast(AutoCompaction, mode) if mode in AUTO_COMPACTION_MODES else None
 
 
 def next_request_number(loaded: LoadedSession) -> int:

@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -402,9 +402,12 @@ class SessionLog:
         self._mode = mode
         self._safe(ModeRecord(mode=mode, at=self._clock()))  # type: ignore[arg-type]
 
-    def record_model(self, ref: str) -> None:
-        """Record a ``/model`` switch (kept on resume even before a request goes to it)."""
-        self._safe(ModelRecord(ref=ref, at=self._clock()))
+    def record_model(
+        self, ref: str = "", *, compaction: Literal["", "auto", "ask", "off"] = ""
+    ) -> None:
+        """Record a ``/model`` switch (kept on resume even before a request goes to it) or a
+        compaction mode set live."""
+        self._safe(ModelRecord(ref=ref, compaction=compaction, at=self._clock()))
 
     def record_skill(self, name: str, enabled: bool) -> None:
         """Record a skill toggle (it reaches the model with the next message's envelopes)."""

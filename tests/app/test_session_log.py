@@ -167,3 +167,36 @@ async def test_a_model_switch_with_no_turn_after_it_is_kept_on_resume(
     async with again.run_test(size=SIZE) as pilot:
         await finish(pilot)
         assert again.session.runner.model.ref == "offline/offline"
+
+
+async def test_a_compaction_mode_set_live_is_kept_on_resume(
+    project: Path, config_dir: Path
+) -> None:
+    """F4 (or ``/compaction`` without ``save``) is the person's choice for this session: a
+    resumed session keeps it, whatever the configuration says; ``--compaction`` still wins."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await pilot.press("f4")
+        await finish(pilot)
+        assert app.session.runner.compaction_mode == "ask"
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert resumed.session.runner.compaction_mode == "ask"
+        assert resumed.workbench.status.compaction == "ask"
+        await send(pilot, "/compaction off")
+        await send(pilot, "and README.md?")  # a turn after it does not undo it
+        await finish(pilot)
+    again = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with again.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert again.session.runner.compaction_mode == "off"
+    told = make_app(
+        request_for(project, config_dir, record=True, resume="latest", compaction_mode="auto")
+    )
+    async with told.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert told.session.runner.compaction_mode == "auto"

@@ -136,3 +136,32 @@ def test_a_one_hour_cache_write_in_a_reply_is_priced_at_its_rate(tmp_path: Path)
     assert cost is not None
     assert cost.cache_write_usd == pytest.approx(8_000 * 10 / 1e6)  # Opus 4.6: $5 in, $10 1 h
     assert cost.total_usd == pytest.approx((3 * 5 + 8_000 * 10 + 40 * 25) / 1e6)
+
+
+def test_a_tiny_cost_in_the_panel_is_under_a_hundredth_of_a_cent_not_zero(
+    tmp_path: Path,
+) -> None:
+    """A few Haiku tokens cost $0.000008: the panel says ``<$0.0001``, never ``$0.0000``
+    (a price it has, which is not nothing)."""
+    from steiner_tui.app.screens.readonly_figures import capture_budget_view
+    from steiner_tui.app.widgets.budget_text import money_lines
+    from steiner_tui.capture.decode import API_ANTHROPIC
+    from steiner_tui.capture.snapshots import to_snapshots
+    from steiner_tui.capture.store import CaptureWriter
+    from steiner_tui.capture.usage import reply_usage
+
+    reply = {"usage": {"input_tokens": 3, "output_tokens": 1}}
+    usage = reply_usage(API_ANTHROPIC, "application/json", json.dumps(reply).encode())
+    writer = CaptureWriter(tmp_path, "http://upstream", "tiny")
+    seq = writer.request("POST", "/v1/messages", json.dumps(body("claude-haiku-4-5")).encode())
+    writer.reply(seq, 200, "application/json", 60, usage)
+    writer.close()
+    _, recorded = read_capture(tmp_path, "tiny")
+    requests = decode_all(recorded)
+    view = capture_budget_view(requests, to_snapshots(requests), 0)
+    assert view.money is not None and view.money.usage is not None
+    assert view.money.usage.cost_usd == pytest.approx((3 * 1 + 1 * 5) / 1e6)
+    notes = "\n".join(money_lines(view.money))
+    assert "$0.0000" not in notes
+    assert "cost #1 <$0.0001 · session <$0.0001" in notes
+    assert "input <$0.0001 · cache read $0 · cache write $0 · output <$0.0001" in notes

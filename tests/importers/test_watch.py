@@ -22,6 +22,7 @@ from steiner_tui.importers.follow import (
     TranscriptFollower,
     claude_project_folder,
     newest_transcript,
+    request_lines,
 )
 
 REAL = (
@@ -319,3 +320,19 @@ def test_a_reply_whose_line_says_why_it_stopped_is_settled_at_once(tmp_path: Pat
     follower = TranscriptFollower(_write(tmp_path, LINES[:7]))  # its first blocks: output 25
     follower.poll()
     assert [r.output_tokens for r in follower.settled()] == [263]
+
+
+def test_watch_json_names_each_requests_own_models_window(tmp_path: Path) -> None:
+    """Claude Code sends some requests to Haiku beside its main model: each line's window is
+    its own request's model's, not the session's last model's for every line."""
+    haiku = b'"model":"claude-haiku-4-5-20251001"'
+    lines = [
+        line.replace(b'"model":"claude-sonnet-4-20250514"', haiku) if i < 20 else line
+        for i, line in enumerate(LINES)
+    ]
+    session = import_claude_session(_write(tmp_path, lines))
+    printed = request_lines(session, range(1, len(session.requests) + 1))
+    models = {line["model"] for line in printed}
+    assert models == {"claude-haiku-4-5-20251001", "claude-sonnet-4-20250514"}
+    for line in printed:
+        assert line["window"] == {"tokens": 200_000, "source": f"{line['model']}: the model table"}

@@ -14,10 +14,13 @@ import asyncio
 import gc
 import warnings
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.from_config import take_fallback_providers
 from steiner_tui.agent.headless import run_exec
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session import Session, SessionRequest
@@ -27,6 +30,9 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest, ProviderEvent, StreamText
 from tests.providers.loopback import LoopbackServer, Reply
 from tests.providers.protocols import CHAT, WIRES, Wire
+
+TURNS = 6
+"""Enough turns for a compaction to summarize some."""
 
 by_wire = pytest.mark.parametrize("wire", WIRES, ids=lambda wire: wire.name)
 
@@ -82,6 +88,49 @@ async def test_the_connections_of_a_model_switched_away_from_close_with_the_sess
             session.switch_model("second/m")
             assert (await session.driver.submit("Two?")).status == "done"
             await session.stop()
+        finally:
+            session.close()
+        assert await asyncio.to_thread(server.wait_closed)
+
+
+async def test_the_connections_of_a_compaction_fallback_close_with_the_session(
+    tmp_path: Path,
+) -> None:
+    """The fallback's provider is built once and kept in a process-wide memo: the session's
+    end closes its client too, as its main model's, and the next session builds its own."""
+    replies = [pooled(CHAT, f"Answer {n}.") for n in range(TURNS)]
+    with LoopbackServer(*replies, pooled(CHAT, "The summary.")) as server:
+        providers = {
+            alias: {"type": "openai", "base_url": f"{server.url}/v1", "api_key_env": "KEY"}
+            for alias in ("first", "second")
+        }
+        fallback = {"model": "second/m", "after": "10m"}
+        config = parse_config(
+            [
+                (
+                    "test",
+                    {
+                        "default_model": "first/m",
+                        "providers": providers,
+                        "compaction_fallback": fallback,
+                    },
+                )
+            ]
+        )
+        clock = ManualClock(datetime(2026, 6, 1, tzinfo=UTC))
+        request = SessionRequest(
+            tmp_path, config, env={"KEY": "sk-test"}, record=False, delegation=None, clock=clock
+        )
+        session = build_session(request)
+        try:
+            for n in range(TURNS):
+                assert (await session.driver.submit(f"Question {n}?")).status == "done"
+            clock.advance(timedelta(minutes=11))  # the main model's cache has gone cold
+            outcome = await session.driver.compact()
+            assert outcome is not None and outcome.fallback_status == "used", outcome
+            assert outcome.summary_model == "second/m"
+            await session.stop()
+            assert take_fallback_providers() == []  # the next session builds its own
         finally:
             session.close()
         assert await asyncio.to_thread(server.wait_closed)

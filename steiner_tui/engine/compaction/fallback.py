@@ -167,7 +167,8 @@ class CompactionFallbackTargets(Generic[T]):
 
     The cache scope is the main run's prompt cache key. The session id is not part of the key:
     the first call's session id builds the provider and later calls reuse it. A failed build
-    is not memoized. Targets are never closed.
+    is not memoized. ``take_all`` empties the memo when the process's session ends, to close
+    the targets' providers on the loop that used them.
     """
 
     def __init__(self) -> None:
@@ -181,6 +182,12 @@ class CompactionFallbackTargets(Generic[T]):
         if key not in self._built:
             self._built[key] = build(session_id)
         return self._built[key]
+
+    def take_all(self) -> list[T]:
+        """Every built target, forgotten: the next call builds its own."""
+        built = list(self._built.values())
+        self._built.clear()
+        return built
 
     def __len__(self) -> int:
         return len(self._built)

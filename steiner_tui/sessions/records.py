@@ -30,6 +30,7 @@ __all__ = [
     "META_FILE_NAME",
     "AnyMessageLine",
     "BackendStateRecord",
+    "CompactionChoice",
     "ErrorRecord",
     "GenerationRecord",
     "HeaderRecord",
@@ -225,13 +226,17 @@ class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):
     mode: Literal["build", "plan"]
 
 
+CompactionChoice = Literal["", "auto", "ask", "off"]
+"""A compaction mode set live, or "" (none set)."""
+
+
 class ModelRecord(TimedRecord, frozen=True, kw_only=True, tag="model"):
     """A choice of how the session's model is used, kept on resume: a ``/model`` switch
     (``ref``, the model that answers from the next request on) or a compaction mode set live
     (``compaction``: F4, ``/compaction``); "" leaves the other as it was."""
 
     ref: str = ""
-    compaction: Literal["", "auto", "ask", "off"] = ""
+    compaction: CompactionChoice = ""
 
 
 class SkillRecord(TimedRecord, frozen=True, kw_only=True, tag="skill"):

@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -86,6 +86,7 @@ from steiner_tui.sessions.record_values import message_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
     LOG_VERSION,
+    CompactionChoice,
     ErrorRecord,
     HeaderRecord,
     LastMainRequestRecord,
@@ -402,9 +403,7 @@ class SessionLog:
         self._mode = mode
         self._safe(ModeRecord(mode=mode, at=self._clock()))  # type: ignore[arg-type]
 
-    def record_model(
-        self, ref: str = "", *, compaction: Literal["", "auto", "ask", "off"] = ""
-    ) -> None:
+    def record_model(self, ref: str = "", *, compaction: CompactionChoice = "") -> None:
         """Record a ``/model`` switch (kept on resume even before a request goes to it) or a
         compaction mode set live."""
         self._safe(ModelRecord(ref=ref, compaction=compaction, at=self._clock()))

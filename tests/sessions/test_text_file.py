@@ -436,3 +436,24 @@ async def test_a_lost_text_of_the_active_generation_stays_out_after_resuming_and
     again = load_session(directory)
     assert [p.message.split(":")[0] for p in again.problems] == ["the user record was lost"]
     assert again.lineage == lineage
+
+
+async def test_a_generation_records_lost_text_loses_that_message_only(
+    open_session: OpenSession, project: Path, sessions_base: Path, clock: ManualClock
+) -> None:
+    directory, lineage = await _session_with_texts(open_session, project)
+    fork = fork_session(SessionStore(sessions_base), directory.name, clock=clock.now)
+    path = fork.directory / TEXT_FILE_NAME
+    size = path.stat().st_size
+    os.truncate(path, size - 10)  # the read result's text, the generation record's second
+    loaded = load_session(fork.directory)
+    problems = [p.message for p in loaded.problems]
+    assert problems[0].startswith("the generation record's text for message 2 was lost: its text")
+    messages = loaded.lineage.active.messages
+    assert [(m.role, m.content == LOST_TOOL_RESULT) for m in messages] == [
+        ("user", False),
+        ("assistant", False),
+        ("tool", True),
+        ("assistant", False),
+    ]
+    assert messages[0] == lineage.active.messages[0]  # type: ignore[attr-defined]

@@ -8,7 +8,8 @@ so does a log, its ``session.text`` or session folder that is a symbolic link: r
 append outside the sessions folder. A record whose text is missing from ``session.text``
 (``text_file``) is a problem of its line, which is dropped as a torn line is; its place still
 counts for the generation records after it (their kept messages are indices), so one lost text
-does not lose the compactions that followed.
+does not lose the compactions that followed; a generation record's own lost text loses that
+message only, not the record.
 
 Repairs make a log cut by a crash or damaged on disk usable again, because every provider
 requires each tool result to follow the assistant message that called it, and each call to

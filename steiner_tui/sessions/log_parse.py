@@ -275,7 +275,10 @@ def _implied_last_main(state: LogState, at: datetime | None) -> None:
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
-    messages = kept_messages(record, state.active.messages, state.stored)
+    messages, lost = kept_messages(record, state.active.messages, state.stored)
+    for position, exc in lost.items():
+        state.problem(line, f"the generation record's text for message {position} was lost: {exc}")
+        state.lost[id(messages[position])] = messages[position]
     if record.reset:
         state.done = []
         state.pins.clear()

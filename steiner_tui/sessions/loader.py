@@ -6,7 +6,10 @@ type, or malformed for its type becomes a ``LogProblem`` with its 1-based line n
 rest of the log still loads. Only an unreadable folder or log raises (``SessionLoadError``), and
 so does a log, its ``session.text`` or session folder that is a symbolic link: resuming would
 append outside the sessions folder. A record whose text is missing from ``session.text``
-(``text_file``) is a problem of its line, which is dropped as a torn line is.
+(``text_file``) is a problem of its line, which is dropped as a torn line is; its place still
+counts for the generation records after it (their kept messages are indices), so one lost text
+does not lose the compactions that followed; a generation record's own lost text loses that
+message only, not the record.
 
 Repairs make a log cut by a crash or damaged on disk usable again, because every provider
 requires each tool result to follow the assistant message that called it, and each call to
@@ -356,8 +359,9 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
     """``load_session``'s session from its log ``data`` and ``session.text`` bytes."""
     state = parse_log_bytes(data, texts)
     as_logged = tuple(state.active.messages)
+    lost = state.without_lost()
     logged = len(as_logged)
-    skill_messages = _trusted(state, as_logged)
+    skill_messages = _trusted(state, tuple(state.active.messages) if lost else as_logged)
     repair = _repair_pairs(state.active.messages, state.message_lines)
     restored = False
     text = "".join(p.text for p in state.partials)
@@ -371,7 +375,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
         stop_cut_request(state)
     state.active.messages = repair.messages
     # Nothing repaired: the generation shares the tuple of logged messages.
-    same = len(repair.messages) == logged and not repair.in_place
+    same = len(repair.messages) == logged and not repair.in_place and not lost
     active = state.active.freeze(as_logged if same else None)
     lineage = ConversationLineage((*state.done, active), tuple(state.pins))
     problems = sorted((*state.problems, *repair.problems), key=lambda p: p.line_number)
@@ -391,7 +395,7 @@ def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> Load
         restored_incomplete=restored,
         repaired_tool_results=repair.interrupted,
         skill_toggles=tuple(state.skill_toggles),
-        rewritten=repair.in_place,
+        rewritten=repair.in_place or lost,
         skill_messages=skill_messages,
         as_logged=as_logged,
         errors=tuple(e for e in state.errors if e.generation == state.active.id),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Mapping
 from datetime import datetime
 
 import msgspec
@@ -123,10 +124,14 @@ class ActiveGeneration(msgspec.Struct):
     def id(self) -> int:
         return self.record.id
 
-    def freeze(self, messages: tuple[Message, ...] | None = None) -> ConversationGeneration:
-        """The generation (with ``messages``, equal to the list's, when given)."""
+    def freeze(
+        self, messages: tuple[Message, ...] | None = None, lost: Mapping[int, Message] | None = None
+    ) -> ConversationGeneration:
+        """The generation (with ``messages``, equal to the list's, when given), without the
+        messages held for ``lost`` texts (``LogState.lost``)."""
         r = self.record
-        chain = Chain(self.messages if messages is None else messages)
+        held = self.messages if messages is None else messages
+        chain = Chain([m for m in held if id(m) not in lost] if lost else held)
         return ConversationGeneration(
             r.id, chain, r.summary, r.backend_state, r.outcome, r.created_at
         )
@@ -158,6 +163,10 @@ class LogState(msgspec.Struct):
     warned_generations: set[int] = msgspec.field(default_factory=set)
     """Generations already reported as written without their generation record."""
     pins: dict[str, None] = msgspec.field(default_factory=dict)
+    lost: dict[int, Message] = msgspec.field(default_factory=dict)
+    """The messages held in the place of records whose text was lost, by id (kept alive here
+    so that no other message takes an id): a generation record's indices count them, the
+    lineage does not hold them (``without_lost``)."""
     """The pin keys held, in the order they were pinned."""
     errors: list[LoggedError] = msgspec.field(default_factory=list)
     """Every error record and kept warning, placed in its generation."""
@@ -172,6 +181,18 @@ class LogState(msgspec.Struct):
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(LogProblem(line, message))
+
+    def without_lost(self) -> bool:
+        """Take the messages held for lost texts out of the active generation (and its
+        drivers and lines); whether there were any."""
+        active, lost = self.active, self.lost
+        kept = [i for i, m in enumerate(active.messages) if id(m) not in lost]
+        if len(kept) == len(active.messages):
+            return False
+        active.messages = [active.messages[i] for i in kept]
+        active.drivers = [active.drivers[i] for i in kept]
+        self.message_lines = [self.message_lines[i] for i in kept]
+        return True
 
 
 def _header(state: LogState, record: HeaderRecord, line: int) -> None:
@@ -205,7 +226,17 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
-    message, driver = message_of_line(record, state.active.messages, state.texts, state.stored)
+    try:
+        message, driver = message_of_line(record, state.active.messages, state.texts, state.stored)
+    except LostText:
+        # Held in its place while the log is read: a later generation record counts it.
+        role = str(type(record).__struct_config__.tag)
+        held = Message(role, "", turn=record.turn or 0)
+        state.lost[id(held)] = held
+        state.active.messages.append(held)
+        state.active.drivers.append(None)
+        state.message_lines.append(line)
+        raise
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
@@ -244,7 +275,10 @@ def _implied_last_main(state: LogState, at: datetime | None) -> None:
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
-    messages = kept_messages(record, state.active.messages, state.stored)
+    messages, lost = kept_messages(record, state.active.messages, state.stored)
+    for position, exc in lost.items():
+        state.problem(line, f"the generation record's text for message {position} was lost: {exc}")
+        state.lost[id(messages[position])] = messages[position]
     if record.reset:
         state.done = []
         state.pins.clear()
@@ -255,7 +289,7 @@ def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
         return
     else:
         _carry_errors(state, record)
-        state.done.append(state.active.freeze())
+        state.done.append(state.active.freeze(lost=state.lost))
     state.tool_statuses.update(record.statuses)
     state.active = ActiveGeneration(record, messages, [None] * len(messages))
     state.since_request = []

@@ -20,7 +20,7 @@ from steiner_tui.sessions.records import (
     GenerationRecord,
     MessageLine,
 )
-from steiner_tui.sessions.text_file import Span, StoredTexts, TextFile
+from steiner_tui.sessions.text_file import LostText, Span, StoredTexts, TextFile
 
 __all__ = [
     "DIGEST_MIN_BYTES",
@@ -243,15 +243,16 @@ def generation_record(
 
 def kept_messages(
     record: GenerationRecord, before: Sequence[Message], stored: StoredTexts | None = None
-) -> list[Message]:
+) -> tuple[list[Message], dict[int, LostText]]:
     """The messages of a ``generation`` record, its indices read in ``before`` (the messages
-    of the generation active before it), its texts in ``stored`` (``session.text``).
+    of the generation active before it), its texts in ``stored`` (``session.text``); and, by
+    position, the texts that are not in ``stored``: those messages stay empty, in their place.
 
     Raises:
         ValueError: an index points past ``before``, or a text is not a message's.
-        LostText: a text is not in ``stored``.
     """
     messages: list[Message] = []
+    lost: dict[int, LostText] = {}
     for item in record.messages:
         if isinstance(item, int):
             if not 0 <= item < len(before):
@@ -263,7 +264,11 @@ def kept_messages(
         new = record.messages[position] if 0 <= position < len(messages) else None
         if not isinstance(new, Message) or new.content:
             raise ValueError(f"text for message {position}, which is not a new empty message")
-        content, utf8 = (stored or StoredTexts()).read_utf8(span)
+        try:
+            content, utf8 = (stored or StoredTexts()).read_utf8(span)
+        except LostText as exc:
+            lost[position] = exc
+            continue
         messages[position] = new.with_content(content)
         messages[position].digest_from(utf8)
-    return messages
+    return messages, lost

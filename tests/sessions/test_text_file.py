@@ -3,7 +3,8 @@
 * contents of ``TEXT_MIN_BYTES`` and more are written raw to ``session.text``, the line holding
   ``[offset, length]``; smaller ones, and ones holding NUL or lone surrogates, stay inline;
 * a text cut off (a torn write, a truncated or lost file) or zeroed is a problem of its line,
-  and the message is handled as a torn line's; resuming keeps those records lost;
+  and the message is handled as a torn line's; resuming keeps those records lost; the
+  generations compacted after a lost text are kept;
 * a fork writes its own ``session.text``; a log of version 7 is refused clearly;
 * a text's line stores its message's digest and the text's CRC-32: the digest is taken, not
   computed, once the CRC-32 matches; a text edited since is reported as lost; a line without
@@ -383,3 +384,76 @@ def test_a_text_under_the_digest_threshold_is_hashed_at_load(tmp_path: Path) -> 
     assert [m.digest() for m in loaded] == [
         Message(**msgspec.structs.asdict(m)).digest() for m in (small, large)
     ]
+
+
+async def test_a_lost_text_before_a_compaction_keeps_the_generations_after_it(
+    open_session: OpenSession, project: Path
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("explain this:\n" + BIG)
+    await harness.driver.submit("and then?")
+    await harness.driver.compact("")
+    await harness.driver.submit("after the compaction")
+    lineage = harness.runner.lineage
+    harness.log.close()
+    directory = harness.session_dir
+    path = directory / TEXT_FILE_NAME
+    path.write_bytes(path.read_bytes().replace(b'"quoted"', b"'quoted'", 1))
+    loaded = load_session(directory)
+    assert [p.message.split(":")[0] for p in loaded.problems] == ["the user record was lost"]
+    assert [g.summary for g in loaded.lineage.generations] == [
+        g.summary for g in lineage.generations
+    ]
+    kept = tuple(m for m in lineage.active.messages if m.content != "explain this:\n" + BIG)
+    assert tuple(loaded.lineage.active.messages) == kept
+
+    resumed = open_session(resume=directory.name)
+    await resumed.driver.submit("and now")
+    resumed.log.close()
+    again = load_session(directory)
+    assert [p.message.split(":")[0] for p in again.problems] == ["the user record was lost"]
+    assert tuple(again.lineage.active.messages[: len(kept)]) == kept
+    assert again.lineage.active.messages[-2].content == "and now"
+
+
+async def test_a_lost_text_of_the_active_generation_stays_out_after_resuming_and_compacting(
+    open_session: OpenSession, project: Path
+) -> None:
+    harness = open_session()
+    await harness.driver.submit("explain this:\n" + BIG)
+    await harness.driver.submit("and then?")
+    harness.log.close()
+    directory = harness.session_dir
+    path = directory / TEXT_FILE_NAME
+    path.write_bytes(path.read_bytes().replace(b'"quoted"', b"'quoted'", 1))
+    assert load_session(directory).rewritten  # the resumed log starts the lineage again
+
+    resumed = open_session(resume=directory.name)
+    await resumed.driver.compact("")
+    await resumed.driver.submit("after the compaction")
+    lineage = resumed.runner.lineage
+    resumed.log.close()
+    again = load_session(directory)
+    assert [p.message.split(":")[0] for p in again.problems] == ["the user record was lost"]
+    assert again.lineage == lineage
+
+
+async def test_a_generation_records_lost_text_loses_that_message_only(
+    open_session: OpenSession, project: Path, sessions_base: Path, clock: ManualClock
+) -> None:
+    directory, lineage = await _session_with_texts(open_session, project)
+    fork = fork_session(SessionStore(sessions_base), directory.name, clock=clock.now)
+    path = fork.directory / TEXT_FILE_NAME
+    size = path.stat().st_size
+    os.truncate(path, size - 10)  # the read result's text, the generation record's second
+    loaded = load_session(fork.directory)
+    problems = [p.message for p in loaded.problems]
+    assert problems[0].startswith("the generation record's text for message 2 was lost: its text")
+    messages = loaded.lineage.active.messages
+    assert [(m.role, m.content == LOST_TOOL_RESULT) for m in messages] == [
+        ("user", False),
+        ("assistant", False),
+        ("tool", True),
+        ("assistant", False),
+    ]
+    assert messages[0] == lineage.active.messages[0]  # type: ignore[attr-defined]

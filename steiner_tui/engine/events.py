@@ -437,8 +437,8 @@ class CompactionApplied(EngineEvent, frozen=True):
 
 
 class CompactionProgress(EngineEvent, frozen=True):
-    """A compaction summary call is running: the engine emits it (``tokens`` 0) as the call
-    starts, the runner again as its output streams in.
+    """A compaction stage is running: the engine emits it (``tokens`` 0) as the stage starts,
+    before its plan and summary call, the runner again as the summary streams in.
 
     ``stage`` is ``normal`` or ``emergency``; ``target`` the summarizing model's ref;
     ``fallback``: the compaction fallback model writes it. ``tokens`` is the output so far

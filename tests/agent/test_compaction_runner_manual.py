@@ -15,6 +15,7 @@ import pytest
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.interactive import DriverRefusal
 from steiner_tui.engine.compaction.summary_request import compaction_instruction
+from steiner_tui.engine.events import CompactionProgress
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import CONTEXT_STATE_HEADER
 from tests.agent.fakes import Reply
@@ -143,3 +144,18 @@ async def test_compacting_again_with_nothing_new_sends_no_summary_request(
     later = await session.driver.compact()
     assert later is not None and later.applied
     assert len(session.lineage.generations) == 4
+
+
+async def test_a_stage_says_it_runs_before_its_plan(project: Path, clock: ManualClock) -> None:
+    """On a 10,000-message session the stage's plan took 2.8 s while the screen still said
+    "generating": the progress came only with the summary call. It now comes as the stage
+    starts, so a stage that finds nothing new to summarize (no call) says it ran too."""
+    session = build_session(project, clock, window=16000, tools=True)
+    for turn in range(5):
+        await session.say(f"request {turn}")
+    while (outcome := await session.driver.compact()) is not None and outcome.applied:
+        pass
+    calls, told = len(session.summary_requests()), len(session.sink.of(CompactionProgress))
+    await session.driver.compact()  # nothing new: the plan ends the stage, no summary call
+    assert len(session.summary_requests()) == calls
+    assert len(session.sink.of(CompactionProgress)) > told

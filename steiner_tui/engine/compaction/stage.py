@@ -157,14 +157,17 @@ async def summarize_compaction_stage(
         CompactionFallbackNotFit: the plan does not fit a fallback target.
         EmptyCompactionSummary: a fallback target returned an empty summary.
     """
+    host, target = inputs.host, inputs.target
+    # Said before the plan: on a long session planning takes seconds, and the screen says
+    # "compacting" from the moment the stage runs, not from its summary call.
+    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback))
     plan = await asyncio.to_thread(_plan_stage, inputs, mode, messages, origins)
     if isinstance(plan, StageResult):
         return plan
-    host, target, request = inputs.host, inputs.target, plan.request
+    request = plan.request
     retiring = request.retire_backend_state and not target.fallback
     if retiring and signal is not None:
         signal.retired = True
-    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback))
     response = await host.call_summary(request, target)
     cleared = (response.clear_backend_state or retiring) and not target.fallback
     text = usable_summary(response.text)

@@ -14,7 +14,9 @@ binding of the focused widget (or the screen) takes it (the conversation's ``p``
 Space and 1-9, the ranking's ``m``), it is held: keys that follow within ``BURST_SECONDS`` are
 held with it while bindings take them too (``+`` pressed five times moves the what-if threshold
 five steps), and the first key no binding takes makes all of them text, in order ("please"
-typed onto an entry never pins it). Held keys that no such key follows run their bindings.
+typed onto an entry never pins it). Held keys that no such key follows run their bindings:
+decided behind the keys the app has already read, and after one more window when the process
+woke late from the first (on a loaded machine the next key may not have been read yet).
 A paste with no text field focused goes to the prompt too. A screen over the workbench (the
 inspector, a dialog) gets a router of its own, over the same prompt: what is typed there waits
 in the prompt, which keeps its focus where it was. Tab moves the focus as it arrives
@@ -166,7 +168,17 @@ class TypingRouter:
         self._waiting = None
 
     async def _held_alone(self, held: list[events.Key]) -> None:
+        started = self.clock()
         await self.wait(self.burst)
+        if self.clock() - started > 2 * self.burst and self._held == held:
+            # Woken this late, the process was held up (a loaded machine): the key typed right
+            # behind may not have been read from the terminal yet. One more window for it.
+            await self.wait(self.burst)
+        if self._held == held:
+            # Decided behind whatever the app has queued: a key already read goes first.
+            self.screen.app.call_later(self._alone, held)
+
+    async def _alone(self, held: list[events.Key]) -> None:
         if self._held == held:  # no text came after them: keys of their own
             self._held, self._waiting = [], None
             await self._run_all(held)

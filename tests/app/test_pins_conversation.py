@@ -316,3 +316,38 @@ async def test_a_burst_typed_onto_an_entry_is_text_and_a_key_alone_pins(
         await finish(pilot)
         assert len(runner.lineage.pins) == 1
         assert app.workbench.prompt.text == ""
+
+
+async def test_a_key_held_on_a_late_loop_waits_one_more_window(app_for: AppFactory) -> None:
+    """On a loaded machine (a CPU hog beside a full test run) the "p" that began a burst typed
+    onto an entry pinned it and was lost from the text: its window ran out before the next key
+    was read. A window the process woke from late is followed by one more."""
+    app = app_for(config={"ui": {"typing_burst_ms": 80}})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await finish(pilot)
+        await _turns(pilot, ("hello",))
+        router = app.workbench.typing
+        now = [0.0]
+        gates = [asyncio.Event(), asyncio.Event()]
+        waits: list[float] = []
+
+        async def wait(_: float) -> None:
+            gate = gates[len(waits)]
+            waits.append(now[0])
+            if len(waits) == 1:
+                now[0] += 1.0  # woken a second late
+            await gate.wait()
+
+        router.clock, router.wait = (lambda: now[0]), wait
+        runner = app.workbench.hold.driver.runner
+        _shown(app, UserMessage)[-1].focus()
+        await pilot.pause()
+        await pilot.press("p")
+        gates[0].set()
+        await pilot.pause()
+        assert len(waits) == 2 and runner.lineage.pins == ()  # still held: one more window
+        await pilot.press(*"lease")
+        assert app.workbench.prompt.text == "please"
+        gates[1].set()
+        await finish(pilot)
+        assert runner.lineage.pins == ()

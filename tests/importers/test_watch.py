@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -100,12 +101,7 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
     start = 8
     path.write_bytes(b"".join(LINES[:start]))
     printed: list[dict[str, object]] = []
-    with subprocess.Popen(
-        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
-    ) as process:
+    with _watch_json(path, tmp_path) as process:
         stdout = process.stdout
         assert stdout is not None
         reader = threading.Thread(
@@ -122,9 +118,7 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
                     time.sleep(0.02)
             expected = _settled_contexts(len(LINES), tmp_path)
             already = len(_settled_contexts(start, tmp_path))
-            end = time.monotonic() + DEADLINE
-            while len(printed) < len(expected) - already and time.monotonic() < end:
-                time.sleep(0.1)
+            _until(lambda: len(printed) >= len(expected) - already)
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(timeout=30)
@@ -222,12 +216,7 @@ def test_a_transcript_that_stops_mid_turn_settles_its_last_request_once_idle(
 def test_watch_json_prints_the_last_request_when_the_watch_ends(tmp_path: Path) -> None:
     """Ctrl-C ends the watch: a last request that no later line settled is printed then."""
     path = _write(tmp_path, LINES)
-    with subprocess.Popen(
-        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
-    ) as process:
+    with _watch_json(path, tmp_path) as process:
         assert process.stderr is not None and process.stdout is not None
         assert "(9 requests so far)" in process.stderr.readline().decode()
         process.send_signal(signal.SIGINT)
@@ -248,10 +237,21 @@ def _read_lines(stream: object, into: list[str]) -> threading.Thread:
     return thread
 
 
-def _until(condition: object) -> None:
+def _until(condition: Callable[[], object]) -> None:
+    """Poll ``condition`` until it holds or ``DEADLINE`` passes (the asserts after it say which)."""
     end = time.monotonic() + DEADLINE
-    while not condition() and time.monotonic() < end:  # type: ignore[operator]
+    while not condition() and time.monotonic() < end:
         time.sleep(0.1)
+
+
+def _watch_json(path: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
+    """``steiner-tui watch PATH --json`` in a child process, its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
 
 
 def test_watch_json_goes_on_when_its_file_is_deleted_and_written_again(tmp_path: Path) -> None:
@@ -262,12 +262,7 @@ def test_watch_json_goes_on_when_its_file_is_deleted_and_written_again(tmp_path:
     path = _write(tmp_path, LINES[:8])
     out: list[str] = []
     errors: list[str] = []
-    with subprocess.Popen(
-        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
-    ) as process:
+    with _watch_json(path, tmp_path) as process:
         assert process.stderr is not None and process.stdout is not None
         assert "following" in process.stderr.readline().decode()
         threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]

@@ -31,6 +31,7 @@ lineage (``LoadedSession.rewritten``).
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -56,7 +57,7 @@ from steiner_tui.sessions.meta import SessionMeta, own_meta
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
 from steiner_tui.sessions.request_values import LoggedRecords
-from steiner_tui.sessions.text_file import TEXT_FILE_NAME
+from steiner_tui.sessions.text_file import TEXT_FILE_NAME, map_texts
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -346,16 +347,18 @@ def load_session(directory: Path) -> LoadedSession:
         raise SessionLoadError(f"session {session_id!r}: cannot read {path}: {exc}") from exc
     _check_version(session_id, data)
     try:
-        texts = text_path.read_bytes()
-    except FileNotFoundError:
-        texts = b""  # none was needed, or it was lost: each record that needs it says so
+        texts = map_texts(text_path)
     except OSError as exc:
         raise SessionLoadError(f"session {session_id!r}: cannot read {text_path}: {exc}") from exc
+    # The mapping goes with its last reference, on return: not closed here, as a lost text's
+    # exception may keep a view of it (in its traceback) until it is collected.
     with gc_paused():  # some 30,000 objects that live on (a 10,000-message log): ``gc_pause``
         return _loaded(directory, session_id, data, texts)
 
 
-def _loaded(directory: Path, session_id: str, data: bytes, texts: bytes) -> LoadedSession:
+def _loaded(
+    directory: Path, session_id: str, data: bytes, texts: bytes | mmap.mmap
+) -> LoadedSession:
     """``load_session``'s session from its log ``data`` and ``session.text`` bytes."""
     state = parse_log_bytes(data, texts)
     as_logged = tuple(state.active.messages)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import mmap
 from collections.abc import Mapping
 from datetime import datetime
 
@@ -388,9 +389,9 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         state.last_time = record.at or state.last_time
 
 
-def parse_log_bytes(data: bytes, texts: bytes = b"") -> LogState:
-    """Parse a whole log (``texts``: its ``session.text``); each bad line becomes a problem,
-    the rest still applies."""
+def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
+    """Parse a whole log (``texts``: its ``session.text``, ``text_file.map_texts``); each bad
+    line becomes a problem, the rest still applies."""
     state = LogState(stored=StoredTexts(texts))
     number = 0
     # One line at a time (with its newline), never a copy of the whole log as separate lines.

@@ -18,6 +18,7 @@ never stored here (its line keeps it, escaped).
 
 from __future__ import annotations
 
+import mmap
 import os
 import zlib
 from pathlib import Path
@@ -34,6 +35,7 @@ __all__ = [
     "Span",
     "StoredTexts",
     "TextFile",
+    "map_texts",
 ]
 
 TEXT_FILE_NAME = "session.text"
@@ -133,9 +135,10 @@ class TextFile:
 
 
 class StoredTexts:
-    """``session.text`` as read once by the loader: each record's text taken from it."""
+    """``session.text`` as read once by the loader (its bytes, or the file mapped: ``map_texts``):
+    each record's text taken from it."""
 
-    def __init__(self, data: bytes = b"") -> None:
+    def __init__(self, data: bytes | mmap.mmap = b"") -> None:
         self.data = data
         self.referred = 0
         """The end of the furthest text a record referred to (a resumed log starts there)."""
@@ -157,7 +160,8 @@ class StoredTexts:
             raise LostText(f"{_where(span)} is not the text written there (its CRC-32 differs)")
         key = (crc, len(view))
         seen = self._decoded.get(key)
-        if seen is not None and self.data.startswith(view, seen[0]):  # ``==`` of views: 40x
+        # Compared as bytes: ``==`` of two views compares byte by byte (40x slower).
+        if seen is not None and self.data[seen[0] : seen[0] + len(view)] == view.tobytes():
             return seen[1]
         text = _decoded(view, span)
         self._decoded[key] = span[0], text
@@ -186,6 +190,27 @@ class StoredTexts:
         if zeroed and self.data.find(b"\0", offset, end) >= 0:
             raise LostText(f"{_where(span)} was zeroed")
         return memoryview(self.data)[offset:end]
+
+
+def map_texts(path: Path) -> bytes | mmap.mmap:
+    """The file at ``path`` for ``StoredTexts``, mapped read-only: its texts are checked and
+    decoded from the page cache, with no copy of the whole file first (about 10 ms for 19 MB);
+    b"" when it is missing or empty.
+
+    Only an outside program cutting the file short while it is mapped could make reading it
+    fail (a signal, not an error): a writer cuts back only a text of its own whose write
+    failed, which no record refers to, so those bytes are never read.
+
+    Raises:
+        OSError: it cannot be opened or mapped.
+    """
+    try:
+        with path.open("rb") as file:
+            if os.fstat(file.fileno()).st_size == 0:
+                return b""
+            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        return b""  # none was needed, or it was lost: each record that needs it says so
 
 
 def _where(span: Span) -> str:

@@ -104,6 +104,8 @@ def test_messages_hashed_from_the_bytes_read_hash_as_messages_do(tmp_path: Path)
     assert "json" in lines[2]
     loaded = load_session(directory).lineage.active.messages
     assert loaded == written
+    maps = Path("/proc/self/maps")  # the loader maps the file: unmapped once it has loaded
+    assert not maps.exists() or str((directory / TEXT_FILE_NAME).resolve()) not in maps.read_text()
     for read, message in zip(loaded, written, strict=True):
         fresh = Message(**msgspec.structs.asdict(message))
         assert read.digest() == fresh.digest()
@@ -170,11 +172,15 @@ async def test_a_text_cut_off_is_reported_and_stays_lost_after_resuming(
     assert again.lineage.active.messages[-2].content == "and now this:\n" + BIG
 
 
+@pytest.mark.parametrize("damage", ["missing", "empty"])
 async def test_a_missing_text_file_loses_only_the_large_messages(
-    open_session: OpenSession, project: Path
+    open_session: OpenSession, project: Path, damage: str
 ) -> None:
     directory, _ = await _session_with_texts(open_session, project)
-    (directory / TEXT_FILE_NAME).unlink()
+    if damage == "missing":
+        (directory / TEXT_FILE_NAME).unlink()
+    else:
+        os.truncate(directory / TEXT_FILE_NAME, 0)
     loaded = load_session(directory)
     lost = [p for p in loaded.problems if "the file ends at byte 0" in p.message]
     assert [p.message.split(":")[0] for p in lost] == [

@@ -53,8 +53,15 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 def freeze(value: Any) -> Any:
     """Return a deep, immutable copy of a JSON-like value (mappings, sequences, scalars)."""
-    if type(value) in _SCALARS:  # most values: no abstract class asked
+    kind = type(value)
+    if kind in _SCALARS:  # most values: no abstract class asked
         return value
+    if kind is dict:  # most tool calls' arguments (a resume freezes every logged call's)
+        for key, item in value.items():
+            if type(key) is not str or type(item) not in _SCALARS:
+                break
+        else:
+            return FrozenDict(value)
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):

@@ -149,9 +149,12 @@ def test_snapshots_are_frozen() -> None:
         s.max_tokens = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         s.tools[0].parameters["type"] = "array"  # type: ignore[index]
-    call = ToolCall("c", "read", {"path": "x"})
+    given = {"path": "x"}
+    call = ToolCall("c", "read", given)
     with pytest.raises(TypeError):
         call.arguments["path"] = "y"  # type: ignore[index]
+    given["path"] = "y"  # the caller's dict: the call holds a copy
+    assert call.arguments == {"path": "x"}
 
 
 def test_store_shares_messages_between_snapshots() -> None:

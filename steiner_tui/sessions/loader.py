@@ -31,7 +31,9 @@ lineage (``LoadedSession.rewritten``).
 
 from __future__ import annotations
 
+import itertools
 import mmap
+import operator
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -200,10 +202,24 @@ def _drop_repeats(
     return kept, kept_lines, problems
 
 
+def _may_repeat(messages: list[Message]) -> bool:
+    """Whether ``_drop_repeats`` may find a repeat: two messages share its key, or two in a
+    row are equal. Almost no log has one, and this asks it of the whole list at once."""
+    tools = [m.tool_call_id for m in messages if m.role == "tool"]
+    calls = [m.tool_calls[0].id for m in messages if m.role == "assistant" and m.tool_calls]
+    users = [
+        m.content for m in messages if m.role == "user" and m.source != SUB_AGENT_RESULT_SOURCE
+    ]
+    return any(len(set(keys)) < len(keys) for keys in (tools, calls, users)) or any(
+        map(operator.eq, messages, itertools.islice(messages, 1, None))
+    )
+
+
 def _repair_pairs(messages: list[Message], lines: list[int]) -> _Repair:
     """Every tool result right after its call, every call with one result (see module doc)."""
     repair = _Repair()
-    messages, lines, repair.problems = _drop_repeats(messages, lines)
+    if _may_repeat(messages):
+        messages, lines, repair.problems = _drop_repeats(messages, lines)
     repair.in_place = bool(repair.problems)
     out = repair.messages
     i, count = 0, len(messages)

@@ -23,7 +23,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.events import SkillStateEvent
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.sessions.errors import SessionBusyError, SessionLoadError
-from steiner_tui.sessions.loader import LoadedSession, load_session
+from steiner_tui.sessions.loader import LoadedSession, _drop_repeats, _may_repeat, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.meta import SessionMeta, write_meta
 from steiner_tui.sessions.record_values import message_line
@@ -187,6 +187,30 @@ def test_a_run_of_message_lines_written_twice_repeats_no_tool_call(run: tuple[in
     copies = range(end + 1, end + 1 + end - first)  # the 1-based numbers of the copied lines
     assert {p.line_number for p in loaded.problems} <= set(copies)
     assert loaded.problems
+
+
+_SMALL_MESSAGES = st.builds(
+    lambda role, text, call, source, turn: Message(
+        role,
+        text,
+        tool_calls=(ToolCall(call, "read", {}),) if role == "assistant" and call else (),
+        tool_call_id=call if role == "tool" else "",
+        source=source if role == "user" else "",
+        turn=turn,
+    ),
+    st.sampled_from(["user", "assistant", "tool"]),
+    st.sampled_from(["a", "b"]),
+    st.sampled_from(["", "c1", "c2"]),
+    st.sampled_from(["", "sub_agent_result"]),
+    st.integers(1, 2),
+)
+
+
+@given(st.lists(_SMALL_MESSAGES, max_size=8))
+def test_the_check_for_repeats_misses_none(messages: list[Message]) -> None:
+    """Repeats are looked for only when a check of the whole list says there may be one."""
+    lines = list(range(1, len(messages) + 1))
+    assert _may_repeat(messages) or not _drop_repeats(messages, lines)[2]
 
 
 async def test_a_repaired_log_is_rewritten_on_resume(open_session: OpenSession) -> None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import io
 import mmap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Any
 
 import msgspec
 from msgspec.structs import replace
@@ -24,6 +25,7 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.sessions.record_values import kept_messages, message_of_line
 from steiner_tui.sessions.records import (
+    LINE_OF_ROLE,
     LOG_VERSION,
     BackendStateRecord,
     ErrorRecord,
@@ -342,16 +344,24 @@ def _usage(state: LogState, record: UsageRecord) -> None:
         state.requests.end_last(usage=record.usage)
 
 
+_BY_TYPE: dict[type, Callable[[LogState, Any, int], None]] = {
+    **dict.fromkeys(LINE_OF_ROLE.values(), _message_line),
+    RequestEntry: _request,
+}
+"""The records almost every line holds, applied by their type: matching a struct class costs
+0.1 us a pattern (``isinstance`` through its metaclass)."""
+
+
 def _apply(state: LogState, record: Record, line: int) -> None:
+    by_type = _BY_TYPE.get(type(record))
+    if by_type is not None:
+        by_type(state, record, line)
+        return
     match record:
         case HeaderRecord():
             _header(state, record, line)
-        case MessageLine():
-            _message_line(state, record, line)
         case PartialRecord():
             state.partials.append(record)
-        case RequestEntry():
-            _request(state, record, line)
         case GenerationRecord():
             _generation(state, record, line)
         case BackendStateRecord():

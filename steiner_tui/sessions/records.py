@@ -144,14 +144,17 @@ class PartialRecord(_Record, frozen=True, tag="partial"):
     reasoning: str = ""
 
 
-class RequestEntry(_Record, frozen=True, tag="request"):
+class RequestEntry(_Record, frozen=True, tag="request", gc=False):
     """A request snapshot's metadata; an absent field is implied by the request record before
     (``request_values``). ``hashes`` are the request's after the ``shared`` ones; ``elapsed``
     the seconds since the previous record's time; ``usage`` the reply's (as ``usage_values``)
     when it came before any other record, reported at ``usage_at`` (absent: ``time``); an
     absent ``estimated_prompt_tokens`` is the usage's prompt tokens when it has a usage;
     ``stopped``, when no usage will come: "" cancelled (Esc), else the provider error's words,
-    ``streamed`` the reply's characters that had arrived (absent: not stopped)."""
+    ``streamed`` the reply's characters that had arrived (absent: not stopped).
+
+    Not tracked by the cyclic collector (``gc=False``): its fields are strings, numbers, times
+    and tuples of them, and a resumed log keeps thousands of them."""
 
     index: int | None = None
     request_id: str | None = None

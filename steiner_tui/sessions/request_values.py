@@ -261,7 +261,8 @@ class LoggedRecords(Sequence[RequestRecord]):
         """
         head = head_of(entry, self.heads[-1] if self.heads else _NO_HEAD, len(since))
         self.heads.append(head)
-        self._lines.append((entry, since, exact))
+        # A tuple of messages, which the cyclic collector stops tracking (a list stays).
+        self._lines.append((entry, tuple(since), exact))
         self._records = None
         return head
 

@@ -189,6 +189,8 @@ class LogState(msgspec.Struct):
         """Take the messages held for lost texts out of the active generation (and its
         drivers and lines); whether there were any."""
         active, lost = self.active, self.lost
+        if not lost:
+            return False
         kept = [i for i, m in enumerate(active.messages) if id(m) not in lost]
         if len(kept) == len(active.messages):
             return False

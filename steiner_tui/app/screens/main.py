@@ -395,6 +395,8 @@ class MainScreen(Screen[None]):
 
     @on(RunEnded)
     async def _run_ended(self, message: RunEnded) -> None:
+        if not self.is_attached:  # the app exits (its exit cancelled the run): nothing to show
+            return
         await self.conversation.run_ended(message.status, message.detail, message.compaction)
         self.busy = False
         self.refresh_skills()

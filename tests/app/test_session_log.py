@@ -228,3 +228,23 @@ async def test_quitting_while_a_reply_streams_says_the_app_stopped_it(
         assert STOPPED_MID_REPLY in said(resumed)
         cells, summary = await inspected(pilot, "cause")
         assert cells == ("stopped",) and summary.count("Stopped before the provider") == 1
+
+
+async def test_up_in_a_resumed_session_recalls_what_it_sent(
+    project: Path, config_dir: Path
+) -> None:
+    """The prompt history was the running app's only: resumed, Up recalled nothing."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in ("what is in this project?", "read README.md"):
+            await send(pilot, text)
+            await finish(pilot)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        prompt = resumed.workbench.prompt
+        await pilot.press("up")
+        assert prompt.text == "read README.md"
+        await pilot.press("up")
+        assert prompt.text == "what is in this project?"

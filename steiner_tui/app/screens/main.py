@@ -40,7 +40,7 @@ from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.screens.panel_layout import BREAKPOINTS, WIDE_FROM, SidePanels
 from steiner_tui.app.session import opening_text, planned_model_label
 from steiner_tui.app.slash_commands import SlashCommands
-from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.transcript import NoticeEntry, UserEntry
 from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -167,6 +167,10 @@ class MainScreen(Screen[None]):
 
     async def _show_conversation(self, session: Session) -> None:
         await self.conversation.show_session(session)
+        history = self.prompt.prompt_history  # Up recalls what a resumed session sent
+        for entry in self.conversation.entries:
+            if isinstance(entry, UserEntry):
+                history.push(entry.text)
         # Focusing restyles the prompt, the panel computes a dry run (a thread: it took the
         # interpreter from the mounting, and text typed at a resumed session's first frame
         # showed 0.3 s later), the watcher loads a native module: none is needed to see it.

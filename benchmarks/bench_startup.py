@@ -52,9 +52,10 @@ RESUMED = 2_000
 
 
 def shown(
-    argv: list[str], markers: tuple[bytes, ...], cwd: Path, env: dict[str, str]
+    argv: list[str], markers: tuple[bytes, ...], cwd: Path, env: dict[str, str], typed: bytes = b""
 ) -> dict[bytes, float]:
-    """Seconds from launching ``argv`` in a pty to the first output holding each marker."""
+    """Seconds from launching ``argv`` in a pty to the first output holding each marker;
+    ``typed`` is typed once the first marker is drawn."""
     start = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # the child: size the terminal, then become the program
@@ -75,6 +76,9 @@ def shown(
             seen += chunk
             now = time.perf_counter() - start
             times.update({m: now for m in markers if m not in times and m in seen})
+            if typed and markers[0] in times:
+                os.write(fd, typed)
+                typed = b""
             if len(times) == len(markers):
                 return times
         missing = sorted(set(markers) - set(times))

@@ -1,9 +1,10 @@
 """The child ``bench_first_frame.py`` launches: import a program, note when, then run it.
 
-``python first_frame_child.py bare|ours STAMP``: imports the bare Textual app (``bare_app.py``)
-or the workbench's command (as the console script does, ``cli.import_command``), writes the
-``time.perf_counter`` of the imports' start and end to STAMP, then runs the app on the current
-folder. Only the standard library is imported before the clock starts.
+``python first_frame_child.py bare|ours STAMP [SESSION]``: imports the bare Textual app
+(``bare_app.py``) or the workbench's command (as the console script does,
+``cli.import_command``), writes the ``time.perf_counter`` of the imports' start and end to STAMP,
+then runs the app on the current folder (resuming SESSION if given). Only the standard library
+is imported before the clock starts; the checkout above this folder is imported, not another.
 """
 
 import argparse
@@ -14,6 +15,8 @@ from pathlib import Path
 
 def main() -> None:
     program, stamp = sys.argv[1], Path(sys.argv[2])
+    resume = sys.argv[3] if len(sys.argv) > 3 else None
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     started = time.perf_counter()
     if program == "bare":
         sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -26,7 +29,7 @@ def main() -> None:
 
     command = import_command("steiner_tui.commands.app")
     stamp.write_text(f"{started} {time.perf_counter()}")
-    command.run(argparse.Namespace(project=".", resume=None))
+    command.run(argparse.Namespace(project=".", resume=resume))
 
 
 if __name__ == "__main__":

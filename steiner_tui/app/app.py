@@ -16,7 +16,7 @@ import asyncio
 import importlib
 from collections.abc import Iterable, Iterator
 from pathlib import PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.app import SystemCommand
@@ -42,6 +42,9 @@ from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.resources import styles_dir
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 __all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
 
@@ -236,7 +239,7 @@ class SteinerApp(PlainToasts):
             except (ValueError, OSError) as error:  # trusted for this run all the same
                 self.notify(f"could not remember the trust: {error}", severity="error")
         if answer in ("once", "always"):
-            self.exit(TrustGranted())  # type: ignore[arg-type]  # read by commands.app
+            self.exit(TrustGranted())  # read by commands.app
 
     def binding_chains(self) -> list[BindingChain]:
         """Every place a key can be pressed, with the bindings it meets there (focused widget
@@ -291,6 +294,15 @@ class SteinerApp(PlainToasts):
             )
         for text in notices:
             await self.workbench.conversation.add(NoticeEntry(text, "warning"))
+
+    def exit(
+        self, result: Any = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        """Exit; a reply still streaming is cut off by the app stopping, and its log says so
+        (it said cancelled with Esc)."""
+        if (session := self.opened_session) is not None and session.log is not None:
+            session.log.app_stopping()
+        super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:
         """Close the session log (flushes a reply still streaming)."""

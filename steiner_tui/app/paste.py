@@ -82,12 +82,16 @@ def _write_next(folder: Path, data: bytes) -> str:
         return (PASTES_DIR / path.name).as_posix()
 
 
-IGNORE = "# steiner-tui: pasted text kept for the model, not part of the project\npastes/\n"
-"""The ``.steiner/.gitignore`` written with the first paste (an existing file is kept)."""
+IGNORE = (
+    "# steiner-tui: pasted text kept for the model, not part of the project\npastes/\n.gitignore\n"
+)
+"""The ``.steiner/.gitignore`` written with the first paste (an existing file is kept); it
+ignores itself too, or ``git status`` listed ``.steiner/`` as new after a paste."""
 
 
 def _ignore_pastes(steiner_dir: Path) -> None:
-    """Keep pastes out of git: ``.steiner/.gitignore`` ignores ``pastes/`` (written once)."""
+    """Keep pastes out of git: ``.steiner/.gitignore`` ignores ``pastes/`` and itself (written
+    once)."""
     try:
         with (steiner_dir / ".gitignore").open("x", encoding="utf-8") as file:
             file.write(IGNORE)

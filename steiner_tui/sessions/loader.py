@@ -47,6 +47,7 @@ from steiner_tui.gc_pause import gc_paused
 from steiner_tui.sessions.errors import SessionLoadError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.log_parse import (
+    APP_STOPPED,
     LoggedError,
     LogProblem,
     LogState,
@@ -99,7 +100,8 @@ class LoadedSession(msgspec.Struct, frozen=True):
         switched_model: the ref of a ``/model`` switch no main request went to since ("":
             none): the model the person chose last.
         compaction_mode: the compaction mode last set live (F4, ``/compaction``; "": none).
-        restored_incomplete: a streamed reply was restored as an ``incomplete`` message.
+        restored_incomplete: the log ends in a reply the app's stop cut off: restored from its
+            streamed text (the app was killed) or logged ``incomplete`` (it quit).
         repaired_tool_results: interrupted results added for calls that had none.
         skill_toggles: the logged skill toggles, in order.
         rewritten: a repair changed the middle of the active generation, so a resumed log
@@ -382,7 +384,6 @@ def _loaded(
     logged = len(as_logged)
     skill_messages = _trusted(state, tuple(state.active.messages) if lost else as_logged)
     repair = _repair_pairs(state.active.messages, state.message_lines)
-    restored = False
     text = "".join(p.text for p in state.partials)
     reasoning = "".join(p.reasoning for p in state.partials)
     if text or reasoning:
@@ -390,8 +391,10 @@ def _loaded(
         repair.messages.append(
             Message("assistant", text, reasoning=reasoning, turn=turn, incomplete=True)
         )
-        restored = True
         stop_cut_request(state)
+    tip, last = state.requests.last, repair.messages[-1] if repair.messages else None
+    quit_mid_reply = bool(last and last.incomplete and tip and tip.error == APP_STOPPED)
+    restored = bool(text or reasoning) or quit_mid_reply
     state.active.messages = repair.messages
     # Nothing repaired: the generation shares the tuple of logged messages.
     same = len(repair.messages) == logged and not repair.in_place and not lost

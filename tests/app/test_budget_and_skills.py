@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from steiner_tui.agent.from_config import main_model_from_config
+from steiner_tui.app.app import make_app
 from steiner_tui.app.budget_view import SourceRow
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.budget_text import LABEL_WIDTH, NUMBER_WIDTH, format_rows
@@ -15,7 +16,7 @@ from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.config import parse_config
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
-from tests.app.conftest import SIZE, AppFactory
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.fakes import GateProvider, fake_model
 from tests.app.helpers import finish, notices, said, send, static_text
 from tests.providers.fake_servers import LLAMA_CPP, serving, url
@@ -300,3 +301,19 @@ async def test_a_toggle_is_in_force_in_the_sidebar_once_its_message_is_sent(
         assert str(screen.skills.border_title).startswith("Skills · 1/")
         provider.release.set()
         await finish(pilot)
+
+
+async def test_the_source_table_is_as_wide_live_as_resumed(project: Path, config_dir: Path) -> None:
+    """Live, the table kept the width it was laid out at while the panel had a scrollbar: its
+    columns were a character narrower than after a resume."""
+    size = (120, 40)
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await send(pilot, "explain README.md")
+        await finish(pilot)
+        live = _rows_text(app.workbench.budget).splitlines()[0]
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=size) as pilot:
+        await finish(pilot)
+        assert _rows_text(resumed.workbench.budget).splitlines()[0] == live

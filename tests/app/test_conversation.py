@@ -75,17 +75,20 @@ async def _loaded(pilot: Pilot[None], pane: ConversationPane, entries: list[Entr
     await pilot.wait_for_scheduled_animations()
 
 
-async def test_a_long_conversation_shows_a_window_of_it(app_for: AppFactory) -> None:
+async def test_a_long_conversation_shows_a_page_of_it(app_for: AppFactory) -> None:
+    """What fills the view, not a whole window: a resumed session's first frame waited for
+    forty entries to mount."""
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.workbench.conversation
+        assert pane.page < pane.window
         for count in (500, 10_000):
             await _loaded(pilot, pane, _entries(count))
-            assert pane.shown == range(count - pane.window, count)
-            assert _items(pane) == pane.window
+            assert pane.shown == range(count - pane.page, count)
+            assert _items(pane) == pane.page
             row = pane.query_one("#earlier", HiddenRow)
-            assert row.display and f"{count - pane.window:,} earlier" in static_text(row)
+            assert row.display and f"{count - pane.page:,} earlier" in static_text(row)
             assert not pane.query_one("#later", HiddenRow).display
             assert _on_screen(pane, pane.entries[-1])  # the newest, at the bottom
 
@@ -176,7 +179,7 @@ async def test_home_twice_goes_to_the_first_messages_and_end_to_the_newest(
         await _loaded(pilot, pane, _tall_entries(200))
         await pilot.press("home")
         await pilot.wait_for_scheduled_animations()
-        assert pane.scroll_y == 0 and pane.shown.start == 200 - pane.window
+        assert pane.scroll_y == 0 and pane.shown.start == 200 - pane.page
         await pilot.press("home")
         await pilot.pause()
         assert pane.shown.start == 0 and _top_entry(pane) is pane.entries[0]
@@ -293,7 +296,7 @@ async def test_keys_inside_the_run_scroll_as_a_vertical_scroll_does(app_for: App
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pane = app.workbench.conversation
-        await _loaded(pilot, pane, _tall_entries(pane.window))
+        await _loaded(pilot, pane, _tall_entries(pane.page))
         bottom = pane.scroll_y
         assert bottom == pane.max_scroll_y > 0
         await pilot.press("up")

@@ -128,7 +128,7 @@ async def test_a_focused_tool_block_above_keeps_the_view_and_shows_the_marker(
         await pilot.pause()
         pane = app.workbench.conversation
         entries: list[Entry] = [ToolEntry("t0", "read", "read path=first.py", "done")]
-        entries += _tall_entries(20)
+        entries += _tall_entries(pane.page - 1)  # a page: the block is mounted, above the view
         await pane.load(entries)
         await _settle(pilot)
         block = pane.widget_of(entries[0])

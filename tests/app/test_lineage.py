@@ -174,7 +174,7 @@ def test_a_masking_generation_says_it_masked_and_why() -> None:
     assert "reason: drop reads: big.md" in heading
     assert "stage" not in heading and "focus" not in heading
     assert generation_reason(masked) == "manual · reason: drop reads: big.md · masked 1"
-    assert generation_row(generation)[3] == "mask"  # where compactions show "1 normal"
+    assert generation_row(generation)[4] == "mask"  # where compactions show "1 normal"
 
 
 async def test_table_lists_every_generation() -> None:
@@ -186,26 +186,24 @@ async def test_table_lists_every_generation() -> None:
         table = screen.query_one(GenerationTable)
         assert table.row_count == 3
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(3)]
-        assert rows[0][:4] == ["0", "12:00:00", "", "start"]
-        assert rows[1][:6] == [
+        assert rows[0][:5] == ["0", "12:00:00", "", "", "start"]
+        assert rows[1][:7] == [
             "1",
             "12:20:05",
             "trigger not recorded",
+            "healthy",
             "1 normal",
             "12,400",
             "2,150",
         ]
-        assert rows[1][7:] == [
-            "offline/offline-summary", "skipped",
-            "automatic · fallback: no recent request", "healthy",
+        assert rows[1][8:] == [
+            "offline/offline-summary", "skipped", "automatic · fallback: no recent request",
         ]  # fmt: skip
-        assert rows[2][2:5] == ["manual /compact", "2 normal+emergency", "31,000"]
-        assert rows[2][8:] == [
-            "used", "manual · focus: keep the docs · emergen…", "degraded",
-        ]  # fmt: skip
+        assert rows[2][2:6] == ["manual /compact", "degraded", "2 normal+emergency", "31,000"]
+        assert rows[2][9:] == ["used", "manual · focus: keep the docs · emergen…"]
         # Before and after as bars on one scale: 31,000 fills the ten cells.
-        assert rows[2][6].startswith("█" * 10 + "→")
-        before, after = rows[1][6].split("→")
+        assert rows[2][7].startswith("█" * 10 + "→")
+        before, after = rows[1][7].split("→")
         assert before.rstrip() == "████" and after.rstrip() == "▊"
         # The active (latest) generation is on show first.
         assert table.cursor_row == 2
@@ -431,7 +429,7 @@ async def test_retained_turns_are_those_of_the_compaction_and_later_ones_apart()
         assert "244,000 → 312 B" in edits and "61,000 → 80 tok" in edits
         assert "whole output: results/c1.txt" in edits
         table = screen.query_one(GenerationTable)
-        assert "masked 1" in str(table.get_row_at(1)[9])
+        assert "masked 1" in str(table.get_row_at(1)[10])
 
 
 async def test_dropped_facts_lead_with_names_and_collapse_bare_numbers() -> None:
@@ -480,17 +478,21 @@ def test_lineage_snapshot_at_each_size(snap_compare: Any, size: tuple[int, int])
     assert snap_compare(app, run_before=settle, terminal_size=size)
 
 
-async def test_the_table_keeps_gen_and_time_when_scrolled_and_fits_trigger_at_120() -> None:
+async def test_the_table_keeps_gen_and_time_when_scrolled_and_fits_trigger_and_health_at_80() -> (
+    None
+):
+    """Health was the last column: at 80 columns it was off the screen."""
     app = LineageHost(sample_lineage())
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         table = app.screen.query_one(GenerationTable)
         x = 0
         for column in table.columns.values():
-            if str(column.label) == "Trigger":
-                break
             x += column.get_render_width(table)
-        assert x + column.get_render_width(table) <= table.scrollable_content_region.width
+            if str(column.label) == "Health":
+                break
+        assert x <= table.scrollable_content_region.width
+        assert "healthy" in table.render_line(2).text
         table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
         await pilot.pause()
         assert table.scroll_x > 0

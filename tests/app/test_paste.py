@@ -154,11 +154,12 @@ def test_a_part_without_line_ends_is_cut_between_characters(tmp_path: Path) -> N
 
 
 def test_the_pastes_folder_is_git_ignored(tmp_path: Path) -> None:
-    """The first paste writes ``.steiner/.gitignore`` (ignoring ``pastes/``); a file there
-    already is the project's and is kept as it is."""
+    """The first paste writes ``.steiner/.gitignore`` (ignoring ``pastes/``, and itself: else
+    ``git status`` showed ``.steiner/`` new after a paste); a file there already is the
+    project's and is kept as it is."""
     save_pastes(tmp_path, "one")
     ignore = tmp_path / ".steiner" / ".gitignore"
-    assert "pastes/" in ignore.read_text(encoding="utf-8").splitlines()
+    assert {"pastes/", ".gitignore"} <= set(ignore.read_text(encoding="utf-8").splitlines())
     ignore.write_text("mine\n", encoding="utf-8")
     save_pastes(tmp_path, "two")
     assert ignore.read_text(encoding="utf-8") == "mine\n"

@@ -8,15 +8,18 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
 from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.store import SessionStore
 from tests.app.conftest import SIZE, request_for
-from tests.app.helpers import finish, send
+from tests.app.fakes import GateProvider, fake_model
+from tests.app.helpers import finish, inspected, said, send
 
 
 async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir: Path) -> None:
@@ -200,3 +203,48 @@ async def test_a_compaction_mode_set_live_is_kept_on_resume(
     async with told.run_test(size=SIZE) as pilot:
         await finish(pilot)
         assert told.session.runner.compaction_mode == "auto"
+
+
+async def test_quitting_while_a_reply_streams_says_the_app_stopped_it(
+    project: Path, config_dir: Path
+) -> None:
+    """Ctrl+Q mid-reply was logged as a cancellation: resumed, the inspector said "Cancelled
+    (Esc)" and the conversation said nothing of the app stopping."""
+    provider = GateProvider()
+    app = make_app(request_for(project, config_dir, fake_model(provider), record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "tell me a story")
+        await provider.reached.wait()
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+    assert app.session.log is not None
+    request = load_session(app.session.log.path.parent).requests[-1]
+    assert request.error == APP_STOPPED and not request.cancelled
+    assert request.streamed_chars == len("Partial answer")
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert STOPPED_MID_REPLY in said(resumed)
+        cells, summary = await inspected(pilot, "cause")
+        assert cells == ("stopped",) and summary.count("Stopped before the provider") == 1
+
+
+async def test_up_in_a_resumed_session_recalls_what_it_sent(
+    project: Path, config_dir: Path
+) -> None:
+    """The prompt history was the running app's only: resumed, Up recalled nothing."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for text in ("what is in this project?", "read README.md"):
+            await send(pilot, text)
+            await finish(pilot)
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        prompt = resumed.workbench.prompt
+        await pilot.press("up")
+        assert prompt.text == "read README.md"
+        await pilot.press("up")
+        assert prompt.text == "what is in this project?"

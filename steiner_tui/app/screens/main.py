@@ -28,7 +28,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
-from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.app.adapter import skill_notice
 from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
@@ -40,7 +40,7 @@ from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.screens.panel_layout import BREAKPOINTS, WIDE_FROM, SidePanels
 from steiner_tui.app.session import opening_text, planned_model_label
 from steiner_tui.app.slash_commands import SlashCommands
-from steiner_tui.app.transcript import NoticeEntry
+from steiner_tui.app.transcript import NoticeEntry, UserEntry
 from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -141,7 +141,6 @@ class MainScreen(Screen[None]):
             self.watch(self.conversation, name, partial(setattr, self.status, name))
         if self.hold.attached:
             self._show_session()
-            self.call_after_refresh(self._after_first_frame)
         else:
             try:
                 self.status.model = planned_model_label(self.request)
@@ -162,13 +161,19 @@ class MainScreen(Screen[None]):
         self.slot.attach(controller)
         hold.attach(self)
         self.refresh_skills()
-        self.run_worker(self.conversation.show_session(hold.session), group="load", exclusive=True)
+        self.run_worker(self._show_conversation(hold.session), group="load", exclusive=True)
         self.budget.learn_model_limits()
         self.opened = True  # the keys are drawn enabled
 
-    def _after_first_frame(self) -> None:
-        # Focusing restyles the prompt, the panel computes a dry run, the watcher loads a
-        # native module: the first frame needs none of them.
+    async def _show_conversation(self, session: Session) -> None:
+        await self.conversation.show_session(session)
+        history = self.prompt.prompt_history  # Up recalls what a resumed session sent
+        for entry in self.conversation.entries:
+            if isinstance(entry, UserEntry):
+                history.push(entry.text)
+        # Focusing restyles the prompt, the panel computes a dry run (a thread: it took the
+        # interpreter from the mounting, and text typed at a resumed session's first frame
+        # showed 0.3 s later), the watcher loads a native module: none is needed to see it.
         self._focus_prompt()
         self.refresh_budget()
         self.run_worker(self.hold.warm(), group="warm", exit_on_error=False)
@@ -188,7 +193,6 @@ class MainScreen(Screen[None]):
             self.app.exit(failed)
             return
         self._show_session()
-        self._after_first_frame()
 
     def _focus_prompt(self) -> None:
         if self.focused is None:  # at once, not after the next frame as ``Widget.focus`` does
@@ -395,6 +399,8 @@ class MainScreen(Screen[None]):
 
     @on(RunEnded)
     async def _run_ended(self, message: RunEnded) -> None:
+        if not self.is_attached:  # the app exits (its exit cancelled the run): nothing to show
+            return
         await self.conversation.run_ended(message.status, message.detail, message.compaction)
         self.busy = False
         self.refresh_skills()

@@ -258,6 +258,11 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         if self._view is not None and self._parts:
             self._render_rows(self._view)
 
+    def watch_show_vertical_scrollbar(self) -> None:
+        """And the width its scrollbar leaves (a resumed session's table kept the column the
+        scrollbar took once its figures came: it was wider than live)."""
+        self.on_resize()
+
     def show_cut(self, name: str, cut: OutputCut | None) -> None:
         """Show what the latest bounded tool result cut (None: the note goes)."""
         self._cut = (name, cut)

@@ -214,7 +214,7 @@ class ConversationPane(EntryWindow):
                 _show_pin(widget, entry, key in pins)
 
     async def load(self, entries: list[Entry]) -> None:
-        """Replace the conversation with ``entries`` (the newest ``window`` are shown)."""
+        """Replace the conversation with ``entries`` (the newest ``page`` are shown)."""
         self.reply.entry = None
         self._tools = {e.call_id: e for e in entries if isinstance(e, ToolEntry)}
         self._questions = [e for e in entries if isinstance(e, Question) and _is_open(e)]

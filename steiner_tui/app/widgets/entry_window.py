@@ -4,8 +4,10 @@ A resumed session can hold thousands of messages, and a widget for each would ma
 and every frame slower. ``EntryWindow`` keeps all entries (``entries``) and mounts widgets for
 one contiguous run of them (``shown``), by a single policy:
 
-- Following the bottom, the run is the newest ``window`` entries. New entries are mounted at the
-  end and the oldest removed; Textual's anchor keeps the view at the bottom.
+- Following the bottom, the run is the newest entries: a page of them after ``load`` (a resumed
+  session's screen waits for no more), growing to ``window`` as entries arrive. New entries
+  are mounted at the end and, past ``window``, the oldest removed; Textual's anchor keeps the
+  view at the bottom.
 - Inside the run the keys scroll as in any ``VerticalScroll``.
 - Up, PgUp or the wheel at the top of the run (or a click on the "earlier" row) moves the run
   back: it becomes the entries that end with the one at the top, and the view shows its
@@ -180,14 +182,14 @@ class EntryWindow(VerticalScroll):
             await self.remove_children(widgets)
 
     async def load(self, entries: list[Entry]) -> None:
-        """Replace the entries with ``entries`` (the newest ``window`` are shown)."""
+        """Replace the entries with ``entries`` (the newest ``page`` are shown)."""
         async with self._moving:
             await self._remove(list(self.shown))
             self.entries = list(entries)
             self.unseen = 0
             self.shown = range(len(self.entries), len(self.entries))
             end = len(self.entries)
-            await self._show(range(max(0, end - self.window), end), at_bottom=True)
+            await self._show(range(max(0, end - self.page), end), at_bottom=True)
 
     async def add(self, entry: Entry) -> Widget | None:
         """Append ``entry`` and show it (None: kept as data while reading back).
@@ -235,8 +237,9 @@ class EntryWindow(VerticalScroll):
     @property
     def page(self) -> int:
         """How many entries a move shows: enough to fill the view if each were one line (two
-        rows with the gap above it), at most ``window``."""
-        return max(1, min(self.window, self.scrollable_content_region.height // 2 + 1))
+        rows with the gap above it), at most ``window`` (all of it before the first layout)."""
+        height = self.scrollable_content_region.height or 2 * self.window
+        return max(1, min(self.window, height // 2 + 1))
 
     async def show_earlier(self) -> None:
         """Show a page of entries before the run, ending with the one at the top of the view."""

@@ -41,6 +41,7 @@ from steiner_tui.sessions.earlier_requests import (
     LoggedRequest,
     request_sources,
 )
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.units import cache_summary, dollars
 
 __all__ = [
@@ -100,7 +101,8 @@ def money_summary(figures: RequestSummary | None) -> str:
             if streamed
             else "no reply had streamed"
         )
-        ended = "Cancelled (Esc)" if figures.cancelled else "Failed"
+        stopped = figures.error == APP_STOPPED
+        ended = "Cancelled (Esc)" if figures.cancelled else "Stopped" if stopped else "Failed"
         line = f"\n{ended} before the provider reported usage: cost and cache unknown · {kept}"
         return line + (f"\n{figures.error}" if figures.error else "")
     if figures is None or not figures.reported:

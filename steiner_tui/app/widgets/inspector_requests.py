@@ -23,6 +23,7 @@ from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell, clock, count, first_line, fit_columns
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.units import dollars
 
 __all__ = [
@@ -51,6 +52,8 @@ LOGGED_LEGEND = "no blocks, tools or tokens per source"
 """What the ``log`` mark means (the screen's subtitle says it)."""
 CANCELLED = "cancelled"
 """The cache cell of a request cancelled (Esc) before its usage came."""
+STOPPED = "stopped"
+"""The cache cell of a request whose reply the app's stop (a quit, a kill) cut off."""
 FAILED = "failed"
 """The cache cell of a request that ended in a provider error before its usage came."""
 
@@ -95,10 +98,12 @@ def reuse_cell(row: RequestSummary) -> str:
 
 def cause_cell(row: RequestSummary) -> str:
     """The cache cause of a reported request (``≠`` when the provider names another), with
-    the dollars its rewrite cost; ``cancelled`` (Esc) or ``failed`` (a provider error): no usage
-    will come; "" before its usage came."""
+    the dollars its rewrite cost; ``cancelled`` (Esc), ``stopped`` (the app's stop) or
+    ``failed`` (a provider error): no usage will come; "" before its usage came."""
     cache = row.cache
     if cache is None:
+        if row.error == APP_STOPPED:
+            return STOPPED
         return CANCELLED if row.cancelled else FAILED if row.error else ""
     text = cache.cause + (" ≠" if cache.disagrees else "")
     if cache.rewritten_tokens:

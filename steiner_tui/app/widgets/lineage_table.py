@@ -1,7 +1,8 @@
 """The lineage browser's table: one row per generation, oldest first.
 
 Gen and Time stay in place when the table scrolls sideways (fixed columns); Trigger, why the
-compaction ran, comes right after them, so it shows whole at 120 columns.
+compaction ran, and Health, how the session stands after it, come right after them, so both
+show whole at 80 columns.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ _COLUMNS = (
     ("Gen", "gen"),
     ("Time", "time"),
     ("Trigger", "trigger"),
+    ("Health", "health"),
     ("Stages", "stages"),
     ("Before", "before"),
     ("After", "after"),
@@ -28,7 +30,6 @@ _COLUMNS = (
     ("Summary model", "model"),
     ("Fallback", "fallback"),
     ("Reason", "reason"),
-    ("Health", "health"),
 )
 _REASON_WIDTH = 40
 _RIGHT_ALIGNED = frozenset({"gen", "before", "after"})

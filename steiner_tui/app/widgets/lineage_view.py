@@ -149,18 +149,19 @@ def generation_reason(outcome: CompactionOutcome) -> str:
 
 
 def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[str, ...]:
-    """The table row: number, time, trigger, stages, tokens before/after and their bars,
-    model, fallback, reason, health (``scale``: the bars' common scale, see
+    """The table row: number, time, trigger, health, stages, tokens before/after and their
+    bars, model, fallback, reason (``scale``: the bars' common scale, see
     ``lineage_scale``)."""
     outcome = generation.outcome
     when = clock(generation.created_at or (outcome.at if outcome else None))
     if outcome is None:
         label = START if generation.id == 0 else "—"
-        return (str(generation.id), when, "", label, "", "", "", "", "", "", "")
+        return (str(generation.id), when, "", "", label, "", "", "", "", "", "")
     return (
         str(generation.id),
         when,
         trigger_label(outcome.trigger),
+        _health(outcome),
         _stages(outcome),
         count(outcome.before_tokens),
         count(outcome.after_tokens),
@@ -168,7 +169,6 @@ def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[
         outcome.summary_model or "—",
         outcome.fallback_status or "—",
         generation_reason(outcome),
-        _health(outcome),
     )
 
 

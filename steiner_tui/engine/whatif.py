@@ -5,8 +5,7 @@ snapshots), rebuilds the timeline of what each request added (the person's messa
 and tool results since the request before), and plays that timeline again with another soft
 threshold and compaction mode, using the engine's own rules for the new conversation after a
 compaction (``split_for_retention``, the retention anchor, pins, ``compose_compacted_conversation``:
-the normal stage, then the emergency stage while the result still reaches the trigger; a stage
-whose result is no smaller is rejected, and a compaction where no stage applied is none). It
+the normal stage, then the emergency stage while the result still reaches the trigger). It
 reports, per setting:
 
 * when it would have compacted (the request positions; ``ask`` would have asked there) and how
@@ -261,21 +260,17 @@ def simulate(
                 stopped = position
                 break
         elif needs:
+            compactions.append(position)
             before = prompt
             for mode in ("normal", "emergency"):
                 staged = sim.stage(conversation, mode)
                 if staged is None:
                     continue
-                summarized = staged[1]
+                conversation[:], summarized = list(staged[0]), staged[1]
                 request = sim.summary_request_tokens(summarized, mode)
                 shared = min(previous, sim.estimate(summarized)) if previous else 0
                 sent += request
                 cached += shared
-                if estimate(staged[0]) >= prompt:
-                    continue  # a summary that makes nothing smaller is rejected, as a stage's is
-                if not compactions or compactions[-1] != position:
-                    compactions.append(position)
-                conversation[:] = staged[0]
                 previous = static  # the next request shares only the static prefix
                 prompt = estimate(conversation)
                 if prompt > trial.relief_target:  # as the stages do: results give way first

@@ -80,12 +80,12 @@ async def test_fallback_used_when_main_cache_went_cold(project: Path, clock: Man
         signal_retirement=True,
     )
     for turn in range(4):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
     assert session.lineage.active.backend_state == "resp-4"
     last_main = session.runner.last_main_request
     clock.advance(timedelta(minutes=12))
 
-    await session.say(padded("step 4", 20))
+    await session.say("step 4")
 
     (outcome,) = session.outcomes()
     assert outcome.summary_model == FALLBACK_REF

@@ -69,12 +69,12 @@ async def test_floor_shifts_the_trigger_and_the_cap_stops_the_run(
     usage = [1000, 2000, 3000, 7200, 7500, 8400, 8600, 9100]
     session = _session(project, clock, usage)
     for turn in range(4):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
     assert session.summary_requests() == []
     assert session.lineage.active.backend_state == "resp-4"
 
     # Reported usage 7200 >= 7000: the next decision compacts on main, retiring resp-4.
-    await session.say(padded("step 4", 20))
+    await session.say("step 4")
     (summary,) = session.summary_requests()
     assert (summary.backend_state, summary.retire_backend_state) == ("resp-4", True)
     assert summary.transport_session == "s1"
@@ -88,13 +88,13 @@ async def test_floor_shifts_the_trigger_and_the_cap_stops_the_run(
     assert session.runner.state.parent_usage.soft_trigger == 8500
 
     # 7500 and 8400 are above 70% but below floor + 10%: no compaction.
-    await session.say(padded("step 5", 20))
-    await session.say(padded("step 6", 20))
+    await session.say("step 5")
+    await session.say("step 6")
     assert len(session.summary_requests()) == 1
     assert session.main_requests()[-1].backend_state == "resp-6"
 
     # 8600 reaches 8500: compaction; its first response (9100) reaches the cap.
-    await session.say(padded("step 7", 20))
+    await session.say("step 7")
     assert len(session.summary_requests()) == 2
     assert session.runner.state.parent_usage.cap_reached is True
     requests = len(session.provider.requests)
@@ -120,14 +120,14 @@ async def test_response_below_the_threshold_does_not_arm_the_floor(
     usage = [1000, 2000, 3000, 7200, 5000, 7100, 2000]
     session = _session(project, clock, usage)
     for turn in range(5):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
     assert len(session.summary_requests()) == 1
     assert session.runner.state.parent_usage is not None
     assert session.runner.state.parent_usage.floor == 0
 
-    await session.say(padded("step 5", 20))  # 5000 reported: continue
+    await session.say("step 5")  # 5000 reported: continue
     assert len(session.summary_requests()) == 1
-    await session.say(padded("step 6", 20))  # 7100 >= 7000 with no floor: compact
+    await session.say("step 6")  # 7100 >= 7000 with no floor: compact
     assert len(session.summary_requests()) == 2
 
 
@@ -137,9 +137,9 @@ async def test_retirement_is_kept_when_the_summary_applies_nothing(
     usage = [1000, 2000, 3000, 7200, 3000]
     session = _session(project, clock, usage, summaries=lambda request: Reply(["  \n"]))
     for turn in range(4):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
 
-    await session.say(padded("step 4", 20))
+    await session.say("step 4")
 
     # Normal and emergency both returned an empty summary: nothing applied, but resp-4 is gone.
     assert len(session.summary_requests()) == 2
@@ -154,9 +154,9 @@ async def test_retirement_survives_a_failed_summary(project: Path, clock: Manual
     failure = ProviderError("server", "stream reset", backend_state_retired=True)
     session = _session(project, clock, usage, summaries=lambda request: Reply(error=failure))
     for turn in range(4):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
 
-    await session.say(padded("step 4", 20))
+    await session.say("step 4")
 
     warnings = [e.message for e in session.sink.of(WarningEvent)]  # type: ignore[attr-defined]
     assert warnings == ["compaction failed: stream reset"]
@@ -170,7 +170,7 @@ async def test_compaction_calls_leave_last_main_request_alone(
     usage = [1000, 2000, 3000, 4000]
     session = _session(project, clock, usage)
     for turn in range(4):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(padded(f"step {turn}", 20))  # more than the summary of them
     before = session.runner.last_main_request
     assert before.at == clock.now()
     clock.advance(timedelta(minutes=3))
@@ -203,7 +203,7 @@ async def test_retirement_survives_a_cancelled_emergency_stage(
         answer=_stateful(usage, summaries),
     )
     for turn in range(4):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
     for turn in range(2):
         await session.say(padded(f"big step {turn}", 190))
     before = session.runner.conversation

@@ -62,7 +62,7 @@ async def test_a_provider_context_length_rejection_compacts_and_retries_once(
 
     session = build_session(project, clock, answer=answer)
     for turn in range(4):
-        await session.say(padded(f"turn {turn}", 40))
+        await session.say(padded(f"turn {turn}", 20))
     result = await session.driver.submit("and now?")
     assert result.status == "done", result.error
     assert len(session.outcomes()) == 1  # compacted between the rejection and the retry

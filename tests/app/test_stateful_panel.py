@@ -13,7 +13,7 @@ from steiner_tui.app.budget_view import build_budget_view
 from steiner_tui.app.widgets.budget_text import trigger_line
 from steiner_tui.engine.provider import ChatRequest
 from tests.agent.fakes import Reply
-from tests.agent.test_compaction_runner_kit import build_session, padded, summary_text
+from tests.agent.test_compaction_runner_kit import build_session, summary_text
 
 
 def _stateful(usage: list[int]) -> object:
@@ -44,7 +44,7 @@ async def test_a_stateful_panel_shows_reported_usage_against_floor_plus_ten_perc
         answer=_stateful(usage),  # type: ignore[arg-type]
     )
     for turn in range(6):
-        await session.say(padded(f"step {turn}", 20))
+        await session.say(f"step {turn}")
     runner = session.runner
     snapshot = runner.preview()
     view = build_budget_view(

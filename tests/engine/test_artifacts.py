@@ -13,7 +13,7 @@ from steiner_tui.engine.state.artifacts import (
     ledger_changes,
     strip_ledger,
 )
-from tests.engine.compaction.fakes import FakeHost, heavy_tail_conversation, make_env, said, text
+from tests.engine.compaction.fakes import FakeHost, heavy_tail_conversation, make_env, said
 
 
 def _call(n: int, name: str, result: str, **args: object) -> list[Message]:
@@ -83,8 +83,7 @@ def test_render_parse_and_strip() -> None:
 
 
 async def test_every_stage_carries_the_ledger_the_emergency_one_included() -> None:
-    # The fake estimator counts no tool call: a long note makes the summary smaller than its input.
-    messages = [*_session(), Message("user", text(400, "notes")), *heavy_tail_conversation()]
+    messages = [*_session(), *heavy_tail_conversation()]
     host = FakeHost([SummaryResponse(said("Normal")), SummaryResponse(said("Emergency"))])
     result = await compact_with_lineage(ConversationLineage.start(messages), make_env(host))
     assert result.outcome.modes == ("normal", "emergency")

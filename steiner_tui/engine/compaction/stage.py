@@ -116,8 +116,8 @@ class StageResult(msgspec.Struct, frozen=True):
     cleared: bool = False
     edits: tuple[RoomEdit, ...] = ()
     rejected: str = ""
-    """Why the stage's summary was not used (``summary_problem``, or a result no smaller than
-    its input; "" when it was)."""
+    """Why the stage's summary was not used (``summary_problem``, or a manual stage's result no
+    smaller than its input; "" when it was)."""
     tokens: int = 0
     """Main's estimate of ``messages`` when applied."""
 
@@ -151,8 +151,8 @@ async def summarize_compaction_stage(
         mode: ``normal`` (3 turns, anchored) or ``emergency`` (1 turn).
         messages: the working conversation.
         origins: the source message of each working message (None: written by compaction).
-        tokens: main's estimate of ``messages``; a summary whose result is no smaller is
-            rejected.
+        tokens: main's estimate of ``messages``; in a manual ``/compact``, a summary whose
+            result is no smaller is rejected.
         signal: set before a retiring main summary request is handed to the host.
 
     Returns:
@@ -185,7 +185,7 @@ async def summarize_compaction_stage(
     summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
     composed, tail_edits = await asyncio.to_thread(_lay_out, inputs, mode, messages, plan, summary)
     after = await asyncio.to_thread(host.estimate_conversation, composed.messages)
-    if after >= tokens:
+    if inputs.manual and after >= tokens:
         # With its sections and ledger, a summary of a few short messages outweighs them.
         grown = f"it would not make the conversation smaller ({tokens:,} to {after:,} tokens)"
         return _rejected(inputs, mode, grown, cleared)

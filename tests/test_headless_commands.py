@@ -210,6 +210,38 @@ def test_exec_compaction_ask_fails_with_a_clear_message(
     assert out.stderr.count("compaction mode is ask") == 1  # reported once
 
 
+def test_exec_resume_of_a_session_set_to_ask_in_the_app_compacts_by_itself(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    """F4 or ``/compaction ask`` in the app is kept in the log's model record, and ``exec
+    --resume`` took it: the run stopped at the soft trigger with "nobody can answer here ...
+    --compaction auto". Asking was the person's choice for the app; an exec has nobody to ask,
+    so it goes on with the configured mode and says so."""
+    _low_threshold(sample_project)
+    project = ("--project", str(sample_project))
+    first = _run(tmp_path, *project, "exec", "--compaction", "off", "what is in this project?")
+    assert first.returncode == 0, first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].split()[0]
+    directory = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").session_dir(session_id)
+    record = {"type": "model", "at": "2026-12-05T06:53:38Z", "compaction": "ask"}  # F4 in the app
+    with (directory / "session.jsonl").open("a", encoding="utf-8") as log:
+        log.write(json.dumps(record) + "\n")
+
+    out = _run(tmp_path, *project, "exec", "--resume", session_id, "and src?")
+
+    assert out.returncode == 0, out.stderr
+    assert "nobody can answer" not in out.stderr
+    assert "compaction summary" in out.stderr  # it compacted by itself
+    assert (
+        "steiner-tui: compaction mode ask (set in the app) has nobody to answer here: this run "
+        "uses the configured mode, auto; --compaction chooses another\n"
+    ) in out.stderr
+    # The app still asks when it resumes the session.
+    assert load_session(directory).compaction_mode == "ask"
+    told = _run(tmp_path, *project, "exec", "--resume", session_id, "hi", "--compaction", "ask")
+    assert told.returncode == 1 and "nobody can answer here" in told.stderr
+
+
 def test_exec_compaction_off_sends_over_the_trigger_without_compacting(
     tmp_path: Path, sample_project: Path
 ) -> None:

@@ -102,6 +102,11 @@ STOPPED_MID_REPLY = "the app stopped while a reply streamed: what came is kept, 
 NO_ANSWER = "the last turn ended without the model's answer: send a message to go on"
 """The notice of a resumed session whose conversation ends in a question or a tool result (the
 app stopped, or the request failed, before the answer: e.g. killed while compacting)."""
+_UNASKED = (
+    "compaction mode ask (set in the app) has nobody to answer here: this run uses the "
+    "configured mode, {configured}; --compaction chooses another"
+)
+"""The notice of a headless run resuming a session set to ``ask`` live: nobody can answer."""
 
 
 class _Warnings(msgspec.Struct):
@@ -302,6 +307,12 @@ def _build(
         options, estimator, sink, session_date=date or clock.now(), reader=reader
     )
     resumed_as = cast(Mode, resumed_mode(loaded)) if loaded is not None else "build"
+    configured = config.compaction_mode_for(identity.main.alias, identity.main.model)
+    kept, unasked = request.compaction_mode or resumed_compaction_mode(loaded), ""
+    asked = request.compaction_mode or request.compaction_policy is not None
+    if kept == "ask" != configured and not asked:
+        # Asking was the person's choice in the app; nobody answers a headless run.
+        kept, unasked = None, _UNASKED.format(configured=configured)
     policy = PermissionPolicy(request.permission, dict(config.permissions))
     runner = Runner(
         model=identity.main,
@@ -319,9 +330,7 @@ def _build(
         results=None
         if identity.folder is None
         else DirectoryResultStore(identity.folder / RESULTS_FOLDER),
-        compaction_mode=request.compaction_mode
-        or resumed_compaction_mode(loaded)
-        or config.compaction_mode_for(identity.main.alias, identity.main.model),
+        compaction_mode=kept or configured,
         policy=request.compaction_policy,
     )
     earlier = None
@@ -368,7 +377,7 @@ def _build(
             loaded,
             runner,
             config,
-            [identity.model_note, *warnings.texts, log.failure if log is not None else ""],
+            [identity.model_note, unasked, *warnings.texts, log.failure if log is not None else ""],
         ),
         resumed=loaded is not None,
         tool_status=book,

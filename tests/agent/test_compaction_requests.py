@@ -30,12 +30,10 @@ async def test_summary_snapshots_carry_their_blocks(project: Path, clock: Manual
     normal = [s for s in snapshots if not s.compaction][-1]
     summaries = [s for s in snapshots if s.compaction]
     assert summaries
-    for summary in summaries:
+    for summary, sent in zip(summaries, session.summary_requests(), strict=True):
         assert summary.blocks == normal.blocks
         assert summary.blocks_bytes == normal.blocks_bytes > 0
-        # The snapshot is of the request sent.
-        sent = session.summary_requests()[-1]
-        assert summary.messages == sent.messages
+        assert summary.messages == sent.messages  # the snapshot is of the request sent
         assert summary.raw_prompt_tokens > 0
 
 

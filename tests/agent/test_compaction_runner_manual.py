@@ -14,8 +14,12 @@ import pytest
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.interactive import DriverRefusal
+from steiner_tui.agent.session import SessionRequest
+from steiner_tui.agent.session_factory import build_session as build_offline_session
+from steiner_tui.config import parse_config
 from steiner_tui.engine.compaction.summary_request import compaction_instruction
-from steiner_tui.engine.events import CompactionProgress
+from steiner_tui.engine.events import CompactionApplied, CompactionProgress, ListSink, WarningEvent
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.state.context_state import CONTEXT_STATE_HEADER
 from tests.agent.fakes import Reply
@@ -24,6 +28,7 @@ from tests.agent.test_compaction_runner_kit import (
     default_answer,
     final_user_text,
     long_lineage,
+    padded,
     summary_text,
     wait_until_blocked,
 )
@@ -36,7 +41,7 @@ async def test_steering_and_tools_of_the_last_parent_request(
 ) -> None:
     session = build_session(project, clock, window=16000, tools=True)
     for turn in range(5):
-        await session.say(f"request {turn}")
+        await session.say(padded(f"request {turn}", 20))
     parent = session.main_requests()[-1]
     assert parent.tools
 
@@ -59,9 +64,7 @@ async def test_steering_and_tools_of_the_last_parent_request(
     assert request.messages[:prefix] == parent.messages[:prefix]
     # Normal stage: the older turns summarized, three turns retained after the summary.
     assert [m.content for m in session.lineage.active.messages[1::2]] == [
-        "request 2",
-        "request 3",
-        "request 4",
+        padded(f"request {turn}", 20) for turn in (2, 3, 4)
     ]
     assert session.lineage.active.summary == summary_text("summary")
 
@@ -91,7 +94,7 @@ async def test_refused_while_a_run_is_generating(project: Path, clock: ManualClo
 
     session = build_session(project, clock, answer=answer, replies=replies)
     for turn in range(4):
-        await session.say(f"request {turn}")
+        await session.say(padded(f"request {turn}", 20))
     task = asyncio.create_task(session.driver.submit("request 4"))
     await wait_until_blocked(blocked, task)
 
@@ -108,7 +111,7 @@ async def test_refused_while_a_run_is_generating(project: Path, clock: ManualClo
 async def test_refused_while_sub_agents_run(project: Path, clock: ManualClock) -> None:
     session = build_session(project, clock)
     for turn in range(4):
-        await session.say(f"request {turn}")
+        await session.say(padded(f"request {turn}", 20))
     session.driver.pending_sub_agents = 2
 
     with pytest.raises(DriverRefusal, match="2 sub-agents are still running"):
@@ -128,7 +131,7 @@ async def test_compacting_again_with_nothing_new_sends_no_summary_request(
     applies nothing."""
     session = build_session(project, clock, window=16000, tools=True)
     for turn in range(5):
-        await session.say(f"request {turn}")
+        await session.say(padded(f"request {turn}", 20))
     outcomes = []
     for _ in range(4):
         outcome = await session.driver.compact()
@@ -140,7 +143,7 @@ async def test_compacting_again_with_nothing_new_sends_no_summary_request(
     assert len(session.summary_requests()) == 2
     assert len(session.lineage.generations) == 3
     # A turn later there is something to summarize again.
-    await session.say("request 5")
+    await session.say(padded("request 5", 20))
     later = await session.driver.compact()
     assert later is not None and later.applied
     assert len(session.lineage.generations) == 4
@@ -152,10 +155,36 @@ async def test_a_stage_says_it_runs_before_its_plan(project: Path, clock: Manual
     starts, so a stage that finds nothing new to summarize (no call) says it ran too."""
     session = build_session(project, clock, window=16000, tools=True)
     for turn in range(5):
-        await session.say(f"request {turn}")
+        await session.say(padded(f"request {turn}", 20))
     while (outcome := await session.driver.compact()) is not None and outcome.applied:
         pass
     calls, told = len(session.summary_requests()), len(session.sink.of(CompactionProgress))
     await session.driver.compact()  # nothing new: the plan ends the stage, no summary call
     assert len(session.summary_requests()) == calls
     assert len(session.sink.of(CompactionProgress)) > told
+
+
+def test_a_summary_that_would_grow_the_conversation_is_not_applied(tmp_path: Path) -> None:
+    """``/compact`` after one offline turn in a fresh session applied a generation larger than
+    the one it replaced (2,923 -> 3,056 tokens, "ineffective: freed 0%"): the summary, its
+    artifact ledger and its sections outweighed the three short messages they replaced. A
+    summary that does not make the conversation smaller is rejected as one larger than its
+    input is: a ``summary_rejected`` warning says why, no generation is recorded."""
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    sink = ListSink()
+    session = build_offline_session(
+        SessionRequest(tmp_path, parse_config([]), env={}, session_id="s1", record=False, sink=sink)
+    )
+    try:
+        asyncio.run(session.runner.run(Message("user", "read calc.py and explain it")))
+        conversation = session.runner.conversation
+        outcome = asyncio.run(session.runner.compact(manual=True))
+    finally:
+        session.close()
+    assert outcome is not None and not outcome.applied
+    assert len(session.runner.lineage.generations) == 1
+    assert session.runner.conversation == conversation
+    assert not [e for e in sink.events if isinstance(e, CompactionApplied)]
+    (rejected,) = [e for e in sink.events if isinstance(e, WarningEvent)]
+    assert rejected.code == "summary_rejected"
+    assert "would not make the conversation smaller" in rejected.message, rejected.message

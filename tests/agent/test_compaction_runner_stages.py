@@ -179,7 +179,7 @@ async def test_escalation_counts_stages_per_run(project: Path, clock: ManualCloc
 async def test_manual_compaction_starts_its_own_count(project: Path, clock: ManualClock) -> None:
     session = build_session(project, clock, answer=_by_mode)
     for turn in range(6):
-        await session.say(f"request {turn}")
+        await session.say(padded(f"request {turn}", 10))  # more than the summary of them
 
     outcome = await session.driver.compact()
 

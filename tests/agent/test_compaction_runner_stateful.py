@@ -170,7 +170,7 @@ async def test_compaction_calls_leave_last_main_request_alone(
     usage = [1000, 2000, 3000, 4000]
     session = _session(project, clock, usage)
     for turn in range(4):
-        await session.say(f"step {turn}")
+        await session.say(padded(f"step {turn}", 20))  # more than the summary of them
     before = session.runner.last_main_request
     assert before.at == clock.now()
     clock.advance(timedelta(minutes=3))

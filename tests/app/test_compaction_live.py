@@ -67,7 +67,8 @@ async def test_a_running_compaction_shows_its_stage_tokens_and_outcome(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        for text in ("first question", "second question", "third question", "fourth question"):
+        first = "first question, " + "with the details of the task " * 30  # outweighs a summary
+        for text in (first, "second question", "third question", "fourth question"):
             await send(pilot, text)
             await finish(pilot)
         await send(pilot, "/compact")
@@ -99,7 +100,8 @@ async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        for text in ("first question", "second question", "third question", "fourth question"):
+        first = "first question, " + "with the details of the task " * 30  # outweighs a summary
+        for text in (first, "second question", "third question", "fourth question"):
             await send(pilot, text)
             await finish(pilot)
         await send(pilot, "/compact")
@@ -131,7 +133,8 @@ async def test_the_status_says_a_compaction_runs_and_its_stage(app_for: AppFacto
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         status = app.workbench.status
-        for text in ("first question", "second question", "third question", "fourth question"):
+        first = "first question, " + "with the details of the task " * 30  # outweighs a summary
+        for text in (first, "second question", "third question", "fourth question"):
             await send(pilot, text)
             await finish(pilot)
         await send(pilot, "/compact")

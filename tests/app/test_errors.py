@@ -199,8 +199,8 @@ async def test_compact_works_after_an_error(app_for: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.workbench
-        for text in ("first", "second", "third"):
-            await send(pilot, text)
+        for text in ("first", "second", "third"):  # each outweighs a summary
+            await send(pilot, f"{text}, " + "with the details of the task " * 12)
             await finish(pilot)
         await send(pilot, "/compact")
         await finish(pilot)

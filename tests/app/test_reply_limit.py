@@ -78,7 +78,8 @@ async def test_a_resumed_session_shows_the_limit_of_a_reply_a_compaction_kept(
         app = make_app(request_for(project, config_dir, chat(server), record=True))
         async with app.run_test(size=SIZE) as pilot:
             await finish(pilot)
-            for text in ("one?", "two?", "three?", "what files?"):
+            first = "one? " + "with the details of the task " * 12  # outweighs the summary
+            for text in (first, "two?", "three?", "what files?"):
                 await send(pilot, text)
                 await finish(pilot)
             await send(pilot, "/compact")

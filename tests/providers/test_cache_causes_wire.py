@@ -77,8 +77,8 @@ async def test_an_edited_agents_md_applied_at_compaction_is_named(sessions: Sess
     turns = (reply(0, 41_000), reply(41_000, 400), reply(41_400, 400))
     with LoopbackServer(*turns, summary, reply(0, 9_000)) as server:
         session = open_session(sessions, server)
-        for words in ("hello", "and more", "and the last"):
-            await session.driver.submit(words)
+        for words in ("hello", "and more", "and the last"):  # more than the summary of them
+            await session.driver.submit(f"{words}, " + "with the details of the task " * 8)
         (sessions.project / "AGENTS.md").write_text("Use spaces.\n", encoding="utf-8")
         session.runner.context.mark_changed([StaticPartition.AGENTS])
         await session.driver.compact()

@@ -116,7 +116,10 @@ class StageResult(msgspec.Struct, frozen=True):
     cleared: bool = False
     edits: tuple[RoomEdit, ...] = ()
     rejected: str = ""
-    """Why the stage's summary was not used (``summary_problem``; "" when it was)."""
+    """Why the stage's summary was not used (``summary_problem``, or a manual stage's result no
+    smaller than its input; "" when it was)."""
+    tokens: int = 0
+    """Main's estimate of ``messages`` when applied."""
 
 
 def _written_by_compaction(summarized: Sequence[Message], messages: Sequence[Message]) -> bool:
@@ -133,6 +136,7 @@ async def summarize_compaction_stage(
     mode: CompactionMode,
     messages: Sequence[Message],
     origins: Sequence[Message | None],
+    tokens: int,
     signal: RetirementSignal | None = None,
 ) -> StageResult:
     """Run one stage over the working conversation.
@@ -147,6 +151,8 @@ async def summarize_compaction_stage(
         mode: ``normal`` (3 turns, anchored) or ``emergency`` (1 turn).
         messages: the working conversation.
         origins: the source message of each working message (None: written by compaction).
+        tokens: main's estimate of ``messages``; in a manual ``/compact``, a summary whose
+            result is no smaller is rejected.
         signal: set before a retiring main summary request is handed to the host.
 
     Returns:
@@ -173,16 +179,16 @@ async def summarize_compaction_stage(
     text = usable_summary(response.text)
     problem = summary_problem(response.text, plan.part_chars)
     if text is None or problem:
-        if target.fallback:
-            raise EmptyCompactionSummary(target.ref, problem if text else "")
-        if text is not None:
-            said = f"the {mode} summary from {target.ref} was rejected: {problem}"
-            inputs.sink.emit(WarningEvent("summary_rejected", said))
-        return StageResult(False, cleared=cleared, rejected=problem)
+        return _rejected(inputs, mode, problem if text else "", cleared)
     archived_sources = tuple(origin for origin in plan.summary_origins if origin is not None)
     text = await asyncio.to_thread(_with_ledger, text, messages, plan.summarized)
     summary, archived = with_history_note(text, inputs.archive, archived_sources, inputs.sink)
     composed, tail_edits = await asyncio.to_thread(_lay_out, inputs, mode, messages, plan, summary)
+    after = await asyncio.to_thread(host.estimate_conversation, composed.messages)
+    if inputs.manual and after >= tokens:
+        # With its sections and ledger, a summary of a few short messages outweighs them.
+        grown = f"it would not make the conversation smaller ({tokens:,} to {after:,} tokens)"
+        return _rejected(inputs, mode, grown, cleared)
     return StageResult(
         True,
         composed.messages,
@@ -192,7 +198,22 @@ async def summarize_compaction_stage(
         archived,
         cleared,
         (*tail_edits, *plan.input_edits),
+        tokens=after,
     )
+
+
+def _rejected(
+    inputs: StageInputs, mode: CompactionMode, problem: str, cleared: bool
+) -> StageResult:
+    """A summary that must not replace what it summarized (``problem``; "" when empty): a
+    failed attempt on a fallback target, a not-applied stage that says why on main."""
+    target = inputs.target
+    if target.fallback:
+        raise EmptyCompactionSummary(target.ref, problem)
+    if problem:
+        said = f"the {mode} summary from {target.ref} was rejected: {problem}"
+        inputs.sink.emit(WarningEvent("summary_rejected", said))
+    return StageResult(False, cleared=cleared, rejected=problem)
 
 
 class _Plan(msgspec.Struct):
@@ -278,7 +299,10 @@ def _plan_stage(
         composed = compose_compacted_conversation(
             "", messages, retained, inputs.pending_sub_agents, tail_origins
         )
-        return StageResult(True, composed.messages, composed.origins, edits=tail_edits)
+        tokens = host.estimate_conversation(composed.messages)
+        return StageResult(
+            True, composed.messages, composed.origins, edits=tail_edits, tokens=tokens
+        )
     instruction = compaction_instruction(
         mode, inputs.steering, target.compaction_prompt, inputs.context_state
     )

@@ -103,7 +103,7 @@ async def run_stages(
             settled = (after <= target or fair) and main.budget.fit_request(after).fits
             if mode == "emergency" and modes and settled:
                 break
-            stage = await summarize_compaction_stage(inputs, mode, working, origins, signal)
+            stage = await summarize_compaction_stage(inputs, mode, working, origins, after, signal)
             cleared = cleared or stage.cleared
             if cleared and inputs.backend_state is not None:
                 # A later stage never sends an id an earlier one retired.
@@ -119,7 +119,7 @@ async def run_stages(
             summarized += len(stage.sources)
             if stage.archived:
                 batches.append(stage.sources)
-            after = await asyncio.to_thread(host.estimate_conversation, working)
+            after = stage.tokens
             if relieve and after > target:
                 # Before escalating: the largest retained tool results give way first.
                 working, masked, after = await asyncio.to_thread(

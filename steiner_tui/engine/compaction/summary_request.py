@@ -13,7 +13,8 @@ A target's ``compaction_prompt`` replaces the sentence and body. The output cap 
 summary reserve for the mode (``budget.summary_max_tokens``), so summaries stay bounded.
 
 Unusable summaries: a summary that is empty, trivially short, mostly one repeated line shape
-or larger than its input (``summary_problem``) never applies. On main it is a not-applied
+or larger than its input (``summary_problem``) never applies, nor, in a manual ``/compact``, one
+whose stage's result is no smaller than what it replaces (``stage``). On main it is a not-applied
 stage that says why (the emergency stage may still run, and when no stage applies the largest
 tool results are masked instead); on a fallback target it raises ``EmptyCompactionSummary``,
 a failed attempt that reruns the operation on main.

@@ -414,7 +414,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     ("gpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
     ("claude-", "anthropic"), ("offline", "offline"),
 )  # fmt: skip
-"""Model-name beginnings and the provider that serves them (for a "did you mean" hint)."""
+"""Model-name beginnings and the provider that serves them (``/model``'s "did you mean")."""
 
 
 def nearest_ref(name: str, refs: Sequence[str]) -> str | None:
@@ -427,25 +427,6 @@ def nearest_ref(name: str, refs: Sequence[str]) -> str | None:
         return same[0]
     lower = name.lower()
     return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
-
-
-def _bare_model_keys(config: Config, merged: Mapping[str, Any]) -> tuple[str, ...]:
-    """One warning for each ``[models."NAME"]`` that is no ``provider/model`` reference and
-    sets more than a ``price`` (which captures and imports match by model id): those settings
-    would apply to no model, silently."""
-    refs = [ref for ref in config.models if "/" in ref]
-    warnings = []
-    for name in config.models:
-        table = merged.get("models", {}).get(name, {})
-        ignored = sorted(key for key in table if key != "price")
-        if "/" not in name and ignored:
-            near = nearest_ref(name, refs)
-            hint = f'; did you mean [models."{near}"]?' if near else ""
-            warnings.append(
-                f'{config.where(("models", name))}: [models."{name}"] names no model '
-                f"(a model is provider/model), so {', '.join(ignored)} applies to none{hint}"
-            )
-    return tuple(warnings)
 
 
 def parse_config(
@@ -476,14 +457,12 @@ def parse_config(
     if not isinstance(providers, Mapping):
         raise decoder.error(["providers"], "expected a table")
     built = _providers(providers, env or {}, decoder)
-    config = Config(
+    return Config(
         tables=decoded,
         providers=MappingProxyType(built),
         warnings=tuple(decoder.warnings),
         origins=tuple((where, freeze(table)) for where, table in origins),
     )
-    bare = _bare_model_keys(config, merged)
-    return msgspec.structs.replace(config, warnings=(*config.warnings, *bare)) if bare else config
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -395,25 +395,21 @@ def test_secret_env_extends_the_deny_list() -> None:
     assert config.secret_env == ("MY_*", "DB_PASSWORD")
 
 
-def test_a_model_table_without_a_provider_is_a_warning_with_the_reference_meant() -> None:
-    config = parse_config(
-        [
-            (
-                "user.toml",
-                {
-                    "models": {
-                        "offline": {"context_window": 8192},
-                        "gpt-5": {"max_output": 1000},
-                        "claude-opus-5-5": {"price": {"input": 4.0, "output": 20.0}},
-                        "local/coder": {"context_window": 9000},
-                    }
-                },
-            )
-        ]
-    )
-    assert config.warnings == (
-        'user.toml: [models."offline"] names no model (a model is provider/model), so '
-        'context_window applies to none; did you mean [models."offline/offline"]?',
-        'user.toml: [models."gpt-5"] names no model (a model is provider/model), so '
-        'max_output applies to none; did you mean [models."openai/gpt-5"]?',
-    )  # a bare id's price is matched by model id (captures, imports): no warning
+def test_a_model_table_without_a_provider_applies_to_that_model_id_under_any_provider() -> None:
+    """``[models."offline"]`` warned that its settings applied to no model while they applied
+    (the window below is the table's): a bare model id's table applies to that id under every
+    provider, and a ``provider/model`` table wins over it (docs/configuration.md)."""
+    tables = {
+        "models": {
+            "offline": {"context_window": 8192},
+            "gpt-5": {"max_output": 1000},
+            "work/gpt-5": {"max_output": 2000},
+        },
+        "providers": {"work": {"type": "openai", "api_key_env": "WORK_KEY"}},
+    }
+    config = parse_config([("user.toml", tables)])
+    assert config.warnings == ()
+    assert resolve_model(config, "offline", {}).info.context_window == 8192
+    env = {"OPENAI_API_KEY": "k", "WORK_KEY": "k"}
+    assert resolve_model(config, "openai/gpt-5", env).info.max_output == 1000
+    assert resolve_model(config, "work/gpt-5", env).info.max_output == 2000

@@ -174,7 +174,7 @@ class MainScreen(Screen[None]):
         # Focusing restyles the prompt, the watcher loads a native module: none is needed to
         # see it. The dry run and the SDK's import are threads: started before the frame that
         # draws a resumed conversation, they took the interpreter from it (text typed at its
-        # first frame showed 80 ms later at 10,000 messages). A new session's panel fills
+        # first frame showed 60-90 ms later at 10,000 messages). A new session's panel fills
         # sooner with its dry run started at once.
         self._focus_prompt()
         if self.conversation.entries:

@@ -9,7 +9,11 @@ the workbench's first frame, so the frame does not wait for jinja2 (docs/ARCHITE
 
 from __future__ import annotations
 
+import json
+import sys
 from functools import cache
+from hashlib import sha256
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +57,55 @@ def render_template(name: str, /, **variables: Any) -> str:
         jinja2.UndefinedError: when the template uses a variable that was not given.
         jinja2.TemplateNotFound: when ``name`` is not in ``templates/``.
     """
-    return _environment().get_template(name).render(**variables)
+    key = _memo_key(name, variables)
+    if key is not None:
+        try:
+            data = key[1].read_bytes()
+            if sha256(key[0] + data[32:]).digest() == data[:32]:
+                return data[32:].decode("utf-8", "surrogatepass")
+        except (OSError, ValueError):  # unreadable or cut short: render it again
+            pass
+    text = _environment().get_template(name).render(**variables)
+    if key is not None:
+        try:
+            key[1].parent.mkdir(parents=True, exist_ok=True)
+            body = text.encode("utf-8", "surrogatepass")
+            key[1].write_bytes(sha256(key[0] + body).digest() + body)
+        except OSError:  # a read-only or full disk: the next launch renders again
+            pass
+    return text
+
+
+def _memo_key(name: str, variables: dict[str, Any]) -> tuple[bytes, Path] | None:
+    """The digest of everything a render of ``name`` depends on, and the file that keeps the
+    last render: Python's and jinja2's versions (jinja2's ``__init__`` holds its version; read,
+    not imported), the environment's settings, every template (any may be included), the name
+    and the variables as JSON. None without a folder, or when a variable has no exact JSON form
+    or a file cannot be read."""
+    if _compiled_folder is None:
+        return None
+    try:
+        shown = json.dumps(sorted((k, _json_form(v)) for k, v in variables.items()))
+        jinja2, folder = find_spec("jinja2"), templates_dir()
+        parts = [sys.version.encode(), Path(jinja2.origin or "").read_bytes() if jinja2 else b""]
+        parts += [Path(__file__).with_name("template_environment.py").read_bytes()]
+        parts += [name.encode(), shown.encode()]
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            parts += [str(path.relative_to(folder)).encode(), path.read_bytes()]
+    except (TypeError, RecursionError, OSError):
+        return None
+    digest = sha256(b"".join(sha256(part).digest() for part in parts)).digest()
+    return digest, _compiled_folder / "rendered" / name
+
+
+def _json_form(value: object) -> object:
+    """``value`` as JSON, a list told from a tuple (they render differently); TypeError for
+    anything but str, int, bool, None and lists or tuples of them (not their subclasses)."""
+    if value is None or type(value) in (str, int, bool):
+        return value
+    if isinstance(value, list | tuple) and type(value) in (list, tuple):
+        return [type(value).__name__, *map(_json_form, value)]
+    raise TypeError(value)
 
 
 def template_source(name: str) -> str:

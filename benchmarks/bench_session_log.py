@@ -241,9 +241,10 @@ modules the timed part imports, it had imported only ``pickle`` by then, so that
 imported first (jinja2, imported with the first render, is not: its import stays timed). The
 interpreter keeps compiled bytecode (``resume_to_usable``), as an installed app's does: without
 it, as where ``PYTHONDONTWRITEBYTECODE`` is set, every resume compiled jinja2 from source
-(about 40 ms). It keeps compiled prompt templates too, in the folder above the sessions, as the
-app keeps them in the user cache dir (``commands.headless_io.keep_compiled_templates``): the
-first resume compiles the preamble's, the others read it (about 1.6 ms)."""
+(about 40 ms). It keeps compiled prompt templates and their last renders too, in the folder
+above the sessions, as the app keeps them in the user cache dir
+(``commands.headless_io.keep_compiled_templates``): the first resume imports jinja2 and renders
+the preamble, the others read the render back without jinja2 (about 16 ms less)."""
 
 
 def resume_to_usable(directory: Path, project: Path) -> dict[str, float]:

@@ -297,6 +297,32 @@ def test_a_session_whose_first_reply_never_came_resumes_with_its_own_model(
     assert [r.provider for r in load_session(directory).requests] == ["down", "down"]
 
 
+def test_a_resumed_session_goes_on_with_the_model_its_unanswered_last_request_went_to(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    """Answered on one model, then asked of another whose reply never came (Esc, its server
+    down, the app stopped mid-reply): ``--resume`` went back to the model of the last answer,
+    not the one the user had chosen since."""
+    config = tmp_path / "xdg" / "steiner" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[providers.other]\ntype = "offline"\n'
+        '[providers.down]\ntype = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        "max_retries = 0\n"
+        '[models."down/m"]\ncontext_window = 32768\n',
+        encoding="utf-8",
+    )
+    project = ("--project", str(sample_project))
+    first = _run(tmp_path, *project, "exec", "--model", "other", "hi")
+    assert first.returncode == 0, first.stderr
+    session_id = first.stderr.rsplit("session: ", 1)[1].split()[0]
+    second = _run(tmp_path, *project, "exec", "--resume", session_id, "--model", "down/m", "x")
+    assert second.returncode == 1 and "could not connect" in second.stderr
+    _run(tmp_path, *project, "exec", "--resume", session_id, "again")  # no --model
+    directory = SessionStore(tmp_path / "xdg" / "steiner" / "sessions").session_dir(session_id)
+    assert [r.provider for r in load_session(directory).requests] == ["other", "down", "down"]
+
+
 def test_exec_reads_the_prompt_from_standard_input(tmp_path: Path, sample_project: Path) -> None:
     """``printf ... | steiner-tui exec`` said "a prompt is required"; a piped prompt (or ``-``)
     is the task, and an empty one is still a clear error."""

@@ -208,17 +208,18 @@ def _resumed_model(
 
 def _last_used(loaded: LoadedSession) -> str:
     """The ref of the model the session last used: a ``/model`` switch no turn went to yet,
-    else its last answered request's, else (no reply ever came: the server was down, the app
-    was killed mid-reply) its last request's, else the one it was opened with; empty when the
-    log names none."""
+    else its last request's, answered or not (cancelled, the server down, the app stopped
+    mid-reply: the user's choice all the same), else its last answered request's (a log that
+    names no request's provider), else the one it was opened with; empty when the log names
+    none."""
     if loaded.switched_model:
         return loaded.switched_model
-    last = loaded.last_main_request
-    if not last.is_zero and last.provider_alias:
-        return f"{last.provider_alias}/{last.backend_model}"
     asked = [r for r in loaded.requests.heads if not r.compaction and r.provider]
     if asked:
         return f"{asked[-1].provider}/{asked[-1].model}"
+    last = loaded.last_main_request
+    if not last.is_zero and last.provider_alias:
+        return f"{last.provider_alias}/{last.backend_model}"
     header = loaded.header
     return f"{header.alias}/{header.model}" if header is not None and header.alias else ""
 

@@ -353,7 +353,7 @@ def remedies_for(
     if kind == "server":
         return (Remedy("retry", "retry: server errors are often brief"), switch)
     if kind == "connection" and call.phase == "connect":
-        return (Remedy("check_server", f"check that {call.base_url} is up and reachable"), retry)
+        return (Remedy("check_server", f"check that {call.base_url} is up and reachable"), switch)
     if kind == "connection" and not call.events:
         return (Remedy("retry", "retry: the connection dropped before the reply began"), switch)
     if kind == "connection":

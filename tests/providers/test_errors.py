@@ -23,7 +23,8 @@ CALL = CallContext(
         ("auth", ["set_key", "switch_model"]),
         ("rate_limit", ["wait", "switch_model"]),
         ("server", ["retry", "switch_model"]),
-        ("connection", ["check_server", "retry"]),
+        # Not "send the message again" too: checking the server and resending is the first.
+        ("connection", ["check_server", "switch_model"]),
         ("timeout", ["retry", "raise_timeout"]),
         ("protocol", ["retry", "switch_model"]),
         ("bad_request", ["switch_model"]),

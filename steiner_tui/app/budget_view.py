@@ -97,7 +97,8 @@ class MoneyFigures(msgspec.Struct, frozen=True):
     ``request_index`` the request it belongs to); ``next_cache`` what the next request would
     do to the cache (the dry run, estimated from its bytes); ``cache_left_seconds`` how long
     the cached prefix lives on if nothing is sent (negative: expired that long ago; None: no
-    request yet or no TTL known); ``priced`` whether the model has a price.
+    request yet or no TTL known); ``priced`` whether the model has a price, ``free`` whether
+    that price is nothing (a local server: its cache is shown, costs are not).
     """
 
     model: str
@@ -109,6 +110,7 @@ class MoneyFigures(msgspec.Struct, frozen=True):
     ttl_seconds: int | None = None
     actions: tuple[tuple[str, CacheEffect], ...] = ()
     """What each action would do to the cache now, before it is taken (``/compact``...)."""
+    free: bool = False
 
 
 class BudgetView(msgspec.Struct, frozen=True):

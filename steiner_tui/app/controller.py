@@ -41,6 +41,7 @@ from steiner_tui.engine.prompt.pending_reload import (
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.providers.offline import OFFLINE_MODEL
 from steiner_tui.sessions.earlier_requests import InspectedRequest
 from steiner_tui.tools.base import Mode
 from steiner_tui.units import count
@@ -166,10 +167,11 @@ class SessionController:
     def _money(
         self, snapshot: RequestSnapshot, preview: bool, top: Sequence[CostItem]
     ) -> MoneyFigures | None:
-        """Costs and the cache's state, for a model that costs something (or has no price)."""
+        """Costs and the cache's state; for a free model (a local server) the cache's state
+        only, where a miss costs time, not money; none for the offline model."""
         runner = self.driver.runner
         model = runner.model
-        if model.price == FREE:
+        if model.price == FREE and model.model == OFFLINE_MODEL:
             return None
         now = runner.clock.now()
         cache = runner.cache
@@ -191,6 +193,7 @@ class SessionController:
             left,
             ttl,
             self.action_effects(top),
+            free=model.price == FREE,
         )
 
     def action_effects(self, top: Sequence[CostItem] = ()) -> tuple[tuple[str, CacheEffect], ...]:

@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -16,6 +17,7 @@ from steiner_tui.app.app import SteinerApp
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.engine.prices import FREE
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import GateProvider, fake_model
@@ -216,6 +218,23 @@ async def test_an_unknown_price_is_said_not_shown_as_zero(app_for: AppFactory) -
             assert "cost: price unknown for claude-opus-4-8" in panel
             assert "$0 " not in panel
             assert "from 1 report over ctok v4.8 counts" in panel
+
+
+async def test_a_free_models_cache_is_in_the_panel_without_costs(app_for: AppFactory) -> None:
+    """A local server's model is free: the panel showed nothing of its cache (the lines went
+    with the costs), though a miss there is where the latency goes."""
+    with LoopbackServer(reply(0, 1_000), reply(1_000, 100)) as server:
+        app = app_for(msgspec.structs.replace(anthropic(server), price=FREE, priced=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "first")
+            await finish(pilot)
+            await send(pilot, "second")
+            await finish(pilot)
+            panel = notes(app)
+            assert "cache #2: " in panel
+            assert "cache expires in " in panel
+            assert "cost #" not in panel
 
 
 def test_the_panel_after_an_idle_gap(snap_compare: SnapCompare, app_for: AppFactory) -> None:

@@ -197,7 +197,7 @@ def money_lines(money: MoneyFigures) -> list[str]:
     usage = money.usage
     if not money.priced:
         lines.append(f'cost: price unknown for {money.model} ([models."…"] price sets one)')
-    elif usage is not None:
+    elif usage is not None and not money.free:
         lines.append(
             f"cost #{money.request_index} {dollars(usage.cost_usd)} · "
             f"session {dollars(usage.session_cost_usd)}"

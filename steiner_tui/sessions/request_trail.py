@@ -18,6 +18,7 @@ from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import RequestSnapshot, RequestStopped, UsageReported
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.records import RequestEntry, UsageRecord
 from steiner_tui.sessions.request_values import (
     RequestRecord,
@@ -46,6 +47,9 @@ class RequestTrail(msgspec.Struct):
     resumed_from: Sequence[RequestRecord] = ()
     """The log's request records, of which the last is read (and its hashes rebuilt) when the
     trail is first used (so resuming does not wait for them)."""
+    app_stopping: bool = False
+    """The app is quitting: a request cancelled from now on was cut off by it, not by Esc
+    (``APP_STOPPED``, as a killed app's)."""
 
     @classmethod
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
@@ -110,7 +114,8 @@ class RequestTrail(msgspec.Struct):
         request = self.last
         if request is None or request.request_id != event.request_id:
             return None
-        stopped, streamed = event.error, event.streamed_chars
+        stopped = event.error or (APP_STOPPED if self.app_stopping else "")
+        streamed = event.streamed_chars
         pending = self.pending
         if pending is not None and not pending.usage:
             self.pending = replace(pending, stopped=stopped, streamed=streamed)

@@ -55,8 +55,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
@@ -81,7 +79,6 @@ from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_failure import failure_note
 from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
-from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
 from steiner_tui.sessions.partial_reply import PartialReply
@@ -199,7 +196,6 @@ class SessionLog:
         self._meta_file = MetaFile(session_dir, before_replace=self._fsync_now)
         self._early: list[bytes] = []
         self._closed = False
-        self._stopping = False
         self._statuses: dict[str, str] = {}
         """How tool calls ended (``ToolCallFinished``), until their result is written."""
         self._meta_written = False
@@ -332,7 +328,8 @@ class SessionLog:
             os.close(old_fd)
         if old_lock is not None:
             old_lock.release()
-        self._requests = RequestTrail(cache_key=header.prompt_cache_key)
+        stopping = self._requests.app_stopping
+        self._requests = RequestTrail(cache_key=header.prompt_cache_key, app_stopping=stopping)
         self._remember(lineage)
         if self.on_restored is not None:
             self.on_restored(restored_note(self.session_dir))
@@ -430,9 +427,8 @@ class SessionLog:
             self._fail(exc)
 
     def app_stopping(self) -> None:
-        """The app is quitting: a request cancelled from now on is cut off by it, not by Esc,
-        and is recorded as one a stopped app cut off (``APP_STOPPED``)."""
-        self._stopping = True
+        """The app is quitting (``RequestTrail.app_stopping``)."""
+        self._requests.app_stopping = True
 
     def close(self) -> None:
         """Write what is pending (streamed text included), fsync, update meta, close, unlock.
@@ -508,8 +504,6 @@ class SessionLog:
         """Fold the usage (or why none will come) into its held request record, else write a
         ``usage`` record; a usage implies the last main request (``implied_last_main``)."""
         if isinstance(event, RequestStopped):
-            if self._stopping and not event.error:
-                event = msgspec.structs.replace(event, error=APP_STOPPED)
             record, implied = self._requests.stopped(event, self._clock()), None
         else:  # the runner notes its last main request as the usage arrives: the same moment
             last = self._runner.last_main_request if self._runner is not None else None

@@ -29,6 +29,7 @@ from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.app.workbench_session import SessionOpenFailed
 from steiner_tui.config import Config, ConfigError, parse_config
+from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.resume import find_session
 from tests.app.conftest import SESSION_DATE, SIZE, request_for
 from tests.app.helpers import finish, send, static_text
@@ -261,19 +262,24 @@ def test_the_planned_label_names_the_model_and_checks_its_provider(project: Path
         label(parse_config([("c", {"default_model": "nowhere/x"})]), {})
 
 
+async def saved_session(project: Path, config_dir: Path, text: str) -> LoadedSession:
+    """A recorded session that sent ``text`` and got its reply, closed and loaded again."""
+    first = make_app(request_for(project, config_dir, record=True))
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, text)
+        await finish(pilot)
+    first.session.close()
+    return find_session(project, "latest", config_dir / "sessions")
+
+
 async def test_a_resumed_session_shows_its_own_state_from_the_first_frame(
     project: Path, config_dir: Path
 ) -> None:
     """The welcome of a new session showed until the resumed conversation was read (0.4 s
     with 10,000 messages): from the first frame the conversation says which session loads and
     how many messages; the welcome never shows."""
-    first = make_app(request_for(project, config_dir, record=True))
-    async with first.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "what is in [bold]this[/bold] project?")
-        await finish(pilot)
-    first.session.close()
-    loaded = find_session(project, "latest", config_dir / "sessions")
+    loaded = await saved_session(project, config_dir, "what is in [bold]this[/bold] project?")
     app = make_app(request_for(project, config_dir, record=True, resume=loaded), defer_open=True)
     shown: list[str] = []
 
@@ -302,13 +308,7 @@ async def test_a_resumed_sessions_dry_run_waits_for_its_conversation(
     """The panel's dry run (a thread) started with the conversation's mounting and took the
     interpreter from it: text typed at the first frame of a 10,000-message resume showed 0.3 s
     later."""
-    first = make_app(request_for(project, config_dir, record=True))
-    async with first.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "what is in this project?")
-        await finish(pilot)
-    first.session.close()
-    loaded = find_session(project, "latest", config_dir / "sessions")
+    loaded = await saved_session(project, config_dir, "what is in this project?")
     app = make_app(request_for(project, config_dir, record=True, resume=loaded), defer_open=True)
     shown: list[int] = []
     refresh = BudgetPanel.refresh_figures
@@ -329,13 +329,7 @@ async def test_a_resumed_sessions_dry_run_starts_after_the_frame_that_draws_it(
     """Started once the conversation was mounted but before the frame that draws it, the dry
     run's thread still took the interpreter from that frame (text typed at the first frame of
     a 10,000-message resume showed about 80 ms later)."""
-    first = make_app(request_for(project, config_dir, record=True))
-    async with first.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "what is in this project?")
-        await finish(pilot)
-    first.session.close()
-    loaded = find_session(project, "latest", config_dir / "sessions")
+    loaded = await saved_session(project, config_dir, "what is in this project?")
     app = make_app(request_for(project, config_dir, record=True, resume=loaded), defer_open=True)
     events: list[str] = []
     show, draw, refresh = (

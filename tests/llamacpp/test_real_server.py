@@ -207,7 +207,10 @@ async def test_the_servers_context_error_is_clear_and_the_session_goes_on(
         await finish(pilot)
         # The error stays in the conversation as an entry (not a toast), with its remedies.
         entries = app.workbench.conversation.entries
-        (entry,) = [e for e in entries if isinstance(e, ErrorEntry) and "HTTP 400" in e.text]
+        errors = [e for e in entries if isinstance(e, ErrorEntry) and "HTTP 400" in e.text]
+        # (failed once in CI under load, not since: the conversation says what came instead)
+        assert len(errors) == 1, [(type(e).__name__, getattr(e, "text", "")[:200]) for e in entries]
+        (entry,) = errors
         error = entry.text
         assert {r.action for r in entry.remedies} >= {"compact", "switch_model"}
         assert error.startswith(f"{llama_server.ref}: the request is larger than the model's")

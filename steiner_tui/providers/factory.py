@@ -33,7 +33,7 @@ from steiner_tui.engine.prices import ModelPrice, price_for
 from steiner_tui.engine.provider import ModelInfo, Provider
 from steiner_tui.engine.window_doctor import reply_reserve_cap
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
-from steiner_tui.providers.offline import OfflineProvider
+from steiner_tui.providers.offline import OFFLINE_MODEL, OfflineProvider
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
 from steiner_tui.providers.sdk_base import SdkProvider
@@ -51,7 +51,6 @@ __all__ = [
 ]
 
 LOCAL_DUMMY_KEY = "sk-local"
-OFFLINE_MODEL = "offline"
 
 Lookup = Callable[[str], ModelInfo]
 

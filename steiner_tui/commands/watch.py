@@ -24,7 +24,6 @@ from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.follow import (
-    FOLLOW_POLL_MS,
     TranscriptFollower,
     newest_transcript,
     request_lines,
@@ -62,15 +61,7 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
             flush=True,
         )
         said, restarts = "", 0
-        for _ in watch(
-            follower.path.parent,
-            watch_filter=follower.watched,
-            recursive=False,
-            debounce=100,
-            step=20,
-            rust_timeout=FOLLOW_POLL_MS,
-            yield_on_timeout=True,
-        ):
+        for _ in watch(follower.path.parent, **follower.watch_arguments()):
             try:
                 follower.poll()
             except (OSError, ValueError) as exc:

@@ -112,6 +112,18 @@ class TranscriptFollower:
         folder is watched, not the file, which may be deleted, or replaced, at any moment)."""
         return Path(path).name == self.path.name  # the folder is watched without its subfolders
 
+    def watch_arguments(self) -> dict[str, Any]:
+        """The arguments of ``watchfiles.watch`` or ``awatch`` that follow the file: its folder
+        alone, a change at most every 100 ms, and a look anyway every ``FOLLOW_POLL_MS``."""
+        return {
+            "watch_filter": self.watched,
+            "recursive": False,
+            "debounce": 100,
+            "step": 20,
+            "rust_timeout": FOLLOW_POLL_MS,
+            "yield_on_timeout": True,
+        }
+
     def _grown(self) -> bool:
         """Whether complete lines were added since the last read (a file cut shorter or
         replaced, even by a longer one, is read from its start)."""

@@ -34,7 +34,7 @@ from steiner_tui.app.widgets.inspector_format import HEADER_ICON
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows, session_cost
-from steiner_tui.importers.follow import FOLLOW_POLL_MS, TranscriptFollower
+from steiner_tui.importers.follow import TranscriptFollower
 from steiner_tui.importers.lineage import lineage_of
 from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
@@ -230,18 +230,11 @@ class ImportedScreen(Screen[None]):
 
     @work(exclusive=True, group="imported-follow")
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:
-        """Show the transcript again each time complete lines are appended to it (watchfiles;
-        it is looked at anyway every ``FOLLOW_POLL_MS``)."""
+        """Show the transcript again each time complete lines are appended to it (watchfiles,
+        as ``TranscriptFollower.watch_arguments`` says)."""
         failed = ""
         async for _ in awatch(
-            follower.path.parent,
-            watch_filter=follower.watched,
-            recursive=False,
-            debounce=100,
-            step=20,
-            rust_timeout=FOLLOW_POLL_MS,
-            yield_on_timeout=True,
-            stop_event=self._stop,
+            follower.path.parent, **follower.watch_arguments(), stop_event=self._stop
         ):
             try:
                 session = await asyncio.to_thread(follower.poll)

@@ -2,8 +2,9 @@
 
 A provider reuses the longest cached prefix of a request. After each main request the cached
 prefix is what it read plus what it wrote (``prompt_tokens`` when it reports no writes); when
-the next request reads less than that, the difference was written again ("rewritten"), and
-this module names why, from the bytes of the two requests (``RequestSnapshot``), in order:
+the next request reads less than that, the difference (up to its own prompt) was written again
+("rewritten"), and this module names why, from the bytes of the two requests
+(``RequestSnapshot``), in order:
 
 - ``model``: another model (a cache belongs to one model), or ``params``: its request fields;
 - ``tools``: the tool definitions (they come first in the prefix);
@@ -252,6 +253,11 @@ def explain_cache(
     return name_cause(
         reused=reused,
         cached_before=previous.cached_after,
+        prompt_tokens=(
+            current.snapshot.estimated_prompt_tokens
+            if current.prompt_tokens is None
+            else current.prompt_tokens
+        ),
         bytes_cause=bytes_cause,
         idle_seconds=(current.at - previous.at).total_seconds(),
         ttl_seconds=ttl_seconds,
@@ -269,6 +275,7 @@ def name_cause(
     *,
     reused: int,
     cached_before: int,
+    prompt_tokens: int,
     bytes_cause: tuple[str, str] | None,
     idle_seconds: float,
     ttl_seconds: int | None,
@@ -278,13 +285,15 @@ def name_cause(
     bytes_known: bool = True,
 ) -> CacheExplanation:
     """The cause of a request's reuse from its figures: what it read (``reused``) of what the
-    request before it left cached (``cached_before``), what their bytes show changed
+    request before it left cached (``cached_before``), of its own ``prompt_tokens`` (what
+    the cache held beyond them is dropped, not written again: another conversation, a
+    compaction's shorter one), what their bytes show changed
     (``bytes_cause``: the cause and its words, None: nothing), the time between them.
 
     Captures and imports call it with what they know; ``bytes_known`` False (an import) names
     no source: a shrunken reuse that time does not explain is ``unknown`` (``USAGE_ONLY``).
     """
-    rewritten = max(cached_before - reused, 0)
+    rewritten = max(min(cached_before, prompt_tokens) - reused, 0)
     if bytes_cause is not None and rewritten:
         cause, detail = bytes_cause
     elif not rewritten:
@@ -413,6 +422,7 @@ def explain_usage(
         explanation = name_cause(
             reused=turn.cache_read_tokens,
             cached_before=cached or previous.prompt_tokens,
+            prompt_tokens=turn.prompt_tokens,
             bytes_cause=turn.bytes_cause,
             idle_seconds=(turn.at - previous.at).total_seconds(),
             ttl_seconds=ttl,

@@ -385,6 +385,9 @@ class UsageTurn(msgspec.Struct, frozen=True):
     bytes_cause: tuple[str, str] | None = None
     cache_write_1h_tokens: int = 0
     """The part of ``cache_write_tokens`` written with a 1-hour TTL (Claude Code's breakpoints)."""
+    after: int = -1
+    """The index of the turn it is compared with (-1: the last of its thread): a capture's
+    request may follow an earlier one than its thread's last (a session resumed after another)."""
 
 
 def explain_usage(
@@ -407,7 +410,7 @@ def explain_usage(
             cache_write_tokens=turn.cache_write_tokens,
             cache_write_1h_tokens=turn.cache_write_1h_tokens,
         )
-        previous = last.get(turn.thread)
+        previous = turns[turn.after] if turn.after >= 0 else last.get(turn.thread)
         last[turn.thread] = turn
         ttl = 3600 if one_hour.get(turn.thread) else cache_ttl_seconds(turn.model)
         if turn.cache_write_tokens:

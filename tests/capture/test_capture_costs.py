@@ -189,3 +189,24 @@ def test_a_request_of_another_api_is_the_first_of_its_own_cache(
     _, second = request_costs(requests)
     assert second is not None
     assert (second[1].cause, second[1].rewritten_tokens, second[1].cost_usd) == ("first", 0, 0)
+
+
+def test_a_resumed_session_is_explained_against_its_own_last_request(
+    proxy: ProxyThread, tmp_path: Path
+) -> None:
+    """Session A, then another session B of the model, then A again (``claude --resume``):
+    A's request is compared with A's last, and so is its cache cause. It was explained against
+    B's, the last of the chain: "idle 8 min", "rewrote" B's tokens, for a prefix A kept."""
+    other = body()
+    other["system"][1]["text"] = "You are another agent. " * 200  # type: ignore[index]
+    other["messages"][0]["content"][1]["text"] = "another task"  # type: ignore[index]
+    later = {**second_anthropic_body(), "model": "claude-sonnet-4-6"}
+    for sent in (body(), later, other, later):
+        post(f"{proxy.url}/v1/messages", sent, {"x-api-key": "k"})
+    _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    requests = decode_all(recorded)
+    assert [r.prefix.compared_with for r in requests] == [0, 1, 2, 2]
+    costs = request_costs(requests)
+    assert all(c is not None for c in costs)
+    causes = [(c[1].cause, c[1].rewritten_tokens) for c in costs if c is not None]
+    assert causes[0][0] == "first" and causes[1] == ("kept", 0) and causes[3] == ("kept", 0)

@@ -233,6 +233,7 @@ def request_costs(
     no usage reported), module docstring."""
     by_seq = {request.recorded.seq: request for request in requests}
     thread_of: dict[int, str] = {}
+    turn_of: dict[int, int] = {}
     turns: list[UsageTurn] = []
     placed: list[int | None] = []
     for request in requests:
@@ -242,6 +243,7 @@ def request_costs(
         if usage is None:
             placed.append(None)
             continue
+        turn_of[seq] = len(turns)
         placed.append(len(turns))
         turns.append(
             UsageTurn(
@@ -254,6 +256,7 @@ def request_costs(
                 thread_of[seq],
                 _bytes_cause(request, compared) if compared is not None else None,
                 usage.cache_creation_1h_tokens,
+                turn_of.get(request.prefix.compared_with, -1),
             )
         )
     explained = explain_usage(turns, bytes_known=True, prices=prices)

@@ -4,7 +4,9 @@
 renders. The prefix of a request is compared with the request before it in the same
 conversation: the latest earlier request of the same API and model whose first message is the
 same (a sub-agent's requests, interleaved with the main ones, are compared among themselves),
-or else simply the previous request. The prompt cache can reuse a request only up to the first
+or else the latest earlier request of the same API: the first request of another API (Codex
+beside Claude Code through one proxy) is compared with none, as no cache of another provider
+can serve it. The prompt cache can reuse a request only up to the first
 difference, so ``prefix`` says how many leading messages match and which one broke it, and
 whether the system blocks or the tool list changed (either breaks the whole cache).
 """
@@ -95,19 +97,20 @@ def decode_all(recorded: list[RecordedRequest]) -> list[CapturedRequest]:
     """Decode every recorded model request (other paths are skipped) and compare prefixes."""
     out: list[CapturedRequest] = []
     latest: dict[tuple[str, str, str], CapturedRequest] = {}
+    latest_of_api: dict[str, CapturedRequest] = {}
     for request in recorded:
         decoded = decode_request(request.path, request.body)
         if not decoded.api:
             continue
         key = _thread_key(decoded)
-        before = latest.get(key) or (out[-1] if out else None)
+        before = latest.get(key) or latest_of_api.get(decoded.api)
         prefix = prefix_of(
             decoded,
             before.decoded if before is not None else None,
             before.recorded.seq if before is not None else 0,
         )
         captured = CapturedRequest(request, decoded, prefix)
-        latest[key] = captured
+        latest[key] = latest_of_api[decoded.api] = captured
         out.append(captured)
     return out
 

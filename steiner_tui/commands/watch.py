@@ -1,13 +1,13 @@
 """``steiner-tui watch [PATH] [--agent claude|codex] [--json]``: follow a running session.
 
 Opens the workbench on a Claude Code session or a Codex rollout that the agent is still
-writing (default: the newest transcript of the current project, ``importers.follow``) and
-follows it as lines are appended: the chart, the requests, the sub-agents and ranking, the
-conversation (``v``) and, when opened, the lineage. No proxy is needed. ``--json`` prints one
-JSON line per new request instead (context, cache read, output, cost when known else null,
-the cache cause with the dollars of its rewrite, its model's window, the compaction before it), for
-status lines and scripts, until Ctrl-C; a last request that no later line settles is printed
-once the transcript has ended (``importers.follow``).
+writing (default: the newest transcript of the current project, then each new one,
+``importers.follow``) and follows it as lines are appended: the chart, the requests, the
+sub-agents and ranking, the conversation (``v``) and, when opened, the lineage. No proxy is
+needed. ``--json`` prints one JSON line per new request instead (context, cache read, output,
+cost when known else null, the cache cause with the dollars of its rewrite, its model's window,
+the compaction before it), for status lines and scripts, until Ctrl-C; a last request that no
+later line settles is printed once the transcript has ended (``importers.follow``).
 Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in
 table. The workbench's modules are imported only for the workbench, so ``--json`` never loads
 Textual.
@@ -24,6 +24,7 @@ from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.follow import (
+    ProjectSessions,
     TranscriptFollower,
     newest_transcript,
     request_lines,
@@ -62,6 +63,19 @@ def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int
         )
         said, restarts = "", 0
         for _ in watch(follower.path.parent, **follower.watch_arguments()):
+            newer = follower.new_session()
+            if newer is not None:  # the session followed has ended: its last request too
+                _print_new(follower, printed, prices, ended=True)
+                follower.switch(newer)
+                printed = 0
+                print(
+                    printable(
+                        f"steiner-tui watch: a new session of this project: {newer}; "
+                        "following it, its requests from #1"
+                    ),
+                    file=sys.stderr,
+                    flush=True,
+                )
             try:
                 follower.poll()
             except (OSError, ValueError) as exc:
@@ -99,8 +113,10 @@ def _unreadable(path: Path, exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Follow ``args.path`` (default: the newest transcript of the current project)."""
+    """Follow ``args.path`` (default: the newest transcript of the current project, then each
+    new one)."""
     home, cwd = Path.home(), Path.cwd()
+    project = None if args.path else ProjectSessions(home, cwd, args.agent)
     path = Path(args.path).expanduser() if args.path else newest_transcript(home, cwd, args.agent)
     if path is None:
         print(
@@ -111,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not path.exists():
         return refuse(f"{path} does not exist", "watch")
-    follower = TranscriptFollower(path)
+    follower = TranscriptFollower(path, project=project)
     try:
         follower.poll()
     except (OSError, ValueError) as exc:

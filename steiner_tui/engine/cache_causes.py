@@ -2,8 +2,9 @@
 
 A provider reuses the longest cached prefix of a request. After each main request the cached
 prefix is what it read plus what it wrote (``prompt_tokens`` when it reports no writes); when
-the next request reads less than that, the difference was written again ("rewritten"), and
-this module names why, from the bytes of the two requests (``RequestSnapshot``), in order:
+the next request reads less than that, the difference (up to its own prompt) was written again
+("rewritten"), and this module names why, from the bytes of the two requests
+(``RequestSnapshot``), in order:
 
 - ``model``: another model (a cache belongs to one model), or ``params``: its request fields;
 - ``tools``: the tool definitions (they come first in the prefix);
@@ -252,6 +253,11 @@ def explain_cache(
     return name_cause(
         reused=reused,
         cached_before=previous.cached_after,
+        prompt_tokens=(
+            current.snapshot.estimated_prompt_tokens
+            if current.prompt_tokens is None
+            else current.prompt_tokens
+        ),
         bytes_cause=bytes_cause,
         idle_seconds=(current.at - previous.at).total_seconds(),
         ttl_seconds=ttl_seconds,
@@ -269,6 +275,7 @@ def name_cause(
     *,
     reused: int,
     cached_before: int,
+    prompt_tokens: int,
     bytes_cause: tuple[str, str] | None,
     idle_seconds: float,
     ttl_seconds: int | None,
@@ -278,13 +285,15 @@ def name_cause(
     bytes_known: bool = True,
 ) -> CacheExplanation:
     """The cause of a request's reuse from its figures: what it read (``reused``) of what the
-    request before it left cached (``cached_before``), what their bytes show changed
+    request before it left cached (``cached_before``), of its own ``prompt_tokens`` (what
+    the cache held beyond them is dropped, not written again: another conversation, a
+    compaction's shorter one), what their bytes show changed
     (``bytes_cause``: the cause and its words, None: nothing), the time between them.
 
     Captures and imports call it with what they know; ``bytes_known`` False (an import) names
     no source: a shrunken reuse that time does not explain is ``unknown`` (``USAGE_ONLY``).
     """
-    rewritten = max(cached_before - reused, 0)
+    rewritten = max(min(cached_before, prompt_tokens) - reused, 0)
     if bytes_cause is not None and rewritten:
         cause, detail = bytes_cause
     elif not rewritten:
@@ -376,6 +385,9 @@ class UsageTurn(msgspec.Struct, frozen=True):
     bytes_cause: tuple[str, str] | None = None
     cache_write_1h_tokens: int = 0
     """The part of ``cache_write_tokens`` written with a 1-hour TTL (Claude Code's breakpoints)."""
+    after: int = -1
+    """The index of the turn it is compared with (-1: the last of its thread): a capture's
+    request may follow an earlier one than its thread's last (a session resumed after another)."""
 
 
 def explain_usage(
@@ -398,7 +410,7 @@ def explain_usage(
             cache_write_tokens=turn.cache_write_tokens,
             cache_write_1h_tokens=turn.cache_write_1h_tokens,
         )
-        previous = last.get(turn.thread)
+        previous = turns[turn.after] if turn.after >= 0 else last.get(turn.thread)
         last[turn.thread] = turn
         ttl = 3600 if one_hour.get(turn.thread) else cache_ttl_seconds(turn.model)
         if turn.cache_write_tokens:
@@ -413,6 +425,7 @@ def explain_usage(
         explanation = name_cause(
             reused=turn.cache_read_tokens,
             cached_before=cached or previous.prompt_tokens,
+            prompt_tokens=turn.prompt_tokens,
             bytes_cause=turn.bytes_cause,
             idle_seconds=(turn.at - previous.at).total_seconds(),
             ttl_seconds=ttl,

@@ -16,6 +16,10 @@ system line or prompt) would keep its last request unsettled for ever. So a tran
 *ended* when the watch ends (Ctrl-C) or when no complete line was added for ``WATCH_IDLE_S``
 (longer than one reply block takes to stream, so a reply still being written is not cut);
 then its last request is settled as it stands.
+
+A watch given no path follows the project, not one file: a transcript of the project that
+appears after it started (Claude Code's ``/clear`` or a new ``claude``, a new Codex session;
+``ProjectSessions``) is followed from then on, from its start, and the one before it has ended.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ __all__ = [
     "FOLLOW_POLL_MS",
     "WATCH_IDLE_S",
     "Agent",
+    "ProjectSessions",
     "TranscriptFollower",
     "claude_project_folder",
     "newest_transcript",
@@ -52,6 +57,9 @@ _CHUNK = 1 << 16
 
 FOLLOW_POLL_MS = 500
 """How long a follower's file watcher waits for a change before the file is looked at anyway."""
+NEW_SESSION_S = 2.0
+"""How often a watch given no path looks for a new session of the project (walking 5,000 Codex
+rollouts takes about 28 ms)."""
 WATCH_IDLE_S = 300.0
 """Seconds without a complete line added after which a transcript has ended."""
 
@@ -79,24 +87,66 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
+def _claude_transcripts(home: Path, cwd: Path) -> list[Path]:
+    folder = claude_project_folder(home, cwd)
+    if not folder.is_dir():
+        return []
+    return [p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")]
+
+
+def _codex_rollouts(home: Path) -> list[Path]:
+    """Every Codex rollout, of any project (its first line names the project)."""
+    sessions = home / ".codex" / "sessions"
+    return list(sessions.rglob("rollout-*.jsonl")) if sessions.is_dir() else []
+
+
 def newest_transcript(home: Path, cwd: Path, agent: Agent | None = None) -> Path | None:
     """The newest transcript of project ``cwd`` by ``agent`` (either agent when None)."""
     found: list[Path] = []
     if agent in (None, "claude"):
-        folder = claude_project_folder(home, cwd)
-        if folder.is_dir():
-            found += [p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")]
-    sessions = home / ".codex" / "sessions"
-    if agent in (None, "codex") and sessions.is_dir():
-        found += [p for p in sessions.rglob("rollout-*.jsonl") if _codex_cwd(p) == str(cwd)]
+        found += _claude_transcripts(home, cwd)
+    if agent in (None, "codex"):
+        found += [p for p in _codex_rollouts(home) if _codex_cwd(p) == str(cwd)]
     return max(found, key=_mtime, default=None)
+
+
+class ProjectSessions:
+    """The transcripts of project ``cwd`` by ``agent`` that appear after it is made."""
+
+    def __init__(self, home: Path, cwd: Path, agent: Agent | None = None) -> None:
+        self.home, self.cwd, self.agent = home, cwd, agent
+        self._seen: set[Path] = set()
+        """Every transcript looked at (a rollout's first line is read once)."""
+        self.new()
+
+    def new(self) -> list[Path]:
+        """The transcripts of the project that appeared since the last call."""
+        fresh: list[Path] = []
+        if self.agent in (None, "claude"):
+            fresh += [p for p in _claude_transcripts(self.home, self.cwd) if p not in self._seen]
+            self._seen.update(fresh)
+        if self.agent in (None, "codex"):
+            for path in _codex_rollouts(self.home):
+                where = "" if path in self._seen else _codex_cwd(path)
+                if where:  # a rollout whose first line is not written yet is looked at again
+                    self._seen.add(path)
+                    fresh += [path] if where == str(self.cwd) else []
+        return fresh
 
 
 class TranscriptFollower:
     """A transcript read up to its last complete line, again each time it grows."""
 
-    def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        path: Path,
+        clock: Callable[[], float] = time.monotonic,
+        project: ProjectSessions | None = None,
+    ) -> None:
         self.path = path
+        self.project = project
+        """The project whose new sessions are followed in turn (None: ``path`` only)."""
+        self._looked = clock()
         self._clock = clock
         self.grown_at = clock()
         """When complete lines were last added (``clock``'s time)."""
@@ -171,6 +221,20 @@ class TranscriptFollower:
         else:
             raise ValueError(f"{self.path}: not a Claude Code session or a Codex rollout")
         return self.session
+
+    def new_session(self) -> Path | None:
+        """A transcript of the project newer than the one followed (looked for every
+        ``NEW_SESSION_S``)."""
+        now = self._clock()
+        if self.project is None or now - self._looked < NEW_SESSION_S:
+            return None
+        self._looked = now
+        return max(self.project.new(), key=_mtime, default=None)
+
+    def switch(self, path: Path) -> None:
+        """Follow ``path`` from its start instead."""
+        self.path, self.end, self.session, self._inode = path, 0, None, -1
+        self.grown_at = self._clock()
 
     def idle(self) -> bool:
         """Whether no complete line was added for ``WATCH_IDLE_S``: the transcript has ended."""

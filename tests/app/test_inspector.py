@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
@@ -22,7 +23,7 @@ from steiner_tui.app.widgets.inspector_compare import (
     RequestCompare,
     compare_rows,
 )
-from steiner_tui.app.widgets.inspector_detail import RequestDetail
+from steiner_tui.app.widgets.inspector_detail import RequestDetail, request_summary
 from steiner_tui.app.widgets.inspector_format import message_line, short_path
 from steiner_tui.app.widgets.inspector_requests import MARK, PAGE, RequestTable
 from steiner_tui.app.widgets.text_lines import TextLines
@@ -452,3 +453,9 @@ async def test_the_requests_and_messages_fit_the_width(size: tuple[int, int]) ->
             assert len(requests.columns) == 11 and len(messages.columns) == 6
         first_line = str(messages.get_row_at(messages.row_count - 2)[-1])
         assert first_line.startswith("hello hello") and first_line.endswith("…")
+
+
+def test_a_request_without_max_tokens_says_so_not_zero() -> None:
+    """A Codex request names no ``max_output_tokens``: its capture said "max tokens 0"."""
+    snapshot = msgspec.structs.replace(sample_snapshots()[0], max_tokens=0)
+    assert request_summary(snapshot).endswith("· max tokens not set")

@@ -165,3 +165,48 @@ def test_a_tiny_cost_in_the_panel_is_under_a_hundredth_of_a_cent_not_zero(
     assert "$0.0000" not in notes
     assert "cost #1 <$0.0001 · session <$0.0001" in notes
     assert "input <$0.0001 · cache read $0 · cache write $0 · output <$0.0001" in notes
+
+
+def test_a_request_of_another_api_is_the_first_of_its_own_cache(
+    proxy: ProxyThread, tmp_path: Path
+) -> None:
+    """Codex beside Claude Code through one proxy: a Responses request after a Messages one
+    reuses no Anthropic cache, so no rewrite of it is charged (it was compared with the
+    Claude request: "model $0.02" on a $0.01 Codex request)."""
+    codex = {
+        "model": "gpt-5",
+        "stream": True,
+        "tools": [{"type": "function", "name": "exec_command", "parameters": {}}],
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+        ],
+    }
+    post(f"{proxy.url}/v1/messages", body(), {"x-api-key": "k"})
+    post(f"{proxy.url}/v1/responses", codex, {"authorization": "Bearer k"})
+    _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    requests = decode_all(recorded)
+    assert requests[1].prefix.compared_with == 0
+    _, second = request_costs(requests)
+    assert second is not None
+    assert (second[1].cause, second[1].rewritten_tokens, second[1].cost_usd) == ("first", 0, 0)
+
+
+def test_a_resumed_session_is_explained_against_its_own_last_request(
+    proxy: ProxyThread, tmp_path: Path
+) -> None:
+    """Session A, then another session B of the model, then A again (``claude --resume``):
+    A's request is compared with A's last, and so is its cache cause. It was explained against
+    B's, the last of the chain: "idle 8 min", "rewrote" B's tokens, for a prefix A kept."""
+    other = body()
+    other["system"][1]["text"] = "You are another agent. " * 200  # type: ignore[index]
+    other["messages"][0]["content"][1]["text"] = "another task"  # type: ignore[index]
+    later = {**second_anthropic_body(), "model": "claude-sonnet-4-6"}
+    for sent in (body(), later, other, later):
+        post(f"{proxy.url}/v1/messages", sent, {"x-api-key": "k"})
+    _, recorded = read_capture(tmp_path / "sessions", proxy.writer.capture_id)
+    requests = decode_all(recorded)
+    assert [r.prefix.compared_with for r in requests] == [0, 1, 2, 2]
+    costs = request_costs(requests)
+    assert all(c is not None for c in costs)
+    causes = [(c[1].cause, c[1].rewritten_tokens) for c in costs if c is not None]
+    assert causes[0][0] == "first" and causes[1] == ("kept", 0) and causes[3] == ("kept", 0)

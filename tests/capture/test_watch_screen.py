@@ -13,7 +13,12 @@ from textual.widgets import DataTable
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.screens.lineage import LineageScreen
-from steiner_tui.importers.follow import WATCH_IDLE_S, TranscriptFollower
+from steiner_tui.importers.follow import (
+    WATCH_IDLE_S,
+    ProjectSessions,
+    TranscriptFollower,
+    claude_project_folder,
+)
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 SESSION = FIXTURES / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
@@ -133,3 +138,32 @@ async def test_a_reply_still_streaming_is_marked_until_its_figures_are_final(
                 break
             await pilot.pause(0.1)
         assert not third()[3].endswith("…") and not third()[4].endswith("…")
+
+
+@pytest.mark.slow
+async def test_the_workbench_follows_a_new_session_of_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``watch`` with no path: a new ``claude`` (or ``/clear``) in the project starts another
+    transcript, which the screen never showed (it stayed on the ended one)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    folder = claude_project_folder(home, project)
+    folder.mkdir(parents=True)
+    old = folder / SESSION.name
+    old.write_bytes(b"".join(SESSION.read_bytes().splitlines(keepends=True)[:40]))
+    follower = TranscriptFollower(old, project=ProjectSessions(home, project))
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        said: list[str] = []
+        monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
+        (folder / OTHER.name).write_bytes(OTHER.read_bytes())
+        for _ in range(300):
+            if screen.session.get("id") == OTHER.stem:
+                break
+            await pilot.pause(0.1)
+        assert screen.sub_title == f"claude-code {OTHER.stem} · following"
+        assert said == [f"a new session of this project: {OTHER.stem} · following it"]

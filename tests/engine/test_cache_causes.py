@@ -194,3 +194,21 @@ def test_a_one_hour_cache_outlives_five_idle_minutes_and_its_rewrite_costs_2x_in
     assert second.cause == "idle" and second.cost_usd == pytest.approx(5_000 * 6.25 / 1e6)
     late = [one_hour[0], msgspec.structs.replace(one_hour[1], at=start + timedelta(minutes=61))]
     assert explain_usage(late, bytes_known=False)[1][1].cause == "idle"
+
+
+def test_a_shorter_request_rewrites_only_its_own_prompt_of_what_was_cached() -> None:
+    """After a 100k-token conversation, a new one of 12k tokens (Claude Code's next session,
+    its compaction's summary) writes 12k again; the 88k beyond it are dropped, not paid for
+    (the rewrite was priced at 100k, more than the request cost)."""
+    from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
+
+    model = "claude-sonnet-4-5"
+    turns = [
+        UsageTurn(T0, model, 100_000, 10, 99_000, 1_000),
+        UsageTurn(T0 + timedelta(minutes=1), model, 12_000, 10, 2_000, 10_000),
+    ]
+    (_, _), (cost, second) = explain_usage(turns, bytes_known=False)
+    assert (second.cause, second.rewritten_tokens) == ("unknown", 10_000)
+    assert second.cost_usd == pytest.approx(10_000 * SONNET.write / 1e6)
+    assert cost is not None and second.cost_usd is not None
+    assert second.cost_usd <= cost.total_usd

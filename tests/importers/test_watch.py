@@ -20,6 +20,7 @@ import pytest
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.follow import (
     WATCH_IDLE_S,
+    ProjectSessions,
     TranscriptFollower,
     claude_project_folder,
     newest_transcript,
@@ -331,3 +332,67 @@ def test_watch_json_names_each_requests_own_models_window(tmp_path: Path) -> Non
     assert models == {"claude-haiku-4-5-20251001", "claude-sonnet-4-20250514"}
     for line in printed:
         assert line["window"] == {"tokens": 200_000, "source": f"{line['model']}: the model table"}
+
+
+def test_watch_follows_a_new_session_of_the_project(tmp_path: Path) -> None:
+    """A watch given no path follows the project: Claude Code's ``/clear`` or a new
+    ``claude`` starts another transcript, which it followed never (it printed nothing more).
+    Now the session it followed has ended (its last request is printed) and the new one is
+    followed from its #1, said on stderr."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    folder = claude_project_folder(home, project.resolve())
+    folder.mkdir(parents=True)
+    (folder / "old.jsonl").write_bytes(b"".join(LINES[:7]))  # its second reply not ended
+    out: list[str] = []
+    errors: list[str] = []
+    with subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "watch", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+        env={**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    ) as process:
+        assert process.stderr is not None and process.stdout is not None
+        assert "old.jsonl (1 request so far)" in process.stderr.readline().decode()
+        threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]
+        try:
+            new = folder / "new.jsonl"
+            new.write_bytes(b"".join(LINES))
+            expected = _settled_contexts(len(LINES), tmp_path)
+            _until(lambda: len(out) >= 1 + len(expected))
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
+            for thread in threads:
+                thread.join(timeout=10)
+    assert process.returncode == 0, "".join(errors)
+    assert errors == [
+        f"steiner-tui watch: a new session of this project: {new}; following it, its requests "
+        "from #1\n"
+    ]
+    printed = [json.loads(line) for line in out]
+    assert (printed[0]["request"], printed[0]["output"]) == (2, 25)  # as it stood, ended
+    assert [line["request"] for line in printed[1:]] == list(range(1, len(expected) + 2))
+    assert [line["context"] for line in printed[1:-1]] == expected
+
+
+def test_a_new_codex_session_of_the_project_is_found_another_projects_is_not(
+    tmp_path: Path,
+) -> None:
+    [rollout] = CODEX.glob("*.jsonl")
+    codex_project = Path("/tmp/agent-history-real-agent/codex/workspace")  # its session_meta's
+    day = tmp_path / ".codex" / "sessions" / "2026" / "06" / "05"
+    day.mkdir(parents=True)
+    (day / rollout.name).write_bytes(rollout.read_bytes())
+    sessions = ProjectSessions(tmp_path, codex_project, "codex")
+    assert sessions.new() == []  # what was there at the start is not new
+    other = day / "rollout-other.jsonl"
+    other.write_bytes(rollout.read_bytes().replace(str(codex_project).encode(), b"/elsewhere"))
+    begun = day.parent / "06" / "rollout-begun.jsonl"
+    begun.parent.mkdir(exist_ok=True)
+    begun.write_bytes(b"")  # its first line not written yet: looked at again
+    assert sessions.new() == []
+    begun.write_bytes(rollout.read_bytes())
+    assert sessions.new() == [begun]
+    assert sessions.new() == []

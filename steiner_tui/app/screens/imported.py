@@ -236,6 +236,10 @@ class ImportedScreen(Screen[None]):
         async for _ in awatch(
             follower.path.parent, **follower.watch_arguments(), stop_event=self._stop
         ):
+            newer = await asyncio.to_thread(follower.new_session)
+            if newer is not None:
+                follower.switch(newer)
+                self.notify(f"a new session of this project: {newer.stem} · following it")
             try:
                 session = await asyncio.to_thread(follower.poll)
             except (OSError, ValueError) as error:

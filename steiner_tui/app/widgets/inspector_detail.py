@@ -84,7 +84,9 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
         f"(raw {count(snapshot.raw_prompt_tokens)} · {strategy_label(snapshot.estimate_strategy)}"
         f" · {snapshot.estimate_confidence} confidence)\n"
         f"Prompt {count(snapshot.prompt_bytes)} B · blocks {count(snapshot.blocks_bytes)} B · "
-        f"tools {tools} ({count(snapshot.tools_bytes)} B) · max tokens {count(snapshot.max_tokens)}"
+        f"tools {tools} ({count(snapshot.tools_bytes)} B) · max tokens "
+        # Codex sends none (``max_output_tokens``): the server's own limit, not 0.
+        f"{count(snapshot.max_tokens) if snapshot.max_tokens else 'not set'}"
     )
 
 

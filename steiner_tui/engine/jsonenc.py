@@ -119,10 +119,16 @@ def _plain(value: Any) -> bool:
         return True
     if kind is int:
         return bool(-_SAFE_INT <= value <= _SAFE_INT)
-    # Loops, not ``all`` over generators: a tool call's arguments are checked at every call.
+    # Loops, not ``all`` over generators: a tool call's arguments are checked at every call,
+    # and a string or an integer inside without a call.
     if isinstance(value, dict):
-        for key, item in value.items():  # noqa: SIM110
-            if type(key) is not str or not _plain(item):
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            kind = type(item)
+            if kind is str or (kind is int and -_SAFE_INT <= item <= _SAFE_INT):
+                continue
+            if not _plain(item):
                 return False
         return True
     if kind is tuple or kind is list:

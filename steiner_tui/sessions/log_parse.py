@@ -354,10 +354,7 @@ _BY_TYPE: dict[type, Callable[[LogState, Any, int], None]] = {
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:
-    by_type = _BY_TYPE.get(type(record))
-    if by_type is not None:
-        by_type(state, record, line)
-        return
+    """Apply a record of the other types (``parse_log_bytes`` applies those of ``_BY_TYPE``)."""
     match record:
         case HeaderRecord():
             _header(state, record, line)
@@ -417,7 +414,7 @@ def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
             state.damaged_since_request |= not known
             continue
         try:
-            _apply(state, record, number)
+            _BY_TYPE.get(type(record), _apply)(state, record, number)
         except Exception as exc:
             text = str(exc) if isinstance(exc, ValueError) else repr(exc)
             tag = type(record).__struct_config__.tag

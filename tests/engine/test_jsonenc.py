@@ -65,6 +65,10 @@ def test_objects_sort_keys_escape_html_and_keep_non_ascii_raw() -> None:
     assert go_json({"b": [1.0, True, None], "a": "<é>&\u2028"}) == (
         '{"a":"\\u003cé\\u003e\\u0026\\u2028","b":[1,true,null]}'
     )
+    # Without a float: msgspec writes it, the five characters escaped after.
+    assert go_json({"b": [1, True, None], "a": "<é>&\u2028\u2029"}) == (
+        '{"a":"\\u003cé\\u003e\\u0026\\u2028\\u2029","b":[1,true,null]}'
+    )
     assert go_json(None) == "null"
 
 

@@ -149,7 +149,12 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
             known = None
         if known is not None:
             return known
-        return self.digest_from(utf8(self.content) if content is None else content)
+        if content is None:
+            try:  # ``utf8`` without its call: the preview of a resume asks 7,500 messages
+                content = self.content.encode()
+            except UnicodeEncodeError:
+                content = utf8(self.content)
+        return self.digest_from(content)
 
     def digest_from(self, content: bytes | memoryview) -> str:
         """The message's hash with ``content`` as its content's UTF-8 (``utf8``), which a
@@ -158,12 +163,16 @@ class Message(_MessageHead, frozen=True, kw_only=True, cache_hash=True):
         role = _ROLE_BYTES[self.role]
         if self.reasoning or self.tool_calls or self.images:
             # The hash input as one buffer: an update per field cost as much as the hash.
-            parts = [role, content, utf8(self.reasoning)]
+            texts = [self.reasoning]
             for call in self.tool_calls:
-                parts += (utf8(call.name), call.arguments_json.encode(), utf8(call.raw_arguments))
+                texts += (call.name, call.arguments_json, call.raw_arguments)
             for image in self.images:
-                parts += (utf8(image.media_type), utf8(image.data))
-            h = hashlib.sha256(b"".join(parts))
+                texts += (image.media_type, image.data)
+            try:  # one encode when no text holds a surrogate (each is then its own UTF-8)
+                rest = "".join(texts).encode()
+            except UnicodeEncodeError:
+                rest = b"".join([utf8(text) for text in texts])
+            h = hashlib.sha256(b"".join((role, content, rest)))
         elif len(content) < 4096:  # one buffer: a message of a few words hashed in a third
             h = hashlib.sha256(role + content)
         else:

@@ -95,6 +95,14 @@ def test_tool_call_arguments_with_a_lone_surrogate_hash_without_raising() -> Non
     assert message_hash(message) == expected.hex()
 
 
+def test_two_halves_of_a_pair_in_two_fields_hash_as_two_replacement_characters() -> None:
+    call = ToolCall("c1", "\ude00grep", None)  # the pair's low half, after reasoning's high
+    message = Message("assistant", reasoning="a\ud83d", tool_calls=(call,))
+    fields = ("assistant", "", "a\ufffd", "\ufffdgrep", "null", "")
+    expected = hashlib.sha256("".join(fields).encode()).digest()[:4]
+    assert message_hash(message) == expected.hex()
+
+
 def test_content_with_a_lone_surrogate_hashes_as_its_replacement_form() -> None:
     assert message_hash(Message("user", "a\ud800")) == message_hash(Message("user", "a\ufffd"))
     assert Message("user", "a\ud800").prompt_bytes == len(b"user") + len("a\ufffd".encode())

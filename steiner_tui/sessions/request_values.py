@@ -215,7 +215,7 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         raise ValueError(
             f"shares {shared} hashes with the request before, which has {base.hash_count}"
         )
-    return RequestHead(
+    head = RequestHead(
         base.index + 1 if entry.index is None else entry.index,
         _time(entry, base.time),
         base.model if entry.model is None else entry.model,
@@ -224,8 +224,12 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         shared,
         shared + (since if entry.hashes is None else len(entry.hashes)),
         entry.usage,
-        # A head's defaults are those of a request not stopped, as almost every one is.
-        **({} if entry.stopped is None else stop_values(entry.stopped, entry.streamed)),
+    )
+    # A head's defaults are those of a request not stopped, as almost every one is.
+    return (
+        head
+        if entry.stopped is None
+        else replace(head, **stop_values(entry.stopped, entry.streamed))
     )
 
 

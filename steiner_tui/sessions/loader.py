@@ -291,13 +291,16 @@ def _trusted(state: LogState, as_logged: tuple[Message, ...]) -> tuple[Message, 
     """The active messages with only driver-composed prefixes left parsable (skill state);
     ``as_logged`` itself when that changes none."""
     active = state.active
-    out: list[Message] = []
-    changed = False
-    for message, driver in zip(active.messages, active.drivers, strict=True):
-        content = trusted_content(message, driver) if message.role == "user" else message.content
-        changed = changed or content != message.content
-        out.append(message if content == message.content else message.with_content(content))
-    return tuple(out) if changed else as_logged
+    out: list[Message] | None = None  # a copy only when a message changes (almost never)
+    for position, driver in enumerate(active.drivers):
+        message = active.messages[position]
+        if driver is None or message.role != "user":
+            continue
+        content = trusted_content(message, driver)
+        if content != message.content:
+            out = list(active.messages) if out is None else out
+            out[position] = message.with_content(content)
+    return as_logged if out is None else tuple(out)
 
 
 def _meta(session_id: str, state: LogState, lineage: ConversationLineage, size: int) -> SessionMeta:

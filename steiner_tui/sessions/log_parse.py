@@ -48,6 +48,7 @@ from steiner_tui.sessions.records import (
 )
 from steiner_tui.sessions.request_values import (
     LoggedRecords,
+    RequestHead,
     RequestRecord,
     implied_last_main,
     stop_values,
@@ -148,6 +149,11 @@ class LogState(msgspec.Struct):
     """The generations before the active one."""
     active: ActiveGeneration = msgspec.field(default_factory=ActiveGeneration)
     last_main_request: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
+    """The last logged one: a ``last_main_request`` record's, or the one the last usage of a
+    main request implies (``main_usage``, made at the end of the log)."""
+    main_usage: tuple[RequestHead, datetime | None] | None = None
+    """The last main request with a usage, and when the usage came, after the last
+    ``last_main_request`` record: only the last implies the log's (5,000 at a resume)."""
     requests: LoggedRecords = msgspec.field(default_factory=LoggedRecords)
     problems: list[LogProblem] = msgspec.field(default_factory=list)
     mode: str = "build"
@@ -265,18 +271,10 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
         state.switched_model = ""
     state.damaged_since_request = False
     state.since_request = []
-    if record.usage:
-        _implied_last_main(state, record.usage_at or tip.time)
+    if record.usage and not tip.compaction:
+        state.main_usage = (tip, record.usage_at or tip.time)
     state.last_time = record.usage_at or tip.time or state.last_time
     state.partials.clear()
-
-
-def _implied_last_main(state: LogState, at: datetime | None) -> None:
-    request = state.requests.last
-    key = state.header.prompt_cache_key if state.header is not None else ""
-    implied = implied_last_main(request, key, at)
-    if implied is not None:
-        state.last_main_request = implied
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
@@ -341,7 +339,8 @@ def _usage(state: LogState, record: UsageRecord) -> None:
     if not record.usage:  # why none will come
         state.requests.end_last(**stop_values(record.stopped, record.streamed))
         return
-    _implied_last_main(state, record.at)
+    if not request.compaction:
+        state.main_usage = (request, record.at)
     if not request.usage:  # the first usage reported for a request stays
         state.requests.end_last(usage=record.usage)
 
@@ -355,10 +354,7 @@ _BY_TYPE: dict[type, Callable[[LogState, Any, int], None]] = {
 
 
 def _apply(state: LogState, record: Record, line: int) -> None:
-    by_type = _BY_TYPE.get(type(record))
-    if by_type is not None:
-        by_type(state, record, line)
-        return
+    """Apply a record of the other types (``parse_log_bytes`` applies those of ``_BY_TYPE``)."""
     match record:
         case HeaderRecord():
             _header(state, record, line)
@@ -370,7 +366,7 @@ def _apply(state: LogState, record: Record, line: int) -> None:
             _check_gen(state, record.gen, line)
             state.active.record = replace(state.active.record, backend_state=record.state)
         case LastMainRequestRecord():
-            state.last_main_request = record.request
+            state.last_main_request, state.main_usage = record.request, None
             state.last_time = record.request.at or state.last_time
         case PinRecord():
             if record.pinned:
@@ -418,7 +414,7 @@ def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
             state.damaged_since_request |= not known
             continue
         try:
-            _apply(state, record, number)
+            _BY_TYPE.get(type(record), _apply)(state, record, number)
         except Exception as exc:
             text = str(exc) if isinstance(exc, ValueError) else repr(exc)
             tag = type(record).__struct_config__.tag
@@ -430,6 +426,10 @@ def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
             state.damaged_since_request |= isinstance(record, RequestEntry)
             continue
         state.records += 1
+    if state.main_usage is not None:
+        (head, at), header = state.main_usage, state.header
+        key = header.prompt_cache_key if header is not None else ""
+        state.last_main_request = implied_last_main(head, key, at) or state.last_main_request
     if not number:
         state.problems.append(LogProblem(1, "the log is empty (no header record)"))
     elif state.header is None and not any(p.line_number == 1 for p in state.problems):

@@ -9,8 +9,8 @@ escapes, and such a line or a bad one is read again with the standard library's 
 accepts the escapes and says what is wrong.
 """
 
-from __future__ import annotations
-
+# Not ``from __future__ import annotations``: msgspec would resolve every field's annotation
+# from a string when the decoder is built at a resume (about 150 of them: 1.7 of its 3.2 ms).
 import json
 from datetime import datetime
 from functools import cache

@@ -65,6 +65,10 @@ def test_objects_sort_keys_escape_html_and_keep_non_ascii_raw() -> None:
     assert go_json({"b": [1.0, True, None], "a": "<é>&\u2028"}) == (
         '{"a":"\\u003cé\\u003e\\u0026\\u2028","b":[1,true,null]}'
     )
+    # Without a float: msgspec writes it, the five characters escaped after.
+    assert go_json({"b": [1, True, None], "a": "<é>&\u2028\u2029"}) == (
+        '{"a":"\\u003cé\\u003e\\u0026\\u2028\\u2029","b":[1,true,null]}'
+    )
     assert go_json(None) == "null"
 
 
@@ -88,6 +92,14 @@ def test_tool_call_arguments_with_a_lone_surrogate_hash_without_raising() -> Non
     expected = hashlib.sha256(
         b"assistant" + b"grep" + '{"pattern":"\ufffd"}'.encode() + b'{"pattern":"\\ud800"}'
     ).digest()[:4]
+    assert message_hash(message) == expected.hex()
+
+
+def test_two_halves_of_a_pair_in_two_fields_hash_as_two_replacement_characters() -> None:
+    call = ToolCall("c1", "\ude00grep", None)  # the pair's low half, after reasoning's high
+    message = Message("assistant", reasoning="a\ud83d", tool_calls=(call,))
+    fields = ("assistant", "", "a\ufffd", "\ufffdgrep", "null", "")
+    expected = hashlib.sha256("".join(fields).encode()).digest()[:4]
     assert message_hash(message) == expected.hex()
 
 

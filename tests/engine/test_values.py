@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 
 import msgspec
 import pytest
@@ -44,7 +45,25 @@ DIGESTED = (
     Message("user", "see", images=(Image("image/png", "iVBORw0KGgo="),), turn=3),
     Message("tool", '{"path":"a.py","output":"x"}', name="read", tool_call_id="c2"),
     Message("user", ""),
+    Message(
+        "assistant",
+        tool_calls=(ToolCall("c3", "grep", {"pattern": "<a>"}), ToolCall("c4", "ls", None, "?")),
+    ),
 )
+
+
+@pytest.mark.parametrize("message", DIGESTED)
+def test_a_digest_hashes_the_designs_input_field_by_field(message: Message) -> None:
+    # docs/design.md, section 5: the digests are logged and compared, so their bytes never move.
+    h = hashlib.sha256(message.role.encode())
+    for text in (message.content, message.reasoning):
+        h.update(text.encode())
+    for call in message.tool_calls:
+        for text in (call.name, call.arguments_json, call.raw_arguments):
+            h.update(text.encode())
+    for image in message.images:
+        h.update(image.media_type.encode() + image.data.encode())
+    assert message_hash(Message(**msgspec.structs.asdict(message))) == h.digest()[:4].hex()
 
 
 @pytest.mark.parametrize("message", DIGESTED)

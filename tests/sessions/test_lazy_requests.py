@@ -154,12 +154,13 @@ async def test_the_next_request_is_written_against_the_logs_last(
 def test_the_session_cost_sums_each_models_tokens() -> None:
     records = LoggedRecords()
     usages = [("a", (100, 10)), ("b", (900, 5, 800)), ("a", (100, 20, 50, 70)), ("a", ())]
+    usages += [("a", (10, 1, 50)), ("b", (7,))]  # more cached than prompted: clamped alone
     for model, usage in usages:
         records.add(RequestEntry(model=model, usage=usage, hashes=()), (), True)
     prices = {"a": ModelPrice(input=3, output=15, cache_read=0.3, cache_write=3.75)}
     prices["b"] = ModelPrice(input=1, output=2)
     each = [
-        request_cost(prices[m], **dict(zip(_TOKENS, (*u, 0, 0)[:4], strict=True)))
+        request_cost(prices[m], **dict(zip(_TOKENS, (*u, 0, 0, 0)[:4], strict=True)))
         for m, u in usages
         if u
     ]

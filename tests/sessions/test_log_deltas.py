@@ -19,6 +19,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.snapshots import build_request_snapshot, hash_messages
@@ -26,6 +27,7 @@ from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.record_values import message_line, message_of_line
 from steiner_tui.sessions.records import (
+    LastMainRequestRecord,
     MessageLine,
     RequestEntry,
     decode_record,
@@ -208,3 +210,21 @@ def test_every_message_line_round_trips(items: list[tuple[str, str, int, bool]])
         assert back.content == message.content
         read.append(back)
     assert hash_messages(read) == hash_messages(messages)
+
+
+def test_the_last_main_request_is_the_last_logged_or_implied_by_a_main_usage() -> None:
+    header = b'{"type":"header","version":8,"prompt_cache_key":"k"}\n'
+    main = b'{"type":"request","time":"2026-09-13T09:00:00Z","model":"m1","provider":"p1"}\n'
+    usage = b'{"type":"usage","at":"2026-09-13T09:00:05Z","model":"m1","usage":[10,1]}\n'
+    summary = b'{"type":"request","model":"m2","provider":"p2","compaction":true,"usage":[5,1]}\n'
+    logged = LastMainRequest("x", "y", "z")
+    record = encode_record(LastMainRequestRecord(request=logged))
+    implied = LastMainRequest("p1", "m1", "k", datetime(2026, 9, 13, 9, 0, 5, tzinfo=UTC))
+    for lines, last in (
+        ((header, main, usage, summary), implied),  # a compaction's usage implies none
+        ((header, main, usage, record, summary), logged),
+        ((header, record, main, usage), implied),
+        ((header, main, summary), LastMainRequest()),
+    ):
+        state = parse_log_bytes(b"".join(lines))
+        assert (state.problems, state.last_main_request) == ([], last)

@@ -151,5 +151,11 @@ def assemble(
 
     blocks = budget_blocks(static, remaining)
     block_messages = render_blocks(blocks)
-    projected = tuple(to_provider_message(m) for m in conversation)
+    # Only a summary or an incomplete message can change: the rest are taken without a call.
+    projected = tuple(
+        [
+            m if m.role != "summary" and not m.incomplete else to_provider_message(m)
+            for m in conversation
+        ]
+    )
     return AssembledPrompt(blocks, block_messages + projected, len(block_messages))

@@ -74,7 +74,7 @@ def heuristic_request_tokens(
     chars = sum([len(m.role) + len(m.content) + len(m.reasoning) for m in messages])
     chars += sum([len(c.name) + len(_arguments_text(c)) for m in messages for c in m.tool_calls])
     chars += len(tools_json(tools)) if tools else 0
-    images = sum(len(m.images) for m in messages) * IMAGE_PLACEHOLDER_TOKENS
+    images = sum([len(m.images) for m in messages if m.images]) * IMAGE_PLACEHOLDER_TOKENS
     return heuristic_tokens(chars) + images
 
 

@@ -55,7 +55,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     CompactionApplied,
@@ -89,7 +88,6 @@ from steiner_tui.sessions.records import (
     CompactionChoice,
     ErrorRecord,
     HeaderRecord,
-    LastMainRequestRecord,
     ModelRecord,
     ModeRecord,
     PinRecord,
@@ -173,7 +171,6 @@ class SessionLog:
         """The lineage ``_written`` was last brought up to (nothing to write while it is the
         runner's)."""
         self._header_written = False
-        self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
         self._meta_file = MetaFile(session_dir, before_replace=self._fsync_now)
         self._early: list[bytes] = []
@@ -249,7 +246,6 @@ class SessionLog:
         log._written = Written.resumed(loaded)
         log._header_written = True  # a lost header is reported by the loader, never rewritten
         log._requests = RequestTrail.resumed(loaded)
-        log._last_main = loaded.last_main_request
         log._meta = loaded.meta
         log._meta_written = True
         log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
@@ -296,9 +292,9 @@ class SessionLog:
         if runner is None:
             return
         lineage = runner.lineage
-        self._requests.take()  # said against request records the new log does not hold
         header = self._header()
-        tail = restored_tail(self._last_main, self._mode, self._clock)
+        self._requests = self._requests.restarted(header.prompt_cache_key)
+        tail = restored_tail(self._requests.last_main, self._mode, self._clock)
         removed = self._fd, self._lock, self._texts
         self._fd, self._lock, self._texts = rewrite_log(
             self.session_dir, header, lineage, tail, removed
@@ -306,8 +302,6 @@ class SessionLog:
         self._size = -1
         self._meta_file.close()  # the removed folder's
         self._end_commits()  # the removed file's
-        stopping = self._requests.app_stopping
-        self._requests = RequestTrail(cache_key=header.prompt_cache_key, app_stopping=stopping)
         self._remember(lineage)
         if self.on_restored is not None:
             self.on_restored(restored_note(self.session_dir))
@@ -479,16 +473,13 @@ class SessionLog:
             self._write(pending)
 
     def _usage(self, event: UsageReported) -> None:
-        """Fold the usage into its held request record, else write a ``usage`` record; it
-        implies the last main request (``implied_last_main``)."""
+        """Fold the usage into its held request record, else write a ``usage`` record."""
         # The runner notes its last main request as the usage arrives: the same moment.
         last = self._runner.last_main_request if self._runner is not None else None
         at = last.at if last is not None and last.at is not None else self._clock()
-        record, implied = self._requests.usage(event, at)
+        record = self._requests.usage(event, at)
         if record is not None:
             self._write(record)
-        if implied is not None:
-            self._last_main = implied
 
     def _stopped(self, event: RequestStopped) -> None:
         """Fold why no usage will come into its held request record, else write it."""
@@ -507,12 +498,10 @@ class SessionLog:
             self._write(record)
 
     def _record_last_main(self) -> None:
-        if self._runner is None:
-            return
-        last = self._runner.last_main_request
-        if not last.is_zero and last != self._last_main:
-            self._write(LastMainRequestRecord(request=last))
-            self._last_main = last
+        if self._runner is not None:
+            record = self._requests.main_request(self._runner.last_main_request)
+            if record is not None:
+                self._write(record)
 
     def _sync(self, appended: Message | None = None) -> None:
         written = self._written

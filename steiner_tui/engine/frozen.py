@@ -35,7 +35,7 @@ class FrozenDict(dict[str, Any]):
         try:
             return self._hash
         except AttributeError:  # computed once: a tool call is hashed at every cache lookup
-            self._hash: int = hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
+            self._hash: int = hash(frozenset(self.items()))
             return self._hash
 
     def __copy__(self) -> FrozenDict:

@@ -81,7 +81,10 @@ def write_missing(
         previous = generations[known - 1]
         messages = previous.messages
         count = written.count
-        intact = len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
+        # Grown from what was written (one identity check), or ending in its last message.
+        intact = messages.extends(written.messages) or (
+            len(messages) >= count and (count == 0 or messages[count - 1] is written.last)
+        )
         if intact:
             start = max(count - 1, 0)  # the new messages, after the one before them
             window = messages[start:]

@@ -8,6 +8,7 @@ whose sink calls it at a turn boundary.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -45,23 +46,30 @@ def rewrite_log(
     header: HeaderRecord,
     lineage: ConversationLineage,
     tail: list[Record],
-    texts: TextFile,
+    removed: tuple[int | None, SessionLock | None, TextFile],
 ) -> tuple[int, SessionLock, TextFile]:
     """Lock ``session_dir`` again (creating it), write the log anew and open it for appending;
-    ``texts`` (the removed folder's) is closed. The descriptor, lock and new texts file.
+    the removed log's descriptor, lock and texts file (``removed``) are closed then. The new
+    descriptor, lock and texts file.
 
     Raises:
-        OSError: the folder or the log cannot be created again.
+        OSError: the folder or the log cannot be created again (``removed`` left open).
     """
     lock = SessionLock.acquire(session_dir)  # creates the folder again
     try:
         write_fresh_log(session_dir, header, lineage, tail=tail)
         fd = open_for_append(session_dir / LOG_FILE_NAME)
-        texts.close()
-        return fd, lock, TextFile.resume(session_dir, 0)
+        texts = TextFile.resume(session_dir, 0)
     except BaseException:
         lock.release()
         raise
+    old_fd, old_lock, old_texts = removed
+    old_texts.close()
+    if old_fd is not None:
+        os.close(old_fd)
+    if old_lock is not None:
+        old_lock.release()
+    return fd, lock, texts
 
 
 def restored_note(session_dir: Path) -> str:

@@ -2,8 +2,9 @@
 
 ``SessionLog`` keeps one ``RequestTrail``: the last request record as the parser will read it
 back, every hash of that request, the messages written since (a version 4 record derives its
-hashes and prompt bytes from them), the header's prompt cache key, and the record being held
-until its usage arrives (``request_values``; docs/design.md, "14. Durable context state").
+hashes and prompt bytes from them), the header's prompt cache key, the record being held
+until its usage arrives (``request_values``; docs/design.md, "14. Durable context state"), and
+the last main request the log says (written only when it differs from what a usage implies).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from steiner_tui.engine.events import RequestSnapshot, RequestStopped, UsageRepo
 from steiner_tui.engine.messages import Message
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.log_parse import APP_STOPPED
-from steiner_tui.sessions.records import RequestEntry, UsageRecord
+from steiner_tui.sessions.records import LastMainRequestRecord, RequestEntry, UsageRecord
 from steiner_tui.sessions.request_values import (
     RequestRecord,
     implied_last_main,
@@ -50,10 +51,25 @@ class RequestTrail(msgspec.Struct):
     app_stopping: bool = False
     """The app is quitting: a request cancelled from now on was cut off by it, not by Esc
     (``APP_STOPPED``, as a killed app's)."""
+    last_main: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
+    """The last main request the log says: its last ``last_main_request`` record, or what a
+    usage after it implies (``implied_last_main``)."""
 
     @classmethod
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
-        return cls(cache_key=loaded.prompt_cache_key, resumed_from=loaded.requests)
+        return cls(
+            cache_key=loaded.prompt_cache_key,
+            resumed_from=loaded.requests,
+            last_main=loaded.last_main_request,
+        )
+
+    def restarted(self, cache_key: str) -> RequestTrail:
+        """The trail of this log written anew (``log_restore``), whose header says
+        ``cache_key``: none of its request records, the held one dropped (it was said against
+        them); the last main request and whether the app is quitting carry over."""
+        return RequestTrail(
+            cache_key=cache_key, app_stopping=self.app_stopping, last_main=self.last_main
+        )
 
     def _settle(self) -> None:
         """Take the resumed log's last request as the last one written (once)."""
@@ -74,12 +90,10 @@ class RequestTrail(msgspec.Struct):
         pending, self.pending = self.pending, None
         return pending
 
-    def usage(
-        self, event: UsageReported, at: datetime
-    ) -> tuple[UsageRecord | None, LastMainRequest | None]:
+    def usage(self, event: UsageReported, at: datetime) -> UsageRecord | None:
         """Fold ``event`` into the held request record, held again (the reply follows at once,
-        in the same write), else the ``usage`` record to write; and the last main request it
-        implies (None: none)."""
+        in the same write), else the ``usage`` record to write; the last main request becomes
+        the one it implies, if any."""
         self._settle()
         request, pending = self.last, self.take()
         usage = usage_values(
@@ -89,7 +103,9 @@ class RequestTrail(msgspec.Struct):
             event.cache_write_tokens,
         )
         foldable = pending is not None and not pending.usage  # not folded already
-        if foldable and request is not None and event.model == request.model:
+        same_model = request is not None and event.model == request.model
+        record = None
+        if foldable and request is not None and same_model:
             usage_at = None if same_time(at, request.time) else at
             assert pending is not None
             # The usage's prompt tokens stand for an equal estimate (``read_request``).
@@ -100,12 +116,13 @@ class RequestTrail(msgspec.Struct):
                 usage_at=usage_at,
                 estimated_prompt_tokens=None if estimate == usage[0] else estimate,
             )
-            return None, self._implied(at)
-        if pending is not None:
+        else:
             self.pending = pending  # written before the usage record
-        record = UsageRecord(model=event.model, usage=usage, at=at)
-        same_model = request is not None and event.model == request.model
-        return record, self._implied(at) if same_model else None
+            record = UsageRecord(model=event.model, usage=usage, at=at)
+        implied = implied_last_main(self.last, self.cache_key, at) if same_model else None
+        if implied is not None:
+            self.last_main = implied
+        return record
 
     def stopped(self, event: RequestStopped, at: datetime) -> UsageRecord | None:
         """Fold why ``event``'s request got no usage into its held record, else the ``usage``
@@ -122,5 +139,10 @@ class RequestTrail(msgspec.Struct):
             return None
         return UsageRecord(model=request.model, at=at, stopped=stopped, streamed=streamed)
 
-    def _implied(self, at: datetime) -> LastMainRequest | None:
-        return implied_last_main(self.last, self.cache_key, at)
+    def main_request(self, request: LastMainRequest) -> LastMainRequestRecord | None:
+        """The record of the runner's last main ``request`` when the log says another one
+        (None: it says this one, or there is none), which it says from then on."""
+        if request.is_zero or request == self.last_main:
+            return None
+        self.last_main = request
+        return LastMainRequestRecord(request=request)

@@ -341,7 +341,7 @@ def _elapsed(time: datetime | None, base: RequestRecord) -> float | None:
     seconds: float = (time - base.time).total_seconds()
     if seconds.is_integer():
         seconds = int(seconds)
-    derived = base.time + timedelta(seconds=seconds)
+    derived = base.time + _seconds(seconds)
     # The same wall time and offset: the same text (compared, not encoded twice).
     return seconds if derived == time and derived.utcoffset() == time.utcoffset() else None
 

@@ -17,9 +17,11 @@ __all__ = ["append_whole", "write_all"]
 
 def write_all(fd: int, data: bytes) -> None:
     """Write ``data`` to ``fd`` in one ``write()`` (looping only on a short write)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    written = os.write(fd, data)
+    if written < len(data):
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def append_whole(

@@ -53,9 +53,8 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     CompactionApplied,
@@ -89,7 +88,6 @@ from steiner_tui.sessions.records import (
     CompactionChoice,
     ErrorRecord,
     HeaderRecord,
-    LastMainRequestRecord,
     ModelRecord,
     ModeRecord,
     PinRecord,
@@ -104,22 +102,6 @@ from steiner_tui.sessions.text_file import TextFile
 from steiner_tui.sessions.whole_append import append_whole, write_all
 
 __all__ = ["LoggedRun", "SessionLog"]
-
-
-_LOGGED = (
-    TextDelta,
-    ReasoningDelta,
-    MessageAppended,
-    ToolCallFinished,
-    RequestSnapshot,
-    CompactionApplied,
-    PinChanged,
-    UsageReported,
-    RequestStopped,
-    WarningEvent,
-    ErrorEvent,
-)
-"""The events the log records something of."""
 
 
 class SessionLog:
@@ -138,8 +120,6 @@ class SessionLog:
         write: hands one or more whole lines to the kernel (tests inject a failing one).
         commit_interval: the longest a turn boundary waits for its fsync (0: none waits).
     """
-
-    accepts = _LOGGED
 
     def __init__(
         self,
@@ -191,7 +171,6 @@ class SessionLog:
         """The lineage ``_written`` was last brought up to (nothing to write while it is the
         runner's)."""
         self._header_written = False
-        self._last_main = LastMainRequest()
         self._meta = SessionMeta(session_dir.name)
         self._meta_file = MetaFile(session_dir, before_replace=self._fsync_now)
         self._early: list[bytes] = []
@@ -267,7 +246,6 @@ class SessionLog:
         log._written = Written.resumed(loaded)
         log._header_written = True  # a lost header is reported by the loader, never rewritten
         log._requests = RequestTrail.resumed(loaded)
-        log._last_main = loaded.last_main_request
         log._meta = loaded.meta
         log._meta_written = True
         log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
@@ -314,22 +292,16 @@ class SessionLog:
         if runner is None:
             return
         lineage = runner.lineage
-        tail = restored_tail(self._last_main, self._mode, self._clock)
-        old_fd, old_lock = self._fd, self._lock
-        self._requests.take()  # said against request records the new log does not hold
         header = self._header()
+        self._requests = self._requests.restarted(header.prompt_cache_key)
+        tail = restored_tail(self._requests.last_main, self._mode, self._clock)
+        removed = self._fd, self._lock, self._texts
         self._fd, self._lock, self._texts = rewrite_log(
-            self.session_dir, header, lineage, tail, self._texts
+            self.session_dir, header, lineage, tail, removed
         )
         self._size = -1
         self._meta_file.close()  # the removed folder's
         self._end_commits()  # the removed file's
-        if old_fd is not None:
-            os.close(old_fd)
-        if old_lock is not None:
-            old_lock.release()
-        stopping = self._requests.app_stopping
-        self._requests = RequestTrail(cache_key=header.prompt_cache_key, app_stopping=stopping)
         self._remember(lineage)
         if self.on_restored is not None:
             self.on_restored(restored_note(self.session_dir))
@@ -337,65 +309,66 @@ class SessionLog:
     # -- the sink ---------------------------------------------------------------------------
 
     def emit(self, event: EngineEvent) -> None:
-        if self._closed or self.error is not None:
+        # By the event's class, a subclass by its nearest logged one: ``isinstance`` against a
+        # msgspec struct class goes through its metaclass's ``__instancecheck__`` (0.1-0.2 us).
+        kind, handlers = type(event), self._HANDLERS
+        handle = handlers.get(kind) or next(filter(None, map(handlers.get, kind.__mro__)), None)
+        if handle is None or self._closed or self.error is not None:
             return
         try:
-            self._handle(event)
+            handle(self, event)
         except OSError as exc:
             self._fail(exc)
 
-    def _handle(self, event: EngineEvent) -> None:
-        if not isinstance(event, _LOGGED):
-            return  # most of a turn's events: one check instead of ten
-        if isinstance(event, TextDelta):
-            self._stream(text=event.text)
-        elif isinstance(event, ReasoningDelta):
-            self._stream(reasoning=event.text)
-        elif isinstance(event, MessageAppended):
-            self._materialize()
-            self.partial.drop()
-            self._sync(appended=event.message)
-            message = event.message
-            if message.role == "assistant":
-                self._record_last_main()
-                if not message.tool_calls:
-                    self._boundary()
-            elif not self._meta_written:
-                # The first message: a session killed in its first turn is still listed (with
-                # its title) and resumed as the latest.
+    def _appended(self, event: MessageAppended) -> None:
+        self._materialize()
+        self.partial.drop()
+        self._sync(appended=event.message)
+        message = event.message
+        if message.role == "assistant":
+            self._record_last_main()
+            if not message.tool_calls:
                 self._boundary()
-        elif isinstance(event, ToolCallFinished):
-            # Emitted just before its result message is appended, which is written with it.
-            self._statuses[event.call.id] = event.status
-        elif isinstance(event, RequestSnapshot):
-            self._sync()
-            self.partial.restart()
-            self._flush_request()
-            self._requests.hold(event)  # written with its usage, or before the next record
-        elif isinstance(event, CompactionApplied):
-            self._sync()
+        elif not self._meta_written:
+            # The first message: a session killed in its first turn is still listed (with
+            # its title) and resumed as the latest.
             self._boundary()
-        elif isinstance(event, PinChanged):
-            self._sync()
-            self._write(
-                PinRecord(key=event.key, pinned=event.pinned, label=event.label, at=self._clock())
-            )
-        elif isinstance(event, UsageReported | RequestStopped):
-            self._usage(event)
-        elif isinstance(event, WarningEvent):
-            self._sync()
-            self._write(WarningRecord(code=event.code, message=event.message, at=self._clock()))
-        elif isinstance(event, ErrorEvent):
-            # A provider fault ends the turn: what was streamed and sent is made durable, so
-            # the log resumes from exactly here.
-            self._sync()
-            self._flush_partial()
-            record = ErrorRecord(
-                code=event.code, message=event.message, at=self._clock(), remedies=event.remedies
-            )
-            self._write(record)
-            if self._open:
-                self._boundary()
+
+    def _finished(self, event: ToolCallFinished) -> None:
+        # Emitted just before its result message is appended, which is written with it.
+        self._statuses[event.call.id] = event.status
+
+    def _requested(self, event: RequestSnapshot) -> None:
+        self._sync()
+        self.partial.restart()
+        self._flush_request()
+        self._requests.hold(event)  # written with its usage, or before the next record
+
+    def _compacted(self, event: CompactionApplied) -> None:
+        self._sync()
+        self._boundary()
+
+    def _pinned(self, event: PinChanged) -> None:
+        self._sync()
+        self._write(
+            PinRecord(key=event.key, pinned=event.pinned, label=event.label, at=self._clock())
+        )
+
+    def _warned(self, event: WarningEvent) -> None:
+        self._sync()
+        self._write(WarningRecord(code=event.code, message=event.message, at=self._clock()))
+
+    def _failed(self, event: ErrorEvent) -> None:
+        # A provider fault ends the turn: what was streamed and sent is made durable, so the
+        # log resumes from exactly here.
+        self._sync()
+        self._flush_partial()
+        record = ErrorRecord(
+            code=event.code, message=event.message, at=self._clock(), remedies=event.remedies
+        )
+        self._write(record)
+        if self._open:
+            self._boundary()
 
     # -- explicit records -------------------------------------------------------------------
 
@@ -500,19 +473,20 @@ class SessionLog:
         if pending is not None:
             self._write(pending)
 
-    def _usage(self, event: UsageReported | RequestStopped) -> None:
-        """Fold the usage (or why none will come) into its held request record, else write a
-        ``usage`` record; a usage implies the last main request (``implied_last_main``)."""
-        if isinstance(event, RequestStopped):
-            record, implied = self._requests.stopped(event, self._clock()), None
-        else:  # the runner notes its last main request as the usage arrives: the same moment
-            last = self._runner.last_main_request if self._runner is not None else None
-            at = last.at if last is not None and last.at is not None else self._clock()
-            record, implied = self._requests.usage(event, at)
+    def _usage(self, event: UsageReported) -> None:
+        """Fold the usage into its held request record, else write a ``usage`` record."""
+        # The runner notes its last main request as the usage arrives: the same moment.
+        last = self._runner.last_main_request if self._runner is not None else None
+        at = last.at if last is not None and last.at is not None else self._clock()
+        record = self._requests.usage(event, at)
         if record is not None:
             self._write(record)
-        if implied is not None:
-            self._last_main = implied
+
+    def _stopped(self, event: RequestStopped) -> None:
+        """Fold why no usage will come into its held request record, else write it."""
+        record = self._requests.stopped(event, self._clock())
+        if record is not None:
+            self._write(record)
 
     def _stream(self, *, text: str = "", reasoning: str = "") -> None:
         if self.partial.add(text=text, reasoning=reasoning):
@@ -525,12 +499,10 @@ class SessionLog:
             self._write(record)
 
     def _record_last_main(self) -> None:
-        if self._runner is None:
-            return
-        last = self._runner.last_main_request
-        if not last.is_zero and last != self._last_main:
-            self._write(LastMainRequestRecord(request=last))
-            self._last_main = last
+        if self._runner is not None:
+            record = self._requests.main_request(self._runner.last_main_request)
+            if record is not None:
+                self._write(record)
 
     def _sync(self, appended: Message | None = None) -> None:
         written = self._written
@@ -603,3 +575,20 @@ class SessionLog:
         )
         self._meta_file.write(self._meta)
         self._meta_written = True
+
+    _HANDLERS: ClassVar[dict[type[EngineEvent], Callable[[SessionLog, Any], None]]] = {
+        TextDelta: lambda self, event: self._stream(text=event.text),
+        ReasoningDelta: lambda self, event: self._stream(reasoning=event.text),
+        MessageAppended: _appended,
+        ToolCallFinished: _finished,
+        RequestSnapshot: _requested,
+        CompactionApplied: _compacted,
+        PinChanged: _pinned,
+        UsageReported: _usage,
+        RequestStopped: _stopped,
+        WarningEvent: _warned,
+        ErrorEvent: _failed,
+    }
+    """What the log records of each event (``emit``)."""
+    accepts = tuple(_HANDLERS)
+    """The events the log records something of."""

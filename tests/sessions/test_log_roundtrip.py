@@ -11,7 +11,7 @@ from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.agent.session_factory import build_session
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import RequestSnapshot, WarningEvent
+from steiner_tui.engine.events import MessageAppended, RequestSnapshot, WarningEvent
 from steiner_tui.engine.messages import Image, Message, ToolCall, message_hash
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.sessions.loader import load_session
@@ -137,6 +137,23 @@ async def test_replaced_conversation_is_logged_as_a_reset(open_session: OpenSess
         r for r in _log_records(harness.session_dir) if r["type"] == "generation" and r.get("reset")
     ]
     assert len(resets) == 1
+
+
+class _Notice(WarningEvent, frozen=True):
+    """A kind of warning: a sink takes the subclasses of the events it names."""
+
+
+def test_a_subclass_of_a_logged_event_is_logged_as_its_base(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    directory = tmp_path / "sessions" / "sub1"
+    log = SessionLog.create(directory, clock=clock.now)
+    log.emit(_Notice("notice", "a kind of warning"))
+    log.emit(MessageAppended(Message("user", "hello")))
+    log.close()
+    records = _log_records(directory)
+    assert [r["type"] for r in records] == ["header", "warning", "user"]
+    assert records[1]["code"] == "notice"
 
 
 async def test_events_before_the_first_message_are_written_after_the_header(

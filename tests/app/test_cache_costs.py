@@ -105,8 +105,8 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
                 tuple(str(table.get_cell(key, column)) for column in ("reuse", "cause", "cost"))
                 for key in ("0", "1", "2", "3")
             ]
-            # The reuse is what the provider read of the prompt: #2 41,800 of 42,725 (it said
-            # 50%, the share of its messages #1 had); #3's cache had expired (it said 67%).
+            # The reuse is what the provider read of the prompt: #2 41,800 of 42,725; #3's
+            # cache had expired (it was the share of its messages the request before had).
             assert rows == [
                 ("·····   0%", "first", "$0.16"),
                 ("████▉  98%", "kept", "$0.02"),
@@ -121,8 +121,8 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
 
 
 async def test_the_offline_models_cache_reuse_is_not_known(app_for: AppFactory) -> None:
-    """It reports no prompt cache: #2, after a tool call, said 50% (one of its messages, the
-    preamble, of 6... though 94% of its bytes were #1's); the Cache column says why."""
+    """It reports no prompt cache: #2, after a tool call, said 60% (the share of its messages
+    #1 had), a figure no provider reported; the Cache column says why there is none."""
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await finish(pilot)

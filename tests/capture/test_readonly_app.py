@@ -199,8 +199,9 @@ async def test_the_capture_inspectors_cache_reuse_is_what_the_provider_read(
     tmp_path: Path,
 ) -> None:
     """A Claude Code capture's #2 said 50% (the share of its messages #1 had) while the
-    provider read 12,418 of its 12,488 tokens from cache, and 82% on a request it read nothing
-    of (the cache had expired). The column is the share of the prompt read from cache."""
+    provider read 12,418 of its 12,488 tokens from cache, and as much on a request it read
+    nothing of (the cache had expired). The column is the share of the prompt read from cache,
+    "—" for the request whose reply has not ended."""
     writer = CaptureWriter(tmp_path, "http://upstream", "cap1")
     first, second = sample_claude_requests()
     for body, usage in (

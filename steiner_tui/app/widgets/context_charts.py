@@ -227,7 +227,7 @@ def chart_columns(history: Sequence[RequestSummary], width: int) -> list[ChartCo
     for start in range(0, len(points), per):
         group = points[start : start + per]
         rows = [row for row, _ in group]
-        known = [r.reuse for r in rows if r.reuse is not None]
+        known = [share for share in (r.reuse for r in rows) if share is not None]
         columns.append(
             ChartColumn(
                 tokens=max(r.estimated_prompt_tokens for r in rows),

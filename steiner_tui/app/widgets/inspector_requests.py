@@ -75,7 +75,7 @@ _RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes", "cost"})
 _MODEL_WIDTH = 28
 GIVE_WAY = ("bytes", "time", "messages", "reuse")
 """Columns dropped, in this order, while the model would get fewer than ``_MODEL_ROOM`` cells
-(the detail says each of them; the compare view, ``m``, what repeats): a capture's causes
+(the detail says each of them, its cache line what the cache reused): a capture's causes
 carry the dollars of each rewrite, and its list kept the Cost column off screen at 80."""
 _MODEL_ROOM = 12
 _FRAME = 4

@@ -21,8 +21,8 @@ request has bytes per source and the usage the API reported, so:
 * **compactions**: the agent's summary call (Claude Code's "Do NOT call any tools" prompt that
   asks for a ``<summary>``, Codex's "CONTEXT CHECKPOINT COMPACTION" prompt) is a compaction
   row, so the chart marks the compaction before the next request.
-* **cache reuse**: a request's ``reused`` messages are its leading messages equal to the request
-  it was compared with (``capture.report``'s prefix).
+* **cache reuse**: the share of a request's context its reply says was read from cache
+  (``RequestSummary.reuse``).
 * **cost and cache cause** (``request_costs``): each request with usage is priced from the
   config's prices for its model id, else the engine's price table, and its cache reuse is
   explained against the request it was compared with (``engine.cache_causes.explain_usage``):
@@ -275,7 +275,7 @@ def request_summaries(
     costs = request_costs(requests, prices)
     for position, request in enumerate(requests):
         tokens = figures[position].tokens
-        decoded = request.decoded
+        decoded, usage = request.decoded, request.usage
         priced = costs[position]
         fits = not window.known or tokens <= window.tokens
         rows.append(
@@ -290,10 +290,12 @@ def request_summaries(
                 max_tokens=decoded.max_tokens,
                 prompt_bytes=sum(m.bytes for m in decoded.messages),
                 message_count=len(decoded.messages),
-                reused=request.prefix.matching_messages if position else 0,
                 fits=fits,
                 overflow_tokens=0 if fits else tokens - window.tokens,
                 reported=priced is not None,
+                prompt_tokens=usage.context_tokens if usage is not None else 0,
+                cache_read_tokens=usage.cache_read_tokens if usage is not None else 0,
+                cache_write_tokens=usage.cache_creation_tokens if usage is not None else 0,
                 cost_usd=_total(priced),
                 cache=priced[1] if priced is not None else None,
             )

@@ -19,8 +19,8 @@ so 500 requests retain little more than the distinct messages themselves. Reader
 ``RequestSnapshot`` rebuilt from the chain. ``RequestSummary`` rows (``summaries``) give the
 figures of any range of requests without rebuilding one: the request inspector lists them
 page by page and the context panel charts them, so neither costs more with a longer session.
-Each row also says how many leading messages the request shares with the one before it: the
-prefix a provider's cache can reuse.
+Each row also says what share of its prompt the provider's cache served (``RequestSummary.reuse``),
+where its usage says it.
 
 ``prefix_stability`` compares two snapshots: the provider's prompt cache helps only up to the
 first message whose hash differs, so the context report and the request inspector show where
@@ -48,6 +48,7 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import Message, messages_bytes
+from steiner_tui.engine.prices import cache_ttl_seconds
 from steiner_tui.engine.prompt.blocks import ContextBlock, block_message_indexes, blocks_bytes
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.source_counts import (
@@ -243,9 +244,7 @@ class _Segment(msgspec.Struct, frozen=True):
 class RequestSummary(msgspec.Struct, frozen=True):
     """One stored request's figures, read without rebuilding its messages.
 
-    ``position`` is its place in the store (0 = the first request kept); ``reused`` how many
-    leading messages equal the previous request's (0 for the first): the prefix a provider's
-    prompt cache can serve again.
+    ``position`` is its place in the store (0 = the first request kept).
     """
 
     position: int
@@ -259,7 +258,6 @@ class RequestSummary(msgspec.Struct, frozen=True):
     max_tokens: int
     prompt_bytes: int
     message_count: int
-    reused: int
     fits: bool = True
     overflow_tokens: int = 0
     logged: bool = False
@@ -267,6 +265,10 @@ class RequestSummary(msgspec.Struct, frozen=True):
     keeps these figures, not the request's blocks, tools or per-source counts."""
     reported: bool = False
     """The provider reported the request's usage (its cost and cache figures below)."""
+    prompt_tokens: int = 0
+    """The reported prompt: input + cache read + cache creation (docs/costs.md)."""
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     cost_usd: float | None = None
     """What the request cost (None: not reported, or the model has no price)."""
     cache: CacheExplanation | None = None
@@ -279,19 +281,27 @@ class RequestSummary(msgspec.Struct, frozen=True):
     """A cancelled or failed request's: the characters of its reply that had arrived."""
 
     @property
-    def reuse(self) -> float:
-        """The share of the request's messages the previous request had (0.0 to 1.0)."""
-        return self.reused / self.message_count if self.message_count else 0.0
+    def reuse(self) -> float | None:
+        """The share of the request's prompt the provider read from its cache (0.0 to 1.0);
+        None where the usage does not say it: not reported (yet, or never: cancelled, failed),
+        or a provider that reports no prompt cache (it read and wrote nothing, and its model
+        has no cache we know of, as the offline model)."""
+        if not self.reported or self.prompt_tokens <= 0:
+            return None
+        if not self.cache_read_tokens + self.cache_write_tokens and (
+            cache_ttl_seconds(self.model) is None
+        ):
+            return None
+        return min(self.cache_read_tokens / self.prompt_tokens, 1.0)
 
 
 class _StoredSnapshot(msgspec.Struct, frozen=True):
     """One stored request: its snapshot with empty messages and hashes, the segment holding
-    them (None for a request without messages), and its message count and reused prefix."""
+    them (None for a request without messages), and its message count."""
 
     snapshot: RequestSnapshot
     segment: _Segment | None
     message_count: int = 0
-    reused: int = 0
 
 
 def _summary(
@@ -313,10 +323,12 @@ def _summary(
         max_tokens=s.max_tokens,
         prompt_bytes=s.prompt_bytes,
         message_count=stored.message_count,
-        reused=stored.reused if position else 0,
         fits=s.fits,
         overflow_tokens=s.overflow_tokens,
         reported=usage is not None,
+        prompt_tokens=usage.prompt_tokens if usage is not None else 0,
+        cache_read_tokens=usage.cache_read_tokens if usage is not None else 0,
+        cache_write_tokens=usage.cache_write_tokens if usage is not None else 0,
         cost_usd=usage.cost_usd if usage is not None else None,
         cache=usage.cache if usage is not None else None,
         cancelled=end is not None and not end.error,
@@ -371,9 +383,9 @@ class SnapshotStore:
             with self._lock:
                 self._ended[event.request_id] = event
 
-    def _segment_for(self, snapshot: RequestSnapshot) -> tuple[_Segment | None, int]:
-        """The segment holding the snapshot's messages, and how many lead with the previous
-        request's."""
+    def _segment_for(self, snapshot: RequestSnapshot) -> _Segment | None:
+        """The segment holding the snapshot's messages (sharing those that lead with the
+        previous request's)."""
         messages = snapshot.messages
         # Messages are compared by value, not by hash: the hash leaves out fields such as
         # tool_call_id, and a stored snapshot must show exactly what was sent.
@@ -383,12 +395,12 @@ class SnapshotStore:
             parent = parent.parent
         start = parent.length if parent is not None else 0
         if parent is not None and start == len(messages):
-            return parent, matching
+            return parent
         if not messages:
-            return None, matching
+            return None
         tail = messages[start:]
         hashes = tuple(snapshot.message_hashes[start:])
-        return _Segment(parent, tuple(tail), hashes, len(messages)), matching
+        return _Segment(parent, tuple(tail), hashes, len(messages))
 
     def _intern_blocks(self, blocks: tuple[ContextBlock, ...]) -> tuple[ContextBlock, ...]:
         previous = self._stored[-1].snapshot.blocks if self._stored else None
@@ -396,12 +408,10 @@ class SnapshotStore:
             return previous
         return tuple(self._blocks.setdefault(b, b) for b in blocks)
 
-    def store(self, snapshot: RequestSnapshot, reused: int | None = None) -> None:
-        """Add ``snapshot`` (the latest request); ``reused``: how many of its messages lead
-        with the request it follows, when that is not the previous one (None: counted here)."""
+    def store(self, snapshot: RequestSnapshot) -> None:
+        """Add ``snapshot`` (the latest request)."""
         with self._lock:
-            segment, matching = self._segment_for(snapshot)
-            reused = matching if reused is None else reused
+            segment = self._segment_for(snapshot)
             previous = self._stored[-1].snapshot if self._stored else None
             tools = snapshot.tools
             if previous is not None and previous.tools == tools:
@@ -415,7 +425,7 @@ class SnapshotStore:
             )
             self._by_index[snapshot.index] = len(self._stored)
             count = len(snapshot.messages)
-            self._stored.append(_StoredSnapshot(slim, segment, count, reused))
+            self._stored.append(_StoredSnapshot(slim, segment, count))
             self._tip_messages = snapshot.messages
 
     @staticmethod

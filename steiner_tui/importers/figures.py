@@ -4,10 +4,9 @@ The workbench draws tokens per request with ``RequestChart`` from ``RequestSumma
 engine's figures of each stored request). An imported transcript has, per request, its context
 tokens, its cache read and its model; each compaction is a row of its own before the first
 request after it (the chart marks a compaction where such a row sits, as it does for the
-summary call of a session of steiner's own). The cache-reuse strip of the chart shows what a
-provider's prompt cache served again: for an import that is the request's cache-read share of
-its context, which the transcript records (``reused`` over ``message_count`` is that share,
-counted in tokens here rather than in messages).
+summary call of a session of steiner's own). The cache-read strip of the chart and the request
+table show the share of each request's context the provider's cache served
+(``RequestSummary.reuse``), from the cache read and creation the transcript records.
 
 Each request row carries its cost (the config's prices for its model id, else the engine's
 price table) and its cache cause
@@ -59,7 +58,13 @@ def chart_rows(
     explained = explained_usage(requests, generations, prices)
 
     def add(
-        tokens: int, read: int, model: str, time: datetime, compaction: bool, request: int = -1
+        tokens: int,
+        model: str,
+        time: datetime,
+        compaction: bool,
+        request: int = -1,
+        read: int = 0,
+        write: int = 0,
     ) -> None:
         cost, cache = explained[request] if request >= 0 else (None, None)
         fits = compaction or not window or tokens <= window
@@ -74,11 +79,13 @@ def chart_rows(
                 estimated_prompt_tokens=tokens,
                 max_tokens=0,
                 prompt_bytes=0,
-                message_count=tokens,
-                reused=min(read, tokens),
+                message_count=0,
                 fits=fits,
                 overflow_tokens=0 if fits else tokens - window,
                 reported=request >= 0,
+                prompt_tokens=tokens,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
                 cost_usd=cost.total_usd if cost is not None else None,
                 cache=cache,
             )
@@ -88,19 +95,20 @@ def chart_rows(
     for index, request in enumerate(requests):
         number = index + 1
         for generation in before.pop(index, ()):
-            add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
+            add(int(generation.get("pre_tokens") or 0), "", _time(generation.get("time")), True)
         add(
             int(request.get("context_tokens") or 0),
-            int(request.get("cache_read_tokens") or 0),
             str(request.get("model") or ""),
             _time(request.get("time")),
             False,
             index,
+            int(request.get("cache_read_tokens") or 0),
+            int(request.get("cache_creation_tokens") or 0),
         )
     number += 1
     for generations_left in before.values():  # a compaction after the last request
         for generation in generations_left:
-            add(int(generation.get("pre_tokens") or 0), 0, "", _time(generation.get("time")), True)
+            add(int(generation.get("pre_tokens") or 0), "", _time(generation.get("time")), True)
     return tuple(rows)
 
 

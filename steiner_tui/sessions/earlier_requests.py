@@ -121,13 +121,16 @@ class LoggedRequests:
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
         cost = self._priced(record.model, record.usage) if record.usage else None
+        prompt, _, read, write = (*record.usage, 0, 0, 0, 0)[:4]
         return RequestSummary(
             position,
             **{f: getattr(record, f) for f in _SUMMARY},
             message_count=record.hash_count,
-            reused=record.shared if position else 0,
             logged=True,
             reported=bool(record.usage),
+            prompt_tokens=prompt,
+            cache_read_tokens=read,
+            cache_write_tokens=write,
             cost_usd=cost.total_usd if cost is not None else None,
         )
 
@@ -209,7 +212,6 @@ class SessionRequests:
     def __init__(self, store: SnapshotStore, earlier: LoggedRequests | None = None) -> None:
         self.store = store
         self.earlier = earlier
-        self._first_reused: int | None = None
 
     @property
     def logged(self) -> int:
@@ -218,16 +220,6 @@ class SessionRequests:
 
     def __len__(self) -> int:
         return self.logged + len(self.store)
-
-    def _first_reuse(self) -> int:
-        """How many leading messages the store's first request repeats of the log's last."""
-        if self._first_reused is None:
-            earlier = self.earlier
-            assert earlier is not None and len(earlier)
-            first = self.store.at(0).message_hashes
-            last = earlier.records[-1].message_hashes
-            self._first_reused = shared_prefix(last, first)
-        return self._first_reused
 
     def summaries(self, start: int = 0, stop: int | None = None) -> tuple[RequestSummary, ...]:
         """The figures of the requests at positions ``start`` to ``stop`` (oldest first)."""
@@ -239,10 +231,7 @@ class SessionRequests:
             rows.extend(self.earlier.summaries(start, min(stop, logged)))
         if stop > logged:
             for row in self.store.summaries(max(0, start - logged), stop - logged):
-                reused = self._first_reuse() if logged and not row.position else row.reused
-                shifted = msgspec.structs.replace(
-                    row, position=row.position + logged, reused=reused
-                )
+                shifted = msgspec.structs.replace(row, position=row.position + logged)
                 rows.append(shifted if logged else row)
         return tuple(rows)
 

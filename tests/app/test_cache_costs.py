@@ -102,20 +102,35 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
             await finish(pilot)
             table = app.screen.query_one(RequestTable)
             rows = [
-                (str(table.get_cell(key, "cause")), str(table.get_cell(key, "cost")))
+                tuple(str(table.get_cell(key, column)) for column in ("reuse", "cause", "cost"))
                 for key in ("0", "1", "2", "3")
             ]
+            # The reuse is what the provider read of the prompt: #2 41,800 of 42,725; #3's
+            # cache had expired (it was the share of its messages the request before had).
             assert rows == [
-                ("first", "$0.16"),
-                ("kept", "$0.02"),
-                ("idle $0.16", "$0.16"),
-                ("model $0.05", "$0.05"),
+                ("·····   0%", "first", "$0.16"),
+                ("████▉  98%", "kept", "$0.02"),
+                ("·····   0%", "idle $0.16", "$0.16"),
+                ("·····   0%", "model $0.05", "$0.05"),
             ]
             summary = static_text(app.screen.query_one("#request-summary", Static))
             assert summary.endswith(
                 "Cost $0.05 · cache: model changed: claude-sonnet-4-6 → claude-haiku-4-5 "
                 "(a cache belongs to one model); rewrote 42,700 tok ≈ $0.05"
             )
+
+
+async def test_the_offline_models_cache_reuse_is_not_known(app_for: AppFactory) -> None:
+    """It reports no prompt cache: #2, after a tool call, said 60% (the share of its messages
+    #1 had), a figure no provider reported; the Cache column says why there is none."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "show me README.md")
+        await finish(pilot)
+        assert len(app.session.snapshots) == 2  # the tool call's request, then the answer's
+        cells, _ = await inspected(pilot, "reuse", "cause", row=1)
+    assert cells == ("—", "uncached")
 
 
 async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(

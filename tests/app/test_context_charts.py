@@ -46,8 +46,13 @@ ROWS = (
 
 
 def _summary(position: int, tokens: int, **changes: object) -> RequestSummary:
-    row = RequestSummary(position, position + 1, T0, "m", False, "0", tokens, 4096, 1, 10, 8)
+    row = RequestSummary(position, position + 1, T0, "m", False, "0", tokens, 4096, 1, 10)
     return msgspec.structs.replace(row, **changes)
+
+
+def _read(share: int) -> dict[str, object]:
+    """The usage of a request whose provider read ``share`` tenths of its prompt from cache."""
+    return {"reported": True, "prompt_tokens": 10, "cache_read_tokens": share}
 
 
 def _view(**changes: object) -> BudgetView:
@@ -68,7 +73,7 @@ def test_columns_leave_compaction_requests_out_and_mark_where_they_were() -> Non
         _summary(0, 1_000),
         _summary(1, 5_000),
         _summary(2, 900, compaction=True),
-        _summary(3, 2_000, reused=2),
+        _summary(3, 2_000, **_read(2)),
     ]
     columns = chart_columns(history, 40)
     assert [c.tokens for c in columns] == [1_000, 5_000, 2_000]
@@ -97,9 +102,9 @@ def _lines(widget: RequestChart | SourceBar) -> list[str]:
 async def test_the_chart_draws_requests_lines_compactions_and_reuse() -> None:
     history = (
         _summary(0, 4_000),
-        _summary(1, 16_000, reused=10),
+        _summary(1, 16_000, **_read(10)),
         _summary(2, 2_000, compaction=True),
-        _summary(3, 30_000, reused=5, fits=False, overflow_tokens=500),
+        _summary(3, 30_000, **_read(5), fits=False, overflow_tokens=500),
     )
     async with PanelHost().run_test(size=(60, 44)) as pilot:
         panel = pilot.app.query_one(BudgetPanel)
@@ -114,7 +119,7 @@ async def test_the_chart_draws_requests_lines_compactions_and_reuse() -> None:
         assert any("┄" in line for line in plot)  # the soft threshold
         assert any("╎" in line for line in plot)  # the compaction before request #4
         assert plot[-1].startswith("███")  # every request has a column, three cells wide
-        assert strip.startswith("···███╎▒▒▒")  # first: none before; 100%; compaction; 50%
+        assert strip.startswith("···███╎▒▒▒")  # first: no usage; 100%; compaction; 50%
         assert "soft 22,938" in lines[-2] and "hard 32,441" in lines[-2]
         assert "compaction" in lines[-1] and "cache reuse" in lines[-1]
 

@@ -195,6 +195,34 @@ async def test_the_capture_inspector_shows_each_requests_cache_cause_and_cost(
     assert costs == ["$0.07", "$0.0099"]  # $0.070252 and $0.009888
 
 
+async def test_the_capture_inspectors_cache_reuse_is_what_the_provider_read(
+    tmp_path: Path,
+) -> None:
+    """A Claude Code capture's #2 said 50% (the share of its messages #1 had) while the
+    provider read 12,418 of its 12,488 tokens from cache, and as much on a request it read
+    nothing of (the cache had expired). The column is the share of the prompt read from cache,
+    "—" for the request whose reply has not ended."""
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1")
+    first, second = sample_claude_requests()
+    for body, usage in (
+        (first, Usage(3, 0, 12_418, 12)),
+        (second, Usage(13, 12_418, 57, 30)),
+        (second, Usage(13, 0, 12_475, 30)),  # expired
+    ):
+        writer.reply(writer.request("POST", "/v1/messages?beta=true", body), 200, "", 1, usage)
+    writer.request("POST", "/v1/messages?beta=true", second)  # its reply has not ended
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        table = app.screen.query_one(RequestTable)
+        column = table.get_column_index("reuse")
+        cells = [str(table.get_row_at(row)[column]) for row in range(4)]
+    writer.close()
+    assert cells == ["·····   0%", "█████  99%", "·····   0%", "—"]
+
+
 async def test_the_capture_inspector_keeps_its_cost_column_on_screen_at_80_columns(
     tmp_path: Path,
 ) -> None:
@@ -596,12 +624,13 @@ async def test_a_one_request_capture_says_one_request(tmp_path: Path) -> None:
         assert " · 1 request · " in str(app.screen.sub_title)
 
 
-def test_two_sessions_through_one_proxy_each_reuse_their_own_prefix(tmp_path: Path) -> None:
-    """Two Claude Code sessions at once through one proxy interleave in the capture. The
-    chart compared each request with its own session's, but the inspector's cache-reuse column
-    compared it with the request recorded just before (the other session's): 0% for every
-    request of both."""
+def test_two_sessions_through_one_proxy_each_reuse_what_their_provider_read(
+    tmp_path: Path,
+) -> None:
+    """Two Claude Code sessions at once through one proxy interleave in the capture: the
+    inspector's cache reuse and the chart's strip are each request's own cache read."""
     from steiner_tui.app.screens.capture_view import load_capture_snapshots
+    from steiner_tui.capture.figures import model_window, request_summaries
     from steiner_tui.capture.report import decode_all
     from steiner_tui.capture.store import read_capture
 
@@ -614,16 +643,15 @@ def test_two_sessions_through_one_proxy_each_reuse_their_own_prefix(tmp_path: Pa
         return json.dumps(data).encode()
 
     writer = CaptureWriter(tmp_path, "http://upstream", "two")
-    for body in (first, other(first), second, other(second)):
+    for body, read in ((first, 0), (other(first), 0), (second, 14_000), (other(second), 14_000)):
         seq = writer.request("POST", "/v1/messages?beta=true", body)
-        writer.reply(seq, 200, "text/event-stream", 100, Usage(3, 0, 14_000, 12))
+        writer.reply(seq, 200, "text/event-stream", 100, Usage(3, read, 14_000 - read, 12))
     writer.close()
     _, store = load_capture_snapshots(tmp_path, "two")
-    inspected = [row.reused for row in store.summaries()]
+    inspected = [row.reuse for row in store.summaries()]
     requests = decode_all(read_capture(tmp_path, "two")[1])
-    charted = [r.prefix.matching_messages if i else 0 for i, r in enumerate(requests)]
-    assert inspected == charted
-    assert inspected[2] > 0 and inspected[3] > 0
+    charted = [row.reuse for row in request_summaries(requests, model_window("x"))]
+    assert inspected == charted == [0.0, 0.0, 14_000 / 14_003, 14_000 / 14_003]
 
 
 def test_a_claude_code_capture_draws_claude_codes_own_compaction_point(tmp_path: Path) -> None:

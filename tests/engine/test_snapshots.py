@@ -7,9 +7,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import pytest
 
-from steiner_tui.engine.events import ListSink, RequestSnapshot, TextDelta
+from steiner_tui.engine.events import (
+    ListSink,
+    RequestSnapshot,
+    RequestStopped,
+    TextDelta,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message, ToolCall, message_hash, messages_bytes
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
 from steiner_tui.engine.skills.delta import compose_user_message
@@ -406,13 +413,35 @@ def test_sources_with_the_heuristic_add_up_to_its_count() -> None:
     assert all(r.tokens >= 0 for r in snapshot.sources)
 
 
+def test_a_rows_cache_reuse_is_what_the_providers_cache_read_of_its_prompt() -> None:
+    """A row's cache reuse was the share of its messages the request before had: 50% on a
+    request whose provider read 12,418 of its 12,488 tokens from cache (the preamble is one
+    message), and 82% on one it read nothing of (the cache had expired). It is the share of the
+    reported prompt read from cache; unknown before usage, for a request stopped before it, and
+    for a provider that reports no prompt cache (the offline model)."""
+    store = SnapshotStore()
+    convo = conversation(1)
+    for i in range(1, 5):
+        store.store(snap(convo, index=i))
+        convo = [*convo, *conversation(i + 1)[-2:]]
+    store.emit(UsageReported("gpt-4o", 12_488, 10, 12_418, 0, request_id="req-2"))
+    store.emit(UsageReported("gpt-4o", 12_600, 10, 0, 0, request_id="req-3"))  # expired
+    store.emit(RequestStopped("req-4", error="overloaded"))
+    assert [r.reuse for r in store.summaries()] == [None, 12_418 / 12_488, 0.0, None]
+    offline = SnapshotStore()
+    for i in (1, 2):
+        offline.store(msgspec.structs.replace(snap(convo, index=i), model="offline"))
+        offline.emit(UsageReported("offline", 900, 10, request_id=f"req-{i}"))
+    assert [r.reuse for r in offline.summaries()] == [None, None]
+
+
 def test_a_summary_is_its_own_source() -> None:
     estimator = RequestEstimator(EncodingLoader([_Source("cl100k_base")]))  # type: ignore[list-item]
     snapshot = _counted(estimator, [Message("system", "## 1. Task\n- x")], ())
     assert [r.source for r in snapshot.sources][-1] == "conversation_summary"
 
 
-def test_summaries_give_each_requests_figures_and_reused_prefix() -> None:
+def test_summaries_give_each_requests_figures() -> None:
     store = SnapshotStore()
     convo = conversation(1)
     for i in range(1, 4):
@@ -423,9 +452,7 @@ def test_summaries_give_each_requests_figures_and_reused_prefix() -> None:
     rows = store.summaries()
     assert [r.index for r in rows] == [1, 2, 3, 4]
     assert [r.message_count for r in rows] == [4, 6, 8, 5]
-    # Each request repeats all of the one before; the compaction keeps only the blocks.
-    assert [r.reused for r in rows] == [0, 4, 6, 2]
-    assert rows[2].reuse == 6 / 8 and rows[3].compaction
+    assert rows[3].compaction
     assert store.summaries(1, 3) == rows[1:3]
     assert store.position_of(3) == 2 and store.position_of(99) is None
     assert store.at(2) == store.snapshot(3)

@@ -211,3 +211,25 @@ async def test_the_session_total_holds_summary_calls_and_a_resumed_sessions_requ
         await resumed.driver.submit("and on")
     (after,) = usages(resumed)
     assert after.session_cost_usd == pytest.approx((total or 0) + (after.cost_usd or 0))
+
+
+async def test_a_resumed_sessions_logged_requests_reuse_what_the_cache_read(
+    sessions: Sessions,
+) -> None:
+    """The inspector's cache reuse of a request read from the log is the share of its prompt
+    the provider read from cache, as it was live (it was the share of its messages)."""
+    with LoopbackServer(reply(0, 41_000), reply(41_000, 400), reply(0, 41_600)) as server:
+        session = open_session(sessions, server)
+        for words in ("hello", "and more", "and the last"):
+            await session.driver.submit(words)
+        session.close_log()
+    live = [row.reuse for row in session.session.requests.summaries()]
+    assert live == [0.0, 41_000 / 41_425, 0.0]
+    with LoopbackServer(reply(41_600, 300)) as server:
+        resumed = sessions.open(
+            WIRE.provider(server, timeout=5.0, max_retries=0), MODEL, resume=session.session_id
+        )
+        await resumed.driver.submit("and on")
+    rows = resumed.session.requests.summaries()
+    assert [row.logged for row in rows] == [True, True, True, False]
+    assert [row.reuse for row in rows] == [*live, 41_600 / 41_925]

@@ -35,9 +35,8 @@ def load_capture_snapshots(
     requests = decode_all(recorded)
     snapshots = to_snapshots(requests)
     store = SnapshotStore()
-    for position, (request, snapshot) in enumerate(zip(requests, snapshots, strict=True)):
-        # Two agents through one proxy interleave: each request follows its own thread's.
-        store.store(snapshot, request.prefix.matching_messages if position else 0)
+    for snapshot in snapshots:
+        store.store(snapshot)
     for usage in usage_events(requests, snapshots, prices):
         if usage is not None:
             store.emit(usage)

@@ -5,12 +5,12 @@ the panel's table (each row of the table starts with its segment's swatch). ``Re
 draws the tokens of each main request of the conversation as a column, on the scale of the
 window, with the soft threshold (compaction trigger), the hard limit and the window as lines,
 each compaction marked where it happened, a request over the window in the error colour, and
-under it a strip of cache reuse: how much of each request repeated the one before it (the
-prefix a provider's prompt cache can serve again). With a what-if result (``whatif``, the
-threshold being tried in the panel's what-if view), the tried threshold is a line of its own
-and a strip under the columns marks where that threshold would have compacted. Lines that fall
-on the same row (a short chart: a row is an eighth of the window) share it cell by cell, and the
-legend says so, so that none hides another.
+under it a strip of cache reads: the share of each request's prompt the provider's cache served
+(muted dots where its usage does not say it, ``RequestSummary.reuse``). With a what-if result
+(``whatif``, the threshold being tried in the panel's what-if view), the tried threshold is a
+line of its own and a strip under the columns marks where that threshold would have compacted.
+Lines that fall on the same row (a short chart: a row is an eighth of the window) share it cell
+by cell, and the legend says so, so that none hides another.
 
 The figures are the snapshot's per-source rows and the store's ``RequestSummary`` rows
 (``BudgetView``): nothing is counted here. Colours are theme variables. Both are Textual
@@ -196,7 +196,8 @@ class ChartColumn(msgspec.Struct, frozen=True):
 
     tokens: int
     reuse: float
-    """The smallest cache reuse among its requests (0.0 to 1.0); -1 for the first request."""
+    """The smallest share of a prompt the provider's cache served among its requests (0.0 to
+    1.0); -1 where none of them says it (``RequestSummary.reuse``)."""
     compaction: bool
     """A compaction happened just before this column's requests."""
     fits: bool
@@ -226,10 +227,11 @@ def chart_columns(history: Sequence[RequestSummary], width: int) -> list[ChartCo
     for start in range(0, len(points), per):
         group = points[start : start + per]
         rows = [row for row, _ in group]
+        known = [share for share in (r.reuse for r in rows) if share is not None]
         columns.append(
             ChartColumn(
                 tokens=max(r.estimated_prompt_tokens for r in rows),
-                reuse=min(r.reuse if r.position else -1.0 for r in rows),
+                reuse=min(known, default=-1.0),
                 compaction=any(marked for _, marked in group),
                 fits=all(r.fits for r in rows),
                 first=rows[0].index,

@@ -3,9 +3,10 @@
 The rows are ``RequestSummary`` figures read from the store without rebuilding any request, and
 only a page of them (``PAGE``) is in the table at a time: opening the inspector costs the same
 after 100 requests as after 10,000. A first row says how many requests are earlier; Enter on it
-(or a click) brings in the page before. Each row shows how much of the request repeats the one
-before it (the prefix a provider's cache can reuse), the cause the runner named for what the
-cache reused of it (with the dollars a rewrite cost) and what it cost, once its usage came. A
+(or a click) brings in the page before. Each row shows, once its usage came, the share of its
+prompt the provider read from its cache, the cause the runner named for what the cache reused
+of it (with the dollars a rewrite cost) and what it cost (where the prefix of messages
+diverges from another request's, the compare view, ``m``, shows). A
 resumed session's earlier requests, read from its log, are marked ``log`` in the kind column:
 the log keeps every figure of the row, not the request's blocks, tools or per-source counts
 (the detail says which). On a narrow screen the columns the detail repeats give way
@@ -74,7 +75,7 @@ _RIGHT_ALIGNED = frozenset({"index", "tokens", "messages", "bytes", "cost"})
 _MODEL_WIDTH = 28
 GIVE_WAY = ("bytes", "time", "messages", "reuse")
 """Columns dropped, in this order, while the model would get fewer than ``_MODEL_ROOM`` cells
-(the detail says each of them; the compare view, ``m``, what repeats): a capture's causes
+(the detail says each of them, its cache line what the cache reused): a capture's causes
 carry the dollars of each rewrite, and its list kept the Cost column off screen at 80."""
 _MODEL_ROOM = 12
 _FRAME = 4
@@ -86,14 +87,15 @@ _CHUNK = 25
 
 
 def reuse_cell(row: RequestSummary) -> str:
-    """``▉▉▉▉▌ 92%`` (leading messages repeated from the previous request); ``—`` for the
-    first request."""
-    if not row.position:
+    """``▉▉▉▉▌ 92%`` (the share of the prompt the provider read from its cache); ``—`` where
+    the usage does not say it (the cache cell says why)."""
+    reuse = row.reuse
+    if reuse is None:
         return "—"
-    eighths = round(row.reuse * _REUSE_CELLS * 8)
+    eighths = round(reuse * _REUSE_CELLS * 8)
     full, part = divmod(eighths, 8)
     bar = ("█" * full + (_EIGHTHS[part] if part else "")).ljust(_REUSE_CELLS, "·")
-    return f"{bar} {row.reuse * 100:>3.0f}%"
+    return f"{bar} {reuse * 100:>3.0f}%"
 
 
 def cause_cell(row: RequestSummary) -> str:

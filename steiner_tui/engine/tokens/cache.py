@@ -108,6 +108,12 @@ class CountCache:
                 out.append(count)
         return out
 
+    def put(self, key: CountKey, count: int) -> None:
+        """Store one count (``put_many`` of one item)."""
+        with self._lock:
+            if key not in self._young:
+                self._store(key, count, message_chars(key))
+
     def put_many(self, items: Iterable[tuple[CountKey, int]]) -> None:
         """Store counts (rotating generations as the young one fills)."""
         with self._lock:

@@ -188,7 +188,7 @@ class RequestEstimator:
         if choice.encoding == HEURISTIC:
             return _message_chars(message)
         encoder = self.loader.get(choice.encoding)
-        return self._messages_tokens(choice.encoding, encoder, (message,))
+        return self._message_count(self._cache(choice.encoding), encoder, message)
 
     def raw_from_units(
         self, model_id: str, units: int, images: int, tools: Sequence[ToolDefinition] = ()
@@ -269,7 +269,9 @@ class RequestEstimator:
 
     def _counts(self, encoding: str, encoder: Encoder, messages: Sequence[Message]) -> list[int]:
         cache = self._cache(encoding)
-        found = [cache.get(messages[0])] if len(messages) == 1 else cache.get_many(messages)
+        if len(messages) == 1:  # a request's new message, or one alone (tokens_of)
+            return [self._message_count(cache, encoder, messages[0])]
+        found = cache.get_many(messages)
         counts: list[int] = []
         fresh: list[tuple[CountKey, int]] = []
         for count, message in zip(found, messages, strict=True):
@@ -280,6 +282,13 @@ class RequestEstimator:
         if fresh:
             cache.put_many(fresh)
         return counts
+
+    def _message_count(self, cache: CountCache, encoder: Encoder, message: Message) -> int:
+        count = cache.get(message)
+        if count is None:
+            count = self._count_message(cache, encoder, message)
+            cache.put(message, count)
+        return count
 
     def _count_message(self, cache: CountCache, encoder: Encoder, message: Message) -> int:
         """A message's tokens. Its role and tool names are counted once (cached texts), and
@@ -303,7 +312,7 @@ class RequestEstimator:
         count = cache.get(text)
         if count is None:
             count = len(encoder.encode_ordinary(text))
-            cache.put_many(((text, count),))
+            cache.put(text, count)
         return count
 
     def _text_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
@@ -313,5 +322,5 @@ class RequestEstimator:
         count = cache.get(text)
         if count is None:
             count = len(encoder.encode_ordinary(text))
-            cache.put_many(((text, count),))
+            cache.put(text, count)
         return count

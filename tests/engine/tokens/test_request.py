@@ -232,6 +232,11 @@ def test_cache_bounds_are_enforced() -> None:
     heavy = CountCache(max_entries=1000, max_chars=100)
     heavy.put_many((Message("user", "x" * 30 + str(i)), i) for i in range(20))
     assert heavy.chars <= 100
+    one = CountCache(max_entries=10, max_chars=1_000_000)
+    for i, message in enumerate(messages[:23]):
+        one.put(message, i)
+    one.put(messages[22], 99)  # a key of the young generation keeps its count
+    assert len(one) <= 10 and one.get(messages[22]) == 22 and one.get(messages[0]) is None
 
 
 def test_old_generation_hits_are_promoted() -> None:

@@ -12,7 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -245,14 +246,33 @@ def _until(condition: Callable[[], object]) -> None:
         time.sleep(0.1)
 
 
-def _watch_json(path: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
-    """``steiner-tui watch PATH --json`` in a child process, its output piped."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "steiner_tui", "watch", str(path), "--json"],
+@contextmanager
+def _watch_json(
+    path: Path | None, tmp_path: Path, *, cwd: Path | None = None, home: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``steiner-tui watch [PATH] --json`` in a child process, its output piped; killed at the
+    end if it is still running (a test that fails, or a watch that outlives its Ctrl-C, leaves
+    no process behind, and its pipes close without waiting on a reader)."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    if home is not None:
+        env["HOME"] = str(home)
+    where = [] if path is None else [str(path)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "steiner_tui", "watch", *where, "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+        cwd=cwd,
+        env=env,
     )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def test_watch_json_goes_on_when_its_file_is_deleted_and_written_again(tmp_path: Path) -> None:
@@ -346,13 +366,7 @@ def test_watch_follows_a_new_session_of_the_project(tmp_path: Path) -> None:
     (folder / "old.jsonl").write_bytes(b"".join(LINES[:7]))  # its second reply not ended
     out: list[str] = []
     errors: list[str] = []
-    with subprocess.Popen(
-        [sys.executable, "-m", "steiner_tui", "watch", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=project,
-        env={**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(tmp_path / "config")},
-    ) as process:
+    with _watch_json(None, tmp_path, cwd=project, home=home) as process:
         assert process.stderr is not None and process.stdout is not None
         assert "old.jsonl (1 request so far)" in process.stderr.readline().decode()
         threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]

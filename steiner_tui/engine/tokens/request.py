@@ -294,19 +294,19 @@ class RequestEstimator:
         """A message's tokens. Its role and tool names are counted once (cached texts), and
         its content is not encoded again when it was counted on its own before: a tool result
         is measured against its budget (``count_text``) before it becomes a message."""
-        role = self._short_tokens(cache, encoder, message.role)
+        role = self._cached_text_tokens(cache, encoder, message.role)
         content = message.content
         counted = cache.get(content) if content else 0
         tokens = role + (len(encoder.encode_ordinary(content)) if counted is None else counted)
         if message.reasoning:
             tokens += len(encoder.encode_ordinary(message.reasoning))
         for call in message.tool_calls:
-            tokens += self._short_tokens(cache, encoder, call.name)
+            tokens += self._cached_text_tokens(cache, encoder, call.name)
             arguments = _arguments_text(call)
             tokens += len(encoder.encode_ordinary(arguments)) if arguments else 0
         return MESSAGE_FRAMING_TOKENS + tokens + IMAGE_PLACEHOLDER_TOKENS * len(message.images)
 
-    def _short_tokens(self, cache: CountCache, encoder: Encoder, text: str) -> int:
+    def _cached_text_tokens(self, cache: CountCache, encoder: Encoder, text: str) -> int:
         if not text:
             return 0
         count = cache.get(text)
@@ -316,11 +316,4 @@ class RequestEstimator:
         return count
 
     def _text_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
-        if not text:
-            return 0
-        cache = self._cache(encoding)
-        count = cache.get(text)
-        if count is None:
-            count = len(encoder.encode_ordinary(text))
-            cache.put(text, count)
-        return count
+        return self._cached_text_tokens(self._cache(encoding), encoder, text) if text else 0

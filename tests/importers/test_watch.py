@@ -122,9 +122,7 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
             already = len(_settled_contexts(start, tmp_path))
             _until(lambda: len(printed) >= len(expected) - already)
         finally:
-            process.send_signal(signal.SIGINT)
-            process.wait(timeout=30)
-            reader.join(timeout=10)
+            _interrupt(process, [reader])
         errors = process.stderr.read().decode() if process.stderr else ""
     assert process.returncode == 0, errors
     # Ctrl-C ends the watch: the last request, which no later line settles, comes last.
@@ -239,6 +237,14 @@ def _read_lines(stream: object, into: list[str]) -> threading.Thread:
     return thread
 
 
+def _interrupt(process: subprocess.Popen[bytes], readers: list[threading.Thread]) -> None:
+    """Ctrl-C to the watch, then wait for it to end and for its readers to read the rest."""
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=30)
+    for reader in readers:
+        reader.join(timeout=10)
+
+
 def _until(condition: Callable[[], object]) -> None:
     """Poll ``condition`` until it holds or ``DEADLINE`` passes (the asserts after it say which)."""
     end = time.monotonic() + DEADLINE
@@ -295,10 +301,7 @@ def test_watch_json_goes_on_when_its_file_is_deleted_and_written_again(tmp_path:
             expected = _settled_contexts(len(LINES), tmp_path)
             _until(lambda: len(out) >= len(expected))
         finally:
-            process.send_signal(signal.SIGINT)
-            process.wait(timeout=30)
-            for thread in threads:
-                thread.join(timeout=10)
+            _interrupt(process, threads)
     assert process.returncode == 0, "".join(errors)
     assert errors[0] == f"steiner-tui watch: {path} is gone; waiting for it to come back\n"
     replaced = f"steiner-tui watch: {path} was cut shorter or replaced: its requests from #1\n"
@@ -376,10 +379,7 @@ def test_watch_follows_a_new_session_of_the_project(tmp_path: Path) -> None:
             expected = _settled_contexts(len(LINES), tmp_path)
             _until(lambda: len(out) >= 1 + len(expected))
         finally:
-            process.send_signal(signal.SIGINT)
-            process.wait(timeout=30)
-            for thread in threads:
-                thread.join(timeout=10)
+            _interrupt(process, threads)
     assert process.returncode == 0, "".join(errors)
     assert errors == [
         f"steiner-tui watch: a new session of this project: {new}; following it, its requests "

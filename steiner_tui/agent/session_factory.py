@@ -349,12 +349,16 @@ def _build(
         # The session's total goes on from what its earlier requests cost.
         runner.cache.session_cost = earlier.cost()
         runner.cache.resumed = True
-    enabled = resumed_skills(loaded) if loaded is not None else config.skills_enabled
+    # A resume's fold is the skills' first: the next request goes on from it, not folding the
+    # conversation again (when its messages equal the ones folded: ``InteractiveSkills``).
+    fold = resumed_skills(loaded) if loaded is not None else None
+    enabled = [b.name for b in fold.effective] if fold is not None else config.skills_enabled
     static = set(request.static_skills)  # delivered as blocks: never as envelopes too
     scan = ListSink()  # what the discovery says, so a rescan says only what is new
     skills = InteractiveSkills(
         discover_skills(roots, FanoutSink((sink, scan))),
         (name for name in enabled if name not in static),
+        None if loaded is None or fold is None else (loaded.skill_messages, fold),
     )
     driver = InteractiveDriver(runner, skills)
     if manager is not None:

@@ -15,8 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from steiner_tui.engine.frozen import freeze
-from steiner_tui.engine.jsonenc import JSONValueError, go_json
+from steiner_tui.engine.jsonenc import frozen_json
 from steiner_tui.engine.utf8 import utf8, utf8_len
 
 __all__ = [
@@ -76,14 +75,8 @@ class ToolCall(msgspec.Struct, _EncodedArguments, frozen=True, array_like=True, 
     raw_arguments: str = ""
 
     def __post_init__(self) -> None:
-        encoded = "null"
-        if self.arguments is not None:
-            frozen = freeze(self.arguments)
-            try:
-                encoded = go_json(frozen)
-            except JSONValueError:
-                frozen = None
-            msgspec.structs.force_setattr(self, "arguments", frozen)
+        frozen, encoded = frozen_json(self.arguments)
+        msgspec.structs.force_setattr(self, "arguments", frozen)
         msgspec.structs.force_setattr(self, "arguments_json", encoded)
 
 

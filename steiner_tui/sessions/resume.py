@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction
-from steiner_tui.engine.skills.effective import effective_skills_of_messages
+from steiner_tui.engine.skills.effective import SkillFold, fold_skills, user_contents
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.store import SessionNotFoundError, SessionStore
 
@@ -96,9 +96,10 @@ def resumed_date(loaded: LoadedSession) -> datetime | None:
     return header.created.astimezone()
 
 
-def resumed_skills(loaded: LoadedSession) -> tuple[str, ...]:
-    """The skills in force in the active generation (read from the driver's envelopes only)."""
-    return tuple(block.name for block in effective_skills_of_messages(loaded.skill_messages))
+def resumed_skills(loaded: LoadedSession) -> SkillFold:
+    """The fold of the active generation's skill envelopes (the driver's only): the skills in
+    force are its ``effective`` blocks."""
+    return fold_skills(user_contents(loaded.skill_messages))
 
 
 def resumed_mode(loaded: LoadedSession) -> str:

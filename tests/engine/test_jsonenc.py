@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from steiner_tui.engine.jsonenc import JSONValueError, go_json, go_number
+from steiner_tui.engine.frozen import FrozenDict, freeze
+from steiner_tui.engine.jsonenc import JSONValueError, frozen_json, go_json, go_number
 from steiner_tui.engine.messages import Message, ToolCall, message_hash
 from steiner_tui.engine.utf8 import utf8
 
@@ -122,3 +123,30 @@ def test_arguments_without_a_json_form_are_kept_only_raw() -> None:
     assert call.arguments is None
     assert call.arguments_json == "null"
     message_hash(Message("assistant", tool_calls=(call,)))  # no crash later in the turn
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"path": "a.py", "offset": 3},
+        {"z": "é", "a": "<b>&</b>\u2028\u2029"},
+        {"big": 2**53 + 1, "small": -(2**53), "flag": True, "none": None},
+        {"n": 1.0},
+        {"nested": {"b": [1, {"<": ">"}]}, "a": []},
+        {"lone": "\ud800"},
+        {1: "a"},
+        FrozenDict({"b": "1", "a": "2"}),
+        {},
+        None,
+        [1, "a"],
+    ],
+)
+def test_frozen_json_is_freeze_and_go_json_in_one(value: object) -> None:
+    frozen, text = frozen_json(value)
+    assert text == go_json(freeze(value))
+    assert frozen == freeze(value) and type(frozen) is type(freeze(value))
+
+
+def test_frozen_json_of_a_value_without_a_json_form_is_none_and_null() -> None:
+    assert frozen_json({"n": math.nan}) == (None, "null")
+    assert frozen_json({"a": [10**400]}) == (None, "null")

@@ -55,6 +55,36 @@ async def test_messages_and_envelopes_round_trip_byte_exact(open_session: OpenSe
     assert [(b.name, b.state) for b in envelope] == [("code-review", "active")]
 
 
+ARGUMENTS = [
+    {"path": "a.py", "offset": 3},  # a flat object: strings and integers
+    {"z": "last", "a": "first", "m": 2},  # keys out of order
+    {"text": "é ✓ <b>&amp;</b> \u2028\u2029"},  # non-ASCII, the five escaped characters
+    {"big": 2**53 + 1, "small": -(2**53) - 1, "flag": True, "none": None, "f": 1.0},
+    {"nested": {"b": [1, 2.5, {"<": ">"}], "a": []}, "list": ["x", 1e21]},
+    {"lone": "\ud800"},
+    {},
+]
+
+
+async def test_tool_calls_arguments_and_hashes_after_a_resume_are_the_live_ones(
+    open_session: OpenSession,
+) -> None:
+    calls = [ToolCall(f"c{n}", "read", args) for n, args in enumerate(ARGUMENTS)]
+    harness = open_session([Reply(["ok"], calls), Reply(["done"])])
+    result = await harness.driver.submit("go")
+    assert result.status == "done", result.error
+    harness.log.close()
+
+    loaded = load_session(harness.session_dir)
+    live = [c for m in harness.runner.lineage.active.messages for c in m.tool_calls]
+    read = [c for m in loaded.lineage.active.messages for c in m.tool_calls]
+    assert [c.arguments_json for c in read] == [c.arguments_json for c in live]
+    assert read == live
+    assert [message_hash(m) for m in loaded.lineage.active.messages] == [
+        message_hash(m) for m in harness.runner.lineage.active.messages
+    ]
+
+
 async def test_lineage_with_two_generations_rebuilds_exactly(open_session: OpenSession) -> None:
     harness = open_session(window=4000, tools=False)
     harness.driver.toggle_skill("code-review")

@@ -243,7 +243,7 @@ async def test_a_forged_envelope_never_becomes_skill_state(open_session: OpenSes
     assert not any(s.state == "active" for s in harness.driver.skill_states())
     harness.log.close()
     resumed = open_session(resume=harness.session_id)
-    assert resumed.loaded is not None and resumed_skills(resumed.loaded) == ()
+    assert resumed.loaded is not None and resumed_skills(resumed.loaded).effective == ()
     assert resumed.driver.skills.enabled == ()
     assert not [e for e in resumed.sink.events if isinstance(e, SkillStateEvent)]
     resumed.log.close()

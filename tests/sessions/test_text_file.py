@@ -35,7 +35,13 @@ from steiner_tui.sessions.loader import LOST_TOOL_RESULT, load_session
 from steiner_tui.sessions.record_values import DIGEST_MIN_BYTES, message_line
 from steiner_tui.sessions.records import LOG_VERSION
 from steiner_tui.sessions.store import SessionStore
-from steiner_tui.sessions.text_file import TEXT_FILE_NAME, TEXT_MIN_BYTES, TextFile
+from steiner_tui.sessions.text_file import (
+    TEXT_FILE_NAME,
+    TEXT_MIN_BYTES,
+    LostText,
+    StoredTexts,
+    TextFile,
+)
 from steiner_tui.sessions.writer import SessionLog
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
@@ -463,3 +469,13 @@ async def test_a_generation_records_lost_text_loses_that_message_only(
         ("assistant", False),
     ]
     assert messages[0] == lineage.active.messages[0]  # type: ignore[attr-defined]
+
+
+def test_a_repeated_text_is_decoded_once_and_an_edited_repeat_is_lost() -> None:
+    text, edited = b"same \xc3\xa9 bytes " * 200, b"same \xc3\xa9 bytez " * 200
+    crc, size = zlib.crc32(text), len(text)
+    stored = StoredTexts(text + text + edited)
+    first = stored.read((0, size), crc)
+    assert first == text.decode() and stored.read((size, size), crc) is first
+    with pytest.raises(LostText, match="its CRC-32 differs"):
+        stored.read((2 * size, size), crc)  # checked, not taken for the text before

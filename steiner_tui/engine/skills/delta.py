@@ -147,13 +147,17 @@ class InteractiveSkills:
     """
 
     def __init__(
-        self, skills: Mapping[str, Skill] | Iterable[Skill], enabled: Iterable[str] = ()
+        self,
+        skills: Mapping[str, Skill] | Iterable[Skill],
+        enabled: Iterable[str] = (),
+        folded: tuple[tuple[Message, ...], SkillFold] | None = None,
     ) -> None:
-        """Hold ``skills`` (by name) with ``enabled`` names switched on, in that order."""
+        """Hold ``skills`` (by name) with ``enabled`` names switched on, in that order;
+        ``folded``: messages and their fold already made (a resume's), gone on from."""
         self._skills: dict[str, Skill] = {}
         self.replace_skills(skills)
         self._enabled: dict[str, None] = dict.fromkeys(enabled)
-        self._folded: tuple[tuple[Message, ...], SkillFold] = ((), fold_skills(()))
+        self._folded: tuple[tuple[Message, ...], SkillFold] = folded or ((), fold_skills(()))
         """The last conversation folded, and its fold."""
         self._envelope_bytes: dict[str, int] = {}
         """Each discovered skill's activation envelope bytes, rendered once."""

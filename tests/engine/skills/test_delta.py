@@ -221,3 +221,29 @@ def test_states_fold_only_the_messages_added_since_the_last_call(
     # Another conversation (a compaction replaced it): folded from its start.
     assert [row.state for row in skills.states(conversation[1:])][1] == "inactive"
     assert len(read) == 202
+
+
+def test_a_fold_given_is_gone_on_from_only_for_the_messages_it_folded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A resume hands its fold over: the next request does not fold the conversation again;
+    messages that differ from the ones folded (a driver prefix escaped) are folded afresh."""
+    from steiner_tui.engine.skills import delta
+    from steiner_tui.engine.skills.effective import fold_skills, user_contents
+
+    conversation = (Message("user", f"{on('a')}\n\ngo"), Message("assistant", "ok"))
+    folded = (conversation, fold_skills(user_contents(conversation)))
+    other = (Message("user", "go"), Message("assistant", "ok"))
+    calls: list[int] = []
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return fold_skills(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(delta, "fold_skills", counted)
+    skills = InteractiveSkills(SKILLS, ["a"], folded)
+    assert skills.take_delta((*conversation,)) == [] and calls == []
+    assert [r.name for r in skills.states(conversation) if r.state == "active"] == ["a"]
+    assert calls == []
+    fresh = InteractiveSkills(SKILLS, ["a"], folded)
+    assert fresh.take_delta(other) == [on("a")] and calls == [1]

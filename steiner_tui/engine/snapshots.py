@@ -16,10 +16,11 @@ needs a copy.
 ``SnapshotStore`` shares structure between snapshots: a conversation that grows by a turn per
 request is stored as a chain of segments, each request adding only its new messages and hashes,
 so 500 requests retain little more than the distinct messages themselves. Readers get a fresh
-``RequestSnapshot`` rebuilt from the chain. The runner's requests carry their conversation as
-a ``Chain`` already (each growing from the one before): those are kept as they are. ``RequestSummary`` rows (``summaries``) give the
-figures of any range of requests without rebuilding one: the request inspector lists them
-page by page and the context panel charts them, so neither costs more with a longer session.
+``RequestSnapshot`` rebuilt from the chain. The runner's requests carry their conversation and
+its hashes as ``Chain``s already (each growing from the one before): those are kept as they are.
+``RequestSummary`` rows (``summaries``) give the figures of any range of requests without
+rebuilding one: the request inspector lists them page by page and the context panel charts
+them, so neither costs more with a longer session.
 Each row also says what share of its prompt the provider's cache served (``RequestSummary.reuse``),
 where its usage says it.
 
@@ -417,7 +418,8 @@ class SnapshotStore:
             if previous is not None and previous.tools == tools:
                 tools = previous.tools
             blocks = self._intern_blocks(snapshot.blocks)
-            if isinstance(snapshot.messages, Chain):  # shares what the requests before hold
+            if isinstance(snapshot.messages, Chain) and isinstance(snapshot.message_hashes, Chain):
+                # Sharing what the requests before hold already (the runner's).
                 segment = None
                 slim = msgspec.structs.replace(snapshot, blocks=blocks, tools=tools)
             else:

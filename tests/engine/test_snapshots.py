@@ -182,13 +182,15 @@ def test_store_shares_messages_between_snapshots() -> None:
 
 
 def test_store_keeps_a_chain_of_messages_as_it_is() -> None:
-    # The runner's requests carry the conversation as a chain growing from the one before: it
-    # is shared as it is, and a list after it is stored (and read back) whole.
+    # The runner's requests carry the conversation and its hashes as chains growing from the
+    # ones before: they are shared as they are, and a list after them is stored (and read
+    # back) whole.
     store = SnapshotStore()
     convo = Chain(conversation(1))
     chains = []
     for i in range(1, 4):
-        event = msgspec.structs.replace(snap(convo, index=i), messages=convo)
+        hashes = Chain([m.digest() for m in convo])
+        event = msgspec.structs.replace(snap(convo, index=i), messages=convo, message_hashes=hashes)
         store.store(event)
         chains.append(convo)
         convo = convo.plus(conversation(i + 1)[-2:])

@@ -161,12 +161,12 @@ async def run_tool_calls(
             result = await runner.execute(call, call_ctx)
             if budget is not None:
                 # A large result in a thread: counting it with ctok would hold the event loop.
-                result = await off_loop(
+                result, tokens = await off_loop(
                     partial(bound_result, call, result, allowed, budget),
                     len(result.content),
                     budget.inline_chars,
                 )
-                used += budget.count_tokens(result.content)
+                used += tokens
             read = parse_read_result(result.data) if call.name == READ_TOOL_NAME else None
             content = observe_tool_result(call.name, result.content, tracker, read)
             message = result_message(call, result, ctx.turn)
@@ -205,8 +205,9 @@ _SHRINK_ROUNDS = 5
 
 def bound_result(
     call: ToolCall, result: ToolResult, budget_tokens: int, budget: ResultBudget
-) -> ToolResult:
-    """``result`` within ``budget_tokens``: as it is, reshaped by its tool, or cut here.
+) -> tuple[ToolResult, int]:
+    """``result`` within ``budget_tokens``: as it is, reshaped by its tool, or cut here; and
+    its tokens (``budget.count_tokens``: the round adds them up without counting again).
 
     A tool's own reshaping (a smaller window of lines, fewer matches) is tried first; a result
     without one, or still over, is cut to its head and tail around a note saying where the
@@ -214,7 +215,7 @@ def bound_result(
     """
     tokens = budget.count_tokens(result.content)
     if tokens <= budget_tokens:
-        return result
+        return result, tokens
     chars = max(1, len(result.content) * budget_tokens // max(tokens, 1))
     candidate = result
     for _ in range(_SHRINK_ROUNDS):
@@ -223,9 +224,10 @@ def bound_result(
         candidate = result.reshape(chars)
         tokens = budget.count_tokens(candidate.content)
         if tokens <= budget_tokens:
-            return candidate
+            return candidate, tokens
         chars = max(1, chars * budget_tokens * 9 // (10 * max(tokens, 1)))
-    return _cut_here(call, candidate, budget_tokens, budget, chars)
+    cut = _cut_here(call, candidate, budget_tokens, budget, chars)
+    return cut, budget.count_tokens(cut.content)
 
 
 def _cut_here(

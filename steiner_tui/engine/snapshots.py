@@ -16,9 +16,11 @@ needs a copy.
 ``SnapshotStore`` shares structure between snapshots: a conversation that grows by a turn per
 request is stored as a chain of segments, each request adding only its new messages and hashes,
 so 500 requests retain little more than the distinct messages themselves. Readers get a fresh
-``RequestSnapshot`` rebuilt from the chain. ``RequestSummary`` rows (``summaries``) give the
-figures of any range of requests without rebuilding one: the request inspector lists them
-page by page and the context panel charts them, so neither costs more with a longer session.
+``RequestSnapshot`` rebuilt from the chain. The runner's requests carry their conversation and
+its hashes as ``Chain``s already (each growing from the one before): those are kept as they are.
+``RequestSummary`` rows (``summaries``) give the figures of any range of requests without
+rebuilding one: the request inspector lists them page by page and the context panel charts
+them, so neither costs more with a longer session.
 Each row also says what share of its prompt the provider's cache served (``RequestSummary.reuse``),
 where its usage says it.
 
@@ -297,7 +299,7 @@ class RequestSummary(msgspec.Struct, frozen=True):
 
 class _StoredSnapshot(msgspec.Struct, frozen=True):
     """One stored request: its snapshot with empty messages and hashes, the segment holding
-    them (None for a request without messages), and its message count."""
+    them (None: the snapshot is whole, its messages a chain or none), and its message count."""
 
     snapshot: RequestSnapshot
     segment: _Segment | None
@@ -411,18 +413,20 @@ class SnapshotStore:
     def store(self, snapshot: RequestSnapshot) -> None:
         """Add ``snapshot`` (the latest request)."""
         with self._lock:
-            segment = self._segment_for(snapshot)
             previous = self._stored[-1].snapshot if self._stored else None
             tools = snapshot.tools
             if previous is not None and previous.tools == tools:
                 tools = previous.tools
-            slim = msgspec.structs.replace(
-                snapshot,
-                messages=(),
-                message_hashes=(),
-                blocks=self._intern_blocks(snapshot.blocks),
-                tools=tools,
-            )
+            blocks = self._intern_blocks(snapshot.blocks)
+            if isinstance(snapshot.messages, Chain) and isinstance(snapshot.message_hashes, Chain):
+                # Sharing what the requests before hold already (the runner's).
+                segment = None
+                slim = msgspec.structs.replace(snapshot, blocks=blocks, tools=tools)
+            else:
+                segment = self._segment_for(snapshot)
+                slim = msgspec.structs.replace(
+                    snapshot, messages=(), message_hashes=(), blocks=blocks, tools=tools
+                )
             self._by_index[snapshot.index] = len(self._stored)
             count = len(snapshot.messages)
             self._stored.append(_StoredSnapshot(slim, segment, count))

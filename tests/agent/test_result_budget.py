@@ -63,8 +63,8 @@ def test_the_runners_cut_never_exceeds_the_budget(
     count = COUNTERS[counter]
     content = text + "\n".join(f"line {n} " + "ab" * n for n in range(lines))
     budget = ResultBudget(lambda used, pending: budget_tokens, count, 4)
-    bounded = bound_result(CALL, ToolResult(content), budget_tokens, budget)
-    assert count(bounded.content) <= budget_tokens
+    bounded, tokens = bound_result(CALL, ToolResult(content), budget_tokens, budget)
+    assert count(bounded.content) == tokens <= budget_tokens
     if count(content) <= budget_tokens:
         assert bounded.content == content and bounded.cut is None
     else:
@@ -92,8 +92,10 @@ def test_a_read_never_exceeds_its_budget(
     (root / "f.txt").write_text(("é" + "x" * line_length + "\n") * line_count, encoding="utf-8")
     shaped = read_file(root, "f.txt", max_chars=budget_tokens * ratio)
     budget = ResultBudget(lambda used, pending: budget_tokens, count, ratio)
-    bounded = bound_result(ToolCall("r", "read", {"path": "f.txt"}), shaped, budget_tokens, budget)
-    assert count(bounded.content) <= budget_tokens
+    bounded, tokens = bound_result(
+        ToolCall("r", "read", {"path": "f.txt"}), shaped, budget_tokens, budget
+    )
+    assert count(bounded.content) == tokens <= budget_tokens
     fields = json.loads(bounded.content)  # still a read result: the window moved, not the JSON
     assert fields["startLine"] == 1 and fields["endLine"] >= 1
 
@@ -113,8 +115,10 @@ def test_match_lists_never_exceed_their_budget(
     whole = "\n".join(f"src/m{n}.py:{n}:" + "z" * width for n in range(matches))
     shaped = keep_first_lines(ToolResult(whole), budget_tokens * 4, store, "g1", "match list")
     budget = ResultBudget(lambda used, pending: budget_tokens, count, 4, store)
-    bounded = bound_result(ToolCall("g1", "grep", {"pattern": "z"}), shaped, budget_tokens, budget)
-    assert count(bounded.content) <= budget_tokens
+    bounded, tokens = bound_result(
+        ToolCall("g1", "grep", {"pattern": "z"}), shaped, budget_tokens, budget
+    )
+    assert count(bounded.content) == tokens <= budget_tokens
     if bounded.cut is not None:
         assert Path(bounded.cut.saved_at).read_text() == whole
 
@@ -195,7 +199,7 @@ def test_a_read_cut_by_the_runner_never_stands_in_for_a_later_read(tmp_path: Pat
     assert parse_read_result(whole.data).is_full_copy  # type: ignore[union-attr]
     unshaped = whole.with_reshape(None)
     budget = ResultBudget(lambda used, pending: 40, _heuristic, 4)
-    bounded = bound_result(ToolCall("r", "read", {"path": "f.txt"}), unshaped, 40, budget)
+    bounded, _ = bound_result(ToolCall("r", "read", {"path": "f.txt"}), unshaped, 40, budget)
     assert bounded.cut is not None
     tracked = parse_read_result(bounded.data)
     assert tracked is not None and tracked.path == "f.txt"  # still a read of that file

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.events import (
     ListSink,
     RequestSnapshot,
@@ -178,6 +179,26 @@ def test_store_shares_messages_between_snapshots() -> None:
         assert last.messages[i] is message
     # Each snapshot still reads back exactly as stored.
     assert last.messages[2:] == tuple(conversation(5))
+
+
+def test_store_keeps_a_chain_of_messages_as_it_is() -> None:
+    # The runner's requests carry the conversation and its hashes as chains growing from the
+    # ones before: they are shared as they are, and a list after them is stored (and read
+    # back) whole.
+    store = SnapshotStore()
+    convo = Chain(conversation(1))
+    chains = []
+    for i in range(1, 4):
+        hashes = Chain([m.digest() for m in convo])
+        event = msgspec.structs.replace(snap(convo, index=i), messages=convo, message_hashes=hashes)
+        store.store(event)
+        chains.append(convo)
+        convo = convo.plus(conversation(i + 1)[-2:])
+    store.store(snap(conversation(2), index=4))
+    for i, chain in enumerate(chains, start=1):
+        assert store.snapshot(i).messages is chain  # type: ignore[union-attr]
+    assert store.snapshot(4).messages == (*render_blocks(BLOCKS), *conversation(2))  # type: ignore[union-attr]
+    assert store.latest() == snap(conversation(2), index=4)
 
 
 def test_store_keeps_exact_messages_when_the_prefix_breaks() -> None:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from steiner_tui.commands import refuse
@@ -51,58 +53,76 @@ def _print_new(
 def _print_requests(follower: TranscriptFollower, prices: PriceOverrides) -> int:
     """One line per settled request after those settled at the start, until Ctrl-C; a last
     request no later line settles is printed once the transcript has ended (idle, or Ctrl-C)."""
+    # Ctrl-C stops the watch between two of its steps, never inside one: a request printed
+    # but not yet counted would be printed again. A second Ctrl-C ends it at once.
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, stopping)
+    try:
+        _follow(follower, prices, stop)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return 0
+
+
+def _follow(follower: TranscriptFollower, prices: PriceOverrides, stop: threading.Event) -> None:
+    """``_print_requests``' loop, until ``stop`` is set: then the rest, the last request too."""
     from watchfiles import watch
 
     printed = len(follower.settled())
-    try:
-        # Said once everything already written is read: a script (or a test) appends after it.
-        print(
-            f"steiner-tui watch: following {follower.path} ({counted(printed, 'request')} so far)",
-            file=sys.stderr,
-            flush=True,
-        )
-        said, restarts = "", 0
-        for _ in watch(follower.path.parent, **follower.watch_arguments()):
-            newer = follower.new_session()
-            if newer is not None:  # the session followed has ended: its last request too
-                _print_new(follower, printed, prices, ended=True)
-                follower.switch(newer)
-                printed = 0
-                print(
-                    printable(
-                        f"steiner-tui watch: a new session of this project: {newer}; "
-                        "following it, its requests from #1"
-                    ),
-                    file=sys.stderr,
-                    flush=True,
-                )
-            try:
-                follower.poll()
-            except (OSError, ValueError) as exc:
-                failed = _unreadable(follower.path, exc)
-                if failed != said:  # once, not at every poll while the file is missing
-                    print(failed, file=sys.stderr, flush=True)
-                said = failed
-                continue
-            said = ""
-            if follower.restarts != restarts:  # its numbers start again: so does the printing
-                restarts, printed = follower.restarts, 0
-                print(
-                    printable(
-                        f"steiner-tui watch: {follower.path} was cut shorter or replaced: "
-                        "its requests from #1"
-                    ),
-                    file=sys.stderr,
-                    flush=True,
-                )
-            printed = _print_new(follower, printed, prices, ended=follower.idle())
-    except KeyboardInterrupt:
+    # Said once everything already written is read: a script (or a test) appends after it.
+    print(
+        f"steiner-tui watch: following {follower.path} ({counted(printed, 'request')} so far)",
+        file=sys.stderr,
+        flush=True,
+    )
+    said, restarts = "", 0
+    for _ in watch(follower.path.parent, stop_event=stop, **follower.watch_arguments()):
+        newer = follower.new_session()
+        if newer is not None:  # the session followed has ended: its last request too
+            _print_new(follower, printed, prices, ended=True)
+            follower.switch(newer)
+            printed = 0
+            print(
+                printable(
+                    f"steiner-tui watch: a new session of this project: {newer}; "
+                    "following it, its requests from #1"
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
         try:
             follower.poll()
-        except (OSError, ValueError):
-            return 0
-        _print_new(follower, printed, prices, ended=True)
-    return 0
+        except (OSError, ValueError) as exc:
+            failed = _unreadable(follower.path, exc)
+            if failed != said:  # once, not at every poll while the file is missing
+                print(failed, file=sys.stderr, flush=True)
+            said = failed
+            continue
+        said = ""
+        if follower.restarts != restarts:  # its numbers start again: so does the printing
+            restarts, printed = follower.restarts, 0
+            print(
+                printable(
+                    f"steiner-tui watch: {follower.path} was cut shorter or replaced: "
+                    "its requests from #1"
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
+        printed = _print_new(follower, printed, prices, ended=follower.idle())
+    try:
+        follower.poll()
+    except (OSError, ValueError):
+        return
+    _print_new(follower, printed, prices, ended=True)
 
 
 def _unreadable(path: Path, exc: Exception) -> str:

@@ -4,6 +4,7 @@ line waits for its end, and ``watch --json`` prints exactly one line per new req
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -410,3 +412,36 @@ def test_a_new_codex_session_of_the_project_is_found_another_projects_is_not(
     begun.write_bytes(rollout.read_bytes())
     assert sessions.new() == [begun]
     assert sessions.new() == []
+
+
+def test_ctrl_c_while_watch_json_prints_prints_no_request_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ctrl-C lands between two printed requests (as it did under a loaded suite): the requests
+    # printed before it are not printed again, those after it once.
+    from steiner_tui.commands import watch as command
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(LINES[:8]))
+
+    interrupted: list[bool] = []
+
+    def interrupted_after_the_first(*args: Any) -> Iterator[dict[str, object]]:
+        for line in request_lines(*args):
+            yield line
+            if not interrupted:  # once, after the first line printed
+                interrupted.append(True)
+                os.kill(os.getpid(), signal.SIGINT)
+
+    def writer() -> None:
+        time.sleep(0.3)
+        path.write_bytes(b"".join(LINES))
+
+    monkeypatch.setattr(command, "request_lines", interrupted_after_the_first)
+    threading.Thread(target=writer, daemon=True).start()
+    args = argparse.Namespace(path=str(path), json=True, project=str(tmp_path), agent=None)
+    assert command.run(args) == 0
+    printed = [json.loads(line)["request"] for line in capsys.readouterr().out.splitlines()]
+    whole = TranscriptFollower(path)
+    whole.poll()
+    assert printed == list(range(printed[0], len(whole.settled(ended=True)) + 1))

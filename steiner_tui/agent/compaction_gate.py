@@ -217,7 +217,11 @@ def _needs(host: GateHost, prepared: PreparedTurn) -> tuple[bool, bool]:
     if host.model.stateful:
         return host.parent_usage().decision() == "compact", prepared.fit.fits
     budget, tokens, held = host.model.budget, prepared.estimate.tokens, host.state.soft_held
-    waiting = held and tokens < held + budget.soft_threshold - budget.relief_target
+    waiting = (
+        held
+        and host.compaction_mode == "auto"  # ``ask`` asks the person, whatever auto found
+        and tokens < held + budget.soft_threshold - budget.relief_target
+    )
     return budget.should_compact(tokens) and not waiting, prepared.fit.fits
 
 

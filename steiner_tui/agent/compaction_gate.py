@@ -153,9 +153,11 @@ async def _prepare_fitting_turn(
             steering = answer.focus
             trigger = asked(ASK_COMPACT, trigger)
         trigger = _again(host, prepared, trigger)
-        _, refusal = await host.compact_asking_pins(
+        outcome, refusal = await host.compact_asking_pins(
             progress.compactions, steering=steering, trigger=trigger
         )
+        if action == "compact" and fits and not forced and _summaries_wasted(outcome):
+            _hold_soft_trigger(host, prepared.estimate.tokens)
         if refusal:
             host.sink.emit(ErrorEvent("pins_too_large", refusal))
             return RunResult("error", error=refusal, error_kind="pins_too_large")
@@ -181,12 +183,46 @@ def _again(host: GateHost, prepared: PreparedTurn, trigger: str) -> str:
     return f"{trigger}; {why}"
 
 
+def _summaries_wasted(outcome: CompactionOutcome | None) -> bool:
+    """The compaction applied nothing because its summaries were rejected (not because there
+    was nothing to summarize yet: the next turn gives it something, at no summary's cost)."""
+    return (
+        outcome is not None
+        and not outcome.applied
+        and any("rejected" in note for note in outcome.notes)
+    )
+
+
+def _hold_soft_trigger(host: GateHost, tokens: int) -> None:
+    """An automatic compaction at the soft trigger applied nothing, its summaries rejected:
+    trying again at the next request would cost the same summary calls for the same result (a
+    small local model's, minutes a turn), so the soft trigger waits for the prompt to grow."""
+    budget = host.model.budget
+    host.state.soft_held = tokens
+    again = tokens + budget.soft_threshold - budget.relief_target
+    host.sink.emit(
+        WarningEvent(
+            "compaction_held",
+            f"nothing could be compacted at {tokens:,} tokens: automatic compaction waits "
+            f"until the prompt reaches {again:,} tokens or the request no longer fits "
+            "(/compact compacts now)",
+        )
+    )
+
+
 def _needs(host: GateHost, prepared: PreparedTurn) -> tuple[bool, bool]:
     """``(reached the soft trigger, fits)`` for ``decide``: a stateful provider decides from
-    reported usage (its cap stopped the run before this)."""
+    reported usage (its cap stopped the run before this); a held soft trigger
+    (``_hold_soft_trigger``) is not reached until the prompt has grown."""
     if host.model.stateful:
         return host.parent_usage().decision() == "compact", prepared.fit.fits
-    return host.model.budget.should_compact(prepared.estimate.tokens), prepared.fit.fits
+    budget, tokens, held = host.model.budget, prepared.estimate.tokens, host.state.soft_held
+    waiting = (
+        held
+        and host.compaction_mode == "auto"  # ``ask`` asks the person, whatever auto found
+        and tokens < held + budget.soft_threshold - budget.relief_target
+    )
+    return budget.should_compact(tokens) and not waiting, prepared.fit.fits
 
 
 def _question(

@@ -88,6 +88,11 @@ class RunnerState(msgspec.Struct):
     compacted_turn: int = -1
     """The turn the last compaction before a request of this run ran in (a second one says
     why)."""
+    soft_held: int = 0
+    """The prompt at which an automatic compaction at the soft trigger applied nothing, every
+    summary rejected: the soft trigger waits until the prompt grows past it by
+    ``soft_threshold - relief_target``; 0: not held. A lineage adopted (any compaction
+    applied, ``/clear``, resume) lifts it."""
 
     @property
     def tracker(self) -> FileTracker:

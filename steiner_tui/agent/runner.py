@@ -256,6 +256,7 @@ class Runner:
     def adopt_lineage(self, lineage: ConversationLineage) -> None:
         """Replace the lineage (compaction results, resume)."""
         self.state.lineage = lineage
+        self.state.soft_held = 0
         self.state.track(lineage.active.messages)
         self.counter.ledger.forget()
 

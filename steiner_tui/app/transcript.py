@@ -135,7 +135,7 @@ class NoticeEntry(msgspec.Struct):
 class CompactionRunEntry(msgspec.Struct):
     """A compaction running (``ended`` empty) or how it ended: its summary call's stage and
     model, the output tokens so far (characters / 4), when it started (``time.monotonic``)
-    and, once ended, how long it took in seconds."""
+    and, once ended, how long it took in seconds; ``trigger``: why it runs."""
 
     stage: str
     target: str
@@ -145,6 +145,7 @@ class CompactionRunEntry(msgspec.Struct):
     ended: str = ""
     kind: str = "compaction"
     took: float = 0.0
+    trigger: str = ""
 
 
 Entry = (

@@ -443,6 +443,7 @@ class CompactionProgress(EngineEvent, frozen=True):
     ``stage`` is ``normal`` or ``emergency``; ``target`` the summarizing model's ref;
     ``fallback``: the compaction fallback model writes it. ``tokens`` is the output so far
     (text and reasoning) estimated as characters / 4: servers report usage only at the end.
+    ``trigger`` is why the compaction runs (``compaction.triggers``), as its outcome records it.
     """
 
     kind: ClassVar[str] = "compaction_progress"
@@ -450,6 +451,7 @@ class CompactionProgress(EngineEvent, frozen=True):
     target: str
     fallback: bool = False
     tokens: int = 0
+    trigger: str = ""
 
 
 class CompactionAsked(EngineEvent, frozen=True):

@@ -75,6 +75,7 @@ KEPT_WARNINGS = frozenset(
     {
         "compaction_off",
         "compaction_failed",
+        "compaction_held",
         "summary_rejected",
         "reply_limit",
         "session_log_restored",
@@ -82,8 +83,9 @@ KEPT_WARNINGS = frozenset(
 )
 """Engine warnings that stay in the conversation as well as in a toast, and that a resumed
 conversation shows where they were: ``off`` nearing the hard limit, why a compaction failed or
-a summary was rejected, a reply cut at the completion limit, and a session log written anew
-after its folder went (``agent.session_factory.LOG_RESTORED``)."""
+a summary was rejected and how long automatic compaction then waits, a reply cut at the
+completion limit, and a session log written anew after its folder went
+(``agent.session_factory.LOG_RESTORED``)."""
 
 
 class LoggedError(msgspec.Struct, frozen=True):

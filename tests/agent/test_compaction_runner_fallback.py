@@ -94,7 +94,8 @@ async def test_fallback_used_when_main_cache_went_cold(project: Path, clock: Man
     assert outcome.backend_state_cleared is False
     # The conversation pane is told which stage and model write the summary, and its output.
     progress: list[CompactionProgress] = session.sink.of(CompactionProgress)  # type: ignore[assignment]
-    assert progress[0] == CompactionProgress("normal", FALLBACK_REF, fallback=True)
+    started = CompactionProgress("normal", FALLBACK_REF, fallback=True, trigger="soft threshold")
+    assert progress[0] == started
     streamed = len(summary_text("fallback")) // 4
     assert [p.tokens for p in progress[1:]] == ([streamed] if streamed >= 16 else [])
     # Backend isolation: no main backend state, its own transport identity, nothing retired.

@@ -11,6 +11,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.app.widgets.lineage_view import generation_heading, generation_row
 from steiner_tui.engine.compaction import triggers
 from steiner_tui.engine.compaction.policy import CompactNow, MaskLargest
+from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.provider import ChatRequest, ProviderError
 from tests.agent.fakes import Reply
 from tests.agent.test_compaction_modes import Scripted, _tool_lineage
@@ -111,3 +112,30 @@ def test_the_trigger_of_the_next_request() -> None:
     assert trigger(reached_soft=True, fits=False, forced=False) == triggers.HARD_FIT
     assert trigger(reached_soft=True, fits=False, forced=True) == triggers.CONTEXT_LENGTH
     assert triggers.trigger_label("") == "trigger not recorded"
+
+
+def _rejected_summaries(request: ChatRequest) -> Reply:
+    """Every summary is one line repeated (a small local model's): each is rejected."""
+    if request.compaction:
+        return Reply(["the user asked a question.\n" * 30])
+    return Reply([f"answer {len(request.messages)}"])
+
+
+async def test_a_soft_compaction_that_applied_nothing_waits_for_the_prompt_to_grow(
+    project: Path, clock: ManualClock
+) -> None:
+    """On llama.cpp (SmolLM2) every summary was rejected, and every turn past the soft trigger
+    asked for two more (normal, emergency): 2.5 minutes a turn, none of them used."""
+    session = build_session(project, clock, answer=_rejected_summaries)
+    await session.fill("turn")
+    await session.say(padded("one more"))
+    assert len(session.summary_requests()) == 2 and session.outcomes() == []
+    await session.say("and a short one")
+    assert len(session.summary_requests()) == 2  # not tried again right away
+    held = [e for e in session.sink.of(WarningEvent) if e.code == "compaction_held"]  # type: ignore[attr-defined]
+    assert len(held) == 1 and "waits until the prompt reaches" in held[0].message  # type: ignore[attr-defined]
+    for _ in range(10):  # until the request no longer fits (on this 4,000-token window)
+        if session.summary_requests()[2:]:
+            break
+        await session.driver.submit(padded("more"))
+    assert session.summary_requests()[2:]  # the hard fit still compacts

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -76,7 +77,8 @@ async def test_a_running_compaction_shows_its_stage_tokens_and_outcome(
         await pilot.pause()
         row = screen.conversation.query_one(CompactionRow)
         live = static_text(row)
-        assert live.startswith("compacting (normal stage fake/offline): ")
+        stage = "trigger: manual /compact · normal stage fake/offline"
+        assert live.startswith(f"compacting ({stage}): ")
         assert "~48 summary tokens so far (characters/4)" in live
         assert "Esc abandons" in live
 
@@ -89,7 +91,7 @@ async def test_a_running_compaction_shows_its_stage_tokens_and_outcome(
         assert " → " in runs[0].ended
         done = static_text(screen.conversation.query_one(CompactionRow))
         assert done.startswith("compacted into generation 1: ")
-        assert "(normal stage fake/offline, " in done
+        assert f"({stage}, " in done
         assert not any(isinstance(e, NoticeEntry) and "compacted" in e.text for e in entries)
         assert len(app.session.driver.lineage.generations) == 2
 
@@ -204,3 +206,20 @@ async def test_a_rejected_summary_stays_in_the_conversation(app_for: AppFactory)
         await conversation.show_event(WarningEvent("summary_rejected", why))
         await pilot.pause()
         assert why in said(app)
+
+
+async def test_an_automatic_compaction_says_why_it_ran(app_for: AppFactory, project: Path) -> None:
+    """The line said what ran ("emergency stage offline/offline") and what came of it, not
+    why: the trigger was in the lineage browser only."""
+    (project / "big.md").write_text("# Big\n" + "a line of the big file with words\n" * 100)
+    models = {"offline/offline": {"compaction_threshold_tokens": 4000}}
+    app = app_for(config={"compaction": {"mode": "auto"}, "models": models})
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        for text in ("hello", "what is in this project?", "search for TODO", "read big.md"):
+            await send(pilot, text)
+            await finish(pilot)
+        conversation = app.workbench.conversation
+        line = static_text(conversation.query_one(CompactionRow))
+        assert line.startswith("compacted into generation 1: ")
+        assert "(trigger: soft threshold · " in line

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual.widgets import Static
+
 from steiner_tui.app.app import make_app
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.transcript import NoticeEntry, UserEntry
@@ -185,3 +187,24 @@ async def test_every_view_of_one_request_shows_the_engines_one_figure(
         sidebar["code-review"].size_bytes,
     }) == 1  # fmt: skip
     assert skill.tokens == ranked["code-review"]["tokens"] == top["code-review"].tokens
+
+
+async def test_the_inspector_shows_each_skill_with_the_panels_figures(
+    app_for: AppFactory,
+) -> None:
+    """F2 named a skill only inside its message (``⟨code-review on⟩``, source
+    ``conversation``): its bytes and tokens were the panel's alone."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        name = screen.hold.controller.skill_rows()[0].name
+        screen.commands.toggle_skill(name)
+        await send(pilot, "first")
+        await finish(pilot)
+        row = screen.hold.controller.budget_view().row(f"skill · {name}")
+        await pilot.press("f2")
+        await pilot.pause()
+        summary = str(app.screen.query_one("#request-summary", Static).content)
+    assert row is not None and row.tokens > 0
+    assert f"Skills {name} {row.bytes:,} B ({row.tokens:,} tok)" in summary.splitlines()

@@ -1,7 +1,8 @@
 """A compaction as it runs: one line in the conversation, updated in place.
 
-A summary on a local model can take minutes; the line says which stage and model write it, the
-output so far and the time spent, ticking each second, and when it ends, what happened.
+A summary on a local model can take minutes; the line says why it runs (its trigger), which
+stage and model write it, the output so far and the time spent, ticking each second, and when
+it ends, what happened.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ def entry_text(entry: CompactionRunEntry, now: float, width: int = 0) -> str:
     """The line of a compaction at ``now`` (``time.monotonic``): running, or how it ended; an
     end wider than ``width`` puts its stage, model and time on a second line."""
     stage = f"{entry.stage} stage, fallback model" if entry.fallback else f"{entry.stage} stage"
+    if entry.trigger:
+        stage = f"trigger: {entry.trigger} · {stage}"
     if entry.ended:
         tail = f"({stage} {entry.target}, {_clock(entry.took)})"
         # Wrapped, the centred line would leave a word or two alone on its last row.

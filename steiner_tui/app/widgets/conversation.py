@@ -310,6 +310,7 @@ class ConversationPane(EntryWindow):
             self.compaction = entry
             await self.add(entry)
         entry.stage, entry.target, entry.fallback = event.stage, event.target, event.fallback
+        entry.trigger = event.trigger
         entry.tokens = event.tokens
         self.compacting = f"{entry.stage}, fallback model" if entry.fallback else entry.stage
         self._refresh(entry)

@@ -11,6 +11,8 @@ narrow screen); Enter on a message opens it whole.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -18,7 +20,7 @@ from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from steiner_tui.app.budget_view import sources_label
+from steiner_tui.app.budget_view import source_label, sources_label
 from steiner_tui.app.widgets.budget_text import strategy_label
 from steiner_tui.app.widgets.inspector_format import (
     cell,
@@ -87,7 +89,21 @@ def request_summary(snapshot: RequestSnapshot, *, dry_run: bool = False) -> str:
         f"tools {tools} ({count(snapshot.tools_bytes)} B) · max tokens "
         # Codex sends none (``max_output_tokens``): the server's own limit, not 0.
         f"{count(snapshot.max_tokens) if snapshot.max_tokens else 'not set'}"
+        f"{_skills_line(snapshot)}"
     )
+
+
+def _skills_line(snapshot: RequestSnapshot) -> str:
+    """``\nSkills code-review 2,467 B (616 tok) · ...``: each skill the request carries, its
+    envelopes summed as the panel's row sums them ("" when it carries none)."""
+    sizes: dict[str, tuple[int, int]] = {}
+    for source in snapshot.sources:
+        if source.source == ContextSource.SKILL:
+            name = source_label(source, Path()).removeprefix("skill · ")
+            size, tokens = sizes.get(name, (0, 0))
+            sizes[name] = (size + source.bytes, tokens + source.tokens)
+    shown = [f"{name} {count(b)} B ({count(t)} tok)" for name, (b, t) in sizes.items()]
+    return "\nSkills " + " · ".join(shown) if shown else ""
 
 
 def money_summary(figures: RequestSummary | None) -> str:

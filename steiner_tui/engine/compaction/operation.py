@@ -168,6 +168,7 @@ async def compact_with_lineage(
             context_state,
             lineage.pins,
             manual,
+            trigger,
         )
         return await run_stages(
             tuple(active.messages),

@@ -102,6 +102,8 @@ class StageInputs(msgspec.Struct, frozen=True):
     manual: bool = False
     """A manual ``/compact``: with nothing new since the last compaction (and no steering) it
     applies nothing, rather than summarize the summary alone."""
+    trigger: str = ""
+    """Why the operation runs (``triggers``): each stage says it as it starts."""
 
 
 class StageResult(msgspec.Struct, frozen=True):
@@ -166,7 +168,7 @@ async def summarize_compaction_stage(
     host, target = inputs.host, inputs.target
     # Said before the plan: on a long session planning takes seconds, and the screen says
     # "compacting" from the moment the stage runs, not from its summary call.
-    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback))
+    inputs.sink.emit(CompactionProgress(mode, target.ref, target.fallback, trigger=inputs.trigger))
     plan = await asyncio.to_thread(_plan_stage, inputs, mode, messages, origins)
     if isinstance(plan, StageResult):
         return plan

@@ -163,6 +163,7 @@ async def run_stages(
         summary=summary,
         edits=tuple(edits),
         trigger=trigger,
+        notes=tuple(notes),  # an outcome that applied nothing says why too (rejected summaries)
     )
     if outcome.applied:
         total = prior_stages + len(modes)

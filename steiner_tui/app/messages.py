@@ -74,6 +74,8 @@ async def run_to_end(
         if compaction:
             status = "done"
             detail = "" if result is not None and result.applied else "nothing was compacted"
+            if detail and result is not None and result.notes:  # why (``CompactionOutcome``)
+                detail = f"{detail}: {'; '.join(result.notes)}"
         else:  # a run that ends in an error has already reported it (an ErrorEvent)
             status, detail = result.status, "" if result.status == "error" else result.error
     except asyncio.CancelledError:

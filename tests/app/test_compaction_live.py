@@ -223,3 +223,19 @@ async def test_an_automatic_compaction_says_why_it_ran(app_for: AppFactory, proj
         line = static_text(conversation.query_one(CompactionRow))
         assert line.startswith("compacted into generation 1: ")
         assert "(trigger: soft threshold · " in line
+
+
+async def test_a_compact_that_compacts_nothing_says_why(app_for: AppFactory) -> None:
+    """``/compact`` on a conversation with nothing to summarize ended "nothing was compacted",
+    and a daily user could not tell why (too short? the model? a bug?)."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await finish(pilot)
+        await send(pilot, "/compact")
+        await finish(pilot)
+        line = static_text(app.workbench.conversation.query_one(CompactionRow))
+        assert line.startswith("compaction ended: nothing was compacted: ")
+        assert "normal stage: nothing older than the 3 turns it keeps" in line
+        assert "emergency stage: nothing older than the turn it keeps" in line

@@ -402,10 +402,12 @@ class ConversationPane(EntryWindow):
             await self.add(NoticeEntry(text, "interrupted"))
         elif status == "error" and detail:  # else the engine said why
             await self.add(error_entry("run", detail, (), self.retry_key(erred=True)))
-        elif detail:
-            self.notify(detail)
+        elif detail and not (compaction and self.compaction is not None):
+            self.notify(detail)  # else the compaction's own line says it (below)
         if status == "error":  # a compaction still shown running ended with the run
             self.end_compaction("compaction failed: the run stopped", "error")
+        elif compaction and detail:  # /compact's: why nothing was compacted
+            self.end_compaction(f"compaction ended: {detail}")
         else:
             self.end_compaction(_NOT_COMPACTED)
 

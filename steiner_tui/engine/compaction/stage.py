@@ -120,6 +120,8 @@ class StageResult(msgspec.Struct, frozen=True):
     rejected: str = ""
     """Why the stage's summary was not used (``summary_problem``, or a manual stage's result no
     smaller than its input; "" when it was)."""
+    skipped: str = ""
+    """Why the stage asked for no summary (nothing to summarize, a plan that does not fit)."""
     tokens: int = 0
     """Main's estimate of ``messages`` when applied."""
 
@@ -293,10 +295,11 @@ def _plan_stage(
     ):
         # Nothing new since the last compaction to summarize: a summary of its summary would
         # cost a model call (and the cached prefix) for a generation of the same size.
-        return StageResult(False)
+        return StageResult(False, skipped="nothing new since the last compaction")
     if not summarized:
         if not tail_edits:
-            return StageResult(False)
+            turns = "turn" if keep == 1 else f"{keep} turns"
+            return StageResult(False, skipped=f"nothing older than the {turns} it keeps")
         # Nothing to summarize, but the tail had to be masked or cut to fit: that applies.
         composed = compose_compacted_conversation(
             "", messages, retained, inputs.pending_sub_agents, tail_origins
@@ -345,7 +348,7 @@ def _plan_stage(
     if not plan.fits:
         if target.fallback:
             raise CompactionFallbackNotFit(target.ref)
-        return StageResult(False)
+        return StageResult(False, skipped=f"its summary request does not fit {target.ref}")
     return _Plan(
         summarized,
         retained,

@@ -84,6 +84,7 @@ async def run_stages(
     summary = ""
     cleared = False
     notes: list[str] = []
+    rejected = False
     signal = RetirementSignal()
     try:
         before = await asyncio.to_thread(host.estimate_conversation, messages)
@@ -110,6 +111,9 @@ async def run_stages(
                 inputs = msgspec.structs.replace(inputs, backend_state=None)
             if stage.rejected:
                 notes.append(f"{mode} summary rejected: {stage.rejected}")
+                rejected = True
+            elif stage.skipped:
+                notes.append(f"{mode} stage: {stage.skipped}")
             if not stage.applied:
                 continue
             modes.append(mode)
@@ -130,7 +134,7 @@ async def run_stages(
                     results = "result" if len(masked) == 1 else "results"
                     notes.append(f"{len(masked)} retained tool {results} masked to leave room")
         masked_only = False
-        if not modes and notes and not main.stateful:
+        if not modes and rejected and not main.stateful:
             # Every summary was rejected: the largest tool results give way instead.
             working, masked, after = await asyncio.to_thread(
                 _relieve, inputs, working, after, main.budget.relief_target

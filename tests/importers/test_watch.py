@@ -445,3 +445,34 @@ def test_ctrl_c_while_watch_json_prints_prints_no_request_twice(
     whole = TranscriptFollower(path)
     whole.poll()
     assert printed == list(range(printed[0], len(whole.settled(ended=True)) + 1))
+
+
+def test_a_second_ctrl_c_ends_watch_json_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The first Ctrl-C lets the watch print what is left; a second one does not wait for it.
+    from steiner_tui.commands import watch as command
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(LINES[:8]))
+    interrupted: list[bool] = []
+
+    def interrupted_twice(*args: Any) -> Iterator[dict[str, object]]:
+        for line in request_lines(*args):
+            yield line
+            if not interrupted:
+                interrupted.append(True)
+                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signal.SIGINT)
+
+    def writer() -> None:
+        time.sleep(0.3)
+        path.write_bytes(b"".join(LINES))
+
+    monkeypatch.setattr(command, "request_lines", interrupted_twice)
+    threading.Thread(target=writer, daemon=True).start()
+    args = argparse.Namespace(path=str(path), json=True, project=str(tmp_path), agent=None)
+    handler = signal.getsignal(signal.SIGINT)
+    assert command.run(args) == 130
+    assert len(capsys.readouterr().out.splitlines()) == 1  # the line printed before them
+    assert signal.getsignal(signal.SIGINT) is handler  # put back

@@ -414,33 +414,49 @@ def test_a_new_codex_session_of_the_project_is_found_another_projects_is_not(
     assert sessions.new() == []
 
 
+def _interrupted_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, presses: int
+) -> tuple[int, Path]:
+    """``watch PATH --json`` run in this process on a transcript of 8 lines, which grows whole
+    once the watch says it follows it; Ctrl-C pressed ``presses`` times right after the first
+    request line it prints. Its exit status and the transcript."""
+    from steiner_tui.commands import watch as command
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(LINES[:8]))
+    following, interrupted = threading.Event(), threading.Event()
+    announce = command.counted  # what it has read so far, counted as it says it follows
+
+    def announced(*args: Any) -> str:
+        following.set()
+        return announce(*args)
+
+    def interrupting(*args: Any) -> Iterator[dict[str, object]]:
+        for line in request_lines(*args):
+            yield line
+            if not interrupted.is_set():  # once, after the first line printed
+                interrupted.set()
+                for _ in range(presses):
+                    os.kill(os.getpid(), signal.SIGINT)
+
+    def writer() -> None:
+        if following.wait(DEADLINE):
+            path.write_bytes(b"".join(LINES))
+
+    monkeypatch.setattr(command, "counted", announced)
+    monkeypatch.setattr(command, "request_lines", interrupting)
+    threading.Thread(target=writer, daemon=True).start()
+    args = argparse.Namespace(path=str(path), json=True, project=str(tmp_path), agent=None)
+    return command.run(args), path
+
+
 def test_ctrl_c_while_watch_json_prints_prints_no_request_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Ctrl-C lands between two printed requests (as it did under a loaded suite): the requests
     # printed before it are not printed again, those after it once.
-    from steiner_tui.commands import watch as command
-
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(LINES[:8]))
-
-    interrupted: list[bool] = []
-
-    def interrupted_after_the_first(*args: Any) -> Iterator[dict[str, object]]:
-        for line in request_lines(*args):
-            yield line
-            if not interrupted:  # once, after the first line printed
-                interrupted.append(True)
-                os.kill(os.getpid(), signal.SIGINT)
-
-    def writer() -> None:
-        time.sleep(0.3)
-        path.write_bytes(b"".join(LINES))
-
-    monkeypatch.setattr(command, "request_lines", interrupted_after_the_first)
-    threading.Thread(target=writer, daemon=True).start()
-    args = argparse.Namespace(path=str(path), json=True, project=str(tmp_path), agent=None)
-    assert command.run(args) == 0
+    status, path = _interrupted_in_process(tmp_path, monkeypatch, presses=1)
+    assert status == 0
     printed = [json.loads(line)["request"] for line in capsys.readouterr().out.splitlines()]
     whole = TranscriptFollower(path)
     whole.poll()
@@ -451,28 +467,8 @@ def test_a_second_ctrl_c_ends_watch_json_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The first Ctrl-C lets the watch print what is left; a second one does not wait for it.
-    from steiner_tui.commands import watch as command
-
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(LINES[:8]))
-    interrupted: list[bool] = []
-
-    def interrupted_twice(*args: Any) -> Iterator[dict[str, object]]:
-        for line in request_lines(*args):
-            yield line
-            if not interrupted:
-                interrupted.append(True)
-                os.kill(os.getpid(), signal.SIGINT)
-                os.kill(os.getpid(), signal.SIGINT)
-
-    def writer() -> None:
-        time.sleep(0.3)
-        path.write_bytes(b"".join(LINES))
-
-    monkeypatch.setattr(command, "request_lines", interrupted_twice)
-    threading.Thread(target=writer, daemon=True).start()
-    args = argparse.Namespace(path=str(path), json=True, project=str(tmp_path), agent=None)
     handler = signal.getsignal(signal.SIGINT)
-    assert command.run(args) == 130
+    status, _ = _interrupted_in_process(tmp_path, monkeypatch, presses=2)
+    assert status == 130
     assert len(capsys.readouterr().out.splitlines()) == 1  # the line printed before them
     assert signal.getsignal(signal.SIGINT) is handler  # put back

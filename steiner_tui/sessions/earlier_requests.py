@@ -120,8 +120,9 @@ class LoggedRequests:
 
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
-        cost = self._priced(record.model, record.usage) if record.usage else None
-        prompt, _, read, write = (*record.usage, 0, 0, 0, 0)[:4]
+        usage = (*record.usage, 0, 0, 0, 0)[:4]  # a logged usage leaves out trailing zeros
+        cost = self._priced(record.model, usage) if record.usage else None
+        prompt, _, read, write = usage
         return RequestSummary(
             position,
             **{f: getattr(record, f) for f in _SUMMARY},
@@ -141,10 +142,11 @@ class LoggedRequests:
         return self._by_index.get(index)
 
     def _priced(self, model: str, usage: tuple[int, ...]) -> RequestCost | None:
-        """What ``usage`` cost at ``model``'s price (None: no price)."""
+        """What ``usage`` (prompt, output, cache read and write tokens) cost at ``model``'s
+        price (None: no price)."""
         if model not in self._prices:
             self._prices[model] = self._price_of(model)
-        prompt, output, read, write = (*usage, 0, 0, 0, 0)[:4]
+        prompt, output, read, write = usage
         return request_cost(
             self._prices[model],
             prompt_tokens=prompt,

@@ -316,4 +316,4 @@ class RequestEstimator:
         return count
 
     def _text_tokens(self, encoding: str, encoder: Encoder, text: str) -> int:
-        return self._cached_text_tokens(self._cache(encoding), encoder, text) if text else 0
+        return self._cached_text_tokens(self._cache(encoding), encoder, text)

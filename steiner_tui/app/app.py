@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import signal
 from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
@@ -223,6 +225,12 @@ class SteinerApp(PlainToasts):
         folder may set (``screens.trust``)."""
         if self.keymap:
             self.set_keymap(self.keymap)
+        if not self.is_headless:
+            # A closed terminal (SIGHUP) or a plain ``kill`` ended the process where it stood:
+            # they quit as Ctrl+Q does, the reply streaming and the unsent draft kept.
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(signum, self.exit)
         if self.request.config.untrusted:
             from steiner_tui.app.screens.trust import TrustScreen
 
@@ -302,6 +310,9 @@ class SteinerApp(PlainToasts):
         (it said cancelled with Esc)."""
         if (session := self.opened_session) is not None and session.log is not None:
             session.log.app_stopping()
+        unkept = self.workbench.keep_draft()
+        if unkept is not None and message is None:
+            message = Text(unkept)  # printed once the terminal is back: nothing typed is lost
         super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:

@@ -18,6 +18,7 @@ every key of the workbench shows dimmed and does nothing.
 
 from __future__ import annotations
 
+import contextlib
 from functools import partial
 from typing import ClassVar
 
@@ -57,6 +58,7 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
 from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageReported
+from steiner_tui.sessions.draft import Draft, drop_draft, read_draft, save_draft
 
 __all__ = ["MainScreen"]
 
@@ -109,6 +111,8 @@ class MainScreen(Screen[None]):
         self.files = FileChangesShown(self)
         """Changed files: pending reloads (Ctrl+R) and the skills sidebar (``live_files``)."""
         self._open_after_first_frame = defer_open
+        self._draft_restored = False
+        """A draft kept at the last quit came back (removed once a message is sent)."""
         if not defer_open:
             self.hold.open()
 
@@ -171,6 +175,7 @@ class MainScreen(Screen[None]):
         for entry in self.conversation.entries:
             if isinstance(entry, UserEntry):
                 history.push(entry.text)
+        await self._restore_draft(session)
         # Focusing restyles the prompt, the watcher loads a native module: none is needed to
         # see it. The dry run and the SDK's import are threads: started before the frame that
         # draws a resumed conversation, they took the interpreter from it (text typed at its
@@ -181,6 +186,38 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(self._after_conversation_shown)
         else:
             self._after_conversation_shown()
+
+    async def _restore_draft(self, session: Session) -> None:
+        """Put back what was typed and not sent when the app last quit (``sessions.draft``)."""
+        if session.log is None:
+            return
+        try:
+            draft = read_draft(session.log.session_dir)
+        except ValueError as error:
+            notice = f"the message you had not sent was not restored: {error}"
+            await self.conversation.add(NoticeEntry(notice, "warning"))
+            return
+        if draft is None or not draft.text.strip():
+            return
+        self._draft_restored = True
+        self.prompt.restore(draft.text, draft.pastes)
+        lines = draft.text.count("\n") + 1
+        size = "1 line" if lines == 1 else f"{lines:,} lines"
+        notice = f"the message you had not sent ({size}) is back in the prompt"
+        await self.conversation.add(NoticeEntry(notice))
+
+    def keep_draft(self) -> str | None:
+        """Keep what is typed and not sent as the session's draft (the app is quitting); what
+        went wrong, if anything."""
+        session = self.hold.session if self.hold.attached else None
+        if session is None or session.log is None:
+            return None
+        text, pastes = self.prompt.unsent()
+        try:
+            save_draft(session.log.session_dir, Draft(text, pastes))
+        except OSError as error:
+            return f"the message you had not sent could not be kept: {error}\n\n{text}"
+        return None
 
     def _after_conversation_shown(self) -> None:
         self.refresh_budget()
@@ -354,6 +391,10 @@ class MainScreen(Screen[None]):
         if text is not None:  # a message to send (not a command, nothing in the way)
             self.busy = True
             self.run_episode(text)
+            if self._draft_restored and (log := self.hold.session.log) is not None:
+                self._draft_restored = False  # sent: it must not come back at the next resume
+                with contextlib.suppress(OSError):
+                    drop_draft(log.session_dir)
 
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:

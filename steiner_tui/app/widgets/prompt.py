@@ -203,6 +203,21 @@ class PromptEditor(TextArea):
             self.replace(pasted, start, end, maintain_selection_offset=False)
         self.focus()
 
+    def unsent(self) -> tuple[str, dict[str, str]]:
+        """The text in the prompt and the pastes its placeholder lines stand for (what is kept
+        as the session's draft when the app quits)."""
+        text = self.text
+        return text, {line: paste for line, paste in self.pastes.items() if line in text}
+
+    def restore(self, text: str, pastes: dict[str, str]) -> None:
+        """Put a kept draft back: ``text`` in the prompt, ahead of anything typed while the
+        session opened, the cursor at the end."""
+        self.pastes.update(pastes)
+        numbers = (line.rpartition("#")[2].rstrip("]") for line in pastes)
+        # A paste that comes next gets a number of its own (its line names it).
+        self._pasted = max((self._pasted, *(int(n) for n in numbers if n.isdecimal())))
+        self._show(f"{text}\n{self.text}" if self.text else text)
+
     def _expanded(self, text: str) -> str:
         """``text`` with each placeholder replaced by its paste (or the line naming its files)."""
         for line, paste in self.pastes.items():

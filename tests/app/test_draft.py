@@ -1,0 +1,130 @@
+"""What was typed and not sent when the app quit comes back on resume (``sessions.draft``).
+
+On main it was lost: Ctrl+Q with half a message in the prompt, then ``--resume``, showed an
+empty prompt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from steiner_tui.app.app import make_app
+from steiner_tui.app.screens import main as main_screen
+from steiner_tui.sessions.draft import DRAFT_FILE_NAME, Draft, read_draft, save_draft
+from tests.app.conftest import SIZE, request_for
+from tests.app.helpers import finish, said, send
+
+PASTED = "".join(f"pasted line {n}\n" for n in range(600))
+
+
+async def _session_with_a_draft(project: Path, config_dir: Path) -> Path:
+    """A recorded session with one turn, quit with a typed line and a long paste unsent."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await pilot.press(*"half a thought")
+        app.workbench.prompt.take_paste(PASTED)
+        await pilot.press("ctrl+q")
+    assert app.session.log is not None
+    return app.session.log.session_dir
+
+
+async def test_a_draft_left_at_quit_is_back_in_the_prompt_on_resume(
+    project: Path, config_dir: Path
+) -> None:
+    folder = await _session_with_a_draft(project, config_dir)
+    assert (folder / DRAFT_FILE_NAME).is_file()
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        prompt = resumed.workbench.prompt
+        assert prompt.text == "half a thought[pasted 600 lines #1]"
+        assert "the message you had not sent (1 line) is back in the prompt" in said(resumed)
+        await pilot.press("enter")  # the placeholder still stands for the 600 lines
+        await finish(pilot)
+        sent = resumed.session.driver.runner.conversation
+        asked = [m.content for m in sent if m.role == "user"]
+        assert asked == ["what is in this project?", "half a thought" + PASTED]
+        assert not (folder / DRAFT_FILE_NAME).exists()  # sent: it does not come back
+    again = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with again.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert again.workbench.prompt.text == ""
+
+
+async def test_a_draft_that_is_not_one_is_reported_and_the_session_resumes(
+    project: Path, config_dir: Path
+) -> None:
+    folder = await _session_with_a_draft(project, config_dir)
+    (folder / DRAFT_FILE_NAME).write_bytes(b'{"text": 3}')
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert resumed.workbench.prompt.text == ""
+        (note,) = [n for n in said(resumed) if "had not sent" in n]
+        assert note.startswith("the message you had not sent was not restored: ")
+        assert note.endswith("draft.json: not a draft (Expected `str`, got `int` - at `$.text`)")
+        assert len(resumed.session.driver.runner.conversation) >= 2
+
+
+async def test_a_draft_that_cannot_be_kept_is_given_back_as_text(
+    project: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(directory: Path, draft: Draft) -> bool:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(main_screen, "save_draft", full)
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await pilot.press(*"keep me")
+        unkept = app.workbench.keep_draft()
+    assert unkept is not None
+    assert "No space left on device" in unkept and unkept.endswith("keep me")
+
+
+async def test_a_session_that_never_had_a_message_keeps_no_draft(
+    project: Path, config_dir: Path
+) -> None:
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"never sent")
+        await pilot.press("ctrl+q")
+    assert app.session.log is not None
+    assert not app.session.log.session_dir.exists()
+
+
+def test_a_draft_keeps_what_utf8_cannot_hold(tmp_path: Path) -> None:
+    draft = Draft("caf\u00e9 \ud800 [pasted 2 lines #3]", {"[pasted 2 lines #3]": "a\nb\udfff"})
+    assert save_draft(tmp_path, draft)
+    assert read_draft(tmp_path) == draft
+    assert save_draft(tmp_path, Draft("  \n"))  # nothing typed: nothing kept
+    assert read_draft(tmp_path) is None
+    assert not save_draft(tmp_path / "missing", draft)
+
+
+def test_an_unreadable_draft_says_which_file(tmp_path: Path) -> None:
+    (tmp_path / DRAFT_FILE_NAME).write_bytes(b"\xff\xfe not json")
+    with pytest.raises(ValueError, match=DRAFT_FILE_NAME):
+        read_draft(tmp_path)
+
+
+async def test_a_draft_goes_ahead_of_what_was_typed_while_the_session_opened(
+    project: Path, config_dir: Path
+) -> None:
+    app = make_app(request_for(project, config_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        prompt = app.workbench.prompt
+        await pilot.press(*"typed ahead")
+        prompt.restore("kept [pasted 9 lines #4]", {"[pasted 9 lines #4]": "x\n" * 9})
+        assert prompt.text == "kept [pasted 9 lines #4]\ntyped ahead"
+        prompt.take_paste("y\n" * 20)  # the next paste has a number of its own
+        assert prompt.text.endswith("[pasted 20 lines #5]")

@@ -25,6 +25,7 @@ from typing import ClassVar
 from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -212,7 +213,10 @@ class MainScreen(Screen[None]):
         session = self.hold.session if self.hold.attached else None
         if session is None or session.log is None:
             return None
-        text, pastes = self.prompt.unsent()
+        try:
+            text, pastes = self.prompt.unsent()
+        except NoMatches:  # a second quit (a signal) once the screen is taken down
+            return None
         try:
             save_draft(session.log.session_dir, Draft(text, pastes))
         except OSError as error:

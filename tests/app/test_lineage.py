@@ -249,7 +249,7 @@ async def test_kept_and_dropped_shows_a_compactions_sizes_as_its_outcome_has_the
             "before 12,400 tok → after 2,150 tok",
             "  summary 640 tok",
             "  retained 1,210 tok (2 messages)",
-            "  context blocks, tools, framing 300 tok",
+            "  context blocks, tools, replayed skills, framing 300 tok",
         ]
         await pilot.press("down")  # generation 2: its outcome has no split
         await settle(pilot)

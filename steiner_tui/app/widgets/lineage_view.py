@@ -186,7 +186,7 @@ def sizes_lines(outcome: CompactionOutcome) -> str:
         lines += [
             f"  summary {count(summary)} tok",
             f"  retained {count(retained)} tok ({kept})",
-            f"  context blocks, tools, framing {count(rest)} tok",
+            f"  context blocks, tools, replayed skills, framing {count(rest)} tok",
         ]
     elif outcome.stage_count:
         lines.append("  (the summary's and the retained messages' sizes were not recorded)")

@@ -58,9 +58,12 @@ __all__ = [
     "cache_effect",
     "USAGE_ONLY",
     "UsageTurn",
+    "compacted_to",
     "explain_cache",
     "explain_usage",
+    "first_request",
     "minutes",
+    "model_changed",
     "name_cause",
 ]
 
@@ -164,11 +167,21 @@ def _estimated_reuse(
     return min(b.estimated_prompt_tokens * kept // total, previous.cached_after)
 
 
+def model_changed(before: str, after: str) -> tuple[str, str]:
+    """The ``model`` cause: ``before`` was replaced by ``after``."""
+    return "model", f"model changed: {before} → {after} (a cache belongs to one model)"
+
+
+def compacted_to(generation_id: str) -> tuple[str, str]:
+    """The ``compaction`` cause: generation ``generation_id`` replaced the conversation."""
+    return "compaction", f"compaction: generation {generation_id} replaced the conversation"
+
+
 def _bytes_cause(previous: CacheTurn, current: CacheTurn) -> tuple[str, str] | None:
     """The cause the two requests' bytes show (None: the prefix is identical)."""
     a, b = previous.snapshot, current.snapshot
     if a.model != b.model or a.provider != b.provider:
-        return "model", f"model changed: {a.model} → {b.model} (a cache belongs to one model)"
+        return model_changed(a.model, b.model)
     if previous.params != current.params:
         return "params", f"{b.model}'s request fields changed"
     if a.tools != b.tools:
@@ -186,7 +199,7 @@ def _bytes_cause(previous: CacheTurn, current: CacheTurn) -> tuple[str, str] | N
             name = f"skill block {block.path.rsplit('/', 1)[-1]}"
         return "source", f"{name} changed{at}"
     if compacted:
-        return "compaction", f"compaction: generation {b.generation_id} replaced the conversation"
+        return compacted_to(b.generation_id)
     if stability.first_broken is not None:
         index = stability.first_broken
         role = b.messages[index].role if index < len(b.messages) else "message"
@@ -228,30 +241,17 @@ def explain_cache(
     """
     estimated = current.prompt_tokens is None
     if previous is None:
-        reused = 0 if estimated else current.cache_read_tokens
-        return CacheExplanation(
-            reused,
-            0,
-            "first",
-            FIRST_SINCE_RESUME if resumed else "first request: no earlier one to compare with",
-            0.0,
-            provider_reason,
+        return first_request(
+            0 if estimated else current.cache_read_tokens, resumed, provider_reason
         )
     bytes_cause = _bytes_cause(previous, current)
     if estimated:
         reused = _estimated_reuse(previous, current, bytes_cause, ttl_seconds)
     else:
         reused = current.cache_read_tokens
-    if (
-        ttl_seconds is None
-        and not reused
-        and not previous.cache_read_tokens + (previous.cache_write_tokens)
-    ):
-        return CacheExplanation(
-            0, 0, "uncached", "the provider reports no prompt cache", 0.0, provider_reason
-        )
     return name_cause(
         reused=reused,
+        cached=previous.cache_read_tokens + previous.cache_write_tokens,
         cached_before=previous.cached_after,
         prompt_tokens=(
             current.snapshot.estimated_prompt_tokens
@@ -265,6 +265,13 @@ def explain_cache(
         provider_reason=provider_reason,
         estimated=estimated,
     )
+
+
+def first_request(reused: int, resumed: bool, provider_reason: str = "") -> CacheExplanation:
+    """The explanation of a session's first main request (``resumed``: the first since a
+    resume), which read ``reused`` tokens from the cache."""
+    detail = FIRST_SINCE_RESUME if resumed else "first request: no earlier one to compare with"
+    return CacheExplanation(reused, 0, "first", detail, 0.0, provider_reason)
 
 
 USAGE_ONLY = "usage only: the request's bytes are not kept, so no source can be named"
@@ -283,6 +290,7 @@ def name_cause(
     provider_reason: str = "",
     estimated: bool = False,
     bytes_known: bool = True,
+    cached: int | None = None,
 ) -> CacheExplanation:
     """The cause of a request's reuse from its figures: what it read (``reused``) of what the
     request before it left cached (``cached_before``), of its own ``prompt_tokens`` (what
@@ -292,7 +300,12 @@ def name_cause(
 
     Captures and imports call it with what they know; ``bytes_known`` False (an import) names
     no source: a shrunken reuse that time does not explain is ``unknown`` (``USAGE_ONLY``).
+    ``cached``: what the request before read and wrote: when neither it nor this one used a
+    cache and the model has none we know of (no ``ttl_seconds``), the cause is ``uncached``.
     """
+    if cached == 0 and ttl_seconds is None and not reused:
+        detail = "the provider reports no prompt cache"
+        return CacheExplanation(0, 0, "uncached", detail, 0.0, provider_reason)
     rewritten = max(min(cached_before, prompt_tokens) - reused, 0)
     if bytes_cause is not None and rewritten:
         cause, detail = bytes_cause

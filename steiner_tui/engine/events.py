@@ -421,6 +421,11 @@ class CompactionOutcome(msgspec.Struct, frozen=True):
     notes: tuple[str, ...] = ()
     """What else the operation says about itself: results masked to leave room, a summary
     rejected and why, ``ineffective: ...`` when it freed too little."""
+    summary_tokens: int = 0
+    retained_tokens: int = 0
+    """Main's estimate of the summary and of the ``retained_count`` messages kept, parts of
+    ``after_tokens`` (with the context blocks, tools and framing); 0 and 0: no summary applied,
+    or an outcome from an older log."""
 
     @property
     def mode(self) -> str:

@@ -5,6 +5,11 @@ are its log's request records: figures, message hashes and usage, not what ``NOT
 lists. ``LoggedRequests`` reads them when asked (the records when one is first shown, the lookup
 by hash then too; the session's cost and the lookup by number from the records' heads only);
 ``SessionRequests`` lists the log's, then the store's.
+
+Each earlier request's cache explanation is the one the live session reported: named again
+from the records (``logged_cause``: models, times, usage, hashes, generations), or, where they
+do not imply it (another tool list, context block or request fields, a provider's reason),
+as the log wrote it beside the usage.
 """
 
 from __future__ import annotations
@@ -15,10 +20,17 @@ from operator import add, sub
 
 import msgspec
 
+from steiner_tui.engine.cache_causes import compacted_to, first_request, model_changed, name_cause
 from steiner_tui.engine.compaction.lineage import ConversationLineage
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.prices import ZERO_COST, ModelPrice, RequestCost, request_cost
+from steiner_tui.engine.prices import (
+    ZERO_COST,
+    ModelPrice,
+    RequestCost,
+    cache_ttl_seconds,
+    request_cost,
+)
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import (
     PrefixStability,
@@ -36,6 +48,7 @@ __all__ = [
     "LoggedRequest",
     "LoggedRequests",
     "SessionRequests",
+    "logged_cause",
     "request_sources",
     "request_stability",
 ]
@@ -89,6 +102,64 @@ def request_stability(a: InspectedRequest, b: InspectedRequest) -> PrefixStabili
     return PrefixStability(matching, matching, request_sources(side)[matching])
 
 
+def _padded(usage: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A logged usage's prompt, output, cache read and write tokens (trailing zeros left out)."""
+    prompt, output, read, write = (*usage, 0, 0, 0, 0)[:4]
+    return prompt, output, read, write
+
+
+def logged_cause(
+    before: RequestRecord | None,
+    after: RequestRecord,
+    matching: int,
+    *,
+    resumed: bool,
+    price: ModelPrice | None,
+) -> CacheExplanation:
+    """Why the cache reused what it did of ``after`` (a main request with its usage), as its
+    records imply, after ``before``: the last main request with usage since the log started
+    (None: none, since a resume when ``resumed``), of whose hashes ``after`` repeats the first
+    ``matching``. What the records cannot name (which block, which tool, a message's role,
+    request fields) is said in general words: the log writes the live words where they differ.
+    """
+    prompt, _, read, _ = _padded(after.usage)
+    if before is None:
+        return first_request(read, resumed)
+    before_prompt, _, before_read, before_write = _padded(before.usage)
+    cached = before_read + before_write
+    idle = 0.0
+    if after.time is not None and before.time is not None:
+        idle = (after.time - before.time).total_seconds()
+    return name_cause(
+        reused=read,
+        cached=cached,
+        cached_before=cached or before_prompt,
+        prompt_tokens=prompt,
+        bytes_cause=_bytes_cause(before, after, matching),
+        idle_seconds=idle,
+        ttl_seconds=cache_ttl_seconds(after.model),
+        price=price,
+    )
+
+
+def _bytes_cause(a: RequestRecord, b: RequestRecord, matching: int) -> tuple[str, str] | None:
+    """``cache_causes``'s cause from two requests' bytes, as far as their records say it."""
+    if a.model != b.model or a.provider != b.provider:
+        return model_changed(a.model, b.model)
+    if a.tools_bytes != b.tools_bytes:
+        return "tools", "tool definitions changed"
+    side = b if matching < b.hash_count else a
+    broken = matching < a.hash_count
+    if broken and matching < side.block_message_count:
+        return "source", "a context block changed"
+    if b.generation_id and a.generation_id != b.generation_id:
+        return compacted_to(b.generation_id)
+    if broken:
+        number = matching - b.block_message_count + 1
+        return "conversation", f"conversation message {number} changed"
+    return None
+
+
 class LoggedRequests:
     """The request records of a resumed session's log, read when asked (see the module doc)."""
 
@@ -108,6 +179,7 @@ class LoggedRequests:
         self._by_index: dict[int, int] | None = None
         self._last: tuple[int, LoggedRequest] | None = None
         """The position and request ``at`` read last (the context panel asks again)."""
+        self._causes: list[CacheExplanation | None] | None = None
 
     def __len__(self) -> int:
         return len(self.records)
@@ -120,7 +192,7 @@ class LoggedRequests:
 
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
-        usage = (*record.usage, 0, 0, 0, 0)[:4]  # a logged usage leaves out trailing zeros
+        usage = _padded(record.usage)
         cost = self._priced(record.model, usage) if record.usage else None
         prompt, _, read, write = usage
         return RequestSummary(
@@ -133,7 +205,43 @@ class LoggedRequests:
             cache_read_tokens=read,
             cache_write_tokens=write,
             cost_usd=cost.total_usd if cost is not None else None,
+            cache=self.causes()[position],
         )
+
+    def causes(self) -> list[CacheExplanation | None]:
+        """Each request's cache explanation (None: a summary request, or no usage logged): as
+        the log wrote it, else ``logged_cause`` (read once, in order)."""
+        if self._causes is None:
+            causes: list[CacheExplanation | None] = []
+            before: RequestRecord | None = None
+            resumed = False
+            records = self.records
+            for position, record in enumerate(records):
+                if position in records.resumed:
+                    before, resumed = None, True
+                if record.compaction or not record.usage:
+                    causes.append(None)
+                    continue
+                cause = record.cache
+                if cause is None:
+                    matching = 0
+                    if before is not None:  # almost always the request before: its shared
+                        matching = (
+                            record.shared
+                            if record.previous is before
+                            else shared_prefix(before.message_hashes, record.message_hashes)
+                        )
+                    price = self._price(record.model)
+                    cause = logged_cause(before, record, matching, resumed=resumed, price=price)
+                causes.append(cause)
+                before = record
+            self._causes = causes
+        return self._causes
+
+    def _price(self, model: str) -> ModelPrice | None:
+        if model not in self._prices:
+            self._prices[model] = self._price_of(model)
+        return self._prices[model]
 
     def position_of(self, index: int) -> int | None:
         """The position of the (latest) request numbered ``index``, or None."""
@@ -144,11 +252,9 @@ class LoggedRequests:
     def _priced(self, model: str, usage: tuple[int, ...]) -> RequestCost | None:
         """What ``usage`` (prompt, output, cache read and write tokens) cost at ``model``'s
         price (None: no price)."""
-        if model not in self._prices:
-            self._prices[model] = self._price_of(model)
         prompt, output, read, write = usage
         return request_cost(
-            self._prices[model],
+            self._price(model),
             prompt_tokens=prompt,
             output_tokens=output,
             cache_read_tokens=read,

@@ -344,7 +344,7 @@ def _usage(state: LogState, record: UsageRecord) -> None:
     if not request.compaction:
         state.main_usage = (request, record.at)
     if not request.usage:  # the first usage reported for a request stays
-        state.requests.end_last(usage=record.usage)
+        state.requests.end_last(usage=record.usage, cache=record.cache)
 
 
 _BY_TYPE: dict[type, Callable[[LogState, Any, int], None]] = {
@@ -392,6 +392,7 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         case ResumedRecord():
             _check_version(state, record.version, line)
             stop_cut_request(state)
+            state.requests.resumed.add(len(state.requests))
             # The resumed writer wrote what follows against the records read so far.
             state.damaged_since_request = False
             state.since_request = []

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import CompactionOutcome
+from steiner_tui.engine.events import CacheExplanation, CompactionOutcome
 from steiner_tui.engine.messages import Image, Message, ToolCall
 
 __all__ = [
@@ -151,7 +151,8 @@ class RequestEntry(_Record, frozen=True, tag="request", gc=False):
     when it came before any other record, reported at ``usage_at`` (absent: ``time``); an
     absent ``estimated_prompt_tokens`` is the usage's prompt tokens when it has a usage;
     ``stopped``, when no usage will come: "" cancelled (Esc), else the provider error's words,
-    ``streamed`` the reply's characters that had arrived (absent: not stopped).
+    ``streamed`` the reply's characters that had arrived (absent: not stopped); ``cache`` the
+    usage's cache explanation where the records do not imply it.
 
     Not tracked by the cyclic collector (``gc=False``): its fields are strings, numbers, times
     and tuples of them, and a resumed log keeps thousands of them."""
@@ -178,6 +179,9 @@ class RequestEntry(_Record, frozen=True, tag="request", gc=False):
     usage_at: datetime | None = None
     stopped: str | None = None
     streamed: int = 0
+    cache: CacheExplanation | None = None
+    """With ``usage``: why the cache reused what it did, when the records do not imply it
+    (``earlier_requests.logged_cause``: another tool list, context block or request fields)."""
 
 
 class GenerationRecord(_Record, frozen=True, tag="generation"):
@@ -216,13 +220,15 @@ class PinRecord(TimedRecord, frozen=True, kw_only=True, tag="pin"):
 
 
 class UsageRecord(TimedRecord, frozen=True, tag="usage"):
-    """A reply's token usage (as ``RequestEntry.usage``), or why none will come (``stopped``,
-    ``streamed``: as ``RequestEntry``'s), when it could not be folded into its request record."""
+    """A reply's token usage (as ``RequestEntry.usage``, with its ``cache``), or why none will
+    come (``stopped``, ``streamed``: as ``RequestEntry``'s), when it could not be folded into its
+    request record."""
 
     model: str = ""
     usage: tuple[int, ...] = ()
     stopped: str | None = None
     streamed: int = 0
+    cache: CacheExplanation | None = None
 
 
 class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):

@@ -4,7 +4,9 @@
 back, every hash of that request, the messages written since (a version 4 record derives its
 hashes and prompt bytes from them), the header's prompt cache key, the record being held
 until its usage arrives (``request_values``; docs/design.md, "14. Durable context state"), and
-the last main request the log says (written only when it differs from what a usage implies).
+the last main request the log says (written only when it differs from what a usage implies),
+and the last main request with usage, against which a usage's cache explanation is read back
+(``logged_cause``: written beside the usage only when the records do not imply it).
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ import msgspec
 from msgspec.structs import replace
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import RequestSnapshot, RequestStopped, UsageReported
+from steiner_tui.engine.events import (
+    CacheExplanation,
+    RequestSnapshot,
+    RequestStopped,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message
+from steiner_tui.sessions.earlier_requests import logged_cause
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.records import LastMainRequestRecord, RequestEntry, UsageRecord
@@ -26,6 +34,7 @@ from steiner_tui.sessions.request_values import (
     implied_last_main,
     request_delta,
     same_time,
+    shared_prefix,
     usage_values,
 )
 
@@ -54,6 +63,12 @@ class RequestTrail(msgspec.Struct):
     last_main: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
     """The last main request the log says: its last ``last_main_request`` record, or what a
     usage after it implies (``implied_last_main``)."""
+    cache_base: RequestRecord | None = None
+    """The last main request written with usage since the log was begun or resumed, with it."""
+    cache_hashes: Sequence[str] = ()
+    """Every message hash of ``cache_base``."""
+    since_resume: bool = False
+    """The log was resumed (a ``resumed`` record written)."""
 
     @classmethod
     def resumed(cls, loaded: LoadedSession) -> RequestTrail:
@@ -61,6 +76,7 @@ class RequestTrail(msgspec.Struct):
             cache_key=loaded.prompt_cache_key,
             resumed_from=loaded.requests,
             last_main=loaded.last_main_request,
+            since_resume=True,
         )
 
     def restarted(self, cache_key: str) -> RequestTrail:
@@ -104,6 +120,7 @@ class RequestTrail(msgspec.Struct):
         )
         foldable = pending is not None and not pending.usage  # not folded already
         same_model = request is not None and event.model == request.model
+        cache = self._cache(event, usage) if same_model else None
         record = None
         if foldable and request is not None and same_model:
             usage_at = None if same_time(at, request.time) else at
@@ -115,14 +132,28 @@ class RequestTrail(msgspec.Struct):
                 usage=usage,
                 usage_at=usage_at,
                 estimated_prompt_tokens=None if estimate == usage[0] else estimate,
+                cache=cache,
             )
         else:
             self.pending = pending  # written before the usage record
-            record = UsageRecord(model=event.model, usage=usage, at=at)
+            record = UsageRecord(model=event.model, usage=usage, at=at, cache=cache)
         implied = implied_last_main(self.last, self.cache_key, at) if same_model else None
         if implied is not None:
             self.last_main = implied
         return record
+
+    def _cache(self, event: UsageReported, usage: tuple[int, ...]) -> CacheExplanation | None:
+        """``event``'s cache explanation of the last request, when its records do not imply
+        it (``logged_cause``); that request, with ``usage``, becomes the cache base."""
+        live, request = event.cache, self.last
+        if live is None or request is None or request.compaction:
+            return None  # a summary call's usage: no cause
+        request = replace(request, usage=usage)
+        base = self.cache_base
+        matching = 0 if base is None else shared_prefix(self.cache_hashes, self.hashes)
+        implied = logged_cause(base, request, matching, resumed=self.since_resume, price=None)
+        self.cache_base, self.cache_hashes = request, self.hashes
+        return None if replace(implied, cost_usd=live.cost_usd) == live else live
 
     def stopped(self, event: RequestStopped, at: datetime) -> UsageRecord | None:
         """Fold why ``event``'s request got no usage into its held record, else the ``usage``

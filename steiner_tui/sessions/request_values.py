@@ -27,7 +27,7 @@ from msgspec.structs import astuple, replace
 
 from steiner_tui.engine.chain import shared_prefix
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.events import CacheExplanation, RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.records import RequestEntry
@@ -77,7 +77,8 @@ class LazyHashes(Sequence[str]):
 
 class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A logged request with every field known: its own ``hashes`` after the first ``shared``
-    of ``previous``; ``usage`` as ``usage_values`` (empty: none logged); ``cancelled``,
+    of ``previous``; ``usage`` as ``usage_values`` (empty: none logged), with its ``cache``
+    explanation where the log wrote one; ``cancelled``,
     ``error`` and ``streamed_chars`` as ``RequestSummary``'s (``stop_values``); ``exact`` False
     when a damaged line came before it. ``messages`` (filled when shown, ``LoggedRequests.at``): per
     ``message_hashes``, the logged message with that hash, or None (block messages, a summary)."""
@@ -100,6 +101,7 @@ class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     shared: int = 0
     hashes: Sequence[str] = ()
     usage: tuple[int, ...] = ()
+    cache: CacheExplanation | None = None
     cancelled: bool = False
     error: str = ""
     streamed_chars: int = 0
@@ -128,7 +130,7 @@ class RequestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 _NONE = RequestRecord()
 """What a log's first request record is read against."""
-_FRESH = {"exact": True, "previous": None, "messages": ()}
+_FRESH = {"exact": True, "previous": None, "messages": (), "cache": None}
 """The fields of a request record that no line says."""
 _WRITTEN = RequestEntry.__struct_fields__[: RequestEntry.__struct_fields__.index("elapsed")]
 """The fields a record and the request it resolves to share, first in both and in one order."""
@@ -188,7 +190,8 @@ def _read_values(
 
 class RequestHead(msgspec.Struct, frozen=True, gc=False):
     """What resume needs of a request record, read from its line and the head before it
-    (``head_of``); ``usage`` and the stop fields as the record's, usage records included."""
+    (``head_of``); ``usage``, its ``cache`` and the stop fields as the record's, usage records
+    included."""
 
     index: int = 0
     time: datetime | None = None
@@ -198,6 +201,7 @@ class RequestHead(msgspec.Struct, frozen=True, gc=False):
     shared: int = 0
     hash_count: int = 0
     usage: tuple[int, ...] = ()
+    cache: CacheExplanation | None = None
     cancelled: bool = False
     error: str = ""
     streamed_chars: int = 0
@@ -224,6 +228,7 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         shared,
         shared + (since if entry.hashes is None else len(entry.hashes)),
         entry.usage,
+        entry.cache,
     )
     # A head's defaults are those of a request not stopped, as almost every one is.
     return (
@@ -261,6 +266,8 @@ class LoggedRecords(Sequence[RequestRecord]):
         self._ends: list[int] = []
         self._inexact: set[int] = set()
         """The positions of records read after a damaged line (``RequestRecord.exact``)."""
+        self.resumed: set[int] = set()
+        """The positions of the first records written after a resume."""
         self._records: list[RequestRecord] | None = None
 
     def add(self, entry: RequestEntry, since: Sequence[Message], exact: bool) -> RequestHead:
@@ -315,7 +322,8 @@ class LoggedRecords(Sequence[RequestRecord]):
                     since,
                     exact=position not in self._inexact,
                     previous=base,
-                    usage=head.usage,  # and the stop fields: as later records may say
+                    usage=head.usage,  # its cache and the stop fields: as later records may say
+                    cache=head.cache,
                     cancelled=head.cancelled,
                     error=head.error,
                     streamed_chars=head.streamed_chars,

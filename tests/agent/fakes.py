@@ -32,6 +32,9 @@ class Reply:
     backend_state: str | None = None
     reached: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the stream reaches ``block`` (its chunks were all delivered)."""
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_miss_reason: str = ""
 
 
 @dataclass
@@ -65,5 +68,11 @@ class ScriptedProvider:
         for call in reply.tool_calls:
             yield StreamToolCall(call)
         if reply.prompt_tokens:
-            yield StreamUsage(reply.prompt_tokens, 10)
+            yield StreamUsage(
+                reply.prompt_tokens,
+                10,
+                reply.cache_read_tokens,
+                reply.cache_write_tokens,
+                reply.cache_miss_reason,
+            )
         yield StreamDone(backend_state=reply.backend_state)

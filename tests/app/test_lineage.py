@@ -79,6 +79,8 @@ def sample_lineage() -> ConversationLineage:
         summarized_count=4,
         retained_count=2,
         summary=SUMMARY_1,
+        summary_tokens=640,
+        retained_tokens=1_210,
     )
     lineage = lineage.advance(second, SUMMARY_1, outcome_1, T1)
     outcome_2 = CompactionOutcome(
@@ -232,6 +234,32 @@ async def test_select_generation_one_shows_summary_turns_skills_and_dropped() ->
         heading = _text(screen, "#generation-heading")
         assert heading.startswith("Generation 1 · 2026-03-01 12:20:05")
         assert "fallback skipped (no recent request)" in heading
+
+
+async def test_kept_and_dropped_shows_a_compactions_sizes_as_its_outcome_has_them() -> None:
+    """The summary's and the retained messages' tokens with the rest of after, so they add up
+    to what the context panel showed; an outcome from an older log says it has no split."""
+    app = LineageHost(sample_lineage())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("up")
+        await settle(pilot)
+        assert isinstance(app.screen, LineageScreen)
+        assert _text(app.screen, "#sizes").splitlines() == [
+            "before 12,400 tok → after 2,150 tok",
+            "  summary 640 tok",
+            "  retained 1,210 tok (2 messages)",
+            "  context blocks, tools, replayed skills, framing 300 tok",
+        ]
+        await pilot.press("down")  # generation 2: its outcome has no split
+        await settle(pilot)
+        sizes = _text(app.screen, "#sizes")
+        assert sizes.startswith("before 31,000 tok → after 1,900 tok")
+        assert "sizes were not recorded" in sizes
+        await pilot.press("up", "up")  # generation 0: no compaction, no sizes
+        await settle(pilot)
+        assert app.screen.view is not None and app.screen.view.generation.id == 0
+        assert not app.screen.query("#sizes")
 
 
 async def test_generation_zero_is_the_start() -> None:
@@ -407,6 +435,8 @@ def _lineage_with_a_message_sent_after_compaction() -> ConversationLineage:
         retained_count=2,
         summary="Working on the budget.",
         edits=(edit,),
+        summary_tokens=1_900,
+        retained_tokens=120,
     )
     second = [Message("summary", "Working on the budget."), first[2], first[3]]
     lineage = lineage.advance(second, "Working on the budget.", outcome, T1)

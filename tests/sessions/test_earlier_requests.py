@@ -13,13 +13,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
 import msgspec
 
+from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.model import MainModel
+from steiner_tui.engine.cache_causes import FIRST_SINCE_RESUME
+from steiner_tui.engine.chain import shared_prefix
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     MessageAppended,
@@ -47,7 +51,8 @@ from steiner_tui.sessions.earlier_requests import (
     request_stability,
 )
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.request_values import RequestRecord
+from steiner_tui.sessions.records import RequestEntry
+from steiner_tui.sessions.request_values import LoggedRecords
 from steiner_tui.sessions.writer import SessionLog
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import SUMMARY, OpenSession
@@ -80,17 +85,21 @@ async def test_the_log_lists_every_earlier_request_as_the_store_did(
 
 
 def test_listing_computes_no_hash() -> None:
-    record = RequestRecord(
-        index=1,
-        request_id="s-1",
-        hashes=hash_messages([Message("user", "hello")]),
-        prompt_bytes=9,
-        estimated_prompt_tokens=4,
-        raw_prompt_tokens=4,
-        model="m",
-    )
+    records = LoggedRecords()
+    hashes = hash_messages([Message("user", "hello")])
+    for index in (1, 2):  # the second one's cache cause is read without hashing either
+        entry = RequestEntry(
+            index=index,
+            request_id=f"s-{index}",
+            hashes=hashes,
+            prompt_bytes=9,
+            estimated_prompt_tokens=4,
+            model="m",
+            usage=(4, 1),
+        )
+        records.add(entry, (), True)
     with patch.object(Message, "digest", side_effect=AssertionError("hashed")):
-        (row,) = LoggedRequests([record], ConversationLineage()).summaries()
+        row, _ = LoggedRequests(records, ConversationLineage()).summaries()
     assert row.message_count == 1 and row.logged and row.time is None and row.model == "m"
 
 
@@ -292,3 +301,99 @@ def test_logged_requests_compare_by_their_hashes() -> None:
     assert (blocks.matching, blocks.first_broken, blocks.broken_source) == (1, 1, BLOCKS_SOURCE)
     talk = request_stability(a, _logged(2, ("b0", "b1", "U1")))
     assert (talk.first_broken, talk.broken_source) == (2, "conversation")
+
+
+class _FewerTools:
+    """The runner's tools less the first definition (a tool list that changed)."""
+
+    def __init__(self, tools: Any) -> None:
+        self._tools = tools
+
+    def definitions(self) -> Any:
+        return self._tools.definitions()[1:]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tools, name)
+
+
+def _caching_provider(clock: ManualClock) -> Any:
+    """Replies whose usage is a prompt cache's: each message 40 tokens, the repeated prefix of
+    the request before (same model, same tools, within 5 minutes) read, the rest written; one
+    reply gives the provider's own reason."""
+    seen: list[tuple[ChatRequest, datetime]] = []
+
+    def reply(request: ChatRequest) -> Reply:
+        prompt = 200 + 40 * len(request.messages)
+        previous, at = seen[-1] if seen else (None, clock.now())
+        seen.append((request, clock.now()))
+        read = 0
+        if (
+            previous is not None
+            and (previous.model, previous.tools) == (request.model, request.tools)
+            and clock.now() - at < timedelta(minutes=5)
+        ):
+            shared = shared_prefix(previous.messages, request.messages)
+            read = 200 + 40 * shared if shared else 0
+        read = min(read, prompt)
+        text = SUMMARY if request.compaction else f"answer {len(request.messages)}"
+        reason = "messages_changed" if "reason" in request.messages[-1].content else ""
+        return Reply([text], prompt_tokens=prompt, cache_read_tokens=read,
+                     cache_write_tokens=prompt - read, cache_miss_reason=reason)  # fmt: skip
+
+    return reply
+
+
+async def test_a_resumed_session_shows_each_earlier_requests_cache_cause_and_cost(
+    open_session: OpenSession, clock: ManualClock
+) -> None:
+    """Request for request, the cause, rewritten tokens and their dollars the live session
+    reported are the resumed one's; the log writes a cause beside a usage only where its
+    records do not imply it (a tool list changed, a provider's reason)."""
+    provider = _caching_provider(clock)
+    harness = open_session(model="claude-sonnet-4-5", on_request=provider)
+    driver = harness.driver
+    long = " lorem ipsum dolor" * 40
+    await driver.submit("one" + long)  # first
+    driver.toggle_skill("code-review")
+    await driver.submit("two" + long)  # kept
+    clock.advance(timedelta(minutes=9))
+    for text in ("three", "three more", "three again"):  # idle, kept, kept
+        await driver.submit(text + long)
+    outcome = await driver.compact()
+    assert outcome is not None and outcome.applied, outcome
+    await driver.submit("four")  # compaction
+    main = harness.runner.model
+    harness.runner.switch_model(MainModel(main.alias, "claude-haiku-4-5", main.provider, main.info))
+    await driver.submit("five")  # model
+    harness.runner.tools = _FewerTools(harness.runner.tools)
+    await driver.submit("six")  # tools
+    await driver.submit("seven, with a reason")  # the provider's reason beside ours
+    first_run = list(harness.session.snapshots.summaries())
+    harness.log.close()
+    causes = [r.cache.cause for r in first_run if r.cache is not None]
+    assert causes == [
+        *("first", "kept", "idle", "kept", "kept"),
+        *("compaction", "model", "tools", "kept"),
+    ]
+    assert all(r.cache is None for r in first_run if r.compaction)
+    assert first_run[-1].cache is not None and first_run[-1].cache.provider_reason
+
+    again = open_session(resume=harness.session_id, model="claude-haiku-4-5", on_request=provider)
+    again.runner.tools = _FewerTools(again.runner.tools)
+    await again.driver.submit("eight")  # first since the resume
+    second_run = list(again.session.snapshots.summaries())
+    again.log.close()
+    assert second_run[0].cache is not None and second_run[0].cache.detail == FIRST_SINCE_RESUME
+
+    resumed = open_session(resume=harness.session_id, model="claude-haiku-4-5")
+    rows = resumed.session.requests.summaries()
+    live = [*first_run, *second_run]
+    assert [(r.index, r.cache, r.cost_usd) for r in rows] == [
+        (r.index, r.cache, r.cost_usd) for r in live
+    ]
+    assert any(r.cache is not None and r.cache.cost_usd for r in rows)  # a rewrite's dollars
+    written = [
+        line for line in (harness.session_dir / "session.jsonl").read_bytes().splitlines()
+        if b'"cache":' in line
+    ]  # fmt: skip
+    assert len(written) == 2  # the tool list, the provider's reason

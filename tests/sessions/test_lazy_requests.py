@@ -70,7 +70,9 @@ def _assert_lazy_reads_as_eager(directory: Path) -> list[RequestRecord]:
     assert len(read) == len(eager) == len(records.heads)
     for lazy, early, head in zip(read, eager, records.heads, strict=True):
         assert _sent(lazy) == _sent(early) and lazy.exact == early.exact
-        later = {f: getattr(head, f) for f in ("usage", "cancelled", "error", "streamed_chars")}
+        later = {
+            f: getattr(head, f) for f in ("usage", "cache", "cancelled", "error", "streamed_chars")
+        }
         assert lazy == msgspec.structs.replace(early, previous=lazy.previous, **later)
         assert msgspec.structs.replace(head, **_head_of(lazy)) == head
     return read

@@ -10,6 +10,7 @@ import pytest
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.events import SkillStateEvent
+from steiner_tui.engine.messages import Message, to_provider_message
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.resume import LATEST, find_session
@@ -142,3 +143,29 @@ async def test_resumed_session_continues_the_same_log(open_session: OpenSession)
     assert loaded.mode == "plan"
     again = open_session(resume=harness.session_id)
     assert again.runner.mode == "plan"
+
+
+async def test_a_compactions_sizes_are_mains_estimates_and_come_back_with_it(
+    open_session: OpenSession,
+) -> None:
+    """The summary's and the retained messages' tokens (the lineage browser shows them) are
+    main's estimates of those messages, parts of the after figure, and kept by the log."""
+    harness = open_session()
+    for turn in range(5):
+        await harness.driver.submit(f"turn {turn}" + " lorem ipsum dolor" * 40)
+    outcome = await harness.driver.compact()
+    assert outcome is not None and outcome.applied
+    generation = harness.runner.lineage.active
+    estimator, model = harness.runner.context.estimator, harness.runner.model.model
+
+    def tokens(messages: list[Message]) -> int:
+        return sum(estimator.estimate(model, (to_provider_message(m),)).tokens for m in messages)
+
+    summary = [m for m in generation.messages if m.role == "summary"]
+    retained = [m for m in generation.messages if m.role != "summary"][-outcome.retained_count :]
+    assert outcome.summary_tokens == tokens(summary) > 0
+    assert outcome.retained_tokens == tokens(retained) > 0
+    assert outcome.summary_tokens + outcome.retained_tokens < outcome.after_tokens
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id)
+    assert resumed.runner.lineage.active.outcome == generation.outcome

@@ -2,11 +2,13 @@
 
 ``GenerationSummary`` shows the summary as text (``TextLines``: wrapped in a thread, drawn only
 where it shows, so a summary of any length never stalls the loop); ``GenerationFacts`` lists
-the turns compaction retained (as they were when it ran) apart from the messages sent since, what it
-masked, moved or cut to make room, the artifact ledger its summary carries (what changed
-since the generation before, the whole ledger folded), the pinned messages, the replayed
-skills, and the facts the summary dropped (paths, commands and identifiers first; bare numbers
-collapsed). Both hold a ``GenerationView`` reactive that the screen binds; they only display it.
+a compaction's sizes (before, after, and the summary's and the retained messages' part of
+after, as the engine estimated them), the turns compaction retained (as they were when it ran)
+apart from the messages sent since, what it masked, moved or cut to make room, the artifact
+ledger its summary carries (what changed since the generation before, the whole ledger
+folded), the pinned messages, the replayed skills, and the facts the summary dropped (paths,
+commands and identifiers first; bare numbers collapsed). Both hold a ``GenerationView``
+reactive that the screen binds; they only display it.
 
 The summary pane renders the screen's latest view: updates are serialized and a view replaced
 while its lines were still being wrapped is rendered again, so moving quickly through the
@@ -25,7 +27,7 @@ from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
 from steiner_tui.app.widgets.inspector_format import message_line
-from steiner_tui.app.widgets.lineage_view import GenerationView, edit_line
+from steiner_tui.app.widgets.lineage_view import GenerationView, edit_line, sizes_lines
 from steiner_tui.app.widgets.text_lines import TextLines
 from steiner_tui.engine.compaction.diff import DroppedFacts
 from steiner_tui.engine.messages import Message
@@ -145,6 +147,10 @@ class GenerationFacts(VerticalScroll):
         parts = view.parts
         compacted = view.generation.outcome is not None
         title = "Retained at compaction" if compacted else "Turns"
+        if view.generation.outcome is not None:
+            sizes = Content(sizes_lines(view.generation.outcome))
+            yield Static("Sizes at compaction", classes="section-title")
+            yield Static(sizes, id="sizes", classes="section-body")
         yield Static(f"{title} ({len(view.retained)})", classes="section-title")
         yield Static(_turns(view.retained), id="retained", classes="section-body")
         if view.added:

@@ -24,6 +24,7 @@ from steiner_tui.engine.compaction.triggers import trigger_label
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.state.artifacts import ArtifactLedger, ledger_changes
+from steiner_tui.units import counted
 
 __all__ = [
     "GenerationView",
@@ -33,6 +34,7 @@ __all__ = [
     "generation_reason",
     "generation_row",
     "pinned_labels",
+    "sizes_lines",
     "stage_label",
     "token_bars",
 ]
@@ -170,6 +172,25 @@ def generation_row(generation: ConversationGeneration, scale: int = 0) -> tuple[
         outcome.fallback_status or "—",
         generation_reason(outcome),
     )
+
+
+def sizes_lines(outcome: CompactionOutcome) -> str:
+    """A compaction's sizes, as the engine estimated them: the conversation before and after,
+    and what the after is made of (the summary, the retained messages, the rest: context
+    blocks, tools, replayed skills, framing); an outcome from an older log has no split."""
+    lines = [f"before {count(outcome.before_tokens)} tok → after {count(outcome.after_tokens)} tok"]
+    summary, retained = outcome.summary_tokens, outcome.retained_tokens
+    if summary or retained:
+        rest = outcome.after_tokens - summary - retained
+        kept = counted(outcome.retained_count, "message")
+        lines += [
+            f"  summary {count(summary)} tok",
+            f"  retained {count(retained)} tok ({kept})",
+            f"  context blocks, tools, replayed skills, framing {count(rest)} tok",
+        ]
+    elif outcome.stage_count:
+        lines.append("  (the summary's and the retained messages' sizes were not recorded)")
+    return "\n".join(lines)
 
 
 def edit_line(edit: RoomEdit) -> str:

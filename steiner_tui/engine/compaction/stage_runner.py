@@ -144,6 +144,7 @@ async def run_stages(
                 summary = next((m.content for m in working if m.role == "summary"), "")
                 edits.extend(masked)
                 notes.append(f"{len(masked)} tool results masked in place of a summary")
+        sizes = await asyncio.to_thread(_sizes, inputs, working, origins) if modes else (0, 0)
     except asyncio.CancelledError as err:
         retired = cleared or signal.retired or is_backend_state_retired(err)
         raise CompactionCancelled(*err.args, backend_state_retired=retired) from err
@@ -162,6 +163,8 @@ async def run_stages(
         at=clock(),
         summarized_count=summarized,
         retained_count=sum(1 for origin in origins if origin is not None) if modes else 0,
+        summary_tokens=sizes[0],
+        retained_tokens=sizes[1],
         steering=inputs.steering,
         manual=manual,
         summary=summary,
@@ -183,6 +186,21 @@ async def run_stages(
         outcome = msgspec.structs.replace(outcome, health=health, notes=tuple(notes))
     applied = outcome.applied
     return StagesResult(outcome, working if applied else (), summary, cleared, tuple(batches))
+
+
+def _sizes(
+    inputs: StageInputs, working: tuple[Message, ...], origins: tuple[Message | None, ...]
+) -> tuple[int, int]:
+    """Main's estimate of the summary in ``working`` and of the messages it retained (those
+    with an origin), as ``CompactionOutcome`` keeps them. Run in a worker thread."""
+    host, main = inputs.host, inputs.main
+    summary = retained = 0
+    for message, origin in zip(working, origins, strict=True):
+        if origin is not None:
+            retained += host.message_tokens(message, main)
+        elif message.role == "summary":
+            summary += host.message_tokens(message, main)
+    return summary, retained
 
 
 def _relieve(

@@ -117,12 +117,20 @@ def _follow(follower: TranscriptFollower, prices: PriceOverrides, stop: threadin
                 file=sys.stderr,
                 flush=True,
             )
+        _say_skipped(follower)
         printed = _print_new(follower, printed, prices, ended=follower.idle())
     try:
         follower.poll()
     except (OSError, ValueError):
         return
+    _say_skipped(follower)
     _print_new(follower, printed, prices, ended=True)
+
+
+def _say_skipped(follower: TranscriptFollower) -> None:
+    """Each unreadable line read since the last call, once, on stderr."""
+    for line in follower.skipped_lines():
+        print(printable(f"steiner-tui watch: {line}"), file=sys.stderr, flush=True)
 
 
 def _unreadable(path: Path, exc: Exception) -> str:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
@@ -19,6 +19,7 @@ from steiner_tui.importers.follow import (
     TranscriptFollower,
     claude_project_folder,
 )
+from tests.app.helpers import static_text
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 SESSION = FIXTURES / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
@@ -167,3 +168,49 @@ async def test_the_workbench_follows_a_new_session_of_the_project(
             await pilot.pause(0.1)
         assert screen.sub_title == f"claude-code {OTHER.stem} · following"
         assert said == [f"a new session of this project: {OTHER.stem} · following it"]
+
+
+@pytest.mark.slow
+async def test_an_unreadable_line_is_named_and_the_follow_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line cut short (malformed JSON) and one of bytes that are not UTF-8, written while the
+    screen follows: the lines after them were read, but the screen never said two were
+    skipped (nor did an import's). Each is named by its number, once, and stays listed."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:40]))
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(b"".join(lines[:90]))
+    whole = TranscriptFollower(clean)
+    whole.poll()
+    expected = len(whole.session.requests) if whole.session else 0
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        said: list[str] = []
+        monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
+        with copy.open("ab") as handle:
+            handle.write(b'{"type": "user", "message": {"content": "cut\n')
+            handle.write(b"\xff\xfe\x80 not UTF-8 \xc3\x28\n")
+            handle.write(b"".join(lines[40:90]))
+        for _ in range(300):
+            if len(screen.session["requests"]) == expected and said:
+                break
+            await pilot.pause(0.1)
+        for _ in range(10):  # more polls: each line is said once
+            await pilot.pause(0.1)
+        assert len(screen.session["requests"]) == expected  # nothing after them was lost
+        assert said == [
+            "line 41 of live.jsonl: not JSON: Unterminated string starting at column 41; "
+            "skipped, the lines after it are read\n"
+            "line 42 of live.jsonl: not JSON: Expecting value at column 1; "
+            "skipped, the lines after it are read"
+        ]
+        extra = static_text(screen.query_one("#imported-extra", Static))
+        assert "line 41: not JSON: Unterminated string starting at column 41 (skipped)" in extra
+        assert "line 42: not JSON: Expecting value at column 1 (skipped)" in extra

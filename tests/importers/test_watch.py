@@ -472,3 +472,34 @@ def test_a_second_ctrl_c_ends_watch_json_at_once(
     assert status == 130
     assert len(capsys.readouterr().out.splitlines()) == 1  # the line printed before them
     assert signal.getsignal(signal.SIGINT) is handler  # put back
+
+
+def test_watch_json_names_an_unreadable_line_and_goes_on(tmp_path: Path) -> None:
+    """A line cut short and one that is not UTF-8, written while ``--json`` follows: the
+    requests after them were printed, but nothing said two lines were skipped. Each is named
+    on stderr, once, by its number."""
+    path = _write(tmp_path, LINES[:8])
+    out: list[str] = []
+    errors: list[str] = []
+    with _watch_json(path, tmp_path) as process:
+        assert process.stderr is not None and process.stdout is not None
+        assert "following" in process.stderr.readline().decode()
+        threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]
+        try:
+            with path.open("ab") as handle:
+                handle.write(b'{"type": "assistant", "message": {"usage": \n')
+                handle.write(b"\xff\xfe\x80 not UTF-8\n")
+                handle.write(b"".join(LINES[8:]))
+            expected = _settled_contexts(len(LINES), tmp_path)
+            already = len(_settled_contexts(8, tmp_path))
+            _until(lambda: len(out) >= len(expected) - already)
+        finally:
+            _interrupt(process, threads)
+    assert process.returncode == 0, "".join(errors)
+    skipped = "skipped, the lines after it are read\n"
+    assert errors == [
+        f"steiner-tui watch: line 9 of s.jsonl: not JSON: Expecting value at column 44; {skipped}",
+        f"steiner-tui watch: line 10 of s.jsonl: not JSON: Expecting value at column 1; {skipped}",
+    ]
+    printed = [json.loads(line) for line in out]
+    assert [line["context"] for line in printed[:-1]] == expected[already:]

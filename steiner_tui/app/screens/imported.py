@@ -45,6 +45,8 @@ __all__ = ["ImportedScreen", "compaction_label"]
 
 _OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
 """What a call the agent made for itself is called (by its link's tool)."""
+_PROBLEMS = 3
+"""The unreadable lines listed by their number (the rest are counted)."""
 
 
 def compaction_label(generation: dict[str, Any]) -> str:
@@ -233,6 +235,7 @@ class ImportedScreen(Screen[None]):
         """Show the transcript again each time complete lines are appended to it (watchfiles,
         as ``TranscriptFollower.watch_arguments`` says)."""
         failed = ""
+        self._say_skipped(follower)  # those read before the screen opened
         async for _ in awatch(
             follower.path.parent, **follower.watch_arguments(), stop_event=self._stop
         ):
@@ -248,15 +251,29 @@ class ImportedScreen(Screen[None]):
                     self.notify(failed, severity="error")
                 continue
             failed = ""
+            self._say_skipped(follower)
             if session is not None:
                 self.show(session.to_json())
             elif self._streaming and follower.idle():  # ended mid-reply: its last figures stand
                 self.show(self.session)
 
+    def _say_skipped(self, follower: TranscriptFollower) -> None:
+        """A toast naming the unreadable lines read since the last (the first few, the rest
+        counted; ``_extra`` lists them for good)."""
+        said = follower.skipped_lines()
+        if said:
+            more = len(said) - _PROBLEMS
+            rest = [f"and {counted(more, 'more unreadable line')}"] if more > 0 else []
+            self.notify("\n".join([*said[:_PROBLEMS], *rest]), severity="warning")
+
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
         lines += list(self.session.get("warnings") or [])
+        problems = self.session.get("problems") or []
+        lines += [f"line {p['line']}: {p['message']} (skipped)" for p in problems[:_PROBLEMS]]
+        if len(problems) > _PROBLEMS:
+            lines.append(f"{counted(len(problems) - _PROBLEMS, 'more unreadable line')} (skipped)")
         agents = [*(self.session.get("subagents") or []), *(self.session.get("own_calls") or [])]
         for agent in agents:
             link = agent.get("link") or {}

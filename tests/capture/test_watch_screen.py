@@ -12,7 +12,9 @@ from textual.widgets import DataTable, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
+from steiner_tui.app.screens.imported_conversation import ImportedConversation
 from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.importers.follow import (
     WATCH_IDLE_S,
     ProjectSessions,
@@ -214,3 +216,47 @@ async def test_an_unreadable_line_is_named_and_the_follow_goes_on(
         extra = static_text(screen.query_one("#imported-extra", Static))
         assert "line 41: not JSON: Unterminated string starting at column 41 (skipped)" in extra
         assert "line 42: not JSON: Expecting value at column 1 (skipped)" in extra
+
+
+@pytest.mark.slow
+async def test_reading_back_in_a_followed_conversation_stays_where_it_is(tmp_path: Path) -> None:
+    """The conversation (``v``) of a followed session was loaded again whole at each append:
+    a reader who had gone back (PgUp) was thrown to the newest entries every second. New
+    entries now arrive below, counted by the "new messages below" marker, as in the app."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:300]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        for _ in range(300):  # the conversation is read in a worker
+            screen = app.screen
+            if (
+                isinstance(screen, ImportedConversation)
+                and screen.query_one(ConversationPane).entries
+            ):
+                break
+            await pilot.pause(0.1)
+        pane = app.screen.query_one(ConversationPane)
+        before = len(pane.entries)
+        pane.focus()
+        await pilot.pause()
+        await pilot.press("pageup")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        shown, where = pane.shown, pane.scroll_y
+        assert pane.away
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[300:400]))
+        for _ in range(300):
+            if len(pane.entries) > before:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        assert len(pane.entries) > before
+        assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
+        assert pane.unseen == len(pane.entries) - before

@@ -260,3 +260,40 @@ async def test_reading_back_in_a_followed_conversation_stays_where_it_is(tmp_pat
         assert len(pane.entries) > before
         assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
         assert pane.unseen == len(pane.entries) - before
+
+
+@pytest.mark.slow
+async def test_the_followed_requests_table_grows_without_jumping_to_its_top(
+    tmp_path: Path,
+) -> None:
+    """Each append cleared the requests table and filled it again: its view went to the first
+    rows and came back to the cursor a frame later (at 80x24, caught on screen by tmux). Rows
+    are now added and changed in place: the view never leaves the cursor's rows."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:300]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        table = screen.query_one("#imported-requests", DataTable)
+        rows = table.row_count
+        await pilot.press("up", "up", "up")  # reading an earlier request while it grows
+        await pilot.pause()
+        cursor, top = table.cursor_row, table.scroll_y
+        assert cursor == rows - 4 and top > 0
+        seen: list[float] = []
+        screen.watch(table, "scroll_y", lambda new: seen.append(new), init=False)
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[300:400]))
+        for _ in range(300):
+            if table.row_count > rows:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        assert table.row_count > rows
+        assert (table.cursor_row, table.scroll_y) == (cursor, top)
+        assert seen == []  # not even for a frame

@@ -23,6 +23,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from watchfiles import awatch
@@ -110,9 +111,11 @@ class ImportedScreen(Screen[None]):
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
         self._costliest: int | None = None
+        """The table row of the request whose cache miss cost the most (None: no miss)."""
         self._streaming = False
         """Whether the last request's reply is still being written (its row marked ``…``)."""
-        """The table row of the request whose cache miss cost the most (None: no miss)."""
+        self._rows: list[tuple[Text, ...]] = []
+        """What the requests table shows, row by row."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -181,7 +184,6 @@ class ImportedScreen(Screen[None]):
         table.border_title = f"Requests · {session_cost(priced).split(' · ')[0]}"
         cursor = table.cursor_row
         following = table.row_count == 0 or cursor >= table.row_count - 1
-        table.clear()
         marks = {int(g["after_request"]): g for g in generations}
         follow = self.follow
         settled = len(follow.settled(ended=follow.idle())) if follow else len(requests)
@@ -196,26 +198,29 @@ class ImportedScreen(Screen[None]):
         table.border_subtitle = (
             f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None
         )
+        cells: list[tuple[Text, ...]] = []
         for index, request in enumerate(requests):
             if index in marks:
                 blank = [Text("") for _ in range(5)]
-                label = Text(compaction_label(marks[index]))
-                table.add_row(Text("▼"), *blank, label, Text(""))
+                cells.append((Text("▼"), *blank, Text(compaction_label(marks[index])), Text("")))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
             if row is not None and row is costliest:
-                self._costliest = table.row_count
+                self._costliest = len(cells)
             streaming = " …" if index >= settled else ""  # its output (and cost) still grow
-            table.add_row(
-                Text(str(index + 1), justify="right"),
-                Text(count(request["context_tokens"]), justify="right"),
-                Text(share, justify="right"),
-                Text(count(request["output_tokens"]) + streaming, justify="right"),
-                Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
-                Text(cause_cell(row) if row is not None else ""),
-                Text(str(request["time"])[:19].replace("T", " ")),
-                Text(str(request["model"])),
+            cells.append(
+                (
+                    Text(str(index + 1), justify="right"),
+                    Text(count(request["context_tokens"]), justify="right"),
+                    Text(share, justify="right"),
+                    Text(count(request["output_tokens"]) + streaming, justify="right"),
+                    Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
+                    Text(cause_cell(row) if row is not None else ""),
+                    Text(str(request["time"])[:19].replace("T", " ")),
+                    Text(str(request["model"])),
+                )
             )
+        self._fill(table, cells)
         if self.follow is not None and following and table.row_count:
             table.move_cursor(row=table.row_count - 1)
         elif table.row_count:
@@ -229,6 +234,22 @@ class ImportedScreen(Screen[None]):
             for screen in self.app.screen_stack:
                 if isinstance(screen, ImportedConversation):
                     screen.follow(session)
+
+    def _fill(self, table: DataTable[Text], rows: list[tuple[Text, ...]]) -> None:
+        """Make ``table`` show ``rows``: a followed session's rows are changed in place and
+        the new ones added (clearing it showed its first rows for a frame, wherever its view
+        was); fewer rows than shown (another session) fill it again."""
+        shown = self._rows
+        if len(rows) < len(shown):
+            table.clear()
+            shown = []
+        for number, (old, new) in enumerate(zip(shown, rows, strict=False)):
+            for column, (before, after) in enumerate(zip(old, new, strict=True)):
+                if before != after:
+                    table.update_cell_at(Coordinate(number, column), after, update_width=True)
+        for row in rows[len(shown) :]:
+            table.add_row(*row)
+        self._rows = rows
 
     @work(exclusive=True, group="imported-follow")
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:

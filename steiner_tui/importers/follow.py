@@ -41,6 +41,7 @@ from steiner_tui.importers.window import AgentWindow, agent_window
 
 __all__ = [
     "FOLLOW_POLL_MS",
+    "NEW_SESSION_S",
     "WATCH_IDLE_S",
     "Agent",
     "ProjectSessions",
@@ -132,6 +133,10 @@ class ProjectSessions:
                     self._seen.add(path)
                     fresh += [path] if where == str(self.cwd) else []
         return fresh
+
+    def newest(self) -> Path | None:
+        """The newest of the transcripts that appeared since the last call, if any did."""
+        return max(self.new(), key=_mtime, default=None)
 
 
 class TranscriptFollower:
@@ -231,7 +236,7 @@ class TranscriptFollower:
         if self.project is None or now - self._looked < NEW_SESSION_S:
             return None
         self._looked = now
-        return max(self.project.new(), key=_mtime, default=None)
+        return self.project.newest()
 
     def switch(self, path: Path) -> None:
         """Follow ``path`` from its start instead."""

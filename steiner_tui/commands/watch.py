@@ -2,12 +2,13 @@
 
 Opens the workbench on a Claude Code session or a Codex rollout that the agent is still
 writing (default: the newest transcript of the current project, or the first to start when
-it has none yet, then each new one, ``importers.follow``) and follows it as lines are appended: the chart, the requests, the
-sub-agents and ranking, the conversation (``v``) and, when opened, the lineage. No proxy is
-needed. ``--json`` prints one JSON line per new request instead (context, cache read, output,
-cost when known else null, the cache cause with the dollars of its rewrite, its model's window,
-the compaction before it), for status lines and scripts, until Ctrl-C; a last request that no
-later line settles is printed once the transcript has ended (``importers.follow``).
+it has none yet, then each new one, ``importers.follow``) and follows it as lines are
+appended: the chart, the requests, the sub-agents and ranking, the conversation (``v``) and,
+when opened, the lineage. No proxy is needed. ``--json`` prints one JSON line per new request
+instead (context, cache read, output, cost when known else null, the cache cause with the
+dollars of its rewrite, its model's window, the compaction before it), for status lines and
+scripts, until Ctrl-C; a last request that no later line settles is printed once the
+transcript has ended (``importers.follow``).
 Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in
 table. The workbench's modules are imported only for the workbench, so ``--json`` never loads
 Textual.

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
@@ -297,3 +297,29 @@ async def test_the_followed_requests_table_grows_without_jumping_to_its_top(
         assert table.row_count > rows
         assert (table.cursor_row, table.scroll_y) == (cursor, top)
         assert seen == []  # not even for a frame
+
+
+@pytest.mark.slow
+async def test_a_session_followed_from_its_first_line_shows_its_requests_at_80x24(
+    tmp_path: Path,
+) -> None:
+    """A transcript with no line yet (the session that just started): the screen opened with
+    an empty table that fitted 24 rows, and once the requests came the summary, chart and
+    ranking pushed the table below the footer, out of sight for good."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"")
+    follower = TranscriptFollower(copy)
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        copy.write_bytes(b"".join(lines[:120]))
+        for _ in range(300):
+            if table.row_count >= 5:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+        assert table.cursor_row == table.row_count - 1

@@ -24,6 +24,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from watchfiles import awatch
@@ -144,6 +145,16 @@ class ImportedScreen(Screen[None]):
             table.move_cursor(row=table.cursor_row, animate=False)
 
         self.call_after_refresh(into_view)
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """A followed session's summary, ranking or notes grew taller (a session followed
+        from its first line: from nothing): at 80x24 the requests followed are brought back
+        above the footer (Textual's anchor would leave their last row under it)."""
+        if self.follow is None or new.height <= old.height:
+            return
+        for table in self.query("#imported-requests").results(DataTable):
+            if table.row_count and table.cursor_row == table.row_count - 1:
+                self.on_resize()
 
     def on_unmount(self) -> None:
         self._stop.set()

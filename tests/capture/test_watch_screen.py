@@ -323,3 +323,31 @@ async def test_a_session_followed_from_its_first_line_shows_its_requests_at_80x2
         footer = app.screen.query_one(Footer).region
         assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
         assert table.cursor_row == table.row_count - 1
+
+
+async def test_a_screenshot_of_the_watch_is_saved_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The palette's Screenshot in ``watch`` (and ``import``, ``capture open``) was Textual's:
+    with no Downloads folder it said only "Failed to save screenshot". It is the workbench's
+    now: the next folder that takes it (here the current one), named in the toast."""
+    home = tmp_path / "home"
+    home.write_text("a file, so no Downloads folder can be made under it", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(SESSION.read_bytes().splitlines(keepends=True)[:40]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said: list[str] = []
+        monkeypatch.setattr(app, "notify", lambda message, **_: said.append(message))
+        [command] = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
+        command.callback()
+        await pilot.pause()
+    [toast] = said
+    assert toast.startswith(f"Saved the screenshot to {tmp_path / 'steiner-tui-ImportedScreen-'}")
+    assert toast.endswith(".svg")

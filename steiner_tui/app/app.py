@@ -15,17 +15,15 @@ from __future__ import annotations
 import asyncio
 import importlib
 import signal
-from collections.abc import Iterable, Iterator
-from pathlib import PurePath
+from collections.abc import Iterator
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events
-from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.keys import key_to_character
-from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 from steiner_tui.agent.session import Session, SessionRequest
@@ -39,7 +37,6 @@ from steiner_tui.app.keymap_check import (
 from steiner_tui.app.plain import PlainToasts
 from steiner_tui.app.resume_request import TrustGranted
 from steiner_tui.app.screens.main import MainScreen
-from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
 from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.typing_route import TypingRouter
@@ -202,22 +199,10 @@ class SteinerApp(PlainToasts):
             )
         return self._typing_over
 
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """Textual's system commands, with a Screenshot that says where it saved (or why not)."""
-        for command in super().get_system_commands(screen):
-            if command.title != "Screenshot":
-                yield command
-        yield SystemCommand(
-            "Screenshot", "Save an SVG of the screen (the notice names the file)", self.screenshot
-        )
-
-    def screenshot(self) -> None:
-        """Save the screen as SVG and say where (``app.screenshot``)."""
+    def screenshot_config_dir(self) -> Path | None:
+        """The open session's config folder (its ``screenshots`` take a screenshot)."""
         session = self.opened_session
-        config_dir = session.config_dir if session is not None else None
-        result = save_screenshot(self, screenshot_folders(config_dir))
-        severity: SeverityLevel = "information" if result.path is not None else "error"
-        self.notify(result.message, title="Screenshot", severity=severity)
+        return session.config_dir if session is not None else None
 
     def on_mount(self) -> None:
         """Apply the keymap from config (refreshing bindings only when there is one); ask

@@ -1,13 +1,14 @@
 """``steiner-tui watch [PATH] [--agent claude|codex] [--json]``: follow a running session.
 
 Opens the workbench on a Claude Code session or a Codex rollout that the agent is still
-writing (default: the newest transcript of the current project, then each new one,
-``importers.follow``) and follows it as lines are appended: the chart, the requests, the
-sub-agents and ranking, the conversation (``v``) and, when opened, the lineage. No proxy is
-needed. ``--json`` prints one JSON line per new request instead (context, cache read, output,
-cost when known else null, the cache cause with the dollars of its rewrite, its model's window,
-the compaction before it), for status lines and scripts, until Ctrl-C; a last request that no
-later line settles is printed once the transcript has ended (``importers.follow``).
+writing (default: the newest transcript of the current project, or the first to start when
+it has none yet, then each new one, ``importers.follow``) and follows it as lines are
+appended: the chart, the requests, the sub-agents and ranking, the conversation (``v``) and,
+when opened, the lineage. No proxy is needed. ``--json`` prints one JSON line per new request
+instead (context, cache read, output, cost when known else null, the cache cause with the
+dollars of its rewrite, its model's window, the compaction before it), for status lines and
+scripts, until Ctrl-C; a last request that no later line settles is printed once the
+transcript has ended (``importers.follow``).
 Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in
 table. The workbench's modules are imported only for the workbench, so ``--json`` never loads
 Textual.
@@ -20,12 +21,14 @@ import json
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 from steiner_tui.commands import refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.follow import (
+    NEW_SESSION_S,
     ProjectSessions,
     TranscriptFollower,
     newest_transcript,
@@ -117,12 +120,20 @@ def _follow(follower: TranscriptFollower, prices: PriceOverrides, stop: threadin
                 file=sys.stderr,
                 flush=True,
             )
+        _say_skipped(follower)
         printed = _print_new(follower, printed, prices, ended=follower.idle())
     try:
         follower.poll()
     except (OSError, ValueError):
         return
+    _say_skipped(follower)
     _print_new(follower, printed, prices, ended=True)
+
+
+def _say_skipped(follower: TranscriptFollower) -> None:
+    """Each unreadable line read since the last call, once, on stderr."""
+    for line in follower.skipped_lines():
+        print(printable(f"steiner-tui watch: {line}"), file=sys.stderr, flush=True)
 
 
 def _unreadable(path: Path, exc: Exception) -> str:
@@ -132,24 +143,44 @@ def _unreadable(path: Path, exc: Exception) -> str:
     return printable(f"steiner-tui watch: cannot read {path}: {exc}; waiting for it to change")
 
 
+def _first_session(project: ProjectSessions) -> Path | None:
+    """The first transcript the project gets (None: Ctrl-C came first)."""
+    home = project.home
+    try:
+        print(
+            printable(
+                f"steiner-tui watch: no transcript of {project.cwd} yet in "
+                f"{home / '.claude' / 'projects'} or {home / '.codex' / 'sessions'}; "
+                "waiting for a session to start (Ctrl-C stops)"
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
+        while (path := project.newest()) is None:
+            time.sleep(NEW_SESSION_S)
+    except KeyboardInterrupt:
+        return None
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     """Follow ``args.path`` (default: the newest transcript of the current project, then each
     new one)."""
     home, cwd = Path.home(), Path.cwd()
     project = None if args.path else ProjectSessions(home, cwd, args.agent)
     path = Path(args.path).expanduser() if args.path else newest_transcript(home, cwd, args.agent)
-    if path is None:
-        print(
-            f"steiner-tui watch: no transcript of {cwd} in {home / '.claude' / 'projects'} or "
-            f"{home / '.codex' / 'sessions'}",
-            file=sys.stderr,
-        )
-        return 2
+    waited = path is None and project is not None
+    if path is None and project is not None:
+        path = _first_session(project)
+        if path is None:
+            return 0
+    assert path is not None
     if not path.exists():
         return refuse(f"{path} does not exist", "watch")
     follower = TranscriptFollower(path, project=project)
     try:
-        follower.poll()
+        if not waited:  # a session that started while the watch waited is followed from #1
+            follower.poll()
     except (OSError, ValueError) as exc:
         return refuse(str(exc), "watch")
     prices = load_project_config(Path(args.project)).price_overrides

@@ -41,6 +41,7 @@ from steiner_tui.importers.window import AgentWindow, agent_window
 
 __all__ = [
     "FOLLOW_POLL_MS",
+    "NEW_SESSION_S",
     "WATCH_IDLE_S",
     "Agent",
     "ProjectSessions",
@@ -133,6 +134,10 @@ class ProjectSessions:
                     fresh += [path] if where == str(self.cwd) else []
         return fresh
 
+    def newest(self) -> Path | None:
+        """The newest of the transcripts that appeared since the last call, if any did."""
+        return max(self.new(), key=_mtime, default=None)
+
 
 class TranscriptFollower:
     """A transcript read up to its last complete line, again each time it grows."""
@@ -156,6 +161,8 @@ class TranscriptFollower:
         self.restarts = 0
         """How many times the file was read again from its start (cut shorter or replaced)."""
         self._inode = -1
+        self._said = 0
+        """The session's unreadable lines already handed out by ``skipped_lines``."""
 
     def watched(self, _change: object, path: str) -> bool:
         """Whether a change in the file's folder is to the file (a ``watchfiles`` filter: the
@@ -183,7 +190,7 @@ class TranscriptFollower:
             self._inode = -1  # deleted: what comes in its place is read from its start
             raise
         if stat.st_size < self.end or (self.end and stat.st_ino != self._inode):
-            self.end = 0
+            self.end = self._said = 0
             self.restarts += 1
         self._inode = stat.st_ino
         position = self.end
@@ -229,12 +236,22 @@ class TranscriptFollower:
         if self.project is None or now - self._looked < NEW_SESSION_S:
             return None
         self._looked = now
-        return max(self.project.new(), key=_mtime, default=None)
+        return self.project.newest()
 
     def switch(self, path: Path) -> None:
         """Follow ``path`` from its start instead."""
-        self.path, self.end, self.session, self._inode = path, 0, None, -1
+        self.path, self.end, self.session, self._inode, self._said = path, 0, None, -1, 0
         self.grown_at = self._clock()
+
+    def skipped_lines(self) -> list[str]:
+        """What to say of each unreadable line read since the last call, once (a damaged line is
+        skipped and the lines after it are read)."""
+        problems = self.session.problems[self._said :] if self.session is not None else ()
+        self._said += len(problems)
+        return [
+            f"line {p.line} of {self.path.name}: {p.message}; skipped, the lines after it are read"
+            for p in problems
+        ]
 
     def idle(self) -> bool:
         """Whether no complete line was added for ``WATCH_IDLE_S``: the transcript has ended."""

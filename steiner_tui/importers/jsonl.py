@@ -104,7 +104,8 @@ def read_records(
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            # Without its newline: a line cut short is "at column 46", not at line 2's first.
+            record = json.loads(line.rstrip("\n"))
         except json.JSONDecodeError as exc:
             at = "" if exc.msg.endswith(" at") else " at"  # "Invalid control character at"
             problems.append(LineProblem(number, f"not JSON: {exc.msg}{at} column {exc.colno}"))

@@ -8,17 +8,20 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Footer, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
+from steiner_tui.app.screens.imported_conversation import ImportedConversation
 from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.importers.follow import (
     WATCH_IDLE_S,
     ProjectSessions,
     TranscriptFollower,
     claude_project_folder,
 )
+from tests.app.helpers import static_text
 
 FIXTURES = Path(os.environ.get("STEINER_CLAUDE_FIXTURES", "/work/shared/fixtures/claude-code"))
 SESSION = FIXTURES / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
@@ -167,3 +170,184 @@ async def test_the_workbench_follows_a_new_session_of_the_project(
             await pilot.pause(0.1)
         assert screen.sub_title == f"claude-code {OTHER.stem} · following"
         assert said == [f"a new session of this project: {OTHER.stem} · following it"]
+
+
+@pytest.mark.slow
+async def test_an_unreadable_line_is_named_and_the_follow_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line cut short (malformed JSON) and one of bytes that are not UTF-8, written while the
+    screen follows: the lines after them were read, but the screen never said two were
+    skipped (nor did an import's). Each is named by its number, once, and stays listed."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:40]))
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(b"".join(lines[:90]))
+    whole = TranscriptFollower(clean)
+    whole.poll()
+    expected = len(whole.session.requests) if whole.session else 0
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        said: list[str] = []
+        monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
+        with copy.open("ab") as handle:
+            handle.write(b'{"type": "user", "message": {"content": "cut\n')
+            handle.write(b"\xff\xfe\x80 not UTF-8 \xc3\x28\n")
+            handle.write(b"".join(lines[40:90]))
+        for _ in range(300):
+            if len(screen.session["requests"]) == expected and said:
+                break
+            await pilot.pause(0.1)
+        for _ in range(10):  # more polls: each line is said once
+            await pilot.pause(0.1)
+        assert len(screen.session["requests"]) == expected  # nothing after them was lost
+        assert said == [
+            "line 41 of live.jsonl: not JSON: Unterminated string starting at column 41; "
+            "skipped, the lines after it are read\n"
+            "line 42 of live.jsonl: not JSON: Expecting value at column 1; "
+            "skipped, the lines after it are read"
+        ]
+        extra = static_text(screen.query_one("#imported-extra", Static))
+        assert "line 41: not JSON: Unterminated string starting at column 41 (skipped)" in extra
+        assert "line 42: not JSON: Expecting value at column 1 (skipped)" in extra
+
+
+@pytest.mark.slow
+async def test_reading_back_in_a_followed_conversation_stays_where_it_is(tmp_path: Path) -> None:
+    """The conversation (``v``) of a followed session was loaded again whole at each append:
+    a reader who had gone back (PgUp) was thrown to the newest entries every second. New
+    entries now arrive below, counted by the "new messages below" marker, as in the app."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:300]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        for _ in range(300):  # the conversation is read in a worker
+            screen = app.screen
+            if (
+                isinstance(screen, ImportedConversation)
+                and screen.query_one(ConversationPane).entries
+            ):
+                break
+            await pilot.pause(0.1)
+        pane = app.screen.query_one(ConversationPane)
+        before = len(pane.entries)
+        pane.focus()
+        await pilot.pause()
+        await pilot.press("pageup")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        shown, where = pane.shown, pane.scroll_y
+        assert pane.away
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[300:400]))
+        for _ in range(300):
+            if len(pane.entries) > before:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        assert len(pane.entries) > before
+        assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
+        assert pane.unseen == len(pane.entries) - before
+
+
+@pytest.mark.slow
+async def test_the_followed_requests_table_grows_without_jumping_to_its_top(
+    tmp_path: Path,
+) -> None:
+    """Each append cleared the requests table and filled it again: its view went to the first
+    rows and came back to the cursor a frame later (at 80x24, caught on screen by tmux). Rows
+    are now added and changed in place: the view never leaves the cursor's rows."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:300]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedScreen)
+        table = screen.query_one("#imported-requests", DataTable)
+        rows = table.row_count
+        await pilot.press("up", "up", "up")  # reading an earlier request while it grows
+        await pilot.pause()
+        cursor, top = table.cursor_row, table.scroll_y
+        assert cursor == rows - 4 and top > 0
+        seen: list[float] = []
+        screen.watch(table, "scroll_y", lambda new: seen.append(new), init=False)
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[300:400]))
+        for _ in range(300):
+            if table.row_count > rows:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        assert table.row_count > rows
+        assert (table.cursor_row, table.scroll_y) == (cursor, top)
+        assert seen == []  # not even for a frame
+
+
+@pytest.mark.slow
+async def test_a_session_followed_from_its_first_line_shows_its_requests_at_80x24(
+    tmp_path: Path,
+) -> None:
+    """A transcript with no line yet (the session that just started): the screen opened with
+    an empty table that fitted 24 rows, and once the requests came the summary, chart and
+    ranking pushed the table below the footer, out of sight for good."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"")
+    follower = TranscriptFollower(copy)
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        copy.write_bytes(b"".join(lines[:120]))
+        for _ in range(300):
+            if table.row_count >= 5:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        footer = app.screen.query_one(Footer).region
+        assert table.region.height >= 7 and table.region.bottom <= footer.y, table.region
+        assert table.cursor_row == table.row_count - 1
+
+
+async def test_a_screenshot_of_the_watch_is_saved_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The palette's Screenshot in ``watch`` (and ``import``, ``capture open``) was Textual's:
+    with no Downloads folder it said only "Failed to save screenshot". It is the workbench's
+    now: the next folder that takes it (here the current one), named in the toast."""
+    home = tmp_path / "home"
+    home.write_text("a file, so no Downloads folder can be made under it", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(SESSION.read_bytes().splitlines(keepends=True)[:40]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said: list[str] = []
+        monkeypatch.setattr(app, "notify", lambda message, **_: said.append(message))
+        [command] = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
+        command.callback()
+        await pilot.pause()
+    [toast] = said
+    assert toast.startswith(f"Saved the screenshot to {tmp_path / 'steiner-tui-ImportedScreen-'}")
+    assert toast.endswith(".svg")

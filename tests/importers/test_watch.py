@@ -151,11 +151,42 @@ def _watch(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_watch_with_no_transcript_says_where_it_looked(tmp_path: Path) -> None:
-    done = _watch(tmp_path)
-    assert done.returncode == 2 and not done.stdout
-    assert done.stderr.startswith(f"steiner-tui watch: no transcript of {tmp_path} in ")
-    assert str(tmp_path / "home" / ".claude" / "projects") in done.stderr
+def test_watch_before_any_session_waits_for_the_first_one(tmp_path: Path) -> None:
+    """``watch`` run before ``claude`` in a project ended at once ("no transcript", 2), so a
+    session started after it was never followed. It says where it looks and waits for one."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    out: list[str] = []
+    errors: list[str] = []
+    with _watch_json(None, tmp_path, cwd=project, home=home) as process:
+        assert process.stderr is not None and process.stdout is not None
+        waiting = process.stderr.readline().decode()
+        threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]
+        try:
+            folder = claude_project_folder(home, project)
+            folder.mkdir(parents=True)
+            (folder / REAL.name).write_bytes(b"".join(LINES))
+            expected = _settled_contexts(len(LINES), tmp_path)
+            _until(lambda: len(out) >= len(expected))
+        finally:
+            _interrupt(process, threads)
+    assert process.returncode == 0, "".join(errors)
+    assert waiting == (
+        f"steiner-tui watch: no transcript of {project} yet in {home / '.claude' / 'projects'} "
+        f"or {home / '.codex' / 'sessions'}; waiting for a session to start (Ctrl-C stops)\n"
+    )
+    assert errors[0].startswith(f"steiner-tui watch: following {folder / REAL.name}")
+    printed = [json.loads(line) for line in out]
+    assert [line["context"] for line in printed][: len(expected)] == expected
+
+
+def test_ctrl_c_while_watch_waits_for_a_session_ends_it(tmp_path: Path) -> None:
+    with _watch_json(None, tmp_path, cwd=tmp_path, home=tmp_path / "home") as process:
+        assert process.stderr is not None
+        assert "waiting for a session" in process.stderr.readline().decode()
+        process.send_signal(signal.SIGINT)
+        out, errors = process.communicate(timeout=30)
+    assert (process.returncode, out, errors) == (0, b"", b""), errors.decode()
 
 
 def test_watch_on_a_missing_path_says_it_does_not_exist(tmp_path: Path) -> None:
@@ -472,3 +503,34 @@ def test_a_second_ctrl_c_ends_watch_json_at_once(
     assert status == 130
     assert len(capsys.readouterr().out.splitlines()) == 1  # the line printed before them
     assert signal.getsignal(signal.SIGINT) is handler  # put back
+
+
+def test_watch_json_names_an_unreadable_line_and_goes_on(tmp_path: Path) -> None:
+    """A line cut short and one that is not UTF-8, written while ``--json`` follows: the
+    requests after them were printed, but nothing said two lines were skipped. Each is named
+    on stderr, once, by its number."""
+    path = _write(tmp_path, LINES[:8])
+    out: list[str] = []
+    errors: list[str] = []
+    with _watch_json(path, tmp_path) as process:
+        assert process.stderr is not None and process.stdout is not None
+        assert "following" in process.stderr.readline().decode()
+        threads = [_read_lines(process.stdout, out), _read_lines(process.stderr, errors)]
+        try:
+            with path.open("ab") as handle:
+                handle.write(b'{"type": "assistant", "message": {"usage": \n')
+                handle.write(b"\xff\xfe\x80 not UTF-8\n")
+                handle.write(b"".join(LINES[8:]))
+            expected = _settled_contexts(len(LINES), tmp_path)
+            already = len(_settled_contexts(8, tmp_path))
+            _until(lambda: len(out) >= len(expected) - already)
+        finally:
+            _interrupt(process, threads)
+    assert process.returncode == 0, "".join(errors)
+    skipped = "skipped, the lines after it are read\n"
+    assert errors == [
+        f"steiner-tui watch: line 9 of s.jsonl: not JSON: Expecting value at column 44; {skipped}",
+        f"steiner-tui watch: line 10 of s.jsonl: not JSON: Expecting value at column 1; {skipped}",
+    ]
+    printed = [json.loads(line) for line in out]
+    assert [line["context"] for line in printed[:-1]] == expected[already:]

@@ -23,6 +23,8 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from watchfiles import awatch
@@ -45,6 +47,8 @@ __all__ = ["ImportedScreen", "compaction_label"]
 
 _OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
 """What a call the agent made for itself is called (by its link's tool)."""
+_PROBLEMS = 3
+"""The unreadable lines listed by their number (the rest are counted)."""
 
 
 def compaction_label(generation: dict[str, Any]) -> str:
@@ -108,9 +112,11 @@ class ImportedScreen(Screen[None]):
         self._compactions = 0
         """The compactions the lineage browser was last opened on."""
         self._costliest: int | None = None
+        """The table row of the request whose cache miss cost the most (None: no miss)."""
         self._streaming = False
         """Whether the last request's reply is still being written (its row marked ``…``)."""
-        """The table row of the request whose cache miss cost the most (None: no miss)."""
+        self._rows: list[tuple[Text, ...]] = []
+        """What the requests table shows, row by row."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -139,6 +145,16 @@ class ImportedScreen(Screen[None]):
             table.move_cursor(row=table.cursor_row, animate=False)
 
         self.call_after_refresh(into_view)
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """A followed session's summary, ranking or notes grew taller (a session followed
+        from its first line: from nothing): at 80x24 the requests followed are brought back
+        above the footer (Textual's anchor would leave their last row under it)."""
+        if self.follow is None or new.height <= old.height:
+            return
+        for table in self.query("#imported-requests").results(DataTable):
+            if table.row_count and table.cursor_row == table.row_count - 1:
+                self.on_resize()
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -179,7 +195,6 @@ class ImportedScreen(Screen[None]):
         table.border_title = f"Requests · {session_cost(priced).split(' · ')[0]}"
         cursor = table.cursor_row
         following = table.row_count == 0 or cursor >= table.row_count - 1
-        table.clear()
         marks = {int(g["after_request"]): g for g in generations}
         follow = self.follow
         settled = len(follow.settled(ended=follow.idle())) if follow else len(requests)
@@ -194,26 +209,29 @@ class ImportedScreen(Screen[None]):
         table.border_subtitle = (
             f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None
         )
+        cells: list[tuple[Text, ...]] = []
         for index, request in enumerate(requests):
             if index in marks:
                 blank = [Text("") for _ in range(5)]
-                label = Text(compaction_label(marks[index]))
-                table.add_row(Text("▼"), *blank, label, Text(""))
+                cells.append((Text("▼"), *blank, Text(compaction_label(marks[index])), Text("")))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
             if row is not None and row is costliest:
-                self._costliest = table.row_count
+                self._costliest = len(cells)
             streaming = " …" if index >= settled else ""  # its output (and cost) still grow
-            table.add_row(
-                Text(str(index + 1), justify="right"),
-                Text(count(request["context_tokens"]), justify="right"),
-                Text(share, justify="right"),
-                Text(count(request["output_tokens"]) + streaming, justify="right"),
-                Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
-                Text(cause_cell(row) if row is not None else ""),
-                Text(str(request["time"])[:19].replace("T", " ")),
-                Text(str(request["model"])),
+            cells.append(
+                (
+                    Text(str(index + 1), justify="right"),
+                    Text(count(request["context_tokens"]), justify="right"),
+                    Text(share, justify="right"),
+                    Text(count(request["output_tokens"]) + streaming, justify="right"),
+                    Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
+                    Text(cause_cell(row) if row is not None else ""),
+                    Text(str(request["time"])[:19].replace("T", " ")),
+                    Text(str(request["model"])),
+                )
             )
+        self._fill(table, cells)
         if self.follow is not None and following and table.row_count:
             table.move_cursor(row=table.row_count - 1)
         elif table.row_count:
@@ -228,11 +246,28 @@ class ImportedScreen(Screen[None]):
                 if isinstance(screen, ImportedConversation):
                     screen.follow(session)
 
+    def _fill(self, table: DataTable[Text], rows: list[tuple[Text, ...]]) -> None:
+        """Make ``table`` show ``rows``: a followed session's rows are changed in place and
+        the new ones added (clearing it showed its first rows for a frame, wherever its view
+        was); fewer rows than shown (another session) fill it again."""
+        shown = self._rows
+        if len(rows) < len(shown):
+            table.clear()
+            shown = []
+        for number, (old, new) in enumerate(zip(shown, rows, strict=False)):
+            for column, (before, after) in enumerate(zip(old, new, strict=True)):
+                if before != after:
+                    table.update_cell_at(Coordinate(number, column), after, update_width=True)
+        for row in rows[len(shown) :]:
+            table.add_row(*row)
+        self._rows = rows
+
     @work(exclusive=True, group="imported-follow")
     async def _follow_transcript(self, follower: TranscriptFollower) -> None:
         """Show the transcript again each time complete lines are appended to it (watchfiles,
         as ``TranscriptFollower.watch_arguments`` says)."""
         failed = ""
+        self._say_skipped(follower)  # those read before the screen opened
         async for _ in awatch(
             follower.path.parent, **follower.watch_arguments(), stop_event=self._stop
         ):
@@ -248,15 +283,29 @@ class ImportedScreen(Screen[None]):
                     self.notify(failed, severity="error")
                 continue
             failed = ""
+            self._say_skipped(follower)
             if session is not None:
                 self.show(session.to_json())
             elif self._streaming and follower.idle():  # ended mid-reply: its last figures stand
                 self.show(self.session)
 
+    def _say_skipped(self, follower: TranscriptFollower) -> None:
+        """A toast naming the unreadable lines read since the last (the first few, the rest
+        counted; ``_extra`` lists them for good)."""
+        said = follower.skipped_lines()
+        if said:
+            more = len(said) - _PROBLEMS
+            rest = [f"and {counted(more, 'more unreadable line')}"] if more > 0 else []
+            self.notify("\n".join([*said[:_PROBLEMS], *rest]), severity="warning")
+
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
         lines += list(self.session.get("warnings") or [])
+        problems = self.session.get("problems") or []
+        lines += [f"line {p['line']}: {p['message']} (skipped)" for p in problems[:_PROBLEMS]]
+        if len(problems) > _PROBLEMS:
+            lines.append(f"{counted(len(problems) - _PROBLEMS, 'more unreadable line')} (skipped)")
         agents = [*(self.session.get("subagents") or []), *(self.session.get("own_calls") or [])]
         for agent in agents:
             link = agent.get("link") or {}

@@ -66,6 +66,15 @@ def import_entries(items: list[TranscriptItem]) -> list[Entry]:
     return entries
 
 
+def _finished(old: Entry, new: Entry) -> bool:
+    """Whether ``new`` is the tool call ``old`` with its result since written."""
+    return (
+        isinstance(old, ToolEntry)
+        and isinstance(new, ToolEntry)
+        and (old.call_id, old.name, old.summary) == (new.call_id, new.name, new.summary)
+    )
+
+
 class ImportedConversation(Screen[None]):
     """An import's latest generation, with its chart."""
 
@@ -138,7 +147,20 @@ class ImportedConversation(Screen[None]):
         except OSError as error:
             await pane.load([NoticeEntry(f"cannot read {path}: {error}", kind="error")])
             return
-        await pane.load(import_entries(items))
+        entries = import_entries(items)
+        shown = pane.entries
+        grown = len(entries) >= len(shown) and all(
+            new == old or _finished(old, new) for old, new in zip(shown, entries, strict=False)
+        )
+        if not grown or not shown:  # a compaction started a generation: the new one whole
+            await pane.load(entries)
+            return
+        # A followed transcript grew: what is shown stays where the reader left it.
+        for old, new in zip(shown, entries, strict=False):
+            if new != old and isinstance(new, ToolEntry):
+                pane.tool_finished(new.call_id, new.status, new.output)
+        for entry in entries[len(shown) :]:
+            await pane.add(entry)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -65,7 +65,6 @@ class _ChildSink(msgspec.Struct):
     update: Callable[[_Child, SubAgentInfo], None]
     """Stores the child's new snapshot and announces it (``SubAgentManager._update``)."""
     child: _Child
-    seen: int = 0
 
     def emit(self, event: EngineEvent) -> None:
         child = self.child

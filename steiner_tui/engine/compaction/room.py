@@ -376,7 +376,6 @@ def take_pinned(
     messages: Sequence[Message],
     pinned: Callable[[Message], bool],
     sizer: Sizer,
-    context: Sequence[Message] = (),
 ) -> tuple[tuple[Message, ...], tuple[Message, ...], tuple[Message, ...], tuple[RoomEdit, ...]]:
     """Pull the pinned messages (and their companions) out of a part to be summarized.
 
@@ -384,7 +383,6 @@ def take_pinned(
         messages: the summarized part.
         pinned: whether a message is pinned.
         sizer: masks large companions (results of a pinned call message kept with it).
-        context: messages that may hold the calls of these results (for the mask label).
 
     Returns:
         ``(rest, kept, kept_sources, edits)``: what is still summarized; the kept messages in
@@ -397,7 +395,7 @@ def take_pinned(
         return items, (), (), ()
     keep = sorted(chosen | companions)
     plan = _Plan([items[i] for i in keep], sizer, "retained", pinned)
-    calls = calls_by_id((*context, *items))
+    calls = calls_by_id(items)
     for position, index in enumerate(keep):
         if index in companions and _is_maskable(items[index]):
             plan.mask(position, calls)

@@ -236,10 +236,9 @@ def import_command(module_name: str) -> ModuleType:
     """Import a command's module with the garbage collector paused, then freeze what it made.
 
     Speed: importing the workbench makes some 58,000 objects that live as long as the program;
-    collecting meanwhile frees nothing and walks them over and over. Without this the first
-    frame took 7-20 % longer (``benchmarks/bench_startup.py``'s launch, A/B of 15 and 21
-    alternating launches: +20-40 ms of CPU, +126-269 ms of wall time on a loaded machine).
-    ``gc.freeze`` keeps them out of later full collections too.
+    collecting meanwhile frees nothing and walks them over and over (the first frame took 7-20 %
+    longer, ``benchmarks/bench_startup.py``). ``gc.freeze`` keeps them out of later full
+    collections too.
     """
     try:
         with gc_paused():

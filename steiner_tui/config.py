@@ -54,7 +54,8 @@ from steiner_tui.config_values import Duration, KeySpec, decode_hook
 from steiner_tui.engine.budget import threshold_problem
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
-from steiner_tui.engine.prices import ModelPrice, PriceOverrides, model_key
+from steiner_tui.engine.models import model_key
+from steiner_tui.engine.prices import ModelPrice, PriceOverrides
 from steiner_tui.engine.provider import LARGEST_WINDOW
 
 __all__ = [

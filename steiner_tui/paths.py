@@ -14,7 +14,6 @@ __all__ = [
     "config_dir",
     "cache_dir",
     "user_config_file",
-    "global_agents_md",
     "sessions_dir",
     "project_config_file",
 ]
@@ -34,10 +33,6 @@ def cache_dir() -> Path:
 
 def user_config_file() -> Path:
     return config_dir() / "config.toml"
-
-
-def global_agents_md() -> Path:
-    return config_dir() / "AGENTS.md"
 
 
 def sessions_dir() -> Path:

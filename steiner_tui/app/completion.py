@@ -15,10 +15,8 @@ import msgspec
 
 from steiner_tui.app.slash import SLASH_COMMANDS
 
-__all__ = ["ARGUMENT_COMMANDS", "Completion", "CompletionSources", "complete"]
+__all__ = ["Completion", "CompletionSources", "complete"]
 
-ARGUMENT_COMMANDS = ("model", "skills", "sessions")
-"""Commands whose argument is completed (a model, a skill, a session id)."""
 MAX_CANDIDATES = 50
 
 

@@ -59,10 +59,9 @@ def _plain(output: str, running: bool) -> list[Content]:
 
 
 def _language(path: str) -> str:
-    # Speed: Pygments loads when a block opens (5-6 ms of CPU, 2 % of the first frame); under
-    # the 10 % rule, kept with watchfiles' deferral (``workbench_session.follow_files``) for
-    # issue 16's 1.5x: without both, bench_startup's first frame was 1.59x the bare app against
-    # main's 1.52x in the same window.
+    # Speed: Pygments loads when a block opens (5-6 ms of CPU, 2 % of the first frame); kept,
+    # with watchfiles' deferral (``workbench_session.follow_files``), for issue 16's 1.5x
+    # first frame, which bench_startup missed without both.
     from textual.highlight import guess_language
 
     return guess_language("", path) if path else "text"

@@ -34,7 +34,6 @@ from typing import Any
 from textual import events
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
-from textual.worker import Worker
 
 from steiner_tui.app.widgets.prompt import PromptEditor
 
@@ -69,8 +68,6 @@ class TypingRouter:
         """The widget that had the focus when text was last typed (moved since: navigated)."""
         self._held: list[events.Key] = []
         """Bound keys waiting to see whether text follows them."""
-        self._waiting: Worker[None] | None = None
-        """Waits out the burst window of the held key (a worker: tests wait for workers)."""
 
     def _text_field_focused(self) -> bool:
         return isinstance(self.screen.focused, TextArea | Input)
@@ -110,11 +107,11 @@ class TypingRouter:
             return False  # no window: the binding acts at once
         if bound:
             self._held.append(event)
-            self._stop_waiting()
+            # A worker (tests wait for workers) that waits out the burst window. An earlier one
+            # is not cancelled (that would fail whoever waits for the workers): it finds the
+            # keys it waited for gone, and ends.
             held = list(self._held)
-            self._waiting = self.screen.run_worker(
-                self._held_alone(held), group="typing", exit_on_error=False
-            )
+            self.screen.run_worker(self._held_alone(held), group="typing", exit_on_error=False)
             return True
         self._to_editor(event)
         self._text_until = now + self.burst
@@ -145,14 +142,12 @@ class TypingRouter:
     def _flush_held(self) -> None:
         """Text followed the held keys: they were typed text too, sent first."""
         held, self._held = self._held, []
-        self._stop_waiting()
         for key in held:
             self._to_editor(key)
 
     def _release_held(self) -> None:
         """Something other than text followed: the held keys were keys of their own."""
         held, self._held = self._held, []
-        self._stop_waiting()
         if held:
             self.screen.call_next(self._run_all, held)
 
@@ -161,11 +156,6 @@ class TypingRouter:
             active = self.screen.active_bindings.get(key.key)
             if active is not None and active.enabled:
                 await self.screen.app.run_action(active.binding.action, active.node)
-
-    def _stop_waiting(self) -> None:
-        # Not cancelled (a cancelled worker fails whoever waits for the workers): it finds the
-        # keys it waited for gone, and ends.
-        self._waiting = None
 
     async def _held_alone(self, held: list[events.Key]) -> None:
         started = self.clock()
@@ -180,5 +170,5 @@ class TypingRouter:
 
     async def _alone(self, held: list[events.Key]) -> None:
         if self._held == held:  # no text came after them: keys of their own
-            self._held, self._waiting = [], None
+            self._held = []
             await self._run_all(held)

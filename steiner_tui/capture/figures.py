@@ -41,7 +41,7 @@ from steiner_tui.capture.report import CapturedRequest
 from steiner_tui.capture.wire import Block, DecodedRequest
 from steiner_tui.engine.cache_causes import UsageTurn, explain_usage
 from steiner_tui.engine.events import CacheExplanation, SourceTokens
-from steiner_tui.engine.models import is_known_model, lookup_model
+from steiner_tui.engine.models import is_known_model, lookup_model, model_key
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides, RequestCost
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import TOOL_RESULTS_SOURCE, TOOLS_SOURCE, RequestSummary
@@ -90,7 +90,7 @@ def model_window(model: str) -> ModelWindow:
     """The window of ``model`` (module docstring)."""
     if model and is_known_model(model):
         return ModelWindow(model, lookup_model(model).context_window, "model table")
-    if model.strip().lower().rsplit("/", 1)[-1].startswith("claude-"):
+    if model_key(model).startswith("claude-"):
         return ModelWindow(model, ANTHROPIC_WINDOW, "claude-* models")
     return ModelWindow(model, 0, f"window unknown: {model or 'no model'} is not in the model table")
 

@@ -144,7 +144,6 @@ class DecodedRequest(msgspec.Struct, frozen=True):
     tools_hash: str = ""
     max_tokens: int = 0
     problem: str = ""
-    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def tools_bytes(self) -> int:

@@ -33,6 +33,7 @@ __all__ = [
     "LimitSource",
     "is_known_model",
     "lookup_model",
+    "model_key",
 ]
 
 DEFAULT_CONTEXT_WINDOW = 32768
@@ -116,8 +117,14 @@ MODEL_REGISTRY = MappingProxyType(
 _PREFIXES = sorted(MODEL_REGISTRY, key=len, reverse=True)
 
 
+def model_key(model_id: str) -> str:
+    """A model id as the tables look it up (limits, prices, tokenizers): lower-cased, stripped,
+    without a routing prefix (``openai/gpt-4o`` -> ``gpt-4o``)."""
+    return model_id.strip().lower().rsplit("/", 1)[-1]
+
+
 def _registry_entry(model_id: str) -> ModelInfo | None:
-    key = model_id.strip().lower().rsplit("/", 1)[-1]
+    key = model_key(model_id)
     for prefix in _PREFIXES:
         if key.startswith(prefix):
             return MODEL_REGISTRY[prefix]

@@ -26,6 +26,8 @@ from types import MappingProxyType
 
 import msgspec
 
+from steiner_tui.engine.models import model_key
+
 __all__ = [
     "FREE",
     "PRICES_AS_OF",
@@ -37,7 +39,6 @@ __all__ = [
     "RequestCost",
     "cache_ttl_seconds",
     "format_usd",
-    "model_key",
     "price_for",
     "request_cost",
     "usd",
@@ -163,11 +164,6 @@ PriceOverrides = Mapping[str, ModelPrice]
 with before the table."""
 
 NO_OVERRIDES: PriceOverrides = MappingProxyType({})
-
-
-def model_key(model_id: str) -> str:
-    """A model id as prices are looked up: lower-cased, without a routing prefix."""
-    return model_id.strip().lower().rsplit("/", 1)[-1]
 
 
 def price_for(

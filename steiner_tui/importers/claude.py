@@ -230,19 +230,8 @@ class _Reader:
     def _user(self, number: int, record: dict[str, Any]) -> None:
         message = record.get("message")
         self.prompt = self.prompt or _summary_text(message)
-        if record.get("isCompactSummary") and self.pending is not None:
-            boundary = self.pending
-            self.pending = None
-            self.generations.append(
-                ImportedGeneration(
-                    boundary["trigger"],
-                    boundary["pre_tokens"],
-                    _summary_text(message),
-                    boundary["after"],
-                    boundary["line"],
-                    boundary["time"],
-                )
-            )
+        if record.get("isCompactSummary"):
+            self.flush_pending(_summary_text(message))
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, list):
             return
@@ -271,15 +260,16 @@ class _Reader:
             "time": str(record.get("timestamp", "")),
         }
 
-    def flush_pending(self) -> None:
-        """A boundary with no summary line after it is still a generation."""
+    def flush_pending(self, summary: str = "") -> None:
+        """The pending boundary as a generation, with the summary line that follows it (a
+        boundary with none after it is still a generation)."""
         if self.pending is not None:
             boundary, self.pending = self.pending, None
             self.generations.append(
                 ImportedGeneration(
                     boundary["trigger"],
                     boundary["pre_tokens"],
-                    "",
+                    summary,
                     boundary["after"],
                     boundary["line"],
                     boundary["time"],

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from steiner_tui.engine.models import is_known_model, lookup_model
+from steiner_tui.engine.models import is_known_model, lookup_model, model_key
 
 __all__ = [
     "CLAUDE_CODE_BUFFER",
@@ -74,7 +74,7 @@ def _model_window(model: str) -> tuple[int, int, str]:
     if model and is_known_model(model):
         info = lookup_model(model)
         return info.context_window, info.max_output, "the model table"
-    name = model.strip().lower().rsplit("/", 1)[-1]
+    name = model_key(model)
     if name.startswith("claude-"):
         return CLAUDE_WINDOW, 0, "every claude-* model's"
     if name.startswith("gemini-"):

@@ -173,9 +173,9 @@ def classify_api_message(status: int, message: str, *, has_images: bool = True) 
     return "bad_request", "the request was rejected"
 
 
-def stream_error(call: CallContext, body: object, *, default_status: int = 500) -> ProviderError:
+def stream_error(call: CallContext, body: object) -> ProviderError:
     """A ``ProviderError`` for an error the API reported inside a stream (no HTTP status)."""
-    status = _STREAM_ERROR_STATUS.get(_error_type(body), default_status)
+    status = _STREAM_ERROR_STATUS.get(_error_type(body), 500)
     message = _api_message(body, "the API reported an error in the stream")
     kind, what = classify_api_message(status, message, has_images=call.has_images)
     return ProviderError(kind, f"{call.label}: {what} (reported mid-stream): {message}")

@@ -76,8 +76,6 @@ class ResolvedModel(msgspec.Struct, frozen=True, dict=True):
     info: ModelInfo
     """Registry limits with config overrides applied."""
     compaction_threshold_tokens: int | None = None
-    offline: bool = False
-    """True for the offline model, which the UI must label as not a language model."""
     max_tokens: int = 0
     """``[models."<ref>"] max_tokens``: an explicit completion limit (0: none)."""
     params: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
@@ -262,7 +260,6 @@ def resolve_model(
         model=model,
         info=info,
         compaction_threshold_tokens=threshold,
-        offline=provider_config.type == "offline",
         max_tokens=(override.max_tokens or 0) if override else 0,
         params=override.params if override else FrozenDict(),
         extra_params=override.extra_params if override else FrozenDict(),

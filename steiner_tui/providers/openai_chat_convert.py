@@ -22,6 +22,7 @@ from typing import Any
 
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.models import model_key
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.streaming import data_url
 
@@ -32,7 +33,7 @@ _COMPLETION_TOKEN_MODELS = re.compile(r"^(o\d|gpt-5)")
 
 def uses_max_completion_tokens(model: str) -> bool:
     """True for OpenAI models that only accept ``max_completion_tokens``."""
-    return bool(_COMPLETION_TOKEN_MODELS.match(model.strip().lower().rsplit("/", 1)[-1]))
+    return bool(_COMPLETION_TOKEN_MODELS.match(model_key(model)))
 
 
 def arguments_text(call: ToolCall) -> str:

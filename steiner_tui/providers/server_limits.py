@@ -242,7 +242,6 @@ def probe_server_limits(
     *,
     api_key: str = "",
     timeout: float = PROBE_TIMEOUT,
-    fetch: Fetch | None = None,
 ) -> ServerLimits | None:
     """Ask the server at ``base_url`` for ``model``'s window and tool support (blocking).
 
@@ -251,7 +250,6 @@ def probe_server_limits(
         model: the backend model id, as sent in requests.
         api_key: sent as a bearer token (servers started with a key want it on every path).
         timeout: seconds for the whole probe.
-        fetch: the HTTP call (default: ``httpx2``); tests and callers may inject their own.
 
     Returns:
         The first flavour's answer that names a window the model runs with, with the tool
@@ -261,7 +259,7 @@ def probe_server_limits(
         ServerUnreachable: no request reached the server, or (``ServerLoading``) it said
             nothing but 503.
     """
-    call = fetch or _http_fetch(api_key)
+    call = _http_fetch(api_key)
     api, root = api_roots(base_url)
     deadline = time.monotonic() + timeout
     show = json.dumps({"model": model}).encode()

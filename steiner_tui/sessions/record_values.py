@@ -50,9 +50,9 @@ def status_of_line(message: Message, status: str) -> str:
 
 DIGEST_MIN_BYTES = 2048
 """The smallest text whose line stores its message's digest and CRC-32 (``MessageLine.digest``):
-their 38 bytes are 2-4% of a text of 1-2 KB, where hashing it at load costs about 1 us. The
-chatty prose of ``benchmarks/bench_session_log.py`` is all of that size (log/text 1.074x
-without, 1.090x with them); of the soak's 18.8 MB of read results, 98.5% is in larger texts."""
+their 38 bytes are 2-4% of a text of 1-2 KB, where hashing it at load costs about 1 us
+(``benchmarks/bench_session_log.py``'s chatty prose is all of that size); 98.5% of the soak's
+read results are in larger texts."""
 
 _COPIED = ("reasoning", "tool_calls", "images", "name", "tool_call_id", "source", "incomplete")
 """The fields a line and its message share as they are."""

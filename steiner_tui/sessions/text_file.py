@@ -41,10 +41,8 @@ __all__ = [
 TEXT_FILE_NAME = "session.text"
 TEXT_MIN_BYTES = 1024
 """The smallest content kept in ``session.text``: below it the ``[offset, length]`` and the
-second write cost more than the escapes they save (prose escapes almost nothing). Log bytes /
-message text at 2,000 messages of ``benchmarks/bench_session_log.py`` with 256 / 512 / 1024 /
-2048 / 4096 / no threshold: source files 1.039 / 1.039 / 1.039 / 1.040 / 1.045 / 1.082x,
-chatty prose 1.077 / 1.075 / 1.074 / 1.070 / 1.070 / 1.070x."""
+second write cost more than the escapes they save (prose escapes almost nothing; thresholds
+from 256 to 2048 bytes change ``benchmarks/bench_session_log.py``'s log size by under 1%)."""
 
 Span = tuple[int, int]
 

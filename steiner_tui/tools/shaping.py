@@ -68,7 +68,7 @@ def first_lines(text: str, max_chars: int, saved_at: str = "", what: str = "outp
     return Shaped(f"{shown}\n{note}" if shown else note, cut)
 
 
-def head_and_tail(text: str, max_chars: int, saved_at: str = "", what: str = "output") -> Shaped:
+def head_and_tail(text: str, max_chars: int, saved_at: str = "") -> Shaped:
     """About two thirds of ``max_chars`` from the start of ``text`` and one third from its end,
     around the cut note (cut at line ends where there are any nearby)."""
     if len(text) <= max_chars:
@@ -84,7 +84,7 @@ def head_and_tail(text: str, max_chars: int, saved_at: str = "", what: str = "ou
         tail = text[len(text) - tail_room :]
     shown_bytes = len(head.encode()) + len(tail.encode())
     cut = OutputCut(total_bytes, shown_bytes, total_lines, _lines(head) + _lines(tail), saved_at)
-    parts = [part for part in (head, cut_note(cut, what), tail) if part]
+    parts = [part for part in (head, cut_note(cut), tail) if part]
     return Shaped("\n".join(parts), cut)
 
 

@@ -29,7 +29,6 @@ def test_anthropic_ref_uses_env_key_and_registry_limits() -> None:
     assert resolved.provider.alias == "anthropic"
     assert resolved.info.context_window == 200_000
     assert resolved.provider.model_info("claude-sonnet-4-5") == resolved.info
-    assert not resolved.offline
 
 
 def test_missing_key_names_the_variable() -> None:
@@ -83,7 +82,6 @@ def test_unknown_alias_and_bare_alias() -> None:
 
 def test_offline_ref_builds_the_offline_provider(tmp_path: Path) -> None:
     resolved = resolve_model(parse_config([]), "offline", {}, project_root=tmp_path)
-    assert resolved.offline
     assert (resolved.alias, resolved.model) == ("offline", "offline")
     assert resolved.provider.alias == "offline"
 

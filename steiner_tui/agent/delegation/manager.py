@@ -65,7 +65,6 @@ class _ChildSink(msgspec.Struct):
     update: Callable[[_Child, SubAgentInfo], None]
     """Stores the child's new snapshot and announces it (``SubAgentManager._update``)."""
     child: _Child
-    seen: int = 0
 
     def emit(self, event: EngineEvent) -> None:
         child = self.child
@@ -240,9 +239,7 @@ class SubAgentManager:
             async with self._slots:
                 self._update(
                     child,
-                    msgspec.structs.replace(
-                        child.info, state="running", started_at=self.clock.now()
-                    ),
+                    msgspec.structs.replace(child.info, state="running"),
                 )
                 # A continuation goes on with the child's own runner: its conversation, its
                 # caches and its own last main request (its cold-cache test reads that).
@@ -288,9 +285,7 @@ class SubAgentManager:
         envelope = render_sub_agent_result(child.info.id, child.info.type, state, output, reason)
         self._update(
             child,
-            msgspec.structs.replace(
-                child.info, state=state, reason=reason, finished_at=self.clock.now()
-            ),
+            msgspec.structs.replace(child.info, state=state, reason=reason),
         )
         if not request.wait:
             self._inbox.append(Message("user", envelope, source=SUB_AGENT_RESULT_SOURCE))

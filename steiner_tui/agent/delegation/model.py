@@ -7,7 +7,6 @@ about a child changes. ``DelegationSettings`` holds the few knobs of delegation.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import ClassVar, Literal
 
 import msgspec
@@ -41,8 +40,6 @@ class SubAgentInfo(msgspec.Struct, frozen=True):
         completion_tokens: completion tokens reported by the provider.
         cache_read_tokens: prompt tokens the provider served from its cache.
         reason: why it failed or was cancelled.
-        started_at: when it started running.
-        finished_at: when it ended.
     """
 
     id: str
@@ -55,8 +52,6 @@ class SubAgentInfo(msgspec.Struct, frozen=True):
     completion_tokens: int = 0
     cache_read_tokens: int = 0
     reason: str = ""
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
 
     @property
     def pending(self) -> bool:

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from textual import work
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.screens.readonly_figures import usage_events
@@ -23,7 +24,7 @@ from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.units import counted
 
-__all__ = ["CaptureScreen", "load_capture_snapshots"]
+__all__ = ["CaptureLog", "CaptureScreen", "close_capture", "load_capture_snapshots"]
 
 
 def load_capture_snapshots(
@@ -41,6 +42,34 @@ def load_capture_snapshots(
         if usage is not None:
             store.emit(usage)
     return info.directory, store
+
+
+class CaptureLog:
+    """A capture's requests file, to tell when it grew (both capture screens follow it)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / "requests.jsonl"
+        self._size = self._now()
+
+    def _now(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return 0
+
+    def changed(self) -> bool:
+        """Whether its size changed since the last look."""
+        size = self._now()
+        changed, self._size = size != self._size, size
+        return changed
+
+
+def close_capture(screen: Screen[None]) -> None:
+    """Close a capture's screen (the app, when it is the only screen)."""
+    if len(screen.app.screen_stack) > 2:
+        screen.dismiss(None)
+    else:
+        screen.app.exit()
 
 
 class CaptureScreen(InspectorScreen):
@@ -67,15 +96,8 @@ class CaptureScreen(InspectorScreen):
         self.follow = follow
         self.prices = prices
         """The config's prices by model id (before the table)."""
-        self._log = directory / "requests.jsonl"
-        self._log_bytes = self._log_size()
+        self._log = CaptureLog(directory)
         self.sub_title = f"{capture_id} · {counted(len(snapshots), 'request')} · read-only"
-
-    def _log_size(self) -> int:
-        try:
-            return self._log.stat().st_size
-        except OSError:
-            return 0
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -84,9 +106,7 @@ class CaptureScreen(InspectorScreen):
 
     def poll(self) -> None:
         """Reload when the requests file changed (called once a second while following)."""
-        size = self._log_size()
-        if size != self._log_bytes:
-            self._log_bytes = size
+        if self._log.changed():
             self._reload()
 
     @work(thread=True, exclusive=True, group="capture-reload")
@@ -99,8 +119,4 @@ class CaptureScreen(InspectorScreen):
         self.sub_title = f"{self.capture_id} · {counted(len(snapshots), 'request')} · read-only"
 
     def action_close(self) -> None:
-        """Close the capture (the app, when it is the only screen)."""
-        if len(self.app.screen_stack) > 2:
-            self.dismiss(None)
-        else:
-            self.app.exit()
+        close_capture(self)

@@ -9,7 +9,7 @@ panel, opens the request inspector over the capture (``CaptureScreen``: detail, 
 messages, ``m`` to compare two requests). Nothing can be sent from here.
 
 While the proxy records, the requests file grows: the screen checks its size once a second and
-reloads when it changed (``capture_view`` does the same), reading and decoding off the UI
+reloads when it changed (``capture_view.CaptureLog``), reading and decoding off the UI
 thread. What could not be read of the capture (a damaged line, named by its number) is a
 warning at the top of the conversation; a requests file that can no longer be read replaces
 the panel's figures with the reason.
@@ -35,7 +35,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from steiner_tui.app.budget_view import BudgetView
-from steiner_tui.app.screens.capture_view import CaptureScreen
+from steiner_tui.app.screens.capture_view import CaptureLog, CaptureScreen, close_capture
 from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from steiner_tui.app.screens.readonly_figures import capture_budget_view, latest_main
 from steiner_tui.app.transcript import Entry, NoticeEntry, ReplyEntry, ToolEntry, UserEntry
@@ -203,8 +203,7 @@ class CaptureWorkbench(Screen[None]):
         self.prices = prices
         """The config's prices by model id (before the table)."""
         directory, self.data = load_workbench(base, capture_id, prices)
-        self._log = directory / "requests.jsonl"
-        self._log_bytes = self._log_size()
+        self._log = CaptureLog(directory)
         self._signature: tuple[str, ...] | None = None
 
     def compose(self) -> ComposeResult:
@@ -220,17 +219,9 @@ class CaptureWorkbench(Screen[None]):
         if self.follow:
             self.set_interval(1.0, self.poll)
 
-    def _log_size(self) -> int:
-        try:
-            return self._log.stat().st_size
-        except OSError:
-            return 0
-
     def poll(self) -> None:
         """Reload when the requests file changed (called once a second while following)."""
-        size = self._log_size()
-        if size != self._log_bytes:
-            self._log_bytes = size
+        if self._log.changed():
             self._reload()
 
     @work(exclusive=True, group="capture-workbench-reload")
@@ -273,8 +264,4 @@ class CaptureWorkbench(Screen[None]):
         )
 
     def action_close(self) -> None:
-        """Close the capture (the app, when it is the only screen)."""
-        if len(self.app.screen_stack) > 2:
-            self.dismiss(None)
-        else:
-            self.app.exit()
+        close_capture(self)

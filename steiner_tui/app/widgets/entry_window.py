@@ -116,9 +116,9 @@ class EntryWindow(VerticalScroll):
         self.query_one("#later", HiddenRow).show_count(len(self.entries) - self.shown.stop)
         self.query_one("#welcome").display = not self.entries
 
-    def _mark_unseen(self, count: int = 1) -> None:
-        """``count`` more entries arrived below the view."""
-        self.unseen += count
+    def _mark_unseen(self) -> None:
+        """One more entry arrived below the view."""
+        self.unseen += 1
         self.query_one(NewBelowMarker).show_count(self.unseen)
 
     def _mark_seen(self) -> None:

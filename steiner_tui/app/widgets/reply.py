@@ -9,10 +9,9 @@ and tool calls together (docs/design.md, "8. Compaction: turns, stages and the s
 
 Speed: ``textual.widgets.Markdown`` is looked up when the first reply is made (here and in
 ``conversation``; Textual imports its widgets on first access), so a new session's first frame
-does not load the Markdown parser (23-28 ms of CPU). It pays about 5 % of the first frame, less
-than the 10 % a speed trick must pay, and stays because issue 16's rule needs it: without it the
-first frame was 1.57x the bare app against main's 1.43x (``benchmarks/bench_startup.py``'s
-launch, A/B of 21 alternating launches on a loaded machine), with it 1.50x against 1.52x.
+does not load the Markdown parser (23-28 ms of CPU, about 5 % of the first frame): under the 10 %
+a speed trick must pay, it stays because issue 16's 1.5x first frame
+(``benchmarks/bench_startup.py``) was missed without it.
 """
 
 from __future__ import annotations

@@ -17,18 +17,16 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from steiner_tui.app.plain import printable
-from steiner_tui.app.tool_view import MAX_LINES, tool_body
+from steiner_tui.app.tool_view import tool_body
 from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.app.widgets.reply import PIN_MARK
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, count
 
-__all__ = ["MAX_OUTPUT_LINES", "ToolBlock", "cut_summary", "tool_content"]
+__all__ = ["ToolBlock", "cut_summary", "tool_content"]
 
 _ICONS = {"running": "◌", "done": "✓", "failed": "✗", "rejected": "⊘", "cancelled": "⊘"}
 _STATUSES = tuple(_ICONS)
-MAX_OUTPUT_LINES = MAX_LINES
-"""Output lines shown inside the block (the model saw all of it)."""
 _INDENT = Content("   ")
 _MIN_WRAP = 10
 """Below this many columns beside the indent, result lines wrap as the widget wraps them."""

@@ -18,11 +18,10 @@ from datetime import datetime
 
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.pins import is_pinned_by
-from steiner_tui.engine.compaction.room import MASK_PREFIX, Sizer, mask_tool_result
+from steiner_tui.engine.compaction.room import MASK_PREFIX, Sizer, calls_by_id, mask_recorded
 from steiner_tui.engine.compaction.triggers import MASK_ON_REQUEST
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.utf8 import utf8_len
 
 __all__ = ["MASK_MODE", "mask_results"]
@@ -31,14 +30,6 @@ MASK_MODE = "mask"
 """``CompactionOutcome.modes`` of a generation made by masking on request."""
 
 _MIN_MASK_BYTES = 1024
-
-
-def _label(message: Message, messages: Sequence[Message]) -> str:
-    for other in reversed(messages):
-        for call in other.tool_calls:
-            if call.id == message.tool_call_id:
-                return summarize_tool_call(call)
-    return message.name or "tool"
 
 
 def mask_results(
@@ -72,6 +63,7 @@ def mask_results(
     wanted = set(call_ids)
     out = list(messages)
     edits: list[RoomEdit] = []
+    calls = calls_by_id(messages)
     for index, message in enumerate(messages):
         if (
             message.role != "tool"
@@ -81,25 +73,9 @@ def mask_results(
             or utf8_len(message.content) < _MIN_MASK_BYTES
         ):
             continue
-        label = _label(message, messages[:index])
         tokens = sizer.message_tokens(message)
-        saved_at = sizer.save_full_output(message)
-        stub = mask_tool_result(message, label, saved_at, tokens)
-        out[index] = stub
-        edits.append(
-            RoomEdit(
-                "masked",
-                "retained",
-                message.role,
-                label,
-                message.turn,
-                utf8_len(message.content),
-                utf8_len(stub.content),
-                tokens,
-                sizer.message_tokens(stub),
-                saved_at,
-            )
-        )
+        out[index], edit = mask_recorded(message, calls, "retained", sizer, tokens)
+        edits.append(edit)
     if not edits:
         return None
     outcome = CompactionOutcome(

@@ -47,6 +47,8 @@ __all__ = [
     "cut_message",
     "fit_retained_tail",
     "fit_summary_input",
+    "calls_by_id",
+    "mask_recorded",
     "mask_retained",
     "mask_tool_result",
     "never_pinned",
@@ -88,7 +90,7 @@ class Sizer(msgspec.Struct, frozen=True):
     save_full_output: Callable[[Message], str]
 
 
-def _calls_by_id(context: Sequence[Message]) -> dict[str, ToolCall]:
+def calls_by_id(context: Sequence[Message]) -> dict[str, ToolCall]:
     """The calls of ``context`` by id, the latest of a repeated id: built once per pass, as
     searching the context for each result held the loop 1.1 s masking 5,000 results."""
     return {call.id: call for message in context for call in message.tool_calls}
@@ -128,6 +130,33 @@ def mask_tool_result(message: Message, label: str, saved_at: str, tokens: int) -
         source=message.source,
         turn=message.turn,
     )
+
+
+def mask_recorded(
+    message: Message,
+    calls: Mapping[str, ToolCall],
+    where: Literal["retained", "summary_request"],
+    sizer: Sizer,
+    tokens: int,
+) -> tuple[Message, RoomEdit]:
+    """The tool result ``message`` (``tokens`` tokens, labelled from ``calls_by_id``'s ``calls``)
+    masked in ``where``, its whole output kept through ``sizer``, and the edit saying so."""
+    saved_at = sizer.save_full_output(message)
+    label = _tool_label(message, calls)
+    stub = mask_tool_result(message, label, saved_at, tokens)
+    edit = RoomEdit(
+        "masked",
+        where,
+        message.role,
+        label,
+        message.turn,
+        utf8_len(message.content),
+        utf8_len(stub.content),
+        tokens,
+        sizer.message_tokens(stub),
+        saved_at,
+    )
+    return stub, edit
 
 
 def cut_message(message: Message, keep_bytes: int, saved_at: str = "") -> Message:
@@ -200,26 +229,11 @@ class _Plan:
         return sum(self.tokens)
 
     def mask(self, index: int, calls: Mapping[str, ToolCall]) -> None:
-        message = self.messages[index]
-        saved_at = self.sizer.save_full_output(message)
-        label = _tool_label(message, calls)
-        stub = mask_tool_result(message, label, saved_at, self.tokens[index])
-        after = self.sizer.message_tokens(stub)
-        self.edits.append(
-            RoomEdit(
-                "masked",
-                self.where,
-                message.role,
-                label,
-                message.turn,
-                utf8_len(message.content),
-                utf8_len(stub.content),
-                self.tokens[index],
-                after,
-                saved_at,
-            )
+        stub, edit = mask_recorded(
+            self.messages[index], calls, self.where, self.sizer, self.tokens[index]
         )
-        self.messages[index], self.tokens[index] = stub, after
+        self.edits.append(edit)
+        self.messages[index], self.tokens[index] = stub, edit.tokens_after
 
     def cut(self, index: int, keep_bytes: int) -> bool:
         message = self.messages[index]
@@ -263,7 +277,7 @@ class _Plan:
         segment = self.messages[start : start + count]
         pinned, companions = pinned_indexes(segment, self.pinned)
         maskable = [offset for offset in sorted(companions) if _is_maskable(segment[offset])]
-        calls = _calls_by_id(context) if maskable else {}
+        calls = calls_by_id(context) if maskable else {}
         for offset in maskable:
             self.mask(start + offset, calls)
         kept = sorted(pinned | companions)
@@ -298,7 +312,7 @@ class _Plan:
             key=lambda i: (0 < latest == self.messages[i].turn, -self.tokens[i]),
         )
         total = self.total
-        calls = _calls_by_id(context) if total > budget else {}
+        calls = calls_by_id(context) if total > budget else {}
         for index in order:
             if total <= budget:
                 return
@@ -362,7 +376,6 @@ def take_pinned(
     messages: Sequence[Message],
     pinned: Callable[[Message], bool],
     sizer: Sizer,
-    context: Sequence[Message] = (),
 ) -> tuple[tuple[Message, ...], tuple[Message, ...], tuple[Message, ...], tuple[RoomEdit, ...]]:
     """Pull the pinned messages (and their companions) out of a part to be summarized.
 
@@ -370,7 +383,6 @@ def take_pinned(
         messages: the summarized part.
         pinned: whether a message is pinned.
         sizer: masks large companions (results of a pinned call message kept with it).
-        context: messages that may hold the calls of these results (for the mask label).
 
     Returns:
         ``(rest, kept, kept_sources, edits)``: what is still summarized; the kept messages in
@@ -383,7 +395,7 @@ def take_pinned(
         return items, (), (), ()
     keep = sorted(chosen | companions)
     plan = _Plan([items[i] for i in keep], sizer, "retained", pinned)
-    calls = _calls_by_id((*context, *items))
+    calls = calls_by_id(items)
     for position, index in enumerate(keep):
         if index in companions and _is_maskable(items[index]):
             plan.mask(position, calls)

@@ -54,7 +54,6 @@ class CompactionFallbackNotFit(CompactionError):
 
     def __init__(self, target_ref: str) -> None:
         super().__init__(f"compaction request does not fit {target_ref}")
-        self.target_ref = target_ref
 
 
 class EmptyCompactionSummary(CompactionError):
@@ -63,7 +62,6 @@ class EmptyCompactionSummary(CompactionError):
     def __init__(self, target_ref: str, problem: str = "") -> None:
         what = f"unusable compaction summary from {target_ref}: {problem}" if problem else ""
         super().__init__(what or f"empty compaction summary from {target_ref}")
-        self.target_ref = target_ref
         self.problem = problem
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Final, Literal
+from typing import Literal
 
 import msgspec
 
@@ -30,7 +30,6 @@ from steiner_tui.engine.skills.model import Skill
 from steiner_tui.engine.skills.modes import mode_notice
 
 __all__ = [
-    "SKILL_STATES",
     "InteractiveSkills",
     "SkillCounts",
     "SkillState",
@@ -42,7 +41,6 @@ __all__ = [
 ]
 
 SkillState = Literal["active", "inactive", "pending_activation", "pending_deactivation"]
-SKILL_STATES: Final = ("active", "inactive", "pending_activation", "pending_deactivation")
 
 
 def activation_envelope(skill: Skill) -> str:

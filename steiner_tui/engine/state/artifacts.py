@@ -48,7 +48,6 @@ __all__ = [
 
 LEDGER_HEADING = "## Artifacts (kept by the engine from the tool calls)"
 LEDGER_LIMIT = 40
-_KINDS = ("file", "command", "todo", "decision")
 _DETAIL_CHARS = 120
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]")
 _ERROR = re.compile(

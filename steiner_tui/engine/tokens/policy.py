@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import msgspec
 
+from steiner_tui.engine.models import model_key
 from steiner_tui.engine.tokens.claude import CTOK_ENCODINGS, claude_encoding
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy
 
@@ -26,7 +27,6 @@ __all__ = [
     "TokenizerChoice",
     "choose_tokenizer",
     "native_encoding",
-    "normalize_model_id",
 ]
 
 CL100K = "cl100k_base"
@@ -40,15 +40,10 @@ CL100K_FAMILY: tuple[str, ...] = ("gpt-4", "gpt-3.5")
 """OpenAI model id prefixes (after the o200k ones) whose native encoding is cl100k."""
 
 
-def normalize_model_id(model_id: str) -> str:
-    """Lower-case, stripped, without a routing prefix (``openai/gpt-4o`` -> ``gpt-4o``)."""
-    return model_id.strip().lower().rsplit("/", 1)[-1]
-
-
 def native_encoding(model_id: str) -> str | None:
     """The encoding a model was trained with: OpenAI's, or Claude's generation as ctok
     reconstructs it (``ctok-v3``...); None for other models."""
-    key = normalize_model_id(model_id)
+    key = model_key(model_id)
     if key.startswith(O200K_FAMILY):
         return O200K
     if key.startswith(CL100K_FAMILY):

@@ -8,7 +8,7 @@ so intent detection and summaries see only what the person typed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.sources import SOURCES
@@ -156,13 +156,13 @@ def norm_key(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!?;:…")
 
 
-def find_paths(text: str, *, exclude: Sequence[str] = ()) -> list[str]:
+def find_paths(text: str) -> list[str]:
     """File and directory paths mentioned in ``text``, in first-seen order, without URLs."""
     out: list[str] = []
     for match in _PATH.finditer(text):
         path = match.group(1).rstrip(".")
         start = match.start(1)
-        if text[max(0, start - 3) : start] == "://" or path in exclude or path in out:
+        if text[max(0, start - 3) : start] == "://" or path in out:
             continue
         out.append(path)
     return out

@@ -14,6 +14,7 @@ from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.screens.imported_conversation import ImportedConversation
 from steiner_tui.app.screens.lineage import LineageScreen
+from steiner_tui.app.transcript import UserEntry
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.importers.follow import (
     WATCH_IDLE_S,
@@ -260,6 +261,50 @@ async def test_reading_back_in_a_followed_conversation_stays_where_it_is(tmp_pat
         assert len(pane.entries) > before
         assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
         assert pane.unseen == len(pane.entries) - before
+
+
+async def test_a_prompt_of_the_followed_agent_leaves_a_reader_who_went_back_there(
+    tmp_path: Path,
+) -> None:
+    """A prompt that came to the followed agent brought the reader back to the newest entries,
+    as the person's own message does in the app: it is not the reader's."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    prompt = 1587  # a <task-notification> prompt, after the session's compaction (line 714)
+    assert b"<task-notification>" in lines[prompt]
+    copy = tmp_path / "live.jsonl"
+    copy.write_bytes(b"".join(lines[:prompt]))
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    app = ReadOnlyApp(transcript=follower)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        for _ in range(300):  # the conversation is read in a worker
+            screen = app.screen
+            if (
+                isinstance(screen, ImportedConversation)
+                and screen.query_one(ConversationPane).entries
+            ):
+                break
+            await pilot.pause(0.1)
+        pane = app.screen.query_one(ConversationPane)
+        before = len(pane.entries)
+        pane.focus()
+        await pilot.press("pageup")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        shown, where = pane.shown, pane.scroll_y
+        assert pane.away
+        with copy.open("ab") as handle:
+            handle.write(b"".join(lines[prompt : prompt + 3]))
+        for _ in range(300):
+            if len(pane.entries) > before:
+                break
+            await pilot.pause(0.1)
+        await pilot.pause()
+        assert any(isinstance(e, UserEntry) for e in pane.entries[before:])
+        assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
 
 
 @pytest.mark.slow

@@ -102,7 +102,7 @@ class ImportedConversation(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
-        yield ConversationPane(id="conversation")
+        yield ConversationPane(id="conversation", followed=True)
         with Vertical(id="imported-side"):
             yield Static(id="imported-side-summary", markup=False)
             yield RequestChart(id="imported-side-chart")

@@ -161,9 +161,18 @@ class ConversationPane(EntryWindow):
     """The running compaction's stage ("normal", "emergency, fallback model"), else ""."""
 
     def __init__(
-        self, *, window: int = 40, id: str | None = None, empty: str | None = None
+        self,
+        *,
+        window: int = 40,
+        id: str | None = None,
+        empty: str | None = None,
+        followed: bool = False,
     ) -> None:
         super().__init__(window=window, id=id, empty=empty)
+        self.followed = followed
+        """Another agent's conversation (``watch``, ``import``): its prompts are not the
+        reader's, so one that arrives while it is followed leaves a reader who went back where
+        they are."""
         self.reply = ReplyStream()
         """The reply streaming now."""
         self._tools: dict[str, ToolEntry] = {}
@@ -188,7 +197,7 @@ class ConversationPane(EntryWindow):
 
     def brings_newest(self, entry: Entry) -> bool:
         """A message from the user and a question bring the newest entries back."""
-        return isinstance(entry, UserEntry | Question)
+        return isinstance(entry, Question) or (isinstance(entry, UserEntry) and not self.followed)
 
     async def removing(self, widgets: list[Widget]) -> None:
         """A streaming reply's widget leaving stops its stream (its entry goes on growing)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import signal
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -210,12 +209,6 @@ class SteinerApp(PlainToasts):
         folder may set (``screens.trust``)."""
         if self.keymap:
             self.set_keymap(self.keymap)
-        if not self.is_headless:
-            # A closed terminal (SIGHUP) or a plain ``kill`` ended the process where it stood:
-            # they quit as Ctrl+Q does, the reply streaming and the unsent draft kept.
-            loop = asyncio.get_running_loop()
-            for signum in (signal.SIGHUP, signal.SIGTERM):
-                loop.add_signal_handler(signum, self.exit)
         if self.request.config.untrusted:
             from steiner_tui.app.screens.trust import TrustScreen
 

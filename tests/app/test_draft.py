@@ -87,7 +87,7 @@ async def test_a_draft_that_cannot_be_kept_is_given_back_as_text(
         unkept = app.workbench.keep_draft()
     assert unkept is not None
     assert "No space left on device" in unkept and unkept.endswith("keep me")
-    assert app.workbench.keep_draft() is None  # a signal after the app is down: nothing to do
+    assert app.workbench.keep_draft() is None  # a quit after the app is down: nothing to do
 
 
 async def test_a_session_that_never_had_a_message_keeps_no_draft(

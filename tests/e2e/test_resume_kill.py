@@ -34,7 +34,6 @@ import pytest
 from steiner_tui.commands.screenshots import write_sample_project
 from steiner_tui.engine.skills.effective import effective_skills_of_messages
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.records import LINE_OF_ROLE
 from tests.e2e.test_tmux import (
     SESSION,
@@ -199,40 +198,3 @@ def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # 
     assert new_users and new_users[0].content == THIRD  # the skill state carried over: no delta
     assert [b.name for b in effective_skills_of_messages(messages_after)] == ["code-review"]
     tmux("send-keys", "-t", SESSION, "C-q")
-
-
-@pytest.mark.slow
-def test_a_closed_terminal_quits_as_ctrl_q_and_keeps_the_draft(
-    tmux: Tmux,  # noqa: F811
-    tmp_path: Path,
-) -> None:
-    """SIGHUP (the terminal window closed) and SIGTERM ended the process where it stood: the
-    words typed and not sent were lost with it. They quit as Ctrl+Q does now."""
-    project = write_sample_project(tmp_path / "budgetkit")
-    (project / ".steiner").mkdir(exist_ok=True)
-    (project / ".steiner" / "config.toml").write_text(PROJECT_CONFIG, encoding="utf-8")
-    sessions = tmp_path / "config" / "steiner" / "sessions"
-
-    _start(tmux, project)
-    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
-    _submit(tmux, FIRST)
-    directory = _session_dir(sessions)
-    _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
-    _submit(tmux, SECOND)
-    _poll("the second reply to start streaming", lambda: _streaming(directory))
-    tmux("send-keys", "-t", SESSION, "-l", "words not sent yet")
-    _wait_for(tmux, "words not sent yet")
-    os.kill(_pane_pid(tmux), signal.SIGHUP)
-    _poll("the app to quit", lambda: _dead(tmux))
-
-    draft = json.loads((directory / "draft.json").read_text(encoding="utf-8"))
-    assert draft == {"text": "words not sent yet", "pastes": {}}
-    loaded = load_session(directory)
-    assert loaded.problems == (), [str(p) for p in loaded.problems]
-    assert loaded.requests[-1].error == APP_STOPPED  # as Ctrl+Q: not a crash, not Esc
-
-    tmux("respawn-pane", "-k", "-t", SESSION, _command(project, "--resume"))
-    _wait_for(tmux, "is back in the prompt", "words not sent yet", deadline=START_DEADLINE)
-    os.kill(_pane_pid(tmux), signal.SIGTERM)
-    _poll("the app to quit on SIGTERM", lambda: _dead(tmux))
-    assert json.loads((directory / "draft.json").read_text(encoding="utf-8")) == draft

@@ -215,7 +215,7 @@ class MainScreen(Screen[None]):
             return None
         try:
             text, pastes = self.prompt.unsent()
-        except NoMatches:  # a second quit (a signal) once the screen is taken down
+        except NoMatches:  # a second quit once the screen is taken down
             return None
         try:
             save_draft(session.log.session_dir, Draft(text, pastes))

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Static
 
 from steiner_tui.app.readonly import ReadOnlyApp
@@ -219,6 +220,41 @@ async def test_an_unreadable_line_is_named_and_the_follow_goes_on(
         assert "line 42: not JSON: Expecting value at column 1 (skipped)" in extra
 
 
+async def _read_back(pilot: Pilot[None]) -> tuple[ConversationPane, int, tuple[int, float]]:
+    """Open the followed conversation (``v``) and page back (PgUp): the pane, how many entries
+    it had, and where it showed them (its first entry shown, its scroll offset)."""
+    app = pilot.app
+    await pilot.pause()
+    await pilot.press("v")
+    for _ in range(300):  # the conversation is read in a worker
+        screen = app.screen
+        if isinstance(screen, ImportedConversation) and screen.query_one(ConversationPane).entries:
+            break
+        await pilot.pause(0.1)
+    pane = app.screen.query_one(ConversationPane)
+    before = len(pane.entries)
+    pane.focus()
+    await pilot.pause()
+    await pilot.press("pageup")
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+    assert pane.away
+    return pane, before, (pane.shown.start, pane.scroll_y)
+
+
+async def _appended(pilot: Pilot[None], pane: ConversationPane, copy: Path, data: bytes) -> None:
+    """Append ``data`` to the followed ``copy`` and wait until the pane has more entries."""
+    before = len(pane.entries)
+    with copy.open("ab") as handle:
+        handle.write(data)
+    for _ in range(300):
+        if len(pane.entries) > before:
+            break
+        await pilot.pause(0.1)
+    await pilot.pause()
+
+
 @pytest.mark.slow
 async def test_reading_back_in_a_followed_conversation_stays_where_it_is(tmp_path: Path) -> None:
     """The conversation (``v``) of a followed session was loaded again whole at each append:
@@ -231,35 +267,10 @@ async def test_reading_back_in_a_followed_conversation_stays_where_it_is(tmp_pat
     follower.poll()
     app = ReadOnlyApp(transcript=follower)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("v")
-        for _ in range(300):  # the conversation is read in a worker
-            screen = app.screen
-            if (
-                isinstance(screen, ImportedConversation)
-                and screen.query_one(ConversationPane).entries
-            ):
-                break
-            await pilot.pause(0.1)
-        pane = app.screen.query_one(ConversationPane)
-        before = len(pane.entries)
-        pane.focus()
-        await pilot.pause()
-        await pilot.press("pageup")
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        shown, where = pane.shown, pane.scroll_y
-        assert pane.away
-        with copy.open("ab") as handle:
-            handle.write(b"".join(lines[300:400]))
-        for _ in range(300):
-            if len(pane.entries) > before:
-                break
-            await pilot.pause(0.1)
-        await pilot.pause()
+        pane, before, where = await _read_back(pilot)
+        await _appended(pilot, pane, copy, b"".join(lines[300:400]))
         assert len(pane.entries) > before
-        assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
+        assert pane.away and (pane.shown.start, pane.scroll_y) == where
         assert pane.unseen == len(pane.entries) - before
 
 
@@ -277,34 +288,10 @@ async def test_a_prompt_of_the_followed_agent_leaves_a_reader_who_went_back_ther
     follower.poll()
     app = ReadOnlyApp(transcript=follower)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("v")
-        for _ in range(300):  # the conversation is read in a worker
-            screen = app.screen
-            if (
-                isinstance(screen, ImportedConversation)
-                and screen.query_one(ConversationPane).entries
-            ):
-                break
-            await pilot.pause(0.1)
-        pane = app.screen.query_one(ConversationPane)
-        before = len(pane.entries)
-        pane.focus()
-        await pilot.press("pageup")
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        shown, where = pane.shown, pane.scroll_y
-        assert pane.away
-        with copy.open("ab") as handle:
-            handle.write(b"".join(lines[prompt : prompt + 3]))
-        for _ in range(300):
-            if len(pane.entries) > before:
-                break
-            await pilot.pause(0.1)
-        await pilot.pause()
+        pane, before, where = await _read_back(pilot)
+        await _appended(pilot, pane, copy, b"".join(lines[prompt : prompt + 3]))
         assert any(isinstance(e, UserEntry) for e in pane.entries[before:])
-        assert pane.away and (pane.shown.start, pane.scroll_y) == (shown.start, where)
+        assert pane.away and (pane.shown.start, pane.scroll_y) == where
 
 
 @pytest.mark.slow

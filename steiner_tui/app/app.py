@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -64,6 +67,9 @@ Speed: the one import deferral the app keeps. Importing them (with ``config_writ
 launch (A/B of 15 alternating launches: +258 ms wall, +30 ms CPU, on a loaded machine); the
 deferrals that paid less than 10 % went (parsing the command line twice, compiling regular
 expressions on first use), except three kept for issue 16's 1.5x (``widgets/reply.py``)."""
+
+SIGNAL_GRACE = 3.0
+"""Seconds the app has to quit after SIGHUP or SIGTERM before the signal ends the process."""
 
 _SCREEN_NAMES = {
     "MainScreen": "the workbench",
@@ -209,6 +215,10 @@ class SteinerApp(PlainToasts):
         folder may set (``screens.trust``)."""
         if self.keymap:
             self.set_keymap(self.keymap)
+        if not self.is_headless:
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGHUP, signal.SIGTERM):
+                signal.signal(signum, lambda signum, _: self._on_end_signal(loop, signum))
         if self.request.config.untrusted:
             from steiner_tui.app.screens.trust import TrustScreen
 
@@ -292,6 +302,27 @@ class SteinerApp(PlainToasts):
         if unkept is not None and message is None:
             message = Text(unkept)  # printed once the terminal is back: nothing typed is lost
         super().exit(result, return_code, message)
+
+    def _on_end_signal(self, loop: asyncio.AbstractEventLoop, signum: int) -> None:
+        """A closed terminal (SIGHUP) or a plain ``kill`` (SIGTERM): quit as Ctrl+Q does.
+
+        A plain handler, not the loop's: it runs even while Textual's shutdown waits for ever on
+        its writer thread, which it does once the terminal is gone (Textual 8.2). So the
+        signal's own ending is armed first: it comes ``SIGNAL_GRACE`` seconds later unless the
+        app has quit by then, and at once on a second signal; by then the session is on disk.
+        """
+        signal.signal(signum, signal.SIG_DFL)
+        ending = threading.Timer(SIGNAL_GRACE, os.kill, (os.getpid(), signum))
+        ending.daemon = True
+        ending.start()
+        loop.call_soon_threadsafe(self._end_on_signal, signum)
+
+    def _end_on_signal(self, signum: int) -> None:
+        """Keep the draft, then make the session durable at once (the reply streamed so far,
+        the fsync), before Textual's shutdown, which may never finish."""
+        self.exit(return_code=128 + signum)
+        if (session := self.opened_session) is not None:
+            session.close()
 
     def on_unmount(self) -> None:
         """Close the session log (flushes a reply still streaming)."""

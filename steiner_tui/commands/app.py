@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
                     print(resume_hint(session.session_id, saved="saved until its log stopped"))
                     return 1
                 print(resume_hint(session.session_id))
-            return 0
+            return app.return_code or 0  # 128 + the signal that ended it (SIGHUP, SIGTERM)
         resume = result.session_id
         root = session.project_root
         model = None  # another session goes on with its own model

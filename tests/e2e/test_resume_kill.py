@@ -34,6 +34,7 @@ import pytest
 from steiner_tui.commands.screenshots import write_sample_project
 from steiner_tui.engine.skills.effective import effective_skills_of_messages
 from steiner_tui.sessions.loader import load_session
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.records import LINE_OF_ROLE
 from tests.e2e.test_tmux import (
     SESSION,
@@ -66,8 +67,32 @@ def _command(project: Path, *extra: str) -> str:
     )
 
 
-def _start(term: Tmux, project: Path, *extra: str) -> None:
-    command = _command(project, *extra)
+def _reporting(project: Path, *extra: str) -> str:
+    """The app run by a shell that keeps its exit status in ``ended`` beside the project (tmux
+    may not learn it). Not its output: Textual sizes the screen from standard output."""
+    ended = shlex.quote(str(project.parent / "ended"))
+    return f"rm -f {ended}; {_command(project, *extra).removeprefix('exec ')}; echo $? >{ended}"
+
+
+def _quit_as_ctrl_q(term: Tmux, project: Path, signum: int) -> None:
+    """The app run by ``_reporting`` ended with 128 + ``signum`` by quitting as Ctrl+Q does,
+    the terminal given back (out of the alternate screen), not ended by the signal (which
+    the shell says as 128 + ``signum`` too, and leaves the terminal as it was)."""
+    ended = project.parent / "ended"
+    status = _poll("the app to end", lambda: ended.is_file() and ended.read_text().strip())
+    assert int(status) == 128 + signum
+    assert term("display-message", "-p", "-t", SESSION, "#{alternate_on}").strip() == "0"
+
+
+def _app_pid(term: Tmux) -> int:
+    """The app's process under ``_reporting``'s shell."""
+    shell = _pane_pid(term)
+    children = Path(f"/proc/{shell}/task/{shell}/children")
+    return int(_poll("the app's process", lambda: children.read_text(encoding="utf-8").split())[0])
+
+
+def _start(term: Tmux, project: Path, *extra: str, report: bool = False) -> None:
+    command = (_reporting if report else _command)(project, *extra)
     term(
         "new-session", "-d", "-x", "160", "-y", "48", "-s", SESSION, command,
         ";", "set-option", "-w", "-t", SESSION, "remain-on-exit", "on",
@@ -142,6 +167,15 @@ def _dead(term: Tmux) -> bool:
     return term("display-message", "-p", "-t", SESSION, "#{pane_dead}").strip() == "1"
 
 
+def _ended(pid: int) -> bool:
+    """The process has ended (a zombie nobody reaps once its tmux server is gone counts)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
 @pytest.mark.slow
 def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
     project = write_sample_project(tmp_path / "budgetkit")
@@ -197,4 +231,75 @@ def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # 
     new_users = [m for m in messages_after[len(messages_before) :] if m.role == "user"]
     assert new_users and new_users[0].content == THIRD  # the skill state carried over: no delta
     assert [b.name for b in effective_skills_of_messages(messages_after)] == ["code-review"]
+    tmux("send-keys", "-t", SESSION, "C-q")
+
+
+@pytest.mark.slow
+def test_a_closed_terminal_quits_as_ctrl_q_and_keeps_the_draft(
+    tmux: Tmux,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """SIGHUP (the terminal window closed) and SIGTERM ended the process where it stood: the
+    words typed and not sent were lost with it. They quit as Ctrl+Q does now."""
+    project = write_sample_project(tmp_path / "budgetkit")
+    (project / ".steiner").mkdir(exist_ok=True)
+    (project / ".steiner" / "config.toml").write_text(PROJECT_CONFIG, encoding="utf-8")
+    sessions = tmp_path / "config" / "steiner" / "sessions"
+
+    _start(tmux, project, report=True)
+    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
+    _submit(tmux, FIRST)
+    directory = _session_dir(sessions)
+    _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
+    _submit(tmux, SECOND)
+    _poll("the second reply to start streaming", lambda: _streaming(directory))
+    tmux("send-keys", "-t", SESSION, "-l", "words not sent yet")
+    _wait_for(tmux, "words not sent yet")
+    os.kill(_app_pid(tmux), signal.SIGHUP)
+    _quit_as_ctrl_q(tmux, project, signal.SIGHUP)
+
+    draft = json.loads((directory / "draft.json").read_text(encoding="utf-8"))
+    assert draft == {"text": "words not sent yet", "pastes": {}}
+    loaded = load_session(directory)
+    assert loaded.problems == (), [str(p) for p in loaded.problems]
+    assert loaded.requests[-1].error == APP_STOPPED  # as Ctrl+Q: not a crash, not Esc
+
+    tmux("respawn-pane", "-k", "-t", SESSION, _reporting(project, "--resume"))
+    _wait_for(tmux, "is back in the prompt", "words not sent yet", deadline=START_DEADLINE)
+    os.kill(_app_pid(tmux), signal.SIGTERM)
+    _quit_as_ctrl_q(tmux, project, signal.SIGTERM)
+    assert json.loads((directory / "draft.json").read_text(encoding="utf-8")) == draft
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quitting", [False, True], ids=["typing", "after-ctrl-q"])
+def test_a_terminal_that_goes_away_ends_the_app_and_frees_its_session(
+    tmux: Tmux,  # noqa: F811
+    tmp_path: Path,
+    quitting: bool,
+) -> None:
+    """The terminal gone (its tmux server killed), even while the app quits: on a terminal
+    that is gone Textual's shutdown can wait for ever on its writer thread, and an app left
+    running holds its session's lock ("open in a running steiner-tui"). It ends, the draft
+    kept, and the session resumes."""
+    project = write_sample_project(tmp_path / "budgetkit")
+    sessions = tmp_path / "config" / "steiner" / "sessions"
+    _start(tmux, project)
+    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
+    _submit(tmux, FIRST)
+    directory = _session_dir(sessions)
+    _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
+    tmux("send-keys", "-t", SESSION, "-l", "words not sent yet")
+    _wait_for(tmux, "words not sent yet")
+    pid = _pane_pid(tmux)
+    if quitting:
+        tmux("send-keys", "-t", SESSION, "C-q")
+        time.sleep(0.2)  # into Textual's shutdown: where it waited for ever
+    tmux("kill-server")
+    _poll("the app to end with its terminal", lambda: _ended(pid))
+
+    draft = json.loads((directory / "draft.json").read_text(encoding="utf-8"))
+    assert draft == {"text": "words not sent yet", "pastes": {}}
+    _start(tmux, project, "--resume")
+    _wait_for(tmux, "is back in the prompt", "words not sent yet", deadline=START_DEADLINE)
     tmux("send-keys", "-t", SESSION, "C-q")

@@ -186,8 +186,8 @@ class ImportedScreen(Screen[None]):
         )
         chart = self.query_one(RequestChart)
         chart.border_title = f"Context tokens per request ({len(requests)})"
-        if generations:
-            chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
+        # Empty for a followed project's next session, which has no compaction yet.
+        chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
         chart.view = import_chart_view(rows, window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -687,3 +690,38 @@ def test_a_captured_request_counts_its_tool_results_apart() -> None:
     [tool_results] = [row for row in rows if row.source == "tool_results"]
     assert tool_results.bytes == results
     assert sum(row.tokens for row in rows) == 10_000
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The local zone is New York (UTC-5 in March), as for a user there."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("new_york")
+async def test_request_times_are_in_the_local_zone_as_the_lists_say_them(tmp_path: Path) -> None:
+    """Claude Code writes UTC (``…Z``) and a capture records UTC: the import's requests table
+    and the capture inspector showed those hours as they were written, five hours ahead of the
+    user's clock, of the captures list and of the app's own requests."""
+    session = import_claude_session(write_sample_transcript(tmp_path / "claude"))
+    app = ReadOnlyApp(imported=session.to_json())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert str(table.get_row_at(0)[6]) == "2026-03-02 04:00:00"  # 09:00:00Z
+    at = datetime(2026, 3, 2, 14, 5, 9, tzinfo=UTC)
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1", clock=lambda: at)
+    first, _ = sample_claude_requests()
+    seq = writer.request("POST", "/v1/messages?beta=true", first)
+    writer.reply(seq, 200, "text/event-stream", 100, Usage(3, 0, 14_000, 12))
+    writer.close()
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert str(app.screen.query_one(RequestTable).get_row_at(0)[2]) == "09:05:09"

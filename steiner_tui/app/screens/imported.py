@@ -32,7 +32,7 @@ from watchfiles import awatch
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
-from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows, session_cost
@@ -227,7 +227,7 @@ class ImportedScreen(Screen[None]):
                     Text(count(request["output_tokens"]) + streaming, justify="right"),
                     Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
                     Text(cause_cell(row) if row is not None else ""),
-                    Text(str(request["time"])[:19].replace("T", " ")),
+                    Text(clock(str(request["time"]), date=True)),
                     Text(str(request["model"])),
                 )
             )

@@ -21,6 +21,7 @@ from steiner_tui.app.transcript import ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import RequestChart, chart_columns
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.inspector_format import clock
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
@@ -725,3 +726,24 @@ async def test_request_times_are_in_the_local_zone_as_the_lists_say_them(tmp_pat
         await pilot.press("f2")
         await pilot.pause()
         assert str(app.screen.query_one(RequestTable).get_row_at(0)[2]) == "09:05:09"
+
+
+async def test_an_imports_request_times_fit_80_columns(tmp_path: Path) -> None:
+    """Each row said "2026-03-02 09:20:30", of which 80 columns showed "2026-03-02 09:": the
+    time of day is shown, dated on the first row and where the day changes."""
+    session = import_claude_session(write_sample_transcript(tmp_path)).to_json()
+    requests = session["requests"]
+    requests[-1]["time"] = "2026-03-03T08:00:00Z"  # resumed the next day
+    app = ReadOnlyApp(imported=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        times = [str(table.get_row_at(n)[6]) for n in range(table.row_count)]
+        stamps = [t for t in times if t]  # the compaction's row has none
+        assert stamps[0] == clock(requests[0]["time"], date=True)
+        assert stamps[1] == clock(requests[1]["time"]) and len(stamps[1]) == 8
+        assert stamps[-1] == clock(requests[-1]["time"], date=True)
+        labels = [str(c.label) for c in table.columns.values()]
+        columns = list(table.columns.values())[: labels.index("time")]
+        used = sum(c.get_render_width(table) for c in columns)
+        assert used + 1 + len(stamps[1]) <= table.content_region.width

@@ -210,7 +210,14 @@ class ImportedScreen(Screen[None]):
             f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None
         )
         cells: list[tuple[Text, ...]] = []
+        day = ""
         for index, request in enumerate(requests):
+            # The time of day, dated where the day changes: at 80 columns the column shows
+            # eight characters, and "2026-12-06 01:" hid the minutes an idle miss is about.
+            when = clock(str(request["time"]), date=True)
+            if len(when) == 19 and when[:10] == day:
+                when = when[11:]
+            day = when[:10] if len(when) == 19 else day
             if index in marks:
                 blank = [Text("") for _ in range(5)]
                 cells.append((Text("▼"), *blank, Text(compaction_label(marks[index])), Text("")))
@@ -227,7 +234,7 @@ class ImportedScreen(Screen[None]):
                     Text(count(request["output_tokens"]) + streaming, justify="right"),
                     Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
                     Text(cause_cell(row) if row is not None else ""),
-                    Text(clock(str(request["time"]), date=True)),
+                    Text(when),
                     Text(str(request["model"])),
                 )
             )

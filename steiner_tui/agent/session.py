@@ -37,10 +37,12 @@ from steiner_tui.engine.events import (
     ListSink,
     RequestSnapshot,
 )
+from steiner_tui.engine.prices import ModelPrice, price_for
 from steiner_tui.engine.provider import Provider
 from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator
+from steiner_tui.providers.factory import is_local_server, split_model_ref
 from steiner_tui.sessions.earlier_requests import LoggedRequests, SessionRequests
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
@@ -238,6 +240,17 @@ class Session:
     def model_refs(self) -> tuple[str, ...]:
         """The configured model references (``[models]``), for ``/model``."""
         return tuple(self.request.config.models)
+
+    def price_of(self, ref: str) -> ModelPrice | None:
+        """The price of model ``ref`` as ``/model ref`` would resolve it (None: unknown).
+
+        Raises:
+            ConfigError: ``ref`` names an unknown provider or no model.
+        """
+        config = self.request.config
+        alias, model = split_model_ref(config, ref)
+        local = is_local_server(config.providers[alias])
+        return price_for(model, overrides=config.price_overrides, local=local)
 
     def switch_model(self, ref: str) -> MainModel:
         """Answer with model ``ref`` from the next request on (``/model NAME``).

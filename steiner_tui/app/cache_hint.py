@@ -5,13 +5,14 @@ The context panel's figures already hold what each action would do if taken now
 ``cache_effect``). This picks the one the person is about to take, from what the prompt holds
 (``/compact``, ``/model name``, ``/skills name``, ``/whatif N save``) or from what has the focus
 (the skill list: a toggle; the ranking: masking its largest result; the what-if view: writing
-a threshold), and says it in one line. A pending reload (Ctrl+R) says its own cost in the
-status line already. Nothing is computed here.
+a threshold), and says it in one line; ``/model REF`` is priced at REF's cache-write price,
+where the rewrite is paid. A pending reload (Ctrl+R) says its own cost in the status line
+already.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from steiner_tui.engine.cache_causes import CacheEffect
 
@@ -41,7 +42,12 @@ def _typed(prompt: str) -> tuple[str, str] | None:
     return None
 
 
-def cache_hint(prompt: str, focused: str, actions: Sequence[tuple[str, CacheEffect]]) -> str:
+def cache_hint(
+    prompt: str,
+    focused: str,
+    actions: Sequence[tuple[str, CacheEffect]],
+    model_effect: Callable[[str], CacheEffect | None] = lambda _ref: None,
+) -> str:
     """``/model: rewrites ~41,800 cached tokens ≈ $0.16``, or "" when nothing about to be done
     touches the cache (or nothing is cached: ``actions`` is empty before the first request).
 
@@ -49,6 +55,8 @@ def cache_hint(prompt: str, focused: str, actions: Sequence[tuple[str, CacheEffe
         prompt: the prompt's text.
         focused: the id of the focused widget (``skills``, ``top``: the ranking, ``whatif``).
         actions: the panel's figures: each action's name and what it would do to the cache.
+        model_effect: what ``/model REF`` would do, priced at REF's own write price (the
+            panel's ``/model`` is at the current model's); None: REF names no model (yet).
     """
     effects = dict(actions)
     chosen = _typed(prompt) or _FOCUSED.get(focused)
@@ -58,4 +66,7 @@ def cache_hint(prompt: str, focused: str, actions: Sequence[tuple[str, CacheEffe
     if chosen is None or chosen[1] not in effects:
         return ""
     label, name = chosen
-    return f"{label}: {effects[name].text}"
+    effect = effects[name]
+    if label == "/model":
+        effect = model_effect(prompt.split()[1]) or effect
+    return f"{label}: {effect.text}"

@@ -22,6 +22,7 @@ from steiner_tui.agent.session import Session
 from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_view
 from steiner_tui.app.live_files import FileChanges, WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
+from steiner_tui.config import ConfigError
 from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import (
@@ -234,6 +235,22 @@ class SessionController:
                 effects.append((f"m on {maskable.label}", effect(first)))
         effects.append(("skill or threshold", effect(None)))
         return tuple(effects)
+
+    def model_effect(self, ref: str) -> CacheEffect | None:
+        """What ``/model ref`` would do to the cache: all of it written again at ``ref``'s
+        write price (None: nothing is cached, or ``ref`` names no configured model)."""
+        runner = self.driver.runner
+        last = runner.cache.last_of(runner.model.model)
+        try:
+            price = self.session.price_of(ref)
+        except ConfigError:
+            return None
+        if last is None:
+            return None
+        ttl = cache_ttl_seconds(runner.model.model)
+        return cache_effect(
+            last, at=runner.clock.now(), ttl_seconds=ttl, price=price, from_message=0
+        )
 
     def _history(self) -> tuple[RequestSummary, ...]:
         """The latest requests of this conversation (a resumed session's earlier ones read

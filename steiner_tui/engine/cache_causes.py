@@ -312,8 +312,10 @@ def name_cause(
     elif not rewritten:
         cause, detail = "kept", "appends after the conversation: cache kept"
     elif ttl_seconds is not None and idle_seconds > ttl_seconds:
-        cause = "idle"
-        detail = f"idle {minutes(idle_seconds)} > {minutes(ttl_seconds)} TTL: the cache expired"
+        cause, idle = "idle", minutes(idle_seconds)
+        if idle == minutes(ttl_seconds):  # "idle 5 min > 5 min TTL" reads as no longer
+            idle = f"{int(idle_seconds // 60)} min {int(idle_seconds % 60)} s"
+        detail = f"idle {idle} > {minutes(ttl_seconds)} TTL: the cache expired"
     elif not bytes_known:
         cause, detail = "unknown", USAGE_ONLY
     else:

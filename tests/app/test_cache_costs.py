@@ -9,17 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from steiner_tui.agent.model import MainModel
-from steiner_tui.app.app import SteinerApp
+from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
+from steiner_tui.app.workbench_session import WorkbenchSession
 from steiner_tui.engine.prices import FREE
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
-from tests.app.conftest import SIZE, AppFactory
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.fakes import GateProvider, fake_model
 from tests.app.helpers import finish, inspected, send, static_text
 from tests.providers.loopback import LoopbackServer, Reply, sse_reply
@@ -312,6 +314,11 @@ async def test_the_status_line_prices_an_action_before_it_is_taken(app_for: AppF
             await finish(pilot)
             for typed, said_first in (
                 ("/model gpt-4o", "/model: rewrites ~41,800 cached tokens ≈ $0.16"),
+                # Written again on the model named, at its price ($1.25/M, not Sonnet's $3.75).
+                (
+                    "/model anthropic/claude-haiku-4-5",
+                    "/model: rewrites ~41,800 cached tokens ≈ $0.05",
+                ),
                 ("/compact", "/compact: rewrites ~"),
                 ("/skills review", "/skills: appends after the conversation: cache kept"),
                 ("/whatif 90000 save", "/whatif save: appends after the conversation"),
@@ -330,3 +337,22 @@ async def test_the_status_line_prices_an_action_before_it_is_taken(app_for: AppF
             screen.prompt.focus()
             await pilot.pause()
             assert screen.status.cache_hint == ""
+
+
+async def test_a_model_typed_while_the_session_opens_is_no_crash(
+    project: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A launch opens the session after its first frame and what is typed meanwhile goes to
+    the prompt: ``/model NAME`` typed then asked the controller, not there yet, for its price."""
+    opened = WorkbenchSession.try_open
+
+    def typed_first(hold: WorkbenchSession) -> Any:
+        app.workbench.prompt.load_text("/model anthropic/claude-haiku-4-5")
+        return opened(hold)
+
+    monkeypatch.setattr(WorkbenchSession, "try_open", typed_first)
+    app = make_app(request_for(project, config_dir), defer_open=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert app.session is not None and app.workbench.status.cache_hint == ""
+        assert app.workbench.prompt.text == "/model anthropic/claude-haiku-4-5"

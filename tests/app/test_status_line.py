@@ -49,3 +49,17 @@ async def test_at_80_columns_the_session_state_stays_on_the_row() -> None:
     assert "compaction auto" in row and "generation 3" in row
     row = await _shown(80, busy=True, pending_reload="2 files · +310 tok")
     assert "● generating" in row and "compaction auto" in row and "⟳ 2 files · +310 tok" in row
+
+
+async def test_at_80_columns_a_cache_hint_keeps_its_dollars() -> None:
+    """``/model: rewrites ~2,845 cached tokens ≈ $0.01`` was cut before its dollars at 80
+    columns: while a hint is shown, the default compaction mode ("compaction auto") gives way
+    first; a mode the user set stays."""
+    hint = "/model: rewrites ~2,845 cached tokens ≈ $0.01"
+    row = await _shown(80, cache_hint=hint)
+    assert hint in row and "idle" in row and "compaction" not in row
+    row = await _shown(80, cache_hint="/compact: rewrites ~1,200 cached tokens ≈ $0.01")
+    assert "≈ $0.01" in row
+    row = await _shown(80, cache_hint=hint, compaction="ask")
+    assert "compaction ask" in row
+    assert "compaction auto" in await _shown(80)

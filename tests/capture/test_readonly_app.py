@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from steiner_tui.app.transcript import ReplyEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.context_charts import RequestChart, chart_columns
 from steiner_tui.app.widgets.conversation import ConversationPane
+from steiner_tui.app.widgets.inspector_format import clock
 from steiner_tui.app.widgets.inspector_requests import RequestTable
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.widgets.window_bar import WindowBar
@@ -687,3 +691,59 @@ def test_a_captured_request_counts_its_tool_results_apart() -> None:
     [tool_results] = [row for row in rows if row.source == "tool_results"]
     assert tool_results.bytes == results
     assert sum(row.tokens for row in rows) == 10_000
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The local zone is New York (UTC-5 in March), as for a user there."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("new_york")
+async def test_request_times_are_in_the_local_zone_as_the_lists_say_them(tmp_path: Path) -> None:
+    """Claude Code writes UTC (``…Z``) and a capture records UTC: the import's requests table
+    and the capture inspector showed those hours as they were written, five hours ahead of the
+    user's clock, of the captures list and of the app's own requests."""
+    session = import_claude_session(write_sample_transcript(tmp_path / "claude"))
+    app = ReadOnlyApp(imported=session.to_json())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        assert str(table.get_row_at(0)[6]) == "2026-03-02 04:00:00"  # 09:00:00Z
+    at = datetime(2026, 3, 2, 14, 5, 9, tzinfo=UTC)
+    writer = CaptureWriter(tmp_path, "http://upstream", "cap1", clock=lambda: at)
+    first, _ = sample_claude_requests()
+    seq = writer.request("POST", "/v1/messages?beta=true", first)
+    writer.reply(seq, 200, "text/event-stream", 100, Usage(3, 0, 14_000, 12))
+    writer.close()
+    app = ReadOnlyApp(capture=(tmp_path, "cap1"), follow=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert str(app.screen.query_one(RequestTable).get_row_at(0)[2]) == "09:05:09"
+
+
+async def test_an_imports_request_times_fit_80_columns(tmp_path: Path) -> None:
+    """Each row said "2026-03-02 09:20:30", of which 80 columns showed "2026-03-02 09:": the
+    time of day is shown, dated on the first row and where the day changes."""
+    session = import_claude_session(write_sample_transcript(tmp_path)).to_json()
+    requests = session["requests"]
+    requests[-1]["time"] = "2026-03-03T08:00:00Z"  # resumed the next day
+    app = ReadOnlyApp(imported=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#imported-requests", DataTable)
+        times = [str(table.get_row_at(n)[6]) for n in range(table.row_count)]
+        stamps = [t for t in times if t]  # the compaction's row has none
+        assert stamps[0] == clock(requests[0]["time"], date=True)
+        assert stamps[1] == clock(requests[1]["time"]) and len(stamps[1]) == 8
+        assert stamps[-1] == clock(requests[-1]["time"], date=True)
+        labels = [str(c.label) for c in table.columns.values()]
+        columns = list(table.columns.values())[: labels.index("time")]
+        used = sum(c.get_render_width(table) for c in columns)
+        assert used + 1 + len(stamps[1]) <= table.content_region.width

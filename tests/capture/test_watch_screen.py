@@ -16,6 +16,7 @@ from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.screens.imported_conversation import ImportedConversation
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.transcript import UserEntry
+from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.importers.follow import (
     WATCH_IDLE_S,
@@ -150,12 +151,15 @@ async def test_the_workbench_follows_a_new_session_of_the_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``watch`` with no path: a new ``claude`` (or ``/clear``) in the project starts another
-    transcript, which the screen never showed (it stayed on the ended one)."""
+    transcript, which the screen never showed (it stayed on the ended one). The ended one's
+    compaction is no longer named under the chart: the new session has none yet."""
     home, project = tmp_path / "home", tmp_path / "project"
     folder = claude_project_folder(home, project)
     folder.mkdir(parents=True)
     old = folder / SESSION.name
-    old.write_bytes(b"".join(SESSION.read_bytes().splitlines(keepends=True)[:40]))
+    old.write_bytes(SESSION.read_bytes())
+    other = OTHER.read_bytes().splitlines(keepends=True)
+    boundary = next(i for i, line in enumerate(other) if b'"compact_boundary"' in line)
     follower = TranscriptFollower(old, project=ProjectSessions(home, project))
     follower.poll()
     app = ReadOnlyApp(transcript=follower)
@@ -163,15 +167,18 @@ async def test_the_workbench_follows_a_new_session_of_the_project(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ImportedScreen)
+        chart = screen.query_one(RequestChart)
+        assert "compaction" in str(chart.border_subtitle)
         said: list[str] = []
         monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
-        (folder / OTHER.name).write_bytes(OTHER.read_bytes())
+        (folder / OTHER.name).write_bytes(b"".join(other[:boundary]))
         for _ in range(300):
             if screen.session.get("id") == OTHER.stem:
                 break
             await pilot.pause(0.1)
         assert screen.sub_title == f"claude-code {OTHER.stem} · following"
         assert said == [f"a new session of this project: {OTHER.stem} · following it"]
+        assert not screen.session["generations"] and not chart.border_subtitle
 
 
 @pytest.mark.slow

@@ -119,6 +119,9 @@ def test_identical_bytes_after_the_ttl_are_idle_and_before_it_the_provider() -> 
     cause, detail, reused, rewritten, _ = explain(turn(snap(), read=0, write=41_800, after=420))
     assert (cause, detail) == ("idle", "idle 7 min > 5 min TTL: the cache expired")
     assert (reused, rewritten) == (0, 41_800)
+    # Just past the TTL: "idle 5 min > 5 min TTL" said it was no longer than the TTL.
+    cause, detail, *_ = explain(turn(snap(), read=0, write=41_800, after=316))
+    assert (cause, detail) == ("idle", "idle 5 min 16 s > 5 min TTL: the cache expired")
     cause, detail, *_ = explain(turn(snap(), read=0, write=41_800, after=30))
     assert (cause, detail) == ("provider", "prefix identical: the provider did not reuse it")
 

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
-from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
 from steiner_tui.capture.store import list_captures
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.store import list_imports, load_import
@@ -61,7 +61,7 @@ def list_readonly(base: Path) -> list[Row]:
         except (OSError, ValueError):
             continue
         requests = data.get("requests") or []
-        when = str(requests[0]["time"])[:16].replace("T", " ") if requests else "-"
+        when = clock(str(requests[0]["time"]), date=True)[:16] if requests else "-"
         rows.append(
             (
                 "import",

@@ -32,7 +32,7 @@ from watchfiles import awatch
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
-from steiner_tui.app.widgets.inspector_format import HEADER_ICON
+from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows, session_cost
@@ -186,8 +186,8 @@ class ImportedScreen(Screen[None]):
         )
         chart = self.query_one(RequestChart)
         chart.border_title = f"Context tokens per request ({len(requests)})"
-        if generations:
-            chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
+        # Empty for a followed project's next session, which has no compaction yet.
+        chart.border_subtitle = " · ".join(compaction_label(g) for g in generations)
         chart.view = import_chart_view(rows, window)
         self.query_one("#imported-extra", Static).update(Text(self._extra()))
         table = self.query_one("#imported-requests", DataTable)
@@ -210,7 +210,14 @@ class ImportedScreen(Screen[None]):
             f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None
         )
         cells: list[tuple[Text, ...]] = []
+        day = ""
         for index, request in enumerate(requests):
+            # The time of day, dated where the day changes: at 80 columns the column shows
+            # eight characters, and "2026-12-06 01:" hid the minutes an idle miss is about.
+            when = clock(str(request["time"]), date=True)
+            if len(when) == 19 and when[:10] == day:
+                when = when[11:]
+            day = when[:10] if len(when) == 19 else day
             if index in marks:
                 blank = [Text("") for _ in range(5)]
                 cells.append((Text("▼"), *blank, Text(compaction_label(marks[index])), Text("")))
@@ -227,7 +234,7 @@ class ImportedScreen(Screen[None]):
                     Text(count(request["output_tokens"]) + streaming, justify="right"),
                     Text((cost_cell(row) if row is not None else "") + streaming, justify="right"),
                     Text(cause_cell(row) if row is not None else ""),
-                    Text(str(request["time"])[:19].replace("T", " ")),
+                    Text(when),
                     Text(str(request["model"])),
                 )
             )

@@ -409,7 +409,14 @@ class MainScreen(Screen[None]):
         """Say in the status line what the action about to be taken does to the cache."""
         focused = self.focused.id if self.focused is not None else None
         actions = self.budget.cache_actions
-        self.status.cache_hint = cache_hint(self.prompt.text, focused or "", actions)
+        # Asked only once something is cached: a restored draft fills the prompt before the
+        # session (and its controller) has opened.
+        self.status.cache_hint = cache_hint(
+            self.prompt.text,
+            focused or "",
+            actions,
+            lambda ref: self.hold.controller.model_effect(ref),
+        )
 
     @on(PromptEditor.ScrollRequested)
     async def _scroll_from_prompt(self, event: PromptEditor.ScrollRequested) -> None:

@@ -56,11 +56,19 @@ def fit_columns(
     return shown, max(least, min(widths[main], left))
 
 
-def clock(value: datetime | None, *, date: bool = False) -> str:
-    """``HH:MM:SS`` (with the date when ``date``), or an em dash when unknown."""
+def clock(value: datetime | str | None, *, date: bool = False) -> str:
+    """``HH:MM:SS`` in the local zone, as the app's own clock and the session lists say it
+    (with the date when ``date``); an em dash when unknown. A string is an agent's ISO
+    timestamp (Claude Code's and Codex's are UTC, ``Z``); one that is no date is shown as is."""
+    if isinstance(value, str):
+        text = value
+        try:
+            value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return text or "—"
     if value is None:
         return "—"
-    return value.strftime("%Y-%m-%d %H:%M:%S" if date else "%H:%M:%S")
+    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S" if date else "%H:%M:%S")
 
 
 def first_line(text: str, width: int = 80) -> str:

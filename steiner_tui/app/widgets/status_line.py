@@ -48,28 +48,32 @@ class StatusLine(Widget):
 
     def render(self) -> Content:
         """The row, fitted to the width: the key hint goes first, then the project, then
-        "Esc cancels" (the footer has Esc too), then the model's label is shortened; the run
-        state, compaction mode, generation, the cache hint and a pending reload stay (the row is
-        one line high: what wrapped was never seen)."""
+        "Esc cancels" (the footer has Esc too), then, while a cache hint is shown, the default
+        compaction mode (the hint's dollars were cut at 80 columns), then the model's label is
+        shortened; the run state, a compaction mode set, generation, the cache hint and a
+        pending reload stay (the row is one line high: what wrapped was never seen)."""
         width = self.size.width
         line = Content()
-        for hint, project, cancel in (
-            (True, True, True),
-            (False, True, True),
-            (False, False, True),
+        auto = not self.cache_hint
+        for hint, project, cancel, default in (
+            (True, True, True, True),
+            (False, True, True, True),
+            (False, False, True, True),
+            (False, False, False, auto),
         ):
-            line = self._assemble(hint=hint, project=project, cancel=cancel, model=self.model)
+            line = self._assemble(
+                hint=hint, project=project, cancel=cancel, auto=default, model=self.model
+            )
             if width <= 0 or line.cell_length <= width:
                 return line
-        line = self._assemble(hint=False, project=False, cancel=False, model=self.model)
         over = line.cell_length - width
-        if over <= 0:
-            return line
         keep = max(_MODEL_MIN, len(self.model) - over - 1)
         model = self.model if keep >= len(self.model) else self.model[:keep].rstrip() + "…"
-        return self._assemble(hint=False, project=False, cancel=False, model=model)
+        return self._assemble(hint=False, project=False, cancel=False, auto=auto, model=model)
 
-    def _assemble(self, *, hint: bool, project: bool, cancel: bool, model: str) -> Content:
+    def _assemble(
+        self, *, hint: bool, project: bool, cancel: bool, auto: bool, model: str
+    ) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
         generating = "● generating · Esc cancels" if cancel else "● generating"
         if self.compacting:
@@ -85,7 +89,9 @@ class StatusLine(Widget):
             (model, "$text-accent"),
             " │ ",
             state,
-            (f" │ compaction {self.compaction}", compaction_style),
+            (f" │ compaction {self.compaction}", compaction_style)
+            if auto or self.compaction != "auto"
+            else "",
             f" │ generation {self.generation}" if self.generation else "",
             (f" │ {self.cache_hint}", "$text-warning") if self.cache_hint else "",
             f" │ {self.project}" if project else "",

@@ -245,6 +245,28 @@ async def test_drop_mid_stream_keeps_what_streamed(wire: Wire, sessions: Session
         assert mentions(body, "so far")  # the kept text is part of the conversation
 
 
+async def test_a_reply_cut_off_after_an_answered_turn_is_sent_after_resume(
+    wire: Wire, sessions: Sessions
+) -> None:
+    """The Responses API continues the last stored response: a resumed session sent only what
+    followed the last assistant message, the cut-off one, so the model never saw the turn it
+    cut off, nor what streamed of it (in the running session it did)."""
+    cut = "Now the second question."
+    replies = [
+        Reply(parts=wire.text_reply("first answer")),
+        Reply(parts=wire.opening("so far"), end="drop"),
+        recovered(wire),
+    ]
+    with LoopbackServer(*replies) as server:
+        session, first = await turn(sessions, wire, server)
+        assert (first.status, first.reply) == ("done", "first answer")
+        second = await session.driver.submit(cut)
+        assert second.status == "error"
+        kept_partial(session, "so far")
+        body = await resumes(sessions, wire, session, server)
+        assert mentions(body, cut) and mentions(body, "so far")
+
+
 async def test_stream_ending_before_its_last_event_is_a_drop(
     wire: Wire, sessions: Sessions
 ) -> None:

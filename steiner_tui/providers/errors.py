@@ -256,8 +256,17 @@ def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:
 
 
 def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc
-    return str(cause) or type(cause).__name__
+    """The first words down ``exc``'s causes: a reset is an httpx ``ReadError`` that says
+    nothing, over the ``ConnectionResetError`` that says "Connection reset by peer"."""
+    first = cause = exc.__cause__ or exc
+    for _ in range(8):  # a chain of causes may loop
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror
+        if str(cause):
+            return str(cause)
+        if (cause := cause.__cause__ or cause.__context__) is None:
+            break
+    return type(first).__name__
 
 
 def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> ProviderError:

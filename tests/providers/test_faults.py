@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -231,12 +231,23 @@ async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_ag
 # -- the connection -------------------------------------------------------------------------
 
 
-async def test_drop_mid_stream_keeps_what_streamed(wire: Wire, sessions: Sessions) -> None:
-    with LoopbackServer(Reply(parts=wire.opening("so far"), end="drop"), recovered(wire)) as server:
+@pytest.mark.parametrize(
+    ("end", "why"),
+    [
+        ("drop", "peer closed connection without sending complete message body"),
+        # httpx's ReadError says nothing: the message said "ReadError", not the reset under it.
+        ("reset", "Connection reset by peer"),
+    ],
+)
+async def test_drop_mid_stream_keeps_what_streamed(
+    wire: Wire, sessions: Sessions, end: Literal["drop", "reset"], why: str
+) -> None:
+    with LoopbackServer(Reply(parts=wire.opening("so far"), end=end), recovered(wire)) as server:
         session, result = await turn(sessions, wire, server, max_retries=2)
         assert result.status == "error"
         error = the_error(session, wire, "connection")
         assert "the connection was dropped mid-stream after" in error.message
+        assert why in error.message
         assert "could not connect" not in error.message
         assert error.remedies[0].action == "retry"
         assert len(server.requests) == 1  # a stream that started is not retried

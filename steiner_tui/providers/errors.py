@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import os
 import time
 from collections.abc import Mapping
 from types import ModuleType
@@ -256,17 +257,18 @@ def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:
 
 
 def _cause(exc: BaseException) -> str:
-    """The first words down ``exc``'s causes: a reset is an httpx ``ReadError`` that says
-    nothing, over the ``ConnectionResetError`` that says "Connection reset by peer"."""
-    first = cause = exc.__cause__ or exc
-    for _ in range(8):  # a chain of causes may loop
-        if isinstance(cause, OSError) and cause.strerror:
-            return cause.strerror
-        if str(cause):
-            return str(cause)
-        if (cause := cause.__cause__ or cause.__context__) is None:
-            break
-    return type(first).__name__
+    """What failed, in words: the system's for an OS error down the chain of causes, where
+    httpx says "All connection attempts failed" over a refusal or nothing over a reset; else
+    the first words in the chain."""
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc.__cause__ or exc
+    while cause is not None and len(chain) < 8:  # a chain of causes may loop
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    for cause in reversed(chain):
+        if isinstance(cause, OSError) and cause.errno and cause.errno > 0:
+            return os.strerror(cause.errno)  # a resolver's errors are negative: its own words
+    return next((str(cause) for cause in chain if str(cause)), type(chain[0]).__name__)
 
 
 def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> ProviderError:

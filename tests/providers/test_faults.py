@@ -297,6 +297,7 @@ async def test_unreachable_server_could_not_connect(wire: Wire, sessions: Sessio
     assert result.status == "error"
     error = the_error(session, wire, "connection")
     assert f"could not connect to the API at {gone.url}" in error.message
+    assert error.message.endswith(": Connection refused")  # not httpx's "All connection attempts"
     assert "after 1 retry, retries exhausted" in error.message
     assert error.remedies[0].action == "check_server"
     assert gone.url in error.remedies[0].hint

@@ -149,6 +149,38 @@ async def test_server_errors_say_the_retries_are_exhausted(
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_gateways_html_page_is_said_by_its_title(wire: Wire, sessions: Sessions) -> None:
+    """A proxy's or gateway's error page (nginx, Cloudflare) went whole into the message: a
+    screenful of HTML in the conversation."""
+    page = (
+        "<!DOCTYPE html>\n<html><head><title>502 Bad  Gateway</title>"
+        f"<style>{'body{margin:0}' * 100}</style></head>\n<body><h1>502 Bad Gateway</h1>\n"
+        "<hr><center>nginx/1.25.3</center>\n</body></html>\n"
+    )
+    gateway = Reply(status=502, parts=[page.encode()], content_type="text/html")
+    with LoopbackServer(gateway, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert result.status == "error"
+        error = the_error(session, wire, "server")
+        assert error.message.endswith(
+            "(HTTP 502, not retried: max_retries is 0): 502 Bad Gateway (an HTML page: a proxy "
+            "or gateway answered, not the API)"
+        )
+        await resumes(sessions, wire, session, server)
+
+
+async def test_a_long_body_that_is_not_json_is_cut(wire: Wire, sessions: Sessions) -> None:
+    text = "upstream connect error or disconnect/reset before headers. " * 40
+    failing = Reply(status=503, parts=[text.encode()], content_type="text/plain")
+    with LoopbackServer(failing, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert result.status == "error"
+        error = the_error(session, wire, "server")
+        assert error.message.endswith("…")
+        assert len(error.message) < 400
+        await resumes(sessions, wire, session, server)
+
+
 async def test_a_server_still_loading_its_model_says_to_wait(
     wire: Wire, sessions: Sessions
 ) -> None:

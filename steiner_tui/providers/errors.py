@@ -17,13 +17,17 @@ URL: the server serves no such path), refined to ``context_length`` from the API
 to ``image_rejected`` when the request had images and the message is about one. Statuses the
 SDK retries (408, 409, 429, 5xx) say how many retries were made and that they are used up. Every
 message starts with the label (``alias/model``) once, then the HTTP status when there is one,
-then the API's own words; ``remedies_for`` adds what the user can do about each kind.
+then the API's own words (a body that is not JSON: an HTML page's title, other text cut
+short); ``remedies_for`` adds what the user can do about each kind.
 """
 
 from __future__ import annotations
 
 import email.utils
+import html
 import json
+import os
+import re
 import time
 from collections.abc import Mapping
 from types import ModuleType
@@ -58,6 +62,9 @@ _CONTEXT_MARKERS = (
 )
 _IMAGE_MARKERS = ("image",)
 _LOADING = "the server is still loading the model"
+_BODY_LIMIT = 300
+"""Characters of an error body that is not JSON kept in the message."""
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _RETRIED_STATUSES = frozenset({408, 409, 429})
 _RETRY_COUNT_HEADER = "x-stainless-retry-count"
 """The SDKs number each attempt of a request in this header (0 for the first)."""
@@ -132,8 +139,19 @@ def _api_message(body: object, fallback: str) -> str:
         if isinstance(body.get("message"), str):
             return str(body["message"])
     if isinstance(body, str) and body.strip():
-        return body.strip()
+        return _plain_body(body.strip())
     return fallback
+
+
+def _plain_body(text: str) -> str:
+    """A body that is not the API's JSON: an HTML page by its title (a proxy's or gateway's
+    error page, nginx's or Cloudflare's, is a screenful), any other text cut at
+    ``_BODY_LIMIT``."""
+    title = _TITLE.search(text) if text.startswith("<") else None
+    if title is not None and title.group(1).strip():
+        words = " ".join(html.unescape(title.group(1)).split())
+        return f"{words} (an HTML page: a proxy or gateway answered, not the API)"
+    return text if len(text) <= _BODY_LIMIT else text[:_BODY_LIMIT].rstrip() + "…"
 
 
 def _error_type(body: object) -> str:
@@ -256,8 +274,18 @@ def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:
 
 
 def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc
-    return str(cause) or type(cause).__name__
+    """What failed, in words: the system's for an OS error down the chain of causes, where
+    httpx says "All connection attempts failed" over a refusal or nothing over a reset; else
+    the first words in the chain."""
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc.__cause__ or exc
+    while cause is not None and len(chain) < 8:  # a chain of causes may loop
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    for cause in reversed(chain):
+        if isinstance(cause, OSError) and cause.errno and cause.errno > 0:
+            return os.strerror(cause.errno)  # a resolver's errors are negative: its own words
+    return next((str(cause) for cause in chain if str(cause)), type(chain[0]).__name__)
 
 
 def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> ProviderError:

@@ -12,7 +12,9 @@ held (``held``). The backend then holds those plus its own output, which the run
 assistant message at position ``held``; so the new input starts after it (or at ``held`` when
 position ``held`` is not an assistant message, e.g. the output was never stored). For an id this
 process did not produce (a resumed session), the new input is everything after the last
-assistant message. Without ``backend_state`` everything is sent.
+assistant message the backend produced: an interrupted one (``INTERRUPTION_NOTE``) never was, the
+stream that carried it having failed before its response completed. Without ``backend_state``
+everything is sent.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from steiner_tui.engine.frozen import thaw
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import INTERRUPTION_NOTE, Message
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.openai_chat_convert import arguments_text
 from steiner_tui.providers.streaming import data_url
@@ -41,7 +43,8 @@ def new_input_start(messages: Sequence[Message], held: int | None) -> int:
             return held + 1
         return held
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].role == "assistant":
+        message = messages[index]
+        if message.role == "assistant" and not message.content.endswith(INTERRUPTION_NOTE):
             return index + 1
     return 0
 

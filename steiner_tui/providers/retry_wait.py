@@ -52,8 +52,9 @@ def retry_wait_hook(max_retries: int) -> Callable[[Any], Awaitable[None]]:
             return
         capped = f" (at most {RETRY_WAIT_CAP:g} s)" if wait < asked else ""
         queue.put_nowait(
-            f"HTTP {response.status_code}: the server asks to wait {asked:g} s before a retry; "
-            f"waiting {wait:g} s{capped}. Esc (Ctrl+C in a command) stops it."
+            f"HTTP {response.status_code}: the server asks to wait {asked:g} s before retry "
+            f"{made + 1} of {max_retries}; waiting {wait:g} s{capped}. Esc (Ctrl+C in a command) "
+            "stops it."
         )
 
     return cap

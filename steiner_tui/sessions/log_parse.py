@@ -79,13 +79,15 @@ KEPT_WARNINGS = frozenset(
         "summary_rejected",
         "reply_limit",
         "session_log_restored",
+        "provider_wait",
     }
 )
 """Engine warnings that stay in the conversation as well as in a toast, and that a resumed
 conversation shows where they were: ``off`` nearing the hard limit, why a compaction failed or
 a summary was rejected and how long automatic compaction then waits, a reply cut at the
-completion limit, and a session log written anew after its folder went
-(``agent.session_factory.LOG_RESTORED``)."""
+completion limit, a session log written anew after its folder went
+(``agent.session_factory.LOG_RESTORED``), and a server's retry delay (a toast is gone long
+before a wait of up to a minute is over)."""
 
 
 class LoggedError(msgspec.Struct, frozen=True):

@@ -7,6 +7,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import (
     CompactionRunEntry,
@@ -27,9 +30,13 @@ from steiner_tui.engine.provider import (
     StreamText,
     StreamUsage,
 )
+from steiner_tui.providers import retry_wait
+from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from tests.app.conftest import SESSION_ID, SIZE, AppFactory, request_for
 from tests.app.fakes import INFO, FailingProvider, GateProvider, fake_model
-from tests.app.helpers import finish, inspected, send, static_text
+from tests.app.helpers import finish, inspected, said, send, static_text
+from tests.providers.loopback import LoopbackServer, json_reply, sse_reply
+from tests.providers.protocols import DONE, chunk, openai_error
 
 
 async def test_a_provider_error_is_an_entry_with_its_remedies(app_for: AppFactory) -> None:
@@ -275,6 +282,37 @@ async def test_a_resumed_session_shows_the_warnings_the_live_one_kept(
             "UserEntry",
             "ReplyEntry",
         ]
+
+
+async def test_a_retry_wait_stays_in_the_conversation(
+    project: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's retry delay was said only in a toast, gone after a few seconds of a wait of up
+    to a minute (and again per retry): the status line said "generating" meanwhile."""
+    monkeypatch.setattr(retry_wait, "RETRY_WAIT_CAP", 0.05)
+    limited = json_reply(429, openai_error("Rate limit reached"), {"retry-after": "3600"})
+    answer = [chunk({"content": "Answered."}), chunk({}, finish="stop"), DONE]
+    with LoopbackServer(limited, sse_reply(answer)) as server:
+        provider = OpenAIChatProvider("llama", "sk-test", f"{server.url}/v1", max_retries=1)
+        main = MainModel("llama", "smollm2", provider, provider.model_info("smollm2"))
+        app = make_app(request_for(project, config_dir, main, record=True))
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            await send(pilot, "hello")
+            await finish(pilot)
+            kinds = [type(e).__name__ for e in app.workbench.conversation.entries]
+            assert kinds == ["UserEntry", "NoticeEntry", "ReplyEntry"]
+            [wait] = said(app)
+            assert wait.startswith("llama/smollm2: HTTP 429: the server asks to wait 3600 s")
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        shown = [
+            e.text if isinstance(e, NoticeEntry) else type(e).__name__
+            for e in resumed.workbench.conversation.entries
+            if not isinstance(e, NoticeEntry) or e.kind == "warning"
+        ]
+        assert shown == ["UserEntry", wait, "ReplyEntry"]
 
 
 async def test_the_retry_key_is_said_once_when_two_remedies_resend(app_for: AppFactory) -> None:

@@ -4,7 +4,8 @@ Each POST takes the next scripted ``Reply``: a status, headers and body parts. S
 go out with chunked transfer encoding, one HTTP chunk per part, as real SSE servers send them.
 GETs, and the Ollama step of the runner's server-limits probe (``POST /api/show``), get a 404
 and take no reply. A reply ends ``complete`` (terminating chunk), ``drop`` (socket shut down
-mid-body: the client sees the connection cut) or ``stall`` (the handler waits after its parts);
+mid-body: the client sees the connection cut), ``reset`` (closed with a TCP reset: the client's
+read fails with "connection reset by peer") or ``stall`` (the handler waits after its parts);
 ``stall_before_headers`` makes it wait before sending anything at all. A stalled handler waits
 on an event the test controls (``release()``, also set by ``stop()``; bounded by
 ``STALL_LIMIT_SECONDS`` so a broken test cannot hang the server), or until the client closes
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -73,7 +75,7 @@ class Reply:
     status: int = 200
     parts: list[bytes] = field(default_factory=list)
     headers: dict[str, str] = field(default_factory=dict)
-    end: Literal["complete", "drop", "stall"] = "complete"
+    end: Literal["complete", "drop", "reset", "stall"] = "complete"
     content_type: str = "text/event-stream"
     stall_before_headers: bool = False
     """Wait for ``release()`` before sending the status line (the client sees no response)."""
@@ -85,7 +87,9 @@ class Reply:
     """Keep the connection open after a complete reply (the client pools it for the next)."""
 
 
-def sse_reply(parts: list[bytes], end: Literal["complete", "drop", "stall"] = "complete") -> Reply:
+def sse_reply(
+    parts: list[bytes], end: Literal["complete", "drop", "reset", "stall"] = "complete"
+) -> Reply:
     return Reply(parts=parts, end=end)
 
 
@@ -169,6 +173,11 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply.end == "drop":
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
+        elif reply.end == "reset":
+            self.wfile.flush()
+            linger = struct.pack("ii", 1, 0)  # close at once, with a reset
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.connection.close()
         else:
             self._stall()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -149,6 +149,38 @@ async def test_server_errors_say_the_retries_are_exhausted(
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_gateways_html_page_is_said_by_its_title(wire: Wire, sessions: Sessions) -> None:
+    """A proxy's or gateway's error page (nginx, Cloudflare) went whole into the message: a
+    screenful of HTML in the conversation."""
+    page = (
+        "<!DOCTYPE html>\n<html><head><title>502 Bad  Gateway</title>"
+        f"<style>{'body{margin:0}' * 100}</style></head>\n<body><h1>502 Bad Gateway</h1>\n"
+        "<hr><center>nginx/1.25.3</center>\n</body></html>\n"
+    )
+    gateway = Reply(status=502, parts=[page.encode()], content_type="text/html")
+    with LoopbackServer(gateway, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert result.status == "error"
+        error = the_error(session, wire, "server")
+        assert error.message.endswith(
+            "(HTTP 502, not retried: max_retries is 0): 502 Bad Gateway (an HTML page: a proxy "
+            "or gateway answered, not the API)"
+        )
+        await resumes(sessions, wire, session, server)
+
+
+async def test_a_long_body_that_is_not_json_is_cut(wire: Wire, sessions: Sessions) -> None:
+    text = "upstream connect error or disconnect/reset before headers. " * 40
+    failing = Reply(status=503, parts=[text.encode()], content_type="text/plain")
+    with LoopbackServer(failing, recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert result.status == "error"
+        error = the_error(session, wire, "server")
+        assert error.message.endswith("…")
+        assert len(error.message) < 400
+        await resumes(sessions, wire, session, server)
+
+
 async def test_a_server_still_loading_its_model_says_to_wait(
     wire: Wire, sessions: Sessions
 ) -> None:
@@ -231,18 +263,51 @@ async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_ag
 # -- the connection -------------------------------------------------------------------------
 
 
-async def test_drop_mid_stream_keeps_what_streamed(wire: Wire, sessions: Sessions) -> None:
-    with LoopbackServer(Reply(parts=wire.opening("so far"), end="drop"), recovered(wire)) as server:
+@pytest.mark.parametrize(
+    ("end", "why"),
+    [
+        ("drop", "peer closed connection without sending complete message body"),
+        # httpx's ReadError says nothing: the message said "ReadError", not the reset under it.
+        ("reset", "Connection reset by peer"),
+    ],
+)
+async def test_drop_mid_stream_keeps_what_streamed(
+    wire: Wire, sessions: Sessions, end: Literal["drop", "reset"], why: str
+) -> None:
+    with LoopbackServer(Reply(parts=wire.opening("so far"), end=end), recovered(wire)) as server:
         session, result = await turn(sessions, wire, server, max_retries=2)
         assert result.status == "error"
         error = the_error(session, wire, "connection")
         assert "the connection was dropped mid-stream after" in error.message
+        assert why in error.message
         assert "could not connect" not in error.message
         assert error.remedies[0].action == "retry"
         assert len(server.requests) == 1  # a stream that started is not retried
         kept_partial(session, "so far")
         body = await resumes(sessions, wire, session, server)
         assert mentions(body, "so far")  # the kept text is part of the conversation
+
+
+async def test_a_reply_cut_off_after_an_answered_turn_is_sent_after_resume(
+    wire: Wire, sessions: Sessions
+) -> None:
+    """The Responses API continues the last stored response: a resumed session sent only what
+    followed the last assistant message, the cut-off one, so the model never saw the turn it
+    cut off, nor what streamed of it (in the running session it did)."""
+    cut = "Now the second question."
+    replies = [
+        Reply(parts=wire.text_reply("first answer")),
+        Reply(parts=wire.opening("so far"), end="drop"),
+        recovered(wire),
+    ]
+    with LoopbackServer(*replies) as server:
+        session, first = await turn(sessions, wire, server)
+        assert (first.status, first.reply) == ("done", "first answer")
+        second = await session.driver.submit(cut)
+        assert second.status == "error"
+        kept_partial(session, "so far")
+        body = await resumes(sessions, wire, session, server)
+        assert mentions(body, cut) and mentions(body, "so far")
 
 
 async def test_stream_ending_before_its_last_event_is_a_drop(
@@ -264,6 +329,7 @@ async def test_unreachable_server_could_not_connect(wire: Wire, sessions: Sessio
     assert result.status == "error"
     error = the_error(session, wire, "connection")
     assert f"could not connect to the API at {gone.url}" in error.message
+    assert error.message.endswith(": Connection refused")  # not httpx's "All connection attempts"
     assert "after 1 retry, retries exhausted" in error.message
     assert error.remedies[0].action == "check_server"
     assert gone.url in error.remedies[0].hint

@@ -49,7 +49,9 @@ async def test_an_hour_long_retry_after_is_capped_and_said(
             pytest.fail("the turn waited out the server's Retry-After: 3600")
     assert (result.status, result.reply) == ("done", "fine")
     [said] = [e for e in session.events(WarningEvent) if e.code == "provider_wait"]
-    assert "asks to wait 3600 s before a retry; waiting 0.05 s (at most 0.05 s)" in said.message
+    # Which retry of how many: a wait per retry said the same words each time.
+    waited = "asks to wait 3600 s before retry 1 of 1; waiting 0.05 s (at most 0.05 s)"
+    assert waited in said.message
     assert said.message.startswith(f"{wire.label}: HTTP 429: ")  # which provider is waited on
 
 

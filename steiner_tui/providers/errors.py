@@ -32,6 +32,7 @@ import time
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -86,6 +87,10 @@ _STREAM_ERROR_STATUS = {
     "invalid_prompt": 400,
     "invalid_image": 400,
 }
+
+
+_VENDOR_HOSTS = frozenset({"api.openai.com", "api.anthropic.com"})
+"""The vendors' own APIs; any other base URL is a server someone runs (llama.cpp, Ollama...)."""
 
 
 class CallContext(msgspec.Struct):
@@ -392,9 +397,16 @@ def remedies_for(
     if kind == "protocol":
         return (retry, switch)
     if kind == "context_length":
+        larger = "switch to a model with a larger context window (/model)"
+        if call.base_url and urlsplit(call.base_url).hostname not in _VENDOR_HOSTS:
+            # The window is the server's setting, not the model's: its owner can raise it.
+            larger = (
+                "restart the server with a larger context (llama.cpp --ctx-size, Ollama "
+                "num_ctx, vLLM --max-model-len), or " + larger
+            )
         return (
             Remedy("compact", "compact the conversation (/compact)"),
-            Remedy("switch_model", "switch to a model with a larger context window (/model)"),
+            Remedy("switch_model", larger),
         )
     if kind == "image_rejected":
         return (

@@ -51,6 +51,17 @@ def test_remedies_name_the_setting_the_key_and_the_wait() -> None:
     assert remedies_for("rate_limit", CALL, 2.5)[0] == Remedy("wait", "wait 2.5s, then retry")
 
 
+def test_a_local_servers_window_is_its_own_setting() -> None:
+    """llama.cpp's "exceeds the available context size" was told to switch model only: the
+    window of a local server is how it was started."""
+    hint = remedies_for("context_length", CALL)[1].hint
+    assert hint.startswith("restart the server with a larger context (llama.cpp --ctx-size")
+    vendor = CallContext("openai/gpt-4o", base_url="https://api.openai.com/v1")
+    assert remedies_for("context_length", vendor)[1].hint == (
+        "switch to a model with a larger context window (/model)"
+    )
+
+
 def test_a_dropped_stream_is_retried_not_checked() -> None:
     streaming = CallContext("local/qwen", phase="stream", events=3)
     assert remedies_for("connection", streaming)[0] == Remedy(

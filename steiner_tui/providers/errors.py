@@ -314,7 +314,7 @@ def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> 
     )
 
 
-def _connection_error(call: CallContext, exc: BaseException) -> ProviderError:
+def _connection_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> ProviderError:
     if call.phase == "stream":
         return ProviderError(
             "connection",
@@ -324,9 +324,12 @@ def _connection_error(call: CallContext, exc: BaseException) -> ProviderError:
     request = getattr(exc, "request", None)
     url = getattr(request, "url", None) or call.base_url
     retries = _retry_note(retries_made(getattr(request, "headers", None)), call.max_retries)
+    connected = not isinstance(exc.__cause__ or exc, httpx.ConnectError)
+    failed = (
+        "the connection closed without a response from" if connected else "could not connect to"
+    )
     return ProviderError(
-        "connection",
-        f"{call.label}: could not connect to the API at {url} ({retries}): {_cause(exc)}",
+        "connection", f"{call.label}: {failed} the API at {url} ({retries}): {_cause(exc)}"
     )
 
 
@@ -355,7 +358,7 @@ def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> Provide
     if isinstance(exc, sdk.APIStatusError):
         return _status_error(call, exc)
     if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
-        return _connection_error(call, exc)
+        return _connection_error(call, exc, httpx2)
     if isinstance(exc, sdk.APIError):
         return stream_error(call, exc.body if exc.body is not None else exc.message)
     if isinstance(exc, json.JSONDecodeError | httpx2.DecodingError | UnicodeDecodeError):

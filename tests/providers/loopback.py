@@ -79,6 +79,8 @@ class Reply:
     content_type: str = "text/event-stream"
     stall_before_headers: bool = False
     """Wait for ``release()`` before sending the status line (the client sees no response)."""
+    hang_up: bool = False
+    """Close the connection without a response (a server that accepted it, then went away)."""
     when: Callable[[Recorded], bool] | None = None
     """Only for requests this accepts (taken before replies for any request). A test that
     gives up on a request under load may leave its reply queued: a later turn's reply marked
@@ -150,6 +152,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = not (reply.keep_alive and reply.end == "complete")
         if reply.stall_before_headers:
             self._stall()
+            return
+        if reply.hang_up:
+            self.close_connection = True
             return
         self.send_response(reply.status)
         self.send_header("content-type", reply.content_type)

@@ -322,6 +322,18 @@ async def test_stream_ending_before_its_last_event_is_a_drop(
         await resumes(sessions, wire, session, server)
 
 
+async def test_a_server_that_hangs_up_is_not_unreachable(wire: Wire, sessions: Sessions) -> None:
+    """A server that took the request and closed without answering was said as "could not
+    connect to the API", which sends the user looking for a server that is up."""
+    server = LoopbackServer(*[Reply(hang_up=True)] * 2)
+    with server:
+        session, result = await turn(sessions, wire, server, max_retries=1)
+    assert result.status == "error"
+    error = the_error(session, wire, "connection")
+    assert "the connection closed without a response from the API at" in error.message
+    assert "could not connect" not in error.message
+
+
 async def test_unreachable_server_could_not_connect(wire: Wire, sessions: Sessions) -> None:
     gone = LoopbackServer()
     gone.stop()

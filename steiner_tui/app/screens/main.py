@@ -18,8 +18,8 @@ every key of the workbench shows dimmed and does nothing.
 
 from __future__ import annotations
 
-import contextlib
 from functools import partial
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events, getters, on, work
@@ -34,6 +34,7 @@ from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.app.adapter import skill_notice
 from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
+from steiner_tui.app.draft_keeper import DraftKeeper
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.live_files import FileChangesShown
 from steiner_tui.app.main_keys import MAIN_BINDINGS
@@ -59,7 +60,7 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
 from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageReported
-from steiner_tui.sessions.draft import Draft, drop_draft, read_draft, save_draft
+from steiner_tui.sessions.draft import Draft, read_draft
 
 __all__ = ["MainScreen"]
 
@@ -112,8 +113,8 @@ class MainScreen(Screen[None]):
         self.files = FileChangesShown(self)
         """Changed files: pending reloads (Ctrl+R) and the skills sidebar (``live_files``)."""
         self._open_after_first_frame = defer_open
-        self._draft_restored = False
-        """A draft kept at the last quit came back (removed once a message is sent)."""
+        self.draft = DraftKeeper(self, self._session_folder)
+        """The prompt's unsent text, kept as the session's draft while it is typed."""
         if not defer_open:
             self.hold.open()
 
@@ -200,25 +201,25 @@ class MainScreen(Screen[None]):
             return
         if draft is None or not draft.text.strip():
             return
-        self._draft_restored = True
         self.prompt.restore(draft.text, draft.pastes)
         lines = draft.text.count("\n") + 1
         size = "1 line" if lines == 1 else f"{lines:,} lines"
         notice = f"the message you had not sent ({size}) is back in the prompt"
         await self.conversation.add(NoticeEntry(notice))
 
+    def _session_folder(self) -> Path | None:
+        session = self.hold.session if self.hold.attached else None
+        return session.log.session_dir if session is not None and session.log else None
+
     def keep_draft(self) -> str | None:
         """Keep what is typed and not sent as the session's draft (the app is quitting); what
         went wrong, if anything."""
-        session = self.hold.session if self.hold.attached else None
-        if session is None or session.log is None:
-            return None
         try:
             text, pastes = self.prompt.unsent()
         except NoMatches:  # a second quit once the screen is taken down
             return None
         try:
-            save_draft(session.log.session_dir, Draft(text, pastes))
+            self.draft.keep_now(Draft(text, pastes))
         except OSError as error:
             return f"the message you had not sent could not be kept: {error}\n\n{text}"
         return None
@@ -395,14 +396,12 @@ class MainScreen(Screen[None]):
         if text is not None:  # a message to send (not a command, nothing in the way)
             self.busy = True
             self.run_episode(text)
-            if self._draft_restored and (log := self.hold.session.log) is not None:
-                self._draft_restored = False  # sent: it must not come back at the next resume
-                with contextlib.suppress(OSError):
-                    drop_draft(log.session_dir)
+            self.draft.sent()
 
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:
         self.completion.update(load_sessions=self.hold.attached)
+        self.draft.changed(self.prompt.unsent)
         self._show_cache_hint()
 
     def _show_cache_hint(self) -> None:

@@ -95,7 +95,9 @@ class MainScreen(Screen[None]):
     status = getters.query_one("#status", StatusLine)
     slot = getters.query_one(BudgetSlot)
 
-    def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
+    def __init__(
+        self, request: SessionRequest, *, defer_open: bool = False, draft: Draft | None = None
+    ) -> None:
         super().__init__()
         self.request = request
         """What the session is built from (configuration included)."""
@@ -115,6 +117,8 @@ class MainScreen(Screen[None]):
         self._open_after_first_frame = defer_open
         self.draft = DraftKeeper(self, self._session_folder)
         """The prompt's unsent text, kept as the session's draft while it is typed."""
+        self._carried = draft
+        """Typed in the app this one replaces (trusting the folder opens the app again)."""
         if not defer_open:
             self.hold.open()
 
@@ -191,6 +195,8 @@ class MainScreen(Screen[None]):
 
     async def _restore_draft(self, session: Session) -> None:
         """Put back what was typed and not sent when the app last quit (``sessions.draft``)."""
+        if self._carried is not None:
+            self.prompt.restore(self._carried.text, self._carried.pastes)
         if session.log is None:
             return
         try:
@@ -211,17 +217,21 @@ class MainScreen(Screen[None]):
         session = self.hold.session if self.hold.attached else None
         return session.log.session_dir if session is not None and session.log else None
 
+    def unsent(self) -> Draft:
+        """What is typed in the prompt and not sent."""
+        return Draft(*self.prompt.unsent())
+
     def keep_draft(self) -> str | None:
         """Keep what is typed and not sent as the session's draft (the app is quitting); what
         went wrong, if anything."""
         try:
-            text, pastes = self.prompt.unsent()
+            draft = self.unsent()
         except NoMatches:  # a second quit once the screen is taken down
             return None
         try:
-            self.draft.keep_now(Draft(text, pastes))
+            self.draft.keep_now(draft)
         except OSError as error:
-            return f"the message you had not sent could not be kept: {error}\n\n{text}"
+            return f"the message you had not sent could not be kept: {error}\n\n{draft.text}"
         return None
 
     def _after_conversation_shown(self) -> None:

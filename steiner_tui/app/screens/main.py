@@ -132,12 +132,18 @@ class MainScreen(Screen[None]):
             yield self.skills  # docked in the first frame (else mounted when first needed)
         yield ConversationPane(id="conversation", empty=opening_text(self.request))
         blink = self.request.config.cursor_blink
-        yield PromptEditor(self.request.project_root, id="prompt", cursor_blink=blink)
+        yield PromptEditor(
+            self.request.project_root, id="prompt", cursor_blink=blink, model_reads=self._reads
+        )
         # A new session's panel first shows the dry run: composed with its class, the figures
         # restyle nothing when they come (a class added restyles the panel and its widgets).
         first = "-preview" if self.request.resume is None else None
         with BudgetSlot(id="budget-slot"):  # the sub-agent panel mounts under the budget
             yield BudgetPanel(id="budget", classes=first).data_bind(MainScreen.busy)
+
+    def _reads(self) -> bool:
+        """Whether the model can call its read tool (a server may ignore tools)."""
+        return not (self.hold.attached and self.hold.session.driver.runner.model.tools_ignored)
 
     def on_mount(self) -> None:
         """Take the width's class before the first frame (Textual sets it on the first resize,

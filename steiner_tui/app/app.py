@@ -43,6 +43,7 @@ from steiner_tui.app.session import theme_for
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.typing_route import TypingRouter
 from steiner_tui.resources import styles_dir
+from steiner_tui.sessions.draft import Draft
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -144,7 +145,9 @@ class SteinerApp(PlainToasts):
     ]  # fmt: skip
     """Application keys (remappable by id through the config keymap)."""
 
-    def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
+    def __init__(
+        self, request: SessionRequest, *, defer_open: bool = False, draft: Draft | None = None
+    ) -> None:
         super().__init__()
         self.request = request
         """What the session is built from (configuration included)."""
@@ -154,7 +157,7 @@ class SteinerApp(PlainToasts):
             self.theme = theme
         self.keymap = dict(request.config.keymap)
         """Binding id -> keys, from ``[keymap]``."""
-        self._main = MainScreen(request, defer_open=defer_open)
+        self._main = MainScreen(request, defer_open=defer_open, draft=draft)
         self._typing_over: TypingRouter | None = None
         """The router of the screen over the workbench (``_typing``)."""
         self.started = asyncio.Event()
@@ -235,7 +238,7 @@ class SteinerApp(PlainToasts):
             except (ValueError, OSError) as error:  # trusted for this run all the same
                 self.notify(f"could not remember the trust: {error}", severity="error")
         if answer in ("once", "always"):
-            self.exit(TrustGranted())  # read by commands.app
+            self.exit(TrustGranted(self.workbench.unsent()))  # read by commands.app
 
     def binding_chains(self) -> list[BindingChain]:
         """Every place a key can be pressed, with the bindings it meets there (focused widget
@@ -366,15 +369,18 @@ class SteinerApp(PlainToasts):
         self.push_screen(InspectorScreen(requests))  # lists a page; reads only what it shows
 
 
-def make_app(request: SessionRequest, *, defer_open: bool = False) -> SteinerApp:
+def make_app(
+    request: SessionRequest, *, defer_open: bool = False, draft: Draft | None = None
+) -> SteinerApp:
     """The app for the session ``request`` asks for (the one factory the CLI and the tests use).
 
     Args:
         request: the session to open (``agent.session_factory``).
         defer_open: open the session after the first frame (a launch); otherwise it is built
             here, so ``app.session`` is there before the app runs (tests, benchmarks).
+        draft: text for the prompt, typed in the app this one replaces (``TrustGranted``).
 
     Raises:
         What ``build_session`` raises, unless ``defer_open``.
     """
-    return SteinerApp(request, defer_open=defer_open)
+    return SteinerApp(request, defer_open=defer_open, draft=draft)

@@ -121,14 +121,20 @@ def save_pastes(project_root: Path, text: str, *, limit: int = MAX_FILE_BYTES) -
     return tuple(saved)
 
 
-def paste_notice(size: str, saved: tuple[str, ...]) -> tuple[str, str]:
-    """The line the prompt holds for a paste of ``size`` kept in ``saved``, and the notice."""
+def paste_notice(size: str, saved: tuple[str, ...], *, reads: bool = True) -> tuple[str, str]:
+    """The line the prompt holds for a paste of ``size`` kept in ``saved``, and the notice
+    (``reads``: the model can call its read tool; a server may ignore tools)."""
     if len(saved) == 1:
-        where, them, files = saved[0], "it", "the file"
+        where, them, files, names = saved[0], "it", "the file", "name"
     else:
         where, them, files = f"{len(saved)} parts, {', '.join(saved)}", "them in order", "the files"
-    return (
-        paste_line(size, where, several=len(saved) > 1),
-        f"{size} pasted: too long for the prompt, kept in {where}; the prompt names {files} "
-        f"and the model reads {them} with its read tool.",
+        names = "names"
+    kept = f"{size} pasted: too long for the prompt, kept in {where}; the prompt names {files}"
+    if reads:
+        return paste_line(size, where, several=len(saved) > 1), (
+            f"{kept} and the model reads {them} with its read tool."
+        )
+    return paste_line(size, where, several=len(saved) > 1), (
+        f"{kept}, but this model cannot read files (its server ignores tools): it gets the "
+        f"{names} only. Paste less, or switch to a model that calls tools (/model)."
     )

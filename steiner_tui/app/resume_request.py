@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import msgspec
 
+from steiner_tui.sessions.draft import Draft
+
 __all__ = ["ResumeRequest", "TrustGranted"]
 
 
@@ -23,3 +25,6 @@ class ResumeRequest(msgspec.Struct, frozen=True):
 class TrustGranted(msgspec.Struct, frozen=True):
     """Open the workbench again with the project's own config trusted (for this run at least;
     a remembered trust is in the user config already)."""
+
+    draft: Draft | None = None
+    """What was typed while the question was open (back in the prompt of the new workbench)."""

@@ -104,6 +104,7 @@ def _read_lines(output: str) -> list[Content] | None:
     ]
     if not lines:
         lines = [Content.styled(f"{path}: (empty file)", "$text-muted")]
+    notes.append(str(fields.get("note", "")))  # the file is not valid UTF-8
     return [*_cut(lines), *(Content.styled(printable(n), "$text-muted") for n in notes if n)]
 
 

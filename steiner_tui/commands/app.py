@@ -60,12 +60,14 @@ def run(args: argparse.Namespace) -> int:
     resume: str | None = getattr(args, "resume", None)
     model: str | None = getattr(args, "app_model", None)
     trust: bool = getattr(args, "trust_project", False)
+    draft = None
     while True:
         try:
             request = _start(root, resume, model, trust=trust)
         except (ValueError, SessionNotFoundError, SessionLoadError, OSError) as error:
             return refuse(str(error))
-        app = make_app(request, defer_open=True)
+        app = make_app(request, defer_open=True, draft=draft)
+        draft = None  # for this app only
         try:
             result = app.run()
         finally:
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(result, SessionOpenFailed):
             return refuse(str(result.error))
         if isinstance(result, TrustGranted):  # the same session again, the project trusted
-            trust = True
+            trust, draft = True, result.draft
             continue
         # The sessions screen asked for another session: open it in a fresh workbench.
         if not isinstance(result, ResumeRequest) or session is None:

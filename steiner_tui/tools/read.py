@@ -7,8 +7,9 @@ The result goes to the model as compact JSON: ``path`` (relative to the project 
 the cap marker, which says where to go on: ``(next: offset=<n>, limit=<lines that fit>)``. The
 file itself is where the rest is, so nothing needs saving. ``file_hash`` is the first 16 hex
 digits of the SHA-256 of the file's bytes: enough to tell versions apart, short enough not to
-waste tokens. Image files come back as an image attachment; binary and oversized files are
-refused.
+waste tokens. A file that is not valid UTF-8 is read with each byte that is not shown as U+FFFD
+and a ``note`` saying so (edit refuses such a file; a write of what was read would lose those
+bytes). Image files come back as an image attachment; binary and oversized files are refused.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from steiner_tui.tools.files import (
     split_lines,
 )
 from steiner_tui.tools.results import ResultStore
+from steiner_tui.units import counted
 
 __all__ = ["FILE_HASH_CHARS", "LINE_CHAR_CAP", "READ_LINE_CAP", "ReadTool", "read_file"]
 
@@ -136,7 +139,8 @@ def read_file(
         )
     if is_binary(data):
         return failed(binary_message("read", given, len(data)))
-    lines = split_lines(data.decode("utf-8", errors="replace"))
+    text, note = _decoded(data)
+    lines = split_lines(text)
     total = len(lines)
     start = offset or 1
     if total and start > total:
@@ -146,10 +150,27 @@ def read_file(
     digest = hashlib.sha256(data).hexdigest()[:FILE_HASH_CHARS]
 
     def window(budget: int | None) -> ToolResult:
-        return _window(target.relative, lines, start, limit, budget, digest, len(data))
+        return _window(target.relative, lines, start, limit, budget, digest, len(data), note)
 
     result = window(max_chars)
     return result.with_reshape(window)
+
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``surrogateescape`` decodes it."""
+
+
+def _decoded(data: bytes) -> tuple[str, str]:
+    """The file's text, and a note when some of its bytes are not UTF-8 (each shown as
+    U+FFFD: the model was given the replacement character without a word)."""
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        text, count = _NOT_UTF8.subn("\ufffd", data.decode("utf-8", errors="surrogateescape"))
+    return text, (
+        f"not valid UTF-8: {counted(count, 'byte')} shown as U+FFFD; edit refuses this file, "
+        "and writing back what was read would lose those bytes"
+    )
 
 
 _JSON_OVERHEAD = 400
@@ -164,6 +185,7 @@ def _window(
     max_chars: int | None,
     digest: str,
     size: int,
+    note: str = "",
 ) -> ToolResult:
     total = len(lines)
     count = min(limit or READ_LINE_CAP, READ_LINE_CAP)
@@ -191,6 +213,8 @@ def _window(
     }
     if capped:
         fields["capped"] = True
+    if note:
+        fields["note"] = note
     content = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
     cut = None
     if capped:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
+from steiner_tui.app import draft_keeper
 from steiner_tui.app.app import make_app
-from steiner_tui.app.screens import main as main_screen
 from steiner_tui.sessions.draft import DRAFT_FILE_NAME, Draft, read_draft, save_draft
 from tests.app.conftest import SIZE, request_for
 from tests.app.helpers import finish, said, send
@@ -56,6 +57,36 @@ async def test_a_draft_left_at_quit_is_back_in_the_prompt_on_resume(
         assert again.workbench.prompt.text == ""
 
 
+async def _typing_paused(pilot: Pilot[None]) -> None:
+    await pilot.pause(0.05)  # past DRAFT_SAVE_SECONDS: the draft is being written
+    await finish(pilot)
+
+
+async def test_a_draft_is_kept_as_it_is_typed_and_gone_once_sent(
+    project: Path, config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An app killed outright (kill -9) runs no quit: the draft is written as it is typed (it
+    was written at quit only, and lost), and emptied as soon as it is sent."""
+    monkeypatch.setattr(draft_keeper, "DRAFT_SAVE_SECONDS", 0.01)
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        folder = app.session.log.session_dir
+        await pilot.press(*"typed while a reply streams")
+        app.workbench.prompt.take_paste(PASTED)
+        await _typing_paused(pilot)
+        line = "[pasted 600 lines #1]"
+        assert read_draft(folder) == Draft(f"typed while a reply streams{line}", {line: PASTED})
+        await pilot.press("enter")
+        await finish(pilot)
+        assert read_draft(folder) is None
+        await pilot.press(*"next")
+        await _typing_paused(pilot)
+        assert read_draft(folder) == Draft("next")
+
+
 async def test_a_draft_that_is_not_one_is_reported_and_the_session_resumes(
     project: Path, config_dir: Path
 ) -> None:
@@ -77,7 +108,7 @@ async def test_a_draft_that_cannot_be_kept_is_given_back_as_text(
     def full(directory: Path, draft: Draft) -> bool:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(main_screen, "save_draft", full)
+    monkeypatch.setattr(draft_keeper, "save_draft", full)
     app = make_app(request_for(project, config_dir, record=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -13,13 +13,16 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from steiner_tui.agent.model import MainModel
 from steiner_tui.app.app import make_app
 from steiner_tui.app.screens.inspector import InspectorScreen
 from steiner_tui.app.transcript import NoticeEntry, UserEntry
 from steiner_tui.commands.context import build_report
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
+from steiner_tui.providers.server_limits import ServerUnreachable
 from tests.app.conftest import SIZE, AppFactory, request_for
+from tests.app.fakes import INFO, CallsProvider
 from tests.app.helpers import finish, send
 
 
@@ -208,3 +211,27 @@ async def test_the_inspector_shows_each_skill_with_the_panels_figures(
         summary = str(app.screen.query_one("#request-summary", Static).content)
     assert row is not None and row.tokens > 0
     assert f"Skills {name} {row.bytes:,} B ({row.tokens:,} tok)" in summary.splitlines()
+
+
+async def test_a_local_server_that_answers_without_its_window_is_not_called_silent(
+    app_for: AppFactory,
+) -> None:
+    """The panel said "server not answering" over a server whose replies streamed, when it
+    answered the probe without saying its window; a server that cannot be reached is."""
+
+    def unreachable() -> None:
+        raise ServerUnreachable("connection refused")
+
+    for probe, said in (
+        (lambda: None, "window unknown: the server does not say it; set context_window"),
+        (unreachable, "window unknown: server not answering"),
+    ):
+        model = MainModel(
+            "local", "m", CallsProvider(text="ok"), INFO, window_source="default",
+            limits_probe=probe,
+        )  # fmt: skip
+        app = app_for(model)
+        async with app.run_test(size=SIZE) as pilot:
+            await finish(pilot)
+            note = app.workbench.budget.query_one("#budget-window-note", Static)
+            assert str(note.render()) == said

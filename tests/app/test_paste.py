@@ -97,6 +97,30 @@ async def test_a_huge_paste_is_kept_in_a_file_when_sent_and_named_in_the_message
         assert any("kept in .steiner/pastes/paste-1.txt" in n for n in notices(messages))
 
 
+async def test_a_huge_paste_for_a_model_that_cannot_read_files_says_so(
+    app_for: AppFactory, project: Path
+) -> None:
+    """The notice said the model reads the kept file with its read tool, also for a model whose
+    server ignores tools (llama.cpp with a template without them): it gets the name only."""
+    messages: list[object] = []
+    provider = CallsProvider(text="ok")
+    app = app_for(MainModel("fake", "offline", provider, INFO, tools_ignored=True))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        app.workbench.prompt.focus()
+        app.post_message(events.Paste("x\n" * PASTE_LIMIT))
+        await pilot.pause()
+        await pilot.press("enter")
+        await finish(pilot)
+        (notice,) = [n for n in notices(messages) if "too long for the prompt" in n]
+        assert "reads it with its read tool" not in notice
+        assert notice.endswith(
+            "the prompt names the file, but this model cannot read files (its server ignores "
+            "tools): it gets the name only. Paste less, or switch to a model that calls tools "
+            "(/model)."
+        )
+
+
 async def test_text_typed_while_a_huge_paste_is_written_stays_in_the_prompt(
     app_for: AppFactory,
 ) -> None:

@@ -31,6 +31,13 @@ def test_a_read_shows_numbered_lines_not_json(tmp_path: Path) -> None:
     assert any(style.startswith("$") for style in styles - {"$text", "$text-muted"})
 
 
+def test_a_read_of_a_file_that_is_not_utf8_says_so_under_its_lines(tmp_path: Path) -> None:
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
+    result = read_file(tmp_path, "latin1.txt")
+    text = _plain(tool_body("read", {"path": "latin1.txt"}, "done", result.content))
+    assert text == ["1 caf\ufffd", json.loads(result.content)["note"]]
+
+
 def test_an_edit_shows_a_diff() -> None:
     arguments = {"path": "a.py", "old_string": "x = 1\ny = 2", "new_string": "x = 3\ny = 2"}
     lines = _plain(tool_body("edit", arguments, "done", "Edited a.py: replaced 1 occurrence."))

@@ -17,6 +17,7 @@ from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import TrustGranted
 from steiner_tui.app.screens.trust import TrustScreen
 from steiner_tui.commands.app import _start
+from steiner_tui.sessions.draft import Draft
 from tests.app.conftest import SIZE
 from tests.test_config_trust import (
     assert_contacted_by_nobody,
@@ -53,10 +54,20 @@ async def test_the_trust_prompt_shows_the_file_and_nothing_is_contacted(
         assert app.session.runner.model.ref != "evil/m"
         assert_contacted_by_nobody(listener)
         assert screen.query_one("#restricted", Button).has_focus
+        await pilot.press(*"typed before answering")
         await pilot.click("#once")
         await pilot.pause()
-    assert isinstance(app.return_value, TrustGranted)
+    granted = app.return_value
+    assert isinstance(granted, TrustGranted)
     assert_contacted_by_nobody(listener)
+    # The app opens again, the folder trusted: what was typed is in its prompt (it was lost).
+    assert granted.draft == Draft("typed before answering")
+    trusted = make_app(_start(root, None, trust=True), defer_open=True, draft=granted.draft)
+    async with trusted.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await trusted.workers.wait_for_complete()
+        await pilot.pause()
+        assert trusted.workbench.prompt.text == "typed before answering"
 
 
 async def test_staying_restricted_keeps_the_workbench_and_contacts_nothing(

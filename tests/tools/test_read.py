@@ -203,3 +203,17 @@ def test_symlink_loop_is_reported_by_name(project: Path) -> None:
     # Python 3.11/3.12 raise RuntimeError while resolving; 3.13 leaves it to the open (ELOOP).
     assert result.content.startswith("cannot read loop1: "), result.content
     assert "unexpectedly" not in result.content
+
+
+def test_a_file_that_is_not_utf8_says_so(project: Path) -> None:
+    """The model was given U+FFFD for each byte that is not UTF-8 without a word, and wrote
+    the file back with them (edit refuses it; the note says both)."""
+    (project / "latin1.txt").write_bytes(b"caf\xe9\nline two \xff\xfe ok\n")
+    fields = json.loads(read_file(project, "latin1.txt").content)
+    assert fields["output"] == "   1\tcaf\ufffd\n   2\tline two \ufffd\ufffd ok"
+    assert fields["note"] == (
+        "not valid UTF-8: 3 bytes shown as U+FFFD; edit refuses this file, "
+        "and writing back what was read would lose those bytes"
+    )
+    (project / "utf8.txt").write_text("caf\u00e9 \ufffd\n", encoding="utf-8")
+    assert "note" not in json.loads(read_file(project, "utf8.txt").content)

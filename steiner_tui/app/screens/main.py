@@ -18,8 +18,8 @@ every key of the workbench shows dimmed and does nothing.
 
 from __future__ import annotations
 
-import contextlib
 from functools import partial
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events, getters, on, work
@@ -34,6 +34,7 @@ from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.app.adapter import skill_notice
 from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
+from steiner_tui.app.draft_keeper import DraftKeeper
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.live_files import FileChangesShown
 from steiner_tui.app.main_keys import MAIN_BINDINGS
@@ -59,7 +60,7 @@ from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
 from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageReported
-from steiner_tui.sessions.draft import Draft, drop_draft, read_draft, save_draft
+from steiner_tui.sessions.draft import Draft, read_draft
 
 __all__ = ["MainScreen"]
 
@@ -94,7 +95,9 @@ class MainScreen(Screen[None]):
     status = getters.query_one("#status", StatusLine)
     slot = getters.query_one(BudgetSlot)
 
-    def __init__(self, request: SessionRequest, *, defer_open: bool = False) -> None:
+    def __init__(
+        self, request: SessionRequest, *, defer_open: bool = False, draft: Draft | None = None
+    ) -> None:
         super().__init__()
         self.request = request
         """What the session is built from (configuration included)."""
@@ -112,8 +115,10 @@ class MainScreen(Screen[None]):
         self.files = FileChangesShown(self)
         """Changed files: pending reloads (Ctrl+R) and the skills sidebar (``live_files``)."""
         self._open_after_first_frame = defer_open
-        self._draft_restored = False
-        """A draft kept at the last quit came back (removed once a message is sent)."""
+        self.draft = DraftKeeper(self, self._session_folder)
+        """The prompt's unsent text, kept as the session's draft while it is typed."""
+        self._carried = draft
+        """Typed in the app this one replaces (trusting the folder opens the app again)."""
         if not defer_open:
             self.hold.open()
 
@@ -127,12 +132,18 @@ class MainScreen(Screen[None]):
             yield self.skills  # docked in the first frame (else mounted when first needed)
         yield ConversationPane(id="conversation", empty=opening_text(self.request))
         blink = self.request.config.cursor_blink
-        yield PromptEditor(self.request.project_root, id="prompt", cursor_blink=blink)
+        yield PromptEditor(
+            self.request.project_root, id="prompt", cursor_blink=blink, model_reads=self._reads
+        )
         # A new session's panel first shows the dry run: composed with its class, the figures
         # restyle nothing when they come (a class added restyles the panel and its widgets).
         first = "-preview" if self.request.resume is None else None
         with BudgetSlot(id="budget-slot"):  # the sub-agent panel mounts under the budget
             yield BudgetPanel(id="budget", classes=first).data_bind(MainScreen.busy)
+
+    def _reads(self) -> bool:
+        """Whether the model can call its read tool (a server may ignore tools)."""
+        return not (self.hold.attached and self.hold.session.driver.runner.model.tools_ignored)
 
     def on_mount(self) -> None:
         """Take the width's class before the first frame (Textual sets it on the first resize,
@@ -190,6 +201,8 @@ class MainScreen(Screen[None]):
 
     async def _restore_draft(self, session: Session) -> None:
         """Put back what was typed and not sent when the app last quit (``sessions.draft``)."""
+        if self._carried is not None:
+            self.prompt.restore(self._carried.text, self._carried.pastes)
         if session.log is None:
             return
         try:
@@ -200,27 +213,31 @@ class MainScreen(Screen[None]):
             return
         if draft is None or not draft.text.strip():
             return
-        self._draft_restored = True
         self.prompt.restore(draft.text, draft.pastes)
         lines = draft.text.count("\n") + 1
         size = "1 line" if lines == 1 else f"{lines:,} lines"
         notice = f"the message you had not sent ({size}) is back in the prompt"
         await self.conversation.add(NoticeEntry(notice))
 
+    def _session_folder(self) -> Path | None:
+        session = self.hold.session if self.hold.attached else None
+        return session.log.session_dir if session is not None and session.log else None
+
+    def unsent(self) -> Draft:
+        """What is typed in the prompt and not sent."""
+        return Draft(*self.prompt.unsent())
+
     def keep_draft(self) -> str | None:
         """Keep what is typed and not sent as the session's draft (the app is quitting); what
         went wrong, if anything."""
-        session = self.hold.session if self.hold.attached else None
-        if session is None or session.log is None:
-            return None
         try:
-            text, pastes = self.prompt.unsent()
+            draft = self.unsent()
         except NoMatches:  # a second quit once the screen is taken down
             return None
         try:
-            save_draft(session.log.session_dir, Draft(text, pastes))
+            self.draft.keep_now(draft)
         except OSError as error:
-            return f"the message you had not sent could not be kept: {error}\n\n{text}"
+            return f"the message you had not sent could not be kept: {error}\n\n{draft.text}"
         return None
 
     def _after_conversation_shown(self) -> None:
@@ -395,14 +412,12 @@ class MainScreen(Screen[None]):
         if text is not None:  # a message to send (not a command, nothing in the way)
             self.busy = True
             self.run_episode(text)
-            if self._draft_restored and (log := self.hold.session.log) is not None:
-                self._draft_restored = False  # sent: it must not come back at the next resume
-                with contextlib.suppress(OSError):
-                    drop_draft(log.session_dir)
+            self.draft.sent()
 
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:
         self.completion.update(load_sessions=self.hold.attached)
+        self.draft.changed(self.prompt.unsent)
         self._show_cache_hint()
 
     def _show_cache_hint(self) -> None:

@@ -322,8 +322,15 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         learned = await runner.learn_limits()
         model = runner.model
         silent = model.limits_probe is not None and model.window_origin == "default"
-        # A local server down: its window is a guess, said at the top of the panel.
-        self.warn_window("window unknown: server not answering" if silent else "")
+        # A local server down, or one that answers without saying its window (it said "not
+        # answering" to a server whose replies streamed): the window is a guess, said at the
+        # top of the panel.
+        why = (
+            "the server does not say it; set context_window"
+            if runner.limits.learned
+            else "server not answering"
+        )
+        self.warn_window(f"window unknown: {why}" if silent else "")
         if learned or silent:
             self.refresh_figures()
 

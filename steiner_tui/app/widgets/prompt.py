@@ -22,6 +22,7 @@ before sending writes nothing.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -123,7 +124,12 @@ class PromptEditor(TextArea):
             return self.editor
 
     def __init__(
-        self, project_root: Path, *, cursor_blink: bool = True, id: str | None = None
+        self,
+        project_root: Path,
+        *,
+        cursor_blink: bool = True,
+        id: str | None = None,
+        model_reads: Callable[[], bool] = lambda: True,
     ) -> None:
         super().__init__(
             id=id,
@@ -138,6 +144,8 @@ class PromptEditor(TextArea):
         """Whether completions are listed under the prompt (the screen sets it)."""
         self.project_root = project_root
         """Where a paste too long for the editor is kept (``.steiner/pastes/``)."""
+        self.model_reads = model_reads
+        """Whether the model can read a kept paste (its server may ignore tools)."""
         self.pastes: dict[str, str] = {}
         """Each placeholder in the editor (or its history) and the text it stands for."""
         self._kept: dict[str, str] = {}
@@ -242,8 +250,9 @@ class PromptEditor(TextArea):
                     severity="error",
                 )
                 return
-            self._kept[line], notice = paste_notice(byte_size(paste), saved)
-            self.notify(notice, title="Paste")
+            reads = self.model_reads()
+            self._kept[line], notice = paste_notice(byte_size(paste), saved, reads=reads)
+            self.notify(notice, title="Paste", severity="information" if reads else "warning")
         self._submit(text)
 
     def _submit(self, text: str) -> None:

@@ -23,7 +23,7 @@ from steiner_tui.app.budget_view import BudgetView, MoneyFigures, build_budget_v
 from steiner_tui.app.live_files import FileChanges, WatchPlan, partitions_for
 from steiner_tui.app.session import model_label
 from steiner_tui.config import ConfigError
-from steiner_tui.engine.cache_causes import CacheEffect, cache_effect
+from steiner_tui.engine.cache_causes import CacheEffect, CacheTurn, cache_effect
 from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.events import (
     EngineEvent,
@@ -33,7 +33,7 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.prices import FREE, cache_ttl_seconds
+from steiner_tui.engine.prices import FREE, ModelPrice, cache_ttl_seconds
 from steiner_tui.engine.prompt.pending_reload import (
     PendingReload,
     pending_reload,
@@ -207,16 +207,9 @@ class SessionController:
         last = runner.cache.last_of(runner.model.model)
         if last is None:
             return ()
-        model = runner.model
 
         def effect(from_message: int | None) -> CacheEffect:
-            return cache_effect(
-                last,
-                at=runner.clock.now(),
-                ttl_seconds=cache_ttl_seconds(model.model),
-                price=model.price,
-                from_message=from_message,
-            )
+            return self._effect(last, from_message, runner.model.price)
 
         effects = [
             ("/compact", effect(last.snapshot.block_message_count)),
@@ -241,15 +234,25 @@ class SessionController:
         write price (None: nothing is cached, or ``ref`` names no configured model)."""
         runner = self.driver.runner
         last = runner.cache.last_of(runner.model.model)
-        try:
-            price = self.session.price_of(ref)
-        except ConfigError:
-            return None
         if last is None:
             return None
-        ttl = cache_ttl_seconds(runner.model.model)
+        try:
+            return self._effect(last, 0, self.session.price_of(ref))
+        except ConfigError:
+            return None
+
+    def _effect(
+        self, last: CacheTurn, from_message: int | None, price: ModelPrice | None
+    ) -> CacheEffect:
+        """What rewriting the cache of ``last`` from ``from_message`` costs now at ``price``
+        (None: appended after it, nothing rewritten)."""
+        runner = self.driver.runner
         return cache_effect(
-            last, at=runner.clock.now(), ttl_seconds=ttl, price=price, from_message=0
+            last,
+            at=runner.clock.now(),
+            ttl_seconds=cache_ttl_seconds(runner.model.model),
+            price=price,
+            from_message=from_message,
         )
 
     def _history(self) -> tuple[RequestSummary, ...]:

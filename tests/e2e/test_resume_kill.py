@@ -176,18 +176,23 @@ def _ended(pid: int) -> bool:
     return "\nState:\tZ" in status
 
 
-@pytest.mark.slow
-def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
+def _first_reply(term: Tmux, tmp_path: Path, *, report: bool = False) -> tuple[Path, Path]:
+    """The sample project (``PROJECT_CONFIG``) open in the app (``_reporting``'s with
+    ``report``), its first question answered: the project and the session's folder."""
     project = write_sample_project(tmp_path / "budgetkit")
     (project / ".steiner").mkdir(exist_ok=True)
     (project / ".steiner" / "config.toml").write_text(PROJECT_CONFIG, encoding="utf-8")
-    sessions = tmp_path / "config" / "steiner" / "sessions"
-
-    _start(tmux, project)
-    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
-    _submit(tmux, FIRST)
-    directory = _session_dir(sessions)
+    _start(term, project, report=report)
+    _wait_for(term, "Skills", deadline=START_DEADLINE)
+    _submit(term, FIRST)
+    directory = _session_dir(tmp_path / "config" / "steiner" / "sessions")
     _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
+    return project, directory
+
+
+@pytest.mark.slow
+def test_sigkill_mid_stream_then_resume(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
+    project, directory = _first_reply(tmux, tmp_path)
 
     _submit(tmux, SECOND)
     _poll("the second reply to start streaming", lambda: _streaming(directory))
@@ -241,16 +246,7 @@ def test_a_closed_terminal_quits_as_ctrl_q_and_keeps_the_draft(
 ) -> None:
     """SIGHUP (the terminal window closed) and SIGTERM ended the process where it stood: the
     words typed and not sent were lost with it. They quit as Ctrl+Q does now."""
-    project = write_sample_project(tmp_path / "budgetkit")
-    (project / ".steiner").mkdir(exist_ok=True)
-    (project / ".steiner" / "config.toml").write_text(PROJECT_CONFIG, encoding="utf-8")
-    sessions = tmp_path / "config" / "steiner" / "sessions"
-
-    _start(tmux, project, report=True)
-    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
-    _submit(tmux, FIRST)
-    directory = _session_dir(sessions)
-    _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
+    project, directory = _first_reply(tmux, tmp_path, report=True)
     _submit(tmux, SECOND)
     _poll("the second reply to start streaming", lambda: _streaming(directory))
     tmux("send-keys", "-t", SESSION, "-l", "words not sent yet")
@@ -282,13 +278,7 @@ def test_a_terminal_that_goes_away_ends_the_app_and_frees_its_session(
     that is gone Textual's shutdown can wait for ever on its writer thread, and an app left
     running holds its session's lock ("open in a running steiner-tui"). It ends, the draft
     kept, and the session resumes."""
-    project = write_sample_project(tmp_path / "budgetkit")
-    sessions = tmp_path / "config" / "steiner" / "sessions"
-    _start(tmux, project)
-    _wait_for(tmux, "Skills", deadline=START_DEADLINE)
-    _submit(tmux, FIRST)
-    directory = _session_dir(sessions)
-    _poll("the first reply to finish", lambda: _reply_done(directory, FIRST))
+    project, directory = _first_reply(tmux, tmp_path)
     tmux("send-keys", "-t", SESSION, "-l", "words not sent yet")
     _wait_for(tmux, "words not sent yet")
     pid = _pane_pid(tmux)

@@ -36,6 +36,8 @@ from steiner_tui.providers.offline.writeup import (
     Exchange,
     chat_answer,
     file_answer,
+    located,
+    located_answer,
     overview_answer,
     search_answer,
 )
@@ -98,6 +100,8 @@ def _next_round(
     if intent.kind == "file" and "read" in tools and not called:
         names = ", ".join(f"`{p}`" for p in intent.paths)
         return f"Reading {names}.", [("read", {"path": p}) for p in intent.paths]
+    if intent.kind == "locate":
+        return _locate_round(intent, done, tools, called)
     if intent.kind != "overview":
         return "", []
     if "glob" in tools and not called:
@@ -109,6 +113,24 @@ def _next_round(
         if files:
             names = ", ".join(f"`{f}`" for f in files)
             return f"Reading {names}.", [("read", {"path": f}) for f in files]
+    return "", []
+
+
+def _locate_round(
+    intent: Intent, done: list[Exchange], tools: set[str], called: set[str]
+) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    """Look for bare names in the whole project (``glob``), then read each found exactly once."""
+    if "glob" in tools and not called:
+        names = ", ".join(f"`{p}`" for p in intent.paths)
+        lead = (
+            f"{names} {'is' if len(intent.paths) == 1 else 'are'} not at the project root: looking."
+        )
+        return lead, [("glob", {"pattern": f"**/{name}"}) for name in intent.paths]
+    if "read" in tools and "read" not in called:
+        found = [entries[0] for entries in located(done).values() if len(entries) == 1]
+        if found:
+            names = ", ".join(f"`{p}`" for p in found)
+            return f"Reading {names}.", [("read", {"path": p}) for p in found]
     return "", []
 
 
@@ -189,12 +211,16 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
         body = overview_answer(done, root)
     elif intent.kind == "file" and done:
         body = file_answer(done)
+    elif intent.kind == "locate" and done:
+        body = located_answer(done)
     elif intent.kind == "search" and done:
         body = search_answer(done)
     else:
         body = chat_answer(text, has_tools=bool(tools))
-    if intent.missing:
-        names = ", ".join(f"`{p}`" for p in intent.missing)
+    # A name looked for in the whole project has its own line in ``located_answer``.
+    missing = [p for p in intent.missing if not done or p not in intent.paths]
+    if missing:
+        names = ", ".join(f"`{p}`" for p in missing)
         body += f"\n\nNot found under the project root: {names}."
     if intent.outside:
         names = ", ".join(f"`{p}`" for p in intent.outside)

@@ -1,9 +1,10 @@
 """What the person asked for, decided by fixed rules so the offline model stays deterministic.
 
-Four intents: ``search`` ("find/grep/search X"), ``file`` (the message names a file that exists
-under the project root), ``overview`` (questions about the project as a whole) and ``chat``
-(everything else, answered directly). Paths are checked against the project root and never
-escape it.
+Five intents: ``search`` ("find/grep/search X"), ``file`` (the message names a file that exists
+under the project root), ``locate`` (it names a bare file name, "read.py", that is not at the
+root: looked for in the whole project first, as a person would), ``overview`` (questions about
+the project as a whole) and ``chat`` (everything else, answered directly). Paths are checked
+against the project root and never escape it.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ MAX_FILES = 3
 
 
 class Intent(msgspec.Struct, frozen=True):
-    """The classified request: its kind, files to read, and a search pattern and scope."""
+    """The classified request: its kind, files to read (for ``locate``: the bare names to look
+    for), and a search pattern and scope."""
 
     kind: str
     paths: tuple[str, ...] = ()
@@ -151,6 +153,9 @@ def classify(text: str, root: Path) -> Intent:
             outside=outside,
             unread=files[MAX_FILES:],
         )
+    bare = tuple(p for p in missing if "/" not in p)
+    if bare:
+        return Intent("locate", paths=bare[:MAX_FILES], missing=missing, outside=outside)
     if overview:
         return Intent("overview", missing=missing, outside=outside)
     return Intent("chat", missing=missing, outside=outside)

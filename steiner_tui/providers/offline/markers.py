@@ -26,6 +26,7 @@ __all__ = [
     "EMERGENCY_MARKER",
     "HISTORY_NOTE_MARKER",
     "LEFT_OUT_MARKER",
+    "LOOKED_FOR",
     "OFFLINE_NOTE_MARKER",
     "OWN_CALL_PREFIX",
     "SECTION_HEADINGS",
@@ -62,8 +63,12 @@ OFFLINE_NOTE_MARKER = "_I am the offline model: fixed rules, not a language mode
 ECHO_OPENING = 'You wrote: "'
 """Opens the offline model's reply to a message no rule matched: it quotes the message."""
 
+LOOKED_FOR = "I looked for `"
+"""Opens the offline model's answer about a file name it looked for in the whole project."""
+
 ANSWER_OPENINGS: tuple[str, ...] = (
     ECHO_OPENING,
+    LOOKED_FOR,
     "Your message was empty.",
     "Here is what the tools showed about the project ",
     "Here is what I read:",

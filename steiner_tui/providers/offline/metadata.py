@@ -128,9 +128,9 @@ def _cargo(text: str) -> list[str]:
 def _outline(path: str, text: str) -> list[str]:
     suffix = PurePosixPath(path).suffix.lower()
     if suffix in (".py", ".pyi"):
-        doc = re.match(r'\s*(?:"""|\'\'\')\s*(.+)', text)
+        doc = re.match(r'\s*[rRuU]?("""|\'\'\')\s*(.+?)\s*(?:\1|$)', text, re.M)
         defs = [f"{kind} {name}" for kind, name in _PY_DEF.findall(text)]
-        out = [f"Docstring: {trim(doc.group(1), 160)}"] if doc else []
+        out = [f"Docstring: {trim(doc.group(2), 160)}"] if doc else []
         return out + ([_listing("Top-level definitions", defs)] if defs else [])
     if suffix in (".md", ".rst", ".txt"):
         heads = [h for _, h in _MD_HEADING.findall(text)]

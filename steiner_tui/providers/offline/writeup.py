@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.state.read_results import FILE_UNCHANGED_PREFIX
-from steiner_tui.providers.offline.markers import ECHO_OPENING
+from steiner_tui.providers.offline.markers import ECHO_OPENING, LOOKED_FOR
 from steiner_tui.providers.offline.metadata import describe_file
 from steiner_tui.providers.offline.textutil import trim
 from steiner_tui.providers.offline.toolresults import (
@@ -26,7 +26,15 @@ from steiner_tui.providers.offline.toolresults import (
 )
 from steiner_tui.units import counted
 
-__all__ = ["Exchange", "chat_answer", "file_answer", "overview_answer", "search_answer"]
+__all__ = [
+    "Exchange",
+    "chat_answer",
+    "file_answer",
+    "located",
+    "located_answer",
+    "overview_answer",
+    "search_answer",
+]
 
 Exchange = tuple[ToolCall, str | None]
 """A tool call this model made and the content of its result (``None`` when none came back)."""
@@ -123,6 +131,43 @@ def file_answer(exchanges: Sequence[Exchange]) -> str:
     """What each file that was read contains: line count and an outline."""
     reads = _read_sections(exchanges)
     return "\n\n".join(["Here is what I read:", *reads]) if reads else "Nothing was read."
+
+
+def located(exchanges: Sequence[Exchange]) -> dict[str, list[str] | None]:
+    """Each bare name looked for (a ``glob`` of ``**/NAME``) and the files the project has of
+    that name, in the glob's order (``None``: the glob failed or did not come back)."""
+    out: dict[str, list[str] | None] = {}
+    for call, content in exchanges:
+        if call.name != "glob" or not _arg(call, "pattern").startswith("**/"):
+            continue
+        name = _arg(call, "pattern").removeprefix("**/")
+        if content is None or (parse_tool_output(content).failed and not glob_entries(content)):
+            out[name] = None
+        else:
+            out[name] = [e.removeprefix("./") for e in glob_entries(content) if not e.endswith("/")]
+    return out
+
+
+def located_answer(exchanges: Sequence[Exchange]) -> str:
+    """Where each bare name looked for was found (or not), then what was read of it."""
+    notes = []
+    for name, found in located(exchanges).items():
+        lead = f"{LOOKED_FOR}{name}` in the whole project"
+        if found is None:
+            notes.append(f"{lead}, but the search failed.")
+        elif not found:
+            notes.append(f"{lead}: no file has that name.")
+        elif len(found) == 1:
+            notes.append(f"{lead}: it is `{found[0]}`.")
+        else:
+            shown = ", ".join(f"`{p}`" for p in found[:MAX_MATCHES])
+            more = f" and {len(found) - MAX_MATCHES} more" if len(found) > MAX_MATCHES else ""
+            notes.append(
+                f"{lead}: {counted(len(found), 'file')} have that name, {shown}{more}. "
+                "Name the one you mean by its path."
+            )
+    reads = _read_sections(exchanges)
+    return "\n\n".join([*notes, *reads])
 
 
 def search_answer(exchanges: Sequence[Exchange]) -> str:

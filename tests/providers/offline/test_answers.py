@@ -59,7 +59,8 @@ async def test_a_named_file_is_read_and_outlined(tmp_path: Path) -> None:
     answer = _final(messages)
     assert "**src/demo_widget/core.py** (9 lines)" in answer
     assert "`class Chart`, `def render_chart`" in answer
-    assert "Chart rendering for Demo Widget." in answer
+    # A one-line docstring is quoted without its closing quotes (it showed `Widget."""`).
+    assert "- Docstring: Chart rendering for Demo Widget.\n" in answer
 
 
 async def test_find_runs_grep_and_reports_matches(tmp_path: Path) -> None:
@@ -92,6 +93,39 @@ async def test_search_scope_and_missing_paths(tmp_path: Path) -> None:
     missing = await drive(root, "read docs/nowhere.md please")
     assert tool_rounds(missing) == []
     assert "Not found under the project root: `docs/nowhere.md`." in _final(missing)
+
+
+async def test_a_bare_file_name_not_at_the_root_is_looked_for_then_read(tmp_path: Path) -> None:
+    # "What does core.py do?" answered "Not found under the project root: `core.py`." while the
+    # project has exactly one core.py: a person (and any coding agent) looks for it first.
+    messages = await drive(make_project(tmp_path), "What does core.py do?")
+    rounds = tool_rounds(messages)
+    assert [(c.name, dict(c.arguments or {})) for r in rounds for c in r] == [
+        ("glob", {"pattern": "**/core.py"}),
+        ("read", {"path": "src/demo_widget/core.py"}),
+    ]
+    answer = _final(messages)
+    assert answer.startswith(
+        "I looked for `core.py` in the whole project: it is `src/demo_widget/core.py`."
+    )
+    assert "**src/demo_widget/core.py** (9 lines)" in answer
+    assert "Not found" not in answer
+
+
+async def test_a_bare_name_the_project_has_twice_or_not_at_all_is_not_guessed(
+    tmp_path: Path,
+) -> None:
+    root = make_project(tmp_path)
+    (root / "tests" / "__init__.py").write_text("")
+    twice = await drive(root, "what is in __init__.py?")
+    assert [c.name for r in tool_rounds(twice) for c in r] == ["glob"]
+    assert (
+        "I looked for `__init__.py` in the whole project: 2 files have that name, "
+        "`src/demo_widget/__init__.py`, `tests/__init__.py`. Name the one you mean by its path."
+    ) in _final(twice)
+    nowhere = _final(await drive(root, "explain nothing.py"))
+    assert nowhere.startswith("I looked for `nothing.py` in the whole project: no file has")
+    assert "Not found" not in nowhere
 
 
 async def test_a_link_out_of_the_project_is_named_as_outside(tmp_path: Path) -> None:

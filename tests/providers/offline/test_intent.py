@@ -22,6 +22,6 @@ def test_a_named_file_that_links_outside_the_root_is_outside_not_missing(tmp_pat
     (tmp_path / "secret.txt").write_text("elsewhere\n")
     (root / "outside.txt").symlink_to(tmp_path / "secret.txt")
     intent = classify("read outside.txt and gone.txt", root)
-    assert intent.paths == ()
+    assert (intent.kind, intent.paths) == ("locate", ("gone.txt",))  # looked for, not read
     assert intent.outside == ("outside.txt",)
     assert intent.missing == ("gone.txt",)

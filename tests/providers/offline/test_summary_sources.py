@@ -23,6 +23,7 @@ PROMPTS = (
     "find render_chart",
     "We decided to use Decimal instead of float for money.",
     "read docs/nowhere.md please",
+    "What does core.py do?",
 )
 
 

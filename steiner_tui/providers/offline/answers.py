@@ -121,13 +121,13 @@ def _locate_round(
 ) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
     """Look for bare names in the whole project (``glob``), then read each found exactly once."""
     if "glob" in tools and not called:
-        names = ", ".join(f"`{p}`" for p in intent.paths)
-        lead = (
-            f"{names} {'is' if len(intent.paths) == 1 else 'are'} not at the project root: looking."
-        )
+        *rest, last = [f"`{p}`" for p in intent.paths]
+        names = f"{', '.join(rest)} and {last}" if rest else last
+        verb, them = ("is", "it") if not rest else ("are", "them")
+        lead = f"{names} {verb} not at the project root: looking for {them} in the whole project."
         return lead, [("glob", {"pattern": f"**/{name}"}) for name in intent.paths]
     if "read" in tools and "read" not in called:
-        found = [entries[0] for entries in located(done).values() if len(entries) == 1]
+        found = [entries[0] for entries in located(done).values() if entries and len(entries) == 1]
         if found:
             names = ", ".join(f"`{p}`" for p in found)
             return f"Reading {names}.", [("read", {"path": p}) for p in found]

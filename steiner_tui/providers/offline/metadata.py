@@ -13,7 +13,7 @@ from itertools import islice
 from pathlib import PurePosixPath
 from typing import Any
 
-from steiner_tui.providers.offline.textutil import trim
+from steiner_tui.providers.offline.textutil import md_code, md_text, trim
 
 __all__ = ["describe_file", "readme_summary"]
 
@@ -45,7 +45,7 @@ def _names(items: Any) -> list[str]:
 
 
 def _listing(label: str, names: list[str]) -> str:
-    shown = ", ".join(f"`{n}`" for n in names[:MAX_NAMES])
+    shown = ", ".join(md_code(n) for n in names[:MAX_NAMES])
     more = f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else ""
     return f"{label} ({len(names)}): {shown}{more}"
 
@@ -79,11 +79,12 @@ def _pyproject(text: str) -> list[str]:
     name = project.get("name")
     if name:
         version = project.get("version", "")
-        out.append(f"Python project `{name}`" + (f" version {version}" if version else ""))
+        version = f" version {md_text(str(version))}" if version else ""
+        out.append(f"Python project {md_code(str(name))}{version}")
     if project.get("description"):
-        out.append(f"Description: {trim(str(project['description']), 200)}")
+        out.append(f"Description: {md_text(trim(str(project['description']), 200))}")
     if project.get("requires-python"):
-        out.append(f"Requires Python {project['requires-python']}")
+        out.append(f"Requires Python {md_text(str(project['requires-python']))}")
     deps = _names(project.get("dependencies"))
     if deps:
         out.append(_listing("Dependencies", deps))
@@ -102,9 +103,10 @@ def _package_json(text: str) -> list[str]:
         return []
     out = []
     if data.get("name"):
-        out.append(f"JavaScript package `{data['name']}` version {data.get('version', '?')}")
+        version = md_text(str(data.get("version", "?")))
+        out.append(f"JavaScript package {md_code(str(data['name']))} version {version}")
     if data.get("description"):
-        out.append(f"Description: {trim(str(data['description']), 200)}")
+        out.append(f"Description: {md_text(trim(str(data['description']), 200))}")
     for key, label in (("dependencies", "Dependencies"), ("scripts", "Scripts")):
         names = _names(data.get(key))
         if names:
@@ -118,7 +120,7 @@ def _cargo(text: str) -> list[str]:
     except tomllib.TOMLDecodeError:
         return []
     package = data.get("package", {})
-    out = [f"Rust crate `{package['name']}`"] if package.get("name") else []
+    out = [f"Rust crate {md_code(str(package['name']))}"] if package.get("name") else []
     deps = _names(data.get("dependencies"))
     if deps:
         out.append(_listing("Dependencies", deps))
@@ -130,14 +132,14 @@ def _outline(path: str, text: str) -> list[str]:
     if suffix in (".py", ".pyi"):
         doc = re.match(r'\s*[rRuU]?("""|\'\'\')\s*(.+?)\s*(?:\1|$)', text, re.M)
         defs = [f"{kind} {name}" for kind, name in _PY_DEF.findall(text)]
-        out = [f"Docstring: {trim(doc.group(2), 160)}"] if doc else []
+        out = [f"Docstring: {md_text(trim(doc.group(2), 160))}"] if doc else []
         return out + ([_listing("Top-level definitions", defs)] if defs else [])
     if suffix in (".md", ".rst", ".txt"):
         heads = [h for _, h in _MD_HEADING.findall(text)]
         if heads:
             return [_listing("Headings", heads)]
     filled = islice(((n, x) for n, x in enumerate(text.splitlines(), 1) if x.strip()), 3)
-    return [f"Line {n}: `{trim(x, 100)}`" for n, x in filled]
+    return [f"Line {n}: {md_code(trim(x, 100))}" for n, x in filled]
 
 
 def describe_file(path: str, text: str) -> list[str]:
@@ -151,6 +153,6 @@ def describe_file(path: str, text: str) -> list[str]:
         return _cargo(text)
     if name.lower().startswith("readme"):
         title, paragraph = readme_summary(text)
-        out = [f'Title: "{title}"'] if title else []
-        return out + ([f"First paragraph: {paragraph}"] if paragraph else [])
+        out = [f'Title: "{md_text(title)}"'] if title else []
+        return out + ([f"First paragraph: {md_text(paragraph)}"] if paragraph else [])
     return _outline(path, text)

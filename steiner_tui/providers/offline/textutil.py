@@ -22,6 +22,8 @@ __all__ = [
     "find_paths",
     "heuristic_tokens",
     "is_context_block",
+    "md_code",
+    "md_text",
     "norm_key",
     "prompt_chars",
     "sentences",
@@ -122,6 +124,24 @@ def code_spans(text: str) -> list[str]:
         if span.strip() and span not in out:
             out.append(span)
     return out
+
+
+_MD_ACTIVE = re.compile(r"([\\`*_\[\]<>|~&])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def md_text(text: str) -> str:
+    """``text`` for a Markdown answer, shown as written: the characters Markdown acts on inline
+    (emphasis, code, links, HTML, entities, tables) are escaped. Answers quote files and what
+    the person typed; ``__all__`` in a grep match must not turn into a bold "all"."""
+    return _MD_ACTIVE.sub(r"\\\1", text)
+
+
+def md_code(text: str) -> str:
+    """``text`` as one inline code span, whatever backticks it holds (a longer fence)."""
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def trim(text: str, limit: int) -> str:

@@ -16,7 +16,7 @@ from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.state.read_results import FILE_UNCHANGED_PREFIX
 from steiner_tui.providers.offline.markers import ECHO_OPENING, LOOKED_FOR
 from steiner_tui.providers.offline.metadata import describe_file
-from steiner_tui.providers.offline.textutil import trim
+from steiner_tui.providers.offline.textutil import md_code, md_text, trim
 from steiner_tui.providers.offline.toolresults import (
     failure_lines,
     glob_entries,
@@ -59,7 +59,7 @@ def _relative(entry: str, root: Path) -> str:
 
 
 def _names(label: str, names: list[str]) -> str:
-    shown = ", ".join(f"`{n}`" for n in names[:MAX_LISTED])
+    shown = ", ".join(md_code(n) for n in names[:MAX_LISTED])
     more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
     return f"- {label} ({len(names)}): {shown}{more}"
 
@@ -70,23 +70,24 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
         if call.name != "read":
             continue
         path = _arg(call, "path")
+        head = f"**{md_code(path)}**"
         if content is None:
-            out.append(f"**{path}**: no result came back.")
+            out.append(f"{head}: no result came back.")
             continue
         result = parse_tool_output(content)
         if not result.meta:
             # Not a read result: a failure, or the read dedup note pointing at an earlier read.
             note = next((x for x in content.splitlines() if x.strip()), "no text")
-            out.append(f"**{path}**: {trim(note, 200)}")
+            out.append(f"{head}: {md_text(trim(note, 200))}")
             continue
         if result.failed:
             reason = (failure_lines(result.text, 1) or [result.text.strip()])[0]
-            out.append(f"**{path}** could not be read: {trim(reason, 160)}")
+            out.append(f"{head} could not be read: {md_text(trim(reason, 160))}")
             continue
         if result.text.startswith(FILE_UNCHANGED_PREFIX):  # the engine's note, not the file
-            out.append(f"**{path}**: {trim(result.text.strip(), 200)}")
+            out.append(f"{head}: {md_text(trim(result.text.strip(), 200))}")
             continue
-        lines = [f"**{path}** ({counted(result.total_lines, 'line')})"]
+        lines = [f"{head} ({counted(result.total_lines, 'line')})"]
         lines += [f"- {fact}" for fact in describe_file(path, result.text)]
         out.append("\n".join(lines))
     return out
@@ -176,22 +177,24 @@ def search_answer(exchanges: Sequence[Exchange]) -> str:
     for call, content in exchanges:
         if call.name != "grep":
             continue
-        pattern = _arg(call, "pattern")
-        scope = f" in `{_arg(call, 'path')}`" if _arg(call, "path") else ""
+        pattern = md_code(_arg(call, "pattern"))
+        scope = f" in {md_code(_arg(call, 'path'))}" if _arg(call, "path") else ""
         result = parse_tool_output(content or "")
         matches = grep_matches(content or "")
         if content is None or (result.failed and not matches):
-            parts.append(f"`grep` for `{pattern}`{scope} failed: {trim(result.text, 160)}")
+            parts.append(f"`grep` for {pattern}{scope} failed: {md_text(trim(result.text, 160))}")
             continue
         if not matches:
-            parts.append(f"`grep` for `{pattern}`{scope} found no matches.")
+            parts.append(f"`grep` for {pattern}{scope} found no matches.")
             continue
         files = sorted({path for path, _ in matches})
         head = (
-            f"`grep` for `{pattern}`{scope} found {counted(len(matches), 'matching line')} "
+            f"`grep` for {pattern}{scope} found {counted(len(matches), 'matching line')} "
             f"in {counted(len(files), 'file')}:"
         )
-        shown = [f"- `{path}`: {trim(text, 100)}" for path, text in matches[:MAX_MATCHES]]
+        shown = [
+            f"- {md_code(path)}: {md_code(trim(text, 100))}" for path, text in matches[:MAX_MATCHES]
+        ]
         if len(matches) > MAX_MATCHES:
             shown.append(f"- … and {len(matches) - MAX_MATCHES} more")
         parts.append("\n".join([head, *shown]))
@@ -200,7 +203,7 @@ def search_answer(exchanges: Sequence[Exchange]) -> str:
 
 def chat_answer(text: str, *, has_tools: bool) -> str:
     """A direct reply to a message no rule matched: what was said and what can be shown."""
-    said = f'{ECHO_OPENING}{trim(text, 200)}"' if text else "Your message was empty."
+    said = f'{ECHO_OPENING}{md_text(trim(text, 200))}"' if text else "Your message was empty."
     if not has_tools:
         return (
             f"{said}\n\nNo tools were offered with this request, so I can only reflect what I "

@@ -11,6 +11,7 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import render_skill_activation
 from steiner_tui.providers.offline import HONESTY_NOTE, MAX_TOOL_ROUNDS, OfflineProvider
+from steiner_tui.providers.offline.textutil import md_text
 from steiner_tui.providers.offline.writeup import file_answer
 from tests.providers.offline.support import ask, drive, make_project, tool_defs, tool_rounds
 
@@ -37,7 +38,7 @@ async def test_project_overview_lists_files_then_reads_readme_and_metadata(
     assert "`src/` (2 files)" in answer and "`tests/` (1 file)" in answer
     assert "`demo-widget` version 1.2.0" in answer
     assert "`rich`, `click`" in answer
-    assert "**README.md** (7 lines)" in answer
+    assert "**`README.md`** (7 lines)" in answer
 
 
 async def test_honesty_note_and_context_line_appear_once(tmp_path: Path) -> None:
@@ -57,10 +58,28 @@ async def test_a_named_file_is_read_and_outlined(tmp_path: Path) -> None:
         ("read", {"path": "src/demo_widget/core.py"})
     ]
     answer = _final(messages)
-    assert "**src/demo_widget/core.py** (9 lines)" in answer
+    assert "**`src/demo_widget/core.py`** (9 lines)" in answer
     assert "`class Chart`, `def render_chart`" in answer
     # A one-line docstring is quoted without its closing quotes (it showed `Widget."""`).
     assert "- Docstring: Chart rendering for Demo Widget.\n" in answer
+
+
+async def test_quoted_file_text_is_shown_as_written_not_as_markdown(tmp_path: Path) -> None:
+    # A grep match of `__all__ = [...]` showed as a bold "all"; a docstring's *stars* and
+    # <tags>, a heading with a code span, a path with underscores in bold did the same.
+    root = make_project(tmp_path)
+    (root / "src" / "demo_widget" / "api.py").write_text(
+        '"""The *public* <api> of demo_widget: `__all__`."""\n__all__ = ["render_chart"]\n'
+    )
+    answer = _final(await drive(root, "find __all__"))
+    assert '- `src/demo_widget/api.py`: `__all__ = ["render_chart"]`' in answer
+    answer = _final(await drive(root, "What does src/demo_widget/api.py do?"))
+    assert "**`src/demo_widget/api.py`** (2 lines)" in answer
+    assert (
+        "Docstring: The \\*public\\* \\<api\\> of demo\\_widget: \\`\\_\\_all\\_\\_\\`." in answer
+    )
+    echo = _final(await drive(root, "is *this* [fine](x)?"))
+    assert echo.startswith('You wrote: "is \\*this\\* \\[fine\\](x)?"')
 
 
 async def test_find_runs_grep_and_reports_matches(tmp_path: Path) -> None:
@@ -80,7 +99,7 @@ async def test_a_count_of_one_is_singular(tmp_path: Path) -> None:
     answer = _final(await drive(root, "search for 'render_chart' in tests/test_core.py"))
     assert "found 1 matching line in 1 file:" in answer
     answer = _final(await drive(root, "What does tests/test_core.py do?"))
-    assert "**tests/test_core.py** (1 line)" in answer
+    assert "**`tests/test_core.py`** (1 line)" in answer
 
 
 async def test_search_scope_and_missing_paths(tmp_path: Path) -> None:
@@ -108,7 +127,7 @@ async def test_a_bare_file_name_not_at_the_root_is_looked_for_then_read(tmp_path
     assert answer.startswith(
         "I looked for `core.py` in the whole project: it is `src/demo_widget/core.py`."
     )
-    assert "**src/demo_widget/core.py** (9 lines)" in answer
+    assert "**`src/demo_widget/core.py`** (9 lines)" in answer
     assert "Not found" not in answer
 
 
@@ -233,7 +252,7 @@ def test_a_read_the_engine_deduplicated_is_not_described_as_the_file() -> None:
     )
     answer = file_answer([(ToolCall("c1", "read", {"path": "README.md"}), content)])
     assert "Title" not in answer and "First paragraph" not in answer
-    assert f"**README.md**: {note}" in answer
+    assert f"**`README.md`**: {md_text(note)}" in answer
 
 
 async def test_files_named_past_the_cap_are_said_to_be_unread(tmp_path: Path) -> None:

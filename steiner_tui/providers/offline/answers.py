@@ -102,14 +102,17 @@ def _next_round(
         return f"Reading {names}.", [("read", {"path": p}) for p in intent.paths]
     if intent.kind == "locate":
         return _locate_round(intent, done, tools, called)
-    if intent.kind != "overview":
+    if intent.kind not in ("overview", "folder"):
         return "", []
+    folder = intent.paths[0] if intent.kind == "folder" else ""
     if "glob" in tools and not called:
         # "*" lists only top-level files; "**" also shows every directory (up to the cap).
+        if folder:
+            return f"Listing `{folder}/`.", [("glob", {"pattern": OVERVIEW_GLOB, "path": folder})]
         return "Listing the project's files.", [("glob", {"pattern": OVERVIEW_GLOB})]
     if "read" in tools and "read" not in called:
         entries = [e for call, c in done if call.name == "glob" and c for e in glob_entries(c)]
-        files = notable_files(entries, root)
+        files = notable_files(entries, root, folder)
         if files:
             names = ", ".join(f"`{f}`" for f in files)
             return f"Reading {names}.", [("read", {"path": f}) for f in files]
@@ -207,8 +210,8 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
         lead, specs = _next_round(intent, done, tools, root)
         if specs:
             return Reply(lead, _calls(specs, f"{OWN_CALL_PREFIX}{len(messages)}"))
-    if intent.kind == "overview" and done:
-        body = overview_answer(done, root)
+    if intent.kind in ("overview", "folder") and done:
+        body = overview_answer(done, root, intent.paths[0] if intent.kind == "folder" else "")
     elif intent.kind == "file" and done:
         body = file_answer(done)
     elif intent.kind == "locate" and done:

@@ -1,7 +1,8 @@
 """What the person asked for, decided by fixed rules so the offline model stays deterministic.
 
-Five intents: ``search`` ("find/grep/search X"), ``file`` (the message names a file that exists
-under the project root), ``locate`` (it names a bare file name, "read.py", that is not at the
+Six intents: ``search`` ("find/grep/search X"), ``file`` (the message names a file that exists
+under the project root), ``folder`` (it names a folder of the project: "src/", "the tools
+folder", "what is in tests"), ``locate`` (it names a bare file name, "read.py", that is not at the
 root: looked for in the whole project first, as a person would), ``overview`` (questions about
 the project as a whole) and ``chat`` (everything else, answered directly). Paths are checked
 against the project root and never escape it.
@@ -33,6 +34,16 @@ _SEARCH = re.compile(r"\b(?:grep|search(?:\s+for)?|find|look\s+for|where\s+is)\s
 
 
 _SLASHED = re.compile(r"(?<![\w@/.:~-])[\w.-]+(?:/[\w.-]+)+/?")
+
+
+_FOLDER = re.compile(
+    r"\b([\w.-]+)\s+(?:folder|directory|dir)\b"
+    r"|\b(?:folder|directory|dir)\s+([\w./-]+)"
+    r"|\b(?:what(?:'s|\s+is|\s+are)\s+(?:in|inside)|list(?:\s+the\s+files)?\s+(?:in|of)"
+    r"|contents\s+of|describe|inside)\s+(?:the\s+)?([\w./-]+)",
+    re.I,
+)
+"""Words that may name a folder: "the X folder", "directory X", "what is in X", "list X"."""
 
 
 _REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
@@ -153,6 +164,13 @@ def classify(text: str, root: Path) -> Intent:
             outside=outside,
             unread=files[MAX_FILES:],
         )
+    folders = [p for p in existing if p.endswith("/")]
+    for match in _FOLDER.finditer(text):
+        named = next(g for g in match.groups() if g).rstrip("./") + "/"
+        if named not in folders and (_inside(root, named) or "").endswith("/"):
+            folders.append(_inside(root, named) or named)
+    if folders:
+        return Intent("folder", paths=(folders[0].rstrip("/"),), missing=missing, outside=outside)
     bare = tuple(p for p in missing if "/" not in p)
     if bare:
         return Intent("locate", paths=bare[:MAX_FILES], missing=missing, outside=outside)
@@ -161,15 +179,22 @@ def classify(text: str, root: Path) -> Intent:
     return Intent("chat", missing=missing, outside=outside)
 
 
-def notable_files(entries: list[str], root: Path) -> list[str]:
-    """The README and package metadata files among top-level ``entries`` (or on disk)."""
-    names = [e.rstrip("/") for e in entries if "/" not in e.rstrip("/")]
+def notable_files(entries: list[str], root: Path, folder: str = "") -> list[str]:
+    """The README and package metadata files among ``entries`` directly in ``folder`` (the
+    project's top level by default; or on disk), as paths from the project root; for a folder
+    that has none, its first ``MAX_FILES`` files."""
+    prefix = f"{folder}/" if folder else ""
+    inner = [e.removeprefix(prefix) for e in entries if e.startswith(prefix)]
+    names = [e.rstrip("/") for e in inner if "/" not in e.rstrip("/")]
     if not names:
         try:
-            names = sorted(p.name for p in root.iterdir())
+            names = sorted(p.name for p in (root / folder).iterdir())
         except OSError:
             names = []
     readmes = sorted(n for n in names if n.lower().startswith("readme"))
     readmes.sort(key=lambda n: (n.lower() != "readme.md", n))
     picked = readmes[:1] + [n for n in _NOTABLE if n in names]
-    return [n for n in picked if (root / n).is_file()]
+    found = [n for n in picked if (root / folder / n).is_file()]
+    if folder and not found:  # a folder without a README: a look at its first files
+        found = [n for n in names if (root / folder / n).is_file()][:MAX_FILES]
+    return [f"{prefix}{n}" for n in found]

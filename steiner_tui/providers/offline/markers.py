@@ -28,6 +28,7 @@ __all__ = [
     "LEFT_OUT_MARKER",
     "LOOKED_FOR",
     "OFFLINE_NOTE_MARKER",
+    "OVERVIEW_OPENING",
     "OWN_CALL_PREFIX",
     "SECTION_HEADINGS",
     "STEERING_MARKER",
@@ -66,11 +67,14 @@ ECHO_OPENING = 'You wrote: "'
 LOOKED_FOR = "I looked for `"
 """Opens the offline model's answer about a file name it looked for in the whole project."""
 
+OVERVIEW_OPENING = "Here is what the tools showed about the "
+"""Opens the offline model's overview of the project or of one of its folders."""
+
 ANSWER_OPENINGS: tuple[str, ...] = (
     ECHO_OPENING,
     LOOKED_FOR,
     "Your message was empty.",
-    "Here is what the tools showed about the project ",
+    OVERVIEW_OPENING,
     "Here is what I read:",
     "Nothing was read.",
     "`grep` for `",

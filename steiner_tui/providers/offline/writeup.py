@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.state.read_results import FILE_UNCHANGED_PREFIX
-from steiner_tui.providers.offline.markers import ECHO_OPENING, LOOKED_FOR
+from steiner_tui.providers.offline.markers import ECHO_OPENING, LOOKED_FOR, OVERVIEW_OPENING
 from steiner_tui.providers.offline.metadata import describe_file
 from steiner_tui.providers.offline.textutil import md_code, md_text, trim
 from steiner_tui.providers.offline.toolresults import (
@@ -93,7 +93,7 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
     return out
 
 
-def _layout(entries: list[str], truncated: bool) -> list[str]:
+def _layout(entries: list[str], truncated: bool, files_label: str = "Top-level files") -> list[str]:
     files = sorted(e for e in entries if "/" not in e)
     per_dir = Counter(e.split("/", 1)[0] + "/" for e in entries if "/" in e)
     kinds = Counter(PurePosixPath(e).suffix for e in entries if PurePosixPath(e).suffix)
@@ -103,7 +103,7 @@ def _layout(entries: list[str], truncated: bool) -> list[str]:
         more = f" and {len(per_dir) - MAX_LISTED} more" if len(per_dir) > MAX_LISTED else ""
         lines.append(f"- Directories ({len(per_dir)}): {', '.join(shown)}{more}")
     if files:
-        lines.append(_names("Top-level files", files))
+        lines.append(_names(files_label, files))
     if kinds:
         common = ", ".join(f"`{k}` ({n})" for k, n in kinds.most_common(6))
         lines.append(f"- Most common file types: {common}")
@@ -112,19 +112,25 @@ def _layout(entries: list[str], truncated: bool) -> list[str]:
     return lines or ["- The listing was empty."]
 
 
-def overview_answer(exchanges: Sequence[Exchange], root: Path) -> str:
-    """The project overview: directories and top-level files, README title, package metadata."""
-    parts = [f"Here is what the tools showed about the project `{root.name}`."]
+def overview_answer(exchanges: Sequence[Exchange], root: Path, folder: str = "") -> str:
+    """The overview of the project, or of one ``folder`` of it: directories and files at its top
+    level, README title, package metadata."""
+    place = f"folder {md_code(folder + '/')}" if folder else f"project {md_code(root.name)}"
+    parts = [f"{OVERVIEW_OPENING}{place}."]
     for call, content in exchanges:
         if call.name != "glob" or content is None:
             continue
         entries = [_relative(e, root) for e in glob_entries(content)]
+        if folder:
+            entries = [e.removeprefix(f"{folder}/") for e in entries]
         head = f"**Layout** (`glob` `{_arg(call, 'pattern')}`: {counted(len(entries), 'path')})"
-        parts.append("\n".join([head, *_layout(entries, glob_truncated(content))]))
+        label = f"Files in {md_code(folder + '/')}" if folder else "Top-level files"
+        parts.append("\n".join([head, *_layout(entries, glob_truncated(content), label)]))
     reads = _read_sections(exchanges)
     parts += reads
     if not reads:
-        parts.append("I found no README or package metadata file at the top level.")
+        where = f"in {md_code(folder + '/')}" if folder else "at the top level"
+        parts.append(f"I found no README or package metadata file {where}.")
     return "\n\n".join(parts)
 
 
@@ -211,6 +217,6 @@ def chat_answer(text: str, *, has_tools: bool) -> str:
         )
     return (
         f"{said}\n\nI cannot reason about that, but I can show the agent loop working: ask "
-        '"what is in this project?", name a file path to read it, or say "find NAME" to '
-        "search the project."
+        '"what is in this project?" or about a folder ("what is in src/?"), name a file to '
+        'read it ("what does app.py do?"), or say "find NAME" to search the project.'
     )

@@ -131,6 +131,38 @@ async def test_a_bare_file_name_not_at_the_root_is_looked_for_then_read(tmp_path
     assert "Not found" not in answer
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    ["what's in src/demo_widget/?", "describe src/demo_widget"],
+)
+async def test_a_named_folder_is_listed_and_its_files_looked_at(
+    tmp_path: Path, prompt: str
+) -> None:
+    # "what's in src/?" or "the tests folder" had no rule: the model echoed the message.
+    messages = await drive(make_project(tmp_path), prompt)
+    rounds = tool_rounds(messages)
+    assert [(c.name, dict(c.arguments or {})) for c in rounds[0]] == [
+        ("glob", {"pattern": "**", "path": "src/demo_widget"})
+    ]
+    assert [dict(c.arguments or {})["path"] for c in rounds[1]] == [
+        "src/demo_widget/__init__.py",
+        "src/demo_widget/core.py",
+    ]
+    answer = _final(messages)
+    assert answer.startswith("Here is what the tools showed about the folder `src/demo_widget/`.")
+    assert "- Files in `src/demo_widget/` (2): `__init__.py`, `core.py`" in answer
+    assert "- Top-level definitions (2): `class Chart`, `def render_chart`" in answer
+
+
+async def test_the_folder_word_names_a_folder_of_the_project_only(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    listed = await drive(root, "list the files in tests")
+    assert dict(tool_rounds(listed)[0][0].arguments or {}) == {"pattern": "**", "path": "tests"}
+    assert "- Files in `tests/` (1): `test_core.py`" in _final(listed)
+    nowhere = await drive(root, "what is in the docs folder?")
+    assert tool_rounds(nowhere) == [] and _final(nowhere).startswith("You wrote:")
+
+
 async def test_a_bare_name_the_project_has_twice_or_not_at_all_is_not_guessed(
     tmp_path: Path,
 ) -> None:

@@ -24,6 +24,7 @@ PROMPTS = (
     "We decided to use Decimal instead of float for money.",
     "read docs/nowhere.md please",
     "What does core.py do?",
+    "what is in the src folder?",
 )
 
 

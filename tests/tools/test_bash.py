@@ -49,7 +49,13 @@ async def test_no_output(project: Path) -> None:
 
 
 async def test_background_child_does_not_hold_the_call(project: Path) -> None:
-    result = await run_command("echo a; sleep 2 &", cwd=project)
+    # The child holds the output until the test lets it go: a `sleep 2` could end within the
+    # drain grace on a loaded machine, and the call then rightly said nothing of it.
+    waiting = "while [ ! -e released ]; do sleep 0.05; done"
+    try:
+        result = await run_command(f"echo a; ({waiting}) &", cwd=project)
+    finally:
+        (project / "released").touch()
     assert result.status == "done"
     assert result.content == (
         "a\n[background processes still hold the output; later output is not shown]\n[exit code: 0]"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import mmap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -45,6 +45,7 @@ from steiner_tui.sessions.records import (
     UsageRecord,
     WarningRecord,
     decode_record,
+    decode_records,
 )
 from steiner_tui.sessions.request_values import (
     LoggedRecords,
@@ -407,17 +408,22 @@ def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
     line becomes a problem, the rest still applies."""
     state = LogState(stored=StoredTexts(texts))
     number = 0
-    # One line at a time (with its newline), never a copy of the whole log as separate lines.
-    for number, raw in enumerate(io.BytesIO(data), start=1):
-        try:
-            record = decode_record(raw)
-        except Exception as exc:
-            # Any failure (including RecursionError on absurd nesting) stays on its line.
-            state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
-            # A line that may have been a request record (its type is lost or says so).
-            known = raw.startswith(b'{"type":"') and not raw.startswith(b'{"type":"request"')
-            state.damaged_since_request |= not known
-            continue
+    decoded = decode_records(data)
+    # Else one line at a time (with its newline), never a copy of the log as separate lines.
+    items: Iterable[Any] = io.BytesIO(data) if decoded is None else decoded
+    for number, item in enumerate(items, start=1):
+        record: Record = item
+        if decoded is None:
+            raw: bytes = item
+            try:
+                record = decode_record(raw)
+            except Exception as exc:
+                # Any failure (including RecursionError on absurd nesting) stays on its line.
+                state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
+                # A line that may have been a request record (its type is lost or says so).
+                known = raw.startswith(b'{"type":"') and not raw.startswith(b'{"type":"request"')
+                state.damaged_since_request |= not known
+                continue
         try:
             _BY_TYPE.get(type(record), _apply)(state, record, number)
         except Exception as exc:

@@ -242,24 +242,27 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
+    active = state.active
+    messages = active.messages
     try:
-        message, driver = message_of_line(record, state.active.messages, state.texts, state.stored)
+        message, driver = message_of_line(record, messages, state.texts, state.stored)
     except LostText:
         # Held in its place while the log is read: a later generation record counts it.
         role = str(type(record).__struct_config__.tag)
         held = Message(role, "", turn=record.turn or 0)
         state.lost[id(held)] = held
-        state.active.messages.append(held)
-        state.active.drivers.append(None)
+        messages.append(held)
+        active.drivers.append(None)
         state.message_lines.append(line)
         raise
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
-    state.active.messages.append(message)
-    state.active.drivers.append(driver)
+    messages.append(message)
+    active.drivers.append(driver)
     state.message_lines.append(line)
-    state.partials.clear()
+    if state.partials:
+        state.partials.clear()
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import mmap
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -282,7 +282,8 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
     if record.usage and not tip.compaction:
         state.main_usage = (tip, record.usage_at or tip.time)
     state.last_time = record.usage_at or tip.time or state.last_time
-    state.partials.clear()
+    if state.partials:
+        state.partials.clear()
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
@@ -406,40 +407,57 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         state.last_time = record.at or state.last_time
 
 
+_BLOCK = 1 << 16
+"""Bytes of log decoded at once (then the lines up to the next newline): a block's records are
+made, applied and freed before the next block's, so the memory they take is reused."""
+
+
+def _blocks(data: bytes) -> Iterator[bytes]:
+    """``data`` in blocks of whole lines, of ``_BLOCK`` bytes and up to the next newline (the
+    last: whatever is left)."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + _BLOCK) + 1 or len(data)
+        yield data[start:end]
+        start = end
+
+
 def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
     """Parse a whole log (``texts``: its ``session.text``, ``text_file.map_texts``); each bad
     line becomes a problem, the rest still applies."""
     state = LogState(stored=StoredTexts(texts))
     number = 0
-    decoded = decode_records(data)
-    # Else one line at a time (with its newline), never a copy of the log as separate lines.
-    items: Iterable[Any] = io.BytesIO(data) if decoded is None else decoded
-    for number, item in enumerate(items, start=1):
-        record: Record = item
-        if decoded is None:
-            raw: bytes = item
+    for block in _blocks(data):
+        decoded = decode_records(block)
+        # Else one line at a time (with its newline), never a copy of a block as separate lines.
+        items: Iterable[Any] = io.BytesIO(block) if decoded is None else decoded
+        for item in items:
+            number += 1
+            record: Record = item
+            if decoded is None:
+                raw: bytes = item
+                try:
+                    record = decode_record(raw)
+                except Exception as exc:
+                    # Any failure (including RecursionError on absurd nesting) stays on its line.
+                    state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
+                    # A line that may have been a request record (its type is lost or says so).
+                    known = raw.startswith(b'{"type":"')
+                    state.damaged_since_request |= not known or raw.startswith(b'{"type":"request"')
+                    continue
             try:
-                record = decode_record(raw)
+                _BY_TYPE.get(type(record), _apply)(state, record, number)
             except Exception as exc:
-                # Any failure (including RecursionError on absurd nesting) stays on its line.
-                state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
-                # A line that may have been a request record (its type is lost or says so).
-                known = raw.startswith(b'{"type":"') and not raw.startswith(b'{"type":"request"')
-                state.damaged_since_request |= not known
+                text = str(exc) if isinstance(exc, ValueError) else repr(exc)
+                tag = type(record).__struct_config__.tag
+                if isinstance(exc, LostText):
+                    text = f"the {tag} record was lost: {text}"
+                elif not text.startswith("malformed"):
+                    text = f"malformed {tag} record: {text}"
+                state.problem(number, text)
+                state.damaged_since_request |= isinstance(record, RequestEntry)
                 continue
-        try:
-            _BY_TYPE.get(type(record), _apply)(state, record, number)
-        except Exception as exc:
-            text = str(exc) if isinstance(exc, ValueError) else repr(exc)
-            tag = type(record).__struct_config__.tag
-            if isinstance(exc, LostText):
-                text = f"the {tag} record was lost: {text}"
-            elif not text.startswith("malformed"):
-                text = f"malformed {tag} record: {text}"
-            state.problem(number, text)
-            state.damaged_since_request |= isinstance(record, RequestEntry)
-            continue
-        state.records += 1
+            state.records += 1
     if state.main_usage is not None:
         (head, at), header = state.main_usage, state.header
         key = header.prompt_cache_key if header is not None else ""

@@ -8,11 +8,13 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.messages import ToolCall
+from steiner_tui.sessions import log_parse
 from steiner_tui.sessions.loader import LOST_TOOL_CALL_NOTE, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
 from steiner_tui.sessions.records import LINE_OF_ROLE, decode_record, decode_records
@@ -170,6 +172,30 @@ def test_a_log_decoded_at_once_keeps_each_record_on_its_line() -> None:
     assert decode_records(b"\n".join(shifted) + b"\n") is None
     state = parse_log_bytes(b"\n".join(shifted) + b"\n")
     assert {p.line_number for p in state.problems} >= {1, 2, 3}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(st.integers(0, len(SAMPLE_LINES) - 1), _corruption, max_size=3),
+    st.integers(1, 400),
+)
+def test_a_log_read_in_blocks_reads_as_one_block(
+    corruptions: dict[int, tuple[str, object]], block: int
+) -> None:
+    """Blocks of whole lines, each decoded at once or (one with a bad line) a line at a time,
+    number the lines and apply the records as the whole log in one block does."""
+    lines = list(SAMPLE_LINES)
+    for index, how in corruptions.items():
+        lines[index] = _corrupt(lines[index], how)
+    data = b"\n".join(lines) + b"\n"
+    whole = parse_log_bytes(data, SAMPLE_TEXTS)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(log_parse, "_BLOCK", block)
+        blocks = parse_log_bytes(data, SAMPLE_TEXTS)
+    assert blocks.problems == whole.problems
+    assert blocks.active.messages == whole.active.messages
+    assert blocks.message_lines == whole.message_lines
+    assert blocks.records == whole.records
 
 
 def test_deeply_nested_json_is_a_problem_not_a_crash() -> None:

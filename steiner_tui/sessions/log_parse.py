@@ -1,9 +1,11 @@
 """Parse ``session.jsonl`` line by line into a ``LogState``; never raise for content.
 
-Each line is decoded whole, then applied inside its own ``try``: any failure becomes a
-``LogProblem`` for that line and changes nothing. Parsing is linear in the log: messages grow in
-a list, and a request record keeps only its new hashes (``RequestRecord.message_hashes``);
-request records are read whole only when asked for (``request_values.LoggedRecords``).
+Each line is decoded whole (a block of lines in one call when each of them is one valid record,
+``records.decode_records``; else a line at a time), then applied inside its own ``try``: any
+failure becomes a ``LogProblem`` for that line and changes nothing. Parsing is linear in the
+log: messages grow in a list, and a request record keeps only its new hashes
+(``RequestRecord.message_hashes``); request records are read whole only when asked for
+(``request_values.LoggedRecords``).
 """
 
 from __future__ import annotations

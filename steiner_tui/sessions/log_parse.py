@@ -1,9 +1,11 @@
 """Parse ``session.jsonl`` line by line into a ``LogState``; never raise for content.
 
-Each line is decoded whole, then applied inside its own ``try``: any failure becomes a
-``LogProblem`` for that line and changes nothing. Parsing is linear in the log: messages grow in
-a list, and a request record keeps only its new hashes (``RequestRecord.message_hashes``);
-request records are read whole only when asked for (``request_values.LoggedRecords``).
+Each line is decoded whole (a block of lines in one call when each of them is one valid record,
+``records.decode_records``; else a line at a time), then applied inside its own ``try``: any
+failure becomes a ``LogProblem`` for that line and changes nothing. Parsing is linear in the
+log: messages grow in a list, and a request record keeps only its new hashes
+(``RequestRecord.message_hashes``); request records are read whole only when asked for
+(``request_values.LoggedRecords``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import mmap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -45,6 +47,7 @@ from steiner_tui.sessions.records import (
     UsageRecord,
     WarningRecord,
     decode_record,
+    decode_records,
 )
 from steiner_tui.sessions.request_values import (
     LoggedRecords,
@@ -241,24 +244,27 @@ def _check_gen(state: LogState, gen: int | None, line: int) -> None:
 
 
 def _message_line(state: LogState, record: MessageLine, line: int) -> None:
+    active = state.active
+    messages = active.messages
     try:
-        message, driver = message_of_line(record, state.active.messages, state.texts, state.stored)
+        message, driver = message_of_line(record, messages, state.texts, state.stored)
     except LostText:
         # Held in its place while the log is read: a later generation record counts it.
         role = str(type(record).__struct_config__.tag)
         held = Message(role, "", turn=record.turn or 0)
         state.lost[id(held)] = held
-        state.active.messages.append(held)
-        state.active.drivers.append(None)
+        messages.append(held)
+        active.drivers.append(None)
         state.message_lines.append(line)
         raise
     if record.status and message.role == "tool":
         state.tool_statuses[message.tool_call_id] = record.status
     state.since_request.append(message)
-    state.active.messages.append(message)
-    state.active.drivers.append(driver)
+    messages.append(message)
+    active.drivers.append(driver)
     state.message_lines.append(line)
-    state.partials.clear()
+    if state.partials:
+        state.partials.clear()
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
@@ -278,7 +284,8 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
     if record.usage and not tip.compaction:
         state.main_usage = (tip, record.usage_at or tip.time)
     state.last_time = record.usage_at or tip.time or state.last_time
-    state.partials.clear()
+    if state.partials:
+        state.partials.clear()
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:
@@ -402,35 +409,57 @@ def _apply(state: LogState, record: Record, line: int) -> None:
         state.last_time = record.at or state.last_time
 
 
+_BLOCK = 1 << 16
+"""Bytes of log decoded at once (then the lines up to the next newline): a block's records are
+made, applied and freed before the next block's, so the memory they take is reused."""
+
+
+def _blocks(data: bytes) -> Iterator[bytes]:
+    """``data`` in blocks of whole lines, of ``_BLOCK`` bytes and up to the next newline (the
+    last: whatever is left)."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + _BLOCK) + 1 or len(data)
+        yield data[start:end]
+        start = end
+
+
 def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
     """Parse a whole log (``texts``: its ``session.text``, ``text_file.map_texts``); each bad
     line becomes a problem, the rest still applies."""
     state = LogState(stored=StoredTexts(texts))
     number = 0
-    # One line at a time (with its newline), never a copy of the whole log as separate lines.
-    for number, raw in enumerate(io.BytesIO(data), start=1):
-        try:
-            record = decode_record(raw)
-        except Exception as exc:
-            # Any failure (including RecursionError on absurd nesting) stays on its line.
-            state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
-            # A line that may have been a request record (its type is lost or says so).
-            known = raw.startswith(b'{"type":"') and not raw.startswith(b'{"type":"request"')
-            state.damaged_since_request |= not known
-            continue
-        try:
-            _BY_TYPE.get(type(record), _apply)(state, record, number)
-        except Exception as exc:
-            text = str(exc) if isinstance(exc, ValueError) else repr(exc)
-            tag = type(record).__struct_config__.tag
-            if isinstance(exc, LostText):
-                text = f"the {tag} record was lost: {text}"
-            elif not text.startswith("malformed"):
-                text = f"malformed {tag} record: {text}"
-            state.problem(number, text)
-            state.damaged_since_request |= isinstance(record, RequestEntry)
-            continue
-        state.records += 1
+    for block in _blocks(data):
+        decoded = decode_records(block)
+        # Else one line at a time (with its newline), never a copy of a block as separate lines.
+        items: Iterable[Any] = io.BytesIO(block) if decoded is None else decoded
+        for item in items:
+            number += 1
+            record: Record = item
+            if decoded is None:
+                raw: bytes = item
+                try:
+                    record = decode_record(raw)
+                except Exception as exc:
+                    # Any failure (including RecursionError on absurd nesting) stays on its line.
+                    state.problem(number, str(exc) if isinstance(exc, ValueError) else repr(exc))
+                    # A line that may have been a request record (its type is lost or says so).
+                    known = raw.startswith(b'{"type":"')
+                    state.damaged_since_request |= not known or raw.startswith(b'{"type":"request"')
+                    continue
+            try:
+                _BY_TYPE.get(type(record), _apply)(state, record, number)
+            except Exception as exc:
+                text = str(exc) if isinstance(exc, ValueError) else repr(exc)
+                tag = type(record).__struct_config__.tag
+                if isinstance(exc, LostText):
+                    text = f"the {tag} record was lost: {text}"
+                elif not text.startswith("malformed"):
+                    text = f"malformed {tag} record: {text}"
+                state.problem(number, text)
+                state.damaged_since_request |= isinstance(record, RequestEntry)
+                continue
+            state.records += 1
     if state.main_usage is not None:
         (head, at), header = state.main_usage, state.header
         key = header.prompt_cache_key if header is not None else ""

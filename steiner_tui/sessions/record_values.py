@@ -125,22 +125,24 @@ def message_of_line(
         LostText: its text is not in ``stored``.
     """
     role = _ROLE_OF_LINE[type(line)]
-    content = line.content
+    content, text, crc = line.content, line.text, line.crc
     utf8: bytes | memoryview | None = None
-    checked = line.crc is not None
-    if checked != bool(line.digest) or (checked and line.text is None):
-        raise ValueError("a digest and a crc come together, with a text")
-    if len(line.json) or line.text is not None:
-        if content or (len(line.json) and line.text is not None):
+    if crc is not None or line.digest:  # a text with its message's digest and CRC-32
+        if crc is None or not line.digest or text is None:
+            raise ValueError("a digest and a crc come together, with a text")
+        if content or len(line.json):
             raise ValueError("more than one of content, json and text")
-        if line.text is not None and line.crc is not None:
-            content = _checked_text(line.digest, line.text, line.crc, stored)
-        elif line.text is not None:
-            content, utf8 = (stored or StoredTexts()).read_utf8(line.text)
-        else:
-            content, utf8 = str(line.json, "utf-8"), memoryview(line.json)
-    if texts is not None and not checked:
-        content = texts.setdefault(content, content)
+        content, size = _checked_text(line.digest, text, crc, stored), text[1]
+    else:
+        if text is not None or len(line.json):
+            if content or (text is not None and len(line.json)):
+                raise ValueError("more than one of content, json and text")
+            if text is not None:
+                content, utf8 = (stored or StoredTexts()).read_utf8(text)
+            else:
+                content, utf8 = str(line.json, "utf-8"), memoryview(line.json)
+        if texts is not None:
+            content = texts.setdefault(content, content)
     turn = line.turn
     if turn is None:
         turn = messages[-1].turn if messages and role != "user" else 0
@@ -156,8 +158,8 @@ def message_of_line(
         incomplete=line.incomplete,
         turn=turn,
     )
-    if checked and line.text is not None:
-        message.take_digest(line.digest, line.text[1])
+    if crc is not None:
+        message.take_digest(line.digest, size)
     elif utf8 is not None:  # hashed from the bytes read: not encoded again
         message.digest_from(utf8)
     driver = line.driver

@@ -8,14 +8,16 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.messages import ToolCall
+from steiner_tui.sessions import log_parse
 from steiner_tui.sessions.loader import LOST_TOOL_CALL_NOTE, load_session
 from steiner_tui.sessions.log_parse import parse_log_bytes
-from steiner_tui.sessions.records import LINE_OF_ROLE
+from steiner_tui.sessions.records import LINE_OF_ROLE, decode_record, decode_records
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import open_test_session
@@ -122,6 +124,78 @@ def test_json_values_of_any_shape_never_raise(values: list[object]) -> None:
     data = SAMPLE_LINES[0] + b"\n" + b"".join(json.dumps(v).encode() + b"\n" for v in values)
     state = parse_log_bytes(data)
     assert all(p.line_number >= 2 for p in state.problems)
+
+
+_splice = st.tuples(
+    st.sampled_from(["split", "join", "blank", "space", "two"]), st.integers(0, 10**6)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_splice, max_size=4))
+def test_a_log_decoded_at_once_reads_as_each_line_on_its_own(
+    splices: list[tuple[str, int]],
+) -> None:
+    """``decode_records`` (one call for the whole log) gives the records a call a line gives,
+    or None: a record cut over two lines, two on one line or two lines joined, a blank line,
+    spaces after a record never shift a record to another line number."""
+    lines = list(SAMPLE_LINES)
+    for kind, at in splices:
+        index = at % len(lines)
+        line = lines[index]
+        if kind == "split":
+            cut = at % (len(line) + 1)
+            lines[index : index + 1] = [line[:cut], line[cut:]]
+        elif kind == "join" and index + 1 < len(lines):
+            lines[index : index + 2] = [line + lines[index + 1]]
+        elif kind == "blank":
+            lines.insert(index, b"")
+        elif kind == "space":
+            lines[index] = line + b" "
+        elif kind == "two":
+            lines[index] = line + b" " + line
+    records = decode_records(b"\n".join(lines) + b"\n")
+    if records is not None:
+        assert records == [decode_record(line) for line in lines]
+
+
+def test_a_log_decoded_at_once_keeps_each_record_on_its_line() -> None:
+    """As many values as lines is not enough: one line holding two records and one record
+    over two lines make the count, and the log is read a line at a time."""
+    header, message = SAMPLE_LINES[0], SAMPLE_LINES[1]
+    assert decode_records(header + b"\n" + message + b"\n") == [
+        decode_record(header),
+        decode_record(message),
+    ]
+    cut = message.index(b",") + 1
+    shifted = [header + b" " + message, message[:cut], message[cut:]]
+    assert decode_records(b"\n".join(shifted) + b"\n") is None
+    state = parse_log_bytes(b"\n".join(shifted) + b"\n")
+    assert {p.line_number for p in state.problems} >= {1, 2, 3}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(st.integers(0, len(SAMPLE_LINES) - 1), _corruption, max_size=3),
+    st.integers(1, 400),
+)
+def test_a_log_read_in_blocks_reads_as_one_block(
+    corruptions: dict[int, tuple[str, object]], block: int
+) -> None:
+    """Blocks of whole lines, each decoded at once or (one with a bad line) a line at a time,
+    number the lines and apply the records as the whole log in one block does."""
+    lines = list(SAMPLE_LINES)
+    for index, how in corruptions.items():
+        lines[index] = _corrupt(lines[index], how)
+    data = b"\n".join(lines) + b"\n"
+    whole = parse_log_bytes(data, SAMPLE_TEXTS)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(log_parse, "_BLOCK", block)
+        blocks = parse_log_bytes(data, SAMPLE_TEXTS)
+    assert blocks.problems == whole.problems
+    assert blocks.active.messages == whole.active.messages
+    assert blocks.message_lines == whole.message_lines
+    assert blocks.records == whole.records
 
 
 def test_deeply_nested_json_is_a_problem_not_a_crash() -> None:

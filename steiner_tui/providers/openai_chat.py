@@ -161,6 +161,8 @@ def _delta_events(delta: ChoiceDelta, tools: dict[int, ToolCallBuffer]) -> list[
     if isinstance(reasoning, str) and reasoning:
         out.append(StreamReasoning(reasoning))
     if delta.content:
+        if not isinstance(delta.content, str):  # said by ``malformed_event``: what it is
+            raise TypeError("content is not text")
         out.append(StreamText(delta.content))
     for call in delta.tool_calls or ():
         buffer = tools.setdefault(call.index, ToolCallBuffer())

@@ -33,7 +33,13 @@ from steiner_tui.engine.provider import (
     ProviderEvent,
     StreamNotice,
 )
-from steiner_tui.providers.errors import CallContext, dropped_error, map_error, with_remedies
+from steiner_tui.providers.errors import (
+    CallContext,
+    dropped_error,
+    malformed_event,
+    map_error,
+    with_remedies,
+)
 from steiner_tui.providers.retry_wait import retry_wait_hook, send_saying_waits
 from steiner_tui.providers.streaming import LoopClient
 
@@ -243,7 +249,4 @@ def _read(reader: StreamReader[EventT], event: EventT, call: CallContext) -> lis
     try:
         return list(reader.read(event))
     except _MALFORMED as exc:
-        kind = getattr(event, "type", type(event).__name__)
-        raise ProviderError(
-            "protocol", f"{call.label}: malformed {kind} event in the stream: {exc}"
-        ) from exc
+        raise malformed_event(call, event, exc) from exc

@@ -242,6 +242,31 @@ async def test_malformed_sse_data_is_a_protocol_error(chat: Any) -> None:
     assert error.kind == "protocol"
 
 
+@pytest.mark.parametrize(
+    ("choice", "wrong"),
+    [
+        ({"index": 0, "delta": None}, "choices[0].delta is null where an object belongs"),
+        ({"index": 0, "delta": {"content": 7}}, "choices[0].delta.content is 7 where a string"),
+    ],
+)
+async def test_a_malformed_chunk_says_what_is_wrong_in_it(
+    chat: Any, choice: dict[str, Any], wrong: str
+) -> None:
+    """A chunk whose delta was null said "malformed ChatCompletionChunk event in the stream:
+    'NoneType' object has no attribute 'content'"; a number for content went on as text."""
+    kind = "chat.completion.chunk"
+    bad = sse_data({"id": "c", "object": kind, "created": 1, "model": "m", "choices": [choice]})
+    with LoopbackServer(sse_reply([chunk({"content": "so far"}), bad, DONE])) as server:
+        events, error = await collect(chat(server).stream(REQUEST))
+    assert events == [StreamText("so far")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "protocol"
+    assert error.message.startswith(
+        "openai/gpt-4o: the server sent a malformed chat.completion.chunk (stream event 2): "
+        + wrong
+    )
+
+
 async def test_unreachable_server_is_a_connection_error(chat: Any) -> None:
     server = LoopbackServer()
     server.stop()

@@ -410,6 +410,26 @@ async def test_an_event_missing_a_required_field_is_a_protocol_error(
         await resumes(sessions, wire, session, server)
 
 
+async def test_bytes_that_are_not_utf8_are_shown_as_replacement_and_said(
+    wire: Wire, sessions: Sessions
+) -> None:
+    """The SDKs decode each event line as strict UTF-8: one byte of Latin-1 in a delta ended
+    the reply with "malformed data in the event stream after 2 events: 'utf-8' codec can't
+    decode byte 0xe9 in position 195: invalid continuation byte". The reply goes on, the byte
+    shown as U+FFFD, and a warning says which bytes they were."""
+    parts = [part.replace(b"caf\\u00e9", b"caf\xe9") for part in wire.text_reply("café", " ok")]
+    with LoopbackServer(Reply(parts=parts), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert (result.status, result.reply) == ("done", "caf\ufffd ok")
+        assert session.errors == []
+        [said] = [e for e in session.events(WarningEvent) if e.code == "provider_bytes"]
+        assert said.message == (
+            f"{wire.label}: the server sent bytes that are not UTF-8 in the reply (0xE9): each "
+            "is shown as \ufffd"
+        )
+        await resumes(sessions, wire, session, server)
+
+
 async def test_invalid_tool_call_json_goes_back_to_the_model(
     wire: Wire, sessions: Sessions
 ) -> None:

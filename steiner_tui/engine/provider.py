@@ -223,7 +223,7 @@ def usage_problem(usage: StreamUsage) -> str:
 
 class StreamNotice(ProviderEvent, frozen=True):
     """Something the person should know about the call: a server's retry delay
-    (``provider_wait``), bytes of the reply that were not UTF-8 (``provider_bytes``)."""
+    (``provider_wait``), bytes of the reply that were not UTF-8 (``reply_bytes_replaced``)."""
 
     kind: ClassVar[str] = "notice"
     text: str

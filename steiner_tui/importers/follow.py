@@ -248,9 +248,9 @@ class TranscriptFollower:
         line is skipped, or kept with its bad bytes replaced, and the lines after it are read)."""
         problems = self.session.problems[self._said :] if self.session is not None else ()
         self._said += len(problems)
+        after = ", the lines after it are read"
         return [
-            f"line {p.line} of {self.path.name}: {p.message}; {p.outcome}, the lines after it "
-            "are read"
+            f"line {p.line} of {self.path.name}: {p.message}; {p.outcome}{'' if p.kept else after}"
             for p in problems
         ]
 

@@ -241,7 +241,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
                         yield out
                     if watch is not None and watch.not_utf8 and not said_bytes:
                         said_bytes = True
-                        yield StreamNotice(f"{call.label}: {watch.said()}", "provider_bytes")
+                        yield StreamNotice(f"{call.label}: {watch.said()}", "reply_bytes_replaced")
             finally:
                 await events.close()
         except Exception as exc:

@@ -80,7 +80,7 @@ KEPT_WARNINGS = frozenset(
         "reply_limit",
         "session_log_restored",
         "provider_wait",
-        "provider_bytes",
+        "reply_bytes_replaced",
     }
 )
 """Engine warnings that stay in the conversation as well as in a toast, and that a resumed

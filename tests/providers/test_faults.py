@@ -422,7 +422,7 @@ async def test_bytes_that_are_not_utf8_are_shown_as_replacement_and_said(
         session, result = await turn(sessions, wire, server)
         assert (result.status, result.reply) == ("done", "caf\ufffd ok")
         assert session.errors == []
-        [said] = [e for e in session.events(WarningEvent) if e.code == "provider_bytes"]
+        [said] = [e for e in session.events(WarningEvent) if e.code == "reply_bytes_replaced"]
         assert said.message == (
             f"{wire.label}: the server sent bytes that are not UTF-8 in the reply (0xE9): each "
             "is shown as \ufffd"

@@ -432,10 +432,18 @@ def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> Provide
         return _connection_error(call, exc, httpx2)
     if isinstance(exc, sdk.APIError):
         return stream_error(call, exc.body if exc.body is not None else exc.message)
-    if isinstance(exc, json.JSONDecodeError | httpx2.DecodingError | UnicodeDecodeError):
+    if isinstance(exc, json.JSONDecodeError):  # an event's data is one line: no line number
+        at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
         return ProviderError(
             "protocol",
-            f"{call.label}: malformed data in the event stream after {_events(call.events)}: {exc}",
+            f"{call.label}: the server sent stream data that is not JSON after "
+            f"{_events(call.events)}: {exc.msg}{at} column {exc.colno}",
+        )
+    if isinstance(exc, httpx2.DecodingError | UnicodeDecodeError):
+        return ProviderError(
+            "protocol",
+            f"{call.label}: the server sent stream data that cannot be decoded after "
+            f"{_events(call.events)}: {exc}",
         )
     return None
 

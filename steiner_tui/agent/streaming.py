@@ -66,7 +66,7 @@ class StreamCollector(msgspec.Struct):
         elif isinstance(event, StreamDone):
             self.done = event
         elif isinstance(event, StreamNotice) and self.sink is not None:
-            self.sink.emit(WarningEvent("provider_wait", event.text))
+            self.sink.emit(WarningEvent(event.code, event.text))
 
     async def consume(self, stream: AsyncIterator[ProviderEvent]) -> None:
         """Read ``stream`` to its end. Errors and cancellation propagate; parts stay here."""

@@ -96,7 +96,7 @@ def _print(
         kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(session.unknown_records.items()))
         console.print(Text(printable(f"{indent}  unknown record types (skipped): {kinds}")))
     for problem in session.problems:
-        console.print(Text(printable(f"{indent}  line {problem.line}: {problem.message}")))
+        console.print(Text(printable(f"{indent}  {problem.said()}")))
     for warning in session.warnings:
         console.print(Text(printable(f"{indent}  {warning}")))
     for agent in session.subagents:

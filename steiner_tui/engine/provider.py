@@ -222,10 +222,13 @@ def usage_problem(usage: StreamUsage) -> str:
 
 
 class StreamNotice(ProviderEvent, frozen=True):
-    """Something the person should know while the call waits (a server's retry delay)."""
+    """Something the person should know about the call: a server's retry delay
+    (``provider_wait``), bytes of the reply that were not UTF-8 (``reply_bytes_replaced``)."""
 
     kind: ClassVar[str] = "notice"
     text: str
+    code: str = "provider_wait"
+    """The warning's code (``WarningEvent.code``)."""
 
 
 class StreamDone(ProviderEvent, frozen=True):

@@ -244,12 +244,13 @@ class TranscriptFollower:
         self.grown_at = self._clock()
 
     def skipped_lines(self) -> list[str]:
-        """What to say of each unreadable line read since the last call, once (a damaged line is
-        skipped and the lines after it are read)."""
+        """What to say of each line with a problem read since the last call, once (a damaged
+        line is skipped, or kept with its bad bytes replaced, and the lines after it are read)."""
         problems = self.session.problems[self._said :] if self.session is not None else ()
         self._said += len(problems)
+        after = ", the lines after it are read"
         return [
-            f"line {p.line} of {self.path.name}: {p.message}; skipped, the lines after it are read"
+            f"line {p.line} of {self.path.name}: {p.message}; {p.outcome}{'' if p.kept else after}"
             for p in problems
         ]
 

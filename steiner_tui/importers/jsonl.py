@@ -3,7 +3,8 @@
 A transcript is opened without waiting and read only if it is a regular file: a named pipe
 called ``*.jsonl`` blocked an import for ever, a link to ``/dev/zero`` read zeros until memory
 ran out. A line over ``MAX_LINE_CHARS`` is skipped (read past in pieces, never held whole), and
-a value Python cannot read (a number over its 4300 digits) is that line's problem.
+a value Python cannot read (a number over its 4300 digits) is that line's problem. Bytes that
+are not UTF-8 do not cost the line: it is read with U+FFFD for each, and reported as kept.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +21,7 @@ from typing import IO, Any
 
 from steiner_tui.errors import CaptureError
 from steiner_tui.importers.model import LineProblem
+from steiner_tui.units import counted
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -34,6 +37,9 @@ __all__ = [
 MAX_LINE_CHARS = 64 * 1024 * 1024
 """The longest line read (Claude Code's longest, a tool result with images, are a few MB)."""
 _SKIP_PIECE = 1024 * 1024
+_NOT_UTF8 = re.compile("[\udc80-\udcff]+")
+"""Bytes that are not UTF-8, as ``surrogateescape`` decodes them (one character each)."""
+_NOT_UTF8_LISTED = 3
 
 
 class NotATranscriptFile(CaptureError, OSError):
@@ -41,7 +47,8 @@ class NotATranscriptFile(CaptureError, OSError):
 
 
 def open_transcript(path: Path) -> io.TextIOWrapper:
-    """``path`` opened as UTF-8 text (bad bytes replaced), never waiting on a pipe.
+    """``path`` opened as UTF-8 text, never waiting on a pipe. Bytes that are not UTF-8 are
+    read as ``surrogateescape`` characters (``read_records`` reports and replaces them).
 
     Raises:
         NotATranscriptFile: not a regular file.
@@ -64,7 +71,7 @@ def open_transcript(path: Path) -> io.TextIOWrapper:
     except BaseException:
         os.close(fd)
         raise
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape")
 
 
 def read_lines(handle: IO[str], problems: list[LineProblem]) -> Iterator[tuple[int, str]]:
@@ -75,9 +82,7 @@ def read_lines(handle: IO[str], problems: list[LineProblem]) -> Iterator[tuple[i
         if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
             while (rest := handle.readline(_SKIP_PIECE)) and not rest.endswith("\n"):
                 pass
-            problems.append(
-                LineProblem(number, f"longer than {MAX_LINE_CHARS:,} characters: skipped")
-            )
+            problems.append(LineProblem(number, f"longer than {MAX_LINE_CHARS:,} characters"))
             continue
         yield number, line
 
@@ -91,18 +96,22 @@ def _numbered_lines(
             return
         data = bytes(handle.buffer.read(end))
     # A followed file's complete lines, through the same line cap as a whole file's.
-    yield from read_lines(io.TextIOWrapper(io.BytesIO(data), "utf-8", "replace"), problems)
+    yield from read_lines(io.TextIOWrapper(io.BytesIO(data), "utf-8", "surrogateescape"), problems)
 
 
 def read_records(
     path: Path, problems: list[LineProblem], end: int | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each line's JSON object with its number (from 1); blank lines are skipped, and a line
-    that is not a JSON object is added to ``problems`` and skipped (never fatal). ``end``
-    reads only the file's first ``end`` bytes (a followed file's complete lines)."""
+    that is not a JSON object is added to ``problems`` and skipped (never fatal); a line with
+    bytes that are not UTF-8 is read with U+FFFD for each and added as kept. ``end`` reads
+    only the file's first ``end`` bytes (a followed file's complete lines)."""
     for number, line in _numbered_lines(path, problems, end):
         if not line.strip():
             continue
+        bad = "" if line.isascii() or not _NOT_UTF8.search(line) else _not_utf8(line)
+        if bad:
+            line = _NOT_UTF8.sub(lambda run: "\ufffd" * len(run.group()), line)
         try:
             # Without its newline: a line cut short is "at column 46", not at line 2's first.
             record = json.loads(line.rstrip("\n"))
@@ -120,7 +129,24 @@ def read_records(
         if not isinstance(record, dict):
             problems.append(LineProblem(number, "not a JSON object"))
             continue
+        if bad:  # read: said as kept (a line skipped for another reason is said as skipped)
+            problems.append(LineProblem(number, bad, kept=True))
         yield number, record
+
+
+def _not_utf8(line: str) -> str:
+    """``2 bytes that are not UTF-8: 0xE9 at column 39, 0xFF at column 41``."""
+    runs = list(_NOT_UTF8.finditer(line))
+    listed = [
+        " ".join(f"0x{ord(c) - 0xDC00:02X}" for c in run.group()) + f" at column {run.start() + 1}"
+        for run in runs[:_NOT_UTF8_LISTED]
+    ]
+    if len(runs) > _NOT_UTF8_LISTED:
+        listed.append(f"{len(runs) - _NOT_UTF8_LISTED} more")
+    bad = sum(len(run.group()) for run in runs)
+    return f"{counted(bad, 'byte')} that {'is' if bad == 1 else 'are'} not UTF-8: " + ", ".join(
+        listed
+    )
 
 
 def read_each(

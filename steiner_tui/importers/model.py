@@ -112,13 +112,24 @@ class CostRow(msgspec.Struct, frozen=True):
 
 
 class LineProblem(msgspec.Struct, frozen=True):
-    """A line that could not be read, by its number (from 1)."""
+    """A line with a problem, by its number (from 1): skipped, or kept with bytes replaced."""
 
     line: int
     message: str
+    kept: bool = False
+    """The line was read, its bytes that are not UTF-8 each shown as U+FFFD (else skipped)."""
+
+    @property
+    def outcome(self) -> str:
+        """What became of the line: ``skipped``, or ``kept, each bad byte shown as �``."""
+        return "kept, each bad byte shown as \ufffd" if self.kept else "skipped"
+
+    def said(self) -> str:
+        """``line 5: not JSON: … (skipped)``."""
+        return f"line {self.line}: {self.message} ({self.outcome})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message}
+        return {"line": self.line, "message": self.message, "kept": self.kept}
 
 
 class ImportedSession(msgspec.Struct, frozen=True):

@@ -109,6 +109,7 @@ class _MessageReader:
     """Reads one message's typed raw events."""
 
     terminal = "message_stop"
+    done_ends = False
 
     def __init__(self, on_message_id: Callable[[str], None] | None = None) -> None:
         self.on_message_id = on_message_id

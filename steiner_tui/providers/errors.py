@@ -6,8 +6,8 @@ inside a stream), and both stream over ``httpx2``, whose transport errors can es
 a stream has started. ``map_error`` takes the SDK module so this file never imports an SDK itself.
 
 The SDK alone cannot say how far a call got, so the caller passes a ``CallContext``: the same
-transport error is "could not connect" before the response's headers arrived and "dropped
-mid-stream" after them; a read timeout is "no response" before and "the stream stalled" after.
+transport error is "could not connect" before the response's headers arrived and "cut
+mid-reply" after them; a read timeout is "no response" before and "the stream stalled" after.
 
 Kinds: 401/403 ``auth``; 429 ``rate_limit`` (``retry_after`` from ``retry-after-ms`` or
 ``retry-after``); 408 and timeouts ``timeout``; 5xx/529 ``server``; transport failures
@@ -42,6 +42,7 @@ __all__ = [
     "CallContext",
     "classify_api_message",
     "dropped_error",
+    "malformed_event",
     "map_error",
     "parse_retry_after",
     "retries_made",
@@ -65,6 +66,8 @@ _IMAGE_MARKERS = ("image",)
 _LOADING = "the server is still loading the model"
 _BODY_LIMIT = 300
 """Characters of an error body that is not JSON kept in the message."""
+_VALUE_LIMIT = 60
+"""Characters of a malformed event's value quoted in the message."""
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _RETRIED_STATUSES = frozenset({408, 409, 429})
 _RETRY_COUNT_HEADER = "x-stainless-retry-count"
@@ -208,9 +211,67 @@ def dropped_error(call: CallContext, terminal: str) -> ProviderError:
     """The stream ended cleanly at the transport level, but before its ``terminal`` event."""
     return ProviderError(
         "connection",
-        f"{call.label}: the connection was dropped mid-stream: the stream ended after "
+        f"{call.label}: the connection was cut mid-reply: the stream ended after "
         f"{_events(call.events)} without {terminal}",
     )
+
+
+def malformed_event(call: CallContext, event: object, exc: Exception) -> ProviderError:
+    """A stream event the reader could not use (``exc``), said by what is wrong in it.
+
+    The SDKs build events without checking them, so a field sent as ``null`` or left out
+    surfaces as Python's words ("'NoneType' object has no attribute 'content'"); checking the
+    event against its own type (pydantic, as the SDK declares it) names the field instead.
+    """
+    kind = getattr(event, "type", None) or getattr(event, "object", None) or "event"
+    what = _what_is_wrong(event) or f"it could not be read ({exc})"
+    return ProviderError(
+        "protocol",
+        f"{call.label}: the server sent a malformed {kind} (stream event {call.events}): {what}",
+    )
+
+
+_EXPECTED = {
+    "model_type": "an object",
+    "dict_type": "an object",
+    "model_attributes_type": "an object",
+    "list_type": "a list",
+    "string_type": "a string",
+    "int_type": "a number",
+    "int_parsing": "a number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+}
+"""What belongs where pydantic found a value of another type (by its error type)."""
+
+
+def _what_is_wrong(event: Any) -> str:
+    """``choices[0].delta is null where an object belongs``; "" when the event checks out (or
+    is not an SDK model). Literal values the SDK does not know (a finish_reason of its own)
+    are passed over: they never stop a reader."""
+    try:
+        type(event).model_validate(event.to_dict(warnings=False))
+    except AttributeError:
+        return ""
+    except ValueError as invalid:  # pydantic's ValidationError
+        errors: list[dict[str, Any]] = getattr(invalid, "errors", list)()
+        for error in errors:
+            if error["type"] in ("literal_error", "enum"):
+                continue
+            path = "".join(
+                f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
+            ).lstrip(".")
+            value = error.get("input")
+            if error["type"] == "missing":
+                return f"{path} is missing"
+            expected = _EXPECTED.get(error["type"])
+            if expected is None:
+                return f"{path}: {error['msg']}"
+            shown = json.dumps(value, default=str)
+            shown = shown if len(shown) <= _VALUE_LIMIT else shown[:_VALUE_LIMIT] + "…"
+            return f"{path} is {shown} where {expected} belongs"
+    return ""
 
 
 def _events(count: int) -> str:
@@ -278,10 +339,19 @@ def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:
     )
 
 
+_PLAIN_CAUSES = {
+    "peer closed connection without sending complete message body": (
+        "the server closed it before the reply was complete"
+    ),
+}
+"""The HTTP library's words for a failure (by how they start) -> the same in plain words."""
+
+
 def _cause(exc: BaseException) -> str:
     """What failed, in words: the system's for an OS error down the chain of causes, where
-    httpx says "All connection attempts failed" over a refusal or nothing over a reset; else
-    the first words in the chain."""
+    httpx says "All connection attempts failed" over a refusal or nothing over a reset; plain
+    words for a body cut short (h11's "peer closed connection without sending complete
+    message body (incomplete chunked read)"); else the first words in the chain."""
     chain: list[BaseException] = []
     cause: BaseException | None = exc.__cause__ or exc
     while cause is not None and len(chain) < 8:  # a chain of causes may loop
@@ -290,7 +360,8 @@ def _cause(exc: BaseException) -> str:
     for cause in reversed(chain):
         if isinstance(cause, OSError) and cause.errno and cause.errno > 0:
             return os.strerror(cause.errno)  # a resolver's errors are negative: its own words
-    return next((str(cause) for cause in chain if str(cause)), type(chain[0]).__name__)
+    said = next((str(cause) for cause in chain if str(cause)), type(chain[0]).__name__)
+    return next((plain for start, plain in _PLAIN_CAUSES.items() if said.startswith(start)), said)
 
 
 def _timeout_error(call: CallContext, exc: BaseException, httpx: ModuleType) -> ProviderError:
@@ -318,8 +389,8 @@ def _connection_error(call: CallContext, exc: BaseException, httpx: ModuleType) 
     if call.phase == "stream":
         return ProviderError(
             "connection",
-            f"{call.label}: the connection was dropped mid-stream after "
-            f"{_events(call.events)}: {_cause(exc)}",
+            f"{call.label}: the connection was cut mid-reply after {_events(call.events)}: "
+            f"{_cause(exc)}",
         )
     request = getattr(exc, "request", None)
     url = getattr(request, "url", None) or call.base_url
@@ -361,10 +432,18 @@ def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> Provide
         return _connection_error(call, exc, httpx2)
     if isinstance(exc, sdk.APIError):
         return stream_error(call, exc.body if exc.body is not None else exc.message)
-    if isinstance(exc, json.JSONDecodeError | httpx2.DecodingError | UnicodeDecodeError):
+    if isinstance(exc, json.JSONDecodeError):  # an event's data is one line: no line number
+        at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
         return ProviderError(
             "protocol",
-            f"{call.label}: malformed data in the event stream after {_events(call.events)}: {exc}",
+            f"{call.label}: the server sent stream data that is not JSON after "
+            f"{_events(call.events)}: {exc.msg}{at} column {exc.colno}",
+        )
+    if isinstance(exc, httpx2.DecodingError | UnicodeDecodeError):
+        return ProviderError(
+            "protocol",
+            f"{call.label}: the server sent stream data that cannot be decoded after "
+            f"{_events(call.events)}: {exc}",
         )
     return None
 

@@ -8,7 +8,8 @@ stream skeleton is ``SdkProvider``'s.
 Streaming: text deltas are yielded as they arrive; ``reasoning_content`` (or ``reasoning``) delta
 extras of local reasoning models become ``StreamReasoning``; tool calls, whose id, name and
 arguments arrive spread over chunks, are assembled by ``index`` and yielded whole when the choice
-reports its ``finish_reason`` (the terminal event: a stream that ends without one was cut off).
+reports its ``finish_reason``, or at ``data: [DONE]`` when a server sends none (some local servers
+and proxies); a stream that ends without either was cut off.
 
 Usage: ``prompt_tokens`` (OpenAI counts cached tokens inside it); cached tokens are the first
 present of ``prompt_tokens_details.cached_tokens``, ``prompt_cache_hit_tokens`` (DeepSeek) and
@@ -117,7 +118,8 @@ class OpenAIChatProvider(SdkProvider["AsyncOpenAI", "ChatCompletionChunk"]):
 class _ChunkReader:
     """Reads one completion's typed chunks (the first choice only)."""
 
-    terminal = "a finish_reason"
+    terminal = "a finish_reason or data: [DONE]"
+    done_ends = True
 
     def __init__(self) -> None:
         self.tools: dict[int, ToolCallBuffer] = {}
@@ -147,10 +149,10 @@ class _ChunkReader:
         return calls
 
     def finish(self) -> list[ProviderEvent]:
-        out = self._flush()
-        if self.usage is not None:
-            out.append(self.usage)
-        finish = self.finish_reason or "stop"
+        calls = self._flush()
+        out = [*calls, self.usage] if self.usage is not None else calls
+        # Ended by data: [DONE] alone (some local servers, proxies): its calls say why it stopped.
+        finish = self.finish_reason or ("tool_calls" if calls else "stop")
         out.append(StreamDone(stop_reason=_STOP_REASONS.get(finish, finish)))
         return out
 
@@ -161,6 +163,8 @@ def _delta_events(delta: ChoiceDelta, tools: dict[int, ToolCallBuffer]) -> list[
     if isinstance(reasoning, str) and reasoning:
         out.append(StreamReasoning(reasoning))
     if delta.content:
+        if not isinstance(delta.content, str):  # said by ``malformed_event``: what it is
+            raise TypeError("content is not text")
         out.append(StreamText(delta.content))
     for call in delta.tool_calls or ():
         buffer = tools.setdefault(call.index, ToolCallBuffer())

@@ -128,6 +128,7 @@ class _ResponseReader:
     """Reads one response's typed stream events."""
 
     terminal = "response.completed"
+    done_ends = False
 
     def __init__(
         self,

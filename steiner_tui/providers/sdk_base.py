@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -33,9 +33,18 @@ from steiner_tui.engine.provider import (
     ProviderEvent,
     StreamNotice,
 )
-from steiner_tui.providers.errors import CallContext, dropped_error, map_error, with_remedies
+from steiner_tui.providers.errors import (
+    CallContext,
+    dropped_error,
+    malformed_event,
+    map_error,
+    with_remedies,
+)
 from steiner_tui.providers.retry_wait import retry_wait_hook, send_saying_waits
 from steiner_tui.providers.streaming import LoopClient
+
+if TYPE_CHECKING:
+    from steiner_tui.providers.sse_watch import StreamWatch
 
 __all__ = ["CONNECT_TIMEOUT", "EventStream", "SdkProvider", "StreamReader"]
 
@@ -70,6 +79,9 @@ class StreamReader(Protocol[EventT_contra]):
 
     terminal: str
     """The event that ends a complete stream (named in the error when it never came)."""
+    done_ends: bool
+    """A ``data: [DONE]`` line ends the stream as its terminal event does (Chat Completions:
+    local servers send it without a ``finish_reason``)."""
 
     @property
     def complete(self) -> bool:
@@ -157,6 +169,8 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         """
         import httpx2
 
+        from steiner_tui.providers.sse_watch import watch_event_stream
+
         sdk = importlib.import_module(self.SDK)
         # Connecting gets at least CONNECT_TIMEOUT (as the SDKs' own default does): a short
         # timeout is meant for a silent server, not for a busy machine slow to open a socket.
@@ -167,7 +181,8 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             "timeout": timeout,
             "max_retries": self._max_retries,
             "http_client": sdk.DefaultAsyncHttpxClient(
-                timeout=timeout, event_hooks={"response": [retry_wait_hook(self._max_retries)]}
+                timeout=timeout,
+                event_hooks={"response": [retry_wait_hook(self._max_retries), watch_event_stream]},
             ),
         }
 
@@ -205,6 +220,8 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         client = await self._clients.get()
         sdk = importlib.import_module(self.SDK)  # already imported by ``_make_client``
         params, reader = self._start(request)
+        watch: StreamWatch | None = None
+        said_bytes = False
         try:
             events: EventStream[EventT] | None = None
             async for sent in send_saying_waits(self._send(client, params), _close):
@@ -214,11 +231,17 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
                     events = sent
             assert events is not None
             call.phase = "stream"
+            from steiner_tui.providers.sse_watch import watch_of  # imported with the client
+
+            watch = watch_of(events)
             try:
                 async for event in events:
                     call.events += 1
                     for out in _read(reader, event, call):
                         yield out
+                    if watch is not None and watch.not_utf8 and not said_bytes:
+                        said_bytes = True
+                        yield StreamNotice(f"{call.label}: {watch.said()}", "reply_bytes_replaced")
             finally:
                 await events.close()
         except Exception as exc:
@@ -226,7 +249,8 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             if error is None:
                 raise
             raise self._failed(error, call, request) from exc
-        if not reader.complete:
+        done = reader.done_ends and watch is not None and watch.done
+        if not (reader.complete or done):
             raise self._failed(dropped_error(call, reader.terminal), call, request)
         for out in reader.finish():
             yield out
@@ -243,7 +267,4 @@ def _read(reader: StreamReader[EventT], event: EventT, call: CallContext) -> lis
     try:
         return list(reader.read(event))
     except _MALFORMED as exc:
-        kind = getattr(event, "type", type(event).__name__)
-        raise ProviderError(
-            "protocol", f"{call.label}: malformed {kind} event in the stream: {exc}"
-        ) from exc
+        raise malformed_event(call, event, exc) from exc

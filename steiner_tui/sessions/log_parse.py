@@ -83,14 +83,16 @@ KEPT_WARNINGS = frozenset(
         "reply_limit",
         "session_log_restored",
         "provider_wait",
+        "reply_bytes_replaced",
     }
 )
 """Engine warnings that stay in the conversation as well as in a toast, and that a resumed
 conversation shows where they were: ``off`` nearing the hard limit, why a compaction failed or
 a summary was rejected and how long automatic compaction then waits, a reply cut at the
 completion limit, a session log written anew after its folder went
-(``agent.session_factory.LOG_RESTORED``), and a server's retry delay (a toast is gone long
-before a wait of up to a minute is over)."""
+(``agent.session_factory.LOG_RESTORED``), a server's retry delay (a toast is gone long
+before a wait of up to a minute is over), and bytes of a reply that were not UTF-8 (shown as
+U+FFFD in it)."""
 
 
 class LoggedError(msgspec.Struct, frozen=True):

@@ -192,9 +192,8 @@ async def test_a_request_that_failed_says_so_and_why_in_the_inspector(
             assert summary.endswith(
                 "Failed before the provider reported usage: cost and cache unknown · "
                 "the 6 characters of reply streamed are kept, marked interrupted\n"
-                "anthropic/claude-sonnet-4-6: the connection was dropped mid-stream after 3 "
-                "events: peer closed connection without sending complete message body "
-                "(incomplete chunked read)"
+                "anthropic/claude-sonnet-4-6: the connection was cut mid-reply after 3 "
+                "events: the server closed it before the reply was complete"
             )
 
 

@@ -17,6 +17,8 @@ import pytest
 
 from steiner_tui.importers import jsonl
 from steiner_tui.importers.discover import import_paths
+from steiner_tui.importers.follow import TranscriptFollower
+from steiner_tui.importers.model import LineProblem
 from tests.importers.test_claude_fixtures import SESSIONS
 
 _PATIENCE = 60.0
@@ -90,5 +92,34 @@ def test_a_line_over_the_cap_is_skipped_and_the_rest_read(
     kept = [line for line in lines if len(line) < 1000]
     (session,) = import_paths([copy]).sessions
     problems = [(p.line, p.message) for p in session.problems]
-    assert (2, "longer than 1,000 characters: skipped") in problems
+    assert (2, "longer than 1,000 characters") in problems
+    assert session.problems[0].said() == "line 2: longer than 1,000 characters (skipped)"
     assert len(problems) == 1 + len(lines) - len(kept)
+
+
+def test_a_line_with_bytes_that_are_not_utf8_is_kept_and_said(tmp_path: Path) -> None:
+    """The bytes became U+FFFD with no word of it, where a line cut short was reported: the
+    line is read, and reported as kept (apart from skipped lines), in the import and the
+    watch."""
+    lines = SESSIONS[0].read_bytes().splitlines(keepends=True)
+    number, line = next((n, b) for n, b in enumerate(lines, 1) if b'"text":"' in b and n > 2)
+    at = line.index(b'"text":"') + len(b'"text":"')
+    lines[number - 1] = line[:at] + b"caf\xe9 \xff\xfe" + line[at:]
+    copy = tmp_path / SESSIONS[0].name
+    copy.write_bytes(b"".join(lines))
+    (session,) = import_paths([copy]).sessions
+    (whole,) = import_paths([SESSIONS[0]]).sessions
+    column = len(line[:at].decode()) + 4
+    [problem] = session.problems
+    assert problem == LineProblem(
+        number,
+        f"3 bytes that are not UTF-8: 0xE9 at column {column}, 0xFF 0xFE at column {column + 2}",
+        kept=True,
+    )
+    assert problem.said().endswith("(kept, each bad byte shown as \ufffd)")
+    assert len(session.requests) == len(whole.requests)  # nothing skipped
+    follower = TranscriptFollower(copy)
+    follower.poll()
+    assert follower.skipped_lines() == [
+        f"line {number} of {copy.name}: {problem.message}; kept, each bad byte shown as \ufffd"
+    ]

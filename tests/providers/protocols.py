@@ -267,7 +267,10 @@ class Wire(ABC):
 
     @abstractmethod
     def misshapen(self) -> bytes:
-        """A JSON event missing a field the SDK's types require."""
+        """A JSON event missing a field the SDK's types require (``left_out``)."""
+
+    left_out: str
+    """The field ``misshapen`` leaves out, as the error names it."""
 
     @abstractmethod
     def error_body(self, status: int, message: str) -> dict[str, Any]:
@@ -293,6 +296,7 @@ class AnthropicWire(Wire):
     model = "claude-sonnet-4-6"
     prompt_tokens = 1125
     key_env = "TEST_ANTHROPIC_KEY"
+    left_out = "delta"
 
     def provider(
         self, server: LoopbackServer, *, timeout: float, max_retries: int
@@ -351,6 +355,7 @@ class ChatWire(Wire):
     model = "gpt-4o"
     prompt_tokens = 1200
     key_env = "TEST_OPENAI_KEY"
+    left_out = "choices[0].delta"
 
     def provider(
         self, server: LoopbackServer, *, timeout: float, max_retries: int
@@ -393,6 +398,7 @@ class ChatWire(Wire):
 class ResponsesWire(ChatWire):
     name = "openai_responses"
     prompt_tokens = 500
+    left_out = "response"
 
     def provider(
         self, server: LoopbackServer, *, timeout: float, max_retries: int

@@ -197,7 +197,7 @@ async def test_malformed_sse_data_is_a_protocol_error(anthropic: Any) -> None:
     assert events == [StreamText("ok")]
     assert isinstance(error, ProviderError)
     assert error.kind == "protocol"
-    assert "malformed" in error.message
+    assert "the server sent stream data that is not JSON after 3 events: " in error.message
 
 
 async def test_stream_without_message_stop_is_a_connection_error(anthropic: Any) -> None:

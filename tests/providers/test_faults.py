@@ -266,7 +266,9 @@ async def test_a_context_length_rejection_with_nothing_to_compact_is_not_sent_ag
 @pytest.mark.parametrize(
     ("end", "why"),
     [
-        ("drop", "peer closed connection without sending complete message body"),
+        # h11's "peer closed connection without sending complete message body (incomplete
+        # chunked read)" was shown as it is.
+        ("drop", ": the server closed it before the reply was complete"),
         # httpx's ReadError says nothing: the message said "ReadError", not the reset under it.
         ("reset", "Connection reset by peer"),
     ],
@@ -278,8 +280,9 @@ async def test_drop_mid_stream_keeps_what_streamed(
         session, result = await turn(sessions, wire, server, max_retries=2)
         assert result.status == "error"
         error = the_error(session, wire, "connection")
-        assert "the connection was dropped mid-stream after" in error.message
+        assert "the connection was cut mid-reply after" in error.message
         assert why in error.message
+        assert "chunked" not in error.message and "peer closed" not in error.message
         assert "could not connect" not in error.message
         assert error.remedies[0].action == "retry"
         assert len(server.requests) == 1  # a stream that started is not retried
@@ -317,7 +320,7 @@ async def test_stream_ending_before_its_last_event_is_a_drop(
         session, result = await turn(sessions, wire, server)
         assert result.status == "error"
         error = the_error(session, wire, "connection")
-        assert "the connection was dropped mid-stream: the stream ended after" in error.message
+        assert "the connection was cut mid-reply: the stream ended after" in error.message
         kept_partial(session, "so far")
         await resumes(sessions, wire, session, server)
 
@@ -385,7 +388,9 @@ async def test_malformed_sse_is_a_protocol_error(wire: Wire, sessions: Sessions)
         session, result = await turn(sessions, wire, server)
         assert result.status == "error"
         error = the_error(session, wire, "protocol")
-        assert "malformed data in the event stream after" in error.message
+        # json's "Expecting value: line 1 column 14 (char 13)": an event's data is one line.
+        assert "the server sent stream data that is not JSON after" in error.message
+        assert "(char " not in error.message and " at at " not in error.message
         kept_partial(session, "so far")
         await resumes(sessions, wire, session, server)
 
@@ -398,9 +403,32 @@ async def test_an_event_missing_a_required_field_is_a_protocol_error(
         session, result = await turn(sessions, wire, server)
         assert result.status == "error"
         error = the_error(session, wire, "protocol")
-        assert "malformed" in error.message
-        assert "event in the stream" in error.message
+        # Python's words for the field it met as None ("'NoneType' object has no attribute")
+        # were the message: the field the server left out is named.
+        assert "the server sent a malformed " in error.message
+        assert error.message.endswith(f": {wire.left_out} is missing")
+        assert "NoneType" not in error.message
         kept_partial(session, "so far")
+        await resumes(sessions, wire, session, server)
+
+
+async def test_bytes_that_are_not_utf8_are_shown_as_replacement_and_said(
+    wire: Wire, sessions: Sessions
+) -> None:
+    """The SDKs decode each event line as strict UTF-8: one byte of Latin-1 in a delta ended
+    the reply with "malformed data in the event stream after 2 events: 'utf-8' codec can't
+    decode byte 0xe9 in position 195: invalid continuation byte". The reply goes on, the byte
+    shown as U+FFFD, and a warning says which bytes they were."""
+    parts = [part.replace(b"caf\\u00e9", b"caf\xe9") for part in wire.text_reply("café", " ok")]
+    with LoopbackServer(Reply(parts=parts), recovered(wire)) as server:
+        session, result = await turn(sessions, wire, server)
+        assert (result.status, result.reply) == ("done", "caf\ufffd ok")
+        assert session.errors == []
+        [said] = [e for e in session.events(WarningEvent) if e.code == "reply_bytes_replaced"]
+        assert said.message == (
+            f"{wire.label}: the server sent bytes that are not UTF-8 in the reply (0xE9): each "
+            "is shown as \ufffd"
+        )
         await resumes(sessions, wire, session, server)
 
 

@@ -224,13 +224,37 @@ async def test_connection_dropped_mid_stream(chat: Any) -> None:
     assert error.kind == "connection"
 
 
-async def test_stream_without_finish_reason_is_a_connection_error(chat: Any) -> None:
-    parts = [chunk({"content": "cut"}), DONE]
-    with LoopbackServer(sse_reply(parts)) as server:
+async def test_a_reply_ended_by_done_without_finish_reason_is_finished(chat: Any) -> None:
+    """Local servers and proxies that end with data: [DONE] and never send a finish_reason:
+    each reply was said to be "dropped mid-stream" (the SDK ends at [DONE] as at the body's
+    end)."""
+    call = tool_delta(0, id="c1", type="function", name="read", arguments='{"path": "a"}')
+    replies = [sse_reply([chunk({"content": "done"}), DONE]), sse_reply([chunk(call), DONE])]
+    with LoopbackServer(*replies) as server:
+        provider = chat(server)
+        text, error = await collect(provider.stream(REQUEST))
+        calls, called_error = await collect(provider.stream(REQUEST))
+    assert (error, called_error) == (None, None)
+    assert text == [StreamText("done"), StreamDone(stop_reason="stop")]
+    assert calls == [
+        StreamToolCall(ToolCall("c1", "read", {"path": "a"}, '{"path": "a"}')),
+        StreamDone(stop_reason="tool_calls"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "said", ["cut", "data: [DONE]"], ids=["text", "the marker inside the text"]
+)
+async def test_a_stream_without_finish_reason_or_done_is_cut(chat: Any, said: str) -> None:
+    with LoopbackServer(sse_reply([chunk({"content": said})])) as server:
         events, error = await collect(chat(server).stream(REQUEST))
-    assert events == [StreamText("cut")]
+    assert events == [StreamText(said)]
     assert isinstance(error, ProviderError)
     assert error.kind == "connection"
+    assert error.message == (
+        "openai/gpt-4o: the connection was cut mid-reply: the stream ended after 1 event "
+        "without a finish_reason or data: [DONE]"
+    )
 
 
 async def test_malformed_sse_data_is_a_protocol_error(chat: Any) -> None:
@@ -240,6 +264,31 @@ async def test_malformed_sse_data_is_a_protocol_error(chat: Any) -> None:
     assert events == [StreamText("ok")]
     assert isinstance(error, ProviderError)
     assert error.kind == "protocol"
+
+
+@pytest.mark.parametrize(
+    ("choice", "wrong"),
+    [
+        ({"index": 0, "delta": None}, "choices[0].delta is null where an object belongs"),
+        ({"index": 0, "delta": {"content": 7}}, "choices[0].delta.content is 7 where a string"),
+    ],
+)
+async def test_a_malformed_chunk_says_what_is_wrong_in_it(
+    chat: Any, choice: dict[str, Any], wrong: str
+) -> None:
+    """A chunk whose delta was null said "malformed ChatCompletionChunk event in the stream:
+    'NoneType' object has no attribute 'content'"; a number for content went on as text."""
+    kind = "chat.completion.chunk"
+    bad = sse_data({"id": "c", "object": kind, "created": 1, "model": "m", "choices": [choice]})
+    with LoopbackServer(sse_reply([chunk({"content": "so far"}), bad, DONE])) as server:
+        events, error = await collect(chat(server).stream(REQUEST))
+    assert events == [StreamText("so far")]
+    assert isinstance(error, ProviderError)
+    assert error.kind == "protocol"
+    assert error.message.startswith(
+        "openai/gpt-4o: the server sent a malformed chat.completion.chunk (stream event 2): "
+        + wrong
+    )
 
 
 async def test_unreachable_server_is_a_connection_error(chat: Any) -> None:

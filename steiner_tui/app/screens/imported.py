@@ -19,6 +19,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -38,6 +39,7 @@ from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows, session_cost
 from steiner_tui.importers.follow import TranscriptFollower
 from steiner_tui.importers.lineage import lineage_of
+from steiner_tui.importers.model import LineProblem
 from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import count, counted
@@ -48,7 +50,7 @@ __all__ = ["ImportedScreen", "compaction_label"]
 _OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}
 """What a call the agent made for itself is called (by its link's tool)."""
 _PROBLEMS = 3
-"""The unreadable lines listed by their number (the rest are counted)."""
+"""The line problems listed by their number (the rest are counted)."""
 
 
 def compaction_label(generation: dict[str, Any]) -> str:
@@ -302,17 +304,17 @@ class ImportedScreen(Screen[None]):
         said = follower.skipped_lines()
         if said:
             more = len(said) - _PROBLEMS
-            rest = [f"and {counted(more, 'more unreadable line')}"] if more > 0 else []
+            rest = [f"and {counted(more, 'more line problem')}"] if more > 0 else []
             self.notify("\n".join([*said[:_PROBLEMS], *rest]), severity="warning")
 
     def _extra(self) -> str:
         """Sub-agents with the tool call that started them, and the costliest tool results."""
         lines: list[str] = []
         lines += list(self.session.get("warnings") or [])
-        problems = self.session.get("problems") or []
-        lines += [f"line {p['line']}: {p['message']} (skipped)" for p in problems[:_PROBLEMS]]
+        problems = [msgspec.convert(p, LineProblem) for p in self.session.get("problems") or []]
+        lines += [problem.said() for problem in problems[:_PROBLEMS]]
         if len(problems) > _PROBLEMS:
-            lines.append(f"{counted(len(problems) - _PROBLEMS, 'more unreadable line')} (skipped)")
+            lines.append(counted(len(problems) - _PROBLEMS, "more line problem"))
         agents = [*(self.session.get("subagents") or []), *(self.session.get("own_calls") or [])]
         for agent in agents:
             link = agent.get("link") or {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -24,7 +24,6 @@ __all__ = [
     "INTERRUPTION_NOTE",
     "Image",
     "Message",
-    "Role",
     "ToolCall",
     "cumulative_prefix_hashes",
     "is_real_user_message",
@@ -33,7 +32,6 @@ __all__ = [
     "to_provider_message",
 ]
 
-Role = Literal["system", "user", "assistant", "tool", "summary"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "summary")
 
 SUB_AGENT_RESULT_SOURCE = "sub_agent_result"

@@ -48,7 +48,7 @@ from steiner_tui.sessions.draft import Draft
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-__all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
+__all__ = ["SteinerApp", "make_app"]
 
 _LAZY_SCREENS = (
     "steiner_tui.app.screens.allow_always",

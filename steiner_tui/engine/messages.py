@@ -19,7 +19,6 @@ from steiner_tui.engine.jsonenc import frozen_json
 from steiner_tui.engine.utf8 import utf8, utf8_len
 
 __all__ = [
-    "ROLES",
     "SUB_AGENT_RESULT_SOURCE",
     "INTERRUPTION_NOTE",
     "Image",

@@ -24,7 +24,6 @@ from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
 
 __all__ = [
-    "DELEGATE_TYPES",
     "DelegateTool",
     "DelegationRequest",
     "Delegator",

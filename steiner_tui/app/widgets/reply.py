@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = [
     "INTERRUPTED_BADGE",
     "PIN_MARK",
-    "REPLY_CLASS",
     "ReplyStream",
     "mark_reply",
     "reply_widget",

@@ -35,7 +35,7 @@ from steiner_tui.app.subagent_view import (
 if TYPE_CHECKING:
     from steiner_tui.app.controller import SessionController
 
-__all__ = ["SUB_AGENT_PANEL_ID", "BudgetSlot", "ChildTranscript", "SubAgentPanel"]
+__all__ = ["BudgetSlot", "ChildTranscript", "SubAgentPanel"]
 
 SUB_AGENT_PANEL_ID = "subagents"
 

@@ -23,9 +23,7 @@ from steiner_tui.engine.events import EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
 
 __all__ = [
-    "ARCHIVE_WARNING_CODE",
     "HISTORY_NOTE_MARKER",
-    "NOTE_WARNING_CODE",
     "HistoryArchive",
     "commit_history_archive",
     "remove_history_note_lines",

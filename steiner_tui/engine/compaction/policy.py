@@ -60,7 +60,6 @@ __all__ = [
     "decide",
     "largest_tool_results",
     "mask_needed",
-    "nearing_hard_limit",
     "off_stop_message",
     "off_warning",
     "question_for",

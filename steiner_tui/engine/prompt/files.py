@@ -14,7 +14,6 @@ from typing import Protocol
 from steiner_tui.engine.events import EventSink, WarningEvent
 
 __all__ = [
-    "DEFAULT_MAX_FILE_BYTES",
     "FileReader",
     "LocalFileReader",
     "read_text_file",

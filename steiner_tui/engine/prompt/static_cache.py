@@ -38,7 +38,6 @@ __all__ = [
     "SkillLoader",
     "StaticContextCache",
     "StaticPartition",
-    "static_skill_blocks",
 ]
 
 SkillLoader = Callable[[Sequence[SkillRoot], EventSink], Sequence[Skill]]

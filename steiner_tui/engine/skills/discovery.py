@@ -23,14 +23,10 @@ from steiner_tui.engine.skills.model import Skill
 
 __all__ = [
     "MAX_SKILL_FILE_BYTES",
-    "SKILL_FILE_NAME",
-    "SKILL_NAME_MAX",
     "LocalSkillReader",
     "SkillReader",
     "SkillRoot",
     "discover_skills",
-    "load_skill",
-    "skill_name_problem",
     "skill_roots",
 ]
 

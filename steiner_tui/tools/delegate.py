@@ -88,7 +88,6 @@ class Delegator(Protocol):
 
     async def delegate(self, request: DelegationRequest, ctx: ToolContext) -> ToolResult:
         """Run (or start) a child for ``request``; the result content is the envelope."""
-        ...
 
 
 class DelegateTool:

@@ -48,7 +48,6 @@ class ChildTranscript(Protocol):
 
     def show_info(self, info: SubAgentInfo) -> None:
         """The child changed: show its new state and transcript."""
-        ...
 
 
 _NUMBERS = frozenset({"turns", "tokens", "cache"})

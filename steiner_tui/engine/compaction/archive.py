@@ -45,11 +45,9 @@ class HistoryArchive(Protocol):
 
         The line must start with ``HISTORY_NOTE_MARKER``. Raises when no note can be given.
         """
-        ...
 
     def append(self, messages: Sequence[Message]) -> None:
         """Append ``messages`` (oldest first) to the archive. Raises on failure."""
-        ...
 
 
 def remove_history_note_lines(summary: str) -> str:

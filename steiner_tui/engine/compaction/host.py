@@ -87,7 +87,6 @@ class CompactionHost(Protocol):
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
         """Calibrated prompt tokens of a normal main request over ``messages``."""
-        ...
 
     def build_summary_request(
         self,
@@ -98,20 +97,15 @@ class CompactionHost(Protocol):
         tools: Sequence[ToolDefinition],
     ) -> ChatRequest:
         """Normal assembly of ``messages`` plus a final user message with ``instruction``."""
-        ...
 
     def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:
         """Calibrated prompt tokens of ``request`` on ``target``'s model."""
-        ...
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
         """Run the summary call on ``target``; raise ``ProviderError`` on failure."""
-        ...
 
     def message_tokens(self, message: Message, target: SummaryTarget) -> int:
         """Estimated tokens of one conversation message in a request to ``target``'s model."""
-        ...
 
     def save_full_output(self, message: Message) -> str:
         """Keep a tool result's whole content before it is masked; where it is ("" if not)."""
-        ...

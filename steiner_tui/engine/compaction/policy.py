@@ -243,11 +243,9 @@ class CompactionPolicy(Protocol):
 
     async def ask(self, question: CompactionQuestion) -> CompactionAnswer:
         """The answer to ``question`` (``ask`` mode)."""
-        ...
 
     async def ask_unpin(self, question: PinsQuestion) -> PinsAnswer:
         """Which pins to drop when the pins alone cannot fit."""
-        ...
 
 
 def _headless_ask_message(question: CompactionQuestion) -> str:

@@ -40,7 +40,6 @@ class SkillReader(FileReader, Protocol):
 
     def subdirectories(self, path: Path) -> list[Path]:
         """The folders directly inside ``path``. Raises ``OSError`` when it cannot be listed."""
-        ...
 
 
 class LocalSkillReader(LocalFileReader):

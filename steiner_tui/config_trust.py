@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SAFE_MODEL_KEYS", "SAFE_TABLES", "is_trusted", "key_names", "split_project"]
+__all__ = ["is_trusted", "key_names", "split_project"]
 
 SAFE_TABLES = frozenset({"context", "skills", "compaction", "ui"})
 """Tables a project file may set whole before its folder is trusted."""

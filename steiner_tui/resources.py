@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-__all__ = ["asset_dir", "styles_dir", "templates_dir", "bundled_skills_dir"]
+__all__ = ["styles_dir", "templates_dir", "bundled_skills_dir"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 

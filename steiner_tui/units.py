@@ -12,7 +12,6 @@ from steiner_tui.engine.events import CacheExplanation
 from steiner_tui.engine.prices import RequestCost, format_usd
 
 __all__ = [
-    "PRICE_UNKNOWN",
     "byte_count",
     "cache_summary",
     "cost_parts",

@@ -18,7 +18,7 @@ import msgspec
 from steiner_tui.engine.messages import Image
 from steiner_tui.tools.files import image_media_type
 
-__all__ = ["MAX_IMAGE_BYTES", "Attachments", "find_image_attachments"]
+__all__ = ["Attachments", "find_image_attachments"]
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 """Providers reject larger images (Anthropic: 5 MB per image after encoding; OpenAI: 20 MB)."""

@@ -46,7 +46,7 @@ from steiner_tui.engine.prices import (
 )
 from steiner_tui.engine.provider import StreamUsage
 
-__all__ = ["PROCESS_COLD_START", "CacheDiagnostics", "ColdStartMark", "params_key"]
+__all__ = ["CacheDiagnostics", "ColdStartMark", "params_key"]
 
 
 class ColdStartMark:

@@ -55,7 +55,7 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.engine.tokens import TokenizerLoadError
 
-__all__ = ["MAX_QUESTIONS", "GateHost", "prepare_turn"]
+__all__ = ["GateHost", "prepare_turn"]
 
 MAX_QUESTIONS = 4
 """How many times ``ask`` asks before one request (masking may leave it over the trigger)."""

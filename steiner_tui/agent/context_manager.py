@@ -87,10 +87,6 @@ class ContextManager:
         """The calibrated estimate of a request to ``model_id``."""
         return self.estimator.estimate(model_id, messages, tools)
 
-    def invalidate(self, partition: StaticPartition | str | None = None) -> None:
-        """Drop one static-cache partition, or all of them (they reload on next use)."""
-        self.cache.invalidate(partition)
-
     def mark_changed(self, partitions: Iterable[StaticPartition | str]) -> None:
         """Files of ``partitions`` changed on disk: pending until ``reload_pending``."""
         for partition in partitions:

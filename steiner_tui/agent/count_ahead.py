@@ -29,7 +29,6 @@ from steiner_tui.engine.tooldefs import ToolDefinition, tools_json
 
 __all__ = [
     "INLINE_CHARS",
-    "NATIVE_INLINE_CHARS",
     "claim_on_loop",
     "count_ahead",
     "inline_chars",

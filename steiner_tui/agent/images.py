@@ -12,7 +12,7 @@ import msgspec
 
 from steiner_tui.engine.messages import Message
 
-__all__ = ["IMAGE_PLACEHOLDER", "strip_images"]
+__all__ = ["strip_images"]
 
 IMAGE_PLACEHOLDER = "[image omitted: {media_type}; this model cannot see images]"
 

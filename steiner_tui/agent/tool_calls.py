@@ -47,7 +47,6 @@ __all__ = [
     "ResultBudget",
     "ToolRunner",
     "bound_result",
-    "cancelled_results",
     "result_budget",
     "run_tool_calls",
 ]

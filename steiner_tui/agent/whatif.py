@@ -31,7 +31,7 @@ from steiner_tui.engine.whatif import (
 )
 from steiner_tui.providers.offline import OfflineProvider, summarize_request
 
-__all__ = ["session_summarizer", "what_if"]
+__all__ = ["what_if"]
 
 _CHARS_PER_TOKEN = 4
 

@@ -39,7 +39,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.units import byte_count
 
-__all__ = ["MAX_PENDING", "SHOWN", "UiEventSink", "skill_notice"]
+__all__ = ["UiEventSink", "skill_notice"]
 
 MAX_PENDING = 200
 """Events kept while no screen is attached (older ones are dropped)."""

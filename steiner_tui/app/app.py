@@ -48,7 +48,7 @@ from steiner_tui.sessions.draft import Draft
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-__all__ = ["SteinerApp", "binding_ids", "make_app", "unknown_keymap_ids"]
+__all__ = ["SteinerApp", "make_app"]
 
 _LAZY_SCREENS = (
     "steiner_tui.app.screens.allow_always",
@@ -63,11 +63,9 @@ _LAZY_SCREENS = (
 )
 """The screens imported when first opened (their bindings count for the keymap check).
 
-Speed: the one import deferral the app keeps. Importing them (with ``config_write`` and
-``tomlkit``) before the first frame made it 18 % later in ``benchmarks/bench_startup.py``'s
-launch (A/B of 15 alternating launches: +258 ms wall, +30 ms CPU, on a loaded machine); the
-deferrals that paid less than 10 % went (parsing the command line twice, compiling regular
-expressions on first use), except three kept for issue 16's 1.5x (``widgets/reply.py``)."""
+Speed: importing them (with ``config_write`` and ``tomlkit``) before the first frame made it
+18 % later in ``benchmarks/bench_startup.py`` (docs/ARCHITECTURE.md, "Imports", lists the
+deferrals kept)."""
 
 SIGNAL_GRACE = 3.0
 """Seconds the app has to quit after SIGHUP or SIGTERM before the signal ends the process."""

@@ -35,7 +35,6 @@ from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stab
 __all__ = [
     "BudgetView",
     "MoneyFigures",
-    "PINNED_SOURCE",
     "DriftFigures",
     "SourceRow",
     "WindowFigures",

@@ -27,33 +27,26 @@ class Workbench(Protocol):
 
     def action_compact(self, steering: str = "") -> None:
         """Compact now."""
-        ...
 
     async def action_inspect(self) -> None:
         """Open the request inspector."""
-        ...
 
     @property
     def commands(self) -> SlashCommands:
         """The slash commands (``/model``, ``/clear``, ``/skills NAME``)."""
-        ...
 
     @property
     def hold(self) -> WorkbenchSession:
         """The session (its models and skills)."""
-        ...
 
     def action_toggle_mode(self) -> None:
         """Switch plan/build mode."""
-        ...
 
     def action_context(self) -> None:
         """Show the wider context panel (or hide it)."""
-        ...
 
     def action_sessions(self, session_id: str = "") -> None:
         """Open the saved sessions."""
-        ...
 
 
 class WorkbenchCommands(ListedCommands):
@@ -101,11 +94,9 @@ class SubAgentHost(Protocol):
     @property
     def slot(self) -> BudgetSlot:
         """The sub-agent panel's slot: its children and their transcripts."""
-        ...
 
     def action_focus_subagents(self) -> None:
         """Focus the sub-agent panel."""
-        ...
 
 
 class SubAgentCommands(ListedCommands):

@@ -47,7 +47,7 @@ from steiner_tui.sessions.earlier_requests import InspectedRequest
 from steiner_tui.tools.base import Mode
 from steiner_tui.units import count
 
-__all__ = ["SessionController", "watch_plan_for"]
+__all__ = ["SessionController"]
 
 HISTORY = 240
 """Requests the context panel's chart can show (the latest ones)."""

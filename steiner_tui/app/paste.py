@@ -22,7 +22,6 @@ from steiner_tui.sessions.titles import paste_line
 from steiner_tui.tools.files import MAX_FILE_BYTES
 
 __all__ = [
-    "PASTES_DIR",
     "PASTE_LINES",
     "byte_size",
     "line_count",

@@ -26,7 +26,6 @@ from steiner_tui.sessions.resume import LATEST
 from steiner_tui.units import counted
 
 __all__ = [
-    "DEFAULT_THEME",
     "OFFLINE_LABEL",
     "model_label",
     "opening_text",

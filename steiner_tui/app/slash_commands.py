@@ -34,7 +34,7 @@ from steiner_tui.config import ConfigError, nearest_ref
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.sessions import SessionStore
 
-__all__ = ["MODE_HELP", "SlashCommands"]
+__all__ = ["SlashCommands"]
 
 _BUSY = (
     "A reply is still generating: wait, or press Esc to cancel it. Your text stays in the prompt."

@@ -17,7 +17,6 @@ from steiner_tui.engine.messages import Message
 __all__ = [
     "COLUMNS",
     "COMPACT_COLUMNS",
-    "STATUS_MARKS",
     "TranscriptSource",
     "delegate_summary",
     "first_line",

@@ -59,9 +59,8 @@ def _plain(output: str, running: bool) -> list[Content]:
 
 
 def _language(path: str) -> str:
-    # Speed: Pygments loads when a block opens (5-6 ms of CPU, 2 % of the first frame); kept,
-    # with watchfiles' deferral (``workbench_session.follow_files``), for issue 16's 1.5x
-    # first frame, which bench_startup missed without both.
+    # Speed: Pygments loads when a block opens (2 % of the first frame): issue 16's 1.5x first
+    # frame was missed without this and ``workbench_session.follow_files``'s deferral.
     from textual.highlight import guess_language
 
     return guess_language("", path) if path else "text"

@@ -37,7 +37,7 @@ from textual.widgets import Input, TextArea
 
 from steiner_tui.app.widgets.prompt import PromptEditor
 
-__all__ = ["BURST_SECONDS", "TypingRouter"]
+__all__ = ["TypingRouter"]
 
 BURST_SECONDS = 0.08
 """Keys closer than this are one burst of typing (a person's single key stands alone longer);

@@ -45,7 +45,6 @@ class Warmable(Protocol):
 
     async def warm(self) -> None:
         """Import the SDK and build the client, off the UI loop."""
-        ...
 
 
 class WorkbenchSession:

@@ -47,7 +47,6 @@ from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import TOOL_RESULTS_SOURCE, TOOLS_SOURCE, RequestSummary
 
 __all__ = [
-    "ANTHROPIC_WINDOW",
     "ContextFigure",
     "ModelWindow",
     "context_figures",
@@ -56,7 +55,6 @@ __all__ = [
     "request_costs",
     "request_sources",
     "request_summaries",
-    "share_out",
     "source_name",
 ]
 

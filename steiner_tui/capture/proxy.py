@@ -49,11 +49,8 @@ from steiner_tui.capture.store import RECORD_CAP, CaptureWriter
 from steiner_tui.capture.usage import Usage, reply_usage
 
 __all__ = [
-    "ANTHROPIC_UPSTREAM",
-    "OPENAI_UPSTREAM",
     "CaptureProxy",
     "ProxyEvent",
-    "upstream_for",
 ]
 
 ANTHROPIC_UPSTREAM = "https://api.anthropic.com"

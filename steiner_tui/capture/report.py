@@ -21,7 +21,7 @@ from steiner_tui.capture.decode import DecodedRequest, decode_request
 from steiner_tui.capture.store import RecordedRequest
 from steiner_tui.capture.usage import Usage
 
-__all__ = ["CapturedRequest", "Prefix", "capture_report", "decode_all", "prefix_of"]
+__all__ = ["CapturedRequest", "Prefix", "capture_report", "decode_all"]
 
 
 class Prefix(msgspec.Struct, frozen=True):

@@ -33,7 +33,7 @@ from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.tooldefs import ToolDefinition
 
-__all__ = ["engine_message", "to_snapshot", "to_snapshots"]
+__all__ = ["to_snapshots"]
 
 
 _ROLES = {

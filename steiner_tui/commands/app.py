@@ -48,7 +48,7 @@ from steiner_tui.sessions.fork import remove_stale_forks
 from steiner_tui.sessions.resume import find_session, resumed_project
 from steiner_tui.sessions.store import SessionStore
 
-__all__ = ["resume_command", "resume_hint", "run"]
+__all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,7 +40,7 @@ from steiner_tui.config import Config, parse_config
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.offline import OFFLINE_ALIAS, OFFLINE_MODEL, OfflineProvider
 
-__all__ = ["SAMPLE_PROJECT", "png_ready_svg", "run", "write_sample_project"]
+__all__ = ["run", "write_sample_project"]
 
 SIZE = (120, 36)
 TITLE = "steiner-tui"

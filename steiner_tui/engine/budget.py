@@ -20,15 +20,8 @@ from steiner_tui.engine.models import DEFAULT_MAX_OUTPUT_TOKENS
 from steiner_tui.engine.provider import ModelInfo
 
 __all__ = [
-    "COMPACTION_CRITICAL_THRESHOLD",
-    "COMPACTION_WARNING_THRESHOLD",
-    "EMERGENCY_SUMMARY",
-    "ESCALATION_GUIDANCE",
     "INEFFECTIVE_PERCENT",
     "MAX_TOKENS_KEYS",
-    "NORMAL_SUMMARY",
-    "RELIEF_PERCENT",
-    "SOFT_TRIGGER_PERCENT",
     "CompactionMode",
     "FitResult",
     "HealthState",

@@ -50,7 +50,6 @@ from steiner_tui.engine.prompt.sources import spec_of
 from steiner_tui.engine.snapshots import prefix_stability
 
 __all__ = [
-    "CAUSES",
     "CacheEffect",
     "CacheExplanation",
     "CacheTurn",
@@ -66,22 +65,6 @@ __all__ = [
     "model_changed",
     "name_cause",
 ]
-
-CAUSES = (
-    "first",
-    "kept",
-    "uncached",
-    "model",
-    "params",
-    "tools",
-    "source",
-    "compaction",
-    "conversation",
-    "idle",
-    "provider",
-    "unknown",
-)
-"""Every cause, in the order they are looked for after the cache-free ones."""
 
 _PROVIDER_CATEGORIES = {
     "model": ("model",),

@@ -70,11 +70,9 @@ class CostCounter(Protocol):
 
     def message_tokens(self, message: Message) -> int:
         """One message of the request (its framing included)."""
-        ...
 
     def text_tokens(self, text: str) -> int:
         """One text (a block, an envelope, a tool definition's JSON)."""
-        ...
 
 
 class CostItem(msgspec.Struct, frozen=True):

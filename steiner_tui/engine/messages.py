@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -19,12 +19,10 @@ from steiner_tui.engine.jsonenc import frozen_json
 from steiner_tui.engine.utf8 import utf8, utf8_len
 
 __all__ = [
-    "ROLES",
     "SUB_AGENT_RESULT_SOURCE",
     "INTERRUPTION_NOTE",
     "Image",
     "Message",
-    "Role",
     "ToolCall",
     "cumulative_prefix_hashes",
     "is_real_user_message",
@@ -33,7 +31,6 @@ __all__ = [
     "to_provider_message",
 ]
 
-Role = Literal["system", "user", "assistant", "tool", "summary"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "summary")
 
 SUB_AGENT_RESULT_SOURCE = "sub_agent_result"

@@ -24,7 +24,6 @@ from typing import Literal
 from steiner_tui.engine.provider import ModelInfo
 
 __all__ = [
-    "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MAX_OUTPUT_TOKENS",
     "LOCAL_MAX_OUTPUT_TOKENS",
     "MODEL_REGISTRY",

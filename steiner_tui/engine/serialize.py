@@ -21,7 +21,7 @@ from steiner_tui.engine.events import EngineEvent
 from steiner_tui.engine.frozen import thaw
 from steiner_tui.engine.messages import Message
 
-__all__ = ["event_to_dict", "message_to_dict", "to_jsonable"]
+__all__ = ["event_to_dict", "to_jsonable"]
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:

@@ -488,7 +488,3 @@ class SnapshotStore:
             return tuple(
                 _summary(p, stored[p], self._usage, self._ended) for p in range(max(0, start), stop)
             )
-
-    def prefix_stability(self, a: RequestSnapshot, b: RequestSnapshot) -> PrefixStability:
-        """See ``prefix_stability``."""
-        return prefix_stability(a, b)

@@ -33,7 +33,6 @@ from steiner_tui.engine.budget import ModelTokenBudget, soft_threshold_tokens
 __all__ = [
     "TOOL_RESULT_CEILING_TOKENS",
     "TOOL_RESULT_FLOOR_TOKENS",
-    "TOOL_RESULT_WINDOW_PERCENT",
     "TOOL_RESULTS_UNDER_TRIGGER",
     "tool_result_budget",
 ]

@@ -17,7 +17,7 @@ import msgspec
 
 from steiner_tui.sessions.meta import atomic_write
 
-__all__ = ["DRAFT_FILE_NAME", "Draft", "drop_draft", "read_draft", "save_draft"]
+__all__ = ["DRAFT_FILE_NAME", "Draft", "read_draft", "save_draft"]
 
 DRAFT_FILE_NAME = "draft.json"
 

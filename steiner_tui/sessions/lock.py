@@ -18,7 +18,7 @@ from pathlib import Path
 
 from steiner_tui.sessions.errors import SessionBusyError
 
-__all__ = ["LOCK_FILE_NAME", "SessionLock", "holding_lock", "is_locked"]
+__all__ = ["SessionLock", "holding_lock", "is_locked"]
 
 LOCK_FILE_NAME = "session.lock"
 

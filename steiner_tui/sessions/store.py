@@ -36,7 +36,6 @@ from steiner_tui.sessions.text_file import TEXT_FILE_NAME, StoredTexts
 from steiner_tui.sessions.titles import message_title, readable_title
 
 __all__ = [
-    "DEFAULT_KEEP",
     "EvictResult",
     "SessionInfo",
     "SessionBusyError",

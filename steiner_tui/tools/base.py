@@ -160,16 +160,13 @@ class Tool(Protocol):
     @property
     def definition(self) -> ToolDefinition:
         """Name, description and JSON-schema parameters, as the model sees them."""
-        ...
 
     @property
     def read_only(self) -> bool:
         """True when the tool never changes anything (and so never asks permission)."""
-        ...
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Carry out one call with validated arguments."""
-        ...
 
 
 def failed(message: str, **data: Any) -> ToolResult:

@@ -38,11 +38,7 @@ from steiner_tui.tools.output import OutputCollector, join_cut
 from steiner_tui.tools.shaping import head_and_tail
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
-    "MAX_TIMEOUT",
-    "OUTPUT_CAP",
     "BashTool",
-    "end_all_commands",
     "run_command",
 ]
 

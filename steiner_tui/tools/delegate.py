@@ -24,7 +24,6 @@ from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import Tool, ToolContext, ToolResult, failed
 
 __all__ = [
-    "DELEGATE_TYPES",
     "DelegateTool",
     "DelegationRequest",
     "Delegator",
@@ -89,7 +88,6 @@ class Delegator(Protocol):
 
     async def delegate(self, request: DelegationRequest, ctx: ToolContext) -> ToolResult:
         """Run (or start) a child for ``request``; the result content is the envelope."""
-        ...
 
 
 class DelegateTool:

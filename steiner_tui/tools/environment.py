@@ -30,8 +30,6 @@ from typing import Final
 from steiner_tui.config import Config
 
 __all__ = [
-    "DENIED_PATTERNS",
-    "MIN_SECRET_CHARS",
     "SecretScrubber",
     "secret_names",
     "split_environment",

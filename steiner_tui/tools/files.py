@@ -21,7 +21,6 @@ import msgspec
 from steiner_tui.errors import ToolError
 
 __all__ = [
-    "BINARY_SNIFF_BYTES",
     "MAX_FILE_BYTES",
     "PATH_PARAMETER",
     "ResolvedPath",
@@ -32,10 +31,8 @@ __all__ = [
     "read_regular",
     "resolve_in_root",
     "split_lines",
-    "too_large_message",
     "FileTooLarge",
     "NotRegularFile",
-    "PRIVATE_HARD_LINK",
 ]
 
 MAX_FILE_BYTES = 10 * 1024 * 1024

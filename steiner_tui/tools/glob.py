@@ -19,7 +19,7 @@ from steiner_tui.tools.files import resolve_in_root
 from steiner_tui.tools.shaping import keep_first_lines
 from steiner_tui.tools.walk import glob_to_regex, load_ignore_rules, walk_files
 
-__all__ = ["PATH_CAP", "GlobTool", "glob_files"]
+__all__ = ["GlobTool", "glob_files"]
 
 PATH_CAP = 500
 _GLOB_SYNTAX = re.compile(r"[*?\[]")

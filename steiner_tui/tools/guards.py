@@ -17,10 +17,8 @@ from steiner_tui.tools.files import ResolvedPath, resolve_in_root
 from steiner_tui.tools.safe_write import unwritable
 
 __all__ = [
-    "PLANS_DIR",
     "ask_permission",
     "plan_mode_bash_refusal",
-    "plan_mode_refusal",
     "writable_target",
 ]
 

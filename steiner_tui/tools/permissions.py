@@ -18,7 +18,7 @@ from steiner_tui.tools.base import (
     reject_all,
 )
 
-__all__ = ["PERMISSION_RULES", "PermissionPolicy", "PermissionRule"]
+__all__ = ["PermissionPolicy", "PermissionRule"]
 
 PermissionRule = Literal["ask", "allow", "deny"]
 PERMISSION_RULES: tuple[str, ...] = ("ask", "allow", "deny")

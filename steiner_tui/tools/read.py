@@ -41,7 +41,7 @@ from steiner_tui.tools.files import (
 from steiner_tui.tools.results import ResultStore
 from steiner_tui.units import counted
 
-__all__ = ["FILE_HASH_CHARS", "LINE_CHAR_CAP", "READ_LINE_CAP", "ReadTool", "read_file"]
+__all__ = ["ReadTool", "read_file"]
 
 READ_LINE_CAP = 2000
 LINE_CHAR_CAP = 2000

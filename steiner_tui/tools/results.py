@@ -39,20 +39,16 @@ class ResultStore(Protocol):
 
     def save(self, key: str, text: str) -> str:
         """Write ``text`` under ``key`` (replacing an earlier one); returns where it is."""
-        ...
 
     def location(self, key: str) -> str | None:
         """Where ``key``'s output is, when one was saved."""
-        ...
 
     def file_for(self, key: str) -> Path | None:
         """A file a tool may stream ``key``'s whole output into (None: it cannot)."""
-        ...
 
     def holds(self, given: str) -> Path | None:
         """``given`` resolved, when it names a saved output of this store (None otherwise):
         the ``read`` tool's second, read-only root."""
-        ...
 
 
 class DirectoryResultStore:

@@ -15,7 +15,7 @@ from steiner_tui.engine.events import OutputCut
 from steiner_tui.tools.base import ToolResult
 from steiner_tui.tools.results import ResultStore
 
-__all__ = ["Shaped", "cut_note", "first_lines", "head_and_tail", "keep_first_lines"]
+__all__ = ["Shaped", "cut_note", "head_and_tail", "keep_first_lines"]
 
 
 class Shaped(msgspec.Struct, frozen=True):

@@ -258,7 +258,7 @@ def test_prefix_stability_names_the_block_source() -> None:
     assert (result.matching, result.first_broken, result.broken_source) == (1, 1, "project_context")
 
     changed_preamble = (ContextBlock.of("preamble", "Different."), *BLOCKS[1:])
-    result = SnapshotStore().prefix_stability(a, snap(conversation(1), blocks=changed_preamble))
+    result = prefix_stability(a, snap(conversation(1), blocks=changed_preamble))
     assert (result.matching, result.first_broken, result.broken_source) == (0, 0, "preamble")
 
 

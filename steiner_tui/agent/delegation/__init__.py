@@ -10,33 +10,22 @@ the replacement guard and the sub-agent panel.
 from steiner_tui.agent.delegation.child import child_cache_key, child_tools
 from steiner_tui.agent.delegation.envelope import (
     MAX_RESULT_BYTES,
-    RESULT_TAG,
     TRUNCATION_MARKER,
     render_sub_agent_result,
 )
 from steiner_tui.agent.delegation.manager import SubAgentManager
-from steiner_tui.agent.delegation.model import (
-    PENDING_STATES,
-    DelegationSettings,
-    SubAgentInfo,
-    SubAgentState,
-    SubAgentUpdated,
-)
-from steiner_tui.agent.delegation.scope import ScopedWriteTool, in_write_scope
+from steiner_tui.agent.delegation.model import DelegationSettings, SubAgentInfo, SubAgentUpdated
+from steiner_tui.agent.delegation.scope import in_write_scope
 
 __all__ = [
-    "MAX_RESULT_BYTES",
-    "PENDING_STATES",
-    "RESULT_TAG",
-    "TRUNCATION_MARKER",
-    "DelegationSettings",
-    "ScopedWriteTool",
-    "SubAgentInfo",
-    "SubAgentManager",
-    "SubAgentState",
-    "SubAgentUpdated",
     "child_cache_key",
     "child_tools",
-    "in_write_scope",
+    "MAX_RESULT_BYTES",
+    "TRUNCATION_MARKER",
     "render_sub_agent_result",
+    "SubAgentManager",
+    "DelegationSettings",
+    "SubAgentInfo",
+    "SubAgentUpdated",
+    "in_write_scope",
 ]

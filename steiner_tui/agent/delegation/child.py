@@ -34,8 +34,6 @@ from steiner_tui.tools.write import WriteTool
 __all__ = [
     "build_child_runner",
     "child_cache_key",
-    "child_preamble",
-    "child_results",
     "child_tools",
 ]
 

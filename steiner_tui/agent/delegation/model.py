@@ -14,7 +14,6 @@ import msgspec
 from steiner_tui.engine.events import EngineEvent
 
 __all__ = [
-    "PENDING_STATES",
     "DelegationSettings",
     "SubAgentInfo",
     "SubAgentState",

@@ -51,7 +51,7 @@ from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import byte_count, counted
 
-__all__ = ["CaptureWorkbench", "CaptureWorkbenchData", "capture_entries", "load_workbench"]
+__all__ = ["CaptureWorkbench", "CaptureWorkbenchData", "load_workbench"]
 
 NOTHING_CAPTURED = (
     "Nothing captured yet: the conversation of the latest request shows here once the agent "

@@ -38,7 +38,7 @@ from steiner_tui.config_write import (
 )
 from steiner_tui.resources import styles_dir
 
-__all__ = ["ConfigSaveScreen", "SaveOutcome", "diff_rows"]
+__all__ = ["ConfigSaveScreen", "SaveOutcome"]
 
 _LINE_STYLES = {"+": "$text-success", "-": "$text-error", "@": "$text-accent"}
 

@@ -44,7 +44,7 @@ from steiner_tui.importers.transcript import read_generations
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import count, counted
 
-__all__ = ["ImportedScreen", "compaction_label"]
+__all__ = ["ImportedScreen"]
 
 
 _OWN_CALLS = {"compaction": "summarizer", "warmup": "warmup"}

@@ -37,7 +37,7 @@ from steiner_tui.importers.transcript import TranscriptItem, read_conversation
 from steiner_tui.resources import styles_dir
 from steiner_tui.units import counted
 
-__all__ = ["ImportedConversation", "import_entries"]
+__all__ = ["ImportedConversation"]
 
 
 def import_entries(items: list[TranscriptItem]) -> list[Entry]:

@@ -20,7 +20,7 @@ from textual.widget import Widget
 
 from steiner_tui.app.widgets.skill_list import SkillList
 
-__all__ = ["BREAKPOINTS", "MEDIUM_FROM", "MIN_CONVERSATION", "PANELS", "WIDE_FROM", "SidePanels"]
+__all__ = ["BREAKPOINTS", "MIN_CONVERSATION", "WIDE_FROM", "SidePanels"]
 
 MIN_CONVERSATION = 60
 """The conversation is never narrower than this (columns) with a panel docked beside it."""

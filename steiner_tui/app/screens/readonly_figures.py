@@ -52,7 +52,6 @@ from steiner_tui.importers.window import AgentWindow, agent_window
 from steiner_tui.units import count
 
 __all__ = [
-    "AGENT_COMPACTION",
     "capture_budget_view",
     "import_chart_view",
     "import_window",

@@ -31,7 +31,7 @@ from steiner_tui import paths
 from steiner_tui.app.plain import printable
 from steiner_tui.engine.frozen import thaw
 
-__all__ = ["TrustAnswer", "TrustScreen", "held_back_toml"]
+__all__ = ["TrustAnswer", "TrustScreen"]
 
 TrustAnswer = Literal["restricted", "once", "always"]
 

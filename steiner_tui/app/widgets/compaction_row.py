@@ -18,7 +18,7 @@ from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import CompactionRunEntry
 from steiner_tui.units import count
 
-__all__ = ["CompactionRow", "entry_text"]
+__all__ = ["CompactionRow"]
 
 
 def _clock(seconds: float) -> str:

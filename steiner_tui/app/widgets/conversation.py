@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from steiner_tui.agent.session import Session
     from steiner_tui.app.steering import SteeringController
 
-__all__ = ["INTERRUPTED_BADGE", "WELCOME", "ConversationPane", "Question", "widget_for"]
+__all__ = ["INTERRUPTED_BADGE", "ConversationPane", "Question"]
 
 Question = PermissionEntry | CompactionEntry | UnpinEntry
 """An entry a run waits on until it is answered."""

@@ -25,7 +25,7 @@ from steiner_tui.engine.costs import CostItem
 from steiner_tui.engine.prompt.sources import SOURCES
 from steiner_tui.units import count
 
-__all__ = ["KIND_LABELS", "CostRanking", "ranking_line", "row_label"]
+__all__ = ["CostRanking"]
 
 KIND_LABELS: dict[str, str] = {
     "file": "read",

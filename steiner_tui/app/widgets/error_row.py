@@ -15,7 +15,7 @@ from textual.widgets import Static
 from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import RETRY_ACTIONS, ErrorEntry
 
-__all__ = ["ErrorRow", "error_content"]
+__all__ = ["ErrorRow"]
 
 
 def error_content(entry: ErrorEntry) -> Content:

@@ -27,12 +27,10 @@ from steiner_tui.sessions.earlier_requests import InspectedRequest, request_stab
 
 __all__ = [
     "APPENDED",
-    "CHANGED",
     "DIVERGENCE",
     "KEPT",
     "REMOVED",
     "RequestCompare",
-    "compare_heading",
     "compare_rows",
 ]
 

@@ -47,11 +47,8 @@ from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.units import cache_summary, dollars
 
 __all__ = [
-    "MESSAGE_PAGE",
     "NOT_IN_LOG",
     "RequestDetail",
-    "logged_summary",
-    "money_summary",
     "message_sources",
     "request_summary",
 ]

@@ -28,7 +28,6 @@ from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.units import dollars
 
 __all__ = [
-    "CANCELLED",
     "EARLIER_KEY",
     "FAILED",
     "GIVE_WAY",
@@ -37,8 +36,6 @@ __all__ = [
     "MARK",
     "PAGE",
     "RequestTable",
-    "request_row",
-    "reuse_cell",
 ]
 
 MARK = "●"

@@ -33,10 +33,7 @@ __all__ = [
     "generation_heading",
     "generation_reason",
     "generation_row",
-    "pinned_labels",
     "sizes_lines",
-    "stage_label",
-    "token_bars",
 ]
 
 START = "start"

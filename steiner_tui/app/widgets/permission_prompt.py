@@ -29,7 +29,7 @@ from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import PermissionEntry
 from steiner_tui.tools.base import PermissionDecision
 
-__all__ = ["PermissionPrompt", "prompt_text"]
+__all__ = ["PermissionPrompt"]
 
 _GROUP = Binding.Group("Permission")
 _WORDS = {

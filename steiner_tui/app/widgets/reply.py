@@ -8,10 +8,8 @@ A reply is the whole assistant message: pinning a "decision in a reply" pins tha
 and tool calls together (docs/design.md, "8. Compaction: turns, stages and the summary").
 
 Speed: ``textual.widgets.Markdown`` is looked up when the first reply is made (here and in
-``conversation``; Textual imports its widgets on first access), so a new session's first frame
-does not load the Markdown parser (23-28 ms of CPU, about 5 % of the first frame): under the 10 %
-a speed trick must pay, it stays because issue 16's 1.5x first frame
-(``benchmarks/bench_startup.py``) was missed without it.
+``conversation``), so a new session's first frame does not load the Markdown parser (about 5 %
+of it): issue 16's 1.5x first frame was missed without it.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = [
     "INTERRUPTED_BADGE",
     "PIN_MARK",
-    "REPLY_CLASS",
     "ReplyStream",
     "mark_reply",
     "reply_widget",

@@ -35,7 +35,7 @@ from steiner_tui.app.subagent_view import (
 if TYPE_CHECKING:
     from steiner_tui.app.controller import SessionController
 
-__all__ = ["SUB_AGENT_PANEL_ID", "BudgetSlot", "ChildTranscript", "SubAgentPanel"]
+__all__ = ["BudgetSlot", "ChildTranscript", "SubAgentPanel"]
 
 SUB_AGENT_PANEL_ID = "subagents"
 
@@ -48,7 +48,6 @@ class ChildTranscript(Protocol):
 
     def show_info(self, info: SubAgentInfo) -> None:
         """The child changed: show its new state and transcript."""
-        ...
 
 
 _NUMBERS = frozenset({"turns", "tokens", "cache"})

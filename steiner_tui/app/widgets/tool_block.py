@@ -23,7 +23,7 @@ from steiner_tui.app.widgets.reply import PIN_MARK
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.units import byte_count, count
 
-__all__ = ["ToolBlock", "cut_summary", "tool_content"]
+__all__ = ["ToolBlock"]
 
 _ICONS = {"running": "◌", "done": "✓", "failed": "✗", "rejected": "⊘", "cancelled": "⊘"}
 _STATUSES = tuple(_ICONS)

@@ -34,7 +34,7 @@ from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.whatif import WhatIfResult
 from steiner_tui.units import count, counted
 
-__all__ = ["WhatIfView", "result_line", "threshold_step"]
+__all__ = ["WhatIfView"]
 
 _MODES: tuple[AutoCompaction, ...] = typing.get_args(AutoCompaction)
 _GROUP = Binding.Group("What-if")

@@ -23,9 +23,7 @@ from steiner_tui.engine.events import EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
 
 __all__ = [
-    "ARCHIVE_WARNING_CODE",
     "HISTORY_NOTE_MARKER",
-    "NOTE_WARNING_CODE",
     "HistoryArchive",
     "commit_history_archive",
     "remove_history_note_lines",
@@ -47,11 +45,9 @@ class HistoryArchive(Protocol):
 
         The line must start with ``HISTORY_NOTE_MARKER``. Raises when no note can be given.
         """
-        ...
 
     def append(self, messages: Sequence[Message]) -> None:
         """Append ``messages`` (oldest first) to the archive. Raises on failure."""
-        ...
 
 
 def remove_history_note_lines(summary: str) -> str:

@@ -1,25 +1,8 @@
 """The host protocol: the little the runner implements so the engine can compact.
 
 The engine decides *what* to summarize, *where* to cut, *which* model writes the summary and how
-the next generation looks; the runner (the host) does what needs the outside world:
-
-* ``estimate_conversation(messages)``: the calibrated prompt tokens of a normal main request
-  over these conversation messages (static prefix, preamble, session date, tools included).
-* ``build_summary_request(messages, instruction, target, max_tokens, tools)``: normal prompt
-  assembly of ``messages`` for ``target`` plus one final user message holding ``instruction``,
-  with ``tools`` and ``max_tokens``. The engine then fixes the isolation fields itself (see
-  ``summary_request.finalize_summary_request``), so a host cannot leak main backend state into
-  a fallback call.
-* ``estimate_request(request, target)``: the calibrated prompt tokens of that request for
-  ``target``'s model (compaction requests are always re-estimated).
-* ``message_tokens(message, target)`` and ``save_full_output(message)``: the sizes and the
-  storage behind masking (``room``): a message's estimated tokens on a model, and keeping a
-  tool result's whole content before it is replaced by a stub (returns where, or "").
-* ``call_summary(request, target)``: run the call on ``target`` (``target.provider`` for a
-  fallback, the main provider otherwise) and return the text. Compaction calls never set
-  LastMainRequest. When the call fails after a stateful provider retired its
-  transcript (terminal chunk lost, request-scoped signal seen), it raises a ``ProviderError``
-  with ``backend_state_retired=True`` (or one with that error in its cause chain).
+the next generation looks; the runner (the host) does what needs the outside world
+(``CompactionHost``).
 
 Targets are plain data: ``SummaryTarget`` names the model and its budget; the main target comes
 from the runner, a fallback target from ``CompactionFallback.resolve``.
@@ -83,11 +66,11 @@ class SummaryResponse(msgspec.Struct, frozen=True):
 
 
 class CompactionHost(Protocol):
-    """What the runner provides to ``compact_with_lineage`` (see the module docstring)."""
+    """What the runner provides to ``compact_with_lineage``."""
 
     def estimate_conversation(self, messages: Sequence[Message]) -> int:
-        """Calibrated prompt tokens of a normal main request over ``messages``."""
-        ...
+        """Calibrated prompt tokens of a normal main request over ``messages`` (static prefix,
+        preamble, session date, tools included)."""
 
     def build_summary_request(
         self,
@@ -97,21 +80,25 @@ class CompactionHost(Protocol):
         max_tokens: int,
         tools: Sequence[ToolDefinition],
     ) -> ChatRequest:
-        """Normal assembly of ``messages`` plus a final user message with ``instruction``."""
-        ...
+        """Normal assembly of ``messages`` for ``target`` plus a final user message with
+        ``instruction``. The engine then sets the isolation fields itself
+        (``summary_request.finalize_summary_request``), so a host cannot leak main backend
+        state into a fallback call."""
 
     def estimate_request(self, request: ChatRequest, target: SummaryTarget) -> int:
-        """Calibrated prompt tokens of ``request`` on ``target``'s model."""
-        ...
+        """Calibrated prompt tokens of ``request`` on ``target``'s model (compaction requests
+        are always re-estimated)."""
 
     async def call_summary(self, request: ChatRequest, target: SummaryTarget) -> SummaryResponse:
-        """Run the summary call on ``target``; raise ``ProviderError`` on failure."""
-        ...
+        """Run the summary call on ``target`` (its provider for a fallback, else the main one);
+        it never sets LastMainRequest. A failure raises ``ProviderError``, with
+        ``backend_state_retired=True`` (or such an error in its cause chain) when a stateful
+        provider retired its transcript first."""
 
     def message_tokens(self, message: Message, target: SummaryTarget) -> int:
-        """Estimated tokens of one conversation message in a request to ``target``'s model."""
-        ...
+        """Estimated tokens of one conversation message in a request to ``target``'s model
+        (masking's sizes, ``room``)."""
 
     def save_full_output(self, message: Message) -> str:
-        """Keep a tool result's whole content before it is masked; where it is ("" if not)."""
-        ...
+        """Keep a tool result's whole content before a stub replaces it; where it is ("" if
+        not)."""

@@ -40,7 +40,6 @@ __all__ = [
     "pin_key",
     "pin_label",
     "pinned_indexes",
-    "pins_too_large_message",
 ]
 
 PINNABLE_ROLES = ("user", "assistant", "tool")

@@ -60,7 +60,6 @@ __all__ = [
     "decide",
     "largest_tool_results",
     "mask_needed",
-    "nearing_hard_limit",
     "off_stop_message",
     "off_warning",
     "question_for",
@@ -244,11 +243,9 @@ class CompactionPolicy(Protocol):
 
     async def ask(self, question: CompactionQuestion) -> CompactionAnswer:
         """The answer to ``question`` (``ask`` mode)."""
-        ...
 
     async def ask_unpin(self, question: PinsQuestion) -> PinsAnswer:
         """Which pins to drop when the pins alone cannot fit."""
-        ...
 
 
 def _headless_ask_message(question: CompactionQuestion) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 __all__ = [
-    "NO_RECENT_REQUEST",
     "fallback_failed_reason",
     "fallback_not_fit_reason",
     "format_fallback_reason",

@@ -26,8 +26,6 @@ from steiner_tui.engine.skills.effective import effective_skills_of_messages
 from steiner_tui.engine.skills.envelopes import strip_skill_blocks
 
 __all__ = [
-    "PENDING_SUB_AGENTS_CLOSE",
-    "PENDING_SUB_AGENTS_OPEN",
     "ComposedConversation",
     "anchor_real_user_retention",
     "compose_compacted_conversation",

@@ -41,17 +41,14 @@ from steiner_tui.engine.state.recent_calls import summarize_tool_call
 from steiner_tui.engine.utf8 import utf8, utf8_len
 
 __all__ = [
-    "CUT_MARKER",
     "MASK_PREFIX",
     "Sizer",
-    "cut_message",
     "fit_retained_tail",
     "fit_summary_input",
     "calls_by_id",
     "mask_recorded",
     "mask_retained",
     "mask_tool_result",
-    "never_pinned",
     "take_pinned",
 ]
 

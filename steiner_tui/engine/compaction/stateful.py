@@ -26,9 +26,7 @@ from steiner_tui.engine.budget import escalation_guidance, soft_threshold_tokens
 from steiner_tui.engine.events import HealthEvent
 
 __all__ = [
-    "CAP_USAGE_PERCENT",
     "STATEFUL_CAP_STOP_ERROR",
-    "FLOOR_STEP_PERCENT",
     "ParentUsage",
     "StatefulDecision",
     "stateful_cap_stop",

@@ -25,7 +25,7 @@ from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.prompt.static_cache import StaticContextCache
 from steiner_tui.engine.skills.discovery import SkillRoot
 
-__all__ = ["AssembledPrompt", "AssemblyOptions", "assemble", "budget_blocks"]
+__all__ = ["AssembledPrompt", "AssemblyOptions", "assemble"]
 
 
 class AssemblyOptions(msgspec.Struct, frozen=True):

@@ -18,7 +18,6 @@ from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.prompt.sources import DEFAULT_BUDGETS, UNBUDGETED_SOURCES, ContextSource
 
 __all__ = [
-    "NEGATIVE_BUDGET_ERROR",
     "AssemblyPolicy",
     "apply_budget",
     "cut_utf8",

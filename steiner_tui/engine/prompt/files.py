@@ -14,7 +14,6 @@ from typing import Protocol
 from steiner_tui.engine.events import EventSink, WarningEvent
 
 __all__ = [
-    "DEFAULT_MAX_FILE_BYTES",
     "FileReader",
     "LocalFileReader",
     "read_text_file",
@@ -29,23 +28,18 @@ class FileReader(Protocol):
 
     def exists(self, path: Path) -> bool:
         """Whether anything exists at ``path`` (following symlinks)."""
-        ...
 
     def is_file(self, path: Path) -> bool:
         """Whether ``path`` is a regular file (following symlinks)."""
-        ...
 
     def size(self, path: Path) -> int:
         """The file's size in bytes. Raises ``OSError`` when it cannot be read."""
-        ...
 
     def read_bytes(self, path: Path) -> bytes:
         """The file's bytes. Raises ``OSError`` when it cannot be read."""
-        ...
 
     def resolve(self, path: Path) -> Path:
         """The absolute path with every symlink resolved (non-strict)."""
-        ...
 
 
 class LocalFileReader:

@@ -27,8 +27,6 @@ from steiner_tui.engine.prompt.sources import SOURCE_PLAN, ContextSource, role_f
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 __all__ = [
-    "PARTITION_LABELS",
-    "PARTITION_SOURCES",
     "PendingReload",
     "pending_reload",
     "reload_break_index",

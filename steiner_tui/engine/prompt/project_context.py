@@ -26,11 +26,9 @@ from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.skills.quote import go_quote
 
 __all__ = [
-    "NEGATIVE_PROJECT_BUDGET_ERROR",
     "ProjectContextSpec",
     "gather_project_context",
     "load_project_context_spec",
-    "resolve_context_path",
 ]
 
 NEGATIVE_PROJECT_BUDGET_ERROR: Final = "project context budget must not be negative"

@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from typing import Final
 
 __all__ = [
-    "is_zero_date",
     "render_session_date",
     "session_date_text",
 ]

@@ -21,8 +21,6 @@ __all__ = [
     "BlockKind",
     "ContextSource",
     "DEFAULT_BUDGETS",
-    "PROJECT_CONTEXT_BUDGET_BYTES",
-    "SKILL_BUDGET_BYTES",
     "SOURCES",
     "SOURCE_PLAN",
     "SourceSpec",

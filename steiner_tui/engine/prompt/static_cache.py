@@ -9,8 +9,7 @@ A partition reloads only when its key changes (or the scope does): a file edited
 not change the prefix mid-session, because that would throw away the provider's cached prefix
 without the user asking. The app's file watcher marks the partition *changed* instead
 (``mark_changed``); the change stays pending until ``reload_pending`` applies it, which the
-runner does at the next compaction and the person can do at once. ``invalidate`` drops a
-partition outright.
+runner does at the next compaction and the person can do at once.
 
 The skills key holds the skill roots and enabled names but not the bundled skills folder: one
 cache must always pair with one bundled folder (and with one ``FileReader``).
@@ -39,7 +38,6 @@ __all__ = [
     "SkillLoader",
     "StaticContextCache",
     "StaticPartition",
-    "static_skill_blocks",
 ]
 
 SkillLoader = Callable[[Sequence[SkillRoot], EventSink], Sequence[Skill]]
@@ -128,15 +126,6 @@ class StaticContextCache:
                 entry.key, entry.blocks = None, None
             self._pending.clear()  # a new session reads every file afresh
             self._scope = scope
-            self._version += 1
-
-    def invalidate(self, partition: StaticPartition | str | None = None) -> None:
-        """Drop one partition (or all, for None) so the next use reloads it from disk."""
-        with self._lock:
-            targets = list(StaticPartition) if partition is None else [StaticPartition(partition)]
-            for target in targets:
-                entry = self._entries[target]
-                entry.key, entry.blocks = None, None
             self._version += 1
 
     def mark_changed(self, partition: StaticPartition | str) -> None:

@@ -23,14 +23,10 @@ from steiner_tui.engine.skills.model import Skill
 
 __all__ = [
     "MAX_SKILL_FILE_BYTES",
-    "SKILL_FILE_NAME",
-    "SKILL_NAME_MAX",
     "LocalSkillReader",
     "SkillReader",
     "SkillRoot",
     "discover_skills",
-    "load_skill",
-    "skill_name_problem",
     "skill_roots",
 ]
 
@@ -44,7 +40,6 @@ class SkillReader(FileReader, Protocol):
 
     def subdirectories(self, path: Path) -> list[Path]:
         """The folders directly inside ``path``. Raises ``OSError`` when it cannot be listed."""
-        ...
 
 
 class LocalSkillReader(LocalFileReader):

@@ -25,7 +25,6 @@ from steiner_tui.engine.skills.quote import go_quote, go_unquote
 from steiner_tui.engine.templates import template_source
 
 __all__ = [
-    "ACTIVE",
     "INACTIVE",
     "SKILL_CONTENT_CAP_BYTES",
     "TRUNCATION_MARKER",

@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-__all__ = ["parse_front_matter", "split_front_matter"]
+__all__ = ["split_front_matter"]
 
 _KEY = re.compile(r"([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK_HEADER = re.compile(r"([|>])[+-]?[1-9]?[+-]?[ \t]*(?:#.*)?$")

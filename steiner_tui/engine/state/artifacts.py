@@ -38,7 +38,6 @@ from steiner_tui.engine.skills.envelopes import strip_skill_blocks
 
 __all__ = [
     "LEDGER_HEADING",
-    "LEDGER_LIMIT",
     "Artifact",
     "ArtifactLedger",
     "build_ledger",

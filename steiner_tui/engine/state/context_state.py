@@ -18,7 +18,6 @@ from steiner_tui.engine.state.recent_calls import summarize_recent_tool_calls
 
 __all__ = [
     "CONTEXT_STATE_HEADER",
-    "RECENT_TOOL_CALLS_LIMIT",
     "ContextState",
     "build_context_state",
     "render_context_state",

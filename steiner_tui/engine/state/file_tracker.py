@@ -31,7 +31,6 @@ __all__ = [
     "TrackedRead",
     "apply_read_dedup",
     "dedup_read_result",
-    "normalize_read_path",
     "observe_tool_result",
 ]
 

@@ -16,7 +16,6 @@ import msgspec
 
 __all__ = [
     "FILE_UNCHANGED_PREFIX",
-    "LINE_CAP_MARKER_PREFIX",
     "ReadResult",
     "file_unchanged_note",
     "line_cap_marker",

@@ -20,7 +20,7 @@ from typing import Any
 
 from steiner_tui.engine.messages import Message, ToolCall
 
-__all__ = ["SUMMARY_KEYS", "go_sprint", "summarize_recent_tool_calls", "summarize_tool_call"]
+__all__ = ["go_sprint", "summarize_recent_tool_calls", "summarize_tool_call"]
 
 SUMMARY_KEYS: tuple[str, ...] = ("cwd", "path", "pattern", "command", "offset", "limit")
 """The argument keys a summary shows, in this order; every other key is ignored."""

@@ -32,8 +32,6 @@ from steiner_tui.engine.tokens.claude import CTOK_ENCODINGS, CtokEncodingSource
 from steiner_tui.engine.tokens.loader import Encoder, EncodingLoader, EncodingSource
 
 __all__ = [
-    "CL100K_SHA256",
-    "O200K_BLOB_URL",
     "O200K_SHA256",
     "BundledEncodingSource",
     "default_encoding_loader",

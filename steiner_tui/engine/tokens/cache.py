@@ -27,7 +27,6 @@ __all__ = [
     "DEFAULT_CACHE_ENTRIES",
     "CountCache",
     "CountKey",
-    "message_chars",
 ]
 
 DEFAULT_CACHE_ENTRIES = 100_000

@@ -17,7 +17,7 @@ import msgspec
 from steiner_tui.engine.provider import LARGEST_WINDOW
 from steiner_tui.engine.tokens.estimate import Confidence, Strategy, TokenEstimate
 
-__all__ = ["CALIBRATION_STEP", "HIGH_CONFIDENCE_SAMPLES", "TokenCalibration"]
+__all__ = ["TokenCalibration"]
 
 CALIBRATION_STEP = 0.25
 """Share of the distance to each new ratio the factor moves."""

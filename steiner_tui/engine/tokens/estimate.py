@@ -12,8 +12,6 @@ from typing import Literal
 import msgspec
 
 __all__ = [
-    "CONFIDENCES",
-    "STRATEGIES",
     "Confidence",
     "Strategy",
     "TokenEstimate",

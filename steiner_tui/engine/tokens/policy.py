@@ -20,10 +20,7 @@ from steiner_tui.engine.tokens.estimate import Confidence, Strategy
 
 __all__ = [
     "CL100K",
-    "CL100K_FAMILY",
     "HEURISTIC",
-    "O200K",
-    "O200K_FAMILY",
     "TokenizerChoice",
     "choose_tokenizer",
     "native_encoding",

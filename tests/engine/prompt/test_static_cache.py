@@ -69,7 +69,9 @@ def test_cached_content_stays_byte_stable_until_reloaded(project: Path) -> None:
     first = cache.agents(None, project, ListSink())
     (project / "AGENTS.md").write_text("rules v2", encoding="utf-8")
     assert cache.agents(None, project, ListSink()) is first
-    cache.invalidate(StaticPartition.AGENTS)
+    cache.mark_changed(StaticPartition.AGENTS)
+    assert cache.agents(None, project, ListSink()) is first
+    assert cache.reload_pending() == {StaticPartition.AGENTS}
     assert [b.content for b in cache.agents(None, project, ListSink())] == ["rules v2"]
     assert cache.loads("agents") == 2
 
@@ -116,14 +118,6 @@ def test_a_new_scope_drops_every_partition(project: Path) -> None:
         cache.project_context(project, spec, 8000, sink)
         cache.skills(roots, ("a",), sink)
     assert [cache.loads(p) for p in StaticPartition] == [2, 2, 2]
-
-
-def test_invalidate_all(project: Path) -> None:
-    cache = StaticContextCache(LocalFileReader())
-    cache.agents(None, project, ListSink())
-    cache.invalidate()
-    cache.agents(None, project, ListSink())
-    assert cache.loads(StaticPartition.AGENTS) == 2
 
 
 def test_failed_project_context_load_is_not_cached(tmp_path: Path, project: Path) -> None:

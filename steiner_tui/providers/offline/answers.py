@@ -225,6 +225,8 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     if missing:
         names = ", ".join(f"`{p}`" for p in missing)
         body += f"\n\nNot found under the project root: {names}."
+        if intent.kind != "locate" and "glob" in tools and any("/" not in p for p in missing):
+            body += " Ask about a file name on its own and I will look for it in the project."
     if intent.outside:
         names = ", ".join(f"`{p}`" for p in intent.outside)
         body += f"\n\nOutside the project root, so not read: {names}."

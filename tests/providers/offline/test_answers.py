@@ -179,6 +179,16 @@ async def test_a_bare_name_the_project_has_twice_or_not_at_all_is_not_guessed(
     assert "Not found" not in nowhere
 
 
+async def test_a_bare_name_beside_a_file_that_exists_says_how_to_have_it_looked_for(
+    tmp_path: Path,
+) -> None:
+    answer = _final(await drive(make_project(tmp_path), "read README.md and core.py"))
+    assert (
+        "Not found under the project root: `core.py`. Ask about a file name on its own and I "
+        "will look for it in the project."
+    ) in answer
+
+
 async def test_a_link_out_of_the_project_is_named_as_outside(tmp_path: Path) -> None:
     root = make_project(tmp_path / "project")
     (tmp_path / "elsewhere.txt").write_text("not the project's\n")

@@ -221,7 +221,8 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     else:
         body = chat_answer(text, has_tools=bool(tools))
     # A name looked for in the whole project has its own line in ``located_answer``.
-    missing = [p for p in intent.missing if not done or p not in intent.paths]
+    looked_for = intent.paths if intent.kind == "locate" and done else ()
+    missing = [p for p in intent.missing if p not in looked_for]
     if missing:
         names = ", ".join(f"`{p}`" for p in missing)
         body += f"\n\nNot found under the project root: {names}."

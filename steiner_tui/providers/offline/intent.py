@@ -166,9 +166,9 @@ def classify(text: str, root: Path) -> Intent:
         )
     folders = [p for p in existing if p.endswith("/")]
     for match in _FOLDER.finditer(text):
-        named = next(g for g in match.groups() if g).rstrip("./") + "/"
-        if named not in folders and (_inside(root, named) or "").endswith("/"):
-            folders.append(_inside(root, named) or named)
+        rel = _inside(root, next(g for g in match.groups() if g).rstrip("./")) or ""
+        if rel.endswith("/") and rel not in folders:
+            folders.append(rel)
     if folders:
         return Intent("folder", paths=(folders[0].rstrip("/"),), missing=missing, outside=outside)
     bare = tuple(p for p in missing if "/" not in p)

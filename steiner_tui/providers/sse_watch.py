@@ -48,7 +48,9 @@ class StreamWatch(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._inner:
             self._see_lines(chunk)
-            if passed := self._utf8(self._decoder.decode(chunk)):
+            if chunk.isascii() and not self._decoder.getstate()[0]:
+                yield chunk  # valid as it came, no character pending: not decoded and encoded
+            elif passed := self._utf8(self._decoder.decode(chunk)):
                 yield passed
         if rest := self._utf8(self._decoder.decode(b"", final=True)):
             yield rest  # a character cut short at the end

@@ -265,8 +265,7 @@ def _message_line(state: LogState, record: MessageLine, line: int) -> None:
     messages.append(message)
     active.drivers.append(driver)
     state.message_lines.append(line)
-    if state.partials:
-        state.partials.clear()
+    state.partials.clear()
 
 
 def _request(state: LogState, record: RequestEntry, line: int) -> None:
@@ -286,8 +285,7 @@ def _request(state: LogState, record: RequestEntry, line: int) -> None:
     if record.usage and not tip.compaction:
         state.main_usage = (tip, record.usage_at or tip.time)
     state.last_time = record.usage_at or tip.time or state.last_time
-    if state.partials:
-        state.partials.clear()
+    state.partials.clear()
 
 
 def _generation(state: LogState, record: GenerationRecord, line: int) -> None:

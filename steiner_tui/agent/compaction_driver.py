@@ -66,6 +66,7 @@ from steiner_tui.engine.events import (
 )
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, to_provider_message
+from steiner_tui.engine.prices import cost_without_usage
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.provider import ChatRequest, ProviderError, usage_problem
 from steiner_tui.engine.state.context_state import ContextState
@@ -410,18 +411,20 @@ class _Host(msgspec.Struct):
         # Summary text is not streamed to the conversation pane: its deltas only count.
         progress = self.progress
         collector = StreamCollector(None if progress is None else _Counted(progress.output))
+        price = target.price if target.fallback else driver.model.price
         try:
             await collector.consume(provider.stream(request))
         except asyncio.CancelledError:
-            driver.sink.emit(RequestStopped(snapshot.request_id))
+            cost = cost_without_usage(price)
+            driver.sink.emit(RequestStopped(snapshot.request_id, cost_usd=cost))
             raise
         except ProviderError as error:
             said = labelled(f"{target.alias}/{target.model}", error.message)
-            driver.sink.emit(RequestStopped(snapshot.request_id, said))
+            cost = cost_without_usage(price)
+            driver.sink.emit(RequestStopped(snapshot.request_id, said, cost_usd=cost))
             raise
         usage = collector.usage
         if usage is not None and not usage_problem(usage):  # priced into the session's total
-            price = target.price if target.fallback else driver.model.price
             driver.sink.emit(cache.summary_usage(usage, snapshot, price=price))
         done = collector.done
         return SummaryResponse(collector.text, bool(done and done.clear_backend_state))

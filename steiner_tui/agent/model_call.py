@@ -42,6 +42,7 @@ from steiner_tui.engine.events import (
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import cost_without_usage
 from steiner_tui.engine.provider import ChatRequest, ProviderError, usage_problem
 from steiner_tui.engine.tokens import TokenEstimate
 
@@ -93,12 +94,15 @@ async def call_model(
         try:
             await collector.consume(host.model.provider.stream(prepared.request))
         except asyncio.CancelledError:
-            host.sink.emit(RequestStopped(snapshot.request_id, streamed_chars=len(collector.text)))
+            streamed = len(collector.text)
+            cost = cost_without_usage(host.model.price)
+            host.sink.emit(RequestStopped(snapshot.request_id, "", streamed, cost))
             _keep_partial(host, collector)
             raise
         except ProviderError as error:
             text = labelled(host.model.ref, error.message)
-            host.sink.emit(RequestStopped(snapshot.request_id, text, len(collector.text)))
+            cost = cost_without_usage(host.model.price)
+            host.sink.emit(RequestStopped(snapshot.request_id, text, len(collector.text), cost))
             if (
                 error.kind == "image_rejected"
                 and not retried_without_images

@@ -313,12 +313,14 @@ class RequestStopped(EngineEvent, frozen=True):
     """A request that ended before its usage came (none will for it): cancelled (Esc), or
     failed with a provider error (``error``: its words; the turn's ``ErrorEvent``, or its retry,
     follows). ``streamed_chars``: the reply's text that had arrived (a main reply's is kept,
-    marked incomplete)."""
+    marked incomplete). ``cost_usd``: what it cost all the same, known only for a free model
+    (a local server: $0); None: unknown, the provider may bill what it read."""
 
     kind: ClassVar[str] = "request_stopped"
     request_id: str
     error: str = ""
     streamed_chars: int = 0
+    cost_usd: float | None = None
 
 
 class ErrorEvent(EngineEvent, frozen=True):

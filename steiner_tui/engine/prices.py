@@ -38,6 +38,7 @@ __all__ = [
     "ZERO_COST",
     "RequestCost",
     "cache_ttl_seconds",
+    "cost_without_usage",
     "format_usd",
     "price_for",
     "request_cost",
@@ -84,6 +85,11 @@ class ModelPrice(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     def write_1h(self) -> float:
         """Cache write with a 1-hour TTL, $/M tokens (the default write where none is set)."""
         return self.write if self.cache_write_1h is None else self.cache_write_1h
+
+    @property
+    def free(self) -> bool:
+        """Every token costs nothing (a local server): any request's cost is known, $0."""
+        return not (self.input or self.output or self.read or self.write or self.write_1h)
 
 
 FREE = ModelPrice(input=0.0, output=0.0, cache_read=0.0, cache_write=0.0)
@@ -237,6 +243,12 @@ def format_usd(value: float | None) -> str:
     if value < 0.00005:  # what would round to $0.0000
         return "<$0.0001"
     return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
+
+
+def cost_without_usage(price: ModelPrice | None) -> float | None:
+    """What a request that ended before its usage came cost: $0 on a free model, else None
+    (unknown: the provider may bill the prompt it read)."""
+    return 0.0 if price is not None and price.free else None
 
 
 def usd(tokens: int, per_million: float) -> float:

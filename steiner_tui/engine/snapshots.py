@@ -272,7 +272,8 @@ class RequestSummary(msgspec.Struct, frozen=True):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float | None = None
-    """What the request cost (None: not reported, or the model has no price)."""
+    """What the request cost (None: not reported, or the model has no price; a request that
+    ended before its usage came: $0 on a free model, else None)."""
     cache: CacheExplanation | None = None
     """Why the cache reused what it did of the request (``engine.cache_causes``)."""
     cancelled: bool = False
@@ -331,7 +332,7 @@ def _summary(
         prompt_tokens=usage.prompt_tokens if usage is not None else 0,
         cache_read_tokens=usage.cache_read_tokens if usage is not None else 0,
         cache_write_tokens=usage.cache_write_tokens if usage is not None else 0,
-        cost_usd=usage.cost_usd if usage is not None else None,
+        cost_usd=usage.cost_usd if usage is not None else end.cost_usd if end else None,
         cache=usage.cache if usage is not None else None,
         cancelled=end is not None and not end.error,
         error=end.error if end is not None else "",

@@ -29,6 +29,7 @@ from steiner_tui.engine.prices import (
     ModelPrice,
     RequestCost,
     cache_ttl_seconds,
+    cost_without_usage,
     request_cost,
 )
 from steiner_tui.engine.prompt.sources import ContextSource
@@ -194,6 +195,10 @@ class LoggedRequests:
         record = self.records[position]
         usage = _padded(record.usage)
         cost = self._priced(record.model, usage) if record.usage else None
+        if cost is None and not record.usage and (record.cancelled or record.error):
+            total = cost_without_usage(self._price(record.model))
+        else:
+            total = cost.total_usd if cost is not None else None
         prompt, _, read, write = usage
         return RequestSummary(
             position,
@@ -204,7 +209,7 @@ class LoggedRequests:
             prompt_tokens=prompt,
             cache_read_tokens=read,
             cache_write_tokens=write,
-            cost_usd=cost.total_usd if cost is not None else None,
+            cost_usd=total,
             cache=self.causes()[position],
         )
 

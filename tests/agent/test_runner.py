@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+import msgspec
 import pytest
 
 from steiner_tui.agent.clock import ManualClock
@@ -13,17 +14,22 @@ from steiner_tui.engine.compaction.history_render import render_history
 from steiner_tui.engine.events import (
     ErrorEvent,
     RequestSnapshot,
+    RequestStopped,
     TextDelta,
     ToolCallFinished,
     UsageReported,
     WarningEvent,
 )
 from steiner_tui.engine.messages import INTERRUPTION_NOTE, Image, Message, ToolCall
+from steiner_tui.engine.prices import FREE, PRICE_TABLE, ModelPrice
 from steiner_tui.engine.provider import ModelInfo, ProviderError
+from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.state.file_tracker import FileTracker
 from steiner_tui.engine.tokens import EncodingLoader, RequestEstimator
 from tests.agent.conftest import RunnerFactory
 from tests.agent.fakes import Reply
+
+GPT_4O = PRICE_TABLE["gpt-4o"]
 
 
 async def test_plain_reply_streams_and_is_stored(make_runner: RunnerFactory) -> None:
@@ -112,6 +118,34 @@ async def test_cancellation_keeps_partial_reply_as_incomplete(
     projected = [m for m in provider.requests[1].messages if m.role == "assistant"]
     assert projected[-1].content == "partial answer" + INTERRUPTION_NOTE
     assert runner.conversation[1].content == "partial answer"
+
+
+@pytest.mark.parametrize(("price", "cost"), [(FREE, 0.0), (None, None), (GPT_4O, None)])
+async def test_a_request_stopped_before_its_usage_costs_nothing_only_on_a_free_model(
+    make_runner: RunnerFactory, price: ModelPrice | None, cost: float | None
+) -> None:
+    """A cancelled request on a local server showed its cost as unknown: nothing it read can
+    be billed there, so it is $0. A priced model may bill the prompt it read: unknown."""
+    gate = asyncio.Event()
+    blocked = Reply(["partial"], block=gate)
+    error = ProviderError("connection", "fake: connection dropped")
+    runner, _, sink = make_runner([blocked, Reply(["half"], error=error)])
+    runner.model = msgspec.structs.replace(runner.model, price=price, priced=True)
+    task = asyncio.create_task(runner.run(Message("user", "long task")))
+    await blocked.reached.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await runner.run(Message("user", "again"))
+    stopped = sink.of(RequestStopped)
+    assert [(e.error, e.cost_usd) for e in stopped] == [  # type: ignore[attr-defined]
+        ("", cost),
+        ("fake/fake-model: fake: connection dropped", cost),
+    ]
+    store = SnapshotStore()
+    for event in sink.events:
+        store.emit(event)
+    assert [(r.cancelled, r.cost_usd) for r in store.summaries()] == [(True, cost), (False, cost)]
 
 
 async def test_provider_error_mid_stream_ends_with_error_and_keeps_text(

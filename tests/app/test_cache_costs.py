@@ -138,7 +138,8 @@ async def test_the_offline_models_cache_reuse_is_not_known(app_for: AppFactory) 
 async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
     app_for: AppFactory,
 ) -> None:
-    """Its Cache and Cost cells were blank, as a request's still waiting for its usage."""
+    """Its Cache and Cost cells were blank, as a request's still waiting for its usage. Its
+    model is free (``offline``): its cost is known all the same."""
     provider = GateProvider()
     app = app_for(fake_model(provider))
     async with app.run_test(size=SIZE) as pilot:
@@ -148,10 +149,10 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
         await pilot.press("escape")
         await finish(pilot)
         cells, summary = await inspected(pilot, "cause", "cost", row=0)
-        assert cells == ("cancelled", "unknown")
+        assert cells == ("cancelled", "$0")  # a free model's (a priced one's: unknown)
         assert summary.endswith(
-            "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
-            "the 14 characters of reply streamed are kept, marked interrupted"
+            "Cancelled (Esc) before the provider reported usage: cost $0 (a free model), cache "
+            "unknown · the 14 characters of reply streamed are kept, marked interrupted"
         )
 
 
@@ -169,10 +170,10 @@ async def test_a_cancelled_request_says_so_again_after_a_resume(app_for: AppFact
     async with resumed.run_test(size=SIZE) as pilot:
         await finish(pilot)
         cells, summary = await inspected(pilot, "cause", "cost", row=0)
-        assert cells == ("cancelled", "unknown")
+        assert cells == ("cancelled", "$0")  # a free model's (a priced one's: unknown)
         assert summary.endswith(
-            "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
-            "the 14 characters of reply streamed are kept, marked interrupted"
+            "Cancelled (Esc) before the provider reported usage: cost $0 (a free model), cache "
+            "unknown · the 14 characters of reply streamed are kept, marked interrupted"
         )
 
 

@@ -122,10 +122,10 @@ async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
         assert not screen.busy
         # Its summary request says it was cancelled, not blanks as a request still waiting.
         cells, summary = await inspected(pilot, "kind", "cause", "cost")
-        assert cells == ("compaction", "cancelled", "unknown")
+        assert cells == ("compaction", "cancelled", "$0")  # the offline model's: free
         assert summary.endswith(
-            "Cancelled (Esc) before the provider reported usage: cost and cache unknown · "
-            "a summary cut short is not kept"
+            "Cancelled (Esc) before the provider reported usage: cost $0 (a free model), cache "
+            "unknown · a summary cut short is not kept"
         )
 
 

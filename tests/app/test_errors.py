@@ -193,9 +193,9 @@ async def test_a_failed_summary_request_says_so_in_the_inspector(app_for: AppFac
             await send(pilot, text)
             await finish(pilot)
         cells, summary = await inspected(pilot, "kind", "cause", "cost")
-        assert cells == ("compaction", "failed", "unknown")
+        assert cells == ("compaction", "failed", "$0")  # the offline model's: free
         assert summary.endswith(
-            "Failed before the provider reported usage: cost and cache unknown · "
+            "Failed before the provider reported usage: cost $0 (a free model), cache unknown · "
             "a summary cut short is not kept\n"
             "fake/offline: fake: connection refused (127.0.0.1:9)"
         )

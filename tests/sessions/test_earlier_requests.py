@@ -33,6 +33,7 @@ from steiner_tui.engine.events import (
     WarningEvent,
 )
 from steiner_tui.engine.messages import Message
+from steiner_tui.engine.prices import FREE
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.snapshots import (
     RequestSummary,
@@ -208,6 +209,9 @@ def test_why_a_request_got_no_usage_is_kept_folded_or_as_a_usage_record(
     ended = [(r.cancelled, r.error, r.streamed_chars) for r in logged]
     assert ended == [(r.cancelled, r.error, r.streamed_chars) for r in live]
     assert ended == [(True, "", 7), (False, "p/m: overloaded", 0), (False, "", 0)]
+    assert [r.cost_usd for r in logged] == [None, None, None]  # no price: unknown
+    free = LoggedRequests(loaded.requests, loaded.lineage, lambda model: FREE).summaries()
+    assert [r.cost_usd for r in free] == [0.0, 0.0, 0.0]  # a local server's: $0 all the same
 
 
 async def test_requests_after_the_resume_follow_and_compare_with_earlier_ones(

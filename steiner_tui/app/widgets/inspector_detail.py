@@ -118,7 +118,12 @@ def money_summary(figures: RequestSummary | None) -> str:
         )
         stopped = figures.error == APP_STOPPED
         ended = "Cancelled (Esc)" if figures.cancelled else "Stopped" if stopped else "Failed"
-        line = f"\n{ended} before the provider reported usage: cost and cache unknown · {kept}"
+        unknown = (
+            "cost and cache unknown"
+            if figures.cost_usd is None
+            else f"cost {dollars(figures.cost_usd)} (a free model), cache unknown"
+        )
+        line = f"\n{ended} before the provider reported usage: {unknown} · {kept}"
         return line + (f"\n{figures.error}" if figures.error else "")
     if figures is None or not figures.reported:
         return ""

@@ -112,8 +112,10 @@ def cause_cell(row: RequestSummary) -> str:
 
 def cost_cell(row: RequestSummary) -> str:
     """The request's cost; ``?`` for a model with no price; ``unknown`` for a cancelled or
-    failed request; "" before its usage came."""
+    failed request (``$0`` on a free model); "" before its usage came."""
     if not row.reported:
+        if row.cost_usd is not None:
+            return dollars(row.cost_usd)
         return "unknown" if row.cancelled or row.error else ""
     return dollars(row.cost_usd) if row.cost_usd is not None else "?"
 

@@ -35,6 +35,7 @@ from steiner_tui.providers.offline.toolresults import glob_entries
 from steiner_tui.providers.offline.writeup import (
     Exchange,
     chat_answer,
+    earlier_reads,
     file_answer,
     located,
     located_answer,
@@ -210,12 +211,14 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
         lead, specs = _next_round(intent, done, tools, root)
         if specs:
             return Reply(lead, _calls(specs, f"{OWN_CALL_PREFIX}{len(messages)}"))
+    earlier = earlier_reads(messages, done)
     if intent.kind in ("overview", "folder") and done:
-        body = overview_answer(done, root, intent.paths[0] if intent.kind == "folder" else "")
+        folder = intent.paths[0] if intent.kind == "folder" else ""
+        body = overview_answer(done, root, folder, earlier)
     elif intent.kind == "file" and done:
-        body = file_answer(done)
+        body = file_answer(done, earlier)
     elif intent.kind == "locate" and done:
-        body = located_answer(done)
+        body = located_answer(done, earlier)
     elif intent.kind == "search" and done:
         body = search_answer(done)
     else:

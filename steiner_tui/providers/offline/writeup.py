@@ -8,12 +8,14 @@ summarizer can tell this model's words from anyone else's.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 
-from steiner_tui.engine.messages import ToolCall
-from steiner_tui.engine.state.read_results import FILE_UNCHANGED_PREFIX
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.state.read_results import FILE_UNCHANGED_PREFIX, parse_read_result
 from steiner_tui.providers.offline.markers import ECHO_OPENING, LOOKED_FOR, OVERVIEW_OPENING
 from steiner_tui.providers.offline.metadata import describe_file
 from steiner_tui.providers.offline.textutil import md_code, md_text, trim
@@ -29,6 +31,7 @@ from steiner_tui.units import counted
 __all__ = [
     "Exchange",
     "chat_answer",
+    "earlier_reads",
     "file_answer",
     "located",
     "located_answer",
@@ -36,8 +39,12 @@ __all__ = [
     "search_answer",
 ]
 
+NONE: Mapping[str, str] = MappingProxyType({})
+
 Exchange = tuple[ToolCall, str | None]
 """A tool call this model made and the content of its result (``None`` when none came back)."""
+
+_SINCE_TURN = re.compile(re.escape(FILE_UNCHANGED_PREFIX) + r" (\d+)")
 
 MAX_LISTED = 25
 MAX_MATCHES = 8
@@ -64,7 +71,33 @@ def _names(label: str, names: list[str]) -> str:
     return f"- {label} ({len(names)}): {shown}{more}"
 
 
-def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
+def earlier_reads(messages: Sequence[Message], exchanges: Sequence[Exchange]) -> dict[str, str]:
+    """For each read of ``exchanges`` answered with the engine's note ("file unchanged since
+    turn N"), the latest read of that path among ``messages`` that holds the file's text (none
+    when it is no longer in the conversation)."""
+    wanted = set()
+    for call, content in exchanges:
+        if call.name == "read" and content and FILE_UNCHANGED_PREFIX in content:
+            result = parse_read_result(content)
+            if result is not None and result.output.startswith(FILE_UNCHANGED_PREFIX):
+                wanted.add(result.path)
+    out: dict[str, str] = {}
+    for message in reversed(messages):  # the latest first, until every path has its read
+        if not wanted:
+            break
+        result = parse_read_result(message.content) if message.role == "tool" else None
+        if (
+            result is not None
+            and result.path in wanted
+            and result.output
+            and not result.output.startswith(FILE_UNCHANGED_PREFIX)
+        ):
+            out[result.path] = message.content
+            wanted.discard(result.path)
+    return out
+
+
+def _read_sections(exchanges: Sequence[Exchange], earlier: Mapping[str, str]) -> list[str]:
     out: list[str] = []
     for call, content in exchanges:
         if call.name != "read":
@@ -84,10 +117,17 @@ def _read_sections(exchanges: Sequence[Exchange]) -> list[str]:
             reason = (failure_lines(result.text, 1) or [result.text.strip()])[0]
             out.append(f"{head} could not be read: {md_text(trim(reason, 160))}")
             continue
-        if result.text.startswith(FILE_UNCHANGED_PREFIX):  # the engine's note, not the file
+        unchanged = result.text.startswith(FILE_UNCHANGED_PREFIX)  # the engine's note
+        copy = earlier.get(str(result.meta.get("path"))) if unchanged else None
+        if unchanged and copy is None:  # the earlier read is no longer in the conversation
             out.append(f"{head}: {md_text(trim(result.text.strip(), 200))}")
             continue
-        lines = [f"{head} ({counted(result.total_lines, 'line')})"]
+        since = ""
+        if copy is not None:
+            turn = _SINCE_TURN.match(result.text)
+            since = f", unchanged since I read it in turn {turn[1]}" if turn else ", unchanged"
+            result = parse_tool_output(copy)
+        lines = [f"{head} ({counted(result.total_lines, 'line')}{since})"]
         lines += [f"- {fact}" for fact in describe_file(path, result.text)]
         out.append("\n".join(lines))
     return out
@@ -112,7 +152,9 @@ def _layout(entries: list[str], truncated: bool, files_label: str = "Top-level f
     return lines or ["- The listing was empty."]
 
 
-def overview_answer(exchanges: Sequence[Exchange], root: Path, folder: str = "") -> str:
+def overview_answer(
+    exchanges: Sequence[Exchange], root: Path, folder: str = "", earlier: Mapping[str, str] = NONE
+) -> str:
     """The overview of the project, or of one ``folder`` of it: directories and files at its top
     level, README title, package metadata."""
     place = f"folder {md_code(folder + '/')}" if folder else f"project {md_code(root.name)}"
@@ -126,7 +168,7 @@ def overview_answer(exchanges: Sequence[Exchange], root: Path, folder: str = "")
         head = f"**Layout** (`glob` `{_arg(call, 'pattern')}`: {counted(len(entries), 'path')})"
         label = f"Files in {md_code(folder + '/')}" if folder else "Top-level files"
         parts.append("\n".join([head, *_layout(entries, glob_truncated(content), label)]))
-    reads = _read_sections(exchanges)
+    reads = _read_sections(exchanges, earlier)
     parts += reads
     if not reads:
         where = f"in {md_code(folder + '/')}" if folder else "at the top level"
@@ -134,9 +176,10 @@ def overview_answer(exchanges: Sequence[Exchange], root: Path, folder: str = "")
     return "\n\n".join(parts)
 
 
-def file_answer(exchanges: Sequence[Exchange]) -> str:
-    """What each file that was read contains: line count and an outline."""
-    reads = _read_sections(exchanges)
+def file_answer(exchanges: Sequence[Exchange], earlier: Mapping[str, str] = NONE) -> str:
+    """What each file that was read contains: line count and an outline (``earlier``: the
+    reads a note of the engine's refers to, ``earlier_reads``)."""
+    reads = _read_sections(exchanges, earlier)
     return "\n\n".join(["Here is what I read:", *reads]) if reads else "Nothing was read."
 
 
@@ -155,7 +198,7 @@ def located(exchanges: Sequence[Exchange]) -> dict[str, list[str] | None]:
     return out
 
 
-def located_answer(exchanges: Sequence[Exchange]) -> str:
+def located_answer(exchanges: Sequence[Exchange], earlier: Mapping[str, str] = NONE) -> str:
     """Where each bare name looked for was found (or not), then what was read of it."""
     notes = []
     for name, found in located(exchanges).items():
@@ -173,7 +216,7 @@ def located_answer(exchanges: Sequence[Exchange]) -> str:
                 f"{lead}: {counted(len(found), 'file')} have that name, {shown}{more}. "
                 "Name the one you mean by its path."
             )
-    reads = _read_sections(exchanges)
+    reads = _read_sections(exchanges, earlier)
     return "\n\n".join([*notes, *reads])
 
 

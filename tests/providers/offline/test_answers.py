@@ -10,6 +10,7 @@ import pytest
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.engine.skills.envelopes import render_skill_activation
+from steiner_tui.engine.state.read_results import file_unchanged_note
 from steiner_tui.providers.offline import HONESTY_NOTE, MAX_TOOL_ROUNDS, OfflineProvider
 from steiner_tui.providers.offline.textutil import md_text
 from steiner_tui.providers.offline.writeup import file_answer
@@ -294,6 +295,35 @@ def test_a_read_the_engine_deduplicated_is_not_described_as_the_file() -> None:
     )
     answer = file_answer([(ToolCall("c1", "read", {"path": "README.md"}), content)])
     assert "Title" not in answer and "First paragraph" not in answer
+    assert f"**`README.md`**: {md_text(note)}" in answer
+
+
+async def test_a_read_the_engine_deduplicated_is_answered_from_the_earlier_read(
+    tmp_path: Path,
+) -> None:
+    """ "read README.md" after an overview that read it: the answer was only the engine's note
+    ("file unchanged since turn 1") while the README's text was in the conversation."""
+    root = make_project(tmp_path)
+    overview = await drive(root, "What is in this project?")
+    call = ToolCall("c9", "read", {"path": "README.md"})
+    note = file_unchanged_note(1, 1, 7, 7, "README.md")
+    deduplicated = json.dumps(
+        {"path": "README.md", "startLine": 1, "endLine": 7, "totalLines": 7, "output": note}
+    )
+    messages = (
+        *overview,
+        Message("user", "read README.md"),
+        Message("assistant", "Reading `README.md`.", tool_calls=(call,)),
+        Message("tool", deduplicated, tool_call_id="c9", name="read"),
+    )
+    request = ChatRequest("offline", messages, tool_defs("glob", "grep", "read"))
+    answer = (await ask(OfflineProvider(root), request)).text
+    assert "**`README.md`** (7 lines, unchanged since I read it in turn 1)" in answer
+    assert "Demo Widget" in answer and "file unchanged" not in answer
+    # Once that read has left the conversation (compacted away), the note is all there is.
+    gone = (*(m for m in messages[:-1] if m.role != "tool"), messages[-1])
+    request = ChatRequest("offline", gone, tool_defs("glob", "grep", "read"))
+    answer = (await ask(OfflineProvider(root), request)).text
     assert f"**`README.md`**: {md_text(note)}" in answer
 
 

@@ -8,11 +8,20 @@ import json
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
+from steiner_tui.app.screens.readonly_figures import (
+    capture_budget_view,
+    import_chart_view,
+    import_window,
+)
 from steiner_tui.capture.figures import model_window
+from steiner_tui.capture.report import decode_all
+from steiner_tui.capture.snapshots import to_snapshots
+from steiner_tui.capture.store import RecordedRequest, read_capture
 from steiner_tui.cli import main
+from steiner_tui.commands.capture_screenshots import write_sample_capture
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.codex import import_codex_rollout
 from steiner_tui.importers.figures import chart_rows
@@ -47,6 +56,30 @@ def test_claude_code_compacts_by_its_rule(path: Path) -> None:
     data = session.to_json()
     view = import_chart_view(chart_rows(data["requests"], data["generations"]), import_window(data))
     assert (view.window.soft_threshold, view.window.hard_limit) == (167_000, 200_000)
+
+
+def test_a_capture_draws_the_agents_limits_as_its_import_does(tmp_path: Path) -> None:
+    """A capture of Claude Code drew steiner's own hard line (the window less our safety
+    margin: 198,000 of 200,000) where its import drew the window, 200,000; and a capture of
+    another agent drew our 70% soft line, a compaction point that agent does not have."""
+    capture_id = write_sample_capture(tmp_path, "limits")
+    _, recorded = read_capture(tmp_path, capture_id)
+    requests = decode_all(recorded)
+    snapshots = to_snapshots(requests)
+    view = capture_budget_view(requests, snapshots, len(requests) - 1)
+    assert (view.window.soft_threshold, view.window.hard_limit) == (167_000, 200_000)
+    assert view.window.context_size == 200_000
+    others = [msgspec.structs.replace(r, recorded=_another_agent(r.recorded)) for r in requests]
+    unnamed = [msgspec.structs.replace(s, model="gpt-4o") for s in snapshots]
+    other = capture_budget_view(others, unnamed, len(requests) - 1)
+    window = model_window("gpt-4o").tokens
+    assert (other.window.soft_threshold, other.window.hard_limit) == (window, window)
+
+
+def _another_agent(recorded: RecordedRequest) -> RecordedRequest:
+    """The request without the header by which Claude Code names itself."""
+    body = recorded.body.replace(b"x-anthropic-billing-header", b"x-another-header")
+    return msgspec.structs.replace(recorded, body=body)
 
 
 def test_import_json_gives_each_session_its_window(

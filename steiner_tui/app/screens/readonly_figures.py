@@ -161,7 +161,13 @@ def capture_budget_view(
         history=history,
     )
     if window.known:
-        return view
+        # The agent's limits, not steiner's, as an import draws them (``import_chart_view``):
+        # its window is the hard line (no safety margin of ours), its own compaction point the
+        # soft one, the window where that point is not known (not our 70%).
+        limits = msgspec.structs.replace(
+            view.window, soft_threshold=trigger or window.tokens, hard_limit=window.tokens
+        )
+        return msgspec.structs.replace(view, window=limits)
     return msgspec.structs.replace(
         view,
         heading=f"{view.heading} · window unknown",

@@ -67,10 +67,16 @@ class WindowBar(Widget):
             )  # fmt: skip
             return Content.assemble(bar, "\n", legend)
         used = "reported" if figures.stateful else "used"
+        # An agent's hard line is its window (a capture's): said once, not "200,000 / 200,000".
+        window = (
+            ""
+            if figures.hard_limit == figures.context_size
+            else f" / {count(figures.context_size)}"
+        )
         legend = Content.assemble(
             ("█", "$primary"), f" {used} {count(figures.used)} ({share:.0f}%)  ",
             ("▒", "$warning"), f" reserve {count(figures.reserve)}\n",
             ("┊", "$warning"), f" soft {count(figures.soft_threshold)}  ",
-            ("┃", "$error"), f" hard {count(figures.hard_limit)} / {count(figures.context_size)}",
+            ("┃", "$error"), f" hard {count(figures.hard_limit)}", window,
         )  # fmt: skip
         return Content.assemble(bar, "\n", legend)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from steiner_tui.capture.wire import call_target
-from steiner_tui.importers.jsonl import text_bytes
+from steiner_tui.importers.jsonl import read_document, text_bytes
 from steiner_tui.importers.model import ImportedRequest, ImportedSession, LineProblem
 from steiner_tui.importers.ranking import rank_costs
 from steiner_tui.importers.window import agent_window
@@ -55,14 +55,14 @@ def import_gemini_session(path: Path) -> ImportedSession:
         OSError: the file cannot be read.
         ValueError: it is not a Gemini CLI session.
     """
-    value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    problems: list[LineProblem] = []  # by line of the file: its bytes that are not UTF-8
+    value = json.loads(read_document(path, problems))
     if not is_gemini_session(value):
         raise ValueError(f"{path}: not a Gemini CLI session")
     requests: list[ImportedRequest] = []
     results: list[tuple[str, str, int]] = []
     types: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
-    problems: list[LineProblem] = []
     for number, message in enumerate(value["messages"], 1):
         if not isinstance(message, dict):
             problems.append(LineProblem(number, "message is not a JSON object"))

@@ -28,6 +28,7 @@ __all__ = [
     "NotATranscriptFile",
     "apply_each",
     "open_transcript",
+    "read_document",
     "read_each",
     "read_lines",
     "read_records",
@@ -132,6 +133,24 @@ def read_records(
         if bad:  # read: said as kept (a line skipped for another reason is said as skipped)
             problems.append(LineProblem(number, bad, kept=True))
         yield number, record
+
+
+def read_document(path: Path, problems: list[LineProblem]) -> str:
+    """The whole of a one-document transcript (Gemini CLI's JSON), its bytes that are not
+    UTF-8 each read as U+FFFD and each line that had some added to ``problems`` as kept.
+
+    Raises:
+        NotATranscriptFile: not a regular file.
+        OSError: it cannot be read.
+    """
+    with open_transcript(path) as handle:
+        text = handle.read()
+    if text.isascii() or not _NOT_UTF8.search(text):
+        return text
+    for number, line in enumerate(text.split("\n"), 1):
+        if _NOT_UTF8.search(line):
+            problems.append(LineProblem(number, _not_utf8(line), kept=True))
+    return _NOT_UTF8.sub(lambda run: "\ufffd" * len(run.group()), text)
 
 
 def _not_utf8(line: str) -> str:

@@ -46,3 +46,19 @@ def test_gemini_sessions_found_in_their_chats_folder(
     assert main(["import", str(chats), "--json"]) == 0
     [saved] = json.loads(capsys.readouterr().out)["sessions"]
     assert saved["source"] == "gemini-cli" and saved["requests"][0]["context_tokens"] == 4_383
+
+
+def test_bytes_that_are_not_utf8_are_said_with_their_line(tmp_path: Path) -> None:
+    """A session with a byte that is not UTF-8 was read with U+FFFD and nothing said; a
+    Claude Code or Codex transcript says which line had it."""
+    data = GEMINI.read_bytes().replace(b"[REDACTED_ASSISTANT_TEXT]", b"caf\xe9 [REDACTED]", 1)
+    damaged = tmp_path / "session.json"
+    damaged.write_bytes(data)
+    line = data[: data.index(b"caf\xe9")].count(b"\n") + 1
+    column = data.index(b"caf\xe9") - data.rindex(b"\n", 0, data.index(b"caf\xe9")) + 3
+    session = import_gemini_session(damaged)
+    assert [p.said() for p in session.problems] == [
+        f"line {line}: 1 byte that is not UTF-8: 0xE9 at column {column} "
+        "(kept, each bad byte shown as \ufffd)"
+    ]
+    assert len(session.requests) == 1

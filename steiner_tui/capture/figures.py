@@ -15,9 +15,11 @@ request has bytes per source and the usage the API reported, so:
   from its bytes at the tokens per byte of the latest earlier request that has usage, or at
   four bytes a token when none has, and says so (``ContextFigure.how``), so a capture followed
   live never shows the request the agent just sent as empty.
-* **window**: the model's window from the engine's model table (``engine.models``), or for an
-  agent's model id the table does not list, the family's: every ``claude-*`` model has
-  Anthropic's 200,000 tokens. Any other id is *unknown*, and the view says so.
+* **window**: the model's window and max output from the engine's model table
+  (``engine.models``), or for an agent's model id the table does not list, the family's: every
+  ``claude-*`` model has Anthropic's 200,000 tokens, every ``gemini-*`` one Google's 1,048,576.
+  Any other id is *unknown*, and the view says so. An import's window starts from the same
+  figures (``importers.window``).
 * **compactions**: the agent's summary call (Claude Code's "Do NOT call any tools" prompt that
   asks for a ``<summary>``, Codex's "CONTEXT CHECKPOINT COMPACTION" prompt) is a compaction
   row, so the chart marks the compaction before the next request.
@@ -60,6 +62,8 @@ __all__ = [
 
 ANTHROPIC_WINDOW = 200_000
 """The window of every Claude model the model table does not list by name."""
+GEMINI_WINDOW = 1_048_576
+"""The window of every Gemini model the model table does not list by name (Gemini 2.5 and 3)."""
 
 _CLAUDE_SUMMARY = ("Do NOT call any tools", "<summary>")
 _CODEX_SUMMARY = "CONTEXT CHECKPOINT COMPACTION"
@@ -78,6 +82,8 @@ class ModelWindow(msgspec.Struct, frozen=True):
     model: str
     tokens: int
     origin: str
+    max_output: int = 0
+    """The model's largest reply (0: unknown)."""
 
     @property
     def known(self) -> bool:
@@ -87,9 +93,13 @@ class ModelWindow(msgspec.Struct, frozen=True):
 def model_window(model: str) -> ModelWindow:
     """The window of ``model`` (module docstring)."""
     if model and is_known_model(model):
-        return ModelWindow(model, lookup_model(model).context_window, "model table")
-    if model_key(model).startswith("claude-"):
+        info = lookup_model(model)
+        return ModelWindow(model, info.context_window, "model table", info.max_output)
+    family = model_key(model)
+    if family.startswith("claude-"):
         return ModelWindow(model, ANTHROPIC_WINDOW, "claude-* models")
+    if family.startswith("gemini-"):
+        return ModelWindow(model, GEMINI_WINDOW, "gemini-* models")
     return ModelWindow(model, 0, f"window unknown: {model or 'no model'} is not in the model table")
 
 

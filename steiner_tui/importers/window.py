@@ -2,13 +2,13 @@
 
 The chart of an import draws the agent's own limits, not steiner's: a Codex rollout records
 its window (``model_context_window`` in its ``token_count`` and ``task_started`` events), and
-that figure wins. Claude Code and Gemini CLI record none, so theirs is the model's (the
-engine's model table, else Anthropic's 200,000 for any ``claude-*`` model and Google's
-1,048,576 for any ``gemini-*`` one). Claude Code's compaction point follows its rule: it
-compacts automatically at the window less ``min(max output, 20,000)`` less a 13,000-token
-buffer (about 167,000 of 200,000; the real transcripts compact at 167,094-170,251). Codex's
-and Gemini CLI's compaction points are not in their files and not known here, so none is
-drawn. Every figure says where it came from.
+that figure wins. Claude Code and Gemini CLI record none, so theirs is the model's, as a
+capture finds it (``capture.figures.model_window``: the engine's model table, else Anthropic's
+200,000 for any ``claude-*`` model and Google's 1,048,576 for any ``gemini-*`` one). Claude
+Code's compaction point follows its rule: it compacts automatically at the window less
+``min(max output, 20,000)`` less a 13,000-token buffer (about 167,000 of 200,000; the real
+transcripts compact at 167,094-170,251). Codex's and Gemini CLI's compaction points are not in
+their files and not known here, so none is drawn. Every figure says where it came from.
 """
 
 from __future__ import annotations
@@ -17,21 +17,15 @@ from typing import Any
 
 import msgspec
 
-from steiner_tui.engine.models import is_known_model, lookup_model, model_key
+from steiner_tui.capture.figures import model_window
 
 __all__ = [
     "CLAUDE_CODE_BUFFER",
     "CLAUDE_CODE_OUTPUT_CAP",
-    "CLAUDE_WINDOW",
-    "GEMINI_WINDOW",
     "AgentWindow",
     "agent_window",
 ]
 
-CLAUDE_WINDOW = 200_000
-"""The window of a ``claude-*`` model the model table does not list."""
-GEMINI_WINDOW = 1_048_576
-"""The window of a ``gemini-*`` model the model table does not list (Gemini 2.5 and 3)."""
 CLAUDE_CODE_OUTPUT_CAP = 20_000
 """Claude Code keeps room for at most this much of the model's max output."""
 CLAUDE_CODE_BUFFER = 13_000
@@ -69,35 +63,22 @@ class AgentWindow(msgspec.Struct, frozen=True):
         )
 
 
-def _model_window(model: str) -> tuple[int, int, str]:
-    """Window, max output (0: unknown) and source of ``model`` from the model table."""
-    if model and is_known_model(model):
-        info = lookup_model(model)
-        return info.context_window, info.max_output, "the model table"
-    name = model_key(model)
-    if name.startswith("claude-"):
-        return CLAUDE_WINDOW, 0, "every claude-* model's"
-    if name.startswith("gemini-"):
-        return GEMINI_WINDOW, 0, "every gemini-* model's"
-    return 0, 0, "unknown"
-
-
 def agent_window(source: str, model: str, recorded: int = 0) -> AgentWindow:
     """The window of a session of agent ``source`` (``claude-code``, ``codex``) whose latest
     model is ``model``; ``recorded`` is the window the transcript names (0: none)."""
     if recorded > 0:
         return AgentWindow(recorded, "recorded in the transcript (model_context_window)")
-    tokens, max_output, origin = _model_window(model)
-    if not tokens:
+    found = model_window(model)
+    if not found.known:
         return AgentWindow(0, f"unknown: {model or 'no model'} is not in the model table")
-    window = AgentWindow(tokens, f"{model}: {origin}")
+    window = AgentWindow(found.tokens, f"{model}: {found.origin}")
     if source != "claude-code":
         return window
-    reserve = min(max_output or CLAUDE_CODE_OUTPUT_CAP, CLAUDE_CODE_OUTPUT_CAP)
+    reserve = min(found.max_output or CLAUDE_CODE_OUTPUT_CAP, CLAUDE_CODE_OUTPUT_CAP)
     rule = (
         f"Claude Code's rule: window - min(max output, {CLAUDE_CODE_OUTPUT_CAP:,})"
         f" - {CLAUDE_CODE_BUFFER:,}"
     )
     return msgspec.structs.replace(
-        window, trigger=tokens - reserve - CLAUDE_CODE_BUFFER, trigger_source=rule
+        window, trigger=found.tokens - reserve - CLAUDE_CODE_BUFFER, trigger_source=rule
     )

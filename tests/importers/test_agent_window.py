@@ -74,6 +74,10 @@ def test_a_capture_draws_the_agents_limits_as_its_import_does(tmp_path: Path) ->
     other = capture_budget_view(others, unnamed, len(requests) - 1)
     window = model_window("gpt-4o").tokens
     assert (other.window.soft_threshold, other.window.hard_limit) == (window, window)
+    # A request that sets no reply limit (Codex's) may get the model's largest reply.
+    unlimited = [msgspec.structs.replace(s, model="gpt-5", max_tokens=0) for s in snapshots]
+    codex = capture_budget_view(others, unlimited, len(requests) - 1)
+    assert (codex.window.context_size, codex.window.reserve) == (400_000, 128_000)
 
 
 def _another_agent(recorded: RecordedRequest) -> RecordedRequest:

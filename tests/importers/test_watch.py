@@ -134,7 +134,7 @@ def test_watch_json_prints_one_line_per_new_request(tmp_path: Path) -> None:
     # claude-sonnet-4 has a price in the built-in table: every request has its dollars.
     assert all(isinstance(line["cost"], float) and line["cost"] > 0 for line in printed)
     assert {json.dumps(line["window"]) for line in printed} == {
-        json.dumps({"tokens": 200_000, "source": "claude-sonnet-4-20250514: the model table"})
+        json.dumps({"tokens": 200_000, "source": "claude-sonnet-4-20250514: model table"})
     }
 
 
@@ -387,7 +387,7 @@ def test_watch_json_names_each_requests_own_models_window(tmp_path: Path) -> Non
     models = {line["model"] for line in printed}
     assert models == {"claude-haiku-4-5-20251001", "claude-sonnet-4-20250514"}
     for line in printed:
-        assert line["window"] == {"tokens": 200_000, "source": f"{line['model']}: the model table"}
+        assert line["window"] == {"tokens": 200_000, "source": f"{line['model']}: model table"}
 
 
 def test_watch_follows_a_new_session_of_the_project(tmp_path: Path) -> None:

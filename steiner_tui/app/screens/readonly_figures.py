@@ -164,8 +164,13 @@ def capture_budget_view(
         # The agent's limits, not steiner's, as an import draws them (``import_chart_view``):
         # its window is the hard line (no safety margin of ours), its own compaction point the
         # soft one, the window where that point is not known (not our 70%).
+        # A request that sets no reply limit (Codex's) may get the model's largest reply: that
+        # much of the window is not the prompt's (gpt-5's 400,000 leave 272,000 to it).
         limits = msgspec.structs.replace(
-            view.window, soft_threshold=trigger or window.tokens, hard_limit=window.tokens
+            view.window,
+            reserve=snapshot.max_tokens or window.max_output,
+            soft_threshold=trigger or window.tokens,
+            hard_limit=window.tokens,
         )
         return msgspec.structs.replace(view, window=limits)
     return msgspec.structs.replace(

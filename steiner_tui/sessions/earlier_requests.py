@@ -194,11 +194,12 @@ class LoggedRequests:
     def _summary(self, position: int) -> RequestSummary:
         record = self.records[position]
         usage = _padded(record.usage)
-        cost = self._priced(record.model, usage) if record.usage else None
-        if cost is None and not record.usage and (record.cancelled or record.error):
-            total = cost_without_usage(self._price(record.model))
-        else:
+        total = None
+        if record.usage:
+            cost = self._priced(record.model, usage)
             total = cost.total_usd if cost is not None else None
+        elif record.cancelled or record.error:  # no usage will come: known on a free model
+            total = cost_without_usage(self._price(record.model))
         prompt, _, read, write = usage
         return RequestSummary(
             position,

@@ -44,6 +44,18 @@ BURST_SECONDS = 0.08
 ``[ui] typing_burst_ms`` sets it (0: a bound key acts at once, never held)."""
 
 
+def _esc_and_character(event: events.Key) -> bool:
+    """Whether ``event`` is Alt with one printable character: Esc and that character, as the
+    terminal sent them."""
+    character = event.character
+    return (
+        event.key.startswith("alt+")
+        and character is not None
+        and len(character) == 1
+        and character.isprintable()
+    )
+
+
 class TypingRouter:
     """Routes printable keys and pastes of one screen to its prompt editor."""
 
@@ -86,6 +98,12 @@ class TypingRouter:
             return True
         if not isinstance(event, events.Key):
             return False
+        if _esc_and_character(event) and self.screen.active_bindings.get(event.key) is None:
+            # A terminal sends Alt+x as Esc and x, so Esc typed just ahead of a letter (Esc,
+            # then the next message at once) reached Textual as one "alt+x": the Esc was lost
+            # and the reply streamed on. Nothing binds Alt with a character here: the Esc is
+            # pressed (behind the keys already read), the character goes on as text.
+            self.screen.app.simulate_key("escape")
         if not event.is_printable or event.character is None:
             self._release_held()  # Enter, Tab, F-keys: a key held before it was alone
             return self._moved_on(event)

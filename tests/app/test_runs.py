@@ -1,9 +1,12 @@
-"""Runs from the UI: Esc cancels, permission prompts answer tools, /clear, busy refusals."""
+"""Runs from the UI: Esc cancels (typed right ahead of a letter too), permission prompts answer
+tools, /clear, busy refusals."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from textual import events
 from textual.pilot import Pilot
 
 from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
@@ -36,6 +39,26 @@ async def test_escape_cancels_and_marks_the_reply_interrupted(app_for: AppFactor
         assert replies and replies[-1].has_class("-interrupted")
         last = screen.conversation.entries[-1]
         assert isinstance(last, NoticeEntry) and last.kind == "interrupted"
+
+
+async def test_esc_then_a_letter_at_once_cancels_and_keeps_the_letter(
+    app_for: AppFactory,
+) -> None:
+    """Esc, then "t" within Textual's escape delay (a fast typist's next message) arrived as
+    "alt+t": the "t" went into the prompt and the reply streamed on, Esc lost."""
+    provider = GateProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        app.post_message(events.Key("alt+t", "t"))  # what Textual reads of "\x1bt"
+        await pilot.press("h", "e", "n")
+        # Cancelled, the run ends (not cancelled, it waits on the provider for ever).
+        await asyncio.wait_for(finish(pilot), timeout=60)
+        assert app.query_one(PromptEditor).text == "then"
+        [request] = app.session.snapshots.summaries()
+        assert request.cancelled
 
 
 async def test_permission_prompt_allow_once_runs_the_write(

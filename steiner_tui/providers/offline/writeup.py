@@ -39,7 +39,8 @@ __all__ = [
     "search_answer",
 ]
 
-NONE: Mapping[str, str] = MappingProxyType({})
+NO_EARLIER_READS: Mapping[str, str] = MappingProxyType({})
+"""No earlier reads to answer the engine's "file unchanged" notes from (``earlier_reads``)."""
 
 Exchange = tuple[ToolCall, str | None]
 """A tool call this model made and the content of its result (``None`` when none came back)."""
@@ -153,7 +154,10 @@ def _layout(entries: list[str], truncated: bool, files_label: str = "Top-level f
 
 
 def overview_answer(
-    exchanges: Sequence[Exchange], root: Path, folder: str = "", earlier: Mapping[str, str] = NONE
+    exchanges: Sequence[Exchange],
+    root: Path,
+    folder: str = "",
+    earlier: Mapping[str, str] = NO_EARLIER_READS,
 ) -> str:
     """The overview of the project, or of one ``folder`` of it: directories and files at its top
     level, README title, package metadata."""
@@ -176,7 +180,9 @@ def overview_answer(
     return "\n\n".join(parts)
 
 
-def file_answer(exchanges: Sequence[Exchange], earlier: Mapping[str, str] = NONE) -> str:
+def file_answer(
+    exchanges: Sequence[Exchange], earlier: Mapping[str, str] = NO_EARLIER_READS
+) -> str:
     """What each file that was read contains: line count and an outline (``earlier``: the
     reads a note of the engine's refers to, ``earlier_reads``)."""
     reads = _read_sections(exchanges, earlier)
@@ -198,7 +204,9 @@ def located(exchanges: Sequence[Exchange]) -> dict[str, list[str] | None]:
     return out
 
 
-def located_answer(exchanges: Sequence[Exchange], earlier: Mapping[str, str] = NONE) -> str:
+def located_answer(
+    exchanges: Sequence[Exchange], earlier: Mapping[str, str] = NO_EARLIER_READS
+) -> str:
     """Where each bare name looked for was found (or not), then what was read of it."""
     notes = []
     for name, found in located(exchanges).items():

@@ -14,6 +14,11 @@ tight cap) and its transcript position. The ranks are the summary's priorities u
 
 Items of rank 4 and up are never condensed (``ROUTINE`` and below may be). The extractor
 (``extract.py``) and the carry-over of a previous summary (``carry.py``) both fill a ``Facts``.
+
+A statement made again and again with other numbers ("Done with turn 2370", "... turn 2371")
+is one bullet, the latest, saying how many more there were (``fold_alike``): a long session of
+routine turns would otherwise fill a section with one line shape, which no reader wants and the
+engine rejects as a degenerate summary.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from steiner_tui.providers.offline.patterns import Kind
 from steiner_tui.providers.offline.textutil import norm_key
 
 __all__ = [
+    "ALIKE_AT",
     "ASSISTANT_SECTIONS",
     "COMMAND_LINE",
     "DONE",
@@ -91,6 +97,46 @@ class Item(msgspec.Struct, frozen=True):
     """Transcript position; carried-over bullets are negative (older than anything new)."""
 
 
+ALIKE_AT = 3
+"""Bullets of a section equal but for their numbers that are folded into one: two may be two
+different things ("fix issue 12", "fix issue 13"), three or more are a routine."""
+_NUMBER = re.compile(r"(?<![\w/.-])\d+(?:[,.]\d+)*(?![\w/-])")
+"""A number standing on its own ("turn 2370", "12 passed"), not a part of a name ("helper_12",
+"module_12.py", "v2"): names that differ are different things."""
+_ALIKE = re.compile(r" \(and ([\d,]+) more alike but for their numbers\)$")
+
+
+def _alike_key(item: Item) -> str:
+    """What bullets equal but for their numbers share (a folded bullet's count aside)."""
+    return f"{item.section}:{_NUMBER.sub('#', norm_key(_ALIKE.sub('', item.text)))}"
+
+
+def _folded(text: str) -> int:
+    """How many bullets ``text`` stands for (itself and those a note says were folded in)."""
+    match = _ALIKE.search(text)
+    return 1 + (int(match.group(1).replace(",", "")) if match else 0)
+
+
+def fold_alike(items: list[Item]) -> list[Item]:
+    """``items`` with each set of ``ALIKE_AT`` or more bullets of a section that are equal but
+    for their numbers (``_NUMBER``) folded into its latest one, which says how many more there
+    were (file lines and commands stay apart: a command's number is often what it does)."""
+    groups: dict[str, list[Item]] = {}
+    for item in items:
+        if item.section != STATE and not COMMAND_LINE.match(item.text):
+            groups.setdefault(_alike_key(item), []).append(item)
+    out = [item for item in items if item.section == STATE or COMMAND_LINE.match(item.text)]
+    for group in groups.values():
+        count = sum(_folded(item.text) for item in group)
+        if len(group) == 1 or count < ALIKE_AT:
+            out.extend(group)
+            continue
+        latest = max(group, key=lambda item: item.order)
+        text = f"{_ALIKE.sub('', latest.text)} (and {count - 1:,} more alike but for their numbers)"
+        out.append(Item(latest.section, text, max(i.rank for i in group), latest.order))
+    return out
+
+
 def command_rank(failed: bool) -> int:
     """A command line's rank: a failed command is worth more than one that worked."""
     return 4 if failed else 3
@@ -150,4 +196,4 @@ class Facts:
             kept = [v for v in _VERB_ORDER if v in verbs and (v != "mentioned" or len(verbs) == 1)]
             kept += [v for v in verbs if v not in _VERB_ORDER]
             out.append(Item(STATE, f"`{path}` ({', '.join(kept)})", rank, order))
-        return sorted(out, key=lambda item: (item.section, item.order))
+        return sorted(fold_alike(out), key=lambda item: (item.section, item.order))

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
-from steiner_tui.engine.compaction.summary_request import compaction_instruction
+from steiner_tui.engine.compaction.summary_request import compaction_instruction, summary_problem
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.offline import (
@@ -255,3 +255,48 @@ def test_a_fact_said_twice_or_echoed_is_one_bullet_in_the_users_words() -> None:
     assert findings.count("Decimal instead of float") + findings.count("decimal instead") == 1
     assert "- User: " in findings and "Assistant:" not in findings
     assert _section(summary, 8).count("keep answers short") == 1
+
+
+def _routine(first: int, last: int) -> list[Message]:
+    turns: list[Message] = []
+    for n in range(first, last + 1):
+        turns += [
+            Message("user", f"Turn {n}: what next?"),
+            Message("assistant", f"Done with turn {n}: it does what it says."),
+        ]
+    return turns
+
+
+def test_a_statement_repeated_with_other_numbers_is_its_latest_bullet_with_a_count() -> None:
+    # 2,500 routine turns made an emergency summary of one line shape, which the engine
+    # rejects: the session stayed over its window after /compact.
+    messages = [Message("user", "Tidy the report module."), *_routine(1, 400)]
+    summary = extractive_summary(messages, max_tokens=2048, emergency=True)
+    assert summary_problem(summary, 100_000) == ""
+    findings = _section(summary, 4)
+    assert findings.count("- Assistant: Done with turn") == 1
+    assert "turn 400: it does what it says. (and 399 more alike but for their numbers)" in findings
+    assert 'User asked: "Turn 400: what next?" (and 399 more alike' in _section(summary, 1)
+
+    carried = extractive_summary(
+        [Message("summary", summary), *_routine(401, 402)], max_tokens=2048, emergency=False
+    )
+    assert "turn 402: it does what it says. (and 401 more alike" in _section(carried, 4)
+
+
+def test_two_statements_alike_but_for_their_numbers_or_any_with_other_names_stay_apart() -> None:
+    messages = [
+        *(
+            Message("user", f"We decided to rename helper_{n} in pkg/module_{n}.py.")
+            for n in (1, 2, 3)
+        ),
+        Message("user", "We decided to fix issue 12 first."),
+        Message("user", "We decided to fix issue 13 after that."),
+        Message("user", "We decided to ship version 2."),
+        Message("user", "We decided to ship version 3."),
+    ]
+    findings = _section(extractive_summary(messages, max_tokens=4096, emergency=False), 4)
+    assert "issue 12" in findings and "issue 13" in findings
+    assert "version 2" in findings and "version 3" in findings
+    assert all(f"rename helper_{n} in pkg/module_{n}.py" in findings for n in (1, 2, 3))
+    assert "more alike" not in findings

@@ -74,6 +74,7 @@ from steiner_tui.sessions.resume import (
     find_session,
     next_request_number,
     resumed_cache_key,
+    resumed_calibration,
     resumed_compaction_mode,
     resumed_date,
     resumed_mode,
@@ -269,6 +270,8 @@ def _build(
 ) -> Session:
     config, loaded, root = request.config, identity.loaded, identity.root
     estimator = request.estimator or RequestEstimator(default_encoding_loader(None))
+    if loaded is not None:
+        resumed_calibration(loaded, estimator.calibration)
     book = ToolStatusBook(loaded.tool_statuses if loaded is not None else None)
     compaction = request.compaction or CompactionSettings(
         fallback=compaction_fallback(config, root, identity.main, env),

@@ -205,6 +205,9 @@ class RequestHead(msgspec.Struct, frozen=True, gc=False):
     cancelled: bool = False
     error: str = ""
     streamed_chars: int = 0
+    estimated_prompt_tokens: int = 0
+    raw_prompt_tokens: int = 0
+    """With ``usage``, what the runner calibrated its estimates on (``resumed_calibration``)."""
 
 
 def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
@@ -215,6 +218,9 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         ValueError: ``entry`` shares more hashes than ``base`` has.
     """
     shared = base.hash_count if entry.shared is None else entry.shared
+    estimated = entry.estimated_prompt_tokens  # as ``_read_values`` reads it
+    if estimated is None:
+        estimated = entry.usage[0] if entry.usage else base.estimated_prompt_tokens
     if shared > base.hash_count:
         raise ValueError(
             f"shares {shared} hashes with the request before, which has {base.hash_count}"
@@ -229,6 +235,8 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         shared + (since if entry.hashes is None else len(entry.hashes)),
         entry.usage,
         entry.cache,
+        estimated_prompt_tokens=estimated,
+        raw_prompt_tokens=estimated if entry.raw_prompt_tokens is None else entry.raw_prompt_tokens,
     )
     # A head's defaults are those of a request not stopped, as almost every one is.
     return (

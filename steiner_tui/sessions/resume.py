@@ -15,7 +15,10 @@ session factory (``agent.session_factory``) builds the runner, the driver and th
 * request numbering goes on after the last logged request (``next_request_number``);
 * the session date is the one it started with (``resumed_date``: its header's ``created``), so
   its date line keeps the bytes it had and the cached prefix survives the resume; ParentUsage
-  starts empty (it is never saved).
+  starts empty (it is never saved);
+* the calibration of estimates against reported usage is learnt again from the usage the log
+  holds (``resumed_calibration``), so the panel, the soft trigger and the fit check say after a
+  resume what they said before it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from steiner_tui.engine.compaction.policy import AUTO_COMPACTION_MODES, AutoCompaction
 from steiner_tui.engine.skills.effective import SkillFold, fold_skills, user_contents
+from steiner_tui.engine.tokens.calibration import TokenCalibration
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.store import SessionNotFoundError, SessionStore
 
@@ -35,6 +39,7 @@ __all__ = [
     "find_session",
     "next_request_number",
     "resumed_cache_key",
+    "resumed_calibration",
     "resumed_compaction_mode",
     "resumed_date",
     "resumed_mode",
@@ -117,3 +122,22 @@ def resumed_compaction_mode(loaded: LoadedSession | None) -> AutoCompaction | No
 def next_request_number(loaded: LoadedSession) -> int:
     """The number of the resumed session's next request: after the last one logged (from 1)."""
     return max((r.index for r in loaded.requests.heads), default=0) + 1
+
+
+CALIBRATION_REPLAYED = 64
+"""The latest usage reports replayed into the calibration: each moves the factor a quarter of
+the way (``CALIBRATION_STEP``), so what came before them weighs 0.75^64 (1e-8) and would not
+change an estimate; replaying every one of 5,000 would add milliseconds to a resume."""
+
+
+def resumed_calibration(loaded: LoadedSession, calibration: TokenCalibration) -> None:
+    """Teach ``calibration`` what the session's last main requests with usage taught the
+    runner (``Runner`` observes each on its usage; summary requests are not observed)."""
+    samples = []
+    for head in reversed(loaded.requests.heads):
+        if head.usage and not head.compaction:
+            samples.append((head.model, head.usage[0], head.raw_prompt_tokens))
+            if len(samples) == CALIBRATION_REPLAYED:
+                break
+    for model, reported, raw in reversed(samples):
+        calibration.observe(model, reported, raw)

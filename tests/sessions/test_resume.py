@@ -169,3 +169,30 @@ async def test_a_compactions_sizes_are_mains_estimates_and_come_back_with_it(
     harness.log.close()
     resumed = open_session(resume=harness.session_id)
     assert resumed.runner.lineage.active.outcome == generation.outcome
+
+
+async def test_a_resumed_session_estimates_as_it_did_before_the_resume(
+    open_session: OpenSession,
+) -> None:
+    """The calibration against reported usage is learnt again from the log: the next request's
+    estimate (the panel's figure, the trigger's and the fit check's) is the one it was."""
+    replies = [
+        Reply([f"reply {n}"], prompt_tokens=tokens)
+        for n, tokens in enumerate((900, 2_600, 4_100, 5_300))
+    ]
+    harness = open_session(replies)
+    for turn in range(4):
+        await harness.driver.submit(f"turn {turn}" + " lorem ipsum dolor" * 40)
+    calibration = harness.runner.context.estimator.calibration
+    before = harness.runner.preview()
+    assert calibration.samples("fake-model") == 4 and calibration.factor("fake-model") != 1.0
+    harness.log.close()
+    resumed = open_session(resume=harness.session_id)
+    again = resumed.runner.context.estimator.calibration
+    assert again.factor("fake-model") == pytest.approx(calibration.factor("fake-model"), rel=1e-12)
+    assert again.samples("fake-model") == 4
+    after = resumed.runner.preview()
+    assert (after.estimated_prompt_tokens, after.raw_prompt_tokens) == (
+        before.estimated_prompt_tokens,
+        before.raw_prompt_tokens,
+    )

@@ -65,7 +65,7 @@ def import_gemini_session(path: Path) -> ImportedSession:
     unknown: Counter[str] = Counter()
     for number, message in enumerate(value["messages"], 1):
         if not isinstance(message, dict):
-            problems.append(LineProblem(number, "message is not a JSON object"))
+            problems.append(LineProblem(number, "not a JSON object", unit="message"))
             continue
         kind = str(message.get("type", "?"))
         types[kind] += 1

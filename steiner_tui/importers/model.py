@@ -118,6 +118,9 @@ class LineProblem(msgspec.Struct, frozen=True):
     message: str
     kept: bool = False
     """The line was read, its bytes that are not UTF-8 each shown as U+FFFD (else skipped)."""
+    unit: str = "line"
+    """What ``line`` counts: a line of the file, or a ``message`` of a JSON document's list
+    (a Gemini CLI session is one document: its messages have no lines of their own)."""
 
     @property
     def outcome(self) -> str:
@@ -125,8 +128,8 @@ class LineProblem(msgspec.Struct, frozen=True):
         return "kept, each bad byte shown as \ufffd" if self.kept else "skipped"
 
     def said(self) -> str:
-        """``line 5: not JSON: … (skipped)``."""
-        return f"line {self.line}: {self.message} ({self.outcome})"
+        """``line 5: not JSON: … (skipped)``, ``message 5: …`` for a message of a document."""
+        return f"{self.unit} {self.line}: {self.message} ({self.outcome})"
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "message": self.message, "kept": self.kept}

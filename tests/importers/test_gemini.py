@@ -62,3 +62,15 @@ def test_bytes_that_are_not_utf8_are_said_with_their_line(tmp_path: Path) -> Non
         "(kept, each bad byte shown as \ufffd)"
     ]
     assert len(session.requests) == 1
+
+
+def test_a_message_that_is_not_an_object_is_said_by_its_number_not_a_line(tmp_path: Path) -> None:
+    """The messages of a Gemini session are items of one JSON document: the 2nd message was
+    said as "line 2", a line of the file that held something else."""
+    raw = json.loads(GEMINI.read_text(encoding="utf-8"))
+    raw["messages"].insert(1, "not a message")
+    damaged = tmp_path / "session.json"
+    damaged.write_text(json.dumps(raw, indent=2), encoding="utf-8")
+    session = import_gemini_session(damaged)
+    assert [p.said() for p in session.problems] == ["message 2: not a JSON object (skipped)"]
+    assert len(session.requests) == 1

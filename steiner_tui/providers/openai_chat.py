@@ -136,7 +136,9 @@ class _ChunkReader:
         out: list[ProviderEvent] = []
         for choice in chunk.choices[:1]:
             out += _delta_events(choice.delta, self.tools)
-            if choice.finish_reason is not None and self.finish_reason is None:
+            # Some servers send an empty finish_reason on every chunk before the last: it says
+            # nothing, and taken as the end it cut a tool call's arguments off its name.
+            if choice.finish_reason and self.finish_reason is None:
                 self.finish_reason = str(choice.finish_reason)
                 out += self._flush()
         return out

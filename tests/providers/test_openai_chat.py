@@ -242,6 +242,25 @@ async def test_a_reply_ended_by_done_without_finish_reason_is_finished(chat: Any
     ]
 
 
+async def test_an_empty_finish_reason_on_every_chunk_is_no_finish_reason(chat: Any) -> None:
+    """Servers that send ``"finish_reason": ""`` until the last chunk: the first one ended the
+    reply's tool calls, so a call's arguments that came after it made a second, nameless call."""
+    parts = [
+        chunk(tool_delta(0, id="c1", type="function", name="read", arguments=""), finish=""),
+        chunk(tool_delta(0, arguments='{"path": '), finish=""),
+        chunk(tool_delta(0, arguments='"a.py"}'), finish=""),
+        chunk({}, finish="tool_calls"),
+        DONE,
+    ]
+    with LoopbackServer(sse_reply(parts)) as server:
+        events, error = await collect(chat(server).stream(REQUEST))
+    assert error is None
+    assert events == [
+        StreamToolCall(ToolCall("c1", "read", {"path": "a.py"}, '{"path": "a.py"}')),
+        StreamDone(stop_reason="tool_calls"),
+    ]
+
+
 @pytest.mark.parametrize(
     "said", ["cut", "data: [DONE]"], ids=["text", "the marker inside the text"]
 )

@@ -221,8 +221,10 @@ class ImportedScreen(Screen[None]):
                 when = when[11:]
             day = when[:10] if len(when) == 19 else day
             if index in marks:
-                blank = [Text("") for _ in range(5)]
-                cells.append((Text("▼"), *blank, Text(compaction_label(marks[index])), Text("")))
+                # In the last column: in the time column it widened that one to its length on
+                # every row, and the model names were cut off at 110 columns.
+                blank = [Text("") for _ in range(6)]
+                cells.append((Text("▼"), *blank, Text(compaction_label(marks[index]))))
             share = f"{request['cache_read_share']:.0%}"
             row = priced[index] if index < len(priced) else None
             if row is not None and row is costliest:

@@ -132,7 +132,8 @@ class LineProblem(msgspec.Struct, frozen=True):
         return f"{self.unit} {self.line}: {self.message} ({self.outcome})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message, "kept": self.kept}
+        said = {"line": self.line, "message": self.message, "kept": self.kept}
+        return said if self.unit == "line" else {**said, "unit": self.unit}
 
 
 class ImportedSession(msgspec.Struct, frozen=True):

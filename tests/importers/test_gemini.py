@@ -7,11 +7,13 @@ import json
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from steiner_tui.cli import main
 from steiner_tui.importers.discover import import_paths
 from steiner_tui.importers.gemini import import_gemini_session
+from steiner_tui.importers.model import LineProblem
 
 GEMINI = Path(__file__).parent / "data" / "gemini-cli" / "session-01.json"
 
@@ -74,3 +76,5 @@ def test_a_message_that_is_not_an_object_is_said_by_its_number_not_a_line(tmp_pa
     session = import_gemini_session(damaged)
     assert [p.said() for p in session.problems] == ["message 2: not a JSON object (skipped)"]
     assert len(session.requests) == 1
+    [saved] = session.to_json()["problems"]  # as the imported screen reads it back
+    assert msgspec.convert(saved, LineProblem).said() == "message 2: not a JSON object (skipped)"

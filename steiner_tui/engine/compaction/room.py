@@ -12,7 +12,9 @@ things have to fit (docs/design.md, "8. Compaction: turns, stages and the summar
 * **The summary request** of main's emergency stage (a fallback's plan that does not fit fails,
   main's normal stage does not apply): its input is masked and cut the same way,
   and when even that is not enough its oldest messages are left out of the request (a leading
-  earlier summary stays; the history archive still receives everything).
+  earlier summary stays; the history archive still receives everything), the first message
+  the request keeps saying so (``OMITTED_MARKER``): a summarizer would take the first request
+  it sees for the session's first.
 
 Every decision is a ``RoomEdit`` recorded on the outcome, so the lineage browser shows what was
 masked, moved, cut or left out, with bytes and tokens before and after.
@@ -42,6 +44,7 @@ from steiner_tui.engine.utf8 import utf8, utf8_len
 
 __all__ = [
     "MASK_PREFIX",
+    "OMITTED_MARKER",
     "Sizer",
     "fit_retained_tail",
     "fit_summary_input",
@@ -60,6 +63,22 @@ CUT_MARKER = (
 )
 """Marks where a cut message lost its middle (``where``: ``; the whole message is saved at
 <path>`` when it was kept)."""
+
+OMITTED_MARKER = "[... left out of this summary request: "
+"""Opens the note that leads the first message a summary request keeps after its oldest turns
+were left out (``omitted_note``)."""
+
+
+def omitted_note(count: int, first_turn: int, last_turn: int) -> str:
+    """The note before the first message a summary request keeps, ``count`` messages of turns
+    ``first_turn`` to ``last_turn`` having been left out before it."""
+    turns = f"turn {first_turn}" if first_turn == last_turn else f"turns {first_turn}-{last_turn}"
+    noun = "message" if count == 1 else "messages"
+    return (
+        f"{OMITTED_MARKER}the {count:,} {noun} before this one ({turns}), to fit it; the "
+        "history archive keeps every one, and this is not the session's first request ...]"
+    )
+
 
 _MIN_MASK_BYTES = 1024
 """Tool results smaller than this are never masked: the stub would save nothing."""
@@ -479,6 +498,21 @@ def mask_retained(
     return tuple(plan.messages), tuple(plan.edits)
 
 
+def _noted(plan: _Plan, keep: int, turns: Sequence[int]) -> tuple[Message, ...]:
+    """``plan``'s messages, the first one after ``keep`` led by the note of the messages left
+    out before it (of turns ``turns[0]`` to ``turns[1]``; none: nothing was): in its content
+    when it is a user message (no two user messages in a row), else as a user message."""
+    messages = tuple(plan.messages)
+    if not turns:
+        return messages
+    count = sum(e.count for e in plan.edits if e.kind == "omitted")
+    note = omitted_note(count, turns[0], turns[1])
+    at = messages[keep] if keep < len(messages) else None
+    if at is not None and at.role == "user":
+        return (*messages[:keep], at.with_content(f"{note}\n\n{at.content}"), *messages[keep + 1 :])
+    return (*messages[:keep], Message("user", note, turn=turns[0]), *messages[keep:])
+
+
 def fit_summary_input(
     messages: Sequence[Message],
     *,
@@ -503,14 +537,18 @@ def fit_summary_input(
         return items, ()
     plan = _Plan(items, sizer, "summary_request")
     budget = budget_tokens
+    omitted: list[int] = []  # the first and the last turn left out
+    keep = 0
+    # The note the request leads with once turns are left out, at its longest.
+    note_tokens = sizer.message_tokens(Message("user", omitted_note(len(items), 10**9, 10**9)))
     for _ in range(_CONFIRM_ROUNDS):
         plan.mask_until(budget, items)
-        if fits(tuple(plan.messages)):
+        if fits(_noted(plan, keep, omitted)):
             break
         # A message larger than a quarter of the budget is cut to about that quarter.
         share = max(1, budget // 4)
         plan.cut_until(budget, [i for i, t in enumerate(plan.tokens) if t > share])
-        if fits(tuple(plan.messages)):
+        if fits(_noted(plan, keep, omitted)):
             break
         # The oldest turns are left out whole (an earlier summary at the start stays).
         keep = 1 if plan.messages and plan.messages[0].role == "summary" else 0
@@ -518,7 +556,7 @@ def fit_summary_input(
         dropped_tokens: list[int] = []
         remaining = plan.total  # kept as it goes: summed again per turn, it was quadratic
         for turn in retention_turns(plan.messages[keep:])[:-1]:  # the latest turn stays
-            if remaining <= budget:
+            if remaining + (note_tokens if dropped or omitted else 0) <= budget:
                 break
             tokens = plan.tokens[keep + dropped : keep + dropped + len(turn)]
             dropped_tokens += tokens
@@ -528,7 +566,8 @@ def fit_summary_input(
             gone = plan.messages[keep : keep + dropped]
             plan.edits.append(_moved_edit("omitted", "summary_request", gone, dropped_tokens))
             del plan.messages[keep : keep + dropped], plan.tokens[keep : keep + dropped]
-        if fits(tuple(plan.messages)):
+            omitted[:] = [omitted[0] if omitted else gone[0].turn, gone[-1].turn]
+        if fits(_noted(plan, keep, omitted)):
             break
         budget = budget * 3 // 4
-    return tuple(plan.messages), tuple(plan.edits)
+    return _noted(plan, keep, omitted), tuple(plan.edits)

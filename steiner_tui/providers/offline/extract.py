@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from steiner_tui.engine.compaction.room import OMITTED_MARKER
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.providers.offline.carry import ORIGINAL, UNANSWERED, absorb_summary
 from steiner_tui.providers.offline.facts import (
@@ -209,6 +210,29 @@ def _tool_result(facts: Facts, call: ToolCall | None, message: Message, order: i
         facts.add(PROBLEMS, f"{subject} failed: {trim(line, 160)}", 4, order)
 
 
+def _left_out_before(facts: Facts, text: str, order: int) -> str:
+    """``text`` without the engine's note that the oldest turns were left out of the summary
+    request before it (``OMITTED_MARKER``), which becomes the task's first bullet instead of
+    an "Original request" that is not the session's first."""
+    match = _LEFT_OUT.match(text.removeprefix(OMITTED_MARKER))
+    if not text.startswith(OMITTED_MARKER) or match is None:
+        return text
+    count, noun, turns = match.group("count", "noun", "turns")
+    said = f"{turns[0].upper()}{turns[1:]} ({count} {noun}) are not in this summary"
+    facts.add(
+        TASK, f"{said}: left out of its request to fit it; the history archive has them", 6, order
+    )
+    facts.has_original = True  # the first request seen is not the first
+    return text[len(OMITTED_MARKER) + match.end() :].strip()
+
+
+_LEFT_OUT = re.compile(
+    r"the (?P<count>[\d,]+) (?P<noun>messages?) before this one \((?P<turns>turns? [\d-]+)\)"
+    r"[^\]]*\]"
+)
+"""The rest of ``room.omitted_note`` after its marker."""
+
+
 def collect_items(messages: Sequence[Message]) -> Extraction:
     """Extract summary items from ``messages`` (provider-projected or stored form).
 
@@ -233,7 +257,7 @@ def collect_items(messages: Sequence[Message]) -> Extraction:
     offer = ""
     for order, message in enumerate(messages):
         if message.role == "user" and not is_context_block(message):
-            text = user_text(message.content)
+            text = _left_out_before(facts, user_text(message.content), order)
             if text and message.source != SUB_AGENT_RESULT_SOURCE and SUMMARY_MARKER not in text:
                 request = _user(facts, text, order, offer)
                 offer = ""

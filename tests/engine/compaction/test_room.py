@@ -10,6 +10,7 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.operation import compact_with_lineage
 from steiner_tui.engine.compaction.room import (
     MASK_PREFIX,
+    OMITTED_MARKER,
     Sizer,
     fit_retained_tail,
     fit_summary_input,
@@ -185,6 +186,15 @@ def test_the_oldest_turns_are_left_out_of_the_summary_request_in_one_pass() -> N
     sizer = Sizer(lambda m: _CountedTokens(tokens_of((m,))), lambda m: "")
     _CountedTokens.added = 0
     sent, edits = fit_summary_input(items, fits=_fits_under(1000), budget_tokens=1000, sizer=sizer)
-    assert sent == tuple(items[-len(sent) :]) and 0 < len(sent) < turns
-    assert [(e.kind, e.count) for e in edits] == [("omitted", turns - len(sent))]
+    kept = items[-len(sent) :]
+    assert sent[1:] == tuple(kept[1:]) and 0 < len(sent) < turns
+    assert tokens_of(sent) <= 1000
+    omitted = turns - len(sent)
+    assert [(e.kind, e.count) for e in edits] == [("omitted", omitted)]
     assert _CountedTokens.added <= 10 * turns
+    # The summarizer is told that the first request it sees is not the session's first.
+    assert sent[0].content == (
+        f"{OMITTED_MARKER}the {omitted} messages before this one (turns 1-{omitted}), to fit "
+        "it; the history archive keeps every one, and this is not the session's first request"
+        f" ...]\n\n{kept[0].content}"
+    )

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from steiner_tui.engine.compaction.archive import HISTORY_NOTE_MARKER
+from steiner_tui.engine.compaction.room import OMITTED_MARKER, omitted_note
 from steiner_tui.engine.compaction.summary_request import compaction_instruction, summary_problem
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.provider import ChatRequest
@@ -300,3 +301,17 @@ def test_two_statements_alike_but_for_their_numbers_or_any_with_other_names_stay
     assert "version 2" in findings and "version 3" in findings
     assert all(f"rename helper_{n} in pkg/module_{n}.py" in findings for n in (1, 2, 3))
     assert "more alike" not in findings
+
+
+def test_a_request_after_the_note_of_turns_left_out_is_not_the_original_request() -> None:
+    """A summary request whose oldest turns were left out to fit it: its first request was
+    summarized as the "Original request" of the session."""
+    first = Message("user", f"{omitted_note(9_187, 1, 2_297)}\n\nTidy the parser module.")
+    messages = [first, Message("assistant", "Done."), Message("user", "Now the lexer, please.")]
+    task = _section(extractive_summary(messages, max_tokens=2048, emergency=True), 1)
+    assert "Original request" not in task
+    assert (
+        "- Turns 1-2297 (9,187 messages) are not in this summary: left out of its request to fit"
+        " it; the history archive has them" in task
+    )
+    assert 'User asked: "Tidy the parser module."' in task and OMITTED_MARKER not in task

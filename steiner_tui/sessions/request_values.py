@@ -205,9 +205,6 @@ class RequestHead(msgspec.Struct, frozen=True, gc=False):
     cancelled: bool = False
     error: str = ""
     streamed_chars: int = 0
-    estimated_prompt_tokens: int = 0
-    raw_prompt_tokens: int = 0
-    """With ``usage``, what the runner calibrated its estimates on (``resumed_calibration``)."""
 
 
 def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
@@ -218,9 +215,6 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         ValueError: ``entry`` shares more hashes than ``base`` has.
     """
     shared = base.hash_count if entry.shared is None else entry.shared
-    estimated = entry.estimated_prompt_tokens  # as ``_read_values`` reads it
-    if estimated is None:
-        estimated = entry.usage[0] if entry.usage else base.estimated_prompt_tokens
     if shared > base.hash_count:
         raise ValueError(
             f"shares {shared} hashes with the request before, which has {base.hash_count}"
@@ -235,8 +229,6 @@ def head_of(entry: RequestEntry, base: RequestHead, since: int) -> RequestHead:
         shared + (since if entry.hashes is None else len(entry.hashes)),
         entry.usage,
         entry.cache,
-        estimated_prompt_tokens=estimated,
-        raw_prompt_tokens=estimated if entry.raw_prompt_tokens is None else entry.raw_prompt_tokens,
     )
     # A head's defaults are those of a request not stopped, as almost every one is.
     return (
@@ -303,6 +295,36 @@ class LoggedRecords(Sequence[RequestRecord]):
     @property
     def last(self) -> RequestHead | None:
         return self.heads[-1] if self.heads else None
+
+    def usage_samples(self, limit: int) -> list[tuple[str, int, int]]:
+        """The latest ``limit`` main requests with usage, oldest first: each one's model, the
+        prompt tokens the provider reported and the raw estimate it was made with (what the
+        runner calibrated on). Read back from the end, as ``_read_values`` reads the estimate:
+        written, else the line's usage, else the record's before."""
+        samples: list[tuple[str, int, int]] = []
+        for position in range(len(self.heads) - 1, -1, -1):
+            head = self.heads[position]
+            if not head.usage or head.compaction:
+                continue
+            entry = self._entries[position]
+            raw = entry.raw_prompt_tokens
+            samples.append(
+                (head.model, head.usage[0], self._estimate(position) if raw is None else raw)
+            )
+            if len(samples) == limit:
+                break
+        return samples[::-1]
+
+    def _estimate(self, position: int) -> int:
+        """The estimated prompt tokens of the record at ``position``."""
+        entries = self._entries
+        for at in range(position, -1, -1):
+            entry = entries[at]
+            if entry.estimated_prompt_tokens is not None:
+                return entry.estimated_prompt_tokens
+            if entry.usage:
+                return entry.usage[0]
+        return 0
 
     def __len__(self) -> int:
         return len(self.heads)

@@ -133,11 +133,5 @@ change an estimate; replaying every one of 5,000 would add milliseconds to a res
 def resumed_calibration(loaded: LoadedSession, calibration: TokenCalibration) -> None:
     """Teach ``calibration`` what the session's last main requests with usage taught the
     runner (``Runner`` observes each on its usage; summary requests are not observed)."""
-    samples = []
-    for head in reversed(loaded.requests.heads):
-        if head.usage and not head.compaction:
-            samples.append((head.model, head.usage[0], head.raw_prompt_tokens))
-            if len(samples) == CALIBRATION_REPLAYED:
-                break
-    for model, reported, raw in reversed(samples):
+    for model, reported, raw in loaded.requests.usage_samples(CALIBRATION_REPLAYED):
         calibration.observe(model, reported, raw)

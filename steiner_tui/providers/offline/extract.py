@@ -218,7 +218,8 @@ def _left_out_before(facts: Facts, text: str, order: int) -> str:
     if not text.startswith(OMITTED_MARKER) or match is None:
         return text
     count, noun, turns = match.group("count", "noun", "turns")
-    said = f"{turns[0].upper()}{turns[1:]} ({count} {noun}) are not in this summary"
+    verb = "are" if turns.startswith("turns") else "is"
+    said = f"{turns[0].upper()}{turns[1:]} ({count} {noun}) {verb} not in this summary"
     facts.add(
         TASK, f"{said}: left out of its request to fit it; the history archive has them", 6, order
     )

@@ -198,3 +198,20 @@ def test_the_oldest_turns_are_left_out_of_the_summary_request_in_one_pass() -> N
         "it; the history archive keeps every one, and this is not the session's first request"
         f" ...]\n\n{kept[0].content}"
     )
+
+
+def test_the_note_is_a_message_of_its_own_before_a_kept_part_that_starts_with_a_reply() -> None:
+    """A turn may start with an assistant message (a second reply after a tool's result): when
+    the request keeps from there, the note is a user message before it, the reply unchanged."""
+    items = [
+        Message("user", text(300, "q1"), turn=1),
+        Message("assistant", text(300, "a1"), turn=1),
+        Message("assistant", text(300, "b1"), turn=1),
+        Message("user", text(300, "q2"), turn=2),
+        Message("assistant", text(300, "a2"), turn=2),
+    ]
+    sent, edits = fit_summary_input(items, fits=_fits_under(1000), budget_tokens=1000, sizer=SIZER)
+    assert [(e.kind, e.count) for e in edits] == [("omitted", 2)]
+    assert sent[1:] == tuple(items[2:]) and tokens_of(sent) <= 1000
+    assert sent[0].role == "user" and sent[0].content.startswith(OMITTED_MARKER)
+    assert "the 2 messages before this one (turn 1)" in sent[0].content

@@ -315,3 +315,11 @@ def test_a_request_after_the_note_of_turns_left_out_is_not_the_original_request(
         " it; the history archive has them" in task
     )
     assert 'User asked: "Tidy the parser module."' in task and OMITTED_MARKER not in task
+    # A note of its own (before a reply the request keeps): no empty request after it.
+    alone = [Message("user", omitted_note(2, 1, 1)), Message("assistant", "Done."), messages[2]]
+    task = _section(extractive_summary(alone, max_tokens=2048, emergency=True), 1)
+    assert task.splitlines()[1:3] == [
+        "- Turn 1 (2 messages) is not in this summary: left out of its request to fit it; the"
+        " history archive has them",
+        '- User asked: "Now the lexer, please."',
+    ]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from textual.content import Content
 from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from steiner_tui.app.app import SteinerApp
+from tests.app.conftest import SIZE, AppFactory
+from tests.app.fakes import GateProvider, fake_model
 
 
 async def send(pilot: Pilot[None], text: str) -> None:
@@ -19,6 +24,21 @@ async def send(pilot: Pilot[None], text: str) -> None:
     prompt.load_text(text)
     await pilot.press("enter")
     await pilot.pause()
+
+
+@asynccontextmanager
+async def mid_reply(
+    app_for: AppFactory, text: str = "hello", **request: object
+) -> AsyncIterator[tuple[SteinerApp, Pilot[None], GateProvider]]:
+    """An app (``app_for`` with ``request``) whose reply to ``text`` is streaming: its
+    provider waits at its gate until the test opens it, cancels the run or ends the app."""
+    provider = GateProvider()
+    app = app_for(fake_model(provider), **request)
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        await send(pilot, text)
+        await provider.reached.wait()
+        yield app, pilot, provider
 
 
 async def finish(pilot: Pilot[None]) -> None:

@@ -22,8 +22,7 @@ from steiner_tui.app.workbench_session import WorkbenchSession
 from steiner_tui.engine.prices import FREE
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.fakes import GateProvider, fake_model
-from tests.app.helpers import finish, inspected, send, static_text
+from tests.app.helpers import finish, inspected, mid_reply, send, static_text
 from tests.providers.loopback import LoopbackServer, Reply, sse_reply
 from tests.providers.protocols import block_start, block_stop, delta, message_end, text
 from tests.providers.protocols import message_start as start
@@ -140,12 +139,7 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
 ) -> None:
     """Its Cache and Cost cells were blank, as a request's still waiting for its usage. Its
     model is free (``offline``): its cost is known all the same."""
-    provider = GateProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await finish(pilot)
-        await send(pilot, "hello")
-        await provider.reached.wait()
+    async with mid_reply(app_for) as (_, pilot, _):
         await pilot.press("escape")
         await finish(pilot)
         cells, summary = await inspected(pilot, "cause", "cost", row=0)
@@ -158,12 +152,7 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
 
 async def test_a_cancelled_request_says_so_again_after_a_resume(app_for: AppFactory) -> None:
     """The log keeps why a request got no usage: resumed, its row and detail read as live."""
-    provider = GateProvider()
-    app = app_for(fake_model(provider), record=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await finish(pilot)
-        await send(pilot, "hello")
-        await provider.reached.wait()
+    async with mid_reply(app_for, record=True) as (_, pilot, _):
         await pilot.press("escape")
         await finish(pilot)
     resumed = app_for(record=True, resume="latest")

@@ -33,8 +33,8 @@ from steiner_tui.engine.provider import (
 from steiner_tui.providers import retry_wait
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from tests.app.conftest import SESSION_ID, SIZE, AppFactory, request_for
-from tests.app.fakes import INFO, FailingProvider, GateProvider, fake_model
-from tests.app.helpers import finish, inspected, said, send, static_text
+from tests.app.fakes import INFO, FailingProvider, fake_model
+from tests.app.helpers import finish, inspected, mid_reply, said, send, static_text
 from tests.providers.loopback import LoopbackServer, json_reply, sse_reply
 from tests.providers.protocols import DONE, chunk, openai_error
 
@@ -133,12 +133,7 @@ async def test_f5_after_resume_sends_the_message_whose_reply_was_cut_off(
 
 
 async def test_f5_does_not_resend_a_reply_stopped_with_esc(app_for: AppFactory) -> None:
-    provider = GateProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "hello")
-        await provider.reached.wait()
+    async with mid_reply(app_for) as (app, pilot, _):
         await pilot.press("escape")
         await finish(pilot)
         assert app.session.driver.runner.conversation[-1].incomplete

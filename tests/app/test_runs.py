@@ -15,7 +15,7 @@ from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import GateProvider, WriteProvider, fake_model
-from tests.app.helpers import finish, notices, said, send
+from tests.app.helpers import finish, mid_reply, notices, said, send
 
 
 async def test_escape_cancels_and_marks_the_reply_interrupted(app_for: AppFactory) -> None:
@@ -46,12 +46,7 @@ async def test_esc_then_a_letter_at_once_cancels_and_keeps_the_letter(
 ) -> None:
     """Esc, then "t" within Textual's escape delay (a fast typist's next message) arrived as
     "alt+t": the "t" went into the prompt and the reply streamed on, Esc lost."""
-    provider = GateProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await finish(pilot)
-        await send(pilot, "hello")
-        await provider.reached.wait()
+    async with mid_reply(app_for) as (app, pilot, _):
         app.post_message(events.Key("alt+t", "t"))  # what Textual reads of "\x1bt"
         await pilot.press("h", "e", "n")
         # Cancelled, the run ends (not cancelled, it waits on the provider for ever).

@@ -58,11 +58,12 @@ class DraftKeeper:
             self._newest = (folder, draft)
         self._screen.run_worker(self._write_newest, thread=True, group="draft", exit_on_error=False)
 
-    def sent(self) -> None:
-        """A message went: the draft kept so far must not come back."""
+    def sent(self, unsent: Draft) -> None:
+        """A message went: the draft kept so far must not come back; ``unsent`` (what is
+        still typed or queued) is the draft now."""
         if self._timer is not None:
             self._timer.stop()
-        self.write(Draft(""))
+        self.write(unsent)
 
     def keep_now(self, draft: Draft) -> None:
         """Write ``draft`` now, after any write under way (the app is quitting).

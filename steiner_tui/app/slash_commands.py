@@ -36,8 +36,9 @@ from steiner_tui.sessions import SessionStore
 
 __all__ = ["SlashCommands"]
 
-_BUSY = (
-    "A reply is still generating: wait, or press Esc to cancel it. Your text stays in the prompt."
+_WAITING = (
+    "A question waits for your answer (F8 goes to it): your text stays in the prompt, to send "
+    "once the run goes on."
 )
 MODE_HELP = {
     "auto": "compacts by itself at the soft trigger",
@@ -98,9 +99,10 @@ class SlashCommands:
         self, text: str, editor: PromptEditor, completion: PromptCompletion
     ) -> str | None:
         """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
-        on "/mo" does, or said); else it is the message to send, returned. Typed before the
-        session opened or while a run generates, a message (or ``/compact``) is not sent: it
-        stays in the prompt."""
+        on "/mo" does, or said); else it is the message to send, returned. Typed while a run
+        generates, a message is queued (the screen sends it when the run ends); while the run
+        waits on a question, or before the session opened, it stays in the prompt, and so does
+        ``/compact`` typed while a run generates."""
         if not self.screen.hold.attached:
             self.textual.notify("The session is still opening.", severity="warning")
             return None
@@ -118,8 +120,11 @@ class SlashCommands:
             completion.sent()
             await self.run(parsed)
             return None
+        if self.screen.busy and self.screen.conversation.waiting:
+            self.textual.notify(_WAITING, title="Waiting", severity="warning")
+            return None
         if self.screen.busy:
-            self.textual.notify(_BUSY, title="Busy", severity="warning")
+            editor.queue(text)
             return None
         editor.sent(text)
         self.screen.conversation.last_sent = parsed

@@ -1,5 +1,5 @@
 """Runs from the UI: Esc cancels (typed right ahead of a letter too), permission prompts answer
-tools, /clear, busy refusals."""
+tools, /clear, busy refusals, messages queued while a reply generates."""
 
 from __future__ import annotations
 
@@ -126,11 +126,12 @@ async def test_clear_starts_a_new_conversation(app_for: AppFactory) -> None:
         assert screen.prompt.text == ""
 
 
-async def test_clear_and_send_are_refused_while_busy(app_for: AppFactory) -> None:
+async def test_clear_is_refused_and_a_message_queued_while_busy(app_for: AppFactory) -> None:
+    """A message sent while a reply generated stayed in the prompt behind a toast: it is queued
+    (the prompt's border says so) and goes, as typed, once the reply ends."""
     provider = GateProvider()
-    messages: list[object] = []
     app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         screen = app.workbench
         await send(pilot, "first")
@@ -139,13 +140,54 @@ async def test_clear_and_send_are_refused_while_busy(app_for: AppFactory) -> Non
         await send(pilot, "second")
         await pilot.pause()
         assert any("cannot replace the conversation" in t for t in said(app))  # it stays
-        assert any("still generating" in t for t in notices(messages))
-        assert screen.prompt.text == "second"
+        assert screen.prompt.text == "" and screen.prompt.queued == "second"
+        assert str(screen.prompt.border_title) == "[bold]queued [/bold]second"
         users = [e for e in screen.conversation.entries if isinstance(e, UserEntry)]
         assert [u.text for u in users] == ["first"]
         provider.release.set()
         await finish(pilot)
-        assert any(isinstance(e, ReplyEntry) for e in screen.conversation.entries)
+        sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert sent == ["first", "second"]
+        assert screen.prompt.queued == "" and screen.prompt.border_title is None
+        replies = [e for e in screen.conversation.entries if isinstance(e, ReplyEntry)]
+        assert len(replies) == 2 and not replies[-1].interrupted
+
+
+async def test_messages_queued_one_after_another_go_as_one(app_for: AppFactory) -> None:
+    async with mid_reply(app_for, "first") as (app, pilot, provider):
+        await send(pilot, "second")
+        await send(pilot, "third")
+        await pilot.pause()
+        assert app.workbench.prompt.queued == "second\n\nthird"
+        provider.release.set()
+        await finish(pilot)
+        sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert sent == ["first", "second\n\nthird"]
+
+
+async def test_esc_gives_a_queued_message_back_to_the_prompt(app_for: AppFactory) -> None:
+    """Cancelled, the run sends nothing more: what was queued is back in the prompt, ahead of
+    what was typed since, and the conversation says so."""
+    async with mid_reply(app_for, "first") as (app, pilot, _):
+        screen = app.workbench
+        await send(pilot, "second")
+        await pilot.press("a", "n", "d")
+        await pilot.press("escape")
+        await asyncio.wait_for(finish(pilot), timeout=60)
+        assert screen.prompt.text == "second\nand"
+        assert screen.prompt.queued == ""
+        sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert sent == ["first"]
+        assert any("queued is back in the prompt" in t for t in said(app))
+
+
+async def test_a_queued_message_is_kept_as_the_draft(app_for: AppFactory) -> None:
+    """A quit (or a kill after the draft's pause) while a message is queued keeps it."""
+    async with mid_reply(app_for, "first") as (app, pilot, _):
+        screen = app.workbench
+        await send(pilot, "second")
+        await pilot.press("x")
+        assert screen.unsent().text == "second\nx"
 
 
 async def test_compact_while_busy_stays_in_the_prompt_and_says_why(app_for: AppFactory) -> None:
@@ -167,11 +209,10 @@ async def test_compact_while_busy_stays_in_the_prompt_and_says_why(app_for: AppF
         assert screen.prompt.text == "/compact keep the file list"
 
 
-async def test_a_second_enter_before_the_run_starts_is_refused(app_for: AppFactory) -> None:
+async def test_a_second_enter_before_the_run_starts_is_queued(app_for: AppFactory) -> None:
     provider = GateProvider()
-    messages: list[object] = []
     app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         prompt = app.workbench.prompt
         # Both arrive before the run's worker gets to start: the driver is not busy yet.
@@ -179,10 +220,53 @@ async def test_a_second_enter_before_the_run_starts_is_refused(app_for: AppFacto
         prompt.post_message(PromptEditor.Submitted(prompt, "two"))
         await provider.reached.wait()
         await pilot.pause()
-        assert any("still generating" in t for t in notices(messages))
+        assert prompt.queued == "two"
         provider.release.set()
         await finish(pilot)
         users = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
-        assert users == ["one"]
+        assert users == ["one", "two"]
         replies = [e for e in app.workbench.conversation.entries if isinstance(e, ReplyEntry)]
-        assert replies and not replies[-1].interrupted
+        assert len(replies) == 2 and not replies[-1].interrupted
+
+
+async def test_a_message_sent_while_a_question_waits_stays_in_the_prompt(
+    app_for: AppFactory,
+) -> None:
+    """Queued behind a permission question, "yes" would look like an answer and wait for ever:
+    it stays in the prompt, and the toast says where the question is."""
+    provider = WriteProvider()
+    messages: list[object] = []
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "write a file")
+        await _wait_for_prompt(pilot)
+        await send(pilot, "yes")
+        assert screen.prompt.text == "yes" and screen.prompt.queued == ""
+        assert any("A question waits for your answer" in t for t in notices(messages))
+        await pilot.press("f8", "a")
+        await finish(pilot)
+        assert screen.prompt.text == "yes"
+        assert len(provider.requests) == 2
+
+
+async def test_a_queued_paste_goes_whole_and_comes_back_as_its_line(app_for: AppFactory) -> None:
+    """A long paste queued is sent whole once the reply ends; given back (Esc), it is its
+    placeholder line again, which still stands for the paste."""
+    pasted = "\n".join(f"line {n}" for n in range(600))
+    async with mid_reply(app_for, "first") as (app, pilot, provider):
+        prompt = app.workbench.prompt
+        prompt.take_paste(pasted)
+        await pilot.press("enter")
+        await pilot.pause()
+        [line] = prompt.pastes
+        assert prompt.queued == line and prompt.text == ""
+        await pilot.press("escape")
+        await asyncio.wait_for(finish(pilot), timeout=60)
+        assert prompt.text == line
+        provider.release.set()
+        await pilot.press("enter")
+        await finish(pilot)
+        users = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert users[-1].endswith(pasted)

@@ -9,8 +9,9 @@ submitted, the slash commands and skill toggles are ``SlashCommands``'. The scre
 layout (``SidePanels``), its own keys and the run worker (``messages.run_to_end``). Engine
 events arrive as one message, ``EngineUpdate``, in the order the engine emitted them. Runs
 happen in one exclusive worker group; Esc cancels it and the runner keeps what streamed as an
-interrupted reply. ``busy`` is the one run state: the status line and the context panel are
-bound to it, and the footer follows it.
+interrupted reply; a message sent while one runs waits in the prompt's queue and goes when the
+run ends (given back to the prompt if it was cancelled or failed). ``busy`` is the one run
+state: the status line and the context panel are bound to it, and the footer follows it.
 
 The session opens at once (tests, benchmarks) or after the first frame (a launch): until then
 every key of the workbench shows dimmed and does nothing.
@@ -63,6 +64,8 @@ from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageR
 from steiner_tui.sessions.draft import Draft, read_draft
 
 __all__ = ["MainScreen"]
+
+_GIVEN_BACK = "The message you queued is back in the prompt: Enter sends it."
 
 
 class MainScreen(Screen[None]):
@@ -410,9 +413,12 @@ class MainScreen(Screen[None]):
     async def _submitted(self, event: PromptEditor.Submitted) -> None:
         text = await self.commands.submit(event.text, event.editor, self.completion)
         if text is not None:  # a message to send (not a command, nothing in the way)
-            self.busy = True
-            self.run_episode(text)
-            self.draft.sent()
+            self._send(text)
+
+    def _send(self, text: str) -> None:
+        self.busy = True
+        self.run_episode(text)
+        self.draft.sent(self.unsent())  # a killed app must not give back a message that went
 
     @on(PromptEditor.Changed, "#prompt")
     def _prompt_changed(self) -> None:
@@ -482,3 +488,9 @@ class MainScreen(Screen[None]):
         self.refresh_budget()
         if not self.prompt.has_focus:
             self.prompt.focus()
+        if self.prompt.queued and message.status == "done":
+            self.conversation.last_sent = text = self.prompt.take_queued()
+            self._send(text)
+        elif self.prompt.queued:  # cancelled or failed: the person decides what goes next
+            self.prompt.unqueue()
+            await self.conversation.add(NoticeEntry(_GIVEN_BACK, "warning"))

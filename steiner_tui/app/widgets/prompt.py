@@ -17,6 +17,12 @@ megabytes of text would freeze the app), is one placeholder line in the editor
 a paste too long for the prompt is written to files under the project then (``paste.save_pastes``,
 in a worker thread), and the message names them for the model to read. A placeholder deleted
 before sending writes nothing.
+
+Enter while a reply generates queues the message (``queue``), as Claude Code and Codex do: it
+leaves the editor, the border says it waits, and the screen sends it when the run ends
+(``take_queued``) or, if the run was cancelled or failed, puts it back in the editor
+(``unqueue``). Messages queued one after another go as one, a blank line between them. The
+queued text is part of what ``unsent`` keeps as the draft: a quit or a kill loses none of it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import ClassVar
 
 from textual import events, work
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -154,6 +161,8 @@ class PromptEditor(TextArea):
         """How many pastes were given placeholders (their numbers)."""
         self._composed: dict[str, str] = {}
         """A sent text and the placeholders it was composed of (for the history)."""
+        self.queued = ""
+        """Messages sent while a run generates, as composed, waiting for it to end."""
 
     async def _on_key(self, event: events.Key) -> None:
         """Run the prompt's own bindings (send, new line) and the TextArea's (Backspace, the
@@ -212,9 +221,9 @@ class PromptEditor(TextArea):
         self.focus()
 
     def unsent(self) -> tuple[str, dict[str, str]]:
-        """The text in the prompt and the pastes its placeholder lines stand for (what is kept
-        as the session's draft when the app quits)."""
-        text = self.text
+        """The queued messages and the text in the prompt, and the pastes their placeholder
+        lines stand for (what is kept as the session's draft when the app quits)."""
+        text = "\n".join(part for part in (self.queued, self.text) if part)
         return text, {line: paste for line, paste in self.pastes.items() if line in text}
 
     def restore(self, text: str, pastes: dict[str, str]) -> None:
@@ -294,19 +303,46 @@ class PromptEditor(TextArea):
         start, end = self.selection
         self.replace("\n", start, end, maintain_selection_offset=False)
 
-    def sent(self, text: str) -> None:
+    def sent(self, text: str) -> str:
         """Record ``text`` in the history (as composed: pastes as placeholders) and take it out
         of the prompt: what was typed after it while its pastes were being written stays.
-        Pastes no placeholder names any more (neither the prompt nor its history) are let go."""
+        Pastes no placeholder names any more (the prompt, the queue, the history) are let go.
+        Returns ``text`` as composed."""
         composed = self._composed.pop(text, text)
         self.prompt_history.push(composed)
         rest = self.text.removeprefix(composed) if self.text.startswith(composed) else self.text
         self.clear()
         if rest:
             self.insert(rest)
-        kept = "\n".join((*self.prompt_history.entries, rest))
+        kept = "\n".join((*self.prompt_history.entries, self.queued, rest))
         self.pastes = {line: paste for line, paste in self.pastes.items() if line in kept}
         self._kept = {line: files for line, files in self._kept.items() if line in self.pastes}
+        return composed
+
+    def queue(self, text: str) -> None:
+        """``text`` was sent while a run generates: out of the prompt, waiting in the queue."""
+        composed = self.sent(text)
+        self._queued(f"{self.queued}\n\n{composed}" if self.queued else composed)
+
+    def take_queued(self) -> str:
+        """The queued messages as one message to send (pastes in their places); the queue is
+        emptied."""
+        text = self._expanded(self.queued)
+        self._queued("")
+        return text
+
+    def unqueue(self) -> None:
+        """Put the queued messages back in the prompt, ahead of what was typed since."""
+        queued = self.queued
+        self._queued("")
+        self._show(f"{queued}\n{self.text}" if self.text else queued)
+
+    def _queued(self, text: str) -> None:
+        self.queued = text
+        # The title is data (what was typed): text, never markup.
+        first = Content.assemble(("queued ", "bold"), text.strip().partition("\n")[0])
+        self.border_title = first if text else None
+        self.border_subtitle = "sends when the reply ends · Esc gives it back" if text else None
 
     def _show(self, text: str) -> None:
         self.load_text(text)

@@ -6,9 +6,10 @@ start from zero); after each applied compaction the count and the post-compactio
 health event through ``budget.compaction_escalation``.
 
 ``replacement_refusal`` is the driver's guard: a conversation is never swapped (compaction,
-resume, fork) while a run generates or sub-agents are still running. Submitted input is never
-queued: the workbench refuses input while a run generates and marks itself busy the moment it
-accepts some, before the run starts, so "generating" covers that moment too.
+resume, fork) while a run generates or sub-agents are still running. The driver never queues
+input: it refuses a submit while a run generates, and the workbench marks itself busy the moment
+it accepts some, before the run starts, so "generating" covers that moment too (a message sent
+meanwhile waits in the workbench's prompt until the run has ended).
 """
 
 from __future__ import annotations

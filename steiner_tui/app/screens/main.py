@@ -19,12 +19,13 @@ every key of the workbench shows dimmed and does nothing.
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from textual import events, getters, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
 from textual.css.query import NoMatches
 from textual.reactive import reactive
@@ -36,6 +37,7 @@ from steiner_tui.app.adapter import skill_notice
 from steiner_tui.app.cache_hint import cache_hint
 from steiner_tui.app.commands import SubAgentCommands, WorkbenchCommands
 from steiner_tui.app.draft_keeper import DraftKeeper
+from steiner_tui.app.external_editor import EditorError, edit_text, editor_command
 from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.live_files import FileChangesShown
 from steiner_tui.app.main_keys import MAIN_BINDINGS
@@ -66,6 +68,7 @@ from steiner_tui.sessions.draft import Draft, read_draft
 __all__ = ["MainScreen"]
 
 _GIVEN_BACK = "The message you queued is back in the prompt: Enter sends it."
+_EDITOR_BUSY = "the editor opens once the reply has ended (it would hold the reply while open)"
 
 
 class MainScreen(Screen[None]):
@@ -438,6 +441,21 @@ class MainScreen(Screen[None]):
             actions,
             lambda ref: self.hold.controller.model_effect(ref),
         )
+
+    @on(PromptEditor.EditorRequested)
+    def _edit_in_editor(self) -> None:
+        if self.busy:  # the editor holds the event loop: the reply would stop streaming
+            self.post_message(Said(_EDITOR_BUSY, "warning"))
+            return
+        try:
+            command = editor_command(os.environ)
+            text = edit_text(self.prompt.text, command, self.app.suspend)
+        except SuspendNotSupported:
+            self.post_message(Said("this terminal cannot be handed to an editor", "warning"))
+        except EditorError as error:
+            self.post_message(Said(f"{error}: the prompt is unchanged", "warning"))
+        else:
+            self.prompt.edited(text)
 
     @on(PromptEditor.ScrollRequested)
     async def _scroll_from_prompt(self, event: PromptEditor.ScrollRequested) -> None:

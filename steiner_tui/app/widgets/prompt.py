@@ -4,7 +4,8 @@ Terminals report Shift+Enter as ``shift+enter`` only with the kitty keyboard pro
 plain Enter, and some send ``ctrl+j`` (a line feed). Both ``shift+enter`` and ``ctrl+j`` insert a
 newline, so there is always a key that works. Up on the first line and Down on the last line
 browse the prompt history; elsewhere they move the cursor as usual. PgUp and PgDn scroll the
-conversation (``ScrollRequested``), and so do Home and End while the prompt is empty.
+conversation (``ScrollRequested``), and so do Home and End while the prompt is empty. Ctrl+G
+asks for the prompt in the person's own editor (``EditorRequested``; ``external_editor``).
 
 While the dropdown under it lists slash-command completions (``completing``, set by the
 screen), Tab accepts the highlighted one, Up and Down move through them and Esc closes them;
@@ -87,6 +88,15 @@ class PromptEditor(TextArea):
             tooltip="Accept the highlighted completion of a /command (Up/Down choose one)",
         ),
         Binding(
+            "ctrl+g",
+            "edit_externally",
+            "Editor",
+            id="prompt.editor",
+            show=False,
+            tooltip="Edit the prompt in your editor ($VISUAL or $EDITOR); saved and closed, "
+            "its text replaces the prompt's",
+        ),
+        Binding(
             "escape",
             "close_completion",
             "Close list",
@@ -109,6 +119,9 @@ class PromptEditor(TextArea):
         def control(self) -> PromptEditor:
             """The prompt that sent it."""
             return self.editor
+
+    class EditorRequested(Message):
+        """Ctrl+G: the person wants the prompt in their own editor (the screen hands over)."""
 
     class ScrollRequested(Message):
         """PgUp, PgDn (and Home, End in an empty prompt) scroll the conversation: ``key``."""
@@ -297,6 +310,14 @@ class PromptEditor(TextArea):
             self._keep_and_send(text, unwritten)
         else:
             self._submit(text)
+
+    def action_edit_externally(self) -> None:
+        """Ask the screen to open the prompt in the person's editor."""
+        self.post_message(self.EditorRequested())
+
+    def edited(self, text: str) -> None:
+        """``text`` (from the person's editor) replaces the prompt's, the cursor at its end."""
+        self._show(text)
 
     def action_newline(self) -> None:
         """Insert a line break at the cursor, replacing any selection."""

@@ -22,10 +22,12 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from steiner_tui.errors import SteinerError
+
 __all__ = ["EditorError", "edit_text", "editor_command"]
 
 
-class EditorError(Exception):
+class EditorError(SteinerError):
     """The editor could not give the text back (the message says why; nothing changed)."""
 
 

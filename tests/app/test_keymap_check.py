@@ -137,7 +137,7 @@ def test_the_real_workbench_reports_the_two_cases_testers_met() -> None:
         BindingChain("the workbench", (main, app)),
         BindingChain("the workbench", (prompt, main, app), focus="the prompt"),
     ]
-    keymap = {"main.lineage": "ctrl+p", "main.toggle_context": "f6", "main.sessions": "ctrl+g"}
+    keymap = {"main.lineage": "ctrl+p", "main.toggle_context": "f6", "main.sessions": "ctrl+b"}
     assert [c.describe() for c in keymap_conflicts(keymap, chains)] == [
         "Ctrl+P is also the app's 'app.command_palette' (Commands, a priority key), which "
         "wins on the workbench",

@@ -22,6 +22,9 @@ MAIN_BINDINGS: tuple[Binding, ...] = (
             "by itself; a request that does not fit is still never sent)"),
     Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
             tooltip="Stop the reply; what streamed is kept and marked interrupted"),
+    Binding("escape", "close_panel", "Close panel", id="main.close_panel", show=False,
+            tooltip="Close the panel shown over the conversation (while no reply streams: "
+            "then Esc stops the reply)"),
     Binding("shift+tab", "toggle_mode", "Mode", id="main.toggle_mode", key_display="⇧Tab",
             tooltip="Switch plan/build mode; the notice goes out with your next message"),
     Binding("ctrl+l", "app.lineage", "Lineage", id="main.lineage",

@@ -13,7 +13,7 @@ from steiner_tui.app.screens.main import MainScreen
 from steiner_tui.app.screens.panel_layout import MIN_CONVERSATION
 from steiner_tui.app.widgets.whatif_view import WhatIfView
 from tests.app.conftest import AppFactory
-from tests.app.helpers import send, static_text
+from tests.app.helpers import finish, mid_reply, send, static_text
 
 SIZES = [(80, 24), (100, 30), (120, 36), (160, 48), (220, 60)]
 
@@ -66,6 +66,31 @@ async def test_f9_and_f10_show_and_hide_the_panels_at_any_width(app_for: AppFact
         await pilot.press("f9")
         await pilot.pause()
         assert not screen.skills.display
+
+
+async def test_esc_closes_the_panel_shown_over_the_conversation(app_for: AppFactory) -> None:
+    """F9 at 120 columns floated the sidebar over the conversation, and Esc left it there:
+    the conversation stayed covered until F9 again. Esc closes it (and ``/context``'s
+    enlarged panel goes back to its docked size); a docked panel stays."""
+    app = app_for()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await pilot.press("f9")
+        await pilot.pause()
+        assert screen.skills.display and app.focused is screen.skills
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.skills.display and app.focused is screen.prompt
+        await send(pilot, "/context")
+        await pilot.pause()
+        assert screen.has_class("-context")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.has_class("-context") and screen.budget.region  # docked, as before
+        await pilot.press("escape")  # nothing over the conversation: nothing changes
+        await pilot.pause()
+        assert screen.budget.region and screen.prompt.text == ""
 
 
 async def test_a_hidden_panel_stays_hidden_across_a_resize(app_for: AppFactory) -> None:
@@ -254,3 +279,18 @@ async def test_toasts_never_cover_the_prompt_or_the_status_line(
         for toast in toasts:
             for widget in kept_clear:
                 assert not toast.region.overlaps(widget.region), (toast.region, widget)
+
+
+async def test_esc_while_a_reply_streams_stops_it_and_leaves_the_panel(
+    app_for: AppFactory,
+) -> None:
+    async with mid_reply(app_for) as (app, pilot, _):
+        screen = app.workbench
+        await pilot.resize_terminal(120, 36)
+        await pilot.press("f9")
+        await pilot.pause()
+        assert screen.skills.display
+        await pilot.press("escape")
+        await finish(pilot)
+        [request] = app.session.snapshots.summaries()
+        assert request.cancelled and screen.skills.display

@@ -334,6 +334,14 @@ class MainScreen(Screen[None]):
         """Show or hide a side panel (F9: skills, F10: context), at any width."""
         self.panels.show_or_hide(panel, self.budget, self.conversation, self.prompt)
 
+    def action_close_panel(self) -> None:
+        """Esc: the panel over the conversation closes (``/context``'s goes back to its size)."""
+        panel = self.panels.over_conversation()
+        if panel == "context" and self.has_class("-context"):
+            self.action_context()
+        elif panel is not None:
+            self.action_toggle_panel(panel)
+
     def action_context(self) -> None:
         """``/context``: the context panel enlarged, over the conversation."""
         self.panels.enlarge_context(self.budget, self.prompt)
@@ -348,13 +356,16 @@ class MainScreen(Screen[None]):
     # -- keys ---------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Cancel shows only while a run is generating, Retry while a message is unanswered,
-        Answer while a question waits, Reload while changed files wait. Until the session is
-        open every key of the workbench shows dimmed and does nothing."""
+        """Cancel shows only while a run is generating (Esc closes a panel over the
+        conversation otherwise), Retry while a message is unanswered, Answer while a question
+        waits, Reload while changed files wait. Until the session is open every key of the
+        workbench shows dimmed and does nothing."""
         if not self.hold.attached:
             return None
         if action == "cancel_run":
             return self.busy
+        if action == "close_panel":
+            return not self.busy and self.panels.over_conversation() is not None
         if action == "retry":
             return not self.busy and self.conversation.unanswered() is not None
         if action == "answer_permission":

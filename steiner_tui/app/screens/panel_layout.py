@@ -65,6 +65,14 @@ class SidePanels:
             return False
         return screen.has_class(f"-{panel}-shown") or self.docked(panel)
 
+    def over_conversation(self) -> str | None:
+        """The panel drawn over the conversation (enlarged, or shown where the width does not
+        dock it), if any."""
+        if self.screen.has_class("-context"):
+            return "context"
+        shown = (p for p in PANELS if self.screen.has_class(f"-{p}-shown") and not self.docked(p))
+        return next(shown, None)
+
     def show_or_hide(
         self, panel: str, budget: Widget, conversation: Widget, prompt: Widget
     ) -> None:

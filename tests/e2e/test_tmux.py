@@ -16,6 +16,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -122,6 +123,29 @@ def _submit(tmux: Tmux, text: str) -> None:
     _type(tmux, text)
     _wait_for(tmux, text)
     _keys(tmux, "Enter")
+
+
+def _start_app(
+    tmux: Tmux, tmp_path: Path, *, server_url: str = "", env: str = "", size: str = "140x40"
+) -> Path:
+    """Start the app (this interpreter, ``-m steiner_tui``) in a pane ``size`` on a new sample
+    project, ``env`` (shell assignments) before it; with ``server_url``, its model is
+    ``loop/test-model`` on that OpenAI-compatible server, else the offline default. Returns the
+    project once the prompt shows."""
+    project = write_sample_project(tmp_path / "project")
+    if server_url:
+        config = tmp_path / "config" / "steiner"
+        config.mkdir(parents=True)
+        (config / "config.toml").write_text(
+            'default_model = "loop/test-model"\n\n'
+            f'[providers.loop]\ntype = "openai"\nbase_url = "{server_url}/v1"\n',
+            encoding="utf-8",
+        )
+    app = f"exec {shlex.quote(sys.executable)} -m steiner_tui {shlex.quote(str(project))}"
+    width, height = size.split("x")
+    tmux("new-session", "-d", "-x", width, "-y", height, "-s", SESSION, f"{env} {app}".strip())
+    _wait_for(tmux, "Ask anything", deadline=START_DEADLINE)
+    return project
 
 
 @pytest.mark.slow

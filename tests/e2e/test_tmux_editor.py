@@ -8,37 +8,25 @@ that fails (``false``) leaves the prompt as it was, and the conversation says wh
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from steiner_tui.commands.screenshots import write_sample_project
 from tests.e2e.test_tmux import (
-    SESSION,
-    START_DEADLINE,
     Tmux,
     _keys,
+    _start_app,
     _type,
     _wait_for,
     tmux,  # noqa: F401  (the fixture)
 )
 
 
-def _start(tmux: Tmux, tmp_path: Path, editor: str) -> None:  # noqa: F811
-    project = write_sample_project(tmp_path / "project")
-    app = f"exec {shlex.quote(sys.executable)} -m steiner_tui {shlex.quote(str(project))}"
-    command = f"EDITOR={shlex.quote(editor)} VISUAL= {app}"
-    tmux("new-session", "-d", "-x", "120", "-y", "32", "-s", SESSION, command)
-    _wait_for(tmux, "Ask anything", "offline", deadline=START_DEADLINE)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("vi") is None, reason="the machine has no vi")
 def test_ctrl_g_edits_the_prompt_in_vi_and_sends_it(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
-    _start(tmux, tmp_path, "vi")
+    _start_app(tmux, tmp_path, env="EDITOR=vi VISUAL=", size="120x32")
     _type(tmux, "first line from the prompt")
     _wait_for(tmux, "first line from the prompt")
     _keys(tmux, "C-g")
@@ -58,7 +46,7 @@ def test_ctrl_g_edits_the_prompt_in_vi_and_sends_it(tmux: Tmux, tmp_path: Path) 
 
 @pytest.mark.slow
 def test_a_failing_editor_leaves_the_prompt_as_it_was(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
-    _start(tmux, tmp_path, "false")
+    _start_app(tmux, tmp_path, env="EDITOR=false VISUAL=", size="120x32")
     _type(tmux, "kept as typed")
     _wait_for(tmux, "kept as typed")
     _keys(tmux, "C-g")

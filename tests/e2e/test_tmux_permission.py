@@ -10,19 +10,15 @@ and the server must have had one request only. Then F8 and ``a`` (deliberate) al
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
-from steiner_tui.commands.screenshots import write_sample_project
 from tests.e2e.test_tmux import (
-    SESSION,
-    START_DEADLINE,
     Tmux,
     _keys,
     _screen,
+    _start_app,
     _type,
     _wait_for,
     tmux,  # noqa: F401  (the fixture)
@@ -41,17 +37,8 @@ def test_typing_ahead_never_answers_a_permission_prompt(tmux: Tmux, tmp_path: Pa
         sse_reply(wire.tool_reply("call_1", "bash", command)),
         sse_reply(wire.text_reply("Done.")),
     ) as server:
-        project = write_sample_project(tmp_path / "project")
-        config = tmp_path / "config" / "steiner"
-        config.mkdir(parents=True)
-        (config / "config.toml").write_text(
-            'default_model = "loop/test-model"\n\n'
-            f'[providers.loop]\ntype = "openai"\nbase_url = "{server.url}/v1"\n',
-            encoding="utf-8",
-        )
-        app = f"exec {shlex.quote(sys.executable)} -m steiner_tui {shlex.quote(str(project))}"
-        tmux("new-session", "-d", "-x", "140", "-y", "40", "-s", SESSION, app)
-        _wait_for(tmux, "Skills", "Ask anything", deadline=START_DEADLINE)
+        project = _start_app(tmux, tmp_path, server_url=server.url)
+        _wait_for(tmux, "Skills")
 
         _type(tmux, "run the tests")
         _wait_for(tmux, "run the tests")

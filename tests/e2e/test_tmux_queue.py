@@ -9,18 +9,14 @@ not sent. Enter then sends it, and its reply comes.
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
-from steiner_tui.commands.screenshots import write_sample_project
 from tests.e2e.test_tmux import (
-    SESSION,
-    START_DEADLINE,
     Tmux,
     _keys,
+    _start_app,
     _type,
     _wait_for,
     tmux,  # noqa: F401  (the fixture)
@@ -38,18 +34,7 @@ def test_a_message_queued_behind_a_failed_reply_comes_back(tmux: Tmux, tmp_path:
         sse_reply(wire.opening("Looking at"), end="stall"),
         sse_reply(wire.text_reply("Here are the tests.")),
     ) as server:
-        project = write_sample_project(tmp_path / "project")
-        config = tmp_path / "config" / "steiner"
-        config.mkdir(parents=True)
-        (config / "config.toml").write_text(
-            'default_model = "loop/test-model"\n\n'
-            f'[providers.loop]\ntype = "openai"\nbase_url = "{server.url}/v1"\n',
-            encoding="utf-8",
-        )
-        app = f"exec {shlex.quote(sys.executable)} -m steiner_tui {shlex.quote(str(project))}"
-        tmux("new-session", "-d", "-x", "140", "-y", "40", "-s", SESSION, app)
-        _wait_for(tmux, "Ask anything", deadline=START_DEADLINE)
-
+        _start_app(tmux, tmp_path, server_url=server.url)
         _type(tmux, "look at the project")
         _wait_for(tmux, "look at the project")
         _keys(tmux, "Enter")

@@ -11,13 +11,14 @@ the cleaned tables. ``config`` declares the tables; this module knows nothing of
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import operator
 import re
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, time
 from typing import Annotated, Any, Literal
 
@@ -224,7 +225,7 @@ class Decoder:
             if key in hints:
                 out[key] = self._check(item, hints[key], [*path, key])
             else:
-                self.warn_unknown([*path, key])
+                self.warn_unknown([*path, key], hints)
         missing = next((name for name in hints if name in required and name not in out), None)
         if missing is not None:
             raise self.error([*path, missing], "is required")
@@ -241,10 +242,13 @@ class Decoder:
     def _files_with(self, path: KeyPath) -> list[str]:
         return files_setting(self.origins, path)
 
-    def warn_unknown(self, path: KeyPath) -> None:
-        """Warn, per file that holds it, that the key at ``path`` is not known."""
+    def warn_unknown(self, path: KeyPath, known: Iterable[str] = ()) -> None:
+        """Warn, per file that holds it, that the key at ``path`` is not known (naming the
+        ``known`` key it is closest to, when one is close: a misspelling)."""
+        close = difflib.get_close_matches(str(path[-1]), list(known), n=1, cutoff=0.75)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
         for where in self._files_with(path) or ["defaults"]:
-            self.warnings.append(f"{where}: unknown key '{_key_name(path)}' ignored")
+            self.warnings.append(f"{where}: unknown key '{_key_name(path)}' ignored{hint}")
 
     def error(self, path: KeyPath, reason: str) -> ConfigError:
         """The error for the value at ``path``, naming the file that set it and its value."""

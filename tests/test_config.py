@@ -356,7 +356,7 @@ def test_unknown_keys_inside_named_tables_are_warnings_and_the_rest_decodes() ->
     assert config.providers["openai"].timeout == 5.0
     assert set(config.warnings) == {
         "c.toml: unknown key 'models.\"openai/gpt-4o\".window' ignored",
-        "c.toml: unknown key 'providers.openai.retries' ignored",
+        "c.toml: unknown key 'providers.openai.retries' ignored (did you mean 'max_retries'?)",
     }
 
 
@@ -365,6 +365,16 @@ def test_unknown_keys_are_warned_once_per_file_that_holds_them() -> None:
     assert config.warnings == (
         "user: unknown key 'ui.font' ignored",
         "project: unknown key 'ui.font' ignored",
+    )
+
+
+def test_a_misspelt_key_is_warned_with_the_key_it_is_closest_to() -> None:
+    """``defualt_model`` was "unknown key ... ignored", and the person's model silently the
+    default: the warning names the key they meant."""
+    table = {"defualt_model": "offline", "providers": {"x": {"type": "openai", "base_ulr": ""}}}
+    assert parse_config([("c.toml", table)]).warnings == (
+        "c.toml: unknown key 'defualt_model' ignored (did you mean 'default_model'?)",
+        "c.toml: unknown key 'providers.x.base_ulr' ignored (did you mean 'base_url'?)",
     )
 
 

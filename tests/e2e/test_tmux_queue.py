@@ -46,8 +46,9 @@ def test_a_message_queued_behind_a_failed_reply_comes_back(tmux: Tmux, tmp_path:
         assert len(server.requests) == 1
 
         server.release()
-        screen = _wait_for(tmux, "queued is back in the prompt", "idle")
-        assert f"queued {QUEUED}" not in screen and len(server.requests) == 1
+        back = ("queued is back in the prompt", "idle", QUEUED)
+        _wait_for(tmux, *back, absent=(f"queued {QUEUED}",))
+        assert len(server.requests) == 1
         _keys(tmux, "Enter")
         _wait_for(tmux, "Here are the tests.")
         assert len(server.requests) == 2

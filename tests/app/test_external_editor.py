@@ -29,6 +29,12 @@ def test_the_editor_is_visual_then_editor_split_as_a_shell_would() -> None:
         editor_command({"EDITOR": "vim 'unclosed"})
 
 
+def test_with_no_editor_set_it_is_vi_if_there_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(EditorError, match=r"no editor: set \$VISUAL or \$EDITOR"):
+        editor_command({})
+
+
 def test_edited_text_comes_back_without_the_final_newline(tmp_path: Path) -> None:
     editor = _script(
         tmp_path,
@@ -59,7 +65,11 @@ def test_a_failed_editor_or_bad_text_changes_nothing(tmp_path: Path) -> None:
         edit_text("x", ["/nonexistent/editor"], nullcontext)
 
 
-async def test_ctrl_g_without_a_terminal_says_so(app_for: AppFactory) -> None:
+async def test_ctrl_g_without_a_terminal_says_so(
+    app_for: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDITOR", "true")  # an editor is found: the terminal is what is missing
+    monkeypatch.delenv("VISUAL", raising=False)
     app = app_for()
     async with app.run_test() as pilot:
         await finish(pilot)

@@ -1,7 +1,8 @@
 """Prompt history: Up and Down walk what was sent, keeping the unsent draft.
 
 Browsing starts at the newest entry; walking past it returns the draft that was being typed.
-Consecutive duplicates are stored once.
+A prompt sent again moves to the newest place (it is stored once): the project's earlier
+prompts and a resumed session's own (``sessions.prompt_history``) hold the same ones.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ __all__ = ["PromptHistory"]
 
 
 class PromptHistory:
-    """The sent prompts of one session, with a browsing cursor."""
+    """The sent prompts (the project's, then this session's), with a browsing cursor."""
 
     def __init__(self, limit: int = 500) -> None:
         self._entries: list[str] = []
@@ -24,8 +25,10 @@ class PromptHistory:
         return tuple(self._entries)
 
     def push(self, text: str) -> None:
-        """Record a sent prompt and stop browsing."""
-        if text and (not self._entries or self._entries[-1] != text):
+        """Record a sent prompt (as the newest, once) and stop browsing."""
+        if text:
+            if text in self._entries:
+                self._entries.remove(text)
             self._entries.append(text)
             del self._entries[: -self._limit]
         self._cursor = None

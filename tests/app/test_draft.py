@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from steiner_tui.app import draft_keeper
 from steiner_tui.app.app import make_app
 from steiner_tui.sessions.draft import DRAFT_FILE_NAME, Draft, read_draft, save_draft
-from tests.app.conftest import SIZE, request_for
+from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.helpers import finish, said, send
 
 PASTED = "".join(f"pasted line {n}\n" for n in range(600))
@@ -160,3 +160,34 @@ async def test_a_draft_goes_ahead_of_what_was_typed_while_the_session_opened(
         assert prompt.text == "kept [pasted 9 lines #4]\ntyped ahead"
         prompt.take_paste("y\n" * 20)  # the next paste has a number of its own
         assert prompt.text.endswith("[pasted 20 lines #5]")
+
+
+async def test_up_in_a_new_session_recalls_what_the_project_sent_before(
+    app_for: AppFactory,
+) -> None:
+    """Up recalled only the open session's prompts: a new session in the same project had
+    nothing, where Claude Code and aider recall the project's. A prompt naming a paste is not
+    kept (the paste is this session's)."""
+    first = app_for()
+    async with first.run_test() as pilot:
+        await finish(pilot)
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        prompt = first.workbench.prompt
+        prompt.take_paste("\n".join(f"line {n}" for n in range(600)))
+        await pilot.press("enter")
+        await finish(pilot)
+        await send(pilot, "/help")
+        await finish(pilot)
+        await pilot.press("escape")
+        await finish(pilot)
+    second = app_for()
+    async with second.run_test() as pilot:
+        await finish(pilot)
+        prompt = second.workbench.prompt
+        assert prompt.prompt_history.entries == ("what is in this project?", "/help")
+        prompt.focus()
+        await pilot.press("up")
+        assert prompt.text == "/help"
+        await pilot.press("up")
+        assert prompt.text == "what is in this project?"

@@ -60,6 +60,14 @@ def test_prompt_history_keeps_the_draft() -> None:
     assert history.next() is None
 
 
+def test_a_prompt_sent_again_moves_to_the_newest_place() -> None:
+    """The project's earlier prompts, then a resumed session's own: the same prompt twice."""
+    history = PromptHistory()
+    for text in ("a", "b", "c", "b", "c"):
+        history.push(text)
+    assert history.entries == ("a", "b", "c")
+
+
 def test_user_entry_badges_for_notice_and_envelopes() -> None:
     envelope, _ = render_skill_activation("review", "Check everything.")
     content = compose_user_message("please review", [envelope], "plan")

@@ -19,6 +19,7 @@ every key of the workbench shows dimmed and does nothing.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from functools import partial
 from pathlib import Path
@@ -64,6 +65,7 @@ from steiner_tui.app.widgets.whatif_view import WhatIfView
 from steiner_tui.app.workbench_session import WorkbenchSession, follow_files
 from steiner_tui.engine.events import CompactionApplied, RequestSnapshot, UsageReported
 from steiner_tui.sessions.draft import Draft, read_draft
+from steiner_tui.sessions.prompt_history import append_prompt, prompt_history_file, read_prompts
 
 __all__ = ["MainScreen"]
 
@@ -189,7 +191,13 @@ class MainScreen(Screen[None]):
 
     async def _show_conversation(self, session: Session) -> None:
         await self.conversation.show_session(session)
-        history = self.prompt.prompt_history  # Up recalls what a resumed session sent
+        # Up recalls what was sent in the project before, then what a resumed session sent.
+        history = self.prompt.prompt_history
+        if self.request.config_dir is not None:
+            kept = prompt_history_file(self.request.config_dir, session.project_root)
+            for text in await asyncio.to_thread(read_prompts, kept):
+                history.push(text)
+            self.prompt.keep_prompt = partial(self._keep_prompt, kept)
         for entry in self.conversation.entries:
             if isinstance(entry, UserEntry):
                 history.push(entry.text)
@@ -204,6 +212,12 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(self._after_conversation_shown)
         else:
             self._after_conversation_shown()
+
+    def _keep_prompt(self, path: Path, text: str) -> None:
+        """Append ``text`` to the project's prompt history, off the event loop (a history
+        that cannot be written loses only that convenience)."""
+        work = partial(append_prompt, path, text)
+        self.run_worker(work, thread=True, group="history", exit_on_error=False)
 
     async def _restore_draft(self, session: Session) -> None:
         """Put back what was typed and not sent when the app last quit (``sessions.draft``)."""

@@ -176,6 +176,8 @@ class PromptEditor(TextArea):
         """A sent text and the placeholders it was composed of (for the history)."""
         self.queued = ""
         """Messages sent while a run generates, as composed, waiting for it to end."""
+        self.keep_prompt: Callable[[str], object] = lambda text: None
+        """Keeps a sent prompt for the project's later sessions (the screen sets it)."""
 
     async def _on_key(self, event: events.Key) -> None:
         """Run the prompt's own bindings (send, new line) and the TextArea's (Backspace, the
@@ -331,6 +333,8 @@ class PromptEditor(TextArea):
         Returns ``text`` as composed."""
         composed = self._composed.pop(text, text)
         self.prompt_history.push(composed)
+        if not any(line in composed for line in self.pastes):  # a paste is this session's
+            self.keep_prompt(composed)
         rest = self.text.removeprefix(composed) if self.text.startswith(composed) else self.text
         self.clear()
         if rest:

@@ -14,32 +14,37 @@ class PromptHistory:
     """The sent prompts (the project's, then this session's), with a browsing cursor."""
 
     def __init__(self, limit: int = 500) -> None:
-        self._entries: list[str] = []
+        self._kept: dict[str, None] = {}
+        """Sent prompts, oldest first (a dict: moving one sent again to the end is O(1), a
+        resumed 10,000-message session pushes 2,500 on opening)."""
         self._limit = limit
+        self._entries: list[str] = []
+        """What is browsed: the prompts as they stood when browsing started."""
         self._cursor: int | None = None
         self._draft = ""
 
     @property
     def entries(self) -> tuple[str, ...]:
         """Sent prompts, oldest first."""
-        return tuple(self._entries)
+        return tuple(self._kept)
 
     def push(self, text: str) -> None:
         """Record a sent prompt (as the newest, once) and stop browsing."""
         if text:
-            if text in self._entries:
-                self._entries.remove(text)
-            self._entries.append(text)
-            del self._entries[: -self._limit]
+            self._kept.pop(text, None)
+            self._kept[text] = None
+            if len(self._kept) > self._limit:
+                del self._kept[next(iter(self._kept))]
         self._cursor = None
         self._draft = ""
 
     def previous(self, current: str) -> str | None:
         """The entry before the cursor (the newest when not browsing), or None at the start."""
-        if not self._entries:
+        if not self._kept:
             return None
         if self._cursor is None:
             self._draft = current
+            self._entries = list(self._kept)
             self._cursor = len(self._entries)
         if self._cursor == 0:
             return None

@@ -3,18 +3,23 @@ there before (as Claude Code and aider do), not only this session's.
 
 One file per project, ``CONFIG/prompt-history/<first 16 hex digits of the SHA-256 of the
 project's resolved path>.jsonl``: one JSON string per line, appended (mode 0600) as each prompt
-is sent; the newest ``LIMIT`` are read back when a session opens. The file is rewritten with
-only those once it holds twice as many. A line that is not a JSON string (the torn last line of
-an app killed mid-write) is skipped. A prompt naming a paste by its placeholder line is not
+is sent, whole or not at all (``append_whole``); the newest ``LIMIT`` are read back when a
+session opens. The file is rewritten with only those (``atomic_write``) once it holds twice as
+many. A line that is not a JSON string (the torn last line of an app killed mid-write) is
+skipped. A prompt naming a paste by its placeholder line is not
 kept: the paste is not, so in another session the line would stand for nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 from pathlib import Path
+
+from steiner_tui.sessions.meta import atomic_write
+from steiner_tui.sessions.whole_append import append_whole
 
 __all__ = ["LIMIT", "append_prompt", "prompt_history_file", "read_prompts"]
 
@@ -44,7 +49,8 @@ def read_prompts(path: Path, limit: int = LIMIT) -> list[str]:
         if isinstance(value, str) and value:
             prompts.append(value)
     if len(prompts) > 2 * limit:
-        _rewrite(path, prompts[-limit:])
+        with contextlib.suppress(OSError):  # kept as it was: trimmed at a later open
+            atomic_write(path, _lines(prompts[-limit:]), sync=False)
     return prompts[-limit:]
 
 
@@ -57,18 +63,10 @@ def append_prompt(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     try:
-        os.write(fd, (json.dumps(text, ensure_ascii=False) + "\n").encode())
+        append_whole(fd, _lines([text]))
     finally:
         os.close(fd)
 
 
-def _rewrite(path: Path, prompts: list[str]) -> None:
-    tmp = path.with_suffix(".tmp")
-    text = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in prompts)
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        tmp.replace(path)
-    except OSError:  # kept as it was: trimmed at a later open
-        tmp.unlink(missing_ok=True)
+def _lines(prompts: list[str]) -> bytes:
+    return "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in prompts).encode()

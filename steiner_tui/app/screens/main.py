@@ -351,7 +351,7 @@ class MainScreen(Screen[None]):
     def action_close_panel(self) -> None:
         """Esc: the panel over the conversation closes (``/context``'s goes back to its size)."""
         panel = self.panels.over_conversation()
-        if panel == "context" and self.has_class("-context"):
+        if self.has_class("-context"):
             self.action_context()
         elif panel is not None:
             self.action_toggle_panel(panel)

@@ -1,10 +1,11 @@
 """Completing slash commands in the prompt: command names, then their arguments.
 
 Pure data, no Textual: ``complete`` takes what the prompt holds and what can be named (the
-configured models, the skills, the saved sessions) and returns the candidates the dropdown
-under the prompt lists, best first. A candidate is the whole new prompt text, so accepting one
-is a single replacement. Only a one-line prompt that starts with ``/`` (not ``//``, a literal
-slash) is completed.
+configured models, the skills, the saved sessions, the prompts sent) and returns the candidates
+the dropdown under the prompt lists, best first. A candidate is the whole new prompt text, so
+accepting one is a single replacement: ``/history``'s candidates are the prompts themselves
+(shell's Ctrl+R, Claude Code's history search), newest first, each holding every word typed.
+Only a one-line prompt that starts with ``/`` (not ``//``, a literal slash) is completed.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class CompletionSources(msgspec.Struct, frozen=True):
     models: Sequence[tuple[str, str]] = ()
     skills: Sequence[tuple[str, str]] = ()
     sessions: Sequence[tuple[str, str]] = msgspec.field(default_factory=tuple)
+    prompts: Sequence[str] = ()
+    """The prompts sent (the project's, then the session's), oldest first."""
 
 
 def _ranked(prefix: str, names: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -58,6 +61,8 @@ def complete(text: str, sources: CompletionSources) -> list[Completion]:
             if f"/{n}" != text or SLASH_COMMANDS[n][0]
         ][:MAX_CANDIDATES]
     name = name.lower()
+    if name == "history":
+        return _sent(argument, sources.prompts)
     names = {
         "model": sources.models,
         "skills": sources.skills,
@@ -67,3 +72,22 @@ def complete(text: str, sources: CompletionSources) -> list[Completion]:
     return [Completion(f"/{name} {n}", n, h) for n, h in _ranked(argument, names) if n != argument][
         :MAX_CANDIDATES
     ]
+
+
+LABEL_CHARS = 100
+"""A prompt's first line is listed up to this many characters."""
+
+
+def _sent(words: str, prompts: Sequence[str]) -> list[Completion]:
+    """The prompts holding every one of ``words`` (case-insensitive), newest first."""
+    wanted = words.lower().split()
+    found: list[Completion] = []
+    for prompt in reversed(prompts):
+        lowered = prompt.lower()
+        if all(word in lowered for word in wanted):
+            first, *rest = prompt.strip().splitlines() or [""]
+            label = first if len(first) <= LABEL_CHARS else first[: LABEL_CHARS - 1] + "…"
+            found.append(Completion(prompt, label, f"+{len(rest)} lines" if rest else ""))
+            if len(found) == MAX_CANDIDATES:
+                break
+    return found

@@ -3,10 +3,10 @@
 The screen routes the prompt's changes and completion keys here; this keeps the dropdown
 (``CompletionList``) and the prompt's ``completing`` flag in step and applies an accepted
 candidate. Candidates come from ``app.completion``; what arguments can name comes from the
-session (``WorkbenchSession.completion_sources``). Saved sessions are listed off the UI thread
-the first time ``/sessions`` gets an argument, then kept. The dropdown is made and mounted
-under the prompt the first time there is something to list: the first frame has one widget
-fewer to style and lay out.
+session (``WorkbenchSession.completion_sources``) and the prompt's history. Saved sessions are
+listed off the UI thread the first time ``/sessions`` gets an argument, then kept. The dropdown
+is made and mounted under the prompt the first time there is something to list: the first frame
+has one widget fewer to style and lay out.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ class PromptCompletion:
     def sources(self) -> CompletionSources:
         """What arguments can name now (the sessions once listed)."""
         base = self.hold.completion_sources()
-        return CompletionSources(base.models, base.skills, self._sessions or ())
+        prompts = self.editor.prompt_history.entries
+        return CompletionSources(base.models, base.skills, self._sessions or (), prompts)
 
     @property
     def wants_sessions(self) -> bool:
@@ -72,6 +73,11 @@ class PromptCompletion:
     def chosen(self) -> Completion | None:
         """The highlighted candidate (None while nothing is listed)."""
         return self.dropdown.chosen if self.dropdown is not None else None
+
+    def best(self) -> Completion | None:
+        """The highlighted candidate, else the first for the prompt's text (the list was
+        closed with Esc)."""
+        return self.chosen or next(iter(complete(self.editor.text, self.sources())), None)
 
     def _show(self, candidates: Sequence[Completion]) -> None:
         dropdown = self.dropdown

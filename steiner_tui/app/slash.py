@@ -34,6 +34,10 @@ SLASH_COMMANDS: Final = MappingProxyType(
         "skills": ("[name]", "toggle skill NAME; alone, focus the skill sidebar"),
         "model": ("[name]", "switch to a configured model; alone, show the model and limits"),
         "sessions": ("[id]", "resume session ID; alone, list the saved sessions"),
+        "history": (
+            "[words]",
+            "find a prompt sent in this project; Enter or Tab puts it in the prompt",
+        ),
         "clear": ("", "start a new conversation (not while a run is generating)"),
         "help": ("", "show keys and commands"),
     }

@@ -113,6 +113,9 @@ class SlashCommands:
                 await self.screen.conversation.add(NoticeEntry(str(error), "error"))
             return None
         if isinstance(parsed, SlashCommand):
+            if parsed.name == "history":  # a search: not itself a prompt to remember
+                self.history(parsed.argument, completion)
+                return None
             if parsed.name == "compact" and self.screen.busy:  # kept to send once it ends
                 self.screen.action_compact(parsed.argument)
                 return None
@@ -162,6 +165,13 @@ class SlashCommands:
                 self.say(run_steer_command(screen.hold.steering, name, argument))
             except ValueError as error:
                 self.fail(str(error), title=f"/{name}")
+
+    def history(self, words: str, completion: PromptCompletion) -> None:
+        """``/history [words]``: the highlighted prompt sent (else the newest holding every
+        word) replaces the prompt's text, to edit or send."""
+        if not completion.accept(completion.best()):
+            held = f" holds {words!r}" if words else " was kept"
+            self.fail(f"no prompt sent in this project{held}", title="History")
 
     def skills(self, name: str) -> None:
         """``/skills [name]``: toggle skill ``name``; alone, focus the sidebar."""

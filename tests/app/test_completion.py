@@ -1,4 +1,5 @@
-"""Slash commands complete in a dropdown under the prompt: names, then models, skills, sessions."""
+"""Slash commands complete in a dropdown under the prompt: names, then models, skills, sessions,
+and the prompts sent (``/history``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from steiner_tui.app.completion import CompletionSources, complete
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.completion_list import CompletionList
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import said
+from tests.app.helpers import finish, said, send
 
 MODELS = ("anthropic/claude-sonnet-4", "offline/offline")
 
@@ -18,6 +19,74 @@ def test_names_then_arguments() -> None:
     assert [c.text for c in complete("/skills rev", sources)] == ["/skills code-review"]
     assert complete("//model", sources) == [] and complete("hello /mo", sources) == []
     assert complete("/model x\nmore", sources) == []
+
+
+def test_history_lists_the_prompts_holding_every_word_newest_first() -> None:
+    prompts = [
+        "Read README.md",
+        "fix the parser\nthen run the tests\nand say what failed",
+        "readme again: " + "x" * 200,
+        "what does the readme say?",
+    ]
+    sources = CompletionSources(prompts=prompts)
+    found = complete("/history README", sources)
+    assert [c.text for c in found] == [prompts[3], prompts[2], prompts[0]]  # newest first
+    assert len(found[1].label) == 100 and found[1].label.endswith("…")
+    assert [c.text for c in complete("/history the TESTS", sources)] == [prompts[1]]
+    assert complete("/history the tests", sources)[0].label == "fix the parser"
+    assert complete("/history the tests", sources)[0].help == "+2 lines"
+    assert [c.text for c in complete("/history ", sources)] == prompts[::-1]
+    assert complete("/history nowhere", sources) == []
+    assert [c.text for c in complete("/hist", sources)] == ["/history "]
+
+
+async def test_history_puts_a_prompt_sent_in_the_prompt(app_for: AppFactory) -> None:
+    """Up walks the prompts one at a time; ``/history`` finds one by its words (shell's
+    Ctrl+R, Claude Code's history search): Tab or Enter puts it in the prompt, unsent, and the
+    search itself is not kept as a prompt sent."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        for text in ("explain the parser", "run the tests", "explain the tests"):
+            await send(pilot, text)
+            await finish(pilot)
+        screen = app.workbench
+        prompt = screen.prompt
+        await send(pilot, "/history")  # Enter on the bare name lists every prompt
+        await pilot.pause()
+        dropdown = screen.query_one("#completions", CompletionList)
+        assert prompt.text == "/history "
+        assert [c.text for c in dropdown.candidates] == [
+            "explain the tests",
+            "run the tests",
+            "explain the parser",
+        ]
+        await pilot.press(*"explain")
+        await pilot.pause()
+        assert [c.text for c in dropdown.candidates] == ["explain the tests", "explain the parser"]
+        await pilot.press("down", "tab")
+        await pilot.pause()
+        assert prompt.text == "explain the parser" and not dropdown.display
+        prompt.clear()
+        await pilot.press(*"/history TESTS")
+        await pilot.pause()
+        await pilot.press("escape")  # the list closed: Enter takes the newest match all the same
+        await pilot.pause()
+        shown = len(screen.conversation.entries)
+        await pilot.press("enter")
+        await finish(pilot)
+        assert prompt.text == "explain the tests"
+        assert len(screen.conversation.entries) == shown  # nothing sent
+        prompt.clear()
+        await pilot.press(*"/history nowhere", "enter")
+        await finish(pilot)
+        assert prompt.text == "/history nowhere"
+        assert said(app)[-1] == "History: no prompt sent in this project holds 'nowhere'"
+        assert prompt.prompt_history.entries == (
+            "explain the parser",
+            "run the tests",
+            "explain the tests",
+        )
 
 
 async def test_tab_completes_and_down_chooses(app_for: AppFactory) -> None:

@@ -100,9 +100,9 @@ class SlashCommands:
     ) -> str | None:
         """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
         on "/mo" does, or said); else it is the message to send, returned. Typed while a run
-        generates, a message is queued (the screen sends it when the run ends); while the run
-        waits on a question, or before the session opened, it stays in the prompt, and so does
-        ``/compact`` typed while a run generates."""
+        generates, a message or ``/compact`` is queued (the screen takes it when the run ends);
+        while the run waits on a question, or before the session opened, it stays in the
+        prompt."""
         if not self.screen.hold.attached:
             self.textual.notify("The session is still opening.", severity="warning")
             return None
@@ -116,8 +116,12 @@ class SlashCommands:
             if parsed.name == "history":  # a search: not itself a prompt to remember
                 self.history(parsed.argument, completion)
                 return None
-            if parsed.name == "compact" and self.screen.busy:  # kept to send once it ends
-                self.screen.action_compact(parsed.argument)
+            if parsed.name == "compact" and self.screen.busy:  # run once the reply ends
+                if self.screen.conversation.waiting:
+                    self.textual.notify(_WAITING, title="Waiting", severity="warning")
+                else:
+                    editor.queue(text, alone=True)
+                    completion.sent()
                 return None
             editor.sent(text)
             completion.sent()

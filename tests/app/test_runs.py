@@ -9,7 +9,13 @@ from pathlib import Path
 from textual import events
 from textual.pilot import Pilot
 
-from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, ToolEntry, UserEntry
+from steiner_tui.app.transcript import (
+    CompactionRunEntry,
+    NoticeEntry,
+    ReplyEntry,
+    ToolEntry,
+    UserEntry,
+)
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -190,23 +196,51 @@ async def test_a_queued_message_is_kept_as_the_draft(app_for: AppFactory) -> Non
         assert screen.unsent().text == "second\nx"
 
 
-async def test_compact_while_busy_stays_in_the_prompt_and_says_why(app_for: AppFactory) -> None:
-    """``/compact focus`` typed while a reply generated was taken out of the prompt and refused
-    in a toast gone in five seconds: it stays in the prompt, the refusal in the conversation."""
-    provider = GateProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+async def test_compact_while_busy_is_queued_and_runs_before_what_follows(
+    app_for: AppFactory,
+) -> None:
+    """``/compact focus`` typed while a reply generated stayed in the prompt, refused: it is
+    queued like a message, an entry of its own, and runs once the reply ends; a message queued
+    behind it goes once the compaction ends."""
+    async with mid_reply(app_for, "first") as (app, pilot, provider):
         screen = app.workbench
-        await send(pilot, "first")
-        await provider.reached.wait()
         await send(pilot, "/compact keep the file list")
+        await send(pilot, "second")
         await pilot.pause()
-        assert screen.prompt.text == "/compact keep the file list"
-        assert any("cannot compact while a reply is generating" in t for t in said(app))
+        assert screen.prompt.text == "" and screen.prompt.queued == (
+            "/compact keep the file list\n\nsecond"
+        )
+        title = "[bold]queued [/bold]/compact keep the file list (+1)"
+        assert str(screen.prompt.border_title) == title
         provider.release.set()
         await finish(pilot)
-        assert screen.prompt.text == "/compact keep the file list"
+        kinds = [type(e) for e in screen.conversation.entries]
+        assert kinds == [UserEntry, ReplyEntry, CompactionRunEntry, UserEntry, ReplyEntry]
+        sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert sent[-1] == "second" and screen.prompt.queued == ""
+        assert screen.prompt.text == "" and screen.prompt.border_title is None
+
+
+async def test_esc_gives_back_the_queued_messages_and_says_which_command_did_not_run(
+    app_for: AppFactory,
+) -> None:
+    """A queued /compact alone comes back to the prompt; behind messages, it would take them as
+    its focus: the messages come back and the conversation names the command."""
+    async with mid_reply(app_for, "first") as (app, pilot, _):
+        screen = app.workbench
+        await send(pilot, "/compact keep it")
+        await send(pilot, "second")
+        await pilot.press("escape")
+        await asyncio.wait_for(finish(pilot), timeout=60)
+        assert screen.prompt.text == "second" and screen.prompt.queued == ""
+        assert said(app)[-1].endswith("Not run: /compact keep it.")
+    async with mid_reply(app_for, "first") as (app, pilot, _):
+        screen = app.workbench
+        await send(pilot, "/compact keep it")
+        await pilot.press("escape")
+        await asyncio.wait_for(finish(pilot), timeout=60)
+        assert screen.prompt.text == "/compact keep it"
+        assert said(app)[-1] == "What you queued is back in the prompt: Enter sends it."
 
 
 async def test_a_second_enter_before_the_run_starts_is_queued(app_for: AppFactory) -> None:

@@ -42,7 +42,7 @@ def test_a_message_queued_behind_a_failed_reply_comes_back(tmux: Tmux, tmp_path:
         _type(tmux, QUEUED)
         _wait_for(tmux, QUEUED)
         _keys(tmux, "Enter")
-        _wait_for(tmux, f"queued {QUEUED}", "sends when the reply ends")
+        _wait_for(tmux, f"queued {QUEUED}", "goes when the reply ends")
         assert len(server.requests) == 1
 
         server.release()

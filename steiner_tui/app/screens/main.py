@@ -46,6 +46,7 @@ from steiner_tui.app.messages import Asked, EngineUpdate, RunEnded, Said, Workbe
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.screens.panel_layout import BREAKPOINTS, WIDE_FROM, SidePanels
 from steiner_tui.app.session import opening_text, planned_model_label
+from steiner_tui.app.slash import SlashCommand, parse_slash
 from steiner_tui.app.slash_commands import SlashCommands
 from steiner_tui.app.transcript import NoticeEntry, UserEntry
 from steiner_tui.app.typing_route import TypingRouter
@@ -69,7 +70,17 @@ from steiner_tui.sessions.prompt_history import append_prompt, prompt_history_fi
 
 __all__ = ["MainScreen"]
 
-_GIVEN_BACK = "The message you queued is back in the prompt: Enter sends it."
+_GIVEN_BACK = "What you queued is back in the prompt: Enter sends it."
+
+
+def _given_back(dropped: list[str]) -> str:
+    """What the conversation says when the queue goes back to the prompt (``dropped``: the
+    queued commands that did not)."""
+    if not dropped:
+        return _GIVEN_BACK
+    return f"{_GIVEN_BACK} Not run: {', '.join(dropped)}."
+
+
 _EDITOR_BUSY = "the editor opens once the reply has ended (it would hold the reply while open)"
 
 
@@ -532,8 +543,13 @@ class MainScreen(Screen[None]):
         if not self.prompt.has_focus:
             self.prompt.focus()
         if self.prompt.queued and message.status == "done":
-            self.conversation.last_sent = text = self.prompt.take_queued()
-            self._send(text)
+            text, command = self.prompt.take_queued()
+            if command:  # a queued /compact: when its run ends, the rest of the queue goes
+                parsed = parse_slash(text)
+                self.action_compact(parsed.argument if isinstance(parsed, SlashCommand) else "")
+            else:
+                self.conversation.last_sent = text
+                self._send(text)
         elif self.prompt.queued:  # cancelled or failed: the person decides what goes next
-            self.prompt.unqueue()
-            await self.conversation.add(NoticeEntry(_GIVEN_BACK, "warning"))
+            dropped = self.prompt.unqueue()
+            await self.conversation.add(NoticeEntry(_given_back(dropped), "warning"))

@@ -22,8 +22,9 @@ before sending writes nothing.
 Enter while a reply generates queues the message (``queue``), as Claude Code and Codex do: it
 leaves the editor, the border says it waits, and the screen sends it when the run ends
 (``take_queued``) or, if the run was cancelled or failed, puts it back in the editor
-(``unqueue``). Messages queued one after another go as one, a blank line between them. The
-queued text is part of what ``unsent`` keeps as the draft: a quit or a kill loses none of it.
+(``unqueue``). Messages queued one after another go as one, a blank line between them; a
+command queued (``/compact``) is an entry of its own, taken in its turn. The queued text is
+part of what ``unsent`` keeps as the draft: a quit or a kill loses none of it.
 """
 
 from __future__ import annotations
@@ -174,8 +175,10 @@ class PromptEditor(TextArea):
         """How many pastes were given placeholders (their numbers)."""
         self._composed: dict[str, str] = {}
         """A sent text and the placeholders it was composed of (for the history)."""
-        self.queued = ""
-        """Messages sent while a run generates, as composed, waiting for it to end."""
+        self._queue: list[tuple[str, bool]] = []
+        """What was sent while a run generates, as composed, waiting for it to end, oldest
+        first: each entry's text and whether it stands alone (a command), else it is messages
+        (those queued one after another, one entry)."""
         self.keep_prompt: Callable[[str], object] = lambda text: None
         """Keeps a sent prompt for the project's later sessions (the screen sets it)."""
 
@@ -344,30 +347,53 @@ class PromptEditor(TextArea):
         self._kept = {line: files for line, files in self._kept.items() if line in self.pastes}
         return composed
 
-    def queue(self, text: str) -> None:
-        """``text`` was sent while a run generates: out of the prompt, waiting in the queue."""
+    @property
+    def queued(self) -> str:
+        """Everything queued, as composed, a blank line between entries."""
+        return "\n\n".join(text for text, _ in self._queue)
+
+    def queue(self, text: str, *, alone: bool = False) -> None:
+        """``text`` was sent while a run generates: out of the prompt, waiting in the queue
+        (``alone``: a command, an entry of its own; messages queued one after another join)."""
         composed = self.sent(text)
-        self._queued(f"{self.queued}\n\n{composed}" if self.queued else composed)
+        queue = self._queue
+        if queue and not alone and not queue[-1][1]:
+            queue[-1] = (f"{queue[-1][0]}\n\n{composed}", False)
+        else:
+            queue.append((composed, alone))
+        self._queued()
 
-    def take_queued(self) -> str:
-        """The queued messages as one message to send (pastes in their places); the queue is
-        emptied."""
-        text = self._expanded(self.queued)
-        self._queued("")
-        return text
+    def take_queued(self) -> tuple[str, bool]:
+        """The oldest entry of the queue, out of it: messages as one message to send (pastes in
+        their places), or a command (True)."""
+        text, alone = self._queue.pop(0)
+        self._queued()
+        return (text, alone) if alone else (self._expanded(text), alone)
 
-    def unqueue(self) -> None:
-        """Put the queued messages back in the prompt, ahead of what was typed since."""
-        queued = self.queued
-        self._queued("")
-        self._show(f"{queued}\n{self.text}" if self.text else queued)
+    def unqueue(self) -> list[str]:
+        """Put the queued messages back in the prompt, ahead of what was typed since; a queued
+        command too when nothing else was queued (its arguments would otherwise take the
+        messages behind it). Returns the commands not given back."""
+        queue, self._queue = self._queue, []
+        self._queued()
+        messages = "\n\n".join(text for text, alone in queue if not alone)
+        commands = [text for text, alone in queue if alone]
+        if not messages and commands:
+            messages = commands.pop(0)
+        if messages:
+            self._show(f"{messages}\n{self.text}" if self.text else messages)
+        return commands
 
-    def _queued(self, text: str) -> None:
-        self.queued = text
+    def _queued(self) -> None:
+        queue = self._queue
+        if not queue:
+            self.border_title = self.border_subtitle = None
+            return
         # The title is data (what was typed): text, never markup.
-        first = Content.assemble(("queued ", "bold"), text.strip().partition("\n")[0])
-        self.border_title = first if text else None
-        self.border_subtitle = "sends when the reply ends · Esc gives it back" if text else None
+        more = f" (+{len(queue) - 1})" if len(queue) > 1 else ""
+        first = queue[0][0].strip().partition("\n")[0]
+        self.border_title = Content.assemble(("queued ", "bold"), first, more)
+        self.border_subtitle = "goes when the reply ends · Esc gives it back"
 
     def _show(self, text: str) -> None:
         self.load_text(text)

@@ -80,7 +80,7 @@ from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
-from steiner_tui.sessions.partial_reply import PartialReply
+from steiner_tui.sessions.partial_reply import PARTIAL_INTERVAL, PartialReply
 from steiner_tui.sessions.record_values import message_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
@@ -127,7 +127,7 @@ class SessionLog:
         *,
         clock: Callable[[], datetime],
         partial_bytes: int = 2048,
-        partial_interval: float = 0.1,
+        partial_interval: float = PARTIAL_INTERVAL,
         monotonic: Callable[[], float] = time.monotonic,
         write: Callable[[int, bytes], None] = write_all,
         commit_interval: float = COMMIT_INTERVAL,

@@ -11,6 +11,7 @@ from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
 from steiner_tui.sessions.log_parse import APP_STOPPED
+from steiner_tui.sessions.partial_reply import PartialReply
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
 
@@ -98,6 +99,20 @@ async def test_partial_records_are_bounded_by_size(open_session: OpenSession) ->
     live = load_session(harness.session_dir)
     assert live.lineage.active.messages[-1].content == "".join(chunks)
     assert not live.restored_incomplete
+
+
+def test_a_slow_stream_is_recorded_about_once_a_second() -> None:
+    """A record every tenth of a second left 932 of them in the log for two replies of a local
+    model streaming 17 tokens a second (a log 9.7 times the conversation's text), each one a
+    line for every resume to parse: three seconds of such a stream are three records now."""
+    now = [0.0]
+    partial = PartialReply(clock=lambda: now[0])
+    partial.restart()
+    due = 0
+    for _ in range(24):  # eight tokens a second (steps a float adds exactly)
+        now[0] += 0.125
+        due += partial.add(text="tok ")
+    assert due == 3
 
 
 async def test_resuming_a_killed_session_keeps_the_prefix(open_session: OpenSession) -> None:

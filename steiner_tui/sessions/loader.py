@@ -57,6 +57,7 @@ from steiner_tui.sessions.log_parse import (
     stop_cut_request,
 )
 from steiner_tui.sessions.meta import SessionMeta, own_meta
+from steiner_tui.sessions.partial_reply import read_partials
 from steiner_tui.sessions.record_values import trusted_content
 from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, decode_record
 from steiner_tui.sessions.request_values import LoggedRecords
@@ -381,7 +382,7 @@ def _loaded(
     directory: Path, session_id: str, data: bytes, texts: bytes | mmap.mmap
 ) -> LoadedSession:
     """``load_session``'s session from its log ``data`` and ``session.text`` bytes."""
-    state = parse_log_bytes(data, texts)
+    state = parse_log_bytes(data, texts, read_partials(directory, data))
     as_logged = tuple(state.active.messages)
     lost = state.without_lost()
     logged = len(as_logged)

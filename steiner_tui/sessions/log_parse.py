@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import mmap
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -424,11 +424,9 @@ def _blocks(data: bytes) -> Iterator[bytes]:
         start = end
 
 
-def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
-    """Parse a whole log (``texts``: its ``session.text``, ``text_file.map_texts``); each bad
-    line becomes a problem, the rest still applies."""
-    state = LogState(stored=StoredTexts(texts))
-    number = 0
+def _parse_lines(state: LogState, data: bytes, number: int) -> int:
+    """Apply each line of ``data`` to ``state``, the lines numbered after ``number``; the last
+    line's number."""
     for block in _blocks(data):
         decoded = decode_records(block)
         # Else one line at a time (with its newline), never a copy of a block as separate lines.
@@ -460,6 +458,26 @@ def parse_log_bytes(data: bytes, texts: bytes | mmap.mmap = b"") -> LogState:
                 state.damaged_since_request |= isinstance(record, RequestEntry)
                 continue
             state.records += 1
+    return number
+
+
+def parse_log_bytes(
+    data: bytes,
+    texts: bytes | mmap.mmap = b"",
+    partials: tuple[int, Sequence[PartialRecord]] | None = None,
+) -> LogState:
+    """Parse a whole log (``texts``: its ``session.text``, ``text_file.map_texts``); each bad
+    line becomes a problem, the rest still applies. ``partials``: ``session.partial``'s records
+    and the place in ``data`` they were written at (``partial_reply.read_partials``), read there
+    as if the log held them."""
+    state = LogState(stored=StoredTexts(texts))
+    if partials is None:
+        number = _parse_lines(state, data, 0)
+    else:
+        offset, records = partials
+        number = _parse_lines(state, data[:offset], 0)
+        state.partials.extend(records)
+        number = _parse_lines(state, data[offset:], number)
     if state.main_usage is not None:
         (head, at), header = state.main_usage, state.header
         key = header.prompt_cache_key if header is not None else ""

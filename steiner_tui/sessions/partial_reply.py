@@ -5,23 +5,40 @@ streamed text (and reasoning) as ``partial`` records: once ``every_bytes`` of it
 once ``every_seconds`` passed since the last one, and when a provider error ends the turn. The
 appended reply makes them obsolete. ``PartialReply`` is that buffer and its schedule; the log
 decides when to write what it gives.
+
+The records go to ``session.partial`` beside the log (``PartialFile``), not into the log: there
+they stayed for ever once the reply was written whole, the reply's text twice and a line each
+for every resume to parse. The file holds only the reply streaming now: it is emptied once the
+reply (or the next request, or a compaction) is in the log, and removed at close when empty. Its
+first record says how long the log was then: a loader reads the records at that point of the
+log (``read_partials``), where what follows them decides, as when they were in the log, whether
+they still stand (a message appended after them makes them obsolete).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from steiner_tui.sessions.records import PartialRecord
+from steiner_tui.sessions.records import PartialRecord, decode_record
+from steiner_tui.sessions.whole_append import append_whole
 
-__all__ = ["PARTIAL_INTERVAL", "PartialReply"]
+__all__ = [
+    "PARTIAL_FILE_NAME",
+    "PARTIAL_INTERVAL",
+    "PartialFile",
+    "PartialReply",
+    "read_partials",
+]
+
+PARTIAL_FILE_NAME = "session.partial"
 
 PARTIAL_INTERVAL = 1.0
-"""Seconds between ``partial`` records while a reply streams. Each record stays in the log
-(about 45 bytes besides its text) after the reply it anticipated is written whole: at a tenth
-of a second, a local model's reply streamed at 17 tokens a second left 932 records for two
-replies, a log 8.8 times their text, and as many lines for every resume to parse. A kill loses
-at most the last second of a reply that was cut off anyway."""
+"""Seconds between ``partial`` records while a reply streams: each is a write and a line of
+``session.partial``. At a tenth of a second, two replies of a local model streaming 17 tokens
+a second took 932 of them. A kill loses at most the last second of a reply it cut off."""
 
 
 class PartialReply:
@@ -79,3 +96,71 @@ class PartialReply:
         self._text.clear()
         self._reasoning.clear()
         self._buffered = 0
+
+
+class PartialFile:
+    """Appends the streaming reply's ``partial`` records to ``<session_dir>/session.partial``,
+    creating it (or emptying a killed app's) with the first."""
+
+    def __init__(self, session_dir: Path) -> None:
+        self.path = session_dir / PARTIAL_FILE_NAME
+        self._fd: int | None = None
+        self.end = 0
+        """The file's size (0: no record of the reply streaming now)."""
+
+    def append(self, line: bytes) -> None:
+        """Append one record's line, whole or not at all.
+
+        Raises:
+            OSError: the file cannot be opened or written (or is a symbolic link).
+        """
+        if self._fd is None:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            self._fd = os.open(self.path, flags, 0o600)
+            os.ftruncate(self._fd, 0)  # a killed app's records: resumed already, or obsolete
+            self.end = 0
+        self.end = append_whole(self._fd, line, end=self.end)
+
+    def empty(self) -> None:
+        """The streamed reply is in the log (or obsolete): forget its records."""
+        if self.end and self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            self.end = 0
+
+    def close(self) -> None:
+        """Close the file; an empty one is removed (no reply was cut off)."""
+        if self._fd is None:
+            return
+        os.close(self._fd)
+        self._fd = None
+        if not self.end:
+            self.path.unlink(missing_ok=True)
+
+
+def read_partials(directory: Path, log: bytes) -> tuple[int, list[PartialRecord]] | None:
+    """The ``partial`` records in ``directory``'s ``session.partial`` and where in the log
+    ``log`` (its bytes) they were written, for the parser to read them there
+    (``log_parse.parse_log_bytes``): what the log says after them decides whether they still
+    stand, as it did when they were in it. None: no such file (or a symbolic link, or
+    unreadable), or its first record does not name a line boundary of ``log``. A torn last
+    line (a process killed while writing it) ends the records."""
+    path = directory / PARTIAL_FILE_NAME
+    try:
+        if path.is_symlink():
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    records: list[PartialRecord] = []
+    for line in data.splitlines():
+        try:
+            record = decode_record(line)
+        except ValueError:
+            break
+        if not isinstance(record, PartialRecord):
+            break
+        records.append(record)
+    offset = records[0].log if records else None
+    if offset is None or offset > len(log) or (offset and log[offset - 1 : offset] != b"\n"):
+        return None
+    return offset, records

@@ -139,10 +139,15 @@ LINE_OF_ROLE: dict[str, type[AnyMessageLine]] = {
 
 
 class PartialRecord(_Record, frozen=True, tag="partial"):
+    """Text of the reply streaming now (``session.partial``; inline in logs written before
+    it); ``log``, on the first record of ``session.partial``: the log's size when it was
+    written, where a loader reads the records (``partial_reply.read_partials``)."""
+
     gen: int | None = None
     turn: int = 0
     text: str = ""
     reasoning: str = ""
+    log: int | None = None
 
 
 class RequestEntry(_Record, frozen=True, tag="request", gc=False):

@@ -23,7 +23,8 @@ and keeps ``meta.json`` current. Crash safety:
 * ``meta.json`` is created atomically (temporary file + ``os.replace``), then rewritten in
   place (``meta.MetaFile``);
 * streamed text is recorded in bounded ``partial`` records (written, not fsynced) so a kill
-  mid-stream still restores what was shown, as an ``incomplete`` reply.
+  mid-stream still restores what was shown, as an ``incomplete`` reply; they go to
+  ``session.partial`` beside the log, emptied once the reply is in it (``partial_reply``).
 
 The log follows the runner's lineage rather than trusting events alone, writing exactly what
 is missing (``lineage_sync``); what it reads off the runner is a ``LoggedRun``
@@ -55,6 +56,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
+
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     CompactionApplied,
@@ -80,7 +83,7 @@ from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
-from steiner_tui.sessions.partial_reply import PARTIAL_INTERVAL, PartialReply
+from steiner_tui.sessions.partial_reply import PARTIAL_INTERVAL, PartialFile, PartialReply
 from steiner_tui.sessions.record_values import message_line
 from steiner_tui.sessions.records import (
     LOG_FILE_NAME,
@@ -158,6 +161,8 @@ class SessionLog:
         self.session_dir = session_dir
         self.path = session_dir / LOG_FILE_NAME
         self._texts = TextFile(session_dir)
+        self._partials = PartialFile(session_dir)
+        """The streaming reply's records, outside the log (``partial_reply``)."""
         self.error: OSError | None = None
         """The first write failure; once set, nothing more is written."""
         self._lock: SessionLock | None = None
@@ -301,6 +306,8 @@ class SessionLog:
         )
         self._size = -1
         self._meta_file.close()  # the removed folder's
+        self._partials.close()
+        self._partials = PartialFile(self.session_dir)
         self._end_commits()  # the removed file's
         self._remember(lineage)
         if self.on_restored is not None:
@@ -324,6 +331,7 @@ class SessionLog:
         self._materialize()
         self.partial.drop()
         self._sync(appended=event.message)
+        self._partials.empty()  # after the message: a kill in between keeps the text
         message = event.message
         if message.role == "assistant":
             self._record_last_main()
@@ -341,11 +349,13 @@ class SessionLog:
     def _requested(self, event: RequestSnapshot) -> None:
         self._sync()
         self.partial.restart()
+        self._partials.empty()
         self._flush_request()
         self._requests.hold(event)  # written with its usage, or before the next record
 
     def _compacted(self, event: CompactionApplied) -> None:
         self._sync()
+        self._partials.empty()
         self._boundary()
 
     def _pinned(self, event: PinChanged) -> None:
@@ -420,6 +430,7 @@ class SessionLog:
         finally:
             self._closed = True
             self._meta_file.close()
+            self._partials.close()
             self._end_commits()
             self._texts.close()
             if self._fd is not None:
@@ -495,8 +506,17 @@ class SessionLog:
     def _flush_partial(self) -> None:
         turn = self._runner.state.turn if self._runner is not None else 0
         record = self.partial.take(self._written.active_id, turn)
-        if record is not None:
+        if record is None:
+            return
+        if not self._open:
             self._write(record)
+            return
+        self._flush_request()  # the request the reply answers is in the log first
+        if not self._partials.end:  # where the log stood: the records stand until it moves on
+            assert self._fd is not None
+            end = self._size if self._size >= 0 else os.lseek(self._fd, 0, os.SEEK_END)
+            record = msgspec.structs.replace(record, log=end)
+        self._partials.append(encode_record(record))
 
     def _record_last_main(self) -> None:
         if self._runner is not None:

@@ -3,8 +3,9 @@
 The project's config (trusted: ``--trust-project``) enables a skill (so the first message
 carries its envelope) and slows the offline model's streaming (``[providers.offline]
 stream_delay_ms``), so there is time to kill the process while a reply streams. The session
-log is the witness: the test waits on its records (a ``partial`` record after the latest
-``request`` record means a reply is streaming), kills the process, restarts the app with
+log is the witness: the test waits on its records (a ``partial`` record in ``session.partial``
+and no message after the latest ``request`` record mean a reply is streaming), kills the
+process, restarts the app with
 ``--resume`` and checks that
 
 * the conversation is intact (every message logged before the kill comes back, in order, and
@@ -35,6 +36,7 @@ from steiner_tui.commands.screenshots import write_sample_project
 from steiner_tui.engine.skills.effective import effective_skills_of_messages
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.log_parse import APP_STOPPED
+from steiner_tui.sessions.partial_reply import PARTIAL_FILE_NAME
 from steiner_tui.sessions.records import LINE_OF_ROLE
 from tests.e2e.test_tmux import (
     SESSION,
@@ -152,7 +154,10 @@ def _streaming(directory: Path) -> bool:
         return False
     last_request = len(kinds) - 1 - kinds[::-1].index("request")
     tail = kinds[last_request + 1 :]
-    return "partial" in tail and not MESSAGE_RECORDS.intersection(tail)
+    partial = directory / PARTIAL_FILE_NAME  # the streamed text, beside the log
+    return (
+        partial.is_file() and partial.stat().st_size > 0 and not MESSAGE_RECORDS.intersection(tail)
+    )
 
 
 MESSAGE_RECORDS = set(LINE_OF_ROLE)

@@ -88,7 +88,9 @@ async def test_partial_records_are_bounded_by_size(open_session: OpenSession) ->
     task = asyncio.create_task(harness.driver.submit("go"))
     await reply.reached.wait()
     log_text = (harness.session_dir / "session.jsonl").read_text()
-    partials = [line for line in log_text.splitlines() if '"type":"partial"' in line]
+    assert '"type":"partial"' not in log_text  # kept beside the log, not in it
+    partial_text = (harness.session_dir / "session.partial").read_text()
+    partials = [line for line in partial_text.splitlines() if '"type":"partial"' in line]
     assert len(partials) == 2  # "abcdefgh" and "ijklmnopqrs"; "t" is still buffered
     killed = _copy(harness.session_dir, "killed2")
     task.cancel()
@@ -99,6 +101,40 @@ async def test_partial_records_are_bounded_by_size(open_session: OpenSession) ->
     live = load_session(harness.session_dir)
     assert live.lineage.active.messages[-1].content == "".join(chunks)
     assert not live.restored_incomplete
+    assert not (harness.session_dir / "session.partial").exists()  # emptied, then removed
+
+
+async def test_streamed_records_stand_only_where_the_log_left_them(
+    open_session: OpenSession,
+) -> None:
+    """The streamed text used to stay in the log for ever (twice the reply's text, a line for
+    every resume to parse): it is kept in ``session.partial`` beside it, and a loader reads it
+    at the place in the log it names, so a reply written after it (a kill between the reply's
+    line and the emptying of the file) still makes it obsolete. A torn last line is dropped;
+    a place that is no line boundary of the log drops the file."""
+    block = asyncio.Event()
+    reply = Reply(["Hel", "lo ", "wor"], block=block)
+    harness = open_session([reply], partial_interval=0.0)
+    task = asyncio.create_task(harness.driver.submit("say hello"))
+    await reply.reached.wait()
+    partial = (harness.session_dir / "session.partial").read_bytes()
+    killed = _copy(harness.session_dir, "killed3")
+    (killed / "session.partial").write_bytes(partial + b'{"type":"partial","te')
+    assert load_session(killed).lineage.active.messages[-1].content == "Hello wor"
+    block.set()
+    await task
+    done = harness.session_dir / "session.jsonl"
+    assert b'"type":"partial"' not in done.read_bytes()
+    assert (harness.session_dir / "session.partial").read_bytes() == b""
+    stale = _copy(harness.session_dir, "stale")
+    (stale / "session.partial").write_bytes(partial)  # as if killed before it was emptied
+    loaded = load_session(stale)
+    assert loaded.lineage.active.messages[-1] == harness.runner.lineage.active.messages[-1]
+    assert not loaded.restored_incomplete and loaded.problems == ()
+    offset = int(partial.split(b'"log":')[1].split(b"}")[0])
+    moved = partial.replace(b'"log":%d' % offset, b'"log":%d' % (offset - 3))
+    (killed / "session.partial").write_bytes(moved)  # not where a line starts
+    assert not load_session(killed).restored_incomplete
 
 
 def test_a_slow_stream_is_recorded_about_once_a_second() -> None:

@@ -57,7 +57,7 @@ def test_a_log_is_parsed_with_the_collector_paused(
     parse = loader.parse_log_bytes
     seen: list[bool] = []
 
-    def parse_noting(data: bytes, texts: bytes = b"") -> LogState:
+    def parse_noting(data: bytes, texts: bytes = b"", partials: object = None) -> LogState:
         seen.append(gc.isenabled())
         return parse(data, texts)
 
@@ -65,7 +65,7 @@ def test_a_log_is_parsed_with_the_collector_paused(
     assert len(loader.load_session(directory).as_logged) == 1
     assert seen == [False] and gc.isenabled()
 
-    def parse_failing(data: bytes, texts: bytes = b"") -> LogState:
+    def parse_failing(data: bytes, texts: bytes = b"", partials: object = None) -> LogState:
         raise MemoryError
 
     monkeypatch.setattr(loader, "parse_log_bytes", parse_failing)

@@ -127,13 +127,14 @@ class PartialFile:
             os.ftruncate(self._fd, 0)
             self.end = 0
 
-    def close(self) -> None:
-        """Close the file; an empty one is removed (no reply was cut off)."""
-        if self._fd is None:
-            return
-        os.close(self._fd)
-        self._fd = None
-        if not self.end:
+    def close(self, *, settled: bool) -> None:
+        """Close the file. ``settled``: the log holds all the lineage holds (a resumed
+        session's restored reply too), so a file this session left empty, or never opened (a
+        killed app's, read at the resume), is obsolete and removed."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if settled and not self.end:
             self.path.unlink(missing_ok=True)
 
 

@@ -81,6 +81,7 @@ from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_failure import failure_note
 from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
+from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
 from steiner_tui.sessions.partial_reply import PARTIAL_INTERVAL, PartialFile, PartialReply
@@ -97,6 +98,7 @@ from steiner_tui.sessions.records import (
     Record,
     ResumedRecord,
     SkillRecord,
+    UsageRecord,
     WarningRecord,
     encode_record,
 )
@@ -253,7 +255,14 @@ class SessionLog:
         log._requests = RequestTrail.resumed(loaded)
         log._meta = loaded.meta
         log._meta_written = True
-        log._write(ResumedRecord(at=clock(), version=LOG_VERSION))
+        at = clock()
+        log._write(ResumedRecord(at=at, version=LOG_VERSION))
+        tip = loaded.requests.last
+        if loaded.restored_incomplete and tip is not None and tip.error == APP_STOPPED:
+            # Said by the partial records the reply was cut in (``session.partial``, removed
+            # once the log is settled): the log says it from here.
+            streamed = tip.streamed_chars
+            log._write(UsageRecord(model=tip.model, at=at, stopped=APP_STOPPED, streamed=streamed))
         return log
 
     def bind(self, runner: LoggedRun) -> None:
@@ -306,7 +315,7 @@ class SessionLog:
         )
         self._size = -1
         self._meta_file.close()  # the removed folder's
-        self._partials.close()
+        self._partials.close(settled=False)  # the removed folder's
         self._partials = PartialFile(self.session_dir)
         self._end_commits()  # the removed file's
         self._remember(lineage)
@@ -430,7 +439,7 @@ class SessionLog:
         finally:
             self._closed = True
             self._meta_file.close()
-            self._partials.close()
+            self._partials.close(settled=self._open and self.error is None)
             self._end_commits()
             self._texts.close()
             if self._fd is not None:

@@ -76,8 +76,11 @@ async def test_streamed_text_is_restored_as_incomplete(open_session: OpenSession
     [request] = resumed.session.requests.summaries()
     assert request.error == APP_STOPPED and request.streamed_chars == len("Hello wor")
     resumed.log.close()  # and again, past the resumed record and the restored reply
-    [request] = load_session(killed).requests
+    assert not (killed / "session.partial").exists()  # the log says it all now
+    again = load_session(killed)
+    [request] = again.requests
     assert request.error == APP_STOPPED and request.streamed_chars == len("Hello wor")
+    assert again.lineage.active.messages[-1] == last and again.problems == ()
 
 
 async def test_partial_records_are_bounded_by_size(open_session: OpenSession) -> None:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from steiner_tui.sessions.records import PartialRecord, decode_record
+from steiner_tui.sessions.records import PartialRecord, decode_record, encode_record
 from steiner_tui.sessions.whole_append import append_whole
 
 __all__ = [
@@ -44,7 +44,16 @@ a second took 932 of them. A kill loses at most the last second of a reply it cu
 class PartialReply:
     """Streamed text and reasoning not yet written, and when the next record is due."""
 
-    __slots__ = ("_at", "_buffered", "_reasoning", "_text", "clock", "every_bytes", "every_seconds")
+    __slots__ = (
+        "_at",
+        "_buffered",
+        "_reasoning",
+        "_text",
+        "clock",
+        "every_bytes",
+        "every_seconds",
+        "file",
+    )
 
     def __init__(
         self,
@@ -63,6 +72,8 @@ class PartialReply:
         self._reasoning: list[str] = []
         self._buffered = 0
         self._at = 0.0
+        self.file: PartialFile | None = None
+        """Where the records go (the log's ``session.partial``; None: nowhere yet)."""
 
     def add(self, *, text: str = "", reasoning: str = "") -> bool:
         """Buffer a delta; whether a record is due now (the interval starts again if so)."""
@@ -76,26 +87,46 @@ class PartialReply:
         return False
 
     def restart(self) -> None:
-        """A request went out: nothing buffered, the interval counted from now."""
-        self.drop()
+        """A request went out: nothing buffered or kept, the interval counted from now."""
+        self.landed()
         self._at = self.clock()
 
-    def take(self, gen: int | None, turn: int) -> PartialRecord | None:
-        """The buffered text as a record of generation ``gen``'s ``turn``, emptying the
-        buffer (None: nothing is buffered)."""
-        if not self._buffered:
-            return None
-        record = PartialRecord(
-            gen=gen, turn=turn, text="".join(self._text), reasoning="".join(self._reasoning)
-        )
+    @property
+    def buffered(self) -> bool:
+        """Whether streamed text waits to be written."""
+        return bool(self._buffered)
+
+    def write(self, gen: int | None, turn: int, log_end: int) -> None:
+        """Write the buffered text as a record of generation ``gen``'s ``turn`` to ``file``,
+        emptying the buffer; the file's first record says where the log ends (``log_end``).
+
+        Raises:
+            OSError: the file cannot be opened or written.
+        """
+        if not self._buffered or self.file is None:
+            return
+        text, reasoning = "".join(self._text), "".join(self._reasoning)
+        place = None if self.file.end else log_end
         self.drop()
-        return record
+        record = PartialRecord(gen=gen, turn=turn, text=text, reasoning=reasoning, log=place)
+        self.file.append(encode_record(record))
+
+    def landed(self) -> None:
+        """The reply is in the log (or obsolete): forget what is buffered and kept."""
+        self.drop()
+        if self.file is not None:
+            self.file.empty()
 
     def drop(self) -> None:
-        """Forget what is buffered (the reply was appended whole)."""
+        """Forget what is buffered."""
         self._text.clear()
         self._reasoning.clear()
         self._buffered = 0
+
+    def close(self, *, settled: bool) -> None:
+        """Close ``file`` (``PartialFile.close``)."""
+        if self.file is not None:
+            self.file.close(settled=settled)
 
 
 class PartialFile:

@@ -170,6 +170,15 @@ class RequestTrail(msgspec.Struct):
             return None
         return UsageRecord(model=request.model, at=at, stopped=stopped, streamed=streamed)
 
+    def cut_off(self, loaded: LoadedSession, at: datetime) -> UsageRecord | None:
+        """The record that says the resumed log's last request was cut off by the app with
+        its reply restored (read from ``session.partial``, removed once the log is settled),
+        else None."""
+        tip = loaded.requests.last
+        if not loaded.restored_incomplete or tip is None or tip.error != APP_STOPPED:
+            return None
+        return UsageRecord(model=tip.model, at=at, stopped=APP_STOPPED, streamed=tip.streamed_chars)
+
     def main_request(self, request: LastMainRequest) -> LastMainRequestRecord | None:
         """The record of the runner's last main ``request`` when the log says another one
         (None: it says this one, or there is none), which it says from then on."""

@@ -56,8 +56,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import msgspec
-
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import (
     CompactionApplied,
@@ -81,7 +79,6 @@ from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_failure import failure_note
 from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
 from steiner_tui.sessions.log_open import create_log, open_log
-from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
 from steiner_tui.sessions.partial_reply import PARTIAL_INTERVAL, PartialFile, PartialReply
@@ -98,7 +95,6 @@ from steiner_tui.sessions.records import (
     Record,
     ResumedRecord,
     SkillRecord,
-    UsageRecord,
     WarningRecord,
     encode_record,
 )
@@ -163,8 +159,7 @@ class SessionLog:
         self.session_dir = session_dir
         self.path = session_dir / LOG_FILE_NAME
         self._texts = TextFile(session_dir)
-        self._partials = PartialFile(session_dir)
-        """The streaming reply's records, outside the log (``partial_reply``)."""
+        self.partial.file = PartialFile(session_dir)  # outside the log (``partial_reply``)
         self.error: OSError | None = None
         """The first write failure; once set, nothing more is written."""
         self._lock: SessionLock | None = None
@@ -257,12 +252,8 @@ class SessionLog:
         log._meta_written = True
         at = clock()
         log._write(ResumedRecord(at=at, version=LOG_VERSION))
-        tip = loaded.requests.last
-        if loaded.restored_incomplete and tip is not None and tip.error == APP_STOPPED:
-            # Said by the partial records the reply was cut in (``session.partial``, removed
-            # once the log is settled): the log says it from here.
-            streamed = tip.streamed_chars
-            log._write(UsageRecord(model=tip.model, at=at, stopped=APP_STOPPED, streamed=streamed))
+        if (cut := log._requests.cut_off(loaded, at)) is not None:
+            log._write(cut)
         return log
 
     def bind(self, runner: LoggedRun) -> None:
@@ -315,8 +306,7 @@ class SessionLog:
         )
         self._size = -1
         self._meta_file.close()  # the removed folder's
-        self._partials.close(settled=False)  # the removed folder's
-        self._partials = PartialFile(self.session_dir)
+        self.partial.close(settled=False)  # the removed folder's
         self._end_commits()  # the removed file's
         self._remember(lineage)
         if self.on_restored is not None:
@@ -338,9 +328,8 @@ class SessionLog:
 
     def _appended(self, event: MessageAppended) -> None:
         self._materialize()
-        self.partial.drop()
         self._sync(appended=event.message)
-        self._partials.empty()  # after the message: a kill in between keeps the text
+        self.partial.landed()  # after the message: a kill in between keeps the text
         message = event.message
         if message.role == "assistant":
             self._record_last_main()
@@ -358,13 +347,12 @@ class SessionLog:
     def _requested(self, event: RequestSnapshot) -> None:
         self._sync()
         self.partial.restart()
-        self._partials.empty()
         self._flush_request()
         self._requests.hold(event)  # written with its usage, or before the next record
 
     def _compacted(self, event: CompactionApplied) -> None:
         self._sync()
-        self._partials.empty()
+        self.partial.landed()
         self._boundary()
 
     def _pinned(self, event: PinChanged) -> None:
@@ -439,7 +427,7 @@ class SessionLog:
         finally:
             self._closed = True
             self._meta_file.close()
-            self._partials.close(settled=self._open and self.error is None)
+            self.partial.close(settled=self._open and self.error is None)
             self._end_commits()
             self._texts.close()
             if self._fd is not None:
@@ -513,19 +501,13 @@ class SessionLog:
             self._flush_partial()
 
     def _flush_partial(self) -> None:
-        turn = self._runner.state.turn if self._runner is not None else 0
-        record = self.partial.take(self._written.active_id, turn)
-        if record is None:
-            return
-        if not self._open:
-            self._write(record)
+        if not self.partial.buffered or not self._open:
             return
         self._flush_request()  # the request the reply answers is in the log first
-        if not self._partials.end:  # where the log stood: the records stand until it moves on
-            assert self._fd is not None
-            end = self._size if self._size >= 0 else os.lseek(self._fd, 0, os.SEEK_END)
-            record = msgspec.structs.replace(record, log=end)
-        self._partials.append(encode_record(record))
+        assert self._fd is not None
+        end = self._size if self._size >= 0 else os.lseek(self._fd, 0, os.SEEK_END)
+        turn = self._runner.state.turn if self._runner is not None else 0
+        self.partial.write(self._written.active_id, turn, end)
 
     def _record_last_main(self) -> None:
         if self._runner is not None:

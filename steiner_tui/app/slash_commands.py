@@ -34,7 +34,23 @@ from steiner_tui.config import ConfigError, nearest_ref
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.sessions import SessionStore
 
-__all__ = ["SlashCommands"]
+__all__ = ["SlashCommands", "waits_for_reply"]
+
+_REPLACES = (
+    "replaces the conversation: send it once the reply has ended (Esc cancels the reply). "
+    "Your text stays in the prompt."
+)
+
+
+def waits_for_reply(command: SlashCommand) -> bool:
+    """Whether ``command``, typed while a reply generates, is queued to run once it ends
+    (``/compact``, and ``/model`` with a name; ``/model`` alone shows the model at once)."""
+    return command.name == "compact" or (command.name == "model" and bool(command.argument))
+
+
+def _replaces_conversation(command: SlashCommand) -> bool:
+    return command.name == "clear" or (command.name == "sessions" and bool(command.argument))
+
 
 _WAITING = (
     "A question waits for your answer (F8 goes to it): your text stays in the prompt, to send "
@@ -100,9 +116,9 @@ class SlashCommands:
     ) -> str | None:
         """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
         on "/mo" does, or said); else it is the message to send, returned. Typed while a run
-        generates, a message or ``/compact`` is queued (the screen takes it when the run ends);
-        while the run waits on a question, or before the session opened, it stays in the
-        prompt."""
+        generates, a message, ``/compact`` or ``/model NAME`` is queued (the screen takes it
+        when the run ends), and ``/clear`` or ``/sessions ID`` stays in the prompt; so does
+        anything while the run waits on a question, or before the session opened."""
         if not self.screen.hold.attached:
             self.textual.notify("The session is still opening.", severity="warning")
             return None
@@ -116,12 +132,17 @@ class SlashCommands:
             if parsed.name == "history":  # a search: not itself a prompt to remember
                 self.history(parsed.argument, completion)
                 return None
-            if parsed.name == "compact" and self.screen.busy:  # run once the reply ends
+            if self.screen.busy and waits_for_reply(parsed):  # run once the reply ends
                 if self.screen.conversation.waiting:
                     self.textual.notify(_WAITING, title="Waiting", severity="warning")
                 else:
                     editor.queue(text, alone=True)
                     completion.sent()
+                return None
+            if self.screen.busy and _replaces_conversation(parsed):
+                # Not queued: messages queued behind it would go into the new conversation.
+                notice = f"/{parsed.name} {_REPLACES}"
+                self.textual.notify(notice, title="Not now", severity="warning")
                 return None
             editor.sent(text)
             completion.sent()
@@ -202,23 +223,27 @@ class SlashCommands:
         self.screen.refresh_skills()
         self.screen.refresh_budget()
 
-    def model(self, name: str) -> None:
-        """``/model [name]``: switch to configured model ``name``; alone, show the model."""
+    def model(self, name: str) -> bool:
+        """``/model [name]``: switch to configured model ``name``; alone, show the model.
+        False when it did not switch."""
         screen = self.screen
         if not name:
             self.textual.post_message(Said(screen.hold.controller.model_summary(), "info"))
-            return
+            return False
         before = screen.hold.driver.runner.model.ref
         try:
             model = screen.hold.session.switch_model(name)
-        except (ConfigError, DriverRefusal) as error:
+        except DriverRefusal as refusal:  # the palette's /model while a run starts
+            self.fail(str(refusal), title="Model", error=True)
+            return False
+        except ConfigError as error:
             refs = screen.hold.session.model_refs
             known = ", ".join(refs) or "none in [models]"
             text = f"cannot switch to {name!r}: {error} (configured: {known})"
             if (near := nearest_ref(name, refs)) is not None:
                 text += f"; did you mean /model {near}?"
             self.fail(text, title="Model", error=True)
-            return
+            return False
         if (log := screen.hold.session.log) is not None:
             log.record_model(model.ref)
         screen.status.model = model_label(model)
@@ -227,6 +252,7 @@ class SlashCommands:
         )
         screen.refresh_budget()
         screen.budget.learn_model_limits()
+        return True
 
     async def clear(self) -> None:
         """``/clear``: a new, empty conversation (refused while a run generates)."""

@@ -132,20 +132,25 @@ async def test_clear_starts_a_new_conversation(app_for: AppFactory) -> None:
         assert screen.prompt.text == ""
 
 
-async def test_clear_is_refused_and_a_message_queued_while_busy(app_for: AppFactory) -> None:
+async def test_clear_stays_in_the_prompt_and_a_message_is_queued_while_busy(
+    app_for: AppFactory,
+) -> None:
     """A message sent while a reply generated stayed in the prompt behind a toast: it is queued
-    (the prompt's border says so) and goes, as typed, once the reply ends."""
+    (the prompt's border says so) and goes, as typed, once the reply ends. ``/clear``, refused,
+    left the prompt: it stays there, to send once the reply has ended."""
     provider = GateProvider()
     app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
+    messages: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()  # the side panels mount after the first frame
         screen = app.workbench
         await send(pilot, "first")
         await provider.reached.wait()
         await send(pilot, "/clear")
+        assert screen.prompt.text == "/clear" and screen.prompt.queued == ""
+        assert any("/clear replaces the conversation" in t for t in notices(messages))
         await send(pilot, "second")
         await pilot.pause()
-        assert any("cannot replace the conversation" in t for t in said(app))  # it stays
         assert screen.prompt.text == "" and screen.prompt.queued == "second"
         assert str(screen.prompt.border_title) == "[bold]queued [/bold]second"
         users = [e for e in screen.conversation.entries if isinstance(e, UserEntry)]
@@ -241,6 +246,47 @@ async def test_esc_gives_back_the_queued_messages_and_says_which_command_did_not
         await asyncio.wait_for(finish(pilot), timeout=60)
         assert screen.prompt.text == "/compact keep it"
         assert said(app)[-1] == "What you queued is back in the prompt: Enter sends it."
+
+
+async def test_model_while_busy_is_queued_and_switches_before_what_follows(
+    app_for: AppFactory,
+) -> None:
+    """``/model NAME`` typed while a reply generated was refused and left the prompt, the
+    refusal followed by "(configured: none in [models]); did you mean ...": it is queued like
+    ``/compact``, and the message queued behind it goes to the new model."""
+    async with mid_reply(app_for, "first") as (app, pilot, provider):
+        screen = app.workbench
+        await send(pilot, "/model offline/offline")
+        await send(pilot, "second")
+        await pilot.pause()
+        assert screen.prompt.text == "" and screen.prompt.queued == (
+            "/model offline/offline\n\nsecond"
+        )
+        provider.release.set()
+        await finish(pilot)
+        runner = app.session.driver.runner
+        assert runner.model.ref == "offline/offline"
+        replies = [m.content for m in runner.conversation if m.role == "assistant"]
+        assert replies[0] == "Partial answer" and replies[-1] != "Partial answer"
+        sent = [m.content for m in runner.conversation if m.role == "user"]
+        assert sent == ["first", "second"] and screen.prompt.queued == ""
+        assert not [t for t in said(app) if "cannot switch" in t]
+
+
+async def test_a_queued_model_that_fails_gives_back_what_follows(app_for: AppFactory) -> None:
+    """The switch fails once the reply ends: the message behind it is not sent to the old model
+    but given back, and the conversation says why."""
+    async with mid_reply(app_for, "first") as (app, pilot, provider):
+        screen = app.workbench
+        await send(pilot, "/model nonsense-model-x")
+        await send(pilot, "second")
+        provider.release.set()
+        await finish(pilot)
+        sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert sent == ["first"] and screen.prompt.text == "second"
+        texts = said(app)
+        assert "cannot switch to 'nonsense-model-x'" in texts[-2]
+        assert texts[-1] == "What you queued is back in the prompt: Enter sends it."
 
 
 async def test_a_second_enter_before_the_run_starts_is_queued(app_for: AppFactory) -> None:

@@ -543,13 +543,29 @@ class MainScreen(Screen[None]):
         if not self.prompt.has_focus:
             self.prompt.focus()
         if self.prompt.queued and message.status == "done":
+            await self._take_queue()
+        elif self.prompt.queued:  # cancelled or failed: the person decides what goes next
+            await self._give_back()
+
+    async def _take_queue(self) -> None:
+        """Go on with the queue: its commands in order, up to a message sent or a compaction
+        started (whose run's end takes the rest)."""
+        while self.prompt.queued:
             text, command = self.prompt.take_queued()
-            if command:  # a queued /compact: when its run ends, the rest of the queue goes
-                parsed = parse_slash(text)
-                self.action_compact(parsed.argument if isinstance(parsed, SlashCommand) else "")
-            else:
+            if not command:
                 self.conversation.last_sent = text
                 self._send(text)
-        elif self.prompt.queued:  # cancelled or failed: the person decides what goes next
-            dropped = self.prompt.unqueue()
-            await self.conversation.add(NoticeEntry(_given_back(dropped), "warning"))
+                return
+            parsed = parse_slash(text)
+            if not isinstance(parsed, SlashCommand):
+                continue
+            if parsed.name == "compact":
+                self.action_compact(parsed.argument)
+                return
+            if not self.commands.model(parsed.argument):
+                self.call_later(self._give_back)  # after the failure it posted, the rest waits
+                return
+
+    async def _give_back(self) -> None:
+        dropped = self.prompt.unqueue()
+        await self.conversation.add(NoticeEntry(_given_back(dropped), "warning"))

@@ -1,22 +1,26 @@
-"""Completing slash commands in the prompt: command names, then their arguments.
+"""Completing the prompt: slash commands, their arguments, and ``@`` project paths.
 
 Pure data, no Textual: ``complete`` takes what the prompt holds and what can be named (the
-configured models, the skills, the saved sessions, the prompts sent) and returns the candidates
-the dropdown under the prompt lists, best first. A candidate is the whole new prompt text, so
-accepting one is a single replacement: ``/history``'s candidates are the prompts themselves
-(shell's Ctrl+R, Claude Code's history search), newest first, each holding every word typed.
-Only a one-line prompt that starts with ``/`` (not ``//``, a literal slash) is completed.
+configured models, the skills, the saved sessions, the prompts sent, the project's files) and
+returns the candidates the dropdown under the prompt lists, best first. A candidate is the whole
+new prompt text, so accepting one is a single replacement: ``/history``'s candidates are the
+prompts themselves (shell's Ctrl+R, Claude Code's history search), newest first, each holding
+every word typed. A one-line prompt that starts with ``/`` (not ``//``, a literal slash) is
+completed as a command; a word at the end of any prompt that starts with ``@`` (Claude Code's
+file mention) as a path of the project, which the message then names as typed: the model reads
+it with its tools, so what it costs shows where tool results do.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import msgspec
 
 from steiner_tui.app.slash import SLASH_COMMANDS
 
-__all__ = ["Completion", "CompletionSources", "complete"]
+__all__ = ["Completion", "CompletionSources", "complete", "mention"]
 
 MAX_CANDIDATES = 50
 
@@ -37,6 +41,8 @@ class CompletionSources(msgspec.Struct, frozen=True):
     sessions: Sequence[tuple[str, str]] = msgspec.field(default_factory=tuple)
     prompts: Sequence[str] = ()
     """The prompts sent (the project's, then the session's), oldest first."""
+    paths: Sequence[str] = ()
+    """The project's files, relative POSIX paths (``@`` completes them)."""
 
 
 def _ranked(prefix: str, names: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -49,6 +55,8 @@ def _ranked(prefix: str, names: Sequence[tuple[str, str]]) -> list[tuple[str, st
 
 def complete(text: str, sources: CompletionSources) -> list[Completion]:
     """The candidates for ``text`` (empty: nothing to complete)."""
+    if (word := mention(text)) is not None:
+        return _paths(text[: len(text) - len(word)], word, sources.paths)
     if not text.startswith("/") or text.startswith("//") or "\n" in text:
         return []
     name, space, argument = text[1:].partition(" ")
@@ -91,3 +99,34 @@ def _sent(words: str, prompts: Sequence[str]) -> list[Completion]:
             if len(found) == MAX_CANDIDATES:
                 break
     return found
+
+
+_MENTION = re.compile(r"(?:^|\s)@(\S*)\Z")
+MENTION_CHARS = 1024
+"""How far back from the prompt's end an ``@`` is looked for (a path is shorter): a long
+prompt is not scanned on every key."""
+
+
+def mention(text: str) -> str | None:
+    """The path typed after an ``@`` that starts the prompt's last word, else None."""
+    found = _MENTION.search(text[-MENTION_CHARS:])
+    return found.group(1) if found else None
+
+
+def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
+    """``paths`` for the ``@word`` after ``head``: those starting with ``word`` first, then
+    those whose file name does, then those holding it (case-insensitive)."""
+    wanted = word.lower()
+    starts: list[str] = []
+    named: list[str] = []
+    inside: list[str] = []
+    for path in paths:
+        lowered = path.lower()
+        if lowered.startswith(wanted):
+            starts.append(path)
+            if len(starts) == MAX_CANDIDATES:
+                break
+        elif wanted in lowered:
+            (named if lowered.rpartition("/")[2].startswith(wanted) else inside).append(path)
+    found = [*starts, *named, *inside][:MAX_CANDIDATES]
+    return [Completion(f"{head}{path} ", f"@{path}") for path in found if path != word]

@@ -1,33 +1,48 @@
-"""The main screen's completion of slash commands: the prompt's text in, the dropdown out.
+"""The main screen's completion of the prompt: its text in, the dropdown out.
 
 The screen routes the prompt's changes and completion keys here; this keeps the dropdown
 (``CompletionList``) and the prompt's ``completing`` flag in step and applies an accepted
 candidate. Candidates come from ``app.completion``; what arguments can name comes from the
 session (``WorkbenchSession.completion_sources``) and the prompt's history. Saved sessions are
-listed off the UI thread the first time ``/sessions`` gets an argument, then kept. The dropdown
-is made and mounted under the prompt the first time there is something to list: the first frame
-has one widget fewer to style and lay out.
+listed off the UI thread the first time ``/sessions`` gets an argument, then kept; the project's
+files each time an ``@`` starts a word (the agent may have written some since), as ``grep``
+walks them, up to ``PATH_LIMIT``. The dropdown is made and mounted under the prompt the first
+time there is something to list: the first frame has one widget fewer to style and lay out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from steiner_tui.app.completion import Completion, CompletionSources, complete
+from steiner_tui.app.completion import Completion, CompletionSources, complete, mention
 from steiner_tui.app.widgets.completion_list import CompletionList
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.sessions.store import SessionStore
+from steiner_tui.tools.walk import load_ignore_rules, walk_files
 
 if TYPE_CHECKING:
     from steiner_tui.app.workbench_session import WorkbenchSession
 
-__all__ = ["PromptCompletion"]
+__all__ = ["PromptCompletion", "project_paths"]
+
+PATH_LIMIT = 50_000
+"""The most project files ``@`` lists (walk order): each key typed ranks them all, about 10 ms
+at this many on these machines."""
+
+
+def project_paths(root: Path, limit: int = PATH_LIMIT) -> tuple[str, ...]:
+    """The project's files as ``grep`` and ``glob`` walk them (``.gitignore`` and the fixed
+    skips honoured), relative POSIX paths, at most ``limit``."""
+    files = walk_files(root, root.resolve(), load_ignore_rules(root), only_regular=True)
+    return tuple(relative for _, relative in itertools.islice(files, limit))
 
 
 class PromptCompletion:
-    """Completes the prompt's slash commands into the dropdown under it."""
+    """Completes the prompt's slash commands and ``@`` paths into the dropdown under it."""
 
     def __init__(self, editor: PromptEditor, hold: WorkbenchSession) -> None:
         self.editor = editor
@@ -36,6 +51,7 @@ class PromptCompletion:
         self.dropdown: CompletionList | None = None
         """The dropdown, once there was something to list (mounted under the prompt)."""
         self._sessions: Sequence[tuple[str, str]] | None = None
+        self._paths: Sequence[str] = ()
         self._closed_for = ""
         """The text the user closed the list on (Esc): not reopened until it changes."""
 
@@ -43,7 +59,9 @@ class PromptCompletion:
         """What arguments can name now (the sessions once listed)."""
         base = self.hold.completion_sources()
         prompts = self.editor.prompt_history.entries
-        return CompletionSources(base.models, base.skills, self._sessions or (), prompts)
+        return CompletionSources(
+            base.models, base.skills, self._sessions or (), prompts, self._paths
+        )
 
     @property
     def wants_sessions(self) -> bool:
@@ -60,14 +78,21 @@ class PromptCompletion:
             self._sessions = tuple((row.session_id, row.problem or row.meta.title) for row in rows)
         self.update()
 
+    async def load_paths(self) -> None:
+        """List the project's files (off the UI thread), then complete again."""
+        self._paths = await asyncio.to_thread(project_paths, self.hold.session.project_root)
+        self.update()
+
     def update(self, *, load_sessions: bool = False) -> None:
-        """Complete the prompt's text again (``load_sessions``: list the saved sessions in a
-        worker if the text needs them)."""
+        """Complete the prompt's text again (``load_sessions``: list the saved sessions, or
+        the project's files, in a worker if the text needs them)."""
         text = self.editor.text
         candidates = [] if text == self._closed_for else complete(text, self.sources())
         self._show(candidates)
         if load_sessions and self.wants_sessions:
             self.editor.run_worker(self.load_sessions(), group="completion", exclusive=True)
+        elif load_sessions and mention(text) == "":  # a word starts with "@": list them anew
+            self.editor.run_worker(self.load_paths(), group="paths", exclusive=True)
 
     @property
     def chosen(self) -> Completion | None:

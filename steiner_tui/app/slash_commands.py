@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from textual.screen import Screen
 
 from steiner_tui.agent.interactive import DriverRefusal
+from steiner_tui.app.completion import mention
 from steiner_tui.app.messages import Said
 from steiner_tui.app.prompt_completion import PromptCompletion
 from steiner_tui.app.resume_request import ResumeRequest
@@ -122,6 +123,8 @@ class SlashCommands:
         if not self.screen.hold.attached:
             self.textual.notify("The session is still opening.", severity="warning")
             return None
+        if mention(text) is not None and completion.accept(completion.chosen):
+            return None  # Enter on a listed path takes it, as Tab does (Esc closes the list)
         try:
             parsed = parse_slash(text)
         except UnknownSlashCommand as error:

@@ -1,9 +1,12 @@
 """Slash commands complete in a dropdown under the prompt: names, then models, skills, sessions,
-and the prompts sent (``/history``)."""
+and the prompts sent (``/history``); a word starting with ``@`` completes a project path."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from steiner_tui.app.completion import CompletionSources, complete
+from steiner_tui.app.prompt_completion import project_paths
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.completion_list import CompletionList
 from tests.app.conftest import SIZE, AppFactory
@@ -87,6 +90,78 @@ async def test_history_puts_a_prompt_sent_in_the_prompt(app_for: AppFactory) -> 
             "run the tests",
             "explain the tests",
         )
+
+
+PATHS = ("README.md", "src/app.py", "src/parser/readme_parser.py", "docs/guide/read.md")
+
+
+def test_an_at_word_at_the_end_completes_project_paths() -> None:
+    sources = CompletionSources(paths=PATHS)
+    found = complete("look at @src/", sources)
+    assert [c.text for c in found] == [
+        "look at @src/app.py ",
+        "look at @src/parser/readme_parser.py ",
+    ]
+    assert found[0].label == "@src/app.py"
+    # The path's start first, then a file name's start, then anywhere in it (any case).
+    assert [c.label for c in complete("@READ", sources)] == [
+        "@README.md",
+        "@src/parser/readme_parser.py",
+        "@docs/guide/read.md",
+    ]
+    assert [c.label for c in complete("@pars", sources)] == ["@src/parser/readme_parser.py"]
+    assert [c.text for c in complete("fix\n@app", sources)] == ["fix\n@src/app.py "]
+    assert [c.text for c in complete("/compact keep @src/a", sources)] == [
+        "/compact keep @src/app.py "
+    ]
+    # Only a word of its own, at the end: an address, a finished path or text after it is not.
+    assert complete("mail me@READ", sources) == []
+    assert complete("look at @src/app.py ", sources) == []
+    assert complete("@src/app.py", sources) == []  # nothing more to offer
+    assert complete("@nowhere", sources) == []
+
+
+def test_project_paths_skip_what_grep_skips(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.o").write_text("x")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("x")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    assert project_paths(tmp_path) == (".gitignore", "src/app.py")
+    assert project_paths(tmp_path, limit=1) == (".gitignore",)
+
+
+async def test_at_lists_the_project_files_and_tab_puts_one_in_the_message(
+    app_for: AppFactory, project: Path
+) -> None:
+    """Claude Code's ``@`` file mention: the path goes in the message as typed, and a file
+    written after the first ``@`` is listed at the next one."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        await pilot.press(*"see @NO")
+        await finish(pilot)
+        dropdown = screen.query_one("#completions", CompletionList)
+        assert dropdown.candidates[0].label == "@NOTES.md"  # then release-notes/SKILL.md
+        await pilot.press("tab")
+        await pilot.pause()
+        assert screen.prompt.text == "see @NOTES.md " and not dropdown.display
+        (project / "NOTICE.txt").write_text("new")
+        await pilot.press(*"and @")
+        await finish(pilot)
+        await pilot.press(*"NO")
+        await pilot.pause()
+        assert [c.label for c in dropdown.candidates][:2] == ["@NOTES.md", "@NOTICE.txt"]
+        await pilot.press("down", "enter")  # Enter takes the highlighted path, not sends
+        await pilot.pause()
+        assert screen.prompt.text == "see @NOTES.md and @NOTICE.txt "
+        await pilot.press("enter")
+        await finish(pilot)
+        sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
+        assert sent == ["see @NOTES.md and @NOTICE.txt "]
 
 
 async def test_tab_completes_and_down_chooses(app_for: AppFactory) -> None:

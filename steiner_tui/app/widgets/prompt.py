@@ -86,7 +86,8 @@ class PromptEditor(TextArea):
             "complete",
             "Complete",
             id="prompt.complete",
-            tooltip="Accept the highlighted completion of a /command (Up/Down choose one)",
+            tooltip="Accept the highlighted completion of a /command or an @path (Up/Down "
+            "choose one)",
         ),
         Binding(
             "ctrl+g",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from steiner_tui.providers.offline.textutil import find_paths
+from steiner_tui.providers.offline.textutil import find_paths, unmention
 
 __all__ = ["Intent", "classify", "notable_files"]
 
@@ -139,6 +139,7 @@ def classify(text: str, root: Path) -> Intent:
     Returns:
         The intent; ``chat`` when no rule applies.
     """
+    text = unmention(text)
     existing, missing, outside = _existing(text, root)
     search = _SEARCH.search(text)
     overview = _OVERVIEW.search(text) is not None

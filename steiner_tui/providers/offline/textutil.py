@@ -28,6 +28,7 @@ __all__ = [
     "prompt_chars",
     "sentences",
     "trim",
+    "unmention",
     "user_text",
     "word_chunks",
 ]
@@ -176,8 +177,20 @@ def norm_key(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!?;:…")
 
 
+_MENTION = re.compile(r"(?:^|(?<=\s))@(?=[\w./~-])")
+"""An ``@`` that starts a word (the prompt's file mention, ``@src/app.py``); an address's
+``@`` follows a letter."""
+
+
+def unmention(text: str) -> str:
+    """``text`` with each word's leading ``@`` dropped: a mentioned path reads as a path."""
+    return _MENTION.sub("", text) if "@" in text else text
+
+
 def find_paths(text: str) -> list[str]:
-    """File and directory paths mentioned in ``text``, in first-seen order, without URLs."""
+    """File and directory paths mentioned in ``text`` (``@path`` too), in first-seen order,
+    without URLs."""
+    text = unmention(text)
     out: list[str] = []
     for match in _PATH.finditer(text):
         path = match.group(1).rstrip(".")

@@ -40,9 +40,13 @@ SLASH_COMMANDS: Final = MappingProxyType(
         ),
         "clear": ("", "start a new conversation (not while a run is generating)"),
         "help": ("", "show keys and commands"),
+        "quit": ("", "save the session and quit, as Ctrl+Q does (/exit too)"),
     }
 )
 """Command name -> (argument synopsis, description)."""
+
+ALIASES: Final = MappingProxyType({"exit": "quit"})
+"""Other names a command answers to (Claude Code's and aider's ``/exit``), not listed."""
 
 
 class SlashCommand(msgspec.Struct, frozen=True):
@@ -77,6 +81,7 @@ def parse_slash(text: str) -> SlashCommand | str:
         return stripped[1:]
     name, _, argument = stripped[1:].partition(" ")
     name = name.strip().lower()
+    name = ALIASES.get(name, name)
     if name not in SLASH_COMMANDS:
         raise UnknownSlashCommand(name)
     return SlashCommand(name, argument.strip())

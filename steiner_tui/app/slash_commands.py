@@ -174,7 +174,7 @@ class SlashCommands:
             screen.action_compact(argument)
         elif name == "context":
             screen.action_context()
-        elif name in ("lineage", "help"):
+        elif name in ("lineage", "help", "quit"):
             await self.textual.run_action(f"app.{name}")
         elif name == "skills":
             self.skills(argument)

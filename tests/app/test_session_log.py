@@ -230,6 +230,21 @@ async def test_quitting_while_a_reply_streams_says_the_app_stopped_it(
         assert cells == ("stopped",) and summary.count("Stopped before the provider") == 1
 
 
+async def test_exit_saves_the_session_and_quits(project: Path, config_dir: Path) -> None:
+    """``/exit`` (Claude Code's and aider's) was an unknown command: it quits as Ctrl+Q does,
+    the session saved."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await send(pilot, "/exit")
+        await pilot.pause()
+        assert not app.is_running
+    assert app.session.log is not None
+    assert len(load_session(app.session.log.path.parent).lineage.active.messages) >= 2
+
+
 async def test_up_in_a_resumed_session_recalls_what_it_sent(
     project: Path, config_dir: Path
 ) -> None:

@@ -42,6 +42,7 @@ def test_parse_slash() -> None:
     )
     assert parse_slash("  /CLEAR ") == SlashCommand("clear")
     assert parse_slash("//usr/bin") == "/usr/bin"
+    assert parse_slash("/exit") == parse_slash("/Quit") == SlashCommand("quit")
     with pytest.raises(UnknownSlashCommand, match="unknown command /nope"):
         parse_slash("/nope")
 

@@ -2,9 +2,10 @@
 
 The sanitizer itself lives in ``steiner_tui.plain`` (Textual-free, so the commands use it too);
 this module re-exports it for the widgets and holds ``PlainToasts``, the base of both apps,
-where every toast is made plain (a toast is never markup: Textual's own default is ``True``)
-and the palette's Screenshot says where it saved the file, or why it could not
-(``app.screenshot``; Textual's own says only "Failed to save screenshot").
+where every toast is made plain (a toast is never markup: Textual's own default is ``True``,
+and its Ctrl+C toast names the quit key in markup, said here as text) and the palette's
+Screenshot says where it saved the file, or why it could not (``app.screenshot``; Textual's own
+says only "Failed to save screenshot").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from steiner_tui.app.help_catalog import key_label
 from steiner_tui.app.screenshot import save_screenshot, screenshot_folders
 from steiner_tui.plain import one_line, printable
 
@@ -45,6 +47,14 @@ class PlainToasts(App[None]):
         result = save_screenshot(self, screenshot_folders(self.screenshot_config_dir()))
         severity: SeverityLevel = "information" if result.path is not None else "error"
         self.notify(result.message, title="Screenshot", severity=severity)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C with nothing to copy (or stop): say which key quits. Textual's own toast
+        is markup, which a plain toast would show as written."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key_label(key)} to quit.", title="Do you want to quit?")
+                return
 
     def notify(
         self,

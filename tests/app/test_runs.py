@@ -47,6 +47,37 @@ async def test_escape_cancels_and_marks_the_reply_interrupted(app_for: AppFactor
         assert isinstance(last, NoticeEntry) and last.kind == "interrupted"
 
 
+async def test_ctrl_c_stops_the_reply_unless_text_is_selected(app_for: AppFactory) -> None:
+    """Ctrl+C, which stops a reply in Claude Code and aider, did nothing here (the prompt's
+    copy, with nothing selected): it stops the reply; with text selected it copies it."""
+    async with mid_reply(app_for) as (app, pilot, _):
+        screen = app.workbench
+        screen.prompt.load_text("keep this")
+        screen.prompt.select_all()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "keep this" and screen.busy
+        screen.prompt.move_cursor(screen.prompt.document.end)
+        await pilot.press("ctrl+c")
+        await asyncio.wait_for(finish(pilot), timeout=60)
+        assert not screen.busy and screen.prompt.text == "keep this"
+        stored = app.session.driver.runner.conversation[-1]
+        assert stored.role == "assistant" and stored.incomplete
+
+
+async def test_ctrl_c_with_nothing_to_stop_says_which_key_quits(app_for: AppFactory) -> None:
+    """Textual's toast said "Press [b]ctrl+q[/b] to quit the app", its markup as text."""
+    messages: list[object] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await finish(pilot)
+        app.workbench.prompt.load_text("a draft")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert "Press Ctrl+Q to quit." in notices(messages) and app.is_running
+        assert app.workbench.prompt.text == "a draft"
+
+
 async def test_esc_then_a_letter_at_once_cancels_and_keeps_the_letter(
     app_for: AppFactory,
 ) -> None:

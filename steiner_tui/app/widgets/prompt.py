@@ -289,9 +289,12 @@ class PromptEditor(TextArea):
         self.post_message(self.Submitted(self, expanded))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The completion keys act only while completions are listed."""
+        """The completion keys act only while completions are listed; Ctrl+C copies only
+        what is selected (else it goes on to the screen, which stops a reply with it)."""
         if action in ("complete", "close_completion"):
             return self.completing
+        if action == "copy":
+            return bool(self.selected_text)
         return super().check_action(action, parameters)
 
     def action_complete(self) -> None:

@@ -245,6 +245,24 @@ async def test_exit_saves_the_session_and_quits(project: Path, config_dir: Path)
     assert len(load_session(app.session.log.path.parent).lineage.active.messages) >= 2
 
 
+async def test_ctrl_d_deletes_right_and_quits_in_an_empty_prompt(
+    project: Path, config_dir: Path
+) -> None:
+    """Ctrl+D, a shell's end of input (aider and Claude Code quit with it), only deleted."""
+    app = make_app(request_for(project, config_dir, record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        prompt = app.workbench.prompt
+        prompt.load_text("ab")
+        prompt.move_cursor((0, 0))
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert prompt.text == "b" and app.is_running
+        await pilot.press("ctrl+d", "ctrl+d")
+        await pilot.pause()
+        assert not app.is_running
+
+
 async def test_up_in_a_resumed_session_recalls_what_it_sent(
     project: Path, config_dir: Path
 ) -> None:

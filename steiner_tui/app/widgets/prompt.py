@@ -99,6 +99,15 @@ class PromptEditor(TextArea):
             "its text replaces the prompt's",
         ),
         Binding(
+            "ctrl+d",
+            "quit_when_empty",
+            "Quit",
+            id="prompt.quit",
+            show=False,
+            tooltip="In an empty prompt, save the session and quit, as Ctrl+Q does (a shell's "
+            "end of input); else delete the character after the cursor",
+        ),
+        Binding(
             "escape",
             "close_completion",
             "Close list",
@@ -296,6 +305,13 @@ class PromptEditor(TextArea):
         if action == "copy":
             return bool(self.selected_text)
         return super().check_action(action, parameters)
+
+    async def action_quit_when_empty(self) -> None:
+        """Ctrl+D: quit in an empty prompt (as readline ends input), else delete right."""
+        if self.text:
+            self.action_delete_right()
+        else:
+            await self.run_action("app.quit")
 
     def action_complete(self) -> None:
         """Accept the highlighted completion."""

@@ -145,7 +145,7 @@ async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(
         cells, summary = await inspected(pilot, "cause", "cost", row=0)
         assert cells == ("cancelled", "$0")  # a free model's (a priced one's: unknown)
         assert summary.endswith(
-            "Cancelled (Esc) before the provider reported usage: cost $0 (a free model), cache "
+            "Cancelled by you before the provider reported usage: cost $0 (a free model), cache "
             "unknown · the 14 characters of reply streamed are kept, marked interrupted"
         )
 
@@ -161,7 +161,7 @@ async def test_a_cancelled_request_says_so_again_after_a_resume(app_for: AppFact
         cells, summary = await inspected(pilot, "cause", "cost", row=0)
         assert cells == ("cancelled", "$0")  # a free model's (a priced one's: unknown)
         assert summary.endswith(
-            "Cancelled (Esc) before the provider reported usage: cost $0 (a free model), cache "
+            "Cancelled by you before the provider reported usage: cost $0 (a free model), cache "
             "unknown · the 14 characters of reply streamed are kept, marked interrupted"
         )
 

@@ -113,10 +113,10 @@ async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
         await finish(pilot)
         runs = [e for e in screen.conversation.entries if isinstance(e, CompactionRunEntry)]
         assert len(runs) == 1
-        assert runs[0].ended == "compaction abandoned (Esc): the conversation is unchanged"
+        assert runs[0].ended == "compaction abandoned by you: the conversation is unchanged"
         assert runs[0].kind == "interrupted"
         row = screen.conversation.query_one(CompactionRow)
-        assert static_text(row).startswith("compaction abandoned (Esc)")
+        assert static_text(row).startswith("compaction abandoned by you")
         assert row.has_class("-interrupted")
         assert len(app.session.driver.lineage.generations) == 1
         assert not screen.busy
@@ -124,7 +124,7 @@ async def test_esc_abandons_a_running_compaction(app_for: AppFactory) -> None:
         cells, summary = await inspected(pilot, "kind", "cause", "cost")
         assert cells == ("compaction", "cancelled", "$0")  # the offline model's: free
         assert summary.endswith(
-            "Cancelled (Esc) before the provider reported usage: cost $0 (a free model), cache "
+            "Cancelled by you before the provider reported usage: cost $0 (a free model), cache "
             "unknown · a summary cut short is not kept"
         )
 

@@ -78,8 +78,8 @@ async def test_esc_on_a_compaction_says_it_was_abandoned(app_for: AppFactory) ->
         screen.post_message(RunEnded("cancelled"))
         await pilot.pause()
         assert said(app)[-2:] == [
-            "compaction abandoned (Esc): the conversation is unchanged",
-            "interrupted (Esc)",
+            "compaction abandoned by you: the conversation is unchanged",
+            "interrupted by you",
         ]
 
 

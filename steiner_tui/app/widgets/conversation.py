@@ -96,7 +96,7 @@ WELCOME = (
     "F1 lists every key and /command."
 )
 _NOT_COMPACTED = "compaction ended: nothing was compacted"
-_ABANDONED = "compaction abandoned (Esc): the conversation is unchanged"
+_ABANDONED = "compaction abandoned by you: the conversation is unchanged"
 
 
 def widget_for(entry: Entry, pinned: bool = False) -> Widget:
@@ -407,7 +407,7 @@ class ConversationPane(EntryWindow):
         if interrupted and self.end_compaction(_ABANDONED, "interrupted"):
             pass  # nothing of the summary is kept: the live entry says so
         elif interrupted:
-            text = _ABANDONED if compaction else "interrupted (Esc)"
+            text = _ABANDONED if compaction else "interrupted by you"
             await self.add(NoticeEntry(text, "interrupted"))
         elif status == "error" and detail:  # else the engine said why
             await self.add(error_entry("run", detail, (), self.retry_key(erred=True)))

@@ -117,7 +117,7 @@ def money_summary(figures: RequestSummary | None) -> str:
             else "no reply had streamed"
         )
         stopped = figures.error == APP_STOPPED
-        ended = "Cancelled (Esc)" if figures.cancelled else "Stopped" if stopped else "Failed"
+        ended = "Cancelled by you" if figures.cancelled else "Stopped" if stopped else "Failed"
         unknown = (
             "cost and cache unknown"
             if figures.cost_usd is None

@@ -35,7 +35,7 @@ from steiner_tui.config import ConfigError, nearest_ref
 from steiner_tui.engine.compaction.escalation import replacement_refusal
 from steiner_tui.sessions import SessionStore
 
-__all__ = ["SlashCommands", "waits_for_reply"]
+__all__ = ["SlashCommands"]
 
 _REPLACES = (
     "replaces the conversation: send it once the reply has ended (Esc cancels the reply). "
@@ -43,7 +43,7 @@ _REPLACES = (
 )
 
 
-def waits_for_reply(command: SlashCommand) -> bool:
+def _waits_for_reply(command: SlashCommand) -> bool:
     """Whether ``command``, typed while a reply generates, is queued to run once it ends
     (``/compact``, and ``/model`` with a name; ``/model`` alone shows the model at once)."""
     return command.name == "compact" or (command.name == "model" and bool(command.argument))
@@ -135,7 +135,7 @@ class SlashCommands:
             if parsed.name == "history":  # a search: not itself a prompt to remember
                 self.history(parsed.argument, completion)
                 return None
-            if self.screen.busy and waits_for_reply(parsed):  # run once the reply ends
+            if self.screen.busy and _waits_for_reply(parsed):  # run once the reply ends
                 if self.screen.conversation.waiting:
                     self.textual.notify(_WAITING, title="Waiting", severity="warning")
                 else:

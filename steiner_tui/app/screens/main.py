@@ -556,15 +556,15 @@ class MainScreen(Screen[None]):
                 self.conversation.last_sent = text
                 self._send(text)
                 return
-            parsed = parse_slash(text)
-            if not isinstance(parsed, SlashCommand):
+            parsed = parse_slash(text)  # a queued command: /model NAME or /compact
+            argument = parsed.argument if isinstance(parsed, SlashCommand) else ""
+            if isinstance(parsed, SlashCommand) and parsed.name == "model":
+                if not self.commands.model(argument):
+                    self.call_later(self._give_back)  # after the failure it posted
+                    return
                 continue
-            if parsed.name == "compact":
-                self.action_compact(parsed.argument)
-                return
-            if not self.commands.model(parsed.argument):
-                self.call_later(self._give_back)  # after the failure it posted, the rest waits
-                return
+            self.action_compact(argument)
+            return
 
     async def _give_back(self) -> None:
         dropped = self.prompt.unqueue()

@@ -204,8 +204,28 @@ async def test_a_rejected_summary_stays_in_the_conversation(app_for: AppFactory)
         await conversation.show_event(CompactionProgress("emergency", "llama/smollm2"))
         why = "the emergency summary from llama/smollm2 was rejected: the summary is larger"
         await conversation.show_event(WarningEvent("summary_rejected", why))
+        conversation.end_compaction("compaction ended: nothing was compacted")
         await pilot.pause()
         assert why in said(app)
+
+
+async def test_a_rejected_summary_is_said_once(app_for: AppFactory) -> None:
+    """On llama.cpp, ``/compact``'s line said "emergency summary rejected: it would not make
+    the conversation smaller (1,237 to 1,381 tokens)", and a notice under it said the same."""
+    app = app_for(fake_model(SlowSummaryProvider()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        conversation = app.workbench.conversation
+        await conversation.show_event(CompactionProgress("emergency", "llama/smollm2"))
+        why = "it would not make the conversation smaller (1,237 to 1,381 tokens)"
+        said_first = f"the emergency summary from llama/smollm2 was rejected: {why}"
+        await conversation.show_event(WarningEvent("summary_rejected", said_first))
+        await conversation.run_ended(
+            "done", f"nothing was compacted: emergency summary rejected: {why}", compaction=True
+        )
+        await pilot.pause()
+        line = static_text(conversation.query_one(CompactionRow))
+        assert line.count(why) == 1 and not [t for t in said(app) if why in t]
 
 
 async def test_an_automatic_compaction_says_why_it_ran(app_for: AppFactory, project: Path) -> None:

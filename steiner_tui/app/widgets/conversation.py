@@ -184,6 +184,8 @@ class ConversationPane(EntryWindow):
         """The questions asked, oldest first (answered ones leave on the next look)."""
         self.compaction: CompactionRunEntry | None = None
         """The compaction running (its live entry), if one is."""
+        self._rejections: list[str] = []
+        """The summaries rejected while it runs: said when it ends, unless its line says why."""
         self.last_sent: str | None = None
         """The text of the last message sent from this app (F5 resends it)."""
         self.retry_label = "f5"
@@ -328,6 +330,10 @@ class ConversationPane(EntryWindow):
         """The running compaction ended as ``text`` says; False when none was running."""
         entry, self.compaction = self.compaction, None
         self.compacting = ""
+        rejections, self._rejections = self._rejections, []
+        for said in rejections:  # "the <mode> summary from <ref> was rejected: <why>"
+            if said.partition(" was rejected: ")[2] not in text:
+                self.call_later(self.add, NoticeEntry(said, "warning"))
         if entry is None:
             return False
         entry.ended, entry.kind, entry.took = text, kind, time.monotonic() - entry.started
@@ -388,6 +394,8 @@ class ConversationPane(EntryWindow):
     async def _warning(self, code: str, text: str) -> None:
         if code == "compaction_failed" and self.end_compaction(text, "error"):
             pass  # the live entry says it
+        elif code == "summary_rejected" and self.compaction is not None:
+            self._rejections.append(text)  # /compact's ended line may say it (end_compaction)
         elif code in KEPT_WARNINGS:  # stays in the conversation, not only a toast
             await self.add(NoticeEntry(text, "warning"))
         if code == LOG_FAILED:  # nothing from here on is saved: said where it stays

@@ -5,8 +5,9 @@ a killed process leaves each line whole or absent; ``append_whole`` also cuts th
 where it ended when a write fails part-way (a full disk took part of a line), so the log always
 ends with a whole record. ``open_for_append`` first ends a torn last
 line with a newline, so the next record never glues onto it and the torn line stays one bad
-line for the loader to report. ``GroupCommit`` fsyncs an open log at most once per interval
-(the durability rule is ``SessionLog``'s).
+line for the loader to report. ``GroupCommit`` fsyncs an open log at most once per interval;
+``LogSync`` decides, at a turn boundary, between that and an fsync at once (when each is asked
+for is ``SessionLog``'s rule).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from steiner_tui.sessions.whole_append import write_all
 __all__ = [
     "COMMIT_INTERVAL",
     "GroupCommit",
+    "LogSync",
     "open_for_append",
     "write_fresh_log",
 ]
@@ -186,3 +188,40 @@ class GroupCommit:
                     error = failed
                 self._wake.acquire()
                 self._error = self._error or error
+
+
+class LogSync:
+    """How a turn boundary makes one open log durable: the texts it refers to (``session.text``)
+    first, then the log; at once, or as a ``GroupCommit`` within ``interval`` seconds (0: always
+    at once)."""
+
+    def __init__(self, interval: float = COMMIT_INTERVAL) -> None:
+        self.interval = interval
+        self._commit: GroupCommit | None = None
+        """The group commit of the log open now (made at its first deferred boundary)."""
+
+    def boundary(self, fd: int, texts: TextFile, *, now: bool) -> None:
+        """fsync the log open on ``fd`` and ``texts``: at once (``now``), else within the
+        interval.
+
+        Raises:
+            OSError: this fsync, or an earlier one of the group commit, failed.
+        """
+        if now or self.interval <= 0:
+            texts.sync()  # before the log that refers to them
+            os.fsync(fd)
+            return
+        if self._commit is None:
+            self._commit = GroupCommit(fd, self.interval)
+        self._commit.due(texts.descriptor)
+
+    def end(self) -> None:
+        """Stop the group commit of the log open now (its fsync at once): the log closes or is
+        replaced.
+
+        Raises:
+            OSError: that fsync, or an earlier one, failed.
+        """
+        commit, self._commit = self._commit, None
+        if commit is not None:
+            commit.close()

@@ -11,7 +11,7 @@ and keeps ``meta.json`` current. Crash safety:
 * ``fsync`` after turn boundaries (an assistant reply without tool calls, a compaction, an
   error that ends a turn), as a group commit: within ``commit_interval`` seconds
   (``log_file.COMMIT_INTERVAL``, 0.1) of the boundary, one flusher thread syncing every
-  boundary of that interval at once (``log_file.GroupCommit``). The lines are written at once
+  boundary of that interval at once (``log_file.LogSync``). The lines are written at once
   either way, so a killed process loses nothing; a power loss or a kernel crash can lose the
   turns of the last interval, never more, and never part of a line. The fsync is made at once
   on ``sync`` (binding included), on close, before ``meta.json`` is replaced by a rename, and
@@ -77,7 +77,7 @@ from steiner_tui.sessions.lineage_sync import Written, write_missing
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.lock import SessionLock
 from steiner_tui.sessions.log_failure import failure_note
-from steiner_tui.sessions.log_file import COMMIT_INTERVAL, GroupCommit
+from steiner_tui.sessions.log_file import COMMIT_INTERVAL, LogSync
 from steiner_tui.sessions.log_open import create_log, open_log
 from steiner_tui.sessions.log_restore import restored_note, restored_tail, rewrite_log
 from steiner_tui.sessions.meta import MetaFile, SessionMeta
@@ -146,9 +146,8 @@ class SessionLog:
         )
         """The streamed reply not yet written as a ``partial`` record, and when one is due."""
         self._fd: int | None = None
-        self._commit_interval = commit_interval
-        self._commit: GroupCommit | None = None
-        """The fsyncs of the log open on ``_fd`` (made at its first boundary)."""
+        self._durable = LogSync(commit_interval)
+        """The fsyncs of the log open on ``_fd``."""
         self._runner: LoggedRun | None = None
         self._mode: str | None = None
         """The last execution mode recorded (written again when the log is restored)."""
@@ -556,12 +555,10 @@ class SessionLog:
 
     def _end_commits(self) -> None:
         """Stop the group commit of the log open now (its fsync at once, a failure kept)."""
-        commit, self._commit = self._commit, None
-        if commit is not None:
-            try:
-                commit.close()
-            except OSError as exc:
-                self._fail(exc)
+        try:
+            self._durable.end()
+        except OSError as exc:
+            self._fail(exc)
 
     def _boundary(self, *, now: bool = False) -> None:
         """A turn boundary: the held request written, the log fsynced (``now``, or the first
@@ -573,13 +570,7 @@ class SessionLog:
             self._restore()
             assert self._fd is not None
         self._flush_request()
-        if now or not self._meta_written or self._commit_interval <= 0:
-            self._texts.sync()  # before the log that refers to them
-            os.fsync(self._fd)
-        else:
-            if self._commit is None:
-                self._commit = GroupCommit(self._fd, self._commit_interval)
-            self._commit.due(self._texts.descriptor)
+        self._durable.boundary(self._fd, self._texts, now=now or not self._meta_written)
         size = self._size if self._size >= 0 else os.fstat(self._fd).st_size
         self._meta = meta_at_boundary(
             self._meta, self._runner, at=self._clock(), size=size + self._texts.end

@@ -326,14 +326,14 @@ class ConversationPane(EntryWindow):
         self.compacting = f"{entry.stage}, fallback model" if entry.fallback else entry.stage
         self._refresh(entry)
 
-    def end_compaction(self, text: str, kind: str = "compaction") -> bool:
-        """The running compaction ended as ``text`` says; False when none was running."""
+    def end_compaction(self, text: str, kind: str = "compaction", *, why: bool = False) -> bool:
+        """The running compaction ended as ``text`` says (``why``: with every stage's reason,
+        a rejected summary's too); False when none was running."""
         entry, self.compaction = self.compaction, None
         self.compacting = ""
         rejections, self._rejections = self._rejections, []
-        for said in rejections:  # "the <mode> summary from <ref> was rejected: <why>"
-            if said.partition(" was rejected: ")[2] not in text:
-                self.call_later(self.add, NoticeEntry(said, "warning"))
+        for said in [] if why else rejections:
+            self.call_later(self.add, NoticeEntry(said, "warning"))
         if entry is None:
             return False
         entry.ended, entry.kind, entry.took = text, kind, time.monotonic() - entry.started
@@ -395,7 +395,7 @@ class ConversationPane(EntryWindow):
         if code == "compaction_failed" and self.end_compaction(text, "error"):
             pass  # the live entry says it
         elif code == "summary_rejected" and self.compaction is not None:
-            self._rejections.append(text)  # /compact's ended line may say it (end_compaction)
+            self._rejections.append(text)  # unless the ended line says it (end_compaction)
         elif code in KEPT_WARNINGS:  # stays in the conversation, not only a toast
             await self.add(NoticeEntry(text, "warning"))
         if code == LOG_FAILED:  # nothing from here on is saved: said where it stays
@@ -424,7 +424,7 @@ class ConversationPane(EntryWindow):
         if status == "error":  # a compaction still shown running ended with the run
             self.end_compaction("compaction failed: the run stopped", "error")
         elif compaction and detail:  # /compact's: why nothing was compacted
-            self.end_compaction(f"compaction ended: {detail}")
+            self.end_compaction(f"compaction ended: {detail}", why=True)
         else:
             self.end_compaction(_NOT_COMPACTED)
 

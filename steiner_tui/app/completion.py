@@ -115,8 +115,11 @@ def mention(text: str) -> str | None:
 
 def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
     """``paths`` for the ``@word`` after ``head``: those starting with ``word`` first, then
-    those whose file name does, then those holding it (case-insensitive)."""
-    wanted = word.lower()
+    those whose file name does, then those holding it (case-insensitive). A path with a space
+    goes in quoted (``@"docs/my notes.md"``), as Claude Code writes it, so the mention ends
+    where the path does; a typed opening quote is not part of what is looked for."""
+    typed = word.removeprefix('"')
+    wanted = typed.lower()
     starts: list[str] = []
     named: list[str] = []
     inside: list[str] = []
@@ -129,4 +132,8 @@ def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
         elif wanted in lowered:
             (named if lowered.rpartition("/")[2].startswith(wanted) else inside).append(path)
     found = [*starts, *named, *inside][:MAX_CANDIDATES]
-    return [Completion(f"{head}{path} ", f"@{path}") for path in found if path != word]
+    return [
+        Completion(f"{head}{quoted} ", f"@{path}")
+        for path in found
+        if (quoted := f'"{path}"' if any(c.isspace() for c in path) else path) != word
+    ]

@@ -52,6 +52,10 @@ class PromptCompletion:
         """The dropdown, once there was something to list (mounted under the prompt)."""
         self._sessions: Sequence[tuple[str, str]] | None = None
         self._paths: Sequence[str] = ()
+        self._paths_for: int | None = None
+        """Where the ``@`` whose word the project's files were listed for ends (None: no
+        ``@`` word at the prompt's end): typed fast, the word may be longer than ``@`` by the
+        time its first change is seen, and a paste brings it whole."""
         self._closed_for = ""
         """The text the user closed the list on (Esc): not reopened until it changes."""
 
@@ -89,10 +93,14 @@ class PromptCompletion:
         text = self.editor.text
         candidates = [] if text == self._closed_for else complete(text, self.sources())
         self._show(candidates)
+        word = mention(text)
+        at = None if word is None else len(text) - len(word)
         if load_sessions and self.wants_sessions:
             self.editor.run_worker(self.load_sessions(), group="completion", exclusive=True)
-        elif load_sessions and mention(text) == "":  # a word starts with "@": list them anew
+        elif load_sessions and at is not None and at != self._paths_for:
+            # A new "@" word: list the files anew (the agent may have written some since).
             self.editor.run_worker(self.load_paths(), group="paths", exclusive=True)
+        self._paths_for = at
 
     @property
     def chosen(self) -> Completion | None:

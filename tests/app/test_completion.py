@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
+
 from steiner_tui.app.completion import CompletionSources, complete
 from steiner_tui.app.prompt_completion import project_paths
 from steiner_tui.app.transcript import NoticeEntry
@@ -121,6 +123,21 @@ def test_an_at_word_at_the_end_completes_project_paths() -> None:
     assert complete("@nowhere", sources) == []
 
 
+def test_a_path_with_a_space_goes_in_quoted() -> None:
+    """As Claude Code writes it: the mention ends where the path does."""
+    sources = CompletionSources(paths=("docs/my notes/read me.md", "docs/guide.md"))
+    assert [c.text for c in complete("see @docs/my", sources)] == [
+        'see @"docs/my notes/read me.md" '
+    ]
+    assert [c.text for c in complete('see @"docs/my', sources)] == [
+        'see @"docs/my notes/read me.md" '
+    ]
+    assert [c.label for c in complete("@docs/", sources)] == [
+        "@docs/my notes/read me.md",
+        "@docs/guide.md",
+    ]
+
+
 def test_project_paths_skip_what_grep_skips(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("x")
@@ -162,6 +179,21 @@ async def test_at_lists_the_project_files_and_tab_puts_one_in_the_message(
         await finish(pilot)
         sent = [m.content for m in app.session.driver.runner.conversation if m.role == "user"]
         assert sent == ["see @NOTES.md and @NOTICE.txt "]
+
+
+async def test_an_at_word_pasted_or_typed_fast_lists_the_files(
+    app_for: AppFactory, project: Path
+) -> None:
+    """The files are listed for an ``@`` word however its first change arrives: a paste (or
+    keys typed faster than the screen handles them) brings more than the ``@``."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        screen.prompt.post_message(events.Paste("see @NO"))
+        await finish(pilot)
+        dropdown = screen.query_one("#completions", CompletionList)
+        assert dropdown.candidates[0].label == "@NOTES.md"
 
 
 async def test_tab_completes_and_down_chooses(app_for: AppFactory) -> None:

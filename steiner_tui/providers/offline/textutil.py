@@ -182,16 +182,22 @@ _MENTION = re.compile(r"(?:^|(?<=\s))@(?=[\w./~-])")
 ``@`` follows a letter."""
 
 
+_QUOTED_MENTION = re.compile(r'(?:^|(?<=\s))@"([^"\n]+)"')
+"""A mention of a path with a space in it, quoted as the prompt's completion writes it
+(``@"docs/my notes.md"``)."""
+
+
 def unmention(text: str) -> str:
-    """``text`` with each word's leading ``@`` dropped: a mentioned path reads as a path."""
+    """``text`` with each word's leading ``@`` dropped: a mentioned path reads as a path (a
+    quoted one stays whole, for ``find_paths``)."""
     return _MENTION.sub("", text) if "@" in text else text
 
 
 def find_paths(text: str) -> list[str]:
     """File and directory paths mentioned in ``text`` (``@path`` too), in first-seen order,
     without URLs."""
-    text = unmention(text)
-    out: list[str] = []
+    out = list(dict.fromkeys(_QUOTED_MENTION.findall(text)))
+    text = unmention(_QUOTED_MENTION.sub(" ", text))
     for match in _PATH.finditer(text):
         path = match.group(1).rstrip(".")
         start = match.start(1)

@@ -45,6 +45,11 @@ def test_find_paths_skips_urls_and_prose() -> None:
     assert find_paths(text) == ["src/app.py", "./tests/", "docs/guide.md"]
 
 
+def test_find_paths_takes_a_quoted_mention_whole() -> None:
+    text = 'what does @"docs/my notes/read me.md" say, and @src/app.py?'
+    assert find_paths(text) == ["docs/my notes/read me.md", "src/app.py"]
+
+
 def test_real_read_result_is_parsed_without_line_numbers(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\nbeta\n")
     result = parse_tool_output(read_file(tmp_path, "a.txt").content)

@@ -17,6 +17,7 @@ import msgspec
 
 from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import Message, ToolCall, is_real_user_message
+from steiner_tui.engine.prompt.agents_md import PROJECT_AGENTS_FILE
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.offline.intent import MAX_FILES, Intent, classify, notable_files
 from steiner_tui.providers.offline.markers import (
@@ -155,6 +156,21 @@ def _project_context_in(message: Message) -> bool:
     return bool(text.partition(_SKILL_FRAMING)[0].strip())
 
 
+AGENTS_MD_LIMIT = 1_000_000
+"""The largest project AGENTS.md looked for in a request (the engine sends it whole)."""
+
+
+def _project_agents_md(root: Path | None) -> str:
+    """The project's AGENTS.md text, stripped ("" when there is none or it cannot be read)."""
+    if root is None:
+        return ""
+    try:
+        with (root / PROJECT_AGENTS_FILE).open("rb") as file:
+            return file.read(AGENTS_MD_LIMIT).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
 _SOURCE_CHECKS: tuple[tuple[str, Callable[[Message, bool], bool]], ...] = (
     ("system instructions", lambda m, _: m.role == "system" and not _is_summary(m)),
     ("a summary of earlier conversation", lambda m, _: _is_summary(m)),
@@ -172,9 +188,12 @@ _SOURCE_CHECKS: tuple[tuple[str, Callable[[Message, bool], bool]], ...] = (
 of the request's block messages, its first ``cacheable_prefix_messages``)."""
 
 
-def context_line(messages: Sequence[Message], block_messages: int = 0) -> str:
+def context_line(
+    messages: Sequence[Message], block_messages: int = 0, root: Path | None = None
+) -> str:
     """One sentence on what this request carried: message count, tokens, roles and sources
-    (``block_messages``: how many leading messages are assembled context blocks)."""
+    (``block_messages``: how many leading messages are assembled context blocks; ``root``: the
+    project, whose AGENTS.md is named when a system message carries its text)."""
     tokens = heuristic_tokens(prompt_chars(messages))
     roles = Counter(m.role for m in messages)
     role_text = ", ".join(
@@ -185,6 +204,10 @@ def context_line(messages: Sequence[Message], block_messages: int = 0) -> str:
         for label, check in _SOURCE_CHECKS
         if any(check(m, i < block_messages) for i, m in enumerate(messages))
     ]
+    # AGENTS.md merges into the system message with no heading of its own: found by its text.
+    agents = _project_agents_md(root)
+    if agents and any(m.role == "system" and agents in m.content for m in messages):
+        sources.insert(1 if sources[:1] == ["system instructions"] else 0, "AGENTS.md")
     seen = f" Visible sources: {', '.join(sources)}." if sources else ""
     received = f"{counted(len(messages), 'message')} (~{counted(tokens, 'token')})"
     return f"I received {received}: {role_text}.{seen}"
@@ -237,6 +260,5 @@ def reply_to(request: ChatRequest, root: Path) -> Reply:
     if intent.unread:
         names = ", ".join(f"`{p}`" for p in intent.unread)
         body += f"\n\nNot read this turn ({MAX_FILES} files at most): {names}."
-    return Reply(
-        f"{body}\n\n{context_line(messages, request.cacheable_prefix_messages)}\n\n{HONESTY_NOTE}"
-    )
+    carried = context_line(messages, request.cacheable_prefix_messages, root)
+    return Reply(f"{body}\n\n{carried}\n\n{HONESTY_NOTE}")

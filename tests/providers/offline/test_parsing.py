@@ -94,6 +94,20 @@ def test_context_line_names_visible_sources() -> None:
     )
 
 
+def test_context_line_names_the_projects_agents_md(tmp_path: Path) -> None:
+    """It merges into the system message with no heading: the offline model finds its text."""
+    (tmp_path / "AGENTS.md").write_text("Run tests with `pytest -q`.\n")
+    messages = [
+        Message("system", "Preamble.\n\nRun tests with `pytest -q`."),
+        Message("user", "hi"),
+    ]
+    line = context_line(messages, root=tmp_path)
+    assert "Visible sources: system instructions, AGENTS.md." in line
+    (tmp_path / "AGENTS.md").write_text("Something else.\n")  # not what was sent
+    assert "AGENTS.md" not in context_line(messages, root=tmp_path)
+    assert "AGENTS.md" not in context_line(messages, root=tmp_path / "nowhere")
+
+
 def test_context_line_groups_its_token_figure() -> None:
     # As every other figure: it said "~12008 tokens".
     line = context_line([Message("user", "x" * 48_000)])

@@ -37,9 +37,9 @@ from steiner_tui.sessions import SessionStore
 
 __all__ = ["SlashCommands"]
 
+_STAYS = "Your text stays in the prompt."
 _REPLACES = (
-    "replaces the conversation: send it once the reply has ended (Esc cancels the reply). "
-    "Your text stays in the prompt."
+    "replaces the conversation: send it once the reply has ended (Esc cancels the reply). " + _STAYS
 )
 
 
@@ -142,9 +142,8 @@ class SlashCommands:
                     editor.queue(text, alone=True)
                     completion.sent()
                 return None
-            if self.screen.busy and _replaces_conversation(parsed):
+            if _replaces_conversation(parsed) and (notice := self._not_replaceable(parsed)):
                 # Not queued: messages queued behind it would go into the new conversation.
-                notice = f"/{parsed.name} {_REPLACES}"
                 self.textual.notify(notice, title="Not now", severity="warning")
                 return None
             editor.sent(text)
@@ -160,6 +159,16 @@ class SlashCommands:
         editor.sent(text)
         self.screen.conversation.last_sent = parsed
         return parsed
+
+    def _not_replaceable(self, command: SlashCommand) -> str:
+        """Why ``command`` (``/clear``, ``/sessions ID``) cannot replace the conversation now,
+        said where it stays (in the prompt); "" when it can."""
+        if self.screen.busy:
+            return f"/{command.name} {_REPLACES}"
+        pending = self.screen.hold.driver.pending_sub_agents
+        if (refusal := replacement_refusal(False, pending)) is None:
+            return ""
+        return f"/{command.name} replaces the conversation: {refusal} (F3). {_STAYS}"
 
     async def slash(self, text: str) -> None:
         """Carry out the slash command ``text`` (the palette's ``/model``, ``/clear``)."""

@@ -41,7 +41,7 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.helpers import finish, notices, said, send
+from tests.app.helpers import finish, notices, send
 
 PARENT_KEY = "key-1"
 CHILD_KEY = "key-1-explore-1"
@@ -221,8 +221,9 @@ async def test_background_child_blocks_clear_until_done_then_reaches_the_parent(
 
         await send(pilot, "/clear")
         await pilot.pause()
-        refused = "cannot replace the conversation now: 1 sub-agent is still running"
-        assert any(refused in text for text in said(app))  # stays in the conversation
+        refused = "/clear replaces the conversation: 1 sub-agent is still running"
+        assert any(refused in text for text in notices(messages))
+        assert screen.prompt.text == "/clear"  # stays in the prompt, to send once it is done
         assert driver.runner.conversation == before
 
         # Its transcript, opened while it runs, follows it to the end.

@@ -22,7 +22,7 @@ MAIN_BINDINGS: tuple[Binding, ...] = (
             "by itself; a request that does not fit is still never sent)"),
     Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
             tooltip="Stop the reply; what streamed is kept and marked interrupted"),
-    Binding("ctrl+c", "cancel_run", "Cancel", id="main.interrupt", show=False,
+    Binding("ctrl+c", "interrupt", "Cancel", id="main.interrupt", show=False,
             tooltip="Stop the reply, as Esc does (with text selected, Ctrl+C copies it)"),
     Binding("escape", "close_panel", "Close panel", id="main.close_panel", show=False,
             tooltip="Close the panel shown over the conversation (while no reply streams: "

@@ -19,6 +19,7 @@ from steiner_tui.app.transcript import (
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.user_message import UserMessage
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import GateProvider, WriteProvider, fake_model
 from tests.app.helpers import finish, mid_reply, notices, said, send
@@ -58,11 +59,22 @@ async def test_ctrl_c_stops_the_reply_unless_text_is_selected(app_for: AppFactor
         await pilot.pause()
         assert app.clipboard == "keep this" and screen.busy
         screen.prompt.move_cursor(screen.prompt.document.end)
+        # Text selected in the conversation (with the mouse) is copied too, as on any screen.
+        screen.conversation.query_one(UserMessage).text_select_all()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "hello" and screen.busy
+        screen.clear_selection()
         await pilot.press("ctrl+c")
         await asyncio.wait_for(finish(pilot), timeout=60)
         assert not screen.busy and screen.prompt.text == "keep this"
         stored = app.session.driver.runner.conversation[-1]
         assert stored.role == "assistant" and stored.incomplete
+        app.copy_to_clipboard("")
+        screen.conversation.query_one(UserMessage).text_select_all()
+        await pilot.press("ctrl+c")  # idle too: it copied nothing (the app's quit hint)
+        await pilot.pause()
+        assert app.clipboard == "hello"
 
 
 async def test_ctrl_c_with_nothing_to_stop_says_which_key_quits(app_for: AppFactory) -> None:

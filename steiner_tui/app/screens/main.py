@@ -389,6 +389,8 @@ class MainScreen(Screen[None]):
             return None
         if action == "cancel_run":
             return self.busy
+        if action == "interrupt":  # else Ctrl+C goes on to the app ("Press Ctrl+Q to quit.")
+            return self.busy or bool(self.get_selected_text())
         if action == "close_panel":
             return not self.busy and self.panels.over_conversation() is not None
         if action == "retry":
@@ -411,6 +413,14 @@ class MainScreen(Screen[None]):
     @on(QuestionLeft)
     def _question_left(self) -> None:
         self.prompt.focus()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: copy the text selected in the conversation, as on any screen (this key
+        takes Textual's copy over on this one), else stop the reply."""
+        if self.get_selected_text():
+            self.action_copy_text()
+        else:
+            self.action_cancel_run()
 
     def action_cancel_run(self) -> None:
         """Cancel the running reply or compaction."""

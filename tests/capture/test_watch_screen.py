@@ -81,7 +81,7 @@ async def test_a_replaced_transcript_is_named_and_a_deleted_one_said_once(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ImportedScreen)
-        assert screen.sub_title == f"claude-code {SESSION.stem} · following"
+        assert (screen.title, screen.sub_title) == ("Following", f"claude-code {SESSION.stem}")
         other = OTHER
         replacement = tmp_path / "other.tmp"
         replacement.write_bytes(b"".join(other.read_bytes().splitlines(keepends=True)[:60]))
@@ -90,7 +90,7 @@ async def test_a_replaced_transcript_is_named_and_a_deleted_one_said_once(
             if screen.session.get("id") == other.stem:
                 break
             await pilot.pause(0.1)
-        assert screen.sub_title == f"claude-code {other.stem} · following"
+        assert (screen.title, screen.sub_title) == ("Following", f"claude-code {other.stem}")
         said: list[str] = []
         monkeypatch.setattr(screen, "notify", lambda message, **_: said.append(message))
         copy.unlink()
@@ -176,7 +176,7 @@ async def test_the_workbench_follows_a_new_session_of_the_project(
             if screen.session.get("id") == OTHER.stem:
                 break
             await pilot.pause(0.1)
-        assert screen.sub_title == f"claude-code {OTHER.stem} · following"
+        assert (screen.title, screen.sub_title) == ("Following", f"claude-code {OTHER.stem}")
         assert said == [f"a new session of this project: {OTHER.stem} · following it"]
         assert not screen.session["generations"] and not chart.border_subtitle
 
@@ -238,6 +238,7 @@ async def _read_back(pilot: Pilot[None]) -> tuple[ConversationPane, int, tuple[i
         if isinstance(screen, ImportedConversation) and screen.query_one(ConversationPane).entries:
             break
         await pilot.pause(0.1)
+    assert app.screen.title == "Following conversation"
     pane = app.screen.query_one(ConversationPane)
     before = len(pane.entries)
     pane.focus()

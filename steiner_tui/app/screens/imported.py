@@ -165,9 +165,10 @@ class ImportedScreen(Screen[None]):
         """Show ``session`` (``ImportedSession.to_json()`` data): again each time a followed
         transcript grows, the table keeping its cursor."""
         self.session = session
-        # A followed file replaced by another session's names that one.
-        live = " · following" if self.follow is not None else ""
-        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}{live}"
+        # A followed file replaced by another session's names that one. The title says it is
+        # followed: at the end of the subtitle, it was cut off at 80 columns.
+        self.title = "Following" if self.follow is not None else self.TITLE
+        self.sub_title = f"{session.get('source', '')} {session.get('id', '')}"
         requests = session.get("requests") or []
         generations = session.get("generations") or []
         context = sum(r["context_tokens"] for r in requests)
@@ -373,7 +374,8 @@ class ImportedScreen(Screen[None]):
         """Open the latest generation's conversation beside the chart."""
         from steiner_tui.app.screens.imported_conversation import ImportedConversation
 
-        self.app.push_screen(ImportedConversation(self.session, self.prices))
+        following = self.follow is not None
+        self.app.push_screen(ImportedConversation(self.session, self.prices, following=following))
 
     def action_close(self) -> None:
         """Close the screen (the app, when it is the only one)."""

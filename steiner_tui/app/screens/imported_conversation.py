@@ -93,11 +93,19 @@ class ImportedConversation(Screen[None]):
     ]  # fmt: skip
     """Escape or q closes."""
 
-    def __init__(self, session: dict[str, Any], prices: PriceOverrides = NO_OVERRIDES) -> None:
+    def __init__(
+        self,
+        session: dict[str, Any],
+        prices: PriceOverrides = NO_OVERRIDES,
+        *,
+        following: bool = False,
+    ) -> None:
         super().__init__()
         self.session = session
         self.prices = prices
         """The config's prices by model id (before the table)."""
+        if following:  # the transcript grows as the agent writes it (``watch``)
+            self.title = "Following conversation"
         self.sub_title = f"{session.get('source', '')} {session.get('id', '')} · read-only"
 
     def compose(self) -> ComposeResult:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
+from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
@@ -120,6 +121,22 @@ def _class_keys(
     return keyed
 
 
+def _declared_first(
+    kind: type[DOMNode], keyed: list[tuple[str, Binding]]
+) -> list[tuple[str, Binding]]:
+    """``keyed`` (a widget's active bindings) in the order ``kind`` declares them, then the
+    rest as they came: Textual lists a key a class takes over from its base (the prompt's
+    Ctrl+D, the text area's delete) in the base's place, first."""
+    declared = _class_keys(kind, {}, set())
+    order = {_named(binding): i for i, (_, binding) in reversed(list(enumerate(declared)))}
+    return sorted(keyed, key=lambda pair: order.get(_named(pair[1]), len(order)))
+
+
+def _named(binding: Binding) -> str:
+    """A binding's id, else its action (Textual hands out copies of the declared ones)."""
+    return binding.id or binding.action
+
+
 def screen_rows(screen: Screen[Any], keymap: Mapping[str, str]) -> list[HelpRow]:
     """The keys of ``screen``: active ones by node, idle ones, then its other widgets' keys."""
     by_node: dict[DOMNode, list[tuple[str, Binding]]] = {}
@@ -128,6 +145,8 @@ def screen_rows(screen: Screen[Any], keymap: Mapping[str, str]) -> list[HelpRow]
     rows: list[HelpRow] = []
     listed: set[str] = set()
     for node, keyed in by_node.items():
+        if not isinstance(node, (Screen, App)):  # those keep the footer's order
+            keyed = _declared_first(type(node), keyed)
         rows.extend(_rows(section_name(type(node)), keyed, listed))
     # The focused widget's own keys that do nothing right now (Tab with no completion shown)
     # too, beside the screen's and the app's.

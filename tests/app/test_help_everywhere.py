@@ -95,3 +95,21 @@ async def test_f1_lists_each_focused_widgets_keys_on_every_screen(app_for: AppFa
             app.pop_screen()
             await finish(pilot)
         assert checked["workbench"] >= 4 and checked["lineage"] and checked["inspector"], checked
+
+
+async def test_a_widgets_keys_are_listed_in_the_order_it_declares_them(
+    app_for: AppFactory,
+) -> None:
+    """Textual lists a key a widget takes over from its base in the base's place: the
+    prompt's Ctrl+D (the text area's delete) came first in the help, before Enter."""
+    app = app_for()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await finish(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        prompt = [row.keys for row in help_screen.rows if row.section == "Prompt"]
+        assert prompt[:4] == ["Enter", "Shift+Enter Ctrl+J", "Ctrl+G", "Ctrl+D"]
+        workbench = [row.keys for row in help_screen.rows if row.section == "Workbench"]
+        assert workbench[0] == "Shift+Tab"  # the screen's keys keep the footer's order

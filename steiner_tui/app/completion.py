@@ -133,7 +133,13 @@ def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
             (named if lowered.rpartition("/")[2].startswith(wanted) else inside).append(path)
     found = [*starts, *named, *inside][:MAX_CANDIDATES]
     return [
-        Completion(f"{head}{quoted} ", f"@{path}")
+        Completion(f"{head}{quoted}{_after(quoted)}", f"@{path}")
         for path in found
         if (quoted := f'"{path}"' if any(c.isspace() for c in path) else path) != word
     ]
+
+
+def _after(mention: str) -> str:
+    """What follows a completed mention: nothing after a folder (its files are listed next),
+    else a space (a quoted one is whole: completion stops at its space)."""
+    return "" if mention.endswith("/") else " "

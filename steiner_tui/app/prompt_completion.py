@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,9 +36,24 @@ at this many on these machines."""
 
 def project_paths(root: Path, limit: int = PATH_LIMIT) -> tuple[str, ...]:
     """The project's files as ``grep`` and ``glob`` walk them (``.gitignore`` and the fixed
-    skips honoured), relative POSIX paths, at most ``limit``."""
+    skips honoured), relative POSIX paths, each folder that holds one (``src/``, as Claude Code
+    lists it) before its first file; at most ``limit`` in all."""
     files = walk_files(root, root.resolve(), load_ignore_rules(root), only_regular=True)
-    return tuple(relative for _, relative in itertools.islice(files, limit))
+    return tuple(itertools.islice(_with_folders(relative for _, relative in files), limit))
+
+
+def _with_folders(files: Iterable[str]) -> Iterator[str]:
+    """``files`` (in walk order), each preceded by its folders not named before."""
+    named: set[str] = set()
+    for path in files:
+        end = path.find("/")
+        while end >= 0:
+            folder = path[: end + 1]
+            if folder not in named:
+                named.add(folder)
+                yield folder
+            end = path.find("/", end + 1)
+        yield path
 
 
 class PromptCompletion:

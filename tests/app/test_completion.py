@@ -123,6 +123,20 @@ def test_an_at_word_at_the_end_completes_project_paths() -> None:
     assert complete("@nowhere", sources) == []
 
 
+def test_a_folder_is_listed_and_goes_in_without_a_space() -> None:
+    """As Claude Code lists them: the folder, then (as typing goes on) what is in it."""
+    sources = CompletionSources(paths=("src/", "src/app.py", "src/lib/", "src/lib/x.py"))
+    assert [c.text for c in complete("look at @sr", sources)][:2] == [
+        "look at @src/",
+        "look at @src/app.py ",
+    ]
+    assert [c.label for c in complete("look at @src/", sources)] == [
+        "@src/app.py",
+        "@src/lib/",
+        "@src/lib/x.py",
+    ]
+
+
 def test_a_path_with_a_space_goes_in_quoted() -> None:
     """As Claude Code writes it: the mention ends where the path does."""
     sources = CompletionSources(paths=("docs/my notes/read me.md", "docs/guide.md"))
@@ -146,7 +160,7 @@ def test_project_paths_skip_what_grep_skips(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "HEAD").write_text("x")
     (tmp_path / ".gitignore").write_text("build/\n")
-    assert project_paths(tmp_path) == (".gitignore", "src/app.py")
+    assert project_paths(tmp_path) == (".gitignore", "src/", "src/app.py")
     assert project_paths(tmp_path, limit=1) == (".gitignore",)
 
 

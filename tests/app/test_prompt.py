@@ -51,6 +51,21 @@ async def test_newline_keys_insert_and_enter_sends(app_for: AppFactory) -> None:
         assert first.role == "user" and first.content == "a\nb\nc"
 
 
+async def test_enter_after_a_backslash_is_a_line_break(app_for: AppFactory) -> None:
+    """Claude Code's way to a new line where the terminal reports no Shift+Enter."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.workbench.prompt
+        prompt.focus()
+        await pilot.press("a", "backslash", "enter", "b")
+        assert prompt.text == "a\nb"
+        await pilot.press("backslash", "left", "enter")  # not right after it: sent
+        await finish(pilot)
+        first = app.session.driver.runner.conversation[0]
+        assert first.role == "user" and first.content == "a\nb\\"
+
+
 async def test_unknown_slash_command_is_an_error_and_keeps_the_text(
     app_for: AppFactory,
 ) -> None:

@@ -71,7 +71,8 @@ class PromptEditor(TextArea):
             "submit",
             "Send",
             id="prompt.submit",
-            tooltip="Send the prompt, or run a /command",
+            tooltip="Send the prompt, or run a /command (after a backslash: a line break, as in "
+            "Claude Code)",
         ),
         Binding(
             "shift+enter,ctrl+j",
@@ -322,7 +323,14 @@ class PromptEditor(TextArea):
         self.post_message(self.CompletionRequested(self, "close"))
 
     def action_submit(self) -> None:
-        """Post ``Submitted`` unless the prompt is blank (the screen decides what happens)."""
+        """Post ``Submitted`` unless the prompt is blank (the screen decides what happens).
+        Right after a backslash, Enter puts a line break in its place instead, as in Claude
+        Code (a terminal that reports no Shift+Enter)."""
+        start, end = self.selection
+        row, column = end
+        if start == end and column and self.document.get_line(row)[column - 1] == "\\":
+            self.replace("\n", (row, column - 1), end, maintain_selection_offset=False)
+            return
         text = self.text
         if not text.strip():
             return

@@ -132,11 +132,16 @@ def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
         elif wanted in lowered:
             (named if lowered.rpartition("/")[2].startswith(wanted) else inside).append(path)
     found = [*starts, *named, *inside][:MAX_CANDIDATES]
-    return [
+    offered = [
         Completion(f"{head}{quoted}{_after(quoted)}", f"@{path}")
         for path in found
         if (quoted := f'"{path}"' if any(c.isspace() for c in path) else path) != word
     ]
+    # A file named whole comes first while longer paths start with it (Enter, which takes the
+    # first, must not turn "@app.py" into "@app.pyi"); alone, there is nothing to offer.
+    if offered and typed in found and not typed.endswith("/"):
+        offered.insert(0, Completion(f"{head}{typed} ", f"@{typed}"))
+    return offered
 
 
 def _after(mention: str) -> str:

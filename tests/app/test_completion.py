@@ -120,6 +120,9 @@ def test_an_at_word_at_the_end_completes_project_paths() -> None:
     assert complete("mail me@READ", sources) == []
     assert complete("look at @src/app.py ", sources) == []
     assert complete("@src/app.py", sources) == []  # nothing more to offer
+    # A file named whole, while a longer path starts with it: it comes first (Enter takes it).
+    longer = CompletionSources(paths=(*PATHS, "src/app.pyi"))
+    assert [c.text for c in complete("@src/app.py", longer)] == ["@src/app.py ", "@src/app.pyi "]
     assert complete("@nowhere", sources) == []
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import msgspec
 
 from steiner_tui.app.slash import SLASH_COMMANDS
+from steiner_tui.mentions import written
 
 __all__ = ["Completion", "CompletionSources", "complete", "mention"]
 
@@ -115,9 +116,8 @@ def mention(text: str) -> str | None:
 
 def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
     """``paths`` for the ``@word`` after ``head``: those starting with ``word`` first, then
-    those whose file name does, then those holding it (case-insensitive). A path with a space
-    goes in quoted (``@"docs/my notes.md"``), as Claude Code writes it, so the mention ends
-    where the path does; a typed opening quote is not part of what is looked for."""
+    those whose file name does, then those holding it (case-insensitive); each as
+    ``mentions.written`` writes it (a typed opening quote is not part of what is looked for)."""
     typed = word.removeprefix('"')
     wanted = typed.lower()
     starts: list[str] = []
@@ -132,16 +132,17 @@ def _paths(head: str, word: str, paths: Sequence[str]) -> list[Completion]:
         elif wanted in lowered:
             (named if lowered.rpartition("/")[2].startswith(wanted) else inside).append(path)
     found = [*starts, *named, *inside][:MAX_CANDIDATES]
-    offered = [
-        Completion(f"{head}{quoted}{_after(quoted)}", f"@{path}")
-        for path in found
-        if (quoted := f'"{path}"' if any(c.isspace() for c in path) else path) != word
-    ]
+    others = [path for path in found if path != typed]
+    if not others:  # only what was typed: nothing more to offer
+        return []
     # A file named whole comes first while longer paths start with it (Enter, which takes the
-    # first, must not turn "@app.py" into "@app.pyi"); alone, there is nothing to offer.
-    if offered and typed in found and not typed.endswith("/"):
-        offered.insert(0, Completion(f"{head}{typed} ", f"@{typed}"))
-    return offered
+    # first, must not turn "@app.py" into "@app.pyi"); a folder named whole lists what is in it.
+    first = [typed] if typed in found and not typed.endswith("/") else []
+    return [
+        Completion(f"{head}{mention}{_after(mention)}", f"@{path}")
+        for path in (*first, *others)
+        for mention in (written(path),)
+    ]
 
 
 def _after(mention: str) -> str:

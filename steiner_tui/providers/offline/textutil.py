@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.sources import SOURCES
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
+from steiner_tui.mentions import QUOTED_MENTION
 
 __all__ = [
     "SESSION_DATE_SUFFIX",
@@ -182,11 +183,6 @@ _MENTION = re.compile(r"(?:^|(?<=\s))@(?=[\w./~-])")
 ``@`` follows a letter."""
 
 
-_QUOTED_MENTION = re.compile(r'(?:^|(?<=\s))@"([^"\n]+)"')
-"""A mention of a path with a space in it, quoted as the prompt's completion writes it
-(``@"docs/my notes.md"``)."""
-
-
 def unmention(text: str) -> str:
     """``text`` with each word's leading ``@`` dropped: a mentioned path reads as a path (a
     quoted one stays whole, for ``find_paths``)."""
@@ -196,8 +192,8 @@ def unmention(text: str) -> str:
 def find_paths(text: str) -> list[str]:
     """File and directory paths mentioned in ``text`` (``@path`` too), in first-seen order,
     without URLs."""
-    out = list(dict.fromkeys(_QUOTED_MENTION.findall(text)))
-    text = unmention(_QUOTED_MENTION.sub(" ", text))
+    out = list(dict.fromkeys(QUOTED_MENTION.findall(text)))
+    text = unmention(QUOTED_MENTION.sub(" ", text))
     for match in _PATH.finditer(text):
         path = match.group(1).rstrip(".")
         start = match.start(1)

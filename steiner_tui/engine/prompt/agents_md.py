@@ -15,7 +15,7 @@ from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.prompt.files import FileReader, read_text_file
 from steiner_tui.engine.prompt.sources import ContextSource
 
-__all__ = ["PROJECT_AGENTS_FILE", "agents_md_paths", "load_agents_md"]
+__all__ = ["agents_md_paths", "load_agents_md"]
 
 PROJECT_AGENTS_FILE = "AGENTS.md"
 

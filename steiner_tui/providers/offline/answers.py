@@ -17,7 +17,7 @@ import msgspec
 
 from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import Message, ToolCall, is_real_user_message
-from steiner_tui.engine.prompt.agents_md import PROJECT_AGENTS_FILE
+from steiner_tui.engine.prompt.agents_md import agents_md_paths
 from steiner_tui.engine.provider import ChatRequest
 from steiner_tui.providers.offline.intent import MAX_FILES, Intent, classify, notable_files
 from steiner_tui.providers.offline.markers import (
@@ -162,10 +162,11 @@ AGENTS_MD_LIMIT = 1_000_000
 
 def _project_agents_md(root: Path | None) -> str:
     """The project's AGENTS.md text, stripped ("" when there is none or it cannot be read)."""
-    if root is None:
+    _, path = agents_md_paths(None, root)
+    if path is None:
         return ""
     try:
-        with (root / PROJECT_AGENTS_FILE).open("rb") as file:
+        with path.open("rb") as file:
             return file.read(AGENTS_MD_LIMIT).decode("utf-8", "replace").strip()
     except OSError:
         return ""

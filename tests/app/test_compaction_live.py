@@ -13,6 +13,7 @@ from textual.geometry import Region
 
 from steiner_tui.app.transcript import CompactionRunEntry, NoticeEntry
 from steiner_tui.app.widgets.compaction_row import CompactionRow
+from steiner_tui.app.widgets.conversation import ConversationPane
 from steiner_tui.engine.events import (
     CompactionApplied,
     CompactionOutcome,
@@ -194,6 +195,12 @@ async def test_the_ended_line_names_the_stage_that_applied(app_for: AppFactory) 
         assert "(normal stage llama/smollm2, " in line
 
 
+async def _emergency_summary_rejected(conversation: ConversationPane, warning: str) -> None:
+    """llama.cpp's emergency stage running, then its summary rejected with ``warning``."""
+    await conversation.show_event(CompactionProgress("emergency", "llama/smollm2"))
+    await conversation.show_event(WarningEvent("summary_rejected", warning))
+
+
 async def test_a_rejected_summary_stays_in_the_conversation(app_for: AppFactory) -> None:
     """On llama.cpp the line ended "compaction ended: nothing was compacted"; why (the
     summary was larger than its input) was only a toast, gone in seconds."""
@@ -201,9 +208,8 @@ async def test_a_rejected_summary_stays_in_the_conversation(app_for: AppFactory)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         conversation = app.workbench.conversation
-        await conversation.show_event(CompactionProgress("emergency", "llama/smollm2"))
         why = "the emergency summary from llama/smollm2 was rejected: the summary is larger"
-        await conversation.show_event(WarningEvent("summary_rejected", why))
+        await _emergency_summary_rejected(conversation, why)
         conversation.end_compaction("compaction ended: nothing was compacted")
         await pilot.pause()
         assert why in said(app)
@@ -216,10 +222,9 @@ async def test_a_rejected_summary_is_said_once(app_for: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         conversation = app.workbench.conversation
-        await conversation.show_event(CompactionProgress("emergency", "llama/smollm2"))
         why = "it would not make the conversation smaller (1,237 to 1,381 tokens)"
         said_first = f"the emergency summary from llama/smollm2 was rejected: {why}"
-        await conversation.show_event(WarningEvent("summary_rejected", said_first))
+        await _emergency_summary_rejected(conversation, said_first)
         await conversation.run_ended(
             "done", f"nothing was compacted: emergency summary rejected: {why}", compaction=True
         )

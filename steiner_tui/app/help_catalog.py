@@ -21,6 +21,7 @@ import msgspec
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.keys import format_key
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -28,7 +29,7 @@ from steiner_tui.app.slash import SLASH_COMMANDS
 
 __all__ = ["HelpRow", "key_label", "screen_rows", "section_name", "slash_rows"]
 
-_NAMES = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "question_mark": "?"}
+_NAMES = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn"}
 _SECTIONS = {
     "SteinerApp": "Everywhere",
     "MainScreen": "Workbench",
@@ -68,7 +69,10 @@ def key_label(key: str) -> str:
         *mods, base = one.strip().split("+")
         if len(base) == 1 and base.isupper():
             mods.append("shift")
-        name = _NAMES.get(base, base if len(base) == 1 else base.capitalize())
+        symbol = format_key(base)  # Textual's own: equals_sign -> =, but not enter -> ⏎
+        name = _NAMES.get(base) or (
+            symbol if len(symbol) == 1 and symbol.isascii() else base.capitalize()
+        )
         if (len(name) == 1 and mods) or (name[0] == "F" and name[1:].isdigit()):
             name = name.upper()
         labels.append("+".join([*(m.capitalize() for m in mods), name]))

@@ -197,6 +197,8 @@ def test_key_labels() -> None:
     assert key_label("a") == "a"
     assert key_label("f1") == "F1"
     assert key_label("shift+enter,ctrl+j") == "Shift+Enter / Ctrl+J"
+    assert key_label("plus,equals_sign") == "+ / ="
+    assert key_label("minus") == "-"
 
 
 def test_adapter_buffers_until_attached() -> None:

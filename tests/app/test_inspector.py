@@ -23,7 +23,11 @@ from steiner_tui.app.widgets.inspector_compare import (
     RequestCompare,
     compare_rows,
 )
-from steiner_tui.app.widgets.inspector_detail import RequestDetail, request_summary
+from steiner_tui.app.widgets.inspector_detail import (
+    RequestDetail,
+    message_sources,
+    request_summary,
+)
 from steiner_tui.app.widgets.inspector_format import message_line, short_path
 from steiner_tui.app.widgets.inspector_requests import MARK, PAGE, RequestTable
 from steiner_tui.app.widgets.text_lines import TextLines
@@ -156,6 +160,22 @@ async def test_selected_request_shows_blocks_and_messages() -> None:
         await pilot.pause()
         assert screen.selected == 0
         assert len(detail.query_one("#messages", DataTable).rows) == 3
+
+
+def test_a_tool_message_is_sourced_as_the_panel_counts_it() -> None:
+    # The context panel counts tool messages apart, as tool results: the inspector's table says
+    # the same of them, not "conversation".
+    snapshot = sample_snapshots()[1]
+    call = ToolCall("c1", "read", {"path": "AGENTS.md"})
+    turn = (Message("assistant", tool_calls=(call,)), Message("tool", "1 line", tool_call_id="c1"))
+    snapshot = msgspec.structs.replace(
+        snapshot,
+        messages=(*snapshot.messages, *turn),
+        message_hashes=(*snapshot.message_hashes, *(m.digest() for m in turn)),
+    )
+    sources = message_sources(snapshot)
+    assert sources[-2:] == ("conversation", "tool_results")
+    assert sources[0] == "preamble+project_agents_md"
 
 
 async def test_mark_then_select_compares_and_shows_the_first_divergence() -> None:

@@ -34,7 +34,7 @@ from steiner_tui.app.widgets.inspector_format import (
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
-from steiner_tui.engine.prompt.sources import ContextSource
+from steiner_tui.engine.prompt.sources import TOOL_RESULTS_SOURCE, ContextSource
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.plain import printable
 from steiner_tui.sessions.earlier_requests import (
@@ -158,18 +158,32 @@ def logged_summary(request: LoggedRequest) -> str:
 
 
 def message_sources(snapshot: InspectedRequest) -> tuple[str, ...]:
-    """Per message, where it came from: the block sources merged into it, else conversation
-    (a logged request's block messages: ``blocks``)."""
-    if isinstance(snapshot, LoggedRequest):
-        return request_sources(snapshot)
-    placed: dict[int, list[str]] = {}
-    for block, index in zip(snapshot.blocks, block_message_indexes(snapshot.blocks), strict=True):
-        if index >= 0 and block.source not in placed.setdefault(index, []):
-            placed[index].append(block.source)
+    """Per message, where it came from: the block sources merged into it, else tool results
+    for a tool message (as the context panel counts it), else conversation (a logged request's
+    block messages: ``blocks``)."""
     conversation = str(ContextSource.CONVERSATION)
+    if isinstance(snapshot, LoggedRequest):
+        sources = request_sources(snapshot)
+    else:
+        placed: dict[int, list[str]] = {}
+        indexes = block_message_indexes(snapshot.blocks)
+        for block, index in zip(snapshot.blocks, indexes, strict=True):
+            if index >= 0 and block.source not in placed.setdefault(index, []):
+                placed[index].append(block.source)
+        sources = tuple(
+            "+".join(placed[i])
+            if i < snapshot.block_message_count and i in placed
+            else conversation
+            for i in range(len(snapshot.messages))
+        )
+    messages = snapshot.messages  # a logged request's: None where the log does not hold one
     return tuple(
-        "+".join(placed[i]) if i < snapshot.block_message_count and i in placed else conversation
-        for i in range(len(snapshot.messages))
+        TOOL_RESULTS_SOURCE
+        if source == conversation
+        and i < len(messages)
+        and getattr(messages[i], "role", "") == "tool"
+        else source
+        for i, source in enumerate(sources)
     )
 
 

@@ -361,7 +361,8 @@ class SessionController:
 
         A change of AGENTS.md or of the project context is pending (``pending_reload``) until
         the next compaction or ``reload_now``: applying it at once would break the provider's
-        cached prefix without the person asking. Skills are rediscovered at once when a skill
+        cached prefix without the person asking. Before anything was sent, nothing is cached:
+        it applies at once (``FileChanges.applied``). Skills are rediscovered at once when a skill
         root changed (the sidebar; interactive skills travel as envelopes, not in the prefix).
         """
         changed = partitions_for(self.watch_plan, (p.resolve() for p in paths))
@@ -371,7 +372,17 @@ class SessionController:
             notices = self.session.rescan_skills()
         in_prefix = changed if context.options.skill_names else changed - {StaticPartition.SKILLS}
         context.mark_changed(in_prefix)
-        return FileChanges(changed, notices)
+        applied: frozenset[StaticPartition] = frozenset()
+        runner = self.driver.runner
+        if (
+            context.pending_reloads
+            and self.session.snapshots.parent_snapshot() is None
+            and runner.state.last_main_request.is_zero
+        ):
+            # Nothing went out yet (nor, resumed, to this model before): no cached prefix to
+            # break, so the change is the next request's at once.
+            applied = self._reload("unsent")
+        return FileChanges(changed, notices, applied)
 
     @property
     def has_pending_reloads(self) -> bool:
@@ -391,13 +402,17 @@ class SessionController:
             self.session.snapshots.parent_snapshot(),
             count,
             runner.model.price,
+            earlier_run=not runner.state.last_main_request.is_zero,
         )
 
     def reload_now(self) -> frozenset[StaticPartition]:
         """Apply the pending changes now: the next request (and its dry run) has them."""
+        return self._reload("manual")
+
+    def _reload(self, reason: str) -> frozenset[StaticPartition]:
         runner = self.driver.runner
         reloaded = runner.context.reload_pending()
         if reloaded:
             names = tuple(sorted(str(p) for p in reloaded))
-            runner.sink.emit(StaticContextReloaded(names, "manual"))
+            runner.sink.emit(StaticContextReloaded(names, reason))
         return reloaded

@@ -10,7 +10,8 @@ two groups: the folders holding the watched files (not recursive: the project ro
 and the skill roots (recursive: a skill is a folder).
 
 ``FileChangesShown`` is what the workbench does with a batch: the status line says what waits
-for the next compaction (Ctrl+R reloads it now), the sidebar follows skill folders at once.
+for the next compaction (Ctrl+R reloads it now), the sidebar follows skill folders at once. A
+change made before anything was sent applies at once: nothing is cached yet.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from steiner_tui.engine.events import CompactionApplied, EngineEvent, RequestSnapshot, WarningEvent
+from steiner_tui.engine.prompt.pending_reload import PendingReload, partitions_label
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 if TYPE_CHECKING:
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
 
     from steiner_tui.app.widgets.conversation import ConversationPane
     from steiner_tui.app.widgets.status_line import StatusLine
-    from steiner_tui.engine.prompt.pending_reload import PendingReload
 
 __all__ = [
     "FileChanges",
@@ -95,6 +96,8 @@ class FileChanges(msgspec.Struct, frozen=True):
     skill_notices: tuple[EngineEvent, ...] = ()
     """What rediscovering the skills said that the discovery before it had not (each is said
     once, see ``Session.rescan_skills``)."""
+    applied: frozenset[StaticPartition] = frozenset()
+    """The partitions applied at once, because no request was sent yet (nothing cached)."""
 
 
 class FileReloads(Protocol):
@@ -183,6 +186,11 @@ class FileChangesShown:
         pending = self.refresh_pending()
         if pending is not None and partitions - {StaticPartition.SKILLS}:
             screen.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
+        if changed.applied:
+            screen.refresh_budget()
+            label = partitions_label(changed.applied)
+            text = f"{label} changed on disk: your next message has it (nothing was sent yet)"
+            screen.notify(text, title="Files changed")
         return frozenset(str(p) for p in partitions)
 
     def reload_now(self) -> None:

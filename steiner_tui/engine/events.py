@@ -518,8 +518,9 @@ class SkillStateEvent(EngineEvent, frozen=True):
 class StaticContextReloaded(EngineEvent, frozen=True):
     """Static partitions whose files changed on disk were applied: the next request has them.
 
-    ``reason`` is ``compaction`` (applied with the next compaction) or ``manual`` (the person
-    asked to reload now).
+    ``reason`` is ``compaction`` (applied with the next compaction), ``manual`` (the person
+    asked to reload now) or ``unsent`` (applied as they changed: no request was sent yet, so
+    no cached prefix broke).
     """
 
     kind: ClassVar[str] = "static_reloaded"

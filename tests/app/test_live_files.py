@@ -152,11 +152,14 @@ async def test_a_broken_skill_is_said_once_not_on_every_rescan(
         assert warned() == [*said, *said]
 
 
-async def test_preview_follows_a_context_file_change_once_reloaded(
+async def test_a_change_before_anything_was_sent_applies_at_once(
     app_for: AppFactory, project: Path
 ) -> None:
+    """Nothing is cached before the first request: a context file or AGENTS.md edited then is
+    the first request's (the panel's preview follows at once), with no Ctrl+R to press."""
     app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
+    messages: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         screen = app.workbench
         row = screen.hold.controller.budget_view().row("context · NOTES.md")
@@ -165,14 +168,28 @@ async def test_preview_follows_a_context_file_change_once_reloaded(
         notes.write_text("# Notes\n" + "more text " * 20, encoding="utf-8")
         changed = screen.files.apply({(Change.modified, str(notes))})
         assert changed == {"project_context"}
-        pending = screen.hold.controller.pending_reload()
-        assert pending is not None and pending.break_index is None  # nothing sent: free
-        same = screen.hold.controller.budget_view().row("context · NOTES.md")
-        assert same is not None and same.bytes == row.bytes
-        await pilot.press("ctrl+r")
-        await pilot.pause()
+        assert screen.hold.controller.pending_reload() is None
+        assert screen.status.pending_reload == "" and not screen.pending_reload
         grown = screen.hold.controller.budget_view().row("context · NOTES.md")
         assert grown is not None and grown.bytes > row.bytes
+        await pilot.pause()
+        assert (
+            "project context changed on disk: your next message has it (nothing was sent yet)"
+            in notices(messages)
+        )
+        agents = project / "AGENTS.md"
+        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+        screen.files.apply({(Change.modified, str(agents))})
+        await send(pilot, "hello")
+        await finish(pilot)
+        sent = app.session.snapshots.snapshot(1)
+        assert sent is not None and "Answer in French." in _agents_block(sent)
+        # Once a request went out, a change waits again (its cached prefix is kept).
+        agents.write_text("# Agent instructions\n\n- Answer in German.\n", encoding="utf-8")
+        screen.files.apply({(Change.modified, str(agents))})
+        pending = screen.hold.controller.pending_reload()
+        assert pending is not None and pending.label == "AGENTS.md"
+        assert pending.break_index == 0
         assert screen.files.apply({(Change.modified, str(project / "README.md"))}) == set()
 
 
@@ -189,3 +206,21 @@ def test_classify_change(tmp_path: Path) -> None:
     (tmp_path / "skills").mkdir()
     assert plan.root_dirs() == (tmp_path / "skills",)
     assert plan.file_dirs() == (tmp_path,)
+
+
+async def test_a_resumed_session_keeps_a_change_pending(app_for: AppFactory, project: Path) -> None:
+    """A resumed session sent to this model before: its prefix may still be cached, so a change
+    waits for the next compaction or Ctrl+R as in the session that sent it."""
+    async with app_for(record=True).run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await finish(pilot)
+    resumed = app_for(record=True, resume="latest")
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        agents = project / "AGENTS.md"
+        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+        resumed.workbench.files.apply({(Change.modified, str(agents))})
+        pending = resumed.workbench.hold.controller.pending_reload()
+        assert pending is not None and pending.label == "AGENTS.md"
+        assert resumed.workbench.status.pending_reload == pending.short
+        assert pending.short.endswith("reload now: the earlier run's cache re-sent")

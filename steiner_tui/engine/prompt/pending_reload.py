@@ -28,6 +28,7 @@ from steiner_tui.engine.prompt.static_cache import StaticPartition
 
 __all__ = [
     "PendingReload",
+    "partitions_label",
     "pending_reload",
     "reload_break_index",
 ]
@@ -68,12 +69,14 @@ class PendingReload(msgspec.Struct, frozen=True):
     resent_tokens: int = 0
     resent_usd: float | None = None
     """What writing ``resent_tokens`` to the cache again costs (None: no price known)."""
+    earlier_run: bool = False
+    """No request was sent in this run, but a resumed session's earlier run sent to this model:
+    its prefix may still be cached, at a cost this run cannot count."""
 
     @property
     def label(self) -> str:
         """``AGENTS.md``, ``AGENTS.md and project context``..."""
-        names = [PARTITION_LABELS[p] for p in self.partitions]
-        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return partitions_label(self.partitions)
 
     @property
     def _dollars(self) -> str:
@@ -86,6 +89,8 @@ class PendingReload(msgspec.Struct, frozen=True):
         cost = (
             f"~{self.resent_tokens:,} tok re-sent{self._dollars}"
             if self.break_index is not None
+            else "the earlier run's cache re-sent"
+            if self.earlier_run
             else "free"
         )
         return f"{self.label} changed: next compaction applies it · reload now: {cost}"
@@ -96,11 +101,20 @@ class PendingReload(msgspec.Struct, frozen=True):
         cost = (
             f"reloading now re-sends ~{self.resent_tokens:,} cached tokens{self._dollars}"
             if self.break_index is not None
+            else "reloading now re-sends what the resumed session's earlier run cached"
+            if self.earlier_run
             else "nothing is cached yet"
         )
         return (
             f"{self.label} changed on disk: applies at the next compaction, or reload now ({cost})"
         )
+
+
+def partitions_label(partitions: Iterable[StaticPartition]) -> str:
+    """How some partitions are named to people, in plan order: ``AGENTS.md and project
+    context``."""
+    names = [PARTITION_LABELS[p] for p in sorted(partitions, key=_partition_order)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def reload_break_index(snapshot: RequestSnapshot, partitions: Iterable[StaticPartition]) -> int:
@@ -142,6 +156,8 @@ def pending_reload(
     snapshot: RequestSnapshot | None,
     count_tokens: Callable[[Sequence[Message]], int],
     price: ModelPrice | None = None,
+    *,
+    earlier_run: bool = False,
 ) -> PendingReload | None:
     """The pending change and its cost (None when nothing is pending).
 
@@ -150,6 +166,7 @@ def pending_reload(
         snapshot: the last request sent (None: none yet).
         count_tokens: the calibrated prompt tokens of some messages on the session's model.
         price: the model's price (the re-sent tokens at its cache-write price; None: unknown).
+        earlier_run: with no ``snapshot``, a resumed session's earlier run sent to this model.
 
     Returns:
         The pending reload, or None.
@@ -158,7 +175,7 @@ def pending_reload(
     if not pending:
         return None
     if snapshot is None:
-        return PendingReload(pending)
+        return PendingReload(pending, earlier_run=earlier_run)
     index = reload_break_index(snapshot, pending)
     tail = snapshot.messages[index:]
     tokens = count_tokens(tail) if tail else 0

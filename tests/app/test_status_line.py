@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.app.widgets.status_line import StatusLine, run_time
 
 MODEL = "offline · not a language model"
 
@@ -63,3 +63,39 @@ async def test_at_80_columns_a_cache_hint_keeps_its_dollars() -> None:
     row = await _shown(80, cache_hint=hint, compaction="ask")
     assert "compaction ask" in row
     assert "compaction auto" in await _shown(80)
+
+
+async def test_a_run_counts_its_seconds_and_stops_counting_when_it_ends() -> None:
+    """A reply whose server stopped sending said "● generating" unchanged until the timeout
+    (600 s by default): the row now counts the run's seconds, as Claude Code's spinner does."""
+    now = [100.0]
+    app = StatusHost()
+    async with app.run_test(size=(120, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.clock = lambda: now[0]
+        status.model = MODEL
+        status.busy = True
+        await pilot.pause()
+        assert "● generating · Esc cancels" in _row(app)  # nothing before the first second
+        now[0] += 65.4
+        for _ in range(50):  # the row's one-second tick
+            await pilot.pause(0.1)
+            if status.elapsed:
+                break
+        await pilot.pause()
+        assert "● generating 1:05 · Esc cancels" in _row(app)
+        status.compacting = "normal"
+        await pilot.pause()
+        assert "● compacting (normal) 1:05 · Esc abandons" in _row(app)
+        status.busy, status.compacting = False, ""
+        await pilot.pause()
+        assert "idle" in _row(app) and "1:05" not in _row(app)
+        status.busy = True  # the next run counts from zero
+        await pilot.pause()
+        assert "● generating · Esc cancels" in _row(app)
+
+
+def test_run_time() -> None:
+    assert [run_time(s) for s in (1, 59, 60, 65, 3599, 3600, 3725)] == [
+        "1s", "59s", "1:00", "1:05", "59:59", "1:00:00", "1:02:05",
+    ]  # fmt: skip

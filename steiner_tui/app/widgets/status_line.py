@@ -1,16 +1,36 @@
 """The status line: execution mode, model, run state, compaction mode, what the action about
-to be taken does to the prompt cache, project and pending file changes."""
+to be taken does to the prompt cache, project and pending file changes.
+
+While a run goes, the run state counts its seconds, as Claude Code's spinner does: a reply that
+stalls (a server that stopped sending, a long tool call being written) shows as time passing
+with nothing new, instead of a "generating" that never changes until the timeout.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 __all__ = ["StatusLine"]
 
 _MODEL_MIN = 8
 """The fewest characters of the model's label a narrow row keeps."""
+
+
+def run_time(seconds: int) -> str:
+    """``12s``, ``1:05``, ``1:02:03``."""
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, second = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}:{second:02d}"
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}:{minute:02d}:{second:02d}"
 
 
 class StatusLine(Widget):
@@ -42,9 +62,34 @@ class StatusLine(Widget):
     pending_reload: reactive[str] = reactive("")
     """Files changed on disk that wait for the next compaction, and the cost of reloading now
     ("" when nothing is pending)."""
+    elapsed: reactive[int] = reactive(0)
+    """Whole seconds the run has been going (shown from the first one on)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock: Callable[[], float] = time.monotonic
+        """The interval clock (tests may replace it)."""
+        self._started = 0.0
+        self._ticks: Timer | None = None
+
+    def on_mount(self) -> None:
+        self._ticks = self.set_interval(1.0, self._tick, pause=not self.busy)
 
     def watch_mode(self, mode: str) -> None:
         self.set_class(mode == "plan", "-plan")
+
+    def watch_busy(self, busy: bool) -> None:
+        self._started = self.clock()
+        self.elapsed = 0
+        if self._ticks is not None:
+            # Each tick reads the clock: its phase does not matter (a reset would skip one).
+            if busy:
+                self._ticks.resume()
+            else:
+                self._ticks.pause()
+
+    def _tick(self) -> None:
+        self.elapsed = int(self.clock() - self._started) if self.busy else 0
 
     def render(self) -> Content:
         """The row, fitted to the width: the key hint goes first, then the project, then
@@ -75,9 +120,10 @@ class StatusLine(Widget):
         self, *, hint: bool, project: bool, cancel: bool, auto: bool, model: str
     ) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
-        generating = "● generating · Esc cancels" if cancel else "● generating"
+        seconds = f" {run_time(self.elapsed)}" if self.elapsed else ""
+        generating = f"● generating{seconds}" + (" · Esc cancels" if cancel else "")
         if self.compacting:
-            generating = f"● compacting ({self.compacting})"
+            generating = f"● compacting ({self.compacting}){seconds}"
             generating += " · Esc abandons" if cancel else ""
         if self.waiting:
             generating = "● waiting for your answer · F8" if cancel else "● waiting · F8"

@@ -11,7 +11,13 @@ from collections.abc import AsyncIterator
 
 import msgspec
 
-from steiner_tui.engine.events import EventSink, ReasoningDelta, TextDelta, WarningEvent
+from steiner_tui.engine.events import (
+    EventSink,
+    ReasoningDelta,
+    TextDelta,
+    ToolInputDelta,
+    WarningEvent,
+)
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.provider import (
     ProviderEvent,
@@ -20,6 +26,7 @@ from steiner_tui.engine.provider import (
     StreamReasoning,
     StreamText,
     StreamToolCall,
+    StreamToolInput,
     StreamUsage,
 )
 
@@ -59,6 +66,9 @@ class StreamCollector(msgspec.Struct):
                 self.reasoning_parts.append(event.text)
                 if self.sink is not None:
                     self.sink.emit(ReasoningDelta(event.text))
+        elif isinstance(event, StreamToolInput):
+            if self.sink is not None:
+                self.sink.emit(ToolInputDelta(event.name, event.chars))
         elif isinstance(event, StreamToolCall):
             self.tool_calls.append(event.call)
         elif isinstance(event, StreamUsage):

@@ -28,12 +28,14 @@ from steiner_tui.engine.events import (
     HealthEvent,
     MessageAppended,
     PinChanged,
+    ReasoningDelta,
     RequestSnapshot,
     SkillStateEvent,
     SkillTruncated,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolInputDelta,
     UsageReported,
     WarningEvent,
 )
@@ -47,11 +49,11 @@ MAX_PENDING = 200
 SHOWN = (
     TextDelta, ToolCallStarted, ToolCallFinished, RequestSnapshot, UsageReported, WarningEvent,
     ErrorEvent, HealthEvent, MessageAppended, PinChanged, CompactionApplied, SkillTruncated,
-    CompactionProgress,
+    CompactionProgress, ReasoningDelta, ToolInputDelta,
     SkillStateEvent, SubAgentUpdated,
 )  # fmt: skip
-"""The events the workbench shows; the others (reasoning deltas: the stored reply keeps them)
-are left to the session log."""
+"""The events the workbench shows (reasoning and a tool call being written only as what the
+status line says streams); the others are left to the session log."""
 
 
 def skill_notice(event: EngineEvent) -> tuple[str, bool] | None:

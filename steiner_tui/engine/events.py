@@ -66,6 +66,7 @@ __all__ = [
     "TextDelta",
     "ToolCallFinished",
     "ToolCallStarted",
+    "ToolInputDelta",
     "UsageReported",
     "WarningEvent",
 ]
@@ -215,6 +216,15 @@ class ReasoningDelta(EngineEvent, frozen=True):
 
     kind: ClassVar[str] = "reasoning_delta"
     text: str
+
+
+class ToolInputDelta(EngineEvent, frozen=True):
+    """The model is writing a tool call: its name and the characters of its arguments so far
+    (the call is shown once whole, with ``ToolCallStarted``)."""
+
+    kind: ClassVar[str] = "tool_input_delta"
+    name: str
+    chars: int
 
 
 class ToolCallStarted(EngineEvent, frozen=True):

@@ -38,6 +38,7 @@ __all__ = [
     "StreamReasoning",
     "StreamText",
     "StreamToolCall",
+    "StreamToolInput",
     "StreamUsage",
     "is_backend_state_retired",
     "usage_problem",
@@ -184,6 +185,16 @@ class StreamToolCall(ProviderEvent, frozen=True):
 
     kind: ClassVar[str] = "tool_call"
     call: ToolCall
+
+
+class StreamToolInput(ProviderEvent, frozen=True):
+    """A fragment of a tool call's arguments arrived (the call itself comes whole, as
+    ``StreamToolCall``): the call's name so far and the characters of its arguments so far,
+    so that a long call being written (a whole file) shows as progress."""
+
+    kind: ClassVar[str] = "tool_input"
+    name: str
+    chars: int
 
 
 class StreamUsage(ProviderEvent, frozen=True):

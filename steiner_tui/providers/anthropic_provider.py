@@ -158,7 +158,7 @@ class _MessageReader:
             if delta.type == "thinking_delta" and delta.thinking:
                 return [StreamReasoning(delta.thinking)]
             if delta.type == "input_json_delta" and event.index in self.tools:
-                self.tools[event.index].parts.append(delta.partial_json)
+                return [self.tools[event.index].add(delta.partial_json)]
         elif event.type == "content_block_stop":
             buffer = self.tools.pop(event.index, None)
             if buffer is not None:

@@ -175,5 +175,5 @@ def _delta_events(delta: ChoiceDelta, tools: dict[int, ToolCallBuffer]) -> list[
         if call.function is not None:
             buffer.add_name(call.function.name or "")
             if call.function.arguments:
-                buffer.parts.append(call.function.arguments)
+                out.append(buffer.add(call.function.arguments))
     return out

@@ -187,7 +187,7 @@ class _ResponseReader:
             self.tools[event.output_index] = ToolCallBuffer(item.call_id, item.name)
         elif event.type == "response.function_call_arguments.delta":
             if event.output_index in self.tools:
-                self.tools[event.output_index].parts.append(event.delta)
+                return [self.tools[event.output_index].add(event.delta)]
         elif event.type == "response.function_call_arguments.done":
             self.final_arguments[event.output_index] = event.arguments
         elif event.type == "response.output_item.done" and event.item.type == "function_call":

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from steiner_tui.engine.messages import ToolCall
+from steiner_tui.engine.provider import StreamToolInput
 
 __all__ = ["LoopClient", "ToolCallBuffer", "data_url", "parse_arguments"]
 
@@ -47,6 +48,14 @@ class ToolCallBuffer(msgspec.Struct):
     parts: list[str] = msgspec.field(default_factory=list)
     initial: Mapping[str, Any] | None = None
     """Arguments announced before any fragment (Anthropic's ``content_block_start`` input)."""
+    chars: int = 0
+    """Characters of the fragments so far."""
+
+    def add(self, fragment: str) -> StreamToolInput:
+        """Keep a fragment of the arguments; what to tell the stream's reader of it."""
+        self.parts.append(fragment)
+        self.chars += len(fragment)
+        return StreamToolInput(self.name, self.chars)
 
     def add_name(self, fragment: str) -> None:
         # Most servers send the name once; some split it, a few repeat it whole on every chunk.

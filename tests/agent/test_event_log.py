@@ -6,7 +6,7 @@ import io
 import json
 
 from steiner_tui.agent.event_log import JsonlEventLog
-from steiner_tui.engine.events import CompactionProgress
+from steiner_tui.engine.events import CompactionProgress, ReasoningDelta, TextDelta, ToolInputDelta
 
 
 def test_the_event_log_keeps_the_start_of_a_summary_call_only() -> None:
@@ -19,3 +19,12 @@ def test_the_event_log_keeps_the_start_of_a_summary_call_only() -> None:
     assert len(lines) == 1
     assert lines[0]["type"] == "compaction_progress"
     assert lines[0]["stage"] == "emergency" and lines[0]["target"] == "local/qwen"
+
+
+def test_the_event_log_leaves_streamed_pieces_to_the_finished_message() -> None:
+    out = io.StringIO()
+    log = JsonlEventLog(out)
+    for event in (TextDelta("Hel"), ReasoningDelta("hmm"), ToolInputDelta("write", 12)):
+        log.emit(event)
+    log.close()
+    assert out.getvalue() == ""

@@ -32,11 +32,15 @@ class GateProvider:
     stateful: bool = False
     reached: asyncio.Event = field(default_factory=asyncio.Event)
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    leading: tuple[ProviderEvent, ...] = ()
+    """Streamed before the chunks (reasoning, a tool call's arguments being written)."""
 
     def model_info(self, model: str) -> ModelInfo:
         return INFO
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        for event in self.leading:
+            yield event
         for chunk in self.chunks:
             yield StreamText(chunk)
         self.reached.set()

@@ -8,9 +8,14 @@ then the model's label is shortened.
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 
 from steiner_tui.app.widgets.status_line import StatusLine, run_time
+from steiner_tui.engine.provider import ProviderEvent, StreamReasoning, StreamToolInput
+from tests.app.conftest import AppFactory
+from tests.app.fakes import GateProvider, fake_model
+from tests.app.helpers import finish, send
 
 MODEL = "offline · not a language model"
 
@@ -21,7 +26,7 @@ class StatusHost(App[None]):
 
 
 def _row(app: StatusHost) -> str:
-    return "".join(segment.text for segment in app.query_one(StatusLine).render_line(0))
+    return _row_of(app.query_one(StatusLine))
 
 
 async def _shown(width: int, **state: object) -> str:
@@ -99,3 +104,37 @@ def test_run_time() -> None:
     assert [run_time(s) for s in (1, 59, 60, 65, 3599, 3600, 3725)] == [
         "1s", "59s", "1:00", "1:05", "59:59", "1:00:00", "1:02:05",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("leading", "said"),
+    [
+        ((StreamReasoning("Let me think about it."),), "· thinking · Esc cancels"),
+        (
+            (StreamToolInput("write", 5), StreamToolInput("write", 12_345)),
+            "write call, 12,345 chars",
+        ),
+    ],
+    ids=["reasoning", "a tool call being written"],
+)
+async def test_what_streams_unseen_is_said_until_the_call_is_over(
+    app_for: AppFactory, leading: tuple[ProviderEvent, ...], said: str
+) -> None:
+    """Reasoning is not shown in the conversation and a tool call only once whole: a model
+    thinking or writing a whole file for a minute showed nothing but "generating"."""
+    provider = GateProvider(chunks=(), leading=leading)
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await provider.reached.wait()
+        await pilot.pause()
+        status = app.workbench.status
+        assert said in _row_of(status)
+        provider.release.set()
+        await finish(pilot)
+        assert status.streaming == "" and "idle" in _row_of(status)
+
+
+def _row_of(status: StatusLine) -> str:
+    return "".join(segment.text for segment in status.render_line(0))

@@ -23,7 +23,12 @@ from steiner_tui.app.transcript import (
 from steiner_tui.app.widgets.skill_list import KEYS_HINT, skills_subtitle, skills_title
 from steiner_tui.app.widgets.window_bar import bar_cells
 from steiner_tui.engine.budget import ModelTokenBudget
-from steiner_tui.engine.events import ReasoningDelta, RequestSnapshot, TextDelta, UsageReported
+from steiner_tui.engine.events import (
+    RequestSnapshot,
+    StaticContextReloaded,
+    TextDelta,
+    UsageReported,
+)
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.skills.delta import SkillStatus, compose_user_message
@@ -204,7 +209,7 @@ def test_key_labels() -> None:
 def test_adapter_buffers_until_attached() -> None:
     sink = UiEventSink()
     sink.emit(TextDelta("hello"))
-    sink.emit(ReasoningDelta("thinking"))  # not shown: the session log keeps it
+    sink.emit(StaticContextReloaded(("agents",), "manual"))  # not shown: the log keeps it
     posted: list[object] = []
 
     class Target:

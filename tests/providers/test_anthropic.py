@@ -16,6 +16,7 @@ from steiner_tui.engine.provider import (
     StreamReasoning,
     StreamText,
     StreamToolCall,
+    StreamToolInput,
     StreamUsage,
 )
 from steiner_tui.engine.tooldefs import ToolDefinition
@@ -77,6 +78,11 @@ async def test_streams_text_tool_call_usage_and_stop(anthropic: Any) -> None:
     assert (calls[0].id, calls[0].name) == ("toolu_01", "read")
     assert calls[0].raw_arguments == '{"path": "README.md"}'
     assert dict(calls[0].arguments or {}) == {"path": "README.md"}
+    # The arguments' progress as their fragments come (an empty one too: 0 chars).
+    progress = [e for e in events if isinstance(e, StreamToolInput)]
+    assert progress == [
+        StreamToolInput("read", 0), StreamToolInput("read", 12), StreamToolInput("read", 21)
+    ]  # fmt: skip
     assert events[-2] == StreamUsage(
         prompt_tokens=1125, completion_tokens=42, cache_read_tokens=1000, cache_write_tokens=100
     )

@@ -15,6 +15,7 @@ from steiner_tui.engine.provider import (
     StreamReasoning,
     StreamText,
     StreamToolCall,
+    StreamToolInput,
     StreamUsage,
 )
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
@@ -237,6 +238,7 @@ async def test_a_reply_ended_by_done_without_finish_reason_is_finished(chat: Any
     assert (error, called_error) == (None, None)
     assert text == [StreamText("done"), StreamDone(stop_reason="stop")]
     assert calls == [
+        StreamToolInput("read", 13),
         StreamToolCall(ToolCall("c1", "read", {"path": "a"}, '{"path": "a"}')),
         StreamDone(stop_reason="tool_calls"),
     ]
@@ -256,6 +258,9 @@ async def test_an_empty_finish_reason_on_every_chunk_is_no_finish_reason(chat: A
         events, error = await collect(chat(server).stream(REQUEST))
     assert error is None
     assert events == [
+        # Each fragment of the arguments, as it comes: the call's progress (9, then 16 chars).
+        StreamToolInput("read", 9),
+        StreamToolInput("read", 16),
         StreamToolCall(ToolCall("c1", "read", {"path": "a.py"}, '{"path": "a.py"}')),
         StreamDone(stop_reason="tool_calls"),
     ]

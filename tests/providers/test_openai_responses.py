@@ -14,6 +14,7 @@ from steiner_tui.engine.provider import (
     StreamDone,
     StreamText,
     StreamToolCall,
+    StreamToolInput,
     StreamUsage,
 )
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
@@ -57,6 +58,8 @@ async def test_streams_text_tool_calls_usage_and_new_backend_state(responses: An
     call = next(e.call for e in events if isinstance(e, StreamToolCall))
     assert (call.id, call.name, call.raw_arguments) == ("call_1", "read", '{"path": "a.py"}')
     assert dict(call.arguments or {}) == {"path": "a.py"}
+    progress = [e for e in events if isinstance(e, StreamToolInput)]
+    assert progress == [StreamToolInput("read", 4), StreamToolInput("read", 16)]
     assert events[-2] == StreamUsage(500, 20, cache_read_tokens=384)
     assert events[-1] == StreamDone(stop_reason="tool_calls", backend_state="resp_A")
     body = server.requests[0].body

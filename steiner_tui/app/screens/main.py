@@ -59,7 +59,7 @@ from steiner_tui.app.widgets.key_footer import KeyFooter
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.prompt import PromptEditor
 from steiner_tui.app.widgets.skill_list import SkillList
-from steiner_tui.app.widgets.status_line import StatusLine
+from steiner_tui.app.widgets.status_line import StatusLine, streaming_note
 from steiner_tui.app.widgets.subagents import BudgetSlot
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.whatif_view import WhatIfView
@@ -324,6 +324,7 @@ class MainScreen(Screen[None]):
     @on(EngineUpdate)
     async def _engine_event(self, message: EngineUpdate) -> None:
         event = message.event
+        self.status.streaming = streaming_note(event, self.status.streaming)
         await self.conversation.show_event(event)
         self.budget.observe(event)
         self.files.observe(event)

@@ -1,9 +1,10 @@
 """The status line: execution mode, model, run state, compaction mode, what the action about
 to be taken does to the prompt cache, project and pending file changes.
 
-While a run goes, the run state counts its seconds, as Claude Code's spinner does: a reply that
-stalls (a server that stopped sending, a long tool call being written) shows as time passing
-with nothing new, instead of a "generating" that never changes until the timeout.
+While a run goes, the run state counts its seconds, as Claude Code's spinner does, and says what
+streams that the conversation does not show: reasoning ("thinking"), a tool call being written
+("write call 12.3 KB"). A reply that stalls (a server that stopped sending) shows as time
+passing with nothing new, instead of a "generating" that never changes until the timeout.
 """
 
 from __future__ import annotations
@@ -16,10 +17,37 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-__all__ = ["StatusLine"]
+from steiner_tui.engine.events import (
+    EngineEvent,
+    ErrorEvent,
+    MessageAppended,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallStarted,
+    ToolInputDelta,
+    UsageReported,
+)
+from steiner_tui.units import count
+
+__all__ = ["StatusLine", "run_time", "streaming_note"]
 
 _MODEL_MIN = 8
 """The fewest characters of the model's label a narrow row keeps."""
+
+
+def streaming_note(event: EngineEvent, current: str) -> str:
+    """What the status line says streams once ``event`` came (``current``: what it said)."""
+    if isinstance(event, ReasoningDelta):
+        return "thinking"
+    if isinstance(event, ToolInputDelta):
+        return f"{event.name or 'tool'} call, {count(event.chars)} chars"
+    if isinstance(event, _SHOWN_OR_OVER):
+        return ""
+    return current
+
+
+_SHOWN_OR_OVER = (TextDelta, ToolCallStarted, MessageAppended, UsageReported, ErrorEvent)
+"""Events after which nothing unseen streams: the text shows, the call runs, the call is over."""
 
 
 def run_time(seconds: int) -> str:
@@ -64,6 +92,9 @@ class StatusLine(Widget):
     ("" when nothing is pending)."""
     elapsed: reactive[int] = reactive(0)
     """Whole seconds the run has been going (shown from the first one on)."""
+    streaming: reactive[str] = reactive("")
+    """What the model streams that the conversation does not show yet ("thinking", "write
+    call 12.3 KB"), or ""."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -81,6 +112,7 @@ class StatusLine(Widget):
     def watch_busy(self, busy: bool) -> None:
         self._started = self.clock()
         self.elapsed = 0
+        self.streaming = ""
         if self._ticks is not None:
             # Each tick reads the clock: its phase does not matter (a reset would skip one).
             if busy:
@@ -121,7 +153,8 @@ class StatusLine(Widget):
     ) -> Content:
         mode_style = "bold $text-warning" if self.mode == "plan" else "bold $text-success"
         seconds = f" {run_time(self.elapsed)}" if self.elapsed else ""
-        generating = f"● generating{seconds}" + (" · Esc cancels" if cancel else "")
+        streaming = f" · {self.streaming}" if self.streaming else ""
+        generating = f"● generating{seconds}{streaming}" + (" · Esc cancels" if cancel else "")
         if self.compacting:
             generating = f"● compacting ({self.compacting}){seconds}"
             generating += " · Esc abandons" if cancel else ""

@@ -3,7 +3,7 @@ to be taken does to the prompt cache, project and pending file changes.
 
 While a run goes, the run state counts its seconds, as Claude Code's spinner does, and says what
 streams that the conversation does not show: reasoning ("thinking"), a tool call being written
-("write call 12.3 KB"). A reply that stalls (a server that stopped sending) shows as time
+("write call, 12,345 chars"). A reply that stalls (a server that stopped sending) shows as time
 passing with nothing new, instead of a "generating" that never changes until the timeout.
 """
 
@@ -94,7 +94,7 @@ class StatusLine(Widget):
     """Whole seconds the run has been going (shown from the first one on)."""
     streaming: reactive[str] = reactive("")
     """What the model streams that the conversation does not show yet ("thinking", "write
-    call 12.3 KB"), or ""."""
+    call, 12,345 chars"), or ""."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

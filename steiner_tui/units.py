@@ -14,10 +14,12 @@ from steiner_tui.engine.prices import RequestCost, format_usd
 __all__ = [
     "byte_count",
     "cache_summary",
+    "clock",
     "cost_parts",
     "count",
     "counted",
     "dollars",
+    "run_time",
     "token_count",
 ]
 
@@ -79,3 +81,19 @@ def cache_summary(cache: CacheExplanation) -> str:
         verdict = ", disagrees" if cache.disagrees else ""
         text += f" (provider: {cache.provider_reason}{verdict})"
     return text
+
+
+def clock(seconds: float) -> str:
+    """A running time as minutes and seconds: ``0:05``, ``1:05``, ``62:05`` (a compaction's)."""
+    whole = int(max(0.0, seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def run_time(seconds: int) -> str:
+    """A run's time as the status line counts it: ``12s``, ``1:05``, ``1:02:03``."""
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return clock(seconds)
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours}:{minutes:02d}:{seconds % 60:02d}"

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 
-from steiner_tui.app.widgets.status_line import StatusLine, run_time
+from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.engine.provider import ProviderEvent, StreamReasoning, StreamToolInput
+from steiner_tui.units import run_time
 from tests.app.conftest import AppFactory
 from tests.app.fakes import GateProvider, fake_model
 from tests.app.helpers import finish, send

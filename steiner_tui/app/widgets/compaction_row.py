@@ -16,14 +16,9 @@ from textual.widgets import Static
 
 from steiner_tui.app.plain import printable
 from steiner_tui.app.transcript import CompactionRunEntry
-from steiner_tui.units import count
+from steiner_tui.units import clock, count
 
 __all__ = ["CompactionRow"]
-
-
-def _clock(seconds: float) -> str:
-    whole = int(max(0.0, seconds))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def entry_text(entry: CompactionRunEntry, now: float, width: int = 0) -> str:
@@ -33,13 +28,13 @@ def entry_text(entry: CompactionRunEntry, now: float, width: int = 0) -> str:
     if entry.trigger:
         stage = f"trigger: {entry.trigger} · {stage}"
     if entry.ended:
-        tail = f"({stage} {entry.target}, {_clock(entry.took)})"
+        tail = f"({stage} {entry.target}, {clock(entry.took)})"
         # Wrapped, the centred line would leave a word or two alone on its last row.
         wide = width and cell_len(entry.ended) + 1 + cell_len(tail) > width
         return f"{entry.ended}\n{tail}" if wide else f"{entry.ended} {tail}"
     return (
         f"compacting ({stage} {entry.target}): ~{count(entry.tokens)} summary tokens so far "
-        f"(characters/4) · {_clock(now - entry.started)} · Esc abandons"
+        f"(characters/4) · {clock(now - entry.started)} · Esc abandons"
     )
 
 

@@ -27,9 +27,9 @@ from steiner_tui.engine.events import (
     ToolInputDelta,
     UsageReported,
 )
-from steiner_tui.units import count
+from steiner_tui.units import count, run_time
 
-__all__ = ["StatusLine", "run_time", "streaming_note"]
+__all__ = ["StatusLine", "streaming_note"]
 
 _MODEL_MIN = 8
 """The fewest characters of the model's label a narrow row keeps."""
@@ -48,17 +48,6 @@ def streaming_note(event: EngineEvent, current: str) -> str:
 
 _SHOWN_OR_OVER = (TextDelta, ToolCallStarted, MessageAppended, UsageReported, ErrorEvent)
 """Events after which nothing unseen streams: the text shows, the call runs, the call is over."""
-
-
-def run_time(seconds: int) -> str:
-    """``12s``, ``1:05``, ``1:02:03``."""
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, second = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}:{second:02d}"
-    hours, minute = divmod(minutes, 60)
-    return f"{hours}:{minute:02d}:{second:02d}"
 
 
 class StatusLine(Widget):

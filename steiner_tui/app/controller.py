@@ -361,10 +361,10 @@ class SessionController:
 
         A change of AGENTS.md or of the project context is pending (``pending_reload``) until
         the next compaction or ``reload_now``: applying it at once would break the provider's
-        cached prefix without the person asking. Before anything was sent, nothing is cached:
-        it applies at once (``FileChanges.applied``). Skills are rediscovered at once when a skill
-        root changed (the sidebar; interactive skills travel as envelopes, not in the prefix).
-        """
+        cached prefix without the person asking. While nothing is cached
+        (``PendingReload.cached``), it applies at once (``FileChanges.applied``). Skills are
+        rediscovered at once when a skill root changed (the sidebar; interactive skills travel
+        as envelopes, not in the prefix)."""
         changed = partitions_for(self.watch_plan, (p.resolve() for p in paths))
         context = self.driver.runner.context
         notices: tuple[EngineEvent, ...] = ()
@@ -373,16 +373,11 @@ class SessionController:
         in_prefix = changed if context.options.skill_names else changed - {StaticPartition.SKILLS}
         context.mark_changed(in_prefix)
         applied: frozenset[StaticPartition] = frozenset()
-        runner = self.driver.runner
-        if (
-            context.pending_reloads
-            and self.session.snapshots.parent_snapshot() is None
-            and runner.state.last_main_request.is_zero
-        ):
-            # Nothing went out yet (nor, resumed, to this model before): no cached prefix to
-            # break, so the change is the next request's at once.
-            applied = self._reload("unsent")
-        return FileChanges(changed, notices, applied)
+        pending = self.pending_reload()
+        if pending is not None and not pending.cached:
+            # No cached prefix to break: the change is the next request's at once.
+            applied, pending = self._reload("unsent"), None
+        return FileChanges(changed, notices, applied, pending)
 
     @property
     def has_pending_reloads(self) -> bool:

@@ -98,6 +98,8 @@ class FileChanges(msgspec.Struct, frozen=True):
     once, see ``Session.rescan_skills``)."""
     applied: frozenset[StaticPartition] = frozenset()
     """The partitions applied at once, because no request was sent yet (nothing cached)."""
+    pending: PendingReload | None = None
+    """What waits for the next compaction after the batch, with its cost."""
 
 
 class FileReloads(Protocol):
@@ -156,6 +158,10 @@ class FileChangesShown:
         line; Ctrl+R shows while there are some."""
         screen = self.screen
         pending = screen.hold.controller.pending_reload() if screen.hold.attached else None
+        return self._show_pending(pending)
+
+    def _show_pending(self, pending: PendingReload | None) -> PendingReload | None:
+        screen = self.screen
         screen.status.pending_reload = pending.short if pending is not None else ""
         screen.pending_reload = pending is not None
         return pending
@@ -183,7 +189,7 @@ class FileChangesShown:
                 screen.conversation.call_later(
                     screen.conversation.add, NoticeEntry(text, "warning")
                 )
-        pending = self.refresh_pending()
+        pending = self._show_pending(changed.pending)  # counted once, by the controller
         if pending is not None and partitions - {StaticPartition.SKILLS}:
             screen.notify(pending.notice + " · ctrl+r reloads now", title="Files changed")
         if changed.applied:

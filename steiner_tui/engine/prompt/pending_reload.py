@@ -74,6 +74,12 @@ class PendingReload(msgspec.Struct, frozen=True):
     its prefix may still be cached, at a cost this run cannot count."""
 
     @property
+    def cached(self) -> bool:
+        """Whether reloading now may re-send a cached prefix (a request was sent, here or, to
+        this model, in the resumed session's earlier run)."""
+        return self.break_index is not None or self.earlier_run
+
+    @property
     def label(self) -> str:
         """``AGENTS.md``, ``AGENTS.md and project context``..."""
         return partitions_label(self.partitions)

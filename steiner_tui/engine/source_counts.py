@@ -32,12 +32,22 @@ __all__ = [
     "RequestParts",
     "SourceCounter",
     "TokenCounter",
+    "conversation_source",
 ]
 
 _CONVERSATION = str(ContextSource.CONVERSATION)
 _CONVERSATION_KEY = (_CONVERSATION, "", "")
 _SUMMARY_KEY = (str(ContextSource.CONVERSATION_SUMMARY), "", "")
 _TOOL_RESULTS_KEY = (TOOL_RESULTS_SOURCE, "", "")
+_KEY_OF_ROLE = {"tool": _TOOL_RESULTS_KEY, "summary": _SUMMARY_KEY, "system": _SUMMARY_KEY}
+"""The row of a conversation message by its role (a summary is sent as a system message)."""
+
+
+def conversation_source(role: str) -> str:
+    """The source a conversation message of ``role`` is counted in, its skill envelopes apart:
+    ``tool_results`` for a tool message, ``conversation_summary`` for a summary, else
+    ``conversation`` (the inspector names each message by the same rule)."""
+    return _KEY_OF_ROLE.get(role, _CONVERSATION_KEY)[0]
 
 
 class TokenCounter(Protocol):
@@ -311,11 +321,5 @@ class SourceCounter:
                 share.append((key, envelope_bytes, envelope_tokens, cut))
                 size -= envelope_bytes
                 count -= envelope_tokens
-        if message.role == "tool":
-            key = _TOOL_RESULTS_KEY
-        elif message.role in ("system", "summary"):
-            key = _SUMMARY_KEY
-        else:
-            key = _CONVERSATION_KEY
-        share.append((key, size, count, False))
+        share.append((_KEY_OF_ROLE.get(message.role, _CONVERSATION_KEY), size, count, False))
         return tuple(share)

@@ -31,7 +31,7 @@ from steiner_tui.app.widgets.inspector_detail import (
 from steiner_tui.app.widgets.inspector_format import message_line, short_path
 from steiner_tui.app.widgets.inspector_requests import MARK, PAGE, RequestTable
 from steiner_tui.app.widgets.text_lines import TextLines
-from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.events import RequestSnapshot, SourceTokens
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock, render_blocks
 from steiner_tui.engine.skills.envelopes import render_skill_activation, render_skill_deactivation
@@ -162,20 +162,35 @@ async def test_selected_request_shows_blocks_and_messages() -> None:
         assert len(detail.query_one("#messages", DataTable).rows) == 3
 
 
-def test_a_tool_message_is_sourced_as_the_panel_counts_it() -> None:
-    # The context panel counts tool messages apart, as tool results: the inspector's table says
-    # the same of them, not "conversation".
+def test_a_message_is_sourced_as_the_panel_counts_it() -> None:
+    # The context panel counts tool messages apart, as tool results, and a summary (sent as a
+    # system message) as the conversation summary: the inspector's table says the same of
+    # them, not "conversation".
     snapshot = sample_snapshots()[1]
     call = ToolCall("c1", "read", {"path": "AGENTS.md"})
-    turn = (Message("assistant", tool_calls=(call,)), Message("tool", "1 line", tool_call_id="c1"))
+    turn = (
+        Message("system", "Summary of the earlier conversation."),
+        Message("assistant", tool_calls=(call,)),
+        Message("tool", "1 line", tool_call_id="c1"),
+    )
     snapshot = msgspec.structs.replace(
         snapshot,
         messages=(*snapshot.messages, *turn),
         message_hashes=(*snapshot.message_hashes, *(m.digest() for m in turn)),
     )
     sources = message_sources(snapshot)
-    assert sources[-2:] == ("conversation", "tool_results")
+    assert sources[-3:] == ("conversation_summary", "conversation", "tool_results")
     assert sources[0] == "preamble+project_agents_md"
+    # A request whose own figures have no such row (a captured agent's, counted by bytes: its
+    # system messages are the agent's own) keeps to the rows it has.
+    captured = msgspec.structs.replace(
+        snapshot,
+        sources=(
+            SourceTokens("conversation", 100, 25),
+            SourceTokens("tool_results", 6, 2),
+        ),
+    )
+    assert message_sources(captured)[-3:] == ("conversation", "conversation", "tool_results")
 
 
 async def test_mark_then_select_compares_and_shows_the_first_divergence() -> None:

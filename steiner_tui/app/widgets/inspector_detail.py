@@ -34,8 +34,9 @@ from steiner_tui.app.widgets.inspector_format import (
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
-from steiner_tui.engine.prompt.sources import TOOL_RESULTS_SOURCE, ContextSource
+from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.engine.source_counts import conversation_source
 from steiner_tui.plain import printable
 from steiner_tui.sessions.earlier_requests import (
     NOT_RECORDED,
@@ -158,9 +159,10 @@ def logged_summary(request: LoggedRequest) -> str:
 
 
 def message_sources(snapshot: InspectedRequest) -> tuple[str, ...]:
-    """Per message, where it came from: the block sources merged into it, else tool results
-    for a tool message (as the context panel counts it), else conversation (a logged request's
-    block messages: ``blocks``)."""
+    """Per message, where it came from: the block sources merged into it (a logged request's
+    block messages: ``blocks``), else the row the context panel counts it in
+    (``source_counts.conversation_source``: tool results, the conversation summary or the
+    conversation) when the request's figures have that row."""
     conversation = str(ContextSource.CONVERSATION)
     if isinstance(snapshot, LoggedRequest):
         sources = request_sources(snapshot)
@@ -177,14 +179,16 @@ def message_sources(snapshot: InspectedRequest) -> tuple[str, ...]:
             for i in range(len(snapshot.messages))
         )
     messages = snapshot.messages  # a logged request's: None where the log does not hold one
-    return tuple(
-        TOOL_RESULTS_SOURCE
-        if source == conversation
-        and i < len(messages)
-        and getattr(messages[i], "role", "") == "tool"
-        else source
-        for i, source in enumerate(sources)
-    )
+    first = snapshot.block_message_count
+    # Only a row the request's own figures have (a captured request's are the capture's, by
+    # bytes: a system message there is the agent's, not a summary).
+    rows = {row.source for row in snapshot.sources} if isinstance(snapshot, RequestSnapshot) else ()
+    labels = list(sources)
+    for i in range(first, min(len(labels), len(messages))):
+        if labels[i] == conversation:
+            label = conversation_source(getattr(messages[i], "role", ""))
+            labels[i] = label if not rows or label in rows else conversation
+    return tuple(labels)
 
 
 class RequestDetail(Vertical):

@@ -50,8 +50,16 @@ _SECTIONS = {
     "ConfigSaveScreen": "Write to the project config",
     "TrustScreen": "Trust prompt",
 }
-IDLE_NOTE = " (when available)"
-"""Appended to the description of a key that does nothing right now."""
+IDLE_NOTE = "when available"
+"""Added to the description of a key that does nothing right now (``noted``)."""
+
+
+def noted(text: str, note: str) -> str:
+    """``text`` with ``note`` in parentheses, inside the ones it ends with when it does:
+    "Stop the reply, as Esc does (with text selected, Ctrl+C copies it; when available)"."""
+    if not note:
+        return text
+    return f"{text[:-1]}; {note})" if text.endswith(")") else f"{text} ({note})"
 
 
 class HelpRow(msgspec.Struct, frozen=True):
@@ -101,7 +109,7 @@ def _rows(
     merged: dict[str, list[str]] = {}
     for key, binding in keyed:
         if _listed(binding):
-            keys = merged.setdefault((binding.tooltip or binding.description) + note, [])
+            keys = merged.setdefault(noted(binding.tooltip or binding.description, note), [])
             if key not in keys:
                 keys.append(key)
             if binding.id:

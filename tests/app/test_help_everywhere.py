@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from steiner_tui.app.app import SteinerApp
-from steiner_tui.app.help_catalog import HelpRow, key_label
+from steiner_tui.app.help_catalog import IDLE_NOTE, HelpRow, key_label, noted
 from steiner_tui.app.screens.help import HelpScreen
 from tests.app.conftest import AppFactory
 from tests.app.helpers import finish, send
@@ -35,7 +35,8 @@ def _missing(widget: Widget, rows: tuple[HelpRow, ...], keymap: dict[str, str]) 
         if not binding.id or not binding.tooltip:
             missing.append(f"{binding.key}: no id or tooltip, so no help entry")
             continue
-        described = [row for row in rows if row.description.startswith(binding.tooltip)]
+        texts = (binding.tooltip, noted(binding.tooltip, IDLE_NOTE))
+        described = [row for row in rows if row.description in texts]
         for key in keymap.get(binding.id, binding.key).split(","):
             label = key_label(key.strip())
             digit = len(key.strip()) == 1 and key.strip().isdigit()  # "1-9" is one row
@@ -113,3 +114,27 @@ async def test_a_widgets_keys_are_listed_in_the_order_it_declares_them(
         assert prompt[:4] == ["Enter", "Shift+Enter Ctrl+J", "Ctrl+G", "Ctrl+D"]
         workbench = [row.keys for row in help_screen.rows if row.section == "Workbench"]
         assert workbench[0] == "Shift+Tab"  # the screen's keys keep the footer's order
+
+
+async def test_a_key_that_does_nothing_now_says_so_inside_its_parentheses(
+    app_for: AppFactory,
+) -> None:
+    """A description that ends in parentheses took the note as a second pair: "Stop the
+    reply, as Esc does (with text selected, Ctrl+C copies it) (when available)"."""
+    app = app_for()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await finish(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        descriptions = [row.description for row in help_screen.rows]
+        idle = [text for text in descriptions if "when available" in text]
+        assert idle and all(
+            text.endswith(("; when available)", " (when available)")) for text in idle
+        )
+        assert (
+            "Stop the reply, as Esc does (with text selected, Ctrl+C copies it; when available)"
+            in idle
+        )
+        assert not [text for text in descriptions if ") (" in text]

@@ -14,7 +14,9 @@ binding of the focused widget (or the screen) takes it (the conversation's ``p``
 Space and 1-9, the ranking's ``m``), it is held: keys that follow within ``BURST_SECONDS`` are
 held with it while bindings take them too (``+`` pressed five times moves the what-if threshold
 five steps), and the first key no binding takes makes all of them text, in order ("please"
-typed onto an entry never pins it). Held keys that no such key follows run their bindings:
+typed onto an entry never pins it); a key whose binding has priority (the sessions filter's
+``/``) acts at once instead, and what follows it is typed where it turned the focus. Held keys
+that no such key follows run their bindings:
 decided behind the keys the app has already read, and after one more window when the process
 woke late from the first (on a loaded machine the next key may not have been read yet).
 A paste with no text field focused goes to the prompt too. A screen over the workbench (the
@@ -114,6 +116,7 @@ class TypingRouter:
         now = self.clock()
         active = self.screen.active_bindings.get(event.key)
         bound = active is not None and active.enabled
+        at_once = active is not None and active.binding.priority
         # Text waits in the prompt and nobody turned elsewhere since (F8, Tab, a click would).
         unsent = bool(self._editor().text) and self.screen.focused is self._typed_on
         if unsent or now < self._text_until or (self._held and not bound):
@@ -121,8 +124,12 @@ class TypingRouter:
             self._to_editor(event)
             self._text_until = now + self.burst
             return True
-        if bound and not self.burst:
-            return False  # no window: the binding acts at once
+        if bound and (not self.burst or at_once):
+            # No window; or a priority binding (the sessions filter's ``/``), which turns to a
+            # text field as Textual reads the key, before the next: the keys typed behind it
+            # are typed there, not held back as a burst for the prompt.
+            self._release_held()
+            return False
         if bound:
             self._held.append(event)
             # A worker (tests wait for workers) that waits out the burst window. An earlier one

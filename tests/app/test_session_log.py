@@ -6,7 +6,7 @@ import errno
 import os
 from pathlib import Path
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
 from steiner_tui.app.app import make_app
@@ -80,6 +80,41 @@ async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it
         await pilot.press("enter")
         await pilot.pause()
     assert app.return_value == ResumeRequest("older-one")
+
+
+async def test_slash_typed_in_one_burst_on_the_sessions_screen_filters(
+    project: Path, config_dir: Path
+) -> None:
+    """With a burst window, "/" and the words right behind it went to the prompt as one burst
+    of text (a bound key is held to see whether text follows): the filter opened on nothing.
+    (On a machine slow enough to space the keys more than the window apart, the old code
+    passed too; it never fails the new.)"""
+    config = {"ui": {"typing_burst_ms": 80}}
+    app = make_app(request_for(project, config_dir, record=True, config=config, session_id="s1"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "what is in this project?")
+        await finish(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await screen.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("slash", *"this/project")  # a "/" in the filter is typed there
+        await pilot.pause()
+        field = screen.query_one("#sessions-filter", Input)
+        assert field.value == "this/project" and screen.sub_title == "0 of 1 session"
+        assert app.workbench.prompt.text == ""
+        await pilot.press(*["backspace"] * 8, *" PROJECT")
+        await pilot.pause()
+        assert screen.sub_title == "1 session"  # every session listed matches
+        await pilot.press("escape", *"what next")  # the filter closed: typing goes to the prompt
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.workbench
+        assert app.workbench.prompt.text == "what next"
 
 
 async def test_clear_starts_a_new_session(project: Path, config_dir: Path) -> None:

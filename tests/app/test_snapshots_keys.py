@@ -229,3 +229,21 @@ def test_sessions_screen(snap_compare: SnapCompare, size: tuple[int, int]) -> No
         await pilot.pause()
 
     assert snap_compare(_SessionsHost(), terminal_size=size, run_before=rows)
+
+
+def test_sessions_screen_filtered(snap_compare: SnapCompare) -> None:
+    async def rows(pilot: Pilot[None]) -> None:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, SessionsScreen)
+        screen.show_rows(
+            [
+                _session("a1b2c3", "fix the [/] markup crash in sessions list", 1_342_177),
+                _session("d4e5f6", "read docs_big.md and summarize rounding", 52_118),
+            ]
+        )
+        await pilot.press("slash", *"markup [/]")
+        await pilot.pause()
+
+    assert snap_compare(_SessionsHost(), terminal_size=(80, 24), run_before=rows)

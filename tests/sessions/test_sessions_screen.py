@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 from textual.app import App
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.app.screens.sessions import ConfirmDeleteScreen, SessionsScreen
@@ -59,6 +59,58 @@ async def test_enter_resumes_the_highlighted_session(
         await pilot.press("down", "enter")
         await pilot.pause()
     assert app.results == [ids[0]]
+
+
+async def test_slash_filters_by_the_words_typed_and_enter_resumes_the_match(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    ids = await _sessions(open_session, clock)
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one("#sessions", DataTable)
+        await pilot.press("slash", *"QUESTION alp")  # every word, in any case
+        await pilot.pause()
+        assert table.row_count == 1 and str(table.get_row_at(0)[0]) == ids[0]
+        assert screen.sub_title == "1 of 2 sessions"
+        await pilot.press("x")  # "alpx" matches none: said so, with what was typed as text
+        await pilot.pause()
+        assert screen.empty and table.row_count == 0
+        notice = screen.query_one("#sessions-empty", Static)
+        assert str(notice.render()) == "No session matches 'QUESTION alpx'."
+        await pilot.press("backspace", "enter")
+        await pilot.pause()
+    assert app.results == [ids[0]]
+
+
+async def test_esc_clears_the_filter_before_it_goes_back(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    ids = await _sessions(open_session, clock)
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one("#sessions", DataTable)
+        await pilot.press("slash", *"[bold]beta")  # markup typed is text
+        await pilot.pause()
+        assert table.row_count == 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and table.has_focus
+        assert [str(table.get_row_at(i)[0]) for i in range(2)] == ids[::-1]
+        assert screen.sub_title == "2 sessions"
+        await pilot.press("d")  # the table's keys act again, not the filter's typing
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDeleteScreen)
+        await pilot.press("n", "escape")
+        await pilot.pause()
+    assert app.results == [None]
 
 
 async def test_d_deletes_after_confirmation(

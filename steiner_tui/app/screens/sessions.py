@@ -1,5 +1,9 @@
 """The sessions browser: every saved session, resume one with Enter, delete one with ``d``.
 
+``/`` filters the list: only sessions whose id, project, model and title hold every word typed
+(in any case) stay; Enter there resumes the highlighted one, Esc clears the filter (a second
+Esc goes back).
+
 The table shows id, project, last activity, model, generations, size and title, most recently
 active first; on a narrow screen size, generations, model and then project give way so the title
 (how a session is recognised) shows. Enter dismisses the screen with the chosen id (the app
@@ -23,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Static
+from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 
 from steiner_tui.app.screens.captures import CapturesScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON, fit_columns
@@ -37,6 +41,7 @@ __all__ = ["ConfirmDeleteScreen", "SessionsScreen", "session_row"]
 
 COLUMNS = ("id", "project", "last activity", "model", "gen", "size", "title")
 EMPTY_NOTICE = "No saved sessions yet: every conversation is saved as you work."
+FILTER_HINT = "Filter: words of the title, id, project or model (Enter resumes, Esc clears)"
 MAX_WIDTHS = {"project": 40, "title": 60}
 """Columns wider than this are cut (with …); every other column is as wide as its widest cell."""
 _RIGHT = frozenset({"gen", "size"})
@@ -64,6 +69,15 @@ def session_row(row: SessionInfo) -> tuple[str, ...]:
             row.label,
         )
     )
+
+
+def matches(row: SessionInfo, words: list[str]) -> bool:
+    """Whether every one of ``words`` (casefolded) is in the row's id, project, model or
+    title."""
+    meta = row.meta
+    text = " ".join((row.session_id, meta.project_root, meta.alias, meta.model, row.label))
+    folded = text.casefold()
+    return all(word in folded for word in words)
 
 
 def _fitting(widths: dict[str, int], room: int) -> tuple[list[str], int]:
@@ -118,6 +132,16 @@ class SessionsScreen(Screen[str | None]):
         Binding("enter", "resume", "Resume", id="sessions.resume", tooltip="Resume this session"),
         Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete this session"),
         Binding(
+            "slash",
+            "filter",
+            "Filter",
+            id="sessions.filter",
+            tooltip="Filter the list by words of a session's title, id, project or model",
+            # Run as Textual reads the key, so the focus is in the filter before the next one
+            # (``typing_route``): "/auth" typed in one go is a filter, not text for the prompt.
+            priority=True,
+        ),
+        Binding(
             "c",
             "captures",
             "Captures",
@@ -125,8 +149,8 @@ class SessionsScreen(Screen[str | None]):
             tooltip="Captures and imported transcripts, read-only",
         ),
     ]
-    """Escape closes; Enter resumes; d deletes after confirmation; c lists captures and
-    imports."""
+    """Escape closes (first clearing a filter); Enter resumes; d deletes after confirmation;
+    / filters; c lists captures and imports."""
 
     empty: reactive[bool] = reactive(False, toggle_class="-empty")
     """True when there is no session to list."""
@@ -142,7 +166,10 @@ class SessionsScreen(Screen[str | None]):
         self.current = current
         self.prices = prices
         """The config's prices by model id, for the captures and imports opened from here."""
+        self.listed: list[SessionInfo] = []
+        """Every session the store listed."""
         self.rows: list[SessionInfo] = []
+        """The sessions shown: those the filter keeps."""
         self.widths: dict[str, int] = dict.fromkeys(COLUMNS, 0)
         """Each column's width for the rows listed (before narrow screens drop some)."""
         self.fitted: tuple[list[str], int] = ([], 0)
@@ -150,6 +177,7 @@ class SessionsScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
+        yield Input(placeholder=FILTER_HINT, id="sessions-filter")
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static(EMPTY_NOTICE, id="sessions-empty")
         yield Footer()
@@ -160,11 +188,23 @@ class SessionsScreen(Screen[str | None]):
     @work(exclusive=True, group="sessions-list")
     async def reload(self) -> None:
         """List the sessions again (off the UI thread)."""
-        rows = await asyncio.to_thread(self.store.list)
-        self.show_rows(rows)
+        self.show_rows(await asyncio.to_thread(self.store.list))
+
+    @property
+    def _filter(self) -> Input:
+        return self.query_one("#sessions-filter", Input)
+
+    def _filtered(self) -> list[SessionInfo]:
+        words = self._filter.value.casefold().split()
+        return [row for row in self.listed if matches(row, words)] if words else self.listed
 
     def show_rows(self, rows: list[SessionInfo]) -> None:
-        """List ``rows``: cells are text (never markup), columns as wide as their content."""
+        """List ``rows`` (those the filter keeps)."""
+        self.listed = rows
+        self._show(self._filtered())
+
+    def _show(self, rows: list[SessionInfo]) -> None:
+        """Show ``rows``: cells are text (never markup), columns as wide as their content."""
         self.rows = rows
         table = self.query_one("#sessions", DataTable)
         labels = []
@@ -196,11 +236,15 @@ class SessionsScreen(Screen[str | None]):
             table.add_row(*cells, key=row.session_id)
         table.move_cursor(row=cursor)
         self.empty = not rows
-        self.sub_title = counted(len(rows), "session")
+        listed = counted(len(self.listed), "session")
+        self.sub_title = listed if len(rows) == len(self.listed) else f"{len(rows)} of {listed}"
+        query = self._filter.value.strip()
+        notice = f"No session matches {query!r}." if self.listed and query else EMPTY_NOTICE
+        self.query_one("#sessions-empty", Static).update(Text(notice))  # typed: never markup
 
     def on_resize(self) -> None:
         if self.rows and _fitting(self.widths, self.size.width - _FRAME) != self.fitted:
-            self.show_rows(self.rows)
+            self._show(self.rows)
 
     def _highlighted(self) -> SessionInfo | None:
         table = self.query_one("#sessions", DataTable)
@@ -249,5 +293,31 @@ class SessionsScreen(Screen[str | None]):
         """Open the list of captures and imports (read-only sessions)."""
         self.app.push_screen(CapturesScreen(self.store.base, self.prices))
 
+    def action_filter(self) -> None:
+        """Show the filter and type into it (a ``/`` typed in it is text: the binding has
+        priority over the field)."""
+        field = self._filter
+        if field.has_focus:
+            field.insert_text_at_cursor("/")
+            return
+        self.add_class("-filtering")
+        self.set_focus(field)
+
+    @on(Input.Changed, "#sessions-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._show(self._filtered())
+        self.query_one("#sessions", DataTable).move_cursor(row=0)
+
+    @on(Input.Submitted, "#sessions-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_resume()
+
     def action_close(self) -> None:
+        if self.has_class("-filtering"):  # the filter goes first, then the screen
+            self.remove_class("-filtering")
+            self._filter.clear()
+            self.query_one("#sessions", DataTable).focus()
+            return
         self.dismiss(None)

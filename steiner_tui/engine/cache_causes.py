@@ -282,7 +282,8 @@ def name_cause(
     (``bytes_cause``: the cause and its words, None: nothing), the time between them.
 
     Captures and imports call it with what they know; ``bytes_known`` False (an import) names
-    no source: a shrunken reuse that time does not explain is ``unknown`` (``USAGE_ONLY``).
+    no source: a shrunken reuse that time does not explain is ``unknown``, said with where the
+    prefix broke in tokens (``USAGE_ONLY``).
     ``cached``: what the request before read and wrote: when neither it nor this one used a
     cache and the model has none we know of (no ``ttl_seconds``), the cause is ``uncached``.
     """
@@ -299,8 +300,12 @@ def name_cause(
         if idle == minutes(ttl_seconds):  # "idle 5 min > 5 min TTL" reads as no longer
             idle = f"{int(idle_seconds // 60)} min {int(idle_seconds % 60)} s"
         detail = f"idle {idle} > {minutes(ttl_seconds)} TTL: the cache expired"
-    elif not bytes_known:
-        cause, detail = "unknown", USAGE_ONLY
+    elif not bytes_known:  # where the prefix broke is still known, in tokens
+        cause = "unknown"
+        kept = min(cached_before, prompt_tokens)
+        detail = (
+            f"the prompt changed after its first {reused:,} of {kept:,} cached tokens; {USAGE_ONLY}"
+        )
     else:
         cause, detail = "provider", "prefix identical: the provider did not reuse it"
     cost = None if price is None else usd(rewritten, price.write)

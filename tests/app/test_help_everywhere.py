@@ -98,6 +98,15 @@ async def test_f1_lists_each_focused_widgets_keys_on_every_screen(app_for: AppFa
         assert checked["workbench"] >= 4 and checked["lineage"] and checked["inspector"], checked
 
 
+async def _help_at_launch(pilot: Pilot[None], app: SteinerApp) -> HelpScreen:
+    """F1 pressed once the app has started."""
+    await finish(pilot)
+    await pilot.press("f1")
+    await pilot.pause()
+    assert isinstance(app.screen, HelpScreen)
+    return app.screen
+
+
 async def test_a_widgets_keys_are_listed_in_the_order_it_declares_them(
     app_for: AppFactory,
 ) -> None:
@@ -105,11 +114,7 @@ async def test_a_widgets_keys_are_listed_in_the_order_it_declares_them(
     prompt's Ctrl+D (the text area's delete) came first in the help, before Enter."""
     app = app_for()
     async with app.run_test(size=(160, 48)) as pilot:
-        await finish(pilot)
-        await pilot.press("f1")
-        await pilot.pause()
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await _help_at_launch(pilot, app)
         prompt = [row.keys for row in help_screen.rows if row.section == "Prompt"]
         assert prompt[:4] == ["Enter", "Shift+Enter Ctrl+J", "Ctrl+G", "Ctrl+D"]
         workbench = [row.keys for row in help_screen.rows if row.section == "Workbench"]
@@ -123,11 +128,7 @@ async def test_a_key_that_does_nothing_now_says_so_inside_its_parentheses(
     reply, as Esc does (with text selected, Ctrl+C copies it) (when available)"."""
     app = app_for()
     async with app.run_test(size=(160, 48)) as pilot:
-        await finish(pilot)
-        await pilot.press("f1")
-        await pilot.pause()
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await _help_at_launch(pilot, app)
         descriptions = [row.description for row in help_screen.rows]
         idle = [text for text in descriptions if "when available" in text]
         assert idle and all(

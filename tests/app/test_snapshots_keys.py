@@ -212,38 +212,32 @@ def _session(session_id: str, title: str, size: int, problem: str = "") -> Sessi
     return SessionInfo(meta, Path("/nonexistent") / session_id, problem)
 
 
+async def _listed_sessions(pilot: Pilot[None]) -> None:
+    """The sessions screen listing three sessions: one with markup in its title, one whose
+    folder holds no log."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    screen.show_rows(
+        [
+            _session("a1b2c3", "fix the [/] markup crash in sessions list", 1_342_177),
+            _session("d4e5f6", "read docs_big.md and summarize rounding", 52_118),
+            _session("g7h8i9", "", 0, problem="no session log"),
+        ]
+    )
+    await pilot.pause()
+
+
 @screen_sized
 def test_sessions_screen(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
-    async def rows(pilot: Pilot[None]) -> None:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = pilot.app.screen
-        assert isinstance(screen, SessionsScreen)
-        screen.show_rows(
-            [
-                _session("a1b2c3", "fix the [/] markup crash in sessions list", 1_342_177),
-                _session("d4e5f6", "read docs_big.md and summarize rounding", 52_118),
-                _session("g7h8i9", "", 0, problem="no session log"),
-            ]
-        )
-        await pilot.pause()
-
-    assert snap_compare(_SessionsHost(), terminal_size=size, run_before=rows)
+    assert snap_compare(_SessionsHost(), terminal_size=size, run_before=_listed_sessions)
 
 
 def test_sessions_screen_filtered(snap_compare: SnapCompare) -> None:
-    async def rows(pilot: Pilot[None]) -> None:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = pilot.app.screen
-        assert isinstance(screen, SessionsScreen)
-        screen.show_rows(
-            [
-                _session("a1b2c3", "fix the [/] markup crash in sessions list", 1_342_177),
-                _session("d4e5f6", "read docs_big.md and summarize rounding", 52_118),
-            ]
-        )
+    async def filtered(pilot: Pilot[None]) -> None:
+        await _listed_sessions(pilot)
         await pilot.press("slash", *"markup [/]")
         await pilot.pause()
 
-    assert snap_compare(_SessionsHost(), terminal_size=(80, 24), run_before=rows)
+    assert snap_compare(_SessionsHost(), terminal_size=(80, 24), run_before=filtered)

@@ -6,9 +6,11 @@ import argparse
 import io
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import msgspec
 from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from steiner_tui.agent.clock import ManualClock
@@ -42,17 +44,22 @@ async def _sessions(open_session: OpenSession, clock: ManualClock) -> list[str]:
     return ids
 
 
+async def _listed(app: _Host, pilot: Pilot[None]) -> tuple[SessionsScreen, DataTable[Any]]:
+    """The sessions screen once it has listed the sessions, and its table."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, SessionsScreen)
+    return screen, screen.query_one("#sessions", DataTable)
+
+
 async def test_enter_resumes_the_highlighted_session(
     open_session: OpenSession, clock: ManualClock, sessions_base: Path
 ) -> None:
     ids = await _sessions(open_session, clock)
     app = _Host(SessionStore(sessions_base))
     async with app.run_test() as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
-        table = screen.query_one("#sessions", DataTable)
+        _, table = await _listed(app, pilot)
         assert table.row_count == 2
         assert str(table.get_row_at(0)[0]) == ids[1]
         assert str(table.get_row_at(0)[-1]) == "beta question"
@@ -67,11 +74,7 @@ async def test_slash_filters_by_the_words_typed_and_enter_resumes_the_match(
     ids = await _sessions(open_session, clock)
     app = _Host(SessionStore(sessions_base))
     async with app.run_test() as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
-        table = screen.query_one("#sessions", DataTable)
+        screen, table = await _listed(app, pilot)
         await pilot.press("slash", *"QUESTION alp")  # every word, in any case
         await pilot.pause()
         assert table.row_count == 1 and str(table.get_row_at(0)[0]) == ids[0]
@@ -92,11 +95,7 @@ async def test_esc_clears_the_filter_before_it_goes_back(
     ids = await _sessions(open_session, clock)
     app = _Host(SessionStore(sessions_base))
     async with app.run_test() as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
-        table = screen.query_one("#sessions", DataTable)
+        screen, table = await _listed(app, pilot)
         await pilot.press("slash", *"[bold]beta")  # markup typed is text
         await pilot.pause()
         assert table.row_count == 0

@@ -217,7 +217,9 @@ def _window(
         fields["note"] = note
     content = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
     cut = None
-    if capped:
+    # A line over ``line_cap`` is cut too (its marker tells the model): the tool block says
+    # so as it says a range cut short (a minified file's one line of 3 MB: 2,000 characters).
+    if capped or (total and any(len(lines[n - 1]) > line_cap for n in range(start, end + 1))):
         cut = OutputCut(size, len(output.encode()), total, end - start + 1, relative)
     return ToolResult(content=content, data=fields, cut=cut)
 

@@ -100,6 +100,14 @@ def test_crlf_and_long_lines(project: Path) -> None:
     lines = fields["output"].split("\n")
     assert lines[:2] == ["   1\ta", "   2\tb"]
     assert lines[2] == "   3\t" + "z" * 2000 + " [... line cut at 2000 characters]"
+    # What the model got is less than the file, though no line of it is missing: the tool block
+    # says "cut" (a minified file's one line said only "done").
+    cut = read_file(project, "w.txt").cut
+    assert cut is not None and (cut.total_bytes, cut.total_lines, cut.shown_lines) == (2107, 3, 3)
+    assert cut.shown_bytes == len(fields["output"].encode()) and cut.saved_at == "w.txt"
+    assert "capped" not in fields  # the range is whole: nothing to go on reading from
+    (project / "short.txt").write_text("a\n" + "z" * 2000 + "\n")
+    assert read_file(project, "short.txt").cut is None
 
 
 def test_binary_file_is_refused(project: Path) -> None:

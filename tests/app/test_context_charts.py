@@ -28,7 +28,7 @@ from steiner_tui.app.widgets.context_charts import (
     source_colours,
     source_segments,
 )
-from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.widgets.tool_block import ToolBlock, cut_summary
 from steiner_tui.engine.events import OutputCut, ToolCallFinished
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.engine.snapshots import RequestSummary
@@ -252,6 +252,12 @@ async def test_before_any_request_the_chart_says_so(app_for: AppFactory) -> None
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert _lines(app.workbench.budget.query_one(RequestChart))[1] == "none sent yet"
+
+
+def test_a_cut_of_one_line_says_line() -> None:
+    # A minified file's one long line, cut at its 2,000 characters, said "(1 of 1 lines)".
+    cut = OutputCut(3_388_898, 2_039, 1, 1, "min.js")
+    assert cut_summary(cut) == "cut: kept 2,039 B of 3,388,898 B (1 of 1 line)"
 
 
 async def test_a_cut_result_shows_in_its_tool_block_and_the_panel(app_for: AppFactory) -> None:

@@ -21,7 +21,7 @@ from steiner_tui.app.tool_view import tool_body
 from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.app.widgets.reply import PIN_MARK
 from steiner_tui.engine.events import OutputCut
-from steiner_tui.units import byte_count, count
+from steiner_tui.units import byte_count, count, counted
 
 __all__ = ["ToolBlock"]
 
@@ -36,7 +36,7 @@ def cut_summary(cut: OutputCut) -> str:
     """What a bounded result kept: ``cut: kept 12.0 kB of 244.1 kB (120 of 2,000 lines)``."""
     return (
         f"cut: kept {byte_count(cut.shown_bytes)} of {byte_count(cut.total_bytes)} "
-        f"({count(cut.shown_lines)} of {count(cut.total_lines)} lines)"
+        f"({count(cut.shown_lines)} of {counted(cut.total_lines, 'line')})"
     )
 
 

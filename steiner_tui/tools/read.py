@@ -219,7 +219,7 @@ def _window(
     cut = None
     # A line over ``line_cap`` is cut too (its marker tells the model): the tool block says
     # so as it says a range cut short (a minified file's one line of 3 MB: 2,000 characters).
-    if capped or (total and any(len(lines[n - 1]) > line_cap for n in range(start, end + 1))):
+    if capped or max(map(len, lines[start - 1 : end] if total else ()), default=0) > line_cap:
         cut = OutputCut(size, len(output.encode()), total, end - start + 1, relative)
     return ToolResult(content=content, data=fields, cut=cut)
 

@@ -22,6 +22,7 @@ from typing import ClassVar
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -294,12 +295,11 @@ class SessionsScreen(Screen[str | None]):
         self.app.push_screen(CapturesScreen(self.store.base, self.prices))
 
     def action_filter(self) -> None:
-        """Show the filter and type into it (a ``/`` typed in it is text: the binding has
-        priority over the field)."""
+        """Show the filter and type into it; in the filter, ``/`` is text (skipped here, the
+        binding's priority hands it on to the field)."""
         field = self._filter
         if field.has_focus:
-            field.insert_text_at_cursor("/")
-            return
+            raise SkipAction
         self.add_class("-filtering")
         self.set_focus(field)
 

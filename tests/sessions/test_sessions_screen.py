@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
+from textual.actions import SkipAction
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
@@ -87,6 +89,20 @@ async def test_slash_filters_by_the_words_typed_and_enter_resumes_the_match(
         await pilot.press("backspace", "enter")
         await pilot.pause()
     assert app.results == [ids[0]]
+
+
+async def test_a_slash_right_behind_the_one_that_opened_the_filter_is_typed_there(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> None:
+    """Typed in one burst in a terminal ("/what/is"), the second "/" came before the filter
+    had its Focus event: the action took it for a second opening and it was lost."""
+    await _sessions(open_session, clock)
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test() as pilot:
+        screen, _ = await _listed(app, pilot)
+        screen.action_filter()  # the first "/": the focus moves, its Focus event not yet run
+        with pytest.raises(SkipAction):  # the second: handed on, to be typed in the filter
+            screen.action_filter()
 
 
 async def test_esc_clears_the_filter_before_it_goes_back(

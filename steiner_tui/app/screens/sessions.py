@@ -298,7 +298,9 @@ class SessionsScreen(Screen[str | None]):
         """Show the filter and type into it; in the filter, ``/`` is text (skipped here, the
         binding's priority hands it on to the field)."""
         field = self._filter
-        if field.has_focus:
+        # ``focused``, not the field's ``has_focus``: that one is set once the field has had
+        # its Focus event, and a burst ("/what/is") brings the second "/" before it.
+        if self.focused is field:
             raise SkipAction
         self.add_class("-filtering")
         self.set_focus(field)

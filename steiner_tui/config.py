@@ -419,15 +419,17 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 
 
 def nearest_ref(name: str, refs: Sequence[str]) -> str | None:
-    """The model reference ``name`` probably meant: a configured one with that model name,
-    else the name under its family's provider (``gpt-5`` -> ``openai/gpt-5``)."""
-    if "/" in name:
+    """The model reference ``name`` probably meant: one of ``refs`` with that model name, else
+    one whose model name starts with it (``off`` -> ``offline/offline``), else the name under
+    its family's provider (``gpt-5`` -> ``openai/gpt-5``)."""
+    if "/" in name or not name:
         return None
-    same = [ref for ref in refs if ref.rpartition("/")[2] == name]
-    if same:
-        return same[0]
     lower = name.lower()
-    return next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
+    models = [(ref, ref.rpartition("/")[2].lower()) for ref in refs]
+    same = next((ref for ref, model in models if model == lower), None)
+    begun = next((ref for ref, model in models if model.startswith(lower)), None)
+    family = next((f"{p}/{name}" for start, p in _FAMILIES if lower.startswith(start)), None)
+    return same or begun or family
 
 
 def parse_config(

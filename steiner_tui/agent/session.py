@@ -28,7 +28,7 @@ from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
 from steiner_tui.agent.tool_status import ToolStatusBook
-from steiner_tui.config import Config
+from steiner_tui.config import Config, ConfigError
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.compaction.policy import AutoCompaction, CompactionPolicy
 from steiner_tui.engine.events import (
@@ -42,7 +42,13 @@ from steiner_tui.engine.provider import Provider
 from steiner_tui.engine.skills.discovery import SkillRoot, discover_skills
 from steiner_tui.engine.snapshots import SnapshotStore
 from steiner_tui.engine.tokens import RequestEstimator
-from steiner_tui.providers.factory import is_local_server, split_model_ref
+from steiner_tui.providers.factory import (
+    api_key_for,
+    is_local_server,
+    model_choices,
+    split_model_ref,
+)
+from steiner_tui.providers.server_limits import served_models
 from steiner_tui.sessions.earlier_requests import LoggedRequests, SessionRequests
 from steiner_tui.sessions.history_archive import FileHistoryArchive
 from steiner_tui.sessions.ids import new_session_id
@@ -183,6 +189,8 @@ class Session:
         self.skill_scan = skill_scan
         """What the latest discovery of the skills said (warnings, skills cut to the cap):
         the build's, then each ``rescan_skills``'s."""
+        self.served: tuple[str, ...] = ()
+        """The models the local servers serve, as references (``learn_served_models``)."""
         self._providers: list[Provider] = [driver.runner.model.provider]
         """Every model's provider this session used (``/model`` replaces them), closed by
         ``stop``."""
@@ -238,8 +246,26 @@ class Session:
 
     @property
     def model_refs(self) -> tuple[str, ...]:
-        """The configured model references (``[models]``), for ``/model``."""
-        return tuple(self.request.config.models)
+        """The model references ``/model`` can switch to: the configured ones
+        (``factory.model_choices``), then those the local servers serve (``served``)."""
+        return tuple(dict.fromkeys((*model_choices(self.request.config), *self.served)))
+
+    def learn_served_models(self) -> None:
+        """Ask the local servers of the configured references which models they serve
+        (``server_limits.served_models``), into ``served`` (blocking: call it in a thread)."""
+        config = self.request.config
+        env = os.environ if self.request.env is None else self.request.env
+        refs: list[str] = []
+        for alias in dict.fromkeys(ref.partition("/")[0] for ref in model_choices(config)):
+            provider = config.providers[alias]
+            if not is_local_server(provider) or provider.base_url is None:
+                continue
+            try:
+                key = api_key_for(provider, env)
+            except ConfigError:  # its key is not set: /model says so when it is chosen
+                continue
+            refs += (f"{alias}/{model}" for model in served_models(provider.base_url, api_key=key))
+        self.served = tuple(refs)
 
     def price_of(self, ref: str) -> ModelPrice | None:
         """The price of model ``ref`` as ``/model ref`` would resolve it (None: unknown).

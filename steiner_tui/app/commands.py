@@ -76,7 +76,8 @@ class WorkbenchCommands(ListedCommands):
         ]
         if not screen.hold.attached:
             return commands
-        for ref in screen.hold.session.model_refs:
+        current = screen.hold.driver.runner.model.ref
+        for ref in (ref for ref in screen.hold.session.model_refs if ref != current):
             commands.append(
                 (f"Switch model: {ref}", f"/model {ref}", partial(slash, f"/model {ref}"))
             )

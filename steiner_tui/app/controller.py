@@ -294,8 +294,7 @@ class SessionController:
         ]
         if model.tools_ignored:
             lines.append(f"tools: the {model.server} server ignores them; none are sent")
-        if self.session.model_refs:
-            lines.append("configured: " + ", ".join(self.session.model_refs))
+        lines.append("/model can switch to: " + ", ".join(self.session.model_refs))
         return "\n".join(lines)
 
     def sub_agents(self) -> tuple[SubAgentInfo, ...]:

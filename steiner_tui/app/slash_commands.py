@@ -250,8 +250,7 @@ class SlashCommands:
             return False
         except ConfigError as error:
             refs = screen.hold.session.model_refs
-            known = ", ".join(refs) or "none in [models]"
-            text = f"cannot switch to {name!r}: {error} (configured: {known})"
+            text = f"cannot switch to {name!r}: {error} (/model can switch to: {', '.join(refs)})"
             if (near := nearest_ref(name, refs)) is not None:
                 text += f"; did you mean /model {near}?"
             self.fail(text, title="Model", error=True)

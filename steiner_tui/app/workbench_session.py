@@ -11,6 +11,7 @@ plain object the screen holds, not a screen class to inherit from.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -133,7 +134,7 @@ class WorkbenchSession:
         if not self.attached:
             return CompletionSources()
         current = self.driver.runner.model.ref
-        refs = dict.fromkeys([*self.session.model_refs, current])
+        refs = dict.fromkeys([current, *self.session.model_refs])
         models = [(ref, "current" if ref == current else "") for ref in refs]
         skills = [(row.name, row.state.replace("_", " ")) for row in self.controller.skill_rows()]
         return CompletionSources(models, skills)
@@ -149,13 +150,14 @@ class WorkbenchSession:
         await self.session.stop()
 
     async def warm(self) -> None:
-        """Import the provider's SDK (in a thread) before the first request needs it."""
+        """Import the provider's SDK (in a thread) before the first request needs it; then ask
+        the local servers which models they serve, for ``/model`` (``Session.served``)."""
         provider = self.driver.runner.model.provider
         if isinstance(provider, Warmable):
-            try:
+            # What is wrong the first request reports, in the conversation.
+            with contextlib.suppress(Exception):
                 await provider.warm()
-            except Exception:  # the first request reports what is wrong, in the conversation
-                return
+        await asyncio.to_thread(self.session.learn_served_models)
 
 
 async def follow_files(

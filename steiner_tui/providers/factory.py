@@ -45,6 +45,7 @@ __all__ = [
     "api_key_for",
     "build_provider",
     "is_local_server",
+    "model_choices",
     "model_info_with_overrides",
     "resolve_model",
     "split_model_ref",
@@ -134,6 +135,28 @@ def split_model_ref(config: Config, ref: str) -> tuple[str, str]:
             raise ConfigError(f"model {ref!r}: name a model, e.g. {alias}/<model id>")
         model = OFFLINE_MODEL
     return alias, model
+
+
+def model_choices(config: Config) -> tuple[str, ...]:
+    """The model references ``/model`` can switch to, as ``alias/model``: the default model,
+    each ``[models."<alias>/<model>"]`` table of a configured provider, the compaction
+    fallback, and the offline model, which is always there. A table named by a model id alone
+    applies under every provider and names none to switch to; a reference that names no
+    configured provider is left out (``/model`` says why when it is typed)."""
+    named = (
+        config.default_model,
+        *(ref for ref in config.models if "/" in ref),
+        config.compaction_fallback.model,
+        "offline",
+    )
+    choices: dict[str, None] = {}
+    for ref in filter(None, (text.strip() for text in named)):
+        try:
+            alias, model = split_model_ref(config, ref)
+        except ConfigError:
+            continue
+        choices[f"{alias}/{model}"] = None
+    return tuple(choices)
 
 
 def _overrides(config: Config, alias: str, model: str) -> ModelConfig | None:

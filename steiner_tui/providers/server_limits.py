@@ -51,6 +51,7 @@ __all__ = [
     "ServerUnreachable",
     "api_roots",
     "probe_server_limits",
+    "served_models",
 ]
 
 PROBE_TIMEOUT = 3.0
@@ -308,3 +309,24 @@ def probe_server_limits(
     if not reached and unreachable is not None:
         raise unreachable
     return found
+
+
+def served_models(
+    base_url: str, *, api_key: str = "", timeout: float = PROBE_TIMEOUT
+) -> tuple[str, ...]:
+    """The ids of the models the server at ``base_url`` lists at ``<base_url>/models`` (the
+    OpenAI API's list, which llama.cpp, Ollama, vLLM and LM Studio all serve), in its order
+    (blocking); () when it lists none, answers something else or does not answer in
+    ``timeout`` seconds: they are only offered to ``/model``."""
+    api, _ = api_roots(base_url)
+    try:
+        body = _http_fetch(api_key)(f"{api}/models", None, timeout)
+    except (OSError, ValueError):
+        return ()
+    rows = body.get("data") if isinstance(body, Mapping) else None
+    ids = (
+        (row.get("id") for row in rows if isinstance(row, Mapping))
+        if isinstance(rows, list)
+        else ()
+    )
+    return tuple(dict.fromkeys(i for i in ids if isinstance(i, str) and i.strip()))

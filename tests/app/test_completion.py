@@ -13,6 +13,7 @@ from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.app.widgets.completion_list import CompletionList
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, said, send
+from tests.providers.fake_servers import serving, url
 
 MODELS = ("anthropic/claude-sonnet-4", "offline/offline")
 
@@ -226,10 +227,10 @@ async def test_tab_completes_and_down_chooses(app_for: AppFactory) -> None:
         await pilot.press("tab")
         await pilot.pause()
         assert screen.prompt.text == "/model " and app.focused is screen.prompt
-        assert [c.label for c in dropdown.candidates] == list(MODELS)
+        assert [c.label for c in dropdown.candidates] == ["offline/offline", MODELS[0]]
         await pilot.press("down", "tab")
         await pilot.pause()
-        assert screen.prompt.text == "/model offline/offline"
+        assert screen.prompt.text == f"/model {MODELS[0]}"
         assert not dropdown.display  # complete: nothing more to offer
         await pilot.press("tab")  # no list: Tab moves the focus as usual
         await pilot.pause()
@@ -294,6 +295,54 @@ async def test_model_command_switches_the_model(app_for: AppFactory) -> None:
         assert screen.status.model == "loop/small"
         notes = [e.text for e in screen.conversation.entries if isinstance(e, NoticeEntry)]
         assert notes and notes[-1].endswith("→ loop/small")
+
+
+async def test_model_offers_the_offline_model_beside_the_default(app_for: AppFactory) -> None:
+    """With a local server as the default model and no ``[models]`` table, ``/model `` offered
+    the current model alone, and ``/model off`` said "unknown provider 'off'" with "configured:
+    none in [models]": the offline model, always there, was nowhere to be found."""
+    config = {"providers": LOOP["providers"], "default_model": "loop/small"}
+    app = app_for(config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await pilot.press(*"/model ")
+        await pilot.pause()
+        dropdown = screen.query_one("#completions", CompletionList)
+        assert [(c.label, c.help) for c in dropdown.candidates] == [
+            ("loop/small", "current"),
+            ("offline/offline", ""),
+        ]
+        await pilot.press(*"off", "enter")
+        await pilot.pause()
+        error = [t for t in said(app) if "'off'" in t][-1]
+        assert "/model can switch to: loop/small, offline/offline" in error
+        assert error.endswith("did you mean /model offline/offline?")
+
+
+async def test_model_offers_what_the_local_server_serves(app_for: AppFactory) -> None:
+    """A user of Ollama with several models pulled had to type each one's name: ``/model ``
+    now lists what the server lists at ``/v1/models``, asked once the app is up."""
+    listed = {"data": [{"id": "qwen2.5-coder:7b"}, {"id": "llama3.1:8b"}]}
+    with serving({("GET", "/v1/models"): (200, listed)}) as server:
+        config = {
+            "providers": {"ollama": {"type": "openai", "base_url": url(server)}},
+            "default_model": "ollama/qwen2.5-coder:7b",
+        }
+        app = app_for(config=config)
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(250):  # the server is asked once the first frame is drawn
+                if app.session.served:
+                    break
+                await pilot.pause(0.02)
+            await pilot.press(*"/model ")
+            await pilot.pause()
+            dropdown = app.workbench.query_one("#completions", CompletionList)
+            assert [c.label for c in dropdown.candidates] == [
+                "ollama/qwen2.5-coder:7b",
+                "offline/offline",
+                "ollama/llama3.1:8b",
+            ]
 
 
 async def test_an_unresolvable_model_is_refused_with_the_reason(app_for: AppFactory) -> None:

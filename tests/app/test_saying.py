@@ -19,6 +19,8 @@ def test_a_model_name_without_its_provider_names_the_reference_meant() -> None:
     assert nearest_ref("gpt-5", ()) == "openai/gpt-5"
     assert nearest_ref("claude-sonnet-4", ()) == "anthropic/claude-sonnet-4"
     assert nearest_ref("small", ("loop/small", "offline/offline")) == "loop/small"
+    assert nearest_ref("off", ("local/smollm2-135m", "offline/offline")) == "offline/offline"
+    assert nearest_ref("SmolLM", ("local/smollm2-135m", "offline/offline")) == "local/smollm2-135m"
     assert nearest_ref("openai/gpt-5", ()) is None
     assert nearest_ref("mystery", ()) is None
 

@@ -33,6 +33,7 @@ from steiner_tui.app.transcript import ErrorEntry
 from steiner_tui.commands.headless_io import HeadlessPermission, ReplyPrinter
 from steiner_tui.config import parse_config
 from steiner_tui.engine.events import FanoutSink, ListSink, TextDelta, UsageReported, WarningEvent
+from steiner_tui.providers.server_limits import served_models
 from tests.app.conftest import FIXTURE_PROJECT, SIZE, request_for
 from tests.app.helpers import finish, send, static_text
 from tests.llamacpp.conftest import REPO, LlamaServer
@@ -79,6 +80,7 @@ def test_the_server_serves_smollm2_with_an_8k_window(llama_server: LlamaServer) 
     props = llama_server.get("/props")
     assert props["default_generation_settings"]["n_ctx"] == 8192
     assert props["chat_template_caps"]["supports_tools"] is False
+    assert served_models(llama_server.base_url) == (llama_server.model,)  # /model offers it
 
 
 async def test_exec_streams_each_piece_to_stdout_and_records_usage(

@@ -12,13 +12,41 @@ import pytest
 from steiner_tui.config import ConfigError, parse_config
 from steiner_tui.engine.provider import ModelInfo
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
-from steiner_tui.providers.factory import LOCAL_DUMMY_KEY, api_key_for, resolve_model
+from steiner_tui.providers.factory import (
+    LOCAL_DUMMY_KEY,
+    api_key_for,
+    model_choices,
+    resolve_model,
+)
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
 
 
 def fake_lookup(model: str) -> ModelInfo:
     return ModelInfo(context_window=100_000, max_output=8_000, vision=False, tokenizer="t")
+
+
+def test_model_choices_are_the_refs_model_can_switch_to() -> None:
+    """The default model, each configured ref, the compaction fallback and the offline model,
+    each once as alias/model; a bare model id (a table for every provider) and a ref of no
+    configured provider name nothing to switch to."""
+    table = {
+        "default_model": "local/qwen2.5-coder:7b",
+        "models": {
+            "gpt-5": {},
+            "anthropic/claude-sonnet-4-6": {},
+            "nosuch/model": {},
+            "local/qwen2.5-coder:7b": {},
+        },
+        "compaction_fallback": {"model": "openai/gpt-4o-mini"},
+    }
+    assert model_choices(parse_config([("c", table)])) == (
+        "local/qwen2.5-coder:7b",
+        "anthropic/claude-sonnet-4-6",
+        "openai/gpt-4o-mini",
+        "offline/offline",
+    )
+    assert model_choices(parse_config([])) == ("offline/offline",)
 
 
 def test_anthropic_ref_uses_env_key_and_registry_limits() -> None:

@@ -25,6 +25,7 @@ from steiner_tui.providers.server_limits import (
     ServerUnreachable,
     api_roots,
     probe_server_limits,
+    served_models,
 )
 from tests.providers.fake_servers import LLAMA_CPP, LM_STUDIO, OLLAMA, VLLM, Routes, serving, url
 
@@ -326,3 +327,27 @@ async def test_a_provisional_window_below_the_threshold_does_not_stop_the_first_
         assert await runner.learn_limits()
     assert runner.model.threshold_error == ""
     assert runner.model.info.context_window > 20000  # the figure from before, until it runs
+
+
+def test_the_models_a_server_lists_are_offered_to_model() -> None:
+    """Ollama's ``/v1/models`` (every model pulled), in its order; a server that lists none,
+    answers 404 or is not there offers nothing, at once."""
+    listed = {
+        "object": "list",
+        "data": [
+            {"id": "qwen2.5-coder:7b", "object": "model", "owned_by": "library"},
+            {"id": "llama3.1:8b", "object": "model", "owned_by": "library"},
+            {"object": "model"},
+            {"id": "qwen2.5-coder:7b", "object": "model"},
+        ],
+    }
+    with serving({("GET", "/v1/models"): (200, listed)}) as server:
+        assert served_models(url(server)) == ("qwen2.5-coder:7b", "llama3.1:8b")
+    with serving({("GET", "/v1/models"): (200, {"data": "none"})}) as server:
+        assert served_models(url(server)) == ()
+    with serving({}) as server:
+        assert served_models(url(server)) == ()
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert served_models(f"http://127.0.0.1:{port}/v1") == ()

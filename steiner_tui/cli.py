@@ -51,6 +51,14 @@ def _resume_option(command: argparse.ArgumentParser, dest: str, what: str) -> No
         metavar="ID",
         help=f"{what} (default: the project's most recent one)",
     )
+    command.add_argument(  # Claude Code's name for it
+        "-c",
+        "--continue",
+        dest=dest,
+        action="store_const",
+        const="latest",
+        help="resume the project's most recent session (--resume with no ID)",
+    )
 
 
 def _port(value: str) -> int:
@@ -90,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="steiner-tui",
         usage=(  # two lines, as argparse wraps a usage it writes (aligned after "usage: ")
-            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID]]\n"
+            "%(prog)s [-h] [--version] [--project PATH | PATH] [--resume [ID] | -c]\n"
             "                   [--model REF] [--trust-project] [COMMAND] ..."
         ),
         description="A workbench for LLM coding sessions that shows and steers their context.",

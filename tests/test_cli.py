@@ -43,6 +43,11 @@ def test_the_parsed_project_and_command() -> None:
     assert (args.project, args.resume) == ("/some/repo", "latest")
     args = parser.parse_args(split_project_path(["--model", "offline", "/r", "--resume"]))
     assert (args.project, args.resume, args.app_model) == ("/r", "latest", "offline")
+    for flag in ("-c", "--continue"):  # Claude Code's name for --resume with no id
+        args = parser.parse_args(split_project_path([flag, "/some/repo"]))
+        assert (args.project, args.resume) == ("/some/repo", "latest")
+        args = parser.parse_args(split_project_path(["exec", flag, "go on"]))
+        assert (args.resume_session, args.prompt) == ("latest", "go on")
     args = parser.parse_args(split_project_path(["context", "--json", "/r"]))
     assert (args.command, args.path, args.json) == ("context", "/r", True)
 

@@ -129,10 +129,12 @@ class SlashCommands:
             parsed = parse_slash(text)
         except UnknownSlashCommand as error:
             if not completion.accept(completion.chosen):
+                await self.screen.conversation.bring_back()
                 await self.screen.conversation.add(NoticeEntry(str(error), "error"))
             return None
         if isinstance(parsed, SlashCommand):
             if parsed.name == "history":  # a search: not itself a prompt to remember
+                await self.screen.conversation.bring_back()
                 self.history(parsed.argument, completion)
                 return None
             if self.screen.busy and _waits_for_reply(parsed):  # run once the reply ends
@@ -148,6 +150,8 @@ class SlashCommands:
                 return None
             editor.sent(text)
             completion.sent()
+            # Its answer comes below the newest entries, as a message sent would: in view.
+            await self.screen.conversation.bring_back()
             await self.run(parsed)
             return None
         if self.screen.busy and self.screen.conversation.waiting:

@@ -120,6 +120,34 @@ async def test_a_sent_message_brings_the_view_to_the_end(app_for: AppFactory) ->
         assert pane.scrollable_content_region.overlaps(widget.region)
 
 
+async def test_a_typed_command_brings_the_view_to_its_answer(app_for: AppFactory) -> None:
+    """Found in tmux on a resumed 10,000-message session read back with PgUp: ``/history
+    README``, then Enter, left the view where it was and its answer below it ("1 new message
+    below"), so Enter seemed to do nothing; so did an unknown command's error and ``/pins``."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        marker = await _loaded(pilot, pane)
+        for command, answer in (
+            ("/history README", "no prompt sent in this project holds 'README'"),
+            ("/nope", "unknown command /nope"),
+            ("/pins", "nothing is pinned"),
+        ):
+            app.workbench.prompt.focus()
+            await pilot.press("pageup")
+            await _settle(pilot)
+            assert pane.away and not _at_end(pane)
+            app.workbench.prompt.load_text(command)
+            await pilot.press("enter")
+            await _settle(pilot)
+            said = pane.entries[-1]
+            assert isinstance(said, NoticeEntry) and answer in said.text, said
+            widget = pane.widget_of(said)
+            assert widget is not None and _at_end(pane) and not marker.display
+            assert pane.scrollable_content_region.overlaps(widget.region)
+
+
 async def test_a_focused_tool_block_above_keeps_the_view_and_shows_the_marker(
     app_for: AppFactory,
 ) -> None:

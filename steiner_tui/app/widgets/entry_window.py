@@ -282,6 +282,12 @@ class EntryWindow(VerticalScroll):
             end = len(self.entries)
             await self._show(range(max(0, end - self.page), end), at_bottom=True)
 
+    async def bring_back(self) -> None:
+        """Show the newest entries when the view is away from them: what the person typed is
+        answered below them (``show_newest``)."""
+        if self.away or not self.showing_latest:
+            await self.show_newest()
+
     # -- keys -----------------------------------------------------------------------------------
 
     # Where the view is going, not where an animated scroll has got to: a second Home while

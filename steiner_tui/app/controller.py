@@ -294,8 +294,17 @@ class SessionController:
         ]
         if model.tools_ignored:
             lines.append(f"tools: the {model.server} server ignores them; none are sent")
-        lines.append("/model can switch to: " + ", ".join(self.session.model_refs))
+        lines.append(self.switch_choices())
         return "\n".join(lines)
+
+    def switch_choices(self, shown: int = 8) -> str:
+        """What ``/model`` can switch to, the first ``shown`` named (a local server may list
+        dozens of models: Tab after ``/model`` lists them all)."""
+        refs = self.session.model_refs
+        text = "/model can switch to: " + ", ".join(refs[:shown])
+        if len(refs) > shown:
+            text += f" and {len(refs) - shown} more (Tab after /model lists them)"
+        return text
 
     def sub_agents(self) -> tuple[SubAgentInfo, ...]:
         """Every sub-agent of the session, in start order (none when delegation is off)."""

@@ -253,9 +253,8 @@ class SlashCommands:
             self.fail(str(refusal), title="Model", error=True)
             return False
         except ConfigError as error:
-            refs = screen.hold.session.model_refs
-            text = f"cannot switch to {name!r}: {error} (/model can switch to: {', '.join(refs)})"
-            if (near := nearest_ref(name, refs)) is not None:
+            text = f"cannot switch to {name!r}: {error} ({screen.hold.controller.switch_choices()})"
+            if (near := nearest_ref(name, screen.hold.session.model_refs)) is not None:
                 text += f"; did you mean /model {near}?"
             self.fail(text, title="Model", error=True)
             return False

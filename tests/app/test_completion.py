@@ -343,6 +343,10 @@ async def test_model_offers_what_the_local_server_serves(app_for: AppFactory) ->
                 "offline/offline",
                 "ollama/llama3.1:8b",
             ]
+            assert app.workbench.hold.controller.switch_choices(shown=2) == (
+                "/model can switch to: ollama/qwen2.5-coder:7b, offline/offline and 1 more "
+                "(Tab after /model lists them)"
+            )
 
 
 async def test_an_unresolvable_model_is_refused_with_the_reason(app_for: AppFactory) -> None:

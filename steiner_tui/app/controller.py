@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import msgspec
+
 from steiner_tui.agent.cache_diagnostics import params_key
 from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.session import Session
@@ -42,6 +44,7 @@ from steiner_tui.engine.prompt.pending_reload import (
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from steiner_tui.engine.skills.delta import SkillStatus
 from steiner_tui.engine.snapshots import RequestSummary
+from steiner_tui.engine.tokens import TokenizerLoadError
 from steiner_tui.providers.offline import OFFLINE_MODEL
 from steiner_tui.sessions.earlier_requests import InspectedRequest
 from steiner_tui.tools.base import Mode
@@ -400,12 +403,40 @@ class SessionController:
         def count(messages: Sequence[Message]) -> int:
             return context.estimate(runner.model.model, messages, ()).tokens
 
+        earlier_run = not runner.state.last_main_request.is_zero
+        sent = self.session.snapshots.parent_snapshot()
+        if sent is None and earlier_run and context.pending_reloads:
+            sent = self._resumed_request()
         return pending_reload(
-            context.pending_reloads,
-            self.session.snapshots.parent_snapshot(),
-            count,
-            runner.model.price,
-            earlier_run=not runner.state.last_main_request.is_zero,
+            context.pending_reloads, sent, count, runner.model.price, earlier_run=earlier_run
+        )
+
+    def _resumed_request(self) -> RequestSnapshot | None:
+        """The resumed session's last request to this model, as this run would send it: the
+        next request's dry run cut to the messages that request held, when their hashes are
+        the ones it logged; None when there is none, or the conversation is no longer what it
+        sent (a reload's cost is then said without a figure)."""
+        earlier = self.session.requests.earlier
+        if earlier is None:
+            return None
+        heads = earlier.records.heads
+        position = next((p for p in reversed(range(len(heads))) if not heads[p].compaction), None)
+        if position is None:
+            return None
+        logged = earlier.at(position)
+        model = self.driver.runner.model
+        if (logged.provider, logged.model) != (model.alias, model.model):
+            return None
+        try:
+            preview = self.preview()
+        except (ValueError, TokenizerLoadError):
+            return None
+        count = logged.hash_count
+        hashes = tuple(preview.message_hashes[:count])
+        if hashes != logged.message_hashes:
+            return None
+        return msgspec.structs.replace(
+            preview, messages=tuple(preview.messages[:count]), message_hashes=hashes
         )
 
     def reload_now(self) -> frozenset[StaticPartition]:

@@ -210,17 +210,46 @@ def test_classify_change(tmp_path: Path) -> None:
 
 async def test_a_resumed_session_keeps_a_change_pending(app_for: AppFactory, project: Path) -> None:
     """A resumed session sent to this model before: its prefix may still be cached, so a change
-    waits for the next compaction or Ctrl+R as in the session that sent it."""
-    async with app_for(record=True).run_test(size=SIZE) as pilot:
+    waits for the next compaction or Ctrl+R as in the session that sent it, and what reloading
+    re-sends is counted as there: it was said without a figure ("the earlier run's cache")."""
+    agents = project / "AGENTS.md"
+    before = agents.read_text(encoding="utf-8")
+    app = app_for(record=True)
+    async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "hello")
         await finish(pilot)
+        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+        app.workbench.files.apply({(Change.modified, str(agents))})
+        sending = app.workbench.hold.controller.pending_reload()
+        assert sending is not None and sending.break_index == 0 and sending.resent_tokens
+        agents.write_text(before, encoding="utf-8")
     resumed = app_for(record=True, resume="latest")
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        agents = project / "AGENTS.md"
         agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
         resumed.workbench.files.apply({(Change.modified, str(agents))})
         pending = resumed.workbench.hold.controller.pending_reload()
         assert pending is not None and pending.label == "AGENTS.md"
         assert resumed.workbench.status.pending_reload == pending.short
+        assert (pending.break_index, pending.resent_tokens) == (0, sending.resent_tokens)
+        assert pending.short.endswith(f"reload now: ~{sending.resent_tokens:,} tok re-sent")
+
+
+async def test_a_resumed_session_whose_conversation_changed_says_no_figure(
+    app_for: AppFactory, project: Path
+) -> None:
+    """When the conversation is no longer the one the earlier run sent (here its AGENTS.md was
+    edited while the app was closed), no figure is given rather than a wrong one."""
+    async with app_for(record=True).run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await finish(pilot)
+    agents = project / "AGENTS.md"
+    agents.write_text("# Agent instructions\n\n- Answer in German.\n", encoding="utf-8")
+    resumed = app_for(record=True, resume="latest")
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+        resumed.workbench.files.apply({(Change.modified, str(agents))})
+        pending = resumed.workbench.hold.controller.pending_reload()
+        assert pending is not None and pending.break_index is None
         assert pending.short.endswith("reload now: the earlier run's cache re-sent")

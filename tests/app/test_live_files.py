@@ -6,9 +6,11 @@ from pathlib import Path
 
 from watchfiles import Change
 
+from steiner_tui.app.app import SteinerApp
 from steiner_tui.app.live_files import WatchPlan, classify_change
 from steiner_tui.app.transcript import NoticeEntry
 from steiner_tui.engine.events import RequestSnapshot
+from steiner_tui.engine.prompt.pending_reload import PendingReload
 from steiner_tui.engine.prompt.static_cache import StaticPartition
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import finish, notices, send
@@ -223,16 +225,9 @@ async def test_a_resumed_session_keeps_a_change_pending(app_for: AppFactory, pro
         sending = app.workbench.hold.controller.pending_reload()
         assert sending is not None and sending.break_index == 0 and sending.resent_tokens
         agents.write_text(before, encoding="utf-8")
-    resumed = app_for(record=True, resume="latest")
-    async with resumed.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
-        resumed.workbench.files.apply({(Change.modified, str(agents))})
-        pending = resumed.workbench.hold.controller.pending_reload()
-        assert pending is not None and pending.label == "AGENTS.md"
-        assert resumed.workbench.status.pending_reload == pending.short
-        assert (pending.break_index, pending.resent_tokens) == (0, sending.resent_tokens)
-        assert pending.short.endswith(f"reload now: ~{sending.resent_tokens:,} tok re-sent")
+    pending = await _pending_once_resumed(app_for, agents)
+    assert (pending.break_index, pending.resent_tokens) == (0, sending.resent_tokens)
+    assert pending.short.endswith(f"reload now: ~{sending.resent_tokens:,} tok re-sent")
 
 
 async def test_a_resumed_session_whose_conversation_changed_says_no_figure(
@@ -245,11 +240,23 @@ async def test_a_resumed_session_whose_conversation_changed_says_no_figure(
         await finish(pilot)
     agents = project / "AGENTS.md"
     agents.write_text("# Agent instructions\n\n- Answer in German.\n", encoding="utf-8")
+    pending = await _pending_once_resumed(app_for, agents)
+    assert pending.break_index is None
+    assert pending.short.endswith("reload now: the earlier run's cache re-sent")
+
+
+async def _pending_once_resumed(app_for: AppFactory, agents: Path) -> PendingReload:
+    """The pending reload the latest session shows, resumed, once ``agents`` changes."""
     resumed = app_for(record=True, resume="latest")
     async with resumed.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
-        resumed.workbench.files.apply({(Change.modified, str(agents))})
-        pending = resumed.workbench.hold.controller.pending_reload()
-        assert pending is not None and pending.break_index is None
-        assert pending.short.endswith("reload now: the earlier run's cache re-sent")
+        return _changed(resumed, agents)
+
+
+def _changed(resumed: SteinerApp, agents: Path) -> PendingReload:
+    agents.write_text("# Agent instructions\n\n- Answer in French.\n", encoding="utf-8")
+    resumed.workbench.files.apply({(Change.modified, str(agents))})
+    pending = resumed.workbench.hold.controller.pending_reload()
+    assert pending is not None and pending.label == "AGENTS.md"
+    assert resumed.workbench.status.pending_reload == pending.short
+    return pending

@@ -31,7 +31,7 @@ from textual.content import Content
 from steiner_tui.app.plain import printable
 from steiner_tui.units import counted
 
-__all__ = ["MAX_LINES", "tool_body"]
+__all__ = ["MAX_LINES", "hunk_lines", "tool_body"]
 
 MAX_LINES = 40
 """Output lines shown inside the block (the model saw all of it)."""
@@ -115,18 +115,22 @@ def _diff(arguments: Mapping[str, Any]) -> list[Content]:
     return [_diff_line(printable(line)) for line in diff]
 
 
+_HUNK_STYLES = {"@": "$text-accent", "+": "$text-success", "-": "$text-error"}
+"""A diff line's style by its mark: hunk header, added, removed (else context, muted)."""
+
+
 def _diff_line(line: str) -> Content:
-    if line.startswith(("---", "+++")):
-        style = "bold"
-    elif line.startswith("@@"):
-        style = "$text-accent"
-    elif line.startswith("+"):
-        style = "$text-success"
-    elif line.startswith("-"):
-        style = "$text-error"
-    else:
-        style = "$text-muted"
+    style = "bold" if line.startswith(("---", "+++")) else _HUNK_STYLES.get(line[:1], "$text-muted")
     return Content.styled(line, style).expand_tabs(4)
+
+
+def hunk_lines(hunks: str) -> list[Content]:
+    """A unified diff's hunks without its file-name lines (a permission request's ``preview``)
+    as lines styled by their mark, as text, never markup."""
+    if not hunks:
+        return []
+    lines = printable(hunks).split("\n")
+    return [Content.styled(line, _HUNK_STYLES.get(line[:1], "$text-muted")) for line in lines]
 
 
 def tool_body(name: str, arguments: Mapping[str, Any], status: str, output: str) -> list[Content]:

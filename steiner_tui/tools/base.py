@@ -62,11 +62,14 @@ class PermissionDecision(enum.Enum):
 
 
 class PermissionRequest(msgspec.Struct, frozen=True):
-    """What a tool wants to do: its name, a one-line summary, and its arguments."""
+    """What a tool wants to do: its name, a one-line summary, its arguments and, for a change
+    of a file's text, ``preview``: the change as a unified diff's hunks (``guards.change_preview``;
+    "" for anything else), so a person sees what they allow before they allow it."""
 
     tool: str
     summary: str
     arguments: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
+    preview: str = ""
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "arguments", freeze(self.arguments))

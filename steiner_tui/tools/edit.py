@@ -15,7 +15,7 @@ from typing import Any
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import PATH_PARAMETER, binary_message, is_binary, load_file
-from steiner_tui.tools.guards import ask_permission, writable_target
+from steiner_tui.tools.guards import ask_permission, change_preview, writable_target
 from steiner_tui.tools.safe_write import write_inside
 from steiner_tui.units import counted
 
@@ -84,10 +84,11 @@ class EditTool:
                 "unique or set replace_all"
             )
         summary = f"edit {target.relative}: replace {counted(count, 'occurrence')}"
-        rejection = await ask_permission(ctx, "edit", summary, arguments)
+        updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+        preview = await asyncio.to_thread(change_preview, text, updated)
+        rejection = await ask_permission(ctx, "edit", summary, arguments, preview)
         if rejection is not None:
             return rejection
-        updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
         data = updated.encode("utf-8")
         error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "edit")
         if error:

@@ -4,11 +4,14 @@ Plan mode lets the model write only its plans, under ``.steiner/plans/``; everyt
 clear tool error, so the model learns the rule instead of the user having to reject each call.
 Bash is refused outright in plan mode: a shell command can change anything, and planning needs
 only the read-only tools. Permission is asked after the arguments have been checked, so a person
-is never asked to approve a call that would fail anyway.
+is never asked to approve a call that would fail anyway, and sees the change to a file's text
+(``change_preview``: the diff of the file before and after, with its line numbers) before allowing
+it.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,12 +20,16 @@ from steiner_tui.tools.files import ResolvedPath, resolve_in_root
 from steiner_tui.tools.safe_write import unwritable
 
 __all__ = [
+    "PREVIEW_LINES",
     "ask_permission",
+    "change_preview",
     "plan_mode_bash_refusal",
     "writable_target",
 ]
 
 PLANS_DIR = ".steiner/plans"
+PREVIEW_LINES = 400
+"""The most lines of a change a permission request holds (the rest are counted)."""
 
 
 def plan_mode_refusal(ctx: ToolContext, tool: str, target: ResolvedPath) -> ToolResult | None:
@@ -59,11 +66,25 @@ def plan_mode_bash_refusal(ctx: ToolContext) -> ToolResult | None:
     )
 
 
+def change_preview(before: str | None, after: str) -> str:
+    """A file's text ``before`` (None: a new file) and ``after`` a change, as a unified diff's
+    hunks (``@@`` headers with the line numbers, then `` ``, ``-`` and ``+`` lines, two lines
+    of context), at most ``PREVIEW_LINES`` lines and then how many more; a new file is all
+    added. Compare whole files off the event loop: ``difflib`` takes a while on a large one."""
+    lines = difflib.unified_diff((before or "").splitlines(), after.splitlines(), lineterm="", n=2)
+    hunks = list(lines)[2:]  # without the two file-name lines
+    if len(hunks) > PREVIEW_LINES:
+        hidden = len(hunks) - PREVIEW_LINES
+        hunks = [*hunks[:PREVIEW_LINES], f"… {hidden:,} more line{'s' * (hidden != 1)}"]
+    return "\n".join(hunks)
+
+
 async def ask_permission(
-    ctx: ToolContext, tool: str, summary: str, arguments: Mapping[str, Any]
+    ctx: ToolContext, tool: str, summary: str, arguments: Mapping[str, Any], preview: str = ""
 ) -> ToolResult | None:
-    """Ask ``ctx.permission``; a rejected result when refused, ``None`` when allowed."""
-    decision = await ctx.permission(PermissionRequest(tool, summary, arguments))
+    """Ask ``ctx.permission`` (``preview``: the change to a file's text, ``change_preview``);
+    a rejected result when refused, ``None`` when allowed."""
+    decision = await ctx.permission(PermissionRequest(tool, summary, arguments, preview))
     if decision.allowed:
         return None
     return rejected(tool, decision)

@@ -12,8 +12,8 @@ from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
-from steiner_tui.tools.files import PATH_PARAMETER
-from steiner_tui.tools.guards import ask_permission, writable_target
+from steiner_tui.tools.files import PATH_PARAMETER, load_file
+from steiner_tui.tools.guards import ask_permission, change_preview, writable_target
 from steiner_tui.tools.safe_write import write_inside
 
 __all__ = ["WriteTool"]
@@ -51,8 +51,22 @@ class WriteTool:
         if target.path.is_dir():
             return failed(f"cannot write {given}: is a directory")
         data = content.encode("utf-8")
-        summary = f"write {target.relative} ({len(data)} bytes)"
-        rejection = await ask_permission(ctx, "write", summary, arguments)
+        existing = (
+            await asyncio.to_thread(load_file, target, "write") if target.path.exists() else None
+        )
+        before: str | None = None
+        if isinstance(existing, bytes):
+            before = existing.decode("utf-8", errors="replace")
+            replaced = f", replacing its {len(existing):,}"
+            if existing == data:
+                replaced = ": the file holds this text already"
+        elif existing is not None:  # too large to read: the new text shown as all added
+            replaced = ", replacing a file too large to compare"
+        else:
+            replaced = ", a new file"
+        summary = f"write {target.relative} ({len(data):,} bytes{replaced})"
+        preview = await asyncio.to_thread(change_preview, before, content)
+        rejection = await ask_permission(ctx, "write", summary, arguments, preview)
         if rejection is not None:
             return rejection
         created = not target.path.exists()

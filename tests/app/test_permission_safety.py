@@ -11,9 +11,10 @@ from steiner_tui.app.screens.allow_always import ConfirmAllowAlways
 from steiner_tui.app.transcript import PermissionEntry, ToolEntry
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.engine.messages import ToolCall
 from steiner_tui.tools.base import PermissionDecision
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.fakes import BashProvider, fake_model
+from tests.app.fakes import BashProvider, CallsProvider, fake_model
 from tests.app.helpers import finish, send
 
 TYPED = "what about Also allow? aArR yes!"
@@ -185,3 +186,31 @@ async def test_the_status_says_a_permission_question_waits(app_for: AppFactory) 
         await pilot.press("f8", "r")  # refused
         await finish(pilot)
         assert not status.waiting and "idle" in status.render().plain
+
+
+async def test_the_prompt_shows_the_change_before_it_is_allowed(
+    app_for: AppFactory, project: Path
+) -> None:
+    """A write was approved on "write notes.txt (1840 bytes)" alone: the prompt now shows the
+    change as a diff, its first lines while it waits, all of it once F8 turns to it, and only
+    the answer once given."""
+    content = "".join(f"line {i}\n" for i in range(1, 31))
+    call = ToolCall("call_1", "write", {"path": "notes.txt", "content": content}, "")
+    app = app_for(fake_model(CallsProvider((call,))))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "write it")
+        prompt = await wait_for_prompt(pilot)
+        lines = prompt.text.plain.split("\n")
+        assert lines[0] == "permission write wants to run: write notes.txt (231 bytes, a new file)"
+        assert lines[1:4] == ["@@ -0,0 +1,30 @@", "+line 1", "+line 2"]
+        assert lines[12] == "+line 11"  # the first 12 lines of the change
+        assert lines[13] == "… 19 more lines of the change: F8 shows them all"
+        await pilot.press("f8")
+        await pilot.pause()
+        lines = prompt.text.plain.split("\n")
+        assert lines[31] == "+line 30" and lines[32].startswith("a allow once")
+        await pilot.press("a")
+        await finish(pilot)
+        assert prompt.text.plain.split("\n")[1:] == ["→ allowed once"]
+        assert (project / "notes.txt").read_text() == content

@@ -21,11 +21,13 @@ from textual.pilot import Pilot
 
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.screens.sessions import SessionsScreen
-from steiner_tui.app.transcript import ErrorEntry, ToolEntry, UserEntry
+from steiner_tui.app.transcript import ErrorEntry, PermissionEntry, ToolEntry, UserEntry
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.sessions.meta import SessionMeta
 from steiner_tui.sessions.store import SessionInfo, SessionStore
+from steiner_tui.tools.base import PermissionRequest
+from steiner_tui.tools.guards import change_preview
 from tests.app.conftest import FIXTURE_PROJECT, request_for
 from tests.app.helpers import finish, send
 
@@ -134,6 +136,33 @@ def test_opened_tool_blocks(
         await pilot.pause()
 
     assert snap_compare(_app(config_dir), terminal_size=size, run_before=tools)
+
+
+@sized
+def test_a_permission_prompt_shows_the_change(
+    snap_compare: SnapCompare, config_dir: Path, size: tuple[int, int]
+) -> None:
+    """An edit waiting for permission: its diff (line numbers, removed and added lines in the
+    error and success colours, the first twelve lines, then how many more) above the keys."""
+    before = "".join(f"def step_{i}(x):\n    return x + {i}\n\n" for i in range(1, 15))
+    after = before.replace("x + 7\n", "x * 7\n").replace("def step_8(x):", "def step_eight(x):")
+    request = PermissionRequest(
+        "edit", "edit src/steps.py: replace 1 occurrence", EDIT, change_preview(before, after)
+    )
+
+    async def asking(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        pane = _workbench(pilot).conversation
+        await pane.load(
+            [
+                UserEntry("make step 7 multiply"),
+                ToolEntry("c1", "edit", "edit src/steps.py", "running", "", EDIT),
+                PermissionEntry(request, lambda decision: None),
+            ]
+        )
+        await pilot.pause()
+
+    assert snap_compare(_app(config_dir), terminal_size=size, run_before=asking)
 
 
 @sized

@@ -7,6 +7,7 @@ from pathlib import Path
 from steiner_tui.tools.base import PermissionDecision as D
 from steiner_tui.tools.bash import BashTool
 from steiner_tui.tools.edit import EditTool
+from steiner_tui.tools.guards import PREVIEW_LINES, change_preview
 from steiner_tui.tools.write import WriteTool
 from tests.tools.conftest import make_ctx
 
@@ -20,8 +21,9 @@ async def test_write_creates_parents_and_reports_bytes(project: Path) -> None:
     assert result.data["bytes"] == 6 and result.data["created"] is True
     [request] = permission.requests
     assert request.tool == "write"
-    assert request.summary == "write a/b/c.txt (6 bytes)"
+    assert request.summary == "write a/b/c.txt (6 bytes, a new file)"
     assert request.arguments["content"] == "héllo"
+    assert request.preview == "@@ -0,0 +1 @@\n+héllo"
 
 
 async def test_write_overwrites(project: Path) -> None:
@@ -30,6 +32,32 @@ async def test_write_overwrites(project: Path) -> None:
     result = await WriteTool().run({"path": "f.txt", "content": "new"}, ctx)
     assert result.content == "Wrote 3 bytes to f.txt."
     assert (project / "f.txt").read_text() == "new"
+
+
+async def test_a_change_is_shown_before_it_is_allowed(project: Path) -> None:
+    """The permission request of a write or an edit holds the diff of the file, with its line
+    numbers: it was approved on a summary alone ("write m.py (1840 bytes)")."""
+    lines = [f"line {i}" for i in range(1, 31)]
+    (project / "m.py").write_text("\n".join(lines) + "\n")
+    ctx, permission = make_ctx(project, [D.REJECT_ONCE] * 3)
+    args = {"path": "m.py", "old_string": "line 20\n", "new_string": "line twenty\n"}
+    await EditTool().run(args, ctx)
+    changed = "\n".join([*lines[:19], "line twenty", *lines[20:]]) + "\n"
+    await WriteTool().run({"path": "m.py", "content": changed}, ctx)
+    await WriteTool().run({"path": "m.py", "content": (project / "m.py").read_text()}, ctx)
+    edit, write, same = permission.requests
+    expected = "@@ -18,5 +18,5 @@\n line 18\n line 19\n-line 20\n+line twenty\n line 21\n line 22"
+    assert edit.preview == write.preview == expected
+    assert write.summary == "write m.py (235 bytes, replacing its 231)"
+    assert same.summary == "write m.py (231 bytes: the file holds this text already)"
+    assert same.preview == ""
+
+
+def test_a_long_change_is_cut_and_counted() -> None:
+    preview = change_preview(None, "\n".join(f"x{i}" for i in range(PREVIEW_LINES + 5)))
+    lines = preview.split("\n")
+    assert lines[0] == f"@@ -0,0 +1,{PREVIEW_LINES + 5} @@"
+    assert len(lines) == PREVIEW_LINES + 1 and lines[-1] == "… 6 more lines"
 
 
 async def test_write_rejected_once_and_always(project: Path) -> None:

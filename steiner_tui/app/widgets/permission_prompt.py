@@ -1,5 +1,9 @@
 """An inline permission prompt: a tool wants to act; only a deliberate action answers it.
 
+A change to a file's text shows what it changes before it is allowed: the tool's diff of the
+file (``PermissionRequest.preview``), its first ``PREVIEW_LINES`` lines while the prompt waits,
+all of it once the prompt has the focus.
+
 Typing never answers a prompt. When one appears the focus stays where it was (the prompt
 editor, usually), so text typed ahead keeps going there. The prompt is answered only after the
 user turns to it: F8 (a key that types nothing; remappable) or Tab focuses it, and then
@@ -26,8 +30,10 @@ from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
 from steiner_tui.app.plain import printable
+from steiner_tui.app.tool_view import hunk_lines
 from steiner_tui.app.transcript import PermissionEntry
 from steiner_tui.tools.base import PermissionDecision
+from steiner_tui.units import counted
 
 __all__ = ["PermissionPrompt"]
 
@@ -48,8 +54,13 @@ _BUTTONS: tuple[tuple[str, str, ButtonVariant], ...] = (
 )
 
 
+PREVIEW_LINES = 12
+"""The lines of a change shown while the prompt waits without the focus (F8 shows them all)."""
+
+
 def prompt_text(entry: PermissionEntry, focused: bool = False) -> Content:
-    """What the prompt says: the request, then the keys, or the answer once given."""
+    """What the prompt says: the request, the change it makes to a file (its first lines, or
+    all of it once the prompt has the focus), then the keys; or the answer once given."""
     head = Content.assemble(
         ("permission ", "bold $text-warning"),
         Content(printable(f"{entry.request.tool} wants to run: {entry.request.summary}") + "\n"),
@@ -58,7 +69,13 @@ def prompt_text(entry: PermissionEntry, focused: bool = False) -> Content:
         return head + Content(f"→ {_WORDS[entry.decision]}")
     if entry.closed:
         return head + Content("→ no answer (the run ended)")
-    return head + Content.styled(_HINT_FOCUSED if focused else _HINT, "$text-muted")
+    change = hunk_lines(entry.request.preview)
+    if not focused and len(change) > PREVIEW_LINES:
+        hidden = len(change) - PREVIEW_LINES
+        more = f"… {counted(hidden, 'more line')} of the change: F8 shows them all"
+        change = [*change[:PREVIEW_LINES], Content.styled(more, "$text-muted")]
+    lines = [*change, Content.styled(_HINT_FOCUSED if focused else _HINT, "$text-muted")]
+    return head + Content("\n").join(lines)
 
 
 class PermissionPrompt(Vertical, can_focus=True):

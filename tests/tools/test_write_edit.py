@@ -7,7 +7,7 @@ from pathlib import Path
 from steiner_tui.tools.base import PermissionDecision as D
 from steiner_tui.tools.bash import BashTool
 from steiner_tui.tools.edit import EditTool
-from steiner_tui.tools.guards import PREVIEW_LINES, change_preview
+from steiner_tui.tools.guards import PREVIEW_LINE_CHARS, PREVIEW_LINES, change_preview
 from steiner_tui.tools.write import WriteTool
 from tests.tools.conftest import make_ctx
 
@@ -58,6 +58,12 @@ def test_a_long_change_is_cut_and_counted() -> None:
     lines = preview.split("\n")
     assert lines[0] == f"@@ -0,0 +1,{PREVIEW_LINES + 5} @@"
     assert len(lines) == PREVIEW_LINES + 1 and lines[-1] == "… 6 more lines"
+    # A minified file's one line: the prompt would lay out megabytes of text.
+    minified = change_preview("var a=1;" * 500_000, "var b=1;" * 500_000)
+    assert minified.split("\n")[1:] == [
+        f"-{('var a=1;' * 50)[: PREVIEW_LINE_CHARS - 1]}… (3,999,601 more characters)",
+        f"+{('var b=1;' * 50)[: PREVIEW_LINE_CHARS - 1]}… (3,999,601 more characters)",
+    ]
 
 
 async def test_write_rejected_once_and_always(project: Path) -> None:

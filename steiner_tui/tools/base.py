@@ -70,6 +70,8 @@ class PermissionRequest(msgspec.Struct, frozen=True):
     summary: str
     arguments: Mapping[str, Any] = msgspec.field(default_factory=FrozenDict)
     preview: str = ""
+    agent: str = ""
+    """The sub-agent whose call it is (``code-1``); "" for the session's own model."""
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "arguments", freeze(self.arguments))

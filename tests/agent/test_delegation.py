@@ -31,7 +31,7 @@ from steiner_tui.engine.events import CompactionApplied, ListSink, RequestSnapsh
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, ToolCall
 from steiner_tui.engine.provider import ChatRequest, ModelInfo
 from steiner_tui.sessions.history_archive import FileHistoryArchive
-from steiner_tui.tools.base import PermissionDecision, PermissionRequest
+from steiner_tui.tools.base import PermissionCallback, PermissionDecision, PermissionRequest
 from steiner_tui.tools.registry import read_only_tools
 from tests.agent.fakes import Reply, ScriptedProvider
 
@@ -84,6 +84,7 @@ def _parent(
     settings: DelegationSettings | None = None,
     compaction: CompactionSettings | None = None,
     config: Config | None = None,
+    permission: PermissionCallback = allow_all,
 ) -> Parent:
     provider = ScriptedProvider([], info=ModelInfo(window, 400), on_request=script)
     main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
@@ -97,7 +98,7 @@ def _parent(
         delegation=settings or DEFAULT_DELEGATION,
         compaction=compaction,
         sink=sink,
-        permission=allow_all,
+        permission=permission,
         clock=clock,
     )
     session = build_session(request)
@@ -335,6 +336,32 @@ async def test_documentor_preamble_and_write_scope(project: Path, clock: ManualC
     assert not (project / "src" / "main.py").exists()
     refused = next(m for m in parent.manager.transcript("documentor-1") if m.tool_call_id == "w2")
     assert "outside the documentor write scope (docs)" in refused.content
+
+
+async def test_a_childs_permission_request_says_whose_call_it_is(
+    project: Path, clock: ManualClock
+) -> None:
+    """A code child's write reached the person as the session's own ("write wants to run"):
+    the request now names the sub-agent, and carries the change as the parent's would."""
+    asked: list[PermissionRequest] = []
+
+    async def record(request: PermissionRequest) -> PermissionDecision:
+        asked.append(request)
+        return PermissionDecision.ALLOW_ONCE
+
+    script = Script()
+    script.by_key[PARENT_KEY] += [Reply([], [_delegate("d1", "code", "Write a.py")]), Reply(["ok"])]
+    write = ToolCall("w1", "write", {"path": "a.py", "content": "x = 1\n"})
+    script.by_key[f"{PARENT_KEY}-code-1"] += [Reply([], [write]), Reply(["Wrote a.py"])]
+    parent = _parent(project, clock, script, permission=record)
+    await parent.driver.submit("write it")
+    [request] = asked
+    assert (request.agent, request.tool, request.preview) == (
+        "code-1",
+        "write",
+        "@@ -0,0 +1 @@\n+x = 1",
+    )
+    assert (project / "a.py").read_text() == "x = 1\n"
 
 
 async def test_children_beyond_the_limit_wait_queued(project: Path, clock: ManualClock) -> None:

@@ -9,10 +9,10 @@ from textual.widgets import Button
 
 from steiner_tui.app.screens.allow_always import ConfirmAllowAlways
 from steiner_tui.app.transcript import PermissionEntry, ToolEntry
-from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt, prompt_text
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.messages import ToolCall
-from steiner_tui.tools.base import PermissionDecision
+from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import BashProvider, CallsProvider, fake_model
 from tests.app.helpers import finish, send
@@ -214,3 +214,9 @@ async def test_the_prompt_shows_the_change_before_it_is_allowed(
         await finish(pilot)
         assert prompt.text.plain.split("\n")[1:] == ["→ allowed once"]
         assert (project / "notes.txt").read_text() == content
+
+
+def test_a_sub_agents_request_says_whose_it_is() -> None:
+    request = PermissionRequest("write", "write a.py (6 bytes, a new file)", agent="code-1")
+    text = prompt_text(PermissionEntry(request, lambda decision: None)).plain
+    assert text.startswith("permission write (sub-agent code-1) wants to run: write a.py")

@@ -45,7 +45,14 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
-from steiner_tui.tools.base import ToolContext, ToolResult, failed
+from steiner_tui.tools.base import (
+    PermissionCallback,
+    PermissionDecision,
+    PermissionRequest,
+    ToolContext,
+    ToolResult,
+    failed,
+)
 from steiner_tui.tools.delegate import DelegationRequest
 
 __all__ = ["SubAgentManager"]
@@ -304,7 +311,7 @@ class SubAgentManager:
             write_scope=self.settings.documentor_write_scope,
             sink=_ChildSink(self._update, child),
             clock=self.clock,
-            permission=ctx.permission,
+            permission=_asking_for(child.info.id, ctx.permission),
             secret_env=self.secret_env,
         )
 
@@ -355,3 +362,13 @@ class SubAgentManager:
         if self._driver is not None:
             self._driver.pending_sub_agents = self.pending_count
         self.sink.emit(SubAgentUpdated(child.info))
+
+
+def _asking_for(agent: str, permission: PermissionCallback) -> PermissionCallback:
+    """``permission``, each request marked as the sub-agent ``agent``'s: the person is asked
+    the same question, and told whose call it is."""
+
+    async def ask(request: PermissionRequest) -> PermissionDecision:
+        return await permission(msgspec.structs.replace(request, agent=agent))
+
+    return ask

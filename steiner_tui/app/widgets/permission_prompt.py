@@ -61,15 +61,17 @@ PREVIEW_LINES = 12
 def prompt_text(entry: PermissionEntry, focused: bool = False) -> Content:
     """What the prompt says: the request, the change it makes to a file (its first lines, or
     all of it once the prompt has the focus), then the keys; or the answer once given."""
+    request = entry.request
+    who = f"{request.tool} (sub-agent {request.agent})" if request.agent else request.tool
     head = Content.assemble(
         ("permission ", "bold $text-warning"),
-        Content(printable(f"{entry.request.tool} wants to run: {entry.request.summary}") + "\n"),
+        Content(printable(f"{who} wants to run: {request.summary}") + "\n"),
     )
     if entry.decision is not None:
         return head + Content(f"→ {_WORDS[entry.decision]}")
     if entry.closed:
         return head + Content("→ no answer (the run ended)")
-    change = hunk_lines(entry.request.preview)
+    change = hunk_lines(request.preview)
     if not focused and len(change) > PREVIEW_LINES:
         hidden = len(change) - PREVIEW_LINES
         more = f"… {counted(hidden, 'more line')} of the change: F8 shows them all"

@@ -423,12 +423,12 @@ class SessionController:
         position = next((p for p in reversed(range(len(heads))) if not heads[p].compaction), None)
         if position is None:
             return None
-        logged = earlier.at(position)
+        logged = earlier.records[position]  # its hashes: not ``at``'s messages, read by hash
         model = self.driver.runner.model
         if (logged.provider, logged.model) != (model.alias, model.model):
             return None
-        try:
-            preview = self.preview()
+        try:  # the dry run the panel shows (a pending change is not in it), else made now
+            preview = self.last_preview or self.preview()
         except (ValueError, TokenizerLoadError):
             return None
         count = logged.hash_count

@@ -31,7 +31,7 @@ from textual.content import Content
 from steiner_tui.app.plain import printable
 from steiner_tui.units import counted
 
-__all__ = ["MAX_LINES", "hunk_lines", "tool_body"]
+__all__ = ["DIFF_STYLES", "MAX_LINES", "hunk_lines", "tool_body"]
 
 MAX_LINES = 40
 """Output lines shown inside the block (the model saw all of it)."""
@@ -115,12 +115,13 @@ def _diff(arguments: Mapping[str, Any]) -> list[Content]:
     return [_diff_line(printable(line)) for line in diff]
 
 
-_HUNK_STYLES = {"@": "$text-accent", "+": "$text-success", "-": "$text-error"}
-"""A diff line's style by its mark: hunk header, added, removed (else context, muted)."""
+DIFF_STYLES = {"@": "$text-accent", "+": "$text-success", "-": "$text-error"}
+"""A diff line's style by its mark: hunk header, added, removed (else context, muted); the
+config-save dialog's diff too."""
 
 
 def _diff_line(line: str) -> Content:
-    style = "bold" if line.startswith(("---", "+++")) else _HUNK_STYLES.get(line[:1], "$text-muted")
+    style = "bold" if line.startswith(("---", "+++")) else DIFF_STYLES.get(line[:1], "$text-muted")
     return Content.styled(line, style).expand_tabs(4)
 
 
@@ -130,7 +131,7 @@ def hunk_lines(hunks: str) -> list[Content]:
     if not hunks:
         return []
     lines = printable(hunks).split("\n")
-    return [Content.styled(line, _HUNK_STYLES.get(line[:1], "$text-muted")) for line in lines]
+    return [Content.styled(line, DIFF_STYLES.get(line[:1], "$text-muted")) for line in lines]
 
 
 def tool_body(name: str, arguments: Mapping[str, Any], status: str, output: str) -> list[Content]:

@@ -12,6 +12,7 @@ it.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,10 +77,10 @@ def change_preview(before: str | None, after: str) -> str:
     and then how many more; a new file is all added. Call it off the event loop: ``difflib``
     takes 0.2 s over a 5 MB file."""
     lines = difflib.unified_diff((before or "").splitlines(), after.splitlines(), lineterm="", n=2)
-    hunks = [_cut_line(line) for line in list(lines)[2:]]  # without the two file-name lines
-    if len(hunks) > PREVIEW_LINES:
-        hidden = len(hunks) - PREVIEW_LINES
-        hunks = [*hunks[:PREVIEW_LINES], f"… {hidden:,} more line{'s' * (hidden != 1)}"]
+    hunks = [_cut_line(line) for line in itertools.islice(lines, 2, 2 + PREVIEW_LINES)]
+    hidden = sum(1 for _ in lines)  # the two file-name lines went first, unused
+    if hidden:
+        hunks.append(f"… {hidden:,} more line{'s' * (hidden != 1)}")
     return "\n".join(hunks)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
-from steiner_tui.tools.files import PATH_PARAMETER, load_file
+from steiner_tui.tools.files import PATH_PARAMETER, ResolvedPath, load_file
 from steiner_tui.tools.guards import ask_permission, change_preview, writable_target
 from steiner_tui.tools.safe_write import write_inside
 
@@ -51,21 +51,8 @@ class WriteTool:
         if target.path.is_dir():
             return failed(f"cannot write {given}: is a directory")
         data = content.encode("utf-8")
-        existing = (
-            await asyncio.to_thread(load_file, target, "write") if target.path.exists() else None
-        )
-        before: str | None = None
-        if isinstance(existing, bytes):
-            before = existing.decode("utf-8", errors="replace")
-            replaced = f", replacing its {len(existing):,}"
-            if existing == data:
-                replaced = ": the file holds this text already"
-        elif existing is not None:  # too large to read: the new text shown as all added
-            replaced = ", replacing a file too large to compare"
-        else:
-            replaced = ", a new file"
+        replaced, preview = await asyncio.to_thread(_compared, target, data, content)
         summary = f"write {target.relative} ({len(data):,} bytes{replaced})"
-        preview = await asyncio.to_thread(change_preview, before, content)
         rejection = await ask_permission(ctx, "write", summary, arguments, preview)
         if rejection is not None:
             return rejection
@@ -78,3 +65,19 @@ class WriteTool:
             content=f"Wrote {len(data)} bytes to {target.relative}{note}.",
             data={"path": target.relative, "bytes": len(data), "created": created},
         )
+
+
+def _compared(target: ResolvedPath, data: bytes, content: str) -> tuple[str, str]:
+    """What writing ``content`` (``data``, its UTF-8) does to ``target``, for the permission
+    request: the summary's words for the file there, and the diff (``change_preview``). Reads
+    the file: call it in a thread."""
+    existing = load_file(target, "write") if target.path.exists() else None
+    if isinstance(existing, bytes):
+        same = existing == data
+        replaced = (
+            ": the file holds this text already" if same else f", replacing its {len(existing):,}"
+        )
+        return replaced, change_preview(existing.decode("utf-8", errors="replace"), content)
+    # None: no file yet. An error: too large to read, the new text shown as all added.
+    replaced = ", a new file" if existing is None else ", replacing a file too large to compare"
+    return replaced, change_preview(None, content)

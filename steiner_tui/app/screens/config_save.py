@@ -28,6 +28,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from steiner_tui.app.plain import printable
+from steiner_tui.app.tool_view import DIFF_STYLES
 from steiner_tui.config import ConfigError
 from steiner_tui.config_write import (
     ConfigChange,
@@ -39,8 +40,6 @@ from steiner_tui.config_write import (
 from steiner_tui.resources import styles_dir
 
 __all__ = ["ConfigSaveScreen", "SaveOutcome"]
-
-_LINE_STYLES = {"+": "$text-success", "-": "$text-error", "@": "$text-accent"}
 
 
 class SaveOutcome(msgspec.Struct, frozen=True):
@@ -60,7 +59,7 @@ def diff_rows(lines: list[str]) -> Iterator[Static]:
         yield Static(text, classes="diff-hunk")
         return
     for line in lines:
-        style = _LINE_STYLES.get(line[:1], "")
+        style = DIFF_STYLES.get(line[:1], "")
         if line.startswith("@@"):
             yield Static(Content.styled(printable(line), style), classes="diff-hunk")
             continue

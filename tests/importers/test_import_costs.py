@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from steiner_tui.engine.cache_causes import USAGE_ONLY
 from steiner_tui.engine.prices import PRICE_TABLE
+from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.importers.claude import import_claude_session
 from steiner_tui.importers.figures import chart_rows
 from steiner_tui.units import dollars
@@ -21,11 +23,17 @@ MIXED = next(iter(sorted(FIXTURES.glob("ae4a77f8*.jsonl"))), None)
 """A session whose requests go to two models: Haiku 4.5 and Opus 4.6."""
 
 
+def _imported(path: Path) -> tuple[dict[str, Any], list[RequestSummary]]:
+    """The import of the Claude Code session at ``path`` as JSON, and its requests' rows."""
+    data = import_claude_session(path).to_json()
+    rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
+    return data, rows
+
+
 @pytest.mark.skipif(MIXED is None, reason="the Claude Code fixtures are not there")
 def test_each_request_is_priced_and_its_cause_named_from_usage_only() -> None:
     assert MIXED is not None
-    data = import_claude_session(MIXED).to_json()
-    rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
+    data, rows = _imported(MIXED)
     assert len(rows) == len(data["requests"])
     for row, request in zip(rows, data["requests"], strict=True):
         assert row.reported and row.cache is not None
@@ -61,8 +69,7 @@ def test_an_unknown_cause_says_where_the_prefix_broke_in_tokens() -> None:
     # Where the prefix broke is known in tokens though no source can be named: here after the
     # first 21,460 tokens, about the system prompt and tools, not in the conversation.
     assert INTERRUPTED is not None
-    data = import_claude_session(INTERRUPTED).to_json()
-    rows = [r for r in chart_rows(data["requests"], data["generations"]) if not r.compaction]
+    _, rows = _imported(INTERRUPTED)
     unknown = [row.cache for row in rows if row.cache and row.cache.cause == "unknown"]
     assert unknown
     for cache in unknown:

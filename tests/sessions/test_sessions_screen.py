@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import io
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,19 @@ async def _sessions(open_session: OpenSession, clock: ManualClock) -> list[str]:
     return ids
 
 
+@asynccontextmanager
+async def _browsing(
+    open_session: OpenSession, clock: ManualClock, sessions_base: Path
+) -> AsyncIterator[tuple[list[str], _Host, Pilot[None], SessionsScreen, DataTable[Any]]]:
+    """Two sessions saved, then listed on the sessions screen: their ids (oldest first), the
+    app, its pilot, the screen and its table."""
+    ids = await _sessions(open_session, clock)
+    app = _Host(SessionStore(sessions_base))
+    async with app.run_test() as pilot:
+        screen, table = await _listed(app, pilot)
+        yield ids, app, pilot, screen, table
+
+
 async def _listed(app: _Host, pilot: Pilot[None]) -> tuple[SessionsScreen, DataTable[Any]]:
     """The sessions screen once it has listed the sessions, and its table."""
     await app.workers.wait_for_complete()
@@ -58,10 +73,7 @@ async def _listed(app: _Host, pilot: Pilot[None]) -> tuple[SessionsScreen, DataT
 async def test_enter_resumes_the_highlighted_session(
     open_session: OpenSession, clock: ManualClock, sessions_base: Path
 ) -> None:
-    ids = await _sessions(open_session, clock)
-    app = _Host(SessionStore(sessions_base))
-    async with app.run_test() as pilot:
-        _, table = await _listed(app, pilot)
+    async with _browsing(open_session, clock, sessions_base) as (ids, app, pilot, _, table):
         assert table.row_count == 2
         assert str(table.get_row_at(0)[0]) == ids[1]
         assert str(table.get_row_at(0)[-1]) == "beta question"
@@ -73,10 +85,7 @@ async def test_enter_resumes_the_highlighted_session(
 async def test_slash_filters_by_the_words_typed_and_enter_resumes_the_match(
     open_session: OpenSession, clock: ManualClock, sessions_base: Path
 ) -> None:
-    ids = await _sessions(open_session, clock)
-    app = _Host(SessionStore(sessions_base))
-    async with app.run_test() as pilot:
-        screen, table = await _listed(app, pilot)
+    async with _browsing(open_session, clock, sessions_base) as (ids, app, pilot, screen, table):
         await pilot.press("slash", *"QUESTION alp")  # every word, in any case
         await pilot.pause()
         assert table.row_count == 1 and str(table.get_row_at(0)[0]) == ids[0]
@@ -96,10 +105,7 @@ async def test_a_slash_right_behind_the_one_that_opened_the_filter_is_typed_ther
 ) -> None:
     """Typed in one burst in a terminal ("/what/is"), the second "/" came before the filter
     had its Focus event: the action took it for a second opening and it was lost."""
-    await _sessions(open_session, clock)
-    app = _Host(SessionStore(sessions_base))
-    async with app.run_test() as pilot:
-        screen, _ = await _listed(app, pilot)
+    async with _browsing(open_session, clock, sessions_base) as (_, _, _, screen, _):
         screen.action_filter()  # the first "/": the focus moves, its Focus event not yet run
         with pytest.raises(SkipAction):  # the second: handed on, to be typed in the filter
             screen.action_filter()
@@ -108,10 +114,7 @@ async def test_a_slash_right_behind_the_one_that_opened_the_filter_is_typed_ther
 async def test_esc_clears_the_filter_before_it_goes_back(
     open_session: OpenSession, clock: ManualClock, sessions_base: Path
 ) -> None:
-    ids = await _sessions(open_session, clock)
-    app = _Host(SessionStore(sessions_base))
-    async with app.run_test() as pilot:
-        screen, table = await _listed(app, pilot)
+    async with _browsing(open_session, clock, sessions_base) as (ids, app, pilot, screen, table):
         await pilot.press("slash", *"[bold]beta")  # markup typed is text
         await pilot.pause()
         assert table.row_count == 0

@@ -98,6 +98,9 @@ class ProviderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     max_retries: NonNegative = 2
     stream_delay_ms: NonNegative = 0
     """Offline model only: pause between streamed chunks, so streaming and Esc can be seen."""
+    local: bool | None = None
+    """An OpenAI-type server someone runs (llama.cpp, Ollama, vLLM) rather than a hosted API;
+    None: judged from ``base_url`` (``server_limits.self_hosted``)."""
 
 
 class ModelConfig(_Table, frozen=True):

@@ -32,7 +32,6 @@ import time
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 import msgspec
 
@@ -92,10 +91,6 @@ _STREAM_ERROR_STATUS = {
 }
 
 
-_VENDOR_HOSTS = frozenset({"api.openai.com", "api.anthropic.com"})
-"""The vendors' own APIs; any other base URL is a server someone runs (llama.cpp, Ollama...)."""
-
-
 class CallContext(msgspec.Struct):
     """Who is calling and how far the call got, for accurate messages and remedies."""
 
@@ -109,6 +104,8 @@ class CallContext(msgspec.Struct):
     max_retries: int = 0
     key_env: str = ""
     """The environment variable the key came from (empty: a local server without a key)."""
+    self_hosted: bool = False
+    """A server someone runs (llama.cpp, Ollama...), not a hosted API."""
     has_images: bool = False
     """The request carried images (a 400 about an image is then ``image_rejected``)."""
     phase: Phase = "connect"
@@ -480,7 +477,7 @@ def remedies_for(
         return (retry, switch)
     if kind == "context_length":
         larger = "switch to a model with a larger context window (/model)"
-        if call.base_url and urlsplit(call.base_url).hostname not in _VENDOR_HOSTS:
+        if call.self_hosted:
             # The window is the server's setting, not the model's: its owner can raise it.
             larger = (
                 "restart the server with a larger context (llama.cpp --ctx-size, Ollama "

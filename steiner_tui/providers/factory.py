@@ -6,11 +6,14 @@ means the offline model (``offline``). Limits come from ``steiner_tui.engine.mod
 and are overridden field by field by ``[models."<ref>"]`` (or ``[models."<model id>"]``); each
 says where it came from (``LimitSource``).
 
-Local servers: an OpenAI-type provider whose base URL is not OpenAI's own API is a local (or
-self-hosted) server. An unknown model there gets a modest max output
-(``engine.models.LOCAL_MAX_OUTPUT_TOKENS``), and the resolved model carries a probe that asks
-the server for its window and tool support (``providers.server_limits``); the runner runs it
-once, in a thread, before its first request. Nothing here does network I/O.
+Local servers: an OpenAI-type provider whose base URL names this machine or its network (a
+loopback or private address, ``localhost``, a one-word host; ``server_limits.self_hosted``), or
+whose ``local`` setting says so, is a local (or self-hosted) server; a hosted gateway
+(OpenRouter, Groq) is not: it is billed, and has no window to probe. An unknown model on a
+local server gets a modest max output (``engine.models.LOCAL_MAX_OUTPUT_TOKENS``), and the
+resolved model carries a probe that asks the server for its window and tool support
+(``providers.server_limits``); the runner runs it once, in a thread, before its first
+request. Nothing here does network I/O.
 
 Keys come only from the environment variable the provider's ``api_key_env`` names; a provider
 with no ``api_key_env`` (a local server) gets the dummy key ``sk-local``. A missing key is a
@@ -22,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import msgspec
 
@@ -37,7 +39,7 @@ from steiner_tui.providers.offline import OFFLINE_MODEL, OfflineProvider
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from steiner_tui.providers.openai_responses import OpenAIResponsesProvider
 from steiner_tui.providers.sdk_base import SdkProvider
-from steiner_tui.providers.server_limits import ServerLimits, probe_server_limits
+from steiner_tui.providers.server_limits import ServerLimits, probe_server_limits, self_hosted
 
 __all__ = [
     "LOCAL_DUMMY_KEY",
@@ -105,10 +107,11 @@ class ResolvedModel(msgspec.Struct, frozen=True, dict=True):
 
 
 def is_local_server(provider: ProviderConfig) -> bool:
-    """An OpenAI-type provider whose base URL is not OpenAI's own API (Ollama, llama.cpp...)."""
+    """An OpenAI-type provider that is a server someone runs (Ollama, llama.cpp...): its
+    ``local`` setting, else a base URL on this machine or its network (``self_hosted``)."""
     if provider.type not in ("openai", "openai_responses") or not provider.base_url:
         return False
-    return urlsplit(provider.base_url).hostname != "api.openai.com"
+    return self_hosted(provider.base_url) if provider.local is None else provider.local
 
 
 def _registry_lookup(local: bool) -> Lookup:
@@ -244,6 +247,7 @@ def build_provider(
             max_retries=retries,
             model_info=model_info,
             key_env=provider_config.api_key_env or "",
+            self_hosted=is_local_server(provider_config),
         )
     raise ConfigError(f"provider {provider_config.alias!r}: unknown type {kind!r}")
 

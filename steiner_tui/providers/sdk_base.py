@@ -115,6 +115,8 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             ``retry-after``).
         model_info: limits lookup with config overrides (default: the model registry).
         key_env: the environment variable the key came from (named in an auth error's remedy).
+        self_hosted: a server someone runs (``factory.is_local_server``): a window too small is
+            its setting, which an error's remedy says how to raise.
     """
 
     SDK: ClassVar[str]
@@ -132,6 +134,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         max_retries: int = 2,
         model_info: Callable[[str], ModelInfo] | None = None,
         key_env: str = "",
+        self_hosted: bool = False,
     ) -> None:
         self.alias = alias
         self._api_key = api_key
@@ -140,6 +143,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
         self._connect_timeout = max(timeout, CONNECT_TIMEOUT)
         self._max_retries = max_retries
         self._key_env = key_env
+        self.self_hosted = self_hosted
         self._model_info = model_info or lookup_model
         self._clients: LoopClient[ClientT] = LoopClient(self._make_client, _close)
         self._rejects_images: set[str] = set()
@@ -211,6 +215,7 @@ class SdkProvider(ABC, Generic[ClientT, EventT]):
             connect_timeout=self._connect_timeout,
             max_retries=self._max_retries,
             key_env=self._key_env,
+            self_hosted=self.self_hosted,
             has_images=any(message.images for message in request.messages),
         )
 

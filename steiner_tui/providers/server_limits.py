@@ -34,10 +34,12 @@ does one that said nothing but 503 (``ServerLoading``: llama.cpp while it loads 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -51,6 +53,7 @@ __all__ = [
     "ServerUnreachable",
     "api_roots",
     "probe_server_limits",
+    "self_hosted",
     "served_models",
 ]
 
@@ -60,6 +63,23 @@ LOAD_DEFAULT_WINDOW = 4096
 """The window Ollama and LM Studio load a model with when nothing sets one."""
 _MAX_BODY = 8 << 20
 """Largest body read (a hosted API's model list can be long; a local one is small)."""
+
+_PRIVATE_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa", ".ts.net")
+"""Names that resolve only on this machine or its network (mDNS, Docker's
+``host.docker.internal``, home routers, a Tailscale tailnet)."""
+
+
+def self_hosted(base_url: str) -> bool:
+    """Whether ``base_url`` names a server on this machine or its network (a loopback, private
+    or shared address, ``localhost``, a one-word host such as a Docker service, a private
+    suffix) rather than a hosted API (OpenRouter, Groq, DeepSeek: billed, their window known).
+    """
+    host = (urlsplit(base_url).hostname or "").rstrip(".")
+    try:
+        return not ipaddress.ip_address(host).is_global
+    except ValueError:
+        return bool(host) and ("." not in host or host.endswith(_PRIVATE_SUFFIXES))
+
 
 Fetch = Callable[[str, bytes | None, float], Any]
 """``(url, JSON body or None for GET, timeout) -> parsed JSON``; raises ``OSError`` or

@@ -13,7 +13,12 @@ from steiner_tui.providers.errors import (
 )
 
 CALL = CallContext(
-    "local/qwen", alias="local", base_url="http://127.0.0.1:8080/v1", timeout=30.0, max_retries=2
+    "local/qwen",
+    alias="local",
+    base_url="http://127.0.0.1:8080/v1",
+    timeout=30.0,
+    max_retries=2,
+    self_hosted=True,
 )
 
 
@@ -57,9 +62,11 @@ def test_a_local_servers_window_is_its_own_setting() -> None:
     hint = remedies_for("context_length", CALL)[1].hint
     assert hint.startswith("restart the server with a larger context (llama.cpp --ctx-size")
     vendor = CallContext("openai/gpt-4o", base_url="https://api.openai.com/v1")
-    assert remedies_for("context_length", vendor)[1].hint == (
-        "switch to a model with a larger context window (/model)"
-    )
+    gateway = CallContext("router/qwen3-coder", base_url="https://openrouter.ai/api/v1")
+    for hosted in (vendor, gateway):  # a hosted gateway has no server of yours to restart
+        assert remedies_for("context_length", hosted)[1].hint == (
+            "switch to a model with a larger context window (/model)"
+        )
 
 
 def test_a_dropped_stream_is_retried_not_checked() -> None:

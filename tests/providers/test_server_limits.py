@@ -20,11 +20,13 @@ from steiner_tui.config import parse_config
 from steiner_tui.engine.events import ErrorEvent, ListSink, WarningEvent
 from steiner_tui.engine.messages import Message
 from steiner_tui.providers.factory import resolve_model
+from steiner_tui.providers.sdk_base import SdkProvider
 from steiner_tui.providers.server_limits import (
     ServerLimits,
     ServerUnreachable,
     api_roots,
     probe_server_limits,
+    self_hosted,
     served_models,
 )
 from tests.providers.fake_servers import LLAMA_CPP, LM_STUDIO, OLLAMA, VLLM, Routes, serving, url
@@ -289,6 +291,50 @@ def test_hosted_apis_are_not_probed_and_known_models_say_registry() -> None:
     local = resolve_model(config, "local/qwen2.5-coder:7b", env)
     assert local.limits_probe is not None
     assert (local.window_source, local.info.max_output) == ("registry", 8192)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "expected"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://192.168.1.20:1234/v1", True),
+        ("http://10.0.0.5:8000/v1", True),
+        ("http://100.101.102.103:11434/v1", True),  # a Tailscale address
+        ("http://ollama:11434/v1", True),  # a Docker Compose service
+        ("http://host.docker.internal:8080/v1", True),
+        ("http://gpu-box.local:8000/v1", True),
+        ("https://openrouter.ai/api/v1", False),
+        ("https://api.groq.com/openai/v1", False),
+        ("https://api.deepseek.com/v1", False),
+        ("https://api.openai.com/v1", False),
+        ("http://8.8.8.8/v1", False),
+        ("not a url", False),
+    ],
+)
+def test_a_server_on_this_machine_or_its_network_is_self_hosted(
+    base_url: str, expected: bool
+) -> None:
+    assert self_hosted(base_url) is expected
+
+
+def test_a_hosted_gateway_is_billed_and_not_probed_unless_config_says_local() -> None:
+    """OpenRouter counted as a local server: every model on it was free ($0 in the panel and
+    the inspector), its model list was fetched at launch and probed for a window, and a
+    window error told to restart the server with --ctx-size."""
+    providers = {
+        "router": {"type": "openai", "base_url": "https://openrouter.ai/api/v1"},
+        "box": {"type": "openai", "base_url": "https://gpu.example.com/v1", "local": True},
+    }
+    config = parse_config([("c", {"providers": providers})])
+    router = resolve_model(config, "router/qwen/qwen3-coder", {})
+    assert router.limits_probe is None and router.price is None  # unknown, never $0
+    box = resolve_model(config, "box/qwen3-coder", {})
+    assert box.limits_probe is not None and box.price is not None and box.price.input == 0
+    for resolved, hosted in ((router, False), (box, True)):
+        assert isinstance(resolved.provider, SdkProvider)
+        assert resolved.provider.self_hosted is hosted  # a window error's remedy (errors)
 
 
 def test_a_small_learned_window_keeps_an_unconfigured_max_output_to_a_quarter() -> None:

@@ -24,7 +24,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from steiner_tui.app.screens.sessions import session_row
 from steiner_tui.app.widgets.inspector_format import cell
 from steiner_tui.capture.proxy import ProxyEvent
 from steiner_tui.capture.store import CaptureWriter
@@ -101,7 +100,7 @@ def test_sessions_list_and_the_sessions_screen(text: str) -> None:
     _print_list(rows, SessionStore(Path("/nonexistent-sessions")), out)
     assert inert(out.getvalue())
     for row in rows:
-        assert all(inert(value, lines=False) for value in session_row(row))
+        assert all(inert(value, lines=False) for value in row.cells())
 
 
 @FUZZ

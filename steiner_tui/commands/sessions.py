@@ -1,8 +1,8 @@
 """``steiner-tui sessions``: list, delete, evict and fork saved sessions.
 
-* ``list``: a table of every session (id, project, last activity, model, generations, size,
-  title), most recently active first; sessions whose log is unreadable are marked, and a session
-  open in a running app says so.
+* ``list``: a table of every session (``SessionInfo.cells``: id, project, last activity, model,
+  generations, messages, size, title), most recently active first; sessions whose log is
+  unreadable are marked, and a session open in a running app says so.
 * ``delete ID [--yes]``: remove the session's folder (log, meta, ``history.md``).
 * ``evict [--keep N] [--yes]``: keep the N most recently active sessions (default: ``[sessions]
   keep`` from config, 50 when unset) and remove the rest.
@@ -36,19 +36,19 @@ from steiner_tui.plain import one_line, printable
 from steiner_tui.sessions.errors import SessionBusyError
 from steiner_tui.sessions.fork import fork_session, remove_stale_forks
 from steiner_tui.sessions.loader import SessionLoadError
-from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
-from steiner_tui.units import byte_count, counted
+from steiner_tui.sessions.store import (
+    LIST_COLUMNS,
+    LIST_GIVE_WAY,
+    LIST_RIGHT,
+    SessionInfo,
+    SessionNotFoundError,
+    SessionStore,
+)
+from steiner_tui.units import counted
 
 __all__ = ["execute", "run"]
 
 
-def _when(moment: datetime) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
-
-
-_COLUMNS = ("id", "project", "last activity", "model", "generations", "size", "title")
-_GIVE_WAY = ("size", "generations", "model", "project")
-"""Columns left out, in this order, while a terminal is too narrow for the title's 30."""
 _TITLE_ROOM = 30
 
 
@@ -58,33 +58,17 @@ def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> No
         return
     cells = []
     for row in rows:
-        meta = row.meta
-        model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
-        open_now = " (open)" if store.is_open(row.session_id) else ""
-        cells.append(
-            dict(
-                zip(
-                    _COLUMNS,
-                    (
-                        row.session_id + open_now,
-                        meta.project_root or "-",
-                        _when(row.last_activity),
-                        model or "-",
-                        str(meta.generations),
-                        byte_count(meta.size_bytes),
-                        row.label,
-                    ),
-                    strict=True,
-                )
-            )
-        )
+        cell = dict(zip(LIST_COLUMNS, row.cells(), strict=True))
+        if store.is_open(row.session_id):
+            cell["id"] += " (open)"
+        cells.append(cell)
     # On a terminal, its width: columns give way to the title, which is cut with "…" rather
     # than every cell folded onto more lines. A pipe gets every column, 160 wide, folded.
     terminal = out.isatty()
     width = shutil.get_terminal_size().columns if terminal else 160
-    widths = {c: max(len(c), *(len(one_line(r[c])) for r in cells)) for c in _COLUMNS}
-    shown = list(_COLUMNS)
-    for column in _GIVE_WAY if terminal else ():  # a column: its width and " │ ", the table 1
+    widths = {c: max(len(c), *(len(r[c]) for r in cells)) for c in LIST_COLUMNS}
+    shown = list(LIST_COLUMNS)
+    for column in LIST_GIVE_WAY if terminal else ():  # a column: its width and " │ ", the table 1
         if sum(widths[c] + 3 for c in shown if c != "title") + _TITLE_ROOM + 4 <= width:
             break
         shown.remove(column)
@@ -94,14 +78,14 @@ def _print_list(rows: list[SessionInfo], store: SessionStore, out: TextIO) -> No
         cut = terminal and name == "title"
         table.add_column(
             name,
-            justify="right" if name in ("generations", "size") else "left",
+            justify="right" if name in LIST_RIGHT else "left",
             overflow="ellipsis" if cut else "fold",
             no_wrap=cut,
             min_width=widths[name] if terminal and not cut else None,
             max_width=max(_TITLE_ROOM, room) if cut else None,
         )
     for row_cells in cells:
-        table.add_row(*(Text(one_line(row_cells[c])) for c in shown))  # data, never markup
+        table.add_row(*(Text(row_cells[c]) for c in shown))  # data, never markup
     Console(file=out, width=width, color_system=None, markup=False).print(table)
 
 

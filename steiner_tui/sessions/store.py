@@ -19,6 +19,7 @@ from pathlib import Path
 import msgspec
 
 from steiner_tui.engine.messages import Message
+from steiner_tui.plain import one_line
 from steiner_tui.sessions.errors import SessionBusyError, SessionNotFoundError
 from steiner_tui.sessions.ids import validate_session_id
 from steiner_tui.sessions.loader import LoadedSession, load_session
@@ -34,8 +35,12 @@ from steiner_tui.sessions.records import (
 )
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME, StoredTexts
 from steiner_tui.sessions.titles import message_title, readable_title
+from steiner_tui.units import byte_count
 
 __all__ = [
+    "LIST_COLUMNS",
+    "LIST_GIVE_WAY",
+    "LIST_RIGHT",
     "EvictResult",
     "SessionInfo",
     "SessionBusyError",
@@ -45,6 +50,14 @@ __all__ = [
 
 DEFAULT_KEEP = 50
 """Sessions kept by ``evict`` unless configured (``[sessions] keep``)."""
+
+LIST_COLUMNS = ("id", "project", "last activity", "model", "gen", "msgs", "size", "title")
+"""The sessions list's columns (``sessions list``, the sessions screen): ``SessionInfo.cells``."""
+LIST_GIVE_WAY = ("size", "gen", "msgs", "model", "project")
+"""Columns left out, in this order, while the list is too narrow for the title (how a session
+is recognised)."""
+LIST_RIGHT = frozenset({"gen", "msgs", "size"})
+"""Columns of figures, aligned right."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _HEAD_BYTES = 256 * 1024
@@ -81,6 +94,25 @@ class SessionInfo(msgspec.Struct, frozen=True):
         if not meta.title and not meta.messages and meta.generations <= 1:
             return "[no messages]"
         return meta.title
+
+    def cells(self) -> tuple[str, ...]:
+        """The list's cells, in ``LIST_COLUMNS``' order, each one line of text: ``msgs`` is the
+        active generation's messages."""
+        meta = self.meta
+        model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
+        return tuple(
+            one_line(value)
+            for value in (
+                self.session_id,
+                meta.project_root or "—",
+                self.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
+                model or "—",
+                str(meta.generations),
+                f"{meta.messages:,}",
+                byte_count(meta.size_bytes),
+                self.label,
+            )
+        )
 
 
 class EvictResult(msgspec.Struct, frozen=True):

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.agent.session_factory import LOG_RESTORED
-from steiner_tui.app.screens.sessions import session_row
 from steiner_tui.cli import build_parser
 from steiner_tui.commands.sessions import execute
 from steiner_tui.engine.events import WarningEvent
@@ -80,7 +79,7 @@ def test_the_list_says_an_empty_log_has_no_messages(sessions_base: Path) -> None
     line = next(line for line in out.getvalue().splitlines() if EMPTY_ID in line)
     assert "[no messages]" in line
     row = SessionStore(sessions_base).info(EMPTY_ID)
-    assert session_row(row)[-1] == "[no messages]"
+    assert row.cells()[-1] == "[no messages]"
 
 
 async def test_a_session_folder_removed_while_open_is_saved_again(

@@ -66,6 +66,10 @@ async def test_list_delete_evict_fork(
         assert session_id in out
     assert out.index(ids[2]) < out.index(ids[0])
     assert "fake/fake-model" in out and "question 2" in out
+    header = next(line for line in out.splitlines() if "last activity" in line)
+    assert [cell.strip() for cell in header.strip("┃ ").split("┃")][4:6] == ["gen", "msgs"]
+    row = next(line for line in out.splitlines() if ids[0] in line)
+    assert [cell.strip() for cell in row.strip("│ ").split("│")][4:6] == ["1", "2"]
 
     code, out, _ = _run(sessions_base, "fork", ids[0], "--message", "1")
     assert code == 0 and f"forked {ids[0]} into" in out and "(generation 0, 1 message)" in out

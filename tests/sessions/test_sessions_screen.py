@@ -248,8 +248,9 @@ async def test_at_80_columns_the_title_shows_and_minor_columns_give_way(
         await pilot.resize_terminal(200, 30)
         await pilot.pause()
         assert [str(c.key.value) for c in table.columns.values()] == [
-            "id", "project", "last activity", "model", "gen", "size", "title"
+            "id", "project", "last activity", "model", "gen", "msgs", "size", "title"
         ]  # fmt: skip
+        assert str(table.get_row_at(0)[5]) == "2"  # the question and its reply
 
 
 async def test_a_long_title_is_cut_with_an_ellipsis_inside_the_screen(

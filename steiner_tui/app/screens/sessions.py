@@ -4,9 +4,10 @@
 (in any case) stay; Enter there resumes the highlighted one, Esc clears the filter (a second
 Esc goes back).
 
-The table shows id, project, last activity, model, generations, size and title, most recently
-active first; on a narrow screen size, generations, model and then project give way so the title
-(how a session is recognised) shows. Enter dismisses the screen with the chosen id (the app
+The table shows id, project, last activity, model, generations, messages, size and title
+(``SessionInfo.cells``, as ``sessions list`` prints them), most recently active first; on a
+narrow screen size, generations, messages, model and then project give way so the title (how a
+session is recognised) shows. Enter dismisses the screen with the chosen id (the app
 resumes it: replacing the conversation is the app's job and goes through the driver's
 replacement guard). ``d`` asks for confirmation, then deletes the session's whole folder; the
 open session cannot be deleted.
@@ -33,43 +34,27 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 from steiner_tui.app.screens.captures import CapturesScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON, fit_columns
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
-from steiner_tui.plain import one_line
 from steiner_tui.resources import styles_dir
-from steiner_tui.sessions.store import SessionInfo, SessionNotFoundError, SessionStore
-from steiner_tui.units import byte_count, counted
+from steiner_tui.sessions.store import (
+    LIST_COLUMNS,
+    LIST_GIVE_WAY,
+    LIST_RIGHT,
+    SessionInfo,
+    SessionNotFoundError,
+    SessionStore,
+)
+from steiner_tui.units import counted
 
-__all__ = ["ConfirmDeleteScreen", "SessionsScreen", "session_row"]
+__all__ = ["ConfirmDeleteScreen", "SessionsScreen"]
 
-COLUMNS = ("id", "project", "last activity", "model", "gen", "size", "title")
 EMPTY_NOTICE = "No saved sessions yet: every conversation is saved as you work."
 FILTER_HINT = "Filter: words of the title, id, project or model (Enter resumes, Esc clears)"
 MAX_WIDTHS = {"project": 40, "title": 60}
 """Columns wider than this are cut (with …); every other column is as wide as its widest cell."""
-_RIGHT = frozenset({"gen", "size"})
-GIVE_WAY = ("size", "gen", "model", "project")
-"""Columns dropped, in this order, while the title would get fewer than ``TITLE_ROOM`` cells."""
 TITLE_ROOM = 30
 """The title's cells (at most) that the other columns make room for."""
 _FRAME = 4
 """Cells of the screen's width the table's border and scroll bar take."""
-
-
-def session_row(row: SessionInfo) -> tuple[str, ...]:
-    """The table cells of one session."""
-    meta = row.meta
-    model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
-    return tuple(
-        one_line(value)
-        for value in (
-            row.session_id,
-            meta.project_root or "—",
-            row.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
-            model or "—",
-            str(meta.generations),
-            byte_count(meta.size_bytes),
-            row.label,
-        )
-    )
 
 
 def matches(row: SessionInfo, words: list[str]) -> bool:
@@ -83,7 +68,7 @@ def matches(row: SessionInfo, words: list[str]) -> bool:
 
 def _fitting(widths: dict[str, int], room: int) -> tuple[list[str], int]:
     """The columns to show in ``room`` cells, and the title's width."""
-    return fit_columns(widths, room, GIVE_WAY, "title", TITLE_ROOM)
+    return fit_columns(widths, room, LIST_GIVE_WAY, "title", TITLE_ROOM)
 
 
 class ConfirmDeleteScreen(ModalScreen[bool]):
@@ -171,7 +156,7 @@ class SessionsScreen(Screen[str | None]):
         """Every session the store listed."""
         self.rows: list[SessionInfo] = []
         """The sessions shown: those the filter keeps."""
-        self.widths: dict[str, int] = dict.fromkeys(COLUMNS, 0)
+        self.widths: dict[str, int] = dict.fromkeys(LIST_COLUMNS, 0)
         """Each column's width for the rows listed (before narrow screens drop some)."""
         self.fitted: tuple[list[str], int] = ([], 0)
         """The columns shown and the title's width."""
@@ -210,12 +195,12 @@ class SessionsScreen(Screen[str | None]):
         table = self.query_one("#sessions", DataTable)
         labels = []
         for row in rows:
-            label = session_row(row)
+            label = row.cells()
             if row.session_id == self.current:
                 label = (f"{label[0]} (open)", *label[1:])
             labels.append(label)
         self.widths = widths = {}
-        for index, column in enumerate(COLUMNS):
+        for index, column in enumerate(LIST_COLUMNS):
             widest = max((cell_len(label[index]) for label in labels), default=0)
             widths[column] = min(
                 max(widest, len(column)), MAX_WIDTHS.get(column, widest + len(column))
@@ -230,8 +215,8 @@ class SessionsScreen(Screen[str | None]):
         for row, label in zip(rows, labels, strict=True):
             cells = [
                 Text(value, no_wrap=True, overflow="ellipsis", end="",
-                     justify="right" if column in _RIGHT else "left")
-                for column, value in zip(COLUMNS, label, strict=True)
+                     justify="right" if column in LIST_RIGHT else "left")
+                for column, value in zip(LIST_COLUMNS, label, strict=True)
                 if column in shown
             ]  # fmt: skip
             table.add_row(*cells, key=row.session_id)

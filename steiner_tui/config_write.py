@@ -1,10 +1,11 @@
 """Writing a setting the person chose into a config file, keeping the rest of the file.
 
 The project config takes a compaction threshold or mode; the user config takes a folder the
-person trusts (``plan_trust_folder``, from the workbench's trust prompt).
+person trusts (``plan_trust_folder``, from the workbench's trust prompt) and the theme chosen
+in the workbench (``plan_theme``: kept for the next run, as Claude Code keeps ``/theme``).
 
-Only on request (the what-if view's save key, ``/whatif N save``, ``/compaction save``), and in
-two steps so the person sees the change before it is made: ``plan_*`` reads
+Only on request (the what-if view's save key, ``/whatif N save``, ``/compaction save``, a theme
+picked), and in two steps so the person sees the change before it is made: ``plan_*`` reads
 ``<root>/.steiner/config.toml`` and returns a ``ConfigChange`` (the file, its text before and
 after, and ``diff_lines``, the unified diff between them), and ``write_change`` writes it.
 The text after is made by ``tomlkit``, which keeps comments, order and formatting, so the file
@@ -34,6 +35,7 @@ __all__ = [
     "diff_lines",
     "plan_compaction_mode",
     "plan_compaction_threshold",
+    "plan_theme",
     "plan_trust_folder",
     "write_change",
 ]
@@ -126,6 +128,15 @@ def plan_trust_folder(project_root: Path, user_file: Path | None = None) -> Conf
             folders.append(folder)
 
     return _plan_file(user_file or paths.user_config_file(), edit)
+
+
+def plan_theme(theme: str, user_file: Path) -> ConfigChange:
+    """``[ui] theme = theme`` in the user config ``user_file`` (raises as above)."""
+
+    def edit(document: tomlkit.TOMLDocument) -> None:
+        _table(document, "ui")["theme"] = theme
+
+    return _plan_file(user_file, edit)
 
 
 def diff_lines(change: ConfigChange) -> list[str]:

@@ -22,11 +22,12 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import ModalScreen, Screen
+from textual.theme import Theme
 
 from steiner_tui.agent.session import Session, SessionRequest
 from steiner_tui.app.help_catalog import section_name
@@ -153,6 +154,8 @@ class SteinerApp(PlainToasts):
         if theme != self.theme:
             # Setting the theme re-parses every style sheet: only when it differs.
             self.theme = theme
+        self._kept_theme = theme
+        """The theme the next run starts with (``_keep_theme``)."""
         self.keymap = dict(request.config.keymap)
         """Binding id -> keys, from ``[keymap]``."""
         self._main = MainScreen(request, defer_open=defer_open, draft=draft)
@@ -216,6 +219,7 @@ class SteinerApp(PlainToasts):
         folder may set (``screens.trust``)."""
         if self.keymap:
             self.set_keymap(self.keymap)
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
         if not self.is_headless:
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGHUP, signal.SIGTERM):
@@ -225,6 +229,31 @@ class SteinerApp(PlainToasts):
 
             screen = TrustScreen(self.request.project_root, self.request.config.untrusted)
             self.push_screen(screen, self._trust_answered)
+
+    def _keep_theme(self, theme: Theme) -> None:
+        """A theme picked in the workbench (the palette's Theme) is kept for the next run:
+        ``[ui] theme`` in the user config, written in a thread."""
+        folder = self.request.config_dir
+        if folder is None or theme.name == self._kept_theme:
+            return
+        self._kept_theme = theme.name
+        self._write_theme(theme.name, folder / "config.toml")
+
+    @work(thread=True, exclusive=True, group="keep-theme")
+    def _write_theme(self, name: str, path: Path) -> None:
+        from steiner_tui.config_write import plan_theme, write_change
+
+        try:
+            write_change(plan_theme(name, path))
+        except (ValueError, OSError) as error:  # the theme stays for this run all the same
+            message = f"theme {name} not kept for the next run: {error}"
+            self.call_from_thread(self.notify, message, severity="warning")
+            return
+        message = f"theme {name} kept for the next run ([ui] theme in {path})"
+        where = self.request.config.where("ui.theme")
+        if where not in ("defaults", str(path)):
+            message += f"; {where} sets it too, and wins over it"
+        self.call_from_thread(self.notify, message)
 
     def _trust_answered(self, answer: str | None) -> None:
         """Trusted: open the workbench again with the project's config in full."""

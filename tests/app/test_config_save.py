@@ -240,3 +240,42 @@ async def test_the_dialog_lists_its_keys_in_the_help(app_for: AppFactory, projec
         section = "Write to the project config"
         assert (section, "Enter y", "Write the change shown into the project config") in rows
         assert (section, "Esc n", "Close without writing anything") in rows
+
+
+async def test_a_theme_picked_is_kept_for_the_next_run(
+    app_for: AppFactory, config_dir: Path
+) -> None:
+    """The palette's Theme lasted one run: the next launch was back on the default. The pick
+    is written to the user config as ``[ui] theme``, the file's other lines kept."""
+    user_file = config_dir / "config.toml"
+    user_file.write_text('# mine\ndefault_model = "offline"  # keep\n', encoding="utf-8")
+    app = app_for()
+    messages: list[object] = []
+    async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+        await finish(pilot)
+        app.action_change_theme()
+        await pilot.pause()
+        await pilot.press(*"nord")
+        await pilot.pause(0.3)  # the palette searches in a worker
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.theme == "nord"
+    text = user_file.read_text(encoding="utf-8")
+    assert text.startswith('# mine\ndefault_model = "offline"  # keep\n')
+    assert tomllib.loads(text)["ui"] == {"theme": "nord"}
+    assert f"theme nord kept for the next run ([ui] theme in {user_file})" in notices(messages)
+
+
+async def test_a_theme_that_cannot_be_kept_says_why(app_for: AppFactory, config_dir: Path) -> None:
+    (config_dir / "config.toml").write_text("ui = 3\n", encoding="utf-8")
+    app = app_for()
+    messages: list[object] = []
+    async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+        await finish(pilot)
+        app.theme = "gruvbox"
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.theme == "gruvbox"  # for this run all the same
+    assert notices(messages) == ["theme gruvbox not kept for the next run: 'ui' is not a table"]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from steiner_tui.app.slash import SLASH_COMMANDS
+from steiner_tui.app.slash import ALIASES, SLASH_COMMANDS
 from steiner_tui.mentions import written
 
 __all__ = ["Completion", "CompletionSources", "complete", "mention"]
@@ -64,12 +64,15 @@ def complete(text: str, sources: CompletionSources) -> list[Completion]:
     if not space:
         commands = [(n, description) for n, (_, description) in SLASH_COMMANDS.items()]
         found = _ranked(name, commands)
+        for alias, command in ALIASES.items():  # another agent's name: the command it is here
+            if name and alias.startswith(name.lower()) and all(n != command for n, _ in found):
+                found.append((command, f"{SLASH_COMMANDS[command][1]} (/{alias})"))
         return [
             Completion(f"/{n} " if SLASH_COMMANDS[n][0] else f"/{n}", f"/{n}", h)
             for n, h in found
             if f"/{n}" != text or SLASH_COMMANDS[n][0]
         ][:MAX_CANDIDATES]
-    name = name.lower()
+    name = ALIASES.get(name.lower(), name.lower())
     if name == "history":
         return _sent(argument, sources.prompts)
     names = {

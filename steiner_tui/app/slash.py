@@ -13,7 +13,7 @@ import msgspec
 
 from steiner_tui.errors import SteinerError
 
-__all__ = ["SLASH_COMMANDS", "SlashCommand", "UnknownSlashCommand", "parse_slash"]
+__all__ = ["ALIASES", "SLASH_COMMANDS", "SlashCommand", "UnknownSlashCommand", "parse_slash"]
 
 SLASH_COMMANDS: Final = MappingProxyType(
     {
@@ -45,8 +45,20 @@ SLASH_COMMANDS: Final = MappingProxyType(
 )
 """Command name -> (argument synopsis, description)."""
 
-ALIASES: Final = MappingProxyType({"exit": "quit"})
-"""Other names a command answers to (Claude Code's and aider's ``/exit``), not listed."""
+ALIASES: Final = MappingProxyType(
+    {
+        "exit": "quit",
+        "resume": "sessions",
+        "new": "clear",
+        "reset": "clear",
+        "cost": "context",
+        "tokens": "context",
+        "status": "model",
+    }
+)
+"""Other agents' names for a command, answered as it (Claude Code's ``/resume``, ``/cost`` and
+``/status``, Codex's ``/new``, aider's ``/tokens`` and ``/reset``, everyone's ``/exit``): not
+listed, but typing one completes to the command it is here."""
 
 
 class SlashCommand(msgspec.Struct, frozen=True):

@@ -27,6 +27,24 @@ def test_names_then_arguments() -> None:
     assert complete("/model x\nmore", sources) == []
 
 
+def test_another_agents_name_for_a_command_completes_to_ours() -> None:
+    """A Claude Code user types /resume, an aider user /tokens: nothing was listed, and Enter
+    said "unknown command". Each completes to the command it is here, arguments too."""
+    sources = CompletionSources(sessions=[("aa321b6784ad", "question A1")])
+    [resume] = complete("/resu", sources)
+    assert (resume.text, resume.help) == (
+        "/sessions ",
+        "resume session ID; alone, list the saved sessions (/resume)",
+    )
+    assert [c.text for c in complete("/resume aa", sources)] == ["/sessions aa321b6784ad"]
+    assert [c.text for c in complete("/tok", sources)] == ["/context"]
+    assert [c.text for c in complete("/co", sources)][:3] == [
+        "/compact ",
+        "/compaction ",
+        "/context",
+    ]
+
+
 def test_history_lists_the_prompts_holding_every_word_newest_first() -> None:
     prompts = [
         "Read README.md",

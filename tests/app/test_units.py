@@ -48,6 +48,10 @@ def test_parse_slash() -> None:
     assert parse_slash("  /CLEAR ") == SlashCommand("clear")
     assert parse_slash("//usr/bin") == "/usr/bin"
     assert parse_slash("/exit") == parse_slash("/Quit") == SlashCommand("quit")
+    assert parse_slash("/resume ab12") == SlashCommand("sessions", "ab12")  # Claude Code's name
+    assert parse_slash("/tokens") == parse_slash("/cost") == SlashCommand("context")
+    assert parse_slash("/new") == parse_slash("/reset") == SlashCommand("clear")
+    assert parse_slash("/status") == SlashCommand("model")
     with pytest.raises(UnknownSlashCommand, match="unknown command /nope"):
         parse_slash("/nope")
 

@@ -6,6 +6,7 @@ message that starts with a path). Unknown commands are an error the screen shows
 
 from __future__ import annotations
 
+import difflib
 from types import MappingProxyType
 from typing import Final
 
@@ -72,8 +73,15 @@ class UnknownSlashCommand(SteinerError, ValueError):
     """The prompt named a command that does not exist."""
 
     def __init__(self, name: str) -> None:
-        known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
-        super().__init__(f"unknown command /{name} — try {known} (start with // to send a /)")
+        close = difflib.get_close_matches(name, [*SLASH_COMMANDS, *ALIASES], n=1, cutoff=0.75)
+        if close:  # a typo: the command meant, and where the rest are
+            meant = ALIASES.get(close[0], close[0])
+            other = f" (/{close[0]})" if close[0] != meant else ""
+            hint = f"did you mean /{meant}{other}? (/help lists every command; // sends a /)"
+        else:
+            known = ", ".join(f"/{n}" for n in SLASH_COMMANDS)
+            hint = f"try {known} (start with // to send a /)"
+        super().__init__(f"unknown command /{name} — {hint}")
         self.name = name
 
 

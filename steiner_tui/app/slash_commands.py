@@ -116,10 +116,11 @@ class SlashCommands:
         self, text: str, editor: PromptEditor, completion: PromptCompletion
     ) -> str | None:
         """Carry out ``text`` if it is a slash command (an unknown one is completed, as Enter
-        on "/mo" does, or said); else it is the message to send, returned. Typed while a run
-        generates, a message, ``/compact`` or ``/model NAME`` is queued (the screen takes it
-        when the run ends), and ``/clear`` or ``/sessions ID`` stays in the prompt; so does
-        anything while the run waits on a question, or before the session opened."""
+        on "/mo" does, or said and left selected in the prompt); else it is the message to
+        send, returned. Typed while a run generates, a message, ``/compact`` or ``/model NAME``
+        is queued (the screen takes it when the run ends), and ``/clear`` or ``/sessions ID``
+        stays in the prompt; so does anything while the run waits on a question, or before
+        the session opened."""
         if not self.screen.hold.attached:
             self.textual.notify("The session is still opening.", severity="warning")
             return None
@@ -131,6 +132,9 @@ class SlashCommands:
             if not completion.accept(completion.chosen):
                 await self.screen.conversation.bring_back()
                 await self.screen.conversation.add(NoticeEntry(str(error), "error"))
+                # Kept to be mended, selected so that the next command typed replaces it
+                # (it was appended to: "/resume/cost").
+                editor.select_all()
             return None
         if isinstance(parsed, SlashCommand):
             if parsed.name == "history":  # a search: not itself a prompt to remember

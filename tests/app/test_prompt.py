@@ -77,6 +77,13 @@ async def test_unknown_slash_command_is_an_error_and_keeps_the_text(
         assert any("unknown command /nope" in t for t in said(app))  # stays, not a toast
         assert app.workbench.prompt.text == "/nope now"
         assert app.session.driver.runner.conversation == ()
+        # Selected: the next command typed replaces it (it was appended: "/nope now/pins").
+        assert app.workbench.prompt.selected_text == "/nope now"
+        await pilot.press(*"/pi")
+        assert app.workbench.prompt.text == "/pi"
+        await send(pilot, "/nope")
+        await pilot.press("end", "s")  # or it is mended where it is
+        assert app.workbench.prompt.text == "/nopes"
 
 
 async def test_double_slash_sends_a_message(app_for: AppFactory) -> None:

@@ -52,8 +52,13 @@ def test_parse_slash() -> None:
     assert parse_slash("/tokens") == parse_slash("/cost") == SlashCommand("context")
     assert parse_slash("/new") == parse_slash("/reset") == SlashCommand("clear")
     assert parse_slash("/status") == SlashCommand("model")
-    with pytest.raises(UnknownSlashCommand, match="unknown command /nope"):
+    with pytest.raises(UnknownSlashCommand, match="unknown command /nope — try /compact, "):
         parse_slash("/nope")
+    # A typo names the command meant, not the fifteen (three lines at 80 columns).
+    with pytest.raises(UnknownSlashCommand, match=r"/compcat — did you mean /compact\? \(/help"):
+        parse_slash("/compcat")
+    with pytest.raises(UnknownSlashCommand, match=r"did you mean /sessions \(/resume\)\?"):
+        parse_slash("/resumee")
 
 
 def test_prompt_history_keeps_the_draft() -> None:

@@ -8,9 +8,11 @@ then the model's label is shortened.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from textual.app import App, ComposeResult
 
+from steiner_tui.app.budget_view import WindowFigures
 from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.engine.provider import ProviderEvent, StreamReasoning, StreamToolInput
 from steiner_tui.units import run_time
@@ -69,6 +71,35 @@ async def test_at_80_columns_a_cache_hint_keeps_its_dollars() -> None:
     row = await _shown(80, cache_hint=hint, compaction="ask")
     assert "compaction ask" in row
     assert "compaction auto" in await _shown(80)
+
+
+async def test_the_share_of_the_window_is_said_where_the_panel_is_hidden(
+    app_for: AppFactory,
+) -> None:
+    """Below 100 columns the context panel is hidden, and nothing on screen said how full the
+    window was (Codex's status line says "97% context left"). The row says the share of the
+    request the panel shows; it turns to a warning at the soft threshold, an error over the
+    hard limit, and stays at 80 columns."""
+    window = WindowFigures(32_768, 2_949, 4_096, 22_938, 32_441)
+    assert "idle │ 9% context │ compaction auto" in await _shown(160, window=window)
+    busy = await _shown(80, window=window, busy=True, generation=3)
+    assert "● generating │ 9% context │ compaction auto │ generation 3" in busy
+    app = StatusHost()
+    async with app.run_test(size=(120, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        for used, style in ((2_949, ""), (23_000, "$text-warning"), (33_000, "$text-error")):
+            status.window = msgspec.structs.replace(window, used=used)
+            await pilot.pause()
+            share = f"{used * 100 / 32_768:.0f}% context"
+            row = status.render()
+            at = row.plain.index(share)
+            styles = [str(span.style) for span in row.spans if span.start <= at < span.end]
+            assert styles == ([style] if style else [])
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await finish(pilot)
+        assert app.workbench.status.window is not None  # the dry run's, before anything is sent
+        assert "% context" in _row_of(app.workbench.status)
 
 
 async def test_a_run_counts_its_seconds_and_stops_counting_when_it_ends() -> None:

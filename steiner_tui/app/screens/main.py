@@ -295,6 +295,10 @@ class MainScreen(Screen[None]):
         if self.focused is None:  # at once, not after the next frame as ``Widget.focus`` does
             self.set_focus(self.prompt, scroll_visible=False)
 
+    @on(BudgetPanel.WindowShown)
+    def _window_shown(self, message: BudgetPanel.WindowShown) -> None:
+        self.status.window = message.window
+
     @on(BudgetPanel.Shown)
     def _started(self) -> None:
         if self.request.config.watch_files:

@@ -41,7 +41,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.agent.count_ahead import claim_on_loop
-from steiner_tui.app.budget_view import BudgetView
+from steiner_tui.app.budget_view import BudgetView, WindowFigures
 from steiner_tui.app.messages import Said
 from steiner_tui.app.steering import WhatIfFigures
 from steiner_tui.app.widgets.budget_text import (
@@ -97,6 +97,13 @@ class BudgetPanel(VerticalScroll, can_focus=True):
 
     class Shown(Message):
         """The panel's first figures (or why there are none) are shown: start-up is over."""
+
+    class WindowShown(Message):
+        """The window figures shown (the status line says them where the panel is hidden)."""
+
+        def __init__(self, window: WindowFigures) -> None:
+            self.window = window
+            super().__init__()
 
     class _Figures(Message):
         """A dry run's figures from the worker (``version``: the refresh they answer)."""
@@ -192,6 +199,7 @@ class BudgetPanel(VerticalScroll, can_focus=True):
         self._view, self._message = view, None
         self._shown_at = monotonic()
         self._show_pending()
+        self.post_message(self.WindowShown(view.window))
 
     def tick_cache_clock(self, elapsed: float | None = None) -> None:
         """Count down the time left until the cache expires, ``elapsed`` seconds (default:

@@ -1,5 +1,6 @@
-"""The status line: execution mode, model, run state, compaction mode, what the action about
-to be taken does to the prompt cache, project and pending file changes.
+"""The status line: execution mode, model, run state, the share of the window the context
+takes, compaction mode, what the action about to be taken does to the prompt cache, project and
+pending file changes.
 
 While a run goes, the run state counts its seconds, as Claude Code's spinner does, and says what
 streams that the conversation does not show: reasoning ("thinking"), a tool call being written
@@ -17,6 +18,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from steiner_tui.app.budget_view import WindowFigures
 from steiner_tui.engine.events import (
     EngineEvent,
     ErrorEvent,
@@ -81,6 +83,9 @@ class StatusLine(Widget):
     ("" when nothing is pending)."""
     elapsed: reactive[int] = reactive(0)
     """Whole seconds the run has been going (shown from the first one on)."""
+    window: reactive[WindowFigures | None] = reactive(None)
+    """The context panel's window figures: the share of the window the request shown takes
+    (the panel is hidden below 100 columns; Codex's status line says it too)."""
     streaming: reactive[str] = reactive("")
     """What the model streams that the conversation does not show yet ("thinking", "write
     call, 12,345 chars"), or ""."""
@@ -116,8 +121,9 @@ class StatusLine(Widget):
         """The row, fitted to the width: the key hint goes first, then the project, then
         "Esc cancels" (the footer has Esc too), then, while a cache hint is shown, the default
         compaction mode (the hint's dollars were cut at 80 columns), then the model's label is
-        shortened; the run state, a compaction mode set, generation, the cache hint and a
-        pending reload stay (the row is one line high: what wrapped was never seen)."""
+        shortened; the run state, the context's share, a compaction mode set, generation, the
+        cache hint and a pending reload stay (the row is one line high: what wrapped was never
+        seen)."""
         width = self.size.width
         line = Content()
         auto = not self.cache_hint
@@ -150,6 +156,14 @@ class StatusLine(Widget):
         if self.waiting:
             generating = "● waiting for your answer · F8" if cancel else "● waiting · F8"
         state = (generating, "$text-warning") if self.busy else ("idle", "")
+        window = self.window
+        context: tuple[str, str] | str = ""
+        if window is not None and window.known:
+            share = window.used * 100 / max(window.context_size, 1)
+            over = window.used > window.hard_limit
+            near = window.used >= window.soft_threshold
+            style = "$text-error" if over else "$text-warning" if near else ""
+            context = (f" │ {share:.0f}% context", style)
         compaction_style = "" if self.compaction == "auto" else "$text-warning"
         parts: list[Content | str | tuple[str, str]] = [
             (f" {self.mode.upper()} ", f"reverse {mode_style}"),
@@ -157,6 +171,7 @@ class StatusLine(Widget):
             (model, "$text-accent"),
             " │ ",
             state,
+            context,
             (f" │ compaction {self.compaction}", compaction_style)
             if auto or self.compaction != "auto"
             else "",

@@ -25,7 +25,7 @@ from textual.keys import format_key
 from textual.screen import Screen
 from textual.widget import Widget
 
-from steiner_tui.app.slash import SLASH_COMMANDS
+from steiner_tui.app.slash import ALIASES, SLASH_COMMANDS
 
 __all__ = ["HelpRow", "key_label", "screen_rows", "section_name", "slash_rows"]
 
@@ -181,8 +181,13 @@ def screen_rows(screen: Screen[Any], keymap: Mapping[str, str]) -> list[HelpRow]
 
 
 def slash_rows() -> list[HelpRow]:
-    """One row per slash command."""
-    return [
-        HelpRow("Commands", f"/{name} {synopsis}".rstrip(), description)
-        for name, (synopsis, description) in SLASH_COMMANDS.items()
-    ]
+    """One row per slash command, with the other agents' names it answers to."""
+    rows = []
+    for name, (synopsis, description) in SLASH_COMMANDS.items():
+        others = ", ".join(f"/{alias}" for alias, command in ALIASES.items() if command == name)
+        said = description
+        if others:  # one pair of parentheses: a description ending in one takes it in
+            closing = description.endswith(")")
+            said = f"{description[:-1]}; also {others})" if closing else f"{said} (also {others})"
+        rows.append(HelpRow("Commands", f"/{name} {synopsis}".rstrip(), said))
+    return rows

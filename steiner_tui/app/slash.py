@@ -41,7 +41,7 @@ SLASH_COMMANDS: Final = MappingProxyType(
         ),
         "clear": ("", "start a new conversation (not while a run is generating)"),
         "help": ("", "show keys and commands"),
-        "quit": ("", "save the session and quit, as Ctrl+Q does (/exit too)"),
+        "quit": ("", "save the session and quit, as Ctrl+Q does"),
     }
 )
 """Command name -> (argument synopsis, description)."""

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from steiner_tui.app.app import SteinerApp
-from steiner_tui.app.help_catalog import IDLE_NOTE, HelpRow, key_label, noted
+from steiner_tui.app.help_catalog import IDLE_NOTE, HelpRow, key_label, noted, slash_rows
 from steiner_tui.app.screens.help import HelpScreen
 from tests.app.conftest import AppFactory
 from tests.app.helpers import finish, send
@@ -139,3 +139,12 @@ async def test_a_key_that_does_nothing_now_says_so_inside_its_parentheses(
             in idle
         )
         assert not [text for text in descriptions if ") (" in text]
+
+
+def test_the_commands_say_the_other_agents_names_they_answer_to() -> None:
+    """``/resume`` answered as ``/sessions`` and nothing on screen said so."""
+    rows = {row.keys: row.description for row in slash_rows()}
+    assert rows["/sessions [id]"].endswith("(also /resume)")
+    assert rows["/context"].endswith("(Enter there opens the inspector; also /cost, /tokens)")
+    assert rows["/quit"] == "save the session and quit, as Ctrl+Q does (also /exit)"
+    assert "(also" not in rows["/lineage"]

@@ -87,10 +87,14 @@ async def test_the_share_of_the_window_is_said_where_the_panel_is_hidden(
     app = StatusHost()
     async with app.run_test(size=(120, 3)) as pilot:
         status = app.query_one(StatusLine)
-        for used, style in ((2_949, ""), (23_000, "$text-warning"), (33_000, "$text-error")):
+        for used, share, style in (
+            (2_949, "9% context", ""),
+            (23_000, "70% context", "$text-warning"),
+            (32_600, "99% context", "$text-error"),  # over the hard limit
+            (5_140_532, "context over the window", "$text-error"),  # not "15688% context"
+        ):
             status.window = msgspec.structs.replace(window, used=used)
             await pilot.pause()
-            share = f"{used * 100 / 32_768:.0f}% context"
             row = status.render()
             at = row.plain.index(share)
             styles = [str(span.style) for span in row.spans if span.start <= at < span.end]

@@ -159,11 +159,14 @@ class StatusLine(Widget):
         window = self.window
         context: tuple[str, str] | str = ""
         if window is not None and window.known:
-            share = window.used * 100 / max(window.context_size, 1)
             over = window.used > window.hard_limit
             near = window.used >= window.soft_threshold
             style = "$text-error" if over else "$text-warning" if near else ""
-            context = (f" │ {share:.0f}% context", style)
+            if window.used > window.context_size:  # a resumed long session: many windows long
+                said = "context over the window"
+            else:
+                said = f"{window.used * 100 / max(window.context_size, 1):.0f}% context"
+            context = (f" │ {said}", style)
         compaction_style = "" if self.compaction == "auto" else "$text-warning"
         parts: list[Content | str | tuple[str, str]] = [
             (f" {self.mode.upper()} ", f"reverse {mode_style}"),

@@ -66,6 +66,31 @@ def test_a_missing_api_key_is_reported_before_the_app_starts(tmp_path: Path) -> 
     assert ALTERNATE_SCREEN not in output
 
 
+@pytest.mark.parametrize("piped", ["stdin", "stdout"])
+def test_without_a_terminal_the_workbench_says_to_use_exec(tmp_path: Path, piped: str) -> None:
+    """``steiner-tui > out.txt`` (or with stdin from a pipe) drew its screens into the file and
+    waited for keys until it was killed. It now stops at once and names ``exec``."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "TERM": "xterm"}
+    argv = [sys.executable, "-m", "steiner_tui", "--project", str(project)]
+    leader, follower = pty.openpty()  # the other stream is a terminal
+    other = {"stdin": follower} if piped == "stdout" else {"stdout": follower}
+    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, **other}
+    try:
+        done = subprocess.run(
+            argv, env=env, stderr=subprocess.PIPE, timeout=DEADLINE, check=False, **streams
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.returncode == 2
+    said = done.stderr.decode()
+    assert said.startswith(f"steiner-tui: the workbench needs a terminal, and {piped} is not one")
+    assert 'steiner-tui exec "…"' in said
+    assert not (tmp_path / "xdg" / "steiner" / "sessions").exists()  # nothing opened
+
+
 def test_a_session_that_cannot_open_ends_the_app_with_its_error(tmp_path: Path) -> None:
     blocker = tmp_path / "xdg" / "steiner" / "sessions"
     blocker.parent.mkdir(parents=True)

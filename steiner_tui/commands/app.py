@@ -1,8 +1,9 @@
 """The default command: open the workbench on a project.
 
 ``steiner-tui [--project PATH | PATH] [--resume [ID]]``: a new recorded session, or the project's
-latest (or the given) session resumed from its log. On exit it prints the session's id and the
-command that resumes it. Configuration (user file, then the project's
+latest (or the given) session resumed from its log; only on a terminal (stdin and stdout: a
+script gets an error naming ``exec`` instead of screens drawn into its file). On exit it prints
+the session's id and the command that resumes it. Configuration (user file, then the project's
 ``.steiner/config.toml``, in full only once its folder is trusted: the app asks, ``screens.trust``)
 chooses the model, skills, permissions, keymap and theme; errors in it (``ConfigError`` is a
 ``ValueError``) are printed, not raised.
@@ -51,8 +52,21 @@ from steiner_tui.sessions.store import SessionStore
 __all__ = ["run"]
 
 
+NO_TERMINAL = (
+    "the workbench needs a terminal, and {streams} not one; to run a task from a script: "
+    'steiner-tui exec "…" (or echo "…" | steiner-tui exec)'
+)
+"""Said when stdin or stdout is not a terminal: the app drew its screens into the file or the
+pipe and waited for keys that never came, until it was killed."""
+
+
 def run(args: argparse.Namespace) -> int:
     """Open the workbench on ``args.project`` and run the app until it quits."""
+    redirected = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
+                  if stream is None or not stream.isatty()]  # fmt: skip
+    if redirected:
+        streams = " and ".join(redirected) + (" are" if len(redirected) > 1 else " is")
+        return refuse(NO_TERMINAL.format(streams=streams))
     keep_compiled_templates()
     root = project_folder(getattr(args, "project", "."))
     if root is None:

@@ -32,7 +32,7 @@ from steiner_tui.app.app import make_app
 from steiner_tui.app.resume_request import ResumeRequest, TrustGranted
 from steiner_tui.app.session import planned_model_label
 from steiner_tui.app.workbench_session import SessionOpenFailed
-from steiner_tui.commands import refuse
+from steiner_tui.commands import not_terminals, refuse
 from steiner_tui.commands.headless_io import (
     keep_compiled_templates,
     make_estimator,
@@ -56,16 +56,12 @@ NO_TERMINAL = (
     "the workbench needs a terminal, and {streams} not one; to run a task from a script: "
     'steiner-tui exec "…" (or echo "…" | steiner-tui exec)'
 )
-"""Said when stdin or stdout is not a terminal: the app drew its screens into the file or the
-pipe and waited for keys that never came, until it was killed."""
+"""Said when stdin or stdout is not a terminal (``not_terminals``)."""
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the workbench on ``args.project`` and run the app until it quits."""
-    redirected = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
-                  if stream is None or not stream.isatty()]  # fmt: skip
-    if redirected:
-        streams = " and ".join(redirected) + (" are" if len(redirected) > 1 else " is")
+    if streams := not_terminals():
         return refuse(NO_TERMINAL.format(streams=streams))
     keep_compiled_templates()
     root = project_folder(getattr(args, "project", "."))

@@ -13,7 +13,7 @@ from pathlib import Path
 from steiner_tui import paths
 from steiner_tui.app.readonly import ReadOnlyApp
 from steiner_tui.capture.store import CaptureNotFoundError, read_capture
-from steiner_tui.commands import refuse
+from steiner_tui.commands import not_terminals, refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.importers.store import load_import
 
@@ -23,6 +23,8 @@ __all__ = ["open_capture"]
 def open_capture(item_id: str, project: Path) -> int:
     """Open capture ``item_id``, or else the imported session of that id (priced with the
     configuration of ``project``: the user's and the project's)."""
+    if streams := not_terminals():
+        return refuse(f"opening a capture needs a terminal, and {streams} not one", "capture")
     base = paths.sessions_dir()
     prices = load_project_config(project).price_overrides
     try:

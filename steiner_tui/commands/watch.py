@@ -7,7 +7,8 @@ appended: the chart, the requests, the sub-agents and ranking, the conversation 
 when opened, the lineage. No proxy is needed. ``--json`` prints one JSON line per new request
 instead (context, cache read, output, cost when known else null, the cache cause with the
 dollars of its rewrite, its model's window, the compaction before it), for status lines and
-scripts, until Ctrl-C; a last request that no later line settles is printed once the
+scripts, until Ctrl-C (and so does a watch whose stdin or stdout is not a terminal: ``watch |
+jq``); a last request that no later line settles is printed once the
 transcript has ended (``importers.follow``).
 Costs use the config's ``[models."<ref>"] price`` for a request's model id before the built-in
 table. The workbench's modules are imported only for the workbench, so ``--json`` never loads
@@ -24,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from steiner_tui.commands import refuse
+from steiner_tui.commands import not_terminals, refuse
 from steiner_tui.commands.headless_io import load_project_config
 from steiner_tui.engine.prices import PriceOverrides
 from steiner_tui.importers.follow import (
@@ -184,7 +185,10 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         return refuse(str(exc), "watch")
     prices = load_project_config(Path(args.project)).price_overrides
-    if args.json:
+    if args.json or (streams := not_terminals()):
+        if not args.json:  # piped (watch | jq): the lines, not screens drawn into the pipe
+            print(f"steiner-tui watch: {streams} not a terminal: one JSON line per request "
+                  "(--json)", file=sys.stderr)  # fmt: skip
         return _print_requests(follower, prices)
     from steiner_tui.app.readonly import ReadOnlyApp
 

@@ -246,6 +246,26 @@ def test_a_transcript_that_stops_mid_turn_settles_its_last_request_once_idle(
     assert not follower.idle()
 
 
+def test_watch_into_a_pipe_prints_the_json_lines(tmp_path: Path) -> None:
+    """``steiner-tui watch | jq`` drew the workbench's screens into the pipe and waited for
+    keys; a watch that is not on a terminal prints the ``--json`` lines, and says so."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(LINES[:8]))
+    with _watch_json(path, tmp_path, flag=False) as process:
+        assert process.stdout is not None and process.stderr is not None
+        said = process.stderr.readline().decode()
+        assert said == (
+            "steiner-tui watch: stdin and stdout are not a terminal: one JSON line per request"
+            " (--json)\n"
+        )
+        assert "following" in process.stderr.readline().decode()
+        with path.open("ab") as handle:
+            handle.write(b"".join(LINES[8:]))
+        first = json.loads(process.stdout.readline())
+        _interrupt(process, [])
+    assert first["request"] >= 1 and first["context"] > 0
+
+
 def test_watch_json_prints_the_last_request_when_the_watch_ends(tmp_path: Path) -> None:
     """Ctrl-C ends the watch: a last request that no later line settled is printed then."""
     path = _write(tmp_path, LINES)
@@ -287,7 +307,12 @@ def _until(condition: Callable[[], object]) -> None:
 
 @contextmanager
 def _watch_json(
-    path: Path | None, tmp_path: Path, *, cwd: Path | None = None, home: Path | None = None
+    path: Path | None,
+    tmp_path: Path,
+    *,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    flag: bool = True,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``steiner-tui watch [PATH] --json`` in a child process, its output piped; killed at the
     end if it is still running (a test that fails, or a watch that outlives its Ctrl-C, leaves
@@ -297,7 +322,8 @@ def _watch_json(
         env["HOME"] = str(home)
     where = [] if path is None else [str(path)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "steiner_tui", "watch", *where, "--json"],
+        [sys.executable, "-m", "steiner_tui", "watch", *where, *(["--json"] if flag else [])],
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=cwd,

@@ -51,7 +51,7 @@ class Workbench(Protocol):
 
 class WorkbenchCommands(ListedCommands):
     """Compact, context, lineage, inspector, sessions, model (and each configured one), clear,
-    mode, each skill, theme, help."""
+    mode, each skill, help (Theme is Textual's system command: listed once)."""
 
     def commands(self) -> list[Command]:
         screen = self.screen
@@ -71,7 +71,6 @@ class WorkbenchCommands(ListedCommands):
             ("Model", "The model and its limits (/model)", partial(slash, "/model")),
             ("Clear conversation", "Start a new conversation (/clear)", partial(slash, "/clear")),
             ("Toggle plan/build mode", "Switch the execution mode", screen.action_toggle_mode),
-            ("Theme", "Change the colour theme", app.action_change_theme),
             ("Help", "Keys and slash commands (F1)", partial(app.run_action, "app.help")),
         ]
         if not screen.hold.attached:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from steiner_tui.engine.messages import Message
 
-__all__ = ["CANCELLED_RESULT", "INTERRUPTED_TOOL_RESULT", "default_tool_status"]
+__all__ = ["CANCELLED_RESULT", "INTERRUPTED_TOOL_RESULT", "NOTHING_WRITTEN", "default_tool_status"]
 
 CANCELLED_RESULT = "Cancelled by the user before this tool call ran."
 """The result of a call the user cancelled before it ran."""
@@ -25,6 +25,9 @@ INTERRUPTED_TOOL_RESULT = (
 )
 """The result a resumed session gives a call whose result the log never got."""
 _CANCELLED_TEXTS = frozenset({CANCELLED_RESULT, INTERRUPTED_TOOL_RESULT})
+NOTHING_WRITTEN = ": nothing written."
+"""How the result of a write that would change nothing ends (the file already holds the text):
+the tool neither asks nor writes, and the record of the files changed does not count it."""
 
 
 def default_tool_status(result: Message) -> str:

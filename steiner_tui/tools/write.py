@@ -1,4 +1,5 @@
-"""The ``write`` tool: create or overwrite a file inside the project (asks permission first).
+"""The ``write`` tool: create or overwrite a file inside the project (asks permission first;
+a write of the text the file already holds neither asks nor writes).
 
 The file is written by ``safe_write``: resolved again after the prompt, no symlink followed,
 never a hard-linked file or steiner-tui's own configuration.
@@ -10,6 +11,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from steiner_tui.engine.tool_results import NOTHING_WRITTEN
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import PATH_PARAMETER, ResolvedPath, load_file
@@ -52,6 +54,12 @@ class WriteTool:
             return failed(f"cannot write {given}: is a directory")
         data = content.encode("utf-8")
         replaced, preview = await asyncio.to_thread(_compared, target, data, content)
+        if replaced is None:  # nothing would change: no write, and nothing to ask about
+            return ToolResult(
+                content=f"{target.relative} already holds this text ({len(data)} bytes)"
+                + NOTHING_WRITTEN,
+                data={"path": target.relative, "bytes": len(data), "created": False},
+            )
         summary = f"write {target.relative} ({len(data):,} bytes{replaced})"
         rejection = await ask_permission(ctx, "write", summary, arguments, preview)
         if rejection is not None:
@@ -67,16 +75,15 @@ class WriteTool:
         )
 
 
-def _compared(target: ResolvedPath, data: bytes, content: str) -> tuple[str, str]:
+def _compared(target: ResolvedPath, data: bytes, content: str) -> tuple[str | None, str]:
     """What writing ``content`` (``data``, its UTF-8) does to ``target``, for the permission
-    request: the summary's words for the file there, and the diff (``change_preview``). Reads
-    the file: call it in a thread."""
+    request: the summary's words for the file there (None: the file holds this text already),
+    and the diff (``change_preview``). Reads the file: call it in a thread."""
     existing = load_file(target, "write") if target.path.exists() else None
+    if existing == data:
+        return None, ""
     if isinstance(existing, bytes):
-        same = existing == data
-        replaced = (
-            ": the file holds this text already" if same else f", replacing its {len(existing):,}"
-        )
+        replaced = f", replacing its {len(existing):,}"
         return replaced, change_preview(existing.decode("utf-8", errors="replace"), content)
     # None: no file yet. An error: too large to read, the new text shown as all added.
     replaced = ", a new file" if existing is None else ", replacing a file too large to compare"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.state.artifacts import build_ledger
 from steiner_tui.tools.base import PermissionDecision as D
 from steiner_tui.tools.bash import BashTool
 from steiner_tui.tools.edit import EditTool
@@ -44,13 +46,30 @@ async def test_a_change_is_shown_before_it_is_allowed(project: Path) -> None:
     await EditTool().run(args, ctx)
     changed = "\n".join([*lines[:19], "line twenty", *lines[20:]]) + "\n"
     await WriteTool().run({"path": "m.py", "content": changed}, ctx)
-    await WriteTool().run({"path": "m.py", "content": (project / "m.py").read_text()}, ctx)
-    edit, write, same = permission.requests
+    edit, write = permission.requests
     expected = "@@ -18,5 +18,5 @@\n line 18\n line 19\n-line 20\n+line twenty\n line 21\n line 22"
     assert edit.preview == write.preview == expected
     assert write.summary == "write m.py (235 bytes, replacing its 231)"
-    assert same.summary == "write m.py (231 bytes: the file holds this text already)"
-    assert same.preview == ""
+
+
+async def test_a_write_of_the_text_the_file_holds_neither_asks_nor_writes(
+    project: Path,
+) -> None:
+    """A small model writing a file again as it is asked for permission ("write m.py (231
+    bytes: the file holds this text already)") for a change of nothing."""
+    (project / "m.py").write_text("x = 1\n")
+    before = (project / "m.py").stat().st_mtime_ns
+    ctx, permission = make_ctx(project, [])
+    result = await WriteTool().run({"path": "m.py", "content": "x = 1\n"}, ctx)
+    assert (result.status, result.content) == (
+        "done",
+        "m.py already holds this text (6 bytes): nothing written.",
+    )
+    assert permission.requests == [] and (project / "m.py").stat().st_mtime_ns == before
+    call = ToolCall("c1", "write", {"path": "m.py", "content": "x = 1\n"})
+    answer = Message("tool", result.content, tool_call_id="c1")
+    ledger = build_ledger([Message("assistant", "", tool_calls=(call,)), answer])
+    assert ledger == build_ledger([])  # not a file the conversation changed
 
 
 def test_a_long_change_is_cut_and_counted() -> None:

@@ -35,6 +35,7 @@ import msgspec
 
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import strip_skill_blocks
+from steiner_tui.engine.tool_results import NOTHING_WRITTEN
 
 __all__ = [
     "LEDGER_HEADING",
@@ -330,6 +331,8 @@ def _observe_call(book: _Book, call: ToolCall, result: str | None) -> None:
     if result is None or _failed(result):
         return
     if call.name == "write":
+        if result.endswith(NOTHING_WRITTEN):  # the file already held the text
+            return
         path = str(args.get("path", ""))
         content = str(args.get("content", ""))
         created = "(new file)" in result or "created" in result.lower()

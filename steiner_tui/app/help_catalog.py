@@ -185,9 +185,6 @@ def slash_rows() -> list[HelpRow]:
     rows = []
     for name, (synopsis, description) in SLASH_COMMANDS.items():
         others = ", ".join(f"/{alias}" for alias, command in ALIASES.items() if command == name)
-        said = description
-        if others:  # one pair of parentheses: a description ending in one takes it in
-            closing = description.endswith(")")
-            said = f"{description[:-1]}; also {others})" if closing else f"{said} (also {others})"
+        said = noted(description, f"also {others}" if others else "")
         rows.append(HelpRow("Commands", f"/{name} {synopsis}".rstrip(), said))
     return rows

@@ -21,7 +21,9 @@ decided behind the keys the app has already read, and after one more window when
 woke late from the first (on a loaded machine the next key may not have been read yet).
 A paste with no text field focused goes to the prompt too. A screen over the workbench (the
 inspector, a dialog) gets a router of its own, over the same prompt: what is typed there waits
-in the prompt, which keeps its focus where it was. Tab moves the focus as it arrives
+in the prompt, which keeps its focus where it was, and the screen says so once (``OVER_NOTICE``:
+a key tried on the inspector went unseen into the prompt, and the command typed after it on
+the workbench was sent to the model as "c/compact …"). Tab moves the focus as it arrives
 (Textual moves it once the key has been through the focused widget's queue), so a paste and
 an Enter right behind it are routed by where it leads.
 """
@@ -39,7 +41,10 @@ from textual.widgets import Input, TextArea
 
 from steiner_tui.app.widgets.prompt import PromptEditor
 
-__all__ = ["TypingRouter"]
+__all__ = ["OVER_NOTICE", "TypingRouter"]
+
+OVER_NOTICE = "typed into the prompt, under this screen: it waits there"
+"""Said once on a screen over the workbench when text typed there first goes to the prompt."""
 
 BURST_SECONDS = 0.08
 """Keys closer than this are one burst of typing (a person's single key stands alone longer);
@@ -82,6 +87,8 @@ class TypingRouter:
         """The widget that had the focus when text was last typed (moved since: navigated)."""
         self._held: list[events.Key] = []
         """Bound keys waiting to see whether text follows them."""
+        self._told = False
+        """Whether this screen (over the workbench) said where its text goes."""
 
     def _text_field_focused(self) -> bool:
         return isinstance(self.screen.focused, TextArea | Input)
@@ -159,9 +166,14 @@ class TypingRouter:
         editor.post_message(event)
 
     def _focus(self, editor: PromptEditor) -> None:
-        """Focus the prompt when it is on this router's screen (over the workbench, it waits)."""
-        if editor.screen is self.screen and self.screen.focused is not editor:
-            self.screen.set_focus(editor, scroll_visible=False)
+        """Focus the prompt when it is on this router's screen; over the workbench it waits,
+        and the screen says so the first time."""
+        if editor.screen is self.screen:
+            if self.screen.focused is not editor:
+                self.screen.set_focus(editor, scroll_visible=False)
+        elif not self._told:
+            self._told = True
+            self.screen.notify(OVER_NOTICE)
         self._typed_on = editor
 
     def _flush_held(self) -> None:

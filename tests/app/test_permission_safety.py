@@ -9,13 +9,14 @@ from textual.widgets import Button
 
 from steiner_tui.app.screens.allow_always import ConfirmAllowAlways
 from steiner_tui.app.transcript import PermissionEntry, ToolEntry
+from steiner_tui.app.typing_route import OVER_NOTICE
 from steiner_tui.app.widgets.permission_prompt import PermissionPrompt, prompt_text
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.engine.messages import ToolCall
 from steiner_tui.tools.base import PermissionDecision, PermissionRequest
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.fakes import BashProvider, CallsProvider, fake_model
-from tests.app.helpers import finish, send
+from tests.app.helpers import finish, notices, send
 
 TYPED = "what about Also allow? aArR yes!"
 """Every answer key, in both cases, among ordinary words."""
@@ -133,10 +134,13 @@ async def test_what_is_typed_over_the_workbench_waits_in_the_prompt(
 ) -> None:
     """F8 then "Also ok" typed slowly: ``A`` opened the allow-always dialog, which swallowed
     "lso ok"; text typed in the inspector (F2) was lost the same way. It waits in the prompt,
-    and the dialog is still answered only by its buttons."""
+    and the dialog is still answered only by its buttons. Each screen says once where its text
+    went: a key tried on the inspector went unseen into the prompt, and the command typed after
+    it was sent to the model as "c/compact …"."""
     provider = BashProvider()
     app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
+    messages: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.pause()
         await send(pilot, "run it")
         prompt = await wait_for_prompt(pilot)
@@ -146,6 +150,7 @@ async def test_what_is_typed_over_the_workbench_waits_in_the_prompt(
         await pilot.press(*"lso ok")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmAllowAlways)
+        assert notices(messages).count(OVER_NOTICE) == 1
         await pilot.press("escape")
         await pilot.pause()
         assert app.workbench.prompt.text == "lso ok"
@@ -157,6 +162,10 @@ async def test_what_is_typed_over_the_workbench_waits_in_the_prompt(
         await pilot.press("escape")
         await pilot.pause()
         assert app.workbench.prompt.text == "lso ok then"
+        assert notices(messages).count(OVER_NOTICE) == 2
+        await pilot.press(*" go")  # on the workbench, the prompt shows it
+        await pilot.pause()
+        assert notices(messages).count(OVER_NOTICE) == 2
 
 
 async def test_a_click_on_a_button_answers(app_for: AppFactory, project: Path) -> None:

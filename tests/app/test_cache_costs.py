@@ -22,7 +22,7 @@ from steiner_tui.app.workbench_session import WorkbenchSession
 from steiner_tui.engine.prices import FREE
 from steiner_tui.providers.anthropic_provider import AnthropicProvider
 from tests.app.conftest import SIZE, AppFactory, request_for
-from tests.app.helpers import finish, inspected, mid_reply, send, static_text
+from tests.app.helpers import finish, inspected, mid_reply, notices, send, static_text
 from tests.providers.loopback import LoopbackServer, Reply, sse_reply
 from tests.providers.protocols import block_start, block_stop, delta, message_end, text
 from tests.providers.protocols import message_start as start
@@ -119,6 +119,12 @@ async def test_each_cause_is_in_the_panel_with_tokens_and_dollars(app_for: AppFa
                 "Cost $0.05 · cache: model changed: claude-sonnet-4-6 → claude-haiku-4-5 "
                 "(a cache belongs to one model); rewrote 42,700 tok ≈ $0.05"
             )
+            # c: the costliest miss, #3's expired cache ($0.16 against #4's $0.05).
+            await pilot.press("c")
+            await finish(pilot)
+            assert table.cursor_row == 2 and app.screen.focused is table
+            summary = static_text(app.screen.query_one("#request-summary", Static))
+            assert "cache: idle 7 min > 5 min TTL" in summary
 
 
 async def test_the_offline_models_cache_reuse_is_not_known(app_for: AppFactory) -> None:
@@ -132,6 +138,21 @@ async def test_the_offline_models_cache_reuse_is_not_known(app_for: AppFactory) 
         assert len(app.session.snapshots) == 2  # the tool call's request, then the answer's
         cells, _ = await inspected(pilot, "reuse", "cause", row=1)
     assert cells == ("—", "uncached")
+
+
+async def test_with_no_cache_miss_c_says_so(app_for: AppFactory) -> None:
+    app = app_for()
+    messages: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await finish(pilot)
+        await send(pilot, "hello")
+        await finish(pilot)
+        await pilot.press("f2")
+        await finish(pilot)
+        await pilot.press("c")
+        await finish(pilot)
+        assert "no cache miss in this session" in notices(messages)
+        assert app.workbench.prompt.text == ""  # a key of the inspector, not text
 
 
 async def test_a_request_cancelled_with_esc_says_so_in_the_inspector(

@@ -34,7 +34,7 @@ from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.readonly_figures import import_chart_view, import_window
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
-from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell
+from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell, costliest_miss
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows, session_cost
 from steiner_tui.importers.follow import TranscriptFollower
@@ -88,7 +88,7 @@ class ImportedScreen(Screen[None]):
             "costliest",
             "Costliest miss",
             id="imported.costliest",
-            tooltip="The request whose cache miss cost the most",
+            tooltip="Go to the request whose cache miss cost the most",
         ),
         Binding("escape,q", "close", "Back", id="imported.close", tooltip="Close"),
     ]
@@ -202,12 +202,7 @@ class ImportedScreen(Screen[None]):
         follow = self.follow
         settled = len(follow.settled(ended=follow.idle())) if follow else len(requests)
         self._streaming = settled < len(requests)
-        misses = [r for r in priced if r.cache is not None and r.cache.rewritten_tokens]
-        costliest = max(
-            misses,
-            key=lambda r: (r.cache.cost_usd or 0, r.cache.rewritten_tokens) if r.cache else (0, 0),
-            default=None,
-        )
+        costliest = costliest_miss(priced)
         self._costliest = None
         table.border_subtitle = (
             f"costliest miss #{costliest.index} {cause_cell(costliest)} · c" if costliest else None

@@ -4,7 +4,8 @@ Pick a request in the list to see its figures (estimate, limits, sizes), its con
 order and its messages with their hashes; Enter on a message opens it whole. Mark one with
 ``m`` and pick another: the detail turns into a compare view that aligns both requests' message
 hashes, marks each message kept, changed, appended or removed, and points at the first message
-where the prefix broke, with its source.
+where the prefix broke, with its source. ``c`` highlights the request whose cache miss cost
+the most, on whatever page it is.
 
 The screen reads the session's requests (``sessions.earlier_requests.SessionRequests``: a
 resumed session's earlier requests read from its log, then the ``SnapshotStore``'s): the list is
@@ -39,6 +40,7 @@ from steiner_tui.app.widgets.inspector_requests import (
     LOGGED_LEGEND,
     PAGE,
     RequestTable,
+    costliest_miss,
 )
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.snapshots import RequestSummary, SnapshotStore
@@ -104,8 +106,16 @@ class InspectorScreen(Screen[None]):
             id="inspector.mark",
             tooltip="Mark this request (again: unmark); then pick another to compare the two",
         ),
+        Binding(
+            "c",
+            "costliest",
+            "Costliest miss",
+            id="inspector.costliest",
+            tooltip="Go to the request whose cache miss cost the most",
+        ),
     ]
-    """Escape closes; m marks the highlighted request for comparison."""
+    """Escape closes; m marks the highlighted request for comparison; c goes to the costliest
+    cache miss (as on an imported session's screen)."""
 
     selected: reactive[int | None] = reactive(None, init=False)
     """Store position of the highlighted request."""
@@ -235,6 +245,21 @@ class InspectorScreen(Screen[None]):
         if self.selected is None:
             return
         self.marked = None if self.marked == self.selected else self.selected
+
+    def action_costliest(self) -> None:
+        """Highlight the request whose cache miss cost the most (its detail says why and what
+        the rewrite cost), bringing in its page when it is not listed."""
+        costliest = costliest_miss(self.store.summaries())
+        if costliest is None:
+            self.notify("no cache miss in this session")
+            return
+        table = self.query_one(RequestTable)
+        position = costliest.position
+        if table.pending is None and table.start <= position < table.stop:
+            table.move_cursor(row=table.row_of(position), animate=False)
+        else:
+            self._show_page_with(position)
+        table.focus()
 
     def action_close(self) -> None:
         """Return to the previous screen."""

@@ -15,7 +15,7 @@ the log keeps every figure of the row, not the request's blocks, tools or per-so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -36,6 +36,7 @@ __all__ = [
     "MARK",
     "PAGE",
     "RequestTable",
+    "costliest_miss",
 ]
 
 MARK = "●"
@@ -108,6 +109,17 @@ def cause_cell(row: RequestSummary) -> str:
     if cache.rewritten_tokens:
         text += f" {dollars(cache.cost_usd) if cache.cost_usd is not None else '?'}"
     return text
+
+
+def costliest_miss(rows: Iterable[RequestSummary]) -> RequestSummary | None:
+    """The request whose cache miss cost the most: the dollars of its rewrite, then its tokens
+    rewritten (a model with no price, or a free one); None when the cache rewrote nothing."""
+    misses = [row for row in rows if row.cache is not None and row.cache.rewritten_tokens]
+    return max(
+        misses,
+        key=lambda r: (r.cache.cost_usd or 0, r.cache.rewritten_tokens) if r.cache else (0, 0),
+        default=None,
+    )
 
 
 def cost_cell(row: RequestSummary) -> str:

@@ -67,6 +67,9 @@ class WindowFigures(msgspec.Struct, frozen=True):
     """Whether the window is the model's (False: a capture's or an import's model that is not
     in the model table; the figures are then the largest request seen, a scale only, and no
     soft or hard line is drawn)."""
+    guessed: bool = False
+    """The window is the default guess: no configuration, server or model table says it (a
+    local server that does not report its window, a model not in the table)."""
     stateful: bool = False
     """A stateful provider: ``used`` is the usage it reported for the last parent response and
     ``soft_threshold`` the trigger that usage is compared with (the floor's when armed)."""
@@ -271,7 +274,7 @@ def build_budget_view(
         heading="next request · dry run" if preview else f"request #{snapshot.index}",
         preview=preview,
         rows=rows.build(),
-        window=_window(snapshot, budget, stateful),
+        window=_window(snapshot, budget, stateful, guessed=window_origin == "default"),
         estimate_tokens=snapshot.estimated_prompt_tokens,
         strategy=snapshot.estimate_strategy,
         confidence=snapshot.estimate_confidence,
@@ -297,7 +300,11 @@ def build_budget_view(
 
 
 def _window(
-    snapshot: RequestSnapshot, budget: ModelTokenBudget, stateful: ParentUsage | None
+    snapshot: RequestSnapshot,
+    budget: ModelTokenBudget,
+    stateful: ParentUsage | None,
+    *,
+    guessed: bool,
 ) -> WindowFigures:
     if stateful is None:
         return WindowFigures(
@@ -306,6 +313,7 @@ def _window(
             snapshot.max_tokens,
             budget.soft_threshold,
             budget.hard_limit,
+            guessed=guessed,
         )
     return WindowFigures(
         budget.context_size,
@@ -313,6 +321,7 @@ def _window(
         snapshot.max_tokens,
         stateful.soft_trigger,
         budget.hard_limit,
+        guessed=guessed,
         stateful=True,
         floor=stateful.floor,
         cap=stateful.cap_tokens,

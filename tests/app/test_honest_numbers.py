@@ -217,7 +217,8 @@ async def test_a_local_server_that_answers_without_its_window_is_not_called_sile
     app_for: AppFactory,
 ) -> None:
     """The panel said "server not answering" over a server whose replies streamed, when it
-    answered the probe without saying its window; a server that cannot be reached is."""
+    answered the probe without saying its window; a server that cannot be reached is. Either
+    way the window is a guess, and the status line says its share as one."""
 
     def unreachable() -> None:
         raise ServerUnreachable("connection refused")
@@ -235,3 +236,6 @@ async def test_a_local_server_that_answers_without_its_window_is_not_called_sile
             await finish(pilot)
             note = app.workbench.budget.query_one("#budget-window-note", Static)
             assert str(note.render()) == said
+            # The status line said "7% context", a share of the guess, as if it were known.
+            row = app.workbench.status.render().plain
+            assert "% of a guessed window" in row and "% context" not in row

@@ -99,6 +99,12 @@ async def test_the_share_of_the_window_is_said_where_the_panel_is_hidden(
             at = row.plain.index(share)
             styles = [str(span.style) for span in row.spans if span.start <= at < span.end]
             assert styles == ([style] if style else [])
+        status.window = msgspec.structs.replace(window, guessed=True)
+        await pilot.pause()
+        assert "idle │ 9% of a guessed window │" in status.render().plain
+        status.window = msgspec.structs.replace(window, guessed=True, used=40_000)
+        await pilot.pause()
+        assert "idle │ context over the guessed window │" in status.render().plain
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await finish(pilot)

@@ -162,10 +162,14 @@ class StatusLine(Widget):
             over = window.used > window.hard_limit
             near = window.used >= window.soft_threshold
             style = "$text-error" if over else "$text-warning" if near else ""
+            # A share of the default guess is said as one: the server's own window may be a
+            # quarter of it (llama.cpp's default is 4,096).
+            of = "the guessed window" if window.guessed else "the window"
             if window.used > window.context_size:  # a resumed long session: many windows long
-                said = "context over the window"
+                said = f"context over {of}"
             else:
-                said = f"{window.used * 100 / max(window.context_size, 1):.0f}% context"
+                share = f"{window.used * 100 / max(window.context_size, 1):.0f}%"
+                said = f"{share} of a guessed window" if window.guessed else f"{share} context"
             context = (f" │ {said}", style)
         compaction_style = "" if self.compaction == "auto" else "$text-warning"
         parts: list[Content | str | tuple[str, str]] = [

@@ -139,3 +139,29 @@ async def test_a_soft_compaction_that_applied_nothing_waits_for_the_prompt_to_gr
             break
         await session.driver.submit(padded("more"))
     assert session.summary_requests()[2:]  # the hard fit still compacts
+
+
+async def test_a_message_larger_than_the_window_is_cut_when_every_summary_is_rejected(
+    project: Path, clock: ManualClock
+) -> None:
+    """A 42 KB paste sent to SmolLM2 on llama.cpp (an 8,192-token window): both summaries
+    were rejected, nothing applied, and the turn ended in "request exceeds context window"
+    after a minute of summary calls. The largest messages are cut instead (head and tail
+    around a marker, the whole text saved), as a stage cuts its retained tail, and the turn
+    is answered."""
+    session = build_session(project, clock, answer=_rejected_summaries)
+    await session.say(padded("first", 20))
+    paste = padded("the log", 2_000)  # about 36,000 characters: far past 4,000 tokens
+    result = await session.say(paste)
+    assert len(session.summary_requests()) == 2
+    outcome = session.outcomes()[-1]
+    assert outcome.modes == ("mask",)
+    cut = [edit for edit in outcome.edits if edit.kind == "cut"]
+    assert len(cut) == 1 and cut[0].role == "user" and cut[0].saved_at
+    assert any("cut in place of a summary" in note for note in outcome.notes)
+    sent = session.main_requests()[-1]
+    assert (
+        sent.messages[-1].content.startswith("the log: ")
+        and len(sent.messages[-1].content) < 20_000
+    )
+    assert result.status == "done"

@@ -73,7 +73,13 @@ from steiner_tui.engine.state.artifacts import ArtifactLedger, build_ledger, str
 from steiner_tui.engine.state.context_state import ContextState
 from steiner_tui.engine.tooldefs import ToolDefinition
 
-__all__ = ["RetirementSignal", "StageInputs", "StageResult", "summarize_compaction_stage"]
+__all__ = [
+    "RetirementSignal",
+    "StageInputs",
+    "StageResult",
+    "summarize_compaction_stage",
+    "tail_budget",
+]
 
 
 class RetirementSignal(msgspec.Struct):
@@ -276,7 +282,7 @@ def _plan_stage(
             summarized,
             retained,
             fits=tail_fits,
-            budget_tokens=_tail_budget(main, overhead, 0),
+            budget_tokens=tail_budget(main, overhead, 0),
             sizer=sizer,
             pinned=pinned,
         )
@@ -398,7 +404,7 @@ def _lay_out(
             (),
             retained,
             fits=state_fits,
-            budget_tokens=_tail_budget(main, overhead, room),
+            budget_tokens=tail_budget(main, overhead, room),
             sizer=plan.sizer,
             move_turns=False,
             pinned=plan.pinned,
@@ -410,7 +416,7 @@ def _lay_out(
     return composed, tail_edits
 
 
-def _tail_budget(main: SummaryTarget, overhead: int, room: int) -> int:
+def tail_budget(main: SummaryTarget, overhead: int, room: int) -> int:
     """A first guess of the tokens a retained tail may take on main (``fits`` confirms it)."""
     budget = main.budget
     floor = budget.fit_request(budget.context_size).reserve

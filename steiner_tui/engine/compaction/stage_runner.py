@@ -17,7 +17,7 @@ first: by an earlier stage's summary, or by the failing call itself (``failures`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -34,11 +34,12 @@ from steiner_tui.engine.compaction.failures import (
     is_cancellation,
 )
 from steiner_tui.engine.compaction.pins import is_pinned_by
-from steiner_tui.engine.compaction.room import Sizer, mask_retained
+from steiner_tui.engine.compaction.room import Sizer, fit_retained_tail, mask_retained
 from steiner_tui.engine.compaction.stage import (
     RetirementSignal,
     StageInputs,
     summarize_compaction_stage,
+    tail_budget,
 )
 from steiner_tui.engine.events import CompactionOutcome, RoomEdit
 from steiner_tui.engine.messages import Message
@@ -135,15 +136,20 @@ async def run_stages(
                     notes.append(f"{len(masked)} retained tool {results} masked to leave room")
         masked_only = False
         if not modes and rejected and not main.stateful:
-            # Every summary was rejected: the largest tool results give way instead.
+            # Every summary was rejected: the largest tool results give way instead; and when
+            # that cannot make the request fit (a paste larger than the window), the largest
+            # messages are cut too, as a stage cuts its retained tail.
             working, masked, after = await asyncio.to_thread(
                 _relieve, inputs, working, after, main.budget.relief_target
             )
+            if not main.budget.fit_request(after).fits:
+                working, fitted, after = await asyncio.to_thread(_fit, inputs, working, after)
+                masked = (*masked, *fitted)
             if masked:
                 masked_only = True
                 summary = next((m.content for m in working if m.role == "summary"), "")
                 edits.extend(masked)
-                notes.append(f"{len(masked)} tool results masked in place of a summary")
+                notes.append(f"{_edits_said(masked)} in place of a summary")
         sizes = await asyncio.to_thread(_sizes, inputs, working, origins) if modes else (0, 0)
     except asyncio.CancelledError as err:
         retired = cleared or signal.retired or is_backend_state_retired(err)
@@ -201,6 +207,42 @@ def _sizes(
         elif message.role == "summary":
             summary += host.message_tokens(message, main)
     return summary, retained
+
+
+def _edits_said(edits: tuple[RoomEdit, ...]) -> str:
+    """``2 tool results masked and 1 message cut``."""
+    masked = sum(1 for edit in edits if edit.kind == "masked")
+    cut = sum(1 for edit in edits if edit.kind == "cut")
+    parts = [
+        f"{masked} tool result{'s' if masked != 1 else ''} masked" if masked else "",
+        f"{cut} message{'s' if cut != 1 else ''} cut" if cut else "",
+    ]
+    return " and ".join(part for part in parts if part)
+
+
+def _fit(
+    inputs: StageInputs, working: tuple[Message, ...], after: int
+) -> tuple[tuple[Message, ...], tuple[RoomEdit, ...], int]:
+    """``working`` masked and cut, largest first, until main's hard fit holds (no message is
+    moved: there is no summary to move it into), with its new estimate. Run in a worker
+    thread."""
+    host, main = inputs.host, inputs.main
+    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+
+    def fits(messages: Sequence[Message]) -> bool:
+        return main.budget.fit_request(host.estimate_conversation(messages)).fits
+
+    overhead = after - sum(sizer.message_tokens(m) for m in working)
+    _, fitted, edits, _ = fit_retained_tail(
+        (),
+        working,
+        fits=fits,
+        budget_tokens=tail_budget(main, overhead, 0),
+        sizer=sizer,
+        move_turns=False,
+        pinned=is_pinned_by(inputs.pins),
+    )
+    return fitted, edits, host.estimate_conversation(fitted) if edits else after
 
 
 def _relieve(

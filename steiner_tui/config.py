@@ -377,22 +377,34 @@ def _providers(
     tables: Mapping[str, Any], env: Mapping[str, str], decoder: Decoder
 ) -> dict[str, ProviderConfig]:
     providers = _builtin_providers(env)
+    problems: list[ConfigError] = []
     for alias, table in tables.items():
-        path: KeyPath = ["providers", alias]
-        if not isinstance(table, Mapping):
-            raise decoder.error(path, "expected a table")
-        base = providers.get(alias)
-        kind = table.get("type", base.type if base else None)
-        if kind is None:
-            raise decoder.error([*path, "type"], "is required for a new provider")
-        fields = dict(table)
-        if "alias" in fields:
-            decoder.warn_unknown([*path, "alias"])
-            del fields["alias"]
-        inherited = msgspec.structs.asdict(base) if base is not None and kind == base.type else {}
-        merged = {**inherited, **fields, "alias": alias, "type": kind}
-        providers[alias] = decoder.decode(merged, ProviderConfig, path)
+        try:
+            providers[alias] = _provider(alias, table, providers.get(alias), decoder)
+        except ConfigError as error:  # the next provider may be wrong too: say all at once
+            problems.append(error)
+    if problems:
+        raise ConfigError.joined(problems)
     return providers
+
+
+def _provider(
+    alias: str, table: Any, base: ProviderConfig | None, decoder: Decoder
+) -> ProviderConfig:
+    path: KeyPath = ["providers", alias]
+    if not isinstance(table, Mapping):
+        raise decoder.error(path, "expected a table")
+    kind = table.get("type", base.type if base else None)
+    if kind is None:
+        raise decoder.error([*path, "type"], "is required for a new provider")
+    fields = dict(table)
+    if "alias" in fields:
+        decoder.warn_unknown([*path, "alias"])
+        del fields["alias"]
+    inherited = msgspec.structs.asdict(base) if base is not None and kind == base.type else {}
+    merged = {**inherited, **fields, "alias": alias, "type": kind}
+    decoded: ProviderConfig = decoder.decode(merged, ProviderConfig, path)
+    return decoded
 
 
 def _check_context_files(config: Config, project_root: Path) -> None:
@@ -459,10 +471,19 @@ def parse_config(
         merged = _deep_merge(merged, table)
     decoder = Decoder(origins, decode_hook)
     providers = merged.get("providers", {})
-    decoded: ConfigTables = decoder.decode({**merged, "providers": {}}, ConfigTables)
     if not isinstance(providers, Mapping):
         raise decoder.error(["providers"], "expected a table")
-    built = _providers(providers, env or {}, decoder)
+    problems: list[ConfigError] = []
+    try:
+        decoded: ConfigTables = decoder.decode({**merged, "providers": {}}, ConfigTables)
+    except ConfigError as error:  # the providers are checked too: every problem at once
+        problems.append(error)
+    try:
+        built = _providers(providers, env or {}, decoder)
+    except ConfigError as error:
+        problems.append(error)
+    if problems:
+        raise ConfigError.joined(problems)
     return Config(
         tables=decoded,
         providers=MappingProxyType(built),

@@ -163,6 +163,8 @@ class Decoder:
         self.origins = origins
         self.dec_hook = dec_hook
         self.warnings: list[str] = []
+        self._problems: list[ConfigError] = []
+        """The problems found so far by the walk of one ``decode``."""
 
     def decode(self, data: Any, kind: Any, prefix: KeyPath | None = None) -> Any:
         """``data`` decoded as ``kind``, unknown keys dropped (and warned about).
@@ -173,8 +175,21 @@ class Decoder:
         try:  # valid tables decode at once; the walk finds where the others are wrong
             return msgspec.convert(data, kind, dec_hook=self.dec_hook)
         except msgspec.ValidationError:
+            self._problems = []
             cleaned = self._check(data, kind, prefix or [])
+            if self._problems:
+                raise ConfigError.joined(self._problems) from None
         return msgspec.convert(cleaned, kind, dec_hook=self.dec_hook)
+
+    def _each(self, value: Any, kind: Any, path: KeyPath) -> Any:
+        """``_check`` of one key, entry or item among others: a problem with it is kept and
+        the walk goes on, so every wrong value is named at once (``_ABSENT`` for this one),
+        not one a run."""
+        try:
+            return self._check(value, kind, path)
+        except ConfigError as error:
+            self._problems.append(error)
+            return _ABSENT
 
     def _check(self, value: Any, kind: Any, path: KeyPath) -> Any:
         """``value`` checked against ``kind`` at ``path``, without its unknown keys."""
@@ -195,12 +210,12 @@ class Decoder:
             if not isinstance(value, Mapping):
                 raise self._expected(path, dict, value)
             entry = typing.get_args(kind)[1]
-            return {key: self._check(item, entry, [*path, key]) for key, item in value.items()}
+            return {key: self._each(item, entry, [*path, key]) for key, item in value.items()}
         if origin in (tuple, list):
             if not isinstance(value, list):
                 raise self._expected(path, list, value)
             item_kind = typing.get_args(kind)[0]
-            return [self._check(item, item_kind, [*path, i]) for i, item in enumerate(value)]
+            return [self._each(item, item_kind, [*path, i]) for i, item in enumerate(value)]
         if kind in _WORDS:
             if not _is(value, kind):
                 raise self._expected(path, kind, value)
@@ -221,11 +236,14 @@ class Decoder:
             raise self._expected(path, dict, value)
         hints, required = _fields(kind)
         out: dict[str, Any] = {}
+        known = len(self._problems)
         for key, item in value.items():
             if key in hints:
-                out[key] = self._check(item, hints[key], [*path, key])
+                out[key] = self._each(item, hints[key], [*path, key])
             else:
                 self.warn_unknown([*path, key], hints)
+        if len(self._problems) > known:
+            return out  # the struct cannot be built: what is wrong in it is said already
         missing = next((name for name in hints if name in required and name not in out), None)
         if missing is not None:
             raise self.error([*path, missing], "is required")

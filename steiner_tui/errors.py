@@ -25,7 +25,22 @@ class SteinerError(Exception):
 
 
 class ConfigError(SteinerError, ValueError):
-    """The configuration cannot be used; the message names the file, the key and the value."""
+    """The configuration cannot be used; the message names the file, the key and the value
+    (several problems found at once, ``joined``: one per line)."""
+
+    problems: tuple[str, ...] = ()
+    """What ``joined`` joined (empty: the message is the one problem)."""
+
+    @classmethod
+    def joined(cls, errors: list[ConfigError]) -> ConfigError:
+        """One error naming every problem of ``errors``: the error itself when there is one;
+        else ``N problems:`` and each problem on an indented line of its own."""
+        lines = [line for error in errors for line in error.problems or (str(error),)]
+        if len(lines) == 1:
+            return errors[0]
+        error = cls(f"{len(lines)} problems:\n" + "\n".join(f"  {line}" for line in lines))
+        error.problems = tuple(lines)
+        return error
 
 
 class SessionError(SteinerError):

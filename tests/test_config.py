@@ -104,6 +104,30 @@ def test_type_errors_name_file_and_key(files: tuple[Path, Path], text: str, key:
     assert key in str(caught.value)
 
 
+def test_every_wrong_value_is_reported_at_once(files: tuple[Path, Path]) -> None:
+    """A config with three wrong values said only the first ("'ui.theme' = 42: expected a
+    string"): fixed, the next run named the second, then the third. All are named at once,
+    a provider's too, each with its file and key."""
+    user, root = files
+    write(
+        user,
+        "[ui]\ntheme = 42\ntyping_burst_ms = -5\n"
+        '[models."offline/offline"]\ncompaction_threshold_tokens = "abc"\n'
+        '[providers.local]\ntype = "openai"\nbase_url = 7\n',
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(root, {}, user_file=user)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "4 problems:"
+    assert [line.split(": ")[1] for line in lines[1:]] == [
+        "'ui.theme' = 42",
+        "'ui.typing_burst_ms' = -5",
+        '\'models."offline/offline".compaction_threshold_tokens\' = "abc"',
+        "'providers.local.base_url' = 7",
+    ]
+    assert all(line.startswith(f"  {user}: ") for line in lines[1:])
+
+
 def test_invalid_toml_names_the_file(files: tuple[Path, Path]) -> None:
     user, root = files
     path = write(root / ".steiner" / "config.toml", "default_model = \n")

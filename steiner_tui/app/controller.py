@@ -288,9 +288,12 @@ class SessionController:
         """What ``/model`` shows."""
         model = self.driver.runner.model
         budget = model.budget
+        origin = model.window_origin
+        if origin == "default":  # nothing says it: the status line's "guessed window"
+            origin += ", a guess: set context_window"
         lines = [
             f"{self.model_label} ({model.ref})",
-            f"window {count(budget.context_size)} tokens (source: {model.window_origin}) · "
+            f"window {count(budget.context_size)} tokens (source: {origin}) · "
             f"max output {count(budget.max_output)} (source: {model.max_output_origin})",
             f"soft threshold {count(budget.soft_threshold)} · "
             f"hard limit {count(budget.hard_limit)}",

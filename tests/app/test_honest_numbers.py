@@ -21,6 +21,7 @@ from steiner_tui.commands.context import build_report
 from steiner_tui.engine.skills.escape import escape_user_text
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from steiner_tui.providers.server_limits import ServerUnreachable
+from tests.app import helpers
 from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.fakes import INFO, CallsProvider
 from tests.app.helpers import finish, send
@@ -239,3 +240,6 @@ async def test_a_local_server_that_answers_without_its_window_is_not_called_sile
             # The status line said "7% context", a share of the guess, as if it were known.
             row = app.workbench.status.render().plain
             assert "% of a guessed window" in row and "% context" not in row
+            await send(pilot, "/model")
+            await pilot.pause()
+            assert "(source: default, a guess: set context_window)" in "\n".join(helpers.said(app))

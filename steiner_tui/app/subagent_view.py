@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from steiner_tui.agent.delegation.envelope import RESULT_TAG
 from steiner_tui.agent.delegation.model import SubAgentInfo
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.state.recent_calls import summarize_tool_call
 
 __all__ = [
     "COLUMNS",
@@ -84,8 +85,23 @@ def result_notice(content: str) -> str:
     return f"result of sub-agent {agent_id} ({status}) handed to the model"
 
 
+_SHOWN_ARGUMENTS = 200
+"""Arguments up to this many bytes are shown whole after a call's summary; longer ones (a
+write's content, an edit's strings) are counted: their result and the file say the rest."""
+
+
+def _call_line(call: ToolCall) -> str:
+    """``→ write path=notes.md · 1,873 B of arguments``, or the arguments whole when short."""
+    text = call.arguments_json if call.arguments is not None else call.raw_arguments
+    size = len(text.encode())
+    if size <= _SHOWN_ARGUMENTS:
+        return f"→ {call.name} {text}"
+    return f"→ {summarize_tool_call(call)} · {size:,} B of arguments"
+
+
 def format_transcript(messages: Sequence[Message]) -> str:
-    """The child's conversation as plain text: a role line, then the content, per message."""
+    """The child's conversation as plain text: a role line, then the content, per message (a
+    write's 1,840-byte content was shown as one JSON string of ``\\n`` escapes)."""
     parts: list[str] = []
     for message in messages:
         label = message.role
@@ -95,7 +111,7 @@ def format_transcript(messages: Sequence[Message]) -> str:
             label += " (incomplete)"
         body = message.content
         for call in message.tool_calls:
-            body += f"\n→ {call.name} {call.raw_arguments or call.arguments}"
+            body += f"\n{_call_line(call)}"
         parts.append(f"── {label} ──\n{body}")
     return "\n\n".join(parts) if parts else "(the sub-agent has not started yet)"
 

@@ -47,6 +47,11 @@ def test_format_transcript() -> None:
     assert "── user ──\nFind the config loader" in text
     assert "→ grep" in text and "── tool grep c1 ──\nconfig.py:12" in text
     assert format_transcript(()) == "(the sub-agent has not started yet)"
+    content = "".join(f"def f{i}(x):\n    return x * {i}\n\n" for i in range(60))
+    write = ToolCall("c2", "write", {"path": "generated2.py", "content": content})
+    text = format_transcript((Message("assistant", "Writing.", tool_calls=(write,)),))
+    assert text.endswith("\n→ write path=generated2.py · 2,057 B of arguments")
+    assert '→ grep {"pattern":"load"}' in format_transcript(TRANSCRIPTS["explore-1"])
 
 
 async def test_panel_rows_follow_updates_and_enter_opens_transcript() -> None:

@@ -23,7 +23,7 @@ from steiner_tui.agent.delegation import (
 from steiner_tui.agent.delegation.child import build_child_runner
 from steiner_tui.agent.interactive import DriverRefusal, InteractiveDriver
 from steiner_tui.agent.model import MainModel
-from steiner_tui.agent.session import DEFAULT_DELEGATION, SessionRequest
+from steiner_tui.agent.session import DEFAULT_DELEGATION, Session, SessionRequest
 from steiner_tui.agent.session_factory import build_session
 from steiner_tui.config import Config, parse_config
 from steiner_tui.engine.compaction.lineage import ConversationLineage
@@ -494,3 +494,71 @@ async def test_children_run_tools_without_the_configured_secrets(
     result = next(m for m in parent.manager.transcript("code-1") if m.tool_call_id == "b1")
     assert "visible-to-tools" in result.content
     assert "hunter2-in-the-vault" not in result.content
+
+
+async def test_a_resumed_session_keeps_its_children(
+    project: Path, clock: ManualClock, tmp_path: Path
+) -> None:
+    """After a resume the panel said "No sub-agents in this session yet" over a conversation
+    holding code-1's result, its own conversation was gone, and the next child was code-1
+    again. An ended child is saved with the session: it is listed, its conversation opens, a
+    follow-up goes on from it, and the next child is numbered after it."""
+    script = Script()
+    script.by_key[PARENT_KEY] += [
+        Reply([], [_delegate("d1", "explore", "first task")]),
+        Reply(["ok"]),
+    ]
+    script.by_key[f"{PARENT_KEY}-explore-1"] += [Reply(["first answer"])]
+    config_dir = tmp_path / "config"
+
+    def opened(resume: str | None) -> tuple[Parent, Session]:
+        provider = ScriptedProvider([], info=ModelInfo(131072, 400), on_request=script)
+        main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
+        sink = ListSink()
+        request = SessionRequest(
+            project,
+            Config(),
+            model=main,
+            session_id="parent",
+            config_dir=config_dir,
+            resume=resume,
+            delegation=DEFAULT_DELEGATION,
+            sink=sink,
+            permission=allow_all,
+            clock=clock,
+        )
+        session = build_session(request)
+        assert session.sub_agents is not None
+        return Parent(session.driver, session.sub_agents, sink, script), session
+
+    first, session = opened(None)
+    await first.driver.submit("go")
+    session.close()
+
+    resumed, _ = opened("parent")
+    manager = resumed.manager
+    assert [(i.id, i.state, i.task) for i in manager.infos()] == [
+        ("explore-1", "done", "first task")
+    ]
+    assert [m.content for m in manager.transcript("explore-1")] == ["first task", "first answer"]
+    script.by_key[PARENT_KEY] += [
+        Reply(
+            [],
+            [
+                ToolCall(
+                    "d2",
+                    "delegate",
+                    {"type": "explore", "task": "follow up", "agent_id": "explore-1"},
+                )
+            ],
+        ),
+        Reply([], [_delegate("d3", "code", "another")]),
+        Reply(["done"]),
+    ]
+    script.by_key[f"{PARENT_KEY}-explore-1"] += [Reply(["second answer"])]
+    script.by_key[f"{PARENT_KEY}-code-2"] += [Reply(["built"])]
+    await resumed.driver.submit("and then?")
+    continuation = script.requests[f"{PARENT_KEY}-explore-1"][-1]
+    contents = [m.content for m in continuation.messages]
+    assert "first answer" in contents and contents[-1] == "follow up"
+    assert [i.id for i in manager.infos()] == ["explore-1", "code-2"]

@@ -309,7 +309,7 @@ async def test_without_delegation_there_is_no_delegate_tool(app_for: AppFactory)
     assert "## Delegation" not in app.session.driver.preview().messages[0].content
 
 
-async def test_recorded_log_keeps_the_envelope_not_the_child_transcript(
+async def test_the_log_keeps_the_envelope_and_a_resume_the_childs_own_conversation(
     project: Path, config_dir: Path
 ) -> None:
     provider = DelegatingProvider()
@@ -325,14 +325,27 @@ async def test_recorded_log_keeps_the_envelope_not_the_child_transcript(
     assert REPORT in records and "steiner-sub-agent-result" in records
     assert "Reading the README." not in records and '"sub_agent"' not in records
 
+    # The child's own conversation is kept beside the log, in its folder: after the resume
+    # the panel lists it and Enter opens it (the panel said "No sub-agents in this session
+    # yet" over a conversation holding its result).
     resumed = make_app(request_for(project, config_dir, model, record=True, resume="latest"))
     async with resumed.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await finish(pilot)
         assert resumed.session.driver.runner.conversation == sent
         assert resumed.session.sub_agents is not None
-        assert resumed.session.sub_agents.infos() == ()
+        assert [i.id for i in resumed.session.sub_agents.infos()] == ["explore-1"]
         names = [tool.name for tool in resumed.session.driver.runner.tool_definitions]
         assert "delegate" in names
+        panel = resumed.workbench.query_one("#subagents", SubAgentPanel)
+        assert list(panel.row("explore-1"))[:2] == ["explore-1", "✓ done"]
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        dialog = resumed.screen
+        assert isinstance(dialog, SubAgentTranscriptScreen)
+        body = str(dialog.query_one("#transcript-text", Static).render())
+        assert "── user ──\nSummarize README.md" in body and REPORT in body
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=lambda size: f"{size[0]}x{size[1]}")

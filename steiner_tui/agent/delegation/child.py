@@ -5,10 +5,12 @@ AGENTS.md, project context, skill roots, budgets) with the child's own preamble 
 gets its own context manager (static cache, memoized preamble), its own compaction (with the
 parent's fallback, but no history archive and no pending line of its own), the parent's
 session date, its own prompt cache key (the parent's key plus the child id) and its own folder
-in the parent's result store. Its tools depend on its type: ``explore`` gets the read-only
-tools, ``code`` all built-in tools, ``documentor`` the read-only tools plus ``write`` and
-``edit`` fenced to its write scope. Children never get ``delegate``; their tool subprocesses
-get the parent's environment rules (the built-in deny list plus the configuration's
+in the parent's result store. A child that ended is saved there (``SAVED_CHILD``: its panel
+figures and its conversation), so a resumed session lists it, shows its conversation and can
+continue it, and numbers its next child after it. Its tools depend on its type: ``explore``
+gets the read-only tools, ``code`` all built-in tools, ``documentor`` the read-only tools plus
+``write`` and ``edit`` fenced to its write scope. Children never get ``delegate``; their tool
+subprocesses get the parent's environment rules (the built-in deny list plus the configuration's
 ``secret_env``).
 """
 
@@ -19,10 +21,13 @@ import msgspec
 from steiner_tui.agent.clock import Clock
 from steiner_tui.agent.compaction_driver import CompactionSettings
 from steiner_tui.agent.context_manager import ContextManager
+from steiner_tui.agent.delegation.model import SubAgentInfo
 from steiner_tui.agent.delegation.scope import ScopedWriteTool
 from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.runner import Runner
+from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import EventSink
+from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.preamble import DOCUMENTOR_MODE, PreambleInputs
 from steiner_tui.tools.base import Mode, PermissionCallback, Tool
 from steiner_tui.tools.edit import EditTool
@@ -32,10 +37,24 @@ from steiner_tui.tools.results import DirectoryResultStore, ResultStore
 from steiner_tui.tools.write import WriteTool
 
 __all__ = [
+    "SAVED_CHILD",
+    "SavedChild",
     "build_child_runner",
     "child_cache_key",
     "child_tools",
+    "save_child",
+    "saved_children",
 ]
+
+SAVED_CHILD = "sub-agent.json"
+"""The file in a child's folder that keeps it once it ended."""
+
+
+class SavedChild(msgspec.Struct, frozen=True):
+    """A child as a resumed session needs it: its panel figures and its own conversation."""
+
+    info: SubAgentInfo
+    messages: tuple[Message, ...] = ()
 
 
 def child_cache_key(parent_key: str, parent_session: str, child_id: str) -> str:
@@ -63,6 +82,39 @@ def child_preamble(kind: str, write_scope: tuple[str, ...]) -> PreambleInputs:
     return PreambleInputs()
 
 
+def save_child(parent: ResultStore | None, child: SavedChild) -> None:
+    """Keep ``child`` in its folder of a saved parent's result store (nothing for a parent
+    that is not saved), replacing the file whole.
+
+    Raises:
+        OSError: the file could not be written.
+    """
+    if not isinstance(parent, DirectoryResultStore):
+        return
+    folder = parent.folder / child.info.id
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / SAVED_CHILD
+    temporary = path.with_suffix(".tmp")
+    temporary.write_bytes(msgspec.json.encode(child))
+    temporary.replace(path)
+
+
+def saved_children(parent: ResultStore | None) -> tuple[SavedChild, ...]:
+    """The children a saved parent kept, in start order (a file that cannot be read or
+    decoded is left out: the conversation still holds that child's result)."""
+    if not isinstance(parent, DirectoryResultStore):
+        return ()
+    found: list[tuple[int, SavedChild]] = []
+    for path in parent.folder.glob(f"*/{SAVED_CHILD}"):
+        try:
+            child = msgspec.json.decode(path.read_bytes(), type=SavedChild)
+        except (OSError, msgspec.DecodeError):
+            continue
+        number = child.info.id.rpartition("-")[2]
+        found.append((int(number) if number.isdigit() else 0, child))
+    return tuple(child for _, child in sorted(found, key=lambda pair: pair[0]))
+
+
 def child_results(parent: ResultStore | None, child_id: str) -> ResultStore | None:
     """A child's result store: a folder of its own inside a saved parent's (None: the child's
     runner makes a temporary one when it first needs it)."""
@@ -83,6 +135,7 @@ def build_child_runner(
     clock: Clock,
     permission: PermissionCallback,
     secret_env: tuple[str, ...] = (),
+    conversation: tuple[Message, ...] = (),
 ) -> Runner:
     """A runner for one child of ``parent`` (permission asks go through ``permission``).
 
@@ -97,6 +150,8 @@ def build_child_runner(
         clock: the injected clock.
         permission: the parent's permission callback.
         secret_env: names kept from the child's tool subprocesses besides the built-in list.
+        conversation: the conversation of a child saved before a resume (its continuation
+            goes on from it).
     """
     session_id = f"{parent.session_id}-{child_id}"
     parent_context = parent.context
@@ -123,4 +178,5 @@ def build_child_runner(
         mode=mode,
         session_id=session_id,
         results=child_results(parent.results, child_id),
+        lineage=ConversationLineage.start(conversation) if conversation else None,
     )

@@ -13,18 +13,27 @@ The manager feeds the rest of the session: ``pending()`` for compaction's pendin
 pending count for the interactive driver's replacement guard, ``SubAgentUpdated`` events for the
 sub-agent panel, and ``transcript(id)`` for the child's own transcript on demand. When the task
 that started a child is cancelled (the parent run stopped), its children are cancelled too.
+
+A child that ended is saved in the parent's result store (``child.save_child``); attached to a
+resumed parent, the manager reads those back: the panel lists them, their conversations open,
+a continuation goes on from one, and the next child is numbered after them (a resumed session
+started its ``code-1`` again, beside the earlier ``code-1`` of its conversation).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable, Sequence
 
 import msgspec
 
 from steiner_tui.agent.clock import Clock, SystemClock
-from steiner_tui.agent.delegation.child import build_child_runner
+from steiner_tui.agent.delegation.child import (
+    SavedChild,
+    build_child_runner,
+    save_child,
+    saved_children,
+)
 from steiner_tui.agent.delegation.envelope import render_sub_agent_result
 from steiner_tui.agent.delegation.model import (
     DelegationSettings,
@@ -43,6 +52,7 @@ from steiner_tui.engine.events import (
     MessageAppended,
     RequestSnapshot,
     UsageReported,
+    WarningEvent,
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message
 from steiner_tui.tools.base import (
@@ -60,6 +70,8 @@ __all__ = ["SubAgentManager"]
 
 class _Child(msgspec.Struct):
     info: SubAgentInfo
+    saved: tuple[Message, ...] = ()
+    """The conversation of a child saved before the resume (until it runs again)."""
     runner: Runner | None = None
     task: asyncio.Task[str] | None = None
     owner: asyncio.Task[object] | None = None
@@ -130,7 +142,8 @@ class SubAgentManager:
         self._parent: Runner | None = None
         self._driver: InteractiveDriver | None = None
         self._children: dict[str, _Child] = {}
-        self._numbers = itertools.count(1)
+        self._next = 1
+        """The number of the next child (``<type>-<n>``, across types)."""
         self._slots = asyncio.Semaphore(max(1, self.settings.max_concurrent))
         self._inbox: list[Message] = []
         self._watched: set[asyncio.Task[object]] = set()
@@ -142,6 +155,13 @@ class SubAgentManager:
         self._parent = parent
         self._driver = driver
         parent.inbox = self.drain_results
+        for saved in saved_children(parent.results):
+            if saved.info.id in self._children:
+                continue
+            self._children[saved.info.id] = _Child(saved.info, saved.messages)
+            number = saved.info.id.rpartition("-")[2]
+            if number.isdigit() and int(number) >= self._next:
+                self._next = int(number) + 1
 
     # -- what others read -------------------------------------------------------------------
 
@@ -167,8 +187,8 @@ class SubAgentManager:
 
     def transcript(self, agent_id: str) -> tuple[Message, ...]:
         """The child's own conversation (its active generation; empty before it starts)."""
-        runner = self._children[agent_id].runner
-        return tuple(runner.conversation) if runner is not None else ()
+        child = self._children[agent_id]
+        return tuple(child.runner.conversation) if child.runner is not None else child.saved
 
     def lineage(self, agent_id: str) -> ConversationLineage | None:
         """The child's whole lineage (None before it starts)."""
@@ -203,7 +223,8 @@ class SubAgentManager:
                 child.info, task=request.task, wait=request.wait, state="queued", reason=""
             )
         else:
-            agent_id = f"{request.type}-{next(self._numbers)}"
+            agent_id = f"{request.type}-{self._next}"
+            self._next += 1
             child = _Child(SubAgentInfo(agent_id, request.type, request.task, wait=request.wait))
             self._children[agent_id] = child
         agent_id = child.info.id
@@ -296,6 +317,13 @@ class SubAgentManager:
         )
         if not request.wait:
             self._inbox.append(Message("user", envelope, source=SUB_AGENT_RESULT_SOURCE))
+        parent = self._parent
+        if parent is not None:
+            try:
+                save_child(parent.results, SavedChild(child.info, self.transcript(child.info.id)))
+            except OSError as error:  # the result is in the conversation: only the rest is lost
+                text = f"sub-agent {child.info.id} could not be saved for a resume: {error}"
+                self.sink.emit(WarningEvent("sub_agent_not_saved", text))
         return envelope
 
     def _build(self, child: _Child, request: DelegationRequest, ctx: ToolContext) -> Runner:
@@ -313,6 +341,7 @@ class SubAgentManager:
             clock=self.clock,
             permission=_asking_for(child.info.id, ctx.permission),
             secret_env=self.secret_env,
+            conversation=child.saved,
         )
 
     # -- cancellation -----------------------------------------------------------------------

@@ -202,6 +202,7 @@ class MainScreen(Screen[None]):
 
     async def _show_conversation(self, session: Session) -> None:
         await self.conversation.show_session(session)
+        await self.slot.show_earlier()
         # Up recalls what was sent in the project before, then what a resumed session sent.
         history = self.prompt.prompt_history
         if self.request.config_dir is not None:

@@ -191,6 +191,15 @@ class BudgetSlot(Container):
             info = next((i for i in self.infos() if i.id == agent_id), None)
             open_transcript(self, self.transcript, agent_id, info)
 
+    async def show_earlier(self) -> None:
+        """List the children a resumed session kept (they ended before it: no notices)."""
+        infos = self.infos()
+        if not infos:
+            return
+        panel = await self.sub_agent_panel()
+        for info in infos:
+            panel.update_agent(info)
+
     def focus_agents(self) -> None:
         """Focus the sub-agent panel (F3); before the first delegation there is none, and
         that is said."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from steiner_tui.app.subagent_view import delegate_summary, result_notice
 from steiner_tui.engine.compaction.pins import pin_key
 from steiner_tui.engine.compaction.policy import (
     CompactionAnswer,
@@ -22,7 +23,7 @@ from steiner_tui.engine.compaction.policy import (
     PinsQuestion,
 )
 from steiner_tui.engine.events import OutputCut
-from steiner_tui.engine.messages import Message
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
@@ -45,6 +46,7 @@ __all__ = [
     "UserEntry",
     "entries_from_messages",
     "error_entry",
+    "tool_summary",
     "user_entry",
 ]
 
@@ -199,6 +201,12 @@ def error_entry(
     return ErrorEntry(code, text, offered, retry_key)
 
 
+def tool_summary(call: ToolCall, summary: str) -> str:
+    """A tool block's title: the engine's ``summary`` of the call; a ``delegate`` call's names
+    its type and task (``delegate explore · <task>``), which the engine's summary leaves out."""
+    return delegate_summary(call.arguments or {}) if call.name == "delegate" else summary
+
+
 def entries_from_messages(
     messages: Iterable[Message],
     project_root: str = "",
@@ -220,7 +228,9 @@ def entries_from_messages(
     for index, message in enumerate(messages):
         while pending and pending[0].position <= index:
             entries.append(_logged(pending.pop(0)))
-        if message.role == "user":
+        if message.source == SUB_AGENT_RESULT_SOURCE:
+            entries.append(NoticeEntry(result_notice(message.content), "subagent"))
+        elif message.role == "user":
             entries.append(user_entry(message.content, pin_key(message)))
         elif message.role == "summary":
             entries.append(NoticeEntry("conversation summary (earlier turns were compacted)"))
@@ -230,7 +240,7 @@ def entries_from_messages(
                     ReplyEntry(message.content, message.incomplete, key=pin_key(message))
                 )
             for call in message.tool_calls:
-                summary = summarize_tool_call(call, project_root)
+                summary = tool_summary(call, summarize_tool_call(call, project_root))
                 entry = ToolEntry(call.id, call.name, summary, arguments=call.arguments or {})
                 tools[call.id] = entry
                 entries.append(entry)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from steiner_tui.agent.delegation import render_sub_agent_result
 from steiner_tui.app.adapter import UiEventSink
 from steiner_tui.app.budget_view import WindowFigures, build_budget_view, sources_label
 from steiner_tui.app.help_catalog import key_label
@@ -14,6 +15,7 @@ from steiner_tui.app.history import PromptHistory
 from steiner_tui.app.messages import EngineUpdate
 from steiner_tui.app.slash import SlashCommand, UnknownSlashCommand, parse_slash
 from steiner_tui.app.transcript import (
+    NoticeEntry,
     ReplyEntry,
     ToolEntry,
     UserEntry,
@@ -29,7 +31,7 @@ from steiner_tui.engine.events import (
     TextDelta,
     UsageReported,
 )
-from steiner_tui.engine.messages import Message, ToolCall
+from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.prompt.blocks import ContextBlock
 from steiner_tui.engine.skills.delta import SkillStatus, compose_user_message
 from steiner_tui.engine.skills.envelopes import render_skill_activation
@@ -113,6 +115,26 @@ def test_entries_from_messages_pair_tool_results() -> None:
     assert isinstance(tool, ToolEntry) and tool.status == "failed" and "a.py" in tool.summary
     last = entries[3]
     assert isinstance(last, ReplyEntry) and last.interrupted
+
+
+def test_a_resumed_delegation_reads_as_it_did_live() -> None:
+    """Resumed, a delegate call's block said "delegate" alone (live: its type and task), and a
+    background child's result showed as a user message holding the raw envelope (live: one
+    notice line)."""
+    arguments = {"type": "code", "task": "write the module\nwith tests", "wait": False}
+    call = ToolCall("d1", "delegate", arguments, "")
+    result = render_sub_agent_result("code-1", "code", "done", "Wrote it.", "")
+    messages = [
+        Message("assistant", "", tool_calls=(call,)),
+        Message("tool", "Sub-agent code-1 (code) started in the background.", tool_call_id="d1"),
+        Message("user", result, source=SUB_AGENT_RESULT_SOURCE),
+    ]
+    tool, notice = entries_from_messages(messages)
+    assert isinstance(tool, ToolEntry)
+    assert tool.summary == "delegate code (background) · write the module"
+    assert notice == NoticeEntry(
+        "result of sub-agent code-1 (done) handed to the model", "subagent"
+    )
 
 
 def _snapshot(messages: tuple[Message, ...], index: int = 1) -> RequestSnapshot:

@@ -32,7 +32,7 @@ from steiner_tui.agent.session_factory import LOG_FAILED
 from steiner_tui.app.messages import Said
 from steiner_tui.app.plain import printable
 from steiner_tui.app.resend import resend_text
-from steiner_tui.app.subagent_view import delegate_summary, result_notice
+from steiner_tui.app.subagent_view import result_notice
 from steiner_tui.app.transcript import (
     CompactionEntry,
     CompactionRunEntry,
@@ -46,6 +46,7 @@ from steiner_tui.app.transcript import (
     UserEntry,
     entries_from_messages,
     error_entry,
+    tool_summary,
     user_entry,
 )
 from steiner_tui.app.widgets.compaction_prompt import CompactionPrompt, QuestionLeft, UnpinPrompt
@@ -350,8 +351,7 @@ class ConversationPane(EntryWindow):
             case TextDelta(text=text):
                 await self.reply_delta(text)
             case ToolCallStarted(call=call, summary=summary):
-                if call.name == "delegate":  # the engine's summary keys leave out type and task
-                    summary = delegate_summary(call.arguments or {})
+                summary = tool_summary(call, summary)
                 await self.tool_started(call.id, call.name, summary, call.arguments or {})
             case ToolCallFinished(call=call, status=status, output=output, cut=cut):
                 self.tool_finished(call.id, status, output, cut)

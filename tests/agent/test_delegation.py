@@ -70,6 +70,7 @@ class Parent:
     manager: SubAgentManager
     sink: ListSink
     script: Script
+    session: Session
 
     def snapshots(self) -> list[RequestSnapshot]:
         return [e for e in self.sink.events if isinstance(e, RequestSnapshot) and not e.compaction]
@@ -85,7 +86,10 @@ def _parent(
     compaction: CompactionSettings | None = None,
     config: Config | None = None,
     permission: PermissionCallback = allow_all,
+    config_dir: Path | None = None,
+    resume: str | None = None,
 ) -> Parent:
+    """A parent session ``parent`` (recorded under ``config_dir`` when given)."""
     provider = ScriptedProvider([], info=ModelInfo(window, 400), on_request=script)
     main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
     sink = ListSink()
@@ -94,7 +98,9 @@ def _parent(
         config or Config(),
         model=main,
         session_id="parent",
-        record=False,
+        config_dir=config_dir,
+        resume=resume,
+        record=config_dir is not None,
         delegation=settings or DEFAULT_DELEGATION,
         compaction=compaction,
         sink=sink,
@@ -103,7 +109,7 @@ def _parent(
     )
     session = build_session(request)
     assert session.sub_agents is not None
-    return Parent(session.driver, session.sub_agents, sink, script)
+    return Parent(session.driver, session.sub_agents, sink, script, session)
 
 
 def _delegate(call_id: str, kind: str, task: str, wait: bool = True) -> ToolCall:
@@ -511,31 +517,11 @@ async def test_a_resumed_session_keeps_its_children(
     script.by_key[f"{PARENT_KEY}-explore-1"] += [Reply(["first answer"])]
     config_dir = tmp_path / "config"
 
-    def opened(resume: str | None) -> tuple[Parent, Session]:
-        provider = ScriptedProvider([], info=ModelInfo(131072, 400), on_request=script)
-        main = MainModel("fake", "fake-model", provider, provider.info, prompt_cache_key=PARENT_KEY)
-        sink = ListSink()
-        request = SessionRequest(
-            project,
-            Config(),
-            model=main,
-            session_id="parent",
-            config_dir=config_dir,
-            resume=resume,
-            delegation=DEFAULT_DELEGATION,
-            sink=sink,
-            permission=allow_all,
-            clock=clock,
-        )
-        session = build_session(request)
-        assert session.sub_agents is not None
-        return Parent(session.driver, session.sub_agents, sink, script), session
-
-    first, session = opened(None)
+    first = _parent(project, clock, script, config_dir=config_dir)
     await first.driver.submit("go")
-    session.close()
+    first.session.close()
 
-    resumed, _ = opened("parent")
+    resumed = _parent(project, clock, script, config_dir=config_dir, resume="parent")
     manager = resumed.manager
     assert [(i.id, i.state, i.task) for i in manager.infos()] == [
         ("explore-1", "done", "first task")

@@ -3,7 +3,8 @@
 The match must be exact and, unless ``replace_all`` is set, unique: an ambiguous edit is an
 error that tells the model how many places matched, never a guess. Files with CRLF line endings
 accept ``\\n`` in the strings (the replacement keeps the file's CRLF endings). The file is
-written by ``safe_write`` (resolved again after the prompt, no symlink followed).
+written by ``safe_write`` (resolved again after the prompt, no symlink followed, and only
+while the file still holds the text the change was made from).
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ class EditTool:
         rejection = await ask_permission(ctx, "edit", summary, arguments, preview)
         if rejection is not None:
             return rejection
+        shown = data
         data = updated.encode("utf-8")
-        error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "edit")
+        error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "edit", shown)
         if error:
             return failed(error)
         return ToolResult(

@@ -6,6 +6,10 @@ write out of the project. So the write resolves the path again after the prompt,
 opens every folder from the project root down and the file itself with ``O_NOFOLLOW``: a
 symlink found at write time refuses the write instead of being followed.
 
+The file must also still hold what the change was computed from (``shown``: the diff the
+person approved): one changed on disk while the prompt waited (in the person's editor) is not
+overwritten with a change made against its old text.
+
 Refused too, before the prompt and again at write time:
 
 - a file with more than one hard link: its other names may be outside the project (a uv
@@ -24,9 +28,14 @@ import stat
 from pathlib import Path
 
 from steiner_tui import paths
-from steiner_tui.tools.files import ResolvedPath, resolve_in_root
+from steiner_tui.tools.files import ResolvedPath, read_regular, resolve_in_root
 
-__all__ = ["unwritable", "write_inside"]
+__all__ = ["UNCHECKED", "unwritable", "write_inside"]
+
+UNCHECKED = object()
+"""``write_inside``'s ``shown`` when what the file held was not read (too large to compare)."""
+
+CHANGED_MEANWHILE = "it changed on disk while permission was asked; nothing written (read it again)"
 
 
 def unwritable(root: Path, target: ResolvedPath, verb: str) -> str | None:
@@ -54,18 +63,24 @@ def _hard_link(links: int) -> str:
     )
 
 
-def write_inside(root: Path, target: ResolvedPath, data: bytes, verb: str) -> str:
+def write_inside(
+    root: Path, target: ResolvedPath, data: bytes, verb: str, shown: object = UNCHECKED
+) -> str:
     """Write ``data`` to ``target`` (parents created), following no symlink; an error message
     (``cannot VERB PATH: ...``, as ``unwritable`` and ``files.load_file`` say it), or ``""``
     when written.
 
-    The path is resolved again first: it must still name the same file inside the project.
+    The path is resolved again first: it must still name the same file inside the project,
+    and that file must hold ``shown`` (its bytes when the change was computed, None: there was
+    no file), unless ``shown`` is ``UNCHECKED``.
     """
     again = resolve_in_root(root, target.given, verb)
     if isinstance(again, str) or again.path != target.path:
         error = "a symlink on its path changed while permission was asked; nothing written"
     elif (reason := unwritable(root, again, verb)) is not None:
         return reason
+    elif shown is not UNCHECKED and _held(again.path) != shown:
+        error = CHANGED_MEANWHILE
     else:
         try:
             error = _write(root.resolve(), again.path.relative_to(root.resolve()).parts, data)
@@ -74,6 +89,17 @@ def write_inside(root: Path, target: ResolvedPath, data: bytes, verb: str) -> st
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 error = "a symlink was put on its path; nothing written"
     return f"cannot {verb} {target.given}: {error}" if error else ""
+
+
+def _held(path: Path) -> object:
+    """What ``path`` holds now: its bytes, None for no file, or a value equal to nothing (a
+    file that cannot be read as it was)."""
+    try:
+        return read_regular(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return object()
 
 
 def _write(real_root: Path, parts: tuple[str, ...], data: bytes) -> str:

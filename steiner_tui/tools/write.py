@@ -16,7 +16,7 @@ from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.files import PATH_PARAMETER, ResolvedPath, load_file
 from steiner_tui.tools.guards import ask_permission, change_preview, writable_target
-from steiner_tui.tools.safe_write import write_inside
+from steiner_tui.tools.safe_write import UNCHECKED, write_inside
 
 __all__ = ["WriteTool"]
 
@@ -53,7 +53,7 @@ class WriteTool:
         if target.path.is_dir():
             return failed(f"cannot write {given}: is a directory")
         data = content.encode("utf-8")
-        replaced, preview = await asyncio.to_thread(_compared, target, data, content)
+        replaced, preview, shown = await asyncio.to_thread(_compared, target, data, content)
         if replaced is None:  # nothing would change: no write, and nothing to ask about
             return ToolResult(
                 content=f"{target.relative} already holds this text ({len(data)} bytes)"
@@ -65,7 +65,9 @@ class WriteTool:
         if rejection is not None:
             return rejection
         created = not target.path.exists()
-        error = await asyncio.to_thread(write_inside, ctx.project_root, target, data, "write")
+        error = await asyncio.to_thread(
+            write_inside, ctx.project_root, target, data, "write", shown
+        )
         if error:
             return failed(error)
         note = " (new file)" if created else ""
@@ -75,16 +77,19 @@ class WriteTool:
         )
 
 
-def _compared(target: ResolvedPath, data: bytes, content: str) -> tuple[str | None, str]:
+def _compared(target: ResolvedPath, data: bytes, content: str) -> tuple[str | None, str, object]:
     """What writing ``content`` (``data``, its UTF-8) does to ``target``, for the permission
     request: the summary's words for the file there (None: the file holds this text already),
-    and the diff (``change_preview``). Reads the file: call it in a thread."""
+    the diff (``change_preview``) and what the file held (``write_inside``'s ``shown``). Reads
+    the file: call it in a thread."""
     existing = load_file(target, "write") if target.path.exists() else None
     if existing == data:
-        return None, ""
+        return None, "", existing
     if isinstance(existing, bytes):
         replaced = f", replacing its {len(existing):,}"
-        return replaced, change_preview(existing.decode("utf-8", errors="replace"), content)
-    # None: no file yet. An error: too large to read, the new text shown as all added.
-    replaced = ", a new file" if existing is None else ", replacing a file too large to compare"
-    return replaced, change_preview(None, content)
+        preview = change_preview(existing.decode("utf-8", errors="replace"), content)
+        return replaced, preview, existing
+    if existing is None:
+        return ", a new file", change_preview(None, content), None
+    # Too large to read: the new text shown as all added, and nothing to compare it with.
+    return ", replacing a file too large to compare", change_preview(None, content), UNCHECKED

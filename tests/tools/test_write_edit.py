@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.artifacts import build_ledger
 from steiner_tui.tools.base import PermissionDecision as D
+from steiner_tui.tools.base import PermissionRequest
 from steiner_tui.tools.bash import BashTool
 from steiner_tui.tools.edit import EditTool
 from steiner_tui.tools.guards import PREVIEW_LINE_CHARS, PREVIEW_LINES, change_preview
@@ -199,3 +202,37 @@ async def test_plan_mode_refuses_bash(project: Path) -> None:
     assert result.content.startswith("plan mode: bash is not available while planning")
     assert permission.requests == []
     assert not (project / "x").exists()
+
+
+async def test_a_file_changed_while_permission_was_asked_is_not_overwritten(
+    project: Path,
+) -> None:
+    """In tmux: ``return x * 7`` was changed to ``return x * 70`` in an editor while the edit's
+    permission prompt waited; allowed, the edit wrote the file it had computed before the prompt,
+    and the ``70`` was gone. An edit or a write finds the file as the diff showed it, or writes
+    nothing and says why."""
+    path = project / "m.py"
+    path.write_text("def f7(x):\n    return x * 7\n")
+    ctx, permission = make_ctx(project, [D.ALLOW_ONCE] * 3)
+    asked = permission.__call__
+
+    async def changed_meanwhile(request: PermissionRequest) -> D:
+        path.write_text("def f7(x):\n    return x * 70\n")  # the person's editor
+        return await asked(request)
+
+    ctx = msgspec.structs.replace(ctx, permission=changed_meanwhile)
+    edit = {"path": "m.py", "old_string": "return x * 7\n", "new_string": "return x + 7\n"}
+    result = await EditTool().run(edit, ctx)
+    assert result.status == "failed"
+    assert result.content == (
+        "cannot edit m.py: it changed on disk while permission was asked; nothing written "
+        "(read it again)"
+    )
+    assert path.read_text() == "def f7(x):\n    return x * 70\n"
+    path.write_text("old\n")
+    result = await WriteTool().run({"path": "m.py", "content": "new\n"}, ctx)
+    assert result.status == "failed" and "changed on disk" in result.content
+    assert path.read_text() == "def f7(x):\n    return x * 70\n"
+    path.unlink()  # a new file: made meanwhile, it is not replaced either
+    result = await WriteTool().run({"path": "m.py", "content": "new\n"}, ctx)
+    assert result.status == "failed" and path.read_text() == "def f7(x):\n    return x * 70\n"

@@ -255,9 +255,35 @@ def import_command(module_name: str) -> ModuleType:
         gc.freeze()
 
 
+_TAKES_RESUME = frozenset({"exec"})
+"""Commands with ``--resume`` and ``-c`` of their own (``resume_session``)."""
+_TAKES_MODEL = frozenset({"exec", "oneshot", "context"})
+"""Commands with ``--model`` of their own."""
+
+
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    """``argv`` parsed, the project path made ``--project``."""
-    return build_parser().parse_args(split_project_path(argv))
+    """``argv`` parsed, the project path made ``--project``.
+
+    The workbench's --resume, -c and --model written before a command count for a command
+    that has them, as if written after it (where one written after wins), and are refused by
+    one that has not: ``--resume ID exec "…"`` started a new session, exec never reading it.
+    """
+    parser = build_parser()
+    args = parser.parse_args(split_project_path(argv))
+    command = args.command
+    if command is None:
+        return args
+    if args.resume is not None:
+        if command not in _TAKES_RESUME:
+            parser.error(f"--resume and -c are not options of {command}")
+        if args.resume_session is None:
+            args.resume_session = args.resume
+    if args.app_model is not None:
+        if command not in _TAKES_MODEL:
+            parser.error(f"--model is not an option of {command}")
+        if args.model is None:
+            args.model = args.app_model
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:

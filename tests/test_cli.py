@@ -83,6 +83,31 @@ def test_a_wrong_command_line_is_told_as_before(
     assert said in capsys.readouterr().err
 
 
+def test_workbench_options_before_a_command_count_or_are_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``steiner-tui --resume ID exec "hi"`` started a new session: the --resume before the
+    command was the workbench's, and exec never read it. Before a command that has them,
+    --resume, -c and --model count as if written after it (one written after wins); before
+    one that has not, they are refused."""
+    args = parse_arguments(["--resume", "abc", "exec", "hi"])
+    assert (args.resume_session, args.prompt) == ("abc", "hi")
+    args = parse_arguments(["-c", "--model", "offline", "exec", "--resume", "xyz", "hi"])
+    assert (args.resume_session, args.model) == ("xyz", "offline")
+    args = parse_arguments(["--model", "offline", "exec", "--model", "local/m", "hi"])
+    assert args.model == "local/m"
+    assert parse_arguments(["--model", "offline", "context"]).model == "offline"
+    assert parse_arguments(["--model", "offline", "oneshot", "t"]).model == "offline"
+    for argv, said in (
+        (["--resume", "abc", "context"], "--resume and -c are not options of context"),
+        (["-c", "sessions", "list"], "--resume and -c are not options of sessions"),
+        (["--model", "offline", "watch"], "--model is not an option of watch"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            parse_arguments(argv)
+        assert exited.value.code == 2 and said in capsys.readouterr().err
+
+
 def test_a_capture_upstream_url_is_taken() -> None:
     args = parse_arguments(["capture", "--upstream", "http://127.0.0.1:9/v1"])
     assert args.upstream == "http://127.0.0.1:9/v1"

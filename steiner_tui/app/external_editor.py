@@ -68,11 +68,17 @@ def edit_text(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(text)
+        failure = ""
         with handed_over():
+            # Nothing may be raised in here: Textual's ``App.suspend`` hands the terminal back
+            # only when its block ends normally, and a missing editor left the app suspended
+            # and hung on its full output queue, the screen blank.
             try:
                 done = subprocess.run([*command, str(path)], check=False)
-            except OSError as error:
-                raise EditorError(f"cannot run {command[0]}: {error.strerror}") from None
+            except (OSError, ValueError) as error:
+                failure = f"cannot run {command[0]}: {getattr(error, 'strerror', None) or error}"
+        if failure:
+            raise EditorError(failure)
         if done.returncode:
             raise EditorError(f"{shlex.join(command)} exited with status {done.returncode}")
         try:

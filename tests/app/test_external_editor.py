@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import stat
 import sys
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,24 @@ def test_a_failed_editor_or_bad_text_changes_nothing(tmp_path: Path) -> None:
         edit_text("x", _script(tmp_path, "open(path, 'wb').write(b'\\xff\\xfe')"), nullcontext)
     with pytest.raises(EditorError, match="cannot run /nonexistent/editor"):
         edit_text("x", ["/nonexistent/editor"], nullcontext)
+
+
+def test_a_missing_editor_hands_the_terminal_back(tmp_path: Path) -> None:
+    """EDITOR=nonexistent-editor, then Ctrl+G in tmux: the screen stayed blank and the app
+    hung. Textual's ``App.suspend`` hands the terminal back only when its block ends without
+    an exception (its code after ``yield`` is not in a ``finally``); the failure left the app
+    suspended, its output queue filled and the event loop blocked on it. The block now ends
+    normally and the error is raised after it."""
+    given_back: list[bool] = []
+
+    @contextmanager
+    def suspended() -> Iterator[None]:  # as Textual's: nothing after an exception
+        yield
+        given_back.append(True)
+
+    with pytest.raises(EditorError, match="cannot run nonexistent-editor"):
+        edit_text("x", ["nonexistent-editor"], suspended)
+    assert given_back == [True]
 
 
 async def test_ctrl_g_without_a_terminal_says_so(

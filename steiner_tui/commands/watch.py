@@ -178,6 +178,12 @@ def run(args: argparse.Namespace) -> int:
     assert path is not None
     if not path.exists():
         return refuse(f"{path} does not exist", "watch")
+    if path.is_dir():  # "[Errno 21] Is a directory" was all it said
+        return refuse(
+            f"{path} is a folder: give a transcript file (a Claude Code session's .jsonl or a "
+            "Codex rollout), or nothing for this project's newest",
+            "watch",
+        )
     follower = TranscriptFollower(path, project=project)
     try:
         if not waited:  # a session that started while the watch waited is followed from #1

@@ -194,6 +194,9 @@ def test_watch_on_a_missing_path_says_it_does_not_exist(tmp_path: Path) -> None:
     done = _watch(tmp_path, str(missing))
     # It said "[Errno 2] No such file or directory: '…'", where import says this.
     assert (done.returncode, done.stderr) == (2, f"steiner-tui watch: {missing} does not exist\n")
+    done = _watch(tmp_path, str(tmp_path))  # it said "[Errno 21] Is a directory: '…'"
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"steiner-tui watch: {tmp_path} is a folder: give a transcript")
 
 
 FIXTURE = (

@@ -8,6 +8,8 @@ size reads the same in the skill sidebar, the context panel, the inspector, the 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from steiner_tui.engine.events import CacheExplanation
 from steiner_tui.engine.prices import RequestCost, format_usd
 
@@ -19,6 +21,7 @@ __all__ = [
     "count",
     "counted",
     "dollars",
+    "local_minute",
     "run_time",
     "token_count",
 ]
@@ -97,3 +100,9 @@ def run_time(seconds: int) -> str:
         return clock(seconds)
     hours, minutes = divmod(seconds // 60, 60)
     return f"{hours}:{minutes:02d}:{seconds % 60:02d}"
+
+
+def local_minute(value: datetime) -> str:
+    """When something was, to the minute, in local time: ``2026-12-07 08:11`` (the sessions
+    list, the captures list)."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")

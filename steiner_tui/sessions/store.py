@@ -35,7 +35,7 @@ from steiner_tui.sessions.records import (
 )
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME, StoredTexts
 from steiner_tui.sessions.titles import message_title, readable_title
-from steiner_tui.units import byte_count
+from steiner_tui.units import byte_count, local_minute
 
 __all__ = [
     "LIST_COLUMNS",
@@ -105,7 +105,7 @@ class SessionInfo(msgspec.Struct, frozen=True):
             for value in (
                 self.session_id,
                 meta.project_root or "—",
-                self.last_activity.astimezone().strftime("%Y-%m-%d %H:%M"),
+                local_minute(self.last_activity),
                 model or "—",
                 str(meta.generations),
                 f"{meta.messages:,}",

@@ -25,7 +25,7 @@ from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
 from steiner_tui.capture.store import list_captures
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.store import list_imports, load_import
-from steiner_tui.units import counted
+from steiner_tui.units import counted, local_minute
 
 __all__ = ["CapturesScreen", "list_readonly"]
 
@@ -49,7 +49,7 @@ def list_readonly(base: Path) -> list[Row]:
         (
             "capture",
             c.capture_id,
-            c.created.astimezone().strftime("%Y-%m-%d %H:%M"),
+            local_minute(c.created),
             f"{counted(c.requests, 'request')} · {c.upstream or 'the real APIs'}"
             + (f" · {len(c.problems)} unreadable" if c.problems else ""),
         )

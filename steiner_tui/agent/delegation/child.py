@@ -41,6 +41,7 @@ __all__ = [
     "SavedChild",
     "build_child_runner",
     "child_cache_key",
+    "child_number",
     "child_tools",
     "save_child",
     "saved_children",
@@ -110,9 +111,14 @@ def saved_children(parent: ResultStore | None) -> tuple[SavedChild, ...]:
             child = msgspec.json.decode(path.read_bytes(), type=SavedChild)
         except (OSError, msgspec.DecodeError):
             continue
-        number = child.info.id.rpartition("-")[2]
-        found.append((int(number) if number.isdigit() else 0, child))
+        found.append((child_number(child.info.id), child))
     return tuple(child for _, child in sorted(found, key=lambda pair: pair[0]))
+
+
+def child_number(child_id: str) -> int:
+    """The ``n`` of ``<type>-<n>`` (0 when the id has none)."""
+    number = child_id.rpartition("-")[2]
+    return int(number) if number.isdigit() else 0
 
 
 def child_results(parent: ResultStore | None, child_id: str) -> ResultStore | None:

@@ -31,6 +31,7 @@ from steiner_tui.agent.clock import Clock, SystemClock
 from steiner_tui.agent.delegation.child import (
     SavedChild,
     build_child_runner,
+    child_number,
     save_child,
     saved_children,
 )
@@ -159,9 +160,7 @@ class SubAgentManager:
             if saved.info.id in self._children:
                 continue
             self._children[saved.info.id] = _Child(saved.info, saved.messages)
-            number = saved.info.id.rpartition("-")[2]
-            if number.isdigit() and int(number) >= self._next:
-                self._next = int(number) + 1
+            self._next = max(self._next, child_number(saved.info.id) + 1)
 
     # -- what others read -------------------------------------------------------------------
 

@@ -34,11 +34,12 @@ class ConfigError(SteinerError, ValueError):
     @classmethod
     def joined(cls, errors: list[ConfigError]) -> ConfigError:
         """One error naming every problem of ``errors``: the error itself when there is one;
-        else ``N problems:`` and each problem on an indented line of its own."""
+        else ``N problems in the configuration:`` and each on an indented line of its own."""
         lines = [line for error in errors for line in error.problems or (str(error),)]
         if len(lines) == 1:
             return errors[0]
-        error = cls(f"{len(lines)} problems:\n" + "\n".join(f"  {line}" for line in lines))
+        heading = f"{len(lines)} problems in the configuration:"
+        error = cls(heading + "".join(f"\n  {line}" for line in lines))
         error.problems = tuple(lines)
         return error
 

@@ -66,6 +66,16 @@ def test_a_missing_api_key_is_reported_before_the_app_starts(tmp_path: Path) -> 
     assert ALTERNATE_SCREEN not in output
 
 
+def test_a_wrong_configuration_is_said_as_one_before_the_app_starts(tmp_path: Path) -> None:
+    """Every wrong value at once, said as the configuration's (the workbench printed
+    "steiner-tui: 2 problems:")."""
+    code, output = _launch(tmp_path, "[ui]\ntheme = 42\ntyping_burst_ms = -5\n")
+    assert code == 2, output
+    assert b"steiner-tui: 2 problems in the configuration:\r\n" in output
+    assert b"'ui.typing_burst_ms' = -5: expected an integer of 0 or more" in output
+    assert ALTERNATE_SCREEN not in output
+
+
 @pytest.mark.parametrize("piped", ["stdin", "stdout"])
 def test_without_a_terminal_the_workbench_says_to_use_exec(tmp_path: Path, piped: str) -> None:
     """``steiner-tui > out.txt`` (or with stdin from a pipe) drew its screens into the file and

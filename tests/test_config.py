@@ -118,7 +118,7 @@ def test_every_wrong_value_is_reported_at_once(files: tuple[Path, Path]) -> None
     with pytest.raises(ConfigError) as caught:
         load_config(root, {}, user_file=user)
     lines = str(caught.value).splitlines()
-    assert lines[0] == "4 problems:"
+    assert lines[0] == "4 problems in the configuration:"
     assert [line.split(": ")[1] for line in lines[1:]] == [
         "'ui.theme' = 42",
         "'ui.typing_burst_ms' = -5",

@@ -254,7 +254,7 @@ class CompactionDriver:
             budget=self.model.budget,
             vision=self.model.sees_images,
         )
-        sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+        sizer = Sizer.of(host, main)
         masked = mask_results(
             lineage,
             call_ids,

@@ -35,6 +35,7 @@ from typing import Literal
 
 import msgspec
 
+from steiner_tui.engine.compaction.host import CompactionHost, SummaryTarget
 from steiner_tui.engine.compaction.pins import pinned_indexes
 from steiner_tui.engine.compaction.turns import retention_turns
 from steiner_tui.engine.events import EditKind, RoomEdit
@@ -104,6 +105,11 @@ class Sizer(msgspec.Struct, frozen=True):
 
     message_tokens: Callable[[Message], int]
     save_full_output: Callable[[Message], str]
+
+    @classmethod
+    def of(cls, host: CompactionHost, target: SummaryTarget) -> Sizer:
+        """Tokens of a message on ``target``, and full outputs kept, through ``host``."""
+        return cls(lambda message: host.message_tokens(message, target), host.save_full_output)
 
 
 def calls_by_id(context: Sequence[Message]) -> dict[str, ToolCall]:

@@ -260,7 +260,7 @@ def _plan_stage(
             lambda tail: main.budget.fit_request(host.estimate_conversation(tail)).fits,
         )
     max_tokens = summary_cap(target, mode)
-    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+    sizer = Sizer.of(host, main)
     pinned = is_pinned_by(inputs.pins)
     pin_edits: tuple[RoomEdit, ...] = ()
     sources: tuple[Message, ...] = tuple(retained)

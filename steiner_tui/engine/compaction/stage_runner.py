@@ -227,7 +227,7 @@ def _fit(
     moved: there is no summary to move it into), with its new estimate. Run in a worker
     thread."""
     host, main = inputs.host, inputs.main
-    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+    sizer = Sizer.of(host, main)
 
     def fits(messages: Sequence[Message]) -> bool:
         return main.budget.fit_request(host.estimate_conversation(messages)).fits
@@ -253,7 +253,7 @@ def _relieve(
     when nothing was masked). Run in a worker thread: it masks and saves thousands of results
     on a long session."""
     host, main = inputs.host, inputs.main
-    sizer = Sizer(lambda message: host.message_tokens(message, main), host.save_full_output)
+    sizer = Sizer.of(host, main)
     overhead = after - sum(sizer.message_tokens(m) for m in working)
     relieved, masked = mask_retained(
         working, max(0, target - overhead), sizer=sizer, pinned=is_pinned_by(inputs.pins)

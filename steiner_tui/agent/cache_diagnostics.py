@@ -10,12 +10,15 @@ A compaction fallback acts for the main session without being it (docs/design.md
 Compaction fallback and the last main request"): its calls report no cold start, leave the
 process-wide mark where it is, and neither compare with nor move the main baseline.
 
-The runner's diagnostics also keep the last main request with its reported usage, so each
-call's ``UsageReported`` carries its cost, the session's total and the named cause of its cache
-reuse (``engine.cache_causes``), and a dry run of the next request (or an action's preview) is
-explained against the same request. A summary call's usage is priced into the session's total
-too (``summary_usage``), without a cause: it is no turn of the conversation. A resumed session's
-total starts from what its log's requests cost (``session_cost``, set by the session factory).
+The runner's diagnostics also keep each model's last main request with its reported usage, so
+each call's ``UsageReported`` carries its cost, the session's total and the named cause of its
+cache reuse (``engine.cache_causes``), and a dry run of the next request (or an action's
+preview) is explained against the same request: the model's own last one, for a cache belongs
+to one model (back on Sonnet after a Haiku question, Sonnet's cache may still be warm), else the
+last one of another model (the switch is the cause). A summary call's usage is priced into
+the session's total too (``summary_usage``), without a cause: it is no turn of the
+conversation. A resumed session's total starts from what its log's requests cost
+(``session_cost``, set by the session factory).
 """
 
 from __future__ import annotations
@@ -100,6 +103,8 @@ class CacheDiagnostics:
         """The prefix hash of the last main request ("" before the first)."""
         self.last: CacheTurn | None = None
         """The last main request whose usage came, with that usage (None: none yet)."""
+        self.last_by_model: dict[str, CacheTurn] = {}
+        """Each model's last main request with its usage: what that model's cache holds."""
         self.sent: CacheTurn | None = None
         """The main request in flight, waiting for its usage."""
         self.session_cost: RequestCost | None = ZERO_COST
@@ -108,10 +113,15 @@ class CacheDiagnostics:
         """The session was resumed: its requests before this process are in the log only."""
 
     def last_of(self, model: str) -> CacheTurn | None:
-        """``last`` while the provider may still cache it for ``model``: a cache belongs to
-        one model, so after ``/model`` nothing is cached until that model is back."""
-        last = self.last
-        return last if last is not None and last.snapshot.model == model else None
+        """``model``'s last main request: a cache belongs to one model, so after ``/model``
+        nothing is cached for the new model until it answers, and back on the old one its
+        own last request is what its cache holds."""
+        return self.last_by_model.get(model)
+
+    def base_of(self, model: str) -> CacheTurn | None:
+        """What a request to ``model`` is explained against: ``model``'s last main request,
+        else the last one (another model's: the switch is the cause)."""
+        return self.last_by_model.get(model, self.last)
 
     def main(self, snapshot: RequestSnapshot) -> CacheDiagnostic:
         """The diagnostic of a main-session call (normal turn or main summary); it moves the
@@ -164,7 +174,7 @@ class CacheDiagnostics:
                 cache_write_tokens=usage.cache_write_tokens,
             )
             explanation = explain_cache(
-                self.last,
+                self.base_of(sent.snapshot.model),
                 sent,
                 price=price,
                 ttl_seconds=cache_ttl_seconds(sent.snapshot.model),
@@ -172,6 +182,7 @@ class CacheDiagnostics:
                 resumed=self.resumed,
             )
             self.last, self.sent = sent, None
+            self.last_by_model[sent.snapshot.model] = sent
         return UsageReported(
             model,
             usage.prompt_tokens,
@@ -238,9 +249,9 @@ class CacheDiagnostics:
         params: str = "",
     ) -> CacheExplanation:
         """What the cache would reuse of ``snapshot`` sent at ``at`` (a dry run), estimated
-        from its bytes against the last main request."""
+        from its bytes against the request it would be explained against (``base_of``)."""
         return explain_cache(
-            self.last,
+            self.base_of(snapshot.model),
             CacheTurn(snapshot, at, params=params),
             price=price,
             ttl_seconds=cache_ttl_seconds(snapshot.model),

@@ -45,6 +45,7 @@ from steiner_tui.sessions.request_values import LoggedRecords, RequestRecord, sh
 __all__ = [
     "BLOCKS_SOURCE",
     "NOT_RECORDED",
+    "CacheBases",
     "InspectedRequest",
     "LoggedRequest",
     "LoggedRequests",
@@ -109,6 +110,24 @@ def _padded(usage: tuple[int, ...]) -> tuple[int, int, int, int]:
     return prompt, output, read, write
 
 
+class CacheBases:
+    """The main requests (with usage) a logged request's cache cause is read against, as the
+    live session chose them (``CacheDiagnostics.base_of``): the last one to its model, else
+    the last one."""
+
+    def __init__(self) -> None:
+        self.last: RequestRecord | None = None
+        self.by_model: dict[str, RequestRecord] = {}
+
+    def of(self, model: str) -> RequestRecord | None:
+        """The request a request to ``model`` is explained against (None: the first)."""
+        return self.by_model.get(model, self.last)
+
+    def moved(self, record: RequestRecord) -> None:
+        """``record`` (a main request with usage) is the last one, and its model's."""
+        self.last = self.by_model[record.model] = record
+
+
 def logged_cause(
     before: RequestRecord | None,
     after: RequestRecord,
@@ -118,10 +137,11 @@ def logged_cause(
     price: ModelPrice | None,
 ) -> CacheExplanation:
     """Why the cache reused what it did of ``after`` (a main request with its usage), as its
-    records imply, after ``before``: the last main request with usage since the log started
-    (None: none, since a resume when ``resumed``), of whose hashes ``after`` repeats the first
-    ``matching``. What the records cannot name (which block, which tool, a message's role,
-    request fields) is said in general words: the log writes the live words where they differ.
+    records imply, after ``before``: the main request with usage it is read against
+    (``CacheBases``; None: none since the log started, or since a resume when ``resumed``), of
+    whose hashes ``after`` repeats the first ``matching``. What the records cannot name (which
+    block, which tool, a message's role, request fields) is said in general words: the log
+    writes the live words where they differ.
     """
     prompt, _, read, _ = _padded(after.usage)
     if before is None:
@@ -219,16 +239,17 @@ class LoggedRequests:
         the log wrote it, else ``logged_cause`` (read once, in order)."""
         if self._causes is None:
             causes: list[CacheExplanation | None] = []
-            before: RequestRecord | None = None
+            bases = CacheBases()
             resumed = False
             records = self.records
             for position, record in enumerate(records):
                 if position in records.resumed:
-                    before, resumed = None, True
+                    bases, resumed = CacheBases(), True
                 if record.compaction or not record.usage:
                     causes.append(None)
                     continue
                 cause = record.cache
+                before = bases.of(record.model)
                 if cause is None:
                     matching = 0
                     if before is not None:  # almost always the request before: its shared
@@ -240,7 +261,7 @@ class LoggedRequests:
                     price = self._price(record.model)
                     cause = logged_cause(before, record, matching, resumed=resumed, price=price)
                 causes.append(cause)
-                before = record
+                bases.moved(record)
             self._causes = causes
         return self._causes
 

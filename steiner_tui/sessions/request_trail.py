@@ -67,6 +67,11 @@ class RequestTrail(msgspec.Struct):
     """The last main request written with usage since the log was begun or resumed, with it."""
     cache_hashes: Sequence[str] = ()
     """Every message hash of ``cache_base``."""
+    cache_bases: dict[str, tuple[RequestRecord, Sequence[str]]] = msgspec.field(
+        default_factory=dict
+    )
+    """Each model's last main request written with usage since then, with its hashes: a
+    request is read against its model's (``CacheBases``), else ``cache_base``."""
     since_resume: bool = False
     """The log was resumed (a ``resumed`` record written)."""
 
@@ -149,10 +154,12 @@ class RequestTrail(msgspec.Struct):
         if live is None or request is None or request.compaction:
             return None  # a summary call's usage: no cause
         request = replace(request, usage=usage)
-        base = self.cache_base
-        matching = 0 if base is None else shared_prefix(self.cache_hashes, self.hashes)
+        last = (self.cache_base, self.cache_hashes)
+        base, hashes = self.cache_bases.get(request.model, last)
+        matching = 0 if base is None else shared_prefix(hashes, self.hashes)
         implied = logged_cause(base, request, matching, resumed=self.since_resume, price=None)
         self.cache_base, self.cache_hashes = request, self.hashes
+        self.cache_bases[request.model] = (request, self.hashes)
         return None if replace(implied, cost_usd=live.cost_usd) == live else live
 
     def stopped(self, event: RequestStopped, at: datetime) -> UsageRecord | None:

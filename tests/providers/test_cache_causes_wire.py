@@ -109,6 +109,47 @@ async def test_a_model_switch_rewrites_the_cache(sessions: Sessions) -> None:
     assert last.cache.cost_usd == pytest.approx(41_800 * 1.25 / 1e6)
 
 
+def switch(session: LoggedSession, model: str) -> None:
+    provider = session.provider
+    info = provider.model_info(model)
+    session.runner.switch_model(MainModel(provider.alias, model, provider, info))
+
+
+async def test_back_on_a_model_its_own_cache_is_the_baseline(sessions: Sessions) -> None:
+    """A cache belongs to one model: Sonnet's request after a Haiku question (Sonnet's cache
+    still warm) is explained against Sonnet's last request, and a resume says the same."""
+    replies = (reply(0, 41_800), reply(0, 42_000), reply(41_800, 900), reply(0, 43_000))
+    with LoopbackServer(*replies) as server:
+        session = open_session(sessions, server)
+        await session.driver.submit("hello")
+        switch(session, "claude-haiku-4-5")
+        await session.driver.submit("a quick question")
+        switch(session, MODEL)
+        await session.driver.submit("back to it")
+        switch(session, "claude-haiku-4-5")
+        sessions.clock.advance(timedelta(minutes=7))
+        switch(session, MODEL)
+        await session.driver.submit("after a break")
+        session.close_log()
+    causes = [u.cache for u in usages(session)]
+    assert [(c.cause, c.rewritten_tokens) for c in causes if c is not None] == [
+        ("first", 0),
+        ("model", 41_800),
+        ("kept", 0),
+        ("idle", 42_700),
+    ]
+    with LoopbackServer(reply(43_000, 300)) as server:
+        resumed = sessions.open(
+            WIRE.provider(server, timeout=5.0, max_retries=0), MODEL, resume=session.session_id
+        )
+        await resumed.driver.submit("and on")
+    logged = [row.cache for row in resumed.session.requests.summaries() if row.logged]
+    assert logged[1:] == causes[1:]
+    earlier = resumed.session.requests.earlier
+    assert earlier is not None
+    assert [record.cache for record in earlier.records] == [None] * 4  # the records imply them
+
+
 async def test_an_idle_gap_past_the_ttl_is_named(sessions: Sessions) -> None:
     with LoopbackServer(reply(0, 41_800), reply(0, 42_600)) as server:
         session = open_session(sessions, server)

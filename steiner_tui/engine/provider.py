@@ -59,11 +59,19 @@ ERROR_KINDS = (
 
 
 RemedyAction = Literal[
-    "retry", "wait", "set_key", "compact", "switch_model", "check_server", "raise_timeout"
+    "retry",
+    "wait",
+    "set_key",
+    "compact",
+    "switch_model",
+    "check_server",
+    "raise_timeout",
+    "fix_config",
 ]
 """What the user can do about a failed call: ``retry`` the turn, ``wait`` before retrying,
 ``set_key`` (a valid API key), ``compact`` the conversation, ``switch_model``, ``check_server``
-(is it running, is the URL right) or ``raise_timeout`` (the provider's ``timeout`` setting)."""
+(is it running), ``raise_timeout`` (the provider's ``timeout`` setting) or ``fix_config`` (a
+setting such as ``base_url``: the configuration is read at start, so resending does not help)."""
 
 
 class Remedy(msgspec.Struct, frozen=True):

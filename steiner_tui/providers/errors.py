@@ -326,13 +326,13 @@ def _no_such_path(call: CallContext, url: str, message: str) -> ProviderError:
     hint = (
         f"check base_url under [providers.{call.alias}] (now {call.base_url}): "
         "OpenAI-compatible servers (llama.cpp, Ollama, vLLM, LM Studio) serve their API under "
-        "/v1, e.g. http://127.0.0.1:8080/v1"
+        f"/v1, e.g. http://127.0.0.1:8080/v1; {READ_AT_START}"
     )
     return ProviderError(
         "bad_request",
         f"{call.label}: nothing answers at {url} (HTTP 404): {message}",
         status=404,
-        remedies=(Remedy("check_server", hint),),
+        remedies=(Remedy("fix_config", hint),),
     )
 
 
@@ -445,6 +445,10 @@ def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> Provide
     return None
 
 
+READ_AT_START = "the configuration is read at start (quit, then steiner-tui -c goes on)"
+"""Why resending does not help once a setting is corrected, and what does."""
+
+
 def remedies_for(
     kind: str, call: CallContext, retry_after: float | None = None
 ) -> tuple[Remedy, ...]:
@@ -465,7 +469,11 @@ def remedies_for(
     if kind == "server":
         return (Remedy("retry", "retry: server errors are often brief"), switch)
     if kind == "connection" and call.phase == "connect":
-        return (Remedy("check_server", f"check that {call.base_url} is up and reachable"), switch)
+        check = Remedy("check_server", f"check that {call.base_url} is up and reachable")
+        if not call.self_hosted:
+            return (check, switch)
+        elsewhere = f"or, if the server is elsewhere, correct [providers.{call.alias}] base_url"
+        return (check, Remedy("fix_config", f"{elsewhere}: {READ_AT_START}"), switch)
     if kind == "connection" and not call.events:
         return (Remedy("retry", "retry: the connection dropped before the reply began"), switch)
     if kind == "connection":

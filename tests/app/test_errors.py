@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from steiner_tui.agent.model import MainModel
@@ -31,6 +32,7 @@ from steiner_tui.engine.provider import (
     StreamUsage,
 )
 from steiner_tui.providers import retry_wait
+from steiner_tui.providers.errors import CallContext, remedies_for
 from steiner_tui.providers.openai_chat import OpenAIChatProvider
 from tests.app.conftest import SESSION_ID, SIZE, AppFactory, request_for
 from tests.app.fakes import INFO, FailingProvider, fake_model
@@ -308,6 +310,29 @@ async def test_a_retry_wait_stays_in_the_conversation(
             if not isinstance(e, NoticeEntry) or e.kind == "warning"
         ]
         assert shown == ["UserEntry", wait, "ReplyEntry"]
+
+
+async def test_a_setting_to_correct_is_not_offered_f5(app_for: AppFactory) -> None:
+    """A local server not answering: F5 goes with checking the server, not with correcting
+    its base_url, which the running app does not read again."""
+    call = CallContext("llama/smollm2", alias="llama", base_url="http://127.0.0.1:9/v1")
+    refused = ProviderError(
+        "connection",
+        "llama/smollm2: could not connect to the API at http://127.0.0.1:9/v1/chat/completions",
+        remedies=remedies_for("connection", msgspec.structs.replace(call, self_hosted=True)),
+    )
+    app = app_for(fake_model(FailingProvider(refused)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "hello there")
+        await finish(pilot)
+        lines = static_text(app.workbench.conversation.query_one(ErrorRow)).splitlines()
+        assert lines[2:] == [
+            "  · check that http://127.0.0.1:9/v1 is up and reachable — F5 resends your message",
+            "  · or, if the server is elsewhere, correct [providers.llama] base_url: the"
+            " configuration is read at start (quit, then steiner-tui -c goes on)",
+            "  · switch to another model (/model)",
+        ]
 
 
 async def test_the_retry_key_is_said_once_when_two_remedies_resend(app_for: AppFactory) -> None:

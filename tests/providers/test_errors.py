@@ -28,8 +28,9 @@ CALL = CallContext(
         ("auth", ["set_key", "switch_model"]),
         ("rate_limit", ["wait", "switch_model"]),
         ("server", ["retry", "switch_model"]),
-        # Not "send the message again" too: checking the server and resending is the first.
-        ("connection", ["check_server", "switch_model"]),
+        # Not "send the message again" too: checking the server and resending is the first;
+        # a local server's address is a setting, read at start (resending does not read it).
+        ("connection", ["check_server", "fix_config", "switch_model"]),
         ("timeout", ["retry", "raise_timeout"]),
         ("protocol", ["retry", "switch_model"]),
         ("bad_request", ["switch_model"]),
@@ -49,6 +50,16 @@ def test_every_kind_is_covered() -> None:
 def test_remedies_name_the_setting_the_key_and_the_wait() -> None:
     assert remedies_for("timeout", CALL)[1].hint == "raise [providers.local] timeout (now 30s)"
     assert "http://127.0.0.1:8080/v1" in remedies_for("connection", CALL)[0].hint
+    assert remedies_for("connection", CALL)[1] == Remedy(
+        "fix_config",
+        "or, if the server is elsewhere, correct [providers.local] base_url: the configuration"
+        " is read at start (quit, then steiner-tui -c goes on)",
+    )
+    hosted = CallContext("anthropic/m", alias="anthropic", base_url="https://api.anthropic.com")
+    assert [r.action for r in remedies_for("connection", hosted)] == [
+        "check_server",
+        "switch_model",
+    ]
     keyed = CallContext("anthropic/m", alias="anthropic", key_env="ANTHROPIC_API_KEY")
     assert remedies_for("auth", keyed)[0] == Remedy(
         "set_key", "set ANTHROPIC_API_KEY to a valid key, then retry"

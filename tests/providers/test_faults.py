@@ -237,9 +237,9 @@ async def test_a_path_the_server_does_not_serve_says_to_check_base_url(
         assert "nothing answers at " in error.message and "(HTTP 404)" in error.message
         assert error.message.endswith(": File Not Found")
         [remedy, *_] = error.remedies
-        assert remedy.action == "check_server"
+        assert remedy.action == "fix_config"  # resending does not read the corrected setting
         assert remedy.hint.startswith(f"check base_url under [providers.{wire.name}] (now ")
-        assert "/v1" in remedy.hint
+        assert "/v1" in remedy.hint and remedy.hint.endswith("steiner-tui -c goes on)")
         assert len(server.requests) == 1
         await resumes(sessions, wire, session, server)
 

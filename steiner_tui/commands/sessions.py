@@ -1,7 +1,7 @@
 """``steiner-tui sessions``: list, delete, evict and fork saved sessions.
 
 * ``list``: a table of every session (``SessionInfo.cells``: id, project, last activity, model,
-  generations, messages, size, title), most recently active first; sessions whose log is
+  active generation, messages, size, title), most recently active first; sessions whose log is
   unreadable are marked, and a session open in a running app says so.
 * ``delete ID [--yes]``: remove the session's folder (log, meta, ``history.md``).
 * ``evict [--keep N] [--yes]``: keep the N most recently active sessions (default: ``[sessions]

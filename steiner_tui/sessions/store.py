@@ -96,8 +96,8 @@ class SessionInfo(msgspec.Struct, frozen=True):
         return meta.title
 
     def cells(self) -> tuple[str, ...]:
-        """The list's cells, in ``LIST_COLUMNS``' order, each one line of text: ``msgs`` is the
-        active generation's messages."""
+        """The list's cells, in ``LIST_COLUMNS``' order, each one line of text: ``gen`` is the
+        active generation's number (0: never compacted), ``msgs`` its messages."""
         meta = self.meta
         model = f"{meta.alias}/{meta.model}" if meta.alias else meta.model
         return tuple(
@@ -107,7 +107,7 @@ class SessionInfo(msgspec.Struct, frozen=True):
                 meta.project_root or "—",
                 local_minute(self.last_activity),
                 model or "—",
-                str(meta.generations),
+                str(max(meta.generations - 1, 0)),
                 f"{meta.messages:,}",
                 byte_count(meta.size_bytes),
                 self.label,

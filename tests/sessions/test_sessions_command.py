@@ -69,7 +69,7 @@ async def test_list_delete_evict_fork(
     header = next(line for line in out.splitlines() if "last activity" in line)
     assert [cell.strip() for cell in header.strip("┃ ").split("┃")][4:6] == ["gen", "msgs"]
     row = next(line for line in out.splitlines() if ids[0] in line)
-    assert [cell.strip() for cell in row.strip("│ ").split("│")][4:6] == ["1", "2"]
+    assert [cell.strip() for cell in row.strip("│ ").split("│")][4:6] == ["0", "2"]  # generation 0
 
     code, out, _ = _run(sessions_base, "fork", ids[0], "--message", "1")
     assert code == 0 and f"forked {ids[0]} into" in out and "(generation 0, 1 message)" in out

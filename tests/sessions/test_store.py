@@ -13,7 +13,7 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.sessions.fork import cut_lineage, fork_session
 from steiner_tui.sessions.ids import SESSION_ID_MAX_LENGTH, validate_session_id
 from steiner_tui.sessions.loader import load_session
-from steiner_tui.sessions.store import SessionNotFoundError, SessionStore
+from steiner_tui.sessions.store import LIST_COLUMNS, SessionNotFoundError, SessionStore
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
 
@@ -64,6 +64,7 @@ async def test_list_newest_first_with_meta(
     assert [r.session_id for r in rows] == ids[::-1]
     assert rows[0].meta.title == "third"
     assert rows[0].meta.generations == 1 and rows[0].meta.messages == 2
+    assert rows[0].cells()[LIST_COLUMNS.index("gen")] == "0"  # never compacted: generation 0
     assert [r.session_id for r in store.list(project)] == ids[::-1]
     assert store.list(project / "elsewhere") == []
     latest = store.latest(project)
@@ -147,6 +148,10 @@ async def test_fork_by_generation(
     assert loaded.prompt_cache_key == "steiner-fork1"
     assert (sessions_base / "fork1" / "history.md").read_text() == "### User\n\narchived\n"
     assert store.info("fork1").meta.forked_from == f"{source}@g0"
+    # The active generation's number, as the status line and the lineage browser say it.
+    gen = LIST_COLUMNS.index("gen")
+    assert store.info(source).cells()[gen] == str(lineage.active.id)
+    assert store.info("fork1").cells()[gen] == "0"
     assert load_session(sessions_base / source).lineage == lineage  # the source is untouched
     assert _hidden_entries(sessions_base) == []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -480,6 +481,32 @@ def test_exec_says_what_to_do_about_a_provider_error_on_its_one_line(
     assert error == (
         "error: anthropic/claude-sonnet-4-6: authentication failed (HTTP 401): invalid x-api-key"
         "; what you can do: set T_KEY to a valid key, then retry"
+    )
+
+
+def test_exec_says_every_remedy_of_a_local_server_that_is_not_there(
+    tmp_path: Path, sample_project: Path
+) -> None:
+    """Checking the server was said, not that its address is a setting read at start."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "xdg" / "steiner" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[providers.local]\ntype = "openai"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "steiner_tui", "--project", str(sample_project), "exec",
+         "--model", "local/qwen", "hi"],
+        text=True, env=_env(tmp_path), timeout=120, capture_output=True,
+    )  # fmt: skip
+    assert out.returncode == 1
+    [error] = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
+    assert error.endswith(
+        f"; what you can do: check that http://127.0.0.1:{port}/v1 is up and reachable; or, if"
+        " the server is elsewhere, correct [providers.local] base_url: the configuration is read"
+        " at start (start again with -c to go on with this session)"
     )
 
 

@@ -113,7 +113,7 @@ class ProgressSink(msgspec.Struct):
             self.errors += 1
             line = f"error: {event.message}"
             # The workbench's slash commands ("(/compact)", "(/model)") mean nothing here.
-            hint = next((r.hint for r in event.remedies if "(/" not in r.hint), "")
+            hint = "; ".join(r.hint for r in event.remedies if "(/" not in r.hint)
             if hint:  # one sentence: an error's own full stop goes ("provided.; what")
                 line = f"{line.removesuffix('.')}; what you can do: {hint}"
         elif isinstance(event, HealthEvent):

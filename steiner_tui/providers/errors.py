@@ -445,7 +445,9 @@ def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> Provide
     return None
 
 
-READ_AT_START = "the configuration is read at start (quit, then steiner-tui -c goes on)"
+READ_AT_START = (
+    "the configuration is read at start (start again with -c to go on with this session)"
+)
 """Why resending does not help once a setting is corrected, and what does."""
 
 

@@ -330,7 +330,7 @@ async def test_a_setting_to_correct_is_not_offered_f5(app_for: AppFactory) -> No
         assert lines[2:] == [
             "  · check that http://127.0.0.1:9/v1 is up and reachable — F5 resends your message",
             "  · or, if the server is elsewhere, correct [providers.llama] base_url: the"
-            " configuration is read at start (quit, then steiner-tui -c goes on)",
+            " configuration is read at start (start again with -c to go on with this session)",
             "  · switch to another model (/model)",
         ]
 

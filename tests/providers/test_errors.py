@@ -53,7 +53,7 @@ def test_remedies_name_the_setting_the_key_and_the_wait() -> None:
     assert remedies_for("connection", CALL)[1] == Remedy(
         "fix_config",
         "or, if the server is elsewhere, correct [providers.local] base_url: the configuration"
-        " is read at start (quit, then steiner-tui -c goes on)",
+        " is read at start (start again with -c to go on with this session)",
     )
     hosted = CallContext("anthropic/m", alias="anthropic", base_url="https://api.anthropic.com")
     assert [r.action for r in remedies_for("connection", hosted)] == [

@@ -239,7 +239,7 @@ async def test_a_path_the_server_does_not_serve_says_to_check_base_url(
         [remedy, *_] = error.remedies
         assert remedy.action == "fix_config"  # resending does not read the corrected setting
         assert remedy.hint.startswith(f"check base_url under [providers.{wire.name}] (now ")
-        assert "/v1" in remedy.hint and remedy.hint.endswith("steiner-tui -c goes on)")
+        assert "/v1" in remedy.hint and remedy.hint.endswith("to go on with this session)")
         assert len(server.requests) == 1
         await resumes(sessions, wire, session, server)
 

@@ -6,7 +6,9 @@ candidate. Candidates come from ``app.completion``; what arguments can name come
 session (``WorkbenchSession.completion_sources``) and the prompt's history. Saved sessions are
 listed off the UI thread the first time ``/sessions`` gets an argument, then kept; the project's
 files each time an ``@`` starts a word (the agent may have written some since), as ``grep``
-walks them, up to ``PATH_LIMIT``. The dropdown is made and mounted under the prompt the first
+walks them, up to ``PATH_LIMIT``; in a larger tree (a monorepo, a home folder) the folder the
+word names (``@services/billing/``) is walked again on its own, so what is deep in it can still
+be named. The dropdown is made and mounted under the prompt the first
 time there is something to list: the first frame has one widget fewer to style and lay out.
 """
 
@@ -34,12 +36,23 @@ PATH_LIMIT = 50_000
 at this many on these machines."""
 
 
-def project_paths(root: Path, limit: int = PATH_LIMIT) -> tuple[str, ...]:
+def project_paths(root: Path, limit: int = PATH_LIMIT, under: str = "") -> tuple[str, ...]:
     """The project's files as ``grep`` and ``glob`` walk them (``.gitignore`` and the fixed
     skips honoured), relative POSIX paths, each folder that holds one (``src/``, as Claude Code
-    lists it) before its first file; at most ``limit`` in all."""
-    files = walk_files(root, root.resolve(), load_ignore_rules(root), only_regular=True)
+    lists it) before its first file; at most ``limit`` in all. ``under``: only those in that
+    project folder (``src/app/``; none when it is no folder of the project)."""
+    real_root = root.resolve()
+    start = (real_root / under).resolve()
+    if not start.is_relative_to(real_root) or not start.is_dir():
+        return ()
+    files = walk_files(root, start, load_ignore_rules(root), only_regular=True)
     return tuple(itertools.islice(_with_folders(relative for _, relative in files), limit))
+
+
+def _folder(word: str) -> str:
+    """The folder an ``@`` word names (``src/app/`` for ``@src/app/ma``; "" for none)."""
+    folder, slash, _ = word.removeprefix('"').rpartition("/")
+    return folder + slash
 
 
 def _with_folders(files: Iterable[str]) -> Iterator[str]:
@@ -67,6 +80,9 @@ class PromptCompletion:
         """The dropdown, once there was something to list (mounted under the prompt)."""
         self._sessions: Sequence[tuple[str, str]] | None = None
         self._paths: Sequence[str] = ()
+        self._paths_under: str | None = None
+        """The folder ``_paths`` was walked in ("": the whole project), once walked because
+        the whole project has more than ``PATH_LIMIT`` files (None: it has not)."""
         self._paths_for: int | None = None
         """Where the ``@`` whose word the project's files were listed for ends (None: no
         ``@`` word at the prompt's end): typed fast, the word may be longer than ``@`` by the
@@ -97,9 +113,14 @@ class PromptCompletion:
             self._sessions = tuple((row.session_id, row.problem or row.meta.title) for row in rows)
         self.update()
 
-    async def load_paths(self) -> None:
-        """List the project's files (off the UI thread), then complete again."""
-        self._paths = await asyncio.to_thread(project_paths, self.hold.session.project_root)
+    async def load_paths(self, under: str = "") -> None:
+        """List the project's files (``under``: in that folder only) off the UI thread, then
+        complete again."""
+        root = self.hold.session.project_root
+        paths = await asyncio.to_thread(project_paths, root, PATH_LIMIT, under)
+        if under or len(paths) >= PATH_LIMIT:
+            self._paths_under = under
+        self._paths = paths
         self.update()
 
     def update(self, *, load_sessions: bool = False) -> None:
@@ -114,7 +135,13 @@ class PromptCompletion:
             self.editor.run_worker(self.load_sessions(), group="completion", exclusive=True)
         elif load_sessions and at is not None and at != self._paths_for:
             # A new "@" word: list the files anew (the agent may have written some since).
+            self._paths_under = None
             self.editor.run_worker(self.load_paths(), group="paths", exclusive=True)
+        elif word is not None and self._paths_under is not None:
+            folder = _folder(word)
+            if folder != self._paths_under:  # more files than listed: walk the word's folder
+                self.editor.run_worker(self.load_paths(folder), group="paths", exclusive=True)
+                self._paths_under = folder
         self._paths_for = at
 
     @property

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual import events
 
+from steiner_tui.app import prompt_completion
 from steiner_tui.app.completion import CompletionSources, complete
 from steiner_tui.app.prompt_completion import project_paths
 from steiner_tui.app.transcript import NoticeEntry
@@ -184,6 +186,41 @@ def test_project_paths_skip_what_grep_skips(tmp_path: Path) -> None:
     (tmp_path / ".gitignore").write_text("build/\n")
     assert project_paths(tmp_path) == (".gitignore", "src/", "src/app.py")
     assert project_paths(tmp_path, limit=1) == (".gitignore",)
+
+
+def test_project_paths_under_a_folder_and_never_outside(tmp_path: Path) -> None:
+    (tmp_path / "a" / "deep").mkdir(parents=True)
+    (tmp_path / "a" / "deep" / "x.py").write_text("x")
+    (tmp_path / "b.py").write_text("x")
+    assert project_paths(tmp_path, under="a/deep/") == ("a/", "a/deep/", "a/deep/x.py")
+    assert project_paths(tmp_path, under="../") == ()
+    assert project_paths(tmp_path, under="b.py/") == ()
+
+
+async def test_in_a_tree_larger_than_the_list_the_folder_typed_is_walked(
+    app_for: AppFactory, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A monorepo has more files than ``@`` lists: what is deep in it was never offered. The
+    folder the word names is walked on its own (then the one under it, as it is typed)."""
+    monkeypatch.setattr(prompt_completion, "PATH_LIMIT", 5)
+    deep = project / "zz" / "services" / "billing"
+    deep.mkdir(parents=True)
+    (deep / "invoice.py").write_text("x")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        screen = app.workbench
+        await pilot.press(*"see @zz/")
+        await finish(pilot)
+        dropdown = screen.query_one("#completions", CompletionList)
+        assert [c.label for c in dropdown.candidates] == [
+            "@zz/services/",
+            "@zz/services/billing/",
+            "@zz/services/billing/invoice.py",
+        ]
+        await pilot.press(*"services/billing/in", "tab")
+        await finish(pilot)
+        assert screen.prompt.text == "see @zz/services/billing/invoice.py "
 
 
 async def test_at_lists_the_project_files_and_tab_puts_one_in_the_message(

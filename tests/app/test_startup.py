@@ -357,3 +357,13 @@ async def test_a_resumed_sessions_dry_run_starts_after_the_frame_that_draws_it(
     async with app.run_test(size=SIZE) as pilot:
         await finish(pilot)
         assert events[:3] == ["shown", "drawn", "dry run"]
+
+
+async def test_the_filesystem_root_as_the_project_is_named_in_the_status_line(
+    config_dir: Path,
+) -> None:
+    """Opened at ``/``, the status line named no project: the root's name is empty."""
+    app = make_app(request_for(Path("/"), config_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await finish(pilot)
+        assert app.workbench.status.project == "/"

@@ -169,7 +169,7 @@ class MainScreen(Screen[None]):
         after that frame: it would be laid out twice), and attach to the engine."""
         self.add_class(self.panels.first_class(self.app.size.width), update=False)
         self.completion = PromptCompletion(self.prompt, self.hold)
-        self.status.project = self.request.project_root.name
+        self.status.project = self.request.project_root.name or str(self.request.project_root)
         self.watch(self, "focused", self._show_cache_hint, init=False)
         self.watch(self.budget, "cache_actions", self._show_cache_hint, init=False)
         for name in ("waiting", "compacting"):  # what the run waits on, what it is doing

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import zip_longest
 from operator import add, sub
+from typing import Generic, TypeVar
 
 import msgspec
 
@@ -110,22 +111,26 @@ def _padded(usage: tuple[int, ...]) -> tuple[int, int, int, int]:
     return prompt, output, read, write
 
 
-class CacheBases:
+B = TypeVar("B")
+
+
+class CacheBases(Generic[B]):
     """The main requests (with usage) a logged request's cache cause is read against, as the
     live session chose them (``CacheDiagnostics.base_of``): the last one to its model, else
-    the last one."""
+    the last one. ``B`` is what the caller keeps of a request (a record, with its hashes)."""
 
     def __init__(self) -> None:
-        self.last: RequestRecord | None = None
-        self.by_model: dict[str, RequestRecord] = {}
+        self.last: B | None = None
+        self.by_model: dict[str, B] = {}
 
-    def of(self, model: str) -> RequestRecord | None:
+    def of(self, model: str) -> B | None:
         """The request a request to ``model`` is explained against (None: the first)."""
         return self.by_model.get(model, self.last)
 
-    def moved(self, record: RequestRecord) -> None:
-        """``record`` (a main request with usage) is the last one, and its model's."""
-        self.last = self.by_model[record.model] = record
+    def moved(self, model: str, base: B) -> None:
+        """``base`` (a main request to ``model``, with usage) is the last one, and its
+        model's."""
+        self.last = self.by_model[model] = base
 
 
 def logged_cause(
@@ -239,12 +244,12 @@ class LoggedRequests:
         the log wrote it, else ``logged_cause`` (read once, in order)."""
         if self._causes is None:
             causes: list[CacheExplanation | None] = []
-            bases = CacheBases()
+            bases = CacheBases[RequestRecord]()
             resumed = False
             records = self.records
             for position, record in enumerate(records):
                 if position in records.resumed:
-                    bases, resumed = CacheBases(), True
+                    bases, resumed = CacheBases[RequestRecord](), True
                 if record.compaction or not record.usage:
                     causes.append(None)
                     continue
@@ -261,7 +266,7 @@ class LoggedRequests:
                     price = self._price(record.model)
                     cause = logged_cause(before, record, matching, resumed=resumed, price=price)
                 causes.append(cause)
-                bases.moved(record)
+                bases.moved(record.model, record)
             self._causes = causes
         return self._causes
 

@@ -5,8 +5,9 @@ back, every hash of that request, the messages written since (a version 4 record
 hashes and prompt bytes from them), the header's prompt cache key, the record being held
 until its usage arrives (``request_values``; docs/design.md, "14. Durable context state"), and
 the last main request the log says (written only when it differs from what a usage implies),
-and the last main request with usage, against which a usage's cache explanation is read back
-(``logged_cause``: written beside the usage only when the records do not imply it).
+and the main requests with usage against which a usage's cache explanation is read back
+(``CacheBases``: the last one to its model, else the last; ``logged_cause``: written beside
+the usage only when the records do not imply it).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from steiner_tui.engine.events import (
     UsageReported,
 )
 from steiner_tui.engine.messages import Message
-from steiner_tui.sessions.earlier_requests import logged_cause
+from steiner_tui.sessions.earlier_requests import CacheBases, logged_cause
 from steiner_tui.sessions.loader import LoadedSession
 from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.records import LastMainRequestRecord, RequestEntry, UsageRecord
@@ -63,15 +64,11 @@ class RequestTrail(msgspec.Struct):
     last_main: LastMainRequest = msgspec.field(default_factory=LastMainRequest)
     """The last main request the log says: its last ``last_main_request`` record, or what a
     usage after it implies (``implied_last_main``)."""
-    cache_base: RequestRecord | None = None
-    """The last main request written with usage since the log was begun or resumed, with it."""
-    cache_hashes: Sequence[str] = ()
-    """Every message hash of ``cache_base``."""
-    cache_bases: dict[str, tuple[RequestRecord, Sequence[str]]] = msgspec.field(
-        default_factory=dict
+    cache_bases: CacheBases[tuple[RequestRecord, Sequence[str]]] = msgspec.field(
+        default_factory=CacheBases
     )
-    """Each model's last main request written with usage since then, with its hashes: a
-    request is read against its model's (``CacheBases``), else ``cache_base``."""
+    """The main requests written with usage since the log was begun or resumed, with every
+    message hash of each, that a usage's cause is read against (the last one to its model)."""
     since_resume: bool = False
     """The log was resumed (a ``resumed`` record written)."""
 
@@ -154,12 +151,12 @@ class RequestTrail(msgspec.Struct):
         if live is None or request is None or request.compaction:
             return None  # a summary call's usage: no cause
         request = replace(request, usage=usage)
-        last = (self.cache_base, self.cache_hashes)
-        base, hashes = self.cache_bases.get(request.model, last)
-        matching = 0 if base is None else shared_prefix(hashes, self.hashes)
-        implied = logged_cause(base, request, matching, resumed=self.since_resume, price=None)
-        self.cache_base, self.cache_hashes = request, self.hashes
-        self.cache_bases[request.model] = (request, self.hashes)
+        base, matching = self.cache_bases.of(request.model), 0
+        if base is not None:
+            matching = shared_prefix(base[1], self.hashes)
+        before = None if base is None else base[0]
+        implied = logged_cause(before, request, matching, resumed=self.since_resume, price=None)
+        self.cache_bases.moved(request.model, (request, self.hashes))
         return None if replace(implied, cost_usd=live.cost_usd) == live else live
 
     def stopped(self, event: RequestStopped, at: datetime) -> UsageRecord | None:

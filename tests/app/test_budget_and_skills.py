@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import App, ComposeResult
+from textual.notifications import Notify
 from textual.widgets import Static
 
 from steiner_tui.agent.from_config import main_model_from_config
@@ -14,7 +15,9 @@ from steiner_tui.app.widgets.budget_panel import BudgetPanel
 from steiner_tui.app.widgets.budget_text import LABEL_WIDTH, NUMBER_WIDTH, format_rows
 from steiner_tui.app.widgets.cost_ranking import CostRanking
 from steiner_tui.config import parse_config
+from steiner_tui.engine.budget import ESCALATION_GUIDANCE
 from steiner_tui.engine.costs import CostItem
+from steiner_tui.engine.events import HealthEvent
 from steiner_tui.engine.skills.modes import PLAN_MODE_NOTICE
 from tests.app.conftest import SIZE, AppFactory, request_for
 from tests.app.fakes import GateProvider, fake_model
@@ -317,3 +320,27 @@ async def test_the_source_table_is_as_wide_live_as_resumed(project: Path, config
     async with resumed.run_test(size=size) as pilot:
         await finish(pilot)
         assert _rows_text(resumed.workbench.budget).splitlines()[0] == live
+
+
+async def test_a_health_warning_says_how_many_stages_the_compaction_took(
+    app_for: AppFactory,
+) -> None:
+    """The engine's guidance says "repeated compaction" for the stages of one compaction (a
+    summary rejected, then the emergency stage): after a first /compact that read as wrong."""
+    messages: list[object] = []
+    app = app_for()
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await finish(pilot)
+        guidance = ESCALATION_GUIDANCE["fragile"]
+        app.workbench.budget.observe(HealthEvent("warning", "fragile", guidance, stage_count=2))
+        app.workbench.budget.observe(HealthEvent("warning", "fragile", guidance, stage_count=1))
+        await pilot.pause()
+        shown = [
+            (m.notification.title, m.notification.message)
+            for m in messages
+            if isinstance(m, Notify)
+        ]
+        assert shown == [
+            ("Session health · 2 stages in one compaction", guidance),
+            ("Session health", guidance),
+        ]

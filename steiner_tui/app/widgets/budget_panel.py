@@ -320,7 +320,13 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             case HealthEvent() if self.controller is not None:
                 self.controller.observe_health(event)
                 if event.severity != "info":
-                    self.notify(event.guidance, title="Session health", severity="warning")
+                    # The guidance's "repeated compaction" is the stages of this one (a
+                    # summary rejected, the emergency stage): say so, or a first /compact
+                    # reads as wrongly blamed.
+                    stages = event.stage_count
+                    title = f"Session health · {stages} stages in one compaction"
+                    title = title if stages > 1 else "Session health"
+                    self.notify(event.guidance, title=title, severity="warning")
 
     @work(group="limits", exit_on_error=False)
     async def learn_model_limits(self) -> None:

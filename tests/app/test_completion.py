@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 
 from steiner_tui.app import prompt_completion
+from steiner_tui.app.app import SteinerApp
 from steiner_tui.app.completion import CompletionSources, complete
 from steiner_tui.app.prompt_completion import project_paths
 from steiner_tui.app.transcript import NoticeEntry
@@ -197,6 +199,14 @@ def test_project_paths_under_a_folder_and_never_outside(tmp_path: Path) -> None:
     assert project_paths(tmp_path, under="b.py/") == ()
 
 
+async def typed(pilot: Pilot[None], app: SteinerApp, keys: str) -> CompletionList:
+    """Once the app is open, type ``keys`` into the prompt: the completion list under it."""
+    await finish(pilot)
+    await pilot.press(*keys)
+    await finish(pilot)
+    return app.workbench.query_one("#completions", CompletionList)
+
+
 async def test_in_a_tree_larger_than_the_list_the_folder_typed_is_walked(
     app_for: AppFactory, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,11 +218,7 @@ async def test_in_a_tree_larger_than_the_list_the_folder_typed_is_walked(
     (deep / "invoice.py").write_text("x")
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await finish(pilot)
-        screen = app.workbench
-        await pilot.press(*"see @zz/")
-        await finish(pilot)
-        dropdown = screen.query_one("#completions", CompletionList)
+        dropdown = await typed(pilot, app, "see @zz/")
         assert [c.label for c in dropdown.candidates] == [
             "@zz/services/",
             "@zz/services/billing/",
@@ -220,7 +226,7 @@ async def test_in_a_tree_larger_than_the_list_the_folder_typed_is_walked(
         ]
         await pilot.press(*"services/billing/in", "tab")
         await finish(pilot)
-        assert screen.prompt.text == "see @zz/services/billing/invoice.py "
+        assert app.workbench.prompt.text == "see @zz/services/billing/invoice.py "
 
 
 async def test_at_lists_the_project_files_and_tab_puts_one_in_the_message(
@@ -230,11 +236,8 @@ async def test_at_lists_the_project_files_and_tab_puts_one_in_the_message(
     written after the first ``@`` is listed at the next one."""
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await finish(pilot)
+        dropdown = await typed(pilot, app, "see @NO")
         screen = app.workbench
-        await pilot.press(*"see @NO")
-        await finish(pilot)
-        dropdown = screen.query_one("#completions", CompletionList)
         assert dropdown.candidates[0].label == "@NOTES.md"  # then release-notes/SKILL.md
         await pilot.press("tab")
         await pilot.pause()

@@ -34,6 +34,7 @@ from steiner_tui.importers.follow import (
     TranscriptFollower,
     newest_transcript,
     request_lines,
+    watched_project,
 )
 from steiner_tui.plain import printable
 from steiner_tui.units import counted
@@ -167,8 +168,13 @@ def _first_session(project: ProjectSessions) -> Path | None:
 def run(args: argparse.Namespace) -> int:
     """Follow ``args.path`` (default: the newest transcript of the current project, then each
     new one)."""
-    home, cwd = Path.home(), Path.cwd()
-    project = None if args.path else ProjectSessions(home, cwd, args.agent)
+    home, here = Path.home(), Path.cwd()
+    cwd = here if args.path else watched_project(home, here, args.agent)
+    if cwd != here:
+        print(f"steiner-tui watch: the sessions of {cwd}, the folder of this repository with "
+              f"some ({here} has none)", file=sys.stderr)  # fmt: skip
+    also = (here,) if cwd != here else ()  # a session started here later is followed too
+    project = None if args.path else ProjectSessions(home, cwd, args.agent, also)
     path = Path(args.path).expanduser() if args.path else newest_transcript(home, cwd, args.agent)
     waited = path is None and project is not None
     if path is None and project is not None:

@@ -17,7 +17,8 @@ system line or prompt) would keep its last request unsettled for ever. So a tran
 (longer than one reply block takes to stream, so a reply still being written is not cut);
 then its last request is settled as it stands.
 
-A watch given no path follows the project, not one file: a transcript of the project that
+A watch given no path follows the project, not one file (``cwd``, or the folder above it in
+its repository whose sessions there are: ``watched_project``): a transcript of the project that
 appears after it started (Claude Code's ``/clear`` or a new ``claude``, a new Codex session;
 ``ProjectSessions``) is followed from then on, from its start, and the one before it has ended.
 """
@@ -50,6 +51,7 @@ __all__ = [
     "newest_transcript",
     "request_line",
     "request_lines",
+    "watched_project",
 ]
 
 Agent = Literal["claude", "codex"]
@@ -101,6 +103,23 @@ def _codex_rollouts(home: Path) -> list[Path]:
     return list(sessions.rglob("rollout-*.jsonl")) if sessions.is_dir() else []
 
 
+def watched_project(home: Path, cwd: Path, agent: Agent | None = None) -> Path:
+    """The folder whose sessions a watch given no path follows: ``cwd``, or, when ``cwd`` has
+    none, the nearest folder above it in the same repository (up to the one holding ``.git``)
+    that has one: the agent started at the repository's root, the watch in one of its folders.
+    Never a folder above the repository (a home folder's old sessions are not this project's)."""
+    top = next((f for f in (cwd, *cwd.parents) if (f / ".git").exists()), None)
+    if top is None or newest_transcript(home, cwd, agent) is not None:
+        return cwd
+    started = {_codex_cwd(p) for p in _codex_rollouts(home)} if agent != "claude" else set()
+    for folder in cwd.parents:
+        if (agent != "codex" and _claude_transcripts(home, folder)) or str(folder) in started:
+            return folder
+        if folder == top:
+            break
+    return cwd
+
+
 def newest_transcript(home: Path, cwd: Path, agent: Agent | None = None) -> Path | None:
     """The newest transcript of project ``cwd`` by ``agent`` (either agent when None)."""
     found: list[Path] = []
@@ -112,10 +131,15 @@ def newest_transcript(home: Path, cwd: Path, agent: Agent | None = None) -> Path
 
 
 class ProjectSessions:
-    """The transcripts of project ``cwd`` by ``agent`` that appear after it is made."""
+    """The transcripts of project ``cwd`` (and of the folders ``also``: where the watch was
+    started, when ``cwd`` is the repository's folder above it) by ``agent`` that appear after
+    it is made."""
 
-    def __init__(self, home: Path, cwd: Path, agent: Agent | None = None) -> None:
+    def __init__(
+        self, home: Path, cwd: Path, agent: Agent | None = None, also: tuple[Path, ...] = ()
+    ) -> None:
         self.home, self.cwd, self.agent = home, cwd, agent
+        self.folders = (cwd, *also)
         self._seen: set[Path] = set()
         """Every transcript looked at (a rollout's first line is read once)."""
         self.new()
@@ -124,14 +148,16 @@ class ProjectSessions:
         """The transcripts of the project that appeared since the last call."""
         fresh: list[Path] = []
         if self.agent in (None, "claude"):
-            fresh += [p for p in _claude_transcripts(self.home, self.cwd) if p not in self._seen]
+            for folder in self.folders:
+                fresh += [p for p in _claude_transcripts(self.home, folder) if p not in self._seen]
             self._seen.update(fresh)
         if self.agent in (None, "codex"):
+            wanted = {str(folder) for folder in self.folders}
             for path in _codex_rollouts(self.home):
                 where = "" if path in self._seen else _codex_cwd(path)
                 if where:  # a rollout whose first line is not written yet is looked at again
                     self._seen.add(path)
-                    fresh += [path] if where == str(self.cwd) else []
+                    fresh += [path] if where in wanted else []
         return fresh
 
     def newest(self) -> Path | None:

@@ -28,6 +28,7 @@ from steiner_tui.importers.follow import (
     claude_project_folder,
     newest_transcript,
     request_lines,
+    watched_project,
 )
 
 REAL = (
@@ -71,6 +72,40 @@ def test_the_newest_transcript_of_the_project(tmp_path: Path) -> None:
     codex_project = Path("/tmp/agent-history-real-agent/codex/workspace")  # its session_meta's
     assert newest_transcript(rollout_home, codex_project, "codex") == day / rollout.name
     assert newest_transcript(rollout_home, project, "codex") is None
+
+
+def test_a_watch_in_a_folder_of_the_repository_follows_the_agent_at_its_root(
+    tmp_path: Path,
+) -> None:
+    """Claude Code runs at the repository's root, the watch in ``src/``: it waited for a
+    session of ``src/`` that never came. The repository's folder with sessions is followed
+    (never one above the repository), and a session started in ``src/`` later is found too."""
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    src = repo / "src" / "app"
+    src.mkdir(parents=True)
+    assert watched_project(home, src) == src  # no session anywhere: it waits in its folder
+    above = claude_project_folder(home, tmp_path)  # a session above the repository
+    above.mkdir(parents=True)
+    (above / "old.jsonl").write_bytes(REAL.read_bytes())
+    assert watched_project(home, src) == src  # not in a repository: its own folder only
+    (repo / ".git").mkdir()
+    assert watched_project(home, src) == src  # the folder above the repository is not it
+    root = claude_project_folder(home, repo)
+    root.mkdir(parents=True)
+    (root / "live.jsonl").write_bytes(REAL.read_bytes())
+    assert watched_project(home, src) == repo
+    assert watched_project(home, src, "codex") == src
+    sessions = ProjectSessions(home, repo, "claude", also=(src,))
+    here = claude_project_folder(home, src)
+    here.mkdir(parents=True)
+    (here / "new.jsonl").write_bytes(REAL.read_bytes())
+    assert sessions.new() == [here / "new.jsonl"]
+    [rollout] = CODEX.glob("*.jsonl")
+    day = home / ".codex" / "sessions" / "2026" / "06" / "05"
+    day.mkdir(parents=True)
+    workspace = b"/tmp/agent-history-real-agent/codex/workspace"
+    (day / rollout.name).write_bytes(rollout.read_bytes().replace(workspace, str(repo).encode()))
+    assert watched_project(home, src, "codex") == repo
 
 
 def test_a_partial_last_line_waits_for_its_end(tmp_path: Path) -> None:

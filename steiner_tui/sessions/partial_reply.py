@@ -86,6 +86,15 @@ class PartialReply:
             return True
         return False
 
+    def due(self) -> bool:
+        """Whether buffered text is due now, with nothing new to add (a tool call's arguments
+        streaming after it: the text before a long ``write`` must not wait for more text)."""
+        now = self.clock()
+        if self._buffered and now - self._at >= self.every_seconds:
+            self._at = now
+            return True
+        return False
+
     def restart(self) -> None:
         """A request went out: nothing buffered or kept, the interval counted from now."""
         self.landed()

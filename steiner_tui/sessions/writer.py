@@ -68,6 +68,7 @@ from steiner_tui.engine.events import (
     RequestStopped,
     TextDelta,
     ToolCallFinished,
+    ToolInputDelta,
     UsageReported,
     WarningEvent,
 )
@@ -499,6 +500,12 @@ class SessionLog:
         if self.partial.add(text=text, reasoning=reasoning):
             self._flush_partial()
 
+    def _tool_input(self, event: ToolInputDelta) -> None:
+        """A tool call's arguments streaming: the text before them is written once due all
+        the same (a ``write`` whose content streams for a minute must not hold it back)."""
+        if self.partial.due():
+            self._flush_partial()
+
     def _flush_partial(self) -> None:
         if not self.partial.buffered or not self._open:
             return
@@ -581,6 +588,7 @@ class SessionLog:
     _HANDLERS: ClassVar[dict[type[EngineEvent], Callable[[SessionLog, Any], None]]] = {
         TextDelta: lambda self, event: self._stream(text=event.text),
         ReasoningDelta: lambda self, event: self._stream(reasoning=event.text),
+        ToolInputDelta: _tool_input,
         MessageAppended: _appended,
         ToolCallFinished: _finished,
         RequestSnapshot: _requested,

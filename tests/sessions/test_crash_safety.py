@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from steiner_tui.agent.session_factory import NO_ANSWER, STOPPED_MID_REPLY
+from steiner_tui.engine.events import ToolInputDelta
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.snapshots import hash_messages
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
@@ -138,6 +139,27 @@ async def test_streamed_records_stand_only_where_the_log_left_them(
     moved = partial.replace(b'"log":%d' % offset, b'"log":%d' % (offset - 3))
     (killed / "session.partial").write_bytes(moved)  # not where a line starts
     assert not load_session(killed).restored_incomplete
+
+
+async def test_text_before_a_long_tool_call_is_kept_while_its_arguments_stream(
+    open_session: OpenSession,
+) -> None:
+    """"I will write the module." then a write whose content streams for seconds: the text
+    was buffered until the next text, which never came, so a kill lost it."""
+    block = asyncio.Event()
+    now = [0.0]
+    reply = Reply(["I will write the module."], block=block)
+    harness = open_session([reply], monotonic=lambda: now[0])
+    task = asyncio.create_task(harness.driver.submit("write it"))
+    await reply.reached.wait()
+    for _ in range(3):  # the write's arguments stream, a tenth of a second apart
+        now[0] += 0.5
+        harness.log.emit(ToolInputDelta("write", 4096))
+    killed = _copy(harness.session_dir, "killed-mid-call")
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    last = load_session(killed).lineage.active.messages[-1]
+    assert last == Message("assistant", "I will write the module.", turn=1, incomplete=True)
 
 
 def test_a_slow_stream_is_recorded_about_once_a_second() -> None:

@@ -52,7 +52,7 @@ from steiner_tui.engine.compaction.stateful import ParentUsage, stateful_cap_sto
 from steiner_tui.engine.compaction.triggers import ASK_COMPACT, ASK_MASK, asked, request_trigger
 from steiner_tui.engine.events import CompactionOutcome, ErrorEvent, EventSink, WarningEvent
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import Remedy
+from steiner_tui.engine.provider import READ_AT_START, Remedy
 from steiner_tui.engine.tokens import TokenizerLoadError
 
 __all__ = ["GateHost", "prepare_turn"]
@@ -290,10 +290,10 @@ def _no_room(host: GateHost, kept: int) -> tuple[Remedy, ...]:
         f"(preamble, instructions, tool definitions), more than the {room:,} left for the "
         f"prompt of the {window:,}-token window; {where}"
     )
-    return (
-        Remedy("check_server", hint),
-        Remedy("switch_model", "switch to a model with a larger context window (/model)"),
-    )
+    larger = Remedy("switch_model", "switch to a model with a larger context window (/model)")
+    if model.window_source == "server":
+        return (Remedy("check_server", hint), larger)
+    return (Remedy("fix_config", f"{hint}; {READ_AT_START}"), larger)  # read at start only
 
 
 def _warn_near_hard_limit(host: GateHost, prepared: PreparedTurn) -> None:

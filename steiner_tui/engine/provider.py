@@ -31,6 +31,7 @@ __all__ = [
     "Provider",
     "ProviderError",
     "ProviderEvent",
+    "READ_AT_START",
     "Remedy",
     "RemedyAction",
     "StreamDone",
@@ -72,6 +73,13 @@ RemedyAction = Literal[
 ``set_key`` (a valid API key), ``compact`` the conversation, ``switch_model``, ``check_server``
 (is it running), ``raise_timeout`` (the provider's ``timeout`` setting) or ``fix_config`` (a
 setting such as ``base_url``: the configuration is read at start, so resending does not help)."""
+
+
+READ_AT_START = (
+    "the configuration is read at start (start again with -c to go on with this session)"
+)
+"""A ``fix_config`` remedy's end: why resending does not help once a setting is corrected,
+and what does."""
 
 
 class Remedy(msgspec.Struct, frozen=True):

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from steiner_tui.engine.provider import ProviderError, Remedy
+from steiner_tui.engine.provider import READ_AT_START, ProviderError, Remedy
 
 __all__ = [
     "CallContext",
@@ -443,12 +443,6 @@ def map_error(exc: BaseException, call: CallContext, sdk: ModuleType) -> Provide
             f"{_events(call.events)}: {exc}",
         )
     return None
-
-
-READ_AT_START = (
-    "the configuration is read at start (start again with -c to go on with this session)"
-)
-"""Why resending does not help once a setting is corrected, and what does."""
 
 
 def remedies_for(

@@ -17,7 +17,7 @@ from steiner_tui.agent.clock import ManualClock
 from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import ErrorEvent, HealthEvent, WarningEvent
 from steiner_tui.engine.messages import Message
-from steiner_tui.engine.provider import ChatRequest, ProviderError
+from steiner_tui.engine.provider import READ_AT_START, ChatRequest, ProviderError
 from tests.agent.fakes import Reply
 from tests.agent.test_compaction_runner_kit import (
     build_session,
@@ -187,5 +187,7 @@ async def test_a_window_the_fixed_part_alone_overflows_says_compacting_cannot_he
     )
     assert "of the 4,000-token window" in hints[0]
     assert 'context_window under [models."fake/fake-model"]' in hints[0]
-    assert [remedy.action for remedy in error.remedies] == ["check_server", "switch_model"]  # type: ignore[attr-defined]
+    # A setting, read at start: resending (F5, which goes with check_server) cannot help.
+    assert hints[0].endswith("; " + READ_AT_START)
+    assert [remedy.action for remedy in error.remedies] == ["fix_config", "switch_model"]  # type: ignore[attr-defined]
     assert not any("/compact" in hint for hint in hints)

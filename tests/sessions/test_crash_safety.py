@@ -144,7 +144,7 @@ async def test_streamed_records_stand_only_where_the_log_left_them(
 async def test_text_before_a_long_tool_call_is_kept_while_its_arguments_stream(
     open_session: OpenSession,
 ) -> None:
-    """"I will write the module." then a write whose content streams for seconds: the text
+    """ "I will write the module." then a write whose content streams for seconds: the text
     was buffered until the next text, which never came, so a kill lost it."""
     block = asyncio.Event()
     now = [0.0]

@@ -24,7 +24,7 @@ from steiner_tui.engine.compaction.policy import (
 )
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
-from steiner_tui.engine.provider import Remedy
+from steiner_tui.engine.provider import READ_AT_START, Remedy
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
 from steiner_tui.engine.skills.escape import unescape_user_text
 from steiner_tui.engine.skills.modes import BUILD_MODE_NOTICE, PLAN_MODE_NOTICE
@@ -187,6 +187,7 @@ _DEFAULT_REMEDIES: dict[str, tuple[Remedy, ...]] = {
     ),
     "tokenizer": (Remedy("switch_model", "switch to another model (/model)"),),
     "tool_rounds": (Remedy("retry", "ask the model to go on, or narrow the task"),),
+    "config": (Remedy("fix_config", f"correct it in config.toml: {READ_AT_START}"),),
 }
 """What to offer for the engine's own errors (a provider's carry their remedies)."""
 RETRY_ACTIONS = frozenset({"retry", "wait", "set_key", "check_server", "raise_timeout"})

@@ -18,10 +18,12 @@ from steiner_tui.app.transcript import (
     NoticeEntry,
     ReplyEntry,
     UserEntry,
+    error_entry,
 )
-from steiner_tui.app.widgets.error_row import ErrorRow
+from steiner_tui.app.widgets.error_row import ErrorRow, error_content
 from steiner_tui.engine.events import WarningEvent
 from steiner_tui.engine.provider import (
+    READ_AT_START,
     ChatRequest,
     ModelInfo,
     ProviderError,
@@ -333,6 +335,22 @@ async def test_a_setting_to_correct_is_not_offered_f5(app_for: AppFactory) -> No
             " configuration is read at start (start again with -c to go on with this session)",
             "  · switch to another model (/model)",
         ]
+
+
+def test_a_setting_to_correct_alone_is_not_offered_f5() -> None:
+    """A 404 on a base_url's path, a threshold not below a server's window: F5 sends to the
+    same place with the same settings, yet the row ended "F5 sends your message again"."""
+    missing = ProviderError(
+        "bad_request",
+        "llama/smollm2: nothing answers at http://127.0.0.1:9/chat/completions (HTTP 404)",
+        remedies=(Remedy("fix_config", "check base_url under [providers.llama]"),),
+    )
+    threshold = "compaction_threshold_tokens (20000) must be below the context window (16384)"
+    path = error_content(error_entry("bad_request", missing.message, missing.remedies, "F5"))
+    assert "F5" not in path.plain
+    window = error_content(error_entry("config", threshold, retry_key="F5")).plain
+    assert "F5" not in window
+    assert window.endswith(f"  · correct it in config.toml: {READ_AT_START}")
 
 
 async def test_the_retry_key_is_said_once_when_two_remedies_resend(app_for: AppFactory) -> None:

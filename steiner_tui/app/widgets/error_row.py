@@ -30,7 +30,8 @@ def error_content(entry: ErrorEntry) -> Content:
             line += Content.assemble(" — ", (f"{entry.retry} resends your message", "bold"))
             key_said = True
         lines.append(line)
-    if not key_said:
+    if not key_said and not any(remedy.action == "fix_config" for remedy in entry.remedies):
+        # (after a setting to correct, sending again goes where it went: read at start only)
         lines.append(Content.assemble("  · ", (f"{entry.retry} sends your message again", "bold")))
     return Content("\n").join(lines)
 

@@ -80,11 +80,10 @@ class PartialReply:
         self._text.append(text)
         self._reasoning.append(reasoning)
         self._buffered += len(text) + len(reasoning)
-        now = self.clock()
-        if self._buffered >= self.every_bytes or now - self._at >= self.every_seconds:
-            self._at = now
+        if self._buffered >= self.every_bytes:
+            self._at = self.clock()
             return True
-        return False
+        return self.due()
 
     def due(self) -> bool:
         """Whether buffered text is due now, with nothing new to add (a tool call's arguments

@@ -322,11 +322,12 @@ async def test_the_source_table_is_as_wide_live_as_resumed(project: Path, config
         assert _rows_text(resumed.workbench.budget).splitlines()[0] == live
 
 
-async def test_a_health_warning_says_how_many_stages_the_compaction_took(
+async def test_a_health_warning_says_how_many_compaction_stages_the_run_applied(
     app_for: AppFactory,
 ) -> None:
-    """The engine's guidance says "repeated compaction" for the stages of one compaction (a
-    summary rejected, then the emergency stage): after a first /compact that read as wrong."""
+    """The engine's pinned guidance says "repeated compaction is making retention fragile"
+    after a first /compact whose summary was rejected too (one stage): the title says how many
+    stages the run applied, so that reads as what it is."""
     messages: list[object] = []
     app = app_for()
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
@@ -334,6 +335,7 @@ async def test_a_health_warning_says_how_many_stages_the_compaction_took(
         guidance = ESCALATION_GUIDANCE["fragile"]
         app.workbench.budget.observe(HealthEvent("warning", "fragile", guidance, stage_count=2))
         app.workbench.budget.observe(HealthEvent("warning", "fragile", guidance, stage_count=1))
+        app.workbench.budget.observe(HealthEvent("critical", "over_window", guidance))
         await pilot.pause()
         shown = [
             (m.notification.title, m.notification.message)
@@ -341,6 +343,7 @@ async def test_a_health_warning_says_how_many_stages_the_compaction_took(
             if isinstance(m, Notify)
         ]
         assert shown == [
-            ("Session health · 2 stages in one compaction", guidance),
+            ("Session health · 2 compaction stages in this run", guidance),
+            ("Session health · 1 compaction stage in this run", guidance),
             ("Session health", guidance),
         ]

@@ -66,6 +66,7 @@ from steiner_tui.engine.events import (
     ToolCallFinished,
     UsageReported,
 )
+from steiner_tui.units import counted
 
 if TYPE_CHECKING:
     from steiner_tui.app.controller import SessionController
@@ -320,12 +321,13 @@ class BudgetPanel(VerticalScroll, can_focus=True):
             case HealthEvent() if self.controller is not None:
                 self.controller.observe_health(event)
                 if event.severity != "info":
-                    # The guidance's "repeated compaction" is the stages of this one (a
-                    # summary rejected, the emergency stage): say so, or a first /compact
-                    # reads as wrongly blamed.
+                    # The pinned guidance says "repeated compaction" whatever made it fragile
+                    # (a rejected summary or a prompt far past the hard limit, after one
+                    # stage too): the title says how many stages this run applied.
                     stages = event.stage_count
-                    title = f"Session health · {stages} stages in one compaction"
-                    title = title if stages > 1 else "Session health"
+                    title = "Session health"
+                    if stages:
+                        title += f" · {counted(stages, 'compaction stage')} in this run"
                     self.notify(event.guidance, title=title, severity="warning")
 
     @work(group="limits", exit_on_error=False)

@@ -76,20 +76,17 @@ class PartialReply:
         """Where the records go (the log's ``session.partial``; None: nowhere yet)."""
 
     def add(self, *, text: str = "", reasoning: str = "") -> bool:
-        """Buffer a delta; whether a record is due now (the interval starts again if so)."""
-        self._text.append(text)
-        self._reasoning.append(reasoning)
-        self._buffered += len(text) + len(reasoning)
-        if self._buffered >= self.every_bytes:
-            self._at = self.clock()
-            return True
-        return self.due()
-
-    def due(self) -> bool:
-        """Whether buffered text is due now, with nothing new to add (a tool call's arguments
-        streaming after it: the text before a long ``write`` must not wait for more text)."""
+        """Buffer a delta; whether a record is due now (the interval starts again if so). No
+        text: a tool call's arguments streaming after it, which count as the stream going on
+        (the text before a long ``write`` must not wait for more text)."""
+        if text or reasoning:
+            self._text.append(text)
+            self._reasoning.append(reasoning)
+            self._buffered += len(text) + len(reasoning)
         now = self.clock()
-        if self._buffered and now - self._at >= self.every_seconds:
+        if self._buffered and (
+            self._buffered >= self.every_bytes or now - self._at >= self.every_seconds
+        ):
             self._at = now
             return True
         return False

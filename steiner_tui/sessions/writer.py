@@ -497,13 +497,7 @@ class SessionLog:
             self._write(record)
 
     def _stream(self, *, text: str = "", reasoning: str = "") -> None:
-        if self.partial.add(text=text, reasoning=reasoning):
-            self._flush_partial()
-
-    def _tool_input(self, event: ToolInputDelta) -> None:
-        """A tool call's arguments streaming: the text before them is written once due all
-        the same (a ``write`` whose content streams for a minute must not hold it back)."""
-        if self.partial.due():
+        if self.partial.add(text=text, reasoning=reasoning):  # none: a tool call's arguments
             self._flush_partial()
 
     def _flush_partial(self) -> None:
@@ -588,7 +582,7 @@ class SessionLog:
     _HANDLERS: ClassVar[dict[type[EngineEvent], Callable[[SessionLog, Any], None]]] = {
         TextDelta: lambda self, event: self._stream(text=event.text),
         ReasoningDelta: lambda self, event: self._stream(reasoning=event.text),
-        ToolInputDelta: _tool_input,
+        ToolInputDelta: lambda self, event: self._stream(),
         MessageAppended: _appended,
         ToolCallFinished: _finished,
         RequestSnapshot: _requested,

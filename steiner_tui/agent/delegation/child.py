@@ -29,6 +29,7 @@ from steiner_tui.engine.compaction.lineage import ConversationLineage
 from steiner_tui.engine.events import EventSink
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.preamble import DOCUMENTOR_MODE, PreambleInputs
+from steiner_tui.sessions.meta import atomic_write
 from steiner_tui.tools.base import Mode, PermissionCallback, Tool
 from steiner_tui.tools.edit import EditTool
 from steiner_tui.tools.executor import ToolExecutor
@@ -94,10 +95,7 @@ def save_child(parent: ResultStore | None, child: SavedChild) -> None:
         return
     folder = parent.folder / child.info.id
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / SAVED_CHILD
-    temporary = path.with_suffix(".tmp")
-    temporary.write_bytes(msgspec.json.encode(child))
-    temporary.replace(path)
+    atomic_write(folder / SAVED_CHILD, msgspec.json.encode(child))
 
 
 def saved_children(parent: ResultStore | None) -> tuple[SavedChild, ...]:

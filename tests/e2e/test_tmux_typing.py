@@ -63,7 +63,8 @@ def _sent(config: Path) -> list[str]:
     """The user messages of the session log, in order (the text after any notice)."""
     texts = []
     for log in (config / "steiner" / "sessions").glob("*/session.jsonl"):
-        for line in log.read_text(encoding="utf-8").splitlines():
+        # Whole lines only: the app may be writing the last one as it is read.
+        for line in log.read_text(encoding="utf-8").split("\n")[:-1]:
             record = json.loads(line)
             if record.get("type") == "user" and not record.get("source"):
                 content = str(record.get("content", ""))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, cast
 
 import pytest
 from textual import events
@@ -10,10 +11,12 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from steiner_tui.app.transcript import Entry, NoticeEntry, PermissionEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.conversation import INTERRUPTED_BADGE, ConversationPane
 from steiner_tui.app.widgets.hidden_row import HiddenRow
+from steiner_tui.app.widgets.reply import MarkdownFeed
 from steiner_tui.app.widgets.tool_block import ToolBlock
 from steiner_tui.app.widgets.user_message import UserMessage
 from steiner_tui.tools.base import PermissionRequest
@@ -245,6 +248,84 @@ async def test_a_reply_streams_into_textual_markdown(app_for: AppFactory) -> Non
         await pilot.pause()
         last = list(pane.query(".reply"))[-1]
         assert last.has_class("-interrupted") and last.border_title == INTERRUPTED_BADGE
+
+
+async def test_a_long_reply_streams_without_restyling_its_blocks(
+    app_for: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply of 120 blocks streamed in small fragments: no block is restyled after it is
+    mounted. An order rule (``:last-child``) on a reply's blocks had Textual restyle every
+    block at each mount, and a long reply froze the app for seconds."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        restyled: list[object] = []
+        update_styles = app.update_styles
+
+        def counted(node: Any, animate: bool = True) -> None:
+            if isinstance(node, MarkdownBlock):
+                restyled.append(node)
+            update_styles(node, animate)
+
+        monkeypatch.setattr(app, "update_styles", counted)
+        text = "".join(
+            f"## Part {k}\n\nSome *prose* about {k}.\n\n```python\nx = {k}\n```\n\n"
+            for k in range(40)
+        )
+        for start in range(0, len(text), 16):
+            await pane.reply_delta(text[start : start + 16])
+        await pane.end_reply()
+        await pilot.pause()
+        reply = pane.query_one(".reply", Markdown)
+        assert len(reply.children) == 120
+        assert restyled == []
+
+
+class _SlowMarkdown:
+    """A ``Markdown`` stand-in whose append costs 0.1 s per 1,000 characters it holds, on a
+    clock of its own."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.source = ""
+        self.appends: list[str] = []
+
+    async def append(self, text: str) -> None:
+        self.source += text
+        self.appends.append(text)
+        self.now += 0.1 * len(self.source) / 1000
+
+
+async def test_a_reply_feed_rests_after_each_append_in_proportion_to_its_cost() -> None:
+    """A block that grows (a fence of a thousand lines is parsed and highlighted again by each
+    append) takes a bounded share of the UI thread: the feed rests twice as long as an append
+    took, at most a second, and appends what came meanwhile at once."""
+    widget = _SlowMarkdown()
+    rests: list[float] = []
+    resting = asyncio.Event()
+    go_on = asyncio.Event()
+
+    async def rest(seconds: float) -> None:
+        rests.append(round(seconds, 6))
+        resting.set()
+        await go_on.wait()
+        go_on.clear()
+
+    feed = MarkdownFeed(cast(Markdown, widget), clock=lambda: widget.now, rest=rest)
+    feed.write("x" * 1000)
+    await resting.wait()
+    resting.clear()
+    for _ in range(9):
+        feed.write("y" * 1000)  # while it rests: one append of all of them next
+    go_on.set()
+    await resting.wait()
+    resting.clear()
+    feed.write("z")
+    await feed.stop()
+    assert [len(text) for text in widget.appends] == [1000, 9000, 1]
+    assert rests == [0.2, 1.0]  # 0.1 s for 1,000 characters; 1.0 s for 10,000, rest capped
+    assert widget.source == "x" * 1000 + "y" * 9000 + "z"
 
 
 async def test_a_streaming_reply_shown_again_goes_on_streaming(app_for: AppFactory) -> None:

@@ -47,6 +47,9 @@ _SECTIONS = {
     "InspectorScreen": "Request inspector",
     "LineageScreen": "Lineage browser",
     "SessionsScreen": "Sessions",
+    "RowTable": "List",
+    "RequestTable": "Requests",
+    "GenerationTable": "Generations",
     "ConfigSaveScreen": "Write to the project config",
     "TrustScreen": "Trust prompt",
 }
@@ -174,8 +177,8 @@ def screen_rows(screen: Screen[Any], keymap: Mapping[str, str]) -> list[HelpRow]
     for other in [*present, *extra]:
         if other not in seen and other not in others:
             others.append(other)
-    for other in others:
-        rows.extend(_rows(section_name(other), _class_keys(other, keymap, set()), listed))
+    for other in others:  # a key listed already (Home in every list of rows) is not again
+        rows.extend(_rows(section_name(other), _class_keys(other, keymap, set(listed)), listed))
     order = list(dict.fromkeys(row.section for row in rows))
     return sorted(rows, key=lambda row: order.index(row.section))  # each section together
 

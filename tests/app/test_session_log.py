@@ -75,6 +75,10 @@ async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it
         ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         assert any(i.startswith("older-one") for i in ids), ids
         assert any(i.startswith("newer-one") and "(open)" in i for i in ids), ids
+        await pilot.press("end")  # the last row, as in the conversation (not the last column)
+        assert table.row_count == 2 and table.cursor_row == 1
+        await pilot.press("home")
+        assert table.cursor_row == 0
         row = next(i for i, text in enumerate(ids) if text.startswith("older-one"))
         table.move_cursor(row=row)
         await pilot.press("enter")

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from steiner_tui.app.screens.capture_workbench import CaptureWorkbench
 from steiner_tui.app.screens.imported import ImportedScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.capture.store import list_captures
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.store import list_imports, load_import
@@ -108,7 +109,7 @@ class CapturesScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
-        yield DataTable(id="readonly-items", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="readonly-items")
         yield Static(EMPTY, id="readonly-empty", markup=False)
         yield Footer()
 

@@ -35,6 +35,7 @@ from steiner_tui.app.screens.readonly_figures import import_chart_view, import_w
 from steiner_tui.app.widgets.context_charts import RequestChart
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON, clock
 from steiner_tui.app.widgets.inspector_requests import cause_cell, cost_cell, costliest_miss
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.importers.figures import chart_rows, session_cost
 from steiner_tui.importers.follow import TranscriptFollower
@@ -125,7 +126,7 @@ class ImportedScreen(Screen[None]):
         yield Static(id="imported-summary", markup=False)
         yield RequestChart(id="imported-chart")
         yield Static(id="imported-extra", markup=False)
-        yield DataTable(id="imported-requests", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="imported-requests")
         yield Footer()
 
     def on_mount(self) -> None:

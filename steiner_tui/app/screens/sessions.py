@@ -33,6 +33,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 
 from steiner_tui.app.screens.captures import CapturesScreen
 from steiner_tui.app.widgets.inspector_format import HEADER_ICON, fit_columns
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.engine.prices import NO_OVERRIDES, PriceOverrides
 from steiner_tui.resources import styles_dir
 from steiner_tui.sessions.store import (
@@ -164,7 +165,7 @@ class SessionsScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
         yield Input(placeholder=FILTER_HINT, id="sessions-filter")
-        yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="sessions")
         yield Static(EMPTY_NOTICE, id="sessions-empty")
         yield Footer()
 

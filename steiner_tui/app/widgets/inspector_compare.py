@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 from steiner_tui.app.budget_view import sources_label
 from steiner_tui.app.widgets.inspector_detail import NOT_IN_LOG, message_sources
 from steiner_tui.app.widgets.inspector_format import cell, first_line, message_line
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.prompt.sources import ContextSource
 from steiner_tui.engine.snapshots import PrefixStability
@@ -113,7 +114,7 @@ class RequestCompare(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="compare-heading", markup=False)
-        yield DataTable(id="compare-table", cursor_type="row")
+        yield RowTable(id="compare-table", zebra_stripes=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#compare-table", DataTable)

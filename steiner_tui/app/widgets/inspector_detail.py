@@ -31,6 +31,7 @@ from steiner_tui.app.widgets.inspector_format import (
     message_line,
     short_path,
 )
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.engine.events import RequestSnapshot
 from steiner_tui.engine.messages import Message, messages_bytes
 from steiner_tui.engine.prompt.blocks import block_message_indexes
@@ -229,8 +230,8 @@ class RequestDetail(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="request-summary", markup=False)
-        yield DataTable(id="blocks", cursor_type="row", zebra_stripes=True)
-        yield DataTable(id="messages", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="blocks")
+        yield RowTable(id="messages")
 
     def on_mount(self) -> None:
         blocks = self.query_one("#blocks", DataTable)

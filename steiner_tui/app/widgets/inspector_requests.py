@@ -20,9 +20,9 @@ from collections.abc import Iterable, Sequence
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell, clock, count, first_line, fit_columns
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.engine.snapshots import RequestSummary
 from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.units import dollars
@@ -158,7 +158,7 @@ def request_row(row: RequestSummary, *, dry_run: bool = False) -> tuple[str, ...
     )
 
 
-class RequestTable(DataTable[Text]):
+class RequestTable(RowTable[Text]):
     """A page of recorded requests; the highlighted row is the one inspected.
 
     Row keys are store positions (``str``), and ``EARLIER_KEY`` for the first row while
@@ -166,7 +166,7 @@ class RequestTable(DataTable[Text]):
     """
 
     def __init__(self, *, id: str | None = None, dry_run: bool = False) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id)
         self.dry_run = dry_run
         """The rows are the dry run of the next request (nothing sent yet)."""
         self.start = 0

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from steiner_tui.app.widgets.inspector_format import cell
 from steiner_tui.app.widgets.lineage_view import generation_row, lineage_scale
+from steiner_tui.app.widgets.row_table import RowTable
 from steiner_tui.engine.compaction.lineage import ConversationGeneration, ConversationLineage
 
 __all__ = ["GenerationTable"]
@@ -37,11 +37,11 @@ _CHUNK = 20
 """Rows added between two frames."""
 
 
-class GenerationTable(DataTable[Text]):
+class GenerationTable(RowTable[Text]):
     """Every generation of the lineage; the highlighted row is the one on show."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True, fixed_columns=2)
+        super().__init__(id=id, fixed_columns=2)
 
     def show_lineage(self, lineage: ConversationLineage) -> None:
         """Replace the rows with the generations of ``lineage`` and highlight the active one."""

@@ -37,7 +37,6 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -48,12 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ui import PROJECT, QUIET, SIZE  # noqa: E402
+from bench_ui import SIZE, workbench_app  # noqa: E402
 
-from steiner_tui.agent.clock import ManualClock  # noqa: E402
 from steiner_tui.agent.model import MainModel  # noqa: E402
-from steiner_tui.agent.session import SessionRequest  # noqa: E402
-from steiner_tui.app.app import SteinerApp, make_app  # noqa: E402
 from steiner_tui.engine.provider import (  # noqa: E402
     ChatRequest,
     ModelInfo,
@@ -105,25 +101,10 @@ class ReplyProvider:
         yield StreamDone()
 
 
-def workbench(config: Path, provider: ReplyProvider) -> SteinerApp:
-    date = datetime(2026, 1, 1, tzinfo=UTC)
-    request = SessionRequest(
-        PROJECT,
-        QUIET,
-        config_dir=config,
-        model=MainModel("bench", "offline", provider, INFO),
-        clock=ManualClock(date),
-        session_date=date,
-        record=False,
-    )
-    app = make_app(request)
-    assert isinstance(app, SteinerApp)
-    return app
-
-
 async def workbench_seconds(config: Path, sections: int) -> float:
     """Processor seconds from Enter to the workbench's run ended with the reply painted."""
-    app = workbench(config, ReplyProvider(fragments(reply(sections))))
+    provider = ReplyProvider(fragments(reply(sections)))
+    app = workbench_app(config, MainModel("bench", "offline", provider, INFO))
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

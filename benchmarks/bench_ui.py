@@ -59,6 +59,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static, TextArea
 
 from steiner_tui.agent.clock import ManualClock
+from steiner_tui.agent.model import MainModel
 from steiner_tui.agent.session import SessionRequest
 from steiner_tui.app.app import SteinerApp, make_app
 from steiner_tui.app.transcript import (
@@ -275,19 +276,28 @@ async def scroll_keys(
 QUIET = parse_config([("bench", {"ui": {"cursor_blink": False, "watch_files": False}})])
 
 
-def _app(config: Path, messages: int) -> SteinerApp:
-    """The workbench with its session built (before it runs) holding ``messages`` messages."""
+def workbench_app(config: Path, model: MainModel | None = None) -> SteinerApp:
+    """The workbench over the sample project, its session built (before it runs), not
+    recorded, on a fixed clock; ``model`` instead of the configured one (None: offline)."""
     date = datetime(2026, 1, 1, tzinfo=UTC)
     request = SessionRequest(
         PROJECT,
         QUIET,
         config_dir=config,
+        model=model,
         clock=ManualClock(date),
         session_id="bench",
         session_date=date,
         record=False,
     )
     app = make_app(request)
+    assert isinstance(app, SteinerApp)
+    return app
+
+
+def _app(config: Path, messages: int) -> SteinerApp:
+    """The workbench with its session built (before it runs) holding ``messages`` messages."""
+    app = workbench_app(config)
     app.session.driver.replace_lineage(ConversationLineage.start(conversation(messages)))
     return app
 

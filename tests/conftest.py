@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 
@@ -15,3 +16,9 @@ def pytest_configure() -> None:
     # tmux or as a subprocess) would take them over its terminal's real size.
     for name in ("COLUMNS", "LINES"):
         os.environ.pop(name, None)
+    # A run started with SIGINT ignored (under nohup, or as a background job of a shell without
+    # job control) would hand that to every process a test starts, and the tests that stop one
+    # with SIGINT (Ctrl+C) would wait in vain: Python's own handler, which a child resets to
+    # the default when it starts.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

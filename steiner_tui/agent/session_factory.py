@@ -52,6 +52,7 @@ from steiner_tui.engine.events import (
     EventSink,
     FanoutSink,
     ListSink,
+    PermissionAnswered,
     WarningEvent,
 )
 from steiner_tui.engine.prices import price_for
@@ -81,7 +82,7 @@ from steiner_tui.sessions.resume import (
     resumed_skills,
 )
 from steiner_tui.sessions.writer import SessionLog
-from steiner_tui.tools.base import Mode
+from steiner_tui.tools.base import Mode, PermissionDecision, PermissionRequest
 from steiner_tui.tools.delegate import tools_with_delegate
 from steiner_tui.tools.environment import secret_names
 from steiner_tui.tools.executor import ToolExecutor
@@ -272,7 +273,10 @@ def _build(
     estimator = request.estimator or RequestEstimator(default_encoding_loader(None))
     if loaded is not None:
         resumed_calibration(loaded, estimator.calibration)
-    book = ToolStatusBook(loaded.tool_statuses if loaded is not None else None)
+    book = ToolStatusBook(
+        loaded.tool_statuses if loaded is not None else None,
+        loaded.permission_answers if loaded is not None else None,
+    )
     compaction = request.compaction or CompactionSettings(
         fallback=compaction_fallback(config, root, identity.main, env),
         archive=None
@@ -317,7 +321,9 @@ def _build(
     if kept == "ask" != configured and not asked:
         # Asking was the person's choice in the app; nobody answers a headless run.
         kept, unasked = None, _UNASKED.format(configured=configured)
-    policy = PermissionPolicy(request.permission, dict(config.permissions))
+    policy = PermissionPolicy(
+        request.permission, dict(config.permissions), on_answer=functools.partial(_answered, sink)
+    )
     runner = Runner(
         model=identity.main,
         context=context,
@@ -395,6 +401,14 @@ def _build(
     if loaded is not None:
         session.logged_errors = loaded.errors
     return session
+
+
+def _answered(sink: EventSink, request: PermissionRequest, decision: PermissionDecision) -> None:
+    sink.emit(
+        PermissionAnswered(
+            request.call_id, request.tool, request.summary, decision.value, request.agent
+        )
+    )
 
 
 def _log_failed(sink: EventSink, text: str) -> None:

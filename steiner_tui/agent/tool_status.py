@@ -3,15 +3,17 @@
 A ``tool`` message carries the result text but not the tool's status (the wire format has no
 field for it). The runner reports statuses in ``ToolCallFinished`` events; this book records
 them by tool-call id and answers the archive's status question, falling back to the text-based
-guess for calls it never saw. A resumed session seeds it with the statuses its log recorded
-(``LoadedSession.tool_statuses``), which the transcript shows too.
+guess for calls it never saw. It keeps the permission answers of the calls too
+(``PermissionAnswered``), which the conversation shows again when it is loaded anew. A resumed
+session seeds it with the statuses and answers its log recorded (``LoadedSession``), which the
+transcript shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from steiner_tui.engine.events import EngineEvent, ToolCallFinished
+from steiner_tui.engine.events import EngineEvent, PermissionAnswered, ToolCallFinished
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tool_results import default_tool_status
 
@@ -19,21 +21,34 @@ __all__ = ["ToolStatusBook"]
 
 
 class ToolStatusBook:
-    """An ``EventSink`` that records tool statuses, and a status reader for the archive."""
+    """An ``EventSink`` that records tool statuses and permission answers, and a status reader
+    for the archive."""
 
-    accepts = (ToolCallFinished,)
+    accepts = (ToolCallFinished, PermissionAnswered)
 
-    def __init__(self, recorded: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        recorded: Mapping[str, str] | None = None,
+        answers: Mapping[str, PermissionAnswered] | None = None,
+    ) -> None:
         self._statuses: dict[str, str] = dict(recorded or {})
+        self._answers: dict[str, PermissionAnswered] = dict(answers or {})
 
     @property
     def statuses(self) -> Mapping[str, str]:
         """The statuses known, by tool-call id (reported, or recorded in a resumed log)."""
         return self._statuses
 
+    @property
+    def answers(self) -> Mapping[str, PermissionAnswered]:
+        """The permission answers known, by tool-call id (the session model's calls)."""
+        return self._answers
+
     def emit(self, event: EngineEvent) -> None:
         if isinstance(event, ToolCallFinished):
             self._statuses[event.call.id] = event.status
+        elif isinstance(event, PermissionAnswered) and not event.agent:
+            self._answers[event.call_id] = event
 
     def __call__(self, result: Message) -> str:
         return self._statuses.get(result.tool_call_id) or default_tool_status(result)

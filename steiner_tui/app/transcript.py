@@ -3,8 +3,9 @@
 The pane keeps every entry but mounts widgets only for the last few, so entries are the display
 state of the whole conversation. Stored messages become entries here: a user message shows the
 text the person typed, with badges for the mode notice and skill envelopes it carried; an
-assistant message shows its reply (marked when it was interrupted) and its tool calls; a tool
-result completes its call's entry.
+assistant message shows its reply (marked when it was interrupted) and its tool calls, each
+followed by its permission request and the answer it got, as the conversation showed them live;
+a tool result completes its call's entry.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from steiner_tui.engine.compaction.policy import (
     PinsAnswer,
     PinsQuestion,
 )
-from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.events import OutputCut, PermissionAnswered
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.provider import READ_AT_START, Remedy
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
@@ -213,6 +214,7 @@ def entries_from_messages(
     project_root: str = "",
     errors: Iterable[LoggedError] = (),
     tool_statuses: Mapping[str, str] | None = None,
+    answers: Mapping[str, PermissionAnswered] | None = None,
 ) -> list[Entry]:
     """Entries for a stored conversation (resume, or a conversation loaded for a benchmark).
 
@@ -220,7 +222,8 @@ def entries_from_messages(
     a kept warning among them is its notice, as the live conversation shows it.
     ``tool_statuses`` (by call id) say how tool calls ended as the runner reported them; a
     result without one shows what its text implies (``engine.tool_results.default_tool_status``:
-    ``cancelled`` for a call that never ran or was interrupted, as live).
+    ``cancelled`` for a call that never ran or was interrupted, as live). ``answers`` (by
+    call id) are the permission requests answered, each shown after its call.
     """
     statuses = tool_statuses or {}
     entries: list[Entry] = []
@@ -245,6 +248,9 @@ def entries_from_messages(
                 entry = ToolEntry(call.id, call.name, summary, arguments=call.arguments or {})
                 tools[call.id] = entry
                 entries.append(entry)
+                answered = _answered((answers or {}).get(call.id))
+                if answered is not None:
+                    entries.append(answered)
         elif message.role == "tool":
             found = tools.get(message.tool_call_id)
             if found is not None:
@@ -259,3 +265,19 @@ def _logged(error: LoggedError) -> Entry:
     if error.warning:
         return NoticeEntry(error.message, "warning")
     return error_entry(error.code, error.message, error.remedies)
+
+
+def _answered(answer: PermissionAnswered | None) -> PermissionEntry | None:
+    """A permission request answered earlier, as it was shown once answered (None: none, or
+    an answer this version does not know)."""
+    if answer is None or answer.decision not in _DECISIONS:
+        return None
+    request = PermissionRequest(answer.tool, answer.summary, call_id=answer.call_id)
+    return PermissionEntry(request, _answered_before, PermissionDecision(answer.decision))
+
+
+_DECISIONS = frozenset(decision.value for decision in PermissionDecision)
+
+
+def _answered_before(decision: PermissionDecision) -> None:
+    """The answer callback of a request answered before: nothing waits for it."""

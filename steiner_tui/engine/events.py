@@ -54,6 +54,7 @@ __all__ = [
     "ListSink",
     "MessageAppended",
     "OutputCut",
+    "PermissionAnswered",
     "PinChanged",
     "ReasoningDelta",
     "RequestStopped",
@@ -267,6 +268,22 @@ class ToolCallFinished(EngineEvent, frozen=True):
     status: str
     output: str
     cut: OutputCut | None = None
+
+
+class PermissionAnswered(EngineEvent, frozen=True):
+    """A tool call's permission request was answered by whoever the session asks (the person in
+    the workbench; ``--yes`` or its absence in a headless run), not by a rule of
+    ``[permissions]`` or an earlier ``always`` answer: what was asked (``summary``) and the
+    ``decision`` (``allow_once``, ``allow_always``, ``reject_once``, ``reject_always``).
+    ``agent``: the sub-agent whose call it was ("" the session's model). Emitted before the
+    call's result."""
+
+    kind: ClassVar[str] = "permission_answered"
+    call_id: str
+    tool: str
+    summary: str
+    decision: str
+    agent: str = ""
 
 
 class MessageAppended(EngineEvent, frozen=True):

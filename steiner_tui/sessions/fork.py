@@ -7,7 +7,8 @@ a stateful provider's transcript belongs to the source session. ``history.md`` i
 archive notes in kept summaries still find the summarized turns. The fork gets its own prompt cache
 key (``steiner-<new id>``). The pins are kept (a ``pin`` record each, after the generations), and
 so are the tool calls' statuses the source log recorded (``statuses`` in the ``generation``
-records): a resumed fork shows a failed call as failed, as the source does.
+records) and the answers to their permission requests (a ``permission`` record each, after the
+pins): a resumed fork shows a failed call as failed, and what was allowed, as the source does.
 
 The temporary folder is named ``.fork-<id>-<pid>-<random>``: a fork killed before its rename
 leaves it behind, and ``remove_stale_forks`` (run by every fork, and when the workbench or
@@ -31,7 +32,7 @@ from steiner_tui.sessions.ids import new_session_id, validate_session_id
 from steiner_tui.sessions.loader import LogProblem
 from steiner_tui.sessions.log_file import write_fresh_log
 from steiner_tui.sessions.meta import SessionMeta, write_meta
-from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord
+from steiner_tui.sessions.records import LOG_FILE_NAME, LOG_VERSION, HeaderRecord, PermissionRecord
 from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.text_file import TEXT_FILE_NAME
 from steiner_tui.sessions.titles import title_of
@@ -137,6 +138,7 @@ def fork_session(
     if target.exists():
         raise FileExistsError(f"session {fork_id!r} already exists")
     kept = lineage.active
+    calls = {c.id for g in lineage.generations for m in g.messages for c in m.tool_calls}
     origin = f"{source_id}@g{kept.id}" + (f":m{message}" if message is not None else "")
     header = loaded.header
     now = clock()
@@ -160,6 +162,11 @@ def fork_session(
             ),
             lineage,
             loaded.tool_statuses,
+            tail=[
+                PermissionRecord(answer=answer)
+                for answer in loaded.permission_answers.values()
+                if answer.call_id in calls
+            ],
         )
         history = loaded.directory / HISTORY_FILE_NAME
         if history.is_file() and not history.is_symlink():

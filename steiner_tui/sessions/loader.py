@@ -41,6 +41,7 @@ import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationLineage
+from steiner_tui.engine.events import PermissionAnswered
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.tool_results import INTERRUPTED_TOOL_RESULT
 from steiner_tui.gc_pause import gc_paused
@@ -115,6 +116,8 @@ class LoadedSession(msgspec.Struct, frozen=True):
         tool_statuses: how tool calls ended (``done``, ``failed``, ``rejected``), by call id,
             where the log recorded it; other results read as their text says
             (``engine.tool_results.default_tool_status``).
+        permission_answers: how the permission requests of tool calls were answered, by call
+            id (the session model's calls; ``PermissionRecord``).
         texts_referred: the end of the furthest text the records refer to in
             ``session.text`` (a resumed log appends its texts from there on, or from the
             file's end when that is further).
@@ -139,6 +142,7 @@ class LoadedSession(msgspec.Struct, frozen=True):
     as_logged: tuple[Message, ...] = ()
     errors: tuple[LoggedError, ...] = ()
     tool_statuses: Mapping[str, str] = msgspec.field(default_factory=dict)
+    permission_answers: Mapping[str, PermissionAnswered] = msgspec.field(default_factory=dict)
     texts_referred: int = 0
 
     @property
@@ -426,5 +430,6 @@ def _loaded(
         as_logged=as_logged,
         errors=tuple(e for e in state.errors if e.generation == state.active.id),
         tool_statuses=state.tool_statuses,
+        permission_answers=state.permission_answers,
         texts_referred=state.stored.referred,
     )

@@ -23,6 +23,7 @@ from msgspec.structs import replace
 from steiner_tui.engine.chain import Chain
 from steiner_tui.engine.compaction.fallback import LastMainRequest
 from steiner_tui.engine.compaction.lineage import ConversationGeneration
+from steiner_tui.engine.events import PermissionAnswered
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.provider import Remedy
 from steiner_tui.sessions.record_values import kept_messages, message_of_line
@@ -38,6 +39,7 @@ from steiner_tui.sessions.records import (
     ModelRecord,
     ModeRecord,
     PartialRecord,
+    PermissionRecord,
     PinRecord,
     Record,
     RequestEntry,
@@ -192,6 +194,8 @@ class LogState(msgspec.Struct):
     """The messages appended since the last request, generation or resumed record."""
     tool_statuses: dict[str, str] = msgspec.field(default_factory=dict)
     """How tool calls ended, by call id, where a ``tool`` line recorded it."""
+    permission_answers: dict[str, PermissionAnswered] = msgspec.field(default_factory=dict)
+    """How tool calls' permission requests were answered, by call id."""
     texts: dict[str, str] = msgspec.field(default_factory=dict)
     """The message contents read, each held once (``record_values.message_of_line``)."""
     stored: StoredTexts = msgspec.field(default_factory=StoredTexts)
@@ -384,6 +388,8 @@ def _apply(state: LogState, record: Record, line: int) -> None:
                 state.pins.setdefault(record.key)
             else:
                 state.pins.pop(record.key, None)
+        case PermissionRecord():
+            state.permission_answers[record.answer.call_id] = record.answer
         case ModeRecord():
             state.mode = record.mode
         case ModelRecord():

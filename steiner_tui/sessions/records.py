@@ -19,7 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from steiner_tui.engine.compaction.fallback import LastMainRequest
-from steiner_tui.engine.events import CacheExplanation, CompactionOutcome
+from steiner_tui.engine.events import CacheExplanation, CompactionOutcome, PermissionAnswered
 from steiner_tui.engine.messages import Image, Message, ToolCall
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "ModeRecord",
     "ModelRecord",
     "PartialRecord",
+    "PermissionRecord",
     "PinRecord",
     "Record",
     "RequestEntry",
@@ -237,6 +238,13 @@ class UsageRecord(TimedRecord, frozen=True, tag="usage"):
     cache: CacheExplanation | None = None
 
 
+class PermissionRecord(TimedRecord, frozen=True, kw_only=True, tag="permission"):
+    """How a permission request of a tool call of the session's model was answered, written
+    as the answer is given, before the call's result."""
+
+    answer: PermissionAnswered
+
+
 class ModeRecord(TimedRecord, frozen=True, kw_only=True, tag="mode"):
     mode: Literal["build", "plan"]
 
@@ -286,6 +294,7 @@ Record = (
     | BackendStateRecord
     | LastMainRequestRecord
     | PinRecord
+    | PermissionRecord
     | UsageRecord
     | ModeRecord
     | ModelRecord

@@ -62,6 +62,7 @@ from steiner_tui.engine.events import (
     EngineEvent,
     ErrorEvent,
     MessageAppended,
+    PermissionAnswered,
     PinChanged,
     ReasoningDelta,
     RequestSnapshot,
@@ -92,6 +93,7 @@ from steiner_tui.sessions.records import (
     HeaderRecord,
     ModelRecord,
     ModeRecord,
+    PermissionRecord,
     PinRecord,
     Record,
     ResumedRecord,
@@ -355,6 +357,12 @@ class SessionLog:
         self.partial.landed()
         self._boundary()
 
+    def _answered(self, event: PermissionAnswered) -> None:
+        if event.agent:  # a sub-agent's call: its result is not in this log
+            return
+        self._sync()
+        self._write(PermissionRecord(answer=event, at=self._clock()))
+
     def _pinned(self, event: PinChanged) -> None:
         self._sync()
         self._write(
@@ -588,6 +596,7 @@ class SessionLog:
         RequestSnapshot: _requested,
         CompactionApplied: _compacted,
         PinChanged: _pinned,
+        PermissionAnswered: _answered,
         UsageReported: _usage,
         RequestStopped: _stopped,
         WarningEvent: _warned,

@@ -72,6 +72,8 @@ class PermissionRequest(msgspec.Struct, frozen=True):
     preview: str = ""
     agent: str = ""
     """The sub-agent whose call it is (``code-1``); "" for the session's own model."""
+    call_id: str = ""
+    """The id of the tool call that asks ("" : not a model's call)."""
 
     def __post_init__(self) -> None:
         msgspec.structs.force_setattr(self, "arguments", freeze(self.arguments))

@@ -95,7 +95,8 @@ async def ask_permission(
 ) -> ToolResult | None:
     """Ask ``ctx.permission`` (``preview``: the change to a file's text, ``change_preview``);
     a rejected result when refused, ``None`` when allowed."""
-    decision = await ctx.permission(PermissionRequest(tool, summary, arguments, preview))
+    request = PermissionRequest(tool, summary, arguments, preview, call_id=ctx.call_id)
+    decision = await ctx.permission(request)
     if decision.allowed:
         return None
     return rejected(tool, decision)

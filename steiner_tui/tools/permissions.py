@@ -3,12 +3,14 @@
 Config gives each tool a rule: ``ask`` (the default), ``allow`` or ``deny``. ``ask`` forwards the
 request to the UI's callback; an ``allow_always`` or ``reject_always`` answer is remembered per
 tool until the session ends. The policy itself is a ``PermissionCallback``, so tools see one
-interface whether a person, the config or the memory answers. Read-only tools never ask.
+interface whether a person, the config or the memory answers. Read-only tools never ask. Each
+answer the callback gives is told to ``on_answer`` (the session log keeps it, so a resumed
+conversation shows what was asked and answered, as it did live).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from steiner_tui.tools.base import (
@@ -32,6 +34,7 @@ class PermissionPolicy:
             remembered answer.
         rules: Tool name to ``ask``/``allow``/``deny`` (from config).
         default: The rule for tools ``rules`` does not name.
+        on_answer: Told each answer ``callback`` gave (never a rule's or a remembered one).
     """
 
     def __init__(
@@ -39,6 +42,7 @@ class PermissionPolicy:
         callback: PermissionCallback = reject_all,
         rules: Mapping[str, str] | None = None,
         default: str = "ask",
+        on_answer: Callable[[PermissionRequest, PermissionDecision], None] | None = None,
     ) -> None:
         for name, rule in {**(rules or {}), "(default)": default}.items():
             if rule not in PERMISSION_RULES:
@@ -49,6 +53,7 @@ class PermissionPolicy:
         self._rules: dict[str, str] = dict(rules or {})
         self._default = default
         self._remembered: dict[str, PermissionDecision] = {}
+        self._on_answer = on_answer
 
     def rule_for(self, tool: str) -> str:
         """The configured rule for ``tool``."""
@@ -73,6 +78,8 @@ class PermissionPolicy:
         if known is not None:
             return known
         decision = await self._callback(request)
+        if self._on_answer is not None:
+            self._on_answer(request, decision)
         if decision.remembered:
             self._remembered[request.tool] = decision
         return decision

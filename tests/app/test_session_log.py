@@ -14,11 +14,12 @@ from steiner_tui.app.resume_request import ResumeRequest
 from steiner_tui.app.screens.lineage import LineageScreen
 from steiner_tui.app.screens.sessions import SessionsScreen
 from steiner_tui.app.transcript import NoticeEntry, ReplyEntry, UserEntry
+from steiner_tui.app.widgets.permission_prompt import PermissionPrompt
 from steiner_tui.sessions.loader import load_session
 from steiner_tui.sessions.log_parse import APP_STOPPED
 from steiner_tui.sessions.store import SessionStore
 from tests.app.conftest import SIZE, request_for
-from tests.app.fakes import GateProvider, fake_model
+from tests.app.fakes import GateProvider, WriteProvider, fake_model
 from tests.app.helpers import finish, inspected, said, send
 
 
@@ -48,6 +49,34 @@ async def test_recorded_session_resumes_into_the_pane(project: Path, config_dir:
         # What the session says at start stays in the conversation (not a toast that goes).
         said = [e.text for e in entries if isinstance(e, NoticeEntry)]
         assert any(text.startswith("resumed session") for text in said)
+
+
+async def test_a_resumed_session_shows_what_a_permission_request_was_answered(
+    project: Path, config_dir: Path
+) -> None:
+    """The prompt stays in the conversation with its answer, live and after a resume (it was
+    gone after one: nothing in the log said what the person had allowed)."""
+    app = make_app(request_for(project, config_dir, fake_model(WriteProvider()), record=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "write a file")
+        for _ in range(50):
+            await pilot.pause()
+            if app.query(PermissionPrompt):
+                break
+        await pilot.press("f8", "a")
+        await finish(pilot)
+        live = [p.text.plain for p in app.query(PermissionPrompt)]
+    assert len(live) == 1 and live[0].endswith("→ allowed once")
+
+    resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await resumed.workers.wait_for_complete()
+        await pilot.pause()
+        prompts = list(resumed.query(PermissionPrompt))
+        assert [p.text.plain for p in prompts] == live
+        assert not prompts[0].has_class("-open")
 
 
 async def test_sessions_screen_lists_sessions_and_resuming_another_exits_with_it(

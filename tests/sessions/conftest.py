@@ -20,6 +20,7 @@ from steiner_tui.engine.provider import ChatRequest, ModelInfo
 from steiner_tui.sessions.loader import LoadedSession, LogProblem
 from steiner_tui.sessions.resume import find_session
 from steiner_tui.sessions.writer import SessionLog
+from steiner_tui.tools.base import PermissionCallback, reject_all
 from tests.agent.fakes import Reply, ScriptedProvider
 
 SUMMARY = "\n\n".join(f"## {i}. Section {i}\n- item {i}" for i in range(1, 9))
@@ -102,6 +103,7 @@ def open_test_session(
     stateful: bool = False,
     on_request: Callable[[ChatRequest], Reply | None] | None = answer,
     tools: bool = True,
+    permission: PermissionCallback = reject_all,
     **log_options: Any,
 ) -> Harness:
     """Open a new session (``resume=None``) or resume one, over a scripted provider.
@@ -128,6 +130,7 @@ def open_test_session(
         tools=None if tools else (),
         sink=sink,
         clock=clock,
+        permission=permission,
     )
     session = build_session(request)
     assert session.log is not None

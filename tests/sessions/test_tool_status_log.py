@@ -1,4 +1,5 @@
-"""How a tool call ended survives a resume: the runner's status is logged with its result."""
+"""How a tool call ended survives a resume: the runner's status is logged with its result, and
+the answer its permission request got with the request."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ from pathlib import Path
 
 from steiner_tui.agent.clock import ManualClock
 from steiner_tui.agent.tool_calls import CANCELLED_RESULT
-from steiner_tui.app.transcript import ToolEntry, entries_from_messages
+from steiner_tui.app.transcript import PermissionEntry, ToolEntry, entries_from_messages
 from steiner_tui.engine.events import MessageAppended, ToolCallFinished
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.sessions.fork import fork_session
 from steiner_tui.sessions.loader import INTERRUPTED_TOOL_RESULT, load_session
 from steiner_tui.sessions.store import SessionStore
 from steiner_tui.sessions.writer import SessionLog
+from steiner_tui.tools.base import PermissionDecision
 from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
+from tests.tools.conftest import ScriptedPermission
 
 
 def _statuses(messages: tuple[Message, ...], statuses: dict[str, str] | None) -> dict[str, str]:
@@ -139,3 +142,58 @@ async def test_a_log_without_statuses_loads_as_the_text_says(open_session: OpenS
     messages = loaded.lineage.active.messages
     guessed = _statuses(messages, None)
     assert _statuses(messages, dict(loaded.tool_statuses)) == guessed
+
+
+async def test_permission_answers_survive_resume_and_fork(
+    open_session: OpenSession, project: Path, sessions_base: Path, clock: ManualClock
+) -> None:
+    """Each answer is logged as it is given and shown after its call on resume, as it was
+    live; a call a rule or an earlier ``always`` answer allowed asked nobody, and shows none."""
+    calls = (
+        ToolCall("c1", "write", {"path": "a.txt", "content": "one\n"}),
+        ToolCall("c2", "write", {"path": "b.txt", "content": "two\n"}),
+    )
+    again = ToolCall("c3", "write", {"path": "c.txt", "content": "three\n"})
+    asker = ScriptedPermission([PermissionDecision.REJECT_ONCE, PermissionDecision.ALLOW_ALWAYS])
+    harness = open_session(
+        [Reply(["Writing."], list(calls)), Reply(["Again."], [again]), Reply(["done"])],
+        permission=asker,
+    )
+    await harness.driver.submit("write them")
+    harness.log.close()
+    assert [r.call_id for r in asker.requests] == ["c1", "c2"]  # c3: allowed for the session
+    records = [
+        json.loads(line)
+        for line in (harness.session_dir / "session.jsonl").read_bytes().splitlines()
+    ]
+    kinds = [r["type"] if r["type"] != "tool" else r["tool_call_id"] for r in records]
+    assert kinds.index("permission") < kinds.index("c1")  # written as given, before the result
+
+    resumed = open_session(resume=harness.session_id)
+    book = resumed.session.tool_status
+    assert {k: a.decision for k, a in book.answers.items()} == {
+        "c1": "reject_once",
+        "c2": "allow_always",
+    }
+    entries = entries_from_messages(
+        resumed.runner.lineage.active.messages, str(project), (), book.statuses, book.answers
+    )
+    shown = [
+        (e.call_id if isinstance(e, ToolEntry) else (e.request.summary, e.decision))
+        for e in entries
+        if isinstance(e, ToolEntry | PermissionEntry)
+    ]
+    assert shown == [
+        "c1",
+        ("write a.txt (4 bytes, a new file)", PermissionDecision.REJECT_ONCE),
+        "c2",
+        ("write b.txt (4 bytes, a new file)", PermissionDecision.ALLOW_ALWAYS),
+        "c3",
+    ]
+    assert (project / "b.txt").exists() and not (project / "a.txt").exists()
+
+    store = SessionStore(sessions_base)
+    fork = fork_session(store, harness.session_id, clock=clock.now)
+    assert set(load_session(fork.directory).permission_answers) == {"c1", "c2"}
+    early = fork_session(store, harness.session_id, clock=clock.now, message=1)
+    assert load_session(early.directory).permission_answers == {}

@@ -54,6 +54,20 @@ async def test_config_rules_answer_without_asking() -> None:
     assert policy.rule_for("edit") == "ask"
 
 
+async def test_only_the_callbacks_answers_are_told() -> None:
+    """A rule's or a remembered answer asked nobody: the log has nothing to keep of it."""
+    told: list[tuple[str, D]] = []
+    asker = ScriptedPermission([D.ALLOW_ALWAYS, D.REJECT_ONCE])
+    policy = PermissionPolicy(
+        asker, {"write": "deny"}, on_answer=lambda r, d: told.append((r.summary, d))
+    )
+    assert await policy(REQUEST) is D.ALLOW_ALWAYS
+    assert await policy(PermissionRequest("bash", "make")) is D.ALLOW_ALWAYS  # remembered
+    assert await policy(PermissionRequest("write", "w")) is D.REJECT_ALWAYS  # the rule
+    assert await policy(PermissionRequest("edit", "e")) is D.REJECT_ONCE
+    assert told == [("ls", D.ALLOW_ALWAYS), ("e", D.REJECT_ONCE)]
+
+
 def test_bad_rule_is_rejected() -> None:
     with pytest.raises(ValueError, match="permission rule for bash"):
         PermissionPolicy(rules={"bash": "maybe"})

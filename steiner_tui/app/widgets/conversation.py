@@ -236,8 +236,10 @@ class ConversationPane(EntryWindow):
         """Show a resumed conversation, then what the session has to say at start."""
         runner = session.driver.runner
         self.show_pins(runner.lineage.pins)  # marked as they are made
-        root, statuses = str(session.project_root), session.tool_status.statuses
-        logged = entries_from_messages(runner.conversation, root, session.logged_errors, statuses)
+        root, book = str(session.project_root), session.tool_status
+        logged = entries_from_messages(
+            runner.conversation, root, session.logged_errors, book.statuses, book.answers
+        )
         await self.load(logged)
         self.query_one("#welcome", Static).update(self.EMPTY)  # shown again after /clear
         for notice in session.notices:

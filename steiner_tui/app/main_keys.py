@@ -46,8 +46,8 @@ MAIN_BINDINGS: tuple[Binding, ...] = (
             tooltip="Apply AGENTS.md / project-context changes now (re-sends the cached "
             "prefix); otherwise they apply at the next compaction"),
     Binding("f5", "retry", "Retry", id="main.retry", group=_RUN,
-            tooltip="Send the message that got no reply, or whose reply an error cut off, "
-            "once more (it is not stored twice)"),
+            tooltip="Send the message that got no reply, or whose reply an error or the app "
+            "stopping cut off, once more (it is not stored twice)"),
     Binding("f8", "answer_permission", "Answer", id="main.permission", group=_RUN,
             tooltip="Turn to the tool's permission request (then a, A, r or R; typing "
             "never answers one)"),

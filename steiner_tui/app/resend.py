@@ -2,15 +2,18 @@
 
 A message is resent when it got no reply at all (the provider failed before answering), or when
 an error cut its reply off (what came is kept, marked incomplete, and the error is the
-conversation's last entry but for notices, such as a resume's). A reply the person stopped with
-Esc is also kept incomplete, but it was the person's choice: it is not resent. The runner does
-not store a resent message twice. Textual-free, like the controller.
+conversation's last entry but for notices, such as a resume's), or the app stopping did (killed,
+the terminal closed, quit while the reply streamed: the resumed session says so in a notice
+after the conversation). A reply the person stopped with Esc is also kept incomplete, but it
+was the person's choice: it is not resent. The runner does not store a resent message twice.
+Textual-free, like the controller.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
 from steiner_tui.app.transcript import Entry, ErrorEntry, NoticeEntry, UserEntry
 from steiner_tui.engine.messages import Message
 
@@ -18,10 +21,13 @@ __all__ = ["resend_text"]
 
 
 def _ended_in_error(entries: Sequence[Entry]) -> bool:
-    """Whether the last entry, notices aside, is an error."""
+    """Whether the last entry, notices aside, is an error, or a resume's notice says the app
+    stopped while the reply streamed."""
     for entry in reversed(entries):
         if not isinstance(entry, NoticeEntry):
             return isinstance(entry, ErrorEntry)
+        if entry.text.startswith(STOPPED_MID_REPLY):
+            return True
     return False
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
 from steiner_tui.app.resend import resend_text
 from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.engine.messages import Message
@@ -22,6 +23,20 @@ def test_a_reply_an_error_cut_off_is_resent_but_not_one_stopped_with_esc() -> No
     stopped = [UserEntry("q"), ReplyEntry("It hol", interrupted=True), NoticeEntry("interrupted")]
     assert resend_text([ASKED, CUT], stopped, None) is None
     assert resend_text([ASKED, CUT], stopped, None, erred=True) == "q"  # the error being added
+
+
+def test_a_reply_the_app_stopping_cut_off_is_resent_after_the_resume() -> None:
+    """Killed or quit while the reply streamed: not the person's choice, as Esc is."""
+    resumed = [
+        UserEntry("q"),
+        ReplyEntry("It hol", interrupted=True),
+        NoticeEntry("resumed session 0123abcd (2 messages)", "session"),
+        NoticeEntry(f"{STOPPED_MID_REPLY}; F5 sends your message again", "session"),
+    ]
+    assert resend_text([ASKED, CUT], resumed, None) == "q"
+    # Once the person has gone on (and stopped that reply with Esc), it is theirs again.
+    again = [*resumed, UserEntry("and?"), ReplyEntry("So", interrupted=True)]
+    assert resend_text([ASKED, CUT, Message("user", "and?"), CUT], again, "and?") is None
 
 
 def test_nothing_is_resent_after_a_whole_reply_or_in_an_empty_conversation() -> None:

@@ -277,7 +277,8 @@ async def test_quitting_while_a_reply_streams_says_the_app_stopped_it(
     project: Path, config_dir: Path
 ) -> None:
     """Ctrl+Q mid-reply was logged as a cancellation: resumed, the inspector said "Cancelled
-    (Esc)" and the conversation said nothing of the app stopping."""
+    (Esc)" and the conversation said nothing of the app stopping. F5 then sends the message
+    again (it did nothing: a reply cut off without an error was taken as stopped with Esc)."""
     provider = GateProvider()
     app = make_app(request_for(project, config_dir, fake_model(provider), record=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -293,9 +294,20 @@ async def test_quitting_while_a_reply_streams_says_the_app_stopped_it(
     resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
     async with resumed.run_test(size=SIZE) as pilot:
         await finish(pilot)
-        assert STOPPED_MID_REPLY in said(resumed)
+        assert f"{STOPPED_MID_REPLY}; F5 sends your message again" in said(resumed)
         cells, summary = await inspected(pilot, "cause")
         assert cells == ("stopped",) and summary.count("Stopped before the provider") == 1
+        await pilot.press("escape")  # back from the inspector
+        await pilot.press("f5")
+        await finish(pilot)
+        conversation = resumed.session.driver.runner.conversation
+        assert [(m.role, m.incomplete) for m in conversation] == [
+            ("user", False),
+            ("assistant", True),
+            ("user", False),
+            ("assistant", False),
+        ]
+        assert conversation[2].content == "tell me a story"
 
 
 async def test_exit_saves_the_session_and_quits(project: Path, config_dir: Path) -> None:

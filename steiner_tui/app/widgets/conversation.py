@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from steiner_tui.agent.delegation.model import SubAgentUpdated
-from steiner_tui.agent.session_factory import LOG_FAILED
+from steiner_tui.agent.session_factory import LOG_FAILED, STOPPED_MID_REPLY
 from steiner_tui.app.messages import Said
 from steiner_tui.app.plain import printable
 from steiner_tui.app.resend import resend_text
@@ -243,6 +243,8 @@ class ConversationPane(EntryWindow):
         await self.load(logged)
         self.query_one("#welcome", Static).update(self.EMPTY)  # shown again after /clear
         for notice in session.notices:
+            if notice == STOPPED_MID_REPLY:  # not the person's choice, as Esc is: it is resent
+                notice = f"{notice}; {self.retry_label} sends your message again"
             await self.add(NoticeEntry(notice, "session"))
 
     async def add(self, entry: Entry) -> Widget | None:

@@ -50,7 +50,7 @@ from steiner_tui.config_decode import (
     value_text,
 )
 from steiner_tui.config_trust import is_trusted, key_names, split_project
-from steiner_tui.config_values import Duration, KeySpec, decode_hook
+from steiner_tui.config_values import Duration, KeySpec, decode_hook, url_problem
 from steiner_tui.engine.budget import threshold_problem
 from steiner_tui.engine.compaction.policy import AutoCompaction
 from steiner_tui.engine.frozen import freeze, thaw
@@ -222,6 +222,8 @@ class ConfigTables(_Table, frozen=True):
 
 def _builtin_providers(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
     openai_url = env.get("OPENAI_BASE_URL") or None
+    if openai_url is not None and (problem := url_problem(openai_url)):
+        raise ConfigError(f"the environment's OPENAI_BASE_URL = {openai_url!r}: {problem}")
     return {
         "anthropic": ProviderConfig("anthropic", "anthropic", api_key_env="ANTHROPIC_API_KEY"),
         "openai": ProviderConfig("openai", "openai", openai_url, "OPENAI_API_KEY"),
@@ -404,6 +406,8 @@ def _provider(
     inherited = msgspec.structs.asdict(base) if base is not None and kind == base.type else {}
     merged = {**inherited, **fields, "alias": alias, "type": kind}
     decoded: ProviderConfig = decoder.decode(merged, ProviderConfig, path)
+    if decoded.base_url is not None and (problem := url_problem(decoded.base_url)):
+        raise decoder.error([*path, "base_url"], problem)
     return decoded
 
 

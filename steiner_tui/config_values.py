@@ -1,4 +1,5 @@
-"""The config's own value types: a duration and a keymap value, and the hook that decodes them.
+"""The config's own value types: a duration and a keymap value, and the hook that decodes them;
+and the check of a provider's ``base_url``.
 
 TOML has no duration and no key: ``[compaction_fallback] after`` is written ``"90s"`` or whole
 seconds, a ``[keymap]`` value ``"ctrl+q"`` or ``"f2,ctrl+i"``. Each is checked when the config is
@@ -11,6 +12,7 @@ import re
 import unicodedata
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 __all__ = [
     "NAMED_KEYS",
@@ -18,6 +20,7 @@ __all__ = [
     "KeySpec",
     "decode_hook",
     "parse_duration",
+    "url_problem",
     "validate_key_spec",
 ]
 
@@ -117,3 +120,25 @@ def decode_hook(kind: type, value: Any) -> Any:
             raise ValueError('expected a string of keys such as "ctrl+q"')
         return KeySpec(validate_key_spec(value))
     raise NotImplementedError(kind)
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a provider's ``base_url`` (None: it can be): an ``http://`` or
+    ``https://`` URL with a host. Found when the config is read: a server's address written
+    without its scheme (``localhost:8080/v1``, as llama.cpp and Ollama print it) failed only
+    at the first request, after its retries, as a connection closed at ``/8080/v1``."""
+    text = url
+    if text != text.strip():
+        return "has spaces around it"
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError as error:
+        return f"is not a URL ({error})"
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return None
+    if "://" not in text and text:
+        # A server on this machine or the local network speaks http; a hosted API https.
+        scheme = "http" if text.startswith(("localhost", "[")) or text[:1].isdigit() else "https"
+        return f'expected a URL starting with http:// or https://, e.g. "{scheme}://{text}"'
+    return 'expected an http:// or https:// URL with a host, e.g. "http://127.0.0.1:8080/v1"'

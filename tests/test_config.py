@@ -254,6 +254,33 @@ def test_openai_base_url_comes_from_the_environment() -> None:
     assert config.providers["anthropic"].base_url is None
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("localhost:8080/v1", 'e.g. "http://localhost:8080/v1"'),  # as llama.cpp prints it
+        ("127.0.0.1:11434/v1", 'e.g. "http://127.0.0.1:11434/v1"'),
+        ("api.example.com/v1", 'e.g. "https://api.example.com/v1"'),
+        ("ftp://files/v1", "expected an http:// or https:// URL with a host"),
+        ("http://", "expected an http:// or https:// URL with a host"),
+        ("", "expected an http:// or https:// URL with a host"),
+        ("http://h:port/v1", "is not a URL (Port could not be cast to integer value"),
+        ("http://h/v1 ", "has spaces around it"),
+    ],
+)
+def test_a_base_url_that_is_no_http_url_is_refused_when_read(url: str, reason: str) -> None:
+    """It failed only at the first request, after its retries: "the connection closed without
+    a response from the API at /8080/v1/chat/completions"."""
+    table = {"providers": {"llama": {"type": "openai", "base_url": url}}}
+    with pytest.raises(ConfigError) as caught:
+        parse_config([("c.toml", table)])
+    assert str(caught.value).startswith(f"c.toml: 'providers.llama.base_url' = {json.dumps(url)}: ")
+    assert reason in str(caught.value)
+    with pytest.raises(ConfigError, match="the environment's OPENAI_BASE_URL = 'localhost:8000'"):
+        parse_config([], {"OPENAI_BASE_URL": "localhost:8000"})
+    for good in ("http://127.0.0.1:8080/v1", "https://api.example.com/v1", "http://[::1]:8080"):
+        parse_config([("c.toml", {"providers": {"llama": {"type": "openai", "base_url": good}}})])
+
+
 def test_custom_provider_needs_a_type() -> None:
     with pytest.raises(ConfigError, match=re.escape("'providers.vllm.type' is required")):
         parse_config([("c", {"providers": {"vllm": {"base_url": "http://h/v1"}}})])

@@ -96,7 +96,7 @@ async def test_f5_sends_the_message_again_after_an_error_cut_its_reply_off(
         assert "F5 resends your message" in static_text(screen.conversation.query_one(ErrorRow))
         f5 = screen.active_bindings["f5"]  # its tooltip (footer, help) names this case too
         assert f5.binding.id == "main.retry" and f5.enabled
-        assert "or whose reply an error cut off" in f5.binding.tooltip
+        assert "or whose reply an error or the app stopping cut off" in f5.binding.tooltip
         await pilot.press("f5")
         await finish(pilot)
         assert len(provider.requests) == 2

@@ -294,7 +294,7 @@ async def test_quitting_while_a_reply_streams_says_the_app_stopped_it(
     resumed = make_app(request_for(project, config_dir, record=True, resume="latest"))
     async with resumed.run_test(size=SIZE) as pilot:
         await finish(pilot)
-        assert f"{STOPPED_MID_REPLY}; F5 sends your message again" in said(resumed)
+        assert f"{STOPPED_MID_REPLY}; F5 resends your message" in said(resumed)
         cells, summary = await inspected(pilot, "cause")
         assert cells == ("stopped",) and summary.count("Stopped before the provider") == 1
         await pilot.press("escape")  # back from the inspector

@@ -244,7 +244,7 @@ class ConversationPane(EntryWindow):
         self.query_one("#welcome", Static).update(self.EMPTY)  # shown again after /clear
         for notice in session.notices:
             if notice == STOPPED_MID_REPLY:  # not the person's choice, as Esc is: it is resent
-                notice = f"{notice}; {self.retry_label} sends your message again"
+                notice = f"{notice}; {self.retry_label} resends your message"
             await self.add(NoticeEntry(notice, "session"))
 
     async def add(self, entry: Entry) -> Widget | None:

@@ -127,18 +127,17 @@ def url_problem(url: str) -> str | None:
     ``https://`` URL with a host. Found when the config is read: a server's address written
     without its scheme (``localhost:8080/v1``, as llama.cpp and Ollama print it) failed only
     at the first request, after its retries, as a connection closed at ``/8080/v1``."""
-    text = url
-    if text != text.strip():
+    if url != url.strip():
         return "has spaces around it"
     try:
-        parts = urlsplit(text)
+        parts = urlsplit(url)
         parts.port  # noqa: B018 (a port that is not a number raises here)
     except ValueError as error:
         return f"is not a URL ({error})"
     if parts.scheme in ("http", "https") and parts.hostname:
         return None
-    if "://" not in text and text:
+    if "://" not in url and url:
         # A server on this machine or the local network speaks http; a hosted API https.
-        scheme = "http" if text.startswith(("localhost", "[")) or text[:1].isdigit() else "https"
-        return f'expected a URL starting with http:// or https://, e.g. "{scheme}://{text}"'
+        scheme = "http" if url.startswith(("localhost", "[")) or url[:1].isdigit() else "https"
+        return f'expected a URL starting with http:// or https://, e.g. "{scheme}://{url}"'
     return 'expected an http:// or https:// URL with a host, e.g. "http://127.0.0.1:8080/v1"'

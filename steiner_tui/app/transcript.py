@@ -209,6 +209,10 @@ def tool_summary(call: ToolCall, summary: str) -> str:
     return delegate_summary(call.arguments or {}) if call.name == "delegate" else summary
 
 
+_DECISIONS = frozenset(decision.value for decision in PermissionDecision)
+"""The permission answers a log may hold (``PermissionAnswered.decision``)."""
+
+
 def entries_from_messages(
     messages: Iterable[Message],
     project_root: str = "",
@@ -274,9 +278,6 @@ def _answered(answer: PermissionAnswered | None) -> PermissionEntry | None:
         return None
     request = PermissionRequest(answer.tool, answer.summary, call_id=answer.call_id)
     return PermissionEntry(request, _answered_before, PermissionDecision(answer.decision))
-
-
-_DECISIONS = frozenset(decision.value for decision in PermissionDecision)
 
 
 def _answered_before(decision: PermissionDecision) -> None:

@@ -91,7 +91,14 @@ from steiner_tui.tools.registry import default_tools
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 from steiner_tui.units import counted
 
-__all__ = ["LOG_FAILED", "LOG_RESTORED", "NO_ANSWER", "STOPPED_MID_REPLY", "build_session"]
+__all__ = [
+    "ERROR_ABOVE",
+    "LOG_FAILED",
+    "LOG_RESTORED",
+    "NO_ANSWER",
+    "STOPPED_MID_REPLY",
+    "build_session",
+]
 
 LOG_FAILED = "session_log"
 """The code of the warning that says the session log cannot be written any more."""
@@ -103,7 +110,11 @@ STOPPED_MID_REPLY = "the app stopped while a reply streamed: what came is kept, 
 """The notice of a resumed session whose log ended in the middle of a reply."""
 NO_ANSWER = "the last turn ended without the model's answer: send a message to go on"
 """The notice of a resumed session whose conversation ends in a question or a tool result (the
-app stopped, or the request failed, before the answer: e.g. killed while compacting)."""
+app stopped before the answer: e.g. killed while compacting)."""
+ERROR_ABOVE = "the last turn ended in the error above: what it says you can do still holds"
+"""The notice of a resumed session whose last turn ended in an error, which the conversation
+shows with its remedies (sending a message would meet it again: a window too small for the
+request, a key missing)."""
 _UNASKED = (
     "compaction mode ask (set in the app) has nobody to answer here: this run uses the "
     "configured mode, {configured}; --compaction chooses another"
@@ -429,7 +440,8 @@ def _notices(
         if loaded.restored_incomplete:
             notices.append(STOPPED_MID_REPLY)
         elif count and runner.conversation[-1].role in ("user", "tool"):
-            notices.append(NO_ANSWER)
+            erred = any(not e.warning and e.position >= count for e in loaded.errors)
+            notices.append(ERROR_ABOVE if erred else NO_ANSWER)
         if repaired := loaded.repaired_tool_results:
             calls = "1 tool call" if repaired == 1 else f"{repaired} tool calls"
             notices.append(f"{calls} had no result when the app stopped: marked interrupted")

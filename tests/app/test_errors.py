@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from steiner_tui.agent.model import MainModel
+from steiner_tui.agent.session_factory import ERROR_ABOVE, NO_ANSWER
 from steiner_tui.app.app import make_app
 from steiner_tui.app.transcript import (
     CompactionRunEntry,
@@ -238,6 +239,8 @@ async def test_a_resumed_session_shows_the_same_error_entry(
         assert isinstance(error, ErrorEntry) and error.code == "rate_limited"
         assert [r.action for r in error.remedies] == ["wait", "switch_model"]
         assert "slow down [bold]now[/]" in error.text
+        # It said "send a message to go on", which would meet the error again.
+        assert ERROR_ABOVE in said(resumed) and NO_ANSWER not in said(resumed)
 
 
 async def test_a_resumed_session_shows_the_warnings_the_live_one_kept(

@@ -15,6 +15,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from steiner_tui.app.transcript import Entry, NoticeEntry, PermissionEntry, ReplyEntry, UserEntry
 from steiner_tui.app.widgets.conversation import INTERRUPTED_BADGE, ConversationPane
+from steiner_tui.app.widgets.entry_window import weight
 from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.reply import MarkdownFeed
 from steiner_tui.app.widgets.tool_block import ToolBlock
@@ -108,6 +109,46 @@ async def test_following_the_bottom_keeps_the_newest_window(app_for: AppFactory)
             assert _on_screen(pane, pane.entries[-1])
         assert len(pane.entries) == 2 * pane.window
         assert _items(pane) == pane.window and pane.shown.start == pane.window
+
+
+LONG = "\n\n".join(f"Paragraph {i}: " + "word " * 40 for i in range(50))
+"""A reply of about 10 KB: a ``Markdown`` of some 17 MB of widgets."""
+
+
+async def test_long_replies_are_kept_mounted_by_their_weight_not_their_number(
+    app_for: AppFactory,
+) -> None:
+    """Forty entries of 10 KB replies held 700 MB of widgets (a ``Markdown`` takes about 1.7
+    MB a KB of text, as a stock one does): the run is counted in ``weight``, the view filled."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.workbench.conversation
+        assert weight(ReplyEntry(LONG)) == 11 and weight(UserEntry(LONG)) == 1
+        for i in range(12):
+            await pane.add(UserEntry(f"question {i}"))
+            await pane.add(ReplyEntry(LONG))
+            await pilot.pause()
+            shown = [pane.entries[i] for i in pane.shown]
+            assert sum(map(weight, shown)) <= pane.window
+            assert _on_screen(pane, pane.entries[-1])
+        assert pane.shown == range(18, 24) and _items(pane) == 6  # 36 of 40
+        # Short entries after them: the replies that fill the view above them stay.
+        for i in range(3):
+            await pane.add(NoticeEntry(f"notice {i}"))
+            await pilot.pause()
+        assert pane.shown.start <= 23 and _on_screen(pane, pane.entries[23])
+        # A resumed conversation's page and the pages read back weigh as little.
+        await _loaded(
+            pilot, pane, [ReplyEntry(LONG) if i % 2 else UserEntry("q") for i in range(60)]
+        )
+        assert pane.shown == range(54, 60)  # three replies, at least three entries
+        for key in ("home", "home"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert pane.shown == range(0, 7)
+        await _loaded(pilot, pane, [ReplyEntry(LONG * 5) for _ in range(4)])
+        assert pane.shown == range(1, 4)  # each past the window alone
 
 
 async def test_pgup_at_the_top_shows_the_entries_before(app_for: AppFactory) -> None:

@@ -2,12 +2,15 @@
 
 A resumed session can hold thousands of messages, and a widget for each would make every layout
 and every frame slower. ``EntryWindow`` keeps all entries (``entries``) and mounts widgets for
-one contiguous run of them (``shown``), by a single policy:
+one contiguous run of them (``shown``), by a single policy. The run is counted in ``weight``,
+not in entries: a reply weighs one more for each KB of its text, since a ``Markdown`` takes
+about 1.7 MB of widgets a KB in Textual 8 (a stock ``Markdown`` as much), and forty replies of
+10 KB held 700 MB:
 
 - Following the bottom, the run is the newest entries: a page of them after ``load`` (a resumed
   session's screen waits for no more), growing to ``window`` as entries arrive. New entries
-  are mounted at the end and, past ``window``, the oldest removed; Textual's anchor keeps the
-  view at the bottom.
+  are mounted at the end and, past ``window``, the oldest removed (never those that fill the
+  view); Textual's anchor keeps the view at the bottom.
 - Inside the run the keys scroll as in any ``VerticalScroll``.
 - Up, PgUp or the wheel at the top of the run (or a click on the "earlier" row) moves the run
   back: it becomes the entries that end with the one at the top, and the view shows its
@@ -45,11 +48,23 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from steiner_tui.app.transcript import Entry
+from steiner_tui.app.transcript import Entry, ReplyEntry
 from steiner_tui.app.widgets.hidden_row import HiddenRow
 from steiner_tui.app.widgets.new_below import NewBelowMarker
 
-__all__ = ["EntryWindow"]
+__all__ = ["EntryWindow", "weight"]
+
+KB_OF_REPLY = 1024
+"""The text of a reply that weighs as much as an entry of a few lines (``weight``)."""
+AT_LEAST = 3
+"""The entries a page holds whatever they weigh (a message, its reply and a notice)."""
+
+
+def weight(entry: Entry) -> int:
+    """What showing ``entry`` costs, in entries of a few lines: a reply one more for each KB
+    of its text (its ``Markdown``'s widgets: 17.6 MB for a reply of 10 KB of headings, prose,
+    lists, fences and tables, against 16.5 MB for a stock ``Markdown``)."""
+    return 1 + len(entry.text) // KB_OF_REPLY if isinstance(entry, ReplyEntry) else 1
 
 
 class EntryWindow(VerticalScroll):
@@ -65,7 +80,8 @@ class EntryWindow(VerticalScroll):
         self.empty = self.EMPTY if empty is None else empty
         """What shows while there is no entry at first (``EMPTY`` unless given)."""
         self.window = window
-        """How many entries have widgets at most."""
+        """How much the entries that have widgets weigh at most (``weight``: as many entries
+        of a few lines)."""
         self.entries: list[Entry] = []
         """Every entry, oldest first."""
         self.shown = range(0)
@@ -188,8 +204,7 @@ class EntryWindow(VerticalScroll):
             self.entries = list(entries)
             self.unseen = 0
             self.shown = range(len(self.entries), len(self.entries))
-            end = len(self.entries)
-            await self._show(range(max(0, end - self.page), end), at_bottom=True)
+            await self._show(self._page_ending(len(self.entries)), at_bottom=True)
 
     async def add(self, entry: Entry) -> Widget | None:
         """Append ``entry`` and show it (None: kept as data while reading back).
@@ -205,7 +220,7 @@ class EntryWindow(VerticalScroll):
             end = len(self.entries)
             if not latest:
                 if wanted:
-                    await self._show(range(max(0, end - self.page), end), at_bottom=True)
+                    await self._show(self._page_ending(end), at_bottom=True)
                     return self.widget_of(entry)
                 self._show_counts()
                 self._mark_unseen()
@@ -225,14 +240,53 @@ class EntryWindow(VerticalScroll):
             start = self.shown.start
             # Reading up inside the newest entries, the oldest stay until the run is twice as long:
             # removing them would move what is on screen.
-            if end - start > (self.window if following else 2 * self.window):
-                await self._remove(list(range(start, end - self.window)))
-                start = end - self.window
+            first = self._kept_from(start, end) if following else start
+            if not following and end - start > 2 * self.window:
+                first = end - self.window
+            if first > start:
+                await self._remove(list(range(start, first)))
+                start = first
             self.shown = range(start, end)
             self._show_counts()
             return widget
 
     # -- moving the run -------------------------------------------------------------------------
+
+    def _kept_from(self, start: int, end: int) -> int:
+        """The first of the shown entries ``start``..``end`` (the newest, followed at the
+        bottom) to keep: those that fill the view, and before them as many as keep the run's
+        ``weight`` within ``window``."""
+        view, rows, weighed, first = self.scrollable_content_region.height, 0, 0, end
+        while first > start:
+            entry = self.entries[first - 1]
+            weighed += weight(entry)
+            if rows >= view and weighed > self.window:
+                break
+            widget = self.widget_of(entry)
+            rows += widget.outer_size.height if widget is not None else 0
+            first -= 1
+        return first
+
+    def _page_ending(self, end: int) -> range:
+        """A page of entries ending before ``end``: at most ``page`` of them, at least
+        ``AT_LEAST``, within ``window`` by ``weight`` beyond those."""
+        start, weighed = end, 0
+        while start > 0 and end - start < self.page:
+            weighed += weight(self.entries[start - 1])
+            if end - start >= AT_LEAST and weighed > self.window:
+                break
+            start -= 1
+        return range(start, end)
+
+    def _page_from(self, start: int) -> range:
+        """A page of entries from ``start`` on, as ``_page_ending`` is one before its end."""
+        stop, weighed = start, 0
+        while stop < len(self.entries) and stop - start < self.page:
+            weighed += weight(self.entries[stop])
+            if stop - start >= AT_LEAST and weighed > self.window:
+                break
+            stop += 1
+        return range(start, stop)
 
     @property
     def page(self) -> int:
@@ -250,8 +304,7 @@ class EntryWindow(VerticalScroll):
             # A first entry taller than the view stays out: its bottom would show, not its top.
             if self._taller_than_view(self.entries[top]):
                 top -= 1
-            stop = top + 1
-            await self._show(range(max(0, stop - self.page), stop), at_bottom=True)
+            await self._show(self._page_ending(top + 1), at_bottom=True)
 
     async def show_later(self) -> None:
         """Show a page of entries after the run, starting with the one at the bottom of the
@@ -262,8 +315,7 @@ class EntryWindow(VerticalScroll):
             bottom = self.shown.stop - 1
             if self._taller_than_view(self.entries[bottom]):
                 bottom += 1
-            stop = min(len(self.entries), bottom + self.page)
-            await self._show(range(bottom, stop), at_bottom=False)
+            await self._show(self._page_from(bottom), at_bottom=False)
 
     def _taller_than_view(self, entry: Entry) -> bool:
         widget = self.widget_of(entry)
@@ -273,14 +325,13 @@ class EntryWindow(VerticalScroll):
     async def show_first(self) -> None:
         """Show the first page of entries, from the top."""
         async with self._moving:
-            await self._show(range(min(len(self.entries), self.page)), at_bottom=False)
+            await self._show(self._page_from(0), at_bottom=False)
 
     async def show_newest(self) -> None:
         """Show the newest entries, at the bottom (following it from now on): the last page
         when reading back, the run grows to ``window`` as entries arrive."""
         async with self._moving:
-            end = len(self.entries)
-            await self._show(range(max(0, end - self.page), end), at_bottom=True)
+            await self._show(self._page_ending(len(self.entries)), at_bottom=True)
 
     async def bring_back(self) -> None:
         """Show the newest entries when the view is away from them: what the person typed is

@@ -34,7 +34,7 @@ from textual.widgets import Footer, Markdown, TextArea
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_stream import INFO, ReplyProvider, fragments, reply
+from bench_stream import INFO, ReplyProvider, answered, fragments, reply
 from bench_ui import SIZE, workbench_app
 
 from steiner_tui.agent.model import MainModel
@@ -83,12 +83,7 @@ async def workbench_reply_bytes(text: str) -> tuple[float, float]:
         for number in range(REPLIES + 1):
             app.workbench.prompt.load_text(f"Write the long answer, take {number}.")
             app.workbench.prompt.focus()
-            await pilot.press("enter")
-            for _ in range(50):
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                if all(worker.is_finished for worker in app.workers):
-                    break
+            await answered(app, pilot)
             after.append(traced())
     mounted = (after[MOUNTED] - after[0]) / MOUNTED
     later = (after[-1] - after[2 * MOUNTED]) / (REPLIES - 2 * MOUNTED)

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import Footer, Markdown, TextArea
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +102,16 @@ class ReplyProvider:
         yield StreamDone()
 
 
+async def answered(app: App[None], pilot: Pilot[None]) -> None:
+    """Enter in the workbench's prompt, then wait until the run has ended, its reply painted."""
+    await pilot.press("enter")
+    for _ in range(50):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if all(worker.is_finished for worker in app.workers):
+            break
+
+
 async def workbench_seconds(config: Path, sections: int) -> float:
     """Processor seconds from Enter to the workbench's run ended with the reply painted."""
     provider = ReplyProvider(fragments(reply(sections)))
@@ -111,12 +122,7 @@ async def workbench_seconds(config: Path, sections: int) -> float:
         app.workbench.prompt.load_text("Write the long answer.")
         app.workbench.prompt.focus()
         start = time.process_time()
-        await pilot.press("enter")
-        for _ in range(50):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            if all(worker.is_finished for worker in app.workers):
-                break
+        await answered(app, pilot)
         seconds = time.process_time() - start
         shown = app.workbench.conversation.query(".reply").last(Markdown)
         assert len(shown.children) == 5 * sections, len(shown.children)

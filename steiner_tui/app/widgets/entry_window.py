@@ -268,25 +268,23 @@ class EntryWindow(VerticalScroll):
         return first
 
     def _page_ending(self, end: int) -> range:
-        """A page of entries ending before ``end``: at most ``page`` of them, at least
-        ``AT_LEAST``, within ``window`` by ``weight`` beyond those."""
-        start, weighed = end, 0
-        while start > 0 and end - start < self.page:
-            weighed += weight(self.entries[start - 1])
-            if end - start >= AT_LEAST and weighed > self.window:
-                break
-            start -= 1
-        return range(start, end)
+        """A page of entries ending before ``end`` (``_page_size``)."""
+        return range(end - self._page_size(range(end - 1, -1, -1)), end)
 
     def _page_from(self, start: int) -> range:
-        """A page of entries from ``start`` on, as ``_page_ending`` is one before its end."""
-        stop, weighed = start, 0
-        while stop < len(self.entries) and stop - start < self.page:
-            weighed += weight(self.entries[stop])
-            if stop - start >= AT_LEAST and weighed > self.window:
+        """A page of entries from ``start`` on (``_page_size``)."""
+        return range(start, start + self._page_size(range(start, len(self.entries))))
+
+    def _page_size(self, indices: range) -> int:
+        """How many of the entries at ``indices``, taken in that order, make a page: at most
+        ``page``, at least ``AT_LEAST``, within ``window`` by ``weight`` beyond those."""
+        taken = weighed = 0
+        for index in indices:
+            weighed += weight(self.entries[index])
+            if taken == self.page or (taken >= AT_LEAST and weighed > self.window):
                 break
-            stop += 1
-        return range(start, stop)
+            taken += 1
+        return taken
 
     @property
     def page(self) -> int:

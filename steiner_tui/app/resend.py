@@ -3,21 +3,23 @@
 A message is resent when it got no reply at all (the provider failed before answering), or when
 an error cut its reply off (what came is kept, marked incomplete, and the error is the
 conversation's last entry but for notices, such as a resume's), or the app stopping did (killed,
-the terminal closed, quit while the reply streamed: the resumed session says so in a notice
-after the conversation). A reply the person stopped with Esc is also kept incomplete, but it
-was the person's choice: it is not resent. The runner does not store a resent message twice.
-Textual-free, like the controller.
+the terminal closed, quit while the reply streamed: the resumed session says so in a notice of
+kind ``STOPPED`` after the conversation). A reply the person stopped with Esc is also kept
+incomplete, but it was the person's choice: it is not resent. The runner does not store a
+resent message twice. Textual-free, like the controller.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
 from steiner_tui.app.transcript import Entry, ErrorEntry, NoticeEntry, UserEntry
 from steiner_tui.engine.messages import Message
 
-__all__ = ["resend_text"]
+__all__ = ["STOPPED", "resend_text"]
+
+STOPPED = "stopped"
+"""The kind of the resume's notice that the app stopped while the reply streamed."""
 
 
 def _ended_in_error(entries: Sequence[Entry]) -> bool:
@@ -26,7 +28,7 @@ def _ended_in_error(entries: Sequence[Entry]) -> bool:
     for entry in reversed(entries):
         if not isinstance(entry, NoticeEntry):
             return isinstance(entry, ErrorEntry)
-        if entry.text.startswith(STOPPED_MID_REPLY):
+        if entry.kind == STOPPED:
             return True
     return False
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from steiner_tui.agent.session_factory import STOPPED_MID_REPLY
-from steiner_tui.app.resend import resend_text
+from steiner_tui.app.resend import STOPPED, resend_text
 from steiner_tui.app.transcript import ErrorEntry, NoticeEntry, ReplyEntry, UserEntry
 from steiner_tui.engine.messages import Message
 
@@ -31,7 +31,7 @@ def test_a_reply_the_app_stopping_cut_off_is_resent_after_the_resume() -> None:
         UserEntry("q"),
         ReplyEntry("It hol", interrupted=True),
         NoticeEntry("resumed session 0123abcd (2 messages)", "session"),
-        NoticeEntry(f"{STOPPED_MID_REPLY}; F5 resends your message", "session"),
+        NoticeEntry(f"{STOPPED_MID_REPLY}; F5 resends your message", STOPPED),
     ]
     assert resend_text([ASKED, CUT], resumed, None) == "q"
     # Once the person has gone on (and stopped that reply with Esc), it is theirs again.

@@ -31,7 +31,7 @@ from steiner_tui.agent.delegation.model import SubAgentUpdated
 from steiner_tui.agent.session_factory import LOG_FAILED, STOPPED_MID_REPLY
 from steiner_tui.app.messages import Said
 from steiner_tui.app.plain import printable
-from steiner_tui.app.resend import resend_text
+from steiner_tui.app.resend import STOPPED, resend_text
 from steiner_tui.app.subagent_view import result_notice
 from steiner_tui.app.transcript import (
     CompactionEntry,
@@ -244,8 +244,10 @@ class ConversationPane(EntryWindow):
         self.query_one("#welcome", Static).update(self.EMPTY)  # shown again after /clear
         for notice in session.notices:
             if notice == STOPPED_MID_REPLY:  # not the person's choice, as Esc is: it is resent
-                notice = f"{notice}; {self.retry_label} resends your message"
-            await self.add(NoticeEntry(notice, "session"))
+                resent = f"{notice}; {self.retry_label} resends your message"
+                await self.add(NoticeEntry(resent, STOPPED))
+            else:
+                await self.add(NoticeEntry(notice, "session"))
 
     async def add(self, entry: Entry) -> Widget | None:
         """Append ``entry`` and show it (None: kept as data while reading back)."""

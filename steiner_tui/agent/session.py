@@ -59,6 +59,7 @@ from steiner_tui.sessions.resume import (
 )
 from steiner_tui.sessions.writer import SessionLog
 from steiner_tui.tools.base import Mode, PermissionCallback, Tool, reject_all
+from steiner_tui.tools.permissions import PermissionPolicy
 from steiner_tui.tools.results import RESULTS_FOLDER, DirectoryResultStore
 
 __all__ = ["DEFAULT_DELEGATION", "Session", "SessionRequest"]
@@ -316,6 +317,7 @@ class Session:
 
         A recorded session becomes a new session: a new id (its own log, title, lock, prompt
         cache key, request numbering and history archive); the old one stays as it was saved.
+        The ``always`` permission answers were the old conversation's: the new one asks again.
 
         Raises:
             DriverRefusal: while a run is generating or a sub-agent is pending.
@@ -335,6 +337,8 @@ class Session:
                 results=DirectoryResultStore(folder / RESULTS_FOLDER),
             )
         driver.replace_lineage(ConversationLineage())
+        if isinstance(self.runner.permission, PermissionPolicy):
+            self.runner.permission.forget()
         if self.sub_agents is not None:
             self.sub_agents.drain_results()  # results for the old conversation
         if log is not None:

@@ -333,7 +333,10 @@ def _build(
         # Asking was the person's choice in the app; nobody answers a headless run.
         kept, unasked = None, _UNASKED.format(configured=configured)
     policy = PermissionPolicy(
-        request.permission, dict(config.permissions), on_answer=functools.partial(_answered, sink)
+        request.permission,
+        dict(config.permissions),
+        on_answer=functools.partial(_answered, sink),
+        remembered=book.always(),
     )
     runner = Runner(
         model=identity.main,
@@ -402,7 +405,13 @@ def _build(
             loaded,
             runner,
             config,
-            [identity.model_note, unasked, *warnings.texts, log.failure if log is not None else ""],
+            [
+                identity.model_note,
+                unasked,
+                _held_answers(book.always()),
+                *warnings.texts,
+                log.failure if log is not None else "",
+            ],
         ),
         resumed=loaded is not None,
         tool_status=book,
@@ -412,6 +421,21 @@ def _build(
     if loaded is not None:
         session.logged_errors = loaded.errors
     return session
+
+
+def _held_answers(always: Mapping[str, PermissionDecision]) -> str:
+    """The notice of a resumed session whose ``always`` permission answers hold again ("" none):
+    which tools run, and which are refused, without asking until the session ends."""
+    parts = []
+    for allowed, word in ((True, "allowed"), (False, "rejected")):
+        if tools := [tool for tool, decision in always.items() if decision.allowed is allowed]:
+            parts.append(f"{', '.join(tools)} {word}")
+    if not parts:
+        return ""
+    return (
+        f"your answers for the rest of this session still hold: {'; '.join(parts)} "
+        "without asking (a new session asks again)"
+    )
 
 
 def _answered(sink: EventSink, request: PermissionRequest, decision: PermissionDecision) -> None:

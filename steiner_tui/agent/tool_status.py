@@ -6,7 +6,7 @@ them by tool-call id and answers the archive's status question, falling back to 
 guess for calls it never saw. It keeps the permission answers of the calls too
 (``PermissionAnswered``), which the conversation shows again when it is loaded anew. A resumed
 session seeds it with the statuses and answers its log recorded (``LoadedSession``), which the
-transcript shows.
+transcript shows, and whose ``always`` answers the session's permission policy holds again.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ from collections.abc import Mapping
 from steiner_tui.engine.events import EngineEvent, PermissionAnswered, ToolCallFinished
 from steiner_tui.engine.messages import Message
 from steiner_tui.engine.tool_results import default_tool_status
+from steiner_tui.tools.base import PermissionDecision
 
 __all__ = ["ToolStatusBook"]
+
+_REMEMBERED = frozenset(decision.value for decision in PermissionDecision if decision.remembered)
 
 
 class ToolStatusBook:
@@ -43,6 +46,14 @@ class ToolStatusBook:
     def answers(self) -> Mapping[str, PermissionAnswered]:
         """The permission answers known, by tool-call id (the session model's calls)."""
         return self._answers
+
+    def always(self) -> dict[str, PermissionDecision]:
+        """The ``always`` answers among the answers known, by tool (the last one for each)."""
+        held: dict[str, PermissionDecision] = {}
+        for answer in self._answers.values():
+            if answer.decision in _REMEMBERED:
+                held[answer.tool] = PermissionDecision(answer.decision)
+        return held
 
     def emit(self, event: EngineEvent) -> None:
         if isinstance(event, ToolCallFinished):

@@ -2,7 +2,8 @@
 
 Config gives each tool a rule: ``ask`` (the default), ``allow`` or ``deny``. ``ask`` forwards the
 request to the UI's callback; an ``allow_always`` or ``reject_always`` answer is remembered per
-tool until the session ends. The policy itself is a ``PermissionCallback``, so tools see one
+tool until the session ends (a resumed session starts with the ones its log kept: the same session
+goes on). The policy itself is a ``PermissionCallback``, so tools see one
 interface whether a person, the config or the memory answers. Read-only tools never ask. Each
 answer the callback gives is told to ``on_answer`` (the session log keeps it, so a resumed
 conversation shows what was asked and answered, as it did live).
@@ -35,6 +36,8 @@ class PermissionPolicy:
         rules: Tool name to ``ask``/``allow``/``deny`` (from config).
         default: The rule for tools ``rules`` does not name.
         on_answer: Told each answer ``callback`` gave (never a rule's or a remembered one).
+        remembered: The ``always`` answers given earlier in this session, by tool (a resumed
+            session's, from its log).
     """
 
     def __init__(
@@ -43,6 +46,7 @@ class PermissionPolicy:
         rules: Mapping[str, str] | None = None,
         default: str = "ask",
         on_answer: Callable[[PermissionRequest, PermissionDecision], None] | None = None,
+        remembered: Mapping[str, PermissionDecision] | None = None,
     ) -> None:
         for name, rule in {**(rules or {}), "(default)": default}.items():
             if rule not in PERMISSION_RULES:
@@ -52,7 +56,9 @@ class PermissionPolicy:
         self._callback = callback
         self._rules: dict[str, str] = dict(rules or {})
         self._default = default
-        self._remembered: dict[str, PermissionDecision] = {}
+        self._remembered = {
+            tool: decision for tool, decision in (remembered or {}).items() if decision.remembered
+        }
         self._on_answer = on_answer
 
     def rule_for(self, tool: str) -> str:

@@ -21,6 +21,8 @@ from tests.agent.fakes import Reply
 from tests.sessions.conftest import OpenSession
 from tests.tools.conftest import ScriptedPermission
 
+D_ONCE = PermissionDecision.ALLOW_ONCE
+
 
 def _statuses(messages: tuple[Message, ...], statuses: dict[str, str] | None) -> dict[str, str]:
     entries = entries_from_messages(messages, tool_statuses=statuses)
@@ -197,3 +199,60 @@ async def test_permission_answers_survive_resume_and_fork(
     assert set(load_session(fork.directory).permission_answers) == {"c1", "c2"}
     early = fork_session(store, harness.session_id, clock=clock.now, message=1)
     assert load_session(early.directory).permission_answers == {}
+
+
+async def test_an_always_answer_holds_again_in_the_resumed_session(
+    open_session: OpenSession, project: Path
+) -> None:
+    """ "For the rest of the session" holds across a resume of that session (it asked again):
+    the notice says what runs and what is refused without asking; a once answer asks again."""
+    first = (
+        ToolCall("c1", "write", {"path": "a.txt", "content": "one\n"}),
+        ToolCall("c2", "bash", {"command": "echo hi"}),
+        ToolCall("c3", "edit", {"path": "a.txt", "old_string": "one", "new_string": "two"}),
+    )
+    asker = ScriptedPermission(
+        [PermissionDecision.ALLOW_ALWAYS, PermissionDecision.REJECT_ALWAYS, D_ONCE]
+    )
+    harness = open_session([Reply(["Working."], list(first)), Reply(["done"])], permission=asker)
+    await harness.driver.submit("go")
+    harness.log.close()
+
+    later = (
+        ToolCall("c4", "write", {"path": "b.txt", "content": "two\n"}),
+        ToolCall("c5", "bash", {"command": "echo again"}),
+        ToolCall("c6", "edit", {"path": "a.txt", "old_string": "two", "new_string": "three"}),
+    )
+    again = ScriptedPermission([D_ONCE])
+    resumed = open_session(
+        [Reply(["More."], list(later)), Reply(["done"])],
+        resume=harness.session_id,
+        permission=again,
+    )
+    assert (
+        "your answers for the rest of this session still hold: write allowed; bash rejected "
+        "without asking (a new session asks again)"
+    ) in resumed.session.notices
+    await resumed.driver.submit("again")
+    assert [r.call_id for r in again.requests] == ["c6"]  # edit was allowed once: asked again
+    assert (project / "b.txt").read_text(encoding="utf-8") == "two\n"
+    results = {m.tool_call_id: m.content for m in resumed.runner.conversation if m.role == "tool"}
+    assert results["c5"].startswith("The user rejected this bash call")
+
+    fresh = open_session([Reply(["done"])])
+    assert not any("still hold" in notice for notice in fresh.session.notices)
+
+
+async def test_clear_starts_a_conversation_that_asks_again(open_session: OpenSession) -> None:
+    """``/clear`` is a new session: the old one's ``always`` answers stay with it (its resume
+    holds them again), and the new conversation asks."""
+    call = ToolCall("c1", "bash", {"command": "echo hi"})
+    asker = ScriptedPermission([PermissionDecision.ALLOW_ALWAYS, PermissionDecision.REJECT_ONCE])
+    harness = open_session(
+        [Reply(["Running."], [call]), Reply(["done"]), Reply(["Again."], [call]), Reply(["ok"])],
+        permission=asker,
+    )
+    await harness.driver.submit("run it")
+    harness.session.clear()
+    await harness.driver.submit("run it again")
+    assert len(asker.requests) == 2

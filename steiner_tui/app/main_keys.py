@@ -23,7 +23,8 @@ MAIN_BINDINGS: tuple[Binding, ...] = (
     Binding("escape", "cancel_run", "Cancel", id="main.cancel", group=_RUN,
             tooltip="Stop the reply; what streamed is kept and marked interrupted"),
     Binding("ctrl+c", "interrupt", "Cancel", id="main.interrupt", show=False,
-            tooltip="Stop the reply, as Esc does (with text selected, Ctrl+C copies it)"),
+            tooltip="Stop the reply as Esc does, else clear the prompt (Up brings its text "
+            "back; with text selected, Ctrl+C copies it)"),
     Binding("escape", "close_panel", "Close panel", id="main.close_panel", show=False,
             tooltip="Close the panel shown over the conversation (while no reply streams: "
             "then Esc stops the reply)"),

@@ -135,8 +135,8 @@ async def test_a_key_that_does_nothing_now_says_so_inside_its_parentheses(
             text.endswith(("; when available)", " (when available)")) for text in idle
         )
         assert (
-            "Stop the reply, as Esc does (with text selected, Ctrl+C copies it; when available)"
-            in idle
+            "Stop the reply as Esc does, else clear the prompt (Up brings its text back; with "
+            "text selected, Ctrl+C copies it; when available)" in idle
         )
         assert not [text for text in descriptions if ") (" in text]
 

@@ -77,17 +77,30 @@ async def test_ctrl_c_stops_the_reply_unless_text_is_selected(app_for: AppFactor
         assert app.clipboard == "hello"
 
 
-async def test_ctrl_c_with_nothing_to_stop_says_which_key_quits(app_for: AppFactory) -> None:
-    """Textual's toast said "Press [b]ctrl+q[/b] to quit the app", its markup as text."""
+async def test_ctrl_c_with_nothing_to_stop_clears_the_prompt_then_says_which_key_quits(
+    app_for: AppFactory,
+) -> None:
+    """Ctrl+C with no reply to stop clears the prompt, as Claude Code and aider do (it did
+    nothing to a draft here), the text kept where Up finds it; in an empty prompt it says
+    which key quits (Textual's toast said "Press [b]ctrl+q[/b] to quit the app", its markup
+    as text)."""
     messages: list[object] = []
     app = app_for()
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await finish(pilot)
-        app.workbench.prompt.load_text("a draft")
+        prompt = app.workbench.prompt
+        prompt.load_text("a draft\nof two lines")
+        app.workbench.conversation.focus()  # the screen's key: wherever the focus is
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert prompt.text == "" and "prompt cleared: Up brings its text back" in notices(messages)
+        assert "Press Ctrl+Q to quit." not in notices(messages)
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert "Press Ctrl+Q to quit." in notices(messages) and app.is_running
-        assert app.workbench.prompt.text == "a draft"
+        prompt.focus()
+        await pilot.press("up")
+        assert prompt.text == "a draft\nof two lines"
 
 
 async def test_esc_then_a_letter_at_once_cancels_and_keeps_the_letter(

@@ -396,7 +396,7 @@ class MainScreen(Screen[None]):
         if action == "cancel_run":
             return self.busy
         if action == "interrupt":  # else Ctrl+C goes on to the app ("Press Ctrl+Q to quit.")
-            return self.busy or bool(self.get_selected_text())
+            return self.busy or bool(self.get_selected_text() or self.prompt.text.strip())
         if action == "close_panel":
             return not self.busy and self.panels.over_conversation() is not None
         if action == "retry":
@@ -422,11 +422,14 @@ class MainScreen(Screen[None]):
 
     def action_interrupt(self) -> None:
         """Ctrl+C: copy the text selected in the conversation, as on any screen (this key
-        takes Textual's copy over on this one), else stop the reply."""
+        takes Textual's copy over on this one), else stop the reply, else clear the prompt as
+        a shell drops its line (Claude Code and aider do so too), the text kept in its history."""
         if self.get_selected_text():
             self.action_copy_text()
-        else:
+        elif self.busy:
             self.action_cancel_run()
+        elif self.prompt.set_aside():
+            self.notify("prompt cleared: Up brings its text back", title="Prompt")
 
     def action_cancel_run(self) -> None:
         """Cancel the running reply or compaction."""

@@ -352,6 +352,16 @@ class PromptEditor(TextArea):
         """``text`` (from the person's editor) replaces the prompt's, the cursor at its end."""
         self._show(text)
 
+    def set_aside(self) -> bool:
+        """Take the draft out of the prompt into its history, where Up finds it first (this
+        session's only: it was never sent). False when the prompt held no text."""
+        text = self.text
+        if not text.strip():
+            return False
+        self.prompt_history.push(text)
+        self.clear()
+        return True
+
     def action_newline(self) -> None:
         """Insert a line break at the cursor, replacing any selection."""
         start, end = self.selection

@@ -10,13 +10,25 @@ that the transcript, the history archive and the log's "does the text imply it" 
 * ``rejected``: a result starting with ``The user rejected this``;
 * ``failed``: a result starting with ``error`` (any case);
 * ``done``: any other.
+
+A command's result (the ``bash`` tool's) ends with the code it exited with (``EXIT_LINE``), which
+``exit_code`` reads back for the archive, the artifact ledger and the transcript.
 """
 
 from __future__ import annotations
 
+import re
+
 from steiner_tui.engine.messages import Message
 
-__all__ = ["CANCELLED_RESULT", "INTERRUPTED_TOOL_RESULT", "NOTHING_WRITTEN", "default_tool_status"]
+__all__ = [
+    "CANCELLED_RESULT",
+    "EXIT_LINE",
+    "INTERRUPTED_TOOL_RESULT",
+    "NOTHING_WRITTEN",
+    "default_tool_status",
+    "exit_code",
+]
 
 CANCELLED_RESULT = "Cancelled by the user before this tool call ran."
 """The result of a call the user cancelled before it ran."""
@@ -28,6 +40,9 @@ _CANCELLED_TEXTS = frozenset({CANCELLED_RESULT, INTERRUPTED_TOOL_RESULT})
 NOTHING_WRITTEN = ": nothing written."
 """How the result of a write that would change nothing ends (the file already holds the text):
 the tool neither asks nor writes, and the record of the files changed does not count it."""
+EXIT_LINE = "[exit code: {code}]"
+"""The last line of a command's result: the code the command exited with."""
+_EXIT_LINE = re.compile(r"(?:\A|\n)\[exit code: (-?\d+)\]\Z")
 
 
 def default_tool_status(result: Message) -> str:
@@ -39,3 +54,10 @@ def default_tool_status(result: Message) -> str:
     if content.startswith("The user rejected this"):
         return "rejected"
     return "failed" if content[:5].lower() == "error" else "done"
+
+
+def exit_code(content: str) -> int | None:
+    """The code a command's result says the command exited with (its last line,
+    ``EXIT_LINE``), or None: not a command's result, or one that timed out."""
+    found = _EXIT_LINE.search(content)
+    return None if found is None else int(found[1])

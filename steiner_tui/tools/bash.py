@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.tool_results import EXIT_LINE
 from steiner_tui.engine.tooldefs import ToolDefinition
 from steiner_tui.tools.base import ToolContext, ToolResult, failed
 from steiner_tui.tools.environment import tool_environment
@@ -171,7 +172,7 @@ async def run_command(
         if timed_out:
             message = f"{text}\n[timed out after {time_limit:g} s; the command was killed]"
             return msgspec.structs.replace(failed(message, **data), cut=cut)
-        return ToolResult(content=f"{text}\n[exit code: {code}]", data=data, cut=cut)
+        return ToolResult(content=f"{text}\n{EXIT_LINE.format(code=code)}", data=data, cut=cut)
 
     def reshape(max_chars: int) -> ToolResult:
         # Two thirds of the room from the start, one third from the end.

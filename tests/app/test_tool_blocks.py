@@ -8,7 +8,9 @@ from pathlib import Path
 from textual.content import Content
 
 from steiner_tui.app.tool_view import MAX_LINES, printable, tool_body
-from steiner_tui.app.widgets.tool_block import ToolBlock
+from steiner_tui.app.transcript import ToolEntry
+from steiner_tui.app.widgets.tool_block import ToolBlock, tool_content
+from steiner_tui.tools.bash import run_command
 from steiner_tui.tools.read import read_file
 from tests.app.conftest import SIZE, AppFactory
 from tests.app.helpers import static_text
@@ -99,3 +101,21 @@ async def test_a_long_output_line_wraps_under_the_output_not_under_the_title(
         rows = [line.text for line in block.render_lines(block.region.reset_offset)]
         body = [row.rstrip() for row in rows[1:] if row.strip()]
         assert len(body) >= 2 and all(row.startswith("   ") for row in body), rows
+
+
+async def test_a_command_that_exited_non_zero_says_its_code_in_the_title(tmp_path: Path) -> None:
+    """A failing test run showed "✓ bash command=pytest · done" like a passing one: its code
+    was only in the collapsed output."""
+    failing = await run_command("echo broken; exit 3", cwd=tmp_path)
+    passing = await run_command("echo fine", cwd=tmp_path)
+    timed_out = await run_command("sleep 5", cwd=tmp_path, time_limit=0.2)
+    entry = ToolEntry("c1", "bash", "bash command=make", "done", failing.content)
+    title = tool_content(entry, collapsed=True)
+    assert title.plain == "▶ ✓ bash command=make · done · exit 3"
+    assert any(
+        title.plain[span.start : span.end] == "exit 3" and "warning" in str(span.style)
+        for span in title.spans
+    )
+    for status, result in (("done", passing), ("failed", timed_out)):
+        entry = ToolEntry("c2", "bash", "bash command=x", status, result.content)
+        assert "exit" not in tool_content(entry, collapsed=True).plain

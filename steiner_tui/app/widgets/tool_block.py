@@ -21,9 +21,10 @@ from steiner_tui.app.tool_view import tool_body
 from steiner_tui.app.transcript import ToolEntry
 from steiner_tui.app.widgets.reply import PIN_MARK
 from steiner_tui.engine.events import OutputCut
+from steiner_tui.engine.tool_results import exit_code
 from steiner_tui.units import byte_count, count, counted
 
-__all__ = ["ToolBlock"]
+__all__ = ["ToolBlock", "tool_content"]
 
 _ICONS = {"running": "◌", "done": "✓", "failed": "✗", "rejected": "⊘", "cancelled": "⊘"}
 _STATUSES = tuple(_ICONS)
@@ -43,13 +44,14 @@ def cut_summary(cut: OutputCut) -> str:
 def _title(entry: ToolEntry, collapsed: bool, pinned: bool) -> Content:
     icon = _ICONS.get(entry.status, "•")
     summary = printable(entry.summary or entry.name)
-    title = f"{summary} · {entry.status}"
-    title = title if entry.cut is None else f"{title} · {cut_summary(entry.cut)}"
+    # A command that exited non-zero ran (done), and its code is what a glance looks for.
+    code = exit_code(entry.output) if entry.status == "done" else None
+    failing = ("", "") if not code else (" · ", (f"exit {code}", "bold $text-warning"))
+    cut = "" if entry.cut is None else f" · {cut_summary(entry.cut)}"
     start = f"{'▶' if collapsed else '▼'} {icon} "
-    if not pinned:
-        return Content(start + title)
-    # First, before the summary: a collapsed block is cut to the width at its end.
-    return Content.assemble(start, (PIN_MARK, "bold $text-primary"), " · ", title)
+    # The pin first, before the summary: a collapsed block is cut to the width at its end.
+    pin = ("", "") if not pinned else ((PIN_MARK, "bold $text-primary"), " · ")
+    return Content.assemble(start, *pin, f"{summary} · {entry.status}", *failing, cut)
 
 
 def tool_content(

@@ -23,7 +23,6 @@ as its text always read, so the archive's bytes are those of the reference.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,7 +30,7 @@ from steiner_tui.engine.compaction.archive import remove_history_note_lines
 from steiner_tui.engine.jsonenc import go_json
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE, Message, ToolCall
 from steiner_tui.engine.skills.envelopes import split_skill_blocks
-from steiner_tui.engine.tool_results import default_tool_status
+from steiner_tui.engine.tool_results import EXIT_LINE, default_tool_status, exit_code
 
 __all__ = ["OMITTED_TOOLS", "render_history", "summarize_call"]
 
@@ -40,10 +39,9 @@ _VALUE_LIMIT = 80
 _MARKS = {"done": "✓", "failed": "✗", "rejected": "✗", "missing": "…"}
 _SUFFIX = {"rejected": " (rejected)", "missing": " (no result)"}
 _ARCHIVED_AS = {"cancelled": "done"}
+"""Statuses the archive has no mark for, and the mark they get (the one their text gave)."""
 _HEAD_LINES = 5
 _HEAD_CHARS = 160
-_EXIT = re.compile(r"^\[exit code: (-?\d+)\]$", re.MULTILINE)
-"""Statuses the archive has no mark for, and the mark they get (the one their text gave)."""
 
 ToolStatusReader = Callable[[Message], str]
 
@@ -88,12 +86,14 @@ def _user(message: Message) -> str | None:
 
 def _result_lines(result: str) -> tuple[str, list[str]]:
     """`` (exit N)`` when the result states an exit code, and its first lines quoted."""
-    found = _EXIT.search(result)
-    exit_status = f" (exit {found.group(1)})" if found else ""
+    code = exit_code(result)
+    exit_status = "" if code is None else f" (exit {code})"
+    if code is not None:
+        result = result.removesuffix(EXIT_LINE.format(code=code))
     heads: list[str] = []
     for line in result.splitlines():
         text = line.strip()
-        if not text or _EXIT.match(text):
+        if not text:
             continue
         heads.append(f"  > {text if len(text) <= _HEAD_CHARS else text[:_HEAD_CHARS] + '...'}")
         if len(heads) == _HEAD_LINES:

@@ -10,8 +10,12 @@ capped at 30,000 characters, and at the result's budget (``ToolContext.output_ch
 that is smaller: the first and last parts are kept around a cut note, because the end of a
 build or test log is usually where the answer is. The whole output is streamed into the run's
 result store when it has one, and the note says where it is. A child left running in the
-background does not hold the call up: once the shell exits, output is awaited for one more
-second, then the call returns and says so.
+background (a dev server started with ``&``) does not hold the call up: once the shell exits,
+output is awaited for one more second, then the call returns and says so. What such a child
+writes later is read on in a thread into a file of the result store, which the result names
+(the model can read it): closing the pipe on it instead made its next write fail, and a
+server that logs each request (Python's ``http.server``, a Node dev server) then broke on the
+first one.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -96,14 +101,15 @@ class BashTool:
         rejection = await ask_permission(ctx, "bash", command, arguments)
         if rejection is not None:
             return rejection
-        spill = ctx.results.file_for(ctx.call_id) if ctx.results and ctx.call_id else None
+        results, key = ctx.results, ctx.call_id
         return await run_command(
             command,
             cwd=ctx.project_root,
             time_limit=timeout,
             env=ctx.env,
             cap=min(OUTPUT_CAP, ctx.output_chars or OUTPUT_CAP),
-            spill=spill,
+            spill=results.file_for(key) if results and key else None,
+            background=results.file_for(f"{key}-background") if results and key else None,
         )
 
 
@@ -115,6 +121,7 @@ async def run_command(
     env: Mapping[str, str] | None = None,
     cap: int = OUTPUT_CAP,
     spill: Path | None = None,
+    background: Path | None = None,
 ) -> ToolResult:
     """Run ``command`` with ``sh`` in ``cwd`` and report its output and exit code.
 
@@ -125,6 +132,8 @@ async def run_command(
         env: The environment (``None``: the app's); provider secrets are always removed.
         cap: Output characters kept.
         spill: a file that receives the whole output (kept only when some was cut).
+        background: a file that receives what processes the command left running write
+            after the call returns (None: it is read and let go).
 
     Returns:
         ``done`` with the exit code (whatever it is), or ``failed`` on timeout or when the
@@ -144,6 +153,7 @@ async def run_command(
     except OSError as exc:
         return failed(f"cannot run command: {exc.strerror or exc}")
     timed_out = detached = False
+    kept: int | None = None
     try:
         try:
             await asyncio.wait_for(asyncio.shield(run.exited), time_limit)
@@ -159,16 +169,19 @@ async def run_command(
         await run.kill()
         raise
     finally:
+        if detached:
+            kept = run.output_pipe()
         run.close()
     code = run.code()
     output, truncated = collector.result()
     head, tail, _ = collector.parts()
     data = {"exit_code": code, "timed_out": timed_out, "truncated": truncated}
+    left = _read_on(kept, collector, background) if kept is not None else None
 
     def finish(text: str, cut: OutputCut | None) -> ToolResult:
         text = text.removesuffix("\n") or "(no output)"
         if detached:
-            text += "\n[background processes still hold the output; later output is not shown]"
+            text += "\n" + _left_running(left)
         if timed_out:
             message = f"{text}\n[timed out after {time_limit:g} s; the command was killed]"
             return msgspec.structs.replace(failed(message, **data), cut=cut)
@@ -187,6 +200,33 @@ async def run_command(
 
     first = finish(output, collector.cut_for(head, tail) if truncated else None)
     return first.with_reshape(reshape)
+
+
+def _left_running(followed: Path | None) -> str:
+    """The line a result gets when processes the command started still hold its output."""
+    where = f"goes to {followed}" if followed else "is not kept"
+    ending = "; they end when the app does" if SUPERVISED else ""
+    return f"[background processes still run: their later output {where}{ending}]"
+
+
+def _read_on(fd: int, collector: OutputCollector, path: Path | None) -> Path | None:
+    """Read the output pipe ``fd`` (the call's own copy) in a thread until the processes left
+    running close it, into ``path`` (``OutputCollector.follow``); where it goes, or None."""
+    followed = collector.follow(path)
+    os.set_blocking(fd, True)  # the event loop's transport had made it non-blocking
+
+    def drain() -> None:
+        try:
+            while chunk := os.read(fd, 65536):
+                collector.feed(chunk)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+            collector.close()
+
+    threading.Thread(target=drain, name="bash background output", daemon=True).start()
+    return followed
 
 
 class _ShellRun:
@@ -217,6 +257,10 @@ class _ShellRun:
 
     def code(self) -> int | None:
         return self._transport.get_returncode()
+
+    def output_pipe(self) -> int | None:
+        """A copy of the output pipe's read end, which ``close`` leaves open (None: closed)."""
+        return _copy_of(self._transport.get_pipe_transport(1))
 
     def close(self) -> None:
         self._transport.close()
@@ -304,10 +348,25 @@ class _SupervisedRun:
             return int(text)
         return self._popen.poll()
 
+    def output_pipe(self) -> int | None:
+        """A copy of the output pipe's read end, which ``close`` leaves open (None: closed)."""
+        return _copy_of(self._pipes[0]) if self._pipes else None
+
     def close(self) -> None:
         for pipe in self._pipes:
             pipe.close()
         _reap()
+
+
+def _copy_of(transport: asyncio.BaseTransport | None) -> int | None:
+    """A duplicate of the file descriptor a read pipe transport reads (None: none open)."""
+    pipe = None if transport is None else transport.get_extra_info("pipe")
+    if pipe is None:
+        return None
+    try:
+        return os.dup(pipe.fileno())
+    except (OSError, ValueError):
+        return None
 
 
 class _PipeReader(asyncio.Protocol):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from steiner_tui.tools.base import PermissionDecision as D
-from steiner_tui.tools.bash import BashTool, run_command
+from steiner_tui.tools.bash import SUPERVISED, BashTool, run_command
 from steiner_tui.tools.output import OutputCollector
 from tests.tools.conftest import make_ctx, wait_ended
 
@@ -57,9 +57,36 @@ async def test_background_child_does_not_hold_the_call(project: Path) -> None:
     finally:
         (project / "released").touch()
     assert result.status == "done"
+    ending = "; they end when the app does" if SUPERVISED else ""
     assert result.content == (
-        "a\n[background processes still hold the output; later output is not shown]\n[exit code: 0]"
+        "a\n[background processes still run: their later output is not kept"
+        f"{ending}]\n[exit code: 0]"
     )
+
+
+async def test_a_background_child_writes_on_into_its_file_after_the_call(project: Path) -> None:
+    """A dev server started with ``&`` broke at its first request: the call closed the pipe
+    it logs to, and its next write failed (``echo`` here is killed by SIGPIPE)."""
+    later = project / "out" / "c1-background.txt"
+    later.parent.mkdir()
+    waiting = "while [ ! -e released ]; do sleep 0.05; done"
+    command = f"echo started; ({waiting}; echo request one && echo request two && touch wrote) &"
+    try:
+        result = await run_command(command, cwd=project, background=later)
+    finally:
+        (project / "released").touch()
+    assert f"their later output goes to {later}" in result.content
+    assert result.content.startswith("started\n")
+    for _ in range(400):  # the child's own pace, bounded
+        if (project / "wrote").exists():
+            break
+        await asyncio.sleep(0.05)
+    assert (project / "wrote").exists()
+    for _ in range(400):
+        if later.read_text() == "request one\nrequest two\n":
+            break
+        await asyncio.sleep(0.05)
+    assert later.read_text() == "request one\nrequest two\n"
 
 
 async def test_timeout_kills_and_says_so(project: Path) -> None:

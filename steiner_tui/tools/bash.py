@@ -59,6 +59,12 @@ _DRAIN_GRACE = 1.0
 _KILL_GRACE = 5.0
 """Seconds a supervisor has to end its tree before its group is killed outright."""
 
+NO_EDITOR: Mapping[str, str] = {"GIT_EDITOR": "false", "EDITOR": "false", "VISUAL": "false"}
+"""A command's editor: with stdin closed one cannot be used, and vim then waited on its output
+pipe until the timeout (``git commit`` without ``-m``); ``false`` fails at once, and git says
+to use ``-m`` (the tool's description is left as it was: changing it would break every
+session's cached prefix)."""
+
 _DEFINITION = ToolDefinition(
     name="bash",
     description=(
@@ -145,7 +151,7 @@ async def run_command(
         "stdin": subprocess.DEVNULL,
         "stdout": subprocess.PIPE,
         "stderr": subprocess.STDOUT,
-        "env": tool_environment(os.environ if env is None else env),
+        "env": {**tool_environment(os.environ if env is None else env), **NO_EDITOR},
         "start_new_session": True,
     }
     try:

@@ -177,3 +177,16 @@ async def test_bash_tool_empty_command(project: Path) -> None:
     result = await BashTool().run({"command": "  "}, ctx)
     assert result.content == "command must not be empty"
     assert permission.requests == []
+
+
+async def test_an_editor_fails_at_once_instead_of_waiting_for_the_timeout(project: Path) -> None:
+    """``git commit`` without ``-m`` opened vim, which read its output pipe for keys until the
+    call timed out (120 s)."""
+    command = (
+        "git init -q repo && cd repo && "
+        "git -c user.name=a -c user.email=a@example.org commit -q --allow-empty"
+    )
+    result = await run_command(command, cwd=project, time_limit=60)
+    assert result.status == "done" and not result.data["timed_out"]
+    assert "Please supply the message using either -m or -F option." in result.content
+    assert result.content.endswith("[exit code: 1]")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from textual.widgets import Footer
@@ -52,6 +53,29 @@ async def test_the_footer_redraws_only_when_its_keys_change(app_for: AppFactory)
         assert any(
             str(key.render()).strip().endswith("Toggle skill") for key in footer.query("FooterKey")
         )
+
+
+async def test_keys_drawn_over_are_let_go(app_for: AppFactory) -> None:
+    """Each key Textual's ``Footer`` composes is data-bound to the footer's ``compact``, and
+    the footer kept that watcher, so every key it ever drew stayed alive (about 20 a turn,
+    500 after 24 turns)."""
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.workbench.query_one(Footer)
+        kinds = {type(key) for key in footer.query("FooterKey")}
+        for _ in range(5):  # other keys each time: drawn anew
+            app.workbench.skills.focus()
+            await pilot.pause()
+            await pilot.pause()
+            app.workbench.prompt.focus()
+            await pilot.pause()
+            await pilot.pause()
+        gc.collect()
+        kept = [o for o in gc.get_objects() if type(o) in kinds and not o.is_attached]
+        assert kept == []
+        assert any(str(key.render()).strip().endswith("Send") for key in footer.query("FooterKey"))
 
 
 def _drawn(footer: Footer) -> list[str]:

@@ -88,6 +88,12 @@ class KeyFooter(Footer):
         if self._keys_ready:
             self._recompose_pending = False
             self._keys_shown = shown_keys(self.screen)
+        # Each key Textual composes is data-bound to the footer's ``compact``: a watcher the
+        # footer keeps until ``compact`` next changes, which here it never does, so every
+        # recompose's removed keys stayed alive (two recomposes a turn: 500 keys after 24
+        # turns). Textual drops the watchers of closed keys whenever it runs them: running
+        # them now, the old keys removed and the new ones not yet made, lets the old ones go.
+        self.mutate_reactive(Footer.compact)
         for widget in super().compose():
             compact = getattr(type(widget), "compact", None)
             # A key bound to the footer's ``compact`` (the command palette's key is not bound:

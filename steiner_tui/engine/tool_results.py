@@ -12,7 +12,7 @@ that the transcript, the history archive and the log's "does the text imply it" 
 * ``done``: any other.
 
 A command's result (the ``bash`` tool's) ends with the code it exited with (``EXIT_LINE``), which
-``exit_code`` reads back for the archive, the artifact ledger and the transcript.
+``exit_code`` reads back for the history archive and the transcript.
 """
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ async def run_command(
     output, truncated = collector.result()
     head, tail, _ = collector.parts()
     data = {"exit_code": code, "timed_out": timed_out, "truncated": truncated}
-    left = _read_on(kept, collector, background) if kept is not None else None
+    left = _read_on(kept, background) if kept is not None else None
 
     def finish(text: str, cut: OutputCut | None) -> ToolResult:
         text = text.removesuffix("\n") or "(no output)"
@@ -215,24 +215,25 @@ def _left_running(followed: Path | None) -> str:
     return f"[background processes still run: their later output {where}{ending}]"
 
 
-def _read_on(fd: int, collector: OutputCollector, path: Path | None) -> Path | None:
+def _read_on(fd: int, path: Path | None) -> Path | None:
     """Read the output pipe ``fd`` (the call's own copy) in a thread until the processes left
-    running close it, into ``path`` (``OutputCollector.follow``); where it goes, or None."""
-    followed = collector.follow(path)
+    running close it, into ``path`` (a collector of its own, which keeps next to nothing in
+    memory and writes up to ``SPILL_CAP`` bytes to its file); where it goes, or None."""
+    later = OutputCollector(1, path)
     os.set_blocking(fd, True)  # the event loop's transport had made it non-blocking
 
     def drain() -> None:
         try:
             while chunk := os.read(fd, 65536):
-                collector.feed(chunk)
+                later.feed(chunk)
         except OSError:
             pass
         finally:
             os.close(fd)
-            collector.close()
+            later.close()
 
     threading.Thread(target=drain, name="bash background output", daemon=True).start()
-    return followed
+    return later.spill
 
 
 class _ShellRun:

@@ -4,9 +4,7 @@ A command can print gigabytes; memory must not grow with it. The collector keeps
 most ``cap // 2`` characters' worth of bytes and a rolling tail, counts every byte and line,
 and decodes once at the end (invalid UTF-8 becomes U+FFFD). Given a ``spill`` file it also
 streams the output there, up to ``SPILL_CAP`` bytes (``yes`` for 15 s once wrote 4.5 GB), so a
-cut result can say where the rest is, and where the saved file itself stops. Once the result is
-made, what processes the command left running still write can be followed into a file of its
-own (``follow``): read on, they never write into a closed pipe.
+cut result can say where the rest is, and where the saved file itself stops.
 """
 
 from __future__ import annotations
@@ -47,7 +45,6 @@ class OutputCollector:
         self.spilled = 0
         """Bytes written to the spill file."""
         self._spill_cut = False
-        self._following = False
         self._file: BinaryIO | None = None
         if spill is not None:
             try:
@@ -56,16 +53,25 @@ class OutputCollector:
                 self.spill = None
 
     def feed(self, chunk: bytes) -> None:
-        """Add bytes to the capture (once ``follow`` was called: to the followed file only)."""
+        """Add bytes to the capture."""
         if not chunk:
-            return
-        if self._following:
-            self._write(chunk)
             return
         self.total_bytes += len(chunk)
         self._newlines += chunk.count(b"\n")
         self._ends_with_newline = chunk.endswith(b"\n")
-        self._write(chunk)
+        if self._file is not None:
+            room = SPILL_CAP - self.spilled
+            try:
+                self._file.write(chunk[:room])
+            except OSError:
+                self._file.close()
+                self._file, self.spill = None, None
+            else:
+                self.spilled += min(room, len(chunk))
+                if len(chunk) > room:
+                    self._spill_cut = True
+                    self._file.close()
+                    self._file = None
         room = self._head_chars * _BYTES_PER_CHAR - len(self._head)
         if room > 0:
             self._head += chunk[:room]
@@ -75,38 +81,6 @@ class OutputCollector:
         if len(self._tail) > 2 * limit:
             del self._tail[:-limit]
             self._dropped = True
-
-    def _write(self, chunk: bytes) -> None:
-        """``chunk`` to the open file, up to ``SPILL_CAP`` bytes in all (then closed)."""
-        if self._file is None:
-            return
-        room = SPILL_CAP - self.spilled
-        try:
-            self._file.write(chunk[:room])
-            if self._following:
-                self._file.flush()  # read while it is written (the model's read of it)
-        except OSError:
-            self._file.close()
-            self._file, self.spill = None, None
-        else:
-            self.spilled += min(room, len(chunk))
-            if len(chunk) > room:
-                self._spill_cut = True
-                self._file.close()
-                self._file = None
-
-    def follow(self, path: Path | None) -> Path | None:
-        """From now on, write what comes to ``path`` alone (up to ``SPILL_CAP`` bytes; the rest
-        is read and let go), not to the capture: the output of processes a command left
-        running, which write on after its result is made. Returns ``path``, or None when it
-        cannot be written (or is None): what comes is then read and let go."""
-        self.close()
-        self._following, self.spilled, self._spill_cut = True, 0, False
-        try:
-            self._file = None if path is None else path.open("wb")
-        except OSError:
-            return None
-        return path
 
     @property
     def total_lines(self) -> int:

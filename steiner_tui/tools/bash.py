@@ -219,7 +219,7 @@ def _read_on(fd: int, path: Path | None) -> Path | None:
     """Read the output pipe ``fd`` (the call's own copy) in a thread until the processes left
     running close it, into ``path`` (a collector of its own, which keeps next to nothing in
     memory and writes up to ``SPILL_CAP`` bytes to its file); where it goes, or None."""
-    later = OutputCollector(1, path)
+    later = OutputCollector(1, path, unbuffered=True)  # the model may read it meanwhile
     os.set_blocking(fd, True)  # the event loop's transport had made it non-blocking
 
     def drain() -> None:

@@ -28,9 +28,10 @@ class OutputCollector:
     Args:
         cap: characters kept in memory (and shown at most).
         spill: a file that receives the whole stream (None: only the capture is kept).
+        unbuffered: each chunk reaches ``spill`` as it comes (it is read while written).
     """
 
-    def __init__(self, cap: int, spill: Path | None = None) -> None:
+    def __init__(self, cap: int, spill: Path | None = None, *, unbuffered: bool = False) -> None:
         self._cap = cap
         self._head_chars = cap // 2
         self._tail_chars = cap - self._head_chars
@@ -48,7 +49,7 @@ class OutputCollector:
         self._file: BinaryIO | None = None
         if spill is not None:
             try:
-                self._file = spill.open("wb")
+                self._file = spill.open("wb", buffering=0 if unbuffered else -1)
             except OSError:
                 self.spill = None
 

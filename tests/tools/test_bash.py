@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,27 +67,35 @@ async def test_background_child_does_not_hold_the_call(project: Path) -> None:
 
 async def test_a_background_child_writes_on_into_its_file_after_the_call(project: Path) -> None:
     """A dev server started with ``&`` broke at its first request: the call closed the pipe
-    it logs to, and its next write failed (``echo`` here is killed by SIGPIPE)."""
+    it logs to, and its next write failed (``echo`` here is killed by SIGPIPE). Each line is
+    in the file as it is written, while the child still runs (the model reads it then)."""
     later = project / "out" / "c1-background.txt"
     later.parent.mkdir()
-    waiting = "while [ ! -e released ]; do sleep 0.05; done"
-    command = f"echo started; ({waiting}; echo request one && echo request two && touch wrote) &"
+
+    def waiting(name: str) -> str:
+        return f"while [ ! -e {name} ]; do sleep 0.05; done"
+
+    child = f"{waiting('one')}; echo request one; {waiting('two')}; echo request two && touch wrote"
     try:
-        result = await run_command(command, cwd=project, background=later)
+        result = await run_command(f"echo started; ({child}) &", cwd=project, background=later)
     finally:
-        (project / "released").touch()
+        (project / "one").touch()
     assert f"their later output goes to {later}" in result.content
     assert result.content.startswith("started\n")
-    for _ in range(400):  # the child's own pace, bounded
-        if (project / "wrote").exists():
-            break
-        await asyncio.sleep(0.05)
-    assert (project / "wrote").exists()
-    for _ in range(400):
-        if later.read_text() == "request one\nrequest two\n":
-            break
-        await asyncio.sleep(0.05)
-    assert later.read_text() == "request one\nrequest two\n"
+
+    async def until(done: Callable[[], bool]) -> bool:
+        for _ in range(400):  # the child's own pace, bounded
+            if done():
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    try:
+        assert await until(lambda: later.read_text() == "request one\n")
+    finally:
+        (project / "two").touch()
+    assert await until(lambda: (project / "wrote").exists())
+    assert await until(lambda: later.read_text() == "request one\nrequest two\n")
 
 
 async def test_timeout_kills_and_says_so(project: Path) -> None:

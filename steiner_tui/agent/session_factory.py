@@ -288,6 +288,7 @@ def _build(
         loaded.tool_statuses if loaded is not None else None,
         loaded.permission_answers if loaded is not None else None,
     )
+    held = book.always()  # the resumed session's "always" answers: the policy's and the notice's
     compaction = request.compaction or CompactionSettings(
         fallback=compaction_fallback(config, root, identity.main, env),
         archive=None
@@ -336,7 +337,7 @@ def _build(
         request.permission,
         dict(config.permissions),
         on_answer=functools.partial(_answered, sink),
-        remembered=book.always(),
+        remembered=held,
     )
     runner = Runner(
         model=identity.main,
@@ -408,7 +409,7 @@ def _build(
             [
                 identity.model_note,
                 unasked,
-                _held_answers(book.always()),
+                _held_answers(held),
                 *warnings.texts,
                 log.failure if log is not None else "",
             ],

@@ -19,11 +19,17 @@ growing code fence again and again. Replies are now fed by ``MarkdownFeed``, whi
 of a long reply into each append, so the order rule no longer shows in these times (0.75x with
 it put back): ``tests/app/test_conversation.py`` counts the restyles instead.
 
-A code fence that grows by every fragment is not measured here: each append highlights the
-whole fence again, and with Textual's stream a 1,000-line fence froze the workbench against a
-loopback server for a minute (docs/performance.md), but a provider on this loop pacing its
-fragments did not reproduce the freeze (keys waited a median 99 ms with Textual's stream, 4 ms
-with ``MarkdownFeed``): the tmux walk and ``tests/app/test_conversation.py`` hold that fix.
+Blocks a model can make long are measured on their own (``LONG_BLOCKS``): a code fence of
+``FENCE_LINES`` lines, a list of ``LIST_ITEMS`` items and a table of ``TABLE_ROWS`` rows, each
+grown by appends of a few dozen lines, each append awaited and painted, in the reply's
+``Markdown`` (``app/widgets/reply_markdown.py``) and in a stock ``Markdown`` in the stock app,
+alternating, ``ROUNDS`` rounds: the processor time of all the appends and of the longest one,
+ours / stock (target < ``LONG_TARGET``x for the whole). Textual builds the growing block again
+at every append: the stock fence highlights and draws all its lines, the stock list mounts
+about ten widgets an item, the stock table a widget a cell. How the feed paces appends
+(Textual's stream froze the workbench for a minute with a 1,000-line fence,
+docs/performance.md) is not measured here: a provider on this loop pacing its fragments did not
+reproduce that freeze; the tmux walk and ``tests/app/test_conversation.py`` hold it.
 
 Run: ``uv run python benchmarks/bench_stream.py``.
 """
@@ -51,6 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ui import SIZE, workbench_app  # noqa: E402
 
 from steiner_tui.agent.model import MainModel  # noqa: E402
+from steiner_tui.app.transcript import ReplyEntry  # noqa: E402
+from steiner_tui.app.widgets.reply import reply_widget  # noqa: E402
 from steiner_tui.engine.provider import (  # noqa: E402
     ChatRequest,
     ModelInfo,
@@ -65,6 +73,10 @@ FEW = 15
 FRAGMENT = 24
 ROUNDS = 3
 TARGET = 1.5
+FENCE_LINES = 1_500
+LIST_ITEMS = 300
+TABLE_ROWS = 300
+LONG_TARGET = 0.5
 INFO = ModelInfo(context_window=200_000, max_output=32_000, tokenizer="heuristic")
 
 
@@ -159,6 +171,91 @@ async def stock_seconds(sections: int) -> float:
     return seconds
 
 
+@dataclass(frozen=True)
+class LongBlock:
+    """A block a model can make long: its opening, its lines, how many an append brings."""
+
+    name: str
+    head: str
+    lines: list[str]
+    step: int
+
+
+LONG_BLOCKS = (
+    LongBlock(
+        f"a fence of {FENCE_LINES:,} lines",
+        "The file:\n\n```python\n",
+        [f"    value_{i} = compute({i}, name='item {i}')  # {i}" for i in range(FENCE_LINES)],
+        50,
+    ),
+    LongBlock(
+        f"a list of {LIST_ITEMS} items",
+        "The files:\n\n",
+        [f"- `src/module_{i}.py`: what it holds, **{i}**" for i in range(LIST_ITEMS)],
+        20,
+    ),
+    LongBlock(
+        f"a table of {TABLE_ROWS} rows",
+        "The sizes:\n\n| file | size |\n|---|--:|\n",
+        [f"| `src/module_{i}.py` | {i * 37} |" for i in range(TABLE_ROWS)],
+        20,
+    ),
+)
+
+
+async def grow_seconds(block: LongBlock, markdown: Markdown, pilot: Pilot[None]) -> list[float]:
+    """Processor seconds of each append growing ``block`` in ``markdown`` (painted after each)."""
+    await markdown.append(block.head)
+    await pilot.pause()
+    each: list[float] = []
+    for start in range(0, len(block.lines), block.step):
+        began = time.process_time()
+        await markdown.append("\n".join(block.lines[start : start + block.step]) + "\n")
+        await pilot.pause()
+        each.append(time.process_time() - began)
+    return each
+
+
+class ReplyApp(StockApp):
+    """The stock app with the workbench's reply widget in place of the stock ``Markdown``."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            yield reply_widget(ReplyEntry(""))
+        yield TextArea(id="prompt")
+        yield Footer()
+
+
+async def grown_in(app: StockApp, block: LongBlock) -> list[float]:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        markdown = app.query_one(Markdown)
+        app.query_one("#scroll", VerticalScroll).anchor()  # follows the end, as a reply does
+        return await grow_seconds(block, markdown, pilot)
+
+
+async def long_blocks_run() -> bool:
+    """Each of ``LONG_BLOCKS`` grown in the reply's ``Markdown`` and in a stock one."""
+    met = True
+    median = statistics.median
+    for block in LONG_BLOCKS:
+        ours: list[list[float]] = []
+        stock: list[list[float]] = []
+        for _ in range(ROUNDS):
+            ours.append(await grown_in(ReplyApp(), block))
+            stock.append(await grown_in(StockApp(), block))
+        ours_all, stock_all = median(map(sum, ours)), median(map(sum, stock))
+        ours_top, stock_top = median(map(max, ours)), median(map(max, stock))
+        whole = ours_all / stock_all
+        print(f"{block.name}, {block.step} lines an append, median of {ROUNDS}: reply "
+              f"{ours_all:.2f}s (longest append {ours_top * 1000:.0f} ms), stock Markdown "
+              f"{stock_all:.2f}s (longest {stock_top * 1000:.0f} ms)")  # fmt: skip
+        print(f"  longest append, reply / stock: {ours_top / stock_top:.2f}x (information)")
+        print(f"  all appends, reply / stock: {whole:.2f}x {verdict(whole, LONG_TARGET)}")
+        met = met and whole < LONG_TARGET
+    return met
+
+
 def verdict(value: float, target: float) -> str:
     return f"(target < {target}x): {'met' if value < target else 'MISSED'}"
 
@@ -185,8 +282,14 @@ async def run() -> bool:
     return ratio < TARGET
 
 
+async def run_all() -> bool:
+    replies = await run()
+    blocks = await long_blocks_run()
+    return replies and blocks
+
+
 def main() -> int:
-    return 0 if asyncio.run(run()) else 1
+    return 0 if asyncio.run(run_all()) else 1
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ before; Textual's stream starts the next append as soon as one ends, and the app
 Textual too: 35 s of processor time for that fence). ``MarkdownFeed`` merges what arrived
 meanwhile, as Textual's stream does, and rests after each append ``REST`` times as long as it
 took, so appends take at most a third of the UI thread and keys and frames go on between them.
+Its ``Markdown`` is ``reply_markdown.ReplyMarkdown``: a long code block or list costs what
+changed, not all of it again, at each append.
 
 A reply is the whole assistant message: pinning a "decision in a reply" pins that message, text
 and tool calls together (docs/design.md, "8. Compaction: turns, stages and the summary").
@@ -55,7 +57,10 @@ REPLY_CLASS = "reply"
 
 def reply_widget(entry: ReplyEntry, pinned: bool = False) -> Markdown:
     """The widget that shows ``entry``."""
-    reply = widgets.Markdown(printable(entry.text), classes=f"conversation-item {REPLY_CLASS}")
+    # Here, not at the top: it loads Textual's Markdown (the docstring's "Speed").
+    from steiner_tui.app.widgets.reply_markdown import ReplyMarkdown
+
+    reply = ReplyMarkdown(printable(entry.text), classes=f"conversation-item {REPLY_CLASS}")
     reply.can_focus = True  # as ``MarkdownViewer`` makes its document focusable
     if entry.interrupted or pinned:
         mark_reply(reply, interrupted=entry.interrupted, pinned=pinned)

@@ -1,0 +1,107 @@
+"""A reply's code block in pieces: an append highlights and redraws only what changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.widgets import Label, Markdown
+from textual.widgets.markdown import MarkdownFence
+
+from steiner_tui.app.transcript import ReplyEntry
+from steiner_tui.app.widgets.code_fence import PIECE_LINES, CodeFence, code_pieces
+from steiner_tui.app.widgets.reply import reply_widget
+
+
+def _code(lines: int) -> str:
+    return "\n".join(f"value_{i} = compute({i})  # line {i}" for i in range(lines))
+
+
+class _Replies(App[None]):
+    def compose(self) -> ComposeResult:
+        yield reply_widget(ReplyEntry(""))
+
+
+def _lexed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every text Textual's fence highlighting is asked to lex, from now on."""
+    sizes: list[int] = []
+    highlight = MarkdownFence.highlight
+
+    def counted(code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
+        sizes.append(len(code))
+        return highlight(code, language, ansi=ansi, dark=dark)
+
+    monkeypatch.setattr(MarkdownFence, "highlight", counted)
+    return sizes
+
+
+def _pieces(fence: CodeFence) -> list[Label]:
+    return list(fence.query_children(".code-piece").results(Label))
+
+
+async def test_a_growing_fence_lexes_only_its_changed_piece(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 1,000-line fence appended 20 lines at a time: the code is lexed about once, not once an
+    append (the stock fence lexed 25 times the code); the pieces an append leaves alone keep
+    their content, and together the pieces are the code."""
+    code = _code(1_000)
+    lines = code.split("\n")
+    async with _Replies().run_test(size=(100, 30)) as pilot:
+        reply = pilot.app.query_one(".reply")
+        lexed = _lexed(monkeypatch)
+        await reply.append("Here:\n\n```python\n")  # type: ignore[attr-defined]
+        before: list[Any] = []
+        for start in range(0, len(lines), 20):
+            await reply.append("\n".join(lines[start : start + 20]) + "\n")  # type: ignore[attr-defined]
+            await pilot.pause()
+            fence = reply.query_one(CodeFence)
+            now = [label.content for label in _pieces(fence)]
+            kept = max(len(before) - 1, 0)  # all but the last piece of before
+            assert now[:kept] == before[:kept]
+            assert all(a is b for a, b in zip(now[:kept], before[:kept], strict=True))
+            before = now
+        await reply.append("```\n")  # type: ignore[attr-defined]
+        await pilot.pause()
+        fence = reply.query_one(CodeFence)
+        labels = _pieces(fence)
+        assert len(labels) == 10
+        assert "\n".join(str(label.content) for label in labels) == code
+        assert sum(lexed) < 4 * len(code), (sum(lexed), len(code))
+
+
+class _Both(App[None]):
+    def compose(self) -> ComposeResult:
+        yield reply_widget(ReplyEntry(_FENCE))
+        yield Markdown(_FENCE)
+
+
+_FENCE = "```python\nx = 1\ny = 2\n```\n"
+
+
+async def test_a_fence_sits_where_textual_puts_it() -> None:
+    """The code is where Textual's own fence puts it: the same box, the text at the same
+    place inside it (the padding moved from the label to the fence)."""
+    async with _Both().run_test(size=(100, 30)) as pilot:
+        ours, stock = pilot.app.query(Markdown)
+        fence, stock_fence = ours.query_one(CodeFence), stock.query_one(MarkdownFence)
+        assert type(stock_fence) is MarkdownFence
+        assert len(_pieces(fence)) == 1
+        assert fence.region.size == stock_fence.region.size == (96, 4)
+        text, stock_text = _pieces(fence)[0], stock_fence.query_one(Label)
+        assert text.content_region.x - fence.region.x == (
+            stock_text.content_region.x - stock_fence.region.x
+        )
+        assert text.content_region.y - fence.region.y == 1
+        assert stock_text.content_region.y - stock_fence.region.y == 1
+
+
+def test_pieces_are_the_code_again() -> None:
+    for lines in (1, PIECE_LINES - 1, PIECE_LINES, PIECE_LINES + 1, 3 * PIECE_LINES + 7):
+        code = _code(lines)
+        pieces = code_pieces(code)
+        assert "\n".join(pieces) == code
+        assert all(len(piece.split("\n")) <= PIECE_LINES for piece in pieces)
+        assert len(pieces) == -(-lines // PIECE_LINES)

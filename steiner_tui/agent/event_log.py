@@ -18,6 +18,7 @@ from steiner_tui.engine.events import (
     ReasoningDelta,
     TextDelta,
     ToolInputDelta,
+    ToolOutputProgress,
 )
 from steiner_tui.engine.serialize import event_to_dict
 
@@ -37,8 +38,8 @@ class JsonlEventLog:
             self._owned = False
 
     def emit(self, event: EngineEvent) -> None:
-        if isinstance(event, (TextDelta, ReasoningDelta, ToolInputDelta)):
-            return  # the finished message carries the text and the calls
+        if isinstance(event, (TextDelta, ReasoningDelta, ToolInputDelta, ToolOutputProgress)):
+            return  # the finished message carries the text, the calls and their output
         if isinstance(event, CompactionProgress) and event.tokens:
             return  # the start of the call is logged; its outcome carries the rest
         line = json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":"))

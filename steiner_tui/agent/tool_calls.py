@@ -26,7 +26,13 @@ import msgspec
 
 from steiner_tui.agent.count_ahead import INLINE_CHARS, inline_chars, off_loop
 from steiner_tui.agent.model import MainModel
-from steiner_tui.engine.events import EventSink, ToolCallFinished, ToolCallStarted, WarningEvent
+from steiner_tui.engine.events import (
+    EventSink,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutputProgress,
+    WarningEvent,
+)
 from steiner_tui.engine.frozen import FrozenDict
 from steiner_tui.engine.messages import Message, ToolCall
 from steiner_tui.engine.state.file_tracker import READ_TOOL_NAME, FileTracker, observe_tool_result
@@ -149,7 +155,8 @@ async def run_tool_calls(
         for position, call in enumerate(calls):
             sink.emit(ToolCallStarted(call, summarize_tool_call(call, str(ctx.project_root))))
             allowed = 0
-            call_ctx = msgspec.structs.replace(ctx, call_id=call.id)
+            progress = partial(_report_progress, sink, call.id)
+            call_ctx = msgspec.structs.replace(ctx, call_id=call.id, progress=progress)
             if budget is not None:
                 allowed = budget.tokens_for(used, len(calls) - position)
                 call_ctx = msgspec.structs.replace(
@@ -186,6 +193,10 @@ async def run_tool_calls(
     for message in _not_run(over, len(calls) + len(over), ctx.turn):
         on_message(message)
     return tracker
+
+
+def _report_progress(sink: EventSink, call_id: str, size: int, lines: int, tail: str) -> None:
+    sink.emit(ToolOutputProgress(call_id, size, lines, tail))
 
 
 def _not_run(calls: Sequence[ToolCall], asked: int, turn: int) -> list[Message]:

@@ -36,6 +36,7 @@ from steiner_tui.engine.events import (
     ToolCallFinished,
     ToolCallStarted,
     ToolInputDelta,
+    ToolOutputProgress,
     UsageReported,
     WarningEvent,
 )
@@ -49,7 +50,7 @@ MAX_PENDING = 200
 SHOWN = (
     TextDelta, ToolCallStarted, ToolCallFinished, RequestSnapshot, UsageReported, WarningEvent,
     ErrorEvent, HealthEvent, MessageAppended, PinChanged, CompactionApplied, SkillTruncated,
-    CompactionProgress, ReasoningDelta, ToolInputDelta,
+    CompactionProgress, ReasoningDelta, ToolInputDelta, ToolOutputProgress,
     SkillStateEvent, SubAgentUpdated,
 )  # fmt: skip
 """The events the workbench shows (reasoning and a tool call being written only as what the

@@ -86,6 +86,8 @@ class ToolEntry(msgspec.Struct):
     """What of the output the model did not get (None: all of it)."""
     key: str = ""
     """The pin key of the stored result ("" until it is stored)."""
+    lines: int = 0
+    """While it runs: the lines of output so far (``output`` holds the last of them)."""
 
 
 class PermissionEntry(msgspec.Struct):

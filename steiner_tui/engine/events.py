@@ -68,6 +68,7 @@ __all__ = [
     "ToolCallFinished",
     "ToolCallStarted",
     "ToolInputDelta",
+    "ToolOutputProgress",
     "UsageReported",
     "WarningEvent",
 ]
@@ -268,6 +269,18 @@ class ToolCallFinished(EngineEvent, frozen=True):
     status: str
     output: str
     cut: OutputCut | None = None
+
+
+class ToolOutputProgress(EngineEvent, frozen=True):
+    """A running command's output so far: its size, its lines and its last lines (a few a
+    second at most, so that a long build or test run shows it is alive). Shown, never logged:
+    the finished call carries the output."""
+
+    kind: ClassVar[str] = "tool_output"
+    call_id: str
+    bytes: int
+    lines: int
+    tail: str
 
 
 class PermissionAnswered(EngineEvent, frozen=True):

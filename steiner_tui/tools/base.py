@@ -24,6 +24,7 @@ from steiner_tui.tools.results import ResultStore
 
 __all__ = [
     "Mode",
+    "OutputProgress",
     "PermissionCallback",
     "PermissionDecision",
     "PermissionRequest",
@@ -88,6 +89,11 @@ async def reject_all(request: PermissionRequest) -> PermissionDecision:
     return PermissionDecision.REJECT_ONCE
 
 
+OutputProgress = Callable[[int, int, str], None]
+"""A running command's output so far: its bytes, its lines and its last lines. Called on the
+event loop, at most every ``bash.PROGRESS_EVERY`` seconds."""
+
+
 class ToolContext(msgspec.Struct, frozen=True):
     """Everything a tool call may use besides its arguments.
 
@@ -112,6 +118,8 @@ class ToolContext(msgspec.Struct, frozen=True):
     """Where a tool keeps its whole output when the model gets only part of it."""
     call_id: str = ""
     """The tool call's id (the key of its saved output)."""
+    progress: OutputProgress | None = None
+    """Told of a running command's output so far (bash; None: nobody asks)."""
 
 
 Reshape = Callable[[int], "ToolResult"]

@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ import msgspec
 from steiner_tui.engine.events import OutputCut
 from steiner_tui.engine.tool_results import EXIT_LINE
 from steiner_tui.engine.tooldefs import ToolDefinition
-from steiner_tui.tools.base import ToolContext, ToolResult, failed
+from steiner_tui.tools.base import OutputProgress, ToolContext, ToolResult, failed
 from steiner_tui.tools.environment import tool_environment
 from steiner_tui.tools.guards import ask_permission, plan_mode_bash_refusal
 from steiner_tui.tools.output import OutputCollector, join_cut
@@ -116,6 +117,7 @@ class BashTool:
             cap=min(OUTPUT_CAP, ctx.output_chars or OUTPUT_CAP),
             spill=results.file_for(key) if results and key else None,
             background=results.file_for(f"{key}-background") if results and key else None,
+            progress=ctx.progress,
         )
 
 
@@ -128,6 +130,7 @@ async def run_command(
     cap: int = OUTPUT_CAP,
     spill: Path | None = None,
     background: Path | None = None,
+    progress: OutputProgress | None = None,
 ) -> ToolResult:
     """Run ``command`` with ``sh`` in ``cwd`` and report its output and exit code.
 
@@ -140,12 +143,15 @@ async def run_command(
         spill: a file that receives the whole output (kept only when some was cut).
         background: a file that receives what processes the command left running write
             after the call returns (None: it is read and let go).
+        progress: told of the output so far while the command runs (``_Progress``).
 
     Returns:
         ``done`` with the exit code (whatever it is), or ``failed`` on timeout or when the
         shell cannot start. Cancelling the caller kills the command's processes and re-raises.
     """
     collector = OutputCollector(cap, spill)
+    if progress is not None:
+        collector.listener = _Progress(collector, progress)
     options: dict[str, Any] = {
         "cwd": cwd,
         "stdin": subprocess.DEVNULL,
@@ -206,6 +212,30 @@ async def run_command(
 
     first = finish(output, collector.cut_for(head, tail) if truncated else None)
     return first.with_reshape(reshape)
+
+
+PROGRESS_EVERY = 0.25
+"""Seconds between two reports of a running command's output."""
+PROGRESS_LINES = 3
+"""The last lines of output a report carries."""
+
+
+class _Progress:
+    """Reports the output so far after a chunk arrives, at most every ``PROGRESS_EVERY``
+    seconds (the first at once): a long build or test run shows it is alive, and what it is
+    doing, before it ends."""
+
+    def __init__(self, collector: OutputCollector, report: OutputProgress) -> None:
+        self._collector, self._report = collector, report
+        self._next = 0.0
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + PROGRESS_EVERY
+        seen = self._collector
+        self._report(seen.total_bytes, seen.total_lines, seen.last_lines(PROGRESS_LINES))
 
 
 def _left_running(followed: Path | None) -> str:

@@ -9,6 +9,7 @@ cut result can say where the rest is, and where the saved file itself stops.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -46,6 +47,8 @@ class OutputCollector:
         self.spilled = 0
         """Bytes written to the spill file."""
         self._spill_cut = False
+        self.listener: Callable[[], None] | None = None
+        """Called after each chunk is fed (a running command's progress)."""
         self._file: BinaryIO | None = None
         if spill is not None:
             try:
@@ -82,6 +85,16 @@ class OutputCollector:
         if len(self._tail) > 2 * limit:
             del self._tail[:-limit]
             self._dropped = True
+        if self.listener is not None:
+            self.listener()
+
+    def last_lines(self, count: int, chars: int = 1_000) -> str:
+        """The last ``count`` lines that hold text, of the last ``chars`` characters seen
+        (decoded as the result is: invalid UTF-8 becomes U+FFFD)."""
+        recent = (self._tail or self._head)[-chars * _BYTES_PER_CHAR :]
+        text = recent.decode("utf-8", errors="replace")[-chars:]
+        lines = [line for line in text.replace("\r", "\n").split("\n") if line.strip()]
+        return "\n".join(lines[-count:])
 
     @property
     def total_lines(self) -> int:

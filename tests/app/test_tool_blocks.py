@@ -13,7 +13,8 @@ from steiner_tui.app.widgets.tool_block import ToolBlock, tool_content
 from steiner_tui.tools.bash import run_command
 from steiner_tui.tools.read import read_file
 from tests.app.conftest import SIZE, AppFactory
-from tests.app.helpers import static_text
+from tests.app.fakes import BashProvider, fake_model
+from tests.app.helpers import finish, send, static_text
 
 
 def _plain(lines: list[Content]) -> list[str]:
@@ -119,3 +120,29 @@ async def test_a_command_that_exited_non_zero_says_its_code_in_the_title(tmp_pat
     for status, result in (("done", passing), ("failed", timed_out)):
         entry = ToolEntry("c2", "bash", "bash command=x", status, result.content)
         assert "exit" not in tool_content(entry, collapsed=True).plain
+
+
+async def test_a_running_command_shows_its_lines_so_far_under_its_title(
+    app_for: AppFactory, project: Path
+) -> None:
+    """A long build says it is alive: while the command runs, its closed block has a second
+    line with its lines so far and the last one; the finished block is one line again."""
+    command = "echo compiling; echo 'linking app'; while [ ! -f go ]; do sleep 0.02; done"
+    provider = BashProvider(command=command)
+    app = app_for(fake_model(provider), config={"permissions": {"bash": "allow"}})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "build it")
+        block: ToolBlock | None = None
+        for _ in range(300):
+            await pilot.pause(0.02)
+            blocks = app.workbench.conversation.query(ToolBlock)
+            if blocks and "so far" in static_text(blocks.first()):
+                block = blocks.first()
+                break
+        assert block is not None and block.collapsed
+        assert static_text(block).splitlines()[1] == "   2 lines so far: linking app"
+        assert block.size.height == 2
+        (project / "go").touch()
+        await finish(pilot)
+        assert "so far" not in static_text(block) and block.size.height == 1

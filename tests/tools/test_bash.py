@@ -199,3 +199,34 @@ async def test_an_editor_fails_at_once_instead_of_waiting_for_the_timeout(projec
     assert result.status == "done" and not result.data["timed_out"]
     assert "Please supply the message using either -m or -F option." in result.content
     assert result.content.endswith("[exit code: 1]")
+
+
+async def test_a_running_command_reports_its_output_so_far(project: Path) -> None:
+    """While the command waits for the test, the reports say what it printed: the first at
+    once, the lines counted, the last lines carried (blank lines left out)."""
+    reports: list[tuple[int, int, str]] = []
+    go = project / "go"
+    command = "printf 'one\\n\\ntwo\\n'; while [ ! -f go ]; do sleep 0.02; done; echo three"
+    run = asyncio.create_task(
+        run_command(command, cwd=project, progress=lambda *seen: reports.append(seen))
+    )
+    for _ in range(500):
+        if reports or run.done():
+            break
+        await asyncio.sleep(0.01)
+    assert not run.done()
+    assert reports[0] == (9, 3, "one\ntwo")
+    go.touch()
+    result = await run
+    assert result.content == "one\n\ntwo\nthree\n[exit code: 0]"
+    assert all(lines <= 4 for _, lines, _ in reports)
+
+
+def test_the_last_lines_are_those_that_hold_text() -> None:
+    collector = OutputCollector(100)
+    assert collector.last_lines(3) == ""
+    collector.feed(b"a\nb\r\n\n  \nc\rd\ne")
+    assert collector.last_lines(3) == "c\nd\ne"
+    assert collector.last_lines(3, chars=3) == "d\ne"
+    collector.feed(b"\xff\n")
+    assert collector.last_lines(1) == "e\ufffd"

@@ -71,6 +71,7 @@ from steiner_tui.engine.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolOutputProgress,
     WarningEvent,
 )
 from steiner_tui.engine.messages import SUB_AGENT_RESULT_SOURCE
@@ -291,6 +292,14 @@ class ConversationPane(EntryWindow):
         entry.status, entry.output, entry.cut = status, output, cut
         self._refresh(entry)
 
+    def tool_progress(self, call_id: str, lines: int, tail: str) -> None:
+        """A running command's output so far: ``lines`` of it, ``tail`` the last of them."""
+        entry = self._tools.get(call_id)
+        if entry is None or entry.status != "running":
+            return
+        entry.lines, entry.output = lines, tail
+        self._refresh(entry)
+
     def _refresh(self, entry: Entry | None) -> None:
         """Show what changed in ``entry`` (a tool call, a compaction), if it is shown."""
         widget = self.widget_of(entry) if entry is not None else None
@@ -361,6 +370,8 @@ class ConversationPane(EntryWindow):
                 await self.tool_started(call.id, call.name, summary, call.arguments or {})
             case ToolCallFinished(call=call, status=status, output=output, cut=cut):
                 self.tool_finished(call.id, status, output, cut)
+            case ToolOutputProgress(call_id=call_id, lines=lines, tail=tail):
+                self.tool_progress(call_id, lines, tail)
             case MessageAppended(message=stored):
                 if stored.source == SUB_AGENT_RESULT_SOURCE:
                     await self.add(NoticeEntry(result_notice(stored.content), "subagent"))

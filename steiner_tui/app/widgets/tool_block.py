@@ -3,7 +3,8 @@
 Running and finished calls start collapsed; a failed call opens so the error is visible. Enter
 or a click toggles the result, as on a ``Collapsible``. The result is the tool's own text
 (``app.tool_view``: a read's numbered lines and an edit's diff highlighted, a command's output
-as printed), never Markdown or markup.
+as printed), never Markdown or markup. A running command shows a second line while it prints:
+its lines so far and the last one (``ToolOutputProgress``), so a long build says it is alive.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def _title(entry: ToolEntry, collapsed: bool, pinned: bool) -> Content:
     return Content.assemble(start, *pin, f"{summary} · {entry.status}", *failing, cut)
 
 
+def _so_far(entry: ToolEntry) -> Content | None:
+    """A running command's line under its closed title: its lines so far and the last one
+    (None: it has printed nothing yet, or it is not running)."""
+    if entry.status != "running" or not entry.lines:
+        return None
+    last = printable(entry.output.rsplit("\n", 1)[-1])
+    return _INDENT + Content.assemble(
+        (f"{counted(entry.lines, 'line')} so far", "dim"), f": {last}"
+    )
+
+
 def tool_content(
     entry: ToolEntry, collapsed: bool, pinned: bool = False, width: int = 0
 ) -> Content:
@@ -62,7 +74,8 @@ def tool_content(
     wrapped to the width its indent leaves, so its continuation rows keep the indent."""
     title = _title(entry, collapsed, pinned)
     if collapsed:
-        return title
+        so_far = _so_far(entry)
+        return title if so_far is None else Content("\n").join([title, so_far])
     body = list(tool_body(entry.name, entry.arguments, entry.status, entry.output))
     if entry.cut is not None and entry.cut.saved_at:
         body.append(Content(f"(the whole output: {printable(entry.cut.saved_at)})"))

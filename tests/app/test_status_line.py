@@ -8,6 +8,8 @@ then the model's label is shortened.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 from textual.app import App, ComposeResult
@@ -17,7 +19,7 @@ from steiner_tui.app.widgets.status_line import StatusLine
 from steiner_tui.engine.provider import ProviderEvent, StreamReasoning, StreamToolInput
 from steiner_tui.units import run_time
 from tests.app.conftest import AppFactory
-from tests.app.fakes import GateProvider, fake_model
+from tests.app.fakes import BashProvider, GateProvider, fake_model
 from tests.app.helpers import finish, send
 
 MODEL = "offline · not a language model"
@@ -180,3 +182,23 @@ async def test_what_streams_unseen_is_said_until_the_call_is_over(
 
 def _row_of(status: StatusLine) -> str:
     return "".join(segment.text for segment in status.render_line(0))
+
+
+async def test_a_running_tool_is_named_until_its_result_is_stored(
+    app_for: AppFactory, project: Path
+) -> None:
+    """While bash runs the row says so, not only "generating"; its result ends the note."""
+    provider = BashProvider(command="while [ ! -f go ]; do sleep 0.02; done")
+    app = app_for(fake_model(provider), config={"permissions": {"bash": "allow"}})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await finish(pilot)
+        await send(pilot, "build")
+        status = app.workbench.status
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if status.streaming:
+                break
+        assert "bash running" in _row_of(status)
+        (project / "go").touch()
+        await finish(pilot)
+        assert status.streaming == "" and "idle" in _row_of(status)

@@ -4,7 +4,8 @@ pending file changes.
 
 While a run goes, the run state counts its seconds, as Claude Code's spinner does, and says what
 streams that the conversation does not show: reasoning ("thinking"), a tool call being written
-("write call, 12,345 chars"). A reply that stalls (a server that stopped sending) shows as time
+("write call, 12,345 chars"), and which tool runs ("bash running": a test run of two minutes is
+not the model generating). A reply that stalls (a server that stopped sending) shows as time
 passing with nothing new, instead of a "generating" that never changes until the timeout.
 """
 
@@ -43,6 +44,8 @@ def streaming_note(event: EngineEvent, current: str) -> str:
         return "thinking"
     if isinstance(event, ToolInputDelta):
         return f"{event.name or 'tool'} call, {count(event.chars)} chars"
+    if isinstance(event, ToolCallStarted):  # until its result is stored
+        return f"{event.call.name} running"
     if isinstance(event, _SHOWN_OR_OVER):
         return ""
     return current

@@ -80,7 +80,9 @@ async def test_a_streamed_list_of_300_items_is_a_handful_of_widgets() -> None:
 
 
 def _table(rows: int) -> str:
-    body = "".join(f"| `f{i}.py` | {i * 7} | **日本** [x](https://x.org) |\n" for i in range(rows))
+    body = "".join(
+        f"| `f{i:03}.py` | {i * 7} | **日本** [x](https://x.org) |\n" for i in range(rows)
+    )
     return "| file | size | note |\n|---|--:|:-:|\n" + body
 
 
@@ -93,8 +95,8 @@ def test_a_table_longer_than_the_limit_is_a_block_of_aligned_text() -> None:
     assert lines[:4] == [
         "file    | size |  note",
         "--------+------+-------",
-        "f0.py   |    0 | 日本 x",  # right-aligned sizes; wide characters take two cells
-        "f1.py   |    7 | 日本 x",
+        "f000.py |    0 | 日本 x",  # right-aligned sizes; wide characters take two cells
+        "f001.py |    7 | 日本 x",
     ]
     assert len(lines) == TABLE_ROWS + 3
 

@@ -41,7 +41,7 @@ __all__ = [
 
 LIST_ITEMS = 25
 """A list of more items than this, each one paragraph, is shown as one paragraph."""
-TABLE_ROWS = 100
+TABLE_ROWS = 40
 """A table of more body rows than this is shown as a code block of aligned columns."""
 _BULLET = "• "
 _LISTS = {"bullet_list_open": "bullet_list_close", "ordered_list_open": "ordered_list_close"}

@@ -19,6 +19,7 @@ append while it grows. Two blocks a model can make long cost too much that way:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -45,28 +46,40 @@ TABLE_ROWS = 40
 """A table of more body rows than this is shown as a code block of aligned columns."""
 _BULLET = "• "
 _LISTS = {"bullet_list_open": "bullet_list_close", "ordered_list_open": "ordered_list_close"}
+_TABLES = {"table_open": "table_close"}
 
 
-def _flat_items(tokens: list[Token], start: int, close: str) -> tuple[list[Token], int] | None:
-    """The inline tokens of the items of the list opening at ``tokens[start]``, and the index
-    of its closing token; None when an item holds more than one paragraph."""
-    level = tokens[start].level
-    inlines: list[Token] = []
-    i = start + 1
-    while not (tokens[i].type == close and tokens[i].level == level):
-        item = tokens[i : i + 5]
-        kinds = [token.type for token in item]
-        if kinds != [
-            "list_item_open",
-            "paragraph_open",
-            "inline",
-            "paragraph_close",
-            "list_item_close",
-        ]:
-            return None
-        inlines.append(item[2])
-        i += 5
-    return inlines, i
+def _rewritten(
+    tokens: list[Token],
+    closes: Mapping[str, str],
+    replace: Callable[[list[Token]], list[Token] | None],
+) -> list[Token]:
+    """``tokens`` with each block that opens with a type of ``closes`` (its tokens up to the
+    closing type at its level) replaced by what ``replace`` makes of it; a block ``replace``
+    keeps (None) is walked into, so a block of its kind inside it is seen too."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        close = closes.get(token.type)
+        made = None
+        if close is not None:
+            end = next(
+                j for j in range(i + 1, len(tokens))
+                if tokens[j].type == close and tokens[j].level == token.level
+            )  # fmt: skip
+            made = replace(tokens[i : end + 1])
+        if made is None:
+            out.append(token)
+            i += 1
+        else:
+            out += made
+            i = end + 1
+    return out
+
+
+_ITEM = ["list_item_open", "paragraph_open", "inline", "paragraph_close", "list_item_close"]
+"""The tokens of a list item that is one paragraph."""
 
 
 def _marker(opening: Token, item: Token, ordinal: int) -> str:
@@ -75,34 +88,32 @@ def _marker(opening: Token, item: Token, ordinal: int) -> str:
     return f"{item.info or ordinal}{item.markup or '.'} "
 
 
+def _list_as_paragraph(block: list[Token]) -> list[Token] | None:
+    """A list of more than ``LIST_ITEMS`` one-paragraph items as a paragraph of one line an
+    item (None: a shorter list, or one whose items hold more)."""
+    opening, inner = block[0], block[1:-1]
+    items = [inner[k : k + len(_ITEM)] for k in range(0, len(inner), len(_ITEM))]
+    if len(items) <= LIST_ITEMS or any([t.type for t in item] != _ITEM for item in items):
+        return None
+    start = int(opening.attrGet("start") or 1)
+    children: list[Token] = []
+    for n, (item, _, inline, _, _) in enumerate(items):
+        if n:
+            children.append(Token("hardbreak", "br", 0))
+        children.append(Token("text", "", 0, content=_marker(opening, item, start + n)))
+        children.extend(inline.children or ())
+    level, where = opening.level, opening.map
+    return [
+        Token("paragraph_open", "p", 1, map=where, level=level),
+        Token("inline", "", 0, map=where, level=level + 1, children=children),
+        Token("paragraph_close", "p", -1, level=level),
+    ]
+
+
 def flatten_long_lists(state: StateCore) -> None:
     """The markdown-it core rule: each list of more than ``LIST_ITEMS`` one-paragraph items
     becomes a paragraph of one line an item (module docstring)."""
-    tokens = state.tokens
-    out: list[Token] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        close = _LISTS.get(token.type)
-        found = _flat_items(tokens, i, close) if close else None
-        if found is None or len(found[0]) <= LIST_ITEMS:
-            out.append(token)
-            i += 1
-            continue
-        inlines, end = found
-        items = [t for t in tokens[i:end] if t.type == "list_item_open"]
-        start = int(token.attrGet("start") or 1)
-        children: list[Token] = []
-        for n, (item, inline) in enumerate(zip(items, inlines, strict=True)):
-            if n:
-                children.append(Token("hardbreak", "br", 0))
-            children.append(Token("text", "", 0, content=_marker(token, item, start + n)))
-            children.extend(inline.children or ())
-        opening = Token("paragraph_open", "p", 1, map=token.map, level=token.level)
-        inline = Token("inline", "", 0, map=token.map, level=token.level + 1, children=children)
-        out += [opening, inline, Token("paragraph_close", "p", -1, level=token.level)]
-        i = end + 1
-    state.tokens = out
+    state.tokens = _rewritten(state.tokens, _LISTS, _list_as_paragraph)
 
 
 def _plain(inline: Token) -> str:
@@ -147,41 +158,31 @@ def _align(cell: Token) -> str:
     return next((a for a in ("right", "center") if a in style), "left")
 
 
+def _table_as_code(block: list[Token]) -> list[Token] | None:
+    """A table of more than ``TABLE_ROWS`` body rows as a code block of aligned text (None:
+    a shorter one)."""
+    rows: list[list[str]] = []
+    aligns: list[str] = []
+    for token in block:
+        if token.type == "tr_open":
+            rows.append([])
+        elif token.type == "th_open":
+            aligns.append(_align(token))
+        elif token.type == "inline":
+            rows[-1].append(_plain(token))
+    if len(rows) - 1 <= TABLE_ROWS:
+        return None
+    opening = block[0]
+    return [
+        Token("fence", "code", 0, map=opening.map, level=opening.level,
+              content=_aligned(rows, aligns) + "\n", info="text", markup="```", block=True)
+    ]  # fmt: skip
+
+
 def table_as_text(state: StateCore) -> None:
     """The markdown-it core rule: each table of more than ``TABLE_ROWS`` body rows becomes a
     code block of its cells' text in aligned columns (module docstring)."""
-    tokens = state.tokens
-    out: list[Token] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token.type != "table_open":
-            out.append(token)
-            i += 1
-            continue
-        end = next(
-            j for j in range(i + 1, len(tokens))
-            if tokens[j].type == "table_close" and tokens[j].level == token.level
-        )  # fmt: skip
-        rows: list[list[str]] = []
-        aligns: list[str] = []
-        for inner in tokens[i:end]:
-            if inner.type == "tr_open":
-                rows.append([])
-            elif inner.type == "th_open":
-                aligns.append(_align(inner))
-            elif inner.type == "inline":
-                rows[-1].append(_plain(inner))
-        if len(rows) - 1 > TABLE_ROWS:
-            text = _aligned(rows, aligns)
-            out.append(
-                Token("fence", "code", 0, map=token.map, level=token.level, content=text + "\n",
-                      info="text", markup="```", block=True)
-            )  # fmt: skip
-        else:
-            out.extend(tokens[i : end + 1])
-        i = end + 1
-    state.tokens = out
+    state.tokens = _rewritten(state.tokens, _TABLES, _table_as_code)
 
 
 def reply_parser() -> MarkdownIt:

@@ -19,6 +19,16 @@ def _real(path: Path) -> Path:
     return path.resolve()
 
 
+async def until(done: Callable[[], bool], tries: int = 400, pause: float = 0.05) -> bool:
+    """Whether ``done`` came true, asked every ``pause`` seconds at most ``tries`` times (a
+    child process goes at its own pace)."""
+    for _ in range(tries):
+        if done():
+            return True
+        await asyncio.sleep(pause)
+    return False
+
+
 async def test_output_and_exit_code(project: Path) -> None:
     result = await run_command("echo hi", cwd=project)
     assert result.status == "done"
@@ -82,13 +92,6 @@ async def test_a_background_child_writes_on_into_its_file_after_the_call(project
         (project / "one").touch()
     assert f"their later output goes to {later}" in result.content
     assert result.content.startswith("started\n")
-
-    async def until(done: Callable[[], bool]) -> bool:
-        for _ in range(400):  # the child's own pace, bounded
-            if done():
-                return True
-            await asyncio.sleep(0.05)
-        return False
 
     try:
         assert await until(lambda: later.read_text() == "request one\n")
@@ -210,10 +213,7 @@ async def test_a_running_command_reports_its_output_so_far(project: Path) -> Non
     run = asyncio.create_task(
         run_command(command, cwd=project, progress=lambda *seen: reports.append(seen))
     )
-    for _ in range(500):
-        if reports or run.done():
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: bool(reports) or run.done(), tries=500, pause=0.01)
     assert not run.done()
     assert reports[0] == (9, 3, "one\ntwo")
     go.touch()

@@ -51,8 +51,9 @@ def streaming_note(event: EngineEvent, current: str) -> str:
     return current
 
 
-_SHOWN_OR_OVER = (TextDelta, ToolCallStarted, MessageAppended, UsageReported, ErrorEvent)
-"""Events after which nothing unseen streams: the text shows, the call runs, the call is over."""
+_SHOWN_OR_OVER = (TextDelta, MessageAppended, UsageReported, ErrorEvent)
+"""Events after which nothing unseen streams: the text shows, the call is over (a call that
+starts is named until its result is stored)."""
 
 
 class StatusLine(Widget):

@@ -71,10 +71,11 @@ def _highlighted(code: str, language: str) -> list[Content]:
 
     if not code:
         return []
-    lines = highlight(printable(code), language=language, tab_size=4).split("\n")
+    # Tabs expanded first: Textual's highlight() places its styles by the code as given while
+    # Pygments expands the tabs it lexes, so each tab shifted the colours after it (Go, Makefiles).
+    lines = highlight(printable(code).expandtabs(4), language=language).split("\n")
     # highlight() ends the text with a newline
-    lines = lines[:-1] if len(lines) > 1 and not lines[-1].plain else lines
-    return [line.expand_tabs(4) for line in lines]
+    return lines[:-1] if len(lines) > 1 and not lines[-1].plain else lines
 
 
 def _read_lines(output: str) -> list[Content] | None:

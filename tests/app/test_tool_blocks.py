@@ -34,6 +34,28 @@ def test_a_read_shows_numbered_lines_not_json(tmp_path: Path) -> None:
     assert any(style.startswith("$") for style in styles - {"$text", "$text-muted"})
 
 
+_GO = 'package main\n\nfunc main() {\n\tif x := 1; x > 0 {\n\t\tfmt.Println("hi")\n\t}\n}\n'
+
+
+def _styled(lines: list[Content]) -> list[list[tuple[str, str]]]:
+    """Each line's styled pieces: the text each style covers."""
+    return [[(line.plain[s.start : s.end], str(s.style)) for s in line.spans] for line in lines]
+
+
+def test_a_read_of_tab_indented_code_is_coloured_as_with_spaces(tmp_path: Path) -> None:
+    """Go indents with tabs: each tab shifted the colours after it (``if`` was plain and ``x ``
+    a keyword). The colours are those of the same code indented with spaces."""
+    (tmp_path / "tabs.go").write_text(_GO, "utf-8")
+    (tmp_path / "spaces.go").write_text(_GO.expandtabs(4), "utf-8")
+    tabs, spaces = (
+        tool_body("read", {"path": name}, "done", read_file(tmp_path, name).content)
+        for name in ("tabs.go", "spaces.go")
+    )
+    assert _plain(tabs) == _plain(spaces)
+    assert _styled(tabs) == _styled(spaces)
+    assert ("if", "$text-accent") in _styled(tabs)[3]
+
+
 def test_a_read_of_a_file_that_is_not_utf8_says_so_under_its_lines(tmp_path: Path) -> None:
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
     result = read_file(tmp_path, "latin1.txt")

@@ -1,4 +1,5 @@
-"""A reply's code block in pieces: an append highlights and redraws only what changed."""
+"""A reply's code block in pieces: an append highlights and redraws only what changed, and a
+long block shown at once highlights only what is on screen."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Label, Markdown
 from textual.widgets.markdown import MarkdownFence
 
 from steiner_tui.app.transcript import ReplyEntry
-from steiner_tui.app.widgets.code_fence import PIECE_LINES, CodeFence, code_pieces
+from steiner_tui.app.widgets.code_fence import PIECE_LINES, CodeFence, CodePiece, code_pieces
 from steiner_tui.app.widgets.reply import reply_widget
 
 
@@ -37,16 +39,16 @@ def _lexed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
-def _pieces(fence: CodeFence) -> list[Label]:
-    return list(fence.query_children(".code-piece").results(Label))
+def _pieces(fence: CodeFence) -> list[CodePiece]:
+    return list(fence.query_children(CodePiece).results(CodePiece))
 
 
 async def test_a_growing_fence_lexes_only_its_changed_piece(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A 1,000-line fence appended 20 lines at a time: the code is lexed about once, not once an
-    append (the stock fence lexed 25 times the code); the pieces an append leaves alone keep
-    their content, and together the pieces are the code."""
+    """A 1,000-line fence appended 20 lines at a time: the code is lexed at most about once, not
+    once an append (the stock fence lexed 25 times the code); the pieces an append leaves alone
+    are not drawn again, and together the pieces are the code."""
     code = _code(1_000)
     lines = code.split("\n")
     async with _Replies().run_test(size=(100, 30)) as pilot:
@@ -58,7 +60,7 @@ async def test_a_growing_fence_lexes_only_its_changed_piece(
             await reply.append("\n".join(lines[start : start + 20]) + "\n")  # type: ignore[attr-defined]
             await pilot.pause()
             fence = reply.query_one(CodeFence)
-            now = [label.content for label in _pieces(fence)]
+            now = [piece.look for piece in _pieces(fence)]
             kept = max(len(before) - 1, 0)  # all but the last piece of before
             assert now[:kept] == before[:kept]
             assert all(a is b for a, b in zip(now[:kept], before[:kept], strict=True))
@@ -66,9 +68,9 @@ async def test_a_growing_fence_lexes_only_its_changed_piece(
         await reply.append("```\n")  # type: ignore[attr-defined]
         await pilot.pause()
         fence = reply.query_one(CodeFence)
-        labels = _pieces(fence)
-        assert len(labels) == 10
-        assert "\n".join(str(label.content) for label in labels) == code
+        pieces = _pieces(fence)
+        assert len(pieces) == 10
+        assert "\n".join(piece.look.code for piece in pieces) == code
         assert sum(lexed) < 4 * len(code), (sum(lexed), len(code))
 
 
@@ -96,6 +98,70 @@ async def test_a_fence_sits_where_textual_puts_it() -> None:
         )
         assert text.content_region.y - fence.region.y == 1
         assert stock_text.content_region.y - stock_fence.region.y == 1
+
+
+class _Finished(App[None]):
+    """A reply with a finished 3,000-line fence, shown at once (a resumed reply)."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield reply_widget(ReplyEntry(f"Here:\n\n```python\n{_code(3_000)}\n```\n\nDone."))
+
+
+async def test_a_long_fence_shown_at_once_lexes_what_is_on_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A finished 3,000-line fence mounted at once lexes the piece on screen, not the 30 (0.5-0.8 s
+    for all of them); scrolled to its end, the last piece too, and what it shows is the code."""
+    lexed = _lexed(monkeypatch)
+    async with _Finished().run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        fence = pilot.app.query_one(CodeFence)
+        pieces = _pieces(fence)
+        assert len(pieces) == 30
+        assert fence.virtual_region.height == 3_000 + 2  # measured whole, its padding around it
+        assert len(lexed) <= 2, lexed
+        pieces[-1].scroll_visible(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.pause()
+        assert len(lexed) <= 4, lexed
+        assert sum(lexed) < len(_code(3_000)) // 5
+        assert pieces[-1].render().plain.endswith("value_2999 = compute(2999)  # line 2999")
+
+
+class _BlankAtTheEnd(App[None]):
+    def compose(self) -> ComposeResult:
+        code = "\n".join("" if i == PIECE_LINES - 1 else f"x{i} = {i}" for i in range(150))
+        yield reply_widget(ReplyEntry(f"```python\n{code}\n```\n"))
+        yield Markdown(f"```python\n{code}\n```\n")
+
+
+async def test_a_blank_line_at_a_pieces_end_is_kept() -> None:
+    """The 100th line blank: the first piece still shows 100 lines (the highlighter drops a final
+    newline), so the fence is as tall as Textual's own."""
+    async with _BlankAtTheEnd().run_test(size=(100, 30)) as pilot:
+        ours, stock = pilot.app.query(Markdown)
+        fence, stock_fence = ours.query_one(CodeFence), stock.query_one(MarkdownFence)
+        assert _pieces(fence)[0].region.height == PIECE_LINES
+        assert fence.virtual_region.height == stock_fence.virtual_region.height == 150 + 2
+
+
+class _Tabs(App[None]):
+    def compose(self) -> ComposeResult:
+        code = 'func main() {\n\tif x := 1; x > 0 {\n\t\tfmt.Println("hi")\n\t}\n}'
+        yield reply_widget(ReplyEntry(f"```go\n{code}\n```\n"))
+        yield reply_widget(ReplyEntry(f"```go\n{code.expandtabs(8)}\n```\n"))
+
+
+async def test_tab_indented_code_is_coloured_as_with_spaces() -> None:
+    """Each tab shifted the colours after it in Textual's fence (Go, Makefiles): the code is
+    shown and coloured as the same code indented with spaces."""
+    async with _Tabs().run_test(size=(100, 30)) as pilot:
+        tabs, spaces = (fence.query_one(CodePiece) for fence in pilot.app.query(CodeFence))
+        shown, expected = tabs.render(), spaces.render()
+        assert shown.plain == expected.plain
+        assert shown.spans == expected.spans
+        assert tabs.region.size == spaces.region.size
 
 
 def test_pieces_are_the_code_again() -> None:

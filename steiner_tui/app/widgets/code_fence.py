@@ -7,13 +7,15 @@ again and drew all its lines again, on screen or not (a ``Label`` is drawn whole
 writing a 3,000-line file in a fence (235 KB) froze the app for up to 3.5 s at a time, about
 0.8 s of it highlighting and most of the rest drawing lines nobody saw.
 
-``CodeFence`` cuts the code into pieces of ``PIECE_LINES`` lines. Each piece is highlighted on
-its own, through a cache, so an append highlights only the pieces whose text changed (the last),
-and each is shown by a ``Label`` of its own, which Textual draws only while it is on screen;
-an append updates only the labels whose piece changed. A construct that runs across a piece's
-end (a string of many lines) may be coloured as plain text in the next piece: the text is the
-same, only its colour differs. A fence with no language is highlighted as the language guessed
-from its first piece, for every piece.
+``CodeFence`` cuts the code into pieces of ``PIECE_LINES`` lines, each shown by a ``CodePiece``
+of its own, which Textual draws only while it is on screen. A piece is measured from its plain
+text and highlighted when it is first drawn, through a cache: an append highlights only the
+piece whose text changed (the last), and a finished fence shown at once (a resumed reply, a
+page of earlier messages) highlights only the pieces in view, the others as they scroll in
+(a 3,000-line fence lexed whole held the screen for 0.5-0.8 s). A construct that runs across a
+piece's end (a string of many lines) may be coloured as plain text in the next piece: the text
+is the same, only its colour differs. A fence with no language is highlighted as the language
+guessed from its first piece, for every piece.
 
 ``reply_markdown.ReplyMarkdown`` gives it to a reply's ``Markdown`` through ``Markdown.BLOCKS``.
 """
@@ -21,14 +23,16 @@ from its first piece, for every piece.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.geometry import Size
 from textual.highlight import guess_language
-from textual.widgets import Label
+from textual.widget import Widget
 from textual.widgets.markdown import MarkdownFence
 
-__all__ = ["PIECE_LINES", "CodeFence", "code_pieces"]
+__all__ = ["PIECE_LINES", "CodeFence", "CodePiece", "Look", "code_pieces"]
 
 PIECE_LINES = 100
 """Lines of code a piece holds (the last piece may hold fewer)."""
@@ -42,17 +46,83 @@ def code_pieces(code: str) -> list[str]:
     return ["\n".join(lines[i : i + PIECE_LINES]) for i in range(0, len(lines), PIECE_LINES)]
 
 
+class Look(NamedTuple):
+    """A piece's code and how it is highlighted."""
+
+    code: str
+    language: str
+    ansi: bool
+    dark: bool
+
+
+TAB_SIZE = 8
+"""Columns a tab stands for, as in Textual's fence."""
+
+
 # A highlighted piece of 100 lines of 80 characters takes about 140 KB (measured): 64 bound the
 # cache to about 9 MB and hold a 3,000-line fence with the versions of its last piece a stream
-# makes. A piece that fell out is lexed again when its fence is shown again.
+# makes. A piece that fell out is lexed again when it is drawn again.
+# Tabs are expanded first: Textual's highlighting places its styles by the code as given while
+# Pygments expands the tabs it lexes, so each tab shifted the colours after it (Go, Makefiles).
 @lru_cache(maxsize=64)
-def _highlighted(piece: str, language: str, ansi: bool, dark: bool) -> Content:
-    return MarkdownFence.highlight(piece, language, ansi=ansi, dark=dark)
+def _highlighted(look: Look) -> Content:
+    code = look.code.expandtabs(TAB_SIZE)
+    return MarkdownFence.highlight(code, look.language, ansi=look.ansi, dark=look.dark)
 
 
 @lru_cache(maxsize=64)
 def _guessed(piece: str) -> str:
     return guess_language(piece, None)
+
+
+class CodePiece(Widget):
+    """One piece of a fence: measured from its plain text, highlighted when Textual first draws
+    it (module docstring)."""
+
+    DEFAULT_CSS = """
+    CodePiece {
+        width: auto;
+        height: auto;
+        min-height: 1;
+    }
+    """
+
+    def __init__(self, look: Look) -> None:
+        super().__init__(classes=_PIECE_CLASS, markup=False)
+        self.look = look
+        self._plain = Content(look.code.expandtabs(TAB_SIZE))
+        self._widest: int | None = None
+
+    def show(self, look: Look) -> None:
+        """Show ``look`` instead (drawn, and so highlighted, when next on screen)."""
+        if look != self.look:
+            self.look = look
+            self._plain = Content(look.code.expandtabs(TAB_SIZE))
+            self._widest = None
+            self.refresh(layout=True)
+
+    def _widest_line(self) -> int:
+        if self._widest is None:
+            self._widest = self._plain.get_optimal_width(self.styles.get_rules(), 0)
+        return self._widest
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        # The longest line (the fence scrolls sideways), and at least the fence's width, as a
+        # ``Label(expand=True)``.
+        return max(container.width, self._widest_line())
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # As wide as its longest line, no line wraps: a line a row, a last empty one too (the
+        # highlighter drops a final newline: a blank line at a piece's end was lost). Wrapping
+        # every line to measure it took most of the time a long fence took to show.
+        if not width:
+            return 0
+        if width >= self._widest_line():
+            return self.look.code.count("\n") + 1
+        return self._plain.get_height(self.styles.get_rules(), width)
+
+    def render(self) -> Content:
+        return _highlighted(self.look)
 
 
 class CodeFence(MarkdownFence):
@@ -78,35 +148,27 @@ class CodeFence(MarkdownFence):
         fence, and calls this, at every append.)"""
         return Content(code)
 
-    @classmethod
-    def pieces(cls, code: str, language: str, *, ansi: bool, dark: bool) -> list[Content]:
-        """``code`` highlighted in pieces (cached: a piece seen before is not lexed again)."""
-        pieces = code_pieces(code)
-        language = language or _guessed(pieces[0])
-        return [_highlighted(piece, language, ansi, dark) for piece in pieces]
-
-    def _shown_pieces(self) -> list[Content]:
-        return self.pieces(
-            self.code, self.lexer, ansi=self.app.native_ansi_color, dark=self.app.current_theme.dark
-        )
+    def _looks(self) -> list[Look]:
+        """The code's pieces as this fence shows them (the app's colours)."""
+        pieces = code_pieces(self.code)
+        language = self.lexer or _guessed(pieces[0])
+        ansi, dark = self.app.native_ansi_color, self.app.current_theme.dark
+        return [Look(piece, language, ansi, dark) for piece in pieces]
 
     def compose(self) -> ComposeResult:
-        for piece in self._shown_pieces():
-            yield Label(piece, classes=_PIECE_CLASS, expand=True)
+        for look in self._looks():
+            yield CodePiece(look)
 
     def set_content(self, content: Content) -> None:
         """Show the code as it now is (``content``, from ``highlight``, is its plain text):
-        only the labels whose piece changed are updated."""
+        only the pieces that changed are drawn again."""
         if not self.is_mounted:
             return
-        labels = list(self.query_children(f".{_PIECE_CLASS}").results(Label))
-        pieces = self._shown_pieces()
-        for label, piece in zip(labels, pieces, strict=False):
-            if label.content is not piece:
-                label.update(piece)
-        if len(pieces) > len(labels):
-            self.mount_all(
-                Label(piece, classes=_PIECE_CLASS, expand=True) for piece in pieces[len(labels) :]
-            )
-        for label in labels[len(pieces) :]:
-            label.remove()
+        shown = list(self.query_children(CodePiece).results(CodePiece))
+        looks = self._looks()
+        for piece, look in zip(shown, looks, strict=False):
+            piece.show(look)
+        if len(looks) > len(shown):
+            self.mount_all(CodePiece(look) for look in looks[len(shown) :])
+        for piece in shown[len(looks) :]:
+            piece.remove()

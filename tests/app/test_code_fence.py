@@ -9,6 +9,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Offset
+from textual.selection import Selection
 from textual.widgets import Label, Markdown
 from textual.widgets.markdown import MarkdownFence
 
@@ -162,6 +164,27 @@ async def test_tab_indented_code_is_coloured_as_with_spaces() -> None:
         assert shown.plain == expected.plain
         assert shown.spans == expected.spans
         assert tabs.region.size == spaces.region.size
+
+
+_MAKEFILE = "all: app\n\napp: main.o\n\tcc -o app main.o\n\techo done"
+
+
+class _Makefile(App[None]):
+    def compose(self) -> ComposeResult:
+        yield reply_widget(ReplyEntry(f"```make\n{_MAKEFILE}\n```\n"))
+
+
+async def test_selected_code_is_copied_with_its_tabs() -> None:
+    """The piece shows tabs expanded; what is selected is copied as written, so a Makefile's
+    recipes keep the tabs make needs."""
+    async with _Makefile().run_test(size=(100, 30)) as pilot:
+        piece = pilot.app.query_one(CodePiece)
+        assert "\t" not in piece.render().plain
+        assert piece.get_selection(Selection(None, None)) == (_MAKEFILE, "\n")
+        # From the recipe's first shown character (after the tab, column 8) into the next
+        # line's tab: the text as written.
+        selected = piece.get_selection(Selection(Offset(8, 3), Offset(5, 4)))
+        assert selected == ("cc -o app main.o\n\t", "\n")
 
 
 def test_pieces_are_the_code_again() -> None:

@@ -27,8 +27,9 @@ from typing import NamedTuple
 
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.highlight import guess_language
+from textual.selection import Selection
 from textual.widget import Widget
 from textual.widgets.markdown import MarkdownFence
 
@@ -73,6 +74,16 @@ def _highlighted(look: Look) -> Content:
 @lru_cache(maxsize=64)
 def _guessed(piece: str) -> str:
     return guess_language(piece, None)
+
+
+def _written_column(line: str, column: int) -> int:
+    """Where in ``line`` the character shown at ``column`` is (tabs expanded to ``TAB_SIZE``)."""
+    shown = 0
+    for index, char in enumerate(line):
+        if shown >= column:
+            return index
+        shown = (shown // TAB_SIZE + 1) * TAB_SIZE if char == "\t" else shown + 1
+    return len(line)
 
 
 class CodePiece(Widget):
@@ -123,6 +134,20 @@ class CodePiece(Widget):
 
     def render(self) -> Content:
         return _highlighted(self.look)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        # The code as written: a copied Makefile keeps its tabs (the piece shows them expanded).
+        code = self.look.code
+        if "\t" not in code:
+            return super().get_selection(selection)
+        lines = code.splitlines()
+
+        def written(offset: Offset | None) -> Offset | None:
+            if offset is None or offset.y >= len(lines):
+                return offset
+            return Offset(_written_column(lines[offset.y], offset.x), offset.y)
+
+        return Selection(written(selection.start), written(selection.end)).extract(code), "\n"
 
 
 class CodeFence(MarkdownFence):

@@ -19,6 +19,9 @@ typed onto an entry never pins it); a key whose binding has priority (the sessio
 that no such key follows run their bindings:
 decided behind the keys the app has already read, and after one more window when the process
 woke late from the first (on a loaded machine the next key may not have been read yet).
+Backspace and Delete that nothing focused takes edit the prompt too while it holds text (or
+keys are held): they correct what was typed, and were lost when the focus had been turned
+elsewhere since (Tab, a click), the typo left in the message.
 A paste with no text field focused goes to the prompt too. A screen over the workbench (the
 inspector, a dialog) gets a router of its own, over the same prompt: what is typed there waits
 in the prompt, which keeps its focus where it was, and the screen says so once (``OVER_NOTICE``:
@@ -45,6 +48,9 @@ __all__ = ["OVER_NOTICE", "TypingRouter"]
 
 OVER_NOTICE = "typed into the prompt, under this screen: it waits there"
 """Said once on a screen over the workbench when text typed there first goes to the prompt."""
+
+_EDITING_KEYS = frozenset({"backspace", "delete"})
+"""Keys that edit the prompt's text (``TypingRouter._edits_prompt``)."""
 
 BURST_SECONDS = 0.08
 """Keys closer than this are one burst of typing (a person's single key stands alone longer);
@@ -114,6 +120,10 @@ class TypingRouter:
             # pressed (behind the keys already read), the character goes on as text.
             self.screen.app.simulate_key("escape")
         if not event.is_printable or event.character is None:
+            if self._edits_prompt(event):
+                self._flush_held()  # corrected: the held keys were typed text
+                self._to_editor(event)
+                return True
             self._release_held()  # Enter, Tab, F-keys: a key held before it was alone
             return self._moved_on(event)
         if self._text_field_focused():
@@ -148,6 +158,17 @@ class TypingRouter:
         self._to_editor(event)
         self._text_until = now + self.burst
         return True
+
+    def _edits_prompt(self, event: events.Key) -> bool:
+        """Whether ``event`` is Backspace or Delete for the prompt: no text field has the
+        focus, no binding takes the key, and the prompt, on this screen, holds text (or keys
+        are held, which it would correct)."""
+        if event.key not in _EDITING_KEYS or self._text_field_focused():
+            return False
+        editor = self._editor()
+        if editor.screen is not self.screen or not (editor.text or self._held):
+            return False
+        return self.screen.active_bindings.get(event.key) is None
 
     def _moved_on(self, event: events.Key) -> bool:
         """Tab moves the focus as it arrives. Textual moves it once the key has come back up

@@ -84,6 +84,28 @@ async def test_keys_typed_on_a_tool_block_go_to_the_prompt(app_for: AppFactory) 
         await finish(pilot)
 
 
+async def test_backspace_typed_off_the_prompt_edits_it(app_for: AppFactory) -> None:
+    """Text typed, the focus turned to a tool block (Tab, a click), then Backspace: it corrects
+    the prompt, whose typo stayed in the message before."""
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.workbench
+        await send(pilot, "run it")
+        prompt = await wait_for_prompt(pilot)
+        await pilot.press(*"fix teh")
+        screen.conversation.query_one(ToolBlock).focus()
+        await pilot.pause()
+        await pilot.press("backspace", "backspace", "h", "e")
+        await pilot.pause()
+        assert screen.prompt.text == "fix the"
+        assert app.focused is screen.prompt
+        assert prompt.is_open
+        await pilot.press("escape")
+        await finish(pilot)
+
+
 async def test_f8_then_a_allows_once(app_for: AppFactory, project: Path) -> None:
     provider = BashProvider()
     app = app_for(fake_model(provider))

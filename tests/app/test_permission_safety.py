@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from textual.pilot import Pilot
 from textual.widgets import Button
@@ -35,16 +38,33 @@ def _entry(prompt: PermissionPrompt) -> PermissionEntry:
     return prompt.entry
 
 
+class Asked(NamedTuple):
+    app: Any
+    pilot: Pilot[None]
+    prompt: PermissionPrompt
+    provider: BashProvider
+
+
+@asynccontextmanager
+async def bash_asks(
+    app_for: AppFactory,
+    size: tuple[int, int] = SIZE,
+    message_hook: Callable[[object], None] | None = None,
+) -> AsyncIterator[Asked]:
+    """The workbench with "run it" sent, its bash call's permission question waiting."""
+    provider = BashProvider()
+    app = app_for(fake_model(provider))
+    async with app.run_test(size=size, message_hook=message_hook) as pilot:
+        await pilot.pause()
+        await send(pilot, "run it")
+        yield Asked(app, pilot, await wait_for_prompt(pilot), provider)
+
+
 async def test_typing_ahead_through_a_bash_request_runs_nothing(
     app_for: AppFactory, project: Path
 ) -> None:
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with bash_asks(app_for) as (app, pilot, prompt, provider):
         screen = app.workbench
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
         assert app.focused is screen.prompt  # the question does not take the focus
         await pilot.press(*TYPED)  # one key per character, as a typist sends them
         await pilot.pause()
@@ -64,13 +84,8 @@ async def test_typing_ahead_through_a_bash_request_runs_nothing(
 
 
 async def test_keys_typed_on_a_tool_block_go_to_the_prompt(app_for: AppFactory) -> None:
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with bash_asks(app_for) as (app, pilot, prompt, _):
         screen = app.workbench
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
         screen.conversation.query_one(ToolBlock).focus()
         await pilot.pause()
         await pilot.press("1", "2", "a", "A", "r")
@@ -87,13 +102,8 @@ async def test_keys_typed_on_a_tool_block_go_to_the_prompt(app_for: AppFactory) 
 async def test_backspace_typed_off_the_prompt_edits_it(app_for: AppFactory) -> None:
     """Text typed, the focus turned to a tool block (Tab, a click), then Backspace: it corrects
     the prompt, whose typo stayed in the message before."""
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with bash_asks(app_for) as (app, pilot, prompt, _):
         screen = app.workbench
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
         await pilot.press(*"fix teh")
         screen.conversation.query_one(ToolBlock).focus()
         await pilot.pause()
@@ -107,13 +117,8 @@ async def test_backspace_typed_off_the_prompt_edits_it(app_for: AppFactory) -> N
 
 
 async def test_f8_then_a_allows_once(app_for: AppFactory, project: Path) -> None:
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with bash_asks(app_for) as (app, pilot, prompt, provider):
         screen = app.workbench
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
         await pilot.press("f8")
         await pilot.pause()
         assert app.focused is prompt and "Esc back" in prompt.text.plain
@@ -129,12 +134,7 @@ async def test_f8_then_a_allows_once(app_for: AppFactory, project: Path) -> None
 
 
 async def test_allow_always_asks_for_a_confirmation(app_for: AppFactory, project: Path) -> None:
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
+    async with bash_asks(app_for) as (app, pilot, prompt, _):
         await pilot.press("f8", "A")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmAllowAlways)
@@ -159,13 +159,8 @@ async def test_what_is_typed_over_the_workbench_waits_in_the_prompt(
     and the dialog is still answered only by its buttons. Each screen says once where its text
     went: a key tried on the inspector went unseen into the prompt, and the command typed after
     it was sent to the model as "c/compact …"."""
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
     messages: list[object] = []
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await pilot.pause()
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
+    async with bash_asks(app_for, message_hook=messages.append) as (app, pilot, prompt, _):
         await pilot.press("f8", "A")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmAllowAlways)
@@ -191,12 +186,7 @@ async def test_what_is_typed_over_the_workbench_waits_in_the_prompt(
 
 
 async def test_a_click_on_a_button_answers(app_for: AppFactory, project: Path) -> None:
-    provider = BashProvider()
-    app = app_for(fake_model(provider))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await send(pilot, "run it")
-        prompt = await wait_for_prompt(pilot)
+    async with bash_asks(app_for) as (_, pilot, prompt, _):
         buttons = list(prompt.query(Button))
         assert buttons and not any(b.can_focus for b in buttons)  # Tab never lands on one
         await pilot.click("#permission-reject_once")
@@ -206,12 +196,8 @@ async def test_a_click_on_a_button_answers(app_for: AppFactory, project: Path) -
 
 
 async def test_the_status_says_a_permission_question_waits(app_for: AppFactory) -> None:
-    app = app_for(fake_model(BashProvider()))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+    async with bash_asks(app_for, size=(120, 36)) as (app, pilot, _, _):
         status = app.workbench.status
-        await send(pilot, "run it")
-        await wait_for_prompt(pilot)
         line = status.render().plain
         assert "● waiting for your answer · F8" in line and "generating" not in line
         await pilot.press("f8", "r")  # refused

@@ -7,14 +7,13 @@ append while it grows. Two blocks a model can make long cost too much that way:
 - a list: each item is about ten widgets, 10 ms an item to mount (a stock ``Markdown`` took 10 s
   to show a 1,000-item list once, and a reply streaming it showed it again at every append). A
   list of more than ``LIST_ITEMS`` items whose items are each one paragraph is therefore set
-  as one paragraph, a line an item, each behind its bullet or number (``flatten_long_lists``, a
+  as one paragraph, a line an item, each behind its bullet or number (``plainer_blocks``, a
   rule of the reply's markdown-it parser, given through ``Markdown``'s ``parser_factory``).
   Its items keep their inline styles; a wrapped item's next lines start at the margin, not
   under its text. A list whose items hold more (a nested list, a code block) stays a list;
 - a table: a widget a cell, 1.7 ms a row to mount again at every append (an append to a 600-row
   table took 1.7 s). A table of more than ``TABLE_ROWS`` rows is therefore shown as a code
-  block (``table_as_text``, a rule of the same parser): its cells' text in aligned columns,
-  without their inline styles.
+  block (the same rule): its cells' text in aligned columns, without their inline styles.
 """
 
 from __future__ import annotations
@@ -35,9 +34,8 @@ __all__ = [
     "LIST_ITEMS",
     "TABLE_ROWS",
     "ReplyMarkdown",
-    "flatten_long_lists",
+    "plainer_blocks",
     "reply_parser",
-    "table_as_text",
 ]
 
 LIST_ITEMS = 25
@@ -45,8 +43,12 @@ LIST_ITEMS = 25
 TABLE_ROWS = 40
 """A table of more body rows than this is shown as a code block of aligned columns."""
 _BULLET = "• "
-_LISTS = {"bullet_list_open": "bullet_list_close", "ordered_list_open": "ordered_list_close"}
-_TABLES = {"table_open": "table_close"}
+_CLOSES = {
+    "bullet_list_open": "bullet_list_close",
+    "ordered_list_open": "ordered_list_close",
+    "table_open": "table_close",
+}
+"""The blocks ``plainer_blocks`` looks at, and the token that closes each."""
 
 
 def _rewritten(
@@ -108,12 +110,6 @@ def _list_as_paragraph(block: list[Token]) -> list[Token] | None:
         Token("inline", "", 0, map=where, level=level + 1, children=children),
         Token("paragraph_close", "p", -1, level=level),
     ]
-
-
-def flatten_long_lists(state: StateCore) -> None:
-    """The markdown-it core rule: each list of more than ``LIST_ITEMS`` one-paragraph items
-    becomes a paragraph of one line an item (module docstring)."""
-    state.tokens = _rewritten(state.tokens, _LISTS, _list_as_paragraph)
 
 
 def _plain(inline: Token) -> str:
@@ -179,18 +175,24 @@ def _table_as_code(block: list[Token]) -> list[Token] | None:
     ]  # fmt: skip
 
 
-def table_as_text(state: StateCore) -> None:
-    """The markdown-it core rule: each table of more than ``TABLE_ROWS`` body rows becomes a
-    code block of its cells' text in aligned columns (module docstring)."""
-    state.tokens = _rewritten(state.tokens, _TABLES, _table_as_code)
+def _plainer(block: list[Token]) -> list[Token] | None:
+    if block[0].type == "table_open":
+        return _table_as_code(block)
+    return _list_as_paragraph(block)
+
+
+def plainer_blocks(state: StateCore) -> None:
+    """The markdown-it core rule, one walk over the tokens: each list of more than
+    ``LIST_ITEMS`` one-paragraph items becomes a paragraph of one line an item, each table of
+    more than ``TABLE_ROWS`` body rows a code block of its cells' text in aligned columns
+    (module docstring)."""
+    state.tokens = _rewritten(state.tokens, _CLOSES, _plainer)
 
 
 def reply_parser() -> MarkdownIt:
-    """Textual's parser ("gfm-like") with ``flatten_long_lists`` and ``table_as_text`` after
-    its own rules."""
+    """Textual's parser ("gfm-like") with ``plainer_blocks`` after its own rules."""
     parser = MarkdownIt("gfm-like")
-    parser.core.ruler.push("flatten_long_lists", flatten_long_lists)
-    parser.core.ruler.push("table_as_text", table_as_text)
+    parser.core.ruler.push("plainer_blocks", plainer_blocks)
     return parser
 
 
